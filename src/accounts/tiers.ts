@@ -1,0 +1,39 @@
+// Tiers and their limits: the one place these numbers live (API.md "Limits and metering").
+
+export const SCOPES = ['image', 'tools'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const IMAGE_TIER_NAMES = ['free', 'pro'] as const;
+export type ImageTier = (typeof IMAGE_TIER_NAMES)[number];
+
+export const TOOLS_TIER_NAMES = ['free', 'developer', 'enterprise'] as const;
+export type ToolsTier = (typeof TOOLS_TIER_NAMES)[number];
+
+export interface ImageTierLimits {
+  compressionsPerMonth: number;
+  webp: boolean;
+  targetKb: boolean;
+}
+
+export interface ToolsTierLimits {
+  perMinute: number;
+  /** null: no daily cap. */
+  perDay: number | null;
+  bulkMetaTagUrls: number;
+  webhooks: boolean;
+}
+
+export const IMAGE_TIERS: Record<ImageTier, ImageTierLimits> = {
+  free: { compressionsPerMonth: 100, webp: false, targetKb: false },
+  pro: { compressionsPerMonth: 10_000, webp: true, targetKb: true },
+};
+
+export const TOOLS_TIERS: Record<ToolsTier, ToolsTierLimits> = {
+  free: { perMinute: 100, perDay: 1_000, bulkMetaTagUrls: 5, webhooks: false },
+  developer: { perMinute: 1_000, perDay: 50_000, bulkMetaTagUrls: 25, webhooks: true },
+  enterprise: { perMinute: 10_000, perDay: null, bulkMetaTagUrls: 100, webhooks: true },
+};
+
+export function parseScopes(text: string): Scope[] {
+  return SCOPES.filter((s) => text.split(',').map((p) => p.trim()).includes(s));
+}

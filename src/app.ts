@@ -1,0 +1,49 @@
+// Builds the Hono app: middleware, every route, the OpenAPI document, and the fallbacks.
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { EndpointInfo } from './accounts/account-view.ts';
+import type { AppEnv } from './http/context.ts';
+import { errorResponse } from './http/errors.ts';
+import { fallbackError } from './http/fallback.ts';
+import { hostRouting } from './http/hosts.ts';
+import { requestContext } from './http/request-context.ts';
+import { validationHook } from './http/validation.ts';
+import { registerAccount } from './routes/account.ts';
+import { registerCompress } from './routes/compress.ts';
+import { registerHealth } from './routes/health.ts';
+import { registerInternal } from './routes/internal.ts';
+import { OPENAPI_PATH, registerOpenApi } from './routes/openapi.ts';
+
+export function createApp() {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  app.use('*', requestContext, hostRouting);
+
+  const endpoints = (): EndpointInfo[] => publicEndpoints(app);
+  registerHealth(app);
+  registerAccount(app, endpoints);
+  registerCompress(app);
+  registerInternal(app);
+  registerOpenApi(app);
+
+  app.notFound((c) => errorResponse(fallbackError(c, app.routes), c.var.requestId));
+  app.onError((err, c) => {
+    const res = errorResponse(err, c.var.requestId);
+    res.headers.set('X-Request-Id', c.var.requestId);
+    return res;
+  });
+  return app;
+}
+
+let cachedEndpoints: EndpointInfo[] | undefined;
+
+/** The documented endpoints, straight from the OpenAPI registry, so /account and the document agree. */
+function publicEndpoints(app: OpenAPIHono<AppEnv>): EndpointInfo[] {
+  cachedEndpoints ??= [
+    ...app.openAPIRegistry.definitions.flatMap((d) =>
+      d.type === 'route' && !(d.route as { hide?: boolean }).hide
+        ? [{ method: d.route.method.toUpperCase(), path: d.route.path.replace(/\{(\w+)\}/g, ':$1'), description: d.route.summary ?? '' }]
+        : [],
+    ),
+    { method: 'GET', path: OPENAPI_PATH, description: 'This API described as an OpenAPI 3.1 document' },
+  ];
+  return cachedEndpoints;
+}

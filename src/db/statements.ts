@@ -1,0 +1,53 @@
+// Every SQL statement on accounts and keys, with `?` parameters. The Worker binds them through D1; the
+// operator CLI, which reaches D1 through `wrangler d1 execute`, inlines them with `inlineParams`.
+// Keeping one copy means the CLI and the service can never disagree about the schema.
+
+export const SQL = {
+  insertAccount:
+    'INSERT INTO accounts (id, email, name, image_tier, tools_tier, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+  accountById: 'SELECT id, email, name, image_tier, tools_tier, created_at FROM accounts WHERE id = ?',
+  accountByEmail:
+    'SELECT id, email, name, image_tier, tools_tier, created_at FROM accounts WHERE email = ? COLLATE NOCASE',
+  listAccounts: 'SELECT id, email, name, image_tier, tools_tier, created_at FROM accounts ORDER BY created_at, id',
+  setImageTier: 'UPDATE accounts SET image_tier = ? WHERE id = ?',
+  setToolsTier: 'UPDATE accounts SET tools_tier = ? WHERE id = ?',
+
+  insertKey:
+    'INSERT INTO api_keys (id, account_id, name, prefix, hash, scopes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  listKeys:
+    'SELECT id, account_id, name, prefix, scopes, created_at, last_used_at, revoked_at FROM api_keys ' +
+    'WHERE account_id = ? ORDER BY created_at, id',
+  keyById: 'SELECT id, account_id, name, prefix, scopes, created_at, last_used_at, revoked_at FROM api_keys WHERE id = ?',
+  revokeKey: 'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL',
+  keyHashesByIds: 'SELECT hash FROM api_keys WHERE id IN (SELECT value FROM json_each(?))',
+  keyHashesByAccount: 'SELECT hash FROM api_keys WHERE account_id = ?',
+  // Only ever moves forward, so a late flush cannot overwrite a newer time.
+  touchKey: 'UPDATE api_keys SET last_used_at = ? WHERE hash = ? AND (last_used_at IS NULL OR last_used_at < ?)',
+  keyStateByHash:
+    'SELECT k.id AS key_id, k.name AS key_name, k.prefix, k.hash, k.scopes, k.created_at, k.last_used_at, ' +
+    'k.revoked_at, a.id AS account_id, a.name AS account_name, a.email, a.image_tier, a.tools_tier ' +
+    'FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?',
+} as const;
+
+export type SqlValue = string | number | null;
+
+/** SQLite literal for a value. Strings are quoted with doubled quotes; NUL is refused outright. */
+export function sqlLiteral(value: SqlValue): string {
+  if (value === null) return 'NULL';
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new Error('non-finite number in SQL');
+    return String(value);
+  }
+  if (value.includes('\0')) throw new Error('NUL character in SQL string');
+  return `'${value.replaceAll("'", "''")}'`;
+}
+
+export function inlineParams(sql: string, params: readonly SqlValue[]): string {
+  let i = 0;
+  const out = sql.replace(/\?/g, () => {
+    if (i >= params.length) throw new Error('too few SQL parameters');
+    return sqlLiteral(params[i++] as SqlValue);
+  });
+  if (i !== params.length) throw new Error('too many SQL parameters');
+  return out;
+}

@@ -1,0 +1,150 @@
+// One instance per API key, addressed by the key's SHA-256 hash. It authenticates and meters in a single
+// round trip: the key's state is held in memory (loaded from D1, dropped on `refresh`), the counters in
+// this object's SQLite storage.
+import { DurableObject } from 'cloudflare:workers';
+import { digestsEqual } from '../accounts/constant-time.ts';
+import type { KeyStateRow, KeyView } from '../accounts/records.ts';
+import { parseScopes, type Scope } from '../accounts/tiers.ts';
+import { SQL } from '../db/statements.ts';
+import type { Env } from '../env.ts';
+import { Counters } from '../metering/counters.ts';
+import {
+  commitCompression, imageStatus, meterTools, releaseCompression, reserveCompression, usageSnapshot,
+} from '../metering/rules.ts';
+import type { Verdict } from '../metering/types.ts';
+
+/** Key state is re-read from D1 at least this often, a safety net should a refresh call be lost. */
+export const KEY_STATE_TTL_MS = 60_000;
+/** last_used_at is written back to D1 at most this often per key, off the request path. */
+export const LAST_USED_FLUSH_MS = 60_000;
+
+interface CachedKey {
+  view: KeyView | null; // null: no such key
+  revoked: boolean;
+  loadedAt: number;
+}
+
+export class KeyMeter extends DurableObject<Env> {
+  private readonly counters: Counters;
+  private cached: CachedKey | undefined;
+  private loading: Promise<CachedKey> | undefined;
+  private lastUsedAt: number | null = null;
+  private lastFlushAt = 0;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.counters = new Counters(ctx.storage.sql);
+  }
+
+  /** API B. `count` is false only for /health. `withUsage` adds the full usage snapshot (/account). */
+  async tools(hash: string, now: number, count: boolean, withUsage = false): Promise<Verdict> {
+    const refused = await this.authenticate(hash, now, 'tools');
+    if (refused.outcome !== 'ok' || !refused.key) return refused;
+    const key = refused.key;
+    const result = this.ctx.storage.transactionSync(() => meterTools(this.counters, key.tiers.tools, now, count));
+    if (!result.allowed) return { outcome: 'rate_limit_exceeded', key, rate: result.rate };
+    this.touch(hash, now);
+    const verdict: Verdict = { outcome: 'ok', key, rate: result.rate };
+    if (withUsage) verdict.usage = usageSnapshot(this.counters, key.tiers, now);
+    return verdict;
+  }
+
+  /** API A without spending: what the headers of a refused or invalid compression request show. */
+  async imageStatus(hash: string, now: number): Promise<Verdict> {
+    const auth = await this.authenticate(hash, now, 'image');
+    if (auth.outcome !== 'ok' || !auth.key) return auth;
+    return { outcome: 'ok', key: auth.key, rate: imageStatus(this.counters, auth.key.tiers.image, now).rate };
+  }
+
+  /** API A: holds one unit of this month's quota for a compression about to run. */
+  async reserve(hash: string, now: number): Promise<Verdict> {
+    const auth = await this.authenticate(hash, now, 'image');
+    if (auth.outcome !== 'ok' || !auth.key) return auth;
+    const key = auth.key;
+    const id = crypto.randomUUID();
+    const result = this.ctx.storage.transactionSync(() => reserveCompression(this.counters, key.tiers.image, now, id));
+    if (!result.allowed) return { outcome: 'quota_exceeded', key, rate: result.rate };
+    this.touch(hash, now);
+    return { outcome: 'ok', key, rate: result.rate, reservation: id };
+  }
+
+  async commit(hash: string, reservation: string, now: number): Promise<Verdict> {
+    const key = await this.settleKey(hash, now);
+    if (!key) return { outcome: 'unauthorized' };
+    const result = this.ctx.storage.transactionSync(() => commitCompression(this.counters, key.tiers.image, now, reservation));
+    return { outcome: 'ok', key, rate: result.rate };
+  }
+
+  async release(hash: string, reservation: string, now: number): Promise<Verdict> {
+    const key = await this.settleKey(hash, now);
+    if (!key) return { outcome: 'unauthorized' };
+    const result = this.ctx.storage.transactionSync(() => releaseCompression(this.counters, key.tiers.image, now, reservation));
+    return { outcome: 'ok', key, rate: result.rate };
+  }
+
+  /** Forget the cached key state: the next request re-reads it from D1 (revoke, tier change). */
+  async refresh(): Promise<void> {
+    this.cached = undefined;
+    this.loading = undefined;
+  }
+
+  // A reservation settles even if the key was revoked meanwhile: the work was authorised when it began.
+  private async settleKey(hash: string, now: number): Promise<KeyView | null> {
+    return (await this.load(hash, now)).view;
+  }
+
+  private async authenticate(hash: string, now: number, scope: Scope): Promise<Verdict> {
+    const state = await this.load(hash, now);
+    if (!state.view) return { outcome: 'unauthorized', reason: 'unknown API key' };
+    if (state.revoked) return { outcome: 'unauthorized', reason: 'this API key has been revoked' };
+    if (!state.view.scopes.includes(scope)) {
+      const api = scope === 'image' ? 'image compression API' : 'tools API';
+      return {
+        outcome: 'forbidden',
+        key: state.view,
+        reason: `this key is not enabled for the ${api} (its scopes: ${state.view.scopes.join(', ') || 'none'})`,
+      };
+    }
+    return { outcome: 'ok', key: state.view };
+  }
+
+  private async load(hash: string, now: number): Promise<CachedKey> {
+    if (this.cached && now - this.cached.loadedAt < KEY_STATE_TTL_MS && now >= this.cached.loadedAt) return this.cached;
+    // Concurrent first requests share one D1 read.
+    this.loading ??= this.readKey(hash, now).finally(() => {
+      this.loading = undefined;
+    });
+    const state = await this.loading;
+    this.cached = state;
+    return state;
+  }
+
+  private async readKey(hash: string, now: number): Promise<CachedKey> {
+    const row = await this.env.DB.prepare(SQL.keyStateByHash).bind(hash).first<KeyStateRow>();
+    if (!row || !digestsEqual(row.hash, hash)) return { view: null, revoked: false, loadedAt: now };
+    this.lastUsedAt = Math.max(this.lastUsedAt ?? 0, row.last_used_at ?? 0) || null;
+    return {
+      revoked: row.revoked_at !== null,
+      loadedAt: now,
+      view: {
+        id: row.key_id,
+        name: row.key_name,
+        prefix: row.prefix,
+        scopes: parseScopes(row.scopes),
+        createdAt: row.created_at,
+        lastUsedAt: this.lastUsedAt,
+        account: { id: row.account_id, name: row.account_name, email: row.email },
+        tiers: { image: row.image_tier, tools: row.tools_tier },
+      },
+    };
+  }
+
+  private touch(hash: string, now: number): void {
+    this.lastUsedAt = Math.max(this.lastUsedAt ?? 0, now);
+    if (this.cached?.view) this.cached.view.lastUsedAt = this.lastUsedAt;
+    if (now - this.lastFlushAt < LAST_USED_FLUSH_MS) return;
+    this.lastFlushAt = now;
+    const write = this.env.DB.prepare(SQL.touchKey).bind(this.lastUsedAt, hash, this.lastUsedAt).run();
+    this.ctx.waitUntil(write.then(() => undefined, (err: unknown) => console.error('last_used_at flush failed', String(err))));
+  }
+}

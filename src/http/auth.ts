@@ -1,0 +1,101 @@
+// Authentication and metering for both APIs: read the key, hash it, and ask its Durable Object in one
+// round trip whether the request may proceed.
+import { createMiddleware } from 'hono/factory';
+import { hashKey, isWellFormedKey } from '../accounts/keys.ts';
+import { clock, type Env } from '../env.ts';
+import type { Verdict } from '../metering/types.ts';
+import type { AppEnv } from './context.ts';
+import { ApiError } from './errors.ts';
+
+const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="shrinkray"' };
+
+const unauthorized = (message: string): ApiError => new ApiError('unauthorized', message, { headers: CHALLENGE });
+
+function bearer(headers: Headers): string | undefined {
+  const value = headers.get('authorization');
+  if (value === null) return undefined;
+  const match = /^Bearer[ ]+(\S+)[ ]*$/i.exec(value);
+  if (!match?.[1]) throw unauthorized('the Authorization header must be "Bearer <API key>"');
+  return match[1];
+}
+
+/** API B: `x-api-key` (preferred) or `Authorization: Bearer`. */
+export function toolsKeyFrom(headers: Headers): string {
+  const header = headers.get('x-api-key')?.trim();
+  const key = header || bearer(headers);
+  if (!key) throw unauthorized('missing API key: send it in the x-api-key header or as Authorization: Bearer <key>');
+  return key;
+}
+
+/** API A: `Authorization: Bearer` only, as the seed specifies. */
+export function imageKeyFrom(headers: Headers): string {
+  const key = bearer(headers);
+  if (key) return key;
+  if (headers.get('x-api-key')) {
+    throw unauthorized('the image API takes the key as Authorization: Bearer <key>, not in x-api-key');
+  }
+  throw unauthorized('missing API key: send it as Authorization: Bearer <key>');
+}
+
+export async function meterFor(env: Env, key: string): Promise<{ hash: string; meter: DurableObjectStub<import('../durable/key-meter.ts').KeyMeter> }> {
+  // A malformed key never reaches a Durable Object: no storage, no D1 read for junk.
+  if (!isWellFormedKey(key)) {
+    throw unauthorized('malformed API key: keys are "sr_live_" followed by 32 letters and digits');
+  }
+  const hash = await hashKey(key);
+  return { hash, meter: env.METER.get(env.METER.idFromName(hash)) };
+}
+
+/** Turns a refusal from the meter into the matching error; returns normally when the request may go on. */
+export function enforce(verdict: Verdict): void {
+  switch (verdict.outcome) {
+    case 'ok':
+      return;
+    case 'unauthorized':
+      throw unauthorized(`invalid API key: ${verdict.reason ?? 'unknown key'}`);
+    case 'forbidden':
+      throw new ApiError('forbidden', verdict.reason ?? 'this key is not enabled for this API');
+    case 'rate_limit_exceeded':
+      throw new ApiError('rate_limit_exceeded', `rate limit exceeded: retry in ${verdict.rate?.retryAfter ?? 60} s`, {
+        details: { limit: verdict.rate?.limit, reset: verdict.rate?.reset },
+      });
+    case 'quota_exceeded':
+      throw new ApiError(
+        'quota_exceeded',
+        `this key has used all ${verdict.rate?.limit ?? ''} compressions of this month; the quota resets on the 1st (UTC)`,
+        { details: { limit: verdict.rate?.limit, reset: verdict.rate?.reset } },
+      );
+  }
+}
+
+export interface ToolsAuthOptions {
+  /** false only for /health, which is never counted. */
+  count: boolean;
+  /** Ask the meter for the full usage snapshot (/account). */
+  usage?: boolean;
+}
+
+export const toolsAuth = (options: ToolsAuthOptions) =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    const { hash, meter } = await meterFor(c.env, toolsKeyFrom(c.req.raw.headers));
+    const verdict = await meter.tools(hash, clock(c.env), options.count, options.usage ?? false);
+    // Scope refusals carry no rate headers: the key is not a tools key, so it has no tools window.
+    if (verdict.outcome !== 'forbidden') c.set('rate', verdict.rate);
+    enforce(verdict);
+    c.set('key', verdict.key!);
+    c.set('keyHash', hash);
+    c.set('usage', verdict.usage);
+    await next();
+  });
+
+/** API A: authenticates and reports the month's quota; reserving a unit is the compress route's job. */
+export const imageAuth = () =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    const { hash, meter } = await meterFor(c.env, imageKeyFrom(c.req.raw.headers));
+    const verdict = await meter.imageStatus(hash, clock(c.env));
+    if (verdict.outcome !== 'forbidden') c.set('rate', verdict.rate);
+    enforce(verdict);
+    c.set('key', verdict.key!);
+    c.set('keyHash', hash);
+    await next();
+  });

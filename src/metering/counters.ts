@@ -1,0 +1,60 @@
+// Window counters and compression reservations, kept in a Durable Object's SQLite storage.
+// Every method is synchronous: a caller that does check-then-add without awaiting in between is atomic,
+// because a Durable Object runs one event at a time.
+
+/** A reservation older than this is treated as abandoned (its request died) and frees its unit. */
+export const RESERVATION_TTL_MS = 5 * 60_000;
+
+export class Counters {
+  private readonly sql: SqlStorage;
+
+  constructor(sql: SqlStorage) {
+    this.sql = sql;
+    sql.exec(`CREATE TABLE IF NOT EXISTS windows (
+      name TEXT PRIMARY KEY, start INTEGER NOT NULL, used INTEGER NOT NULL)`);
+    sql.exec(`CREATE TABLE IF NOT EXISTS reservations (
+      id TEXT PRIMARY KEY, month_start INTEGER NOT NULL, created_at INTEGER NOT NULL)`);
+  }
+
+  /** Units used in the window `name` that starts at `start` (0 once the stored window is an older one). */
+  used(name: string, start: number): number {
+    const row = this.sql.exec<{ used: number }>('SELECT used FROM windows WHERE name = ? AND start = ?', name, start).toArray()[0];
+    return row?.used ?? 0;
+  }
+
+  add(name: string, start: number, units = 1): void {
+    // SET expressions see the old row, so `start` on the right is the stored window's start.
+    this.sql.exec(
+      `INSERT INTO windows (name, start, used) VALUES (?, ?, ?)
+       ON CONFLICT (name) DO UPDATE SET
+         used = CASE WHEN start = excluded.start THEN used + excluded.used ELSE excluded.used END,
+         start = excluded.start`,
+      name, start, units,
+    );
+  }
+
+  reserved(monthStart: number, now: number): number {
+    const row = this.sql
+      .exec<{ n: number }>(
+        'SELECT COUNT(*) AS n FROM reservations WHERE month_start = ? AND created_at > ?',
+        monthStart, now - RESERVATION_TTL_MS,
+      )
+      .toArray()[0];
+    return row?.n ?? 0;
+  }
+
+  reserve(id: string, monthStart: number, now: number): void {
+    this.sql.exec('DELETE FROM reservations WHERE created_at <= ?', now - RESERVATION_TTL_MS);
+    this.sql.exec('INSERT INTO reservations (id, month_start, created_at) VALUES (?, ?, ?)', id, monthStart, now);
+  }
+
+  /** Removes a reservation; returns the month it was taken in, or null when it is unknown or expired. */
+  take(id: string, now: number): number | null {
+    const row = this.sql
+      .exec<{ month_start: number }>(
+        'DELETE FROM reservations WHERE id = ? AND created_at > ? RETURNING month_start', id, now - RESERVATION_TTL_MS,
+      )
+      .toArray()[0];
+    return row?.month_start ?? null;
+  }
+}

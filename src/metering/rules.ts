@@ -1,0 +1,108 @@
+// The metering rules of API.md, as functions over Counters. No I/O, no awaits: each is one atomic step.
+import { IMAGE_TIERS, TOOLS_TIERS, type ImageTier, type ToolsTier } from '../accounts/tiers.ts';
+import type { Counters } from './counters.ts';
+import type { RateHeaders, Usage } from './types.ts';
+import { dayWindow, minuteWindow, monthWindow, secondsUntil, toUnixSeconds } from './windows.ts';
+
+export interface ToolsResult {
+  allowed: boolean;
+  rate: RateHeaders;
+}
+
+/** Checks every API B window and, when all allow it and `count` is set, spends one unit of each. */
+export function meterTools(counters: Counters, tier: ToolsTier, now: number, count: boolean): ToolsResult {
+  const limits = TOOLS_TIERS[tier];
+  const minute = minuteWindow(now);
+  const day = dayWindow(now);
+  const minuteUsed = counters.used('minute', minute.start);
+  const dayUsed = counters.used('day', day.start);
+  const minuteFull = minuteUsed >= limits.perMinute;
+  const dayFull = limits.perDay !== null && dayUsed >= limits.perDay;
+
+  if (count && (minuteFull || dayFull)) {
+    // The day window binds when it is exhausted: waiting out the minute would not help.
+    const until = dayFull ? day.end : minute.end;
+    return {
+      allowed: false,
+      rate: { limit: limits.perMinute, remaining: 0, reset: toUnixSeconds(until), retryAfter: secondsUntil(until, now) },
+    };
+  }
+  const spent = count ? 1 : 0;
+  if (count) {
+    counters.add('minute', minute.start);
+    // Counted even without a daily cap, so /account can show the day's use.
+    counters.add('day', day.start);
+  }
+  const minuteLeft = limits.perMinute - minuteUsed - spent;
+  const dayLeft = limits.perDay === null ? Infinity : limits.perDay - dayUsed - spent;
+  // Report the window that runs out first; on a tie, the day, since it resets later.
+  const binding = dayLeft <= minuteLeft ? { left: dayLeft, end: day.end } : { left: minuteLeft, end: minute.end };
+  return {
+    allowed: true,
+    rate: { limit: limits.perMinute, remaining: Math.max(0, binding.left), reset: toUnixSeconds(binding.end) },
+  };
+}
+
+export interface ImageResult {
+  allowed: boolean;
+  rate: RateHeaders;
+}
+
+/** Monthly compressions: `used` counts committed ones; open reservations hold units until they settle. */
+export function imageStatus(counters: Counters, tier: ImageTier, now: number): ImageResult {
+  const month = monthWindow(now);
+  const limit = IMAGE_TIERS[tier].compressionsPerMonth;
+  const taken = counters.used('month', month.start) + counters.reserved(month.start, now);
+  const remaining = Math.max(0, limit - taken);
+  const rate: RateHeaders = { limit, remaining, reset: toUnixSeconds(month.end) };
+  if (remaining === 0) rate.retryAfter = secondsUntil(month.end, now);
+  return { allowed: remaining > 0, rate };
+}
+
+export function reserveCompression(counters: Counters, tier: ImageTier, now: number, id: string): ImageResult {
+  const status = imageStatus(counters, tier, now);
+  if (!status.allowed) return status;
+  counters.reserve(id, monthWindow(now).start, now);
+  return imageStatus(counters, tier, now);
+}
+
+/**
+ * Turns a reservation into a spent unit. A reservation that expired meanwhile is still charged when the
+ * month has room, and never when it has not: the month is never overdrawn.
+ */
+export function commitCompression(counters: Counters, tier: ImageTier, now: number, id: string): ImageResult {
+  const monthStart = counters.take(id, now);
+  if (monthStart !== null) counters.add('month', monthStart);
+  else if (imageStatus(counters, tier, now).allowed) counters.add('month', monthWindow(now).start);
+  return imageStatus(counters, tier, now);
+}
+
+export function releaseCompression(counters: Counters, tier: ImageTier, now: number, id: string): ImageResult {
+  counters.take(id, now);
+  return imageStatus(counters, tier, now);
+}
+
+export function usageSnapshot(counters: Counters, tiers: { image: ImageTier; tools: ToolsTier }, now: number): Usage {
+  const limits = TOOLS_TIERS[tiers.tools];
+  const minute = minuteWindow(now);
+  const day = dayWindow(now);
+  const month = monthWindow(now);
+  const minuteUsed = counters.used('minute', minute.start);
+  const dayUsed = counters.used('day', day.start);
+  const monthLimit = IMAGE_TIERS[tiers.image].compressionsPerMonth;
+  const monthUsed = counters.used('month', month.start);
+  const monthHeld = monthUsed + counters.reserved(month.start, now);
+  return {
+    minute: {
+      limit: limits.perMinute, used: minuteUsed,
+      remaining: Math.max(0, limits.perMinute - minuteUsed), reset: toUnixSeconds(minute.end),
+    },
+    day: {
+      limit: limits.perDay, used: dayUsed,
+      remaining: limits.perDay === null ? null : Math.max(0, limits.perDay - dayUsed), reset: toUnixSeconds(day.end),
+    },
+    month_compressions: {
+      limit: monthLimit, used: monthUsed, remaining: Math.max(0, monthLimit - monthHeld), reset: toUnixSeconds(month.end),
+    },
+  };
+}

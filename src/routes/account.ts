@@ -1,0 +1,53 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { accountData, type EndpointInfo } from '../accounts/account-view.ts';
+import { IMAGE_TIER_NAMES, SCOPES, TOOLS_TIER_NAMES } from '../accounts/tiers.ts';
+import { toolsAuth } from '../http/auth.ts';
+import type { AppEnv } from '../http/context.ts';
+import { envelope } from '../http/envelope.ts';
+import { RATE_HEADERS, TOOLS_SECURITY, ToolsMeta, errorResponses } from './schemas.ts';
+
+const WindowUsage = z
+  .object({
+    limit: z.number().int().nullable().openapi({ description: 'null: no cap on this tier' }),
+    used: z.number().int(),
+    remaining: z.number().int().nullable(),
+    reset: z.number().int().openapi({ description: 'Unix seconds at which the window resets' }),
+  })
+  .openapi('WindowUsage');
+
+const Account = z
+  .object({
+    data: z.object({
+      account: z.object({ id: z.string(), name: z.string(), email: z.string() }),
+      key: z.object({
+        id: z.string(),
+        name: z.string(),
+        prefix: z.string().openapi({ example: 'sr_live_Ab3d' }),
+        scopes: z.array(z.enum(SCOPES)),
+        created_at: z.string(),
+        last_used_at: z.string().nullable(),
+      }),
+      tiers: z.object({ image: z.enum(IMAGE_TIER_NAMES), tools: z.enum(TOOLS_TIER_NAMES) }),
+      usage: z.object({ minute: WindowUsage, day: WindowUsage, month_compressions: WindowUsage }),
+      endpoints: z.array(z.object({ method: z.string(), path: z.string(), description: z.string() })),
+    }),
+    meta: ToolsMeta,
+  })
+  .openapi('Account');
+
+export const accountRoute = createRoute({
+  method: 'get',
+  path: '/api/v1/account',
+  summary: "The calling key's account, tiers, live usage of every window, and the endpoint list",
+  tags: ['Tools API'],
+  security: TOOLS_SECURITY,
+  middleware: [toolsAuth({ count: true, usage: true })] as const,
+  responses: {
+    200: { description: 'Account information', headers: RATE_HEADERS, content: { 'application/json': { schema: Account } } },
+    ...errorResponses('unauthorized', 'forbidden', 'rate_limit_exceeded'),
+  },
+});
+
+export function registerAccount(app: OpenAPIHono<AppEnv>, endpoints: () => EndpointInfo[]): void {
+  app.openapi(accountRoute, (c) => c.json(envelope(c, accountData(c.var.key, c.var.usage!, endpoints())), 200));
+}

@@ -1,0 +1,52 @@
+// The operator endpoint the CLI calls after it changes keys or tiers in D1. It exists only when the
+// ADMIN_TOKEN secret is set, and is left out of the public OpenAPI document.
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { createMiddleware } from 'hono/factory';
+import { secretsEqual } from '../accounts/constant-time.ts';
+import { refreshKeys } from '../accounts/refresh.ts';
+import type { AppEnv } from '../http/context.ts';
+import { ApiError } from '../http/errors.ts';
+
+export const REFRESH_PATH = '/internal/keys/refresh';
+const MAX_REFRESH_IDS = 1000;
+
+const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
+  const token = c.env.ADMIN_TOKEN;
+  if (!token) throw new ApiError('not_found', `no endpoint at ${c.req.path}`);
+  const match = /^Bearer (\S+)$/.exec(c.req.header('authorization') ?? '');
+  if (!match?.[1] || !(await secretsEqual(match[1], token))) {
+    throw new ApiError('unauthorized', 'the operator token is missing or wrong');
+  }
+  await next();
+});
+
+const refreshRoute = createRoute({
+  method: 'post',
+  path: REFRESH_PATH,
+  hide: true,
+  middleware: [adminAuth] as const,
+  request: {
+    body: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: z
+            .object({
+              key_ids: z.array(z.string().regex(/^key_[0-9A-Za-z]{16}$/, 'key ids look like key_ and 16 letters or digits')).max(MAX_REFRESH_IDS).optional(),
+              account_id: z.string().regex(/^acc_[0-9A-Za-z]{16}$/, 'account ids look like acc_ and 16 letters or digits').optional(),
+            })
+            .strict(),
+        },
+      },
+    },
+  },
+  responses: { 200: { description: 'Refreshed' } },
+});
+
+export function registerInternal(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(refreshRoute, async (c) => {
+    const body = c.req.valid('json');
+    const refreshed = await refreshKeys(c.env, { keyIds: body.key_ids, accountId: body.account_id });
+    return c.json({ data: { refreshed }, meta: { request_id: c.var.requestId } }, 200);
+  });
+}

@@ -1,0 +1,59 @@
+// Schemas shared by the routes: the error envelope, rate-limit headers, security, and the helpers that
+// attach them to every route's OpenAPI description.
+import { z, type createRoute } from '@hono/zod-openapi';
+import { ERROR_STATUS, type ErrorCode } from '../http/errors.ts';
+
+export const ErrorEnvelope = z
+  .object({
+    error: z.object({
+      code: z.string().openapi({ example: 'bad_request' }),
+      message: z.string().openapi({ example: 'quality must be an integer from 1 to 100' }),
+      param: z.string().optional().openapi({ example: 'quality' }),
+      details: z.record(z.string(), z.unknown()).optional(),
+    }),
+    meta: z.object({ request_id: z.string() }),
+  })
+  .openapi('Error');
+
+const header = (description: string) => ({ schema: { type: 'string' as const }, description });
+
+export const RATE_HEADERS = {
+  'X-RateLimit-Limit': header('Per-minute limit (API B) or monthly compressions (API A) of the key'),
+  'X-RateLimit-Remaining': header('Requests left in the window that runs out first (API B); compressions left this month (API A)'),
+  'X-RateLimit-Reset': header('Unix time (seconds) at which that window resets'),
+  'X-Request-Id': header('The request id, also in error bodies; quote it when reporting a problem'),
+};
+
+const ERROR_DESCRIPTIONS: Partial<Record<ErrorCode, string>> = {
+  bad_request: 'Missing or invalid parameter',
+  unauthorized: 'API key missing, malformed, unknown or revoked',
+  forbidden: 'The key is valid but not enabled for this API',
+  rate_limit_exceeded: 'Rate limit of the key exceeded; see Retry-After',
+  quota_exceeded: 'Monthly compressions used up; see Retry-After',
+  not_implemented: 'Not available in this version',
+};
+
+/** OpenAPI responses for the given error codes (several codes may share one status). */
+type ResponseConfig = Parameters<typeof createRoute>[0]['responses'][string];
+
+export function errorResponses(...codes: ErrorCode[]): Record<string, ResponseConfig> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  const out: Record<string, ResponseConfig> = {};
+  for (const [status, list] of byStatus) {
+    out[status] = {
+      description: list.map((c) => `\`${c}\`: ${ERROR_DESCRIPTIONS[c] ?? c}`).join('; '),
+      content: { 'application/json': { schema: ErrorEnvelope } },
+      ...(status === 429 ? { headers: { ...RATE_HEADERS, 'Retry-After': header('Seconds to wait before retrying') } } : {}),
+    };
+  }
+  return out;
+}
+
+export const TOOLS_SECURITY: Record<string, string[]>[] = [{ ApiKeyHeader: [] }, { BearerAuth: [] }];
+export const IMAGE_SECURITY: Record<string, string[]>[] = [{ BearerAuth: [] }];
+
+export const ToolsMeta = z.object({
+  tier: z.enum(['free', 'developer', 'enterprise']).openapi({ description: "The calling key's tools tier" }),
+  request_id: z.string(),
+});

@@ -1,0 +1,14 @@
+import type { D1Migration } from 'cloudflare:test';
+import type { Env } from '../../src/env.ts';
+
+declare global {
+  namespace Cloudflare {
+    interface Env {
+      DB: D1Database;
+      METER: import('../../src/env.ts').Env['METER'];
+      ADMIN_TOKEN: string;
+      TEST_MIGRATIONS: D1Migration[];
+    }
+  }
+}
+export type { Env };

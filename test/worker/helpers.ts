@@ -1,0 +1,76 @@
+// Test helpers: provisioning through the same statements the CLI runs, and calling the Worker with a
+// controllable clock.
+import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
+import { accountStatement, keyStatement, type Statement } from '../../src/accounts/provision.ts';
+import type { ImageTier, Scope, ToolsTier } from '../../src/accounts/tiers.ts';
+import { SQL } from '../../src/db/statements.ts';
+import worker from '../../src/index.ts';
+
+let seq = 0;
+
+const run = (s: Statement) => env.DB.prepare(s.sql).bind(...s.params).run();
+
+export interface TestKey {
+  key: string;
+  id: string;
+  accountId: string;
+}
+
+export async function makeKey(
+  options: { image?: ImageTier; tools?: ToolsTier; scopes?: Scope[]; name?: string } = {},
+): Promise<TestKey> {
+  const account = accountStatement(
+    { email: `user${++seq}-${crypto.randomUUID()}@example.com`, name: `Test ${seq}`, imageTier: options.image ?? 'free', toolsTier: options.tools ?? 'free' },
+    Date.now(),
+  );
+  await run(account.statement);
+  const key = await keyStatement({ accountId: account.record.id, scopes: options.scopes ?? ['image', 'tools'], name: options.name ?? 'test' }, Date.now());
+  await run(key.statement);
+  return { key: key.record.key, id: key.record.id, accountId: account.record.id };
+}
+
+/** A clock tests move by hand. Starts at a fixed instant well inside a UTC minute. */
+export class TestClock {
+  now: number;
+  constructor(start = Date.UTC(2026, 10, 21, 12, 0, 5)) {
+    this.now = start;
+  }
+  advance(ms: number): void {
+    this.now += ms;
+  }
+}
+
+/** Calls the Worker's fetch handler in this isolate, with the clock injected into its env. */
+export async function call(path: string, init: RequestInit & { clock?: TestClock } = {}): Promise<Response> {
+  const { clock, ...rest } = init;
+  const request = new Request(new URL(path, 'https://api.shrinkray.test'), rest);
+  const ctx = createExecutionContext();
+  const testEnv = clock ? { ...env, NOW: () => clock.now } : env;
+  const response = await worker.fetch(request, testEnv, ctx);
+  await waitOnExecutionContext(ctx);
+  return response;
+}
+
+export const toolsHeaders = (key: string): Record<string, string> => ({ 'x-api-key': key });
+export const bearer = (key: string): Record<string, string> => ({ Authorization: `Bearer ${key}` });
+
+/** What the operator CLI does: change D1, then tell the Worker to refresh the affected keys. */
+export async function revoke(key: TestKey): Promise<void> {
+  await env.DB.prepare(SQL.revokeKey).bind(Date.now(), key.id).run();
+  await adminRefresh({ key_ids: [key.id] });
+}
+
+export async function setToolsTier(key: TestKey, tier: ToolsTier): Promise<void> {
+  await env.DB.prepare(SQL.setToolsTier).bind(tier, key.accountId).run();
+  await adminRefresh({ account_id: key.accountId });
+}
+
+export async function adminRefresh(body: unknown): Promise<Response> {
+  const res = await call('/internal/keys/refresh', {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${env.ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (res.status !== 200) throw new Error(`refresh failed: ${res.status} ${await res.text()}`);
+  return res;
+}

@@ -1,0 +1,41 @@
+import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+export const TEST_ADMIN_TOKEN = 'test-admin-token-not-a-secret';
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        // Inside workerd, with real D1 and Durable Objects from wrangler.toml.
+        plugins: [
+          cloudflareTest(async () => ({
+            wrangler: { configPath: './wrangler.toml' },
+            miniflare: {
+              bindings: {
+                ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+                TEST_MIGRATIONS: await readD1Migrations(fileURLToPath(new URL('./src/db/migrations', import.meta.url))),
+              },
+            },
+          })),
+        ],
+        test: {
+          name: 'worker',
+          include: ['test/worker/**/*.test.ts'],
+          setupFiles: ['./test/worker/apply-migrations.ts'],
+        },
+      },
+      {
+        // Node: the operator CLI and the dev script, which drive wrangler as a user would.
+        test: {
+          name: 'node',
+          include: ['test/node/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
+  },
+});
