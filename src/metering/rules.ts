@@ -63,7 +63,9 @@ export function reserveCompression(counters: Counters, tier: ImageTier, now: num
   const status = imageStatus(counters, tier, now);
   if (!status.allowed) return status;
   counters.reserve(id, monthWindow(now).start, now);
-  return imageStatus(counters, tier, now);
+  // The status after reserving may show 0 left; that is this request's unit, not a refusal.
+  const { retryAfter: _unused, ...rate } = imageStatus(counters, tier, now).rate;
+  return { allowed: true, rate };
 }
 
 /**

@@ -1,0 +1,153 @@
+// All D1 access of the CLIs: run SQL through `wrangler d1 execute --json`, parse its output, and turn
+// its failures into one readable line that never echoes a key, a hash or a token.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Statement } from '../accounts/provision.ts';
+import { inlineParams } from '../db/statements.ts';
+import { CliError, redactSecrets } from './errors.ts';
+
+export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const WRANGLER_JS = join(PROJECT_ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
+const DATABASE = 'DB';
+const TIMEOUT_MS = 180_000;
+
+/** Which database: the local one (optionally in another persistence directory) or the deployed one. */
+export interface D1Target {
+  remote: boolean;
+  persistTo?: string | undefined;
+  config?: string | undefined;
+}
+
+export interface WranglerResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Environment for non-interactive wrangler runs: no prompts, no colours, no telemetry, no tokens. */
+function wranglerEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true', FORCE_COLOR: '0', NO_COLOR: '1', WRANGLER_SEND_METRICS: 'false' };
+  delete env.SHRINKRAY_ADMIN_TOKEN;
+  return env;
+}
+
+/** Runs wrangler with the Node that runs us (wrangler needs Node ≥ 22), from the project root. */
+export function runWrangler(args: readonly string[]): Promise<WranglerResult> {
+  if (!existsSync(WRANGLER_JS)) {
+    return Promise.reject(new CliError(`wrangler is not installed (${WRANGLER_JS} is missing); run npm install`));
+  }
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [WRANGLER_JS, ...args], {
+      cwd: PROJECT_ROOT,
+      env: wranglerEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => {
+      child.kill('SIGTERM');
+      reject(new CliError(`wrangler did not finish within ${TIMEOUT_MS / 1000} s`));
+    }, TIMEOUT_MS);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(new CliError(`could not run wrangler: ${err.message}`));
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code, stdout, stderr });
+    });
+  });
+}
+
+/** `--local [--persist-to DIR]` or `--remote`, plus `--config PATH`; paths resolved against our cwd. */
+export function targetArgs(target: D1Target): string[] {
+  const args = target.remote ? ['--remote'] : ['--local'];
+  if (!target.remote && target.persistTo !== undefined) args.push('--persist-to', resolve(target.persistTo));
+  if (target.config !== undefined) args.push('--config', resolve(target.config));
+  return args;
+}
+
+const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
+
+/** wrangler's own words about a failure: the `--json` error object, else the meaningful stderr lines. */
+export function wranglerErrorText(result: WranglerResult): string {
+  const parsed = parseJsonOutput(result.stdout);
+  if (isRecord(parsed) && isRecord(parsed.error) && typeof parsed.error.text === 'string') {
+    return redactSecrets(oneLine(parsed.error.text));
+  }
+  const lines = result.stderr
+    .replace(ANSI, '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !/^🪵|Logs were written|If you think this is a bug|^⛅️|^─+$/.test(l))
+    .map((l) => l.replace(/^✘\s*\[ERROR\]\s*/, ''));
+  const text = lines.join(' — ') || `wrangler exited with code ${result.code ?? 'null'} and no message`;
+  return redactSecrets(oneLine(text)).slice(0, 600);
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The JSON document in wrangler's stdout, tolerating stray lines before it; undefined if none. */
+function parseJsonOutput(stdout: string): unknown {
+  const text = stdout.trim();
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    const start = text.search(/^[[{]/m);
+    if (start <= 0) return undefined;
+    try {
+      return JSON.parse(text.slice(start));
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+export class D1Error extends CliError {
+  /** wrangler's message, already redacted. */
+  readonly detail: string;
+  constructor(detail: string, target: D1Target) {
+    super(`D1 (${target.remote ? 'remote' : 'local'}) failed: ${detail}`);
+    this.detail = detail;
+  }
+}
+
+export type Row = Record<string, unknown>;
+
+/**
+ * Runs the statements as one `wrangler d1 execute`: D1 runs them as one batch, so either all of them
+ * take effect or none does. Returns the rows of each statement, in order.
+ */
+export async function d1Execute(target: D1Target, statements: readonly Statement[]): Promise<Row[][]> {
+  if (statements.length === 0) return [];
+  const sql = statements.map((s) => inlineParams(s.sql, s.params)).join(';\n');
+  const result = await runWrangler(['d1', 'execute', DATABASE, ...targetArgs(target), '--json', '--yes', '--command', sql]);
+  if (result.code !== 0) throw new D1Error(wranglerErrorText(result), target);
+  const parsed = parseJsonOutput(result.stdout);
+  if (!Array.isArray(parsed) || parsed.length !== statements.length) {
+    throw new D1Error(`unexpected output from wrangler d1 execute (expected ${statements.length} result sets)`, target);
+  }
+  return parsed.map((entry: unknown) => {
+    if (!isRecord(entry) || entry.success !== true || !Array.isArray(entry.results)) {
+      throw new D1Error('a statement did not succeed', target);
+    }
+    return entry.results.filter(isRecord);
+  });
+}
+
+/** `wrangler d1 migrations apply DB --local`, without prompting. */
+export async function d1MigrateLocal(target: D1Target): Promise<void> {
+  const result = await runWrangler(['d1', 'migrations', 'apply', DATABASE, ...targetArgs({ ...target, remote: false })]);
+  if (result.code !== 0) throw new D1Error(wranglerErrorText(result), target);
+}

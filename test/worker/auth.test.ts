@@ -1,0 +1,130 @@
+import { env } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { bearer, call, makeKey, revoke, setToolsTier, toolsHeaders } from './helpers.ts';
+
+async function expectError(res: Response, status: number, code: string): Promise<{ error: { code: string; message: string }; meta: { request_id: string } }> {
+  expect(res.status).toBe(status);
+  expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+  const body = await res.json<any>();
+  expect(body.error.code).toBe(code);
+  expect(body.error.message).toEqual(expect.any(String));
+  expect(body.meta.request_id).toBe(res.headers.get('x-request-id'));
+  return body;
+}
+
+describe('API B authentication', () => {
+  it('accepts the key in x-api-key', async () => {
+    const k = await makeKey({ scopes: ['tools'] });
+    expect((await call('/api/v1/account', { headers: toolsHeaders(k.key) })).status).toBe(200);
+  });
+
+  it('accepts the key as Authorization: Bearer, with any case of the scheme', async () => {
+    const k = await makeKey({ scopes: ['tools'] });
+    expect((await call('/api/v1/account', { headers: bearer(k.key) })).status).toBe(200);
+    expect((await call('/api/v1/account', { headers: { Authorization: `bearer ${k.key}` } })).status).toBe(200);
+  });
+
+  it('prefers x-api-key when both headers are sent', async () => {
+    const k = await makeKey({ scopes: ['tools'] });
+    const res = await call('/api/v1/account', { headers: { 'x-api-key': k.key, Authorization: 'Bearer sr_live_' + 'x'.repeat(32) } });
+    expect(res.status).toBe(200);
+  });
+
+  it('401 for a missing key, with a challenge and no rate headers', async () => {
+    const res = await call('/api/v1/account');
+    const body = await expectError(res, 401, 'unauthorized');
+    expect(body.error.message).toMatch(/missing API key/);
+    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+  });
+
+  it('401 for malformed keys, never echoing them', async () => {
+    for (const bad of ['abc', 'sr_live_short', 'sr_test_' + 'a'.repeat(32), 'sr_live_' + 'a'.repeat(31) + '!', 'sr_live_' + 'a'.repeat(33)]) {
+      const res = await call('/api/v1/account', { headers: { 'x-api-key': bad } });
+      const body = await expectError(res, 401, 'unauthorized');
+      expect(body.error.message).toMatch(/malformed/);
+      expect(JSON.stringify(body)).not.toContain(bad);
+    }
+  });
+
+  it('401 for an Authorization header that is not Bearer', async () => {
+    const k = await makeKey({ scopes: ['tools'] });
+    await expectError(await call('/api/v1/account', { headers: { Authorization: `Basic ${btoa(k.key + ':')}` } }), 401, 'unauthorized');
+  });
+
+  it('401 for a well-formed but unknown key', async () => {
+    const res = await call('/api/v1/account', { headers: toolsHeaders('sr_live_' + 'Q'.repeat(32)) });
+    const body = await expectError(res, 401, 'unauthorized');
+    expect(body.error.message).toMatch(/unknown/);
+  });
+
+  it('a revoked key is refused on the very next request', async () => {
+    const k = await makeKey({ scopes: ['tools'] });
+    expect((await call('/api/v1/account', { headers: toolsHeaders(k.key) })).status).toBe(200);
+    await revoke(k);
+    const body = await expectError(await call('/api/v1/account', { headers: toolsHeaders(k.key) }), 401, 'unauthorized');
+    expect(body.error.message).toMatch(/revoked/);
+    await expectError(await call('/api/v1/health', { headers: toolsHeaders(k.key) }), 401, 'unauthorized');
+  });
+
+  it('403 for an image-only key, without tools rate headers', async () => {
+    const k = await makeKey({ scopes: ['image'] });
+    const res = await call('/api/v1/account', { headers: toolsHeaders(k.key) });
+    const body = await expectError(res, 403, 'forbidden');
+    expect(body.error.message).toMatch(/tools API/);
+    expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+  });
+
+  it('a tier change binds on the next request', async () => {
+    const k = await makeKey({ scopes: ['tools'], tools: 'free' });
+    const before = await call('/api/v1/account', { headers: toolsHeaders(k.key) });
+    expect(before.headers.get('x-ratelimit-limit')).toBe('100');
+    await setToolsTier(k, 'developer');
+    const after = await call('/api/v1/account', { headers: toolsHeaders(k.key) });
+    expect(after.headers.get('x-ratelimit-limit')).toBe('1000');
+    expect((await after.json<any>()).data.tiers.tools).toBe('developer');
+  });
+});
+
+describe('API A authentication', () => {
+  it('takes the key as Bearer and reports the month quota', async () => {
+    const k = await makeKey({ scopes: ['image'], image: 'free' });
+    const res = await call('/api/v1/compress', { method: 'POST', headers: bearer(k.key) });
+    // The codec pipeline is not part of this release: authenticated requests get 501 and spend nothing.
+    await expectError(res, 501, 'not_implemented');
+    expect(res.headers.get('x-ratelimit-limit')).toBe('100');
+    expect(res.headers.get('x-ratelimit-remaining')).toBe('100');
+  });
+
+  it('refuses the key in x-api-key, pointing to Bearer', async () => {
+    const k = await makeKey({ scopes: ['image'] });
+    const body = await expectError(await call('/api/v1/compress', { method: 'POST', headers: toolsHeaders(k.key) }), 401, 'unauthorized');
+    expect(body.error.message).toMatch(/Bearer/);
+  });
+
+  it('401 for missing, malformed, unknown and revoked keys', async () => {
+    await expectError(await call('/api/v1/compress', { method: 'POST' }), 401, 'unauthorized');
+    await expectError(await call('/api/v1/compress', { method: 'POST', headers: bearer('nope') }), 401, 'unauthorized');
+    await expectError(await call('/api/v1/compress', { method: 'POST', headers: bearer('sr_live_' + 'z'.repeat(32)) }), 401, 'unauthorized');
+    const k = await makeKey({ scopes: ['image'] });
+    await revoke(k);
+    await expectError(await call('/api/v1/compress', { method: 'POST', headers: bearer(k.key) }), 401, 'unauthorized');
+  });
+
+  it('403 for a tools-only key', async () => {
+    const k = await makeKey({ scopes: ['tools'] });
+    const body = await expectError(await call('/api/v1/compress', { method: 'POST', headers: bearer(k.key) }), 403, 'forbidden');
+    expect(body.error.message).toMatch(/image compression API/);
+  });
+});
+
+describe('keys at rest', () => {
+  it('D1 holds only the hash and the 12-character prefix, never the key', async () => {
+    const k = await makeKey();
+    const row = await env.DB.prepare('SELECT * FROM api_keys WHERE id = ?').bind(k.id).first<Record<string, unknown>>();
+    expect(row).not.toBeNull();
+    expect(JSON.stringify(row)).not.toContain(k.key.slice(8));
+    expect(row!.prefix).toBe(k.key.slice(0, 12));
+    expect(row!.hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
