@@ -1,0 +1,62 @@
+// A closed-loop load generator: `concurrency` workers each send requests back to back until `total`
+// have been sent. Reports throughput and latency percentiles; every response's status is checked.
+
+export interface LoadResult {
+  requests: number;
+  seconds: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  statuses: Record<number, number>;
+}
+
+export interface LoadSpec {
+  url: string;
+  headers?: Record<string, string>;
+  total: number;
+  concurrency: number;
+  /** Status every response must have; anything else aborts the run (a bench of errors measures nothing). */
+  expectStatus: number;
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i]!;
+}
+
+export function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  const latencies: number[] = [];
+  const statuses: Record<number, number> = {};
+  let sent = 0;
+  const worker = async () => {
+    while (sent < spec.total) {
+      sent++;
+      const t0 = performance.now();
+      const res = await fetch(spec.url, { headers: spec.headers });
+      await res.arrayBuffer();
+      latencies.push(performance.now() - t0);
+      statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+    }
+  };
+  const start = performance.now();
+  await Promise.all(Array.from({ length: spec.concurrency }, worker));
+  const seconds = (performance.now() - start) / 1000;
+  const unexpected = Object.keys(statuses).filter((s) => Number(s) !== spec.expectStatus);
+  if (unexpected.length > 0) throw new Error(`${spec.url}: unexpected statuses ${JSON.stringify(statuses)}`);
+  latencies.sort((a, b) => a - b);
+  return {
+    requests: latencies.length,
+    seconds,
+    rps: latencies.length / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    statuses,
+  };
+}
