@@ -6,14 +6,24 @@
 export const RESERVATION_TTL_MS = 5 * 60_000;
 
 export class Counters {
-  private readonly sql: SqlStorage;
+  private readonly storage: SqlStorage;
+  private ready = false;
 
   constructor(sql: SqlStorage) {
-    this.sql = sql;
-    sql.exec(`CREATE TABLE IF NOT EXISTS windows (
-      name TEXT PRIMARY KEY, start INTEGER NOT NULL, used INTEGER NOT NULL)`);
-    sql.exec(`CREATE TABLE IF NOT EXISTS reservations (
-      id TEXT PRIMARY KEY, month_start INTEGER NOT NULL, created_at INTEGER NOT NULL)`);
+    this.storage = sql;
+  }
+
+  // Tables are made on first use, i.e. only once a key has authenticated: a guessed, unknown key must
+  // leave no storage behind, or key-guessing would be a way to fill ours.
+  private get sql(): SqlStorage {
+    if (!this.ready) {
+      this.storage.exec(`CREATE TABLE IF NOT EXISTS windows (
+        name TEXT PRIMARY KEY, start INTEGER NOT NULL, used INTEGER NOT NULL)`);
+      this.storage.exec(`CREATE TABLE IF NOT EXISTS reservations (
+        id TEXT PRIMARY KEY, month_start INTEGER NOT NULL, created_at INTEGER NOT NULL)`);
+      this.ready = true;
+    }
+    return this.storage;
   }
 
   /** Units used in the window `name` that starts at `start` (0 once the stored window is an older one). */

@@ -128,3 +128,17 @@ describe('keys at rest', () => {
     expect(row!.hash).toMatch(/^[0-9a-f]{64}$/);
   });
 });
+
+describe('unknown keys', () => {
+  it('leave no storage behind in their Durable Object', async () => {
+    const { runInDurableObject } = await import('cloudflare:test');
+    const { hashKey } = await import('../../src/accounts/keys.ts');
+    const guess = 'sr_live_' + 'G'.repeat(32);
+    expect((await call('/api/v1/account', { headers: toolsHeaders(guess) })).status).toBe(401);
+    const stub = env.METER.get(env.METER.idFromName(await hashKey(guess)));
+    const tables = await runInDurableObject(stub, (_instance, state) =>
+      state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\'").toArray(),
+    );
+    expect(tables).toEqual([]);
+  });
+});

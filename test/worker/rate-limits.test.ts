@@ -115,6 +115,7 @@ describe('API B day window', () => {
     const k = await makeKey({ scopes: ['tools'], tools: 'enterprise' });
     const { hash, stub } = await meterOf(k);
     const now = Date.UTC(2026, 10, 21, 18, 0, 0);
+    await stub.tools(hash, now, false); // first use creates the meter's tables
     // Ten million requests already today: far past any daily cap.
     await runInDurableObject(stub, (_: KeyMeter, state) => {
       state.storage.sql.exec('INSERT INTO windows (name, start, used) VALUES (?, ?, ?)', 'day', Date.UTC(2026, 10, 21), 10_000_000);
@@ -125,13 +126,13 @@ describe('API B day window', () => {
     expect(res.headers.get('x-ratelimit-remaining')).toBe('9999');
     const day = (await res.json<any>()).data.usage.day;
     expect(day).toMatchObject({ limit: null, remaining: null, used: 10_000_001 });
-    void hash;
   });
 
   it('enterprise minute limit is 10,000', async () => {
     const k = await makeKey({ scopes: ['tools'], tools: 'enterprise' });
     const { hash, stub } = await meterOf(k);
     const now = Date.UTC(2026, 10, 21, 18, 0, 0);
+    await stub.tools(hash, now, false);
     await runInDurableObject(stub, (_: KeyMeter, state) => {
       state.storage.sql.exec('INSERT INTO windows (name, start, used) VALUES (?, ?, ?)', 'minute', now, 9_999);
     });
@@ -171,7 +172,7 @@ describe('concurrency', () => {
     const k = await makeKey({ scopes: ['tools'] });
     // If the burst straddles a minute boundary the split could differ; start well inside a minute.
     const untilNextMinute = MINUTE - (Date.now() % MINUTE);
-    if (untilNextMinute < 10_000) await new Promise((r) => setTimeout(r, untilNextMinute + 50));
+    if (untilNextMinute < 5_000) await new Promise((r) => setTimeout(r, untilNextMinute + 50));
     const responses = await Promise.all(
       Array.from({ length: 150 }, () => SELF.fetch('https://api.shrinkray.test/api/v1/account', { headers: toolsHeaders(k.key) })),
     );
@@ -181,5 +182,5 @@ describe('concurrency', () => {
     const remaining = responses.filter((r) => r.status === 200).map((r) => Number(r.headers.get('x-ratelimit-remaining')));
     expect(new Set(remaining).size).toBe(100); // every success saw a distinct count: no double spend
     await Promise.all(responses.map((r) => r.body?.cancel()));
-  });
+  }, 15_000);
 });
