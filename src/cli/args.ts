@@ -7,6 +7,8 @@ export interface Tokens {
   values: Map<string, string>;
   /** Flags without a value, by name without dashes. */
   switches: Set<string>;
+  /** Every flag met (`--name`, `-x`), valid or not, in order: unknown ones are reported first. */
+  seen: string[];
   problems: string[];
 }
 
@@ -16,7 +18,7 @@ export interface Tokens {
  * `-h` means `--help`. After a bare `--`, everything is positional.
  */
 export function tokenize(argv: readonly string[], switchNames: ReadonlySet<string>): Tokens {
-  const tokens: Tokens = { positionals: [], values: new Map(), switches: new Set(), problems: [] };
+  const tokens: Tokens = { positionals: [], values: new Map(), switches: new Set(), seen: [], problems: [] };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (arg === '--') {
@@ -32,13 +34,15 @@ export function tokenize(argv: readonly string[], switchNames: ReadonlySet<strin
       continue;
     }
     if (!arg.startsWith('--')) {
+      tokens.seen.push(arg);
       tokens.problems.push(`unknown flag ${arg}`);
       continue;
     }
     const eq = arg.indexOf('=');
     const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+    tokens.seen.push(`--${name}`);
     if (!/^[a-z][a-z0-9-]*$/.test(name)) {
-      tokens.problems.push(`unknown flag ${eq === -1 ? arg : arg.slice(0, eq)}`);
+      tokens.problems.push(`unknown flag --${name}`);
       continue;
     }
     if (switchNames.has(name)) {
@@ -66,8 +70,8 @@ export function tokenize(argv: readonly string[], switchNames: ReadonlySet<strin
 
 /** Flags present in `tokens` but not allowed: the first one, as a message, or undefined. */
 export function unknownFlag(tokens: Tokens, allowed: ReadonlySet<string>): string | undefined {
-  for (const name of [...tokens.values.keys(), ...tokens.switches]) {
-    if (!allowed.has(name)) return `unknown flag --${name}`;
+  for (const flag of tokens.seen) {
+    if (!flag.startsWith('--') || !allowed.has(flag.slice(2))) return `unknown flag ${flag}`;
   }
   return undefined;
 }

@@ -118,7 +118,14 @@ export class D1Error extends CliError {
   /** wrangler's message, already redacted. */
   readonly detail: string;
   constructor(detail: string, target: D1Target) {
-    super(`D1 (${target.remote ? 'remote' : 'local'}) failed: ${detail}`);
+    let hint = '';
+    if (/no such table/i.test(detail)) {
+      const migrate = target.remote
+        ? 'wrangler d1 migrations apply DB --remote'
+        : `npm run dev\` or \`wrangler d1 migrations apply DB --local${target.persistTo === undefined ? '' : ' --persist-to …'}`;
+      hint = ` (the database has no schema yet: run \`${migrate}\`)`;
+    }
+    super(`D1 (${target.remote ? 'remote' : 'local'}) failed: ${detail}${hint}`);
     this.detail = detail;
   }
 }

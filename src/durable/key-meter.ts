@@ -8,15 +8,12 @@ import { parseScopes, type Scope } from '../accounts/tiers.ts';
 import { SQL } from '../db/statements.ts';
 import type { Env } from '../env.ts';
 import { Counters } from '../metering/counters.ts';
+import { KEY_STATE_TTL_MS, LAST_USED_FLUSH_MS } from '../metering/key-state.ts';
 import {
   commitCompression, imageStatus, meterTools, releaseCompression, reserveCompression, usageSnapshot,
 } from '../metering/rules.ts';
 import type { Verdict } from '../metering/types.ts';
 
-/** Key state is re-read from D1 at least this often, a safety net should a refresh call be lost. */
-export const KEY_STATE_TTL_MS = 60_000;
-/** last_used_at is written back to D1 at most this often per key, off the request path. */
-export const LAST_USED_FLUSH_MS = 60_000;
 
 interface CachedKey {
   view: KeyView | null; // null: no such key

@@ -1,0 +1,92 @@
+// `account create | set-tier | list`.
+import { accountStatement, type Statement } from '../accounts/provision.ts';
+import type { ImageTier, ToolsTier } from '../accounts/tiers.ts';
+import { SQL } from '../db/statements.ts';
+import { required, type Command } from './command.ts';
+import { CliError, UsageError } from './errors.ts';
+import { callRefresh, describeRefresh, planRefresh } from './live-refresh.ts';
+import { accountOutput, toAccountRow } from './rows.ts';
+import { parseAccountId, parseEmail, parseImageTier, parseName, parseToolsTier } from './validate.ts';
+import { D1Error, d1Execute } from './wrangler.ts';
+
+const TIER_FLAGS = '[--image-tier free|pro] [--tools-tier free|developer|enterprise]';
+
+export const accountCreate: Command = {
+  group: 'account',
+  name: 'create',
+  synopsis: `--email E --name N ${TIER_FLAGS}`,
+  flags: ['email', 'name', 'image-tier', 'tools-tier'],
+  positionals: [],
+  prepare(input) {
+    const email = parseEmail(required(input, 'email'), input.usage);
+    const name = parseName(required(input, 'name'), input.usage);
+    const image = input.values.get('image-tier');
+    const tools = input.values.get('tools-tier');
+    const imageTier: ImageTier = image === undefined ? 'free' : parseImageTier(image, input.usage);
+    const toolsTier: ToolsTier = tools === undefined ? 'free' : parseToolsTier(tools, input.usage);
+    return async () => {
+      const { record, statement } = accountStatement({ email, name, imageTier, toolsTier }, Date.now());
+      try {
+        await d1Execute(input.target, [statement]);
+      } catch (err) {
+        if (err instanceof D1Error && /UNIQUE constraint failed: accounts\.email/i.test(err.detail)) {
+          const found = await d1Execute(input.target, [{ sql: SQL.accountByEmail, params: [email] }]).catch(() => []);
+          const id = found[0]?.[0]?.id;
+          throw new CliError(
+            `an account with email ${email} already exists${typeof id === 'string' ? ` (${id})` : ''}; emails are unique regardless of case`,
+          );
+        }
+        throw err;
+      }
+      return { output: record };
+    };
+  },
+};
+
+export const accountSetTier: Command = {
+  group: 'account',
+  name: 'set-tier',
+  synopsis: `ID ${TIER_FLAGS}`,
+  flags: ['image-tier', 'tools-tier'],
+  positionals: ['ID'],
+  prepare(input) {
+    const id = parseAccountId(input.positionals[0] as string, input.usage);
+    const image = input.values.get('image-tier');
+    const tools = input.values.get('tools-tier');
+    if (image === undefined && tools === undefined) {
+      throw new UsageError('give --image-tier, --tools-tier or both', input.usage);
+    }
+    const imageTier = image === undefined ? undefined : parseImageTier(image, input.usage);
+    const toolsTier = tools === undefined ? undefined : parseToolsTier(tools, input.usage);
+    const plan = planRefresh(input.refresh, input.usage);
+    return async () => {
+      // One batch: read, update both tiers, read again. All of it applies or none of it does.
+      const statements: Statement[] = [{ sql: SQL.accountById, params: [id] }];
+      if (imageTier !== undefined) statements.push({ sql: SQL.setImageTier, params: [imageTier, id] });
+      if (toolsTier !== undefined) statements.push({ sql: SQL.setToolsTier, params: [toolsTier, id] });
+      statements.push({ sql: SQL.accountById, params: [id] });
+      const results = await d1Execute(input.target, statements);
+      const after = results[results.length - 1]?.[0];
+      if (results[0]?.[0] === undefined || after === undefined) throw new CliError(`no account ${id}`);
+      const refresh = describeRefresh(await callRefresh(plan, { account_id: id }));
+      return {
+        output: { ...accountOutput(toAccountRow(after)), live_refresh: refresh.live_refresh },
+        error: refresh.error,
+      };
+    };
+  },
+};
+
+export const accountList: Command = {
+  group: 'account',
+  name: 'list',
+  synopsis: '',
+  flags: [],
+  positionals: [],
+  prepare(input) {
+    return async () => {
+      const [rows = []] = await d1Execute(input.target, [{ sql: SQL.listAccounts, params: [] }]);
+      return { output: rows.map((row) => accountOutput(toAccountRow(row))) };
+    };
+  },
+};

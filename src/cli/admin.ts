@@ -1,0 +1,96 @@
+// The operator CLI: `npm run admin -- <account|key> <command> [options]`. See `--help`.
+import { tokenize, unknownFlag } from './args.ts';
+import { accountCreate, accountList, accountSetTier } from './account-commands.ts';
+import { type Command, type CommandInput, usageLine } from './command.ts';
+import { CliError, redactSecrets, UsageError } from './errors.ts';
+import { keyCreate, keyList, keyRevoke } from './key-commands.ts';
+import { generalUsage } from './usage.ts';
+
+export const COMMANDS: readonly Command[] = [accountCreate, accountSetTier, accountList, keyCreate, keyList, keyRevoke];
+
+const GLOBAL_SWITCHES = ['help', 'local', 'remote'];
+const GLOBAL_VALUES = ['persist-to', 'config', 'url'];
+
+/** Resolves argv to help text or to a command and its input; throws UsageError. */
+function parse(argv: readonly string[]): { help: string } | { input: CommandInput; command: Command } {
+  const tokens = tokenize(argv, new Set(GLOBAL_SWITCHES));
+  const [group, name, ...rest] = tokens.positionals;
+  const general = generalUsage(COMMANDS);
+  if (group === undefined) {
+    if (tokens.problems.length === 0 && tokens.values.size === 0) return { help: general };
+    throw new UsageError(tokens.problems[0] ?? 'missing command');
+  }
+  const inGroup = COMMANDS.filter((c) => c.group === group);
+  if (inGroup.length === 0) throw new UsageError(`unknown command "${group}"`);
+  const command = inGroup.find((c) => c.name === name);
+  if (command === undefined) {
+    if (name === undefined && tokens.switches.has('help')) return { help: inGroup.map((c) => `usage: ${usageLine(c)}`).join('\n') + '\n' };
+    const message = name === undefined ? `missing ${group} command` : `unknown command "${group} ${name}"`;
+    throw new UsageError(message, inGroup.map(usageLine).join('\n       '));
+  }
+  const usage = usageLine(command);
+  if (tokens.switches.has('help')) return { help: `usage: ${usage}\n` };
+  const flagProblem = unknownFlag(tokens, new Set([...GLOBAL_SWITCHES, ...GLOBAL_VALUES, ...command.flags]));
+  if (flagProblem !== undefined) throw new UsageError(flagProblem, usage);
+  if (tokens.problems[0] !== undefined) throw new UsageError(tokens.problems[0], usage);
+  if (rest.length < command.positionals.length) {
+    throw new UsageError(`missing ${command.positionals[rest.length]}`, usage);
+  }
+  if (rest.length > command.positionals.length) {
+    throw new UsageError(`unexpected argument "${rest[command.positionals.length]}"`, usage);
+  }
+  const remote = tokens.switches.has('remote');
+  if (remote && tokens.switches.has('local')) throw new UsageError('--local and --remote exclude each other', usage);
+  const persistTo = tokens.values.get('persist-to');
+  if (remote && persistTo !== undefined) throw new UsageError('--persist-to is for the local database, not with --remote', usage);
+  if (persistTo === '') throw new UsageError('invalid --persist-to: must not be empty', usage);
+  const config = tokens.values.get('config');
+  if (config === '') throw new UsageError('invalid --config: must not be empty', usage);
+  const input: CommandInput = {
+    positionals: rest,
+    values: tokens.values,
+    usage,
+    target: { remote, persistTo, config },
+    refresh: { remote, url: tokens.values.get('url'), config },
+  };
+  return { input, command };
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  let action;
+  try {
+    const parsed = parse(argv);
+    if ('help' in parsed) {
+      process.stdout.write(parsed.help);
+      return 0;
+    }
+    action = parsed.command.prepare(parsed.input);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`error: ${err.message}\nusage: ${err.usage ?? 'npm run admin -- <account|key> <command> [options]   (--help for more)'}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  try {
+    const result = await action();
+    process.stdout.write(`${JSON.stringify(result.output, null, 2)}\n`);
+    if (result.error !== undefined) {
+      process.stderr.write(`error: ${result.error}\n`);
+      return 1;
+    }
+    return 0;
+  } catch (err) {
+    if (err instanceof CliError) {
+      process.stderr.write(`error: ${err.message}\n`);
+      return 1;
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`error: unexpected failure: ${redactSecrets(message)}\n`);
+    return 1;
+  }
+}
+
+if (import.meta.main) {
+  process.exitCode = await main(process.argv.slice(2));
+}

@@ -1,0 +1,155 @@
+// `npm run dev [-- <wrangler dev args>]`: prepares the local environment and starts `wrangler dev`.
+//   1. .dev.vars gets an ADMIN_TOKEN (kept if there is one), 2. local D1 migrations are applied,
+//   3. four demo keys are seeded (idempotently), 4. they are printed, 5. wrangler dev runs.
+// `--seed-only [--persist-to DIR] [--config PATH] [--port N] [--ip IP]` stops after step 4.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { constants } from 'node:os';
+import { relative, resolve } from 'node:path';
+import { randomBase62 } from '../accounts/keys.ts';
+import { seedDemoKeys, demoKeysPath, type DemoKey } from './demo-seed.ts';
+import { devVarsPath, withAdminToken } from './dev-vars.ts';
+import { CliError, UsageError } from './errors.ts';
+import { d1MigrateLocal, PROJECT_ROOT, WRANGLER_JS, type D1Target } from './wrangler.ts';
+
+const USAGE = 'npm run dev [-- <wrangler dev options>]   or   node src/cli/dev.ts --seed-only [--persist-to DIR] [--config PATH] [--port N] [--ip IP]';
+
+interface DevArgs {
+  seedOnly: boolean;
+  /** Passed on to `wrangler dev`: everything but --seed-only, with paths made absolute. */
+  passthrough: string[];
+  target: D1Target;
+  host: string;
+  port: string;
+}
+
+/** Reads the options we act on; `--persist-to` and `--config` also go on to wrangler dev. */
+export function parseDevArgs(argv: readonly string[]): DevArgs {
+  const passthrough: string[] = [];
+  const seen = new Map<string, string>();
+  const others: string[] = [];
+  let seedOnly = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--seed-only') {
+      seedOnly = true;
+      continue;
+    }
+    const match = /^(--persist-to|--config|-c|--port|--ip)(?:=(.*))?$/.exec(arg);
+    if (!match) {
+      passthrough.push(arg);
+      others.push(arg);
+      continue;
+    }
+    const name = match[1] === '-c' ? '--config' : (match[1] as string);
+    let value = match[2];
+    if (value === undefined) {
+      value = argv[i + 1];
+      if (value === undefined || value.startsWith('-')) throw new UsageError(`missing value for ${arg}`, USAGE);
+      i++;
+    }
+    if (value === '') throw new UsageError(`invalid ${name}: must not be empty`, USAGE);
+    seen.set(name, value);
+    // wrangler dev runs from the project root: paths are made absolute so they mean what the user meant.
+    passthrough.push(name, name === '--persist-to' || name === '--config' ? resolve(value) : value);
+  }
+  if (seedOnly && others[0] !== undefined) {
+    throw new UsageError(`--seed-only takes only --persist-to, --config, --port and --ip, not ${others[0]}`, USAGE);
+  }
+  const ip = seen.get('--ip');
+  return {
+    seedOnly,
+    passthrough,
+    target: { remote: false, persistTo: seen.get('--persist-to'), config: seen.get('--config') },
+    host: ip === undefined || ip === '0.0.0.0' || ip === '::' || ip === '*' ? '127.0.0.1' : ip.includes(':') ? `[${ip}]` : ip,
+    port: seen.get('--port') ?? '8787',
+  };
+}
+
+function shortPath(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel === '' || rel.startsWith('..') ? path : rel;
+}
+
+/** Step 1: an ADMIN_TOKEN in .dev.vars, created once and never replaced. */
+function ensureDevVars(config: string | undefined): void {
+  const path = devVarsPath(config);
+  const current = existsSync(path) ? readFileSync(path, 'utf8') : undefined;
+  const { text, created } = withAdminToken(current, () => randomBase62(40));
+  if (!created) return;
+  writeFileSync(path, text, { mode: 0o600 });
+  process.stdout.write(`Added a random ADMIN_TOKEN to ${shortPath(path)} (operator token of the local service).\n`);
+}
+
+function printKeys(keys: readonly DemoKey[], args: DevArgs): void {
+  const base = `http://${args.host}:${args.port}`;
+  const width = Math.max(...keys.map((k) => k.title.length));
+  const byLabel = new Map(keys.map((k) => [k.label, k.key]));
+  const lines = [
+    '',
+    'Local demo keys (for this machine\'s local database only; they are not valid anywhere else):',
+    ...keys.map((k) => `  ${k.title.padEnd(width)}  ${k.key}`),
+    '',
+    'Try them once the server is up:',
+    `  API A: curl -H "Authorization: Bearer ${byLabel.get('image_free')}" -F image=@photo.jpg -o small.jpg ${base}/api/v1/compress`,
+    `  API B: curl -H "x-api-key: ${byLabel.get('tools_free')}" ${base}/api/v1/account`,
+    `Saved in ${shortPath(demoKeysPath(args.target))}; reused on the next run while they stay unrevoked.`,
+    '',
+    `SHRINKRAY_DEMO_KEYS ${JSON.stringify(Object.fromEntries(byLabel))}`,
+    '',
+  ];
+  process.stdout.write(lines.join('\n'));
+}
+
+/** Step 5: wrangler dev with our defaults (the user's --ip/--port win), signals forwarded, its exit code. */
+function runWranglerDev(args: DevArgs): Promise<number> {
+  const defaults = [];
+  if (!args.passthrough.some((a) => /^--ip(=|$)/.test(a))) defaults.push('--ip', '127.0.0.1');
+  if (!args.passthrough.some((a) => /^--port(=|$)/.test(a))) defaults.push('--port', '8787');
+  const child = spawn(process.execPath, [WRANGLER_JS, 'dev', ...defaults, ...args.passthrough], { cwd: PROJECT_ROOT, stdio: 'inherit' });
+  const forward = (signal: NodeJS.Signals) => () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  };
+  process.on('SIGINT', forward('SIGINT'));
+  process.on('SIGTERM', forward('SIGTERM'));
+  return new Promise((resolvePromise) => {
+    child.on('error', (err) => {
+      process.stderr.write(`error: could not start wrangler dev: ${err.message}\n`);
+      resolvePromise(1);
+    });
+    child.on('exit', (code, signal) => {
+      resolvePromise(code ?? (signal === null ? 1 : 128 + (constants.signals[signal] ?? 0)));
+    });
+  });
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  let args: DevArgs;
+  try {
+    args = parseDevArgs(argv);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`error: ${err.message}\nusage: ${USAGE}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  try {
+    ensureDevVars(args.target.config);
+    process.stdout.write('Applying D1 migrations to the local database…\n');
+    await d1MigrateLocal(args.target);
+    printKeys(await seedDemoKeys(args.target), args);
+  } catch (err) {
+    if (err instanceof CliError) {
+      process.stderr.write(`error: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+  if (args.seedOnly) return 0;
+  return runWranglerDev(args);
+}
+
+if (import.meta.main) {
+  process.exitCode = await main(process.argv.slice(2));
+}

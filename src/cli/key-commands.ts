@@ -1,0 +1,82 @@
+// `key create | list | revoke`. Only `key create` ever shows a key, once; nothing shows a hash.
+import { keyStatement } from '../accounts/provision.ts';
+import { SQL } from '../db/statements.ts';
+import { required, type Command } from './command.ts';
+import { CliError } from './errors.ts';
+import { callRefresh, describeRefresh, planRefresh } from './live-refresh.ts';
+import { iso, keyOutput, toKeyRow } from './rows.ts';
+import { parseAccountId, parseKeyId, parseName, parseScopeList } from './validate.ts';
+import { D1Error, d1Execute } from './wrangler.ts';
+
+export const keyCreate: Command = {
+  group: 'key',
+  name: 'create',
+  synopsis: '--account ID --scopes image,tools [--name N]',
+  flags: ['account', 'scopes', 'name'],
+  positionals: [],
+  prepare(input) {
+    const accountId = parseAccountId(required(input, 'account'), input.usage, '--account');
+    const scopes = parseScopeList(required(input, 'scopes'), input.usage);
+    const rawName = input.values.get('name');
+    const name = rawName === undefined ? 'default' : parseName(rawName, input.usage);
+    return async () => {
+      const { record, statement } = await keyStatement({ accountId, scopes, name }, Date.now());
+      try {
+        await d1Execute(input.target, [statement]);
+      } catch (err) {
+        // api_keys.account_id references accounts(id); D1 enforces foreign keys.
+        if (err instanceof D1Error && /FOREIGN KEY constraint failed/i.test(err.detail)) {
+          throw new CliError(`no account ${accountId}`);
+        }
+        throw err;
+      }
+      return { output: record };
+    };
+  },
+};
+
+export const keyList: Command = {
+  group: 'key',
+  name: 'list',
+  synopsis: '--account ID',
+  flags: ['account'],
+  positionals: [],
+  prepare(input) {
+    const accountId = parseAccountId(required(input, 'account'), input.usage, '--account');
+    return async () => {
+      const [account = [], keys = []] = await d1Execute(input.target, [
+        { sql: SQL.accountById, params: [accountId] },
+        { sql: SQL.listKeys, params: [accountId] },
+      ]);
+      if (account.length === 0) throw new CliError(`no account ${accountId}`);
+      return { output: keys.map((row) => keyOutput(toKeyRow(row))) };
+    };
+  },
+};
+
+export const keyRevoke: Command = {
+  group: 'key',
+  name: 'revoke',
+  synopsis: 'ID',
+  flags: [],
+  positionals: ['ID'],
+  prepare(input) {
+    const id = parseKeyId(input.positionals[0] as string, input.usage);
+    const plan = planRefresh(input.refresh, input.usage);
+    return async () => {
+      // One batch: the state before tells "unknown" and "already revoked" apart from our own revoke.
+      const [before = [], , after = []] = await d1Execute(input.target, [
+        { sql: SQL.keyById, params: [id] },
+        { sql: SQL.revokeKey, params: [Date.now(), id] },
+        { sql: SQL.keyById, params: [id] },
+      ]);
+      const was = before[0] === undefined ? undefined : toKeyRow(before[0]);
+      if (was === undefined) throw new CliError(`no key ${id}`);
+      if (was.revoked_at !== null) throw new CliError(`key ${id} was already revoked at ${iso(was.revoked_at)}`);
+      const now = after[0] === undefined ? undefined : toKeyRow(after[0]);
+      if (now?.revoked_at == null) throw new CliError(`key ${id} could not be revoked`);
+      const refresh = describeRefresh(await callRefresh(plan, { key_ids: [id] }));
+      return { output: { id, revoked_at: iso(now.revoked_at), live_refresh: refresh.live_refresh }, error: refresh.error };
+    };
+  },
+};

@@ -1,0 +1,100 @@
+// The CLI's pure parts, without wrangler: argument tokenizing, validation, .dev.vars handling,
+// redaction and the constants shared with the Worker.
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tokenize } from '../../src/cli/args.ts';
+import { parseDevArgs } from '../../src/cli/dev.ts';
+import { adminTokenIn, withAdminToken } from '../../src/cli/dev-vars.ts';
+import { redactSecrets, UsageError } from '../../src/cli/errors.ts';
+import { planRefresh } from '../../src/cli/live-refresh.ts';
+import { parseEmail, parseName, parseScopeList } from '../../src/cli/validate.ts';
+import { wranglerErrorText } from '../../src/cli/wrangler.ts';
+import { ROOT } from './helpers.ts';
+
+describe('tokenize', () => {
+  it('reads flags with and without =, switches, positionals and problems', () => {
+    const t = tokenize(['key', 'revoke', '--url=http://x', '--remote', 'key_1', '--name', '-dash', '--', '--literal'], new Set(['remote']));
+    expect(t.positionals).toEqual(['key', 'revoke', 'key_1', '--literal']);
+    expect([...t.values]).toEqual([['url', 'http://x'], ['name', '-dash']]);
+    expect([...t.switches]).toEqual(['remote']);
+    expect(t.problems).toEqual([]);
+    expect(tokenize(['--a', '--b'], new Set()).problems).toEqual(['missing value for --a', 'missing value for --b']);
+    expect(tokenize(['--remote=1', '-z', '--a', '1', '--a', '2'], new Set(['remote'])).problems).toEqual([
+      '--remote takes no value', 'unknown flag -z', '--a given more than once',
+    ]);
+  });
+});
+
+describe('validation', () => {
+  it('accepts and cleans good values, refuses bad ones with UsageError', () => {
+    expect(parseEmail(' a.b+c@example.co.uk ', 'u')).toBe('a.b+c@example.co.uk');
+    expect(parseName(' Ada ', 'u')).toBe('Ada');
+    expect(parseName('Zoë 😀', 'u')).toBe('Zoë 😀');
+    expect(parseScopeList('tools, image', 'u')).toEqual(['image', 'tools']);
+    for (const bad of ['a@b', '@example.com', 'a b@example.com', `${'a'.repeat(250)}@example.com`]) {
+      expect(() => parseEmail(bad, 'u')).toThrow(UsageError);
+    }
+    for (const bad of ['', ' ', 'tab\there', 'x'.repeat(101), 'nul\u0000', 'line\u2028sep']) {
+      expect(() => parseName(bad, 'u')).toThrow(UsageError);
+    }
+    for (const bad of ['', ',', 'image,,tools', 'Image', 'image,image', 'all']) {
+      expect(() => parseScopeList(bad, 'u')).toThrow(UsageError);
+    }
+  });
+});
+
+describe('.dev.vars', () => {
+  it('adds a token once and keeps every other line', () => {
+    const made = withAdminToken('# mine\nFOO=bar\r\nADMIN_TOKEN=\n', () => 'T'.repeat(40));
+    expect(made).toEqual({ text: `# mine\nFOO=bar\r\nADMIN_TOKEN=${'T'.repeat(40)}\n`, created: true });
+    expect(withAdminToken(made.text, () => 'other')).toEqual({ text: made.text, created: false });
+    expect(withAdminToken(undefined, () => 'abc').text).toBe('ADMIN_TOKEN=abc\n');
+    expect(withAdminToken('FOO=1', () => 'abc').text).toBe('FOO=1\nADMIN_TOKEN=abc\n');
+    expect(adminTokenIn('export ADMIN_TOKEN="quoted value"\n')).toBe('quoted value');
+    expect(adminTokenIn('ADMIN_TOKEN=a\nADMIN_TOKEN=b')).toBe('b');
+    expect(adminTokenIn('MY_ADMIN_TOKEN=a')).toBeUndefined();
+  });
+});
+
+describe('refresh plan', () => {
+  it('needs URL and token with --remote, https unless loopback', () => {
+    expect(() => planRefresh({ remote: true }, 'u', {})).toThrow(/SHRINKRAY_URL.*SHRINKRAY_ADMIN_TOKEN/);
+    expect(() => planRefresh({ remote: true, url: 'http://api.example.com' }, 'u', { SHRINKRAY_ADMIN_TOKEN: 't' })).toThrow(/https/);
+    expect(planRefresh({ remote: true }, 'u', { SHRINKRAY_URL: 'https://api.example.com/', SHRINKRAY_ADMIN_TOKEN: 't' })).toEqual({
+      remote: true, url: 'https://api.example.com', token: 't',
+    });
+    expect(() => planRefresh({ remote: false, url: 'ftp://x' }, 'u', {})).toThrow(UsageError);
+    expect(planRefresh({ remote: false, config: join(ROOT, 'no-such-dir', 'wrangler.toml') }, 'u', { SHRINKRAY_ADMIN_TOKEN: 'e' })).toEqual({
+      remote: false, url: 'http://127.0.0.1:8787', token: 'e',
+    });
+  });
+});
+
+describe('dev script arguments', () => {
+  it('passes everything but --seed-only to wrangler dev and reads what it needs', () => {
+    const a = parseDevArgs(['--persist-to=state', '--port=9000', '--ip', '0.0.0.0', '--log-level', 'debug']);
+    expect(a).toEqual({
+      seedOnly: false,
+      passthrough: ['--persist-to', join(process.cwd(), 'state'), '--port', '9000', '--ip', '0.0.0.0', '--log-level', 'debug'],
+      target: { remote: false, persistTo: 'state', config: undefined },
+      host: '127.0.0.1',
+      port: '9000',
+    });
+    expect(parseDevArgs(['--seed-only', '-c', 'w.toml']).target.config).toBe('w.toml');
+    expect(() => parseDevArgs(['--seed-only', '--log-level', 'debug'])).toThrow(UsageError);
+    expect(() => parseDevArgs(['--persist-to'])).toThrow(/missing value/);
+  });
+});
+
+describe('secrets in messages', () => {
+  it('redacts keys, hashes and tokens from wrangler errors', () => {
+    const hash = 'ab'.repeat(32);
+    expect(redactSecrets(`near 'sr_live_${'x'.repeat(32)}' and '${hash}'`)).toBe("near 'sr_live_[redacted]' and '[redacted hash]'");
+    expect(wranglerErrorText({ code: 1, stdout: `{"error":{"text":"UNIQUE constraint failed: ${hash}"}}`, stderr: '' })).toBe(
+      'UNIQUE constraint failed: [redacted hash]',
+    );
+    expect(
+      wranglerErrorText({ code: 1, stdout: '', stderr: '\u001b[31m✘ \u001b[41;31m[\u001b[41;97mERROR\u001b[41;31m]\u001b[0m Could not read file\n\n🪵  Logs were written to "x"\n' }),
+    ).toBe('Could not read file');
+  });
+});

@@ -1,0 +1,91 @@
+// `node src/cli/dev.ts --seed-only`: .dev.vars, migrations and the four demo keys, idempotently.
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashKey } from '../../src/accounts/keys.ts';
+import { SQL } from '../../src/db/statements.ts';
+import { d1Execute } from '../../src/cli/wrangler.ts';
+import { devScript, KEY_PATTERN, makeSandbox, type RunResult, type Sandbox } from './helpers.ts';
+
+let sb: Sandbox;
+beforeAll(() => {
+  sb = makeSandbox();
+  // Lines a developer put there must survive.
+  writeFileSync(join(sb.dir, '.dev.vars'), '# my settings\nSOME_FLAG=on\n');
+});
+afterAll(() => sb?.cleanup());
+
+const LABELS = ['image_free', 'image_pro', 'tools_free', 'tools_developer'];
+const DEMO_EMAILS = ['demo-image-free@shrinkray.local', 'demo-image-pro@shrinkray.local', 'demo-tools-free@shrinkray.local', 'demo-tools-developer@shrinkray.local'];
+
+function demoKeys(r: RunResult): Record<string, string> {
+  expect(r.code, r.stderr).toBe(0);
+  const line = r.stdout.split('\n').find((l) => l.startsWith('SHRINKRAY_DEMO_KEYS '));
+  expect(line).toBeDefined();
+  const keys = JSON.parse((line as string).slice('SHRINKRAY_DEMO_KEYS '.length)) as Record<string, string>;
+  expect(Object.keys(keys).sort()).toEqual([...LABELS].sort());
+  for (const key of Object.values(keys)) expect(key).toMatch(KEY_PATTERN);
+  expect(new Set(Object.values(keys)).size).toBe(4);
+  return keys;
+}
+
+const seed = () => devScript(['--seed-only', ...sb.args]);
+const target = () => ({ remote: false, persistTo: sb.persistTo, config: sb.config });
+
+describe('dev --seed-only', () => {
+  it('seeds four demo keys once and reuses them, replacing only what is no longer usable', async () => {
+    const first = await seed();
+    const keys = demoKeys(first);
+    expect(first.stdout).toMatch(/local demo keys/i);
+    expect(first.stdout).toContain(`curl -H "x-api-key: ${keys.tools_free}" http://127.0.0.1:8787/api/v1/account`);
+    expect(first.stdout).toContain(`Authorization: Bearer ${keys.image_free}`);
+
+    const devVars = readFileSync(join(sb.dir, '.dev.vars'), 'utf8');
+    expect(devVars).toMatch(/^# my settings\nSOME_FLAG=on\nADMIN_TOKEN=[0-9A-Za-z]{32,}\n$/);
+    const saved = join(sb.persistTo, 'shrinkray-demo-keys.json');
+    expect(statSync(saved).mode & 0o777).toBe(0o600);
+
+    const second = await seed();
+    expect(demoKeys(second)).toEqual(keys);
+    expect(readFileSync(join(sb.dir, '.dev.vars'), 'utf8')).toBe(devVars);
+
+    // D1 holds exactly the four demo accounts with the right tiers and one key each, by hash.
+    const hashes = await Promise.all(LABELS.map((l) => hashKey(keys[l] as string)));
+    const [accounts = [], ...states] = await d1Execute(target(), [
+      { sql: SQL.listAccounts, params: [] },
+      ...hashes.map((h) => ({ sql: SQL.keyStateByHash, params: [h] })),
+    ]);
+    expect(accounts.map((a) => a.email).sort()).toEqual([...DEMO_EMAILS].sort());
+    const tiers = states.map((rows) => [rows[0]?.email, rows[0]?.image_tier, rows[0]?.tools_tier, rows[0]?.scopes, rows[0]?.revoked_at]);
+    expect(tiers).toEqual([
+      ['demo-image-free@shrinkray.local', 'free', 'free', 'image', null],
+      ['demo-image-pro@shrinkray.local', 'pro', 'free', 'image', null],
+      ['demo-tools-free@shrinkray.local', 'free', 'free', 'tools', null],
+      ['demo-tools-developer@shrinkray.local', 'free', 'developer', 'tools', null],
+    ]);
+
+    // A revoked demo key and a demo account moved to another tier: the next run repairs both.
+    const pro = states[1]?.[0];
+    await d1Execute(target(), [
+      { sql: SQL.revokeKey, params: [Date.now(), String(pro?.key_id)] },
+      { sql: SQL.setToolsTier, params: ['enterprise', String(states[3]?.[0]?.account_id)] },
+    ]);
+    const third = demoKeys(await seed());
+    expect(third.image_pro).not.toBe(keys.image_pro);
+    expect({ ...third, image_pro: keys.image_pro }).toEqual(keys);
+    const [after = [], [newPro] = []] = await d1Execute(target(), [
+      { sql: SQL.listAccounts, params: [] },
+      { sql: SQL.keyStateByHash, params: [await hashKey(third.image_pro as string)] },
+    ]);
+    expect(after).toHaveLength(4);
+    expect(after.find((a) => a.email === 'demo-tools-developer@shrinkray.local')?.tools_tier).toBe('developer');
+    expect(newPro).toMatchObject({ email: 'demo-image-pro@shrinkray.local', image_tier: 'pro', scopes: 'image', revoked_at: null });
+  });
+
+  it('refuses options it would not use', async () => {
+    const r = await devScript(['--seed-only', '--log-level', 'debug']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^error: --seed-only takes only .*not --log-level\nusage: /);
+  });
+});
