@@ -1,0 +1,71 @@
+// Starts Shrinkray the way a newcomer does (`npm run dev`, i.e. src/cli/dev.ts), on a spare port with
+// its own local state, and provisions extra keys through the operator CLI.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = new URL('../../../', import.meta.url).pathname;
+
+export interface Service {
+  base: string;
+  demoKeys: Record<string, string>;
+  admin(args: string[]): unknown;
+  stop(): Promise<void>;
+}
+
+function runNode(script: string, args: string[]): string {
+  const out = spawnSync(process.execPath, [join(ROOT, script), ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, CI: 'true' } });
+  if (out.status !== 0) throw new Error(`${script} ${args.join(' ')} failed (${out.status}): ${out.stderr}`);
+  return out.stdout;
+}
+
+async function waitFor(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`dev server exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`dev server did not answer ${url} within ${timeoutMs} ms`);
+}
+
+export async function startService(port: number): Promise<Service> {
+  const state = mkdtempSync(join(tmpdir(), 'shrinkray-bench-'));
+  const persist = ['--persist-to', state];
+  const seeded = runNode('src/cli/dev.ts', ['--seed-only', ...persist]);
+  const line = seeded.split('\n').find((l) => l.startsWith('SHRINKRAY_DEMO_KEYS '));
+  if (!line) throw new Error('dev script printed no SHRINKRAY_DEMO_KEYS line');
+  const demoKeys = JSON.parse(line.slice('SHRINKRAY_DEMO_KEYS '.length)) as Record<string, string>;
+
+  const admin = (args: string[]): unknown => JSON.parse(runNode('src/cli/admin.ts', [...args, ...persist, '--url', `http://127.0.0.1:${port}`]));
+
+  const child = spawn(process.execPath, [join(ROOT, 'src/cli/dev.ts'), '--port', String(port), ...persist], {
+    cwd: ROOT,
+    env: { ...process.env, CI: 'true' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+    detached: true, // its own process group, so stop() ends wrangler and workerd too
+  });
+  const base = `http://127.0.0.1:${port}`;
+  await waitFor(`${base}/api/v1/openapi.json`, child, 90_000);
+  return {
+    base,
+    demoKeys,
+    admin,
+    async stop() {
+      if (child.pid !== undefined && child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        process.kill(-child.pid, 'SIGTERM');
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+        if (child.exitCode === null) process.kill(-child.pid, 'SIGKILL');
+      }
+      rmSync(state, { recursive: true, force: true });
+    },
+  };
+}
