@@ -111,7 +111,8 @@ describe('GET /api/v1/account', () => {
     await call('/api/v1/account', { headers: toolsHeaders(k.key), clock });
     const res = await call('/api/v1/account', { headers: toolsHeaders(k.key), clock });
     expect(res.status).toBe(200);
-    expect(res.headers.get('cache-control')).toBeNull();
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
     const body = await res.json<any>();
     expect(body.meta).toEqual({ tier: 'free', request_id: res.headers.get('x-request-id') });
     expect(body.data.account).toEqual({ id: k.accountId, name: expect.any(String), email: expect.stringContaining('@example.com') });
