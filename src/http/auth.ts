@@ -2,6 +2,7 @@
 // round trip whether the request may proceed.
 import { createMiddleware } from 'hono/factory';
 import { hashKey, isWellFormedKey } from '../accounts/keys.ts';
+import type { KeyMeter } from '../durable/key-meter.ts';
 import { clock, type Env } from '../env.ts';
 import type { Verdict } from '../metering/types.ts';
 import type { AppEnv } from './context.ts';
@@ -37,7 +38,7 @@ export function imageKeyFrom(headers: Headers): string {
   throw unauthorized('missing API key: send it as Authorization: Bearer <key>');
 }
 
-export async function meterFor(env: Env, key: string): Promise<{ hash: string; meter: DurableObjectStub<import('../durable/key-meter.ts').KeyMeter> }> {
+export async function meterFor(env: Env, key: string): Promise<{ hash: string; meter: DurableObjectStub<KeyMeter> }> {
   // A malformed key never reaches a Durable Object: no storage, no D1 read for junk.
   if (!isWellFormedKey(key)) {
     throw unauthorized('malformed API key: keys are "sr_live_" followed by 32 letters and digits');
