@@ -17,9 +17,10 @@ export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.use('*', requestContext, hostRouting);
 
-  const endpoints = (): EndpointInfo[] => publicEndpoints(app);
+  let endpoints: EndpointInfo[] | undefined;
+  const listEndpoints = (): EndpointInfo[] => (endpoints ??= publicEndpoints(app));
   registerHealth(app);
-  registerAccount(app, endpoints);
+  registerAccount(app, listEndpoints);
   registerCompress(app);
   registerInternal(app);
   registerOpenApi(app);
@@ -33,11 +34,9 @@ export function createApp() {
   return app;
 }
 
-let cachedEndpoints: EndpointInfo[] | undefined;
-
 /** The documented endpoints, straight from the OpenAPI registry, so /account and the document agree. */
 function publicEndpoints(app: OpenAPIHono<AppEnv>): EndpointInfo[] {
-  cachedEndpoints ??= [
+  return [
     ...app.openAPIRegistry.definitions.flatMap((d) =>
       d.type === 'route' && !(d.route as { hide?: boolean }).hide
         ? [{ method: d.route.method.toUpperCase(), path: d.route.path.replace(/\{(\w+)\}/g, ':$1'), description: d.route.summary ?? '' }]
@@ -45,5 +44,4 @@ function publicEndpoints(app: OpenAPIHono<AppEnv>): EndpointInfo[] {
     ),
     { method: 'GET', path: OPENAPI_PATH, description: 'This API described as an OpenAPI 3.1 document' },
   ];
-  return cachedEndpoints;
 }

@@ -2,10 +2,10 @@
 // key state of the affected keys (POST /internal/keys/refresh), so the change binds on the next request.
 import { isIP } from 'node:net';
 import { KEY_STATE_TTL_MS } from '../metering/key-state.ts';
-
-const KEY_STATE_TTL_SECONDS = KEY_STATE_TTL_MS / 1000;
 import { devVarsPath, readAdminToken } from './dev-vars.ts';
 import { UsageError } from './errors.ts';
+
+const KEY_STATE_TTL_SECONDS = KEY_STATE_TTL_MS / 1000;
 
 export const LOCAL_URL = 'http://127.0.0.1:8787';
 const REFRESH_PATH = '/internal/keys/refresh';

@@ -14,7 +14,6 @@ import {
 } from '../metering/rules.ts';
 import type { Verdict } from '../metering/types.ts';
 
-
 interface CachedKey {
   view: KeyView | null; // null: no such key
   revoked: boolean;

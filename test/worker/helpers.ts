@@ -40,12 +40,18 @@ export class TestClock {
   }
 }
 
-/** Calls the Worker's fetch handler in this isolate, with the clock injected into its env. */
-export async function call(path: string, init: RequestInit & { clock?: TestClock } = {}): Promise<Response> {
-  const { clock, ...rest } = init;
+/**
+ * Calls the Worker's fetch handler in this isolate. `path` may be a full URL (other hosts); `clock`
+ * is injected into the env; `env` replaces bindings or vars for this one call.
+ */
+export async function call(
+  path: string,
+  init: RequestInit & { clock?: TestClock; env?: Record<string, unknown> } = {},
+): Promise<Response> {
+  const { clock, env: overrides, ...rest } = init;
   const request = new Request(new URL(path, 'https://api.shrinkray.test'), rest);
   const ctx = createExecutionContext();
-  const testEnv = clock ? { ...env, NOW: () => clock.now } : env;
+  const testEnv = { ...env, ...overrides, ...(clock ? { NOW: () => clock.now } : {}) } as typeof env;
   const response = await worker.fetch(request, testEnv, ctx);
   await waitOnExecutionContext(ctx);
   return response;

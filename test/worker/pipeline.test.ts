@@ -1,6 +1,5 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import worker from '../../src/index.ts';
 import { errorResponse } from '../../src/http/errors.ts';
 import { TestClock, adminRefresh, call, makeKey, toolsHeaders } from './helpers.ts';
 
@@ -60,10 +59,8 @@ describe('fallbacks', () => {
 
   it('a failing dependency surfaces as 500 internal_error, not a crash', async () => {
     const k = await makeKey();
-    const broken = { ...env, METER: { idFromName: () => { throw new Error('boom'); } } } as unknown as typeof env;
-    const res = await worker.fetch(new Request('https://x.test/api/v1/account', { headers: toolsHeaders(k.key) }), broken, {
-      waitUntil() {}, passThroughOnException() {}, props: {},
-    } as unknown as ExecutionContext);
+    const broken = { idFromName: () => { throw new Error('boom'); } };
+    const res = await call('/api/v1/account', { headers: toolsHeaders(k.key), env: { METER: broken } });
     expect(res.status).toBe(500);
     expect((await res.json<any>()).error.code).toBe('internal_error');
     expect(res.headers.get('x-request-id')).toMatch(/^req_/);
@@ -71,9 +68,8 @@ describe('fallbacks', () => {
 });
 
 describe('host routing', () => {
-  const hosted = { ...env, IMAGE_API_HOST: 'img.shrinkray.test', TOOLS_API_HOST: 'api.shrinkray.test' };
-  const fetchAt = (url: string, init: RequestInit = {}) =>
-    worker.fetch(new Request(url, init), hosted, { waitUntil() {}, passThroughOnException() {}, props: {} } as unknown as ExecutionContext);
+  const hosts = { IMAGE_API_HOST: 'img.shrinkray.test', TOOLS_API_HOST: 'api.shrinkray.test' };
+  const fetchAt = (url: string, init: RequestInit = {}) => call(url, { ...init, env: hosts });
 
   it('serves each API only on its own host when the vars are set', async () => {
     const k = await makeKey();
@@ -149,11 +145,9 @@ describe('operator endpoint', () => {
   });
 
   it('does not exist without ADMIN_TOKEN', async () => {
-    const res = await worker.fetch(
-      new Request('https://x.test/internal/keys/refresh', { method: 'POST', headers: { Authorization: 'Bearer ' }, body: '{}' }),
-      { ...env, ADMIN_TOKEN: '' },
-      { waitUntil() {}, passThroughOnException() {}, props: {} } as unknown as ExecutionContext,
-    );
+    const res = await call('/internal/keys/refresh', {
+      method: 'POST', headers: { Authorization: 'Bearer ' }, body: '{}', env: { ADMIN_TOKEN: '' },
+    });
     expect(res.status).toBe(404);
   });
 
