@@ -21,7 +21,7 @@ export interface CommandResult {
 export type Action = () => Promise<CommandResult>;
 
 export interface Command {
-  group: 'account' | 'key';
+  group: 'account' | 'key' | 'catalogue';
   name: string;
   /** Arguments after `<group> <name>`, as shown in the usage line. */
   synopsis: string;

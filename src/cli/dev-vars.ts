@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { PROJECT_ROOT } from './wrangler.ts';
 
-const TOKEN_LINE = /^\s*(?:export\s+)?ADMIN_TOKEN\s*=(.*)$/;
+const lineOf = (name: string) => new RegExp(`^\\s*(?:export\\s+)?${name}\\s*=(.*)$`);
 
 /** wrangler looks for .dev.vars beside the configuration file. */
 export function devVarsPath(config?: string): string {
@@ -17,15 +17,18 @@ function unquote(raw: string): string {
   return quoted ? (quoted[2] as string) : value.replace(/\s+#.*$/, '');
 }
 
-/** The ADMIN_TOKEN value in a .dev.vars text (the last one wins, as with dotenv), if non-empty. */
-export function adminTokenIn(text: string): string | undefined {
-  let token: string | undefined;
+/** The value of `name` in a .dev.vars text (the last one wins, as with dotenv), if non-empty. */
+export function secretIn(text: string, name: string): string | undefined {
+  const pattern = lineOf(name);
+  let value: string | undefined;
   for (const line of text.split(/\r?\n/)) {
-    const match = TOKEN_LINE.exec(line);
-    if (match) token = unquote(match[1] as string) || undefined;
+    const match = pattern.exec(line);
+    if (match) value = unquote(match[1] as string) || undefined;
   }
-  return token;
+  return value;
 }
+
+export const adminTokenIn = (text: string): string | undefined => secretIn(text, 'ADMIN_TOKEN');
 
 export function readAdminToken(path: string): string | undefined {
   try {
@@ -36,14 +39,17 @@ export function readAdminToken(path: string): string | undefined {
 }
 
 /**
- * The .dev.vars text with a usable ADMIN_TOKEN: unchanged when it has one, else with empty ADMIN_TOKEN
- * lines dropped and `ADMIN_TOKEN=<new>` appended. Every other line is kept as it was.
+ * The .dev.vars text with a usable `name`: unchanged when it has one, else with empty `name` lines
+ * dropped and `name=<new>` appended. Every other line is kept as it was.
  */
-export function withAdminToken(text: string | undefined, newToken: () => string): { text: string; created: boolean } {
+export function withSecret(text: string | undefined, name: string, newValue: () => string): { text: string; created: boolean } {
   const current = text ?? '';
-  if (adminTokenIn(current) !== undefined) return { text: current, created: false };
-  const kept = current.split('\n').filter((line) => !TOKEN_LINE.test(line.replace(/\r$/, '')));
+  if (secretIn(current, name) !== undefined) return { text: current, created: false };
+  const pattern = lineOf(name);
+  const kept = current.split('\n').filter((line) => !pattern.test(line.replace(/\r$/, '')));
   while (kept.length > 0 && kept[kept.length - 1] === '') kept.pop();
-  kept.push(`ADMIN_TOKEN=${newToken()}`, '');
+  kept.push(`${name}=${newValue()}`, '');
   return { text: kept.join('\n'), created: true };
 }
+
+export const withAdminToken = (text: string | undefined, newToken: () => string) => withSecret(text, 'ADMIN_TOKEN', newToken);

@@ -1,14 +1,16 @@
 // `npm run dev [-- <wrangler dev args>]`: prepares the local environment and starts `wrangler dev`.
-//   1. .dev.vars gets an ADMIN_TOKEN (kept if there is one), 2. local D1 migrations are applied,
-//   3. four demo keys are seeded (idempotently), 4. they are printed, 5. wrangler dev runs.
+//   1. .dev.vars gets an ADMIN_TOKEN and a QR_SIGNING_SECRET (kept if there are), 2. local D1 migrations
+//   are applied and the tool catalogue synced, 3. four demo keys are seeded (idempotently), 4. they are
+//   printed, 5. wrangler dev runs.
 // `--seed-only [--persist-to DIR] [--config PATH] [--port N] [--ip IP]` stops after step 4.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { relative, resolve } from 'node:path';
 import { randomBase62 } from '../accounts/keys.ts';
+import { syncCatalogue } from './catalogue-commands.ts';
 import { seedDemoKeys, demoKeysPath, type DemoKey } from './demo-seed.ts';
-import { devVarsPath, withAdminToken } from './dev-vars.ts';
+import { devVarsPath, withSecret } from './dev-vars.ts';
 import { CliError, UsageError } from './errors.ts';
 import { d1MigrateLocal, PROJECT_ROOT, WRANGLER_JS, type D1Target } from './wrangler.ts';
 
@@ -71,14 +73,24 @@ function shortPath(path: string): string {
   return rel === '' || rel.startsWith('..') ? path : rel;
 }
 
-/** Step 1: an ADMIN_TOKEN in .dev.vars, created once and never replaced. */
+/** Step 1: the local secrets in .dev.vars, each created once and never replaced. */
+const DEV_SECRETS = [
+  { name: 'ADMIN_TOKEN', what: 'operator token of the local service' },
+  { name: 'QR_SIGNING_SECRET', what: 'key of the signed QR image URLs' },
+] as const;
+
 function ensureDevVars(config: string | undefined): void {
   const path = devVarsPath(config);
-  const current = existsSync(path) ? readFileSync(path, 'utf8') : undefined;
-  const { text, created } = withAdminToken(current, () => randomBase62(40));
-  if (!created) return;
+  let text = existsSync(path) ? readFileSync(path, 'utf8') : undefined;
+  const added: string[] = [];
+  for (const secret of DEV_SECRETS) {
+    const next = withSecret(text, secret.name, () => randomBase62(40));
+    if (next.created) added.push(`${secret.name} (${secret.what})`);
+    text = next.text;
+  }
+  if (added.length === 0 || text === undefined) return;
   writeFileSync(path, text, { mode: 0o600 });
-  process.stdout.write(`Added a random ADMIN_TOKEN to ${shortPath(path)} (operator token of the local service).\n`);
+  process.stdout.write(`Added a random ${added.join(' and a random ')} to ${shortPath(path)}.\n`);
 }
 
 function printKeys(keys: readonly DemoKey[], args: DevArgs): void {
@@ -138,6 +150,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     ensureDevVars(args.target.config);
     process.stdout.write('Applying D1 migrations to the local database…\n');
     await d1MigrateLocal(args.target);
+    const catalogue = await syncCatalogue(args.target);
+    process.stdout.write(`Tool catalogue: ${catalogue.tools} tools in ${catalogue.categories} categories.\n`);
     printKeys(await seedDemoKeys(args.target), args);
   } catch (err) {
     if (err instanceof CliError) {

@@ -3,7 +3,7 @@ import { type Command, usageLine } from './command.ts';
 
 export function generalUsage(commands: readonly Command[]): string {
   return [
-    'Shrinkray operator CLI: accounts and API keys in D1.',
+    'Shrinkray operator CLI: accounts, API keys and the tool catalogue in D1.',
     '',
     'Usage:',
     ...commands.map((c) => `  ${usageLine(c)}`),
