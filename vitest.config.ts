@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-not-a-secret';
+export const TEST_QR_SIGNING_SECRET = 'test-qr-signing-secret-not-a-secret-0123456789';
 
 export default defineConfig({
   test: {
@@ -15,6 +16,7 @@ export default defineConfig({
             miniflare: {
               bindings: {
                 ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+                QR_SIGNING_SECRET: TEST_QR_SIGNING_SECRET,
                 TEST_MIGRATIONS: await readD1Migrations(fileURLToPath(new URL('./src/db/migrations', import.meta.url))),
               },
             },

@@ -12,6 +12,8 @@ import { registerCompress } from './routes/compress.ts';
 import { registerHealth } from './routes/health.ts';
 import { registerInternal } from './routes/internal.ts';
 import { OPENAPI_PATH, registerOpenApi } from './routes/openapi.ts';
+import { registerQr } from './routes/qr.ts';
+import { registerTools } from './routes/tools.ts';
 
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -21,6 +23,8 @@ export function createApp() {
   const listEndpoints = (): EndpointInfo[] => (endpoints ??= publicEndpoints(app));
   registerHealth(app);
   registerAccount(app, listEndpoints);
+  registerTools(app);
+  registerQr(app);
   registerCompress(app);
   registerInternal(app);
   registerOpenApi(app);

@@ -7,6 +7,12 @@ export interface Env {
   IMAGE_API_HOST?: string;
   /** When set, API B answers only on this host. */
   TOOLS_API_HOST?: string;
+  /** Base URL of the tools website; a tool's `url` is this plus the tool's path. */
+  TOOLS_SITE_URL?: string;
+  /** Secret: HMAC-SHA256 key of the signed QR image URLs (at least 32 characters). */
+  QR_SIGNING_SECRET?: string;
+  /** Secret, optional: the previous QR key, still accepted while URLs signed with it are in use. */
+  QR_SIGNING_SECRET_PREVIOUS?: string;
   /** Secret: bearer token of the operator endpoint. Unset, the endpoint does not exist. */
   ADMIN_TOKEN?: string;
   /**

@@ -21,7 +21,10 @@ describe('GET /api/v1/openapi.json', () => {
 
   it('describes every public endpoint with its security and error responses', async () => {
     const doc = await document();
-    expect(Object.keys(doc.paths).sort()).toEqual(['/api/v1/account', '/api/v1/compress', '/api/v1/health']);
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/api/v1/account', '/api/v1/categories', '/api/v1/compress', '/api/v1/health', '/api/v1/qr', '/api/v1/qr/image',
+      '/api/v1/tools', '/api/v1/tools/{slug}',
+    ]);
     expect(doc.paths['/api/v1/health'].get.security).toEqual([{ ApiKeyHeader: [] }, { BearerAuth: [] }]);
     expect(doc.paths['/api/v1/compress'].post.security).toEqual([{ BearerAuth: [] }]);
     expect(Object.keys(doc.paths['/api/v1/account'].get.responses).sort()).toEqual(['200', '401', '403', '429']);
@@ -30,5 +33,19 @@ describe('GET /api/v1/openapi.json', () => {
     expect(doc.components.securitySchemes.ApiKeyHeader).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' });
     expect(doc.components.schemas.Error).toBeDefined();
     expect(JSON.stringify(doc)).not.toContain('/internal/');
+  });
+
+  it('documents the catalogue and QR parameters, and the key-free signed image', async () => {
+    const doc = await document();
+    const params = (path: string) => doc.paths[path].get.parameters.map((p: any) => `${p.in}:${p.name}`);
+    expect(params('/api/v1/tools')).toEqual(['query:category', 'query:search', 'query:fields', 'query:limit', 'query:offset']);
+    expect(params('/api/v1/tools/{slug}')).toEqual(['path:slug']);
+    expect(params('/api/v1/qr')).toEqual(['query:data', 'query:size', 'query:color', 'query:bgcolor', 'query:format', 'query:ecc', 'query:margin']);
+    expect(doc.paths['/api/v1/qr'].get.parameters[0].required).toBe(true);
+    const image = doc.paths['/api/v1/qr/image'].get;
+    expect(image.security).toEqual([]);
+    expect(Object.keys(image.responses['200'].content).sort()).toEqual(['image/png', 'image/svg+xml']);
+    expect(Object.keys(image.responses).sort()).toEqual(['200', '304', '400', '403']);
+    expect(Object.keys(doc.paths['/api/v1/tools/{slug}'].get.responses).sort()).toEqual(['200', '401', '403', '404', '429']);
   });
 });

@@ -7,6 +7,8 @@ declare global {
       DB: D1Database;
       METER: import('../../src/env.ts').Env['METER'];
       ADMIN_TOKEN: string;
+      QR_SIGNING_SECRET: string;
+      TOOLS_SITE_URL: string;
       TEST_MIGRATIONS: D1Migration[];
     }
   }
