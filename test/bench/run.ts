@@ -1,14 +1,16 @@
-// `npm run bench`: starts the service as `npm run dev` does and runs the benchmarks against it.
+// `npm run bench [-- foundation|tools ...]`: starts the service as `npm run dev` does and runs the
+// named benchmarks (all by default) against it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { benchFoundation, CONCURRENCY, REQUESTS_PER_ROUND, ROUNDS, type Summary } from './foundation.ts';
-import { startService } from './lib/server.ts';
+import { startService, type Service } from './lib/server.ts';
+import { benchTools, RENDER_REQUESTS, TOOLS_CONCURRENCY, TOOLS_REQUESTS, TOOLS_ROUNDS } from './tools.ts';
 
 const PORT = Number(process.env.BENCH_PORT ?? 8797);
 
-function table(rows: Summary[], baseline: Summary): string {
+function table(rows: Summary[], baseline: Summary, label: string): string {
   const lines = [
-    '| endpoint | req/s | p50 ms | p99 ms | req/s ÷ baseline | p50 ÷ baseline |',
+    `| endpoint | req/s | p50 ms | p99 ms | req/s ÷ ${label} | p50 ÷ ${label} |`,
     '|---|---:|---:|---:|---:|---:|',
     ...rows.map((s) =>
       `| ${s.name} | ${s.rps.toFixed(0)} | ${s.p50.toFixed(2)} | ${s.p99.toFixed(2)} | ${(s.rps / baseline.rps).toFixed(2)} | ${(s.p50 / baseline.p50).toFixed(2)} |`,
@@ -17,14 +19,39 @@ function table(rows: Summary[], baseline: Summary): string {
   return lines.join('\n');
 }
 
+function save(name: string, result: unknown): void {
+  mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
+  writeFileSync(new URL(`./results/${name}.json`, import.meta.url), JSON.stringify({ when: new Date().toISOString(), ...result as object }, null, 2));
+}
+
+const BENCHES: Record<string, (service: Service) => Promise<void>> = {
+  async foundation(service) {
+    const rows = await benchFoundation(service);
+    const reject = rows[rows.length - 1]!;
+    const header = `${ROUNDS} interleaved rounds × ${REQUESTS_PER_ROUND} requests, ${CONCURRENCY} concurrent, Node ${process.version} client on ${cpus().length} cores; medians of the rounds. Baseline: the 401 path.`;
+    console.log(`\n${header}\n\n${table(rows, reject, '401 path')}\n`);
+    save('foundation', { header, rows });
+  },
+  async tools(service) {
+    const { rows, png, svg } = await benchTools(service);
+    const header =
+      `${TOOLS_ROUNDS} interleaved rounds × ${TOOLS_REQUESTS} requests (${RENDER_REQUESTS} for fresh renders), ${TOOLS_CONCURRENCY} concurrent, ` +
+      `Node ${process.version} client on ${cpus().length} cores; medians of the rounds. Baseline: GET /api/v1/account. ` +
+      `QR image bytes at size 300: PNG ${png.bytes}, SVG ${svg.bytes}.`;
+    console.log(`\n${header}\n\n${table(rows, rows[0]!, '/account')}\n`);
+    save('tools', { header, rows, png, svg });
+  },
+};
+
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((n) => !(n in BENCHES));
+if (unknown.length > 0) {
+  console.error(`unknown bench ${unknown.join(', ')}; choose from ${Object.keys(BENCHES).join(', ')}`);
+  process.exit(2);
+}
 const service = await startService(PORT);
 try {
-  const rows = await benchFoundation(service);
-  const reject = rows[rows.length - 1]!;
-  const header = `${ROUNDS} interleaved rounds × ${REQUESTS_PER_ROUND} requests, ${CONCURRENCY} concurrent, Node ${process.version} client on ${cpus().length} cores; medians of the rounds. Baseline: the 401 path.`;
-  console.log(`\n${header}\n\n${table(rows, reject)}\n`);
-  mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-  writeFileSync(new URL('./results/foundation.json', import.meta.url), JSON.stringify({ when: new Date().toISOString(), header, rows }, null, 2));
+  for (const name of wanted.length > 0 ? wanted : Object.keys(BENCHES)) await BENCHES[name]!(service);
 } finally {
   await service.stop();
 }

@@ -12,11 +12,26 @@ export interface LoadResult {
 
 export interface LoadSpec {
   url: string;
+  /** When given, request i goes to urlAt(i) instead of url (e.g. a fresh signed URL each time). */
+  urlAt?: (i: number) => string;
   headers?: Record<string, string>;
   total: number;
   concurrency: number;
   /** Status every response must have; anything else aborts the run (a bench of errors measures nothing). */
   expectStatus: number;
+}
+
+/**
+ * fetch, retried once when the connection dies before an answer: undici may reuse a keep-alive socket
+ * the server has just closed after an idle pause (e.g. while the bench runs the admin CLI).
+ */
+export async function fetchOnce(url: string, init?: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (err) {
+    if ((err as { cause?: { code?: string } }).cause?.code !== 'UND_ERR_SOCKET') throw err;
+    return fetch(url, init);
+  }
 }
 
 export function percentile(sorted: number[], p: number): number {
@@ -37,9 +52,10 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   let sent = 0;
   const worker = async () => {
     while (sent < spec.total) {
+      const url = spec.urlAt ? spec.urlAt(sent) : spec.url;
       sent++;
       const t0 = performance.now();
-      const res = await fetch(spec.url, { headers: spec.headers });
+      const res = await fetchOnce(url, { headers: spec.headers });
       await res.arrayBuffer();
       latencies.push(performance.now() - t0);
       statuses[res.status] = (statuses[res.status] ?? 0) + 1;
