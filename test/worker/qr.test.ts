@@ -238,7 +238,10 @@ describe('GET /api/v1/qr/image', () => {
     const cached = await caches.default.match(url);
     expect(cached?.status).toBe(200);
     expect(new Uint8Array(await cached!.arrayBuffer())).toEqual(first);
-    expect(new Uint8Array(await (await call(url)).arrayBuffer())).toEqual(first);
+    const hit = await call(url);
+    expect(hit.headers.get('x-request-id')).toMatch(/^req_/);
+    expect(hit.headers.get('etag')).toMatch(/^"r1-/);
+    expect(new Uint8Array(await hit.arrayBuffer())).toEqual(first);
   });
 
   it('accepts URLs signed with the previous secret during a rotation, and only then', async () => {
