@@ -10,7 +10,10 @@ export function malformedQueryPart(url: string): string | undefined {
   if (start === -1) return undefined;
   const end = url.indexOf('#', start);
   for (const part of url.slice(start + 1, end === -1 ? undefined : end).split('&')) {
-    const [name = '', value = ''] = part.split('=', 2);
+    const eq = part.indexOf('=');
+    const name = eq === -1 ? part : part.slice(0, eq);
+    // Everything after the first '=' is the value, further '=' included.
+    const value = eq === -1 ? '' : part.slice(eq + 1);
     for (const piece of [name, value]) {
       try {
         decodeURIComponent(piece.replaceAll('+', ' '));

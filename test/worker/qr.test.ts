@@ -107,7 +107,7 @@ describe('GET /api/v1/qr', () => {
     const unknown = await qr('data=a&colour=fff');
     expect(unknown.body.error).toMatchObject({ code: 'bad_request', param: 'colour' });
     // An encoded lone surrogate and a truncated sequence: never silently replaced or kept as "%ED…".
-    for (const data of ['%ED%A0%80', 'ab%E2%82', '%FF']) {
+    for (const data of ['%ED%A0%80', 'ab%E2%82', '%FF', 'a=b%E0']) {
       const { res, body } = await qr(`data=${data}`);
       expect(res.status, data).toBe(400);
       expect(body.error.param, data).toBe('data');
