@@ -9,26 +9,22 @@ import pngModule from '@jsquash/png/codec/pkg/squoosh_png_bg.wasm';
 import initOxipng, { optimise } from '@jsquash/oxipng/codec/pkg/squoosh_oxipng.js';
 import oxipngModule from '@jsquash/oxipng/codec/pkg/squoosh_oxipng_bg.wasm';
 
-let pngReady: Promise<unknown> | undefined;
-let oxipngReady: Promise<unknown> | undefined;
+/**
+ * Runs `start` once per isolate and shares its promise. A failed instantiation is not kept, so the
+ * next request tries again.
+ */
+function once(start: () => Promise<unknown>): () => Promise<unknown> {
+  let ready: Promise<unknown> | undefined;
+  return () =>
+    (ready ??= start().catch((error: unknown) => {
+      ready = undefined;
+      throw error;
+    }));
+}
 
 /** Instantiates the PNG codec; shared with anything else that uses the same glue (e.g. its decoder). */
-export function initPngCodec(): Promise<unknown> {
-  // A failed instantiation is not cached, so the next request tries again.
-  pngReady ??= initPng(pngModule).catch((error: unknown) => {
-    pngReady = undefined;
-    throw error;
-  });
-  return pngReady;
-}
-
-function initOxipngCodec(): Promise<unknown> {
-  oxipngReady ??= initOxipng(oxipngModule).catch((error: unknown) => {
-    oxipngReady = undefined;
-    throw error;
-  });
-  return oxipngReady;
-}
+export const initPngCodec = once(() => initPng(pngModule));
+const initOxipngCodec = once(() => initOxipng(oxipngModule));
 
 /** Encodes 8-bit RGBA pixels, row-major, as a PNG. */
 export async function encodePng(rgba: Uint8ClampedArray | Uint8Array, width: number, height: number): Promise<Uint8Array> {

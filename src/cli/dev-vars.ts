@@ -51,5 +51,3 @@ export function withSecret(text: string | undefined, name: string, newValue: () 
   kept.push(`${name}=${newValue()}`, '');
   return { text: kept.join('\n'), created: true };
 }
-
-export const withAdminToken = (text: string | undefined, newToken: () => string) => withSecret(text, 'ADMIN_TOKEN', newToken);

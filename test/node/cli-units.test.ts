@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tokenize } from '../../src/cli/args.ts';
 import { parseDevArgs } from '../../src/cli/dev.ts';
-import { adminTokenIn, withAdminToken } from '../../src/cli/dev-vars.ts';
+import { adminTokenIn, withSecret } from '../../src/cli/dev-vars.ts';
 import { redactSecrets, UsageError } from '../../src/cli/errors.ts';
 import { planRefresh } from '../../src/cli/live-refresh.ts';
 import { parseEmail, parseName, parseScopeList } from '../../src/cli/validate.ts';
@@ -45,11 +45,11 @@ describe('validation', () => {
 
 describe('.dev.vars', () => {
   it('adds a token once and keeps every other line', () => {
-    const made = withAdminToken('# mine\nFOO=bar\r\nADMIN_TOKEN=\n', () => 'T'.repeat(40));
+    const made = withSecret('# mine\nFOO=bar\r\nADMIN_TOKEN=\n', 'ADMIN_TOKEN', () => 'T'.repeat(40));
     expect(made).toEqual({ text: `# mine\nFOO=bar\r\nADMIN_TOKEN=${'T'.repeat(40)}\n`, created: true });
-    expect(withAdminToken(made.text, () => 'other')).toEqual({ text: made.text, created: false });
-    expect(withAdminToken(undefined, () => 'abc').text).toBe('ADMIN_TOKEN=abc\n');
-    expect(withAdminToken('FOO=1', () => 'abc').text).toBe('FOO=1\nADMIN_TOKEN=abc\n');
+    expect(withSecret(made.text, 'ADMIN_TOKEN', () => 'other')).toEqual({ text: made.text, created: false });
+    expect(withSecret(undefined, 'ADMIN_TOKEN', () => 'abc').text).toBe('ADMIN_TOKEN=abc\n');
+    expect(withSecret('FOO=1', 'ADMIN_TOKEN', () => 'abc').text).toBe('FOO=1\nADMIN_TOKEN=abc\n');
     expect(adminTokenIn('export ADMIN_TOKEN="quoted value"\n')).toBe('quoted value');
     expect(adminTokenIn('ADMIN_TOKEN=a\nADMIN_TOKEN=b')).toBe('b');
     expect(adminTokenIn('MY_ADMIN_TOKEN=a')).toBeUndefined();
