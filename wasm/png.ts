@@ -1,43 +1,30 @@
-// PNG encoding and lossless optimisation. The codecs are compiled into the Worker bundle (nothing is
-// fetched at run time) and instantiated once per isolate, on first use.
-//
-// The wasm-bindgen glue is used directly rather than @jsquash's wrappers: the encode wrapper reads
-// `data.buffer` whole (wrong for a view into a larger buffer), and the optimise wrapper pulls in
-// feature detection and a multi-threaded build that a Worker can never use.
-import initPng, { encode } from '@jsquash/png/codec/pkg/squoosh_png.js';
-import pngModule from '@jsquash/png/codec/pkg/squoosh_png_bg.wasm';
-import initOxipng, { optimise } from '@jsquash/oxipng/codec/pkg/squoosh_oxipng.js';
-import oxipngModule from '@jsquash/oxipng/codec/pkg/squoosh_oxipng_bg.wasm';
+// PNG decode and encode (@jsquash/png) and lossless optimisation (@jsquash/oxipng), both wasm-bindgen
+// builds run through our own host so their instances can be replaced (see bindgen.ts).
+import oxipngWasm from '@jsquash/oxipng/codec/pkg/squoosh_oxipng_bg.wasm';
+import pngWasm from '@jsquash/png/codec/pkg/squoosh_png_bg.wasm';
+import { BindgenInstance } from './bindgen.ts';
+import { bytesOf, rgbaImage, type RgbaImage } from './image.ts';
+import { Slot } from './instances.ts';
 
-/**
- * Runs `start` once per isolate and shares its promise. A failed instantiation is not kept, so the
- * next request tries again.
- */
-function once(start: () => Promise<unknown>): () => Promise<unknown> {
-  let ready: Promise<unknown> | undefined;
-  return () =>
-    (ready ??= start().catch((error: unknown) => {
-      ready = undefined;
-      throw error;
-    }));
+const png = new Slot('png', () => new BindgenInstance(pngWasm));
+const oxipng = new Slot('oxipng', () => new BindgenInstance(oxipngWasm));
+
+/** Decodes any PNG (palette, grey, 16-bit, interlaced) to 8-bit RGBA. */
+export function decodePng(bytes: Uint8Array): RgbaImage {
+  const image = png.run((codec) => codec.callReturningObject<RgbaImage>('decode', bytes));
+  return rgbaImage(image.data, image.width, image.height);
 }
-
-/** Instantiates the PNG codec; shared with anything else that uses the same glue (e.g. its decoder). */
-export const initPngCodec = once(() => initPng(pngModule));
-const initOxipngCodec = once(() => initOxipng(oxipngModule));
 
 /** Encodes 8-bit RGBA pixels, row-major, as a PNG. */
-export async function encodePng(rgba: Uint8ClampedArray | Uint8Array, width: number, height: number): Promise<Uint8Array> {
-  if (rgba.length !== width * height * 4) {
-    throw new RangeError(`expected ${width * height * 4} RGBA bytes for ${width}×${height}, got ${rgba.length}`);
-  }
-  await initPngCodec();
-  const bytes = rgba instanceof Uint8Array ? rgba : new Uint8Array(rgba.buffer, rgba.byteOffset, rgba.byteLength);
-  return encode(bytes, width, height, 8);
+export function encodePng(rgba: Uint8ClampedArray | Uint8Array, width: number, height: number): Uint8Array {
+  const image = rgbaImage(bytesOf(rgba), width, height);
+  return png.run((codec) => codec.callReturningBytes('encode', image.data, width, height, 8));
 }
 
-/** Re-compresses a PNG with oxipng (level 0–6), losslessly: pixels, including alpha, are kept exactly. */
-export async function optimisePng(png: Uint8Array, level: number): Promise<Uint8Array> {
-  await initOxipngCodec();
-  return optimise(png, level, false, false);
+/**
+ * Re-compresses a PNG with oxipng (level 0–6), losslessly: pixels, including alpha, are kept exactly
+ * (no interlacing, no alpha optimisation that would change hidden colours).
+ */
+export function optimisePng(bytes: Uint8Array, level: number): Uint8Array {
+  return oxipng.run((codec) => codec.callReturningBytes('optimise', bytes, level, 0, 0));
 }

@@ -92,7 +92,7 @@ export const QR_PNG_OPTIMISE_LEVEL = 1;
  */
 export async function renderPng(symbol: QrSymbol, style: QrStyle): Promise<Uint8Array> {
   const { encodePng, optimisePng } = await import('../../wasm/png.ts');
-  const png = await encodePng(rasterise(symbol, style), style.size, style.size);
+  const png = encodePng(rasterise(symbol, style), style.size, style.size);
   return optimisePng(png, QR_PNG_OPTIMISE_LEVEL);
 }
 

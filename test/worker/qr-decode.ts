@@ -1,7 +1,6 @@
 // Test helpers: read rendered QR codes back with a real decoder (jsQR), from pixels, PNG or our SVG.
-import { decode as decodePngPixels } from '@jsquash/png/codec/pkg/squoosh_png.js';
 import jsQR from 'jsqr';
-import { initPngCodec } from '../../wasm/png.ts';
+import { decodePng } from '../../wasm/png.ts';
 
 export interface DecodedQr {
   text: string;
@@ -34,24 +33,9 @@ export async function readPng(png: Uint8Array): Promise<Pixels> {
   if (String.fromCharCode(...png.subarray(12, 16)) !== 'IHDR') throw new Error('PNG without IHDR first');
   const width = header.getUint32(16);
   const height = header.getUint32(20);
-  await initPngCodec();
-  // The glue builds its result with `new ImageData(...)`; workerd has none, and the glue only
-  // polyfills it when its own Workers sniffing succeeds, so make sure one exists.
-  (globalThis as { ImageData?: unknown }).ImageData ??= ImageDataStandIn;
-  const decoded = decodePngPixels(png) as Pixels;
+  const decoded = decodePng(png);
   if (decoded.width !== width || decoded.height !== height) throw new Error('decoder disagrees with IHDR');
-  return { data: decoded.data, width, height };
-}
-
-class ImageDataStandIn implements Pixels {
-  data: Uint8ClampedArray;
-  width: number;
-  height: number;
-  constructor(data: Uint8ClampedArray, width: number, height: number) {
-    this.data = data;
-    this.width = width;
-    this.height = height;
-  }
+  return { data: new Uint8ClampedArray(decoded.data.buffer, decoded.data.byteOffset, decoded.data.byteLength), width, height };
 }
 
 export async function decodePngQr(png: Uint8Array, pad = 0): Promise<DecodedQr | null> {

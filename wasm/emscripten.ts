@@ -1,0 +1,54 @@
+// Instantiates the Emscripten builds of @jsquash (MozJPEG, libwebp) from modules compiled into the
+// bundle. Each call of a build's factory makes an independent instance with its own memory, so an
+// instance can be dropped and replaced at will.
+import type { CodecInstance } from './instances.ts';
+
+/** What the Emscripten factories accept and resolve to (the subset used here). */
+export interface EmscriptenOptions {
+  noInitialRun: boolean;
+  instantiateWasm: (imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance) => void) => WebAssembly.Exports;
+}
+export type EmscriptenFactory<M> = (options: EmscriptenOptions) => Promise<M>;
+
+// The Embind decoders build their result with `new ImageData(...)`, which workerd does not have.
+// A plain record is all they need; `Uint8ClampedArray` pixels are read back as bytes.
+class PlainImageData {
+  readonly data: Uint8ClampedArray;
+  readonly width: number;
+  readonly height: number;
+  constructor(data: Uint8ClampedArray, width: number, height: number) {
+    this.data = data;
+    this.width = width;
+    this.height = height;
+  }
+}
+(globalThis as { ImageData?: unknown }).ImageData ??= PlainImageData;
+
+export class EmscriptenInstance<M> implements CodecInstance {
+  readonly module: M;
+  private readonly memory: WebAssembly.Memory;
+
+  constructor(factory: EmscriptenFactory<M>, compiled: WebAssembly.Module) {
+    let memory: WebAssembly.Memory | undefined;
+    const options = {
+      noInitialRun: true,
+      instantiateWasm(imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance) => void) {
+        const instance = new WebAssembly.Instance(compiled, imports);
+        memory = Object.values(instance.exports).find((value) => value instanceof WebAssembly.Memory);
+        receive(instance);
+        return instance.exports;
+      },
+    };
+    // With a synchronous `instantiateWasm` the runtime is ready when the factory returns: the options
+    // object has become the module. Its promise is only a notification and is ignored.
+    void factory(options).catch(() => undefined);
+    const ready = options as unknown as M & { calledRun?: boolean };
+    if (!memory || !ready.calledRun) throw new Error('the WebAssembly codec did not initialise synchronously');
+    this.module = ready;
+    this.memory = memory;
+  }
+
+  memoryBytes(): number {
+    return this.memory.buffer.byteLength;
+  }
+}

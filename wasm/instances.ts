@@ -1,0 +1,104 @@
+// Instance lifecycle for every codec. A WebAssembly memory grows and never shrinks, and a Workers
+// isolate has 128 MB for everything, WASM memories included. So each codec lives in a slot that
+// instantiates it on first use (the compiled module is part of the bundle; nothing is fetched) and
+// drops it again when a call left its memory larger than `retainBytes`, or when a call failed (a trap
+// or an abort can leave an instance in any state). The next call gets a fresh, small instance.
+
+/** A live instance of one codec. */
+export interface CodecInstance {
+  /** Current size of the instance's linear memory in bytes. */
+  memoryBytes(): number;
+}
+
+/**
+ * Instances whose memory is at most this size after a call are kept for the next one: small images
+ * then pay no instantiation, while a large image's memory is handed back to the isolate at once.
+ */
+export const WASM_RETAIN_BYTES = 32 * 1024 * 1024;
+
+const slots: Slot<CodecInstance>[] = [];
+let peakLiveBytes = 0;
+
+export class Slot<T extends CodecInstance> {
+  readonly name: string;
+  private readonly create: () => T;
+  private readonly retainBytes: number;
+  private instance: T | undefined;
+  private instantiations = 0;
+
+  constructor(name: string, create: () => T, retainBytes = WASM_RETAIN_BYTES) {
+    this.name = name;
+    this.create = create;
+    this.retainBytes = retainBytes;
+    slots.push(this as unknown as Slot<CodecInstance>);
+  }
+
+  /**
+   * Runs `fn` on this codec's instance. `fn` must be synchronous: requests share the instance, and
+   * nothing may run on it between writing an input into its memory and reading the output back.
+   */
+  run<R>(fn: (instance: T) => R): R {
+    const instance = (this.instance ??= this.instantiate());
+    let failed = true;
+    try {
+      const result = fn(instance);
+      failed = false;
+      return result;
+    } finally {
+      noteLiveBytes();
+      if (failed || instance.memoryBytes() > this.retainBytes) this.drop();
+    }
+  }
+
+  /** Forgets the instance; its memory goes back to the isolate once nothing refers to it. */
+  drop(): void {
+    this.instance = undefined;
+  }
+
+  stats(): { name: string; live: boolean; memory_bytes: number; instantiations: number } {
+    return {
+      name: this.name,
+      live: this.instance !== undefined,
+      memory_bytes: this.instance?.memoryBytes() ?? 0,
+      instantiations: this.instantiations,
+    };
+  }
+
+  liveBytes(): number {
+    return this.instance?.memoryBytes() ?? 0;
+  }
+
+  private instantiate(): T {
+    this.instantiations++;
+    const instance = this.create();
+    noteLiveBytes();
+    return instance;
+  }
+}
+
+/** The sum of all live codec memories now. */
+export function liveWasmBytes(): number {
+  return slots.reduce((sum, slot) => sum + slot.liveBytes(), 0);
+}
+
+function noteLiveBytes(): void {
+  peakLiveBytes = Math.max(peakLiveBytes, liveWasmBytes());
+}
+
+export interface WasmMemoryReport {
+  /** Sum of the live instances' memories now. */
+  live_bytes: number;
+  /** Highest sum seen since the isolate started or the last reset, sampled after every call. */
+  peak_bytes: number;
+  codecs: ReturnType<Slot<CodecInstance>['stats']>[];
+}
+
+export function wasmMemoryReport(): WasmMemoryReport {
+  return { live_bytes: liveWasmBytes(), peak_bytes: peakLiveBytes, codecs: slots.map((slot) => slot.stats()) };
+}
+
+/** Drops every instance and restarts the peak: the bench measures each image from a clean isolate state. */
+export function resetWasmInstances(): void {
+  for (const slot of slots) slot.drop();
+  peakLiveBytes = 0;
+}

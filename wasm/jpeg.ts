@@ -1,0 +1,49 @@
+// MozJPEG decode and encode (@jsquash/jpeg's Emscripten builds).
+import decoderFactory from '@jsquash/jpeg/codec/dec/mozjpeg_dec.js';
+import decoderWasm from '@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm';
+import encoderFactory from '@jsquash/jpeg/codec/enc/mozjpeg_enc.js';
+import encoderWasm from '@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm';
+import { EmscriptenInstance, type EmscriptenFactory } from './emscripten.ts';
+import { bytesOf, rgbaImage, type RgbaImage } from './image.ts';
+import { Slot } from './instances.ts';
+
+interface Decoder {
+  decode(data: Uint8Array, preserveOrientation: boolean): { data: Uint8ClampedArray; width: number; height: number } | null;
+}
+interface Encoder {
+  encode(data: Uint8Array, width: number, height: number, options: MozJpegOptions): Uint8Array;
+}
+
+/** MozJPEG's options as its Embind binding requires them: every field present. */
+export interface MozJpegOptions {
+  quality: number;
+  baseline: boolean;
+  arithmetic: boolean;
+  progressive: boolean;
+  optimize_coding: boolean;
+  smoothing: number;
+  color_space: number;
+  quant_table: number;
+  trellis_multipass: boolean;
+  trellis_opt_zero: boolean;
+  trellis_opt_table: boolean;
+  trellis_loops: number;
+  auto_subsample: boolean;
+  chroma_subsample: number;
+  separate_chroma_quality: boolean;
+  chroma_quality: number;
+}
+
+const decoder = new Slot('mozjpeg_dec', () => new EmscriptenInstance(decoderFactory as EmscriptenFactory<Decoder>, decoderWasm));
+const encoder = new Slot('mozjpeg_enc', () => new EmscriptenInstance(encoderFactory as EmscriptenFactory<Encoder>, encoderWasm));
+
+/** Decodes a baseline or progressive JPEG to RGBA, as stored (EXIF orientation is not applied). */
+export function decodeJpeg(bytes: Uint8Array): RgbaImage {
+  const image = decoder.run((codec) => codec.module.decode(bytes, false));
+  if (!image) throw new Error('MozJPEG could not decode the image');
+  return rgbaImage(bytesOf(image.data), image.width, image.height);
+}
+
+export function encodeJpeg(image: RgbaImage, options: MozJpegOptions): Uint8Array {
+  return encoder.run((codec) => codec.module.encode(image.data, image.width, image.height, options));
+}
