@@ -13,6 +13,10 @@ export interface Env {
   QR_SIGNING_SECRET?: string;
   /** Secret, optional: the previous QR key, still accepted while URLs signed with it are in use. */
   QR_SIGNING_SECRET_PREVIOUS?: string;
+  /** Largest input (width × height) the compression API decodes; default in src/compress/limits.ts. */
+  MAX_INPUT_PIXELS?: string | number;
+  /** Compressions in flight per isolate above which free-tier requests get 503; pro requests still run. */
+  MAX_CONCURRENT_COMPRESSIONS?: string | number;
   /** Secret: bearer token of the operator endpoint. Unset, the endpoint does not exist. */
   ADMIN_TOKEN?: string;
   /**

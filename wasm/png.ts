@@ -22,6 +22,14 @@ export function encodePng(rgba: Uint8ClampedArray | Uint8Array, width: number, h
 }
 
 /**
+ * Writes RGBA pixels straight to an optimised PNG with oxipng (level 0–6): it picks the smallest
+ * colour type that keeps every pixel exact (grey, RGB without alpha, palette), with no intermediate PNG.
+ */
+export function encodeOptimisedPng(image: RgbaImage, level: number): Uint8Array {
+  return oxipng.run((codec) => codec.callReturningBytes('optimise_raw', image.data, image.width, image.height, level, 0, 0));
+}
+
+/**
  * Re-compresses a PNG with oxipng (level 0–6), losslessly: pixels, including alpha, are kept exactly
  * (no interlacing, no alpha optimisation that would change hidden colours).
  */

@@ -1,23 +1,102 @@
-// API A. This release authenticates and reports the quota; the codec pipeline lands with the
-// compression issue, and until then the endpoint answers 501 without spending quota.
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { imageAuth } from '../http/auth.ts';
+// API A: POST /api/v1/compress. Thin: reserve a unit of the month, admit, read and validate the
+// upload, run the pipeline, and write the image with its headers. The unit is committed only when the
+// answer is 200 and released on every failure, so a failed request never costs quota.
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { admit } from '../compress/admission.ts';
+import { compressConfig } from '../compress/config.ts';
+import { EXTENSIONS, MEDIA_TYPES } from '../compress/formats.ts';
+import type { CompressResult } from '../compress/pipeline.ts';
+import { imageBytes, partsOf, readMultipart } from '../compress/upload.ts';
+import { enforce, imageKeyFrom, meterFor } from '../http/auth.ts';
 import type { AppEnv } from '../http/context.ts';
 import { ApiError } from '../http/errors.ts';
-import { IMAGE_SECURITY, errorResponses } from './schemas.ts';
+import { badRequestFrom } from '../http/validation.ts';
+import { clock } from '../env.ts';
+import { CompressParts } from './compress-schema.ts';
+import { compressDoc } from './compress-doc.ts';
 
-export const compressRoute = createRoute({
-  method: 'post',
-  path: '/api/v1/compress',
-  summary: 'Compress an image (multipart upload). Not yet available: answers 501 after authenticating',
-  tags: ['Image API'],
-  security: IMAGE_SECURITY,
-  middleware: [imageAuth()] as const,
-  responses: errorResponses('unauthorized', 'forbidden', 'not_implemented'),
-});
+export const COMPRESS_PATH = '/api/v1/compress';
 
 export function registerCompress(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(compressRoute, () => {
-    throw new ApiError('not_implemented', 'image compression is not available in this version yet; no quota was used');
+  app.openAPIRegistry.registerPath(compressDoc);
+  app.post(COMPRESS_PATH, async (c) => {
+    const started = performance.now();
+    const { hash, meter } = await meterFor(c.env, imageKeyFrom(c.req.raw.headers));
+    const reserved = await meter.reserve(hash, clock(c.env));
+    if (reserved.outcome !== 'forbidden') c.set('rate', reserved.rate);
+    enforce(reserved);
+    const key = reserved.key!;
+    c.set('key', key);
+    c.set('keyHash', hash);
+
+    let done: (() => void) | undefined;
+    try {
+      const config = compressConfig(c.env);
+      done = admit(key.tiers.image, config.maxConcurrentCompressions);
+      const parsed = CompressParts.safeParse(partsOf(await readMultipart(c.req.raw)));
+      if (!parsed.success) throw badRequestFrom(parsed.error.issues);
+      const parts = parsed.data;
+      if (key.tiers.image === 'free' && parts.format === 'webp') {
+        throw new ApiError('plan_upgrade_required', 'WebP output needs the pro tier; the free tier writes JPEG and PNG', { param: 'format' });
+      }
+      if (parts.target_kb !== undefined) {
+        if (key.tiers.image === 'free') throw new ApiError('plan_upgrade_required', 'target_kb needs the pro tier', { param: 'target_kb' });
+        if (parts.format === 'png') throw new ApiError('bad_request', 'target_kb works with jpeg and webp output only: PNG output is lossless', { param: 'target_kb' });
+      }
+      const bytes = await imageBytes(parts.image);
+      const { compress } = await import('../compress/pipeline.ts');
+      const result = await compress(
+        { bytes, format: parts.format, quality: parts.quality, width: parts.width, height: parts.height, targetKb: parts.target_kb },
+        config.maxInputPixels,
+      );
+      // Counted now that the answer is 200; the reservation already holds the unit, so the headers
+      // from reserving are exact and the commit need not delay the response.
+      c.executionCtx.waitUntil(meter.commit(hash, reserved.reservation!, clock(c.env)));
+      return imageResponse(result, parts.image.name, bytes.length, performance.now() - started);
+    } catch (err) {
+      const released = await meter.release(hash, reserved.reservation!, clock(c.env));
+      if (released.rate) c.set('rate', released.rate);
+      throw err;
+    } finally {
+      done?.();
+    }
   });
+}
+
+function imageResponse(result: CompressResult, uploadName: string, originalSize: number, totalMs: number): Response {
+  const size = result.bytes.length;
+  const savings = originalSize === 0 ? 0 : ((originalSize - size) / originalSize) * 100;
+  const headers = new Headers({
+    'Content-Type': MEDIA_TYPES[result.format],
+    'Content-Length': String(size),
+    'Content-Disposition': `inline; filename="${safeStem(uploadName)}.${EXTENSIONS[result.format]}"`,
+    'Cache-Control': 'no-store',
+    'X-Original-Size': String(originalSize),
+    'X-Compressed-Size': String(size),
+    'X-Savings-Percent': savings.toFixed(1),
+    'X-Image-Width': String(result.width),
+    'X-Image-Height': String(result.height),
+    'X-Quality': String(result.quality),
+    'Server-Timing': serverTiming(result, totalMs),
+  });
+  if (result.targetReached !== undefined) headers.set('X-Target-Reached', String(result.targetReached));
+  return new Response(result.bytes, { status: 200, headers });
+}
+
+const ms = (value: number): string => value.toFixed(1);
+
+function serverTiming(result: CompressResult, totalMs: number): string {
+  const { decode, resize, encode } = result.timings;
+  return `decode;dur=${ms(decode)}, resize;dur=${ms(resize)}, encode;dur=${ms(encode)};desc="${result.encodes} encode${result.encodes === 1 ? '' : 's'}", total;dur=${ms(totalMs)}`;
+}
+
+/**
+ * The upload's name without its extension, reduced to characters safe in a quoted header value;
+ * `image` when nothing usable is left.
+ */
+export function safeStem(name: string): string {
+  const base = name.replace(/^.*[\\/]/, '');
+  const dot = base.lastIndexOf('.');
+  const stem = (dot > 0 ? base.slice(0, dot) : base).replace(/[^A-Za-z0-9._ -]+/g, '_').replace(/^[._ ]+|[ ]+$/g, '').slice(0, 100);
+  return stem === '' || /^_+$/.test(stem) ? 'image' : stem;
 }

@@ -6,8 +6,11 @@ import { secretsEqual } from '../accounts/constant-time.ts';
 import { refreshKeys } from '../accounts/refresh.ts';
 import type { AppEnv } from '../http/context.ts';
 import { ApiError } from '../http/errors.ts';
+import { resetWasmInstances, wasmMemoryReport } from '../../wasm/instances.ts';
 
 export const REFRESH_PATH = '/internal/keys/refresh';
+/** This isolate's codec memories (GET), or drop every codec instance and restart the peak (POST). */
+export const CODECS_PATH = '/internal/codecs';
 const MAX_REFRESH_IDS = 1000;
 
 const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
@@ -43,10 +46,34 @@ const refreshRoute = createRoute({
   responses: { 200: { description: 'Refreshed' } },
 });
 
+const codecsReport = createRoute({
+  method: 'get',
+  path: CODECS_PATH,
+  hide: true,
+  middleware: [adminAuth] as const,
+  responses: { 200: { description: "This isolate's WebAssembly codec memories" } },
+});
+
+const codecsReset = createRoute({
+  method: 'post',
+  path: `${CODECS_PATH}/reset`,
+  hide: true,
+  middleware: [adminAuth] as const,
+  responses: { 200: { description: 'Every codec instance dropped; the peak restarted' } },
+});
+
 export function registerInternal(app: OpenAPIHono<AppEnv>): void {
   app.openapi(refreshRoute, async (c) => {
     const body = c.req.valid('json');
     const refreshed = await refreshKeys(c.env, { keyIds: body.key_ids, accountId: body.account_id });
     return c.json({ data: { refreshed }, meta: { request_id: c.var.requestId } }, 200);
+  });
+
+  // For the bench and for operators investigating memory: Emscripten and wasm-bindgen memories only
+  // grow, so what an isolate holds after a mix of requests is worth seeing.
+  app.openapi(codecsReport, (c) => c.json({ data: wasmMemoryReport(), meta: { request_id: c.var.requestId } }, 200));
+  app.openapi(codecsReset, (c) => {
+    resetWasmInstances();
+    return c.json({ data: wasmMemoryReport(), meta: { request_id: c.var.requestId } }, 200);
   });
 }

@@ -31,6 +31,12 @@ const ERROR_DESCRIPTIONS: Partial<Record<ErrorCode, string>> = {
   rate_limit_exceeded: 'Rate limit of the key exceeded; see Retry-After',
   quota_exceeded: 'Monthly compressions used up; see Retry-After',
   not_implemented: 'Not available in this version',
+  plan_upgrade_required: "The key's tier lacks the feature (free: format=webp, target_kb)",
+  payload_too_large: 'Upload over 10 MB',
+  unsupported_media_type: 'Not a JPEG, PNG or WebP by its magic bytes',
+  unprocessable_image: 'Claims a supported type but cannot be decoded (truncated, corrupt, animated WebP)',
+  image_too_large: 'Width × height over MAX_INPUT_PIXELS, refused from the header before decoding',
+  overloaded: 'Free-tier compression shed while the isolate is saturated; see Retry-After',
 };
 
 /** OpenAPI responses for the given error codes (several codes may share one status). */

@@ -1,0 +1,36 @@
+// The image formats the API reads and writes, and how to recognise them: by their magic bytes only,
+// since a declared Content-Type or file name proves nothing.
+
+export const FORMATS = ['jpeg', 'png', 'webp'] as const;
+export type ImageFormat = (typeof FORMATS)[number];
+
+export const MEDIA_TYPES: Record<ImageFormat, string> = { jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp' };
+export const EXTENSIONS: Record<ImageFormat, string> = { jpeg: 'jpg', png: 'png', webp: 'webp' };
+
+const startsWith = (bytes: Uint8Array, prefix: readonly number[], at = 0): boolean =>
+  bytes.length >= at + prefix.length && prefix.every((b, i) => bytes[at + i] === b);
+
+const ascii = (text: string): number[] => [...text].map((c) => c.charCodeAt(0));
+
+export type Sniffed = { format: ImageFormat } | { format: null; seen: string };
+
+/** What the bytes are; for anything unsupported, a name for the error message when we know one. */
+export function sniff(bytes: Uint8Array): Sniffed {
+  if (startsWith(bytes, [0xff, 0xd8, 0xff])) return { format: 'jpeg' };
+  if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return { format: 'png' };
+  if (startsWith(bytes, ascii('RIFF')) && startsWith(bytes, ascii('WEBP'), 8)) return { format: 'webp' };
+  return { format: null, seen: describeUnsupported(bytes) };
+}
+
+function describeUnsupported(bytes: Uint8Array): string {
+  if (bytes.length === 0) return 'an empty file';
+  if (startsWith(bytes, ascii('GIF8'))) return 'a GIF';
+  if (startsWith(bytes, ascii('%PDF'))) return 'a PDF';
+  if (startsWith(bytes, ascii('BM'))) return 'a BMP';
+  if (startsWith(bytes, [0x49, 0x49, 0x2a, 0x00]) || startsWith(bytes, [0x4d, 0x4d, 0x00, 0x2a])) return 'a TIFF';
+  if (startsWith(bytes, ascii('ftyp'), 4)) return 'an HEIF/AVIF (ISO media) file';
+  if (startsWith(bytes, [0xff, 0x0a]) || startsWith(bytes, [0, 0, 0, 0x0c, 0x4a, 0x58, 0x4c, 0x20])) return 'a JPEG XL';
+  const head = new TextDecoder().decode(bytes.subarray(0, 512)).trimStart().toLowerCase();
+  if (head.startsWith('<svg') || (head.startsWith('<?xml') && head.includes('<svg'))) return 'an SVG';
+  return 'not an image we recognise';
+}

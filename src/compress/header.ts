@@ -1,0 +1,172 @@
+// Reads what a file declares about itself — dimensions, EXIF orientation, completeness — from its
+// structure alone, before any pixel is decoded: a decompression bomb is refused for the cost of
+// reading a few headers.
+import { orientationFromApp1, orientationFromTiff, type Orientation } from './exif.ts';
+import type { ImageFormat } from './formats.ts';
+
+export interface ImageHeader {
+  width: number;
+  height: number;
+  orientation: Orientation;
+  hasAlphaChannel: boolean;
+  /** Why the file cannot be a whole image (truncated, malformed), or null when it looks whole. */
+  defect: string | null;
+}
+
+/** The structure is too broken to even find the dimensions. */
+export class MalformedImage extends Error {}
+
+export function readHeader(format: ImageFormat, bytes: Uint8Array): ImageHeader {
+  switch (format) {
+    case 'jpeg':
+      return readJpeg(bytes);
+    case 'png':
+      return readPng(bytes);
+    case 'webp':
+      return readWebp(bytes);
+  }
+}
+
+const u16 = (b: Uint8Array, at: number): number => (b[at]! << 8) | b[at + 1]!;
+const u32 = (b: Uint8Array, at: number): number => ((b[at]! << 24) >>> 0) + (b[at + 1]! << 16) + (b[at + 2]! << 8) + b[at + 3]!;
+const u24le = (b: Uint8Array, at: number): number => b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16);
+const u32le = (b: Uint8Array, at: number): number => (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
+const tag = (b: Uint8Array, at: number): string => String.fromCharCode(b[at]!, b[at + 1]!, b[at + 2]!, b[at + 3]!);
+
+// ---- JPEG: walk the marker segments; the entropy-coded data after each SOS runs to the next marker.
+
+const SOF_MARKERS = new Set([0xc0, 0xc1, 0xc2, 0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf]);
+const EOI = 0xd9;
+const SOS = 0xda;
+
+function readJpeg(b: Uint8Array): ImageHeader {
+  let width = 0;
+  let height = 0;
+  let orientation: Orientation | null = null;
+  let at = 2; // after SOI
+  let sawScan = false;
+  while (at < b.length) {
+    if (b[at] !== 0xff) {
+      if (!sawScan) throw new MalformedImage('a JPEG marker was expected');
+      // Entropy-coded data: the next marker is an 0xFF not followed by 0x00 (stuffing) or RSTn.
+      const next = b.indexOf(0xff, at);
+      if (next < 0) break;
+      at = next;
+      continue;
+    }
+    const marker = b[at + 1];
+    if (marker === undefined) break;
+    if (marker === 0xff) {
+      at++; // fill byte
+      continue;
+    }
+    if (marker === 0x00 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) {
+      if (!sawScan && marker === 0x00) throw new MalformedImage('a JPEG marker was expected');
+      at += 2;
+      continue;
+    }
+    if (marker === EOI) {
+      if (!sawScan) break;
+      return { width, height, orientation: orientation ?? 1, hasAlphaChannel: false, defect: null };
+    }
+    if (at + 4 > b.length) break;
+    const length = u16(b, at + 2);
+    if (length < 2) throw new MalformedImage('a JPEG segment has an impossible length');
+    const end = at + 2 + length;
+    if (SOF_MARKERS.has(marker)) {
+      if (end > b.length) break;
+      height = u16(b, at + 5);
+      width = u16(b, at + 7);
+      if (width === 0 || height === 0) throw new MalformedImage('the JPEG frame declares no width or height');
+    } else if (marker === 0xe1 && orientation === null && end <= b.length) {
+      orientation = orientationFromApp1(b.subarray(at + 4, end));
+    } else if (marker === SOS) {
+      if (width === 0) throw new MalformedImage('the JPEG has image data before its frame header');
+      sawScan = true;
+    }
+    at = end;
+  }
+  if (width === 0) throw new MalformedImage('the JPEG ends before its frame header');
+  return { width, height, orientation: orientation ?? 1, hasAlphaChannel: false, defect: 'the JPEG is truncated: it ends before its end-of-image marker' };
+}
+
+// ---- PNG: IHDR first; eXIf, if any, before the image data; IEND last.
+
+function readPng(b: Uint8Array): ImageHeader {
+  if (b.length < 33 || tag(b, 12) !== 'IHDR') throw new MalformedImage('the PNG does not start with its IHDR header');
+  const width = u32(b, 16);
+  const height = u32(b, 20);
+  if (width === 0 || height === 0) throw new MalformedImage('the PNG header declares no width or height');
+  const colourType = b[25]!;
+  let hasAlphaChannel = colourType === 4 || colourType === 6;
+  let orientation: Orientation = 1;
+  let at = 8;
+  while (at + 8 <= b.length) {
+    const length = u32(b, at);
+    const type = tag(b, at + 4);
+    const end = at + 12 + length;
+    if (end > b.length) break;
+    if (type === 'tRNS') hasAlphaChannel = true;
+    else if (type === 'eXIf') orientation = orientationFromTiff(b.subarray(at + 8, at + 8 + length));
+    else if (type === 'IEND') return { width, height, orientation, hasAlphaChannel, defect: null };
+    at = end;
+  }
+  return { width, height, orientation, hasAlphaChannel, defect: 'the PNG is truncated: it ends before its IEND chunk' };
+}
+
+// ---- WebP: RIFF container; the first chunk is VP8 (lossy), VP8L (lossless) or VP8X (extended).
+
+function readWebp(b: Uint8Array): ImageHeader {
+  if (b.length < 30) throw new MalformedImage('the WebP is too short to hold a header');
+  const riffEnd = 8 + u32le(b, 4);
+  let defect: string | null = riffEnd > b.length ? 'the WebP is truncated: shorter than its RIFF header says' : null;
+  const first = tag(b, 12);
+  let width: number;
+  let height: number;
+  let hasAlphaChannel = false;
+  let orientation: Orientation = 1;
+  if (first === 'VP8 ') {
+    if (b[23] !== 0x9d || b[24] !== 0x01 || b[25] !== 0x2a) throw new MalformedImage('the WebP lossy frame has no start code');
+    width = (b[26]! | (b[27]! << 8)) & 0x3fff;
+    height = (b[28]! | (b[29]! << 8)) & 0x3fff;
+  } else if (first === 'VP8L') {
+    if (b[20] !== 0x2f) throw new MalformedImage('the WebP lossless stream has no signature');
+    const bits = u32le(b, 21);
+    width = (bits & 0x3fff) + 1;
+    height = ((bits >>> 14) & 0x3fff) + 1;
+    hasAlphaChannel = ((bits >>> 28) & 1) === 1;
+  } else if (first === 'VP8X') {
+    const flags = b[20]!;
+    if (flags & 0x02) throw new MalformedImage('animated WebP is not supported: send a still image');
+    hasAlphaChannel = (flags & 0x10) !== 0;
+    width = u24le(b, 24) + 1;
+    height = u24le(b, 27) + 1;
+    if (flags & 0x08) orientation = webpExifOrientation(b, Math.min(riffEnd, b.length));
+  } else {
+    throw new MalformedImage(`the WebP starts with an unknown chunk "${first.replace(/[^\x20-\x7e]/g, '?')}"`);
+  }
+  if (width === 0 || height === 0) throw new MalformedImage('the WebP declares no width or height');
+  defect ??= webpChunksDefect(b, Math.min(riffEnd, b.length));
+  return { width, height, orientation, hasAlphaChannel, defect };
+}
+
+function webpExifOrientation(b: Uint8Array, end: number): Orientation {
+  for (let at = 12; at + 8 <= end; at += 8 + u32le(b, at + 4) + (u32le(b, at + 4) & 1)) {
+    if (tag(b, at) === 'EXIF') {
+      const payload = b.subarray(at + 8, Math.min(end, at + 8 + u32le(b, at + 4)));
+      // Some writers keep JPEG's "Exif\0\0" prefix in front of the TIFF block.
+      return orientationFromApp1(payload) ?? orientationFromTiff(payload);
+    }
+  }
+  return 1;
+}
+
+function webpChunksDefect(b: Uint8Array, end: number): string | null {
+  for (let at = 12; at < end; ) {
+    if (at + 8 > end) return 'the WebP is truncated inside a chunk header';
+    const size = u32le(b, at + 4);
+    if (at + 8 + size > end) return `the WebP is truncated: its ${tag(b, at).trim()} chunk is incomplete`;
+    at += 8 + size + (size & 1);
+  }
+  return null;
+}

@@ -1,0 +1,57 @@
+// `target_kb`: find the highest quality whose output fits, in as few encodes as possible. Output size
+// grows with quality roughly exponentially, so each guess interpolates log(size) between the closest
+// qualities known to fit and not to fit; the search ends when those two are adjacent.
+import { MAX_TARGET_ENCODES } from './limits.ts';
+
+export interface Encoded {
+  bytes: Uint8Array;
+  quality: number;
+}
+
+export interface TargetResult extends Encoded {
+  reached: boolean;
+  encodes: number;
+}
+
+/** `ceiling` is the highest quality considered (the request's `quality`). */
+export function searchQuality(encode: (quality: number) => Uint8Array, targetBytes: number, ceiling: number): TargetResult {
+  let encodes = 0;
+  const sizes = new Map<number, number>();
+  const run = (quality: number): Encoded => {
+    encodes++;
+    const bytes = encode(quality);
+    sizes.set(quality, bytes.length);
+    return { bytes, quality };
+  };
+
+  const top = run(ceiling);
+  if (top.bytes.length <= targetBytes) return { ...top, reached: true, encodes };
+  let fit: Encoded | undefined; // the highest quality known to fit
+  let over = top; // the lowest quality known not to fit
+
+  while (over.quality - (fit?.quality ?? 0) > 1 && encodes < MAX_TARGET_ENCODES) {
+    const low = fit?.quality ?? 0;
+    // With one encode left and nothing fitting yet, quality 1 must be tried: it is the answer either way.
+    const guess = fit === undefined && encodes === MAX_TARGET_ENCODES - 1
+      ? 1
+      : Math.min(over.quality - 1, Math.max(low + 1, interpolate(sizes, low, over.quality, targetBytes)));
+    const tried = run(guess);
+    if (tried.bytes.length <= targetBytes) fit = tried;
+    else over = tried;
+  }
+  // Nothing fits: `over` is then the quality-1 result, the smallest this format makes.
+  return fit ? { ...fit, reached: true, encodes } : { ...over, reached: false, encodes };
+}
+
+function interpolate(sizes: Map<number, number>, low: number, over: number, target: number): number {
+  const overSize = sizes.get(over)!;
+  const lowSize = sizes.get(low);
+  if (lowSize === undefined) {
+    // One point: assume size halves for every 25 quality points down, a fair mean for JPEG and WebP.
+    return Math.floor(over - 25 * Math.log2(overSize / Math.max(1, target)));
+  }
+  const t = (Math.log(target) - Math.log(lowSize)) / (Math.log(overSize) - Math.log(lowSize));
+  const guess = Math.floor(low + t * (over - low));
+  // Equal sizes at both ends (a flat stretch of the curve) say nothing: bisect.
+  return Number.isFinite(guess) ? guess : Math.floor((low + over) / 2);
+}

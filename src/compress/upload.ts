@@ -1,0 +1,61 @@
+// Reads a multipart upload without trusting it: refused unread when Content-Length is over the limit,
+// cut off the moment the streamed body passes it, and parsed by the runtime's own multipart parser.
+import { ApiError } from '../http/errors.ts';
+import { MAX_IMAGE_BYTES, MULTIPART_OVERHEAD_BYTES } from './limits.ts';
+
+export const MAX_BODY_BYTES = MAX_IMAGE_BYTES + MULTIPART_OVERHEAD_BYTES;
+
+const tooLarge = (): ApiError =>
+  new ApiError('payload_too_large', `the upload is over the limit: images up to ${MAX_IMAGE_BYTES / 1024 / 1024} MB (${MAX_IMAGE_BYTES} bytes)`, {
+    param: 'image',
+    details: { max_bytes: MAX_IMAGE_BYTES },
+  });
+
+const HOW_TO = 'send multipart/form-data with the file in a part named "image", e.g. curl -F image=@photo.jpg';
+
+export async function readMultipart(request: Request): Promise<FormData> {
+  const type = request.headers.get('content-type') ?? '';
+  if (!/^multipart\/form-data\s*;.*boundary=/i.test(type)) {
+    throw new ApiError('bad_request', `the request body must be multipart/form-data: ${HOW_TO}`);
+  }
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
+  if (!request.body) throw new ApiError('bad_request', `the request has no body: ${HOW_TO}`, { param: 'image' });
+
+  let received = 0;
+  let overLimit = false;
+  const counted = request.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        received += chunk.byteLength;
+        if (received > MAX_BODY_BYTES) {
+          overLimit = true;
+          controller.error(tooLarge());
+          return;
+        }
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  try {
+    return await new Response(counted, { headers: { 'content-type': type } }).formData();
+  } catch {
+    if (overLimit) throw tooLarge();
+    throw new ApiError('bad_request', `the multipart body could not be parsed: ${HOW_TO}`);
+  }
+}
+
+/** The parts as an object for the schema: a repeated part is an error, not a silent pick. */
+export function partsOf(form: FormData): Record<string, File | string> {
+  const parts: Record<string, File | string> = {};
+  for (const [name, value] of form) {
+    if (Object.hasOwn(parts, name)) throw new ApiError('bad_request', `the part "${name}" appears more than once`, { param: name });
+    parts[name] = value;
+  }
+  return parts;
+}
+
+export async function imageBytes(file: File): Promise<Uint8Array> {
+  if (file.size > MAX_IMAGE_BYTES) throw tooLarge();
+  return new Uint8Array(await file.arrayBuffer());
+}

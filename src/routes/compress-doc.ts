@@ -1,0 +1,44 @@
+// The OpenAPI description of POST /api/v1/compress. The route reads its multipart body itself (to cap
+// it while streaming), so the description is registered on its own, from the same part schema.
+import type { RouteConfig } from '@hono/zod-openapi';
+import { CompressParts } from './compress-schema.ts';
+import { IMAGE_SECURITY, RATE_HEADERS, errorResponses } from './schemas.ts';
+
+const header = (description: string) => ({ schema: { type: 'string' as const }, description });
+const binary = { schema: { type: 'string' as const, format: 'binary' } };
+
+export const compressDoc: RouteConfig = {
+  method: 'post',
+  path: '/api/v1/compress',
+  summary: 'Compress an image: multipart upload in, the compressed image out, sizes in headers',
+  description:
+    'Decodes the upload (JPEG, PNG or WebP, detected from its bytes), applies its EXIF orientation, resizes within width/height ' +
+    '(never upscaling), and encodes to `format`: MozJPEG, lossless optimised PNG (oxipng) or WebP. Metadata is stripped; ' +
+    'transparency becomes white in JPEG output. When the output has the input format, nothing was resized and no target_kb was ' +
+    'given, a result that is not smaller is replaced by the original bytes. One compression of the month is used only by a 200.',
+  tags: ['Image API'],
+  security: IMAGE_SECURITY,
+  request: { body: { required: true, content: { 'multipart/form-data': { schema: CompressParts } } } },
+  responses: {
+    200: {
+      description: 'The compressed image',
+      content: { 'image/jpeg': binary, 'image/png': binary, 'image/webp': binary },
+      headers: {
+        ...RATE_HEADERS,
+        'Content-Disposition': header('inline; filename="<original stem>.<jpg|png|webp>"'),
+        'X-Original-Size': header('Bytes uploaded (the image part)'),
+        'X-Compressed-Size': header('Bytes of the body'),
+        'X-Savings-Percent': header('(original − compressed) ÷ original × 100, one decimal; negative when a conversion grew the file'),
+        'X-Image-Width': header('Output width in pixels'),
+        'X-Image-Height': header('Output height in pixels'),
+        'X-Quality': header('The quality used (the one found, with target_kb)'),
+        'X-Target-Reached': header('With target_kb: true when the output fits the target, false when even quality 1 does not'),
+        'Server-Timing': header('decode, resize, encode (desc: number of encodes) and total, in ms'),
+      },
+    },
+    ...errorResponses(
+      'bad_request', 'unauthorized', 'forbidden', 'plan_upgrade_required', 'payload_too_large', 'unsupported_media_type',
+      'unprocessable_image', 'image_too_large', 'quota_exceeded', 'overloaded',
+    ),
+  },
+};

@@ -1,0 +1,20 @@
+// The multipart parts of POST /api/v1/compress: one schema validates them and documents them.
+import { z } from '@hono/zod-openapi';
+import { FORMATS } from '../compress/formats.ts';
+import { DEFAULT_QUALITY, MAX_OUTPUT_DIMENSION, MAX_TARGET_KB } from '../compress/limits.ts';
+import { choiceParam, integerParam, queryObject } from './params.ts';
+
+const imagePart = z
+  .custom<File>((value) => value instanceof File, { error: 'must be a file part, e.g. curl -F image=@photo.jpg' })
+  .openapi({ type: 'string', format: 'binary', description: 'The JPEG, PNG or WebP to compress (at most 10 MB); its type is read from its bytes' });
+
+export const CompressParts = queryObject({
+  image: imagePart,
+  quality: integerParam(1, 100).default(DEFAULT_QUALITY).openapi({ type: 'integer', minimum: 1, maximum: 100, default: DEFAULT_QUALITY, description: 'Encoder quality for JPEG and WebP (PNG output is lossless); with target_kb, the highest quality tried' }),
+  format: choiceParam(FORMATS).default('jpeg').openapi({ type: 'string', enum: [...FORMATS], default: 'jpeg', description: 'Output format; webp needs the pro tier' }),
+  width: integerParam(1, MAX_OUTPUT_DIMENSION).optional().openapi({ type: 'integer', minimum: 1, maximum: MAX_OUTPUT_DIMENSION, description: 'Maximum output width in pixels; aspect ratio kept, never upscaled' }),
+  height: integerParam(1, MAX_OUTPUT_DIMENSION).optional().openapi({ type: 'integer', minimum: 1, maximum: MAX_OUTPUT_DIMENSION, description: 'Maximum output height in pixels; aspect ratio kept, never upscaled' }),
+  target_kb: integerParam(1, MAX_TARGET_KB).optional().openapi({ type: 'integer', minimum: 1, maximum: MAX_TARGET_KB, description: 'Target size in KB (1 KB = 1024 bytes): the highest quality whose output fits is searched (at most 8 encodes). Pro tier; JPEG and WebP output only' }),
+}).openapi('CompressRequest');
+
+export type CompressParts = z.output<typeof CompressParts>;
