@@ -25,6 +25,7 @@ export class Slot<T extends CodecInstance> {
   private readonly retainBytes: number;
   private instance: T | undefined;
   private instantiations = 0;
+  private peakBytes = 0;
 
   constructor(name: string, create: () => T, retainBytes = WASM_RETAIN_BYTES) {
     this.name = name;
@@ -45,6 +46,7 @@ export class Slot<T extends CodecInstance> {
       failed = false;
       return result;
     } finally {
+      this.peakBytes = Math.max(this.peakBytes, instance.memoryBytes());
       noteLiveBytes();
       if (failed || instance.memoryBytes() > this.retainBytes) this.drop();
     }
@@ -55,13 +57,18 @@ export class Slot<T extends CodecInstance> {
     this.instance = undefined;
   }
 
-  stats(): { name: string; live: boolean; memory_bytes: number; instantiations: number } {
+  stats(): { name: string; live: boolean; memory_bytes: number; peak_bytes: number; instantiations: number } {
     return {
       name: this.name,
       live: this.instance !== undefined,
       memory_bytes: this.instance?.memoryBytes() ?? 0,
+      peak_bytes: this.peakBytes,
       instantiations: this.instantiations,
     };
+  }
+
+  resetPeak(): void {
+    this.peakBytes = 0;
   }
 
   liveBytes(): number {
@@ -99,6 +106,9 @@ export function wasmMemoryReport(): WasmMemoryReport {
 
 /** Drops every instance and restarts the peak: the bench measures each image from a clean isolate state. */
 export function resetWasmInstances(): void {
-  for (const slot of slots) slot.drop();
+  for (const slot of slots) {
+    slot.drop();
+    slot.resetPeak();
+  }
   peakLiveBytes = 0;
 }
