@@ -21,17 +21,28 @@ const KNOWN_IMPORTS = [
 
 const utf8 = new TextDecoder();
 
+const knownImport = (name: string) =>
+  KNOWN_IMPORTS.find((prefix) => name === prefix || (prefix.endsWith('_') && name.startsWith(prefix)));
+
+/**
+ * The imports of a module this host cannot provide. A newer @jsquash build may ask for more; it is
+ * refused at instantiation with the names, rather than failing later in the middle of a request.
+ */
+export function unsupportedImports(imports: readonly WebAssembly.ModuleImportDescriptor[]): string[] {
+  return imports.filter((i) => i.kind !== 'function' || i.module !== 'wbg' || !knownImport(i.name)).map((i) => `${i.module}.${i.name}`);
+}
+
 export class BindgenInstance implements CodecInstance {
   private readonly exports: Record<string, Export> & { memory: WebAssembly.Memory };
   private readonly objects = new Map<number, unknown>();
   private nextObject = 1;
 
   constructor(module: WebAssembly.Module) {
+    const imports = WebAssembly.Module.imports(module);
+    const missing = unsupportedImports(imports);
+    if (missing.length > 0) throw new Error(`unsupported wasm-bindgen imports ${missing.join(', ')}: wasm/bindgen.ts needs to learn them`);
     const wbg: Record<string, (...args: number[]) => unknown> = {};
-    for (const { module: namespace, name, kind } of WebAssembly.Module.imports(module)) {
-      if (kind !== 'function' || namespace !== 'wbg') throw new Error(`unsupported wasm import ${namespace}.${name} (${kind})`);
-      wbg[name] = this.importFor(name);
-    }
+    for (const { name } of imports) wbg[name] = this.importFor(name);
     const instance = new WebAssembly.Instance(module, { wbg });
     this.exports = instance.exports as typeof this.exports;
   }
@@ -81,8 +92,7 @@ export class BindgenInstance implements CodecInstance {
   }
 
   private importFor(name: string): (...args: number[]) => unknown {
-    const known = KNOWN_IMPORTS.find((prefix) => name === prefix || (prefix.endsWith('_') && name.startsWith(prefix)));
-    switch (known) {
+    switch (knownImport(name)) {
       case '__wbindgen_throw':
         return (ptr, len) => {
           throw new Error(utf8.decode(new Uint8Array(this.exports.memory.buffer, ptr! >>> 0, len)));
@@ -104,7 +114,7 @@ export class BindgenInstance implements CodecInstance {
           return this.add(image);
         };
       default:
-        throw new Error(`unsupported wasm-bindgen import ${name}: wasm/bindgen.ts needs to learn it`);
+        throw new Error(`unsupported wasm-bindgen import ${name}`);
     }
   }
 }

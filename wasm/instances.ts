@@ -67,8 +67,9 @@ export class Slot<T extends CodecInstance> {
     };
   }
 
-  resetPeak(): void {
+  resetStats(): void {
     this.peakBytes = 0;
+    this.instantiations = 0;
   }
 
   liveBytes(): number {
@@ -104,11 +105,11 @@ export function wasmMemoryReport(): WasmMemoryReport {
   return { live_bytes: liveWasmBytes(), peak_bytes: peakLiveBytes, codecs: slots.map((slot) => slot.stats()) };
 }
 
-/** Drops every instance and restarts the peak: the bench measures each image from a clean isolate state. */
+/** Drops every instance and restarts the counts and peaks: the bench measures each image from a clean isolate state. */
 export function resetWasmInstances(): void {
   for (const slot of slots) {
     slot.drop();
-    slot.resetPeak();
+    slot.resetStats();
   }
   peakLiveBytes = 0;
 }
