@@ -48,4 +48,22 @@ describe('GET /api/v1/openapi.json', () => {
     expect(Object.keys(image.responses).sort()).toEqual(['200', '304', '400', '403']);
     expect(Object.keys(doc.paths['/api/v1/tools/{slug}'].get.responses).sort()).toEqual(['200', '401', '403', '404', '429']);
   });
+
+  it('documents the compress upload: every part, the image responses and each error status', async () => {
+    const doc = await document();
+    const post = doc.paths['/api/v1/compress'].post;
+    const body = post.requestBody.content['multipart/form-data'].schema;
+    const schema = body.$ref ? doc.components.schemas[body.$ref.split('/').pop()] : body;
+    expect(Object.keys(schema.properties)).toEqual(['image', 'quality', 'format', 'width', 'height', 'target_kb']);
+    expect(schema.required).toEqual(['image']);
+    expect(schema.properties.image).toMatchObject({ type: 'string', format: 'binary' });
+    expect(schema.properties.quality).toMatchObject({ minimum: 1, maximum: 100, default: 80 });
+    expect(schema.properties.format.enum).toEqual(['jpeg', 'png', 'webp']);
+    expect(Object.keys(post.responses['200'].content).sort()).toEqual(['image/jpeg', 'image/png', 'image/webp']);
+    expect(Object.keys(post.responses['200'].headers)).toEqual(expect.arrayContaining([
+      'X-Original-Size', 'X-Compressed-Size', 'X-Savings-Percent', 'X-RateLimit-Remaining', 'X-Image-Width', 'X-Image-Height',
+      'X-Quality', 'X-Target-Reached', 'Server-Timing', 'Content-Disposition',
+    ]));
+    expect(Object.keys(post.responses).sort()).toEqual(['200', '400', '401', '403', '413', '415', '422', '429', '503']);
+  });
 });
