@@ -6,6 +6,8 @@ import type { CodecInstance } from './instances.ts';
 /** What the Emscripten factories accept and resolve to (the subset used here). */
 export interface EmscriptenOptions {
   noInitialRun: boolean;
+  print: (text: string) => void;
+  printErr: (text: string) => void;
   instantiateWasm: (imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance) => void) => WebAssembly.Exports;
 }
 export type EmscriptenFactory<M> = (options: EmscriptenOptions) => Promise<M>;
@@ -32,6 +34,10 @@ export class EmscriptenInstance<M> implements CodecInstance {
     let memory: WebAssembly.Memory | undefined;
     const options = {
       noInitialRun: true,
+      // libjpeg and libwebp print warnings about the file being decoded; the caller gets a clear error
+      // instead, and logs must not fill with messages about other people's images.
+      print: () => undefined,
+      printErr: () => undefined,
       instantiateWasm(imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance) => void) {
         const instance = new WebAssembly.Instance(compiled, imports);
         memory = Object.values(instance.exports).find((value) => value instanceof WebAssembly.Memory);

@@ -2,6 +2,7 @@
 // structure alone, before any pixel is decoded: a decompression bomb is refused for the cost of
 // reading a few headers.
 import { orientationFromApp1, orientationFromTiff, type Orientation } from './exif.ts';
+import { crc32 } from './crc32.ts';
 import type { ImageFormat } from './formats.ts';
 
 export interface ImageHeader {
@@ -92,6 +93,8 @@ function readJpeg(b: Uint8Array): ImageHeader {
 
 // ---- PNG: IHDR first; eXIf, if any, before the image data; IEND last.
 
+const CRITICAL_CHUNKS = new Set(['IHDR', 'PLTE', 'IDAT', 'IEND']);
+
 function readPng(b: Uint8Array): ImageHeader {
   if (b.length < 33 || tag(b, 12) !== 'IHDR') throw new MalformedImage('the PNG does not start with its IHDR header');
   const width = u32(b, 16);
@@ -106,6 +109,10 @@ function readPng(b: Uint8Array): ImageHeader {
     const type = tag(b, at + 4);
     const end = at + 12 + length;
     if (end > b.length) break;
+    // The PNG decoder does not check CRCs; a damaged critical chunk must not decode into wrong pixels.
+    if (CRITICAL_CHUNKS.has(type) && crc32(b.subarray(at + 4, at + 8 + length)) !== u32(b, at + 8 + length)) {
+      return { width, height, orientation, hasAlphaChannel, defect: `the PNG is corrupt: its ${type} chunk fails its checksum` };
+    }
     if (type === 'tRNS') hasAlphaChannel = true;
     else if (type === 'eXIf') orientation = orientationFromTiff(b.subarray(at + 8, at + 8 + length));
     else if (type === 'IEND') return { width, height, orientation, hasAlphaChannel, defect: null };

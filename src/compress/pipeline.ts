@@ -4,7 +4,7 @@
 import type { RgbaImage } from '../../wasm/image.ts';
 import { ApiError } from '../http/errors.ts';
 import { swapsAxes } from './exif.ts';
-import { sniff, type ImageFormat } from './formats.ts';
+import { FORMAT_NAMES, sniff, type ImageFormat } from './formats.ts';
 import { fitWithin, type Size } from './geometry.ts';
 import { MalformedImage, readHeader } from './header.ts';
 import { applyOrientation, flattenOntoWhite, hasTransparency } from './pixels.ts';
@@ -48,7 +48,7 @@ export function inspect(bytes: Uint8Array, maxInputPixels: number) {
   try {
     header = readHeader(format, bytes);
   } catch (err) {
-    if (err instanceof MalformedImage) throw unprocessable(`the ${format.toUpperCase()} cannot be read: ${err.message}`);
+    if (err instanceof MalformedImage) throw unprocessable(`the ${FORMAT_NAMES[format]} cannot be read: ${err.message}`);
     throw err;
   }
   const pixels = header.width * header.height;
@@ -80,11 +80,11 @@ export async function compress(request: CompressRequest, maxInputPixels: number)
     try {
       return codecs.decode(inputFormat, request.bytes);
     } catch {
-      throw unprocessable(`the ${inputFormat.toUpperCase()} could not be decoded: the file is corrupt or uses a feature we do not support`);
+      throw unprocessable(`the ${FORMAT_NAMES[inputFormat]} could not be decoded: the file is corrupt or uses a feature we do not support`);
     }
   });
   if (image.width !== header.width || image.height !== header.height) {
-    throw unprocessable(`the ${inputFormat.toUpperCase()} decodes to ${image.width}×${image.height} but declares ${header.width}×${header.height}`);
+    throw unprocessable(`the ${FORMAT_NAMES[inputFormat]} decodes to ${image.width}×${image.height} but declares ${header.width}×${header.height}`);
   }
 
   // Resize before turning upright: the smaller image is the cheaper one to rotate.

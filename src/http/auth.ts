@@ -88,15 +88,3 @@ export const toolsAuth = (options: ToolsAuthOptions) =>
     c.set('usage', verdict.usage);
     await next();
   });
-
-/** API A: authenticates and reports the month's quota; reserving a unit is the compress route's job. */
-export const imageAuth = () =>
-  createMiddleware<AppEnv>(async (c, next) => {
-    const { hash, meter } = await meterFor(c.env, imageKeyFrom(c.req.raw.headers));
-    const verdict = await meter.imageStatus(hash, clock(c.env));
-    if (verdict.outcome !== 'forbidden') c.set('rate', verdict.rate);
-    enforce(verdict);
-    c.set('key', verdict.key!);
-    c.set('keyHash', hash);
-    await next();
-  });

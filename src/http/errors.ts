@@ -16,7 +16,6 @@ export type ErrorCode =
   | 'quota_exceeded'
   | 'fetch_failed'
   | 'overloaded'
-  | 'not_implemented'
   | 'internal_error';
 
 export const ERROR_STATUS: Record<ErrorCode, number> = {
@@ -34,7 +33,6 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   quota_exceeded: 429,
   fetch_failed: 502,
   overloaded: 503,
-  not_implemented: 501,
   internal_error: 500,
 };
 

@@ -69,7 +69,7 @@ function imageResponse(result: CompressResult, uploadName: string, originalSize:
   const headers = new Headers({
     'Content-Type': MEDIA_TYPES[result.format],
     'Content-Length': String(size),
-    'Content-Disposition': `inline; filename="${safeStem(uploadName)}.${EXTENSIONS[result.format]}"`,
+    'Content-Disposition': contentDisposition(uploadName, EXTENSIONS[result.format]),
     'Cache-Control': 'no-store',
     'X-Original-Size': String(originalSize),
     'X-Compressed-Size': String(size),
@@ -91,12 +91,33 @@ function serverTiming(result: CompressResult, totalMs: number): string {
 }
 
 /**
+ * `inline; filename="<ASCII stem>.<ext>"`, plus the RFC 6266 `filename*` with the UTF-8 name when the
+ * name has characters the ASCII form had to replace.
+ */
+export function contentDisposition(uploadName: string, ext: string): string {
+  // Browsers send a double quote in a multipart file name as %22.
+  const name = uploadName.replaceAll('%22', '"');
+  const ascii = `${safeStem(name)}.${ext}`;
+  const unicode = `${unicodeStem(name)}.${ext}`;
+  return unicode === ascii || unicodeStem(name) === ''
+    ? `inline; filename="${ascii}"`
+    : `inline; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(unicode).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
+}
+
+const stemOf = (name: string): string => {
+  const base = name.replace(/^.*[\\/]/, '');
+  const dot = base.lastIndexOf('.');
+  return dot > 0 ? base.slice(0, dot) : base;
+};
+
+/** The stem with only control characters, quotes and path separators removed, for `filename*`. */
+const unicodeStem = (name: string): string => stemOf(name).replace(/[\u0000-\u001f\u007f"\\/]+/g, '').trim().slice(0, 100);
+
+/**
  * The upload's name without its extension, reduced to characters safe in a quoted header value;
  * `image` when nothing usable is left.
  */
 export function safeStem(name: string): string {
-  const base = name.replace(/^.*[\\/]/, '');
-  const dot = base.lastIndexOf('.');
-  const stem = (dot > 0 ? base.slice(0, dot) : base).replace(/[^A-Za-z0-9._ -]+/g, '_').replace(/^[._ ]+|[ ]+$/g, '').slice(0, 100);
+  const stem = stemOf(name).replace(/[^A-Za-z0-9._ -]+/g, '_').replace(/^[._ ]+|[ ]+$/g, '').slice(0, 100);
   return stem === '' || /^_+$/.test(stem) ? 'image' : stem;
 }

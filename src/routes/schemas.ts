@@ -30,7 +30,6 @@ const ERROR_DESCRIPTIONS: Partial<Record<ErrorCode, string>> = {
   forbidden: 'The key is valid but not enabled for this API',
   rate_limit_exceeded: 'Rate limit of the key exceeded; see Retry-After',
   quota_exceeded: 'Monthly compressions used up; see Retry-After',
-  not_implemented: 'Not available in this version',
   plan_upgrade_required: "The key's tier lacks the feature (free: format=webp, target_kb)",
   payload_too_large: 'Upload over 10 MB',
   unsupported_media_type: 'Not a JPEG, PNG or WebP by its magic bytes',

@@ -90,8 +90,8 @@ describe('API A authentication', () => {
   it('takes the key as Bearer and reports the month quota', async () => {
     const k = await makeKey({ scopes: ['image'], image: 'free' });
     const res = await call('/api/v1/compress', { method: 'POST', headers: bearer(k.key) });
-    // The codec pipeline is not part of this release: authenticated requests get 501 and spend nothing.
-    await expectError(res, 501, 'not_implemented');
+    // Authenticated, but no upload: a 400 that spends nothing.
+    await expectError(res, 400, 'bad_request');
     expect(res.headers.get('x-ratelimit-limit')).toBe('100');
     expect(res.headers.get('x-ratelimit-remaining')).toBe('100');
   });

@@ -40,6 +40,18 @@ describe('readHeader', () => {
     expect(readHeader('webp', webp.subarray(0, webp.length - 10)).defect).toMatch(/truncated/);
   });
 
+  it('reports a PNG critical chunk whose checksum fails (the decoder would not notice)', () => {
+    const png = pngOf(photo(40, 30));
+    const idat = new TextDecoder('latin1').decode(png).indexOf('IDAT');
+    const damaged = png.slice();
+    damaged[idat + 10] ^= 0x01;
+    expect(readHeader('png', damaged).defect).toBe('the PNG is corrupt: its IDAT chunk fails its checksum');
+    const header = png.slice();
+    header[17] ^= 0x01; // width, without fixing IHDR's CRC
+    expect(readHeader('png', header).defect).toBe('the PNG is corrupt: its IHDR chunk fails its checksum');
+    expect(readHeader('png', png).defect).toBeNull();
+  });
+
   it('accepts bytes after the JPEG end-of-image marker', () => {
     expect(readHeader('jpeg', concat(jpegOf(image), new Uint8Array(100))).defect).toBeNull();
   });

@@ -1,0 +1,230 @@
+// POST /api/v1/compress metering: the free month (exact under concurrency), failures spending nothing, pro-only features, overload shedding.
+import { env } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { hashKey } from '../../src/accounts/keys.ts';
+import { bearer, call, makeKey, TestClock, type TestKey } from './helpers.ts';
+import { compressCall, concat, photo, pngOf } from './image-fixtures.ts';
+
+const TINY = pngOf(photo(8, 8));
+const START = Date.UTC(2026, 10, 21, 12, 0, 5, 250); // mid-second, so Retry-After must round up
+const DEC_1 = Date.UTC(2026, 11, 1);
+const BOUNDARY = 'sr-quota-7c2e';
+
+const free = () => makeKey({ scopes: ['image'], image: 'free' });
+const pro = () => makeKey({ scopes: ['image'], image: 'pro' });
+const remaining = (res: Response): string | null => res.headers.get('x-ratelimit-remaining');
+
+/** Multipart bytes written by hand, for bodies the test streams itself. */
+function multipartBytes(parts: Record<string, string | Uint8Array>): Uint8Array {
+  const text = (s: string) => new TextEncoder().encode(s);
+  const chunks = Object.entries(parts).flatMap(([name, value]) => [
+    text(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"${typeof value === 'string' ? '' : '; filename="held.png"'}\r\n\r\n`),
+    typeof value === 'string' ? text(value) : value,
+    text('\r\n'),
+  ]);
+  return concat(...chunks, text(`--${BOUNDARY}--\r\n`));
+}
+
+/** A body that hands over its first half when read, then waits for `finish()` before the rest. */
+function heldBody(bytes: Uint8Array) {
+  let finish!: () => void;
+  let startedReading!: () => void;
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  const reading = new Promise<void>((resolve) => (startedReading = resolve));
+  let step = 0;
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const half = bytes.length >> 1;
+        if (step++ === 0) {
+          startedReading();
+          controller.enqueue(bytes.subarray(0, half));
+          return;
+        }
+        await finished;
+        controller.enqueue(bytes.subarray(half));
+        controller.close();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return { stream, reading, finish };
+}
+
+async function expectError(res: Response, status: number, code: string): Promise<any> {
+  expect(res.status).toBe(status);
+  const { error } = await res.json<any>();
+  expect(error.code).toBe(code);
+  return error;
+}
+
+/** Spends `n` units of the key's month directly on its Durable Object, as n answered compressions would. */
+async function spend(k: TestKey, n: number, now: number): Promise<void> {
+  const hash = await hashKey(k.key);
+  const stub = env.METER.get(env.METER.idFromName(hash));
+  for (let i = 0; i < n; i++) await stub.commit(hash, (await stub.reserve(hash, now)).reservation!, now);
+}
+
+describe('the free month', () => {
+  it('allows exactly 100 compressions, then 429 quota_exceeded until the 1st of next month (UTC)', async () => {
+    const k = await free();
+    const clock = new TestClock(START);
+    for (let i = 0; i < 100; i++) {
+      const res = await compressCall(k.key, { image: TINY }, { clock });
+      expect(res.status).toBe(200);
+      expect(remaining(res)).toBe(String(99 - i));
+      await res.arrayBuffer();
+    }
+    const refused = await compressCall(k.key, { image: TINY }, { clock });
+    const error = await expectError(refused, 429, 'quota_exceeded');
+    expect(error.message).toMatch(/100 compressions/);
+    expect(refused.headers.get('retry-after')).toBe(String(Math.ceil((DEC_1 - START) / 1000)));
+    expect(refused.headers.get('x-ratelimit-limit')).toBe('100');
+    expect(remaining(refused)).toBe('0');
+    expect(refused.headers.get('x-ratelimit-reset')).toBe(String(DEC_1 / 1000));
+
+    clock.advance(DEC_1 - 1 - START); // the last millisecond of November is still November
+    expect((await compressCall(k.key, { image: TINY }, { clock })).status).toBe(429);
+    clock.advance(1);
+    const december = await compressCall(k.key, { image: TINY }, { clock });
+    expect(december.status).toBe(200);
+    expect(remaining(december)).toBe('99');
+  });
+
+  it('20 concurrent requests with 5 units left: exactly 5 succeed and 15 get 429', async () => {
+    const k = await free();
+    const clock = new TestClock(START);
+    await spend(k, 95, START);
+    // Enough admission slots that every request reaches the meter: this test is about the month alone.
+    const options = { clock, env: { MAX_CONCURRENT_COMPRESSIONS: '100' } };
+    const results = await Promise.all(Array.from({ length: 20 }, () => compressCall(k.key, { image: TINY }, options)));
+    const ok = results.filter((r) => r.status === 200);
+    const refused = results.filter((r) => r.status === 429);
+    expect(ok).toHaveLength(5);
+    expect(refused).toHaveLength(15);
+    expect(ok.map(remaining).sort()).toEqual(['0', '1', '2', '3', '4']);
+    for (const r of refused) {
+      expect((await r.json<any>()).error.code).toBe('quota_exceeded');
+      expect(remaining(r)).toBe('0');
+      expect(r.headers.get('retry-after')).toBe(String(Math.ceil((DEC_1 - START) / 1000)));
+    }
+    expect((await compressCall(k.key, { image: TINY }, options)).status).toBe(429);
+  });
+
+  it('failed requests (400, 413, 415, 422) spend nothing', async () => {
+    const k = await free();
+    const failures: [number, () => Promise<Response>][] = [
+      [400, () => compressCall(k.key, { image: TINY, quality: '0' })],
+      [400, () => compressCall(k.key, { image: TINY, colour: 'red' })],
+      [415, () => compressCall(k.key, { image: new TextEncoder().encode('GIF89a........') })],
+      [422, () => compressCall(k.key, { image: TINY.subarray(0, Math.floor(TINY.length * 0.6)) })],
+      [
+        413,
+        () => call('/api/v1/compress', {
+          method: 'POST',
+          headers: { ...bearer(k.key), 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`, 'Content-Length': String(11 * 1024 * 1024) },
+          body: new ReadableStream({ pull: () => {} }, { highWaterMark: 0 }),
+          duplex: 'half',
+        } as RequestInit),
+      ],
+    ];
+    for (const [status, send] of failures) {
+      const res = await send();
+      expect(res.status).toBe(status);
+      expect(remaining(res)).toBe('100');
+    }
+    const ok = await compressCall(k.key, { image: TINY });
+    expect(ok.status).toBe(200);
+    expect(remaining(ok)).toBe('99');
+  });
+});
+
+describe('pro-only features', () => {
+  it('free keys get 403 plan_upgrade_required for webp and for target_kb, spending nothing', async () => {
+    const k = await free();
+    const webp = await compressCall(k.key, { image: TINY, format: 'webp' });
+    const webpError = await expectError(webp, 403, 'plan_upgrade_required');
+    expect(webpError.param).toBe('format');
+    expect(webpError.message).toMatch(/pro/);
+    expect(remaining(webp)).toBe('100');
+    const target = await compressCall(k.key, { image: TINY, target_kb: '10' });
+    const targetError = await expectError(target, 403, 'plan_upgrade_required');
+    expect(targetError.param).toBe('target_kb');
+    expect(remaining(target)).toBe('100');
+    const ok = await compressCall(k.key, { image: TINY, format: 'png' });
+    expect(ok.status).toBe(200);
+    expect(remaining(ok)).toBe('99');
+  });
+
+  it('pro keys get webp output and target_kb', async () => {
+    const k = await pro();
+    const webp = await compressCall(k.key, { image: TINY, format: 'webp' });
+    expect(webp.status).toBe(200);
+    expect(webp.headers.get('content-type')).toBe('image/webp');
+    expect(webp.headers.get('x-ratelimit-limit')).toBe('10000');
+    expect(remaining(webp)).toBe('9999');
+    const target = await compressCall(k.key, { image: pngOf(photo(64, 64)), target_kb: '2' });
+    expect(target.status).toBe(200);
+    expect(target.headers.get('x-target-reached')).toBe('true');
+    expect((await target.arrayBuffer()).byteLength).toBeLessThanOrEqual(2048);
+    expect(remaining(target)).toBe('9998');
+  });
+});
+
+describe('overload gate', () => {
+  it('with no free slots, free requests get 503 overloaded (nothing spent) while pro requests run', async () => {
+    const [f, p] = [await free(), await pro()];
+    const saturated = { env: { MAX_CONCURRENT_COMPRESSIONS: '0' } };
+    const shed = await compressCall(f.key, { image: TINY }, saturated);
+    const error = await expectError(shed, 503, 'overloaded');
+    expect(error.message).toMatch(/pro/);
+    expect(Number(shed.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(remaining(shed)).toBe('100');
+    const served = await compressCall(p.key, { image: TINY }, saturated);
+    expect(served.status).toBe(200);
+    expect(remaining(served)).toBe('9999');
+    const later = await compressCall(f.key, { image: TINY });
+    expect(later.status).toBe(200);
+    expect(remaining(later)).toBe('99');
+  });
+
+  it('a request whose body is still arriving holds its slot; finishing it frees the slot', async () => {
+    const [f, p] = [await free(), await pro()];
+    const one = { env: { MAX_CONCURRENT_COMPRESSIONS: '1' } };
+    const body = heldBody(multipartBytes({ image: TINY, quality: '70' }));
+    const held = call('/api/v1/compress', {
+      method: 'POST',
+      headers: { ...bearer(p.key), 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}` },
+      body: body.stream,
+      duplex: 'half',
+      ...one,
+    } as RequestInit);
+    await body.reading; // admitted: the Worker reads the body only after admission
+    await new Promise((resolve) => setTimeout(resolve, 50));
+
+    const shed = await compressCall(f.key, { image: TINY }, one);
+    await expectError(shed, 503, 'overloaded');
+    expect(shed.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(remaining(shed)).toBe('100');
+    const priority = await compressCall(p.key, { image: TINY }, one);
+    expect(priority.status).toBe(200);
+
+    body.finish();
+    const first = await held;
+    expect(first.status).toBe(200);
+    expect(first.headers.get('x-quality')).toBe('70');
+    expect(first.headers.get('content-disposition')).toBe('inline; filename="held.jpg"');
+
+    const freed = await compressCall(f.key, { image: TINY }, one);
+    expect(freed.status).toBe(200);
+    expect(remaining(freed)).toBe('99');
+  });
+
+  it('a slot is given back when its request fails', async () => {
+    const f = await free();
+    const one = { env: { MAX_CONCURRENT_COMPRESSIONS: '1' } };
+    for (let i = 0; i < 3; i++) expect((await compressCall(f.key, { image: TINY, quality: '0' }, one)).status).toBe(400);
+    expect((await compressCall(f.key, { image: TINY.subarray(0, 40) }, one)).status).toBe(422);
+    expect((await compressCall(f.key, { image: TINY }, one)).status).toBe(200);
+  });
+});
