@@ -44,10 +44,10 @@ describe('readHeader', () => {
     const png = pngOf(photo(40, 30));
     const idat = new TextDecoder('latin1').decode(png).indexOf('IDAT');
     const damaged = png.slice();
-    damaged[idat + 10] ^= 0x01;
+    damaged[idat + 10] = damaged[idat + 10]! ^ 0x01;
     expect(readHeader('png', damaged).defect).toBe('the PNG is corrupt: its IDAT chunk fails its checksum');
     const header = png.slice();
-    header[17] ^= 0x01; // width, without fixing IHDR's CRC
+    header[17] = header[17]! ^ 0x01; // width, without fixing the CRC of IHDR
     expect(readHeader('png', header).defect).toBe('the PNG is corrupt: its IHDR chunk fails its checksum');
     expect(readHeader('png', png).defect).toBeNull();
   });
