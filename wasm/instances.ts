@@ -1,8 +1,10 @@
 // Instance lifecycle for every codec. A WebAssembly memory grows and never shrinks, and a Workers
 // isolate has 128 MB for everything, WASM memories included. So each codec lives in a slot that
 // instantiates it on first use (the compiled module is part of the bundle; nothing is fetched) and
-// drops it again when a call left its memory larger than `retainBytes`, or when a call failed (a trap
-// or an abort can leave an instance in any state). The next call gets a fresh, small instance.
+// drops it again when a call grew its memory by more than WASM_RETAIN_GROWTH_BYTES over what a fresh
+// instance has, or when a call failed (a trap or an abort can leave an instance in any state). The next
+// call gets a fresh, small instance. What an isolate keeps between requests is then the sum of fresh
+// instances, however large the images it has seen.
 
 /** A live instance of one codec. */
 export interface CodecInstance {
@@ -11,10 +13,10 @@ export interface CodecInstance {
 }
 
 /**
- * Instances whose memory is at most this size after a call are kept for the next one: small images
- * then pay no instantiation, while a large image's memory is handed back to the isolate at once.
+ * An instance whose memory grew by at most this much over its fresh size is kept for the next call:
+ * small images then pay no instantiation, while a large image's memory goes back to the isolate at once.
  */
-export const WASM_RETAIN_BYTES = 32 * 1024 * 1024;
+export const WASM_RETAIN_GROWTH_BYTES = 4 * 1024 * 1024;
 
 const slots: Slot<CodecInstance>[] = [];
 let peakLiveBytes = 0;
@@ -22,15 +24,16 @@ let peakLiveBytes = 0;
 export class Slot<T extends CodecInstance> {
   readonly name: string;
   private readonly create: () => T;
-  private readonly retainBytes: number;
+  private readonly retainGrowth: number;
   private instance: T | undefined;
+  private freshBytes = 0;
   private instantiations = 0;
   private peakBytes = 0;
 
-  constructor(name: string, create: () => T, retainBytes = WASM_RETAIN_BYTES) {
+  constructor(name: string, create: () => T, retainGrowth = WASM_RETAIN_GROWTH_BYTES) {
     this.name = name;
     this.create = create;
-    this.retainBytes = retainBytes;
+    this.retainGrowth = retainGrowth;
     slots.push(this as unknown as Slot<CodecInstance>);
   }
 
@@ -48,7 +51,7 @@ export class Slot<T extends CodecInstance> {
     } finally {
       this.peakBytes = Math.max(this.peakBytes, instance.memoryBytes());
       noteLiveBytes();
-      if (failed || instance.memoryBytes() > this.retainBytes) this.drop();
+      if (failed || instance.memoryBytes() > this.freshBytes + this.retainGrowth) this.drop();
     }
   }
 
@@ -79,6 +82,7 @@ export class Slot<T extends CodecInstance> {
   private instantiate(): T {
     this.instantiations++;
     const instance = this.create();
+    this.freshBytes = instance.memoryBytes();
     noteLiveBytes();
     return instance;
   }

@@ -62,5 +62,9 @@ export function webpOptions(quality: number): WebpOptions {
   };
 }
 
-/** oxipng's level for PNG output: 2 is its own default, most of the gain for a fraction of level 6's time. */
-export const PNG_OPTIMISE_LEVEL = 2;
+/**
+ * oxipng's level for PNG output. Measured in workerd on an 8-megapixel photo: level 1 gave the same
+ * bytes as level 2 (12.41 MB) in half the time (3.4 s against 7.0 s) and with a fifth less memory
+ * (162 MiB against 207 MiB); level 0 was 2 % larger.
+ */
+export const PNG_OPTIMISE_LEVEL = 1;

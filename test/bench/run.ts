@@ -1,8 +1,10 @@
-// `npm run bench [-- foundation|tools ...]`: starts the service as `npm run dev` does and runs the
+// `npm run bench [-- foundation|tools|compress ...]`: starts the service as `npm run dev` does and runs the
 // named benchmarks (all by default) against it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { benchCompress } from './compress.ts';
 import { benchFoundation, CONCURRENCY, REQUESTS_PER_ROUND, ROUNDS, type Summary } from './foundation.ts';
+import { compressReport } from './lib/report.ts';
 import { startService, type Service } from './lib/server.ts';
 import { benchTools, RENDER_REQUESTS, TOOLS_CONCURRENCY, TOOLS_REQUESTS, TOOLS_ROUNDS } from './tools.ts';
 
@@ -40,6 +42,20 @@ const BENCHES: Record<string, (service: Service) => Promise<void>> = {
       `QR image bytes at size 300: PNG ${png.bytes}, SVG ${svg.bytes}.`;
     console.log(`\n${header}\n\n${table(rows, rows[0]!, '/account')}\n`);
     save('tools', { header, rows, png, svg });
+  },
+  async compress() {
+    // Bytes, quality and speed are measured past the default pixel limit too: that limit is about the
+    // isolate's 128 MB on Cloudflare, which wrangler dev does not enforce. The memory curve gets a
+    // service of its own (restarted if a size kills it).
+    const raised = (port: number) => startService(port, ['--var', 'MAX_INPUT_PIXELS:100000000']);
+    const service = await raised(PORT + 1);
+    try {
+      const result = await benchCompress(service, () => raised(PORT + 2));
+      console.log(`\n${compressReport(result)}\n`);
+      save('compress', result);
+    } finally {
+      await service.stop();
+    }
   },
 };
 

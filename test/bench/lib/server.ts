@@ -36,7 +36,8 @@ async function waitFor(url: string, child: ChildProcess, timeoutMs: number): Pro
   throw new Error(`dev server did not answer ${url} within ${timeoutMs} ms`);
 }
 
-export async function startService(port: number): Promise<Service> {
+/** `extraArgs` go on to `wrangler dev`, e.g. ['--var', 'MAX_INPUT_PIXELS:100000000']. */
+export async function startService(port: number, extraArgs: string[] = []): Promise<Service> {
   const state = mkdtempSync(join(tmpdir(), 'shrinkray-bench-'));
   const persist = ['--persist-to', state];
   const seeded = runNode('src/cli/dev.ts', ['--seed-only', ...persist]);
@@ -46,7 +47,7 @@ export async function startService(port: number): Promise<Service> {
 
   const admin = (args: string[]): unknown => JSON.parse(runNode('src/cli/admin.ts', [...args, ...persist, '--url', `http://127.0.0.1:${port}`]));
 
-  const child = spawn(process.execPath, [join(ROOT, 'src/cli/dev.ts'), '--port', String(port), ...persist], {
+  const child = spawn(process.execPath, [join(ROOT, 'src/cli/dev.ts'), '--port', String(port), ...persist, ...extraArgs], {
     cwd: ROOT,
     env: { ...process.env, CI: 'true' },
     stdio: ['ignore', 'ignore', 'inherit'],
