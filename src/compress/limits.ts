@@ -13,7 +13,7 @@ export const MAX_OUTPUT_DIMENSION = 16_384;
  * Default of the var MAX_INPUT_PIXELS: the largest input (width × height) decoded. Chosen from the
  * measured memory curve (README, "Memory") so that a request stays well under the isolate's 128 MB.
  */
-export const DEFAULT_MAX_INPUT_PIXELS = 16_000_000;
+export const DEFAULT_MAX_INPUT_PIXELS = 3_000_000;
 /** Default of the var MAX_CONCURRENT_COMPRESSIONS: admitted compressions per isolate before free keys are shed. */
 export const DEFAULT_MAX_CONCURRENT_COMPRESSIONS = 4;
 /** Retry-After (seconds) of a 503 `overloaded`. */
