@@ -38,7 +38,7 @@ export interface CompressResult {
 const unprocessable = (message: string): ApiError => new ApiError('unprocessable_image', message, { param: 'image' });
 
 /** Checks what the file is and what it declares, before any decoding: type, structure, pixel count. */
-export function inspect(bytes: Uint8Array, maxInputPixels: number) {
+function inspect(bytes: Uint8Array, maxInputPixels: number) {
   const sniffed = sniff(bytes);
   if (sniffed.format === null) {
     throw new ApiError('unsupported_media_type', `the image must be a JPEG, PNG or WebP file; this is ${sniffed.seen}`, { param: 'image' });

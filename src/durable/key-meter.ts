@@ -45,7 +45,7 @@ export class KeyMeter extends DurableObject<Env> {
     return verdict;
   }
 
-  /** API A without spending: what the headers of a refused or invalid compression request show. */
+  /** API A without spending: the month as it stands (a read-only view for tests and operators). */
   async imageStatus(hash: string, now: number): Promise<Verdict> {
     const auth = await this.authenticate(hash, now, 'image');
     if (auth.outcome !== 'ok' || !auth.key) return auth;

@@ -3,25 +3,17 @@ import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { resetWasmInstances, wasmMemoryReport } from '../../wasm/instances.ts';
 import { bearer, call, makeKey, type TestKey } from './helpers.ts';
-import { compressCall, concat, crc32, declaringSize, form, jpegOf, photo, pngOf, webpOf, type Parts } from './image-fixtures.ts';
+import {
+  MULTIPART_BOUNDARY, MULTIPART_TYPE, compressCall, concat, crc32, declaringSize, form, jpegOf, multipartBytes, photo, pngOf, webpOf,
+  type Parts,
+} from './image-fixtures.ts';
 
 const MB = 1024 * 1024;
 const MAX_IMAGE = 10 * MB;
 const MAX_BODY = MAX_IMAGE + 64 * 1024;
-const BOUNDARY = 'sr-test-3f9a1c';
-const CONTENT_TYPE = `multipart/form-data; boundary=${BOUNDARY}`;
+const BOUNDARY = MULTIPART_BOUNDARY;
+const CONTENT_TYPE = MULTIPART_TYPE;
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
-
-/** Multipart bytes written by hand, so a body can be streamed or cut wherever a test needs. */
-function multipartBytes(parts: { name: string; value: string | Uint8Array; filename?: string }[], close = true): Uint8Array {
-  const chunks = parts.flatMap(({ name, value, filename }) => [
-    text(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"${filename === undefined ? '' : `; filename="${filename}"`}\r\n`),
-    text(filename === undefined ? '\r\n' : 'Content-Type: application/octet-stream\r\n\r\n'),
-    typeof value === 'string' ? text(value) : value,
-    text('\r\n'),
-  ]);
-  return concat(...chunks, close ? text(`--${BOUNDARY}--\r\n`) : new Uint8Array());
-}
 
 /** A request body that counts what the Worker pulls from it. */
 function countingStream(source: (pulled: number) => Uint8Array | null): { stream: ReadableStream<Uint8Array>; pulled: () => number } {

@@ -3,27 +3,16 @@ import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/accounts/keys.ts';
 import { bearer, call, makeKey, TestClock, type TestKey } from './helpers.ts';
-import { compressCall, concat, photo, pngOf } from './image-fixtures.ts';
+import { MULTIPART_BOUNDARY, compressCall, multipartBytes, photo, pngOf } from './image-fixtures.ts';
 
 const TINY = pngOf(photo(8, 8));
 const START = Date.UTC(2026, 10, 21, 12, 0, 5, 250); // mid-second, so Retry-After must round up
 const DEC_1 = Date.UTC(2026, 11, 1);
-const BOUNDARY = 'sr-quota-7c2e';
+const BOUNDARY = MULTIPART_BOUNDARY;
 
 const free = () => makeKey({ scopes: ['image'], image: 'free' });
 const pro = () => makeKey({ scopes: ['image'], image: 'pro' });
 const remaining = (res: Response): string | null => res.headers.get('x-ratelimit-remaining');
-
-/** Multipart bytes written by hand, for bodies the test streams itself. */
-function multipartBytes(parts: Record<string, string | Uint8Array>): Uint8Array {
-  const text = (s: string) => new TextEncoder().encode(s);
-  const chunks = Object.entries(parts).flatMap(([name, value]) => [
-    text(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"${typeof value === 'string' ? '' : '; filename="held.png"'}\r\n\r\n`),
-    typeof value === 'string' ? text(value) : value,
-    text('\r\n'),
-  ]);
-  return concat(...chunks, text(`--${BOUNDARY}--\r\n`));
-}
 
 /** A body that hands over its first half when read, then waits for `finish()` before the rest. */
 function heldBody(bytes: Uint8Array) {
@@ -191,7 +180,7 @@ describe('overload gate', () => {
   it('a request whose body is still arriving holds its slot; finishing it frees the slot', async () => {
     const [f, p] = [await free(), await pro()];
     const one = { env: { MAX_CONCURRENT_COMPRESSIONS: '1' } };
-    const body = heldBody(multipartBytes({ image: TINY, quality: '70' }));
+    const body = heldBody(multipartBytes([{ name: 'image', value: TINY, filename: 'held.png' }, { name: 'quality', value: '70' }]));
     const held = call('/api/v1/compress', {
       method: 'POST',
       headers: { ...bearer(p.key), 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}` },

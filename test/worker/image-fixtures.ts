@@ -4,6 +4,7 @@ import type { RgbaImage } from '../../wasm/image.ts';
 import { decodeJpeg, encodeJpeg } from '../../wasm/jpeg.ts';
 import { decodePng, encodePng } from '../../wasm/png.ts';
 import { decodeWebp, encodeWebp } from '../../wasm/webp.ts';
+import { crc32 } from '../../src/compress/crc32.ts';
 import { jpegOptions, webpOptions } from '../../src/compress/encoders.ts';
 import { bearer, call, type TestClock } from './helpers.ts';
 
@@ -118,18 +119,6 @@ export function concat(...parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-
-export function crc32(bytes: Uint8Array): number {
-  let c = 0xffffffff;
-  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
 /** A copy of the file whose header declares `width`×`height` (checksums kept valid), pixels untouched. */
 export function declaringSize(bytes: Uint8Array, width: number, height: number): Uint8Array {
   const out = bytes.slice();
@@ -167,6 +156,23 @@ export function form(parts: Parts): FormData {
     else data.append(name, String(value));
   }
   return data;
+}
+
+export { crc32 };
+
+export const MULTIPART_BOUNDARY = 'sr-test-3f9a1c';
+export const MULTIPART_TYPE = `multipart/form-data; boundary=${MULTIPART_BOUNDARY}`;
+
+/** Multipart bytes written by hand, so a body can be streamed, held or cut wherever a test needs. */
+export function multipartBytes(parts: { name: string; value: string | Uint8Array; filename?: string }[]): Uint8Array {
+  const text = (s: string) => new TextEncoder().encode(s);
+  const chunks = parts.flatMap(({ name, value, filename }) => [
+    text(`--${MULTIPART_BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"${filename === undefined ? '' : `; filename="${filename}"`}\r\n`),
+    text(filename === undefined ? '\r\n' : 'Content-Type: application/octet-stream\r\n\r\n'),
+    typeof value === 'string' ? text(value) : value,
+    text('\r\n'),
+  ]);
+  return concat(...chunks, text(`--${MULTIPART_BOUNDARY}--\r\n`));
 }
 
 export function compressCall(key: string, parts: Parts, options: { clock?: TestClock; env?: Record<string, unknown>; headers?: Record<string, string> } = {}): Promise<Response> {
