@@ -26,6 +26,8 @@ export default defineConfig({
           name: 'worker',
           include: ['test/worker/**/*.test.ts'],
           setupFiles: ['./test/worker/apply-migrations.ts'],
+          // A web origin on loopback for the meta-tag tests.
+          globalSetup: ['./test/fixtures/origin-setup.ts'],
         },
       },
       {

@@ -11,6 +11,7 @@ import { registerAccount } from './routes/account.ts';
 import { registerCompress } from './routes/compress.ts';
 import { registerHealth } from './routes/health.ts';
 import { registerInternal } from './routes/internal.ts';
+import { registerMetaTags } from './routes/meta-tags.ts';
 import { OPENAPI_PATH, registerOpenApi } from './routes/openapi.ts';
 import { registerQr } from './routes/qr.ts';
 import { registerTools } from './routes/tools.ts';
@@ -25,6 +26,7 @@ export function createApp() {
   registerAccount(app, listEndpoints);
   registerTools(app);
   registerQr(app);
+  registerMetaTags(app);
   registerCompress(app);
   registerInternal(app);
   registerOpenApi(app);

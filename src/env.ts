@@ -17,6 +17,13 @@ export interface Env {
   MAX_INPUT_PIXELS?: string | number;
   /** Compressions in flight per isolate above which free-tier requests get 503; pro requests still run. */
   MAX_CONCURRENT_COMPRESSIONS?: string | number;
+  /**
+   * Tests and local runs only: one exact loopback origin (such as http://127.0.0.1:4010) that meta-tag
+   * extraction may fetch despite the URL rules. Empty in wrangler.toml; never set it in production.
+   */
+  FETCH_TEST_ORIGIN?: string;
+  /** Seconds a successful meta-tag extraction is kept in the Cache API (0: not cached). */
+  META_CACHE_TTL?: string | number;
   /** Secret: bearer token of the operator endpoint. Unset, the endpoint does not exist. */
   ADMIN_TOKEN?: string;
   /**
@@ -24,6 +31,17 @@ export interface Env {
    * with it to the Worker's fetch handler to cross window boundaries without sleeping.
    */
   NOW?: () => number;
+}
+
+/**
+ * A numeric var with its default. A value that is not a non-negative integer is a configuration mistake:
+ * it fails loudly (500, logged) rather than running unlimited.
+ */
+export function integerVar(name: string, value: string | number | undefined, fallback: number): number {
+  if (value === undefined || String(value).trim() === '') return fallback;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`the var ${name} must be a non-negative integer, not "${value}"`);
+  return n;
 }
 
 export const clock = (env: Env): number => (env.NOW ? env.NOW() : Date.now());

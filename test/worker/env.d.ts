@@ -14,3 +14,10 @@ declare global {
   }
 }
 export type { Env };
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The loopback fixture origin of test/fixtures/origin.ts, started by the global setup. */
+    fixtureOrigin: string;
+  }
+}

@@ -1,0 +1,52 @@
+// The URL rules of "Fetching external URLs": scheme, port, credentials and host. Applied to the URL as
+// given and to every redirect target. A refusal is a 400: the URL (or where it leads) is not allowed.
+import { ApiError } from '../http/errors.ts';
+import { forbiddenHost } from './address.ts';
+import { ALLOWED_PORTS, MAX_URL_LENGTH } from './limits.ts';
+
+export interface UrlPolicy {
+  /**
+   * Tests and local runs only (var FETCH_TEST_ORIGIN): one exact loopback origin that is fetched despite
+   * the rules. Anything that is not a loopback origin is ignored, so a mistaken value cannot open a
+   * private network.
+   */
+  testOrigin: string | undefined;
+}
+
+const refused = (message: string, details?: Record<string, unknown>): ApiError =>
+  new ApiError('bad_request', message, { param: 'url', ...(details ? { details } : {}) });
+
+/** Parses a caller's URL; only absolute http(s) URLs are accepted. */
+export function parseFetchUrl(raw: string): URL {
+  const text = raw.trim();
+  if (text.length === 0) throw refused('url must not be empty');
+  if (text.length > MAX_URL_LENGTH) throw refused(`url must be at most ${MAX_URL_LENGTH} characters`);
+  const url = URL.parse(text);
+  if (url === null) throw refused('url must be an absolute URL such as https://example.com/page');
+  return url;
+}
+
+/** Throws a 400 when the rules forbid fetching this URL. */
+export function checkFetchUrl(url: URL, policy: UrlPolicy, details?: Record<string, unknown>): void {
+  if (isTestOrigin(url, policy)) return;
+  const fail = (message: string) => refused(message, details);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw fail(`${where(details)}must use http or https, not ${url.protocol.slice(0, -1)}`);
+  }
+  if (url.username !== '' || url.password !== '') throw fail(`${where(details)}must not contain a user name or password`);
+  if (!ALLOWED_PORTS.has(url.port)) throw fail(`${where(details)}must use port 80 or 443, not ${url.port}`);
+  if (url.href.length > MAX_URL_LENGTH) throw fail(`${where(details)}must be at most ${MAX_URL_LENGTH} characters`);
+  const reason = forbiddenHost(url.hostname);
+  if (reason !== null) throw fail(`${where(details)}must not point at ${url.hostname}: it is ${reason}`);
+}
+
+function where(details?: Record<string, unknown>): string {
+  return details?.location !== undefined ? `url redirects to ${String(details.location)}, which ` : 'url ';
+}
+
+function isTestOrigin(url: URL, policy: UrlPolicy): boolean {
+  const allowed = policy.testOrigin ? URL.parse(policy.testOrigin) : null;
+  if (allowed === null || url.origin !== allowed.origin) return false;
+  const host = allowed.hostname;
+  return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
