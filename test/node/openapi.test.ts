@@ -22,8 +22,8 @@ describe('GET /api/v1/openapi.json', () => {
   it('describes every public endpoint with its security and error responses', async () => {
     const doc = await document();
     expect(Object.keys(doc.paths).sort()).toEqual([
-      '/api/v1/account', '/api/v1/categories', '/api/v1/compress', '/api/v1/health', '/api/v1/qr', '/api/v1/qr/image',
-      '/api/v1/tools', '/api/v1/tools/{slug}',
+      '/api/v1/account', '/api/v1/categories', '/api/v1/compress', '/api/v1/health', '/api/v1/meta-tags', '/api/v1/meta-tags/bulk',
+      '/api/v1/qr', '/api/v1/qr/image', '/api/v1/tools', '/api/v1/tools/{slug}',
     ]);
     expect(doc.paths['/api/v1/health'].get.security).toEqual([{ ApiKeyHeader: [] }, { BearerAuth: [] }]);
     expect(doc.paths['/api/v1/compress'].post.security).toEqual([{ BearerAuth: [] }]);
@@ -65,5 +65,26 @@ describe('GET /api/v1/openapi.json', () => {
       'X-Quality', 'X-Target-Reached', 'Server-Timing', 'Content-Disposition',
     ]));
     expect(Object.keys(post.responses).sort()).toEqual(['200', '400', '401', '403', '413', '415', '422', '429', '503']);
+  });
+
+  it('documents meta tags: the url parameter, every field of the answer, the bulk body and the 502', async () => {
+    const doc = await document();
+    const ref = (schema: any) => (schema.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema);
+    const get = doc.paths['/api/v1/meta-tags'].get;
+    expect(get.parameters.map((p: any) => `${p.in}:${p.name}:${p.required}`)).toEqual(['query:url:true']);
+    expect(Object.keys(get.responses).sort()).toEqual(['200', '400', '401', '403', '429', '502']);
+    expect(get.responses['502'].description).toContain('details.status');
+    const answer = ref(get.responses['200'].content['application/json'].schema);
+    const page = ref(answer.properties.data);
+    expect(Object.keys(page.properties)).toEqual([
+      'url', 'final_url', 'status', 'content_type', 'title', 'description', 'canonical', 'lang', 'charset', 'favicon', 'meta',
+      'open_graph', 'twitter', 'json_ld',
+    ]);
+    expect(Object.keys(answer.properties.meta.properties)).toEqual(expect.arrayContaining(['cache', 'tier']));
+    const post = doc.paths['/api/v1/meta-tags/bulk'].post;
+    expect(Object.keys(ref(post.requestBody.content['application/json'].schema).properties)).toEqual(['urls']);
+    expect(Object.keys(post.responses).sort()).toEqual(['200', '400', '401', '403', '413', '429']);
+    const bulk = ref(post.responses['200'].content['application/json'].schema);
+    expect(Object.keys(bulk.properties.meta.properties)).toEqual(expect.arrayContaining(['total', 'succeeded', 'failed', 'cache_hits']));
   });
 });
