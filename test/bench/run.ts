@@ -1,11 +1,13 @@
-// `npm run bench [-- foundation|tools|compress ...]`: starts the service as `npm run dev` does and runs the
+// `npm run bench [-- foundation|tools|compress|meta ...]`: starts the service as `npm run dev` does and runs the
 // named benchmarks (all by default) against it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { startOrigin } from '../fixtures/origin.ts';
 import { benchCompress } from './compress.ts';
 import { benchFoundation, CONCURRENCY, REQUESTS_PER_ROUND, ROUNDS, type Summary } from './foundation.ts';
 import { compressReport } from './lib/report.ts';
 import { startService, type Service } from './lib/server.ts';
+import { benchMeta, BULK_ROUNDS, EXTRACT_REQUESTS, EXTRACT_ROUNDS, metaReport } from './meta.ts';
 import { benchTools, RENDER_REQUESTS, TOOLS_CONCURRENCY, TOOLS_REQUESTS, TOOLS_ROUNDS } from './tools.ts';
 
 const PORT = Number(process.env.BENCH_PORT ?? 8797);
@@ -55,6 +57,27 @@ const BENCHES: Record<string, (service: Service) => Promise<void>> = {
       save('compress', result);
     } finally {
       await service.stop();
+    }
+  },
+  async meta() {
+    // The Worker fetches a loopback origin only when FETCH_TEST_ORIGIN names it, so the fixture origin
+    // starts first and the service gets its own instance; caching is off so every request fetches.
+    const { origin, close } = await startOrigin();
+    try {
+      const service = await startService(PORT + 3, ['--var', `FETCH_TEST_ORIGIN:${origin}`, '--var', 'META_CACHE_TTL:0']);
+      try {
+        const result = await benchMeta(service, origin);
+        const header =
+          `${EXTRACT_ROUNDS} interleaved rounds × ${EXTRACT_REQUESTS} sequential requests per page (one at a time, pages alternating), ` +
+          `and ${BULK_ROUNDS} bulk calls of each size in between; META_CACHE_TTL 0, loopback fixture origin; ` +
+          `Node ${process.version} client on ${cpus().length} cores. p50: median of the rounds' medians; p99 and max over all requests.`;
+        console.log(`\n${header}\n\n${metaReport(result)}\n`);
+        save('meta', { header, ...result });
+      } finally {
+        await service.stop();
+      }
+    } finally {
+      await close();
     }
   },
 };
