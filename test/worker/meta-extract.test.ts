@@ -109,6 +109,13 @@ describe('markup as found in the wild', () => {
     expect(await data('/endless')).toMatchObject({ title: 'Endless', description: 'never stops' });
   });
 
+  it('counts the cap in decompressed bytes: a gzip bomb is read to 2 MB, not to its 64 MB', async () => {
+    const page = await data('/gzip-bomb');
+    expect(page.title).toBe('Bomb');
+    // 64 KB on the wire: counted in compressed bytes, the tag past the padding would have been read.
+    expect(page.description).toBeNull();
+  });
+
   it('reads unclosed tags and unquoted attributes', async () => {
     expect(await data('/unclosed')).toMatchObject({ title: 'Unclosed', description: 'no end tags', lang: 'fr', favicon: at('/u.ico') });
   });
