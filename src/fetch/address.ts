@@ -2,8 +2,8 @@
 // reach something that is not the public internet. It re-parses the hostname itself instead of trusting
 // that the URL parser normalised it, so a caller that skipped `new URL()` (or a parser that differs from
 // the WHATWG one) cannot smuggle `0x7f.1` or `[::ffff:127.0.0.1]` past it. Names are judged on their
-// spelling only; DNS can still point a public name anywhere, which is why the fetch itself must also
-// refuse to follow redirects blindly.
+// spelling only; what a public name resolves to is left to the runtime's network policy (Cloudflare's
+// edge, or workerd's default `allow = ["public"]`), which refuses private addresses at connect time.
 
 const INVALID = 'not a valid address';
 const LOCAL_NAME = 'a local name';
