@@ -1,5 +1,6 @@
 // Reads a multipart upload without trusting it: refused unread when Content-Length is over the limit,
 // cut off the moment the streamed body passes it, and parsed by the runtime's own multipart parser.
+import { limitedBody } from '../http/body-limit.ts';
 import { ApiError } from '../http/errors.ts';
 import { MAX_IMAGE_BYTES, MULTIPART_OVERHEAD_BYTES } from './limits.ts';
 
@@ -18,29 +19,12 @@ export async function readMultipart(request: Request): Promise<FormData> {
   if (!/^multipart\/form-data\s*;.*boundary=/i.test(type)) {
     throw new ApiError('bad_request', `the request body must be multipart/form-data: ${HOW_TO}`);
   }
-  const declared = request.headers.get('content-length');
-  if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
-  if (!request.body) throw new ApiError('bad_request', `the request has no body: ${HOW_TO}`, { param: 'image' });
-
-  let received = 0;
-  let overLimit = false;
-  const counted = request.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        received += chunk.byteLength;
-        if (received > MAX_BODY_BYTES) {
-          overLimit = true;
-          controller.error(tooLarge());
-          return;
-        }
-        controller.enqueue(chunk);
-      },
-    }),
-  );
+  const body = limitedBody(request, MAX_BODY_BYTES, tooLarge);
+  if (!body) throw new ApiError('bad_request', `the request has no body: ${HOW_TO}`, { param: 'image' });
   try {
-    return await new Response(counted, { headers: { 'content-type': type } }).formData();
+    return await new Response(body.stream, { headers: { 'content-type': type } }).formData();
   } catch {
-    if (overLimit) throw tooLarge();
+    if (body.exceeded()) throw tooLarge();
     throw new ApiError('bad_request', `the multipart body could not be parsed: ${HOW_TO}`);
   }
 }

@@ -14,12 +14,11 @@ export interface FetchOptions extends UrlPolicy {
 export interface Fetched {
   response: Response;
   finalUrl: URL;
-  redirects: number;
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
-export const fetchFailed = (message: string, details: Record<string, unknown>): ApiError =>
+const fetchFailed = (message: string, details: Record<string, unknown>): ApiError =>
   new ApiError('fetch_failed', message, { details });
 
 export async function safeFetch(start: URL, options: FetchOptions): Promise<Fetched> {
@@ -46,7 +45,7 @@ export async function safeFetch(start: URL, options: FetchOptions): Promise<Fetc
       await discard(response);
       throw fetchFailed(`${url.host} answered ${response.status}`, { status: response.status, reason: 'status' });
     }
-    return { response, finalUrl: url, redirects };
+    return { response, finalUrl: url };
   }
 }
 

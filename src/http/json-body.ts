@@ -1,5 +1,5 @@
-// Reads a JSON request body without trusting it: refused unread when Content-Length is over the limit,
-// cut off the moment the streamed body passes it.
+// Reads a JSON request body within a byte limit (body-limit.ts) and parses it.
+import { limitedBody } from './body-limit.ts';
 import { ApiError } from './errors.ts';
 
 export async function readJsonBody(request: Request, maxBytes: number, example: string): Promise<unknown> {
@@ -9,24 +9,15 @@ export async function readJsonBody(request: Request, maxBytes: number, example: 
   }
   const tooLarge = () =>
     new ApiError('payload_too_large', `the request body is over the limit of ${maxBytes} bytes`, { details: { max_bytes: maxBytes } });
-  const declared = request.headers.get('content-length');
-  if (declared !== null && Number(declared) > maxBytes) throw tooLarge();
-  if (!request.body) throw new ApiError('bad_request', `the request has no body; send JSON such as ${example}`);
-
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let received = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    received += value.byteLength;
-    if (received > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
+  const body = limitedBody(request, maxBytes, tooLarge);
+  if (!body) throw new ApiError('bad_request', `the request has no body; send JSON such as ${example}`);
+  let text: string;
+  try {
+    text = await new Response(body.stream).text();
+  } catch (err) {
+    if (body.exceeded()) throw tooLarge();
+    throw err;
   }
-  const text = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false }).decode(await new Blob(chunks).arrayBuffer());
   try {
     return JSON.parse(text);
   } catch {

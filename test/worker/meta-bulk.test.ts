@@ -1,7 +1,7 @@
 // POST /api/v1/meta-tags/bulk: tier limits, order, one failure per entry, six at a time, one request.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ToolsTier } from '../../src/accounts/tiers.ts';
-import { makeKey, type TestKey } from './helpers.ts';
+import { call, makeKey, toolsHeaders, type TestKey } from './helpers.ts';
 import { bulk, ORIGIN } from './meta-helpers.ts';
 
 let enterprise: TestKey;
@@ -106,8 +106,27 @@ describe('bad bodies (400 / 413, nothing fetched)', () => {
     expect(body.error).toMatchObject({ code: 'payload_too_large', details: { max_bytes: 262_144 } });
   });
 
+  it('cuts off a body sent without Content-Length as soon as it passes 256 KB', async () => {
+    const chunk = new TextEncoder().encode(`"https://example.com/${'a'.repeat(16_000)}",`);
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent === 0) controller.enqueue(new TextEncoder().encode('{"urls":['));
+        // Far more than the limit: only a reader that stops early gets an answer.
+        if (sent++ > 1_000) return controller.close();
+        controller.enqueue(chunk);
+      },
+    });
+    const res = await call('/api/v1/meta-tags/bulk', {
+      method: 'POST',
+      headers: { ...toolsHeaders(enterprise.key), 'Content-Type': 'application/json' },
+      body,
+    });
+    expect(res.status).toBe(413);
+    expect(sent).toBeLessThan(40);
+  });
+
   it('takes GET only at /meta-tags and POST only at /meta-tags/bulk', async () => {
-    const { call, toolsHeaders } = await import('./helpers.ts');
     const get = await call('/api/v1/meta-tags/bulk', { headers: toolsHeaders(enterprise.key) });
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');

@@ -1,6 +1,6 @@
 // GET /api/v1/meta-tags: the URL rules, redirects, upstream failures, timeouts, caching and metering.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { makeKey, TestClock, type TestKey } from './helpers.ts';
+import { call, makeKey, TestClock, toolsHeaders, type TestKey } from './helpers.ts';
 import { metaTags, ORIGIN } from './meta-helpers.ts';
 
 let k: TestKey;
@@ -89,7 +89,6 @@ describe('URLs the rules refuse (400, nothing fetched)', () => {
   });
 
   it('requires the url parameter and refuses unknown ones', async () => {
-    const { call, toolsHeaders } = await import('./helpers.ts');
     const missing = await call('/api/v1/meta-tags', { headers: toolsHeaders(k.key) });
     expect(missing.status).toBe(400);
     expect(await missing.json()).toMatchObject({ error: { code: 'bad_request', param: 'url' } });
@@ -204,7 +203,6 @@ describe('metering', () => {
   it('counts every call, failures included', async () => {
     const free = await makeKey({ tools: 'free' });
     const clock = new TestClock();
-    const { call, toolsHeaders } = await import('./helpers.ts');
     const remaining: string[] = [];
     for (const path of ['/rich', '/status/404', 'ftp://x/']) {
       const url = path.startsWith('/') ? ORIGIN + path : path;
