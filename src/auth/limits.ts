@@ -1,0 +1,34 @@
+// Every limit of the web console's accounts and sessions (README, "Web console").
+
+/**
+ * PBKDF2-SHA256 iterations for new password hashes. Deployed Workers refuse more than 100,000 (local
+ * workerd has no cap, so a higher value would pass every local test and fail in production).
+ */
+export const PBKDF2_ITERATIONS = 100_000;
+export const PBKDF2_MAX_ITERATIONS = 100_000;
+export const PASSWORD_SALT_BYTES = 16;
+export const PASSWORD_HASH_BYTES = 32;
+
+export const PASSWORD_MIN_LENGTH = 10;
+/** Characters. PBKDF2 hashes a long password once into its HMAC key, so this guards bodies, not CPU. */
+export const PASSWORD_MAX_LENGTH = 256;
+export const EMAIL_MAX_LENGTH = 254;
+export const NAME_MAX_LENGTH = 100;
+
+/** A session ends after this long without a request... */
+export const SESSION_IDLE_MS = 7 * 86_400_000;
+/** ...and this long after sign-in, whatever its use. */
+export const SESSION_MAX_MS = 30 * 86_400_000;
+/** A used session's expiry is pushed forward at most this often (one D1 write per session per day). */
+export const SESSION_RENEW_AFTER_MS = 86_400_000;
+
+export const SIGNIN_WINDOW_MS = 15 * 60_000;
+/** Sign-in attempts per account (by email) per window; a successful sign-in clears the count. */
+export const SIGNIN_MAX_PER_ACCOUNT = 5;
+/** Sign-in attempts per client IP per window, successful or not. */
+export const SIGNIN_MAX_PER_IP = 30;
+export const SIGNUP_WINDOW_MS = 60 * 60_000;
+export const SIGNUP_MAX_PER_IP = 10;
+
+/** Console form posts are small; anything bigger is refused before it is parsed. */
+export const FORM_BODY_MAX_BYTES = 16 * 1024;
