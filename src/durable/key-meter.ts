@@ -12,7 +12,7 @@ import { KEY_STATE_TTL_MS, LAST_USED_FLUSH_MS } from '../metering/key-state.ts';
 import {
   commitCompression, imageStatus, meterTools, releaseCompression, reserveCompression, usageSnapshot,
 } from '../metering/rules.ts';
-import type { Verdict } from '../metering/types.ts';
+import type { KeySnapshot, Verdict } from '../metering/types.ts';
 
 interface CachedKey {
   view: KeyView | null; // null: no such key
@@ -76,6 +76,16 @@ export class KeyMeter extends DurableObject<Env> {
     if (!key) return { outcome: 'unauthorized' };
     const result = this.ctx.storage.transactionSync(() => releaseCompression(this.counters, key.tiers.image, now, reservation));
     return { outcome: 'ok', key, rate: result.rate };
+  }
+
+  /**
+   * The console's view of this key: its windows as they stand and its per-day history from `fromDay`.
+   * Spends nothing and needs no scope; null for a hash with no key (then no storage is touched).
+   */
+  async snapshot(hash: string, now: number, fromDay: number): Promise<KeySnapshot | null> {
+    const { view } = await this.load(hash, now);
+    if (!view) return null;
+    return { usage: usageSnapshot(this.counters, view.tiers, now), history: this.counters.history(fromDay) };
   }
 
   /** Forget the cached key state: the next request re-reads it from D1 (revoke, tier change). */

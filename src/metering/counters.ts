@@ -1,6 +1,16 @@
-// Window counters and compression reservations, kept in a Durable Object's SQLite storage.
+// Window counters, compression reservations and per-day history, kept in a Durable Object's SQLite storage.
 // Every method is synchronous: a caller that does check-then-add without awaiting in between is atomic,
 // because a Durable Object runs one event at a time.
+import { DAY_MS } from './windows.ts';
+
+/** Days of per-day history each key keeps (the console shows 30). */
+export const DAILY_HISTORY_DAYS = 40;
+
+export type DailyRow = {
+  day: number;
+  requests: number;
+  compressions: number;
+};
 
 /** A reservation older than this is treated as abandoned (its request died) and frees its unit. */
 export const RESERVATION_TTL_MS = 5 * 60_000;
@@ -8,6 +18,7 @@ export const RESERVATION_TTL_MS = 5 * 60_000;
 export class Counters {
   private readonly storage: SqlStorage;
   private ready = false;
+  private prunedFor = 0;
 
   constructor(sql: SqlStorage) {
     this.storage = sql;
@@ -21,6 +32,9 @@ export class Counters {
         name TEXT PRIMARY KEY, start INTEGER NOT NULL, used INTEGER NOT NULL)`);
       this.storage.exec(`CREATE TABLE IF NOT EXISTS reservations (
         id TEXT PRIMARY KEY, month_start INTEGER NOT NULL, created_at INTEGER NOT NULL)`);
+      // Per-day history for the console's usage chart, written in the same step as the windows.
+      this.storage.exec(`CREATE TABLE IF NOT EXISTS daily (
+        day INTEGER PRIMARY KEY, requests INTEGER NOT NULL DEFAULT 0, compressions INTEGER NOT NULL DEFAULT 0)`);
       this.ready = true;
     }
     return this.storage;
@@ -41,6 +55,19 @@ export class Counters {
          start = excluded.start`,
       name, start, units,
     );
+  }
+
+  /** Adds one to a day's history; the first write of each day also drops days past DAILY_HISTORY_DAYS. */
+  addDaily(column: 'requests' | 'compressions', day: number): void {
+    this.sql.exec(`INSERT INTO daily (day, ${column}) VALUES (?, 1) ON CONFLICT (day) DO UPDATE SET ${column} = ${column} + 1`, day);
+    if (day <= this.prunedFor) return;
+    this.sql.exec('DELETE FROM daily WHERE day < ?', day - DAILY_HISTORY_DAYS * DAY_MS);
+    this.prunedFor = day;
+  }
+
+  /** The stored days from `fromDay` on, oldest first; days without use are absent. */
+  history(fromDay: number): DailyRow[] {
+    return this.sql.exec<DailyRow>('SELECT day, requests, compressions FROM daily WHERE day >= ? ORDER BY day', fromDay).toArray();
   }
 
   reserved(monthStart: number, now: number): number {

@@ -32,6 +32,7 @@ export function meterTools(counters: Counters, tier: ToolsTier, now: number, cou
     counters.add('minute', minute.start);
     // Counted even without a daily cap, so /account can show the day's use.
     counters.add('day', day.start);
+    counters.addDaily('requests', day.start);
   }
   const minuteLeft = limits.perMinute - minuteUsed - spent;
   const dayLeft = limits.perDay === null ? Infinity : limits.perDay - dayUsed - spent;
@@ -76,6 +77,8 @@ export function commitCompression(counters: Counters, tier: ImageTier, now: numb
   const monthStart = counters.take(id, now);
   if (monthStart !== null) counters.add('month', monthStart);
   else if (imageStatus(counters, tier, now).allowed) counters.add('month', monthWindow(now).start);
+  else return imageStatus(counters, tier, now);
+  counters.addDaily('compressions', dayWindow(now).start);
   return imageStatus(counters, tier, now);
 }
 

@@ -1,4 +1,5 @@
 import type { KeyView } from '../accounts/records.ts';
+import type { DailyRow } from './counters.ts';
 
 /** One window as /account shows it. `limit`/`remaining` are null where the tier has no cap. */
 export interface WindowUsage {
@@ -34,4 +35,10 @@ export interface Verdict {
   usage?: Usage;
   /** Set by a successful reserve: pass it back to commit or release. */
   reservation?: string;
+}
+
+/** What the console reads from a key's meter. */
+export interface KeySnapshot {
+  usage: Usage;
+  history: DailyRow[];
 }
