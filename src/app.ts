@@ -9,9 +9,13 @@ import { requestContext } from './http/request-context.ts';
 import { validationHook } from './http/validation.ts';
 import { registerAccount } from './routes/account.ts';
 import { registerCompress } from './routes/compress.ts';
+import { registerAuthPages } from './routes/auth-pages.ts';
+import { registerConsoleApi } from './routes/console-api.ts';
+import { registerConsolePages } from './routes/console-pages.ts';
 import { registerHealth } from './routes/health.ts';
 import { registerInternal } from './routes/internal.ts';
 import { registerMetaTags } from './routes/meta-tags.ts';
+import { CONSOLE_TAG } from './routes/console-schema.ts';
 import { OPENAPI_PATH, registerOpenApi } from './routes/openapi.ts';
 import { registerQr } from './routes/qr.ts';
 import { registerTools } from './routes/tools.ts';
@@ -28,8 +32,11 @@ export function createApp() {
   registerQr(app);
   registerMetaTags(app);
   registerCompress(app);
+  registerConsoleApi(app);
   registerInternal(app);
   registerOpenApi(app);
+  registerAuthPages(app);
+  registerConsolePages(app);
 
   app.notFound((c) => errorResponse(fallbackError(c, app.routes), c.var.requestId));
   app.onError((err, c) => {
@@ -40,11 +47,12 @@ export function createApp() {
   return app;
 }
 
-/** The documented endpoints, straight from the OpenAPI registry, so /account and the document agree. */
+/** The documented API endpoints, straight from the OpenAPI registry, so /account and the document agree. */
 function publicEndpoints(app: OpenAPIHono<AppEnv>): EndpointInfo[] {
   return [
     ...app.openAPIRegistry.definitions.flatMap((d) =>
-      d.type === 'route' && !(d.route as { hide?: boolean }).hide
+      // The console's session endpoints are not callable with a key: /account lists what a key can call.
+      d.type === 'route' && !(d.route as { hide?: boolean }).hide && !d.route.tags?.includes(CONSOLE_TAG)
         ? [{ method: d.route.method.toUpperCase(), path: d.route.path.replace(/\{(\w+)\}/g, ':$1'), description: d.route.summary ?? '' }]
         : [],
     ),

@@ -1,4 +1,5 @@
 import type { KeyView } from '../accounts/records.ts';
+import type { Session } from '../auth/sessions.ts';
 import type { Env } from '../env.ts';
 import type { RateHeaders, Usage } from '../metering/types.ts';
 
@@ -10,6 +11,8 @@ export interface AppVariables {
   /** What the X-RateLimit-* headers of this response say; applied to every response, errors included. */
   rate: RateHeaders | undefined;
   usage: Usage | undefined;
+  /** The console's signed-in session, set by loadSession on console routes (null: signed out). */
+  session: Session | null;
 }
 
 export interface AppEnv {

@@ -6,9 +6,12 @@ import { ApiError } from './errors.ts';
 
 export type ApiName = 'image' | 'tools' | 'any';
 
+// The console's JSON endpoints answer wherever its pages do, since they share the session cookie.
+const CONSOLE_PATHS = /^\/api\/v1\/(?:keys|usage|console)(?:\/|$)/;
+
 export function apiOfPath(path: string): ApiName {
   if (path === '/api/v1/compress' || path.startsWith('/api/v1/compress/')) return 'image';
-  if (path === '/api/v1/openapi.json' || !path.startsWith('/api/v1/')) return 'any';
+  if (path === '/api/v1/openapi.json' || !path.startsWith('/api/v1/') || CONSOLE_PATHS.test(path)) return 'any';
   return 'tools';
 }
 

@@ -2,10 +2,12 @@
 // upload, run the pipeline, and write the image with its headers. The unit is committed only when the
 // answer is 200 and released on every failure, so a failed request never costs quota.
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { admit } from '../compress/admission.ts';
 import { compressConfig } from '../compress/config.ts';
 import { EXTENSIONS, MEDIA_TYPES } from '../compress/formats.ts';
 import type { CompressResult } from '../compress/pipeline.ts';
+import type { KeyMeter } from '../durable/key-meter.ts';
 import { imageBytes, partsOf, readMultipart } from '../compress/upload.ts';
 import { enforce, imageKeyFrom, meterFor } from '../http/auth.ts';
 import type { AppEnv } from '../http/context.ts';
@@ -20,47 +22,55 @@ export const COMPRESS_PATH = '/api/v1/compress';
 export function registerCompress(app: OpenAPIHono<AppEnv>): void {
   app.openAPIRegistry.registerPath(compressDoc);
   app.post(COMPRESS_PATH, async (c) => {
-    const started = performance.now();
     const { hash, meter } = await meterFor(c.env, imageKeyFrom(c.req.raw.headers));
-    const reserved = await meter.reserve(hash, clock(c.env));
-    if (reserved.outcome !== 'forbidden') c.set('rate', reserved.rate);
-    enforce(reserved);
-    const key = reserved.key!;
-    c.set('key', key);
-    c.set('keyHash', hash);
-
-    let done: (() => void) | undefined;
-    try {
-      const config = compressConfig(c.env);
-      done = admit(key.tiers.image, config.maxConcurrentCompressions);
-      const parsed = CompressParts.safeParse(partsOf(await readMultipart(c.req.raw)));
-      if (!parsed.success) throw badRequestFrom(parsed.error.issues);
-      const parts = parsed.data;
-      if (key.tiers.image === 'free' && parts.format === 'webp') {
-        throw new ApiError('plan_upgrade_required', 'WebP output needs the pro tier; the free tier writes JPEG and PNG', { param: 'format' });
-      }
-      if (parts.target_kb !== undefined) {
-        if (key.tiers.image === 'free') throw new ApiError('plan_upgrade_required', 'target_kb needs the pro tier', { param: 'target_kb' });
-        if (parts.format === 'png') throw new ApiError('bad_request', 'target_kb works with jpeg and webp output only: PNG output is lossless', { param: 'target_kb' });
-      }
-      const bytes = await imageBytes(parts.image);
-      const { compress } = await import('../compress/pipeline.ts');
-      const result = await compress(
-        { bytes, format: parts.format, quality: parts.quality, width: parts.width, height: parts.height, targetKb: parts.target_kb },
-        config.maxInputPixels,
-      );
-      // Counted now that the answer is 200; the reservation already holds the unit, so the headers
-      // from reserving are exact and the commit need not delay the response.
-      c.executionCtx.waitUntil(meter.commit(hash, reserved.reservation!, clock(c.env)));
-      return imageResponse(result, parts.image.name, bytes.length, performance.now() - started);
-    } catch (err) {
-      const released = await meter.release(hash, reserved.reservation!, clock(c.env));
-      if (released.rate) c.set('rate', released.rate);
-      throw err;
-    } finally {
-      done?.();
-    }
+    return compressMetered(c, hash, meter);
   });
+}
+
+/**
+ * The compression itself, metered by the given key's Durable Object: reserve a unit, admit, read and
+ * validate the upload, run the pipeline. Shared by the API and the console's "Try it" page.
+ */
+export async function compressMetered(c: Context<AppEnv>, hash: string, meter: DurableObjectStub<KeyMeter>): Promise<Response> {
+  const started = performance.now();
+  const reserved = await meter.reserve(hash, clock(c.env));
+  if (reserved.outcome !== 'forbidden') c.set('rate', reserved.rate);
+  enforce(reserved);
+  const key = reserved.key!;
+  c.set('key', key);
+  c.set('keyHash', hash);
+
+  let done: (() => void) | undefined;
+  try {
+    const config = compressConfig(c.env);
+    done = admit(key.tiers.image, config.maxConcurrentCompressions);
+    const parsed = CompressParts.safeParse(partsOf(await readMultipart(c.req.raw)));
+    if (!parsed.success) throw badRequestFrom(parsed.error.issues);
+    const parts = parsed.data;
+    if (key.tiers.image === 'free' && parts.format === 'webp') {
+      throw new ApiError('plan_upgrade_required', 'WebP output needs the pro tier; the free tier writes JPEG and PNG', { param: 'format' });
+    }
+    if (parts.target_kb !== undefined) {
+      if (key.tiers.image === 'free') throw new ApiError('plan_upgrade_required', 'target_kb needs the pro tier', { param: 'target_kb' });
+      if (parts.format === 'png') throw new ApiError('bad_request', 'target_kb works with jpeg and webp output only: PNG output is lossless', { param: 'target_kb' });
+    }
+    const bytes = await imageBytes(parts.image);
+    const { compress } = await import('../compress/pipeline.ts');
+    const result = await compress(
+      { bytes, format: parts.format, quality: parts.quality, width: parts.width, height: parts.height, targetKb: parts.target_kb },
+      config.maxInputPixels,
+    );
+    // Counted now that the answer is 200; the reservation already holds the unit, so the headers
+    // from reserving are exact and the commit need not delay the response.
+    c.executionCtx.waitUntil(meter.commit(hash, reserved.reservation!, clock(c.env)));
+    return imageResponse(result, parts.image.name, bytes.length, performance.now() - started);
+  } catch (err) {
+    const released = await meter.release(hash, reserved.reservation!, clock(c.env));
+    if (released.rate) c.set('rate', released.rate);
+    throw err;
+  } finally {
+    done?.();
+  }
 }
 
 function imageResponse(result: CompressResult, uploadName: string, originalSize: number, totalMs: number): Response {

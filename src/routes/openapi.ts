@@ -1,8 +1,27 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../http/context.ts';
 import { VERSION } from '../version.ts';
+import { CONSOLE_TAG } from './console-schema.ts';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
+
+/** The document's top-level members; the paths come from the registry. Shared by the JSON and /docs. */
+export function documentConfig(origin: string) {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Shrinkray API',
+      version: VERSION,
+      description: 'Image compression (API A) and tools (API B) under one account system. Errors use one envelope: `{ "error": { "code", "message", "param"? }, "meta": { "request_id" } }`.',
+    },
+    servers: [{ url: origin }],
+    tags: [
+      { name: 'Image API', description: 'API A: image compression' },
+      { name: 'Tools API', description: 'API B: tools, QR codes, meta tags, account' },
+      { name: CONSOLE_TAG, description: 'The web console\'s endpoints: a signed-in browser session, not an API key. Unsafe methods need the X-CSRF-Token header.' },
+    ],
+  };
+}
 
 export function registerOpenApi(app: OpenAPIHono<AppEnv>): void {
   app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKeyHeader', {
@@ -16,17 +35,11 @@ export function registerOpenApi(app: OpenAPIHono<AppEnv>): void {
     scheme: 'bearer',
     description: 'API key as `Authorization: Bearer <key>` (the only form for API A)',
   });
-  app.doc31(OPENAPI_PATH, (c) => ({
-    openapi: '3.1.0',
-    info: {
-      title: 'Shrinkray API',
-      version: VERSION,
-      description: 'Image compression (API A) and tools (API B) under one account system. Errors use one envelope: `{ "error": { "code", "message", "param"? }, "meta": { "request_id" } }`.',
-    },
-    servers: [{ url: new URL(c.req.url).origin }],
-    tags: [
-      { name: 'Image API', description: 'API A: image compression' },
-      { name: 'Tools API', description: 'API B: tools, QR codes, meta tags, account' },
-    ],
-  }));
+  app.openAPIRegistry.registerComponent('securitySchemes', 'SessionCookie', {
+    type: 'apiKey',
+    in: 'cookie',
+    name: '__Host-sr_session',
+    description: 'The web console session, set by signing in at `/` (`sr_session` on plain-HTTP localhost)',
+  });
+  app.doc31(OPENAPI_PATH, (c) => documentConfig(new URL(c.req.url).origin));
 }

@@ -22,8 +22,9 @@ describe('GET /api/v1/openapi.json', () => {
   it('describes every public endpoint with its security and error responses', async () => {
     const doc = await document();
     expect(Object.keys(doc.paths).sort()).toEqual([
-      '/api/v1/account', '/api/v1/categories', '/api/v1/compress', '/api/v1/health', '/api/v1/meta-tags', '/api/v1/meta-tags/bulk',
-      '/api/v1/qr', '/api/v1/qr/image', '/api/v1/tools', '/api/v1/tools/{slug}',
+      '/api/v1/account', '/api/v1/categories', '/api/v1/compress', '/api/v1/console/compress', '/api/v1/health', '/api/v1/keys',
+      '/api/v1/keys/{id}', '/api/v1/meta-tags', '/api/v1/meta-tags/bulk', '/api/v1/qr', '/api/v1/qr/image', '/api/v1/tools',
+      '/api/v1/tools/{slug}', '/api/v1/usage',
     ]);
     expect(doc.paths['/api/v1/health'].get.security).toEqual([{ ApiKeyHeader: [] }, { BearerAuth: [] }]);
     expect(doc.paths['/api/v1/compress'].post.security).toEqual([{ BearerAuth: [] }]);
@@ -33,6 +34,24 @@ describe('GET /api/v1/openapi.json', () => {
     expect(doc.components.securitySchemes.ApiKeyHeader).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' });
     expect(doc.components.schemas.Error).toBeDefined();
     expect(JSON.stringify(doc)).not.toContain('/internal/');
+  });
+
+  it('documents the console endpoints as session-cookie operations, apart from the API key ones', async () => {
+    const doc = await document();
+    expect(doc.components.securitySchemes.SessionCookie).toMatchObject({ type: 'apiKey', in: 'cookie', name: '__Host-sr_session' });
+    const ops = [
+      doc.paths['/api/v1/keys'].get, doc.paths['/api/v1/keys'].post, doc.paths['/api/v1/keys/{id}'].delete,
+      doc.paths['/api/v1/usage'].get, doc.paths['/api/v1/console/compress'].post,
+    ];
+    for (const op of ops) {
+      expect(op.security).toEqual([{ SessionCookie: [] }]);
+      expect(op.tags).toEqual(['Account (session)']);
+    }
+    expect(doc.paths['/api/v1/keys'].post.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/CreateApiKey');
+    expect(Object.keys(doc.paths['/api/v1/keys'].post.responses).sort()).toEqual(['201', '400', '401', '403', '413']);
+    expect(doc.paths['/api/v1/keys'].post.description).toContain('X-CSRF-Token');
+    expect(Object.keys(doc.paths['/api/v1/keys/{id}'].delete.responses).sort()).toEqual(['200', '401', '403', '404']);
+    expect(doc.components.schemas.CreatedApiKey.properties.data).toBeDefined();
   });
 
   it('documents the catalogue and QR parameters, and the key-free signed image', async () => {

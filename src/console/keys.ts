@@ -1,0 +1,105 @@
+// Key management for signed-in account holders: list, create (the key is returned once), revoke. The
+// console's own metering key is never listed and cannot be revoked.
+import { generateKey, hashKey, displayPrefix, newKeyId } from '../accounts/keys.ts';
+import { refreshKeys } from '../accounts/refresh.ts';
+import { parseScopes, type Scope } from '../accounts/tiers.ts';
+import type { Env } from '../env.ts';
+import { MAX_ACTIVE_KEYS } from './limits.ts';
+
+export interface ConsoleKey {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: Scope[];
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+interface Row {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: string;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+const COLUMNS = 'id, name, prefix, scopes, created_at, last_used_at, revoked_at';
+const SQL = {
+  list: `SELECT ${COLUMNS} FROM api_keys WHERE account_id = ? AND kind = 'api' ORDER BY created_at DESC, id`,
+  one: `SELECT ${COLUMNS} FROM api_keys WHERE id = ? AND account_id = ? AND kind = 'api'`,
+  // The count and the insert are one statement, so two concurrent creations cannot both pass the cap.
+  insertCapped:
+    `INSERT INTO api_keys (id, account_id, name, prefix, hash, scopes, created_at, kind) SELECT ?, ?, ?, ?, ?, ?, ?, 'api' ` +
+    `WHERE (SELECT COUNT(*) FROM api_keys WHERE account_id = ? AND kind = 'api' AND revoked_at IS NULL) < ?`,
+  revoke: `UPDATE api_keys SET revoked_at = ? WHERE id = ? AND account_id = ? AND kind = 'api' AND revoked_at IS NULL`,
+  consoleHash: `SELECT hash FROM api_keys WHERE account_id = ? AND kind = 'console'`,
+  insertConsole:
+    `INSERT INTO api_keys (id, account_id, name, prefix, hash, scopes, created_at, kind) VALUES (?, ?, 'Try it (web console)', ?, ?, 'image', ?, 'console') ` +
+    `ON CONFLICT DO NOTHING`,
+} as const;
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+function view(row: Row): ConsoleKey {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    scopes: parseScopes(row.scopes),
+    created_at: iso(row.created_at) as string,
+    last_used_at: iso(row.last_used_at),
+    revoked_at: iso(row.revoked_at),
+  };
+}
+
+export async function listKeys(db: D1Database, accountId: string): Promise<ConsoleKey[]> {
+  const rows = await db.prepare(SQL.list).bind(accountId).all<Row>();
+  return rows.results.map(view);
+}
+
+export type CreateOutcome = { ok: true; key: ConsoleKey & { key: string } } | { ok: false; reason: 'too_many_keys'; max: number };
+
+export async function createKey(db: D1Database, accountId: string, input: { name: string; scopes: Scope[] }, now: number): Promise<CreateOutcome> {
+  const secret = generateKey();
+  const id = newKeyId();
+  const prefix = displayPrefix(secret);
+  const scopes = input.scopes.join(',');
+  const result = await db
+    .prepare(SQL.insertCapped)
+    .bind(id, accountId, input.name, prefix, await hashKey(secret), scopes, now, accountId, MAX_ACTIVE_KEYS)
+    .run();
+  if (result.meta.changes !== 1) return { ok: false, reason: 'too_many_keys', max: MAX_ACTIVE_KEYS };
+  const created = view({ id, name: input.name, prefix, scopes, created_at: now, last_used_at: null, revoked_at: null });
+  return { ok: true, key: { ...created, key: secret } };
+}
+
+/** Revokes one of the account's keys (a no-op when it already is); null when it is not theirs or unknown. */
+export async function revokeKey(env: Env, accountId: string, keyId: string, now: number): Promise<ConsoleKey | null> {
+  const [update, select] = await env.DB.batch<Row>([
+    env.DB.prepare(SQL.revoke).bind(now, keyId, accountId),
+    env.DB.prepare(SQL.one).bind(keyId, accountId),
+  ]);
+  const row = select?.results[0];
+  if (!row) return null;
+  // The key's Durable Object caches its state: tell it, so the very next request is refused.
+  if (update?.meta.changes === 1) await refreshKeys(env, { keyIds: [keyId] });
+  return view(row);
+}
+
+/**
+ * The hash that names the account's console meter, made on first use. Its secret is discarded at once:
+ * the meter authenticates by hash, and nobody can present this key to the API.
+ */
+export async function consoleKeyHash(db: D1Database, accountId: string, now: number): Promise<string> {
+  const existing = await db.prepare(SQL.consoleHash).bind(accountId).first<{ hash: string }>();
+  if (existing) return existing.hash;
+  const secret = generateKey();
+  await db.prepare(SQL.insertConsole).bind(newKeyId(), accountId, displayPrefix(secret), await hashKey(secret), now).run();
+  // Re-read: a concurrent first use may have won the unique index.
+  const row = await db.prepare(SQL.consoleHash).bind(accountId).first<{ hash: string }>();
+  if (!row) throw new Error('console key could not be created');
+  return row.hash;
+}

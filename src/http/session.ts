@@ -1,0 +1,65 @@
+// The console's session cookie: read on every console request, renewed while in use, and required by
+// the console's pages (redirect to sign-in) and JSON endpoints (401 envelope).
+import type { Context } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { createMiddleware } from 'hono/factory';
+import { findSession, renewSession, type NewSession } from '../auth/sessions.ts';
+import { clock } from '../env.ts';
+import type { AppEnv } from './context.ts';
+import { ApiError } from './errors.ts';
+
+const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * Plain-HTTP loopback is local development: cookies there cannot be `Secure` (the browser would drop
+ * them), and cannot take the `__Host-` prefix, which requires `Secure`. Everywhere else they are both.
+ */
+export function isLocalDevelopment(url: string): boolean {
+  const { protocol, hostname } = new URL(url);
+  return protocol === 'http:' && LOOPBACK.test(hostname);
+}
+
+export function cookieName(c: Context<AppEnv>, base: 'session' | 'csrf'): string {
+  return isLocalDevelopment(c.req.url) ? `sr_${base}` : `__Host-sr_${base}`;
+}
+
+export function cookieOptions(c: Context<AppEnv>, maxAgeSeconds: number) {
+  return { path: '/', httpOnly: true, sameSite: 'Lax' as const, secure: !isLocalDevelopment(c.req.url), maxAge: maxAgeSeconds };
+}
+
+export function setSessionCookie(c: Context<AppEnv>, session: Pick<NewSession, 'token' | 'expiresAt'>): void {
+  const maxAge = Math.max(0, Math.round((session.expiresAt - clock(c.env)) / 1000));
+  setCookie(c, cookieName(c, 'session'), session.token, cookieOptions(c, maxAge));
+}
+
+export function clearSessionCookie(c: Context<AppEnv>): void {
+  deleteCookie(c, cookieName(c, 'session'), { path: '/', secure: !isLocalDevelopment(c.req.url) });
+}
+
+export const sessionToken = (c: Context<AppEnv>): string | undefined => getCookie(c, cookieName(c, 'session'));
+
+/** Loads the session, if any, into `c.var.session`; renews its expiry (and cookie) when due. */
+export const loadSession = createMiddleware<AppEnv>(async (c, next) => {
+  const token = sessionToken(c);
+  const now = clock(c.env);
+  const session = await findSession(c.env.DB, token, now);
+  c.set('session', session);
+  if (session && token && (await renewSession(c.env.DB, session, now)) !== null) {
+    setSessionCookie(c, { token, expiresAt: session.expiresAt });
+  }
+  await next();
+});
+
+/** JSON endpoints of the console: a session or 401. */
+export const requireSession = createMiddleware<AppEnv>(async (c, next) => {
+  if (!c.var.session) {
+    throw new ApiError('unauthorized', 'sign in to the web console first: this endpoint takes the console session cookie, not an API key');
+  }
+  await next();
+});
+
+/** Pages: a session, or a redirect to sign-in that comes back here afterwards. */
+export const requireSessionPage = createMiddleware<AppEnv>(async (c, next) => {
+  if (!c.var.session) return c.redirect(`/signin?next=${encodeURIComponent(c.req.path)}`, 303);
+  await next();
+});

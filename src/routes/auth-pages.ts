@@ -1,0 +1,135 @@
+// Sign-up, sign-in and sign-out pages: thin handlers over src/auth. Form posts check the origin and the
+// CSRF token first; every failure re-renders the form with a message, never a JSON error.
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { deleteCookie } from 'hono/cookie';
+import { signIn, signUp, type AuthOutcome } from '../auth/accounts.ts';
+import { EMAIL_MAX_LENGTH, FORM_BODY_MAX_BYTES, NAME_MAX_LENGTH, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../auth/limits.ts';
+import { createSession, deleteSession } from '../auth/sessions.ts';
+import { clock } from '../env.ts';
+import type { AppEnv } from '../http/context.ts';
+import { csrfTokenFor, csrfValid } from '../http/csrf.ts';
+import { field, readForm } from '../http/form-body.ts';
+import { sendPage } from '../http/pages.ts';
+import { clearSessionCookie, cookieName, isLocalDevelopment, loadSession, sessionToken, setSessionCookie } from '../http/session.ts';
+import { signInPage, signUpPage, type FieldErrors } from '../web/views/auth.ts';
+
+const EXPIRED_FORM = 'This form had expired or came from another site. Please try again.';
+
+const SignUpForm = z.object({
+  name: z.string().trim().min(1, { error: 'Enter your name.' }).max(NAME_MAX_LENGTH, { error: `Use at most ${NAME_MAX_LENGTH} characters.` }),
+  email: z
+    .string()
+    .trim()
+    .max(EMAIL_MAX_LENGTH, { error: `Use at most ${EMAIL_MAX_LENGTH} characters.` })
+    .regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { error: 'Enter an email address like name@example.com.' }),
+  password: z
+    .string()
+    .min(PASSWORD_MIN_LENGTH, { error: `Use at least ${PASSWORD_MIN_LENGTH} characters.` })
+    .max(PASSWORD_MAX_LENGTH, { error: `Use at most ${PASSWORD_MAX_LENGTH} characters.` }),
+});
+
+const SignInForm = z.object({
+  email: z.string().trim().min(1, { error: 'Enter your email address.' }).max(EMAIL_MAX_LENGTH, { error: 'That is not an email address we could have.' }),
+  password: z.string().min(1, { error: 'Enter your password.' }).max(PASSWORD_MAX_LENGTH, { error: 'That password is longer than any we accept.' }),
+});
+
+function fieldErrors(issues: readonly { path: PropertyKey[]; message: string }[]): FieldErrors {
+  const out: FieldErrors = {};
+  for (const issue of issues) {
+    const name = issue.path[0];
+    if ((name === 'name' || name === 'email' || name === 'password') && out[name] === undefined) out[name] = issue.message;
+  }
+  return out;
+}
+
+/** Only a path on this site: never `//other.example` or a full URL (no open redirect). */
+export function safeNext(value: string | undefined): string | undefined {
+  if (!value || value.length > 200 || !value.startsWith('/') || value.startsWith('//') || value.includes('\\')) return undefined;
+  return value;
+}
+
+const clientIp = (c: Context<AppEnv>): string => c.req.header('cf-connecting-ip') ?? 'unknown';
+
+const minutes = (seconds: number): string => {
+  const m = Math.ceil(seconds / 60);
+  return m === 1 ? '1 minute' : `${m} minutes`;
+};
+
+async function startSession(c: Context<AppEnv>, accountId: string, next: string | undefined): Promise<Response> {
+  const session = await createSession(c.env.DB, accountId, clock(c.env));
+  setSessionCookie(c, session);
+  // The pre-sign-in token has done its job; the session brings its own.
+  deleteCookie(c, cookieName(c, 'csrf'), { path: '/', secure: !isLocalDevelopment(c.req.url) });
+  return c.redirect(next ?? '/', 303);
+}
+
+function refusal(c: Context<AppEnv>, outcome: Exclude<AuthOutcome, { ok: true }>): { message: string; status: 401 | 409 | 429 } {
+  switch (outcome.reason) {
+    case 'throttled':
+      c.header('Retry-After', String(outcome.retryAfter));
+      return { message: `Too many attempts. For your account's safety, please wait ${minutes(outcome.retryAfter)} and try again.`, status: 429 };
+    case 'email_taken':
+      return { message: 'An account with this email already exists. Sign in instead, or use another email.', status: 409 };
+    case 'invalid_credentials':
+      return { message: 'That email and password do not match an account. Check them and try again.', status: 401 };
+  }
+}
+
+export function registerAuthPages(app: OpenAPIHono<AppEnv>): void {
+  app.get('/signin', loadSession, (c) => {
+    const next = safeNext(c.req.query('next'));
+    if (c.var.session) return c.redirect(next ?? '/', 303);
+    return sendPage(c, signInPage({ csrf: csrfTokenFor(c), next, notice: next ? 'Sign in to continue.' : undefined }));
+  });
+
+  app.post('/signin', loadSession, async (c) => {
+    const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
+    const next = safeNext(field(form, 'next'));
+    const values = { email: field(form, 'email') };
+    const again = (status: 400 | 401 | 403 | 409 | 429, error: string, fields?: FieldErrors) =>
+      sendPage(c, signInPage({ csrf: csrfTokenFor(c), next, values, error, fields }), status);
+    if (!(await csrfValid(c, field(form, '_csrf')))) return again(403, EXPIRED_FORM);
+    const parsed = SignInForm.safeParse({ email: field(form, 'email'), password: field(form, 'password') });
+    if (!parsed.success) return again(400, 'Please fix the fields below.', fieldErrors(parsed.error.issues));
+    const outcome = await signIn(c.env.DB, parsed.data.email, parsed.data.password, clientIp(c), clock(c.env));
+    if (!outcome.ok) {
+      const { message, status } = refusal(c, outcome);
+      return again(status, message);
+    }
+    return startSession(c, outcome.accountId, next);
+  });
+
+  app.get('/signup', loadSession, (c) => {
+    if (c.var.session) return c.redirect('/', 303);
+    return sendPage(c, signUpPage({ csrf: csrfTokenFor(c) }));
+  });
+
+  app.post('/signup', loadSession, async (c) => {
+    const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
+    const values = { name: field(form, 'name'), email: field(form, 'email') };
+    const again = (status: 400 | 403 | 409 | 429, error: string, fields?: FieldErrors) =>
+      sendPage(c, signUpPage({ csrf: csrfTokenFor(c), values, error, fields }), status);
+    if (!(await csrfValid(c, field(form, '_csrf')))) return again(403, EXPIRED_FORM);
+    const parsed = SignUpForm.safeParse({ ...values, password: field(form, 'password') });
+    if (!parsed.success) return again(400, 'Please fix the fields below.', fieldErrors(parsed.error.issues));
+    const outcome = await signUp(c.env.DB, parsed.data, clientIp(c), clock(c.env));
+    if (!outcome.ok) {
+      const { message, status } = refusal(c, outcome);
+      return again(status === 401 ? 400 : status, message, outcome.reason === 'email_taken' ? { email: 'Already registered.' } : undefined);
+    }
+    return startSession(c, outcome.accountId, undefined);
+  });
+
+  app.post('/signout', loadSession, async (c) => {
+    const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
+    // A forged sign-out is refused too: it would be a nuisance, and every state change is guarded alike.
+    if (!(await csrfValid(c, field(form, '_csrf')))) {
+      return sendPage(c, signInPage({ csrf: csrfTokenFor(c), error: EXPIRED_FORM }), 403);
+    }
+    await deleteSession(c.env.DB, sessionToken(c));
+    clearSessionCookie(c);
+    return c.redirect('/', 303);
+  });
+}

@@ -1,0 +1,108 @@
+// The signed-in console's pages: usage (/), API keys (/keys, with revoke confirmation), Try it (/try),
+// the public API reference (/docs) and the static assets. Thin: services in src/console render through
+// the views in src/web.
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { SCOPES, type Scope } from '../accounts/tiers.ts';
+import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
+import { consoleKeyHash, createKey, listKeys, revokeKey } from '../console/keys.ts';
+import { accountUsage } from '../console/usage.ts';
+import { clock } from '../env.ts';
+import type { AppEnv } from '../http/context.ts';
+import { csrfTokenFor, csrfValid } from '../http/csrf.ts';
+import { field, readForm } from '../http/form-body.ts';
+import { sendPage } from '../http/pages.ts';
+import { loadSession, requireSessionPage } from '../http/session.ts';
+import { ASSETS } from '../web/assets/index.ts';
+import { renderApiReference, type OpenApiDocument } from '../web/docs-page.ts';
+import { html } from '../web/html.ts';
+import { renderPage } from '../web/layout.ts';
+import { keysPage, revokePage } from '../web/views/keys.ts';
+import { tryPage } from '../web/views/try.ts';
+import { usagePage } from '../web/views/usage.ts';
+import { signInPage } from '../web/views/auth.ts';
+import { CONSOLE_COMPRESS_PATH } from './console-api.ts';
+import { CreateKeyBody } from './console-schema.ts';
+import { documentConfig } from './openapi.ts';
+
+const EXPIRED_FORM = 'This form had expired or came from another site. Nothing was changed; please try again.';
+
+const signedIn = [loadSession, requireSessionPage] as const;
+const accountOf = (c: Context<AppEnv>) => c.var.session!.account;
+
+async function renderKeys(c: Context<AppEnv>, extra: Partial<Parameters<typeof keysPage>[0]> = {}, status: 200 | 400 | 403 = 200) {
+  const keys = await listKeys(c.env.DB, accountOf(c).id);
+  return sendPage(c, keysPage({ csrf: csrfTokenFor(c), account: accountOf(c), keys, ...extra }), status);
+}
+
+function notFoundPage(c: Context<AppEnv>, message: string): Response {
+  const body = html`<h1>Not found</h1><p>${message}</p><p><a href="/">Back to the console</a></p>`;
+  return sendPage(c, renderPage({ title: 'Not found', csrf: csrfTokenFor(c), account: c.var.session?.account ?? null, narrow: true, body }), 404);
+}
+
+export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
+  app.get('/', loadSession, async (c) => {
+    if (!c.var.session) return sendPage(c, signInPage({ csrf: csrfTokenFor(c) }));
+    const report = await accountUsage(c.env, accountOf(c).id, clock(c.env));
+    return sendPage(c, usagePage({ csrf: csrfTokenFor(c), account: accountOf(c), report }));
+  });
+
+  app.get('/keys', ...signedIn, async (c) => {
+    const revoked = c.req.query('revoked');
+    return renderKeys(c, revoked ? { notice: `The key "${revoked.slice(0, 64)}" is revoked: requests with it are refused from now on.` } : {});
+  });
+
+  app.post('/keys', ...signedIn, async (c) => {
+    const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES, ['scopes']);
+    const scopes = (Array.isArray(form.scopes) ? form.scopes : []).filter((s): s is Scope => (SCOPES as readonly string[]).includes(s));
+    const values = { name: field(form, 'name'), scopes };
+    if (!(await csrfValid(c, field(form, '_csrf')))) return renderKeys(c, { error: EXPIRED_FORM, values }, 403);
+    const parsed = CreateKeyBody.safeParse({ name: values.name, scopes });
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const what = issue?.path[0] === 'scopes' ? 'Choose at least one API the key may call.' : `The key name ${issue?.message ?? 'is not valid'}.`;
+      return renderKeys(c, { error: what, values }, 400);
+    }
+    const created = await createKey(c.env.DB, accountOf(c).id, parsed.data, clock(c.env));
+    if (!created.ok) return renderKeys(c, { error: `You have ${created.max} active keys, the most an account may hold. Revoke one you no longer use first.`, values }, 400);
+    // Rendered, not redirected: the key must never travel in a URL or be shown twice.
+    return renderKeys(c, { created: created.key });
+  });
+
+  app.get('/keys/:id/revoke', ...signedIn, async (c) => {
+    const key = (await listKeys(c.env.DB, accountOf(c).id)).find((k) => k.id === c.req.param('id') && k.revoked_at === null);
+    if (!key) return notFoundPage(c, 'There is no active key with this id in your account.');
+    return sendPage(c, revokePage(csrfTokenFor(c), accountOf(c), key));
+  });
+
+  app.post('/keys/:id/revoke', ...signedIn, async (c) => {
+    const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
+    if (!(await csrfValid(c, field(form, '_csrf')))) return renderKeys(c, { error: EXPIRED_FORM }, 403);
+    const key = await revokeKey(c.env, accountOf(c).id, c.req.param('id'), clock(c.env));
+    if (!key) return notFoundPage(c, 'There is no key with this id in your account.');
+    return c.redirect(`/keys?revoked=${encodeURIComponent(key.name)}`, 303);
+  });
+
+  app.get('/try', ...signedIn, async (c) => {
+    const now = clock(c.env);
+    const hash = await consoleKeyHash(c.env.DB, accountOf(c).id, now);
+    const snapshot = await c.env.METER.get(c.env.METER.idFromName(hash)).snapshot(hash, now, now);
+    if (!snapshot) throw new Error('console meter has no key');
+    return sendPage(c, tryPage({ csrf: csrfTokenFor(c), account: accountOf(c), month: snapshot.usage.month_compressions, endpoint: CONSOLE_COMPRESS_PATH }));
+  });
+
+  app.get('/docs', loadSession, (c) => {
+    const doc = app.getOpenAPI31Document(documentConfig(new URL(c.req.url).origin)) as unknown as OpenApiDocument;
+    const { toc, body } = renderApiReference(doc);
+    const page = html`<div class="docs-layout"><nav class="toc" aria-label="API reference contents">${toc}</nav><div>${body}</div></div>`;
+    return sendPage(c, renderPage({ title: 'API reference', csrf: csrfTokenFor(c), account: c.var.session?.account ?? null, section: 'docs', mainClass: 'wide', body: page }));
+  });
+
+  for (const asset of ASSETS) {
+    app.get(asset.path, (c) => {
+      c.header('Cache-Control', 'public, max-age=31536000, immutable');
+      c.header('Content-Type', asset.type);
+      return c.body(asset.body);
+    });
+  }
+}

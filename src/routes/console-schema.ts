@@ -1,0 +1,88 @@
+// Schemas of the console's JSON endpoints (session cookie + CSRF header): one set validates and documents.
+import { z } from '@hono/zod-openapi';
+import { SCOPES } from '../accounts/tiers.ts';
+import { KEY_NAME_MAX_LENGTH, MAX_ACTIVE_KEYS, USAGE_DAYS } from '../console/limits.ts';
+
+export const SESSION_SECURITY: Record<string, string[]>[] = [{ SessionCookie: [] }];
+export const CONSOLE_TAG = 'Account (session)';
+
+export const ConsoleMeta = z.object({ request_id: z.string() });
+
+export const ApiKey = z
+  .object({
+    id: z.string().openapi({ example: 'key_4fJ2kQ9xLm0PzR7a' }),
+    name: z.string(),
+    prefix: z.string().openapi({ description: 'The first 12 characters of the key, to recognise it', example: 'sr_live_Ab3d' }),
+    scopes: z.array(z.enum(SCOPES)),
+    created_at: z.string().openapi({ format: 'date-time' }),
+    last_used_at: z.string().nullable().openapi({ format: 'date-time', description: 'Updated at most once a minute' }),
+    revoked_at: z.string().nullable().openapi({ format: 'date-time' }),
+  })
+  .openapi('ApiKey');
+
+export const KeyList = z.object({ data: z.array(ApiKey), meta: ConsoleMeta.extend({ total: z.number().int() }) }).openapi('ApiKeyList');
+
+export const CreatedKey = z
+  .object({
+    data: ApiKey.extend({ key: z.string().openapi({ description: 'The full key. Shown this once: only its hash is stored.', example: 'sr_live_…' }) }),
+    meta: ConsoleMeta,
+  })
+  .openapi('CreatedApiKey');
+
+export const RevokedKey = z.object({ data: ApiKey, meta: ConsoleMeta }).openapi('RevokedApiKey');
+
+const keyName = z
+  .string({ error: 'must be a string' })
+  .trim()
+  .min(1, { error: 'must not be empty' })
+  .max(KEY_NAME_MAX_LENGTH, { error: `must be at most ${KEY_NAME_MAX_LENGTH} characters` })
+  .regex(/^[^\p{Cc}]*$/u, { error: 'must not contain control characters' });
+
+export const KeyNameAndScopes = {
+  name: keyName.openapi({ description: `A name to recognise the key by, 1 to ${KEY_NAME_MAX_LENGTH} characters`, example: 'CI pipeline' }),
+  scopes: z
+    .array(z.enum(SCOPES, { error: `must be ${SCOPES.join(' or ')}` }), { error: `must be an array of ${SCOPES.join(', ')}` })
+    .min(1, { error: 'must name at least one of image, tools' })
+    .transform((list) => SCOPES.filter((s) => list.includes(s)))
+    .openapi({ description: 'What the key may call: image (API A), tools (API B), or both', example: ['image', 'tools'] }),
+};
+
+export const CreateKeyBody = z
+  .strictObject(KeyNameAndScopes, {
+    error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field "${issue.keys[0]}"; allowed: name, scopes` : undefined),
+  })
+  .openapi('CreateApiKey', { description: `At most ${MAX_ACTIVE_KEYS} active keys per account` });
+
+export const KeyIdParam = z.object({
+  id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: 'key_4fJ2kQ9xLm0PzR7a' }),
+});
+
+const WindowUsage = z.object({
+  limit: z.number().int().nullable(),
+  used: z.number().int(),
+  remaining: z.number().int().nullable(),
+  reset: z.number().int(),
+});
+
+const Series = { requests: z.array(z.number().int()), compressions: z.array(z.number().int()) };
+
+export const UsageResponse = z
+  .object({
+    data: z.object({
+      days: z.array(z.string()).openapi({ description: `The last ${USAGE_DAYS} days (UTC, YYYY-MM-DD), oldest first, today last` }),
+      account: z.object(Series).openapi({ description: 'API B requests and compressions per day, all keys together' }),
+      keys: z.array(
+        z.object({
+          id: z.string(),
+          name: z.string(),
+          prefix: z.string(),
+          kind: z.enum(['api', 'console']).openapi({ description: 'console: the meter of the "Try it" page' }),
+          revoked_at: z.string().nullable(),
+          ...Series,
+          windows: z.object({ minute: WindowUsage, day: WindowUsage, month_compressions: WindowUsage }),
+        }),
+      ),
+    }),
+    meta: ConsoleMeta,
+  })
+  .openapi('Usage');

@@ -1,0 +1,104 @@
+// The console's one stylesheet. System fonts, no framework; colours chosen for at least 4.5:1 contrast.
+export const STYLES = String.raw`
+:root { --ink: #1b1f24; --muted: #4d5663; --line: #d5dae1; --bg: #f6f7f9; --card: #fff; --brand: #1f5fbf; --brand-ink: #fff;
+  --danger: #a3212b; --ok: #1d6b36; --warn-bg: #fff4d6; --warn-line: #b7860b; --requests: #1f5fbf; --compressions: #c2570c; }
+* { box-sizing: border-box; }
+html { -webkit-text-size-adjust: 100%; }
+body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--bg); }
+a { color: var(--brand); }
+a:hover { text-decoration-thickness: 2px; }
+:focus-visible { outline: 3px solid #ffbf47; outline-offset: 2px; }
+.skip { position: absolute; left: -9999px; }
+.skip:focus { left: 1rem; top: 1rem; background: var(--card); padding: .5rem 1rem; z-index: 10; }
+header.site { background: #14213d; color: #fff; }
+header.site .bar { max-width: 72rem; margin: 0 auto; padding: .75rem 1rem; display: flex; flex-wrap: wrap; gap: .5rem 1.5rem; align-items: center; }
+header.site .brand { color: #fff; font-weight: 700; font-size: 1.15rem; text-decoration: none; margin-right: auto; }
+header.site nav ul { list-style: none; display: flex; flex-wrap: wrap; gap: .25rem 1rem; margin: 0; padding: 0; align-items: center; }
+header.site nav a { color: #fff; text-decoration: none; padding: .25rem 0; border-bottom: 2px solid transparent; }
+header.site nav a[aria-current="page"], header.site nav a:hover { border-bottom-color: #fff; }
+header.site nav form { margin: 0; }
+header.site nav button { background: transparent; color: #fff; border: 1px solid #fff; }
+main { max-width: 72rem; margin: 0 auto; padding: 1.5rem 1rem 3rem; }
+main.narrow { max-width: 28rem; }
+main.wide { max-width: 90rem; }
+h1 { font-size: 1.75rem; margin: .5rem 0 1rem; }
+h2 { font-size: 1.3rem; margin: 2rem 0 .75rem; }
+h3 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: .5rem; padding: 1.25rem; margin: 1rem 0; }
+label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
+.hint { color: var(--muted); font-size: .9rem; margin: .15rem 0 0; }
+input[type=text], input[type=email], input[type=password], input[type=number], select, input[type=file] {
+  width: 100%; font: inherit; padding: .55rem .65rem; border: 1px solid #8a94a3; border-radius: .35rem; background: #fff; color: var(--ink); }
+input[aria-invalid=true] { border-color: var(--danger); border-width: 2px; }
+.field-error { color: var(--danger); font-size: .9rem; margin: .25rem 0 0; }
+fieldset { border: 1px solid var(--line); border-radius: .35rem; margin: .75rem 0; padding: .5rem .75rem; }
+legend { font-weight: 600; padding: 0 .25rem; }
+.check { display: flex; gap: .5rem; align-items: center; font-weight: 400; margin: .35rem 0; }
+button, .button { display: inline-block; font: inherit; font-weight: 600; padding: .55rem 1.1rem; border-radius: .35rem; border: 1px solid var(--brand);
+  background: var(--brand); color: var(--brand-ink); cursor: pointer; text-decoration: none; margin-top: 1rem; }
+button.secondary, .button.secondary { background: #fff; color: var(--brand); }
+button.danger { background: var(--danger); border-color: var(--danger); }
+button:disabled { opacity: .6; cursor: progress; }
+.alert { border-left: 4px solid var(--danger); background: #fdecee; padding: .75rem 1rem; margin: 1rem 0; border-radius: .25rem; }
+.notice { border-left: 4px solid var(--ok); background: #e8f5ec; padding: .75rem 1rem; margin: 1rem 0; border-radius: .25rem; }
+.warning { border-left: 4px solid var(--warn-line); background: var(--warn-bg); padding: .75rem 1rem; margin: 1rem 0; border-radius: .25rem; }
+.secret { display: flex; gap: .5rem; align-items: stretch; flex-wrap: wrap; }
+.secret input { flex: 1 1 20rem; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+.secret button { margin-top: 0; }
+.table-wrap { overflow-x: auto; }
+table { border-collapse: collapse; width: 100%; background: var(--card); }
+caption { text-align: left; font-weight: 600; padding: .5rem 0; }
+th, td { text-align: left; padding: .5rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .92em; }
+.status-active { color: var(--ok); font-weight: 600; }
+.status-revoked { color: var(--danger); font-weight: 600; }
+.totals { display: grid; grid-template-columns: repeat(auto-fit, minmax(13rem, 1fr)); gap: 1rem; margin: 1rem 0; }
+.totals .card { margin: 0; }
+.big { font-size: 2rem; font-weight: 700; font-variant-numeric: tabular-nums; display: block; }
+.meter { margin: .5rem 0 1rem; }
+.meter .label { display: flex; justify-content: space-between; gap: 1rem; font-size: .95rem; }
+progress { width: 100%; height: .9rem; accent-color: var(--brand); }
+.usage-chart { width: 100%; height: auto; display: block; color: var(--muted); margin: .5rem 0; }
+.usage-chart text { fill: var(--muted); }
+.usage-chart .chart-grid { stroke: var(--line); }
+.usage-chart .chart-baseline, .usage-chart .chart-axis line { stroke: #8a94a3; }
+.usage-chart .chart-legend-label { fill: var(--ink); }
+.series-requests { fill: var(--requests); }
+.series-compressions { fill: var(--compressions); }
+.usage-table { font-size: .92rem; }
+details { margin: 1rem 0; }
+summary { cursor: pointer; font-weight: 600; }
+.try-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); gap: 1rem; }
+.dropzone { border: 2px dashed #8a94a3; border-radius: .5rem; padding: 1rem; text-align: center; background: #fff; }
+.dropzone.over { border-color: var(--brand); background: #eef4fd; }
+.compare { display: grid; grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); gap: 1rem; }
+.compare figure { margin: 0; background: var(--card); border: 1px solid var(--line); border-radius: .5rem; padding: .75rem; }
+.compare img { max-width: 100%; height: auto; display: block; margin: 0 auto; background: repeating-conic-gradient(#eee 0 25%, #fff 0 50%) 0 0 / 16px 16px; }
+.compare figcaption { margin-top: .5rem; }
+.savings { font-size: 1.3rem; font-weight: 700; }
+.inline { display: inline; }
+.api-table { font-size: .92rem; margin: .5rem 0 1rem; }
+.api-operation { background: var(--card); border: 1px solid var(--line); border-radius: .5rem; padding: 0 1.25rem 1rem; margin: 1.25rem 0; }
+.api-operation.deprecated { opacity: .8; }
+.op-path { font-size: 1rem; margin-left: .35rem; word-break: break-all; }
+.op-security, .op-deprecated { color: var(--muted); font-size: .92rem; }
+.schema-constraints { display: block; color: var(--muted); font-size: .85rem; }
+.schema-flags, .api-version { color: var(--muted); font-size: .85rem; }
+.api-curl, .api-example { overflow: auto; font-size: .85rem; }
+.api-example-label { font-weight: 600; margin: .5rem 0 .25rem; }
+.api-schema { border-top: 1px solid var(--line); padding-top: .5rem; }
+.unresolved { color: var(--danger); }
+.api-toc { list-style: none; padding-left: 0; }
+.api-toc ul { list-style: none; }
+.api-toc a { text-decoration: none; }
+.api-toc a:hover { text-decoration: underline; }
+.docs-layout { display: grid; grid-template-columns: minmax(12rem, 16rem) 1fr; gap: 2rem; align-items: start; }
+.docs-layout nav.toc { position: sticky; top: 1rem; max-height: calc(100vh - 2rem); overflow: auto; font-size: .92rem; }
+.docs-layout nav.toc ul { padding-left: 1rem; }
+@media (max-width: 48rem) { .docs-layout { grid-template-columns: 1fr; } .docs-layout nav.toc { position: static; max-height: none; } }
+.method { display: inline-block; min-width: 4.2rem; text-align: center; font-weight: 700; font-size: .8rem; padding: .1rem .4rem; border-radius: .25rem; color: #fff; background: #4d5663; }
+.method-get, .method-head { background: #1d6b36; } .method-post { background: #1f5fbf; } .method-delete { background: #a3212b; } .method-put, .method-patch { background: #8a5a00; }
+pre { background: #14213d; color: #f1f4f8; padding: .75rem 1rem; border-radius: .35rem; overflow-x: auto; }
+footer.site { max-width: 72rem; margin: 0 auto; padding: 1rem; color: var(--muted); font-size: .9rem; }
+`;

@@ -1,0 +1,71 @@
+// The usage page: 30-day totals and chart for the account, then each key with its windows as bars and
+// its own chart.
+import { IMAGE_TIERS, TOOLS_TIERS, type ImageTier, type ToolsTier } from '../../accounts/tiers.ts';
+import type { KeyUsage, UsageReport } from '../../console/usage.ts';
+import type { WindowUsage } from '../../metering/types.ts';
+import { html, type Html } from '../html.ts';
+import { numberText, renderPage } from '../layout.ts';
+import { renderUsageChart, renderUsageTable } from '../usage-chart.ts';
+
+export interface UsageState {
+  csrf: string;
+  account: { name: string; email: string; image_tier: ImageTier; tools_tier: ToolsTier };
+  report: UsageReport;
+}
+
+const sum = (values: number[]): number => values.reduce((a, b) => a + b, 0);
+
+function seriesOf(report: UsageReport, source: { requests: number[]; compressions: number[] }, title: string) {
+  return {
+    title,
+    days: report.days,
+    series: [
+      { name: 'API B requests', className: 'series-requests', values: source.requests },
+      { name: 'Compressions', className: 'series-compressions', values: source.compressions },
+    ],
+  };
+}
+
+function bar(label: string, window: WindowUsage, unit: string): Html {
+  if (window.limit === null) {
+    return html`<div class="meter"><div class="label"><span>${label}</span><span>${numberText(window.used)} ${unit} (no cap)</span></div></div>`;
+  }
+  return html`<div class="meter"><div class="label"><span>${label}</span><span>${numberText(window.used)} of ${numberText(window.limit)} ${unit}</span></div>
+<progress max="${window.limit}" value="${Math.min(window.used, window.limit)}" aria-label="${label}: ${numberText(window.used)} of ${numberText(window.limit)} ${unit}"></progress></div>`;
+}
+
+function keyCard(report: UsageReport, key: KeyUsage): Html {
+  const title = key.kind === 'console' ? 'Try it (web console)' : key.name;
+  const w = key.windows;
+  const apiB = key.kind === 'api';
+  return html`<section class="card" aria-labelledby="usage-${key.id}">
+<h3 id="usage-${key.id}">${title} ${key.kind === 'api' ? html`<code>${key.prefix}…</code>` : ''} ${key.revoked_at ? html`<span class="status-revoked">Revoked</span>` : ''}</h3>
+<p>Last 30 days: ${numberText(sum(key.requests))} API B requests, ${numberText(sum(key.compressions))} compressions.</p>
+${bar('Compressions this month', w.month_compressions, 'compressions')}
+${apiB ? html`${bar('API B requests today', w.day, 'requests')}${bar('API B requests this minute', w.minute, 'requests')}` : ''}
+<details><summary>Daily chart of ${title}</summary>${renderUsageChart(seriesOf(report, key, `Daily use of ${title}, last 30 days`))}</details>
+</section>`;
+}
+
+export function usagePage(state: UsageState): string {
+  const { report, account } = state;
+  const image = IMAGE_TIERS[account.image_tier];
+  const tools = TOOLS_TIERS[account.tools_tier];
+  const chart = seriesOf(report, report.account, 'API B requests and compressions per day, last 30 days, all keys');
+  const body = html`<h1>Usage</h1>
+<p>Signed in as <strong>${account.name}</strong> (${account.email}). Limits apply to each key on its own (API reference: "Limits").</p>
+<div class="totals">
+<div class="card"><span class="hint">API B requests, last 30 days</span><span class="big" data-testid="total-requests">${numberText(sum(report.account.requests))}</span></div>
+<div class="card"><span class="hint">Compressions, last 30 days</span><span class="big" data-testid="total-compressions">${numberText(sum(report.account.compressions))}</span></div>
+<div class="card"><span class="hint">Image tier</span><span class="big">${account.image_tier}</span><span class="hint">${numberText(image.compressionsPerMonth)} compressions per key per month${image.webp ? '; WebP and target size' : '; JPEG and PNG output'}</span></div>
+<div class="card"><span class="hint">Tools tier</span><span class="big">${account.tools_tier}</span><span class="hint">${numberText(tools.perMinute)} requests per minute${tools.perDay === null ? ', no daily cap' : ` and ${numberText(tools.perDay)} per day`}, per key</span></div>
+</div>
+<section class="card" aria-labelledby="chart-heading">
+<h2 id="chart-heading">All keys, per day</h2>
+${renderUsageChart(chart)}
+<details><summary>The numbers as a table</summary><div class="table-wrap">${renderUsageTable(chart)}</div></details>
+</section>
+<h2>Each key: this month, today, this minute</h2>
+${report.keys.length === 0 ? html`<p>No keys yet. <a href="/keys">Create a key</a> and its use appears here.</p>` : report.keys.map((k) => keyCard(report, k))}`;
+  return renderPage({ title: 'Usage', csrf: state.csrf, account, section: 'usage', body });
+}

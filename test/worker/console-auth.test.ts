@@ -1,0 +1,270 @@
+// Accounts for people: sign-up, sign-in, sessions and their cookie, CSRF, sign-out, and the throttles.
+import { env } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { sha256Hex } from '../../src/accounts/keys.ts';
+import { SESSION_IDLE_MS, SESSION_MAX_MS } from '../../src/auth/limits.ts';
+import { hashPassword } from '../../src/auth/password.ts';
+import { TestClock } from './helpers.ts';
+import { Browser, PASSWORD, signedUp, uniqueEmail } from './console-helpers.ts';
+
+const alertOf = (html: string): string => (/role="alert">([^<]*)</.exec(html)?.[1] ?? '').replaceAll('&#39;', "'");
+
+async function signIn(browser: Browser, email: string, password: string, extra: Record<string, string> = {}): Promise<Response> {
+  const form = await browser.page('/signin');
+  return browser.post('/signin', { _csrf: form.csrf, email, password, ...extra });
+}
+
+describe('sign-up', () => {
+  it('creates the account, signs it in and lands on the usage page', async () => {
+    const { browser, email, home } = await signedUp({ name: 'Grace Hopper' });
+    expect(home.res.status).toBe(200);
+    expect(home.html).toContain('<h1>Usage</h1>');
+    expect(home.html).toContain('Grace Hopper');
+    const row = await env.DB.prepare('SELECT name, image_tier, tools_tier, password_hash FROM accounts WHERE email = ?').bind(email).first<Record<string, string>>();
+    expect(row).toMatchObject({ name: 'Grace Hopper', image_tier: 'free', tools_tier: 'free' });
+    expect(row!.password_hash).toMatch(/^pbkdf2-sha256\$100000\$/);
+    expect(row!.password_hash).not.toContain(PASSWORD);
+    expect(browser.cookies.has('__Host-sr_session')).toBe(true);
+  });
+
+  it('refuses an email that is taken, in any letter case, with a friendly message', async () => {
+    const { email } = await signedUp();
+    const browser = new Browser();
+    const form = await browser.page('/signup');
+    const res = await browser.post('/signup', { _csrf: form.csrf, name: 'Other', email: email.toUpperCase(), password: PASSWORD });
+    expect(res.status).toBe(409);
+    const html = await res.text();
+    expect(alertOf(html)).toBe('An account with this email already exists. Sign in instead, or use another email.');
+    expect(html).toContain(`value="${email.toUpperCase()}"`);
+    expect(browser.cookies.has('__Host-sr_session')).toBe(false);
+  });
+
+  it('explains each invalid field and keeps what was typed, except the password', async () => {
+    const browser = new Browser();
+    const form = await browser.page('/signup');
+    const res = await browser.post('/signup', { _csrf: form.csrf, name: '  ', email: 'not-an-email', password: 'short' });
+    expect(res.status).toBe(400);
+    const html = await res.text();
+    expect(html).toContain('Enter your name.');
+    expect(html).toContain('Enter an email address like name@example.com.');
+    expect(html).toContain('Use at least 10 characters.');
+    expect(html).toContain('value="not-an-email"');
+    expect(html).not.toContain('value="short"');
+    expect(html).toMatch(/id="email"[^>]*aria-invalid="true"/);
+    expect(html).toMatch(/id="email"[^>]*aria-describedby="email-error"/);
+  });
+});
+
+describe('sign-in', () => {
+  it('signs in with the right password and goes where it was sent (on this site only)', async () => {
+    const { email } = await signedUp();
+    const browser = new Browser();
+    const res = await signIn(browser, email.toUpperCase(), PASSWORD, { next: '/keys' });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/keys');
+    expect((await browser.page('/keys')).html).toContain('<h1>API keys</h1>');
+
+    for (const next of ['//evil.example/', 'https://evil.example/', '/\\evil.example']) {
+      const other = new Browser();
+      const r = await signIn(other, email, PASSWORD, { next });
+      expect(r.headers.get('location'), next).toBe('/');
+    }
+  });
+
+  it('gives one message for a wrong password and an unknown email, and no session', async () => {
+    const { email } = await signedUp();
+    const browser = new Browser();
+    const wrong = await signIn(browser, email, 'not the password at all');
+    const unknown = await signIn(browser, uniqueEmail(), PASSWORD);
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    const [a, b] = [alertOf(await wrong.text()), alertOf(await unknown.text())];
+    expect(a).toBe('That email and password do not match an account. Check them and try again.');
+    expect(b).toBe(a);
+    expect(browser.cookies.has('__Host-sr_session')).toBe(false);
+  });
+
+  it('refuses accounts made by the operator, which have no password', async () => {
+    const email = uniqueEmail();
+    await env.DB.prepare("INSERT INTO accounts (id, email, name, created_at) VALUES (?, ?, 'CLI', 0)").bind(`acc_${crypto.randomUUID()}`, email).run();
+    expect((await signIn(new Browser(), email, PASSWORD)).status).toBe(401);
+  });
+
+  it('re-hashes a password stored with fewer iterations at the next sign-in', async () => {
+    const { email } = await signedUp();
+    await env.DB.prepare('UPDATE accounts SET password_hash = ? WHERE email = ?').bind(await hashPassword(PASSWORD, 1000), email).run();
+    expect((await signIn(new Browser(), email, PASSWORD)).status).toBe(303);
+    const row = await env.DB.prepare('SELECT password_hash FROM accounts WHERE email = ?').bind(email).first<{ password_hash: string }>();
+    expect(row!.password_hash).toMatch(/^pbkdf2-sha256\$100000\$/);
+  });
+
+  it('redirects signed-out visitors of console pages to sign-in, and back afterwards', async () => {
+    for (const path of ['/keys', '/try']) {
+      const res = await new Browser().fetch(path);
+      expect(res.status).toBe(303);
+      expect(res.headers.get('location')).toBe(`/signin?next=${encodeURIComponent(path)}`);
+    }
+    const root = await new Browser().page('/');
+    expect(root.res.status).toBe(200);
+    expect(root.html).toContain('<h1>Sign in</h1>');
+  });
+});
+
+describe('the session cookie', () => {
+  it('is HttpOnly, SameSite=Lax, Secure and __Host- prefixed over HTTPS, and only a hash of it is stored', async () => {
+    const browser = new Browser();
+    const form = await browser.page('/signup');
+    const res = await browser.post('/signup', { _csrf: form.csrf, name: 'Cookie', email: uniqueEmail(), password: PASSWORD });
+    const cookie = res.headers.getSetCookie().find((c) => c.startsWith('__Host-sr_session='))!;
+    expect(cookie).toMatch(/; Max-Age=604800/);
+    expect(cookie).toMatch(/; Path=\//);
+    expect(cookie).toMatch(/; HttpOnly/);
+    expect(cookie).toMatch(/; Secure/);
+    expect(cookie).toMatch(/; SameSite=Lax/);
+    expect(cookie).not.toMatch(/Domain=/i);
+    const token = browser.cookies.get('__Host-sr_session')!;
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await env.DB.prepare('SELECT 1 FROM sessions WHERE token_hash = ?').bind(await sha256Hex(token)).first()).not.toBeNull();
+    expect(await env.DB.prepare('SELECT 1 FROM sessions WHERE token_hash = ?').bind(token).first()).toBeNull();
+  });
+
+  it('is not Secure (and has no __Host- prefix) on plain-HTTP localhost, so local development works', async () => {
+    const browser = new Browser();
+    const local = 'http://127.0.0.1:8787';
+    const page = await browser.fetch(`${local}/signup`);
+    const csrf = /<meta name="csrf-token" content="([^"]*)">/.exec(await page.text())![1]!;
+    const res = await browser.fetch(`${local}/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: local },
+      body: new URLSearchParams({ _csrf: csrf, name: 'Local', email: uniqueEmail(), password: PASSWORD }),
+    });
+    expect(res.status).toBe(303);
+    const cookie = res.headers.getSetCookie().find((c) => c.startsWith('sr_session='))!;
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    expect(cookie).not.toMatch(/Secure/);
+  });
+
+  it('ends after 7 idle days, slides while in use, and ends 30 days after sign-in whatever the use', async () => {
+    const clock = new TestClock();
+    const { browser } = await signedUp({ clock });
+    clock.advance(SESSION_IDLE_MS - 60_000);
+    expect((await browser.page('/')).html).toContain('<h1>Usage</h1>');
+    // That use pushed the expiry forward by almost a week.
+    clock.advance(SESSION_IDLE_MS - 60_000);
+    expect((await browser.page('/')).html).toContain('<h1>Usage</h1>');
+    clock.advance(SESSION_IDLE_MS + 1);
+    expect((await browser.page('/')).html).toContain('<h1>Sign in</h1>');
+
+    const fresh = await signedUp({ clock });
+    for (let day = 5; day <= 25; day += 5) {
+      clock.advance(5 * 86_400_000);
+      expect((await fresh.browser.page('/')).html, `day ${day}`).toContain('<h1>Usage</h1>');
+    }
+    clock.advance(5 * 86_400_000 + 1);
+    expect((await fresh.browser.page('/')).html).toContain('<h1>Sign in</h1>');
+  });
+});
+
+describe('CSRF', () => {
+  it('refuses sign-in, sign-up, sign-out and key forms without the right token or from another origin', async () => {
+    const { browser, csrf, email } = await signedUp();
+    const cases: [string, Record<string, string>][] = [
+      ['/keys', { name: 'forged', scopes: 'tools' }],
+      ['/signout', {}],
+    ];
+    for (const [path, fields] of cases) {
+      expect((await browser.post(path, fields)).status, `${path} without token`).toBe(403);
+      expect((await browser.post(path, { ...fields, _csrf: 'x'.repeat(43) })).status, `${path} wrong token`).toBe(403);
+      expect((await browser.post(path, { ...fields, _csrf: csrf }, { origin: 'https://evil.example' })).status, `${path} other origin`).toBe(403);
+      expect((await browser.post(path, { ...fields, _csrf: csrf }, { 'sec-fetch-site': 'cross-site' })).status, `${path} cross-site`).toBe(403);
+    }
+    expect((await browser.json('/api/v1/keys')).status).toBe(200);
+    const keys = (await (await browser.json('/api/v1/keys')).json()) as { data: unknown[] };
+    expect(keys.data).toEqual([]);
+
+    const anonymous = new Browser();
+    await anonymous.page('/signin');
+    const forged = await anonymous.post('/signin', { email, password: PASSWORD, _csrf: 'y'.repeat(43) });
+    expect(forged.status).toBe(403);
+    expect(alertOf(await forged.text())).toContain('This form had expired');
+    // A token from another visitor's cookie does not work either: it must match this browser's.
+    const other = await new Browser().page('/signin');
+    expect((await anonymous.post('/signin', { email, password: PASSWORD, _csrf: other.csrf })).status).toBe(403);
+    expect(anonymous.cookies.has('__Host-sr_session')).toBe(false);
+  });
+});
+
+describe('sign-out', () => {
+  it('ends the session in D1 and clears the cookie; the old cookie no longer works', async () => {
+    const { browser, csrf } = await signedUp();
+    const token = browser.cookies.get('__Host-sr_session')!;
+    const res = await browser.post('/signout', { _csrf: csrf });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/');
+    expect(res.headers.getSetCookie().some((c) => /^__Host-sr_session=;.*Max-Age=0/.test(c))).toBe(true);
+    expect(await env.DB.prepare('SELECT 1 FROM sessions WHERE token_hash = ?').bind(await sha256Hex(token)).first()).toBeNull();
+    const replay = new Browser();
+    replay.cookies.set('__Host-sr_session', token);
+    expect((await replay.fetch('/keys')).status).toBe(303);
+    expect((await replay.json('/api/v1/keys')).status).toBe(401);
+  });
+});
+
+describe('throttling', () => {
+  it('locks an account after 5 attempts in its 15-minute window, even for the right password, then lets it in', async () => {
+    const clock = new TestClock(Date.UTC(2026, 10, 21, 12, 0, 5));
+    const { email } = await signedUp({ clock });
+    for (let i = 0; i < 5; i++) {
+      const b = new Browser(clock); // a new IP each time: this is the per-account limit
+      expect((await signIn(b, email, `wrong password ${i}`)).status).toBe(401);
+    }
+    const locked = await signIn(new Browser(clock), email, PASSWORD);
+    expect(locked.status).toBe(429);
+    expect(locked.headers.get('retry-after')).toBe(String(15 * 60 - 5));
+    expect(alertOf(await locked.text())).toBe("Too many attempts. For your account's safety, please wait 15 minutes and try again.");
+    clock.advance(15 * 60_000);
+    expect((await signIn(new Browser(clock), email, PASSWORD)).status).toBe(303);
+    // A successful sign-in clears the account's count.
+    for (let i = 0; i < 4; i++) await signIn(new Browser(clock), email, 'wrong again!');
+    expect((await signIn(new Browser(clock), email, PASSWORD)).status).toBe(303);
+  });
+
+  it('limits one IP to 30 sign-in attempts per window across accounts', async () => {
+    const clock = new TestClock(Date.UTC(2026, 10, 21, 13, 0, 5));
+    const browser = new Browser(clock);
+    for (let i = 0; i < 30; i++) expect((await signIn(browser, uniqueEmail(), PASSWORD)).status).toBe(401);
+    expect((await signIn(browser, uniqueEmail(), PASSWORD)).status).toBe(429);
+    const elsewhere = new Browser(clock);
+    expect((await signIn(elsewhere, uniqueEmail(), PASSWORD)).status).toBe(401);
+  });
+
+  it('limits one IP to 10 sign-ups per hour', async () => {
+    const clock = new TestClock(Date.UTC(2026, 10, 21, 14, 0, 5));
+    const ip = '198.51.100.77';
+    for (let i = 0; i < 11; i++) {
+      const b = new Browser(clock);
+      b.ip = ip;
+      const form = await b.page('/signup');
+      const res = await b.post('/signup', { _csrf: form.csrf, name: 'Many', email: uniqueEmail(), password: PASSWORD });
+      expect(res.status, `sign-up ${i + 1}`).toBe(i < 10 ? 303 : 429);
+    }
+  });
+});
+
+describe('console pages', () => {
+  it('carry a strict Content-Security-Policy and no-store', async () => {
+    const { browser } = await signedUp();
+    const anonymous = new Browser();
+    for (const [who, path] of [[browser, '/'], [browser, '/keys'], [browser, '/try'], [browser, '/docs'], [anonymous, '/signin'], [anonymous, '/signup']] as const) {
+      const res = await who.fetch(path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get('content-security-policy'), path).toContain("script-src 'self'");
+      expect(res.headers.get('content-security-policy'), path).toContain("frame-ancestors 'none'");
+      expect(res.headers.get('content-type'), path).toBe('text/html; charset=UTF-8');
+      expect(res.headers.get('cache-control'), path).toBe('no-store');
+      const html = await res.text();
+      expect(html, path).not.toMatch(/<script>|style="/);
+    }
+  });
+});
