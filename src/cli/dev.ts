@@ -102,6 +102,8 @@ function printKeys(keys: readonly DemoKey[], args: DevArgs): void {
     'Local demo keys (for this machine\'s local database only; they are not valid anywhere else):',
     ...keys.map((k) => `  ${k.title.padEnd(width)}  ${k.key}`),
     '',
+    `Web console (sign up, keys, usage, Try it, API reference): ${base}/`,
+    '',
     'Try them once the server is up:',
     `  API A: curl -H "Authorization: Bearer ${byLabel.get('image_free')}" -F image=@photo.jpg -o small.jpg ${base}/api/v1/compress`,
     `  API B: curl -H "x-api-key: ${byLabel.get('tools_free')}" ${base}/api/v1/account`,

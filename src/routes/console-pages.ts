@@ -15,7 +15,7 @@ import { sendPage } from '../http/pages.ts';
 import { loadSession, requireSessionPage } from '../http/session.ts';
 import { ASSETS } from '../web/assets/index.ts';
 import { renderApiReference, type OpenApiDocument } from '../web/docs-page.ts';
-import { html } from '../web/html.ts';
+import { html, type Html } from '../web/html.ts';
 import { renderPage } from '../web/layout.ts';
 import { keysPage, revokePage } from '../web/views/keys.ts';
 import { tryPage } from '../web/views/try.ts';
@@ -91,10 +91,21 @@ export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
     return sendPage(c, tryPage({ csrf: csrfTokenFor(c), account: accountOf(c), month: snapshot.usage.month_compressions, endpoint: CONSOLE_COMPRESS_PATH }));
   });
 
+  // The reference depends only on the routes and the origin (its examples' base URL): render it once per
+  // origin and isolate. Few origins ever reach one isolate; the cap keeps a Host-header spray harmless.
+  const references = new Map<string, Html>();
+  const reference = (origin: string): Html => {
+    let page = references.get(origin);
+    if (page) return page;
+    const { toc, body } = renderApiReference(app.getOpenAPI31Document(documentConfig(origin)) as unknown as OpenApiDocument);
+    page = html`<div class="docs-layout"><nav class="toc" aria-label="API reference contents">${toc}</nav><div>${body}</div></div>`;
+    if (references.size >= 8) references.clear();
+    references.set(origin, page);
+    return page;
+  };
+
   app.get('/docs', loadSession, (c) => {
-    const doc = app.getOpenAPI31Document(documentConfig(new URL(c.req.url).origin)) as unknown as OpenApiDocument;
-    const { toc, body } = renderApiReference(doc);
-    const page = html`<div class="docs-layout"><nav class="toc" aria-label="API reference contents">${toc}</nav><div>${body}</div></div>`;
+    const page = reference(new URL(c.req.url).origin);
     return sendPage(c, renderPage({ title: 'API reference', csrf: csrfTokenFor(c), account: c.var.session?.account ?? null, section: 'docs', mainClass: 'wide', body: page }));
   });
 
