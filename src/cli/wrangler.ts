@@ -132,6 +132,25 @@ export class D1Error extends CliError {
 
 export type Row = Record<string, unknown>;
 
+/** Attempts at a local D1 command whose runtime could not open the database file (see runD1). */
+export const LOCAL_D1_ATTEMPTS = 4;
+const LOCAL_D1_RETRY_MS = 400;
+
+/**
+ * Runs a D1 command. Locally, the workerd that wrangler starts can fail to start at all when the SQLite
+ * file is still being closed by the previous command's runtime ("database is locked"); nothing ran, so
+ * it is retried a few times before the error is reported.
+ */
+async function runD1(target: D1Target, args: readonly string[]): Promise<WranglerResult> {
+  for (let attempt = 1; ; attempt++) {
+    const result = await runWrangler(args);
+    const said = `${result.stdout}\n${result.stderr}`;
+    const busy = !target.remote && result.code !== 0 && /failed to start/i.test(said) && /SQLITE_BUSY|database is locked/.test(said);
+    if (!busy || attempt >= LOCAL_D1_ATTEMPTS) return result;
+    await new Promise((resolveDelay) => setTimeout(resolveDelay, LOCAL_D1_RETRY_MS * attempt));
+  }
+}
+
 /**
  * Runs the statements as one `wrangler d1 execute`: D1 runs them as one batch, so either all of them
  * take effect or none does. Returns the rows of each statement, in order.
@@ -139,7 +158,7 @@ export type Row = Record<string, unknown>;
 export async function d1Execute(target: D1Target, statements: readonly Statement[]): Promise<Row[][]> {
   if (statements.length === 0) return [];
   const sql = statements.map((s) => inlineParams(s.sql, s.params)).join(';\n');
-  const result = await runWrangler(['d1', 'execute', DATABASE, ...targetArgs(target), '--json', '--yes', '--command', sql]);
+  const result = await runD1(target, ['d1', 'execute', DATABASE, ...targetArgs(target), '--json', '--yes', '--command', sql]);
   if (result.code !== 0) throw new D1Error(wranglerErrorText(result), target);
   const parsed = parseJsonOutput(result.stdout);
   if (!Array.isArray(parsed) || parsed.length !== statements.length) {
@@ -155,6 +174,6 @@ export async function d1Execute(target: D1Target, statements: readonly Statement
 
 /** `wrangler d1 migrations apply DB --local`, without prompting. */
 export async function d1MigrateLocal(target: D1Target): Promise<void> {
-  const result = await runWrangler(['d1', 'migrations', 'apply', DATABASE, ...targetArgs({ ...target, remote: false })]);
+  const result = await runD1(target, ['d1', 'migrations', 'apply', DATABASE, ...targetArgs({ ...target, remote: false })]);
   if (result.code !== 0) throw new D1Error(wranglerErrorText(result), target);
 }

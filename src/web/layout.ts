@@ -39,6 +39,7 @@ export function renderPage(options: PageOptions): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="csrf-token" content="${options.csrf}">
 <title>${options.title} · Shrinkray</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${STYLESHEET.path}">
 <script src="${SCRIPT.path}" defer></script>
 </head>
