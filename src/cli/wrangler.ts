@@ -136,6 +136,12 @@ export type Row = Record<string, unknown>;
 export const LOCAL_D1_ATTEMPTS = 4;
 const LOCAL_D1_RETRY_MS = 400;
 
+/** The local runtime never started because the database file was locked: safe to run again. */
+export function localRuntimeBusy(result: WranglerResult): boolean {
+  const said = `${result.stdout}\n${result.stderr}`;
+  return result.code !== 0 && /failed to start/i.test(said) && /SQLITE_BUSY|database is locked/.test(said);
+}
+
 /**
  * Runs a D1 command. Locally, the workerd that wrangler starts can fail to start at all when the SQLite
  * file is still being closed by the previous command's runtime ("database is locked"); nothing ran, so
@@ -144,9 +150,7 @@ const LOCAL_D1_RETRY_MS = 400;
 async function runD1(target: D1Target, args: readonly string[]): Promise<WranglerResult> {
   for (let attempt = 1; ; attempt++) {
     const result = await runWrangler(args);
-    const said = `${result.stdout}\n${result.stderr}`;
-    const busy = !target.remote && result.code !== 0 && /failed to start/i.test(said) && /SQLITE_BUSY|database is locked/.test(said);
-    if (!busy || attempt >= LOCAL_D1_ATTEMPTS) return result;
+    if (target.remote || !localRuntimeBusy(result) || attempt >= LOCAL_D1_ATTEMPTS) return result;
     await new Promise((resolveDelay) => setTimeout(resolveDelay, LOCAL_D1_RETRY_MS * attempt));
   }
 }

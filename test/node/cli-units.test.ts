@@ -8,7 +8,7 @@ import { adminTokenIn, withSecret } from '../../src/cli/dev-vars.ts';
 import { redactSecrets, UsageError } from '../../src/cli/errors.ts';
 import { planRefresh } from '../../src/cli/live-refresh.ts';
 import { parseEmail, parseName, parseScopeList } from '../../src/cli/validate.ts';
-import { wranglerErrorText } from '../../src/cli/wrangler.ts';
+import { localRuntimeBusy, wranglerErrorText } from '../../src/cli/wrangler.ts';
 import { ROOT } from './helpers.ts';
 
 describe('tokenize', () => {
@@ -96,5 +96,18 @@ describe('secrets in messages', () => {
     expect(
       wranglerErrorText({ code: 1, stdout: '', stderr: '\u001b[31m✘ \u001b[41;31m[\u001b[41;97mERROR\u001b[41;31m]\u001b[0m Could not read file\n\n🪵  Logs were written to "x"\n' }),
     ).toBe('Could not read file');
+  });
+});
+
+describe('localRuntimeBusy', () => {
+  const busy = '✘ [ERROR] The Workers runtime failed to start. Runtime stderr: {"message":"SQLite failed; database is locked: SQLITE_BUSY (extended: SQLITE_BUSY_RECOVERY)"}';
+  it('recognises a local runtime that never started because the database file was locked', () => {
+    expect(localRuntimeBusy({ code: 1, stdout: '', stderr: busy })).toBe(true);
+    expect(localRuntimeBusy({ code: 1, stdout: `{"error":{"text":${JSON.stringify(busy)}}}`, stderr: '' })).toBe(true);
+  });
+  it('does not retry other failures, or a statement that ran and met a lock', () => {
+    expect(localRuntimeBusy({ code: 0, stdout: busy, stderr: '' })).toBe(false);
+    expect(localRuntimeBusy({ code: 1, stdout: '', stderr: 'no such table: accounts' })).toBe(false);
+    expect(localRuntimeBusy({ code: 1, stdout: '', stderr: 'D1_ERROR: database is locked: SQLITE_BUSY' })).toBe(false);
   });
 });
