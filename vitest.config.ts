@@ -40,6 +40,16 @@ export default defineConfig({
           hookTimeout: 120_000,
         },
       },
+      {
+        // Headless Chromium on the web console, against `npm run dev`.
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
+        },
+      },
     ],
   },
 });

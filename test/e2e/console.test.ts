@@ -1,0 +1,297 @@
+// The web console as an account holder uses it, in headless Chromium against `npm run dev`: sign up,
+// create a key, call both APIs with it, watch the usage move, compress in the browser, revoke, sign out.
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import type { Service } from '../bench/lib/server.ts';
+import { launchChromium, skipWithoutChromium } from './lib/chromium.ts';
+import { gradientJpeg, gradientPng } from './lib/images.ts';
+import { screenshot } from './lib/screenshots.ts';
+import { startDevServer } from './lib/service.ts';
+import { orderedSteps } from './lib/steps.ts';
+
+const KEY_PATTERN = /^sr_live_[0-9A-Za-z]{32}$/;
+const KEY_NAME = 'e2e build server';
+
+interface Totals {
+  requests: number;
+  compressions: number;
+}
+
+/** "1,234" (or with another grouping separator) as 1234; anything else fails the test. */
+function count(text: string | null): number {
+  const digits = (text ?? '').trim().replace(/[,.\s\u00a0\u202f]/g, '');
+  expect(digits, `a plain integer, got ${JSON.stringify(text)}`).toMatch(/^\d+$/);
+  return Number(digits);
+}
+
+describe.skipIf(skipWithoutChromium())('web console', () => {
+  let service: Service;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page | undefined;
+  const step = orderedSteps(() => page);
+  // Checked at the end: an uncaught script error or a 5xx anywhere in the flow fails it, even on a
+  // page that otherwise looked right.
+  const scriptErrors: string[] = [];
+  const serverErrors: string[] = [];
+
+  const email = `e2e-${randomBytes(6).toString('hex')}@example.com`;
+  const password = `Pw-${randomBytes(12).toString('base64url')}`;
+  let apiKey = '';
+  let jpeg: Buffer;
+  let png: Buffer;
+
+  const p = (): Page => {
+    if (!page) throw new Error('no page: the setup failed');
+    return page;
+  };
+  const url = (path: string): string => `${service.base}${path}`;
+  const heading = (name: string | RegExp) => p().getByRole('heading', { level: 1, name });
+
+  /** Loads a page, failing at once (not at the next locator's timeout) when it is not there. */
+  async function visit(path: string): Promise<void> {
+    const res = await p().goto(url(path));
+    expect(res?.status(), `GET ${path} (ended at ${p().url()})`).toBe(200);
+  }
+
+  async function usageTotals(): Promise<Totals> {
+    await visit('/');
+    await heading('Usage').waitFor();
+    return {
+      requests: count(await p().getByTestId('total-requests').textContent()),
+      compressions: count(await p().getByTestId('total-compressions').textContent()),
+    };
+  }
+
+  /** Reloads the usage page until `done` holds: metering may land a moment after the response. */
+  async function usageUntil(done: (t: Totals) => boolean): Promise<Totals> {
+    let last: Totals = { requests: -1, compressions: -1 };
+    await expect.poll(async () => done((last = await usageTotals())), { timeout: 15_000, interval: 500 }).toBe(true);
+    return last;
+  }
+
+  async function signIn(withPassword: string): Promise<void> {
+    await visit('/');
+    await heading('Sign in').waitFor();
+    await p().getByLabel('Email').fill(email);
+    await p().getByLabel('Password').fill(withPassword);
+    await p().getByRole('button', { name: 'Sign in' }).click();
+  }
+
+  /** A signed-out visit to `/keys` is redirected to a sign-in page (which may carry the way back). */
+  async function expectKeysNeedSignIn(): Promise<void> {
+    const res = await p().goto(url('/keys'));
+    expect(res?.request().redirectedFrom(), 'a redirect from /keys').not.toBeNull();
+    await heading('Sign in').waitFor();
+    await p().getByLabel('Password').waitFor();
+  }
+
+  beforeAll(async () => {
+    // Settled, not Promise.all: if one fails, the other is still awaited and assigned, so afterAll stops it.
+    const started = await Promise.allSettled([startDevServer().then((s) => (service = s)), launchChromium().then((b) => (browser = b))]);
+    for (const r of started) if (r.status === 'rejected') throw r.reason;
+    [jpeg, png] = await Promise.all([gradientJpeg(), gradientPng()]);
+    context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 900 } });
+    context.setDefaultTimeout(20_000);
+    page = await context.newPage();
+    page.on('pageerror', (error) => scriptErrors.push(`${page?.url()}: ${error.message}`));
+    page.on('response', (res) => {
+      if (res.status() >= 500) serverErrors.push(`${res.status()} ${res.request().method()} ${res.url()}`);
+    });
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await service?.stop();
+  });
+
+  step('signed out, / is the sign-in page, linking to sign-up', async () => {
+    await visit('/');
+    await heading('Sign in').waitFor();
+    const nav = p().getByRole('navigation');
+    await nav.getByRole('link', { name: 'Sign in' }).waitFor();
+    await nav.getByRole('link', { name: 'Create account' }).waitFor();
+    await screenshot(p(), '01-signin');
+    await p().getByRole('link', { name: 'Create an account' }).click();
+    await heading('Create your account').waitFor();
+    expect(new URL(p().url()).pathname).toBe('/signup');
+  });
+
+  step('sign up lands on the dashboard, with zero usage', async () => {
+    await p().getByLabel('Name').fill('E2E Tester');
+    await p().getByLabel('Email').fill(email);
+    await p().getByLabel('Password').fill(password);
+    await screenshot(p(), '02-signup');
+    await p().getByRole('button', { name: 'Create account' }).click();
+    await heading('Usage').waitFor();
+    expect(new URL(p().url()).pathname).toBe('/');
+    const nav = p().getByRole('navigation');
+    const links = [['Usage', '/'], ['API keys', '/keys'], ['Try it', '/try'], ['API reference', '/docs']] as const;
+    for (const [name, href] of links) {
+      expect(await nav.getByRole('link', { name, exact: true }).getAttribute('href'), name).toBe(href);
+    }
+    await nav.getByRole('button', { name: 'Sign out' }).waitFor();
+    expect(await usageTotals()).toEqual({ requests: 0, compressions: 0 });
+    await p().locator('svg[role="img"]').first().waitFor();
+    await screenshot(p(), '03-dashboard');
+  });
+
+  step('create a key with both scopes; it is shown once', async () => {
+    await p().getByRole('navigation').getByRole('link', { name: 'API keys' }).click();
+    await heading('API keys').waitFor();
+    await p().getByLabel('Key name').fill(KEY_NAME);
+    await p().getByLabel('Image API').check();
+    await p().getByLabel('Tools API').check();
+    await p().getByRole('button', { name: 'Create key' }).click();
+    const shown = p().getByTestId('new-key');
+    await shown.waitFor();
+    apiKey = await shown.inputValue();
+    expect(apiKey).toMatch(KEY_PATTERN);
+    await p().getByRole('button', { name: 'Copy' }).waitFor();
+    const row = p().locator('tr[data-key-id]', { hasText: KEY_NAME });
+    expect(await row.count()).toBe(1);
+    await row.getByText('Active', { exact: true }).waitFor();
+    await screenshot(p(), '04-key-created');
+    // Shown once: a fresh load of the page lists the key but no longer reveals it.
+    await visit('/keys');
+    await heading('API keys').waitFor();
+    expect(await p().getByTestId('new-key').count()).toBe(0);
+    expect(await p().content()).not.toContain(apiKey);
+  });
+
+  step('the key works on both APIs, from Node', async () => {
+    const form = new FormData();
+    form.append('image', new Blob([new Uint8Array(jpeg)], { type: 'image/jpeg' }), 'gradient.jpg');
+    const compressed = await fetch(url('/api/v1/compress'), { method: 'POST', headers: { authorization: `Bearer ${apiKey}` }, body: form });
+    const body = new Uint8Array(await compressed.arrayBuffer());
+    expect(compressed.status, new TextDecoder().decode(body.slice(0, 300))).toBe(200);
+    expect(compressed.headers.get('content-type')).toMatch(/^image\/(jpeg|png|webp)/);
+    expect(body.byteLength).toBeGreaterThan(0);
+
+    const tools = await fetch(url('/api/v1/tools'), { headers: { 'x-api-key': apiKey } });
+    expect(tools.status).toBe(200);
+    expect(tools.headers.get('content-type')).toMatch(/^application\/json/);
+    await tools.json();
+  });
+
+  step('the usage page counts the API calls', async () => {
+    const after = await usageUntil((t) => t.requests >= 1 && t.compressions >= 1);
+    expect(after.requests).toBeGreaterThanOrEqual(1);
+    expect(after.compressions).toBeGreaterThanOrEqual(1);
+    await screenshot(p(), '05-usage-after-api');
+  });
+
+  step('try it: compress to a 320 px JPEG in the browser and download it', async () => {
+    const before = await usageTotals();
+    await p().getByRole('navigation').getByRole('link', { name: 'Try it' }).click();
+    await heading('Try the compressor').waitFor();
+    await p().getByLabel('Image', { exact: true }).setInputFiles({ name: 'gradient.png', mimeType: 'image/png', buffer: png });
+    await p().getByLabel('Format').selectOption('jpeg');
+    await p().getByLabel('Quality').fill('60');
+    await p().getByLabel('Maximum width').fill('320');
+    await p().getByRole('button', { name: 'Compress' }).click();
+
+    const result = p().getByTestId('result');
+    await result.waitFor({ timeout: 60_000 });
+    const bytesOf = async (testId: string): Promise<number> => Number(await p().getByTestId(testId).getAttribute('data-bytes'));
+    expect(await bytesOf('original-size')).toBe(png.byteLength);
+    const compressedBytes = await bytesOf('compressed-size');
+    expect(compressedBytes).toBeGreaterThan(0);
+    expect(await p().getByTestId('savings').textContent()).toMatch(/\d\s*%/);
+    // Both pictures decoded, not just present as elements (a structural cast: the Node tsconfig has no DOM types).
+    const images = result.locator('img');
+    expect(await images.count()).toBe(2);
+    const painted = () =>
+      images.evaluateAll((els) =>
+        els.every((el) => {
+          const img = el as unknown as { complete: boolean; naturalWidth: number };
+          return img.complete && img.naturalWidth > 0;
+        }),
+      );
+    await expect.poll(painted).toBe(true);
+    await screenshot(p(), '06-try-result');
+
+    const [download] = await Promise.all([p().waitForEvent('download'), p().getByRole('link', { name: 'Download' }).click()]);
+    const file = await readFile(await download.path());
+    expect([...file.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
+    expect(file.byteLength).toBe(compressedBytes);
+    const meta = await sharp(file).metadata();
+    expect([meta.format, meta.width]).toEqual(['jpeg', 320]);
+
+    const after = await usageUntil((t) => t.compressions > before.compressions);
+    expect(after.compressions).toBeGreaterThan(before.compressions);
+    await screenshot(p(), '07-usage-after-try');
+  });
+
+  step('revoke the key, after confirming; the API then refuses it', async () => {
+    await visit('/keys');
+    await heading('API keys').waitFor();
+    const row = p().locator('tr[data-key-id]', { hasText: KEY_NAME });
+    await row.getByRole('link', { name: `Revoke ${KEY_NAME}` }).click();
+    await heading(/^Revoke/).waitFor();
+    await screenshot(p(), '08-revoke-confirm');
+    await p().getByRole('button', { name: 'Revoke key' }).click();
+    await heading('API keys').waitFor();
+    expect(new URL(p().url()).pathname).toBe('/keys');
+    await row.getByText('Revoked', { exact: true }).waitFor();
+    expect(await row.getByRole('link', { name: /^Revoke/ }).count()).toBe(0);
+    await screenshot(p(), '09-key-revoked');
+
+    const tools = await fetch(url('/api/v1/tools'), { headers: { 'x-api-key': apiKey } });
+    expect(tools.status).toBe(401);
+  });
+
+  step('the API reference opens from the navigation', async () => {
+    const docs = p().waitForResponse((res) => new URL(res.url()).pathname === '/docs');
+    await p().getByRole('navigation').getByRole('link', { name: 'API reference' }).click();
+    expect((await docs).status()).toBe(200);
+    await p().waitForURL((u) => u.pathname === '/docs');
+    expect(new URL(p().url()).pathname).toBe('/docs');
+    await screenshot(p(), '10-docs');
+  });
+
+  step('sign out returns to the sign-in page and closes the session', async () => {
+    await visit('/');
+    await p().getByRole('navigation').getByRole('button', { name: 'Sign out' }).click();
+    await heading('Sign in').waitFor();
+    expect(new URL(p().url()).pathname).toBe('/');
+    await screenshot(p(), '11-signed-out');
+    await expectKeysNeedSignIn();
+  });
+
+  step('a wrong password gets a friendly error and no session', async () => {
+    await signIn(`${password}-wrong`);
+    const alert = p().getByRole('alert');
+    await alert.waitFor();
+    expect((await alert.textContent())?.trim()).not.toBe('');
+    await heading('Sign in').waitFor();
+    await screenshot(p(), '12-wrong-password');
+    await expectKeysNeedSignIn();
+  });
+
+  step('signing up again with the same email is refused', async () => {
+    await visit('/signup');
+    await p().getByLabel('Name').fill('E2E Again');
+    await p().getByLabel('Email').fill(email);
+    await p().getByLabel('Password').fill(`${password}-2`);
+    await p().getByRole('button', { name: 'Create account' }).click();
+    await p().getByRole('alert').waitFor();
+    await heading('Create your account').waitFor();
+    await screenshot(p(), '13-signup-duplicate');
+    await expectKeysNeedSignIn();
+  });
+
+  step('the right password signs in again', async () => {
+    await signIn(password);
+    await heading('Usage').waitFor();
+  });
+
+  step('no script errors and no 5xx responses along the way', async () => {
+    expect(scriptErrors).toEqual([]);
+    expect(serverErrors).toEqual([]);
+  });
+});
