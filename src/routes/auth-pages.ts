@@ -14,6 +14,7 @@ import { field, readForm } from '../http/form-body.ts';
 import { sendPage } from '../http/pages.ts';
 import { clearSessionCookie, cookieName, isLocalDevelopment, loadSession, sessionToken, setSessionCookie } from '../http/session.ts';
 import { signInPage, signUpPage, type FieldErrors } from '../web/views/auth.ts';
+import { messagePage } from '../web/views/message.ts';
 
 const EXPIRED_FORM = 'This form had expired or came from another site. Please try again.';
 
@@ -126,7 +127,9 @@ export function registerAuthPages(app: OpenAPIHono<AppEnv>): void {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     // A forged sign-out is refused too: it would be a nuisance, and every state change is guarded alike.
     if (!(await csrfValid(c, field(form, '_csrf')))) {
-      return sendPage(c, signInPage({ csrf: csrfTokenFor(c), error: EXPIRED_FORM }), 403);
+      if (!c.var.session) return c.redirect('/', 303);
+      const page = messagePage({ title: 'Still signed in', message: `${EXPIRED_FORM} Use the Sign out button on this page.`, csrf: csrfTokenFor(c), account: c.var.session.account });
+      return sendPage(c, page, 403);
     }
     await deleteSession(c.env.DB, sessionToken(c));
     clearSessionCookie(c);

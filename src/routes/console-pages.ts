@@ -21,6 +21,7 @@ import { keysPage, revokePage } from '../web/views/keys.ts';
 import { tryPage } from '../web/views/try.ts';
 import { usagePage } from '../web/views/usage.ts';
 import { signInPage } from '../web/views/auth.ts';
+import { messagePage } from '../web/views/message.ts';
 import { CONSOLE_COMPRESS_PATH } from './console-api.ts';
 import { CreateKeyBody } from './console-schema.ts';
 import { documentConfig } from './openapi.ts';
@@ -36,8 +37,7 @@ async function renderKeys(c: Context<AppEnv>, extra: Partial<Parameters<typeof k
 }
 
 function notFoundPage(c: Context<AppEnv>, message: string): Response {
-  const body = html`<h1>Not found</h1><p>${message}</p><p><a href="/">Back to the console</a></p>`;
-  return sendPage(c, renderPage({ title: 'Not found', csrf: csrfTokenFor(c), account: c.var.session?.account ?? null, narrow: true, body }), 404);
+  return sendPage(c, messagePage({ title: 'Not found', message, csrf: csrfTokenFor(c), account: c.var.session?.account ?? null }), 404);
 }
 
 export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {

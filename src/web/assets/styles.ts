@@ -25,6 +25,7 @@ h1 { font-size: 1.75rem; margin: .5rem 0 1rem; }
 h2 { font-size: 1.3rem; margin: 2rem 0 .75rem; }
 h3 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: .5rem; padding: 1.25rem; margin: 1rem 0; }
+.card > :first-child { margin-top: 0; }
 label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
 .hint { color: var(--muted); font-size: .9rem; margin: .15rem 0 0; }
 input[type=text], input[type=email], input[type=password], input[type=number], select, input[type=file] {
@@ -96,7 +97,13 @@ summary { cursor: pointer; font-weight: 600; }
 .docs-layout { display: grid; grid-template-columns: minmax(12rem, 16rem) 1fr; gap: 2rem; align-items: start; }
 .docs-layout nav.toc { position: sticky; top: 1rem; max-height: calc(100vh - 2rem); overflow: auto; font-size: .92rem; }
 .docs-layout nav.toc ul { padding-left: 1rem; }
-@media (max-width: 48rem) { .docs-layout { grid-template-columns: 1fr; } .docs-layout nav.toc { position: static; max-height: none; } }
+/* Grid items default to min-width: auto, so one wide table or curl line would widen the whole page. */
+.docs-layout > * { min-width: 0; }
+@media (max-width: 48rem) {
+  .docs-layout { grid-template-columns: 1fr; }
+  .docs-layout nav.toc { position: static; max-height: none; }
+  .api-table { display: block; overflow-x: auto; }
+}
 .method { display: inline-block; min-width: 4.2rem; text-align: center; font-weight: 700; font-size: .8rem; padding: .1rem .4rem; border-radius: .25rem; color: #fff; background: #4d5663; }
 .method-get, .method-head { background: #1d6b36; } .method-post { background: #1f5fbf; } .method-delete { background: #a3212b; } .method-put, .method-patch { background: #8a5a00; }
 pre { background: #14213d; color: #f1f4f8; padding: .75rem 1rem; border-radius: .35rem; overflow-x: auto; }
