@@ -1,6 +1,7 @@
 // Key management for signed-in account holders: list, create (the key is returned once), revoke. The
 // console's own metering key is never listed and cannot be revoked.
 import { generateKey, hashKey, displayPrefix, newKeyId } from '../accounts/keys.ts';
+import type { KeyRow } from '../accounts/records.ts';
 import { refreshKeys } from '../accounts/refresh.ts';
 import { parseScopes, type Scope } from '../accounts/tiers.ts';
 import type { Env } from '../env.ts';
@@ -16,15 +17,7 @@ export interface ConsoleKey {
   revoked_at: string | null;
 }
 
-interface Row {
-  id: string;
-  name: string;
-  prefix: string;
-  scopes: string;
-  created_at: number;
-  last_used_at: number | null;
-  revoked_at: number | null;
-}
+type Row = Omit<KeyRow, 'account_id'>;
 
 const COLUMNS = 'id, name, prefix, scopes, created_at, last_used_at, revoked_at';
 const SQL = {
