@@ -8,7 +8,8 @@ export interface EndpointInfo {
   description: string;
 }
 
-const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+/** A stored Unix-millisecond time as the API shows it: ISO 8601 UTC, or null. */
+export const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 export function accountData(key: KeyView, usage: Usage, endpoints: EndpointInfo[]) {
   return {

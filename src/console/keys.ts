@@ -1,6 +1,7 @@
 // Key management for signed-in account holders: list, create (the key is returned once), revoke. The
 // console's own metering key is never listed and cannot be revoked.
 import { generateKey, hashKey, displayPrefix, newKeyId } from '../accounts/keys.ts';
+import { iso } from '../accounts/account-view.ts';
 import type { KeyRow } from '../accounts/records.ts';
 import { refreshKeys } from '../accounts/refresh.ts';
 import { parseScopes, type Scope } from '../accounts/tiers.ts';
@@ -33,8 +34,6 @@ const SQL = {
     `INSERT INTO api_keys (id, account_id, name, prefix, hash, scopes, created_at, kind) VALUES (?, ?, 'Try it (web console)', ?, ?, 'image', ?, 'console') ` +
     `ON CONFLICT DO NOTHING`,
 } as const;
-
-const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 function view(row: Row): ConsoleKey {
   return {

@@ -1,6 +1,7 @@
 // The account's usage for the console: per-day counts of the last USAGE_DAYS days for the account and
 // each key, and each key's windows as they stand. Read from the keys' own meters (one RPC each, in
 // parallel), where the counts were written in the same step that metered the request.
+import { iso } from '../accounts/account-view.ts';
 import type { Env } from '../env.ts';
 import type { Usage } from '../metering/types.ts';
 import { dayWindow, DAY_MS } from '../metering/windows.ts';
@@ -66,7 +67,7 @@ export async function accountUsage(env: Env, accountId: string, now: number): Pr
       name: row.name,
       prefix: row.prefix,
       kind: row.kind,
-      revoked_at: row.revoked_at === null ? null : new Date(row.revoked_at).toISOString(),
+      revoked_at: iso(row.revoked_at),
       requests,
       compressions,
       windows: snapshot.usage,

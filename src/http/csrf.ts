@@ -12,7 +12,6 @@ import { ApiError } from './errors.ts';
 import { cookieName, cookieOptions } from './session.ts';
 
 export const CSRF_HEADER = 'X-CSRF-Token';
-export const CSRF_FIELD = '_csrf';
 /** The pre-sign-in token cookie lives as long as a sign-in form may sit open in a tab. */
 const ANON_CSRF_MAX_AGE_S = 24 * 3600;
 

@@ -32,8 +32,8 @@ export function setSessionCookie(c: Context<AppEnv>, session: Pick<NewSession, '
   setCookie(c, cookieName(c, 'session'), session.token, cookieOptions(c, maxAge));
 }
 
-export function clearSessionCookie(c: Context<AppEnv>): void {
-  deleteCookie(c, cookieName(c, 'session'), { path: '/', secure: !isLocalDevelopment(c.req.url) });
+export function clearCookie(c: Context<AppEnv>, base: 'session' | 'csrf'): void {
+  deleteCookie(c, cookieName(c, base), { path: '/', secure: !isLocalDevelopment(c.req.url) });
 }
 
 export const sessionToken = (c: Context<AppEnv>): string | undefined => getCookie(c, cookieName(c, 'session'));

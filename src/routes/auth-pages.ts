@@ -3,7 +3,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { deleteCookie } from 'hono/cookie';
 import { signIn, signUp, type AuthOutcome } from '../auth/accounts.ts';
 import { EMAIL_MAX_LENGTH, FORM_BODY_MAX_BYTES, NAME_MAX_LENGTH, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../auth/limits.ts';
 import { createSession, deleteSession } from '../auth/sessions.ts';
@@ -12,7 +11,7 @@ import type { AppEnv } from '../http/context.ts';
 import { csrfTokenFor, csrfValid } from '../http/csrf.ts';
 import { field, readForm } from '../http/form-body.ts';
 import { sendPage } from '../http/pages.ts';
-import { clearSessionCookie, cookieName, isLocalDevelopment, loadSession, sessionToken, setSessionCookie } from '../http/session.ts';
+import { clearCookie, loadSession, sessionToken, setSessionCookie } from '../http/session.ts';
 import { signInPage, signUpPage, type FieldErrors } from '../web/views/auth.ts';
 import { messagePage } from '../web/views/message.ts';
 
@@ -62,7 +61,7 @@ async function startSession(c: Context<AppEnv>, accountId: string, next: string 
   const session = await createSession(c.env.DB, accountId, clock(c.env));
   setSessionCookie(c, session);
   // The pre-sign-in token has done its job; the session brings its own.
-  deleteCookie(c, cookieName(c, 'csrf'), { path: '/', secure: !isLocalDevelopment(c.req.url) });
+  clearCookie(c, 'csrf');
   return c.redirect(next ?? '/', 303);
 }
 
@@ -132,7 +131,7 @@ export function registerAuthPages(app: OpenAPIHono<AppEnv>): void {
       return sendPage(c, page, 403);
     }
     await deleteSession(c.env.DB, sessionToken(c));
-    clearSessionCookie(c);
+    clearCookie(c, 'session');
     return c.redirect('/', 303);
   });
 }

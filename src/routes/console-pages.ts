@@ -48,8 +48,11 @@ export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.get('/keys', ...signedIn, async (c) => {
-    const revoked = c.req.query('revoked');
-    return renderKeys(c, revoked ? { notice: `The key "${revoked.slice(0, 64)}" is revoked: requests with it are refused from now on.` } : {});
+    const keys = await listKeys(c.env.DB, accountOf(c).id);
+    // The notice names a key of this account by id, so a crafted link cannot make the page say anything else.
+    const revoked = keys.find((k) => k.id === c.req.query('revoked') && k.revoked_at !== null);
+    const notice = revoked ? `The key "${revoked.name}" is revoked: requests with it are refused from now on.` : undefined;
+    return sendPage(c, keysPage({ csrf: csrfTokenFor(c), account: accountOf(c), keys, notice }));
   });
 
   app.post('/keys', ...signedIn, async (c) => {
@@ -80,7 +83,7 @@ export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
     if (!(await csrfValid(c, field(form, '_csrf')))) return renderKeys(c, { error: EXPIRED_FORM }, 403);
     const key = await revokeKey(c.env, accountOf(c).id, c.req.param('id'), clock(c.env));
     if (!key) return notFoundPage(c, 'There is no key with this id in your account.');
-    return c.redirect(`/keys?revoked=${encodeURIComponent(key.name)}`, 303);
+    return c.redirect(`/keys?revoked=${key.id}`, 303);
   });
 
   app.get('/try', ...signedIn, async (c) => {

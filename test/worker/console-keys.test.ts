@@ -175,9 +175,10 @@ describe('the keys page', () => {
     expect(confirm.html).toContain('Revoke key</button>');
     const res = await browser.post(`/keys/${created.id}/revoke`, { _csrf: confirm.csrf });
     expect(res.status).toBe(303);
-    expect(res.headers.get('location')).toBe('/keys?revoked=Short-lived');
-    const after = await browser.page('/keys?revoked=Short-lived');
-    expect(after.html).toContain('is revoked');
+    expect(res.headers.get('location')).toBe(`/keys?revoked=${created.id}`);
+    const after = await browser.page(`/keys?revoked=${created.id}`);
+    expect(after.html).toContain('The key &quot;Short-lived&quot; is revoked');
+    expect((await browser.page('/keys?revoked=Anything%20you%20like')).html).not.toContain('is revoked');
     expect(after.html).toMatch(new RegExp(`data-key-id="${created.id}"[\\s\\S]*?status-revoked`));
     expect((await call('/api/v1/tools', { headers: toolsHeaders(created.key!) })).status).toBe(401);
     expect((await browser.fetch(`/keys/${created.id}/revoke`)).status).toBe(404);
