@@ -1,4 +1,4 @@
-// Instantiates the Emscripten builds of @jsquash (MozJPEG, libwebp) from modules compiled into the
+// Instantiates Emscripten builds (our JPEG engine, @jsquash's libwebp) from modules compiled into the
 // bundle. Each call of a build's factory makes an independent instance with its own memory, so an
 // instance can be dropped and replaced at will.
 import type { CodecInstance } from './instances.ts';
@@ -56,5 +56,10 @@ export class EmscriptenInstance<M> implements CodecInstance {
 
   memoryBytes(): number {
     return this.memory.buffer.byteLength;
+  }
+
+  /** A view of the whole linear memory; make a new one after any call that may have grown it. */
+  heap(): Uint8Array {
+    return new Uint8Array(this.memory.buffer);
   }
 }

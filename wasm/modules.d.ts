@@ -33,3 +33,11 @@ declare module '@jsquash/webp/codec/enc/webp_enc_simd.wasm' {
   const module: WebAssembly.Module;
   export default module;
 }
+declare module '*/codec/sr_jpeg.wasm' {
+  const module: WebAssembly.Module;
+  export default module;
+}
+declare module '*/codec/sr_jpeg.js' {
+  const factory: unknown;
+  export default factory;
+}

@@ -1,0 +1,220 @@
+// The streaming JPEG engine (wasm/src, built by wasm/build.sh from libjpeg-turbo): header and markers,
+// row decode at a DCT scale, ring-buffer Lanczos3, row encode in three memory modes, and the lossless
+// transcode. Everything about one input happens inside one `withJpegJob` call, synchronously, because
+// the instance is shared by the isolate's requests (wasm/instances.ts).
+import createJpegModule from './codec/sr_jpeg.js';
+import jpegWasm from './codec/sr_jpeg.wasm';
+import { EmscriptenInstance, type EmscriptenFactory } from './emscripten.ts';
+import { Slot } from './instances.ts';
+
+type Fn = (...args: number[]) => number;
+interface JpegModule {
+  _malloc: Fn;
+  _free: Fn;
+  [name: `_sr_job_${string}`]: Fn;
+}
+
+/** libjpeg's J_COLOR_SPACE values, by name. */
+const COLOR_SPACES = ['unknown', 'gray', 'rgb', 'ycbcr', 'cmyk', 'ycck'] as const;
+export type JpegColorSpace = (typeof COLOR_SPACES)[number];
+
+export interface JpegMarker {
+  /** 0xE1 for APP1 (EXIF, XMP), 0xE2 for APP2 (ICC chunks, MPF). */
+  code: number;
+  data: Uint8Array;
+}
+
+export interface JpegInfo {
+  width: number;
+  height: number;
+  components: number;
+  colorSpace: JpegColorSpace;
+  progressive: boolean;
+  /** Sampling factors (h, v) per component. */
+  sampling: [number, number][];
+  maxSampling: [number, number];
+  adobe: boolean;
+  precision: number;
+  arithmetic: boolean;
+  markers: JpegMarker[];
+}
+
+/** Encoder modes by memory: see wasm/README.md. Values are the C enum's. */
+export const ENCODE_MODES = { progressive: 0, two_pass: 1, stream: 2 } as const;
+export type EncodeMode = keyof typeof ENCODE_MODES;
+
+export interface EncodedJpeg {
+  bytes: Uint8Array;
+  width: number;
+  height: number;
+}
+
+/** The engine refused the file or ran out of memory; `message` is libjpeg's or ours. */
+export class JpegEngineError extends Error {}
+
+const slot = new Slot('sr_jpeg', () => new EmscriptenInstance(createJpegModule as EmscriptenFactory<JpegModule>, jpegWasm));
+
+// Offsets into sr_job_info() (sr_jpeg.h).
+const INFO = { width: 0, height: 1, components: 2, colorSpace: 3, progressive: 4, maxH: 5, maxV: 6, samp: 7, adobe: 15, markers: 17, precision: 18, arithmetic: 19, length: 20 };
+
+export class JpegJob {
+  readonly info: JpegInfo;
+  private channelCount = 0;
+  private outW = 0;
+  private outH = 0;
+
+  private readonly codec: EmscriptenInstance<JpegModule>;
+  private readonly job: number;
+
+  constructor(codec: EmscriptenInstance<JpegModule>, job: number) {
+    this.codec = codec;
+    this.job = job;
+    this.check(this.call('header', job), 'header');
+    this.info = this.readInfo();
+    this.call('close_header', job);
+  }
+
+  /** Decode at scaleNum/8 (1–8) and resample to width × height (stored orientation, before `orientation`). */
+  setPixels(scaleNum: number, width: number, height: number, orientation: number): void {
+    this.check(this.call('set_pixels', this.job, scaleNum, width, height, orientation), 'pixel settings');
+    this.channelCount = this.call('channels', this.job);
+    this.outW = width;
+    this.outH = height;
+  }
+
+  /** 1 (grey) or 3 (RGB): what the pixels are after setPixels. */
+  get channels(): number {
+    return this.channelCount;
+  }
+
+  /** Queues a marker segment for every output written after this. */
+  addMarker(code: number, data: Uint8Array): void {
+    this.withBytes(data, (ptr) => this.check(this.call('add_marker', this.job, code, ptr, data.length), 'marker'));
+  }
+
+  /** Encodes the pixels upright; subsample = 4:2:0 chroma. */
+  encode(quality: number, subsample: boolean, mode: EncodeMode): EncodedJpeg {
+    this.check(this.call('encode', this.job, quality, Number(subsample), ENCODE_MODES[mode]), 'encode');
+    return this.output();
+  }
+
+  /** The lossless rewrite, turned upright on the DCT blocks. */
+  transcode(orientation: number, progressive: boolean): EncodedJpeg {
+    this.check(this.call('transcode', this.job, orientation, Number(progressive)), 'transcode');
+    return this.output();
+  }
+
+  /** Decodes every row into the job's frame (as stored) and returns a copy: width × height × channels. */
+  frame(): Uint8Array {
+    this.check(this.call('decode_frame', this.job), 'decode');
+    const ptr = this.call('frame', this.job) >>> 0;
+    return this.codec.heap().slice(ptr, ptr + this.frameBytes());
+  }
+
+  /** Keeps the decoded frame in the engine, so that repeated encodes (target_kb) decode once. */
+  keepFrame(): void {
+    this.check(this.call('decode_frame', this.job), 'decode');
+  }
+
+  private frameBytes(): number {
+    return this.outW * this.outH * this.channelCount;
+  }
+
+  private output(): EncodedJpeg {
+    const count = this.call('chunk_count', this.job);
+    const total = this.call('output_len', this.job) >>> 0;
+    const bytes = new Uint8Array(total);
+    const pair = this.codec.module._malloc(8);
+    try {
+      let at = 0;
+      for (let i = 0; i < count; i++) {
+        this.call('chunk', this.job, i, pair);
+        const [ptr, len] = new Int32Array(this.codec.heap().buffer, pair, 2) as unknown as [number, number];
+        bytes.set(this.codec.heap().subarray(ptr >>> 0, (ptr >>> 0) + len), at);
+        at += len;
+      }
+    } finally {
+      this.codec.module._free(pair);
+    }
+    this.call('clear_output', this.job);
+    return { bytes, width: this.call('result_width', this.job), height: this.call('result_height', this.job) };
+  }
+
+  private readInfo(): JpegInfo {
+    const ptr = this.call('info', this.job) >>> 0;
+    const v = Array.from(new Int32Array(this.codec.heap().buffer, ptr, INFO.length));
+    const components = v[INFO.components]!;
+    const sampling: [number, number][] = [];
+    for (let c = 0; c < Math.min(components, 4); c++) sampling.push([v[INFO.samp + c * 2]!, v[INFO.samp + c * 2 + 1]!]);
+    const markers: JpegMarker[] = [];
+    const triple = this.codec.module._malloc(12);
+    try {
+      for (let i = 0; i < v[INFO.markers]!; i++) {
+        if (this.call('marker', this.job, i, triple) !== 0) break;
+        const [code, at, len] = new Int32Array(this.codec.heap().buffer, triple, 3) as unknown as [number, number, number];
+        markers.push({ code, data: this.codec.heap().slice(at >>> 0, (at >>> 0) + len) });
+      }
+    } finally {
+      this.codec.module._free(triple);
+    }
+    return {
+      width: v[INFO.width]!,
+      height: v[INFO.height]!,
+      components,
+      colorSpace: COLOR_SPACES[v[INFO.colorSpace]!] ?? 'unknown',
+      progressive: v[INFO.progressive] !== 0,
+      sampling,
+      maxSampling: [v[INFO.maxH]!, v[INFO.maxV]!],
+      adobe: v[INFO.adobe] !== 0,
+      precision: v[INFO.precision]!,
+      arithmetic: v[INFO.arithmetic] !== 0,
+      markers,
+    };
+  }
+
+  private call(name: string, ...args: number[]): number {
+    return this.codec.module[`_sr_job_${name}`]!(...args);
+  }
+
+  private withBytes<R>(data: Uint8Array, fn: (ptr: number) => R): R {
+    const ptr = this.codec.module._malloc(Math.max(1, data.length));
+    if (!ptr) throw new JpegEngineError('out of memory');
+    try {
+      this.codec.heap().set(data, ptr);
+      return fn(ptr);
+    } finally {
+      this.codec.module._free(ptr);
+    }
+  }
+
+  private check(status: number, what: string): void {
+    if (status === 0) return;
+    const ptr = this.call('message', this.job) >>> 0;
+    const heap = this.codec.heap();
+    const end = heap.indexOf(0, ptr);
+    const message = new TextDecoder().decode(heap.subarray(ptr, end < 0 ? ptr : end));
+    throw new JpegEngineError(message || `the JPEG ${what} failed`);
+  }
+
+}
+
+/**
+ * Runs `fn` on a job over `input`, in the shared engine instance. The input is copied into the engine
+ * once; the job and the copy are freed when `fn` returns or throws.
+ */
+export function withJpegJob<R>(input: Uint8Array, fn: (job: JpegJob) => R): R {
+  return slot.run((codec) => {
+    const m = codec.module;
+    const inputPtr = m._malloc(Math.max(1, input.length));
+    if (!inputPtr) throw new JpegEngineError('out of memory for the input');
+    codec.heap().set(input, inputPtr);
+    const jobPtr = m._sr_job_create!(inputPtr, input.length);
+    try {
+      if (!jobPtr) throw new JpegEngineError('out of memory for the job');
+      return fn(new JpegJob(codec, jobPtr));
+    } finally {
+      m._sr_job_destroy!(jobPtr);
+      m._free(inputPtr);
+    }
+  });
+}

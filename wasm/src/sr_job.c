@@ -1,0 +1,250 @@
+/*
+ * A job: one input JPEG, its header and markers, and the pixel pipeline that decodes it in rows at a
+ * DCT scale, resamples through a ring of rows, and hands each output row to a sink (the encoder, or a
+ * frame kept for orientations that need every row).
+ */
+#include <emscripten.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sr_jpeg.h"
+
+#define TRY(job) \
+  if (setjmp((job)->err.jump)) { \
+    sr_job_cleanup(job); \
+    return -1; \
+  }
+
+EMSCRIPTEN_KEEPALIVE sr_job *sr_job_create(const uint8_t *input, uint32_t len) {
+  sr_job *job = calloc(1, sizeof(sr_job));
+  if (!job) return NULL;
+  job->input = input;
+  job->input_len = len;
+  job->scale_num = 8;
+  job->orientation = 1;
+  return job;
+}
+
+/* What one decoding run holds: its decoder, resampler and rows. */
+static void close_run(sr_job *job) {
+  if (job->dec_open) jpeg_destroy_decompress(&job->dec);
+  job->dec_open = 0;
+  sr_resizer_destroy(job->resizer);
+  job->resizer = NULL;
+  free(job->rows);
+  job->rows = NULL;
+}
+
+void sr_job_cleanup(sr_job *job) {
+  close_run(job);
+  if (job->enc_open) jpeg_destroy_compress(&job->enc);
+  free(job->enc_row);
+  job->enc_row = NULL;
+  if (job->header_open) jpeg_destroy_decompress(&job->header);
+  job->enc_open = job->header_open = 0;
+}
+
+void sr_fail(sr_job *job, const char *message) {
+  strncpy(job->err.message, message, JMSG_LENGTH_MAX - 1);
+  longjmp(job->err.jump, 1);
+}
+
+EMSCRIPTEN_KEEPALIVE void sr_job_clear_markers(sr_job *job) {
+  for (int i = 0; i < job->marker_count; i++) free(job->markers[i].data);
+  job->marker_count = 0;
+}
+
+EMSCRIPTEN_KEEPALIVE void sr_job_free_frame(sr_job *job) {
+  free(job->frame);
+  job->frame = NULL;
+}
+
+EMSCRIPTEN_KEEPALIVE void sr_job_destroy(sr_job *job) {
+  if (!job) return;
+  sr_job_cleanup(job);
+  sr_job_clear_markers(job);
+  sr_job_free_frame(job);
+  sr_chunks_clear(job);
+  free(job->chunks);
+  free(job);
+}
+
+EMSCRIPTEN_KEEPALIVE const char *sr_job_message(sr_job *job) { return job->err.message; }
+EMSCRIPTEN_KEEPALIVE int32_t *sr_job_info(sr_job *job) { return job->info; }
+
+void sr_open_decoder(sr_job *job, j_decompress_ptr d) {
+  sr_error_init(job, &d->err);
+  jpeg_create_decompress(d);
+  jpeg_mem_src(d, job->input, job->input_len);
+}
+
+/* Reads the header (and keeps the APP1/APP2 markers for the caller to read) without decoding pixels. */
+EMSCRIPTEN_KEEPALIVE int sr_job_header(sr_job *job) {
+  TRY(job);
+  j_decompress_ptr d = &job->header;
+  sr_open_decoder(job, d);
+  job->header_open = 1;
+  jpeg_save_markers(d, JPEG_APP0 + 1, 0xFFFF);
+  jpeg_save_markers(d, JPEG_APP0 + 2, 0xFFFF);
+  jpeg_read_header(d, TRUE);
+  int32_t *info = job->info;
+  info[SR_INFO_WIDTH] = (int32_t)d->image_width;
+  info[SR_INFO_HEIGHT] = (int32_t)d->image_height;
+  info[SR_INFO_COMPONENTS] = d->num_components;
+  info[SR_INFO_COLOR_SPACE] = d->jpeg_color_space;
+  info[SR_INFO_PROGRESSIVE] = d->progressive_mode;
+  info[SR_INFO_PRECISION] = d->data_precision;
+  info[SR_INFO_ARITHMETIC] = d->arith_code;
+  int max_h = 1, max_v = 1;
+  for (int c = 0; c < d->num_components && c < 4; c++) {
+    info[SR_INFO_SAMP + c * 2] = d->comp_info[c].h_samp_factor;
+    info[SR_INFO_SAMP + c * 2 + 1] = d->comp_info[c].v_samp_factor;
+    if (d->comp_info[c].h_samp_factor > max_h) max_h = d->comp_info[c].h_samp_factor;
+    if (d->comp_info[c].v_samp_factor > max_v) max_v = d->comp_info[c].v_samp_factor;
+  }
+  info[SR_INFO_MAX_H] = max_h;
+  info[SR_INFO_MAX_V] = max_v;
+  info[SR_INFO_ADOBE] = d->saw_Adobe_marker;
+  info[SR_INFO_ADOBE_TRANSFORM] = d->Adobe_transform;
+  int markers = 0;
+  for (jpeg_saved_marker_ptr m = d->marker_list; m; m = m->next) markers++;
+  info[SR_INFO_MARKERS] = markers;
+  return 0;
+}
+
+/* The i-th saved APP1/APP2 marker of the header as (code, pointer, length); valid until the header is closed. */
+EMSCRIPTEN_KEEPALIVE int sr_job_marker(sr_job *job, int index, int32_t *out) {
+  if (!job->header_open) return -1;
+  jpeg_saved_marker_ptr m = job->header.marker_list;
+  for (int i = 0; m && i < index; i++) m = m->next;
+  if (!m) return -1;
+  out[0] = m->marker;
+  out[1] = (int32_t)(uintptr_t)m->data;
+  out[2] = (int32_t)m->data_length;
+  return 0;
+}
+
+EMSCRIPTEN_KEEPALIVE void sr_job_close_header(sr_job *job) {
+  if (job->header_open) jpeg_destroy_decompress(&job->header);
+  job->header_open = 0;
+}
+
+/* Queues a marker (copied) to be written into every output after the frame header. */
+EMSCRIPTEN_KEEPALIVE int sr_job_add_marker(sr_job *job, int code, const uint8_t *data, uint32_t len) {
+  if (job->marker_count == SR_MAX_MARKERS || len > 65533) return -1;
+  uint8_t *copy = malloc(len ? len : 1);
+  if (!copy) return -1;
+  memcpy(copy, data, len);
+  job->markers[job->marker_count++] = (sr_marker){code, copy, len};
+  return 0;
+}
+
+void sr_write_markers(sr_job *job, j_compress_ptr c) {
+  for (int i = 0; i < job->marker_count; i++)
+    jpeg_write_marker(c, job->markers[i].code, job->markers[i].data, job->markers[i].len);
+}
+
+/* Sets what the pixel pipeline makes: decode at scale_num/8, resample to out_w × out_h (as stored). */
+EMSCRIPTEN_KEEPALIVE int sr_job_set_pixels(sr_job *job, int scale_num, int out_w, int out_h, int orientation) {
+  if (scale_num < 1 || scale_num > 8 || out_w < 1 || out_h < 1 || orientation < 1 || orientation > 8) return -1;
+  job->scale_num = scale_num;
+  job->out_w = out_w;
+  job->out_h = out_h;
+  job->orientation = orientation;
+  job->channels = job->info[SR_INFO_COLOR_SPACE] == JCS_GRAYSCALE ? 1 : 3;
+  sr_job_free_frame(job);
+  return 0;
+}
+
+EMSCRIPTEN_KEEPALIVE int sr_job_channels(sr_job *job) { return job->channels; }
+
+/* Stored CMYK to RGB. Adobe's writers store the inks inverted (255 = no ink); others store them as is. */
+static void cmyk_to_rgb(const uint8_t *cmyk, uint8_t *rgb, int width, int inverted) {
+  for (int x = 0; x < width; x++, cmyk += 4, rgb += 3) {
+    int c = cmyk[0], m = cmyk[1], y = cmyk[2], k = cmyk[3];
+    if (!inverted) {
+      c = 255 - c;
+      m = 255 - m;
+      y = 255 - y;
+      k = 255 - k;
+    }
+    rgb[0] = (uint8_t)((c * k + 127) / 255);
+    rgb[1] = (uint8_t)((m * k + 127) / 255);
+    rgb[2] = (uint8_t)((y * k + 127) / 255);
+  }
+}
+
+/*
+ * Decodes the input in rows at the job's scale, resamples, and calls sink with each output row in
+ * stored orientation. Runs under the caller's setjmp.
+ */
+void sr_pipeline_run(sr_job *job, void (*sink)(sr_job *, uint8_t *, void *), void *ctx) {
+  j_decompress_ptr d = &job->dec;
+  sr_open_decoder(job, d);
+  job->dec_open = 1;
+  jpeg_read_header(d, TRUE);
+  d->scale_num = (unsigned)job->scale_num;
+  d->scale_denom = 8;
+  d->dct_method = JDCT_ISLOW;
+  int cmyk = d->jpeg_color_space == JCS_CMYK || d->jpeg_color_space == JCS_YCCK;
+  d->out_color_space = job->channels == 1 ? JCS_GRAYSCALE : cmyk ? JCS_CMYK : JCS_RGB;
+  jpeg_start_decompress(d);
+  const int sw = (int)d->output_width, sh = (int)d->output_height, ch = job->channels;
+  const size_t decoded_bytes = (size_t)sw * (size_t)d->output_components;
+  const size_t scaled_bytes = (size_t)sw * ch, out_bytes = (size_t)job->out_w * ch;
+  job->rows = malloc(decoded_bytes + scaled_bytes + out_bytes);
+  if (!job->rows) sr_fail(job, "out of memory for the decoder's rows");
+  uint8_t *decoded = job->rows, *scaled = job->rows + decoded_bytes, *out = scaled + scaled_bytes;
+  if (sw != job->out_w || sh != job->out_h) {
+    job->resizer = sr_resizer_create(sw, sh, job->out_w, job->out_h, ch);
+    if (!job->resizer) sr_fail(job, "out of memory for the resampler");
+  }
+  while (d->output_scanline < d->output_height) {
+    JSAMPROW row = decoded;
+    if (jpeg_read_scanlines(d, &row, 1) != 1) sr_fail(job, "the JPEG decoder stopped early");
+    const uint8_t *pixels = decoded;
+    if (cmyk) {
+      cmyk_to_rgb(decoded, scaled, sw, d->saw_Adobe_marker);
+      pixels = scaled;
+    }
+    if (job->resizer) {
+      sr_resizer_push(job->resizer, pixels);
+      while (sr_resizer_pull(job->resizer, out)) sink(job, out, ctx);
+    } else {
+      sink(job, (uint8_t *)pixels, ctx);
+    }
+  }
+  jpeg_finish_decompress(d);
+  if (job->err.fatal_warnings) longjmp(job->err.jump, 1);
+  close_run(job);
+}
+
+typedef struct {
+  int next_row;
+} frame_ctx;
+
+static void frame_sink(sr_job *job, uint8_t *row, void *ctx) {
+  frame_ctx *f = ctx;
+  size_t bytes = (size_t)job->out_w * job->channels;
+  if (f->next_row < job->out_h) memcpy(job->frame + (size_t)f->next_row * bytes, row, bytes);
+  f->next_row++;
+}
+
+void sr_frame_fill(sr_job *job) {
+  if (job->frame) return;
+  job->frame = malloc((size_t)job->out_w * job->out_h * job->channels);
+  if (!job->frame) sr_fail(job, "out of memory for the image");
+  frame_ctx f = {0};
+  sr_pipeline_run(job, frame_sink, &f);
+  if (f.next_row != job->out_h) sr_fail(job, "the resampler produced the wrong number of rows");
+}
+
+/* Decodes the whole (resampled) image into the job's frame, as stored; sr_job_frame() points at it. */
+EMSCRIPTEN_KEEPALIVE int sr_job_decode_frame(sr_job *job) {
+  TRY(job);
+  sr_frame_fill(job);
+  return 0;
+}
+
+EMSCRIPTEN_KEEPALIVE uint8_t *sr_job_frame(sr_job *job) { return job->frame; }
+EMSCRIPTEN_KEEPALIVE int sr_job_fatal_warnings(sr_job *job) { return job->err.fatal_warnings; }

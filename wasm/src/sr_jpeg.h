@@ -1,0 +1,118 @@
+/*
+ * Shrinkray's JPEG engine: plain C functions over caller-owned buffers, exported from WebAssembly.
+ * One job holds one input JPEG and everything a request makes from it. Every exported function that
+ * reaches libjpeg sets its own setjmp target on the job's error manager, so a corrupt file unwinds to
+ * that function and returns -1 with the library's message in the job; nothing ever calls exit().
+ */
+#ifndef SR_JPEG_H
+#define SR_JPEG_H
+
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "jpeglib.h"
+
+/* Output leaves the encoder in chunks of this size, so it is never copied into a doubling buffer. */
+#define SR_CHUNK_BYTES (64 * 1024)
+/* Most markers (APP1 EXIF/XMP, APP2 ICC chunks) a job will write into its output. */
+#define SR_MAX_MARKERS 64
+
+/* The fields of sr_job_info(), in order. */
+enum {
+  SR_INFO_WIDTH, SR_INFO_HEIGHT, SR_INFO_COMPONENTS, SR_INFO_COLOR_SPACE, SR_INFO_PROGRESSIVE,
+  SR_INFO_MAX_H, SR_INFO_MAX_V,
+  SR_INFO_SAMP, /* 4 components × (h, v): 8 fields */
+  SR_INFO_ADOBE = SR_INFO_SAMP + 8, SR_INFO_ADOBE_TRANSFORM, SR_INFO_MARKERS, SR_INFO_PRECISION,
+  SR_INFO_ARITHMETIC,
+  SR_INFO_LEN
+};
+
+/* Encoder modes, from the most memory and the fewest bytes to the least memory. */
+enum {
+  SR_MODE_PROGRESSIVE = 0, /* progressive scans, optimised Huffman: a whole-image coefficient buffer */
+  SR_MODE_TWO_PASS = 1,    /* baseline, optimised Huffman from a first statistics pass: rows only */
+  SR_MODE_STREAM = 2       /* baseline, the standard Huffman tables: rows only, one pass */
+};
+
+typedef struct {
+  struct jpeg_error_mgr pub;
+  jmp_buf jump;
+  int fatal_warnings; /* warnings that mean the pixels are wrong: truncation, bad entropy data */
+  int warnings;
+  char message[JMSG_LENGTH_MAX];
+} sr_error;
+
+typedef struct {
+  uint8_t *data;
+  uint32_t len;
+} sr_chunk;
+
+typedef struct {
+  int code;
+  uint8_t *data;
+  uint32_t len;
+} sr_marker;
+
+typedef struct sr_resizer sr_resizer;
+
+typedef struct {
+  sr_error err;
+  const uint8_t *input;
+  uint32_t input_len;
+  int32_t info[SR_INFO_LEN];
+  /* Header decoder kept open while the caller reads the saved markers. */
+  struct jpeg_decompress_struct header;
+  int header_open;
+  /* Pixel pipeline: decode at scale_num/8, resample to out_w × out_h (stored orientation). */
+  int scale_num;
+  int out_w, out_h, channels, orientation;
+  uint8_t *frame; /* out_w × out_h × channels, when the rows must be kept (orientation, PNG/WebP, retries) */
+  /* Encoder settings. */
+  int quality, subsample, mode;
+  sr_marker markers[SR_MAX_MARKERS];
+  int marker_count;
+  /* What a run has open, so that an error path can close it (sr_job_cleanup). */
+  struct jpeg_decompress_struct dec;
+  int dec_open;
+  struct jpeg_compress_struct enc;
+  int enc_open;
+  sr_resizer *resizer;
+  uint8_t *rows; /* scratch rows of a run */
+  uint8_t *enc_row; /* one output row, for mirrored and re-oriented rows */
+  /* Output of the last encode. */
+  sr_chunk *chunks;
+  int chunk_count, chunk_cap;
+  uint32_t output_len;
+  int result_w, result_h;
+} sr_job;
+
+/* Closes whatever a run left open; a run that failed unwinds to its entry point, which calls this. */
+void sr_job_cleanup(sr_job *job);
+/* Fails the job with a message of ours (unwinds to the entry point). */
+void sr_fail(sr_job *job, const char *message);
+
+/* Decodes in rows and calls sink with each output row, as stored (sr_job.c). */
+void sr_pipeline_run(sr_job *job, void (*sink)(sr_job *, uint8_t *, void *), void *ctx);
+void sr_write_markers(sr_job *job, j_compress_ptr c);
+void sr_open_decoder(sr_job *job, j_decompress_ptr d);
+/* Fills the job's frame (out_w × out_h × channels, as stored) unless it is there already. */
+void sr_frame_fill(sr_job *job);
+
+/* Error manager shared by the job's decoders and encoders (sr_io.c). */
+void sr_error_init(sr_job *job, struct jpeg_error_mgr **slot);
+/* Destinations (sr_io.c): output as a list of chunks in the job, or nowhere (a statistics pass). */
+void sr_dest_chunks(j_compress_ptr cinfo, sr_job *job);
+void sr_dest_null(j_compress_ptr cinfo);
+void sr_chunks_clear(sr_job *job);
+
+/* Separable Lanczos3 through a ring of rows (sr_resize.c). */
+sr_resizer *sr_resizer_create(int in_w, int in_h, int out_w, int out_h, int channels);
+void sr_resizer_destroy(sr_resizer *rs);
+/* Takes the next input row. */
+void sr_resizer_push(sr_resizer *rs, const uint8_t *row);
+/* Writes the next output row when all its input rows have arrived; 1 if it did, 0 if not yet. */
+int sr_resizer_pull(sr_resizer *rs, uint8_t *row);
+
+#endif

@@ -1,0 +1,159 @@
+/*
+ * Separable Lanczos3 resampling through a ring of rows. Each input row is filtered horizontally as it
+ * arrives and kept in the ring; an output row is filtered vertically from the ring as soon as the last
+ * input row it needs has arrived. Memory: (vertical taps + 1) rows of the output width, whatever the
+ * image height.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sr_jpeg.h"
+
+#define LANCZOS_A 3.0
+
+typedef struct {
+  int *first; /* first input index of each output index */
+  int *count; /* taps of each output index */
+  float *weights; /* count[i] weights of output i start at i * max_taps */
+  int max_taps;
+} axis_filter;
+
+struct sr_resizer {
+  int in_w, in_h, out_w, out_h, channels;
+  axis_filter h, v;
+  float *ring; /* ring_rows rows of out_w × channels */
+  int ring_rows;
+  int pushed; /* input rows received */
+  int pulled; /* output rows written */
+};
+
+static double sinc(double x) {
+  if (x == 0.0) return 1.0;
+  x *= M_PI;
+  return sin(x) / x;
+}
+
+static double lanczos3(double x) {
+  x = fabs(x);
+  return x < LANCZOS_A ? sinc(x) * sinc(x / LANCZOS_A) : 0.0;
+}
+
+static int axis_init(axis_filter *f, int in_n, int out_n) {
+  double scale = (double)out_n / in_n;
+  double shrink = scale < 1.0 ? scale : 1.0; /* widens the kernel when downscaling */
+  double support = LANCZOS_A / shrink;
+  f->max_taps = (int)ceil(support * 2.0) + 2;
+  f->first = malloc(sizeof(int) * (size_t)out_n);
+  f->count = malloc(sizeof(int) * (size_t)out_n);
+  f->weights = malloc(sizeof(float) * (size_t)out_n * (size_t)f->max_taps);
+  if (!f->first || !f->count || !f->weights) return -1;
+  for (int i = 0; i < out_n; i++) {
+    double center = (i + 0.5) / scale - 0.5;
+    int lo = (int)ceil(center - support);
+    int hi = (int)floor(center + support);
+    if (lo < 0) lo = 0;
+    if (hi > in_n - 1) hi = in_n - 1;
+    if (hi - lo + 1 > f->max_taps) hi = lo + f->max_taps - 1;
+    float *w = f->weights + (size_t)i * f->max_taps;
+    double sum = 0.0;
+    for (int j = lo; j <= hi; j++) sum += (w[j - lo] = (float)lanczos3((j - center) * shrink));
+    if (sum == 0.0) { /* cannot happen with a centred kernel, but never divide by zero */
+      lo = hi = (int)(center < 0 ? 0 : center > in_n - 1 ? in_n - 1 : center);
+      w[0] = 1.0f;
+      sum = 1.0;
+    }
+    for (int j = 0; j <= hi - lo; j++) w[j] = (float)(w[j] / sum);
+    f->first[i] = lo;
+    f->count[i] = hi - lo + 1;
+  }
+  return 0;
+}
+
+static void axis_free(axis_filter *f) {
+  free(f->first);
+  free(f->count);
+  free(f->weights);
+}
+
+void sr_resizer_destroy(sr_resizer *rs) {
+  if (!rs) return;
+  axis_free(&rs->h);
+  axis_free(&rs->v);
+  free(rs->ring);
+  free(rs);
+}
+
+sr_resizer *sr_resizer_create(int in_w, int in_h, int out_w, int out_h, int channels) {
+  sr_resizer *rs = calloc(1, sizeof(sr_resizer));
+  if (!rs) return NULL;
+  rs->in_w = in_w;
+  rs->in_h = in_h;
+  rs->out_w = out_w;
+  rs->out_h = out_h;
+  rs->channels = channels;
+  if (axis_init(&rs->h, in_w, out_w) || axis_init(&rs->v, in_h, out_h)) {
+    sr_resizer_destroy(rs);
+    return NULL;
+  }
+  rs->ring_rows = rs->v.max_taps + 1;
+  rs->ring = malloc(sizeof(float) * (size_t)rs->ring_rows * (size_t)out_w * (size_t)channels);
+  if (!rs->ring) {
+    sr_resizer_destroy(rs);
+    return NULL;
+  }
+  return rs;
+}
+
+void sr_resizer_push(sr_resizer *rs, const uint8_t *row) {
+  const int ch = rs->channels;
+  float *dst = rs->ring + (size_t)(rs->pushed % rs->ring_rows) * rs->out_w * ch;
+  for (int x = 0; x < rs->out_w; x++) {
+    const float *w = rs->h.weights + (size_t)x * rs->h.max_taps;
+    const uint8_t *src = row + (size_t)rs->h.first[x] * ch;
+    const int n = rs->h.count[x];
+    if (ch == 3) {
+      float r = 0, g = 0, b = 0;
+      for (int j = 0; j < n; j++, src += 3) {
+        r += w[j] * src[0];
+        g += w[j] * src[1];
+        b += w[j] * src[2];
+      }
+      dst[x * 3] = r;
+      dst[x * 3 + 1] = g;
+      dst[x * 3 + 2] = b;
+    } else {
+      for (int c = 0; c < ch; c++) {
+        float acc = 0;
+        for (int j = 0; j < n; j++) acc += w[j] * src[j * ch + c];
+        dst[x * ch + c] = acc;
+      }
+    }
+  }
+  rs->pushed++;
+}
+
+static inline uint8_t clamp_byte(float v) {
+  if (v <= 0.0f) return 0;
+  if (v >= 255.0f) return 255;
+  return (uint8_t)(v + 0.5f);
+}
+
+int sr_resizer_pull(sr_resizer *rs, uint8_t *row) {
+  if (rs->pulled >= rs->out_h) return 0;
+  const int y = rs->pulled;
+  const int first = rs->v.first[y];
+  const int n = rs->v.count[y];
+  if (first + n > rs->pushed) return 0;
+  const int width = rs->out_w * rs->channels;
+  const float *w = rs->v.weights + (size_t)y * rs->v.max_taps;
+  const float *src[n];
+  for (int j = 0; j < n; j++) src[j] = rs->ring + (size_t)((first + j) % rs->ring_rows) * width;
+  for (int i = 0; i < width; i++) {
+    float acc = 0;
+    for (int j = 0; j < n; j++) acc += w[j] * src[j][i];
+    row[i] = clamp_byte(acc);
+  }
+  rs->pulled++;
+  return 1;
+}
