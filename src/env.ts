@@ -13,10 +13,10 @@ export interface Env {
   QR_SIGNING_SECRET?: string;
   /** Secret, optional: the previous QR key, still accepted while URLs signed with it are in use. */
   QR_SIGNING_SECRET_PREVIOUS?: string;
-  /** Largest input (width × height) the compression API decodes; default in src/compress/limits.ts. */
+  /** Largest input (width × height) a header may declare (decompression bombs); default in src/compress/limits.ts. */
   MAX_INPUT_PIXELS?: string | number;
-  /** Compressions in flight per isolate above which free-tier requests get 503; pro requests still run. */
-  MAX_CONCURRENT_COMPRESSIONS?: string | number;
+  /** MiB of memory the isolate gives compressions at once, by their estimates; default in src/compress/limits.ts. */
+  MEMORY_BUDGET_MB?: string | number;
   /**
    * Tests and local runs only: one exact loopback origin (such as http://127.0.0.1:4010) that meta-tag
    * extraction may fetch despite the URL rules. Empty in wrangler.toml; never set it in production.

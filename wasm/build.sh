@@ -42,7 +42,7 @@ src="$work/libjpeg-turbo-${LJT_VERSION}"
 EXPORTS='_malloc,_free'
 for f in create destroy message info header marker close_header add_marker clear_markers set_pixels channels \
   decode_frame frame free_frame fatal_warnings encode transcode chunk_count chunk output_len result_width \
-  result_height clear_output; do
+  result_height clear_output encode_pixels; do
   EXPORTS="$EXPORTS,_sr_job_$f"
 done
 

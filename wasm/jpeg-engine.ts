@@ -58,7 +58,7 @@ const slot = new Slot('sr_jpeg', () => new EmscriptenInstance(createJpegModule a
 const INFO = { width: 0, height: 1, components: 2, colorSpace: 3, progressive: 4, maxH: 5, maxV: 6, samp: 7, adobe: 15, markers: 17, precision: 18, arithmetic: 19, length: 20 };
 
 export class JpegJob {
-  readonly info: JpegInfo;
+  private header: JpegInfo | undefined;
   private channelCount = 0;
   private outW = 0;
   private outH = 0;
@@ -69,13 +69,21 @@ export class JpegJob {
   constructor(codec: EmscriptenInstance<JpegModule>, job: number) {
     this.codec = codec;
     this.job = job;
-    this.check(this.call('header', job), 'header');
-    this.info = this.readInfo();
-    this.call('close_header', job);
+  }
+
+  /** What the header says; read on first use, before any pixel. */
+  get info(): JpegInfo {
+    if (!this.header) {
+      this.check(this.call('header', this.job), 'header');
+      this.header = this.readInfo();
+      this.call('close_header', this.job);
+    }
+    return this.header;
   }
 
   /** Decode at scaleNum/8 (1–8) and resample to width × height (stored orientation, before `orientation`). */
   setPixels(scaleNum: number, width: number, height: number, orientation: number): void {
+    void this.info;
     this.check(this.call('set_pixels', this.job, scaleNum, width, height, orientation), 'pixel settings');
     this.channelCount = this.call('channels', this.job);
     this.outW = width;
@@ -92,6 +100,11 @@ export class JpegJob {
     this.withBytes(data, (ptr) => this.check(this.call('add_marker', this.job, code, ptr, data.length), 'marker'));
   }
 
+  /** Forgets the queued markers. */
+  clearMarkers(): void {
+    this.call('clear_markers', this.job);
+  }
+
   /** Encodes the pixels upright; subsample = 4:2:0 chroma. */
   encode(quality: number, subsample: boolean, mode: EncodeMode): EncodedJpeg {
     this.check(this.call('encode', this.job, quality, Number(subsample), ENCODE_MODES[mode]), 'encode');
@@ -102,6 +115,12 @@ export class JpegJob {
   transcode(orientation: number, progressive: boolean): EncodedJpeg {
     this.check(this.call('transcode', this.job, orientation, Number(progressive)), 'transcode');
     return this.output();
+  }
+
+  /** @internal encodePixelsJpeg's call, on a job without input. */
+  encodeWholePixels(ptr: number, width: number, height: number, components: number, quality: number, h: number, v: number, progressive: boolean): Uint8Array {
+    this.check(this.call('encode_pixels', this.job, ptr, width, height, components, quality, h, v, Number(progressive)), 'encode');
+    return this.output().bytes;
   }
 
   /** Decodes every row into the job's frame (as stored) and returns a copy: width × height × channels. */
@@ -215,6 +234,38 @@ export function withJpegJob<R>(input: Uint8Array, fn: (job: JpegJob) => R): R {
     } finally {
       m._sr_job_destroy!(jobPtr);
       m._free(inputPtr);
+    }
+  });
+}
+
+export interface PixelEncoding {
+  quality: number;
+  /** Luma sampling (h, v); chroma is 1 × 1: [2, 2] is 4:2:0, [2, 1] 4:2:2, [1, 2] 4:4:0, [4, 1] 4:1:1, [1, 1] 4:4:4. */
+  sampling?: [number, number];
+  progressive?: boolean;
+  markers?: JpegMarker[];
+}
+
+/**
+ * Encodes whole pixels (1 grey, 3 RGB, or 4 CMYK with Adobe's inverted inks, written as YCCK) with any
+ * sampling: the fixtures the decoder's tests need, made by the engine itself.
+ */
+export function encodePixelsJpeg(pixels: Uint8Array, width: number, height: number, components: 1 | 3 | 4, options: PixelEncoding): Uint8Array {
+  if (pixels.length !== width * height * components) throw new RangeError(`expected ${width * height * components} bytes, got ${pixels.length}`);
+  return slot.run((codec) => {
+    const m = codec.module;
+    const jobPtr = m._sr_job_create!(0, 0);
+    const pixelPtr = m._malloc(pixels.length);
+    try {
+      if (!jobPtr || !pixelPtr) throw new JpegEngineError('out of memory');
+      codec.heap().set(pixels, pixelPtr);
+      const job = new JpegJob(codec, jobPtr);
+      for (const marker of options.markers ?? []) job.addMarker(marker.code, marker.data);
+      const [h, v] = options.sampling ?? [2, 2];
+      return job.encodeWholePixels(pixelPtr, width, height, components, options.quality, h, v, options.progressive ?? false);
+    } finally {
+      m._sr_job_destroy!(jobPtr);
+      m._free(pixelPtr);
     }
   });
 }

@@ -12,6 +12,15 @@ export interface ImageHeader {
   hasAlphaChannel: boolean;
   /** Why the file cannot be a whole image (truncated, malformed), or null when it looks whole. */
   defect: string | null;
+  /** JPEG only: what the frame header says, for the memory estimate made before decoding. */
+  jpeg?: JpegFrame;
+}
+
+export interface JpegFrame {
+  progressive: boolean;
+  components: number;
+  /** Stored samples per pixel over all components: 1.5 for 4:2:0 YCbCr, 3 for 4:4:4, 1 for grey. */
+  samplesPerPixel: number;
 }
 
 /** The structure is too broken to even find the dimensions. */
@@ -40,9 +49,27 @@ const SOF_MARKERS = new Set([0xc0, 0xc1, 0xc2, 0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xc
 const EOI = 0xd9;
 const SOS = 0xda;
 
+// SOF2, SOF6, SOF10 and SOF14 are progressive; the decoder keeps every coefficient of those in memory.
+const PROGRESSIVE_SOF = new Set([0xc2, 0xc6, 0xca, 0xce]);
+
+/** Components and their sampling factors from a SOF payload (after the length). */
+function jpegFrame(b: Uint8Array, at: number, end: number, marker: number): JpegFrame {
+  const components = b[at + 9] ?? 0;
+  const factors: [number, number][] = [];
+  for (let i = 0; i < components && at + 10 + i * 3 + 2 <= end; i++) {
+    const hv = b[at + 11 + i * 3]!;
+    factors.push([Math.max(1, hv >> 4), Math.max(1, hv & 15)]);
+  }
+  const maxH = Math.max(1, ...factors.map(([h]) => h));
+  const maxV = Math.max(1, ...factors.map(([, v]) => v));
+  const samplesPerPixel = factors.reduce((sum, [h, v]) => sum + (h * v) / (maxH * maxV), 0) || components;
+  return { progressive: PROGRESSIVE_SOF.has(marker), components, samplesPerPixel };
+}
+
 function readJpeg(b: Uint8Array): ImageHeader {
   let width = 0;
   let height = 0;
+  let jpeg: JpegFrame | undefined;
   let orientation: Orientation | null = null;
   let at = 2; // after SOI
   let sawScan = false;
@@ -68,7 +95,7 @@ function readJpeg(b: Uint8Array): ImageHeader {
     }
     if (marker === EOI) {
       if (!sawScan) break;
-      return { width, height, orientation: orientation ?? 1, hasAlphaChannel: false, defect: null };
+      return { width, height, orientation: orientation ?? 1, hasAlphaChannel: false, defect: null, jpeg };
     }
     if (at + 4 > b.length) break;
     const length = u16(b, at + 2);
@@ -79,6 +106,7 @@ function readJpeg(b: Uint8Array): ImageHeader {
       height = u16(b, at + 5);
       width = u16(b, at + 7);
       if (width === 0 || height === 0) throw new MalformedImage('the JPEG frame declares no width or height');
+      jpeg = jpegFrame(b, at, end, marker);
     } else if (marker === 0xe1 && orientation === null && end <= b.length) {
       orientation = orientationFromApp1(b.subarray(at + 4, end));
     } else if (marker === SOS) {
@@ -88,7 +116,7 @@ function readJpeg(b: Uint8Array): ImageHeader {
     at = end;
   }
   if (width === 0) throw new MalformedImage('the JPEG ends before its frame header');
-  return { width, height, orientation: orientation ?? 1, hasAlphaChannel: false, defect: 'the JPEG is truncated: it ends before its end-of-image marker' };
+  return { width, height, orientation: orientation ?? 1, hasAlphaChannel: false, defect: 'the JPEG is truncated: it ends before its end-of-image marker', jpeg };
 }
 
 // ---- PNG: IHDR first; eXIf, if any, before the image data; IEND last.

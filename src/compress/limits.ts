@@ -10,12 +10,21 @@ export const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 /** Largest `width` / `height` a caller may ask for. */
 export const MAX_OUTPUT_DIMENSION = 16_384;
 /**
- * Default of the var MAX_INPUT_PIXELS: the largest input (width × height) decoded. Chosen from the
- * measured memory curve (README, "Memory") so that a request stays well under the isolate's 128 MB.
+ * Default of the var MAX_INPUT_PIXELS: the largest input (width × height) a header may declare; above
+ * it the file is refused from its header alone (decompression bombs). What a request may really use is
+ * decided by the memory budget below, from the header and the parameters.
  */
-export const DEFAULT_MAX_INPUT_PIXELS = 3_000_000;
-/** Default of the var MAX_CONCURRENT_COMPRESSIONS: admitted compressions per isolate before free keys are shed. */
-export const DEFAULT_MAX_CONCURRENT_COMPRESSIONS = 4;
+export const DEFAULT_MAX_INPUT_PIXELS = 100_000_000;
+/**
+ * Default of the var MEMORY_BUDGET_MB: the memory (MiB) the isolate gives compressions at once, summed
+ * over the requests in flight, by their estimates. A Workers isolate has 128 MB for everything; the
+ * rest is the runtime, the app and the codecs' fresh instances.
+ */
+export const DEFAULT_MEMORY_BUDGET_MB = 96;
+/** Pro requests that wait for memory at once per isolate; more get 503 `overloaded`. */
+export const MEMORY_QUEUE_MAX = 8;
+/** How long a pro request waits for memory before it gets 503 `overloaded`. */
+export const MEMORY_QUEUE_WAIT_MS = 10_000;
 /** Retry-After (seconds) of a 503 `overloaded`. */
 export const OVERLOAD_RETRY_AFTER_S = 2;
 /** Most encodes one `target_kb` search may spend. */

@@ -1,12 +1,16 @@
 // The compression pipeline, from uploaded bytes to encoded output. No HTTP here: the route reads the
-// upload and writes the response. Phases run one after another and each codec gives its memory back
-// when it grew (wasm/instances.ts), so a request's peak is its largest phase, not their sum.
+// upload, asks `prepare` what the request will take (memory, from the header alone), admits it, and
+// runs `compress`. JPEG input goes through the streaming engine (jpeg-path.ts); PNG and WebP inputs
+// through the whole-image codecs, one phase after another, each giving its memory back when it grew
+// (wasm/instances.ts).
 import type { RgbaImage } from '../../wasm/image.ts';
 import { ApiError } from '../http/errors.ts';
 import { swapsAxes } from './exif.ts';
 import { FORMAT_NAMES, sniff, type ImageFormat } from './formats.ts';
 import { fitWithin, type Size } from './geometry.ts';
-import { MalformedImage, readHeader } from './header.ts';
+import { MalformedImage, readHeader, type ImageHeader } from './header.ts';
+import type { MetadataMode } from './metadata.ts';
+import { largestFittingWidth, plan, type Plan } from './memory-plan.ts';
 import { applyOrientation, flattenOntoWhite, hasTransparency } from './pixels.ts';
 import { searchQuality } from './target-size.ts';
 
@@ -17,6 +21,7 @@ export interface CompressRequest {
   width?: number;
   height?: number;
   targetKb?: number;
+  metadata?: MetadataMode;
 }
 
 export interface CompressResult {
@@ -29,10 +34,18 @@ export interface CompressResult {
   /** Set when `targetKb` was given. */
   targetReached?: boolean;
   encodes: number;
-  /** Whether the original bytes came back (the never-bigger rule). */
-  original: boolean;
+  /** Whether the lossless rewrite replaced a lossy result that was not smaller (the never-bigger rule). */
+  lossless: boolean;
   /** Milliseconds per phase. */
   timings: { decode: number; resize: number; encode: number };
+}
+
+/** A request checked and planned from its header, before any pixel is decoded. */
+export interface Prepared {
+  request: CompressRequest;
+  inputFormat: ImageFormat;
+  header: ImageHeader;
+  plan: Plan;
 }
 
 const unprocessable = (message: string): ApiError => new ApiError('unprocessable_image', message, { param: 'image' });
@@ -63,8 +76,48 @@ function inspect(bytes: Uint8Array, maxInputPixels: number) {
   return { format, header };
 }
 
-export async function compress(request: CompressRequest, maxInputPixels: number): Promise<CompressResult> {
+/**
+ * Checks the upload and plans the request; refuses with 422 `image_too_large` one that could never fit
+ * the memory budget, saying the largest width that would.
+ */
+export function prepare(request: CompressRequest, maxInputPixels: number, memoryBudget: number): Prepared {
   const { format: inputFormat, header } = inspect(request.bytes, maxInputPixels);
+  let planned = plan(inputFormat, header, request.bytes.length, request);
+  // Without the lossless fallback a large same-size JPEG may still fit: its lossy result is then kept.
+  if (planned.estimate > memoryBudget && planned.lossless) planned = plan(inputFormat, header, request.bytes.length, { ...request, allowLossless: false });
+  if (planned.estimate > memoryBudget) throw tooLargeForMemory(inputFormat, header, request, planned, memoryBudget);
+  return { request, inputFormat, header, plan: planned };
+}
+
+const mb = (bytes: number): string => `${Math.ceil(bytes / (1024 * 1024))} MB`;
+
+function tooLargeForMemory(inputFormat: ImageFormat, header: ImageHeader, request: CompressRequest, planned: Plan, budget: number): ApiError {
+  const size = `${header.width}×${header.height}`;
+  const needs = `needs about ${mb(planned.estimate)}, more than the ${mb(budget)} one compression may use`;
+  if (inputFormat !== 'jpeg') {
+    return new ApiError('image_too_large', `this ${FORMAT_NAMES[inputFormat]} (${size}) is decoded whole and ${needs}; send a smaller image or a JPEG`, {
+      param: 'image', details: { width: header.width, height: header.height, estimate_bytes: planned.estimate, budget_bytes: budget },
+    });
+  }
+  const maxWidth = largestFittingWidth(inputFormat, header, request.bytes.length, { ...request, allowLossless: false }, budget);
+  const advice = maxWidth === null ? 'no output size fits' : `it fits with width=${maxWidth} or less`;
+  return new ApiError('image_too_large', `at ${planned.output.width}×${planned.output.height} this ${size} JPEG ${needs}; ${advice}`, {
+    param: request.width !== undefined ? 'width' : 'image',
+    details: { width: header.width, height: header.height, estimate_bytes: planned.estimate, budget_bytes: budget, max_width: maxWidth },
+  });
+}
+
+export async function compress(prepared: Prepared): Promise<CompressResult> {
+  const { request, inputFormat, header, plan: planned } = prepared;
+  if (inputFormat === 'jpeg') {
+    const { compressJpeg } = await import('./jpeg-path.ts');
+    return compressJpeg(request, planned, header.orientation, request.metadata ?? 'strip');
+  }
+  return compressWhole(request, inputFormat, header);
+}
+
+/** PNG and WebP inputs: decoded whole, resized, turned upright, encoded (the next engine issue streams them). */
+async function compressWhole(request: CompressRequest, inputFormat: ImageFormat, header: ImageHeader): Promise<CompressResult> {
   const codecs = await import('./codecs.ts');
   const timings = { decode: 0, resize: 0, encode: 0 };
   const timed = <T>(phase: keyof typeof timings, work: () => T): T => {
@@ -116,11 +169,11 @@ export async function compress(request: CompressRequest, maxInputPixels: number)
     return found.bytes;
   });
 
-  // Never bigger: re-encoding to the same format at the same size must not cost the caller bytes.
-  const original = request.format === inputFormat && !resized && request.targetKb === undefined && bytes.length >= request.bytes.length;
-  if (original) bytes = request.bytes;
+  // Never bigger, until the PNG and WebP engines re-pack losslessly: same format, same size, not smaller
+  // gives the input's bytes back.
+  if (request.format === inputFormat && !resized && request.targetKb === undefined && bytes.length >= request.bytes.length) bytes = request.bytes;
   return {
     bytes, inputFormat, format: request.format, width: image.width, height: image.height,
-    quality, targetReached, encodes, original, timings,
+    quality, targetReached, encodes, lossless: false, timings,
   };
 }

@@ -13,9 +13,13 @@ export const compressDoc: RouteConfig = {
   summary: 'Compress an image: multipart upload in, the compressed image out, sizes in headers',
   description:
     'Decodes the upload (JPEG, PNG or WebP, detected from its bytes), applies its EXIF orientation, resizes within width/height ' +
-    '(never upscaling), and encodes to `format`: MozJPEG, lossless optimised PNG (oxipng) or WebP. Metadata is stripped; ' +
-    'transparency becomes white in JPEG output. When the output has the input format, nothing was resized and no target_kb was ' +
-    'given, a result that is not smaller is replaced by the original bytes. One compression of the month is used only by a 200.',
+    '(never upscaling), and encodes to `format`: JPEG (our streaming libjpeg-turbo engine), lossless optimised PNG (oxipng) or WebP. ' +
+    'JPEG input is decoded, resized and encoded in rows, so what bounds a request is the memory budget, estimated from the header ' +
+    'before decoding: a request that could never fit is 422 image_too_large naming the largest width that would. Metadata is ' +
+    'stripped except the ICC profile (metadata=keep keeps EXIF and XMP, orientation reset to 1); transparency becomes white in JPEG ' +
+    'output. When a JPEG output is not smaller than a same-size JPEG input (no target_kb), it is replaced by a lossless rewrite ' +
+    '(coefficients copied, metadata stripped, orientation applied losslessly, Huffman optimised): the input bytes are never returned ' +
+    'as they are. One compression of the month is used only by a 200.',
   tags: ['Image API'],
   security: IMAGE_SECURITY,
   request: { body: { required: true, content: { 'multipart/form-data': { schema: CompressParts } } } },

@@ -1,6 +1,7 @@
 // The multipart parts of POST /api/v1/compress: one schema validates them and documents them.
 import { z } from '@hono/zod-openapi';
 import { FORMATS } from '../compress/formats.ts';
+import { METADATA_MODES } from '../compress/metadata.ts';
 import { DEFAULT_QUALITY, MAX_OUTPUT_DIMENSION, MAX_TARGET_KB } from '../compress/limits.ts';
 import { choiceParam, integerParam, queryObject } from './params.ts';
 
@@ -14,6 +15,7 @@ export const CompressParts = queryObject({
   format: choiceParam(FORMATS).default('jpeg').openapi({ type: 'string', enum: [...FORMATS], default: 'jpeg', description: 'Output format; webp needs the pro tier' }),
   width: integerParam(1, MAX_OUTPUT_DIMENSION).optional().openapi({ type: 'integer', minimum: 1, maximum: MAX_OUTPUT_DIMENSION, description: 'Maximum output width in pixels; aspect ratio kept, never upscaled' }),
   height: integerParam(1, MAX_OUTPUT_DIMENSION).optional().openapi({ type: 'integer', minimum: 1, maximum: MAX_OUTPUT_DIMENSION, description: 'Maximum output height in pixels; aspect ratio kept, never upscaled' }),
+  metadata: choiceParam(METADATA_MODES).default('strip').openapi({ type: 'string', enum: [...METADATA_MODES], default: 'strip', description: 'strip: only the ICC colour profile is kept (when it describes the output); keep: EXIF and XMP are kept too, with orientation reset to 1 since the pixels are written upright. JPEG input to JPEG output' }),
   target_kb: integerParam(1, MAX_TARGET_KB).optional().openapi({ type: 'integer', minimum: 1, maximum: MAX_TARGET_KB, description: 'Target size in KB (1 KB = 1024 bytes): the highest quality whose output fits is searched (at most 8 encodes). Pro tier; JPEG and WebP output only' }),
 }).openapi('CompressRequest');
 

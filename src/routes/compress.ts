@@ -1,11 +1,11 @@
-// API A: POST /api/v1/compress. Thin: reserve a unit of the month, admit, read and validate the
-// upload, run the pipeline, and write the image with its headers. The unit is committed only when the
+// API A: POST /api/v1/compress. Thin: reserve a unit of the month, read and validate the upload,
+// plan it from its header, admit it by memory, run the pipeline, and write the image with its headers. The unit is committed only when the
 // answer is 200 and released on every failure, so a failed request never costs quota.
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { admit } from '../compress/admission.ts';
 import { compressConfig } from '../compress/config.ts';
 import { EXTENSIONS, MEDIA_TYPES } from '../compress/formats.ts';
+import { reserveMemory } from '../compress/memory-gate.ts';
 import type { CompressResult } from '../compress/pipeline.ts';
 import type { KeyMeter } from '../durable/key-meter.ts';
 import { imageBytes, partsOf, readMultipart } from '../compress/upload.ts';
@@ -43,7 +43,6 @@ export async function compressMetered(c: Context<AppEnv>, hash: string, meter: D
   let done: (() => void) | undefined;
   try {
     const config = compressConfig(c.env);
-    done = admit(key.tiers.image, config.maxConcurrentCompressions);
     const parsed = CompressParts.safeParse(partsOf(await readMultipart(c.req.raw)));
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
     const parts = parsed.data;
@@ -55,11 +54,14 @@ export async function compressMetered(c: Context<AppEnv>, hash: string, meter: D
       if (parts.format === 'png') throw new ApiError('bad_request', 'target_kb works with jpeg and webp output only: PNG output is lossless', { param: 'target_kb' });
     }
     const bytes = await imageBytes(parts.image);
-    const { compress } = await import('../compress/pipeline.ts');
-    const result = await compress(
-      { bytes, format: parts.format, quality: parts.quality, width: parts.width, height: parts.height, targetKb: parts.target_kb },
+    const { compress, prepare } = await import('../compress/pipeline.ts');
+    const prepared = prepare(
+      { bytes, format: parts.format, quality: parts.quality, width: parts.width, height: parts.height, targetKb: parts.target_kb, metadata: parts.metadata },
       config.maxInputPixels,
+      config.memoryBudget,
     );
+    done = await reserveMemory(key.tiers.image, prepared.plan.estimate, config.memoryBudget);
+    const result = await compress(prepared);
     // Counted now that the answer is 200; the reservation already holds the unit, so the headers
     // from reserving are exact and the commit need not delay the response.
     c.executionCtx.waitUntil(meter.commit(hash, reserved.reservation!, clock(c.env)));

@@ -141,12 +141,15 @@ describe('size', () => {
     }
   });
 
-  it('never bigger: the same format, not resized and not smaller returns the original bytes', async () => {
-    const small = jpegOf(photo(120, 80), 30);
+  it('never bigger, never the input: a JPEG whose re-encode is not smaller gets its lossless rewrite', async () => {
+    const small = withJpegOrientation(jpegOf(photo(128, 80), 30), 1); // EXIF the rewrite must drop
     const res = await compressCall(pro.key, { image: small, format: 'jpeg', quality: 100 });
-    expect(await bodyBytes(res)).toEqual(small);
-    expect(res.headers.get('x-savings-percent')).toBe('0.0');
-    expect(res.headers.get('x-compressed-size')).toBe(String(small.length));
+    const body = await bodyBytes(res);
+    expect(body).not.toEqual(small);
+    expect(body.length).toBeLessThan(small.length);
+    expect(Number(res.headers.get('x-savings-percent'))).toBeGreaterThan(0);
+    expect(res.headers.get('x-compressed-size')).toBe(String(body.length));
+    expect(decodeAny(body).data).toEqual(decodeAny(small).data);
   });
 
   it('never bigger does not apply to a conversion, a resize or target_kb', async () => {

@@ -185,3 +185,48 @@ EMSCRIPTEN_KEEPALIVE uint32_t sr_job_output_len(sr_job *job) { return job->outpu
 EMSCRIPTEN_KEEPALIVE int sr_job_result_width(sr_job *job) { return job->result_w; }
 EMSCRIPTEN_KEEPALIVE int sr_job_result_height(sr_job *job) { return job->result_h; }
 EMSCRIPTEN_KEEPALIVE void sr_job_clear_output(sr_job *job) { sr_chunks_clear(job); }
+
+/*
+ * Encodes caller-owned pixels (width × height × components: 1 grey, 3 RGB, 4 CMYK with Adobe's
+ * inverted inks) with luma sampling h0 × v0 (chroma 1 × 1): the fixtures of every sampling and colour
+ * model the decoder must read, and a plain encoder for whole images. Output goes to the job's chunks.
+ */
+EMSCRIPTEN_KEEPALIVE int sr_job_encode_pixels(sr_job *job, const uint8_t *pixels, int width, int height, int components,
+                                              int quality, int h0, int v0, int progressive) {
+  TRY(job);
+  sr_chunks_clear(job);
+  if (width < 1 || height < 1 || (components != 1 && components != 3 && components != 4) || h0 < 1 || h0 > 4 || v0 < 1 ||
+      v0 > 4)
+    sr_fail(job, "bad pixel encoding parameters");
+  j_compress_ptr c = &job->enc;
+  sr_error_init(job, &c->err);
+  jpeg_create_compress(c);
+  job->enc_open = 1;
+  c->image_width = (JDIMENSION)width;
+  c->image_height = (JDIMENSION)height;
+  c->input_components = components;
+  c->in_color_space = components == 1 ? JCS_GRAYSCALE : components == 3 ? JCS_RGB : JCS_CMYK;
+  jpeg_set_defaults(c);
+  if (components == 4) jpeg_set_colorspace(c, JCS_YCCK);
+  jpeg_set_quality(c, quality, TRUE);
+  if (components > 1) {
+    c->comp_info[0].h_samp_factor = h0;
+    c->comp_info[0].v_samp_factor = v0;
+    if (components == 4) c->comp_info[3].h_samp_factor = h0, c->comp_info[3].v_samp_factor = v0;
+  }
+  if (progressive) jpeg_simple_progression(c);
+  c->optimize_coding = TRUE;
+  sr_dest_chunks(c, job);
+  jpeg_start_compress(c, TRUE);
+  sr_write_markers(job, c);
+  const size_t stride = (size_t)width * components;
+  while (c->next_scanline < c->image_height) {
+    JSAMPROW row = (JSAMPROW)(pixels + c->next_scanline * stride);
+    jpeg_write_scanlines(c, &row, 1);
+  }
+  jpeg_finish_compress(c);
+  job->result_w = width;
+  job->result_h = height;
+  sr_job_cleanup(job);
+  return 0;
+}

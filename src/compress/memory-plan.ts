@@ -1,0 +1,131 @@
+// What a compression will do and how much memory it will take, decided from the header and the
+// parameters before any pixel is decoded. The estimate admits the request against the isolate's budget
+// (memory-gate.ts); its parts follow the engine's allocations (wasm/README.md), and the bench checks
+// them against workerd's measured peak (README, "Memory").
+import { swapsAxes } from './exif.ts';
+import type { ImageFormat } from './formats.ts';
+import { fitWithin, type Size } from './geometry.ts';
+import type { ImageHeader } from './header.ts';
+
+const MiB = 1024 * 1024;
+/** A fresh engine instance and the JS of one request, whatever the image. */
+export const REQUEST_BASE_BYTES = 4 * MiB;
+/** libjpeg keeps DCT coefficients as 16-bit values: a progressive file's decoder and a progressive encoder hold all of them. */
+const COEFFICIENT_BYTES = 2;
+/** Decoder rows of a sequential JPEG per pixel of (scaled) width: an MCU row of every component and its context. */
+const DECODER_BYTES_PER_COLUMN = 3 * 64;
+/** The resampler's ring: floats per channel, up to 16 rows of the output width. */
+const RESAMPLER_BYTES_PER_COLUMN = 3 * 4 * 16;
+/** Progressive output is chosen while its coefficient buffer stays under this; above, the two-pass baseline. */
+export const PROGRESSIVE_MAX_BUFFER_BYTES = 48 * MiB;
+/** Whole-image codecs (PNG and WebP, which the next engine issue streams): bytes per pixel, measured (README, "Memory"). */
+const WHOLE_IMAGE_BYTES_PER_PIXEL = 16;
+
+export type JpegEncodeMode = 'progressive' | 'two_pass';
+
+export interface PlanRequest {
+  format: ImageFormat;
+  quality: number;
+  width?: number;
+  height?: number;
+  targetKb?: number;
+  /** False when the lossless rewrite would not fit: the lossy result is then kept even if larger. */
+  allowLossless?: boolean;
+}
+
+export interface Plan {
+  /** The output size, upright. */
+  output: Size;
+  resized: boolean;
+  /** JPEG input: decode at scaleNum/8 (DCT scaling), then resample to `stored` (the output before orientation). */
+  scaleNum: number;
+  stored: Size;
+  /** JPEG output from a JPEG: the encoder's mode. */
+  mode: JpegEncodeMode;
+  /** Whether a lossless rewrite may follow the lossy encode (same format, same size, no target). */
+  lossless: boolean;
+  /** Estimated peak bytes of the whole request. */
+  estimate: number;
+}
+
+/** Output bytes per pixel assumed for the output buffers: a photo writes well under half of this. */
+const outputBytesPerPixel = (quality: number): number => (quality <= 85 ? 0.5 : quality <= 95 ? 1 : 1.5);
+
+/** The smallest DCT scale M/8 at which the decoded image still covers the wanted size. */
+export function dctScale(input: Size, wanted: Size): number {
+  for (let m = 1; m < 8; m++) {
+    if (Math.ceil((input.width * m) / 8) >= wanted.width && Math.ceil((input.height * m) / 8) >= wanted.height) return m;
+  }
+  return 8;
+}
+
+export function plan(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: number, request: PlanRequest): Plan {
+  const upright: Size = swapsAxes(header.orientation) ? { width: header.height, height: header.width } : header;
+  const output = fitWithin(upright, { width: request.width, height: request.height });
+  const resized = output !== upright;
+  const stored = swapsAxes(header.orientation) ? { width: output.height, height: output.width } : output;
+  const scaleNum = inputFormat === 'jpeg' && resized ? dctScale(header, stored) : 8;
+  const lossless = inputFormat === 'jpeg' && request.format === 'jpeg' && !resized && request.targetKb === undefined && request.allowLossless !== false;
+  const base = { output, resized, scaleNum, stored, lossless };
+  const progressive = { ...base, mode: 'progressive' as const, estimate: estimate(inputFormat, header, uploadBytes, request, { ...base, mode: 'progressive' }) };
+  if (request.format !== 'jpeg' || encoderBuffer(output, request.quality, header) <= PROGRESSIVE_MAX_BUFFER_BYTES) return progressive;
+  return { ...base, mode: 'two_pass', estimate: estimate(inputFormat, header, uploadBytes, request, { ...base, mode: 'two_pass' }) };
+}
+
+/** Channels of the decoded pixels: grey JPEGs stay grey. */
+const channelsOf = (header: ImageHeader): number => (header.jpeg?.components === 1 ? 1 : 3);
+
+function encoderBuffer(output: Size, quality: number, header: ImageHeader): number {
+  const samples = channelsOf(header) === 1 ? 1 : quality >= 90 ? 3 : 1.5;
+  return COEFFICIENT_BYTES * output.width * output.height * samples;
+}
+
+function estimate(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: number, request: PlanRequest, p: Omit<Plan, 'estimate'>): number {
+  const outPixels = p.output.width * p.output.height;
+  const inPixels = header.width * header.height;
+  // The upload as JS received it, plus the engine's copy.
+  const input = uploadBytes * 2;
+  const outputBuffers = outPixels * outputBytesPerPixel(request.quality) * 2;
+  if (inputFormat !== 'jpeg') {
+    return REQUEST_BASE_BYTES + input + (inPixels + outPixels) * WHOLE_IMAGE_BYTES_PER_PIXEL + outputBuffers;
+  }
+  const channels = channelsOf(header);
+  const frame = header.jpeg!;
+  const scaledWidth = Math.ceil((header.width * p.scaleNum) / 8);
+  const decoder = frame.progressive
+    ? COEFFICIENT_BYTES * inPixels * frame.samplesPerPixel
+    : scaledWidth * DECODER_BYTES_PER_COLUMN;
+  const resampler = p.resized ? p.stored.width * RESAMPLER_BYTES_PER_COLUMN : 0;
+  // Orientations 3–8 and retries (target_kb) keep the output pixels; PNG and WebP output takes them whole.
+  const keepsFrame = header.orientation >= 3 || request.targetKb !== undefined || request.format !== 'jpeg';
+  const kept = keepsFrame ? outPixels * channels : 0;
+  let encoder: number;
+  if (request.format === 'jpeg') encoder = p.mode === 'progressive' ? encoderBuffer(p.output, request.quality, header) : p.output.width * 3 * 32;
+  // A copy of the frame, its RGBA form, and the whole-image encoder.
+  else encoder = outPixels * (channels + 4 + WHOLE_IMAGE_BYTES_PER_PIXEL);
+  const lossyPhase = decoder + resampler + kept + encoder + outputBuffers;
+  // The lossless rewrite runs after the lossy encode, holding its result: every coefficient, twice when
+  // the orientation moves blocks, and its own output.
+  const losslessPhase = p.lossless
+    ? COEFFICIENT_BYTES * inPixels * frame.samplesPerPixel * (header.orientation >= 3 ? 2 : 1) + outputBuffers / 2 + uploadBytes * 2
+    : 0;
+  return Math.ceil(REQUEST_BASE_BYTES + input + Math.max(lossyPhase, losslessPhase));
+}
+
+/**
+ * The largest output width (upright) at which the request fits `budget`, or null when none does. The
+ * estimate only grows with the width, so a binary search finds it.
+ */
+export function largestFittingWidth(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: number, request: PlanRequest, budget: number): number | null {
+  const upright = swapsAxes(header.orientation) ? header.height : header.width;
+  const fits = (width: number) => plan(inputFormat, header, uploadBytes, { ...request, width, height: undefined }).estimate <= budget;
+  if (!fits(1)) return null;
+  let lo = 1;
+  let hi = upright;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fits(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}

@@ -1,0 +1,83 @@
+// Which metadata segments of a JPEG go into its output. The ICC profile always does when it describes
+// the output's colours (a Display-P3 phone photo keeps them); EXIF and XMP only with metadata=keep,
+// with their orientation reset to 1 because the pixels are written upright. Nothing else survives:
+// no GPS position, camera serial, thumbnails, MPF or comments.
+import type { JpegMarker } from '../../wasm/jpeg-engine.ts';
+
+export const METADATA_MODES = ['strip', 'keep'] as const;
+export type MetadataMode = (typeof METADATA_MODES)[number];
+
+const APP1 = 0xe1;
+const APP2 = 0xe2;
+const ascii = (text: string): number[] => [...text].map((c) => c.charCodeAt(0));
+const ICC_SIGNATURE = ascii('ICC_PROFILE\0');
+const EXIF_SIGNATURE = ascii('Exif\0\0');
+const XMP_SIGNATURES = [ascii('http://ns.adobe.com/xap/1.0/\0'), ascii('http://ns.adobe.com/xmp/extension/\0')];
+
+const startsWith = (data: Uint8Array, prefix: number[]): boolean => data.length >= prefix.length && prefix.every((b, i) => data[i] === b);
+
+/** The profile's colour space (bytes 16–19 of the ICC header), from the first chunk; null if unreadable. */
+export function iccColourSpace(markers: JpegMarker[]): string | null {
+  const first = markers.find((m) => m.code === APP2 && startsWith(m.data, ICC_SIGNATURE) && m.data[12] === 1);
+  if (!first || first.data.length < 14 + 20) return null;
+  return String.fromCharCode(...first.data.subarray(14 + 16, 14 + 20));
+}
+
+/**
+ * The segments to write, in their original order. `channels` is the output's (1 grey, 3 RGB): a
+ * profile for another colour model (a CMYK profile once the pixels are RGB) would misdescribe them.
+ */
+export function outputMarkers(markers: JpegMarker[], mode: MetadataMode, channels: number): JpegMarker[] {
+  const keep = segmentFilter(markers, mode, channels);
+  return markers.flatMap((marker) => {
+    const data = keep(marker);
+    return data ? [{ code: marker.code, data }] : [];
+  });
+}
+
+/**
+ * What becomes of one APPn or COM segment: its payload to write (possibly changed), or null to drop it.
+ * Built from all the file's segments, since whether the ICC profile fits the output is in its first chunk.
+ */
+export function segmentFilter(markers: JpegMarker[], mode: MetadataMode, channels: number): (marker: JpegMarker) => Uint8Array | null {
+  const space = iccColourSpace(markers);
+  const keepIcc = space !== null && (channels === 1 ? space === 'GRAY' : channels === 3 ? space === 'RGB ' : space === 'CMYK');
+  return (marker) => {
+    if (marker.code === APP2 && startsWith(marker.data, ICC_SIGNATURE)) return keepIcc ? marker.data : null;
+    if (mode === 'keep' && marker.code === APP1 && startsWith(marker.data, EXIF_SIGNATURE)) return exifUpright(marker.data);
+    if (mode === 'keep' && marker.code === APP1 && XMP_SIGNATURES.some((s) => startsWith(marker.data, s))) return xmpUpright(marker.data);
+    return null;
+  };
+}
+
+const ORIENTATION_TAG = 0x0112;
+
+/** A copy of an APP1 EXIF payload with IFD0's Orientation set to 1 (same length, nothing else moved). */
+export function exifUpright(payload: Uint8Array): Uint8Array {
+  const out = payload.slice();
+  const tiff = 6;
+  if (out.length < tiff + 8) return out;
+  const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  const order = view.getUint16(tiff);
+  if (order !== 0x4949 && order !== 0x4d4d) return out;
+  const little = order === 0x4949;
+  const ifd = tiff + view.getUint32(tiff + 4, little);
+  if (ifd + 2 > out.length) return out;
+  const entries = view.getUint16(ifd, little);
+  for (let i = 0; i < entries; i++) {
+    const at = ifd + 2 + i * 12;
+    if (at + 12 > out.length) break;
+    if (view.getUint16(at, little) === ORIENTATION_TAG && view.getUint16(at + 2, little) === 3) view.setUint16(at + 8, 1, little);
+  }
+  return out;
+}
+
+/** XMP may repeat the orientation (tiff:Orientation); the digit is replaced in place, so lengths hold. */
+export function xmpUpright(payload: Uint8Array): Uint8Array {
+  const text = new TextDecoder('latin1').decode(payload);
+  const fixed = text
+    .replace(/(tiff:Orientation\s*=\s*["'])[2-8](["'])/g, '$11$2')
+    .replace(/(<tiff:Orientation>\s*)[2-8](\s*<\/tiff:Orientation>)/g, '$11$2');
+  if (fixed === text) return payload;
+  return Uint8Array.from(fixed, (c) => c.charCodeAt(0));
+}

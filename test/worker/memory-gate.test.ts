@@ -1,0 +1,149 @@
+// Admission by memory: requests hold their estimate while they run; free requests are shed with 503
+// when the budget is taken, pro requests wait in a bounded queue; a request that could never fit is
+// 422 image_too_large naming the width that would; the estimate covers what the engine really uses.
+import { afterEach, describe, expect, it } from 'vitest';
+import { memoryInFlight, reserveMemory } from '../../src/compress/memory-gate.ts';
+import { plan } from '../../src/compress/memory-plan.ts';
+import { readHeader } from '../../src/compress/header.ts';
+import { MEMORY_QUEUE_MAX } from '../../src/compress/limits.ts';
+import { encodePixelsJpeg } from '../../wasm/jpeg-engine.ts';
+import { resetWasmInstances, wasmMemoryReport } from '../../wasm/instances.ts';
+import { makeKey } from './helpers.ts';
+import { compressCall, declaringSize, photo, pngOf } from './image-fixtures.ts';
+
+const MiB = 1024 * 1024;
+const TINY = pngOf(photo(8, 8));
+const remaining = (res: Response): string | null => res.headers.get('x-ratelimit-remaining');
+const tick = (ms = 30) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A photo-like RGB JPEG of the given size, made by the engine. */
+function photoJpeg(width: number, height: number, progressive = false): Uint8Array {
+  const rgba = photo(width, height).data;
+  const rgb = new Uint8Array(width * height * 3);
+  for (let i = 0, o = 0; o < rgb.length; i += 4, o += 3) rgb.set(rgba.subarray(i, i + 3), o);
+  return encodePixelsJpeg(rgb, width, height, 3, { quality: 90, progressive });
+}
+
+afterEach(() => expect(memoryInFlight()).toEqual({ reserved: 0, waiting: 0 }));
+
+describe('the gate', () => {
+  it('admits while the sum fits; then free is refused and pro waits, in order, until memory is given back', async () => {
+    const first = await reserveMemory('free', 60 * MiB, 96 * MiB);
+    await expect(reserveMemory('free', 40 * MiB, 96 * MiB)).rejects.toMatchObject({ code: 'overloaded' });
+    const order: string[] = [];
+    const a = reserveMemory('pro', 40 * MiB, 96 * MiB).then((release) => (order.push('a'), release));
+    const b = reserveMemory('pro', 10 * MiB, 96 * MiB).then((release) => (order.push('b'), release));
+    await tick();
+    expect(order).toEqual([]);
+    // Free requests do not jump a queue, even when they would fit.
+    await expect(reserveMemory('free', 1 * MiB, 96 * MiB)).rejects.toMatchObject({ code: 'overloaded' });
+    expect(memoryInFlight()).toEqual({ reserved: 60 * MiB, waiting: 2 });
+    first();
+    first(); // a second call gives nothing back twice
+    const [releaseA, releaseB] = await Promise.all([a, b]);
+    expect(order).toEqual(['a', 'b']);
+    expect(memoryInFlight()).toEqual({ reserved: 50 * MiB, waiting: 0 });
+    releaseA();
+    releaseB();
+  });
+
+  it('the queue is bounded, and a pro request that waits too long gets 503 with Retry-After', async () => {
+    const hold = await reserveMemory('pro', 90 * MiB, 96 * MiB);
+    const waiting = Array.from({ length: MEMORY_QUEUE_MAX }, () => reserveMemory('pro', 10 * MiB, 96 * MiB, 60));
+    const settled = Promise.allSettled(waiting);
+    await expect(reserveMemory('pro', 10 * MiB, 96 * MiB)).rejects.toMatchObject({ code: 'overloaded' });
+    const outcomes = await settled;
+    expect(outcomes.every((o) => o.status === 'rejected' && (o.reason as { code: string }).code === 'overloaded')).toBe(true);
+    expect((outcomes[0] as PromiseRejectedResult).reason.headers).toMatchObject({ 'Retry-After': '2' });
+    hold();
+  });
+});
+
+describe('POST /api/v1/compress under memory pressure', () => {
+  it('free gets 503 overloaded (nothing spent) while the budget is held; pro waits and then runs', async () => {
+    const [free, pro] = [await makeKey({ scopes: ['image'], image: 'free' }), await makeKey({ scopes: ['image'], image: 'pro' })];
+    const env = { env: { MEMORY_BUDGET_MB: '16' } };
+    const other = await reserveMemory('pro', 15 * MiB, 16 * MiB); // another request's compression
+    const shed = await compressCall(free.key, { image: TINY }, env);
+    expect(shed.status).toBe(503);
+    const { error } = await shed.json<any>();
+    expect(error.code).toBe('overloaded');
+    expect(error.message).toMatch(/pro/);
+    expect(shed.headers.get('retry-after')).toBe('2');
+    expect(remaining(shed)).toBe('100');
+
+    let answered = false;
+    const queued = compressCall(pro.key, { image: TINY }, env).then((res) => ((answered = true), res));
+    await tick(50);
+    expect(answered).toBe(false);
+    expect(memoryInFlight().waiting).toBe(1);
+    other();
+    const served = await queued;
+    expect(served.status).toBe(200);
+    expect(remaining(served)).toBe('9999');
+  });
+
+  it('memory is given back when a request fails', async () => {
+    const free = await makeKey({ scopes: ['image'], image: 'free' });
+    const env = { env: { MEMORY_BUDGET_MB: '16' } };
+    expect((await compressCall(free.key, { image: TINY.subarray(0, 40) }, env)).status).toBe(422);
+    const truncated = photoJpeg(64, 64).subarray(0, 300);
+    expect((await compressCall(free.key, { image: truncated }, env)).status).toBe(422);
+    expect(memoryInFlight().reserved).toBe(0);
+    expect((await compressCall(free.key, { image: TINY }, env)).status).toBe(200);
+  });
+
+  it('a request that could never fit is 422 image_too_large naming the largest width that fits, and that width works', async () => {
+    const pro = await makeKey({ scopes: ['image'], image: 'pro' });
+    const image = photoJpeg(2400, 1600);
+    const env = { env: { MEMORY_BUDGET_MB: '12' } };
+    const refused = await compressCall(pro.key, { image }, env);
+    expect(refused.status).toBe(422);
+    const { error } = await refused.json<any>();
+    expect(error.code).toBe('image_too_large');
+    const max = error.details.max_width as number;
+    expect(max).toBeGreaterThan(100);
+    expect(max).toBeLessThan(2400);
+    expect(error.message).toContain(`width=${max}`);
+    expect(error.details.budget_bytes).toBe(12 * MiB);
+    const fits = await compressCall(pro.key, { image, width: String(max) }, env);
+    expect(fits.status).toBe(200);
+    expect(fits.headers.get('x-image-width')).toBe(String(max));
+    expect((await compressCall(pro.key, { image, width: String(max + 1) }, env)).status).toBe(422);
+  });
+
+  it('a header declaring 30000×30000 is refused from the header alone', async () => {
+    const pro = await makeKey({ scopes: ['image'], image: 'pro' });
+    const bomb = declaringSize(photoJpeg(16, 16), 30000, 30000);
+    const started = Date.now();
+    const res = await compressCall(pro.key, { image: bomb });
+    expect(res.status).toBe(422);
+    const { error } = await res.json<any>();
+    expect(error.code).toBe('image_too_large');
+    expect(error.details).toMatchObject({ width: 30000, height: 30000, max_pixels: 100_000_000 });
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+});
+
+describe('the estimate against the engine', () => {
+  it.each([
+    ['baseline, full size', false, {}],
+    ['progressive, full size', true, {}],
+    ['baseline, width 600', false, { width: '600' }],
+    ['progressive, width 600', true, { width: '600' }],
+  ])('%s: the engine’s memory stays within the estimate', async (_name, progressive, box) => {
+    const pro = await makeKey({ scopes: ['image'], image: 'pro' });
+    const image = photoJpeg(1600, 1200, progressive);
+    const estimate = plan('jpeg', readHeader('jpeg', image), image.length, {
+      format: 'jpeg', quality: 80, width: (box as { width?: string }).width ? 600 : undefined,
+    }).estimate;
+    resetWasmInstances();
+    const res = await compressCall(pro.key, { image, ...box });
+    expect(res.status).toBe(200);
+    const engine = wasmMemoryReport().codecs.find((c) => c.name === 'sr_jpeg')!;
+    // The engine's linear memory is part of the estimate, which also counts the JS copies of input and output.
+    expect(engine.peak_bytes).toBeGreaterThan(0);
+    expect(engine.peak_bytes).toBeLessThanOrEqual(estimate);
+    expect(estimate).toBeLessThan(engine.peak_bytes * 4 + 8 * MiB);
+  });
+});
