@@ -1,34 +1,41 @@
-// The codec calls the pipeline makes, by format. Loaded with a dynamic import so that only a request
-// that compresses instantiates WebAssembly (and tools that merely build the app never load it).
+// The whole-image codec calls the pipeline makes for PNG and WebP (the next engine issue streams them),
+// and JPEG output of such images through the engine. Loaded with a dynamic import so that only a
+// request that compresses instantiates WebAssembly (and tools that merely build the app never load it).
 import type { RgbaImage } from '../../wasm/image.ts';
-import { decodeJpeg, encodeJpeg } from '../../wasm/jpeg.ts';
+import { encodePixelsJpeg } from '../../wasm/jpeg-engine.ts';
 import { decodePng, encodeOptimisedPng } from '../../wasm/png.ts';
 import { resizeImage } from '../../wasm/resize.ts';
 import { decodeWebp, encodeWebp } from '../../wasm/webp.ts';
-import { jpegOptions, PNG_OPTIMISE_LEVEL, webpOptions } from './encoders.ts';
+import { PNG_OPTIMISE_LEVEL, webpOptions } from './encoders.ts';
 import type { ImageFormat } from './formats.ts';
+import { FULL_CHROMA_QUALITY } from './jpeg-path.ts';
 
-export function decode(format: ImageFormat, bytes: Uint8Array): RgbaImage {
-  switch (format) {
-    case 'jpeg':
-      return decodeJpeg(bytes);
-    case 'png':
-      return decodePng(bytes);
-    case 'webp':
-      return decodeWebp(bytes);
-  }
+export function decode(format: 'png' | 'webp', bytes: Uint8Array): RgbaImage {
+  return format === 'png' ? decodePng(bytes) : decodeWebp(bytes);
 }
 
-/** Lossy formats take the quality; PNG ignores it (lossless, then optimised by oxipng). */
+/** Lossy formats take the quality; PNG ignores it (lossless, then optimised by oxipng). JPEG wants opaque pixels. */
 export function encode(format: ImageFormat, image: RgbaImage, quality: number): Uint8Array {
   switch (format) {
     case 'jpeg':
-      return encodeJpeg(image, jpegOptions(quality));
+      return encodePixelsJpeg(rgbOf(image), image.width, image.height, 3, {
+        quality, sampling: quality >= FULL_CHROMA_QUALITY ? [1, 1] : [2, 2], progressive: true,
+      });
     case 'webp':
       return encodeWebp(image, webpOptions(quality));
     case 'png':
       return encodeOptimisedPng(image, PNG_OPTIMISE_LEVEL);
   }
+}
+
+function rgbOf(image: RgbaImage): Uint8Array {
+  const rgb = new Uint8Array(image.width * image.height * 3);
+  for (let i = 0, o = 0; o < rgb.length; i += 4, o += 3) {
+    rgb[o] = image.data[i]!;
+    rgb[o + 1] = image.data[i + 1]!;
+    rgb[o + 2] = image.data[i + 2]!;
+  }
+  return rgb;
 }
 
 /** Lanczos3 on sRGB values; alpha-weighted when the image has transparency, so edges do not darken. */

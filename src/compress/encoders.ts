@@ -1,33 +1,6 @@
 // The encoder settings we ship, per output format, and one `encode` entry point for the pipeline.
 // The codecs are imported lazily by the pipeline, so this module only describes settings.
-import type { MozJpegOptions } from '../../wasm/jpeg.ts';
 import type { WebpOptions } from '../../wasm/webp.ts';
-
-/**
- * MozJPEG as Squoosh tunes it: progressive with optimised Huffman tables, trellis quantisation, and the
- * ImageMagick quantisation table (3), which holds up best at web qualities. Chroma is subsampled 4:2:0,
- * except at quality 90 and above where colour detail is what the caller is paying bytes for.
- */
-export function jpegOptions(quality: number): MozJpegOptions {
-  return {
-    quality,
-    baseline: false,
-    arithmetic: false,
-    progressive: true,
-    optimize_coding: true,
-    smoothing: 0,
-    color_space: 3, // YCbCr
-    quant_table: 3,
-    trellis_multipass: false,
-    trellis_opt_zero: false,
-    trellis_opt_table: false,
-    trellis_loops: 1,
-    auto_subsample: false,
-    chroma_subsample: quality >= 90 ? 1 : 2,
-    separate_chroma_quality: false,
-    chroma_quality: quality,
-  };
-}
 
 /** libwebp lossy at the given quality, method 4 (its default speed/size balance), alpha kept losslessly. */
 export function webpOptions(quality: number): WebpOptions {

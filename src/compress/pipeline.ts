@@ -117,7 +117,7 @@ export async function compress(prepared: Prepared): Promise<CompressResult> {
 }
 
 /** PNG and WebP inputs: decoded whole, resized, turned upright, encoded (the next engine issue streams them). */
-async function compressWhole(request: CompressRequest, inputFormat: ImageFormat, header: ImageHeader): Promise<CompressResult> {
+async function compressWhole(request: CompressRequest, inputFormat: 'png' | 'webp', header: ImageHeader): Promise<CompressResult> {
   const codecs = await import('./codecs.ts');
   const timings = { decode: 0, resize: 0, encode: 0 };
   const timed = <T>(phase: keyof typeof timings, work: () => T): T => {

@@ -6,7 +6,7 @@ import pngWasm from '@jsquash/png/codec/pkg/squoosh_png_bg.wasm';
 import resizeWasm from '@jsquash/resize/lib/resize/pkg/squoosh_resize_bg.wasm';
 import { unsupportedImports } from '../../wasm/bindgen.ts';
 import { WASM_RETAIN_GROWTH_BYTES, resetWasmInstances, wasmMemoryReport } from '../../wasm/instances.ts';
-import { decodeJpeg } from '../../wasm/jpeg.ts';
+import { decodeJpeg } from './mozjpeg.ts';
 import { decodePng, encodeOptimisedPng, encodePng, optimisePng } from '../../wasm/png.ts';
 import { resizeImage } from '../../wasm/resize.ts';
 import { hasSimd } from '../../wasm/simd.ts';

@@ -1,11 +1,11 @@
 // Test images made by the tests themselves: synthetic pixels encoded with our own codecs, plus the
 // byte surgery (EXIF blocks, patched headers, truncation) that the error and orientation tests need.
 import type { RgbaImage } from '../../wasm/image.ts';
-import { decodeJpeg, encodeJpeg } from '../../wasm/jpeg.ts';
+import { decodeJpeg, encodeJpeg, jpegOptions } from './mozjpeg.ts';
 import { decodePng, encodePng } from '../../wasm/png.ts';
 import { decodeWebp, encodeWebp } from '../../wasm/webp.ts';
 import { crc32 } from '../../src/compress/crc32.ts';
-import { jpegOptions, webpOptions } from '../../src/compress/encoders.ts';
+import { webpOptions } from '../../src/compress/encoders.ts';
 import { bearer, call, type TestClock } from './helpers.ts';
 
 export type Rgba = [number, number, number, number];
