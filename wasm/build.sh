@@ -28,6 +28,8 @@ rm -rf "$work"
 mkdir -p "$work/lib"
 tar -xzf "$LJT_TARBALL" -C "$work"
 src="$work/libjpeg-turbo-${LJT_VERSION}"
+# Our changes to upstream, each a small patch with its reason inside.
+for patch in patches/*.patch; do patch -s -d "$src" -p1 <"$patch"; done
 
 # libjpeg-turbo as a static library: no SIMD (WebAssembly has none of its assembly), no TurboJPEG API.
 # CMake's size checks fail under emscripten 3.1.6, so the answers for wasm32 are given.
@@ -39,7 +41,7 @@ src="$work/libjpeg-turbo-${LJT_VERSION}"
   emmake make -j"$(nproc)" jpeg-static >make.log
 )
 
-EXPORTS='_malloc,_free'
+EXPORTS='_malloc,_free,_sr_set_quant_tables,_sr_set_deadzone'
 for f in create destroy message info header marker close_header add_marker clear_markers set_pixels channels \
   decode_frame frame free_frame fatal_warnings encode transcode chunk_count chunk output_len result_width \
   result_height clear_output encode_pixels; do
