@@ -58,7 +58,7 @@ emcc -O3 -I "$src" -I "$work/lib" \
   -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createJpegModule -sENVIRONMENT=web,worker \
   -sFILESYSTEM=0 -sDYNAMIC_EXECUTION=0 -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=2MB \
   -sTOTAL_STACK=256KB -sMAXIMUM_MEMORY=2GB -sASSERTIONS=0 -sEXIT_RUNTIME=0 \
-  -sEXPORTED_FUNCTIONS="$EXPORTS" -sEXPORTED_RUNTIME_METHODS=[] -sINCOMING_MODULE_JS_API=[instantiateWasm,print,printErr,noInitialRun]
+  -sEXPORTED_FUNCTIONS="$EXPORTS" -sEXPORTED_RUNTIME_METHODS=[] -sINCOMING_MODULE_JS_API=[instantiateWasm,locateFile,print,printErr,noInitialRun]
 
 rm -rf "$work"
 for f in codec/sr_jpeg.js codec/sr_jpeg.wasm; do

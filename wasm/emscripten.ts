@@ -9,6 +9,7 @@ export interface EmscriptenOptions {
   print: (text: string) => void;
   printErr: (text: string) => void;
   instantiateWasm: (imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance) => void) => WebAssembly.Exports;
+  locateFile: (path: string) => string;
 }
 export type EmscriptenFactory<M> = (options: EmscriptenOptions) => Promise<M>;
 
@@ -38,6 +39,9 @@ export class EmscriptenInstance<M> implements CodecInstance {
       // instead, and logs must not fill with messages about other people's images.
       print: () => undefined,
       printErr: () => undefined,
+      // Without it the glue resolves its .wasm against import.meta.url, which a bundled Worker does not
+      // have ("Invalid URL"); the name is never fetched, since instantiateWasm hands over the module.
+      locateFile: (path: string) => path,
       instantiateWasm(imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance) => void) {
         const instance = new WebAssembly.Instance(compiled, imports);
         memory = Object.values(instance.exports).find((value) => value instanceof WebAssembly.Memory);

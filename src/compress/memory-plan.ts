@@ -18,10 +18,19 @@ const DECODER_BYTES_PER_COLUMN = 3 * 64;
 const RESAMPLER_BYTES_PER_COLUMN = 3 * 4 * 16;
 /** Progressive output is chosen while its coefficient buffer stays under this; above, the two-pass baseline. */
 export const PROGRESSIVE_MAX_BUFFER_BYTES = 48 * MiB;
+/**
+ * MozJPEG (whole-image, trellis) writes the output up to this size when its memory fits the budget:
+ * about 20 bytes per output pixel, measured (README, "Memory"), for fewer bytes than the engine's own
+ * encoder at equal SSIM.
+ */
+export const MOZJPEG_MAX_OUTPUT_PIXELS = 4_000_000;
+const MOZJPEG_BYTES_PER_PIXEL = 20;
+/** A fresh MozJPEG instance's memory (its module declares 259 pages), on top of its growth. */
+const MOZJPEG_FRESH_BYTES = 259 * 64 * 1024;
 /** Whole-image codecs (PNG and WebP, which the next engine issue streams): bytes per pixel, measured (README, "Memory"). */
 const WHOLE_IMAGE_BYTES_PER_PIXEL = 16;
 
-export type JpegEncodeMode = 'progressive' | 'two_pass';
+export type JpegEncodeMode = 'mozjpeg' | 'progressive' | 'two_pass';
 
 export interface PlanRequest {
   format: ImageFormat;
@@ -59,7 +68,13 @@ export function dctScale(input: Size, wanted: Size): number {
   return 8;
 }
 
-export function plan(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: number, request: PlanRequest): Plan {
+/**
+ * Plans the request. JPEG output takes the first encoder whose estimate fits `budget`: MozJPEG for
+ * outputs up to MOZJPEG_MAX_OUTPUT_PIXELS, then progressive while its coefficient buffer is at most
+ * PROGRESSIVE_MAX_BUFFER_BYTES, then the two-pass baseline (rows only), whose estimate is returned even
+ * when it does not fit (the caller refuses it).
+ */
+export function plan(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: number, request: PlanRequest, budget = Infinity): Plan {
   const upright: Size = swapsAxes(header.orientation) ? { width: header.height, height: header.width } : header;
   const output = fitWithin(upright, { width: request.width, height: request.height });
   const resized = output !== upright;
@@ -67,9 +82,17 @@ export function plan(inputFormat: ImageFormat, header: ImageHeader, uploadBytes:
   const scaleNum = inputFormat === 'jpeg' && resized ? dctScale(header, stored) : 8;
   const lossless = inputFormat === 'jpeg' && request.format === 'jpeg' && !resized && request.targetKb === undefined && request.allowLossless !== false;
   const base = { output, resized, scaleNum, stored, lossless };
-  const progressive = { ...base, mode: 'progressive' as const, estimate: estimate(inputFormat, header, uploadBytes, request, { ...base, mode: 'progressive' }) };
-  if (request.format !== 'jpeg' || encoderBuffer(output, request.quality, header) <= PROGRESSIVE_MAX_BUFFER_BYTES) return progressive;
-  return { ...base, mode: 'two_pass', estimate: estimate(inputFormat, header, uploadBytes, request, { ...base, mode: 'two_pass' }) };
+  const modes: JpegEncodeMode[] = [];
+  if (request.format === 'jpeg') {
+    if (output.width * output.height <= MOZJPEG_MAX_OUTPUT_PIXELS) modes.push('mozjpeg');
+    if (encoderBuffer(output, request.quality, header) <= PROGRESSIVE_MAX_BUFFER_BYTES) modes.push('progressive');
+  }
+  modes.push('two_pass');
+  for (const mode of modes) {
+    const planned = { ...base, mode, estimate: estimate(inputFormat, header, uploadBytes, request, { ...base, mode }) };
+    if (planned.estimate <= budget || mode === 'two_pass') return planned;
+  }
+  throw new Error('unreachable: two_pass is always returned');
 }
 
 /** Channels of the decoded pixels: grey JPEGs stay grey. */
@@ -97,10 +120,11 @@ function estimate(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: nu
     : scaledWidth * DECODER_BYTES_PER_COLUMN;
   const resampler = p.resized ? p.stored.width * RESAMPLER_BYTES_PER_COLUMN : 0;
   // Orientations 3–8 and retries (target_kb) keep the output pixels; PNG and WebP output takes them whole.
-  const keepsFrame = header.orientation >= 3 || request.targetKb !== undefined || request.format !== 'jpeg';
+  const keepsFrame = header.orientation >= 3 || request.targetKb !== undefined || request.format !== 'jpeg' || p.mode === 'mozjpeg';
   const kept = keepsFrame ? outPixels * channels : 0;
   let encoder: number;
-  if (request.format === 'jpeg') encoder = p.mode === 'progressive' ? encoderBuffer(p.output, request.quality, header) : p.output.width * 3 * 32;
+  if (request.format === 'jpeg' && p.mode === 'mozjpeg') encoder = MOZJPEG_FRESH_BYTES + outPixels * (channels + 4 + MOZJPEG_BYTES_PER_PIXEL);
+  else if (request.format === 'jpeg') encoder = p.mode === 'progressive' ? encoderBuffer(p.output, request.quality, header) : p.output.width * 3 * 32;
   // A copy of the frame, its RGBA form, and the whole-image encoder.
   else encoder = outPixels * (channels + 4 + WHOLE_IMAGE_BYTES_PER_PIXEL);
   const lossyPhase = decoder + resampler + kept + encoder + outputBuffers;
@@ -118,7 +142,7 @@ function estimate(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: nu
  */
 export function largestFittingWidth(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: number, request: PlanRequest, budget: number): number | null {
   const upright = swapsAxes(header.orientation) ? header.height : header.width;
-  const fits = (width: number) => plan(inputFormat, header, uploadBytes, { ...request, width, height: undefined }).estimate <= budget;
+  const fits = (width: number) => plan(inputFormat, header, uploadBytes, { ...request, width, height: undefined }, budget).estimate <= budget;
   if (!fits(1)) return null;
   let lo = 1;
   let hi = upright;

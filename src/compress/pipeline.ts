@@ -82,9 +82,9 @@ function inspect(bytes: Uint8Array, maxInputPixels: number) {
  */
 export function prepare(request: CompressRequest, maxInputPixels: number, memoryBudget: number): Prepared {
   const { format: inputFormat, header } = inspect(request.bytes, maxInputPixels);
-  let planned = plan(inputFormat, header, request.bytes.length, request);
+  let planned = plan(inputFormat, header, request.bytes.length, request, memoryBudget);
   // Without the lossless fallback a large same-size JPEG may still fit: its lossy result is then kept.
-  if (planned.estimate > memoryBudget && planned.lossless) planned = plan(inputFormat, header, request.bytes.length, { ...request, allowLossless: false });
+  if (planned.estimate > memoryBudget && planned.lossless) planned = plan(inputFormat, header, request.bytes.length, { ...request, allowLossless: false }, memoryBudget);
   if (planned.estimate > memoryBudget) throw tooLargeForMemory(inputFormat, header, request, planned, memoryBudget);
   return { request, inputFormat, header, plan: planned };
 }

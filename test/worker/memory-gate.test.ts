@@ -96,7 +96,7 @@ describe('POST /api/v1/compress under memory pressure', () => {
   it('a request that could never fit is 422 image_too_large naming the largest width that fits, and that width works', async () => {
     const pro = await makeKey({ scopes: ['image'], image: 'pro' });
     const image = photoJpeg(2400, 1600);
-    const env = { env: { MEMORY_BUDGET_MB: '12' } };
+    const env = { env: { MEMORY_BUDGET_MB: '8' } };
     const refused = await compressCall(pro.key, { image }, env);
     expect(refused.status).toBe(422);
     const { error } = await refused.json<any>();
@@ -105,7 +105,7 @@ describe('POST /api/v1/compress under memory pressure', () => {
     expect(max).toBeGreaterThan(100);
     expect(max).toBeLessThan(2400);
     expect(error.message).toContain(`width=${max}`);
-    expect(error.details.budget_bytes).toBe(12 * MiB);
+    expect(error.details.budget_bytes).toBe(8 * MiB);
     const fits = await compressCall(pro.key, { image, width: String(max) }, env);
     expect(fits.status).toBe(200);
     expect(fits.headers.get('x-image-width')).toBe(String(max));
@@ -127,23 +127,26 @@ describe('POST /api/v1/compress under memory pressure', () => {
 
 describe('the estimate against the engine', () => {
   it.each([
-    ['baseline, full size', false, {}],
-    ['progressive, full size', true, {}],
-    ['baseline, width 600', false, { width: '600' }],
-    ['progressive, width 600', true, { width: '600' }],
-  ])('%s: the engine’s memory stays within the estimate', async (_name, progressive, box) => {
+    ['baseline input, full size, MozJPEG', false, {}, 'mozjpeg', 96],
+    ['progressive input, full size, MozJPEG', true, {}, 'mozjpeg', 96],
+    ['baseline input, full size, two-pass in 8 MB', false, {}, 'two_pass', 8],
+    ['progressive input, width 600, progressive in 12 MB', true, { width: '600' }, 'progressive', 12],
+    ['baseline input, width 600, MozJPEG', false, { width: '600' }, 'mozjpeg', 96],
+  ])('%s: the codecs’ memory stays within the estimate', async (_name, progressive, box, mode, budgetMb) => {
     const pro = await makeKey({ scopes: ['image'], image: 'pro' });
     const image = photoJpeg(1600, 1200, progressive);
-    const estimate = plan('jpeg', readHeader('jpeg', image), image.length, {
+    const planned = plan('jpeg', readHeader('jpeg', image), image.length, {
       format: 'jpeg', quality: 80, width: (box as { width?: string }).width ? 600 : undefined,
-    }).estimate;
+    }, budgetMb * MiB);
+    expect(planned.mode).toBe(mode);
     resetWasmInstances();
-    const res = await compressCall(pro.key, { image, ...box });
+    const res = await compressCall(pro.key, { image, ...box }, { env: { MEMORY_BUDGET_MB: String(budgetMb) } });
     expect(res.status).toBe(200);
-    const engine = wasmMemoryReport().codecs.find((c) => c.name === 'sr_jpeg')!;
-    // The engine's linear memory is part of the estimate, which also counts the JS copies of input and output.
-    expect(engine.peak_bytes).toBeGreaterThan(0);
-    expect(engine.peak_bytes).toBeLessThanOrEqual(estimate);
-    expect(estimate).toBeLessThan(engine.peak_bytes * 4 + 8 * MiB);
+    // The codecs' linear memories (the engine's, and MozJPEG's when it writes) are part of the
+    // estimate, which also counts the JS copies of input, pixels and output.
+    const peak = wasmMemoryReport().peak_bytes;
+    expect(peak).toBeGreaterThan(0);
+    expect(peak).toBeLessThanOrEqual(planned.estimate);
+    expect(planned.estimate).toBeLessThan(peak * 4 + 8 * MiB);
   });
 });
