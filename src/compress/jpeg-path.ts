@@ -11,7 +11,7 @@ import { outputMarkers, segmentFilter, type MetadataMode } from './metadata.ts';
 import type { Plan } from './memory-plan.ts';
 import { applyOrientation } from './pixels.ts';
 import type { CompressRequest, CompressResult } from './pipeline.ts';
-import { searchQuality } from './target-size.ts';
+import { encodeAsRequested } from './target-size.ts';
 
 /** Chroma is kept at full resolution from this quality up: colour detail is what such a caller pays bytes for. */
 export const FULL_CHROMA_QUALITY = 90;
@@ -60,7 +60,8 @@ export async function compressJpeg(request: CompressRequest, plan: Plan, orienta
  * The lossless rewrites of the input, the smallest of which replaces a lossy result that is not smaller
  * than the input: coefficients transcoded with optimised Huffman tables, baseline and progressive (the
  * orientation turned on the DCT blocks), and for an upright file its coded data copied as is with the
- * metadata filtered. The lossy result stays only if it is smaller than all of them.
+ * metadata filtered. The lossy result stays only if it is smaller than all of them, or if the only
+ * rewrites would trim edge blocks (an orientation on a size that is not a whole number of MCUs).
  */
 function losslessRewrite(input: Uint8Array, job: JpegJob, lossy: CompressResult, orientation: Orientation, metadata: MetadataMode): CompressResult {
   // The rewrites keep the input's colour model (CMYK stays CMYK), so its profile is judged against that.
@@ -70,27 +71,19 @@ function losslessRewrite(input: Uint8Array, job: JpegJob, lossy: CompressResult,
     const data = filter(marker);
     if (data) job.addMarker(marker.code, data);
   }
-  const candidates: EncodedJpeg[] = [job.transcode(orientation, false), job.transcode(orientation, true)];
+  // A rotation that would trim partial edge blocks is no lossless rewrite: the caller asked for no crop.
+  const candidates = [job.transcode(orientation, false), job.transcode(orientation, true)]
+    .filter((c) => c.width === lossy.width && c.height === lossy.height);
   const stripped = orientation === 1 ? stripJpeg(input, filter) : null;
   if (stripped) candidates.push({ bytes: stripped, width: job.info.width, height: job.info.height });
-  const best = candidates.reduce((a, b) => (b.bytes.length < a.bytes.length ? b : a));
-  if (best.bytes.length >= lossy.bytes.length) return lossy;
+  const best = candidates.reduce<EncodedJpeg>((a, b) => (b.bytes.length < a.bytes.length ? b : a), lossy);
+  if (best === lossy) return lossy;
   return { ...lossy, bytes: best.bytes, width: best.width, height: best.height, encodes: lossy.encodes + candidates.length, lossless: true };
 }
 
 function finish(request: CompressRequest, timings: Timings, width: number, height: number, encodeAt: (quality: number) => Uint8Array): CompressResult {
-  let encodes = 1;
-  let quality = request.quality;
-  let targetReached: boolean | undefined;
-  const bytes = timed(timings, 'encode', () => {
-    if (request.targetKb === undefined) return encodeAt(quality);
-    const found = searchQuality(encodeAt, request.targetKb * 1024, request.quality);
-    encodes = found.encodes;
-    quality = found.quality;
-    targetReached = found.reached;
-    return found.bytes;
-  });
-  return { bytes, inputFormat: 'jpeg', format: request.format, width, height, quality, targetReached, encodes, lossless: false, timings };
+  const encoded = timed(timings, 'encode', () => encodeAsRequested(encodeAt, request.quality, request.targetKb));
+  return { ...encoded, inputFormat: 'jpeg', format: request.format, width, height, lossless: false, timings };
 }
 
 /** Runs `fn` in the engine; its refusals become 422 (the file) or 503 (memory), never a 500. */

@@ -12,7 +12,7 @@ import { MalformedImage, readHeader, type ImageHeader } from './header.ts';
 import type { MetadataMode } from './metadata.ts';
 import { largestFittingWidth, plan, type Plan } from './memory-plan.ts';
 import { applyOrientation, flattenOntoWhite, hasTransparency } from './pixels.ts';
-import { searchQuality } from './target-size.ts';
+import { encodeAsRequested } from './target-size.ts';
 
 export interface CompressRequest {
   bytes: Uint8Array;
@@ -156,24 +156,12 @@ async function compressWhole(request: CompressRequest, inputFormat: 'png' | 'web
     return out;
   });
 
-  const encodeAt = (quality: number): Uint8Array => codecs.encode(request.format, image, quality);
-  let encodes = 1;
-  let quality = request.quality;
-  let targetReached: boolean | undefined;
-  let bytes = timed('encode', () => {
-    if (request.targetKb === undefined) return encodeAt(quality);
-    const found = searchQuality(encodeAt, request.targetKb * 1024, request.quality);
-    encodes = found.encodes;
-    quality = found.quality;
-    targetReached = found.reached;
-    return found.bytes;
-  });
-
+  const encoded = timed('encode', () => encodeAsRequested((quality) => codecs.encode(request.format, image, quality), request.quality, request.targetKb));
   // Never bigger, until the PNG and WebP engines re-pack losslessly: same format, same size, not smaller
   // gives the input's bytes back.
-  if (request.format === inputFormat && !resized && request.targetKb === undefined && bytes.length >= request.bytes.length) bytes = request.bytes;
+  const notSmaller = request.format === inputFormat && !resized && request.targetKb === undefined && encoded.bytes.length >= request.bytes.length;
   return {
-    bytes, inputFormat, format: request.format, width: image.width, height: image.height,
-    quality, targetReached, encodes, lossless: false, timings,
+    ...encoded, bytes: notSmaller ? request.bytes : encoded.bytes, inputFormat, format: request.format,
+    width: image.width, height: image.height, lossless: false, timings,
   };
 }

@@ -55,3 +55,18 @@ function interpolate(sizes: Map<number, number>, low: number, over: number, targ
   // Equal sizes at both ends (a flat stretch of the curve) say nothing: bisect.
   return Number.isFinite(guess) ? guess : Math.floor((low + over) / 2);
 }
+
+export interface RequestedEncode {
+  bytes: Uint8Array;
+  quality: number;
+  encodes: number;
+  /** Set when a target was given. */
+  targetReached?: boolean;
+}
+
+/** One encode at `quality`, or with a target the search above (`quality` as its ceiling). */
+export function encodeAsRequested(encode: (quality: number) => Uint8Array, quality: number, targetKb: number | undefined): RequestedEncode {
+  if (targetKb === undefined) return { bytes: encode(quality), quality, encodes: 1 };
+  const found = searchQuality(encode, targetKb * 1024, quality);
+  return { bytes: found.bytes, quality: found.quality, encodes: found.encodes, targetReached: found.reached };
+}

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sr_jpeg.h"
+#include "jerror.h"
 
 #define TRY(job) \
   if (setjmp((job)->err.jump)) { \
@@ -72,10 +73,68 @@ EMSCRIPTEN_KEEPALIVE void sr_job_destroy(sr_job *job) {
 EMSCRIPTEN_KEEPALIVE const char *sr_job_message(sr_job *job) { return job->err.message; }
 EMSCRIPTEN_KEEPALIVE int32_t *sr_job_info(sr_job *job) { return job->info; }
 
+/*
+ * The decoder's source: the input handed over SR_SOURCE_BYTES at a time. libjpeg-turbo decodes an MCU
+ * with its fast Huffman path whenever at least 512 bytes per block are buffered, and that path turns an
+ * invalid code into a zero without the JWRN_HUFF_BAD_CODE warning the slow path gives (jdhuff.h,
+ * HUFF_DECODE_FAST). With jpeg_mem_src the whole file is buffered, so a corrupt scan decoded to wrong
+ * pixels unnoticed unless it lay in the file's last few kilobytes. Never buffering that much keeps every
+ * MCU on the path that reports bad data.
+ */
+#define SR_SOURCE_BYTES 256
+
+typedef struct {
+  struct jpeg_source_mgr pub;
+  const uint8_t *data;
+  uint32_t len, pos;
+} sr_source;
+
+static void source_init(j_decompress_ptr d) { (void)d; }
+static void source_term(j_decompress_ptr d) { (void)d; }
+
+static boolean source_fill(j_decompress_ptr d) {
+  static const JOCTET fake_eoi[2] = {0xFF, JPEG_EOI};
+  sr_source *src = (sr_source *)d->src;
+  if (src->pos >= src->len) {
+    WARNMS(d, JWRN_JPEG_EOF); /* as jpeg_mem_src: a fatal warning for the job (sr_io.c) */
+    src->pub.next_input_byte = fake_eoi;
+    src->pub.bytes_in_buffer = 2;
+    return TRUE;
+  }
+  uint32_t n = src->len - src->pos;
+  if (n > SR_SOURCE_BYTES) n = SR_SOURCE_BYTES;
+  src->pub.next_input_byte = src->data + src->pos;
+  src->pub.bytes_in_buffer = n;
+  src->pos += n;
+  return TRUE;
+}
+
+static void source_skip(j_decompress_ptr d, long count) {
+  struct jpeg_source_mgr *src = d->src;
+  if (count <= 0) return;
+  while (count > (long)src->bytes_in_buffer) {
+    count -= (long)src->bytes_in_buffer;
+    (void)(*src->fill_input_buffer)(d);
+  }
+  src->next_input_byte += (size_t)count;
+  src->bytes_in_buffer -= (size_t)count;
+}
+
 void sr_open_decoder(sr_job *job, j_decompress_ptr d) {
   sr_error_init(job, &d->err);
   jpeg_create_decompress(d);
-  jpeg_mem_src(d, job->input, job->input_len);
+  sr_source *src = (*d->mem->alloc_small)((j_common_ptr)d, JPOOL_PERMANENT, sizeof(sr_source));
+  src->pub.init_source = source_init;
+  src->pub.fill_input_buffer = source_fill;
+  src->pub.skip_input_data = source_skip;
+  src->pub.resync_to_restart = jpeg_resync_to_restart;
+  src->pub.term_source = source_term;
+  src->pub.next_input_byte = NULL;
+  src->pub.bytes_in_buffer = 0;
+  src->data = job->input;
+  src->len = job->input_len;
+  src->pos = 0;
+  d->src = &src->pub;
 }
 
 /* Reads the header (and keeps the APP1/APP2 markers for the caller to read) without decoding pixels. */
