@@ -1,14 +1,16 @@
 // The whole-image codec calls the pipeline makes for PNG and WebP (the next engine issue streams them),
-// and JPEG output of such images through the engine. Loaded with a dynamic import so that only a
+// and JPEG output of such images: MozJPEG up to its size, the engine's encoder beyond. Loaded with a dynamic import so that only a
 // request that compresses instantiates WebAssembly (and tools that merely build the app never load it).
 import type { RgbaImage } from '../../wasm/image.ts';
 import { encodePixelsJpeg } from '../../wasm/jpeg-engine.ts';
+import { encodeJpeg, jpegOptions } from '../../wasm/mozjpeg-encoder.ts';
 import { decodePng, encodeOptimisedPng } from '../../wasm/png.ts';
 import { resizeImage } from '../../wasm/resize.ts';
 import { decodeWebp, encodeWebp } from '../../wasm/webp.ts';
 import { PNG_OPTIMISE_LEVEL, webpOptions } from './encoders.ts';
 import type { ImageFormat } from './formats.ts';
 import { FULL_CHROMA_QUALITY } from './jpeg-path.ts';
+import { MOZJPEG_MAX_OUTPUT_PIXELS } from './memory-plan.ts';
 
 export function decode(format: 'png' | 'webp', bytes: Uint8Array): RgbaImage {
   return format === 'png' ? decodePng(bytes) : decodeWebp(bytes);
@@ -18,6 +20,8 @@ export function decode(format: 'png' | 'webp', bytes: Uint8Array): RgbaImage {
 export function encode(format: ImageFormat, image: RgbaImage, quality: number): Uint8Array {
   switch (format) {
     case 'jpeg':
+      // MozJPEG's trellis writes fewer bytes where its memory is affordable; the engine beyond.
+      if (image.width * image.height <= MOZJPEG_MAX_OUTPUT_PIXELS) return encodeJpeg(image, jpegOptions(quality));
       return encodePixelsJpeg(rgbOf(image), image.width, image.height, 3, {
         quality, sampling: quality >= FULL_CHROMA_QUALITY ? [1, 1] : [2, 2], progressive: true,
       });

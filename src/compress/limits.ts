@@ -18,9 +18,10 @@ export const DEFAULT_MAX_INPUT_PIXELS = 100_000_000;
 /**
  * Default of the var MEMORY_BUDGET_MB: the memory (MiB) the isolate gives compressions at once, summed
  * over the requests in flight, by their estimates. A Workers isolate has 128 MB for everything; the
- * rest is the runtime, the app and the codecs' fresh instances.
+ * other 28 are the runtime, the app and the codecs' fresh instances. 100 admits a 24-megapixel
+ * progressive JPEG at full size, whose decoder alone holds 72 MB of coefficients.
  */
-export const DEFAULT_MEMORY_BUDGET_MB = 96;
+export const DEFAULT_MEMORY_BUDGET_MB = 100;
 /** Pro requests that wait for memory at once per isolate; more get 503 `overloaded`. */
 export const MEMORY_QUEUE_MAX = 8;
 /** How long a pro request waits for memory before it gets 503 `overloaded`. */

@@ -57,8 +57,11 @@ export interface Plan {
   estimate: number;
 }
 
-/** Output bytes per pixel assumed for the output buffers: a photo writes well under half of this. */
-const outputBytesPerPixel = (quality: number): number => (quality <= 85 ? 0.5 : quality <= 95 ? 1 : 1.5);
+/**
+ * Output bytes per pixel assumed for the output buffers. Photos at quality 80 write 0.05–0.25; noise
+ * writes more, and the budget's margin covers what an estimate cannot know before encoding.
+ */
+const outputBytesPerPixel = (quality: number): number => (quality <= 85 ? 0.3 : quality <= 95 ? 0.6 : 1.2);
 
 /** The smallest DCT scale M/8 at which the decoded image still covers the wanted size. */
 export function dctScale(input: Size, wanted: Size): number {
