@@ -35,7 +35,7 @@ for patch in patches/*.patch; do patch -s -d "$src" -p1 <"$patch"; done
 # CMake's size checks fail under emscripten 3.1.6, so the answers for wasm32 are given.
 (
   cd "$work/lib"
-  emcmake cmake "$src" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="-O3" \
+  emcmake cmake "$src" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="-O3 -msimd128" \
     -DENABLE_SHARED=0 -DENABLE_STATIC=1 -DWITH_SIMD=0 -DWITH_TURBOJPEG=0 -DWITH_JAVA=0 \
     -DBUILD="$BUILD_STAMP" -DSIZE_T=4 -DUNSIGNED_LONG=4 >cmake.log
   emmake make -j"$(nproc)" jpeg-static >make.log
@@ -52,7 +52,7 @@ mkdir -p codec
 # No eval and no filesystem (Workers allow neither); memory grows as a request needs and the instance
 # is dropped afterwards (wasm/instances.ts). The module is compiled by wrangler and handed to the
 # factory through instantiateWasm, so the glue never fetches anything.
-emcc -O3 -I "$src" -I "$work/lib" \
+emcc -O3 -msimd128 -I "$src" -I "$work/lib" \
   src/sr_io.c src/sr_job.c src/sr_encode.c src/sr_resize.c "$src/transupp.c" "$work/lib/libjpeg.a" \
   -o codec/sr_jpeg.js \
   -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createJpegModule -sENVIRONMENT=web,worker \
