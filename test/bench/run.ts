@@ -1,10 +1,12 @@
-// `npm run bench [-- foundation|tools|compress|meta ...]`: starts the service as `npm run dev` does and runs the
+// `npm run bench [-- foundation|tools|compress|meta|jpeg ...]`: starts the service as `npm run dev` does and runs the
 // named benchmarks (all by default) against it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { startOrigin } from '../fixtures/origin.ts';
 import { benchCompress } from './compress.ts';
 import { benchFoundation, CONCURRENCY, REQUESTS_PER_ROUND, ROUNDS, type Summary } from './foundation.ts';
+import { benchJpeg } from './jpeg.ts';
+import { jpegReport } from './lib/jpeg-report.ts';
 import { compressReport } from './lib/report.ts';
 import { startService, type Service } from './lib/server.ts';
 import { benchMeta, BULK_ROUNDS, EXTRACT_REQUESTS, EXTRACT_ROUNDS, metaReport } from './meta.ts';
@@ -79,6 +81,14 @@ const BENCHES: Record<string, (service: Service) => Promise<void>> = {
     } finally {
       await close();
     }
+  },
+  async jpeg() {
+    // Large inputs need the pixel limit lifted, as for the compress bench; BENCH_JPEG_VARS adds more
+    // `--var NAME:VALUE` pairs (comma-separated), e.g. MEMORY_BUDGET_MB:1024 to see past a memory guard.
+    const vars = ['MAX_INPUT_PIXELS:100000000', ...(process.env.BENCH_JPEG_VARS ?? '').split(',').filter(Boolean)];
+    const result = await benchJpeg(() => startService(PORT + 4, vars.flatMap((v) => ['--var', v])));
+    console.log(`\n${jpegReport(result)}\n`);
+    save('jpeg', result);
   },
 };
 

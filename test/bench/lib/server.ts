@@ -10,6 +10,8 @@ const ROOT = new URL('../../../', import.meta.url).pathname;
 export interface Service {
   base: string;
   demoKeys: Record<string, string>;
+  /** The dev script's process; wrangler and its workerd processes descend from it (lib/rss.ts reads them). */
+  pid: number | undefined;
   admin(args: string[]): unknown;
   stop(): Promise<void>;
 }
@@ -58,6 +60,7 @@ export async function startService(port: number, extraArgs: string[] = []): Prom
   return {
     base,
     demoKeys,
+    pid: child.pid,
     admin,
     async stop() {
       if (child.pid !== undefined && child.exitCode === null) {
