@@ -6,9 +6,10 @@ import { ALLOWED_PORTS, MAX_URL_LENGTH } from './limits.ts';
 
 export interface UrlPolicy {
   /**
-   * Tests and local runs only (var FETCH_TEST_ORIGIN): one exact loopback origin that is fetched despite
-   * the rules. Anything that is not a loopback origin is ignored, so a mistaken value cannot open a
-   * private network.
+   * Tests and local runs only (var FETCH_TEST_ORIGIN): one exact loopback origin whose host (and the port
+   * that is part of that origin) is fetched despite the address and port rules. Every other rule (scheme,
+   * no user name or password, length) still applies to it. Anything that is not a plain http(s) loopback
+   * origin is ignored, so a mistaken value cannot open a private network.
    */
   testOrigin: string | undefined;
 }
@@ -28,14 +29,16 @@ export function parseFetchUrl(raw: string): URL {
 
 /** Throws a 400 when the rules forbid fetching this URL. */
 export function checkFetchUrl(url: URL, policy: UrlPolicy, details?: Record<string, unknown>): void {
-  if (isTestOrigin(url, policy)) return;
   const fail = (message: string) => refused(message, details);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw fail(`${where(details)}must use http or https, not ${url.protocol.slice(0, -1)}`);
   }
   if (url.username !== '' || url.password !== '') throw fail(`${where(details)}must not contain a user name or password`);
-  if (!ALLOWED_PORTS.has(url.port)) throw fail(`${where(details)}must use port 80 or 443, not ${url.port}`);
   if (url.href.length > MAX_URL_LENGTH) throw fail(`${where(details)}must be at most ${MAX_URL_LENGTH} characters`);
+  // Only now, with every rule about the URL itself applied, may the one test origin skip the rules
+  // about where it points: its loopback host and the port that belongs to that origin.
+  if (isTestOrigin(url, policy)) return;
+  if (!ALLOWED_PORTS.has(url.port)) throw fail(`${where(details)}must use port 80 or 443, not ${url.port}`);
   const reason = forbiddenHost(url.hostname);
   if (reason !== null) throw fail(`${where(details)}must not point at ${url.hostname}: it is ${reason}`);
 }
@@ -46,7 +49,8 @@ function where(details?: Record<string, unknown>): string {
 
 function isTestOrigin(url: URL, policy: UrlPolicy): boolean {
   const allowed = policy.testOrigin ? URL.parse(policy.testOrigin) : null;
-  if (allowed === null || url.origin !== allowed.origin) return false;
+  if (allowed === null || (allowed.protocol !== 'http:' && allowed.protocol !== 'https:')) return false;
+  if (allowed.username !== '' || allowed.password !== '' || url.origin !== allowed.origin) return false;
   const host = allowed.hostname;
   return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }

@@ -104,6 +104,31 @@ describe('URLs the rules refuse (400, nothing fetched)', () => {
     const priv = await metaTags(k.key, 'http://10.0.0.1/', { env: { FETCH_TEST_ORIGIN: 'http://10.0.0.1' } });
     expect(priv.body.error.message).toContain('private');
   });
+
+  it('applies every rule about the URL itself to the FETCH_TEST_ORIGIN origin; only its address and port are waived', async () => {
+    const origin = new URL(ORIGIN);
+    // A user name or password, given or reached by a redirect back to the same origin.
+    for (const creds of ['user:secret@', 'user@', ':secret@']) {
+      const { res, body } = await metaTags(k.key, `${origin.protocol}//${creds}${origin.host}/rich`);
+      expect(res.status, creds).toBe(400);
+      expect(body.error.message, creds).toBe('url must not contain a user name or password');
+    }
+    const redirected = await metaTags(k.key, '/redirect-credentials');
+    expect(redirected.res.status).toBe(400);
+    expect(redirected.body.error.message).toMatch(/which must not contain a user name or password$/);
+    // Too long is too long, even there.
+    const long = await metaTags(k.key, `/rich?${'a'.repeat(2100)}`);
+    expect(long.res.status).toBe(400);
+    expect(long.body.error.message).toContain('at most 2048 characters');
+    // The same loopback host on another port is not the test origin.
+    const other = await metaTags(k.key, `${origin.protocol}//${origin.hostname}:${Number(origin.port) === 65535 ? 1 : Number(origin.port) + 1}/rich`);
+    expect(other.res.status).toBe(400);
+    // A var that carries credentials, or is not http(s), opens nothing.
+    for (const value of [`http://user:secret@${origin.host}`, `ftp://${origin.host}`]) {
+      expect((await metaTags(k.key, '/rich', { env: { FETCH_TEST_ORIGIN: value } })).res.status, value).toBe(400);
+    }
+    expect((await metaTags(k.key, '/rich')).res.status).toBe(200);
+  });
 });
 
 describe('redirects', () => {
