@@ -7,6 +7,7 @@ import { clock, type Env } from '../env.ts';
 import type { Verdict } from '../metering/types.ts';
 import type { AppEnv } from './context.ts';
 import { ApiError } from './errors.ts';
+import { unknownKeys } from './unknown-keys.ts';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="shrinkray"' };
 
@@ -44,7 +45,38 @@ export async function meterFor(env: Env, key: string): Promise<{ hash: string; m
     throw unauthorized('malformed API key: keys are "sr_live_" followed by 32 letters and digits');
   }
   const hash = await hashKey(key);
-  return { hash, meter: env.METER.get(env.METER.idFromName(hash)) };
+  // Nor does a well-formed key this isolate was told, within the last minute, does not exist.
+  if (unknownKeys.has(hash, clock(env))) throw unauthorized(`invalid API key: ${UNKNOWN_KEY_REASON}`);
+  return { hash, meter: rememberingUnknown(env.METER.get(env.METER.idFromName(hash)), hash, env) };
+}
+
+/** The reason the meter gives for a hash with no key (src/durable/key-meter.ts). */
+const UNKNOWN_KEY_REASON = 'unknown API key';
+
+const isUnknownKey = (verdict: Verdict): boolean =>
+  verdict.outcome === 'unauthorized' && verdict.key === undefined && verdict.reason === UNKNOWN_KEY_REASON;
+
+/**
+ * The meter's stub, except that the two calls that authenticate (`tools`, `reserve`) put the hash in the
+ * negative cache when the meter answers that it has no key, whichever route made the call. Every other
+ * member is the stub's own.
+ */
+function rememberingUnknown(stub: DurableObjectStub<KeyMeter>, hash: string, env: Env): DurableObjectStub<KeyMeter> {
+  const observe = (verdict: Verdict): Verdict => {
+    if (isUnknownKey(verdict)) unknownKeys.add(hash, clock(env));
+    return verdict;
+  };
+  const tools = async (...args: Parameters<KeyMeter['tools']>) => observe((await stub.tools(...args)) as Verdict);
+  const reserve = async (...args: Parameters<KeyMeter['reserve']>) => observe((await stub.reserve(...args)) as Verdict);
+  return new Proxy(stub, {
+    get(target, prop) {
+      if (prop === 'tools') return tools;
+      if (prop === 'reserve') return reserve;
+      const value: unknown = Reflect.get(target, prop);
+      // Reflect.apply, not value.apply: on an RPC stub any property name, `apply` too, is a remote call.
+      return typeof value === 'function' ? (...args: unknown[]) => Reflect.apply(value, target, args) : value;
+    },
+  });
 }
 
 /** Turns a refusal from the meter into the matching error; returns normally when the request may go on. */

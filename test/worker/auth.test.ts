@@ -1,6 +1,9 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { bearer, call, makeKey, revoke, setToolsTier, toolsHeaders } from './helpers.ts';
+import { generateKey, hashKey } from '../../src/accounts/keys.ts';
+import { UNKNOWN_KEY_CACHE_MAX, UNKNOWN_KEY_TTL_MS, UnknownKeys, unknownKeys } from '../../src/http/unknown-keys.ts';
+import { bearer, call, makeKey, revoke, setToolsTier, TestClock, toolsHeaders } from './helpers.ts';
+import { compressCall, photo, pngOf } from './image-fixtures.ts';
 
 async function expectError(res: Response, status: number, code: string): Promise<{ error: { code: string; message: string }; meta: { request_id: string } }> {
   expect(res.status).toBe(status);
@@ -140,5 +143,110 @@ describe('unknown keys', () => {
       state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\'").toArray(),
     );
     expect(tables).toEqual([]);
+  });
+});
+
+/** The METER binding, counting the stubs asked for: each is one Durable Object call, and at most one D1 read. */
+function countingMeter() {
+  const lookups: string[] = [];
+  const METER = {
+    idFromName: (name: string) => env.METER.idFromName(name),
+    get: (id: DurableObjectId) => {
+      lookups.push(id.toString());
+      return env.METER.get(id);
+    },
+  };
+  return { METER, lookups };
+}
+
+describe('the negative cache of unknown keys', () => {
+  it('costs N random keys one meter lookup each, and a repeated one none, on both APIs', async () => {
+    unknownKeys.clear();
+    const { METER, lookups } = countingMeter();
+    const clock = new TestClock();
+    const keys = Array.from({ length: 25 }, generateKey);
+    for (const key of keys) {
+      const res = await call('/api/v1/account', { headers: toolsHeaders(key), env: { METER }, clock });
+      expect((await res.json<any>()).error.message).toBe('invalid API key: unknown API key');
+    }
+    expect(lookups).toHaveLength(keys.length);
+    expect(new Set(lookups).size).toBe(keys.length);
+    // Again, on either API and with either header, within the minute: answered the same, no lookup.
+    for (const key of keys) {
+      const tools = await call('/api/v1/account', { headers: bearer(key), env: { METER }, clock });
+      expect(tools.status).toBe(401);
+      expect(tools.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      expect((await tools.json<any>()).error.message).toBe('invalid API key: unknown API key');
+      const image = await call('/api/v1/compress', { method: 'POST', headers: bearer(key), env: { METER }, clock });
+      expect((await image.json<any>()).error.message).toBe('invalid API key: unknown API key');
+    }
+    expect(lookups).toHaveLength(keys.length);
+    // A key first seen on the image API is remembered too.
+    const imageFirst = generateKey();
+    await call('/api/v1/compress', { method: 'POST', headers: bearer(imageFirst), env: { METER }, clock });
+    await call('/api/v1/account', { headers: toolsHeaders(imageFirst), env: { METER }, clock });
+    expect(lookups).toHaveLength(keys.length + 1);
+    // After the TTL the meter is asked again, once.
+    clock.advance(UNKNOWN_KEY_TTL_MS);
+    await call('/api/v1/account', { headers: toolsHeaders(keys[0]!), env: { METER }, clock });
+    await call('/api/v1/account', { headers: toolsHeaders(keys[0]!), env: { METER }, clock });
+    expect(lookups).toHaveLength(keys.length + 2);
+  });
+
+  it('never holds a known key: valid keys keep working, revoked ones still say revoked, and each asks the meter', async () => {
+    unknownKeys.clear();
+    const { METER, lookups } = countingMeter();
+    const k = await makeKey();
+    for (let i = 0; i < 3; i++) expect((await call('/api/v1/account', { headers: toolsHeaders(k.key), env: { METER } })).status).toBe(200);
+    const image = await compressCall(k.key, { image: pngOf(photo(8, 8)) }, { env: { METER } });
+    expect(image.status).toBe(200);
+    await image.arrayBuffer();
+    const again = await compressCall(k.key, { image: pngOf(photo(8, 8)) }, { env: { METER } });
+    expect(again.headers.get('x-ratelimit-remaining')).toBe('98'); // the first one was committed through the same stub
+    await revoke(k);
+    for (let i = 0; i < 2; i++) {
+      const res = await call('/api/v1/account', { headers: toolsHeaders(k.key), env: { METER } });
+      expect((await res.json<any>()).error.message).toBe('invalid API key: this API key has been revoked');
+    }
+    expect(lookups).toHaveLength(7);
+    expect(unknownKeys.size).toBe(0);
+  });
+
+  it('lets a key whose hash was remembered as unknown in once the TTL has passed', async () => {
+    // Only possible for a key presented before it existed (a guess, or a fixed key seeded later).
+    unknownKeys.clear();
+    const clock = new TestClock();
+    const early = generateKey();
+    expect((await call('/api/v1/account', { headers: toolsHeaders(early), clock })).status).toBe(401);
+    const k = await makeKey();
+    await env.DB.prepare('UPDATE api_keys SET hash = ? WHERE id = ?').bind(await hashKey(early), k.id).run();
+    clock.advance(UNKNOWN_KEY_TTL_MS - 1);
+    expect((await call('/api/v1/account', { headers: toolsHeaders(early), clock })).status).toBe(401);
+    clock.advance(1);
+    expect((await call('/api/v1/account', { headers: toolsHeaders(early), clock })).status).toBe(200);
+  });
+
+  it('is bounded: 10,000 hashes for 60 s, the oldest dropped first, expired ones swept', () => {
+    expect([unknownKeys.max, unknownKeys.ttlMs]).toEqual([UNKNOWN_KEY_CACHE_MAX, UNKNOWN_KEY_TTL_MS]);
+    expect([UNKNOWN_KEY_CACHE_MAX, UNKNOWN_KEY_TTL_MS]).toEqual([10_000, 60_000]);
+    const cache = new UnknownKeys(100, 1000);
+    for (let i = 0; i < 150; i++) cache.add(`h${i}`, 5000 + i);
+    expect(cache.size).toBe(100);
+    expect(cache.has('h49', 5200)).toBe(false);
+    expect(cache.has('h50', 5200)).toBe(true);
+    expect(cache.has('h149', 5200)).toBe(true);
+    // Re-adding refreshes the age; expiry is exact; a clock that went back expires the entry.
+    cache.add('h50', 5300);
+    expect(cache.has('h50', 6299)).toBe(true);
+    expect(cache.has('h50', 6300)).toBe(false);
+    cache.add('x', 7000);
+    expect(cache.has('x', 6999)).toBe(false);
+    // A new entry sweeps the expired ones ahead of it.
+    cache.add('y', 10_000);
+    expect(cache.size).toBe(1);
+    // A flood at the cap keeps the size at the cap.
+    const big = new UnknownKeys();
+    for (let i = 0; i < UNKNOWN_KEY_CACHE_MAX + 500; i++) big.add(`k${i}`, 0);
+    expect(big.size).toBe(UNKNOWN_KEY_CACHE_MAX);
   });
 });
