@@ -69,14 +69,30 @@ export function signedValues(options: QrOptions): SignedValues {
   };
 }
 
-export function imageUrl(origin: string, values: SignedValues, sig: string): string {
-  const query = Object.entries({ ...values, sig })
+/**
+ * The one spelling of a signed image URL's query: the signed parameters in signing order, then `sig`,
+ * each value percent-encoded by encodeURIComponent. The image endpoint serves only this spelling.
+ */
+export function canonicalQuery(values: SignedValues, sig: string): string {
+  return Object.entries({ ...values, sig })
     .map(([k, v]) => `${k}=${encodeURIComponent(v)}`)
     .join('&');
-  return `${origin}${QR_IMAGE_PATH}?${query}`;
 }
 
-export async function renderQr(symbol: QrSymbol, options: QrOptions): Promise<{ body: Uint8Array | string; contentType: string }> {
+export function imageUrl(origin: string, values: SignedValues, sig: string): string {
+  return `${origin}${QR_IMAGE_PATH}?${canonicalQuery(values, sig)}`;
+}
+
+/** Renders done by this isolate; the tests read it to prove that spellings, HEAD and concurrency add none. */
+export const qrRenderStats = { renders: 0 };
+
+export interface RenderedQr {
+  body: Uint8Array | string;
+  contentType: string;
+}
+
+export async function renderQr(symbol: QrSymbol, options: QrOptions): Promise<RenderedQr> {
+  qrRenderStats.renders++;
   const style = { size: options.size, margin: options.margin, color: options.color, bgcolor: options.bgcolor };
   return options.format === 'svg'
     ? { body: renderSvg(symbol, style), contentType: 'image/svg+xml; charset=utf-8' }

@@ -6,8 +6,8 @@ import type { AppEnv } from '../http/context.ts';
 import { envelope } from '../http/envelope.ts';
 import { ApiError } from '../http/errors.ts';
 import { strictQueryEncoding } from '../http/query-encoding.ts';
-import { imageUrl, planQr, QR_DEFAULTS, QR_ECC_LEVELS, QR_FORMATS, QR_IMAGE_PATH, QR_MARGIN_MAX, QR_SIZE_MAX, QR_SIZE_MIN, renderQr, signedValues, type QrOptions } from '../qr/qr-image.ts';
-import { sign, SIGNED_PARAMS, signingSecrets, verify } from '../qr/signature.ts';
+import { canonicalQuery, imageUrl, planQr, QR_DEFAULTS, QR_ECC_LEVELS, QR_FORMATS, QR_IMAGE_PATH, QR_MARGIN_MAX, QR_SIZE_MAX, QR_SIZE_MIN, renderQr, signedValues, type QrOptions, type RenderedQr } from '../qr/qr-image.ts';
+import { sign, SIGNED_PARAMS, signingSecrets, verify, type SignedValues } from '../qr/signature.ts';
 import { choiceParam, integerParam, queryObject } from './params.ts';
 import { RATE_HEADERS, TOOLS_SECURITY, ToolsMeta, errorResponses } from './schemas.ts';
 
@@ -101,6 +101,10 @@ export const qrImageRoute = createRoute({
         'image/svg+xml': { schema: { type: 'string' } },
       },
     },
+    301: {
+      description: 'The same signed URL spelt otherwise (parameters reordered, escapes written differently): Location is its one canonical spelling',
+      headers: { Location: { schema: { type: 'string' as const }, description: 'The canonical URL of this image' } },
+    },
     304: { description: 'Not modified (If-None-Match matched)', headers: imageHeaders },
     ...errorResponses('bad_request', 'forbidden'),
   },
@@ -138,6 +142,31 @@ function imageResponse(body: BodyInit | null, status: 200 | 304, etag: string, c
   return new Response(body, { status, headers });
 }
 
+/**
+ * Renders in progress in this isolate, by signature: identical requests that miss the cache together
+ * share one render instead of each starting their own. An entry stays until the render is in the Cache
+ * API, so a request arriving between the render and the cache write shares it too.
+ */
+const rendering = new Map<string, Promise<RenderedQr>>();
+
+function renderOnce(key: string, options: QrOptions, store: (image: RenderedQr) => Promise<void>, waitUntil: (p: Promise<unknown>) => void): Promise<RenderedQr> {
+  const running = rendering.get(key);
+  if (running !== undefined) return running;
+  const render = Promise.resolve().then(() => renderQr(planQr(options), options));
+  rendering.set(key, render);
+  // Kept alive by the request that started it, even if that request's client goes away, since others may be waiting.
+  waitUntil(
+    render
+      .then(store)
+      .catch((err: unknown) => console.error('QR render or cache write failed', String(err)))
+      .finally(() => rendering.delete(key)),
+  );
+  return render;
+}
+
+/** The one URL a signed image is served (and cached) at. */
+const canonicalUrl = (origin: string, values: SignedValues, sig: string): string => `${origin}${QR_IMAGE_PATH}?${canonicalQuery(values, sig)}`;
+
 function etagMatches(header: string | undefined, etag: string): boolean {
   if (header === undefined) return false;
   return header.trim() === '*' || header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
@@ -160,18 +189,34 @@ export function registerQr(app: OpenAPIHono<AppEnv>): void {
         param: 'sig',
       });
     }
-    const options = optionsFrom(Object.fromEntries(SIGNED_PARAMS.map((p) => [p, query[p]])));
-    const etag = `"${RENDERER_VERSION}-${query.sig}"`;
+    // The signature covers the decoded values, so one image has many spellings (reordered parameters,
+    // escapes written otherwise). Only the canonical one is served, so it is the one cache entry.
+    const sig = query.sig!;
+    const values = Object.fromEntries(SIGNED_PARAMS.map((p) => [p, query[p] ?? ''])) as SignedValues;
+    const requested = new URL(c.req.url);
+    const canonical = canonicalUrl(requested.origin, values, sig);
+    if (requested.href !== canonical) {
+      return new Response(null, {
+        status: 301,
+        headers: { Location: canonical, 'Cache-Control': QR_IMAGE_CACHE_CONTROL, 'Access-Control-Allow-Origin': '*' },
+      });
+    }
+    const options = optionsFrom(values);
+    const etag = `"${RENDERER_VERSION}-${sig}"`;
     const contentType = options.format === 'svg' ? 'image/svg+xml; charset=utf-8' : 'image/png';
     if (etagMatches(c.req.header('If-None-Match'), etag)) return imageResponse(null, 304, etag, contentType);
 
     // Workers responses are not cached by the CDN on their own; the Cache API keeps renders per colo.
-    const cacheKey = new Request(c.req.url, { method: 'GET' });
-    const cached = c.req.method === 'GET' ? await caches.default.match(cacheKey) : undefined;
+    // HEAD is answered from the same entry as GET (Hono drops the body), and fills it on a miss.
+    const cacheKey = new Request(canonical, { method: 'GET' });
+    const cached = await caches.default.match(cacheKey);
     if (cached) return cached;
-    const image = await renderQr(planQr(options), options);
-    const response = imageResponse(image.body, 200, etag, image.contentType);
-    if (c.req.method === 'GET') c.executionCtx.waitUntil(caches.default.put(cacheKey, response.clone()));
-    return response;
+    const image = await renderOnce(
+      etag,
+      options,
+      (done) => caches.default.put(cacheKey, imageResponse(done.body, 200, etag, done.contentType)),
+      (p) => c.executionCtx.waitUntil(p),
+    );
+    return imageResponse(image.body, 200, etag, image.contentType);
   });
 }

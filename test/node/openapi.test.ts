@@ -64,7 +64,8 @@ describe('GET /api/v1/openapi.json', () => {
     const image = doc.paths['/api/v1/qr/image'].get;
     expect(image.security).toEqual([]);
     expect(Object.keys(image.responses['200'].content).sort()).toEqual(['image/png', 'image/svg+xml']);
-    expect(Object.keys(image.responses).sort()).toEqual(['200', '304', '400', '403']);
+    expect(Object.keys(image.responses).sort()).toEqual(['200', '301', '304', '400', '403']);
+    expect(image.responses['301'].headers.Location).toBeDefined();
     expect(Object.keys(doc.paths['/api/v1/tools/{slug}'].get.responses).sort()).toEqual(['200', '401', '403', '404', '429']);
   });
 

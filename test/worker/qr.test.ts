@@ -1,6 +1,7 @@
 // GET /qr and GET /qr/image over HTTP: parameters, signing, caching headers, and the rendered images
 // read back by a real QR decoder.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { qrRenderStats } from '../../src/qr/qr-image.ts';
 import { SIGNED_PARAMS } from '../../src/qr/signature.ts';
 import { call, makeKey, toolsHeaders, type TestKey } from './helpers.ts';
 import { decodePngQr, decodeSvgQr, readPng, rasteriseSvg } from './qr-decode.ts';
@@ -258,6 +259,79 @@ describe('GET /api/v1/qr/image', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('image/png');
     expect(await res.text()).toBe('');
+  });
+
+  it('renders each signed image once: other spellings redirect to the canonical URL, HEAD and concurrent misses share the render', async () => {
+    // A space, a slash and a plus: three characters with more than one spelling in a query string.
+    const data = `render once/${crypto.randomUUID()}+x`;
+    const url = await signedUrl(`data=${enc(data)}`);
+    const u = new URL(url);
+    const q = u.search.slice(1);
+    const before = qrRenderStats.renders;
+
+    // Ten HEADs and ten GETs at once, all cache misses: one render between them.
+    const answers = await Promise.all([...Array(10)].flatMap(() => [call(url, { method: 'HEAD' }), call(url)]));
+    for (const res of answers) expect(res.status).toBe(200);
+    const bodies = await Promise.all(answers.map((r) => r.arrayBuffer()));
+    const png = new Uint8Array(bodies.find((b) => b.byteLength > 0)!);
+    expect(bodies.filter((b) => b.byteLength > 0)).toHaveLength(10);
+    expect(new Set(answers.map((r) => r.headers.get('etag'))).size).toBe(1);
+    expect(qrRenderStats.renders - before).toBe(1);
+
+    // Spellings the signature cannot tell apart: each is a 301 to the canonical URL, never a render.
+    const params = q.split('&');
+    const variants = [
+      q.replace('format=png', 'format=%70ng'),
+      q.replace('format=png', 'f%6Frmat=png'),
+      [...params].reverse().join('&'),
+      [params[6], ...params.slice(0, 6), params[7]].join('&'),
+      q.replace('%20', '+'),
+      q.replace(/%2F/g, '%2f'),
+      q.replace('%2B', '%2b'),
+      q.replace('size=300', 'size=%33%30%30'),
+      q.replace(/sig=(.)/, (_m, ch: string) => `sig=%${ch.charCodeAt(0).toString(16).toUpperCase()}`),
+      `${q}&`,
+    ];
+    for (const variant of variants) {
+      expect(variant, variant).not.toBe(q);
+      for (const method of ['GET', 'HEAD']) {
+        const res = await call(`${u.origin}${u.pathname}?${variant}`, { method });
+        expect(res.status, `${method} ${variant}`).toBe(301);
+        expect(res.headers.get('location'), variant).toBe(url);
+        expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      }
+    }
+    const otherPath = await call(`${u.origin}/api/v1/qr/%69mage?${q}`);
+    expect([otherPath.status, otherPath.headers.get('location')]).toEqual([301, url]);
+    // Followed, the redirect lands on the one cache entry.
+    const followed = await call(url);
+    expect(new Uint8Array(await followed.arrayBuffer())).toEqual(png);
+    expect(await call(url, { method: 'HEAD' }).then((r) => r.status)).toBe(200);
+    expect(qrRenderStats.renders - before).toBe(1);
+    // The data reads back exactly.
+    expect((await decodePngQr(png))?.text).toBe(data);
+  });
+
+  it('checks the signature before redirecting a spelling', async () => {
+    const url = await signedUrl('data=redirect-check');
+    const q = new URL(url).search.slice(1);
+    const forged = q.replace('data=redirect-check', 'data=redirect-chec%6B2');
+    const res = await call(`/api/v1/qr/image?${forged.split('&').reverse().join('&')}`);
+    expect(res.status).toBe(403);
+    expect(res.headers.get('location')).toBeNull();
+  });
+
+  it('fills the cache from a HEAD, and answers a HEAD from a GET\'s entry', async () => {
+    const first = await signedUrl(`data=head-first-${crypto.randomUUID()}`);
+    const before = qrRenderStats.renders;
+    expect((await call(first, { method: 'HEAD' })).status).toBe(200);
+    expect((await caches.default.match(first))?.status).toBe(200);
+    expect((await call(first)).status).toBe(200);
+    const second = await signedUrl(`data=get-first-${crypto.randomUUID()}`);
+    expect((await call(second)).status).toBe(200);
+    const head = await call(second, { method: 'HEAD' });
+    expect([head.status, head.headers.get('content-type'), await head.text()]).toEqual([200, 'image/png', '']);
+    expect(qrRenderStats.renders - before).toBe(2);
   });
 
   it('needs the signing secret configured', async () => {
