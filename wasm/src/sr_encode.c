@@ -54,7 +54,7 @@ static void oriented_row(const sr_job *job, int y, uint8_t *out) {
  * - tables that rise gently with frequency, q(u, v) = round(b × (1 + s × (u + v))) at quality 50, with
  *   b = 12, s = 0.10 for luma and b = 14, s = 0.15 for chroma, instead of Annex K's steep ones: SSIM
  *   rewards keeping mid frequencies that Annex K quantises hard;
- * - a dead zone: AC coefficients round towards zero by a fifth of a step (patches/jcdctmgr-deadzone.patch),
+ * - a dead zone: AC coefficients round towards zero by a fifth of a step (patches/01-jcdctmgr-deadzone.patch),
  *   so the coefficients just over half a step, which cost the most bits for the least detail, become 0.
  * Both are settable for the bench's tuning runs (sr_set_quant_tables, sr_set_deadzone).
  */
