@@ -4,6 +4,7 @@
 import { orientationFromApp1, orientationFromTiff, type Orientation } from './exif.ts';
 import { crc32 } from './crc32.ts';
 import type { ImageFormat } from './formats.ts';
+import { MAX_JPEG_SCANS } from './limits.ts';
 
 export interface ImageHeader {
   width: number;
@@ -70,6 +71,7 @@ function readJpeg(b: Uint8Array): ImageHeader {
   let width = 0;
   let height = 0;
   let jpeg: JpegFrame | undefined;
+  let scans = 0;
   let orientation: Orientation | null = null;
   let at = 2; // after SOI
   let sawScan = false;
@@ -112,6 +114,9 @@ function readJpeg(b: Uint8Array): ImageHeader {
     } else if (marker === SOS) {
       if (width === 0) throw new MalformedImage('the JPEG has image data before its frame header');
       sawScan = true;
+      // Each scan of a progressive file is a pass over every coefficient: thousands of tiny scans
+      // would cost minutes of CPU for a small file.
+      if (++scans > MAX_JPEG_SCANS) throw new MalformedImage(`the JPEG has more than ${MAX_JPEG_SCANS} scans`);
     }
     at = end;
   }

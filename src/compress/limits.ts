@@ -22,6 +22,12 @@ export const DEFAULT_MAX_INPUT_PIXELS = 100_000_000;
  * progressive JPEG at full size, whose decoder alone holds 72 MB of coefficients.
  */
 export const DEFAULT_MEMORY_BUDGET_MB = 100;
+/**
+ * Most scans a JPEG may have. Encoders write 1 (baseline) to about 12 (progressive); each scan is a pass
+ * over all coefficients, so a small file of thousands of scans is a CPU bomb (libjpeg-turbo's own tools
+ * offer the same guard, `-maxscans`).
+ */
+export const MAX_JPEG_SCANS = 100;
 /** Pro requests that wait for memory at once per isolate; more get 503 `overloaded`. */
 export const MEMORY_QUEUE_MAX = 8;
 /** How long a pro request waits for memory before it gets 503 `overloaded`. */

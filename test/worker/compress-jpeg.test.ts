@@ -307,6 +307,23 @@ describe('refusals', () => {
     expect(remaining(after.res)).toBe(before - 1);
   });
 
+  it('more than 100 scans (a CPU bomb in a small file) is refused from the header, the engine untouched', async () => {
+    const sos = good.findIndex((b, i) => b === 0xff && good[i + 1] === 0xda);
+    const scanBytes = good.subarray(sos, good.length - 2); // the SOS segment and its entropy-coded data
+    const withScans = (n: number) => cat(good.subarray(0, sos), ...Array(n).fill(scanBytes), [0xff, 0xd9]);
+    const engine = () => wasmMemoryReport().codecs.find((c) => c.name === 'sr_jpeg')!;
+    const { instantiations } = engine();
+    const res = await compressCall(pro.key, { image: withScans(101) });
+    expect(res.status).toBe(422);
+    const { error } = await res.json<any>();
+    expect(error).toMatchObject({ code: 'unprocessable_image', param: 'image' });
+    expect(error.message).toContain('more than 100 scans');
+    expect(engine().instantiations).toBe(instantiations);
+    // 100 scans pass the header (the decoder then judges the file).
+    const hundred = await compressCall(pro.key, { image: withScans(100) });
+    expect((await hundred.json<any>()).error?.message ?? '').not.toContain('scans');
+  });
+
   it('a header declaring 30000×30000 is refused at once as image_too_large, the engine untouched', async () => {
     const before = remaining((await compressed({ image: good })).res);
     const engine = () => wasmMemoryReport().codecs.find((c) => c.name === 'sr_jpeg')!;
