@@ -1,6 +1,8 @@
 // One instance per API key, addressed by the key's SHA-256 hash. It authenticates and meters in a single
 // round trip: the key's state is held in memory (loaded from D1, dropped on `refresh`), the counters in
-// this object's SQLite storage.
+// this object's SQLite storage. API B's windows are the key's own; API A's month belongs to the account,
+// so compressions are reserved, committed and released on the account's meter (AccountMeter), which this
+// object calls once the key has authenticated. The key keeps its per-day history of both.
 import { DurableObject } from 'cloudflare:workers';
 import { digestsEqual } from '../accounts/constant-time.ts';
 import type { KeyStateRow, KeyView } from '../accounts/records.ts';
@@ -9,9 +11,10 @@ import { SQL } from '../db/statements.ts';
 import type { Env } from '../env.ts';
 import { Counters } from '../metering/counters.ts';
 import { KEY_STATE_TTL_MS, LAST_USED_FLUSH_MS } from '../metering/key-state.ts';
-import {
-  commitCompression, imageStatus, meterTools, releaseCompression, reserveCompression, usageSnapshot,
-} from '../metering/rules.ts';
+import { meterTools, toolsUsage } from '../metering/rules.ts';
+import { dayWindow } from '../metering/windows.ts';
+import { accountMeter } from '../metering/account-meter-stub.ts';
+import type { AccountMeter } from './account-meter.ts';
 import type { KeySnapshot, Verdict } from '../metering/types.ts';
 
 interface CachedKey {
@@ -41,57 +44,67 @@ export class KeyMeter extends DurableObject<Env> {
     if (!result.allowed) return { outcome: 'rate_limit_exceeded', key, rate: result.rate };
     this.touch(hash, now);
     const verdict: Verdict = { outcome: 'ok', key, rate: result.rate };
-    if (withUsage) verdict.usage = usageSnapshot(this.counters, key.tiers, now);
+    if (withUsage) {
+      const tools = toolsUsage(this.counters, key.tiers.tools, now);
+      verdict.usage = { ...tools, month_compressions: await this.account(key).month(key.tiers.image, now) };
+    }
     return verdict;
   }
 
-  /** API A without spending: the month as it stands (a read-only view for tests and operators). */
+  /** API A without spending: the account's month as it stands (a read-only view for tests and operators). */
   async imageStatus(hash: string, now: number): Promise<Verdict> {
     const auth = await this.authenticate(hash, now, 'image');
     if (auth.outcome !== 'ok' || !auth.key) return auth;
-    return { outcome: 'ok', key: auth.key, rate: imageStatus(this.counters, auth.key.tiers.image, now).rate };
+    return { outcome: 'ok', key: auth.key, rate: (await this.account(auth.key).status(auth.key.tiers.image, now)).rate };
   }
 
-  /** API A: holds one unit of this month's quota for a compression about to run. */
+  /** API A: holds one unit of the account's month for a compression about to run. */
   async reserve(hash: string, now: number): Promise<Verdict> {
     const auth = await this.authenticate(hash, now, 'image');
     if (auth.outcome !== 'ok' || !auth.key) return auth;
     const key = auth.key;
     const id = crypto.randomUUID();
-    const result = this.ctx.storage.transactionSync(() => reserveCompression(this.counters, key.tiers.image, now, id));
+    const result = await this.account(key).reserve(key.tiers.image, now, id);
     if (!result.allowed) return { outcome: 'quota_exceeded', key, rate: result.rate };
     this.touch(hash, now);
     return { outcome: 'ok', key, rate: result.rate, reservation: id };
   }
 
+  /** Spends the reserved unit on the account's month and, when it was spent, counts it in this key's day. */
   async commit(hash: string, reservation: string, now: number): Promise<Verdict> {
     const key = await this.settleKey(hash, now);
     if (!key) return { outcome: 'unauthorized' };
-    const result = this.ctx.storage.transactionSync(() => commitCompression(this.counters, key.tiers.image, now, reservation));
+    const result = await this.account(key).commit(key.tiers.image, reservation, now);
+    if (result.charged) this.ctx.storage.transactionSync(() => this.counters.addDaily('compressions', dayWindow(now).start));
     return { outcome: 'ok', key, rate: result.rate };
   }
 
   async release(hash: string, reservation: string, now: number): Promise<Verdict> {
     const key = await this.settleKey(hash, now);
     if (!key) return { outcome: 'unauthorized' };
-    const result = this.ctx.storage.transactionSync(() => releaseCompression(this.counters, key.tiers.image, now, reservation));
+    const result = await this.account(key).release(key.tiers.image, reservation, now);
     return { outcome: 'ok', key, rate: result.rate };
   }
 
   /**
-   * The console's view of this key: its windows as they stand and its per-day history from `fromDay`.
-   * Spends nothing and needs no scope; null for a hash with no key (then no storage is touched).
+   * The console's view of this key: its API B windows as they stand and its per-day history from
+   * `fromDay` (the month of compressions is the account's: read it from the account's meter). Spends
+   * nothing and needs no scope; null for a hash with no key (then no storage is touched).
    */
   async snapshot(hash: string, now: number, fromDay: number): Promise<KeySnapshot | null> {
     const { view } = await this.load(hash, now);
     if (!view) return null;
-    return { usage: usageSnapshot(this.counters, view.tiers, now), history: this.counters.history(fromDay) };
+    return { usage: toolsUsage(this.counters, view.tiers.tools, now), history: this.counters.history(fromDay) };
   }
 
   /** Forget the cached key state: the next request re-reads it from D1 (revoke, tier change). */
   async refresh(): Promise<void> {
     this.cached = undefined;
     this.loading = undefined;
+  }
+
+  private account(key: KeyView): DurableObjectStub<AccountMeter> {
+    return accountMeter(this.env, key.account.id);
   }
 
   // A reservation settles even if the key was revoked meanwhile: the work was authorised when it began.

@@ -1,7 +1,7 @@
 // The metering rules of API.md, as functions over Counters. No I/O, no awaits: each is one atomic step.
 import { IMAGE_TIERS, TOOLS_TIERS, type ImageTier, type ToolsTier } from '../accounts/tiers.ts';
 import type { Counters } from './counters.ts';
-import type { RateHeaders, Usage } from './types.ts';
+import type { RateHeaders, ToolsUsage, WindowUsage } from './types.ts';
 import { dayWindow, minuteWindow, monthWindow, secondsUntil, toUnixSeconds } from './windows.ts';
 
 export interface ToolsResult {
@@ -49,6 +49,9 @@ export interface ImageResult {
   rate: RateHeaders;
 }
 
+// API A's month belongs to the account: these run on the account's meter (src/durable/account-meter.ts),
+// over its Counters, never on a key's.
+
 /** Monthly compressions: `used` counts committed ones; open reservations hold units until they settle. */
 export function imageStatus(counters: Counters, tier: ImageTier, now: number): ImageResult {
   const month = monthWindow(now);
@@ -69,17 +72,21 @@ export function reserveCompression(counters: Counters, tier: ImageTier, now: num
   return { allowed: true, rate };
 }
 
+export interface CommitResult extends ImageResult {
+  /** Whether a unit was spent: the key then records the compression in its per-day history. */
+  charged: boolean;
+}
+
 /**
  * Turns a reservation into a spent unit. A reservation that expired meanwhile is still charged when the
  * month has room, and never when it has not: the month is never overdrawn.
  */
-export function commitCompression(counters: Counters, tier: ImageTier, now: number, id: string): ImageResult {
+export function commitCompression(counters: Counters, tier: ImageTier, now: number, id: string): CommitResult {
   const monthStart = counters.take(id, now);
   if (monthStart !== null) counters.add('month', monthStart);
   else if (imageStatus(counters, tier, now).allowed) counters.add('month', monthWindow(now).start);
-  else return imageStatus(counters, tier, now);
-  counters.addDaily('compressions', dayWindow(now).start);
-  return imageStatus(counters, tier, now);
+  else return { ...imageStatus(counters, tier, now), charged: false };
+  return { ...imageStatus(counters, tier, now), charged: true };
 }
 
 export function releaseCompression(counters: Counters, tier: ImageTier, now: number, id: string): ImageResult {
@@ -87,16 +94,22 @@ export function releaseCompression(counters: Counters, tier: ImageTier, now: num
   return imageStatus(counters, tier, now);
 }
 
-export function usageSnapshot(counters: Counters, tiers: { image: ImageTier; tools: ToolsTier }, now: number): Usage {
-  const limits = TOOLS_TIERS[tiers.tools];
+/** The account's month as /account and the console show it (`remaining` excludes units in flight). */
+export function monthUsage(counters: Counters, tier: ImageTier, now: number): WindowUsage {
+  const month = monthWindow(now);
+  const limit = IMAGE_TIERS[tier].compressionsPerMonth;
+  const used = counters.used('month', month.start);
+  const held = used + counters.reserved(month.start, now);
+  return { limit, used, remaining: Math.max(0, limit - held), reset: toUnixSeconds(month.end) };
+}
+
+/** A key's API B windows as they stand (its minute and day; the month is the account's). */
+export function toolsUsage(counters: Counters, tier: ToolsTier, now: number): ToolsUsage {
+  const limits = TOOLS_TIERS[tier];
   const minute = minuteWindow(now);
   const day = dayWindow(now);
-  const month = monthWindow(now);
   const minuteUsed = counters.used('minute', minute.start);
   const dayUsed = counters.used('day', day.start);
-  const monthLimit = IMAGE_TIERS[tiers.image].compressionsPerMonth;
-  const monthUsed = counters.used('month', month.start);
-  const monthHeld = monthUsed + counters.reserved(month.start, now);
   return {
     minute: {
       limit: limits.perMinute, used: minuteUsed,
@@ -105,9 +118,6 @@ export function usageSnapshot(counters: Counters, tiers: { image: ImageTier; too
     day: {
       limit: limits.perDay, used: dayUsed,
       remaining: limits.perDay === null ? null : Math.max(0, limits.perDay - dayUsed), reset: toUnixSeconds(day.end),
-    },
-    month_compressions: {
-      limit: monthLimit, used: monthUsed, remaining: Math.max(0, monthLimit - monthHeld), reset: toUnixSeconds(month.end),
     },
   };
 }

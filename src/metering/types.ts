@@ -10,9 +10,14 @@ export interface WindowUsage {
   reset: number;
 }
 
-export interface Usage {
+/** A key's API B windows. */
+export interface ToolsUsage {
   minute: WindowUsage;
   day: WindowUsage;
+}
+
+/** What /account shows: the key's API B windows and the account's month of compressions. */
+export interface Usage extends ToolsUsage {
   month_compressions: WindowUsage;
 }
 
@@ -37,8 +42,8 @@ export interface Verdict {
   reservation?: string;
 }
 
-/** What the console reads from a key's meter. */
+/** What the console reads from a key's meter: its API B windows and per-day history (the month is the account's). */
 export interface KeySnapshot {
-  usage: Usage;
+  usage: ToolsUsage;
   history: DailyRow[];
 }

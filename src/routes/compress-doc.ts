@@ -19,7 +19,7 @@ export const compressDoc: RouteConfig = {
     'stripped except the ICC profile (metadata=keep keeps EXIF and XMP, orientation reset to 1); transparency becomes white in JPEG ' +
     'output. When a JPEG output is not smaller than a same-size JPEG input (no target_kb), it is replaced by a lossless rewrite ' +
     '(coefficients copied, metadata stripped, orientation applied losslessly, Huffman optimised): the input bytes are never returned ' +
-    'as they are. One compression of the month is used only by a 200.',
+    "as they are. One compression of the account's month (all its keys together) is used only by a 200.",
   tags: ['Image API'],
   security: IMAGE_SECURITY,
   request: { body: { required: true, content: { 'multipart/form-data': { schema: CompressParts } } } },

@@ -1,4 +1,4 @@
-// API A: POST /api/v1/compress. Thin: reserve a unit of the month, read and validate the upload,
+// API A: POST /api/v1/compress. Thin: reserve a unit of the account's month (through the key's meter), read and validate the upload,
 // plan it from its header, admit it by memory, run the pipeline, and write the image with its headers. The unit is committed only when the
 // answer is 200 and released on every failure, so a failed request never costs quota.
 import type { OpenAPIHono } from '@hono/zod-openapi';
@@ -14,6 +14,7 @@ import type { AppEnv } from '../http/context.ts';
 import { ApiError } from '../http/errors.ts';
 import { badRequestFrom } from '../http/validation.ts';
 import { clock } from '../env.ts';
+import type { RateHeaders } from '../metering/types.ts';
 import { CompressParts } from './compress-schema.ts';
 import { compressDoc } from './compress-doc.ts';
 
@@ -35,6 +36,7 @@ export async function compressMetered(c: Context<AppEnv>, hash: string, meter: D
   const started = performance.now();
   const reserved = await meter.reserve(hash, clock(c.env));
   if (reserved.outcome !== 'forbidden') c.set('rate', reserved.rate);
+  if (reserved.outcome === 'quota_exceeded') throw quotaExceeded(reserved.rate);
   enforce(reserved);
   const key = reserved.key!;
   c.set('key', key);
@@ -73,6 +75,15 @@ export async function compressMetered(c: Context<AppEnv>, hash: string, meter: D
   } finally {
     done?.();
   }
+}
+
+/** The month is the account's (all its keys together), so the refusal says so. */
+function quotaExceeded(rate: RateHeaders | undefined): ApiError {
+  return new ApiError(
+    'quota_exceeded',
+    `this account has used all ${rate?.limit ?? ''} compressions of this month (all its keys together); the quota resets on the 1st (UTC)`,
+    { details: { limit: rate?.limit, reset: rate?.reset } },
+  );
 }
 
 function imageResponse(result: CompressResult, uploadName: string, originalSize: number, totalMs: number): Response {

@@ -94,8 +94,8 @@ const consoleCompressDoc: RouteConfig = {
   path: CONSOLE_COMPRESS_PATH,
   summary: 'The "Try it" compressor: POST /api/v1/compress for the signed-in account, without an API key',
   description:
-    `Same parts, rules and answers as POST /api/v1/compress, metered on the account's own console meter: the account's image tier ` +
-    `and a monthly quota of the same size as one key's.${CSRF_NOTE}`,
+    `Same parts, rules and answers as POST /api/v1/compress, for the signed-in account: its image tier, and its monthly quota ` +
+    `(shared with its keys), counted on the account's console meter in the usage view.${CSRF_NOTE}`,
   tags: [CONSOLE_TAG],
   security: SESSION_SECURITY,
   request: { ...compressShape.request, headers: CsrfHeader },
@@ -126,7 +126,7 @@ export function registerConsoleApi(app: OpenAPIHono<AppEnv>): void {
     return c.json({ data: key, meta: meta(c) }, 200);
   });
 
-  app.openapi(usageRoute, async (c) => c.json({ data: await accountUsage(c.env, accountOf(c).id, clock(c.env)), meta: meta(c) }, 200));
+  app.openapi(usageRoute, async (c) => c.json({ data: await accountUsage(c.env, accountOf(c), clock(c.env)), meta: meta(c) }, 200));
 
   app.openAPIRegistry.registerPath(consoleCompressDoc);
   app.post(CONSOLE_COMPRESS_PATH, ...session, requireCsrfHeader, async (c) => {

@@ -5,8 +5,9 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { SCOPES, type Scope } from '../accounts/tiers.ts';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
-import { consoleKeyHash, createKey, listKeys, revokeKey } from '../console/keys.ts';
+import { createKey, listKeys, revokeKey } from '../console/keys.ts';
 import { accountUsage } from '../console/usage.ts';
+import { accountMeter } from '../metering/account-meter-stub.ts';
 import { clock } from '../env.ts';
 import type { AppEnv } from '../http/context.ts';
 import { csrfTokenFor, csrfValid } from '../http/csrf.ts';
@@ -43,7 +44,7 @@ function notFoundPage(c: Context<AppEnv>, message: string): Response {
 export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
   app.get('/', loadSession, async (c) => {
     if (!c.var.session) return sendPage(c, signInPage({ csrf: csrfTokenFor(c) }));
-    const report = await accountUsage(c.env, accountOf(c).id, clock(c.env));
+    const report = await accountUsage(c.env, accountOf(c), clock(c.env));
     return sendPage(c, usagePage({ csrf: csrfTokenFor(c), account: accountOf(c), report }));
   });
 
@@ -88,10 +89,9 @@ export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
 
   app.get('/try', ...signedIn, async (c) => {
     const now = clock(c.env);
-    const hash = await consoleKeyHash(c.env.DB, accountOf(c).id, now);
-    const snapshot = await c.env.METER.get(c.env.METER.idFromName(hash)).snapshot(hash, now, now);
-    if (!snapshot) throw new Error('console meter has no key');
-    return sendPage(c, tryPage({ csrf: csrfTokenFor(c), account: accountOf(c), month: snapshot.usage.month_compressions, endpoint: CONSOLE_COMPRESS_PATH }));
+    // The month is the account's, shared by its keys and this page.
+    const month = await accountMeter(c.env, accountOf(c).id).month(accountOf(c).image_tier, now);
+    return sendPage(c, tryPage({ csrf: csrfTokenFor(c), account: accountOf(c), month, endpoint: CONSOLE_COMPRESS_PATH }));
   });
 
   // The reference depends only on the routes and the origin (its examples' base URL): render it once per

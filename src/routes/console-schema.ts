@@ -71,6 +71,9 @@ export const UsageResponse = z
     data: z.object({
       days: z.array(z.string()).openapi({ description: `The last ${USAGE_DAYS} days (UTC, YYYY-MM-DD), oldest first, today last` }),
       account: z.object(Series).openapi({ description: 'API B requests and compressions per day, all keys together' }),
+      month_compressions: WindowUsage.openapi({
+        description: 'The account\'s monthly compressions (API A\'s quota belongs to the account: all its keys and "Try it" together)',
+      }),
       keys: z.array(
         z.object({
           id: z.string(),
@@ -79,7 +82,10 @@ export const UsageResponse = z
           kind: z.enum(['api', 'console']).openapi({ description: 'console: the meter of the "Try it" page' }),
           revoked_at: z.string().nullable(),
           ...Series,
-          windows: z.object({ minute: WindowUsage, day: WindowUsage, month_compressions: WindowUsage }),
+          month_compressions: z.number().int().openapi({ description: "This key's compressions this month: its share of the account's month" }),
+          windows: z.object({ minute: WindowUsage, day: WindowUsage, month_compressions: WindowUsage }).openapi({
+            description: "The key's own API B windows (minute, day) and the account's month, as GET /api/v1/account shows them to this key",
+          }),
         }),
       ),
     }),

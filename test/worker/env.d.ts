@@ -6,6 +6,7 @@ declare global {
     interface Env {
       DB: D1Database;
       METER: import('../../src/env.ts').Env['METER'];
+      ACCOUNT_METER: import('../../src/env.ts').Env['ACCOUNT_METER'];
       ADMIN_TOKEN: string;
       QR_SIGNING_SECRET: string;
       TOOLS_SITE_URL: string;

@@ -1,4 +1,4 @@
-// "Try it": compress an image with the signed-in account's tier and console meter, in the page.
+// "Try it": compress an image with the signed-in account's tier and monthly quota (counted on its console meter), in the page.
 import { IMAGE_TIERS, type ImageTier, type ToolsTier } from '../../accounts/tiers.ts';
 import { DEFAULT_QUALITY, MAX_IMAGE_BYTES, MAX_OUTPUT_DIMENSION, MAX_TARGET_KB } from '../../compress/limits.ts';
 import type { WindowUsage } from '../../metering/types.ts';
@@ -15,7 +15,7 @@ export interface TryState {
 export function tryPage(state: TryState): string {
   const pro = IMAGE_TIERS[state.account.image_tier].webp;
   const body = html`<h1>Try the compressor</h1>
-<p>Runs on your account's <strong>${state.account.image_tier}</strong> image tier, on a monthly quota of its own:
+<p>Runs on your account's <strong>${state.account.image_tier}</strong> image tier and its monthly quota, which your keys share:
 <strong id="try-remaining">${numberText(state.month.remaining ?? 0)}</strong> of ${numberText(state.month.limit ?? 0)} compressions left this month. No API key is involved.</p>
 <form id="try-form" class="card" data-endpoint="${state.endpoint}" data-max-bytes="${MAX_IMAGE_BYTES}" novalidate>
 <div class="dropzone" id="dropzone">

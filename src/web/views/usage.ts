@@ -1,5 +1,5 @@
-// The usage page: 30-day totals and chart for the account, then each key with its windows as bars and
-// its own chart.
+// The usage page: 30-day totals, the account's month of compressions and the chart for the account, then
+// each key with its share of the month, its API B windows as bars and its own chart.
 import { IMAGE_TIERS, TOOLS_TIERS, type ImageTier, type ToolsTier } from '../../accounts/tiers.ts';
 import type { KeyUsage, UsageReport } from '../../console/usage.ts';
 import type { WindowUsage } from '../../metering/types.ts';
@@ -41,7 +41,7 @@ function keyCard(report: UsageReport, key: KeyUsage): Html {
   return html`<section class="card" aria-labelledby="usage-${key.id}">
 <h3 id="usage-${key.id}">${title} ${key.kind === 'api' ? html`<code>${key.prefix}…</code>` : ''} ${key.revoked_at ? html`<span class="status-revoked">Revoked</span>` : ''}</h3>
 <p>Last 30 days: ${numberText(sum(key.requests))} API B requests, ${numberText(sum(key.compressions))} compressions.</p>
-${bar('Compressions this month', w.month_compressions, 'compressions')}
+<p>Compressions this month: <strong data-testid="key-month-${key.id}">${numberText(key.month_compressions)}</strong> of the account's ${numberText(w.month_compressions.used)}.</p>
 ${apiB ? html`${bar('API B requests today', w.day, 'requests')}${bar('API B requests this minute', w.minute, 'requests')}` : ''}
 <details><summary>Daily chart of ${title}</summary>${renderUsageChart(seriesOf(report, key, `Daily use of ${title}, last 30 days`))}</details>
 </section>`;
@@ -53,13 +53,17 @@ export function usagePage(state: UsageState): string {
   const tools = TOOLS_TIERS[account.tools_tier];
   const chart = seriesOf(report, report.account, 'API B requests and compressions per day, last 30 days, all keys');
   const body = html`<h1>Usage</h1>
-<p>Signed in as <strong>${account.name}</strong> (${account.email}). Limits apply to each key on its own (API reference: "Limits").</p>
+<p>Signed in as <strong>${account.name}</strong> (${account.email}). The monthly compressions belong to the account (all its keys and "Try it" together); API B's limits apply to each key on its own (API reference: "Limits").</p>
 <div class="totals">
 <div class="card"><span class="hint">API B requests, last 30 days</span><span class="big" data-testid="total-requests">${numberText(sum(report.account.requests))}</span></div>
 <div class="card"><span class="hint">Compressions, last 30 days</span><span class="big" data-testid="total-compressions">${numberText(sum(report.account.compressions))}</span></div>
-<div class="card"><span class="hint">Image tier</span><span class="big">${account.image_tier}</span><span class="hint">${numberText(image.compressionsPerMonth)} compressions per key per month${image.webp ? '; WebP and target size' : '; JPEG and PNG output'}</span></div>
+<div class="card"><span class="hint">Image tier</span><span class="big">${account.image_tier}</span><span class="hint">${numberText(image.compressionsPerMonth)} compressions per month for the account${image.webp ? '; WebP and target size' : '; JPEG and PNG output'}</span></div>
 <div class="card"><span class="hint">Tools tier</span><span class="big">${account.tools_tier}</span><span class="hint">${numberText(tools.perMinute)} requests per minute${tools.perDay === null ? ', no daily cap' : ` and ${numberText(tools.perDay)} per day`}, per key</span></div>
 </div>
+<section class="card" aria-labelledby="month-heading">
+<h2 id="month-heading">This month's compressions</h2>
+${bar('Compressions this month, all keys', report.month_compressions, 'compressions')}
+</section>
 <section class="card" aria-labelledby="chart-heading">
 <h2 id="chart-heading">All keys, per day</h2>
 ${renderUsageChart(chart)}
