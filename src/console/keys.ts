@@ -6,7 +6,15 @@ import type { KeyRow } from '../accounts/records.ts';
 import { refreshKeys } from '../accounts/refresh.ts';
 import { parseScopes, type Scope } from '../accounts/tiers.ts';
 import type { Env } from '../env.ts';
+import { dayWindow } from '../metering/windows.ts';
 import { MAX_ACTIVE_KEYS } from './limits.ts';
+
+/**
+ * Keys an account may create per UTC day, revoked ones included, so revoking and re-creating keys
+ * cannot churn without bound (each key is a Durable Object and a D1 row). Above MAX_ACTIVE_KEYS, so a
+ * new account can fill its keys in a day and still replace a few. The operator CLI is not capped.
+ */
+export const MAX_KEYS_CREATED_PER_DAY = 25;
 
 export interface ConsoleKey {
   id: string;
@@ -24,10 +32,15 @@ const COLUMNS = 'id, name, prefix, scopes, created_at, last_used_at, revoked_at'
 const SQL = {
   list: `SELECT ${COLUMNS} FROM api_keys WHERE account_id = ? AND kind = 'api' ORDER BY created_at DESC, id`,
   one: `SELECT ${COLUMNS} FROM api_keys WHERE id = ? AND account_id = ? AND kind = 'api'`,
-  // The count and the insert are one statement, so two concurrent creations cannot both pass the cap.
+  // The counts and the insert are one statement, so two concurrent creations cannot both pass a cap.
   insertCapped:
     `INSERT INTO api_keys (id, account_id, name, prefix, hash, scopes, created_at, kind) SELECT ?, ?, ?, ?, ?, ?, ?, 'api' ` +
-    `WHERE (SELECT COUNT(*) FROM api_keys WHERE account_id = ? AND kind = 'api' AND revoked_at IS NULL) < ?`,
+    `WHERE (SELECT COUNT(*) FROM api_keys WHERE account_id = ? AND kind = 'api' AND revoked_at IS NULL) < ? ` +
+    `AND (SELECT COUNT(*) FROM api_keys WHERE account_id = ? AND kind = 'api' AND created_at >= ?) < ?`,
+  // Which cap refused a creation, for the answer.
+  counts:
+    `SELECT (SELECT COUNT(*) FROM api_keys WHERE account_id = ?1 AND kind = 'api' AND revoked_at IS NULL) AS active, ` +
+    `(SELECT COUNT(*) FROM api_keys WHERE account_id = ?1 AND kind = 'api' AND created_at >= ?2) AS today`,
   revoke: `UPDATE api_keys SET revoked_at = ? WHERE id = ? AND account_id = ? AND kind = 'api' AND revoked_at IS NULL`,
   consoleHash: `SELECT hash FROM api_keys WHERE account_id = ? AND kind = 'console'`,
   insertConsole:
@@ -52,18 +65,27 @@ export async function listKeys(db: D1Database, accountId: string): Promise<Conso
   return rows.results.map(view);
 }
 
-export type CreateOutcome = { ok: true; key: ConsoleKey & { key: string } } | { ok: false; reason: 'too_many_keys'; max: number };
+export type CreateOutcome =
+  | { ok: true; key: ConsoleKey & { key: string } }
+  | { ok: false; reason: 'too_many_keys'; max: number }
+  /** The day's creations are used up; `reset` is the next 00:00 UTC (Unix ms). */
+  | { ok: false; reason: 'too_many_today'; max: number; reset: number };
 
 export async function createKey(db: D1Database, accountId: string, input: { name: string; scopes: Scope[] }, now: number): Promise<CreateOutcome> {
   const secret = generateKey();
   const id = newKeyId();
   const prefix = displayPrefix(secret);
   const scopes = input.scopes.join(',');
+  const day = dayWindow(now);
   const result = await db
     .prepare(SQL.insertCapped)
-    .bind(id, accountId, input.name, prefix, await hashKey(secret), scopes, now, accountId, MAX_ACTIVE_KEYS)
+    .bind(id, accountId, input.name, prefix, await hashKey(secret), scopes, now, accountId, MAX_ACTIVE_KEYS, accountId, day.start, MAX_KEYS_CREATED_PER_DAY)
     .run();
-  if (result.meta.changes !== 1) return { ok: false, reason: 'too_many_keys', max: MAX_ACTIVE_KEYS };
+  if (result.meta.changes !== 1) {
+    const counts = await db.prepare(SQL.counts).bind(accountId, day.start).first<{ active: number; today: number }>();
+    if ((counts?.active ?? 0) >= MAX_ACTIVE_KEYS) return { ok: false, reason: 'too_many_keys', max: MAX_ACTIVE_KEYS };
+    return { ok: false, reason: 'too_many_today', max: MAX_KEYS_CREATED_PER_DAY, reset: day.end };
+  }
   const created = view({ id, name: input.name, prefix, scopes, created_at: now, last_used_at: null, revoked_at: null });
   return { ok: true, key: { ...created, key: secret } };
 }

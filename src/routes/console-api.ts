@@ -3,9 +3,11 @@
 import { createRoute, z, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
-import { consoleKeyHash, createKey, listKeys, revokeKey } from '../console/keys.ts';
+import { consoleKeyHash, createKey, listKeys, MAX_KEYS_CREATED_PER_DAY, revokeKey } from '../console/keys.ts';
+import { MAX_ACTIVE_KEYS } from '../console/limits.ts';
 import { accountUsage } from '../console/usage.ts';
 import { clock } from '../env.ts';
+import { secondsUntil, toUnixSeconds } from '../metering/windows.ts';
 import type { AppEnv } from '../http/context.ts';
 import { requireCsrfHeader } from '../http/csrf.ts';
 import { ApiError } from '../http/errors.ts';
@@ -50,13 +52,15 @@ const createDoc: RouteConfig = {
   method: 'post',
   path: KEYS_PATH,
   summary: 'Create an API key; the full key is in this answer and never again',
-  description: `Scopes: image (API A), tools (API B) or both.${CSRF_NOTE}`,
+  description:
+    `Scopes: image (API A), tools (API B) or both. An account holds at most ${MAX_ACTIVE_KEYS} active keys (400 above) and creates ` +
+    `at most ${MAX_KEYS_CREATED_PER_DAY} keys per UTC day, revoked ones included (429 rate_limit_exceeded with Retry-After above).${CSRF_NOTE}`,
   tags: [CONSOLE_TAG],
   security: SESSION_SECURITY,
   request: { headers: CsrfHeader, body: { required: true, content: { 'application/json': { schema: CreateKeyBody } } } },
   responses: {
     201: { description: 'The new key, with the full key in data.key', content: { 'application/json': { schema: CreatedKey } } },
-    ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'payload_too_large'),
+    ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'payload_too_large', 'rate_limit_exceeded'),
   },
 };
 
@@ -113,6 +117,14 @@ export function registerConsoleApi(app: OpenAPIHono<AppEnv>): void {
     const parsed = CreateKeyBody.safeParse(await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"name":"CI","scopes":["image"]}'));
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
     const created = await createKey(c.env.DB, accountOf(c).id, parsed.data, clock(c.env));
+    if (!created.ok && created.reason === 'too_many_today') {
+      const retryAfter = secondsUntil(created.reset, clock(c.env));
+      throw new ApiError(
+        'rate_limit_exceeded',
+        `an account may create at most ${created.max} keys per day (UTC), revoked ones included; try again in ${retryAfter} s, after 00:00 UTC`,
+        { details: { max: created.max, reset: toUnixSeconds(created.reset) }, headers: { 'Retry-After': String(retryAfter) } },
+      );
+    }
     if (!created.ok) {
       throw new ApiError('bad_request', `an account may hold at most ${created.max} active keys; revoke one first`, { details: { max: created.max } });
     }

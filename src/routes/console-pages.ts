@@ -8,6 +8,7 @@ import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
 import { createKey, listKeys, revokeKey } from '../console/keys.ts';
 import { accountUsage } from '../console/usage.ts';
 import { accountMeter } from '../metering/account-meter-stub.ts';
+import { secondsUntil } from '../metering/windows.ts';
 import { clock } from '../env.ts';
 import type { AppEnv } from '../http/context.ts';
 import { csrfTokenFor, csrfValid } from '../http/csrf.ts';
@@ -32,7 +33,7 @@ const EXPIRED_FORM = 'This form had expired or came from another site. Nothing w
 const signedIn = [loadSession, requireSessionPage] as const;
 const accountOf = (c: Context<AppEnv>) => c.var.session!.account;
 
-async function renderKeys(c: Context<AppEnv>, extra: Partial<Parameters<typeof keysPage>[0]> = {}, status: 200 | 400 | 403 = 200) {
+async function renderKeys(c: Context<AppEnv>, extra: Partial<Parameters<typeof keysPage>[0]> = {}, status: 200 | 400 | 403 | 429 = 200) {
   const keys = await listKeys(c.env.DB, accountOf(c).id);
   return sendPage(c, keysPage({ csrf: csrfTokenFor(c), account: accountOf(c), keys, ...extra }), status);
 }
@@ -68,6 +69,10 @@ export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
       return renderKeys(c, { error: what, values }, 400);
     }
     const created = await createKey(c.env.DB, accountOf(c).id, parsed.data, clock(c.env));
+    if (!created.ok && created.reason === 'too_many_today') {
+      c.header('Retry-After', String(secondsUntil(created.reset, clock(c.env))));
+      return renderKeys(c, { error: `Your account has created ${created.max} keys today, the most it may create in a day (revoked keys count). Try again after 00:00 UTC.`, values }, 429);
+    }
     if (!created.ok) return renderKeys(c, { error: `You have ${created.max} active keys, the most an account may hold. Revoke one you no longer use first.`, values }, 400);
     // Rendered, not redirected: the key must never travel in a URL or be shown twice.
     return renderKeys(c, { created: created.key });

@@ -48,7 +48,7 @@ describe('GET /api/v1/openapi.json', () => {
       expect(op.tags).toEqual(['Account (session)']);
     }
     expect(doc.paths['/api/v1/keys'].post.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/CreateApiKey');
-    expect(Object.keys(doc.paths['/api/v1/keys'].post.responses).sort()).toEqual(['201', '400', '401', '403', '413']);
+    expect(Object.keys(doc.paths['/api/v1/keys'].post.responses).sort()).toEqual(['201', '400', '401', '403', '413', '429']);
     expect(doc.paths['/api/v1/keys'].post.description).toContain('X-CSRF-Token');
     expect(Object.keys(doc.paths['/api/v1/keys/{id}'].delete.responses).sort()).toEqual(['200', '401', '403', '404']);
     expect(doc.components.schemas.CreatedApiKey.properties.data).toBeDefined();

@@ -1,18 +1,21 @@
 // API A's monthly quota belongs to the account (issue 22, finding 3): all its keys, and the console's
 // "Try it", draw on one month counted exactly by the account's Durable Object, so more keys or revoked
-// and re-made keys never add compressions.
+// and re-made keys never add compressions. Key creation is capped per account per day.
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { accountStatement, keyStatement, type Statement } from '../../src/accounts/provision.ts';
 import { hashKey } from '../../src/accounts/keys.ts';
+import { MAX_KEYS_CREATED_PER_DAY } from '../../src/console/keys.ts';
+import { MAX_ACTIVE_KEYS } from '../../src/console/limits.ts';
 import { RESERVATION_TTL_MS } from '../../src/metering/counters.ts';
 import { call, revoke, TestClock, toolsHeaders, type TestKey } from './helpers.ts';
-import { signedUp } from './console-helpers.ts';
+import { Browser, signedUp } from './console-helpers.ts';
 import { compressCall, form, photo, pngOf } from './image-fixtures.ts';
 
 const TINY = pngOf(photo(8, 8));
 const START = Date.UTC(2026, 10, 21, 12, 0, 5, 250);
 const DEC_1 = Date.UTC(2026, 11, 1);
+const NOV_22 = Date.UTC(2026, 10, 22);
 const RETRY_TO_DEC_1 = String(Math.ceil((DEC_1 - START) / 1000));
 // Memory for every request at once, so each one reaches the meter: these tests are about the month alone.
 const ROOMY = { MEMORY_BUDGET_MB: '1000' };
@@ -221,5 +224,60 @@ describe('the month belongs to the account', () => {
       const body = (await res.json()) as { data: { usage: { month_compressions: unknown; day: { used: number } } } };
       expect(body.data.usage.month_compressions).toEqual({ limit: 100, used: 3, remaining: 97, reset: DEC_1 / 1000 });
     }
+  });
+});
+
+describe('key creation per account per day', () => {
+  async function createVia(browser: Browser, csrf: string, name: string) {
+    const res = await browser.json('/api/v1/keys', { method: 'POST', csrf, body: { name, scopes: ['image'] } });
+    const body = (await res.json()) as { data?: { id: string }; error?: { code: string; message: string; details?: Record<string, unknown> } };
+    return { res, body };
+  }
+
+  it(`is capped at ${MAX_KEYS_CREATED_PER_DAY} keys per UTC day, revoked keys included, exactly under concurrency`, async () => {
+    expect(MAX_KEYS_CREATED_PER_DAY).toBeGreaterThan(MAX_ACTIVE_KEYS);
+    const clock = new TestClock(START);
+    const { browser, csrf } = await signedUp({ clock });
+    // Ten made and revoked at once: they still count.
+    const first = await Promise.all(Array.from({ length: 10 }, (_, i) => createVia(browser, csrf, `a${i}`)));
+    expect(first.every((m) => m.res.status === 201)).toBe(true);
+    for (const m of first) expect((await browser.json(`/api/v1/keys/${m.body.data!.id}`, { method: 'DELETE', csrf })).status).toBe(200);
+
+    const rest = await Promise.all(Array.from({ length: 20 }, (_, i) => createVia(browser, csrf, `b${i}`)));
+    expect(rest.filter((m) => m.res.status === 201)).toHaveLength(MAX_KEYS_CREATED_PER_DAY - 10);
+    const refused = rest.filter((m) => m.res.status === 429);
+    expect(refused).toHaveLength(20 - (MAX_KEYS_CREATED_PER_DAY - 10));
+    const retryAfter = String(Math.ceil((NOV_22 - START) / 1000));
+    for (const m of refused) {
+      expect(m.body.error!.code).toBe('rate_limit_exceeded');
+      expect(m.body.error!.message).toMatch(new RegExp(`at most ${MAX_KEYS_CREATED_PER_DAY} keys per day \\(UTC\\), revoked ones included`));
+      expect(m.body.error!.details).toEqual({ max: MAX_KEYS_CREATED_PER_DAY, reset: NOV_22 / 1000 });
+      expect(m.res.headers.get('retry-after')).toBe(retryAfter);
+    }
+    const listed = ((await (await browser.json('/api/v1/keys')).json()) as { data: unknown[] }).data;
+    expect(listed).toHaveLength(MAX_KEYS_CREATED_PER_DAY);
+
+    // The keys page says so too, keeps the form filled, and makes nothing.
+    const page = await browser.post('/keys', { _csrf: csrf, name: 'one more', scopes: ['image'] });
+    expect(page.status).toBe(429);
+    expect(page.headers.get('retry-after')).toBe(retryAfter);
+    const html = await page.text();
+    expect(html).toContain(`created ${MAX_KEYS_CREATED_PER_DAY} keys today`);
+    expect(html).toContain('value="one more"');
+
+    // At 00:00 UTC the day starts afresh (the session is still live: it idles out after 7 days).
+    clock.now = NOV_22 - 1;
+    expect((await createVia(browser, csrf, 'still today')).res.status).toBe(429);
+    clock.now = NOV_22;
+    expect((await createVia(browser, csrf, 'tomorrow')).res.status).toBe(201);
+  });
+
+  it(`still refuses a ${MAX_ACTIVE_KEYS + 1}st active key with 400 while the day has room`, async () => {
+    const { browser, csrf } = await signedUp();
+    const made = await Promise.all(Array.from({ length: MAX_ACTIVE_KEYS + 1 }, (_, i) => createVia(browser, csrf, `k${i}`)));
+    expect(made.filter((m) => m.res.status === 201)).toHaveLength(MAX_ACTIVE_KEYS);
+    const refused = made.find((m) => m.res.status !== 201)!;
+    expect(refused.res.status).toBe(400);
+    expect(refused.body.error!.details).toEqual({ max: MAX_ACTIVE_KEYS });
   });
 });
