@@ -44,13 +44,30 @@ function fieldErrors(issues: readonly { path: PropertyKey[]; message: string }[]
   return out;
 }
 
-/** Only a path on this site: never `//other.example` or a full URL (no open redirect). */
-export function safeNext(value: string | undefined): string | undefined {
-  if (!value || value.length > 200 || !value.startsWith('/') || value.startsWith('//') || value.includes('\\')) return undefined;
-  return value;
+/** Bytes browsers strip or stop at in a URL (controls, space, DEL) and the backslash they read as `/`. */
+const UNSAFE_IN_NEXT = /[\u0000-\u0020\u007f\\]/;
+
+/**
+ * Where to go after sign-in: only a path on this site, or nothing (no open redirect). A browser drops tabs
+ * and newlines from a URL, so `/\t/evil.example` is `//evil.example` to it: any byte up to 0x20, DEL or a
+ * backslash refuses the whole value. What is left must start with one `/` and, resolved against our own
+ * origin, stay on it; the answer is the resolved path (percent-encoded, so always a valid header).
+ */
+export function safeNext(value: string | undefined, origin: string): string | undefined {
+  if (!value || value.length > 200 || UNSAFE_IN_NEXT.test(value) || !value.startsWith('/') || value.startsWith('//')) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value, origin);
+  } catch {
+    return undefined;
+  }
+  if (url.origin !== origin) return undefined;
+  return `${url.pathname}${url.search}${url.hash}`;
 }
 
 const clientIp = (c: Context<AppEnv>): string => c.req.header('cf-connecting-ip') ?? 'unknown';
+
+const originOf = (c: Context<AppEnv>): string => new URL(c.req.url).origin;
 
 const minutes = (seconds: number): string => {
   const m = Math.ceil(seconds / 60);
@@ -58,6 +75,7 @@ const minutes = (seconds: number): string => {
 };
 
 async function startSession(c: Context<AppEnv>, accountId: string, next: string | undefined): Promise<Response> {
+  // `next` passed safeNext (a percent-encoded path), so the redirect below cannot fail after the row.
   const session = await createSession(c.env.DB, accountId, clock(c.env));
   setSessionCookie(c, session);
   // The pre-sign-in token has done its job; the session brings its own.
@@ -79,14 +97,14 @@ function refusal(c: Context<AppEnv>, outcome: Exclude<AuthOutcome, { ok: true }>
 
 export function registerAuthPages(app: OpenAPIHono<AppEnv>): void {
   app.get('/signin', loadSession, (c) => {
-    const next = safeNext(c.req.query('next'));
+    const next = safeNext(c.req.query('next'), originOf(c));
     if (c.var.session) return c.redirect(next ?? '/', 303);
     return sendPage(c, signInPage({ csrf: csrfTokenFor(c), next, notice: next ? 'Sign in to continue.' : undefined }));
   });
 
   app.post('/signin', loadSession, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
-    const next = safeNext(field(form, 'next'));
+    const next = safeNext(field(form, 'next'), originOf(c));
     const values = { email: field(form, 'email') };
     const again = (status: 400 | 401 | 403 | 409 | 429, error: string, fields?: FieldErrors) =>
       sendPage(c, signInPage({ csrf: csrfTokenFor(c), next, values, error, fields }), status);

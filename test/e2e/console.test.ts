@@ -2,7 +2,7 @@
 // create a key, call both APIs with it, watch the usage move, compress in the browser, revoke, sign out.
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import type { Service } from '../bench/lib/server.ts';
@@ -299,6 +299,46 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
       await screenshot(p(), name);
     }
     await p().setViewportSize({ width: 1280, height: 900 });
+  });
+
+  /** Every top-level navigation `act` makes (redirects included), once at least `count` have started. */
+  async function navigationsOf(count: number, act: () => Promise<unknown>): Promise<string[]> {
+    const navigations: string[] = [];
+    const record = (request: Request): void => {
+      if (request.isNavigationRequest()) navigations.push(request.url());
+    };
+    p().on('request', record);
+    try {
+      await act();
+      await expect.poll(() => navigations.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(count);
+    } finally {
+      p().off('request', record);
+    }
+    return navigations;
+  }
+
+  step('a link to /signin?next=/%09/evil.example ends on this site, signed in or not', async () => {
+    // Browsers drop a tab from a URL, so a Location of "/\t/evil.example" would be //evil.example to them.
+    const origin = new URL(service.base).origin;
+    const elsewhere = (urls: string[]): string[] => urls.filter((u) => new URL(u).origin !== origin);
+    // Signed in, /signin redirects at once: the link itself must not leave the site.
+    const followed = await navigationsOf(2, () => p().goto(url('/signin?next=/%09/evil.example')).catch(() => null));
+    expect(elsewhere(followed)).toEqual([]);
+    await heading('Usage').waitFor();
+    expect(new URL(p().url()).origin).toBe(origin);
+
+    // Signed out, the sign-in form's answer must not leave it either (the CSP's form-action is a second
+    // guard in browsers that enforce it on redirects, as Chromium does).
+    await p().getByRole('navigation').getByRole('button', { name: 'Sign out' }).click();
+    await heading('Sign in').waitFor();
+    await visit('/signin?next=/%09/evil.example');
+    await p().getByLabel('Email').fill(email);
+    await p().getByLabel('Password').fill(password);
+    const posted = await navigationsOf(2, () => p().getByRole('button', { name: 'Sign in' }).click());
+    expect(elsewhere(posted)).toEqual([]);
+    await heading('Usage').waitFor();
+    expect(new URL(p().url()).origin).toBe(origin);
+    expect(new URL(p().url()).pathname).toBe('/');
   });
 
   step('no script errors and no 5xx responses along the way', async () => {

@@ -110,6 +110,48 @@ describe('sign-in', () => {
   });
 });
 
+describe('the way back after sign-in (next)', () => {
+  // Browsers drop tabs and newlines from URLs, so `/\t/evil.example` would be `//evil.example` to them;
+  // CR or LF in a Location header used to be a 500 (after the session row was written).
+  const HOSTILE = ['/\t/evil.example', '/\r/evil.example', '/\n/evil.example', '/\r\n/evil.example', '/\0/evil.example', '/ /evil.example', '/\x7f/evil.example', '/\x1f/evil.example', '/\\evil.example', '//evil.example', 'https://evil.example/', '/keys\t'];
+
+  it('GET /signin: a next with any byte up to 0x20, DEL or a backslash is refused (303 to /, never 500)', async () => {
+    const { browser } = await signedUp();
+    for (const next of HOSTILE) {
+      const res = await browser.fetch(`/signin?next=${encodeURIComponent(next)}`);
+      expect(res.status, JSON.stringify(next)).toBe(303);
+      expect(res.headers.get('location'), JSON.stringify(next)).toBe('/');
+    }
+    // The spelling of the report, as a browser would send it.
+    const raw = await browser.fetch('/signin?next=/%09/evil.example');
+    expect([raw.status, raw.headers.get('location')]).toEqual([303, '/']);
+    // Signed out, the form does not carry it on either.
+    const form = await new Browser().page('/signin?next=/%09/evil.example');
+    expect(form.res.status).toBe(200);
+    expect(form.html).not.toContain('name="next"');
+    // A path of our own still works, resolved and percent-encoded.
+    const keys = await browser.fetch(`/signin?next=${encodeURIComponent('/keys?x=1#top')}`);
+    expect(keys.headers.get('location')).toBe('/keys?x=1#top');
+    const accents = await browser.fetch(`/signin?next=${encodeURIComponent('/keys/é')}`);
+    expect(accents.headers.get('location')).toBe('/keys/%C3%A9');
+  });
+
+  it('POST /signin: the same values sign in to / with a cookie, and no session row is left without one', async () => {
+    const { email } = await signedUp();
+    const sessions = async (): Promise<number> =>
+      (await env.DB.prepare('SELECT COUNT(*) AS n FROM sessions s JOIN accounts a ON a.id = s.account_id WHERE a.email = ?').bind(email).first<{ n: number }>())!.n;
+    const before = await sessions();
+    for (const [i, next] of HOSTILE.entries()) {
+      const browser = new Browser();
+      const res = await signIn(browser, email, PASSWORD, { next });
+      expect(res.status, JSON.stringify(next)).toBe(303);
+      expect(res.headers.get('location'), JSON.stringify(next)).toBe('/');
+      expect(browser.cookies.has('__Host-sr_session'), JSON.stringify(next)).toBe(true);
+      expect(await sessions(), JSON.stringify(next)).toBe(before + i + 1);
+    }
+  });
+});
+
 describe('the session cookie', () => {
   it('is HttpOnly, SameSite=Lax, Secure and __Host- prefixed over HTTPS, and only a hash of it is stored', async () => {
     const browser = new Browser();
