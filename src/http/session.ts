@@ -7,6 +7,7 @@ import { findSession, renewSession, type NewSession } from '../auth/sessions.ts'
 import { clock } from '../env.ts';
 import type { AppEnv } from './context.ts';
 import { ApiError } from './errors.ts';
+import { redirectPage } from './pages.ts';
 
 const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
@@ -60,6 +61,6 @@ export const requireSession = createMiddleware<AppEnv>(async (c, next) => {
 
 /** Pages: a session, or a redirect to sign-in that comes back here afterwards. */
 export const requireSessionPage = createMiddleware<AppEnv>(async (c, next) => {
-  if (!c.var.session) return c.redirect(`/signin?next=${encodeURIComponent(c.req.path)}`, 303);
+  if (!c.var.session) return redirectPage(c, `/signin?next=${encodeURIComponent(c.req.path)}`);
   await next();
 });

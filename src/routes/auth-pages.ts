@@ -10,7 +10,7 @@ import { clock } from '../env.ts';
 import type { AppEnv } from '../http/context.ts';
 import { csrfTokenFor, csrfValid } from '../http/csrf.ts';
 import { field, readForm } from '../http/form-body.ts';
-import { sendPage } from '../http/pages.ts';
+import { redirectPage, sendPage } from '../http/pages.ts';
 import { clearCookie, loadSession, sessionToken, setSessionCookie } from '../http/session.ts';
 import { signInPage, signUpPage, type FieldErrors } from '../web/views/auth.ts';
 import { messagePage } from '../web/views/message.ts';
@@ -80,7 +80,7 @@ async function startSession(c: Context<AppEnv>, accountId: string, next: string 
   setSessionCookie(c, session);
   // The pre-sign-in token has done its job; the session brings its own.
   clearCookie(c, 'csrf');
-  return c.redirect(next ?? '/', 303);
+  return redirectPage(c, next ?? '/');
 }
 
 function refusal(c: Context<AppEnv>, outcome: Exclude<AuthOutcome, { ok: true }>): { message: string; status: 401 | 409 | 429 } {
@@ -98,7 +98,7 @@ function refusal(c: Context<AppEnv>, outcome: Exclude<AuthOutcome, { ok: true }>
 export function registerAuthPages(app: OpenAPIHono<AppEnv>): void {
   app.get('/signin', loadSession, (c) => {
     const next = safeNext(c.req.query('next'), originOf(c));
-    if (c.var.session) return c.redirect(next ?? '/', 303);
+    if (c.var.session) return redirectPage(c, next ?? '/');
     return sendPage(c, signInPage({ csrf: csrfTokenFor(c), next, notice: next ? 'Sign in to continue.' : undefined }));
   });
 
@@ -120,7 +120,7 @@ export function registerAuthPages(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.get('/signup', loadSession, (c) => {
-    if (c.var.session) return c.redirect('/', 303);
+    if (c.var.session) return redirectPage(c, '/');
     return sendPage(c, signUpPage({ csrf: csrfTokenFor(c) }));
   });
 
@@ -144,12 +144,12 @@ export function registerAuthPages(app: OpenAPIHono<AppEnv>): void {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     // A forged sign-out is refused too: it would be a nuisance, and every state change is guarded alike.
     if (!(await csrfValid(c, field(form, '_csrf')))) {
-      if (!c.var.session) return c.redirect('/', 303);
+      if (!c.var.session) return redirectPage(c, '/');
       const page = messagePage({ title: 'Still signed in', message: `${EXPIRED_FORM} Use the Sign out button on this page.`, csrf: csrfTokenFor(c), account: c.var.session.account });
       return sendPage(c, page, 403);
     }
     await deleteSession(c.env.DB, sessionToken(c));
     clearCookie(c, 'session');
-    return c.redirect('/', 303);
+    return redirectPage(c, '/');
   });
 }

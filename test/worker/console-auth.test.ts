@@ -309,4 +309,19 @@ describe('console pages', () => {
       expect(html, path).not.toMatch(/<script>|style="/);
     }
   });
+
+  it('carry Permissions-Policy, and Strict-Transport-Security over HTTPS only, redirects included', async () => {
+    const { browser } = await signedUp();
+    const anonymous = new Browser();
+    for (const [who, path, status] of [[browser, '/', 200], [browser, '/keys', 200], [browser, '/signin', 303], [anonymous, '/signin', 200], [anonymous, '/signup', 200], [anonymous, '/keys', 303], [anonymous, '/docs', 200]] as const) {
+      const res = await who.fetch(path);
+      expect(res.status, path).toBe(status);
+      expect(res.headers.get('strict-transport-security'), path).toBe('max-age=31536000');
+      for (const feature of ['camera', 'microphone', 'geolocation', 'payment', 'usb']) expect(res.headers.get('permissions-policy'), path).toContain(`${feature}=()`);
+    }
+    const local = await anonymous.fetch('http://localhost:8787/signin');
+    expect(local.status).toBe(200);
+    expect(local.headers.get('strict-transport-security')).toBeNull();
+    expect(local.headers.get('permissions-policy')).toContain('camera=()');
+  });
 });
