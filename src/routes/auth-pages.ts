@@ -10,6 +10,7 @@ import { clock } from '../env.ts';
 import type { AppEnv } from '../http/context.ts';
 import { csrfTokenFor, csrfValid } from '../http/csrf.ts';
 import { field, readForm } from '../http/form-body.ts';
+import { clientIp } from '../http/client-ip.ts';
 import { redirectPage, sendPage } from '../http/pages.ts';
 import { clearCookie, loadSession, sessionToken, setSessionCookie } from '../http/session.ts';
 import { signInPage, signUpPage, type FieldErrors } from '../web/views/auth.ts';
@@ -64,8 +65,6 @@ export function safeNext(value: string | undefined, origin: string): string | un
   if (url.origin !== origin) return undefined;
   return `${url.pathname}${url.search}${url.hash}`;
 }
-
-const clientIp = (c: Context<AppEnv>): string => c.req.header('cf-connecting-ip') ?? 'unknown';
 
 const originOf = (c: Context<AppEnv>): string => new URL(c.req.url).origin;
 

@@ -294,6 +294,39 @@ describe('throttling', () => {
   });
 });
 
+describe('the client address (TRUSTED_IP_HEADER)', () => {
+  /** Sign-ups as from one client that sends a new CF-Connecting-IP each time, as anyone can off Cloudflare. */
+  async function signUps(count: number, clock: TestClock, vars: Record<string, unknown>, headers: () => Record<string, string>): Promise<number[]> {
+    const statuses: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const b = new Browser(clock);
+      b.env = vars;
+      b.ip = `203.0.113.${i + 1}`;
+      const form = await b.page('/signup');
+      statuses.push((await b.post('/signup', { _csrf: form.csrf, name: 'Client', email: uniqueEmail(), password: PASSWORD }, headers())).status);
+    }
+    return statuses;
+  }
+  const tenThenRefused = [...Array<number>(10).fill(303), 429];
+
+  it('is read from the configured header only: a spoofed CF-Connecting-IP does not make a new client', async () => {
+    const clock = new TestClock(Date.UTC(2026, 10, 21, 18, 0, 5));
+    expect(await signUps(11, clock, { TRUSTED_IP_HEADER: 'X-Real-IP' }, () => ({ 'x-real-ip': '192.0.2.44' }))).toEqual(tenThenRefused);
+    expect(await signUps(1, clock, { TRUSTED_IP_HEADER: 'X-Real-IP' }, () => ({ 'x-real-ip': '192.0.2.45' }))).toEqual([303]);
+    // In a list, the last entry (appended by the trusted proxy) counts, not what the client wrote first.
+    let spoof = 0;
+    const forwarded = () => ({ 'x-forwarded-for': `10.0.0.${++spoof}, 192.0.2.46` });
+    expect(await signUps(11, clock, { TRUSTED_IP_HEADER: 'X-Forwarded-For' }, forwarded)).toEqual(tenThenRefused);
+  });
+
+  it('when empty, or when the header is missing, counts every client as one: never unthrottled', async () => {
+    const clock = new TestClock(Date.UTC(2026, 10, 21, 19, 0, 5));
+    expect(await signUps(11, clock, { TRUSTED_IP_HEADER: '' }, () => ({}))).toEqual(tenThenRefused);
+    clock.advance(60 * 60_000);
+    expect(await signUps(11, clock, { TRUSTED_IP_HEADER: 'X-Real-IP' }, () => ({}))).toEqual(tenThenRefused);
+  });
+});
+
 describe('console pages', () => {
   it('carry a strict Content-Security-Policy and no-store', async () => {
     const { browser } = await signedUp();

@@ -8,6 +8,8 @@ export class Browser {
   readonly cookies = new Map<string, string>();
   clock: TestClock | undefined;
   ip = `203.0.113.${Math.floor(Math.random() * 250) + 1}`;
+  /** Vars or bindings replaced for every request of this browser (helpers.ts `call`). */
+  env: Record<string, unknown> | undefined;
 
   constructor(clock?: TestClock) {
     this.clock = clock;
@@ -21,7 +23,8 @@ export class Browser {
     const headers = new Headers(init.headers);
     if (this.cookies.size > 0 && !headers.has('cookie')) headers.set('cookie', this.cookieHeader);
     if (!headers.has('cf-connecting-ip')) headers.set('cf-connecting-ip', this.ip);
-    const res = await call(path, { ...init, headers, redirect: 'manual', ...(this.clock ? { clock: this.clock } : {}) });
+    const env = this.env || init.env ? { ...this.env, ...init.env } : undefined;
+    const res = await call(path, { ...init, headers, redirect: 'manual', ...(this.clock ? { clock: this.clock } : {}), ...(env ? { env } : {}) });
     for (const line of res.headers.getSetCookie()) {
       const [pair, ...attrs] = line.split(';');
       const eq = pair!.indexOf('=');
