@@ -2,8 +2,19 @@
 // them into friendly messages.
 import { newAccountId } from '../accounts/keys.ts';
 import { hashPassword, verifyPassword } from './password.ts';
-import { SIGNIN_MAX_PER_ACCOUNT, SIGNIN_MAX_PER_IP, SIGNIN_WINDOW_MS, SIGNUP_MAX_PER_IP, SIGNUP_WINDOW_MS } from './limits.ts';
-import { buckets, clear, hit } from './throttle.ts';
+import {
+  SIGNIN_ACCOUNT_FREE_FAILURES,
+  SIGNIN_DELAY_BASE_S,
+  SIGNIN_DELAY_MAX_S,
+  SIGNIN_MAX_PER_IP,
+  SIGNIN_MAX_PER_PAIR,
+  SIGNIN_WINDOW_MS,
+  SIGNUP_MAX_PER_IP,
+  SIGNUP_WINDOW_MS,
+} from './limits.ts';
+import { buckets, claimTurn, clear, hit, recordFailure, type DelayRule } from './throttle.ts';
+
+const ACCOUNT_DELAY: DelayRule = { free: SIGNIN_ACCOUNT_FREE_FAILURES, baseSeconds: SIGNIN_DELAY_BASE_S, maxSeconds: SIGNIN_DELAY_MAX_S };
 
 export type AuthOutcome =
   | { ok: true; accountId: string }
@@ -41,16 +52,24 @@ export async function signUp(db: D1Database, input: SignUp, ip: string, now: num
 }
 
 export async function signIn(db: D1Database, email: string, password: string, ip: string, now: number): Promise<AuthOutcome> {
-  // Counted before the password is checked, so a burst of guesses cannot outrun the count.
+  // Counted before the password is checked, so a burst of guesses cannot outrun the count. The hard
+  // limits are per client IP and per (account, IP) pair: a stranger can lock only their own address out.
   const gate = await hit(db, [
     { bucket: buckets.signInIp(ip), windowMs: SIGNIN_WINDOW_MS, max: SIGNIN_MAX_PER_IP },
-    { bucket: buckets.signInAccount(email), windowMs: SIGNIN_WINDOW_MS, max: SIGNIN_MAX_PER_ACCOUNT },
+    { bucket: buckets.signInPair(email, ip), windowMs: SIGNIN_WINDOW_MS, max: SIGNIN_MAX_PER_PAIR },
   ], now);
   if (!gate.allowed) return { ok: false, reason: 'throttled', retryAfter: gate.retryAfter };
+  // The account as a whole, guessed at from many addresses, gets a growing delay between attempts.
+  const turn = await claimTurn(db, buckets.signInFailures(email), ACCOUNT_DELAY, now);
+  if (!turn.allowed) return { ok: false, reason: 'throttled', retryAfter: turn.retryAfter };
   const row = await db.prepare(SQL.credentials).bind(email).first<{ id: string; password_hash: string | null }>();
   const check = await verifyPassword(password, row?.password_hash ?? null);
-  if (!row || !check.ok) return { ok: false, reason: 'invalid_credentials' };
-  await clear(db, buckets.signInAccount(email));
+  if (!row || !check.ok) {
+    // Unknown emails are counted too, so the delay does not tell whether an account exists.
+    await recordFailure(db, buckets.signInFailures(email), now);
+    return { ok: false, reason: 'invalid_credentials' };
+  }
+  await clear(db, buckets.signInPair(email, ip), buckets.signInFailures(email));
   if (check.rehash) await db.prepare(SQL.setHash).bind(await hashPassword(password), row.id).run();
   return { ok: true, accountId: row.id };
 }

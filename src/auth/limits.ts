@@ -23,8 +23,20 @@ export const SESSION_MAX_MS = 30 * 86_400_000;
 export const SESSION_RENEW_AFTER_MS = 86_400_000;
 
 export const SIGNIN_WINDOW_MS = 15 * 60_000;
-/** Sign-in attempts per account (by email) per window; a successful sign-in clears the count. */
-export const SIGNIN_MAX_PER_ACCOUNT = 5;
+/**
+ * Sign-in attempts per (account, client IP) pair per window, a hard limit; a successful sign-in clears the
+ * pair's count. Locking the pair, not the account, means a stranger can lock only themselves out.
+ */
+export const SIGNIN_MAX_PER_PAIR = 5;
+/**
+ * Failed sign-ins of one account, from anywhere, before its account-wide delay starts. From then on each
+ * attempt must come SIGNIN_DELAY_BASE_S × 2^(failures − this) seconds after the last one, at most
+ * SIGNIN_DELAY_MAX_S: a delay, never a lock. Failures are forgotten at a successful sign-in, and a day
+ * after the last one.
+ */
+export const SIGNIN_ACCOUNT_FREE_FAILURES = 10;
+export const SIGNIN_DELAY_BASE_S = 1;
+export const SIGNIN_DELAY_MAX_S = 5 * 60;
 /** Sign-in attempts per client IP per window, successful or not. */
 export const SIGNIN_MAX_PER_IP = 30;
 export const SIGNUP_WINDOW_MS = 60 * 60_000;

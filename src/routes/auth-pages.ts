@@ -68,7 +68,8 @@ export function safeNext(value: string | undefined, origin: string): string | un
 
 const originOf = (c: Context<AppEnv>): string => new URL(c.req.url).origin;
 
-const minutes = (seconds: number): string => {
+const waitFor = (seconds: number): string => {
+  if (seconds < 60) return seconds === 1 ? '1 second' : `${seconds} seconds`;
   const m = Math.ceil(seconds / 60);
   return m === 1 ? '1 minute' : `${m} minutes`;
 };
@@ -86,7 +87,7 @@ function refusal(c: Context<AppEnv>, outcome: Exclude<AuthOutcome, { ok: true }>
   switch (outcome.reason) {
     case 'throttled':
       c.header('Retry-After', String(outcome.retryAfter));
-      return { message: `Too many attempts. For your account's safety, please wait ${minutes(outcome.retryAfter)} and try again.`, status: 429 };
+      return { message: `Too many attempts. For your account's safety, please wait ${waitFor(outcome.retryAfter)} and try again.`, status: 429 };
     case 'email_taken':
       return { message: 'An account with this email already exists. Sign in instead, or use another email.', status: 409 };
     case 'invalid_credentials':

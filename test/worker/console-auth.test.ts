@@ -254,22 +254,59 @@ describe('sign-out', () => {
 });
 
 describe('throttling', () => {
-  it('locks an account after 5 attempts in its 15-minute window, even for the right password, then lets it in', async () => {
+  it('locks the (account, IP) pair after 5 attempts, even for the right password; the owner elsewhere still signs in', async () => {
     const clock = new TestClock(Date.UTC(2026, 10, 21, 12, 0, 5));
     const { email } = await signedUp({ clock });
-    for (let i = 0; i < 5; i++) {
-      const b = new Browser(clock); // a new IP each time: this is the per-account limit
-      expect((await signIn(b, email, `wrong password ${i}`)).status).toBe(401);
-    }
-    const locked = await signIn(new Browser(clock), email, PASSWORD);
+    const attacker = new Browser(clock);
+    attacker.ip = '198.51.100.66';
+    for (let i = 0; i < 5; i++) expect((await signIn(attacker, email, `wrong password ${i}`)).status).toBe(401);
+    const locked = await signIn(attacker, email, PASSWORD);
     expect(locked.status).toBe(429);
     expect(locked.headers.get('retry-after')).toBe(String(15 * 60 - 5));
     expect(alertOf(await locked.text())).toBe("Too many attempts. For your account's safety, please wait 15 minutes and try again.");
+    // The owner, from another address, is not locked out by the stranger.
+    const owner = new Browser(clock);
+    owner.ip = '192.0.2.10';
+    expect((await signIn(owner, email, PASSWORD)).status).toBe(303);
+    // The stranger's address stays locked for this account until its window ends.
+    expect((await signIn(attacker, email, PASSWORD)).status).toBe(429);
     clock.advance(15 * 60_000);
-    expect((await signIn(new Browser(clock), email, PASSWORD)).status).toBe(303);
-    // A successful sign-in clears the account's count.
-    for (let i = 0; i < 4; i++) await signIn(new Browser(clock), email, 'wrong again!');
-    expect((await signIn(new Browser(clock), email, PASSWORD)).status).toBe(303);
+    const sameAddress = (): Browser => Object.assign(new Browser(clock), { ip: attacker.ip });
+    expect((await signIn(sameAddress(), email, PASSWORD)).status).toBe(303);
+    // A successful sign-in clears the pair's count.
+    for (let i = 0; i < 4; i++) expect((await signIn(sameAddress(), email, 'wrong again!')).status).toBe(401);
+    expect((await signIn(sameAddress(), email, PASSWORD)).status).toBe(303);
+  });
+
+  it('slows the whole account after 10 failures from anywhere by a delay that doubles up to 5 minutes, never a lock', async () => {
+    const clock = new TestClock(Date.UTC(2026, 10, 21, 15, 0, 5));
+    const { email } = await signedUp({ clock });
+    let address = 0;
+    const fresh = (): Browser => {
+      const b = new Browser(clock);
+      b.ip = `198.51.100.${++address}`;
+      return b;
+    };
+    // Ten addresses, one guess each: no address or pair is near its limit, and there is no delay yet.
+    for (let i = 0; i < 10; i++) expect((await signIn(fresh(), email, 'wrong password')).status).toBe(401);
+    const waits: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const early = await signIn(fresh(), email, PASSWORD);
+      expect(early.status, `attempt ${i}`).toBe(429);
+      waits.push(Number(early.headers.get('retry-after')));
+      if (i === 0) expect(alertOf(await early.text())).toBe("Too many attempts. For your account's safety, please wait 1 second and try again.");
+      clock.advance(waits.at(-1)! * 1000);
+      expect((await signIn(fresh(), email, 'wrong password')).status).toBe(401);
+    }
+    expect(waits).toEqual([1, 2, 4, 8, 16, 32, 64, 128, 256, 300]);
+    // Of concurrent attempts when the wait is over, exactly one is let through.
+    clock.advance(300_000);
+    const burst = await Promise.all(Array.from({ length: 5 }, () => signIn(fresh(), email, 'wrong password')));
+    expect(burst.map((r) => r.status).sort()).toEqual([401, 429, 429, 429, 429]);
+    // A delay, not a lock: after it the right password gets in, and the failures are forgotten.
+    clock.advance(300_000);
+    expect((await signIn(fresh(), email, PASSWORD)).status).toBe(303);
+    for (let i = 0; i < 10; i++) expect((await signIn(fresh(), email, 'wrong password')).status).toBe(401);
   });
 
   it('limits one IP to 30 sign-in attempts per window across accounts', async () => {
