@@ -329,6 +329,22 @@ describe('throttling', () => {
       expect(res.status, `sign-up ${i + 1}`).toBe(i < 10 ? 303 : 429);
     }
   });
+
+  it('sign-up does not hide a taken email (README, Decisions), but each probe spends the per-IP sign-up limit', async () => {
+    const clock = new TestClock(Date.UTC(2026, 10, 21, 17, 0, 5));
+    const { email } = await signedUp({ clock });
+    const probe = async (address: string): Promise<Response> => {
+      const b = new Browser(clock);
+      b.ip = '198.51.100.201';
+      const form = await b.page('/signup');
+      return b.post('/signup', { _csrf: form.csrf, name: 'Prober', email: address, password: PASSWORD });
+    };
+    for (let i = 0; i < 10; i++) expect((await probe(email)).status, `probe ${i + 1}`).toBe(409);
+    // Ten probes an hour per address; after them the answer no longer depends on the email.
+    const [taken, free] = [await probe(email), await probe(uniqueEmail())];
+    expect([taken.status, free.status]).toEqual([429, 429]);
+    expect(alertOf(await taken.text())).toBe(alertOf(await free.text()));
+  });
 });
 
 describe('the client address (TRUSTED_IP_HEADER)', () => {
