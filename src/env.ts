@@ -1,8 +1,11 @@
+import type { AccountMeter } from './durable/account-meter.ts';
 import type { KeyMeter } from './durable/key-meter.ts';
 
 export interface Env {
   DB: D1Database;
   METER: DurableObjectNamespace<KeyMeter>;
+  /** One object per account: API A's month of compressions, all the account's keys together. */
+  ACCOUNT_METER: DurableObjectNamespace<AccountMeter>;
   /** When set, API A answers only on this host. */
   IMAGE_API_HOST?: string;
   /** When set, API B answers only on this host. */
