@@ -1,7 +1,7 @@
 // JPEG input through the streaming engine: rows decoded at a DCT scale, resampled through a ring,
 // encoded as they come (or kept once, when an orientation or a retry needs every row). Outputs small
-// enough for its memory are written by MozJPEG instead, for its trellis quantisation (memory-plan.ts). A JPEG output
-// that is not smaller than a same-size input is replaced by the lossless rewrite, never by the input.
+// enough for its memory are written by MozJPEG instead, for its trellis quantisation (memory-plan.ts).
+// A JPEG output not smaller than a same-size input is replaced by a lossless rewrite, never by the input.
 import { JpegEngineError, withJpegJob, type EncodedJpeg, type EncodeMode, type JpegJob } from '../../wasm/jpeg-engine.ts';
 import type { RgbaImage } from '../../wasm/image.ts';
 import { ApiError } from '../http/errors.ts';
