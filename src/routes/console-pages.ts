@@ -13,7 +13,7 @@ import { clock } from '../env.ts';
 import type { AppEnv } from '../http/context.ts';
 import { csrfTokenFor, csrfValid } from '../http/csrf.ts';
 import { field, readForm } from '../http/form-body.ts';
-import { sendPage } from '../http/pages.ts';
+import { redirectPage, sendPage } from '../http/pages.ts';
 import { loadSession, requireSessionPage } from '../http/session.ts';
 import { ASSETS } from '../web/assets/index.ts';
 import { renderApiReference, type OpenApiDocument } from '../web/docs-page.ts';
@@ -89,7 +89,7 @@ export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
     if (!(await csrfValid(c, field(form, '_csrf')))) return renderKeys(c, { error: EXPIRED_FORM }, 403);
     const key = await revokeKey(c.env, accountOf(c).id, c.req.param('id'), clock(c.env));
     if (!key) return notFoundPage(c, 'There is no key with this id in your account.');
-    return c.redirect(`/keys?revoked=${key.id}`, 303);
+    return redirectPage(c, `/keys?revoked=${key.id}`);
   });
 
   app.get('/try', ...signedIn, async (c) => {

@@ -176,6 +176,7 @@ describe('the keys page', () => {
     const res = await browser.post(`/keys/${created.id}/revoke`, { _csrf: confirm.csrf });
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe(`/keys?revoked=${created.id}`);
+    expect(res.headers.get('permissions-policy')).toContain('camera=()');
     const after = await browser.page(`/keys?revoked=${created.id}`);
     expect(after.html).toContain('The key &quot;Short-lived&quot; is revoked');
     expect((await browser.page('/keys?revoked=Anything%20you%20like')).html).not.toContain('is revoked');
