@@ -95,7 +95,7 @@ export function enforce(verdict: Verdict): void {
     case 'quota_exceeded':
       throw new ApiError(
         'quota_exceeded',
-        `this key has used all ${verdict.rate?.limit ?? ''} compressions of this month; the quota resets on the 1st (UTC)`,
+        `this account has used all ${verdict.rate?.limit ?? ''} compressions of this month (all its keys together); the quota resets on the 1st (UTC)`,
         { details: { limit: verdict.rate?.limit, reset: verdict.rate?.reset } },
       );
   }

@@ -14,7 +14,6 @@ import type { AppEnv } from '../http/context.ts';
 import { ApiError } from '../http/errors.ts';
 import { badRequestFrom } from '../http/validation.ts';
 import { clock } from '../env.ts';
-import type { RateHeaders } from '../metering/types.ts';
 import { CompressParts } from './compress-schema.ts';
 import { compressDoc } from './compress-doc.ts';
 
@@ -36,7 +35,6 @@ export async function compressMetered(c: Context<AppEnv>, hash: string, meter: D
   const started = performance.now();
   const reserved = await meter.reserve(hash, clock(c.env));
   if (reserved.outcome !== 'forbidden') c.set('rate', reserved.rate);
-  if (reserved.outcome === 'quota_exceeded') throw quotaExceeded(reserved.rate);
   enforce(reserved);
   const key = reserved.key!;
   c.set('key', key);
@@ -75,15 +73,6 @@ export async function compressMetered(c: Context<AppEnv>, hash: string, meter: D
   } finally {
     done?.();
   }
-}
-
-/** The month is the account's (all its keys together), so the refusal says so. */
-function quotaExceeded(rate: RateHeaders | undefined): ApiError {
-  return new ApiError(
-    'quota_exceeded',
-    `this account has used all ${rate?.limit ?? ''} compressions of this month (all its keys together); the quota resets on the 1st (UTC)`,
-    { details: { limit: rate?.limit, reset: rate?.reset } },
-  );
 }
 
 function imageResponse(result: CompressResult, uploadName: string, originalSize: number, totalMs: number): Response {
