@@ -94,6 +94,26 @@ static void set_quality(j_compress_ptr c, int quality) {
   jpeg_add_quant_table(c, 1, quant_tables[1], scale, TRUE);
 }
 
+/*
+ * Creates the job's compress object for width × height pixels of 1 (grey), 3 (RGB) or 4 (CMYK, written
+ * as YCCK) components, with libjpeg's defaults and our quantisation at `quality`. Runs under the
+ * caller's setjmp; the job's cleanup destroys it.
+ */
+static j_compress_ptr open_encoder(sr_job *job, int width, int height, int components, int quality) {
+  j_compress_ptr c = &job->enc;
+  sr_error_init(job, &c->err);
+  jpeg_create_compress(c);
+  job->enc_open = 1;
+  c->image_width = (JDIMENSION)width;
+  c->image_height = (JDIMENSION)height;
+  c->input_components = components;
+  c->in_color_space = components == 1 ? JCS_GRAYSCALE : components == 3 ? JCS_RGB : JCS_CMYK;
+  jpeg_set_defaults(c);
+  if (components == 4) jpeg_set_colorspace(c, JCS_YCCK);
+  set_quality(c, quality);
+  return c;
+}
+
 static void write_row(sr_job *job, uint8_t *row) {
   JSAMPROW r = row;
   jpeg_write_scanlines(&job->enc, &r, 1);
@@ -146,16 +166,7 @@ EMSCRIPTEN_KEEPALIVE int sr_job_encode(sr_job *job, int quality, int subsample, 
   const int width = upright_width(job), height = upright_height(job), ch = job->channels;
   job->enc_row = malloc((size_t)width * ch);
   if (!job->enc_row) sr_fail(job, "out of memory for the encoder's row");
-  j_compress_ptr c = &job->enc;
-  sr_error_init(job, &c->err);
-  jpeg_create_compress(c);
-  job->enc_open = 1;
-  c->image_width = (JDIMENSION)width;
-  c->image_height = (JDIMENSION)height;
-  c->input_components = ch;
-  c->in_color_space = ch == 1 ? JCS_GRAYSCALE : JCS_RGB;
-  jpeg_set_defaults(c);
-  set_quality(c, quality);
+  j_compress_ptr c = open_encoder(job, width, height, ch, quality);
   c->dct_method = JDCT_ISLOW;
   if (ch == 3) c->comp_info[0].h_samp_factor = c->comp_info[0].v_samp_factor = subsample ? 2 : 1;
   if (mode == SR_MODE_PROGRESSIVE) {
@@ -244,17 +255,7 @@ EMSCRIPTEN_KEEPALIVE int sr_job_encode_pixels(sr_job *job, const uint8_t *pixels
   if (width < 1 || height < 1 || (components != 1 && components != 3 && components != 4) || h0 < 1 || h0 > 4 || v0 < 1 ||
       v0 > 4)
     sr_fail(job, "bad pixel encoding parameters");
-  j_compress_ptr c = &job->enc;
-  sr_error_init(job, &c->err);
-  jpeg_create_compress(c);
-  job->enc_open = 1;
-  c->image_width = (JDIMENSION)width;
-  c->image_height = (JDIMENSION)height;
-  c->input_components = components;
-  c->in_color_space = components == 1 ? JCS_GRAYSCALE : components == 3 ? JCS_RGB : JCS_CMYK;
-  jpeg_set_defaults(c);
-  if (components == 4) jpeg_set_colorspace(c, JCS_YCCK);
-  set_quality(c, quality);
+  j_compress_ptr c = open_encoder(job, width, height, components, quality);
   if (components > 1) {
     c->comp_info[0].h_samp_factor = h0;
     c->comp_info[0].v_samp_factor = v0;

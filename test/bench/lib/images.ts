@@ -39,7 +39,7 @@ export async function sharpEncode(input: Uint8Array, variant: SharpVariant): Pro
 }
 
 /** A deterministic PRNG (mulberry32): the same synthetic images on every machine. */
-function prng(seed: number): () => number {
+export function prng(seed: number): () => number {
   let s = seed >>> 0;
   return () => {
     s = (s + 0x6d2b79f5) >>> 0;

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { fetchPackage, MAX_INPUT_BYTES } from './corpus.ts';
+import { prng } from './images.ts';
 
 export const CACHE_DIR = new URL('../.cache/jpeg/', import.meta.url).pathname;
 /** A 2560×1920 photograph (wooden boards, shallow depth of field) of mate-backgrounds: 4:3 like a phone's. */
@@ -58,18 +59,6 @@ function readManifest(): Record<string, ManifestEntry> {
 
 const fileName = (size: InputSize, quality: number, progressive: boolean) =>
   `wood-${RECIPE}-${size.width}x${size.height}-q${quality}-${progressive ? 'progressive' : 'baseline'}.jpg`;
-
-/** Deterministic (mulberry32): the same grain, hence the same files, on every machine. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The photo's pixels at `size`, with grain: raw RGB. */
 async function pixels(size: InputSize): Promise<Buffer> {
