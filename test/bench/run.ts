@@ -1,4 +1,4 @@
-// `npm run bench [-- foundation|tools|compress|meta|jpeg ...]`: starts the service as `npm run dev` does and runs the
+// `npm run bench [-- foundation|tools|compress|meta|jpeg|jpeg-tuning ...]`: starts the service as `npm run dev` does and runs the
 // named benchmarks (all by default) against it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -6,6 +6,7 @@ import { startOrigin } from '../fixtures/origin.ts';
 import { benchCompress } from './compress.ts';
 import { benchFoundation, CONCURRENCY, REQUESTS_PER_ROUND, ROUNDS, type Summary } from './foundation.ts';
 import { benchJpeg } from './jpeg.ts';
+import { benchJpegTuning } from './jpeg-tuning.ts';
 import { jpegReport } from './lib/jpeg-report.ts';
 import { compressReport } from './lib/report.ts';
 import { startService, type Service } from './lib/server.ts';
@@ -89,6 +90,16 @@ const BENCHES: Record<string, (service: Service) => Promise<void>> = {
     const result = await benchJpeg(() => startService(PORT + 4, vars.flatMap((v) => ['--var', v])));
     console.log(`\n${jpegReport(result)}\n`);
     save('jpeg', result);
+  },
+  async 'jpeg-tuning'() {
+    const result = await benchJpegTuning();
+    const lines = [
+      `Engine settings on the ${result.images} corpus JPEGs, full size, progressive: bytes at equal SSIM ÷ sharp mozjpeg q80 (Node ${process.version}).`,
+      '', '| setting | median | max |', '|---|---:|---:|',
+      ...result.rows.map((r) => `| ${r.name} | ${r.median.toFixed(3)} | ${r.max.toFixed(3)} |`),
+    ];
+    console.log(`\n${lines.join('\n')}\n`);
+    save('jpeg-tuning', result);
   },
 };
 

@@ -56,7 +56,7 @@ static void oriented_row(const sr_job *job, int y, uint8_t *out) {
  *   rewards keeping mid frequencies that Annex K quantises hard;
  * - a dead zone: AC coefficients round towards zero by a fifth of a step (patches/01-jcdctmgr-deadzone.patch),
  *   so the coefficients just over half a step, which cost the most bits for the least detail, become 0.
- * Both are settable for the bench's tuning runs (sr_set_quant_tables, sr_set_deadzone).
+ * Both are settable (sr_set_quant_tables, sr_set_deadzone) for `npm run bench -- jpeg-tuning`, which compares them.
  */
 int sr_deadzone_permille[2] = {200, 200};
 

@@ -1,0 +1,147 @@
+// `npm run bench -- jpeg-tuning`: the engine's quantisation settings compared on the corpus JPEGs, by
+// bytes at equal SSIM against sharp's mozjpeg q80 (the figures behind wasm/src/sr_encode.c's tables and
+// dead zone). Runs the engine's WebAssembly directly in this process, in its progressive mode at full
+// size, so only the encoder's settings differ between the rows.
+import { readFileSync } from 'node:fs';
+import sharp from 'sharp';
+import { loadCorpus } from './lib/corpus.ts';
+import { decodeRgb, ssim, type Rgb } from './lib/ssim.ts';
+
+const WASM = new URL('../../wasm/codec/sr_jpeg.wasm', import.meta.url);
+const GLUE = new URL('../../wasm/codec/sr_jpeg.js', import.meta.url).href;
+
+type Fn = (...args: number[]) => number;
+interface Memory {
+  buffer: ArrayBuffer;
+}
+interface Engine {
+  m: Record<string, Fn>;
+  memory: Memory;
+}
+// Node has WebAssembly; the Node-side tsconfig has no types for it, so the few members used are named here.
+const WA = (globalThis as unknown as {
+  WebAssembly: {
+    Module: new (bytes: Uint8Array) => object;
+    Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
+    Memory: abstract new (...args: never[]) => Memory;
+  };
+}).WebAssembly;
+
+/** Tables at quality 50 in natural order, q(u, v) = round(b × (1 + s × (u + v))): the family tuned over. */
+function table(base: number, slope: number): number[] {
+  const out: number[] = [];
+  for (let v = 0; v < 8; v++) for (let u = 0; u < 8; u++) out.push(Math.max(1, Math.min(255, Math.round(base * (1 + slope * (u + v))))));
+  return out;
+}
+
+export interface Setting {
+  name: string;
+  /** null: libjpeg's Annex K tables. */
+  tables: { luma: [number, number]; chroma: [number, number] } | null;
+  /** Dead zone in thousandths of a step (luma, chroma). */
+  deadzone: [number, number];
+}
+
+export const SETTINGS: Setting[] = [
+  { name: 'Annex K, no dead zone', tables: null, deadzone: [0, 0] },
+  { name: 'gentle tables, no dead zone', tables: { luma: [12, 0.1], chroma: [14, 0.15] }, deadzone: [0, 0] },
+  { name: 'gentle tables, dead zone 0.2 (shipped)', tables: { luma: [12, 0.1], chroma: [14, 0.15] }, deadzone: [200, 200] },
+  { name: 'gentle tables, dead zone 0.3', tables: { luma: [12, 0.1], chroma: [14, 0.15] }, deadzone: [300, 300] },
+];
+
+async function engine(): Promise<Engine> {
+  const { default: factory } = (await import(GLUE)) as { default: (options: object) => Promise<unknown> };
+  const compiled = new WA.Module(readFileSync(WASM));
+  let memory: Memory | undefined;
+  const options: Record<string, unknown> = {
+    noInitialRun: true, print() {}, printErr() {}, locateFile: (path: string) => path,
+    instantiateWasm(imports: object, receive: (instance: object) => void) {
+      const instance = new WA.Instance(compiled, imports);
+      memory = Object.values(instance.exports).find((v) => v instanceof WA.Memory) as Memory;
+      receive(instance);
+      return instance.exports;
+    },
+  };
+  void factory(options);
+  return { m: options as unknown as Record<string, Fn>, memory: memory! };
+}
+
+function apply({ m, memory }: Engine, setting: Setting): void {
+  m._sr_set_deadzone!(...setting.deadzone);
+  if (!setting.tables) {
+    m._sr_set_quant_tables!(0, 0);
+    return;
+  }
+  const luma = m._malloc!(128);
+  const chroma = m._malloc!(128);
+  new Uint16Array(memory.buffer, luma, 64).set(table(...setting.tables.luma));
+  new Uint16Array(memory.buffer, chroma, 64).set(table(...setting.tables.chroma));
+  m._sr_set_quant_tables!(luma, chroma);
+  m._free!(luma);
+  m._free!(chroma);
+}
+
+/** The engine's progressive encode of the whole image at `quality`. */
+function encode({ m, memory }: Engine, input: Uint8Array, quality: number): Uint8Array {
+  const heap = () => new Uint8Array(memory.buffer);
+  const inputPtr = m._malloc!(input.length);
+  heap().set(input, inputPtr);
+  const job = m._sr_job_create!(inputPtr, input.length);
+  const pair = m._malloc!(8);
+  try {
+    if (m._sr_job_header!(job) !== 0) throw new Error('header refused');
+    const info = new Int32Array(memory.buffer, m._sr_job_info!(job), 2);
+    const [width, height] = [info[0]!, info[1]!];
+    m._sr_job_close_header!(job);
+    m._sr_job_set_pixels!(job, 8, width, height, 1);
+    if (m._sr_job_encode!(job, quality, quality < 90 ? 1 : 0, 0) !== 0) throw new Error('encode failed');
+    const parts: Uint8Array[] = [];
+    for (let i = 0; i < m._sr_job_chunk_count!(job); i++) {
+      m._sr_job_chunk!(job, i, pair);
+      const [ptr, len] = new Int32Array(memory.buffer, pair, 2) as unknown as [number, number];
+      parts.push(heap().slice(ptr, ptr + len));
+    }
+    return Buffer.concat(parts);
+  } finally {
+    m._free!(pair);
+    m._sr_job_destroy!(job);
+    m._free!(inputPtr);
+  }
+}
+
+/** Bytes of the lowest quality whose SSIM reaches `target` (binary search over 50–98), or null. */
+async function bytesAtSsim(e: Engine, input: Uint8Array, reference: Rgb, target: number): Promise<number | null> {
+  let lo = 50;
+  let hi = 98;
+  let found: number | null = null;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const out = encode(e, input, mid);
+    if (ssim(reference, await decodeRgb(out)) >= target) {
+      found = out.length;
+      hi = mid - 1;
+    } else lo = mid + 1;
+  }
+  return found;
+}
+
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[values.length >> 1] ?? NaN;
+
+export async function benchJpegTuning(): Promise<{ images: number; rows: { name: string; median: number; max: number }[] }> {
+  const corpus = (await loadCorpus(Number(process.env.BENCH_CORPUS_MAX ?? 40))).images.filter((i) => i.type === 'jpeg');
+  const e = await engine();
+  const ratios = new Map<string, number[]>(SETTINGS.map((s) => [s.name, []]));
+  for (const image of corpus) {
+    const input = new Uint8Array(readFileSync(image.path));
+    const reference = await decodeRgb(input);
+    const sharpOut = await sharp(input).jpeg({ quality: 80, mozjpeg: true }).toBuffer();
+    const target = ssim(reference, await decodeRgb(sharpOut));
+    for (const setting of SETTINGS) {
+      apply(e, setting);
+      const bytes = await bytesAtSsim(e, input, reference, target);
+      if (bytes !== null) ratios.get(setting.name)!.push(bytes / sharpOut.length);
+    }
+    console.log(`jpeg-tuning: ${image.name} done`);
+  }
+  return { images: corpus.length, rows: SETTINGS.map((s) => ({ name: s.name, median: median(ratios.get(s.name)!), max: Math.max(...ratios.get(s.name)!) })) };
+}
