@@ -1,10 +1,16 @@
 // Extraction of one fetched page: HTML is streamed through HTMLRewriter until the head is over (or the
-// body cap); any other type is answered with its content type and nothing extracted.
+// body cap); any other type is answered with its content type and nothing extracted. A page whose
+// encoding is tentative (no byte order mark, header charset or early <meta>) is read twice: once to find
+// a later declaration or, failing one, to let the detector see the head's bytes; then for real.
 import { HTML_MEDIA_TYPES, MAX_BODY_BYTES } from '../fetch/limits.ts';
 import type { Fetched } from '../fetch/safe-fetch.ts';
+import { BodySource, concat } from './body-source.ts';
+import { CHARSET_PRESCAN_BYTES, declaredCharset, type CharsetChoice, type Declared } from './charset.ts';
+import { detectEncoding } from './charset-detect.ts';
 import { HeadCollector } from './collector.ts';
-import { utf8Page } from './page-stream.ts';
+import { drain, utf8Stream } from './page-stream.ts';
 import { buildExtraction, emptyExtraction, type Extraction } from './result.ts';
+import { sniffHead } from './sniff.ts';
 import type { ApiError } from '../http/errors.ts';
 
 export interface PageData extends Extraction {
@@ -14,13 +20,19 @@ export interface PageData extends Extraction {
   content_type: string | null;
 }
 
+export interface Extracted {
+  data: PageData;
+  /** The encoding the page was read in and how it was chosen; null when it was not HTML. */
+  charset: CharsetChoice | null;
+}
+
 export interface ExtractOptions {
   signal: AbortSignal;
   /** The error for a deadline passed or a connection lost while reading the body. */
   failure: (err: unknown) => ApiError;
 }
 
-export async function extract(requested: URL, fetched: Fetched, options: ExtractOptions): Promise<PageData> {
+export async function extract(requested: URL, fetched: Fetched, options: ExtractOptions): Promise<Extracted> {
   const { response, finalUrl } = fetched;
   const contentType = response.headers.get('content-type');
   const mediaType = contentType?.split(';')[0]!.trim().toLowerCase() ?? null;
@@ -28,28 +40,34 @@ export async function extract(requested: URL, fetched: Fetched, options: Extract
 
   if (mediaType === null || !HTML_MEDIA_TYPES.has(mediaType) || response.body === null) {
     await response.body?.cancel().catch(() => {});
-    return { ...page, ...emptyExtraction() };
+    return { data: { ...page, ...emptyExtraction() }, charset: null };
+  }
+
+  const source = new BodySource(response.body, { maxBytes: MAX_BODY_BYTES, signal: options.signal, failure: options.failure });
+  const failed = () => source.failed();
+  // The first bytes decide whether the encoding is certain, so they are read before the stream starts.
+  const prefix = await source.readAtLeast(CHARSET_PRESCAN_BYTES);
+  const head = concat(prefix);
+  let charset: Declared | null = declaredCharset(head, contentType);
+  if (charset === null) {
+    const sniffed = await sniffHead(source.replay(true), head, failed);
+    if (sniffed.declared !== null) charset = { encoding: sniffed.declared, source: 'late-meta', bomLength: 0 };
+    else {
+      const lang = sniffed.lang ?? response.headers.get('content-language');
+      charset = { ...detectEncoding(source.keptBytes(), { lang, host: finalUrl.hostname }), bomLength: 0 };
+    }
   }
 
   const collector = new HeadCollector();
-  const { encoding, stream, failed } = await utf8Page(response.body, {
-    contentType,
-    maxBytes: MAX_BODY_BYTES,
-    signal: options.signal,
+  const stream = utf8Stream(source.replay(false), {
+    encoding: charset.encoding,
+    bomLength: charset.bomLength,
     enough: () => collector.done,
-    failure: options.failure,
+    stop: () => source.stop(),
   });
-  const rewritten = collector
-    .attach(new HTMLRewriter())
-    .transform(new Response(stream, { headers: { 'content-type': 'text/html; charset=utf-8' } }));
-  // Nothing of the rewritten page is wanted; reading it is what drives the handlers.
-  const reader = rewritten.body!.getReader();
-  try {
-    while (!(await reader.read()).done) {
-      // drain
-    }
-  } catch (err) {
-    throw failed() ?? err;
-  }
-  return { ...page, ...buildExtraction(collector.finish(), finalUrl, encoding) };
+  await drain(collector.attach(new HTMLRewriter()).transform(new Response(stream, { headers: { 'content-type': 'text/html; charset=utf-8' } })), failed);
+  return {
+    data: { ...page, ...buildExtraction(collector.finish(), finalUrl, charset.encoding) },
+    charset: { encoding: charset.encoding, source: charset.source },
+  };
 }

@@ -6,6 +6,7 @@ import { parseFetchUrl, checkFetchUrl } from '../fetch/url-policy.ts';
 import { ApiError } from '../http/errors.ts';
 import { cacheKey, lookup, store } from './cache.ts';
 import type { MetaConfig } from './config.ts';
+import type { CharsetChoice } from './charset.ts';
 import { extract, type PageData } from './extract.ts';
 import { BULK_CONCURRENCY, BULK_DEADLINE_MS } from './limits.ts';
 
@@ -14,6 +15,8 @@ export type CacheStatus = 'hit' | 'miss';
 export interface MetaResult {
   data: PageData;
   cache: CacheStatus;
+  /** The encoding the page was read in and how it was chosen (null for pages that are not HTML). */
+  charset: CharsetChoice | null;
 }
 
 export interface MetaContext extends MetaConfig {
@@ -29,18 +32,18 @@ export async function metaTags(raw: string, ctx: MetaContext, deadline?: AbortSi
   const key = cacheKey(ctx.cacheOrigin, url);
   if (ctx.cacheTtl > 0) {
     const hit = await lookup(key);
-    if (hit) return { data: hit, cache: 'hit' };
+    if (hit) return { ...hit, cache: 'hit' };
   }
   const timeout = AbortSignal.timeout(FETCH_TIMEOUT_MS);
   const signal = deadline ? AbortSignal.any([timeout, deadline]) : timeout;
   const fetched = await safeFetch(url, { ...ctx, signal });
-  const data = await extract(url, fetched, { signal, failure: (err) => failure(fetched.finalUrl, err, signal) });
-  if (ctx.cacheTtl > 0) ctx.defer(store(key, data, ctx.cacheTtl).catch(() => {}));
-  return { data, cache: 'miss' };
+  const extracted = await extract(url, fetched, { signal, failure: (err) => failure(fetched.finalUrl, err, signal) });
+  if (ctx.cacheTtl > 0) ctx.defer(store(key, extracted, ctx.cacheTtl).catch(() => {}));
+  return { ...extracted, cache: 'miss' };
 }
 
 export type BulkItem =
-  | { url: string; ok: true; data: PageData; cache: CacheStatus }
+  | { url: string; ok: true; data: PageData; cache: CacheStatus; charset: CharsetChoice | null }
   | { url: string; ok: false; error: { code: string; message: string; details?: Record<string, unknown> } };
 
 export async function bulkMetaTags(urls: string[], ctx: MetaContext): Promise<BulkItem[]> {
@@ -51,7 +54,7 @@ export async function bulkMetaTags(urls: string[], ctx: MetaContext): Promise<Bu
     let item = inFlight.get(url);
     if (!item) {
       item = metaTags(url, ctx, deadline).then(
-        (r): BulkItem => ({ url, ok: true, data: r.data, cache: r.cache }),
+        (r): BulkItem => ({ url, ok: true, data: r.data, cache: r.cache, charset: r.charset }),
         (err: unknown): BulkItem => ({ url, ok: false, error: errorOf(err) }),
       );
       inFlight.set(url, item);

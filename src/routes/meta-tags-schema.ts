@@ -72,10 +72,22 @@ export const PageData = z
   })
   .openapi('MetaTags');
 
+const Charset = z
+  .object({
+    encoding: z.string().openapi({ description: 'The encoding the page was decoded with (WHATWG name), as data.charset', example: 'euc-jp' }),
+    source: z.enum(['bom', 'header', 'meta', 'late-meta', 'detected', 'default']).openapi({
+      description:
+        'How it was chosen: a byte order mark, the Content-Type header, a <meta> in the first 1,024 bytes, a <meta> later in the head, detected from the bytes, or nothing to go on (UTF-8)',
+    }),
+  })
+  .nullable()
+  .openapi('MetaCharset', { description: 'null when the URL did not answer HTML' });
+const Cache = z.enum(['hit', 'miss']).openapi({ description: 'Whether the extraction came from the cache (META_CACHE_TTL)' });
+
 export const MetaTagsResponse = z
   .object({
     data: PageData,
-    meta: ToolsMeta.extend({ cache: z.enum(['hit', 'miss']).openapi({ description: 'Whether the extraction came from the cache (META_CACHE_TTL)' }) }),
+    meta: ToolsMeta.extend({ cache: Cache, charset: Charset }),
   })
   .openapi('MetaTagsResponse');
 
@@ -85,7 +97,7 @@ export const BulkResponse = z
   .object({
     data: z.array(
       z.union([
-        z.object({ url: z.string(), ok: z.literal(true), data: PageData, cache: z.enum(['hit', 'miss']) }),
+        z.object({ url: z.string(), ok: z.literal(true), data: PageData, cache: Cache, charset: Charset }),
         z.object({ url: z.string(), ok: z.literal(false), error: ItemError }),
       ]),
     ).openapi({ description: 'One entry per URL, in the order given; `url` exactly as given' }),

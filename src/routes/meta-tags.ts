@@ -61,8 +61,8 @@ const contextOf = (c: Context<AppEnv>): MetaContext => ({
 
 export function registerMetaTags(app: OpenAPIHono<AppEnv>): void {
   app.openapi(metaTagsRoute, async (c) => {
-    const { data, cache } = await metaTags(c.req.valid('query').url, contextOf(c));
-    return c.json(envelope(c, data, { cache }), 200);
+    const { data, cache, charset } = await metaTags(c.req.valid('query').url, contextOf(c));
+    return c.json(envelope(c, data, { cache, charset }), 200);
   });
 
   // The body is read by hand (capped while streaming) and checked with the documented schema.
