@@ -25,7 +25,7 @@ async function create(browser: Browser, csrf: string, body: unknown = { name: 'C
 describe('the keys JSON API', () => {
   it('needs a signed-in session (or a manage key): no cookie or a junk cookie get 401, an image/tools key 403', async () => {
     const { key } = await makeKey();
-    for (const headers of [{}, { cookie: '__Host-sr_session=' + 'a'.repeat(43) }]) {
+    for (const headers of [{}, { cookie: '__Host-sr_session=' + 'a'.repeat(43) }] as Record<string, string>[]) {
       const res = await call('/api/v1/keys', { headers });
       expect(res.status).toBe(401);
       const body = (await res.json()) as { error: { code: string; message: string } };
