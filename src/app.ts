@@ -12,6 +12,7 @@ import { registerCompress } from './routes/compress.ts';
 import { registerAuthPages } from './routes/auth-pages.ts';
 import { registerConsoleApi } from './routes/console-api.ts';
 import { registerConsolePages } from './routes/console-pages.ts';
+import { registerConsoleWebhooks } from './routes/console-webhooks.ts';
 import { registerHealth } from './routes/health.ts';
 import { registerInternal } from './routes/internal.ts';
 import { registerKeys } from './routes/keys.ts';
@@ -41,6 +42,7 @@ export function createApp() {
   registerOpenApi(app);
   registerAuthPages(app);
   registerConsolePages(app);
+  registerConsoleWebhooks(app);
 
   app.notFound((c) => errorResponse(fallbackError(c, app.routes), c.var.requestId));
   app.onError((err, c) => {
