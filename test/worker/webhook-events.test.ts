@@ -1,12 +1,14 @@
 // The events: key.created and key.revoked (written in the key's D1 batch), usage.threshold and
 // rate_limit.exceeded (written in the meter's own transaction), each delivered once, verified with the
 // standardwebhooks package, and each threshold exactly once however many requests race past it.
-import { env, runInDurableObject } from 'cloudflare:test';
+import { abortAllDurableObjects, createExecutionContext, createScheduledController, env, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/accounts/keys.ts';
 import { TOOLS_TIERS } from '../../src/accounts/tiers.ts';
 import { Counters } from '../../src/metering/counters.ts';
 import { dayWindow, minuteWindow, monthWindow } from '../../src/metering/windows.ts';
+import { MeterOutbox } from '../../src/webhooks/meter-outbox.ts';
+import worker from '../../src/index.ts';
 import { call, toolsHeaders } from './helpers.ts';
 import { compressCall, photo, pngOf } from './image-fixtures.ts';
 import { addEndpoint, addKey, manage, manageAccount, received, verified, waitFor, type Endpoint } from './webhook-helpers.ts';
@@ -112,5 +114,44 @@ describe('usage.threshold and rate_limit.exceeded', () => {
     expect(all).toHaveLength(3);
     expect(all.map((p) => [p.type, p.data.percent ?? p.data.window]).sort()).toEqual([['rate_limit.exceeded', 'month'], ['usage.threshold', 100], ['usage.threshold', 80]]);
     for (const p of all) expect(p.data).toMatchObject({ key_id: image.id, api: 'image', limit: 100, reset: Math.floor(month.end / 1000) });
+  });
+});
+
+describe('the outbox sweep (cron trigger)', () => {
+  it('hands over events whose hand-off was lost', async () => {
+    const account = await manageAccount();
+    const endpoint = await addEndpoint(account.key, ['key.created']);
+    // As if the request that wrote it died between its D1 batch and the call to the dispatcher.
+    const id = `msg_lost_${crypto.randomUUID().slice(0, 8)}`;
+    const body = JSON.stringify({ type: 'key.created', timestamp: new Date().toISOString(), data: { key_id: 'key_lost' } });
+    await env.DB.prepare('INSERT INTO webhook_outbox (id, account_id, type, body, created_at) VALUES (?, ?, ?, ?, ?)')
+      .bind(id, account.accountId, 'key.created', body, Date.now() - 120_000)
+      .run();
+    const ctx = createExecutionContext();
+    worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: '*/5 * * * *' }), env, ctx);
+    await waitOnExecutionContext(ctx);
+    const [got] = await payloads(endpoint, 1);
+    expect(got).toMatchObject({ id, type: 'key.created', data: { key_id: 'key_lost' } });
+    const left = await env.DB.prepare('SELECT COUNT(*) AS n FROM webhook_outbox WHERE id = ?').bind(id).first<{ n: number }>();
+    expect(left?.n).toBe(0);
+  });
+});
+
+describe("a meter's hand-off", () => {
+  it('survives the meter being restarted before its alarm ran', async () => {
+    const account = await manageAccount();
+    const endpoint = await addEndpoint(account.key, ['usage.threshold']);
+    const tools = await addKey(account, ['tools']);
+    const meter = env.METER.get(env.METER.idFromName(await hashKey(tools.key)));
+    // Recorded as the meter records (outbox row and alarm in its storage), with the alarm a moment away,
+    // then every instance thrown away: only storage is left to deliver it.
+    const id = await runInDurableObject(meter, async (_i, state) => {
+      const e = new MeterOutbox(state.storage.sql).record(account.accountId, 'usage.threshold', Date.now(), { key_id: tools.id, percent: 80 });
+      await state.storage.setAlarm(Date.now() + 300);
+      return e.id;
+    });
+    await abortAllDurableObjects();
+    const [got] = await payloads(endpoint, 1);
+    expect(got).toMatchObject({ id, type: 'usage.threshold', data: { key_id: tools.id, percent: 80 } });
   });
 });
