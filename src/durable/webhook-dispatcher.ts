@@ -11,11 +11,17 @@ import { attemptDelivery } from '../webhooks/delivery.ts';
 import { DispatchStore, type DeliveryView, type DueDelivery } from '../webhooks/dispatch-store.ts';
 import { endpointTargets, recordHealth, type EndpointTarget } from '../webhooks/endpoints.ts';
 import { event, type EventType, type WebhookEvent } from '../webhooks/events.ts';
-import { DELIVERIES_PER_ALARM, RETENTION_MS } from '../webhooks/limits.ts';
+import { ALARM_RETRY_MS, DELIVERIES_PER_ALARM, MAX_MANUAL_SENDS_PER_HOUR, RETENTION_MS } from '../webhooks/limits.ts';
 import { disableAfter, retrySchedule } from '../webhooks/schedule.ts';
 
+/** Outbox rows taken per D1 read; `pull` reads again until fewer come back. */
+const OUTBOX_BATCH = 100;
+
+/** What a manual send (test, retry) answers: the message id, or when the hour's budget frees up. */
+export type ManualSend = { ok: true; msgId: string } | { ok: false; retryAfterMs: number; max: number };
+
 const OUTBOX_SQL = {
-  take: 'SELECT id, account_id, type, body, created_at FROM webhook_outbox WHERE account_id = ? ORDER BY created_at, id LIMIT 100',
+  take: `SELECT id, account_id, type, body, created_at FROM webhook_outbox WHERE account_id = ? ORDER BY created_at, id LIMIT ${OUTBOX_BATCH}`,
   done: 'DELETE FROM webhook_outbox WHERE id IN (SELECT value FROM json_each(?))',
 } as const;
 
@@ -30,12 +36,16 @@ export class WebhookDispatcher extends DurableObject<Env> {
   /** Takes the account's events out of D1's outbox (copy here first, then delete there). */
   async pull(accountId: string): Promise<number> {
     this.store.accountId = accountId;
-    const rows = await this.env.DB.prepare(OUTBOX_SQL.take).bind(accountId).all<{ id: string; account_id: string; type: EventType; body: string; created_at: number }>();
-    if (rows.results.length === 0) return 0;
-    const events = rows.results.map((r) => ({ id: r.id, accountId: r.account_id, type: r.type, body: r.body, createdAt: r.created_at }));
-    await this.enqueue(events);
-    await this.env.DB.prepare(OUTBOX_SQL.done).bind(JSON.stringify(events.map((e) => e.id))).run();
-    return events.length;
+    let total = 0;
+    for (;;) {
+      const rows = await this.env.DB.prepare(OUTBOX_SQL.take).bind(accountId).all<{ id: string; account_id: string; type: EventType; body: string; created_at: number }>();
+      if (rows.results.length === 0) return total;
+      const events = rows.results.map((r) => ({ id: r.id, accountId: r.account_id, type: r.type, body: r.body, createdAt: r.created_at }));
+      await this.enqueue(events);
+      await this.env.DB.prepare(OUTBOX_SQL.done).bind(JSON.stringify(events.map((e) => e.id))).run();
+      total += events.length;
+      if (events.length < OUTBOX_BATCH) return total;
+    }
   }
 
   /** Events a meter recorded in its own storage; it forgets them once this returns. */
@@ -44,27 +54,32 @@ export class WebhookDispatcher extends DurableObject<Env> {
     await this.enqueue(events);
   }
 
-  /** A webhook.test message to one endpoint, whatever events it listens for. Returns the message id. */
-  async sendTest(accountId: string, endpointId: string, now: number): Promise<string> {
+  /** A webhook.test message to one endpoint, whatever events it listens for (a manual send). */
+  async sendTest(accountId: string, endpointId: string, now: number): Promise<ManualSend> {
     this.store.accountId = accountId;
+    const budget = this.store.spendManual(Date.now(), MAX_MANUAL_SENDS_PER_HOUR);
+    if (!budget.ok) return { ok: false, retryAfterMs: budget.retryAfterMs, max: MAX_MANUAL_SENDS_PER_HOUR };
     const e = event(accountId, 'webhook.test', now, { endpoint_id: endpointId, message: 'A test event from Shrinkray: your endpoint receives and verifies webhooks.' });
     this.ctx.storage.transactionSync(() => {
       this.store.addMessage(e);
       this.store.addDelivery(e.id, endpointId, Date.now() + (retrySchedule(this.env)[0] ?? 0));
     });
     await this.wake();
-    return e.id;
+    return { ok: true, msgId: e.id };
   }
 
   async deliveries(endpointId: string): Promise<DeliveryView[]> {
     return this.store.log(endpointId);
   }
 
-  /** One more attempt now; false when the endpoint never had this message. */
-  async retry(endpointId: string, msgId: string): Promise<boolean> {
-    const found = this.store.retry(msgId, endpointId, Date.now());
-    if (found) await this.wake();
-    return found;
+  /** One more attempt now (a manual send); null when the endpoint never had this message. */
+  async retry(endpointId: string, msgId: string): Promise<ManualSend | null> {
+    if (!this.store.hasDelivery(msgId, endpointId)) return null;
+    const budget = this.store.spendManual(Date.now(), MAX_MANUAL_SENDS_PER_HOUR);
+    if (!budget.ok) return { ok: false, retryAfterMs: budget.retryAfterMs, max: MAX_MANUAL_SENDS_PER_HOUR };
+    this.store.retry(msgId, endpointId, Date.now());
+    await this.wake();
+    return { ok: true, msgId };
   }
 
   /** The endpoint was deleted: its deliveries and log go with it. */
@@ -81,9 +96,16 @@ export class WebhookDispatcher extends DurableObject<Env> {
     const accountId = this.store.accountId;
     if (accountId === null) return;
     const due = this.store.due(Date.now(), DELIVERIES_PER_ALARM);
-    if (due.length > 0) {
-      const endpoints = new Map((await endpointTargets(this.env.DB, accountId)).map((e) => [e.id, e]));
-      await Promise.all(due.map((d) => this.deliver(d, endpoints.get(d.endpoint_id))));
+    try {
+      if (due.length > 0) {
+        const endpoints = new Map((await endpointTargets(this.env.DB, accountId)).map((e) => [e.id, e]));
+        await Promise.all(due.map((d) => this.deliver(d, endpoints.get(d.endpoint_id))));
+      }
+    } catch (err) {
+      // D1 unreachable, most likely. The runtime's own alarm retries give up after a few; this does not.
+      console.error('webhook dispatch failed; retrying', err instanceof Error ? err.message : String(err));
+      await this.ctx.storage.setAlarm(Date.now() + ALARM_RETRY_MS);
+      return;
     }
     this.store.prune(Date.now() - RETENTION_MS);
     await this.wake();

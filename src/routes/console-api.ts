@@ -3,17 +3,12 @@
 // also need the X-CSRF-Token header.
 import { createRoute, z, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
 import { consoleKeyHash } from '../console/keys.ts';
 import { accountUsage } from '../console/usage.ts';
 import { clock } from '../env.ts';
-import { secondsUntil, toUnixSeconds } from '../metering/windows.ts';
 import type { AppEnv } from '../http/context.ts';
 import { requireCsrfHeader } from '../http/csrf.ts';
-import { ApiError } from '../http/errors.ts';
-import { readJsonBody } from '../http/json-body.ts';
 import { loadSession, requireSession } from '../http/session.ts';
-import { badRequestFrom } from '../http/validation.ts';
 import { compressDoc } from './compress-doc.ts';
 import { compressMetered } from './compress.ts';
 import { CONSOLE_TAG, SESSION_SECURITY, UsageResponse } from './console-schema.ts';

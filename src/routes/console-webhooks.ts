@@ -26,6 +26,8 @@ const NOTICES: Record<string, string> = {
   retried: 'The message is being sent again, with the same id.',
 };
 
+const tooMany = (max: number) => `Your account has sent ${max} test events and retries in the last hour, the most it may. Try again later.`;
+
 const signedIn = [loadSession, requireSessionPage] as const;
 const accountOf = (c: Context<AppEnv>) => c.var.session!.account;
 const allowed = (c: Context<AppEnv>) => TOOLS_TIERS[accountOf(c).tools_tier].webhooks;
@@ -36,7 +38,7 @@ async function listPage(c: Context<AppEnv>, extra: Partial<WebhooksState> = {}, 
   return sendPage(c, webhooksPage({ csrf: csrfTokenFor(c), account: accountOf(c), allowed: allowed(c), endpoints, ...extra }), status);
 }
 
-async function onePage(c: Context<AppEnv>, extra: Partial<EndpointState> = {}, status: 200 | 400 | 403 = 200) {
+async function onePage(c: Context<AppEnv>, extra: Partial<EndpointState> = {}, status: 200 | 400 | 403 | 429 = 200) {
   const endpoint = await getEndpoint(c.env.DB, accountOf(c).id, c.req.param('id') ?? '');
   if (!endpoint || !allowed(c)) {
     return sendPage(c, messagePage({ title: 'Not found', message: 'There is no webhook endpoint with this id in your account.', csrf: csrfTokenFor(c), account: accountOf(c) }), 404);
@@ -107,7 +109,8 @@ export function registerConsoleWebhooks(app: OpenAPIHono<AppEnv>): void {
     const endpoint = allowed(c) ? await getEndpoint(c.env.DB, accountOf(c).id, c.req.param('id')) : null;
     if (!endpoint) return onePage(c);
     if (!endpoint.enabled) return onePage(c, { error: 'This endpoint is disabled: enable it first.' }, 400);
-    await dispatcher(c.env, accountOf(c).id).sendTest(accountOf(c).id, endpoint.id, clock(c.env));
+    const sent = await dispatcher(c.env, accountOf(c).id).sendTest(accountOf(c).id, endpoint.id, clock(c.env));
+    if (!sent.ok) return onePage(c, { error: tooMany(sent.max) }, 429);
     return redirectPage(c, `/webhooks/${endpoint.id}?done=test`);
   });
 
@@ -134,8 +137,9 @@ export function registerConsoleWebhooks(app: OpenAPIHono<AppEnv>): void {
     const endpoint = allowed(c) ? await getEndpoint(c.env.DB, accountOf(c).id, c.req.param('id')) : null;
     if (!endpoint) return onePage(c);
     if (!endpoint.enabled) return onePage(c, { error: 'This endpoint is disabled: enable it first.' }, 400);
-    const found = await dispatcher(c.env, accountOf(c).id).retry(endpoint.id, c.req.param('msg'));
-    if (!found) return onePage(c, { error: 'This endpoint has no message with this id.' }, 400);
+    const sent = await dispatcher(c.env, accountOf(c).id).retry(endpoint.id, c.req.param('msg'));
+    if (!sent) return onePage(c, { error: 'This endpoint has no message with this id.' }, 400);
+    if (!sent.ok) return onePage(c, { error: tooMany(sent.max) }, 429);
     return redirectPage(c, `/webhooks/${endpoint.id}?done=retried`);
   });
 }

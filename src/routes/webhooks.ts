@@ -13,7 +13,7 @@ import { badRequestFrom } from '../http/validation.ts';
 import { requireWebhookTier, WEBHOOK_TIERS } from '../webhooks/access.ts';
 import { dispatcher } from '../webhooks/dispatcher-stub.ts';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, rotateSecret, updateEndpoint, type EndpointView } from '../webhooks/endpoints.ts';
-import { MAX_ENDPOINTS_PER_ACCOUNT } from '../webhooks/limits.ts';
+import { MAX_ENDPOINTS_PER_ACCOUNT, MAX_MANUAL_SENDS_PER_HOUR } from '../webhooks/limits.ts';
 import { checkEndpointUrl } from '../webhooks/url.ts';
 import { MANAGE_NOTE, MANAGE_SECURITY, MANAGE_TAG } from './manage-schema.ts';
 import { errorResponses } from './schemas.ts';
@@ -33,6 +33,14 @@ const webhooksTier = async (c: Context<AppEnv>, next: () => Promise<void>) => {
   await next();
 };
 const guards = [accountAuth, webhooksTier] as const;
+
+/** Tests and manual retries make us POST to a URL of the caller's choosing: a budget per hour. */
+function tooManyManualSends(refused: { retryAfterMs: number; max: number }): ApiError {
+  const retryAfter = Math.max(1, Math.ceil(refused.retryAfterMs / 1000));
+  return new ApiError('rate_limit_exceeded', `an account may send at most ${refused.max} test events and manual retries per hour; try again in ${retryAfter} s`, {
+    details: { max: refused.max }, headers: { 'Retry-After': String(retryAfter) },
+  });
+}
 
 async function endpointOr404(c: Context<AppEnv>, id: string): Promise<EndpointView> {
   const endpoint = await getEndpoint(c.env.DB, c.var.principal.accountId, id);
@@ -65,9 +73,9 @@ const oneRoute = route('get', `${WEBHOOKS_PATH}/{id}`, 'One webhook endpoint', '
 const deleteRoute = route('delete', `${WEBHOOKS_PATH}/{id}`, 'Delete a webhook endpoint, its deliveries and their log', 'Nothing more is sent to it.', {
   200: { description: 'The endpoint as it was', content: { 'application/json': { schema: EndpointOne } } },
 }, { params: EndpointIdParam });
-const testRoute = route('post', `${WEBHOOKS_PATH}/{id}/test`, 'Send a webhook.test message to the endpoint', 'Delivered like any event (signed, retried on the schedule). 400 when the endpoint is disabled.', {
+const testRoute = route('post', `${WEBHOOKS_PATH}/{id}/test`, 'Send a webhook.test message to the endpoint', `Delivered like any event (signed, retried on the schedule). 400 when the endpoint is disabled; at most ${MAX_MANUAL_SENDS_PER_HOUR} tests and manual retries per account per hour (429).`, {
   202: { description: 'Accepted: the message id', content: { 'application/json': { schema: MessageAccepted } } },
-  ...errorResponses('bad_request'),
+  ...errorResponses('bad_request', 'rate_limit_exceeded'),
 }, { params: EndpointIdParam });
 const rotateRoute = route('post', `${WEBHOOKS_PATH}/{id}/rotate-secret`, 'Replace the signing secret; the new one is in this answer only', 'Attempts from now on are signed with the new secret, retries of older messages too.', {
   200: { description: 'The endpoint, with its new secret', content: { 'application/json': { schema: EndpointWithSecret } } },
@@ -76,9 +84,9 @@ const deliveriesRoute = route('get', `${WEBHOOKS_PATH}/{id}/deliveries`, "The en
   200: { description: 'The log', content: { 'application/json': { schema: DeliveryList } } },
 }, { params: EndpointIdParam });
 const retryRoute = route('post', `${WEBHOOKS_PATH}/{id}/deliveries/{msg_id}/retry`, 'Send a message to the endpoint again, now, with the same id',
-  'One attempt, whatever state the delivery was in (a pending one is brought forward). 400 when the endpoint is disabled.', {
+  `One attempt, whatever state the delivery was in (a pending one is brought forward). 400 when the endpoint is disabled; counts towards the ${MAX_MANUAL_SENDS_PER_HOUR} manual sends per hour (429).`, {
     202: { description: 'Accepted', content: { 'application/json': { schema: MessageAccepted } } },
-    ...errorResponses('bad_request'),
+    ...errorResponses('bad_request', 'rate_limit_exceeded'),
   }, { params: DeliveryParams });
 
 export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
@@ -126,8 +134,9 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
     const endpoint = await endpointOr404(c, c.req.param('id'));
     if (!endpoint.enabled) throw new ApiError('bad_request', 'this endpoint is disabled: enable it first (PATCH with "enabled": true)', { param: 'id' });
     const { accountId } = c.var.principal;
-    const msgId = await dispatcher(c.env, accountId).sendTest(accountId, endpoint.id, clock(c.env));
-    return c.json({ data: { msg_id: msgId }, meta: meta(c) }, 202);
+    const sent = await dispatcher(c.env, accountId).sendTest(accountId, endpoint.id, clock(c.env));
+    if (!sent.ok) throw tooManyManualSends(sent);
+    return c.json({ data: { msg_id: sent.msgId }, meta: meta(c) }, 202);
   });
 
   app.openapi(rotateRoute, async (c) => {
@@ -146,8 +155,9 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
     const msgId = c.req.param('msg_id');
     const endpoint = await endpointOr404(c, id);
     if (!endpoint.enabled) throw new ApiError('bad_request', 'this endpoint is disabled: enable it first (PATCH with "enabled": true)', { param: 'id' });
-    const found = await dispatcher(c.env, c.var.principal.accountId).retry(endpoint.id, msgId);
-    if (!found) throw new ApiError('not_found', 'this endpoint has no message with this id', { param: 'msg_id' });
-    return c.json({ data: { msg_id: msgId }, meta: meta(c) }, 202);
+    const sent = await dispatcher(c.env, c.var.principal.accountId).retry(endpoint.id, msgId);
+    if (!sent) throw new ApiError('not_found', 'this endpoint has no message with this id', { param: 'msg_id' });
+    if (!sent.ok) throw tooManyManualSends(sent);
+    return c.json({ data: { msg_id: sent.msgId }, meta: meta(c) }, 202);
   });
 }

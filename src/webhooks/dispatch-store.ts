@@ -48,6 +48,20 @@ export class DispatchStore {
     sql.exec(`CREATE TABLE IF NOT EXISTS attempts (
       msg_id TEXT NOT NULL, endpoint_id TEXT NOT NULL, at INTEGER NOT NULL, status INTEGER, error TEXT, duration_ms INTEGER NOT NULL)`);
     sql.exec('CREATE INDEX IF NOT EXISTS attempts_delivery ON attempts (msg_id, endpoint_id, at)');
+    sql.exec('CREATE TABLE IF NOT EXISTS manual_sends (at INTEGER NOT NULL)');
+  }
+
+  /**
+   * Spends one of the hour's manual sends (tests, retries); false when `max` were spent in the last hour.
+   * Returns the ms until one frees up as `retryAfter` when refused.
+   */
+  spendManual(now: number, max: number): { ok: boolean; retryAfterMs: number } {
+    const hourAgo = now - 3_600_000;
+    this.sql.exec('DELETE FROM manual_sends WHERE at <= ?', hourAgo);
+    const rows = this.sql.exec<{ n: number; oldest: number | null }>('SELECT COUNT(*) AS n, MIN(at) AS oldest FROM manual_sends').toArray()[0];
+    if ((rows?.n ?? 0) >= max) return { ok: false, retryAfterMs: (rows?.oldest ?? now) + 3_600_000 - now };
+    this.sql.exec('INSERT INTO manual_sends (at) VALUES (?)', now);
+    return { ok: true, retryAfterMs: 0 };
   }
 
   get accountId(): string | null {
@@ -103,6 +117,10 @@ export class DispatchStore {
   /** Gives up every pending delivery to an endpoint (disabled or deleted). */
   failPending(endpointId: string): void {
     this.sql.exec("UPDATE deliveries SET state = 'failed', next_at = NULL WHERE endpoint_id = ? AND state = 'pending'", endpointId);
+  }
+
+  hasDelivery(msgId: string, endpointId: string): boolean {
+    return this.sql.exec('SELECT 1 FROM deliveries WHERE msg_id = ? AND endpoint_id = ?', msgId, endpointId).toArray().length === 1;
   }
 
   /** A manual retry: one more attempt now. False when the endpoint never had this message. */

@@ -27,6 +27,13 @@ export const DELIVERIES_PER_ALARM = 20;
 export const DELIVERY_LOG_LIMIT = 100;
 /** Characters of an error or answer kept per attempt, for the log. */
 export const ATTEMPT_NOTE_MAX = 200;
+/**
+ * Messages an account may send by hand (test events and manual retries) per rolling hour: each is a
+ * request to a URL of the caller's choosing, so they are capped like any other way to make us fetch.
+ */
+export const MAX_MANUAL_SENDS_PER_HOUR = 60;
+/** A dispatcher whose alarm failed (D1 unreachable) tries again after this long, rather than giving up. */
+export const ALARM_RETRY_MS = 30_000;
 /** A meter whose hand-off to the dispatcher failed tries again after this long. */
 export const HANDOFF_RETRY_MS = 30_000;
 /** The cron sweep picks up D1 outbox rows older than this (younger ones are still being handed off). */

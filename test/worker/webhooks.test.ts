@@ -3,7 +3,7 @@
 // restarted, the delivery log, manual retry and automatic disabling.
 import { abortAllDurableObjects } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { MAX_ENDPOINTS_PER_ACCOUNT } from '../../src/webhooks/limits.ts';
+import { MAX_ENDPOINTS_PER_ACCOUNT, MAX_MANUAL_SENDS_PER_HOUR } from '../../src/webhooks/limits.ts';
 import {
   addEndpoint, failNext, hookPath, manage, manageAccount, RECEIVER, received, verified, waitFor,
 } from './webhook-helpers.ts';
@@ -140,6 +140,21 @@ describe('webhook endpoints', () => {
     const got = await waitFor(() => received(endpoint.path), (r) => r.length === 2);
     expect(got[1]!.headers['webhook-id']).toBe(data.msg_id);
     expect((await manage(account.key, `/api/v1/webhooks/${endpoint.id}/deliveries/msg_unknown/retry`, { method: 'POST' })).status).toBe(404);
+  });
+
+  it(`allow at most ${MAX_MANUAL_SENDS_PER_HOUR} tests and manual retries per account per hour`, async () => {
+    const account = await manageAccount();
+    const endpoint = await addEndpoint(account.key, ['key.created']);
+    const answers = [];
+    for (let i = 0; i < MAX_MANUAL_SENDS_PER_HOUR; i++) answers.push((await manage(account.key, `/api/v1/webhooks/${endpoint.id}/test`, { method: 'POST' })).status);
+    expect(answers.every((s) => s === 202)).toBe(true);
+    const over = await manage(account.key, `/api/v1/webhooks/${endpoint.id}/test`, { method: 'POST' });
+    expect(over.status).toBe(429);
+    expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(3000);
+    expect((await read(over)).error?.code).toBe('rate_limit_exceeded');
+    const got = await waitFor(() => received(endpoint.path), (r) => r.length === MAX_MANUAL_SENDS_PER_HOUR);
+    const retry = await manage(account.key, `/api/v1/webhooks/${endpoint.id}/deliveries/${got[0]!.headers['webhook-id']}/retry`, { method: 'POST' });
+    expect(retry.status).toBe(429);
   });
 
   it('disable an endpoint that keeps failing, and say so', async () => {
