@@ -22,6 +22,8 @@ export default defineConfig({
                 // disabled, so the tests wait seconds, not days (same code, other vars).
                 WEBHOOK_RETRY_SCHEDULE_MS: '0,300,300,300,300,300,300,300',
                 WEBHOOK_DISABLE_AFTER_MS: '2000',
+                // An endpoint has 1.5 s, not 15, to answer (the slow-receiver test waits that long).
+                WEBHOOK_ATTEMPT_TIMEOUT_MS: '1500',
                 ADMIN_TOKEN: TEST_ADMIN_TOKEN,
                 QR_SIGNING_SECRET: TEST_QR_SIGNING_SECRET,
                 TEST_MIGRATIONS: await readD1Migrations(fileURLToPath(new URL('./src/db/migrations', import.meta.url))),

@@ -13,6 +13,8 @@ export interface Env {
   WEBHOOK_RETRY_SCHEDULE_MS?: string;
   /** Ms of failing deliveries after which an endpoint is disabled; empty: 5 days. */
   WEBHOOK_DISABLE_AFTER_MS?: string | number;
+  /** Ms an endpoint has to answer a delivery attempt with a 2xx; empty: 15 s. */
+  WEBHOOK_ATTEMPT_TIMEOUT_MS?: string | number;
   /** When set, API A answers only on this host. */
   IMAGE_API_HOST?: string;
   /** When set, API B answers only on this host. */

@@ -12,7 +12,7 @@ import { DispatchStore, type DeliveryView, type DueDelivery } from '../webhooks/
 import { endpointTargets, recordHealth, type EndpointTarget } from '../webhooks/endpoints.ts';
 import { event, type EventType, type WebhookEvent } from '../webhooks/events.ts';
 import { ALARM_RETRY_MS, DELIVERIES_PER_ALARM, MAX_MANUAL_SENDS_PER_HOUR, RETENTION_MS } from '../webhooks/limits.ts';
-import { disableAfter, retrySchedule } from '../webhooks/schedule.ts';
+import { attemptTimeout, disableAfter, retrySchedule } from '../webhooks/schedule.ts';
 
 /** Outbox rows taken per D1 read; `pull` reads again until fewer come back. */
 const OUTBOX_BATCH = 100;
@@ -118,7 +118,7 @@ export class WebhookDispatcher extends DurableObject<Env> {
       this.store.settle(d.msg_id, d.endpoint_id, 'failed', d.attempts, null);
       return;
     }
-    const result = await attemptDelivery(endpoint, d.msg_id, d.body, this.env.FETCH_TEST_ORIGIN);
+    const result = await attemptDelivery(endpoint, d.msg_id, d.body, this.env.FETCH_TEST_ORIGIN, attemptTimeout(this.env));
     const schedule = retrySchedule(this.env);
     const attempts = d.attempts + 1;
     this.store.recordAttempt(d.msg_id, d.endpoint_id, { at, status: result.status, error: result.error, duration_ms: result.durationMs });

@@ -3,7 +3,7 @@
 // followed (a 3xx is a failure), so an endpoint cannot bounce us somewhere the rules forbid.
 import { ApiError } from '../http/errors.ts';
 import type { EndpointTarget } from './endpoints.ts';
-import { ATTEMPT_NOTE_MAX, ATTEMPT_TIMEOUT_MS } from './limits.ts';
+import { ATTEMPT_NOTE_MAX } from './limits.ts';
 import { sign } from './signing.ts';
 import { checkEndpointUrl } from './url.ts';
 
@@ -20,7 +20,8 @@ export interface AttemptResult {
 
 const clip = (text: string): string => (text.length > ATTEMPT_NOTE_MAX ? `${text.slice(0, ATTEMPT_NOTE_MAX - 1)}…` : text);
 
-export async function attemptDelivery(endpoint: EndpointTarget, id: string, body: string, testOrigin: string | undefined): Promise<AttemptResult> {
+/** `timeoutMs`: ATTEMPT_TIMEOUT_MS unless the var WEBHOOK_ATTEMPT_TIMEOUT_MS says otherwise. */
+export async function attemptDelivery(endpoint: EndpointTarget, id: string, body: string, testOrigin: string | undefined, timeoutMs: number): Promise<AttemptResult> {
   const started = Date.now();
   const done = (status: number | null, error: string | null): AttemptResult => ({
     success: error === null, status, error: error === null ? null : clip(error), durationMs: Date.now() - started,
@@ -32,7 +33,7 @@ export async function attemptDelivery(endpoint: EndpointTarget, id: string, body
     return done(null, err instanceof ApiError ? `refused: ${err.message}` : 'refused: invalid url');
   }
   const timestamp = Math.floor(Date.now() / 1000);
-  const signal = AbortSignal.timeout(ATTEMPT_TIMEOUT_MS);
+  const signal = AbortSignal.timeout(timeoutMs);
   try {
     const res = await fetch(url, {
       method: 'POST',
@@ -51,7 +52,7 @@ export async function attemptDelivery(endpoint: EndpointTarget, id: string, body
     if (res.status >= 200 && res.status < 300) return done(res.status, null);
     return done(res.status, `the endpoint answered ${res.status}`);
   } catch {
-    if (signal.aborted) return done(null, `no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`);
+    if (signal.aborted) return done(null, `no answer within ${timeoutMs / 1000} s`);
     return done(null, 'could not connect: the name did not resolve, the connection was refused or lost, or TLS failed');
   }
 }

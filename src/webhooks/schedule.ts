@@ -1,8 +1,8 @@
-// The retry schedule and the disable-after span, from their vars when set (tests, operators), else the
+// The retry schedule, the attempt timeout and the disable-after span, from their vars when set (tests, operators), else the
 // constants of limits.ts.
 import type { Env } from '../env.ts';
 import { integerVar } from '../env.ts';
-import { DISABLE_AFTER_MS, RETRY_SCHEDULE_MS } from './limits.ts';
+import { ATTEMPT_TIMEOUT_MS, DISABLE_AFTER_MS, RETRY_SCHEDULE_MS } from './limits.ts';
 
 /** WEBHOOK_RETRY_SCHEDULE_MS: comma-separated delays in ms, one per attempt. A bad value fails loudly. */
 export function retrySchedule(env: Env): readonly number[] {
@@ -16,3 +16,5 @@ export function retrySchedule(env: Env): readonly number[] {
 }
 
 export const disableAfter = (env: Env): number => integerVar('WEBHOOK_DISABLE_AFTER_MS', env.WEBHOOK_DISABLE_AFTER_MS, DISABLE_AFTER_MS);
+
+export const attemptTimeout = (env: Env): number => integerVar('WEBHOOK_ATTEMPT_TIMEOUT_MS', env.WEBHOOK_ATTEMPT_TIMEOUT_MS, ATTEMPT_TIMEOUT_MS);

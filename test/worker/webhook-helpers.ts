@@ -19,8 +19,10 @@ export interface Received {
 /** A fresh path on the receiver, so each test reads only its own deliveries. */
 export const hookPath = (): string => `/hooks/${crypto.randomUUID()}`;
 
-export async function failNext(path: string, times: number): Promise<void> {
-  const res = await fetch(`${RECEIVER}/_control/fail?path=${encodeURIComponent(path)}&times=${times}`, { method: 'POST' });
+/** The next `times` requests to `path` (-1: all) answer `status` (500), after `delay` ms (0). */
+export async function failNext(path: string, times: number, options: { status?: number; delay?: number } = {}): Promise<void> {
+  const query = `path=${encodeURIComponent(path)}&times=${times}&status=${options.status ?? 500}&delay=${options.delay ?? 0}`;
+  const res = await fetch(`${RECEIVER}/_control/fail?${query}`, { method: 'POST' });
   expect(res.status).toBe(200);
 }
 

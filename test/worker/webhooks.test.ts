@@ -116,6 +116,37 @@ describe('webhook endpoints', () => {
     expect(log[0]!.attempts.map((a) => a.status)).toEqual([500, 500, 200]);
   });
 
+  it('count a 2xx that comes too late as a failure, and retry it', async () => {
+    const account = await manageAccount();
+    const endpoint = await addEndpoint(account.key, ['key.created']);
+    // WEBHOOK_ATTEMPT_TIMEOUT_MS is 1.5 s in the tests' vars (15 s deployed); this answer takes 2.5 s.
+    await failNext(endpoint.path, 1, { status: 200, delay: 2_500 });
+    const { data } = await read<{ msg_id: string }>(await manage(account.key, `/api/v1/webhooks/${endpoint.id}/test`, { method: 'POST' }));
+    const log = await waitFor(
+      async () => (await read<{ state: string; attempts: { status: number | null; error: string | null }[] }[]>(await manage(account.key, `/api/v1/webhooks/${endpoint.id}/deliveries`))).data,
+      (l) => l[0]?.state === 'succeeded',
+    );
+    expect(log[0]!.attempts).toEqual([
+      expect.objectContaining({ status: null, error: 'no answer within 1.5 s' }),
+      expect.objectContaining({ status: 200, error: null }),
+    ]);
+    expect((await received(endpoint.path)).map((r) => r.headers['webhook-id'])).toEqual([data.msg_id, data.msg_id]);
+  });
+
+  it('never follow a redirect: a 3xx is a failed attempt', async () => {
+    const account = await manageAccount();
+    const endpoint = await addEndpoint(account.key, ['key.created']);
+    // The receiver answers 302 towards http://10.0.0.1/ once, then 200.
+    await failNext(endpoint.path, 1, { status: 302 });
+    await manage(account.key, `/api/v1/webhooks/${endpoint.id}/test`, { method: 'POST' });
+    const log = await waitFor(
+      async () => (await read<{ state: string; attempts: { status: number | null; error: string | null }[] }[]>(await manage(account.key, `/api/v1/webhooks/${endpoint.id}/deliveries`))).data,
+      (l) => l[0]?.state === 'succeeded',
+    );
+    expect(log[0]!.attempts.map((a) => [a.status, a.error])).toEqual([[302, 'the endpoint answered 302'], [200, null]]);
+    expect((await received(endpoint.path)).map((r) => r.status)).toEqual([302, 200]);
+  });
+
   it('keep delivering after the dispatcher is restarted mid-schedule', async () => {
     const account = await manageAccount();
     const endpoint = await addEndpoint(account.key, ['key.created']);
