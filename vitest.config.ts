@@ -11,10 +11,19 @@ export default defineConfig({
       {
         // Inside workerd, with real D1 and Durable Objects from wrangler.toml.
         plugins: [
-          cloudflareTest(async () => ({
+          cloudflareTest(async ({ inject }) => ({
             wrangler: { configPath: './wrangler.toml' },
             miniflare: {
               bindings: {
+                // The webhook receiver (test/fixtures/receiver.ts): the Durable Objects that deliver read
+                // their vars from here, not from a test's per-call env.
+                FETCH_TEST_ORIGIN: inject('webhookReceiver'),
+                // Webhook retries every 300 ms instead of Svix's hours, and an endpoint failing for 2 s is
+                // disabled, so the tests wait seconds, not days (same code, other vars).
+                WEBHOOK_RETRY_SCHEDULE_MS: '0,300,300,300,300,300,300,300',
+                WEBHOOK_DISABLE_AFTER_MS: '2000',
+                // An endpoint has 1.5 s, not 15, to answer (the slow-receiver test waits that long).
+                WEBHOOK_ATTEMPT_TIMEOUT_MS: '1500',
                 ADMIN_TOKEN: TEST_ADMIN_TOKEN,
                 QR_SIGNING_SECRET: TEST_QR_SIGNING_SECRET,
                 TEST_MIGRATIONS: await readD1Migrations(fileURLToPath(new URL('./src/db/migrations', import.meta.url))),
@@ -27,7 +36,8 @@ export default defineConfig({
           include: ['test/worker/**/*.test.ts'],
           setupFiles: ['./test/worker/apply-migrations.ts'],
           // A web origin on loopback for the meta-tag tests.
-          globalSetup: ['./test/fixtures/origin-setup.ts'],
+          // And a webhook receiver on loopback for the webhook tests.
+          globalSetup: ['./test/fixtures/origin-setup.ts', './test/fixtures/receiver-setup.ts'],
         },
       },
       {

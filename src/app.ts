@@ -12,13 +12,16 @@ import { registerCompress } from './routes/compress.ts';
 import { registerAuthPages } from './routes/auth-pages.ts';
 import { registerConsoleApi } from './routes/console-api.ts';
 import { registerConsolePages } from './routes/console-pages.ts';
+import { registerConsoleWebhooks } from './routes/console-webhooks.ts';
 import { registerHealth } from './routes/health.ts';
 import { registerInternal } from './routes/internal.ts';
+import { registerKeys } from './routes/keys.ts';
 import { registerMetaTags } from './routes/meta-tags.ts';
 import { CONSOLE_TAG } from './routes/console-schema.ts';
 import { OPENAPI_PATH, registerOpenApi } from './routes/openapi.ts';
 import { registerQr } from './routes/qr.ts';
 import { registerTools } from './routes/tools.ts';
+import { registerWebhooks } from './routes/webhooks.ts';
 
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -32,11 +35,14 @@ export function createApp() {
   registerQr(app);
   registerMetaTags(app);
   registerCompress(app);
+  registerKeys(app);
+  registerWebhooks(app);
   registerConsoleApi(app);
   registerInternal(app);
   registerOpenApi(app);
   registerAuthPages(app);
   registerConsolePages(app);
+  registerConsoleWebhooks(app);
 
   app.notFound((c) => errorResponse(fallbackError(c, app.routes), c.var.requestId));
   app.onError((err, c) => {

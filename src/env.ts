@@ -1,11 +1,20 @@
 import type { AccountMeter } from './durable/account-meter.ts';
 import type { KeyMeter } from './durable/key-meter.ts';
+import type { WebhookDispatcher } from './durable/webhook-dispatcher.ts';
 
 export interface Env {
   DB: D1Database;
   METER: DurableObjectNamespace<KeyMeter>;
   /** One object per account: API A's month of compressions, all the account's keys together. */
   ACCOUNT_METER: DurableObjectNamespace<AccountMeter>;
+  /** One object per account: its webhook messages and their delivery schedule (alarms). */
+  WEBHOOK_DISPATCHER: DurableObjectNamespace<WebhookDispatcher>;
+  /** Comma-separated delays in ms, one per delivery attempt; empty: Svix's schedule (src/webhooks/limits.ts). */
+  WEBHOOK_RETRY_SCHEDULE_MS?: string;
+  /** Ms of failing deliveries after which an endpoint is disabled; empty: 5 days. */
+  WEBHOOK_DISABLE_AFTER_MS?: string | number;
+  /** Ms an endpoint has to answer a delivery attempt with a 2xx; empty: 15 s. */
+  WEBHOOK_ATTEMPT_TIMEOUT_MS?: string | number;
   /** When set, API A answers only on this host. */
   IMAGE_API_HOST?: string;
   /** When set, API B answers only on this host. */

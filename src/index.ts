@@ -1,6 +1,17 @@
 import { createApp } from './app.ts';
+import type { Env } from './env.ts';
+import { sweepOutbox } from './webhooks/sweep.ts';
 
 export { AccountMeter } from './durable/account-meter.ts';
 export { KeyMeter } from './durable/key-meter.ts';
+export { WebhookDispatcher } from './durable/webhook-dispatcher.ts';
 
-export default createApp();
+const app = createApp();
+
+export default {
+  fetch: app.fetch,
+  // The cron trigger (wrangler.toml): webhook events whose hand-off failed.
+  scheduled(_controller: ScheduledController, env: Env, ctx: ExecutionContext): void {
+    ctx.waitUntil(sweepOutbox(env, Date.now()).then(() => undefined));
+  },
+} satisfies ExportedHandler<Env>;

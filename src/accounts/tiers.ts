@@ -1,6 +1,8 @@
 // Tiers and their limits: the one place these numbers live (API.md "Limits and metering").
 
-export const SCOPES = ['image', 'tools'] as const;
+// `manage` (the management API: keys, webhooks) is never combined with the others: a key that can make
+// keys should not also sit in every pipeline that compresses images.
+export const SCOPES = ['image', 'tools', 'manage'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export const IMAGE_TIER_NAMES = ['free', 'pro'] as const;

@@ -45,6 +45,10 @@ const scopesSchema = z
       ctx.addIssue({ code: 'custom', message: 'lists a scope more than once' });
       return z.NEVER;
     }
+    if (parts.includes('manage') && parts.length > 1) {
+      ctx.addIssue({ code: 'custom', message: 'manage cannot be combined with image or tools: make a separate key for the management API' });
+      return z.NEVER;
+    }
     // Stored and shown in one canonical order.
     return SCOPES.filter((s) => parts.includes(s));
   });

@@ -7,6 +7,8 @@ import { refreshKeys } from '../accounts/refresh.ts';
 import { parseScopes, type Scope } from '../accounts/tiers.ts';
 import type { Env } from '../env.ts';
 import { dayWindow } from '../metering/windows.ts';
+import { pokeDispatcher } from '../webhooks/dispatcher-stub.ts';
+import { keyEventStatement } from '../webhooks/key-events.ts';
 import { MAX_ACTIVE_KEYS } from './limits.ts';
 
 /**
@@ -71,33 +73,44 @@ export type CreateOutcome =
   /** The day's creations are used up; `reset` is the next 00:00 UTC (Unix ms). */
   | { ok: false; reason: 'too_many_today'; max: number; reset: number };
 
-export async function createKey(db: D1Database, accountId: string, input: { name: string; scopes: Scope[] }, now: number): Promise<CreateOutcome> {
+/**
+ * Creates a key within the caps. The key.created webhook event is written in the same D1 batch (only when
+ * the key row was), then handed to the account's dispatcher.
+ */
+export async function createKey(env: Env, accountId: string, input: { name: string; scopes: Scope[] }, now: number): Promise<CreateOutcome> {
+  const db = env.DB;
   const secret = generateKey();
   const id = newKeyId();
   const prefix = displayPrefix(secret);
   const scopes = input.scopes.join(',');
   const day = dayWindow(now);
-  const result = await db
-    .prepare(SQL.insertCapped)
-    .bind(id, accountId, input.name, prefix, await hashKey(secret), scopes, now, accountId, MAX_ACTIVE_KEYS, accountId, day.start, MAX_KEYS_CREATED_PER_DAY)
-    .run();
-  if (result.meta.changes !== 1) {
+  const [result, recorded] = await db.batch([
+    db
+      .prepare(SQL.insertCapped)
+      .bind(id, accountId, input.name, prefix, await hashKey(secret), scopes, now, accountId, MAX_ACTIVE_KEYS, accountId, day.start, MAX_KEYS_CREATED_PER_DAY),
+    keyEventStatement(db, 'created', accountId, id, now),
+  ]);
+  if (result?.meta.changes !== 1) {
     const counts = await db.prepare(SQL.counts).bind(accountId, day.start).first<{ active: number; today: number }>();
     if ((counts?.active ?? 0) >= MAX_ACTIVE_KEYS) return { ok: false, reason: 'too_many_keys', max: MAX_ACTIVE_KEYS };
     return { ok: false, reason: 'too_many_today', max: MAX_KEYS_CREATED_PER_DAY, reset: day.end };
   }
+  if (recorded?.meta.changes === 1) await pokeDispatcher(env, accountId);
   const created = view({ id, name: input.name, prefix, scopes, created_at: now, last_used_at: null, revoked_at: null });
   return { ok: true, key: { ...created, key: secret } };
 }
 
 /** Revokes one of the account's keys (a no-op when it already is); null when it is not theirs or unknown. */
 export async function revokeKey(env: Env, accountId: string, keyId: string, now: number): Promise<ConsoleKey | null> {
-  const [update, select] = await env.DB.batch<Row>([
+  const [update, recorded, select] = await env.DB.batch<Row>([
     env.DB.prepare(SQL.revoke).bind(now, keyId, accountId),
+    // The key.revoked event, in the same transaction: only when this UPDATE revoked the key.
+    keyEventStatement(env.DB, 'revoked', accountId, keyId, now),
     env.DB.prepare(SQL.one).bind(keyId, accountId),
   ]);
   const row = select?.results[0];
   if (!row) return null;
+  if (recorded?.meta.changes === 1) await pokeDispatcher(env, accountId);
   // The key's Durable Object caches its state: tell it, so the very next request is refused.
   if (update?.meta.changes === 1) await refreshKeys(env, { keyIds: [keyId] });
   return view(row);

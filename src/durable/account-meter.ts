@@ -15,22 +15,47 @@ import {
   type CommitResult, type ImageResult,
 } from '../metering/rules.ts';
 import type { WindowUsage } from '../metering/types.ts';
+import { handOff } from '../webhooks/dispatcher-stub.ts';
+import { imageRefused, imageThresholds, type HookTarget } from '../webhooks/meter-events.ts';
+import { MeterOutbox } from '../webhooks/meter-outbox.ts';
 
 export class AccountMeter extends DurableObject<Env> {
   private readonly counters: Counters;
+  /** Webhook events born here (the month's thresholds, each key's first 429 of the month). */
+  private readonly outbox: MeterOutbox;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.counters = new Counters(ctx.storage.sql);
+    this.outbox = new MeterOutbox(ctx.storage.sql);
   }
 
-  /** Holds one unit of this month for a compression about to run, under the id the key meter chose. */
-  async reserve(tier: ImageTier, now: number, id: string): Promise<ImageResult> {
-    return this.ctx.storage.transactionSync(() => reserveCompression(this.counters, tier, now, id));
+  /**
+   * Holds one unit of this month for a compression about to run, under the id the key meter chose.
+   * `hook` (the calling key, when the account has webhooks) makes a refusal a rate_limit.exceeded event.
+   */
+  async reserve(tier: ImageTier, now: number, id: string, hook?: HookTarget): Promise<ImageResult> {
+    const { result, recorded } = this.ctx.storage.transactionSync(() => {
+      const result = reserveCompression(this.counters, tier, now, id);
+      return { result, recorded: !result.allowed && hook !== undefined && imageRefused(this.outbox, hook, tier, now) };
+    });
+    if (recorded) await this.ctx.storage.setAlarm(Date.now());
+    return result;
   }
 
-  async commit(tier: ImageTier, id: string, now: number): Promise<CommitResult> {
-    return this.ctx.storage.transactionSync(() => commitCompression(this.counters, tier, now, id));
+  /** Spends a reservation; with `hook`, crossing 80 % or 100 % of the month is a usage.threshold event. */
+  async commit(tier: ImageTier, id: string, now: number, hook?: HookTarget): Promise<CommitResult> {
+    const { result, recorded } = this.ctx.storage.transactionSync(() => {
+      const result = commitCompression(this.counters, tier, now, id);
+      return { result, recorded: result.charged && hook !== undefined && imageThresholds(this.outbox, this.counters, hook, tier, now) };
+    });
+    if (recorded) await this.ctx.storage.setAlarm(Date.now());
+    return result;
+  }
+
+  /** Hands recorded webhook events to the account's dispatcher. */
+  override async alarm(): Promise<void> {
+    await handOff(this.env, this.ctx.storage, this.outbox);
   }
 
   async release(tier: ImageTier, id: string, now: number): Promise<ImageResult> {

@@ -16,6 +16,9 @@ import { dayWindow } from '../metering/windows.ts';
 import { accountMeter } from '../metering/account-meter-stub.ts';
 import type { AccountMeter } from './account-meter.ts';
 import type { KeySnapshot, Verdict } from '../metering/types.ts';
+import { handOff } from '../webhooks/dispatcher-stub.ts';
+import { hookTarget, toolsEvents } from '../webhooks/meter-events.ts';
+import { MeterOutbox } from '../webhooks/meter-outbox.ts';
 
 interface CachedKey {
   view: KeyView | null; // null: no such key
@@ -25,6 +28,8 @@ interface CachedKey {
 
 export class KeyMeter extends DurableObject<Env> {
   private readonly counters: Counters;
+  /** Webhook events born here (the key's day thresholds, its first 429s), waiting for the hand-off. */
+  private readonly outbox: MeterOutbox;
   private cached: CachedKey | undefined;
   private loading: Promise<CachedKey> | undefined;
   private lastUsedAt: number | null = null;
@@ -33,6 +38,7 @@ export class KeyMeter extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.counters = new Counters(ctx.storage.sql);
+    this.outbox = new MeterOutbox(ctx.storage.sql);
   }
 
   /** API B. `count` is false only for /health. `withUsage` adds the full usage snapshot (/account). */
@@ -40,7 +46,13 @@ export class KeyMeter extends DurableObject<Env> {
     const refused = await this.authenticate(hash, now, 'tools');
     if (refused.outcome !== 'ok' || !refused.key) return refused;
     const key = refused.key;
-    const result = this.ctx.storage.transactionSync(() => meterTools(this.counters, key.tiers.tools, now, count));
+    const target = count ? hookTarget(key) : undefined;
+    // The event, if any, commits with the counter that caused it: once per window however many race.
+    const { result, recorded } = this.ctx.storage.transactionSync(() => {
+      const result = meterTools(this.counters, key.tiers.tools, now, count);
+      return { result, recorded: target !== undefined && toolsEvents(this.outbox, this.counters, target, key.tiers.tools, now, result.allowed) };
+    });
+    if (recorded) await this.ctx.storage.setAlarm(Date.now());
     if (!result.allowed) return { outcome: 'rate_limit_exceeded', key, rate: result.rate };
     this.touch(hash, now);
     const verdict: Verdict = { outcome: 'ok', key, rate: result.rate };
@@ -64,7 +76,7 @@ export class KeyMeter extends DurableObject<Env> {
     if (auth.outcome !== 'ok' || !auth.key) return auth;
     const key = auth.key;
     const id = crypto.randomUUID();
-    const result = await this.account(key).reserve(key.tiers.image, now, id);
+    const result = await this.account(key).reserve(key.tiers.image, now, id, hookTarget(key));
     if (!result.allowed) return { outcome: 'quota_exceeded', key, rate: result.rate };
     this.touch(hash, now);
     return { outcome: 'ok', key, rate: result.rate, reservation: id };
@@ -74,7 +86,7 @@ export class KeyMeter extends DurableObject<Env> {
   async commit(hash: string, reservation: string, now: number): Promise<Verdict> {
     const key = await this.settleKey(hash, now);
     if (!key) return { outcome: 'unauthorized' };
-    const result = await this.account(key).commit(key.tiers.image, reservation, now);
+    const result = await this.account(key).commit(key.tiers.image, reservation, now, hookTarget(key));
     if (result.charged) this.ctx.storage.transactionSync(() => this.counters.addDaily('compressions', dayWindow(now).start));
     return { outcome: 'ok', key, rate: result.rate };
   }
@@ -84,6 +96,18 @@ export class KeyMeter extends DurableObject<Env> {
     if (!key) return { outcome: 'unauthorized' };
     const result = await this.account(key).release(key.tiers.image, reservation, now);
     return { outcome: 'ok', key, rate: result.rate };
+  }
+
+  /** The management API (keys, webhooks): the key must carry the `manage` scope. Spends nothing. */
+  async manage(hash: string, now: number): Promise<Verdict> {
+    const auth = await this.authenticate(hash, now, 'manage');
+    if (auth.outcome === 'ok') this.touch(hash, now);
+    return auth;
+  }
+
+  /** Hands recorded webhook events to the account's dispatcher; set by the step that recorded them. */
+  override async alarm(): Promise<void> {
+    await handOff(this.env, this.ctx.storage, this.outbox);
   }
 
   /**
@@ -117,7 +141,7 @@ export class KeyMeter extends DurableObject<Env> {
     if (!state.view) return { outcome: 'unauthorized', reason: 'unknown API key' };
     if (state.revoked) return { outcome: 'unauthorized', reason: 'this API key has been revoked' };
     if (!state.view.scopes.includes(scope)) {
-      const api = scope === 'image' ? 'image compression API' : 'tools API';
+      const api = { image: 'image compression API', tools: 'tools API', manage: 'management API (keys, webhooks)' }[scope];
       return {
         outcome: 'forbidden',
         key: state.view,

@@ -47,7 +47,7 @@ function where(details?: Record<string, unknown>): string {
   return details?.location !== undefined ? `url redirects to ${String(details.location)}, which ` : 'url ';
 }
 
-function isTestOrigin(url: URL, policy: UrlPolicy): boolean {
+export function isTestOrigin(url: URL, policy: UrlPolicy): boolean {
   const allowed = policy.testOrigin ? URL.parse(policy.testOrigin) : null;
   if (allowed === null || (allowed.protocol !== 'http:' && allowed.protocol !== 'https:')) return false;
   if (allowed.username !== '' || allowed.password !== '' || url.origin !== allowed.origin) return false;

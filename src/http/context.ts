@@ -1,4 +1,5 @@
 import type { KeyView } from '../accounts/records.ts';
+import type { ToolsTier } from '../accounts/tiers.ts';
 import type { Session } from '../auth/sessions.ts';
 import type { Env } from '../env.ts';
 import type { RateHeaders, Usage } from '../metering/types.ts';
@@ -13,6 +14,15 @@ export interface AppVariables {
   usage: Usage | undefined;
   /** The console's signed-in session, set by loadSession on console routes (null: signed out). */
   session: Session | null;
+  /** The account a management call acts for, with how it signed in (accountAuth). */
+  principal: Principal;
+}
+
+export interface Principal {
+  accountId: string;
+  toolsTier: ToolsTier;
+  /** 'key': a manage-scoped API key; 'session': the signed-in console. */
+  via: 'key' | 'session';
 }
 
 export interface AppEnv {

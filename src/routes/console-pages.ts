@@ -65,10 +65,11 @@ export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
     const parsed = CreateKeyBody.safeParse({ name: values.name, scopes });
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      const what = issue?.path[0] === 'scopes' ? 'Choose at least one API the key may call.' : `The key name ${issue?.message ?? 'is not valid'}.`;
+      const what = issue?.path[0] !== 'scopes' ? `The key name ${issue?.message ?? 'is not valid'}.`
+        : scopes.includes('manage') ? 'A management key cannot also call the image or tools API: make a separate key.' : 'Choose at least one API the key may call.';
       return renderKeys(c, { error: what, values }, 400);
     }
-    const created = await createKey(c.env.DB, accountOf(c).id, parsed.data, clock(c.env));
+    const created = await createKey(c.env, accountOf(c).id, parsed.data, clock(c.env));
     if (!created.ok && created.reason === 'too_many_today') {
       c.header('Retry-After', String(secondsUntil(created.reset, clock(c.env))));
       return renderKeys(c, { error: `Your account has created ${created.max} keys today, the most it may create in a day (revoked keys count). Try again after 00:00 UTC.`, values }, 429);

@@ -44,7 +44,11 @@ export const KeyNameAndScopes = {
     .array(z.enum(SCOPES, { error: `must be ${SCOPES.join(' or ')}` }), { error: `must be an array of ${SCOPES.join(', ')}` })
     .min(1, { error: 'must name at least one of image, tools' })
     .transform((list) => SCOPES.filter((s) => list.includes(s)))
-    .openapi({ description: 'What the key may call: image (API A), tools (API B), or both', example: ['image', 'tools'] }),
+    .refine((list) => !list.includes('manage') || list.length === 1, { error: 'manage cannot be combined with image or tools: make a separate key for the management API' })
+    .openapi({
+      description: 'What the key may call: image (API A), tools (API B), or both; or manage alone (the management API: keys and webhooks)',
+      example: ['image', 'tools'],
+    }),
 };
 
 export const CreateKeyBody = z

@@ -2,6 +2,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../http/context.ts';
 import { VERSION } from '../version.ts';
 import { CONSOLE_TAG } from './console-schema.ts';
+import { MANAGE_TAG, MANAGE_TAG_DESCRIPTION } from './manage-schema.ts';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 
@@ -18,6 +19,7 @@ export function documentConfig(origin: string) {
     tags: [
       { name: 'Image API', description: 'API A: image compression' },
       { name: 'Tools API', description: 'API B: tools, QR codes, meta tags, account' },
+      { name: MANAGE_TAG, description: MANAGE_TAG_DESCRIPTION },
       { name: CONSOLE_TAG, description: 'The web console\'s endpoints: a signed-in browser session, not an API key. Unsafe methods need the X-CSRF-Token header.' },
     ],
   };

@@ -130,7 +130,7 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
     await heading('Usage').waitFor();
     expect(new URL(p().url()).pathname).toBe('/');
     const nav = p().getByRole('navigation');
-    const links = [['Usage', '/'], ['API keys', '/keys'], ['Try it', '/try'], ['API reference', '/docs']] as const;
+    const links = [['Usage', '/'], ['API keys', '/keys'], ['Webhooks', '/webhooks'], ['Try it', '/try'], ['API reference', '/docs']] as const;
     for (const [name, href] of links) {
       expect(await nav.getByRole('link', { name, exact: true }).getAttribute('href'), name).toBe(href);
     }

@@ -113,6 +113,7 @@ describe('refusals leave D1 unchanged', () => {
       [['key', 'create', '--account', id, '--scopes', 'image,'], /invalid --scopes/],
       [['key', 'create', '--account', id, '--scopes', 'image,image'], /more than once/],
       [['key', 'create', '--account', id, '--scopes', 'image,admin'], /unknown scope "admin"/],
+      [['key', 'create', '--account', id, '--scopes', 'image,manage'], /manage cannot be combined/],
       [['key', 'create', '--account', id, '--scopes', 'image', '--name', ' '], /invalid --name/],
       [['key', 'create', '--account', 'nope', '--scopes', 'image'], /invalid --account/],
       [['key', 'list'], /missing --account/],

@@ -24,7 +24,8 @@ describe('GET /api/v1/openapi.json', () => {
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/api/v1/account', '/api/v1/categories', '/api/v1/compress', '/api/v1/console/compress', '/api/v1/health', '/api/v1/keys',
       '/api/v1/keys/{id}', '/api/v1/meta-tags', '/api/v1/meta-tags/bulk', '/api/v1/qr', '/api/v1/qr/image', '/api/v1/tools',
-      '/api/v1/tools/{slug}', '/api/v1/usage',
+      '/api/v1/tools/{slug}', '/api/v1/usage', '/api/v1/webhooks', '/api/v1/webhooks/{id}', '/api/v1/webhooks/{id}/deliveries',
+      '/api/v1/webhooks/{id}/deliveries/{msg_id}/retry', '/api/v1/webhooks/{id}/rotate-secret', '/api/v1/webhooks/{id}/test',
     ]);
     expect(doc.paths['/api/v1/health'].get.security).toEqual([{ ApiKeyHeader: [] }, { BearerAuth: [] }]);
     expect(doc.paths['/api/v1/compress'].post.security).toEqual([{ BearerAuth: [] }]);
@@ -39,14 +40,23 @@ describe('GET /api/v1/openapi.json', () => {
   it('documents the console endpoints as session-cookie operations, apart from the API key ones', async () => {
     const doc = await document();
     expect(doc.components.securitySchemes.SessionCookie).toMatchObject({ type: 'apiKey', in: 'cookie', name: '__Host-sr_session' });
-    const ops = [
-      doc.paths['/api/v1/keys'].get, doc.paths['/api/v1/keys'].post, doc.paths['/api/v1/keys/{id}'].delete,
-      doc.paths['/api/v1/usage'].get, doc.paths['/api/v1/console/compress'].post,
-    ];
+    const ops = [doc.paths['/api/v1/usage'].get, doc.paths['/api/v1/console/compress'].post];
     for (const op of ops) {
       expect(op.security).toEqual([{ SessionCookie: [] }]);
       expect(op.tags).toEqual(['Account (session)']);
     }
+    // Keys and webhooks: a manage key or the console session (issue 17).
+    const manage = [
+      doc.paths['/api/v1/keys'].get, doc.paths['/api/v1/keys'].post, doc.paths['/api/v1/keys/{id}'].delete,
+      doc.paths['/api/v1/webhooks'].post, doc.paths['/api/v1/webhooks/{id}'].patch, doc.paths['/api/v1/webhooks/{id}/deliveries'].get,
+    ];
+    for (const op of manage) {
+      expect(op.security).toEqual([{ BearerAuth: [] }, { ApiKeyHeader: [] }, { SessionCookie: [] }]);
+      expect(op.tags).toEqual(['Management']);
+    }
+    expect(Object.keys(doc.paths['/api/v1/webhooks'].post.responses).sort()).toEqual(['201', '400', '401', '403', '404', '413']);
+    expect(doc.paths['/api/v1/webhooks'].post.description).toContain('plan_upgrade_required');
+    expect(doc.paths['/api/v1/webhooks/{id}/test'].post.responses['202']).toBeDefined();
     expect(doc.paths['/api/v1/keys'].post.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/CreateApiKey');
     expect(Object.keys(doc.paths['/api/v1/keys'].post.responses).sort()).toEqual(['201', '400', '401', '403', '413', '429']);
     expect(doc.paths['/api/v1/keys'].post.description).toContain('X-CSRF-Token');

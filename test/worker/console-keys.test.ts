@@ -23,14 +23,20 @@ async function create(browser: Browser, csrf: string, body: unknown = { name: 'C
 }
 
 describe('the keys JSON API', () => {
-  it('needs a signed-in session: no cookie, a junk cookie or an API key get 401 with the envelope', async () => {
+  it('needs a signed-in session (or a manage key): no cookie or a junk cookie get 401, an image/tools key 403', async () => {
     const { key } = await makeKey();
-    for (const headers of [{}, { cookie: '__Host-sr_session=' + 'a'.repeat(43) }, toolsHeaders(key), { authorization: `Bearer ${key}` }]) {
+    for (const headers of [{}, { cookie: '__Host-sr_session=' + 'a'.repeat(43) }] as Record<string, string>[]) {
       const res = await call('/api/v1/keys', { headers });
       expect(res.status).toBe(401);
       const body = (await res.json()) as { error: { code: string; message: string } };
       expect(body.error.code).toBe('unauthorized');
       expect(body.error.message).toContain('sign in to the web console');
+    }
+    // Management takes the manage scope (test/worker/manage-keys.test.ts); other keys are refused.
+    for (const headers of [toolsHeaders(key), { authorization: `Bearer ${key}` }]) {
+      const res = await call('/api/v1/keys', { headers });
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('forbidden');
     }
   });
 

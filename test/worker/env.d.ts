@@ -7,6 +7,8 @@ declare global {
       DB: D1Database;
       METER: import('../../src/env.ts').Env['METER'];
       ACCOUNT_METER: import('../../src/env.ts').Env['ACCOUNT_METER'];
+      WEBHOOK_DISPATCHER: import('../../src/env.ts').Env['WEBHOOK_DISPATCHER'];
+      FETCH_TEST_ORIGIN: string;
       ADMIN_TOKEN: string;
       QR_SIGNING_SECRET: string;
       TOOLS_SITE_URL: string;
@@ -20,5 +22,7 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** The loopback fixture origin of test/fixtures/origin.ts, started by the global setup. */
     fixtureOrigin: string;
+    /** The webhook receiver of test/fixtures/receiver.ts, also the Worker's FETCH_TEST_ORIGIN. */
+    webhookReceiver: string;
   }
 }

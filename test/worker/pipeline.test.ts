@@ -126,8 +126,10 @@ describe('GET /api/v1/account', () => {
     const paths = body.data.endpoints.map((e: any) => `${e.method} ${e.path}`);
     expect(paths).toEqual(expect.arrayContaining(['GET /api/v1/health', 'GET /api/v1/account', 'POST /api/v1/compress', 'GET /api/v1/openapi.json']));
     expect(paths.some((p: string) => p.includes('internal'))).toBe(false);
-    // The console's session endpoints cannot be called with a key, so a key's endpoint list leaves them out.
-    expect(paths.filter((p: string) => /keys|usage|console/.test(p))).toEqual([]);
+    // The console's session endpoints cannot be called with a key, so a key's endpoint list leaves them out;
+    // keys and webhooks can (with a manage key), so they are listed.
+    expect(paths.filter((p: string) => /usage|console/.test(p))).toEqual([]);
+    expect(paths).toEqual(expect.arrayContaining(['POST /api/v1/keys', 'DELETE /api/v1/keys/:id', 'POST /api/v1/webhooks']));
     for (const e of body.data.endpoints) expect(e.description.length).toBeGreaterThan(5);
   });
 });

@@ -15,7 +15,7 @@ export interface KeysState {
   values?: { name?: string; scopes?: string[] };
 }
 
-const SCOPE_LABELS = { image: 'Image API', tools: 'Tools API' } as const;
+const SCOPE_LABELS = { image: 'Image API', tools: 'Tools API', manage: 'Management API' } as const;
 
 const when = (iso: string | null, none: string): Html =>
   iso === null ? html`<span class="hint">${none}</span>` : html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
@@ -64,6 +64,7 @@ ${state.created ? createdPanel(state.created) : ''}
 <fieldset><legend>What it may call</legend>
 <label class="check"><input type="checkbox" name="scopes" value="image"${scopes.includes('image') ? html` checked` : ''}> Image API</label>
 <label class="check"><input type="checkbox" name="scopes" value="tools"${scopes.includes('tools') ? html` checked` : ''}> Tools API</label>
+<label class="check"><input type="checkbox" name="scopes" value="manage"${scopes.includes('manage') ? html` checked` : ''}> Management API (keys and webhooks; on its own)</label>
 </fieldset>
 <p class="hint">${active} of ${MAX_ACTIVE_KEYS} active keys in use.</p>
 <button type="submit">Create key</button>

@@ -1,0 +1,155 @@
+// One instance per account, addressed by the account id: every webhook message of the account and its
+// delivery schedule. Events arrive from D1's outbox (key.created, key.revoked: `pull`), from the meters'
+// outboxes (usage.threshold, rate_limit.exceeded: `accept`) and from the test endpoint (`sendTest`); each
+// is stored once by its id and fanned out to the endpoints that listen for its type. Attempts run on this
+// object's alarm, which storage keeps across restarts and redeploys: a delivery is marked done only after
+// its attempt, so a crash mid-attempt means the alarm runs again and the message is sent again with the
+// same id (at least once).
+import { DurableObject } from 'cloudflare:workers';
+import type { Env } from '../env.ts';
+import { attemptDelivery } from '../webhooks/delivery.ts';
+import { DispatchStore, type DeliveryView, type DueDelivery } from '../webhooks/dispatch-store.ts';
+import { endpointTargets, recordHealth, type EndpointTarget } from '../webhooks/endpoints.ts';
+import { event, type EventType, type WebhookEvent } from '../webhooks/events.ts';
+import { ALARM_RETRY_MS, DELIVERIES_PER_ALARM, MAX_MANUAL_SENDS_PER_HOUR, RETENTION_MS } from '../webhooks/limits.ts';
+import { attemptTimeout, disableAfter, retrySchedule } from '../webhooks/schedule.ts';
+
+/** Outbox rows taken per D1 read; `pull` reads again until fewer come back. */
+const OUTBOX_BATCH = 100;
+
+/** What a manual send (test, retry) answers: the message id, or when the hour's budget frees up. */
+export type ManualSend = { ok: true; msgId: string } | { ok: false; retryAfterMs: number; max: number };
+
+const OUTBOX_SQL = {
+  take: `SELECT id, account_id, type, body, created_at FROM webhook_outbox WHERE account_id = ? ORDER BY created_at, id LIMIT ${OUTBOX_BATCH}`,
+  done: 'DELETE FROM webhook_outbox WHERE id IN (SELECT value FROM json_each(?))',
+} as const;
+
+export class WebhookDispatcher extends DurableObject<Env> {
+  private readonly store: DispatchStore;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.store = new DispatchStore(ctx.storage.sql);
+  }
+
+  /** Takes the account's events out of D1's outbox (copy here first, then delete there). */
+  async pull(accountId: string): Promise<number> {
+    this.store.accountId = accountId;
+    let total = 0;
+    for (;;) {
+      const rows = await this.env.DB.prepare(OUTBOX_SQL.take).bind(accountId).all<{ id: string; account_id: string; type: EventType; body: string; created_at: number }>();
+      if (rows.results.length === 0) return total;
+      const events = rows.results.map((r) => ({ id: r.id, accountId: r.account_id, type: r.type, body: r.body, createdAt: r.created_at }));
+      await this.enqueue(events);
+      await this.env.DB.prepare(OUTBOX_SQL.done).bind(JSON.stringify(events.map((e) => e.id))).run();
+      total += events.length;
+      if (events.length < OUTBOX_BATCH) return total;
+    }
+  }
+
+  /** Events a meter recorded in its own storage; it forgets them once this returns. */
+  async accept(accountId: string, events: WebhookEvent[]): Promise<void> {
+    this.store.accountId = accountId;
+    await this.enqueue(events);
+  }
+
+  /** A webhook.test message to one endpoint, whatever events it listens for (a manual send). */
+  async sendTest(accountId: string, endpointId: string, now: number): Promise<ManualSend> {
+    this.store.accountId = accountId;
+    const budget = this.store.spendManual(Date.now(), MAX_MANUAL_SENDS_PER_HOUR);
+    if (!budget.ok) return { ok: false, retryAfterMs: budget.retryAfterMs, max: MAX_MANUAL_SENDS_PER_HOUR };
+    const e = event(accountId, 'webhook.test', now, { endpoint_id: endpointId, message: 'A test event from Shrinkray: your endpoint receives and verifies webhooks.' });
+    this.ctx.storage.transactionSync(() => {
+      this.store.addMessage(e);
+      this.store.addDelivery(e.id, endpointId, Date.now() + (retrySchedule(this.env)[0] ?? 0));
+    });
+    await this.wake();
+    return { ok: true, msgId: e.id };
+  }
+
+  async deliveries(endpointId: string): Promise<DeliveryView[]> {
+    return this.store.log(endpointId);
+  }
+
+  /** One more attempt now (a manual send); null when the endpoint never had this message. */
+  async retry(endpointId: string, msgId: string): Promise<ManualSend | null> {
+    if (!this.store.hasDelivery(msgId, endpointId)) return null;
+    const budget = this.store.spendManual(Date.now(), MAX_MANUAL_SENDS_PER_HOUR);
+    if (!budget.ok) return { ok: false, retryAfterMs: budget.retryAfterMs, max: MAX_MANUAL_SENDS_PER_HOUR };
+    this.store.retry(msgId, endpointId, Date.now());
+    await this.wake();
+    return { ok: true, msgId };
+  }
+
+  /** The endpoint was deleted: its deliveries and log go with it. */
+  async forget(endpointId: string): Promise<void> {
+    this.store.forget(endpointId);
+  }
+
+  /** The endpoint was disabled by its owner: what was waiting for it is given up. */
+  async giveUp(endpointId: string): Promise<void> {
+    this.store.failPending(endpointId);
+  }
+
+  override async alarm(): Promise<void> {
+    const accountId = this.store.accountId;
+    if (accountId === null) return;
+    const due = this.store.due(Date.now(), DELIVERIES_PER_ALARM);
+    try {
+      if (due.length > 0) {
+        const endpoints = new Map((await endpointTargets(this.env.DB, accountId)).map((e) => [e.id, e]));
+        await Promise.all(due.map((d) => this.deliver(d, endpoints.get(d.endpoint_id))));
+      }
+    } catch (err) {
+      // D1 unreachable, most likely. The runtime's own alarm retries give up after a few; this does not.
+      console.error('webhook dispatch failed; retrying', err instanceof Error ? err.message : String(err));
+      await this.ctx.storage.setAlarm(Date.now() + ALARM_RETRY_MS);
+      return;
+    }
+    this.store.prune(Date.now() - RETENTION_MS);
+    await this.wake();
+  }
+
+  private async deliver(d: DueDelivery, endpoint: EndpointTarget | undefined): Promise<void> {
+    const at = Date.now();
+    if (!endpoint || !endpoint.enabled) {
+      this.store.recordAttempt(d.msg_id, d.endpoint_id, { at, status: null, error: endpoint ? 'not sent: the endpoint is disabled' : 'not sent: the endpoint was deleted', duration_ms: 0 });
+      this.store.settle(d.msg_id, d.endpoint_id, 'failed', d.attempts, null);
+      return;
+    }
+    const result = await attemptDelivery(endpoint, d.msg_id, d.body, this.env.FETCH_TEST_ORIGIN, attemptTimeout(this.env));
+    const schedule = retrySchedule(this.env);
+    const attempts = d.attempts + 1;
+    this.store.recordAttempt(d.msg_id, d.endpoint_id, { at, status: result.status, error: result.error, duration_ms: result.durationMs });
+    if (result.success) this.store.settle(d.msg_id, d.endpoint_id, 'succeeded', attempts, null);
+    else if (d.manual === 1 || attempts >= schedule.length) this.store.settle(d.msg_id, d.endpoint_id, 'failed', attempts, null);
+    else this.store.settle(d.msg_id, d.endpoint_id, 'pending', attempts, Date.now() + (schedule[attempts] ?? 0));
+    if (await recordHealth(this.env.DB, endpoint.id, result.success, at, disableAfter(this.env))) {
+      this.store.failPending(endpoint.id);
+    }
+  }
+
+  /** Stores new messages and their deliveries to every enabled endpoint that listens for the type. */
+  private async enqueue(events: WebhookEvent[]): Promise<void> {
+    const accountId = this.store.accountId;
+    if (accountId === null || events.length === 0) return;
+    const endpoints = await endpointTargets(this.env.DB, accountId);
+    const first = retrySchedule(this.env)[0] ?? 0;
+    this.ctx.storage.transactionSync(() => {
+      for (const e of events) {
+        if (!this.store.addMessage(e)) continue;
+        for (const ep of endpoints) if (ep.enabled && ep.events.includes(e.type)) this.store.addDelivery(e.id, ep.id, Date.now() + first);
+      }
+    });
+    await this.wake();
+  }
+
+  /** Sets the alarm to the earliest pending attempt, if any. */
+  private async wake(): Promise<void> {
+    const next = this.store.nextDue();
+    if (next === null) return;
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > next) await this.ctx.storage.setAlarm(next);
+  }
+}

@@ -1,0 +1,37 @@
+// The management endpoints (keys, webhooks) answer two callers: a `manage`-scoped API key (Authorization:
+// Bearer or x-api-key), or the signed-in console (session cookie, plus the X-CSRF-Token header on unsafe
+// methods). A request carrying a key is judged by the key alone, so a stale cookie cannot widen it.
+import { createMiddleware } from 'hono/factory';
+import { clock } from '../env.ts';
+import { enforce, meterFor, toolsKeyFrom } from './auth.ts';
+import type { AppEnv } from './context.ts';
+import { requireCsrfHeader } from './csrf.ts';
+import { ApiError } from './errors.ts';
+import { loadSession } from './session.ts';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const done = async (): Promise<void> => undefined;
+
+export const accountAuth = createMiddleware<AppEnv>(async (c, next) => {
+  const headers = c.req.raw.headers;
+  if (headers.has('authorization') || headers.has('x-api-key')) {
+    const { hash, meter } = await meterFor(c.env, toolsKeyFrom(headers));
+    const verdict = await meter.manage(hash, clock(c.env));
+    enforce(verdict);
+    const key = verdict.key!;
+    c.set('key', key);
+    c.set('keyHash', hash);
+    c.set('principal', { accountId: key.account.id, toolsTier: key.tiers.tools, via: 'key' });
+    return next();
+  }
+  await loadSession(c, done);
+  const session = c.var.session;
+  if (!session) {
+    throw new ApiError('unauthorized', 'send an API key with the manage scope as Authorization: Bearer <key>, or sign in to the web console', {
+      headers: { 'WWW-Authenticate': 'Bearer realm="shrinkray"' },
+    });
+  }
+  if (!SAFE_METHODS.has(c.req.method)) await requireCsrfHeader(c, done);
+  c.set('principal', { accountId: session.account.id, toolsTier: session.account.tools_tier, via: 'session' });
+  return next();
+});

@@ -1,0 +1,145 @@
+// The console's webhooks pages (forms, signed-in session, CSRF token in each form). Thin: the domain is
+// src/webhooks/, the views src/web/views/webhooks.ts; the rules are those of /api/v1/webhooks.
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { TOOLS_TIERS } from '../accounts/tiers.ts';
+import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
+import { clock } from '../env.ts';
+import type { AppEnv } from '../http/context.ts';
+import { csrfTokenFor, csrfValid } from '../http/csrf.ts';
+import { ApiError } from '../http/errors.ts';
+import { field, readForm, type FormFields } from '../http/form-body.ts';
+import { redirectPage, sendPage } from '../http/pages.ts';
+import { loadSession, requireSessionPage } from '../http/session.ts';
+import { endpointPage, webhooksPage, type EndpointState, type WebhooksState } from '../web/views/webhooks.ts';
+import { messagePage } from '../web/views/message.ts';
+import { dispatcher } from '../webhooks/dispatcher-stub.ts';
+import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, rotateSecret, updateEndpoint } from '../webhooks/endpoints.ts';
+import { checkEndpointUrl } from '../webhooks/url.ts';
+import { CreateEndpointBody, PatchEndpointBody } from './webhooks-schema.ts';
+
+const EXPIRED_FORM = 'This form had expired or came from another site. Nothing was changed; please try again.';
+/** What a redirect back to an endpoint's page may say: fixed words, so a crafted link cannot say anything else. */
+const NOTICES: Record<string, string> = {
+  saved: 'Saved.',
+  test: 'A test event is on its way: it appears in the log below.',
+  retried: 'The message is being sent again, with the same id.',
+};
+
+const tooMany = (max: number) => `Your account has sent ${max} test events and retries in the last hour, the most it may. Try again later.`;
+
+const signedIn = [loadSession, requireSessionPage] as const;
+const accountOf = (c: Context<AppEnv>) => c.var.session!.account;
+const allowed = (c: Context<AppEnv>) => TOOLS_TIERS[accountOf(c).tools_tier].webhooks;
+const events = (form: FormFields) => (Array.isArray(form.events) ? form.events : []);
+
+async function listPage(c: Context<AppEnv>, extra: Partial<WebhooksState> = {}, status: 200 | 400 | 403 = 200) {
+  const endpoints = allowed(c) ? await listEndpoints(c.env.DB, accountOf(c).id) : [];
+  return sendPage(c, webhooksPage({ csrf: csrfTokenFor(c), account: accountOf(c), allowed: allowed(c), endpoints, ...extra }), status);
+}
+
+async function onePage(c: Context<AppEnv>, extra: Partial<EndpointState> = {}, status: 200 | 400 | 403 | 429 = 200) {
+  const endpoint = await getEndpoint(c.env.DB, accountOf(c).id, c.req.param('id') ?? '');
+  if (!endpoint || !allowed(c)) {
+    return sendPage(c, messagePage({ title: 'Not found', message: 'There is no webhook endpoint with this id in your account.', csrf: csrfTokenFor(c), account: accountOf(c) }), 404);
+  }
+  const deliveries = await dispatcher(c.env, accountOf(c).id).deliveries(endpoint.id);
+  return sendPage(c, endpointPage({ csrf: csrfTokenFor(c), account: accountOf(c), endpoint, deliveries, ...extra }), status);
+}
+
+/** The first problem with the submitted values, in words for the page. */
+function problem(issues: readonly { path: PropertyKey[]; message: string }[]): string {
+  const issue = issues[0];
+  if (!issue) return 'The form is not valid.';
+  return issue.path[0] === 'events' ? 'Choose at least one event to send.' : `The ${String(issue.path[0] ?? 'form')} ${issue.message}.`;
+}
+
+/** The URL rules' refusal, in words for the page; anything else is not ours to catch. */
+function urlRefusal(c: Context<AppEnv>, url: string): string | null {
+  try {
+    checkEndpointUrl(url, c.env.FETCH_TEST_ORIGIN);
+    return null;
+  } catch (err) {
+    if (err instanceof ApiError) return `The URL is not allowed: ${err.message}.`;
+    throw err;
+  }
+}
+
+export function registerConsoleWebhooks(app: OpenAPIHono<AppEnv>): void {
+  app.get('/webhooks', ...signedIn, (c) => listPage(c));
+
+  app.post('/webhooks', ...signedIn, async (c) => {
+    const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES, ['events']);
+    const values = { url: field(form, 'url'), description: field(form, 'description'), events: events(form) };
+    if (!(await csrfValid(c, field(form, '_csrf')))) return listPage(c, { error: EXPIRED_FORM, values }, 403);
+    if (!allowed(c)) return listPage(c, {}, 403);
+    const parsed = CreateEndpointBody.safeParse(values);
+    if (!parsed.success) return listPage(c, { error: problem(parsed.error.issues), values }, 400);
+    const refusal = urlRefusal(c, parsed.data.url);
+    if (refusal) return listPage(c, { error: refusal, values }, 400);
+    const url = checkEndpointUrl(parsed.data.url, c.env.FETCH_TEST_ORIGIN).href;
+    const created = await createEndpoint(c.env.DB, accountOf(c).id, { ...parsed.data, url }, clock(c.env));
+    if (!created.ok) return listPage(c, { error: `You have ${created.max} endpoints, the most an account may have. Delete one first.`, values }, 400);
+    // Rendered, not redirected: the secret must never travel in a URL or be shown twice.
+    return listPage(c, { created: created.endpoint });
+  });
+
+  app.get('/webhooks/:id', ...signedIn, (c) => {
+    const notice = NOTICES[c.req.query('done') ?? ''];
+    return onePage(c, notice ? { notice } : {});
+  });
+
+  app.post('/webhooks/:id', ...signedIn, async (c) => {
+    const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES, ['events']);
+    if (!(await csrfValid(c, field(form, '_csrf')))) return onePage(c, { error: EXPIRED_FORM }, 403);
+    const parsed = PatchEndpointBody.safeParse({ url: field(form, 'url'), description: field(form, 'description'), events: events(form), enabled: field(form, 'enabled') === '1' });
+    if (!parsed.success) return onePage(c, { error: problem(parsed.error.issues) }, 400);
+    const refusal = urlRefusal(c, parsed.data.url ?? '');
+    if (refusal) return onePage(c, { error: refusal }, 400);
+    const url = checkEndpointUrl(parsed.data.url ?? '', c.env.FETCH_TEST_ORIGIN).href;
+    const endpoint = allowed(c) ? await updateEndpoint(c.env.DB, accountOf(c).id, c.req.param('id'), { ...parsed.data, url }, clock(c.env)) : null;
+    if (!endpoint) return onePage(c);
+    if (!endpoint.enabled) await dispatcher(c.env, accountOf(c).id).giveUp(endpoint.id);
+    return redirectPage(c, `/webhooks/${endpoint.id}?done=saved`);
+  });
+
+  app.post('/webhooks/:id/test', ...signedIn, async (c) => {
+    const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
+    if (!(await csrfValid(c, field(form, '_csrf')))) return onePage(c, { error: EXPIRED_FORM }, 403);
+    const endpoint = allowed(c) ? await getEndpoint(c.env.DB, accountOf(c).id, c.req.param('id')) : null;
+    if (!endpoint) return onePage(c);
+    if (!endpoint.enabled) return onePage(c, { error: 'This endpoint is disabled: enable it first.' }, 400);
+    const sent = await dispatcher(c.env, accountOf(c).id).sendTest(accountOf(c).id, endpoint.id, clock(c.env));
+    if (!sent.ok) return onePage(c, { error: tooMany(sent.max) }, 429);
+    return redirectPage(c, `/webhooks/${endpoint.id}?done=test`);
+  });
+
+  app.post('/webhooks/:id/rotate-secret', ...signedIn, async (c) => {
+    const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
+    if (!(await csrfValid(c, field(form, '_csrf')))) return onePage(c, { error: EXPIRED_FORM }, 403);
+    const rotated = allowed(c) ? await rotateSecret(c.env.DB, accountOf(c).id, c.req.param('id'), clock(c.env)) : null;
+    if (!rotated) return onePage(c);
+    return onePage(c, { rotated });
+  });
+
+  app.post('/webhooks/:id/delete', ...signedIn, async (c) => {
+    const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
+    if (!(await csrfValid(c, field(form, '_csrf')))) return onePage(c, { error: EXPIRED_FORM }, 403);
+    const gone = allowed(c) ? await deleteEndpoint(c.env.DB, accountOf(c).id, c.req.param('id')) : null;
+    if (!gone) return onePage(c);
+    await dispatcher(c.env, accountOf(c).id).forget(gone.id);
+    return redirectPage(c, '/webhooks');
+  });
+
+  app.post('/webhooks/:id/deliveries/:msg/retry', ...signedIn, async (c) => {
+    const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
+    if (!(await csrfValid(c, field(form, '_csrf')))) return onePage(c, { error: EXPIRED_FORM }, 403);
+    const endpoint = allowed(c) ? await getEndpoint(c.env.DB, accountOf(c).id, c.req.param('id')) : null;
+    if (!endpoint) return onePage(c);
+    if (!endpoint.enabled) return onePage(c, { error: 'This endpoint is disabled: enable it first.' }, 400);
+    const sent = await dispatcher(c.env, accountOf(c).id).retry(endpoint.id, c.req.param('msg'));
+    if (!sent) return onePage(c, { error: 'This endpoint has no message with this id.' }, 400);
+    if (!sent.ok) return onePage(c, { error: tooMany(sent.max) }, 429);
+    return redirectPage(c, `/webhooks/${endpoint.id}?done=retried`);
+  });
+}

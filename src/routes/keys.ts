@@ -1,0 +1,100 @@
+// API keys over the management API: list, create (the full key is in this answer only), revoke. Callable
+// with a `manage` key or the console session (accountAuth); the rules are the console's (src/console/keys.ts).
+import { createRoute, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
+import { createKey, listKeys, MAX_KEYS_CREATED_PER_DAY, revokeKey } from '../console/keys.ts';
+import { MAX_ACTIVE_KEYS } from '../console/limits.ts';
+import { clock } from '../env.ts';
+import { accountAuth } from '../http/account-auth.ts';
+import type { AppEnv } from '../http/context.ts';
+import { ApiError } from '../http/errors.ts';
+import { readJsonBody } from '../http/json-body.ts';
+import { badRequestFrom } from '../http/validation.ts';
+import { secondsUntil, toUnixSeconds } from '../metering/windows.ts';
+import { CreateKeyBody, CreatedKey, KeyIdParam, KeyList, RevokedKey } from './console-schema.ts';
+import { MANAGE_NOTE, MANAGE_SECURITY, MANAGE_TAG } from './manage-schema.ts';
+import { errorResponses } from './schemas.ts';
+
+export const KEYS_PATH = '/api/v1/keys';
+
+const meta = (c: Context<AppEnv>) => ({ request_id: c.var.requestId });
+
+const listRoute = createRoute({
+  method: 'get',
+  path: KEYS_PATH,
+  summary: "The account's API keys, newest first, revoked ones included",
+  tags: [MANAGE_TAG],
+  security: MANAGE_SECURITY,
+  middleware: [accountAuth] as const,
+  responses: {
+    200: { description: 'The keys (never the keys themselves: only prefixes)', content: { 'application/json': { schema: KeyList } } },
+    ...errorResponses('unauthorized', 'forbidden'),
+  },
+});
+
+const createDoc: RouteConfig = {
+  method: 'post',
+  path: KEYS_PATH,
+  summary: 'Create an API key; the full key is in this answer and never again',
+  description:
+    `Scopes: image (API A), tools (API B) or both; or manage alone (this API). An account holds at most ${MAX_ACTIVE_KEYS} active keys (400 above) and creates ` +
+    `at most ${MAX_KEYS_CREATED_PER_DAY} keys per UTC day, revoked ones included (429 rate_limit_exceeded with Retry-After above). ` +
+    `Sends the key.created webhook event.${MANAGE_NOTE}`,
+  tags: [MANAGE_TAG],
+  security: MANAGE_SECURITY,
+  request: { body: { required: true, content: { 'application/json': { schema: CreateKeyBody } } } },
+  responses: {
+    201: { description: 'The new key, with the full key in data.key', content: { 'application/json': { schema: CreatedKey } } },
+    ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'payload_too_large', 'rate_limit_exceeded'),
+  },
+};
+
+const revokeRoute = createRoute({
+  method: 'delete',
+  path: `${KEYS_PATH}/{id}`,
+  summary: 'Revoke an API key: refused everywhere from the next request on',
+  description: `Revoking a revoked key changes nothing and answers 200 again. Sends the key.revoked webhook event (once).${MANAGE_NOTE}`,
+  tags: [MANAGE_TAG],
+  security: MANAGE_SECURITY,
+  middleware: [accountAuth] as const,
+  request: { params: KeyIdParam },
+  responses: {
+    200: { description: 'The key, now revoked', content: { 'application/json': { schema: RevokedKey } } },
+    ...errorResponses('unauthorized', 'forbidden', 'not_found'),
+  },
+});
+
+export function registerKeys(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(listRoute, async (c) => {
+    const keys = await listKeys(c.env.DB, c.var.principal.accountId);
+    return c.json({ data: keys, meta: { ...meta(c), total: keys.length } }, 200);
+  });
+
+  // The body is read by hand (capped while streaming) and checked with the documented schema.
+  app.openAPIRegistry.registerPath(createDoc);
+  app.post(KEYS_PATH, accountAuth, async (c) => {
+    const parsed = CreateKeyBody.safeParse(await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"name":"CI","scopes":["image"]}'));
+    if (!parsed.success) throw badRequestFrom(parsed.error.issues);
+    const created = await createKey(c.env, c.var.principal.accountId, parsed.data, clock(c.env));
+    if (!created.ok && created.reason === 'too_many_today') {
+      const retryAfter = secondsUntil(created.reset, clock(c.env));
+      throw new ApiError(
+        'rate_limit_exceeded',
+        `an account may create at most ${created.max} keys per day (UTC), revoked ones included; try again in ${retryAfter} s, after 00:00 UTC`,
+        { details: { max: created.max, reset: toUnixSeconds(created.reset) }, headers: { 'Retry-After': String(retryAfter) } },
+      );
+    }
+    if (!created.ok) {
+      throw new ApiError('bad_request', `an account may hold at most ${created.max} active keys; revoke one first`, { details: { max: created.max } });
+    }
+    c.header('Location', `${KEYS_PATH}/${created.key.id}`);
+    return c.json({ data: created.key, meta: meta(c) }, 201);
+  });
+
+  app.openapi(revokeRoute, async (c) => {
+    const key = await revokeKey(c.env, c.var.principal.accountId, c.req.valid('param').id, clock(c.env));
+    if (!key) throw new ApiError('not_found', 'no key with this id in your account', { param: 'id' });
+    return c.json({ data: key, meta: meta(c) }, 200);
+  });
+}
