@@ -6,6 +6,7 @@ import { type Command, type CommandInput, usageLine } from './command.ts';
 import { CliError, redactSecrets, UsageError } from './errors.ts';
 import { keyCreate, keyList, keyRevoke } from './key-commands.ts';
 import { generalUsage } from './usage.ts';
+import type { D1Executor } from './wrangler.ts';
 
 export const COMMANDS: readonly Command[] = [accountCreate, accountSetTier, accountList, keyCreate, keyList, keyRevoke, catalogueSync];
 
@@ -13,7 +14,7 @@ const GLOBAL_SWITCHES = ['help', 'local', 'remote'];
 const GLOBAL_VALUES = ['persist-to', 'config', 'url'];
 
 /** Resolves argv to help text or to a command and its input; throws UsageError. */
-function parse(argv: readonly string[]): { help: string } | { input: CommandInput; command: Command } {
+function parse(argv: readonly string[], executor: D1Executor | undefined): { help: string } | { input: CommandInput; command: Command } {
   const tokens = tokenize(argv, new Set(GLOBAL_SWITCHES));
   const [group, name, ...rest] = tokens.positionals;
   const general = generalUsage(COMMANDS);
@@ -51,43 +52,52 @@ function parse(argv: readonly string[]): { help: string } | { input: CommandInpu
     positionals: rest,
     values: tokens.values,
     usage,
-    target: { remote, persistTo, config },
+    target: { remote, persistTo, config, executor },
     refresh: { remote, url: tokens.values.get('url'), config },
   };
   return { input, command };
 }
 
-export async function main(argv: readonly string[]): Promise<number> {
+/** Where a run writes, and (for tests in this process) the D1 it uses instead of wrangler's. */
+export interface MainOptions {
+  stdout?: (text: string) => void;
+  stderr?: (text: string) => void;
+  executor?: D1Executor;
+}
+
+export async function main(argv: readonly string[], options: MainOptions = {}): Promise<number> {
+  const out = options.stdout ?? ((text: string) => void process.stdout.write(text));
+  const errOut = options.stderr ?? ((text: string) => void process.stderr.write(text));
   let action;
   try {
-    const parsed = parse(argv);
+    const parsed = parse(argv, options.executor);
     if ('help' in parsed) {
-      process.stdout.write(parsed.help);
+      out(parsed.help);
       return 0;
     }
     action = parsed.command.prepare(parsed.input);
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`error: ${err.message}\nusage: ${err.usage ?? 'npm run admin -- <account|key> <command> [options]   (--help for more)'}\n`);
+      errOut(`error: ${err.message}\nusage: ${err.usage ?? 'npm run admin -- <account|key> <command> [options]   (--help for more)'}\n`);
       return 2;
     }
     throw err;
   }
   try {
     const result = await action();
-    process.stdout.write(`${JSON.stringify(result.output, null, 2)}\n`);
+    out(`${JSON.stringify(result.output, null, 2)}\n`);
     if (result.error !== undefined) {
-      process.stderr.write(`error: ${result.error}\n`);
+      errOut(`error: ${result.error}\n`);
       return 1;
     }
     return 0;
   } catch (err) {
     if (err instanceof CliError) {
-      process.stderr.write(`error: ${err.message}\n`);
+      errOut(`error: ${err.message}\n`);
       return 1;
     }
     const message = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`error: unexpected failure: ${redactSecrets(message)}\n`);
+    errOut(`error: unexpected failure: ${redactSecrets(message)}\n`);
     return 1;
   }
 }

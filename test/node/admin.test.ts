@@ -1,13 +1,14 @@
-// The operator CLI against a throwaway local D1, driven exactly as an operator runs it. Every wrangler
-// run costs a second or two, so fixtures are written in one batch and checks share reads.
+// The operator CLI against a throwaway local D1. Its commands run in this process against that database
+// (helpers.localD1: a wrangler start costs seconds per command); usage errors, --remote refusals and one
+// read-back run as real processes, exactly as an operator runs them, to prove the wrangler path.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountStatement, keyStatement, type Statement } from '../../src/accounts/provision.ts';
-import { d1Execute } from '../../src/cli/wrangler.ts';
-import { admin, closedUrl, fakeService, ISO_PATTERN, KEY_PATTERN, makeSandbox, migrate, type RunResult, type Sandbox } from './helpers.ts';
+import { admin, closedUrl, fakeService, ISO_PATTERN, KEY_PATTERN, localD1, makeSandbox, migrate, type LocalD1, type RunResult, type Sandbox } from './helpers.ts';
 
 let sb: Sandbox;
+let d1: LocalD1;
 let offline: string; // --url where nothing listens: the local dev server is "not running"
 const NOT_RUNNING = 'service not running; takes effect when it starts';
 
@@ -21,6 +22,7 @@ beforeAll(async () => {
   sb = makeSandbox();
   offline = await closedUrl();
   await migrate(sb);
+  d1 = await localD1(sb);
   const statements: Statement[] = [];
   const now = Date.now();
   for (const [i, name] of (['untouched', 'tiers', 'refreshOk', 'refreshFail'] as const).entries()) {
@@ -29,16 +31,20 @@ beforeAll(async () => {
     statements.push(account.statement, key.statement);
     fixtures[name] = { account: account.record, keyId: key.record.id };
   }
-  await d1Execute({ remote: false, persistTo: sb.persistTo, config: sb.config }, statements);
+  await d1.executor(statements);
 });
-afterAll(() => sb?.cleanup());
+afterAll(async () => {
+  await d1?.dispose();
+  sb?.cleanup();
+});
 
 const json = <T = any>(r: RunResult): T => {
   expect(r.stderr, r.stderr).toBe('');
   expect(r.code).toBe(0);
   return JSON.parse(r.stdout) as T;
 };
-const run = (...args: string[]) => admin([...args, ...sb.args]);
+/** A command in this process, against the sandbox's database. */
+const run = (...args: string[]) => d1.admin([...args, ...sb.args]);
 
 function expectUsageError(r: RunResult, pattern: RegExp): void {
   expect(r.code, `${r.stdout}${r.stderr}`).toBe(2);

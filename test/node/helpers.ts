@@ -6,6 +6,9 @@ import { createServer, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { getPlatformProxy } from 'wrangler';
+import { main as adminMain } from '../../src/cli/admin.ts';
+import type { D1Executor, Row } from '../../src/cli/wrangler.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const WRANGLER_JS = join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
@@ -132,3 +135,41 @@ export async function closedUrl(): Promise<string> {
 
 export const KEY_PATTERN = /^sr_live_[0-9A-Za-z]{32}$/;
 export const ISO_PATTERN = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+export interface LocalD1 {
+  executor: D1Executor;
+  /** The operator CLI run in this process against the sandbox's database (what `admin` does, less the start-ups). */
+  admin(args: readonly string[]): Promise<RunResult>;
+  dispose(): Promise<void>;
+}
+
+/**
+ * The sandbox's local D1, opened in this process as `wrangler dev` would open it (wrangler's own
+ * platform proxy, same files): commands run in milliseconds instead of a wrangler start each. Tests
+ * about the CLI's logic use it; a few tests still run the real process to prove the wrangler path.
+ */
+/** As much of the D1 binding as the executor uses (the Workers types are not in the Node project). */
+interface D1Binding {
+  prepare(sql: string): { bind(...values: unknown[]): unknown };
+  batch(statements: unknown[]): Promise<{ results: Row[] }[]>;
+}
+
+export async function localD1(sandbox: Sandbox): Promise<LocalD1> {
+  // wrangler keeps `--persist-to DIR`'s data under DIR/v3; the proxy takes that directory itself.
+  const proxy = await getPlatformProxy<{ DB: D1Binding }>({ configPath: sandbox.config, persist: { path: join(sandbox.persistTo, 'v3') } });
+  const db = proxy.env.DB;
+  const executor: D1Executor = async (statements) => {
+    const results = await db.batch(statements.map((s) => db.prepare(s.sql).bind(...s.params)));
+    return results.map((r) => r.results);
+  };
+  return {
+    executor,
+    async admin(args) {
+      let stdout = '';
+      let stderr = '';
+      const code = await adminMain(args, { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), executor });
+      return { code, stdout, stderr };
+    },
+    dispose: () => proxy.dispose(),
+  };
+}
