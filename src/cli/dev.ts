@@ -120,7 +120,15 @@ function runWranglerDev(args: DevArgs): Promise<number> {
   const defaults = [];
   if (!args.passthrough.some((a) => /^--ip(=|$)/.test(a))) defaults.push('--ip', '127.0.0.1');
   if (!args.passthrough.some((a) => /^--port(=|$)/.test(a))) defaults.push('--port', '8787');
-  const child = spawn(process.execPath, [WRANGLER_JS, 'dev', ...defaults, ...args.passthrough], { cwd: PROJECT_ROOT, stdio: 'inherit' });
+  // Offline, wrangler's fetch of the Request.cf sample (workers.cloudflare.com) prints a DNS stack at
+  // every start; the service never reads request.cf, so the placeholder is as good. Either can be
+  // turned back on from the environment.
+  const env = {
+    ...process.env,
+    CLOUDFLARE_CF_FETCH_ENABLED: process.env.CLOUDFLARE_CF_FETCH_ENABLED ?? 'false',
+    WRANGLER_SEND_METRICS: process.env.WRANGLER_SEND_METRICS ?? 'false',
+  };
+  const child = spawn(process.execPath, [WRANGLER_JS, 'dev', ...defaults, ...args.passthrough], { cwd: PROJECT_ROOT, stdio: 'inherit', env });
   const forward = (signal: NodeJS.Signals) => () => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
   };

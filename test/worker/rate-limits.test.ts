@@ -17,6 +17,19 @@ async function meterOf(k: TestKey) {
   return { hash, stub: env.METER.get(env.METER.idFromName(hash)) };
 }
 
+type Meter = Awaited<ReturnType<typeof meterOf>>;
+
+/**
+ * Puts the key's windows where hundreds of requests would have left them, in one write instead of as
+ * many calls (the calls themselves are what the minute tests above make through the API).
+ */
+async function preset({ hash, stub }: Meter, now: number, windows: { name: 'minute' | 'day'; start: number; used: number }[]): Promise<void> {
+  await stub.tools(hash, now, false); // first use creates the meter's tables
+  await runInDurableObject(stub, (_: KeyMeter, state) => {
+    for (const w of windows) state.storage.sql.exec('INSERT OR REPLACE INTO windows (name, start, used) VALUES (?, ?, ?)', w.name, w.start, w.used);
+  });
+}
+
 describe('API B minute window', () => {
   it('the 101st free request in a minute is 429 with Retry-After and exact headers', async () => {
     const k = await makeKey({ scopes: ['tools'] });
@@ -50,9 +63,11 @@ describe('API B minute window', () => {
 
   it('developer keys get 1,000 per minute', async () => {
     const k = await makeKey({ scopes: ['tools'], tools: 'developer' });
-    const { hash, stub } = await meterOf(k);
     const now = Date.UTC(2026, 10, 21, 12, 0, 1);
-    for (let i = 0; i < 999; i++) expect((await stub.tools(hash, now, true)).outcome).toBe('ok');
+    await preset(await meterOf(k), now, [
+      { name: 'minute', start: Date.UTC(2026, 10, 21, 12, 0), used: 999 },
+      { name: 'day', start: Date.UTC(2026, 10, 21), used: 999 },
+    ]);
     const last = await call('/api/v1/account', { headers: toolsHeaders(k.key), clock: new TestClock(now) });
     expect(last.status).toBe(200);
     expect(last.headers.get('x-ratelimit-limit')).toBe('1000');
@@ -76,11 +91,14 @@ describe('API B minute window', () => {
 describe('API B day window', () => {
   it('the 1,001st free request of a UTC day is 429 until midnight, and spends no minute unit', async () => {
     const k = await makeKey({ scopes: ['tools'] });
-    const { hash, stub } = await meterOf(k);
+    const meter = await meterOf(k);
+    const { hash, stub } = meter;
     const start = Date.UTC(2026, 10, 21, 23, 45, 0);
-    for (let m = 0; m < 10; m++) {
-      for (let i = 0; i < 100; i++) expect((await stub.tools(hash, start + m * MINUTE, true)).outcome).toBe('ok');
-    }
+    // A full day: ten minutes of 100, the last at 23:54.
+    await preset(meter, start, [
+      { name: 'minute', start: start + 9 * MINUTE, used: 100 },
+      { name: 'day', start: Date.UTC(2026, 10, 21), used: 1000 },
+    ]);
     const clock = new TestClock(start + 10 * MINUTE + 30_000); // 23:55:30, a fresh minute
     const refused = await call('/api/v1/account', { headers: toolsHeaders(k.key), clock });
     expect(refused.status).toBe(429);
@@ -101,10 +119,12 @@ describe('API B day window', () => {
 
   it('X-RateLimit-Remaining reports the day when it is the smaller', async () => {
     const k = await makeKey({ scopes: ['tools'] });
-    const { hash, stub } = await meterOf(k);
     const start = Date.UTC(2026, 10, 21, 8, 0, 0);
-    for (let m = 0; m < 9; m++) for (let i = 0; i < 100; i++) await stub.tools(hash, start + m * MINUTE, true);
-    for (let i = 0; i < 50; i++) await stub.tools(hash, start + 9 * MINUTE, true);
+    // 950 today: nine full minutes, then 50 in the tenth.
+    await preset(await meterOf(k), start, [
+      { name: 'minute', start: start + 9 * MINUTE, used: 50 },
+      { name: 'day', start: Date.UTC(2026, 10, 21), used: 950 },
+    ]);
     const res = await call('/api/v1/account', { headers: toolsHeaders(k.key), clock: new TestClock(start + 10 * MINUTE) });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-ratelimit-remaining')).toBe('49');
