@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { relative, resolve } from 'node:path';
 import { randomBase62 } from '../accounts/keys.ts';
-import { syncCatalogue } from './catalogue-commands.ts';
+import { catalogueCounts, catalogueSyncStatements } from './catalogue-commands.ts';
 import { seedDemoKeys, demoKeysPath, type DemoKey } from './demo-seed.ts';
 import { devVarsPath, withSecret } from './dev-vars.ts';
 import { CliError, UsageError } from './errors.ts';
@@ -160,9 +160,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     ensureDevVars(args.target.config);
     process.stdout.write('Applying D1 migrations to the local database…\n');
     await d1MigrateLocal(args.target);
-    const catalogue = await syncCatalogue(args.target);
+    const seeded = await seedDemoKeys(args.target, catalogueSyncStatements());
+    const catalogue = catalogueCounts(seeded.prelude);
     process.stdout.write(`Tool catalogue: ${catalogue.tools} tools in ${catalogue.categories} categories.\n`);
-    printKeys(await seedDemoKeys(args.target), args);
+    printKeys(seeded.keys, args);
   } catch (err) {
     if (err instanceof CliError) {
       process.stderr.write(`error: ${err.message}\n`);

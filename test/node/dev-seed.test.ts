@@ -4,16 +4,20 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/accounts/keys.ts';
 import { SQL } from '../../src/db/statements.ts';
-import { d1Execute } from '../../src/cli/wrangler.ts';
-import { devScript, KEY_PATTERN, makeSandbox, type RunResult, type Sandbox } from './helpers.ts';
+import { devScript, KEY_PATTERN, localD1, makeSandbox, type LocalD1, type RunResult, type Sandbox } from './helpers.ts';
 
 let sb: Sandbox;
+// The test's own reads and changes, in this process (a wrangler start each would cost seconds).
+let d1: LocalD1 | undefined;
 beforeAll(() => {
   sb = makeSandbox();
   // Lines a developer put there must survive.
   writeFileSync(join(sb.dir, '.dev.vars'), '# my settings\nSOME_FLAG=on\n');
 });
-afterAll(() => sb?.cleanup());
+afterAll(async () => {
+  await d1?.dispose();
+  sb?.cleanup();
+});
 
 const LABELS = ['image_free', 'image_pro', 'tools_free', 'tools_developer'];
 const DEMO_EMAILS = ['demo-image-free@shrinkray.local', 'demo-image-pro@shrinkray.local', 'demo-tools-free@shrinkray.local', 'demo-tools-developer@shrinkray.local'];
@@ -30,7 +34,8 @@ function demoKeys(r: RunResult): Record<string, string> {
 }
 
 const seed = () => devScript(['--seed-only', ...sb.args]);
-const target = () => ({ remote: false, persistTo: sb.persistTo, config: sb.config });
+/** The sandbox's database, opened once the first seed has made it. */
+const db = async () => (d1 ??= await localD1(sb)).executor;
 
 describe('dev --seed-only', () => {
   it('seeds four demo keys once and reuses them, replacing only what is no longer usable', async () => {
@@ -52,7 +57,7 @@ describe('dev --seed-only', () => {
 
     // D1 holds exactly the four demo accounts with the right tiers and one key each, by hash.
     const hashes = await Promise.all(LABELS.map((l) => hashKey(keys[l] as string)));
-    const [accounts = [], ...states] = await d1Execute(target(), [
+    const [accounts = [], ...states] = await (await db())([
       { sql: SQL.listAccounts, params: [] },
       ...hashes.map((h) => ({ sql: SQL.keyStateByHash, params: [h] })),
     ]);
@@ -67,14 +72,14 @@ describe('dev --seed-only', () => {
 
     // A revoked demo key and a demo account moved to another tier: the next run repairs both.
     const pro = states[1]?.[0];
-    await d1Execute(target(), [
+    await (await db())([
       { sql: SQL.revokeKey, params: [Date.now(), String(pro?.key_id)] },
       { sql: SQL.setToolsTier, params: ['enterprise', String(states[3]?.[0]?.account_id)] },
     ]);
     const third = demoKeys(await seed());
     expect(third.image_pro).not.toBe(keys.image_pro);
     expect({ ...third, image_pro: keys.image_pro }).toEqual(keys);
-    const [after = [], [newPro] = []] = await d1Execute(target(), [
+    const [after = [], [newPro] = []] = await (await db())([
       { sql: SQL.listAccounts, params: [] },
       { sql: SQL.keyStateByHash, params: [await hashKey(third.image_pro as string)] },
     ]);
