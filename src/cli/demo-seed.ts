@@ -21,10 +21,10 @@ export interface DemoSpec {
 }
 
 export const DEMO_SPECS: readonly DemoSpec[] = [
-  { label: 'image_free', title: 'API A (image compression), free tier', email: 'demo-image-free@shrinkray.local', name: 'Demo image free', imageTier: 'free', toolsTier: 'free', scopes: ['image'] },
-  { label: 'image_pro', title: 'API A (image compression), pro tier', email: 'demo-image-pro@shrinkray.local', name: 'Demo image pro', imageTier: 'pro', toolsTier: 'free', scopes: ['image'] },
-  { label: 'tools_free', title: 'API B (tools), free tier', email: 'demo-tools-free@shrinkray.local', name: 'Demo tools free', imageTier: 'free', toolsTier: 'free', scopes: ['tools'] },
-  { label: 'tools_developer', title: 'API B (tools), developer tier', email: 'demo-tools-developer@shrinkray.local', name: 'Demo tools developer', imageTier: 'free', toolsTier: 'developer', scopes: ['tools'] },
+  { label: 'image_free', title: 'Image API, free tier', email: 'demo-image-free@shrinkray.local', name: 'Demo image free', imageTier: 'free', toolsTier: 'free', scopes: ['image'] },
+  { label: 'image_pro', title: 'Image API, pro tier', email: 'demo-image-pro@shrinkray.local', name: 'Demo image pro', imageTier: 'pro', toolsTier: 'free', scopes: ['image'] },
+  { label: 'tools_free', title: 'Tools API, free tier', email: 'demo-tools-free@shrinkray.local', name: 'Demo tools free', imageTier: 'free', toolsTier: 'free', scopes: ['tools'] },
+  { label: 'tools_developer', title: 'Tools API, developer tier', email: 'demo-tools-developer@shrinkray.local', name: 'Demo tools developer', imageTier: 'free', toolsTier: 'developer', scopes: ['tools'] },
 ];
 
 export interface DemoKey {

@@ -30,7 +30,7 @@ const accountOf = (c: Context<AppEnv>) => c.var.session!.account;
 const usageRoute = createRoute({
   method: 'get',
   path: '/api/v1/usage',
-  summary: 'Per-day API B requests and compressions of the last 30 days, for the account and each key, and each key\'s windows',
+  summary: 'Per-day Tools API requests and Image API compressions of the last 30 days, for the account and each key, and each key\'s windows',
   tags: [CONSOLE_TAG],
   security: SESSION_SECURITY,
   middleware: [...session] as const,

@@ -46,7 +46,7 @@ export const KeyNameAndScopes = {
     .transform((list) => SCOPES.filter((s) => list.includes(s)))
     .refine((list) => !list.includes('manage') || list.length === 1, { error: 'manage cannot be combined with image or tools: make a separate key for the management API' })
     .openapi({
-      description: 'What the key may call: image (API A), tools (API B), or both; or manage alone (the management API: keys and webhooks)',
+      description: 'What the key may call: image (the Image API), tools (the Tools API), or both; or manage alone (the management API: keys and webhooks)',
       example: ['image', 'tools'],
     }),
 };
@@ -74,9 +74,9 @@ export const UsageResponse = z
   .object({
     data: z.object({
       days: z.array(z.string()).openapi({ description: `The last ${USAGE_DAYS} days (UTC, YYYY-MM-DD), oldest first, today last` }),
-      account: z.object(Series).openapi({ description: 'API B requests and compressions per day, all keys together' }),
+      account: z.object(Series).openapi({ description: 'Tools API requests and compressions per day, all keys together' }),
       month_compressions: WindowUsage.openapi({
-        description: 'The account\'s monthly compressions (API A\'s quota belongs to the account: all its keys and "Try it" together)',
+        description: 'The account\'s monthly compressions (the Image API\'s quota belongs to the account: all its keys and "Try it" together)',
       }),
       keys: z.array(
         z.object({
@@ -88,7 +88,7 @@ export const UsageResponse = z
           ...Series,
           month_compressions: z.number().int().openapi({ description: "This key's compressions this month: its share of the account's month" }),
           windows: z.object({ minute: WindowUsage, day: WindowUsage, month_compressions: WindowUsage }).openapi({
-            description: "The key's own API B windows (minute, day) and the account's month, as GET /api/v1/account shows them to this key",
+            description: "The key's own Tools API windows (minute, day) and the account's month, as GET /api/v1/account shows them to this key",
           }),
         }),
       ),

@@ -38,7 +38,7 @@ const createDoc: RouteConfig = {
   path: KEYS_PATH,
   summary: 'Create an API key; the full key is in this answer and never again',
   description:
-    `Scopes: image (API A), tools (API B) or both; or manage alone (this API). An account holds at most ${MAX_ACTIVE_KEYS} active keys (400 above) and creates ` +
+    `Scopes: image (the Image API), tools (the Tools API) or both; or manage alone (this API). An account holds at most ${MAX_ACTIVE_KEYS} active keys (400 above) and creates ` +
     `at most ${MAX_KEYS_CREATED_PER_DAY} keys per UTC day, revoked ones included (429 rate_limit_exceeded with Retry-After above). ` +
     `Sends the key.created webhook event.${MANAGE_NOTE}`,
   tags: [MANAGE_TAG],

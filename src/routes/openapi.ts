@@ -13,12 +13,12 @@ export function documentConfig(origin: string) {
     info: {
       title: 'Shrinkray API',
       version: VERSION,
-      description: 'Image compression (API A) and tools (API B) under one account system. Errors use one envelope: `{ "error": { "code", "message", "param"? }, "meta": { "request_id" } }`.',
+      description: 'The Image API (compression) and the Tools API (tool catalogue, QR codes, meta tags) under one account system. Errors use one envelope: `{ "error": { "code", "message", "param"? }, "meta": { "request_id" } }`.',
     },
     servers: [{ url: origin }],
     tags: [
-      { name: 'Image API', description: 'API A: image compression' },
-      { name: 'Tools API', description: 'API B: tools, QR codes, meta tags, account' },
+      { name: 'Image API', description: 'Image compression: JPEG, PNG and WebP in, smaller out' },
+      { name: 'Tools API', description: 'Tool catalogue, QR codes, meta tags, account' },
       { name: MANAGE_TAG, description: MANAGE_TAG_DESCRIPTION },
       { name: CONSOLE_TAG, description: 'The web console\'s endpoints: a signed-in browser session, not an API key. Unsafe methods need the X-CSRF-Token header.' },
     ],
@@ -30,12 +30,12 @@ export function registerOpenApi(app: OpenAPIHono<AppEnv>): void {
     type: 'apiKey',
     in: 'header',
     name: 'x-api-key',
-    description: 'Tools API key (preferred header for API B)',
+    description: 'Tools API key (preferred header for the Tools API)',
   });
   app.openAPIRegistry.registerComponent('securitySchemes', 'BearerAuth', {
     type: 'http',
     scheme: 'bearer',
-    description: 'API key as `Authorization: Bearer <key>` (the only form for API A)',
+    description: 'API key as `Authorization: Bearer <key>` (the only form for the Image API)',
   });
   app.openAPIRegistry.registerComponent('securitySchemes', 'SessionCookie', {
     type: 'apiKey',

@@ -18,8 +18,8 @@ export const ErrorEnvelope = z
 const header = (description: string) => ({ schema: { type: 'string' as const }, description });
 
 export const RATE_HEADERS = {
-  'X-RateLimit-Limit': header("Per-minute limit of the key (API B) or monthly compressions of the key's account, all its keys together (API A)"),
-  'X-RateLimit-Remaining': header('Requests left in the window that runs out first (API B); compressions the account has left this month (API A)'),
+  'X-RateLimit-Limit': header("Per-minute limit of the key (Tools API) or monthly compressions of the key's account, all its keys together (Image API)"),
+  'X-RateLimit-Remaining': header('Requests left in the window that runs out first (Tools API); compressions the account has left this month (Image API)'),
   'X-RateLimit-Reset': header('Unix time (seconds) at which that window resets'),
   'X-Request-Id': header('The request id, also in error bodies; quote it when reporting a problem'),
 };

@@ -127,7 +127,7 @@ describe('renderApiReference with the live document', () => {
 
   it('explains each security scheme, and what each operation needs', () => {
     const auth = rows(section(body, 'authentication'));
-    expect(auth).toContainEqual(['ApiKeyHeader', 'header x-api-key: <key>', 'Tools API key (preferred header for API B)']);
+    expect(auth).toContainEqual(['ApiKeyHeader', 'header x-api-key: <key>', 'Tools API key (preferred header for the Tools API)']);
     expect(auth.find((r) => r[0] === 'BearerAuth')?.[1]).toBe('header Authorization: Bearer <key>');
     expect(visible(section(body, 'op-get-api-v1-qr-image'))).toContain('No key needed.');
     expect(visible(section(body, 'op-post-api-v1-compress'))).toContain('Authentication: BearerAuth (header Authorization: Bearer <key>).');
