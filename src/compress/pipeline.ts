@@ -68,12 +68,22 @@ function inspect(bytes: Uint8Array, maxInputPixels: number) {
   if (pixels > maxInputPixels) {
     throw new ApiError(
       'image_too_large',
-      `the image is ${header.width}×${header.height} (${(pixels / 1e6).toFixed(1)} megapixels); the limit is ${(maxInputPixels / 1e6).toFixed(1)} megapixels`,
+      `the image is ${header.width}×${header.height} (${megapixels(pixels, maxInputPixels)[0]} megapixels); the limit is ${megapixels(pixels, maxInputPixels)[1]} megapixels: ` +
+        `send it at most ${Math.floor(Math.sqrt(maxInputPixels * (header.width / header.height)))} pixels wide (same proportions)`,
       { param: 'image', details: { width: header.width, height: header.height, pixels, max_pixels: maxInputPixels } },
     );
   }
   if (header.defect) throw unprocessable(header.defect);
   return { format, header };
+}
+
+/** Two pixel counts in megapixels with as few decimals as tell them apart (100.0 vs 100.0001 is not "100.0 vs 100.0"). */
+export function megapixels(a: number, b: number): [string, string] {
+  for (let digits = 1; digits < 6; digits++) {
+    const [x, y] = [(a / 1e6).toFixed(digits), (b / 1e6).toFixed(digits)];
+    if (x !== y) return [x, y];
+  }
+  return [(a / 1e6).toFixed(6), (b / 1e6).toFixed(6)];
 }
 
 /**

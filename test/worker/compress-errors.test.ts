@@ -267,7 +267,10 @@ describe('422 image_too_large', () => {
     const k = await freeKey();
     const small = { env: { MAX_INPUT_PIXELS: '10000' } };
     const over = await compressCall(k.key, { image: pngOf(photo(101, 100)) }, small);
-    expect((await expectError(over, 422, 'image_too_large')).details).toEqual({ width: 101, height: 100, pixels: 10100, max_pixels: 10000 });
+    const error = await expectError(over, 422, 'image_too_large');
+    expect(error.details).toEqual({ width: 101, height: 100, pixels: 10100, max_pixels: 10000 });
+    // Enough digits that the two numbers differ, and the size that would be accepted.
+    expect(error.message).toBe('the image is 101×100 (0.0101 megapixels); the limit is 0.0100 megapixels: send it at most 100 pixels wide (same proportions)');
     expect(over.headers.get('x-ratelimit-remaining')).toBe('100');
     const at = await compressCall(k.key, { image: pngOf(photo(100, 100)) }, small);
     expect(at.status).toBe(200);
