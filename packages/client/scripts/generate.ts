@@ -41,7 +41,7 @@ async function main(argv: string[]): Promise<number> {
       return 2;
     }
   }
-  const text = generateTypes((await source()) as Parameters<typeof generateTypes>[0]);
+  const text = generateTypes(await source());
   let current = '';
   try {
     current = readFileSync(OUTPUT, 'utf8');

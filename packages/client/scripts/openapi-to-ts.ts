@@ -141,7 +141,8 @@ function securityOf(op: any): string {
 }
 
 /** The whole generated module for `document`. */
-export function generateTypes(document: Doc): string {
+export function generateTypes(input: unknown): string {
+  const document = (input ?? {}) as Doc;
   const schemas = document.components?.schemas ?? {};
   const out: string[] = [GENERATED_HEADER, '/* eslint-disable */\n\n'];
   out.push('/** Every named schema of the document (components.schemas), by name. */\n');

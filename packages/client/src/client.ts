@@ -48,7 +48,8 @@ function runtime(): string {
   if (typeof g.Deno?.version?.deno === 'string') return `deno/${g.Deno.version.deno}`;
   if (typeof g.Bun?.version === 'string') return `bun/${g.Bun.version}`;
   if (g.navigator?.userAgent === 'Cloudflare-Workers') return 'workerd';
-  if (typeof g.process?.versions?.node === 'string') return `node/${g.process.versions.node}`;
+  const node = g.process?.versions?.node;
+  if (typeof node === 'string') return `node/${node}`;
   return 'unknown';
 }
 

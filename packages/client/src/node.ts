@@ -1,6 +1,6 @@
 // @shrinkray/client/node: the core plus what only Node has: file paths, Node streams, atomic writes.
 import { randomBytes } from 'node:crypto';
-import { openAsBlob } from 'node:fs';
+import { openAsBlob, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -35,6 +35,22 @@ export async function writeFileAtomic(target: string, data: Uint8Array, onTemp?:
     throw error;
   } finally {
     onTemp?.(temp, false);
+  }
+}
+
+/**
+ * The same, in one synchronous step: a signal handler (which runs between tasks) never sees it half
+ * done, so SIGINT and SIGTERM can never leave a temp file behind. What the CLI uses; only SIGKILL (or a
+ * power cut) can leave a temp file, never a partial file under the final name.
+ */
+export function writeFileAtomicSync(target: string, data: Uint8Array): void {
+  const temp = tempPathFor(target);
+  try {
+    writeFileSync(temp, data, { flush: true });
+    renameSync(temp, target);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
   }
 }
 

@@ -52,7 +52,7 @@ export async function makeImage(kind: Kind, width: number, height: number, seed:
 }
 
 /** Writes images under `dir` at the given relative paths (the extension says the kind). */
-export async function writeImages(dir: string, files: Record<string, [Kind, number, number]>): Promise<void> {
+export async function writeImages(dir: string, files: Record<string, readonly [Kind, number, number]>): Promise<void> {
   let seed = 7;
   await Promise.all(
     Object.entries(files).map(async ([rel, [kind, w, h]]) => {
@@ -130,6 +130,8 @@ export interface Scripted {
   headers?: Record<string, string>;
   /** A body other than the error envelope (for 200s). */
   body?: Uint8Array | string;
+  /** Answer after this long. */
+  delayMs?: number;
 }
 
 /**
@@ -139,17 +141,32 @@ export interface Scripted {
 export async function scriptedService(script: (req: { method: string; path: string; n: number }) => Scripted): Promise<{
   url: string;
   requests: { method: string; path: string; at: number; bytes: number; authorization: string | undefined }[];
+  /** The most requests that were being answered at one time. */
+  maxInFlight(): number;
   close(): Promise<void>;
 }> {
+  let inFlight = 0;
+  let maxInFlight = 0;
   const requests: { method: string; path: string; at: number; bytes: number; authorization: string | undefined }[] = [];
   const answer = (req: IncomingMessage, res: ServerResponse, bytes: number) => {
     const path = (req.url ?? '').split('?')[0] as string;
     const n = requests.filter((r) => r.path === path).length;
     requests.push({ method: req.method ?? '', path, at: Date.now(), bytes, authorization: req.headers.authorization });
     const s = script({ method: req.method ?? '', path, n });
+    if (s.delayMs) {
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      setTimeout(() => {
+        inFlight--;
+        send(res, s);
+      }, s.delayMs);
+    } else send(res, s);
+  };
+  const send = (res: ServerResponse, s: Scripted) => {
     if (s.status >= 400) {
-      const body = JSON.stringify({ error: { code: s.code ?? 'internal_error', message: `scripted ${s.status}`, ...(s.code === 'bad_request' ? { param: 'quality' } : {}) }, meta: { request_id: `req-${requests.length}` } });
-      res.writeHead(s.status, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': `req-${requests.length}`, ...s.headers }).end(body);
+      const id = `req-${requests.length}`;
+      const body = JSON.stringify({ error: { code: s.code ?? 'internal_error', message: `scripted ${s.status}`, ...(s.code === 'bad_request' ? { param: 'quality' } : {}) }, meta: { request_id: id } });
+      res.writeHead(s.status, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': id, ...s.headers }).end(body);
     } else {
       res.writeHead(s.status, s.headers ?? {}).end(s.body ?? '');
     }
@@ -165,6 +182,7 @@ export async function scriptedService(script: (req: { method: string; path: stri
   return {
     url: `http://127.0.0.1:${address.port}`,
     requests,
+    maxInFlight: () => maxInFlight,
     close: () => {
       server.closeAllConnections();
       return new Promise((resolve) => server.close(() => resolve()));

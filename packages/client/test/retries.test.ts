@@ -140,6 +140,20 @@ describe('the CLI against the stand-in', () => {
     }
   });
 
+  it('--concurrency 4 keeps four uploads in flight, never more', async () => {
+    const dir = tempDir('pool');
+    try {
+      await writeImages(dir, Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`in/${i}.jpg`, ['jpeg', 16, 16] as const])));
+      const s = await serve(() => ({ ...OK, delayMs: 150 }));
+      const r = await runCli(['compress', 'in', '--out', 'out', '--concurrency', '4'], { cwd: dir, env: { SHRINKRAY_API_KEY: 'k', SHRINKRAY_BASE_URL: s.url } });
+      expect(r.code, r.stderr).toBe(0);
+      expect(s.requests).toHaveLength(10);
+      expect(s.maxInFlight()).toBe(4);
+    } finally {
+      rmDir(dir);
+    }
+  });
+
   it('refuses to start without a key or a service URL (exit 2)', async () => {
     const noKey = await runCli(['account'], { env: { SHRINKRAY_BASE_URL: 'http://127.0.0.1:9' } });
     expect(noKey.code).toBe(2);

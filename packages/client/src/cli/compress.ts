@@ -1,11 +1,12 @@
 // `shrinkray compress`: every image of the operands through the service, N at a time, each result
-// written atomically (temp file + rename) so an interrupted run leaves every file whole: either as it
-// was or fully compressed. Stale temp files of a killed run are removed at the next start.
+// written atomically (temp file + rename, in one synchronous step) so an interrupted run leaves every
+// file whole: either as it was or fully compressed. SIGINT/SIGTERM stop the uploads and exit between
+// writes; temp files only a SIGKILL can leave are removed at the next start.
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { ApiError, ShrinkrayError } from '../errors.ts';
-import { Shrinkray, TEMP_PATTERN, writeFileAtomic } from '../node.ts';
+import { Shrinkray, TEMP_PATTERN, writeFileAtomicSync } from '../node.ts';
 import type { CompressParameters } from '../types.ts';
 import type { CompressArgs } from './args.ts';
 import { expandInputs, formatOf, outputName } from './files.ts';
@@ -47,15 +48,14 @@ export async function runCompress(args: CompressArgs, client: Shrinkray, io: Io)
   const totals = emptyTotals(jobs.length);
   const show = (path: string) => relative(io.cwd, path) || path;
 
-  // Interrupted: stop the uploads, remove the temp files being written, keep the manifest, exit.
+  // Interrupted: stop the uploads, save the manifest, exit. No write is ever half done here, since
+  // writes are synchronous and this handler runs between tasks.
   const abort = new AbortController();
-  const temps = new Set<string>();
   let interrupted: NodeJS.Signals | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
     if (interrupted) return;
     interrupted = signal;
     abort.abort();
-    for (const temp of temps) rmSync(temp, { force: true });
     try {
       manifest.saveSync();
     } catch {
@@ -81,7 +81,7 @@ export async function runCompress(args: CompressArgs, client: Shrinkray, io: Io)
       };
       const result = await client.compress(job.source, { ...job.params, signal: abort.signal, onRetry });
       await mkdir(dirname(job.output), { recursive: true });
-      await writeFileAtomic(job.output, result.data, (temp, exists) => (exists ? temps.add(temp) : temps.delete(temp)));
+      writeFileAtomicSync(job.output, result.data);
       manifest.record(job.output, { source_size: before.size, source_mtime_ms: before.mtimeMs, options });
       return {
         ...base,
@@ -114,7 +114,7 @@ export async function runCompress(args: CompressArgs, client: Shrinkray, io: Io)
   };
   try {
     await Promise.all(Array.from({ length: Math.min(args.concurrency, Math.max(1, jobs.length)) }, worker));
-    await manifest.flush();
+    manifest.saveSync();
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

@@ -2,13 +2,18 @@
 // unless --force. One JSON file: in the --out directory, or in the working directory with --in-place.
 // A file counts as written by us only while it still has the size and mtime we recorded after writing
 // it, and the source and the options are the same: an edited or replaced file is compressed again.
-import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { rename, writeFile } from 'node:fs/promises';
+import { readFileSync, statSync } from 'node:fs';
 import { relative } from 'node:path';
-import { tempPathFor } from '../node.ts';
+import { writeFileAtomicSync } from '../node.ts';
 
 export const MANIFEST_NAME = '.shrinkray-manifest.json';
 const MANIFEST_VERSION = 1;
+/**
+ * Saved at most this often while a run goes on (and always at its end or interruption): a run of
+ * thousands of files would otherwise rewrite the whole manifest thousands of times. Only a SIGKILL
+ * loses the records of this last stretch, and their files are then compressed again.
+ */
+export const MANIFEST_SAVE_INTERVAL_MS = 500;
 
 export interface Entry {
   /** The source, as it was when compressed (for --in-place, the original before it was replaced). */
@@ -25,7 +30,8 @@ export class Manifest {
   readonly #path: string;
   readonly #root: string;
   #entries: Record<string, Entry> = {};
-  #writing: Promise<void> = Promise.resolve();
+  #savedAt = 0;
+  #unsaved = false;
 
   constructor(path: string, root: string) {
     this.#path = path;
@@ -56,28 +62,18 @@ export class Manifest {
   record(output: string, entry: Omit<Entry, 'size' | 'mtime_ms'>): void {
     const out = statSync(output);
     this.#entries[this.#key(output)] = { ...entry, size: out.size, mtime_ms: out.mtimeMs };
-    // Saved after every file (atomically, one write at a time): an interrupted run keeps what it finished.
-    this.#writing = this.#writing.then(() => this.#save()).catch(() => undefined);
+    this.#unsaved = true;
+    if (Date.now() - this.#savedAt >= MANIFEST_SAVE_INTERVAL_MS) this.saveSync();
   }
 
-  #text(): string {
-    return `${JSON.stringify({ version: MANIFEST_VERSION, files: this.#entries }, null, 1)}\n`;
-  }
-
-  async #save(): Promise<void> {
-    const temp = tempPathFor(this.#path);
-    await writeFile(temp, this.#text());
-    await rename(temp, this.#path);
-  }
-
-  flush(): Promise<void> {
-    return this.#writing;
-  }
-
-  /** For signal handlers, which cannot wait. */
+  /**
+   * Atomically and synchronously, like the images: a signal handler never meets it half written.
+   * Nothing recorded since the last save, nothing written (a run that wrote nothing leaves no manifest).
+   */
   saveSync(): void {
-    const temp = tempPathFor(this.#path);
-    writeFileSync(temp, this.#text());
-    renameSync(temp, this.#path);
+    if (!this.#unsaved) return;
+    this.#unsaved = false;
+    writeFileAtomicSync(this.#path, new TextEncoder().encode(`${JSON.stringify({ version: MANIFEST_VERSION, files: this.#entries }, null, 1)}\n`));
+    this.#savedAt = Date.now();
   }
 }
