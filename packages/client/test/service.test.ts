@@ -235,6 +235,9 @@ describe('the CLI: meta and account', () => {
     expect(jsonLines(r.stdout).map((l) => [l.url, l.ok, l.error.code])).toEqual([
       ['http://127.0.0.1/', false, 'bad_request'], ['http://192.168.1.1/', false, 'bad_request'],
     ]);
+    const one = await runCli(['meta', 'http://10.1.2.3/'], { env: { ...env, SHRINKRAY_API_KEY: service.demoKeys.tools_free as string } });
+    expect(one.code).toBe(1);
+    expect(one.stdout).toMatch(/^http:\/\/10\.1\.2\.3\/\n {2}failed: bad_request: /);
   });
 
   it('account: tiers and usage, as text and as JSON (a tools API call: an image-only key is refused)', async () => {

@@ -1,4 +1,5 @@
 // `shrinkray meta <url…>` and `shrinkray account`: readable text by default, JSON with --json.
+import { ApiError } from '../errors.ts';
 import type { Shrinkray } from '../node.ts';
 import type { Account, Schemas } from '../types.ts';
 import type { CommonArgs } from './args.ts';
@@ -27,8 +28,14 @@ export async function runMeta(args: CommonArgs & { urls: string[] }, client: Shr
   const outcomes: Outcome[] = [];
   if (args.urls.length === 1) {
     const url = args.urls[0] as string;
-    const answer = await client.metaTags(url);
-    outcomes.push({ url, ok: true, data: answer.data });
+    try {
+      outcomes.push({ url, ok: true, data: (await client.metaTags(url)).data });
+    } catch (error) {
+      // The page's own failures (refused URL, unreachable page) are its outcome, as in a bulk answer;
+      // the key's (401, 403, 429) end the command.
+      if (!(error instanceof ApiError) || (error.code !== 'bad_request' && error.code !== 'fetch_failed')) throw error;
+      outcomes.push({ url, ok: false, error: { code: error.code, message: error.message } });
+    }
   } else {
     for (let i = 0; i < args.urls.length; i += BULK_CHUNK) {
       const answer = await client.metaTagsBulk(args.urls.slice(i, i + BULK_CHUNK));
