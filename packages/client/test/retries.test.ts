@@ -116,24 +116,26 @@ describe('retries', () => {
 });
 
 describe('the CLI against the stand-in', () => {
-  it('fails a file on quota_exceeded without retrying it, keeps the rest, and exits 1 with failures by code', async () => {
+  it('fails a file on quota_exceeded without retrying it, sends no more, and exits 1 with failures by code', async () => {
     const dir = tempDir('quota');
     try {
-      await writeImages(dir, { 'in/a.jpg': ['jpeg', 32, 32], 'in/b.jpg': ['jpeg', 32, 32], 'in/c.jpg': ['jpeg', 32, 32] });
+      await writeImages(dir, { 'in/a.jpg': ['jpeg', 32, 32], 'in/b.jpg': ['jpeg', 32, 32], 'in/c.jpg': ['jpeg', 32, 32], 'in/d.jpg': ['jpeg', 32, 32] });
       // The second upload finds the month used up.
       const s = await serve(({ n }) => (n === 0 ? err(503, 'overloaded', '0') : n === 2 ? err(429, 'quota_exceeded', '86400') : OK));
       const r = await runCli(['compress', 'in', '--out', 'out', '--json', '--concurrency', '1'], { cwd: dir, env: { SHRINKRAY_API_KEY: 'sr_live_x', SHRINKRAY_BASE_URL: s.url } });
       expect(r.code, r.stderr).toBe(1);
       const lines = jsonLines(r.stdout);
       expect(lines.map((l) => [l.file, l.status, l.error?.code])).toEqual([
-        ['in/a.jpg', 'ok', undefined], ['in/b.jpg', 'failed', 'quota_exceeded'], ['in/c.jpg', 'ok', undefined],
+        ['in/a.jpg', 'ok', undefined], ['in/b.jpg', 'failed', 'quota_exceeded'], ['in/c.jpg', 'failed', 'not_sent'], ['in/d.jpg', 'failed', 'not_sent'],
       ]);
       expect(lines[0].retries).toBe(1);
       expect(lines[1].error).toMatchObject({ status: 429, code: 'quota_exceeded' });
-      // 503 retried once (a), quota not retried (b), c once: four requests.
-      expect(s.requests).toHaveLength(4);
-      expect(r.stderr).toMatch(/^files\s+3 \(2 compressed, 0 skipped, 1 failed\)$/m);
+      // 503 retried once (a), quota not retried (b), and nothing sent after it: three requests.
+      expect(s.requests).toHaveLength(3);
+      expect(r.stderr).toMatch(/^files\s+4 \(1 compressed, 0 skipped, 3 failed\)$/m);
       expect(r.stderr).toMatch(/^failed: quota_exceeded\s+1$/m);
+      expect(r.stderr).toMatch(/^failed: not_sent\s+2$/m);
+      expect(r.stderr).toContain('stopped: quota_exceeded would fail every remaining file (scripted 429); 2 not sent');
       expect(r.stderr).toContain('retry    in/a.jpg  overloaded');
     } finally {
       rmDir(dir);

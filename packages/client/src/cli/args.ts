@@ -4,11 +4,15 @@ import type { CompressParameters } from '../types.ts';
 
 export class UsageError extends Error {}
 
+export const DEFAULT_CONCURRENCY = 4;
+/** More in flight than this only queues at the service (and counts against its per-minute window). */
+export const MAX_CONCURRENCY = 32;
+
 export const USAGE = `usage:
   shrinkray compress <files|dirs|globs…> (--out DIR | --in-place) [options]
       --quality N  --format jpeg|png|webp  --width N  --height N  --target-kb N
       --metadata strip|keep  --palette [--colors N]
-      --concurrency N   files in flight at once (default ${4}, at most ${32})
+      --concurrency N   files in flight at once (default ${DEFAULT_CONCURRENCY}, at most ${MAX_CONCURRENCY})
       --force           compress again files this tool already wrote
       --json            one JSON object per file on stdout
   shrinkray meta <url…> [--json]
@@ -19,9 +23,6 @@ common options:
   --max-retries N   retries of 429 rate_limit_exceeded / 503 overloaded (default 3)
   --help, --version`;
 
-export const DEFAULT_CONCURRENCY = 4;
-/** More in flight than this only queues at the service (and counts against its per-minute window). */
-export const MAX_CONCURRENCY = 32;
 
 export interface CommonArgs {
   key: string | undefined;

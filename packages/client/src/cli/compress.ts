@@ -25,6 +25,12 @@ interface Job {
   params: CompressParameters;
 }
 
+/**
+ * Answers that every later file would get too: the key is refused, or the month's compressions are
+ * used up. The run stops sending at the first one instead of failing thousands of files one by one.
+ */
+export const RUN_ENDING_CODES: ReadonlySet<string> = new Set(['unauthorized', 'forbidden', 'quota_exceeded']);
+
 /** Exit codes: 0 all done, 1 a file failed, 130/143 interrupted by SIGINT/SIGTERM. */
 export async function runCompress(args: CompressArgs, client: Shrinkray, io: Io): Promise<number> {
   const started = Date.now();
@@ -104,17 +110,29 @@ export async function runCompress(args: CompressArgs, client: Shrinkray, io: Io)
 
   const retries = new Map<string, number>();
   let next = 0;
+  let ended: NonNullable<FileRecord['error']> | undefined;
+  const report = (record: FileRecord) => {
+    addRecord(totals, record);
+    reporter.file(record, totals);
+  };
   const worker = async () => {
-    while (next < jobs.length) {
+    while (next < jobs.length && !ended) {
       const job = jobs[next++] as Job;
       const record = await one(job);
-      addRecord(totals, record);
-      reporter.file(record, totals);
+      if (record.error && RUN_ENDING_CODES.has(record.error.code)) ended ??= record.error;
+      report(record);
     }
   };
   try {
     await Promise.all(Array.from({ length: Math.min(args.concurrency, Math.max(1, jobs.length)) }, worker));
     manifest.saveSync();
+    if (ended) {
+      const cause = ended.code;
+      reporter.note(`stopped: ${cause} would fail every remaining file (${ended.message}); ${jobs.length - next} not sent`);
+      for (const job of jobs.slice(next)) {
+        report({ file: show(job.source), output: show(job.output), status: 'failed', error: { code: 'not_sent', message: `not sent: the run stopped at ${cause}` } });
+      }
+    }
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
