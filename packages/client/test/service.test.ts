@@ -11,7 +11,7 @@ import { generateTypes } from '../scripts/openapi-to-ts.ts';
 import { OUTPUT } from '../scripts/generate.ts';
 import { AuthenticationError, InvalidRequestError, NotFoundError, PermissionError, Shrinkray } from '../src/index.ts';
 import { Shrinkray as NodeShrinkray } from '../src/node.ts';
-import { decodeWhole, jsonLines, listFiles, makeImage, rmDir, runCli, spawnCli, TEMP_FILE, tempDir, writeImages, type Kind } from './helpers.ts';
+import { decodeWhole, jsonLines, listFiles, makeImage, PACKAGE, rmDir, runCli, spawnCli, TEMP_FILE, tempDir, writeImages, type Kind } from './helpers.ts';
 
 let service: Service;
 let work: string;
@@ -259,5 +259,8 @@ describe('generated types', () => {
     const res = await fetch(`${service.base}/api/v1/openapi.json`);
     expect(res.status).toBe(200);
     expect(generateTypes(await res.json())).toBe(readFileSync(OUTPUT, 'utf8'));
+    // The script itself, as CI would run it against a deployment.
+    const check = await runCli(['--url', service.base, '--check'], { cli: join(PACKAGE, 'scripts', 'generate.ts') });
+    expect(check.code, check.stderr).toBe(0);
   });
 });
