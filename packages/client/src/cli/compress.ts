@@ -73,6 +73,7 @@ export async function runCompress(args: CompressArgs, client: Shrinkray, io: Io)
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 
+  const retries = new Map<string, number>();
   const one = async (job: Job): Promise<FileRecord> => {
     const base = { file: show(job.source), output: show(job.output) };
     const options = JSON.stringify(job.params, Object.keys(job.params).sort());
@@ -108,7 +109,6 @@ export async function runCompress(args: CompressArgs, client: Shrinkray, io: Io)
     }
   };
 
-  const retries = new Map<string, number>();
   let next = 0;
   let ended: NonNullable<FileRecord['error']> | undefined;
   const report = (record: FileRecord) => {
