@@ -61,7 +61,7 @@ describe('retries', () => {
     // 0.5 s then 1 s, each less up to 25% jitter.
     const [first, second] = gaps(s.requests.map((r) => r.at));
     expect(first).toBeGreaterThanOrEqual(370);
-    expect(first).toBeLessThan(900);
+    expect(first).toBeLessThan(1500); // loose: a loaded machine only adds time
     expect(second).toBeGreaterThanOrEqual(740);
   });
 
