@@ -51,6 +51,16 @@ export default defineConfig({
         },
       },
       {
+        // The SDK and the `shrinkray` CLI (packages/client), against a started service or a stand-in.
+        test: {
+          name: 'client',
+          include: ['packages/client/test/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
         // Headless Chromium on the web console, against `npm run dev`.
         test: {
           name: 'e2e',

@@ -1,8 +1,9 @@
-// `npm run bench [-- foundation|tools|compress|meta|jpeg|jpeg-tuning ...]`: starts the service as `npm run dev` does and runs the
+// `npm run bench [-- foundation|tools|compress|meta|jpeg|jpeg-tuning|client ...]`: starts the service as `npm run dev` does and runs the
 // named benchmarks (all by default) against it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { startOrigin } from '../fixtures/origin.ts';
+import { benchClient, CLIENT_FILES, CLIENT_ROUNDS, REMOTE_DELAY_MS } from './client.ts';
 import { benchCompress } from './compress.ts';
 import { benchFoundation, CONCURRENCY, REQUESTS_PER_ROUND, ROUNDS, type Summary } from './foundation.ts';
 import { benchJpeg } from './jpeg.ts';
@@ -100,6 +101,17 @@ const BENCHES: Record<string, (service: Service) => Promise<void>> = {
     ];
     console.log(`\n${lines.join('\n')}\n`);
     save('jpeg-tuning', result);
+  },
+  async client(service) {
+    const result = await benchClient(service);
+    const header =
+      `\`shrinkray compress\` on ${CLIENT_FILES} 640×480 images (16 JPEG, 8 PNG, ${(result.inputBytes / 1024).toFixed(0)} KB), --force, ` +
+      `${CLIENT_ROUNDS} interleaved rounds, a child process per run (start-up included), Node ${process.version} on ${cpus().length} cores; medians. Local: the service on this machine (sharing its cores). ` +
+      `Remote: a stand-in answering each upload after ${REMOTE_DELAY_MS} ms.`;
+    const lines = [header, '', '| --concurrency | local wall ms | local files/s | local ÷ concurrency 1 | remote wall ms | remote ÷ concurrency 1 |', '|---:|---:|---:|---:|---:|---:|',
+      ...result.rows.map((r) => `| ${r.concurrency} | ${r.medianMs.toFixed(0)} | ${r.filesPerSecond.toFixed(1)} | ${r.speedup.toFixed(2)} | ${r.remoteMedianMs.toFixed(0)} | ${r.remoteSpeedup.toFixed(2)} |`)];
+    console.log(`\n${lines.join('\n')}\n`);
+    save('client', { header, ...result });
   },
 };
 

@@ -1,0 +1,153 @@
+// The command line, read by hand (no dependency): `shrinkray <command> [options] <operands>`.
+// Options may come before or after operands, as `--name value` or `--name=value`; `--` ends them.
+import type { CompressParameters } from '../types.ts';
+
+export class UsageError extends Error {}
+
+export const DEFAULT_CONCURRENCY = 4;
+/** More in flight than this only queues at the service (and counts against its per-minute window). */
+export const MAX_CONCURRENCY = 32;
+
+export const USAGE = `usage:
+  shrinkray compress <files|dirs|globs…> (--out DIR | --in-place) [options]
+      --quality N  --format jpeg|png|webp  --width N  --height N  --target-kb N
+      --metadata strip|keep  --palette [--colors N]
+      --concurrency N   files in flight at once (default ${DEFAULT_CONCURRENCY}, at most ${MAX_CONCURRENCY})
+      --force           compress again files this tool already wrote
+      --json            one JSON object per file on stdout
+  shrinkray meta <url…> [--json]
+  shrinkray account [--json]
+common options:
+  --key KEY         or SHRINKRAY_API_KEY
+  --base-url URL    or SHRINKRAY_BASE_URL (e.g. https://api.example.com)
+  --max-retries N   retries of 429 rate_limit_exceeded / 503 overloaded (default 3)
+  --help, --version`;
+
+
+export interface CommonArgs {
+  key: string | undefined;
+  baseUrl: string | undefined;
+  json: boolean;
+  maxRetries: number | undefined;
+}
+
+export interface CompressArgs extends CommonArgs {
+  command: 'compress';
+  inputs: string[];
+  out: string | undefined;
+  inPlace: boolean;
+  force: boolean;
+  concurrency: number;
+  params: CompressParameters;
+}
+
+export type Args =
+  | CompressArgs
+  | (CommonArgs & { command: 'meta'; urls: string[] })
+  | (CommonArgs & { command: 'account' })
+  | { command: 'help' }
+  | { command: 'version' };
+
+const VALUE_OPTIONS = new Set(['--out', '--quality', '--format', '--width', '--height', '--target-kb', '--metadata', '--colors', '--concurrency', '--key', '--base-url', '--max-retries']);
+const FLAG_OPTIONS = new Set(['--in-place', '--palette', '--force', '--json', '--help', '--version']);
+const COMPRESS_ONLY = new Set(['--out', '--in-place', '--quality', '--format', '--width', '--height', '--target-kb', '--metadata', '--palette', '--colors', '--concurrency', '--force']);
+
+function integer(name: string, value: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new UsageError(`${name} must be an integer${max === Number.MAX_SAFE_INTEGER ? ` ≥ ${min}` : ` from ${min} to ${max}`}, not ${JSON.stringify(value)}`);
+  }
+  return Number(value);
+}
+
+function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`${name} must be one of ${allowed.join(', ')}, not ${JSON.stringify(value)}`);
+  return value as T;
+}
+
+export function parseArgs(argv: readonly string[]): Args {
+  const options = new Map<string, string>();
+  const operands: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--') {
+      operands.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith('--') || arg === '-') {
+      operands.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const name = eq === -1 ? arg : arg.slice(0, eq);
+    if (FLAG_OPTIONS.has(name)) {
+      if (eq !== -1) throw new UsageError(`${name} takes no value`);
+      options.set(name, 'true');
+    } else if (VALUE_OPTIONS.has(name)) {
+      const value = eq === -1 ? argv[++i] : arg.slice(eq + 1);
+      if (value === undefined || value === '') throw new UsageError(`${name} needs a value`);
+      options.set(name, value);
+    } else {
+      throw new UsageError(`unknown option ${name}`);
+    }
+  }
+  if (options.has('--help')) return { command: 'help' };
+  if (options.has('--version')) return { command: 'version' };
+  const [command, ...rest] = operands;
+  if (command === undefined) return { command: 'help' };
+
+  const common: CommonArgs = {
+    key: options.get('--key'),
+    baseUrl: options.get('--base-url'),
+    json: options.has('--json'),
+    maxRetries: options.has('--max-retries') ? integer('--max-retries', options.get('--max-retries') as string, 0, 10) : undefined,
+  };
+  if (command !== 'compress') {
+    const misplaced = [...options.keys()].find((o) => COMPRESS_ONLY.has(o));
+    if (misplaced) throw new UsageError(`${misplaced} is an option of compress, not of ${command}`);
+  }
+  switch (command) {
+    case 'compress':
+      return compressArgs(common, rest, options);
+    case 'meta':
+      if (rest.length === 0) throw new UsageError('meta needs at least one URL');
+      return { ...common, command: 'meta', urls: rest };
+    case 'account':
+      if (rest.length > 0) throw new UsageError('account takes no operands');
+      return { ...common, command: 'account' };
+    default:
+      throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+  }
+}
+
+function compressArgs(common: CommonArgs, inputs: string[], options: Map<string, string>): CompressArgs {
+  if (inputs.length === 0) throw new UsageError('compress needs files, directories or globs');
+  const out = options.get('--out');
+  const inPlace = options.has('--in-place');
+  if ((out === undefined) === !inPlace) throw new UsageError('say where the results go: --out DIR or --in-place (one of them)');
+  const params: Record<string, unknown> = {};
+  const get = (name: string) => options.get(name);
+  if (get('--quality') !== undefined) params.quality = integer('--quality', get('--quality') as string, 1, 100);
+  if (get('--format') !== undefined) params.format = oneOf('--format', get('--format') as string, ['jpeg', 'png', 'webp']);
+  if (get('--width') !== undefined) params.width = integer('--width', get('--width') as string, 1);
+  if (get('--height') !== undefined) params.height = integer('--height', get('--height') as string, 1);
+  if (get('--target-kb') !== undefined) params.target_kb = integer('--target-kb', get('--target-kb') as string, 1);
+  if (get('--metadata') !== undefined) params.metadata = oneOf('--metadata', get('--metadata') as string, ['strip', 'keep']);
+  if (options.has('--palette')) params.palette = true;
+  if (get('--colors') !== undefined) {
+    if (!options.has('--palette')) throw new UsageError('--colors goes with --palette');
+    params.colors = integer('--colors', get('--colors') as string, 2, 256);
+  }
+  if (inPlace && params.format !== undefined) {
+    throw new UsageError('--in-place keeps each file\'s format; to convert, write elsewhere with --out DIR');
+  }
+  return {
+    ...common,
+    command: 'compress',
+    inputs,
+    out,
+    inPlace,
+    force: options.has('--force'),
+    concurrency: get('--concurrency') === undefined ? DEFAULT_CONCURRENCY : integer('--concurrency', get('--concurrency') as string, 1, MAX_CONCURRENCY),
+    params: params as CompressParameters,
+  };
+}

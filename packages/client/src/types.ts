@@ -1,0 +1,90 @@
+// The SDK's public types, derived from the generated ones (generated/openapi.ts) so they follow the
+// service's OpenAPI document.
+import type { Operations, Schemas } from './generated/openapi.ts';
+import type { ShrinkrayError } from './errors.ts';
+
+export type { Operations, Schemas };
+
+type CompressBody = Operations['POST /api/v1/compress']['body'];
+
+/**
+ * PNG palette quantisation (API.md: `palette`, `colors`). Taken from the document once it describes
+ * them; until then these declarations stand in, so the option exists either way and the generator
+ * never has to know about it.
+ */
+export interface PaletteOptions {
+  /** PNG output only: quantise to at most `colors` colours, with dithering, steered by quality. */
+  palette?: boolean;
+  /** 2 to 256 (default 256), with palette. */
+  colors?: number;
+}
+type WithPalette<T> = 'palette' extends keyof T ? T : T & PaletteOptions;
+
+/** The compress parameters of the OpenAPI document (quality, format, width, height, metadata, target_kb, palette, …). */
+export type CompressParameters = WithPalette<Omit<CompressBody, 'image'>>;
+
+export interface RequestOptions {
+  /** Aborts the call (and any wait between retries). */
+  signal?: AbortSignal;
+  /** Per call, overriding the client's. */
+  timeout?: number;
+  maxRetries?: number;
+  /** Called before each retry of this call, with the error and the wait in ms. */
+  onRetry?: (info: RetryInfo) => void;
+}
+
+export interface RetryInfo {
+  error: ShrinkrayError;
+  /** 1 for the first retry. */
+  attempt: number;
+  delayMs: number;
+  path: string;
+}
+
+export interface CompressOptions extends RequestOptions {
+  /** The file name sent with the upload (the service derives Content-Disposition's name from it). */
+  filename?: string;
+}
+
+export type OutputFormat = NonNullable<CompressBody['format']>;
+
+export interface RateLimit {
+  limit: number | undefined;
+  remaining: number | undefined;
+  /** Unix seconds at which the binding window resets. */
+  reset: number | undefined;
+}
+
+export interface CompressResult {
+  /** The compressed image. */
+  data: Uint8Array;
+  contentType: string;
+  format: OutputFormat | undefined;
+  /** From Content-Disposition: the original stem with the output's extension. */
+  filename: string | undefined;
+  originalSize: number;
+  compressedSize: number;
+  /** (original − compressed) ÷ original × 100, one decimal; negative when a conversion grew the file. */
+  savingsPercent: number;
+  width: number | undefined;
+  height: number | undefined;
+  quality: number | undefined;
+  /** With target_kb: whether the output fits. */
+  targetReached: boolean | undefined;
+  requestId: string | undefined;
+  rateLimit: RateLimit;
+}
+
+export type Account = Schemas['Account'];
+export type MetaTagsResponse = Operations['GET /api/v1/meta-tags']['response'];
+export type MetaTagsBulkResponse = Operations['POST /api/v1/meta-tags/bulk']['response'];
+export type ToolListQuery = Operations['GET /api/v1/tools']['query'];
+export type ToolList = Operations['GET /api/v1/tools']['response'];
+export type ToolResponse = Operations['GET /api/v1/tools/{slug}']['response'];
+export type CategoryList = Operations['GET /api/v1/categories']['response'];
+export type QrQuery = Operations['GET /api/v1/qr']['query'];
+export type QrResponse = Operations['GET /api/v1/qr']['response'];
+export type Health = Operations['GET /api/v1/health']['response'];
+
+/** Query values may be given as numbers too; they travel as text. */
+export type Loose<T> = { [K in keyof T]: T[K] | (T[K] extends string | undefined ? number : never) };
