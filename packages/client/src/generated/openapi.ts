@@ -15,7 +15,7 @@ export interface Schemas {
         id: string;
         name: string;
         prefix: string;
-        scopes: Array<"image" | "tools">;
+        scopes: Array<"image" | "tools" | "manage">;
         created_at: string;
         last_used_at: string | null;
       };
@@ -45,7 +45,7 @@ export interface Schemas {
     name: string;
     /** The first 12 characters of the key, to recognise it */
     prefix: string;
-    scopes: Array<"image" | "tools">;
+    scopes: Array<"image" | "tools" | "manage">;
     created_at: string;
     /** Updated at most once a minute */
     last_used_at: string | null;
@@ -91,8 +91,17 @@ export interface Schemas {
   CreateApiKey: {
     /** A name to recognise the key by, 1 to 64 characters */
     name: string;
-    /** What the key may call: image (API A), tools (API B), or both */
-    scopes: Array<"image" | "tools">;
+    /** What the key may call: image (the Image API), tools (the Tools API), or both; or manage alone (the management API: keys and webhooks) */
+    scopes: Array<"image" | "tools" | "manage">;
+  };
+  /** At most 10 endpoints per account */
+  CreateWebhookEndpoint: {
+    /** Where events are POSTed: https, a public host, port 443 (the rules of fetching external URLs) */
+    url: string;
+    /** The event types this endpoint receives (webhook.test is always sent on request) */
+    events: Array<"key.created" | "key.revoked" | "usage.threshold" | "rate_limit.exceeded" | "webhook.test">;
+    /** A note to recognise the endpoint by */
+    description?: string;
   };
   CreatedApiKey: {
     data: Schemas["ApiKey"] & {
@@ -295,16 +304,26 @@ export interface Schemas {
       offset: number;
     };
   };
+  /** Only the fields sent change. enabled: true switches a disabled endpoint back on. */
+  UpdateWebhookEndpoint: {
+    /** Where events are POSTed: https, a public host, port 443 (the rules of fetching external URLs) */
+    url?: string;
+    /** The event types this endpoint receives (webhook.test is always sent on request) */
+    events?: Array<"key.created" | "key.revoked" | "usage.threshold" | "rate_limit.exceeded" | "webhook.test">;
+    /** A note to recognise the endpoint by */
+    description?: string;
+    enabled?: boolean;
+  };
   Usage: {
     data: {
       /** The last 30 days (UTC, YYYY-MM-DD), oldest first, today last */
       days: Array<string>;
-      /** API B requests and compressions per day, all keys together */
+      /** Tools API requests and compressions per day, all keys together */
       account: {
         requests: Array<number>;
         compressions: Array<number>;
       };
-      /** The account's monthly compressions (API A's quota belongs to the account: all its keys and "Try it" together) */
+      /** The account's monthly compressions (the Image API's quota belongs to the account: all its keys and "Try it" together) */
       month_compressions: {
         limit: number | null;
         used: number;
@@ -322,7 +341,7 @@ export interface Schemas {
         compressions: Array<number>;
         /** This key's compressions this month: its share of the account's month */
         month_compressions: number;
-        /** The key's own API B windows (minute, day) and the account's month, as GET /api/v1/account shows them to this key */
+        /** The key's own Tools API windows (minute, day) and the account's month, as GET /api/v1/account shows them to this key */
         windows: {
           minute: {
             limit: number | null;
@@ -344,6 +363,70 @@ export interface Schemas {
           };
         };
       }>;
+    };
+    meta: {
+      request_id: string;
+    };
+  };
+  WebhookDeliveryList: {
+    /** The endpoint's last 100 messages, newest first (kept 30 days) */
+    data: Array<{
+      msg_id: string;
+      type: "key.created" | "key.revoked" | "usage.threshold" | "rate_limit.exceeded" | "webhook.test";
+      created_at: string;
+      state: "pending" | "succeeded" | "failed";
+      /** When the next attempt is due; null unless pending */
+      next_attempt_at: string | null;
+      attempts: Array<{
+        at: string;
+        /** The endpoint's HTTP status; null when none came */
+        status: number | null;
+        /** Why the attempt failed; null on success */
+        error: string | null;
+        duration_ms: number;
+      }>;
+    }>;
+    meta: {
+      request_id: string;
+    };
+  };
+  WebhookEndpoint: {
+    id: string;
+    url: string;
+    description: string;
+    events: Array<"key.created" | "key.revoked" | "usage.threshold" | "rate_limit.exceeded" | "webhook.test">;
+    enabled: boolean;
+    /** Why it is off: by its owner, or automatically after failing for 5 days. null while enabled. */
+    disabled_reason: string | null;
+    created_at: string;
+    updated_at: string;
+  };
+  WebhookEndpointList: {
+    data: Array<Schemas["WebhookEndpoint"]>;
+    meta: {
+      request_id: string;
+      total: number;
+    };
+  };
+  WebhookEndpointResponse: {
+    data: Schemas["WebhookEndpoint"];
+    meta: {
+      request_id: string;
+    };
+  };
+  WebhookEndpointWithSecret: {
+    data: Schemas["WebhookEndpoint"] & {
+      /** The signing secret (Standard Webhooks). Shown on create and on rotate-secret only. */
+      secret: string;
+    };
+    meta: {
+      request_id: string;
+    };
+  };
+  WebhookMessageAccepted: {
+    data: {
+      /** The message id: the webhook-id header of every attempt */
+      msg_id: string;
     };
     meta: {
       request_id: string;
@@ -421,7 +504,7 @@ export interface Operations {
     /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "ApiKeyHeader" | "BearerAuth";
   };
-  /** The signed-in account's API keys, newest first, revoked ones included */
+  /** The account's API keys, newest first, revoked ones included */
   "GET /api/v1/keys": {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -431,7 +514,7 @@ export interface Operations {
     response: Schemas["ApiKeyList"];
     responseHeaders: never;
     /** Security schemes, any one of which authorises the call (none: a public URL) */
-    security: "SessionCookie";
+    security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
   };
   /** Create an API key; the full key is in this answer and never again */
   "POST /api/v1/keys": {
@@ -443,7 +526,7 @@ export interface Operations {
     response: Schemas["CreatedApiKey"];
     responseHeaders: never;
     /** Security schemes, any one of which authorises the call (none: a public URL) */
-    security: "SessionCookie";
+    security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
   };
   /** Revoke an API key: refused everywhere from the next request on */
   "DELETE /api/v1/keys/{id}": {
@@ -457,7 +540,7 @@ export interface Operations {
     response: Schemas["RevokedApiKey"];
     responseHeaders: never;
     /** Security schemes, any one of which authorises the call (none: a public URL) */
-    security: "SessionCookie";
+    security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
   };
   /** Meta tags, Open Graph, Twitter card and JSON-LD data of a web page */
   "GET /api/v1/meta-tags": {
@@ -580,7 +663,7 @@ export interface Operations {
     /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "ApiKeyHeader" | "BearerAuth";
   };
-  /** Per-day API B requests and compressions of the last 30 days, for the account and each key, and each key's windows */
+  /** Per-day Tools API requests and Image API compressions of the last 30 days, for the account and each key, and each key's windows */
   "GET /api/v1/usage": {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -591,6 +674,129 @@ export interface Operations {
     responseHeaders: never;
     /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "SessionCookie";
+  };
+  /** The account's webhook endpoints */
+  "GET /api/v1/webhooks": {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    bodyType: never;
+    body: never;
+    status: 200;
+    response: Schemas["WebhookEndpointList"];
+    responseHeaders: never;
+    /** Security schemes, any one of which authorises the call (none: a public URL) */
+    security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
+  };
+  /** Register a webhook endpoint; its signing secret is in this answer (and after rotate-secret) only */
+  "POST /api/v1/webhooks": {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    bodyType: "application/json";
+    body: Schemas["CreateWebhookEndpoint"];
+    status: 201;
+    response: Schemas["WebhookEndpointWithSecret"];
+    responseHeaders: never;
+    /** Security schemes, any one of which authorises the call (none: a public URL) */
+    security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
+  };
+  /** One webhook endpoint */
+  "GET /api/v1/webhooks/{id}": {
+    path: {
+      id: string;
+    };
+    query: Record<string, never>;
+    bodyType: never;
+    body: never;
+    status: 200;
+    response: Schemas["WebhookEndpointResponse"];
+    responseHeaders: never;
+    /** Security schemes, any one of which authorises the call (none: a public URL) */
+    security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
+  };
+  /** Delete a webhook endpoint, its deliveries and their log */
+  "DELETE /api/v1/webhooks/{id}": {
+    path: {
+      id: string;
+    };
+    query: Record<string, never>;
+    bodyType: never;
+    body: never;
+    status: 200;
+    response: Schemas["WebhookEndpointResponse"];
+    responseHeaders: never;
+    /** Security schemes, any one of which authorises the call (none: a public URL) */
+    security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
+  };
+  /** Change an endpoint: url, events, description, or enabled (switch it off or back on) */
+  "PATCH /api/v1/webhooks/{id}": {
+    path: {
+      id: string;
+    };
+    query: Record<string, never>;
+    bodyType: "application/json";
+    body: Schemas["UpdateWebhookEndpoint"];
+    status: 200;
+    response: Schemas["WebhookEndpointResponse"];
+    responseHeaders: never;
+    /** Security schemes, any one of which authorises the call (none: a public URL) */
+    security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
+  };
+  /** The endpoint's delivery log: each message, its attempts (time, status), state and next attempt */
+  "GET /api/v1/webhooks/{id}/deliveries": {
+    path: {
+      id: string;
+    };
+    query: Record<string, never>;
+    bodyType: never;
+    body: never;
+    status: 200;
+    response: Schemas["WebhookDeliveryList"];
+    responseHeaders: never;
+    /** Security schemes, any one of which authorises the call (none: a public URL) */
+    security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
+  };
+  /** Send a message to the endpoint again, now, with the same id */
+  "POST /api/v1/webhooks/{id}/deliveries/{msg_id}/retry": {
+    path: {
+      id: string;
+      msg_id: string;
+    };
+    query: Record<string, never>;
+    bodyType: never;
+    body: never;
+    status: 202;
+    response: Schemas["WebhookMessageAccepted"];
+    responseHeaders: never;
+    /** Security schemes, any one of which authorises the call (none: a public URL) */
+    security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
+  };
+  /** Replace the signing secret; the new one is in this answer only */
+  "POST /api/v1/webhooks/{id}/rotate-secret": {
+    path: {
+      id: string;
+    };
+    query: Record<string, never>;
+    bodyType: never;
+    body: never;
+    status: 200;
+    response: Schemas["WebhookEndpointWithSecret"];
+    responseHeaders: never;
+    /** Security schemes, any one of which authorises the call (none: a public URL) */
+    security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
+  };
+  /** Send a webhook.test message to the endpoint */
+  "POST /api/v1/webhooks/{id}/test": {
+    path: {
+      id: string;
+    };
+    query: Record<string, never>;
+    bodyType: never;
+    body: never;
+    status: 202;
+    response: Schemas["WebhookMessageAccepted"];
+    responseHeaders: never;
+    /** Security schemes, any one of which authorises the call (none: a public URL) */
+    security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
   };
 }
 
