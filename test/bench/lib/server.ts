@@ -38,23 +38,37 @@ async function waitFor(url: string, child: ChildProcess, timeoutMs: number): Pro
   throw new Error(`dev server did not answer ${url} within ${timeoutMs} ms`);
 }
 
+/** The demo keys from the dev script's SHRINKRAY_DEMO_KEYS line, once it has printed it. */
+function demoKeysFrom(child: ChildProcess): Promise<Record<string, string>> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const onData = (chunk: string) => {
+      out += chunk;
+      const line = out.split('\n').find((l) => l.startsWith('SHRINKRAY_DEMO_KEYS ') && out.includes(`${l}\n`));
+      if (line === undefined) return;
+      child.stdout?.off('data', onData);
+      child.stdout?.resume(); // keep draining wrangler's output, unread
+      resolve(JSON.parse(line.slice('SHRINKRAY_DEMO_KEYS '.length)) as Record<string, string>);
+    };
+    child.stdout?.setEncoding('utf8').on('data', onData);
+    child.once('exit', (code) => reject(new Error(`dev script exited with ${code} before printing its demo keys`)));
+  });
+}
+
 /** `extraArgs` go on to `wrangler dev`, e.g. ['--var', 'MAX_INPUT_PIXELS:100000000']. */
 export async function startService(port: number, extraArgs: string[] = []): Promise<Service> {
   const state = mkdtempSync(join(tmpdir(), 'shrinkray-bench-'));
   const persist = ['--persist-to', state];
-  const seeded = runNode('src/cli/dev.ts', ['--seed-only', ...persist]);
-  const line = seeded.split('\n').find((l) => l.startsWith('SHRINKRAY_DEMO_KEYS '));
-  if (!line) throw new Error('dev script printed no SHRINKRAY_DEMO_KEYS line');
-  const demoKeys = JSON.parse(line.slice('SHRINKRAY_DEMO_KEYS '.length)) as Record<string, string>;
-
   const admin = (args: string[]): unknown => JSON.parse(runNode('src/cli/admin.ts', [...args, ...persist, '--url', `http://127.0.0.1:${port}`]));
 
+  // One run of the dev script seeds and then starts wrangler dev; its demo keys come from its output.
   const child = spawn(process.execPath, [join(ROOT, 'src/cli/dev.ts'), '--port', String(port), ...persist, ...extraArgs], {
     cwd: ROOT,
     env: { ...process.env, CI: 'true' },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit'],
     detached: true, // its own process group, so stop() ends wrangler and workerd too
   });
+  const demoKeys = await demoKeysFrom(child);
   const base = `http://127.0.0.1:${port}`;
   await waitFor(`${base}/api/v1/openapi.json`, child, 90_000);
   return {
