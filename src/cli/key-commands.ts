@@ -6,7 +6,14 @@ import { CliError } from './errors.ts';
 import { callRefresh, describeRefresh, planRefresh } from './live-refresh.ts';
 import { iso, keyOutput, toKeyRow } from './rows.ts';
 import { parseAccountId, parseKeyId, parseName, parseScopeList } from './validate.ts';
+import { keyEventSqlByKey } from '../webhooks/key-event-sql.ts';
 import { D1Error, d1Execute } from './wrangler.ts';
+
+/** The key.created / key.revoked webhook event, in the same batch as the change (sent by the next outbox sweep). */
+const keyEvent = (kind: 'created' | 'revoked', keyId: string, now: number) => ({
+  sql: keyEventSqlByKey(kind),
+  params: [null, `key.${kind}`, keyId, new Date(now).toISOString(), now],
+});
 
 export const keyCreate: Command = {
   group: 'key',
@@ -20,9 +27,10 @@ export const keyCreate: Command = {
     const rawName = input.values.get('name');
     const name = rawName === undefined ? 'default' : parseName(rawName, input.usage);
     return async () => {
-      const { record, statement } = await keyStatement({ accountId, scopes, name }, Date.now());
+      const now = Date.now();
+      const { record, statement } = await keyStatement({ accountId, scopes, name }, now);
       try {
-        await d1Execute(input.target, [statement]);
+        await d1Execute(input.target, [statement, keyEvent('created', record.id, now)]);
       } catch (err) {
         // api_keys.account_id references accounts(id); D1 enforces foreign keys.
         if (err instanceof D1Error && /FOREIGN KEY constraint failed/i.test(err.detail)) {
@@ -65,9 +73,11 @@ export const keyRevoke: Command = {
     const plan = planRefresh(input.refresh, input.usage);
     return async () => {
       // One batch: the state before tells "unknown" and "already revoked" apart from our own revoke.
-      const [before = [], , after = []] = await d1Execute(input.target, [
+      const at = Date.now();
+      const [before = [], , , after = []] = await d1Execute(input.target, [
         { sql: SQL.keyById, params: [id] },
-        { sql: SQL.revokeKey, params: [Date.now(), id] },
+        { sql: SQL.revokeKey, params: [at, id] },
+        keyEvent('revoked', id, at),
         { sql: SQL.keyById, params: [id] },
       ]);
       const was = before[0] === undefined ? undefined : toKeyRow(before[0]);

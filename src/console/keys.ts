@@ -110,9 +110,10 @@ export async function revokeKey(env: Env, accountId: string, keyId: string, now:
   ]);
   const row = select?.results[0];
   if (!row) return null;
-  if (recorded?.meta.changes === 1) await pokeDispatcher(env, accountId);
-  // The key's Durable Object caches its state: tell it, so the very next request is refused.
+  // The key's Durable Object caches its state: tell it first, so the very next request is refused
+  // (the webhook hand-off may wait; the outbox sweep covers it if it fails).
   if (update?.meta.changes === 1) await refreshKeys(env, { keyIds: [keyId] });
+  if (recorded?.meta.changes === 1) await pokeDispatcher(env, accountId);
   return view(row);
 }
 

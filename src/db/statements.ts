@@ -43,6 +43,15 @@ export function sqlLiteral(value: SqlValue): string {
 }
 
 export function inlineParams(sql: string, params: readonly SqlValue[]): string {
+  // Numbered parameters (?1, ?2, …, each usable many times) or plain ones (?, in order); never both.
+  if (/\?\d/.test(sql)) {
+    return sql.replace(/\?(\d+)?/g, (_, n: string | undefined) => {
+      if (n === undefined) throw new Error('plain and numbered SQL parameters mixed');
+      const index = Number(n) - 1;
+      if (index < 0 || index >= params.length) throw new Error(`no SQL parameter ?${n}`);
+      return sqlLiteral(params[index] as SqlValue);
+    });
+  }
   let i = 0;
   const out = sql.replace(/\?/g, () => {
     if (i >= params.length) throw new Error('too few SQL parameters');

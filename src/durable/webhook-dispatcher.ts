@@ -125,8 +125,14 @@ export class WebhookDispatcher extends DurableObject<Env> {
     if (result.success) this.store.settle(d.msg_id, d.endpoint_id, 'succeeded', attempts, null);
     else if (d.manual === 1 || attempts >= schedule.length) this.store.settle(d.msg_id, d.endpoint_id, 'failed', attempts, null);
     else this.store.settle(d.msg_id, d.endpoint_id, 'pending', attempts, Date.now() + (schedule[attempts] ?? 0));
-    if (await recordHealth(this.env.DB, endpoint.id, result.success, at, disableAfter(this.env))) {
-      this.store.failPending(endpoint.id);
+    // The attempt is settled above; a D1 failure here only delays the endpoint's health, and must not
+    // end the alarm while other deliveries are still in flight (they would be sent twice).
+    try {
+      if (await recordHealth(this.env.DB, endpoint.id, result.success, at, disableAfter(this.env), streakGap(schedule, attemptTimeout(this.env)))) {
+        this.store.failPending(endpoint.id);
+      }
+    } catch (err) {
+      console.error('webhook endpoint health not recorded', err instanceof Error ? err.message : String(err));
     }
   }
 
@@ -152,4 +158,13 @@ export class WebhookDispatcher extends DurableObject<Env> {
     const current = await this.ctx.storage.getAlarm();
     if (current === null || current > next) await this.ctx.storage.setAlarm(next);
   }
+}
+
+/**
+ * The longest time between two failed attempts of one unbroken failure streak: the schedule's longest
+ * gap, plus an attempt's timeout, plus a minute for alarms that run late. Failures further apart than
+ * this start a new streak.
+ */
+function streakGap(schedule: readonly number[], timeoutMs: number): number {
+  return Math.max(...schedule) + timeoutMs + 60_000;
 }

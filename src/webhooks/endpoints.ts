@@ -51,7 +51,8 @@ const SQL = {
   one: `SELECT ${COLUMNS} FROM webhook_endpoints WHERE id = ? AND account_id = ?`,
   update:
     `UPDATE webhook_endpoints SET url = ?3, description = ?4, events = ?5, enabled = ?6, disabled_reason = ?7, ` +
-    `failing_since = CASE WHEN ?6 = 1 THEN NULL ELSE failing_since END, updated_at = ?8 WHERE id = ?1 AND account_id = ?2`,
+    // Only switching a disabled endpoint on clears the failure streak (SET sees the row as it was).
+    `failing_since = CASE WHEN ?6 = 1 AND enabled = 0 THEN NULL ELSE failing_since END, updated_at = ?8 WHERE id = ?1 AND account_id = ?2`,
   delete: 'DELETE FROM webhook_endpoints WHERE id = ? AND account_id = ?',
   rotate: 'UPDATE webhook_endpoints SET secret = ?, updated_at = ? WHERE id = ? AND account_id = ?',
 } as const;
@@ -153,22 +154,29 @@ export async function endpointTargets(db: D1Database, accountId: string): Promis
 
 const HEALTH_SQL = {
   healthy: 'UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL',
-  failing: 'UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, ?) WHERE id = ?',
+  // A streak is unbroken failures: a failure after a quiet spell longer than any retry gap (no attempt
+  // at all, so nothing to say the endpoint was down) starts a new one.
+  failing:
+    'UPDATE webhook_endpoints SET failing_since = CASE WHEN failing_since IS NULL OR last_failure_at IS NULL OR last_failure_at < ?1 - ?3 ' +
+    'THEN ?1 ELSE failing_since END, last_failure_at = ?1 WHERE id = ?2',
   // Disabled only while still failing since before the cutoff, and only once.
   disable:
     'UPDATE webhook_endpoints SET enabled = 0, disabled_reason = ?, updated_at = ? ' +
     'WHERE id = ? AND enabled = 1 AND failing_since IS NOT NULL AND failing_since <= ?',
 } as const;
 
-/** Records an attempt's outcome on the endpoint; returns true when it has just been disabled. */
-export async function recordHealth(db: D1Database, id: string, success: boolean, now: number, disableAfterMs: number): Promise<boolean> {
+/**
+ * Records an attempt's outcome on the endpoint; returns true when it has just been disabled. `quietMs`
+ * is the longest gap of the retry schedule: failures further apart than that are not one streak.
+ */
+export async function recordHealth(db: D1Database, id: string, success: boolean, now: number, disableAfterMs: number, quietMs: number): Promise<boolean> {
   if (success) {
     await db.prepare(HEALTH_SQL.healthy).bind(id).run();
     return false;
   }
   const reason = `disabled automatically: every delivery attempt failed for ${describeSpan(disableAfterMs)} (since the last success); fix the endpoint, then enable it again`;
   const [, disabled] = await db.batch([
-    db.prepare(HEALTH_SQL.failing).bind(now, id),
+    db.prepare(HEALTH_SQL.failing).bind(now, id, quietMs),
     db.prepare(HEALTH_SQL.disable).bind(reason, now, id, now - disableAfterMs),
   ]);
   return disabled?.meta.changes === 1;

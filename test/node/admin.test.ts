@@ -256,3 +256,26 @@ describe('live refresh', () => {
     }
   });
 });
+
+describe('webhook events', () => {
+  it('key create and revoke record key.created and key.revoked in the same batch, for accounts that listen', async () => {
+    const { account } = fixtures.untouched;
+    // A developer-tier account with an endpoint for both events (as the API would have stored it).
+    await d1.executor([
+      { sql: 'UPDATE accounts SET tools_tier = ? WHERE id = ?', params: ['developer', account.id] },
+      {
+        sql: 'INSERT INTO webhook_endpoints (id, account_id, url, events, secret, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        params: ['ep_cli0000000000000', account.id, 'https://hooks.example.com/cli', 'key.created,key.revoked', 'whsec_AAAA', 1, 1],
+      },
+    ]);
+    const created = json(await run('key', 'create', '--account', account.id, '--scopes', 'tools'));
+    json(await run('key', 'revoke', created.id, '--url', offline));
+    const [rows = []] = await d1.executor([{ sql: 'SELECT id, type, body FROM webhook_outbox WHERE account_id = ? ORDER BY id', params: [account.id] }]);
+    expect(rows.map((r) => [r.id, r.type])).toEqual([
+      [`msg_${created.id}_created`, 'key.created'],
+      [`msg_${created.id}_revoked`, 'key.revoked'],
+    ]);
+    const revoked = JSON.parse(String(rows[1]?.body));
+    expect(revoked).toMatchObject({ type: 'key.revoked', data: { key_id: created.id, scopes: ['tools'], revoked_at: expect.stringMatching(ISO_PATTERN) } });
+  });
+});
