@@ -14,12 +14,14 @@ import { registerConsoleApi } from './routes/console-api.ts';
 import { registerConsolePages } from './routes/console-pages.ts';
 import { registerConsoleWebhooks } from './routes/console-webhooks.ts';
 import { registerHealth } from './routes/health.ts';
+import { registerImg } from './routes/img.ts';
 import { registerInternal } from './routes/internal.ts';
 import { registerKeys } from './routes/keys.ts';
 import { registerMetaTags } from './routes/meta-tags.ts';
 import { CONSOLE_TAG } from './routes/console-schema.ts';
 import { OPENAPI_PATH, registerOpenApi } from './routes/openapi.ts';
 import { registerQr } from './routes/qr.ts';
+import { registerSigningSecrets } from './routes/signing-secrets.ts';
 import { registerTools } from './routes/tools.ts';
 import { registerWebhooks } from './routes/webhooks.ts';
 
@@ -35,7 +37,9 @@ export function createApp() {
   registerQr(app);
   registerMetaTags(app);
   registerCompress(app);
+  registerImg(app);
   registerKeys(app);
+  registerSigningSecrets(app);
   registerWebhooks(app);
   registerConsoleApi(app);
   registerInternal(app);
