@@ -12,6 +12,7 @@ import { registerCompress } from './routes/compress.ts';
 import { registerAuthPages } from './routes/auth-pages.ts';
 import { registerConsoleApi } from './routes/console-api.ts';
 import { registerConsolePages } from './routes/console-pages.ts';
+import { registerConsoleSigning } from './routes/console-signing.ts';
 import { registerConsoleWebhooks } from './routes/console-webhooks.ts';
 import { registerHealth } from './routes/health.ts';
 import { registerImg } from './routes/img.ts';
@@ -47,6 +48,7 @@ export function createApp() {
   registerAuthPages(app);
   registerConsolePages(app);
   registerConsoleWebhooks(app);
+  registerConsoleSigning(app);
 
   app.notFound((c) => errorResponse(fallbackError(c, app.routes), c.var.requestId));
   app.onError((err, c) => {
