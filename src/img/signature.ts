@@ -20,7 +20,7 @@ export function fromBase64url(text: string): Uint8Array | null {
   return base64url(bytes) === text ? bytes : null;
 }
 
-const hmacKey = (secret: string, usage: 'sign' | 'verify'): Promise<CryptoKey> =>
+const hmacKey = (secret: string, usage: 'sign' | 'verify') =>
   crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [usage]);
 
 /** What `options` and `source` sign to under `secret`. */
