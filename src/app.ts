@@ -15,6 +15,7 @@ import { registerConsolePages } from './routes/console-pages.ts';
 import { registerConsoleSigning } from './routes/console-signing.ts';
 import { registerConsoleWebhooks } from './routes/console-webhooks.ts';
 import { registerHealth } from './routes/health.ts';
+import { registerImageSourceHosts } from './routes/image-source-hosts.ts';
 import { registerImg } from './routes/img.ts';
 import { registerInternal } from './routes/internal.ts';
 import { registerKeys } from './routes/keys.ts';
@@ -41,6 +42,7 @@ export function createApp() {
   registerImg(app);
   registerKeys(app);
   registerSigningSecrets(app);
+  registerImageSourceHosts(app);
   registerWebhooks(app);
   registerConsoleApi(app);
   registerInternal(app);

@@ -54,14 +54,16 @@ export async function signedImage(path: ImagePath, ctx: ImageContext): Promise<I
     throw new ApiError('plan_upgrade_required', 'WebP output needs the pro tier; the free tier writes JPEG and PNG (f=auto serves them)', { param: 'options' });
   }
   if (options.targetKb !== undefined && !tier.targetKb) throw new ApiError('plan_upgrade_required', 'kb (target_kb) needs the pro tier', { param: 'options' });
-  const url = sourceUrl(path.source, ctx.policy);
+  // The account's hosts bind the source and every redirect it takes.
+  const policy: SourcePolicy = { ...ctx.policy, allowedHosts: account.allowedHosts };
+  const url = sourceUrl(path.source, policy);
   const variant = variantOf(options, ctx.accept, tier.webp);
   const key = imageCacheKey(ctx.ownOrigin, ctx.path, variant);
   const hit = await lookupImage(key);
   if (hit) return { cache: 'HIT', response: hit };
 
   const image = await meteredCompression(account.imageTier, path.accountId, ctx, async () => {
-    const bytes = await fetchSource(url, ctx.policy);
+    const bytes = await fetchSource(url, policy);
     const sourceFormat = sniff(bytes).format;
     // An unreadable source gets the pipeline's own 415; the format asked for does not matter then.
     const format = sourceFormat === null ? 'jpeg' : outputFormat(variant, sourceFormat, tier.webp);

@@ -9,3 +9,5 @@ export const MAX_SIGNING_SECRETS = 2;
 export const SIGNING_SECRET_BYTES = 32;
 /** What every secret starts with, so a leaked one is recognisable in a repository scan. */
 export const SIGNING_SECRET_PREFIX = 'srsig_';
+/** Allowed source hosts an account may list for its image URLs. */
+export const MAX_SOURCE_HOSTS = 20;

@@ -4,6 +4,7 @@ import { iso } from '../accounts/account-view.ts';
 import type { ImageTier } from '../accounts/tiers.ts';
 import { base64url } from '../img/signature.ts';
 import { MAX_SIGNING_SECRETS, SIGNING_SECRET_BYTES, SIGNING_SECRET_PREFIX } from './limits.ts';
+import { listSourceHostsStatement } from './source-hosts.ts';
 
 export interface SigningSecretView {
   id: string;
@@ -52,11 +53,18 @@ export async function deleteSecret(db: D1Database, accountId: string, id: string
 export interface SigningAccount {
   imageTier: ImageTier;
   secrets: string[];
+  /** Empty: any host the URL rules allow. */
+  allowedHosts: string[];
 }
 
-/** The account's image tier and current secrets; null when there is no such account. */
+/** The account's image tier, current secrets and allowed source hosts (one D1 round trip); null when there is no such account. */
 export async function signingAccount(db: D1Database, accountId: string): Promise<SigningAccount | null> {
-  const { results } = await db.prepare(SQL.forAccount).bind(accountId).all<{ image_tier: ImageTier; secret: string | null }>();
-  if (results.length === 0) return null;
-  return { imageTier: results[0]!.image_tier, secrets: results.flatMap((r) => (r.secret === null ? [] : [r.secret])) };
+  const [secrets, hosts] = await db.batch<Record<string, unknown>>([db.prepare(SQL.forAccount).bind(accountId), listSourceHostsStatement(db, accountId)]);
+  const rows = secrets!.results as { image_tier: ImageTier; secret: string | null }[];
+  if (rows.length === 0) return null;
+  return {
+    imageTier: rows[0]!.image_tier,
+    secrets: rows.flatMap((r) => (r.secret === null ? [] : [r.secret])),
+    allowedHosts: (hosts!.results as { host: string }[]).map((r) => r.host),
+  };
 }

@@ -4,6 +4,7 @@ import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { sign } from '../../src/img/signature.ts';
 import { deleteSecret, createSecret } from '../../src/signing/secrets.ts';
+import { addKey, manage } from './webhook-helpers.ts';
 import { expectError, fetchesOf, getImage, gradient, monthUsed, ORIGIN, signed, signingAccount } from './img-helpers.ts';
 
 const PNG_MAGIC = [0x89, 0x50, 0x4e, 0x47];
@@ -199,6 +200,38 @@ describe('the source', () => {
     const bad = 'bm90IGEgdXJs'; // "not a url"
     const error = await expectError(await getImage(`/api/v1/img/${a.accountId}/${await sign(a.secret, '_', bad)}/_/${bad}`), 400, 'bad_request');
     expect(error.message).toMatch(/absolute URL/);
+  });
+});
+
+describe('allowed source hosts', () => {
+  it('with a list, the source and every redirect must be on it; an empty list lifts it', async () => {
+    const a = await signingAccount();
+    const m = await addKey(a, ['manage']);
+    const put = (hosts: string[]) => manage(m.key, '/api/v1/image-source-hosts', { method: 'PUT', body: { hosts } });
+    expect((await put(['images.example.com', '*.cdn.example.net'])).status).toBe(200);
+    const src = gradient();
+    const off = await expectError(await getImage(await signed(a, '_', src.url)), 400, 'bad_request');
+    expect(off.message).toBe('url must be on one of the allowed source hosts (*.cdn.example.net, images.example.com), not 127.0.0.1');
+    expect(await fetchesOf(src.group)).toBe(0);
+
+    expect((await put(['127.0.0.1'])).status).toBe(200);
+    expect((await getImage(await signed(a, '_', src.url))).status).toBe(200);
+    const redirected = await expectError(await getImage(await signed(a, '_', `${ORIGIN}/redirect-private`)), 400, 'bad_request');
+    expect(redirected.message).toMatch(/^url redirects to http:\/\/10\.0\.0\.1\/admin, which must be on one of the allowed source hosts \(127\.0\.0\.1\)/);
+
+    expect((await put([])).status).toBe(200);
+    expect((await getImage(await signed(a, 'w=10', src.url))).status).toBe(200);
+    expect(await monthUsed(a)).toBe(2);
+  });
+});
+
+describe('hosts', () => {
+  it('image URLs are part of the image API: with IMAGE_API_HOST set, only that host answers them', async () => {
+    const a = await signingAccount();
+    const path = await signed(a, '_', gradient().url);
+    const hosts = { IMAGE_API_HOST: 'img.shrinkray.test', TOOLS_API_HOST: 'tools.shrinkray.test' };
+    await expectError(await getImage(`https://tools.shrinkray.test${path}`, {}, hosts), 404, 'not_found');
+    expect((await getImage(`https://img.shrinkray.test${path}`, {}, hosts)).status).toBe(200);
   });
 });
 

@@ -65,6 +65,29 @@ describe('the management API', () => {
   });
 });
 
+describe('allowed source hosts', () => {
+  it('are read and replaced as a whole, checked, lower-cased, deduplicated and sorted', async () => {
+    const account = await manageAccount();
+    const path = '/api/v1/image-source-hosts';
+    expect(await (await manage(account.key, path)).json()).toMatchObject({ data: { hosts: [] } });
+    const put = await manage(account.key, path, { method: 'PUT', body: { hosts: ['Images.Example.com', '*.cdn.example.net', 'images.example.com'] } });
+    expect(put.status).toBe(200);
+    expect(await put.json()).toMatchObject({ data: { hosts: ['*.cdn.example.net', 'images.example.com'] } });
+    expect(await (await manage(account.key, path)).json()).toMatchObject({ data: { hosts: ['*.cdn.example.net', 'images.example.com'] } });
+    for (const [body, message] of [
+      [{ hosts: ['https://example.com'] }, /must be a host name/],
+      [{ hosts: ['*.'] }, /must be a host name/],
+      [{ hosts: Array.from({ length: 21 }, (_, i) => `h${i}.example.com`) }, /at most 20 hosts/],
+      [{ hosts: [], extra: 1 }, /extra|unrecognized|unknown/i],
+    ] as const) {
+      const error = await expectError(await manage(account.key, path, { method: 'PUT', body }), 400, 'bad_request');
+      expect(error.message).toMatch(message);
+    }
+    const image = await makeKey({ scopes: ['image'] });
+    await expectError(await manage(image.key, path), 403, 'forbidden');
+  });
+});
+
 describe('the console', () => {
   it('creates a secret shown once, lists it, deletes it after a confirmation; forms need the CSRF token', async () => {
     const { browser, csrf } = await signedUp();

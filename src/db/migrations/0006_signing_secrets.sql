@@ -10,3 +10,11 @@ CREATE TABLE signing_secrets (
   created_at  INTEGER NOT NULL
 );
 CREATE INDEX signing_secrets_account ON signing_secrets (account_id, created_at);
+
+-- The hosts an account's image URLs may fetch from (exact names, or `*.example.com` for its subdomains).
+-- None: any host the URL rules allow.
+CREATE TABLE image_source_hosts (
+  account_id  TEXT NOT NULL REFERENCES accounts (id),
+  host        TEXT NOT NULL,
+  PRIMARY KEY (account_id, host)
+);
