@@ -62,16 +62,29 @@ export async function signedImage(path: ImagePath, ctx: ImageContext): Promise<I
   const hit = await lookupImage(key);
   if (hit) return { cache: 'HIT', response: hit };
 
-  const image = await meteredCompression(account.imageTier, path.accountId, ctx, async () => {
+  // Requests for the same image that arrive while it is being made wait for it instead of making (and
+  // paying for) it again: one fetch, one compression, one unit, however many edges ask at once.
+  const pending = inFlight.get(key.url);
+  if (pending) return { cache: 'MISS', image: await pending };
+  const making = meteredCompression(account.imageTier, path.accountId, ctx, async () => {
     const bytes = await fetchSource(url, policy);
     const sourceFormat = sniff(bytes).format;
     // An unreadable source gets the pipeline's own 415; the format asked for does not matter then.
     const format = sourceFormat === null ? 'jpeg' : outputFormat(variant, sourceFormat, tier.webp);
     return run(bytes, format, options, account.imageTier, ctx.compress);
   });
-  ctx.defer(storeImage(key, image).catch((err: unknown) => console.error('image cache put failed', String(err))));
-  return { cache: 'MISS', image };
+  inFlight.set(key.url, making);
+  try {
+    const image = await making;
+    ctx.defer(storeImage(key, image).catch((err: unknown) => console.error('image cache put failed', String(err))));
+    return { cache: 'MISS', image };
+  } finally {
+    inFlight.delete(key.url);
+  }
 }
+
+/** Images being made in this isolate, by cache key. */
+const inFlight = new Map<string, Promise<StoredImage>>();
 
 /** One unit of the account's month around `work`: reserved first (429 when none is left), spent on success, released on failure. */
 async function meteredCompression(imageTier: ImageTier, accountId: string, ctx: ImageContext, work: () => Promise<StoredImage>): Promise<StoredImage> {

@@ -109,6 +109,22 @@ describe('the cache', () => {
   });
 });
 
+describe('concurrent misses', () => {
+  it('of one image make it once: one fetch, one charge, the same bytes for all', async () => {
+    const a = await signingAccount();
+    const src = gradient(300, 200);
+    const path = await signed(a, 'q=60', src.url);
+    const answers = await Promise.all(Array.from({ length: 4 }, () => getImage(path)));
+    const bodies = await Promise.all(answers.map(bytesOf));
+    for (const [i, res] of answers.entries()) {
+      expect(res.status).toBe(200);
+      expect(bodies[i]).toEqual(bodies[0]);
+    }
+    expect(await fetchesOf(src.group)).toBe(1);
+    expect(await monthUsed(a)).toBe(1);
+  });
+});
+
 describe('f=auto', () => {
   it('is WebP when Accept names image/webp, the source format when not, each cached apart', async () => {
     const a = await signingAccount();
