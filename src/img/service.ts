@@ -2,8 +2,7 @@
 // source URL, then the cache (a hit is free); on a miss reserve one compression of the account's month,
 // fetch the source, run the pipeline (prepare → memory gate → compress), and commit the unit only when the
 // image is made. Every failure after the reservation releases it, as POST /compress does.
-import type { ImageTier } from '../accounts/tiers.ts';
-import { IMAGE_TIERS } from '../accounts/tiers.ts';
+import { IMAGE_TIERS, type ImageTier } from '../accounts/tiers.ts';
 import type { CompressConfig } from '../compress/config.ts';
 import { MEDIA_TYPES, sniff } from '../compress/formats.ts';
 import { reserveMemory } from '../compress/memory-gate.ts';
@@ -30,9 +29,8 @@ export interface ImageContext {
   now: number;
   policy: SourcePolicy;
   compress: CompressConfig;
-  /** This service's origin and the request's path: the cache key. */
+  /** This service's origin, under which results are cached. */
   ownOrigin: string;
-  path: string;
   accept: string | null;
   /** The X-RateLimit-* headers of the answer (misses only: a hit spends nothing). */
   onRate: (rate: RateHeaders) => void;
@@ -58,7 +56,8 @@ export async function signedImage(path: ImagePath, ctx: ImageContext): Promise<I
   const policy: SourcePolicy = { ...ctx.policy, allowedHosts: account.allowedHosts };
   const url = sourceUrl(path.source, policy);
   const variant = variantOf(options, ctx.accept, tier.webp);
-  const key = imageCacheKey(ctx.ownOrigin, ctx.path, variant);
+  // From the decoded segments, so two spellings of one URL (%3D for =) are one entry and one charge.
+  const key = imageCacheKey(ctx.ownOrigin, `/${path.accountId}/${path.signature}/${path.options}/${path.source}`, variant);
   const hit = await lookupImage(key);
   if (hit) return { cache: 'HIT', response: hit };
 

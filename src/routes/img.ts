@@ -4,9 +4,9 @@ import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
 import { compressConfig } from '../compress/config.ts';
 import { clock } from '../env.ts';
 import type { AppEnv } from '../http/context.ts';
+import { sourcePolicy } from '../img/config.ts';
 import { IMAGE_CACHE_CONTROL, MAX_SOURCE_BYTES } from '../img/limits.ts';
 import { signedImage } from '../img/service.ts';
-import { metaConfig } from '../meta/config.ts';
 import { accountMeter } from '../metering/account-meter-stub.ts';
 import { RATE_HEADERS, errorResponses } from './schemas.ts';
 
@@ -59,18 +59,15 @@ const imgDoc: RouteConfig = {
 export function registerImg(app: OpenAPIHono<AppEnv>): void {
   app.openAPIRegistry.registerPath(imgDoc);
   app.get(`${IMG_PATH}/:account_id/:signature/:options/:source`, async (c) => {
-    const own = new URL(c.req.url).origin;
-    const meta = metaConfig(c.env, c.req.url);
     const outcome = await signedImage(
       { accountId: c.req.param('account_id'), signature: c.req.param('signature'), options: c.req.param('options'), source: c.req.param('source') },
       {
         db: c.env.DB,
         meter: (id) => accountMeter(c.env, id),
         now: clock(c.env),
-        policy: { testOrigin: meta.testOrigin, userAgent: meta.userAgent },
+        policy: sourcePolicy(c.env, c.req.url),
         compress: compressConfig(c.env),
-        ownOrigin: own,
-        path: new URL(c.req.url).pathname,
+        ownOrigin: new URL(c.req.url).origin,
         accept: c.req.header('accept') ?? null,
         onRate: (rate) => c.set('rate', rate),
         defer: (work) => c.executionCtx.waitUntil(work),

@@ -102,6 +102,11 @@ describe('the cache', () => {
     expect(await fetchesOf(src.group)).toBe(1);
     expect(await monthUsed(a)).toBe(1);
 
+    // Another spelling of the same URL is the same entry.
+    const respelled = await getImage(path.replace('w=100,q=60', 'w%3D100%2Cq%3D60'));
+    expect(respelled.headers.get('x-cache')).toBe('HIT');
+    await respelled.arrayBuffer();
+
     const revalidated = await getImage(path, { 'If-None-Match': first.headers.get('etag')! });
     expect(revalidated.status).toBe(304);
     expect(revalidated.headers.get('etag')).toBe(first.headers.get('etag'));
