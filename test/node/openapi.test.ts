@@ -37,6 +37,10 @@ describe('GET /api/v1/openapi.json', () => {
     expect(doc.components.securitySchemes.ApiKeyHeader).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' });
     expect(doc.components.schemas.Error).toBeDefined();
     expect(JSON.stringify(doc)).not.toContain('/internal/');
+    // The signed image URL takes no key: its four path segments are its parameters.
+    const img = doc.paths['/api/v1/img/{account_id}/{signature}/{options}/{source}'].get;
+    expect(img.security).toEqual([]);
+    expect(img.parameters.map((p: any) => `${p.in}:${p.name}`)).toEqual(['path:account_id', 'path:signature', 'path:options', 'path:source']);
   });
 
   it('documents the console endpoints as session-cookie operations, apart from the API key ones', async () => {
