@@ -12,14 +12,18 @@ import { registerCompress } from './routes/compress.ts';
 import { registerAuthPages } from './routes/auth-pages.ts';
 import { registerConsoleApi } from './routes/console-api.ts';
 import { registerConsolePages } from './routes/console-pages.ts';
+import { registerConsoleSigning } from './routes/console-signing.ts';
 import { registerConsoleWebhooks } from './routes/console-webhooks.ts';
 import { registerHealth } from './routes/health.ts';
+import { registerImageSourceHosts } from './routes/image-source-hosts.ts';
+import { registerImg } from './routes/img.ts';
 import { registerInternal } from './routes/internal.ts';
 import { registerKeys } from './routes/keys.ts';
 import { registerMetaTags } from './routes/meta-tags.ts';
 import { CONSOLE_TAG } from './routes/console-schema.ts';
 import { OPENAPI_PATH, registerOpenApi } from './routes/openapi.ts';
 import { registerQr } from './routes/qr.ts';
+import { registerSigningSecrets } from './routes/signing-secrets.ts';
 import { registerTools } from './routes/tools.ts';
 import { registerWebhooks } from './routes/webhooks.ts';
 
@@ -35,7 +39,10 @@ export function createApp() {
   registerQr(app);
   registerMetaTags(app);
   registerCompress(app);
+  registerImg(app);
   registerKeys(app);
+  registerSigningSecrets(app);
+  registerImageSourceHosts(app);
   registerWebhooks(app);
   registerConsoleApi(app);
   registerInternal(app);
@@ -43,6 +50,7 @@ export function createApp() {
   registerAuthPages(app);
   registerConsolePages(app);
   registerConsoleWebhooks(app);
+  registerConsoleSigning(app);
 
   app.notFound((c) => errorResponse(fallbackError(c, app.routes), c.var.requestId));
   app.onError((err, c) => {

@@ -5,10 +5,11 @@ import { catalogueSync } from './catalogue-commands.ts';
 import { type Command, type CommandInput, usageLine } from './command.ts';
 import { CliError, redactSecrets, UsageError } from './errors.ts';
 import { keyCreate, keyList, keyRevoke } from './key-commands.ts';
+import { signUrl } from './sign-url-command.ts';
 import { generalUsage } from './usage.ts';
 import type { D1Executor } from './wrangler.ts';
 
-export const COMMANDS: readonly Command[] = [accountCreate, accountSetTier, accountList, keyCreate, keyList, keyRevoke, catalogueSync];
+export const COMMANDS: readonly Command[] = [accountCreate, accountSetTier, accountList, keyCreate, keyList, keyRevoke, catalogueSync, signUrl];
 
 const GLOBAL_SWITCHES = ['help', 'local', 'remote'];
 const GLOBAL_VALUES = ['persist-to', 'config', 'url'];
@@ -16,7 +17,10 @@ const GLOBAL_VALUES = ['persist-to', 'config', 'url'];
 /** Resolves argv to help text or to a command and its input; throws UsageError. */
 function parse(argv: readonly string[], executor: D1Executor | undefined): { help: string } | { input: CommandInput; command: Command } {
   const tokens = tokenize(argv, new Set(GLOBAL_SWITCHES));
-  const [group, name, ...rest] = tokens.positionals;
+  const [group, ...afterGroup] = tokens.positionals;
+  // A one-word command (`sign-url`) takes what follows as its arguments.
+  const oneWord = COMMANDS.some((c) => c.group === group && c.name === '');
+  const [name, ...rest] = oneWord ? ['', ...afterGroup] : afterGroup;
   const general = generalUsage(COMMANDS);
   if (group === undefined) {
     if (tokens.problems.length === 0 && tokens.values.size === 0) return { help: general };

@@ -21,7 +21,8 @@ export interface CommandResult {
 export type Action = () => Promise<CommandResult>;
 
 export interface Command {
-  group: 'account' | 'key' | 'catalogue';
+  group: 'account' | 'key' | 'catalogue' | 'sign-url';
+  /** Empty for a one-word command (`sign-url`). */
   name: string;
   /** Arguments after `<group> <name>`, as shown in the usage line. */
   synopsis: string;
@@ -30,7 +31,7 @@ export interface Command {
   prepare(input: CommandInput): Action;
 }
 
-export const usageLine = (c: Command): string => `npm run admin -- ${c.group} ${c.name}${c.synopsis ? ` ${c.synopsis}` : ''}`;
+export const usageLine = (c: Command): string => `npm run admin -- ${c.group}${c.name ? ` ${c.name}` : ''}${c.synopsis ? ` ${c.synopsis}` : ''}`;
 
 /** The value of a required flag, or a usage error. */
 export function required(input: CommandInput, flag: string): string {

@@ -9,6 +9,8 @@ export interface FetchOptions extends UrlPolicy {
   userAgent: string;
   /** Aborts the exchange: the caller's deadline (FETCH_TIMEOUT_MS, or what is left of a bulk call's). */
   signal: AbortSignal;
+  /** The Accept header sent; default: HTML first (meta tags). */
+  accept?: string;
 }
 
 export interface Fetched {
@@ -56,7 +58,7 @@ async function send(url: URL, options: FetchOptions): Promise<Response> {
       signal: options.signal,
       headers: {
         'User-Agent': options.userAgent,
-        Accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1',
+        Accept: options.accept ?? 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1',
       },
     });
   } catch (err) {

@@ -12,6 +12,11 @@ export interface UrlPolicy {
    * origin is ignored, so a mistaken value cannot open a private network.
    */
   testOrigin: string | undefined;
+  /**
+   * When set and not empty, the only hosts a URL (and every redirect) may name: exact names, or
+   * `*.example.com` for the subdomains of example.com (signed image URLs' per-account list).
+   */
+  allowedHosts?: readonly string[];
 }
 
 const refused = (message: string, details?: Record<string, unknown>): ApiError =>
@@ -35,6 +40,9 @@ export function checkFetchUrl(url: URL, policy: UrlPolicy, details?: Record<stri
   }
   if (url.username !== '' || url.password !== '') throw fail(`${where(details)}must not contain a user name or password`);
   if (url.href.length > MAX_URL_LENGTH) throw fail(`${where(details)}must be at most ${MAX_URL_LENGTH} characters`);
+  if (policy.allowedHosts?.length && !hostAllowed(url.hostname, policy.allowedHosts)) {
+    throw fail(`${where(details)}must be on one of the allowed source hosts (${policy.allowedHosts.join(', ')}), not ${url.hostname}`);
+  }
   // Only now, with every rule about the URL itself applied, may the one test origin skip the rules
   // about where it points: its loopback host and the port that belongs to that origin.
   if (isTestOrigin(url, policy)) return;
@@ -53,4 +61,10 @@ export function isTestOrigin(url: URL, policy: UrlPolicy): boolean {
   if (allowed.username !== '' || allowed.password !== '' || url.origin !== allowed.origin) return false;
   const host = allowed.hostname;
   return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** Whether `hostname` is in the list: an exact name, or under a `*.` entry (not the bare domain itself). */
+export function hostAllowed(hostname: string, allowed: readonly string[]): boolean {
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  return allowed.some((entry) => (entry.startsWith('*.') ? host.endsWith(entry.slice(1)) : host === entry));
 }

@@ -7,10 +7,10 @@ import { ApiError } from './errors.ts';
 export type ApiName = 'image' | 'tools' | 'any';
 
 // The console's JSON endpoints answer wherever its pages do, since they share the session cookie.
-const CONSOLE_PATHS = /^\/api\/v1\/(?:keys|usage|console)(?:\/|$)/;
+const CONSOLE_PATHS = /^\/api\/v1\/(?:keys|signing-secrets|image-source-hosts|usage|console)(?:\/|$)/;
 
 export function apiOfPath(path: string): ApiName {
-  if (path === '/api/v1/compress' || path.startsWith('/api/v1/compress/')) return 'image';
+  if (path === '/api/v1/compress' || path.startsWith('/api/v1/compress/') || path.startsWith('/api/v1/img/')) return 'image';
   if (path === '/api/v1/openapi.json' || !path.startsWith('/api/v1/') || CONSOLE_PATHS.test(path)) return 'any';
   return 'tools';
 }

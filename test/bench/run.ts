@@ -1,10 +1,11 @@
-// `npm run bench [-- foundation|tools|compress|meta|jpeg|jpeg-tuning|client ...]`: starts the service as `npm run dev` does and runs the
+// `npm run bench [-- foundation|tools|compress|meta|img|jpeg|jpeg-tuning|client ...]`: starts the service as `npm run dev` does and runs the
 // named benchmarks (all by default) against it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { startOrigin } from '../fixtures/origin.ts';
 import { benchClient, CLIENT_FILES, CLIENT_ROUNDS, REMOTE_DELAY_MS } from './client.ts';
 import { benchCompress } from './compress.ts';
+import { benchImg, IMG_MISSES, IMG_REPEATS, IMG_ROUNDS } from './img.ts';
 import { benchFoundation, CONCURRENCY, REQUESTS_PER_ROUND, ROUNDS, type Summary } from './foundation.ts';
 import { benchJpeg } from './jpeg.ts';
 import { benchJpegTuning } from './jpeg-tuning.ts';
@@ -77,6 +78,28 @@ const BENCHES: Record<string, (service: Service) => Promise<void>> = {
           `Node ${process.version} client on ${cpus().length} cores. p50: median of the rounds' medians; p99 and max over all requests.`;
         console.log(`\n${header}\n\n${metaReport(result)}\n`);
         save('meta', { header, ...result });
+      } finally {
+        await service.stop();
+      }
+    } finally {
+      await close();
+    }
+  },
+  async img() {
+    // Like meta: the service must be told the fixture origin, so it gets its own instance.
+    const { origin, close } = await startOrigin();
+    try {
+      const service = await startService(PORT + 5, ['--var', `FETCH_TEST_ORIGIN:${origin}`]);
+      try {
+        const rows = await benchImg(service, origin);
+        const miss = rows[0]!;
+        const header =
+          `${IMG_ROUNDS} interleaved rounds: ${IMG_MISSES} misses (fresh sources), then ${IMG_REPEATS} hits and ${IMG_REPEATS} refused ` +
+          `signatures alternating; one request at a time, loopback fixture origin, Node ${process.version} client on ${cpus().length} cores. ` +
+          'p50: median of the rounds\' medians.';
+        const lines = ['| request | p50 ms | ÷ miss |', '|---|---:|---:|', ...rows.map((r) => `| ${r.name} | ${r.p50.toFixed(2)} | ${(r.p50 / miss.p50).toFixed(3)} |`)];
+        console.log(`\n${header}\n\n${lines.join('\n')}\n`);
+        save('img', { header, rows });
       } finally {
         await service.stop();
       }

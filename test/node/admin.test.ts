@@ -279,3 +279,21 @@ describe('webhook events', () => {
     expect(revoked).toMatchObject({ type: 'key.revoked', data: { key_id: created.id, scopes: ['tools'], revoked_at: expect.stringMatching(ISO_PATTERN) } });
   });
 });
+
+describe('sign-url', () => {
+  it('signs with a secret read from D1 by id, as an independent HMAC-SHA256 over options/source says', async () => {
+    const { createHmac } = await import('node:crypto');
+    const accountId = fixtures.untouched.account.id;
+    await d1.executor([{ sql: 'INSERT INTO signing_secrets (id, account_id, secret, created_at) VALUES (?, ?, ?, ?)', params: ['sig_cli', accountId, 'srsig_cli-secret', Date.now()] }]);
+    const out = json<{ url: string }>(await run('sign-url', '--account', accountId, '--secret-id', 'sig_cli', '--options', 'w=800,f=auto', '--base', 'https://img.example.com', 'https://example.com/a b.jpg'));
+    const source = Buffer.from('https://example.com/a%20b.jpg').toString('base64url');
+    const signature = createHmac('sha256', 'srsig_cli-secret').update(`w=800,f=auto/${source}`).digest('base64url');
+    expect(out.url).toBe(`https://img.example.com/api/v1/img/${accountId}/${signature}/w=800,f=auto/${source}`);
+
+    const missing = await run('sign-url', '--account', accountId, '--secret-id', 'sig_nope', 'https://example.com/a.jpg');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe(`error: no signing secret sig_nope in account ${accountId}\n`);
+    expectUsageError(await run('sign-url', '--account', accountId, 'https://example.com/a.jpg'), /give --secret-id, or the secret in env SHRINKRAY_SIGNING_SECRET/);
+    expectUsageError(await run('sign-url', '--account', accountId, '--secret-id', 'x', 'ftp://example.com/a.jpg'), /must be an absolute http\(s\) URL/);
+  });
+});

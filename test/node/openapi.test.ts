@@ -22,8 +22,10 @@ describe('GET /api/v1/openapi.json', () => {
   it('describes every public endpoint with its security and error responses', async () => {
     const doc = await document();
     expect(Object.keys(doc.paths).sort()).toEqual([
-      '/api/v1/account', '/api/v1/categories', '/api/v1/compress', '/api/v1/console/compress', '/api/v1/health', '/api/v1/keys',
-      '/api/v1/keys/{id}', '/api/v1/meta-tags', '/api/v1/meta-tags/bulk', '/api/v1/qr', '/api/v1/qr/image', '/api/v1/tools',
+      '/api/v1/account', '/api/v1/categories', '/api/v1/compress', '/api/v1/console/compress', '/api/v1/health',
+      '/api/v1/image-source-hosts', '/api/v1/img/{account_id}/{signature}/{options}/{source}', '/api/v1/keys',
+      '/api/v1/keys/{id}', '/api/v1/meta-tags', '/api/v1/meta-tags/bulk', '/api/v1/qr', '/api/v1/qr/image',
+      '/api/v1/signing-secrets', '/api/v1/signing-secrets/{id}', '/api/v1/tools',
       '/api/v1/tools/{slug}', '/api/v1/usage', '/api/v1/webhooks', '/api/v1/webhooks/{id}', '/api/v1/webhooks/{id}/deliveries',
       '/api/v1/webhooks/{id}/deliveries/{msg_id}/retry', '/api/v1/webhooks/{id}/rotate-secret', '/api/v1/webhooks/{id}/test',
     ]);
@@ -35,6 +37,10 @@ describe('GET /api/v1/openapi.json', () => {
     expect(doc.components.securitySchemes.ApiKeyHeader).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' });
     expect(doc.components.schemas.Error).toBeDefined();
     expect(JSON.stringify(doc)).not.toContain('/internal/');
+    // The signed image URL takes no key: its four path segments are its parameters.
+    const img = doc.paths['/api/v1/img/{account_id}/{signature}/{options}/{source}'].get;
+    expect(img.security).toEqual([]);
+    expect(img.parameters.map((p: any) => `${p.in}:${p.name}`)).toEqual(['path:account_id', 'path:signature', 'path:options', 'path:source']);
   });
 
   it('documents the console endpoints as session-cookie operations, apart from the API key ones', async () => {
@@ -49,6 +55,7 @@ describe('GET /api/v1/openapi.json', () => {
     const manage = [
       doc.paths['/api/v1/keys'].get, doc.paths['/api/v1/keys'].post, doc.paths['/api/v1/keys/{id}'].delete,
       doc.paths['/api/v1/webhooks'].post, doc.paths['/api/v1/webhooks/{id}'].patch, doc.paths['/api/v1/webhooks/{id}/deliveries'].get,
+      doc.paths['/api/v1/signing-secrets'].post, doc.paths['/api/v1/signing-secrets/{id}'].delete,
     ];
     for (const op of manage) {
       expect(op.security).toEqual([{ BearerAuth: [] }, { ApiKeyHeader: [] }, { SessionCookie: [] }]);

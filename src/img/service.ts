@@ -1,0 +1,123 @@
+// One signed image URL, from path to bytes: verify the signature (403, free), parse the options, check the
+// source URL, then the cache (a hit is free); on a miss reserve one compression of the account's month,
+// fetch the source, run the pipeline (prepare → memory gate → compress), and commit the unit only when the
+// image is made. Every failure after the reservation releases it, as POST /compress does.
+import { IMAGE_TIERS, type ImageTier } from '../accounts/tiers.ts';
+import type { CompressConfig } from '../compress/config.ts';
+import { MEDIA_TYPES, sniff } from '../compress/formats.ts';
+import { reserveMemory } from '../compress/memory-gate.ts';
+import type { AccountMeter } from '../durable/account-meter.ts';
+import { enforce } from '../http/auth.ts';
+import { ApiError } from '../http/errors.ts';
+import type { RateHeaders } from '../metering/types.ts';
+import { signingAccount } from '../signing/secrets.ts';
+import { imageCacheKey, lookupImage, storeImage, strongEtag, type StoredImage } from './cache.ts';
+import { outputFormat, parseOptions, variantOf, type ImageOptions } from './options.ts';
+import { verify } from './signature.ts';
+import { fetchSource, sourceUrl, type SourcePolicy } from './source.ts';
+
+export interface ImagePath {
+  accountId: string;
+  signature: string;
+  options: string;
+  source: string;
+}
+
+export interface ImageContext {
+  db: D1Database;
+  meter: (accountId: string) => DurableObjectStub<AccountMeter>;
+  now: number;
+  policy: SourcePolicy;
+  compress: CompressConfig;
+  /** This service's origin, under which results are cached. */
+  ownOrigin: string;
+  accept: string | null;
+  /** The X-RateLimit-* headers of the answer (misses only: a hit spends nothing). */
+  onRate: (rate: RateHeaders) => void;
+  defer: (work: Promise<unknown>) => void;
+}
+
+export type ImageOutcome = { cache: 'HIT'; response: Response } | { cache: 'MISS'; image: StoredImage };
+
+// One message whatever was wrong, so the answer tells nothing about which accounts or secrets exist.
+const forbidden = (): ApiError =>
+  new ApiError('forbidden', 'the signature does not match this URL under any of the account\'s signing secrets', { param: 'signature' });
+
+export async function signedImage(path: ImagePath, ctx: ImageContext): Promise<ImageOutcome> {
+  const account = await signingAccount(ctx.db, path.accountId);
+  if (!account || !(await verify(account.secrets, path.options, path.source, path.signature))) throw forbidden();
+  const tier = IMAGE_TIERS[account.imageTier];
+  const options = parseOptions(path.options);
+  if (options.format === 'webp' && !tier.webp) {
+    throw new ApiError('plan_upgrade_required', 'WebP output needs the pro tier; the free tier writes JPEG and PNG (f=auto serves them)', { param: 'options' });
+  }
+  if (options.targetKb !== undefined && !tier.targetKb) throw new ApiError('plan_upgrade_required', 'kb (target_kb) needs the pro tier', { param: 'options' });
+  // The account's hosts bind the source and every redirect it takes.
+  const policy: SourcePolicy = { ...ctx.policy, allowedHosts: account.allowedHosts };
+  const url = sourceUrl(path.source, policy);
+  const variant = variantOf(options, ctx.accept, tier.webp);
+  // From the decoded segments, so two spellings of one URL (%3D for =) are one entry and one charge.
+  const key = imageCacheKey(ctx.ownOrigin, `/${path.accountId}/${path.signature}/${path.options}/${path.source}`, variant);
+  const hit = await lookupImage(key);
+  if (hit) return { cache: 'HIT', response: hit };
+
+  // Requests for the same image that arrive while it is being made wait for it instead of making (and
+  // paying for) it again: one fetch, one compression, one unit, however many edges ask at once.
+  const pending = inFlight.get(key.url);
+  if (pending) return { cache: 'MISS', image: await pending };
+  const making = meteredCompression(account.imageTier, path.accountId, ctx, async () => {
+    const bytes = await fetchSource(url, policy);
+    const sourceFormat = sniff(bytes).format;
+    // An unreadable source gets the pipeline's own 415; the format asked for does not matter then.
+    const format = sourceFormat === null ? 'jpeg' : outputFormat(variant, sourceFormat, tier.webp);
+    return run(bytes, format, options, account.imageTier, ctx.compress);
+  });
+  inFlight.set(key.url, making);
+  try {
+    const image = await making;
+    ctx.defer(storeImage(key, image).catch((err: unknown) => console.error('image cache put failed', String(err))));
+    return { cache: 'MISS', image };
+  } finally {
+    inFlight.delete(key.url);
+  }
+}
+
+/** Images being made in this isolate, by cache key. */
+const inFlight = new Map<string, Promise<StoredImage>>();
+
+/** One unit of the account's month around `work`: reserved first (429 when none is left), spent on success, released on failure. */
+async function meteredCompression(imageTier: ImageTier, accountId: string, ctx: ImageContext, work: () => Promise<StoredImage>): Promise<StoredImage> {
+  const meter = ctx.meter(accountId);
+  const id = crypto.randomUUID();
+  const reserved = await meter.reserve(imageTier, ctx.now, id);
+  ctx.onRate(reserved.rate);
+  if (!reserved.allowed) enforce({ outcome: 'quota_exceeded', rate: reserved.rate });
+  try {
+    const image = await work();
+    ctx.defer(meter.commit(imageTier, id, ctx.now));
+    return image;
+  } catch (err) {
+    const released = await meter.release(imageTier, id, ctx.now);
+    ctx.onRate(released.rate);
+    throw err;
+  }
+}
+
+async function run(bytes: Uint8Array, format: keyof typeof MEDIA_TYPES, options: ImageOptions, imageTier: ImageTier, config: CompressConfig): Promise<StoredImage> {
+  if (options.targetKb !== undefined && format === 'png') {
+    throw new ApiError('bad_request', 'options: kb works with jpeg and webp output only: PNG output is lossless', { param: 'options' });
+  }
+  const { compress, prepare } = await import('../compress/pipeline.ts');
+  const prepared = prepare(
+    { bytes, format, quality: options.quality, width: options.width, height: options.height, targetKb: options.targetKb, metadata: options.metadata },
+    config.maxInputPixels,
+    config.memoryBudget,
+  );
+  const done = await reserveMemory(imageTier, prepared.plan.estimate, config.memoryBudget);
+  try {
+    const result = await compress(prepared);
+    return { bytes: result.bytes, contentType: MEDIA_TYPES[result.format], etag: await strongEtag(result.bytes) };
+  } finally {
+    done();
+  }
+}

@@ -1,0 +1,77 @@
+// The hosts an account's signed image URLs may fetch from, over the management API: read, and replace as
+// a whole (an empty list: any host the URL rules allow). A manage key or the console session.
+import { createRoute, z, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
+import { accountAuth } from '../http/account-auth.ts';
+import type { AppEnv } from '../http/context.ts';
+import { readJsonBody } from '../http/json-body.ts';
+import { badRequestFrom } from '../http/validation.ts';
+import { MAX_SOURCE_HOSTS } from '../signing/limits.ts';
+import { listSourceHosts, replaceSourceHosts } from '../signing/source-hosts.ts';
+import { ConsoleMeta } from './console-schema.ts';
+import { MANAGE_NOTE, MANAGE_SECURITY, MANAGE_TAG } from './manage-schema.ts';
+import { errorResponses } from './schemas.ts';
+
+export const SOURCE_HOSTS_PATH = '/api/v1/image-source-hosts';
+
+const HOST = /^(?:\*\.)?(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const host = z
+  .string({ error: 'must be a string' })
+  .trim()
+  .toLowerCase()
+  .max(253, { error: 'must be at most 253 characters' })
+  .regex(HOST, { error: 'must be a host name such as images.example.com, or *.example.com for its subdomains' });
+
+const SourceHostsBody = z
+  .object({ hosts: z.array(host).max(MAX_SOURCE_HOSTS, { error: `at most ${MAX_SOURCE_HOSTS} hosts` }) })
+  .strict()
+  .openapi('ImageSourceHostsBody');
+const SourceHosts = z.object({ data: z.object({ hosts: z.array(z.string()) }), meta: ConsoleMeta }).openapi('ImageSourceHosts');
+
+const meta = (c: Context<AppEnv>) => ({ request_id: c.var.requestId });
+
+const getRoute = createRoute({
+  method: 'get',
+  path: SOURCE_HOSTS_PATH,
+  summary: "The hosts the account's signed image URLs may fetch from (empty: any public host)",
+  tags: [MANAGE_TAG],
+  security: MANAGE_SECURITY,
+  middleware: [accountAuth] as const,
+  responses: {
+    200: { description: 'The list, sorted', content: { 'application/json': { schema: SourceHosts } } },
+    ...errorResponses('unauthorized', 'forbidden'),
+  },
+});
+
+const putDoc: RouteConfig = {
+  method: 'put',
+  path: SOURCE_HOSTS_PATH,
+  summary: "Replace the hosts the account's signed image URLs may fetch from",
+  description:
+    `At most ${MAX_SOURCE_HOSTS}: exact names, or \`*.example.com\` for the subdomains of example.com. The source and every redirect ` +
+    `it takes must be on the list (400 otherwise); \`{"hosts": []}\` lifts it. The URL rules apply either way.${MANAGE_NOTE}`,
+  tags: [MANAGE_TAG],
+  security: MANAGE_SECURITY,
+  request: { body: { required: true, content: { 'application/json': { schema: SourceHostsBody } } } },
+  responses: {
+    200: { description: 'The list now in force', content: { 'application/json': { schema: SourceHosts } } },
+    ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'payload_too_large'),
+  },
+};
+
+export function registerImageSourceHosts(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(getRoute, async (c) => {
+    const hosts = await listSourceHosts(c.env.DB, c.var.principal.accountId);
+    return c.json({ data: { hosts }, meta: meta(c) }, 200);
+  });
+
+  // The body is read by hand (capped while streaming) and checked with the documented schema.
+  app.openAPIRegistry.registerPath(putDoc);
+  app.put(SOURCE_HOSTS_PATH, accountAuth, async (c) => {
+    const parsed = SourceHostsBody.safeParse(await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"hosts":["images.example.com"]}'));
+    if (!parsed.success) throw badRequestFrom(parsed.error.issues);
+    const hosts = await replaceSourceHosts(c.env.DB, c.var.principal.accountId, parsed.data.hosts);
+    return c.json({ data: { hosts }, meta: meta(c) }, 200);
+  });
+}

@@ -1,0 +1,112 @@
+// GET /api/v1/img/{account_id}/{signature}/{options}/{source}: a signed image URL. Thin: the work is
+// src/img/service.ts; this reads the path and headers and writes the image with its caching headers.
+import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
+import { compressConfig } from '../compress/config.ts';
+import { clock } from '../env.ts';
+import type { AppEnv } from '../http/context.ts';
+import { sourcePolicy } from '../img/config.ts';
+import { IMAGE_CACHE_CONTROL, MAX_SOURCE_BYTES } from '../img/limits.ts';
+import { signedImage } from '../img/service.ts';
+import { accountMeter } from '../metering/account-meter-stub.ts';
+import { RATE_HEADERS, errorResponses } from './schemas.ts';
+
+export const IMG_PATH = '/api/v1/img';
+
+const header = (description: string) => ({ schema: { type: 'string' as const }, description });
+const binary = { schema: { type: 'string' as const, format: 'binary' } };
+const segment = (name: string, description: string) => ({ name, in: 'path' as const, required: true, schema: { type: 'string' as const }, description });
+
+const imgDoc: RouteConfig = {
+  method: 'get',
+  path: `${IMG_PATH}/{account_id}/{signature}/{options}/{source}`,
+  summary: 'A signed image URL: the source fetched, compressed, negotiated and cached at the edge',
+  description:
+    'No key: the URL is signed. `signature` is base64url (no padding) of HMAC-SHA256, keyed with the UTF-8 bytes of one of the ' +
+    "account's signing secrets (POST /api/v1/signing-secrets), over `{options}/{source}`. `options`: `w=800,h=600,q=75,f=auto,m=strip,kb=200` " +
+    '(width, height, quality, format jpeg|png|webp|auto, metadata, target_kb, with the bounds of POST /compress), or `_` for none; ' +
+    "without `f` the source's format is kept. `f=auto` is WebP when Accept names image/webp, else the source's format (a WebP source " +
+    `as JPEG). \`source\` is base64url (no padding) of an absolute http(s) URL, fetched under the URL rules (no private addresses, ` +
+    `redirects re-checked, at most ${MAX_SOURCE_BYTES / (1024 * 1024)} MB). A cache miss uses one compression of the account's month; ` +
+    'a hit (X-Cache: HIT) and a bad signature (403) use none.',
+  tags: ['Image API'],
+  security: [],
+  parameters: [
+    segment('account_id', 'The account whose secrets sign the URL'),
+    segment('signature', 'base64url HMAC-SHA256 of `{options}/{source}`'),
+    segment('options', 'Comma-separated name=value pairs, or `_`'),
+    segment('source', 'base64url of the source URL'),
+  ],
+  responses: {
+    200: {
+      description: 'The compressed image',
+      content: { 'image/jpeg': binary, 'image/png': binary, 'image/webp': binary },
+      headers: {
+        ...RATE_HEADERS,
+        'Cache-Control': header(IMAGE_CACHE_CONTROL),
+        ETag: header('Strong: the hash of the bytes'),
+        Vary: header('Accept'),
+        'X-Cache': header('HIT (from the cache: nothing fetched, decoded or charged) or MISS'),
+      },
+    },
+    304: { description: 'If-None-Match named the ETag of the cached image' },
+    ...errorResponses(
+      'bad_request', 'forbidden', 'plan_upgrade_required', 'unsupported_media_type', 'unprocessable_image', 'image_too_large',
+      'quota_exceeded', 'fetch_failed', 'overloaded',
+    ),
+  },
+};
+
+export function registerImg(app: OpenAPIHono<AppEnv>): void {
+  app.openAPIRegistry.registerPath(imgDoc);
+  app.get(`${IMG_PATH}/:account_id/:signature/:options/:source`, async (c) => {
+    const outcome = await signedImage(
+      { accountId: c.req.param('account_id'), signature: c.req.param('signature'), options: c.req.param('options'), source: c.req.param('source') },
+      {
+        db: c.env.DB,
+        meter: (id) => accountMeter(c.env, id),
+        now: clock(c.env),
+        policy: sourcePolicy(c.env, c.req.url),
+        compress: compressConfig(c.env),
+        ownOrigin: new URL(c.req.url).origin,
+        accept: c.req.header('accept') ?? null,
+        onRate: (rate) => c.set('rate', rate),
+        defer: (work) => c.executionCtx.waitUntil(work),
+      },
+    );
+    if (outcome.cache === 'HIT') {
+      const cached = outcome.response;
+      const headers = new Headers(cached.headers);
+      headers.set('Vary', 'Accept');
+      headers.set('X-Cache', 'HIT');
+      const etag = cached.headers.get('etag');
+      if (etag !== null && ifNoneMatch(c.req.header('if-none-match'), etag)) {
+        await cached.body?.cancel();
+        headers.delete('Content-Length');
+        headers.delete('Content-Type');
+        return new Response(null, { status: 304, headers });
+      }
+      return new Response(cached.body, { status: 200, headers });
+    }
+    const { image } = outcome;
+    return new Response(image.bytes, {
+      status: 200,
+      headers: {
+        'Content-Type': image.contentType,
+        'Content-Length': String(image.bytes.length),
+        'Cache-Control': IMAGE_CACHE_CONTROL,
+        ETag: image.etag,
+        Vary: 'Accept',
+        'X-Cache': 'MISS',
+      },
+    });
+  });
+}
+
+/** Whether If-None-Match names `etag` (strong comparison; `*` matches any). */
+function ifNoneMatch(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t === etag || t === `W/${etag}`;
+  });
+}
