@@ -112,6 +112,24 @@ export interface Schemas {
       request_id: string;
     };
   };
+  CreatedSigningSecret: {
+    data: Schemas["SigningSecret"] & {
+      /** The secret. Shown this once. */
+      secret: string;
+    };
+    meta: {
+      request_id: string;
+    };
+  };
+  DeletedSigningSecret: {
+    data: {
+      id: string;
+      deleted: true;
+    };
+    meta: {
+      request_id: string;
+    };
+  };
   Error: {
     error: {
       code: string;
@@ -136,6 +154,17 @@ export interface Schemas {
       tier: "free" | "developer" | "enterprise";
       request_id: string;
     };
+  };
+  ImageSourceHosts: {
+    data: {
+      hosts: Array<string>;
+    };
+    meta: {
+      request_id: string;
+    };
+  };
+  ImageSourceHostsBody: {
+    hosts: Array<string>;
   };
   /** null when the URL did not answer HTML */
   MetaCharset: {
@@ -270,6 +299,17 @@ export interface Schemas {
     data: Schemas["ApiKey"];
     meta: {
       request_id: string;
+    };
+  };
+  SigningSecret: {
+    id: string;
+    created_at: string;
+  };
+  SigningSecretList: {
+    data: Array<Schemas["SigningSecret"]>;
+    meta: {
+      request_id: string;
+      total: number;
     };
   };
   Tool: {
@@ -504,6 +544,51 @@ export interface Operations {
     /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "ApiKeyHeader" | "BearerAuth";
   };
+  /** The hosts the account's signed image URLs may fetch from (empty: any public host) */
+  "GET /api/v1/image-source-hosts": {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    bodyType: never;
+    body: never;
+    status: 200;
+    response: Schemas["ImageSourceHosts"];
+    responseHeaders: never;
+    /** Security schemes, any one of which authorises the call (none: a public URL) */
+    security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
+  };
+  /** Replace the hosts the account's signed image URLs may fetch from */
+  "PUT /api/v1/image-source-hosts": {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    bodyType: "application/json";
+    body: Schemas["ImageSourceHostsBody"];
+    status: 200;
+    response: Schemas["ImageSourceHosts"];
+    responseHeaders: never;
+    /** Security schemes, any one of which authorises the call (none: a public URL) */
+    security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
+  };
+  /** A signed image URL: the source fetched, compressed, negotiated and cached at the edge */
+  "GET /api/v1/img/{account_id}/{signature}/{options}/{source}": {
+    path: {
+      /** The account whose secrets sign the URL */
+      account_id: string;
+      /** base64url HMAC-SHA256 of `{options}/{source}` */
+      signature: string;
+      /** Comma-separated name=value pairs, or `_` */
+      options: string;
+      /** base64url of the source URL */
+      source: string;
+    };
+    query: Record<string, never>;
+    bodyType: never;
+    body: never;
+    status: 200;
+    response: Uint8Array;
+    responseHeaders: "Cache-Control" | "ETag" | "Vary" | "X-Cache" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id";
+    /** Security schemes, any one of which authorises the call (none: a public URL) */
+    security: never;
+  };
   /** The account's API keys, newest first, revoked ones included */
   "GET /api/v1/keys": {
     path: Record<string, never>;
@@ -617,6 +702,44 @@ export interface Operations {
     responseHeaders: "Cache-Control" | "ETag";
     /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: never;
+  };
+  /** The account's image URL signing secrets (ids and creation times, never the secrets) */
+  "GET /api/v1/signing-secrets": {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    bodyType: never;
+    body: never;
+    status: 200;
+    response: Schemas["SigningSecretList"];
+    responseHeaders: never;
+    /** Security schemes, any one of which authorises the call (none: a public URL) */
+    security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
+  };
+  /** Create an image URL signing secret; the secret is in this answer and never again */
+  "POST /api/v1/signing-secrets": {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    bodyType: never;
+    body: never;
+    status: 201;
+    response: Schemas["CreatedSigningSecret"];
+    responseHeaders: never;
+    /** Security schemes, any one of which authorises the call (none: a public URL) */
+    security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
+  };
+  /** Delete a signing secret: URLs signed with it are refused (403) from the next request on */
+  "DELETE /api/v1/signing-secrets/{id}": {
+    path: {
+      id: string;
+    };
+    query: Record<string, never>;
+    bodyType: never;
+    body: never;
+    status: 200;
+    response: Schemas["DeletedSigningSecret"];
+    responseHeaders: never;
+    /** Security schemes, any one of which authorises the call (none: a public URL) */
+    security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
   };
   /** List tools, filtered by category and search, with field selection and paging */
   "GET /api/v1/tools": {
