@@ -153,7 +153,8 @@ input:disabled, select:disabled { background: #eceef1; color: #5c6470; border-st
 /* Phones: the header in two short rows (the links scroll sideways rather than wrap), and tables marked
    .stack become one card per row, each cell labelled by its data-label. */
 @media (max-width: 40rem) {
-  header.site .bar { flex-direction: column; align-items: stretch; gap: .25rem; padding: .5rem 1rem; }
+  /* nowrap: in a wrapping column each line is as wide as its widest item, so the links would not scroll. */
+  header.site .bar { flex-direction: column; flex-wrap: nowrap; align-items: stretch; gap: .25rem; padding: .5rem 1rem; }
   header.site nav { overflow-x: auto; }
   header.site nav ul { flex-wrap: nowrap; white-space: nowrap; }
   header.site nav button { padding: .25rem .6rem; }
