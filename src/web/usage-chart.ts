@@ -128,9 +128,13 @@ export function renderUsageChart(input: UsageChartInput, frame: ChartFrame = WID
 
   // Labels on some days only; the newest day is always labelled since it matters most.
   const every = Math.max(1, Math.ceil(n / frame.dayLabels));
-  const labels = input.days.map((day, i) =>
-    (n - 1 - i) % every === 0 ? html`<text class="chart-day" x="${round(PLOT.left + (i + 0.5) * band)}" y="${HEIGHT - 8}" text-anchor="middle">${shortDay(day)}</text>` : '',
-  );
+  const labels = input.days.map((day, i) => {
+    if ((n - 1 - i) % every !== 0) return '';
+    const centre = PLOT.left + (i + 0.5) * band;
+    // A label that would run past the right edge (the newest, in a narrow frame) ends there instead.
+    const past = centre + (shortDay(day).length * frame.fontSize * 0.6) / 2 > WIDTH - 2;
+    return html`<text class="chart-day" x="${round(past ? WIDTH - 2 : centre)}" y="${HEIGHT - 8}" text-anchor="${past ? 'end' : 'middle'}">${shortDay(day)}</text>`;
+  });
 
   let legendX = PLOT.left;
   const legend = series.map((s, k) => {

@@ -31,6 +31,11 @@ export const CLIENT_SCRIPT = String.raw`
     range.addEventListener('input', move);
     move();
     if (actual) actual.addEventListener('change', () => box.classList.toggle('actual', actual.checked));
+    // Never wider than the original: a small image is compared at most at its own size.
+    const before = box.querySelector('.ba-before');
+    const fitBox = () => { if (before.naturalWidth > 0) box.style.maxWidth = 'min(100%, ' + before.naturalWidth + 'px)'; };
+    before.addEventListener('load', fitBox);
+    fitBox();
   }
 
   // The API reference's contents: open beside the text on wide screens, folded on narrow ones.

@@ -117,6 +117,7 @@ pre { background: #14213d; color: #f1f4f8; padding: .75rem 1rem; border-radius: 
 .lead { font-size: 1.15rem; max-width: 46rem; }
 .cta { display: flex; flex-wrap: wrap; gap: .75rem 1rem; align-items: center; }
 .cta .button { margin-top: 0; }
+.tiers tbody th { white-space: nowrap; }
 .apis { display: grid; grid-template-columns: repeat(auto-fit, minmax(18rem, 1fr)); gap: 0 1rem; }
 pre.curl, .curl-line pre { white-space: pre-wrap; word-break: break-all; margin: .25rem 0; font-size: .85rem; }
 .curl-label { font-weight: 600; margin: 1rem 0 .25rem; }
@@ -124,16 +125,19 @@ pre.curl, .curl-line pre { white-space: pre-wrap; word-break: break-all; margin:
 .curl-line pre { flex: 1 1 auto; min-width: 0; }
 .curl-line button { margin-top: .25rem; }
 /* Before/after: the "before" image on top, clipped to the left of the slider's position. */
-.ba { --ba-pos: 50%; margin: 1rem 0; }
+.ba { --ba-pos: 50%; margin: 1rem 0; max-width: 60rem; }
 .ba-frame { position: relative; overflow: hidden; border: 1px solid var(--line); border-radius: .35rem; background: repeating-conic-gradient(#eee 0 25%, #fff 0 50%) 0 0 / 16px 16px; }
-.ba-frame img { display: block; width: 100%; height: auto; }
-.ba-frame .ba-before { position: absolute; inset: 0; clip-path: inset(0 calc(100% - var(--ba-pos)) 0 0); }
-.ba-frame::after { content: ""; position: absolute; top: 0; bottom: 0; left: var(--ba-pos); width: 2px; background: #fff; box-shadow: 0 0 0 1px rgba(0,0,0,.45); pointer-events: none; }
+/* The stage is as wide as the frame, or at actual size as wide as the images; the clip and the divider
+   are both measured on it, so they stay together when the frame scrolls. */
+.ba-stage { position: relative; }
+.ba-stage img { display: block; width: 100%; height: auto; }
+.ba-stage .ba-before { position: absolute; top: 0; left: 0; clip-path: inset(0 calc(100% - var(--ba-pos)) 0 0); }
+.ba-divider { position: absolute; top: 0; bottom: 0; left: var(--ba-pos); width: 2px; background: #fff; box-shadow: 0 0 0 1px rgba(0,0,0,.45); pointer-events: none; }
 .ba-tag { position: absolute; top: .5rem; background: rgba(20,33,61,.85); color: #fff; font-size: .8rem; padding: .1rem .45rem; border-radius: .25rem; }
 .ba-tag-before { left: .5rem; } .ba-tag-after { right: .5rem; }
 .ba.actual .ba-frame { overflow: auto; max-height: 32rem; }
-.ba.actual .ba-frame img { width: auto; max-width: none; }
-.ba.actual .ba-frame .ba-before { right: auto; bottom: auto; }
+.ba.actual .ba-stage { width: max-content; }
+.ba.actual .ba-stage img { width: auto; max-width: none; }
 .ba-controls { display: flex; flex-wrap: wrap; gap: .25rem 1rem; align-items: center; margin-top: .5rem; }
 .ba-controls .ba-label { margin: 0; font-weight: 400; }
 .ba-range { flex: 1 1 12rem; accent-color: var(--brand); }
@@ -163,6 +167,9 @@ input:disabled, select:disabled { background: #eceef1; color: #5c6470; border-st
   table.stack, table.stack tbody, table.stack tr, table.stack th, table.stack td { display: block; }
   table.stack thead { position: absolute; left: -9999px; }
   table.stack { background: transparent; }
+  table.stack caption { display: block; }
+  .curl-line { flex-direction: column; align-items: stretch; }
+  .curl-line button { align-self: flex-start; margin-top: 0; }
   table.stack tr { background: var(--card); border: 1px solid var(--line); border-radius: .5rem; padding: .5rem .75rem; margin: .75rem 0; }
   table.stack th, table.stack td { border: 0; padding: .2rem 0; }
   table.stack tbody th { font-size: 1.05rem; }

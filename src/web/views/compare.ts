@@ -17,8 +17,11 @@ export function compareSlider(o: CompareOptions): Html {
   const size = o.width && o.height ? html` width="${o.width}" height="${o.height}"` : '';
   return html`<div class="ba" id="${o.id}" data-compare>
 <div class="ba-frame" tabindex="0" aria-label="Before and after, overlaid: the slider moves the dividing line">
+<div class="ba-stage">
 <img class="ba-after" id="${o.id}-after"${o.after.src ? html` src="${o.after.src}"` : ''} alt="${o.after.alt}"${size}>
 <img class="ba-before" id="${o.id}-before"${o.before.src ? html` src="${o.before.src}"` : ''} alt="${o.before.alt}"${size}>
+<span class="ba-divider" aria-hidden="true"></span>
+</div>
 <span class="ba-tag ba-tag-before" aria-hidden="true">Before</span><span class="ba-tag ba-tag-after" aria-hidden="true">After</span>
 </div>
 <div class="ba-controls">

@@ -143,7 +143,8 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
       const frame = p().locator('#try-compare .ba-frame');
       const img = await p().locator('#try-compare-after').boundingBox();
       expect(img?.width, 'shown at its 960 px').toBeCloseTo(960, 0);
-      expect(await frame.evaluate((el) => (el as unknown as { scrollWidth: number; clientWidth: number }).scrollWidth > (el as unknown as { clientWidth: number }).clientWidth)).toBe(width < 1000);
+      // On a phone the 960 px picture scrolls inside its frame; the page itself stays put (check()).
+      if (phone) expect(await frame.evaluate((el) => (el as unknown as { scrollWidth: number; clientWidth: number }).scrollWidth > (el as unknown as { clientWidth: number }).clientWidth)).toBe(true);
       await check('try-actual-size');
     });
 
