@@ -257,7 +257,7 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
     expect((await docs).status()).toBe(200);
     await p().waitForURL((u) => u.pathname === '/docs');
     expect(new URL(p().url()).pathname).toBe('/docs');
-    await screenshot(p(), '10-docs');
+    await screenshot(p(), '10-docs', { fullPage: false });
   });
 
   step('sign out returns to the landing page and closes the session', async () => {
@@ -302,7 +302,7 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
       await visit(path);
       const overflow = await p().evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
       expect(overflow, path).toBeLessThanOrEqual(0);
-      await screenshot(p(), name);
+      await screenshot(p(), name, { fullPage: path !== '/docs' });
     }
     await p().setViewportSize({ width: 1280, height: 900 });
   });

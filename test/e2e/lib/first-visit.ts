@@ -35,9 +35,9 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
     const url = (path: string): string => `${env().base}${path}`;
 
     /** The checks of every screen, then its picture. */
-    async function check(name: string): Promise<void> {
+    async function check(name: string, fullPage = true): Promise<void> {
       const found = await audit(p(), width);
-      await screenshot(p(), `first-visit-${width}-${String(++shot).padStart(2, '0')}-${name}`);
+      await screenshot(p(), `first-visit-${width}-${String(++shot).padStart(2, '0')}-${name}`, { fullPage });
       expect(found.overflowPx, `${name}: page wider than the ${width} px window`).toBeLessThanOrEqual(0);
       expect(found.smallText, `${name}: text below 11 px`).toEqual([]);
       expect(problems, `${name}: console errors`).toEqual([]);
@@ -176,7 +176,7 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
         })`);
         expect(underBadge).toEqual([]);
       }
-      await check('docs');
+      await check('docs', false);
     });
   });
 }
