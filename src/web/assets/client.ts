@@ -82,7 +82,8 @@ export const CLIENT_SCRIPT = String.raw`
       return 'This image is ' + dims.width + ' × ' + dims.height + ' px (' + mp(pixels, limits.maxInputPixels) + '); the service refuses images over ' +
         mp(limits.maxInputPixels, pixels) + '. Scale it down before uploading.';
     }
-    if (file.type === 'image/jpeg') return '';
+    // Only PNG and WebP are decoded whole; a JPEG's need depends on its encoding, which the server judges.
+    if (file.type !== 'image/png' && file.type !== 'image/webp') return '';
     // PNG and WebP are decoded whole: the input, the output and their buffers must fit the budget.
     const q = numberOf('quality') || 80;
     const out = fit(dims.width, dims.height, numberOf('width'), numberOf('height'));
