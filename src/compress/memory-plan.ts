@@ -28,7 +28,7 @@ const MOZJPEG_BYTES_PER_PIXEL = 20;
 /** A fresh MozJPEG instance's memory (its module declares 259 pages), on top of its growth. */
 const MOZJPEG_FRESH_BYTES = 259 * 64 * 1024;
 /** Whole-image codecs (PNG and WebP, which the next engine issue streams): bytes per pixel, measured (README, "Memory"). */
-const WHOLE_IMAGE_BYTES_PER_PIXEL = 16;
+export const WHOLE_IMAGE_BYTES_PER_PIXEL = 16;
 
 export type JpegEncodeMode = 'mozjpeg' | 'progressive' | 'two_pass';
 
@@ -61,7 +61,7 @@ export interface Plan {
  * Output bytes per pixel assumed for the output buffers. Photos at quality 80 write 0.05–0.25; noise
  * writes more, and the budget's margin covers what an estimate cannot know before encoding.
  */
-const outputBytesPerPixel = (quality: number): number => (quality <= 85 ? 0.3 : quality <= 95 ? 0.6 : 1.2);
+export const outputBytesPerPixel = (quality: number): number => (quality <= 85 ? 0.3 : quality <= 95 ? 0.6 : 1.2);
 
 /** The smallest DCT scale M/8 at which the decoded image still covers the wanted size. */
 export function dctScale(input: Size, wanted: Size): number {

@@ -17,6 +17,8 @@ import { signInPage, signUpPage, type FieldErrors } from '../web/views/auth.ts';
 import { messagePage } from '../web/views/message.ts';
 
 const EXPIRED_FORM = 'This form had expired or came from another site. Please try again.';
+/** Where a new account lands: the keys page, which then offers "Create your first key". */
+export const FIRST_STOP_AFTER_SIGN_UP = '/keys';
 
 const SignUpForm = z.object({
   name: z.string().trim().min(1, { error: 'Enter your name.' }).max(NAME_MAX_LENGTH, { error: `Use at most ${NAME_MAX_LENGTH} characters.` }),
@@ -137,7 +139,8 @@ export function registerAuthPages(app: OpenAPIHono<AppEnv>): void {
       const { message, status } = refusal(c, outcome);
       return again(status === 401 ? 400 : status, message, outcome.reason === 'email_taken' ? { email: 'Already registered.' } : undefined);
     }
-    return startSession(c, outcome.accountId, undefined);
+    // A new account has no key yet, and nothing works without one: the first stop is making it.
+    return startSession(c, outcome.accountId, FIRST_STOP_AFTER_SIGN_UP);
   });
 
   app.post('/signout', loadSession, async (c) => {

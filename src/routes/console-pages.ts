@@ -22,7 +22,10 @@ import { renderPage } from '../web/layout.ts';
 import { keysPage, revokePage } from '../web/views/keys.ts';
 import { tryPage } from '../web/views/try.ts';
 import { usagePage } from '../web/views/usage.ts';
-import { signInPage } from '../web/views/auth.ts';
+import { landingPage } from '../web/views/landing.ts';
+import { compressedSample, SAMPLE_CACHE_CONTROL, SAMPLE_COMPRESSED_PATH, SAMPLE_PATH, sampleBytes } from '../web/sample.ts';
+import { compressConfig } from '../compress/config.ts';
+import { tryLimits } from '../console/try-limits.ts';
 import { messagePage } from '../web/views/message.ts';
 import { CONSOLE_COMPRESS_PATH } from './console-api.ts';
 import { CreateKeyBody } from './console-schema.ts';
@@ -35,16 +38,25 @@ const accountOf = (c: Context<AppEnv>) => c.var.session!.account;
 
 async function renderKeys(c: Context<AppEnv>, extra: Partial<Parameters<typeof keysPage>[0]> = {}, status: 200 | 400 | 403 | 429 = 200) {
   const keys = await listKeys(c.env.DB, accountOf(c).id);
-  return sendPage(c, keysPage({ csrf: csrfTokenFor(c), account: accountOf(c), keys, ...extra }), status);
+  return sendPage(c, keysPage({ csrf: csrfTokenFor(c), origin: new URL(c.req.url).origin, account: accountOf(c), keys, ...extra }), status);
 }
 
 function notFoundPage(c: Context<AppEnv>, message: string): Response {
   return sendPage(c, messagePage({ title: 'Not found', message, csrf: csrfTokenFor(c), account: c.var.session?.account ?? null }), 404);
 }
 
+async function renderLanding(c: Context<AppEnv>): Promise<string> {
+  const sample = await compressedSample(compressConfig(c.env));
+  return landingPage({
+    csrf: csrfTokenFor(c),
+    origin: new URL(c.req.url).origin,
+    sample: { width: sample.width, height: sample.height, originalBytes: sampleBytes().length, compressedBytes: sample.bytes.length, quality: sample.quality },
+  });
+}
+
 export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
   app.get('/', loadSession, async (c) => {
-    if (!c.var.session) return sendPage(c, signInPage({ csrf: csrfTokenFor(c) }));
+    if (!c.var.session) return sendPage(c, await renderLanding(c));
     const report = await accountUsage(c.env, accountOf(c), clock(c.env));
     return sendPage(c, usagePage({ csrf: csrfTokenFor(c), account: accountOf(c), report }));
   });
@@ -54,7 +66,7 @@ export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
     // The notice names a key of this account by id, so a crafted link cannot make the page say anything else.
     const revoked = keys.find((k) => k.id === c.req.query('revoked') && k.revoked_at !== null);
     const notice = revoked ? `The key "${revoked.name}" is revoked: requests with it are refused from now on.` : undefined;
-    return sendPage(c, keysPage({ csrf: csrfTokenFor(c), account: accountOf(c), keys, notice }));
+    return sendPage(c, keysPage({ csrf: csrfTokenFor(c), origin: new URL(c.req.url).origin, account: accountOf(c), keys, notice }));
   });
 
   app.post('/keys', ...signedIn, async (c) => {
@@ -97,7 +109,7 @@ export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
     const now = clock(c.env);
     // The month is the account's, shared by its keys and this page.
     const month = await accountMeter(c.env, accountOf(c).id).month(accountOf(c).image_tier, now);
-    return sendPage(c, tryPage({ csrf: csrfTokenFor(c), account: accountOf(c), month, endpoint: CONSOLE_COMPRESS_PATH }));
+    return sendPage(c, tryPage({ csrf: csrfTokenFor(c), account: accountOf(c), month, endpoint: CONSOLE_COMPRESS_PATH, limits: tryLimits(compressConfig(c.env)) }));
   });
 
   // The reference depends only on the routes and the origin (its examples' base URL): render it once per
@@ -107,7 +119,8 @@ export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
     let page = references.get(origin);
     if (page) return page;
     const { toc, body } = renderApiReference(app.getOpenAPI31Document(documentConfig(origin)) as unknown as OpenApiDocument);
-    page = html`<div class="docs-layout"><nav class="toc" aria-label="API reference contents">${toc}</nav><div>${body}</div></div>`;
+    // Open on wide screens, beside the text; the script folds it on narrow ones (and the summary shows).
+    page = html`<div class="docs-layout"><nav class="toc" aria-label="API reference contents"><details class="toc-box" id="docs-toc" open><summary>Contents</summary>${toc}</details></nav><div>${body}</div></div>`;
     if (references.size >= 8) references.clear();
     references.set(origin, page);
     return page;
@@ -116,6 +129,20 @@ export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
   app.get('/docs', loadSession, (c) => {
     const page = reference(new URL(c.req.url).origin);
     return sendPage(c, renderPage({ title: 'API reference', csrf: csrfTokenFor(c), account: c.var.session?.account ?? null, section: 'docs', mainClass: 'wide', body: page }));
+  });
+
+  app.get(SAMPLE_PATH, (c) => {
+    c.header('Cache-Control', SAMPLE_CACHE_CONTROL);
+    c.header('Content-Type', 'image/jpeg');
+    return c.body(sampleBytes());
+  });
+  app.get(SAMPLE_COMPRESSED_PATH, async (c) => {
+    const sample = await compressedSample(compressConfig(c.env));
+    c.header('Cache-Control', SAMPLE_CACHE_CONTROL);
+    c.header('Content-Type', 'image/jpeg');
+    c.header('X-Original-Size', String(sampleBytes().length));
+    c.header('X-Compressed-Size', String(sample.bytes.length));
+    return c.body(sample.bytes.slice());
   });
 
   for (const asset of ASSETS) {

@@ -43,11 +43,25 @@ const QrQuery = queryObject({
   }),
 });
 
+/**
+ * The image URL's parameters. GET /api/v1/qr writes every one of them, so each is required; a missing or
+ * changed one fails the signature check (403 forbidden, which names `sig`), so they are read as plain
+ * strings here and only parsed by QrQuery once the signature matched. The documented types and values
+ * are QrQuery's, as the signed URL carries them (canonical: lower-case hex, upper-case ecc).
+ */
 const given = z.string({ error: 'must be given once' }).optional();
+const signedParam = (schema: Record<string, unknown>, description: string, example: string) =>
+  given.openapi({ ...schema, param: { required: true, description: `${description}. As GET /api/v1/qr wrote it in the URL` }, example });
 const ImageQuery = queryObject({
-  ...Object.fromEntries(SIGNED_PARAMS.map((p) => [p, given])),
-  sig: given.openapi({ param: { description: 'The signature from GET /api/v1/qr; the other parameters exactly as in that URL' } }),
-} as Record<(typeof SIGNED_PARAMS)[number] | 'sig', typeof given>);
+  format: signedParam({ type: 'string', enum: [...QR_FORMATS] }, 'Image format', 'png'),
+  size: signedParam({ type: 'integer', minimum: QR_SIZE_MIN, maximum: QR_SIZE_MAX }, 'Width and height in pixels', '300'),
+  color: signedParam({ type: 'string', pattern: '^[0-9a-f]{6}$' }, 'Foreground colour, 6-digit hex without #', '000000'),
+  bgcolor: signedParam({ type: 'string', pattern: '^[0-9a-f]{6}$' }, 'Background colour, 6-digit hex without #', 'ffffff'),
+  ecc: signedParam({ type: 'string', enum: [...QR_ECC_LEVELS] }, 'Error-correction level', 'M'),
+  margin: signedParam({ type: 'integer', minimum: 0, maximum: QR_MARGIN_MAX }, 'Quiet zone in modules', '4'),
+  data: signedParam({ type: 'string', minLength: 1 }, 'The encoded text, percent-encoded UTF-8', 'https://example.com'),
+  sig: signedParam({ type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' }, 'The HMAC-SHA256 signature over the other parameters (base64url)', 'jvhB4Is25gIVGVy0_K6SqxSrVPlVh46KHdjFWG-0JUw'),
+} satisfies Record<(typeof SIGNED_PARAMS)[number] | 'sig', typeof given>);
 
 const QrLink = z
   .object({

@@ -20,12 +20,25 @@ export interface UsageChartInput {
   id?: string;
 }
 
-// viewBox units, not pixels: the SVG scales to its container's width.
-const WIDTH = 720;
-const HEIGHT = 260;
-const PLOT = { left: 52, right: WIDTH - 22, top: 34, bottom: HEIGHT - 26 };
-const PLOT_W = PLOT.right - PLOT.left;
-const PLOT_H = PLOT.bottom - PLOT.top;
+/**
+ * A chart's frame, in viewBox units (not pixels: the SVG scales to its container's width). Text is drawn
+ * at `fontSize` units, so its size on screen is fontSize × container width / width: the narrow frame is
+ * for phones, where a 720-unit chart in a 316 px card would shrink 12-unit labels to 5 px.
+ */
+export interface ChartFrame {
+  width: number;
+  height: number;
+  plot: { left: number; right: number; top: number; bottom: number };
+  fontSize: number;
+  /** About this many day labels fit under the bars. */
+  dayLabels: number;
+  /** Legend items one under another instead of side by side. */
+  legendStacked: boolean;
+}
+
+export const WIDE_FRAME: ChartFrame = { width: 720, height: 260, plot: { left: 52, right: 698, top: 34, bottom: 234 }, fontSize: 12, dayLabels: 7, legendStacked: false };
+/** At 390 px a card's content is 316 px wide: 13 units × 316 / 340 = 12 px, above the 11 px floor. */
+export const NARROW_FRAME: ChartFrame = { width: 340, height: 240, plot: { left: 40, right: 332, top: 50, bottom: 214 }, fontSize: 13, dayLabels: 4, legendStacked: true };
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const COUNT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
@@ -85,8 +98,11 @@ function summary(input: UsageChartInput): string {
   return input.series.map((s) => `${s.name}: ${COUNT.format(valuesOf(s, n).reduce((a, b) => a + b, 0))} in ${span}`).join('; ');
 }
 
-export function renderUsageChart(input: UsageChartInput): Html {
-  const id = input.id ?? chartId(input.title);
+export function renderUsageChart(input: UsageChartInput, frame: ChartFrame = WIDE_FRAME): Html {
+  const { width: WIDTH, height: HEIGHT, plot: PLOT } = frame;
+  const PLOT_W = PLOT.right - PLOT.left;
+  const PLOT_H = PLOT.bottom - PLOT.top;
+  const id = (input.id ?? chartId(input.title)) + (frame === WIDE_FRAME ? '' : '-narrow');
   const n = input.days.length;
   const series = input.series.map((s) => ({ ...s, clean: valuesOf(s, n) }));
   const max = Math.max(0, ...series.flatMap((s) => s.clean));
@@ -110,27 +126,43 @@ export function renderUsageChart(input: UsageChartInput): Html {
     return html`<line class="chart-grid" x1="${PLOT.left}" x2="${PLOT.right}" y1="${at}" y2="${at}" stroke="currentColor"/><text class="chart-tick" x="${PLOT.left - 6}" y="${round(at + 4)}" text-anchor="end">${compact(t)}</text>`;
   });
 
-  // About seven labels fit under the bars; the newest day is always labelled since it matters most.
-  const every = Math.max(1, Math.ceil(n / 7));
-  const labels = input.days.map((day, i) =>
-    (n - 1 - i) % every === 0 ? html`<text class="chart-day" x="${round(PLOT.left + (i + 0.5) * band)}" y="${HEIGHT - 8}" text-anchor="middle">${shortDay(day)}</text>` : '',
-  );
+  // Labels on some days only; the newest day is always labelled since it matters most.
+  const every = Math.max(1, Math.ceil(n / frame.dayLabels));
+  const labels = input.days.map((day, i) => {
+    if ((n - 1 - i) % every !== 0) return '';
+    const centre = PLOT.left + (i + 0.5) * band;
+    // A label that would run past the right edge (the newest, in a narrow frame) ends there instead.
+    const past = centre + (shortDay(day).length * frame.fontSize * 0.6) / 2 > WIDTH - 2;
+    return html`<text class="chart-day" x="${round(past ? WIDTH - 2 : centre)}" y="${HEIGHT - 8}" text-anchor="${past ? 'end' : 'middle'}">${shortDay(day)}</text>`;
+  });
 
   let legendX = PLOT.left;
-  const legend = series.map((s) => {
-    const item = html`<rect class="chart-swatch ${s.className}" x="${legendX}" y="8" width="12" height="12"/><text class="chart-legend-label" x="${legendX + 17}" y="18">${s.name}</text>`;
+  const legend = series.map((s, k) => {
+    const top = frame.legendStacked ? 4 + k * (frame.fontSize + 6) : 8;
+    const x = frame.legendStacked ? 4 : legendX;
+    const item = html`<rect class="chart-swatch ${s.className}" x="${x}" y="${top}" width="12" height="12"/><text class="chart-legend-label" x="${x + 17}" y="${top + 10}">${s.name}</text>`;
     // No text measurement on the server: an average glyph width is close enough for a legend.
     legendX += 17 + s.name.length * 7 + 20;
     return item;
   });
 
-  return html`<svg class="usage-chart" role="img" aria-labelledby="${id}-title ${id}-desc" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="100%" preserveAspectRatio="xMidYMid meet" font-size="12" fill="currentColor" xmlns="http://www.w3.org/2000/svg">
+  return html`<svg class="usage-chart" role="img" aria-labelledby="${id}-title ${id}-desc" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="100%" preserveAspectRatio="xMidYMid meet" font-size="${frame.fontSize}" fill="currentColor" xmlns="http://www.w3.org/2000/svg">
 <title id="${id}-title">${input.title}</title>
 <desc id="${id}-desc">${summary(input)}</desc>
 <g class="chart-legend">${legend}</g>
 <g class="chart-axis">${grid}<line class="chart-baseline" x1="${PLOT.left}" x2="${PLOT.right}" y1="${PLOT.bottom}" y2="${PLOT.bottom}" stroke="currentColor"/>${labels}</g>
 <g class="chart-bars">${bars}</g>
 </svg>`;
+}
+
+/**
+ * The chart as the console shows it: a wide and a narrow drawing (the stylesheet shows the one that fits
+ * the screen), or, when every value is 0, a sentence saying what will appear instead of an empty axis.
+ */
+export function renderChartOrEmpty(input: UsageChartInput, emptyText: string): Html {
+  const total = input.series.reduce((sum, s) => sum + valuesOf(s, input.days.length).reduce((a, b) => a + b, 0), 0);
+  if (total === 0) return html`<p class="chart-empty" data-testid="chart-empty">${emptyText}</p>`;
+  return html`<div class="chart-wide">${renderUsageChart(input, WIDE_FRAME)}</div><div class="chart-narrow">${renderUsageChart(input, NARROW_FRAME)}</div>`;
 }
 
 /** The chart's numbers as a table: one row per day, one column per series, totals in the footer. */

@@ -1,5 +1,6 @@
 // The web console as an account holder uses it, in headless Chromium against `npm run dev`: sign up,
 // create a key, call both APIs with it, watch the usage move, compress in the browser, revoke, sign out.
+// Then a new visitor's whole first path at 1280 and 390 px (lib/first-visit.ts), on the same server.
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
@@ -11,9 +12,11 @@ import { gradientJpeg, gradientPng } from './lib/images.ts';
 import { screenshot } from './lib/screenshots.ts';
 import { startDevServer } from './lib/service.ts';
 import { orderedSteps } from './lib/steps.ts';
+import { firstVisit } from './lib/first-visit.ts';
 
 const KEY_PATTERN = /^sr_live_[0-9A-Za-z]{32}$/;
 const KEY_NAME = 'e2e build server';
+const LANDING = 'Smaller images and handy web tools, over one API key';
 
 interface Totals {
   requests: number;
@@ -74,7 +77,7 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
   }
 
   async function signIn(withPassword: string): Promise<void> {
-    await visit('/');
+    await visit('/signin');
     await heading('Sign in').waitFor();
     await p().getByLabel('Email').fill(email);
     await p().getByLabel('Password').fill(withPassword);
@@ -109,26 +112,28 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
     await service?.stop();
   });
 
-  step('signed out, / is the sign-in page, linking to sign-up', async () => {
+  step('signed out, / is the landing page; sign-in links to sign-up', async () => {
     await visit('/');
-    await heading('Sign in').waitFor();
+    await heading(LANDING).waitFor();
     const nav = p().getByRole('navigation');
     await nav.getByRole('link', { name: 'Sign in' }).waitFor();
     await nav.getByRole('link', { name: 'Create account' }).waitFor();
+    await nav.getByRole('link', { name: 'Sign in' }).click();
+    await heading('Sign in').waitFor();
     await screenshot(p(), '01-signin');
     await p().getByRole('link', { name: 'Create an account' }).click();
     await heading('Create your account').waitFor();
     expect(new URL(p().url()).pathname).toBe('/signup');
   });
 
-  step('sign up lands on the dashboard, with zero usage', async () => {
+  step('sign up lands on the first key; the dashboard shows zero usage', async () => {
     await p().getByLabel('Name').fill('E2E Tester');
     await p().getByLabel('Email').fill(email);
     await p().getByLabel('Password').fill(password);
     await screenshot(p(), '02-signup');
     await p().getByRole('button', { name: 'Create account' }).click();
-    await heading('Usage').waitFor();
-    expect(new URL(p().url()).pathname).toBe('/');
+    await p().getByRole('heading', { level: 2, name: 'Create your first key' }).waitFor();
+    expect(new URL(p().url()).pathname).toBe('/keys');
     const nav = p().getByRole('navigation');
     const links = [['Usage', '/'], ['API keys', '/keys'], ['Webhooks', '/webhooks'], ['Try it', '/try'], ['API reference', '/docs']] as const;
     for (const [name, href] of links) {
@@ -136,7 +141,8 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
     }
     await nav.getByRole('button', { name: 'Sign out' }).waitFor();
     expect(await usageTotals()).toEqual({ requests: 0, compressions: 0 });
-    await p().locator('svg[role="img"]').first().waitFor();
+    // No chart of nothing: a sentence says what will appear.
+    await p().getByTestId('chart-empty').waitFor();
     await screenshot(p(), '03-dashboard');
   });
 
@@ -151,7 +157,7 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
     await shown.waitFor();
     apiKey = await shown.inputValue();
     expect(apiKey).toMatch(KEY_PATTERN);
-    await p().getByRole('button', { name: 'Copy' }).waitFor();
+    await p().getByRole('button', { name: 'Copy', exact: true }).waitFor();
     const row = p().locator('tr[data-key-id]', { hasText: KEY_NAME });
     expect(await row.count()).toBe(1);
     await row.getByText('Active', { exact: true }).waitFor();
@@ -251,13 +257,13 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
     expect((await docs).status()).toBe(200);
     await p().waitForURL((u) => u.pathname === '/docs');
     expect(new URL(p().url()).pathname).toBe('/docs');
-    await screenshot(p(), '10-docs');
+    await screenshot(p(), '10-docs', { fullPage: false });
   });
 
-  step('sign out returns to the sign-in page and closes the session', async () => {
+  step('sign out returns to the landing page and closes the session', async () => {
     await visit('/');
     await p().getByRole('navigation').getByRole('button', { name: 'Sign out' }).click();
-    await heading('Sign in').waitFor();
+    await heading(LANDING).waitFor();
     expect(new URL(p().url()).pathname).toBe('/');
     await screenshot(p(), '11-signed-out');
     await expectKeysNeedSignIn();
@@ -296,7 +302,7 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
       await visit(path);
       const overflow = await p().evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
       expect(overflow, path).toBeLessThanOrEqual(0);
-      await screenshot(p(), name);
+      await screenshot(p(), name, { fullPage: path !== '/docs' });
     }
     await p().setViewportSize({ width: 1280, height: 900 });
   });
@@ -330,7 +336,7 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
     // Signed out, the sign-in form's answer must not leave it either (the CSP's form-action is a second
     // guard in browsers that enforce it on redirects, as Chromium does).
     await p().getByRole('navigation').getByRole('button', { name: 'Sign out' }).click();
-    await heading('Sign in').waitFor();
+    await heading(LANDING).waitFor();
     await visit('/signin?next=/%09/evil.example');
     await p().getByLabel('Email').fill(email);
     await p().getByLabel('Password').fill(password);
@@ -345,4 +351,7 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
     expect(scriptErrors).toEqual([]);
     expect(serverErrors).toEqual([]);
   });
+
+  // Same dev server and browser, a fresh context (and account) per width.
+  for (const width of [1280, 390]) firstVisit(width, () => ({ browser, base: service.base }));
 });

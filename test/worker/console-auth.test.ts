@@ -5,7 +5,7 @@ import { sha256Hex } from '../../src/accounts/keys.ts';
 import { SESSION_IDLE_MS, SESSION_MAX_MS } from '../../src/auth/limits.ts';
 import { hashPassword } from '../../src/auth/password.ts';
 import { TestClock } from './helpers.ts';
-import { Browser, PASSWORD, signedUp, uniqueEmail } from './console-helpers.ts';
+import { Browser, LANDING_H1, PASSWORD, signedUp, uniqueEmail } from './console-helpers.ts';
 
 const alertOf = (html: string): string => (/role="alert">([^<]*)</.exec(html)?.[1] ?? '').replaceAll('&#39;', "'");
 
@@ -104,9 +104,10 @@ describe('sign-in', () => {
       expect(res.status).toBe(303);
       expect(res.headers.get('location')).toBe(`/signin?next=${encodeURIComponent(path)}`);
     }
+    // `/` itself is the landing page for visitors, linking to sign-in (console-onboarding.test.ts).
     const root = await new Browser().page('/');
     expect(root.res.status).toBe(200);
-    expect(root.html).toContain('<h1>Sign in</h1>');
+    expect(root.html).toContain(LANDING_H1);
   });
 });
 
@@ -196,7 +197,7 @@ describe('the session cookie', () => {
     clock.advance(SESSION_IDLE_MS - 60_000);
     expect((await browser.page('/')).html).toContain('<h1>Usage</h1>');
     clock.advance(SESSION_IDLE_MS + 1);
-    expect((await browser.page('/')).html).toContain('<h1>Sign in</h1>');
+    expect((await browser.page('/')).html).toContain(LANDING_H1);
 
     const fresh = await signedUp({ clock });
     for (let day = 5; day <= 25; day += 5) {
@@ -204,7 +205,7 @@ describe('the session cookie', () => {
       expect((await fresh.browser.page('/')).html, `day ${day}`).toContain('<h1>Usage</h1>');
     }
     clock.advance(5 * 86_400_000 + 1);
-    expect((await fresh.browser.page('/')).html).toContain('<h1>Sign in</h1>');
+    expect((await fresh.browser.page('/')).html).toContain(LANDING_H1);
   });
 });
 

@@ -82,3 +82,6 @@ export async function signedUp(options: { email?: string; password?: string; nam
   const home = await browser.page('/');
   return { browser, email, csrf: home.csrf, home };
 }
+
+/** The heading of the landing page, which signed-out visitors get at `/`. */
+export const LANDING_H1 = '<h1>Smaller images and handy web tools, over one API key</h1>';

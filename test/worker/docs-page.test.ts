@@ -145,6 +145,39 @@ describe('renderApiReference with the live document', () => {
     expect(slug[0]?.slice(0, 3)).toEqual(['slug', 'path', 'yes']);
   });
 
+  it('documents every parameter of GET /api/v1/qr/image as required, with its type and a description (issue 23)', () => {
+    const op = doc.paths['/api/v1/qr/image'].get;
+    const byName = Object.fromEntries(op.parameters.map((p: any) => [p.name, p]));
+    expect(Object.keys(byName).sort()).toEqual(['bgcolor', 'color', 'data', 'ecc', 'format', 'margin', 'sig', 'size']);
+    for (const p of Object.values<any>(byName)) {
+      expect([p.name, p.in, p.required]).toEqual([p.name, 'query', true]);
+      expect(p.description, p.name).toMatch(/\w{4,}/);
+      expect(p.schema.type, p.name).toMatch(/^(string|integer)$/);
+    }
+    expect(byName.size.schema).toMatchObject({ type: 'integer', minimum: 50, maximum: 1000 });
+    expect(byName.margin.schema).toMatchObject({ type: 'integer', minimum: 0, maximum: 10 });
+    expect(byName.format.schema.enum).toEqual(['png', 'svg']);
+    expect(byName.ecc.schema.enum).toEqual(['L', 'M', 'Q', 'H']);
+    // And on the page: a row per parameter, each "yes" in the Required column, none without a type.
+    const params = rows(section(body, 'op-get-api-v1-qr-image').split('<h4>Responses</h4>')[0] ?? '').slice(1);
+    expect(params.map((r) => r[0]).sort()).toEqual(['bgcolor', 'color', 'data', 'ecc', 'format', 'margin', 'sig', 'size']);
+    for (const r of params) {
+      expect(r[2], r[0]).toBe('yes');
+      expect(r[3], r[0]).toMatch(/^(string|integer)/);
+      expect(r[4], r[0]).not.toBe('');
+    }
+  });
+
+  it('puts each operation\'s curl example before its responses table (issue 23)', () => {
+    for (const id of ['op-post-api-v1-compress', 'op-get-api-v1-tools', 'op-get-api-v1-qr-image', 'op-get-api-v1-account']) {
+      const markup = section(body, id);
+      const curl = markup.indexOf('<pre class="api-curl">');
+      const responses = markup.indexOf('<h4>Responses</h4>');
+      expect(curl, id).toBeGreaterThan(-1);
+      expect(curl, id).toBeLessThan(responses);
+    }
+  });
+
   it('shows every part of the compress upload, its image responses and a curl line with a file', () => {
     const compress = section(body, 'op-post-api-v1-compress');
     expect(visible(compress)).toContain('Request body Required. multipart/form-data: CompressRequest');

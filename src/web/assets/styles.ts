@@ -93,8 +93,12 @@ summary { cursor: pointer; font-weight: 600; }
 .api-toc { list-style: none; padding-left: 0; }
 .api-toc ul { list-style: none; }
 .api-toc a { text-decoration: none; }
+/* A path wraps within its own column beside the method badge, never under it. */
+.api-toc li > a:has(.method) { display: flex; gap: .4rem; align-items: baseline; }
+.api-toc .method { flex: none; min-width: 3.7rem; }
+.api-toc code { overflow-wrap: anywhere; }
 .api-toc a:hover { text-decoration: underline; }
-.docs-layout { display: grid; grid-template-columns: minmax(12rem, 16rem) 1fr; gap: 2rem; align-items: start; }
+.docs-layout { display: grid; grid-template-columns: minmax(12rem, 19rem) 1fr; gap: 2rem; align-items: start; }
 .docs-layout nav.toc { position: sticky; top: 1rem; max-height: calc(100vh - 2rem); overflow: auto; font-size: .92rem; }
 .docs-layout nav.toc ul { padding-left: 1rem; }
 /* Grid items default to min-width: auto, so one wide table or curl line would widen the whole page. */
@@ -107,5 +111,72 @@ summary { cursor: pointer; font-weight: 600; }
 .method { display: inline-block; min-width: 4.2rem; text-align: center; font-weight: 700; font-size: .8rem; padding: .1rem .4rem; border-radius: .25rem; color: #fff; background: #4d5663; }
 .method-get, .method-head { background: #1d6b36; } .method-post { background: #1f5fbf; } .method-delete { background: #a3212b; } .method-put, .method-patch { background: #8a5a00; }
 pre { background: #14213d; color: #f1f4f8; padding: .75rem 1rem; border-radius: .35rem; overflow-x: auto; }
+/* Landing page. */
+.hero { padding: 1rem 0 .5rem; }
+.hero h1 { font-size: 2rem; max-width: 40rem; }
+.lead { font-size: 1.15rem; max-width: 46rem; }
+.cta { display: flex; flex-wrap: wrap; gap: .75rem 1rem; align-items: center; }
+.cta .button { margin-top: 0; }
+.tiers tbody th { white-space: nowrap; }
+.apis { display: grid; grid-template-columns: repeat(auto-fit, minmax(18rem, 1fr)); gap: 0 1rem; }
+pre.curl, .curl-line pre { white-space: pre-wrap; word-break: break-all; margin: .25rem 0; font-size: .85rem; }
+.curl-label { font-weight: 600; margin: 1rem 0 .25rem; }
+.curl-line { display: flex; gap: .5rem; align-items: flex-start; }
+.curl-line pre { flex: 1 1 auto; min-width: 0; }
+.curl-line button { margin-top: .25rem; }
+/* Before/after: the "before" image on top, clipped to the left of the slider's position. */
+.ba { --ba-pos: 50%; margin: 1rem 0; max-width: 60rem; }
+.ba-frame { position: relative; overflow: hidden; border: 1px solid var(--line); border-radius: .35rem; background: repeating-conic-gradient(#eee 0 25%, #fff 0 50%) 0 0 / 16px 16px; }
+/* The stage is as wide as the frame, or at actual size as wide as the images; the clip and the divider
+   are both measured on it, so they stay together when the frame scrolls. */
+.ba-stage { position: relative; }
+.ba-stage img { display: block; width: 100%; height: auto; }
+.ba-stage .ba-before { position: absolute; top: 0; left: 0; clip-path: inset(0 calc(100% - var(--ba-pos)) 0 0); }
+.ba-divider { position: absolute; top: 0; bottom: 0; left: var(--ba-pos); width: 2px; background: #fff; box-shadow: 0 0 0 1px rgba(0,0,0,.45); pointer-events: none; }
+.ba-tag { position: absolute; top: .5rem; background: rgba(20,33,61,.85); color: #fff; font-size: .8rem; padding: .1rem .45rem; border-radius: .25rem; }
+.ba-tag-before { left: .5rem; } .ba-tag-after { right: .5rem; }
+.ba.actual .ba-frame { overflow: auto; max-height: 32rem; }
+.ba.actual .ba-stage { width: max-content; }
+.ba.actual .ba-stage img { width: auto; max-width: none; }
+.ba-controls { display: flex; flex-wrap: wrap; gap: .25rem 1rem; align-items: center; margin-top: .5rem; }
+.ba-controls .ba-label { margin: 0; font-weight: 400; }
+.ba-range { flex: 1 1 12rem; accent-color: var(--brand); }
+.ba-controls .check { margin: 0; }
+/* Fields that cannot be used look it: greyed, dashed, no pointer. */
+input:disabled, select:disabled { background: #eceef1; color: #5c6470; border-style: dashed; cursor: not-allowed; }
+.field.is-disabled label { color: var(--muted); }
+.chart-narrow { display: none; }
+.chart-empty { color: var(--muted); border: 1px dashed var(--line); border-radius: .35rem; padding: 1rem; margin: .5rem 0; }
+.docs-layout details.toc-box > summary { display: none; }
+@media (max-width: 48rem) {
+  .chart-wide { display: none; }
+  .chart-narrow { display: block; }
+  .docs-layout details.toc-box > summary { display: list-item; padding: .5rem 0; }
+  .docs-layout details.toc-box { background: var(--card); border: 1px solid var(--line); border-radius: .35rem; padding: 0 .75rem; margin: 0; }
+}
+/* Phones: the header in two short rows (the links scroll sideways rather than wrap), and tables marked
+   .stack become one card per row, each cell labelled by its data-label. */
+@media (max-width: 40rem) {
+  /* nowrap: in a wrapping column each line is as wide as its widest item, so the links would not scroll. */
+  header.site .bar { flex-direction: column; flex-wrap: nowrap; align-items: stretch; gap: .25rem; padding: .5rem 1rem; }
+  header.site nav { overflow-x: auto; }
+  header.site nav ul { flex-wrap: nowrap; white-space: nowrap; }
+  header.site nav button { padding: .25rem .6rem; }
+  main { padding-top: 1rem; }
+  .hero h1 { font-size: 1.6rem; }
+  table.stack, table.stack tbody, table.stack tr, table.stack th, table.stack td { display: block; }
+  table.stack thead { position: absolute; left: -9999px; }
+  table.stack { background: transparent; }
+  table.stack caption { display: block; }
+  .curl-line { flex-direction: column; align-items: stretch; }
+  .curl-line button { align-self: flex-start; margin-top: 0; }
+  table.stack tr { background: var(--card); border: 1px solid var(--line); border-radius: .5rem; padding: .5rem .75rem; margin: .75rem 0; }
+  table.stack th, table.stack td { border: 0; padding: .2rem 0; }
+  table.stack tbody th { font-size: 1.05rem; }
+  table.stack td[data-label] { display: grid; grid-template-columns: 6.5rem 1fr; gap: .5rem; }
+  table.stack td[data-label]::before { content: attr(data-label); color: var(--muted); font-weight: 600; }
+  table.stack td.actions:empty { display: none; }
+  table.stack td.actions a { display: inline-block; padding: .35rem 0; font-weight: 600; }
+}
 footer.site { max-width: 72rem; margin: 0 auto; padding: 1rem; color: var(--muted); font-size: .9rem; }
 `;

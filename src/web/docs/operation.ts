@@ -1,4 +1,4 @@
-// One operation: what it does, what it needs, what it answers, and a curl line to try it.
+// One operation: what it does, what it needs, a curl line to try it, and what it answers.
 import { html, type Html } from '../html.ts';
 import { type Dict, deref, dict, inline, isDict, list, literal, prose, str, strings } from './read.ts';
 import { componentOf, fieldsTable, typeCell, typeLabel, type SchemaContext } from './schema.ts';
@@ -199,9 +199,9 @@ ${prose(str(op.op.description))}
 ${securityNote(op.op, ctx)}
 ${parametersTable(op, ctx)}
 ${requestBody(op, ctx)}
-${responsesTable(op, ctx)}
 <h4>Example</h4>
 <pre class="api-curl"><code>${curlLine(op, ctx)}</code></pre>
+${responsesTable(op, ctx)}
 </section>`;
 }
 

@@ -5,7 +5,8 @@ import type { KeyUsage, UsageReport } from '../../console/usage.ts';
 import type { WindowUsage } from '../../metering/types.ts';
 import { html, type Html } from '../html.ts';
 import { numberText, renderPage } from '../layout.ts';
-import { renderUsageChart, renderUsageTable } from '../usage-chart.ts';
+import { renderChartOrEmpty, renderUsageTable } from '../usage-chart.ts';
+import { plural } from './plural.ts';
 
 export interface UsageState {
   csrf: string;
@@ -28,11 +29,17 @@ function seriesOf(report: UsageReport, source: { requests: number[]; compression
 
 function bar(label: string, window: WindowUsage, unit: string): Html {
   if (window.limit === null) {
-    return html`<div class="meter"><div class="label"><span>${label}</span><span>${numberText(window.used)} ${unit} (no cap)</span></div></div>`;
+    return html`<div class="meter"><div class="label"><span>${label}</span><span>${plural(window.used, unit.replace(/s$/, ""), unit)} (no cap)</span></div></div>`;
   }
   return html`<div class="meter"><div class="label"><span>${label}</span><span>${numberText(window.used)} of ${numberText(window.limit)} ${unit}</span></div>
 <progress max="${window.limit}" value="${Math.min(window.used, window.limit)}" aria-label="${label}: ${numberText(window.used)} of ${numberText(window.limit)} ${unit}"></progress></div>`;
 }
+
+// What an empty chart will show, instead of an axis from 0 to 2 with nothing on it.
+const EMPTY_ACCOUNT =
+  'Nothing yet in the last 30 days. Once your keys call the Image API or the Tools API (or you use "Try it"), a bar per day appears here: Tools API requests in blue, compressions in orange.';
+const EMPTY_KEY = 'This key has not been used in the last 30 days. Its requests and compressions will appear here, one bar per day.';
+const EMPTY_TRY = 'No compressions from "Try it" in the last 30 days. Each one you make there appears here, one bar per day.';
 
 function keyCard(report: UsageReport, key: KeyUsage): Html {
   const title = key.kind === 'console' ? 'Try it (web console)' : key.name;
@@ -40,10 +47,10 @@ function keyCard(report: UsageReport, key: KeyUsage): Html {
   const apiB = key.kind === 'api';
   return html`<section class="card" aria-labelledby="usage-${key.id}">
 <h3 id="usage-${key.id}">${title} ${key.kind === 'api' ? html`<code>${key.prefix}…</code>` : ''} ${key.revoked_at ? html`<span class="status-revoked">Revoked</span>` : ''}</h3>
-<p>Last 30 days: ${numberText(sum(key.requests))} API B requests, ${numberText(sum(key.compressions))} compressions.</p>
+<p>Last 30 days: ${plural(sum(key.requests), 'Tools API request')}, ${plural(sum(key.compressions), 'compression')}.</p>
 <p>Compressions this month: <strong data-testid="key-month-${key.id}">${numberText(key.month_compressions)}</strong> of the account's ${numberText(w.month_compressions.used)}.</p>
 ${apiB ? html`${bar('API B requests today', w.day, 'requests')}${bar('API B requests this minute', w.minute, 'requests')}` : ''}
-<details><summary>Daily chart of ${title}</summary>${renderUsageChart(seriesOf(report, key, `Daily use of ${title}, last 30 days`))}</details>
+<details><summary>Daily chart of ${title}</summary>${renderChartOrEmpty(seriesOf(report, key, `Daily use of ${title}, last 30 days`), key.kind === 'console' ? EMPTY_TRY : EMPTY_KEY)}</details>
 </section>`;
 }
 
@@ -66,7 +73,7 @@ ${bar('Compressions this month, all keys', report.month_compressions, 'compressi
 </section>
 <section class="card" aria-labelledby="chart-heading">
 <h2 id="chart-heading">All keys, per day</h2>
-${renderUsageChart(chart)}
+${renderChartOrEmpty(chart, EMPTY_ACCOUNT)}
 <details><summary>The numbers as a table</summary><div class="table-wrap">${renderUsageTable(chart)}</div></details>
 </section>
 <h2>Each key: this month, today, this minute</h2>

@@ -6,7 +6,11 @@ import type { Page } from 'playwright-core';
 
 const DIR = fileURLToPath(new URL('../screenshots/', import.meta.url));
 
-export async function screenshot(page: Page, name: string): Promise<void> {
+/**
+ * The whole page, or with `fullPage: false` the window only: the API reference is tens of thousands of
+ * pixels tall, and photographing all of it costs seconds per shot.
+ */
+export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
   mkdirSync(DIR, { recursive: true });
-  await page.screenshot({ path: join(DIR, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: join(DIR, `${name}.png`), fullPage: options.fullPage ?? true });
 }

@@ -1,0 +1,37 @@
+// The landing page's live example: the sample photo shipped in the repo (src/web/assets/sample.jpg, drawn
+// by src/cli/make-sample.ts) and the same photo compressed by this service's pipeline with the API's
+// defaults, as `curl -F image=@src/web/assets/sample.jpg` would get it. Compressed once per isolate.
+import type { CompressConfig } from '../compress/config.ts';
+import { DEFAULT_QUALITY } from '../compress/limits.ts';
+import { reserveMemory } from '../compress/memory-gate.ts';
+import type { CompressResult } from '../compress/pipeline.ts';
+import sampleJpeg from './assets/sample.jpg';
+
+/** The sample's URL; the file is src/web/assets/sample.jpg in the repository. */
+export const SAMPLE_PATH = '/assets/sample.jpg';
+export const SAMPLE_COMPRESSED_PATH = '/assets/sample-compressed.jpg';
+export const SAMPLE_FILE = 'src/web/assets/sample.jpg';
+/** Not content-hashed, so kept briefly: a redeploy with a new drawing shows within the hour. */
+export const SAMPLE_CACHE_CONTROL = 'public, max-age=3600';
+
+export const sampleBytes = (): Uint8Array<ArrayBuffer> => new Uint8Array(sampleJpeg);
+
+let compressed: Promise<CompressResult> | undefined;
+
+/** The sample at the API's defaults (JPEG, quality DEFAULT_QUALITY), admitted by memory like any request. */
+export function compressedSample(config: CompressConfig): Promise<CompressResult> {
+  compressed ??= (async () => {
+    const { compress, prepare } = await import('../compress/pipeline.ts');
+    const prepared = prepare({ bytes: sampleBytes(), format: 'jpeg', quality: DEFAULT_QUALITY }, config.maxInputPixels, config.memoryBudget);
+    // Queued like a pro request rather than refused: the landing page should not break under load.
+    const done = await reserveMemory('pro', prepared.plan.estimate, config.memoryBudget);
+    try {
+      return await compress(prepared);
+    } finally {
+      done();
+    }
+  })();
+  // A failure (overload) is not kept: the next visitor tries again.
+  compressed.catch(() => (compressed = undefined));
+  return compressed;
+}
