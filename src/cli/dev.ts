@@ -105,7 +105,7 @@ function printKeys(keys: readonly DemoKey[], args: DevArgs): void {
     `Web console (sign up, keys, usage, Try it, API reference): ${base}/`,
     '',
     'Try them once the server is up:',
-    `  Image API: curl -H "Authorization: Bearer ${byLabel.get('image_free')}" -F image=@photo.jpg -o small.jpg ${base}/api/v1/compress`,
+    `  Image API: curl -H "Authorization: Bearer ${byLabel.get('image_free')}" -F image=@src/web/assets/sample.jpg -o sample-small.jpg ${base}/api/v1/compress`,
     `  Tools API: curl -H "x-api-key: ${byLabel.get('tools_free')}" ${base}/api/v1/account`,
     `Saved in ${shortPath(demoKeysPath(args.target))}; reused on the next run while they stay unrevoked.`,
     '',

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/accounts/keys.ts';
 import { SQL } from '../../src/db/statements.ts';
-import { devScript, KEY_PATTERN, localD1, makeSandbox, type LocalD1, type RunResult, type Sandbox } from './helpers.ts';
+import { devScript, KEY_PATTERN, localD1, ROOT, makeSandbox, type LocalD1, type RunResult, type Sandbox } from './helpers.ts';
 
 let sb: Sandbox;
 // The test's own reads and changes, in this process (a wrangler start each would cost seconds).
@@ -44,6 +44,9 @@ describe('dev --seed-only', () => {
     expect(first.stdout).toMatch(/local demo keys/i);
     expect(first.stdout).toContain(`curl -H "x-api-key: ${keys.tools_free}" http://127.0.0.1:8787/api/v1/account`);
     expect(first.stdout).toContain(`Authorization: Bearer ${keys.image_free}`);
+    // The compress line is copy-paste ready: it names the sample the repository ships.
+    expect(first.stdout).toContain('-F image=@src/web/assets/sample.jpg');
+    expect(statSync(join(ROOT, 'src/web/assets/sample.jpg')).size).toBeGreaterThan(10_000);
 
     const devVars = readFileSync(join(sb.dir, '.dev.vars'), 'utf8');
     expect(devVars).toMatch(/^# my settings\nSOME_FLAG=on\nADMIN_TOKEN=[0-9A-Za-z]{32,}\nQR_SIGNING_SECRET=[0-9A-Za-z]{32,}\n$/);

@@ -89,7 +89,7 @@ describe('API B authentication', () => {
   });
 });
 
-describe('API A authentication', () => {
+describe('Image API authentication', () => {
   it('takes the key as Bearer and reports the month quota', async () => {
     const k = await makeKey({ scopes: ['image'], image: 'free' });
     const res = await call('/api/v1/compress', { method: 'POST', headers: bearer(k.key) });

@@ -30,7 +30,7 @@ function consoleCompress(browser: Browser, csrf: string | undefined, parts: Reco
 }
 
 describe('usage per day', () => {
-  it('counts API B requests (any status but 429, never /health) and compressions (200s only) per key and per day', async () => {
+  it('counts Tools API requests (any status but 429, never /health) and compressions (200s only) per key and per day', async () => {
     const clock = new TestClock(Date.UTC(2026, 10, 20, 10, 0, 0));
     const { browser, csrf, email } = await signedUp({ clock });
     const a = await newKey(browser, csrf);

@@ -13,7 +13,7 @@ function input(api: number[], compressions: number[], days = lastDays(api.length
     title: 'Usage, last 30 days',
     days,
     series: [
-      { name: 'API B requests', className: 'series-api', values: api },
+      { name: 'Tools API requests', className: 'series-api', values: api },
       { name: 'Compressions', className: 'series-compress', values: compressions },
     ],
   };
@@ -116,7 +116,7 @@ describe('renderUsageChart', () => {
     expect(zero).not.toMatch(/NaN|Infinity/);
     expect(ticks(zero).map((t) => t.label)).toEqual(['2', '1', '0']);
     expect(bars(zero).every((b) => b.height === 0)).toBe(true);
-    expect(zero).toContain('API B requests: 0 in 30 days; Compressions: 0 in 30 days');
+    expect(zero).toContain('Tools API requests: 0 in 30 days; Compressions: 0 in 30 days');
 
     const ragged = renderUsageChart({ title: 'r', days: lastDays(5), series: [{ name: 'a', className: 'x', values: [3, Number.NaN, -2, Infinity] }] }).value;
     expect(ragged).not.toMatch(/NaN|Infinity/);
@@ -141,9 +141,9 @@ describe('renderUsageChart', () => {
   it('gives each bar a tooltip and its day and value as data attributes', () => {
     const b = bars(svg).find((bar) => bar.day === '2026-11-03' && bar.className.includes('series-api'))!;
     expect(b.value).toBe(api[11]);
-    expect(b.tooltip).toBe(`Nov 3: ${api[11]} API B requests`);
+    expect(b.tooltip).toBe(`Nov 3: ${api[11]} Tools API requests`);
     const big = bars(renderUsageChart(input([12345], [1])).value);
-    expect(big.map((x) => x.tooltip)).toEqual(['Nov 21: 12,345 API B requests', 'Nov 21: 1 Compressions']);
+    expect(big.map((x) => x.tooltip)).toEqual(['Nov 21: 12,345 Tools API requests', 'Nov 21: 1 Compressions']);
   });
 
   it('is an accessible image named by its title and described by the totals', () => {
@@ -153,9 +153,9 @@ describe('renderUsageChart', () => {
     const [titleId, descId] = (a['aria-labelledby'] ?? '').split(' ');
     expect(svg).toContain(`<title id="${titleId}">Usage, last 30 days</title>`);
     const total = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
-    expect(svg).toContain(`<desc id="${descId}">API B requests: ${total(api)} in 30 days; Compressions: ${total(compress)} in 30 days</desc>`);
+    expect(svg).toContain(`<desc id="${descId}">Tools API requests: ${total(api)} in 30 days; Compressions: ${total(compress)} in 30 days</desc>`);
     const legend = [...svg.matchAll(/<rect class="chart-swatch ([^"]+)"[^>]*\/><text class="chart-legend-label"[^>]*>(.*?)<\/text>/g)].map((m) => [m[1], m[2]]);
-    expect(legend).toEqual([['series-api', 'API B requests'], ['series-compress', 'Compressions']]);
+    expect(legend).toEqual([['series-api', 'Tools API requests'], ['series-compress', 'Compressions']]);
   });
 
   it('scales to its container and takes colours only from classes', () => {
@@ -193,7 +193,7 @@ describe('renderUsageTable', () => {
 
   it('has a caption, a header per column and a row per day', () => {
     expect(table).toContain('<caption>Usage, last 30 days</caption>');
-    expect(cells[0]).toEqual(['Date', 'API B requests', 'Compressions']);
+    expect(cells[0]).toEqual(['Date', 'Tools API requests', 'Compressions']);
     expect(table.match(/<th scope="col">/g)?.length).toBe(3);
     expect(cells.slice(1, 4)).toEqual([
       ['Nov 19, 2026', '1', '2'],

@@ -21,7 +21,7 @@ function seriesOf(report: UsageReport, source: { requests: number[]; compression
     title,
     days: report.days,
     series: [
-      { name: 'API B requests', className: 'series-requests', values: source.requests },
+      { name: 'Tools API requests', className: 'series-requests', values: source.requests },
       { name: 'Compressions', className: 'series-compressions', values: source.compressions },
     ],
   };
@@ -49,7 +49,7 @@ function keyCard(report: UsageReport, key: KeyUsage): Html {
 <h3 id="usage-${key.id}">${title} ${key.kind === 'api' ? html`<code>${key.prefix}…</code>` : ''} ${key.revoked_at ? html`<span class="status-revoked">Revoked</span>` : ''}</h3>
 <p>Last 30 days: ${plural(sum(key.requests), 'Tools API request')}, ${plural(sum(key.compressions), 'compression')}.</p>
 <p>Compressions this month: <strong data-testid="key-month-${key.id}">${numberText(key.month_compressions)}</strong> of the account's ${numberText(w.month_compressions.used)}.</p>
-${apiB ? html`${bar('API B requests today', w.day, 'requests')}${bar('API B requests this minute', w.minute, 'requests')}` : ''}
+${apiB ? html`${bar('Tools API requests today', w.day, 'requests')}${bar('Tools API requests this minute', w.minute, 'requests')}` : ''}
 <details><summary>Daily chart of ${title}</summary>${renderChartOrEmpty(seriesOf(report, key, `Daily use of ${title}, last 30 days`), key.kind === 'console' ? EMPTY_TRY : EMPTY_KEY)}</details>
 </section>`;
 }
@@ -58,11 +58,11 @@ export function usagePage(state: UsageState): string {
   const { report, account } = state;
   const image = IMAGE_TIERS[account.image_tier];
   const tools = TOOLS_TIERS[account.tools_tier];
-  const chart = seriesOf(report, report.account, 'API B requests and compressions per day, last 30 days, all keys');
+  const chart = seriesOf(report, report.account, 'Tools API requests and compressions per day, last 30 days, all keys');
   const body = html`<h1>Usage</h1>
-<p>Signed in as <strong>${account.name}</strong> (${account.email}). The monthly compressions belong to the account (all its keys and "Try it" together); API B's limits apply to each key on its own (API reference: "Limits").</p>
+<p>Signed in as <strong>${account.name}</strong> (${account.email}). The monthly compressions belong to the account (all its keys and "Try it" together); the Tools API's limits apply to each key on its own (API reference: "Limits").</p>
 <div class="totals">
-<div class="card"><span class="hint">API B requests, last 30 days</span><span class="big" data-testid="total-requests">${numberText(sum(report.account.requests))}</span></div>
+<div class="card"><span class="hint">Tools API requests, last 30 days</span><span class="big" data-testid="total-requests">${numberText(sum(report.account.requests))}</span></div>
 <div class="card"><span class="hint">Compressions, last 30 days</span><span class="big" data-testid="total-compressions">${numberText(sum(report.account.compressions))}</span></div>
 <div class="card"><span class="hint">Image tier</span><span class="big">${account.image_tier}</span><span class="hint">${numberText(image.compressionsPerMonth)} compressions per month for the account${image.webp ? '; WebP and target size' : '; JPEG and PNG output'}</span></div>
 <div class="card"><span class="hint">Tools tier</span><span class="big">${account.tools_tier}</span><span class="hint">${numberText(tools.perMinute)} requests per minute${tools.perDay === null ? ', no daily cap' : ` and ${numberText(tools.perDay)} per day`}, per key</span></div>
