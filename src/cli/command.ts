@@ -2,6 +2,7 @@
 // every argument (throwing UsageError) and only then returns the action that touches D1.
 import { UsageError } from './errors.ts';
 import type { RefreshOptions } from './live-refresh.ts';
+import type { Instance } from './operator-client.ts';
 import type { D1Target } from './wrangler.ts';
 
 export interface CommandInput {
@@ -10,6 +11,8 @@ export interface CommandInput {
   usage: string;
   target: D1Target;
   refresh: RefreshOptions;
+  /** `--url` with `--token`: the running instance the command acts on over HTTP. */
+  instance?: Instance | undefined;
 }
 
 export interface CommandResult {
@@ -21,7 +24,8 @@ export interface CommandResult {
 export type Action = () => Promise<CommandResult>;
 
 export interface Command {
-  group: 'account' | 'key' | 'catalogue';
+  group: 'account' | 'key' | 'catalogue' | 'backup' | 'restore';
+  /** Empty for a one-word command (`backup`, `restore`). */
   name: string;
   /** Arguments after `<group> <name>`, as shown in the usage line. */
   synopsis: string;
@@ -30,7 +34,7 @@ export interface Command {
   prepare(input: CommandInput): Action;
 }
 
-export const usageLine = (c: Command): string => `npm run admin -- ${c.group} ${c.name}${c.synopsis ? ` ${c.synopsis}` : ''}`;
+export const usageLine = (c: Command): string => `npm run admin -- ${c.group}${c.name ? ` ${c.name}` : ''}${c.synopsis ? ` ${c.synopsis}` : ''}`;
 
 /** The value of a required flag, or a usage error. */
 export function required(input: CommandInput, flag: string): string {
