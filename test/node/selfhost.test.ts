@@ -12,7 +12,7 @@ import { main } from '../../src/cli/admin.ts';
 import { buildSelfhost } from '../../src/cli/selfhost-build.ts';
 import { WORKERD_BIN, workerdArgs } from '../../src/cli/selfhost-start.ts';
 import { startOrigin, type Origin } from '../fixtures/origin.ts';
-import { closedUrl } from './helpers.ts';
+import { closedUrl, ROOT } from './helpers.ts';
 
 const TOKEN = 'selfhost-test-operator-token-0123456789';
 const QR_SECRET = 'selfhost-test-qr-secret-0123456789-0123456789';
@@ -96,6 +96,35 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
+describe('the generated config', () => {
+  it('has wrangler.toml\'s objects on disk, its vars and secrets from the environment, public egress', () => {
+    const text = readFileSync(config, 'utf8');
+    const toml = readFileSync(join(ROOT, 'wrangler.toml'), 'utf8');
+    for (const [, cls] of toml.matchAll(/^class_name\s*=\s*"([^"]+)"/gm)) {
+      expect(text).toContain(`(className = "${cls}", uniqueKey = "shrinkray-${cls}", enableSql = true)`);
+    }
+    expect(text.match(/durableObjectStorage = \(localDisk = "data"\)/g)).toHaveLength(2);
+    const vars = toml.slice(toml.indexOf('[vars]')).matchAll(/^([A-Z_]+)\s*=/gm);
+    for (const name of [...[...vars].map((m) => m[1]), 'ADMIN_TOKEN', 'QR_SIGNING_SECRET', 'QR_SIGNING_SECRET_PREVIOUS']) {
+      expect(text).toContain(`(name = "${name}", fromEnvironment = "${name}")`);
+    }
+    expect(text).toContain('(name = "DB", wrapped = (moduleName = "cloudflare-internal:d1-api"');
+    expect(text).toContain('network = (allow = ["public"]');
+  });
+
+  it('--token needs --url, an https one off loopback, and no database flags', async () => {
+    const run = async (...args: string[]) => {
+      let stderr = '';
+      const code = await main(args, { stdout: () => {}, stderr: (t) => (stderr += t) });
+      return { code, stderr };
+    };
+    expect(await run('account', 'list', '--token', 'x')).toMatchObject({ code: 2, stderr: expect.stringMatching(/--token needs --url/) });
+    expect(await run('account', 'list', '--url', 'http://api.example.com', '--token', 'x')).toMatchObject({ code: 2, stderr: expect.stringMatching(/https/) });
+    expect(await run('account', 'list', '--url', 'http://127.0.0.1:1', '--token', 'x', '--remote')).toMatchObject({ code: 2, stderr: expect.stringMatching(/no --local, --remote or --persist-to/) });
+    expect(await run('backup', '--url', 'http://127.0.0.1:1', '--token', 'x')).toMatchObject({ code: 2, stderr: expect.stringMatching(/missing --out/) });
+  });
+});
+
 describe('self-hosted on workerd', () => {
   it('serves, keeps its data across a restart, and backs up into a fresh instance', async () => {
     const data = join(dir, 'data');
@@ -104,8 +133,11 @@ describe('self-hosted on workerd', () => {
     try {
       expect(await (await fetch(`${instance.url}/healthz`)).json()).toEqual({ status: 'ok' });
       expect(await (await fetch(`${instance.url}/readyz`)).json()).toEqual({ status: 'ready', migrations: 4 });
-      // Operator endpoints want the token.
+      // Operator endpoints want the token; the CLI says which one is wrong.
       expect((await fetch(`${instance.url}/internal/backup`)).status).toBe(401);
+      let refusal = '';
+      expect(await main(['account', 'list', '--url', instance.url, '--token', 'wrong'], { stdout: () => {}, stderr: (t) => (refusal += t) })).toBe(1);
+      expect(refusal).toMatch(/the operator token is missing or wrong/);
 
       const account = await cli(instance, 'account', 'create', '--email', 'ops@example.com', '--name', 'On Prem', '--image-tier', 'pro');
       const both = await cli(instance, 'key', 'create', '--account', account.id, '--scopes', 'image,tools', '--name', 'both');
@@ -150,6 +182,8 @@ describe('self-hosted on workerd', () => {
       // Restart on the same directory.
       await stop(instance);
       instance = await start(data);
+      // The migrations were recorded: none applies again.
+      expect(instance.output()).not.toContain('migration_applied');
       const accounts = await cli(instance, 'account', 'list');
       expect(accounts).toEqual([expect.objectContaining({ id: account.id, email: 'ops@example.com', image_tier: 'pro' })]);
       const keys = await cli(instance, 'key', 'list', '--account', account.id);
