@@ -103,7 +103,11 @@ export function summarize(backup: Backup): BackupSummary {
  * (all or nothing), then every object. Refuses a backup of another schema, or a non-empty instance.
  */
 export async function restoreBackup(env: Env, backup: Backup): Promise<BackupSummary> {
-  if (backup.format !== BACKUP_FORMAT || backup.version !== BACKUP_VERSION) {
+  const objects = backup.objects as Partial<Backup['objects']> | undefined;
+  if (
+    backup.format !== BACKUP_FORMAT || backup.version !== BACKUP_VERSION || !Array.isArray(backup.migrations) ||
+    !Array.isArray(backup.d1) || typeof objects !== 'object' || objects === null
+  ) {
     throw new RestoreRefused(`not a ${BACKUP_FORMAT} version ${BACKUP_VERSION} document`);
   }
   const here = await migrationNames(env.DB);
@@ -124,14 +128,19 @@ export async function restoreBackup(env: Env, backup: Backup): Promise<BackupSum
     const insert = `INSERT INTO ${quoteIdent(t.name)} (${t.columns.map(quoteIdent).join(', ')}) VALUES (${t.columns.map(() => '?').join(', ')})`;
     for (const row of t.rows) statements.push(env.DB.prepare(insert).bind(...row.map(toD1Value)));
   }
-  await env.DB.batch(statements);
+  try {
+    await env.DB.batch(statements);
+  } catch (err) {
+    // All or nothing: the instance is still empty.
+    throw new RestoreRefused(`D1 refused the backup's rows, nothing was restored: ${err instanceof Error ? err.message : String(err)}`);
+  }
 
   const load = (states: Record<string, ObjectState>, stub: (id: string) => { importState(s: ObjectState): Promise<void> }) =>
     Promise.all(Object.entries(states).map(([id, s]) => stub(id).importState(s)));
-  await load(backup.objects.key_meters, (h) => env.METER.get(env.METER.idFromName(h)));
-  await load(backup.objects.account_meters, (a) => env.ACCOUNT_METER.get(env.ACCOUNT_METER.idFromName(a)));
-  await load(backup.objects.webhook_dispatchers, (a) => env.WEBHOOK_DISPATCHER.get(env.WEBHOOK_DISPATCHER.idFromName(a)));
-  return summarize(backup);
+  await load(objects.key_meters ?? {}, (h) => env.METER.get(env.METER.idFromName(h)));
+  await load(objects.account_meters ?? {}, (a) => env.ACCOUNT_METER.get(env.ACCOUNT_METER.idFromName(a)));
+  await load(objects.webhook_dispatchers ?? {}, (a) => env.WEBHOOK_DISPATCHER.get(env.WEBHOOK_DISPATCHER.idFromName(a)));
+  return summarize({ ...backup, objects: { key_meters: {}, account_meters: {}, webhook_dispatchers: {}, ...objects } });
 }
 
 function toD1Value(cell: Cell): unknown {

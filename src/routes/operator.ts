@@ -51,9 +51,7 @@ export function registerOperator(app: OpenAPIHono<AppEnv>): void {
 
   app.post(RESTORE_PATH, adminAuth, async (c) => {
     const backup = (await jsonBody(c.req.raw)) as Backup;
-    if (typeof backup !== 'object' || backup === null || !Array.isArray(backup.d1) || typeof backup.objects !== 'object') {
-      throw new ApiError('bad_request', 'not a backup document');
-    }
+    if (typeof backup !== 'object' || backup === null) throw new ApiError('bad_request', 'not a backup document');
     try {
       const restored = await restoreBackup(c.env, backup);
       return c.json({ data: { restored }, meta: { request_id: c.var.requestId } }, 200);

@@ -3,7 +3,7 @@
 // operator CLI over HTTP (--url/--token) and by plain HTTP as a customer would; then stopped and started
 // again on the same directory, backed up, and restored into a fresh one.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -205,6 +205,11 @@ describe('self-hosted on workerd', () => {
       let stderr = '';
       expect(await main(['restore', '--in', file, '--url', restored.url, '--token', TOKEN], { stdout: () => {}, stderr: (t) => (stderr += t) })).toBe(1);
       expect(stderr).toMatch(/already has accounts/);
+      const junk = join(dir, 'junk.json');
+      writeFileSync(junk, '{"format":"something-else"}');
+      stderr = '';
+      expect(await main(['restore', '--in', junk, '--url', restored.url, '--token', TOKEN], { stdout: () => {}, stderr: (t) => (stderr += t) })).toBe(1);
+      expect(stderr).toBe('error: not a shrinkray-backup version 1 document\n');
 
       const original = JSON.parse(readFileSync(file, 'utf8'));
       const again = join(dir, 'again.json');
