@@ -12,6 +12,7 @@ import { main } from '../../src/cli/admin.ts';
 import { buildSelfhost } from '../../src/cli/selfhost-build.ts';
 import { WORKERD_BIN, workerdArgs } from '../../src/cli/selfhost-start.ts';
 import { startOrigin, type Origin } from '../fixtures/origin.ts';
+import { startReceiver } from '../fixtures/receiver.ts';
 import { closedUrl, ROOT } from './helpers.ts';
 
 const TOKEN = 'selfhost-test-operator-token-0123456789';
@@ -29,7 +30,7 @@ interface Instance {
 }
 
 /** workerd on `dataDir`, as `npm run selfhost:start` runs it; resolves once /readyz answers 200. */
-async function start(dataDir: string): Promise<Instance> {
+async function start(dataDir: string, testOrigin: string = origin.origin): Promise<Instance> {
   const url = await closedUrl();
   const env = {
     PATH: process.env.PATH ?? '',
@@ -37,7 +38,7 @@ async function start(dataDir: string): Promise<Instance> {
     SHRINKRAY_DATA_DIR: dataDir,
     ADMIN_TOKEN: TOKEN,
     QR_SIGNING_SECRET: QR_SECRET,
-    FETCH_TEST_ORIGIN: origin.origin,
+    FETCH_TEST_ORIGIN: testOrigin,
   };
   const child = spawn(WORKERD_BIN, workerdArgs(env, config), { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
@@ -231,6 +232,36 @@ describe('self-hosted on workerd', () => {
     } finally {
       await stop(instance);
       if (restored) await stop(restored);
+    }
+  });
+
+  it('delivers webhooks from its Durable Objects (alarms on disk) to the loopback receiver FETCH_TEST_ORIGIN names', async () => {
+    const receiver = await startReceiver();
+    const instance = await start(join(dir, 'webhooks'), receiver.origin);
+    try {
+      const account = await cli(instance, 'account', 'create', '--email', 'hooks@example.com', '--name', 'Hooks', '--tools-tier', 'developer');
+      const manage = await cli(instance, 'key', 'create', '--account', account.id, '--scopes', 'manage');
+      const call = (path: string, body?: unknown) =>
+        fetch(`${instance.url}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${manage.key}`, 'content-type': 'application/json' },
+          body: body === undefined ? null : JSON.stringify(body),
+        });
+      const created = await call('/api/v1/webhooks', { url: `${receiver.origin}/hooks/selfhost`, events: ['key.created'] });
+      expect(created.status, await created.clone().text()).toBe(201);
+      const endpoint = ((await created.json()) as any).data;
+      expect((await call(`/api/v1/webhooks/${endpoint.id}/test`)).status).toBe(202);
+      let log: any[] = [];
+      for (let i = 0; i < 100 && log.length === 0; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        log = (await (await fetch(`${receiver.origin}/_log?path=/hooks/selfhost`)).json()) as any[];
+      }
+      expect(log).toHaveLength(1);
+      expect(JSON.parse(log[0].body)).toMatchObject({ type: 'webhook.test' });
+      expect(log[0].headers['webhook-signature']).toMatch(/^v1,/);
+    } finally {
+      await stop(instance);
+      await receiver.close();
     }
   });
 });
