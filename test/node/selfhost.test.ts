@@ -264,4 +264,53 @@ describe('self-hosted on workerd', () => {
       await receiver.close();
     }
   });
+
+  it('reaches public addresses only, and the one loopback origin FETCH_TEST_ORIGIN names', async () => {
+    // The generated egress and networks, in front of a probe Worker that fetches any URL it is given:
+    // what workerd itself allows, beneath the app's own URL rules.
+    const generated = readFileSync(config, 'utf8');
+    const egress = /^const egress :Workerd\.Worker = \(.*?^\);$/ms.exec(generated)?.[0];
+    const networks = generated.split('\n').filter((l) => /name = "(public|loopback)-network"/.test(l));
+    expect(egress).toBeDefined();
+    expect(networks).toHaveLength(2);
+    const probe = `export default { async fetch(r) { try { return new Response(String((await fetch(new URL(r.url).searchParams.get('u'))).status)); } catch { return new Response('refused'); } } };`;
+    const url = await closedUrl();
+    const probeConfig = join(dir, 'probe.capnp');
+    writeFileSync(
+      probeConfig,
+      `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [
+    (name = "probe", worker = (modules = [(name = "p.js", esModule = ${JSON.stringify(probe)})], compatibilityDate = "2026-11-01", globalOutbound = "egress")),
+    (name = "egress", worker = .egress),
+${networks.join('\n')}
+  ],
+  sockets = [(name = "http", address = "${url.replace('http://', '')}", http = (), service = "probe")],
+);
+${egress}
+`,
+    );
+    const other = await startOrigin();
+    const env = { PATH: process.env.PATH ?? '', FETCH_TEST_ORIGIN: origin.origin };
+    const child = spawn(WORKERD_BIN, ['serve', probeConfig], { env, stdio: 'ignore' });
+    try {
+      const via = async (target: string): Promise<string> => {
+        for (let i = 0; i < 100; i++) {
+          const answer = await fetch(`${url}/?u=${encodeURIComponent(target)}`).then((r) => r.text(), () => undefined);
+          if (answer !== undefined) return answer;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        throw new Error('probe not answering');
+      };
+      expect(await via(`${origin.origin}/rich`)).toBe('200');
+      expect(await via(`${other.origin}/rich`)).toBe('refused'); // another loopback port
+      expect(await via(origin.origin.replace('127.0.0.1', 'localhost') + '/rich')).toBe('refused'); // not the exact origin
+      expect(await via('http://10.0.0.1/')).toBe('refused'); // private
+    } finally {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+      await other.close();
+    }
+  });
 });
