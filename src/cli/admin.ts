@@ -60,7 +60,7 @@ function parse(argv: readonly string[], executor: D1Executor | undefined): { hel
     positionals: rest,
     values: tokens.values,
     usage,
-    target: { remote, persistTo, config, executor: executor ?? (instance && httpExecutor(instance)) },
+    target: { remote, persistTo, config, executor: executor ?? (instance && httpExecutor(instance)), via: instance?.url },
     refresh: { remote, url: tokens.values.get('url'), config, token: instance?.token },
     instance,
   };

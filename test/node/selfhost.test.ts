@@ -141,6 +141,9 @@ describe('self-hosted on workerd', () => {
       expect(refusal).toMatch(/the operator token is missing or wrong/);
 
       const account = await cli(instance, 'account', 'create', '--email', 'ops@example.com', '--name', 'On Prem', '--image-tier', 'pro');
+      let duplicate = '';
+      expect(await main(['account', 'create', '--email', 'OPS@example.com', '--name', 'Again', '--url', instance.url, '--token', TOKEN], { stdout: () => {}, stderr: (t) => (duplicate += t) })).toBe(1);
+      expect(duplicate).toBe(`error: an account with email OPS@example.com already exists (${account.id}); emails are unique regardless of case\n`);
       const both = await cli(instance, 'key', 'create', '--account', account.id, '--scopes', 'image,tools', '--name', 'both');
       const tools = await cli(instance, 'key', 'create', '--account', account.id, '--scopes', 'tools', '--name', 'burst');
       const catalogue = await cli(instance, 'catalogue', 'sync');
