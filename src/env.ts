@@ -49,8 +49,9 @@ export interface Env {
  * A numeric var with its default. A value that is not a non-negative integer is a configuration mistake:
  * it fails loudly (500, logged) rather than running unlimited.
  */
-export function integerVar(name: string, value: string | number | undefined, fallback: number): number {
-  if (value === undefined || String(value).trim() === '') return fallback;
+export function integerVar(name: string, value: string | number | null | undefined, fallback: number): number {
+  // null: self-hosted on workerd, a var whose environment variable is unset (README, "Self-hosting").
+  if (value === undefined || value === null || String(value).trim() === '') return fallback;
   const n = Number(value);
   if (!Number.isSafeInteger(n) || n < 0) throw new Error(`the var ${name} must be a non-negative integer, not "${value}"`);
   return n;

@@ -1,26 +1,30 @@
 // The operator CLI: `npm run admin -- <account|key> <command> [options]`. See `--help`.
 import { tokenize, unknownFlag } from './args.ts';
 import { accountCreate, accountList, accountSetTier } from './account-commands.ts';
+import { backup, restore } from './backup-commands.ts';
 import { catalogueSync } from './catalogue-commands.ts';
 import { type Command, type CommandInput, usageLine } from './command.ts';
 import { CliError, redactSecrets, UsageError } from './errors.ts';
 import { keyCreate, keyList, keyRevoke } from './key-commands.ts';
 import { signUrl } from './sign-url-command.ts';
+import { checkUrl } from './live-refresh.ts';
+import { httpExecutor, type Instance } from './operator-client.ts';
 import { generalUsage } from './usage.ts';
 import type { D1Executor } from './wrangler.ts';
 
-export const COMMANDS: readonly Command[] = [accountCreate, accountSetTier, accountList, keyCreate, keyList, keyRevoke, catalogueSync, signUrl];
+export const COMMANDS: readonly Command[] = [accountCreate, accountSetTier, accountList, keyCreate, keyList, keyRevoke, catalogueSync, signUrl, backup, restore];
 
 const GLOBAL_SWITCHES = ['help', 'local', 'remote'];
-const GLOBAL_VALUES = ['persist-to', 'config', 'url'];
+const GLOBAL_VALUES = ['persist-to', 'config', 'url', 'token'];
 
 /** Resolves argv to help text or to a command and its input; throws UsageError. */
 function parse(argv: readonly string[], executor: D1Executor | undefined): { help: string } | { input: CommandInput; command: Command } {
   const tokens = tokenize(argv, new Set(GLOBAL_SWITCHES));
-  const [group, ...afterGroup] = tokens.positionals;
-  // A one-word command (`sign-url`) takes what follows as its arguments.
+  const [group, second, ...others] = tokens.positionals;
+  // A one-word command (`sign-url`, `backup`, `restore`) takes the next word as its first argument.
   const oneWord = COMMANDS.some((c) => c.group === group && c.name === '');
-  const [name, ...rest] = oneWord ? ['', ...afterGroup] : afterGroup;
+  const name = oneWord ? '' : second;
+  const rest = oneWord ? tokens.positionals.slice(1) : others;
   const general = generalUsage(COMMANDS);
   if (group === undefined) {
     if (tokens.problems.length === 0 && tokens.values.size === 0) return { help: general };
@@ -52,14 +56,30 @@ function parse(argv: readonly string[], executor: D1Executor | undefined): { hel
   if (persistTo === '') throw new UsageError('invalid --persist-to: must not be empty', usage);
   const config = tokens.values.get('config');
   if (config === '') throw new UsageError('invalid --config: must not be empty', usage);
+  const instance = instanceOf(tokens.values, remote || persistTo !== undefined || tokens.switches.has('local'), usage);
   const input: CommandInput = {
     positionals: rest,
     values: tokens.values,
     usage,
-    target: { remote, persistTo, config, executor },
-    refresh: { remote, url: tokens.values.get('url'), config },
+    target: { remote, persistTo, config, executor: executor ?? (instance && httpExecutor(instance)), via: instance?.url },
+    refresh: { remote, url: tokens.values.get('url'), config, token: instance?.token },
+    instance,
   };
   return { input, command };
+}
+
+/**
+ * `--url` with `--token`: every command runs on that instance through its operator endpoints, instead of
+ * on a D1 database through wrangler; the database flags then make no sense.
+ */
+function instanceOf(values: ReadonlyMap<string, string>, databaseFlags: boolean, usage: string): Instance | undefined {
+  const token = values.get('token');
+  if (token === undefined) return undefined;
+  const url = values.get('url');
+  if (url === undefined) throw new UsageError('--token needs --url, the instance it is for', usage);
+  if (token === '') throw new UsageError('invalid --token: must not be empty', usage);
+  if (databaseFlags) throw new UsageError('--url with --token runs on the instance: no --local, --remote or --persist-to', usage);
+  return { url: checkUrl(url, true, usage), token };
 }
 
 /** Where a run writes, and (for tests in this process) the D1 it uses instead of wrangler's. */

@@ -2,6 +2,7 @@
 // every argument (throwing UsageError) and only then returns the action that touches D1.
 import { UsageError } from './errors.ts';
 import type { RefreshOptions } from './live-refresh.ts';
+import type { Instance } from './operator-client.ts';
 import type { D1Target } from './wrangler.ts';
 
 export interface CommandInput {
@@ -10,6 +11,8 @@ export interface CommandInput {
   usage: string;
   target: D1Target;
   refresh: RefreshOptions;
+  /** `--url` with `--token`: the running instance the command acts on over HTTP. */
+  instance?: Instance | undefined;
 }
 
 export interface CommandResult {
@@ -21,8 +24,8 @@ export interface CommandResult {
 export type Action = () => Promise<CommandResult>;
 
 export interface Command {
-  group: 'account' | 'key' | 'catalogue' | 'sign-url';
-  /** Empty for a one-word command (`sign-url`). */
+  group: 'account' | 'key' | 'catalogue' | 'sign-url' | 'backup' | 'restore';
+  /** Empty for a one-word command (`sign-url`, `backup`, `restore`). */
   name: string;
   /** Arguments after `<group> <name>`, as shown in the usage line. */
   synopsis: string;

@@ -22,6 +22,8 @@ export interface RefreshOptions {
   remote: boolean;
   url?: string | undefined;
   config?: string | undefined;
+  /** `--token`: the CLI acts on a running instance at `url` over HTTP, and refreshes it with this. */
+  token?: string | undefined;
 }
 
 function isLoopback(hostname: string): boolean {
@@ -35,6 +37,9 @@ function isLoopback(hostname: string): boolean {
  */
 export function planRefresh(options: RefreshOptions, usage: string, env: NodeJS.ProcessEnv = process.env): RefreshPlan {
   const envToken = env.SHRINKRAY_ADMIN_TOKEN || undefined;
+  if (options.token !== undefined && options.url !== undefined) {
+    return { remote: true, url: checkUrl(options.url, true, usage), token: options.token };
+  }
   if (!options.remote) {
     const url = checkUrl(options.url ?? LOCAL_URL, false, usage);
     // The local service reads its token from .dev.vars, so that file is the truth; env is the fallback.
@@ -53,7 +58,7 @@ export function planRefresh(options: RefreshOptions, usage: string, env: NodeJS.
   return { remote: true, url: checkUrl(rawUrl, true, usage), token: envToken };
 }
 
-function checkUrl(raw: string, remote: boolean, usage: string): string {
+export function checkUrl(raw: string, remote: boolean, usage: string): string {
   let url: URL;
   try {
     url = new URL(raw);

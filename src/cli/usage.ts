@@ -3,7 +3,7 @@ import { type Command, usageLine } from './command.ts';
 
 export function generalUsage(commands: readonly Command[]): string {
   return [
-    'Shrinkray operator CLI: accounts, API keys and the tool catalogue in D1.',
+    'Shrinkray operator CLI: accounts, API keys and the tool catalogue in D1; backup and restore.',
     '',
     'Usage:',
     ...commands.map((c) => `  ${usageLine(c)}`),
@@ -18,6 +18,9 @@ export function generalUsage(commands: readonly Command[]): string {
     '  --url URL           service told to drop cached key state after set-tier and revoke',
     '                      (local default http://127.0.0.1:8787, token from ADMIN_TOKEN in .dev.vars',
     '                      or env SHRINKRAY_ADMIN_TOKEN)',
+    '  --url URL --token T run on that running instance through its operator endpoints (a self-hosted',
+    '                      one: README, "Self-hosting"); T is its ADMIN_TOKEN. backup and restore',
+    '                      always need a running instance (default: npm run dev\'s, with .dev.vars)',
     '  -h, --help          this text; after a command, that command\'s usage',
     '',
     'Each command prints one JSON document on stdout; times are ISO 8601 (UTC).',

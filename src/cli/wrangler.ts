@@ -23,6 +23,8 @@ export interface D1Target {
    * the commands against the same local database without a wrangler start (seconds) per command.
    */
   executor?: D1Executor | undefined;
+  /** Where the executor runs the statements, for messages: a running instance's URL (`--url --token`). */
+  via?: string | undefined;
 }
 
 /** Runs statements as one batch, returning each statement's rows. */
@@ -127,13 +129,13 @@ export class D1Error extends CliError {
   readonly detail: string;
   constructor(detail: string, target: D1Target) {
     let hint = '';
-    if (/no such table/i.test(detail)) {
+    if (/no such table/i.test(detail) && target.via === undefined) {
       const migrate = target.remote
         ? 'wrangler d1 migrations apply DB --remote'
         : `npm run dev\` or \`wrangler d1 migrations apply DB --local${target.persistTo === undefined ? '' : ' --persist-to …'}`;
       hint = ` (the database has no schema yet: run \`${migrate}\`)`;
     }
-    super(`D1 (${target.remote ? 'remote' : 'local'}) failed: ${detail}${hint}`);
+    super(`D1 (${target.via ?? (target.remote ? 'remote' : 'local')}) failed: ${detail}${hint}`);
     this.detail = detail;
   }
 }

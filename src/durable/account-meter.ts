@@ -18,6 +18,7 @@ import type { WindowUsage } from '../metering/types.ts';
 import { handOff } from '../webhooks/dispatcher-stub.ts';
 import { imageRefused, imageThresholds, type HookTarget } from '../webhooks/meter-events.ts';
 import { MeterOutbox } from '../webhooks/meter-outbox.ts';
+import { exportObjectState, importObjectState, type ObjectState } from './object-state.ts';
 
 export class AccountMeter extends DurableObject<Env> {
   private readonly counters: Counters;
@@ -54,6 +55,16 @@ export class AccountMeter extends DurableObject<Env> {
   }
 
   /** Hands recorded webhook events to the account's dispatcher. */
+  /** The operator's backup (README, "Self-hosting"): this object's tables and alarm. */
+  async exportState(): Promise<ObjectState> {
+    return exportObjectState(this.ctx);
+  }
+
+  /** The operator's restore: replaces this object's state with a backup's. */
+  async importState(state: ObjectState): Promise<void> {
+    await importObjectState(this.ctx, state);
+  }
+
   override async alarm(): Promise<void> {
     await handOff(this.env, this.ctx.storage, this.outbox);
   }

@@ -19,6 +19,7 @@ import type { KeySnapshot, Verdict } from '../metering/types.ts';
 import { handOff } from '../webhooks/dispatcher-stub.ts';
 import { hookTarget, toolsEvents } from '../webhooks/meter-events.ts';
 import { MeterOutbox } from '../webhooks/meter-outbox.ts';
+import { exportObjectState, importObjectState, type ObjectState } from './object-state.ts';
 
 interface CachedKey {
   view: KeyView | null; // null: no such key
@@ -106,6 +107,18 @@ export class KeyMeter extends DurableObject<Env> {
   }
 
   /** Hands recorded webhook events to the account's dispatcher; set by the step that recorded them. */
+  /** The operator's backup (README, "Self-hosting"): this object's tables and alarm. */
+  async exportState(): Promise<ObjectState> {
+    return exportObjectState(this.ctx);
+  }
+
+  /** The operator's restore: replaces this object's state with a backup's. */
+  async importState(state: ObjectState): Promise<void> {
+    await importObjectState(this.ctx, state);
+    this.cached = undefined;
+    this.loading = undefined;
+  }
+
   override async alarm(): Promise<void> {
     await handOff(this.env, this.ctx.storage, this.outbox);
   }

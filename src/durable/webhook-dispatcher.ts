@@ -13,6 +13,7 @@ import { endpointTargets, recordHealth, type EndpointTarget } from '../webhooks/
 import { event, type EventType, type WebhookEvent } from '../webhooks/events.ts';
 import { ALARM_RETRY_MS, DELIVERIES_PER_ALARM, MAX_MANUAL_SENDS_PER_HOUR, RETENTION_MS } from '../webhooks/limits.ts';
 import { attemptTimeout, disableAfter, retrySchedule } from '../webhooks/schedule.ts';
+import { exportObjectState, importObjectState, type ObjectState } from './object-state.ts';
 
 /** Outbox rows taken per D1 read; `pull` reads again until fewer come back. */
 const OUTBOX_BATCH = 100;
@@ -90,6 +91,16 @@ export class WebhookDispatcher extends DurableObject<Env> {
   /** The endpoint was disabled by its owner: what was waiting for it is given up. */
   async giveUp(endpointId: string): Promise<void> {
     this.store.failPending(endpointId);
+  }
+
+  /** The operator's backup (README, "Self-hosting"): this object's tables and alarm. */
+  async exportState(): Promise<ObjectState> {
+    return exportObjectState(this.ctx);
+  }
+
+  /** The operator's restore: replaces this object's state with a backup's. */
+  async importState(state: ObjectState): Promise<void> {
+    await importObjectState(this.ctx, state);
   }
 
   override async alarm(): Promise<void> {

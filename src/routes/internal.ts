@@ -6,6 +6,7 @@ import { secretsEqual } from '../accounts/constant-time.ts';
 import { refreshKeys } from '../accounts/refresh.ts';
 import type { AppEnv } from '../http/context.ts';
 import { ApiError } from '../http/errors.ts';
+import { registerOperator } from './operator.ts';
 import { resetWasmInstances, wasmMemoryReport } from '../../wasm/instances.ts';
 
 export const REFRESH_PATH = '/internal/keys/refresh';
@@ -13,7 +14,7 @@ export const REFRESH_PATH = '/internal/keys/refresh';
 export const CODECS_PATH = '/internal/codecs';
 const MAX_REFRESH_IDS = 1000;
 
-const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
+export const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
   const token = c.env.ADMIN_TOKEN;
   if (!token) throw new ApiError('not_found', `no endpoint at ${c.req.path}`);
   const match = /^Bearer (\S+)$/.exec(c.req.header('authorization') ?? '');
@@ -76,4 +77,5 @@ export function registerInternal(app: OpenAPIHono<AppEnv>): void {
     resetWasmInstances();
     return c.json({ data: wasmMemoryReport(), meta: { request_id: c.var.requestId } }, 200);
   });
+  registerOperator(app);
 }

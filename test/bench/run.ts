@@ -1,4 +1,4 @@
-// `npm run bench [-- foundation|tools|compress|meta|img|jpeg|jpeg-tuning|client ...]`: starts the service as `npm run dev` does and runs the
+// `npm run bench [-- foundation|tools|compress|meta|img|jpeg|jpeg-tuning|client|selfhost ...]`: starts the service as `npm run dev` does and runs the
 // named benchmarks (all by default) against it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -13,6 +13,7 @@ import { jpegReport } from './lib/jpeg-report.ts';
 import { compressReport } from './lib/report.ts';
 import { startService, type Service } from './lib/server.ts';
 import { benchMeta, BULK_ROUNDS, EXTRACT_REQUESTS, EXTRACT_ROUNDS, metaReport } from './meta.ts';
+import { benchSelfhost, SELFHOST_CONCURRENCY, SELFHOST_REQUESTS, SELFHOST_ROUNDS } from './selfhost.ts';
 import { benchTools, RENDER_REQUESTS, TOOLS_CONCURRENCY, TOOLS_REQUESTS, TOOLS_ROUNDS } from './tools.ts';
 
 const PORT = Number(process.env.BENCH_PORT ?? 8797);
@@ -135,6 +136,15 @@ const BENCHES: Record<string, (service: Service) => Promise<void>> = {
       ...result.rows.map((r) => `| ${r.concurrency} | ${r.medianMs.toFixed(0)} | ${r.filesPerSecond.toFixed(1)} | ${r.speedup.toFixed(2)} | ${r.remoteMedianMs.toFixed(0)} | ${r.remoteSpeedup.toFixed(2)} |`)];
     console.log(`\n${lines.join('\n')}\n`);
     save('client', { header, ...result });
+  },
+  async selfhost(service) {
+    const result = await benchSelfhost(service, PORT + 5);
+    const header =
+      `${SELFHOST_ROUNDS} interleaved rounds × ${SELFHOST_REQUESTS} requests, ${SELFHOST_CONCURRENCY} concurrent, enterprise keys; ` +
+      `npm run dev (wrangler dev) against the self-hosted bundle on workerd; Node ${process.version} client on ${cpus().length} cores; medians of the rounds. ` +
+      `Self-hosted workerd resident memory: ${result.rssIdleMb.toFixed(0)} MB after the rounds, ${result.rssAfterCompressMb.toFixed(0)} MB after one 3-megapixel JPEG compression (${result.compressMs.toFixed(0)} ms).`;
+    console.log(`\n${header}\n\n${table(result.rows, result.rows[0]!, 'dev /account')}\n`);
+    save('selfhost', { header, ...result });
   },
 };
 

@@ -1,0 +1,98 @@
+// The self-hosted Worker (README, "Self-hosting"): the very app of src/index.ts, plus what Cloudflare
+// provides around a Worker and workerd does not:
+// - /healthz (the process answers) and /readyz (D1 is open with its migrations applied) for a load
+//   balancer, without a key;
+// - one JSON line on stdout per request (workerd prints it; the platform's request log is missing);
+// (Only handlers and classes may be exported from this module: workerd takes every export for one.)
+// - unset vars take their wrangler.toml values (workerd binds them as null);
+// - the webhook outbox sweep of the cron trigger, which workerd never fires: run from requests instead,
+//   at most once per SWEEP_INTERVAL_MS per isolate.
+import worker from '../index.ts';
+import type { Env } from '../env.ts';
+import { sweepOutbox } from '../webhooks/sweep.ts';
+
+export { AccountMeter } from '../durable/account-meter.ts';
+export { KeyMeter } from '../durable/key-meter.ts';
+export { WebhookDispatcher } from '../durable/webhook-dispatcher.ts';
+
+const HEALTH_PATH = '/healthz';
+const READY_PATH = '/readyz';
+/** The cron trigger's period in wrangler.toml (every 5 minutes). */
+const SWEEP_INTERVAL_MS = 5 * 60_000;
+
+let lastSweep = 0;
+const cleaned = new WeakMap<Env, Env>();
+
+/** The config's JSON binding with wrangler.toml's [vars] values (src/cli/selfhost-config.ts). */
+interface SelfhostEnv extends Env {
+  VAR_DEFAULTS?: Record<string, string>;
+}
+
+/**
+ * workerd binds a var whose environment variable is unset (`fromEnvironment`) as null: such a var takes
+ * its wrangler.toml value, as on Cloudflare; a secret left unset is absent. One copy per env object.
+ */
+function withDefaults(env: SelfhostEnv): Env {
+  let copy = cleaned.get(env);
+  if (copy === undefined) {
+    const defaults = env.VAR_DEFAULTS ?? {};
+    const entries = Object.entries(env).flatMap(([name, value]): [string, unknown][] => {
+      if (name === 'VAR_DEFAULTS') return [];
+      if (value !== null) return [[name, value]];
+      return name in defaults ? [[name, defaults[name]]] : [];
+    });
+    copy = Object.fromEntries(entries) as unknown as Env;
+    cleaned.set(env, copy);
+  }
+  return copy;
+}
+
+async function ready(env: Env): Promise<Response> {
+  try {
+    // The database object applies pending migrations before it answers anything, so an answer means
+    // the schema is current.
+    const row = await env.DB.prepare('SELECT count(*) AS n FROM d1_migrations').first<{ n: number }>();
+    return Response.json({ status: 'ready', migrations: row?.n ?? 0 });
+  } catch (err) {
+    log({ level: 'error', event: 'not_ready', error: err instanceof Error ? err.message : String(err) });
+    return Response.json({ status: 'not_ready' }, { status: 503 });
+  }
+}
+
+/**
+ * One logfmt message; workerd's structuredLogging (config.capnp) wraps every console line, ours and the
+ * app's, in a JSON object with timestamp and level, so stdout is JSON lines throughout.
+ */
+function log(entry: Record<string, unknown>): void {
+  const text = Object.entries(entry)
+    .filter(([key]) => key !== 'level')
+    .map(([key, value]) => `${key}=${typeof value === 'string' && /^[\w./:-]*$/.test(value) ? value : JSON.stringify(value)}`)
+    .join(' ');
+  if (entry.level === 'error') console.error(text);
+  else console.log(text);
+}
+
+export default {
+  async fetch(request: Request, rawEnv: Env, ctx: ExecutionContext): Promise<Response> {
+    const env = withDefaults(rawEnv);
+    const url = new URL(request.url);
+    if (url.pathname === HEALTH_PATH) return Response.json({ status: 'ok' });
+    if (url.pathname === READY_PATH) return ready(env);
+    const started = Date.now();
+    if (started - lastSweep >= SWEEP_INTERVAL_MS) {
+      lastSweep = started;
+      ctx.waitUntil(sweepOutbox(env, started).then(() => undefined, (err: unknown) => log({ level: 'error', event: 'sweep_failed', error: String(err) })));
+    }
+    const response = await worker.fetch(request, env, ctx);
+    log({
+      level: response.status >= 500 ? 'error' : 'info',
+      event: 'request',
+      method: request.method,
+      path: url.pathname,
+      status: response.status,
+      duration_ms: Date.now() - started,
+      request_id: response.headers.get('x-request-id'),
+    });
+    return response;
+  },
+} satisfies ExportedHandler<Env>;

@@ -1,0 +1,319 @@
+// Self-hosting end to end (issue 19; README, "Self-hosting"): the bundle of `npm run selfhost:build`
+// served by the workerd binary on a free loopback port with a temporary data directory, driven by the
+// operator CLI over HTTP (--url/--token) and by plain HTTP as a customer would; then stopped and started
+// again on the same directory, backed up, and restored into a fresh one.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/admin.ts';
+import { buildSelfhost } from '../../src/cli/selfhost-build.ts';
+import { WORKERD_BIN, workerdArgs } from '../../src/cli/selfhost-start.ts';
+import { startOrigin, type Origin } from '../fixtures/origin.ts';
+import { startReceiver } from '../fixtures/receiver.ts';
+import { closedUrl, ROOT } from './helpers.ts';
+
+const TOKEN = 'selfhost-test-operator-token-0123456789';
+const QR_SECRET = 'selfhost-test-qr-secret-0123456789-0123456789';
+const READY_TIMEOUT_MS = 20_000;
+
+let dir: string;
+let config: string;
+let origin: Origin;
+
+interface Instance {
+  url: string;
+  child: ChildProcess;
+  output: () => string;
+}
+
+/** workerd on `dataDir`, as `npm run selfhost:start` runs it; resolves once /readyz answers 200. */
+async function start(dataDir: string, testOrigin: string = origin.origin): Promise<Instance> {
+  const url = await closedUrl();
+  const env = {
+    PATH: process.env.PATH ?? '',
+    SHRINKRAY_ADDRESS: url.replace('http://', ''),
+    SHRINKRAY_DATA_DIR: dataDir,
+    ADMIN_TOKEN: TOKEN,
+    QR_SIGNING_SECRET: QR_SECRET,
+    FETCH_TEST_ORIGIN: testOrigin,
+  };
+  const child = spawn(WORKERD_BIN, workerdArgs(env, config), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.setEncoding('utf8').on('data', (s: string) => (output += s));
+  child.stderr!.setEncoding('utf8').on('data', (s: string) => (output += s));
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`workerd exited: ${output}`);
+    const status = await fetch(`${url}/readyz`).then((r) => r.status, () => 0);
+    if (status === 200) return { url, child, output: () => output };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`workerd not ready within ${READY_TIMEOUT_MS} ms: ${output}`);
+}
+
+async function stop(instance: Instance): Promise<void> {
+  if (instance.child.exitCode !== null) return;
+  const exited = new Promise((resolve) => instance.child.once('exit', resolve));
+  instance.child.kill('SIGTERM');
+  await exited;
+}
+
+/** The CLI in this process, over HTTP against `instance`; its JSON output, or a failure with stderr. */
+async function cli(instance: Instance, ...args: string[]): Promise<any> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main([...args, '--url', instance.url, '--token', TOKEN], { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+  expect(stderr, stderr).toBe('');
+  expect(code).toBe(0);
+  return JSON.parse(stdout);
+}
+
+const get = (instance: Instance, path: string, key: string) => fetch(`${instance.url}${path}`, { headers: { 'x-api-key': key } });
+
+async function usage(instance: Instance, key: string): Promise<{ day: number; month: number }> {
+  const res = await get(instance, '/api/v1/account', key);
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as any;
+  return { day: body.data.usage.day.used, month: body.data.usage.month_compressions.used };
+}
+
+/** Waits out the end of a UTC minute when fewer than `seconds` are left, so a burst stays in one window. */
+async function roomInMinute(seconds: number): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < seconds * 1000) await new Promise((r) => setTimeout(r, left + 50));
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'shrinkray-selfhost-'));
+  origin = await startOrigin();
+  config = await buildSelfhost(join(dir, 'bundle')); // once for the file: wrangler and esbuild, a few seconds
+});
+afterAll(async () => {
+  await origin?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the generated config', () => {
+  it('has wrangler.toml\'s objects on disk, its vars and secrets from the environment, public egress', () => {
+    const text = readFileSync(config, 'utf8');
+    const toml = readFileSync(join(ROOT, 'wrangler.toml'), 'utf8');
+    for (const [, cls] of toml.matchAll(/^class_name\s*=\s*"([^"]+)"/gm)) {
+      expect(text).toContain(`(className = "${cls}", uniqueKey = "shrinkray-${cls}", enableSql = true)`);
+    }
+    expect(text.match(/durableObjectStorage = \(localDisk = "data"\)/g)).toHaveLength(2);
+    const vars = toml.slice(toml.indexOf('[vars]')).matchAll(/^([A-Z_]+)\s*=/gm);
+    for (const name of [...[...vars].map((m) => m[1]), 'ADMIN_TOKEN', 'QR_SIGNING_SECRET', 'QR_SIGNING_SECRET_PREVIOUS']) {
+      expect(text).toContain(`(name = "${name}", fromEnvironment = "${name}")`);
+    }
+    expect(text).toContain('(name = "DB", wrapped = (moduleName = "cloudflare-internal:d1-api"');
+    expect(text).toContain('network = (allow = ["public"]');
+  });
+
+  it('--token needs --url, an https one off loopback, and no database flags', async () => {
+    const run = async (...args: string[]) => {
+      let stderr = '';
+      const code = await main(args, { stdout: () => {}, stderr: (t) => (stderr += t) });
+      return { code, stderr };
+    };
+    expect(await run('account', 'list', '--token', 'x')).toMatchObject({ code: 2, stderr: expect.stringMatching(/--token needs --url/) });
+    expect(await run('account', 'list', '--url', 'http://api.example.com', '--token', 'x')).toMatchObject({ code: 2, stderr: expect.stringMatching(/https/) });
+    expect(await run('account', 'list', '--url', 'http://127.0.0.1:1', '--token', 'x', '--remote')).toMatchObject({ code: 2, stderr: expect.stringMatching(/no --local, --remote or --persist-to/) });
+    expect(await run('backup', '--url', 'http://127.0.0.1:1', '--token', 'x')).toMatchObject({ code: 2, stderr: expect.stringMatching(/missing --out/) });
+  });
+});
+
+describe('self-hosted on workerd', () => {
+  it('serves, keeps its data across a restart, and backs up into a fresh instance', async () => {
+    const data = join(dir, 'data');
+    let instance = await start(data);
+    let restored: Instance | undefined;
+    try {
+      expect(await (await fetch(`${instance.url}/healthz`)).json()).toEqual({ status: 'ok' });
+      expect(await (await fetch(`${instance.url}/readyz`)).json()).toEqual({ status: 'ready', migrations: 4 });
+      // Operator endpoints want the token; the CLI says which one is wrong.
+      expect((await fetch(`${instance.url}/internal/backup`)).status).toBe(401);
+      let refusal = '';
+      expect(await main(['account', 'list', '--url', instance.url, '--token', 'wrong'], { stdout: () => {}, stderr: (t) => (refusal += t) })).toBe(1);
+      expect(refusal).toMatch(/the operator token is missing or wrong/);
+
+      const account = await cli(instance, 'account', 'create', '--email', 'ops@example.com', '--name', 'On Prem', '--image-tier', 'pro');
+      let duplicate = '';
+      expect(await main(['account', 'create', '--email', 'OPS@example.com', '--name', 'Again', '--url', instance.url, '--token', TOKEN], { stdout: () => {}, stderr: (t) => (duplicate += t) })).toBe(1);
+      expect(duplicate).toBe(`error: an account with email OPS@example.com already exists (${account.id}); emails are unique regardless of case\n`);
+      const both = await cli(instance, 'key', 'create', '--account', account.id, '--scopes', 'image,tools', '--name', 'both');
+      const tools = await cli(instance, 'key', 'create', '--account', account.id, '--scopes', 'tools', '--name', 'burst');
+      const catalogue = await cli(instance, 'catalogue', 'sync');
+      expect(catalogue).toMatchObject({ synced: true });
+      expect(catalogue.tools).toBeGreaterThan(50);
+
+      // API A: a real compression through the wasm codecs.
+      const png = await sharp({ create: { width: 320, height: 200, channels: 3, background: { r: 200, g: 80, b: 40 } } }).png().toBuffer();
+      const form = new FormData();
+      form.append('image', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'flat.png');
+      form.append('format', 'jpeg');
+      const compressed = await fetch(`${instance.url}/api/v1/compress`, { method: 'POST', headers: { authorization: `Bearer ${both.key}` }, body: form });
+      expect(compressed.status, await compressed.clone().text()).toBe(200);
+      expect(compressed.headers.get('content-type')).toBe('image/jpeg');
+      const jpeg = Buffer.from(await compressed.arrayBuffer());
+      expect(await sharp(jpeg).metadata()).toMatchObject({ format: 'jpeg', width: 320, height: 200 });
+
+      // API B: meta tags from the loopback fixture origin, let through by FETCH_TEST_ORIGIN alone.
+      const meta = await get(instance, `/api/v1/meta-tags?url=${encodeURIComponent(`${origin.origin}/rich`)}`, both.key);
+      expect(meta.status, `${await meta.clone().text()} ${instance.output().slice(-3000)}`).toBe(200);
+      expect(((await meta.json()) as any).data).toMatchObject({ title: 'Rich page title', description: 'Everything a page can declare', lang: 'en-GB' });
+
+      // The free tools tier's 100 requests a minute, exactly.
+      await roomInMinute(15);
+      const burstMinute = Math.floor(Date.now() / 60_000);
+      const statuses: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        const batch = await Promise.all(Array.from({ length: 10 }, () => get(instance, '/api/v1/categories', tools.key)));
+        statuses.push(...batch.map((r) => r.status));
+      }
+      expect(statuses.filter((s) => s === 200), `${statuses.join(',')} ${instance.output().slice(-1500)}`).toHaveLength(100);
+      const refused = await get(instance, '/api/v1/categories', tools.key);
+      expect(refused.status).toBe(429);
+      expect(((await refused.json()) as any).error.code).toBe('rate_limit_exceeded');
+      expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
+
+      const before = await usage(instance, both.key);
+      expect(before).toEqual({ day: 2, month: 1 });
+
+      // Restart on the same directory.
+      await stop(instance);
+      instance = await start(data);
+      // The migrations were recorded: none applies again.
+      expect(instance.output()).not.toContain('migration_applied');
+      const accounts = await cli(instance, 'account', 'list');
+      expect(accounts).toEqual([expect.objectContaining({ id: account.id, email: 'ops@example.com', image_tier: 'pro' })]);
+      const keys = await cli(instance, 'key', 'list', '--account', account.id);
+      expect(keys.map((k: any) => [k.id, k.name, k.revoked_at])).toEqual([[both.id, 'both', null], [tools.id, 'burst', null]]);
+      expect(await usage(instance, both.key)).toEqual({ day: before.day + 1, month: 1 });
+      const health = await get(instance, '/api/v1/health', tools.key);
+      expect(health.status).toBe(200);
+      if (Math.floor(Date.now() / 60_000) === burstMinute) expect(health.headers.get('x-ratelimit-remaining')).toBe('0');
+
+      // Back up, restore into a fresh directory, find the same data.
+      const file = join(dir, 'backup.json');
+      const keysAtBackup = await cli(instance, 'key', 'list', '--account', account.id);
+      const backedUp = await cli(instance, 'backup', '--out', file);
+      expect(backedUp).toMatchObject({ out: file, tables: { accounts: 1, api_keys: 2 }, key_meters: 2 });
+      restored = await start(join(dir, 'restored'));
+      const loaded = await cli(restored, 'restore', '--in', file);
+      expect(loaded).toMatchObject({ in: file, tables: { accounts: 1, api_keys: 2 }, key_meters: 2 });
+      // A second restore is refused: it would merge two instances' data.
+      let stderr = '';
+      expect(await main(['restore', '--in', file, '--url', restored.url, '--token', TOKEN], { stdout: () => {}, stderr: (t) => (stderr += t) })).toBe(1);
+      expect(stderr).toMatch(/already has accounts/);
+      const junk = join(dir, 'junk.json');
+      writeFileSync(junk, '{"format":"something-else"}');
+      stderr = '';
+      expect(await main(['restore', '--in', junk, '--url', restored.url, '--token', TOKEN], { stdout: () => {}, stderr: (t) => (stderr += t) })).toBe(1);
+      expect(stderr).toBe('error: not a shrinkray-backup version 1 document\n');
+
+      const original = JSON.parse(readFileSync(file, 'utf8'));
+      const again = join(dir, 'again.json');
+      await cli(restored, 'backup', '--out', again);
+      const copy = JSON.parse(readFileSync(again, 'utf8'));
+      expect(copy.d1).toEqual(original.d1);
+      for (const [hash, state] of Object.entries<any>(original.objects.key_meters)) {
+        const windows = (s: any) => s.tables.find((t: any) => t.name === 'windows');
+        expect(windows(copy.objects.key_meters[hash])).toEqual(windows(state));
+      }
+      expect(await cli(restored, 'account', 'list')).toEqual(accounts);
+      expect(await cli(restored, 'key', 'list', '--account', account.id)).toEqual(keysAtBackup);
+      expect(await usage(restored, both.key)).toEqual({ day: before.day + 2, month: 1 });
+
+      // Logs: JSON lines on stdout, one per request.
+      const lines = instance.output().trim().split('\n');
+      const parsed = lines.map((l) => JSON.parse(l) as { message: string });
+      expect(parsed.some((l) => /^event=request method=GET path=\/api\/v1\/account status=200/.test(l.message))).toBe(true);
+    } finally {
+      await stop(instance);
+      if (restored) await stop(restored);
+    }
+  });
+
+  it('delivers webhooks from its Durable Objects (alarms on disk) to the loopback receiver FETCH_TEST_ORIGIN names', async () => {
+    const receiver = await startReceiver();
+    const instance = await start(join(dir, 'webhooks'), receiver.origin);
+    try {
+      const account = await cli(instance, 'account', 'create', '--email', 'hooks@example.com', '--name', 'Hooks', '--tools-tier', 'developer');
+      const manage = await cli(instance, 'key', 'create', '--account', account.id, '--scopes', 'manage');
+      const call = (path: string, body?: unknown) =>
+        fetch(`${instance.url}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${manage.key}`, 'content-type': 'application/json' },
+          body: body === undefined ? null : JSON.stringify(body),
+        });
+      const created = await call('/api/v1/webhooks', { url: `${receiver.origin}/hooks/selfhost`, events: ['key.created'] });
+      expect(created.status, await created.clone().text()).toBe(201);
+      const endpoint = ((await created.json()) as any).data;
+      expect((await call(`/api/v1/webhooks/${endpoint.id}/test`)).status).toBe(202);
+      let log: any[] = [];
+      for (let i = 0; i < 100 && log.length === 0; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        log = (await (await fetch(`${receiver.origin}/_log?path=/hooks/selfhost`)).json()) as any[];
+      }
+      expect(log).toHaveLength(1);
+      expect(JSON.parse(log[0].body)).toMatchObject({ type: 'webhook.test' });
+      expect(log[0].headers['webhook-signature']).toMatch(/^v1,/);
+    } finally {
+      await stop(instance);
+      await receiver.close();
+    }
+  });
+
+  it('reaches public addresses only, and the one loopback origin FETCH_TEST_ORIGIN names', async () => {
+    // The generated egress and networks, in front of a probe Worker that fetches any URL it is given:
+    // what workerd itself allows, beneath the app's own URL rules.
+    const generated = readFileSync(config, 'utf8');
+    const egress = /^const egress :Workerd\.Worker = \(.*?^\);$/ms.exec(generated)?.[0];
+    const networks = generated.split('\n').filter((l) => /name = "(public|loopback)-network"/.test(l));
+    expect(egress).toBeDefined();
+    expect(networks).toHaveLength(2);
+    const probe = `export default { async fetch(r) { try { return new Response(String((await fetch(new URL(r.url).searchParams.get('u'))).status)); } catch { return new Response('refused'); } } };`;
+    const url = await closedUrl();
+    const probeConfig = join(dir, 'probe.capnp');
+    writeFileSync(
+      probeConfig,
+      `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [
+    (name = "probe", worker = (modules = [(name = "p.js", esModule = ${JSON.stringify(probe)})], compatibilityDate = "2026-11-01", globalOutbound = "egress")),
+    (name = "egress", worker = .egress),
+${networks.join('\n')}
+  ],
+  sockets = [(name = "http", address = "${url.replace('http://', '')}", http = (), service = "probe")],
+);
+${egress}
+`,
+    );
+    const other = await startOrigin();
+    const env = { PATH: process.env.PATH ?? '', FETCH_TEST_ORIGIN: origin.origin };
+    const child = spawn(WORKERD_BIN, ['serve', probeConfig], { env, stdio: 'ignore' });
+    try {
+      const via = async (target: string): Promise<string> => {
+        for (let i = 0; i < 100; i++) {
+          const answer = await fetch(`${url}/?u=${encodeURIComponent(target)}`).then((r) => r.text(), () => undefined);
+          if (answer !== undefined) return answer;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        throw new Error('probe not answering');
+      };
+      expect(await via(`${origin.origin}/rich`)).toBe('200');
+      expect(await via(`${other.origin}/rich`)).toBe('refused'); // another loopback port
+      expect(await via(origin.origin.replace('127.0.0.1', 'localhost') + '/rich')).toBe('refused'); // not the exact origin
+      expect(await via('http://10.0.0.1/')).toBe('refused'); // private
+    } finally {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+      await other.close();
+    }
+  });
+});
