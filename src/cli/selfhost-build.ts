@@ -45,6 +45,8 @@ export async function buildSelfhost(outDir: string = SELFHOST_DIR): Promise<stri
   const appModules = [
     { name: 'worker.js', path: 'app/worker.js', kind: 'esModule' as const },
     ...files.filter((f) => f.endsWith('.wasm')).sort().map((f) => ({ name: f, path: `app/${f}`, kind: 'wasm' as const })),
+    // Files under wrangler.toml's Data rules (the console's sample image) arrive as bytes.
+    ...files.filter((f) => /\.(jpe?g|png|webp|bin)$/i.test(f)).sort().map((f) => ({ name: f, path: `app/${f}`, kind: 'data' as const })),
   ];
   const migrations = readdirSync(MIGRATIONS_DIR)
     .filter((f) => f.endsWith('.sql'))

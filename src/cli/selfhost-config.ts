@@ -52,7 +52,7 @@ export function readWranglerToml(text: string): WranglerFacts {
 export interface ConfigInput {
   facts: WranglerFacts;
   /** The app bundle's modules, relative to the config file; the first is the entry. */
-  appModules: { name: string; path: string; kind: 'esModule' | 'wasm' }[];
+  appModules: { name: string; path: string; kind: 'esModule' | 'wasm' | 'data' }[];
   d1Module: string;
   migrations: { name: string; sql: string }[];
 }
