@@ -12,7 +12,6 @@ import { main } from '../../src/cli/admin.ts';
 import { buildSelfhost } from '../../src/cli/selfhost-build.ts';
 import { WORKERD_BIN, workerdArgs } from '../../src/cli/selfhost-start.ts';
 import { startOrigin, type Origin } from '../fixtures/origin.ts';
-
 import { startReceiver } from '../fixtures/receiver.ts';
 import { closedUrl, ROOT } from './helpers.ts';
 
