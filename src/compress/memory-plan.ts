@@ -30,6 +30,22 @@ const MOZJPEG_FRESH_BYTES = 259 * 64 * 1024;
 /** Whole-image codecs (PNG and WebP, which the next engine issue streams): bytes per pixel, measured (README, "Memory"). */
 const WHOLE_IMAGE_BYTES_PER_PIXEL = 16;
 
+/**
+ * The WebP engine (webp-path.ts), per pixel, from libwebp's allocations and checked against the
+ * engine's measured peak (README, "WebP engine"). Lossy input is decoded to YUV 4:2:0 (1.5 bytes), its
+ * alpha to a plane in the output and one in the alpha decoder; lossless input to RGB(A) beside the
+ * decoder's own ARGB pixels, which it needs whole (backward references reach any earlier pixel).
+ */
+const WEBP_LOSSY_DECODE_BYTES_PER_PIXEL = 1.5;
+const WEBP_ALPHA_DECODE_BYTES_PER_PIXEL = 2;
+const WEBP_LOSSLESS_DECODE_BYTES_PER_PIXEL = 4;
+/** The VP8 decoder's caches of a macroblock row and its filter context, per input column. */
+const WEBP_DECODER_BYTES_PER_COLUMN = 3 * 64;
+/** The lossy encoder: its YUV picture (1.5, + 1 for alpha) and what VP8's analysis, tokens and partitions hold per output pixel. */
+const WEBP_LOSSY_ENCODER_BYTES_PER_PIXEL = 1.5;
+/** The lossless encoder: the ARGB picture (4) and VP8L's hash chain, backward references and transforms. */
+const WEBP_LOSSLESS_ENCODER_BYTES_PER_PIXEL = 4 + 20;
+
 export type JpegEncodeMode = 'mozjpeg' | 'progressive' | 'two_pass';
 
 export interface PlanRequest {
@@ -83,7 +99,7 @@ export function plan(inputFormat: ImageFormat, header: ImageHeader, uploadBytes:
   const resized = output !== upright;
   const stored = swapsAxes(header.orientation) ? { width: output.height, height: output.width } : output;
   const scaleNum = inputFormat === 'jpeg' && resized ? dctScale(header, stored) : 8;
-  const lossless = inputFormat === 'jpeg' && request.format === 'jpeg' && !resized && request.targetKb === undefined && request.allowLossless !== false;
+  const lossless = (inputFormat === 'jpeg' || inputFormat === 'webp') && request.format === inputFormat && !resized && request.targetKb === undefined && request.allowLossless !== false;
   const base = { output, resized, scaleNum, stored, lossless };
   const modes: JpegEncodeMode[] = [];
   if (request.format === 'jpeg') {
@@ -112,6 +128,7 @@ function estimate(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: nu
   // The upload as JS received it, plus the engine's copy.
   const input = uploadBytes * 2;
   const outputBuffers = outPixels * outputBytesPerPixel(request.quality) * 2;
+  if (inputFormat === 'webp') return Math.ceil(REQUEST_BASE_BYTES + input + webpEstimate(header, request, p) + outputBuffers);
   if (inputFormat !== 'jpeg') {
     return REQUEST_BASE_BYTES + input + (inPixels + outPixels) * WHOLE_IMAGE_BYTES_PER_PIXEL + outputBuffers;
   }
@@ -137,6 +154,34 @@ function estimate(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: nu
     ? COEFFICIENT_BYTES * inPixels * frame.samplesPerPixel * (header.orientation >= 3 ? 2 : 1) + outputBuffers / 2 + uploadBytes * 2
     : 0;
   return Math.ceil(REQUEST_BASE_BYTES + input + Math.max(lossyPhase, losslessPhase));
+}
+
+/** The WebP engine's peak, past the upload: decoder and encoder are alive together (rows stream between them). */
+function webpEstimate(header: ImageHeader, request: PlanRequest, p: Omit<Plan, 'estimate'>): number {
+  const inPixels = header.width * header.height;
+  const outPixels = p.output.width * p.output.height;
+  const alpha = header.hasAlphaChannel;
+  const channels = alpha && request.format !== 'jpeg' ? 4 : 3;
+  const losslessIn = header.webp?.lossless === true;
+  const decoder = losslessIn
+    ? inPixels * (WEBP_LOSSLESS_DECODE_BYTES_PER_PIXEL + (alpha ? 4 : 3))
+    : inPixels * (WEBP_LOSSY_DECODE_BYTES_PER_PIXEL + (alpha ? WEBP_ALPHA_DECODE_BYTES_PER_PIXEL : 0)) + header.width * WEBP_DECODER_BYTES_PER_COLUMN;
+  const resampler = p.resized ? p.stored.width * RESAMPLER_BYTES_PER_COLUMN * (channels / 3) : 0;
+  let encoder: number;
+  if (request.format === 'webp') {
+    const losslessOut = losslessIn && request.targetKb === undefined;
+    // Orientations other than 1 keep the stored output once before the upright picture is filled.
+    const upright = header.orientation === 1 ? 0 : outPixels * channels;
+    encoder = upright + outPixels * (losslessOut ? WEBP_LOSSLESS_ENCODER_BYTES_PER_PIXEL : WEBP_LOSSY_ENCODER_BYTES_PER_PIXEL + (alpha ? 1 : 0) + WEBP_LOSSY_ENCODER_BYTES_PER_PIXEL);
+  } else if (request.format === 'jpeg') {
+    const kept = header.orientation >= 3 || request.targetKb !== undefined || p.mode === 'mozjpeg' ? outPixels * 3 : 0;
+    if (p.mode === 'mozjpeg') encoder = kept + MOZJPEG_FRESH_BYTES + outPixels * (4 + MOZJPEG_BYTES_PER_PIXEL);
+    else encoder = kept + (p.mode === 'progressive' ? encoderBuffer(p.output, request.quality, header) : p.output.width * 3 * 32);
+  } else {
+    // PNG output: the frame, its RGBA copy in JS, and the whole-image encoder.
+    encoder = outPixels * (channels + 4 + WHOLE_IMAGE_BYTES_PER_PIXEL);
+  }
+  return decoder + resampler + encoder;
 }
 
 /**

@@ -8,7 +8,7 @@ import { ApiError } from '../http/errors.ts';
 import { swapsAxes } from './exif.ts';
 import { FORMAT_NAMES, sniff, type ImageFormat } from './formats.ts';
 import { fitWithin, type Size } from './geometry.ts';
-import { MalformedImage, readHeader, type ImageHeader } from './header.ts';
+import { MalformedImage, readHeader, UnsupportedImage, type ImageHeader } from './header.ts';
 import type { MetadataMode } from './metadata.ts';
 import { largestFittingWidth, plan, type Plan } from './memory-plan.ts';
 import { applyOrientation, flattenOntoWhite, hasTransparency } from './pixels.ts';
@@ -62,6 +62,7 @@ function inspect(bytes: Uint8Array, maxInputPixels: number) {
     header = readHeader(format, bytes);
   } catch (err) {
     if (err instanceof MalformedImage) throw unprocessable(`the ${FORMAT_NAMES[format]} cannot be read: ${err.message}`);
+    if (err instanceof UnsupportedImage) throw new ApiError('unsupported_media_type', err.message, { param: 'image' });
     throw err;
   }
   const pixels = header.width * header.height;
@@ -94,14 +95,14 @@ const mb = (bytes: number): string => `${Math.ceil(bytes / (1024 * 1024))} MB`;
 function tooLargeForMemory(inputFormat: ImageFormat, header: ImageHeader, request: CompressRequest, planned: Plan, budget: number): ApiError {
   const size = `${header.width}×${header.height}`;
   const needs = `needs about ${mb(planned.estimate)}, more than the ${mb(budget)} one compression may use`;
-  if (inputFormat !== 'jpeg') {
+  if (inputFormat === 'png') {
     return new ApiError('image_too_large', `this ${FORMAT_NAMES[inputFormat]} (${size}) is decoded whole and ${needs}; send a smaller image or a JPEG`, {
       param: 'image', details: { width: header.width, height: header.height, estimate_bytes: planned.estimate, budget_bytes: budget },
     });
   }
   const maxWidth = largestFittingWidth(inputFormat, header, request.bytes.length, { ...request, allowLossless: false }, budget);
   const advice = maxWidth === null ? 'no output size fits' : `it fits with width=${maxWidth} or less`;
-  return new ApiError('image_too_large', `at ${planned.output.width}×${planned.output.height} this ${size} JPEG ${needs}; ${advice}`, {
+  return new ApiError('image_too_large', `at ${planned.output.width}×${planned.output.height} this ${size} ${FORMAT_NAMES[inputFormat]} ${needs}; ${advice}`, {
     param: request.width !== undefined ? 'width' : 'image',
     details: { width: header.width, height: header.height, estimate_bytes: planned.estimate, budget_bytes: budget, max_width: maxWidth },
   });
@@ -112,6 +113,10 @@ export async function compress(prepared: Prepared): Promise<CompressResult> {
   if (inputFormat === 'jpeg') {
     const { compressJpeg } = await import('./jpeg-path.ts');
     return compressJpeg(request, planned, header.orientation, request.metadata ?? 'strip');
+  }
+  if (inputFormat === 'webp') {
+    const { compressWebp } = await import('./webp-path.ts');
+    return compressWebp(request, planned, header.orientation, request.metadata ?? 'strip');
   }
   return compressWhole(request, inputFormat, header);
 }

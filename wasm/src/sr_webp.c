@@ -4,8 +4,8 @@
  * wants more bytes), hands out each row as soon as the decoder reports it ready, resamples through the
  * JPEG engine's ring, and gives every output row to a sink: the band-fed WebP encoder, a JPEG job (its
  * row source), or a frame. Lossy input is decoded to YUV 4:2:0 (+ alpha), 1.5 bytes per pixel (2.5
- * with alpha), converted to RGB one row at a time; lossless input to RGB(A), which its decoder needs
- * whole anyway (backward references reach any earlier pixel). Every run ends with WebPIDelete, on the
+ * with alpha), made RGB a row pair at a time by libwebp's fancy upsampler; lossless input to RGB(A),
+ * which its decoder needs whole anyway (backward references reach any earlier pixel). Every run ends with WebPIDelete, on the
  * error paths too (close_run, called at the start of each run and by sr_webp_destroy).
  */
 #include <emscripten.h>
@@ -174,9 +174,49 @@ static void flatten(const uint8_t *rgba, uint8_t *rgb, int width) {
   }
 }
 
+/* Where a run's rows go after decoding: flattening, premultiplying, the resampler, the sink. */
+typedef struct {
+  int in_w, out_w, flattening, premultiplied;
+  size_t in_bytes;
+  uint8_t *row, *flat, *out;
+  srw_sink sink;
+  void *ctx;
+  int emitted;
+} run_state;
+
+static void emit_row(sr_webp *w, run_state *r, const uint8_t *src) {
+  if (r->flattening) {
+    flatten(src, r->flat, r->in_w);
+    src = r->flat;
+  }
+  if (!w->resizer) {
+    r->sink(w, src, r->ctx);
+    r->emitted++;
+    return;
+  }
+  if (r->premultiplied) {
+    if (src != r->row) memcpy(r->row, src, r->in_bytes);
+    premultiply(r->row, r->in_w);
+    src = r->row;
+  }
+  sr_resizer_push(w->resizer, src);
+  while (sr_resizer_pull(w->resizer, r->out)) {
+    if (r->premultiplied) unpremultiply(r->out, r->out_w);
+    r->sink(w, r->out, r->ctx);
+    r->emitted++;
+  }
+}
+
+/* Copies alpha rows from the decoder's plane into RGBA rows (opaque when the file has none). */
+static void put_alpha(uint8_t *rgba, const uint8_t *a, int width) {
+  for (int x = 0; x < width; x++) rgba[x * 4 + 3] = a ? a[x] : 255;
+}
+
 /*
  * One decoding run: every input row, converted to `channels` (3 flattens alpha onto white, 4 keeps
  * it), resampled to out_w × out_h, handed to `sink` in stored order. Fails through srw_fail.
+ * Lossy rows are made from YUV 4:2:0 by libwebp's own fancy upsampler, as its RGB decoding does:
+ * luma rows 2k-1 and 2k together, from chroma rows k-1 and k, once row 2k is ready.
  */
 static void run_rows(sr_webp *w, int out_w, int out_h, int channels, srw_sink sink, void *ctx) {
   close_run(w);
@@ -188,19 +228,27 @@ static void run_rows(sr_webp *w, int out_w, int out_h, int channels, srw_sink si
   w->idec = WebPIDecode(NULL, 0, &w->config);
   if (!w->idec) srw_fail(w, "out of memory for the WebP decoder");
   const int src_ch = alpha ? 4 : 3;
-  const size_t in_bytes = (size_t)in_w * src_ch, conv_bytes = (size_t)in_w * 3, out_bytes = (size_t)out_w * src_ch;
-  w->rows = malloc(in_bytes + conv_bytes + out_bytes);
+  run_state r = {in_w, out_w, alpha && channels == 3, 0, (size_t)in_w * src_ch, NULL, NULL, NULL, sink, ctx, 0};
+  const size_t conv_bytes = (size_t)in_w * 3, out_bytes = (size_t)out_w * src_ch;
+  /* Two converted rows (a pair from the upsampler), a flattened row, an output row. */
+  w->rows = malloc(2 * r.in_bytes + conv_bytes + out_bytes);
   if (!w->rows) srw_fail(w, "out of memory for the decoder's rows");
-  uint8_t *row = w->rows, *flat = w->rows + in_bytes, *out = flat + conv_bytes;
-  const int flattening = alpha && channels == 3;
-  const int ring_ch = flattening ? 3 : src_ch;
+  r.row = w->rows;
+  uint8_t *row2 = r.row + r.in_bytes;
+  r.flat = row2 + r.in_bytes;
+  r.out = r.flat + conv_bytes;
+  const int ring_ch = r.flattening ? 3 : src_ch;
   if (in_w != out_w || in_h != out_h) {
     w->resizer = sr_resizer_create(in_w, in_h, out_w, out_h, ring_ch);
     if (!w->resizer) srw_fail(w, "out of memory for the resampler");
   }
-  const int premultiplied = w->resizer && ring_ch == 4;
-  if (!lossless) WebPInitSamplers();
-  int done = 0, emitted = 0;
+  r.premultiplied = w->resizer && ring_ch == 4;
+  WebPUpsampleLinePairFunc upsample = NULL;
+  if (!lossless) {
+    WebPInitUpsamplers();
+    upsample = WebPUpsamplers[alpha ? MODE_RGBA : MODE_RGB];
+  }
+  int done = 0;
   uint32_t fed = 0;
   while (done < in_h) {
     if (fed >= w->input_len) srw_fail(w, status_message(VP8_STATUS_SUSPENDED));
@@ -208,53 +256,50 @@ static void run_rows(sr_webp *w, int out_w, int out_h, int channels, srw_sink si
     VP8StatusCode status = WebPIUpdate(w->idec, w->input, fed);
     if (status != VP8_STATUS_OK && status != VP8_STATUS_SUSPENDED) srw_fail(w, status_message(status));
     int last_y = 0, width = 0, height = 0, stride = 0, uv_stride = 0, a_stride = 0;
-    const uint8_t *y = NULL, *u = NULL, *v = NULL, *a = NULL;
-    if (lossless) {
-      y = WebPIDecGetRGB(w->idec, &last_y, &width, &height, &stride);
-    } else {
-      uint8_t *pu, *pv, *pa;
-      y = WebPIDecGetYUVA(w->idec, &last_y, &pu, &pv, &pa, &width, &height, &stride, &uv_stride, &a_stride);
-      u = pu, v = pv, a = pa;
-    }
+    uint8_t *y, *u = NULL, *v = NULL, *a = NULL;
+    if (lossless) y = WebPIDecGetRGB(w->idec, &last_y, &width, &height, &stride);
+    else y = WebPIDecGetYUVA(w->idec, &last_y, &u, &v, &a, &width, &height, &stride, &uv_stride, &a_stride);
     if (!y) continue; /* the headers are not all in yet */
     if (width != in_w || height != in_h) srw_fail(w, "the WebP decodes to another size than it declares");
-    for (; done < last_y && done < in_h; done++) {
-      const uint8_t *src;
-      if (lossless) {
-        src = y + (size_t)done * stride;
-      } else {
-        const int cy = done >> 1;
-        WebPSamplers[alpha ? MODE_RGBA : MODE_RGB](y + (size_t)done * stride, u + (size_t)cy * uv_stride, v + (size_t)cy * uv_stride, row, in_w);
+    if (last_y > in_h) last_y = in_h;
+    if (lossless) {
+      for (; done < last_y; done++) emit_row(w, &r, y + (size_t)done * stride);
+    } else {
+#define Y_ROW(i) (y + (size_t)(i) * stride)
+#define U_ROW(k) (u + (size_t)(k) * uv_stride)
+#define V_ROW(k) (v + (size_t)(k) * uv_stride)
+#define A_ROW(i) (a ? a + (size_t)(i) * a_stride : NULL)
+      if (done == 0 && last_y >= 1) {
+        upsample(Y_ROW(0), NULL, U_ROW(0), V_ROW(0), U_ROW(0), V_ROW(0), r.row, NULL, in_w);
+        if (alpha) put_alpha(r.row, A_ROW(0), in_w);
+        emit_row(w, &r, r.row);
+        done = 1;
+      }
+      for (; done + 1 < last_y; done += 2) {
+        const int k = (done + 1) >> 1;
+        upsample(Y_ROW(done), Y_ROW(done + 1), U_ROW(k - 1), V_ROW(k - 1), U_ROW(k), V_ROW(k), r.row, row2, in_w);
         if (alpha) {
-          const uint8_t *ar = a ? a + (size_t)done * a_stride : NULL;
-          for (int x = 0; x < in_w; x++) row[x * 4 + 3] = ar ? ar[x] : 255;
+          put_alpha(r.row, A_ROW(done), in_w);
+          put_alpha(row2, A_ROW(done + 1), in_w);
         }
-        src = row;
+        emit_row(w, &r, r.row);
+        emit_row(w, &r, row2);
       }
-      if (flattening) {
-        flatten(src, flat, in_w);
-        src = flat;
+      if (done == in_h - 1 && last_y == in_h) { /* the last row of an even height */
+        const int k = done >> 1;
+        upsample(Y_ROW(done), NULL, U_ROW(k), V_ROW(k), U_ROW(k), V_ROW(k), r.row, NULL, in_w);
+        if (alpha) put_alpha(r.row, A_ROW(done), in_w);
+        emit_row(w, &r, r.row);
+        done = in_h;
       }
-      if (!w->resizer) {
-        sink(w, src, ctx);
-        emitted++;
-        continue;
-      }
-      if (premultiplied) {
-        if (src != row) memcpy(row, src, in_bytes);
-        premultiply(row, in_w);
-        src = row;
-      }
-      sr_resizer_push(w->resizer, src);
-      while (sr_resizer_pull(w->resizer, out)) {
-        if (premultiplied) unpremultiply(out, out_w);
-        sink(w, out, ctx);
-        emitted++;
-      }
+#undef Y_ROW
+#undef U_ROW
+#undef V_ROW
+#undef A_ROW
     }
     if (status == VP8_STATUS_OK && done < in_h) srw_fail(w, "the WebP decoder stopped early");
   }
-  if (emitted != out_h) srw_fail(w, "the resampler produced the wrong number of rows");
+  if (r.emitted != out_h) srw_fail(w, "the resampler produced the wrong number of rows");
   close_run(w);
 }
 
