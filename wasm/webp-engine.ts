@@ -68,8 +68,8 @@ export class WebpJob {
   }
 
   /** Encodes the filled picture: lossy at `quality`, or lossless with `quality` as the effort. */
-  encode(quality: number, lossless: boolean, method = WEBP_METHOD): EncodedWebp {
-    this.check(this.call('encode', this.job, quality, Number(lossless), method), 'encode');
+  encode(quality: number, lossless: boolean, method = WEBP_METHOD, lowMemory = false): EncodedWebp {
+    this.check(this.call('encode', this.job, quality, Number(lossless), method, Number(lowMemory)), 'encode');
     return this.output();
   }
 

@@ -41,10 +41,18 @@ const WEBP_ALPHA_DECODE_BYTES_PER_PIXEL = 2;
 const WEBP_LOSSLESS_DECODE_BYTES_PER_PIXEL = 4;
 /** The VP8 decoder's caches of a macroblock row and its filter context, per input column. */
 const WEBP_DECODER_BYTES_PER_COLUMN = 3 * 64;
-/** The lossy encoder: its YUV picture (1.5, + 1 for alpha) and what VP8's analysis, tokens and partitions hold per output pixel. */
-const WEBP_LOSSY_ENCODER_BYTES_PER_PIXEL = 1.5;
-/** The lossless encoder: the ARGB picture (4) and VP8L's hash chain, backward references and transforms. */
-const WEBP_LOSSLESS_ENCODER_BYTES_PER_PIXEL = 4 + 20;
+/** The lossy encoder's picture: YUV 4:2:0, + 1 byte for alpha. */
+const WEBP_LOSSY_PICTURE_BYTES_PER_PIXEL = 1.5;
+/** What VP8's encoder holds besides the picture: analysis, and the token buffer of the whole image (measured 3.5). */
+const WEBP_LOSSY_ENCODER_BYTES_PER_PIXEL = 3.75;
+/** The same in libwebp's low-memory mode, without the token buffer (measured 1.7; about twice the encoding time). */
+const WEBP_LOW_MEMORY_ENCODER_BYTES_PER_PIXEL = 2;
+/** Alpha is compressed losslessly (VP8L on the alpha plane): its ARGB copy, hash chain and references (measured 17). */
+const WEBP_ALPHA_ENCODER_BYTES_PER_PIXEL = 18;
+/** The lossless encoder: the ARGB picture and VP8L's hash chain, backward references and transforms (measured 36–39 in all). */
+const WEBP_LOSSLESS_ENCODER_BYTES_PER_PIXEL = 40;
+/** Lossy WebP outputs larger than this use libwebp's low-memory mode (no token buffer), at about twice the encode time. */
+export const WEBP_TOKEN_BUFFER_MAX_PIXELS = 8_000_000;
 
 export type JpegEncodeMode = 'mozjpeg' | 'progressive' | 'two_pass';
 
@@ -69,6 +77,8 @@ export interface Plan {
   mode: JpegEncodeMode;
   /** Whether a lossless rewrite may follow the lossy encode (same format, same size, no target). */
   lossless: boolean;
+  /** WebP output from a WebP: lossless (a lossless input, no target) and libwebp's low-memory mode. */
+  webp?: { lossless: boolean; lowMemory: boolean };
   /** Estimated peak bytes of the whole request. */
   estimate: number;
 }
@@ -101,6 +111,20 @@ export function plan(inputFormat: ImageFormat, header: ImageHeader, uploadBytes:
   const scaleNum = inputFormat === 'jpeg' && resized ? dctScale(header, stored) : 8;
   const lossless = (inputFormat === 'jpeg' || inputFormat === 'webp') && request.format === inputFormat && !resized && request.targetKb === undefined && request.allowLossless !== false;
   const base = { output, resized, scaleNum, stored, lossless };
+  if (inputFormat === 'webp' && request.format === 'webp') {
+    // Lossless output for a lossless input when it fits; then lossy; then lossy in low memory.
+    const big = output.width * output.height > WEBP_TOKEN_BUFFER_MAX_PIXELS;
+    const variants = [
+      ...(header.webp?.lossless && request.targetKb === undefined ? [{ lossless: true, lowMemory: false }] : []),
+      ...(big ? [] : [{ lossless: false, lowMemory: false }]),
+      { lossless: false, lowMemory: true },
+    ];
+    for (const webp of variants) {
+      const planned = { ...base, mode: 'two_pass' as const, webp, estimate: 0 };
+      planned.estimate = estimate(inputFormat, header, uploadBytes, request, planned);
+      if (planned.estimate <= budget || webp === variants.at(-1)) return planned;
+    }
+  }
   const modes: JpegEncodeMode[] = [];
   if (request.format === 'jpeg') {
     if (output.width * output.height <= MOZJPEG_MAX_OUTPUT_PIXELS) modes.push('mozjpeg');
@@ -169,10 +193,15 @@ function webpEstimate(header: ImageHeader, request: PlanRequest, p: Omit<Plan, '
   const resampler = p.resized ? p.stored.width * RESAMPLER_BYTES_PER_COLUMN * (channels / 3) : 0;
   let encoder: number;
   if (request.format === 'webp') {
-    const losslessOut = losslessIn && request.targetKb === undefined;
     // Orientations other than 1 keep the stored output once before the upright picture is filled.
     const upright = header.orientation === 1 ? 0 : outPixels * channels;
-    encoder = upright + outPixels * (losslessOut ? WEBP_LOSSLESS_ENCODER_BYTES_PER_PIXEL : WEBP_LOSSY_ENCODER_BYTES_PER_PIXEL + (alpha ? 1 : 0) + WEBP_LOSSY_ENCODER_BYTES_PER_PIXEL);
+    const webp = p.webp ?? { lossless: false, lowMemory: false };
+    if (webp.lossless) return Math.max(decoder + resampler + upright + outPixels * 4, outPixels * WEBP_LOSSLESS_ENCODER_BYTES_PER_PIXEL);
+    const picture = outPixels * (WEBP_LOSSY_PICTURE_BYTES_PER_PIXEL + (alpha ? 1 : 0));
+    // The decoder is gone before the encoder starts: the peak is the larger of the two phases.
+    const internals = outPixels * (webp.lowMemory ? WEBP_LOW_MEMORY_ENCODER_BYTES_PER_PIXEL : WEBP_LOSSY_ENCODER_BYTES_PER_PIXEL);
+    const alphaEncoder = alpha ? outPixels * WEBP_ALPHA_ENCODER_BYTES_PER_PIXEL : 0;
+    return Math.max(decoder + resampler + upright + picture, picture + Math.max(internals, alphaEncoder));
   } else if (request.format === 'jpeg') {
     const kept = header.orientation >= 3 || request.targetKb !== undefined || p.mode === 'mozjpeg' ? outPixels * 3 : 0;
     if (p.mode === 'mozjpeg') encoder = kept + MOZJPEG_FRESH_BYTES + outPixels * (4 + MOZJPEG_BYTES_PER_PIXEL);

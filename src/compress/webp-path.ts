@@ -5,7 +5,7 @@
 // (webp-riff.ts). A same-size WebP output that is not smaller than the input is replaced by the input's
 // own image chunks re-packed without the stripped metadata, never by the input's bytes as they are.
 import { JpegEngineError, type EncodeMode } from '../../wasm/jpeg-engine.ts';
-import { WebpEngineError, withWebpJob, type WebpJob } from '../../wasm/webp-engine.ts';
+import { WEBP_METHOD, WebpEngineError, withWebpJob, type WebpJob } from '../../wasm/webp-engine.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Orientation } from './exif.ts';
 import { insertSegments } from './jpeg-segments.ts';
@@ -57,10 +57,11 @@ export async function compressWebp(request: CompressRequest, plan: Plan, orienta
   }
 
   return engine(request.bytes, (job) => {
-    // A lossless input stays lossless, unless a size is targeted (a quality search needs lossy).
-    const lossless = job.info.lossless && request.targetKb === undefined;
+    // A lossless input stays lossless when the plan says it fits (not with a size target: a quality
+    // search needs lossy); large outputs use libwebp's low-memory mode (memory-plan.ts).
+    const { lossless, lowMemory } = plan.webp ?? { lossless: false, lowMemory: false };
     timed(timings, 'decode', () => job.fill(sw, sh, orientation, lossless));
-    const result = finish((quality) => packWebp(job.encode(lossless ? WEBP_LOSSLESS_EFFORT : quality, lossless).bytes, meta, ow, oh), {
+    const result = finish((quality) => packWebp(job.encode(lossless ? WEBP_LOSSLESS_EFFORT : quality, lossless, WEBP_METHOD, lowMemory).bytes, meta, ow, oh), {
       quality: lossless ? 100 : request.quality,
     });
     job.freePicture();

@@ -384,13 +384,13 @@ EMSCRIPTEN_KEEPALIVE int sr_webp_fill(sr_webp *w, int out_w, int out_h, int orie
 }
 
 /* Encodes the filled picture (lossy at quality, or lossless with quality as effort) into the output. */
-EMSCRIPTEN_KEEPALIVE int sr_webp_encode(sr_webp *w, int quality, int lossless, int method) {
+EMSCRIPTEN_KEEPALIVE int sr_webp_encode(sr_webp *w, int quality, int lossless, int method, int low_memory) {
   if (!w->enc) {
     strncpy(w->message, "the WebP picture is not filled", sizeof(w->message) - 1);
     return -1;
   }
   const char *error;
-  if (srw_enc_finish(w->enc, w, quality, lossless, method, &error)) {
+  if (srw_enc_finish(w->enc, w, quality, lossless, method, low_memory, &error)) {
     strncpy(w->message, error, sizeof(w->message) - 1);
     return -1;
   }

@@ -68,6 +68,6 @@ void srw_enc_destroy(sr_webp_enc *e);
 /* Takes the next row (channels bytes per pixel, RGB or RGBA); 0 on success. */
 int srw_enc_row(sr_webp_enc *e, const uint8_t *row);
 /* Encodes the picture once every row has arrived; writes into w's chunks. 0 on success. */
-int srw_enc_finish(sr_webp_enc *e, sr_webp *w, int quality, int lossless, int method, const char **error);
+int srw_enc_finish(sr_webp_enc *e, sr_webp *w, int quality, int lossless, int method, int low_memory, const char **error);
 
 #endif

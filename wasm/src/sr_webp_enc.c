@@ -125,7 +125,7 @@ static const char *encode_error(WebPEncodingError code) {
  * kept, so a caller searching a quality (target_kb) encodes again without decoding again; the
  * encoder's clean-up of fully transparent pixels only changes pixels nobody sees.
  */
-int srw_enc_finish(sr_webp_enc *e, sr_webp *w, int quality, int lossless, int method, const char **error) {
+int srw_enc_finish(sr_webp_enc *e, sr_webp *w, int quality, int lossless, int method, int low_memory, const char **error) {
   *error = NULL;
   if (e->rows_in != e->pic.height) {
     *error = "the WebP encoder was given the wrong number of rows";
@@ -139,6 +139,7 @@ int srw_enc_finish(sr_webp_enc *e, sr_webp *w, int quality, int lossless, int me
   config.quality = (float)(quality < 0 ? 0 : quality > 100 ? 100 : quality);
   config.method = method < 0 ? 0 : method > 6 ? 6 : method;
   config.lossless = lossless && e->lossless;
+  config.low_memory = low_memory != 0;
   if (!WebPValidateConfig(&config)) {
     *error = "the WebP encoder's settings are invalid";
     return -1;
