@@ -1,7 +1,7 @@
 // The compression pipeline, from uploaded bytes to encoded output. No HTTP here: the route reads the
 // upload, asks `prepare` what the request will take (memory, from the header alone), admits it, and
-// runs `compress`. JPEG input goes through the streaming engine (jpeg-path.ts); PNG and WebP inputs
-// through the whole-image codecs, one phase after another, each giving its memory back when it grew
+// runs `compress`. JPEG and WebP inputs go through the streaming engines (jpeg-path.ts, webp-path.ts);
+// PNG input through the whole-image codecs, one phase after another, each giving its memory back when it grew
 // (wasm/instances.ts).
 import type { RgbaImage } from '../../wasm/image.ts';
 import { ApiError } from '../http/errors.ts';
@@ -122,7 +122,7 @@ export async function compress(prepared: Prepared): Promise<CompressResult> {
 }
 
 /** PNG and WebP inputs: decoded whole, resized, turned upright, encoded (the next engine issue streams them). */
-async function compressWhole(request: CompressRequest, inputFormat: 'png' | 'webp', header: ImageHeader): Promise<CompressResult> {
+async function compressWhole(request: CompressRequest, inputFormat: 'png', header: ImageHeader): Promise<CompressResult> {
   const codecs = await import('./codecs.ts');
   const timings = { decode: 0, resize: 0, encode: 0 };
   const timed = <T>(phase: keyof typeof timings, work: () => T): T => {

@@ -201,7 +201,7 @@ describe('refusals', () => {
     }],
     ['corrupt lossless data', () => {
       const b = losslessWebp(photo(200, 100)).slice();
-      for (let i = 40; i < b.length - 8; i += 5) b[i] ^= 0x3c;
+      for (let i = 40; i < b.length - 8; i += 5) b[i] = b[i]! ^ 0x3c;
       return b;
     }],
   ])('%s → 422 unprocessable_image, for WebP and JPEG output', async (_name, make) => {

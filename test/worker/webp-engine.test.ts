@@ -127,6 +127,19 @@ describe('encoding from rows', () => {
     }
   });
 
+  it('RGBA rows whose alpha is opaque in some bands only: every band keeps its alpha and colours', () => {
+    // libwebp's importer drops the alpha plane of a wholly opaque band; the picture must still say 255 there.
+    const image = photo(70, 50, (_x, y) => (y < 30 ? 255 : 90));
+    const out = encodeRowsWebp(70, 50, { channels: 4, quality: 90, lossless: false }, (push) => push(image.data));
+    const back = decodeAny(out.bytes);
+    for (const [x, y] of [[35, 5], [35, 25], [35, 45]] as const) {
+      expect(pixel(back, x, y)[3]).toBe(pixel(image, x, y)[3]);
+      expect(near(pixel(back, x, y), pixel(image, x, y), 24)).toBe(true);
+    }
+    const opaque = encodeRowsWebp(70, 50, { channels: 4, quality: 90, lossless: false }, (push) => push(photo(70, 50).data));
+    expect(pixel(decodeAny(opaque.bytes), 35, 25)[3]).toBe(255);
+  });
+
   it('the row-fed encoder takes rows in any grouping (the API for other decoders)', () => {
     const image = photo(37, 23);
     const rgb = image.data.filter((_, i) => i % 4 !== 3);
@@ -176,7 +189,7 @@ describe('damaged files', () => {
 
   it('a lossless stream with garbage in it is refused', () => {
     const bad = lossless.slice();
-    for (let i = 40; i < bad.length - 8; i += 7) bad[i] ^= 0x5a;
+    for (let i = 40; i < bad.length - 8; i += 7) bad[i] = bad[i]! ^ 0x5a;
     expect(() => withWebpJob(bad, (job) => job.fill(120, 90, 1, false))).toThrow(WebpEngineError);
   });
 

@@ -71,8 +71,12 @@ static int flush_band(sr_webp_enc *e) {
       memcpy(p->u + (size_t)(y0 / 2 + j) * p->uv_stride, band.u + (size_t)j * band.uv_stride, (size_t)uv_w);
       memcpy(p->v + (size_t)(y0 / 2 + j) * p->uv_stride, band.v + (size_t)j * band.uv_stride, (size_t)uv_w);
     }
-    if (p->a && band.a)
-      for (int j = 0; j < n; j++) memcpy(p->a + (size_t)(y0 + j) * p->a_stride, band.a + (size_t)j * band.a_stride, (size_t)width);
+    /* libwebp's importer leaves out the alpha plane of a band that is wholly opaque. */
+    for (int j = 0; p->a && j < n; j++) {
+      uint8_t *dst = p->a + (size_t)(y0 + j) * p->a_stride;
+      if (band.a) memcpy(dst, band.a + (size_t)j * band.a_stride, (size_t)width);
+      else memset(dst, 255, (size_t)width);
+    }
   }
   WebPPictureFree(&band);
   e->band_rows = 0;
