@@ -303,52 +303,6 @@ static void run_rows(sr_webp *w, int out_w, int out_h, int channels, srw_sink si
   close_run(w);
 }
 
-/*
- * Same-size lossy WebP to lossy WebP, upright: the decoder's YUV 4:2:0 (+ alpha) rows are copied into
- * the picture as they become ready, never made RGB and back. The encoder then starts from exactly the
- * input's samples: no chroma is blurred by an upsampling and a second subsampling, so an output reaches
- * a given SSIM against the input with fewer bytes.
- */
-static void run_yuv(sr_webp *w, WebPPicture *p) {
-  close_run(w);
-  const int in_w = w->info[SRW_INFO_WIDTH], in_h = w->info[SRW_INFO_HEIGHT], alpha = w->info[SRW_INFO_ALPHA];
-  if (in_w != p->width || in_h != p->height) srw_fail(w, "the picture does not have the input's size");
-  WebPInitDecoderConfig(&w->config);
-  w->config.output.colorspace = alpha ? MODE_YUVA : MODE_YUV;
-  w->idec = WebPIDecode(NULL, 0, &w->config);
-  if (!w->idec) srw_fail(w, "out of memory for the WebP decoder");
-  const int uv_w = (in_w + 1) / 2, uv_h = (in_h + 1) / 2;
-  int done = 0, uv_done = 0;
-  uint32_t fed = 0;
-  while (done < in_h) {
-    if (fed >= w->input_len) srw_fail(w, status_message(VP8_STATUS_SUSPENDED));
-    fed = w->input_len - fed > SRW_FEED_BYTES ? fed + SRW_FEED_BYTES : w->input_len;
-    VP8StatusCode status = WebPIUpdate(w->idec, w->input, fed);
-    if (status != VP8_STATUS_OK && status != VP8_STATUS_SUSPENDED) srw_fail(w, status_message(status));
-    int last_y = 0, width = 0, height = 0, stride = 0, uv_stride = 0, a_stride = 0;
-    uint8_t *u, *v, *a;
-    uint8_t *y = WebPIDecGetYUVA(w->idec, &last_y, &u, &v, &a, &width, &height, &stride, &uv_stride, &a_stride);
-    if (!y) continue;
-    if (width != in_w || height != in_h) srw_fail(w, "the WebP decodes to another size than it declares");
-    if (last_y > in_h) last_y = in_h;
-    for (; done < last_y; done++) {
-      memcpy(p->y + (size_t)done * p->y_stride, y + (size_t)done * stride, (size_t)in_w);
-      if (p->a) {
-        if (a) memcpy(p->a + (size_t)done * p->a_stride, a + (size_t)done * a_stride, (size_t)in_w);
-        else memset(p->a + (size_t)done * p->a_stride, 255, (size_t)in_w);
-      }
-    }
-    /* Chroma row k is ready with luma row 2k. */
-    const int uv_ready = last_y == in_h ? uv_h : (last_y + 1) / 2;
-    for (; uv_done < uv_ready; uv_done++) {
-      memcpy(p->u + (size_t)uv_done * p->uv_stride, u + (size_t)uv_done * uv_stride, (size_t)uv_w);
-      memcpy(p->v + (size_t)uv_done * p->uv_stride, v + (size_t)uv_done * uv_stride, (size_t)uv_w);
-    }
-    if (status == VP8_STATUS_OK && done < in_h) srw_fail(w, "the WebP decoder stopped early");
-  }
-  close_run(w);
-}
-
 /* ---- Orientation: rows that arrive stored are kept in a frame and handed out upright. */
 
 typedef struct {
@@ -425,13 +379,7 @@ EMSCRIPTEN_KEEPALIVE int sr_webp_fill(sr_webp *w, int out_w, int out_h, int orie
   const int up_w = orientation >= 5 ? out_h : out_w, up_h = orientation >= 5 ? out_w : out_h;
   w->enc = srw_enc_create(up_w, up_h, ch, lossless);
   if (!w->enc) srw_fail(w, "out of memory for the WebP picture");
-  const int same = out_w == w->info[SRW_INFO_WIDTH] && out_h == w->info[SRW_INFO_HEIGHT] && orientation == 1;
-  if (same && !lossless && w->info[SRW_INFO_FORMAT] != 2) {
-    run_yuv(w, srw_enc_picture(w->enc));
-    srw_enc_filled(w->enc);
-  } else {
-    run_upright(w, out_w, out_h, orientation, ch, enc_sink, NULL);
-  }
+  run_upright(w, out_w, out_h, orientation, ch, enc_sink, NULL);
   return 0;
 }
 

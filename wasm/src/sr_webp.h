@@ -67,10 +67,6 @@ sr_webp_enc *srw_enc_create(int width, int height, int channels, int lossless);
 void srw_enc_destroy(sr_webp_enc *e);
 /* Takes the next row (channels bytes per pixel, RGB or RGBA); 0 on success. */
 int srw_enc_row(sr_webp_enc *e, const uint8_t *row);
-/* The lossy picture itself, for a caller that fills its planes directly (NULL when lossless). */
-WebPPicture *srw_enc_picture(sr_webp_enc *e);
-/* Says that the caller has filled every row of the picture. */
-void srw_enc_filled(sr_webp_enc *e);
 /* Encodes the picture once every row has arrived; writes into w's chunks. 0 on success. */
 int srw_enc_finish(sr_webp_enc *e, sr_webp *w, int quality, int lossless, int method, int low_memory, const char **error);
 

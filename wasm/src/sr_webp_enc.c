@@ -105,10 +105,6 @@ int srw_enc_row(sr_webp_enc *e, const uint8_t *row) {
   return 0;
 }
 
-WebPPicture *srw_enc_picture(sr_webp_enc *e) { return e->lossless ? NULL : &e->pic; }
-
-void srw_enc_filled(sr_webp_enc *e) { e->rows_in = e->pic.height; }
-
 static int chunk_writer(const uint8_t *data, size_t size, const WebPPicture *pic) {
   return srw_write((sr_webp *)pic->custom_ptr, data, size) == 0;
 }
