@@ -1,5 +1,5 @@
-// The whole-image codec calls the pipeline makes for PNG and WebP (the next engine issue streams them),
-// and JPEG output of such images: MozJPEG up to its size, the engine's encoder beyond. Loaded with a dynamic import so that only a
+// The whole-image codec calls the pipeline makes for PNG (the next engine issue streams it), WebP output
+// through the WebP engine's row-fed encoder, and JPEG output of such images: MozJPEG up to its size, the engine's encoder beyond. Loaded with a dynamic import so that only a
 // request that compresses instantiates WebAssembly (and tools that merely build the app never load it).
 import type { RgbaImage } from '../../wasm/image.ts';
 import { encodePixelsJpeg } from '../../wasm/jpeg-engine.ts';
