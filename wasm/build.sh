@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Rebuilds wasm/codec/sr_jpeg.{js,wasm} from the vendored upstream source and our C glue in wasm/src/.
+# Rebuilds wasm/codec/sr_jpeg.{js,wasm} (the JPEG and WebP engines, one module) from the vendored
+# upstream sources and our C glue in wasm/src/.
 # Needs Debian's emscripten (apt-get install -y emscripten cmake) and nothing from the network.
 # The built files are committed, so installing and testing the service needs none of this.
 set -euo pipefail
@@ -11,6 +12,11 @@ LJT_TARBALL="vendor/libjpeg-turbo-${LJT_VERSION}.tar.gz"
 # The upstream release tarball, as Debian's source package libjpeg-turbo 1:2.1.5-2 carries it
 # (libjpeg-turbo_2.1.5.orig.tar.gz); the same digest is in that package's .dsc.
 LJT_SHA256=254f3642b04e309fee775123133c6464181addc150499561020312ec61c1bf7c
+WEBP_VERSION=1.2.4
+WEBP_TARBALL="vendor/libwebp_${WEBP_VERSION}.orig.tar.gz"
+# Debian bookworm's source package libwebp 1.2.4-0.2+deb12u1 (libwebp_1.2.4.orig.tar.gz, the upstream
+# release); the same digest is in that package's .dsc. Its Debian patches are in patches/libwebp/.
+WEBP_SHA256=7bf5a8a28cc69bcfa8cb214f2c3095703c6b73ac5fba4d5480c205331d9494df
 # Fixed so that two builds of the same sources are byte-identical (libjpeg-turbo stamps a date otherwise).
 BUILD_STAMP=20230208
 
@@ -23,6 +29,7 @@ export NODE_PATH=/usr/share/nodejs
 emcc --version | head -n 1
 
 echo "$LJT_SHA256  $LJT_TARBALL" | sha256sum -c --quiet -
+echo "$WEBP_SHA256  $WEBP_TARBALL" | sha256sum -c --quiet -
 work="$here/.build"
 rm -rf "$work"
 mkdir -p "$work/lib"
@@ -41,19 +48,37 @@ for patch in patches/*.patch; do patch -s -d "$src" -p1 <"$patch"; done
   emmake make -j"$(nproc)" jpeg-static >make.log
 )
 
+# libwebp's decoder, encoder and their DSP as a static library, compiled file by file (its CMake build
+# wants tools we do not build). -msse2: emscripten maps libwebp's SSE2 code onto WebAssembly SIMD, and
+# libwebp's own wasm CPU check (dsp/cpu.c) enables it from the same compile flags. No threads.
+tar -xzf "$WEBP_TARBALL" -C "$work"
+webp="$work/libwebp-${WEBP_VERSION}"
+for patch in patches/libwebp/*.patch; do patch -s -d "$webp" -p1 <"$patch"; done
+mkdir -p "$work/webp"
+(cd "$webp" && ls src/dec/*.c src/dsp/*.c src/enc/*.c src/utils/*.c sharpyuv/*.c | LC_ALL=C sort) >"$work/webp/sources"
+WEBP_CFLAGS="-O3 -msimd128 -msse2 -I$webp -I$webp/src"
+export WEBP_CFLAGS webp work
+xargs -P "$(nproc)" -I{} sh -c 'emcc $WEBP_CFLAGS -c "$webp/$1" -o "$work/webp/$(echo "$1" | tr / _).o"' _ {} <"$work/webp/sources"
+(cd "$work/webp" && LC_ALL=C ls *.o | xargs emar rcsD libwebp.a)
+
 EXPORTS='_malloc,_free,_sr_set_quant_tables,_sr_set_deadzone'
 for f in create destroy message info header marker close_header add_marker clear_markers set_pixels channels \
   decode_frame frame free_frame fatal_warnings encode transcode chunk_count chunk output_len result_width \
   result_height clear_output encode_pixels; do
   EXPORTS="$EXPORTS,_sr_job_$f"
 done
+for f in create destroy message info fill encode free_picture frame jpeg_job after_jpeg chunk_count chunk output_len \
+  result_width result_height clear_output rows_begin rows_push; do
+  EXPORTS="$EXPORTS,_sr_webp_$f"
+done
 
 mkdir -p codec
 # No eval and no filesystem (Workers allow neither); memory grows as a request needs and the instance
 # is dropped afterwards (wasm/instances.ts). The module is compiled by wrangler and handed to the
 # factory through instantiateWasm, so the glue never fetches anything.
-emcc -O3 -msimd128 -I "$src" -I "$work/lib" \
+emcc -O3 -msimd128 -I "$src" -I "$work/lib" -I "$webp" -I "$webp/src" \
   src/sr_io.c src/sr_job.c src/sr_encode.c src/sr_resize.c "$src/transupp.c" "$work/lib/libjpeg.a" \
+  src/sr_webp.c src/sr_webp_enc.c "$work/webp/libwebp.a" \
   -o codec/sr_jpeg.js \
   -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createJpegModule -sENVIRONMENT=web,worker \
   -sFILESYSTEM=0 -sDYNAMIC_EXECUTION=0 -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=2MB \

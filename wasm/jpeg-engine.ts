@@ -52,7 +52,8 @@ export interface EncodedJpeg {
 /** The engine refused the file or ran out of memory; `message` is libjpeg's or ours. */
 export class JpegEngineError extends Error {}
 
-const slot = new Slot('sr_jpeg', () => new EmscriptenInstance(createJpegModule as EmscriptenFactory<JpegModule>, jpegWasm));
+/** The engine instance, shared with the WebP engine (webp-engine.ts): one module holds both. */
+export const slot = new Slot('sr_jpeg', () => new EmscriptenInstance(createJpegModule as EmscriptenFactory<JpegModule>, jpegWasm));
 
 // Offsets into sr_job_info() (sr_jpeg.h).
 const INFO = { width: 0, height: 1, components: 2, colorSpace: 3, progressive: 4, maxH: 5, maxV: 6, samp: 7, adobe: 15, markers: 17, precision: 18, arithmetic: 19, length: 20 };

@@ -1,19 +1,20 @@
-// The whole-image codec calls the pipeline makes for PNG and WebP (the next engine issue streams them),
-// and JPEG output of such images: MozJPEG up to its size, the engine's encoder beyond. Loaded with a dynamic import so that only a
+// The whole-image codec calls the pipeline makes for PNG (the next engine issue streams it), WebP output
+// through the WebP engine's row-fed encoder, and JPEG output of such images: MozJPEG up to its size, the engine's encoder beyond. Loaded with a dynamic import so that only a
 // request that compresses instantiates WebAssembly (and tools that merely build the app never load it).
 import type { RgbaImage } from '../../wasm/image.ts';
 import { encodePixelsJpeg } from '../../wasm/jpeg-engine.ts';
 import { encodeJpeg, jpegOptions } from '../../wasm/mozjpeg-encoder.ts';
 import { decodePng, encodeOptimisedPng } from '../../wasm/png.ts';
 import { resizeImage } from '../../wasm/resize.ts';
-import { decodeWebp, encodeWebp } from '../../wasm/webp.ts';
-import { PNG_OPTIMISE_LEVEL, webpOptions } from './encoders.ts';
+import { encodeRowsWebp } from '../../wasm/webp-engine.ts';
+import { PNG_OPTIMISE_LEVEL } from './encoders.ts';
 import type { ImageFormat } from './formats.ts';
 import { FULL_CHROMA_QUALITY } from './jpeg-path.ts';
 import { MOZJPEG_MAX_OUTPUT_PIXELS } from './memory-plan.ts';
 
-export function decode(format: 'png' | 'webp', bytes: Uint8Array): RgbaImage {
-  return format === 'png' ? decodePng(bytes) : decodeWebp(bytes);
+/** PNG input (WebP input goes through the WebP engine, webp-path.ts). */
+export function decode(format: 'png', bytes: Uint8Array): RgbaImage {
+  return decodePng(bytes);
 }
 
 /** Lossy formats take the quality; PNG ignores it (lossless, then optimised by oxipng). JPEG wants opaque pixels. */
@@ -26,7 +27,8 @@ export function encode(format: ImageFormat, image: RgbaImage, quality: number): 
         quality, sampling: quality >= FULL_CHROMA_QUALITY ? [1, 1] : [2, 2], progressive: true,
       });
     case 'webp':
-      return encodeWebp(image, webpOptions(quality));
+      // The WebP engine's encoder, fed the rows at once: its picture is YUV, not a second RGBA copy.
+      return encodeRowsWebp(image.width, image.height, { channels: 4, quality, lossless: false }, (push) => push(image.data)).bytes;
     case 'png':
       return encodeOptimisedPng(image, PNG_OPTIMISE_LEVEL);
   }

@@ -15,6 +15,8 @@ export interface ImageHeader {
   defect: string | null;
   /** JPEG only: what the frame header says, for the memory estimate made before decoding. */
   jpeg?: JpegFrame;
+  /** WebP only: whether the image is VP8L (lossless), which its decoder holds whole. */
+  webp?: { lossless: boolean };
 }
 
 export interface JpegFrame {
@@ -26,6 +28,9 @@ export interface JpegFrame {
 
 /** The structure is too broken to even find the dimensions. */
 export class MalformedImage extends Error {}
+
+/** A well-formed file of a kind the service does not take (animated WebP): 415, not 422. */
+export class UnsupportedImage extends Error {}
 
 export function readHeader(format: ImageFormat, bytes: Uint8Array): ImageHeader {
   switch (format) {
@@ -177,7 +182,9 @@ function readWebp(b: Uint8Array): ImageHeader {
     hasAlphaChannel = ((bits >>> 28) & 1) === 1;
   } else if (first === 'VP8X') {
     const flags = b[20]!;
-    if (flags & 0x02) throw new MalformedImage('animated WebP is not supported: send a still image');
+    // Animated WebP is refused rather than cut to its first frame: a still of an animation is rarely
+    // what the sender wants, and its frames are stored as differences from the frames before.
+    if (flags & 0x02) throw new UnsupportedImage('animated WebP is not supported: send a still image');
     hasAlphaChannel = (flags & 0x10) !== 0;
     width = u24le(b, 24) + 1;
     height = u24le(b, 27) + 1;
@@ -187,7 +194,8 @@ function readWebp(b: Uint8Array): ImageHeader {
   }
   if (width === 0 || height === 0) throw new MalformedImage('the WebP declares no width or height');
   defect ??= webpChunksDefect(b, Math.min(riffEnd, b.length));
-  return { width, height, orientation, hasAlphaChannel, defect };
+  const lossless = first === 'VP8L' || (first === 'VP8X' && hasChunk(b, Math.min(riffEnd, b.length), 'VP8L'));
+  return { width, height, orientation, hasAlphaChannel, defect, webp: { lossless } };
 }
 
 function webpExifOrientation(b: Uint8Array, end: number): Orientation {
@@ -199,6 +207,11 @@ function webpExifOrientation(b: Uint8Array, end: number): Orientation {
     }
   }
   return 1;
+}
+
+function hasChunk(b: Uint8Array, end: number, name: string): boolean {
+  for (let at = 12; at + 8 <= end; at += 8 + u32le(b, at + 4) + (u32le(b, at + 4) & 1)) if (tag(b, at) === name) return true;
+  return false;
 }
 
 function webpChunksDefect(b: Uint8Array, end: number): string | null {

@@ -30,6 +30,30 @@ const MOZJPEG_FRESH_BYTES = 259 * 64 * 1024;
 /** Whole-image codecs (PNG and WebP, which the next engine issue streams): bytes per pixel, measured (README, "Memory"). */
 export const WHOLE_IMAGE_BYTES_PER_PIXEL = 16;
 
+/**
+ * The WebP engine (webp-path.ts), per pixel, from libwebp's allocations and checked against the
+ * engine's measured peak (README, "WebP engine"). Lossy input is decoded to YUV 4:2:0 (1.5 bytes), its
+ * alpha to a plane in the output and one in the alpha decoder; lossless input to RGB(A) beside the
+ * decoder's own ARGB pixels, which it needs whole (backward references reach any earlier pixel).
+ */
+const WEBP_LOSSY_DECODE_BYTES_PER_PIXEL = 1.5;
+const WEBP_ALPHA_DECODE_BYTES_PER_PIXEL = 2;
+const WEBP_LOSSLESS_DECODE_BYTES_PER_PIXEL = 4;
+/** The VP8 decoder's caches of a macroblock row and its filter context, per input column. */
+const WEBP_DECODER_BYTES_PER_COLUMN = 3 * 64;
+/** The lossy encoder's picture: YUV 4:2:0, + 1 byte for alpha. */
+const WEBP_LOSSY_PICTURE_BYTES_PER_PIXEL = 1.5;
+/** What VP8's encoder holds besides the picture: analysis, and the token buffer of the whole image (measured 3.5). */
+const WEBP_LOSSY_ENCODER_BYTES_PER_PIXEL = 3.75;
+/** The same in libwebp's low-memory mode, without the token buffer (measured 1.7; about twice the encoding time). */
+const WEBP_LOW_MEMORY_ENCODER_BYTES_PER_PIXEL = 2;
+/** Alpha is compressed losslessly (VP8L on the alpha plane): its ARGB copy, hash chain and references (measured 17). */
+const WEBP_ALPHA_ENCODER_BYTES_PER_PIXEL = 18;
+/** The lossless encoder: the ARGB picture and VP8L's hash chain, backward references and transforms (measured 36–39 in all). */
+const WEBP_LOSSLESS_ENCODER_BYTES_PER_PIXEL = 40;
+/** Lossy WebP outputs larger than this use libwebp's low-memory mode (no token buffer), at about twice the encode time. */
+export const WEBP_TOKEN_BUFFER_MAX_PIXELS = 8_000_000;
+
 export type JpegEncodeMode = 'mozjpeg' | 'progressive' | 'two_pass';
 
 export interface PlanRequest {
@@ -53,6 +77,8 @@ export interface Plan {
   mode: JpegEncodeMode;
   /** Whether a lossless rewrite may follow the lossy encode (same format, same size, no target). */
   lossless: boolean;
+  /** WebP output from a WebP: lossless (a lossless input, no target) and libwebp's low-memory mode. */
+  webp?: { lossless: boolean; lowMemory: boolean };
   /** Estimated peak bytes of the whole request. */
   estimate: number;
 }
@@ -83,8 +109,22 @@ export function plan(inputFormat: ImageFormat, header: ImageHeader, uploadBytes:
   const resized = output !== upright;
   const stored = swapsAxes(header.orientation) ? { width: output.height, height: output.width } : output;
   const scaleNum = inputFormat === 'jpeg' && resized ? dctScale(header, stored) : 8;
-  const lossless = inputFormat === 'jpeg' && request.format === 'jpeg' && !resized && request.targetKb === undefined && request.allowLossless !== false;
+  const lossless = (inputFormat === 'jpeg' || inputFormat === 'webp') && request.format === inputFormat && !resized && request.targetKb === undefined && request.allowLossless !== false;
   const base = { output, resized, scaleNum, stored, lossless };
+  if (inputFormat === 'webp' && request.format === 'webp') {
+    // Lossless output for a lossless input when it fits; then lossy; then lossy in low memory.
+    const big = output.width * output.height > WEBP_TOKEN_BUFFER_MAX_PIXELS;
+    const variants = [
+      ...(header.webp?.lossless && request.targetKb === undefined ? [{ lossless: true, lowMemory: false }] : []),
+      ...(big ? [] : [{ lossless: false, lowMemory: false }]),
+      { lossless: false, lowMemory: true },
+    ];
+    for (const webp of variants) {
+      const planned = { ...base, mode: 'two_pass' as const, webp, estimate: 0 };
+      planned.estimate = estimate(inputFormat, header, uploadBytes, request, planned);
+      if (planned.estimate <= budget || webp === variants.at(-1)) return planned;
+    }
+  }
   const modes: JpegEncodeMode[] = [];
   if (request.format === 'jpeg') {
     if (output.width * output.height <= MOZJPEG_MAX_OUTPUT_PIXELS) modes.push('mozjpeg');
@@ -112,6 +152,7 @@ function estimate(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: nu
   // The upload as JS received it, plus the engine's copy.
   const input = uploadBytes * 2;
   const outputBuffers = outPixels * outputBytesPerPixel(request.quality) * 2;
+  if (inputFormat === 'webp') return Math.ceil(REQUEST_BASE_BYTES + input + webpEstimate(header, request, p) + outputBuffers);
   if (inputFormat !== 'jpeg') {
     return REQUEST_BASE_BYTES + input + (inPixels + outPixels) * WHOLE_IMAGE_BYTES_PER_PIXEL + outputBuffers;
   }
@@ -137,6 +178,39 @@ function estimate(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: nu
     ? COEFFICIENT_BYTES * inPixels * frame.samplesPerPixel * (header.orientation >= 3 ? 2 : 1) + outputBuffers / 2 + uploadBytes * 2
     : 0;
   return Math.ceil(REQUEST_BASE_BYTES + input + Math.max(lossyPhase, losslessPhase));
+}
+
+/** The WebP engine's peak, past the upload: decoder and encoder are alive together (rows stream between them). */
+function webpEstimate(header: ImageHeader, request: PlanRequest, p: Omit<Plan, 'estimate'>): number {
+  const inPixels = header.width * header.height;
+  const outPixels = p.output.width * p.output.height;
+  const alpha = header.hasAlphaChannel;
+  const channels = alpha && request.format !== 'jpeg' ? 4 : 3;
+  const losslessIn = header.webp?.lossless === true;
+  const decoder = losslessIn
+    ? inPixels * (WEBP_LOSSLESS_DECODE_BYTES_PER_PIXEL + (alpha ? 4 : 3))
+    : inPixels * (WEBP_LOSSY_DECODE_BYTES_PER_PIXEL + (alpha ? WEBP_ALPHA_DECODE_BYTES_PER_PIXEL : 0)) + header.width * WEBP_DECODER_BYTES_PER_COLUMN;
+  const resampler = p.resized ? p.stored.width * RESAMPLER_BYTES_PER_COLUMN * (channels / 3) : 0;
+  let encoder: number;
+  if (request.format === 'webp') {
+    // Orientations other than 1 keep the stored output once before the upright picture is filled.
+    const upright = header.orientation === 1 ? 0 : outPixels * channels;
+    const webp = p.webp ?? { lossless: false, lowMemory: false };
+    if (webp.lossless) return Math.max(decoder + resampler + upright + outPixels * 4, outPixels * WEBP_LOSSLESS_ENCODER_BYTES_PER_PIXEL);
+    const picture = outPixels * (WEBP_LOSSY_PICTURE_BYTES_PER_PIXEL + (alpha ? 1 : 0));
+    // The decoder is gone before the encoder starts: the peak is the larger of the two phases.
+    const internals = outPixels * (webp.lowMemory ? WEBP_LOW_MEMORY_ENCODER_BYTES_PER_PIXEL : WEBP_LOSSY_ENCODER_BYTES_PER_PIXEL);
+    const alphaEncoder = alpha ? outPixels * WEBP_ALPHA_ENCODER_BYTES_PER_PIXEL : 0;
+    return Math.max(decoder + resampler + upright + picture, picture + Math.max(internals, alphaEncoder));
+  } else if (request.format === 'jpeg') {
+    const kept = header.orientation >= 3 || request.targetKb !== undefined || p.mode === 'mozjpeg' ? outPixels * 3 : 0;
+    if (p.mode === 'mozjpeg') encoder = kept + MOZJPEG_FRESH_BYTES + outPixels * (4 + MOZJPEG_BYTES_PER_PIXEL);
+    else encoder = kept + (p.mode === 'progressive' ? encoderBuffer(p.output, request.quality, header) : p.output.width * 3 * 32);
+  } else {
+    // PNG output: the frame, its RGBA copy in JS, and the whole-image encoder.
+    encoder = outPixels * (channels + 4 + WHOLE_IMAGE_BYTES_PER_PIXEL);
+  }
+  return decoder + resampler + encoder;
 }
 
 /**

@@ -1,14 +1,14 @@
 // The compression pipeline, from uploaded bytes to encoded output. No HTTP here: the route reads the
 // upload, asks `prepare` what the request will take (memory, from the header alone), admits it, and
-// runs `compress`. JPEG input goes through the streaming engine (jpeg-path.ts); PNG and WebP inputs
-// through the whole-image codecs, one phase after another, each giving its memory back when it grew
+// runs `compress`. JPEG and WebP inputs go through the streaming engines (jpeg-path.ts, webp-path.ts);
+// PNG input through the whole-image codecs, one phase after another, each giving its memory back when it grew
 // (wasm/instances.ts).
 import type { RgbaImage } from '../../wasm/image.ts';
 import { ApiError } from '../http/errors.ts';
 import { swapsAxes } from './exif.ts';
 import { FORMAT_NAMES, sniff, type ImageFormat } from './formats.ts';
 import { fitWithin, type Size } from './geometry.ts';
-import { MalformedImage, readHeader, type ImageHeader } from './header.ts';
+import { MalformedImage, readHeader, UnsupportedImage, type ImageHeader } from './header.ts';
 import type { MetadataMode } from './metadata.ts';
 import { largestFittingWidth, plan, type Plan } from './memory-plan.ts';
 import { applyOrientation, flattenOntoWhite, hasTransparency } from './pixels.ts';
@@ -62,6 +62,7 @@ function inspect(bytes: Uint8Array, maxInputPixels: number) {
     header = readHeader(format, bytes);
   } catch (err) {
     if (err instanceof MalformedImage) throw unprocessable(`the ${FORMAT_NAMES[format]} cannot be read: ${err.message}`);
+    if (err instanceof UnsupportedImage) throw new ApiError('unsupported_media_type', err.message, { param: 'image' });
     throw err;
   }
   const pixels = header.width * header.height;
@@ -104,14 +105,14 @@ const mb = (bytes: number): string => `${Math.ceil(bytes / (1024 * 1024))} MB`;
 function tooLargeForMemory(inputFormat: ImageFormat, header: ImageHeader, request: CompressRequest, planned: Plan, budget: number): ApiError {
   const size = `${header.width}×${header.height}`;
   const needs = `needs about ${mb(planned.estimate)}, more than the ${mb(budget)} one compression may use`;
-  if (inputFormat !== 'jpeg') {
+  if (inputFormat === 'png') {
     return new ApiError('image_too_large', `this ${FORMAT_NAMES[inputFormat]} (${size}) is decoded whole and ${needs}; send a smaller image or a JPEG`, {
       param: 'image', details: { width: header.width, height: header.height, estimate_bytes: planned.estimate, budget_bytes: budget },
     });
   }
   const maxWidth = largestFittingWidth(inputFormat, header, request.bytes.length, { ...request, allowLossless: false }, budget);
   const advice = maxWidth === null ? 'no output size fits' : `it fits with width=${maxWidth} or less`;
-  return new ApiError('image_too_large', `at ${planned.output.width}×${planned.output.height} this ${size} JPEG ${needs}; ${advice}`, {
+  return new ApiError('image_too_large', `at ${planned.output.width}×${planned.output.height} this ${size} ${FORMAT_NAMES[inputFormat]} ${needs}; ${advice}`, {
     param: request.width !== undefined ? 'width' : 'image',
     details: { width: header.width, height: header.height, estimate_bytes: planned.estimate, budget_bytes: budget, max_width: maxWidth },
   });
@@ -123,11 +124,15 @@ export async function compress(prepared: Prepared): Promise<CompressResult> {
     const { compressJpeg } = await import('./jpeg-path.ts');
     return compressJpeg(request, planned, header.orientation, request.metadata ?? 'strip');
   }
+  if (inputFormat === 'webp') {
+    const { compressWebp } = await import('./webp-path.ts');
+    return compressWebp(request, planned, header.orientation, request.metadata ?? 'strip');
+  }
   return compressWhole(request, inputFormat, header);
 }
 
 /** PNG and WebP inputs: decoded whole, resized, turned upright, encoded (the next engine issue streams them). */
-async function compressWhole(request: CompressRequest, inputFormat: 'png' | 'webp', header: ImageHeader): Promise<CompressResult> {
+async function compressWhole(request: CompressRequest, inputFormat: 'png', header: ImageHeader): Promise<CompressResult> {
   const codecs = await import('./codecs.ts');
   const timings = { decode: 0, resize: 0, encode: 0 };
   const timed = <T>(phase: keyof typeof timings, work: () => T): T => {

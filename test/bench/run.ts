@@ -1,4 +1,4 @@
-// `npm run bench [-- foundation|tools|compress|meta|img|jpeg|jpeg-tuning|client|selfhost ...]`: starts the service as `npm run dev` does and runs the
+// `npm run bench [-- foundation|tools|compress|meta|img|jpeg|jpeg-tuning|webp|client|selfhost ...]`: starts the service as `npm run dev` does and runs the
 // named benchmarks (all by default) against it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -9,6 +9,7 @@ import { benchImg, IMG_MISSES, IMG_REPEATS, IMG_ROUNDS } from './img.ts';
 import { benchFoundation, CONCURRENCY, REQUESTS_PER_ROUND, ROUNDS, type Summary } from './foundation.ts';
 import { benchJpeg } from './jpeg.ts';
 import { benchJpegTuning } from './jpeg-tuning.ts';
+import { benchWebp, webpReport } from './webp.ts';
 import { jpegReport } from './lib/jpeg-report.ts';
 import { compressReport } from './lib/report.ts';
 import { startService, type Service } from './lib/server.ts';
@@ -115,6 +116,12 @@ const BENCHES: Record<string, (service: Service) => Promise<void>> = {
     const result = await benchJpeg(() => startService(PORT + 4, vars.flatMap((v) => ['--var', v])));
     console.log(`\n${jpegReport(result)}\n`);
     save('jpeg', result);
+  },
+  async webp() {
+    // The corpus's 16.8 MP WebPs need the pixel limit lifted, as for the jpeg bench.
+    const result = await benchWebp(() => startService(PORT + 6, ['--var', 'MAX_INPUT_PIXELS:100000000']));
+    console.log(`\n${webpReport(result)}\n`);
+    save('webp', result);
   },
   async 'jpeg-tuning'() {
     const result = await benchJpegTuning();

@@ -237,7 +237,11 @@ static void cmyk_to_rgb(const uint8_t *cmyk, uint8_t *rgb, int width, int invert
  * Decodes the input in rows at the job's scale, resamples, and calls sink with each output row in
  * stored orientation. Runs under the caller's setjmp.
  */
-void sr_pipeline_run(sr_job *job, void (*sink)(sr_job *, uint8_t *, void *), void *ctx) {
+void sr_pipeline_run(sr_job *job, sr_row_sink sink, void *ctx) {
+  if (job->source) {
+    job->source(job, sink, ctx);
+    return;
+  }
   j_decompress_ptr d = &job->dec;
   sr_open_decoder(job, d);
   job->dec_open = 1;

@@ -56,8 +56,11 @@ typedef struct {
 } sr_marker;
 
 typedef struct sr_resizer sr_resizer;
+typedef struct sr_job sr_job;
+/* A row sink of the pipeline: each output row, as stored. */
+typedef void (*sr_row_sink)(sr_job *, uint8_t *, void *);
 
-typedef struct {
+struct sr_job {
   sr_error err;
   const uint8_t *input;
   uint32_t input_len;
@@ -86,7 +89,12 @@ typedef struct {
   int chunk_count, chunk_cap;
   uint32_t output_len;
   int result_w, result_h;
-} sr_job;
+  /* Rows from another decoder (the WebP engine, sr_webp.c) instead of the JPEG input: when set, the
+   * pipeline calls it in place of decoding, and it must hand out exactly out_w × out_h rows of
+   * `channels`, as stored. It fails with sr_fail(). */
+  void (*source)(sr_job *job, sr_row_sink sink, void *ctx);
+  void *source_ctx;
+};
 
 /* Closes whatever a run left open; a run that failed unwinds to its entry point, which calls this. */
 void sr_job_cleanup(sr_job *job);
@@ -94,7 +102,7 @@ void sr_job_cleanup(sr_job *job);
 void sr_fail(sr_job *job, const char *message);
 
 /* Decodes in rows and calls sink with each output row, as stored (sr_job.c). */
-void sr_pipeline_run(sr_job *job, void (*sink)(sr_job *, uint8_t *, void *), void *ctx);
+void sr_pipeline_run(sr_job *job, sr_row_sink sink, void *ctx);
 void sr_write_markers(sr_job *job, j_compress_ptr c);
 void sr_open_decoder(sr_job *job, j_decompress_ptr d);
 /* Fills the job's frame (out_w × out_h × channels, as stored) unless it is there already. */

@@ -52,8 +52,8 @@ export interface EqualSsim {
 export type Send = (options: CompressOptions) => Promise<CompressResult>;
 
 /** One request at `quality`, scored against `reference`; the decoded output is dropped at once. */
-export async function probe(send: Send, input: Uint8Array, reference: Rgb, quality: number): Promise<Probe> {
-  const r = await send({ format: 'jpeg', quality });
+export async function probe(send: Send, input: Uint8Array, reference: Rgb, quality: number, format: 'jpeg' | 'webp' = 'jpeg'): Promise<Probe> {
+  const r = await send({ format, quality });
   const p: Probe = { quality, status: r.status, error: r.error, bytes: r.bytes, wallMs: r.wallMs };
   if (r.output) {
     p.original = r.output.byteLength === input.byteLength && Buffer.from(r.output).equals(Buffer.from(input));
@@ -67,13 +67,13 @@ export async function probe(send: Send, input: Uint8Array, reference: Rgb, quali
  * (`first`) and tries its neighbour first: when Shrinkray and sharp are the same encoder that settles it
  * in one more request. Otherwise bisects: at most 1 + 1 + 1 + 4 requests in all.
  */
-export async function equalSsim(send: Send, input: Uint8Array, reference: Rgb, target: number, first: Probe): Promise<EqualSsim> {
+export async function equalSsim(send: Send, input: Uint8Array, reference: Rgb, target: number, first: Probe, format: 'jpeg' | 'webp' = 'jpeg'): Promise<EqualSsim> {
   const result: EqualSsim = { target, probes: [first] };
   const known = new Map<number, Probe>([[first.quality, first]]);
   const at = async (q: number): Promise<Probe> => {
     const cached = known.get(q);
     if (cached) return cached;
-    const p = await probe(send, input, reference, q);
+    const p = await probe(send, input, reference, q, format);
     known.set(q, p);
     result.probes.push(p);
     return p;

@@ -1,0 +1,515 @@
+/*
+ * The WebP engine's job: one input WebP. A run decodes it with libwebp's incremental decoder
+ * (WebPIDecode, then WebPIUpdate over a growing prefix of the input; VP8_STATUS_SUSPENDED means it
+ * wants more bytes), hands out each row as soon as the decoder reports it ready, resamples through the
+ * JPEG engine's ring, and gives every output row to a sink: the band-fed WebP encoder, a JPEG job (its
+ * row source), or a frame. Lossy input is decoded to YUV 4:2:0 (+ alpha), 1.5 bytes per pixel (2.5
+ * with alpha), made RGB a row pair at a time by libwebp's fancy upsampler; lossless input to RGB(A),
+ * which its decoder needs whole anyway (backward references reach any earlier pixel). Every run ends with WebPIDelete, on the
+ * error paths too (close_run, called at the start of each run and by sr_webp_destroy).
+ */
+#include <emscripten.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sr_webp.h"
+#include "dsp/dsp.h"
+
+#define TRY(w) \
+  if (setjmp((w)->jump)) { \
+    close_all(w); \
+    return -1; \
+  }
+
+static void close_run(sr_webp *w);
+static void close_all(sr_webp *w);
+
+static void close_run(sr_webp *w) {
+  if (w->idec) WebPIDelete(w->idec);
+  w->idec = NULL;
+  WebPFreeDecBuffer(&w->config.output);
+  sr_resizer_destroy(w->resizer);
+  w->resizer = NULL;
+  free(w->rows);
+  w->rows = NULL;
+}
+
+/* Everything a call may hold: the run's decoder and rows, and the upright frame. */
+static void close_all(sr_webp *w) {
+  close_run(w);
+  free(w->upright_frame);
+  free(w->upright_row);
+  w->upright_frame = w->upright_row = NULL;
+}
+
+void srw_fail(sr_webp *w, const char *message) {
+  strncpy(w->message, message, sizeof(w->message) - 1);
+  if (w->in_jpeg_run) sr_fail(w->jpeg, message);
+  longjmp(w->jump, 1);
+}
+
+EMSCRIPTEN_KEEPALIVE sr_webp *sr_webp_create(const uint8_t *input, uint32_t len) {
+  sr_webp *w = calloc(1, sizeof(sr_webp));
+  if (!w) return NULL;
+  w->input = input;
+  w->input_len = len;
+  WebPInitDecoderConfig(&w->config);
+  return w;
+}
+
+/* ---- Output: a list of SR_CHUNK_BYTES chunks, never a doubling buffer. */
+
+static int push_current(sr_webp *w) {
+  if (!w->current) return 0;
+  if (w->chunk_count == w->chunk_cap) {
+    int cap = w->chunk_cap ? w->chunk_cap * 2 : 64;
+    sr_chunk *grown = realloc(w->chunks, (size_t)cap * sizeof(sr_chunk));
+    if (!grown) return -1;
+    w->chunks = grown;
+    w->chunk_cap = cap;
+  }
+  w->chunks[w->chunk_count].data = w->current;
+  w->chunks[w->chunk_count].len = w->current_len;
+  w->chunk_count++;
+  w->output_len += w->current_len;
+  w->current = NULL;
+  w->current_len = 0;
+  return 0;
+}
+
+/* Appends bytes; data NULL ends the output (the last, partial chunk joins the list). */
+int srw_write(sr_webp *w, const uint8_t *data, size_t len) {
+  if (!data) return push_current(w);
+  while (len > 0) {
+    if (!w->current) {
+      w->current = malloc(SR_CHUNK_BYTES);
+      if (!w->current) return -1;
+    }
+    size_t room = SR_CHUNK_BYTES - w->current_len, n = len < room ? len : room;
+    memcpy(w->current + w->current_len, data, n);
+    w->current_len += (uint32_t)n;
+    data += n;
+    len -= n;
+    if (w->current_len == SR_CHUNK_BYTES && push_current(w)) return -1;
+  }
+  return 0;
+}
+
+void srw_output_clear(sr_webp *w) {
+  for (int i = 0; i < w->chunk_count; i++) free(w->chunks[i].data);
+  free(w->chunks);
+  free(w->current);
+  w->chunks = NULL;
+  w->current = NULL;
+  w->chunk_count = w->chunk_cap = 0;
+  w->output_len = w->current_len = 0;
+}
+
+EMSCRIPTEN_KEEPALIVE void sr_webp_destroy(sr_webp *w) {
+  if (!w) return;
+  close_all(w);
+  srw_enc_destroy(w->enc);
+  srw_output_clear(w);
+  if (w->jpeg) sr_job_destroy(w->jpeg);
+  free(w);
+}
+
+EMSCRIPTEN_KEEPALIVE const char *sr_webp_message(sr_webp *w) { return w->message; }
+
+/* Reads the features (size, alpha, lossy or lossless, animation) from the headers; 0 or -1. */
+EMSCRIPTEN_KEEPALIVE int32_t *sr_webp_info(sr_webp *w) {
+  WebPBitstreamFeatures f;
+  VP8StatusCode status = WebPGetFeatures(w->input, w->input_len, &f);
+  if (status != VP8_STATUS_OK) {
+    strncpy(w->message, status == VP8_STATUS_NOT_ENOUGH_DATA ? "the WebP is truncated inside its headers" : "the WebP headers are invalid",
+            sizeof(w->message) - 1);
+    return NULL;
+  }
+  w->info[SRW_INFO_WIDTH] = f.width;
+  w->info[SRW_INFO_HEIGHT] = f.height;
+  w->info[SRW_INFO_ALPHA] = f.has_alpha;
+  w->info[SRW_INFO_FORMAT] = f.format;
+  w->info[SRW_INFO_ANIMATED] = f.has_animation;
+  return w->info;
+}
+
+static const char *status_message(VP8StatusCode status) {
+  switch (status) {
+    case VP8_STATUS_OUT_OF_MEMORY: return "out of memory in the WebP decoder";
+    case VP8_STATUS_UNSUPPORTED_FEATURE: return "the WebP uses a feature the decoder does not support";
+    case VP8_STATUS_NOT_ENOUGH_DATA:
+    case VP8_STATUS_SUSPENDED: return "the WebP is truncated: its image data ends early";
+    default: return "the WebP image data is corrupt";
+  }
+}
+
+/* Premultiplies (before resampling) and unpremultiplies (after) an RGBA row, so that the colour of
+ * transparent pixels does not bleed into visible ones. */
+static void premultiply(uint8_t *row, int width) {
+  for (int x = 0; x < width; x++, row += 4) {
+    const int a = row[3];
+    if (a == 255) continue;
+    row[0] = (uint8_t)((row[0] * a + 127) / 255);
+    row[1] = (uint8_t)((row[1] * a + 127) / 255);
+    row[2] = (uint8_t)((row[2] * a + 127) / 255);
+  }
+}
+
+static void unpremultiply(uint8_t *row, int width) {
+  for (int x = 0; x < width; x++, row += 4) {
+    const int a = row[3];
+    if (a == 255 || a == 0) continue;
+    for (int c = 0; c < 3; c++) {
+      const int v = (row[c] * 255 + a / 2) / a;
+      row[c] = (uint8_t)(v > 255 ? 255 : v);
+    }
+  }
+}
+
+/* Transparent pixels onto white, for JPEG output. */
+static void flatten(const uint8_t *rgba, uint8_t *rgb, int width) {
+  for (int x = 0; x < width; x++, rgba += 4, rgb += 3) {
+    const int a = rgba[3];
+    for (int c = 0; c < 3; c++) rgb[c] = (uint8_t)((rgba[c] * a + 255 * (255 - a) + 127) / 255);
+  }
+}
+
+/* Where a run's rows go after decoding: flattening, premultiplying, the resampler, the sink. */
+typedef struct {
+  int in_w, out_w, flattening, premultiplied;
+  size_t in_bytes;
+  uint8_t *row, *flat, *out;
+  srw_sink sink;
+  void *ctx;
+  int emitted;
+} run_state;
+
+static void emit_row(sr_webp *w, run_state *r, const uint8_t *src) {
+  if (r->flattening) {
+    flatten(src, r->flat, r->in_w);
+    src = r->flat;
+  }
+  if (!w->resizer) {
+    r->sink(w, src, r->ctx);
+    r->emitted++;
+    return;
+  }
+  if (r->premultiplied) {
+    if (src != r->row) memcpy(r->row, src, r->in_bytes);
+    premultiply(r->row, r->in_w);
+    src = r->row;
+  }
+  sr_resizer_push(w->resizer, src);
+  while (sr_resizer_pull(w->resizer, r->out)) {
+    if (r->premultiplied) unpremultiply(r->out, r->out_w);
+    r->sink(w, r->out, r->ctx);
+    r->emitted++;
+  }
+}
+
+/* Copies alpha rows from the decoder's plane into RGBA rows (opaque when the file has none). */
+static void put_alpha(uint8_t *rgba, const uint8_t *a, int width) {
+  for (int x = 0; x < width; x++) rgba[x * 4 + 3] = a ? a[x] : 255;
+}
+
+/*
+ * One decoding run: every input row, converted to `channels` (3 flattens alpha onto white, 4 keeps
+ * it), resampled to out_w × out_h, handed to `sink` in stored order. Fails through srw_fail.
+ * Lossy rows are made from YUV 4:2:0 by libwebp's own fancy upsampler, as its RGB decoding does:
+ * luma rows 2k-1 and 2k together, from chroma rows k-1 and k, once row 2k is ready.
+ */
+static void run_rows(sr_webp *w, int out_w, int out_h, int channels, srw_sink sink, void *ctx) {
+  close_run(w);
+  const int in_w = w->info[SRW_INFO_WIDTH], in_h = w->info[SRW_INFO_HEIGHT];
+  const int alpha = w->info[SRW_INFO_ALPHA], lossless = w->info[SRW_INFO_FORMAT] == 2;
+  if (in_w < 1 || in_h < 1) srw_fail(w, "the WebP headers were not read");
+  WebPInitDecoderConfig(&w->config);
+  w->config.output.colorspace = lossless ? (alpha ? MODE_RGBA : MODE_RGB) : (alpha ? MODE_YUVA : MODE_YUV);
+  w->idec = WebPIDecode(NULL, 0, &w->config);
+  if (!w->idec) srw_fail(w, "out of memory for the WebP decoder");
+  const int src_ch = alpha ? 4 : 3;
+  run_state r = {in_w, out_w, alpha && channels == 3, 0, (size_t)in_w * src_ch, NULL, NULL, NULL, sink, ctx, 0};
+  const size_t conv_bytes = (size_t)in_w * 3, out_bytes = (size_t)out_w * src_ch;
+  /* Two converted rows (a pair from the upsampler), a flattened row, an output row. */
+  w->rows = malloc(2 * r.in_bytes + conv_bytes + out_bytes);
+  if (!w->rows) srw_fail(w, "out of memory for the decoder's rows");
+  r.row = w->rows;
+  uint8_t *row2 = r.row + r.in_bytes;
+  r.flat = row2 + r.in_bytes;
+  r.out = r.flat + conv_bytes;
+  const int ring_ch = r.flattening ? 3 : src_ch;
+  if (in_w != out_w || in_h != out_h) {
+    w->resizer = sr_resizer_create(in_w, in_h, out_w, out_h, ring_ch);
+    if (!w->resizer) srw_fail(w, "out of memory for the resampler");
+  }
+  r.premultiplied = w->resizer && ring_ch == 4;
+  WebPUpsampleLinePairFunc upsample = NULL;
+  if (!lossless) {
+    WebPInitUpsamplers();
+    upsample = WebPUpsamplers[alpha ? MODE_RGBA : MODE_RGB];
+  }
+  int done = 0;
+  uint32_t fed = 0;
+  while (done < in_h) {
+    if (fed >= w->input_len) srw_fail(w, status_message(VP8_STATUS_SUSPENDED));
+    fed = w->input_len - fed > SRW_FEED_BYTES ? fed + SRW_FEED_BYTES : w->input_len;
+    VP8StatusCode status = WebPIUpdate(w->idec, w->input, fed);
+    if (status != VP8_STATUS_OK && status != VP8_STATUS_SUSPENDED) srw_fail(w, status_message(status));
+    int last_y = 0, width = 0, height = 0, stride = 0, uv_stride = 0, a_stride = 0;
+    uint8_t *y, *u = NULL, *v = NULL, *a = NULL;
+    if (lossless) y = WebPIDecGetRGB(w->idec, &last_y, &width, &height, &stride);
+    else y = WebPIDecGetYUVA(w->idec, &last_y, &u, &v, &a, &width, &height, &stride, &uv_stride, &a_stride);
+    if (!y) continue; /* the headers are not all in yet */
+    if (width != in_w || height != in_h) srw_fail(w, "the WebP decodes to another size than it declares");
+    if (last_y > in_h) last_y = in_h;
+    if (lossless) {
+      for (; done < last_y; done++) emit_row(w, &r, y + (size_t)done * stride);
+    } else {
+#define Y_ROW(i) (y + (size_t)(i) * stride)
+#define U_ROW(k) (u + (size_t)(k) * uv_stride)
+#define V_ROW(k) (v + (size_t)(k) * uv_stride)
+#define A_ROW(i) (a ? a + (size_t)(i) * a_stride : NULL)
+      if (done == 0 && last_y >= 1) {
+        upsample(Y_ROW(0), NULL, U_ROW(0), V_ROW(0), U_ROW(0), V_ROW(0), r.row, NULL, in_w);
+        if (alpha) put_alpha(r.row, A_ROW(0), in_w);
+        emit_row(w, &r, r.row);
+        done = 1;
+      }
+      for (; done + 1 < last_y; done += 2) {
+        const int k = (done + 1) >> 1;
+        upsample(Y_ROW(done), Y_ROW(done + 1), U_ROW(k - 1), V_ROW(k - 1), U_ROW(k), V_ROW(k), r.row, row2, in_w);
+        if (alpha) {
+          put_alpha(r.row, A_ROW(done), in_w);
+          put_alpha(row2, A_ROW(done + 1), in_w);
+        }
+        emit_row(w, &r, r.row);
+        emit_row(w, &r, row2);
+      }
+      if (done == in_h - 1 && last_y == in_h) { /* the last row of an even height */
+        const int k = done >> 1;
+        upsample(Y_ROW(done), NULL, U_ROW(k), V_ROW(k), U_ROW(k), V_ROW(k), r.row, NULL, in_w);
+        if (alpha) put_alpha(r.row, A_ROW(done), in_w);
+        emit_row(w, &r, r.row);
+        done = in_h;
+      }
+#undef Y_ROW
+#undef U_ROW
+#undef V_ROW
+#undef A_ROW
+    }
+    if (status == VP8_STATUS_OK && done < in_h) srw_fail(w, "the WebP decoder stopped early");
+  }
+  if (r.emitted != out_h) srw_fail(w, "the resampler produced the wrong number of rows");
+  close_run(w);
+}
+
+/* ---- Orientation: rows that arrive stored are kept in a frame and handed out upright. */
+
+typedef struct {
+  int next, width, height, channels;
+  uint8_t *frame;
+} frame_ctx;
+
+static void frame_sink(sr_webp *w, const uint8_t *row, void *ctx) {
+  (void)w;
+  frame_ctx *f = ctx;
+  const size_t bytes = (size_t)f->width * f->channels;
+  if (f->next < f->height) memcpy(f->frame + (size_t)f->next * bytes, row, bytes);
+  f->next++;
+}
+
+/* Row y of the upright image from a stored frame (w × h): upright (x, y) comes from stored (sx, sy). */
+static void upright_row(const uint8_t *frame, int w, int h, int ch, int o, int y, uint8_t *out) {
+  const int width = o >= 5 ? h : w;
+  for (int x = 0; x < width; x++) {
+    int sx, sy;
+    switch (o) {
+      case 2: sx = w - 1 - x; sy = y; break;
+      case 3: sx = w - 1 - x; sy = h - 1 - y; break;
+      case 4: sx = x; sy = h - 1 - y; break;
+      case 5: sx = y; sy = x; break;
+      case 6: sx = y; sy = h - 1 - x; break;
+      case 7: sx = w - 1 - y; sy = h - 1 - x; break;
+      case 8: sx = w - 1 - y; sy = x; break;
+      default: sx = x; sy = y; break;
+    }
+    memcpy(out + (size_t)x * ch, frame + ((size_t)sy * w + sx) * ch, (size_t)ch);
+  }
+}
+
+/* Runs the rows at out_w × out_h (stored) and hands them to sink upright, through a frame when the
+ * orientation needs every row first. Fails through srw_fail. */
+static void run_upright(sr_webp *w, int out_w, int out_h, int orientation, int channels, srw_sink sink, void *ctx) {
+  if (orientation == 1) {
+    run_rows(w, out_w, out_h, channels, sink, ctx);
+    return;
+  }
+  const int ch = channels == 3 || !w->info[SRW_INFO_ALPHA] ? 3 : 4;
+  /* Held by the job, so that any failure on the way frees them (close_all). */
+  w->upright_frame = malloc((size_t)out_w * out_h * ch);
+  w->upright_row = malloc((size_t)(out_w > out_h ? out_w : out_h) * ch);
+  if (!w->upright_frame || !w->upright_row) srw_fail(w, "out of memory for the image");
+  frame_ctx f = {0, out_w, out_h, ch, w->upright_frame};
+  run_rows(w, out_w, out_h, channels, frame_sink, &f);
+  const int height = orientation >= 5 ? out_w : out_h;
+  for (int y = 0; y < height; y++) {
+    upright_row(f.frame, out_w, out_h, ch, orientation, y, w->upright_row);
+    sink(w, w->upright_row, ctx);
+  }
+  close_all(w);
+}
+
+/* ---- WebP output. */
+
+static void enc_sink(sr_webp *w, const uint8_t *row, void *ctx) {
+  (void)ctx;
+  if (srw_enc_row(w->enc, row)) srw_fail(w, "out of memory for the WebP picture");
+}
+
+/*
+ * Decodes into the encoder's picture at out_w × out_h (stored size; the picture is upright), alpha kept
+ * when the input has it, ARGB for lossless output and YUV(A) 4:2:0 for lossy. 0 or -1.
+ */
+EMSCRIPTEN_KEEPALIVE int sr_webp_fill(sr_webp *w, int out_w, int out_h, int orientation, int lossless) {
+  TRY(w);
+  srw_enc_destroy(w->enc);
+  w->enc = NULL;
+  if (out_w < 1 || out_h < 1 || orientation < 1 || orientation > 8) srw_fail(w, "bad output size or orientation");
+  const int ch = w->info[SRW_INFO_ALPHA] ? 4 : 3;
+  const int up_w = orientation >= 5 ? out_h : out_w, up_h = orientation >= 5 ? out_w : out_h;
+  w->enc = srw_enc_create(up_w, up_h, ch, lossless);
+  if (!w->enc) srw_fail(w, "out of memory for the WebP picture");
+  run_upright(w, out_w, out_h, orientation, ch, enc_sink, NULL);
+  return 0;
+}
+
+/* Encodes the filled picture (lossy at quality, or lossless with quality as effort) into the output. */
+EMSCRIPTEN_KEEPALIVE int sr_webp_encode(sr_webp *w, int quality, int lossless, int method, int low_memory) {
+  if (!w->enc) {
+    strncpy(w->message, "the WebP picture is not filled", sizeof(w->message) - 1);
+    return -1;
+  }
+  const char *error;
+  if (srw_enc_finish(w->enc, w, quality, lossless, method, low_memory, &error)) {
+    strncpy(w->message, error, sizeof(w->message) - 1);
+    return -1;
+  }
+  return 0;
+}
+
+/* Frees the picture once the caller has its result. */
+EMSCRIPTEN_KEEPALIVE void sr_webp_free_picture(sr_webp *w) {
+  srw_enc_destroy(w->enc);
+  w->enc = NULL;
+}
+
+/* ---- Frames for whole-image encoders (PNG output): RGB or RGBA, upright. */
+
+typedef struct {
+  int next;
+  size_t bytes;
+  uint8_t *frame;
+} copy_ctx;
+
+static void copy_sink(sr_webp *w, const uint8_t *row, void *ctx) {
+  (void)w;
+  copy_ctx *c = ctx;
+  memcpy(c->frame + (size_t)c->next++ * c->bytes, row, c->bytes);
+}
+
+/* Decodes into a new frame (upright, 3 or 4 channels as the input has alpha) returned to the caller,
+ * who frees it with free(); NULL on failure. */
+EMSCRIPTEN_KEEPALIVE uint8_t *sr_webp_frame(sr_webp *w, int out_w, int out_h, int orientation) {
+  const int ch = w->info[SRW_INFO_ALPHA] ? 4 : 3;
+  copy_ctx c = {0, (size_t)(orientation >= 5 ? out_h : out_w) * ch, malloc((size_t)out_w * out_h * ch)};
+  if (setjmp(w->jump)) {
+    close_all(w);
+    free(c.frame);
+    return NULL;
+  }
+  if (!c.frame) srw_fail(w, "out of memory for the image");
+  run_upright(w, out_w, out_h, orientation, ch, copy_sink, &c);
+  return c.frame;
+}
+
+/* ---- JPEG output: a JPEG job whose pipeline rows come from this decoder. */
+
+typedef struct {
+  sr_row_sink sink;
+  void *ctx;
+} jpeg_ctx;
+
+static void jpeg_sink(sr_webp *w, const uint8_t *row, void *ctx) {
+  jpeg_ctx *j = ctx;
+  j->sink(w->jpeg, (uint8_t *)row, j->ctx);
+}
+
+static void jpeg_source(sr_job *job, sr_row_sink sink, void *ctx) {
+  sr_webp *w = job->source_ctx;
+  jpeg_ctx j = {sink, ctx};
+  w->in_jpeg_run = 1;
+  run_rows(w, job->out_w, job->out_h, 3, jpeg_sink, &j);
+  w->in_jpeg_run = 0;
+}
+
+/*
+ * The JPEG job (sr_jpeg.h) that encodes this WebP at out_w × out_h (stored) in `orientation`: RGB,
+ * alpha flattened onto white. Owned by this job; NULL when out of memory.
+ */
+EMSCRIPTEN_KEEPALIVE sr_job *sr_webp_jpeg_job(sr_webp *w, int out_w, int out_h, int orientation) {
+  if (out_w < 1 || out_h < 1 || orientation < 1 || orientation > 8) return NULL;
+  if (!w->jpeg) w->jpeg = sr_job_create(NULL, 0);
+  if (!w->jpeg) return NULL;
+  w->jpeg->out_w = out_w;
+  w->jpeg->out_h = out_h;
+  w->jpeg->channels = 3;
+  w->jpeg->orientation = orientation;
+  w->jpeg->scale_num = 8;
+  w->jpeg->source = jpeg_source;
+  w->jpeg->source_ctx = w;
+  return w->jpeg;
+}
+
+/* A failed JPEG run unwinds past jpeg_source: the next call must not think it is still inside one. */
+EMSCRIPTEN_KEEPALIVE void sr_webp_after_jpeg(sr_webp *w) {
+  w->in_jpeg_run = 0;
+  close_all(w);
+}
+
+EMSCRIPTEN_KEEPALIVE int sr_webp_chunk_count(sr_webp *w) { return w->chunk_count; }
+
+EMSCRIPTEN_KEEPALIVE int sr_webp_chunk(sr_webp *w, int index, int32_t *out) {
+  if (index < 0 || index >= w->chunk_count) return -1;
+  out[0] = (int32_t)(uintptr_t)w->chunks[index].data;
+  out[1] = (int32_t)w->chunks[index].len;
+  return 0;
+}
+
+EMSCRIPTEN_KEEPALIVE uint32_t sr_webp_output_len(sr_webp *w) { return w->output_len; }
+EMSCRIPTEN_KEEPALIVE int sr_webp_result_width(sr_webp *w) { return w->result_w; }
+EMSCRIPTEN_KEEPALIVE int sr_webp_result_height(sr_webp *w) { return w->result_h; }
+EMSCRIPTEN_KEEPALIVE void sr_webp_clear_output(sr_webp *w) { srw_output_clear(w); }
+
+/* ---- The row-fed encoder on its own, for other decoders (PNG input with format=webp): a job
+ * without input, created with sr_webp_create(NULL, 0). */
+
+EMSCRIPTEN_KEEPALIVE int sr_webp_rows_begin(sr_webp *w, int width, int height, int channels, int lossless) {
+  srw_enc_destroy(w->enc);
+  w->enc = srw_enc_create(width, height, channels, lossless);
+  if (!w->enc) {
+    strncpy(w->message, "out of memory for the WebP picture, or a bad size", sizeof(w->message) - 1);
+    return -1;
+  }
+  return 0;
+}
+
+/* Takes `count` rows of width × channels bytes each, contiguous. */
+EMSCRIPTEN_KEEPALIVE int sr_webp_rows_push(sr_webp *w, const uint8_t *rows, int count, int row_bytes) {
+  for (int i = 0; i < count; i++) {
+    if (!w->enc || srw_enc_row(w->enc, rows + (size_t)i * row_bytes)) {
+      strncpy(w->message, "the WebP picture took more rows than its height, or ran out of memory", sizeof(w->message) - 1);
+      return -1;
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,219 @@
+// The streaming WebP engine (wasm/src/sr_webp*.c, built by wasm/build.sh from libwebp into the same
+// module as the JPEG engine): incremental decode handing out rows, the ring resampler, the encoder fed
+// band by band (YUV for lossy, ARGB for lossless), and JPEG output through a JPEG job whose rows come
+// from the WebP decoder. Like the JPEG engine, everything about one input happens inside one
+// synchronous call, because the instance is shared by the isolate's requests (wasm/instances.ts).
+import type { EmscriptenInstance } from './emscripten.ts';
+import { JpegJob, slot } from './jpeg-engine.ts';
+
+type Fn = (...args: number[]) => number;
+interface EngineModule {
+  _malloc: Fn;
+  _free: Fn;
+  [name: `_sr_${string}`]: Fn;
+}
+
+/** The engine refused the file or ran out of memory; `message` is libwebp's status or ours. */
+export class WebpEngineError extends Error {}
+
+export interface WebpInfo {
+  width: number;
+  height: number;
+  hasAlpha: boolean;
+  /** VP8L (true) or VP8 (false). */
+  lossless: boolean;
+  animated: boolean;
+}
+
+export interface EncodedWebp {
+  bytes: Uint8Array;
+  width: number;
+  height: number;
+}
+
+/** The encoder's default effort (libwebp's `method`, 0–6): cwebp's and sharp's default. */
+export const WEBP_METHOD = 4;
+
+// Offsets into sr_webp_info() (sr_webp.h).
+const INFO = { width: 0, height: 1, alpha: 2, format: 3, animated: 4, length: 5 };
+
+export class WebpJob {
+  private features: WebpInfo | undefined;
+  private readonly codec: EmscriptenInstance<EngineModule>;
+  private readonly job: number;
+
+  constructor(codec: EmscriptenInstance<EngineModule>, job: number) {
+    this.codec = codec;
+    this.job = job;
+  }
+
+  /** What the headers say (libwebp's WebPGetFeatures); read on first use. */
+  get info(): WebpInfo {
+    if (!this.features) {
+      const ptr = this.call('info', this.job) >>> 0;
+      if (!ptr) this.fail('header');
+      const v = new Int32Array(this.codec.heap().buffer, ptr, INFO.length);
+      this.features = { width: v[INFO.width]!, height: v[INFO.height]!, hasAlpha: v[INFO.alpha] !== 0, lossless: v[INFO.format] === 2, animated: v[INFO.animated] !== 0 };
+    }
+    return this.features;
+  }
+
+  /**
+   * Decodes into the encoder's picture at width × height (stored orientation; the picture is upright):
+   * YUV 4:2:0 (+ alpha) for lossy output, ARGB for lossless. Encode it with `encode`, as often as needed.
+   */
+  fill(width: number, height: number, orientation: number, lossless: boolean): void {
+    void this.info;
+    this.check(this.call('fill', this.job, width, height, orientation, Number(lossless)), 'decode');
+  }
+
+  /** Encodes the filled picture: lossy at `quality`, or lossless with `quality` as the effort. */
+  encode(quality: number, lossless: boolean, method = WEBP_METHOD, lowMemory = false): EncodedWebp {
+    this.check(this.call('encode', this.job, quality, Number(lossless), method, Number(lowMemory)), 'encode');
+    return this.output();
+  }
+
+  /** Frees the picture once its last encode is read. */
+  freePicture(): void {
+    this.call('free_picture', this.job);
+  }
+
+  /** The decoded pixels at width × height (stored), turned upright: RGB, or RGBA when the input has alpha. */
+  frame(width: number, height: number, orientation: number): { data: Uint8Array; channels: 3 | 4 } {
+    void this.info;
+    const ptr = this.call('frame', this.job, width, height, orientation) >>> 0;
+    if (!ptr) this.fail('decode');
+    const channels = this.info.hasAlpha ? 4 : 3;
+    try {
+      return { data: this.codec.heap().slice(ptr, ptr + width * height * channels), channels };
+    } finally {
+      this.codec.module._free(ptr);
+    }
+  }
+
+  /**
+   * Runs `fn` on a JPEG job whose pixels are this WebP at width × height (stored), RGB with alpha
+   * flattened onto white, written in `orientation`; the JPEG job's encoders, markers and frame apply.
+   */
+  withJpeg<R>(width: number, height: number, orientation: number, fn: (job: JpegJob) => R): R {
+    void this.info;
+    const jpeg = this.call('jpeg_job', this.job, width, height, orientation) >>> 0;
+    if (!jpeg) throw new WebpEngineError('out of memory for the JPEG job');
+    try {
+      return fn(new JpegJob(this.codec as never, jpeg));
+    } finally {
+      this.call('after_jpeg', this.job);
+    }
+  }
+
+  /** @internal the row-fed encoder: a picture of width × height, channels 3 (RGB) or 4 (RGBA). */
+  beginRows(width: number, height: number, channels: 3 | 4, lossless: boolean): void {
+    this.check(this.call('rows_begin', this.job, width, height, channels, Number(lossless)), 'encode');
+  }
+
+  /** @internal takes whole rows (a multiple of width × channels bytes). */
+  pushRows(rows: Uint8Array, rowBytes: number): void {
+    const m = this.codec.module;
+    const ptr = m._malloc(Math.max(1, rows.length));
+    if (!ptr) throw new WebpEngineError('out of memory for the rows');
+    try {
+      this.codec.heap().set(rows, ptr);
+      this.check(this.call('rows_push', this.job, ptr, Math.floor(rows.length / rowBytes), rowBytes), 'encode');
+    } finally {
+      m._free(ptr);
+    }
+  }
+
+  private output(): EncodedWebp {
+    const count = this.call('chunk_count', this.job);
+    const total = this.call('output_len', this.job) >>> 0;
+    const bytes = new Uint8Array(total);
+    const pair = this.codec.module._malloc(8);
+    try {
+      let at = 0;
+      for (let i = 0; i < count; i++) {
+        this.call('chunk', this.job, i, pair);
+        const [ptr, len] = new Int32Array(this.codec.heap().buffer, pair, 2) as unknown as [number, number];
+        bytes.set(this.codec.heap().subarray(ptr >>> 0, (ptr >>> 0) + len), at);
+        at += len;
+      }
+    } finally {
+      this.codec.module._free(pair);
+    }
+    this.call('clear_output', this.job);
+    return { bytes, width: this.call('result_width', this.job), height: this.call('result_height', this.job) };
+  }
+
+  private call(name: string, ...args: number[]): number {
+    return this.codec.module[`_sr_webp_${name}`]!(...args);
+  }
+
+  private check(status: number, what: string): void {
+    if (status !== 0) this.fail(what);
+  }
+
+  private fail(what: string): never {
+    const ptr = this.call('message', this.job) >>> 0;
+    const heap = this.codec.heap();
+    const end = heap.indexOf(0, ptr);
+    const message = new TextDecoder().decode(heap.subarray(ptr, end < 0 ? ptr : end));
+    throw new WebpEngineError(message || `the WebP ${what} failed`);
+  }
+}
+
+/**
+ * Runs `fn` on a WebP job over `input`, in the shared engine instance. The input is copied into the
+ * engine once (the decoder reads a growing prefix of that copy, never a second one); the job and the
+ * copy are freed when `fn` returns or throws.
+ */
+export function withWebpJob<R>(input: Uint8Array, fn: (job: WebpJob) => R): R {
+  return slot.run((instance) => {
+    const codec = instance as unknown as EmscriptenInstance<EngineModule>;
+    const m = codec.module;
+    const inputPtr = m._malloc(Math.max(1, input.length));
+    if (!inputPtr) throw new WebpEngineError('out of memory for the input');
+    codec.heap().set(input, inputPtr);
+    const jobPtr = m._sr_webp_create!(inputPtr, input.length);
+    try {
+      if (!jobPtr) throw new WebpEngineError('out of memory for the job');
+      return fn(new WebpJob(codec, jobPtr));
+    } finally {
+      m._sr_webp_destroy!(jobPtr);
+      m._free(inputPtr);
+    }
+  });
+}
+
+export interface RowEncoding {
+  /** 3 (RGB) or 4 (RGBA): what each row holds. */
+  channels: 3 | 4;
+  /** Lossy quality, or the lossless effort. */
+  quality: number;
+  lossless: boolean;
+  method?: number;
+}
+
+/**
+ * The row-fed WebP encoder for other decoders (a PNG decoded in rows, `format=webp&lossless=true`):
+ * `produce` pushes the image's rows in order, any number at a time, synchronously; the lossy picture
+ * holds YUV 4:2:0 (1.5 bytes per pixel, + 1 with alpha), the lossless one ARGB (4).
+ */
+export function encodeRowsWebp(width: number, height: number, options: RowEncoding, produce: (push: (rows: Uint8Array) => void) => void): EncodedWebp {
+  return slot.run((instance) => {
+    const codec = instance as unknown as EmscriptenInstance<EngineModule>;
+    const jobPtr = codec.module._sr_webp_create!(0, 0);
+    try {
+      if (!jobPtr) throw new WebpEngineError('out of memory for the job');
+      const job = new WebpJob(codec, jobPtr);
+      job.beginRows(width, height, options.channels, options.lossless);
+      const rowBytes = width * options.channels;
+      produce((rows) => {
+        if (rows.length % rowBytes !== 0) throw new RangeError(`rows must be whole: a multiple of ${rowBytes} bytes`);
+        job.pushRows(rows, rowBytes);
+      });
+      return job.encode(options.quality, options.lossless, options.method ?? WEBP_METHOD);
+    } finally {
+      codec.module._sr_webp_destroy!(jobPtr);
+    }
+  });
+}
