@@ -50,7 +50,7 @@ async function renderLanding(c: Context<AppEnv>): Promise<string> {
   return landingPage({
     csrf: csrfTokenFor(c),
     origin: new URL(c.req.url).origin,
-    sample: { width: sample.width, height: sample.height, originalBytes: sampleBytes().length, compressedBytes: sample.bytes.length, quality: sample.quality },
+    sample: { width: sample.width, height: sample.height, originalBytes: (await sampleBytes()).length, compressedBytes: sample.bytes.length, quality: sample.quality },
   });
 }
 
@@ -131,16 +131,16 @@ export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
     return sendPage(c, renderPage({ title: 'API reference', csrf: csrfTokenFor(c), account: c.var.session?.account ?? null, section: 'docs', mainClass: 'wide', body: page }));
   });
 
-  app.get(SAMPLE_PATH, (c) => {
+  app.get(SAMPLE_PATH, async (c) => {
     c.header('Cache-Control', SAMPLE_CACHE_CONTROL);
     c.header('Content-Type', 'image/jpeg');
-    return c.body(sampleBytes());
+    return c.body(await sampleBytes());
   });
   app.get(SAMPLE_COMPRESSED_PATH, async (c) => {
     const sample = await compressedSample(compressConfig(c.env));
     c.header('Cache-Control', SAMPLE_CACHE_CONTROL);
     c.header('Content-Type', 'image/jpeg');
-    c.header('X-Original-Size', String(sampleBytes().length));
+    c.header('X-Original-Size', String((await sampleBytes()).length));
     c.header('X-Compressed-Size', String(sample.bytes.length));
     return c.body(sample.bytes.slice());
   });

@@ -5,7 +5,6 @@ import type { CompressConfig } from '../compress/config.ts';
 import { DEFAULT_QUALITY } from '../compress/limits.ts';
 import { reserveMemory } from '../compress/memory-gate.ts';
 import type { CompressResult } from '../compress/pipeline.ts';
-import sampleJpeg from './assets/sample.jpg';
 
 /** The sample's URL; the file is src/web/assets/sample.jpg in the repository. */
 export const SAMPLE_PATH = '/assets/sample.jpg';
@@ -14,7 +13,14 @@ export const SAMPLE_FILE = 'src/web/assets/sample.jpg';
 /** Not content-hashed, so kept briefly: a redeploy with a new drawing shows within the hour. */
 export const SAMPLE_CACHE_CONTROL = 'public, max-age=3600';
 
-export const sampleBytes = (): Uint8Array<ArrayBuffer> => new Uint8Array(sampleJpeg);
+/**
+ * The sample's bytes. Imported on first use, not with this module: the app is also loaded in Node
+ * (the client's type generator reads its OpenAPI document), where a .jpg module cannot be imported.
+ */
+export async function sampleBytes(): Promise<Uint8Array<ArrayBuffer>> {
+  const { default: jpeg } = await import('./assets/sample.jpg');
+  return new Uint8Array(jpeg);
+}
 
 let compressed: Promise<CompressResult> | undefined;
 
@@ -22,7 +28,7 @@ let compressed: Promise<CompressResult> | undefined;
 export function compressedSample(config: CompressConfig): Promise<CompressResult> {
   compressed ??= (async () => {
     const { compress, prepare } = await import('../compress/pipeline.ts');
-    const prepared = prepare({ bytes: sampleBytes(), format: 'jpeg', quality: DEFAULT_QUALITY }, config.maxInputPixels, config.memoryBudget);
+    const prepared = prepare({ bytes: await sampleBytes(), format: 'jpeg', quality: DEFAULT_QUALITY }, config.maxInputPixels, config.memoryBudget);
     // Queued like a pro request rather than refused: the landing page should not break under load.
     const done = await reserveMemory('pro', prepared.plan.estimate, config.memoryBudget);
     try {

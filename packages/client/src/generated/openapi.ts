@@ -685,15 +685,22 @@ export interface Operations {
   "GET /api/v1/qr/image": {
     path: Record<string, never>;
     query: {
-      format?: string;
-      size?: string;
-      color?: string;
-      bgcolor?: string;
-      ecc?: string;
-      margin?: string;
-      data?: string;
-      /** The signature from GET /api/v1/qr; the other parameters exactly as in that URL */
-      sig?: string;
+      /** Image format. As GET /api/v1/qr wrote it in the URL */
+      format: "png" | "svg";
+      /** Width and height in pixels. As GET /api/v1/qr wrote it in the URL */
+      size: number;
+      /** Foreground colour, 6-digit hex without #. As GET /api/v1/qr wrote it in the URL */
+      color: string;
+      /** Background colour, 6-digit hex without #. As GET /api/v1/qr wrote it in the URL */
+      bgcolor: string;
+      /** Error-correction level. As GET /api/v1/qr wrote it in the URL */
+      ecc: "L" | "M" | "Q" | "H";
+      /** Quiet zone in modules. As GET /api/v1/qr wrote it in the URL */
+      margin: number;
+      /** The encoded text, percent-encoded UTF-8. As GET /api/v1/qr wrote it in the URL */
+      data: string;
+      /** The HMAC-SHA256 signature over the other parameters (base64url). As GET /api/v1/qr wrote it in the URL */
+      sig: string;
     };
     bodyType: never;
     body: never;
