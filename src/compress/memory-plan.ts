@@ -6,6 +6,8 @@ import { swapsAxes } from './exif.ts';
 import type { ImageFormat } from './formats.ts';
 import { fitWithin, type Size } from './geometry.ts';
 import type { ImageHeader } from './header.ts';
+import { HISTOGRAM_BYTES } from './palette/quantise.ts';
+import { resizerBytes } from './png/resize-rows.ts';
 
 const MiB = 1024 * 1024;
 /** A fresh engine instance and the JS of one request, whatever the image. */
@@ -27,8 +29,18 @@ export const MOZJPEG_MAX_OUTPUT_PIXELS = 4_000_000;
 const MOZJPEG_BYTES_PER_PIXEL = 20;
 /** A fresh MozJPEG instance's memory (its module declares 259 pages), on top of its growth. */
 const MOZJPEG_FRESH_BYTES = 259 * 64 * 1024;
-/** Whole-image codecs (PNG and WebP, which the next engine issue streams): bytes per pixel, measured (README, "Memory"). */
+/** Whole-image codecs (WebP, and JPEG input's PNG or WebP output): bytes per pixel, measured (README, "Memory"). */
 const WHOLE_IMAGE_BYTES_PER_PIXEL = 16;
+/**
+ * PNG output up to this size is optimised whole by oxipng (every filter and colour type tried), whose
+ * peak is about OXIPNG_BYTES_PER_PIXEL per output pixel; above, the row encoder writes it in bounded memory.
+ */
+export const PNG_WHOLE_MAX_OUTPUT_PIXELS = 2_000_000;
+const OXIPNG_BYTES_PER_PIXEL = 20;
+/** The PNG engine's streams: the native inflater and deflater, their queues and row batches. */
+const PNG_STREAM_BYTES = 2 * MiB;
+/** The remapper's nearest-colour cache and dithering rows, on top of the histogram. */
+const PALETTE_EXTRA_BYTES = MiB;
 
 export type JpegEncodeMode = 'mozjpeg' | 'progressive' | 'two_pass';
 
@@ -40,6 +52,8 @@ export interface PlanRequest {
   targetKb?: number;
   /** False when the lossless rewrite would not fit: the lossy result is then kept even if larger. */
   allowLossless?: boolean;
+  /** PNG output quantised to a palette. */
+  palette?: boolean;
 }
 
 export interface Plan {
@@ -53,6 +67,8 @@ export interface Plan {
   mode: JpegEncodeMode;
   /** Whether a lossless rewrite may follow the lossy encode (same format, same size, no target). */
   lossless: boolean;
+  /** PNG output from PNG input: optimised whole by oxipng (true) or written in rows. */
+  pngWhole: boolean;
   /** Estimated peak bytes of the whole request. */
   estimate: number;
 }
@@ -84,7 +100,16 @@ export function plan(inputFormat: ImageFormat, header: ImageHeader, uploadBytes:
   const stored = swapsAxes(header.orientation) ? { width: output.height, height: output.width } : output;
   const scaleNum = inputFormat === 'jpeg' && resized ? dctScale(header, stored) : 8;
   const lossless = inputFormat === 'jpeg' && request.format === 'jpeg' && !resized && request.targetKb === undefined && request.allowLossless !== false;
-  const base = { output, resized, scaleNum, stored, lossless };
+  const base = { output, resized, scaleNum, stored, lossless, pngWhole: false };
+  if (inputFormat === 'png') {
+    const pngBase = { ...base, mode: 'two_pass' as const };
+    const whole = request.format === 'png' && output.width * output.height <= PNG_WHOLE_MAX_OUTPUT_PIXELS;
+    if (whole) {
+      const planned = { ...pngBase, pngWhole: true, estimate: pngEstimate(header, uploadBytes, request, { ...pngBase, pngWhole: true }) };
+      if (planned.estimate <= budget) return planned;
+    }
+    return { ...pngBase, estimate: pngEstimate(header, uploadBytes, request, pngBase) };
+  }
   const modes: JpegEncodeMode[] = [];
   if (request.format === 'jpeg') {
     if (output.width * output.height <= MOZJPEG_MAX_OUTPUT_PIXELS) modes.push('mozjpeg');
@@ -115,6 +140,7 @@ function estimate(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: nu
   if (inputFormat !== 'jpeg') {
     return REQUEST_BASE_BYTES + input + (inPixels + outPixels) * WHOLE_IMAGE_BYTES_PER_PIXEL + outputBuffers;
   }
+  const paletteBytes = request.format === 'png' && request.palette ? HISTOGRAM_BYTES + PALETTE_EXTRA_BYTES : 0;
   const channels = channelsOf(header);
   const frame = header.jpeg!;
   const scaledWidth = Math.ceil((header.width * p.scaleNum) / 8);
@@ -129,7 +155,7 @@ function estimate(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: nu
   if (request.format === 'jpeg' && p.mode === 'mozjpeg') encoder = MOZJPEG_FRESH_BYTES + outPixels * (channels + 4 + MOZJPEG_BYTES_PER_PIXEL);
   else if (request.format === 'jpeg') encoder = p.mode === 'progressive' ? encoderBuffer(p.output, request.quality, header) : p.output.width * 3 * 32;
   // A copy of the frame, its RGBA form, and the whole-image encoder.
-  else encoder = outPixels * (channels + 4 + WHOLE_IMAGE_BYTES_PER_PIXEL);
+  else encoder = outPixels * (channels + 4 + WHOLE_IMAGE_BYTES_PER_PIXEL) + paletteBytes;
   const lossyPhase = decoder + resampler + kept + encoder + outputBuffers;
   // The lossless rewrite runs after the lossy encode, holding its result: every coefficient, twice when
   // the orientation moves blocks, and its own output.
@@ -137,6 +163,41 @@ function estimate(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: nu
     ? COEFFICIENT_BYTES * inPixels * frame.samplesPerPixel * (header.orientation >= 3 ? 2 : 1) + outputBuffers / 2 + uploadBytes * 2
     : 0;
   return Math.ceil(REQUEST_BASE_BYTES + input + Math.max(lossyPhase, losslessPhase));
+}
+
+const PNG_CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
+
+/**
+ * A PNG input's peak: rows of the input (or, interlaced, its samples at a byte each, two at 16 bits),
+ * the resampler's ring, a frame at the output size when the orientation turns it or a whole-image
+ * encoder takes it, and the output. A lossless PNG's size is not known before encoding: it is taken
+ * as the upload's share for the output's pixels, half as much again, at least half a byte per pixel,
+ * at most the raw pixels; the palette pass holds both outputs.
+ */
+function pngEstimate(header: ImageHeader, uploadBytes: number, request: PlanRequest, p: Omit<Plan, 'estimate'>): number {
+  const frame = header.png ?? { bitDepth: 8, colourType: 6, interlaced: false };
+  const channels = PNG_CHANNELS[frame.colourType] ?? 4;
+  const sampleBytes = frame.bitDepth === 16 ? 2 : 1;
+  const inPixels = header.width * header.height;
+  const outPixels = p.output.width * p.output.height;
+  const rows = header.width * (channels * sampleBytes * 2 + 8) + p.output.width * 8;
+  const deinterlace = frame.interlaced ? inPixels * channels * sampleBytes : 0;
+  const resampler = p.resized ? resizerBytes(header.width, header.height, p.stored.width, p.stored.height) : 0;
+  const turned = header.orientation !== 1 ? outPixels * 4 * 2 : 0;
+  const palette = request.format === 'png' && request.palette ? HISTOGRAM_BYTES + PALETTE_EXTRA_BYTES : 0;
+  const pngOutput = Math.min(outPixels * 4, Math.max((uploadBytes * outPixels * 1.5) / inPixels, outPixels / 2)) + 64 * 1024;
+  let writer: number;
+  if (request.format === 'png') {
+    // Lossless and palette results are both held until the smaller is known; each is joined once from its chunks.
+    const outputs = pngOutput * 2 * (palette ? 2 : 1);
+    writer = p.pngWhole ? outPixels * (4 + OXIPNG_BYTES_PER_PIXEL) + outputs : PNG_STREAM_BYTES + outputs;
+  } else if (request.format === 'jpeg' && outPixels <= MOZJPEG_MAX_OUTPUT_PIXELS) {
+    writer = outPixels * 4 + MOZJPEG_FRESH_BYTES + outPixels * (4 + MOZJPEG_BYTES_PER_PIXEL);
+  } else {
+    writer = outPixels * (4 + WHOLE_IMAGE_BYTES_PER_PIXEL);
+  }
+  const outputBuffers = request.format === 'png' ? 0 : outPixels * outputBytesPerPixel(request.quality) * 2;
+  return Math.ceil(REQUEST_BASE_BYTES + uploadBytes + PNG_STREAM_BYTES + rows + deinterlace + resampler + turned + palette + writer + outputBuffers);
 }
 
 /**

@@ -10,7 +10,7 @@ import { FORMAT_NAMES, sniff, type ImageFormat } from './formats.ts';
 import { fitWithin, type Size } from './geometry.ts';
 import { MalformedImage, readHeader, type ImageHeader } from './header.ts';
 import type { MetadataMode } from './metadata.ts';
-import { largestFittingWidth, plan, type Plan } from './memory-plan.ts';
+import { largestFittingWidth, plan, PNG_WHOLE_MAX_OUTPUT_PIXELS, type Plan } from './memory-plan.ts';
 import { applyOrientation, flattenOntoWhite, hasTransparency } from './pixels.ts';
 import { encodeAsRequested } from './target-size.ts';
 
@@ -22,6 +22,9 @@ export interface CompressRequest {
   height?: number;
   targetKb?: number;
   metadata?: MetadataMode;
+  /** PNG output quantised to a palette of at most `colors` (the fewest that reach `quality`). */
+  palette?: boolean;
+  colors?: number;
 }
 
 export interface CompressResult {
@@ -94,14 +97,14 @@ const mb = (bytes: number): string => `${Math.ceil(bytes / (1024 * 1024))} MB`;
 function tooLargeForMemory(inputFormat: ImageFormat, header: ImageHeader, request: CompressRequest, planned: Plan, budget: number): ApiError {
   const size = `${header.width}×${header.height}`;
   const needs = `needs about ${mb(planned.estimate)}, more than the ${mb(budget)} one compression may use`;
-  if (inputFormat !== 'jpeg') {
+  if (inputFormat === 'webp') {
     return new ApiError('image_too_large', `this ${FORMAT_NAMES[inputFormat]} (${size}) is decoded whole and ${needs}; send a smaller image or a JPEG`, {
       param: 'image', details: { width: header.width, height: header.height, estimate_bytes: planned.estimate, budget_bytes: budget },
     });
   }
   const maxWidth = largestFittingWidth(inputFormat, header, request.bytes.length, { ...request, allowLossless: false }, budget);
   const advice = maxWidth === null ? 'no output size fits' : `it fits with width=${maxWidth} or less`;
-  return new ApiError('image_too_large', `at ${planned.output.width}×${planned.output.height} this ${size} JPEG ${needs}; ${advice}`, {
+  return new ApiError('image_too_large', `at ${planned.output.width}×${planned.output.height} this ${size} ${FORMAT_NAMES[inputFormat]} ${needs}; ${advice}`, {
     param: request.width !== undefined ? 'width' : 'image',
     details: { width: header.width, height: header.height, estimate_bytes: planned.estimate, budget_bytes: budget, max_width: maxWidth },
   });
@@ -113,11 +116,15 @@ export async function compress(prepared: Prepared): Promise<CompressResult> {
     const { compressJpeg } = await import('./jpeg-path.ts');
     return compressJpeg(request, planned, header.orientation, request.metadata ?? 'strip');
   }
+  if (inputFormat === 'png') {
+    const { compressPng } = await import('./png/png-path.ts');
+    return compressPng(request, planned, header.orientation);
+  }
   return compressWhole(request, inputFormat, header);
 }
 
-/** PNG and WebP inputs: decoded whole, resized, turned upright, encoded (the next engine issue streams them). */
-async function compressWhole(request: CompressRequest, inputFormat: 'png' | 'webp', header: ImageHeader): Promise<CompressResult> {
+/** WebP input: decoded whole, resized, turned upright, encoded (the WebP engine issue streams it). */
+async function compressWhole(request: CompressRequest, inputFormat: 'webp', header: ImageHeader): Promise<CompressResult> {
   const codecs = await import('./codecs.ts');
   const timings = { decode: 0, resize: 0, encode: 0 };
   const timed = <T>(phase: keyof typeof timings, work: () => T): T => {
@@ -156,6 +163,14 @@ async function compressWhole(request: CompressRequest, inputFormat: 'png' | 'web
     return out;
   });
 
+  if (request.format === 'png') {
+    const { paletteOf, writeFramePng } = await import('./png/writer.ts');
+    const output = await writeFramePng(image, paletteOf(request), image.width * image.height <= PNG_WHOLE_MAX_OUTPUT_PIXELS, timings);
+    return {
+      bytes: output.bytes, inputFormat, format: 'png', width: image.width, height: image.height, quality: output.paletteQuality ?? request.quality,
+      encodes: output.encodes, lossless: false, timings,
+    };
+  }
   const encoded = timed('encode', () => encodeAsRequested((quality) => codecs.encode(request.format, image, quality), request.quality, request.targetKb));
   // Never bigger, until the PNG and WebP engines re-pack losslessly: same format, same size, not smaller
   // gives the input's bytes back.
