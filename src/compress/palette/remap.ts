@@ -1,6 +1,7 @@
 // Remapping rows to a palette, with Floyd–Steinberg dithering (serpentine, its error damped so that a
-// flat area stays flat and a hard edge does not smear). The error that reaches the output is measured
-// against the original pixels as it is made, so the quality reported is the output's, not a guess.
+// flat area stays flat and a hard edge does not smear). The palette's error is measured on every pixel
+// as it is mapped (as pngquant defines its quality: each pixel against its nearest entry, the
+// dithering's noise aside), so the quality reported is the output's, not the histogram's estimate.
 import { BINS, binOf, mseToQuality, type Palette } from './quantise.ts';
 
 /** Share of the diffused error carried on: below 1 keeps noise out of areas the palette nearly fits. */
@@ -70,7 +71,9 @@ export class Remapper {
       out[x] = index;
       const o = index * 4;
       const pr = this.pre[o]!, pg = this.pre[o + 1]!, pb = this.pre[o + 2]!, pa = this.pre[o + 3]!;
-      this.squared += (pr - r0) ** 2 + (pg - g0) ** 2 + (pb - b0) ** 2 + (pa - a0) ** 2;
+      // pngquant's quality is the palette's error, without the dithering's noise: the nearest entry to
+      // the pixel itself (the one just chosen when nothing was diffused).
+      this.squared += this.distance(this.dither ? this.nearest(r0, g0, b0, a0) : index, r0, g0, b0, a0);
       if (!this.dither) continue;
       const errs = [r - pr, g - pg, b - pb, a - pa];
       const dir = forward ? 4 : -4;
