@@ -10,9 +10,9 @@ export interface PngSpec {
   bitDepth: 1 | 2 | 4 | 8 | 16;
   interlaced?: boolean;
   /** Palette RGB triples (colour type 3). */
-  palette?: [number, number, number][];
+  palette?: readonly (readonly [number, number, number])[] | number[][];
   /** Raw tRNS payload. */
-  trns?: number[];
+  trns?: readonly number[];
   /** Chunks written before the image data. */
   before?: { type: string; data: Uint8Array }[];
   /** Cuts of the zlib stream into IDATs, in bytes (the rest goes in a last one); 0 makes an empty IDAT. */
