@@ -1,4 +1,4 @@
-// `npm run bench [-- foundation|tools|compress|meta|jpeg|jpeg-tuning ...]`: starts the service as `npm run dev` does and runs the
+// `npm run bench [-- foundation|tools|compress|meta|jpeg|jpeg-tuning|png ...]`: starts the service as `npm run dev` does and runs the
 // named benchmarks (all by default) against it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -8,6 +8,8 @@ import { benchFoundation, CONCURRENCY, REQUESTS_PER_ROUND, ROUNDS, type Summary 
 import { benchJpeg } from './jpeg.ts';
 import { benchJpegTuning } from './jpeg-tuning.ts';
 import { jpegReport } from './lib/jpeg-report.ts';
+import { pngReport } from './lib/png-report.ts';
+import { benchPng } from './png.ts';
 import { compressReport } from './lib/report.ts';
 import { startService, type Service } from './lib/server.ts';
 import { benchMeta, BULK_ROUNDS, EXTRACT_REQUESTS, EXTRACT_ROUNDS, metaReport } from './meta.ts';
@@ -90,6 +92,11 @@ const BENCHES: Record<string, (service: Service) => Promise<void>> = {
     const result = await benchJpeg(() => startService(PORT + 4, vars.flatMap((v) => ['--var', v])));
     console.log(`\n${jpegReport(result)}\n`);
     save('jpeg', result);
+  },
+  async png() {
+    const result = await benchPng(() => startService(PORT + 5, ['--var', 'MAX_INPUT_PIXELS:100000000']));
+    console.log(`\n${pngReport(result)}\n`);
+    save('png', result);
   },
   async 'jpeg-tuning'() {
     const result = await benchJpegTuning();
