@@ -20,7 +20,7 @@ import { checkSsim, decodeRgb, ssim, type Rgb } from './lib/ssim.ts';
 /** Corpus PNGs in part 2 (BENCH_CORPUS_MAX caps the corpus before the PNGs are picked from it). */
 export const PNG_CORPUS_MAX = Number(process.env.BENCH_PNG_CORPUS_MAX ?? 8);
 /** Our palette qualities tried, lowest first, until the SSIM reaches the reference's. */
-export const QUALITY_LADDER = [65, 75, 80, 85, 90, 95, 99];
+export const QUALITY_LADDER = [65, 80, 90, 95, 99, 100];
 const log = (line: string) => console.error(line);
 
 export interface LargeCase {

@@ -1,7 +1,7 @@
 // Palette quantisation (our own, MIT-compatible by construction: libimagequant is GPL-3). The pixels
-// are counted into a histogram of 2^18 bins (5 bits of each colour, 3 of alpha, premultiplied), each
-// bin keeping its exact mean and spread; a palette is cut from the bins by variance-weighted median
-// cut and refined by weighted k-means. The quality of a palette is its mean squared error, mapped to
+// are counted by exact colour while there are fewer than 196,608 of them (screenshots, graphics), else
+// into 2^18 bins (5 bits of each colour, 3 of alpha, premultiplied) keeping each bin's mean and spread;
+// a palette is cut from those points by variance-weighted median cut and refined by weighted k-means. The quality of a palette is its mean squared error, mapped to
 // 0–100 with pngquant's own curve, so `quality=80` means what it means to pngquant users; the fewest
 // colours that reach it are found by a binary search on the histogram, before any pixel is remapped.
 
@@ -12,54 +12,131 @@ export const binOf = (r: number, g: number, b: number, a: number): number => ((r
 const SEARCH_PASSES = 1;
 const FINAL_PASSES = 4;
 
-/** Bytes the histogram holds (for the memory plan). */
-export const HISTOGRAM_BYTES = BINS * (4 + 5 * 8);
+/** Exact colours counted before the histogram falls back to bins (a screenshot has a few thousand). */
+const EXACT_CAPACITY = 1 << 18;
+const EXACT_LIMIT = (EXACT_CAPACITY * 3) / 4;
 
-/** Counts pixels, premultiplied by alpha: fully transparent pixels are all one colour. */
+/** Bytes the histogram may hold (for the memory plan): the exact table, then the bins. */
+export const HISTOGRAM_BYTES = EXACT_CAPACITY * 8 + BINS * (4 + 5 * 8);
+
+/**
+ * Counts pixels. Exact colours first, in an open-addressing table, so that a screenshot's palette can
+ * hold its real colours (text antialiasing included); past EXACT_LIMIT distinct colours (photographs)
+ * the counts move to the bins, which keep each bin's mean and spread. Colours are premultiplied by
+ * alpha: fully transparent pixels are all one colour.
+ */
 export class Histogram {
-  private readonly count = new Uint32Array(BINS);
+  private keys: Uint32Array | null = new Uint32Array(EXACT_CAPACITY);
+  private counts: Uint32Array | null = new Uint32Array(EXACT_CAPACITY);
+  private distinct = 0;
+  private binCount: Uint32Array | null = null;
   /** Per bin: sums of r, g, b, a and of the squared values (premultiplied). */
-  private readonly sums = new Float64Array(BINS * 5);
+  private sums: Float64Array | null = null;
   pixels = 0;
 
   addRow(rgba: Uint8Array, width: number): void {
-    const { count, sums } = this;
-    for (let x = 0; x < width * 4; x += 4) {
-      const a = rgba[x + 3]!;
-      const k = a / 255;
-      const r = rgba[x]! * k, g = rgba[x + 1]! * k, b = rgba[x + 2]! * k;
-      const bin = binOf(r, g, b, a);
-      count[bin]!++;
-      const s = bin * 5;
-      sums[s]! += r; sums[s + 1]! += g; sums[s + 2]! += b; sums[s + 3]! += a;
-      sums[s + 4]! += r * r + g * g + b * b + a * a;
-    }
     this.pixels += width;
+    if (this.keys) {
+      const keys = this.keys;
+      const counts = this.counts!;
+      const aligned = rgba.byteOffset % 4 === 0;
+      const view = aligned ? new Uint32Array(rgba.buffer, rgba.byteOffset, width) : new Uint32Array(0);
+      for (let x = 0; x < width; x++) {
+        // Key 0 means an empty slot: every fully transparent pixel is counted as 0x01000000 - 1's neighbour, 1.
+        let key = aligned ? view[x]! : (rgba[x * 4]! | (rgba[x * 4 + 1]! << 8) | (rgba[x * 4 + 2]! << 16) | (rgba[x * 4 + 3]! << 24)) >>> 0;
+        if (key >>> 24 === 0) key = 1;
+        let slot = Math.imul(key, 0x9e3779b1) >>> 14;
+        for (;;) {
+          const k = keys[slot]!;
+          if (k === key) { counts[slot]!++; break; }
+          if (k === 0) {
+            keys[slot] = key;
+            counts[slot] = 1;
+            if (++this.distinct > EXACT_LIMIT) {
+              this.toBins();
+              this.binRow(rgba, x + 1, width);
+              return;
+            }
+            break;
+          }
+          slot = (slot + 1) & (EXACT_CAPACITY - 1);
+        }
+      }
+      return;
+    }
+    this.binRow(rgba, 0, width);
   }
 
-  /** The non-empty bins as weighted points (mean colour), and the variance inside the bins. */
+  private toBins(): void {
+    this.binCount = new Uint32Array(BINS);
+    this.sums = new Float64Array(BINS * 5);
+    const keys = this.keys!;
+    const counts = this.counts!;
+    this.keys = null;
+    this.counts = null;
+    for (let i = 0; i < EXACT_CAPACITY; i++) {
+      if (keys[i] === 0) continue;
+      const [r, g, b, a] = unkey(keys[i]!);
+      this.addBinned(r, g, b, a, counts[i]!);
+    }
+  }
+
+  private binRow(rgba: Uint8Array, from: number, width: number): void {
+    for (let x = from; x < width; x++) this.addBinned(rgba[x * 4]!, rgba[x * 4 + 1]!, rgba[x * 4 + 2]!, rgba[x * 4 + 3]!, 1);
+  }
+
+  private addBinned(r8: number, g8: number, b8: number, a: number, n: number): void {
+    const k = a / 255;
+    const r = r8 * k, g = g8 * k, b = b8 * k;
+    const bin = binOf(r, g, b, a);
+    this.binCount![bin]! += n;
+    const s = bin * 5;
+    const sums = this.sums!;
+    sums[s]! += r * n; sums[s + 1]! += g * n; sums[s + 2]! += b * n; sums[s + 3]! += a * n;
+    sums[s + 4]! += (r * r + g * g + b * b + a * a) * n;
+  }
+
+  /** The colours as weighted points (premultiplied), and the error no palette of these points can remove. */
   points(): Points {
+    if (this.keys) {
+      const colour = new Float32Array(this.distinct * 4);
+      const weight = new Float64Array(this.distinct);
+      for (let i = 0, p = 0; i < EXACT_CAPACITY; i++) {
+        if (this.keys[i] === 0) continue;
+        const [r, g, b, a] = unkey(this.keys[i]!);
+        const k = a / 255;
+        colour.set([r * k, g * k, b * k, a], p * 4);
+        weight[p++] = this.counts![i]!;
+      }
+      return { colour, weight, count: this.distinct, total: this.pixels, innerError: 0 };
+    }
+    const count = this.binCount!;
+    const sums = this.sums!;
     let n = 0;
-    for (let i = 0; i < BINS; i++) if (this.count[i]) n++;
+    for (let i = 0; i < BINS; i++) if (count[i]) n++;
     const colour = new Float32Array(n * 4);
     const weight = new Float64Array(n);
     let inner = 0;
     for (let i = 0, p = 0; i < BINS; i++) {
-      const c = this.count[i]!;
+      const c = count[i]!;
       if (!c) continue;
       const s = i * 5;
       let norm = 0;
       for (let ch = 0; ch < 4; ch++) {
-        const mean = this.sums[s + ch]! / c;
+        const mean = sums[s + ch]! / c;
         colour[p * 4 + ch] = mean;
         norm += mean * mean;
       }
-      inner += Math.max(0, this.sums[s + 4]! - c * norm);
+      inner += Math.max(0, sums[s + 4]! - c * norm);
       weight[p++] = c;
     }
     return { colour, weight, count: n, total: this.pixels, innerError: inner };
   }
 }
+
+/** RGBA from a table key (little-endian RGBA bytes); key 1 is the transparent colour. */
+const unkey = (key: number): [number, number, number, number] =>
+  key === 1 ? [0, 0, 0, 0] : [key & 255, (key >>> 8) & 255, (key >>> 16) & 255, key >>> 24];
 
 export interface Points {
   colour: Float32Array;
@@ -79,10 +156,13 @@ export interface Palette {
 }
 
 /**
- * pngquant's quality scale (libimagequant's quality_to_mse): its MSE is on 0–1 samples; ours on 0–255
- * summed over the channels, which the factor converts.
+ * pngquant's quality scale: libimagequant's quality_to_mse curve, whose MSE is on its own internal
+ * colours (0–1, gamma-weighted). Ours is on premultiplied 0–255 samples summed over RGBA; the factor was
+ * calibrated on pngquant 2.17's own outputs (a rendered page, the docs page, a corpus graphic at
+ * --quality 65-80, 0-90 and 0-99 give MSEs of 3.1–5.2, 1.6–2.2 and 0.1–0.4 in our units), so that
+ * quality=80 asks about as much of a palette here as it does of pngquant.
  */
-const SCALE = 255 * 255;
+const SCALE = (255 * 255) / 8;
 export function qualityToMse(quality: number): number {
   if (quality >= 100) return 0;
   const fudge = Math.max(0, 0.016 / (0.001 + quality) - 0.001);
