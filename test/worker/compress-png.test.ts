@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { PNG_WHOLE_MAX_OUTPUT_PIXELS } from '../../src/compress/memory-plan.ts';
 import { decodePng } from '../../wasm/png.ts';
 import { makeKey } from './helpers.ts';
-import { bodyBytes, compressCall, decodeAny, exifTiff } from './image-fixtures.ts';
+import { bodyBytes, compressCall, decodeAny, exifTiff, pngOf } from './image-fixtures.ts';
 import { ascii, cat, chunk, chunksOf, expectedRgba, ihdrOf, makePng, zlib, type PngSpec } from './png-fixtures.ts';
 
 const key = async () => (await makeKey({ scopes: ['image'], image: 'pro' })).key;
@@ -51,15 +51,34 @@ describe('PNG to PNG, lossless', () => {
     expect(decodePng(body).data).toEqual(expectedRgba(spec));
   });
 
-  it(`above ${PNG_WHOLE_MAX_OUTPUT_PIXELS} pixels the row encoder writes it, exactly, keeping grey and alpha as they were`, async () => {
-    for (const partial of [{ colourType: 6, bitDepth: 8 }, { colourType: 0, bitDepth: 8 }, { colourType: 3, bitDepth: 2, palette: [[0, 0, 0], [255, 0, 0], [0, 255, 0], [0, 0, 255]] }] as const) {
+  it(`above ${PNG_WHOLE_MAX_OUTPUT_PIXELS} pixels the row encoder writes it, exactly, in the smallest exact colour type`, async () => {
+    const cases = [
+      [{ colourType: 6, bitDepth: 16 }, 6],
+      [{ colourType: 0, bitDepth: 8 }, 0],
+      [{ colourType: 2, bitDepth: 16 }, 2],
+      [{ colourType: 3, bitDepth: 2, palette: [[0, 0, 0], [255, 0, 0], [0, 255, 0], [0, 0, 255]] }, 3],
+    ] as const;
+    for (const [partial, colourType] of cases) {
       const spec = { width: 1600, height: 1300, ...partial } as PngSpec;
       const { res, body } = await compressPng({ image: await makePng(spec) });
       expect(res.status).toBe(200);
-      expect(ihdrOf(body).colourType).toBe(spec.colourType);
+      expect(ihdrOf(body).colourType).toBe(colourType);
       expect(res.headers.get('x-image-width')).toBe('1600');
       expect(decodePng(body).data).toEqual(expectedRgba(spec));
     }
+  }, 60_000);
+
+  it('an RGBA image of few colours, opaque throughout, is written in rows as a palette; one of grey pixels as grey', async () => {
+    const [w, h] = [1700, 1300];
+    const colours = [[250, 250, 252, 255], [38, 50, 72, 255], [9, 105, 218, 255]];
+    const rgba = new Uint8Array(w * h * 4).map((_, i) => colours[Math.floor(i / 4 / w / 100) % 3]![i % 4]!);
+    const { body } = await compressPng({ image: pngOf({ data: rgba, width: w, height: h }) });
+    expect(ihdrOf(body)).toMatchObject({ colourType: 3, bitDepth: 2 });
+    expect(decodePng(body).data).toEqual(rgba);
+    const grey = rgba.map((v, i) => (i % 4 === 3 ? 255 : (rgba[i - (i % 4)]! + (i >> 12)) & 255));
+    const greyOut = await compressPng({ image: pngOf({ data: grey, width: w, height: h }) });
+    expect(ihdrOf(greyOut.body).colourType).toBe(0);
+    expect(decodePng(greyOut.body).data).toEqual(grey);
   }, 60_000);
 
   it('width resizes in rows, both sides in proportion, with the headers matching the file', async () => {

@@ -8,6 +8,7 @@ import { Histogram, choosePalette } from '../palette/quantise.ts';
 import { Remapper } from '../palette/remap.ts';
 import { insertAfterIhdr, type Chunk } from './chunks.ts';
 import { PngRowEncoder, type PngLayout } from './encoder.ts';
+import { reduceLayout } from './reduce.ts';
 
 /** Calls `sink` with every output row (RGBA, or palette indices when `indices` was asked), top to bottom. */
 export type RowProducer = (sink: (row: Uint8Array) => void | Promise<void>) => Promise<void>;
@@ -52,12 +53,16 @@ async function timedAsync<T>(timing: { encode: number }, work: () => T | Promise
 /** Rows in, through the row encoders; with a palette, two passes over the source. */
 async function writeStreamed(req: PngOutputRequest): Promise<PngOutput> {
   const passthrough = req.layout.colourType === 3;
-  const lossless = new PngRowEncoder(req.layout, await req.chunksFor(req.layout.colourType));
+  // Lossless alone: the smallest exact layout is found first (a palette pass finds its colours itself).
+  const reduction = !passthrough && !req.palette ? await reduceLayout(req.produce(false), req.layout) : { layout: req.layout, toIndices: undefined };
+  const lossless = new PngRowEncoder(reduction.layout, await req.chunksFor(reduction.layout.colourType));
   const histogram = req.palette && !passthrough ? new Histogram() : null;
+  const scratch = new Uint8Array(req.width);
   try {
     await req.produce(passthrough)(async (row) => {
       histogram?.addRow(row, req.width);
-      await timedAsync(req.timing, () => lossless.writeRow(row));
+      const pixels = reduction.toIndices ? reduction.toIndices(row, scratch) : row;
+      await timedAsync(req.timing, () => lossless.writeRow(pixels));
     });
   } catch (err) {
     lossless.abort();
