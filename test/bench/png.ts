@@ -42,8 +42,11 @@ export interface Competitor {
   bytes: number;
   ssim: number;
   ms: number;
-  /** Our smallest palette output whose SSIM is at least this one's. */
-  ours?: { quality: number; bytes: number; ssim: number; ms: number };
+  /**
+   * Our smallest palette=true output whose SSIM is at least this one's; when none is, our lossless
+   * output (quality 'lossless', SSIM 1): what a caller wanting that SSIM would have to take.
+   */
+  ours?: { quality: number | 'lossless'; bytes: number; ssim: number; ms: number };
   error?: string;
 }
 
@@ -125,6 +128,7 @@ async function quality(service: Service, input: PngInput | { name: string; path:
     }
     if (targets.every((t) => t.ours)) break;
   }
+  for (const t of targets) if (!t.ours && lossless.bytes !== undefined) t.ours = { quality: 'lossless', bytes: lossless.bytes, ssim: 1, ms: lossless.wallMs };
   const ratio = (c: Competitor) => (c.ours ? (c.ours.bytes / c.bytes).toFixed(3) : c.error ?? 'no match');
   log(
     `png: ${input.name}: lossless ${lossless.bytes} B vs sharp ${sharpLossless.out.byteLength} B; ` +

@@ -18,7 +18,7 @@ export function pngReport(r: PngBench): string {
   lines.push('', '| image | MP | lossless ÷ sharp L9 | ms ÷ sharp | pngquant B (SSIM) | ours at ≥ its SSIM (q) | ÷ pngquant | sharp palette B (SSIM) | ours at ≥ its SSIM (q) | ÷ sharp palette |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const i of r.images) {
     const l = i.lossless;
-    const comp = (c: Competitor) => c.error ? [c.error, '–', '–'] : [`${c.bytes} (${c.ssim.toFixed(4)})`, c.ours ? `${c.ours.bytes} (${c.ours.ssim.toFixed(4)}, q${c.ours.quality})` : 'no match', f(ratio(c))];
+    const comp = (c: Competitor) => c.error ? [c.error, '–', '–'] : [`${c.bytes} (${c.ssim.toFixed(4)})`, c.ours ? `${c.ours.bytes} (${c.ours.ssim.toFixed(4)}, ${c.ours.quality === 'lossless' ? 'lossless' : `q${c.ours.quality}`})` : 'no match', f(ratio(c))];
     lines.push(`| ${i.name} | ${((i.width * i.height) / 1e6).toFixed(1)} | ${f(l.bytes === undefined ? NaN : l.bytes / l.sharpBytes)} | ${f(l.ms / l.sharpMs, 2)} | ${comp(i.pngquant).join(' | ')} | ${comp(i.sharpPalette).join(' | ')} |`);
   }
   const all = r.images;
@@ -26,8 +26,8 @@ export function pngReport(r: PngBench): string {
     '',
     `Medians over ${all.length} images: lossless bytes ÷ sharp level 9 **${f(median(all.map((i) => (i.lossless.bytes ?? NaN) / i.lossless.sharpBytes)))}**, ` +
       `time ÷ sharp ${f(median(all.map((i) => i.lossless.ms / i.lossless.sharpMs)), 2)}; ` +
-      `palette bytes at equal-or-better SSIM ÷ pngquant **${f(median(all.map((i) => ratio(i.pngquant))))}** (${all.filter((i) => i.pngquant.ours).length} matched, ${all.filter((i) => i.pngquant.error).length} refused by pngquant), ` +
-      `÷ sharp palette **${f(median(all.map((i) => ratio(i.sharpPalette))))}** (${all.filter((i) => i.sharpPalette.ours).length} matched); ` +
+      `palette bytes at equal-or-better SSIM ÷ pngquant **${f(median(all.map((i) => ratio(i.pngquant))))}** (${all.filter((i) => i.pngquant.ours?.quality === 'lossless').length} only by our lossless output, ${all.filter((i) => i.pngquant.error).length} refused by pngquant), ` +
+      `÷ sharp palette **${f(median(all.map((i) => ratio(i.sharpPalette))))}** (${all.filter((i) => i.sharpPalette.ours?.quality === 'lossless').length} only by our lossless output); ` +
       `palette time ÷ pngquant ${f(median(all.map((i) => (i.pngquant.ours?.ms ?? NaN) / i.pngquant.ms)), 2)}.`,
   );
   if (r.notes.length) lines.push('', ...r.notes.map((n) => `- ${n}`));
