@@ -33,9 +33,11 @@ const MOZJPEG_FRESH_BYTES = 259 * 64 * 1024;
 const WHOLE_IMAGE_BYTES_PER_PIXEL = 16;
 /**
  * PNG output up to this size is optimised whole by oxipng (every filter and colour type tried), whose
- * peak is about OXIPNG_BYTES_PER_PIXEL per output pixel; above, the row encoder writes it in bounded memory.
+ * peak is about OXIPNG_BYTES_PER_PIXEL per output pixel; above, the row encoder writes it in bounded
+ * memory. 3 MP keeps oxipng and the frame (about 72 MB) inside the default 100 MB budget with room for
+ * a large upload; a request whose estimate does not fit goes to the row encoder instead.
  */
-export const PNG_WHOLE_MAX_OUTPUT_PIXELS = 2_000_000;
+export const PNG_WHOLE_MAX_OUTPUT_PIXELS = 3_000_000;
 const OXIPNG_BYTES_PER_PIXEL = 20;
 /** The PNG engine's streams: the native inflater and deflater, their queues and row batches. */
 const PNG_STREAM_BYTES = 2 * MiB;
@@ -168,7 +170,7 @@ function estimate(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: nu
 const PNG_CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
 
 /**
- * A PNG input's peak: rows of the input (or, interlaced, its samples at a byte each, two at 16 bits),
+ * A PNG input's peak: the upload as JavaScript received it and its parsed copy, rows of the input (or, interlaced, its samples at a byte each, two at 16 bits),
  * the resampler's ring, a frame at the output size when the orientation turns it or a whole-image
  * encoder takes it, and the output. A lossless PNG's size is not known before encoding: it is taken
  * as the upload's share for the output's pixels, half as much again, at least half a byte per pixel,
@@ -197,7 +199,7 @@ function pngEstimate(header: ImageHeader, uploadBytes: number, request: PlanRequ
     writer = outPixels * (4 + WHOLE_IMAGE_BYTES_PER_PIXEL);
   }
   const outputBuffers = request.format === 'png' ? 0 : outPixels * outputBytesPerPixel(request.quality) * 2;
-  return Math.ceil(REQUEST_BASE_BYTES + uploadBytes + PNG_STREAM_BYTES + rows + deinterlace + resampler + turned + palette + writer + outputBuffers);
+  return Math.ceil(REQUEST_BASE_BYTES + uploadBytes * 2 + PNG_STREAM_BYTES + rows + deinterlace + resampler + turned + palette + writer + outputBuffers);
 }
 
 /**
