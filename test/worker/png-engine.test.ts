@@ -85,6 +85,19 @@ describe('PNG decoder', () => {
     await expect(decodeAll(badFilter)).rejects.toThrow(/filter type 9/);
   });
 
+  it('image data longer than its rows (64 MB of extra zeros) decodes, and the extra is not inflated', async () => {
+    const { chunk, cat, zlib } = await import('./png-fixtures.ts');
+    const spec: PngSpec = { width: 20, height: 20, colourType: 0, bitDepth: 8 };
+    const bytes = await makePng(spec);
+    const rows = new Uint8Array(21 * 20 + 64 * 1024 * 1024);
+    const bomb = cat(bytes.subarray(0, 33), chunk('IDAT', await zlib(rows)), chunk('IEND', new Uint8Array(0)));
+    expect(bomb.length).toBeLessThan(200_000);
+    const started = Date.now();
+    const decoded = await decodeAll(bomb);
+    expect(decoded.data.every((v, i) => (i % 4 === 3 ? v === 255 : v === 0))).toBe(true);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
   it('refuses impossible headers', async () => {
     const bytes = await makePng({ width: 4, height: 4, colourType: 2, bitDepth: 8 });
     const { chunk, cat } = await import('./png-fixtures.ts');

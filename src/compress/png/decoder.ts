@@ -176,6 +176,8 @@ export async function decodeRows(info: PngInfo, onRow: (row: Uint8Array, y: numb
         at += take;
         if (fill === stride + 1) await rowDone();
       }
+      // Whatever follows the last row is not inflated: a small file must not make us inflate gigabytes.
+      if (pass === passes.length) break;
     }
   } finally {
     reader.cancel().catch(() => undefined);
