@@ -17,6 +17,14 @@ export interface ImageHeader {
   jpeg?: JpegFrame;
   /** WebP only: whether the image is VP8L (lossless), which its decoder holds whole. */
   webp?: { lossless: boolean };
+  /** PNG only: what IHDR says, for the memory estimate. */
+  png?: PngFrame;
+}
+
+export interface PngFrame {
+  bitDepth: number;
+  colourType: number;
+  interlaced: boolean;
 }
 
 export interface JpegFrame {
@@ -139,6 +147,7 @@ function readPng(b: Uint8Array): ImageHeader {
   const height = u32(b, 20);
   if (width === 0 || height === 0) throw new MalformedImage('the PNG header declares no width or height');
   const colourType = b[25]!;
+  const png: PngFrame = { bitDepth: b[24]!, colourType, interlaced: b[28] === 1 };
   let hasAlphaChannel = colourType === 4 || colourType === 6;
   let orientation: Orientation = 1;
   let at = 8;
@@ -149,14 +158,14 @@ function readPng(b: Uint8Array): ImageHeader {
     if (end > b.length) break;
     // The PNG decoder does not check CRCs; a damaged critical chunk must not decode into wrong pixels.
     if (CRITICAL_CHUNKS.has(type) && crc32(b.subarray(at + 4, at + 8 + length)) !== u32(b, at + 8 + length)) {
-      return { width, height, orientation, hasAlphaChannel, defect: `the PNG is corrupt: its ${type} chunk fails its checksum` };
+      return { width, height, orientation, hasAlphaChannel, png, defect: `the PNG is corrupt: its ${type} chunk fails its checksum` };
     }
     if (type === 'tRNS') hasAlphaChannel = true;
     else if (type === 'eXIf') orientation = orientationFromTiff(b.subarray(at + 8, at + 8 + length));
-    else if (type === 'IEND') return { width, height, orientation, hasAlphaChannel, defect: null };
+    else if (type === 'IEND') return { width, height, orientation, hasAlphaChannel, png, defect: null };
     at = end;
   }
-  return { width, height, orientation, hasAlphaChannel, defect: 'the PNG is truncated: it ends before its IEND chunk' };
+  return { width, height, orientation, hasAlphaChannel, png, defect: 'the PNG is truncated: it ends before its IEND chunk' };
 }
 
 // ---- WebP: RIFF container; the first chunk is VP8 (lossy), VP8L (lossless) or VP8X (extended).

@@ -8,7 +8,7 @@ import { ApiError } from '../http/errors.ts';
 import type { Orientation } from './exif.ts';
 import { insertSegments, stripJpeg } from './jpeg-segments.ts';
 import { outputMarkers, segmentFilter, type MetadataMode } from './metadata.ts';
-import type { Plan } from './memory-plan.ts';
+import { PNG_WHOLE_MAX_OUTPUT_PIXELS, type Plan } from './memory-plan.ts';
 import { applyOrientation } from './pixels.ts';
 import type { CompressRequest, CompressResult } from './pipeline.ts';
 import { encodeAsRequested } from './target-size.ts';
@@ -27,6 +27,14 @@ export async function compressJpeg(request: CompressRequest, plan: Plan, orienta
       return rgbaFrom(job.frame(), plan.stored.width, plan.stored.height, job.channels);
     }));
     const upright = timed(timings, 'resize', () => applyOrientation(image, orientation));
+    if (request.format === 'png') {
+      const { paletteOf, writeFramePng } = await import('./png/writer.ts');
+      const output = await writeFramePng(upright, paletteOf(request), upright.width * upright.height <= PNG_WHOLE_MAX_OUTPUT_PIXELS, timings);
+      return {
+        bytes: output.bytes, inputFormat: 'jpeg', format: 'png', width: upright.width, height: upright.height,
+        quality: output.paletteQuality ?? request.quality, encodes: output.encodes, lossless: false, timings,
+      };
+    }
     const codecs = await import('./codecs.ts');
     return finish(request, timings, upright.width, upright.height, (quality) => codecs.encode(request.format, upright, quality));
   }

@@ -39,3 +39,6 @@ export const MAX_TARGET_ENCODES = 8;
 export const DEFAULT_QUALITY = 80;
 /** Largest `target_kb`: the upload limit, since a target above it can never bind. */
 export const MAX_TARGET_KB = MAX_IMAGE_BYTES / 1024;
+/** Bounds and default of `colors`, the palette size of palette=true. */
+export const MIN_PALETTE_COLORS = 2;
+export const MAX_PALETTE_COLORS = 256;

@@ -6,6 +6,8 @@ import { swapsAxes } from './exif.ts';
 import type { ImageFormat } from './formats.ts';
 import { fitWithin, type Size } from './geometry.ts';
 import type { ImageHeader } from './header.ts';
+import { HISTOGRAM_BYTES } from './palette/quantise.ts';
+import { resizerBytes } from './png/resize-rows.ts';
 
 const MiB = 1024 * 1024;
 /** A fresh engine instance and the JS of one request, whatever the image. */
@@ -27,7 +29,7 @@ export const MOZJPEG_MAX_OUTPUT_PIXELS = 4_000_000;
 const MOZJPEG_BYTES_PER_PIXEL = 20;
 /** A fresh MozJPEG instance's memory (its module declares 259 pages), on top of its growth. */
 const MOZJPEG_FRESH_BYTES = 259 * 64 * 1024;
-/** Whole-image codecs (PNG and WebP, which the next engine issue streams): bytes per pixel, measured (README, "Memory"). */
+/** Whole-image codecs (oxipng, and the PNG writers fed a whole frame): bytes per pixel, measured (README, "Memory"). */
 export const WHOLE_IMAGE_BYTES_PER_PIXEL = 16;
 
 /**
@@ -53,6 +55,18 @@ const WEBP_ALPHA_ENCODER_BYTES_PER_PIXEL = 18;
 const WEBP_LOSSLESS_ENCODER_BYTES_PER_PIXEL = 40;
 /** Lossy WebP outputs larger than this use libwebp's low-memory mode (no token buffer), at about twice the encode time. */
 export const WEBP_TOKEN_BUFFER_MAX_PIXELS = 8_000_000;
+/**
+ * PNG output up to this size is optimised whole by oxipng (every filter and colour type tried), whose
+ * peak is about OXIPNG_BYTES_PER_PIXEL per output pixel; above, the row encoder writes it in bounded
+ * memory. 3 MP keeps oxipng and the frame (about 72 MB) inside the default 100 MB budget with room for
+ * a large upload; a request whose estimate does not fit goes to the row encoder instead.
+ */
+export const PNG_WHOLE_MAX_OUTPUT_PIXELS = 3_000_000;
+const OXIPNG_BYTES_PER_PIXEL = 20;
+/** The PNG engine's streams: the native inflater and deflater, their queues and row batches. */
+const PNG_STREAM_BYTES = 2 * MiB;
+/** The remapper's nearest-colour cache and dithering rows, on top of the histogram. */
+const PALETTE_EXTRA_BYTES = MiB;
 
 export type JpegEncodeMode = 'mozjpeg' | 'progressive' | 'two_pass';
 
@@ -64,6 +78,8 @@ export interface PlanRequest {
   targetKb?: number;
   /** False when the lossless rewrite would not fit: the lossy result is then kept even if larger. */
   allowLossless?: boolean;
+  /** PNG output quantised to a palette. */
+  palette?: boolean;
 }
 
 export interface Plan {
@@ -79,6 +95,8 @@ export interface Plan {
   lossless: boolean;
   /** WebP output from a WebP: lossless (a lossless input, no target) and libwebp's low-memory mode. */
   webp?: { lossless: boolean; lowMemory: boolean };
+  /** PNG output from PNG input: optimised whole by oxipng (true) or written in rows. */
+  pngWhole: boolean;
   /** Estimated peak bytes of the whole request. */
   estimate: number;
 }
@@ -110,7 +128,16 @@ export function plan(inputFormat: ImageFormat, header: ImageHeader, uploadBytes:
   const stored = swapsAxes(header.orientation) ? { width: output.height, height: output.width } : output;
   const scaleNum = inputFormat === 'jpeg' && resized ? dctScale(header, stored) : 8;
   const lossless = (inputFormat === 'jpeg' || inputFormat === 'webp') && request.format === inputFormat && !resized && request.targetKb === undefined && request.allowLossless !== false;
-  const base = { output, resized, scaleNum, stored, lossless };
+  const base = { output, resized, scaleNum, stored, lossless, pngWhole: false };
+  if (inputFormat === 'png') {
+    const pngBase = { ...base, mode: 'two_pass' as const };
+    const whole = request.format === 'png' && output.width * output.height <= PNG_WHOLE_MAX_OUTPUT_PIXELS;
+    if (whole) {
+      const planned = { ...pngBase, pngWhole: true, estimate: pngEstimate(header, uploadBytes, request, { ...pngBase, pngWhole: true }) };
+      if (planned.estimate <= budget) return planned;
+    }
+    return { ...pngBase, estimate: pngEstimate(header, uploadBytes, request, pngBase) };
+  }
   if (inputFormat === 'webp' && request.format === 'webp') {
     // Lossless output for a lossless input when it fits; then lossy; then lossy in low memory.
     const big = output.width * output.height > WEBP_TOKEN_BUFFER_MAX_PIXELS;
@@ -156,6 +183,7 @@ function estimate(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: nu
   if (inputFormat !== 'jpeg') {
     return REQUEST_BASE_BYTES + input + (inPixels + outPixels) * WHOLE_IMAGE_BYTES_PER_PIXEL + outputBuffers;
   }
+  const paletteBytes = request.format === 'png' && request.palette ? HISTOGRAM_BYTES + PALETTE_EXTRA_BYTES : 0;
   const channels = channelsOf(header);
   const frame = header.jpeg!;
   const scaledWidth = Math.ceil((header.width * p.scaleNum) / 8);
@@ -170,7 +198,7 @@ function estimate(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: nu
   if (request.format === 'jpeg' && p.mode === 'mozjpeg') encoder = MOZJPEG_FRESH_BYTES + outPixels * (channels + 4 + MOZJPEG_BYTES_PER_PIXEL);
   else if (request.format === 'jpeg') encoder = p.mode === 'progressive' ? encoderBuffer(p.output, request.quality, header) : p.output.width * 3 * 32;
   // A copy of the frame, its RGBA form, and the whole-image encoder.
-  else encoder = outPixels * (channels + 4 + WHOLE_IMAGE_BYTES_PER_PIXEL);
+  else encoder = outPixels * (channels + 4 + WHOLE_IMAGE_BYTES_PER_PIXEL) + paletteBytes;
   const lossyPhase = decoder + resampler + kept + encoder + outputBuffers;
   // The lossless rewrite runs after the lossy encode, holding its result: every coefficient, twice when
   // the orientation moves blocks, and its own output.
@@ -211,6 +239,41 @@ function webpEstimate(header: ImageHeader, request: PlanRequest, p: Omit<Plan, '
     encoder = outPixels * (channels + 4 + WHOLE_IMAGE_BYTES_PER_PIXEL);
   }
   return decoder + resampler + encoder;
+}
+
+const PNG_CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
+
+/**
+ * A PNG input's peak: the upload as JavaScript received it and its parsed copy, rows of the input (or, interlaced, its samples at a byte each, two at 16 bits),
+ * the resampler's ring, a frame at the output size when the orientation turns it or a whole-image
+ * encoder takes it, and the output. A lossless PNG's size is not known before encoding: it is taken
+ * as the upload's share for the output's pixels, half as much again, at least half a byte per pixel,
+ * at most the raw pixels; the palette pass holds both outputs.
+ */
+function pngEstimate(header: ImageHeader, uploadBytes: number, request: PlanRequest, p: Omit<Plan, 'estimate'>): number {
+  const frame = header.png ?? { bitDepth: 8, colourType: 6, interlaced: false };
+  const channels = PNG_CHANNELS[frame.colourType] ?? 4;
+  const sampleBytes = frame.bitDepth === 16 ? 2 : 1;
+  const inPixels = header.width * header.height;
+  const outPixels = p.output.width * p.output.height;
+  const rows = header.width * (channels * sampleBytes * 2 + 8) + p.output.width * 8;
+  const deinterlace = frame.interlaced ? inPixels * channels * sampleBytes : 0;
+  const resampler = p.resized ? resizerBytes(header.width, header.height, p.stored.width, p.stored.height) : 0;
+  const turned = header.orientation !== 1 ? outPixels * 4 * 2 : 0;
+  const palette = request.format === 'png' && request.palette ? HISTOGRAM_BYTES + PALETTE_EXTRA_BYTES : 0;
+  const pngOutput = Math.min(outPixels * 4, Math.max((uploadBytes * outPixels * 1.5) / inPixels, outPixels / 2)) + 64 * 1024;
+  let writer: number;
+  if (request.format === 'png') {
+    // Lossless and palette results are both held until the smaller is known; each is joined once from its chunks.
+    const outputs = pngOutput * 2 * (palette ? 2 : 1);
+    writer = p.pngWhole ? outPixels * (4 + OXIPNG_BYTES_PER_PIXEL) + outputs : PNG_STREAM_BYTES + outputs;
+  } else if (request.format === 'jpeg' && outPixels <= MOZJPEG_MAX_OUTPUT_PIXELS) {
+    writer = outPixels * 4 + MOZJPEG_FRESH_BYTES + outPixels * (4 + MOZJPEG_BYTES_PER_PIXEL);
+  } else {
+    writer = outPixels * (4 + WHOLE_IMAGE_BYTES_PER_PIXEL);
+  }
+  const outputBuffers = request.format === 'png' ? 0 : outPixels * outputBytesPerPixel(request.quality) * 2;
+  return Math.ceil(REQUEST_BASE_BYTES + uploadBytes * 2 + PNG_STREAM_BYTES + rows + deinterlace + resampler + turned + palette + writer + outputBuffers);
 }
 
 /**

@@ -1,18 +1,12 @@
 // The compression pipeline, from uploaded bytes to encoded output. No HTTP here: the route reads the
 // upload, asks `prepare` what the request will take (memory, from the header alone), admits it, and
-// runs `compress`. JPEG and WebP inputs go through the streaming engines (jpeg-path.ts, webp-path.ts);
-// PNG input through the whole-image codecs, one phase after another, each giving its memory back when it grew
-// (wasm/instances.ts).
-import type { RgbaImage } from '../../wasm/image.ts';
+// runs `compress`. Every input streams: JPEG and WebP through the engines built in wasm/ (jpeg-path.ts,
+// webp-path.ts), PNG through our row decoder and writers (png/png-path.ts).
 import { ApiError } from '../http/errors.ts';
-import { swapsAxes } from './exif.ts';
 import { FORMAT_NAMES, sniff, type ImageFormat } from './formats.ts';
-import { fitWithin, type Size } from './geometry.ts';
 import { MalformedImage, readHeader, UnsupportedImage, type ImageHeader } from './header.ts';
 import type { MetadataMode } from './metadata.ts';
 import { largestFittingWidth, plan, type Plan } from './memory-plan.ts';
-import { applyOrientation, flattenOntoWhite, hasTransparency } from './pixels.ts';
-import { encodeAsRequested } from './target-size.ts';
 
 export interface CompressRequest {
   bytes: Uint8Array;
@@ -22,6 +16,9 @@ export interface CompressRequest {
   height?: number;
   targetKb?: number;
   metadata?: MetadataMode;
+  /** PNG output quantised to a palette of at most `colors` (the fewest that reach `quality`). */
+  palette?: boolean;
+  colors?: number;
 }
 
 export interface CompressResult {
@@ -105,11 +102,6 @@ const mb = (bytes: number): string => `${Math.ceil(bytes / (1024 * 1024))} MB`;
 function tooLargeForMemory(inputFormat: ImageFormat, header: ImageHeader, request: CompressRequest, planned: Plan, budget: number): ApiError {
   const size = `${header.width}×${header.height}`;
   const needs = `needs about ${mb(planned.estimate)}, more than the ${mb(budget)} one compression may use`;
-  if (inputFormat === 'png') {
-    return new ApiError('image_too_large', `this ${FORMAT_NAMES[inputFormat]} (${size}) is decoded whole and ${needs}; send a smaller image or a JPEG`, {
-      param: 'image', details: { width: header.width, height: header.height, estimate_bytes: planned.estimate, budget_bytes: budget },
-    });
-  }
   const maxWidth = largestFittingWidth(inputFormat, header, request.bytes.length, { ...request, allowLossless: false }, budget);
   const advice = maxWidth === null ? 'no output size fits' : `it fits with width=${maxWidth} or less`;
   return new ApiError('image_too_large', `at ${planned.output.width}×${planned.output.height} this ${size} ${FORMAT_NAMES[inputFormat]} ${needs}; ${advice}`, {
@@ -128,55 +120,7 @@ export async function compress(prepared: Prepared): Promise<CompressResult> {
     const { compressWebp } = await import('./webp-path.ts');
     return compressWebp(request, planned, header.orientation, request.metadata ?? 'strip');
   }
-  return compressWhole(request, inputFormat, header);
+  const { compressPng } = await import('./png/png-path.ts');
+  return compressPng(request, planned, header.orientation);
 }
 
-/** PNG and WebP inputs: decoded whole, resized, turned upright, encoded (the next engine issue streams them). */
-async function compressWhole(request: CompressRequest, inputFormat: 'png', header: ImageHeader): Promise<CompressResult> {
-  const codecs = await import('./codecs.ts');
-  const timings = { decode: 0, resize: 0, encode: 0 };
-  const timed = <T>(phase: keyof typeof timings, work: () => T): T => {
-    const start = performance.now();
-    try {
-      return work();
-    } finally {
-      timings[phase] += performance.now() - start;
-    }
-  };
-
-  let image: RgbaImage = timed('decode', () => {
-    try {
-      return codecs.decode(inputFormat, request.bytes);
-    } catch {
-      throw unprocessable(`the ${FORMAT_NAMES[inputFormat]} could not be decoded: the file is corrupt or uses a feature we do not support`);
-    }
-  });
-  if (image.width !== header.width || image.height !== header.height) {
-    throw unprocessable(`the ${FORMAT_NAMES[inputFormat]} decodes to ${image.width}×${image.height} but declares ${header.width}×${header.height}`);
-  }
-
-  // Resize before turning upright: the smaller image is the cheaper one to rotate.
-  const upright: Size = swapsAxes(header.orientation) ? { width: image.height, height: image.width } : image;
-  const target = fitWithin(upright, { width: request.width, height: request.height });
-  const resized = target !== upright;
-  image = timed('resize', () => {
-    let out = image;
-    if (resized) {
-      const stored = swapsAxes(header.orientation) ? { width: target.height, height: target.width } : target;
-      const premultiply = header.hasAlphaChannel && hasTransparency(out);
-      out = codecs.resize(out, stored.width, stored.height, premultiply);
-    }
-    out = applyOrientation(out, header.orientation);
-    if (request.format === 'jpeg' && header.hasAlphaChannel) flattenOntoWhite(out);
-    return out;
-  });
-
-  const encoded = timed('encode', () => encodeAsRequested((quality) => codecs.encode(request.format, image, quality), request.quality, request.targetKb));
-  // Never bigger, until the PNG and WebP engines re-pack losslessly: same format, same size, not smaller
-  // gives the input's bytes back.
-  const notSmaller = request.format === inputFormat && !resized && request.targetKb === undefined && encoded.bytes.length >= request.bytes.length;
-  return {
-    ...encoded, bytes: notSmaller ? request.bytes : encoded.bytes, inputFormat, format: request.format,
-    width: image.width, height: image.height, lossless: false, timings,
-  };
-}

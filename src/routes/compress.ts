@@ -53,10 +53,12 @@ export async function compressMetered(c: Context<AppEnv>, hash: string, meter: D
       if (key.tiers.image === 'free') throw new ApiError('plan_upgrade_required', 'target_kb needs the pro tier', { param: 'target_kb' });
       if (parts.format === 'png') throw new ApiError('bad_request', 'target_kb works with jpeg and webp output only: PNG output is lossless', { param: 'target_kb' });
     }
+    if (parts.palette && parts.format !== 'png') throw new ApiError('bad_request', 'palette=true works with png output only', { param: 'palette' });
+    if (parts.colors !== undefined && !parts.palette) throw new ApiError('bad_request', 'colors needs palette=true', { param: 'colors' });
     const bytes = await imageBytes(parts.image);
     const { compress, prepare } = await import('../compress/pipeline.ts');
     const prepared = prepare(
-      { bytes, format: parts.format, quality: parts.quality, width: parts.width, height: parts.height, targetKb: parts.target_kb, metadata: parts.metadata },
+      { bytes, format: parts.format, quality: parts.quality, width: parts.width, height: parts.height, targetKb: parts.target_kb, metadata: parts.metadata, palette: parts.palette, colors: parts.colors },
       config.maxInputPixels,
       config.memoryBudget,
     );

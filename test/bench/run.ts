@@ -1,4 +1,4 @@
-// `npm run bench [-- foundation|tools|compress|meta|img|jpeg|jpeg-tuning|webp|client|selfhost ...]`: starts the service as `npm run dev` does and runs the
+// `npm run bench [-- foundation|tools|compress|meta|img|jpeg|jpeg-tuning|webp|png|client|selfhost ...]`: starts the service as `npm run dev` does and runs the
 // named benchmarks (all by default) against it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -11,6 +11,8 @@ import { benchJpeg } from './jpeg.ts';
 import { benchJpegTuning } from './jpeg-tuning.ts';
 import { benchWebp, webpReport } from './webp.ts';
 import { jpegReport } from './lib/jpeg-report.ts';
+import { pngReport } from './lib/png-report.ts';
+import { benchPng } from './png.ts';
 import { compressReport } from './lib/report.ts';
 import { startService, type Service } from './lib/server.ts';
 import { benchMeta, BULK_ROUNDS, EXTRACT_REQUESTS, EXTRACT_ROUNDS, metaReport } from './meta.ts';
@@ -123,6 +125,11 @@ const BENCHES: Record<string, (service: Service) => Promise<void>> = {
     console.log(`\n${webpReport(result)}\n`);
     save('webp', result);
   },
+  async png() {
+    const result = await benchPng(() => startService(PORT + 7, ['--var', 'MAX_INPUT_PIXELS:100000000']));
+    console.log(`\n${pngReport(result)}\n`);
+    save('png', result);
+  },
   async 'jpeg-tuning'() {
     const result = await benchJpegTuning();
     const lines = [
@@ -145,7 +152,7 @@ const BENCHES: Record<string, (service: Service) => Promise<void>> = {
     save('client', { header, ...result });
   },
   async selfhost(service) {
-    const result = await benchSelfhost(service, PORT + 5);
+    const result = await benchSelfhost(service, PORT + 8);
     const header =
       `${SELFHOST_ROUNDS} interleaved rounds × ${SELFHOST_REQUESTS} requests, ${SELFHOST_CONCURRENCY} concurrent, enterprise keys; ` +
       `npm run dev (wrangler dev) against the self-hosted bundle on workerd; Node ${process.version} client on ${cpus().length} cores; medians of the rounds. ` +

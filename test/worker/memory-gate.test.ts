@@ -62,8 +62,9 @@ describe('the gate', () => {
 describe('POST /api/v1/compress under memory pressure', () => {
   it('free gets 503 overloaded (nothing spent) while the budget is held; pro waits and then runs', async () => {
     const [free, pro] = [await makeKey({ scopes: ['image'], image: 'free' }), await makeKey({ scopes: ['image'], image: 'pro' })];
-    const env = { env: { MEMORY_BUDGET_MB: '16' } };
-    const other = await reserveMemory('pro', 15 * MiB, 16 * MiB); // another request's compression
+    // 32 MB: the PNG's JPEG output counts a fresh MozJPEG instance (16.5 MB).
+    const env = { env: { MEMORY_BUDGET_MB: '32' } };
+    const other = await reserveMemory('pro', 31 * MiB, 32 * MiB); // another request's compression
     const shed = await compressCall(free.key, { image: TINY }, env);
     expect(shed.status).toBe(503);
     const { error } = await shed.json<any>();
@@ -85,7 +86,7 @@ describe('POST /api/v1/compress under memory pressure', () => {
 
   it('memory is given back when a request fails', async () => {
     const free = await makeKey({ scopes: ['image'], image: 'free' });
-    const env = { env: { MEMORY_BUDGET_MB: '16' } };
+    const env = { env: { MEMORY_BUDGET_MB: '32' } };
     expect((await compressCall(free.key, { image: TINY.subarray(0, 40) }, env)).status).toBe(422);
     const truncated = photoJpeg(64, 64).subarray(0, 300);
     expect((await compressCall(free.key, { image: truncated }, env)).status).toBe(422);

@@ -1,0 +1,54 @@
+// Which ancillary chunks of a PNG input go into a PNG output, as for JPEG (compress/metadata.ts): the
+// colour description always (iCCP when its profile's colour model is the output's, else gAMA, cHRM,
+// sRGB, cICP); eXIf and the XMP iTXt only with metadata=keep, their orientation reset to 1 since the
+// pixels are written upright. Text, time, physical size and private chunks never survive.
+import { exifUpright, xmpUpright, type MetadataMode } from '../metadata.ts';
+import { inflateSmall, type Chunk } from './chunks.ts';
+
+const COLOUR_CHUNKS = new Set(['gAMA', 'cHRM', 'sRGB', 'cICP']);
+const XMP_KEYWORD = 'XML:com.adobe.xmp';
+const EXIF_PREFIX = Uint8Array.from('Exif\0\0', (c) => c.charCodeAt(0));
+
+/** The ICC profile's colour space (header bytes 16–19), or null when the chunk cannot be read. */
+export async function iccSpace(chunk: Chunk): Promise<string | null> {
+  const nul = chunk.data.indexOf(0);
+  if (nul < 1 || nul > 79 || chunk.data[nul + 1] !== 0) return null;
+  try {
+    const profile = await inflateSmall(chunk.data.subarray(nul + 2));
+    return profile.length >= 20 ? String.fromCharCode(...profile.subarray(16, 20)) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The chunks to write for output of colour type `colourType`, in the input's order. */
+export async function outputChunks(ancillary: Chunk[], mode: MetadataMode, colourType: number): Promise<Chunk[]> {
+  const grey = colourType === 0 || colourType === 4;
+  const out: Chunk[] = [];
+  const icc = ancillary.find((c) => c.type === 'iCCP');
+  const keepIcc = icc !== undefined && (await iccSpace(icc)) === (grey ? 'GRAY' : 'RGB ');
+  for (const chunk of ancillary) {
+    if (chunk.type === 'iCCP') {
+      if (keepIcc && chunk === icc) out.push(chunk);
+    } else if (COLOUR_CHUNKS.has(chunk.type)) {
+      // With a profile kept, sRGB would contradict it (PNG allows one of the two).
+      if (!(keepIcc && chunk.type === 'sRGB')) out.push(chunk);
+    } else if (mode === 'keep' && chunk.type === 'eXIf') {
+      const upright = exifUpright(concat(EXIF_PREFIX, chunk.data));
+      out.push({ type: 'eXIf', data: upright.subarray(EXIF_PREFIX.length) });
+    } else if (mode === 'keep' && chunk.type === 'iTXt' && isXmp(chunk.data)) {
+      out.push({ type: 'iTXt', data: xmpUpright(chunk.data) });
+    }
+  }
+  return out;
+}
+
+const isXmp = (data: Uint8Array): boolean =>
+  data.length > XMP_KEYWORD.length && data[XMP_KEYWORD.length] === 0 && String.fromCharCode(...data.subarray(0, XMP_KEYWORD.length)) === XMP_KEYWORD;
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}

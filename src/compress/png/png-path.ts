@@ -1,0 +1,114 @@
+// PNG input through the row engine: decoded in rows (png/decoder.ts), resampled through a ring of rows
+// when smaller output was asked (png/resize-rows.ts), turned upright (an eXIf orientation needs every
+// row first), and written as PNG in rows or whole (png/writer.ts). JPEG and WebP output take a frame
+// at the output size for their whole-image encoders. The input's bytes are never returned as they are.
+import type { RgbaImage } from '../../../wasm/image.ts';
+import { ApiError } from '../../http/errors.ts';
+import type { Orientation } from '../exif.ts';
+import type { Plan } from '../memory-plan.ts';
+import { applyOrientation, flattenOntoWhite } from '../pixels.ts';
+import type { CompressRequest, CompressResult } from '../pipeline.ts';
+import { encodeAsRequested } from '../target-size.ts';
+import { PngError } from './chunks.ts';
+import { decodeRows, readPngInfo, type PngInfo } from './decoder.ts';
+import { outputChunks } from './metadata.ts';
+import { RowResizer } from './resize-rows.ts';
+import { losslessLayout, paletteOf, writePng, type RowProducer } from './writer.ts';
+
+type Timings = CompressResult['timings'];
+
+const unprocessable = (message: string): ApiError => new ApiError('unprocessable_image', `the PNG cannot be decoded: ${message}`, { param: 'image' });
+
+export async function compressPng(request: CompressRequest, plan: Plan, orientation: Orientation): Promise<CompressResult> {
+  const timings: Timings = { decode: 0, resize: 0, encode: 0 };
+  const started = performance.now();
+  let info: PngInfo;
+  try {
+    info = readPngInfo(request.bytes);
+  } catch (err) {
+    if (err instanceof PngError) throw unprocessable(err.message);
+    throw err;
+  }
+  const source = (indices: boolean) => rowSource(info, plan, orientation, indices, timings);
+  const finishTimings = () => {
+    timings.decode = Math.max(0, performance.now() - started - timings.resize - timings.encode);
+  };
+  try {
+    if (request.format !== 'png') {
+      const frame = await gather(source(false), plan.output.width, plan.output.height);
+      if (request.format === 'jpeg' && info.hasAlpha) flattenOntoWhite(frame);
+      const codecs = await import('../codecs.ts');
+      const start = performance.now();
+      const encoded = encodeAsRequested((quality) => codecs.encode(request.format, frame, quality), request.quality, request.targetKb);
+      timings.encode += performance.now() - start;
+      finishTimings();
+      return { ...encoded, inputFormat: 'png', format: request.format, width: frame.width, height: frame.height, lossless: false, timings };
+    }
+    const { width, height } = plan.output;
+    const grey = info.colourType === 0 || info.colourType === 4;
+    // Palette indices pass through when every pixel keeps its place and value.
+    const passthrough = info.colourType === 3 && !plan.resized && orientation === 1;
+    const layout = passthrough ? { width, height, colourType: 3 as const, palette: info.palette! } : losslessLayout(width, height, grey, info.hasAlpha);
+    const output = await writePng({
+      width, height, layout, produce: source, optimiseWhole: plan.pngWhole,
+      palette: paletteOf(request),
+      chunksFor: (colourType) => outputChunks(info.ancillary, request.metadata ?? 'strip', colourType),
+      timing: timings,
+    });
+    finishTimings();
+    return {
+      bytes: output.bytes, inputFormat: 'png', format: 'png', width, height, quality: output.paletteQuality ?? request.quality,
+      encodes: output.encodes, lossless: output.paletteQuality === null && request.palette === true, timings,
+    };
+  } catch (err) {
+    if (err instanceof PngError) throw unprocessable(err.message);
+    throw err;
+  }
+}
+
+/**
+ * The output rows (upright, at the output size) of a PNG: decoded, resampled when the plan resizes,
+ * gathered and turned when the orientation is not 1. Each call decodes again (the palette's second pass).
+ */
+function rowSource(info: PngInfo, plan: Plan, orientation: Orientation, indices: boolean, timings: Timings): RowProducer {
+  return async (sink) => {
+    const { stored } = plan;
+    const resizer = plan.resized ? new RowResizer(info.width, info.height, stored.width, stored.height, info.hasAlpha) : null;
+    const out = new Uint8Array(stored.width * 4);
+    const frame = orientation === 1 ? null : new Uint8Array(stored.width * stored.height * 4);
+    let y = 0;
+    const emit = async (row: Uint8Array) => {
+      if (frame) frame.set(row.subarray(0, stored.width * 4), y++ * stored.width * 4);
+      else await sink(row);
+    };
+    await decodeRows(info, async (row) => {
+      if (!resizer) return emit(row);
+      const start = performance.now();
+      resizer.push(row);
+      timings.resize += performance.now() - start;
+      for (;;) {
+        const t = performance.now();
+        const ready = resizer.pull(out);
+        timings.resize += performance.now() - t;
+        if (!ready) break;
+        await emit(out);
+      }
+    }, { indices });
+    if (!frame) return;
+    const start = performance.now();
+    const upright = applyOrientation({ data: frame, width: stored.width, height: stored.height }, orientation);
+    timings.resize += performance.now() - start;
+    for (let r = 0; r < upright.height; r++) await sink(upright.data.subarray(r * upright.width * 4, (r + 1) * upright.width * 4));
+  };
+}
+
+/** The rows of a producer in one RGBA frame. */
+export async function gather(produce: RowProducer, width: number, height: number): Promise<RgbaImage> {
+  const data = new Uint8Array(width * height * 4);
+  let y = 0;
+  await produce((row) => {
+    data.set(row.subarray(0, width * 4), y++ * width * 4);
+  });
+  return { data, width, height };
+}
+

@@ -1,0 +1,166 @@
+// POST /api/v1/compress with PNG input, as a caller sees it: lossless PNG output equal to the input's
+// pixels for every colour type (whole through oxipng, or in rows above its size), resizing, the eXIf
+// orientation, which chunks come back (metadata=strip|keep, ICC), PNG to JPEG, X-Image-Width/Height
+// against the output's own header, damaged files refused with 422, and admission by memory.
+import { describe, expect, it } from 'vitest';
+import { PNG_WHOLE_MAX_OUTPUT_PIXELS } from '../../src/compress/memory-plan.ts';
+import { decodePng } from '../../wasm/png.ts';
+import { makeKey } from './helpers.ts';
+import { bodyBytes, compressCall, decodeAny, exifTiff, pngOf } from './image-fixtures.ts';
+import { ascii, cat, chunk, chunksOf, expectedRgba, ihdrOf, makePng, zlib, type PngSpec } from './png-fixtures.ts';
+
+const key = async () => (await makeKey({ scopes: ['image'], image: 'pro' })).key;
+
+async function compressPng(parts: Record<string, string | Uint8Array>) {
+  const res = await compressCall(await key(), { filename: 'in.png', format: 'png', ...parts });
+  const body = await bodyBytes(res);
+  return { res, body };
+}
+
+/** An ICC profile (uncompressed) whose header names `space`. */
+function iccProfile(space: string): Uint8Array {
+  const profile = new Uint8Array(200).map((_, i) => (i * 11) & 255);
+  new DataView(profile.buffer).setUint32(0, 200);
+  profile.set(ascii(`lcms\x04\x30\x00\x00mntr${space}XYZ `), 4);
+  profile.set(ascii('acsp'), 36);
+  return profile;
+}
+
+const iccp = async (space: string) => ({ type: 'iCCP', data: cat(ascii('test\0\0'), await zlib(iccProfile(space))) });
+const xmpChunk = (orientation: number) => ({
+  type: 'iTXt',
+  data: cat(ascii('XML:com.adobe.xmp\0\0\0\0\0'), ascii(`<x:xmpmeta><rdf:Description tiff:Orientation="${orientation}"/></x:xmpmeta>`)),
+});
+
+describe('PNG to PNG, lossless', () => {
+  it.each([
+    ['grey 8', { colourType: 0, bitDepth: 8 }, 0],
+    ['grey 1 with tRNS', { colourType: 0, bitDepth: 1, trns: [0, 1] }, null],
+    ['grey + alpha 16', { colourType: 4, bitDepth: 16 }, null],
+    ['RGB 16', { colourType: 2, bitDepth: 16 }, null],
+    ['RGBA 8, interlaced', { colourType: 6, bitDepth: 8, interlaced: true }, null],
+    ['palette 4 with tRNS', { colourType: 3, bitDepth: 4, palette: Array.from({ length: 16 }, (_, i) => [i * 16, 255 - i * 16, i * 5]), trns: [0, 90] }, null],
+  ] as const)('%s: the pixels come back exactly, with the size in the headers', async (_, partial, _ct) => {
+    const spec = { width: 61, height: 37, ...partial } as PngSpec;
+    const { res, body } = await compressPng({ image: await makePng(spec) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/png');
+    const ihdr = ihdrOf(body);
+    expect([res.headers.get('x-image-width'), res.headers.get('x-image-height')]).toEqual([String(ihdr.width), String(ihdr.height)]);
+    expect([ihdr.width, ihdr.height]).toEqual([61, 37]);
+    expect(decodePng(body).data).toEqual(expectedRgba(spec));
+  });
+
+  it(`above ${PNG_WHOLE_MAX_OUTPUT_PIXELS} pixels the row encoder writes it, exactly, in the smallest exact colour type`, async () => {
+    const cases = [
+      [{ colourType: 6, bitDepth: 16 }, 6],
+      [{ colourType: 0, bitDepth: 8 }, 0],
+      [{ colourType: 2, bitDepth: 16 }, 2],
+      [{ colourType: 3, bitDepth: 2, palette: [[0, 0, 0], [255, 0, 0], [0, 255, 0], [0, 0, 255]] }, 3],
+    ] as const;
+    for (const [partial, colourType] of cases) {
+      const spec = { width: 2000, height: 1600, ...partial } as PngSpec;
+      const { res, body } = await compressPng({ image: await makePng(spec) });
+      expect(res.status).toBe(200);
+      expect(ihdrOf(body).colourType).toBe(colourType);
+      expect(res.headers.get('x-image-width')).toBe('2000');
+      expect(decodePng(body).data).toEqual(expectedRgba(spec));
+    }
+  }, 60_000);
+
+  it('an RGBA image of few colours, opaque throughout, is written in rows as a palette; one of grey pixels as grey', async () => {
+    const [w, h] = [2100, 1500];
+    const colours = [[250, 250, 252, 255], [38, 50, 72, 255], [9, 105, 218, 255]];
+    const rgba = new Uint8Array(w * h * 4).map((_, i) => colours[Math.floor(i / 4 / w / 100) % 3]![i % 4]!);
+    const { body } = await compressPng({ image: pngOf({ data: rgba, width: w, height: h }) });
+    expect(ihdrOf(body)).toMatchObject({ colourType: 3, bitDepth: 2 });
+    expect(decodePng(body).data).toEqual(rgba);
+    const grey = rgba.map((v, i) => (i % 4 === 3 ? 255 : (rgba[i - (i % 4)]! + (i >> 12)) & 255));
+    const greyOut = await compressPng({ image: pngOf({ data: grey, width: w, height: h }) });
+    expect(ihdrOf(greyOut.body).colourType).toBe(0);
+    expect(decodePng(greyOut.body).data).toEqual(grey);
+  }, 60_000);
+
+  it('width resizes in rows, both sides in proportion, with the headers matching the file', async () => {
+    const spec: PngSpec = { width: 2000, height: 1200, colourType: 2, bitDepth: 8 };
+    const { res, body } = await compressPng({ image: await makePng(spec), width: '500' });
+    expect(res.status).toBe(200);
+    expect(ihdrOf(body)).toMatchObject({ width: 500, height: 300, colourType: 2 });
+    expect([res.headers.get('x-image-width'), res.headers.get('x-image-height')]).toEqual(['500', '300']);
+    const big = await compressPng({ image: await makePng({ ...spec, width: 2400, height: 1800 }), width: '2000' });
+    expect(ihdrOf(big.body)).toMatchObject({ width: 2000, height: 1500 });
+  }, 60_000);
+
+  it('an eXIf orientation is applied, and kept (reset to 1) only with metadata=keep', async () => {
+    const spec: PngSpec = { width: 30, height: 20, colourType: 2, bitDepth: 8, before: [{ type: 'eXIf', data: exifTiff(6) }] };
+    const input = await makePng(spec);
+    const { body } = await compressPng({ image: input });
+    expect(ihdrOf(body)).toMatchObject({ width: 20, height: 30 });
+    expect(chunksOf(body).map((c) => c.type)).not.toContain('eXIf');
+    // Orientation 6: the stored top-left pixel is shown at the top right.
+    const source = expectedRgba(spec);
+    expect([...decodePng(body).data.subarray(19 * 4, 20 * 4)]).toEqual([...source.subarray(0, 4)]);
+    const kept = await compressPng({ image: input, metadata: 'keep' });
+    const exif = chunksOf(kept.body).find((c) => c.type === 'eXIf')!;
+    expect(exif.data[8 + 2 + 8]).toBe(1);
+  });
+
+  it('keeps an RGB ICC profile and the colour chunks; drops text, time and, unless kept, XMP', async () => {
+    const before = [await iccp('RGB '), { type: 'gAMA', data: Uint8Array.of(0, 0, 0xb1, 0x8f) }, { type: 'tEXt', data: ascii('Author\0me') }, { type: 'tIME', data: new Uint8Array(7) }, xmpChunk(1)];
+    const image = await makePng({ width: 40, height: 40, colourType: 2, bitDepth: 8, before });
+    const stripped = chunksOf((await compressPng({ image })).body).map((c) => c.type);
+    expect(stripped).toEqual(expect.arrayContaining(['iCCP', 'gAMA']));
+    expect(stripped).not.toEqual(expect.arrayContaining(['tEXt']));
+    expect(stripped.filter((t) => ['tEXt', 'tIME', 'iTXt'].includes(t))).toEqual([]);
+    const kept = chunksOf((await compressPng({ image, metadata: 'keep' })).body).map((c) => c.type);
+    expect(kept).toContain('iTXt');
+    expect(kept).not.toContain('tEXt');
+  });
+
+  it('drops a grey ICC profile from colour output, and the input bytes never come back as they are', async () => {
+    const image = await makePng({ width: 40, height: 40, colourType: 2, bitDepth: 8, before: [await iccp('GRAY')] });
+    const { body } = await compressPng({ image });
+    expect(chunksOf(body).map((c) => c.type)).not.toContain('iCCP');
+    expect(body).not.toEqual(image);
+  });
+});
+
+describe('PNG to other formats and refusals', () => {
+  it('PNG with alpha to JPEG: flattened on white, the right size', async () => {
+    const spec: PngSpec = { width: 300, height: 200, colourType: 6, bitDepth: 8 };
+    const res = await compressCall(await key(), { filename: 'in.png', image: await makePng(spec), format: 'jpeg', width: '150' });
+    expect(res.status).toBe(200);
+    const out = decodeAny(await bodyBytes(res));
+    expect([out.width, out.height]).toEqual([150, 100]);
+    expect([res.headers.get('x-image-width'), res.headers.get('x-image-height')]).toEqual(['150', '100']);
+  });
+
+  it.each([
+    ['a damaged IDAT checksum', async (png: Uint8Array) => { const b = png.slice(); b[b.length - 13]! ^= 1; return b; }],
+    ['a file cut short', async (png: Uint8Array) => png.subarray(0, png.length - 40)],
+    ['image data that is not zlib', async (png: Uint8Array) => cat(png.subarray(0, 33), chunk('IDAT', Uint8Array.of(1, 2, 3, 4, 5, 6)), chunk('IEND', new Uint8Array(0)))],
+    ['image data ending early', async (png: Uint8Array) => cat(png.subarray(0, 33), chunk('IDAT', await zlib(new Uint8Array(100))), chunk('IEND', new Uint8Array(0)))],
+  ])('%s is 422 unprocessable_image', async (_, damage) => {
+    const png = await makePng({ width: 50, height: 50, colourType: 2, bitDepth: 8 });
+    for (const format of ['png', 'jpeg']) {
+      const res = await compressCall(await key(), { filename: 'in.png', image: await damage(png), format });
+      expect(res.status).toBe(422);
+      expect((await res.json<any>()).error.code).toBe('unprocessable_image');
+    }
+  });
+
+  it('a PNG too large for the memory budget is 422 naming the largest width that fits, and that width works', async () => {
+    const image = await makePng({ width: 3000, height: 2000, colourType: 2, bitDepth: 8 });
+    const env = { env: { MEMORY_BUDGET_MB: '12' } };
+    const refused = await compressCall(await key(), { filename: 'in.png', image, format: 'png' }, env);
+    expect(refused.status).toBe(422);
+    const { error } = await refused.json<any>();
+    expect(error.code).toBe('image_too_large');
+    const max = error.details.max_width as number;
+    expect(max).toBeGreaterThan(100);
+    expect(max).toBeLessThan(3000);
+    const fits = await compressCall(await key(), { filename: 'in.png', image, format: 'png', width: String(max) }, env);
+    expect(fits.status).toBe(200);
+    expect(fits.headers.get('x-image-width')).toBe(String(max));
+  }, 30_000);
+});
