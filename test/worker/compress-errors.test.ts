@@ -237,7 +237,7 @@ describe('422 unprocessable_image', () => {
 
 describe('422 image_too_large', () => {
   const maxPixels = Number((env as { MAX_INPUT_PIXELS?: string }).MAX_INPUT_PIXELS); // wrangler.toml's value
-  const decoders = () => wasmMemoryReport().codecs.filter((c) => ['mozjpeg_dec', 'png', 'webp_dec'].includes(c.name));
+  const decoders = () => wasmMemoryReport().codecs.filter((c) => ['sr_jpeg', 'mozjpeg_dec', 'png', 'webp_dec'].includes(c.name));
 
   it('refuses a small JPEG and PNG declaring 30000×30000 from their headers, without instantiating or growing a decoder', async () => {
     const k = await freeKey();
@@ -245,7 +245,7 @@ describe('422 image_too_large', () => {
     resetWasmInstances();
     const before = decoders();
     expect(maxPixels).toBeGreaterThan(1_000_000);
-    expect(before.map((c) => c.name).sort()).toEqual(['mozjpeg_dec', 'png', 'webp_dec']);
+    expect(before.map((c) => c.name).sort()).toEqual(['mozjpeg_dec', 'png', 'sr_jpeg', 'webp_dec']);
     for (const image of bombs) {
       expect(image.length).toBeLessThan(20_000);
       const res = await compressCall(k.key, { image });
@@ -258,11 +258,11 @@ describe('422 image_too_large', () => {
     expect(decoders()).toEqual(before);
     expect(decoders().every((c) => !c.live && c.memory_bytes === 0)).toBe(true);
     await expectQuotaUntouched(k, await compressCall(k.key, { image: bombs[1]! }));
-    // The report does see decoding: a small WebP instantiates its decoder (PNG input is decoded in
-    // JavaScript now, by the PNG row engine, with no codec instance to see).
+    // The report does see decoding: a small WebP instantiates the engine (whose libwebp half decodes
+    // it; PNG input is decoded in JavaScript, by the PNG row engine, with no codec instance to see).
     expect((await compressCall(k.key, { image: webpOf(photo(32, 32)) })).status).toBe(200);
-    const webp = (report: typeof before) => report.find((c) => c.name === 'webp_dec')!;
-    expect(webp(decoders()).instantiations).toBe(webp(before).instantiations + 1);
+    const engine = (report: typeof before) => report.find((c) => c.name === 'sr_jpeg')!;
+    expect(engine(decoders()).instantiations).toBe(engine(before).instantiations + 1);
   });
 
   it('follows MAX_INPUT_PIXELS: one pixel row over is refused, exactly at it compresses', async () => {
