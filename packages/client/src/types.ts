@@ -8,9 +8,8 @@ export type { Operations, Schemas };
 type CompressBody = Operations['POST /api/v1/compress']['body'];
 
 /**
- * PNG palette quantisation (API.md: `palette`, `colors`). Taken from the document once it describes
- * them; until then these declarations stand in, so the option exists either way and the generator
- * never has to know about it.
+ * PNG palette quantisation (API.md: `palette`, `colors`). The document describes `palette` as the
+ * multipart field it is (`"true"`/`"false"`); callers pass a boolean, sent as that text.
  */
 export interface PaletteOptions {
   /** PNG output only: quantise to at most `colors` colours, with dithering, steered by quality. */
@@ -18,7 +17,7 @@ export interface PaletteOptions {
   /** 2 to 256 (default 256), with palette. */
   colors?: number;
 }
-type WithPalette<T> = 'palette' extends keyof T ? T : T & PaletteOptions;
+type WithPalette<T> = Omit<T, keyof PaletteOptions> & PaletteOptions;
 
 /** The compress parameters of the OpenAPI document (quality, format, width, height, metadata, target_kb, palette, …). */
 export type CompressParameters = WithPalette<Omit<CompressBody, 'image'>>;
