@@ -8,6 +8,7 @@ import { hostRouting } from './http/hosts.ts';
 import { requestContext } from './http/request-context.ts';
 import { validationHook } from './http/validation.ts';
 import { registerAccount } from './routes/account.ts';
+import { registerAuditLogs } from './routes/audit-logs.ts';
 import { registerCompress } from './routes/compress.ts';
 import { registerAuthPages } from './routes/auth-pages.ts';
 import { registerConsoleApi } from './routes/console-api.ts';
@@ -37,6 +38,7 @@ export function createApp() {
   registerCompress(app);
   registerKeys(app);
   registerWebhooks(app);
+  registerAuditLogs(app);
   registerConsoleApi(app);
   registerInternal(app);
   registerOpenApi(app);

@@ -18,7 +18,9 @@ const ACCOUNT_DELAY: DelayRule = { free: SIGNIN_ACCOUNT_FREE_FAILURES, baseSecon
 
 export type AuthOutcome =
   | { ok: true; accountId: string }
-  | { ok: false; reason: 'invalid_credentials' | 'email_taken' }
+  /** accountId: the account the email belongs to, when it belongs to one (for its audit log). */
+  | { ok: false; reason: 'invalid_credentials'; accountId?: string }
+  | { ok: false; reason: 'email_taken' }
   | { ok: false; reason: 'throttled'; retryAfter: number };
 
 const SQL = {
@@ -67,7 +69,7 @@ export async function signIn(db: D1Database, email: string, password: string, ip
   if (!row || !check.ok) {
     // Unknown emails are counted too, so the delay does not tell whether an account exists.
     await recordFailure(db, buckets.signInFailures(email), now);
-    return { ok: false, reason: 'invalid_credentials' };
+    return row ? { ok: false, reason: 'invalid_credentials', accountId: row.id } : { ok: false, reason: 'invalid_credentials' };
   }
   await clear(db, buckets.signInPair(email, ip), buckets.signInFailures(email));
   if (check.rehash) await db.prepare(SQL.setHash).bind(await hashPassword(password), row.id).run();

@@ -2,6 +2,7 @@
 // leaked database cannot be replayed as sessions. Each session has its own CSRF token.
 import { sha256Hex } from '../accounts/keys.ts';
 import type { AccountRow } from '../accounts/records.ts';
+import { batchWithAudit, type AuditOrigin } from '../audit/log.ts';
 import { SESSION_IDLE_MS, SESSION_MAX_MS, SESSION_RENEW_AFTER_MS } from './limits.ts';
 
 const TOKEN_BYTES = 32;
@@ -49,15 +50,16 @@ interface SessionRow {
   account_created_at: number;
 }
 
-export async function createSession(db: D1Database, accountId: string, now: number): Promise<NewSession> {
+/** A new session, with its session.signed_in audit record (`method`: password, sso) in the same batch. */
+export async function createSession(db: D1Database, accountId: string, now: number, origin: AuditOrigin, method: 'password' | 'sso' = 'password'): Promise<NewSession> {
   const token = randomToken();
   const csrfToken = randomToken();
   const expiresAt = now + SESSION_IDLE_MS;
   // Expired sessions of everyone are cleared here, at sign-in, rather than by a scheduled job.
-  await db.batch([
+  await batchWithAudit(db, [
     db.prepare(SQL.prune).bind(now),
     db.prepare(SQL.insert).bind(await sha256Hex(token), accountId, csrfToken, now, expiresAt),
-  ]);
+  ], origin, { accountId, action: 'session.signed_in', target: accountId, details: { method } }, now);
   return { token, csrfToken, expiresAt };
 }
 

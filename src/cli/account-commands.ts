@@ -7,6 +7,7 @@ import { CliError, UsageError } from './errors.ts';
 import { callRefresh, describeRefresh, planRefresh } from './live-refresh.ts';
 import { accountOutput, toAccountRow } from './rows.ts';
 import { parseAccountId, parseEmail, parseImageTier, parseName, parseToolsTier } from './validate.ts';
+import { executeWithAudit } from './audit-commands.ts';
 import { D1Error, d1Execute } from './wrangler.ts';
 
 const TIER_FLAGS = '[--image-tier free|pro] [--tools-tier free|developer|enterprise]';
@@ -60,12 +61,14 @@ export const accountSetTier: Command = {
     const toolsTier = tools === undefined ? undefined : parseToolsTier(tools, input.usage);
     const plan = planRefresh(input.refresh, input.usage);
     return async () => {
-      // One batch: read, update both tiers, read again. All of it applies or none of it does.
+      // One batch: read, update both tiers, the account.tier_changed audit record, read again. All of it
+      // applies or none of it does.
       const statements: Statement[] = [{ sql: SQL.accountById, params: [id] }];
       if (imageTier !== undefined) statements.push({ sql: SQL.setImageTier, params: [imageTier, id] });
       if (toolsTier !== undefined) statements.push({ sql: SQL.setToolsTier, params: [toolsTier, id] });
-      statements.push({ sql: SQL.accountById, params: [id] });
-      const results = await d1Execute(input.target, statements);
+      const details = { ...(imageTier !== undefined ? { image_tier: imageTier } : {}), ...(toolsTier !== undefined ? { tools_tier: toolsTier } : {}) };
+      const results = await executeWithAudit(input.target, statements, { accountId: id, action: 'account.tier_changed', target: id, details },
+        { sql: 'EXISTS (SELECT 1 FROM accounts WHERE id = ?)', params: [id] }, [{ sql: SQL.accountById, params: [id] }]);
       const after = results[results.length - 1]?.[0];
       if (results[0]?.[0] === undefined || after === undefined) throw new CliError(`no account ${id}`);
       const refresh = describeRefresh(await callRefresh(plan, { account_id: id }));

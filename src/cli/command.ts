@@ -21,7 +21,7 @@ export interface CommandResult {
 export type Action = () => Promise<CommandResult>;
 
 export interface Command {
-  group: 'account' | 'key' | 'catalogue';
+  group: 'account' | 'key' | 'catalogue' | 'audit' | 'members' | 'sso';
   name: string;
   /** Arguments after `<group> <name>`, as shown in the usage line. */
   synopsis: string;

@@ -6,7 +6,9 @@ import type { Context } from 'hono';
 import { signIn, signUp, type AuthOutcome } from '../auth/accounts.ts';
 import { EMAIL_MAX_LENGTH, FORM_BODY_MAX_BYTES, NAME_MAX_LENGTH, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../auth/limits.ts';
 import { createSession, deleteSession } from '../auth/sessions.ts';
+import { appendAudit, type AuditOrigin } from '../audit/log.ts';
 import { clock } from '../env.ts';
+import { auditOrigin } from '../http/audit-origin.ts';
 import type { AppEnv } from '../http/context.ts';
 import { csrfTokenFor, csrfValid } from '../http/csrf.ts';
 import { field, readForm } from '../http/form-body.ts';
@@ -66,6 +68,12 @@ export function safeNext(value: string | undefined, origin: string): string | un
   return `${url.pathname}${url.search}${url.hash}`;
 }
 
+/** The person signing in acts as themself (their account's member, until teams name members). */
+const signInOrigin = (c: Context<AppEnv>, actorId: string | null): AuditOrigin => ({
+  ...auditOrigin(c),
+  actor: actorId ? { type: 'member', id: actorId } : { type: 'anonymous', id: null },
+});
+
 const originOf = (c: Context<AppEnv>): string => new URL(c.req.url).origin;
 
 const waitFor = (seconds: number): string => {
@@ -76,7 +84,7 @@ const waitFor = (seconds: number): string => {
 
 async function startSession(c: Context<AppEnv>, accountId: string, next: string | undefined): Promise<Response> {
   // `next` passed safeNext (a percent-encoded path), so the redirect below cannot fail after the row.
-  const session = await createSession(c.env.DB, accountId, clock(c.env));
+  const session = await createSession(c.env.DB, accountId, clock(c.env), signInOrigin(c, accountId));
   setSessionCookie(c, session);
   // The pre-sign-in token has done its job; the session brings its own.
   clearCookie(c, 'csrf');
@@ -113,6 +121,11 @@ export function registerAuthPages(app: OpenAPIHono<AppEnv>): void {
     if (!parsed.success) return again(400, 'Please fix the fields below.', fieldErrors(parsed.error.issues));
     const outcome = await signIn(c.env.DB, parsed.data.email, parsed.data.password, clientIp(c), clock(c.env));
     if (!outcome.ok) {
+      if (outcome.reason === 'invalid_credentials' && outcome.accountId) {
+        await appendAudit(c.env.DB, signInOrigin(c, null), {
+          accountId: outcome.accountId, action: 'session.sign_in_failed', target: outcome.accountId, result: 'failure', details: { method: 'password' },
+        }, clock(c.env));
+      }
       const { message, status } = refusal(c, outcome);
       return again(status, message);
     }

@@ -222,6 +222,20 @@ describe('account set-tier', () => {
   });
 });
 
+describe('audit', () => {
+  it('records the operator\'s tier change in the account\'s chain, lists it and verifies the chain', async () => {
+    const { account } = fixtures.tiers;
+    json(await run('account', 'set-tier', account.id, '--tools-tier', 'enterprise', '--url', offline));
+    const records = json<{ action: string; actor_type: string; actor_id: null; target: string; details: string; time: string }[]>(await run('audit', 'list', '--account', account.id));
+    expect(records.map((r) => [r.action, r.actor_type, r.target])).toEqual([['account.tier_changed', 'operator', account.id], ['account.tier_changed', 'operator', account.id]]);
+    expect(JSON.parse(records[0]!.details)).toEqual({ tools_tier: 'enterprise' });
+    expect(records[0]!.time).toMatch(ISO_PATTERN);
+    expect(json(await run('audit', 'verify', '--account', account.id))).toEqual({ account_id: account.id, records: 2, chain: 'intact' });
+    expectUsageError(await run('audit', 'list'), /missing --account/);
+    expectUsageError(await run('audit', 'list', '--account', account.id, '--limit', '0'), /--limit/);
+  });
+});
+
 describe('live refresh', () => {
   it('calls the operator endpoint with the token from .dev.vars beside the configuration', async () => {
     writeFileSync(join(sb.dir, '.dev.vars'), 'OTHER=1\nADMIN_TOKEN=sandbox-admin-token-0123456789abcdef\n');
