@@ -6,9 +6,12 @@ import { errorResponse } from './http/errors.ts';
 import { fallbackError } from './http/fallback.ts';
 import { hostRouting } from './http/hosts.ts';
 import { requestContext } from './http/request-context.ts';
+import { roleGate } from './http/role-gate.ts';
 import { validationHook } from './http/validation.ts';
 import { registerAccount } from './routes/account.ts';
 import { registerAuditLogs } from './routes/audit-logs.ts';
+import { registerMembers } from './routes/members.ts';
+import { registerConsoleTeams } from './routes/console-teams.ts';
 import { registerCompress } from './routes/compress.ts';
 import { registerAuthPages } from './routes/auth-pages.ts';
 import { registerConsoleApi } from './routes/console-api.ts';
@@ -26,7 +29,7 @@ import { registerWebhooks } from './routes/webhooks.ts';
 
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.use('*', requestContext, hostRouting);
+  app.use('*', requestContext, hostRouting, roleGate);
 
   let endpoints: EndpointInfo[] | undefined;
   const listEndpoints = (): EndpointInfo[] => (endpoints ??= publicEndpoints(app));
@@ -39,12 +42,14 @@ export function createApp() {
   registerKeys(app);
   registerWebhooks(app);
   registerAuditLogs(app);
+  registerMembers(app);
   registerConsoleApi(app);
   registerInternal(app);
   registerOpenApi(app);
   registerAuthPages(app);
   registerConsolePages(app);
   registerConsoleWebhooks(app);
+  registerConsoleTeams(app);
 
   app.notFound((c) => errorResponse(fallbackError(c, app.routes), c.var.requestId));
   app.onError((err, c) => {

@@ -93,3 +93,30 @@ export const accountList: Command = {
     };
   },
 };
+
+export const accountMembers: Command = {
+  group: 'account',
+  name: 'members',
+  synopsis: 'ID',
+  flags: [],
+  positionals: ['ID'],
+  prepare(input) {
+    const id = parseAccountId(input.positionals[0] as string, input.usage);
+    return async () => {
+      const [account = [], members = []] = await d1Execute(input.target, [
+        { sql: SQL.accountById, params: [id] },
+        {
+          sql: 'SELECT id, email, name, role, password_hash IS NOT NULL AS password, sso_subject IS NOT NULL AS sso, created_at FROM members WHERE account_id = ? ORDER BY created_at, id',
+          params: [id],
+        },
+      ]);
+      if (account.length === 0) throw new CliError(`no account ${id}`);
+      return {
+        output: members.map((m) => ({
+          id: m.id, email: m.email, name: m.name, role: m.role,
+          sign_in: [...(m.password ? ['password'] : []), ...(m.sso ? ['sso'] : [])], created_at: new Date(Number(m.created_at)).toISOString(),
+        })),
+      };
+    };
+  },
+};

@@ -33,6 +33,6 @@ export const accountAuth = createMiddleware<AppEnv>(async (c, next) => {
     });
   }
   if (!SAFE_METHODS.has(c.req.method)) await requireCsrfHeader(c, done);
-  c.set('principal', { accountId: session.account.id, toolsTier: session.account.tools_tier, via: 'session', role: 'owner' });
+  c.set('principal', { accountId: session.account.id, toolsTier: session.account.tools_tier, via: 'session', role: session.member.role });
   return next();
 });

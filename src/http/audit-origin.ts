@@ -10,6 +10,6 @@ export function auditOrigin(c: Context<AppEnv>): AuditOrigin {
   const ip = clientIp(c);
   if (c.var.principal?.via === 'key' && c.var.key) return { actor: { type: 'key', id: c.var.key.id }, ip, userAgent };
   const session = c.var.session;
-  if (session) return { actor: { type: 'member', id: session.account.id }, ip, userAgent };
+  if (session) return { actor: { type: 'member', id: session.member.id }, ip, userAgent };
   return { actor: { type: 'anonymous', id: null }, ip, userAgent };
 }

@@ -7,7 +7,6 @@ import { AUDIT_EXPORT_MAX, AUDIT_PAGE_DEFAULT, AUDIT_RETENTION_DAYS } from '../a
 import { CSV_COLUMNS, csvLine, exportAudit, listAudit, type AuditFilters } from '../audit/query.ts';
 import { accountAuth } from '../http/account-auth.ts';
 import type { AppEnv } from '../http/context.ts';
-import { requirePermission } from '../http/roles.ts';
 import { AuditExportQuery, AuditListQuery, AuditPage } from './audit-schema.ts';
 import { MANAGE_SECURITY, MANAGE_TAG } from './manage-schema.ts';
 import { errorResponses } from './schemas.ts';
@@ -21,9 +20,9 @@ const enterprise = async (c: Context<AppEnv>, next: () => Promise<void>) => {
   requireEnterprise(c.var.principal.toolsTier, 'the audit log');
   await next();
 };
-const guards = [accountAuth, requirePermission('audit:read'), enterprise] as const;
+const guards = [accountAuth, enterprise] as const;
 
-const filtersOf = (q: { since?: string | undefined; until?: string | undefined; action?: string | undefined; actor?: string | undefined }): AuditFilters => ({
+export const filtersOf = (q: { since?: string | undefined; until?: string | undefined; action?: string | undefined; actor?: string | undefined }): AuditFilters => ({
   since: q.since === undefined ? undefined : Date.parse(q.since),
   until: q.until === undefined ? undefined : Date.parse(q.until),
   action: q.action,

@@ -68,8 +68,8 @@ export function safeNext(value: string | undefined, origin: string): string | un
   return `${url.pathname}${url.search}${url.hash}`;
 }
 
-/** The person signing in acts as themself (their account's member, until teams name members). */
-const signInOrigin = (c: Context<AppEnv>, actorId: string | null): AuditOrigin => ({
+/** The person signing in acts as themself: the member. */
+export const signInOrigin = (c: Context<AppEnv>, actorId: string | null): AuditOrigin => ({
   ...auditOrigin(c),
   actor: actorId ? { type: 'member', id: actorId } : { type: 'anonymous', id: null },
 });
@@ -82,17 +82,21 @@ const waitFor = (seconds: number): string => {
   return m === 1 ? '1 minute' : `${m} minutes`;
 };
 
-async function startSession(c: Context<AppEnv>, accountId: string, next: string | undefined): Promise<Response> {
+export async function startSession(
+  c: Context<AppEnv>, who: { accountId: string; memberId: string }, next: string | undefined, method: 'password' | 'sso' = 'password',
+): Promise<Response> {
   // `next` passed safeNext (a percent-encoded path), so the redirect below cannot fail after the row.
-  const session = await createSession(c.env.DB, accountId, clock(c.env), signInOrigin(c, accountId));
+  const session = await createSession(c.env.DB, who, clock(c.env), signInOrigin(c, who.memberId), method);
   setSessionCookie(c, session);
   // The pre-sign-in token has done its job; the session brings its own.
   clearCookie(c, 'csrf');
   return redirectPage(c, next ?? '/');
 }
 
-function refusal(c: Context<AppEnv>, outcome: Exclude<AuthOutcome, { ok: true }>): { message: string; status: 401 | 409 | 429 } {
+function refusal(c: Context<AppEnv>, outcome: Exclude<AuthOutcome, { ok: true }>): { message: string; status: 401 | 403 | 409 | 429 } {
   switch (outcome.reason) {
+    case 'sso_required':
+      return { message: 'Your organisation signs in with single sign-on: use "Sign in with SSO" with this email.', status: 403 };
     case 'throttled':
       c.header('Retry-After', String(outcome.retryAfter));
       return { message: `Too many attempts. For your account's safety, please wait ${waitFor(outcome.retryAfter)} and try again.`, status: 429 };
@@ -121,15 +125,16 @@ export function registerAuthPages(app: OpenAPIHono<AppEnv>): void {
     if (!parsed.success) return again(400, 'Please fix the fields below.', fieldErrors(parsed.error.issues));
     const outcome = await signIn(c.env.DB, parsed.data.email, parsed.data.password, clientIp(c), clock(c.env));
     if (!outcome.ok) {
-      if (outcome.reason === 'invalid_credentials' && outcome.accountId) {
+      if ((outcome.reason === 'invalid_credentials' || outcome.reason === 'sso_required') && outcome.accountId) {
         await appendAudit(c.env.DB, signInOrigin(c, null), {
-          accountId: outcome.accountId, action: 'session.sign_in_failed', target: outcome.accountId, result: 'failure', details: { method: 'password' },
+          accountId: outcome.accountId, action: 'session.sign_in_failed', target: outcome.accountId, result: 'failure',
+          details: { method: 'password', reason: outcome.reason },
         }, clock(c.env));
       }
       const { message, status } = refusal(c, outcome);
       return again(status, message);
     }
-    return startSession(c, outcome.accountId, next);
+    return startSession(c, outcome, next);
   });
 
   app.get('/signup', loadSession, (c) => {
@@ -150,7 +155,7 @@ export function registerAuthPages(app: OpenAPIHono<AppEnv>): void {
       const { message, status } = refusal(c, outcome);
       return again(status === 401 ? 400 : status, message, outcome.reason === 'email_taken' ? { email: 'Already registered.' } : undefined);
     }
-    return startSession(c, outcome.accountId, undefined);
+    return startSession(c, outcome, undefined);
   });
 
   app.post('/signout', loadSession, async (c) => {

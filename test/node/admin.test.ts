@@ -232,6 +232,10 @@ describe('audit', () => {
     expect(records[0]!.time).toMatch(ISO_PATTERN);
     expect(json(await run('audit', 'verify', '--account', account.id))).toEqual({ account_id: account.id, records: 2, chain: 'intact' });
     expectUsageError(await run('audit', 'list'), /missing --account/);
+    // The account's person is its owner (migration 0005's trigger), listed by `account members`.
+    expect(json(await run('account', 'members', account.id))).toEqual([
+      { id: `mem_${account.id.slice(4)}`, email: account.email, name: account.name, role: 'owner', sign_in: [], created_at: account.created_at },
+    ]);
     expectUsageError(await run('audit', 'list', '--account', account.id, '--limit', '0'), /--limit/);
   });
 });
