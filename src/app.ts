@@ -11,6 +11,8 @@ import { validationHook } from './http/validation.ts';
 import { registerAccount } from './routes/account.ts';
 import { registerAuditLogs } from './routes/audit-logs.ts';
 import { registerMembers } from './routes/members.ts';
+import { registerSso } from './routes/sso.ts';
+import { registerConsoleSso } from './routes/console-sso.ts';
 import { registerConsoleTeams } from './routes/console-teams.ts';
 import { registerCompress } from './routes/compress.ts';
 import { registerAuthPages } from './routes/auth-pages.ts';
@@ -43,6 +45,7 @@ export function createApp() {
   registerWebhooks(app);
   registerAuditLogs(app);
   registerMembers(app);
+  registerSso(app);
   registerConsoleApi(app);
   registerInternal(app);
   registerOpenApi(app);
@@ -50,6 +53,7 @@ export function createApp() {
   registerConsolePages(app);
   registerConsoleWebhooks(app);
   registerConsoleTeams(app);
+  registerConsoleSso(app);
 
   app.notFound((c) => errorResponse(fallbackError(c, app.routes), c.var.requestId));
   app.onError((err, c) => {

@@ -120,3 +120,29 @@ export const accountMembers: Command = {
     };
   },
 };
+
+export const accountSso: Command = {
+  group: 'account',
+  name: 'sso',
+  synopsis: 'ID',
+  flags: [],
+  positionals: ['ID'],
+  prepare(input) {
+    const id = parseAccountId(input.positionals[0] as string, input.usage);
+    return async () => {
+      const [account = [], sso = []] = await d1Execute(input.target, [
+        { sql: SQL.accountById, params: [id] },
+        // Never the secret, not even encrypted.
+        { sql: 'SELECT issuer, client_id, domains, require_sso, updated_at FROM sso_configs WHERE account_id = ?', params: [id] },
+      ]);
+      if (account.length === 0) throw new CliError(`no account ${id}`);
+      const row = sso[0];
+      return {
+        output: row === undefined ? { account_id: id, sso: null } : {
+          account_id: id,
+          sso: { issuer: row.issuer, client_id: row.client_id, domains: String(row.domains).split(','), require_sso: row.require_sso === 1, updated_at: new Date(Number(row.updated_at)).toISOString() },
+        },
+      };
+    };
+  },
+};

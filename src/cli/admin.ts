@@ -1,6 +1,6 @@
 // The operator CLI: `npm run admin -- <account|key> <command> [options]`. See `--help`.
 import { tokenize, unknownFlag } from './args.ts';
-import { accountCreate, accountList, accountMembers, accountSetTier } from './account-commands.ts';
+import { accountCreate, accountList, accountMembers, accountSetTier, accountSso } from './account-commands.ts';
 import { auditList, auditVerify } from './audit-commands.ts';
 import { catalogueSync } from './catalogue-commands.ts';
 import { type Command, type CommandInput, usageLine } from './command.ts';
@@ -9,7 +9,7 @@ import { keyCreate, keyList, keyRevoke } from './key-commands.ts';
 import { generalUsage } from './usage.ts';
 import type { D1Executor } from './wrangler.ts';
 
-export const COMMANDS: readonly Command[] = [accountCreate, accountSetTier, accountList, accountMembers, keyCreate, keyList, keyRevoke, catalogueSync, auditList, auditVerify];
+export const COMMANDS: readonly Command[] = [accountCreate, accountSetTier, accountList, accountMembers, accountSso, keyCreate, keyList, keyRevoke, catalogueSync, auditList, auditVerify];
 
 const GLOBAL_SWITCHES = ['help', 'local', 'remote'];
 const GLOBAL_VALUES = ['persist-to', 'config', 'url'];

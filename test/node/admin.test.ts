@@ -236,6 +236,7 @@ describe('audit', () => {
     expect(json(await run('account', 'members', account.id))).toEqual([
       { id: `mem_${account.id.slice(4)}`, email: account.email, name: account.name, role: 'owner', sign_in: [], created_at: account.created_at },
     ]);
+    expect(json(await run('account', 'sso', account.id))).toEqual({ account_id: account.id, sso: null });
     expectUsageError(await run('audit', 'list', '--account', account.id, '--limit', '0'), /--limit/);
   });
 });
