@@ -14,7 +14,7 @@ import type { AppEnv } from '../http/context.ts';
 import { csrfTokenFor } from '../http/csrf.ts';
 import { ApiError } from '../http/errors.ts';
 import { readJsonBody } from '../http/json-body.ts';
-import { pageHeaders, sendPage } from '../http/pages.ts';
+import { PAGE_CSP, pageHeaders, sendPage } from '../http/pages.ts';
 import { cookieOptions, isLocalDevelopment, loadSession } from '../http/session.ts';
 import { badRequestFrom } from '../http/validation.ts';
 import { deleteSso, getSso, saveSso, type SaveOutcome } from '../sso/config.ts';
@@ -77,6 +77,18 @@ const MESSAGES: Record<string, string> = {
   other_account: 'This email belongs to another Shrinkray account or identity.',
 };
 
+/**
+ * The "Sign in with SSO" form is answered by a redirect to the issuer, and browsers apply the page's CSP
+ * form-action to that redirect too: this one page (no user content) lets forms lead to any https origin,
+ * and to the FETCH_TEST_ORIGIN loopback origins in tests and local runs.
+ */
+function startPage(c: Context<AppEnv>, page: string, status: 200 | 400 | 404): Response {
+  const res = sendPage(c, page, status);
+  const test = (c.env.FETCH_TEST_ORIGIN ?? '').split(',').map((o) => URL.parse(o.trim())?.origin).filter((o): o is string => !!o && o !== 'null');
+  res.headers.set('Content-Security-Policy', PAGE_CSP.replace("form-action 'self'", `form-action 'self' https: ${test.join(' ')}`.trimEnd()));
+  return res;
+}
+
 export function registerSso(app: OpenAPIHono<AppEnv>): void {
   app.openapi(getRoute, async (c) => {
     const sso = await getSso(c.env.DB, c.var.principal.accountId);
@@ -103,10 +115,10 @@ export function registerSso(app: OpenAPIHono<AppEnv>): void {
     const email = (c.req.query('email') ?? '').trim();
     const next = safeNext(c.req.query('next'), new URL(c.req.url).origin);
     if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) {
-      return sendPage(c, ssoStartPage({ csrf: csrfTokenFor(c), email, error: email ? 'Enter an email address like name@example.com.' : undefined }), email ? 400 : 200);
+      return startPage(c, ssoStartPage({ csrf: csrfTokenFor(c), email, error: email ? 'Enter an email address like name@example.com.' : undefined }), email ? 400 : 200);
     }
     const started = await startSso(c.env, email, redirectUriOf(c), next, clock(c.env));
-    if (!started.ok) return sendPage(c, ssoStartPage({ csrf: csrfTokenFor(c), email, error: 'Single sign-on is not set up for this email\'s domain. Sign in with your password instead.' }), 404);
+    if (!started.ok) return startPage(c, ssoStartPage({ csrf: csrfTokenFor(c), email, error: 'Single sign-on is not set up for this email\'s domain. Sign in with your password instead.' }), 404);
     setCookie(c, stateCookie(c), started.state, cookieOptions(c, Math.round(SSO_LOGIN_TTL_MS / 1000)));
     pageHeaders(c);
     return c.redirect(started.url, 302);

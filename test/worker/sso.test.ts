@@ -145,6 +145,10 @@ describe('signing in with SSO', () => {
     expect((await new Browser().fetch(callback)).status).toBe(400);
     expect((await browser.fetch(callback)).status).toBe(400);
     expect((await new Browser().fetch('/sso/callback?state=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA&code=x')).status).toBe(400);
+    // The start form may lead to the issuer (browsers apply form-action to the redirect); other pages may not.
+    const form = await new Browser().fetch('/sso/start');
+    expect(form.headers.get('content-security-policy')).toMatch(new RegExp(`form-action 'self' https: [^;]*${ISSUER.replaceAll('.', '\\.')}[ ;]`));
+    expect((await new Browser().fetch('/signin')).headers.get('content-security-policy')).toContain("form-action 'self';");
     // A domain without SSO says so.
     expect((await new Browser().fetch('/sso/start?email=someone@no-sso.example')).status).toBe(404);
   });
