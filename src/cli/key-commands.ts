@@ -6,6 +6,7 @@ import { CliError } from './errors.ts';
 import { callRefresh, describeRefresh, planRefresh } from './live-refresh.ts';
 import { iso, keyOutput, toKeyRow } from './rows.ts';
 import { parseAccountId, parseKeyId, parseName, parseScopeList } from './validate.ts';
+import { executeWithAudit } from './audit-commands.ts';
 import { D1Error, d1Execute } from './wrangler.ts';
 
 export const keyCreate: Command = {
@@ -22,7 +23,10 @@ export const keyCreate: Command = {
     return async () => {
       const { record, statement } = await keyStatement({ accountId, scopes, name }, Date.now());
       try {
-        await d1Execute(input.target, [statement]);
+        // The key and its key.created audit record (actor: operator) in one batch.
+        await executeWithAudit(input.target, [statement], { accountId, action: 'key.created', target: record.id, details: { name, scopes } }, {
+          sql: 'EXISTS (SELECT 1 FROM api_keys WHERE id = ?)', params: [record.id],
+        });
       } catch (err) {
         // api_keys.account_id references accounts(id); D1 enforces foreign keys.
         if (err instanceof D1Error && /FOREIGN KEY constraint failed/i.test(err.detail)) {
@@ -64,12 +68,17 @@ export const keyRevoke: Command = {
     const id = parseKeyId(input.positionals[0] as string, input.usage);
     const plan = planRefresh(input.refresh, input.usage);
     return async () => {
-      // One batch: the state before tells "unknown" and "already revoked" apart from our own revoke.
-      const [before = [], , after = []] = await d1Execute(input.target, [
+      // The key's account first (its audit chain); then one batch: the state before tells "unknown" and
+      // "already revoked" apart from our own revoke, and the key.revoked record is written only for ours.
+      const [found = []] = await d1Execute(input.target, [{ sql: SQL.keyById, params: [id] }]);
+      if (found[0] === undefined) throw new CliError(`no key ${id}`);
+      const accountId = toKeyRow(found[0]).account_id;
+      const at = Date.now();
+      const [before = [], , after = []] = await executeWithAudit(input.target, [
         { sql: SQL.keyById, params: [id] },
-        { sql: SQL.revokeKey, params: [Date.now(), id] },
-        { sql: SQL.keyById, params: [id] },
-      ]);
+        { sql: SQL.revokeKey, params: [at, id] },
+      ], { accountId, action: 'key.revoked', target: id }, { sql: 'EXISTS (SELECT 1 FROM api_keys WHERE id = ? AND revoked_at = ?)', params: [id, at] },
+      [{ sql: SQL.keyById, params: [id] }]);
       const was = before[0] === undefined ? undefined : toKeyRow(before[0]);
       if (was === undefined) throw new CliError(`no key ${id}`);
       if (was.revoked_at !== null) throw new CliError(`key ${id} was already revoked at ${iso(was.revoked_at)}`);

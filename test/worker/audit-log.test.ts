@@ -4,6 +4,8 @@ import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { GENESIS_HASH, verifyChain, type AuditRow } from '../../src/audit/chain.ts';
 import type { AuditRecord } from '../../src/audit/query.ts';
+import { AUDIT_RETENTION_DAYS } from '../../src/audit/limits.ts';
+import { sweepAuditLog } from '../../src/audit/retention.ts';
 import { call } from './helpers.ts';
 import { Browser, PASSWORD, signedUp } from './console-helpers.ts';
 import { hookPath, manage, manageAccount, RECEIVER } from './webhook-helpers.ts';
@@ -125,6 +127,20 @@ describe('the audit log', () => {
     await expect(env.DB.prepare('DELETE FROM audit_logs WHERE id = ?').bind(record!.id).run()).rejects.toThrow(/append-only/);
     const after = (await (await manage(account.key, '/api/v1/audit-logs')).json() as Page).data;
     expect(after).toEqual([record]);
+  });
+
+  it('keeps records 400 days: the retention sweep deletes older ones only', async () => {
+    const account = await manageAccount({ tools: 'enterprise' });
+    await manage(account.key, '/api/v1/keys', { method: 'POST', body: { name: 'young', scopes: ['tools'] } });
+    const old = Date.now() - (AUDIT_RETENTION_DAYS + 1) * 86_400_000;
+    await env.DB.prepare("INSERT INTO audit_logs (id, account_id, time, actor_type, action, result, prev_hash, hash) VALUES (?, ?, ?, 'operator', 'account.tier_changed', 'success', ?, ?)")
+      .bind(`aud_old${crypto.randomUUID().slice(0, 8)}`, account.accountId, old, `old-${account.accountId}`, 'x').run();
+    const count = async () => (await env.DB.prepare('SELECT COUNT(*) AS n FROM audit_logs WHERE account_id = ?').bind(account.accountId).first<{ n: number }>())!.n;
+    expect(await count()).toBe(2);
+    expect(await sweepAuditLog(env.DB, Date.now())).toBeGreaterThanOrEqual(1);
+    expect(await count()).toBe(1);
+    const [kept] = (await (await manage(account.key, '/api/v1/audit-logs')).json() as Page).data;
+    expect(kept!.action).toBe('key.created');
   });
 
   it('shows tampering: an edited field or a missing record breaks the chain', async () => {
