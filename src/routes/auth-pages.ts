@@ -9,6 +9,7 @@ import { createSession, deleteSession } from '../auth/sessions.ts';
 import { appendAudit, type AuditOrigin } from '../audit/log.ts';
 import { clock } from '../env.ts';
 import { auditOrigin } from '../http/audit-origin.ts';
+import { ssoAccountFor } from '../sso/domains.ts';
 import type { AppEnv } from '../http/context.ts';
 import { csrfTokenFor, csrfValid } from '../http/csrf.ts';
 import { field, readForm } from '../http/form-body.ts';
@@ -132,7 +133,9 @@ export function registerAuthPages(app: OpenAPIHono<AppEnv>): void {
         }, clock(c.env));
       }
       const { message, status } = refusal(c, outcome);
-      return again(status, message);
+      // The email's domain signs in by SSO: say so (members made by SSO have no password at all).
+      const sso = outcome.reason === 'invalid_credentials' && (await ssoAccountFor(c.env.DB, parsed.data.email)) !== null;
+      return again(status, sso ? `${message} Your organisation also offers single sign-on: use "Sign in with SSO" below.` : message);
     }
     return startSession(c, outcome, next);
   });

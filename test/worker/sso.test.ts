@@ -122,6 +122,12 @@ describe('signing in with SSO', () => {
     expect(home.html).toContain('Sign out');
     const member = await env.DB.prepare('SELECT id, role, sso_subject, password_hash FROM members WHERE email = ?').bind(email).first<{ id: string; role: string; sso_subject: string; password_hash: null }>();
     expect(member).toMatchObject({ role: 'developer', sso_subject: email, password_hash: null });
+    // The password path has nothing for this member, and the sign-in page points at SSO.
+    const pw = new Browser();
+    const form = await pw.page('/signin');
+    const refused = await pw.post('/signin', { _csrf: form.csrf, email, password: PASSWORD });
+    expect(refused.status).toBe(401);
+    expect(await refused.text()).toContain('single sign-on');
     // The second sign-in finds the same member.
     expect((await ssoSignIn(new Browser(), email)).status).toBe(303);
     expect((await env.DB.prepare('SELECT COUNT(*) AS n FROM members WHERE email = ?').bind(email).first<{ n: number }>())!.n).toBe(1);
