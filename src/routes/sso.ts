@@ -75,6 +75,7 @@ const MESSAGES: Record<string, string> = {
   token: 'Your identity provider\'s answer failed our checks, so you are not signed in.',
   email: 'Your identity provider did not give an email address that this account\'s single sign-on covers.',
   other_account: 'This email belongs to another Shrinkray account or identity.',
+  team_full: 'This account has as many members as it may have. Ask an owner or admin to remove one.',
 };
 
 /**

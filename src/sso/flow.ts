@@ -13,6 +13,7 @@ import { discover, exchangeCode, fetchJwks } from './discovery.ts';
 import { emailDomain, ssoAccountFor } from './domains.ts';
 import { SSO_ALGORITHMS, SSO_CLOCK_TOLERANCE_S, SSO_JIT_ROLE, SSO_LOGIN_TTL_MS, SSO_RANDOM_BYTES } from './limits.ts';
 import { decryptSecret } from './secret.ts';
+import { MAX_MEMBERS_PER_ACCOUNT } from '../teams/limits.ts';
 
 interface SsoEnv {
   DB: D1Database;
@@ -53,7 +54,8 @@ export type SsoFailure =
   | 'issuer_error' // the issuer answered with ?error=
   | 'token' // the ID token failed a check
   | 'email' // no verified email, or one outside the configured domains
-  | 'other_account'; // the email is a member of another account, or the subject does not match
+  | 'other_account' // the email is a member of another account, or the subject does not match
+  | 'team_full'; // the account has MAX_MEMBERS_PER_ACCOUNT members and invitations
 
 export type FinishOutcome =
   | { ok: true; accountId: string; memberId: string; next: string | null; created: boolean }
@@ -129,9 +131,15 @@ export async function finishSso(
   // Just in time: the member is made at the first sign-in, as a developer, with its audit record.
   const memberId = `mem_${randomBase62(16)}`;
   const name = typeof claims.name === 'string' && claims.name.trim() ? claims.name.trim().slice(0, 100) : email;
-  await batchWithAudit(env.DB, [
-    env.DB.prepare('INSERT INTO members (id, account_id, email, name, role, password_hash, sso_subject, created_at) VALUES (?, ?, ?, ?, ?, NULL, ?, ?)')
-      .bind(memberId, login.account_id, email, name, SSO_JIT_ROLE, sub, now),
-  ], origin(memberId), { accountId: login.account_id, action: 'member.joined', target: memberId, details: { email, role: SSO_JIT_ROLE, via: 'sso' } }, now);
+  // Within the same cap as invitations, checked in the inserting statement.
+  const [inserted] = await batchWithAudit(env.DB, [
+    env.DB.prepare(
+      'INSERT INTO members (id, account_id, email, name, role, password_hash, sso_subject, created_at) SELECT ?1, ?2, ?3, ?4, ?5, NULL, ?6, ?7 ' +
+      'WHERE (SELECT COUNT(*) FROM members WHERE account_id = ?2) + (SELECT COUNT(*) FROM invitations WHERE account_id = ?2 AND member_id IS NULL AND expires_at > ?7) < ?8',
+    ).bind(memberId, login.account_id, email, name, SSO_JIT_ROLE, sub, now, MAX_MEMBERS_PER_ACCOUNT),
+  ], origin(memberId), { accountId: login.account_id, action: 'member.joined', target: memberId, details: { email, role: SSO_JIT_ROLE, via: 'sso' } }, now, {
+    sql: 'EXISTS (SELECT 1 FROM members WHERE id = ?)', params: [memberId],
+  });
+  if (inserted?.meta.changes !== 1) return fail('team_full', login.account_id, `the account has ${MAX_MEMBERS_PER_ACCOUNT} members and invitations, the most it may`);
   return { ok: true, accountId: login.account_id, memberId, next: login.next, created: true };
 }

@@ -8,6 +8,7 @@ import { importJWK, SignJWT, type JWTPayload } from 'jose';
 import { describe, expect, inject, it } from 'vitest';
 import { discover, fetchJwks } from '../../src/sso/discovery.ts';
 import { verifyIdToken } from '../../src/sso/flow.ts';
+import { MAX_MEMBERS_PER_ACCOUNT } from '../../src/teams/limits.ts';
 import { TEST_CLIENT_ID, TEST_CLIENT_SECRET } from '../fixtures/oidc-client.ts';
 import { Browser, PASSWORD } from './console-helpers.ts';
 import { makeKey } from './helpers.ts';
@@ -138,6 +139,20 @@ describe('signing in with SSO', () => {
       ['session.signed_in', member!.id, 'sso'],
       ['session.signed_in', member!.id, 'sso'],
     ]);
+  });
+
+  it('makes no member just in time when the team is full', async () => {
+    const team = await enterpriseTeam();
+    const domain = uniqueDomain();
+    await configure(team, domain);
+    const fill = Array.from({ length: MAX_MEMBERS_PER_ACCOUNT - 1 }, (_, i) =>
+      env.DB.prepare("INSERT INTO members (id, account_id, email, name, role, created_at) VALUES (?, ?, ?, 'Filler', 'viewer', 0)")
+        .bind(`mem_fill${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`, team.accountId, `filler${i}-${crypto.randomUUID().slice(0, 6)}@filler.example`));
+    await env.DB.batch(fill);
+    const res = await ssoSignIn(new Browser(), `late@${domain}`);
+    expect(res.status).toBe(401);
+    expect(await res.text()).toContain('as many members as it may');
+    expect(await env.DB.prepare('SELECT 1 FROM members WHERE email = ?').bind(`late@${domain}`).first()).toBeNull();
   });
 
   it('a callback is single use and must come back to the browser that started it', async () => {
