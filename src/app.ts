@@ -13,6 +13,7 @@ import { registerAuditLogs } from './routes/audit-logs.ts';
 import { registerMembers } from './routes/members.ts';
 import { registerSso } from './routes/sso.ts';
 import { registerConsoleSso } from './routes/console-sso.ts';
+import { registerConsoleAccount } from './routes/console-account.ts';
 import { registerConsoleTeams } from './routes/console-teams.ts';
 import { registerCompress } from './routes/compress.ts';
 import { registerAuthPages } from './routes/auth-pages.ts';
@@ -54,6 +55,7 @@ export function createApp() {
   registerConsoleWebhooks(app);
   registerConsoleTeams(app);
   registerConsoleSso(app);
+  registerConsoleAccount(app);
 
   app.notFound((c) => errorResponse(fallbackError(c, app.routes), c.var.requestId));
   app.onError((err, c) => {

@@ -11,7 +11,7 @@ export const AUDIT_ACTIONS = [
   'member.invited', 'member.joined', 'member.role_changed', 'member.removed',
   'sso.configured', 'sso.removed',
   'session.signed_in', 'session.sign_in_failed',
-  'account.tier_changed',
+  'account.tier_changed', 'account.deleted',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

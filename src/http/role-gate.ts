@@ -51,6 +51,8 @@ export const ROUTE_PERMISSIONS: readonly RouteRule[] = [
   r('GET', '/sso', 'sso:write'),
   r('POST', '/sso', 'sso:write'),
   r('POST', '/sso/delete', 'sso:write'),
+  r('GET', '/account', 'account:owner'),
+  r('POST', '/account/delete', 'account:owner'),
   // Console JSON and the management API.
   r('GET', '/api/v1/usage', 'read'),
   r('POST', '/api/v1/console/compress', 'keys:write'),

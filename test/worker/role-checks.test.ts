@@ -42,6 +42,8 @@ const TABLE: [string, string, string, Least][] = [
   ['GET', '/sso', '/sso', 'admin'],
   ['POST', '/sso', '/sso', 'admin'],
   ['POST', '/sso/delete', '/sso/delete', 'admin'],
+  ['GET', '/account', '/account', 'owner'],
+  ['POST', '/account/delete', '/account/delete', 'owner'],
   ['GET', '/api/v1/usage', '/api/v1/usage', 'viewer'],
   ['POST', '/api/v1/console/compress', '/api/v1/console/compress', 'developer'],
   ['GET', '/api/v1/keys', '/api/v1/keys', 'viewer'],

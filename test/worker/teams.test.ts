@@ -3,7 +3,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { INVITATION_TTL_MS } from '../../src/teams/limits.ts';
-import { makeKey, TestClock } from './helpers.ts';
+import { call, makeKey, TestClock, toolsHeaders } from './helpers.ts';
 import { Browser, PASSWORD, uniqueEmail } from './console-helpers.ts';
 import { enterpriseTeam, join } from './team-helpers.ts';
 import { manage } from './webhook-helpers.ts';
@@ -116,6 +116,28 @@ describe('members', () => {
     ]);
     expect(records[2]).toMatchObject({ actor: { id: viewer.memberId }, target: viewer.memberId });
     expect(records[4]).toMatchObject({ actor: { id: team.owner.memberId }, details: { from: 'viewer', to: 'developer' } });
+  });
+
+  it('only owners see the billing tiers and may delete the account: everything goes, the audit log stays', async () => {
+    const team = await enterpriseTeam();
+    const admin = await join(team, 'admin');
+    expect((await admin.browser.fetch('/account')).status).toBe(403);
+    const page = await team.owner.browser.page('/account');
+    expect(page.res.status).toBe(200);
+    expect(page.html).toContain('data-testid="tools-tier">enterprise<');
+    const created = await team.owner.browser.json('/api/v1/keys', { method: 'POST', csrf: team.owner.csrf, body: { name: 'doomed', scopes: ['tools'] } });
+    const key = ((await created.json()) as { data: { key: string } }).data.key;
+    expect((await call('/api/v1/categories', { headers: toolsHeaders(key) })).status).toBe(200);
+    expect((await team.owner.browser.post('/account/delete', { _csrf: page.csrf, confirm: 'not the name' })).status).toBe(400);
+    const name = (await env.DB.prepare('SELECT name FROM accounts WHERE id = ?').bind(team.accountId).first<{ name: string }>())!.name;
+    expect((await team.owner.browser.post('/account/delete', { _csrf: page.csrf, confirm: name })).status).toBe(303);
+    expect(await env.DB.prepare('SELECT 1 FROM accounts WHERE id = ?').bind(team.accountId).first()).toBeNull();
+    expect((await call('/api/v1/categories', { headers: toolsHeaders(key) })).status).toBe(401);
+    expect((await admin.browser.fetch('/keys')).status).toBe(303);
+    const last = await env.DB.prepare('SELECT action, actor_id FROM audit_logs WHERE account_id = ? ORDER BY seq DESC LIMIT 1').bind(team.accountId).first();
+    expect(last).toEqual({ action: 'account.deleted', actor_id: team.owner.memberId });
+    // The email is free again.
+    expect((await env.DB.prepare('SELECT COUNT(*) AS n FROM members WHERE email = ?').bind(team.owner.email).first<{ n: number }>())!.n).toBe(0);
   });
 
   it('members, invitations and changes need the enterprise tier', async () => {
