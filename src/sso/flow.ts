@@ -128,18 +128,24 @@ export async function finishSso(
     if (member.sso_subject === null) await env.DB.prepare('UPDATE members SET sso_subject = ? WHERE id = ?').bind(sub, member.id).run();
     return { ok: true, accountId: login.account_id, memberId: member.id, next: login.next, created: false };
   }
-  // Just in time: the member is made at the first sign-in, as a developer, with its audit record.
+  // Just in time: the member is made at the first sign-in, as a developer, or with the role of a pending
+  // invitation for this email (which the same batch marks accepted).
   const memberId = `mem_${randomBase62(16)}`;
   const name = typeof claims.name === 'string' && claims.name.trim() ? claims.name.trim().slice(0, 100) : email;
-  // Within the same cap as invitations, checked in the inserting statement.
+  const invitation = await env.DB.prepare(
+    'SELECT id, role FROM invitations WHERE account_id = ? AND email = ? COLLATE NOCASE AND member_id IS NULL AND expires_at > ? ORDER BY created_at DESC LIMIT 1',
+  ).bind(login.account_id, email, now).first<{ id: string; role: string }>();
+  const role = invitation?.role ?? SSO_JIT_ROLE;
+  // Within the same cap as invitations (the invitation being accepted not counted twice), checked in the inserting statement.
   const [inserted] = await batchWithAudit(env.DB, [
     env.DB.prepare(
       'INSERT INTO members (id, account_id, email, name, role, password_hash, sso_subject, created_at) SELECT ?1, ?2, ?3, ?4, ?5, NULL, ?6, ?7 ' +
-      'WHERE (SELECT COUNT(*) FROM members WHERE account_id = ?2) + (SELECT COUNT(*) FROM invitations WHERE account_id = ?2 AND member_id IS NULL AND expires_at > ?7) < ?8',
-    ).bind(memberId, login.account_id, email, name, SSO_JIT_ROLE, sub, now, MAX_MEMBERS_PER_ACCOUNT),
-  ], origin(memberId), { accountId: login.account_id, action: 'member.joined', target: memberId, details: { email, role: SSO_JIT_ROLE, via: 'sso' } }, now, {
-    sql: 'EXISTS (SELECT 1 FROM members WHERE id = ?)', params: [memberId],
-  });
+      'WHERE (SELECT COUNT(*) FROM members WHERE account_id = ?2) + (SELECT COUNT(*) FROM invitations WHERE account_id = ?2 AND member_id IS NULL AND expires_at > ?7 AND id <> ?9) < ?8',
+    ).bind(memberId, login.account_id, email, name, role, sub, now, MAX_MEMBERS_PER_ACCOUNT, invitation?.id ?? ''),
+    ...(invitation ? [env.DB.prepare('UPDATE invitations SET accepted_at = ?1, member_id = ?2 WHERE id = ?3 AND member_id IS NULL AND EXISTS (SELECT 1 FROM members WHERE id = ?2)').bind(now, memberId, invitation.id)] : []),
+  ], origin(memberId), {
+    accountId: login.account_id, action: 'member.joined', target: memberId, details: { email, role, via: 'sso', ...(invitation ? { invitation: invitation.id } : {}) },
+  }, now, { sql: 'EXISTS (SELECT 1 FROM members WHERE id = ?)', params: [memberId] });
   if (inserted?.meta.changes !== 1) return fail('team_full', login.account_id, `the account has ${MAX_MEMBERS_PER_ACCOUNT} members and invitations, the most it may`);
   return { ok: true, accountId: login.account_id, memberId, next: login.next, created: true };
 }

@@ -141,6 +141,20 @@ describe('signing in with SSO', () => {
     ]);
   });
 
+  it('a pending invitation for the email gives its role at the first SSO sign-in, and is used up', async () => {
+    const team = await enterpriseTeam();
+    const domain = uniqueDomain();
+    await configure(team, domain);
+    const email = `lin@${domain}`;
+    const res = await team.owner.browser.json('/api/v1/members/invitations', { method: 'POST', csrf: team.owner.csrf, body: { email, role: 'admin' } });
+    const path = new URL(((await res.json()) as { data: { url: string } }).data.url).pathname;
+    // The link's page offers SSO for this email rather than a password.
+    expect((await new Browser().page(path)).html).toContain(`/sso/start?email=${encodeURIComponent(email)}`);
+    expect((await ssoSignIn(new Browser(), email)).status).toBe(303);
+    expect(await env.DB.prepare('SELECT role FROM members WHERE email = ?').bind(email).first()).toEqual({ role: 'admin' });
+    expect((await new Browser().page(path)).res.status).toBe(404);
+  });
+
   it('makes no member just in time when the team is full', async () => {
     const team = await enterpriseTeam();
     const domain = uniqueDomain();
