@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-not-a-secret';
 export const TEST_QR_SIGNING_SECRET = 'test-qr-signing-secret-not-a-secret-0123456789';
+export const TEST_SSO_ENCRYPTION_KEY = 'test-sso-encryption-key-not-a-secret-0123456789';
 
 export default defineConfig({
   test: {
@@ -17,7 +18,8 @@ export default defineConfig({
               bindings: {
                 // The webhook receiver (test/fixtures/receiver.ts): the Durable Objects that deliver read
                 // their vars from here, not from a test's per-call env.
-                FETCH_TEST_ORIGIN: inject('webhookReceiver'),
+                // And the OpenID provider of the SSO tests (test/fixtures/oidc-setup.ts): two origins.
+                FETCH_TEST_ORIGIN: `${inject('webhookReceiver')},${inject('oidcIssuer')}`,
                 // Webhook retries every 300 ms instead of Svix's hours, and an endpoint failing for 2 s is
                 // disabled, so the tests wait seconds, not days (same code, other vars).
                 WEBHOOK_RETRY_SCHEDULE_MS: '0,300,300,300,300,300,300,300',
@@ -26,6 +28,7 @@ export default defineConfig({
                 WEBHOOK_ATTEMPT_TIMEOUT_MS: '1500',
                 ADMIN_TOKEN: TEST_ADMIN_TOKEN,
                 QR_SIGNING_SECRET: TEST_QR_SIGNING_SECRET,
+                SSO_ENCRYPTION_KEY: TEST_SSO_ENCRYPTION_KEY,
                 TEST_MIGRATIONS: await readD1Migrations(fileURLToPath(new URL('./src/db/migrations', import.meta.url))),
               },
             },
@@ -37,7 +40,8 @@ export default defineConfig({
           setupFiles: ['./test/worker/apply-migrations.ts'],
           // A web origin on loopback for the meta-tag tests.
           // And a webhook receiver on loopback for the webhook tests.
-          globalSetup: ['./test/fixtures/origin-setup.ts', './test/fixtures/receiver-setup.ts'],
+          // And an OpenID provider (oidc-provider) on loopback for the SSO tests.
+          globalSetup: ['./test/fixtures/origin-setup.ts', './test/fixtures/receiver-setup.ts', './test/fixtures/oidc-setup.ts'],
         },
       },
       {

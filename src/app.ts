@@ -6,8 +6,15 @@ import { errorResponse } from './http/errors.ts';
 import { fallbackError } from './http/fallback.ts';
 import { hostRouting } from './http/hosts.ts';
 import { requestContext } from './http/request-context.ts';
+import { roleGate } from './http/role-gate.ts';
 import { validationHook } from './http/validation.ts';
 import { registerAccount } from './routes/account.ts';
+import { registerAuditLogs } from './routes/audit-logs.ts';
+import { registerMembers } from './routes/members.ts';
+import { registerSso } from './routes/sso.ts';
+import { registerConsoleSso } from './routes/console-sso.ts';
+import { registerConsoleAccount } from './routes/console-account.ts';
+import { registerConsoleTeams } from './routes/console-teams.ts';
 import { registerCompress } from './routes/compress.ts';
 import { registerAuthPages } from './routes/auth-pages.ts';
 import { registerConsoleApi } from './routes/console-api.ts';
@@ -29,7 +36,7 @@ import { registerWebhooks } from './routes/webhooks.ts';
 
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.use('*', requestContext, hostRouting);
+  app.use('*', requestContext, hostRouting, roleGate);
 
   let endpoints: EndpointInfo[] | undefined;
   const listEndpoints = (): EndpointInfo[] => (endpoints ??= publicEndpoints(app));
@@ -44,6 +51,9 @@ export function createApp() {
   registerSigningSecrets(app);
   registerImageSourceHosts(app);
   registerWebhooks(app);
+  registerAuditLogs(app);
+  registerMembers(app);
+  registerSso(app);
   registerConsoleApi(app);
   registerInternal(app);
   registerOpenApi(app);
@@ -51,6 +61,9 @@ export function createApp() {
   registerConsolePages(app);
   registerConsoleWebhooks(app);
   registerConsoleSigning(app);
+  registerConsoleTeams(app);
+  registerConsoleSso(app);
+  registerConsoleAccount(app);
 
   app.notFound((c) => errorResponse(fallbackError(c, app.routes), c.var.requestId));
   app.onError((err, c) => {

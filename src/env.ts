@@ -36,6 +36,8 @@ export interface Env {
   FETCH_TEST_ORIGIN?: string;
   /** Seconds a successful meta-tag extraction is kept in the Cache API (0: not cached). */
   META_CACHE_TTL?: string | number;
+  /** Secret: encrypts the SSO client secrets at rest (AES-GCM; at least 32 characters). Needed to configure or use SSO. */
+  SSO_ENCRYPTION_KEY?: string;
   /** Secret: bearer token of the operator endpoint. Unset, the endpoint does not exist. */
   ADMIN_TOKEN?: string;
   /**

@@ -2,6 +2,7 @@
 // them into friendly messages.
 import { newAccountId } from '../accounts/keys.ts';
 import { hashPassword, verifyPassword } from './password.ts';
+import { ssoRequiredFor } from './sso-policy.ts';
 import {
   SIGNIN_ACCOUNT_FREE_FAILURES,
   SIGNIN_DELAY_BASE_S,
@@ -17,16 +18,21 @@ import { buckets, claimTurn, clear, hit, recordFailure, type DelayRule } from '.
 const ACCOUNT_DELAY: DelayRule = { free: SIGNIN_ACCOUNT_FREE_FAILURES, baseSeconds: SIGNIN_DELAY_BASE_S, maxSeconds: SIGNIN_DELAY_MAX_S };
 
 export type AuthOutcome =
-  | { ok: true; accountId: string }
-  | { ok: false; reason: 'invalid_credentials' | 'email_taken' }
+  | { ok: true; accountId: string; memberId: string }
+  /** accountId: the account the email belongs to, when it belongs to one (for its audit log). */
+  | { ok: false; reason: 'invalid_credentials'; accountId?: string }
+  /** The email's domain signs in by SSO only (the account's "require SSO"); owners keep their password. */
+  | { ok: false; reason: 'sso_required'; accountId: string }
+  | { ok: false; reason: 'email_taken' }
   | { ok: false; reason: 'throttled'; retryAfter: number };
 
 const SQL = {
   insert:
     'INSERT INTO accounts (id, email, name, image_tier, tools_tier, created_at, password_hash) VALUES (?, ?, ?, ?, ?, ?, ?)',
-  credentials: 'SELECT id, password_hash FROM accounts WHERE email = ? COLLATE NOCASE',
-  exists: 'SELECT 1 AS found FROM accounts WHERE email = ? COLLATE NOCASE',
-  setHash: 'UPDATE accounts SET password_hash = ? WHERE id = ?',
+  // Members sign in; an account's first owner is a member too (migration 0005).
+  credentials: 'SELECT id, account_id, role, password_hash FROM members WHERE email = ? COLLATE NOCASE',
+  exists: 'SELECT 1 AS found FROM members WHERE email = ? COLLATE NOCASE',
+  setHash: 'UPDATE members SET password_hash = ? WHERE id = ?',
 } as const;
 
 export interface SignUp {
@@ -48,8 +54,11 @@ export async function signUp(db: D1Database, input: SignUp, ip: string, now: num
     if (String(err).includes('UNIQUE')) return { ok: false, reason: 'email_taken' };
     throw err;
   }
-  return { ok: true, accountId: id };
+  return { ok: true, accountId: id, memberId: ownerMemberId(id) };
 }
+
+/** The member the accounts_owner trigger makes with each account (migration 0005). */
+export const ownerMemberId = (accountId: string): string => `mem_${accountId.slice(4)}`;
 
 export async function signIn(db: D1Database, email: string, password: string, ip: string, now: number): Promise<AuthOutcome> {
   // Counted before the password is checked, so a burst of guesses cannot outrun the count. The hard
@@ -62,14 +71,16 @@ export async function signIn(db: D1Database, email: string, password: string, ip
   // The account as a whole, guessed at from many addresses, gets a growing delay between attempts.
   const turn = await claimTurn(db, buckets.signInFailures(email), ACCOUNT_DELAY, now);
   if (!turn.allowed) return { ok: false, reason: 'throttled', retryAfter: turn.retryAfter };
-  const row = await db.prepare(SQL.credentials).bind(email).first<{ id: string; password_hash: string | null }>();
+  const row = await db.prepare(SQL.credentials).bind(email).first<{ id: string; account_id: string; role: string; password_hash: string | null }>();
   const check = await verifyPassword(password, row?.password_hash ?? null);
   if (!row || !check.ok) {
     // Unknown emails are counted too, so the delay does not tell whether an account exists.
     await recordFailure(db, buckets.signInFailures(email), now);
-    return { ok: false, reason: 'invalid_credentials' };
+    return row ? { ok: false, reason: 'invalid_credentials', accountId: row.account_id } : { ok: false, reason: 'invalid_credentials' };
   }
+  // Checked after the password, so the answer does not tell strangers which emails SSO covers.
+  if (row.role !== 'owner' && (await ssoRequiredFor(db, row.account_id, email))) return { ok: false, reason: 'sso_required', accountId: row.account_id };
   await clear(db, buckets.signInPair(email, ip), buckets.signInFailures(email));
   if (check.rehash) await db.prepare(SQL.setHash).bind(await hashPassword(password), row.id).run();
-  return { ok: true, accountId: row.id };
+  return { ok: true, accountId: row.account_id, memberId: row.id };
 }

@@ -7,6 +7,7 @@ import { CliError, UsageError } from './errors.ts';
 import { callRefresh, describeRefresh, planRefresh } from './live-refresh.ts';
 import { accountOutput, toAccountRow } from './rows.ts';
 import { parseAccountId, parseEmail, parseImageTier, parseName, parseToolsTier } from './validate.ts';
+import { executeWithAudit } from './audit-commands.ts';
 import { D1Error, d1Execute } from './wrangler.ts';
 
 const TIER_FLAGS = '[--image-tier free|pro] [--tools-tier free|developer|enterprise]';
@@ -60,12 +61,14 @@ export const accountSetTier: Command = {
     const toolsTier = tools === undefined ? undefined : parseToolsTier(tools, input.usage);
     const plan = planRefresh(input.refresh, input.usage);
     return async () => {
-      // One batch: read, update both tiers, read again. All of it applies or none of it does.
+      // One batch: read, update both tiers, the account.tier_changed audit record, read again. All of it
+      // applies or none of it does.
       const statements: Statement[] = [{ sql: SQL.accountById, params: [id] }];
       if (imageTier !== undefined) statements.push({ sql: SQL.setImageTier, params: [imageTier, id] });
       if (toolsTier !== undefined) statements.push({ sql: SQL.setToolsTier, params: [toolsTier, id] });
-      statements.push({ sql: SQL.accountById, params: [id] });
-      const results = await d1Execute(input.target, statements);
+      const details = { ...(imageTier !== undefined ? { image_tier: imageTier } : {}), ...(toolsTier !== undefined ? { tools_tier: toolsTier } : {}) };
+      const results = await executeWithAudit(input.target, statements, { accountId: id, action: 'account.tier_changed', target: id, details },
+        { sql: 'EXISTS (SELECT 1 FROM accounts WHERE id = ?)', params: [id] }, [{ sql: SQL.accountById, params: [id] }]);
       const after = results[results.length - 1]?.[0];
       if (results[0]?.[0] === undefined || after === undefined) throw new CliError(`no account ${id}`);
       const refresh = describeRefresh(await callRefresh(plan, { account_id: id }));
@@ -87,6 +90,59 @@ export const accountList: Command = {
     return async () => {
       const [rows = []] = await d1Execute(input.target, [{ sql: SQL.listAccounts, params: [] }]);
       return { output: rows.map((row) => accountOutput(toAccountRow(row))) };
+    };
+  },
+};
+
+export const accountMembers: Command = {
+  group: 'account',
+  name: 'members',
+  synopsis: 'ID',
+  flags: [],
+  positionals: ['ID'],
+  prepare(input) {
+    const id = parseAccountId(input.positionals[0] as string, input.usage);
+    return async () => {
+      const [account = [], members = []] = await d1Execute(input.target, [
+        { sql: SQL.accountById, params: [id] },
+        {
+          sql: 'SELECT id, email, name, role, password_hash IS NOT NULL AS password, sso_subject IS NOT NULL AS sso, created_at FROM members WHERE account_id = ? ORDER BY created_at, id',
+          params: [id],
+        },
+      ]);
+      if (account.length === 0) throw new CliError(`no account ${id}`);
+      return {
+        output: members.map((m) => ({
+          id: m.id, email: m.email, name: m.name, role: m.role,
+          sign_in: [...(m.password ? ['password'] : []), ...(m.sso ? ['sso'] : [])], created_at: new Date(Number(m.created_at)).toISOString(),
+        })),
+      };
+    };
+  },
+};
+
+export const accountSso: Command = {
+  group: 'account',
+  name: 'sso',
+  synopsis: 'ID',
+  flags: [],
+  positionals: ['ID'],
+  prepare(input) {
+    const id = parseAccountId(input.positionals[0] as string, input.usage);
+    return async () => {
+      const [account = [], sso = []] = await d1Execute(input.target, [
+        { sql: SQL.accountById, params: [id] },
+        // Never the secret, not even encrypted.
+        { sql: 'SELECT issuer, client_id, domains, require_sso, updated_at FROM sso_configs WHERE account_id = ?', params: [id] },
+      ]);
+      if (account.length === 0) throw new CliError(`no account ${id}`);
+      const row = sso[0];
+      return {
+        output: row === undefined ? { account_id: id, sso: null } : {
+          account_id: id,
+          sso: { issuer: row.issuer, client_id: row.client_id, domains: String(row.domains).split(','), require_sso: row.require_sso === 1, updated_at: new Date(Number(row.updated_at)).toISOString() },
+        },
+      };
     };
   },
 };

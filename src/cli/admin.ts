@@ -1,6 +1,7 @@
 // The operator CLI: `npm run admin -- <account|key> <command> [options]`. See `--help`.
 import { tokenize, unknownFlag } from './args.ts';
-import { accountCreate, accountList, accountSetTier } from './account-commands.ts';
+import { accountCreate, accountList, accountMembers, accountSetTier, accountSso } from './account-commands.ts';
+import { auditList, auditVerify } from './audit-commands.ts';
 import { backup, restore } from './backup-commands.ts';
 import { catalogueSync } from './catalogue-commands.ts';
 import { type Command, type CommandInput, usageLine } from './command.ts';
@@ -12,7 +13,9 @@ import { httpExecutor, type Instance } from './operator-client.ts';
 import { generalUsage } from './usage.ts';
 import type { D1Executor } from './wrangler.ts';
 
-export const COMMANDS: readonly Command[] = [accountCreate, accountSetTier, accountList, keyCreate, keyList, keyRevoke, catalogueSync, signUrl, backup, restore];
+export const COMMANDS: readonly Command[] = [
+  accountCreate, accountSetTier, accountList, accountMembers, accountSso, keyCreate, keyList, keyRevoke, catalogueSync, auditList, auditVerify, signUrl, backup, restore,
+];
 
 const GLOBAL_SWITCHES = ['help', 'local', 'remote'];
 const GLOBAL_VALUES = ['persist-to', 'config', 'url', 'token'];

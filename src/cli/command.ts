@@ -24,7 +24,7 @@ export interface CommandResult {
 export type Action = () => Promise<CommandResult>;
 
 export interface Command {
-  group: 'account' | 'key' | 'catalogue' | 'sign-url' | 'backup' | 'restore';
+  group: 'account' | 'key' | 'catalogue' | 'audit' | 'members' | 'sso' | 'sign-url' | 'backup' | 'restore';
   /** Empty for a one-word command (`sign-url`, `backup`, `restore`). */
   name: string;
   /** Arguments after `<group> <name>`, as shown in the usage line. */

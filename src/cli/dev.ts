@@ -1,5 +1,5 @@
 // `npm run dev [-- <wrangler dev args>]`: prepares the local environment and starts `wrangler dev`.
-//   1. .dev.vars gets an ADMIN_TOKEN and a QR_SIGNING_SECRET (kept if there are), 2. local D1 migrations
+//   1. .dev.vars gets an ADMIN_TOKEN, a QR_SIGNING_SECRET and an SSO_ENCRYPTION_KEY (kept if there are), 2. local D1 migrations
 //   are applied and the tool catalogue synced, 3. four demo keys are seeded (idempotently), 4. they are
 //   printed, 5. wrangler dev runs.
 // `--seed-only [--persist-to DIR] [--config PATH] [--port N] [--ip IP]` stops after step 4.
@@ -77,6 +77,7 @@ function shortPath(path: string): string {
 const DEV_SECRETS = [
   { name: 'ADMIN_TOKEN', what: 'operator token of the local service' },
   { name: 'QR_SIGNING_SECRET', what: 'key of the signed QR image URLs' },
+  { name: 'SSO_ENCRYPTION_KEY', what: 'key of the stored SSO client secrets' },
 ] as const;
 
 function ensureDevVars(config: string | undefined): void {

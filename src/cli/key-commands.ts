@@ -7,6 +7,7 @@ import { callRefresh, describeRefresh, planRefresh } from './live-refresh.ts';
 import { iso, keyOutput, toKeyRow } from './rows.ts';
 import { parseAccountId, parseKeyId, parseName, parseScopeList } from './validate.ts';
 import { keyEventSqlByKey } from '../webhooks/key-event-sql.ts';
+import { executeWithAudit } from './audit-commands.ts';
 import { D1Error, d1Execute } from './wrangler.ts';
 
 /** The key.created / key.revoked webhook event, in the same batch as the change (sent by the next outbox sweep). */
@@ -30,7 +31,10 @@ export const keyCreate: Command = {
       const now = Date.now();
       const { record, statement } = await keyStatement({ accountId, scopes, name }, now);
       try {
-        await d1Execute(input.target, [statement, keyEvent('created', record.id, now)]);
+        // The key, its key.created webhook event and its audit record (actor: operator) in one batch.
+        await executeWithAudit(input.target, [statement, keyEvent('created', record.id, now)], { accountId, action: 'key.created', target: record.id, details: { name, scopes } }, {
+          sql: 'EXISTS (SELECT 1 FROM api_keys WHERE id = ?)', params: [record.id],
+        });
       } catch (err) {
         // api_keys.account_id references accounts(id); D1 enforces foreign keys.
         if (err instanceof D1Error && /FOREIGN KEY constraint failed/i.test(err.detail)) {
@@ -72,14 +76,19 @@ export const keyRevoke: Command = {
     const id = parseKeyId(input.positionals[0] as string, input.usage);
     const plan = planRefresh(input.refresh, input.usage);
     return async () => {
-      // One batch: the state before tells "unknown" and "already revoked" apart from our own revoke.
+      // The key's account first (its audit chain); then one batch: the state before tells "unknown" and
+      // "already revoked" apart from our own revoke, and the key.revoked webhook event and audit record
+      // are written only for ours.
+      const [found = []] = await d1Execute(input.target, [{ sql: SQL.keyById, params: [id] }]);
+      if (found[0] === undefined) throw new CliError(`no key ${id}`);
+      const accountId = toKeyRow(found[0]).account_id;
       const at = Date.now();
-      const [before = [], , , after = []] = await d1Execute(input.target, [
+      const [before = [], , , after = []] = await executeWithAudit(input.target, [
         { sql: SQL.keyById, params: [id] },
         { sql: SQL.revokeKey, params: [at, id] },
         keyEvent('revoked', id, at),
-        { sql: SQL.keyById, params: [id] },
-      ]);
+      ], { accountId, action: 'key.revoked', target: id }, { sql: 'EXISTS (SELECT 1 FROM api_keys WHERE id = ? AND revoked_at = ?)', params: [id, at] },
+      [{ sql: SQL.keyById, params: [id] }]);
       const was = before[0] === undefined ? undefined : toKeyRow(before[0]);
       if (was === undefined) throw new CliError(`no key ${id}`);
       if (was.revoked_at !== null) throw new CliError(`key ${id} was already revoked at ${iso(was.revoked_at)}`);

@@ -9,6 +9,7 @@ import type { Env } from '../env.ts';
 import { dayWindow } from '../metering/windows.ts';
 import { pokeDispatcher } from '../webhooks/dispatcher-stub.ts';
 import { keyEventStatement } from '../webhooks/key-events.ts';
+import { batchWithAudit, type AuditOrigin } from '../audit/log.ts';
 import { MAX_ACTIVE_KEYS } from './limits.ts';
 
 /**
@@ -77,19 +78,22 @@ export type CreateOutcome =
  * Creates a key within the caps. The key.created webhook event is written in the same D1 batch (only when
  * the key row was), then handed to the account's dispatcher.
  */
-export async function createKey(env: Env, accountId: string, input: { name: string; scopes: Scope[] }, now: number): Promise<CreateOutcome> {
+export async function createKey(env: Env, accountId: string, input: { name: string; scopes: Scope[] }, now: number, origin: AuditOrigin): Promise<CreateOutcome> {
   const db = env.DB;
   const secret = generateKey();
   const id = newKeyId();
   const prefix = displayPrefix(secret);
   const scopes = input.scopes.join(',');
   const day = dayWindow(now);
-  const [result, recorded] = await db.batch([
+  // The audit record too, written only when the capped insert made the key.
+  const [result, recorded] = await batchWithAudit(db, [
     db
       .prepare(SQL.insertCapped)
       .bind(id, accountId, input.name, prefix, await hashKey(secret), scopes, now, accountId, MAX_ACTIVE_KEYS, accountId, day.start, MAX_KEYS_CREATED_PER_DAY),
     keyEventStatement(db, 'created', accountId, id, now),
-  ]);
+  ], origin, { accountId, action: 'key.created', target: id, details: { name: input.name, scopes: input.scopes } }, now, {
+    sql: 'EXISTS (SELECT 1 FROM api_keys WHERE id = ?)', params: [id],
+  });
   if (result?.meta.changes !== 1) {
     const counts = await db.prepare(SQL.counts).bind(accountId, day.start).first<{ active: number; today: number }>();
     if ((counts?.active ?? 0) >= MAX_ACTIVE_KEYS) return { ok: false, reason: 'too_many_keys', max: MAX_ACTIVE_KEYS };
@@ -101,13 +105,15 @@ export async function createKey(env: Env, accountId: string, input: { name: stri
 }
 
 /** Revokes one of the account's keys (a no-op when it already is); null when it is not theirs or unknown. */
-export async function revokeKey(env: Env, accountId: string, keyId: string, now: number): Promise<ConsoleKey | null> {
-  const [update, recorded, select] = await env.DB.batch<Row>([
+export async function revokeKey(env: Env, accountId: string, keyId: string, now: number, origin: AuditOrigin): Promise<ConsoleKey | null> {
+  // The key.revoked event and audit record, in the same transaction: only when this UPDATE revoked the key.
+  const [update, recorded, select] = await batchWithAudit<Row>(env.DB, [
     env.DB.prepare(SQL.revoke).bind(now, keyId, accountId),
-    // The key.revoked event, in the same transaction: only when this UPDATE revoked the key.
     keyEventStatement(env.DB, 'revoked', accountId, keyId, now),
     env.DB.prepare(SQL.one).bind(keyId, accountId),
-  ]);
+  ], origin, { accountId, action: 'key.revoked', target: keyId }, now, {
+    sql: "EXISTS (SELECT 1 FROM api_keys WHERE id = ? AND account_id = ? AND kind = 'api' AND revoked_at = ?)", params: [keyId, accountId, now],
+  });
   const row = select?.results[0];
   if (!row) return null;
   // The key's Durable Object caches its state: tell it first, so the very next request is refused

@@ -6,7 +6,7 @@ import { ALLOWED_PORTS, MAX_URL_LENGTH } from './limits.ts';
 
 export interface UrlPolicy {
   /**
-   * Tests and local runs only (var FETCH_TEST_ORIGIN): one exact loopback origin whose host (and the port
+   * Tests and local runs only (var FETCH_TEST_ORIGIN): exact loopback origins (comma-separated) whose host (and the port
    * that is part of that origin) is fetched despite the address and port rules. Every other rule (scheme,
    * no user name or password, length) still applies to it. Anything that is not a plain http(s) loopback
    * origin is ignored, so a mistaken value cannot open a private network.
@@ -56,7 +56,13 @@ function where(details?: Record<string, unknown>): string {
 }
 
 export function isTestOrigin(url: URL, policy: UrlPolicy): boolean {
-  const allowed = policy.testOrigin ? URL.parse(policy.testOrigin) : null;
+  // A comma list names several (the tests run a webhook receiver and an OpenID provider); each is judged alone.
+  const origins = policy.testOrigin?.split(',').map((o) => o.trim()).filter(Boolean) ?? [];
+  return origins.some((origin) => isOneTestOrigin(url, origin));
+}
+
+function isOneTestOrigin(url: URL, origin: string): boolean {
+  const allowed = URL.parse(origin);
   if (allowed === null || (allowed.protocol !== 'http:' && allowed.protocol !== 'https:')) return false;
   if (allowed.username !== '' || allowed.password !== '' || url.origin !== allowed.origin) return false;
   const host = allowed.hostname;

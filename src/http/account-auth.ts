@@ -3,6 +3,7 @@
 // methods). A request carrying a key is judged by the key alone, so a stale cookie cannot widen it.
 import { createMiddleware } from 'hono/factory';
 import { clock } from '../env.ts';
+import { KEY_ROLE } from '../teams/roles.ts';
 import { enforce, meterFor, toolsKeyFrom } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import { requireCsrfHeader } from './csrf.ts';
@@ -21,7 +22,7 @@ export const accountAuth = createMiddleware<AppEnv>(async (c, next) => {
     const key = verdict.key!;
     c.set('key', key);
     c.set('keyHash', hash);
-    c.set('principal', { accountId: key.account.id, toolsTier: key.tiers.tools, via: 'key' });
+    c.set('principal', { accountId: key.account.id, toolsTier: key.tiers.tools, via: 'key', role: KEY_ROLE });
     return next();
   }
   await loadSession(c, done);
@@ -32,6 +33,6 @@ export const accountAuth = createMiddleware<AppEnv>(async (c, next) => {
     });
   }
   if (!SAFE_METHODS.has(c.req.method)) await requireCsrfHeader(c, done);
-  c.set('principal', { accountId: session.account.id, toolsTier: session.account.tools_tier, via: 'session' });
+  c.set('principal', { accountId: session.account.id, toolsTier: session.account.tools_tier, via: 'session', role: session.member.role });
   return next();
 });

@@ -2,6 +2,7 @@ import type { KeyView } from '../accounts/records.ts';
 import type { ToolsTier } from '../accounts/tiers.ts';
 import type { Session } from '../auth/sessions.ts';
 import type { Env } from '../env.ts';
+import type { Role } from '../teams/roles.ts';
 import type { RateHeaders, Usage } from '../metering/types.ts';
 
 export interface AppVariables {
@@ -23,6 +24,8 @@ export interface Principal {
   toolsTier: ToolsTier;
   /** 'key': a manage-scoped API key; 'session': the signed-in console. */
   via: 'key' | 'session';
+  /** What the caller may do: the member's role, or KEY_ROLE for a manage key. */
+  role: Role;
 }
 
 export interface AppEnv {

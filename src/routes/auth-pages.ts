@@ -6,7 +6,10 @@ import type { Context } from 'hono';
 import { signIn, signUp, type AuthOutcome } from '../auth/accounts.ts';
 import { EMAIL_MAX_LENGTH, FORM_BODY_MAX_BYTES, NAME_MAX_LENGTH, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../auth/limits.ts';
 import { createSession, deleteSession } from '../auth/sessions.ts';
+import { appendAudit, type AuditOrigin } from '../audit/log.ts';
 import { clock } from '../env.ts';
+import { auditOrigin } from '../http/audit-origin.ts';
+import { ssoAccountFor } from '../sso/domains.ts';
 import type { AppEnv } from '../http/context.ts';
 import { csrfTokenFor, csrfValid } from '../http/csrf.ts';
 import { field, readForm } from '../http/form-body.ts';
@@ -68,6 +71,12 @@ export function safeNext(value: string | undefined, origin: string): string | un
   return `${url.pathname}${url.search}${url.hash}`;
 }
 
+/** The person signing in acts as themself: the member. */
+export const signInOrigin = (c: Context<AppEnv>, actorId: string | null): AuditOrigin => ({
+  ...auditOrigin(c),
+  actor: actorId ? { type: 'member', id: actorId } : { type: 'anonymous', id: null },
+});
+
 const originOf = (c: Context<AppEnv>): string => new URL(c.req.url).origin;
 
 const waitFor = (seconds: number): string => {
@@ -76,17 +85,21 @@ const waitFor = (seconds: number): string => {
   return m === 1 ? '1 minute' : `${m} minutes`;
 };
 
-async function startSession(c: Context<AppEnv>, accountId: string, next: string | undefined): Promise<Response> {
+export async function startSession(
+  c: Context<AppEnv>, who: { accountId: string; memberId: string }, next: string | undefined, method: 'password' | 'sso' = 'password',
+): Promise<Response> {
   // `next` passed safeNext (a percent-encoded path), so the redirect below cannot fail after the row.
-  const session = await createSession(c.env.DB, accountId, clock(c.env));
+  const session = await createSession(c.env.DB, who, clock(c.env), signInOrigin(c, who.memberId), method);
   setSessionCookie(c, session);
   // The pre-sign-in token has done its job; the session brings its own.
   clearCookie(c, 'csrf');
   return redirectPage(c, next ?? '/');
 }
 
-function refusal(c: Context<AppEnv>, outcome: Exclude<AuthOutcome, { ok: true }>): { message: string; status: 401 | 409 | 429 } {
+function refusal(c: Context<AppEnv>, outcome: Exclude<AuthOutcome, { ok: true }>): { message: string; status: 401 | 403 | 409 | 429 } {
   switch (outcome.reason) {
+    case 'sso_required':
+      return { message: 'Your organisation signs in with single sign-on: use "Sign in with SSO" with this email.', status: 403 };
     case 'throttled':
       c.header('Retry-After', String(outcome.retryAfter));
       return { message: `Too many attempts. For your account's safety, please wait ${waitFor(outcome.retryAfter)} and try again.`, status: 429 };
@@ -115,10 +128,18 @@ export function registerAuthPages(app: OpenAPIHono<AppEnv>): void {
     if (!parsed.success) return again(400, 'Please fix the fields below.', fieldErrors(parsed.error.issues));
     const outcome = await signIn(c.env.DB, parsed.data.email, parsed.data.password, clientIp(c), clock(c.env));
     if (!outcome.ok) {
+      if ((outcome.reason === 'invalid_credentials' || outcome.reason === 'sso_required') && outcome.accountId) {
+        await appendAudit(c.env.DB, signInOrigin(c, null), {
+          accountId: outcome.accountId, action: 'session.sign_in_failed', target: outcome.accountId, result: 'failure',
+          details: { method: 'password', reason: outcome.reason },
+        }, clock(c.env));
+      }
       const { message, status } = refusal(c, outcome);
-      return again(status, message);
+      // The email's domain signs in by SSO: say so (members made by SSO have no password at all).
+      const sso = outcome.reason === 'invalid_credentials' && (await ssoAccountFor(c.env.DB, parsed.data.email)) !== null;
+      return again(status, sso ? `${message} Your organisation also offers single sign-on: use "Sign in with SSO" below.` : message);
     }
-    return startSession(c, outcome.accountId, next);
+    return startSession(c, outcome, next);
   });
 
   app.get('/signup', loadSession, (c) => {
@@ -140,7 +161,7 @@ export function registerAuthPages(app: OpenAPIHono<AppEnv>): void {
       return again(status === 401 ? 400 : status, message, outcome.reason === 'email_taken' ? { email: 'Already registered.' } : undefined);
     }
     // A new account has no key yet, and nothing works without one: the first stop is making it.
-    return startSession(c, outcome.accountId, FIRST_STOP_AFTER_SIGN_UP);
+    return startSession(c, outcome, FIRST_STOP_AFTER_SIGN_UP);
   });
 
   app.post('/signout', loadSession, async (c) => {

@@ -10,6 +10,7 @@ import { accountUsage } from '../console/usage.ts';
 import { accountMeter } from '../metering/account-meter-stub.ts';
 import { secondsUntil } from '../metering/windows.ts';
 import { clock } from '../env.ts';
+import { auditOrigin } from '../http/audit-origin.ts';
 import type { AppEnv } from '../http/context.ts';
 import { csrfTokenFor, csrfValid } from '../http/csrf.ts';
 import { field, readForm } from '../http/form-body.ts';
@@ -81,7 +82,7 @@ export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
         : scopes.includes('manage') ? 'A management key cannot also call the image or tools API: make a separate key.' : 'Choose at least one API the key may call.';
       return renderKeys(c, { error: what, values }, 400);
     }
-    const created = await createKey(c.env, accountOf(c).id, parsed.data, clock(c.env));
+    const created = await createKey(c.env, accountOf(c).id, parsed.data, clock(c.env), auditOrigin(c));
     if (!created.ok && created.reason === 'too_many_today') {
       c.header('Retry-After', String(secondsUntil(created.reset, clock(c.env))));
       return renderKeys(c, { error: `Your account has created ${created.max} keys today, the most it may create in a day (revoked keys count). Try again after 00:00 UTC.`, values }, 429);
@@ -100,7 +101,7 @@ export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
   app.post('/keys/:id/revoke', ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return renderKeys(c, { error: EXPIRED_FORM }, 403);
-    const key = await revokeKey(c.env, accountOf(c).id, c.req.param('id'), clock(c.env));
+    const key = await revokeKey(c.env, accountOf(c).id, c.req.param('id'), clock(c.env), auditOrigin(c));
     if (!key) return notFoundPage(c, 'There is no key with this id in your account.');
     return redirectPage(c, `/keys?revoked=${key.id}`);
   });

@@ -5,6 +5,7 @@ import type { Context } from 'hono';
 import { TOOLS_TIERS } from '../accounts/tiers.ts';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
 import { clock } from '../env.ts';
+import { auditOrigin } from '../http/audit-origin.ts';
 import type { AppEnv } from '../http/context.ts';
 import { csrfTokenFor, csrfValid } from '../http/csrf.ts';
 import { ApiError } from '../http/errors.ts';
@@ -78,7 +79,7 @@ export function registerConsoleWebhooks(app: OpenAPIHono<AppEnv>): void {
     const refusal = urlRefusal(c, parsed.data.url);
     if (refusal) return listPage(c, { error: refusal, values }, 400);
     const url = checkEndpointUrl(parsed.data.url, c.env.FETCH_TEST_ORIGIN).href;
-    const created = await createEndpoint(c.env.DB, accountOf(c).id, { ...parsed.data, url }, clock(c.env));
+    const created = await createEndpoint(c.env.DB, accountOf(c).id, { ...parsed.data, url }, clock(c.env), auditOrigin(c));
     if (!created.ok) return listPage(c, { error: `You have ${created.max} endpoints, the most an account may have. Delete one first.`, values }, 400);
     // Rendered, not redirected: the secret must never travel in a URL or be shown twice.
     return listPage(c, { created: created.endpoint });
@@ -97,7 +98,7 @@ export function registerConsoleWebhooks(app: OpenAPIHono<AppEnv>): void {
     const refusal = urlRefusal(c, parsed.data.url ?? '');
     if (refusal) return onePage(c, { error: refusal }, 400);
     const url = checkEndpointUrl(parsed.data.url ?? '', c.env.FETCH_TEST_ORIGIN).href;
-    const endpoint = allowed(c) ? await updateEndpoint(c.env.DB, accountOf(c).id, c.req.param('id'), { ...parsed.data, url }, clock(c.env)) : null;
+    const endpoint = allowed(c) ? await updateEndpoint(c.env.DB, accountOf(c).id, c.req.param('id'), { ...parsed.data, url }, clock(c.env), auditOrigin(c)) : null;
     if (!endpoint) return onePage(c);
     if (!endpoint.enabled) await dispatcher(c.env, accountOf(c).id).giveUp(endpoint.id);
     return redirectPage(c, `/webhooks/${endpoint.id}?done=saved`);
@@ -117,7 +118,7 @@ export function registerConsoleWebhooks(app: OpenAPIHono<AppEnv>): void {
   app.post('/webhooks/:id/rotate-secret', ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return onePage(c, { error: EXPIRED_FORM }, 403);
-    const rotated = allowed(c) ? await rotateSecret(c.env.DB, accountOf(c).id, c.req.param('id'), clock(c.env)) : null;
+    const rotated = allowed(c) ? await rotateSecret(c.env.DB, accountOf(c).id, c.req.param('id'), clock(c.env), auditOrigin(c)) : null;
     if (!rotated) return onePage(c);
     return onePage(c, { rotated });
   });
@@ -125,7 +126,7 @@ export function registerConsoleWebhooks(app: OpenAPIHono<AppEnv>): void {
   app.post('/webhooks/:id/delete', ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return onePage(c, { error: EXPIRED_FORM }, 403);
-    const gone = allowed(c) ? await deleteEndpoint(c.env.DB, accountOf(c).id, c.req.param('id')) : null;
+    const gone = allowed(c) ? await deleteEndpoint(c.env.DB, accountOf(c).id, c.req.param('id'), auditOrigin(c), clock(c.env)) : null;
     if (!gone) return onePage(c);
     await dispatcher(c.env, accountOf(c).id).forget(gone.id);
     return redirectPage(c, '/webhooks');

@@ -7,6 +7,7 @@ import { createKey, listKeys, MAX_KEYS_CREATED_PER_DAY, revokeKey } from '../con
 import { MAX_ACTIVE_KEYS } from '../console/limits.ts';
 import { clock } from '../env.ts';
 import { accountAuth } from '../http/account-auth.ts';
+import { auditOrigin } from '../http/audit-origin.ts';
 import type { AppEnv } from '../http/context.ts';
 import { ApiError } from '../http/errors.ts';
 import { readJsonBody } from '../http/json-body.ts';
@@ -76,7 +77,7 @@ export function registerKeys(app: OpenAPIHono<AppEnv>): void {
   app.post(KEYS_PATH, accountAuth, async (c) => {
     const parsed = CreateKeyBody.safeParse(await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"name":"CI","scopes":["image"]}'));
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
-    const created = await createKey(c.env, c.var.principal.accountId, parsed.data, clock(c.env));
+    const created = await createKey(c.env, c.var.principal.accountId, parsed.data, clock(c.env), auditOrigin(c));
     if (!created.ok && created.reason === 'too_many_today') {
       const retryAfter = secondsUntil(created.reset, clock(c.env));
       throw new ApiError(
@@ -93,7 +94,7 @@ export function registerKeys(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.openapi(revokeRoute, async (c) => {
-    const key = await revokeKey(c.env, c.var.principal.accountId, c.req.valid('param').id, clock(c.env));
+    const key = await revokeKey(c.env, c.var.principal.accountId, c.req.valid('param').id, clock(c.env), auditOrigin(c));
     if (!key) throw new ApiError('not_found', 'no key with this id in your account', { param: 'id' });
     return c.json({ data: key, meta: meta(c) }, 200);
   });

@@ -6,6 +6,7 @@ import type { Context } from 'hono';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
 import { clock } from '../env.ts';
 import { accountAuth } from '../http/account-auth.ts';
+import { auditOrigin } from '../http/audit-origin.ts';
 import type { AppEnv } from '../http/context.ts';
 import { ApiError } from '../http/errors.ts';
 import { readJsonBody } from '../http/json-body.ts';
@@ -97,7 +98,7 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
     const parsed = CreateEndpointBody.safeParse(await body(c));
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
     const url = checkEndpointUrl(parsed.data.url, c.env.FETCH_TEST_ORIGIN).href;
-    const created = await createEndpoint(c.env.DB, c.var.principal.accountId, { ...parsed.data, url }, clock(c.env));
+    const created = await createEndpoint(c.env.DB, c.var.principal.accountId, { ...parsed.data, url }, clock(c.env), auditOrigin(c));
     if (!created.ok) throw new ApiError('bad_request', `an account may have at most ${created.max} webhook endpoints; delete one first`, { details: { max: created.max } });
     c.header('Location', `${WEBHOOKS_PATH}/${created.endpoint.id}`);
     return c.json({ data: created.endpoint, meta: meta(c) }, 201);
@@ -116,7 +117,7 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
     const patch = { ...parsed.data, ...(parsed.data.url !== undefined ? { url: checkEndpointUrl(parsed.data.url, c.env.FETCH_TEST_ORIGIN).href } : {}) };
     const { accountId } = c.var.principal;
-    const endpoint = await updateEndpoint(c.env.DB, accountId, c.req.param('id'), patch, clock(c.env));
+    const endpoint = await updateEndpoint(c.env.DB, accountId, c.req.param('id'), patch, clock(c.env), auditOrigin(c));
     if (!endpoint) throw new ApiError('not_found', 'no webhook endpoint with this id in your account', { param: 'id' });
     if (!endpoint.enabled) await dispatcher(c.env, accountId).giveUp(endpoint.id);
     return c.json({ data: endpoint, meta: meta(c) }, 200);
@@ -124,7 +125,7 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
 
   app.openapi(deleteRoute, async (c) => {
     const { accountId } = c.var.principal;
-    const endpoint = await deleteEndpoint(c.env.DB, accountId, c.req.param('id'));
+    const endpoint = await deleteEndpoint(c.env.DB, accountId, c.req.param('id'), auditOrigin(c), clock(c.env));
     if (!endpoint) throw new ApiError('not_found', 'no webhook endpoint with this id in your account', { param: 'id' });
     await dispatcher(c.env, accountId).forget(endpoint.id);
     return c.json({ data: endpoint, meta: meta(c) }, 200);
@@ -140,7 +141,7 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.openapi(rotateRoute, async (c) => {
-    const endpoint = await rotateSecret(c.env.DB, c.var.principal.accountId, c.req.param('id'), clock(c.env));
+    const endpoint = await rotateSecret(c.env.DB, c.var.principal.accountId, c.req.param('id'), clock(c.env), auditOrigin(c));
     if (!endpoint) throw new ApiError('not_found', 'no webhook endpoint with this id in your account', { param: 'id' });
     return c.json({ data: endpoint, meta: meta(c) }, 200);
   });

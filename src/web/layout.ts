@@ -2,7 +2,7 @@
 import { SCRIPT, STYLESHEET } from './assets/index.ts';
 import { html, type Html } from './html.ts';
 
-export type Section = 'home' | 'usage' | 'keys' | 'webhooks' | 'signing' | 'try' | 'docs' | 'signin' | 'signup';
+export type Section = 'home' | 'usage' | 'keys' | 'webhooks' | 'signing' | 'members' | 'account' | 'audit' | 'try' | 'docs' | 'signin' | 'signup';
 
 export interface PageOptions {
   title: string;
@@ -26,7 +26,7 @@ function navigation(options: PageOptions): Html {
     return html`<ul>${link('/docs', 'API reference', 'docs', active)}${link('/signin', 'Sign in', 'signin', active)}${link('/signup', 'Create account', 'signup', active)}</ul>`;
   }
   return html`<ul>
-    ${link('/', 'Usage', 'usage', active)}${link('/keys', 'API keys', 'keys', active)}${link('/webhooks', 'Webhooks', 'webhooks', active)}${link('/signing-secrets', 'Image URLs', 'signing', active)}${link('/try', 'Try it', 'try', active)}${link('/docs', 'API reference', 'docs', active)}
+    ${link('/', 'Usage', 'usage', active)}${link('/keys', 'API keys', 'keys', active)}${link('/webhooks', 'Webhooks', 'webhooks', active)}${link('/signing-secrets', 'Image URLs', 'signing', active)}${link('/members', 'Members', 'members', active)}${link('/account', 'Account', 'account', active)}${link('/audit', 'Audit log', 'audit', active)}${link('/try', 'Try it', 'try', active)}${link('/docs', 'API reference', 'docs', active)}
     <li><form method="post" action="/signout"><input type="hidden" name="_csrf" value="${options.csrf}"><button type="submit" class="secondary" title="Signed in as ${options.account.email}">Sign out</button></form></li>
   </ul>`;
 }

@@ -6,6 +6,7 @@ import { iso } from '../accounts/account-view.ts';
 import { EVENT_TYPES, type EventType } from './events.ts';
 import { MAX_ENDPOINTS_PER_ACCOUNT } from './limits.ts';
 import { newSecret } from './signing.ts';
+import { batchWithAudit, type AuditOrigin } from '../audit/log.ts';
 
 export interface EndpointView {
   id: string;
@@ -84,15 +85,17 @@ export interface EndpointInput {
 
 export type CreateEndpointOutcome = { ok: true; endpoint: EndpointView & { secret: string } } | { ok: false; max: number };
 
-export async function createEndpoint(db: D1Database, accountId: string, input: EndpointInput, now: number): Promise<CreateEndpointOutcome> {
+export async function createEndpoint(db: D1Database, accountId: string, input: EndpointInput, now: number, origin: AuditOrigin): Promise<CreateEndpointOutcome> {
   const id = `ep_${randomBase62(16)}`;
   const secret = newSecret();
   const events = input.events.join(',');
-  const result = await db
-    .prepare(SQL.insertCapped)
-    .bind(id, accountId, input.url, input.description ?? '', events, secret, now, MAX_ENDPOINTS_PER_ACCOUNT)
-    .run();
-  if (result.meta.changes !== 1) return { ok: false, max: MAX_ENDPOINTS_PER_ACCOUNT };
+  // The audit record in the same batch, only when the capped insert made the endpoint.
+  const [result] = await batchWithAudit(db, [
+    db.prepare(SQL.insertCapped).bind(id, accountId, input.url, input.description ?? '', events, secret, now, MAX_ENDPOINTS_PER_ACCOUNT),
+  ], origin, { accountId, action: 'webhook.created', target: id, details: { url: input.url, events: input.events } }, now, {
+    sql: 'EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ?)', params: [id],
+  });
+  if (result?.meta.changes !== 1) return { ok: false, max: MAX_ENDPOINTS_PER_ACCOUNT };
   const row: Row = { id, url: input.url, description: input.description ?? '', events, secret, enabled: 1, disabled_reason: null, created_at: now, updated_at: now };
   return { ok: true, endpoint: { ...view(row), secret } };
 }
@@ -113,7 +116,7 @@ export interface EndpointPatch {
   enabled?: boolean;
 }
 
-export async function updateEndpoint(db: D1Database, accountId: string, id: string, patch: EndpointPatch, now: number): Promise<EndpointView | null> {
+export async function updateEndpoint(db: D1Database, accountId: string, id: string, patch: EndpointPatch, now: number, origin: AuditOrigin): Promise<EndpointView | null> {
   const row = await db.prepare(SQL.one).bind(id, accountId).first<Row>();
   if (!row) return null;
   const enabled = patch.enabled === undefined ? row.enabled : patch.enabled ? 1 : 0;
@@ -128,21 +131,26 @@ export async function updateEndpoint(db: D1Database, accountId: string, id: stri
     disabled_reason: reason,
     updated_at: now,
   };
-  await db.prepare(SQL.update).bind(id, accountId, next.url, next.description, next.events, next.enabled, next.disabled_reason, now).run();
+  const changed = { url: next.url, events: parseEvents(next.events), description: next.description, enabled: next.enabled === 1 };
+  await batchWithAudit(db, [db.prepare(SQL.update).bind(id, accountId, next.url, next.description, next.events, next.enabled, next.disabled_reason, now)],
+    origin, { accountId, action: 'webhook.updated', target: id, details: changed }, now);
   return view(next);
 }
 
-export async function deleteEndpoint(db: D1Database, accountId: string, id: string): Promise<EndpointView | null> {
+export async function deleteEndpoint(db: D1Database, accountId: string, id: string, origin: AuditOrigin, now: number): Promise<EndpointView | null> {
   const row = await db.prepare(SQL.one).bind(id, accountId).first<Row>();
   if (!row) return null;
-  await db.prepare(SQL.delete).bind(id, accountId).run();
+  await batchWithAudit(db, [db.prepare(SQL.delete).bind(id, accountId)], origin, { accountId, action: 'webhook.deleted', target: id, details: { url: row.url } }, now, {
+    sql: 'NOT EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ?)', params: [id],
+  });
   return view(row);
 }
 
-export async function rotateSecret(db: D1Database, accountId: string, id: string, now: number): Promise<(EndpointView & { secret: string }) | null> {
+export async function rotateSecret(db: D1Database, accountId: string, id: string, now: number, origin: AuditOrigin): Promise<(EndpointView & { secret: string }) | null> {
   const secret = newSecret();
-  const result = await db.prepare(SQL.rotate).bind(secret, now, id, accountId).run();
-  if (result.meta.changes !== 1) return null;
+  const [result] = await batchWithAudit(db, [db.prepare(SQL.rotate).bind(secret, now, id, accountId)], origin,
+    { accountId, action: 'webhook.secret_rotated', target: id }, now, { sql: 'EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ? AND account_id = ?)', params: [id, accountId] });
+  if (result?.meta.changes !== 1) return null;
   const endpoint = await getEndpoint(db, accountId, id);
   return endpoint ? { ...endpoint, secret } : null;
 }

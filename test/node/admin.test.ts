@@ -222,6 +222,32 @@ describe('account set-tier', () => {
   });
 });
 
+describe('audit', () => {
+  it('records the operator\'s tier change in the account\'s chain, lists it and verifies the chain', async () => {
+    const { account } = fixtures.tiers;
+    json(await run('account', 'set-tier', account.id, '--tools-tier', 'enterprise', '--url', offline));
+    const records = json<{ action: string; actor_type: string; actor_id: null; target: string; details: string; time: string }[]>(await run('audit', 'list', '--account', account.id, '--action', 'account.tier_changed'));
+    // Earlier tests created and revoked keys of this account too: those are in its chain as well.
+    expect(records.map((r) => [r.action, r.actor_type, r.target])).toEqual([['account.tier_changed', 'operator', account.id], ['account.tier_changed', 'operator', account.id]]);
+    expect(JSON.parse(records[0]!.details)).toEqual({ tools_tier: 'enterprise' });
+    expect(records[0]!.time).toMatch(ISO_PATTERN);
+    expect(json(await run('audit', 'verify', '--account', account.id))).toMatchObject({ account_id: account.id, chain: 'intact' });
+    expectUsageError(await run('audit', 'list'), /missing --account/);
+    // The account's person is its owner (migration 0005's trigger), listed by `account members`.
+    expect(json(await run('account', 'members', account.id))).toEqual([
+      { id: `mem_${account.id.slice(4)}`, email: account.email, name: account.name, role: 'owner', sign_in: [], created_at: account.created_at },
+    ]);
+    expect(json(await run('account', 'sso', account.id))).toEqual({ account_id: account.id, sso: null });
+    // The operator's key changes are recorded too, in the same chain.
+    const key = json<{ id: string }>(await run('key', 'create', '--account', account.id, '--scopes', 'tools', '--name', 'audited'));
+    json(await run('key', 'revoke', key.id, '--url', offline));
+    const actions = json<{ action: string; actor_type: string; target: string }[]>(await run('audit', 'list', '--account', account.id, '--limit', '2'));
+    expect(actions.map((r) => [r.action, r.actor_type, r.target])).toEqual([['key.revoked', 'operator', key.id], ['key.created', 'operator', key.id]]);
+    expect(json(await run('audit', 'verify', '--account', account.id))).toMatchObject({ chain: 'intact' });
+    expectUsageError(await run('audit', 'list', '--account', account.id, '--limit', '0'), /--limit/);
+  });
+});
+
 describe('live refresh', () => {
   it('calls the operator endpoint with the token from .dev.vars beside the configuration', async () => {
     writeFileSync(join(sb.dir, '.dev.vars'), 'OTHER=1\nADMIN_TOKEN=sandbox-admin-token-0123456789abcdef\n');

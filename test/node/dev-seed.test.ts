@@ -49,7 +49,7 @@ describe('dev --seed-only', () => {
     expect(statSync(join(ROOT, 'src/web/assets/sample.jpg')).size).toBeGreaterThan(10_000);
 
     const devVars = readFileSync(join(sb.dir, '.dev.vars'), 'utf8');
-    expect(devVars).toMatch(/^# my settings\nSOME_FLAG=on\nADMIN_TOKEN=[0-9A-Za-z]{32,}\nQR_SIGNING_SECRET=[0-9A-Za-z]{32,}\n$/);
+    expect(devVars).toMatch(/^# my settings\nSOME_FLAG=on\nADMIN_TOKEN=[0-9A-Za-z]{32,}\nQR_SIGNING_SECRET=[0-9A-Za-z]{32,}\nSSO_ENCRYPTION_KEY=[0-9A-Za-z]{32,}\n$/);
     expect(first.stdout).toMatch(/Tool catalogue: \d{2,} tools in 8 categories\./);
     const saved = join(sb.persistTo, 'shrinkray-demo-keys.json');
     expect(statSync(saved).mode & 0o777).toBe(0o600);

@@ -22,10 +22,10 @@ describe('GET /api/v1/openapi.json', () => {
   it('describes every public endpoint with its security and error responses', async () => {
     const doc = await document();
     expect(Object.keys(doc.paths).sort()).toEqual([
-      '/api/v1/account', '/api/v1/categories', '/api/v1/compress', '/api/v1/console/compress', '/api/v1/health',
+      '/api/v1/account', '/api/v1/audit-logs', '/api/v1/audit-logs/export', '/api/v1/categories', '/api/v1/compress', '/api/v1/console/compress', '/api/v1/health',
       '/api/v1/image-source-hosts', '/api/v1/img/{account_id}/{signature}/{options}/{source}', '/api/v1/keys',
-      '/api/v1/keys/{id}', '/api/v1/meta-tags', '/api/v1/meta-tags/bulk', '/api/v1/qr', '/api/v1/qr/image',
-      '/api/v1/signing-secrets', '/api/v1/signing-secrets/{id}', '/api/v1/tools',
+      '/api/v1/keys/{id}', '/api/v1/members', '/api/v1/members/invitations', '/api/v1/members/{id}', '/api/v1/meta-tags', '/api/v1/meta-tags/bulk', '/api/v1/qr', '/api/v1/qr/image',
+      '/api/v1/signing-secrets', '/api/v1/signing-secrets/{id}', '/api/v1/sso', '/api/v1/tools',
       '/api/v1/tools/{slug}', '/api/v1/usage', '/api/v1/webhooks', '/api/v1/webhooks/{id}', '/api/v1/webhooks/{id}/deliveries',
       '/api/v1/webhooks/{id}/deliveries/{msg_id}/retry', '/api/v1/webhooks/{id}/rotate-secret', '/api/v1/webhooks/{id}/test',
     ]);

@@ -92,9 +92,9 @@ describe('sign-in', () => {
 
   it('re-hashes a password stored with fewer iterations at the next sign-in', async () => {
     const { email } = await signedUp();
-    await env.DB.prepare('UPDATE accounts SET password_hash = ? WHERE email = ?').bind(await hashPassword(PASSWORD, 1000), email).run();
+    await env.DB.prepare('UPDATE members SET password_hash = ? WHERE email = ?').bind(await hashPassword(PASSWORD, 1000), email).run();
     expect((await signIn(new Browser(), email, PASSWORD)).status).toBe(303);
-    const row = await env.DB.prepare('SELECT password_hash FROM accounts WHERE email = ?').bind(email).first<{ password_hash: string }>();
+    const row = await env.DB.prepare('SELECT password_hash FROM members WHERE email = ?').bind(email).first<{ password_hash: string }>();
     expect(row!.password_hash).toMatch(/^pbkdf2-sha256\$100000\$/);
   });
 

@@ -24,5 +24,8 @@ declare module 'vitest' {
     fixtureOrigin: string;
     /** The webhook receiver of test/fixtures/receiver.ts, also the Worker's FETCH_TEST_ORIGIN. */
     webhookReceiver: string;
+    /** The OpenID provider of test/fixtures/oidc.ts (also in FETCH_TEST_ORIGIN), and its private signing key (JSON). */
+    oidcIssuer: string;
+    oidcPrivateJwk: string;
   }
 }

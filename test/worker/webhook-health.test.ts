@@ -3,6 +3,7 @@
 // an enabled endpoint leaves its streak alone.
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import type { AuditOrigin } from '../../src/audit/record.ts';
 import { createEndpoint, getEndpoint, recordHealth, updateEndpoint } from '../../src/webhooks/endpoints.ts';
 import { manageAccount } from './webhook-helpers.ts';
 
@@ -10,10 +11,11 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const FIVE_DAYS = 5 * DAY;
 const LONGEST_GAP = 10 * HOUR; // the default schedule's
+const OWNER: AuditOrigin = { actor: { type: 'key', id: null }, ip: null, userAgent: null };
 
 async function endpoint() {
   const account = await manageAccount();
-  const created = await createEndpoint(env.DB, account.accountId, { url: 'https://hooks.example.com/x', events: ['key.created'] }, Date.UTC(2026, 10, 1));
+  const created = await createEndpoint(env.DB, account.accountId, { url: 'https://hooks.example.com/x', events: ['key.created'] }, Date.UTC(2026, 10, 1), OWNER);
   if (!created.ok) throw new Error('not created');
   return { accountId: account.accountId, id: created.endpoint.id };
 }
@@ -44,10 +46,10 @@ describe('failure streaks', () => {
   it('survive an edit of an enabled endpoint, and end when it is switched back on', async () => {
     const { accountId, id } = await endpoint();
     await fail(id, t0);
-    await updateEndpoint(env.DB, accountId, id, { description: 'renamed' }, t0 + HOUR);
+    await updateEndpoint(env.DB, accountId, id, { description: 'renamed' }, t0 + HOUR, OWNER);
     expect(await streakOf(id)).toBe(t0);
-    await updateEndpoint(env.DB, accountId, id, { enabled: false }, t0 + 2 * HOUR);
-    await updateEndpoint(env.DB, accountId, id, { enabled: true }, t0 + 3 * HOUR);
+    await updateEndpoint(env.DB, accountId, id, { enabled: false }, t0 + 2 * HOUR, OWNER);
+    await updateEndpoint(env.DB, accountId, id, { enabled: true }, t0 + 3 * HOUR, OWNER);
     expect(await streakOf(id)).toBeNull();
   });
 });

@@ -37,6 +37,7 @@ ${input('email', 'Email', 'email', state, html`autocomplete="username" maxlength
 ${input('password', 'Password', 'password', state, html`autocomplete="current-password" maxlength="${PASSWORD_MAX_LENGTH}"`)}
 <button type="submit">Sign in</button>
 </form>
+<p>Your organisation uses single sign-on? <a href="/sso/start">Sign in with SSO</a></p>
 <p>New here? <a href="/signup">Create an account</a>: free tier keys for both APIs in a minute.</p>`;
   return renderPage({ title: 'Sign in', csrf: state.csrf, account: null, section: 'signin', narrow: true, body });
 }

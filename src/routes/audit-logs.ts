@@ -1,0 +1,104 @@
+// The audit log over the management API: a page of records newest first, and the export (NDJSON or
+// CSV, oldest first). Read-only by construction: no route here writes, and D1 refuses changes anyway.
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { requireEnterprise } from '../accounts/enterprise.ts';
+import { AUDIT_EXPORT_MAX, AUDIT_PAGE_DEFAULT, AUDIT_RETENTION_DAYS } from '../audit/limits.ts';
+import { CSV_COLUMNS, csvLine, exportAudit, listAudit, type AuditFilters } from '../audit/query.ts';
+import { accountAuth } from '../http/account-auth.ts';
+import type { AppEnv } from '../http/context.ts';
+import { AuditExportQuery, AuditListQuery, AuditPage } from './audit-schema.ts';
+import { MANAGE_SECURITY, MANAGE_TAG } from './manage-schema.ts';
+import { errorResponses } from './schemas.ts';
+
+export const AUDIT_PATH = '/api/v1/audit-logs';
+const NOTE =
+  ` Tools tier enterprise (403 plan_upgrade_required otherwise); a manage key, or a signed-in owner or admin. Records are kept ${AUDIT_RETENTION_DAYS} days and are never changed: ` +
+  'each carries the hash of the one before it (prev_hash), so an edited or missing record shows.';
+
+const enterprise = async (c: Context<AppEnv>, next: () => Promise<void>) => {
+  requireEnterprise(c.var.principal.toolsTier, 'the audit log');
+  await next();
+};
+const guards = [accountAuth, enterprise] as const;
+
+export const filtersOf = (q: { since?: string | undefined; until?: string | undefined; action?: string | undefined; actor?: string | undefined }): AuditFilters => ({
+  since: q.since === undefined ? undefined : Date.parse(q.since),
+  until: q.until === undefined ? undefined : Date.parse(q.until),
+  action: q.action,
+  actor: q.actor,
+});
+
+const listRoute = createRoute({
+  method: 'get',
+  path: AUDIT_PATH,
+  summary: "The account's audit log, newest first, filtered and paged",
+  description: `Every change of state and every sign-in, one record each.${NOTE}`,
+  tags: [MANAGE_TAG],
+  security: MANAGE_SECURITY,
+  middleware: [...guards] as const,
+  request: { query: AuditListQuery },
+  responses: {
+    200: { description: 'A page of records', content: { 'application/json': { schema: AuditPage } } },
+    ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'plan_upgrade_required'),
+  },
+});
+
+const exportRoute = createRoute({
+  method: 'get',
+  path: `${AUDIT_PATH}/export`,
+  summary: 'Export the audit log as NDJSON or CSV, oldest first (chain order)',
+  description: `Same filters as the list; at most ${AUDIT_EXPORT_MAX} records per export (narrow since/until for more). NDJSON lines are the list's records; verify the chain from them.${NOTE}`,
+  tags: [MANAGE_TAG],
+  security: MANAGE_SECURITY,
+  middleware: [...guards] as const,
+  request: { query: AuditExportQuery },
+  responses: {
+    200: {
+      description: 'The records, streamed',
+      content: { 'application/x-ndjson': { schema: { type: 'string' } }, 'text/csv': { schema: { type: 'string' } } },
+    },
+    ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'plan_upgrade_required'),
+  },
+});
+
+/** The export as a byte stream: D1 is read chunk by chunk as the client reads. */
+export function exportResponse(db: D1Database, accountId: string, filters: AuditFilters, format: 'ndjson' | 'csv'): Response {
+  const records = exportAudit(db, accountId, filters);
+  const encoder = new TextEncoder();
+  let headerSent = format !== 'csv';
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!headerSent) {
+        headerSent = true;
+        controller.enqueue(encoder.encode(`${CSV_COLUMNS.join(',')}\r\n`));
+        return;
+      }
+      const next = await records.next();
+      if (next.done) return controller.close();
+      controller.enqueue(encoder.encode(format === 'csv' ? csvLine(next.value) : `${JSON.stringify(next.value)}\n`));
+    },
+  });
+  const type = format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8';
+  return new Response(body, {
+    headers: { 'Content-Type': type, 'Content-Disposition': `attachment; filename="audit-log.${format === 'csv' ? 'csv' : 'ndjson'}"`, 'Cache-Control': 'no-store' },
+  });
+}
+
+export function registerAuditLogs(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(listRoute, async (c) => {
+    const q = c.req.valid('query');
+    const page = await listAudit(c.env.DB, c.var.principal.accountId, filtersOf(q), {
+      limit: q.limit ?? AUDIT_PAGE_DEFAULT,
+      cursor: q.cursor === undefined ? undefined : Number(q.cursor),
+    });
+    return c.json({ data: page.records, meta: { request_id: c.var.requestId, next_cursor: page.nextCursor } }, 200);
+  });
+
+  app.openapi(exportRoute, (c) => {
+    const q = c.req.valid('query');
+    const res = exportResponse(c.env.DB, c.var.principal.accountId, filtersOf(q), q.format);
+    res.headers.set('X-Request-Id', c.var.requestId);
+    return res as never;
+  });
+}

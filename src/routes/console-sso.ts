@@ -1,0 +1,60 @@
+// The console's single sign-on settings page (owners and admins, by the role gate). Thin: src/sso/.
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { isEnterprise } from '../accounts/enterprise.ts';
+import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
+import { clock } from '../env.ts';
+import { auditOrigin } from '../http/audit-origin.ts';
+import type { AppEnv } from '../http/context.ts';
+import { csrfTokenFor, csrfValid } from '../http/csrf.ts';
+import { ApiError } from '../http/errors.ts';
+import { field, readForm } from '../http/form-body.ts';
+import { redirectPage, sendPage } from '../http/pages.ts';
+import { loadSession, requireSessionPage } from '../http/session.ts';
+import { deleteSso, getSso, saveSso } from '../sso/config.ts';
+import { ssoSettingsPage, type SsoSettingsState } from '../web/views/sso.ts';
+import { SsoBody } from './sso-schema.ts';
+import { redirectUriOf, saveRefusal } from './sso.ts';
+
+const EXPIRED_FORM = 'This form had expired or came from another site. Nothing was changed; please try again.';
+const signedIn = [loadSession, requireSessionPage] as const;
+
+async function settings(c: Context<AppEnv>, extra: Partial<SsoSettingsState> = {}, status: 200 | 400 | 403 = 200) {
+  const s = c.var.session!;
+  const enterprise = isEnterprise(s.account.tools_tier);
+  const sso = enterprise ? await getSso(c.env.DB, s.account.id) : null;
+  return sendPage(c, ssoSettingsPage({ csrf: csrfTokenFor(c), account: s.account, enterprise, sso, redirectUri: redirectUriOf(c), ...extra }), status);
+}
+
+export function registerConsoleSso(app: OpenAPIHono<AppEnv>): void {
+  app.get('/sso', ...signedIn, (c) => settings(c, c.req.query('saved') === '1' ? { notice: 'Saved.' } : {}));
+
+  app.post('/sso', ...signedIn, async (c) => {
+    const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
+    const values = { issuer: field(form, 'issuer'), client_id: field(form, 'client_id'), domains: field(form, 'domains'), require_sso: field(form, 'require_sso') === '1' };
+    if (!(await csrfValid(c, field(form, '_csrf')))) return settings(c, { error: EXPIRED_FORM, values }, 403);
+    const s = c.var.session!;
+    if (!isEnterprise(s.account.tools_tier)) return settings(c, {}, 403);
+    const parsed = SsoBody.safeParse({ ...values, client_secret: field(form, 'client_secret'), domains: values.domains.split(',').map((d) => d.trim()).filter(Boolean) });
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return settings(c, { error: `The ${String(issue?.path[0] ?? 'form')} ${issue?.message ?? 'is not valid'}.`, values }, 400);
+    }
+    try {
+      const saved = await saveSso(c.env, s.account.id, parsed.data, clock(c.env), auditOrigin(c));
+      if (!saved.ok) return settings(c, { error: `${saveRefusal(saved).message}.`, values }, 400);
+    } catch (err) {
+      if (err instanceof ApiError && (err.status < 500 || err.code === 'fetch_failed')) return settings(c, { error: `The issuer could not be used: ${err.message}.`, values }, 400);
+      throw err;
+    }
+    return redirectPage(c, '/sso?saved=1');
+  });
+
+  app.post('/sso/delete', ...signedIn, async (c) => {
+    const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
+    if (!(await csrfValid(c, field(form, '_csrf')))) return settings(c, { error: EXPIRED_FORM }, 403);
+    const s = c.var.session!;
+    if (isEnterprise(s.account.tools_tier)) await deleteSso(c.env.DB, s.account.id, clock(c.env), auditOrigin(c));
+    return redirectPage(c, '/sso');
+  });
+}

@@ -1,0 +1,144 @@
+// Single sign-on: the configuration over the management API (GET/PUT/DELETE /api/v1/sso; the secret is
+// never returned), and the browser's way through it: /sso/start?email= → the issuer → /sso/callback →
+// the console, signed in. The domain is src/sso/.
+import { createRoute, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import { requireEnterprise } from '../accounts/enterprise.ts';
+import { appendAudit } from '../audit/log.ts';
+import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
+import { clock } from '../env.ts';
+import { accountAuth } from '../http/account-auth.ts';
+import { auditOrigin } from '../http/audit-origin.ts';
+import type { AppEnv } from '../http/context.ts';
+import { csrfTokenFor } from '../http/csrf.ts';
+import { ApiError } from '../http/errors.ts';
+import { readJsonBody } from '../http/json-body.ts';
+import { PAGE_CSP, pageHeaders, sendPage } from '../http/pages.ts';
+import { cookieOptions, isLocalDevelopment, loadSession } from '../http/session.ts';
+import { badRequestFrom } from '../http/validation.ts';
+import { deleteSso, getSso, saveSso, type SaveOutcome } from '../sso/config.ts';
+import { finishSso, startSso } from '../sso/flow.ts';
+import { SSO_LOGIN_TTL_MS } from '../sso/limits.ts';
+import { messagePage } from '../web/views/message.ts';
+import { ssoStartPage } from '../web/views/sso.ts';
+import { safeNext, signInOrigin, startSession } from './auth-pages.ts';
+import { MANAGE_NOTE, MANAGE_SECURITY, MANAGE_TAG } from './manage-schema.ts';
+import { errorResponses } from './schemas.ts';
+import { SsoBody, SsoOne } from './sso-schema.ts';
+
+export const SSO_PATH = '/api/v1/sso';
+const NOTE = ` Tools tier enterprise (403 plan_upgrade_required otherwise); a manage key or a signed-in owner or admin.${MANAGE_NOTE}`;
+
+const enterprise = async (c: Context<AppEnv>, next: () => Promise<void>) => {
+  requireEnterprise(c.var.principal.toolsTier, 'single sign-on');
+  await next();
+};
+const guards = [accountAuth, enterprise] as const;
+const meta = (c: Context<AppEnv>) => ({ request_id: c.var.requestId });
+
+export const redirectUriOf = (c: Context<AppEnv>): string => `${new URL(c.req.url).origin}/sso/callback`;
+const stateCookie = (c: Context<AppEnv>) => (isLocalDevelopment(c.req.url) ? 'sr_sso_state' : '__Host-sr_sso_state');
+
+export function saveRefusal(outcome: Exclude<SaveOutcome, { ok: true }>): ApiError {
+  return new ApiError('bad_request', `these domains are covered by another account's SSO: ${outcome.domains.join(', ')}`, { param: 'domains', details: { domains: outcome.domains } });
+}
+
+const getRoute = createRoute({
+  method: 'get', path: SSO_PATH, summary: "The account's single sign-on configuration (never the secret)", description: `404 when none is configured.${NOTE}`,
+  tags: [MANAGE_TAG], security: MANAGE_SECURITY, middleware: [...guards] as const,
+  responses: { 200: { description: 'The configuration', content: { 'application/json': { schema: SsoOne } } }, ...errorResponses('unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found') },
+});
+
+const putDoc: RouteConfig = {
+  method: 'put', path: SSO_PATH, summary: 'Configure single sign-on (OpenID Connect): issuer, client, email domains, require SSO',
+  description:
+    'The issuer must serve its discovery document (/.well-known/openid-configuration) naming itself exactly, over https on a public host (the rules of every outbound fetch). ' +
+    `Register redirect_uri (in the answer) with the issuer. A domain belongs to one account's SSO (400 if another has it). Writes sso.configured.${NOTE}`,
+  tags: [MANAGE_TAG], security: MANAGE_SECURITY,
+  request: { body: { required: true, content: { 'application/json': { schema: SsoBody } } } },
+  responses: {
+    200: { description: 'The configuration as stored', content: { 'application/json': { schema: SsoOne } } },
+    ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'plan_upgrade_required', 'payload_too_large', 'fetch_failed'),
+  },
+};
+
+const deleteRoute = createRoute({
+  method: 'delete', path: SSO_PATH, summary: 'Remove single sign-on: members sign in with passwords again', description: `Writes sso.removed.${NOTE}`,
+  tags: [MANAGE_TAG], security: MANAGE_SECURITY, middleware: [...guards] as const,
+  responses: { 200: { description: 'The configuration as it was', content: { 'application/json': { schema: SsoOne } } }, ...errorResponses('unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found') },
+});
+
+const MESSAGES: Record<string, string> = {
+  state: 'This sign-in link has expired, was already used, or was started in another browser. Start again.',
+  issuer_error: 'Your identity provider did not sign you in.',
+  token: 'Your identity provider\'s answer failed our checks, so you are not signed in.',
+  email: 'Your identity provider did not give an email address that this account\'s single sign-on covers.',
+  other_account: 'This email belongs to another Shrinkray account or identity.',
+  team_full: 'This account has as many members as it may have. Ask an owner or admin to remove one.',
+};
+
+/**
+ * The "Sign in with SSO" form is answered by a redirect to the issuer, and browsers apply the page's CSP
+ * form-action to that redirect too: this one page (no user content) lets forms lead to any https origin,
+ * and to the FETCH_TEST_ORIGIN loopback origins in tests and local runs.
+ */
+function startPage(c: Context<AppEnv>, page: string, status: 200 | 400 | 404): Response {
+  const res = sendPage(c, page, status);
+  const test = (c.env.FETCH_TEST_ORIGIN ?? '').split(',').map((o) => URL.parse(o.trim())?.origin).filter((o): o is string => !!o && o !== 'null');
+  res.headers.set('Content-Security-Policy', PAGE_CSP.replace("form-action 'self'", `form-action 'self' https: ${test.join(' ')}`.trimEnd()));
+  return res;
+}
+
+export function registerSso(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(getRoute, async (c) => {
+    const sso = await getSso(c.env.DB, c.var.principal.accountId);
+    if (!sso) throw new ApiError('not_found', 'single sign-on is not configured for this account');
+    return c.json({ data: { ...sso, redirect_uri: redirectUriOf(c) }, meta: meta(c) }, 200);
+  });
+
+  app.openAPIRegistry.registerPath(putDoc);
+  app.put(SSO_PATH, ...guards, async (c) => {
+    const parsed = SsoBody.safeParse(await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"issuer":"https://login.example.com","client_id":"…","client_secret":"…","domains":["example.com"],"require_sso":false}'));
+    if (!parsed.success) throw badRequestFrom(parsed.error.issues);
+    const saved = await saveSso(c.env, c.var.principal.accountId, parsed.data, clock(c.env), auditOrigin(c));
+    if (!saved.ok) throw saveRefusal(saved);
+    return c.json({ data: { ...saved.sso, redirect_uri: redirectUriOf(c) }, meta: meta(c) }, 200);
+  });
+
+  app.openapi(deleteRoute, async (c) => {
+    const gone = await deleteSso(c.env.DB, c.var.principal.accountId, clock(c.env), auditOrigin(c));
+    if (!gone) throw new ApiError('not_found', 'single sign-on is not configured for this account');
+    return c.json({ data: { ...gone, redirect_uri: redirectUriOf(c) }, meta: meta(c) }, 200);
+  });
+
+  app.get('/sso/start', loadSession, async (c) => {
+    const email = (c.req.query('email') ?? '').trim();
+    const next = safeNext(c.req.query('next'), new URL(c.req.url).origin);
+    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) {
+      return startPage(c, ssoStartPage({ csrf: csrfTokenFor(c), email, error: email ? 'Enter an email address like name@example.com.' : undefined }), email ? 400 : 200);
+    }
+    const started = await startSso(c.env, email, redirectUriOf(c), next, clock(c.env));
+    if (!started.ok) return startPage(c, ssoStartPage({ csrf: csrfTokenFor(c), email, error: 'Single sign-on is not set up for this email\'s domain. Sign in with your password instead.' }), 404);
+    setCookie(c, stateCookie(c), started.state, cookieOptions(c, Math.round(SSO_LOGIN_TTL_MS / 1000)));
+    pageHeaders(c);
+    return c.redirect(started.url, 302);
+  });
+
+  app.get('/sso/callback', loadSession, async (c) => {
+    const now = clock(c.env);
+    const query = { code: c.req.query('code'), state: c.req.query('state'), error: c.req.query('error') };
+    const outcome = await finishSso(c.env, query, getCookie(c, stateCookie(c)), redirectUriOf(c), now, (id) => signInOrigin(c, id));
+    setCookie(c, stateCookie(c), '', cookieOptions(c, 0));
+    if (!outcome.ok) {
+      if (outcome.accountId) {
+        await appendAudit(c.env.DB, signInOrigin(c, null), {
+          accountId: outcome.accountId, action: 'session.sign_in_failed', target: outcome.accountId, result: 'failure', details: { method: 'sso', reason: outcome.reason, detail: outcome.detail },
+        }, now);
+      }
+      const page = messagePage({ title: 'Not signed in', message: MESSAGES[outcome.reason] ?? 'Sign-in failed.', csrf: csrfTokenFor(c), account: null });
+      return sendPage(c, page, outcome.reason === 'state' ? 400 : 401);
+    }
+    return startSession(c, outcome, outcome.next ?? undefined, 'sso');
+  });
+}

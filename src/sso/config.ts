@@ -1,0 +1,93 @@
+// An account's SSO configuration: read (never the secret), save, remove. Saving checks the issuer first
+// (its discovery document must name itself), encrypts the secret, claims the email domains, and writes
+// sso.configured, all in one D1 batch.
+import { iso } from '../accounts/account-view.ts';
+import { batchWithAudit, type AuditOrigin } from '../audit/log.ts';
+import { discover } from './discovery.ts';
+import { encryptSecret } from './secret.ts';
+
+export interface SsoView {
+  issuer: string;
+  client_id: string;
+  domains: string[];
+  require_sso: boolean;
+  updated_at: string;
+}
+
+export interface SsoInput {
+  issuer: string;
+  client_id: string;
+  client_secret: string;
+  domains: string[];
+  require_sso: boolean;
+}
+
+export interface SsoRow {
+  account_id: string;
+  issuer: string;
+  client_id: string;
+  client_secret_enc: string;
+  domains: string;
+  require_sso: number;
+  updated_at: number;
+}
+
+const SQL = {
+  one: 'SELECT account_id, issuer, client_id, client_secret_enc, domains, require_sso, updated_at FROM sso_configs WHERE account_id = ?',
+  upsert:
+    'INSERT INTO sso_configs (account_id, issuer, client_id, client_secret_enc, domains, require_sso, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ' +
+    'ON CONFLICT (account_id) DO UPDATE SET issuer = ?2, client_id = ?3, client_secret_enc = ?4, domains = ?5, require_sso = ?6, updated_at = ?7',
+  dropDomains: 'DELETE FROM sso_domains WHERE account_id = ?',
+  claimDomain: 'INSERT INTO sso_domains (domain, account_id) VALUES (?, ?)',
+  delete: 'DELETE FROM sso_configs WHERE account_id = ?',
+  takenBy: 'SELECT domain FROM sso_domains WHERE domain IN (SELECT value FROM json_each(?)) AND account_id <> ?',
+} as const;
+
+export const viewOf = (row: SsoRow): SsoView => ({
+  issuer: row.issuer, client_id: row.client_id, domains: row.domains.split(','), require_sso: row.require_sso === 1, updated_at: iso(row.updated_at) as string,
+});
+
+export const ssoRow = (db: D1Database, accountId: string): Promise<SsoRow | null> => db.prepare(SQL.one).bind(accountId).first<SsoRow>();
+
+export async function getSso(db: D1Database, accountId: string): Promise<SsoView | null> {
+  const row = await ssoRow(db, accountId);
+  return row ? viewOf(row) : null;
+}
+
+export type SaveOutcome = { ok: true; sso: SsoView } | { ok: false; reason: 'domain_taken'; domains: string[] };
+
+interface SsoEnv {
+  DB: D1Database;
+  SSO_ENCRYPTION_KEY?: string;
+  FETCH_TEST_ORIGIN?: string;
+}
+
+export async function saveSso(env: SsoEnv, accountId: string, input: SsoInput, now: number, origin: AuditOrigin): Promise<SaveOutcome> {
+  const domains = [...new Set(input.domains.map((d) => d.toLowerCase()))];
+  const taken = await env.DB.prepare(SQL.takenBy).bind(JSON.stringify(domains), accountId).all<{ domain: string }>();
+  if (taken.results.length > 0) return { ok: false, reason: 'domain_taken', domains: taken.results.map((r) => r.domain) };
+  // Throws a 400 (rules, mismatched issuer) or 502 (unreachable) before anything is stored.
+  await discover(input.issuer, env.FETCH_TEST_ORIGIN);
+  const sealed = await encryptSecret(env.SSO_ENCRYPTION_KEY, accountId, input.client_secret);
+  const db = env.DB;
+  try {
+    await batchWithAudit(db, [
+      db.prepare(SQL.upsert).bind(accountId, input.issuer, input.client_id, sealed, domains.join(','), input.require_sso ? 1 : 0, now),
+      db.prepare(SQL.dropDomains).bind(accountId),
+      ...domains.map((d) => db.prepare(SQL.claimDomain).bind(d, accountId)),
+    ], origin, { accountId, action: 'sso.configured', target: accountId, details: { issuer: input.issuer, client_id: input.client_id, domains, require_sso: input.require_sso } }, now);
+  } catch (err) {
+    // Another account claimed a domain since the check: the batch rolled back whole.
+    if (String(err).includes('sso_domains.domain')) return { ok: false, reason: 'domain_taken', domains };
+    throw err;
+  }
+  return { ok: true, sso: { issuer: input.issuer, client_id: input.client_id, domains, require_sso: input.require_sso, updated_at: iso(now) as string } };
+}
+
+export async function deleteSso(db: D1Database, accountId: string, now: number, origin: AuditOrigin): Promise<SsoView | null> {
+  const before = await getSso(db, accountId);
+  if (!before) return null;
+  await batchWithAudit(db, [db.prepare(SQL.dropDomains).bind(accountId), db.prepare(SQL.delete).bind(accountId)], origin,
+    { accountId, action: 'sso.removed', target: accountId, details: { issuer: before.issuer } }, now);
+  return before;
+}

@@ -1,0 +1,151 @@
+// Sign-in by OpenID Connect, authorization code with PKCE, state and nonce. `start` records the
+// attempt (the state's hash, the verifier, the nonce) and gives the issuer's URL; `finish` consumes the
+// attempt once, exchanges the code, checks the ID token (signature against the issuer's JWKS, issuer,
+// audience, expiry, nonce) with jose, and finds or makes (just in time) the member.
+import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { randomBase62, sha256Hex } from '../accounts/keys.ts';
+import { isEnterprise } from '../accounts/enterprise.ts';
+import type { ToolsTier } from '../accounts/tiers.ts';
+import { batchWithAudit, type AuditOrigin } from '../audit/log.ts';
+import { randomToken } from '../auth/sessions.ts';
+import { ssoRow } from './config.ts';
+import { discover, exchangeCode, fetchJwks } from './discovery.ts';
+import { emailDomain, ssoAccountFor } from './domains.ts';
+import { SSO_ALGORITHMS, SSO_CLOCK_TOLERANCE_S, SSO_JIT_ROLE, SSO_LOGIN_TTL_MS, SSO_RANDOM_BYTES } from './limits.ts';
+import { decryptSecret } from './secret.ts';
+import { MAX_MEMBERS_PER_ACCOUNT } from '../teams/limits.ts';
+
+interface SsoEnv {
+  DB: D1Database;
+  SSO_ENCRYPTION_KEY?: string;
+  FETCH_TEST_ORIGIN?: string;
+}
+
+export type StartOutcome = { ok: true; url: string; state: string } | { ok: false; reason: 'no_sso' };
+
+const b64url = (bytes: ArrayBuffer): string => btoa(String.fromCharCode(...new Uint8Array(bytes))).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+
+export async function startSso(env: SsoEnv, email: string, redirectUri: string, next: string | undefined, now: number): Promise<StartOutcome> {
+  const accountId = await ssoAccountFor(env.DB, email);
+  const config = accountId ? await ssoRow(env.DB, accountId) : null;
+  const tier = accountId ? await env.DB.prepare('SELECT tools_tier FROM accounts WHERE id = ?').bind(accountId).first<{ tools_tier: ToolsTier }>() : null;
+  if (!accountId || !config || !tier || !isEnterprise(tier.tools_tier)) return { ok: false, reason: 'no_sso' };
+  const metadata = await discover(config.issuer, env.FETCH_TEST_ORIGIN);
+  const state = randomToken(SSO_RANDOM_BYTES);
+  const nonce = randomToken(SSO_RANDOM_BYTES);
+  const verifier = randomToken(SSO_RANDOM_BYTES);
+  const challenge = b64url(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier)));
+  await env.DB.batch([
+    env.DB.prepare('DELETE FROM sso_logins WHERE expires_at <= ?').bind(now),
+    env.DB.prepare('INSERT INTO sso_logins (state_hash, account_id, code_verifier, nonce, next, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .bind(await sha256Hex(state), accountId, verifier, nonce, next ?? null, now, now + SSO_LOGIN_TTL_MS),
+  ]);
+  const url = new URL(metadata.authorization_endpoint);
+  const params = {
+    response_type: 'code', client_id: config.client_id, redirect_uri: redirectUri, scope: 'openid email profile',
+    state, nonce, code_challenge: challenge, code_challenge_method: 'S256', login_hint: email,
+  };
+  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  return { ok: true, url: url.href, state };
+}
+
+export type SsoFailure =
+  | 'state' // unknown, used or expired state, or not this browser's
+  | 'issuer_error' // the issuer answered with ?error=
+  | 'token' // the ID token failed a check
+  | 'email' // no verified email, or one outside the configured domains
+  | 'other_account' // the email is a member of another account, or the subject does not match
+  | 'team_full'; // the account has MAX_MEMBERS_PER_ACCOUNT members and invitations
+
+export type FinishOutcome =
+  | { ok: true; accountId: string; memberId: string; next: string | null; created: boolean }
+  | { ok: false; reason: SsoFailure; accountId: string | null; detail: string };
+
+export interface IdTokenCheck {
+  issuer: string;
+  clientId: string;
+  nonce: string;
+  jwks: { keys: JsonWebKey[] };
+  now: number;
+}
+
+/** The ID token's checks; throws an Error naming the first that fails. Exported for the token tests. */
+export async function verifyIdToken(token: string, check: IdTokenCheck): Promise<JWTPayload> {
+  const { payload } = await jwtVerify(token, createLocalJWKSet(check.jwks as never), {
+    issuer: check.issuer,
+    audience: check.clientId,
+    algorithms: SSO_ALGORITHMS,
+    clockTolerance: SSO_CLOCK_TOLERANCE_S,
+    currentDate: new Date(check.now),
+    requiredClaims: ['sub', 'exp', 'iat'],
+  });
+  // Several audiences: the token must have been issued to us (OIDC Core 3.1.3.7, azp).
+  if (Array.isArray(payload.aud) && payload.aud.length > 1 && payload.azp !== check.clientId) throw new Error('azp is not our client id');
+  if (payload.nonce !== check.nonce) throw new Error('nonce does not match this sign-in');
+  return payload;
+}
+
+const describe = (err: unknown): string => {
+  if (err instanceof joseErrors.JOSEError) return `${err.code}: ${err.message}`;
+  return err instanceof Error ? err.message : String(err);
+};
+
+export async function finishSso(
+  env: SsoEnv, query: { code?: string; state?: string; error?: string }, browserState: string | undefined, redirectUri: string, now: number,
+  origin: (memberId: string | null) => AuditOrigin,
+): Promise<FinishOutcome> {
+  const fail = (reason: SsoFailure, accountId: string | null, detail: string): FinishOutcome => ({ ok: false, reason, accountId, detail });
+  if (!query.state || !/^[A-Za-z0-9_-]{43}$/.test(query.state)) return fail('state', null, 'no state');
+  // Single use: the row is deleted as it is read, whatever follows.
+  const login = await env.DB.prepare('DELETE FROM sso_logins WHERE state_hash = ? RETURNING account_id, code_verifier, nonce, next, expires_at')
+    .bind(await sha256Hex(query.state)).first<{ account_id: string; code_verifier: string; nonce: string; next: string | null; expires_at: number }>();
+  if (!login || login.expires_at <= now) return fail('state', login?.account_id ?? null, 'unknown, used or expired state');
+  // The state must come back to the browser that started the sign-in (login CSRF).
+  if (browserState !== query.state) return fail('state', login.account_id, 'state was started in another browser');
+  if (query.error || !query.code) return fail('issuer_error', login.account_id, query.error ?? 'no code');
+  const config = await ssoRow(env.DB, login.account_id);
+  if (!config) return fail('state', login.account_id, 'SSO is no longer configured');
+  const metadata = await discover(config.issuer, env.FETCH_TEST_ORIGIN);
+  const secret = await decryptSecret(env.SSO_ENCRYPTION_KEY, login.account_id, config.client_secret_enc);
+  const tokens = await exchangeCode(metadata, env.FETCH_TEST_ORIGIN, { id: config.client_id, secret }, {
+    grant_type: 'authorization_code', code: query.code, redirect_uri: redirectUri, code_verifier: login.code_verifier,
+  });
+  if (typeof tokens.id_token !== 'string') return fail('token', login.account_id, 'the token endpoint returned no id_token');
+  let claims: JWTPayload;
+  try {
+    claims = await verifyIdToken(tokens.id_token, { issuer: config.issuer, clientId: config.client_id, nonce: login.nonce, jwks: await fetchJwks(metadata, env.FETCH_TEST_ORIGIN), now });
+  } catch (err) {
+    return fail('token', login.account_id, describe(err));
+  }
+  const email = typeof claims.email === 'string' ? claims.email : '';
+  if (!email || claims.email_verified === false) return fail('email', login.account_id, 'the ID token carries no verified email');
+  if (!config.domains.split(',').includes(emailDomain(email))) return fail('email', login.account_id, `${emailDomain(email)} is not a domain of this account's SSO`);
+  const sub = String(claims.sub);
+  const member = await env.DB.prepare('SELECT id, account_id, sso_subject FROM members WHERE email = ? COLLATE NOCASE').bind(email).first<{ id: string; account_id: string; sso_subject: string | null }>();
+  if (member) {
+    if (member.account_id !== login.account_id) return fail('other_account', login.account_id, 'this email is a member of another account');
+    if (member.sso_subject !== null && member.sso_subject !== sub) return fail('other_account', login.account_id, 'this member is linked to another identity at the issuer');
+    if (member.sso_subject === null) await env.DB.prepare('UPDATE members SET sso_subject = ? WHERE id = ?').bind(sub, member.id).run();
+    return { ok: true, accountId: login.account_id, memberId: member.id, next: login.next, created: false };
+  }
+  // Just in time: the member is made at the first sign-in, as a developer, or with the role of a pending
+  // invitation for this email (which the same batch marks accepted).
+  const memberId = `mem_${randomBase62(16)}`;
+  const name = typeof claims.name === 'string' && claims.name.trim() ? claims.name.trim().slice(0, 100) : email;
+  const invitation = await env.DB.prepare(
+    'SELECT id, role FROM invitations WHERE account_id = ? AND email = ? COLLATE NOCASE AND member_id IS NULL AND expires_at > ? ORDER BY created_at DESC LIMIT 1',
+  ).bind(login.account_id, email, now).first<{ id: string; role: string }>();
+  const role = invitation?.role ?? SSO_JIT_ROLE;
+  // Within the same cap as invitations (the invitation being accepted not counted twice), checked in the inserting statement.
+  const [inserted] = await batchWithAudit(env.DB, [
+    env.DB.prepare(
+      'INSERT INTO members (id, account_id, email, name, role, password_hash, sso_subject, created_at) SELECT ?1, ?2, ?3, ?4, ?5, NULL, ?6, ?7 ' +
+      'WHERE (SELECT COUNT(*) FROM members WHERE account_id = ?2) + (SELECT COUNT(*) FROM invitations WHERE account_id = ?2 AND member_id IS NULL AND expires_at > ?7 AND id <> ?9) < ?8',
+    ).bind(memberId, login.account_id, email, name, role, sub, now, MAX_MEMBERS_PER_ACCOUNT, invitation?.id ?? ''),
+    ...(invitation ? [env.DB.prepare('UPDATE invitations SET accepted_at = ?1, member_id = ?2 WHERE id = ?3 AND member_id IS NULL AND EXISTS (SELECT 1 FROM members WHERE id = ?2)').bind(now, memberId, invitation.id)] : []),
+  ], origin(memberId), {
+    accountId: login.account_id, action: 'member.joined', target: memberId, details: { email, role, via: 'sso', ...(invitation ? { invitation: invitation.id } : {}) },
+  }, now, { sql: 'EXISTS (SELECT 1 FROM members WHERE id = ?)', params: [memberId] });
+  if (inserted?.meta.changes !== 1) return fail('team_full', login.account_id, `the account has ${MAX_MEMBERS_PER_ACCOUNT} members and invitations, the most it may`);
+  return { ok: true, accountId: login.account_id, memberId, next: login.next, created: true };
+}

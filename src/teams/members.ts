@@ -1,0 +1,185 @@
+// An account's members: list, invite (a single-use link), accept, change a role, remove. Each change is
+// written with its audit record in one D1 batch. The last owner can neither leave nor be demoted: the
+// condition is in the changing statement itself, so two concurrent demotions cannot both pass it.
+import { randomBase62, sha256Hex } from '../accounts/keys.ts';
+import { iso } from '../accounts/account-view.ts';
+import { batchWithAudit, type AuditOrigin } from '../audit/log.ts';
+import { randomToken } from '../auth/sessions.ts';
+import { INVITATION_TOKEN_BYTES, INVITATION_TTL_MS, MAX_MEMBERS_PER_ACCOUNT } from './limits.ts';
+import type { Role } from './roles.ts';
+
+export interface MemberView {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  /** How the member signs in: a password, SSO, or both. */
+  sign_in: ('password' | 'sso')[];
+  created_at: string;
+}
+
+export interface InvitationView {
+  id: string;
+  email: string;
+  role: Role;
+  created_at: string;
+  expires_at: string;
+}
+
+interface MemberRow {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  has_password: number;
+  has_sso: number;
+  created_at: number;
+}
+
+const MEMBER_COLUMNS = 'id, email, name, role, password_hash IS NOT NULL AS has_password, sso_subject IS NOT NULL AS has_sso, created_at';
+/** Owners of account ?, for the last-owner rule. */
+const OWNERS = "(SELECT COUNT(*) FROM members WHERE account_id = ? AND role = 'owner')";
+const SQL = {
+  list: `SELECT ${MEMBER_COLUMNS} FROM members WHERE account_id = ? ORDER BY created_at, id`,
+  one: `SELECT ${MEMBER_COLUMNS} FROM members WHERE id = ? AND account_id = ?`,
+  pending: 'SELECT id, email, role, created_at, expires_at FROM invitations WHERE account_id = ? AND member_id IS NULL AND expires_at > ? ORDER BY created_at',
+  emailTaken:
+    'SELECT (SELECT COUNT(*) FROM members WHERE email = ?1 COLLATE NOCASE) + ' +
+    '(SELECT COUNT(*) FROM invitations WHERE account_id = ?2 AND email = ?1 COLLATE NOCASE AND member_id IS NULL AND expires_at > ?3) AS n',
+  // Capped in the inserting statement: members plus pending invitations.
+  invite:
+    'INSERT INTO invitations (id, account_id, email, role, token_hash, created_by, created_at, expires_at) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 ' +
+    'WHERE (SELECT COUNT(*) FROM members WHERE account_id = ?2) + ' +
+    '(SELECT COUNT(*) FROM invitations WHERE account_id = ?2 AND member_id IS NULL AND expires_at > ?7) < ?9',
+  invitationByToken: 'SELECT id, account_id, email, role, expires_at, member_id FROM invitations WHERE token_hash = ?',
+  // The one acceptance that wins stamps its member id; the member is inserted only under that stamp.
+  claim: 'UPDATE invitations SET accepted_at = ?1, member_id = ?2 WHERE token_hash = ?3 AND member_id IS NULL AND expires_at > ?1',
+  join:
+    'INSERT INTO members (id, account_id, email, name, role, password_hash, created_at) ' +
+    'SELECT ?1, account_id, email, ?2, role, ?3, ?4 FROM invitations WHERE token_hash = ?5 AND member_id = ?1',
+  setRole: `UPDATE members SET role = ? WHERE id = ? AND account_id = ? AND NOT (role = 'owner' AND ? <> 'owner' AND ${OWNERS} <= 1)`,
+  remove: `DELETE FROM members WHERE id = ? AND account_id = ? AND NOT (role = 'owner' AND ${OWNERS} <= 1)`,
+  // First (sessions reference the member), and only when the removal below will pass the same rule.
+  endSessions:
+    `DELETE FROM sessions WHERE member_id = ?1 AND account_id = ?2 AND EXISTS ` +
+    `(SELECT 1 FROM members WHERE id = ?1 AND account_id = ?2 AND NOT (role = 'owner' AND (SELECT COUNT(*) FROM members WHERE account_id = ?2 AND role = 'owner') <= 1))`,
+} as const;
+
+function view(row: MemberRow): MemberView {
+  const signIn: ('password' | 'sso')[] = [];
+  if (row.has_password) signIn.push('password');
+  if (row.has_sso) signIn.push('sso');
+  return { id: row.id, email: row.email, name: row.name, role: row.role, sign_in: signIn, created_at: iso(row.created_at) as string };
+}
+
+export async function listMembers(db: D1Database, accountId: string): Promise<MemberView[]> {
+  return (await db.prepare(SQL.list).bind(accountId).all<MemberRow>()).results.map(view);
+}
+
+export async function getMember(db: D1Database, accountId: string, id: string): Promise<MemberView | null> {
+  const row = await db.prepare(SQL.one).bind(id, accountId).first<MemberRow>();
+  return row ? view(row) : null;
+}
+
+export async function pendingInvitations(db: D1Database, accountId: string, now: number): Promise<InvitationView[]> {
+  const rows = await db.prepare(SQL.pending).bind(accountId, now).all<{ id: string; email: string; role: Role; created_at: number; expires_at: number }>();
+  return rows.results.map((r) => ({ ...r, created_at: iso(r.created_at) as string, expires_at: iso(r.expires_at) as string }));
+}
+
+export type InviteOutcome =
+  | { ok: true; invitation: InvitationView; token: string }
+  | { ok: false; reason: 'email_taken' }
+  | { ok: false; reason: 'too_many'; max: number };
+
+/** Makes an invitation; its token is in this answer only (the link to copy), its hash in D1. */
+export async function invite(db: D1Database, accountId: string, input: { email: string; role: Role }, now: number, origin: AuditOrigin): Promise<InviteOutcome> {
+  const taken = await db.prepare(SQL.emailTaken).bind(input.email, accountId, now).first<{ n: number }>();
+  if ((taken?.n ?? 0) > 0) return { ok: false, reason: 'email_taken' };
+  const id = `inv_${randomBase62(16)}`;
+  const token = randomToken(INVITATION_TOKEN_BYTES);
+  const expiresAt = now + INVITATION_TTL_MS;
+  const [result] = await batchWithAudit(db, [
+    db.prepare(SQL.invite).bind(id, accountId, input.email, input.role, await sha256Hex(token), origin.actor.id, now, expiresAt, MAX_MEMBERS_PER_ACCOUNT),
+  ], origin, { accountId, action: 'member.invited', target: id, details: { email: input.email, role: input.role } }, now, {
+    sql: 'EXISTS (SELECT 1 FROM invitations WHERE id = ?)', params: [id],
+  });
+  if (result?.meta.changes !== 1) return { ok: false, reason: 'too_many', max: MAX_MEMBERS_PER_ACCOUNT };
+  return { ok: true, token, invitation: { id, email: input.email, role: input.role, created_at: iso(now) as string, expires_at: iso(expiresAt) as string } };
+}
+
+export interface OpenInvitation {
+  id: string;
+  accountId: string;
+  email: string;
+  role: Role;
+}
+
+/** The invitation a token names, if it can still be accepted. */
+export async function openInvitation(db: D1Database, token: string, now: number): Promise<OpenInvitation | null> {
+  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
+  const row = await db.prepare(SQL.invitationByToken).bind(await sha256Hex(token)).first<{ id: string; account_id: string; email: string; role: Role; expires_at: number; member_id: string | null }>();
+  if (!row || row.member_id !== null || row.expires_at <= now) return null;
+  return { id: row.id, accountId: row.account_id, email: row.email, role: row.role };
+}
+
+export type AcceptOutcome = { ok: true; accountId: string; memberId: string } | { ok: false; reason: 'gone' | 'email_taken' };
+
+/**
+ * Accepts an invitation: one batch claims it (single use), inserts the member, writes member.joined.
+ * passwordHash is null for a member who will sign in by SSO.
+ */
+export async function accept(db: D1Database, token: string, input: { name: string; passwordHash: string | null }, now: number, origin: (memberId: string) => AuditOrigin): Promise<AcceptOutcome> {
+  const open = await openInvitation(db, token, now);
+  if (!open) return { ok: false, reason: 'gone' };
+  const memberId = `mem_${randomBase62(16)}`;
+  const tokenHash = await sha256Hex(token);
+  try {
+    const [claimed] = await batchWithAudit(db, [
+      db.prepare(SQL.claim).bind(now, memberId, tokenHash),
+      db.prepare(SQL.join).bind(memberId, input.name, input.passwordHash, now, tokenHash),
+    ], origin(memberId), { accountId: open.accountId, action: 'member.joined', target: memberId, details: { email: open.email, role: open.role, invitation: open.id } }, now, {
+      sql: 'EXISTS (SELECT 1 FROM members WHERE id = ?)', params: [memberId],
+    });
+    if (claimed?.meta.changes !== 1) return { ok: false, reason: 'gone' };
+  } catch (err) {
+    // The email became a member elsewhere since the invitation was made: the batch rolled back whole.
+    if (String(err).includes('members.email')) return { ok: false, reason: 'email_taken' };
+    throw err;
+  }
+  return { ok: true, accountId: open.accountId, memberId };
+}
+
+export type ChangeOutcome =
+  | { ok: true; member: MemberView }
+  | { ok: false; reason: 'not_found' | 'last_owner' | 'owner_only' };
+
+/** Only owners make owners or change an owner's role; an admin manages the other roles. */
+const touchesOwner = (actorRole: Role, target: MemberView, role?: Role): boolean => actorRole !== 'owner' && (target.role === 'owner' || role === 'owner');
+
+export async function changeRole(db: D1Database, accountId: string, id: string, role: Role, actorRole: Role, now: number, origin: AuditOrigin): Promise<ChangeOutcome> {
+  const before = await getMember(db, accountId, id);
+  if (!before) return { ok: false, reason: 'not_found' };
+  if (touchesOwner(actorRole, before, role)) return { ok: false, reason: 'owner_only' };
+  if (before.role === role) return { ok: true, member: before };
+  const [result] = await batchWithAudit(db, [db.prepare(SQL.setRole).bind(role, id, accountId, role, accountId)], origin,
+    { accountId, action: 'member.role_changed', target: id, details: { from: before.role, to: role } }, now, {
+      sql: 'EXISTS (SELECT 1 FROM members WHERE id = ? AND role = ?)', params: [id, role],
+    });
+  if (result?.meta.changes !== 1) return { ok: false, reason: 'last_owner' };
+  return { ok: true, member: { ...before, role } };
+}
+
+/** Removes a member (or a member leaves: actorRole is then their own) and ends their sessions. */
+export async function removeMember(db: D1Database, accountId: string, id: string, actorRole: Role, self: boolean, now: number, origin: AuditOrigin): Promise<ChangeOutcome> {
+  const before = await getMember(db, accountId, id);
+  if (!before) return { ok: false, reason: 'not_found' };
+  if (!self && touchesOwner(actorRole, before)) return { ok: false, reason: 'owner_only' };
+  const [, result] = await batchWithAudit(db, [
+    db.prepare(SQL.endSessions).bind(id, accountId),
+    db.prepare(SQL.remove).bind(id, accountId, accountId),
+  ], origin, { accountId, action: 'member.removed', target: id, details: { email: before.email, role: before.role, left: self } }, now, {
+    sql: 'NOT EXISTS (SELECT 1 FROM members WHERE id = ?)', params: [id],
+  });
+  if (result?.meta.changes !== 1) return { ok: false, reason: 'last_owner' };
+  return { ok: true, member: before };
+}

@@ -1,0 +1,80 @@
+// Single sign-on as a team member lives it, in headless Chromium against `npm run dev` and a real OpenID
+// provider (oidc-provider, test/fixtures/oidc.ts) on loopback: the operator makes an enterprise account,
+// its admin key configures SSO for a domain, and a person of that domain signs in from the sign-in page
+// through the provider's login form, arriving in the console signed in, made a developer just in time.
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Service } from '../bench/lib/server.ts';
+import { startService } from '../bench/lib/server.ts';
+import { startProvider, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type TestProvider } from '../fixtures/oidc.ts';
+import { launchChromium, skipWithoutChromium } from './lib/chromium.ts';
+import { screenshot } from './lib/screenshots.ts';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+describe.skipIf(skipWithoutChromium())('single sign-on in the browser', () => {
+  let provider: TestProvider;
+  let service: Service;
+  let browser: Browser;
+  const domain = `corp-${randomBytes(4).toString('hex')}.example`;
+  const email = `ada@${domain}`;
+  const serverErrors: string[] = [];
+
+  beforeAll(async () => {
+    const port = await freePort();
+    provider = await startProvider([`http://127.0.0.1:${port}/sso/callback`]);
+    // The provider's loopback origin is the one the Worker may fetch despite the URL rules.
+    service = await startService(port, ['--var', `FETCH_TEST_ORIGIN:${provider.issuer}`]);
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await service?.stop();
+    await provider?.close();
+  });
+
+  it('a member signs in through the provider and lands in the console, made just in time', async () => {
+    const account = service.admin(['account', 'create', '--email', `owner@${domain}`, '--name', 'Corp', '--tools-tier', 'enterprise']) as { id: string };
+    const key = service.admin(['key', 'create', '--account', account.id, '--scopes', 'manage', '--name', 'sso setup']) as { key: string };
+    const put = await fetch(`${service.base}/api/v1/sso`, {
+      method: 'PUT',
+      headers: { Authorization: `Bearer ${key.key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ issuer: provider.issuer, client_id: TEST_CLIENT_ID, client_secret: TEST_CLIENT_SECRET, domains: [domain], require_sso: true }),
+    });
+    expect(put.status, await put.clone().text()).toBe(200);
+
+    const page: Page = await (await browser.newContext()).newPage();
+    page.on('response', (r) => {
+      if (r.status() >= 500) serverErrors.push(`${r.status()} ${r.url()}`);
+    });
+    await page.goto(`${service.base}/signin`);
+    await page.getByRole('link', { name: 'Sign in with SSO' }).click();
+    await page.getByLabel('Work email').fill(email);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    // The provider's own login form, on its own origin.
+    await page.waitForURL((url) => url.origin === provider.issuer);
+    await screenshot(page, 'sso-01-provider-login');
+    await page.locator('input[name="login"]').fill(email);
+    await page.locator('input[name="password"]').fill('anything');
+    await page.locator('button[type="submit"]').first().click();
+    // Back at the console, signed in.
+    await page.waitForURL((url) => url.origin === service.base && url.pathname === '/');
+    await page.getByRole('button', { name: 'Sign out' }).waitFor({ state: 'visible' });
+    await page.goto(`${service.base}/members`);
+    const row = (await page.locator('tr', { hasText: email }).textContent()) ?? '';
+    expect(row).toContain('developer');
+    expect(row).toContain('sso');
+    await screenshot(page, 'sso-02-members');
+    expect(serverErrors).toEqual([]);
+  });
+});

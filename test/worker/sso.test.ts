@@ -1,0 +1,247 @@
+// Single sign-on against a real OpenID provider (oidc-provider on loopback, test/fixtures/oidc.ts): the
+// configuration (secret encrypted, never returned; issuer under the fetch rules), a member signing in end
+// to end and being made just in time, "require SSO" against the password path with the owner's break-glass
+// password, and the ID token checks refusing tampered, wrong-nonce, wrong-audience, expired and
+// wrong-issuer tokens signed with the provider's own key.
+import { env } from 'cloudflare:test';
+import { importJWK, SignJWT, type JWTPayload } from 'jose';
+import { describe, expect, inject, it } from 'vitest';
+import { discover, fetchJwks } from '../../src/sso/discovery.ts';
+import { verifyIdToken } from '../../src/sso/flow.ts';
+import { MAX_MEMBERS_PER_ACCOUNT } from '../../src/teams/limits.ts';
+import { TEST_CLIENT_ID, TEST_CLIENT_SECRET } from '../fixtures/oidc-client.ts';
+import { Browser, PASSWORD } from './console-helpers.ts';
+import { makeKey } from './helpers.ts';
+import { enterpriseTeam, join, type Team } from './team-helpers.ts';
+import { manage } from './webhook-helpers.ts';
+
+const ISSUER = inject('oidcIssuer');
+const PRIVATE_JWK = JSON.parse(inject('oidcPrivateJwk')) as Record<string, unknown>;
+const ORIGIN = 'https://api.shrinkray.test';
+
+const uniqueDomain = (): string => `corp-${crypto.randomUUID().slice(0, 8)}.example`;
+
+/** A person's browser at the provider: a cookie jar, redirects followed by hand until they come back to us. */
+async function throughProvider(authorizationUrl: string, login: string): Promise<string> {
+  const jar = new Map<string, string>();
+  const go = async (url: string, init: RequestInit = {}): Promise<Response> => {
+    const headers = new Headers(init.headers);
+    if (jar.size) headers.set('cookie', [...jar].map(([k, v]) => `${k}=${v}`).join('; '));
+    const res = await fetch(url, { ...init, headers, redirect: 'manual' });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const eq = pair!.indexOf('=');
+      jar.set(pair!.slice(0, eq).trim(), pair!.slice(eq + 1).trim());
+    }
+    return res;
+  };
+  let res = await go(authorizationUrl);
+  for (let hops = 0; hops < 10; hops++) {
+    const location = res.headers.get('location');
+    if (location) {
+      const next = new URL(location, ISSUER).href;
+      if (next.startsWith(ORIGIN)) return next;
+      res = await go(next);
+      continue;
+    }
+    // The provider's login form: any login (our email) and password.
+    const html = await res.text();
+    const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
+    expect(action, html.slice(0, 500)).toBeDefined();
+    res = await go(new URL(action!, ISSUER).href, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ prompt: 'login', login, password: 'anything' }),
+    });
+  }
+  throw new Error('the provider never sent the browser back');
+}
+
+async function configure(team: Team, domain: string, requireSso = false, issuer = ISSUER): Promise<Response> {
+  return team.owner.browser.json('/api/v1/sso', {
+    method: 'PUT', csrf: team.owner.csrf,
+    body: { issuer, client_id: TEST_CLIENT_ID, client_secret: TEST_CLIENT_SECRET, domains: [domain], require_sso: requireSso },
+  });
+}
+
+/** /sso/start → the provider → /sso/callback, in a console browser; returns the callback's answer. */
+async function ssoSignIn(browser: Browser, email: string): Promise<Response> {
+  const start = await browser.fetch(`/sso/start?email=${encodeURIComponent(email)}`);
+  expect(start.status, await start.clone().text()).toBe(302);
+  const callback = await throughProvider(start.headers.get('location')!, email);
+  return browser.fetch(callback.slice(ORIGIN.length));
+}
+
+describe('single sign-on configuration', () => {
+  it('stores the secret encrypted and never returns it', async () => {
+    const team = await enterpriseTeam();
+    const domain = uniqueDomain();
+    const res = await configure(team, domain);
+    expect(res.status, await res.clone().text()).toBe(200);
+    const body = (await res.json()) as { data: Record<string, unknown> };
+    expect(body.data).toEqual({ issuer: ISSUER, client_id: TEST_CLIENT_ID, domains: [domain], require_sso: false, redirect_uri: `${ORIGIN}/sso/callback`, updated_at: expect.any(String) });
+    const again = await team.owner.browser.json('/api/v1/sso');
+    expect(JSON.stringify(await again.json())).not.toContain(TEST_CLIENT_SECRET);
+    const row = await env.DB.prepare('SELECT client_secret_enc FROM sso_configs WHERE account_id = ?').bind(team.accountId).first<{ client_secret_enc: string }>();
+    expect(row!.client_secret_enc).toMatch(/^v1\./);
+    expect(row!.client_secret_enc).not.toContain(TEST_CLIENT_SECRET);
+    // sso.configured in the audit log, without the secret.
+    const audit = await env.DB.prepare("SELECT details FROM audit_logs WHERE account_id = ? AND action = 'sso.configured'").bind(team.accountId).first<{ details: string }>();
+    expect(JSON.parse(audit!.details)).toEqual({ issuer: ISSUER, client_id: TEST_CLIENT_ID, domains: [domain], require_sso: false });
+    expect(audit!.details).not.toContain(TEST_CLIENT_SECRET);
+  });
+
+  it('refuses issuers the fetch rules forbid, a mismatched issuer, a domain another account has, and other tiers', async () => {
+    const team = await enterpriseTeam();
+    for (const issuer of ['http://login.example.com', 'https://10.0.0.1', 'https://169.254.169.254', 'https://localhost:8443', `${ISSUER}/`]) {
+      const res = await configure(team, uniqueDomain(), false, issuer);
+      expect(res.status, issuer).toBe(400);
+      expect(((await res.json()) as { error: { param: string } }).error.param).toBe('issuer');
+    }
+    const domain = uniqueDomain();
+    expect((await configure(team, domain)).status).toBe(200);
+    const other = await enterpriseTeam();
+    expect((await configure(other, domain)).status).toBe(400);
+    const free = await makeKey({ tools: 'developer', scopes: ['manage'] });
+    const res = await manage(free.key, '/api/v1/sso');
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('plan_upgrade_required');
+  });
+});
+
+describe('signing in with SSO', () => {
+  it('a member signs in end to end through the provider, made just in time as a developer', async () => {
+    const team = await enterpriseTeam();
+    const domain = uniqueDomain();
+    expect((await configure(team, domain)).status).toBe(200);
+    const email = `grace@${domain}`;
+    const browser = new Browser();
+    const done = await ssoSignIn(browser, email);
+    expect(done.status, await done.clone().text()).toBe(303);
+    expect(done.headers.get('location')).toBe('/');
+    const home = await browser.page('/');
+    expect(home.html).toContain('Sign out');
+    const member = await env.DB.prepare('SELECT id, role, sso_subject, password_hash FROM members WHERE email = ?').bind(email).first<{ id: string; role: string; sso_subject: string; password_hash: null }>();
+    expect(member).toMatchObject({ role: 'developer', sso_subject: email, password_hash: null });
+    // The password path has nothing for this member, and the sign-in page points at SSO.
+    const pw = new Browser();
+    const form = await pw.page('/signin');
+    const refused = await pw.post('/signin', { _csrf: form.csrf, email, password: PASSWORD });
+    expect(refused.status).toBe(401);
+    expect(await refused.text()).toContain('single sign-on');
+    // The second sign-in finds the same member.
+    expect((await ssoSignIn(new Browser(), email)).status).toBe(303);
+    expect((await env.DB.prepare('SELECT COUNT(*) AS n FROM members WHERE email = ?').bind(email).first<{ n: number }>())!.n).toBe(1);
+    const actions = await env.DB.prepare("SELECT action, actor_id, details FROM audit_logs WHERE account_id = ? AND action IN ('member.joined', 'session.signed_in') ORDER BY seq").bind(team.accountId).all<{ action: string; actor_id: string; details: string }>();
+    expect(actions.results.map((r) => [r.action, r.actor_id, JSON.parse(r.details).method ?? JSON.parse(r.details).via])).toEqual([
+      ['session.signed_in', team.owner.memberId, 'password'],
+      ['member.joined', member!.id, 'sso'],
+      ['session.signed_in', member!.id, 'sso'],
+      ['session.signed_in', member!.id, 'sso'],
+    ]);
+  });
+
+  it('a pending invitation for the email gives its role at the first SSO sign-in, and is used up', async () => {
+    const team = await enterpriseTeam();
+    const domain = uniqueDomain();
+    await configure(team, domain);
+    const email = `lin@${domain}`;
+    const res = await team.owner.browser.json('/api/v1/members/invitations', { method: 'POST', csrf: team.owner.csrf, body: { email, role: 'admin' } });
+    const path = new URL(((await res.json()) as { data: { url: string } }).data.url).pathname;
+    // The link's page offers SSO for this email rather than a password.
+    expect((await new Browser().page(path)).html).toContain(`/sso/start?email=${encodeURIComponent(email)}`);
+    expect((await ssoSignIn(new Browser(), email)).status).toBe(303);
+    expect(await env.DB.prepare('SELECT role FROM members WHERE email = ?').bind(email).first()).toEqual({ role: 'admin' });
+    expect((await new Browser().page(path)).res.status).toBe(404);
+  });
+
+  it('makes no member just in time when the team is full', async () => {
+    const team = await enterpriseTeam();
+    const domain = uniqueDomain();
+    await configure(team, domain);
+    const fill = Array.from({ length: MAX_MEMBERS_PER_ACCOUNT - 1 }, (_, i) =>
+      env.DB.prepare("INSERT INTO members (id, account_id, email, name, role, created_at) VALUES (?, ?, ?, 'Filler', 'viewer', 0)")
+        .bind(`mem_fill${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`, team.accountId, `filler${i}-${crypto.randomUUID().slice(0, 6)}@filler.example`));
+    await env.DB.batch(fill);
+    const res = await ssoSignIn(new Browser(), `late@${domain}`);
+    expect(res.status).toBe(401);
+    expect(await res.text()).toContain('as many members as it may');
+    expect(await env.DB.prepare('SELECT 1 FROM members WHERE email = ?').bind(`late@${domain}`).first()).toBeNull();
+  });
+
+  it('a callback is single use and must come back to the browser that started it', async () => {
+    const team = await enterpriseTeam();
+    const domain = uniqueDomain();
+    await configure(team, domain);
+    const browser = new Browser();
+    const start = await browser.fetch(`/sso/start?email=ann@${domain}`);
+    const callback = (await throughProvider(start.headers.get('location')!, `ann@${domain}`)).slice(ORIGIN.length);
+    // Another browser (no state cookie) is refused, and that spends the state.
+    expect((await new Browser().fetch(callback)).status).toBe(400);
+    expect((await browser.fetch(callback)).status).toBe(400);
+    expect((await new Browser().fetch('/sso/callback?state=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA&code=x')).status).toBe(400);
+    // The start form may lead to the issuer (browsers apply form-action to the redirect); other pages may not.
+    const form = await new Browser().fetch('/sso/start');
+    expect(form.headers.get('content-security-policy')).toMatch(new RegExp(`form-action 'self' https: [^;]*${ISSUER.replaceAll('.', '\\.')}[ ;]`));
+    expect((await new Browser().fetch('/signin')).headers.get('content-security-policy')).toContain("form-action 'self';");
+    // A domain without SSO says so.
+    expect((await new Browser().fetch('/sso/start?email=someone@no-sso.example')).status).toBe(404);
+  });
+
+  it('"require SSO" turns the password path off for the domain\'s members; the owner keeps a break-glass password', async () => {
+    const domain = uniqueDomain();
+    const team = await enterpriseTeam('enterprise', `owner@${domain}`);
+    const member = await join(team, 'admin', team.owner, `admin@${domain}`);
+    const passwordSignIn = async (email: string) => {
+      const b = new Browser();
+      const form = await b.page('/signin');
+      return b.post('/signin', { _csrf: form.csrf, email, password: PASSWORD });
+    };
+    expect((await passwordSignIn(member.email)).status).toBe(303);
+    expect((await configure(team, domain, true)).status).toBe(200);
+    const refused = await passwordSignIn(member.email);
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain('single sign-on');
+    expect((await passwordSignIn(team.owner.email)).status).toBe(303);
+    // The admin signs in through SSO instead, as the same member.
+    const browser = new Browser();
+    expect((await ssoSignIn(browser, member.email)).status).toBe(303);
+    const me = await browser.json('/api/v1/members');
+    expect(((await me.json()) as { data: { email: string; sign_in: string[] }[] }).data.find((m) => m.email === member.email)!.sign_in).toEqual(['password', 'sso']);
+  });
+});
+
+describe('the ID token checks', () => {
+  const NONCE = 'the-nonce-of-this-sign-in';
+  let jwks: { keys: JsonWebKey[] } | undefined;
+  const keys = async () => (jwks ??= await fetchJwks(await discover(ISSUER, env.FETCH_TEST_ORIGIN), env.FETCH_TEST_ORIGIN));
+  const now = Date.now();
+  const sign = async (claims: JWTPayload) =>
+    new SignJWT({ sub: 'sub-x', email: 'x@corp.example', nonce: NONCE, ...claims })
+      .setProtectedHeader({ alg: 'RS256', kid: PRIVATE_JWK.kid as string })
+      .setIssuedAt(Math.floor(now / 1000))
+      .setExpirationTime((claims.exp as number | undefined) ?? Math.floor(now / 1000) + 300)
+      .setIssuer((claims.iss as string | undefined) ?? ISSUER)
+      .setAudience((claims.aud as string | undefined) ?? TEST_CLIENT_ID)
+      .sign(await importJWK(PRIVATE_JWK as never, 'RS256'));
+  const check = async (token: string) => verifyIdToken(token, { issuer: ISSUER, clientId: TEST_CLIENT_ID, nonce: NONCE, jwks: await keys(), now });
+
+  it('accept a token signed by the issuer\'s key for us, with our nonce', async () => {
+    expect((await check(await sign({}))).email).toBe('x@corp.example');
+  });
+
+  it('refuse a tampered token, a wrong nonce, a wrong audience, an expired token and another issuer', async () => {
+    const good = await sign({});
+    const [header, payload, signature] = good.split('.');
+    const forged = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(payload!.replaceAll('-', '+').replaceAll('_', '/')), (c) => c.charCodeAt(0))));
+    forged.email = 'ceo@corp.example';
+    const tampered = `${header}.${btoa(JSON.stringify(forged)).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '')}.${signature}`;
+    await expect(check(tampered)).rejects.toThrow(/signature verification failed/);
+    await expect(check(await sign({ nonce: 'another-nonce' }))).rejects.toThrow(/nonce/);
+    await expect(check(await sign({ aud: 'someone-else' }))).rejects.toThrow(/"aud" claim/);
+    await expect(check(await sign({ exp: Math.floor(now / 1000) - 3600 }))).rejects.toThrow(/"exp" claim/);
+    await expect(check(await sign({ iss: 'https://evil.example' }))).rejects.toThrow(/"iss" claim/);
+    // And an unsigned token.
+    await expect(check(`${btoa('{"alg":"none"}').replace(/=+$/, '')}.${payload}.`)).rejects.toThrow();
+  });
+});
