@@ -51,6 +51,11 @@ export const ROUTE_PERMISSIONS: readonly RouteRule[] = [
   r('GET', '/sso', 'sso:write'),
   r('POST', '/sso', 'sso:write'),
   r('POST', '/sso/delete', 'sso:write'),
+  // Signed image URLs: their secrets and allowed source hosts spend the account's compressions, as keys do.
+  r('GET', '/signing-secrets', 'read'),
+  r('POST', '/signing-secrets', 'keys:write'),
+  r('GET', '/signing-secrets/:id/delete', 'keys:write'),
+  r('POST', '/signing-secrets/:id/delete', 'keys:write'),
   r('GET', '/account', 'account:owner'),
   r('POST', '/account/delete', 'account:owner'),
   // Console JSON and the management API.
@@ -75,6 +80,11 @@ export const ROUTE_PERMISSIONS: readonly RouteRule[] = [
   r('GET', '/api/v1/sso', 'sso:write'),
   r('PUT', '/api/v1/sso', 'sso:write'),
   r('DELETE', '/api/v1/sso', 'sso:write'),
+  r('GET', '/api/v1/signing-secrets', 'read'),
+  r('POST', '/api/v1/signing-secrets', 'keys:write'),
+  r('DELETE', '/api/v1/signing-secrets/:id', 'keys:write'),
+  r('GET', '/api/v1/image-source-hosts', 'read'),
+  r('PUT', '/api/v1/image-source-hosts', 'keys:write'),
   r('GET', '/api/v1/audit-logs', 'audit:read'),
   r('GET', '/api/v1/audit-logs/export', 'audit:read'),
 ];

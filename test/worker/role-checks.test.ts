@@ -67,6 +67,15 @@ const TABLE: [string, string, string, Least][] = [
   ['DELETE', '/api/v1/sso', '/api/v1/sso', 'admin'],
   ['GET', '/api/v1/audit-logs', '/api/v1/audit-logs', 'admin'],
   ['GET', '/api/v1/audit-logs/export', '/api/v1/audit-logs/export?format=ndjson', 'admin'],
+  ['GET', '/signing-secrets', '/signing-secrets', 'viewer'],
+  ['POST', '/signing-secrets', '/signing-secrets', 'developer'],
+  ['GET', '/signing-secrets/:id/delete', '/signing-secrets/sig_0000000000000000/delete', 'developer'],
+  ['POST', '/signing-secrets/:id/delete', '/signing-secrets/sig_0000000000000000/delete', 'developer'],
+  ['GET', '/api/v1/signing-secrets', '/api/v1/signing-secrets', 'viewer'],
+  ['POST', '/api/v1/signing-secrets', '/api/v1/signing-secrets', 'developer'],
+  ['DELETE', '/api/v1/signing-secrets/:id', '/api/v1/signing-secrets/sig_0000000000000000', 'developer'],
+  ['GET', '/api/v1/image-source-hosts', '/api/v1/image-source-hosts', 'viewer'],
+  ['PUT', '/api/v1/image-source-hosts', '/api/v1/image-source-hosts', 'developer'],
 ];
 
 /** Routes open to anyone, or authenticated by an image/tools key or the operator token: no member role applies. */
@@ -74,6 +83,8 @@ const PUBLIC = [
   '/signin', '/signup', '/signout', '/docs', '/invitations/:token', '/sso/start', '/sso/callback',
   '/api/v1/health', '/api/v1/account', '/api/v1/openapi.json', '/api/v1/compress', '/api/v1/tools', '/api/v1/tools/:slug', '/api/v1/categories',
   '/api/v1/qr', '/api/v1/qr/image', '/api/v1/meta-tags', '/api/v1/meta-tags/bulk',
+  // Key-free: its signature is the credential.
+  '/api/v1/img/:account_id/:signature/:options/:source',
 ];
 const isPublic = (path: string): boolean => PUBLIC.includes(path) || path.startsWith('/internal/') || path.startsWith('/assets/') || path === '*' || path === '/*';
 
