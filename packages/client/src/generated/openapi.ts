@@ -58,6 +58,36 @@ export interface Schemas {
       total: number;
     };
   };
+  AuditLogPage: {
+    data: Array<Schemas["AuditRecord"]>;
+    meta: {
+      request_id: string;
+      /** Pass as cursor for the next (older) page; null on the last */
+      next_cursor: string | null;
+    };
+  };
+  AuditRecord: {
+    id: string;
+    time: string;
+    actor: {
+      type: "member" | "key" | "operator" | "anonymous";
+      /** mem_… or key_…; null for the operator and for anonymous attempts */
+      id: string | null;
+    };
+    action: string;
+    /** What was acted on: key_…, ep_…, mem_…, acc_… */
+    target: string | null;
+    ip: string | null;
+    user_agent: string | null;
+    result: "success" | "failure";
+    details: {
+      [key: string]: unknown;
+    } | null;
+    /** hash of the previous record of the account (64 zeros for the first) */
+    prev_hash: string;
+    /** SHA-256 (hex) of JSON [prev_hash, id, account_id, time (ms), actor.type, actor.id, action, target, ip, user_agent, result, details (JSON text)] */
+    hash: string;
+  };
   CategoryList: {
     data: Array<{
       category: string;
@@ -70,6 +100,9 @@ export interface Schemas {
       /** Number of categories */
       total: number;
     };
+  };
+  ChangeMemberRole: {
+    role: "owner" | "admin" | "developer" | "viewer";
   };
   CompressRequest: {
     /** The JPEG, PNG or WebP to compress (at most 10 MB); its type is read from its bytes */
@@ -111,6 +144,15 @@ export interface Schemas {
     data: Schemas["ApiKey"] & {
       /** The full key. Shown this once: only its hash is stored. */
       key: string;
+    };
+    meta: {
+      request_id: string;
+    };
+  };
+  CreatedInvitation: {
+    data: Schemas["Invitation"] & {
+      /** The single-use link to give the person (no mail is sent). In this answer only. */
+      url: string;
     };
     meta: {
       request_id: string;
@@ -169,6 +211,41 @@ export interface Schemas {
   };
   ImageSourceHostsBody: {
     hosts: Array<string>;
+  };
+  Invitation: {
+    id: string;
+    email: string;
+    role: "owner" | "admin" | "developer" | "viewer";
+    created_at: string;
+    expires_at: string;
+  };
+  InviteMember: {
+    email: string;
+    role: "owner" | "admin" | "developer" | "viewer";
+  };
+  Member: {
+    id: string;
+    email: string;
+    name: string;
+    role: "owner" | "admin" | "developer" | "viewer";
+    /** How the member signs in */
+    sign_in: Array<"password" | "sso">;
+    created_at: string;
+  };
+  MemberList: {
+    data: Array<Schemas["Member"]>;
+    /** Pending invitations (not yet accepted, not expired) */
+    invitations: Array<Schemas["Invitation"]>;
+    meta: {
+      request_id: string;
+      total: number;
+    };
+  };
+  MemberOne: {
+    data: Schemas["Member"];
+    meta: {
+      request_id: string;
+    };
   };
   /** null when the URL did not answer HTML */
   MetaCharset: {
@@ -314,6 +391,32 @@ export interface Schemas {
     meta: {
       request_id: string;
       total: number;
+    };
+  };
+  SsoConfig: {
+    issuer: string;
+    client_id: string;
+    domains: Array<string>;
+    require_sso: boolean;
+    /** Register this redirect URI with the issuer */
+    redirect_uri: string;
+    updated_at: string;
+  };
+  SsoConfigInput: {
+    /** The OpenID issuer identifier (https), exactly as its discovery document names it */
+    issuer: string;
+    client_id: string;
+    /** Stored encrypted; never returned */
+    client_secret: string;
+    /** Email domains whose people sign in through this issuer */
+    domains: Array<string>;
+    /** Password sign-in off for members of these domains (owners keep their password) */
+    require_sso: boolean;
+  };
+  SsoConfigResponse: {
+    data: Schemas["SsoConfig"];
+    meta: {
+      request_id: string;
     };
   };
   Tool: {
@@ -500,6 +603,51 @@ export interface Operations {
     /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "ApiKeyHeader" | "BearerAuth";
   };
+  /** The account's audit log, newest first, filtered and paged */
+  "GET /api/v1/audit-logs": {
+    path: Record<string, never>;
+    query: {
+      /** Records at or after this time */
+      since?: string;
+      /** Records before this time */
+      until?: string;
+      action?: string;
+      /** An actor id (mem_…, key_…) or an actor type: member, key, operator, anonymous */
+      actor?: string;
+      /** next_cursor of the previous page */
+      cursor?: string;
+      /** Records per page (default 50) */
+      limit?: number;
+    };
+    bodyType: never;
+    body: never;
+    status: 200;
+    response: Schemas["AuditLogPage"];
+    responseHeaders: never;
+    /** Security schemes, any one of which authorises the call (none: a public URL) */
+    security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
+  };
+  /** Export the audit log as NDJSON or CSV, oldest first (chain order) */
+  "GET /api/v1/audit-logs/export": {
+    path: Record<string, never>;
+    query: {
+      /** Records at or after this time */
+      since?: string;
+      /** Records before this time */
+      until?: string;
+      action?: string;
+      /** An actor id (mem_…, key_…) or an actor type: member, key, operator, anonymous */
+      actor?: string;
+      format: "ndjson" | "csv";
+    };
+    bodyType: never;
+    body: never;
+    status: 200;
+    response: string;
+    responseHeaders: never;
+    /** Security schemes, any one of which authorises the call (none: a public URL) */
+    security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
+  };
   /** The categories of the catalogue with their tool counts */
   "GET /api/v1/categories": {
     path: Record<string, never>;
@@ -631,6 +779,58 @@ export interface Operations {
     /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
   };
+  /** The account's members and pending invitations */
+  "GET /api/v1/members": {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    bodyType: never;
+    body: never;
+    status: 200;
+    response: Schemas["MemberList"];
+    responseHeaders: never;
+    /** Security schemes, any one of which authorises the call (none: a public URL) */
+    security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
+  };
+  /** Invite a person: a single-use link, valid 7 days, in this answer only */
+  "POST /api/v1/members/invitations": {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    bodyType: "application/json";
+    body: Schemas["InviteMember"];
+    status: 201;
+    response: Schemas["CreatedInvitation"];
+    responseHeaders: never;
+    /** Security schemes, any one of which authorises the call (none: a public URL) */
+    security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
+  };
+  /** Remove a member (or leave, with your own id); their sessions end at once */
+  "DELETE /api/v1/members/{id}": {
+    path: {
+      id: string;
+    };
+    query: Record<string, never>;
+    bodyType: never;
+    body: never;
+    status: 200;
+    response: Schemas["MemberOne"];
+    responseHeaders: never;
+    /** Security schemes, any one of which authorises the call (none: a public URL) */
+    security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
+  };
+  /** Change a member's role */
+  "PATCH /api/v1/members/{id}": {
+    path: {
+      id: string;
+    };
+    query: Record<string, never>;
+    bodyType: "application/json";
+    body: Schemas["ChangeMemberRole"];
+    status: 200;
+    response: Schemas["MemberOne"];
+    responseHeaders: never;
+    /** Security schemes, any one of which authorises the call (none: a public URL) */
+    security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
+  };
   /** Meta tags, Open Graph, Twitter card and JSON-LD data of a web page */
   "GET /api/v1/meta-tags": {
     path: Record<string, never>;
@@ -748,6 +948,42 @@ export interface Operations {
     body: never;
     status: 200;
     response: Schemas["DeletedSigningSecret"];
+    responseHeaders: never;
+    /** Security schemes, any one of which authorises the call (none: a public URL) */
+    security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
+  };
+  /** The account's single sign-on configuration (never the secret) */
+  "GET /api/v1/sso": {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    bodyType: never;
+    body: never;
+    status: 200;
+    response: Schemas["SsoConfigResponse"];
+    responseHeaders: never;
+    /** Security schemes, any one of which authorises the call (none: a public URL) */
+    security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
+  };
+  /** Configure single sign-on (OpenID Connect): issuer, client, email domains, require SSO */
+  "PUT /api/v1/sso": {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    bodyType: "application/json";
+    body: Schemas["SsoConfigInput"];
+    status: 200;
+    response: Schemas["SsoConfigResponse"];
+    responseHeaders: never;
+    /** Security schemes, any one of which authorises the call (none: a public URL) */
+    security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
+  };
+  /** Remove single sign-on: members sign in with passwords again */
+  "DELETE /api/v1/sso": {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    bodyType: never;
+    body: never;
+    status: 200;
+    response: Schemas["SsoConfigResponse"];
     responseHeaders: never;
     /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
