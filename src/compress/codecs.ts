@@ -1,4 +1,4 @@
-// The whole-image codec calls the pipeline makes for PNG (the next engine issue streams it), WebP output
+// The whole-frame codec calls of the paths: PNG decoding for the small-output optimiser, WebP output (lossy or lossless)
 // through the WebP engine's row-fed encoder, and JPEG output of such images: MozJPEG up to its size, the engine's encoder beyond. Loaded with a dynamic import so that only a
 // request that compresses instantiates WebAssembly (and tools that merely build the app never load it).
 import type { RgbaImage } from '../../wasm/image.ts';
@@ -11,14 +11,18 @@ import { PNG_OPTIMISE_LEVEL } from './encoders.ts';
 import type { ImageFormat } from './formats.ts';
 import { FULL_CHROMA_QUALITY } from './jpeg-path.ts';
 import { MOZJPEG_MAX_OUTPUT_PIXELS } from './memory-plan.ts';
+import { WEBP_LOSSLESS_EFFORT } from './limits.ts';
 
 /** PNG input (WebP input goes through the WebP engine, webp-path.ts). */
 export function decode(format: 'png', bytes: Uint8Array): RgbaImage {
   return decodePng(bytes);
 }
 
-/** Lossy formats take the quality; PNG ignores it (lossless, then optimised by oxipng). JPEG wants opaque pixels. */
-export function encode(format: ImageFormat, image: RgbaImage, quality: number): Uint8Array {
+/**
+ * Lossy formats take the quality; PNG ignores it (lossless, then optimised by oxipng), as does lossless
+ * WebP. JPEG wants opaque pixels.
+ */
+export function encode(format: ImageFormat, image: RgbaImage, quality: number, lossless = false): Uint8Array {
   switch (format) {
     case 'jpeg':
       // MozJPEG's trellis writes fewer bytes where its memory is affordable; the engine beyond.
@@ -28,7 +32,7 @@ export function encode(format: ImageFormat, image: RgbaImage, quality: number): 
       });
     case 'webp':
       // The WebP engine's encoder, fed the rows at once: its picture is YUV, not a second RGBA copy.
-      return encodeRowsWebp(image.width, image.height, { channels: 4, quality, lossless: false }, (push) => push(image.data)).bytes;
+      return encodeRowsWebp(image.width, image.height, { channels: 4, quality: lossless ? WEBP_LOSSLESS_EFFORT : quality, lossless }, (push) => push(image.data)).bytes;
     case 'png':
       return encodeOptimisedPng(image, PNG_OPTIMISE_LEVEL);
   }

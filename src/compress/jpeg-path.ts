@@ -36,7 +36,7 @@ export async function compressJpeg(request: CompressRequest, plan: Plan, orienta
       };
     }
     const codecs = await import('./codecs.ts');
-    return finish(request, timings, upright.width, upright.height, (quality) => codecs.encode(request.format, upright, quality));
+    return finish(request, timings, upright.width, upright.height, (quality) => codecs.encode(request.format, upright, quality, request.lossless === true));
   }
   const mozjpeg = plan.mode === 'mozjpeg' ? await import('../../wasm/mozjpeg-encoder.ts') : null;
   return engine(request.bytes, (job) => {

@@ -42,3 +42,6 @@ export const MAX_TARGET_KB = MAX_IMAGE_BYTES / 1024;
 /** Bounds and default of `colors`, the palette size of palette=true. */
 export const MIN_PALETTE_COLORS = 2;
 export const MAX_PALETTE_COLORS = 256;
+
+/** libwebp's lossless effort (its `quality` in lossless mode, 0–100) for lossless WebP output: cwebp's default. */
+export const WEBP_LOSSLESS_EFFORT = 75;

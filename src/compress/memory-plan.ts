@@ -80,6 +80,8 @@ export interface PlanRequest {
   allowLossless?: boolean;
   /** PNG output quantised to a palette. */
   palette?: boolean;
+  /** WebP output written lossless. */
+  lossless?: boolean;
 }
 
 export interface Plan {
@@ -127,7 +129,9 @@ export function plan(inputFormat: ImageFormat, header: ImageHeader, uploadBytes:
   const resized = output !== upright;
   const stored = swapsAxes(header.orientation) ? { width: output.height, height: output.width } : output;
   const scaleNum = inputFormat === 'jpeg' && resized ? dctScale(header, stored) : 8;
-  const lossless = (inputFormat === 'jpeg' || inputFormat === 'webp') && request.format === inputFormat && !resized && request.targetKb === undefined && request.allowLossless !== false;
+  // The never-bigger rewrite of the input: not when lossless output was asked for, which a lossy input's
+  // own bytes are not.
+  const lossless = (inputFormat === 'jpeg' || inputFormat === 'webp') && request.format === inputFormat && !resized && request.targetKb === undefined && request.allowLossless !== false && request.lossless !== true;
   const base = { output, resized, scaleNum, stored, lossless, pngWhole: false };
   if (inputFormat === 'png') {
     const pngBase = { ...base, mode: 'two_pass' as const };
@@ -141,7 +145,8 @@ export function plan(inputFormat: ImageFormat, header: ImageHeader, uploadBytes:
   if (inputFormat === 'webp' && request.format === 'webp') {
     // Lossless output for a lossless input when it fits; then lossy; then lossy in low memory.
     const big = output.width * output.height > WEBP_TOKEN_BUFFER_MAX_PIXELS;
-    const variants = [
+    // lossless=true asks for lossless output whatever the input is: no lossy fallback then.
+    const variants = request.lossless ? [{ lossless: true, lowMemory: false }] : [
       ...(header.webp?.lossless && request.targetKb === undefined ? [{ lossless: true, lowMemory: false }] : []),
       ...(big ? [] : [{ lossless: false, lowMemory: false }]),
       { lossless: false, lowMemory: true },
@@ -198,6 +203,7 @@ function estimate(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: nu
   if (request.format === 'jpeg' && p.mode === 'mozjpeg') encoder = MOZJPEG_FRESH_BYTES + outPixels * (channels + 4 + MOZJPEG_BYTES_PER_PIXEL);
   else if (request.format === 'jpeg') encoder = p.mode === 'progressive' ? encoderBuffer(p.output, request.quality, header) : p.output.width * 3 * 32;
   // A copy of the frame, its RGBA form, and the whole-image encoder.
+  else if (request.format === 'webp' && request.lossless) encoder = outPixels * (channels + 4 + WEBP_LOSSLESS_ENCODER_BYTES_PER_PIXEL);
   else encoder = outPixels * (channels + 4 + WHOLE_IMAGE_BYTES_PER_PIXEL) + paletteBytes;
   const lossyPhase = decoder + resampler + kept + encoder + outputBuffers;
   // The lossless rewrite runs after the lossy encode, holding its result: every coefficient, twice when
@@ -269,6 +275,8 @@ function pngEstimate(header: ImageHeader, uploadBytes: number, request: PlanRequ
     writer = p.pngWhole ? outPixels * (4 + OXIPNG_BYTES_PER_PIXEL) + outputs : PNG_STREAM_BYTES + outputs;
   } else if (request.format === 'jpeg' && outPixels <= MOZJPEG_MAX_OUTPUT_PIXELS) {
     writer = outPixels * 4 + MOZJPEG_FRESH_BYTES + outPixels * (4 + MOZJPEG_BYTES_PER_PIXEL);
+  } else if (request.format === 'webp' && request.lossless) {
+    writer = outPixels * (4 + WEBP_LOSSLESS_ENCODER_BYTES_PER_PIXEL);
   } else {
     writer = outPixels * (4 + WHOLE_IMAGE_BYTES_PER_PIXEL);
   }

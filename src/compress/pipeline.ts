@@ -19,6 +19,8 @@ export interface CompressRequest {
   /** PNG output quantised to a palette of at most `colors` (the fewest that reach `quality`). */
   palette?: boolean;
   colors?: number;
+  /** WebP output written lossless (every pixel kept). */
+  lossless?: boolean;
 }
 
 export interface CompressResult {

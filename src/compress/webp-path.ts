@@ -15,9 +15,8 @@ import type { Plan } from './memory-plan.ts';
 import type { CompressRequest, CompressResult } from './pipeline.ts';
 import { encodeAsRequested } from './target-size.ts';
 import { jpegMarkersOf, packWebp, webpMetadata } from './webp-riff.ts';
+import { WEBP_LOSSLESS_EFFORT } from './limits.ts';
 
-/** libwebp's lossless effort (its `quality` in lossless mode, 0–100) for lossless output: cwebp's default. */
-export const WEBP_LOSSLESS_EFFORT = 75;
 
 type Timings = CompressResult['timings'];
 

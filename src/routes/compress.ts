@@ -55,10 +55,12 @@ export async function compressMetered(c: Context<AppEnv>, hash: string, meter: D
     }
     if (parts.palette && parts.format !== 'png') throw new ApiError('bad_request', 'palette=true works with png output only', { param: 'palette' });
     if (parts.colors !== undefined && !parts.palette) throw new ApiError('bad_request', 'colors needs palette=true', { param: 'colors' });
+    if (parts.lossless && parts.format !== 'webp') throw new ApiError('bad_request', 'lossless=true works with webp output only (PNG output is always lossless)', { param: 'lossless' });
+    if (parts.lossless && parts.target_kb !== undefined) throw new ApiError('bad_request', 'lossless output has no quality to search: leave out target_kb', { param: 'lossless' });
     const bytes = await imageBytes(parts.image);
     const { compress, prepare } = await import('../compress/pipeline.ts');
     const prepared = prepare(
-      { bytes, format: parts.format, quality: parts.quality, width: parts.width, height: parts.height, targetKb: parts.target_kb, metadata: parts.metadata, palette: parts.palette, colors: parts.colors },
+      { bytes, format: parts.format, quality: parts.quality, width: parts.width, height: parts.height, targetKb: parts.target_kb, metadata: parts.metadata, palette: parts.palette, colors: parts.colors, lossless: parts.lossless },
       config.maxInputPixels,
       config.memoryBudget,
     );

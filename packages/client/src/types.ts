@@ -16,6 +16,8 @@ export interface PaletteOptions {
   palette?: boolean;
   /** 2 to 256 (default 256), with palette. */
   colors?: number;
+  /** WebP output only: lossless WebP. */
+  lossless?: boolean;
 }
 type WithPalette<T> = Omit<T, keyof PaletteOptions> & PaletteOptions;
 

@@ -39,10 +39,11 @@ export async function compressPng(request: CompressRequest, plan: Plan, orientat
       if (request.format === 'jpeg' && info.hasAlpha) flattenOntoWhite(frame);
       const codecs = await import('../codecs.ts');
       const start = performance.now();
-      const encoded = encodeAsRequested((quality) => codecs.encode(request.format, frame, quality), request.quality, request.targetKb);
+      const lossless = request.format === 'webp' && request.lossless === true;
+      const encoded = encodeAsRequested((quality) => codecs.encode(request.format, frame, quality, lossless), request.quality, request.targetKb);
       timings.encode += performance.now() - start;
       finishTimings();
-      return { ...encoded, inputFormat: 'png', format: request.format, width: frame.width, height: frame.height, lossless: false, timings };
+      return { ...encoded, ...(lossless ? { quality: 100 } : {}), inputFormat: 'png', format: request.format, width: frame.width, height: frame.height, lossless, timings };
     }
     const { width, height } = plan.output;
     const grey = info.colourType === 0 || info.colourType === 4;

@@ -121,6 +121,8 @@ export interface Schemas {
     target_kb?: number;
     /** PNG output only: quantise to a palette of at most `colors` with dithering, alpha kept, using the fewest colours whose measured quality (pngquant's 0–100 scale) reaches `quality`; the lossless PNG is written instead when it is smaller. X-Quality then gives the measured quality. Every tier */
     palette?: "true" | "false";
+    /** WebP output only: lossless WebP (every pixel kept; quality is then ignored). A lossless WebP input gives lossless output by itself when its memory fits. Not with target_kb */
+    lossless?: "true" | "false";
     /** With palette=true: the most colours the palette may have */
     colors?: number;
   };
