@@ -9,6 +9,22 @@ import { makeKey } from './helpers.ts';
 import { bodyBytes, compressCall, decodeAny, exifTiff, pngOf } from './image-fixtures.ts';
 import { ascii, cat, chunk, chunksOf, expectedRgba, ihdrOf, makePng, zlib, type PngSpec } from './png-fixtures.ts';
 
+/**
+ * Byte-for-byte equality of two large pixel buffers, failing with the first difference: the matcher's
+ * deep equality walks millions of elements one by one and took seconds per image.
+ */
+function expectSameBytes(actual: ArrayLike<number>, expected: ArrayLike<number>): void {
+  expect(actual.length).toBe(expected.length);
+  let at = -1;
+  for (let i = 0; i < expected.length; i++) {
+    if (actual[i] !== expected[i]) {
+      at = i;
+      break;
+    }
+  }
+  expect(at === -1 ? 'identical' : `first difference at byte ${at}: ${actual[at]} instead of ${expected[at]}`).toBe('identical');
+}
+
 const key = async () => (await makeKey({ scopes: ['image'], image: 'pro' })).key;
 
 async function compressPng(parts: Record<string, string | Uint8Array>) {
@@ -48,7 +64,7 @@ describe('PNG to PNG, lossless', () => {
     const ihdr = ihdrOf(body);
     expect([res.headers.get('x-image-width'), res.headers.get('x-image-height')]).toEqual([String(ihdr.width), String(ihdr.height)]);
     expect([ihdr.width, ihdr.height]).toEqual([61, 37]);
-    expect(decodePng(body).data).toEqual(expectedRgba(spec));
+    expectSameBytes(decodePng(body).data, expectedRgba(spec));
   });
 
   it(`above ${PNG_WHOLE_MAX_OUTPUT_PIXELS} pixels the row encoder writes it, exactly, in the smallest exact colour type`, async () => {
@@ -64,7 +80,7 @@ describe('PNG to PNG, lossless', () => {
       expect(res.status).toBe(200);
       expect(ihdrOf(body).colourType).toBe(colourType);
       expect(res.headers.get('x-image-width')).toBe('2000');
-      expect(decodePng(body).data).toEqual(expectedRgba(spec));
+      expectSameBytes(decodePng(body).data, expectedRgba(spec));
     }
   }, 60_000);
 
@@ -74,11 +90,11 @@ describe('PNG to PNG, lossless', () => {
     const rgba = new Uint8Array(w * h * 4).map((_, i) => colours[Math.floor(i / 4 / w / 100) % 3]![i % 4]!);
     const { body } = await compressPng({ image: pngOf({ data: rgba, width: w, height: h }) });
     expect(ihdrOf(body)).toMatchObject({ colourType: 3, bitDepth: 2 });
-    expect(decodePng(body).data).toEqual(rgba);
+    expectSameBytes(decodePng(body).data, rgba);
     const grey = rgba.map((v, i) => (i % 4 === 3 ? 255 : (rgba[i - (i % 4)]! + (i >> 12)) & 255));
     const greyOut = await compressPng({ image: pngOf({ data: grey, width: w, height: h }) });
     expect(ihdrOf(greyOut.body).colourType).toBe(0);
-    expect(decodePng(greyOut.body).data).toEqual(grey);
+    expectSameBytes(decodePng(greyOut.body).data, grey);
   }, 60_000);
 
   it('width resizes in rows, both sides in proportion, with the headers matching the file', async () => {
