@@ -91,7 +91,7 @@ describe('GET /api/v1/openapi.json', () => {
     const post = doc.paths['/api/v1/compress'].post;
     const body = post.requestBody.content['multipart/form-data'].schema;
     const schema = body.$ref ? doc.components.schemas[body.$ref.split('/').pop()] : body;
-    expect(Object.keys(schema.properties)).toEqual(['image', 'quality', 'format', 'width', 'height', 'metadata', 'target_kb', 'palette', 'colors']);
+    expect(Object.keys(schema.properties)).toEqual(['image', 'quality', 'format', 'width', 'height', 'metadata', 'target_kb', 'palette', 'lossless', 'colors']);
     expect(schema.properties.metadata).toMatchObject({ enum: ['strip', 'keep'], default: 'strip' });
     expect(schema.required).toEqual(['image']);
     expect(schema.properties.image).toMatchObject({ type: 'string', format: 'binary' });

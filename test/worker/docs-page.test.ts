@@ -182,7 +182,7 @@ describe('renderApiReference with the live document', () => {
     const compress = section(body, 'op-post-api-v1-compress');
     expect(visible(compress)).toContain('Request body Required. multipart/form-data: CompressRequest');
     const parts = rows(compress.split('<h4>Responses</h4>')[0] ?? '').slice(1);
-    expect(parts.map((r) => r[0])).toEqual(['image', 'quality', 'format', 'width', 'height', 'metadata', 'target_kb', 'palette', 'colors']);
+    expect(parts.map((r) => r[0])).toEqual(['image', 'quality', 'format', 'width', 'height', 'metadata', 'target_kb', 'palette', 'lossless', 'colors']);
     expect(parts[0]?.slice(1, 3)).toEqual(['string (binary)', 'yes']);
     expect(parts[1]?.[1]).toBe('integer 1 to 100; default 80');
     expect(parts[2]?.[1]).toBe('string one of jpeg, png, webp; default jpeg');
