@@ -155,8 +155,15 @@ interface D1Binding {
 }
 
 export async function localD1(sandbox: Sandbox): Promise<LocalD1> {
+  // A configuration with only the database (same id, so the same file): the proxy starts no Worker, and
+  // the Durable Object bindings of the full one would only draw warnings about classes it cannot see.
+  const toml = readFileSync(sandbox.config, 'utf8');
+  const d1Block = /^\[\[d1_databases\]\][^[]*/m.exec(toml)?.[0];
+  if (d1Block === undefined) throw new Error('no [[d1_databases]] in the sandbox configuration');
+  const d1Config = join(sandbox.dir, 'd1-only.toml');
+  writeFileSync(d1Config, `name = "d1-only"\ncompatibility_date = "2026-11-01"\n\n${d1Block}`);
   // wrangler keeps `--persist-to DIR`'s data under DIR/v3; the proxy takes that directory itself.
-  const proxy = await getPlatformProxy<{ DB: D1Binding }>({ configPath: sandbox.config, persist: { path: join(sandbox.persistTo, 'v3') } });
+  const proxy = await getPlatformProxy<{ DB: D1Binding }>({ configPath: d1Config, persist: { path: join(sandbox.persistTo, 'v3') } });
   const db = proxy.env.DB;
   const executor: D1Executor = async (statements) => {
     const results = await db.batch(statements.map((s) => db.prepare(s.sql).bind(...s.params)));

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/accounts/keys.ts';
 import { SESSION_IDLE_MS, SESSION_MAX_MS } from '../../src/auth/limits.ts';
 import { hashPassword } from '../../src/auth/password.ts';
-import { TestClock } from './helpers.ts';
+import { TestClock, captureConsole } from './helpers.ts';
 import { Browser, LANDING_H1, PASSWORD, signedUp, uniqueEmail } from './console-helpers.ts';
 
 const alertOf = (html: string): string => (/role="alert">([^<]*)</.exec(html)?.[1] ?? '').replaceAll('&#39;', "'");
@@ -377,7 +377,10 @@ describe('the client address (TRUSTED_IP_HEADER)', () => {
     const clock = new TestClock(Date.UTC(2026, 10, 21, 19, 0, 5));
     expect(await signUps(11, clock, { TRUSTED_IP_HEADER: '' }, () => ({}))).toEqual(tenThenRefused);
     clock.advance(60 * 60_000);
-    expect(await signUps(11, clock, { TRUSTED_IP_HEADER: 'X-Real-IP' }, () => ({}))).toEqual(tenThenRefused);
+    // The operator is told, once per isolate, that the header they named brings no address.
+    const { result, lines } = await captureConsole('warn', () => signUps(11, clock, { TRUSTED_IP_HEADER: 'X-Real-IP' }, () => ({})));
+    expect(result).toEqual(tenThenRefused);
+    expect(lines.every((l) => l.startsWith('no usable client address in X-Real-IP'))).toBe(true);
   });
 });
 

@@ -50,6 +50,8 @@ export async function call(
 ): Promise<Response> {
   const { clock, env: overrides, ...rest } = init;
   const request = new Request(new URL(path, 'https://api.shrinkray.test'), rest);
+  // A client address, as Cloudflare's edge sets one, unless the test sends its own.
+  if (!request.headers.has('cf-connecting-ip')) request.headers.set('cf-connecting-ip', '203.0.113.10');
   const ctx = createExecutionContext();
   const testEnv = { ...env, ...overrides, ...(clock ? { NOW: () => clock.now } : {}) } as typeof env;
   const response = await worker.fetch(request, testEnv, ctx);
@@ -79,4 +81,19 @@ export async function adminRefresh(body: unknown): Promise<Response> {
   });
   if (res.status !== 200) throw new Error(`refresh failed: ${res.status} ${await res.text()}`);
   return res;
+}
+
+/**
+ * Runs `work` with console[kind] captured instead of printed: for tests that provoke a logged error on
+ * purpose, so the log line can be checked and the test output stays clean.
+ */
+export async function captureConsole<T>(kind: 'error' | 'warn', work: () => Promise<T>): Promise<{ result: T; lines: string[] }> {
+  const original = console[kind];
+  const lines: string[] = [];
+  console[kind] = (...args: unknown[]) => void lines.push(args.map(String).join(' '));
+  try {
+    return { result: await work(), lines };
+  } finally {
+    console[kind] = original;
+  }
 }

@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { errorResponse } from '../../src/http/errors.ts';
-import { TestClock, adminRefresh, call, makeKey, toolsHeaders } from './helpers.ts';
+import { TestClock, adminRefresh, call, captureConsole, makeKey, toolsHeaders } from './helpers.ts';
 
 describe('request ids', () => {
   it('echoes a sane caller id on success and error alike', async () => {
@@ -49,7 +49,9 @@ describe('fallbacks', () => {
   });
 
   it('an unexpected error is a 500 envelope with no stack or message leak', async () => {
-    const res = errorResponse(new Error('database password is hunter2 at line 3'), 'req_x');
+    // The error goes to the operator's log, under the request id, and nowhere else.
+    const { result: res, lines } = await captureConsole('error', async () => errorResponse(new Error('database password is hunter2 at line 3'), 'req_x'));
+    expect(lines).toEqual([expect.stringContaining('internal_error request_id=req_x')]);
     expect(res.status).toBe(500);
     const text = await res.text();
     expect(JSON.parse(text).error.code).toBe('internal_error');
@@ -60,8 +62,9 @@ describe('fallbacks', () => {
   it('a failing dependency surfaces as 500 internal_error, not a crash', async () => {
     const k = await makeKey();
     const broken = { idFromName: () => { throw new Error('boom'); } };
-    const res = await call('/api/v1/account', { headers: toolsHeaders(k.key), env: { METER: broken } });
+    const { result: res, lines } = await captureConsole('error', () => call('/api/v1/account', { headers: toolsHeaders(k.key), env: { METER: broken } }));
     expect(res.status).toBe(500);
+    expect(lines).toEqual([expect.stringMatching(/^internal_error request_id=req_\S+ Error: boom/)]);
     expect((await res.json<any>()).error.code).toBe('internal_error');
     expect(res.headers.get('x-request-id')).toMatch(/^req_/);
   });

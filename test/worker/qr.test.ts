@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { qrRenderStats } from '../../src/qr/qr-image.ts';
 import { SIGNED_PARAMS } from '../../src/qr/signature.ts';
-import { call, makeKey, toolsHeaders, type TestKey } from './helpers.ts';
+import { call, captureConsole, makeKey, toolsHeaders, type TestKey } from './helpers.ts';
 import { decodePngQr, decodeSvgQr, readPng, rasteriseSvg } from './qr-decode.ts';
 
 let k: TestKey;
@@ -124,9 +124,12 @@ describe('GET /api/v1/qr', () => {
 
   it('is a 500 with the envelope, not a weak signature, when the secret is missing or short', async () => {
     for (const secret of [undefined, 'short']) {
-      const { res, body } = await qr('data=a', { QR_SIGNING_SECRET: secret });
+      const { result: { res, body }, lines } = await captureConsole('error', () => qr('data=a', { QR_SIGNING_SECRET: secret }));
       expect(res.status).toBe(500);
       expect(body.error.code).toBe('internal_error');
+      // The operator hears why; the secret itself is never logged.
+      expect(lines.join('\n')).toMatch(/QR_SIGNING_SECRET/);
+      expect(lines.join('\n')).not.toContain('short');
     }
   });
 });
@@ -336,7 +339,8 @@ describe('GET /api/v1/qr/image', () => {
 
   it('needs the signing secret configured', async () => {
     const url = await signedUrl('data=a');
-    const res = await call(url, { env: { QR_SIGNING_SECRET: undefined } });
+    const { result: res, lines } = await captureConsole('error', () => call(url, { env: { QR_SIGNING_SECRET: undefined } }));
     expect(res.status).toBe(500);
+    expect(lines.join('\n')).toMatch(/QR_SIGNING_SECRET/);
   });
 });
