@@ -9,7 +9,7 @@ import { Counters } from '../../src/metering/counters.ts';
 import { dayWindow, minuteWindow, monthWindow } from '../../src/metering/windows.ts';
 import { MeterOutbox } from '../../src/webhooks/meter-outbox.ts';
 import worker from '../../src/index.ts';
-import { call, toolsHeaders } from './helpers.ts';
+import { TestClock, call, toolsHeaders } from './helpers.ts';
 import { compressCall, photo, pngOf } from './image-fixtures.ts';
 import { addEndpoint, addKey, manage, manageAccount, received, verified, waitFor, type Endpoint } from './webhook-helpers.ts';
 
@@ -61,16 +61,18 @@ describe('usage.threshold and rate_limit.exceeded', () => {
     const tools = await addKey(account, ['tools']);
     const perDay = TOOLS_TIERS.developer.perDay!;
     const meter = env.METER.get(env.METER.idFromName(await hashKey(tools.key)));
-    const day = dayWindow(Date.now());
+    // The Worker's clock held at noon: the day cannot end mid-test.
+    const clock = new TestClock(dayWindow(Date.now()).start + 12 * 3_600_000);
+    const day = dayWindow(clock.now);
     // 10 short of 80 %: then 40 requests at once cross it (and only once).
     await runInDurableObject(meter, (_instance, state) => new Counters(state.storage.sql).add('day', day.start, Math.ceil(perDay * 0.8) - 10));
-    const first = await Promise.all(Array.from({ length: 40 }, () => call('/api/v1/categories', { headers: toolsHeaders(tools.key) })));
+    const first = await Promise.all(Array.from({ length: 40 }, () => call('/api/v1/categories', { headers: toolsHeaders(tools.key), clock })));
     expect(first.every((r) => r.status === 200)).toBe(true);
     const [eighty] = await payloads(endpoint, 1);
     expect(eighty).toMatchObject({ type: 'usage.threshold', data: { key_id: tools.id, api: 'tools', window: 'day', percent: 80, limit: perDay } });
     // 10 short of the day's end: 40 at once make 100 % once and the first 429 once.
     await runInDurableObject(meter, (_instance, state) => new Counters(state.storage.sql).add('day', day.start, perDay - 10 - (Math.ceil(perDay * 0.8) + 30)));
-    const second = await Promise.all(Array.from({ length: 40 }, () => call('/api/v1/categories', { headers: toolsHeaders(tools.key) })));
+    const second = await Promise.all(Array.from({ length: 40 }, () => call('/api/v1/categories', { headers: toolsHeaders(tools.key), clock })));
     expect(second.filter((r) => r.status === 200)).toHaveLength(10);
     expect(second.filter((r) => r.status === 429)).toHaveLength(30);
     const all = await payloads(endpoint, 3);
@@ -86,10 +88,11 @@ describe('usage.threshold and rate_limit.exceeded', () => {
     const tools = await addKey(account, ['tools']);
     const perMinute = TOOLS_TIERS.developer.perMinute;
     const meter = env.METER.get(env.METER.idFromName(await hashKey(tools.key)));
-    // Far from a minute's end, so all of this lands in one minute window.
-    if (minuteWindow(Date.now()).end - Date.now() < 5_000) await new Promise((r) => setTimeout(r, 5_500));
-    await runInDurableObject(meter, (_i, state) => new Counters(state.storage.sql).add('minute', minuteWindow(Date.now()).start, perMinute - 5));
-    const answers = await Promise.all(Array.from({ length: 30 }, () => call('/api/v1/categories', { headers: toolsHeaders(tools.key) })));
+    // The Worker's clock held 10 s into a minute, so all of this lands in one minute window (real time
+    // could cross a minute's end mid-test; waiting for the next one would outlast the test's timeout).
+    const clock = new TestClock(minuteWindow(Date.now()).start + 10_000);
+    await runInDurableObject(meter, (_i, state) => new Counters(state.storage.sql).add('minute', minuteWindow(clock.now).start, perMinute - 5));
+    const answers = await Promise.all(Array.from({ length: 30 }, () => call('/api/v1/categories', { headers: toolsHeaders(tools.key), clock })));
     expect(answers.filter((r) => r.status === 429)).toHaveLength(25);
     const [only] = await payloads(endpoint, 1);
     await settle();
@@ -101,11 +104,13 @@ describe('usage.threshold and rate_limit.exceeded', () => {
     const account = await manageAccount({ tools: 'developer', image: 'free' });
     const endpoint = await addEndpoint(account.key, ['usage.threshold', 'rate_limit.exceeded']);
     const image = await addKey(account, ['image']);
-    const month = monthWindow(Date.now());
+    // The Worker's clock held on the 10th: the month cannot end mid-test.
+    const clock = new TestClock(monthWindow(Date.now()).start + 9 * 86_400_000);
+    const month = monthWindow(clock.now);
     const accountMeter = env.ACCOUNT_METER.get(env.ACCOUNT_METER.idFromName(account.accountId));
     // 75 of the free tier's 100 used: 30 compressions at once cross 80 % and 100 %, and 5 are refused.
     await runInDurableObject(accountMeter, (_i, state) => new Counters(state.storage.sql).add('month', month.start, 75));
-    const answers = await Promise.all(Array.from({ length: 30 }, () => compressCall(image.key, { image: TINY, filename: 'a.png' }, { env: ROOMY })));
+    const answers = await Promise.all(Array.from({ length: 30 }, () => compressCall(image.key, { image: TINY, filename: 'a.png' }, { env: ROOMY, clock })));
     expect(answers.filter((r) => r.status === 200)).toHaveLength(25);
     expect(answers.filter((r) => r.status === 429)).toHaveLength(5);
     await payloads(endpoint, 3);
