@@ -5,6 +5,7 @@
 // synchronous call, because the instance is shared by the isolate's requests (wasm/instances.ts).
 import type { EmscriptenInstance } from './emscripten.ts';
 import { JpegJob, slot } from './jpeg-engine.ts';
+import { readChunkedOutput } from './chunked-output.ts';
 
 type Fn = (...args: number[]) => number;
 interface EngineModule {
@@ -125,24 +126,9 @@ export class WebpJob {
   }
 
   private output(): EncodedWebp {
-    const count = this.call('chunk_count', this.job);
-    const total = this.call('output_len', this.job) >>> 0;
-    const bytes = new Uint8Array(total);
-    const pair = this.codec.module._malloc(8);
-    try {
-      let at = 0;
-      for (let i = 0; i < count; i++) {
-        this.call('chunk', this.job, i, pair);
-        const [ptr, len] = new Int32Array(this.codec.heap().buffer, pair, 2) as unknown as [number, number];
-        bytes.set(this.codec.heap().subarray(ptr >>> 0, (ptr >>> 0) + len), at);
-        at += len;
-      }
-    } finally {
-      this.codec.module._free(pair);
-    }
-    this.call('clear_output', this.job);
-    return { bytes, width: this.call('result_width', this.job), height: this.call('result_height', this.job) };
+    return readChunkedOutput(this.codec, (name, ...args) => this.call(name, ...args), this.job);
   }
+
 
   private call(name: string, ...args: number[]): number {
     return this.codec.module[`_sr_webp_${name}`]!(...args);

@@ -1,6 +1,6 @@
 // Reading the audit log: pages newest first (the API and the console), and exports oldest first (the
 // chain's own order, so a reader can verify it while streaming). Reads only: nothing here writes.
-import type { ActorType, AuditResult } from './chain.ts';
+import type { ActorType, AuditResult, AuditRow } from './chain.ts';
 import { AUDIT_EXPORT_CHUNK, AUDIT_EXPORT_MAX } from './limits.ts';
 
 export interface AuditFilters {
@@ -27,19 +27,9 @@ export interface AuditRecord {
   hash: string;
 }
 
-interface Row {
+/** A stored record as the query reads it: the chain's fields, less the account, plus its order and hash. */
+interface Row extends Omit<AuditRow, 'account_id'> {
   seq: number;
-  id: string;
-  time: number;
-  actor_type: ActorType;
-  actor_id: string | null;
-  action: string;
-  target: string | null;
-  ip: string | null;
-  user_agent: string | null;
-  result: AuditResult;
-  details: string | null;
-  prev_hash: string;
   hash: string;
 }
 
