@@ -11,7 +11,7 @@ import { SQL } from '../db/statements.ts';
 import type { Env } from '../env.ts';
 import { Counters } from '../metering/counters.ts';
 import { KEY_STATE_TTL_MS, LAST_USED_FLUSH_MS } from '../metering/key-state.ts';
-import { meterTools, toolsUsage } from '../metering/rules.ts';
+import { meterManage, meterTools, toolsUsage } from '../metering/rules.ts';
 import { dayWindow } from '../metering/windows.ts';
 import { accountMeter } from '../metering/account-meter-stub.ts';
 import type { AccountMeter } from './account-meter.ts';
@@ -99,11 +99,14 @@ export class KeyMeter extends DurableObject<Env> {
     return { outcome: 'ok', key, rate: result.rate };
   }
 
-  /** The management API (keys, webhooks): the key must carry the `manage` scope. Spends nothing. */
+  /** The management API (keys, webhooks, …): the key must carry the `manage` scope; MANAGE_PER_MINUTE. */
   async manage(hash: string, now: number): Promise<Verdict> {
     const auth = await this.authenticate(hash, now, 'manage');
-    if (auth.outcome === 'ok') this.touch(hash, now);
-    return auth;
+    if (auth.outcome !== 'ok' || !auth.key) return auth;
+    const result = this.ctx.storage.transactionSync(() => meterManage(this.counters, now));
+    if (!result.allowed) return { outcome: 'rate_limit_exceeded', key: auth.key, rate: result.rate };
+    this.touch(hash, now);
+    return { ...auth, rate: result.rate };
   }
 
   /** Hands recorded webhook events to the account's dispatcher; set by the step that recorded them. */

@@ -18,6 +18,13 @@ export const accountAuth = createMiddleware<AppEnv>(async (c, next) => {
   if (headers.has('authorization') || headers.has('x-api-key')) {
     const { hash, meter } = await meterFor(c.env, toolsKeyFrom(headers));
     const verdict = await meter.manage(hash, clock(c.env));
+    if (verdict.outcome === 'rate_limit_exceeded') {
+      const retryAfter = verdict.rate?.retryAfter ?? 60;
+      throw new ApiError('rate_limit_exceeded', `a manage key may make ${verdict.rate?.limit} management requests a minute: retry in ${retryAfter} s`, {
+        headers: { 'Retry-After': String(retryAfter) },
+        details: { limit: verdict.rate?.limit, reset: verdict.rate?.reset },
+      });
+    }
     enforce(verdict);
     const key = verdict.key!;
     c.set('key', key);

@@ -121,3 +121,20 @@ export function toolsUsage(counters: Counters, tier: ToolsTier, now: number): To
     },
   };
 }
+
+/**
+ * Management API requests of a `manage` key per UTC minute: enough for any automation, and a bound on
+ * what a leaked key can make us do (each delivery-log read is a D1 query and up to a hundred SQLite ones).
+ */
+export const MANAGE_PER_MINUTE = 120;
+
+/** The management API's own minute window (a window of its own, apart from the tools API's). */
+export function meterManage(counters: Counters, now: number): { allowed: boolean; rate: RateHeaders } {
+  const minute = minuteWindow(now);
+  const used = counters.used('manage_minute', minute.start);
+  if (used >= MANAGE_PER_MINUTE) {
+    return { allowed: false, rate: { limit: MANAGE_PER_MINUTE, remaining: 0, reset: toUnixSeconds(minute.end), retryAfter: secondsUntil(minute.end, now) } };
+  }
+  counters.add('manage_minute', minute.start);
+  return { allowed: true, rate: { limit: MANAGE_PER_MINUTE, remaining: MANAGE_PER_MINUTE - used - 1, reset: toUnixSeconds(minute.end) } };
+}

@@ -1,8 +1,11 @@
 // The manage scope: a manage key runs the management API (keys, webhooks) and nothing else; image and
 // tools keys cannot manage. Keys made over the API follow the console's rules: shown once, capped.
+import { env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import { hashKey } from '../../src/accounts/keys.ts';
 import { MAX_KEYS_CREATED_PER_DAY } from '../../src/console/keys.ts';
-import { bearer, call, makeKey, toolsHeaders } from './helpers.ts';
+import { MANAGE_PER_MINUTE } from '../../src/metering/rules.ts';
+import { TestClock, bearer, call, makeKey, toolsHeaders } from './helpers.ts';
 import { compressCall, photo, pngOf } from './image-fixtures.ts';
 import { signedUp } from './console-helpers.ts';
 import { manage, manageAccount } from './webhook-helpers.ts';
@@ -106,5 +109,25 @@ describe('keys over the management API', () => {
     expect((await browser.json('/api/v1/keys', { method: 'POST', body: { name: 'x', scopes: ['image'] } })).status).toBe(403);
     const made = await browser.json('/api/v1/keys', { method: 'POST', body: { name: 'x', scopes: ['manage'] }, csrf });
     expect(made.status).toBe(201);
+  });
+});
+
+describe('management rate limit', () => {
+  it(`allows a manage key ${MANAGE_PER_MINUTE} requests a UTC minute, then 429 with Retry-After until the next`, async () => {
+    const account = await manageAccount();
+    const clock = new TestClock(Date.UTC(2026, 10, 21, 12, 0, 45));
+    const meter = env.METER.get(env.METER.idFromName(await hashKey(account.key)));
+    const ask = () => call('/api/v1/webhooks', { headers: { Authorization: `Bearer ${account.key}` }, clock });
+    expect((await ask()).status).toBe(200); // the meter's first use makes its tables
+    await runInDurableObject(meter, (_i, state) => {
+      state.storage.sql.exec('UPDATE windows SET used = ? WHERE name = ?', MANAGE_PER_MINUTE - 1, 'manage_minute');
+    });
+    expect((await ask()).status).toBe(200);
+    const refused = await ask();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('15');
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('rate_limit_exceeded');
+    clock.advance(15_000);
+    expect((await ask()).status).toBe(200);
   });
 });
