@@ -50,10 +50,14 @@ const SQL = {
     `SELECT ?1, ?2, ?3, ?4, ?5, ?6, 1, ?7, ?7 WHERE (SELECT COUNT(*) FROM webhook_endpoints WHERE account_id = ?2) < ?8`,
   list: `SELECT ${COLUMNS} FROM webhook_endpoints WHERE account_id = ? ORDER BY created_at, id`,
   one: `SELECT ${COLUMNS} FROM webhook_endpoints WHERE id = ? AND account_id = ?`,
+  // ?6 is the patch's `enabled` (1, 0, or NULL when not given). Enabled state and reason are worked out
+  // here, on the row as it is, so an edit cannot undo an automatic disable that landed meanwhile.
+  // Only switching a disabled endpoint on clears the failure streak (SET sees the row as it was).
   update:
-    `UPDATE webhook_endpoints SET url = ?3, description = ?4, events = ?5, enabled = ?6, disabled_reason = ?7, ` +
-    // Only switching a disabled endpoint on clears the failure streak (SET sees the row as it was).
-    `failing_since = CASE WHEN ?6 = 1 AND enabled = 0 THEN NULL ELSE failing_since END, updated_at = ?8 WHERE id = ?1 AND account_id = ?2`,
+    `UPDATE webhook_endpoints SET url = ?3, description = ?4, events = ?5, ` +
+    `enabled = CASE WHEN ?6 IS NULL THEN enabled ELSE ?6 END, ` +
+    `disabled_reason = CASE WHEN ?6 IS NULL THEN disabled_reason WHEN ?6 = 1 THEN NULL WHEN enabled = 1 THEN '${DISABLED_BY_OWNER}' ELSE disabled_reason END, ` +
+    `failing_since = CASE WHEN ?6 = 1 AND enabled = 0 THEN NULL ELSE failing_since END, updated_at = ?7 WHERE id = ?1 AND account_id = ?2`,
   delete: 'DELETE FROM webhook_endpoints WHERE id = ? AND account_id = ?',
   rotate: 'UPDATE webhook_endpoints SET secret = ?, updated_at = ? WHERE id = ? AND account_id = ?',
 } as const;
@@ -132,7 +136,8 @@ export async function updateEndpoint(db: D1Database, accountId: string, id: stri
     updated_at: now,
   };
   const changed = { url: next.url, events: parseEvents(next.events), description: next.description, enabled: next.enabled === 1 };
-  await batchWithAudit(db, [db.prepare(SQL.update).bind(id, accountId, next.url, next.description, next.events, next.enabled, next.disabled_reason, now)],
+  const patchEnabled = patch.enabled === undefined ? null : patch.enabled ? 1 : 0;
+  await batchWithAudit(db, [db.prepare(SQL.update).bind(id, accountId, next.url, next.description, next.events, patchEnabled, now)],
     origin, { accountId, action: 'webhook.updated', target: id, details: changed }, now);
   return view(next);
 }
