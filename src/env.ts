@@ -5,7 +5,7 @@ import type { WebhookDispatcher } from './durable/webhook-dispatcher.ts';
 export interface Env {
   DB: D1Database;
   METER: DurableObjectNamespace<KeyMeter>;
-  /** One object per account: API A's month of compressions, all the account's keys together. */
+  /** One object per account: Image API's month of compressions, all the account's keys together. */
   ACCOUNT_METER: DurableObjectNamespace<AccountMeter>;
   /** One object per account: its webhook messages and their delivery schedule (alarms). */
   WEBHOOK_DISPATCHER: DurableObjectNamespace<WebhookDispatcher>;
@@ -15,9 +15,9 @@ export interface Env {
   WEBHOOK_DISABLE_AFTER_MS?: string | number;
   /** Ms an endpoint has to answer a delivery attempt with a 2xx; empty: 15 s. */
   WEBHOOK_ATTEMPT_TIMEOUT_MS?: string | number;
-  /** When set, API A answers only on this host. */
+  /** When set, Image API answers only on this host. */
   IMAGE_API_HOST?: string;
-  /** When set, API B answers only on this host. */
+  /** When set, Tools API answers only on this host. */
   TOOLS_API_HOST?: string;
   /** Base URL of the tools website; a tool's `url` is this plus the tool's path. */
   TOOLS_SITE_URL?: string;

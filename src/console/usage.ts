@@ -20,7 +20,7 @@ export interface KeyUsage {
   compressions: number[];
   /** This key's compressions this month (its share of the account's month). */
   month_compressions: number;
-  /** This minute and today (the key's own API B windows), and the account's month, with the tiers' limits. */
+  /** This minute and today (the key's own Tools API windows), and the account's month, with the tiers' limits. */
   windows: Usage;
 }
 

@@ -1,4 +1,4 @@
-// One instance per account, addressed by the account id: API A's month of compressions, which belongs to
+// One instance per account, addressed by the account id: Image API's month of compressions, which belongs to
 // the account (all its keys together, and the console's "Try it" meter). Only key meters call it (a
 // Durable Object has no route from the Internet), after they have authenticated the key, so it trusts
 // the account id and tier it is given. The tier comes with every call: the key meters hold it (loaded

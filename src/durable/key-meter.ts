@@ -1,6 +1,6 @@
 // One instance per API key, addressed by the key's SHA-256 hash. It authenticates and meters in a single
 // round trip: the key's state is held in memory (loaded from D1, dropped on `refresh`), the counters in
-// this object's SQLite storage. API B's windows are the key's own; API A's month belongs to the account,
+// this object's SQLite storage. Tools API's windows are the key's own; Image API's month belongs to the account,
 // so compressions are reserved, committed and released on the account's meter (AccountMeter), which this
 // object calls once the key has authenticated. The key keeps its per-day history of both.
 import { DurableObject } from 'cloudflare:workers';
@@ -42,7 +42,7 @@ export class KeyMeter extends DurableObject<Env> {
     this.outbox = new MeterOutbox(ctx.storage.sql);
   }
 
-  /** API B. `count` is false only for /health. `withUsage` adds the full usage snapshot (/account). */
+  /** Tools API. `count` is false only for /health. `withUsage` adds the full usage snapshot (/account). */
   async tools(hash: string, now: number, count: boolean, withUsage = false): Promise<Verdict> {
     const refused = await this.authenticate(hash, now, 'tools');
     if (refused.outcome !== 'ok' || !refused.key) return refused;
@@ -64,14 +64,14 @@ export class KeyMeter extends DurableObject<Env> {
     return verdict;
   }
 
-  /** API A without spending: the account's month as it stands (a read-only view for tests and operators). */
+  /** Image API without spending: the account's month as it stands (a read-only view for tests and operators). */
   async imageStatus(hash: string, now: number): Promise<Verdict> {
     const auth = await this.authenticate(hash, now, 'image');
     if (auth.outcome !== 'ok' || !auth.key) return auth;
     return { outcome: 'ok', key: auth.key, rate: (await this.account(auth.key).status(auth.key.tiers.image, now)).rate };
   }
 
-  /** API A: holds one unit of the account's month for a compression about to run. */
+  /** Image API: holds one unit of the account's month for a compression about to run. */
   async reserve(hash: string, now: number): Promise<Verdict> {
     const auth = await this.authenticate(hash, now, 'image');
     if (auth.outcome !== 'ok' || !auth.key) return auth;
@@ -127,7 +127,7 @@ export class KeyMeter extends DurableObject<Env> {
   }
 
   /**
-   * The console's view of this key: its API B windows as they stand and its per-day history from
+   * The console's view of this key: its Tools API windows as they stand and its per-day history from
    * `fromDay` (the month of compressions is the account's: read it from the account's meter). Spends
    * nothing and needs no scope; null for a hash with no key (then no storage is touched).
    */

@@ -21,7 +21,7 @@ function bearer(headers: Headers): string | undefined {
   return match[1];
 }
 
-/** API B: `x-api-key` (preferred) or `Authorization: Bearer`. */
+/** Tools API: `x-api-key` (preferred) or `Authorization: Bearer`. */
 export function toolsKeyFrom(headers: Headers): string {
   const header = headers.get('x-api-key')?.trim();
   const key = header || bearer(headers);
@@ -29,7 +29,7 @@ export function toolsKeyFrom(headers: Headers): string {
   return key;
 }
 
-/** API A: `Authorization: Bearer` only, as the seed specifies. */
+/** Image API: `Authorization: Bearer` only, as the seed specifies. */
 export function imageKeyFrom(headers: Headers): string {
   const key = bearer(headers);
   if (key) return key;

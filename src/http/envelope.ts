@@ -4,7 +4,7 @@ import type { AppEnv } from './context.ts';
 
 type EnvelopeMeta<M> = M & { tier: ToolsTier; request_id: string };
 
-/** The API B success envelope: `{ data, meta }`, where meta always carries the key's tier. */
+/** The Tools API success envelope: `{ data, meta }`, where meta always carries the key's tier. */
 export function envelope<T, M extends Record<string, unknown> = Record<never, never>>(
   c: Context<AppEnv>,
   data: T,

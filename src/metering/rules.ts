@@ -9,7 +9,7 @@ export interface ToolsResult {
   rate: RateHeaders;
 }
 
-/** Checks every API B window and, when all allow it and `count` is set, spends one unit of each. */
+/** Checks every Tools API window and, when all allow it and `count` is set, spends one unit of each. */
 export function meterTools(counters: Counters, tier: ToolsTier, now: number, count: boolean): ToolsResult {
   const limits = TOOLS_TIERS[tier];
   const minute = minuteWindow(now);
@@ -49,7 +49,7 @@ export interface ImageResult {
   rate: RateHeaders;
 }
 
-// API A's month belongs to the account: these run on the account's meter (src/durable/account-meter.ts),
+// Image API's month belongs to the account: these run on the account's meter (src/durable/account-meter.ts),
 // over its Counters, never on a key's.
 
 /** Monthly compressions: `used` counts committed ones; open reservations hold units until they settle. */
@@ -103,7 +103,7 @@ export function monthUsage(counters: Counters, tier: ImageTier, now: number): Wi
   return { limit, used, remaining: Math.max(0, limit - held), reset: toUnixSeconds(month.end) };
 }
 
-/** A key's API B windows as they stand (its minute and day; the month is the account's). */
+/** A key's Tools API windows as they stand (its minute and day; the month is the account's). */
 export function toolsUsage(counters: Counters, tier: ToolsTier, now: number): ToolsUsage {
   const limits = TOOLS_TIERS[tier];
   const minute = minuteWindow(now);

@@ -10,13 +10,13 @@ export interface WindowUsage {
   reset: number;
 }
 
-/** A key's API B windows. */
+/** A key's Tools API windows. */
 export interface ToolsUsage {
   minute: WindowUsage;
   day: WindowUsage;
 }
 
-/** What /account shows: the key's API B windows and the account's month of compressions. */
+/** What /account shows: the key's Tools API windows and the account's month of compressions. */
 export interface Usage extends ToolsUsage {
   month_compressions: WindowUsage;
 }
@@ -42,7 +42,7 @@ export interface Verdict {
   reservation?: string;
 }
 
-/** What the console reads from a key's meter: its API B windows and per-day history (the month is the account's). */
+/** What the console reads from a key's meter: its Tools API windows and per-day history (the month is the account's). */
 export interface KeySnapshot {
   usage: ToolsUsage;
   history: DailyRow[];

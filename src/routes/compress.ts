@@ -1,4 +1,4 @@
-// API A: POST /api/v1/compress. Thin: reserve a unit of the account's month (through the key's meter), read and validate the upload,
+// Image API: POST /api/v1/compress. Thin: reserve a unit of the account's month (through the key's meter), read and validate the upload,
 // plan it from its header, admit it by memory, run the pipeline, and write the image with its headers. The unit is committed only when the
 // answer is 200 and released on every failure, so a failed request never costs quota.
 import type { OpenAPIHono } from '@hono/zod-openapi';

@@ -1,4 +1,4 @@
-// API B meta tags: GET /meta-tags (one page) and POST /meta-tags/bulk (many, counted as one request).
+// Tools API meta tags: GET /meta-tags (one page) and POST /meta-tags/bulk (many, counted as one request).
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { toolsAuth } from '../http/auth.ts';

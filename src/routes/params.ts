@@ -1,4 +1,4 @@
-// Query-parameter schemas shared by the API B routes. Every rule says, in its message, what is allowed,
+// Query-parameter schemas shared by the Tools API routes. Every rule says, in its message, what is allowed,
 // and the validation hook names the parameter.
 import { z } from '@hono/zod-openapi';
 

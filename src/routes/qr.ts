@@ -1,4 +1,4 @@
-// API B QR codes: GET /qr (metered) hands out a signed image URL; GET /qr/image (key-free) renders it.
+// Tools API QR codes: GET /qr (metered) hands out a signed image URL; GET /qr/image (key-free) renders it.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { toolsAuth } from '../http/auth.ts';

@@ -1,4 +1,4 @@
-// API B catalogue: GET /tools, /tools/{slug}, /categories.
+// Tools API catalogue: GET /tools, /tools/{slug}, /categories.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { getTool, listCategories, listTools, TOOL_FIELDS, type Catalogue, type ToolField } from '../catalogue/catalogue.ts';

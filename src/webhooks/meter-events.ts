@@ -31,7 +31,7 @@ function thresholds(outbox: MeterOutbox, target: HookTarget, base: Omit<Threshol
   return recorded;
 }
 
-/** API B, after meterTools: the key's day thresholds when the request was counted, or its first 429. */
+/** Tools API, after meterTools: the key's day thresholds when the request was counted, or its first 429. */
 export function toolsEvents(outbox: MeterOutbox, counters: Counters, target: HookTarget, tier: ToolsTier, now: number, allowed: boolean): boolean {
   const limits = TOOLS_TIERS[tier];
   const day = dayWindow(now);
@@ -51,7 +51,7 @@ export function toolsEvents(outbox: MeterOutbox, counters: Counters, target: Hoo
   return true;
 }
 
-/** API A, after a compression was charged to the account's month (on the account's meter). */
+/** Image API, after a compression was charged to the account's month (on the account's meter). */
 export function imageThresholds(outbox: MeterOutbox, counters: Counters, target: HookTarget, tier: ImageTier, now: number): boolean {
   const month = monthWindow(now);
   const limit = IMAGE_TIERS[tier].compressionsPerMonth;
@@ -59,7 +59,7 @@ export function imageThresholds(outbox: MeterOutbox, counters: Counters, target:
   return thresholds(outbox, target, { key_id: target.keyId, api: 'image', window: 'month', used, limit, reset: toUnixSeconds(month.end) }, month.start, now);
 }
 
-/** API A, a reservation refused because the month is used up: the first such 429 of each key this month. */
+/** Image API, a reservation refused because the month is used up: the first such 429 of each key this month. */
 export function imageRefused(outbox: MeterOutbox, target: HookTarget, tier: ImageTier, now: number): boolean {
   const month = monthWindow(now);
   if (!outbox.fireOnce(`rate_limit:image:month:${target.keyId}`, month.start)) return false;

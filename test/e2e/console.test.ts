@@ -186,7 +186,7 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
 
   step('the usage page counts the API calls', async () => {
     const after = await usageUntil((t) => t.requests >= 1 && t.compressions >= 1);
-    // Exactly the two calls just made: one API B request, one compression.
+    // Exactly the two calls just made: one Tools API request, one compression.
     expect(after).toEqual({ requests: 1, compressions: 1 });
     await screenshot(p(), '05-usage-after-api');
   });

@@ -153,7 +153,7 @@ describe('self-hosted on workerd', () => {
       expect(catalogue).toMatchObject({ synced: true });
       expect(catalogue.tools).toBeGreaterThan(50);
 
-      // API A: a real compression through the wasm codecs.
+      // Image API: a real compression through the wasm codecs.
       const png = await sharp({ create: { width: 320, height: 200, channels: 3, background: { r: 200, g: 80, b: 40 } } }).png().toBuffer();
       const form = new FormData();
       form.append('image', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'flat.png');
@@ -164,7 +164,7 @@ describe('self-hosted on workerd', () => {
       const jpeg = Buffer.from(await compressed.arrayBuffer());
       expect(await sharp(jpeg).metadata()).toMatchObject({ format: 'jpeg', width: 320, height: 200 });
 
-      // API B: meta tags from the loopback fixture origin, let through by FETCH_TEST_ORIGIN alone.
+      // Tools API: meta tags from the loopback fixture origin, let through by FETCH_TEST_ORIGIN alone.
       const meta = await get(instance, `/api/v1/meta-tags?url=${encodeURIComponent(`${origin.origin}/rich`)}`, both.key);
       expect(meta.status, `${await meta.clone().text()} ${instance.output().slice(-3000)}`).toBe(200);
       expect(((await meta.json()) as any).data).toMatchObject({ title: 'Rich page title', description: 'Everything a page can declare', lang: 'en-GB' });

@@ -1,4 +1,4 @@
-// API A's monthly quota belongs to the account (issue 22, finding 3): all its keys, and the console's
+// Image API's monthly quota belongs to the account (issue 22, finding 3): all its keys, and the console's
 // "Try it", draw on one month counted exactly by the account's Durable Object, so more keys or revoked
 // and re-made keys never add compressions. Key creation is capped per account per day.
 import { env } from 'cloudflare:test';
@@ -79,7 +79,7 @@ describe('the month belongs to the account', () => {
     }
     await Promise.all(ok.map((r) => r.arrayBuffer()));
 
-    // Every key now sees the account's exhausted month, on API A and in /account.
+    // Every key now sees the account's exhausted month, on Image API and in /account.
     for (const k of keys) expect((await compressCall(k.key, { image: TINY }, { clock })).status).toBe(429);
     const account = await call('/api/v1/account', { headers: toolsHeaders(keys[7]!.key), clock });
     const usage = ((await account.json()) as { data: { usage: { month_compressions: unknown } } }).data.usage;

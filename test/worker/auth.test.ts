@@ -15,7 +15,7 @@ async function expectError(res: Response, status: number, code: string): Promise
   return body;
 }
 
-describe('API B authentication', () => {
+describe('Tools API authentication', () => {
   it('accepts the key in x-api-key', async () => {
     const k = await makeKey({ scopes: ['tools'] });
     expect((await call('/api/v1/account', { headers: toolsHeaders(k.key) })).status).toBe(200);

@@ -1,4 +1,4 @@
-// The API A month: reserve before work, commit on 200, release on failure. Driven through the key's
+// The Image API month: reserve before work, commit on 200, release on failure. Driven through the key's
 // Durable Object, as the compress route will drive it.
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';

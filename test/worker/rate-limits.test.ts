@@ -30,7 +30,7 @@ async function preset({ hash, stub }: Meter, now: number, windows: { name: 'minu
   });
 }
 
-describe('API B minute window', () => {
+describe('Tools API minute window', () => {
   it('the 101st free request in a minute is 429 with Retry-After and exact headers', async () => {
     const k = await makeKey({ scopes: ['tools'] });
     const clock = new TestClock(Date.UTC(2026, 10, 21, 12, 0, 15)); // 45 s before the minute ends
@@ -88,7 +88,7 @@ describe('API B minute window', () => {
   });
 });
 
-describe('API B day window', () => {
+describe('Tools API day window', () => {
   it('the 1,001st free request of a UTC day is 429 until midnight, and spends no minute unit', async () => {
     const k = await makeKey({ scopes: ['tools'] });
     const meter = await meterOf(k);

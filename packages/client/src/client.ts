@@ -68,7 +68,7 @@ export class Shrinkray {
   readonly #userAgent: string;
   readonly #onRetry: ClientOptions['onRetry'];
 
-  /** The tool catalogue (API B). */
+  /** The tool catalogue (Tools API). */
   readonly tools: {
     list(query?: Loose<ToolListQuery>, options?: RequestOptions): Promise<ToolList>;
     get(slug: string, options?: RequestOptions): Promise<ToolResponse>;
@@ -96,7 +96,7 @@ export class Shrinkray {
     };
   }
 
-  /** Compresses one image (API A). Retries 503 overloaded; a 429 quota_exceeded fails at once. */
+  /** Compresses one image (Image API). Retries 503 overloaded; a 429 quota_exceeded fails at once. */
   async compress(input: CoreInput, options: CompressParameters & CompressOptions = {}): Promise<CompressResult> {
     const { filename, signal, timeout, maxRetries, onRetry, ...params } = options;
     const image = await this.toBlob(input);
@@ -127,7 +127,7 @@ export class Shrinkray {
     };
   }
 
-  /** The meta tags of one page (API B). */
+  /** The meta tags of one page (Tools API). */
   metaTags(url: string, options?: RequestOptions): Promise<MetaTagsResponse> {
     return this.#json({ method: 'GET', path: '/api/v1/meta-tags', query: { url }, ...options });
   }

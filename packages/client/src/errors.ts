@@ -76,7 +76,7 @@ export class PermissionError extends ApiError {
 export class NotFoundError extends ApiError {
   override name = 'NotFoundError';
 }
-/** 429 rate_limit_exceeded: API B's window is used up; retried automatically. */
+/** 429 rate_limit_exceeded: Tools API's window is used up; retried automatically. */
 export class RateLimitError extends ApiError {
   override name = 'RateLimitError';
 }

@@ -1,5 +1,5 @@
 // When and how long to wait before trying a call again. Only two answers are retried: 429
-// rate_limit_exceeded (API B's minute or day window) and 503 overloaded (compression shed under memory
+// rate_limit_exceeded (Tools API's minute or day window) and 503 overloaded (compression shed under memory
 // pressure), both of which pass. 429 quota_exceeded lasts until the next month and is never retried;
 // nothing else is either, since a compression that failed half-way may already have been counted.
 import { ApiError } from './errors.ts';

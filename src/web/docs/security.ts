@@ -90,8 +90,8 @@ export interface CurlAuth {
   user?: string;
 }
 
-// Preference when an operation accepts several: the header key is what the README teaches for API B,
-// bearer is the only form for API A, the cookie is for the signed-in console.
+// Preference when an operation accepts several: the header key is what the README teaches for Tools API,
+// bearer is the only form for Image API, the cookie is for the signed-in console.
 function rank(scheme: Dict): number {
   if (scheme.type === 'apiKey' && scheme.in === 'header') return 0;
   if (scheme.type === 'http' && str(scheme.scheme)?.toLowerCase() === 'bearer') return 1;

@@ -1,5 +1,5 @@
 // The usage page: 30-day totals, the account's month of compressions and the chart for the account, then
-// each key with its share of the month, its API B windows as bars and its own chart.
+// each key with its share of the month, its Tools API windows as bars and its own chart.
 import { IMAGE_TIERS, TOOLS_TIERS, type ImageTier, type ToolsTier } from '../../accounts/tiers.ts';
 import type { KeyUsage, UsageReport } from '../../console/usage.ts';
 import type { WindowUsage } from '../../metering/types.ts';
