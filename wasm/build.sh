@@ -64,7 +64,7 @@ xargs -P "$(nproc)" -I{} sh -c 'emcc $WEBP_CFLAGS -c "$webp/$1" -o "$work/webp/$
 EXPORTS='_malloc,_free,_sr_set_quant_tables,_sr_set_deadzone'
 for f in create destroy message info header marker close_header add_marker clear_markers set_pixels channels \
   decode_frame frame free_frame fatal_warnings encode transcode chunk_count chunk output_len result_width \
-  result_height clear_output encode_pixels; do
+  result_height clear_output encode_pixels rows_begin rows_write rows_finish; do
   EXPORTS="$EXPORTS,_sr_job_$f"
 done
 for f in create destroy message info fill encode free_picture frame jpeg_job after_jpeg chunk_count chunk output_len \

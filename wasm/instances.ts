@@ -55,6 +55,24 @@ export class Slot<T extends CodecInstance> {
     }
   }
 
+  /**
+   * The instance for work made of several synchronous steps with awaits between them (a row encoder
+   * fed by an asynchronous decoder). Other requests may run on the instance in between: each step is
+   * synchronous and touches only its own job's memory. `release` applies run()'s rule: a failed or
+   * grown instance is dropped from the slot (the holder keeps it alive until it lets go).
+   */
+  borrow(): { instance: T; release: (failed: boolean) => void } {
+    const instance = (this.instance ??= this.instantiate());
+    return {
+      instance,
+      release: (failed) => {
+        this.peakBytes = Math.max(this.peakBytes, instance.memoryBytes());
+        noteLiveBytes();
+        if (this.instance === instance && (failed || instance.memoryBytes() > this.freshBytes + this.retainGrowth)) this.drop();
+      },
+    };
+  }
+
   /** Forgets the instance; its memory goes back to the isolate once nothing refers to it. */
   drop(): void {
     this.instance = undefined;

@@ -125,6 +125,22 @@ export class JpegJob {
     return this.output().bytes;
   }
 
+  /** @internal JpegRowEncoder's steps, on a job without input. */
+  rowsBegin(width: number, height: number, components: number, quality: number, h: number, v: number, progressive: boolean): void {
+    this.check(this.call('rows_begin', this.job, width, height, components, quality, h, v, Number(progressive)), 'encode');
+  }
+
+  /** @internal */
+  rowsWrite(ptr: number, count: number): void {
+    this.check(this.call('rows_write', this.job, ptr, count), 'encode');
+  }
+
+  /** @internal */
+  rowsFinish(): Uint8Array {
+    this.check(this.call('rows_finish', this.job), 'encode');
+    return this.output().bytes;
+  }
+
   /** Decodes every row into the job's frame (as stored) and returns a copy: width × height × channels. */
   frame(): Uint8Array {
     this.check(this.call('decode_frame', this.job), 'decode');
@@ -255,4 +271,81 @@ export function encodePixelsJpeg(pixels: Uint8Array, width: number, height: numb
       m._free(pixelPtr);
     }
   });
+}
+
+/** Rows copied into the engine per call of a row encoder. */
+const ROW_BATCH = 32;
+
+/**
+ * A JPEG written from rows that arrive over time (from a decoder outside the engine, which awaits):
+ * the engine holds its encoder's state, never the pixels. Each method is synchronous; the instance is
+ * borrowed until `finish` or `abort`, and one of them must be called.
+ */
+export class JpegRowEncoder {
+  private readonly borrowed: ReturnType<typeof slot.borrow>;
+  private readonly job: JpegJob;
+  private readonly jobPtr: number;
+  private readonly buffer: number;
+  private readonly rowBytes: number;
+  private closed = false;
+
+  constructor(width: number, height: number, components: 1 | 3, options: PixelEncoding) {
+    this.borrowed = slot.borrow();
+    const codec = this.borrowed.instance as unknown as EmscriptenInstance<JpegModule>;
+    const m = codec.module;
+    this.rowBytes = width * components;
+    this.jobPtr = m._sr_job_create!(0, 0);
+    this.buffer = m._malloc(this.rowBytes * ROW_BATCH);
+    try {
+      if (!this.jobPtr || !this.buffer) throw new JpegEngineError('out of memory');
+      this.job = new JpegJob(codec, this.jobPtr);
+      for (const marker of options.markers ?? []) this.job.addMarker(marker.code, marker.data);
+      const [h, v] = options.sampling ?? [2, 2];
+      this.job.rowsBegin(width, height, components, options.quality, h, v, options.progressive ?? false);
+    } catch (err) {
+      this.close(true);
+      throw err;
+    }
+  }
+
+  /** Whole rows, one after another (width × components bytes each). */
+  write(rows: Uint8Array): void {
+    if (rows.length % this.rowBytes !== 0) throw new RangeError(`rows must be whole: a multiple of ${this.rowBytes} bytes`);
+    const codec = this.borrowed.instance as unknown as EmscriptenInstance<JpegModule>;
+    try {
+      for (let at = 0; at < rows.length; at += this.rowBytes * ROW_BATCH) {
+        const batch = rows.subarray(at, Math.min(rows.length, at + this.rowBytes * ROW_BATCH));
+        codec.heap().set(batch, this.buffer);
+        this.job.rowsWrite(this.buffer, batch.length / this.rowBytes);
+      }
+    } catch (err) {
+      this.close(true);
+      throw err;
+    }
+  }
+
+  finish(): Uint8Array {
+    try {
+      const bytes = this.job.rowsFinish();
+      this.close(false);
+      return bytes;
+    } catch (err) {
+      this.close(true);
+      throw err;
+    }
+  }
+
+  /** Gives the engine back without an output (the caller failed). */
+  abort(): void {
+    this.close(false);
+  }
+
+  private close(failed: boolean): void {
+    if (this.closed) return;
+    this.closed = true;
+    const m = (this.borrowed.instance as unknown as EmscriptenInstance<JpegModule>).module;
+    if (this.jobPtr) m._sr_job_destroy!(this.jobPtr);
+    if (this.buffer) m._free(this.buffer);
+    this.borrowed.release(failed);
+  }
 }

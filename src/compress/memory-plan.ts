@@ -1,7 +1,9 @@
 // What a compression will do and how much memory it will take, decided from the header and the
 // parameters before any pixel is decoded. The estimate admits the request against the isolate's budget
 // (memory-gate.ts); its parts follow the engine's allocations (wasm/README.md), and the bench checks
-// them against workerd's measured peak (README, "Memory").
+// them against workerd's measured peak (README, "Memory"). Every input format's plan and estimate are
+// kept in this one module (a little over 300 lines) because plan() and largestFittingWidth() choose
+// between them: JPEG, WebP and PNG paths fall back on one another by what fits.
 import { swapsAxes } from './exif.ts';
 import type { ImageFormat } from './formats.ts';
 import { fitWithin, type Size } from './geometry.ts';
@@ -99,6 +101,8 @@ export interface Plan {
   webp?: { lossless: boolean; lowMemory: boolean };
   /** PNG output from PNG input: optimised whole by oxipng (true) or written in rows. */
   pngWhole: boolean;
+  /** JPEG output from PNG input written from rows by the engine (the pixels never gathered into a frame). */
+  pngJpegRows?: boolean;
   /** Estimated peak bytes of the whole request. */
   estimate: number;
 }
@@ -139,6 +143,16 @@ export function plan(inputFormat: ImageFormat, header: ImageHeader, uploadBytes:
     if (whole) {
       const planned = { ...pngBase, pngWhole: true, estimate: pngEstimate(header, uploadBytes, request, { ...pngBase, pngWhole: true }) };
       if (planned.estimate <= budget) return planned;
+    }
+    if (request.format === 'jpeg' && request.targetKb === undefined) {
+      // MozJPEG (trellis) on a frame for the outputs it takes, when that fits; otherwise the engine,
+      // fed rows, holding only its coefficients, so a smaller output never needs more than a larger one.
+      if (output.width * output.height <= MOZJPEG_MAX_OUTPUT_PIXELS) {
+        const framed = { ...pngBase, estimate: pngEstimate(header, uploadBytes, request, pngBase) };
+        if (framed.estimate <= budget) return framed;
+      }
+      const rows = { ...pngBase, pngJpegRows: true };
+      return { ...rows, estimate: pngEstimate(header, uploadBytes, request, rows) };
     }
     return { ...pngBase, estimate: pngEstimate(header, uploadBytes, request, pngBase) };
   }
@@ -273,6 +287,9 @@ function pngEstimate(header: ImageHeader, uploadBytes: number, request: PlanRequ
     // Lossless and palette results are both held until the smaller is known; each is joined once from its chunks.
     const outputs = pngOutput * 2 * (palette ? 2 : 1);
     writer = p.pngWhole ? outPixels * (4 + OXIPNG_BYTES_PER_PIXEL) + outputs : PNG_STREAM_BYTES + outputs;
+  } else if (p.pngJpegRows) {
+    // Rows go straight into the engine's encoder, which holds the coefficients (progressive).
+    writer = encoderBuffer(p.output, request.quality, header);
   } else if (request.format === 'jpeg' && outPixels <= MOZJPEG_MAX_OUTPUT_PIXELS) {
     writer = outPixels * 4 + MOZJPEG_FRESH_BYTES + outPixels * (4 + MOZJPEG_BYTES_PER_PIXEL);
   } else if (request.format === 'webp' && request.lossless) {

@@ -151,6 +151,26 @@ describe('PNG to other formats and refusals', () => {
     expect([res.headers.get('x-image-width'), res.headers.get('x-image-height')]).toEqual(['150', '100']);
   });
 
+  it('a PNG larger than MozJPEG takes becomes a JPEG in rows: within a budget its frame would not fit, alpha on white', async () => {
+    // 2,400 × 1,800 (4.3 MP): the left half transparent, the right half opaque colour.
+    const [w, h] = [2400, 1800];
+    const rgba = new Uint8Array(w * h * 4);
+    for (let i = 0; i < w * h; i++) {
+      const right = i % w >= w / 2;
+      rgba.set(right ? [200, 40, 60, 255] : [0, 0, 0, 0], i * 4);
+    }
+    // 40 MB: the whole-frame path needed about 24 bytes per pixel (over 100 MB); rows need the coefficients.
+    const res = await compressCall(await key(), { filename: 'in.png', image: pngOf({ data: rgba, width: w, height: h }), format: 'jpeg' }, { env: { MEMORY_BUDGET_MB: '40' } });
+    expect(res.status).toBe(200);
+    const out = decodeAny(await bodyBytes(res));
+    expect([out.width, out.height]).toEqual([w, h]);
+    expect([res.headers.get('x-image-width'), res.headers.get('x-image-height')]).toEqual([String(w), String(h)]);
+    const at = (x: number, y: number) => Array.from(out.data.subarray((y * w + x) * 4, (y * w + x) * 4 + 3));
+    expect(at(300, 900).every((v) => v >= 250)).toBe(true); // transparent → white
+    const [r, g, b] = at(2000, 900);
+    expect(Math.abs(r! - 200) + Math.abs(g! - 40) + Math.abs(b! - 60)).toBeLessThan(15);
+  }, 30_000);
+
   it.each([
     ['a damaged IDAT checksum', async (png: Uint8Array) => { const b = png.slice(); b[b.length - 13]! ^= 1; return b; }],
     ['a file cut short', async (png: Uint8Array) => png.subarray(0, png.length - 40)],

@@ -277,3 +277,54 @@ EMSCRIPTEN_KEEPALIVE int sr_job_encode_pixels(sr_job *job, const uint8_t *pixels
   sr_job_cleanup(job);
   return 0;
 }
+
+/*
+ * A JPEG written from rows the caller hands over, a batch at a time, across calls: for pixels that
+ * come from a decoder outside the engine (the PNG decoder in TypeScript), so that only the encoder's
+ * own state is held (with optimised Huffman tables, libjpeg's whole-image coefficient buffer), never
+ * the pixels. Each call sets its own setjmp: a failure in any of them closes the encoder.
+ */
+EMSCRIPTEN_KEEPALIVE int sr_job_rows_begin(sr_job *job, int width, int height, int components, int quality, int h0, int v0,
+                                           int progressive) {
+  TRY(job);
+  sr_chunks_clear(job);
+  if (width < 1 || height < 1 || (components != 1 && components != 3) || h0 < 1 || h0 > 4 || v0 < 1 || v0 > 4)
+    sr_fail(job, "bad row encoding parameters");
+  j_compress_ptr c = open_encoder(job, width, height, components, quality);
+  if (components > 1) {
+    c->comp_info[0].h_samp_factor = h0;
+    c->comp_info[0].v_samp_factor = v0;
+  }
+  if (progressive) jpeg_simple_progression(c);
+  c->optimize_coding = TRUE;
+  sr_dest_chunks(c, job);
+  jpeg_start_compress(c, TRUE);
+  sr_write_markers(job, c);
+  job->result_w = width;
+  job->result_h = height;
+  return 0;
+}
+
+/* Writes `count` rows (width × components bytes each, one after another) of a job begun above. */
+EMSCRIPTEN_KEEPALIVE int sr_job_rows_write(sr_job *job, const uint8_t *rows, int count) {
+  TRY(job);
+  if (!job->enc_open) sr_fail(job, "no row encoder is open");
+  j_compress_ptr c = &job->enc;
+  const size_t stride = (size_t)c->image_width * (size_t)c->input_components;
+  if (count < 0 || c->next_scanline + (JDIMENSION)count > c->image_height) sr_fail(job, "more rows than the image has");
+  for (int i = 0; i < count; i++) {
+    JSAMPROW row = (JSAMPROW)(rows + (size_t)i * stride);
+    jpeg_write_scanlines(c, &row, 1);
+  }
+  return 0;
+}
+
+/* Ends the file once every row is in; the output is then in the job's chunks. */
+EMSCRIPTEN_KEEPALIVE int sr_job_rows_finish(sr_job *job) {
+  TRY(job);
+  if (!job->enc_open) sr_fail(job, "no row encoder is open");
+  if (job->enc.next_scanline != job->enc.image_height) sr_fail(job, "rows missing");
+  jpeg_finish_compress(&job->enc);
+  sr_job_cleanup(job);
+  return 0;
+}

@@ -6,6 +6,7 @@ import type { RgbaImage } from '../../../wasm/image.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { Orientation } from '../exif.ts';
 import type { Plan } from '../memory-plan.ts';
+import { FULL_CHROMA_QUALITY } from '../jpeg-path.ts';
 import { applyOrientation, flattenOntoWhite } from '../pixels.ts';
 import type { CompressRequest, CompressResult } from '../pipeline.ts';
 import { encodeAsRequested } from '../target-size.ts';
@@ -34,6 +35,11 @@ export async function compressPng(request: CompressRequest, plan: Plan, orientat
     timings.decode = Math.max(0, performance.now() - started - timings.resize - timings.encode);
   };
   try {
+    if (plan.pngJpegRows) {
+      const bytes = await jpegFromRows(source(false), plan.output.width, plan.output.height, info.hasAlpha, request.quality, timings);
+      finishTimings();
+      return { bytes, inputFormat: 'png', format: 'jpeg', width: plan.output.width, height: plan.output.height, quality: request.quality, encodes: 1, lossless: false, timings };
+    }
     if (request.format !== 'png') {
       const frame = await gather(source(false), plan.output.width, plan.output.height);
       if (request.format === 'jpeg' && info.hasAlpha) flattenOntoWhite(frame);
@@ -101,6 +107,47 @@ function rowSource(info: PngInfo, plan: Plan, orientation: Orientation, indices:
     timings.resize += performance.now() - start;
     for (let r = 0; r < upright.height; r++) await sink(upright.data.subarray(r * upright.width * 4, (r + 1) * upright.width * 4));
   };
+}
+
+/** Rows handed to the JPEG engine at once: fewer calls, a small copy. */
+const JPEG_ROW_BATCH = 32;
+
+/**
+ * The producer's RGBA rows as a JPEG written by the engine row by row (alpha flattened onto white), so
+ * that only the encoder's state is held, never a frame.
+ */
+async function jpegFromRows(produce: RowProducer, width: number, height: number, alpha: boolean, quality: number, timings: Timings): Promise<Uint8Array> {
+  const { JpegRowEncoder } = await import('../../../wasm/jpeg-engine.ts');
+  const encoder = new JpegRowEncoder(width, height, 3, { quality, sampling: quality >= FULL_CHROMA_QUALITY ? [1, 1] : [2, 2], progressive: true });
+  const batch = new Uint8Array(width * 3 * JPEG_ROW_BATCH);
+  let rows = 0;
+  const flush = () => {
+    const start = performance.now();
+    encoder.write(batch.subarray(0, rows * width * 3));
+    timings.encode += performance.now() - start;
+    rows = 0;
+  };
+  try {
+    await produce((row) => {
+      const out = rows * width * 3;
+      for (let x = 0, i = 0, o = out; x < width; x++, i += 4, o += 3) {
+        const a = alpha ? row[i + 3]! : 255;
+        // Over white: c·a + 255·(1 − a), rounded.
+        batch[o] = (row[i]! * a + 255 * (255 - a) + 127) / 255;
+        batch[o + 1] = (row[i + 1]! * a + 255 * (255 - a) + 127) / 255;
+        batch[o + 2] = (row[i + 2]! * a + 255 * (255 - a) + 127) / 255;
+      }
+      if (++rows === JPEG_ROW_BATCH) flush();
+    });
+    if (rows > 0) flush();
+    const start = performance.now();
+    const bytes = encoder.finish();
+    timings.encode += performance.now() - start;
+    return bytes;
+  } catch (err) {
+    encoder.abort();
+    throw err;
+  }
 }
 
 /** The rows of a producer in one RGBA frame. */
