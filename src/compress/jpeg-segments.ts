@@ -3,6 +3,7 @@
 // end-of-image marker (MPF secondary images, gain maps, motion-photo videos) dropped; it can never be
 // larger than the input, and an input whose entropy coding beats libjpeg's (MozJPEG's optimised scans)
 // keeps that coding this way. `insertSegments` adds the kept metadata to an encoder's output that has none.
+import { concatBytes } from '../bytes.ts';
 
 const SOS = 0xda;
 const EOI = 0xd9;
@@ -30,7 +31,7 @@ export function stripJpeg(bytes: Uint8Array, filter: (marker: { code: number; da
     }
     if (marker === EOI) {
       parts.push(bytes.subarray(at, at + 2));
-      return concat(parts);
+      return concatBytes(parts);
     }
     if (at + 4 > bytes.length) return null;
     const end = at + 2 + ((bytes[at + 2]! << 8) | bytes[at + 3]!);
@@ -66,7 +67,7 @@ export function insertSegments(jpeg: Uint8Array, markers: { code: number; data: 
   if (markers.length === 0) return jpeg;
   let at = 2;
   if (jpeg[2] === 0xff && jpeg[3] === APP0) at = 4 + ((jpeg[4]! << 8) | jpeg[5]!);
-  return concat([jpeg.subarray(0, at), ...markers.map((m) => segment(m.code, m.data)), jpeg.subarray(at)]);
+  return concatBytes([jpeg.subarray(0, at), ...markers.map((m) => segment(m.code, m.data)), jpeg.subarray(at)]);
 }
 
 function segment(marker: number, payload: Uint8Array): Uint8Array {
@@ -76,15 +77,5 @@ function segment(marker: number, payload: Uint8Array): Uint8Array {
   out[2] = (payload.length + 2) >> 8;
   out[3] = (payload.length + 2) & 0xff;
   out.set(payload, 4);
-  return out;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
   return out;
 }

@@ -4,6 +4,7 @@
 // applied here, and the "never bigger" rewrite re-packs the input's own image chunks without the rest.
 import { exifUpright, xmpUpright, type MetadataMode } from './metadata.ts';
 import type { JpegMarker } from '../../wasm/jpeg-engine.ts';
+import { concatBytes } from '../bytes.ts';
 
 export interface RiffChunk {
   tag: string;
@@ -53,7 +54,7 @@ export function webpMetadata(input: Uint8Array, mode: MetadataMode): WebpMetadat
     if (tag === 'EXIF') {
       // exifUpright reads a JPEG APP1 payload; some writers keep that "Exif\0\0" prefix in WebP too.
       const prefixed = EXIF_PREFIX.every((c, i) => data[i] === c);
-      const fixed = exifUpright(prefixed ? data : concat([EXIF_PREFIX, data]));
+      const fixed = exifUpright(prefixed ? data : concatBytes([EXIF_PREFIX, data]));
       out.exif = fixed.subarray(EXIF_PREFIX.length);
     }
     if (tag === 'XMP ') out.xmp = xmpUpright(data);
@@ -64,13 +65,13 @@ export function webpMetadata(input: Uint8Array, mode: MetadataMode): WebpMetadat
 /** The metadata as JPEG APPn segments: ICC in APP2 chunks, EXIF and XMP in APP1. */
 export function jpegMarkersOf(meta: WebpMetadata): JpegMarker[] {
   const markers: JpegMarker[] = [];
-  if (meta.exif) markers.push({ code: 0xe1, data: concat([EXIF_PREFIX, meta.exif]) });
-  if (meta.xmp) markers.push({ code: 0xe1, data: concat([ascii('http://ns.adobe.com/xap/1.0/\0'), meta.xmp]) });
+  if (meta.exif) markers.push({ code: 0xe1, data: concatBytes([EXIF_PREFIX, meta.exif]) });
+  if (meta.xmp) markers.push({ code: 0xe1, data: concatBytes([ascii('http://ns.adobe.com/xap/1.0/\0'), meta.xmp]) });
   if (meta.icc) {
     const count = Math.ceil(meta.icc.length / ICC_SEGMENT_BYTES);
     for (let i = 0; i < count && count <= 255; i++) {
       const part = meta.icc.subarray(i * ICC_SEGMENT_BYTES, (i + 1) * ICC_SEGMENT_BYTES);
-      markers.push({ code: 0xe2, data: concat([ascii('ICC_PROFILE\0'), new Uint8Array([i + 1, count]), part]) });
+      markers.push({ code: 0xe2, data: concatBytes([ascii('ICC_PROFILE\0'), new Uint8Array([i + 1, count]), part]) });
     }
   }
   return markers;
@@ -105,20 +106,10 @@ export function packWebp(bitstream: Uint8Array, meta: WebpMetadata, width: numbe
     parts.push(ascii(tag), le32(data.length), data);
     if (data.length & 1) parts.push(new Uint8Array(1));
   }
-  const payload = concat(parts);
-  return concat([ascii('RIFF'), le32(4 + payload.length), ascii('WEBP'), payload]);
+  const payload = concatBytes(parts);
+  return concatBytes([ascii('RIFF'), le32(4 + payload.length), ascii('WEBP'), payload]);
 }
 
 function le32(n: number): Uint8Array {
   return new Uint8Array([n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, (n >>> 24) & 0xff]);
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }

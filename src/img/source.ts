@@ -5,6 +5,7 @@ import { checkFetchUrl, parseFetchUrl, type UrlPolicy } from '../fetch/url-polic
 import { ApiError } from '../http/errors.ts';
 import { fromBase64url } from './signature.ts';
 import { MAX_SOURCE_BYTES, SOURCE_ACCEPT, SOURCE_FETCH_TIMEOUT_MS } from './limits.ts';
+import { concatBytes } from '../bytes.ts';
 
 export interface SourcePolicy extends UrlPolicy {
   userAgent: string;
@@ -66,11 +67,5 @@ async function readCapped(response: Response, max: number): Promise<Uint8Array> 
     }
     chunks.push(value);
   }
-  const bytes = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return bytes;
+  return concatBytes(chunks, total);
 }

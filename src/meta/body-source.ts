@@ -1,6 +1,7 @@
 // The body of a fetched page as raw chunks: capped at a byte limit, each read raced against the fetch
 // deadline, and kept (when asked) so that a page whose encoding changes can be read again from the start.
 import type { ApiError } from '../http/errors.ts';
+import { concatBytes } from '../bytes.ts';
 
 export interface BodySourceOptions {
   maxBytes: number;
@@ -40,7 +41,7 @@ export class BodySource {
 
   /** Everything kept so far, in one buffer. */
   keptBytes(): Uint8Array {
-    return concat(this.kept);
+    return concatBytes(this.kept);
   }
 
   /**
@@ -98,15 +99,4 @@ export class BodySource {
     this.finished = true;
     await this.reader.cancel().catch(() => {});
   }
-}
-
-export function concat(chunks: Uint8Array[]): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
 }

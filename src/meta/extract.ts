@@ -4,7 +4,8 @@
 // a later declaration or, failing one, to let the detector see the head's bytes; then for real.
 import { HTML_MEDIA_TYPES, MAX_BODY_BYTES } from '../fetch/limits.ts';
 import type { Fetched } from '../fetch/safe-fetch.ts';
-import { BodySource, concat } from './body-source.ts';
+import { concatBytes } from '../bytes.ts';
+import { BodySource } from './body-source.ts';
 import { CHARSET_PRESCAN_BYTES, declaredCharset, type CharsetChoice, type Declared } from './charset.ts';
 import { detectEncoding } from './charset-detect.ts';
 import { HeadCollector } from './collector.ts';
@@ -47,7 +48,7 @@ export async function extract(requested: URL, fetched: Fetched, options: Extract
   const failed = () => source.failed();
   // The first bytes decide whether the encoding is certain, so they are read before the stream starts.
   const prefix = await source.readAtLeast(CHARSET_PRESCAN_BYTES);
-  const head = concat(prefix);
+  const head = concatBytes(prefix);
   let charset: Declared | null = declaredCharset(head, contentType);
   if (charset === null) {
     const sniffed = await sniffHead(source.replay(true), head, failed);

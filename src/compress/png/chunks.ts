@@ -1,6 +1,7 @@
 // PNG chunk framing: reading the chunk list of a file (lengths and CRCs checked) and writing chunks.
 // The pixels themselves are in png/decoder.ts and png/encoder.ts.
 import { crc32 } from '../crc32.ts';
+import { concatBytes } from '../../bytes.ts';
 
 export const PNG_SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a);
 
@@ -58,16 +59,7 @@ export function chunkBytes(type: string, data: Uint8Array): Uint8Array {
 export function insertAfterIhdr(png: Uint8Array, chunks: Chunk[]): Uint8Array {
   if (chunks.length === 0) return png;
   const ihdrEnd = 8 + 12 + 13;
-  const extra = chunks.map((c) => chunkBytes(c.type, c.data));
-  const out = new Uint8Array(png.length + extra.reduce((n, c) => n + c.length, 0));
-  out.set(png.subarray(0, ihdrEnd));
-  let at = ihdrEnd;
-  for (const c of extra) {
-    out.set(c, at);
-    at += c.length;
-  }
-  out.set(png.subarray(ihdrEnd), at);
-  return out;
+  return concatBytes([png.subarray(0, ihdrEnd), ...chunks.map((c) => chunkBytes(c.type, c.data)), png.subarray(ihdrEnd)]);
 }
 
 /** The bytes of a whole stream, read to the end. */
@@ -78,17 +70,7 @@ export async function collect(stream: ReadableStream<Uint8Array>): Promise<Uint8
     parts.push(part);
     total += part.length;
   }
-  return concat(parts, total);
-}
-
-export function concat(parts: Uint8Array[], total = parts.reduce((n, p) => n + p.length, 0)): Uint8Array {
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concatBytes(parts, total);
 }
 
 /** zlib-inflates a small chunk payload (iCCP, zTXt) with the runtime's native inflater. */

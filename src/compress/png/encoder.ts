@@ -5,7 +5,8 @@
 // the heuristic wins on photographs by half, None wins on screenshots and flat graphics by a quarter
 // (measured on the bench's inputs), and both kinds meet inside one image. Palette rows are never
 // filtered, as libpng advises. Memory: a block twice over, and the compressed output.
-import { chunkBytes, concat, PNG_SIGNATURE, type Chunk } from './chunks.ts';
+import { concatBytes } from '../../bytes.ts';
+import { chunkBytes, PNG_SIGNATURE, type Chunk } from './chunks.ts';
 import { filterRow } from './filters.ts';
 
 export interface PngLayout {
@@ -108,7 +109,7 @@ export class PngRowEncoder {
     await this.inflight;
     await this.writer.close();
     const idat = await this.draining;
-    return concat([...this.head, ...idat, chunkBytes('IEND', new Uint8Array(0))]);
+    return concatBytes([...this.head, ...idat, chunkBytes('IEND', new Uint8Array(0))]);
   }
 
   /** Gives up: the deflater is stopped and its output dropped. */
@@ -182,7 +183,7 @@ async function drainIntoIdat(stream: ReadableStream<Uint8Array>): Promise<Uint8A
   let pending: Uint8Array[] = [];
   let pendingBytes = 0;
   const emit = () => {
-    chunks.push(chunkBytes('IDAT', concat(pending, pendingBytes)));
+    chunks.push(chunkBytes('IDAT', concatBytes(pending, pendingBytes)));
     pending = [];
     pendingBytes = 0;
   };

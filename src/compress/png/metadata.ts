@@ -4,6 +4,7 @@
 // pixels are written upright. Text, time, physical size and private chunks never survive.
 import { exifUpright, xmpUpright, type MetadataMode } from '../metadata.ts';
 import { inflateSmall, type Chunk } from './chunks.ts';
+import { concatBytes } from '../../bytes.ts';
 
 const COLOUR_CHUNKS = new Set(['gAMA', 'cHRM', 'sRGB', 'cICP']);
 const XMP_KEYWORD = 'XML:com.adobe.xmp';
@@ -34,7 +35,7 @@ export async function outputChunks(ancillary: Chunk[], mode: MetadataMode, colou
       // With a profile kept, sRGB would contradict it (PNG allows one of the two).
       if (!(keepIcc && chunk.type === 'sRGB')) out.push(chunk);
     } else if (mode === 'keep' && chunk.type === 'eXIf') {
-      const upright = exifUpright(concat(EXIF_PREFIX, chunk.data));
+      const upright = exifUpright(concatBytes([EXIF_PREFIX, chunk.data]));
       out.push({ type: 'eXIf', data: upright.subarray(EXIF_PREFIX.length) });
     } else if (mode === 'keep' && chunk.type === 'iTXt' && isXmp(chunk.data)) {
       out.push({ type: 'iTXt', data: xmpUpright(chunk.data) });
@@ -45,10 +46,3 @@ export async function outputChunks(ancillary: Chunk[], mode: MetadataMode, colou
 
 const isXmp = (data: Uint8Array): boolean =>
   data.length > XMP_KEYWORD.length && data[XMP_KEYWORD.length] === 0 && String.fromCharCode(...data.subarray(0, XMP_KEYWORD.length)) === XMP_KEYWORD;
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
-}
