@@ -12,11 +12,11 @@ import { PNG_WHOLE_MAX_OUTPUT_PIXELS, type Plan } from './memory-plan.ts';
 import { applyOrientation } from './pixels.ts';
 import type { CompressRequest, CompressResult } from './pipeline.ts';
 import { encodeAsRequested } from './target-size.ts';
+import { timed, type Timings } from './timings.ts';
 
 /** Chroma is kept at full resolution from this quality up: colour detail is what such a caller pays bytes for. */
 export const FULL_CHROMA_QUALITY = 90;
 
-type Timings = CompressResult['timings'];
 
 export async function compressJpeg(request: CompressRequest, plan: Plan, orientation: Orientation, metadata: MetadataMode): Promise<CompressResult> {
   const timings: Timings = { decode: 0, resize: 0, encode: 0 };
@@ -116,13 +116,4 @@ function rgbaFrom(pixels: Uint8Array, width: number, height: number, channels: n
     rgba[o + 3] = 255;
   }
   return { data: rgba, width, height };
-}
-
-function timed<T>(timings: Timings, phase: keyof Timings, work: () => T): T {
-  const start = performance.now();
-  try {
-    return work();
-  } finally {
-    timings[phase] += performance.now() - start;
-  }
 }

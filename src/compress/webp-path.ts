@@ -16,9 +16,9 @@ import type { CompressRequest, CompressResult } from './pipeline.ts';
 import { encodeAsRequested } from './target-size.ts';
 import { jpegMarkersOf, packWebp, webpMetadata } from './webp-riff.ts';
 import { WEBP_LOSSLESS_EFFORT } from './limits.ts';
+import { timed, type Timings } from './timings.ts';
 
 
-type Timings = CompressResult['timings'];
 
 export async function compressWebp(request: CompressRequest, plan: Plan, orientation: Orientation, metadata: MetadataMode): Promise<CompressResult> {
   const timings: Timings = { decode: 0, resize: 0, encode: 0 };
@@ -95,14 +95,5 @@ function engine<R>(bytes: Uint8Array, fn: (job: WebpJob) => R): R {
       throw new ApiError('overloaded', 'the service ran short of memory for this image; retry in a moment', { headers: { 'Retry-After': '2' } });
     }
     throw new ApiError('unprocessable_image', `the WebP could not be decoded: ${err.message.replace(/\.$/, '')}`, { param: 'image' });
-  }
-}
-
-function timed<T>(timings: Timings, phase: keyof Timings, work: () => T): T {
-  const start = performance.now();
-  try {
-    return work();
-  } finally {
-    timings[phase] += performance.now() - start;
   }
 }

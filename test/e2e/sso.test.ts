@@ -3,7 +3,6 @@
 // its admin key configures SSO for a domain, and a person of that domain signs in from the sign-in page
 // through the provider's login form, arriving in the console signed in, made a developer just in time.
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Service } from '../bench/lib/server.ts';
@@ -11,15 +10,7 @@ import { startService } from '../bench/lib/server.ts';
 import { startProvider, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type TestProvider } from '../fixtures/oidc.ts';
 import { launchChromium, skipWithoutChromium } from './lib/chromium.ts';
 import { screenshot } from './lib/screenshots.ts';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
+import { freePort } from './lib/service.ts';
 
 describe.skipIf(skipWithoutChromium())('single sign-on in the browser', () => {
   let provider: TestProvider;

@@ -10,13 +10,13 @@ import { FULL_CHROMA_QUALITY } from '../jpeg-path.ts';
 import { applyOrientation, flattenOntoWhite } from '../pixels.ts';
 import type { CompressRequest, CompressResult } from '../pipeline.ts';
 import { encodeAsRequested } from '../target-size.ts';
+import type { Timings } from '../timings.ts';
 import { PngError } from './chunks.ts';
 import { decodeRows, readPngInfo, type PngInfo } from './decoder.ts';
 import { outputChunks } from './metadata.ts';
 import { RowResizer } from './resize-rows.ts';
 import { losslessLayout, paletteOf, writePng, type RowProducer } from './writer.ts';
 
-type Timings = CompressResult['timings'];
 
 const unprocessable = (message: string): ApiError => new ApiError('unprocessable_image', `the PNG cannot be decoded: ${message}`, { param: 'image' });
 

@@ -2,7 +2,8 @@
 import { createServer } from 'node:net';
 import { startService, type Service } from '../../bench/lib/server.ts';
 
-async function freePort(): Promise<number> {
+/** A loopback port nothing listens on now. */
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
