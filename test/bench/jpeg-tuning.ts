@@ -40,13 +40,25 @@ export interface Setting {
   tables: { luma: [number, number]; chroma: [number, number] } | null;
   /** Dead zone in thousandths of a step (luma, chroma). */
   deadzone: [number, number];
+  /** Trellis λ base (thousandths of a step² per bit) and energy knee; base 0 is off. */
+  trellis: [number, number];
+  /** Our scan script (true) or libjpeg's jpeg_simple_progression. */
+  ownScans: boolean;
+  /** Staggered rounding of the scaled tables (true) or libjpeg's. */
+  dither: boolean;
 }
 
+const GENTLE = { luma: [12, 0.1] as [number, number], chroma: [14, 0.15] as [number, number] };
+const OFF: [number, number] = [0, 1];
 export const SETTINGS: Setting[] = [
-  { name: 'Annex K, no dead zone', tables: null, deadzone: [0, 0] },
-  { name: 'gentle tables, no dead zone', tables: { luma: [12, 0.1], chroma: [14, 0.15] }, deadzone: [0, 0] },
-  { name: 'gentle tables, dead zone 0.2 (shipped)', tables: { luma: [12, 0.1], chroma: [14, 0.15] }, deadzone: [200, 200] },
-  { name: 'gentle tables, dead zone 0.3', tables: { luma: [12, 0.1], chroma: [14, 0.15] }, deadzone: [300, 300] },
+  { name: 'Annex K, no dead zone', tables: null, deadzone: [0, 0], trellis: OFF, ownScans: false, dither: false },
+  { name: 'gentle tables, no dead zone', tables: GENTLE, deadzone: [0, 0], trellis: OFF, ownScans: false, dither: false },
+  { name: 'gentle tables, dead zone 0.2 (shipped before trellis)', tables: GENTLE, deadzone: [200, 200], trellis: OFF, ownScans: false, dither: false },
+  { name: 'gentle tables, trellis', tables: GENTLE, deadzone: [0, 0], trellis: [60, 600], ownScans: false, dither: false },
+  { name: 'gentle tables, trellis, our scans', tables: GENTLE, deadzone: [0, 0], trellis: [60, 600], ownScans: true, dither: false },
+  { name: 'gentle tables, trellis, our scans, staggered rounding (shipped)', tables: GENTLE, deadzone: [0, 0], trellis: [60, 600], ownScans: true, dither: true },
+  { name: 'the same, trellis λ base 40', tables: GENTLE, deadzone: [0, 0], trellis: [40, 600], ownScans: true, dither: true },
+  { name: 'the same, trellis λ base 90', tables: GENTLE, deadzone: [0, 0], trellis: [90, 600], ownScans: true, dither: true },
 ];
 
 async function engine(): Promise<Engine> {
@@ -68,6 +80,9 @@ async function engine(): Promise<Engine> {
 
 function apply({ m, memory }: Engine, setting: Setting): void {
   m._sr_set_deadzone!(...setting.deadzone);
+  m._sr_set_trellis!(...setting.trellis);
+  m._sr_set_scans!(setting.ownScans ? 1 : 0);
+  m._sr_set_dither!(setting.dither ? 1 : 0);
   if (!setting.tables) {
     m._sr_set_quant_tables!(0, 0);
     return;

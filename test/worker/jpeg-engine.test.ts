@@ -154,6 +154,25 @@ describe('encoding: three modes', () => {
     expect(decode(outputs.progressive!.bytes).data).toEqual(decode(outputs.stream!.bytes).data);
   });
 
+  it('progressive colour is written in our scan script: DC, each component\'s two lowest AC, the rest, luma refined last', () => {
+    const scans: string[] = [];
+    const bytes = outputs.progressive!.bytes;
+    for (let at = 2; at + 3 < bytes.length; ) {
+      if (bytes[at] !== 0xff) { at++; continue; }
+      const marker = bytes[at + 1]!;
+      if (marker === 0x00 || (marker >= 0xd0 && marker <= 0xd8) || marker === 0xff) { at += marker === 0xff ? 1 : 2; continue; }
+      const length = (bytes[at + 2]! << 8) | bytes[at + 3]!;
+      if (marker === 0xda) {
+        const n = bytes[at + 4]!;
+        const components = Array.from({ length: n }, (_, i) => bytes[at + 5 + 2 * i]!).join('');
+        const [ss, se, a] = [bytes[at + 5 + 2 * n]!, bytes[at + 6 + 2 * n]!, bytes[at + 7 + 2 * n]!];
+        scans.push(`${components}:${ss}-${se}:${a >> 4}/${a & 15}`);
+      }
+      at += 2 + length;
+    }
+    expect(scans).toEqual(['123:0-0:0/0', '1:1-2:0/0', '1:3-63:0/1', '2:1-2:0/0', '2:3-63:0/0', '3:1-2:0/0', '3:3-63:0/0', '1:3-63:1/0']);
+  });
+
   it('quality and subsampling are applied; grey stays grey', () => {
     const [low, sub, full] = [encodeAt(30, true, 'stream'), encodeAt(90, true, 'stream'), encodeAt(90, false, 'stream')];
     expect(low.bytes.length).toBeLessThan(sub.bytes.length);
@@ -272,6 +291,12 @@ describe('damaged files are refused, never decoded to grey', () => {
     for (let sos = false; !sos; at += 2 + ((bytes[at + 2]! << 8) | bytes[at + 3]!)) sos = bytes[at + 1] === 0xda;
     return at;
   };
+  /** Where the last scan's header (SOS) starts: a file cut there ends cleanly between two scans. */
+  const lastScanOf = (bytes: Uint8Array): number => {
+    let last = -1;
+    for (let i = 0; i + 1 < bytes.length; i++) if (bytes[i] === 0xff && bytes[i + 1] === 0xda) last = i;
+    return last;
+  };
   const scan = scanOf(good);
   const middle = (scan + good.length) >> 1;
   const overwritten = (bytes: Uint8Array, at: number, pattern: number[]): Uint8Array => bytes.map((v, i) => (i >= at && i < at + pattern.length ? pattern[i - at]! : v));
@@ -290,7 +315,7 @@ describe('damaged files are refused, never decoded to grey', () => {
   ];
   const damaged: [string, Uint8Array, RegExp][] = [
     ['cut in the middle of the scan', good.subarray(0, middle), /premature end/i],
-    ['progressive, cut after its first scans', progressive.subarray(0, Math.floor(progressive.length * 0.6)), /premature end/i],
+    ['progressive, cut after its first scans', progressive.subarray(0, lastScanOf(progressive)), /premature end/i],
     ['a restart marker written over the scan', overwritten(good, middle, [0xff, 0xd3]), /corrupt jpeg data/i],
     ['ones written over the scan', overwritten(good, middle, ones), /corrupt jpeg data/i],
     ['ones written over the scan of a larger file, far from its end', overwritten(large, scanOf(large) + 1000, ones), /bad huffman code/i],

@@ -49,52 +49,6 @@ static void oriented_row(const sr_job *job, int y, uint8_t *out) {
 }
 
 /*
- * Quantisation, tuned on the bench's corpus for bytes at equal SSIM against sharp's MozJPEG (README,
- * "Benchmarks"); each step measured on its own there:
- * - tables that rise gently with frequency, q(u, v) = round(b × (1 + s × (u + v))) at quality 50, with
- *   b = 12, s = 0.10 for luma and b = 14, s = 0.15 for chroma, instead of Annex K's steep ones: SSIM
- *   rewards keeping mid frequencies that Annex K quantises hard;
- * - a dead zone: AC coefficients round towards zero by a fifth of a step (patches/01-jcdctmgr-deadzone.patch),
- *   so the coefficients just over half a step, which cost the most bits for the least detail, become 0.
- * Both are settable (sr_set_quant_tables, sr_set_deadzone) for `npm run bench -- jpeg-tuning`, which compares them.
- */
-int sr_deadzone_permille[2] = {200, 200};
-
-EMSCRIPTEN_KEEPALIVE void sr_set_deadzone(int luma, int chroma) {
-  sr_deadzone_permille[0] = luma < 0 ? 0 : luma > 400 ? 400 : luma;
-  sr_deadzone_permille[1] = chroma < 0 ? 0 : chroma > 400 ? 400 : chroma;
-}
-
-static unsigned int quant_tables[2][DCTSIZE2] = {
-  {12, 13, 14, 16, 17, 18, 19, 20, 13, 14, 16, 17, 18, 19, 20, 22, 14, 16, 17, 18, 19, 20, 22, 23,
-   16, 17, 18, 19, 20, 22, 23, 24, 17, 18, 19, 20, 22, 23, 24, 25, 18, 19, 20, 22, 23, 24, 25, 26,
-   19, 20, 22, 23, 24, 25, 26, 28, 20, 22, 23, 24, 25, 26, 28, 29},
-  {14, 16, 18, 20, 22, 25, 27, 29, 16, 18, 20, 22, 25, 27, 29, 31, 18, 20, 22, 25, 27, 29, 31, 33,
-   20, 22, 25, 27, 29, 31, 33, 35, 22, 25, 27, 29, 31, 33, 35, 37, 25, 27, 29, 31, 33, 35, 37, 39,
-   27, 29, 31, 33, 35, 37, 39, 41, 29, 31, 33, 35, 37, 39, 41, 43},
-};
-static int annex_k; /* set by sr_set_quant_tables(NULL, NULL): libjpeg's own tables */
-
-/* Replaces the tables (natural order, at quality 50); NULL for libjpeg's Annex K tables. */
-EMSCRIPTEN_KEEPALIVE void sr_set_quant_tables(const uint16_t *luma, const uint16_t *chroma) {
-  annex_k = !luma || !chroma;
-  for (int i = 0; !annex_k && i < DCTSIZE2; i++) {
-    quant_tables[0][i] = luma[i];
-    quant_tables[1][i] = chroma[i];
-  }
-}
-
-static void set_quality(j_compress_ptr c, int quality) {
-  if (annex_k) {
-    jpeg_set_quality(c, quality, TRUE);
-    return;
-  }
-  int scale = jpeg_quality_scaling(quality);
-  jpeg_add_quant_table(c, 0, quant_tables[0], scale, TRUE);
-  jpeg_add_quant_table(c, 1, quant_tables[1], scale, TRUE);
-}
-
-/*
  * Creates the job's compress object for width × height pixels of 1 (grey), 3 (RGB) or 4 (CMYK, written
  * as YCCK) components, with libjpeg's defaults and our quantisation at `quality`. Runs under the
  * caller's setjmp; the job's cleanup destroys it.
@@ -110,7 +64,8 @@ static j_compress_ptr open_encoder(sr_job *job, int width, int height, int compo
   c->in_color_space = components == 1 ? JCS_GRAYSCALE : components == 3 ? JCS_RGB : JCS_CMYK;
   jpeg_set_defaults(c);
   if (components == 4) jpeg_set_colorspace(c, JCS_YCCK);
-  set_quality(c, quality);
+  sr_set_quality(c, quality);
+  sr_trellis_prepare(c);
   return c;
 }
 
@@ -170,7 +125,7 @@ EMSCRIPTEN_KEEPALIVE int sr_job_encode(sr_job *job, int quality, int subsample, 
   c->dct_method = JDCT_ISLOW;
   if (ch == 3) c->comp_info[0].h_samp_factor = c->comp_info[0].v_samp_factor = subsample ? 2 : 1;
   if (mode == SR_MODE_PROGRESSIVE) {
-    jpeg_simple_progression(c);
+    sr_progression(c);
     c->optimize_coding = TRUE;
   } else {
     c->optimize_coding = FALSE;
@@ -216,7 +171,7 @@ EMSCRIPTEN_KEEPALIVE int sr_job_transcode(sr_job *job, int orientation, int prog
   jpeg_copy_critical_parameters(s, c);
   jvirt_barray_ptr *dst_coef = jtransform_adjust_parameters(s, c, src_coef, &xf);
   c->optimize_coding = TRUE;
-  if (progressive) jpeg_simple_progression(c);
+  if (progressive) sr_progression(c);
   sr_dest_chunks(c, job);
   jpeg_write_coefficients(c, dst_coef);
   sr_write_markers(job, c);
@@ -295,7 +250,7 @@ EMSCRIPTEN_KEEPALIVE int sr_job_rows_begin(sr_job *job, int width, int height, i
     c->comp_info[0].h_samp_factor = h0;
     c->comp_info[0].v_samp_factor = v0;
   }
-  if (progressive) jpeg_simple_progression(c);
+  if (progressive) sr_progression(c);
   c->optimize_coding = TRUE;
   sr_dest_chunks(c, job);
   jpeg_start_compress(c, TRUE);

@@ -39,6 +39,7 @@ static void close_run(sr_job *job) {
 void sr_job_cleanup(sr_job *job) {
   close_run(job);
   if (job->enc_open) jpeg_destroy_compress(&job->enc);
+  sr_trellis_off();
   free(job->enc_row);
   job->enc_row = NULL;
   if (job->header_open) jpeg_destroy_decompress(&job->header);

@@ -115,6 +115,15 @@ void sr_dest_chunks(j_compress_ptr cinfo, sr_job *job);
 void sr_dest_null(j_compress_ptr cinfo);
 void sr_chunks_clear(sr_job *job);
 
+/* Quantisation tables at a quality, and the progressive scan script (sr_quality.c). */
+void sr_set_quality(j_compress_ptr c, int quality);
+void sr_progression(j_compress_ptr c);
+
+/* Trellis quantisation (sr_trellis.c): prepare reads the standard AC code lengths from a compress
+ * object fresh from jpeg_set_defaults and turns it on for the job's encoder; off until the next one. */
+void sr_trellis_prepare(j_compress_ptr c);
+void sr_trellis_off(void);
+
 /* Separable Lanczos3 through a ring of rows (sr_resize.c). */
 sr_resizer *sr_resizer_create(int in_w, int in_h, int out_w, int out_h, int channels);
 void sr_resizer_destroy(sr_resizer *rs);

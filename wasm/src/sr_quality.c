@@ -1,0 +1,88 @@
+/*
+ * What the engine's encoder does with a quality: the quantisation tables, how they are scaled and
+ * rounded, and the progressive scan script. Each choice was measured on its own with
+ * `npm run bench -- jpeg-tuning` (bytes at equal SSIM against sharp's MozJPEG; README, "Benchmarks"),
+ * and each stays settable from there, so the rows of that table can be measured again:
+ * - tables that rise gently with frequency, q(u, v) = b × (1 + s × (u + v)) at quality 50, with
+ *   b = 12, s = 0.10 for luma and b = 14, s = 0.15 for chroma, instead of Annex K's steep ones: SSIM
+ *   rewards keeping mid frequencies that Annex K quantises hard;
+ * - scaled as libjpeg scales (jpeg_quality_scaling), but each entry rounded with its own offset (a
+ *   golden-ratio sequence over the positions) rather than all at .5: with one rounding, the entries of
+ *   a diagonal all change at the same quality, so neighbouring qualities were often byte-identical and
+ *   the next one 10 % larger; staggered, each quality moves a few entries and sizes step more evenly;
+ * - trellis quantisation (sr_trellis.c), which replaced the earlier dead zone (patches/01, kept at 0
+ *   for the tuning bench's older rows);
+ * - a scan script of our own for colour images: DC, then each component's lowest two AC coefficients
+ *   and the rest in separate scans, luma's rest first at half precision and refined last. Separate
+ *   bands get their own optimised Huffman tables; it beat libjpeg's jpeg_simple_progression by 5 %.
+ */
+#include <emscripten.h>
+
+#include "sr_jpeg.h"
+
+int sr_deadzone_permille[2] = {0, 0};
+static int dither = 1;
+static int own_scans = 1;
+static int annex_k; /* set by sr_set_quant_tables(NULL, NULL): libjpeg's own tables */
+
+static unsigned int quant_tables[2][DCTSIZE2] = {
+  {12, 13, 14, 16, 17, 18, 19, 20, 13, 14, 16, 17, 18, 19, 20, 22, 14, 16, 17, 18, 19, 20, 22, 23,
+   16, 17, 18, 19, 20, 22, 23, 24, 17, 18, 19, 20, 22, 23, 24, 25, 18, 19, 20, 22, 23, 24, 25, 26,
+   19, 20, 22, 23, 24, 25, 26, 28, 20, 22, 23, 24, 25, 26, 28, 29},
+  {14, 16, 18, 20, 22, 25, 27, 29, 16, 18, 20, 22, 25, 27, 29, 31, 18, 20, 22, 25, 27, 29, 31, 33,
+   20, 22, 25, 27, 29, 31, 33, 35, 22, 25, 27, 29, 31, 33, 35, 37, 25, 27, 29, 31, 33, 35, 37, 39,
+   27, 29, 31, 33, 35, 37, 39, 41, 29, 31, 33, 35, 37, 39, 41, 43},
+};
+
+/* The tuning bench's knobs. */
+EMSCRIPTEN_KEEPALIVE void sr_set_deadzone(int luma, int chroma) {
+  sr_deadzone_permille[0] = luma < 0 ? 0 : luma > 400 ? 400 : luma;
+  sr_deadzone_permille[1] = chroma < 0 ? 0 : chroma > 400 ? 400 : chroma;
+}
+EMSCRIPTEN_KEEPALIVE void sr_set_dither(int on) { dither = on != 0; }
+EMSCRIPTEN_KEEPALIVE void sr_set_scans(int ours) { own_scans = ours != 0; }
+
+/* Replaces the tables (natural order, at quality 50); NULL for libjpeg's Annex K tables. */
+EMSCRIPTEN_KEEPALIVE void sr_set_quant_tables(const uint16_t *luma, const uint16_t *chroma) {
+  annex_k = !luma || !chroma;
+  for (int i = 0; !annex_k && i < DCTSIZE2; i++) {
+    quant_tables[0][i] = luma[i];
+    quant_tables[1][i] = chroma[i];
+  }
+}
+
+void sr_set_quality(j_compress_ptr c, int quality) {
+  if (annex_k) {
+    jpeg_set_quality(c, quality, TRUE);
+    return;
+  }
+  const int scale = jpeg_quality_scaling(quality);
+  for (int t = 0; t < 2; t++) {
+    unsigned int table[DCTSIZE2];
+    for (int i = 0; i < DCTSIZE2; i++) {
+      const double step = (double)quant_tables[t][i] * scale / 100.0;
+      const double golden = i * 0.6180339887;
+      const double offset = !dither || i == 0 ? 0.5 : golden - (int)golden;
+      const int q = (int)(step + offset);
+      table[i] = (unsigned int)(q < 1 ? 1 : q > 255 ? 255 : q);
+    }
+    jpeg_add_quant_table(c, t, table, 100, TRUE);
+  }
+}
+
+#define SCAN(n, a, b, c, ss, se, ah, al) {n, {a, b, c, 0}, ss, se, ah, al}
+static const jpeg_scan_info COLOUR_SCANS[] = {
+  SCAN(3, 0, 1, 2, 0, 0, 0, 0),                                  /* DC of all three */
+  SCAN(1, 0, 0, 0, 1, 2, 0, 0),  SCAN(1, 0, 0, 0, 3, 63, 0, 1),  /* Y: lowest AC; the rest, halved */
+  SCAN(1, 1, 0, 0, 1, 2, 0, 0),  SCAN(1, 1, 0, 0, 3, 63, 0, 0),  /* Cb */
+  SCAN(1, 2, 0, 0, 1, 2, 0, 0),  SCAN(1, 2, 0, 0, 3, 63, 0, 0),  /* Cr */
+  SCAN(1, 0, 0, 0, 3, 63, 1, 0),                                 /* Y: the last bit of the rest */
+};
+
+/* Progressive: our script for three components, libjpeg's for grey and four-component images. */
+void sr_progression(j_compress_ptr c) {
+  jpeg_simple_progression(c);
+  if (c->num_components != 3 || !own_scans) return;
+  c->scan_info = COLOUR_SCANS;
+  c->num_scans = (int)(sizeof(COLOUR_SCANS) / sizeof(COLOUR_SCANS[0]));
+}
