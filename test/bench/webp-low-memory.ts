@@ -66,7 +66,7 @@ async function encodeOnce(compiled: object, input: Uint8Array, lowMemory: boolea
   if (m._sr_webp_fill!(job, info[0]!, info[1]!, 1, 0) !== 0) throw new Error('decode failed');
   const filledMb = memory!.buffer.byteLength / MiB;
   const t0 = performance.now();
-  if (m._sr_webp_encode!(job, QUALITY, 0, METHOD, Number(lowMemory)) !== 0) throw new Error('encode failed');
+  if (m._sr_webp_encode!(job, QUALITY, 0, METHOD, Number(lowMemory), 0) !== 0) throw new Error('encode failed');
   const encodeMs = performance.now() - t0;
   return { bytes: m._sr_webp_output_len!(job) >>> 0, encodeMs, filledMb, peakMb: memory!.buffer.byteLength / MiB };
 }
