@@ -12,11 +12,12 @@ LJT_TARBALL="vendor/libjpeg-turbo-${LJT_VERSION}.tar.gz"
 # The upstream release tarball, as Debian's source package libjpeg-turbo 1:2.1.5-2 carries it
 # (libjpeg-turbo_2.1.5.orig.tar.gz); the same digest is in that package's .dsc.
 LJT_SHA256=254f3642b04e309fee775123133c6464181addc150499561020312ec61c1bf7c
-WEBP_VERSION=1.2.4
+WEBP_VERSION=1.5.0
 WEBP_TARBALL="vendor/libwebp_${WEBP_VERSION}.orig.tar.gz"
-# Debian bookworm's source package libwebp 1.2.4-0.2+deb12u1 (libwebp_1.2.4.orig.tar.gz, the upstream
-# release); the same digest is in that package's .dsc. Its Debian patches are in patches/libwebp/.
-WEBP_SHA256=7bf5a8a28cc69bcfa8cb214f2c3095703c6b73ac5fba4d5480c205331d9494df
+# Debian trixie's source package libwebp 1.5.0-0.1 (libwebp_1.5.0.orig.tar.gz, the upstream release);
+# the same digest is in that package's .dsc. Its two Debian patches change only CMakeLists.txt's install
+# rules, which this build does not use, so none is applied.
+WEBP_SHA256=7d6fab70cf844bf6769077bd5d7a74893f8ffd4dfb42861745750c63c2a5c92c
 # Fixed so that two builds of the same sources are byte-identical (libjpeg-turbo stamps a date otherwise).
 BUILD_STAMP=20230208
 
@@ -49,11 +50,12 @@ for patch in patches/*.patch; do patch -s -d "$src" -p1 <"$patch"; done
 )
 
 # libwebp's decoder, encoder and their DSP as a static library, compiled file by file (its CMake build
-# wants tools we do not build). -msse2: emscripten maps libwebp's SSE2 code onto WebAssembly SIMD, and
-# libwebp's own wasm CPU check (dsp/cpu.c) enables it from the same compile flags. No threads.
+# wants tools we do not build): every .c of src/{dec,dsp,enc,utils} and sharpyuv/ (sharpyuv_cpu.c
+# includes dsp/cpu.c under another name, so the two do not clash). -msse2: emscripten maps libwebp's
+# SSE2 code onto WebAssembly SIMD, and libwebp's own wasm CPU check (dsp/cpu.c) enables it from the
+# same compile flags. No threads.
 tar -xzf "$WEBP_TARBALL" -C "$work"
 webp="$work/libwebp-${WEBP_VERSION}"
-for patch in patches/libwebp/*.patch; do patch -s -d "$webp" -p1 <"$patch"; done
 mkdir -p "$work/webp"
 (cd "$webp" && ls src/dec/*.c src/dsp/*.c src/enc/*.c src/utils/*.c sharpyuv/*.c | LC_ALL=C sort) >"$work/webp/sources"
 WEBP_CFLAGS="-O3 -msimd128 -msse2 -I$webp -I$webp/src"
@@ -68,7 +70,7 @@ for f in create destroy message info header marker close_header add_marker clear
   EXPORTS="$EXPORTS,_sr_job_$f"
 done
 for f in create destroy message info fill encode free_picture frame jpeg_job after_jpeg chunk_count chunk output_len \
-  result_width result_height clear_output rows_begin rows_push; do
+  result_width result_height result_low_memory clear_output rows_begin rows_push; do
   EXPORTS="$EXPORTS,_sr_webp_$f"
 done
 

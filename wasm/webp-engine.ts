@@ -68,10 +68,16 @@ export class WebpJob {
     this.check(this.call('fill', this.job, width, height, orientation, Number(lossless)), 'decode');
   }
 
-  /** Encodes the filled picture: lossy at `quality`, or lossless with `quality` as the effort. */
-  encode(quality: number, lossless: boolean, method = WEBP_METHOD, lowMemory = false): EncodedWebp {
-    this.check(this.call('encode', this.job, quality, Number(lossless), method, Number(lowMemory)), 'encode');
-    return this.output();
+  /**
+   * Encodes the filled picture: lossy at `quality`, or lossless with `quality` as the effort. Lossy
+   * uses libwebp's token buffer unless `lowMemory`; `tokenGrowthBytes` (0: unbounded) is how far the
+   * instance's memory may grow while it does, past which the picture is encoded again in low-memory
+   * mode (`lowMemory` in the result says which ran).
+   */
+  encode(quality: number, lossless: boolean, method = WEBP_METHOD, lowMemory = false, tokenGrowthBytes = 0): EncodedWebp & { lowMemory: boolean } {
+    this.check(this.call('encode', this.job, quality, Number(lossless), method, Number(lowMemory), tokenGrowthBytes), 'encode');
+    const ranLowMemory = this.call('result_low_memory', this.job) === 1;
+    return { ...this.output(), lowMemory: ranLowMemory };
   }
 
   /** Frees the picture once its last encode is read. */

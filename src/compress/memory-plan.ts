@@ -55,8 +55,20 @@ const WEBP_LOW_MEMORY_ENCODER_BYTES_PER_PIXEL = 2;
 const WEBP_ALPHA_ENCODER_BYTES_PER_PIXEL = 18;
 /** The lossless encoder: the ARGB picture and VP8L's hash chain, backward references and transforms (measured 36–39 in all). */
 const WEBP_LOSSLESS_ENCODER_BYTES_PER_PIXEL = 40;
-/** Lossy WebP outputs larger than this use libwebp's low-memory mode (no token buffer), at about twice the encode time. */
+/**
+ * Lossy WebP outputs larger than this use libwebp's token buffer only within WEBP_TOKEN_GROWTH_BYTES
+ * (opaque ones; else, or past it, its low-memory mode: no token buffer, about 1.8 times the encode time
+ * and 0.3 % more bytes in the median, up to 2 %).
+ */
 export const WEBP_TOKEN_BUFFER_MAX_PIXELS = 8_000_000;
+/**
+ * How far the engine's memory may grow while a large output's token buffer fills, past what decoding
+ * and the picture left (README, "WebP engine": the token buffer of a smooth 16.8 MP image fits in the
+ * decoder's freed buffers; a noisy one needs about 50 MB more and is encoded again in low-memory mode).
+ */
+export const WEBP_TOKEN_GROWTH_BYTES = 4 * MiB;
+/** Emscripten grows a memory by at least a fifth of its size at a time: a growth the guard then sees. */
+const WASM_GROWTH_STEP = 0.2;
 /**
  * PNG output up to this size is optimised whole by oxipng (every filter and colour type tried), whose
  * peak is about OXIPNG_BYTES_PER_PIXEL per output pixel; above, the row encoder writes it in bounded
@@ -97,8 +109,11 @@ export interface Plan {
   mode: JpegEncodeMode;
   /** Whether a lossless rewrite may follow the lossy encode (same format, same size, no target). */
   lossless: boolean;
-  /** WebP output from a WebP: lossless (a lossless input, no target) and libwebp's low-memory mode. */
-  webp?: { lossless: boolean; lowMemory: boolean };
+  /**
+   * WebP output from a WebP: lossless (a lossless input, no target), libwebp's low-memory mode, and
+   * how far the token buffer may grow the engine's memory before low-memory mode takes over (0: no bound).
+   */
+  webp?: { lossless: boolean; lowMemory: boolean; tokenGrowthBytes?: number };
   /** PNG output from PNG input: optimised whole by oxipng (true) or written in rows. */
   pngWhole: boolean;
   /** JPEG output from PNG input written from rows by the engine (the pixels never gathered into a frame). */
@@ -157,12 +172,13 @@ export function plan(inputFormat: ImageFormat, header: ImageHeader, uploadBytes:
     return { ...pngBase, estimate: pngEstimate(header, uploadBytes, request, pngBase) };
   }
   if (inputFormat === 'webp' && request.format === 'webp') {
-    // Lossless output for a lossless input when it fits; then lossy; then lossy in low memory.
+    // Lossless output for a lossless input when it fits; then lossy; then lossy in low memory. A large
+    // opaque output tries the token buffer within an allowance first (alpha's own encoder would use it up).
     const big = output.width * output.height > WEBP_TOKEN_BUFFER_MAX_PIXELS;
     // lossless=true asks for lossless output whatever the input is: no lossy fallback then.
-    const variants = request.lossless ? [{ lossless: true, lowMemory: false }] : [
+    const variants: NonNullable<Plan['webp']>[] = request.lossless ? [{ lossless: true, lowMemory: false }] : [
       ...(header.webp?.lossless && request.targetKb === undefined ? [{ lossless: true, lowMemory: false }] : []),
-      ...(big ? [] : [{ lossless: false, lowMemory: false }]),
+      ...(!big ? [{ lossless: false, lowMemory: false }] : header.hasAlphaChannel ? [] : [{ lossless: false, lowMemory: false, tokenGrowthBytes: WEBP_TOKEN_GROWTH_BYTES }]),
       { lossless: false, lowMemory: true },
     ];
     for (const webp of variants) {
@@ -243,13 +259,16 @@ function webpEstimate(header: ImageHeader, request: PlanRequest, p: Omit<Plan, '
   if (request.format === 'webp') {
     // Orientations other than 1 keep the stored output once before the upright picture is filled.
     const upright = header.orientation === 1 ? 0 : outPixels * channels;
-    const webp = p.webp ?? { lossless: false, lowMemory: false };
+    const webp: NonNullable<Plan['webp']> = p.webp ?? { lossless: false, lowMemory: false };
     if (webp.lossless) return Math.max(decoder + resampler + upright + outPixels * 4, outPixels * WEBP_LOSSLESS_ENCODER_BYTES_PER_PIXEL);
     const picture = outPixels * (WEBP_LOSSY_PICTURE_BYTES_PER_PIXEL + (alpha ? 1 : 0));
     // The decoder is gone before the encoder starts: the peak is the larger of the two phases.
-    const internals = outPixels * (webp.lowMemory ? WEBP_LOW_MEMORY_ENCODER_BYTES_PER_PIXEL : WEBP_LOSSY_ENCODER_BYTES_PER_PIXEL);
+    const bounded = (webp.tokenGrowthBytes ?? 0) > 0;
+    const internals = outPixels * (webp.lowMemory || bounded ? WEBP_LOW_MEMORY_ENCODER_BYTES_PER_PIXEL : WEBP_LOSSY_ENCODER_BYTES_PER_PIXEL);
     const alphaEncoder = alpha ? outPixels * WEBP_ALPHA_ENCODER_BYTES_PER_PIXEL : 0;
-    return Math.max(decoder + resampler + upright + picture, picture + Math.max(internals, alphaEncoder));
+    const peak = Math.max(decoder + resampler + upright + picture, picture + Math.max(internals, alphaEncoder));
+    // A bounded token buffer: the low-memory peak, plus the growth allowed and one growth step past it.
+    return bounded ? peak + webp.tokenGrowthBytes! + peak * WASM_GROWTH_STEP : peak;
   } else if (request.format === 'jpeg') {
     const kept = header.orientation >= 3 || request.targetKb !== undefined || p.mode === 'mozjpeg' ? outPixels * 3 : 0;
     if (p.mode === 'mozjpeg') encoder = kept + MOZJPEG_FRESH_BYTES + outPixels * (4 + MOZJPEG_BYTES_PER_PIXEL);

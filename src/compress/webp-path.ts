@@ -57,10 +57,12 @@ export async function compressWebp(request: CompressRequest, plan: Plan, orienta
 
   return engine(request.bytes, (job) => {
     // A lossless input stays lossless when the plan says it fits (not with a size target: a quality
-    // search needs lossy); large outputs use libwebp's low-memory mode (memory-plan.ts).
-    const { lossless, lowMemory } = plan.webp ?? { lossless: false, lowMemory: false };
+    // search needs lossy); large outputs try libwebp's token buffer within a memory allowance, else its
+    // low-memory mode (memory-plan.ts).
+    const { lossless, lowMemory, tokenGrowthBytes = 0 } = plan.webp ?? { lossless: false, lowMemory: false };
     timed(timings, 'decode', () => job.fill(sw, sh, orientation, lossless));
-    const result = finish((quality) => packWebp(job.encode(lossless ? WEBP_LOSSLESS_EFFORT : quality, lossless, WEBP_METHOD, lowMemory).bytes, meta, ow, oh), {
+    const encode = (quality: number) => job.encode(lossless ? WEBP_LOSSLESS_EFFORT : quality, lossless, WEBP_METHOD, lowMemory, tokenGrowthBytes);
+    const result = finish((quality) => packWebp(encode(quality).bytes, meta, ow, oh), {
       quality: lossless ? 100 : request.quality,
     });
     job.freePicture();

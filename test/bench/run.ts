@@ -1,4 +1,4 @@
-// `npm run bench [-- foundation|tools|compress|meta|img|jpeg|jpeg-tuning|webp|png|client|selfhost ...]`: starts the service as `npm run dev` does and runs the
+// `npm run bench [-- foundation|tools|compress|meta|img|jpeg|jpeg-tuning|webp|webp-low-memory|png|client|selfhost ...]`: starts the service as `npm run dev` does and runs the
 // named benchmarks (all by default) against it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -10,6 +10,7 @@ import { benchFoundation, CONCURRENCY, REQUESTS_PER_ROUND, ROUNDS, type Summary 
 import { benchJpeg } from './jpeg.ts';
 import { benchJpegTuning } from './jpeg-tuning.ts';
 import { benchWebp, webpReport } from './webp.ts';
+import { benchWebpLowMemory, webpLowMemoryReport } from './webp-low-memory.ts';
 import { jpegReport } from './lib/jpeg-report.ts';
 import { pngReport } from './lib/png-report.ts';
 import { benchPng } from './png.ts';
@@ -124,6 +125,11 @@ const BENCHES: Record<string, (service: Service) => Promise<void>> = {
     const result = await benchWebp(() => startService(PORT + 6, ['--var', 'MAX_INPUT_PIXELS:100000000']));
     console.log(`\n${webpReport(result)}\n`);
     save('webp', result);
+  },
+  async 'webp-low-memory'() {
+    const rows = await benchWebpLowMemory();
+    console.log(`\n${webpLowMemoryReport(rows)}\n`);
+    save('webp-low-memory', { rows });
   },
   async png() {
     const result = await benchPng(() => startService(PORT + 7, ['--var', 'MAX_INPUT_PIXELS:100000000']));

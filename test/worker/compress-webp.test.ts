@@ -3,7 +3,7 @@
 // and XMP only with metadata=keep, orientation reset), the never-bigger rewrite that is never the
 // input's bytes, animated WebP (415), damaged files (422), and admission by memory.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { plan } from '../../src/compress/memory-plan.ts';
+import { plan, WEBP_TOKEN_GROWTH_BYTES } from '../../src/compress/memory-plan.ts';
 import { readHeader } from '../../src/compress/header.ts';
 import { encodeRowsWebp } from '../../wasm/webp-engine.ts';
 import { resetWasmInstances, wasmMemoryReport } from '../../wasm/instances.ts';
@@ -256,5 +256,16 @@ describe('memory', () => {
     expect(peak).toBeGreaterThan(0);
     expect(peak).toBeLessThanOrEqual(planned.estimate);
     expect(planned.estimate).toBeLessThan(peak * 3 + 8 * MiB);
+  });
+
+  it('a 16.8 MP opaque lossy WebP to WebP tries the token buffer within its allowance; with alpha, or a tighter budget, low-memory mode', () => {
+    const header = { width: 4096, height: 4096, orientation: 1 as const, hasAlphaChannel: false, defect: null, webp: { lossless: false } };
+    const bounded = plan('webp', header, 3 * MiB, { format: 'webp', quality: 80 }, 100 * MiB);
+    expect(bounded.webp).toEqual({ lossless: false, lowMemory: false, tokenGrowthBytes: WEBP_TOKEN_GROWTH_BYTES });
+    const low = plan('webp', header, 3 * MiB, { format: 'webp', quality: 80 }, bounded.estimate - 1);
+    expect(low.webp).toEqual({ lossless: false, lowMemory: true });
+    expect(low.estimate).toBeLessThan(bounded.estimate);
+    const alpha = plan('webp', { ...header, hasAlphaChannel: true }, 3 * MiB, { format: 'webp', quality: 80 }, 1024 * MiB);
+    expect(alpha.webp).toEqual({ lossless: false, lowMemory: true });
   });
 });

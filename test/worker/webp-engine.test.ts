@@ -150,6 +150,32 @@ describe('encoding from rows', () => {
     expect(split.bytes).toEqual(whole.bytes);
     expect(() => encodeRowsWebp(4, 2, { channels: 3, quality: 80, lossless: false }, (push) => push(new Uint8Array(4 * 3 * 3)))).toThrow(WebpEngineError);
   });
+
+  it('the token buffer within an allowance: kept when it fits, else the same picture in low-memory mode', () => {
+    resetWasmInstances();
+    // Noise at q95 records far more tokens than decoding left free, so the memory must grow past 1 byte.
+    const width = 1200, height = 900;
+    const noisy = { data: new Uint8Array(width * height * 4), width, height };
+    let seed = 7;
+    noisy.data.forEach((_, i) => (noisy.data[i] = i % 4 === 3 ? 255 : (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24));
+    const [bounded, again, low, unbounded] = withWebpJob(lossyWebp(noisy, 100), (job) => {
+      job.fill(width, height, 1, false);
+      return [job.encode(95, false, 4, false, 1), job.encode(90, false, 4, false, 1), job.encode(95, false, 4, true), job.encode(95, false, 4, false)];
+    });
+    expect(bounded!.lowMemory).toBe(true);
+    expect(bounded!.bytes).toEqual(low!.bytes);
+    // A later encode of the same picture (a target_kb search) goes to low-memory mode at once.
+    expect(again!.lowMemory).toBe(true);
+    expect(unbounded!.lowMemory).toBe(false);
+
+    const image = photo(300, 200);
+    const [roomy, plain] = withWebpJob(lossyWebp(image, 95), (job) => {
+      job.fill(300, 200, 1, false);
+      return [job.encode(80, false, 4, false, 64 * 1024 * 1024), job.encode(80, false, 4, false)];
+    });
+    expect(roomy!.lowMemory).toBe(false);
+    expect(roomy!.bytes).toEqual(plain!.bytes);
+  });
 });
 
 describe('JPEG output through the JPEG engine', () => {

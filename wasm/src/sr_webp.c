@@ -383,14 +383,15 @@ EMSCRIPTEN_KEEPALIVE int sr_webp_fill(sr_webp *w, int out_w, int out_h, int orie
   return 0;
 }
 
-/* Encodes the filled picture (lossy at quality, or lossless with quality as effort) into the output. */
-EMSCRIPTEN_KEEPALIVE int sr_webp_encode(sr_webp *w, int quality, int lossless, int method, int low_memory) {
+/* Encodes the filled picture (lossy at quality, or lossless with quality as effort) into the output;
+ * low_memory and token_growth as srw_enc_finish (sr_webp_enc.c) takes them. */
+EMSCRIPTEN_KEEPALIVE int sr_webp_encode(sr_webp *w, int quality, int lossless, int method, int low_memory, uint32_t token_growth) {
   if (!w->enc) {
     strncpy(w->message, "the WebP picture is not filled", sizeof(w->message) - 1);
     return -1;
   }
   const char *error;
-  if (srw_enc_finish(w->enc, w, quality, lossless, method, low_memory, &error)) {
+  if (srw_enc_finish(w->enc, w, quality, lossless, method, low_memory, token_growth, &error)) {
     strncpy(w->message, error, sizeof(w->message) - 1);
     return -1;
   }
@@ -488,6 +489,7 @@ EMSCRIPTEN_KEEPALIVE int sr_webp_chunk(sr_webp *w, int index, int32_t *out) {
 EMSCRIPTEN_KEEPALIVE uint32_t sr_webp_output_len(sr_webp *w) { return w->output_len; }
 EMSCRIPTEN_KEEPALIVE int sr_webp_result_width(sr_webp *w) { return w->result_w; }
 EMSCRIPTEN_KEEPALIVE int sr_webp_result_height(sr_webp *w) { return w->result_h; }
+EMSCRIPTEN_KEEPALIVE int sr_webp_result_low_memory(sr_webp *w) { return w->result_low_memory; }
 EMSCRIPTEN_KEEPALIVE void sr_webp_clear_output(sr_webp *w) { srw_output_clear(w); }
 
 /* ---- The row-fed encoder on its own, for other decoders (PNG input with format=webp): a job

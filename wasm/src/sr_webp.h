@@ -50,6 +50,9 @@ struct sr_webp {
   uint8_t *current; /* the chunk being filled */
   uint32_t current_len;
   int result_w, result_h;
+  /* Whether the last lossy encode ran in libwebp's low-memory mode (asked, or after the token buffer
+   * outgrew its allowance). */
+  int result_low_memory;
 };
 
 /* The JPEG engine's job functions (sr_job.c). */
@@ -67,7 +70,12 @@ sr_webp_enc *srw_enc_create(int width, int height, int channels, int lossless);
 void srw_enc_destroy(sr_webp_enc *e);
 /* Takes the next row (channels bytes per pixel, RGB or RGBA); 0 on success. */
 int srw_enc_row(sr_webp_enc *e, const uint8_t *row);
-/* Encodes the picture once every row has arrived; writes into w's chunks. 0 on success. */
-int srw_enc_finish(sr_webp_enc *e, sr_webp *w, int quality, int lossless, int method, int low_memory, const char **error);
+/*
+ * Encodes the picture once every row has arrived; writes into w's chunks. 0 on success. Lossy with
+ * low_memory 0: libwebp's token buffer; token_growth > 0 bounds how far the instance's memory may grow
+ * during that encode, beyond which it is abandoned and the picture encoded again in low-memory mode.
+ */
+int srw_enc_finish(sr_webp_enc *e, sr_webp *w, int quality, int lossless, int method, int low_memory, uint32_t token_growth,
+                   const char **error);
 
 #endif

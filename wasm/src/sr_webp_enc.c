@@ -5,6 +5,8 @@
  * the conversion is exactly libwebp's (gamma-corrected, alpha-weighted chroma) and only one band of
  * RGB(A) exists at a time. The lossless encoder reads ARGB (4 bytes per pixel), written row by row.
  */
+#include <emscripten/heap.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +18,11 @@ struct sr_webp_enc {
   int rows_in;
   uint8_t *band;
   int band_rows;
+  /* The token-buffer encode in progress may grow the instance's memory up to this size. */
+  size_t heap_limit;
+  /* A token-buffer encode of this picture outgrew its allowance: later encodes (target_kb) go straight
+   * to low-memory mode, which the same picture would outgrow again. */
+  int tokens_overflowed;
 };
 
 void srw_enc_destroy(sr_webp_enc *e) {
@@ -125,11 +132,45 @@ static const char *encode_error(WebPEncodingError code) {
 }
 
 /*
+ * libwebp calls this as its progress changes (about every percent of the image, and between its
+ * phases). The token buffer grows in pages as tokens are recorded, by an amount no header predicts:
+ * when the instance's memory has grown past its allowance, the encode is abandoned (libwebp frees what
+ * it holds) and srw_enc_finish encodes again without the token buffer.
+ */
+static int token_guard(int percent, const WebPPicture *pic) {
+  (void)percent;
+  const sr_webp_enc *e = pic->user_data;
+  return emscripten_get_heap_size() <= e->heap_limit;
+}
+
+/* One WebPEncode; heap_limit SIZE_MAX: unguarded. */
+static int encode_once(sr_webp_enc *e, sr_webp *w, const WebPConfig *config, size_t heap_limit) {
+  srw_output_clear(w);
+  e->pic.writer = chunk_writer;
+  e->pic.custom_ptr = w;
+  e->pic.progress_hook = heap_limit == SIZE_MAX ? NULL : token_guard;
+  e->pic.user_data = e;
+  e->heap_limit = heap_limit;
+  const int ok = WebPEncode(config, &e->pic);
+  e->pic.progress_hook = NULL;
+  if (!ok) srw_output_clear(w);
+  return ok;
+}
+
+/*
  * Encodes the picture: lossy at `quality`, or lossless with `quality` as its effort. The picture is
  * kept, so a caller searching a quality (target_kb) encodes again without decoding again; the
  * encoder's clean-up of fully transparent pixels only changes pixels nobody sees.
+ *
+ * Lossy encoding has two loops in libwebp. With the token buffer (low_memory 0) every token of the image
+ * is kept and the probabilities are fitted to the whole image before anything is written; low-memory
+ * mode keeps none and writes as it goes, with probabilities from the image's statistics pass, which
+ * costs about 1 % more bytes (up to 2 %) and takes 1.8 times as long (README, "WebP engine"). The token
+ * buffer's size depends on the content, so `token_growth` (bytes, 0: no bound) lets a caller with a
+ * fixed memory budget try it and fall back to low-memory mode when it would not fit.
  */
-int srw_enc_finish(sr_webp_enc *e, sr_webp *w, int quality, int lossless, int method, int low_memory, const char **error) {
+int srw_enc_finish(sr_webp_enc *e, sr_webp *w, int quality, int lossless, int method, int low_memory, uint32_t token_growth,
+                   const char **error) {
   *error = NULL;
   if (e->rows_in != e->pic.height) {
     *error = "the WebP encoder was given the wrong number of rows";
@@ -143,17 +184,20 @@ int srw_enc_finish(sr_webp_enc *e, sr_webp *w, int quality, int lossless, int me
   config.quality = (float)(quality < 0 ? 0 : quality > 100 ? 100 : quality);
   config.method = method < 0 ? 0 : method > 6 ? 6 : method;
   config.lossless = lossless && e->lossless;
-  config.low_memory = low_memory != 0;
+  config.low_memory = low_memory != 0 || (token_growth > 0 && e->tokens_overflowed);
   if (!WebPValidateConfig(&config)) {
     *error = "the WebP encoder's settings are invalid";
     return -1;
   }
-  srw_output_clear(w);
-  e->pic.writer = chunk_writer;
-  e->pic.custom_ptr = w;
-  if (!WebPEncode(&config, &e->pic)) {
+  const int guarded = !config.lossless && !config.low_memory && token_growth > 0;
+  int ok = encode_once(e, w, &config, guarded ? emscripten_get_heap_size() + token_growth : SIZE_MAX);
+  if (!ok && guarded && e->pic.error_code == VP8_ENC_ERROR_USER_ABORT) {
+    e->tokens_overflowed = 1;
+    config.low_memory = 1;
+    ok = encode_once(e, w, &config, SIZE_MAX);
+  }
+  if (!ok) {
     *error = encode_error(e->pic.error_code);
-    srw_output_clear(w);
     return -1;
   }
   if (srw_write(w, NULL, 0) != 0) {
@@ -162,5 +206,6 @@ int srw_enc_finish(sr_webp_enc *e, sr_webp *w, int quality, int lossless, int me
   }
   w->result_w = e->pic.width;
   w->result_h = e->pic.height;
+  w->result_low_memory = !config.lossless && config.low_memory;
   return 0;
 }
