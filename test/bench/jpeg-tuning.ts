@@ -49,6 +49,7 @@ export interface Setting {
 }
 
 const GENTLE = { luma: [12, 0.1] as [number, number], chroma: [14, 0.15] as [number, number] };
+const FINE_CHROMA = { luma: [16, 0.1] as [number, number], chroma: [11, 0.1] as [number, number] };
 const OFF: [number, number] = [0, 1];
 export const SETTINGS: Setting[] = [
   { name: 'Annex K, no dead zone', tables: null, deadzone: [0, 0], trellis: OFF, ownScans: false, dither: false },
@@ -56,9 +57,10 @@ export const SETTINGS: Setting[] = [
   { name: 'gentle tables, dead zone 0.2 (shipped before trellis)', tables: GENTLE, deadzone: [200, 200], trellis: OFF, ownScans: false, dither: false },
   { name: 'gentle tables, trellis', tables: GENTLE, deadzone: [0, 0], trellis: [60, 600], ownScans: false, dither: false },
   { name: 'gentle tables, trellis, our scans', tables: GENTLE, deadzone: [0, 0], trellis: [60, 600], ownScans: true, dither: false },
-  { name: 'gentle tables, trellis, our scans, staggered rounding (shipped)', tables: GENTLE, deadzone: [0, 0], trellis: [60, 600], ownScans: true, dither: true },
-  { name: 'the same, trellis λ base 40', tables: GENTLE, deadzone: [0, 0], trellis: [40, 600], ownScans: true, dither: true },
-  { name: 'the same, trellis λ base 90', tables: GENTLE, deadzone: [0, 0], trellis: [90, 600], ownScans: true, dither: true },
+  { name: 'gentle tables, trellis, our scans, staggered rounding', tables: GENTLE, deadzone: [0, 0], trellis: [60, 600], ownScans: true, dither: true },
+  { name: 'finer chroma (luma 16, chroma 11, slope 0.1), trellis, our scans, staggered (shipped)', tables: FINE_CHROMA, deadzone: [0, 0], trellis: [60, 600], ownScans: true, dither: true },
+  { name: 'the same, trellis λ base 40', tables: FINE_CHROMA, deadzone: [0, 0], trellis: [40, 600], ownScans: true, dither: true },
+  { name: 'the same, trellis λ base 90', tables: FINE_CHROMA, deadzone: [0, 0], trellis: [90, 600], ownScans: true, dither: true },
 ];
 
 async function engine(): Promise<Engine> {
