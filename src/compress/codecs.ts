@@ -1,16 +1,14 @@
 // The whole-frame codec calls of the paths: PNG decoding for the small-output optimiser, WebP output (lossy or lossless)
-// through the WebP engine's row-fed encoder, and JPEG output of such images: MozJPEG up to its size, the engine's encoder beyond. Loaded with a dynamic import so that only a
+// through the WebP engine's row-fed encoder, and JPEG output of such images through the engine's encoder. Loaded with a dynamic import so that only a
 // request that compresses instantiates WebAssembly (and tools that merely build the app never load it).
 import type { RgbaImage } from '../../wasm/image.ts';
 import { encodePixelsJpeg } from '../../wasm/jpeg-engine.ts';
-import { encodeJpeg, jpegOptions } from '../../wasm/mozjpeg-encoder.ts';
 import { decodePng, encodeOptimisedPng } from '../../wasm/png.ts';
 import { resizeImage } from '../../wasm/resize.ts';
 import { encodeRowsWebp } from '../../wasm/webp-engine.ts';
 import { PNG_OPTIMISE_LEVEL } from './encoders.ts';
 import type { ImageFormat } from './formats.ts';
 import { FULL_CHROMA_QUALITY } from './jpeg-path.ts';
-import { MOZJPEG_MAX_OUTPUT_PIXELS } from './memory-plan.ts';
 import { WEBP_LOSSLESS_EFFORT } from './limits.ts';
 
 /** PNG input (WebP input goes through the WebP engine, webp-path.ts). */
@@ -25,8 +23,6 @@ export function decode(format: 'png', bytes: Uint8Array): RgbaImage {
 export function encode(format: ImageFormat, image: RgbaImage, quality: number, lossless = false): Uint8Array {
   switch (format) {
     case 'jpeg':
-      // MozJPEG's trellis writes fewer bytes where its memory is affordable; the engine beyond.
-      if (image.width * image.height <= MOZJPEG_MAX_OUTPUT_PIXELS) return encodeJpeg(image, jpegOptions(quality));
       return encodePixelsJpeg(rgbOf(image), image.width, image.height, 3, {
         quality, sampling: quality >= FULL_CHROMA_QUALITY ? [1, 1] : [2, 2], progressive: true,
       });

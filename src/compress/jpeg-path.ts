@@ -1,12 +1,12 @@
 // JPEG input through the streaming engine: rows decoded at a DCT scale, resampled through a ring,
-// encoded as they come (or kept once, when an orientation or a retry needs every row). Outputs small
-// enough for its memory are written by MozJPEG instead, for its trellis quantisation (memory-plan.ts).
+// encoded as they come (or kept once, when an orientation or a retry needs every row), by the engine's
+// own encoder (trellis quantisation, progressive or two-pass by memory: memory-plan.ts).
 // A JPEG output not smaller than a same-size input is replaced by a lossless rewrite, never by the input.
-import { JpegEngineError, withJpegJob, type EncodedJpeg, type EncodeMode, type JpegJob } from '../../wasm/jpeg-engine.ts';
+import { JpegEngineError, withJpegJob, type EncodedJpeg, type JpegJob } from '../../wasm/jpeg-engine.ts';
 import type { RgbaImage } from '../../wasm/image.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Orientation } from './exif.ts';
-import { insertSegments, stripJpeg } from './jpeg-segments.ts';
+import { stripJpeg } from './jpeg-segments.ts';
 import { outputMarkers, segmentFilter, type MetadataMode } from './metadata.ts';
 import { PNG_WHOLE_MAX_OUTPUT_PIXELS, type Plan } from './memory-plan.ts';
 import { applyOrientation } from './pixels.ts';
@@ -38,24 +38,12 @@ export async function compressJpeg(request: CompressRequest, plan: Plan, orienta
     const codecs = await import('./codecs.ts');
     return finish(request, timings, upright.width, upright.height, (quality) => codecs.encode(request.format, upright, quality, request.lossless === true));
   }
-  const mozjpeg = plan.mode === 'mozjpeg' ? await import('../../wasm/mozjpeg-encoder.ts') : null;
   return engine(request.bytes, (job) => {
-    let encode: (quality: number) => Uint8Array;
-    if (mozjpeg) {
-      // Small outputs: the engine decodes and resamples, MozJPEG (trellis) writes; metadata goes in after.
-      job.setPixels(plan.scaleNum, plan.stored.width, plan.stored.height, 1);
-      const grey = job.channels === 1;
-      const markers = outputMarkers(job.info.markers, metadata, job.channels);
-      const image = timed(timings, 'decode', () => rgbaFrom(job.frame(), plan.stored.width, plan.stored.height, job.channels));
-      const upright = timed(timings, 'resize', () => applyOrientation(image, orientation));
-      encode = (quality) => insertSegments(mozjpeg.encodeJpeg(upright, mozjpeg.jpegOptions(quality, grey)), markers);
-    } else {
-      job.setPixels(plan.scaleNum, plan.stored.width, plan.stored.height, orientation);
-      for (const marker of outputMarkers(job.info.markers, metadata, job.channels)) job.addMarker(marker.code, marker.data);
-      encode = (quality) => job.encode(quality, quality < FULL_CHROMA_QUALITY, plan.mode as EncodeMode).bytes;
-    }
+    job.setPixels(plan.scaleNum, plan.stored.width, plan.stored.height, orientation);
+    for (const marker of outputMarkers(job.info.markers, metadata, job.channels)) job.addMarker(marker.code, marker.data);
+    const encode = (quality: number) => job.encode(quality, quality < FULL_CHROMA_QUALITY, plan.mode).bytes;
     // Retries encode the kept rows again instead of decoding the input again.
-    if (request.targetKb !== undefined && !mozjpeg) timed(timings, 'decode', () => job.keepFrame());
+    if (request.targetKb !== undefined) timed(timings, 'decode', () => job.keepFrame());
     const result = finish(request, timings, plan.output.width, plan.output.height, encode);
     if (plan.lossless && result.bytes.length >= request.bytes.length) {
       return timed(timings, 'encode', () => losslessRewrite(request.bytes, job, result, orientation, metadata));

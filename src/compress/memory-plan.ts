@@ -22,15 +22,6 @@ const DECODER_BYTES_PER_COLUMN = 3 * 64;
 const RESAMPLER_BYTES_PER_COLUMN = 3 * 4 * 16;
 /** Progressive output is chosen while its coefficient buffer stays under this; above, the two-pass baseline. */
 export const PROGRESSIVE_MAX_BUFFER_BYTES = 48 * MiB;
-/**
- * MozJPEG (whole-image, trellis) writes the output up to this size when its memory fits the budget:
- * about 20 bytes per output pixel, measured (README, "Memory"), for fewer bytes than the engine's own
- * encoder at equal SSIM.
- */
-export const MOZJPEG_MAX_OUTPUT_PIXELS = 4_000_000;
-const MOZJPEG_BYTES_PER_PIXEL = 20;
-/** A fresh MozJPEG instance's memory (its module declares 259 pages), on top of its growth. */
-const MOZJPEG_FRESH_BYTES = 259 * 64 * 1024;
 /** Whole-image codecs (oxipng, and the PNG writers fed a whole frame): bytes per pixel, measured (README, "Memory"). */
 export const WHOLE_IMAGE_BYTES_PER_PIXEL = 16;
 
@@ -82,7 +73,7 @@ const PNG_STREAM_BYTES = 2 * MiB;
 /** The remapper's nearest-colour cache and dithering rows, on top of the histogram. */
 const PALETTE_EXTRA_BYTES = MiB;
 
-export type JpegEncodeMode = 'mozjpeg' | 'progressive' | 'two_pass';
+export type JpegEncodeMode = 'progressive' | 'two_pass';
 
 export interface PlanRequest {
   format: ImageFormat;
@@ -137,9 +128,8 @@ export function dctScale(input: Size, wanted: Size): number {
 }
 
 /**
- * Plans the request. JPEG output takes the first encoder whose estimate fits `budget`: MozJPEG for
- * outputs up to MOZJPEG_MAX_OUTPUT_PIXELS, then progressive while its coefficient buffer is at most
- * PROGRESSIVE_MAX_BUFFER_BYTES, then the two-pass baseline (rows only), whose estimate is returned even
+ * Plans the request. JPEG output takes the first encoder mode whose estimate fits `budget`: progressive
+ * while its coefficient buffer is at most PROGRESSIVE_MAX_BUFFER_BYTES, then the two-pass baseline (rows only), whose estimate is returned even
  * when it does not fit (the caller refuses it).
  */
 export function plan(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: number, request: PlanRequest, budget = Infinity): Plan {
@@ -160,12 +150,7 @@ export function plan(inputFormat: ImageFormat, header: ImageHeader, uploadBytes:
       if (planned.estimate <= budget) return planned;
     }
     if (request.format === 'jpeg' && request.targetKb === undefined) {
-      // MozJPEG (trellis) on a frame for the outputs it takes, when that fits; otherwise the engine,
-      // fed rows, holding only its coefficients, so a smaller output never needs more than a larger one.
-      if (output.width * output.height <= MOZJPEG_MAX_OUTPUT_PIXELS) {
-        const framed = { ...pngBase, estimate: pngEstimate(header, uploadBytes, request, pngBase) };
-        if (framed.estimate <= budget) return framed;
-      }
+      // The engine's encoder fed rows, holding only its coefficients: the pixels are never gathered.
       const rows = { ...pngBase, pngJpegRows: true };
       return { ...rows, estimate: pngEstimate(header, uploadBytes, request, rows) };
     }
@@ -189,7 +174,6 @@ export function plan(inputFormat: ImageFormat, header: ImageHeader, uploadBytes:
   }
   const modes: JpegEncodeMode[] = [];
   if (request.format === 'jpeg') {
-    if (output.width * output.height <= MOZJPEG_MAX_OUTPUT_PIXELS) modes.push('mozjpeg');
     if (encoderBuffer(output, request.quality, header) <= PROGRESSIVE_MAX_BUFFER_BYTES) modes.push('progressive');
   }
   modes.push('two_pass');
@@ -227,11 +211,10 @@ function estimate(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: nu
     : scaledWidth * DECODER_BYTES_PER_COLUMN;
   const resampler = p.resized ? p.stored.width * RESAMPLER_BYTES_PER_COLUMN : 0;
   // Orientations 3–8 and retries (target_kb) keep the output pixels; PNG and WebP output takes them whole.
-  const keepsFrame = header.orientation >= 3 || request.targetKb !== undefined || request.format !== 'jpeg' || p.mode === 'mozjpeg';
+  const keepsFrame = header.orientation >= 3 || request.targetKb !== undefined || request.format !== 'jpeg';
   const kept = keepsFrame ? outPixels * channels : 0;
   let encoder: number;
-  if (request.format === 'jpeg' && p.mode === 'mozjpeg') encoder = MOZJPEG_FRESH_BYTES + outPixels * (channels + 4 + MOZJPEG_BYTES_PER_PIXEL);
-  else if (request.format === 'jpeg') encoder = p.mode === 'progressive' ? encoderBuffer(p.output, request.quality, header) : p.output.width * 3 * 32;
+  if (request.format === 'jpeg') encoder = p.mode === 'progressive' ? encoderBuffer(p.output, request.quality, header) : p.output.width * 3 * 32;
   // A copy of the frame, its RGBA form, and the whole-image encoder.
   else if (request.format === 'webp' && request.lossless) encoder = outPixels * (channels + 4 + WEBP_LOSSLESS_ENCODER_BYTES_PER_PIXEL);
   else encoder = outPixels * (channels + 4 + WHOLE_IMAGE_BYTES_PER_PIXEL) + paletteBytes;
@@ -270,9 +253,8 @@ function webpEstimate(header: ImageHeader, request: PlanRequest, p: Omit<Plan, '
     // A bounded token buffer: the low-memory peak, plus the growth allowed and one growth step past it.
     return bounded ? peak + webp.tokenGrowthBytes! + peak * WASM_GROWTH_STEP : peak;
   } else if (request.format === 'jpeg') {
-    const kept = header.orientation >= 3 || request.targetKb !== undefined || p.mode === 'mozjpeg' ? outPixels * 3 : 0;
-    if (p.mode === 'mozjpeg') encoder = kept + MOZJPEG_FRESH_BYTES + outPixels * (4 + MOZJPEG_BYTES_PER_PIXEL);
-    else encoder = kept + (p.mode === 'progressive' ? encoderBuffer(p.output, request.quality, header) : p.output.width * 3 * 32);
+    const kept = header.orientation >= 3 || request.targetKb !== undefined ? outPixels * 3 : 0;
+    encoder = kept + (p.mode === 'progressive' ? encoderBuffer(p.output, request.quality, header) : p.output.width * 3 * 32);
   } else {
     // PNG output: the frame, its RGBA copy in JS, and the whole-image encoder.
     encoder = outPixels * (channels + 4 + WHOLE_IMAGE_BYTES_PER_PIXEL);
@@ -309,8 +291,9 @@ function pngEstimate(header: ImageHeader, uploadBytes: number, request: PlanRequ
   } else if (p.pngJpegRows) {
     // Rows go straight into the engine's encoder, which holds the coefficients (progressive).
     writer = encoderBuffer(p.output, request.quality, header);
-  } else if (request.format === 'jpeg' && outPixels <= MOZJPEG_MAX_OUTPUT_PIXELS) {
-    writer = outPixels * 4 + MOZJPEG_FRESH_BYTES + outPixels * (4 + MOZJPEG_BYTES_PER_PIXEL);
+  } else if (request.format === 'jpeg') {
+    // A frame for a size target's retries: RGBA in JS, its RGB copy, the engine's copy, the coefficients.
+    writer = outPixels * (4 + 3 + 3) + encoderBuffer(p.output, request.quality, header);
   } else if (request.format === 'webp' && request.lossless) {
     writer = outPixels * (4 + WEBP_LOSSLESS_ENCODER_BYTES_PER_PIXEL);
   } else {

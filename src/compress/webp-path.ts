@@ -4,11 +4,10 @@
 // whose rows come from the WebP decoder), or whole to the PNG encoder. Metadata follows the JPEG rules
 // (webp-riff.ts). A same-size WebP output that is not smaller than the input is replaced by the input's
 // own image chunks re-packed without the stripped metadata, never by the input's bytes as they are.
-import { JpegEngineError, type EncodeMode } from '../../wasm/jpeg-engine.ts';
+import { JpegEngineError } from '../../wasm/jpeg-engine.ts';
 import { WEBP_METHOD, WebpEngineError, withWebpJob, type WebpJob } from '../../wasm/webp-engine.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Orientation } from './exif.ts';
-import { insertSegments } from './jpeg-segments.ts';
 import { FULL_CHROMA_QUALITY } from './jpeg-path.ts';
 import type { MetadataMode } from './metadata.ts';
 import type { Plan } from './memory-plan.ts';
@@ -39,18 +38,12 @@ export async function compressWebp(request: CompressRequest, plan: Plan, orienta
 
   if (request.format === 'jpeg') {
     const markers = jpegMarkersOf(meta);
-    if (plan.mode === 'mozjpeg') {
-      // Small outputs: MozJPEG (trellis) writes the engine's pixels, as for JPEG input.
-      const mozjpeg = await import('../../wasm/mozjpeg-encoder.ts');
-      const image = timed(timings, 'decode', () => engine(request.bytes, (job) => rgbaFrame(job, sw, sh, orientation, true)));
-      return finish((quality) => insertSegments(mozjpeg.encodeJpeg(image, mozjpeg.jpegOptions(quality, false)), markers));
-    }
     return engine(request.bytes, (job) =>
       job.withJpeg(sw, sh, orientation, (jpeg) => {
         for (const marker of markers) jpeg.addMarker(marker.code, marker.data);
         // Retries encode the kept rows again instead of decoding the input again.
         if (request.targetKb !== undefined) timed(timings, 'decode', () => jpeg.keepFrame());
-        return finish((quality) => jpeg.encode(quality, quality < FULL_CHROMA_QUALITY, plan.mode as EncodeMode).bytes);
+        return finish((quality) => jpeg.encode(quality, quality < FULL_CHROMA_QUALITY, plan.mode).bytes);
       }),
     );
   }

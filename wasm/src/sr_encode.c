@@ -216,7 +216,7 @@ EMSCRIPTEN_KEEPALIVE int sr_job_encode_pixels(sr_job *job, const uint8_t *pixels
     c->comp_info[0].v_samp_factor = v0;
     if (components == 4) c->comp_info[3].h_samp_factor = h0, c->comp_info[3].v_samp_factor = v0;
   }
-  if (progressive) jpeg_simple_progression(c);
+  if (progressive) sr_progression(c);
   c->optimize_coding = TRUE;
   sr_dest_chunks(c, job);
   jpeg_start_compress(c, TRUE);
