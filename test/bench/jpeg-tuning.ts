@@ -1,31 +1,12 @@
 // `npm run bench -- jpeg-tuning`: the engine's quantisation settings compared on the corpus JPEGs, by
-// bytes at equal SSIM against sharp's mozjpeg q80 (the figures behind wasm/src/sr_encode.c's tables and
-// dead zone). Runs the engine's WebAssembly directly in this process, in its progressive mode at full
+// bytes at equal SSIM against sharp's mozjpeg q80 (the figures behind wasm/src/sr_quality.c's tables,
+// scan script and rounding, and sr_trellis.c's λ). Runs the engine's WebAssembly directly in this process, in its progressive mode at full
 // size, so only the encoder's settings differ between the rows.
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { loadCorpus } from './lib/corpus.ts';
+import { jobOutput, nodeEngine, type NodeEngine } from './lib/engine-node.ts';
 import { decodeRgb, ssim, type Rgb } from './lib/ssim.ts';
-
-const WASM = new URL('../../wasm/codec/sr_jpeg.wasm', import.meta.url);
-const GLUE = new URL('../../wasm/codec/sr_jpeg.js', import.meta.url).href;
-
-type Fn = (...args: number[]) => number;
-interface Memory {
-  buffer: ArrayBuffer;
-}
-interface Engine {
-  m: Record<string, Fn>;
-  memory: Memory;
-}
-// Node has WebAssembly; the Node-side tsconfig has no types for it, so the few members used are named here.
-const WA = (globalThis as unknown as {
-  WebAssembly: {
-    Module: new (bytes: Uint8Array) => object;
-    Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
-    Memory: abstract new (...args: never[]) => Memory;
-  };
-}).WebAssembly;
 
 /** Tables at quality 50 in natural order, q(u, v) = round(b × (1 + s × (u + v))): the family tuned over. */
 function table(base: number, slope: number): number[] {
@@ -63,24 +44,7 @@ export const SETTINGS: Setting[] = [
   { name: 'the same, trellis λ base 90', tables: FINE_CHROMA, deadzone: [0, 0], trellis: [90, 600], ownScans: true, dither: true },
 ];
 
-async function engine(): Promise<Engine> {
-  const { default: factory } = (await import(GLUE)) as { default: (options: object) => Promise<unknown> };
-  const compiled = new WA.Module(readFileSync(WASM));
-  let memory: Memory | undefined;
-  const options: Record<string, unknown> = {
-    noInitialRun: true, print() {}, printErr() {}, locateFile: (path: string) => path,
-    instantiateWasm(imports: object, receive: (instance: object) => void) {
-      const instance = new WA.Instance(compiled, imports);
-      memory = Object.values(instance.exports).find((v) => v instanceof WA.Memory) as Memory;
-      receive(instance);
-      return instance.exports;
-    },
-  };
-  void factory(options);
-  return { m: options as unknown as Record<string, Fn>, memory: memory! };
-}
-
-function apply({ m, memory }: Engine, setting: Setting): void {
+function apply({ m, memory }: NodeEngine, setting: Setting): void {
   m._sr_set_deadzone!(...setting.deadzone);
   m._sr_set_trellis!(...setting.trellis);
   m._sr_set_scans!(setting.ownScans ? 1 : 0);
@@ -99,12 +63,11 @@ function apply({ m, memory }: Engine, setting: Setting): void {
 }
 
 /** The engine's progressive encode of the whole image at `quality`. */
-function encode({ m, memory }: Engine, input: Uint8Array, quality: number): Uint8Array {
-  const heap = () => new Uint8Array(memory.buffer);
+function encode(e: NodeEngine, input: Uint8Array, quality: number): Uint8Array {
+  const { m, memory } = e;
   const inputPtr = m._malloc!(input.length);
-  heap().set(input, inputPtr);
+  new Uint8Array(memory.buffer).set(input, inputPtr);
   const job = m._sr_job_create!(inputPtr, input.length);
-  const pair = m._malloc!(8);
   try {
     if (m._sr_job_header!(job) !== 0) throw new Error('header refused');
     const info = new Int32Array(memory.buffer, m._sr_job_info!(job), 2);
@@ -112,22 +75,15 @@ function encode({ m, memory }: Engine, input: Uint8Array, quality: number): Uint
     m._sr_job_close_header!(job);
     m._sr_job_set_pixels!(job, 8, width, height, 1);
     if (m._sr_job_encode!(job, quality, quality < 90 ? 1 : 0, 0) !== 0) throw new Error('encode failed');
-    const parts: Uint8Array[] = [];
-    for (let i = 0; i < m._sr_job_chunk_count!(job); i++) {
-      m._sr_job_chunk!(job, i, pair);
-      const [ptr, len] = new Int32Array(memory.buffer, pair, 2) as unknown as [number, number];
-      parts.push(heap().slice(ptr, ptr + len));
-    }
-    return Buffer.concat(parts);
+    return jobOutput(e, job);
   } finally {
-    m._free!(pair);
     m._sr_job_destroy!(job);
     m._free!(inputPtr);
   }
 }
 
 /** Bytes of the lowest quality whose SSIM reaches `target` (binary search over 50–98), or null. */
-async function bytesAtSsim(e: Engine, input: Uint8Array, reference: Rgb, target: number): Promise<number | null> {
+async function bytesAtSsim(e: NodeEngine, input: Uint8Array, reference: Rgb, target: number): Promise<number | null> {
   let lo = 50;
   let hi = 98;
   let found: number | null = null;
@@ -146,7 +102,7 @@ const median = (values: number[]): number => [...values].sort((a, b) => a - b)[v
 
 export async function benchJpegTuning(): Promise<{ images: number; rows: { name: string; median: number; max: number }[] }> {
   const corpus = (await loadCorpus(Number(process.env.BENCH_CORPUS_MAX ?? 40))).images.filter((i) => i.type === 'jpeg');
-  const e = await engine();
+  const e = await nodeEngine();
   const ratios = new Map<string, number[]>(SETTINGS.map((s) => [s.name, []]));
   for (const image of corpus) {
     const input = new Uint8Array(readFileSync(image.path));

@@ -1,4 +1,4 @@
-// `npm run bench [-- foundation|tools|compress|meta|img|jpeg|jpeg-tuning|webp|webp-low-memory|png|client|selfhost ...]`: starts the service as `npm run dev` does and runs the
+// `npm run bench [-- foundation|tools|compress|meta|img|jpeg|jpeg-tuning|jpeg-web|webp|webp-low-memory|png|client|selfhost ...]`: starts the service as `npm run dev` does and runs the
 // named benchmarks (all by default) against it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -9,6 +9,7 @@ import { benchImg, IMG_MISSES, IMG_REPEATS, IMG_ROUNDS } from './img.ts';
 import { benchFoundation, CONCURRENCY, REQUESTS_PER_ROUND, ROUNDS, type Summary } from './foundation.ts';
 import { benchJpeg } from './jpeg.ts';
 import { benchJpegTuning } from './jpeg-tuning.ts';
+import { benchJpegWeb, jpegWebReport } from './jpeg-web.ts';
 import { benchWebp, webpReport } from './webp.ts';
 import { benchWebpLowMemory, webpLowMemoryReport } from './webp-low-memory.ts';
 import { jpegReport } from './lib/jpeg-report.ts';
@@ -145,6 +146,11 @@ const BENCHES: Record<string, (service: Service) => Promise<void>> = {
     ];
     console.log(`\n${lines.join('\n')}\n`);
     save('jpeg-tuning', result);
+  },
+  async 'jpeg-web'() {
+    const result = await benchJpegWeb();
+    console.log(`\n${jpegWebReport(result.summary)}\n`);
+    save('jpeg-web', result);
   },
   async client(service) {
     const result = await benchClient(service);

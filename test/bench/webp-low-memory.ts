@@ -7,27 +7,13 @@
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { loadCorpus } from './lib/corpus.ts';
+import { nodeEngine } from './lib/engine-node.ts';
 import './lib/images.ts'; // sharp.cache(false), sharp.concurrency(1)
 
-const WASM = new URL('../../wasm/codec/sr_jpeg.wasm', import.meta.url);
-const GLUE = new URL('../../wasm/codec/sr_jpeg.js', import.meta.url).href;
 /** wasm/webp-engine.ts's WEBP_METHOD (that module imports the .wasm as a Worker module, which Node cannot). */
 const METHOD = 4;
 const QUALITY = 80;
 const MiB = 1024 * 1024;
-
-type Fn = (...args: number[]) => number;
-interface Memory {
-  buffer: ArrayBuffer;
-}
-// Node has WebAssembly; the Node-side tsconfig has no types for it, so the few members used are named here.
-const WA = (globalThis as unknown as {
-  WebAssembly: {
-    Module: new (bytes: Uint8Array) => object;
-    Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
-    Memory: abstract new (...args: never[]) => Memory;
-  };
-}).WebAssembly;
 
 export interface LowMemoryEncode {
   bytes: number;
@@ -45,41 +31,29 @@ export interface LowMemoryRow {
   lowMemory: LowMemoryEncode;
 }
 
-async function encodeOnce(compiled: object, input: Uint8Array, lowMemory: boolean): Promise<LowMemoryEncode> {
-  const { default: factory } = (await import(GLUE)) as { default: (options: object) => Promise<unknown> };
-  let memory: Memory | undefined;
-  const options: Record<string, unknown> = {
-    noInitialRun: true, print() {}, printErr() {}, locateFile: (path: string) => path,
-    instantiateWasm(imports: object, receive: (instance: object) => void) {
-      const instance = new WA.Instance(compiled, imports);
-      memory = Object.values(instance.exports).find((v) => v instanceof WA.Memory) as Memory;
-      receive(instance);
-      return instance.exports;
-    },
-  };
-  void factory(options);
-  const m = options as unknown as Record<string, Fn>;
+async function encodeOnce(input: Uint8Array, lowMemory: boolean): Promise<LowMemoryEncode> {
+  // A fresh instance each time, so that its memory says what this encode needed.
+  const { m, memory } = await nodeEngine();
   const inputPtr = m._malloc!(input.length);
-  new Uint8Array(memory!.buffer).set(input, inputPtr);
+  new Uint8Array(memory.buffer).set(input, inputPtr);
   const job = m._sr_webp_create!(inputPtr, input.length);
-  const info = new Int32Array(memory!.buffer, m._sr_webp_info!(job) >>> 0, 2);
+  const info = new Int32Array(memory.buffer, m._sr_webp_info!(job) >>> 0, 2);
   if (m._sr_webp_fill!(job, info[0]!, info[1]!, 1, 0) !== 0) throw new Error('decode failed');
-  const filledMb = memory!.buffer.byteLength / MiB;
+  const filledMb = memory.buffer.byteLength / MiB;
   const t0 = performance.now();
   if (m._sr_webp_encode!(job, QUALITY, 0, METHOD, Number(lowMemory), 0) !== 0) throw new Error('encode failed');
   const encodeMs = performance.now() - t0;
-  return { bytes: m._sr_webp_output_len!(job) >>> 0, encodeMs, filledMb, peakMb: memory!.buffer.byteLength / MiB };
+  return { bytes: m._sr_webp_output_len!(job) >>> 0, encodeMs, filledMb, peakMb: memory.buffer.byteLength / MiB };
 }
 
 export async function benchWebpLowMemory(): Promise<LowMemoryRow[]> {
   const images = (await loadCorpus(1000)).images.filter((i) => i.type === 'webp').sort((a, b) => b.megapixels - a.megapixels);
-  const compiled = new WA.Module(readFileSync(WASM));
   const rows: LowMemoryRow[] = [];
   for (const image of images) {
     const input = new Uint8Array(readFileSync(image.path));
     const sharpBytes = (await sharp(input).webp({ quality: QUALITY }).toBuffer()).length;
-    const tokens = await encodeOnce(compiled, input, false);
-    const lowMemory = await encodeOnce(compiled, input, true);
+    const tokens = await encodeOnce(input, false);
+    const lowMemory = await encodeOnce(input, true);
     rows.push({ image: image.name, megapixels: image.megapixels, sharpBytes, tokens, lowMemory });
     console.error(`webp-low-memory: ${image.name}: sharp ${sharpBytes} B; token buffer ${tokens.bytes} B; low memory ${lowMemory.bytes} B`);
   }

@@ -75,14 +75,14 @@ EMSCRIPTEN_KEEPALIVE const char *sr_job_message(sr_job *job) { return job->err.m
 EMSCRIPTEN_KEEPALIVE int32_t *sr_job_info(sr_job *job) { return job->info; }
 
 /*
- * The decoder's source: the input handed over SR_SOURCE_BYTES at a time. libjpeg-turbo decodes an MCU
- * with its fast Huffman path whenever at least 512 bytes per block are buffered, and that path turns an
- * invalid code into a zero without the JWRN_HUFF_BAD_CODE warning the slow path gives (jdhuff.h,
- * HUFF_DECODE_FAST). With jpeg_mem_src the whole file is buffered, so a corrupt scan decoded to wrong
- * pixels unnoticed unless it lay in the file's last few kilobytes. Never buffering that much keeps every
- * MCU on the path that reports bad data.
+ * The decoder's source: the input handed over SR_SOURCE_BYTES at a time (it is in the module's memory
+ * already; nothing is copied). libjpeg-turbo decodes an MCU with its fast Huffman path whenever at least
+ * 512 bytes per block are buffered, and upstream that path turns an invalid code into a zero without
+ * the JWRN_HUFF_BAD_CODE warning the slow path gives, so a corrupt scan decoded to wrong pixels
+ * unnoticed. We fed 256 bytes at a time to stay off that path; patches/03-jdhuff-fast-bad-code.patch
+ * makes the fast path warn too, so the source can hand over large blocks and decoding is faster.
  */
-#define SR_SOURCE_BYTES 256
+#define SR_SOURCE_BYTES (64 * 1024)
 
 typedef struct {
   struct jpeg_source_mgr pub;

@@ -43,7 +43,7 @@ export interface EqualSsim {
   target: number;
   /** Every request of the search, in the order sent (the q80 one first). */
   probes: Probe[];
-  /** The lowest quality in SEARCH_MIN–SEARCH_MAX found with SSIM ≥ target (undefined: not reached or failed). */
+  /** The smallest output among the probes with SSIM ≥ target, found by searching for the lowest such quality in SEARCH_MIN–SEARCH_MAX (undefined: not reached or failed). */
   match?: Probe;
   /** Why the search stopped without a match. */
   stopped?: string;
@@ -109,5 +109,16 @@ export async function equalSsim(send: Send, input: Uint8Array, reference: Rgb, t
     if (pass(p)) good = mid;
     else bad = mid;
   }
-  return { ...result, match: known.get(good) };
+  return { ...result, match: smallestPassing(known, pass) ?? known.get(good) };
+}
+
+/**
+ * The match is the smallest output among the probes that reach the target: usually the lowest passing
+ * quality, but on flat graphics a higher quality can come out smaller (a coarser table spends more on
+ * the few coefficients that matter), and the bytes at equal-or-better SSIM are the fewest that get there.
+ */
+function smallestPassing(known: Map<number, Probe>, pass: (p: Probe) => boolean): Probe | undefined {
+  let best: Probe | undefined;
+  for (const p of known.values()) if (p.status === 200 && pass(p) && (!best || p.bytes! < best.bytes!)) best = p;
+  return best;
 }
