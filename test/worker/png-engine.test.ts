@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { PngError } from '../../src/compress/png/chunks.ts';
 import { decodeRows, readPngInfo } from '../../src/compress/png/decoder.ts';
 import { PngRowEncoder, paletteDepth } from '../../src/compress/png/encoder.ts';
-import { RowResizer } from '../../src/compress/png/resize-rows.ts';
+import { EngineRowResizer } from '../../wasm/row-resizer.ts';
 import { decodePng } from '../../wasm/png.ts';
 import { expectedRgba, ihdrOf, makePng, type PngSpec } from './png-fixtures.ts';
 
@@ -140,10 +140,10 @@ describe('PNG row encoder', () => {
   });
 });
 
-describe('row resampler', () => {
+describe('row resampler (the engine\'s, fed RGBA rows)', () => {
   it('gives every output row once, flat colours flat, transparent pixels without bleeding', () => {
     const [inW, inH, outW, outH] = [301, 97, 64, 21];
-    const resizer = new RowResizer(inW, inH, outW, outH, true);
+    const resizer = new EngineRowResizer(inW, inH, outW, outH, true);
     const row = new Uint8Array(inW * 4);
     for (let x = 0; x < inW; x++) row.set(x % 2 ? [200, 100, 50, 255] : [0, 255, 0, 0], x * 4);
     const out = new Uint8Array(outW * 4);
@@ -160,5 +160,19 @@ describe('row resampler', () => {
       }
     }
     expect(pulled).toBe(outH);
+    resizer.close();
+  });
+
+  it('without premultiplying, transparent pixels count with their colour', () => {
+    const resizer = new EngineRowResizer(4, 4, 2, 2, false);
+    const row = Uint8Array.from([0, 0, 0, 0, 255, 255, 255, 255, 0, 0, 0, 0, 255, 255, 255, 255]);
+    const out = new Uint8Array(8);
+    for (let y = 0; y < 4; y++) resizer.push(row);
+    expect(resizer.pull(out)).toBe(true);
+    // Half the taps are black and transparent: colour and alpha both come out near the middle.
+    for (const v of out) expect(Math.abs(v - 128)).toBeLessThanOrEqual(40);
+    expect(resizer.pull(out)).toBe(true);
+    expect(resizer.pull(out)).toBe(false);
+    resizer.close();
   });
 });

@@ -4,6 +4,7 @@
  * input row it needs has arrived. Memory: (vertical taps + 1) rows of the output width, whatever the
  * image height.
  */
+#include <emscripten.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@ typedef struct {
 
 struct sr_resizer {
   int in_w, in_h, out_w, out_h, channels;
+  int premultiply; /* RGBA: colour weighted by alpha (set for the PNG path's rows, sr_resizer_new) */
   axis_filter h, v;
   float *ring; /* ring_rows rows of out_w × channels */
   float *in_row; /* the input row as floats, one spare: RGB pixels are read four floats at a time */
@@ -121,14 +123,29 @@ void sr_resizer_push(sr_resizer *rs, const uint8_t *row) {
   const int ch = rs->channels;
   const int n_in = rs->in_w * ch;
   float *in = rs->in_row;
-  for (int i = 0; i < n_in; i++) in[i] = (float)row[i];
+  if (rs->premultiply && ch == 4) {
+    /* Colour weighted by alpha, so that transparent pixels do not bleed their hidden colour into edges. */
+    for (int i = 0; i < n_in; i += 4) {
+      const float a = (float)row[i + 3];
+      in[i] = (float)row[i] * a;
+      in[i + 1] = (float)row[i + 1] * a;
+      in[i + 2] = (float)row[i + 2] * a;
+      in[i + 3] = a;
+    }
+  } else {
+    for (int i = 0; i < n_in; i++) in[i] = (float)row[i];
+  }
   in[n_in] = 0.0f;
   float *dst = rs->ring + (size_t)(rs->pushed % rs->ring_rows) * rs->out_w * ch;
   for (int x = 0; x < rs->out_w; x++) {
     const float *w = rs->h.weights + (size_t)x * rs->h.max_taps;
     const float *src = in + (size_t)rs->h.first[x] * ch;
     const int n = rs->h.count[x];
-    if (ch == 3) {
+    if (ch == 4) {
+      v128_t acc = wasm_f32x4_splat(0.0f);
+      for (int j = 0; j < n; j++, src += 4) acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_splat(w[j]), wasm_v128_load(src)));
+      wasm_v128_store(dst + x * 4, acc);
+    } else if (ch == 3) {
       v128_t acc = wasm_f32x4_splat(0.0f);
       for (int j = 0; j < n; j++, src += 3) acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_splat(w[j]), wasm_v128_load(src)));
       dst[x * 3] = wasm_f32x4_extract_lane(acc, 0);
@@ -169,7 +186,33 @@ int sr_resizer_pull(sr_resizer *rs, uint8_t *row) {
     for (; i + 4 <= width; i += 4) wasm_v128_store(acc + i, wasm_f32x4_add(wasm_v128_load(acc + i), wasm_f32x4_mul(wj, wasm_v128_load(src + i))));
     for (; i < width; i++) acc[i] += w[j] * src[i];
   }
-  for (int i = 0; i < width; i++) row[i] = clamp_byte(acc[i]);
+  if (rs->premultiply && rs->channels == 4) {
+    for (int i = 0; i < width; i += 4) {
+      const float a = acc[i + 3];
+      const float k = a > 0.5f ? 1.0f / a : 0.0f;
+      row[i] = clamp_byte(acc[i] * k);
+      row[i + 1] = clamp_byte(acc[i + 1] * k);
+      row[i + 2] = clamp_byte(acc[i + 2] * k);
+      row[i + 3] = clamp_byte(a);
+    }
+  } else {
+    for (int i = 0; i < width; i++) row[i] = clamp_byte(acc[i]);
+  }
   rs->pulled++;
   return 1;
 }
+
+/*
+ * The resampler on its own, for rows decoded outside the engine (the PNG engine, in TypeScript):
+ * 1, 2, 3 or 4 channels of 8 bits; with premultiply (RGBA only) colour is weighted by alpha. Returns
+ * NULL when out of memory or the sizes are not positive.
+ */
+EMSCRIPTEN_KEEPALIVE sr_resizer *sr_resizer_new(int in_w, int in_h, int out_w, int out_h, int channels, int premultiply) {
+  if (in_w < 1 || in_h < 1 || out_w < 1 || out_h < 1 || channels < 1 || channels > 4) return NULL;
+  sr_resizer *rs = sr_resizer_create(in_w, in_h, out_w, out_h, channels);
+  if (rs) rs->premultiply = premultiply && channels == 4;
+  return rs;
+}
+EMSCRIPTEN_KEEPALIVE void sr_resizer_push_row(sr_resizer *rs, const uint8_t *row) { if (rs->pushed < rs->in_h) sr_resizer_push(rs, row); }
+EMSCRIPTEN_KEEPALIVE int sr_resizer_pull_row(sr_resizer *rs, uint8_t *row) { return sr_resizer_pull(rs, row); }
+EMSCRIPTEN_KEEPALIVE void sr_resizer_free(sr_resizer *rs) { sr_resizer_destroy(rs); }

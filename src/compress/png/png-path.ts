@@ -1,5 +1,5 @@
 // PNG input through the row engine: decoded in rows (png/decoder.ts), resampled through a ring of rows
-// when smaller output was asked (png/resize-rows.ts), turned upright (an eXIf orientation needs every
+// when smaller output was asked (the engine's resampler, wasm/row-resizer.ts), turned upright (an eXIf orientation needs every
 // row first), and written as PNG in rows or whole (png/writer.ts). JPEG and WebP output take a frame
 // at the output size for their whole-image encoders. The input's bytes are never returned as they are.
 import type { RgbaImage } from '../../../wasm/image.ts';
@@ -14,7 +14,6 @@ import type { Timings } from '../timings.ts';
 import { PngError } from './chunks.ts';
 import { decodeRows, readPngInfo, type PngInfo } from './decoder.ts';
 import { outputChunks } from './metadata.ts';
-import { RowResizer } from './resize-rows.ts';
 import { losslessLayout, paletteOf, writePng, type RowProducer } from './writer.ts';
 
 
@@ -80,7 +79,7 @@ export async function compressPng(request: CompressRequest, plan: Plan, orientat
 function rowSource(info: PngInfo, plan: Plan, orientation: Orientation, indices: boolean, timings: Timings): RowProducer {
   return async (sink) => {
     const { stored } = plan;
-    const resizer = plan.resized ? new RowResizer(info.width, info.height, stored.width, stored.height, info.hasAlpha) : null;
+    const resizer = plan.resized ? await engineResizer(info.width, info.height, stored.width, stored.height, info.hasAlpha) : null;
     const out = new Uint8Array(stored.width * 4);
     const frame = orientation === 1 ? null : new Uint8Array(stored.width * stored.height * 4);
     let y = 0;
@@ -88,25 +87,37 @@ function rowSource(info: PngInfo, plan: Plan, orientation: Orientation, indices:
       if (frame) frame.set(row.subarray(0, stored.width * 4), y++ * stored.width * 4);
       else await sink(row);
     };
-    await decodeRows(info, async (row) => {
-      if (!resizer) return emit(row);
-      const start = performance.now();
-      resizer.push(row);
-      timings.resize += performance.now() - start;
-      for (;;) {
-        const t = performance.now();
-        const ready = resizer.pull(out);
-        timings.resize += performance.now() - t;
-        if (!ready) break;
-        await emit(out);
-      }
-    }, { indices });
+    let failed = true;
+    try {
+      await decodeRows(info, async (row) => {
+        if (!resizer) return emit(row);
+        const start = performance.now();
+        resizer.push(row);
+        timings.resize += performance.now() - start;
+        for (;;) {
+          const t = performance.now();
+          const ready = resizer.pull(out);
+          timings.resize += performance.now() - t;
+          if (!ready) break;
+          await emit(out);
+        }
+      }, { indices });
+      failed = false;
+    } finally {
+      resizer?.close(failed);
+    }
     if (!frame) return;
     const start = performance.now();
     const upright = applyOrientation({ data: frame, width: stored.width, height: stored.height }, orientation);
     timings.resize += performance.now() - start;
     for (let r = 0; r < upright.height; r++) await sink(upright.data.subarray(r * upright.width * 4, (r + 1) * upright.width * 4));
   };
+}
+
+/** The engine's resampler (WebAssembly, loaded on first use like the other codecs). */
+async function engineResizer(inW: number, inH: number, outW: number, outH: number, premultiply: boolean) {
+  const { EngineRowResizer } = await import('../../../wasm/row-resizer.ts');
+  return new EngineRowResizer(inW, inH, outW, outH, premultiply);
 }
 
 /** Rows handed to the JPEG engine at once: fewer calls, a small copy. */
