@@ -10,6 +10,7 @@ import sharp from 'sharp';
 import { loadCorpus } from './lib/corpus.ts';
 import { engineJpegFromRgb, nodeEngine, type NodeEngine } from './lib/engine-node.ts';
 import './lib/images.ts'; // sharp.cache(false), sharp.concurrency(1)
+import { median } from './lib/load.ts';
 import { decodeRgb, ssim, type Rgb } from './lib/ssim.ts';
 
 const QUALITY = 80;
@@ -53,11 +54,6 @@ export interface WebRow {
   sharpMs: number;
   codecs: Record<string, { quality: number; ratio: number; interpolated: number; ms: number }>;
 }
-
-const median = (values: number[]): number => {
-  const s = [...values].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 
 async function atEqualSsim(encode: Encoder, reference: Rgb, target: number, sharpBytes: number): Promise<{ quality: number; ratio: number; interpolated: number }> {
   const known = new Map<number, { bytes: number; ssim: number }>();

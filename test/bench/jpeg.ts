@@ -10,6 +10,7 @@ import { alive, compress, type CompressOptions, type CompressResult } from './li
 import { describeCorpus, loadCorpus, type CorpusImage } from './lib/corpus.ts';
 import { INPUT_SIZES, jpegInputs, SOURCE_PHOTO, type JpegInput } from './lib/jpeg-inputs.ts';
 import { equalSsim, sharpMozjpeg, type EqualSsim, type Probe, type Send } from './lib/jpeg-quality.ts';
+import { median } from './lib/load.ts';
 import { gcWorker, residentBytes, withRssPeak, type RssPeak } from './lib/rss.ts';
 import type { Service } from './lib/server.ts';
 import { checkSsim, decodeRgb, ssim } from './lib/ssim.ts';
@@ -21,6 +22,9 @@ export const JPEG_BUDGET_S = Number(process.env.BENCH_JPEG_BUDGET_S ?? 720);
 /** Timed runs per case: the median is reported; large inputs once (each is seconds of WASM). */
 export const repeatsFor = (megapixels: number) => (megapixels <= 13 ? 3 : megapixels <= 25 ? 2 : 1);
 export const SMALL_WIDTH = 1280;
+/** Timed requests per corpus image and size (interleaved with sharp's): the time table takes their medians. */
+export const TIME_SAMPLES = Number(process.env.BENCH_JPEG_TIME_SAMPLES ?? 3);
+
 /** BENCH_JPEG_GC=0: no forced GC of the Worker's isolate before a memory baseline (lib/inspector-gc.ts). */
 const FORCE_GC = process.env.BENCH_JPEG_GC !== '0';
 const log = (line: string) => console.error(line);
@@ -143,13 +147,24 @@ async function runQuality(live: Live, name: string, source: ImageQuality['source
   const input = readFileSync(path);
   const file = name.split('/').at(-1)!;
   const send: Send = async (options) => (await live.send(input, file, options)).result;
-  const full = await live.send(input, file, opts());
-  const sharpFull = await sharpMozjpeg(input);
-  const small = await live.send(input, file, opts(SMALL_WIDTH));
-  const sharpSmall = await sharpMozjpeg(input, SMALL_WIDTH);
-  const pair = (o: { result: CompressResult }, s: { ms: number; bytes: number }): TimedPair => ({
-    status: o.result.status, error: o.result.error, wallMs: o.result.wallMs, sharpMs: s.ms, bytes: o.result.bytes, sharpBytes: s.bytes,
-  });
+  // TIME_SAMPLES rounds of: Shrinkray full size, sharp full size, Shrinkray width=1280, sharp width=1280.
+  const rounds: { full: { result: CompressResult }; sharpFull: Awaited<ReturnType<typeof sharpMozjpeg>>; small: { result: CompressResult }; sharpSmall: Awaited<ReturnType<typeof sharpMozjpeg>> }[] = [];
+  for (let i = 0; i < Math.max(1, TIME_SAMPLES); i++) {
+    const full = await live.send(input, file, opts());
+    const sharpFull = await sharpMozjpeg(input);
+    const small = await live.send(input, file, opts(SMALL_WIDTH));
+    const sharpSmall = await sharpMozjpeg(input, SMALL_WIDTH);
+    rounds.push({ full, sharpFull, small, sharpSmall });
+  }
+  const { full, sharpFull } = rounds[0]!;
+  const pair = (kind: 'full' | 'small'): TimedPair => {
+    const first = rounds[0]![kind].result;
+    const sharpOf = (r: (typeof rounds)[number]) => (kind === 'full' ? r.sharpFull : r.sharpSmall);
+    return {
+      status: first.status, error: first.error, bytes: first.bytes, sharpBytes: sharpOf(rounds[0]!).bytes,
+      wallMs: median(rounds.map((r) => r[kind].result.wallMs)), sharpMs: median(rounds.map((r) => sharpOf(r).ms)),
+    };
+  };
 
   const reference = await decodeRgb(input);
   const sharpSsim = ssim(reference, await decodeRgb(sharpFull.output, reference));
@@ -169,7 +184,7 @@ async function runQuality(live: Live, name: string, source: ImageQuality['source
   );
   return {
     name, source, type, megapixels, inputBytes: input.byteLength, sharp: { bytes: sharpFull.bytes, ssim: sharpSsim }, search,
-    full: pair(full, sharpFull), small: pair(small, sharpSmall),
+    full: pair('full'), small: pair('small'),
   };
 }
 

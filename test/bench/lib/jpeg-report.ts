@@ -1,6 +1,6 @@
 // The jpeg bench's markdown: one row per large-input case, one per image of the equal-SSIM part, and
 // the time ratios. Medians over a case's repeats; the peak RSS growth is the largest of them.
-import type { CaseResult, ImageQuality, JpegBench, TimedPair } from '../jpeg.ts';
+import { TIME_SAMPLES, type CaseResult, type ImageQuality, type JpegBench, type TimedPair } from '../jpeg.ts';
 import { median } from './load.ts';
 import { mbOf } from './rss.ts';
 
@@ -121,7 +121,7 @@ export function jpegReport(b: JpegBench): string {
     '### Inputs', '', inputsTable(b), '',
     '### Large JPEG inputs, POST /api/v1/compress format=jpeg quality=80 vs sharp mozjpeg q80', '', casesTable(b.cases), '',
     '### Bytes at equal SSIM vs sharp jpeg({ quality: 80, mozjpeg: true }), full size', '', qualityTable(b.quality), '',
-    '### Time, Shrinkray wall vs sharp in-process (interleaved image by image)', '', timeTable(b.quality), '',
+    `### Time, Shrinkray wall vs sharp in-process (interleaved image by image; medians of ${TIME_SAMPLES} per image and size)`, '', timeTable(b.quality), '',
     `Failed requests: ${[...errors].map(([k, n]) => `${n} × ${k}`).join(', ') || 'none'}. Resident after the run: ${resident(b.residentAfter)}.`,
     ...(messages.size ? ['', 'Distinct error answers:', '', ...[...messages].map(([m, n]) => `- ${n} × ${m}`)] : []),
     ...(b.notes.length ? ['', '### Notes', '', ...b.notes.map((n) => `- ${n}`)] : []),
