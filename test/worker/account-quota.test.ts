@@ -17,7 +17,7 @@ const START = Date.UTC(2026, 10, 21, 12, 0, 5, 250);
 const DEC_1 = Date.UTC(2026, 11, 1);
 const NOV_22 = Date.UTC(2026, 10, 22);
 const RETRY_TO_DEC_1 = String(Math.ceil((DEC_1 - START) / 1000));
-// Memory for every request at once (130 small PNGs to JPEG, each counting a fresh MozJPEG instance), so each one reaches the meter: these tests are about the month alone.
+// Memory for every request at once (130 small PNGs to JPEG, each counting the request's base and its engine), so each one reaches the meter: these tests are about the month alone.
 const ROOMY = { MEMORY_BUDGET_MB: '4000' };
 
 const run = (s: Statement) => env.DB.prepare(s.sql).bind(...s.params).run();

@@ -151,7 +151,7 @@ describe('PNG to other formats and refusals', () => {
     expect([res.headers.get('x-image-width'), res.headers.get('x-image-height')]).toEqual(['150', '100']);
   });
 
-  it('a PNG larger than MozJPEG takes becomes a JPEG in rows: within a budget its frame would not fit, alpha on white', async () => {
+  it('a 4.3 MP PNG becomes a JPEG in rows: within a budget its frame would not fit, alpha on white', async () => {
     // 2,400 × 1,800 (4.3 MP): the left half transparent, the right half opaque colour.
     const [w, h] = [2400, 1800];
     const rgba = new Uint8Array(w * h * 4);

@@ -62,7 +62,7 @@ describe('the gate', () => {
 describe('POST /api/v1/compress under memory pressure', () => {
   it('free gets 503 overloaded (nothing spent) while the budget is held; pro waits and then runs', async () => {
     const [free, pro] = [await makeKey({ scopes: ['image'], image: 'free' }), await makeKey({ scopes: ['image'], image: 'pro' })];
-    // 32 MB: the PNG's JPEG output counts a fresh MozJPEG instance (16.5 MB).
+    // 32 MB: room for one small request; the other reservation below takes 31 of it.
     const env = { env: { MEMORY_BUDGET_MB: '32' } };
     const other = await reserveMemory('pro', 31 * MiB, 32 * MiB); // another request's compression
     const shed = await compressCall(free.key, { image: TINY }, env);
