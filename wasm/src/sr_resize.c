@@ -176,15 +176,25 @@ int sr_resizer_pull(sr_resizer *rs, uint8_t *row) {
   if (first + n > rs->pushed) return 0;
   const int width = rs->out_w * rs->channels;
   const float *w = rs->v.weights + (size_t)y * rs->v.max_taps;
-  /* Tap by tap over the whole row: contiguous, so four lanes at a time. */
+  /* Four samples at a time, the sum kept in a register across the taps (each ring row is read once per
+   * output row; the sums are stored once). */
   float *acc = rs->acc_row;
-  memset(acc, 0, sizeof(float) * (size_t)width);
+  const float *src[n];
+  v128_t wv[n];
   for (int j = 0; j < n; j++) {
-    const float *src = rs->ring + (size_t)((first + j) % rs->ring_rows) * width;
-    const v128_t wj = wasm_f32x4_splat(w[j]);
-    int i = 0;
-    for (; i + 4 <= width; i += 4) wasm_v128_store(acc + i, wasm_f32x4_add(wasm_v128_load(acc + i), wasm_f32x4_mul(wj, wasm_v128_load(src + i))));
-    for (; i < width; i++) acc[i] += w[j] * src[i];
+    src[j] = rs->ring + (size_t)((first + j) % rs->ring_rows) * width;
+    wv[j] = wasm_f32x4_splat(w[j]);
+  }
+  int i = 0;
+  for (; i + 4 <= width; i += 4) {
+    v128_t sum = wasm_f32x4_mul(wv[0], wasm_v128_load(src[0] + i));
+    for (int j = 1; j < n; j++) sum = wasm_f32x4_add(sum, wasm_f32x4_mul(wv[j], wasm_v128_load(src[j] + i)));
+    wasm_v128_store(acc + i, sum);
+  }
+  for (; i < width; i++) {
+    float sum = 0;
+    for (int j = 0; j < n; j++) sum += w[j] * src[j][i];
+    acc[i] = sum;
   }
   if (rs->premultiply && rs->channels == 4) {
     for (int i = 0; i < width; i += 4) {
