@@ -4,6 +4,7 @@ import type { RgbaImage } from '../../wasm/image.ts';
 import { decodeJpeg, encodeJpeg, jpegOptions } from './mozjpeg.ts';
 import { decodePng, encodePng } from '../../wasm/png.ts';
 import { decodeWebp, encodeWebp } from '../../wasm/webp.ts';
+import { concatBytes } from '../../src/bytes.ts';
 import { crc32 } from '../../src/compress/crc32.ts';
 import { webpOptions } from '../../src/compress/encoders.ts';
 import { bearer, call, type TestClock } from './helpers.ts';
@@ -109,15 +110,7 @@ export function withJpegOrientation(jpeg: Uint8Array, orientation: number): Uint
   return concat(jpeg.subarray(0, 2), segment, jpeg.subarray(2));
 }
 
-export function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
+export const concat = (...parts: Uint8Array[]): Uint8Array => concatBytes(parts);
 
 /** A copy of the file whose header declares `width`×`height` (checksums kept valid), pixels untouched. */
 export function declaringSize(bytes: Uint8Array, width: number, height: number): Uint8Array {

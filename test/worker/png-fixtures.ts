@@ -1,7 +1,8 @@
 // PNG files written by the tests themselves, independently of the service's encoder: any colour type,
 // bit depth and interlace, palette and tRNS, chosen chunk cuts and extra chunks; and the 8-bit RGBA
 // a correct decoder must give for them.
-import { crc32 } from '../../src/compress/crc32.ts';
+import { concatBytes } from '../../src/bytes.ts';
+import { chunkBytes } from '../../src/compress/png/chunks.ts';
 
 export interface PngSpec {
   width: number;
@@ -29,27 +30,12 @@ export function sampleAt(x: number, y: number, c: number, depth: number, spec: P
   return v;
 }
 
-export function chunk(type: string, data: Uint8Array): Uint8Array {
-  const out = new Uint8Array(12 + data.length);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, data.length);
-  for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
-  out.set(data, 8);
-  view.setUint32(8 + data.length, crc32(out.subarray(4, 8 + data.length)));
-  return out;
-}
+/** One chunk's bytes, as the service's own writer makes them. */
+export const chunk = chunkBytes;
 
 export const ascii = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0));
 
-export function cat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
+export const cat = (...parts: Uint8Array[]): Uint8Array => concatBytes(parts);
 
 export async function zlib(data: Uint8Array): Promise<Uint8Array> {
   const stream = new Blob([data]).stream().pipeThrough(new CompressionStream('deflate'));
