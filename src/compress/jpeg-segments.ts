@@ -2,7 +2,7 @@
 // coded data copied byte for byte, its metadata segments filtered (metadata.ts), anything after the
 // end-of-image marker (MPF secondary images, gain maps, motion-photo videos) dropped; it can never be
 // larger than the input, and an input whose entropy coding beats libjpeg's (MozJPEG's optimised scans)
-// keeps that coding this way. `insertSegments` adds the kept metadata to an encoder's output that has none.
+// keeps that coding this way.
 import { concatBytes } from '../bytes.ts';
 
 const SOS = 0xda;
@@ -60,14 +60,6 @@ export function stripJpeg(bytes: Uint8Array, filter: (marker: { code: number; da
     at = next;
   }
   return null;
-}
-
-/** `jpeg` with `markers` written right after SOI and its JFIF APP0, if it has one. */
-export function insertSegments(jpeg: Uint8Array, markers: { code: number; data: Uint8Array }[]): Uint8Array {
-  if (markers.length === 0) return jpeg;
-  let at = 2;
-  if (jpeg[2] === 0xff && jpeg[3] === APP0) at = 4 + ((jpeg[4]! << 8) | jpeg[5]!);
-  return concatBytes([jpeg.subarray(0, at), ...markers.map((m) => segment(m.code, m.data)), jpeg.subarray(at)]);
 }
 
 function segment(marker: number, payload: Uint8Array): Uint8Array {

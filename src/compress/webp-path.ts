@@ -67,14 +67,15 @@ export async function compressWebp(request: CompressRequest, plan: Plan, orienta
   });
 }
 
-/** The decoded pixels as RGBA (upright, resampled); `opaque` flattens alpha onto white (JPEG output). */
-function rgbaFrame(job: WebpJob, width: number, height: number, orientation: Orientation, opaque = false) {
+/** The decoded pixels as RGBA (upright, resampled), for PNG output. */
+function rgbaFrame(job: WebpJob, width: number, height: number, orientation: Orientation) {
   const { data, channels } = job.frame(width, height, orientation);
   const rgba = new Uint8Array((data.length / channels) * 4);
   for (let i = 0, o = 0; o < rgba.length; i += channels, o += 4) {
-    const a = channels === 4 ? data[i + 3]! : 255;
-    for (let c = 0; c < 3; c++) rgba[o + c] = opaque && a < 255 ? Math.round((data[i + c]! * a + 255 * (255 - a)) / 255) : data[i + c]!;
-    rgba[o + 3] = opaque ? 255 : a;
+    rgba[o] = data[i]!;
+    rgba[o + 1] = data[i + 1]!;
+    rgba[o + 2] = data[i + 2]!;
+    rgba[o + 3] = channels === 4 ? data[i + 3]! : 255;
   }
   const upright = orientation >= 5 ? { width: height, height: width } : { width, height };
   return { data: rgba, ...upright };
