@@ -60,8 +60,8 @@ static int magnitude_bits(int v) {
 }
 
 /*
- * coef: the block as libjpeg quantised it (its DC is kept); workspace: the forward DCT's output, 8 ×
- * the true coefficients, natural order; quantval: the table, natural order.
+ * coef: the block, its DC already quantised by forward_DCT (kept), its AC written here; workspace: the
+ * forward DCT's output, 8 × the true coefficients, natural order; quantval: the table, natural order.
  */
 void sr_trellis_block(JCOEFPTR coef, const DCTELEM *workspace, const UINT16 *quantval, int chroma) {
   const unsigned char *bits = ac_bits[chroma ? 1 : 0];
