@@ -124,16 +124,25 @@ void sr_resizer_push(sr_resizer *rs, const uint8_t *row) {
   const int n_in = rs->in_w * ch;
   float *in = rs->in_row;
   if (rs->premultiply && ch == 4) {
-    /* Colour weighted by alpha, so that transparent pixels do not bleed their hidden colour into edges. */
+    /* Colour weighted by alpha, so that transparent pixels do not bleed their hidden colour into edges:
+     * each pixel one vector, times (a, a, a, 1). */
+    const v128_t one = wasm_f32x4_splat(1.0f);
     for (int i = 0; i < n_in; i += 4) {
-      const float a = (float)row[i + 3];
-      in[i] = (float)row[i] * a;
-      in[i + 1] = (float)row[i + 1] * a;
-      in[i + 2] = (float)row[i + 2] * a;
-      in[i + 3] = a;
+      const v128_t px = wasm_u32x4_extend_low_u16x8(wasm_u16x8_extend_low_u8x16(wasm_v128_load32_zero(row + i)));
+      const v128_t f = wasm_f32x4_convert_i32x4(px);
+      wasm_v128_store(in + i, wasm_f32x4_mul(f, wasm_i32x4_shuffle(f, one, 3, 3, 3, 4)));
     }
   } else {
-    for (int i = 0; i < n_in; i++) in[i] = (float)row[i];
+    int i = 0;
+    for (; i + 16 <= n_in; i += 16) { /* sixteen bytes to sixteen floats */
+      const v128_t b = wasm_v128_load(row + i);
+      const v128_t lo = wasm_u16x8_extend_low_u8x16(b), hi = wasm_u16x8_extend_high_u8x16(b);
+      wasm_v128_store(in + i, wasm_f32x4_convert_i32x4(wasm_u32x4_extend_low_u16x8(lo)));
+      wasm_v128_store(in + i + 4, wasm_f32x4_convert_i32x4(wasm_u32x4_extend_high_u16x8(lo)));
+      wasm_v128_store(in + i + 8, wasm_f32x4_convert_i32x4(wasm_u32x4_extend_low_u16x8(hi)));
+      wasm_v128_store(in + i + 12, wasm_f32x4_convert_i32x4(wasm_u32x4_extend_high_u16x8(hi)));
+    }
+    for (; i < n_in; i++) in[i] = (float)row[i];
   }
   in[n_in] = 0.0f;
   float *dst = rs->ring + (size_t)(rs->pushed % rs->ring_rows) * rs->out_w * ch;
@@ -168,6 +177,23 @@ static inline uint8_t clamp_byte(float v) {
   return (uint8_t)(v + 0.5f);
 }
 
+/* clamp_byte of sixteen floats at once: v + 0.5 truncated, then saturated to 0..255 by the narrowings. */
+static inline void clamp_bytes16(uint8_t *out, v128_t a, v128_t b, v128_t c, v128_t d) {
+  const v128_t half = wasm_f32x4_splat(0.5f);
+  const v128_t ab = wasm_i16x8_narrow_i32x4(wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_add(a, half)),
+                                            wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_add(b, half)));
+  const v128_t cd = wasm_i16x8_narrow_i32x4(wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_add(c, half)),
+                                            wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_add(d, half)));
+  wasm_v128_store(out, wasm_u8x16_narrow_i16x8(ab, cd));
+}
+
+/* An RGBA pixel's colour divided by its alpha again (0 where alpha rounds to nothing). */
+static inline v128_t unpremultiply(v128_t px) {
+  const float a = wasm_f32x4_extract_lane(px, 3);
+  const float k = a > 0.5f ? 1.0f / a : 0.0f;
+  return wasm_f32x4_mul(px, wasm_f32x4_make(k, k, k, 1.0f));
+}
+
 int sr_resizer_pull(sr_resizer *rs, uint8_t *row) {
   if (rs->pulled >= rs->out_h) return 0;
   const int y = rs->pulled;
@@ -196,8 +222,16 @@ int sr_resizer_pull(sr_resizer *rs, uint8_t *row) {
     for (int j = 0; j < n; j++) sum += w[j] * src[j][i];
     acc[i] = sum;
   }
-  if (rs->premultiply && rs->channels == 4) {
-    for (int i = 0; i < width; i += 4) {
+  const int premultiplied = rs->premultiply && rs->channels == 4;
+  i = 0;
+  for (; i + 16 <= width; i += 16) {
+    v128_t a = wasm_v128_load(acc + i), b = wasm_v128_load(acc + i + 4);
+    v128_t c = wasm_v128_load(acc + i + 8), d = wasm_v128_load(acc + i + 12);
+    if (premultiplied) a = unpremultiply(a), b = unpremultiply(b), c = unpremultiply(c), d = unpremultiply(d);
+    clamp_bytes16(row + i, a, b, c, d);
+  }
+  if (premultiplied) {
+    for (; i < width; i += 4) {
       const float a = acc[i + 3];
       const float k = a > 0.5f ? 1.0f / a : 0.0f;
       row[i] = clamp_byte(acc[i] * k);
@@ -206,7 +240,7 @@ int sr_resizer_pull(sr_resizer *rs, uint8_t *row) {
       row[i + 3] = clamp_byte(a);
     }
   } else {
-    for (int i = 0; i < width; i++) row[i] = clamp_byte(acc[i]);
+    for (; i < width; i++) row[i] = clamp_byte(acc[i]);
   }
   rs->pulled++;
   return 1;
