@@ -78,6 +78,23 @@ describe('413 payload_too_large', () => {
     expect(ok.headers.get('x-ratelimit-remaining')).toBe('99');
   });
 
+  it('holds a body to its declared Content-Length: more or fewer bytes than declared is a 400, not read on', async () => {
+    const k = await freeKey();
+    const whole = multipartBytes([{ name: 'image', value: TINY, filename: 'a.png' }]);
+    const chunks = () => countingStream((pulled) => (pulled < whole.length ? whole.subarray(pulled, pulled + 32) : null));
+    // Sends twice what it declares: the rest is never taken for part of the upload.
+    const longer = chunks();
+    const res = await streamCall(k.key, longer.stream, { 'Content-Length': String(whole.length >> 1) });
+    expect((await expectError(res, 400, 'bad_request')).message).toMatch(/could not be parsed/);
+    expect(longer.pulled()).toBeLessThan(whole.length);
+    await expectQuotaUntouched(k, res);
+    // Declares more than it sends.
+    const shorter = chunks();
+    const res2 = await streamCall(k.key, shorter.stream, { 'Content-Length': String(whole.length + 100) });
+    expect((await expectError(res2, 400, 'bad_request')).message).toMatch(/could not be parsed/);
+    expect(res2.headers.get('x-ratelimit-remaining')).toBe('99');
+  });
+
   it('cuts off a streamed body without Content-Length once it passes the limit', async () => {
     const k = await freeKey();
     const head = multipartBytes([{ name: 'image', value: new Uint8Array([0xff, 0xd8, 0xff]), filename: 'big.jpg' }]).subarray(0, -`\r\n--${BOUNDARY}--\r\n`.length);
