@@ -1,6 +1,7 @@
 // The pipeline's pure parts: header reading (dimensions, orientation, completeness), the target_kb
 // search, and the fit-within geometry.
 import { describe, expect, it } from 'vitest';
+import { crc32 } from '../../src/compress/crc32.ts';
 import { sniff } from '../../src/compress/formats.ts';
 import { fitWithin } from '../../src/compress/geometry.ts';
 import { MalformedImage, readHeader } from '../../src/compress/header.ts';
@@ -60,6 +61,31 @@ describe('readHeader', () => {
     expect(() => readHeader('jpeg', new Uint8Array([0xff, 0xd8, 0xff, 0xd9]))).toThrow(MalformedImage);
     expect(() => readHeader('png', pngOf(image).subarray(0, 20))).toThrow(MalformedImage);
     expect(() => readHeader('webp', new TextEncoder().encode('RIFF\x20\0\0\0WEBPVP8Z' + '\0'.repeat(20)))).toThrow(MalformedImage);
+  });
+});
+
+describe('crc32', () => {
+  // The bitwise definition (ISO 3309, reflected 0xEDB88320), one bit at a time: what the table-driven one must equal.
+  const reference = (bytes: Uint8Array): number => {
+    let c = 0xffffffff;
+    for (const byte of bytes) {
+      c ^= byte;
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    }
+    return (c ^ 0xffffffff) >>> 0;
+  };
+
+  it('gives the check value of "123456789" and matches the bitwise definition at every length and offset', () => {
+    expect(crc32(new TextEncoder().encode('123456789'))).toBe(0xcbf43926);
+    expect(crc32(new Uint8Array(0))).toBe(0);
+    const bytes = Uint8Array.from({ length: 300 }, (_, i) => (i * 2654435761) >>> 24);
+    for (let offset = 0; offset < 8; offset++) {
+      for (let length = 0; length <= 40; length++) {
+        const part = bytes.subarray(offset, offset + length);
+        expect(crc32(part)).toBe(reference(part));
+      }
+    }
+    expect(crc32(bytes)).toBe(reference(bytes));
   });
 });
 

@@ -250,6 +250,12 @@ function toRgba(s: Uint8Array | Uint16Array, info: PngInfo, out: Uint8Array): vo
       }
       return;
     case 2:
+      if (info.bitDepth === 8 && !key) {
+        for (let x = 0, i = 0, o = 0; x < w; x++, i += 3, o += 4) {
+          out[o] = s[i]!; out[o + 1] = s[i + 1]!; out[o + 2] = s[i + 2]!; out[o + 3] = 255;
+        }
+        return;
+      }
       for (let x = 0; x < w; x++) {
         const r = s[x * 3]!, g = s[x * 3 + 1]!, b = s[x * 3 + 2]!;
         if (info.bitDepth === 16) {

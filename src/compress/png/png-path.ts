@@ -141,12 +141,18 @@ async function jpegFromRows(produce: RowProducer, width: number, height: number,
   try {
     await produce((row) => {
       const out = rows * width * 3;
-      for (let x = 0, i = 0, o = out; x < width; x++, i += 4, o += 3) {
-        const a = alpha ? row[i + 3]! : 255;
-        // Over white: c·a + 255·(1 − a), rounded.
-        batch[o] = (row[i]! * a + 255 * (255 - a) + 127) / 255;
-        batch[o + 1] = (row[i + 1]! * a + 255 * (255 - a) + 127) / 255;
-        batch[o + 2] = (row[i + 2]! * a + 255 * (255 - a) + 127) / 255;
+      if (alpha) {
+        for (let x = 0, i = 0, o = out; x < width; x++, i += 4, o += 3) {
+          const a = row[i + 3]!;
+          // Over white: c·a + 255·(1 − a), rounded.
+          batch[o] = (row[i]! * a + 255 * (255 - a) + 127) / 255;
+          batch[o + 1] = (row[i + 1]! * a + 255 * (255 - a) + 127) / 255;
+          batch[o + 2] = (row[i + 2]! * a + 255 * (255 - a) + 127) / 255;
+        }
+      } else {
+        for (let x = 0, i = 0, o = out; x < width; x++, i += 4, o += 3) {
+          batch[o] = row[i]!; batch[o + 1] = row[i + 1]!; batch[o + 2] = row[i + 2]!;
+        }
       }
       if (++rows === JPEG_ROW_BATCH) flush();
     });
