@@ -18,8 +18,6 @@ export const REQUEST_BASE_BYTES = 4 * MiB;
 const COEFFICIENT_BYTES = 2;
 /** Decoder rows of a sequential JPEG per pixel of (scaled) width: an MCU row of every component and its context. */
 const DECODER_BYTES_PER_COLUMN = 3 * 64;
-/** The resampler's ring: floats per channel, up to 16 rows of the output width. */
-const RESAMPLER_BYTES_PER_COLUMN = 3 * 4 * 16;
 /** Progressive output is chosen while its coefficient buffer stays under this; above, the two-pass baseline. */
 export const PROGRESSIVE_MAX_BUFFER_BYTES = 48 * MiB;
 /** Whole-image codecs (oxipng, and the PNG writers fed a whole frame): bytes per pixel, measured (README, "Memory"). */
@@ -209,7 +207,7 @@ function estimate(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: nu
   const decoder = frame.progressive
     ? COEFFICIENT_BYTES * inPixels * frame.samplesPerPixel
     : scaledWidth * DECODER_BYTES_PER_COLUMN;
-  const resampler = p.resized ? p.stored.width * RESAMPLER_BYTES_PER_COLUMN : 0;
+  const resampler = p.resized ? resizerBytes(scaledWidth, Math.ceil((header.height * p.scaleNum) / 8), p.stored.width, p.stored.height) : 0;
   // Orientations 3–8 and retries (target_kb) keep the output pixels; PNG and WebP output takes them whole.
   const keepsFrame = header.orientation >= 3 || request.targetKb !== undefined || request.format !== 'jpeg';
   const kept = keepsFrame ? outPixels * channels : 0;
@@ -237,7 +235,7 @@ function webpEstimate(header: ImageHeader, request: PlanRequest, p: Omit<Plan, '
   const decoder = losslessIn
     ? inPixels * (WEBP_LOSSLESS_DECODE_BYTES_PER_PIXEL + (alpha ? 4 : 3))
     : inPixels * (WEBP_LOSSY_DECODE_BYTES_PER_PIXEL + (alpha ? WEBP_ALPHA_DECODE_BYTES_PER_PIXEL : 0)) + header.width * WEBP_DECODER_BYTES_PER_COLUMN;
-  const resampler = p.resized ? p.stored.width * RESAMPLER_BYTES_PER_COLUMN * (channels / 3) : 0;
+  const resampler = p.resized ? resizerBytes(header.width, header.height, p.stored.width, p.stored.height) : 0;
   let encoder: number;
   if (request.format === 'webp') {
     // Orientations other than 1 keep the stored output once before the upright picture is filled.

@@ -163,6 +163,47 @@ describe('row resampler (the engine\'s, fed RGBA rows)', () => {
     resizer.close();
   });
 
+  it('without premultiplying (its fixed-point pass), ramps stay straight per channel and flat colours exact', () => {
+    // Each channel a different straight ramp: a tap or lane out of place bends or swaps them.
+    const [inW, inH, outW, outH] = [256, 8, 64, 2];
+    const ramp = new EngineRowResizer(inW, inH, outW, outH, false);
+    const row = new Uint8Array(inW * 4);
+    for (let x = 0; x < inW; x++) row.set([x, 255 - x, 64 + (x >> 1), 255], x * 4);
+    const out = new Uint8Array(outW * 4);
+    for (let y = 0; y < inH; y++) ramp.push(row);
+    for (let r = 0; r < outH; r++) {
+      expect(ramp.pull(out)).toBe(true);
+      for (let x = 3; x < outW - 3; x++) {
+        const centre = 4 * x + 1.5; // output x covers input columns 4x … 4x + 3
+        const [red, green, blue, alpha] = out.subarray(x * 4, x * 4 + 4);
+        expect(Math.abs(red! - centre)).toBeLessThanOrEqual(1);
+        expect(Math.abs(green! - (255 - centre))).toBeLessThanOrEqual(1);
+        expect(Math.abs(blue! - (64 + (centre - 0.5) / 2))).toBeLessThanOrEqual(1);
+        expect(alpha).toBe(255);
+      }
+    }
+    ramp.close();
+    // A large shrink (over a hundred taps a pixel) and an enlargement leave a flat colour exactly as it was.
+    for (const [w, h, ow, oh] of [[4000, 3, 37, 1], [5, 4, 23, 9]] as const) {
+      const flat = new EngineRowResizer(w, h, ow, oh, false);
+      const input = new Uint8Array(w * 4);
+      for (let x = 0; x < w; x++) input.set([200, 100, 50, 255], x * 4);
+      const pulled = new Uint8Array(ow * 4);
+      const expected = new Uint8Array(ow * 4);
+      for (let x = 0; x < ow; x++) expected.set([200, 100, 50, 255], x * 4);
+      let rows = 0;
+      for (let y = 0; y < h; y++) {
+        flat.push(input);
+        while (flat.pull(pulled)) {
+          rows++;
+          expect(pulled).toEqual(expected);
+        }
+      }
+      expect(rows).toBe(oh);
+      flat.close();
+    }
+  });
+
   it('without premultiplying, transparent pixels count with their colour', () => {
     const resizer = new EngineRowResizer(4, 4, 2, 2, false);
     const row = Uint8Array.from([0, 0, 0, 0, 255, 255, 255, 255, 0, 0, 0, 0, 255, 255, 255, 255]);
