@@ -243,6 +243,13 @@ function toRgba(s: Uint8Array | Uint16Array, info: PngInfo, out: Uint8Array): vo
       return;
     }
     case 4:
+      if (info.bitDepth === 8) {
+        for (let x = 0, i = 0, o = 0; x < w; x++, i += 2, o += 4) {
+          out[o] = out[o + 1] = out[o + 2] = s[i]!;
+          out[o + 3] = s[i + 1]!;
+        }
+        return;
+      }
       for (let x = 0; x < w; x++) {
         const g = info.bitDepth === 16 ? to8(s[x * 2]!) : s[x * 2]!;
         out[x * 4] = out[x * 4 + 1] = out[x * 4 + 2] = g;
