@@ -7,7 +7,9 @@
  * The horizontal pass does most of the work (every input row, taps spanning the shrink factor), so for
  * RGB and RGBA rows it runs in 16-bit fixed point: two taps of all four channels per i32x4.dot_i16x8,
  * straight from the bytes. The weights are rounded to 1/16384 with their sum kept exact, and the
- * vertical weights carry the 1/16384, so the ring holds the same values as before to within rounding.
+ * vertical weights carry the 1/16384, so the ring holds the same values as the float pass to within
+ * rounding. Alpha-weighted RGBA (colour × alpha needs 16 bits unsigned) and 1–2 channels keep the float
+ * pass. (Over 300 lines: both passes work on the resampler's private state, which stays in this file.)
  */
 #include <emscripten.h>
 #include <math.h>
