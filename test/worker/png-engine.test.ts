@@ -204,6 +204,25 @@ describe('row resampler (the engine\'s, fed RGBA rows)', () => {
     }
   });
 
+  it('premultiplied (its fixed-point pass): an alpha ramp stays straight and keeps its colour exact where it shows', () => {
+    const [inW, inH, outW, outH] = [256, 6, 64, 3];
+    const resizer = new EngineRowResizer(inW, inH, outW, outH, true);
+    const row = new Uint8Array(inW * 4);
+    for (let x = 0; x < inW; x++) row.set([200, 100, 50, x], x * 4);
+    const out = new Uint8Array(outW * 4);
+    for (let y = 0; y < inH; y++) resizer.push(row);
+    for (let r = 0; r < outH; r++) {
+      expect(resizer.pull(out)).toBe(true);
+      for (let x = 3; x < outW - 3; x++) {
+        const [red, green, blue, alpha] = out.subarray(x * 4, x * 4 + 4);
+        expect(Math.abs(alpha! - (4 * x + 1.5))).toBeLessThanOrEqual(1);
+        // One colour under every alpha: weighting by alpha and dividing again gives it back.
+        expect([red, green, blue].map((v, i) => Math.abs(v! - [200, 100, 50][i]!))).toEqual([0, 0, 0]);
+      }
+    }
+    resizer.close();
+  });
+
   it('without premultiplying, transparent pixels count with their colour', () => {
     const resizer = new EngineRowResizer(4, 4, 2, 2, false);
     const row = Uint8Array.from([0, 0, 0, 0, 255, 255, 255, 255, 0, 0, 0, 0, 255, 255, 255, 255]);

@@ -8,8 +8,9 @@
  * RGB and RGBA rows it runs in 16-bit fixed point: two taps of all four channels per i32x4.dot_i16x8,
  * straight from the bytes. The weights are rounded to 1/16384 with their sum kept exact, and the
  * vertical weights carry the 1/16384, so the ring holds the same values as the float pass to within
- * rounding. Alpha-weighted RGBA (colour × alpha needs 16 bits unsigned) and 1–2 channels keep the float
- * pass. (Over 300 lines: both passes work on the resampler's private state, which stays in this file.)
+ * rounding. Alpha-weighted RGBA goes in as (colour × alpha) / 4 and alpha × 64, both within 15 bits
+ * (colour keeps 8 bits of precision down to alpha 4 of 255). 1–2 channels keep the float pass.
+ * (Over 300 lines: both passes work on the resampler's private state, which stays in this file.)
  */
 #include <emscripten.h>
 #include <math.h>
@@ -34,11 +35,13 @@ struct sr_resizer {
   axis_filter h, v;
   float *ring; /* ring_rows rows of out_w × channels */
   float *in_row; /* the input row as floats, one spare: RGB pixels are read four floats at a time */
-  /* The fixed-point horizontal pass (RGB, and RGBA not weighted by alpha): per output pixel, `pairs`
-   * vectors of eight 16-bit weights, two taps for each channel; the input row as bytes, padded. */
+  /* The fixed-point horizontal pass (RGB and RGBA): per output pixel, `pairs` vectors of eight 16-bit
+   * weights, two taps for each channel; the input row as bytes, padded, or (alpha-weighted RGBA) as
+   * 16-bit premultiplied samples, padded. */
   int16_t *h_fixed;
   int pairs;
   uint8_t *in_bytes;
+  int16_t *in_premultiplied;
   float *acc_row; /* the vertical pass's sums, out_w × channels */
   int ring_rows;
   int pushed; /* input rows received */
@@ -94,8 +97,11 @@ static int fixed_init(sr_resizer *rs) {
   const axis_filter *f = &rs->h;
   rs->pairs = (f->max_taps + 1) / 2;
   rs->h_fixed = calloc((size_t)rs->out_w * (size_t)rs->pairs * 8, sizeof(int16_t));
-  rs->in_bytes = calloc((size_t)rs->in_w * (size_t)rs->channels + 32, 1); /* a pair's load reads 16 bytes */
-  if (!rs->h_fixed || !rs->in_bytes) return -1;
+  if (rs->premultiply) /* four samples a pixel; a pair's load may reach one pixel past the row */
+    rs->in_premultiplied = calloc((size_t)rs->in_w * 4 + 8, sizeof(int16_t));
+  else /* a pair's load reads 16 bytes */
+    rs->in_bytes = calloc((size_t)rs->in_w * (size_t)rs->channels + 32, 1);
+  if (!rs->h_fixed || (!rs->in_bytes && !rs->in_premultiplied)) return -1;
   for (int x = 0; x < rs->out_w; x++) {
     const int n = f->count[x];
     const float *w = f->weights + (size_t)x * f->max_taps;
@@ -132,6 +138,7 @@ void sr_resizer_destroy(sr_resizer *rs) {
   free(rs->acc_row);
   free(rs->h_fixed);
   free(rs->in_bytes);
+  free(rs->in_premultiplied);
   free(rs);
 }
 
@@ -150,7 +157,7 @@ static sr_resizer *create(int in_w, int in_h, int out_w, int out_h, int channels
   }
   rs->ring_rows = rs->v.max_taps + 1;
   rs->ring = malloc(sizeof(float) * (size_t)rs->ring_rows * (size_t)out_w * (size_t)channels);
-  const int fixed = (channels == 3 || channels == 4) && !rs->premultiply;
+  const int fixed = channels == 3 || channels == 4;
   if (!fixed) rs->in_row = malloc(sizeof(float) * ((size_t)in_w * (size_t)channels + 1));
   rs->acc_row = malloc(sizeof(float) * (size_t)out_w * (size_t)channels);
   if (!rs->ring || (!fixed && !rs->in_row) || !rs->acc_row || (fixed && fixed_init(rs))) {
@@ -162,6 +169,41 @@ static sr_resizer *create(int in_w, int in_h, int out_w, int out_h, int channels
 
 sr_resizer *sr_resizer_create(int in_w, int in_h, int out_w, int out_h, int channels) {
   return create(in_w, in_h, out_w, out_h, channels, 0);
+}
+
+/*
+ * The fixed-point horizontal pass for alpha-weighted RGBA. Each pixel becomes ((c·a + 2) >> 2, …,
+ * a·64) in 16-bit lanes, then as push_fixed; the sums are scaled back by (4, 4, 4, 1/64), so the ring
+ * holds colour × alpha and alpha, as the float pass leaves them.
+ */
+static void push_fixed_premultiplied(sr_resizer *rs, const uint8_t *row, float *dst) {
+  int16_t *px16 = rs->in_premultiplied;
+  const v128_t k256 = wasm_i16x8_splat(256), two = wasm_i16x8_splat(2);
+  int x = 0;
+  for (; x + 2 <= rs->in_w; x += 2) { /* two pixels a step */
+    const v128_t px = wasm_u16x8_extend_low_u8x16(wasm_v128_load64_zero(row + x * 4));
+    /* c·a ≤ 65,025 and a·256 ≤ 65,280: right as unsigned 16-bit products, then shifted down to 15 bits. */
+    const v128_t weighted = wasm_i16x8_mul(px, wasm_i16x8_shuffle(px, k256, 3, 3, 3, 8, 7, 7, 7, 8));
+    wasm_v128_store(px16 + x * 4, wasm_u16x8_shr(wasm_i16x8_add(weighted, two), 2));
+  }
+  if (x < rs->in_w) {
+    const v128_t px = wasm_u16x8_extend_low_u8x16(wasm_v128_load32_zero(row + x * 4));
+    const v128_t weighted = wasm_i16x8_mul(px, wasm_i16x8_shuffle(px, k256, 3, 3, 3, 8, 3, 3, 3, 8));
+    wasm_v128_store64_lane(px16 + x * 4, wasm_u16x8_shr(wasm_i16x8_add(weighted, two), 2), 0);
+  }
+  const v128_t zero = wasm_i32x4_splat(0);
+  const v128_t scale = wasm_f32x4_make(4.0f, 4.0f, 4.0f, 1.0f / 64.0f);
+  for (int x = 0; x < rs->out_w; x++) {
+    const int16_t *src = px16 + (size_t)rs->h.first[x] * 4;
+    const v128_t *w = (const v128_t *)(rs->h_fixed + (size_t)x * rs->pairs * 8);
+    const int pairs = (rs->h.count[x] + 1) >> 1;
+    v128_t acc = zero;
+    for (int p = 0; p < pairs; p++, src += 8) {
+      const v128_t two_px = wasm_v128_load(src);
+      acc = wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(wasm_i16x8_shuffle(two_px, two_px, 0, 4, 1, 5, 2, 6, 3, 7), wasm_v128_load(w + p)));
+    }
+    wasm_v128_store(dst + x * 4, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(acc), scale));
+  }
 }
 
 /* The fixed-point horizontal pass (RGB or RGBA bytes, no alpha weighting) into the ring row `dst`. */
@@ -202,7 +244,9 @@ static void push_fixed(sr_resizer *rs, const uint8_t *row, float *dst) {
 void sr_resizer_push(sr_resizer *rs, const uint8_t *row) {
   const int ch = rs->channels;
   if (rs->h_fixed) {
-    push_fixed(rs, row, rs->ring + (size_t)(rs->pushed % rs->ring_rows) * rs->out_w * ch);
+    float *dst = rs->ring + (size_t)(rs->pushed % rs->ring_rows) * rs->out_w * ch;
+    if (rs->premultiply) push_fixed_premultiplied(rs, row, dst);
+    else push_fixed(rs, row, dst);
     rs->pushed++;
     return;
   }
