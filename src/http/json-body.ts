@@ -14,9 +14,10 @@ export async function readJsonBody(request: Request, maxBytes: number, example: 
   let text: string;
   try {
     text = await new Response(body.stream).text();
-  } catch (err) {
+  } catch {
     if (body.exceeded()) throw tooLarge();
-    throw err;
+    // Only the client can make a body unreadable: it ended early, or ran past its Content-Length.
+    throw new ApiError('bad_request', `the request body could not be read in full (it ended early or differs from its Content-Length); send JSON such as ${example}`);
   }
   try {
     return JSON.parse(text);

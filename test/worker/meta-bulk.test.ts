@@ -126,6 +126,28 @@ describe('bad bodies (400 / 413, nothing fetched)', () => {
     expect(sent).toBeLessThan(40);
   });
 
+  it('refuses a body longer or shorter than its Content-Length with 400, not 500', async () => {
+    const json = new TextEncoder().encode(JSON.stringify({ urls: [`${ORIGIN}/rich`] }));
+    for (const declared of [json.length >> 1, json.length + 50]) {
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(json);
+          controller.close();
+        },
+      });
+      const res = await call('/api/v1/meta-tags/bulk', {
+        method: 'POST',
+        headers: { ...toolsHeaders(enterprise.key), 'Content-Type': 'application/json', 'Content-Length': String(declared) },
+        body,
+        duplex: 'half',
+      } as RequestInit);
+      expect(res.status).toBe(400);
+      const error = (await res.json<any>()).error;
+      expect(error.code).toBe('bad_request');
+      expect(error.message).toContain('could not be read in full');
+    }
+  });
+
   it('takes GET only at /meta-tags and POST only at /meta-tags/bulk', async () => {
     const get = await call('/api/v1/meta-tags/bulk', { headers: toolsHeaders(enterprise.key) });
     expect(get.status).toBe(405);

@@ -183,8 +183,8 @@ describe('row resampler (the engine\'s, fed RGBA rows)', () => {
       }
     }
     ramp.close();
-    // A large shrink (over a hundred taps a pixel) and an enlargement leave a flat colour exactly as it was.
-    for (const [w, h, ow, oh] of [[4000, 3, 37, 1], [5, 4, 23, 9]] as const) {
+    // A shrink at the fixed-point pass's most taps (62 a pixel) and an enlargement leave a flat colour exactly as it was.
+    for (const [w, h, ow, oh] of [[640, 3, 64, 1], [5, 4, 23, 9]] as const) {
       const flat = new EngineRowResizer(w, h, ow, oh, false);
       const input = new Uint8Array(w * 4);
       for (let x = 0; x < w; x++) input.set([200, 100, 50, 255], x * 4);
@@ -202,6 +202,46 @@ describe('row resampler (the engine\'s, fed RGBA rows)', () => {
       expect(rows).toBe(oh);
       flat.close();
     }
+  });
+
+  it('at a ratio that is not a whole number (odd and even tap counts), ramps stay straight', () => {
+    const [inW, outW] = [256, 83];
+    const resizer = new EngineRowResizer(inW, 2, outW, 1, false);
+    const row = new Uint8Array(inW * 4);
+    for (let x = 0; x < inW; x++) row.set([x, 255 - x, x >> 1, 255], x * 4);
+    const out = new Uint8Array(outW * 4);
+    resizer.push(row);
+    resizer.push(row);
+    expect(resizer.pull(out)).toBe(true);
+    for (let x = 4; x < outW - 4; x++) {
+      const centre = ((x + 0.5) * inW) / outW - 0.5;
+      const [red, green, blue] = out.subarray(x * 4, x * 4 + 3);
+      expect(Math.abs(red! - centre)).toBeLessThanOrEqual(1);
+      expect(Math.abs(green! - (255 - centre))).toBeLessThanOrEqual(1);
+      expect(Math.abs(blue! - (centre - 0.5) / 2)).toBeLessThanOrEqual(1);
+    }
+    resizer.close();
+  });
+
+  it('a shrink of thousands of taps a pixel each way averages alternating columns to mid-grey', () => {
+    // Weights of about 1/40000 each: rounded one by one to 1/16384 steps they once gave 141 and 122 here.
+    // Thousands of vertical taps also exercise the vertical pass's tap table (on the heap, not the stack).
+    const [inW, inH, outW, outH] = [20000, 3000, 3, 1];
+    const resizer = new EngineRowResizer(inW, inH, outW, outH, false);
+    const row = new Uint8Array(inW * 4);
+    for (let x = 0; x < inW; x++) row.set(x % 2 ? [255, 255, 255, 255] : [0, 0, 0, 255], x * 4);
+    const out = new Uint8Array(outW * 4);
+    let pulled = 0;
+    for (let y = 0; y < inH; y++) {
+      resizer.push(row);
+      while (resizer.pull(out)) pulled++;
+    }
+    expect(pulled).toBe(outH);
+    for (let x = 0; x < outW; x++) {
+      for (let c = 0; c < 3; c++) expect(Math.abs(out[x * 4 + c]! - 127.5)).toBeLessThanOrEqual(1);
+      expect(out[x * 4 + 3]).toBe(255);
+    }
+    resizer.close();
   });
 
   it('premultiplied (its fixed-point pass): an alpha ramp stays straight and keeps its colour exact where it shows', () => {

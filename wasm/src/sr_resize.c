@@ -9,7 +9,8 @@
  * straight from the bytes. The weights are rounded to 1/16384 with their sum kept exact, and the
  * vertical weights carry the 1/16384, so the ring holds the same values as the float pass to within
  * rounding. Alpha-weighted RGBA goes in as (colour × alpha) / 4 and alpha × 64, both within 15 bits
- * (colour keeps 8 bits of precision down to alpha 4 of 255). 1–2 channels keep the float pass.
+ * (colour keeps 8 bits of precision down to alpha 4 of 255). 1–2 channels, and shrinks of more than
+ * FIXED_MAX_TAPS taps a pixel (where 1/16384 steps would add up to visible error), keep the float pass.
  * (Over 300 lines: both passes work on the resampler's private state, which stays in this file.)
  */
 #include <emscripten.h>
@@ -42,6 +43,10 @@ struct sr_resizer {
   int pairs;
   uint8_t *in_bytes;
   int16_t *in_premultiplied;
+  /* The vertical pass's source rows and splatted weights for one output row (heap, not stack: a large
+   * shrink has thousands of taps). */
+  const float **pull_src;
+  v128_t *pull_weights;
   float *acc_row; /* the vertical pass's sums, out_w × channels */
   int ring_rows;
   int pushed; /* input rows received */
@@ -91,8 +96,14 @@ static int axis_init(axis_filter *f, int in_n, int out_n) {
 }
 
 #define FIXED_ONE 16384 /* 1.0 in the fixed-point weights (Q14: |weight| < 2 fits in 16 bits) */
+/* Beyond this many taps a pixel the weights' 1/16384 steps could add up to half a level: float pass. */
+#define FIXED_MAX_TAPS 64
 
-/* The horizontal weights in fixed point, two taps to a vector (see the top of the file). */
+/*
+ * The horizontal weights in fixed point, two taps to a vector (see the top of the file). Each weight
+ * is the step between rounded running sums, so every partial sum is within 1/32768 of the exact one
+ * and the total is exactly 1: flat areas stay exactly flat.
+ */
 static int fixed_init(sr_resizer *rs) {
   const axis_filter *f = &rs->h;
   rs->pairs = (f->max_taps + 1) / 2;
@@ -105,18 +116,16 @@ static int fixed_init(sr_resizer *rs) {
   for (int x = 0; x < rs->out_w; x++) {
     const int n = f->count[x];
     const float *w = f->weights + (size_t)x * f->max_taps;
-    int q[n];
-    int sum = 0, largest = 0;
-    for (int j = 0; j < n; j++) {
-      q[j] = (int)lrintf(w[j] * FIXED_ONE);
-      sum += q[j];
-      if (fabsf(w[j]) > fabsf(w[largest])) largest = j;
-    }
-    q[largest] += FIXED_ONE - sum; /* flat areas stay exactly flat */
     int16_t *out = rs->h_fixed + (size_t)x * rs->pairs * 8;
+    double running = 0.0;
+    long before = 0;
     for (int j = 0; j < n; j++) {
+      running += w[j];
+      const long upto = lrint(running * FIXED_ONE);
+      const int16_t q = (int16_t)(upto - before);
+      before = upto;
       /* Lanes 2c and 2c + 1 hold channel c's taps 2p and 2p + 1; an RGB pixel leaves lanes 6 and 7 at 0. */
-      for (int c = 0; c < rs->channels; c++) out[(j >> 1) * 8 + c * 2 + (j & 1)] = (int16_t)q[j];
+      for (int c = 0; c < rs->channels; c++) out[(j >> 1) * 8 + c * 2 + (j & 1)] = q;
     }
   }
   for (size_t i = 0; i < (size_t)rs->out_h * rs->v.max_taps; i++) rs->v.weights[i] /= FIXED_ONE;
@@ -139,6 +148,8 @@ void sr_resizer_destroy(sr_resizer *rs) {
   free(rs->h_fixed);
   free(rs->in_bytes);
   free(rs->in_premultiplied);
+  free(rs->pull_src);
+  free(rs->pull_weights);
   free(rs);
 }
 
@@ -157,10 +168,12 @@ static sr_resizer *create(int in_w, int in_h, int out_w, int out_h, int channels
   }
   rs->ring_rows = rs->v.max_taps + 1;
   rs->ring = malloc(sizeof(float) * (size_t)rs->ring_rows * (size_t)out_w * (size_t)channels);
-  const int fixed = channels == 3 || channels == 4;
+  const int fixed = (channels == 3 || channels == 4) && rs->h.max_taps <= FIXED_MAX_TAPS;
   if (!fixed) rs->in_row = malloc(sizeof(float) * ((size_t)in_w * (size_t)channels + 1));
   rs->acc_row = malloc(sizeof(float) * (size_t)out_w * (size_t)channels);
-  if (!rs->ring || (!fixed && !rs->in_row) || !rs->acc_row || (fixed && fixed_init(rs))) {
+  rs->pull_src = malloc(sizeof(float *) * (size_t)rs->v.max_taps);
+  rs->pull_weights = aligned_alloc(16, sizeof(v128_t) * (size_t)rs->v.max_taps);
+  if (!rs->ring || (!fixed && !rs->in_row) || !rs->acc_row || !rs->pull_src || !rs->pull_weights || (fixed && fixed_init(rs))) {
     sr_resizer_destroy(rs);
     return NULL;
   }
@@ -334,8 +347,8 @@ int sr_resizer_pull(sr_resizer *rs, uint8_t *row) {
   /* Four samples at a time, the sum kept in a register across the taps (each ring row is read once per
    * output row; the sums are stored once). */
   float *acc = rs->acc_row;
-  const float *src[n];
-  v128_t wv[n];
+  const float **src = rs->pull_src;
+  v128_t *wv = rs->pull_weights;
   for (int j = 0; j < n; j++) {
     src[j] = rs->ring + (size_t)((first + j) % rs->ring_rows) * width;
     wv[j] = wasm_f32x4_splat(w[j]);
