@@ -140,39 +140,44 @@ describe('PNG row encoder', () => {
   });
 });
 
+/**
+ * Every output row (copies) of the engine's resampler fed `inH` copies of one RGBA row, whose pixel x
+ * is `pixel(x)`; rows are pulled after each push, as the PNG path does.
+ */
+function resized(inW: number, inH: number, outW: number, outH: number, premultiply: boolean, pixel: (x: number) => number[]): Uint8Array[] {
+  const resizer = new EngineRowResizer(inW, inH, outW, outH, premultiply);
+  const row = new Uint8Array(inW * 4);
+  for (let x = 0; x < inW; x++) row.set(pixel(x), x * 4);
+  const out = new Uint8Array(outW * 4);
+  const rows: Uint8Array[] = [];
+  for (let y = 0; y < inH; y++) {
+    resizer.push(row);
+    while (resizer.pull(out)) rows.push(out.slice());
+  }
+  resizer.close();
+  return rows;
+}
+
 describe('row resampler (the engine\'s, fed RGBA rows)', () => {
   it('gives every output row once, flat colours flat, transparent pixels without bleeding', () => {
-    const [inW, inH, outW, outH] = [301, 97, 64, 21];
-    const resizer = new EngineRowResizer(inW, inH, outW, outH, true);
-    const row = new Uint8Array(inW * 4);
-    for (let x = 0; x < inW; x++) row.set(x % 2 ? [200, 100, 50, 255] : [0, 255, 0, 0], x * 4);
-    const out = new Uint8Array(outW * 4);
-    let pulled = 0;
-    for (let y = 0; y < inH; y++) {
-      resizer.push(row);
-      while (resizer.pull(out)) {
-        pulled++;
-        for (let x = 2; x < outW - 2; x++) {
-          const [r, g, b, a] = out.subarray(x * 4, x * 4 + 4);
-          expect(Math.abs(a! - 128)).toBeLessThanOrEqual(2);
-          expect([r, g, b].every((v, i) => Math.abs(v! - [200, 100, 50][i]!) <= 2)).toBe(true);
-        }
+    const [outW, outH] = [64, 21];
+    const rows = resized(301, 97, outW, outH, true, (x) => (x % 2 ? [200, 100, 50, 255] : [0, 255, 0, 0]));
+    expect(rows.length).toBe(outH);
+    for (const out of rows) {
+      for (let x = 2; x < outW - 2; x++) {
+        const [r, g, b, a] = out.subarray(x * 4, x * 4 + 4);
+        expect(Math.abs(a! - 128)).toBeLessThanOrEqual(2);
+        expect([r, g, b].every((v, i) => Math.abs(v! - [200, 100, 50][i]!) <= 2)).toBe(true);
       }
     }
-    expect(pulled).toBe(outH);
-    resizer.close();
   });
 
   it('without premultiplying (its fixed-point pass), ramps stay straight per channel and flat colours exact', () => {
     // Each channel a different straight ramp: a tap or lane out of place bends or swaps them.
-    const [inW, inH, outW, outH] = [256, 8, 64, 2];
-    const ramp = new EngineRowResizer(inW, inH, outW, outH, false);
-    const row = new Uint8Array(inW * 4);
-    for (let x = 0; x < inW; x++) row.set([x, 255 - x, 64 + (x >> 1), 255], x * 4);
-    const out = new Uint8Array(outW * 4);
-    for (let y = 0; y < inH; y++) ramp.push(row);
-    for (let r = 0; r < outH; r++) {
-      expect(ramp.pull(out)).toBe(true);
+    const [outW, outH] = [64, 2];
+    const ramps = resized(256, 8, outW, outH, false, (x) => [x, 255 - x, 64 + (x >> 1), 255]);
+    expect(ramps.length).toBe(outH);
+    for (const out of ramps) {
       for (let x = 3; x < outW - 3; x++) {
         const centre = 4 * x + 1.5; // output x covers input columns 4x … 4x + 3
         const [red, green, blue, alpha] = out.subarray(x * 4, x * 4 + 4);
@@ -182,77 +187,46 @@ describe('row resampler (the engine\'s, fed RGBA rows)', () => {
         expect(alpha).toBe(255);
       }
     }
-    ramp.close();
     // A shrink at the fixed-point pass's most taps (62 a pixel) and an enlargement leave a flat colour exactly as it was.
     for (const [w, h, ow, oh] of [[640, 3, 64, 1], [5, 4, 23, 9]] as const) {
-      const flat = new EngineRowResizer(w, h, ow, oh, false);
-      const input = new Uint8Array(w * 4);
-      for (let x = 0; x < w; x++) input.set([200, 100, 50, 255], x * 4);
-      const pulled = new Uint8Array(ow * 4);
       const expected = new Uint8Array(ow * 4);
       for (let x = 0; x < ow; x++) expected.set([200, 100, 50, 255], x * 4);
-      let rows = 0;
-      for (let y = 0; y < h; y++) {
-        flat.push(input);
-        while (flat.pull(pulled)) {
-          rows++;
-          expect(pulled).toEqual(expected);
-        }
-      }
-      expect(rows).toBe(oh);
-      flat.close();
+      const rows = resized(w, h, ow, oh, false, () => [200, 100, 50, 255]);
+      expect(rows.length).toBe(oh);
+      for (const out of rows) expect(out).toEqual(expected);
     }
   });
 
   it('at a ratio that is not a whole number (odd and even tap counts), ramps stay straight', () => {
     const [inW, outW] = [256, 83];
-    const resizer = new EngineRowResizer(inW, 2, outW, 1, false);
-    const row = new Uint8Array(inW * 4);
-    for (let x = 0; x < inW; x++) row.set([x, 255 - x, x >> 1, 255], x * 4);
-    const out = new Uint8Array(outW * 4);
-    resizer.push(row);
-    resizer.push(row);
-    expect(resizer.pull(out)).toBe(true);
+    const rows = resized(inW, 2, outW, 1, false, (x) => [x, 255 - x, x >> 1, 255]);
+    expect(rows.length).toBe(1);
     for (let x = 4; x < outW - 4; x++) {
       const centre = ((x + 0.5) * inW) / outW - 0.5;
-      const [red, green, blue] = out.subarray(x * 4, x * 4 + 3);
+      const [red, green, blue] = rows[0]!.subarray(x * 4, x * 4 + 3);
       expect(Math.abs(red! - centre)).toBeLessThanOrEqual(1);
       expect(Math.abs(green! - (255 - centre))).toBeLessThanOrEqual(1);
       expect(Math.abs(blue! - (centre - 0.5) / 2)).toBeLessThanOrEqual(1);
     }
-    resizer.close();
   });
 
   it('a shrink of thousands of taps a pixel each way averages alternating columns to mid-grey', () => {
     // Weights of about 1/40000 each: rounded one by one to 1/16384 steps they once gave 141 and 122 here.
     // Thousands of vertical taps also exercise the vertical pass's tap table (on the heap, not the stack).
-    const [inW, inH, outW, outH] = [20000, 3000, 3, 1];
-    const resizer = new EngineRowResizer(inW, inH, outW, outH, false);
-    const row = new Uint8Array(inW * 4);
-    for (let x = 0; x < inW; x++) row.set(x % 2 ? [255, 255, 255, 255] : [0, 0, 0, 255], x * 4);
-    const out = new Uint8Array(outW * 4);
-    let pulled = 0;
-    for (let y = 0; y < inH; y++) {
-      resizer.push(row);
-      while (resizer.pull(out)) pulled++;
-    }
-    expect(pulled).toBe(outH);
+    const outW = 3;
+    const rows = resized(20000, 3000, outW, 1, false, (x) => (x % 2 ? [255, 255, 255, 255] : [0, 0, 0, 255]));
+    expect(rows.length).toBe(1);
     for (let x = 0; x < outW; x++) {
-      for (let c = 0; c < 3; c++) expect(Math.abs(out[x * 4 + c]! - 127.5)).toBeLessThanOrEqual(1);
-      expect(out[x * 4 + 3]).toBe(255);
+      for (let c = 0; c < 3; c++) expect(Math.abs(rows[0]![x * 4 + c]! - 127.5)).toBeLessThanOrEqual(1);
+      expect(rows[0]![x * 4 + 3]).toBe(255);
     }
-    resizer.close();
   });
 
   it('premultiplied (its fixed-point pass): an alpha ramp stays straight and keeps its colour exact where it shows', () => {
-    const [inW, inH, outW, outH] = [256, 6, 64, 3];
-    const resizer = new EngineRowResizer(inW, inH, outW, outH, true);
-    const row = new Uint8Array(inW * 4);
-    for (let x = 0; x < inW; x++) row.set([200, 100, 50, x], x * 4);
-    const out = new Uint8Array(outW * 4);
-    for (let y = 0; y < inH; y++) resizer.push(row);
-    for (let r = 0; r < outH; r++) {
-      expect(resizer.pull(out)).toBe(true);
+    const [outW, outH] = [64, 3];
+    const rows = resized(256, 6, outW, outH, true, (x) => [200, 100, 50, x]);
+    expect(rows.length).toBe(outH);
+    for (const out of rows) {
       for (let x = 3; x < outW - 3; x++) {
         const [red, green, blue, alpha] = out.subarray(x * 4, x * 4 + 4);
         expect(Math.abs(alpha! - (4 * x + 1.5))).toBeLessThanOrEqual(1);
@@ -260,19 +234,13 @@ describe('row resampler (the engine\'s, fed RGBA rows)', () => {
         expect([red, green, blue].map((v, i) => Math.abs(v! - [200, 100, 50][i]!))).toEqual([0, 0, 0]);
       }
     }
-    resizer.close();
   });
 
   it('without premultiplying, transparent pixels count with their colour', () => {
-    const resizer = new EngineRowResizer(4, 4, 2, 2, false);
-    const row = Uint8Array.from([0, 0, 0, 0, 255, 255, 255, 255, 0, 0, 0, 0, 255, 255, 255, 255]);
-    const out = new Uint8Array(8);
-    for (let y = 0; y < 4; y++) resizer.push(row);
-    expect(resizer.pull(out)).toBe(true);
+    const rows = resized(4, 4, 2, 2, false, (x) => (x % 2 ? [255, 255, 255, 255] : [0, 0, 0, 0]));
+    expect(rows.length).toBe(2);
     // Half the taps are black and transparent: colour and alpha both come out near the middle.
-    for (const v of out) expect(Math.abs(v - 128)).toBeLessThanOrEqual(40);
-    expect(resizer.pull(out)).toBe(true);
-    expect(resizer.pull(out)).toBe(false);
-    resizer.close();
+    for (const v of rows[0]!) expect(Math.abs(v - 128)).toBeLessThanOrEqual(40);
   });
 });
+
