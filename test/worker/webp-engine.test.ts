@@ -97,6 +97,25 @@ describe('encoding from rows', () => {
     expect(pixel(back, 50, 20)[3]).toBe(255);
   });
 
+  it('resamples RGBA weighted by alpha: a transparent pixel\'s hidden colour does not bleed into visible ones', () => {
+    // Alternate columns: visible orange, fully transparent green. Halved, each pixel is half of each.
+    const [w, h] = [64, 16];
+    const image = photo(w, h, () => 0);
+    for (let i = 0; i < w * h; i++) image.data.set((i % w) % 2 ? [200, 100, 50, 255] : [0, 255, 0, 0], i * 4);
+    const { data, channels } = withWebpJob(losslessWebp(image), (job) => {
+      const frame = job.frame(w / 2, h / 2, 1);
+      return { data: frame.data.slice(), channels: frame.channels };
+    });
+    expect(channels).toBe(4);
+    for (let y = 2; y < h / 2 - 2; y++) {
+      for (let x = 2; x < w / 2 - 2; x++) {
+        const [r, g, b, a] = data.subarray((y * (w / 2) + x) * 4, (y * (w / 2) + x) * 4 + 4);
+        expect(Math.abs(a! - 128)).toBeLessThanOrEqual(2);
+        expect([r, g, b].map((v, i) => Math.abs(v! - [200, 100, 50][i]!) <= 2)).toEqual([true, true, true]);
+      }
+    }
+  });
+
   it('resamples to odd sizes, quadrants staying where they were', () => {
     const input = lossyWebp(quadrants(200, 120), 95);
     for (const [w, h] of [[33, 19], [1, 1], [199, 3]] as const) {

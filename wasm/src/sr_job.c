@@ -261,7 +261,7 @@ void sr_pipeline_run(sr_job *job, sr_row_sink sink, void *ctx) {
   if (!job->rows) sr_fail(job, "out of memory for the decoder's rows");
   uint8_t *decoded = job->rows, *scaled = job->rows + decoded_bytes, *out = scaled + scaled_bytes;
   if (sw != job->out_w || sh != job->out_h) {
-    job->resizer = sr_resizer_create(sw, sh, job->out_w, job->out_h, ch);
+    job->resizer = sr_resizer_create(sw, sh, job->out_w, job->out_h, ch, 0);
     if (!job->resizer) sr_fail(job, "out of memory for the resampler");
   }
   while (d->output_scanline < d->output_height) {

@@ -124,8 +124,9 @@ void sr_progression(j_compress_ptr c);
 void sr_trellis_prepare(j_compress_ptr c);
 void sr_trellis_off(void);
 
-/* Separable Lanczos3 through a ring of rows (sr_resize.c). */
-sr_resizer *sr_resizer_create(int in_w, int in_h, int out_w, int out_h, int channels);
+/* Separable Lanczos3 through a ring of rows (sr_resize.c); `premultiply` (RGBA only) weights colour by
+ * alpha while resampling, so transparent pixels do not bleed their hidden colour into visible ones. */
+sr_resizer *sr_resizer_create(int in_w, int in_h, int out_w, int out_h, int channels, int premultiply);
 void sr_resizer_destroy(sr_resizer *rs);
 /* Takes the next input row. */
 void sr_resizer_push(sr_resizer *rs, const uint8_t *row);

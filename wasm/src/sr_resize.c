@@ -32,7 +32,7 @@ typedef struct {
 
 struct sr_resizer {
   int in_w, in_h, out_w, out_h, channels;
-  int premultiply; /* RGBA: colour weighted by alpha (set for the PNG path's rows, sr_resizer_new) */
+  int premultiply; /* RGBA: colour weighted by alpha (the PNG and WebP paths' rows that can be transparent) */
   axis_filter h, v;
   float *ring; /* ring_rows rows of out_w × channels */
   float *in_row; /* the input row as floats, one spare: RGB pixels are read four floats at a time */
@@ -153,7 +153,7 @@ void sr_resizer_destroy(sr_resizer *rs) {
   free(rs);
 }
 
-static sr_resizer *create(int in_w, int in_h, int out_w, int out_h, int channels, int premultiply) {
+sr_resizer *sr_resizer_create(int in_w, int in_h, int out_w, int out_h, int channels, int premultiply) {
   sr_resizer *rs = calloc(1, sizeof(sr_resizer));
   if (!rs) return NULL;
   rs->in_w = in_w;
@@ -178,10 +178,6 @@ static sr_resizer *create(int in_w, int in_h, int out_w, int out_h, int channels
     return NULL;
   }
   return rs;
-}
-
-sr_resizer *sr_resizer_create(int in_w, int in_h, int out_w, int out_h, int channels) {
-  return create(in_w, in_h, out_w, out_h, channels, 0);
 }
 
 /*
@@ -395,7 +391,7 @@ int sr_resizer_pull(sr_resizer *rs, uint8_t *row) {
  */
 EMSCRIPTEN_KEEPALIVE sr_resizer *sr_resizer_new(int in_w, int in_h, int out_w, int out_h, int channels, int premultiply) {
   if (in_w < 1 || in_h < 1 || out_w < 1 || out_h < 1 || channels < 1 || channels > 4) return NULL;
-  return create(in_w, in_h, out_w, out_h, channels, premultiply);
+  return sr_resizer_create(in_w, in_h, out_w, out_h, channels, premultiply);
 }
 EMSCRIPTEN_KEEPALIVE void sr_resizer_push_row(sr_resizer *rs, const uint8_t *row) { if (rs->pushed < rs->in_h) sr_resizer_push(rs, row); }
 EMSCRIPTEN_KEEPALIVE int sr_resizer_pull_row(sr_resizer *rs, uint8_t *row) { return sr_resizer_pull(rs, row); }

@@ -143,29 +143,6 @@ static const char *status_message(VP8StatusCode status) {
   }
 }
 
-/* Premultiplies (before resampling) and unpremultiplies (after) an RGBA row, so that the colour of
- * transparent pixels does not bleed into visible ones. */
-static void premultiply(uint8_t *row, int width) {
-  for (int x = 0; x < width; x++, row += 4) {
-    const int a = row[3];
-    if (a == 255) continue;
-    row[0] = (uint8_t)((row[0] * a + 127) / 255);
-    row[1] = (uint8_t)((row[1] * a + 127) / 255);
-    row[2] = (uint8_t)((row[2] * a + 127) / 255);
-  }
-}
-
-static void unpremultiply(uint8_t *row, int width) {
-  for (int x = 0; x < width; x++, row += 4) {
-    const int a = row[3];
-    if (a == 255 || a == 0) continue;
-    for (int c = 0; c < 3; c++) {
-      const int v = (row[c] * 255 + a / 2) / a;
-      row[c] = (uint8_t)(v > 255 ? 255 : v);
-    }
-  }
-}
-
 /* Transparent pixels onto white, for JPEG output. */
 static void flatten(const uint8_t *rgba, uint8_t *rgb, int width) {
   for (int x = 0; x < width; x++, rgba += 4, rgb += 3) {
@@ -174,9 +151,9 @@ static void flatten(const uint8_t *rgba, uint8_t *rgb, int width) {
   }
 }
 
-/* Where a run's rows go after decoding: flattening, premultiplying, the resampler, the sink. */
+/* Where a run's rows go after decoding: flattening, the resampler (alpha-weighted for RGBA), the sink. */
 typedef struct {
-  int in_w, out_w, flattening, premultiplied;
+  int in_w, out_w, flattening;
   size_t in_bytes;
   uint8_t *row, *flat, *out;
   srw_sink sink;
@@ -194,14 +171,8 @@ static void emit_row(sr_webp *w, run_state *r, const uint8_t *src) {
     r->emitted++;
     return;
   }
-  if (r->premultiplied) {
-    if (src != r->row) memcpy(r->row, src, r->in_bytes);
-    premultiply(r->row, r->in_w);
-    src = r->row;
-  }
   sr_resizer_push(w->resizer, src);
   while (sr_resizer_pull(w->resizer, r->out)) {
-    if (r->premultiplied) unpremultiply(r->out, r->out_w);
     r->sink(w, r->out, r->ctx);
     r->emitted++;
   }
@@ -228,7 +199,7 @@ static void run_rows(sr_webp *w, int out_w, int out_h, int channels, srw_sink si
   w->idec = WebPIDecode(NULL, 0, &w->config);
   if (!w->idec) srw_fail(w, "out of memory for the WebP decoder");
   const int src_ch = alpha ? 4 : 3;
-  run_state r = {in_w, out_w, alpha && channels == 3, 0, (size_t)in_w * src_ch, NULL, NULL, NULL, sink, ctx, 0};
+  run_state r = {in_w, out_w, alpha && channels == 3, (size_t)in_w * src_ch, NULL, NULL, NULL, sink, ctx, 0};
   const size_t conv_bytes = (size_t)in_w * 3, out_bytes = (size_t)out_w * src_ch;
   /* Two converted rows (a pair from the upsampler), a flattened row, an output row. */
   w->rows = malloc(2 * r.in_bytes + conv_bytes + out_bytes);
@@ -239,10 +210,9 @@ static void run_rows(sr_webp *w, int out_w, int out_h, int channels, srw_sink si
   r.out = r.flat + conv_bytes;
   const int ring_ch = r.flattening ? 3 : src_ch;
   if (in_w != out_w || in_h != out_h) {
-    w->resizer = sr_resizer_create(in_w, in_h, out_w, out_h, ring_ch);
+    w->resizer = sr_resizer_create(in_w, in_h, out_w, out_h, ring_ch, ring_ch == 4);
     if (!w->resizer) srw_fail(w, "out of memory for the resampler");
   }
-  r.premultiplied = w->resizer && ring_ch == 4;
   WebPUpsampleLinePairFunc upsample = NULL;
   if (!lossless) {
     WebPInitUpsamplers();
