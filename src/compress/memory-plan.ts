@@ -9,7 +9,7 @@ import type { ImageFormat } from './formats.ts';
 import { fitWithin, type Size } from './geometry.ts';
 import type { ImageHeader } from './header.ts';
 import { HISTOGRAM_BYTES } from './palette/quantise.ts';
-import { resizerBytes } from './png/resize-rows.ts';
+import { resizerBytes } from './resizer-memory.ts';
 
 const MiB = 1024 * 1024;
 /** A fresh engine instance and the JS of one request, whatever the image. */

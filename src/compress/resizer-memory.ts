@@ -1,8 +1,8 @@
 // What the engine's row resampler (wasm/src/sr_resize.c; wasm/row-resizer.ts for PNG rows) holds, for
-// the memory plan of every input format: its ring of (vertical taps + 1) rows of the output width in float RGBA,
-// the input row as floats or (fixed-point pass) as bytes, the vertical pass's sums, both axes' weights
-// and offsets, the fixed-point horizontal weights (two taps in 16 bytes), and the vertical pass's
-// per-row tap table.
+// the memory plan of every input format: its ring of (vertical taps + 1) rows of the output width in
+// float RGBA, the input row as floats or (fixed-point pass) as bytes, the vertical pass's sums, both
+// axes' weights and offsets, the fixed-point horizontal weights (two taps in 16 bytes), and the
+// vertical pass's per-row tap table.
 
 const LANCZOS_A = 3;
 
