@@ -156,7 +156,8 @@ function readPng(b: Uint8Array): ImageHeader {
     const type = tag(b, at + 4);
     const end = at + 12 + length;
     if (end > b.length) break;
-    // The PNG decoder does not check CRCs; a damaged critical chunk must not decode into wrong pixels.
+    // Checked here, from the header alone, so a damaged critical chunk is refused before any memory is
+    // reserved for it (png/chunks.ts checks every chunk again as the decoder reads them).
     if (CRITICAL_CHUNKS.has(type) && crc32(b.subarray(at + 4, at + 8 + length)) !== u32(b, at + 8 + length)) {
       return { width, height, orientation, hasAlphaChannel, png, defect: `the PNG is corrupt: its ${type} chunk fails its checksum` };
     }
