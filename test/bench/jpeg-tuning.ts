@@ -1,10 +1,15 @@
-// `npm run bench -- jpeg-tuning`: the engine's quantisation settings compared on the corpus JPEGs, by
-// bytes at equal SSIM against sharp's mozjpeg q80 (the figures behind wasm/src/sr_quality.c's tables,
-// scan script and rounding, and sr_trellis.c's λ). Runs the engine's WebAssembly directly in this process, in its progressive mode at full
-// size, so only the encoder's settings differ between the rows.
+// `npm run bench -- jpeg-tuning`: the engine's quantisation settings compared on the corpus JPEGs and
+// the jpeg bench's grainy 12 MP phone photo, by bytes at equal SSIM against sharp's mozjpeg q80 (the
+// figures behind wasm/src/sr_quality.c's tables, scan script and rounding, and sr_trellis.c's λ). Runs
+// the engine's WebAssembly directly in this process, in its progressive mode at full size, so only the
+// encoder's settings differ between the rows. Each figure is given twice: at the lowest quality step
+// that reaches sharp's SSIM (what the jpeg bench measures), and interpolated between that step and the
+// one below, which does not jump with where one image's steps happen to fall (a step near quality 80 is
+// 5 % of the quantiser and about 7 % of the bytes).
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { loadCorpus } from './lib/corpus.ts';
+import { INPUT_SIZES, jpegInputs } from './lib/jpeg-inputs.ts';
 import { jobOutput, nodeEngine, type NodeEngine } from './lib/engine-node.ts';
 import { decodeRgb, ssim, type Rgb } from './lib/ssim.ts';
 
@@ -31,6 +36,8 @@ export interface Setting {
 
 const GENTLE = { luma: [12, 0.1] as [number, number], chroma: [14, 0.15] as [number, number] };
 const FINE_CHROMA = { luma: [16, 0.1] as [number, number], chroma: [11, 0.1] as [number, number] };
+const HALF_CHROMA = { luma: [16, 0.1] as [number, number], chroma: [8, 0.1] as [number, number] };
+const FLAT_LUMA = { luma: [19, 0.05] as [number, number], chroma: [9.5, 0.1] as [number, number] };
 const OFF: [number, number] = [0, 1];
 export const SETTINGS: Setting[] = [
   { name: 'Annex K, no dead zone', tables: null, deadzone: [0, 0], trellis: OFF, ownScans: false, dither: false },
@@ -39,9 +46,11 @@ export const SETTINGS: Setting[] = [
   { name: 'gentle tables, trellis', tables: GENTLE, deadzone: [0, 0], trellis: [60, 600], ownScans: false, dither: false },
   { name: 'gentle tables, trellis, our scans', tables: GENTLE, deadzone: [0, 0], trellis: [60, 600], ownScans: true, dither: false },
   { name: 'gentle tables, trellis, our scans, staggered rounding', tables: GENTLE, deadzone: [0, 0], trellis: [60, 600], ownScans: true, dither: true },
-  { name: 'finer chroma (luma 16, chroma 11, slope 0.1), trellis, our scans, staggered (shipped)', tables: FINE_CHROMA, deadzone: [0, 0], trellis: [60, 600], ownScans: true, dither: true },
+  { name: 'finer chroma (luma 16, chroma 11, slope 0.1), trellis, our scans, staggered', tables: FINE_CHROMA, deadzone: [0, 0], trellis: [60, 600], ownScans: true, dither: true },
   { name: 'the same, trellis λ base 40', tables: FINE_CHROMA, deadzone: [0, 0], trellis: [40, 600], ownScans: true, dither: true },
   { name: 'the same, trellis λ base 90', tables: FINE_CHROMA, deadzone: [0, 0], trellis: [90, 600], ownScans: true, dither: true },
+  { name: 'chroma at half luma\'s step (luma 16, chroma 8, slope 0.1)', tables: HALF_CHROMA, deadzone: [0, 0], trellis: [60, 600], ownScans: true, dither: true },
+  { name: 'and flatter luma (luma 19 slope 0.05, chroma 9.5 slope 0.1) (shipped)', tables: FLAT_LUMA, deadzone: [0, 0], trellis: [60, 600], ownScans: true, dither: true },
 ];
 
 function apply({ m, memory }: NodeEngine, setting: Setting): void {
@@ -82,39 +91,94 @@ function encode(e: NodeEngine, input: Uint8Array, quality: number): Uint8Array {
   }
 }
 
-/** Bytes of the lowest quality whose SSIM reaches `target` (binary search over 50–98), or null. */
-async function bytesAtSsim(e: NodeEngine, input: Uint8Array, reference: Rgb, target: number): Promise<number | null> {
+/** One image under one setting, as a fraction of sharp's bytes. */
+export interface AtSsim {
+  /** The lowest quality step whose SSIM reaches the target. */
+  step: number;
+  /** Interpolated between that step and the one below, at the target's SSIM. */
+  interpolated: number;
+}
+
+/** Bytes at sharp's SSIM (binary search over 50–98 for the lowest passing quality), or null if none reaches it. */
+async function bytesAtSsim(e: NodeEngine, input: Uint8Array, reference: Rgb, target: number, sharpBytes: number): Promise<AtSsim | null> {
+  const probes = new Map<number, { bytes: number; ssim: number }>();
+  const at = async (quality: number) => {
+    let p = probes.get(quality);
+    if (!p) {
+      const out = encode(e, input, quality);
+      p = { bytes: out.length, ssim: ssim(reference, await decodeRgb(out)) };
+      probes.set(quality, p);
+    }
+    return p;
+  };
   let lo = 50;
   let hi = 98;
   let found: number | null = null;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    const out = encode(e, input, mid);
-    if (ssim(reference, await decodeRgb(out)) >= target) {
-      found = out.length;
+    if ((await at(mid)).ssim >= target) {
+      found = mid;
       hi = mid - 1;
     } else lo = mid + 1;
   }
-  return found;
+  if (found === null) return null;
+  const pass = (await at(found))!;
+  const step = pass.bytes / sharpBytes;
+  if (found === 50) return { step, interpolated: step };
+  const below = (await at(found - 1))!;
+  const t = Math.min(1, Math.max(0, (target - below.ssim) / (pass.ssim - below.ssim || 1)));
+  return { step, interpolated: (below.bytes + t * (pass.bytes - below.bytes)) / sharpBytes };
 }
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[values.length >> 1] ?? NaN;
+const median = (values: number[]): number => {
+  const s = [...values].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const geomean = (values: number[]): number => Math.exp(values.reduce((sum, v) => sum + Math.log(v), 0) / values.length);
 
-export async function benchJpegTuning(): Promise<{ images: number; rows: { name: string; median: number; max: number }[] }> {
+export interface TuningRow {
+  name: string;
+  median: number;
+  max: number;
+  interpolatedMedian: number;
+  interpolatedGeomean: number;
+  /** The jpeg bench's 12 MP baseline phone photo (grainy). */
+  photo: AtSsim | null;
+}
+
+/** One input against every setting. */
+async function measure(e: NodeEngine, input: Uint8Array): Promise<(AtSsim | null)[]> {
+  const reference = await decodeRgb(input);
+  const sharpOut = await sharp(input).jpeg({ quality: 80, mozjpeg: true }).toBuffer();
+  const target = ssim(reference, await decodeRgb(sharpOut));
+  const results: (AtSsim | null)[] = [];
+  for (const setting of SETTINGS) {
+    apply(e, setting);
+    results.push(await bytesAtSsim(e, input, reference, target, sharpOut.length));
+  }
+  return results;
+}
+
+export async function benchJpegTuning(): Promise<{ images: number; rows: TuningRow[] }> {
   const corpus = (await loadCorpus(Number(process.env.BENCH_CORPUS_MAX ?? 40))).images.filter((i) => i.type === 'jpeg');
   const e = await nodeEngine();
-  const ratios = new Map<string, number[]>(SETTINGS.map((s) => [s.name, []]));
+  const perSetting: AtSsim[][] = SETTINGS.map(() => []);
   for (const image of corpus) {
-    const input = new Uint8Array(readFileSync(image.path));
-    const reference = await decodeRgb(input);
-    const sharpOut = await sharp(input).jpeg({ quality: 80, mozjpeg: true }).toBuffer();
-    const target = ssim(reference, await decodeRgb(sharpOut));
-    for (const setting of SETTINGS) {
-      apply(e, setting);
-      const bytes = await bytesAtSsim(e, input, reference, target);
-      if (bytes !== null) ratios.get(setting.name)!.push(bytes / sharpOut.length);
-    }
+    const results = await measure(e, new Uint8Array(readFileSync(image.path)));
+    results.forEach((r, i) => r && perSetting[i]!.push(r));
     console.log(`jpeg-tuning: ${image.name} done`);
   }
-  return { images: corpus.length, rows: SETTINGS.map((s) => ({ name: s.name, median: median(ratios.get(s.name)!), max: Math.max(...ratios.get(s.name)!) })) };
+  const photo = (await jpegInputs(INPUT_SIZES[0]!, (line) => console.log(`jpeg-tuning: ${line}`))).baseline;
+  const photoResults = await measure(e, new Uint8Array(readFileSync(photo.path)));
+  return {
+    images: corpus.length,
+    rows: SETTINGS.map((s, i) => {
+      const steps = perSetting[i]!.map((r) => r.step);
+      const interpolated = perSetting[i]!.map((r) => r.interpolated);
+      return {
+        name: s.name, median: median(steps), max: Math.max(...steps),
+        interpolatedMedian: median(interpolated), interpolatedGeomean: geomean(interpolated), photo: photoResults[i]!,
+      };
+    }),
+  };
 }
