@@ -32,6 +32,8 @@ export interface Setting {
   ownScans: boolean;
   /** Staggered rounding of the scaled tables (true) or libjpeg's. */
   dither: boolean;
+  /** No step finer than the input's where the blocks line up (sr_align_tables); off when absent. */
+  align?: boolean;
 }
 
 const GENTLE = { luma: [12, 0.1] as [number, number], chroma: [14, 0.15] as [number, number] };
@@ -50,7 +52,8 @@ export const SETTINGS: Setting[] = [
   { name: 'the same, trellis λ base 40', tables: FINE_CHROMA, deadzone: [0, 0], trellis: [40, 600], ownScans: true, dither: true },
   { name: 'the same, trellis λ base 90', tables: FINE_CHROMA, deadzone: [0, 0], trellis: [90, 600], ownScans: true, dither: true },
   { name: 'chroma at half luma\'s step (luma 16, chroma 8, slope 0.1)', tables: HALF_CHROMA, deadzone: [0, 0], trellis: [60, 600], ownScans: true, dither: true },
-  { name: 'and flatter luma (luma 19 slope 0.05, chroma 9.5 slope 0.1) (shipped)', tables: FLAT_LUMA, deadzone: [0, 0], trellis: [60, 600], ownScans: true, dither: true },
+  { name: 'and flatter luma (luma 19 slope 0.05, chroma 9.5 slope 0.1)', tables: FLAT_LUMA, deadzone: [0, 0], trellis: [60, 600], ownScans: true, dither: true },
+  { name: 'and no step finer than the input\'s (shipped)', tables: FLAT_LUMA, deadzone: [0, 0], trellis: [60, 600], ownScans: true, dither: true, align: true },
 ];
 
 function apply({ m, memory }: NodeEngine, setting: Setting): void {
@@ -58,6 +61,7 @@ function apply({ m, memory }: NodeEngine, setting: Setting): void {
   m._sr_set_trellis!(...setting.trellis);
   m._sr_set_scans!(setting.ownScans ? 1 : 0);
   m._sr_set_dither!(setting.dither ? 1 : 0);
+  m._sr_set_align!(setting.align ? 1 : 0);
   if (!setting.tables) {
     m._sr_set_quant_tables!(0, 0);
     return;

@@ -6,7 +6,8 @@ import type { RgbaImage } from '../../wasm/image.ts';
 import { wasmMemoryReport } from '../../wasm/instances.ts';
 import { encodePixelsJpeg, type JpegMarker } from '../../wasm/jpeg-engine.ts';
 import { makeKey, type TestKey } from './helpers.ts';
-import { QUADRANT_COLOURS, bodyBytes, compressCall, decodeAny, declaringSize, near, photo, pixel, quadrants, storeWithOrientation, type Parts } from './image-fixtures.ts';
+import { QUADRANT_COLOURS, bodyBytes, compressCall, decodeAny, declaringSize, near, photo, pixel, quadrants, quantTables, storeWithOrientation, type Parts } from './image-fixtures.ts';
+import { encodeJpeg, jpegOptions } from './mozjpeg.ts';
 
 const ascii = (text: string): Uint8Array => Uint8Array.from(text, (c) => c.charCodeAt(0));
 const cat = (...parts: (Uint8Array | number[])[]): Uint8Array => Uint8Array.from(parts.flatMap((p) => [...p]));
@@ -222,8 +223,10 @@ describe('X-Image-Width and X-Image-Height are the real output size', () => {
 });
 
 describe('the lossless rewrite', () => {
+  // The fixtures are 4:2:0 and quality 100 encodes 4:4:4, so the lossy encoder cannot reuse the input's
+  // steps (see "re-encoding at full size" below) and really is larger.
   it('a file the lossy encoder cannot shrink comes back smaller, not as the input, with the same pixels', async () => {
-    const input = jpegOf(photo(160, 96), 30, [{ code: 0xe1, data: exif(1) }], [1, 1]);
+    const input = jpegOf(photo(160, 96), 30, [{ code: 0xe1, data: exif(1) }]);
     const { res, body } = await compressed({ image: input, quality: 100 });
     expect(body).not.toEqual(input);
     expect(body.length).toBeLessThan(input.length);
@@ -237,8 +240,8 @@ describe('the lossless rewrite', () => {
   });
 
   it('turned by its orientation on the DCT blocks: upright, with the size it says', async () => {
-    // 96×64 stored as 64×96, a whole number of 8×8 MCUs: nothing to trim.
-    const input = jpegOf(storeWithOrientation(upright, 6), 30, [{ code: 0xe1, data: exif(6) }], [1, 1]);
+    // 96×64 stored as 64×96, a whole number of 16×16 MCUs: nothing to trim.
+    const input = jpegOf(storeWithOrientation(upright, 6), 30, [{ code: 0xe1, data: exif(6) }]);
     const { res, body } = await compressed({ image: input, quality: 100 });
     expect(body.length).toBeLessThan(input.length);
     expectSizeHeaders(res, body, [96, 64]);
@@ -256,6 +259,24 @@ describe('the lossless rewrite', () => {
     expect(width).toBeGreaterThan(45);
     expect(width).toBeLessThanOrEqual(70);
     expect(near(pixel(decodeAny(body), width - 10, 10), QUADRANT_COLOURS.tr, 30)).toBe(true);
+  });
+});
+
+describe('re-encoding at full size', () => {
+  // A camera-style file: Annex K's tables at quality 85 (MozJPEG's table 0), coarse at high frequencies.
+  const input = encodeJpeg(photo(160, 128), { ...jpegOptions(85), quant_table: 0 });
+
+  it("no step is finer than the upload's: the engine's own table where it is coarser, the upload's elsewhere", async () => {
+    const inLuma = quantTables(input).get(0)!;
+    const { body } = await compressed({ image: input, quality: 80 });
+    expect(body.length).toBeLessThan(input.length);
+    const full = quantTables(body).get(0)!;
+    // One pixel narrower, the blocks no longer line up: the engine's own table at quality 80.
+    const own = quantTables((await compressed({ image: input, quality: 80, width: 159 })).body).get(0)!;
+    expect(full).toEqual(own.map((step, i) => Math.max(step, inLuma[i]!)));
+    // Both kinds of entry occur: the upload is finer at low frequencies and coarser at high ones.
+    expect(full.some((step, i) => step === own[i] && step > inLuma[i]!)).toBe(true);
+    expect(full.some((step, i) => step === inLuma[i] && step > own[i]!)).toBe(true);
   });
 });
 

@@ -110,6 +110,25 @@ export function withJpegOrientation(jpeg: Uint8Array, orientation: number): Uint
   return concat(jpeg.subarray(0, 2), segment, jpeg.subarray(2));
 }
 
+/** libjpeg's zigzag order: the natural (row-major) index of each DQT entry. */
+const ZIGZAG = [0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21, 28,
+  35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63];
+
+/** A JPEG's 8-bit quantisation tables by id, in natural order (row-major, vertical frequency first). */
+export function quantTables(bytes: Uint8Array): Map<number, number[]> {
+  const tables = new Map<number, number[]>();
+  for (let at = 2; at + 4 <= bytes.length && bytes[at] === 0xff && bytes[at + 1] !== 0xda; at += 2 + ((bytes[at + 2]! << 8) | bytes[at + 3]!)) {
+    if (bytes[at + 1] !== 0xdb) continue;
+    const end = at + 2 + ((bytes[at + 2]! << 8) | bytes[at + 3]!);
+    for (let p = at + 4; p + 65 <= end; p += 65) {
+      const table = new Array<number>(64);
+      ZIGZAG.forEach((natural, k) => (table[natural] = bytes[p + 1 + k]!));
+      tables.set(bytes[p]! & 15, table);
+    }
+  }
+  return tables;
+}
+
 export const concat = (...parts: Uint8Array[]): Uint8Array => concatBytes(parts);
 
 /** A copy of the file whose header declares `width`×`height` (checksums kept valid), pixels untouched. */

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import type { RgbaImage } from '../../wasm/image.ts';
 import { wasmMemoryReport } from '../../wasm/instances.ts';
 import { ENCODE_MODES, JpegEngineError, encodePixelsJpeg, withJpegJob, type EncodeMode, type JpegJob, type PixelEncoding } from '../../wasm/jpeg-engine.ts';
-import { QUADRANT_COLOURS, decodeAny, photo, quadrants, storeWithOrientation } from './image-fixtures.ts';
+import { QUADRANT_COLOURS, decodeAny, photo, quadrants, quantTables, storeWithOrientation } from './image-fixtures.ts';
+import { encodeJpeg, jpegOptions } from './mozjpeg.ts';
 
 interface Pixels { data: Uint8Array; width: number; height: number; channels: number }
 
@@ -225,6 +226,47 @@ describe('EXIF orientations: encoded upright', () => {
       expect([decoded.width, decoded.height]).toEqual([out.width, out.height]);
       expectQuadrants(decoded);
     }
+  });
+});
+
+const transpose = (t: number[]): number[] => t.map((_, i) => t[(i % 8) * 8 + Math.floor(i / 8)]!);
+
+describe("re-encoding a JPEG at full size: no step finer than the input's", () => {
+  // Annex K's tables at quality 50 (MozJPEG's table 0): coarser than the engine's at 90 everywhere, and
+  // not symmetric, so a transposed table shows. 160 × 128 is whole 16 × 16 MCUs.
+  const annexK = (width: number, height: number) => encodeJpeg(photo(width, height), { ...jpegOptions(50), quant_table: 0 });
+  const input = annexK(160, 128);
+  const inTables = quantTables(input);
+  const reencode = (bytes: Uint8Array, [w, h]: [number, number], orientation = 1, subsample = true, mode: EncodeMode = 'progressive') =>
+    withJpegJob(bytes, (job) => (job.setPixels(8, w, h, orientation), job.encode(90, subsample, mode)));
+
+  it.each(MODES)('%s: the input\'s own tables, the same picture, about the input\'s size', (mode) => {
+    const out = reencode(input, [160, 128], 1, true, mode);
+    const tables = quantTables(out.bytes);
+    expect(tables.get(0)).toEqual(inTables.get(0));
+    expect(tables.get(1)).toEqual(inTables.get(1));
+    // The coefficients come back as they were: quality 90 with the engine's own, finer steps would
+    // re-quantise them and spend bytes on the difference.
+    expect(diff(decode(out.bytes).data, decode(input).data).mean).toBeLessThan(0.6);
+    // Stream mode writes the standard Huffman tables, about 420 bytes of a file this small (1.3 KB).
+    if (mode !== 'stream') expect(out.bytes.length).toBeLessThan(input.length * 1.1);
+  });
+
+  it('turned upright by EXIF a quarter turn: the tables are transposed with the blocks', () => {
+    const out = reencode(input, [160, 128], 6);
+    expect([out.width, out.height]).toEqual([128, 160]);
+    expect(quantTables(out.bytes).get(0)).toEqual(transpose(inTables.get(0)!));
+    expect(quantTables(out.bytes).get(1)).toEqual(transpose(inTables.get(1)!));
+    expect(quantTables(reencode(input, [160, 128], 3).bytes).get(0)).toEqual(inTables.get(0));
+  });
+
+  it('where the blocks do not line up, the engine\'s own tables: resized, other sampling, or turned with partial MCUs', () => {
+    const own = quantTables(reencode(input, [80, 64]).bytes).get(0)!;
+    expect(own[0]).toBeLessThan(inTables.get(0)![0]!); // quality 90's DC step, finer than Annex K's 16
+    expect(quantTables(reencode(input, [160, 128], 1, false).bytes).get(0)).toEqual(own);
+    const partial = annexK(150, 100);
+    expect(quantTables(reencode(partial, [150, 100], 6).bytes).get(0)).toEqual(own);
+    expect(quantTables(reencode(partial, [150, 100], 1).bytes).get(0)).toEqual(inTables.get(0)); // upright, the blocks still line up
   });
 });
 

@@ -124,6 +124,7 @@ EMSCRIPTEN_KEEPALIVE int sr_job_encode(sr_job *job, int quality, int subsample, 
   j_compress_ptr c = open_encoder(job, width, height, ch, quality);
   c->dct_method = JDCT_ISLOW;
   if (ch == 3) c->comp_info[0].h_samp_factor = c->comp_info[0].v_samp_factor = subsample ? 2 : 1;
+  sr_align_tables(job, c);
   if (mode == SR_MODE_PROGRESSIVE) {
     sr_progression(c);
     c->optimize_coding = TRUE;

@@ -139,6 +139,27 @@ void sr_open_decoder(sr_job *job, j_decompress_ptr d) {
   d->src = &src->pub;
 }
 
+/* The header's quantisation tables, for sr_align_tables: luma's, and per position the finer of Cb's and Cr's. */
+static void keep_input_tables(sr_job *job, j_decompress_ptr d) {
+  job->input_q_ok = 0;
+  const int n = d->num_components;
+  if (d->data_precision != 8 || !((n == 1 && d->jpeg_color_space == JCS_GRAYSCALE) || (n == 3 && d->jpeg_color_space == JCS_YCbCr))) return;
+  for (int ci = 0; ci < n; ci++) {
+    const int t = d->comp_info[ci].quant_tbl_no;
+    if (t < 0 || t >= NUM_QUANT_TBLS || !d->quant_tbl_ptrs[t]) return;
+  }
+  const JQUANT_TBL *luma = d->quant_tbl_ptrs[d->comp_info[0].quant_tbl_no];
+  for (int i = 0; i < DCTSIZE2; i++) {
+    job->input_q[0][i] = luma->quantval[i];
+    if (n == 3) {
+      const UINT16 cb = d->quant_tbl_ptrs[d->comp_info[1].quant_tbl_no]->quantval[i];
+      const UINT16 cr = d->quant_tbl_ptrs[d->comp_info[2].quant_tbl_no]->quantval[i];
+      job->input_q[1][i] = cb < cr ? cb : cr;
+    }
+  }
+  job->input_q_ok = 1;
+}
+
 /* Reads the header (and keeps the APP1/APP2 markers for the caller to read) without decoding pixels. */
 EMSCRIPTEN_KEEPALIVE int sr_job_header(sr_job *job) {
   TRY(job);
@@ -167,6 +188,7 @@ EMSCRIPTEN_KEEPALIVE int sr_job_header(sr_job *job) {
   info[SR_INFO_MAX_V] = max_v;
   info[SR_INFO_ADOBE] = d->saw_Adobe_marker;
   info[SR_INFO_ADOBE_TRANSFORM] = d->Adobe_transform;
+  keep_input_tables(job, d);
   int markers = 0;
   for (jpeg_saved_marker_ptr m = d->marker_list; m; m = m->next) markers++;
   info[SR_INFO_MARKERS] = markers;
