@@ -89,8 +89,9 @@ void sr_set_quality(j_compress_ptr c, int quality) {
  * coefficients, each a multiple of the input's step plus a little rounding noise. A step finer than the
  * input's spends bits on that noise, and one a little finer puts the multiples between our steps, so the
  * re-encode adds error where the input had none (SSIM then falls while quality rises). So where the
- * blocks line up, no step is finer than the input's: the output stays as close to the input and costs
- * fewer bytes (the corpus JPEGs saved at quality 85: 9–24 % fewer at equal SSIM). The blocks line up
+ * blocks line up, no step is finer than the input's: the output stays closer to the input and costs
+ * fewer bytes (the five corpus JPEGs saved at quality 75–85: 2–24 % fewer at equal SSIM, interpolated;
+ * those saved near-losslessly are unchanged, their steps being 1 or 2). The blocks line up
  * when nothing is resized and the sampling is the input's; turned upright by EXIF, when the stored
  * image is whole MCUs (else the edge blocks move), with the table transposed for the quarter turns.
  * Off (sr_set_align(0)) only for the tuning bench.
