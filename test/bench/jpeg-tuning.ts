@@ -61,7 +61,7 @@ function apply({ m, memory }: NodeEngine, setting: Setting): void {
   m._sr_set_trellis!(...setting.trellis);
   m._sr_set_scans!(setting.ownScans ? 1 : 0);
   m._sr_set_dither!(setting.dither ? 1 : 0);
-  m._sr_set_align!(setting.align ? 1 : 0);
+  m._sr_set_align!(setting.align ? 3 : 0);
   if (!setting.tables) {
     m._sr_set_quant_tables!(0, 0);
     return;

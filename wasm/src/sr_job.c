@@ -157,6 +157,10 @@ static void keep_input_tables(sr_job *job, j_decompress_ptr d) {
       job->input_q[1][i] = cb < cr ? cb : cr;
     }
   }
+  const uint8_t *at = d->src->next_input_byte;
+  if (at < job->input || at > job->input + job->input_len) return;
+  job->input_q_after = (uint32_t)(at - job->input);
+  job->input_q_checked = 0;
   job->input_q_ok = 1;
 }
 

@@ -73,9 +73,12 @@ struct sr_job {
   int out_w, out_h, channels, orientation;
   uint8_t *frame; /* out_w × out_h × channels, when the rows must be kept (orientation, PNG/WebP, retries) */
   /* The input's quantisation tables (natural order): luma's, and the finer of the two chroma tables';
-   * input_q_ok when the header had them and the input is 8-bit grey or YCbCr (sr_align_tables). */
+   * input_q_ok when the header had them and the input is 8-bit grey or YCbCr (sr_align_tables), which
+   * then checks once (input_q_checked) that no table is defined after the first scan, from
+   * input_q_after (where the header ended). */
   uint16_t input_q[2][DCTSIZE2];
-  int input_q_ok;
+  int input_q_ok, input_q_checked;
+  uint32_t input_q_after;
   /* Encoder settings. */
   int quality, subsample, mode;
   sr_marker markers[SR_MAX_MARKERS];
@@ -124,7 +127,7 @@ void sr_set_quality(j_compress_ptr c, int quality);
 /* Raises each step of the encoder's tables to at least the input's where the output's blocks are the
  * input's blocks (a JPEG re-encoded at full size, upright, with the same sampling); after the sampling
  * is set and before the first pass. */
-void sr_align_tables(const sr_job *job, j_compress_ptr c);
+void sr_align_tables(sr_job *job, j_compress_ptr c);
 void sr_progression(j_compress_ptr c);
 
 /* Trellis quantisation (sr_trellis.c): prepare reads the standard AC code lengths from a compress
