@@ -265,7 +265,7 @@ describe("re-encoding a JPEG at full size: no step finer than the input's", () =
     expect(quantTables(reencode(input, [160, 128], 1, false).bytes).get(0)).toEqual(own);
   });
 
-  it('a file that defines a table after its first scan keeps the engine\'s own tables', () => {
+  it('a file that defines a table after its first scan keeps the engine\'s own tables; one with a JPEG appended does not', () => {
     // The header's DQT segment again, just before the second scan: the same table, so the same picture,
     // but libjpeg would take a table from there for a component whose first scan comes later.
     const dqt = input.indexOf(0xdb, 2) - 1;
@@ -276,6 +276,9 @@ describe("re-encoding a JPEG at full size: no step finer than the input's", () =
     const late = new Uint8Array([...input.subarray(0, scans[1]!), ...segment, ...input.subarray(scans[1]!)]);
     expect(decode(late).data).toEqual(decode(input).data);
     expect(quantTables(reencode(late, [160, 128]).bytes).get(0)![0]).toBeLessThan(inTables.get(0)![0]!);
+    // After the image's end, another JPEG's tables (a phone's appended preview) are not this image's.
+    const appended = new Uint8Array([...input, ...annexK(32, 32)]);
+    expect(quantTables(reencode(appended, [160, 128]).bytes).get(0)).toEqual(inTables.get(0));
   });
 
   // A turn that mirrors a stored axis moves that axis's partial edge MCU to the other side: the blocks

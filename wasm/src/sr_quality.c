@@ -108,13 +108,19 @@ EMSCRIPTEN_KEEPALIVE void sr_set_align(int tables) { align_tables = tables & 3; 
 /*
  * libjpeg takes a component's table when its first scan starts, so a table defined (or redefined)
  * after the header's first scan may be the one the image used. Such files are rare; they keep our
- * tables. In entropy-coded data a 0xFF is followed only by 0x00 or a restart marker, so FF DB is a DQT.
+ * tables. This walks the markers from the first scan to the image's end: in entropy-coded data a 0xFF
+ * is followed only by 0x00 (stuffing), 0xFF (fill) or a restart marker; other segments are skipped by
+ * their length. What follows the end (an appended preview or video, as phones write) is not this image.
  */
 static int tables_defined_later(const sr_job *job) {
   const uint8_t *p = job->input + job->input_q_after, *end = job->input + job->input_len;
   while (p + 1 < end && (p = memchr(p, 0xFF, (size_t)(end - p - 1)))) {
-    if (p[1] == 0xDB) return 1;
-    p++;
+    const uint8_t m = p[1];
+    if (m == 0x00 || m == 0xFF || (m >= 0xD0 && m <= 0xD7)) p++;
+    else if (m == 0xD9) return 0;
+    else if (m == 0xDB) return 1;
+    else if (p + 4 > end || (size_t)(2 + ((p[2] << 8) | p[3])) > (size_t)(end - p)) return 0;
+    else p += 2 + ((p[2] << 8) | p[3]);
   }
   return 0;
 }
