@@ -97,7 +97,7 @@ void sr_set_quality(j_compress_ptr c, int quality) {
  * turn mirrors is whole MCUs (else its partial edge blocks move), with the table transposed for the
  * quarter turns. Nearly all of the gain is chroma's: our chroma steps are half luma's, far finer than
  * a camera's chroma table at mid and high frequencies, so chroma re-quantised with them is mostly
- * noise (raising chroma's alone: 2–24 %; luma's alone: under 1 % but never worse). The decoder's smooth
+ * noise (raising chroma's alone: 2–24 %; luma's alone: under 1 %, either way). The decoder's smooth
  * upsampling and the encoder's box downsampling filter chroma a little, so its coefficients come back
  * near the input's multiples, and round onto them with the input's steps.
  * Off, or for one table only (sr_set_align), only for the tuning bench.
