@@ -125,8 +125,8 @@ void sr_chunks_clear(sr_job *job);
 /* Quantisation tables at a quality, and the progressive scan script (sr_quality.c). */
 void sr_set_quality(j_compress_ptr c, int quality);
 /* Raises each step of the encoder's tables to at least the input's where the output's blocks are the
- * input's blocks (a JPEG re-encoded at full size, upright, with the same sampling); after the sampling
- * is set and before the first pass. */
+ * input's blocks (a JPEG re-encoded at full size with the same sampling, in any EXIF orientation whose
+ * mirrored axes are whole MCUs); after the sampling is set and before the first pass. */
 void sr_align_tables(sr_job *job, j_compress_ptr c);
 void sr_progression(j_compress_ptr c);
 
