@@ -10,6 +10,8 @@ import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { loadCorpus } from './lib/corpus.ts';
 import { INPUT_SIZES, jpegInputs } from './lib/jpeg-inputs.ts';
+import { bytesBetween, lowestPassing, type Scored } from './lib/jpeg-quality.ts';
+import { median } from './lib/load.ts';
 import { jobOutput, nodeEngine, type NodeEngine } from './lib/engine-node.ts';
 import { decodeRgb, ssim, type Rgb } from './lib/ssim.ts';
 
@@ -103,9 +105,9 @@ export interface AtSsim {
   interpolated: number;
 }
 
-/** Bytes at sharp's SSIM (binary search over 50–98 for the lowest passing quality), or null if none reaches it. */
+/** Bytes at sharp's SSIM (the lowest passing quality in 50–98, and interpolated below it), or null if none reaches it. */
 async function bytesAtSsim(e: NodeEngine, input: Uint8Array, reference: Rgb, target: number, sharpBytes: number): Promise<AtSsim | null> {
-  const probes = new Map<number, { bytes: number; ssim: number }>();
+  const probes = new Map<number, Scored>();
   const at = async (quality: number) => {
     let p = probes.get(quality);
     if (!p) {
@@ -115,29 +117,13 @@ async function bytesAtSsim(e: NodeEngine, input: Uint8Array, reference: Rgb, tar
     }
     return p;
   };
-  let lo = 50;
-  let hi = 98;
-  let found: number | null = null;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if ((await at(mid)).ssim >= target) {
-      found = mid;
-      hi = mid - 1;
-    } else lo = mid + 1;
-  }
+  const found = await lowestPassing(at, target, 50, 98);
   if (found === null) return null;
-  const pass = (await at(found))!;
+  const pass = await at(found);
   const step = pass.bytes / sharpBytes;
-  if (found === 50) return { step, interpolated: step };
-  const below = (await at(found - 1))!;
-  const t = Math.min(1, Math.max(0, (target - below.ssim) / (pass.ssim - below.ssim || 1)));
-  return { step, interpolated: (below.bytes + t * (pass.bytes - below.bytes)) / sharpBytes };
+  return { step, interpolated: found === 50 ? step : bytesBetween(await at(found - 1), pass, target) / sharpBytes };
 }
 
-const median = (values: number[]): number => {
-  const s = [...values].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 const geomean = (values: number[]): number => Math.exp(values.reduce((sum, v) => sum + Math.log(v), 0) / values.length);
 
 export interface TuningRow {

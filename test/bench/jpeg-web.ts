@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { loadCorpus } from './lib/corpus.ts';
 import { engineJpegFromRgb, nodeEngine, type NodeEngine } from './lib/engine-node.ts';
+import { bytesBetween, lowestPassing, type Scored } from './lib/jpeg-quality.ts';
 import './lib/images.ts'; // sharp.cache(false), sharp.concurrency(1)
 import { median } from './lib/load.ts';
 import { decodeRgb, ssim, type Rgb } from './lib/ssim.ts';
@@ -56,7 +57,7 @@ export interface WebRow {
 }
 
 async function atEqualSsim(encode: Encoder, reference: Rgb, target: number, sharpBytes: number): Promise<{ quality: number; ratio: number; interpolated: number }> {
-  const known = new Map<number, { bytes: number; ssim: number }>();
+  const known = new Map<number, Scored>();
   const at = async (q: number) => {
     if (!known.has(q)) {
       const out = encode(reference, q);
@@ -64,15 +65,9 @@ async function atEqualSsim(encode: Encoder, reference: Rgb, target: number, shar
     }
     return known.get(q)!;
   };
-  let [lo, hi, found] = [40, 98, 98];
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if ((await at(mid)).ssim >= target) [found, hi] = [mid, mid - 1];
-    else lo = mid + 1;
-  }
+  const found = (await lowestPassing(at, target, 40, 98)) ?? 98;
   const [a, b] = [await at(found), await at(found - 1)];
-  const t = Math.max(0, Math.min(1, (target - b.ssim) / (a.ssim - b.ssim || 1)));
-  return { quality: found, ratio: a.bytes / sharpBytes, interpolated: (b.bytes + t * (a.bytes - b.bytes)) / sharpBytes };
+  return { quality: found, ratio: a.bytes / sharpBytes, interpolated: bytesBetween(b, a, target) / sharpBytes };
 }
 
 export async function benchJpegWeb(): Promise<{ rows: WebRow[]; summary: Record<string, Record<string, number>> }> {

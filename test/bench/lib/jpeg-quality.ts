@@ -28,6 +28,36 @@ export async function sharpMozjpeg(input: Uint8Array, width?: number): Promise<S
   return { bytes: data.byteLength, ms: performance.now() - t0, output: data, width: info.width, height: info.height };
 }
 
+/** An encoder's output at one quality, scored against the reference. */
+export interface Scored {
+  bytes: number;
+  ssim: number;
+}
+
+/**
+ * The lowest quality in lo–hi whose SSIM reaches `target` (binary search, assuming SSIM rises with
+ * quality), or null; `at` scores a quality (callers cache, since the search and its caller revisit).
+ */
+export async function lowestPassing(at: (quality: number) => Promise<Scored>, target: number, lo: number, hi: number): Promise<number | null> {
+  let found: number | null = null;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if ((await at(mid)).ssim >= target) [found, hi] = [mid, mid - 1];
+    else lo = mid + 1;
+  }
+  return found;
+}
+
+/**
+ * The bytes at `target` SSIM, interpolated between a passing quality and the one below it: unlike the
+ * passing quality's own bytes, this does not jump with where an image's quality steps fall (near
+ * quality 80 a step is about 7 % of the bytes).
+ */
+export function bytesBetween(below: Scored, pass: Scored, target: number): number {
+  const t = Math.min(1, Math.max(0, (target - below.ssim) / (pass.ssim - below.ssim || 1)));
+  return below.bytes + t * (pass.bytes - below.bytes);
+}
+
 export interface Probe {
   quality: number;
   status: number;

@@ -1,6 +1,7 @@
 // The jpeg bench's markdown: one row per large-input case, one per image of the equal-SSIM part, and
 // the time ratios. Medians over a case's repeats; the peak RSS growth is the largest of them.
 import { TIME_SAMPLES, type CaseResult, type ImageQuality, type JpegBench, type TimedPair } from '../jpeg.ts';
+import { bytesBetween } from './jpeg-quality.ts';
 import { median } from './load.ts';
 import { mbOf } from './rss.ts';
 
@@ -53,8 +54,7 @@ function interpolatedRatio(q: ImageQuality): number | undefined {
   const m = q.search.match;
   const below = m && q.search.probes.find((p) => p.quality === m.quality - 1 && p.status === 200 && p.ssim !== undefined);
   if (!m || m.ssim === undefined || !below || m.bytes === undefined || below.bytes === undefined) return undefined;
-  const t = Math.min(1, Math.max(0, (q.search.target - below.ssim!) / (m.ssim - below.ssim! || 1)));
-  return ratio(below.bytes + t * (m.bytes - below.bytes), q.sharp.bytes);
+  return ratio(bytesBetween({ bytes: below.bytes, ssim: below.ssim! }, { bytes: m.bytes, ssim: m.ssim }, q.search.target), q.sharp.bytes);
 }
 const q80Ratio = (q: ImageQuality) => ratio(q.search.probes[0]?.status === 200 ? q.search.probes[0].bytes : undefined, q.sharp.bytes);
 
