@@ -6,7 +6,7 @@ import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { call, toolsHeaders } from './helpers.ts';
 import { enterpriseTeam, join, type Person } from './team-helpers.ts';
-import { addKey, manage } from './webhook-helpers.ts';
+import { addEndpoint, addKey, manage, received, verified, waitFor } from './webhook-helpers.ts';
 
 interface KeyJson {
   id: string;
@@ -120,6 +120,7 @@ describe("a manage key dies with its maker's role", () => {
     const byKey = ((await (await manage(fromApi.key!, '/api/v1/keys', { method: 'POST', body: { name: 'by key', scopes: ['manage'] } })).json()) as { data: KeyJson }).data;
     const tools = (await apiKey(admin, ['tools'])).body.data;
     const keys = [fromApi.key!, fromForm.key!, byKey.key!];
+    const hook = await addEndpoint(fromApi.key!, ['key.revoked']);
     // Each key's Durable Object has its state cached before the change.
     for (const key of keys) expect((await members(key)).status).toBe(200);
 
@@ -140,6 +141,9 @@ describe("a manage key dies with its maker's role", () => {
     expect(record).toMatchObject({ actor_id: team.owner.memberId, target: admin.memberId, details: { from: 'admin', to: 'developer', revoked_keys: ids } });
     const list = ((await (await team.owner.browser.json('/api/v1/keys')).json()) as { data: KeyJson[] }).data;
     expect(list.filter((k) => k.revoked_at !== null).map((k) => k.id).sort()).toEqual(ids);
+    // Each revocation sends its key.revoked event.
+    const events = await waitFor(() => received(hook.path), (r) => r.length >= ids.length);
+    expect(events.map((r) => verified(hook, r)).map((e) => [e.type, e.data.key_id]).sort()).toEqual(ids.map((id) => ['key.revoked', id]));
     // And the former admin cannot make a new one.
     expect((await apiKey(admin, ['manage'])).res.status).toBe(403);
   });
