@@ -30,6 +30,7 @@ export interface KeyStateRow {
   created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
+  created_by: string | null;
   account_id: string;
   account_name: string;
   email: string;
@@ -45,6 +46,8 @@ export interface KeyView {
   scopes: Scope[];
   createdAt: number;
   lastUsedAt: number | null;
+  /** api_keys.created_by: a member id, OPERATOR_MAKER, or null (unknown: made before keys recorded it). */
+  createdBy: string | null;
   account: { id: string; name: string; email: string };
   tiers: { image: ImageTier; tools: ToolsTier };
 }

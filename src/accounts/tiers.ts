@@ -36,6 +36,9 @@ export const TOOLS_TIERS: Record<ToolsTier, ToolsTierLimits> = {
   enterprise: { perMinute: 10_000, perDay: null, bulkMetaTagUrls: 100, webhooks: true },
 };
 
+/** SQL: the comma list of scopes in `column` holds `scope` (a fixed word, safe to splice). */
+export const hasScopeSql = (column: string, scope: Scope): string => `instr(',' || ${column} || ',', ',${scope},') > 0`;
+
 export function parseScopes(text: string): Scope[] {
   return SCOPES.filter((s) => text.split(',').map((p) => p.trim()).includes(s));
 }

@@ -1,6 +1,7 @@
 // Every SQL statement on accounts and keys, with `?` parameters. The Worker binds them through D1; the
 // operator CLI, which reaches D1 through `wrangler d1 execute`, inlines them with `inlineParams`.
 // Keeping one copy means the CLI and the service can never disagree about the schema.
+import { OPERATOR_MAKER } from '../accounts/keys.ts';
 
 export const SQL = {
   insertAccount:
@@ -12,8 +13,9 @@ export const SQL = {
   setImageTier: 'UPDATE accounts SET image_tier = ? WHERE id = ?',
   setToolsTier: 'UPDATE accounts SET tools_tier = ? WHERE id = ?',
 
+  // The operator CLI's keys: made by no member.
   insertKey:
-    'INSERT INTO api_keys (id, account_id, name, prefix, hash, scopes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    `INSERT INTO api_keys (id, account_id, name, prefix, hash, scopes, created_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, '${OPERATOR_MAKER}')`,
   listKeys:
     'SELECT id, account_id, name, prefix, scopes, created_at, last_used_at, revoked_at FROM api_keys ' +
     'WHERE account_id = ? ORDER BY created_at, id',
@@ -25,7 +27,7 @@ export const SQL = {
   touchKey: 'UPDATE api_keys SET last_used_at = ? WHERE hash = ? AND (last_used_at IS NULL OR last_used_at < ?)',
   keyStateByHash:
     'SELECT k.id AS key_id, k.name AS key_name, k.prefix, k.hash, k.scopes, k.created_at, k.last_used_at, ' +
-    'k.revoked_at, a.id AS account_id, a.name AS account_name, a.email, a.image_tier, a.tools_tier ' +
+    'k.revoked_at, k.created_by, a.id AS account_id, a.name AS account_name, a.email, a.image_tier, a.tools_tier ' +
     'FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?',
 } as const;
 

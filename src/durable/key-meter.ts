@@ -192,6 +192,7 @@ export class KeyMeter extends DurableObject<Env> {
         scopes: parseScopes(row.scopes),
         createdAt: row.created_at,
         lastUsedAt: this.lastUsedAt,
+        createdBy: row.created_by,
         account: { id: row.account_id, name: row.account_name, email: row.email },
         tiers: { image: row.image_tier, tools: row.tools_tier },
       },

@@ -29,7 +29,7 @@ export const accountAuth = createMiddleware<AppEnv>(async (c, next) => {
     const key = verdict.key!;
     c.set('key', key);
     c.set('keyHash', hash);
-    c.set('principal', { accountId: key.account.id, toolsTier: key.tiers.tools, via: 'key', role: KEY_ROLE });
+    c.set('principal', { accountId: key.account.id, toolsTier: key.tiers.tools, via: 'key', role: KEY_ROLE, maker: key.createdBy });
     return next();
   }
   await loadSession(c, done);
@@ -40,6 +40,6 @@ export const accountAuth = createMiddleware<AppEnv>(async (c, next) => {
     });
   }
   if (!SAFE_METHODS.has(c.req.method)) await requireCsrfHeader(c, done);
-  c.set('principal', { accountId: session.account.id, toolsTier: session.account.tools_tier, via: 'session', role: session.member.role });
+  c.set('principal', { accountId: session.account.id, toolsTier: session.account.tools_tier, via: 'session', role: session.member.role, maker: session.member.id });
   return next();
 });

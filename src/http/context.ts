@@ -26,6 +26,11 @@ export interface Principal {
   via: 'key' | 'session';
   /** What the caller may do: the member's role, or KEY_ROLE for a manage key. */
   role: Role;
+  /**
+   * Who the keys this caller makes record as their maker: the signed-in member, or the manage key's own
+   * maker (a member id, OPERATOR_MAKER, or null when unknown), so a key made by a key dies with the same member.
+   */
+  maker: string | null;
 }
 
 export interface AppEnv {

@@ -5,7 +5,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { SCOPES, type Scope } from '../accounts/tiers.ts';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
-import { createKey, listKeys, revokeKey } from '../console/keys.ts';
+import { createKey, listKeys, revokeKey, type ConsoleKey } from '../console/keys.ts';
 import { accountUsage } from '../console/usage.ts';
 import { accountMeter } from '../metering/account-meter-stub.ts';
 import { secondsUntil } from '../metering/windows.ts';
@@ -16,6 +16,7 @@ import { csrfTokenFor, csrfValid } from '../http/csrf.ts';
 import { field, readForm } from '../http/form-body.ts';
 import { redirectPage, sendPage } from '../http/pages.ts';
 import { loadSession, requireSessionPage } from '../http/session.ts';
+import { can } from '../teams/roles.ts';
 import { ASSETS } from '../web/assets/index.ts';
 import { renderApiReference, type OpenApiDocument } from '../web/docs-page.ts';
 import { html, type Html } from '../web/html.ts';
@@ -37,9 +38,12 @@ const EXPIRED_FORM = 'This form had expired or came from another site. Nothing w
 const signedIn = [loadSession, requireSessionPage] as const;
 const accountOf = (c: Context<AppEnv>) => c.var.session!.account;
 
+/** The keys page as this member sees it: management keys are offered only to the roles that make them. */
+const keysState = (c: Context<AppEnv>, keys: ConsoleKey[]) =>
+  ({ csrf: csrfTokenFor(c), origin: new URL(c.req.url).origin, account: accountOf(c), keys, makesManageKeys: can(c.var.session!.member.role, 'keys:manage') });
+
 async function renderKeys(c: Context<AppEnv>, extra: Partial<Parameters<typeof keysPage>[0]> = {}, status: 200 | 400 | 403 | 429 = 200) {
-  const keys = await listKeys(c.env.DB, accountOf(c).id);
-  return sendPage(c, keysPage({ csrf: csrfTokenFor(c), origin: new URL(c.req.url).origin, account: accountOf(c), keys, ...extra }), status);
+  return sendPage(c, keysPage({ ...keysState(c, await listKeys(c.env.DB, accountOf(c).id)), ...extra }), status);
 }
 
 function notFoundPage(c: Context<AppEnv>, message: string): Response {
@@ -67,7 +71,7 @@ export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
     // The notice names a key of this account by id, so a crafted link cannot make the page say anything else.
     const revoked = keys.find((k) => k.id === c.req.query('revoked') && k.revoked_at !== null);
     const notice = revoked ? `The key "${revoked.name}" is revoked: requests with it are refused from now on.` : undefined;
-    return sendPage(c, keysPage({ csrf: csrfTokenFor(c), origin: new URL(c.req.url).origin, account: accountOf(c), keys, notice }));
+    return sendPage(c, keysPage({ ...keysState(c, keys), notice }));
   });
 
   app.post('/keys', ...signedIn, async (c) => {
@@ -82,7 +86,12 @@ export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
         : scopes.includes('manage') ? 'A management key cannot also call the image or tools API: make a separate key.' : 'Choose at least one API the key may call.';
       return renderKeys(c, { error: what, values }, 400);
     }
-    const created = await createKey(c.env, accountOf(c).id, parsed.data, clock(c.env), auditOrigin(c));
+    const { member } = c.var.session!;
+    const created = await createKey(c.env, accountOf(c).id, parsed.data, { role: member.role, maker: member.id }, clock(c.env), auditOrigin(c));
+    if (!created.ok && (created.reason === 'forbidden' || created.reason === 'maker_lost_role')) {
+      const role = created.reason === 'forbidden' ? `Your role (${member.role})` : 'Your role, changed just now,';
+      return renderKeys(c, { error: `${role} cannot make management keys: a management key acts as an admin. Ask an owner or admin of the account.`, values }, 403);
+    }
     if (!created.ok && created.reason === 'too_many_today') {
       c.header('Retry-After', String(secondsUntil(created.reset, clock(c.env))));
       return renderKeys(c, { error: `Your account has created ${created.max} keys today, the most it may create in a day (revoked keys count). Try again after 00:00 UTC.`, values }, 429);

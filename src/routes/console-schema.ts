@@ -17,6 +17,17 @@ export const ApiKey = z
     created_at: z.string().openapi({ format: 'date-time' }),
     last_used_at: z.string().nullable().openapi({ format: 'date-time', description: 'Updated at most once a minute' }),
     revoked_at: z.string().nullable().openapi({ format: 'date-time' }),
+    created_by: z
+      .object({
+        type: z.enum(['member', 'operator', 'unknown']).openapi({
+          description: 'member: a member of the account made it (from the console, or with a manage key that member made); operator: the operator CLI; unknown: made before keys recorded their maker',
+        }),
+        id: z.string().nullable().openapi({ description: 'The member id (mem_…) when type is member', example: 'mem_4fJ2kQ9xLm0PzR7a' }),
+        email: z.string().nullable().openapi({ description: "The member's email; null once they have left the account, and for other types", example: 'grace@example.com' }),
+      })
+      .openapi('KeyMaker', {
+        description: 'Who made the key. A manage key acts as an admin and is revoked when its member maker is removed or demoted below admin; image and tools keys belong to the account and stay.',
+      }),
   })
   .openapi('ApiKey');
 

@@ -11,6 +11,7 @@ import { auditOrigin } from '../http/audit-origin.ts';
 import type { AppEnv } from '../http/context.ts';
 import { ApiError } from '../http/errors.ts';
 import { readJsonBody } from '../http/json-body.ts';
+import { roleRefusal } from '../http/roles.ts';
 import { badRequestFrom } from '../http/validation.ts';
 import { secondsUntil, toUnixSeconds } from '../metering/windows.ts';
 import { CreateKeyBody, CreatedKey, KeyIdParam, KeyList, RevokedKey } from './console-schema.ts';
@@ -39,7 +40,9 @@ const createDoc: RouteConfig = {
   path: KEYS_PATH,
   summary: 'Create an API key; the full key is in this answer and never again',
   description:
-    `Scopes: image (the Image API), tools (the Tools API) or both; or manage alone (this API). An account holds at most ${MAX_ACTIVE_KEYS} active keys (400 above) and creates ` +
+    `Scopes: image (the Image API), tools (the Tools API) or both; or manage alone (this API). A manage key acts as an admin, so only ` +
+    `owners and admins (and manage keys) make one (403 forbidden otherwise); it records its maker (a manage key's maker is the one of the key ` +
+    `that made it) and is revoked when that member is removed or demoted below admin. An account holds at most ${MAX_ACTIVE_KEYS} active keys (400 above) and creates ` +
     `at most ${MAX_KEYS_CREATED_PER_DAY} keys per UTC day, revoked ones included (429 rate_limit_exceeded with Retry-After above). ` +
     `Sends the key.created webhook event.${MANAGE_NOTE}`,
   tags: [MANAGE_TAG],
@@ -77,7 +80,12 @@ export function registerKeys(app: OpenAPIHono<AppEnv>): void {
   app.post(KEYS_PATH, accountAuth, async (c) => {
     const parsed = CreateKeyBody.safeParse(await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"name":"CI","scopes":["image"]}'));
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
-    const created = await createKey(c.env, c.var.principal.accountId, parsed.data, clock(c.env), auditOrigin(c));
+    const { accountId, role, maker } = c.var.principal;
+    const created = await createKey(c.env, accountId, parsed.data, { role, maker }, clock(c.env), auditOrigin(c));
+    if (!created.ok && created.reason === 'forbidden') throw roleRefusal(role, 'keys:manage');
+    if (!created.ok && created.reason === 'maker_lost_role') {
+      throw new ApiError('forbidden', 'the member this key or session acts for is no longer an owner or admin, so it cannot make manage keys', { details: { maker } });
+    }
     if (!created.ok && created.reason === 'too_many_today') {
       const retryAfter = secondsUntil(created.reset, clock(c.env));
       throw new ApiError(

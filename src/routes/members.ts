@@ -61,7 +61,7 @@ const inviteDoc: RouteConfig = {
 
 const patchDoc: RouteConfig = {
   method: 'patch', path: `${MEMBERS_PATH}/{id}`, summary: "Change a member's role",
-  description: `Only owners make owners or change an owner's role; the last owner cannot be demoted (400). Writes member.role_changed.${NOTE}`,
+  description: `Only owners make owners or change an owner's role; the last owner cannot be demoted (400). A demotion below admin revokes the manage keys the member made, in the same change (listed in the record's details.revoked_keys). Writes member.role_changed.${NOTE}`,
   tags: [MANAGE_TAG], security: MANAGE_SECURITY,
   request: { params: MemberIdParam, body: { required: true, content: { 'application/json': { schema: PatchMemberBody } } } },
   responses: {
@@ -72,7 +72,7 @@ const patchDoc: RouteConfig = {
 
 const deleteRoute = createRoute({
   method: 'delete', path: `${MEMBERS_PATH}/{id}`, summary: 'Remove a member (or leave, with your own id); their sessions end at once',
-  description: `Any member may remove themself; the last owner cannot (400). Only owners remove owners. Writes member.removed.${NOTE}`,
+  description: `Any member may remove themself; the last owner cannot (400). Only owners remove owners. Revokes the manage keys the member made, in the same change (listed in the record's details.revoked_keys). Writes member.removed.${NOTE}`,
   tags: [MANAGE_TAG], security: MANAGE_SECURITY, middleware: [...guards] as const, request: { params: MemberIdParam },
   responses: { 200: { description: 'The member as it was', content: { 'application/json': { schema: MemberOne } } }, ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found') },
 });
@@ -100,7 +100,7 @@ export function registerMembers(app: OpenAPIHono<AppEnv>): void {
     const parsed = PatchMemberBody.safeParse(await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"role":"admin"}'));
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
     const { accountId, role } = c.var.principal;
-    const outcome = await changeRole(c.env.DB, accountId, c.req.param('id'), parsed.data.role, role, clock(c.env), auditOrigin(c));
+    const outcome = await changeRole(c.env, accountId, c.req.param('id'), parsed.data.role, role, clock(c.env), auditOrigin(c));
     if (!outcome.ok) throw changeRefusal(outcome);
     return c.json({ data: outcome.member, meta: meta(c) }, 200);
   });
@@ -109,7 +109,7 @@ export function registerMembers(app: OpenAPIHono<AppEnv>): void {
     const { accountId, role } = c.var.principal;
     const id = c.req.valid('param').id;
     const self = c.var.session?.member.id === id;
-    const outcome = await removeMember(c.env.DB, accountId, id, role, self, clock(c.env), auditOrigin(c));
+    const outcome = await removeMember(c.env, accountId, id, role, self, clock(c.env), auditOrigin(c));
     if (!outcome.ok) throw changeRefusal(outcome);
     return c.json({ data: outcome.member, meta: meta(c) }, 200);
   });

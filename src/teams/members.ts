@@ -1,12 +1,16 @@
 // An account's members: list, invite (a single-use link), accept, change a role, remove. Each change is
 // written with its audit record in one D1 batch. The last owner can neither leave nor be demoted: the
-// condition is in the changing statement itself, so two concurrent demotions cannot both pass it.
+// condition is in the changing statement itself, so two concurrent demotions cannot both pass it. A
+// member's manage keys go in the batch that removes them or demotes them below the roles that make such
+// keys: a key never holds more than its maker may.
 import { randomBase62, sha256Hex } from '../accounts/keys.ts';
 import { iso } from '../accounts/account-view.ts';
 import { batchWithAudit, type AuditOrigin } from '../audit/log.ts';
 import { randomToken } from '../auth/sessions.ts';
+import { activeManageKeysOf, makersKeysRevoked, settleMakersKeys } from '../console/keys.ts';
+import type { Env } from '../env.ts';
 import { INVITATION_TOKEN_BYTES, INVITATION_TTL_MS, MAX_MEMBERS_PER_ACCOUNT } from './limits.ts';
-import type { Role } from './roles.ts';
+import { MANAGE_KEY_MAKERS, type Role } from './roles.ts';
 
 export interface MemberView {
   id: string;
@@ -156,30 +160,40 @@ export type ChangeOutcome =
 /** Only owners make owners or change an owner's role; an admin manages the other roles. */
 const touchesOwner = (actorRole: Role, target: MemberView, role?: Role): boolean => actorRole !== 'owner' && (target.role === 'owner' || role === 'owner');
 
-export async function changeRole(db: D1Database, accountId: string, id: string, role: Role, actorRole: Role, now: number, origin: AuditOrigin): Promise<ChangeOutcome> {
+/** The audit record's list of the manage keys a change revokes, when it revokes any. */
+const revokedKeys = (ids: string[]): { revoked_keys?: string[] } => (ids.length > 0 ? { revoked_keys: ids } : {});
+
+export async function changeRole(env: Env, accountId: string, id: string, role: Role, actorRole: Role, now: number, origin: AuditOrigin): Promise<ChangeOutcome> {
+  const db = env.DB;
   const before = await getMember(db, accountId, id);
   if (!before) return { ok: false, reason: 'not_found' };
   if (touchesOwner(actorRole, before, role)) return { ok: false, reason: 'owner_only' };
   if (before.role === role) return { ok: true, member: before };
-  const [result] = await batchWithAudit(db, [db.prepare(SQL.setRole).bind(role, id, accountId, role, accountId)], origin,
-    { accountId, action: 'member.role_changed', target: id, details: { from: before.role, to: role } }, now, {
+  const keys = MANAGE_KEY_MAKERS.includes(role) ? [] : await activeManageKeysOf(db, accountId, id);
+  const [result] = await batchWithAudit(db, [db.prepare(SQL.setRole).bind(role, id, accountId, role, accountId), ...makersKeysRevoked(db, accountId, id, now)], origin,
+    { accountId, action: 'member.role_changed', target: id, details: { from: before.role, to: role, ...revokedKeys(keys) } }, now, {
       sql: 'EXISTS (SELECT 1 FROM members WHERE id = ? AND role = ?)', params: [id, role],
     });
   if (result?.meta.changes !== 1) return { ok: false, reason: 'last_owner' };
+  await settleMakersKeys(env, accountId, id, keys, now, origin);
   return { ok: true, member: { ...before, role } };
 }
 
-/** Removes a member (or a member leaves: actorRole is then their own) and ends their sessions. */
-export async function removeMember(db: D1Database, accountId: string, id: string, actorRole: Role, self: boolean, now: number, origin: AuditOrigin): Promise<ChangeOutcome> {
+/** Removes a member (or a member leaves: actorRole is then their own), ends their sessions and revokes their manage keys. */
+export async function removeMember(env: Env, accountId: string, id: string, actorRole: Role, self: boolean, now: number, origin: AuditOrigin): Promise<ChangeOutcome> {
+  const db = env.DB;
   const before = await getMember(db, accountId, id);
   if (!before) return { ok: false, reason: 'not_found' };
   if (!self && touchesOwner(actorRole, before)) return { ok: false, reason: 'owner_only' };
+  const keys = await activeManageKeysOf(db, accountId, id);
   const [, result] = await batchWithAudit(db, [
     db.prepare(SQL.endSessions).bind(id, accountId),
     db.prepare(SQL.remove).bind(id, accountId, accountId),
-  ], origin, { accountId, action: 'member.removed', target: id, details: { email: before.email, role: before.role, left: self } }, now, {
+    ...makersKeysRevoked(db, accountId, id, now),
+  ], origin, { accountId, action: 'member.removed', target: id, details: { email: before.email, role: before.role, left: self, ...revokedKeys(keys) } }, now, {
     sql: 'NOT EXISTS (SELECT 1 FROM members WHERE id = ?)', params: [id],
   });
   if (result?.meta.changes !== 1) return { ok: false, reason: 'last_owner' };
+  await settleMakersKeys(env, accountId, id, keys, now, origin);
   return { ok: true, member: before };
 }

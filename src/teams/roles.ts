@@ -9,6 +9,8 @@ export const PERMISSIONS = [
   'read',
   /** Create and revoke API keys; use "Try it" (it spends the account's quota). */
   'keys:write',
+  /** Create `manage` keys: such a key acts as KEY_ROLE, so only roles that hold at least as much make one. */
+  'keys:manage',
   /** Create, change and delete webhook endpoints; send tests and retries. */
   'webhooks:write',
   /** Invite members, change roles, remove members. */
@@ -24,7 +26,7 @@ export type Permission = (typeof PERMISSIONS)[number];
 
 export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
   owner: PERMISSIONS,
-  admin: ['read', 'keys:write', 'webhooks:write', 'members:write', 'sso:write', 'audit:read'],
+  admin: ['read', 'keys:write', 'keys:manage', 'webhooks:write', 'members:write', 'sso:write', 'audit:read'],
   developer: ['read', 'keys:write'],
   viewer: ['read'],
 };
@@ -36,5 +38,11 @@ export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
 export const KEY_ROLE: Role = 'admin';
 
 export const can = (role: Role, permission: Permission): boolean => ROLE_PERMISSIONS[role].includes(permission);
+
+/**
+ * The roles that may make manage keys, and so keep the ones they made: a member who leaves them (demoted
+ * or removed) loses their manage keys in the same batch (src/console/keys.ts, makersKeysRevoked).
+ */
+export const MANAGE_KEY_MAKERS: readonly Role[] = ROLES.filter((role) => can(role, 'keys:manage'));
 
 export const isRole = (value: string): value is Role => (ROLES as readonly string[]).includes(value);

@@ -2,6 +2,7 @@
 // event is recorded exactly when the change is (a D1 batch is one transaction). Each is written only when
 // the account can use webhooks (tools tier) and has an enabled endpoint that listens for the type: the
 // outbox holds nothing nobody will receive. Ids are fixed per key, so a repeated statement adds nothing.
+import { hasScopeSql } from '../accounts/tiers.ts';
 
 /** An enabled endpoint of account ?1 listens for the type ?2, and the account's tier has webhooks. */
 const SUBSCRIBED =
@@ -29,6 +30,11 @@ export const KEY_EVENT_SQL = {
     `FROM api_keys k WHERE k.id = ?3 AND k.account_id = ?1 AND k.revoked_at = ?5 AND ${SUBSCRIBED}`,
 } as const;
 
+/**
+ * key.revoked for every manage key of one maker (?3, a member id) revoked at exactly ?5: the batch that
+ * removed or demoted that member did it. Parameters as KEY_EVENT_SQL.
+ */
+export const MAKERS_KEYS_REVOKED_SQL = KEY_EVENT_SQL.revoked.replace('k.id = ?3', `k.created_by = ?3 AND ${hasScopeSql('k.scopes', 'manage')}`);
 
 /**
  * The statement for the operator CLI, which knows the key but not always its account: the account is

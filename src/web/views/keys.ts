@@ -11,6 +11,8 @@ export interface KeysState {
   origin: string;
   account: { name: string; email: string };
   keys: ConsoleKey[];
+  /** The member's role makes management keys (owners and admins): otherwise the form does not offer them. */
+  makesManageKeys: boolean;
   /** The key just created: the only time its secret is on a page. */
   created?: ConsoleKey & { key: string };
   error?: string;
@@ -68,6 +70,14 @@ ${curlBlock(origin, key)}
 </section>`;
 }
 
+/** Who made the key: a member's email (their id once they have left), the operator CLI, or unknown (made before keys recorded it). */
+function maker(key: ConsoleKey): Html {
+  const by = key.created_by;
+  if (by.type === 'operator') return html`<span class="hint">operator</span>`;
+  if (by.type === 'unknown' || by.id === null) return html`<span class="hint">unknown</span>`;
+  return by.email === null ? html`<code>${by.id}</code> <span class="hint">(left)</span>` : html`${by.email}`;
+}
+
 function keyRow(key: ConsoleKey): Html {
   const active = key.revoked_at === null;
   // data-label: at phone width each row becomes a card and every cell says what it is (styles.ts, .stack).
@@ -76,6 +86,7 @@ function keyRow(key: ConsoleKey): Html {
 <td data-label="Prefix"><code>${key.prefix}…</code></td>
 <td data-label="Scopes">${key.scopes.map((s) => SCOPE_LABELS[s]).join(', ')}</td>
 <td data-label="Created">${when(key.created_at, '')}</td>
+<td data-label="Made by" data-testid="made-by">${maker(key)}</td>
 <td data-label="Last used">${when(key.last_used_at, 'never')}</td>
 <td data-label="Status">${active ? html`<span class="status-active">Active</span>` : html`<span class="status-revoked">Revoked</span> ${when(key.revoked_at, '')}`}</td>
 <td class="actions">${active ? html`<a href="/keys/${key.id}/revoke" aria-label="Revoke ${key.name}">Revoke</a>` : ''}</td>
@@ -101,8 +112,13 @@ ${first ? html`<h2 id="create-heading">Create your first key</h2>
 <fieldset><legend>What it may call</legend>
 <label class="check"><input type="checkbox" name="scopes" value="image"${scopes.includes('image') ? html` checked` : ''}> Image API</label>
 <label class="check"><input type="checkbox" name="scopes" value="tools"${scopes.includes('tools') ? html` checked` : ''}> Tools API</label>
-<label class="check"><input type="checkbox" name="scopes" value="manage"${scopes.includes('manage') ? html` checked` : ''}> Management API (keys and webhooks; on its own)</label>
+${state.makesManageKeys
+  ? html`<label class="check"><input type="checkbox" name="scopes" value="manage"${scopes.includes('manage') ? html` checked` : ''}> Management API (keys and webhooks; on its own)</label>`
+  : ''}
 </fieldset>
+${state.makesManageKeys
+  ? html`<p class="hint">A Management API key acts as an admin of the account. It lasts while you are an owner or admin: your removal, or a role below admin, revokes it.</p>`
+  : html`<p class="hint">Management API keys act as an admin: only owners and admins make them.</p>`}
 <p class="hint">${active} of ${MAX_ACTIVE_KEYS} active keys in use.</p>
 <button type="submit">Create key</button>
 </form>
@@ -110,8 +126,8 @@ ${first ? html`<h2 id="create-heading">Create your first key</h2>
 <div class="table-wrap">
 <table class="stack keys-table">
 <caption>Your API keys</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col"><span class="skip">Actions</span></th></tr></thead>
-<tbody>${state.keys.length === 0 ? html`<tr><td colspan="7">No keys yet: create one above.</td></tr>` : state.keys.map(keyRow)}</tbody>
+<thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Made by</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col"><span class="skip">Actions</span></th></tr></thead>
+<tbody>${state.keys.length === 0 ? html`<tr><td colspan="8">No keys yet: create one above.</td></tr>` : state.keys.map(keyRow)}</tbody>
 </table>
 </div>
 <p class="hint">"Last used" is updated at most once a minute.</p>`;

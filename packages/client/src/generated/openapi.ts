@@ -50,6 +50,7 @@ export interface Schemas {
     /** Updated at most once a minute */
     last_used_at: string | null;
     revoked_at: string | null;
+    created_by: Schemas["KeyMaker"];
   };
   ApiKeyList: {
     data: Array<Schemas["ApiKey"]>;
@@ -224,6 +225,15 @@ export interface Schemas {
   InviteMember: {
     email: string;
     role: "owner" | "admin" | "developer" | "viewer";
+  };
+  /** Who made the key. A manage key acts as an admin and is revoked when its member maker is removed or demoted below admin; image and tools keys belong to the account and stay. */
+  KeyMaker: {
+    /** member: a member of the account made it (from the console, or with a manage key that member made); operator: the operator CLI; unknown: made before keys recorded their maker */
+    type: "member" | "operator" | "unknown";
+    /** The member id (mem_…) when type is member */
+    id: string | null;
+    /** The member's email; null once they have left the account, and for other types */
+    email: string | null;
   };
   Member: {
     id: string;
