@@ -19,7 +19,7 @@ import { cookieOptions, isLocalDevelopment, loadSession } from '../http/session.
 import { badRequestFrom } from '../http/validation.ts';
 import { deleteSso, getSso, saveSso, type SaveOutcome } from '../sso/config.ts';
 import { finishSso, startSso, type SsoFailure } from '../sso/flow.ts';
-import { SSO_LOGIN_TTL_MS } from '../sso/limits.ts';
+import { SSO_LOGIN_TTL_MS, SSO_MAX_RESPONSE_BYTES } from '../sso/limits.ts';
 import { messagePage } from '../web/views/message.ts';
 import { ssoStartPage } from '../web/views/sso.ts';
 import { safeNext, signInOrigin, startSession } from './auth-pages.ts';
@@ -53,7 +53,8 @@ const getRoute = createRoute({
 const putDoc: RouteConfig = {
   method: 'put', path: SSO_PATH, summary: 'Configure single sign-on (OpenID Connect): issuer, client, email domains, require SSO',
   description:
-    'The issuer must serve its discovery document (/.well-known/openid-configuration) naming itself exactly, over https on a public host (the rules of every outbound fetch). ' +
+    'The issuer must serve its discovery document (/.well-known/openid-configuration) naming itself exactly, over https on a public host (the rules of every outbound fetch), ' +
+    `without redirects, in at most ${SSO_MAX_RESPONSE_BYTES / 1024} KB (502 fetch_failed past that, or when the issuer cannot be reached). ` +
     `Register redirect_uri (in the answer) with the issuer. A domain belongs to one account's SSO (400 if another has it). Writes sso.configured.${NOTE}`,
   tags: [MANAGE_TAG], security: MANAGE_SECURITY,
   request: { body: { required: true, content: { 'application/json': { schema: SsoBody } } } },
