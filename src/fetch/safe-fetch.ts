@@ -1,7 +1,9 @@
 // Fetches an external URL under the rules: every hop checked, redirects followed by hand, one deadline
 // for the whole exchange. Answers with the final response (status < 400) and its URL; everything else
-// becomes a 400 (the rules refuse a hop) or a 502 fetch_failed.
+// becomes a 400 (the rules refuse a hop) or a 502 fetch_failed. `fetchOnce` is the same check and
+// deadline for one request of a protocol client (SSO), which reads any status itself and follows nothing.
 import { ApiError } from '../http/errors.ts';
+import { OverLimit, tooLargeFailure } from './bounded-read.ts';
 import { MAX_REDIRECTS } from './limits.ts';
 import { checkFetchUrl, type UrlPolicy } from './url-policy.ts';
 
@@ -11,6 +13,13 @@ export interface FetchOptions extends UrlPolicy {
   signal: AbortSignal;
   /** The Accept header sent; default: HTML first (meta tags). */
   accept?: string;
+}
+
+export interface OnceOptions extends Omit<FetchOptions, 'accept'> {
+  method: string;
+  /** Sent as given, with our User-Agent; Accept too when they name none. */
+  headers: Record<string, string>;
+  body?: BodyInit | null | undefined;
 }
 
 export interface Fetched {
@@ -51,16 +60,18 @@ export async function safeFetch(start: URL, options: FetchOptions): Promise<Fetc
   }
 }
 
-async function send(url: URL, options: FetchOptions): Promise<Response> {
+/** One request, its URL checked by the rules; the answer whatever its status (a 3xx is not followed). */
+export async function fetchOnce(url: URL, options: OnceOptions): Promise<Response> {
+  checkFetchUrl(url, options);
+  return send(url, options, { method: options.method, headers: options.headers, body: options.body ?? null });
+}
+
+async function send(url: URL, options: FetchOptions, init: RequestInit & { headers?: Record<string, string> } = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  headers.set('User-Agent', options.userAgent);
+  if (!headers.has('Accept')) headers.set('Accept', options.accept ?? 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1');
   try {
-    return await fetch(url, {
-      redirect: 'manual',
-      signal: options.signal,
-      headers: {
-        'User-Agent': options.userAgent,
-        Accept: options.accept ?? 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1',
-      },
-    });
+    return await fetch(url, { ...init, redirect: 'manual', signal: options.signal, headers });
   } catch (err) {
     throw failure(url, err, options.signal);
   }
@@ -69,6 +80,7 @@ async function send(url: URL, options: FetchOptions): Promise<Response> {
 /** Maps what the runtime threw to a 502; the runtime's own wording goes no further than the logs. */
 export function failure(url: URL, err: unknown, signal: AbortSignal): ApiError {
   if (err instanceof ApiError) return err;
+  if (err instanceof OverLimit) return tooLargeFailure(url, err.maxBytes);
   if (signal.aborted) {
     return fetchFailed(`${url.host} did not answer within the time limit`, { reason: 'timeout' });
   }

@@ -1,11 +1,12 @@
 // The source image of a signed URL, fetched under the meta-tag fetcher's rules (src/fetch/: http(s) only,
-// no private addresses, every redirect re-checked, one deadline) and read up to MAX_SOURCE_BYTES.
+// no private addresses, every redirect re-checked, one deadline) and read up to MAX_SOURCE_BYTES by the
+// shared bounded reader.
+import { OverLimit, readBounded } from '../fetch/bounded-read.ts';
 import { failure, safeFetch } from '../fetch/safe-fetch.ts';
 import { checkFetchUrl, parseFetchUrl, type UrlPolicy } from '../fetch/url-policy.ts';
 import { ApiError } from '../http/errors.ts';
 import { fromBase64url } from './signature.ts';
 import { MAX_SOURCE_BYTES, SOURCE_ACCEPT, SOURCE_FETCH_TIMEOUT_MS } from './limits.ts';
-import { concatBytes } from '../bytes.ts';
 
 export interface SourcePolicy extends UrlPolicy {
   userAgent: string;
@@ -45,27 +46,10 @@ export async function fetchSource(url: URL, policy: SourcePolicy): Promise<Uint8
     throw tooLarge();
   }
   try {
-    return await readCapped(response, MAX_SOURCE_BYTES);
+    // The shared bounded reader: a missing or lying Content-Length changes nothing.
+    return await readBounded(response, MAX_SOURCE_BYTES, signal);
   } catch (err) {
-    throw failure(finalUrl, err, signal);
+    // Past the cap is the caller's image being too large (422), not the origin failing (502).
+    throw err instanceof OverLimit ? tooLarge() : failure(finalUrl, err, signal);
   }
-}
-
-/** The body, refused as soon as it passes `max` bytes (a missing or lying Content-Length changes nothing). */
-async function readCapped(response: Response, max: number): Promise<Uint8Array> {
-  if (!response.body) return new Uint8Array(0);
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > max) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return concatBytes(chunks, total);
 }

@@ -1,7 +1,10 @@
-// The body of a fetched page as raw chunks: capped at a byte limit, each read raced against the fetch
-// deadline, and kept (when asked) so that a page whose encoding changes can be read again from the start.
+// The body of a fetched page as raw chunks, read by the shared bounded reader (src/fetch/bounded-read.ts:
+// cut at the byte limit, each read raced against the fetch deadline), and kept (when asked) so that a
+// page whose encoding changes can be read again from the start. A page past the limit is not an error:
+// extraction uses its first MAX_BODY_BYTES, so the reader truncates there instead of failing.
 import type { ApiError } from '../http/errors.ts';
 import { concatBytes } from '../bytes.ts';
+import { BoundedStream } from '../fetch/bounded-read.ts';
 
 export interface BodySourceOptions {
   maxBytes: number;
@@ -11,10 +14,7 @@ export interface BodySourceOptions {
 }
 
 export class BodySource {
-  private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
-  private readonly aborted: Promise<never>;
-  private total = 0;
-  private finished = false;
+  private readonly stream: BoundedStream;
   private error: ApiError | undefined;
   /** Every chunk read while keeping is on (from the start until a reading says otherwise). */
   private readonly kept: Uint8Array[] = [];
@@ -24,14 +24,7 @@ export class BodySource {
 
   constructor(body: ReadableStream<Uint8Array>, options: BodySourceOptions) {
     this.options = options;
-    this.reader = body.getReader();
-    // Each read races the deadline: an origin may send its headers and then nothing.
-    this.aborted = new Promise<never>((_, reject) => {
-      const fail = () => reject(new Error('deadline'));
-      if (options.signal.aborted) fail();
-      else options.signal.addEventListener('abort', fail, { once: true });
-    });
-    this.aborted.catch(() => {});
+    this.stream = new BoundedStream(body, { maxBytes: options.maxBytes, signal: options.signal, over: 'truncate' });
   }
 
   /** Why reading failed, if it did: the rewriter may hand the stream's error on in other words. */
@@ -60,24 +53,14 @@ export class BodySource {
   }
 
   async next(): Promise<Uint8Array | null> {
-    if (this.finished) return null;
-    let read: ReadableStreamReadResult<Uint8Array>;
+    let chunk: Uint8Array | null;
     try {
-      read = await Promise.race([this.reader.read(), this.aborted]);
+      chunk = await this.stream.next();
     } catch (err) {
       this.error = this.options.failure(err);
-      await this.stop();
       throw this.error;
     }
-    if (read.done) {
-      this.finished = true;
-      return null;
-    }
-    const room = this.options.maxBytes - this.total;
-    const chunk = read.value.byteLength > room ? read.value.subarray(0, room) : read.value;
-    this.total += chunk.byteLength;
-    if (this.total >= this.options.maxBytes) await this.stop();
-    if (this.keeping) this.kept.push(chunk);
+    if (chunk !== null && this.keeping) this.kept.push(chunk);
     return chunk;
   }
 
@@ -94,9 +77,7 @@ export class BodySource {
     return chunks;
   }
 
-  async stop(): Promise<void> {
-    if (this.finished) return;
-    this.finished = true;
-    await this.reader.cancel().catch(() => {});
+  stop(): Promise<void> {
+    return this.stream.cancel();
   }
 }

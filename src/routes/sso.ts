@@ -18,8 +18,8 @@ import { PAGE_CSP, pageHeaders, sendPage } from '../http/pages.ts';
 import { cookieOptions, isLocalDevelopment, loadSession } from '../http/session.ts';
 import { badRequestFrom } from '../http/validation.ts';
 import { deleteSso, getSso, saveSso, type SaveOutcome } from '../sso/config.ts';
-import { finishSso, startSso } from '../sso/flow.ts';
-import { SSO_LOGIN_TTL_MS } from '../sso/limits.ts';
+import { finishSso, startSso, type SsoFailure } from '../sso/flow.ts';
+import { SSO_LOGIN_TTL_MS, SSO_MAX_RESPONSE_BYTES } from '../sso/limits.ts';
 import { messagePage } from '../web/views/message.ts';
 import { ssoStartPage } from '../web/views/sso.ts';
 import { safeNext, signInOrigin, startSession } from './auth-pages.ts';
@@ -53,7 +53,8 @@ const getRoute = createRoute({
 const putDoc: RouteConfig = {
   method: 'put', path: SSO_PATH, summary: 'Configure single sign-on (OpenID Connect): issuer, client, email domains, require SSO',
   description:
-    'The issuer must serve its discovery document (/.well-known/openid-configuration) naming itself exactly, over https on a public host (the rules of every outbound fetch). ' +
+    'The issuer must serve its discovery document (/.well-known/openid-configuration) naming itself exactly, over https on a public host (the rules of every outbound fetch), ' +
+    `without redirects, in at most ${SSO_MAX_RESPONSE_BYTES / 1024} KB (502 fetch_failed past that, or when the issuer cannot be reached). ` +
     `Register redirect_uri (in the answer) with the issuer. A domain belongs to one account's SSO (400 if another has it). Writes sso.configured.${NOTE}`,
   tags: [MANAGE_TAG], security: MANAGE_SECURITY,
   request: { body: { required: true, content: { 'application/json': { schema: SsoBody } } } },
@@ -69,21 +70,28 @@ const deleteRoute = createRoute({
   responses: { 200: { description: 'The configuration as it was', content: { 'application/json': { schema: SsoOne } } }, ...errorResponses('unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found') },
 });
 
-const MESSAGES: Record<string, string> = {
+const UNAVAILABLE = 'Your identity provider could not be reached, or gave an answer we could not use. Try again in a moment, or sign in with your password.';
+
+const MESSAGES: Record<SsoFailure, string> = {
   state: 'This sign-in link has expired, was already used, or was started in another browser. Start again.',
   issuer_error: 'Your identity provider did not sign you in.',
   token: 'Your identity provider\'s answer failed our checks, so you are not signed in.',
   email: 'Your identity provider did not give an email address that this account\'s single sign-on covers.',
   other_account: 'This email belongs to another Shrinkray account or identity.',
   team_full: 'This account has as many members as it may have. Ask an owner or admin to remove one.',
+  userinfo: 'Your identity provider\'s answer failed our checks, so you are not signed in.',
+  issuer_unavailable: UNAVAILABLE,
 };
+
+/** The callback's status per failure: the attempt (400), the issuer's fault (502), or who you are (401). */
+const failureStatus = (reason: SsoFailure): 400 | 401 | 502 => (reason === 'state' ? 400 : reason === 'issuer_unavailable' ? 502 : 401);
 
 /**
  * The "Sign in with SSO" form is answered by a redirect to the issuer, and browsers apply the page's CSP
  * form-action to that redirect too: this one page (no user content) lets forms lead to any https origin,
  * and to the FETCH_TEST_ORIGIN loopback origins in tests and local runs.
  */
-function startPage(c: Context<AppEnv>, page: string, status: 200 | 400 | 404): Response {
+function startPage(c: Context<AppEnv>, page: string, status: 200 | 400 | 404 | 502): Response {
   const res = sendPage(c, page, status);
   const test = (c.env.FETCH_TEST_ORIGIN ?? '').split(',').map((o) => URL.parse(o.trim())?.origin).filter((o): o is string => !!o && o !== 'null');
   res.headers.set('Content-Security-Policy', PAGE_CSP.replace("form-action 'self'", `form-action 'self' https: ${test.join(' ')}`.trimEnd()));
@@ -119,7 +127,13 @@ export function registerSso(app: OpenAPIHono<AppEnv>): void {
       return startPage(c, ssoStartPage({ csrf: csrfTokenFor(c), email, error: email ? 'Enter an email address like name@example.com.' : undefined }), email ? 400 : 200);
     }
     const started = await startSso(c.env, email, redirectUriOf(c), next, clock(c.env));
-    if (!started.ok) return startPage(c, ssoStartPage({ csrf: csrfTokenFor(c), email, error: 'Single sign-on is not set up for this email\'s domain. Sign in with your password instead.' }), 404);
+    if (!started.ok && started.reason === 'no_sso') {
+      return startPage(c, ssoStartPage({ csrf: csrfTokenFor(c), email, error: 'Single sign-on is not set up for this email\'s domain. Sign in with your password instead.' }), 404);
+    }
+    if (!started.ok) {
+      console.warn(JSON.stringify({ event: 'sso_start_failed', detail: started.detail }));
+      return startPage(c, ssoStartPage({ csrf: csrfTokenFor(c), email, error: UNAVAILABLE }), 502);
+    }
     setCookie(c, stateCookie(c), started.state, cookieOptions(c, Math.round(SSO_LOGIN_TTL_MS / 1000)));
     pageHeaders(c);
     return c.redirect(started.url, 302);
@@ -127,8 +141,7 @@ export function registerSso(app: OpenAPIHono<AppEnv>): void {
 
   app.get('/sso/callback', loadSession, async (c) => {
     const now = clock(c.env);
-    const query = { code: c.req.query('code'), state: c.req.query('state'), error: c.req.query('error') };
-    const outcome = await finishSso(c.env, query, getCookie(c, stateCookie(c)), redirectUriOf(c), now, (id) => signInOrigin(c, id));
+    const outcome = await finishSso(c.env, new URL(c.req.url).searchParams, getCookie(c, stateCookie(c)), redirectUriOf(c), now, (id) => signInOrigin(c, id));
     setCookie(c, stateCookie(c), '', cookieOptions(c, 0));
     if (!outcome.ok) {
       if (outcome.accountId) {
@@ -136,8 +149,8 @@ export function registerSso(app: OpenAPIHono<AppEnv>): void {
           accountId: outcome.accountId, action: 'session.sign_in_failed', target: outcome.accountId, result: 'failure', details: { method: 'sso', reason: outcome.reason, detail: outcome.detail },
         }, now);
       }
-      const page = messagePage({ title: 'Not signed in', message: MESSAGES[outcome.reason] ?? 'Sign-in failed.', csrf: csrfTokenFor(c), account: null });
-      return sendPage(c, page, outcome.reason === 'state' ? 400 : 401);
+      const page = messagePage({ title: 'Not signed in', message: MESSAGES[outcome.reason], csrf: csrfTokenFor(c), account: null });
+      return sendPage(c, page, failureStatus(outcome.reason));
     }
     return startSession(c, outcome, outcome.next ?? undefined, 'sso');
   });

@@ -1,16 +1,17 @@
-// The issuer's discovery document and keys, fetched under the URL rules of every outbound fetch
-// (src/fetch/: https on a public host and port; the FETCH_TEST_ORIGIN loopback origins in tests).
-import { FETCH_TIMEOUT_MS, MAX_BODY_BYTES } from '../fetch/limits.ts';
-import { safeFetch } from '../fetch/safe-fetch.ts';
+// The issuer's side of single sign-on, spoken through oauth4webapi (an OpenID-certified client): its
+// discovery document, the code exchange, userinfo and its keys. Every request it makes goes through
+// `issuerFetch`: the URL rules of every outbound fetch (src/fetch/: https on a public host and port; the
+// FETCH_TEST_ORIGIN loopback origins in tests), one deadline, and the bounded reader, so no answer of an
+// issuer is taken in past SSO_MAX_RESPONSE_BYTES.
+import * as oauth from 'oauth4webapi';
+import { boundedResponse } from '../fetch/bounded-read.ts';
+import { FETCH_TIMEOUT_MS } from '../fetch/limits.ts';
+import { failure, fetchOnce } from '../fetch/safe-fetch.ts';
 import { checkFetchUrl, isTestOrigin } from '../fetch/url-policy.ts';
 import { ApiError } from '../http/errors.ts';
+import { SSO_CLOCK_TOLERANCE_S, SSO_MAX_RESPONSE_BYTES } from './limits.ts';
 
-export interface IssuerMetadata {
-  issuer: string;
-  authorization_endpoint: string;
-  token_endpoint: string;
-  jwks_uri: string;
-}
+export type IssuerMetadata = oauth.AuthorizationServer & { authorization_endpoint: string; token_endpoint: string; jwks_uri: string };
 
 const USER_AGENT = 'Shrinkray-SSO/1.0';
 
@@ -32,66 +33,83 @@ export function checkIssuerUrl(raw: string, testOrigin: string | undefined, what
   return url;
 }
 
-async function getJson(url: URL, testOrigin: string | undefined): Promise<Record<string, unknown>> {
-  const signal = AbortSignal.timeout(FETCH_TIMEOUT_MS);
-  const { response } = await safeFetch(url, { testOrigin, userAgent: USER_AGENT, signal });
-  const text = await response.text();
-  if (text.length > MAX_BODY_BYTES) throw new ApiError('fetch_failed', `${url.host} answered with more than ${MAX_BODY_BYTES} bytes`);
-  try {
-    const value = JSON.parse(text) as unknown;
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
-  } catch {
-    // Falls through to the error below.
-  }
-  throw new ApiError('fetch_failed', `${url.href} did not answer with a JSON object`, { details: { status: response.status } });
+/**
+ * oauth4webapi's transport: the URL rules before each request, the issuer's answer read under
+ * SSO_MAX_RESPONSE_BYTES and handed back as a Response rebuilt from those bytes (the library reads it
+ * itself). A 3xx is handed back as it is, so a redirect is never followed.
+ */
+function issuerFetch(testOrigin: string | undefined) {
+  return async (raw: string, init: oauth.CustomFetchOptions<string, unknown>): Promise<Response> => {
+    const url = new URL(raw);
+    const signal = init.signal ?? AbortSignal.timeout(FETCH_TIMEOUT_MS);
+    if (url.protocol !== 'https:' && !isTestOrigin(url, { testOrigin })) throw new ApiError('fetch_failed', `${url.host}: the issuer's endpoints must use https`);
+    const response = await fetchOnce(url, { testOrigin, userAgent: USER_AGENT, signal, method: init.method, headers: init.headers, body: init.body as BodyInit | null | undefined });
+    try {
+      return await boundedResponse(response, SSO_MAX_RESPONSE_BYTES, signal);
+    } catch (err) {
+      throw failure(url, err, signal);
+    }
+  };
+}
+
+/** The options of every oauth4webapi call: our transport and deadline; plain http only for a test origin. */
+export function httpOptions(testOrigin: string | undefined, issuer: URL): oauth.HttpRequestOptions<string, unknown> & { [oauth.allowInsecureRequests]?: boolean } {
+  return {
+    [oauth.customFetch]: issuerFetch(testOrigin),
+    [oauth.allowInsecureRequests]: isTestOrigin(issuer, { testOrigin }),
+    signal: () => AbortSignal.timeout(FETCH_TIMEOUT_MS),
+  };
+}
+
+/** Our client as oauth4webapi sees it; `now` sets its clock (the Worker's, which tests may move). */
+export function clientOf(clientId: string, now: number): oauth.Client {
+  return { client_id: clientId, [oauth.clockTolerance]: SSO_CLOCK_TOLERANCE_S, [oauth.clockSkew]: Math.round((now - Date.now()) / 1000) };
+}
+
+/** An error of the issuer's answer (not of our transport): a 502 fetch_failed that says what was wrong. */
+export function issuerAnswerFailure(what: string, err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const reason = err instanceof oauth.ResponseBodyError ? `${err.error}${err.error_description ? `: ${err.error_description}` : ''}` : err instanceof Error ? err.message : String(err);
+  return new ApiError('fetch_failed', `${what}: ${reason}`, { details: { reason: 'issuer_answer' } });
 }
 
 /** Fetches and checks the discovery document: its `issuer` must be the configured one, exactly. */
 export async function discover(issuer: string, testOrigin: string | undefined): Promise<IssuerMetadata> {
   const base = checkIssuerUrl(issuer, testOrigin);
-  const url = new URL(`${base.href.replace(/\/$/, '')}/.well-known/openid-configuration`);
-  const doc = await getJson(url, testOrigin);
-  if (doc.issuer !== issuer) {
-    throw ssoError(`the discovery document names the issuer ${JSON.stringify(doc.issuer)}, not ${JSON.stringify(issuer)}: they must be identical`);
+  const mismatch = (named: unknown) =>
+    ssoError(`the discovery document names the issuer ${JSON.stringify(named)}, not ${JSON.stringify(issuer)}: they must be identical`);
+  let doc: oauth.AuthorizationServer;
+  try {
+    const response = await oauth.discoveryRequest(base, { ...httpOptions(testOrigin, base), algorithm: 'oidc' });
+    doc = await oauth.processDiscoveryResponse(base, response);
+  } catch (err) {
+    if (err instanceof oauth.OperationProcessingError && err.code === oauth.JSON_ATTRIBUTE_COMPARISON) {
+      throw mismatch((err.cause as { body?: { issuer?: unknown } } | undefined)?.body?.issuer);
+    }
+    throw issuerAnswerFailure(`the issuer's discovery document (${base.host}) could not be used`, err);
   }
-  const out: Record<string, string> = { issuer };
+  // Exactly the configured string: the library lets `https://a/` stand for `https://a`.
+  if (doc.issuer !== issuer) throw mismatch(doc.issuer);
   for (const name of ['authorization_endpoint', 'token_endpoint', 'jwks_uri'] as const) {
     const value = doc[name];
     if (typeof value !== 'string') throw ssoError(`the discovery document has no ${name}`);
     checkIssuerUrl(value, testOrigin, name);
-    out[name] = value;
   }
-  return out as unknown as IssuerMetadata;
+  if (doc.userinfo_endpoint !== undefined) checkIssuerUrl(String(doc.userinfo_endpoint), testOrigin, 'userinfo_endpoint');
+  return doc as IssuerMetadata;
 }
 
 export async function fetchJwks(metadata: IssuerMetadata, testOrigin: string | undefined): Promise<{ keys: JsonWebKey[] }> {
-  const doc = await getJson(new URL(metadata.jwks_uri), testOrigin);
-  if (!Array.isArray(doc.keys)) throw new ApiError('fetch_failed', 'the issuer\'s JWKS has no keys');
-  return doc as unknown as { keys: JsonWebKey[] };
-}
-
-/** The token endpoint's answer to the authorization code, under the same rules. */
-export async function exchangeCode(
-  metadata: IssuerMetadata, testOrigin: string | undefined, client: { id: string; secret: string }, form: Record<string, string>,
-): Promise<Record<string, unknown>> {
-  const url = new URL(metadata.token_endpoint);
-  checkIssuerUrl(url.href, testOrigin, 'token_endpoint');
-  // client_secret_basic: id and secret form-urlencoded, then base64 (RFC 6749 2.3.1).
-  const basic = btoa(`${encodeURIComponent(client.id)}:${encodeURIComponent(client.secret)}`);
-  const response = await fetch(url, {
-    method: 'POST',
-    redirect: 'manual',
-    signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
-    headers: { Authorization: `Basic ${basic}`, 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json', 'User-Agent': USER_AGENT },
-    body: new URLSearchParams(form),
-  });
-  const text = await response.text();
-  let body: Record<string, unknown> = {};
+  const url = new URL(metadata.jwks_uri);
+  const response = await issuerFetch(testOrigin)(url.href, { method: 'GET', headers: { accept: 'application/json' }, body: undefined, redirect: 'manual' });
+  let doc: unknown;
   try {
-    body = JSON.parse(text) as Record<string, unknown>;
+    doc = response.ok ? await response.json() : null;
   } catch {
-    // Reported below with the status.
+    // Reported below.
   }
-  if (!response.ok) throw new ApiError('fetch_failed', `the token endpoint refused the code: ${String(body.error ?? response.status)}`, { details: { status: response.status } });
-  return body;
+  if (!doc || typeof doc !== 'object' || !Array.isArray((doc as { keys?: unknown }).keys)) {
+    throw new ApiError('fetch_failed', `the issuer's JWKS (${url.host}) has no keys`, { details: { status: response.status } });
+  }
+  return doc as { keys: JsonWebKey[] };
 }

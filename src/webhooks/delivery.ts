@@ -1,6 +1,8 @@
 // One delivery attempt: sign the stored body for this attempt's time and POST it. The URL is checked
 // again before every attempt (the rules may have changed since it was registered); redirects are not
-// followed (a 3xx is a failure), so an endpoint cannot bounce us somewhere the rules forbid.
+// followed (a 3xx is a failure), so an endpoint cannot bounce us somewhere the rules forbid. The answer's
+// body is not wanted on success; on failure its first ATTEMPT_NOTE_MAX bytes go into the attempt's note.
+import { readPrefix } from '../fetch/bounded-read.ts';
 import { ApiError } from '../http/errors.ts';
 import type { EndpointTarget } from './endpoints.ts';
 import { ATTEMPT_NOTE_MAX } from './limits.ts';
@@ -48,11 +50,24 @@ export async function attemptDelivery(endpoint: EndpointTarget, id: string, body
         'webhook-signature': await sign(endpoint.secret, id, timestamp, body),
       },
     });
-    await res.body?.cancel().catch(() => undefined);
-    if (res.status >= 200 && res.status < 300) return done(res.status, null);
-    return done(res.status, `the endpoint answered ${res.status}`);
+    if (res.status >= 200 && res.status < 300) {
+      await res.body?.cancel().catch(() => undefined);
+      return done(res.status, null);
+    }
+    return done(res.status, `the endpoint answered ${res.status}${await answerNote(res, signal)}`);
   } catch {
     if (signal.aborted) return done(null, `no answer within ${timeoutMs / 1000} s`);
     return done(null, 'could not connect: the name did not resolve, the connection was refused or lost, or TLS failed');
+  }
+}
+
+/** What a failing endpoint said, for the note: its first ATTEMPT_NOTE_MAX bytes as text, or nothing. */
+async function answerNote(res: Response, signal: AbortSignal): Promise<string> {
+  try {
+    const text = new TextDecoder().decode(await readPrefix(res, ATTEMPT_NOTE_MAX, signal)).replace(/\s+/g, ' ').trim();
+    return text ? `: ${text}` : '';
+  } catch {
+    // The answer's status is the failure; a body that cannot be read adds nothing to it.
+    return '';
   }
 }

@@ -1,4 +1,4 @@
-// `npm run bench [-- foundation|tools|compress|meta|img|jpeg|jpeg-tuning|jpeg-web|webp|webp-low-memory|png|client|selfhost ...]`: starts the service as `npm run dev` does and runs the
+// `npm run bench [-- foundation|tools|compress|meta|img|jpeg|jpeg-tuning|jpeg-web|webp|webp-low-memory|png|client|selfhost|sso-discovery ...]`: starts the service as `npm run dev` does and runs the
 // named benchmarks (all by default) against it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -18,6 +18,7 @@ import { benchPng } from './png.ts';
 import { compressReport } from './lib/report.ts';
 import { startService, type Service } from './lib/server.ts';
 import { benchMeta, BULK_ROUNDS, EXTRACT_REQUESTS, EXTRACT_ROUNDS, metaReport } from './meta.ts';
+import { benchSsoDiscovery, ssoDiscoveryReport } from './sso-discovery.ts';
 import { benchSelfhost, SELFHOST_CONCURRENCY, SELFHOST_REQUESTS, SELFHOST_ROUNDS } from './selfhost.ts';
 import { benchTools, RENDER_REQUESTS, TOOLS_CONCURRENCY, TOOLS_REQUESTS, TOOLS_ROUNDS } from './tools.ts';
 
@@ -174,6 +175,23 @@ const BENCHES: Record<string, (service: Service) => Promise<void>> = {
       `Self-hosted workerd resident memory: ${result.rssIdleMb.toFixed(0)} MB after the rounds, ${result.rssAfterCompressMb.toFixed(0)} MB after one 3-megapixel JPEG compression (${result.compressMs.toFixed(0)} ms).`;
     console.log(`\n${header}\n\n${table(result.rows, result.rows[0]!, 'dev /account')}\n`);
     save('selfhost', { header, ...result });
+  },
+  async 'sso-discovery'() {
+    // Like meta: the service must be told the fixture origin (its misbehaving issuers), so it gets its own instance.
+    const { origin, close } = await startOrigin();
+    try {
+      const service = await startService(PORT + 9, ['--var', `FETCH_TEST_ORIGIN:${origin}`]);
+      try {
+        const rows = await benchSsoDiscovery(service, origin);
+        const report = `${ssoDiscoveryReport(rows)}\n\nNode ${process.version} client on ${cpus().length} cores, loopback fixture origin.`;
+        console.log(`\n${report}\n`);
+        save('sso-discovery', { report, rows });
+      } finally {
+        await service.stop();
+      }
+    } finally {
+      await close();
+    }
   },
 };
 

@@ -1,13 +1,17 @@
-// Single sign-on against a real OpenID provider (oidc-provider on loopback, test/fixtures/oidc.ts): the
-// configuration (secret encrypted, never returned; issuer under the fetch rules), a member signing in end
-// to end and being made just in time, "require SSO" against the password path with the owner's break-glass
-// password, and the ID token checks refusing tampered, wrong-nonce, wrong-audience, expired and
-// wrong-issuer tokens signed with the provider's own key.
+// Single sign-on against a real OpenID provider (oidc-provider on loopback, test/fixtures/oidc.ts, with its
+// default claim settings: the email only at userinfo): the configuration (secret encrypted, never
+// returned; issuer under the fetch rules), a member signing in end to end and being made just in time,
+// userinfo naming another subject refused, "require SSO" against the password path with the owner's
+// break-glass password, and the ID token checks refusing tampered, wrong-nonce, wrong-audience, expired
+// and wrong-issuer tokens signed with the provider's own key. Then misbehaving issuers on the fixture
+// origin (test/fixtures/oidc-issuers.ts): answers of 300 MB, gzip bombs and outages end in a 502 (a page in
+// the browser's way), read no further than SSO_MAX_RESPONSE_BYTES and the buffers on the way.
 import { env } from 'cloudflare:test';
 import { importJWK, SignJWT, type JWTPayload } from 'jose';
 import { describe, expect, inject, it } from 'vitest';
 import { discover, fetchJwks } from '../../src/sso/discovery.ts';
 import { verifyIdToken } from '../../src/sso/flow.ts';
+import { SSO_MAX_RESPONSE_BYTES } from '../../src/sso/limits.ts';
 import { MAX_MEMBERS_PER_ACCOUNT } from '../../src/teams/limits.ts';
 import { TEST_CLIENT_ID, TEST_CLIENT_SECRET } from '../fixtures/oidc-client.ts';
 import { Browser, PASSWORD } from './console-helpers.ts';
@@ -16,6 +20,7 @@ import { enterpriseTeam, join, type Team } from './team-helpers.ts';
 import { manage } from './webhook-helpers.ts';
 
 const ISSUER = inject('oidcIssuer');
+const FIXTURE = inject('fixtureOrigin');
 const PRIVATE_JWK = JSON.parse(inject('oidcPrivateJwk')) as Record<string, unknown>;
 const ORIGIN = 'https://api.shrinkray.test';
 
@@ -141,6 +146,21 @@ describe('signing in with SSO', () => {
     ]);
   });
 
+  it('refuses a userinfo answer that names another subject than the ID token: a page, no member', async () => {
+    const team = await enterpriseTeam();
+    const domain = uniqueDomain();
+    expect((await configure(team, domain)).status).toBe(200);
+    // The fixture's userinfo names another subject for logins starting with `othersub`.
+    const email = `othersub@${domain}`;
+    const res = await ssoSignIn(new Browser(), email);
+    expect(res.status).toBe(401);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await res.text()).toContain('failed our checks');
+    expect(await env.DB.prepare('SELECT 1 FROM members WHERE email = ?').bind(email).first()).toBeNull();
+    const audit = await env.DB.prepare("SELECT details FROM audit_logs WHERE account_id = ? AND action = 'session.sign_in_failed'").bind(team.accountId).first<{ details: string }>();
+    expect(JSON.parse(audit!.details)).toMatchObject({ method: 'sso', reason: 'userinfo' });
+  });
+
   it('a pending invitation for the email gives its role at the first SSO sign-in, and is used up', async () => {
     const team = await enterpriseTeam();
     const domain = uniqueDomain();
@@ -243,5 +263,94 @@ describe('the ID token checks', () => {
     await expect(check(await sign({ iss: 'https://evil.example' }))).rejects.toThrow(/"iss" claim/);
     // And an unsigned token.
     await expect(check(`${btoa('{"alg":"none"}').replace(/=+$/, '')}.${payload}.`)).rejects.toThrow();
+  });
+});
+
+describe('misbehaving issuers', () => {
+  // What may reach the socket past the limit before the reader stops: the buffers between the origin and
+  // the reader (the origin's socket, the kernel's loopback buffers, workerd's). Measured: 4 to 5 MB on loopback with a 256 KB limit.
+  const BUFFERS = 8 * 1024 * 1024;
+  const fixtureEnv = { FETCH_TEST_ORIGIN: `${env.FETCH_TEST_ORIGIN},${FIXTURE}` };
+  const issuerOf = (kind: string) => `${FIXTURE}/oidc/${kind}/${crypto.randomUUID().slice(0, 8)}`;
+  const sentBy = async (issuer: string) => {
+    const stats = await fetch(`${FIXTURE}/oidc-sent/${issuer.slice(`${FIXTURE}/oidc/`.length)}`);
+    return (await stats.json()) as { bytes: number; finished: boolean } | null;
+  };
+  /** An enterprise team whose browsers may reach the fixture origin, its SSO on a working fixture issuer. */
+  const fixtureTeam = async (kind = 'huge-token') => {
+    const team = await enterpriseTeam();
+    team.owner.browser.env = fixtureEnv;
+    const domain = uniqueDomain();
+    const issuer = issuerOf(kind);
+    const res = await configure(team, domain, false, issuer);
+    expect(res.status, await res.clone().text()).toBe(200);
+    return { team, domain, issuer };
+  };
+  const browser = () => Object.assign(new Browser(), { env: fixtureEnv });
+
+  it('configuring an issuer whose discovery document is 300 MB stops reading at the limit: 502 fetch_failed', async () => {
+    const team = await enterpriseTeam();
+    team.owner.browser.env = fixtureEnv;
+    const issuer = issuerOf('huge-discovery');
+    const started = Date.now();
+    const res = await configure(team, uniqueDomain(), false, issuer);
+    const sent = await sentBy(issuer);
+    expect(sent!.finished).toBe(false);
+    expect(sent!.bytes).toBeLessThanOrEqual(SSO_MAX_RESPONSE_BYTES + BUFFERS);
+    expect(res.status).toBe(502);
+    const body = (await res.json()) as { error: { code: string; details: { reason: string; max_bytes: number } } };
+    expect(body.error.code).toBe('fetch_failed');
+    expect(body.error.details).toMatchObject({ reason: 'too_large', max_bytes: SSO_MAX_RESPONSE_BYTES });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(await env.DB.prepare('SELECT 1 FROM sso_configs WHERE account_id = ?').bind(team.accountId).first()).toBeNull();
+  });
+
+  it('counts a gzip-compressed discovery document at its decompressed size: 502 fetch_failed', async () => {
+    const team = await enterpriseTeam();
+    team.owner.browser.env = fixtureEnv;
+    const issuer = issuerOf('gzip-discovery');
+    const res = await configure(team, uniqueDomain(), false, issuer);
+    // Compressed bytes on the wire: a thousandth of the document, so the limit is reached within a few KB of them.
+    const sent = await sentBy(issuer);
+    expect(sent!.finished).toBe(false);
+    expect(sent!.bytes).toBeLessThanOrEqual(SSO_MAX_RESPONSE_BYTES + BUFFERS);
+    expect(res.status).toBe(502);
+    expect(((await res.json()) as { error: { code: string; details: { reason: string } } }).error).toMatchObject({ code: 'fetch_failed', details: { reason: 'too_large' } });
+  });
+
+  it('/sso/start with an issuer that fails answers the sign-in page with a message, 502, not JSON', async () => {
+    for (const kind of ['broken', 'huge-discovery']) {
+      const { team, domain } = await fixtureTeam();
+      // The issuer went bad after it was configured.
+      const issuer = issuerOf(kind);
+      await env.DB.prepare('UPDATE sso_configs SET issuer = ? WHERE account_id = ?').bind(issuer, team.accountId).run();
+      const res = await browser().fetch(`/sso/start?email=${encodeURIComponent(`ann@${domain}`)}`);
+      expect(res.status, kind).toBe(502);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      const html = await res.text();
+      expect(html).toContain('<h1>Sign in with SSO</h1>');
+      expect(html).toContain('could not be reached');
+      if (kind === 'huge-discovery') expect((await sentBy(issuer))!.bytes).toBeLessThanOrEqual(SSO_MAX_RESPONSE_BYTES + BUFFERS);
+    }
+  });
+
+  it('a token endpoint that answers 300 MB is read no further than the limit: the callback is a 502 page', async () => {
+    const { team, domain, issuer } = await fixtureTeam('huge-token');
+    const person = browser();
+    const start = await person.fetch(`/sso/start?email=${encodeURIComponent(`bo@${domain}`)}`);
+    expect(start.status, await start.clone().text()).toBe(302);
+    // The fixture's authorization endpoint sends the browser straight back with a code.
+    const back = await fetch(start.headers.get('location')!, { redirect: 'manual' });
+    const callback = back.headers.get('location')!;
+    expect(callback.startsWith(`${ORIGIN}/sso/callback?`)).toBe(true);
+    const res = await person.fetch(callback.slice(ORIGIN.length));
+    const sent = await sentBy(issuer);
+    expect(sent!.finished).toBe(false);
+    expect(sent!.bytes).toBeLessThanOrEqual(SSO_MAX_RESPONSE_BYTES + BUFFERS);
+    expect(res.status).toBe(502);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await res.text()).toContain('could not be reached');
+    const audit = await env.DB.prepare("SELECT details FROM audit_logs WHERE account_id = ? AND action = 'session.sign_in_failed'").bind(team.accountId).first<{ details: string }>();
+    expect(JSON.parse(audit!.details)).toMatchObject({ method: 'sso', reason: 'issuer_unavailable' });
   });
 });
