@@ -14,6 +14,7 @@ import { WORKERD_BIN, workerdArgs } from '../../src/cli/selfhost-start.ts';
 import { startOrigin, type Origin } from '../fixtures/origin.ts';
 import { startReceiver } from '../fixtures/receiver.ts';
 import { closedUrl, ROOT } from './helpers.ts';
+import { filesUnder } from './img-helpers.ts';
 
 /** Every migration the project has: all applied on the first start. */
 const MIGRATIONS = readdirSync(join(ROOT, 'src/db/migrations')).filter((f) => f.endsWith('.sql')).length;
@@ -268,6 +269,37 @@ describe('self-hosted on workerd', () => {
     } finally {
       await stop(instance);
       await receiver.close();
+    }
+  });
+
+  it('writes nothing for 1,000 random well-formed keys: the data directory keeps its files', async () => {
+    const data = join(dir, 'unknown-keys');
+    const instance = await start(data);
+    try {
+      const account = await cli(instance, 'account', 'create', '--email', 'known@example.com', '--name', 'Known');
+      const known = await cli(instance, 'key', 'create', '--account', account.id, '--scopes', 'tools', '--name', 'known');
+      expect((await get(instance, '/api/v1/categories', known.key)).status).toBe(200);
+      const before = filesUnder(data);
+      const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+      const randomKey = () => `sr_live_${Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => alphabet[b % alphabet.length]).join('')}`;
+      const statuses = new Map<number, number>();
+      for (let i = 0; i < 1000; i += 25) {
+        const batch = await Promise.all(Array.from({ length: 25 }, () => get(instance, '/api/v1/categories', randomKey())));
+        for (const res of batch) {
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          await res.arrayBuffer();
+        }
+      }
+      expect(Object.fromEntries(statuses)).toEqual({ 401: 1000 });
+      expect(filesUnder(data)).toEqual(before);
+      // The known key still works, and a revoked one is refused on its next request.
+      expect((await get(instance, '/api/v1/categories', known.key)).status).toBe(200);
+      await cli(instance, 'key', 'revoke', known.id);
+      const revoked = await get(instance, '/api/v1/categories', known.key);
+      expect(revoked.status).toBe(401);
+      expect(((await revoked.json()) as any).error.message).toMatch(/revoked/);
+    } finally {
+      await stop(instance);
     }
   });
 
