@@ -12,6 +12,7 @@ import type { Env } from '../env.ts';
 import { sweepOutbox } from '../webhooks/sweep.ts';
 
 export { AccountMeter } from '../durable/account-meter.ts';
+export { ImageStore } from '../durable/image-store.ts';
 export { KeyMeter } from '../durable/key-meter.ts';
 export { WebhookDispatcher } from '../durable/webhook-dispatcher.ts';
 

@@ -14,7 +14,7 @@ import { WORKERD_BIN, workerdArgs } from '../../src/cli/selfhost-start.ts';
 import { startOrigin, type Origin } from '../fixtures/origin.ts';
 import { startReceiver } from '../fixtures/receiver.ts';
 import { closedUrl, ROOT } from './helpers.ts';
-import { filesUnder } from './img-helpers.ts';
+import { expectOneChargeAcrossHosts, filesUnder } from './img-helpers.ts';
 
 /** Every migration the project has: all applied on the first start. */
 const MIGRATIONS = readdirSync(join(ROOT, 'src/db/migrations')).filter((f) => f.endsWith('.sql')).length;
@@ -269,6 +269,18 @@ describe('self-hosted on workerd', () => {
     } finally {
       await stop(instance);
       await receiver.close();
+    }
+  });
+
+  it('charges a signed image URL once under five Host names, from its own cache in the data directory', async () => {
+    const instance = await start(join(dir, 'img-hosts'));
+    try {
+      const account = await cli(instance, 'account', 'create', '--email', 'img@example.com', '--name', 'Images', '--image-tier', 'pro');
+      const manage = await cli(instance, 'key', 'create', '--account', account.id, '--scopes', 'manage');
+      const tools = await cli(instance, 'key', 'create', '--account', account.id, '--scopes', 'tools');
+      await expectOneChargeAcrossHosts({ base: instance.url, accountId: account.id, manageKey: manage.key, toolsKey: tools.key, origin: origin.origin });
+    } finally {
+      await stop(instance);
     }
   });
 
