@@ -108,6 +108,9 @@ describe('the generated config', () => {
     for (const [, cls] of toml.matchAll(/^class_name\s*=\s*"([^"]+)"/gm)) {
       expect(text).toContain(`(className = "${cls}", uniqueKey = "shrinkray-${cls}", enableSql = true)`);
     }
+    // The image cache, self-hosted only.
+    expect(text).toContain('(className = "ImageStore", uniqueKey = "shrinkray-ImageStore", enableSql = true)');
+    expect(text).toContain('(name = "IMAGE_STORE", durableObjectNamespace = "ImageStore")');
     expect(text.match(/durableObjectStorage = \(localDisk = "data"\)/g)).toHaveLength(2);
     const vars = toml.slice(toml.indexOf('[vars]')).matchAll(/^([A-Z_]+)\s*=/gm);
     for (const name of [...[...vars].map((m) => m[1]), 'ADMIN_TOKEN', 'QR_SIGNING_SECRET', 'QR_SIGNING_SECRET_PREVIOUS']) {
