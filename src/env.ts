@@ -1,4 +1,5 @@
 import type { AccountMeter } from './durable/account-meter.ts';
+import type { ImageStore } from './durable/image-store.ts';
 import type { KeyMeter } from './durable/key-meter.ts';
 import type { WebhookDispatcher } from './durable/webhook-dispatcher.ts';
 
@@ -9,6 +10,8 @@ export interface Env {
   ACCOUNT_METER: DurableObjectNamespace<AccountMeter>;
   /** One object per account: its webhook messages and their delivery schedule (alarms). */
   WEBHOOK_DISPATCHER: DurableObjectNamespace<WebhookDispatcher>;
+  /** Self-hosted only (src/cli/selfhost-config.ts): the image cache in the data directory; absent, the Cache API. */
+  IMAGE_STORE?: DurableObjectNamespace<ImageStore>;
   /** Comma-separated delays in ms, one per delivery attempt; empty: Svix's schedule (src/webhooks/limits.ts). */
   WEBHOOK_RETRY_SCHEDULE_MS?: string;
   /** Ms of failing deliveries after which an endpoint is disabled; empty: 5 days. */

@@ -20,6 +20,11 @@ export const DEFAULT_DATA_DIR = './data';
 /** Names inside the config that the start command overrides (`--socket-addr`, `--directory-path`). */
 export const SOCKET_NAME = 'http';
 export const DATA_SERVICE = 'data';
+/**
+ * Durable Objects of the self-hosted instance only: the image cache (src/durable/image-store.ts), which
+ * stands in for the Cache API store that workerd lacks. Exported by src/selfhost/worker.ts.
+ */
+export const SELFHOST_OBJECTS = [{ binding: 'IMAGE_STORE', className: 'ImageStore' }];
 
 /** The few facts of wrangler.toml the config needs, read without a TOML library (its shape is ours). */
 export function readWranglerToml(text: string): WranglerFacts {
@@ -75,7 +80,8 @@ const EGRESS_WORKER = `export default {
 
 /**
  * The Cache API's backend (caches.default): workerd has none, so every lookup misses and every store is
- * dropped. Meta-tag results are then fetched each time (META_CACHE_TTL has no effect self-hosted).
+ * dropped. Meta-tag results are then fetched each time (META_CACHE_TTL has no effect self-hosted); images
+ * have their own store (SELFHOST_OBJECTS).
  */
 const NO_CACHE_WORKER = `export default {
   async fetch(request) {
@@ -90,12 +96,13 @@ const NO_CACHE_WORKER = `export default {
 
 export function workerdConfig(input: ConfigInput): string {
   const { facts } = input;
+  const objects = [...facts.durableObjects, ...SELFHOST_OBJECTS];
   const date = str(facts.compatibilityDate);
   const flags = `[${facts.compatibilityFlags.map(str).join(', ')}]`;
   const env = (name: string) => `(name = ${str(name)}, fromEnvironment = ${str(name)})`;
   const appBindings = [
     `(name = ${str(facts.d1Binding)}, wrapped = (moduleName = "cloudflare-internal:d1-api", innerBindings = [(name = "fetcher", service = "d1")]))`,
-    ...facts.durableObjects.map((d) => `(name = ${str(d.binding)}, durableObjectNamespace = ${str(d.className)})`),
+    ...objects.map((d) => `(name = ${str(d.binding)}, durableObjectNamespace = ${str(d.className)})`),
     ...[...new Set([...facts.vars, ...SECRETS])].map(env),
     `(name = "VAR_DEFAULTS", json = ${str(JSON.stringify(facts.varDefaults))})`,
   ];
@@ -130,7 +137,7 @@ const app :Workerd.Worker = (
     ${appBindings.join(',\n    ')},
   ],
   durableObjectNamespaces = [
-    ${facts.durableObjects.map((d) => `(className = ${str(d.className)}, uniqueKey = ${str(`shrinkray-${d.className}`)}, enableSql = true)`).join(',\n    ')},
+    ${objects.map((d) => `(className = ${str(d.className)}, uniqueKey = ${str(`shrinkray-${d.className}`)}, enableSql = true)`).join(',\n    ')},
   ],
   durableObjectStorage = (localDisk = ${str(DATA_SERVICE)}),
   globalOutbound = "egress",

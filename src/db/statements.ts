@@ -25,6 +25,8 @@ export const SQL = {
   keyHashesByAccount: 'SELECT hash FROM api_keys WHERE account_id = ?',
   // Only ever moves forward, so a late flush cannot overwrite a newer time.
   touchKey: 'UPDATE api_keys SET last_used_at = ? WHERE hash = ? AND (last_used_at IS NULL OR last_used_at < ?)',
+  // Whether a key exists, before its Durable Object is reached (src/http/auth.ts).
+  keyExists: 'SELECT 1 AS found FROM api_keys WHERE hash = ?',
   keyStateByHash:
     'SELECT k.id AS key_id, k.name AS key_name, k.prefix, k.hash, k.scopes, k.created_at, k.last_used_at, ' +
     'k.revoked_at, k.created_by, a.id AS account_id, a.name AS account_name, a.email, a.image_tier, a.tools_tier ' +

@@ -2,12 +2,13 @@
 // round trip whether the request may proceed.
 import { createMiddleware } from 'hono/factory';
 import { hashKey, isWellFormedKey } from '../accounts/keys.ts';
+import { SQL } from '../db/statements.ts';
 import type { KeyMeter } from '../durable/key-meter.ts';
 import { clock, type Env } from '../env.ts';
 import type { Verdict } from '../metering/types.ts';
 import type { AppEnv } from './context.ts';
 import { ApiError } from './errors.ts';
-import { unknownKeys } from './unknown-keys.ts';
+import { knownKeys, unknownKeys } from './unknown-keys.ts';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="shrinkray"' };
 
@@ -45,8 +46,20 @@ export async function meterFor(env: Env, key: string): Promise<{ hash: string; m
     throw unauthorized('malformed API key: keys are "sr_live_" followed by 32 letters and digits');
   }
   const hash = await hashKey(key);
-  // Nor does a well-formed key this isolate was told, within the last minute, does not exist.
-  if (unknownKeys.has(hash, clock(env))) throw unauthorized(`invalid API key: ${UNKNOWN_KEY_REASON}`);
+  const now = clock(env);
+  // Nor does a well-formed key that does not exist: reaching a Durable Object makes its SQLite file, even
+  // one that never touches its storage (measured on workerd), so a guessed key would leave a file behind.
+  // Whether the key exists is asked of D1 once per isolate and KNOWN_KEY_TTL_MS; the rest (revoked, its
+  // scopes, its windows) stays the object's to answer, on every request.
+  if (unknownKeys.has(hash, now)) throw unauthorized(`invalid API key: ${UNKNOWN_KEY_REASON}`);
+  if (!knownKeys.has(hash, now)) {
+    const row = await env.DB.prepare(SQL.keyExists).bind(hash).first();
+    if (row === null) {
+      unknownKeys.add(hash, now);
+      throw unauthorized(`invalid API key: ${UNKNOWN_KEY_REASON}`);
+    }
+    knownKeys.add(hash, now);
+  }
   return { hash, meter: rememberingUnknown(env.METER.get(env.METER.idFromName(hash)), hash, env) };
 }
 

@@ -1,5 +1,6 @@
-// A short, bounded memory of the key hashes the meter called unknown, so that a key that does not
-// exist costs its Durable Object call and D1 read once per isolate and minute, not on every request.
+// Short, bounded memories of key hashes, per isolate: the ones found unknown, so that a key that does not
+// exist costs its D1 read once per isolate and minute, not on every request; and the ones found to exist,
+// so that a key's requests reach its Durable Object without that read each time.
 //
 // No invalidation is needed when a key is created: keys are 190 random bits, so the hash of a new key
 // can be in here only if someone presented that key before it existed, i.e. guessed it. Revocations do
@@ -11,15 +12,23 @@ import { KEY_STATE_TTL_MS } from '../metering/key-state.ts';
 export const UNKNOWN_KEY_CACHE_MAX = 10_000;
 /** How long a hash stays known as unknown. */
 export const UNKNOWN_KEY_TTL_MS = KEY_STATE_TTL_MS;
+/**
+ * At most this many existing key hashes are kept, and each this long. Existing only: whether the key is
+ * revoked, and what it may do, is its Durable Object's to say, so a revocation takes effect at once
+ * whatever this memory holds; a key of a deleted account is refused by its object, then found unknown.
+ */
+export const KNOWN_KEY_CACHE_MAX = 10_000;
+export const KNOWN_KEY_TTL_MS = 10 * 60_000;
 
-export class UnknownKeys {
+/** Hashes with the time each was added, at most `max`, each for `ttlMs`. */
+export class RecentHashes {
   /** hash → when it was found unknown. Insertion order is age order: every add re-inserts at the end. */
   private readonly seen = new Map<string, number>();
 
   readonly max: number;
   readonly ttlMs: number;
 
-  constructor(max = UNKNOWN_KEY_CACHE_MAX, ttlMs = UNKNOWN_KEY_TTL_MS) {
+  constructor(max: number, ttlMs: number) {
     this.max = max;
     this.ttlMs = ttlMs;
   }
@@ -51,5 +60,12 @@ export class UnknownKeys {
   }
 }
 
-/** This isolate's memory. */
+export class UnknownKeys extends RecentHashes {
+  constructor(max = UNKNOWN_KEY_CACHE_MAX, ttlMs = UNKNOWN_KEY_TTL_MS) {
+    super(max, ttlMs);
+  }
+}
+
+/** This isolate's memories. */
 export const unknownKeys = new UnknownKeys();
+export const knownKeys = new RecentHashes(KNOWN_KEY_CACHE_MAX, KNOWN_KEY_TTL_MS);

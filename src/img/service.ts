@@ -11,7 +11,7 @@ import { enforce } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import type { RateHeaders } from '../metering/types.ts';
 import { signingAccount } from '../signing/secrets.ts';
-import { imageCacheKey, lookupImage, storeImage, strongEtag, type StoredImage } from './cache.ts';
+import { imageCacheKey, strongEtag, type ImageCache, type StoredImage } from './cache.ts';
 import { outputFormat, parseOptions, variantOf, type ImageOptions } from './options.ts';
 import { verify } from './signature.ts';
 import { fetchSource, sourceUrl, type SourcePolicy } from './source.ts';
@@ -29,8 +29,8 @@ export interface ImageContext {
   now: number;
   policy: SourcePolicy;
   compress: CompressConfig;
-  /** This service's origin, under which results are cached. */
-  ownOrigin: string;
+  /** Where made images are kept (src/img/cache.ts). */
+  cache: ImageCache;
   accept: string | null;
   /** The X-RateLimit-* headers of the answer (misses only: a hit spends nothing). */
   onRate: (rate: RateHeaders) => void;
@@ -56,14 +56,15 @@ export async function signedImage(path: ImagePath, ctx: ImageContext): Promise<I
   const policy: SourcePolicy = { ...ctx.policy, allowedHosts: account.allowedHosts };
   const url = sourceUrl(path.source, policy);
   const variant = variantOf(options, ctx.accept, tier.webp);
-  // From the decoded segments, so two spellings of one URL (%3D for =) are one entry and one charge.
-  const key = imageCacheKey(ctx.ownOrigin, `/${path.accountId}/${path.signature}/${path.options}/${path.source}`, variant);
-  const hit = await lookupImage(key);
+  // From the parsed options and URL, so every spelling of one image (%3D for =, another option order, a
+  // default written out, another Host, another secret's signature) is one entry and one charge.
+  const key = await imageCacheKey({ accountId: path.accountId, source: url.href, options, variant, webp: tier.webp });
+  const hit = await ctx.cache.lookup(key, ctx.now);
   if (hit) return { cache: 'HIT', response: hit };
 
   // Requests for the same image that arrive while it is being made wait for it instead of making (and
   // paying for) it again: one fetch, one compression, one unit, however many edges ask at once.
-  const pending = inFlight.get(key.url);
+  const pending = inFlight.get(key);
   if (pending) return { cache: 'MISS', image: await pending };
   const making = meteredCompression(account.imageTier, path.accountId, ctx, async () => {
     const bytes = await fetchSource(url, policy);
@@ -72,13 +73,13 @@ export async function signedImage(path: ImagePath, ctx: ImageContext): Promise<I
     const format = sourceFormat === null ? 'jpeg' : outputFormat(variant, sourceFormat, tier.webp);
     return run(bytes, format, options, account.imageTier, ctx.compress);
   });
-  inFlight.set(key.url, making);
+  inFlight.set(key, making);
   try {
     const image = await making;
-    ctx.defer(storeImage(key, image).catch((err: unknown) => console.error('image cache put failed', String(err))));
+    ctx.defer(ctx.cache.store(key, image, ctx.now).catch((err: unknown) => console.error('image cache put failed', String(err))));
     return { cache: 'MISS', image };
   } finally {
-    inFlight.delete(key.url);
+    inFlight.delete(key);
   }
 }
 

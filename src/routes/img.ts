@@ -4,6 +4,7 @@ import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
 import { compressConfig } from '../compress/config.ts';
 import { clock } from '../env.ts';
 import type { AppEnv } from '../http/context.ts';
+import { imageCache } from '../img/cache.ts';
 import { sourcePolicy } from '../img/config.ts';
 import { IMAGE_CACHE_CONTROL, MAX_SOURCE_BYTES } from '../img/limits.ts';
 import { signedImage } from '../img/service.ts';
@@ -67,7 +68,7 @@ export function registerImg(app: OpenAPIHono<AppEnv>): void {
         now: clock(c.env),
         policy: sourcePolicy(c.env, c.req.url),
         compress: compressConfig(c.env),
-        ownOrigin: new URL(c.req.url).origin,
+        cache: imageCache(c.env),
         accept: c.req.header('accept') ?? null,
         onRate: (rate) => c.set('rate', rate),
         defer: (work) => c.executionCtx.waitUntil(work),

@@ -6,12 +6,15 @@
 // (Only handlers and classes may be exported from this module: workerd takes every export for one.)
 // - unset vars take their wrangler.toml values (workerd binds them as null);
 // - the webhook outbox sweep of the cron trigger, which workerd never fires: run from requests instead,
-//   at most once per SWEEP_INTERVAL_MS per isolate.
+//   at most once per SWEEP_INTERVAL_MS per isolate;
+// - a store for the image cache, which workerd's Cache API lacks: the ImageStore Durable Object, bound as
+//   IMAGE_STORE by the generated config (src/img/cache.ts uses it when bound).
 import worker from '../index.ts';
 import type { Env } from '../env.ts';
 import { sweepOutbox } from '../webhooks/sweep.ts';
 
 export { AccountMeter } from '../durable/account-meter.ts';
+export { ImageStore } from '../durable/image-store.ts';
 export { KeyMeter } from '../durable/key-meter.ts';
 export { WebhookDispatcher } from '../durable/webhook-dispatcher.ts';
 

@@ -14,6 +14,7 @@ import { WORKERD_BIN, workerdArgs } from '../../src/cli/selfhost-start.ts';
 import { startOrigin, type Origin } from '../fixtures/origin.ts';
 import { startReceiver } from '../fixtures/receiver.ts';
 import { closedUrl, ROOT } from './helpers.ts';
+import { expectOneChargeAcrossHosts, filesUnder } from './img-helpers.ts';
 
 /** Every migration the project has: all applied on the first start. */
 const MIGRATIONS = readdirSync(join(ROOT, 'src/db/migrations')).filter((f) => f.endsWith('.sql')).length;
@@ -107,6 +108,9 @@ describe('the generated config', () => {
     for (const [, cls] of toml.matchAll(/^class_name\s*=\s*"([^"]+)"/gm)) {
       expect(text).toContain(`(className = "${cls}", uniqueKey = "shrinkray-${cls}", enableSql = true)`);
     }
+    // The image cache, self-hosted only.
+    expect(text).toContain('(className = "ImageStore", uniqueKey = "shrinkray-ImageStore", enableSql = true)');
+    expect(text).toContain('(name = "IMAGE_STORE", durableObjectNamespace = "ImageStore")');
     expect(text.match(/durableObjectStorage = \(localDisk = "data"\)/g)).toHaveLength(2);
     const vars = toml.slice(toml.indexOf('[vars]')).matchAll(/^([A-Z_]+)\s*=/gm);
     for (const name of [...[...vars].map((m) => m[1]), 'ADMIN_TOKEN', 'QR_SIGNING_SECRET', 'QR_SIGNING_SECRET_PREVIOUS']) {
@@ -268,6 +272,49 @@ describe('self-hosted on workerd', () => {
     } finally {
       await stop(instance);
       await receiver.close();
+    }
+  });
+
+  it('charges a signed image URL once under five Host names, from its own cache in the data directory', async () => {
+    const instance = await start(join(dir, 'img-hosts'));
+    try {
+      const account = await cli(instance, 'account', 'create', '--email', 'img@example.com', '--name', 'Images', '--image-tier', 'pro');
+      const manage = await cli(instance, 'key', 'create', '--account', account.id, '--scopes', 'manage');
+      const tools = await cli(instance, 'key', 'create', '--account', account.id, '--scopes', 'tools');
+      await expectOneChargeAcrossHosts({ base: instance.url, accountId: account.id, manageKey: manage.key, toolsKey: tools.key, origin: origin.origin });
+    } finally {
+      await stop(instance);
+    }
+  });
+
+  it('writes nothing for 1,000 random well-formed keys: the data directory keeps its files', async () => {
+    const data = join(dir, 'unknown-keys');
+    const instance = await start(data);
+    try {
+      const account = await cli(instance, 'account', 'create', '--email', 'known@example.com', '--name', 'Known');
+      const known = await cli(instance, 'key', 'create', '--account', account.id, '--scopes', 'tools', '--name', 'known');
+      expect((await get(instance, '/api/v1/categories', known.key)).status).toBe(200);
+      const before = filesUnder(data);
+      const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+      const randomKey = () => `sr_live_${Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => alphabet[b % alphabet.length]).join('')}`;
+      const statuses = new Map<number, number>();
+      for (let i = 0; i < 1000; i += 25) {
+        const batch = await Promise.all(Array.from({ length: 25 }, () => get(instance, '/api/v1/categories', randomKey())));
+        for (const res of batch) {
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          await res.arrayBuffer();
+        }
+      }
+      expect(Object.fromEntries(statuses)).toEqual({ 401: 1000 });
+      expect(filesUnder(data)).toEqual(before);
+      // The known key still works, and a revoked one is refused on its next request.
+      expect((await get(instance, '/api/v1/categories', known.key)).status).toBe(200);
+      await cli(instance, 'key', 'revoke', known.id);
+      const revoked = await get(instance, '/api/v1/categories', known.key);
+      expect(revoked.status).toBe(401);
+      expect(((await revoked.json()) as any).error.message).toMatch(/revoked/);
+    } finally {
+      await stop(instance);
     }
   });
 

@@ -114,6 +114,40 @@ describe('the cache', () => {
   });
 });
 
+describe('the cache key', () => {
+  it('is the variant: options reordered or with defaults written out, another Host, the rotated secret all hit; another account pays its own', async () => {
+    const a = await signingAccount();
+    const src = gradient(120, 90);
+    const first = await getImage(await signed(a, 'w=60,q=70', src.url));
+    expect(first.headers.get('x-cache')).toBe('MISS');
+    await first.arrayBuffer();
+    const created = await createSecret(env.DB, a.accountId, Date.now());
+    if (!created.ok) throw new Error('no second secret');
+    const rotated = { ...a, secret: created.created.secret };
+    const spellings = [
+      await signed(a, 'q=70,w=60', src.url),
+      await signed(a, 'w=60,q=70,m=strip', src.url),
+      await signed(rotated, 'w=60,q=70', src.url),
+    ];
+    for (const path of spellings) {
+      const res = await getImage(path);
+      expect(res.headers.get('x-cache'), path).toBe('HIT');
+      await res.arrayBuffer();
+    }
+    const otherHost = await getImage(`http://img.example.net${await signed(a, 'w=60,q=70', src.url)}`);
+    expect(otherHost.headers.get('x-cache')).toBe('HIT');
+    await otherHost.arrayBuffer();
+    expect(await monthUsed(a)).toBe(1);
+    expect(await fetchesOf(src.group)).toBe(1);
+
+    const b = await signingAccount();
+    const theirs = await getImage(await signed(b, 'w=60,q=70', src.url));
+    expect(theirs.headers.get('x-cache')).toBe('MISS');
+    await theirs.arrayBuffer();
+    expect(await monthUsed(b)).toBe(1);
+  });
+});
+
 describe('concurrent misses', () => {
   it('of one image make it once: one fetch, one charge, the same bytes for all', async () => {
     const a = await signingAccount();

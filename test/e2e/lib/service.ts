@@ -12,6 +12,7 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
-export async function startDevServer(): Promise<Service> {
-  return startService(await freePort());
+/** `extraArgs` go on to `wrangler dev`, e.g. ['--var', 'FETCH_TEST_ORIGIN:http://127.0.0.1:4010']. */
+export async function startDevServer(extraArgs: string[] = []): Promise<Service> {
+  return startService(await freePort(), extraArgs);
 }
