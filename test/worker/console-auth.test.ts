@@ -5,7 +5,8 @@ import { sha256Hex } from '../../src/accounts/keys.ts';
 import { SESSION_IDLE_MS, SESSION_MAX_MS } from '../../src/auth/limits.ts';
 import { hashPassword } from '../../src/auth/password.ts';
 import { TestClock, captureConsole } from './helpers.ts';
-import { Browser, LANDING_H1, PASSWORD, signedUp, uniqueEmail } from './console-helpers.ts';
+import { safeNext } from '../../src/routes/auth-pages.ts';
+import { Browser, LANDING_H1, ORIGIN, PASSWORD, signedUp, uniqueEmail } from './console-helpers.ts';
 
 const alertOf = (html: string): string => (/role="alert">([^<]*)</.exec(html)?.[1] ?? '').replaceAll('&#39;', "'");
 
@@ -150,6 +151,46 @@ describe('the way back after sign-in (next)', () => {
       expect(browser.cookies.has('__Host-sr_session'), JSON.stringify(next)).toBe(true);
       expect(await sessions(), JSON.stringify(next)).toBe(before + i + 1);
     }
+  });
+});
+
+describe('the way back after sign-in: dot segments and backslashes (next)', () => {
+  // Each resolves to `//evil.test` (a browser reads a leading `/\\` the same way) unless refused.
+  const DOTTED = ['/.//evil.test', '/..//evil.test', '/%2e%2e//evil.test', '/%2E%2E//evil.test', '/%2e//evil.test', '/a/../..//evil.test', '/a/%2e%2e/..//evil.test', '/././/evil.test?x=1#y'];
+  const BACKSLASHED = ['/\\evil.test', '/\\\\evil.test', '/%5cevil.test', '/%5Cevil.test', '/.\\/evil.test', '/.\\\\/evil.test', '/..\\evil.test', '/a/..\\..\\/evil.test'];
+  const CONTROLS = ['/.\t//evil.test', '/\t/.//evil.test', '/.\n//evil.test', '/\r\n..//evil.test', '/%09/.//evil.test', '/.%0a//evil.test'];
+  const ALL = [...DOTTED, ...BACKSLASHED, ...CONTROLS];
+  /** Where a browser goes when it follows `location` from a page of ours. */
+  const lands = (location: string): string => new URL(location, ORIGIN).origin;
+
+  it('safeNext: never a path a browser reads as another host', () => {
+    for (const next of DOTTED) expect(safeNext(next, ORIGIN), JSON.stringify(next)).toBeUndefined();
+    for (const next of ALL) {
+      const path = safeNext(next, ORIGIN);
+      if (path === undefined) continue;
+      expect(path, JSON.stringify(next)).toMatch(/^\/(?![/\\])/);
+      expect(lands(path), JSON.stringify(next)).toBe(ORIGIN);
+    }
+    // A percent-encoded backslash stays a byte of one path segment of ours.
+    expect(safeNext('/%5cevil.test', ORIGIN)).toBe('/%5cevil.test');
+    expect(safeNext('/keys/./../keys', ORIGIN)).toBe('/keys');
+  });
+
+  it('GET and POST /signin: each spelling ends on this origin, signed in', async () => {
+    const { browser, email } = await signedUp();
+    for (const next of ALL) {
+      const res = await browser.fetch(`/signin?next=${encodeURIComponent(next)}`);
+      expect(res.status, JSON.stringify(next)).toBe(303);
+      expect(lands(res.headers.get('location')!), JSON.stringify(next)).toBe(ORIGIN);
+      expect(res.headers.get('location'), JSON.stringify(next)).not.toMatch(/^\/[/\\]/);
+    }
+    for (const next of ALL) {
+      const res = await signIn(new Browser(), email, PASSWORD, { next });
+      expect(res.status, JSON.stringify(next)).toBe(303);
+      expect(lands(res.headers.get('location')!), JSON.stringify(next)).toBe(ORIGIN);
+      expect(res.headers.get('location'), JSON.stringify(next)).not.toMatch(/^\/[/\\]/);
+    }
+    for (const next of DOTTED) expect((await browser.fetch(`/signin?next=${encodeURIComponent(next)}`)).headers.get('location'), next).toBe('/');
   });
 });
 
