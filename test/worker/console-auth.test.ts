@@ -6,6 +6,7 @@ import { SESSION_IDLE_MS, SESSION_MAX_MS, SIGNIN_EMAIL_DELAY_BASE_S, SIGNIN_EMAI
 import { hashPassword } from '../../src/auth/password.ts';
 import { TestClock, captureConsole } from './helpers.ts';
 import { safeNext } from '../../src/routes/auth-pages.ts';
+import { selfhostEnv, type SelfhostEnv } from '../../src/selfhost/env.ts';
 import { Browser, LANDING_H1, ORIGIN, PASSWORD, signedUp, uniqueEmail } from './console-helpers.ts';
 
 const alertOf = (html: string): string => (/role="alert">([^<]*)</.exec(html)?.[1] ?? '').replaceAll('&#39;', "'");
@@ -446,6 +447,20 @@ describe('the client address (TRUSTED_IP_HEADER)', () => {
     const { result, lines } = await captureConsole('warn', () => signUps(11, clock, { TRUSTED_IP_HEADER: 'X-Real-IP' }, () => ({})));
     expect(result).toEqual(tenThenRefused);
     expect(lines.every((l) => l.startsWith('no usable client address in X-Real-IP'))).toBe(true);
+  });
+
+  it('self-hosted: CF-Connecting-IP is ignored unless TRUSTED_IP_HEADER names it', async () => {
+    const clock = new TestClock(Date.UTC(2026, 10, 21, 21, 0, 5));
+    // As workerd binds them: every var of wrangler.toml, null when its environment variable is unset.
+    const workerd = (trusted: string | null) => selfhostEnv({ ...env, TRUSTED_IP_HEADER: trusted, VAR_DEFAULTS: { TRUSTED_IP_HEADER: 'CF-Connecting-IP' } } as unknown as SelfhostEnv);
+    expect((workerd(null) as { TRUSTED_IP_HEADER?: string }).TRUSTED_IP_HEADER).toBe('');
+    // A client sending a new CF-Connecting-IP each time is still one client...
+    let spoof = 0;
+    const spoofed = () => ({ 'cf-connecting-ip': `198.18.0.${++spoof}` });
+    expect(await signUps(11, clock, workerd(null) as unknown as Record<string, unknown>, spoofed)).toEqual(tenThenRefused);
+    // ...unless the operator says the header is set by a proxy they trust.
+    clock.advance(60 * 60_000);
+    expect(await signUps(11, clock, workerd('CF-Connecting-IP') as unknown as Record<string, unknown>, spoofed)).toEqual(Array<number>(11).fill(303));
   });
 });
 
