@@ -17,6 +17,8 @@ import { ALARM_RETRY_MS, MAX_CONCURRENT_DELIVERIES, MAX_MANUAL_SENDS_PER_HOUR, R
 import { attemptTimeout, disableAfter, retrySchedule } from '../webhooks/schedule.ts';
 import { exportObjectState, importObjectState, type ObjectState } from './object-state.ts';
 
+/** How long past its timeout an attempt may hold its endpoint before a new one may start. */
+const BUSY_GRACE_MS = 60_000;
 /** Outbox rows taken per D1 read; `pull` reads again until fewer come back. */
 const OUTBOX_BATCH = 100;
 
@@ -30,8 +32,11 @@ const OUTBOX_SQL = {
 
 export class WebhookDispatcher extends DurableObject<Env> {
   private readonly store: DispatchStore;
-  /** Endpoints with an attempt in flight in this instance (gone with it: then the alarm sends again). */
-  private readonly busy = new Set<string>();
+  /**
+   * Endpoints with an attempt in flight in this instance, and when it started (gone with the instance:
+   * then the alarm sends again).
+   */
+  private readonly busy = new Map<string, number>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -119,9 +124,13 @@ export class WebhookDispatcher extends DurableObject<Env> {
   private async pump(): Promise<void> {
     const accountId = this.store.accountId;
     if (accountId === null) return;
-    const due = this.store.due(Date.now(), MAX_CONCURRENT_DELIVERIES - this.busy.size, [...this.busy]);
+    const now = Date.now();
+    // An attempt is bounded by its timeout, but what follows it (a D1 write) is not: one that never
+    // settles must not hold its endpoint for ever (at least once allows the resend).
+    for (const [id, started] of this.busy) if (now - started > attemptTimeout(this.env) + BUSY_GRACE_MS) this.busy.delete(id);
+    const due = this.store.due(now, MAX_CONCURRENT_DELIVERIES - this.busy.size, [...this.busy.keys()]);
     // Claimed before the first await, so a pump running meanwhile cannot start the same ones.
-    for (const d of due) this.busy.add(d.endpoint_id);
+    for (const d of due) this.busy.set(d.endpoint_id, now);
     if (due.length > 0) {
       let endpoints: Map<string, EndpointTarget>;
       try {
@@ -137,7 +146,7 @@ export class WebhookDispatcher extends DurableObject<Env> {
         void this.deliver(d, endpoints.get(d.endpoint_id))
           .catch((err: unknown) => console.error('webhook delivery not recorded', err instanceof Error ? err.message : String(err)))
           .finally(() => {
-            this.busy.delete(d.endpoint_id);
+            if (this.busy.get(d.endpoint_id) === now) this.busy.delete(d.endpoint_id);
             this.pump().catch((err: unknown) => console.error('webhook dispatch failed', err instanceof Error ? err.message : String(err)));
           });
       }
@@ -191,7 +200,7 @@ export class WebhookDispatcher extends DurableObject<Env> {
    * them again.
    */
   private async wake(): Promise<void> {
-    const due = this.store.nextDue([...this.busy]);
+    const due = this.store.nextDue([...this.busy.keys()]);
     const next = this.busy.size > 0 ? Math.min(due ?? Infinity, Date.now() + attemptTimeout(this.env)) : due;
     if (next === null) return;
     const current = await this.ctx.storage.getAlarm();
