@@ -4,18 +4,20 @@ import { newAccountId } from '../accounts/keys.ts';
 import { hashPassword, verifyPassword } from './password.ts';
 import { ssoRequiredFor } from './sso-policy.ts';
 import {
-  SIGNIN_ACCOUNT_FREE_FAILURES,
-  SIGNIN_DELAY_BASE_S,
-  SIGNIN_DELAY_MAX_S,
+  SIGNIN_EMAIL_DELAY_BASE_S,
+  SIGNIN_EMAIL_DELAY_MAX_S,
+  SIGNIN_EMAIL_FREE_FAILURES,
   SIGNIN_MAX_PER_IP,
   SIGNIN_MAX_PER_PAIR,
   SIGNIN_WINDOW_MS,
   SIGNUP_MAX_PER_IP,
   SIGNUP_WINDOW_MS,
 } from './limits.ts';
-import { buckets, claimTurn, clear, hit, recordFailure, type DelayRule } from './throttle.ts';
+import { buckets, clear, clearEmail, emailGate, hit, type EmailRule } from './throttle.ts';
 
-const ACCOUNT_DELAY: DelayRule = { free: SIGNIN_ACCOUNT_FREE_FAILURES, baseSeconds: SIGNIN_DELAY_BASE_S, maxSeconds: SIGNIN_DELAY_MAX_S };
+const EMAIL_RULE: EmailRule = {
+  free: SIGNIN_EMAIL_FREE_FAILURES, windowMs: SIGNIN_WINDOW_MS, baseSeconds: SIGNIN_EMAIL_DELAY_BASE_S, maxSeconds: SIGNIN_EMAIL_DELAY_MAX_S,
+};
 
 export type AuthOutcome =
   | { ok: true; accountId: string; memberId: string }
@@ -68,19 +70,18 @@ export async function signIn(db: D1Database, email: string, password: string, ip
     { bucket: buckets.signInPair(email, ip), windowMs: SIGNIN_WINDOW_MS, max: SIGNIN_MAX_PER_PAIR },
   ], now);
   if (!gate.allowed) return { ok: false, reason: 'throttled', retryAfter: gate.retryAfter };
-  // The account as a whole, guessed at from many addresses, gets a growing delay between attempts.
-  const turn = await claimTurn(db, buckets.signInFailures(email), ACCOUNT_DELAY, now);
+  // The email as a whole, guessed at from any number of addresses (or spoofed ones), gets a growing delay.
+  // Unknown emails are counted too, so the delay does not tell whether an account exists.
+  const turn = await emailGate(db, email, EMAIL_RULE, now);
   if (!turn.allowed) return { ok: false, reason: 'throttled', retryAfter: turn.retryAfter };
   const row = await db.prepare(SQL.credentials).bind(email).first<{ id: string; account_id: string; role: string; password_hash: string | null }>();
   const check = await verifyPassword(password, row?.password_hash ?? null);
   if (!row || !check.ok) {
-    // Unknown emails are counted too, so the delay does not tell whether an account exists.
-    await recordFailure(db, buckets.signInFailures(email), now);
     return row ? { ok: false, reason: 'invalid_credentials', accountId: row.account_id } : { ok: false, reason: 'invalid_credentials' };
   }
   // Checked after the password, so the answer does not tell strangers which emails SSO covers.
   if (row.role !== 'owner' && (await ssoRequiredFor(db, row.account_id, email))) return { ok: false, reason: 'sso_required', accountId: row.account_id };
-  await clear(db, buckets.signInPair(email, ip), buckets.signInFailures(email));
+  await Promise.all([clear(db, buckets.signInPair(email, ip)), clearEmail(db, email)]);
   if (check.rehash) await db.prepare(SQL.setHash).bind(await hashPassword(password), row.id).run();
   return { ok: true, accountId: row.account_id, memberId: row.id };
 }

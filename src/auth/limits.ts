@@ -29,14 +29,16 @@ export const SIGNIN_WINDOW_MS = 15 * 60_000;
  */
 export const SIGNIN_MAX_PER_PAIR = 5;
 /**
- * Failed sign-ins of one account, from anywhere, before its account-wide delay starts. From then on each
- * attempt must come SIGNIN_DELAY_BASE_S × 2^(failures − this) seconds after the last one, at most
- * SIGNIN_DELAY_MAX_S: a delay, never a lock. Failures are forgotten at a successful sign-in, and a day
- * after the last one.
+ * Failed sign-ins of one email, from any addresses, within SIGNIN_WINDOW_MS (counted from the first) after
+ * which every sign-in for it, even with the right password, is refused until a delay passes: the
+ * failure that reaches this number starts a delay of SIGNIN_EMAIL_DELAY_BASE_S, and each further failure
+ * doubles it, at most SIGNIN_EMAIL_DELAY_MAX_S. No client header resets it (the per-pair and per-IP limits
+ * depend on the client address; this does not). A successful sign-in forgets the failures, and so does a
+ * day without attempts.
  */
-export const SIGNIN_ACCOUNT_FREE_FAILURES = 10;
-export const SIGNIN_DELAY_BASE_S = 1;
-export const SIGNIN_DELAY_MAX_S = 5 * 60;
+export const SIGNIN_EMAIL_FREE_FAILURES = 5;
+export const SIGNIN_EMAIL_DELAY_BASE_S = 60;
+export const SIGNIN_EMAIL_DELAY_MAX_S = 15 * 60;
 /** Sign-in attempts per client IP per window, successful or not. */
 export const SIGNIN_MAX_PER_IP = 30;
 export const SIGNUP_WINDOW_MS = 60 * 60_000;

@@ -1,5 +1,6 @@
 // Exact fixed-window counters of sign-in and sign-up attempts in D1: one upsert counts the attempt and
-// returns the new count, so concurrent attempts are serialised by D1 and none slips past the limit.
+// returns the new count, so concurrent attempts are serialised by D1 and none slips past the limit. And
+// the per-email delay (emailGate), counted the same way before the password is checked.
 import { secondsUntil } from '../metering/windows.ts';
 
 export interface ThrottleRule {
@@ -20,13 +21,6 @@ const SQL = {
     'count = CASE WHEN window_start = excluded.window_start THEN count + 1 ELSE 1 END, window_start = excluded.window_start ' +
     'RETURNING count',
   clear: 'DELETE FROM auth_throttle WHERE bucket = ?',
-  // Failure rows (accountDelay below) keep the time of the last failure in window_start and the failures
-  // since the last success in count.
-  failures: 'SELECT window_start AS last, count FROM auth_throttle WHERE bucket = ?',
-  claim: 'UPDATE auth_throttle SET window_start = ? WHERE bucket = ? AND window_start = ? AND count = ?',
-  fail:
-    'INSERT INTO auth_throttle (bucket, window_start, count) VALUES (?, ?, 1) ON CONFLICT (bucket) DO UPDATE SET ' +
-    'count = count + 1, window_start = excluded.window_start',
   // Windows are at most an hour long: anything older than a day is dead weight.
   prune: 'DELETE FROM auth_throttle WHERE window_start < ?',
 } as const;
@@ -50,39 +44,50 @@ export async function clear(db: D1Database, ...names: string[]): Promise<void> {
   await db.batch(names.map((bucket) => db.prepare(SQL.clear).bind(bucket)));
 }
 
-export interface DelayRule {
-  /** Failures allowed before the delay starts. */
+export interface EmailRule {
+  /** Failures within windowMs (from the first) before the delay starts. At least 2. */
   free: number;
+  windowMs: number;
   baseSeconds: number;
   maxSeconds: number;
 }
 
-/** Seconds that must pass after the last failure when `failures` have happened (0: none). */
-export function delayAfter(failures: number, rule: DelayRule): number {
-  if (failures < rule.free) return 0;
-  return Math.min(rule.maxSeconds, rule.baseSeconds * 2 ** Math.min(30, failures - rule.free));
-}
+const EMAIL_SQL = {
+  read: 'SELECT blocked_until FROM signin_email_throttle WHERE email = ?',
+  // ?1 email, ?2 now, ?3 free, ?4 window ms, ?5 base ms, ?6 max ms. A refused attempt (?2 < blocked_until)
+  // changes nothing; a counted one starts afresh when the failures under the limit are older than the
+  // window, and sets the delay once the count reaches the limit (SET expressions read the old row).
+  count:
+    'INSERT INTO signin_email_throttle (email, attempts, since, blocked_until) VALUES (?1, 1, ?2, 0) ' +
+    'ON CONFLICT (email) DO UPDATE SET ' +
+    'attempts = CASE WHEN ?2 < blocked_until THEN attempts WHEN attempts < ?3 AND ?2 - since >= ?4 THEN 1 ELSE attempts + 1 END, ' +
+    'since = CASE WHEN ?2 < blocked_until THEN since WHEN attempts < ?3 AND ?2 - since >= ?4 THEN ?2 ELSE since END, ' +
+    'blocked_until = CASE WHEN ?2 < blocked_until THEN blocked_until WHEN attempts < ?3 AND ?2 - since >= ?4 THEN 0 ' +
+    'WHEN attempts + 1 >= ?3 THEN ?2 + min(?6, ?5 << min(attempts + 1 - ?3, 30)) ELSE 0 END',
+  clear: 'DELETE FROM signin_email_throttle WHERE email = ?',
+  prune: 'DELETE FROM signin_email_throttle WHERE max(since, blocked_until) < ?',
+} as const;
 
 /**
- * A growing delay, not a lock: once `rule.free` failures are on record, one attempt may run every
- * delayAfter(failures) seconds. The attempt claims its turn with a compare-and-swap on the row it read,
- * so of concurrent attempts exactly one runs and the others are refused; the claim restarts the wait.
+ * One sign-in attempt for an email, counted before its password is checked, as a failure until
+ * clearEmail says otherwise. Refused while the email's delay runs. The read and the count are one D1
+ * batch (a transaction), so of concurrent attempts exactly as many run as the rule allows.
  */
-export async function claimTurn(db: D1Database, bucket: string, rule: DelayRule, now: number): Promise<ThrottleVerdict> {
-  const row = await db.prepare(SQL.failures).bind(bucket).first<{ last: number; count: number }>();
-  if (!row) return { allowed: true, retryAfter: 0 };
-  const wait = delayAfter(row.count, rule);
-  if (wait === 0) return { allowed: true, retryAfter: 0 };
-  const due = row.last + wait * 1000;
-  if (now < due) return { allowed: false, retryAfter: Math.max(1, Math.ceil((due - now) / 1000)) };
-  const claimed = await db.prepare(SQL.claim).bind(now, bucket, row.last, row.count).run();
-  if ((claimed.meta.changes ?? 0) === 0) return { allowed: false, retryAfter: wait };
+export async function emailGate(db: D1Database, email: string, rule: EmailRule, now: number): Promise<ThrottleVerdict> {
+  const key = emailKey(email);
+  const [before] = await db.batch<{ blocked_until: number }>([
+    db.prepare(EMAIL_SQL.read).bind(key),
+    db.prepare(EMAIL_SQL.count).bind(key, now, rule.free, rule.windowMs, rule.baseSeconds * 1000, rule.maxSeconds * 1000),
+    db.prepare(EMAIL_SQL.prune).bind(now - 86_400_000),
+  ]);
+  const blockedUntil = before?.results[0]?.blocked_until ?? 0;
+  if (now < blockedUntil) return { allowed: false, retryAfter: Math.max(1, Math.ceil((blockedUntil - now) / 1000)) };
   return { allowed: true, retryAfter: 0 };
 }
 
-/** Records one failure: the count grows and the wait runs from now. */
-export async function recordFailure(db: D1Database, bucket: string, now: number): Promise<void> {
-  await db.prepare(SQL.fail).bind(bucket, now).run();
+/** Forgets an email's failures: a successful sign-in (and any other proof of the password, such as a mailed reset). */
+export async function clearEmail(db: D1Database, email: string): Promise<void> {
+  await db.prepare(EMAIL_SQL.clear).bind(emailKey(email)).run();
 }
 
 const emailKey = (email: string): string => email.trim().toLowerCase();
@@ -91,7 +96,5 @@ export const buckets = {
   signInIp: (ip: string) => `signin-ip:${ip}`,
   /** The pair's hard limit. JSON, so no email or address can be made to look like another pair. */
   signInPair: (email: string, ip: string) => `signin-pair:${JSON.stringify([emailKey(email), ip])}`,
-  /** The account's failures (claimTurn / recordFailure), not a fixed window. */
-  signInFailures: (email: string) => `signin-failures:${emailKey(email)}`,
   signUpIp: (ip: string) => `signup-ip:${ip}`,
 };

@@ -1,9 +1,11 @@
 // One instance per account, addressed by the account id: every webhook message of the account and its
 // delivery schedule. Events arrive from D1's outbox (key.created, key.revoked: `pull`), from the meters'
 // outboxes (usage.threshold, rate_limit.exceeded: `accept`) and from the test endpoint (`sendTest`); each
-// is stored once by its id and fanned out to the endpoints that listen for its type. Attempts run on this
-// object's alarm, which storage keeps across restarts and redeploys: a delivery is marked done only after
-// its attempt, so a crash mid-attempt means the alarm runs again and the message is sent again with the
+// is stored once by its id and fanned out to the endpoints that listen for its type. Attempts start from
+// this object's alarm, which storage keeps across restarts and redeploys, and run side by side, one per
+// endpoint (MAX_CONCURRENT_DELIVERIES): the alarm does not wait for them, so a receiver that hangs holds up
+// no other endpoint's attempts or alarms. A delivery is marked done only after its attempt, and an alarm
+// stays set while attempts are in flight, so a crash mid-attempt means the message is sent again with the
 // same id (at least once).
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env.ts';
@@ -11,10 +13,12 @@ import { attemptDelivery } from '../webhooks/delivery.ts';
 import { DispatchStore, type DeliveryView, type DueDelivery } from '../webhooks/dispatch-store.ts';
 import { endpointTargets, recordHealth, type EndpointTarget } from '../webhooks/endpoints.ts';
 import { event, type EventType, type WebhookEvent } from '../webhooks/events.ts';
-import { ALARM_RETRY_MS, DELIVERIES_PER_ALARM, MAX_MANUAL_SENDS_PER_HOUR, RETENTION_MS } from '../webhooks/limits.ts';
+import { ALARM_RETRY_MS, MAX_CONCURRENT_DELIVERIES, MAX_MANUAL_SENDS_PER_HOUR, RETENTION_MS } from '../webhooks/limits.ts';
 import { attemptTimeout, disableAfter, retrySchedule } from '../webhooks/schedule.ts';
 import { exportObjectState, importObjectState, type ObjectState } from './object-state.ts';
 
+/** How long past its timeout an attempt may hold its endpoint before a new one may start. */
+const BUSY_GRACE_MS = 60_000;
 /** Outbox rows taken per D1 read; `pull` reads again until fewer come back. */
 const OUTBOX_BATCH = 100;
 
@@ -28,6 +32,11 @@ const OUTBOX_SQL = {
 
 export class WebhookDispatcher extends DurableObject<Env> {
   private readonly store: DispatchStore;
+  /**
+   * Endpoints with an attempt in flight in this instance, and when it started (gone with the instance:
+   * then the alarm sends again).
+   */
+  private readonly busy = new Map<string, number>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -104,21 +113,44 @@ export class WebhookDispatcher extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
+    await this.pump();
+    this.store.prune(Date.now() - RETENTION_MS);
+  }
+
+  /**
+   * Starts the due deliveries of endpoints that have no attempt in flight, up to MAX_CONCURRENT_DELIVERIES
+   * in flight, and returns without waiting for them: each one, once settled, pumps again.
+   */
+  private async pump(): Promise<void> {
     const accountId = this.store.accountId;
     if (accountId === null) return;
-    const due = this.store.due(Date.now(), DELIVERIES_PER_ALARM);
-    try {
-      if (due.length > 0) {
-        const endpoints = new Map((await endpointTargets(this.env.DB, accountId)).map((e) => [e.id, e]));
-        await Promise.all(due.map((d) => this.deliver(d, endpoints.get(d.endpoint_id))));
+    const now = Date.now();
+    // An attempt is bounded by its timeout, but what follows it (a D1 write) is not: one that never
+    // settles must not hold its endpoint for ever (at least once allows the resend).
+    for (const [id, started] of this.busy) if (now - started > attemptTimeout(this.env) + BUSY_GRACE_MS) this.busy.delete(id);
+    const due = this.store.due(now, MAX_CONCURRENT_DELIVERIES - this.busy.size, [...this.busy.keys()]);
+    // Claimed before the first await, so a pump running meanwhile cannot start the same ones.
+    for (const d of due) this.busy.set(d.endpoint_id, now);
+    if (due.length > 0) {
+      let endpoints: Map<string, EndpointTarget>;
+      try {
+        endpoints = new Map((await endpointTargets(this.env.DB, accountId)).map((e) => [e.id, e]));
+      } catch (err) {
+        for (const d of due) this.busy.delete(d.endpoint_id);
+        // D1 unreachable, most likely. The runtime's own alarm retries give up after a few; this does not.
+        console.error('webhook dispatch failed; retrying', err instanceof Error ? err.message : String(err));
+        await this.ctx.storage.setAlarm(Date.now() + ALARM_RETRY_MS);
+        return;
       }
-    } catch (err) {
-      // D1 unreachable, most likely. The runtime's own alarm retries give up after a few; this does not.
-      console.error('webhook dispatch failed; retrying', err instanceof Error ? err.message : String(err));
-      await this.ctx.storage.setAlarm(Date.now() + ALARM_RETRY_MS);
-      return;
+      for (const d of due) {
+        void this.deliver(d, endpoints.get(d.endpoint_id))
+          .catch((err: unknown) => console.error('webhook delivery not recorded', err instanceof Error ? err.message : String(err)))
+          .finally(() => {
+            if (this.busy.get(d.endpoint_id) === now) this.busy.delete(d.endpoint_id);
+            this.pump().catch((err: unknown) => console.error('webhook dispatch failed', err instanceof Error ? err.message : String(err)));
+          });
+      }
     }
-    this.store.prune(Date.now() - RETENTION_MS);
     await this.wake();
   }
 
@@ -162,9 +194,14 @@ export class WebhookDispatcher extends DurableObject<Env> {
     await this.wake();
   }
 
-  /** Sets the alarm to the earliest pending attempt, if any. */
+  /**
+   * Sets the alarm to the earliest pending attempt of an endpoint with none in flight. While attempts are
+   * in flight, also to when they must have ended: if this instance is lost meanwhile, that alarm sends
+   * them again.
+   */
   private async wake(): Promise<void> {
-    const next = this.store.nextDue();
+    const due = this.store.nextDue([...this.busy.keys()]);
+    const next = this.busy.size > 0 ? Math.min(due ?? Infinity, Date.now() + attemptTimeout(this.env)) : due;
     if (next === null) return;
     const current = await this.ctx.storage.getAlarm();
     if (current === null || current > next) await this.ctx.storage.setAlarm(next);

@@ -56,19 +56,22 @@ const UNSAFE_IN_NEXT = /[\u0000-\u0020\u007f\\]/;
 /**
  * Where to go after sign-in: only a path on this site, or nothing (no open redirect). A browser drops tabs
  * and newlines from a URL, so `/\t/evil.example` is `//evil.example` to it: any byte up to 0x20, DEL or a
- * backslash refuses the whole value. What is left must start with one `/` and, resolved against our own
- * origin, stay on it; the answer is the resolved path (percent-encoded, so always a valid header).
+ * backslash refuses the whole value. What is left must start with `/` and, resolved against our own origin,
+ * stay on it; the answer is the resolved path (percent-encoded, so always a valid header). Dot segments
+ * resolve away (`/.//evil.example`, `/%2e%2e//evil.example` become `//evil.example`), so the resolved path,
+ * not the value, is what must not start with `//` or `/\`: a browser reads either as another host.
  */
 export function safeNext(value: string | undefined, origin: string): string | undefined {
-  if (!value || value.length > 200 || UNSAFE_IN_NEXT.test(value) || !value.startsWith('/') || value.startsWith('//')) return undefined;
+  if (!value || value.length > 200 || UNSAFE_IN_NEXT.test(value) || !value.startsWith('/')) return undefined;
   let url: URL;
   try {
     url = new URL(value, origin);
   } catch {
     return undefined;
   }
-  if (url.origin !== origin) return undefined;
-  return `${url.pathname}${url.search}${url.hash}`;
+  const path = `${url.pathname}${url.search}${url.hash}`;
+  if (url.origin !== origin || /^\/[/\\]/.test(path)) return undefined;
+  return path;
 }
 
 /** The person signing in acts as themself: the member. */

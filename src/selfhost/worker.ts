@@ -4,7 +4,8 @@
 //   balancer, without a key;
 // - one JSON line on stdout per request (workerd prints it; the platform's request log is missing);
 // (Only handlers and classes may be exported from this module: workerd takes every export for one.)
-// - unset vars take their wrangler.toml values (workerd binds them as null);
+// - unset vars take their wrangler.toml values (workerd binds them as null), except TRUSTED_IP_HEADER,
+//   which trusts no header unless set (src/selfhost/env.ts);
 // - the webhook outbox sweep of the cron trigger, which workerd never fires: run from requests instead,
 //   at most once per SWEEP_INTERVAL_MS per isolate;
 // - a store for the image cache, which workerd's Cache API lacks: the ImageStore Durable Object, bound as
@@ -12,6 +13,7 @@
 import worker from '../index.ts';
 import type { Env } from '../env.ts';
 import { sweepOutbox } from '../webhooks/sweep.ts';
+import { selfhostEnv } from './env.ts';
 
 export { AccountMeter } from '../durable/account-meter.ts';
 export { ImageStore } from '../durable/image-store.ts';
@@ -24,31 +26,6 @@ const READY_PATH = '/readyz';
 const SWEEP_INTERVAL_MS = 5 * 60_000;
 
 let lastSweep = 0;
-const cleaned = new WeakMap<Env, Env>();
-
-/** The config's JSON binding with wrangler.toml's [vars] values (src/cli/selfhost-config.ts). */
-interface SelfhostEnv extends Env {
-  VAR_DEFAULTS?: Record<string, string>;
-}
-
-/**
- * workerd binds a var whose environment variable is unset (`fromEnvironment`) as null: such a var takes
- * its wrangler.toml value, as on Cloudflare; a secret left unset is absent. One copy per env object.
- */
-function withDefaults(env: SelfhostEnv): Env {
-  let copy = cleaned.get(env);
-  if (copy === undefined) {
-    const defaults = env.VAR_DEFAULTS ?? {};
-    const entries = Object.entries(env).flatMap(([name, value]): [string, unknown][] => {
-      if (name === 'VAR_DEFAULTS') return [];
-      if (value !== null) return [[name, value]];
-      return name in defaults ? [[name, defaults[name]]] : [];
-    });
-    copy = Object.fromEntries(entries) as unknown as Env;
-    cleaned.set(env, copy);
-  }
-  return copy;
-}
 
 async function ready(env: Env): Promise<Response> {
   try {
@@ -77,7 +54,7 @@ function log(entry: Record<string, unknown>): void {
 
 export default {
   async fetch(request: Request, rawEnv: Env, ctx: ExecutionContext): Promise<Response> {
-    const env = withDefaults(rawEnv);
+    const env = selfhostEnv(rawEnv);
     const url = new URL(request.url);
     if (url.pathname === HEALTH_PATH) return Response.json({ status: 'ok' });
     if (url.pathname === READY_PATH) return ready(env);

@@ -86,18 +86,34 @@ export class DispatchStore {
     );
   }
 
-  due(now: number, limit: number): DueDelivery[] {
+  /**
+   * Due deliveries, the earliest of each endpoint not in `busy` (one attempt per endpoint at a time), at
+   * most `limit`, earliest first.
+   */
+  due(now: number, limit: number, busy: readonly string[]): DueDelivery[] {
     return this.sql
       .exec<DueDelivery>(
-        `SELECT d.msg_id, d.endpoint_id, d.attempts, d.manual, m.body FROM deliveries d JOIN messages m ON m.id = d.msg_id
-         WHERE d.state = 'pending' AND d.next_at <= ? ORDER BY d.next_at LIMIT ?`,
-        now, limit,
+        `SELECT msg_id, endpoint_id, attempts, manual, body FROM (
+           SELECT d.msg_id, d.endpoint_id, d.attempts, d.manual, m.body, d.next_at,
+                  ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_at, d.msg_id) AS n
+           FROM deliveries d JOIN messages m ON m.id = d.msg_id
+           WHERE d.state = 'pending' AND d.next_at <= ? AND d.endpoint_id NOT IN (SELECT value FROM json_each(?)))
+         WHERE n = 1 ORDER BY next_at, msg_id LIMIT ?`,
+        now, JSON.stringify(busy), limit,
       )
       .toArray();
   }
 
-  nextDue(): number | null {
-    return this.sql.exec<{ t: number | null }>("SELECT MIN(next_at) AS t FROM deliveries WHERE state = 'pending'").toArray()[0]?.t ?? null;
+  /** The earliest pending attempt of the endpoints not in `busy`. */
+  nextDue(busy: readonly string[] = []): number | null {
+    return (
+      this.sql
+        .exec<{ t: number | null }>(
+          "SELECT MIN(next_at) AS t FROM deliveries WHERE state = 'pending' AND endpoint_id NOT IN (SELECT value FROM json_each(?))",
+          JSON.stringify(busy),
+        )
+        .toArray()[0]?.t ?? null
+    );
   }
 
   recordAttempt(msgId: string, endpointId: string, attempt: AttemptRow): void {

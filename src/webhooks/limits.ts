@@ -21,8 +21,13 @@ export const ATTEMPT_TIMEOUT_MS = 15_000;
 export const DISABLE_AFTER_MS = 5 * 86_400_000;
 /** Messages and their attempts are kept this long for the delivery log, then pruned. */
 export const RETENTION_MS = 30 * 86_400_000;
-/** Deliveries one alarm sends at most; more due ones are sent by the next alarm, right after. */
-export const DELIVERIES_PER_ALARM = 20;
+/**
+ * Attempts one account's dispatcher has in flight at once, each to a different endpoint: an endpoint gets
+ * one attempt at a time (its messages in order), so a receiver that hangs holds up only its own queue
+ * while the others are delivered. Six, because a Worker keeps at most six outbound connections open at
+ * once and queues the rest, where an attempt's timeout would run before it is even sent.
+ */
+export const MAX_CONCURRENT_DELIVERIES = 6;
 /** Entries GET /webhooks/{id}/deliveries lists, newest first. */
 export const DELIVERY_LOG_LIMIT = 100;
 /** Characters of an error or answer kept per attempt, for the log. */

@@ -318,6 +318,32 @@ describe('self-hosted on workerd', () => {
     }
   });
 
+  it('with TRUSTED_IP_HEADER unset trusts no client address header: a spoofed CF-Connecting-IP is no new client', async () => {
+    const instance = await start(join(dir, 'client-ip'));
+    try {
+      // Sign-ups as a browser makes them (the form's CSRF token and cookie), each claiming another address.
+      const signUp = async (i: number): Promise<number> => {
+        const ip = `198.18.0.${i + 1}`;
+        const page = await fetch(`${instance.url}/signup`, { headers: { 'cf-connecting-ip': ip } });
+        const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+        const csrf = /<meta name="csrf-token" content="([^"]*)">/.exec(await page.text())?.[1] ?? '';
+        const res = await fetch(`${instance.url}/signup`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { cookie, origin: instance.url, 'content-type': 'application/x-www-form-urlencoded', 'cf-connecting-ip': ip },
+          body: new URLSearchParams({ _csrf: csrf, name: 'Spoofer', email: `spoofer${i}@example.com`, password: 'correct horse battery staple' }),
+        });
+        return res.status;
+      };
+      const statuses: number[] = [];
+      for (let i = 0; i < 11; i++) statuses.push(await signUp(i));
+      // SIGNUP_MAX_PER_IP (10 an hour) for all of them together.
+      expect(statuses).toEqual([...Array<number>(10).fill(303), 429]);
+    } finally {
+      await stop(instance);
+    }
+  });
+
   it('reaches public addresses only, and the one loopback origin FETCH_TEST_ORIGIN names', async () => {
     // The generated egress and networks, in front of a probe Worker that fetches any URL it is given:
     // what workerd itself allows, beneath the app's own URL rules.

@@ -2,10 +2,12 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/accounts/keys.ts';
-import { SESSION_IDLE_MS, SESSION_MAX_MS } from '../../src/auth/limits.ts';
+import { SESSION_IDLE_MS, SESSION_MAX_MS, SIGNIN_EMAIL_DELAY_BASE_S, SIGNIN_EMAIL_DELAY_MAX_S } from '../../src/auth/limits.ts';
 import { hashPassword } from '../../src/auth/password.ts';
 import { TestClock, captureConsole } from './helpers.ts';
-import { Browser, LANDING_H1, PASSWORD, signedUp, uniqueEmail } from './console-helpers.ts';
+import { safeNext } from '../../src/routes/auth-pages.ts';
+import { selfhostEnv, type SelfhostEnv } from '../../src/selfhost/env.ts';
+import { Browser, LANDING_H1, ORIGIN, PASSWORD, signedUp, uniqueEmail } from './console-helpers.ts';
 
 const alertOf = (html: string): string => (/role="alert">([^<]*)</.exec(html)?.[1] ?? '').replaceAll('&#39;', "'");
 
@@ -153,6 +155,46 @@ describe('the way back after sign-in (next)', () => {
   });
 });
 
+describe('the way back after sign-in: dot segments and backslashes (next)', () => {
+  // Each resolves to `//evil.test` (a browser reads a leading `/\\` the same way) unless refused.
+  const DOTTED = ['/.//evil.test', '/..//evil.test', '/%2e%2e//evil.test', '/%2E%2E//evil.test', '/%2e//evil.test', '/a/../..//evil.test', '/a/%2e%2e/..//evil.test', '/././/evil.test?x=1#y'];
+  const BACKSLASHED = ['/\\evil.test', '/\\\\evil.test', '/%5cevil.test', '/%5Cevil.test', '/.\\/evil.test', '/.\\\\/evil.test', '/..\\evil.test', '/a/..\\..\\/evil.test'];
+  const CONTROLS = ['/.\t//evil.test', '/\t/.//evil.test', '/.\n//evil.test', '/\r\n..//evil.test', '/%09/.//evil.test', '/.%0a//evil.test'];
+  const ALL = [...DOTTED, ...BACKSLASHED, ...CONTROLS];
+  /** Where a browser goes when it follows `location` from a page of ours. */
+  const lands = (location: string): string => new URL(location, ORIGIN).origin;
+
+  it('safeNext: never a path a browser reads as another host', () => {
+    for (const next of DOTTED) expect(safeNext(next, ORIGIN), JSON.stringify(next)).toBeUndefined();
+    for (const next of ALL) {
+      const path = safeNext(next, ORIGIN);
+      if (path === undefined) continue;
+      expect(path, JSON.stringify(next)).toMatch(/^\/(?![/\\])/);
+      expect(lands(path), JSON.stringify(next)).toBe(ORIGIN);
+    }
+    // A percent-encoded backslash stays a byte of one path segment of ours.
+    expect(safeNext('/%5cevil.test', ORIGIN)).toBe('/%5cevil.test');
+    expect(safeNext('/keys/./../keys', ORIGIN)).toBe('/keys');
+  });
+
+  it('GET and POST /signin: each spelling ends on this origin, signed in', async () => {
+    const { browser, email } = await signedUp();
+    for (const next of ALL) {
+      const res = await browser.fetch(`/signin?next=${encodeURIComponent(next)}`);
+      expect(res.status, JSON.stringify(next)).toBe(303);
+      expect(lands(res.headers.get('location')!), JSON.stringify(next)).toBe(ORIGIN);
+      expect(res.headers.get('location'), JSON.stringify(next)).not.toMatch(/^\/[/\\]/);
+    }
+    for (const next of ALL) {
+      const res = await signIn(new Browser(), email, PASSWORD, { next });
+      expect(res.status, JSON.stringify(next)).toBe(303);
+      expect(lands(res.headers.get('location')!), JSON.stringify(next)).toBe(ORIGIN);
+      expect(res.headers.get('location'), JSON.stringify(next)).not.toMatch(/^\/[/\\]/);
+    }
+    for (const next of DOTTED) expect((await browser.fetch(`/signin?next=${encodeURIComponent(next)}`)).headers.get('location'), next).toBe('/');
+  });
+});
+
 describe('the session cookie', () => {
   it('is HttpOnly, SameSite=Lax, Secure and __Host- prefixed over HTTPS, and only a hash of it is stored', async () => {
     const browser = new Browser();
@@ -255,7 +297,7 @@ describe('sign-out', () => {
 });
 
 describe('throttling', () => {
-  it('locks the (account, IP) pair after 5 attempts, even for the right password; the owner elsewhere still signs in', async () => {
+  it('locks the (account, IP) pair after 5 attempts, even for the right password, until its window ends', async () => {
     const clock = new TestClock(Date.UTC(2026, 10, 21, 12, 0, 5));
     const { email } = await signedUp({ clock });
     const attacker = new Browser(clock);
@@ -265,9 +307,12 @@ describe('throttling', () => {
     expect(locked.status).toBe(429);
     expect(locked.headers.get('retry-after')).toBe(String(15 * 60 - 5));
     expect(alertOf(await locked.text())).toBe("Too many attempts. For your account's safety, please wait 15 minutes and try again.");
-    // The owner, from another address, is not locked out by the stranger.
+    // The owner, from another address, waits out the email's delay (a minute), then signs in.
     const owner = new Browser(clock);
     owner.ip = '192.0.2.10';
+    const waiting = await signIn(owner, email, PASSWORD);
+    expect([waiting.status, waiting.headers.get('retry-after')]).toEqual([429, String(SIGNIN_EMAIL_DELAY_BASE_S)]);
+    clock.advance(SIGNIN_EMAIL_DELAY_BASE_S * 1000);
     expect((await signIn(owner, email, PASSWORD)).status).toBe(303);
     // The stranger's address stays locked for this account until its window ends.
     expect((await signIn(attacker, email, PASSWORD)).status).toBe(429);
@@ -279,35 +324,56 @@ describe('throttling', () => {
     expect((await signIn(sameAddress(), email, PASSWORD)).status).toBe(303);
   });
 
-  it('slows the whole account after 10 failures from anywhere by a delay that doubles up to 5 minutes, never a lock', async () => {
-    const clock = new TestClock(Date.UTC(2026, 10, 21, 15, 0, 5));
-    const { email } = await signedUp({ clock });
+  describe('per email, whatever the client address says', () => {
     let address = 0;
-    const fresh = (): Browser => {
-      const b = new Browser(clock);
-      b.ip = `198.51.100.${++address}`;
-      return b;
-    };
-    // Ten addresses, one guess each: no address or pair is near its limit, and there is no delay yet.
-    for (let i = 0; i < 10; i++) expect((await signIn(fresh(), email, 'wrong password')).status).toBe(401);
-    const waits: number[] = [];
-    for (let i = 0; i < 10; i++) {
-      const early = await signIn(fresh(), email, PASSWORD);
-      expect(early.status, `attempt ${i}`).toBe(429);
-      waits.push(Number(early.headers.get('retry-after')));
-      if (i === 0) expect(alertOf(await early.text())).toBe("Too many attempts. For your account's safety, please wait 1 second and try again.");
-      clock.advance(waits.at(-1)! * 1000);
-      expect((await signIn(fresh(), email, 'wrong password')).status).toBe(401);
-    }
-    expect(waits).toEqual([1, 2, 4, 8, 16, 32, 64, 128, 256, 300]);
-    // Of concurrent attempts when the wait is over, exactly one is let through.
-    clock.advance(300_000);
-    const burst = await Promise.all(Array.from({ length: 5 }, () => signIn(fresh(), email, 'wrong password')));
-    expect(burst.map((r) => r.status).sort()).toEqual([401, 429, 429, 429, 429]);
-    // A delay, not a lock: after it the right password gets in, and the failures are forgotten.
-    clock.advance(300_000);
-    expect((await signIn(fresh(), email, PASSWORD)).status).toBe(303);
-    for (let i = 0; i < 10; i++) expect((await signIn(fresh(), email, 'wrong password')).status).toBe(401);
+    /** A client claiming a new address each time, as anyone can where the address header is not trusted. */
+    const fresh = (clock: TestClock): Browser => Object.assign(new Browser(clock), { ip: `198.51.${Math.floor(address / 250) % 250}.${(address++ % 250) + 1}` });
+
+    it('5 failures from 5 addresses: the 6th attempt, right password and new address, is 429 with a Retry-After that doubles up to 15 minutes', async () => {
+      const clock = new TestClock(Date.UTC(2026, 10, 21, 15, 0, 5));
+      const { email } = await signedUp({ clock });
+      for (let i = 0; i < 5; i++) expect((await signIn(fresh(clock), email, 'wrong password')).status).toBe(401);
+      const waits: number[] = [];
+      for (let i = 0; i < 7; i++) {
+        const early = await signIn(fresh(clock), email, PASSWORD);
+        expect(early.status, `attempt ${i}`).toBe(429);
+        waits.push(Number(early.headers.get('retry-after')));
+        if (i === 0) expect(alertOf(await early.text())).toBe("Too many attempts. For your account's safety, please wait 1 minute and try again.");
+        // Every attempt during the delay is refused, and none of them lengthens it.
+        clock.advance(waits.at(-1)! * 1000 - 1000);
+        const late = await signIn(fresh(clock), email, PASSWORD);
+        expect([late.status, late.headers.get('retry-after')], `attempt ${i}`).toEqual([429, '1']);
+        clock.advance(1000);
+        expect((await signIn(fresh(clock), email, 'wrong password')).status).toBe(401);
+      }
+      expect(waits).toEqual([60, 120, 240, 480, 900, 900, 900]);
+      expect(Math.max(...waits)).toBe(SIGNIN_EMAIL_DELAY_MAX_S);
+      // After the delay the right password gets in, and the failures are forgotten: five more are free.
+      clock.advance(SIGNIN_EMAIL_DELAY_MAX_S * 1000);
+      expect((await signIn(fresh(clock), email, PASSWORD)).status).toBe(303);
+      for (let i = 0; i < 5; i++) expect((await signIn(fresh(clock), email, 'wrong password')).status).toBe(401);
+      expect((await signIn(fresh(clock), email, PASSWORD)).status).toBe(429);
+    });
+
+    it('counts unknown emails alike, in any letter case, and forgets failures under the limit after 15 minutes', async () => {
+      const clock = new TestClock(Date.UTC(2026, 10, 21, 16, 0, 5));
+      const nobody = uniqueEmail();
+      for (let i = 0; i < 4; i++) expect((await signIn(fresh(clock), i % 2 ? nobody.toUpperCase() : nobody, 'wrong password')).status).toBe(401);
+      clock.advance(15 * 60_000);
+      for (let i = 0; i < 5; i++) expect((await signIn(fresh(clock), nobody, 'wrong password')).status).toBe(401);
+      expect((await signIn(fresh(clock), ` ${nobody.toUpperCase()} `, 'wrong password')).status).toBe(429);
+    });
+
+    it('is exact under concurrency: of parallel wrong passwords, 5 are checked and the rest refused', async () => {
+      const clock = new TestClock(Date.UTC(2026, 10, 21, 20, 0, 5));
+      const { email } = await signedUp({ clock });
+      const burst = await Promise.all(Array.from({ length: 12 }, () => signIn(fresh(clock), email, 'wrong password')));
+      expect(burst.map((r) => r.status).sort()).toEqual([...Array<number>(5).fill(401), ...Array<number>(7).fill(429)]);
+      // When the delay is over, exactly one of concurrent attempts runs.
+      clock.advance(SIGNIN_EMAIL_DELAY_BASE_S * 1000);
+      const after = await Promise.all(Array.from({ length: 5 }, () => signIn(fresh(clock), email, 'wrong password')));
+      expect(after.map((r) => r.status).sort()).toEqual([401, 429, 429, 429, 429]);
+    });
   });
 
   it('limits one IP to 30 sign-in attempts per window across accounts', async () => {
@@ -381,6 +447,20 @@ describe('the client address (TRUSTED_IP_HEADER)', () => {
     const { result, lines } = await captureConsole('warn', () => signUps(11, clock, { TRUSTED_IP_HEADER: 'X-Real-IP' }, () => ({})));
     expect(result).toEqual(tenThenRefused);
     expect(lines.every((l) => l.startsWith('no usable client address in X-Real-IP'))).toBe(true);
+  });
+
+  it('self-hosted: CF-Connecting-IP is ignored unless TRUSTED_IP_HEADER names it', async () => {
+    const clock = new TestClock(Date.UTC(2026, 10, 21, 21, 0, 5));
+    // As workerd binds them: every var of wrangler.toml, null when its environment variable is unset.
+    const workerd = (trusted: string | null) => selfhostEnv({ ...env, TRUSTED_IP_HEADER: trusted, VAR_DEFAULTS: { TRUSTED_IP_HEADER: 'CF-Connecting-IP' } } as unknown as SelfhostEnv);
+    expect((workerd(null) as { TRUSTED_IP_HEADER?: string }).TRUSTED_IP_HEADER).toBe('');
+    // A client sending a new CF-Connecting-IP each time is still one client...
+    let spoof = 0;
+    const spoofed = () => ({ 'cf-connecting-ip': `198.18.0.${++spoof}` });
+    expect(await signUps(11, clock, workerd(null) as unknown as Record<string, unknown>, spoofed)).toEqual(tenThenRefused);
+    // ...unless the operator says the header is set by a proxy they trust.
+    clock.advance(60 * 60_000);
+    expect(await signUps(11, clock, workerd('CF-Connecting-IP') as unknown as Record<string, unknown>, spoofed)).toEqual(Array<number>(11).fill(303));
   });
 });
 

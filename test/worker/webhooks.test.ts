@@ -3,9 +3,9 @@
 // restarted, the delivery log, manual retry and automatic disabling.
 import { abortAllDurableObjects } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { MAX_ENDPOINTS_PER_ACCOUNT, MAX_MANUAL_SENDS_PER_HOUR } from '../../src/webhooks/limits.ts';
+import { MAX_CONCURRENT_DELIVERIES, MAX_ENDPOINTS_PER_ACCOUNT, MAX_MANUAL_SENDS_PER_HOUR } from '../../src/webhooks/limits.ts';
 import {
-  addEndpoint, failNext, hookPath, manage, manageAccount, RECEIVER, received, verified, waitFor,
+  addEndpoint, type Endpoint, failNext, hookPath, manage, manageAccount, RECEIVER, received, verified, waitFor,
 } from './webhook-helpers.ts';
 
 interface Envelope<T> {
@@ -133,6 +133,39 @@ describe('webhook endpoints', () => {
     expect((await received(endpoint.path)).map((r) => r.headers['webhook-id'])).toEqual([data.msg_id, data.msg_id]);
   });
 
+  it('to a slow endpoint delay only that endpoint: another endpoint of the account receives its delivery while it hangs', async () => {
+    const account = await manageAccount();
+    const slow = await addEndpoint(account.key, ['key.created']);
+    const fast = await addEndpoint(account.key, ['key.created']);
+    // Past the attempt timeout (1.5 s in the tests' vars): the slow attempt holds its connection 1.5 s.
+    await failNext(slow.path, 1, { status: 200, delay: 3_000 });
+    expect((await manage(account.key, `/api/v1/webhooks/${slow.id}/test`, { method: 'POST' })).status).toBe(202);
+    const [hanging] = await waitFor(() => received(slow.path), (r) => r.length === 1);
+    expect((await manage(account.key, `/api/v1/webhooks/${fast.id}/test`, { method: 'POST' })).status).toBe(202);
+    const [delivered] = await waitFor(() => received(fast.path), (r) => r.length === 1);
+    // Received while the slow attempt still waits for its answer (it gives up 1.5 s after it started).
+    expect(delivered!.at - hanging!.at).toBeLessThan(1_000);
+    expect(delivered!.status).toBe(200);
+    // The slow one is retried on its own schedule and gets its message too.
+    await waitFor(() => received(slow.path), (r) => r.some((x) => x.status === 200 && x.at > hanging!.at));
+  });
+
+  it(`have at most ${MAX_CONCURRENT_DELIVERIES} attempts in flight per account, one per endpoint`, async () => {
+    const account = await manageAccount();
+    const endpoints: Endpoint[] = [];
+    for (let i = 0; i <= MAX_CONCURRENT_DELIVERIES; i++) endpoints.push(await addEndpoint(account.key, ['key.created']));
+    // Every endpoint holds its first attempt past the timeout (1.5 s), so none frees its slot early.
+    for (const e of endpoints) await failNext(e.path, 1, { status: 200, delay: 3_000 });
+    expect((await manage(account.key, '/api/v1/keys', { method: 'POST', body: { name: 'CI', scopes: ['tools'] } })).status).toBe(201);
+    const arrivals = async () => (await Promise.all(endpoints.map((e) => received(e.path)))).flat().map((r) => r.at).sort((a, b) => a - b);
+    const first = await waitFor(arrivals, (a) => a.length >= MAX_CONCURRENT_DELIVERIES);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await arrivals()).toHaveLength(MAX_CONCURRENT_DELIVERIES);
+    // The last endpoint gets its attempt when one of the others times out.
+    const all = await waitFor(arrivals, (a) => a.length === MAX_CONCURRENT_DELIVERIES + 1);
+    expect(all.at(-1)! - first[0]!).toBeGreaterThanOrEqual(1_400);
+  }, 20_000);
+
   it('never follow a redirect: a 3xx is a failed attempt', async () => {
     const account = await manageAccount();
     const endpoint = await addEndpoint(account.key, ['key.created']);
@@ -183,10 +216,11 @@ describe('webhook endpoints', () => {
     expect(over.status).toBe(429);
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(3000);
     expect((await read(over)).error?.code).toBe('rate_limit_exceeded');
-    const got = await waitFor(() => received(endpoint.path), (r) => r.length === MAX_MANUAL_SENDS_PER_HOUR);
+    // One attempt at a time per endpoint (MAX_CONCURRENT_DELIVERIES): the 60 arrive one after another.
+    const got = await waitFor(() => received(endpoint.path), (r) => r.length === MAX_MANUAL_SENDS_PER_HOUR, 25_000);
     const retry = await manage(account.key, `/api/v1/webhooks/${endpoint.id}/deliveries/${got[0]!.headers['webhook-id']}/retry`, { method: 'POST' });
     expect(retry.status).toBe(429);
-  });
+  }, 30_000);
 
   it('disable an endpoint that keeps failing, and say so', async () => {
     const account = await manageAccount();
