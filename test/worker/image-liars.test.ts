@@ -53,6 +53,13 @@ describe('JPEG liars through POST /api/v1/compress', () => {
     expect(engineStats()).toMatchObject({ instantiations: 0, peak_bytes: 0 });
   });
 
+  it('16 baseline liars at once from one free key are all 422: none holds the memory budget, so no request is shed with 503', async () => {
+    const k = await makeKey({ scopes: ['image'], image: 'free' });
+    const answers = await Promise.all(Array.from({ length: 16 }, () => compressCall(k.key, { image: jpegLiar(false) })));
+    const codes = await Promise.all(answers.map(async (res) => `${res.status} ${(await res.json<any>()).error.code}`));
+    expect(codes).toEqual(Array(16).fill('422 unprocessable_image'));
+  });
+
   it('real JPEGs, baseline and progressive, 4:2:0 and grey, are not taken for liars', async () => {
     const k = await makeKey({ scopes: ['image'], image: 'pro' });
     for (const progressive of [false, true]) {
