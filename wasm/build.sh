@@ -32,6 +32,9 @@ emcc --version | sed -n 1p # sed reads to the end: head would close the pipe on 
 echo "$LJT_SHA256  $LJT_TARBALL" | sha256sum -c --quiet -
 echo "$WEBP_SHA256  $WEBP_TARBALL" | sha256sum -c --quiet -
 work="$here/.build"
+# libwebp's assert() messages carry __FILE__: without this map the checkout's path would be in the
+# module, and two checkouts would build different bytes from the same sources.
+PREFIX_MAP="-fmacro-prefix-map=$work/=build/"
 rm -rf "$work"
 mkdir -p "$work/lib"
 tar -xzf "$LJT_TARBALL" -C "$work"
@@ -43,7 +46,7 @@ for patch in patches/*.patch; do patch -s -d "$src" -p1 <"$patch"; done
 # CMake's size checks fail under emscripten 3.1.6, so the answers for wasm32 are given.
 (
   cd "$work/lib"
-  emcmake cmake "$src" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="-O3 -msimd128" \
+  emcmake cmake "$src" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="-O3 -msimd128 $PREFIX_MAP" \
     -DENABLE_SHARED=0 -DENABLE_STATIC=1 -DWITH_SIMD=0 -DWITH_TURBOJPEG=0 -DWITH_JAVA=0 \
     -DBUILD="$BUILD_STAMP" -DSIZE_T=4 -DUNSIGNED_LONG=4 >cmake.log
   emmake make -j"$(nproc)" jpeg-static >make.log
@@ -58,14 +61,14 @@ tar -xzf "$WEBP_TARBALL" -C "$work"
 webp="$work/libwebp-${WEBP_VERSION}"
 mkdir -p "$work/webp"
 (cd "$webp" && ls src/dec/*.c src/dsp/*.c src/enc/*.c src/utils/*.c sharpyuv/*.c | LC_ALL=C sort) >"$work/webp/sources"
-WEBP_CFLAGS="-O3 -msimd128 -msse2 -I$webp -I$webp/src"
+WEBP_CFLAGS="-O3 -msimd128 -msse2 $PREFIX_MAP -I$webp -I$webp/src"
 export WEBP_CFLAGS webp work
 xargs -P "$(nproc)" -I{} sh -c 'emcc $WEBP_CFLAGS -c "$webp/$1" -o "$work/webp/$(echo "$1" | tr / _).o"' _ {} <"$work/webp/sources"
 (cd "$work/webp" && LC_ALL=C ls *.o | xargs emar rcsD libwebp.a)
 
 EXPORTS='_malloc,_free,_sr_set_quant_tables,_sr_set_deadzone,_sr_set_trellis,_sr_set_scans,_sr_set_dither,_sr_set_align,_sr_resizer_new,_sr_resizer_push_row,_sr_resizer_pull_row,_sr_resizer_free'
 for f in create destroy message info header marker close_header add_marker clear_markers set_pixels channels \
-  decode_frame frame free_frame fatal_warnings encode transcode chunk_count chunk output_len result_width \
+  decode_frame frame free_frame fatal_warnings rows_decoded encode transcode chunk_count chunk output_len result_width \
   result_height clear_output encode_pixels rows_begin rows_write rows_finish; do
   EXPORTS="$EXPORTS,_sr_job_$f"
 done

@@ -153,6 +153,14 @@ export class JpegJob {
     this.check(this.call('decode_frame', this.job), 'decode');
   }
 
+  /**
+   * Rows the last decoding run produced at its DCT scale, where it finished or stopped: a file whose
+   * data ends early stops at the rows its data holds.
+   */
+  get rowsDecoded(): number {
+    return this.call('rows_decoded', this.job);
+  }
+
   private frameBytes(): number {
     return this.outW * this.outH * this.channelCount;
   }

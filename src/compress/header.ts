@@ -32,6 +32,10 @@ export interface JpegFrame {
   components: number;
   /** Stored samples per pixel over all components: 1.5 for 4:2:0 YCbCr, 3 for 4:4:4, 1 for grey. */
   samplesPerPixel: number;
+  /** 8×8 blocks of all components the frame declares (without the padding of interleaved MCUs). */
+  blocks: number;
+  /** The fewest bits of coded data a block can take in this kind of frame; 0 where there is no bound (arithmetic coding). */
+  minBitsPerBlock: number;
 }
 
 /** The structure is too broken to even find the dimensions. */
@@ -66,6 +70,17 @@ const SOS = 0xda;
 // SOF2, SOF6, SOF10 and SOF14 are progressive; the decoder keeps every coefficient of those in memory.
 const PROGRESSIVE_SOF = new Set([0xc2, 0xc6, 0xca, 0xce]);
 
+/**
+ * The fewest bits of entropy-coded data one block takes in a Huffman-coded frame, by SOF marker: every
+ * Huffman code is at least 1 bit, a sequential scan codes a DC category and at least one AC symbol (EOB
+ * or coefficients) per block (2 bits), and a progressive file's DC scan one DC category per block of
+ * every component (1 bit; its AC scans can cover thousands of blocks with one end-of-band run). The
+ * engine holds the same bound (SR_MIN_BITS_PER_BLOCK_* in wasm/src/sr_job.c); it is checked here as
+ * well so that a file whose data cannot cover its frame is refused before memory is reserved for it.
+ * Arithmetic-coded frames (SOF9–11) can take less than a bit per block and have no entry.
+ */
+export const JPEG_MIN_BITS_PER_BLOCK: ReadonlyMap<number, number> = new Map([[0xc0, 2], [0xc1, 2], [0xc2, 1]]);
+
 /** Components and their sampling factors from a SOF payload (after the length). */
 function jpegFrame(b: Uint8Array, at: number, end: number, marker: number): JpegFrame {
   const components = b[at + 9] ?? 0;
@@ -77,7 +92,16 @@ function jpegFrame(b: Uint8Array, at: number, end: number, marker: number): Jpeg
   const maxH = Math.max(1, ...factors.map(([h]) => h));
   const maxV = Math.max(1, ...factors.map(([, v]) => v));
   const samplesPerPixel = factors.reduce((sum, [h, v]) => sum + (h * v) / (maxH * maxV), 0) || components;
-  return { progressive: PROGRESSIVE_SOF.has(marker), components, samplesPerPixel };
+  const width = u16(b, at + 7);
+  const height = u16(b, at + 5);
+  const blocks = factors.reduce((sum, [h, v]) => sum + Math.ceil(Math.ceil((width * h) / maxH) / 8) * Math.ceil(Math.ceil((height * v) / maxV) / 8), 0);
+  return { progressive: PROGRESSIVE_SOF.has(marker), components, samplesPerPixel, blocks, minBitsPerBlock: JPEG_MIN_BITS_PER_BLOCK.get(marker) ?? 0 };
+}
+
+/** Why the coded data cannot be the image the frame declares, or null when it may be. */
+function jpegDataDefect(frame: JpegFrame | undefined, width: number, height: number, dataBytes: number): string | null {
+  if (!frame || dataBytes * 8 >= frame.blocks * frame.minBitsPerBlock) return null;
+  return `the JPEG is truncated: its ${dataBytes} bytes of image data cannot hold the ${width}×${height} pixels its header declares`;
 }
 
 function readJpeg(b: Uint8Array): ImageHeader {
@@ -88,6 +112,9 @@ function readJpeg(b: Uint8Array): ImageHeader {
   let orientation: Orientation | null = null;
   let at = 2; // after SOI
   let sawScan = false;
+  // Entropy-coded bytes of the scans seen so far, and where the current scan's data began (-1: none open).
+  let dataBytes = 0;
+  let scanFrom = -1;
   while (at < b.length) {
     if (b[at] !== 0xff) {
       if (!sawScan) throw new MalformedImage('a JPEG marker was expected');
@@ -108,9 +135,13 @@ function readJpeg(b: Uint8Array): ImageHeader {
       at += 2;
       continue;
     }
+    if (scanFrom >= 0) {
+      dataBytes += at - scanFrom;
+      scanFrom = -1;
+    }
     if (marker === EOI) {
       if (!sawScan) break;
-      return { width, height, orientation: orientation ?? 1, hasAlphaChannel: false, defect: null, jpeg };
+      return { width, height, orientation: orientation ?? 1, hasAlphaChannel: false, defect: jpegDataDefect(jpeg, width, height, dataBytes), jpeg };
     }
     if (at + 4 > b.length) break;
     const length = u16(b, at + 2);
@@ -130,11 +161,14 @@ function readJpeg(b: Uint8Array): ImageHeader {
       // Each scan of a progressive file is a pass over every coefficient: thousands of tiny scans
       // would cost minutes of CPU for a small file.
       if (++scans > MAX_JPEG_SCANS) throw new MalformedImage(`the JPEG has more than ${MAX_JPEG_SCANS} scans`);
+      scanFrom = end;
     }
     at = end;
   }
   if (width === 0) throw new MalformedImage('the JPEG ends before its frame header');
-  return { width, height, orientation: orientation ?? 1, hasAlphaChannel: false, defect: 'the JPEG is truncated: it ends before its end-of-image marker', jpeg };
+  if (scanFrom >= 0) dataBytes += Math.max(0, b.length - scanFrom);
+  const defect = jpegDataDefect(jpeg, width, height, dataBytes) ?? 'the JPEG is truncated: it ends before its end-of-image marker';
+  return { width, height, orientation: orientation ?? 1, hasAlphaChannel: false, defect, jpeg };
 }
 
 // ---- PNG: IHDR first; eXIf, if any, before the image data; IEND last.

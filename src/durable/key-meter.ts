@@ -11,7 +11,7 @@ import { SQL } from '../db/statements.ts';
 import type { Env } from '../env.ts';
 import { Counters } from '../metering/counters.ts';
 import { KEY_STATE_TTL_MS, LAST_USED_FLUSH_MS } from '../metering/key-state.ts';
-import { meterManage, meterTools, toolsUsage } from '../metering/rules.ts';
+import { countFailedCompression, failedCompressions, FAILED_COMPRESSIONS_PER_MINUTE, meterManage, meterTools, toolsUsage } from '../metering/rules.ts';
 import { dayWindow } from '../metering/windows.ts';
 import { accountMeter } from '../metering/account-meter-stub.ts';
 import type { AccountMeter } from './account-meter.ts';
@@ -76,6 +76,10 @@ export class KeyMeter extends DurableObject<Env> {
     const auth = await this.authenticate(hash, now, 'image');
     if (auth.outcome !== 'ok' || !auth.key) return auth;
     const key = auth.key;
+    const failures = this.ctx.storage.transactionSync(() => failedCompressions(this.counters, now));
+    if (!failures.allowed) {
+      return { outcome: 'rate_limit_exceeded', key, rate: failures.rate, reason: `this key had ${FAILED_COMPRESSIONS_PER_MINUTE} uploads refused as unreadable or too large this minute` };
+    }
     const id = crypto.randomUUID();
     const result = await this.account(key).reserve(key.tiers.image, now, id, hookTarget(key));
     if (!result.allowed) return { outcome: 'quota_exceeded', key, rate: result.rate };
@@ -92,9 +96,11 @@ export class KeyMeter extends DurableObject<Env> {
     return { outcome: 'ok', key, rate: result.rate };
   }
 
-  async release(hash: string, reservation: string, now: number): Promise<Verdict> {
+  /** Gives the reserved unit back; `refusedImage` when the upload was refused after its image was read (counted per minute). */
+  async release(hash: string, reservation: string, now: number, refusedImage = false): Promise<Verdict> {
     const key = await this.settleKey(hash, now);
     if (!key) return { outcome: 'unauthorized' };
+    if (refusedImage) this.ctx.storage.transactionSync(() => countFailedCompression(this.counters, now));
     const result = await this.account(key).release(key.tiers.image, reservation, now);
     return { outcome: 'ok', key, rate: result.rate };
   }

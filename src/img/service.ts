@@ -86,7 +86,12 @@ export async function signedImage(path: ImagePath, ctx: ImageContext): Promise<I
 /** Images being made in this isolate, by cache key. */
 const inFlight = new Map<string, Promise<StoredImage>>();
 
-/** One unit of the account's month around `work`: reserved first (429 when none is left), spent on success, released on failure. */
+/**
+ * One unit of the account's month around `work`: reserved first (429 when none is left), spent on success, released on failure.
+ * A refused source is not counted towards any key's failed compressions (FAILED_COMPRESSIONS_PER_MINUTE): its bytes come from
+ * the source host, not from the visitor who asked, and counting them would let anyone holding one signed URL of a broken source
+ * image shut the owner's API key out; what a refused image costs is bounded per request instead.
+ */
 async function meteredCompression(imageTier: ImageTier, accountId: string, ctx: ImageContext, work: () => Promise<StoredImage>): Promise<StoredImage> {
   const meter = ctx.meter(accountId);
   const id = crypto.randomUUID();

@@ -138,3 +138,27 @@ export function meterManage(counters: Counters, now: number): { allowed: boolean
   counters.add('manage_minute', minute.start);
   return { allowed: true, rate: { limit: MANAGE_PER_MINUTE, remaining: MANAGE_PER_MINUTE - used - 1, reset: toUnixSeconds(minute.end) } };
 }
+
+/**
+ * Uploads of one key refused after their image was read (415 `unsupported_media_type`, 422
+ * `unprocessable_image` / `image_too_large`) per UTC minute; past it, the key's compressions get 429
+ * `rate_limit_exceeded` until the minute ends. A refusal spends no unit of the month, yet reading and
+ * refusing the image costs the isolate time and memory: this bounds what a key can make it spend on
+ * images that will never compress. Parameter errors (400) are refused before any image is read and do
+ * not count; nor does a successful compression.
+ */
+export const FAILED_COMPRESSIONS_PER_MINUTE = 30;
+
+/** Whether the key's refused uploads of this minute leave it room for another compression. */
+export function failedCompressions(counters: Counters, now: number): { allowed: boolean; rate: RateHeaders } {
+  const minute = minuteWindow(now);
+  const used = counters.used('failed_minute', minute.start);
+  const rate: RateHeaders = { limit: FAILED_COMPRESSIONS_PER_MINUTE, remaining: Math.max(0, FAILED_COMPRESSIONS_PER_MINUTE - used), reset: toUnixSeconds(minute.end) };
+  if (used < FAILED_COMPRESSIONS_PER_MINUTE) return { allowed: true, rate };
+  return { allowed: false, rate: { ...rate, retryAfter: secondsUntil(minute.end, now) } };
+}
+
+/** Counts one upload refused after its image was read. */
+export function countFailedCompression(counters: Counters, now: number): void {
+  counters.add('failed_minute', minuteWindow(now).start);
+}

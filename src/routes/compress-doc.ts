@@ -42,7 +42,7 @@ export const compressDoc: RouteConfig = {
     },
     ...errorResponses(
       'bad_request', 'unauthorized', 'forbidden', 'plan_upgrade_required', 'payload_too_large', 'unsupported_media_type',
-      'unprocessable_image', 'image_too_large', 'quota_exceeded', 'overloaded',
+      'unprocessable_image', 'image_too_large', 'rate_limit_exceeded', 'quota_exceeded', 'overloaded',
     ),
   },
 };

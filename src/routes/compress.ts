@@ -1,6 +1,7 @@
 // Image API: POST /api/v1/compress. Thin: reserve a unit of the account's month (through the key's meter), read and validate the upload,
 // plan it from its header, admit it by memory, run the pipeline, and write the image with its headers. The unit is committed only when the
-// answer is 200 and released on every failure, so a failed request never costs quota.
+// answer is 200 and released on every failure, so a failed request never costs quota; an image refused once read (415, 422) counts
+// against the key's FAILED_COMPRESSIONS_PER_MINUTE instead.
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { compressConfig } from '../compress/config.ts';
@@ -41,6 +42,7 @@ export async function compressMetered(c: Context<AppEnv>, hash: string, meter: D
   c.set('keyHash', hash);
 
   let done: (() => void) | undefined;
+  let imageRead = false;
   try {
     const config = compressConfig(c.env);
     const parsed = CompressParts.safeParse(partsOf(await readMultipart(c.req.raw)));
@@ -58,6 +60,7 @@ export async function compressMetered(c: Context<AppEnv>, hash: string, meter: D
     if (parts.lossless && parts.format !== 'webp') throw new ApiError('bad_request', 'lossless=true works with webp output only (PNG output is always lossless)', { param: 'lossless' });
     if (parts.lossless && parts.target_kb !== undefined) throw new ApiError('bad_request', 'lossless output has no quality to search: leave out target_kb', { param: 'lossless' });
     const bytes = await imageBytes(parts.image);
+    imageRead = true;
     const { compress, prepare } = await import('../compress/pipeline.ts');
     const prepared = prepare(
       { bytes, format: parts.format, quality: parts.quality, width: parts.width, height: parts.height, targetKb: parts.target_kb, metadata: parts.metadata, palette: parts.palette, colors: parts.colors, lossless: parts.lossless },
@@ -71,13 +74,16 @@ export async function compressMetered(c: Context<AppEnv>, hash: string, meter: D
     c.executionCtx.waitUntil(meter.commit(hash, reserved.reservation!, clock(c.env)));
     return imageResponse(result, parts.image.name, bytes.length, performance.now() - started);
   } catch (err) {
-    const released = await meter.release(hash, reserved.reservation!, clock(c.env));
+    const released = await meter.release(hash, reserved.reservation!, clock(c.env), imageRead && refusesImage(err));
     if (released.rate) c.set('rate', released.rate);
     throw err;
   } finally {
     done?.();
   }
 }
+
+/** A refusal of the image itself (its type, structure or size), which the key's failure meter counts. */
+const refusesImage = (err: unknown): boolean => err instanceof ApiError && (err.status === 415 || err.status === 422);
 
 function imageResponse(result: CompressResult, uploadName: string, originalSize: number, totalMs: number): Response {
   const size = result.bytes.length;

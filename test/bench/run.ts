@@ -1,4 +1,4 @@
-// `npm run bench [-- foundation|tools|compress|meta|img|jpeg|jpeg-tuning|jpeg-web|webp|webp-low-memory|png|client|selfhost|sso-discovery ...]`: starts the service as `npm run dev` does and runs the
+// `npm run bench [-- foundation|tools|compress|meta|img|jpeg|jpeg-tuning|jpeg-web|webp|webp-low-memory|png|liars|client|selfhost|sso-discovery ...]`: starts the service as `npm run dev` does and runs the
 // named benchmarks (all by default) against it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -8,6 +8,7 @@ import { benchCompress } from './compress.ts';
 import { benchImg, IMG_MISSES, IMG_REPEATS, IMG_ROUNDS } from './img.ts';
 import { benchFoundation, CONCURRENCY, REQUESTS_PER_ROUND, ROUNDS, type Summary } from './foundation.ts';
 import { benchJpeg } from './jpeg.ts';
+import { benchLiars, liarsReport } from './liars.ts';
 import { benchJpegTuning } from './jpeg-tuning.ts';
 import { benchJpegWeb, jpegWebReport } from './jpeg-web.ts';
 import { benchWebp, webpReport } from './webp.ts';
@@ -155,6 +156,11 @@ const BENCHES: Record<string, (service: Service) => Promise<void>> = {
     const result = await benchJpegWeb();
     console.log(`\n${jpegWebReport(result.summary)}\n`);
     save('jpeg-web', result);
+  },
+  async liars(service) {
+    const rows = await benchLiars(service);
+    console.log(`\n${liarsReport(rows)}\n`);
+    save('liars', { rows });
   },
   async client(service) {
     const result = await benchClient(service);

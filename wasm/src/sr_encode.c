@@ -158,6 +158,7 @@ EMSCRIPTEN_KEEPALIVE int sr_job_transcode(sr_job *job, int orientation, int prog
   sr_open_decoder(job, s);
   job->dec_open = 1;
   jpeg_read_header(s, TRUE);
+  sr_check_data_length(job, s);
   jpeg_transform_info xf;
   memset(&xf, 0, sizeof(xf));
   xf.transform = TRANSFORMS[orientation];

@@ -164,6 +164,46 @@ static void keep_input_tables(sr_job *job, j_decompress_ptr d) {
   job->input_q_ok = 1;
 }
 
+/*
+ * The fewest bits of entropy-coded data a block of a Huffman-coded file can take. Every Huffman code is
+ * at least 1 bit long (a table of one symbol still spends a bit on it). A sequential (baseline) scan
+ * codes for each block a DC difference category and then at least one AC symbol (EOB, or the
+ * coefficients up to the 63rd): 2 codes, so 2 bits. A progressive file's first DC scan codes one DC
+ * category per block of every component (1 bit) and may cover all its AC coefficients with a few
+ * end-of-band runs (an EOBRUN symbol spans up to 32,767 blocks), so 1 bit is all it must hold. Arithmetic
+ * coding can take far less than a bit per block (its probabilities adapt to a flat image), so it has no
+ * such bound: those files are stopped by the per-row checks and, when progressive, by the memory budget.
+ */
+#define SR_MIN_BITS_PER_BLOCK_SEQUENTIAL 2
+#define SR_MIN_BITS_PER_BLOCK_PROGRESSIVE 1
+
+/* Refuses a Huffman-coded file whose remaining bytes cannot hold the blocks its frame declares, before
+ * jpeg_start_decompress allocates anything the size of the image (a progressive file's coefficients:
+ * 2 bytes a sample) and before any decoding. */
+void sr_check_data_length(sr_job *job, j_decompress_ptr d) {
+  if (d->arith_code) return;
+  uint64_t blocks = 0;
+  for (int ci = 0; ci < d->num_components; ci++) {
+    const jpeg_component_info *c = &d->comp_info[ci];
+    blocks += (uint64_t)c->width_in_blocks * c->height_in_blocks;
+  }
+  const uint64_t bits = blocks * (d->progressive_mode ? SR_MIN_BITS_PER_BLOCK_PROGRESSIVE : SR_MIN_BITS_PER_BLOCK_SEQUENTIAL);
+  const sr_source *src = (const sr_source *)d->src;
+  const uint64_t left = (uint64_t)(src->len - src->pos) + d->src->bytes_in_buffer;
+  if (left * 8 < bits) sr_fail(job, "the JPEG's image data is too short for the size its header declares");
+}
+
+/* A single-scan file whose scan met a marker other than a restart (EOI, or the end of the input, where
+ * the source inserts one) while iMCU rows of the frame are still to come: the data ended before the
+ * frame did. Arithmetic-coded scans decode zeros past a marker without a warning, so this is what
+ * stops them; Huffman-coded ones warn as well. */
+static int scan_ended_early(j_decompress_ptr d) {
+  if (jpeg_has_multiple_scans(d)) return 0;
+  const int m = d->unread_marker;
+  if (m == 0 || (m >= JPEG_RST0 && m <= JPEG_RST0 + 7)) return 0;
+  return d->input_iMCU_row < d->total_iMCU_rows;
+}
+
 /* Reads the header (and keeps the APP1/APP2 markers for the caller to read) without decoding pixels. */
 EMSCRIPTEN_KEEPALIVE int sr_job_header(sr_job *job) {
   TRY(job);
@@ -271,6 +311,7 @@ void sr_pipeline_run(sr_job *job, sr_row_sink sink, void *ctx) {
     return;
   }
   j_decompress_ptr d = &job->dec;
+  job->rows_decoded = 0;
   sr_open_decoder(job, d);
   job->dec_open = 1;
   jpeg_read_header(d, TRUE);
@@ -279,7 +320,11 @@ void sr_pipeline_run(sr_job *job, sr_row_sink sink, void *ctx) {
   d->dct_method = JDCT_ISLOW;
   int cmyk = d->jpeg_color_space == JCS_CMYK || d->jpeg_color_space == JCS_YCCK;
   d->out_color_space = job->channels == 1 ? JCS_GRAYSCALE : cmyk ? JCS_CMYK : JCS_RGB;
+  sr_check_data_length(job, d);
   jpeg_start_decompress(d);
+  /* A multi-scan file (progressive) has read every scan by now: a truncated one warned already, and
+   * its output pass (the whole image's inverse DCT) is not worth starting. */
+  if (job->err.fatal_warnings) longjmp(job->err.jump, 1);
   const int sw = (int)d->output_width, sh = (int)d->output_height, ch = job->channels;
   const size_t decoded_bytes = (size_t)sw * (size_t)d->output_components;
   const size_t scaled_bytes = (size_t)sw * ch, out_bytes = (size_t)job->out_w * ch;
@@ -293,6 +338,12 @@ void sr_pipeline_run(sr_job *job, sr_row_sink sink, void *ctx) {
   while (d->output_scanline < d->output_height) {
     JSAMPROW row = decoded;
     if (jpeg_read_scanlines(d, &row, 1) != 1) sr_fail(job, "the JPEG decoder stopped early");
+    job->rows_decoded = (int)d->output_scanline;
+    /* Checked per row (a new iMCU row is decoded every few rows), not after the whole image: libjpeg
+     * goes on past the end of the data with grey blocks, which for a small file declaring a huge frame
+     * is seconds of decoding nothing. */
+    if (job->err.fatal_warnings) longjmp(job->err.jump, 1);
+    if (scan_ended_early(d)) sr_fail(job, "the JPEG's image data ends before its last row");
     const uint8_t *pixels = decoded;
     if (cmyk) {
       cmyk_to_rgb(decoded, scaled, sw, d->saw_Adobe_marker);
@@ -339,3 +390,5 @@ EMSCRIPTEN_KEEPALIVE int sr_job_decode_frame(sr_job *job) {
 
 EMSCRIPTEN_KEEPALIVE uint8_t *sr_job_frame(sr_job *job) { return job->frame; }
 EMSCRIPTEN_KEEPALIVE int sr_job_fatal_warnings(sr_job *job) { return job->err.fatal_warnings; }
+/* Rows the last decoding run produced (at its DCT scale) before it finished or stopped. */
+EMSCRIPTEN_KEEPALIVE int sr_job_rows_decoded(sr_job *job) { return job->rows_decoded; }

@@ -90,6 +90,7 @@ struct sr_job {
   int enc_open;
   sr_resizer *resizer;
   uint8_t *rows; /* scratch rows of a run */
+  int rows_decoded; /* rows the last JPEG decoding run produced at its scale, where it finished or stopped */
   uint8_t *enc_row; /* one output row, for mirrored and re-oriented rows */
   /* Output of the last encode. */
   sr_chunk *chunks;
@@ -112,6 +113,9 @@ void sr_fail(sr_job *job, const char *message);
 void sr_pipeline_run(sr_job *job, sr_row_sink sink, void *ctx);
 void sr_write_markers(sr_job *job, j_compress_ptr c);
 void sr_open_decoder(sr_job *job, j_decompress_ptr d);
+/* After jpeg_read_header: fails the job when the input's remaining bytes cannot hold the blocks its
+ * frame declares (Huffman-coded files; sr_job.c says why the bound holds). */
+void sr_check_data_length(sr_job *job, j_decompress_ptr d);
 /* Fills the job's frame (out_w × out_h × channels, as stored) unless it is there already. */
 void sr_frame_fill(sr_job *job);
 
