@@ -6,9 +6,6 @@ import type { Env } from '../env.ts';
 import type { StoredImage } from '../img/cache.ts';
 import { ImageShelf } from '../img/shelf.ts';
 
-/** The one instance's name. */
-export const IMAGE_STORE_NAME = 'images';
-
 export class ImageStore extends DurableObject<Env> {
   private readonly shelf: ImageShelf;
 

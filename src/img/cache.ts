@@ -4,13 +4,16 @@
 // deleted secret still stops its URLs, and a rotation does not make every image again).
 // On Cloudflare the store is the Workers Cache API, per data centre; self-hosted it is the ImageStore
 // Durable Object in the data directory (workerd's Cache API keeps nothing).
-import { IMAGE_STORE_NAME, type ImageStore } from '../durable/image-store.ts';
+// Type only: the class imports cloudflare:workers, which the Node side (the OpenAPI generator) cannot load.
+import type { ImageStore } from '../durable/image-store.ts';
 import type { Env } from '../env.ts';
 import { IMAGE_CACHE_CONTROL } from './limits.ts';
 import type { ImageOptions, Variant } from './options.ts';
 
 /** Changes whenever the same variant could compress to different bytes (a new engine, a new option meaning). */
 const IMAGE_CACHE_VERSION = 'i2';
+/** The self-hosted store's one instance. */
+const IMAGE_STORE_NAME = 'images';
 /**
  * The Cache API wants a URL: a fixed one, not this service's, which is whatever Host the request named.
  * The Cache API keeps entries per zone whatever the URL's host, so this names nothing that answers.
