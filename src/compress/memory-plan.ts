@@ -140,10 +140,9 @@ export function plan(inputFormat: ImageFormat, header: ImageHeader, uploadBytes:
   // own bytes are not.
   const lossless = (inputFormat === 'jpeg' || inputFormat === 'webp') && request.format === inputFormat && !resized && request.targetKb === undefined && request.allowLossless !== false && request.lossless !== true;
   const base = { output, resized, scaleNum, stored, lossless, pngWhole: false };
-  if (inputFormat === 'png') {
+  if (inputFormat === 'png' && request.format !== 'webp') {
     const pngBase = { ...base, mode: 'two_pass' as const };
-    const whole = request.format === 'png' && output.width * output.height <= PNG_WHOLE_MAX_OUTPUT_PIXELS;
-    if (whole) {
+    if (request.format === 'png') {
       const planned = { ...pngBase, pngWhole: true, estimate: pngEstimate(header, uploadBytes, request, { ...pngBase, pngWhole: true }) };
       if (planned.estimate <= budget) return planned;
     }
@@ -154,14 +153,15 @@ export function plan(inputFormat: ImageFormat, header: ImageHeader, uploadBytes:
     }
     return { ...pngBase, estimate: pngEstimate(header, uploadBytes, request, pngBase) };
   }
-  if (inputFormat === 'webp' && request.format === 'webp') {
+  if (request.format === 'webp') {
     // Lossless output for a lossless input when it fits; then lossy; then lossy in low memory. A large
     // opaque output tries the token buffer within an allowance first (alpha's own encoder would use it up).
     const big = output.width * output.height > WEBP_TOKEN_BUFFER_MAX_PIXELS;
+    const alpha = inputFormat === 'webp' && header.hasAlphaChannel;
     // lossless=true asks for lossless output whatever the input is: no lossy fallback then.
     const variants: NonNullable<Plan['webp']>[] = request.lossless ? [{ lossless: true, lowMemory: false }] : [
-      ...(header.webp?.lossless && request.targetKb === undefined ? [{ lossless: true, lowMemory: false }] : []),
-      ...(!big ? [{ lossless: false, lowMemory: false }] : header.hasAlphaChannel ? [] : [{ lossless: false, lowMemory: false, tokenGrowthBytes: WEBP_TOKEN_GROWTH_BYTES }]),
+      ...(inputFormat === 'webp' && header.webp?.lossless && request.targetKb === undefined ? [{ lossless: true, lowMemory: false }] : []),
+      ...(!big ? [{ lossless: false, lowMemory: false }] : alpha ? [] : [{ lossless: false, lowMemory: false, tokenGrowthBytes: WEBP_TOKEN_GROWTH_BYTES }]),
       { lossless: false, lowMemory: true },
     ];
     for (const webp of variants) {
@@ -169,6 +169,14 @@ export function plan(inputFormat: ImageFormat, header: ImageHeader, uploadBytes:
       planned.estimate = estimate(inputFormat, header, uploadBytes, request, planned);
       if (planned.estimate <= budget || webp === variants.at(-1)) return planned;
     }
+  }
+  if (inputFormat === 'jpeg' && request.format === 'png') {
+    // oxipng when its whole-image memory fits the budget, else the row encoder.
+    const whole = { ...base, mode: 'two_pass' as const, pngWhole: true, estimate: 0 };
+    whole.estimate = estimate(inputFormat, header, uploadBytes, request, whole);
+    if (whole.estimate <= budget) return whole;
+    const rows = { ...base, mode: 'two_pass' as const };
+    return { ...rows, estimate: estimate(inputFormat, header, uploadBytes, request, rows) };
   }
   const modes: JpegEncodeMode[] = [];
   if (request.format === 'jpeg') {
@@ -197,10 +205,7 @@ function estimate(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: nu
   const input = uploadBytes * 2;
   const outputBuffers = outPixels * outputBytesPerPixel(request.quality) * 2;
   if (inputFormat === 'webp') return Math.ceil(REQUEST_BASE_BYTES + input + webpEstimate(header, request, p) + outputBuffers);
-  if (inputFormat !== 'jpeg') {
-    return REQUEST_BASE_BYTES + input + (inPixels + outPixels) * WHOLE_IMAGE_BYTES_PER_PIXEL + outputBuffers;
-  }
-  const paletteBytes = request.format === 'png' && request.palette ? HISTOGRAM_BYTES + PALETTE_EXTRA_BYTES : 0;
+  if (inputFormat === 'png') return pngEstimate(header, uploadBytes, request, p);
   const channels = channelsOf(header);
   const frame = header.jpeg!;
   const scaledWidth = Math.ceil((header.width * p.scaleNum) / 8);
@@ -208,14 +213,17 @@ function estimate(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: nu
     ? COEFFICIENT_BYTES * inPixels * frame.samplesPerPixel
     : scaledWidth * DECODER_BYTES_PER_COLUMN;
   const resampler = p.resized ? resizerBytes(scaledWidth, Math.ceil((header.height * p.scaleNum) / 8), p.stored.width, p.stored.height) : 0;
-  // Orientations 3–8 and retries (target_kb) keep the output pixels; PNG and WebP output takes them whole.
-  const keepsFrame = header.orientation >= 3 || request.targetKb !== undefined || request.format !== 'jpeg';
-  const kept = keepsFrame ? outPixels * channels : 0;
-  let encoder: number;
-  if (request.format === 'jpeg') encoder = p.mode === 'progressive' ? encoderBuffer(p.output, request.quality, header) : p.output.width * 3 * 32;
-  // A copy of the frame, its RGBA form, and the whole-image encoder.
-  else if (request.format === 'webp' && request.lossless) encoder = outPixels * (channels + 4 + WEBP_LOSSLESS_ENCODER_BYTES_PER_PIXEL);
-  else encoder = outPixels * (channels + 4 + WHOLE_IMAGE_BYTES_PER_PIXEL) + paletteBytes;
+  if (request.format !== 'jpeg') {
+    // Rows go to the WebP encoder's picture or the PNG writer; an orientation other than 1 keeps the
+    // stored frame once. The engine's copy of the input is freed before the WebP encoder runs.
+    const kept = header.orientation !== 1 ? outPixels * channels : 0;
+    const decoding = decoder + resampler + kept;
+    if (request.format === 'webp') return Math.ceil(REQUEST_BASE_BYTES + uploadBytes + webpEncoderPeak(outPixels, false, p.webp, uploadBytes + decoding) + outputBuffers);
+    return Math.ceil(REQUEST_BASE_BYTES + input + decoding + pngWriterBytes(outPixels, outPixels * channels, request, p.pngWhole));
+  }
+  // Orientations 3–8 and retries (target_kb) keep the output pixels.
+  const kept = header.orientation >= 3 || request.targetKb !== undefined ? outPixels * channels : 0;
+  const encoder = p.mode === 'progressive' ? encoderBuffer(p.output, request.quality, header) : p.output.width * 3 * 32;
   const lossyPhase = decoder + resampler + kept + encoder + outputBuffers;
   // The lossless rewrite runs after the lossy encode, holding its result: every coefficient, twice when
   // the orientation moves blocks, and its own output.
@@ -223,6 +231,33 @@ function estimate(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: nu
     ? COEFFICIENT_BYTES * inPixels * frame.samplesPerPixel * (header.orientation >= 3 ? 2 : 1) + outputBuffers / 2 + uploadBytes * 2
     : 0;
   return Math.ceil(REQUEST_BASE_BYTES + input + Math.max(lossyPhase, losslessPhase));
+}
+
+/**
+ * The WebP encoder's part of a request: its picture filled while `decoding` bytes are alive (the
+ * decoder, resampler, a kept frame), then encoded after they are freed; the peak is the larger phase.
+ */
+function webpEncoderPeak(outPixels: number, alpha: boolean, variant: Plan['webp'], decoding: number): number {
+  const webp: NonNullable<Plan['webp']> = variant ?? { lossless: false, lowMemory: false };
+  if (webp.lossless) return Math.max(decoding + outPixels * 4, outPixels * WEBP_LOSSLESS_ENCODER_BYTES_PER_PIXEL);
+  const picture = outPixels * (WEBP_LOSSY_PICTURE_BYTES_PER_PIXEL + (alpha ? 1 : 0));
+  const bounded = (webp.tokenGrowthBytes ?? 0) > 0;
+  const internals = outPixels * (webp.lowMemory || bounded ? WEBP_LOW_MEMORY_ENCODER_BYTES_PER_PIXEL : WEBP_LOSSY_ENCODER_BYTES_PER_PIXEL);
+  const alphaEncoder = alpha ? outPixels * WEBP_ALPHA_ENCODER_BYTES_PER_PIXEL : 0;
+  const peak = Math.max(decoding + picture, picture + Math.max(internals, alphaEncoder));
+  // A bounded token buffer: the low-memory peak, plus the growth allowed and one growth step past it.
+  return bounded ? peak + webp.tokenGrowthBytes! + peak * WASM_GROWTH_STEP : peak;
+}
+
+/**
+ * The PNG writer's part: the row encoder's streams and its output (joined once from its chunks, so
+ * twice; both outputs of a palette pass), or oxipng's whole-image peak on a gathered RGBA frame.
+ * `rawBytes` bounds the output (deflate of unfiltered rows adds almost nothing).
+ */
+function pngWriterBytes(outPixels: number, rawBytes: number, request: PlanRequest, whole: boolean): number {
+  const palette = request.palette ? HISTOGRAM_BYTES + PALETTE_EXTRA_BYTES : 0;
+  const outputs = (rawBytes + 64 * 1024) * 2 * (request.palette ? 2 : 1);
+  return palette + outputs + (whole ? outPixels * (4 + OXIPNG_BYTES_PER_PIXEL) : PNG_STREAM_BYTES);
 }
 
 /** The WebP engine's peak, past the upload: decoder and encoder are alive together (rows stream between them). */
@@ -240,16 +275,7 @@ function webpEstimate(header: ImageHeader, request: PlanRequest, p: Omit<Plan, '
   if (request.format === 'webp') {
     // Orientations other than 1 keep the stored output once before the upright picture is filled.
     const upright = header.orientation === 1 ? 0 : outPixels * channels;
-    const webp: NonNullable<Plan['webp']> = p.webp ?? { lossless: false, lowMemory: false };
-    if (webp.lossless) return Math.max(decoder + resampler + upright + outPixels * 4, outPixels * WEBP_LOSSLESS_ENCODER_BYTES_PER_PIXEL);
-    const picture = outPixels * (WEBP_LOSSY_PICTURE_BYTES_PER_PIXEL + (alpha ? 1 : 0));
-    // The decoder is gone before the encoder starts: the peak is the larger of the two phases.
-    const bounded = (webp.tokenGrowthBytes ?? 0) > 0;
-    const internals = outPixels * (webp.lowMemory || bounded ? WEBP_LOW_MEMORY_ENCODER_BYTES_PER_PIXEL : WEBP_LOSSY_ENCODER_BYTES_PER_PIXEL);
-    const alphaEncoder = alpha ? outPixels * WEBP_ALPHA_ENCODER_BYTES_PER_PIXEL : 0;
-    const peak = Math.max(decoder + resampler + upright + picture, picture + Math.max(internals, alphaEncoder));
-    // A bounded token buffer: the low-memory peak, plus the growth allowed and one growth step past it.
-    return bounded ? peak + webp.tokenGrowthBytes! + peak * WASM_GROWTH_STEP : peak;
+    return webpEncoderPeak(outPixels, alpha, p.webp, decoder + resampler + upright);
   } else if (request.format === 'jpeg') {
     const kept = header.orientation >= 3 || request.targetKb !== undefined ? outPixels * 3 : 0;
     encoder = kept + (p.mode === 'progressive' ? encoderBuffer(p.output, request.quality, header) : p.output.width * 3 * 32);
@@ -292,10 +318,9 @@ function pngEstimate(header: ImageHeader, uploadBytes: number, request: PlanRequ
   } else if (request.format === 'jpeg') {
     // A frame for a size target's retries: RGBA in JS, its RGB copy, the engine's copy, the coefficients.
     writer = outPixels * (4 + 3 + 3) + encoderBuffer(p.output, request.quality, header);
-  } else if (request.format === 'webp' && request.lossless) {
-    writer = outPixels * (4 + WEBP_LOSSLESS_ENCODER_BYTES_PER_PIXEL);
   } else {
-    writer = outPixels * (4 + WHOLE_IMAGE_BYTES_PER_PIXEL);
+    // Rows fill the WebP encoder's picture (in batches: the decoder's rows are alive meanwhile).
+    writer = webpEncoderPeak(outPixels, header.hasAlphaChannel, p.webp, 0);
   }
   const outputBuffers = request.format === 'png' ? 0 : outPixels * outputBytesPerPixel(request.quality) * 2;
   return Math.ceil(REQUEST_BASE_BYTES + uploadBytes * 2 + PNG_STREAM_BYTES + rows + deinterlace + resampler + turned + palette + writer + outputBuffers);

@@ -288,25 +288,6 @@ static void frame_sink(sr_webp *w, const uint8_t *row, void *ctx) {
   f->next++;
 }
 
-/* Row y of the upright image from a stored frame (w × h): upright (x, y) comes from stored (sx, sy). */
-static void upright_row(const uint8_t *frame, int w, int h, int ch, int o, int y, uint8_t *out) {
-  const int width = o >= 5 ? h : w;
-  for (int x = 0; x < width; x++) {
-    int sx, sy;
-    switch (o) {
-      case 2: sx = w - 1 - x; sy = y; break;
-      case 3: sx = w - 1 - x; sy = h - 1 - y; break;
-      case 4: sx = x; sy = h - 1 - y; break;
-      case 5: sx = y; sy = x; break;
-      case 6: sx = y; sy = h - 1 - x; break;
-      case 7: sx = w - 1 - y; sy = h - 1 - x; break;
-      case 8: sx = w - 1 - y; sy = x; break;
-      default: sx = x; sy = y; break;
-    }
-    memcpy(out + (size_t)x * ch, frame + ((size_t)sy * w + sx) * ch, (size_t)ch);
-  }
-}
-
 /* Runs the rows at out_w × out_h (stored) and hands them to sink upright, through a frame when the
  * orientation needs every row first. Fails through srw_fail. */
 static void run_upright(sr_webp *w, int out_w, int out_h, int orientation, int channels, srw_sink sink, void *ctx) {
@@ -323,7 +304,7 @@ static void run_upright(sr_webp *w, int out_w, int out_h, int orientation, int c
   run_rows(w, out_w, out_h, channels, frame_sink, &f);
   const int height = orientation >= 5 ? out_w : out_h;
   for (int y = 0; y < height; y++) {
-    upright_row(f.frame, out_w, out_h, ch, orientation, y, w->upright_row);
+    sr_upright_row(f.frame, out_w, out_h, ch, orientation, y, w->upright_row);
     sink(w, w->upright_row, ctx);
   }
   close_all(w);
@@ -372,6 +353,58 @@ EMSCRIPTEN_KEEPALIVE int sr_webp_encode(sr_webp *w, int quality, int lossless, i
 EMSCRIPTEN_KEEPALIVE void sr_webp_free_picture(sr_webp *w) {
   srw_enc_destroy(w->enc);
   w->enc = NULL;
+}
+
+/* ---- WebP output of a JPEG: the JPEG job's pipeline rows go into the band-fed encoder, so the
+ * picture (YUV 4:2:0 for lossy) is the only whole-image buffer; an orientation other than 1 fills
+ * the JPEG job's frame once and hands its rows over turned. */
+
+static void jpeg_row_to_picture(sr_job *job, uint8_t *row, void *ctx) {
+  sr_webp *w = ctx;
+  const uint8_t *rgb = row;
+  if (job->channels == 1) {
+    const int width = w->enc_width;
+    for (int x = 0; x < width; x++) w->rows[x * 3] = w->rows[x * 3 + 1] = w->rows[x * 3 + 2] = row[x];
+    rgb = w->rows;
+  }
+  if (srw_enc_row(w->enc, rgb)) sr_fail(job, "out of memory for the WebP picture");
+}
+
+/*
+ * Fills this job's picture (a job without input) from a JPEG job whose pixels are set (sr_job_set_pixels):
+ * ARGB for lossless output, YUV 4:2:0 for lossy. Failures take the JPEG job's message. 0 or -1.
+ */
+EMSCRIPTEN_KEEPALIVE int sr_webp_fill_from_jpeg(sr_webp *w, sr_job *job, int lossless) {
+  srw_enc_destroy(w->enc);
+  w->enc = NULL;
+  if (setjmp(job->err.jump)) {
+    sr_job_cleanup(job);
+    sr_job_free_frame(job);
+    close_all(w);
+    strncpy(w->message, job->err.message, sizeof(w->message) - 1);
+    return -1;
+  }
+  const int ow = job->out_w, oh = job->out_h, o = job->orientation, ch = job->channels;
+  const int up_w = o >= 5 ? oh : ow, up_h = o >= 5 ? ow : oh;
+  w->enc_width = up_w;
+  w->enc = srw_enc_create(up_w, up_h, 3, lossless);
+  /* A widened grey row, and one upright row. */
+  w->rows = malloc((size_t)up_w * 3 * 2);
+  if (!w->enc || !w->rows) sr_fail(job, "out of memory for the WebP picture");
+  if (o == 1) {
+    sr_pipeline_run(job, jpeg_row_to_picture, w);
+  } else {
+    sr_frame_fill(job);
+    uint8_t *upright = w->rows + (size_t)up_w * 3;
+    for (int y = 0; y < up_h; y++) {
+      sr_upright_row(job->frame, ow, oh, ch, o, y, upright);
+      jpeg_row_to_picture(job, upright, w);
+    }
+    sr_job_free_frame(job);
+  }
+  free(w->rows);
+  w->rows = NULL;
+  return 0;
 }
 
 /* ---- Frames for whole-image encoders (PNG output): RGB or RGBA, upright. */
