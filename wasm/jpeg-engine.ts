@@ -5,7 +5,7 @@
 import createJpegModule from './codec/sr_jpeg.js';
 import jpegWasm from './codec/sr_jpeg.wasm';
 import { EmscriptenInstance, type EmscriptenFactory } from './emscripten.ts';
-import { Slot } from './instances.ts';
+import { pooledGrowthLimit, Slot } from './instances.ts';
 import { readChunkedOutput } from './chunked-output.ts';
 
 type Fn = (...args: number[]) => number;
@@ -53,8 +53,11 @@ export interface EncodedJpeg {
 /** The engine refused the file or ran out of memory; `message` is libjpeg's or ours. */
 export class JpegEngineError extends Error {}
 
-/** The engine instance, shared with the WebP engine (webp-engine.ts): one module holds both. */
-export const slot = new Slot('sr_jpeg', () => new EmscriptenInstance(createJpegModule as EmscriptenFactory<JpegModule>, jpegWasm));
+/**
+ * The engine's instances, shared with the WebP engine (webp-engine.ts): one module holds both. Pooled,
+ * each growing only within what the pool's limit leaves (instances.ts).
+ */
+export const slot = new Slot('sr_jpeg', () => new EmscriptenInstance(createJpegModule as EmscriptenFactory<JpegModule>, jpegWasm, pooledGrowthLimit), { pooled: true });
 
 // Offsets into sr_job_info() (sr_jpeg.h).
 const INFO = { width: 0, height: 1, components: 2, colorSpace: 3, progressive: 4, maxH: 5, maxV: 6, samp: 7, adobe: 15, markers: 17, precision: 18, arithmetic: 19, length: 20 };

@@ -74,3 +74,17 @@ describe('every input to every output, in rows', () => {
     expect(Math.abs(r! - g!) + Math.abs(g! - b!)).toBeLessThanOrEqual(4);
   });
 });
+
+describe('memory under concurrency', () => {
+  it('four large compressions at once: each 200 or 503 overloaded (never 500), one or more complete, one engine instance reused within the budget', async () => {
+    resetWasmInstances();
+    const results = await Promise.all(Array.from({ length: 4 }, () => convert('jpeg', { image: inputs.jpeg, format: 'webp' })));
+    const statuses = results.map((r) => r.res.status);
+    for (const status of statuses) expect([200, 503]).toContain(status);
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(1);
+    const engine = wasmMemoryReport().codecs.find((c) => c.name === 'sr_jpeg')!;
+    // Before the pool, each grown instance was dropped for the collector and the next request made another.
+    expect(engine.instantiations).toBe(1);
+    expect(wasmMemoryReport().peak_bytes).toBeLessThanOrEqual(BUDGET_MB * MiB);
+  }, 120_000);
+});
