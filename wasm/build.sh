@@ -73,7 +73,7 @@ for f in create destroy message info header marker close_header add_marker clear
   EXPORTS="$EXPORTS,_sr_job_$f"
 done
 for f in create destroy message info fill encode free_picture frame jpeg_job after_jpeg chunk_count chunk output_len \
-  result_width result_height result_low_memory clear_output rows_begin rows_push fill_from_jpeg; do
+  result_width result_height result_low_memory clear_output rows_begin rows_push fill_from_jpeg pull_begin pull; do
   EXPORTS="$EXPORTS,_sr_webp_$f"
 done
 

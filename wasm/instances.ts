@@ -26,26 +26,42 @@ export interface CodecInstance {
  * call: small images then pay no instantiation, while a large image's memory goes back to the isolate.
  */
 export const WASM_RETAIN_GROWTH_BYTES = 4 * 1024 * 1024;
-/** The pool's limit until the first request sets it (the default memory budget). */
-const DEFAULT_POOL_LIMIT_BYTES = 100 * 1024 * 1024;
 /** Room a new engine instance needs to start (its initial memory, a little over). */
 const FRESH_INSTANCE_BYTES = 4 * 1024 * 1024;
 
 const slots: Slot<CodecInstance>[] = [];
 let peakLiveBytes = 0;
-let poolLimitBytes = DEFAULT_POOL_LIMIT_BYTES;
+/** Unbounded until a request sets it (the engine used outside requests: tools, tests' fixtures). */
+let poolLimitBytes = Infinity;
 
-/** The most every live codec memory may sum to while a pooled instance grows: the memory budget. */
-export function setWasmPoolLimit(bytes: number): void {
+/**
+ * The pool's limit for the requests of this isolate: their memory budget. It only rises: a budget is
+ * one per deployment, and a lower one seen later (a test's) must not strand instances grown under the
+ * higher one; admission keeps every request within its own budget anyway.
+ */
+export function poolLimitForBudget(budget: number): void {
+  poolLimitBytes = poolLimitBytes === Infinity ? budget : Math.max(poolLimitBytes, budget);
+}
+
+/** Sets the pool's limit outright; returns the previous one (tests). */
+export function setWasmPoolLimit(bytes: number): number {
+  const previous = poolLimitBytes;
   poolLimitBytes = bytes;
+  return previous;
+}
+
+/** The memories of every pooled instance. */
+function pooledBytes(): number {
+  return slots.reduce((sum, slot) => sum + (slot.isPooled() ? slot.liveBytes() : 0), 0);
 }
 
 /**
  * How large a pooled instance whose memory is `current` bytes may grow: what the limit leaves after
- * every other live codec memory.
+ * the other pooled instances. (The @jsquash codecs' memories are not counted here: each request's
+ * estimate covers them, and they are dropped once grown.)
  */
 export function pooledGrowthLimit(current: number): number {
-  return poolLimitBytes - (liveWasmBytes() - current);
+  return poolLimitBytes - (pooledBytes() - current);
 }
 
 export interface SlotOptions {
@@ -141,11 +157,23 @@ export class Slot<T extends CodecInstance> {
     return this.instances.reduce((sum, instance) => sum + instance.memoryBytes(), 0);
   }
 
-  /** An instance nobody holds (the largest), a new one while the pool has room, else the least held. */
+  isPooled(): boolean {
+    return this.pooled;
+  }
+
+  /**
+   * An instance nobody holds (the largest), a new one while the pool has room, else the least held.
+   * A pool over its limit (the budget was lowered) first lets go of free instances, largest first.
+   */
   private pick(): T {
-    const free = this.instances.filter((i) => !this.holders.has(i));
+    let free = this.instances.filter((i) => !this.holders.has(i));
+    while (this.pooled && free.length > 0 && pooledBytes() > poolLimitBytes) {
+      const largest = free.reduce((a, b) => (b.memoryBytes() > a.memoryBytes() ? b : a));
+      this.remove(largest);
+      free = free.filter((i) => i !== largest);
+    }
     if (free.length > 0) return free.reduce((a, b) => (b.memoryBytes() > a.memoryBytes() ? b : a));
-    const room = !this.pooled || this.instances.length === 0 || liveWasmBytes() + FRESH_INSTANCE_BYTES <= poolLimitBytes;
+    const room = !this.pooled || this.instances.length === 0 || pooledBytes() + FRESH_INSTANCE_BYTES <= poolLimitBytes;
     if (room) return this.instantiate();
     return this.instances.reduce((a, b) => ((this.holders.get(b) ?? 0) < (this.holders.get(a) ?? 0) ? b : a));
   }

@@ -7,6 +7,7 @@ import jpegWasm from './codec/sr_jpeg.wasm';
 import { EmscriptenInstance, type EmscriptenFactory } from './emscripten.ts';
 import { pooledGrowthLimit, Slot } from './instances.ts';
 import { readChunkedOutput } from './chunked-output.ts';
+import { pullRowBatches } from './row-batches.ts';
 
 type Fn = (...args: number[]) => number;
 interface JpegModule {
@@ -261,8 +262,8 @@ export function jpegJobIn<R>(codec: EmscriptenInstance<JpegModule>, input: Uint8
   }
 }
 
-/** Rows a JpegRowReader copies out of the engine per call. */
-const READ_BATCH = 32;
+/** Rows a row reader (JPEG or WebP) copies out of the engine per call. */
+export const READ_BATCH = 32;
 
 /**
  * A JPEG's pixels pulled in batches of upright rows by a consumer that awaits between them (the PNG
@@ -305,18 +306,9 @@ export class JpegRowReader {
 
   /** Every upright row, in order (width × channels bytes; the view is reused by the next row). */
   async rows(sink: (row: Uint8Array) => void | Promise<void>): Promise<void> {
-    const rowBytes = this.width * this.channels;
-    const batch = new Uint8Array(rowBytes * READ_BATCH);
     this.guard(() => this.call('pull_begin', this.jobPtr));
-    for (;;) {
-      const n = this.guard(() => {
-        const count = this.call('pull', this.jobPtr, this.buffer, READ_BATCH);
-        batch.set(this.codec.heap().subarray(this.buffer, this.buffer + Math.max(0, count) * rowBytes));
-        return count;
-      });
-      if (n === 0) return;
-      for (let r = 0; r < n; r++) await sink(batch.subarray(r * rowBytes, (r + 1) * rowBytes));
-    }
+    const pull = () => this.guard(() => this.call('pull', this.jobPtr, this.buffer, READ_BATCH));
+    await pullRowBatches(() => this.codec.heap(), this.buffer, this.width * this.channels, READ_BATCH, pull, sink);
   }
 
   /** Frees the job and gives the engine back; `failed` drops the instance (instances.ts). */

@@ -4,7 +4,8 @@
 // from the WebP decoder. Like the JPEG engine, everything about one input happens inside one
 // synchronous call, because the instance is shared by the isolate's requests (wasm/instances.ts).
 import type { EmscriptenInstance } from './emscripten.ts';
-import { JpegJob, jpegJobIn, slot } from './jpeg-engine.ts';
+import { JpegJob, jpegJobIn, READ_BATCH, slot } from './jpeg-engine.ts';
+import { pullRowBatches } from './row-batches.ts';
 import { readChunkedOutput } from './chunked-output.ts';
 
 type Fn = (...args: number[]) => number;
@@ -83,6 +84,18 @@ export class WebpJob {
   /** Fills the picture from a JPEG job whose pixels are set (its rows, upright): ARGB for lossless, YUV 4:2:0 for lossy. */
   fillFromJpeg(jpeg: JpegJob, lossless: boolean): void {
     this.check(this.call('fill_from_jpeg', this.job, jpeg.pointer, Number(lossless)), 'decode');
+  }
+
+  /** @internal WebpRowReader's steps: start pulling upright rows at width × height (stored). */
+  pullBegin(width: number, height: number, orientation: number): void {
+    this.check(this.call('pull_begin', this.job, width, height, orientation), 'decode');
+  }
+
+  /** @internal up to `max` rows at `ptr`; the count, 0 at the end. */
+  pull(ptr: number, max: number): number {
+    const n = this.call('pull', this.job, ptr, max);
+    if (n < 0) this.fail('decode');
+    return n;
   }
 
   /** Frees the picture once its last encode is read. */
@@ -289,6 +302,68 @@ export class WebpRowEncoder {
     if (this.closed) return;
     this.closed = true;
     if (this.jobPtr) this.codec.module._sr_webp_destroy!(this.jobPtr);
+    this.borrowed.release(failed);
+  }
+}
+
+/**
+ * A WebP's pixels pulled in batches of upright rows (RGB, or RGBA when it has alpha) by a consumer
+ * that awaits between them (the PNG writer): decoded and resampled to width × height (as stored) as
+ * for the encoders; an orientation other than 1 fills a frame once and reads it turned. The instance
+ * is borrowed until `close`, which must be called; `rows` may run again (a second pass decodes again).
+ */
+export class WebpRowReader {
+  private readonly borrowed: ReturnType<typeof slot.borrow>;
+  private readonly codec: EmscriptenInstance<EngineModule>;
+  private readonly inputPtr: number;
+  private readonly jobPtr: number;
+  private readonly job: WebpJob;
+  private buffer = 0;
+  private closed = false;
+  readonly width: number;
+  readonly height: number;
+  readonly channels: 3 | 4;
+
+  private readonly stored: { width: number; height: number };
+  private readonly orientation: number;
+
+  constructor(input: Uint8Array, stored: { width: number; height: number }, orientation: number) {
+    this.stored = stored;
+    this.orientation = orientation;
+    this.borrowed = slot.borrow();
+    this.codec = this.borrowed.instance as unknown as EmscriptenInstance<EngineModule>;
+    const m = this.codec.module;
+    this.inputPtr = m._malloc(Math.max(1, input.length));
+    if (this.inputPtr) this.codec.heap().set(input, this.inputPtr);
+    this.jobPtr = this.inputPtr ? m._sr_webp_create!(this.inputPtr, input.length) : 0;
+    try {
+      if (!this.jobPtr) throw new WebpEngineError('out of memory for the input');
+      this.job = new WebpJob(this.codec, this.jobPtr);
+      this.channels = this.job.info.hasAlpha ? 4 : 3;
+      [this.width, this.height] = orientation >= 5 ? [stored.height, stored.width] : [stored.width, stored.height];
+      this.buffer = m._malloc(this.width * this.channels * READ_BATCH);
+      if (!this.buffer) throw new WebpEngineError('out of memory for the rows');
+    } catch (err) {
+      this.close(true);
+      throw err;
+    }
+  }
+
+  /** Every upright row, in order (width × channels bytes; the view is reused by the next batch). */
+  async rows(sink: (row: Uint8Array) => void | Promise<void>): Promise<void> {
+    this.job.pullBegin(this.stored.width, this.stored.height, this.orientation);
+    const pull = () => this.job.pull(this.buffer, READ_BATCH);
+    await pullRowBatches(() => this.codec.heap(), this.buffer, this.width * this.channels, READ_BATCH, pull, sink);
+  }
+
+  /** Frees the job and gives the engine back; `failed` drops the instance (instances.ts). */
+  close(failed = false): void {
+    if (this.closed) return;
+    this.closed = true;
+    const m = this.codec.module;
+    if (this.jobPtr) m._sr_webp_destroy!(this.jobPtr);
+    if (this.inputPtr) m._free(this.inputPtr);
+    if (this.buffer) m._free(this.buffer);
     this.borrowed.release(failed);
   }
 }

@@ -2,16 +2,14 @@
 // encoded as they come (or kept once, when an orientation or a retry needs every row), by the engine's
 // own encoder (trellis quantisation, progressive or two-pass by memory: memory-plan.ts).
 // A JPEG output not smaller than a same-size input is replaced by a lossless rewrite, never by the input.
-import { JpegEngineError, withJpegJob, type EncodedJpeg, type JpegJob } from '../../wasm/jpeg-engine.ts';
-import { WebpEngineError } from '../../wasm/webp-engine.ts';
-import { ApiError } from '../http/errors.ts';
+import { withJpegJob, type EncodedJpeg, type JpegJob } from '../../wasm/jpeg-engine.ts';
+import { inEngine, inEngineAsync } from './engine-errors.ts';
 import type { Orientation } from './exif.ts';
 import { stripJpeg } from './jpeg-segments.ts';
 import { outputMarkers, segmentFilter, type MetadataMode } from './metadata.ts';
 import { WEBP_LOSSLESS_EFFORT } from './limits.ts';
 import type { Plan } from './memory-plan.ts';
 import type { CompressRequest, CompressResult } from './pipeline.ts';
-import type { RowProducer } from './png/writer.ts';
 import { encodeAsRequested } from './target-size.ts';
 import { timed, type Timings } from './timings.ts';
 
@@ -23,7 +21,7 @@ export async function compressJpeg(request: CompressRequest, plan: Plan, orienta
   const timings: Timings = { decode: 0, resize: 0, encode: 0 };
   if (request.format === 'webp') return jpegToWebp(request, plan, orientation, timings);
   if (request.format === 'png') return jpegToPng(request, plan, orientation, timings);
-  return engine(() => withJpegJob(request.bytes, (job) => {
+  return inEngine('JPEG', () => withJpegJob(request.bytes, (job) => {
     job.setPixels(plan.scaleNum, plan.stored.width, plan.stored.height, orientation);
     for (const marker of outputMarkers(job.info.markers, metadata, job.channels)) job.addMarker(marker.code, marker.data);
     const encode = (quality: number) => job.encode(quality, quality < FULL_CHROMA_QUALITY, plan.mode).bytes;
@@ -47,7 +45,7 @@ async function jpegToWebp(request: CompressRequest, plan: Plan, orientation: Ori
   const { lowMemory, tokenGrowthBytes = 0 } = plan.webp ?? { lossless, lowMemory: false };
   const pixels = { scaleNum: plan.scaleNum, width: plan.stored.width, height: plan.stored.height, orientation };
   const started = performance.now();
-  const result = engine(() => withJpegAsWebp(request.bytes, pixels, lossless, (job) => {
+  const result = inEngine('JPEG', () => withJpegAsWebp(request.bytes, pixels, lossless, (job) => {
     timings.decode += performance.now() - started;
     const encode = (quality: number) => job.encode(lossless ? WEBP_LOSSLESS_EFFORT : quality, lossless, WEBP_METHOD, lowMemory, tokenGrowthBytes).bytes;
     return finish(request, timings, plan.output.width, plan.output.height, encode);
@@ -61,22 +59,13 @@ async function jpegToWebp(request: CompressRequest, plan: Plan, orientation: Ori
  * Each pass over the rows (layout scan, palette) decodes again rather than keeping a frame.
  */
 async function jpegToPng(request: CompressRequest, plan: Plan, orientation: Orientation, timings: Timings): Promise<CompressResult> {
-  const [{ JpegRowReader }, { losslessLayout, paletteOf, writePng }] = await Promise.all([import('../../wasm/jpeg-engine.ts'), import('./png/writer.ts')]);
+  const [{ JpegRowReader }, { paletteOf, writeSourcePng }] = await Promise.all([import('../../wasm/jpeg-engine.ts'), import('./png/writer.ts')]);
   const { width, height } = plan.output;
   const started = performance.now();
-  const reader = engine(() => new JpegRowReader(request.bytes, plan.scaleNum, plan.stored.width, plan.stored.height, orientation));
+  const reader = inEngine('JPEG', () => new JpegRowReader(request.bytes, plan.scaleNum, plan.stored.width, plan.stored.height, orientation));
   let failed = true;
   try {
-    const rgba = new Uint8Array(width * 4).fill(255);
-    const produce = (): RowProducer => (sink) => engineAsync(() => reader.rows((row) => {
-      if (reader.channels === 1) for (let x = 0; x < width; x++) rgba[x * 4] = rgba[x * 4 + 1] = rgba[x * 4 + 2] = row[x]!;
-      else for (let x = 0, i = 0; x < width; x++, i += 3) { rgba[x * 4] = row[i]!; rgba[x * 4 + 1] = row[i + 1]!; rgba[x * 4 + 2] = row[i + 2]!; }
-      return sink(rgba);
-    }));
-    const output = await writePng({
-      width, height, layout: losslessLayout(width, height, reader.channels === 1, false), produce, optimiseWhole: plan.pngWhole,
-      palette: paletteOf(request), chunksFor: async () => [], timing: timings,
-    });
+    const output = await inEngineAsync('JPEG', () => writeSourcePng(reader, width, height, plan.pngWhole, paletteOf(request), timings));
     failed = false;
     timings.decode = Math.max(0, performance.now() - started - timings.resize - timings.encode);
     return {
@@ -116,29 +105,4 @@ function losslessRewrite(input: Uint8Array, job: JpegJob, lossy: CompressResult,
 function finish(request: CompressRequest, timings: Timings, width: number, height: number, encodeAt: (quality: number) => Uint8Array): CompressResult {
   const encoded = timed(timings, 'encode', () => encodeAsRequested(encodeAt, request.quality, request.targetKb));
   return { ...encoded, inputFormat: 'jpeg', format: request.format, width, height, lossless: false, timings };
-}
-
-/** Runs `fn` in the engine; its refusals become 422 (the file) or 503 (memory), never a 500. */
-function engine<R>(fn: () => R): R {
-  try {
-    return fn();
-  } catch (err) {
-    throw refusal(err);
-  }
-}
-
-async function engineAsync<R>(fn: () => Promise<R>): Promise<R> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw refusal(err);
-  }
-}
-
-function refusal(err: unknown): unknown {
-  if (!(err instanceof JpegEngineError) && !(err instanceof WebpEngineError)) return err;
-  if (/memory/i.test(err.message)) {
-    return new ApiError('overloaded', 'the service ran short of memory for this image; retry in a moment', { headers: { 'Retry-After': '2' } });
-  }
-  return new ApiError('unprocessable_image', `the JPEG could not be decoded: ${err.message.replace(/\.$/, '')}`, { param: 'image' });
 }

@@ -56,16 +56,21 @@ export const WEBP_TOKEN_BUFFER_MAX_PIXELS = 8_000_000;
  * decoder's freed buffers; a noisy one needs about 50 MB more and is encoded again in low-memory mode).
  */
 export const WEBP_TOKEN_GROWTH_BYTES = 4 * MiB;
-/** Emscripten grows a memory by at least a fifth of its size at a time: a growth the guard then sees. */
+/**
+ * How far past a token-buffer allowance one growth may reach, as a share of the memory: the engine's
+ * build grows by exactly what is asked, but the @jsquash builds by a fifth at a time.
+ */
 const WASM_GROWTH_STEP = 0.2;
 /**
- * PNG output up to this size is optimised whole by oxipng (every filter and colour type tried), whose
- * peak is about OXIPNG_BYTES_PER_PIXEL per output pixel; above, the row encoder writes it in bounded
- * memory. 3 MP keeps oxipng and the frame (about 72 MB) inside the default 100 MB budget with room for
- * a large upload; a request whose estimate does not fit goes to the row encoder instead.
+ * PNG output is optimised whole by oxipng (every filter and colour type tried) only while that plan's
+ * estimate stays within this share of the budget; otherwise the row encoder writes it in bounded
+ * memory. oxipng holds the whole image and cannot be stopped part-way, so keeping it to half the
+ * budget leaves the other half to a compression alongside (at the default 100 MB: outputs up to
+ * about 1.3 MP, less with a large upload).
  */
-export const PNG_WHOLE_MAX_OUTPUT_PIXELS = 3_000_000;
-const OXIPNG_BYTES_PER_PIXEL = 20;
+export const PNG_WHOLE_BUDGET_SHARE = 0.5;
+/** oxipng's peak per output pixel, the RGBA copy it is given included (measured 21.7 at 2.8 MP, 28 at 1 MP with its fixed part). */
+const OXIPNG_BYTES_PER_PIXEL = 24;
 /** The PNG engine's streams: the native inflater and deflater, their queues and row batches. */
 const PNG_STREAM_BYTES = 2 * MiB;
 /** The remapper's nearest-colour cache and dithering rows, on top of the histogram. */
@@ -144,7 +149,7 @@ export function plan(inputFormat: ImageFormat, header: ImageHeader, uploadBytes:
     const pngBase = { ...base, mode: 'two_pass' as const };
     if (request.format === 'png') {
       const planned = { ...pngBase, pngWhole: true, estimate: pngEstimate(header, uploadBytes, request, { ...pngBase, pngWhole: true }) };
-      if (planned.estimate <= budget) return planned;
+      if (planned.estimate <= budget * PNG_WHOLE_BUDGET_SHARE) return planned;
     }
     if (request.format === 'jpeg' && request.targetKb === undefined) {
       // The engine's encoder fed rows, holding only its coefficients: the pixels are never gathered.
@@ -170,11 +175,11 @@ export function plan(inputFormat: ImageFormat, header: ImageHeader, uploadBytes:
       if (planned.estimate <= budget || webp === variants.at(-1)) return planned;
     }
   }
-  if (inputFormat === 'jpeg' && request.format === 'png') {
-    // oxipng when its whole-image memory fits the budget, else the row encoder.
+  if (request.format === 'png') {
+    // JPEG or WebP rows: oxipng when its whole-image memory fits its share, else the row encoder.
     const whole = { ...base, mode: 'two_pass' as const, pngWhole: true, estimate: 0 };
     whole.estimate = estimate(inputFormat, header, uploadBytes, request, whole);
-    if (whole.estimate <= budget) return whole;
+    if (whole.estimate <= budget * PNG_WHOLE_BUDGET_SHARE) return whole;
     const rows = { ...base, mode: 'two_pass' as const };
     return { ...rows, estimate: estimate(inputFormat, header, uploadBytes, request, rows) };
   }
@@ -280,8 +285,9 @@ function webpEstimate(header: ImageHeader, request: PlanRequest, p: Omit<Plan, '
     const kept = header.orientation >= 3 || request.targetKb !== undefined ? outPixels * 3 : 0;
     encoder = kept + (p.mode === 'progressive' ? encoderBuffer(p.output, request.quality, header) : p.output.width * 3 * 32);
   } else {
-    // PNG output: the frame, its RGBA copy in JS, and the whole-image encoder.
-    encoder = outPixels * (channels + 4 + WHOLE_IMAGE_BYTES_PER_PIXEL);
+    // PNG output: rows pulled into the PNG writer (a frame kept once for an orientation other than 1).
+    const upright = header.orientation === 1 ? 0 : outPixels * channels;
+    return decoder + resampler + upright + pngWriterBytes(outPixels, outPixels * channels, request, p.pngWhole);
   }
   return decoder + resampler + encoder;
 }

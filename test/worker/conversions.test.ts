@@ -10,6 +10,7 @@ import { encodeRowsWebp } from '../../wasm/webp-engine.ts';
 import { resetWasmInstances, wasmMemoryReport } from '../../wasm/instances.ts';
 import { makeKey, type TestKey } from './helpers.ts';
 import { bodyBytes, compressCall, decodeAny, jpegOf, photo, withJpegOrientation, type Parts } from './image-fixtures.ts';
+import { lossyWebp, withMetadata } from './webp-fixtures.ts';
 
 const MiB = 1024 * 1024;
 /** 3.84 MP: a whole frame with its RGBA copy and a whole-image encoder took 23–26 bytes a pixel (about 90 MB). */
@@ -33,8 +34,7 @@ beforeAll(async () => {
 
 const FILENAMES: Record<ImageFormat, string> = { jpeg: 'in.jpg', png: 'in.png', webp: 'in.webp' };
 const FORMATS: ImageFormat[] = ['jpeg', 'png', 'webp'];
-// WebP to PNG still gathers a frame for the PNG writer: not yet in rows.
-const PAIRS = FORMATS.flatMap((input) => FORMATS.map((output) => [input, output] as const)).filter(([i, o]) => !(i === 'webp' && o === 'png'));
+const PAIRS = FORMATS.flatMap((input) => FORMATS.map((output) => [input, output] as const));
 
 async function convert(input: ImageFormat, parts: Parts, budgetMb = BUDGET_MB) {
   const res = await compressCall(pro.key, { filename: FILENAMES[input], ...parts }, { env: { MEMORY_BUDGET_MB: String(budgetMb) } });
@@ -59,6 +59,14 @@ describe('every input to every output, in rows', () => {
     const image = photo(600, 400);
     const jpeg = withJpegOrientation(jpegOf(image, 90), 6);
     const { res, body } = await convert('jpeg', { image: jpeg, format: output, width: '200' });
+    expect(res.status).toBe(200);
+    const decoded = decodeAny(body);
+    expect([decoded.width, decoded.height]).toEqual([200, 300]);
+  });
+
+  it('a WebP turned by its EXIF orientation (8) → PNG: upright, the frame kept once', async () => {
+    const webp = withMetadata(lossyWebp(photo(600, 400), 90), 600, 400, { orientation: 8 });
+    const { res, body } = await convert('webp', { image: webp, format: 'png', width: '200' });
     expect(res.status).toBe(200);
     const decoded = decodeAny(body);
     expect([decoded.width, decoded.height]).toEqual([200, 300]);

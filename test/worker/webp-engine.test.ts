@@ -280,13 +280,13 @@ describe('damaged files', () => {
 
   it('an engine instance cannot grow past the pool’s limit: the allocation fails (503 for a request), nothing traps', () => {
     resetWasmInstances();
-    setWasmPoolLimit(6 * 1024 * 1024);
+    const previous = setWasmPoolLimit(6 * 1024 * 1024);
     try {
       const big = lossyWebp(photo(2000, 1500), 80);
       expect(() => withWebpJob(big, (job) => job.fill(2000, 1500, 1, false))).toThrow(/memory/);
       expect(engineStats().peak_bytes).toBeLessThanOrEqual(6 * 1024 * 1024);
     } finally {
-      setWasmPoolLimit(100 * 1024 * 1024);
+      setWasmPoolLimit(previous);
     }
     // The failed instance left the pool; the next call works in a fresh one.
     const small = lossyWebp(photo(64, 48), 80);

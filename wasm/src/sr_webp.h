@@ -55,6 +55,12 @@ struct sr_webp {
   int result_low_memory;
   /* The picture's width while a JPEG job fills it (sr_webp_fill_from_jpeg). */
   int enc_width;
+  /* Rows pulled from outside (sr_webp_pull): the run in progress (orientation 1) and the rows its last
+   * step made that were not pulled yet; or, turned, the upright frame and the next row. */
+  struct srw_run *pull;
+  uint8_t *pending;
+  size_t pending_len, pending_at, pending_cap;
+  int pull_orientation, pull_w, pull_h, pull_row, pull_row_bytes;
 };
 
 /* The JPEG engine's job functions (sr_job.c). */
