@@ -223,7 +223,9 @@ function estimate(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: nu
     // stored frame once. The engine's copy of the input is freed before the WebP encoder runs.
     const kept = header.orientation !== 1 ? outPixels * channels : 0;
     const decoding = decoder + resampler + kept;
-    if (request.format === 'webp') return Math.ceil(REQUEST_BASE_BYTES + uploadBytes + webpEncoderPeak(outPixels, false, p.webp, uploadBytes + decoding) + outputBuffers);
+    // The encoder writes its output into the engine while its state is alive; JavaScript's copy is made
+    // after that state is freed, so the output counts once at the peak.
+    if (request.format === 'webp') return Math.ceil(REQUEST_BASE_BYTES + uploadBytes + webpEncoderPeak(outPixels, false, p.webp, uploadBytes + decoding) + outputBuffers / 2);
     return Math.ceil(REQUEST_BASE_BYTES + input + decoding + pngWriterBytes(outPixels, outPixels * channels, request, p.pngWhole));
   }
   // Orientations 3–8 and retries (target_kb) keep the output pixels.
