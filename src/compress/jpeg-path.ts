@@ -1,6 +1,7 @@
 // JPEG input through the streaming engine: rows decoded at a DCT scale, resampled through a ring,
 // encoded as they come (or kept once, when an orientation or a retry needs every row), by the engine's
-// own encoder (trellis quantisation, progressive or two-pass by memory: memory-plan.ts).
+// own encoder (trellis quantisation, progressive or two-pass by memory: memory-plan.ts), by the WebP
+// encoder's picture in the same engine, or pulled in batches by the PNG writer.
 // A JPEG output not smaller than a same-size input is replaced by a lossless rewrite, never by the input.
 import { withJpegJob, type EncodedJpeg, type JpegJob } from '../../wasm/jpeg-engine.ts';
 import { inEngine, inEngineAsync } from './engine-errors.ts';

@@ -1,7 +1,8 @@
 // PNG input through the row engine: decoded in rows (png/decoder.ts), resampled through a ring of rows
 // when smaller output was asked (the engine's resampler, wasm/row-resizer.ts), turned upright (an eXIf orientation needs every
-// row first), and written as PNG in rows or whole (png/writer.ts). JPEG and WebP output take a frame
-// at the output size for their whole-image encoders. The input's bytes are never returned as they are.
+// row first), and written as PNG in rows or whole (png/writer.ts), as JPEG by the engine's encoder fed
+// rows (a frame only for target_kb's retries), or as WebP into the engine's picture fed rows. The
+// input's bytes are never returned as they are.
 import type { RgbaImage } from '../../../wasm/image.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { Orientation } from '../exif.ts';
@@ -47,9 +48,9 @@ export async function compressPng(request: CompressRequest, plan: Plan, orientat
     if (request.format !== 'png') {
       const frame = await gather(source(false), plan.output.width, plan.output.height);
       if (request.format === 'jpeg' && info.hasAlpha) flattenOntoWhite(frame);
-      const codecs = await import('../codecs.ts');
+      const { encodeJpegFrame } = await import('../codecs.ts');
       const start = performance.now();
-      const encoded = encodeAsRequested((quality) => codecs.encode('jpeg', frame, quality), request.quality, request.targetKb);
+      const encoded = encodeAsRequested((quality) => encodeJpegFrame(frame, quality), request.quality, request.targetKb);
       timings.encode += performance.now() - start;
       finishTimings();
       return { ...encoded, inputFormat: 'png', format: 'jpeg', width: frame.width, height: frame.height, lossless: false, timings };
