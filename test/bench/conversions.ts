@@ -12,6 +12,9 @@ import { syntheticPhoto } from './lib/images.ts';
 import { pngInputs } from './lib/png-inputs.ts';
 import { mbOf, withRssPeak } from './lib/rss.ts';
 import type { Service } from './lib/server.ts';
+import { sniff } from '../../src/compress/formats.ts';
+import { readHeader } from '../../src/compress/header.ts';
+import { plan } from '../../src/compress/memory-plan.ts';
 
 type Format = 'jpeg' | 'png' | 'webp';
 const FORMATS: Format[] = ['jpeg', 'png', 'webp'];
@@ -25,6 +28,8 @@ export interface ConversionCase {
   input: string;
   output: Format;
   options: CompressOptions;
+  /** The memory plan's estimate for the request (src/compress/memory-plan.ts), at the default budget. */
+  estimateBytes: number;
   cold: Measured;
   warm: Measured;
 }
@@ -82,6 +87,15 @@ async function inputs(service: Service): Promise<{ matrix: Input[]; big: Input[]
   };
 }
 
+const BUDGET = 100 * 1048576;
+
+/** What the service plans for this request (the same functions, run here). */
+export function estimateOf(bytes: Uint8Array, options: CompressOptions): number {
+  const format = sniff(bytes).format!;
+  const request = { format: options.format ?? format, quality: options.quality ?? 80, width: options.width, height: options.height };
+  return plan(format, readHeader(format, bytes), bytes.length, request, BUDGET).estimate;
+}
+
 /** One request with the RSS peak around it. */
 async function once(service: Service, input: Input, options: CompressOptions): Promise<Measured> {
   const { result, rss } = await withRssPeak(service.pid, () => compress(service.base, service.demoKeys.image_pro!, input.bytes, input.file, options), true);
@@ -109,7 +123,7 @@ export async function benchConversions(start: () => Promise<Service>): Promise<C
       const warm = await once(service, c.input, c.options);
       const label = `${c.input.name} → ${c.output}${c.options.width ? ` width=${c.options.width}` : ''}`;
       log(`conversions: ${label}: cold ${cold.status} ${cold.ms.toFixed(0)} ms +${mbOf(cold.growthBytes)} MB; warm ${warm.status} ${warm.ms.toFixed(0)} ms +${mbOf(warm.growthBytes)} MB${cold.error ? ` (${cold.error})` : ''}`);
-      cases.push({ label, input: c.input.name, output: c.output, options: c.options, cold, warm });
+      cases.push({ label, input: c.input.name, output: c.output, options: c.options, estimateBytes: estimateOf(c.input.bytes, c.options), cold, warm });
     }
     // Four at once, after a warm-up: 200 or 503 overloaded each, the growth of the whole burst.
     const photo = matrix[0]!;
@@ -141,9 +155,9 @@ export function conversionsReport(result: ConversionsBench): string {
   return [
     result.header,
     '',
-    '| input → output | cold: status, time, peak growth | warm |',
-    '|---|---|---|',
-    ...result.cases.map((c) => `| ${c.label} | ${cell(c.cold)} | ${cell(c.warm)} |`),
+    '| input → output | estimate | cold: status, time, peak growth | warm |',
+    '|---|---:|---|---|',
+    ...result.cases.map((c) => `| ${c.label} | ${mbOf(c.estimateBytes)} MB | ${cell(c.cold)} | ${cell(c.warm)} |`),
     '',
     `${AT_ONCE} × 12 MP JPEG → WebP sent at once: statuses ${atOnce.statuses.join(', ')} in ${(atOnce.ms / 1000).toFixed(2)} s, peak growth +${mbOf(atOnce.growthBytes)} MB` +
       (atOnce.errors.length ? ` (${atOnce.errors.join('; ')})` : ''),
