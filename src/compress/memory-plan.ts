@@ -57,8 +57,10 @@ export const WEBP_TOKEN_BUFFER_MAX_PIXELS = 8_000_000;
  */
 export const WEBP_TOKEN_GROWTH_BYTES = 4 * MiB;
 /**
- * How far past a token-buffer allowance one growth may reach, as a share of the memory: the engine's
- * build grows by exactly what is asked, but the @jsquash builds by a fifth at a time.
+ * How far past a token-buffer allowance the engine's memory may be when the guard sees it, as a share
+ * of the memory: the guard runs at libwebp's progress calls, between which the buffer grows by pages.
+ * (The build now grows by exactly what is asked; this was the glue's fifth-at-a-time step, kept as
+ * the margin.)
  */
 const WASM_GROWTH_STEP = 0.2;
 /**
