@@ -93,7 +93,10 @@ const BUDGET = 100 * 1048576;
 export function estimateOf(bytes: Uint8Array, options: CompressOptions): number {
   const format = sniff(bytes).format!;
   const request = { format: options.format ?? format, quality: options.quality ?? 80, width: options.width, height: options.height };
-  return plan(format, readHeader(format, bytes), bytes.length, request, BUDGET).estimate;
+  const header = readHeader(format, bytes);
+  const planned = plan(format, header, bytes.length, request, BUDGET);
+  // As prepare() does: a same-size JPEG whose lossless rewrite would not fit keeps its lossy result.
+  return planned.estimate > BUDGET && planned.lossless ? plan(format, header, bytes.length, { ...request, allowLossless: false }, BUDGET).estimate : planned.estimate;
 }
 
 /** One request with the RSS peak around it. */
