@@ -69,11 +69,11 @@ xargs -P "$(nproc)" -I{} sh -c 'emcc $WEBP_CFLAGS -c "$webp/$1" -o "$work/webp/$
 EXPORTS='_malloc,_free,_sr_set_quant_tables,_sr_set_deadzone,_sr_set_trellis,_sr_set_scans,_sr_set_dither,_sr_set_align,_sr_resizer_new,_sr_resizer_push_row,_sr_resizer_pull_row,_sr_resizer_free'
 for f in create destroy message info header marker close_header add_marker clear_markers set_pixels channels \
   decode_frame frame free_frame fatal_warnings rows_decoded encode transcode chunk_count chunk output_len result_width \
-  result_height clear_output encode_pixels rows_begin rows_write rows_finish; do
+  result_height clear_output encode_pixels rows_begin rows_write rows_finish pull_begin pull; do
   EXPORTS="$EXPORTS,_sr_job_$f"
 done
 for f in create destroy message info fill encode free_picture frame jpeg_job after_jpeg chunk_count chunk output_len \
-  result_width result_height result_low_memory clear_output rows_begin rows_push; do
+  result_width result_height result_low_memory clear_output rows_begin rows_push fill_from_jpeg pull_begin pull; do
   EXPORTS="$EXPORTS,_sr_webp_$f"
 done
 
@@ -86,7 +86,7 @@ emcc -O3 -msimd128 -I "$src" -I "$work/lib" -I "$webp" -I "$webp/src" \
   src/sr_webp.c src/sr_webp_enc.c "$work/webp/libwebp.a" \
   -o codec/sr_jpeg.js \
   -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createJpegModule -sENVIRONMENT=web,worker \
-  -sFILESYSTEM=0 -sDYNAMIC_EXECUTION=0 -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=2MB \
+  -sFILESYSTEM=0 -sDYNAMIC_EXECUTION=0 -sALLOW_MEMORY_GROWTH=1 -sMEMORY_GROWTH_GEOMETRIC_STEP=0 -sINITIAL_MEMORY=2MB \
   -sTOTAL_STACK=256KB -sMAXIMUM_MEMORY=2GB -sASSERTIONS=0 -sEXIT_RUNTIME=0 \
   -sEXPORTED_FUNCTIONS="$EXPORTS" -sEXPORTED_RUNTIME_METHODS=[] -sINCOMING_MODULE_JS_API=[instantiateWasm,locateFile,print,printErr,noInitialRun]
 

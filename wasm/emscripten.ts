@@ -27,11 +27,29 @@ class PlainImageData {
 }
 (globalThis as { ImageData?: unknown }).ImageData ??= PlainImageData;
 
+/** The glue's heap-growth import, under the (minified) name the glue gave it: refused past the limit. */
+function limitGrowth(imports: WebAssembly.Imports, limit: (current: number) => number, current: () => number): void {
+  for (const env of Object.values(imports)) {
+    for (const [name, value] of Object.entries(env)) {
+      if (typeof value !== 'function' || value.name !== '_emscripten_resize_heap') continue;
+      const grow = value as (requested: number) => boolean;
+      (env as Record<string, unknown>)[name] = (requested: number) => ((requested >>> 0) > limit(current()) ? false : grow(requested));
+      return;
+    }
+  }
+  throw new Error('the WebAssembly engine has no heap-growth import to limit');
+}
+
 export class EmscriptenInstance<M> implements CodecInstance {
   readonly module: M;
   private readonly memory: WebAssembly.Memory;
 
-  constructor(factory: EmscriptenFactory<M>, compiled: WebAssembly.Module) {
+  /**
+   * `growthLimit`, given the memory's current size, says how large it may grow: a growth past it is
+   * refused (malloc then returns NULL, which the engine reports as out of memory). The build grows by
+   * exactly what is asked (MEMORY_GROWTH_GEOMETRIC_STEP=0), so the limit is never overshot.
+   */
+  constructor(factory: EmscriptenFactory<M>, compiled: WebAssembly.Module, growthLimit?: (current: number) => number) {
     let memory: WebAssembly.Memory | undefined;
     const options = {
       noInitialRun: true,
@@ -43,6 +61,7 @@ export class EmscriptenInstance<M> implements CodecInstance {
       // have ("Invalid URL"); the name is never fetched, since instantiateWasm hands over the module.
       locateFile: (path: string) => path,
       instantiateWasm(imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance) => void) {
+        if (growthLimit) limitGrowth(imports, growthLimit, () => memory?.buffer.byteLength ?? 0);
         const instance = new WebAssembly.Instance(compiled, imports);
         memory = Object.values(instance.exports).find((value) => value instanceof WebAssembly.Memory);
         receive(instance);

@@ -5,8 +5,9 @@
 import createJpegModule from './codec/sr_jpeg.js';
 import jpegWasm from './codec/sr_jpeg.wasm';
 import { EmscriptenInstance, type EmscriptenFactory } from './emscripten.ts';
-import { Slot } from './instances.ts';
+import { pooledGrowthLimit, Slot } from './instances.ts';
 import { readChunkedOutput } from './chunked-output.ts';
+import { pullRowBatches } from './row-batches.ts';
 
 type Fn = (...args: number[]) => number;
 interface JpegModule {
@@ -53,8 +54,11 @@ export interface EncodedJpeg {
 /** The engine refused the file or ran out of memory; `message` is libjpeg's or ours. */
 export class JpegEngineError extends Error {}
 
-/** The engine instance, shared with the WebP engine (webp-engine.ts): one module holds both. */
-export const slot = new Slot('sr_jpeg', () => new EmscriptenInstance(createJpegModule as EmscriptenFactory<JpegModule>, jpegWasm));
+/**
+ * The engine's instances, shared with the WebP engine (webp-engine.ts): one module holds both. Pooled,
+ * each growing only within what the pool's limit leaves (instances.ts).
+ */
+export const slot = new Slot('sr_jpeg', () => new EmscriptenInstance(createJpegModule as EmscriptenFactory<JpegModule>, jpegWasm, pooledGrowthLimit), { pooled: true });
 
 // Offsets into sr_job_info() (sr_jpeg.h).
 const INFO = { width: 0, height: 1, components: 2, colorSpace: 3, progressive: 4, maxH: 5, maxV: 6, samp: 7, adobe: 15, markers: 17, precision: 18, arithmetic: 19, length: 20 };
@@ -71,6 +75,11 @@ export class JpegJob {
   constructor(codec: EmscriptenInstance<JpegModule>, job: number) {
     this.codec = codec;
     this.job = job;
+  }
+
+  /** @internal the job's address in the engine, for the WebP engine's calls that read it. */
+  get pointer(): number {
+    return this.job;
   }
 
   /** What the header says; read on first use, before any pixel. */
@@ -217,7 +226,8 @@ export class JpegJob {
     }
   }
 
-  private check(status: number, what: string): void {
+  /** @internal throws the engine's message when `status` is not 0. */
+  check(status: number, what: string): void {
     if (status === 0) return;
     const ptr = this.call('message', this.job) >>> 0;
     const heap = this.codec.heap();
@@ -233,20 +243,95 @@ export class JpegJob {
  * once; the job and the copy are freed when `fn` returns or throws.
  */
 export function withJpegJob<R>(input: Uint8Array, fn: (job: JpegJob) => R): R {
-  return slot.run((codec) => {
-    const m = codec.module;
-    const inputPtr = m._malloc(Math.max(1, input.length));
-    if (!inputPtr) throw new JpegEngineError('out of memory for the input');
-    codec.heap().set(input, inputPtr);
-    const jobPtr = m._sr_job_create!(inputPtr, input.length);
+  return slot.run((codec) => jpegJobIn(codec, input, fn));
+}
+
+/** @internal withJpegJob's body, in an instance the caller already holds (the WebP engine's JPEG input). */
+export function jpegJobIn<R>(codec: EmscriptenInstance<JpegModule>, input: Uint8Array, fn: (job: JpegJob) => R): R {
+  const m = codec.module;
+  const inputPtr = m._malloc(Math.max(1, input.length));
+  if (!inputPtr) throw new JpegEngineError('out of memory for the input');
+  codec.heap().set(input, inputPtr);
+  const jobPtr = m._sr_job_create!(inputPtr, input.length);
+  try {
+    if (!jobPtr) throw new JpegEngineError('out of memory for the job');
+    return fn(new JpegJob(codec, jobPtr));
+  } finally {
+    m._sr_job_destroy!(jobPtr);
+    m._free(inputPtr);
+  }
+}
+
+/** Rows a row reader (JPEG or WebP) copies out of the engine per call. */
+export const READ_BATCH = 32;
+
+/**
+ * A JPEG's pixels pulled in batches of upright rows by a consumer that awaits between them (the PNG
+ * writer): decoded at scaleNum/8 and resampled to width × height (as stored) like the encoders' rows;
+ * an orientation other than 1 fills the engine's frame once and reads it turned. The instance is
+ * borrowed until `close`, which must be called; `rows` may run again (a second pass decodes again).
+ */
+export class JpegRowReader {
+  private readonly borrowed: ReturnType<typeof slot.borrow>;
+  private readonly codec: EmscriptenInstance<JpegModule>;
+  private readonly inputPtr: number;
+  private readonly jobPtr: number;
+  private readonly job: JpegJob;
+  private buffer = 0;
+  private closed = false;
+  readonly width: number;
+  readonly height: number;
+  readonly channels: number;
+
+  constructor(input: Uint8Array, scaleNum: number, width: number, height: number, orientation: number) {
+    this.borrowed = slot.borrow();
+    this.codec = this.borrowed.instance;
+    const m = this.codec.module;
+    this.inputPtr = m._malloc(Math.max(1, input.length));
+    if (this.inputPtr) this.codec.heap().set(input, this.inputPtr);
+    this.jobPtr = this.inputPtr ? m._sr_job_create!(this.inputPtr, input.length) : 0;
     try {
-      if (!jobPtr) throw new JpegEngineError('out of memory for the job');
-      return fn(new JpegJob(codec, jobPtr));
-    } finally {
-      m._sr_job_destroy!(jobPtr);
-      m._free(inputPtr);
+      if (!this.jobPtr) throw new JpegEngineError('out of memory for the input');
+      this.job = new JpegJob(this.codec, this.jobPtr);
+      this.job.setPixels(scaleNum, width, height, orientation);
+      this.channels = this.job.channels;
+      [this.width, this.height] = orientation >= 5 ? [height, width] : [width, height];
+      this.buffer = m._malloc(this.width * this.channels * READ_BATCH);
+      if (!this.buffer) throw new JpegEngineError('out of memory for the rows');
+    } catch (err) {
+      this.close(true);
+      throw err;
     }
-  });
+  }
+
+  /** Every upright row, in order (width × channels bytes; the view is reused by the next row). */
+  async rows(sink: (row: Uint8Array) => void | Promise<void>): Promise<void> {
+    this.guard(() => this.call('pull_begin', this.jobPtr));
+    const pull = () => this.guard(() => this.call('pull', this.jobPtr, this.buffer, READ_BATCH));
+    await pullRowBatches(() => this.codec.heap(), this.buffer, this.width * this.channels, READ_BATCH, pull, sink);
+  }
+
+  /** Frees the job and gives the engine back; `failed` drops the instance (instances.ts). */
+  close(failed = false): void {
+    if (this.closed) return;
+    this.closed = true;
+    const m = this.codec.module;
+    if (this.jobPtr) m._sr_job_destroy!(this.jobPtr);
+    if (this.inputPtr) m._free(this.inputPtr);
+    if (this.buffer) m._free(this.buffer);
+    this.borrowed.release(failed);
+  }
+
+  /** A step that returned -1 throws the engine's message. */
+  private guard(step: () => number): number {
+    const result = step();
+    if (result < 0) this.job.check(result, 'decode');
+    return result;
+  }
+
+  private call(name: string, ...args: number[]): number {
+    return this.codec.module[`_sr_job_${name}`]!(...args);
+  }
 }
 
 export interface PixelEncoding {

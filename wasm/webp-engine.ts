@@ -4,7 +4,8 @@
 // from the WebP decoder. Like the JPEG engine, everything about one input happens inside one
 // synchronous call, because the instance is shared by the isolate's requests (wasm/instances.ts).
 import type { EmscriptenInstance } from './emscripten.ts';
-import { JpegJob, slot } from './jpeg-engine.ts';
+import { JpegJob, jpegJobIn, READ_BATCH, slot } from './jpeg-engine.ts';
+import { pullRowBatches } from './row-batches.ts';
 import { readChunkedOutput } from './chunked-output.ts';
 
 type Fn = (...args: number[]) => number;
@@ -78,6 +79,23 @@ export class WebpJob {
     this.check(this.call('encode', this.job, quality, Number(lossless), method, Number(lowMemory), tokenGrowthBytes), 'encode');
     const ranLowMemory = this.call('result_low_memory', this.job) === 1;
     return { ...this.output(), lowMemory: ranLowMemory };
+  }
+
+  /** Fills the picture from a JPEG job whose pixels are set (its rows, upright): ARGB for lossless, YUV 4:2:0 for lossy. */
+  fillFromJpeg(jpeg: JpegJob, lossless: boolean): void {
+    this.check(this.call('fill_from_jpeg', this.job, jpeg.pointer, Number(lossless)), 'decode');
+  }
+
+  /** @internal WebpRowReader's steps: start pulling upright rows at width × height (stored). */
+  pullBegin(width: number, height: number, orientation: number): void {
+    this.check(this.call('pull_begin', this.job, width, height, orientation), 'decode');
+  }
+
+  /** @internal up to `max` rows at `ptr`; the count, 0 at the end. */
+  pull(ptr: number, max: number): number {
+    const n = this.call('pull', this.job, ptr, max);
+    if (n < 0) this.fail('decode');
+    return n;
   }
 
   /** Frees the picture once its last encode is read. */
@@ -176,6 +194,37 @@ export function withWebpJob<R>(input: Uint8Array, fn: (job: WebpJob) => R): R {
   });
 }
 
+/** What a JPEG input becomes: decoded at scaleNum/8, resampled to width × height (as stored), turned by `orientation`. */
+export interface JpegPixels {
+  scaleNum: number;
+  width: number;
+  height: number;
+  orientation: number;
+}
+
+/**
+ * WebP output of a JPEG: the JPEG engine's rows fill the WebP encoder's picture as they are decoded
+ * (no frame, unless the orientation needs one), then the input and the JPEG job are freed, so that the
+ * encoder reuses their memory, and `fn` encodes the picture (as often as a size target needs).
+ */
+export function withJpegAsWebp<R>(input: Uint8Array, pixels: JpegPixels, lossless: boolean, fn: (job: WebpJob) => R): R {
+  return slot.run((instance) => {
+    const codec = instance as unknown as EmscriptenInstance<EngineModule>;
+    const jobPtr = codec.module._sr_webp_create!(0, 0);
+    try {
+      if (!jobPtr) throw new WebpEngineError('out of memory for the job');
+      const job = new WebpJob(codec, jobPtr);
+      jpegJobIn(instance, input, (jpeg) => {
+        jpeg.setPixels(pixels.scaleNum, pixels.width, pixels.height, pixels.orientation);
+        job.fillFromJpeg(jpeg, lossless);
+      });
+      return fn(job);
+    } finally {
+      codec.module._sr_webp_destroy!(jobPtr);
+    }
+  });
+}
+
 export interface RowEncoding {
   /** 3 (RGB) or 4 (RGBA): what each row holds. */
   channels: 3 | 4;
@@ -208,4 +257,113 @@ export function encodeRowsWebp(width: number, height: number, options: RowEncodi
       codec.module._sr_webp_destroy!(jobPtr);
     }
   });
+}
+
+/**
+ * The row-fed WebP encoder for a decoder that awaits between rows (a PNG decoded in rows): like
+ * encodeRowsWebp, but the instance is borrowed until `close`, which must be called; each method is
+ * synchronous and touches only this job's memory. `encode` may run again (a size target's search).
+ */
+export class WebpRowEncoder {
+  private readonly borrowed: ReturnType<typeof slot.borrow>;
+  private readonly codec: EmscriptenInstance<EngineModule>;
+  private readonly jobPtr: number;
+  private readonly job: WebpJob;
+  private readonly rowBytes: number;
+  private closed = false;
+
+  constructor(width: number, height: number, channels: 3 | 4, lossless: boolean) {
+    this.borrowed = slot.borrow();
+    this.codec = this.borrowed.instance as unknown as EmscriptenInstance<EngineModule>;
+    this.rowBytes = width * channels;
+    this.jobPtr = this.codec.module._sr_webp_create!(0, 0);
+    try {
+      if (!this.jobPtr) throw new WebpEngineError('out of memory for the job');
+      this.job = new WebpJob(this.codec, this.jobPtr);
+      this.job.beginRows(width, height, channels, lossless);
+    } catch (err) {
+      this.close(true);
+      throw err;
+    }
+  }
+
+  /** Whole rows (a multiple of width × channels bytes). */
+  write(rows: Uint8Array): void {
+    this.job.pushRows(rows, this.rowBytes);
+  }
+
+  /** Encodes the picture once every row is in; arguments as WebpJob.encode. */
+  encode(quality: number, lossless: boolean, method = WEBP_METHOD, lowMemory = false, tokenGrowthBytes = 0): EncodedWebp {
+    return this.job.encode(quality, lossless, method, lowMemory, tokenGrowthBytes);
+  }
+
+  /** Frees the job and gives the engine back; `failed` drops the instance (instances.ts). */
+  close(failed = false): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.jobPtr) this.codec.module._sr_webp_destroy!(this.jobPtr);
+    this.borrowed.release(failed);
+  }
+}
+
+/**
+ * A WebP's pixels pulled in batches of upright rows (RGB, or RGBA when it has alpha) by a consumer
+ * that awaits between them (the PNG writer): decoded and resampled to width × height (as stored) as
+ * for the encoders; an orientation other than 1 fills a frame once and reads it turned. The instance
+ * is borrowed until `close`, which must be called; `rows` may run again (a second pass decodes again).
+ */
+export class WebpRowReader {
+  private readonly borrowed: ReturnType<typeof slot.borrow>;
+  private readonly codec: EmscriptenInstance<EngineModule>;
+  private readonly inputPtr: number;
+  private readonly jobPtr: number;
+  private readonly job: WebpJob;
+  private buffer = 0;
+  private closed = false;
+  readonly width: number;
+  readonly height: number;
+  readonly channels: 3 | 4;
+
+  private readonly stored: { width: number; height: number };
+  private readonly orientation: number;
+
+  constructor(input: Uint8Array, stored: { width: number; height: number }, orientation: number) {
+    this.stored = stored;
+    this.orientation = orientation;
+    this.borrowed = slot.borrow();
+    this.codec = this.borrowed.instance as unknown as EmscriptenInstance<EngineModule>;
+    const m = this.codec.module;
+    this.inputPtr = m._malloc(Math.max(1, input.length));
+    if (this.inputPtr) this.codec.heap().set(input, this.inputPtr);
+    this.jobPtr = this.inputPtr ? m._sr_webp_create!(this.inputPtr, input.length) : 0;
+    try {
+      if (!this.jobPtr) throw new WebpEngineError('out of memory for the input');
+      this.job = new WebpJob(this.codec, this.jobPtr);
+      this.channels = this.job.info.hasAlpha ? 4 : 3;
+      [this.width, this.height] = orientation >= 5 ? [stored.height, stored.width] : [stored.width, stored.height];
+      this.buffer = m._malloc(this.width * this.channels * READ_BATCH);
+      if (!this.buffer) throw new WebpEngineError('out of memory for the rows');
+    } catch (err) {
+      this.close(true);
+      throw err;
+    }
+  }
+
+  /** Every upright row, in order (width × channels bytes; the view is reused by the next batch). */
+  async rows(sink: (row: Uint8Array) => void | Promise<void>): Promise<void> {
+    this.job.pullBegin(this.stored.width, this.stored.height, this.orientation);
+    const pull = () => this.job.pull(this.buffer, READ_BATCH);
+    await pullRowBatches(() => this.codec.heap(), this.buffer, this.width * this.channels, READ_BATCH, pull, sink);
+  }
+
+  /** Frees the job and gives the engine back; `failed` drops the instance (instances.ts). */
+  close(failed = false): void {
+    if (this.closed) return;
+    this.closed = true;
+    const m = this.codec.module;
+    if (this.jobPtr) m._sr_webp_destroy!(this.jobPtr);
+    if (this.inputPtr) m._free(this.inputPtr);
+    if (this.buffer) m._free(this.buffer);
+    this.borrowed.release(failed);
+  }
 }

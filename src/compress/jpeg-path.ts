@@ -1,15 +1,15 @@
 // JPEG input through the streaming engine: rows decoded at a DCT scale, resampled through a ring,
 // encoded as they come (or kept once, when an orientation or a retry needs every row), by the engine's
-// own encoder (trellis quantisation, progressive or two-pass by memory: memory-plan.ts).
+// own encoder (trellis quantisation, progressive or two-pass by memory: memory-plan.ts), by the WebP
+// encoder's picture in the same engine, or pulled in batches by the PNG writer.
 // A JPEG output not smaller than a same-size input is replaced by a lossless rewrite, never by the input.
-import { JpegEngineError, withJpegJob, type EncodedJpeg, type JpegJob } from '../../wasm/jpeg-engine.ts';
-import type { RgbaImage } from '../../wasm/image.ts';
-import { ApiError } from '../http/errors.ts';
+import { withJpegJob, type EncodedJpeg, type JpegJob } from '../../wasm/jpeg-engine.ts';
+import { inEngine, inEngineAsync } from './engine-errors.ts';
 import type { Orientation } from './exif.ts';
 import { stripJpeg } from './jpeg-segments.ts';
 import { outputMarkers, segmentFilter, type MetadataMode } from './metadata.ts';
-import { PNG_WHOLE_MAX_OUTPUT_PIXELS, type Plan } from './memory-plan.ts';
-import { applyOrientation } from './pixels.ts';
+import { WEBP_LOSSLESS_EFFORT } from './limits.ts';
+import type { Plan } from './memory-plan.ts';
 import type { CompressRequest, CompressResult } from './pipeline.ts';
 import { encodeAsRequested } from './target-size.ts';
 import { timed, type Timings } from './timings.ts';
@@ -20,25 +20,9 @@ export const FULL_CHROMA_QUALITY = 90;
 
 export async function compressJpeg(request: CompressRequest, plan: Plan, orientation: Orientation, metadata: MetadataMode): Promise<CompressResult> {
   const timings: Timings = { decode: 0, resize: 0, encode: 0 };
-  if (request.format !== 'jpeg') {
-    // PNG or WebP output: the engine decodes and resamples; the whole-image encoders take it from there.
-    const image = timed(timings, 'decode', () => engine(request.bytes, (job) => {
-      job.setPixels(plan.scaleNum, plan.stored.width, plan.stored.height, 1);
-      return rgbaFrom(job.frame(), plan.stored.width, plan.stored.height, job.channels);
-    }));
-    const upright = timed(timings, 'resize', () => applyOrientation(image, orientation));
-    if (request.format === 'png') {
-      const { paletteOf, writeFramePng } = await import('./png/writer.ts');
-      const output = await writeFramePng(upright, paletteOf(request), upright.width * upright.height <= PNG_WHOLE_MAX_OUTPUT_PIXELS, timings);
-      return {
-        bytes: output.bytes, inputFormat: 'jpeg', format: 'png', width: upright.width, height: upright.height,
-        quality: output.paletteQuality ?? request.quality, encodes: output.encodes, lossless: false, timings,
-      };
-    }
-    const codecs = await import('./codecs.ts');
-    return finish(request, timings, upright.width, upright.height, (quality) => codecs.encode(request.format, upright, quality, request.lossless === true));
-  }
-  return engine(request.bytes, (job) => {
+  if (request.format === 'webp') return jpegToWebp(request, plan, orientation, timings);
+  if (request.format === 'png') return jpegToPng(request, plan, orientation, timings);
+  return inEngine('JPEG', () => withJpegJob(request.bytes, (job) => {
     job.setPixels(plan.scaleNum, plan.stored.width, plan.stored.height, orientation);
     for (const marker of outputMarkers(job.info.markers, metadata, job.channels)) job.addMarker(marker.code, marker.data);
     const encode = (quality: number) => job.encode(quality, quality < FULL_CHROMA_QUALITY, plan.mode).bytes;
@@ -49,7 +33,49 @@ export async function compressJpeg(request: CompressRequest, plan: Plan, orienta
       return timed(timings, 'encode', () => losslessRewrite(request.bytes, job, result, orientation, metadata));
     }
     return result;
-  });
+  }));
+}
+
+/**
+ * WebP output: the engine's rows fill the WebP encoder's picture as they are decoded (YUV 4:2:0, or
+ * ARGB for lossless), and the picture is encoded (again, for a size target) in the same engine.
+ */
+async function jpegToWebp(request: CompressRequest, plan: Plan, orientation: Orientation, timings: Timings): Promise<CompressResult> {
+  const { withJpegAsWebp, WEBP_METHOD } = await import('../../wasm/webp-engine.ts');
+  const lossless = request.lossless === true;
+  const { lowMemory, tokenGrowthBytes = 0 } = plan.webp ?? { lossless, lowMemory: false };
+  const pixels = { scaleNum: plan.scaleNum, width: plan.stored.width, height: plan.stored.height, orientation };
+  const started = performance.now();
+  const result = inEngine('JPEG', () => withJpegAsWebp(request.bytes, pixels, lossless, (job) => {
+    timings.decode += performance.now() - started;
+    const encode = (quality: number) => job.encode(lossless ? WEBP_LOSSLESS_EFFORT : quality, lossless, WEBP_METHOD, lowMemory, tokenGrowthBytes).bytes;
+    return finish(request, timings, plan.output.width, plan.output.height, encode);
+  }));
+  return lossless ? { ...result, quality: 100, lossless: true } : result;
+}
+
+/**
+ * PNG output: upright rows pulled from the engine in batches (the PNG writer awaits its deflater
+ * between them), through the row encoder, or gathered for oxipng when the plan says its memory fits.
+ * Each pass over the rows (layout scan, palette) decodes again rather than keeping a frame.
+ */
+async function jpegToPng(request: CompressRequest, plan: Plan, orientation: Orientation, timings: Timings): Promise<CompressResult> {
+  const [{ JpegRowReader }, { paletteOf, writeSourcePng }] = await Promise.all([import('../../wasm/jpeg-engine.ts'), import('./png/writer.ts')]);
+  const { width, height } = plan.output;
+  const started = performance.now();
+  const reader = inEngine('JPEG', () => new JpegRowReader(request.bytes, plan.scaleNum, plan.stored.width, plan.stored.height, orientation));
+  let failed = true;
+  try {
+    const output = await inEngineAsync('JPEG', () => writeSourcePng(reader, width, height, plan.pngWhole, paletteOf(request), timings));
+    failed = false;
+    timings.decode = Math.max(0, performance.now() - started - timings.resize - timings.encode);
+    return {
+      bytes: output.bytes, inputFormat: 'jpeg', format: 'png', width, height,
+      quality: output.paletteQuality ?? request.quality, encodes: output.encodes, lossless: false, timings,
+    };
+  } finally {
+    reader.close(failed);
+  }
 }
 
 /**
@@ -80,28 +106,4 @@ function losslessRewrite(input: Uint8Array, job: JpegJob, lossy: CompressResult,
 function finish(request: CompressRequest, timings: Timings, width: number, height: number, encodeAt: (quality: number) => Uint8Array): CompressResult {
   const encoded = timed(timings, 'encode', () => encodeAsRequested(encodeAt, request.quality, request.targetKb));
   return { ...encoded, inputFormat: 'jpeg', format: request.format, width, height, lossless: false, timings };
-}
-
-/** Runs `fn` in the engine; its refusals become 422 (the file) or 503 (memory), never a 500. */
-function engine<R>(bytes: Uint8Array, fn: (job: JpegJob) => R): R {
-  try {
-    return withJpegJob(bytes, (job) => fn(job));
-  } catch (err) {
-    if (!(err instanceof JpegEngineError)) throw err;
-    if (/memory/i.test(err.message)) {
-      throw new ApiError('overloaded', 'the service ran short of memory for this image; retry in a moment', { headers: { 'Retry-After': '2' } });
-    }
-    throw new ApiError('unprocessable_image', `the JPEG could not be decoded: ${err.message.replace(/\.$/, '')}`, { param: 'image' });
-  }
-}
-
-function rgbaFrom(pixels: Uint8Array, width: number, height: number, channels: number): RgbaImage {
-  const rgba = new Uint8Array(width * height * 4);
-  for (let i = 0, o = 0; o < rgba.length; i += channels, o += 4) {
-    rgba[o] = pixels[i]!;
-    rgba[o + 1] = pixels[i + (channels === 3 ? 1 : 0)]!;
-    rgba[o + 2] = pixels[i + (channels === 3 ? 2 : 0)]!;
-    rgba[o + 3] = 255;
-  }
-  return { data: rgba, width, height };
 }

@@ -56,16 +56,23 @@ export const WEBP_TOKEN_BUFFER_MAX_PIXELS = 8_000_000;
  * decoder's freed buffers; a noisy one needs about 50 MB more and is encoded again in low-memory mode).
  */
 export const WEBP_TOKEN_GROWTH_BYTES = 4 * MiB;
-/** Emscripten grows a memory by at least a fifth of its size at a time: a growth the guard then sees. */
+/**
+ * How far past a token-buffer allowance the engine's memory may be when the guard sees it, as a share
+ * of the memory: the guard runs at libwebp's progress calls, between which the buffer grows by pages.
+ * (The build now grows by exactly what is asked; this was the glue's fifth-at-a-time step, kept as
+ * the margin.)
+ */
 const WASM_GROWTH_STEP = 0.2;
 /**
- * PNG output up to this size is optimised whole by oxipng (every filter and colour type tried), whose
- * peak is about OXIPNG_BYTES_PER_PIXEL per output pixel; above, the row encoder writes it in bounded
- * memory. 3 MP keeps oxipng and the frame (about 72 MB) inside the default 100 MB budget with room for
- * a large upload; a request whose estimate does not fit goes to the row encoder instead.
+ * PNG output is optimised whole by oxipng (every filter and colour type tried) only while that plan's
+ * estimate stays within this share of the budget; otherwise the row encoder writes it in bounded
+ * memory. oxipng holds the whole image and cannot be stopped part-way, so keeping it to half the
+ * budget leaves the other half to a compression alongside (at the default 100 MB: outputs up to
+ * about 1.3 MP, less with a large upload).
  */
-export const PNG_WHOLE_MAX_OUTPUT_PIXELS = 3_000_000;
-const OXIPNG_BYTES_PER_PIXEL = 20;
+export const PNG_WHOLE_BUDGET_SHARE = 0.5;
+/** oxipng's peak per output pixel, the RGBA copy it is given included (measured 21.7 at 2.8 MP, 28 at 1 MP with its fixed part). */
+const OXIPNG_BYTES_PER_PIXEL = 24;
 /** The PNG engine's streams: the native inflater and deflater, their queues and row batches. */
 const PNG_STREAM_BYTES = 2 * MiB;
 /** The remapper's nearest-colour cache and dithering rows, on top of the histogram. */
@@ -140,12 +147,11 @@ export function plan(inputFormat: ImageFormat, header: ImageHeader, uploadBytes:
   // own bytes are not.
   const lossless = (inputFormat === 'jpeg' || inputFormat === 'webp') && request.format === inputFormat && !resized && request.targetKb === undefined && request.allowLossless !== false && request.lossless !== true;
   const base = { output, resized, scaleNum, stored, lossless, pngWhole: false };
-  if (inputFormat === 'png') {
+  if (inputFormat === 'png' && request.format !== 'webp') {
     const pngBase = { ...base, mode: 'two_pass' as const };
-    const whole = request.format === 'png' && output.width * output.height <= PNG_WHOLE_MAX_OUTPUT_PIXELS;
-    if (whole) {
+    if (request.format === 'png') {
       const planned = { ...pngBase, pngWhole: true, estimate: pngEstimate(header, uploadBytes, request, { ...pngBase, pngWhole: true }) };
-      if (planned.estimate <= budget) return planned;
+      if (planned.estimate <= budget * PNG_WHOLE_BUDGET_SHARE) return planned;
     }
     if (request.format === 'jpeg' && request.targetKb === undefined) {
       // The engine's encoder fed rows, holding only its coefficients: the pixels are never gathered.
@@ -154,14 +160,15 @@ export function plan(inputFormat: ImageFormat, header: ImageHeader, uploadBytes:
     }
     return { ...pngBase, estimate: pngEstimate(header, uploadBytes, request, pngBase) };
   }
-  if (inputFormat === 'webp' && request.format === 'webp') {
+  if (request.format === 'webp') {
     // Lossless output for a lossless input when it fits; then lossy; then lossy in low memory. A large
     // opaque output tries the token buffer within an allowance first (alpha's own encoder would use it up).
     const big = output.width * output.height > WEBP_TOKEN_BUFFER_MAX_PIXELS;
+    const alpha = inputFormat === 'webp' && header.hasAlphaChannel;
     // lossless=true asks for lossless output whatever the input is: no lossy fallback then.
     const variants: NonNullable<Plan['webp']>[] = request.lossless ? [{ lossless: true, lowMemory: false }] : [
-      ...(header.webp?.lossless && request.targetKb === undefined ? [{ lossless: true, lowMemory: false }] : []),
-      ...(!big ? [{ lossless: false, lowMemory: false }] : header.hasAlphaChannel ? [] : [{ lossless: false, lowMemory: false, tokenGrowthBytes: WEBP_TOKEN_GROWTH_BYTES }]),
+      ...(inputFormat === 'webp' && header.webp?.lossless && request.targetKb === undefined ? [{ lossless: true, lowMemory: false }] : []),
+      ...(!big ? [{ lossless: false, lowMemory: false }] : alpha ? [] : [{ lossless: false, lowMemory: false, tokenGrowthBytes: WEBP_TOKEN_GROWTH_BYTES }]),
       { lossless: false, lowMemory: true },
     ];
     for (const webp of variants) {
@@ -169,6 +176,14 @@ export function plan(inputFormat: ImageFormat, header: ImageHeader, uploadBytes:
       planned.estimate = estimate(inputFormat, header, uploadBytes, request, planned);
       if (planned.estimate <= budget || webp === variants.at(-1)) return planned;
     }
+  }
+  if (request.format === 'png') {
+    // JPEG or WebP rows: oxipng when its whole-image memory fits its share, else the row encoder.
+    const whole = { ...base, mode: 'two_pass' as const, pngWhole: true, estimate: 0 };
+    whole.estimate = estimate(inputFormat, header, uploadBytes, request, whole);
+    if (whole.estimate <= budget * PNG_WHOLE_BUDGET_SHARE) return whole;
+    const rows = { ...base, mode: 'two_pass' as const };
+    return { ...rows, estimate: estimate(inputFormat, header, uploadBytes, request, rows) };
   }
   const modes: JpegEncodeMode[] = [];
   if (request.format === 'jpeg') {
@@ -197,10 +212,7 @@ function estimate(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: nu
   const input = uploadBytes * 2;
   const outputBuffers = outPixels * outputBytesPerPixel(request.quality) * 2;
   if (inputFormat === 'webp') return Math.ceil(REQUEST_BASE_BYTES + input + webpEstimate(header, request, p) + outputBuffers);
-  if (inputFormat !== 'jpeg') {
-    return REQUEST_BASE_BYTES + input + (inPixels + outPixels) * WHOLE_IMAGE_BYTES_PER_PIXEL + outputBuffers;
-  }
-  const paletteBytes = request.format === 'png' && request.palette ? HISTOGRAM_BYTES + PALETTE_EXTRA_BYTES : 0;
+  if (inputFormat === 'png') return pngEstimate(header, uploadBytes, request, p);
   const channels = channelsOf(header);
   const frame = header.jpeg!;
   const scaledWidth = Math.ceil((header.width * p.scaleNum) / 8);
@@ -208,14 +220,19 @@ function estimate(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: nu
     ? COEFFICIENT_BYTES * inPixels * frame.samplesPerPixel
     : scaledWidth * DECODER_BYTES_PER_COLUMN;
   const resampler = p.resized ? resizerBytes(scaledWidth, Math.ceil((header.height * p.scaleNum) / 8), p.stored.width, p.stored.height) : 0;
-  // Orientations 3–8 and retries (target_kb) keep the output pixels; PNG and WebP output takes them whole.
-  const keepsFrame = header.orientation >= 3 || request.targetKb !== undefined || request.format !== 'jpeg';
-  const kept = keepsFrame ? outPixels * channels : 0;
-  let encoder: number;
-  if (request.format === 'jpeg') encoder = p.mode === 'progressive' ? encoderBuffer(p.output, request.quality, header) : p.output.width * 3 * 32;
-  // A copy of the frame, its RGBA form, and the whole-image encoder.
-  else if (request.format === 'webp' && request.lossless) encoder = outPixels * (channels + 4 + WEBP_LOSSLESS_ENCODER_BYTES_PER_PIXEL);
-  else encoder = outPixels * (channels + 4 + WHOLE_IMAGE_BYTES_PER_PIXEL) + paletteBytes;
+  if (request.format !== 'jpeg') {
+    // Rows go to the WebP encoder's picture or the PNG writer; an orientation other than 1 keeps the
+    // stored frame once. The engine's copy of the input is freed before the WebP encoder runs.
+    const kept = header.orientation !== 1 ? outPixels * channels : 0;
+    const decoding = decoder + resampler + kept;
+    // The encoder writes its output into the engine while its state is alive; JavaScript's copy is made
+    // after that state is freed, so the output counts once at the peak.
+    if (request.format === 'webp') return Math.ceil(REQUEST_BASE_BYTES + uploadBytes + webpEncoderPeak(outPixels, false, p.webp, uploadBytes + decoding) + outputBuffers / 2);
+    return Math.ceil(REQUEST_BASE_BYTES + input + decoding + pngWriterBytes(outPixels, outPixels * channels, request, p.pngWhole));
+  }
+  // Orientations 3–8 and retries (target_kb) keep the output pixels.
+  const kept = header.orientation >= 3 || request.targetKb !== undefined ? outPixels * channels : 0;
+  const encoder = p.mode === 'progressive' ? encoderBuffer(p.output, request.quality, header) : p.output.width * 3 * 32;
   const lossyPhase = decoder + resampler + kept + encoder + outputBuffers;
   // The lossless rewrite runs after the lossy encode, holding its result: every coefficient, twice when
   // the orientation moves blocks, and its own output.
@@ -223,6 +240,33 @@ function estimate(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: nu
     ? COEFFICIENT_BYTES * inPixels * frame.samplesPerPixel * (header.orientation >= 3 ? 2 : 1) + outputBuffers / 2 + uploadBytes * 2
     : 0;
   return Math.ceil(REQUEST_BASE_BYTES + input + Math.max(lossyPhase, losslessPhase));
+}
+
+/**
+ * The WebP encoder's part of a request: its picture filled while `decoding` bytes are alive (the
+ * decoder, resampler, a kept frame), then encoded after they are freed; the peak is the larger phase.
+ */
+function webpEncoderPeak(outPixels: number, alpha: boolean, variant: Plan['webp'], decoding: number): number {
+  const webp: NonNullable<Plan['webp']> = variant ?? { lossless: false, lowMemory: false };
+  if (webp.lossless) return Math.max(decoding + outPixels * 4, outPixels * WEBP_LOSSLESS_ENCODER_BYTES_PER_PIXEL);
+  const picture = outPixels * (WEBP_LOSSY_PICTURE_BYTES_PER_PIXEL + (alpha ? 1 : 0));
+  const bounded = (webp.tokenGrowthBytes ?? 0) > 0;
+  const internals = outPixels * (webp.lowMemory || bounded ? WEBP_LOW_MEMORY_ENCODER_BYTES_PER_PIXEL : WEBP_LOSSY_ENCODER_BYTES_PER_PIXEL);
+  const alphaEncoder = alpha ? outPixels * WEBP_ALPHA_ENCODER_BYTES_PER_PIXEL : 0;
+  const peak = Math.max(decoding + picture, picture + Math.max(internals, alphaEncoder));
+  // A bounded token buffer: the low-memory peak, plus the growth allowed and one growth step past it.
+  return bounded ? peak + webp.tokenGrowthBytes! + peak * WASM_GROWTH_STEP : peak;
+}
+
+/**
+ * The PNG writer's part: the row encoder's streams and its output (joined once from its chunks, so
+ * twice; both outputs of a palette pass), or oxipng's whole-image peak on a gathered RGBA frame.
+ * `rawBytes` bounds the output (deflate of unfiltered rows adds almost nothing).
+ */
+function pngWriterBytes(outPixels: number, rawBytes: number, request: PlanRequest, whole: boolean): number {
+  const palette = request.palette ? HISTOGRAM_BYTES + PALETTE_EXTRA_BYTES : 0;
+  const outputs = (rawBytes + 64 * 1024) * 2 * (request.palette ? 2 : 1);
+  return palette + outputs + (whole ? outPixels * (4 + OXIPNG_BYTES_PER_PIXEL) : PNG_STREAM_BYTES);
 }
 
 /** The WebP engine's peak, past the upload: decoder and encoder are alive together (rows stream between them). */
@@ -240,22 +284,14 @@ function webpEstimate(header: ImageHeader, request: PlanRequest, p: Omit<Plan, '
   if (request.format === 'webp') {
     // Orientations other than 1 keep the stored output once before the upright picture is filled.
     const upright = header.orientation === 1 ? 0 : outPixels * channels;
-    const webp: NonNullable<Plan['webp']> = p.webp ?? { lossless: false, lowMemory: false };
-    if (webp.lossless) return Math.max(decoder + resampler + upright + outPixels * 4, outPixels * WEBP_LOSSLESS_ENCODER_BYTES_PER_PIXEL);
-    const picture = outPixels * (WEBP_LOSSY_PICTURE_BYTES_PER_PIXEL + (alpha ? 1 : 0));
-    // The decoder is gone before the encoder starts: the peak is the larger of the two phases.
-    const bounded = (webp.tokenGrowthBytes ?? 0) > 0;
-    const internals = outPixels * (webp.lowMemory || bounded ? WEBP_LOW_MEMORY_ENCODER_BYTES_PER_PIXEL : WEBP_LOSSY_ENCODER_BYTES_PER_PIXEL);
-    const alphaEncoder = alpha ? outPixels * WEBP_ALPHA_ENCODER_BYTES_PER_PIXEL : 0;
-    const peak = Math.max(decoder + resampler + upright + picture, picture + Math.max(internals, alphaEncoder));
-    // A bounded token buffer: the low-memory peak, plus the growth allowed and one growth step past it.
-    return bounded ? peak + webp.tokenGrowthBytes! + peak * WASM_GROWTH_STEP : peak;
+    return webpEncoderPeak(outPixels, alpha, p.webp, decoder + resampler + upright);
   } else if (request.format === 'jpeg') {
     const kept = header.orientation >= 3 || request.targetKb !== undefined ? outPixels * 3 : 0;
     encoder = kept + (p.mode === 'progressive' ? encoderBuffer(p.output, request.quality, header) : p.output.width * 3 * 32);
   } else {
-    // PNG output: the frame, its RGBA copy in JS, and the whole-image encoder.
-    encoder = outPixels * (channels + 4 + WHOLE_IMAGE_BYTES_PER_PIXEL);
+    // PNG output: rows pulled into the PNG writer (a frame kept once for an orientation other than 1).
+    const upright = header.orientation === 1 ? 0 : outPixels * channels;
+    return decoder + resampler + upright + pngWriterBytes(outPixels, outPixels * channels, request, p.pngWhole);
   }
   return decoder + resampler + encoder;
 }
@@ -292,10 +328,9 @@ function pngEstimate(header: ImageHeader, uploadBytes: number, request: PlanRequ
   } else if (request.format === 'jpeg') {
     // A frame for a size target's retries: RGBA in JS, its RGB copy, the engine's copy, the coefficients.
     writer = outPixels * (4 + 3 + 3) + encoderBuffer(p.output, request.quality, header);
-  } else if (request.format === 'webp' && request.lossless) {
-    writer = outPixels * (4 + WEBP_LOSSLESS_ENCODER_BYTES_PER_PIXEL);
   } else {
-    writer = outPixels * (4 + WHOLE_IMAGE_BYTES_PER_PIXEL);
+    // Rows fill the WebP encoder's picture (in batches: the decoder's rows are alive meanwhile).
+    writer = webpEncoderPeak(outPixels, header.hasAlphaChannel, p.webp, 0);
   }
   const outputBuffers = request.format === 'png' ? 0 : outPixels * outputBytesPerPixel(request.quality) * 2;
   return Math.ceil(REQUEST_BASE_BYTES + uploadBytes * 2 + PNG_STREAM_BYTES + rows + deinterlace + resampler + turned + palette + writer + outputBuffers);

@@ -7,6 +7,7 @@ import { FORMAT_NAMES, sniff, type ImageFormat } from './formats.ts';
 import { MalformedImage, readHeader, UnsupportedImage, type ImageHeader } from './header.ts';
 import type { MetadataMode } from './metadata.ts';
 import { largestFittingWidth, plan, type Plan } from './memory-plan.ts';
+import { poolLimitForBudget } from '../../wasm/instances.ts';
 
 export interface CompressRequest {
   bytes: Uint8Array;
@@ -91,6 +92,8 @@ export function megapixels(a: number, b: number): [string, string] {
  * the memory budget, saying the largest width that would.
  */
 export function prepare(request: CompressRequest, maxInputPixels: number, memoryBudget: number): Prepared {
+  // The engine's instances together may hold at most the budget (wasm/instances.ts).
+  poolLimitForBudget(memoryBudget);
   const { format: inputFormat, header } = inspect(request.bytes, maxInputPixels);
   let planned = plan(inputFormat, header, request.bytes.length, request, memoryBudget);
   // Without the lossless fallback a large same-size JPEG may still fit: its lossy result is then kept.

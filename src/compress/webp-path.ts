@@ -1,12 +1,11 @@
 // WebP input through the streaming engine (wasm/webp-engine.ts): libwebp's incremental decoder hands
 // out rows, the ring resamples them, and they go to the WebP encoder's picture (YUV 4:2:0 for lossy,
 // ARGB for lossless: a lossless input stays lossless), to the JPEG engine's encoder (through a JPEG job
-// whose rows come from the WebP decoder), or whole to the PNG encoder. Metadata follows the JPEG rules
+// whose rows come from the WebP decoder), or pulled in batches by the PNG writer. Metadata follows the JPEG rules
 // (webp-riff.ts). A same-size WebP output that is not smaller than the input is replaced by the input's
 // own image chunks re-packed without the stripped metadata, never by the input's bytes as they are.
-import { JpegEngineError } from '../../wasm/jpeg-engine.ts';
-import { WEBP_METHOD, WebpEngineError, withWebpJob, type WebpJob } from '../../wasm/webp-engine.ts';
-import { ApiError } from '../http/errors.ts';
+import { WEBP_METHOD, withWebpJob, type WebpJob } from '../../wasm/webp-engine.ts';
+import { inEngine, inEngineAsync } from './engine-errors.ts';
 import type { Orientation } from './exif.ts';
 import { FULL_CHROMA_QUALITY } from './jpeg-path.ts';
 import type { MetadataMode } from './metadata.ts';
@@ -29,12 +28,7 @@ export async function compressWebp(request: CompressRequest, plan: Plan, orienta
     return { ...encoded, inputFormat: 'webp', format: request.format, width: ow, height: oh, lossless: false, timings, ...extra };
   };
 
-  if (request.format === 'png') {
-    // PNG output: the engine decodes and resamples; the whole-image PNG encoder takes it from there.
-    const image = timed(timings, 'decode', () => engine(request.bytes, (job) => rgbaFrame(job, sw, sh, orientation)));
-    const codecs = await import('./codecs.ts');
-    return finish((quality) => codecs.encode('png', image, quality));
-  }
+  if (request.format === 'png') return webpToPng(request, plan, orientation, timings);
 
   if (request.format === 'jpeg') {
     const markers = jpegMarkersOf(meta);
@@ -67,29 +61,30 @@ export async function compressWebp(request: CompressRequest, plan: Plan, orienta
   });
 }
 
-/** The decoded pixels as RGBA (upright, resampled), for PNG output. */
-function rgbaFrame(job: WebpJob, width: number, height: number, orientation: Orientation) {
-  const { data, channels } = job.frame(width, height, orientation);
-  const rgba = new Uint8Array((data.length / channels) * 4);
-  for (let i = 0, o = 0; o < rgba.length; i += channels, o += 4) {
-    rgba[o] = data[i]!;
-    rgba[o + 1] = data[i + 1]!;
-    rgba[o + 2] = data[i + 2]!;
-    rgba[o + 3] = channels === 4 ? data[i + 3]! : 255;
+/**
+ * PNG output: upright rows pulled from the engine in batches (the PNG writer awaits its deflater
+ * between them), through the row encoder, or gathered for oxipng when the plan says it fits.
+ */
+async function webpToPng(request: CompressRequest, plan: Plan, orientation: Orientation, timings: Timings): Promise<CompressResult> {
+  const [{ WebpRowReader }, { paletteOf, writeSourcePng }] = await Promise.all([import('../../wasm/webp-engine.ts'), import('./png/writer.ts')]);
+  const { width, height } = plan.output;
+  const started = performance.now();
+  const reader = inEngine('WebP', () => new WebpRowReader(request.bytes, plan.stored, orientation));
+  let failed = true;
+  try {
+    const output = await inEngineAsync('WebP', () => writeSourcePng(reader, width, height, plan.pngWhole, paletteOf(request), timings));
+    failed = false;
+    timings.decode = Math.max(0, performance.now() - started - timings.resize - timings.encode);
+    return {
+      bytes: output.bytes, inputFormat: 'webp', format: 'png', width, height,
+      quality: output.paletteQuality ?? request.quality, encodes: output.encodes, lossless: false, timings,
+    };
+  } finally {
+    reader.close(failed);
   }
-  const upright = orientation >= 5 ? { width: height, height: width } : { width, height };
-  return { data: rgba, ...upright };
 }
 
-/** Runs `fn` in the engine; its refusals become 422 (the file) or 503 (memory), never a 500. */
+/** Runs `fn` on a job over the input; the engine's refusals become the API's errors. */
 function engine<R>(bytes: Uint8Array, fn: (job: WebpJob) => R): R {
-  try {
-    return withWebpJob(bytes, fn);
-  } catch (err) {
-    if (!(err instanceof WebpEngineError) && !(err instanceof JpegEngineError)) throw err;
-    if (/memory/i.test(err.message)) {
-      throw new ApiError('overloaded', 'the service ran short of memory for this image; retry in a moment', { headers: { 'Retry-After': '2' } });
-    }
-    throw new ApiError('unprocessable_image', `the WebP could not be decoded: ${err.message.replace(/\.$/, '')}`, { param: 'image' });
-  }
+  return inEngine('WebP', () => withWebpJob(bytes, fn));
 }

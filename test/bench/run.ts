@@ -1,10 +1,11 @@
-// `npm run bench [-- foundation|tools|compress|meta|img|jpeg|jpeg-tuning|jpeg-web|webp|webp-low-memory|png|liars|client|selfhost|sso-discovery ...]`: starts the service as `npm run dev` does and runs the
+// `npm run bench [-- foundation|tools|compress|meta|img|jpeg|jpeg-tuning|jpeg-web|webp|webp-low-memory|png|conversions|liars|client|selfhost|sso-discovery ...]`: starts the service as `npm run dev` does and runs the
 // named benchmarks (all by default) against it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { startOrigin } from '../fixtures/origin.ts';
 import { benchClient, CLIENT_FILES, CLIENT_ROUNDS, REMOTE_DELAY_MS } from './client.ts';
 import { benchCompress } from './compress.ts';
+import { benchConversions, conversionsReport } from './conversions.ts';
 import { benchImg, IMG_MISSES, IMG_REPEATS, IMG_ROUNDS } from './img.ts';
 import { benchFoundation, CONCURRENCY, REQUESTS_PER_ROUND, ROUNDS, type Summary } from './foundation.ts';
 import { benchJpeg } from './jpeg.ts';
@@ -138,6 +139,11 @@ const BENCHES: Record<string, (service: Service) => Promise<void>> = {
     const result = await benchPng(() => startService(PORT + 7, ['--var', 'MAX_INPUT_PIXELS:100000000']));
     console.log(`\n${pngReport(result)}\n`);
     save('png', result);
+  },
+  async conversions() {
+    const result = await benchConversions(() => startService(PORT + 12, ['--var', 'MAX_INPUT_PIXELS:100000000']));
+    console.log(`\n${conversionsReport(result)}\n`);
+    save('conversions', result);
   },
   async 'jpeg-tuning'() {
     const result = await benchJpegTuning();

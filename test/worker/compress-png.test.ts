@@ -3,7 +3,6 @@
 // orientation, which chunks come back (metadata=strip|keep, ICC), PNG to JPEG, X-Image-Width/Height
 // against the output's own header, damaged files refused with 422, and admission by memory.
 import { describe, expect, it } from 'vitest';
-import { PNG_WHOLE_MAX_OUTPUT_PIXELS } from '../../src/compress/memory-plan.ts';
 import { decodePng } from '../../wasm/png.ts';
 import { makeKey } from './helpers.ts';
 import { bodyBytes, compressCall, decodeAny, exifTiff, pngOf } from './image-fixtures.ts';
@@ -67,7 +66,7 @@ describe('PNG to PNG, lossless', () => {
     expectSameBytes(decodePng(body).data, expectedRgba(spec));
   });
 
-  it(`above ${PNG_WHOLE_MAX_OUTPUT_PIXELS} pixels the row encoder writes it, exactly, in the smallest exact colour type`, async () => {
+  it('where oxipng’s whole-image memory is over its share of the budget, the row encoder writes it, exactly, in the smallest exact colour type', async () => {
     const cases = [
       [{ colourType: 6, bitDepth: 16 }, 6],
       [{ colourType: 0, bitDepth: 8 }, 0],

@@ -4,7 +4,7 @@
 // engine, animated files, and refusals of truncated and corrupt files that leave nothing behind.
 import { describe, expect, it } from 'vitest';
 import type { RgbaImage } from '../../wasm/image.ts';
-import { resetWasmInstances, wasmMemoryReport } from '../../wasm/instances.ts';
+import { resetWasmInstances, setWasmPoolLimit, wasmMemoryReport } from '../../wasm/instances.ts';
 import { WebpEngineError, encodeRowsWebp, withWebpJob } from '../../wasm/webp-engine.ts';
 import { QUADRANT_COLOURS, decodeAny, near, photo, pixel, quadrants, storeWithOrientation } from './image-fixtures.ts';
 import { animatedWebp, channelsOf, losslessWebp, lossyWebp } from './webp-fixtures.ts';
@@ -194,7 +194,7 @@ describe('encoding from rows', () => {
     });
     expect(roomy!.lowMemory).toBe(false);
     expect(roomy!.bytes).toEqual(plain!.bytes);
-  });
+  }, 30_000);
 });
 
 describe('JPEG output through the JPEG engine', () => {
@@ -262,14 +262,34 @@ describe('damaged files', () => {
     expect(after.instantiations).toBeGreaterThan(before.instantiations);
   });
 
-  it('an instance that grew for a large image is dropped afterwards', () => {
+  it('an instance that grew for a large image is kept and reused by the next one (the pool), not instantiated again', () => {
     resetWasmInstances();
     const big = lossyWebp(photo(2000, 1500), 80);
-    withWebpJob(big, (job) => {
+    const encode = () => withWebpJob(big, (job) => {
       job.fill(2000, 1500, 1, false);
       job.encode(80, false);
     });
-    expect(engineStats().live).toBe(false);
+    encode();
+    const grown = engineStats().memory_bytes;
+    expect(engineStats()).toMatchObject({ live: true, instances: 1, instantiations: 1 });
     expect(engineStats().peak_bytes).toBeGreaterThan(2000 * 1500 * 3);
-  });
+    encode();
+    // The same memory again: the second image fits what the first grew.
+    expect(engineStats()).toMatchObject({ instances: 1, instantiations: 1, memory_bytes: grown });
+  }, 30_000);
+
+  it('an engine instance cannot grow past the pool’s limit: the allocation fails (503 for a request), nothing traps', () => {
+    resetWasmInstances();
+    const previous = setWasmPoolLimit(6 * 1024 * 1024);
+    try {
+      const big = lossyWebp(photo(2000, 1500), 80);
+      expect(() => withWebpJob(big, (job) => job.fill(2000, 1500, 1, false))).toThrow(/memory/);
+      expect(engineStats().peak_bytes).toBeLessThanOrEqual(6 * 1024 * 1024);
+    } finally {
+      setWasmPoolLimit(previous);
+    }
+    // The failed instance left the pool; the next call works in a fresh one.
+    const small = lossyWebp(photo(64, 48), 80);
+    expect(decodeEngine(small).width).toBe(64);
+  }, 30_000);
 });

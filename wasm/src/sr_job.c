@@ -302,14 +302,11 @@ static void cmyk_to_rgb(const uint8_t *cmyk, uint8_t *rgb, int width, int invert
 }
 
 /*
- * Decodes the input in rows at the job's scale, resamples, and calls sink with each output row in
- * stored orientation. Runs under the caller's setjmp.
+ * A decoding run in steps: run_open starts the decoder at the job's scale (and the resampler), run_next
+ * hands out the next output row as stored (NULL once every row is out), run_close checks the end of
+ * the data and frees the run. Runs under the caller's setjmp.
  */
-void sr_pipeline_run(sr_job *job, sr_row_sink sink, void *ctx) {
-  if (job->source) {
-    job->source(job, sink, ctx);
-    return;
-  }
+static void run_open(sr_job *job) {
   j_decompress_ptr d = &job->dec;
   job->rows_decoded = 0;
   sr_open_decoder(job, d);
@@ -318,8 +315,8 @@ void sr_pipeline_run(sr_job *job, sr_row_sink sink, void *ctx) {
   d->scale_num = (unsigned)job->scale_num;
   d->scale_denom = 8;
   d->dct_method = JDCT_ISLOW;
-  int cmyk = d->jpeg_color_space == JCS_CMYK || d->jpeg_color_space == JCS_YCCK;
-  d->out_color_space = job->channels == 1 ? JCS_GRAYSCALE : cmyk ? JCS_CMYK : JCS_RGB;
+  job->run_cmyk = d->jpeg_color_space == JCS_CMYK || d->jpeg_color_space == JCS_YCCK;
+  d->out_color_space = job->channels == 1 ? JCS_GRAYSCALE : job->run_cmyk ? JCS_CMYK : JCS_RGB;
   sr_check_data_length(job, d);
   jpeg_start_decompress(d);
   /* A multi-scan file (progressive) has read every scan by now: a truncated one warned already, and
@@ -330,13 +327,20 @@ void sr_pipeline_run(sr_job *job, sr_row_sink sink, void *ctx) {
   const size_t scaled_bytes = (size_t)sw * ch, out_bytes = (size_t)job->out_w * ch;
   job->rows = malloc(decoded_bytes + scaled_bytes + out_bytes);
   if (!job->rows) sr_fail(job, "out of memory for the decoder's rows");
-  uint8_t *decoded = job->rows, *scaled = job->rows + decoded_bytes, *out = scaled + scaled_bytes;
+  job->run_scaled = job->rows + decoded_bytes;
+  job->run_out = job->run_scaled + scaled_bytes;
   if (sw != job->out_w || sh != job->out_h) {
     job->resizer = sr_resizer_create(sw, sh, job->out_w, job->out_h, ch, 0);
     if (!job->resizer) sr_fail(job, "out of memory for the resampler");
   }
-  while (d->output_scanline < d->output_height) {
-    JSAMPROW row = decoded;
+}
+
+static uint8_t *run_next(sr_job *job) {
+  j_decompress_ptr d = &job->dec;
+  for (;;) {
+    if (job->resizer && sr_resizer_pull(job->resizer, job->run_out)) return job->run_out;
+    if (d->output_scanline >= d->output_height) return NULL;
+    JSAMPROW row = job->rows;
     if (jpeg_read_scanlines(d, &row, 1) != 1) sr_fail(job, "the JPEG decoder stopped early");
     job->rows_decoded = (int)d->output_scanline;
     /* Checked per row (a new iMCU row is decoded every few rows), not after the whole image: libjpeg
@@ -344,21 +348,34 @@ void sr_pipeline_run(sr_job *job, sr_row_sink sink, void *ctx) {
      * is seconds of decoding nothing. */
     if (job->err.fatal_warnings) longjmp(job->err.jump, 1);
     if (scan_ended_early(d)) sr_fail(job, "the JPEG's image data ends before its last row");
-    const uint8_t *pixels = decoded;
-    if (cmyk) {
-      cmyk_to_rgb(decoded, scaled, sw, d->saw_Adobe_marker);
-      pixels = scaled;
+    uint8_t *pixels = job->rows;
+    if (job->run_cmyk) {
+      cmyk_to_rgb(job->rows, job->run_scaled, (int)d->output_width, d->saw_Adobe_marker);
+      pixels = job->run_scaled;
     }
-    if (job->resizer) {
-      sr_resizer_push(job->resizer, pixels);
-      while (sr_resizer_pull(job->resizer, out)) sink(job, out, ctx);
-    } else {
-      sink(job, (uint8_t *)pixels, ctx);
-    }
+    if (!job->resizer) return pixels;
+    sr_resizer_push(job->resizer, pixels);
   }
-  jpeg_finish_decompress(d);
+}
+
+static void run_close(sr_job *job) {
+  jpeg_finish_decompress(&job->dec);
   if (job->err.fatal_warnings) longjmp(job->err.jump, 1);
   close_run(job);
+}
+
+/*
+ * Decodes the input in rows at the job's scale, resamples, and calls sink with each output row in
+ * stored orientation. Runs under the caller's setjmp.
+ */
+void sr_pipeline_run(sr_job *job, sr_row_sink sink, void *ctx) {
+  if (job->source) {
+    job->source(job, sink, ctx);
+    return;
+  }
+  run_open(job);
+  for (uint8_t *row; (row = run_next(job));) sink(job, row, ctx);
+  run_close(job);
 }
 
 typedef struct {
@@ -392,3 +409,67 @@ EMSCRIPTEN_KEEPALIVE uint8_t *sr_job_frame(sr_job *job) { return job->frame; }
 EMSCRIPTEN_KEEPALIVE int sr_job_fatal_warnings(sr_job *job) { return job->err.fatal_warnings; }
 /* Rows the last decoding run produced (at its DCT scale) before it finished or stopped. */
 EMSCRIPTEN_KEEPALIVE int sr_job_rows_decoded(sr_job *job) { return job->rows_decoded; }
+
+/* Row y of the upright image from a stored frame (w × h, ch bytes a pixel) in EXIF orientation o:
+ * upright (x, y) comes from stored (sx, sy). */
+void sr_upright_row(const uint8_t *frame, int w, int h, int ch, int o, int y, uint8_t *out) {
+  const int width = o >= 5 ? h : w;
+  for (int x = 0; x < width; x++) {
+    int sx, sy;
+    switch (o) {
+      case 2: sx = w - 1 - x; sy = y; break;
+      case 3: sx = w - 1 - x; sy = h - 1 - y; break;
+      case 4: sx = x; sy = h - 1 - y; break;
+      case 5: sx = y; sy = x; break;
+      case 6: sx = y; sy = h - 1 - x; break;
+      case 7: sx = w - 1 - y; sy = h - 1 - x; break;
+      case 8: sx = w - 1 - y; sy = x; break;
+      default: sx = x; sy = y; break;
+    }
+    memcpy(out + (size_t)x * ch, frame + ((size_t)sy * w + sx) * ch, (size_t)ch);
+  }
+}
+
+/*
+ * Rows pulled by a caller outside the engine that awaits between batches (PNG output): the same run
+ * as sr_pipeline_run, upright. Upright (orientation 1) rows stream from the decoder; any other
+ * orientation needs every row first, so the job's frame is filled once and read turned.
+ */
+EMSCRIPTEN_KEEPALIVE int sr_job_pull_begin(sr_job *job) {
+  TRY(job);
+  close_run(job);
+  job->pull_row = 0;
+  if (job->orientation == 1) run_open(job);
+  else sr_frame_fill(job);
+  return 0;
+}
+
+/* Writes up to `max` upright rows (upright width × channels bytes each) to out; the count, 0 at the end, -1 on failure. */
+EMSCRIPTEN_KEEPALIVE int sr_job_pull(sr_job *job, uint8_t *out, int max) {
+  TRY(job);
+  const int o = job->orientation, ch = job->channels;
+  const int up_w = o >= 5 ? job->out_h : job->out_w, up_h = o >= 5 ? job->out_w : job->out_h;
+  const size_t bytes = (size_t)up_w * ch;
+  int n = 0;
+  while (n < max && job->pull_row < up_h) {
+    if (o == 1) {
+      const uint8_t *row = run_next(job);
+      if (!row) sr_fail(job, "the resampler produced the wrong number of rows");
+      memcpy(out + (size_t)n * bytes, row, bytes);
+    } else {
+      sr_upright_row(job->frame, job->out_w, job->out_h, ch, o, job->pull_row, out + (size_t)n * bytes);
+    }
+    n++;
+    job->pull_row++;
+  }
+  if (job->pull_row == up_h && n < max) {
+    if (o == 1) {
+      if (run_next(job)) sr_fail(job, "the resampler produced the wrong number of rows");
+      if (job->dec_open) run_close(job);
+    } else {
+      sr_job_free_frame(job);
+    }
+    job->pull_row++; /* finished: later calls return 0 */
+  }
+  return n;
+}

@@ -102,6 +102,11 @@ struct sr_job {
    * `channels`, as stored. It fails with sr_fail(). */
   void (*source)(sr_job *job, sr_row_sink sink, void *ctx);
   void *source_ctx;
+  /* The decoding run in progress (sr_job.c): CMYK input, its converted row, the resampled row; and the
+   * next upright row a puller (sr_job_pull) gets. */
+  int run_cmyk;
+  uint8_t *run_scaled, *run_out;
+  int pull_row;
 };
 
 /* Closes whatever a run left open; a run that failed unwinds to its entry point, which calls this. */
@@ -116,6 +121,8 @@ void sr_open_decoder(sr_job *job, j_decompress_ptr d);
 /* After jpeg_read_header: fails the job when the input's remaining bytes cannot hold the blocks its
  * frame declares (Huffman-coded files; sr_job.c says why the bound holds). */
 void sr_check_data_length(sr_job *job, j_decompress_ptr d);
+/* Row y of the upright image from a stored frame (w × h, ch bytes a pixel) in EXIF orientation o. */
+void sr_upright_row(const uint8_t *frame, int w, int h, int ch, int o, int y, uint8_t *out);
 /* Fills the job's frame (out_w × out_h × channels, as stored) unless it is there already. */
 void sr_frame_fill(sr_job *job);
 

@@ -40,6 +40,11 @@ static void close_all(sr_webp *w) {
   free(w->upright_frame);
   free(w->upright_row);
   w->upright_frame = w->upright_row = NULL;
+  free(w->pull);
+  free(w->pending);
+  w->pull = NULL;
+  w->pending = NULL;
+  w->pending_len = w->pending_at = w->pending_cap = 0;
 }
 
 void srw_fail(sr_webp *w, const char *message) {
@@ -183,13 +188,22 @@ static void put_alpha(uint8_t *rgba, const uint8_t *a, int width) {
   for (int x = 0; x < width; x++) rgba[x * 4 + 3] = a ? a[x] : 255;
 }
 
+/* A decoding run in steps (run_begin, then run_step until it returns 1): what it carries between them. */
+struct srw_run {
+  run_state r;
+  int in_w, in_h, alpha, lossless, out_h, done;
+  uint32_t fed;
+  uint8_t *row2;
+  WebPUpsampleLinePairFunc upsample;
+};
+
 /*
  * One decoding run: every input row, converted to `channels` (3 flattens alpha onto white, 4 keeps
  * it), resampled to out_w × out_h, handed to `sink` in stored order. Fails through srw_fail.
  * Lossy rows are made from YUV 4:2:0 by libwebp's own fancy upsampler, as its RGB decoding does:
  * luma rows 2k-1 and 2k together, from chroma rows k-1 and k, once row 2k is ready.
  */
-static void run_rows(sr_webp *w, int out_w, int out_h, int channels, srw_sink sink, void *ctx) {
+static void run_begin(sr_webp *w, struct srw_run *c, int out_w, int out_h, int channels, srw_sink sink, void *ctx) {
   close_run(w);
   const int in_w = w->info[SRW_INFO_WIDTH], in_h = w->info[SRW_INFO_HEIGHT];
   const int alpha = w->info[SRW_INFO_ALPHA], lossless = w->info[SRW_INFO_FORMAT] == 2;
@@ -205,72 +219,103 @@ static void run_rows(sr_webp *w, int out_w, int out_h, int channels, srw_sink si
   w->rows = malloc(2 * r.in_bytes + conv_bytes + out_bytes);
   if (!w->rows) srw_fail(w, "out of memory for the decoder's rows");
   r.row = w->rows;
-  uint8_t *row2 = r.row + r.in_bytes;
-  r.flat = row2 + r.in_bytes;
+  c->row2 = r.row + r.in_bytes;
+  r.flat = c->row2 + r.in_bytes;
   r.out = r.flat + conv_bytes;
   const int ring_ch = r.flattening ? 3 : src_ch;
   if (in_w != out_w || in_h != out_h) {
     w->resizer = sr_resizer_create(in_w, in_h, out_w, out_h, ring_ch, ring_ch == 4);
     if (!w->resizer) srw_fail(w, "out of memory for the resampler");
   }
-  WebPUpsampleLinePairFunc upsample = NULL;
+  c->upsample = NULL;
   if (!lossless) {
     WebPInitUpsamplers();
-    upsample = WebPUpsamplers[alpha ? MODE_RGBA : MODE_RGB];
+    c->upsample = WebPUpsamplers[alpha ? MODE_RGBA : MODE_RGB];
   }
-  int done = 0;
-  uint32_t fed = 0;
-  while (done < in_h) {
+  c->r = r;
+  c->in_w = in_w;
+  c->in_h = in_h;
+  c->alpha = alpha;
+  c->lossless = lossless;
+  c->out_h = out_h;
+  c->done = 0;
+  c->fed = 0;
+}
+
+/* Gives the decoder SRW_FEED_BYTES more of the input and hands out every row it made ready; 1 once
+ * every row is out (the run then closed). */
+static int run_step(sr_webp *w, struct srw_run *c) {
+  if (c->done >= c->in_h) {
+    if (c->r.emitted != c->out_h) srw_fail(w, "the resampler produced the wrong number of rows");
+    close_run(w);
+    return 1;
+  }
+  run_state *rs = &c->r;
+  const int in_w = c->in_w, in_h = c->in_h, alpha = c->alpha;
+  uint8_t *row2 = c->row2;
+  int done = c->done;
+  uint32_t fed = c->fed;
+  {
     if (fed >= w->input_len) srw_fail(w, status_message(VP8_STATUS_SUSPENDED));
     fed = w->input_len - fed > SRW_FEED_BYTES ? fed + SRW_FEED_BYTES : w->input_len;
     VP8StatusCode status = WebPIUpdate(w->idec, w->input, fed);
     if (status != VP8_STATUS_OK && status != VP8_STATUS_SUSPENDED) srw_fail(w, status_message(status));
     int last_y = 0, width = 0, height = 0, stride = 0, uv_stride = 0, a_stride = 0;
     uint8_t *y, *u = NULL, *v = NULL, *a = NULL;
-    if (lossless) y = WebPIDecGetRGB(w->idec, &last_y, &width, &height, &stride);
+    if (c->lossless) y = WebPIDecGetRGB(w->idec, &last_y, &width, &height, &stride);
     else y = WebPIDecGetYUVA(w->idec, &last_y, &u, &v, &a, &width, &height, &stride, &uv_stride, &a_stride);
-    if (!y) continue; /* the headers are not all in yet */
-    if (width != in_w || height != in_h) srw_fail(w, "the WebP decodes to another size than it declares");
-    if (last_y > in_h) last_y = in_h;
-    if (lossless) {
-      for (; done < last_y; done++) emit_row(w, &r, y + (size_t)done * stride);
-    } else {
+    if (y) {
+      if (width != in_w || height != in_h) srw_fail(w, "the WebP decodes to another size than it declares");
+      if (last_y > in_h) last_y = in_h;
+      if (c->lossless) {
+        for (; done < last_y; done++) emit_row(w, rs, y + (size_t)done * stride);
+      } else {
+        WebPUpsampleLinePairFunc upsample = c->upsample;
 #define Y_ROW(i) (y + (size_t)(i) * stride)
 #define U_ROW(k) (u + (size_t)(k) * uv_stride)
 #define V_ROW(k) (v + (size_t)(k) * uv_stride)
 #define A_ROW(i) (a ? a + (size_t)(i) * a_stride : NULL)
-      if (done == 0 && last_y >= 1) {
-        upsample(Y_ROW(0), NULL, U_ROW(0), V_ROW(0), U_ROW(0), V_ROW(0), r.row, NULL, in_w);
-        if (alpha) put_alpha(r.row, A_ROW(0), in_w);
-        emit_row(w, &r, r.row);
-        done = 1;
-      }
-      for (; done + 1 < last_y; done += 2) {
-        const int k = (done + 1) >> 1;
-        upsample(Y_ROW(done), Y_ROW(done + 1), U_ROW(k - 1), V_ROW(k - 1), U_ROW(k), V_ROW(k), r.row, row2, in_w);
-        if (alpha) {
-          put_alpha(r.row, A_ROW(done), in_w);
-          put_alpha(row2, A_ROW(done + 1), in_w);
+        if (done == 0 && last_y >= 1) {
+          upsample(Y_ROW(0), NULL, U_ROW(0), V_ROW(0), U_ROW(0), V_ROW(0), rs->row, NULL, in_w);
+          if (alpha) put_alpha(rs->row, A_ROW(0), in_w);
+          emit_row(w, rs, rs->row);
+          done = 1;
         }
-        emit_row(w, &r, r.row);
-        emit_row(w, &r, row2);
-      }
-      if (done == in_h - 1 && last_y == in_h) { /* the last row of an even height */
-        const int k = done >> 1;
-        upsample(Y_ROW(done), NULL, U_ROW(k), V_ROW(k), U_ROW(k), V_ROW(k), r.row, NULL, in_w);
-        if (alpha) put_alpha(r.row, A_ROW(done), in_w);
-        emit_row(w, &r, r.row);
-        done = in_h;
-      }
+        for (; done + 1 < last_y; done += 2) {
+          const int k = (done + 1) >> 1;
+          upsample(Y_ROW(done), Y_ROW(done + 1), U_ROW(k - 1), V_ROW(k - 1), U_ROW(k), V_ROW(k), rs->row, row2, in_w);
+          if (alpha) {
+            put_alpha(rs->row, A_ROW(done), in_w);
+            put_alpha(row2, A_ROW(done + 1), in_w);
+          }
+          emit_row(w, rs, rs->row);
+          emit_row(w, rs, row2);
+        }
+        if (done == in_h - 1 && last_y == in_h) { /* the last row of an even height */
+          const int k = done >> 1;
+          upsample(Y_ROW(done), NULL, U_ROW(k), V_ROW(k), U_ROW(k), V_ROW(k), rs->row, NULL, in_w);
+          if (alpha) put_alpha(rs->row, A_ROW(done), in_w);
+          emit_row(w, rs, rs->row);
+          done = in_h;
+        }
 #undef Y_ROW
 #undef U_ROW
 #undef V_ROW
 #undef A_ROW
+      }
     }
     if (status == VP8_STATUS_OK && done < in_h) srw_fail(w, "the WebP decoder stopped early");
   }
-  if (r.emitted != out_h) srw_fail(w, "the resampler produced the wrong number of rows");
-  close_run(w);
+  c->done = done;
+  c->fed = fed;
+  return 0;
+}
+
+static void run_rows(sr_webp *w, int out_w, int out_h, int channels, srw_sink sink, void *ctx) {
+  struct srw_run c;
+  run_begin(w, &c, out_w, out_h, channels, sink, ctx);
+  while (!run_step(w, &c)) {
+  }
 }
 
 /* ---- Orientation: rows that arrive stored are kept in a frame and handed out upright. */
@@ -286,25 +331,6 @@ static void frame_sink(sr_webp *w, const uint8_t *row, void *ctx) {
   const size_t bytes = (size_t)f->width * f->channels;
   if (f->next < f->height) memcpy(f->frame + (size_t)f->next * bytes, row, bytes);
   f->next++;
-}
-
-/* Row y of the upright image from a stored frame (w × h): upright (x, y) comes from stored (sx, sy). */
-static void upright_row(const uint8_t *frame, int w, int h, int ch, int o, int y, uint8_t *out) {
-  const int width = o >= 5 ? h : w;
-  for (int x = 0; x < width; x++) {
-    int sx, sy;
-    switch (o) {
-      case 2: sx = w - 1 - x; sy = y; break;
-      case 3: sx = w - 1 - x; sy = h - 1 - y; break;
-      case 4: sx = x; sy = h - 1 - y; break;
-      case 5: sx = y; sy = x; break;
-      case 6: sx = y; sy = h - 1 - x; break;
-      case 7: sx = w - 1 - y; sy = h - 1 - x; break;
-      case 8: sx = w - 1 - y; sy = x; break;
-      default: sx = x; sy = y; break;
-    }
-    memcpy(out + (size_t)x * ch, frame + ((size_t)sy * w + sx) * ch, (size_t)ch);
-  }
 }
 
 /* Runs the rows at out_w × out_h (stored) and hands them to sink upright, through a frame when the
@@ -323,7 +349,7 @@ static void run_upright(sr_webp *w, int out_w, int out_h, int orientation, int c
   run_rows(w, out_w, out_h, channels, frame_sink, &f);
   const int height = orientation >= 5 ? out_w : out_h;
   for (int y = 0; y < height; y++) {
-    upright_row(f.frame, out_w, out_h, ch, orientation, y, w->upright_row);
+    sr_upright_row(f.frame, out_w, out_h, ch, orientation, y, w->upright_row);
     sink(w, w->upright_row, ctx);
   }
   close_all(w);
@@ -372,6 +398,127 @@ EMSCRIPTEN_KEEPALIVE int sr_webp_encode(sr_webp *w, int quality, int lossless, i
 EMSCRIPTEN_KEEPALIVE void sr_webp_free_picture(sr_webp *w) {
   srw_enc_destroy(w->enc);
   w->enc = NULL;
+}
+
+/* ---- WebP output of a JPEG: the JPEG job's pipeline rows go into the band-fed encoder, so the
+ * picture (YUV 4:2:0 for lossy) is the only whole-image buffer; an orientation other than 1 fills
+ * the JPEG job's frame once and hands its rows over turned. */
+
+static void jpeg_row_to_picture(sr_job *job, uint8_t *row, void *ctx) {
+  sr_webp *w = ctx;
+  const uint8_t *rgb = row;
+  if (job->channels == 1) {
+    const int width = w->enc_width;
+    for (int x = 0; x < width; x++) w->rows[x * 3] = w->rows[x * 3 + 1] = w->rows[x * 3 + 2] = row[x];
+    rgb = w->rows;
+  }
+  if (srw_enc_row(w->enc, rgb)) sr_fail(job, "out of memory for the WebP picture");
+}
+
+/*
+ * Fills this job's picture (a job without input) from a JPEG job whose pixels are set (sr_job_set_pixels):
+ * ARGB for lossless output, YUV 4:2:0 for lossy. Failures take the JPEG job's message. 0 or -1.
+ */
+EMSCRIPTEN_KEEPALIVE int sr_webp_fill_from_jpeg(sr_webp *w, sr_job *job, int lossless) {
+  srw_enc_destroy(w->enc);
+  w->enc = NULL;
+  if (setjmp(job->err.jump)) {
+    sr_job_cleanup(job);
+    sr_job_free_frame(job);
+    close_all(w);
+    strncpy(w->message, job->err.message, sizeof(w->message) - 1);
+    return -1;
+  }
+  const int ow = job->out_w, oh = job->out_h, o = job->orientation, ch = job->channels;
+  const int up_w = o >= 5 ? oh : ow, up_h = o >= 5 ? ow : oh;
+  w->enc_width = up_w;
+  w->enc = srw_enc_create(up_w, up_h, 3, lossless);
+  /* A widened grey row, and one upright row. */
+  w->rows = malloc((size_t)up_w * 3 * 2);
+  if (!w->enc || !w->rows) sr_fail(job, "out of memory for the WebP picture");
+  if (o == 1) {
+    sr_pipeline_run(job, jpeg_row_to_picture, w);
+  } else {
+    sr_frame_fill(job);
+    uint8_t *upright = w->rows + (size_t)up_w * 3;
+    for (int y = 0; y < up_h; y++) {
+      sr_upright_row(job->frame, ow, oh, ch, o, y, upright);
+      jpeg_row_to_picture(job, upright, w);
+    }
+    sr_job_free_frame(job);
+  }
+  free(w->rows);
+  w->rows = NULL;
+  return 0;
+}
+
+/* ---- Rows pulled by a caller outside the engine that awaits between batches (PNG output): upright,
+ * RGB or RGBA as the input has alpha. Orientation 1 streams: each step's rows wait in a small queue
+ * until pulled; any other orientation fills the upright frame once and reads it turned. */
+
+static void pending_sink(sr_webp *w, const uint8_t *row, void *ctx) {
+  (void)ctx;
+  const size_t bytes = (size_t)w->pull_row_bytes;
+  if (w->pending_len + bytes > w->pending_cap) {
+    const size_t cap = (w->pending_len + bytes) * 2;
+    uint8_t *grown = realloc(w->pending, cap);
+    if (!grown) srw_fail(w, "out of memory for the decoder's rows");
+    w->pending = grown;
+    w->pending_cap = cap;
+  }
+  memcpy(w->pending + w->pending_len, row, bytes);
+  w->pending_len += bytes;
+}
+
+EMSCRIPTEN_KEEPALIVE int sr_webp_pull_begin(sr_webp *w, int out_w, int out_h, int orientation) {
+  TRY(w);
+  close_all(w);
+  if (out_w < 1 || out_h < 1 || orientation < 1 || orientation > 8) srw_fail(w, "bad output size or orientation");
+  const int ch = w->info[SRW_INFO_ALPHA] ? 4 : 3;
+  w->pull_orientation = orientation;
+  w->pull_w = out_w;
+  w->pull_h = out_h;
+  w->pull_row = 0;
+  w->pull_row_bytes = (orientation >= 5 ? out_h : out_w) * ch;
+  if (orientation == 1) {
+    w->pull = malloc(sizeof(struct srw_run));
+    if (!w->pull) srw_fail(w, "out of memory for the decoder");
+    run_begin(w, w->pull, out_w, out_h, ch, pending_sink, NULL);
+  } else {
+    w->upright_frame = malloc((size_t)out_w * out_h * ch);
+    if (!w->upright_frame) srw_fail(w, "out of memory for the image");
+    frame_ctx f = {0, out_w, out_h, ch, w->upright_frame};
+    run_rows(w, out_w, out_h, ch, frame_sink, &f);
+  }
+  return 0;
+}
+
+/* Writes up to `max` upright rows to out; the count (0 once every row is out), or -1. */
+EMSCRIPTEN_KEEPALIVE int sr_webp_pull(sr_webp *w, uint8_t *out, int max) {
+  TRY(w);
+  const size_t bytes = (size_t)w->pull_row_bytes;
+  const int o = w->pull_orientation, height = o >= 5 ? w->pull_w : w->pull_h;
+  int n = 0;
+  while (n < max) {
+    if (o != 1) {
+      if (!w->upright_frame || w->pull_row >= height) break;
+      sr_upright_row(w->upright_frame, w->pull_w, w->pull_h, (int)bytes / (o >= 5 ? w->pull_h : w->pull_w), o, w->pull_row++, out + (size_t)n++ * bytes);
+      continue;
+    }
+    if (w->pending_at < w->pending_len) {
+      memcpy(out + (size_t)n++ * bytes, w->pending + w->pending_at, bytes);
+      w->pending_at += bytes;
+      continue;
+    }
+    w->pending_at = w->pending_len = 0;
+    if (!w->pull || run_step(w, w->pull)) {
+      free(w->pull);
+      w->pull = NULL;
+      break;
+    }
+  }
+  if (n == 0) close_all(w);
+  return n;
 }
 
 /* ---- Frames for whole-image encoders (PNG output): RGB or RGBA, upright. */

@@ -53,11 +53,20 @@ struct sr_webp {
   /* Whether the last lossy encode ran in libwebp's low-memory mode (asked, or after the token buffer
    * outgrew its allowance). */
   int result_low_memory;
+  /* The picture's width while a JPEG job fills it (sr_webp_fill_from_jpeg). */
+  int enc_width;
+  /* Rows pulled from outside (sr_webp_pull): the run in progress (orientation 1) and the rows its last
+   * step made that were not pulled yet; or, turned, the upright frame and the next row. */
+  struct srw_run *pull;
+  uint8_t *pending;
+  size_t pending_len, pending_at, pending_cap;
+  int pull_orientation, pull_w, pull_h, pull_row, pull_row_bytes;
 };
 
 /* The JPEG engine's job functions (sr_job.c). */
 sr_job *sr_job_create(const uint8_t *input, uint32_t len);
 void sr_job_destroy(sr_job *job);
+void sr_job_free_frame(sr_job *job);
 
 /* Fails the current call with a message (unwinds to its entry point). */
 void srw_fail(sr_webp *w, const char *message);

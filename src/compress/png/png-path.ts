@@ -1,7 +1,8 @@
 // PNG input through the row engine: decoded in rows (png/decoder.ts), resampled through a ring of rows
 // when smaller output was asked (the engine's resampler, wasm/row-resizer.ts), turned upright (an eXIf orientation needs every
-// row first), and written as PNG in rows or whole (png/writer.ts). JPEG and WebP output take a frame
-// at the output size for their whole-image encoders. The input's bytes are never returned as they are.
+// row first), and written as PNG in rows or whole (png/writer.ts), as JPEG by the engine's encoder fed
+// rows (a frame only for target_kb's retries), or as WebP into the engine's picture fed rows. The
+// input's bytes are never returned as they are.
 import type { RgbaImage } from '../../../wasm/image.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { Orientation } from '../exif.ts';
@@ -39,16 +40,20 @@ export async function compressPng(request: CompressRequest, plan: Plan, orientat
       finishTimings();
       return { bytes, inputFormat: 'png', format: 'jpeg', width: plan.output.width, height: plan.output.height, quality: request.quality, encodes: 1, lossless: false, timings };
     }
+    if (request.format === 'webp') {
+      const encoded = await webpFromRows(source(false), plan, info.hasAlpha, request, timings);
+      finishTimings();
+      return { ...encoded, inputFormat: 'png', format: 'webp', width: plan.output.width, height: plan.output.height, lossless: request.lossless === true, timings };
+    }
     if (request.format !== 'png') {
       const frame = await gather(source(false), plan.output.width, plan.output.height);
       if (request.format === 'jpeg' && info.hasAlpha) flattenOntoWhite(frame);
-      const codecs = await import('../codecs.ts');
+      const { encodeJpegFrame } = await import('../codecs.ts');
       const start = performance.now();
-      const lossless = request.format === 'webp' && request.lossless === true;
-      const encoded = encodeAsRequested((quality) => codecs.encode(request.format, frame, quality, lossless), request.quality, request.targetKb);
+      const encoded = encodeAsRequested((quality) => encodeJpegFrame(frame, quality), request.quality, request.targetKb);
       timings.encode += performance.now() - start;
       finishTimings();
-      return { ...encoded, ...(lossless ? { quality: 100 } : {}), inputFormat: 'png', format: request.format, width: frame.width, height: frame.height, lossless, timings };
+      return { ...encoded, inputFormat: 'png', format: 'jpeg', width: frame.width, height: frame.height, lossless: false, timings };
     }
     const { width, height } = plan.output;
     const grey = info.colourType === 0 || info.colourType === 4;
@@ -166,6 +171,44 @@ async function jpegFromRows(produce: RowProducer, width: number, height: number,
   } catch (err) {
     encoder.abort();
     throw err;
+  }
+}
+
+/**
+ * The producer's RGBA rows into the engine's row-fed WebP encoder (RGB when the PNG has no alpha), its
+ * picture YUV 4:2:0 (ARGB for lossless) and the only whole-image buffer; encoded as the plan says,
+ * again for a size target.
+ */
+async function webpFromRows(produce: RowProducer, plan: Plan, alpha: boolean, request: CompressRequest, timings: Timings) {
+  const [{ WebpRowEncoder, WEBP_METHOD }, { WEBP_LOSSLESS_EFFORT }] = await Promise.all([import('../../../wasm/webp-engine.ts'), import('../limits.ts')]);
+  const { width, height } = plan.output;
+  const lossless = request.lossless === true;
+  const { lowMemory, tokenGrowthBytes = 0 } = plan.webp ?? { lowMemory: false };
+  const channels = alpha ? 4 : 3;
+  const encoder = new WebpRowEncoder(width, height, channels, lossless);
+  let failed = true;
+  try {
+    const batch = new Uint8Array(width * channels * JPEG_ROW_BATCH);
+    let rows = 0;
+    const flush = () => {
+      const start = performance.now();
+      encoder.write(batch.subarray(0, rows * width * channels));
+      timings.encode += performance.now() - start;
+      rows = 0;
+    };
+    await produce((row) => {
+      if (alpha) batch.set(row.subarray(0, width * 4), rows * width * 4);
+      else for (let x = 0, i = 0, o = rows * width * 3; x < width; x++, i += 4, o += 3) { batch[o] = row[i]!; batch[o + 1] = row[i + 1]!; batch[o + 2] = row[i + 2]!; }
+      if (++rows === JPEG_ROW_BATCH) flush();
+    });
+    if (rows > 0) flush();
+    const start = performance.now();
+    const encoded = encodeAsRequested((quality) => encoder.encode(lossless ? WEBP_LOSSLESS_EFFORT : quality, lossless, WEBP_METHOD, lowMemory, tokenGrowthBytes).bytes, request.quality, request.targetKb);
+    timings.encode += performance.now() - start;
+    failed = false;
+    return lossless ? { ...encoded, quality: 100 } : encoded;
+  } finally {
+    encoder.close(failed);
   }
 }
 

@@ -129,15 +129,31 @@ export function losslessLayout(width: number, height: number, grey: boolean, alp
   return { width, height, colourType: grey ? (alpha ? 4 : 0) : alpha ? 6 : 2 };
 }
 
-/** PNG output of a frame another engine decoded (JPEG or WebP input): the same writers, rows read from the frame. */
-export async function writeFramePng(image: RgbaImage, palette: PngOutputRequest['palette'], optimiseWhole: boolean, timing: { encode: number }): Promise<PngOutput> {
-  const { width, height, data } = image;
-  let alpha = false;
-  for (let i = 3; i < data.length && !alpha; i += 4) alpha = data[i] !== 255;
-  const produce = (): RowProducer => async (sink) => {
-    for (let y = 0; y < height; y++) await sink(data.subarray(y * width * 4, (y + 1) * width * 4));
-  };
-  return writePng({ width, height, layout: losslessLayout(width, height, false, alpha), produce, optimiseWhole, palette, chunksFor: async () => [], timing });
+/** Upright rows another engine decodes (JPEG or WebP input), pulled again for each pass. */
+export interface RowSource {
+  /** 1 grey, 3 RGB, 4 RGBA. */
+  channels: number;
+  rows(sink: (row: Uint8Array) => void | Promise<void>): Promise<void>;
+}
+
+/**
+ * PNG output of another engine's rows: widened to the writers' RGBA a row at a time, never gathered
+ * (oxipng's whole-image path gathers them, when the plan says it fits). No ancillary chunks: JPEG and
+ * WebP metadata does not carry over to PNG.
+ */
+export async function writeSourcePng(source: RowSource, width: number, height: number, optimiseWhole: boolean, palette: PngOutputRequest['palette'], timing: { encode: number }): Promise<PngOutput> {
+  const rgba = new Uint8Array(width * 4).fill(255);
+  const ch = source.channels;
+  const produce = (): RowProducer => (sink) => source.rows((row) => {
+    for (let x = 0, i = 0; x < width; x++, i += ch) {
+      rgba[x * 4] = row[i]!;
+      rgba[x * 4 + 1] = row[i + (ch >= 3 ? 1 : 0)]!;
+      rgba[x * 4 + 2] = row[i + (ch >= 3 ? 2 : 0)]!;
+      if (ch === 4) rgba[x * 4 + 3] = row[i + 3]!;
+    }
+    return sink(rgba);
+  });
+  return writePng({ width, height, layout: losslessLayout(width, height, ch === 1, ch === 4), produce, optimiseWhole, palette, chunksFor: async () => [], timing });
 }
 
 /** Default of `colors`. */

@@ -1,0 +1,98 @@
+// Every input format to every output format, as a caller sees it: 200 with the right size, under a
+// memory budget that a whole frame and a whole-image encoder would not fit (the rows stream from the
+// decoder through the resampler to the encoder), and the engine's memory within the plan's estimate.
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ImageFormat } from '../../src/compress/formats.ts';
+import { readHeader } from '../../src/compress/header.ts';
+import { plan } from '../../src/compress/memory-plan.ts';
+import { PngRowEncoder } from '../../src/compress/png/encoder.ts';
+import { encodeRowsWebp } from '../../wasm/webp-engine.ts';
+import { resetWasmInstances, wasmMemoryReport } from '../../wasm/instances.ts';
+import { makeKey, type TestKey } from './helpers.ts';
+import { bodyBytes, compressCall, decodeAny, jpegOf, photo, withJpegOrientation, type Parts } from './image-fixtures.ts';
+import { lossyWebp, withMetadata } from './webp-fixtures.ts';
+
+const MiB = 1024 * 1024;
+/** 3.84 MP: a whole frame with its RGBA copy and a whole-image encoder took 23–26 bytes a pixel (about 90 MB). */
+const [W, H] = [2400, 1600];
+/** Fits every pair in rows (the PNG outputs and a PNG upload held twice are most of it); none of the whole-frame paths. */
+const BUDGET_MB = 64;
+
+let pro: TestKey;
+const inputs = {} as Record<ImageFormat, Uint8Array>;
+
+beforeAll(async () => {
+  pro = await makeKey({ image: 'pro' });
+  const image = photo(W, H);
+  inputs.jpeg = jpegOf(image, 90);
+  // RGB, as a photo's PNG is (an alpha channel would plan for WebP's alpha encoder).
+  const png = new PngRowEncoder({ width: W, height: H, colourType: 2 }, []);
+  for (let y = 0; y < H; y++) await png.writeRow(image.data.subarray(y * W * 4, (y + 1) * W * 4));
+  inputs.png = await png.finish();
+  inputs.webp = encodeRowsWebp(W, H, { channels: 4, quality: 85, lossless: false }, (push) => push(image.data)).bytes;
+}, 60_000);
+
+const FILENAMES: Record<ImageFormat, string> = { jpeg: 'in.jpg', png: 'in.png', webp: 'in.webp' };
+const FORMATS: ImageFormat[] = ['jpeg', 'png', 'webp'];
+const PAIRS = FORMATS.flatMap((input) => FORMATS.map((output) => [input, output] as const));
+
+async function convert(input: ImageFormat, parts: Parts, budgetMb = BUDGET_MB) {
+  const res = await compressCall(pro.key, { filename: FILENAMES[input], ...parts }, { env: { MEMORY_BUDGET_MB: String(budgetMb) } });
+  return { res, body: await bodyBytes(res) };
+}
+
+describe('every input to every output, in rows', () => {
+  it.each(PAIRS)('%s → %s: 200 at full size within the reduced budget, the engine within the estimate', async (input, output) => {
+    const planned = plan(input, readHeader(input, inputs[input]), inputs[input].length, { format: output, quality: 80 }, BUDGET_MB * MiB);
+    expect(planned.estimate).toBeLessThanOrEqual(BUDGET_MB * MiB);
+    resetWasmInstances();
+    const { res, body } = await convert(input, { image: inputs[input], format: output });
+    expect(res.status, new TextDecoder().decode(body.subarray(0, 300))).toBe(200);
+    expect(res.headers.get('content-type')).toBe(`image/${output}`);
+    // Read before the test's own decoder runs in its own instance.
+    expect(wasmMemoryReport().peak_bytes).toBeLessThanOrEqual(planned.estimate);
+    const decoded = decodeAny(body);
+    expect([decoded.width, decoded.height]).toEqual([W, H]);
+  }, 60_000);
+
+  it.each(['png', 'webp'] as const)('a JPEG turned by its EXIF orientation (6) → %s: upright, the frame kept once', async (output) => {
+    const image = photo(600, 400);
+    const jpeg = withJpegOrientation(jpegOf(image, 90), 6);
+    const { res, body } = await convert('jpeg', { image: jpeg, format: output, width: '200' });
+    expect(res.status).toBe(200);
+    const decoded = decodeAny(body);
+    expect([decoded.width, decoded.height]).toEqual([200, 300]);
+  });
+
+  it('a WebP turned by its EXIF orientation (8) → PNG: upright, the frame kept once', async () => {
+    const webp = withMetadata(lossyWebp(photo(600, 400), 90), 600, 400, { orientation: 8 });
+    const { res, body } = await convert('webp', { image: webp, format: 'png', width: '200' });
+    expect(res.status).toBe(200);
+    const decoded = decodeAny(body);
+    expect([decoded.width, decoded.height]).toEqual([200, 300]);
+  });
+
+  it.each(['png', 'webp'] as const)('a grey JPEG → %s keeps its pixels grey', async (output) => {
+    const image = photo(300, 200);
+    for (let i = 0; i < image.data.length; i += 4) image.data[i + 1] = image.data[i + 2] = image.data[i]!;
+    const { res, body } = await convert('jpeg', { image: jpegOf(image, 95), format: output });
+    expect(res.status).toBe(200);
+    const decoded = decodeAny(body);
+    const [r, g, b] = decoded.data.subarray(4 * 150 * 300 + 400, 4 * 150 * 300 + 403);
+    expect(Math.abs(r! - g!) + Math.abs(g! - b!)).toBeLessThanOrEqual(4);
+  });
+});
+
+describe('memory under concurrency', () => {
+  it('four large compressions at once: each 200 or 503 overloaded (never 500), one or more complete, one engine instance reused within the budget', async () => {
+    resetWasmInstances();
+    const results = await Promise.all(Array.from({ length: 4 }, () => convert('jpeg', { image: inputs.jpeg, format: 'webp' })));
+    const statuses = results.map((r) => r.res.status);
+    for (const status of statuses) expect([200, 503]).toContain(status);
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(1);
+    const engine = wasmMemoryReport().codecs.find((c) => c.name === 'sr_jpeg')!;
+    // Before the pool, each grown instance was dropped for the collector and the next request made another.
+    expect(engine.instantiations).toBe(1);
+    expect(wasmMemoryReport().peak_bytes).toBeLessThanOrEqual(BUDGET_MB * MiB);
+  }, 120_000);
+});
