@@ -75,3 +75,32 @@ export function engineJpegFromRgb(e: NodeEngine, rgb: Uint8Array, width: number,
     m._sr_job_destroy!(job);
   }
 }
+
+/** The engine's encoder modes (wasm/src/sr_jpeg.h, SR_MODE_*). */
+export const ENGINE_MODES = { progressive: 0, two_pass: 1, stream: 2 } as const;
+
+/**
+ * A JPEG re-encoded by the engine at full size, as the service does it: decoded, turned upright by
+ * `orientation`, encoded at `quality` with 4:2:0 chroma when `subsample`, in `mode`.
+ */
+export function engineJpegFromJpeg(
+  e: NodeEngine, input: Uint8Array, quality: number,
+  { orientation = 1, subsample = quality < 90, mode = 'progressive' }: { orientation?: number; subsample?: boolean; mode?: keyof typeof ENGINE_MODES } = {},
+): Uint8Array {
+  const { m, memory } = e;
+  const inputPtr = m._malloc!(input.length);
+  new Uint8Array(memory.buffer).set(input, inputPtr);
+  const job = m._sr_job_create!(inputPtr, input.length);
+  try {
+    if (m._sr_job_header!(job) !== 0) throw new Error('header refused');
+    const info = new Int32Array(memory.buffer, m._sr_job_info!(job), 2);
+    const [width, height] = [info[0]!, info[1]!];
+    m._sr_job_close_header!(job);
+    if (m._sr_job_set_pixels!(job, 8, width, height, orientation) !== 0) throw new Error('pixel settings refused');
+    if (m._sr_job_encode!(job, quality, subsample ? 1 : 0, ENGINE_MODES[mode]) !== 0) throw new Error('encode failed');
+    return jobOutput(e, job);
+  } finally {
+    m._sr_job_destroy!(job);
+    m._free!(inputPtr);
+  }
+}
