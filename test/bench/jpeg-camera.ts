@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
+import { FULL_CHROMA_QUALITY as SERVICE_FULL_CHROMA_QUALITY } from '../../src/compress/memory-plan.ts';
 import { loadCorpus } from './lib/corpus.ts';
 import { engineJpegFromJpeg, nodeEngine, type NodeEngine } from './lib/engine-node.ts';
 import './lib/images.ts'; // sharp.cache(false), sharp.concurrency(1)
@@ -35,6 +36,8 @@ export const CROP = 1024;
 export const CACHE_DIR = process.env.BENCH_CAMERA_CACHE ?? join(tmpdir(), 'shrinkray-jpeg-camera-cache');
 /** The camera photos: never copied into the repository. */
 export const CAMERA_DIR = process.env.BENCH_CAMERA_DIR ?? beside('corpus/camera');
+/** From this quality the service writes 4:4:4 chroma; BENCH_CAMERA_FULL_CHROMA measures another threshold. */
+const FULL_CHROMA_QUALITY = Number(process.env.BENCH_CAMERA_FULL_CHROMA ?? SERVICE_FULL_CHROMA_QUALITY);
 /** The encoder's progressive mode holds every coefficient; past this the service encodes two-pass (src/compress/memory-plan.ts). */
 const PROGRESSIVE_MAX_BUFFER_BYTES = 48 * 1024 * 1024;
 
@@ -130,39 +133,59 @@ async function scorer(t: ReturnType<typeof tools>, input: Uint8Array) {
 const mozjpeg = (input: Uint8Array, quality: number) =>
   sharp(input, { limitInputPixels: false }).rotate().flatten({ background: '#ffffff' }).jpeg({ quality, mozjpeg: true }).toBuffer();
 
-/** MozJPEG's steps for one image, from the cache or measured (and cached). */
-async function mozSteps(input: Uint8Array, score: (out: Uint8Array) => Promise<Score>): Promise<CameraResult['moz']> {
-  const key = createHash('sha256').update(input).update(`${CROP} ${MOZ_STEPS} ${sharp.versions.sharp} ${sharp.versions.vips}`).digest('hex').slice(0, 32);
+type MozScore = CameraResult['moz'][number];
+
+/**
+ * MozJPEG at the steps, each encoded and scored only when a search first needs it, and kept in the
+ * cache (one file per image: its steps by quality).
+ */
+function mozSteps(input: Uint8Array, score: (out: Uint8Array) => Promise<Score>) {
+  const key = createHash('sha256').update(input).update(`${CROP} ${sharp.versions.sharp} ${sharp.versions.vips}`).digest('hex').slice(0, 32);
   const file = join(CACHE_DIR, `${key}.json`);
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as CameraResult['moz'];
-  const steps: CameraResult['moz'] = [];
-  for (const quality of MOZ_STEPS) steps.push({ quality, ...(await score(await mozjpeg(input, quality))) });
-  mkdirSync(CACHE_DIR, { recursive: true });
-  writeFileSync(file, JSON.stringify(steps));
-  return steps;
+  const known = new Map<number, MozScore>();
+  if (existsSync(file)) for (const s of JSON.parse(readFileSync(file, 'utf8')) as MozScore[]) known.set(s.quality, s);
+  const at = async (index: number): Promise<MozScore> => {
+    const quality = MOZ_STEPS[index]!;
+    let s = known.get(quality);
+    if (!s) {
+      s = { quality, ...(await score(await mozjpeg(input, quality))) };
+      known.set(quality, s);
+      mkdirSync(CACHE_DIR, { recursive: true });
+      writeFileSync(file, JSON.stringify([...known.values()].sort((x, y) => x.quality - y.quality)));
+    }
+    return s;
+  };
+  return { at, measured: () => MOZ_STEPS.map((q) => known.get(q)).filter((s): s is MozScore => s !== undefined) };
 }
 
 /**
  * Our bytes ÷ MozJPEG's bytes at our score: the lowest step at least as good as ours and the one below
  * it, interpolated in log bytes (bytes grow about exponentially with the score near these qualities).
  */
-export function ratioAt(metric: Metric, ours: Score, moz: Score[]): Ratio {
+export async function ratioAt(metric: Metric, ours: Score, moz: (index: number) => Promise<Score>): Promise<Ratio> {
   const target = ours[metric];
-  const i = moz.findIndex((s) => better(metric, s[metric], target));
-  if (i < 0) return { ratio: ours.bytes / moz.at(-1)!.bytes, bound: '≤' };
-  if (i === 0) return { ratio: ours.bytes / moz[0]!.bytes, bound: '≥' };
-  const [a, b] = [moz[i - 1]!, moz[i]!];
+  // The lowest step at least as good as ours, by bisection (scores rise with quality; a step out of
+  // order, as butteraugli's sometimes are, can move the bracket by one step).
+  let lo = 0, hi = MOZ_STEPS.length - 1;
+  if (!better(metric, (await moz(hi))[metric], target)) return { ratio: ours.bytes / (await moz(hi)).bytes, bound: '≤' };
+  if (better(metric, (await moz(0))[metric], target)) return { ratio: ours.bytes / (await moz(0)).bytes, bound: '≥' };
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (better(metric, (await moz(mid))[metric], target)) hi = mid;
+    else lo = mid;
+  }
+  const [a, b] = [await moz(lo), await moz(hi)];
   const t = b[metric] === a[metric] ? 1 : (target - a[metric]) / (b[metric] - a[metric]);
   const bytes = Math.exp(Math.log(a.bytes) + Math.min(1, Math.max(0, t)) * (Math.log(b.bytes) - Math.log(a.bytes)));
   return { ratio: ours.bytes / bytes };
 }
 
-/** BENCH_JPEG_SETTINGS: `{"trellis":[base,knee],"luma":[b,s],"chroma":[b,s],"aq":[...]}`, each optional. */
+/** BENCH_JPEG_SETTINGS: `{"trellis":[base,knee,aqStrength,aqRef],"luma":[b,s],"chroma":[b,s],"aq":[...]}`, each optional. */
 function applySettings({ m, memory }: NodeEngine): string {
   const raw = process.env.BENCH_JPEG_SETTINGS;
   if (!raw) return 'shipped';
   const s = JSON.parse(raw) as Record<string, number[]>;
-  if (s.trellis) m._sr_set_trellis!(s.trellis[0]!, s.trellis[1]!);
+  if (s.trellis) m._sr_set_trellis!(s.trellis[0]!, s.trellis[1]!, s.trellis[2] ?? 0, s.trellis[3] ?? 40);
   if (s.aq) m._sr_set_aq!(...s.aq);
   if (s.luma && s.chroma) {
     const ptr = m._malloc!(256);
@@ -183,10 +206,11 @@ interface Entry {
 async function entries(): Promise<Entry[]> {
   const only = process.env.BENCH_CAMERA_ONLY ? new RegExp(process.env.BENCH_CAMERA_ONLY) : undefined;
   const max = Number(process.env.BENCH_CAMERA_MAX ?? 1000);
-  const spread = <T>(items: T[]) => (items.length <= max ? items : Array.from({ length: max }, (_, i) => items[Math.floor((i * items.length) / max)]!));
-  const camera = spread(readdirSync(CAMERA_DIR).filter((f) => /\.jpe?g$/i.test(f)).sort())
+  const spread = <T>(items: T[], cap: number) => (items.length <= cap ? items : Array.from({ length: cap }, (_, i) => items[Math.floor((i * items.length) / cap)]!));
+  const camera = spread(readdirSync(CAMERA_DIR).filter((f) => /\.jpe?g$/i.test(f)).sort(), max)
     .map((f) => ({ name: f, set: 'camera' as const, path: join(CAMERA_DIR, f) }));
-  const wallpapers = process.env.BENCH_CAMERA_WALLPAPERS === '0' ? [] : spread((await loadCorpus(1000)).images.filter((i) => i.type === 'jpeg'))
+  const wallpaperMax = Number(process.env.BENCH_CAMERA_WALLPAPERS ?? 1000);
+  const wallpapers = wallpaperMax < 1 ? [] : spread((await loadCorpus(1000)).images.filter((i) => i.type === 'jpeg'), wallpaperMax)
     .map((i) => ({ name: i.name, set: 'wallpaper' as const, path: i.path }));
   return [...camera, ...wallpapers].filter((e) => !only || only.test(e.name));
 }
@@ -204,13 +228,14 @@ export async function benchJpegCamera(): Promise<{ header: string; settings: str
     const orientation = meta.orientation ?? 1;
     const s = await scorer(t, input);
     try {
-      const moz = await mozSteps(input, s.score);
-      const r: CameraResult = { name: entry.name, set: entry.set, width: meta.width, height: meta.height, orientation, mode: 'progressive', moz, ours: [] };
+      const moz = mozSteps(input, s.score);
+      const r: CameraResult = { name: entry.name, set: entry.set, width: meta.width, height: meta.height, orientation, mode: 'progressive', moz: [], ours: [] };
       for (const quality of QUALITIES) {
-        const samples = (meta.channels ?? 3) === 1 ? 1 : quality >= 90 ? 3 : 1.5;
+        const subsample = quality < FULL_CHROMA_QUALITY;
+        const samples = (meta.channels ?? 3) === 1 ? 1 : subsample ? 1.5 : 3;
         r.mode = 2 * meta.width * meta.height * samples <= PROGRESSIVE_MAX_BUFFER_BYTES ? 'progressive' : 'two_pass';
         const started = performance.now();
-        const out = engineJpegFromJpeg(e, input, quality, { orientation, mode: r.mode });
+        const out = engineJpegFromJpeg(e, input, quality, { orientation, subsample, mode: r.mode });
         if (quality === 80 && timing) {
           r.oursMs = performance.now() - started;
           const s0 = performance.now();
@@ -218,12 +243,14 @@ export async function benchJpegCamera(): Promise<{ header: string; settings: str
           r.sharpMs = performance.now() - s0;
         }
         const score = await s.score(out);
-        r.ours.push({ quality, ...score, ratios: Object.fromEntries(METRICS.map((m) => [m, ratioAt(m, score, moz)])) as Record<Metric, Ratio> });
-        const mq = moz.find((x) => x.quality === quality);
-        if (quality === 80 && mq) r.calibration = score.ssimulacra2 - mq.ssimulacra2;
+        const ratios = {} as Record<Metric, Ratio>;
+        for (const m of METRICS) ratios[m] = await ratioAt(m, score, moz.at);
+        r.ours.push({ quality, ...score, ratios });
+        if (quality === 80) r.calibration = score.ssimulacra2 - (await moz.at(MOZ_STEPS.indexOf(80))).ssimulacra2;
       }
+      r.moz = moz.measured();
       results.push(r);
-      log(`jpeg-camera: ${entry.name}: ${r.ours.map((o) => `q${o.quality} ${METRICS.map((m) => fmtRatio(o.ratios[m])).join(' ')}`).join(' | ')}`);
+      log(`jpeg-camera: ${entry.name}: calibration ${r.calibration?.toFixed(2) ?? '–'}; ${r.ours.map((o) => `q${o.quality} ${METRICS.map((m) => fmtRatio(o.ratios[m])).join(' ')}`).join(' | ')}`);
     } catch (err) {
       log(`jpeg-camera: ${entry.name}: ${(err as Error).message}`);
     } finally {
@@ -231,7 +258,7 @@ export async function benchJpegCamera(): Promise<{ header: string; settings: str
     }
   }
   const header =
-    `Ours: the engine's WebAssembly in Node ${process.version} (full size, upright, 4:2:0 below quality 90 and 4:4:4 from 90, progressive while the coefficients fit in 48 MB, else two-pass), settings: ${settings}. ` +
+    `Ours: the engine's WebAssembly in Node ${process.version} (full size, upright, 4:2:0 below quality ${FULL_CHROMA_QUALITY} and 4:4:4 from ${FULL_CHROMA_QUALITY}, progressive while the coefficients fit in 48 MB, else two-pass), settings: ${settings}. ` +
     `MozJPEG: sharp ${sharp.versions.sharp} (libvips ${sharp.versions.vips}, 1 thread) \`jpeg({ quality, mozjpeg: true })\`, 4:2:0, at quality ${MOZ_STEPS.join(', ')}. ` +
     `Scores on the centre ${CROP}×${CROP} crop of the upright decoded original and output: SSIMULACRA2 (libjxl 0.11.2 tool), butteraugli max-norm (Debian), SSIM (lib/ssim.ts, RGB). ` +
     `Ratio: our bytes ÷ MozJPEG's bytes at our score, interpolated in log bytes between the bracketing steps (≤ / ≥: our score is outside MozJPEG's steps). Bench time ${((performance.now() - t0) / 1000).toFixed(0)} s.`;

@@ -3,8 +3,10 @@
 // as a Worker module, which Node cannot, so the few exports used are called by name here.
 import { readFileSync } from 'node:fs';
 
-const WASM = new URL('../../../wasm/codec/sr_jpeg.wasm', import.meta.url);
-const GLUE = new URL('../../../wasm/codec/sr_jpeg.js', import.meta.url).href;
+// BENCH_ENGINE_DIR: another build's sr_jpeg.{js,wasm} (a copy kept while wasm/codec is being rebuilt).
+const CODEC = process.env.BENCH_ENGINE_DIR ? new URL(`file://${process.env.BENCH_ENGINE_DIR.replace(/\/?$/, '/')}`) : new URL('../../../wasm/codec/', import.meta.url);
+const WASM = new URL('sr_jpeg.wasm', CODEC);
+const GLUE = new URL('sr_jpeg.js', CODEC).href;
 
 export type EngineFn = (...args: number[]) => number;
 interface Memory {
