@@ -180,13 +180,12 @@ export async function ratioAt(metric: Metric, ours: Score, moz: (index: number) 
   return { ratio: ours.bytes / bytes };
 }
 
-/** BENCH_JPEG_SETTINGS: `{"trellis":[base,knee,aqStrength,aqRef],"luma":[b,s],"chroma":[b,s],"aq":[...]}`, each optional. */
+/** BENCH_JPEG_SETTINGS: `{"trellis":[base,knee],"luma":[b,s(,c)],"chroma":[b,s(,c)]}`, each optional (tables at quality 50: b × (1 + s d + c d²), d = u + v; or 64 entries). */
 function applySettings({ m, memory }: NodeEngine): string {
   const raw = process.env.BENCH_JPEG_SETTINGS;
   if (!raw) return 'shipped';
   const s = JSON.parse(raw) as Record<string, number[]>;
-  if (s.trellis) m._sr_set_trellis!(s.trellis[0]!, s.trellis[1]!, s.trellis[2] ?? 0, s.trellis[3] ?? 40);
-  if (s.aq) m._sr_set_aq!(...s.aq);
+  if (s.trellis) m._sr_set_trellis!(s.trellis[0]!, s.trellis[1]!);
   if (s.luma && s.chroma) {
     const ptr = m._malloc!(256);
     const table = (v: number[]) => (v.length === 64 ? v : Array.from({ length: 64 }, (_, i) => Math.round(v[0]! * (1 + v[1]! * ((i >> 3) + (i & 7)) + (v[2] ?? 0) * ((i >> 3) + (i & 7)) ** 2))));
