@@ -9,13 +9,12 @@ import type { Orientation } from './exif.ts';
 import { stripJpeg } from './jpeg-segments.ts';
 import { outputMarkers, segmentFilter, type MetadataMode } from './metadata.ts';
 import { WEBP_LOSSLESS_EFFORT } from './limits.ts';
-import type { Plan } from './memory-plan.ts';
+import { FULL_CHROMA_QUALITY, type Plan } from './memory-plan.ts';
 import type { CompressRequest, CompressResult } from './pipeline.ts';
 import { encodeAsRequested } from './target-size.ts';
 import { timed, type Timings } from './timings.ts';
 
-/** Chroma is kept at full resolution from this quality up: colour detail is what such a caller pays bytes for. */
-export const FULL_CHROMA_QUALITY = 90;
+export { FULL_CHROMA_QUALITY };
 
 
 export async function compressJpeg(request: CompressRequest, plan: Plan, orientation: Orientation, metadata: MetadataMode): Promise<CompressResult> {

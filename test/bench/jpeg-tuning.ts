@@ -12,7 +12,7 @@ import { loadCorpus } from './lib/corpus.ts';
 import { INPUT_SIZES, jpegInputs } from './lib/jpeg-inputs.ts';
 import { bytesBetween, lowestPassing, type Scored } from './lib/jpeg-quality.ts';
 import { median } from './lib/load.ts';
-import { jobOutput, nodeEngine, type NodeEngine } from './lib/engine-node.ts';
+import { engineJpegFromJpeg, nodeEngine, type NodeEngine } from './lib/engine-node.ts';
 import { decodeRgb, ssim, type Rgb } from './lib/ssim.ts';
 
 /** Tables at quality 50 in natural order, q(u, v) = round(b × (1 + s × (u + v))): the family tuned over. */
@@ -77,25 +77,8 @@ function apply({ m, memory }: NodeEngine, setting: Setting): void {
   m._free!(chroma);
 }
 
-/** The engine's progressive encode of the whole image at `quality`. */
-function encode(e: NodeEngine, input: Uint8Array, quality: number): Uint8Array {
-  const { m, memory } = e;
-  const inputPtr = m._malloc!(input.length);
-  new Uint8Array(memory.buffer).set(input, inputPtr);
-  const job = m._sr_job_create!(inputPtr, input.length);
-  try {
-    if (m._sr_job_header!(job) !== 0) throw new Error('header refused');
-    const info = new Int32Array(memory.buffer, m._sr_job_info!(job), 2);
-    const [width, height] = [info[0]!, info[1]!];
-    m._sr_job_close_header!(job);
-    m._sr_job_set_pixels!(job, 8, width, height, 1);
-    if (m._sr_job_encode!(job, quality, quality < 90 ? 1 : 0, 0) !== 0) throw new Error('encode failed');
-    return jobOutput(e, job);
-  } finally {
-    m._sr_job_destroy!(job);
-    m._free!(inputPtr);
-  }
-}
+/** The engine's progressive encode of the whole image at `quality` (4:2:0 below 90, as `quality < 90` always chose here). */
+const encode = (e: NodeEngine, input: Uint8Array, quality: number): Uint8Array => engineJpegFromJpeg(e, input, quality);
 
 /** One image under one setting, as a fraction of sharp's bytes. */
 export interface AtSsim {

@@ -1,4 +1,4 @@
-// `npm run bench [-- foundation|tools|compress|meta|img|jpeg|jpeg-tuning|jpeg-web|webp|webp-low-memory|png|conversions|liars|client|selfhost|sso-discovery ...]`: starts the service as `npm run dev` does and runs the
+// `npm run bench [-- foundation|tools|compress|meta|img|jpeg|jpeg-camera|jpeg-tuning|jpeg-web|webp|webp-low-memory|png|conversions|liars|client|selfhost|sso-discovery ...]`: starts the service as `npm run dev` does and runs the
 // named benchmarks (all by default) against it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -9,6 +9,7 @@ import { benchConversions, conversionsReport } from './conversions.ts';
 import { benchImg, IMG_MISSES, IMG_REPEATS, IMG_ROUNDS } from './img.ts';
 import { benchFoundation, CONCURRENCY, REQUESTS_PER_ROUND, ROUNDS, type Summary } from './foundation.ts';
 import { benchJpeg } from './jpeg.ts';
+import { benchJpegCamera, jpegCameraReport } from './jpeg-camera.ts';
 import { benchLiars, liarsReport } from './liars.ts';
 import { benchJpegTuning } from './jpeg-tuning.ts';
 import { benchJpegWeb, jpegWebReport } from './jpeg-web.ts';
@@ -123,6 +124,13 @@ const BENCHES: Record<string, (service: Service) => Promise<void>> = {
     const result = await benchJpeg(() => startService(PORT + 4, vars.flatMap((v) => ['--var', v])));
     console.log(`\n${jpegReport(result)}\n`);
     save('jpeg', result);
+    // Camera photos against MozJPEG on three metrics (the engine in this process); BENCH_JPEG_CAMERA=0 leaves it out.
+    if (process.env.BENCH_JPEG_CAMERA !== '0') await BENCHES['jpeg-camera']!(service);
+  },
+  async 'jpeg-camera'() {
+    const result = await benchJpegCamera();
+    console.log(`\n${jpegCameraReport(result)}\n`);
+    save('jpeg-camera', result);
   },
   async webp() {
     // The corpus's 16.8 MP WebPs need the pixel limit lifted, as for the jpeg bench.

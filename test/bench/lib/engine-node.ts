@@ -3,8 +3,10 @@
 // as a Worker module, which Node cannot, so the few exports used are called by name here.
 import { readFileSync } from 'node:fs';
 
-const WASM = new URL('../../../wasm/codec/sr_jpeg.wasm', import.meta.url);
-const GLUE = new URL('../../../wasm/codec/sr_jpeg.js', import.meta.url).href;
+// BENCH_ENGINE_DIR: another build's sr_jpeg.{js,wasm} (a copy kept while wasm/codec is being rebuilt).
+const CODEC = process.env.BENCH_ENGINE_DIR ? new URL(`file://${process.env.BENCH_ENGINE_DIR.replace(/\/?$/, '/')}`) : new URL('../../../wasm/codec/', import.meta.url);
+const WASM = new URL('sr_jpeg.wasm', CODEC);
+const GLUE = new URL('sr_jpeg.js', CODEC).href;
 
 export type EngineFn = (...args: number[]) => number;
 interface Memory {
@@ -73,5 +75,34 @@ export function engineJpegFromRgb(e: NodeEngine, rgb: Uint8Array, width: number,
   } finally {
     m._free!(pixels);
     m._sr_job_destroy!(job);
+  }
+}
+
+/** The engine's encoder modes (wasm/src/sr_jpeg.h, SR_MODE_*). */
+export const ENGINE_MODES = { progressive: 0, two_pass: 1, stream: 2 } as const;
+
+/**
+ * A JPEG re-encoded by the engine at full size, as the service does it: decoded, turned upright by
+ * `orientation`, encoded at `quality` with 4:2:0 chroma when `subsample`, in `mode`.
+ */
+export function engineJpegFromJpeg(
+  e: NodeEngine, input: Uint8Array, quality: number,
+  { orientation = 1, subsample = quality < 90, mode = 'progressive' }: { orientation?: number; subsample?: boolean; mode?: keyof typeof ENGINE_MODES } = {},
+): Uint8Array {
+  const { m, memory } = e;
+  const inputPtr = m._malloc!(input.length);
+  new Uint8Array(memory.buffer).set(input, inputPtr);
+  const job = m._sr_job_create!(inputPtr, input.length);
+  try {
+    if (m._sr_job_header!(job) !== 0) throw new Error('header refused');
+    const info = new Int32Array(memory.buffer, m._sr_job_info!(job), 2);
+    const [width, height] = [info[0]!, info[1]!];
+    m._sr_job_close_header!(job);
+    if (m._sr_job_set_pixels!(job, 8, width, height, orientation) !== 0) throw new Error('pixel settings refused');
+    if (m._sr_job_encode!(job, quality, subsample ? 1 : 0, ENGINE_MODES[mode]) !== 0) throw new Error('encode failed');
+    return jobOutput(e, job);
+  } finally {
+    m._sr_job_destroy!(job);
+    m._free!(inputPtr);
   }
 }
