@@ -4,13 +4,14 @@
 // encoder's picture in the same engine, or pulled in batches by the PNG writer.
 // A JPEG output not smaller than a same-size input is replaced by a lossless rewrite, never by the input.
 import { withJpegJob, type EncodedJpeg, type JpegJob } from '../../wasm/jpeg-engine.ts';
-import { inEngine, inEngineAsync } from './engine-errors.ts';
+import { inEngine } from './engine-errors.ts';
 import type { Orientation } from './exif.ts';
 import { stripJpeg } from './jpeg-segments.ts';
 import { outputMarkers, segmentFilter, type MetadataMode } from './metadata.ts';
 import { WEBP_LOSSLESS_EFFORT } from './limits.ts';
 import { FULL_CHROMA_QUALITY, type Plan } from './memory-plan.ts';
 import type { CompressRequest, CompressResult } from './pipeline.ts';
+import { sourceToPng } from './source-png.ts';
 import { encodeAsRequested } from './target-size.ts';
 import { timed, type Timings } from './timings.ts';
 
@@ -59,22 +60,8 @@ async function jpegToWebp(request: CompressRequest, plan: Plan, orientation: Ori
  * Each pass over the rows (layout scan, palette) decodes again rather than keeping a frame.
  */
 async function jpegToPng(request: CompressRequest, plan: Plan, orientation: Orientation, timings: Timings): Promise<CompressResult> {
-  const [{ JpegRowReader }, { paletteOf, writeSourcePng }] = await Promise.all([import('../../wasm/jpeg-engine.ts'), import('./png/writer.ts')]);
-  const { width, height } = plan.output;
-  const started = performance.now();
-  const reader = inEngine('JPEG', () => new JpegRowReader(request.bytes, plan.scaleNum, plan.stored.width, plan.stored.height, orientation));
-  let failed = true;
-  try {
-    const output = await inEngineAsync('JPEG', () => writeSourcePng(reader, width, height, plan.pngWhole, paletteOf(request), timings));
-    failed = false;
-    timings.decode = Math.max(0, performance.now() - started - timings.resize - timings.encode);
-    return {
-      bytes: output.bytes, inputFormat: 'jpeg', format: 'png', width, height,
-      quality: output.paletteQuality ?? request.quality, encodes: output.encodes, lossless: false, timings,
-    };
-  } finally {
-    reader.close(failed);
-  }
+  const { JpegRowReader } = await import('../../wasm/jpeg-engine.ts');
+  return sourceToPng(request, plan, timings, 'JPEG', () => new JpegRowReader(request.bytes, plan.scaleNum, plan.stored.width, plan.stored.height, orientation));
 }
 
 /**

@@ -5,12 +5,13 @@
 // (webp-riff.ts). A same-size WebP output that is not smaller than the input is replaced by the input's
 // own image chunks re-packed without the stripped metadata, never by the input's bytes as they are.
 import { WEBP_METHOD, withWebpJob, type WebpJob } from '../../wasm/webp-engine.ts';
-import { inEngine, inEngineAsync } from './engine-errors.ts';
+import { inEngine } from './engine-errors.ts';
 import type { Orientation } from './exif.ts';
 import { FULL_CHROMA_QUALITY } from './jpeg-path.ts';
 import type { MetadataMode } from './metadata.ts';
 import type { Plan } from './memory-plan.ts';
 import type { CompressRequest, CompressResult } from './pipeline.ts';
+import { sourceToPng } from './source-png.ts';
 import { encodeAsRequested } from './target-size.ts';
 import { jpegMarkersOf, packWebp, webpMetadata } from './webp-riff.ts';
 import { WEBP_LOSSLESS_EFFORT } from './limits.ts';
@@ -66,22 +67,8 @@ export async function compressWebp(request: CompressRequest, plan: Plan, orienta
  * between them), through the row encoder, or gathered for oxipng when the plan says it fits.
  */
 async function webpToPng(request: CompressRequest, plan: Plan, orientation: Orientation, timings: Timings): Promise<CompressResult> {
-  const [{ WebpRowReader }, { paletteOf, writeSourcePng }] = await Promise.all([import('../../wasm/webp-engine.ts'), import('./png/writer.ts')]);
-  const { width, height } = plan.output;
-  const started = performance.now();
-  const reader = inEngine('WebP', () => new WebpRowReader(request.bytes, plan.stored, orientation));
-  let failed = true;
-  try {
-    const output = await inEngineAsync('WebP', () => writeSourcePng(reader, width, height, plan.pngWhole, paletteOf(request), timings));
-    failed = false;
-    timings.decode = Math.max(0, performance.now() - started - timings.resize - timings.encode);
-    return {
-      bytes: output.bytes, inputFormat: 'webp', format: 'png', width, height,
-      quality: output.paletteQuality ?? request.quality, encodes: output.encodes, lossless: false, timings,
-    };
-  } finally {
-    reader.close(failed);
-  }
+  const { WebpRowReader } = await import('../../wasm/webp-engine.ts');
+  return sourceToPng(request, plan, timings, 'WebP', () => new WebpRowReader(request.bytes, plan.stored, orientation));
 }
 
 /** Runs `fn` on a job over the input; the engine's refusals become the API's errors. */

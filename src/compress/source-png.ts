@@ -1,0 +1,32 @@
+// PNG output of a JPEG or WebP input: the PNG writer pulls the input engine's upright rows (no frame is
+// gathered), and the reader is closed however the writing ends.
+import { inEngine, inEngineAsync } from './engine-errors.ts';
+import type { Plan } from './memory-plan.ts';
+import type { CompressRequest, CompressResult } from './pipeline.ts';
+import type { RowSource } from './png/writer.ts';
+import type { Timings } from './timings.ts';
+
+export interface ClosableRowSource extends RowSource {
+  close(failed: boolean): void;
+}
+
+export async function sourceToPng(
+  request: CompressRequest, plan: Plan, timings: Timings, input: 'JPEG' | 'WebP', open: () => ClosableRowSource,
+): Promise<CompressResult> {
+  const { paletteOf, writeSourcePng } = await import('./png/writer.ts');
+  const { width, height } = plan.output;
+  const started = performance.now();
+  const reader = inEngine(input, open);
+  let failed = true;
+  try {
+    const output = await inEngineAsync(input, () => writeSourcePng(reader, width, height, plan.pngWhole, paletteOf(request), timings));
+    failed = false;
+    timings.decode = Math.max(0, performance.now() - started - timings.resize - timings.encode);
+    return {
+      bytes: output.bytes, inputFormat: input === 'JPEG' ? 'jpeg' : 'webp', format: 'png', width, height,
+      quality: output.paletteQuality ?? request.quality, encodes: output.encodes, lossless: false, timings,
+    };
+  } finally {
+    reader.close(failed);
+  }
+}
