@@ -20,32 +20,9 @@
 static int upright_width(const sr_job *job) { return job->orientation >= 5 ? job->out_h : job->out_w; }
 static int upright_height(const sr_job *job) { return job->orientation >= 5 ? job->out_w : job->out_h; }
 
-/* Row y of the upright image, gathered from the stored frame: upright (x, y) comes from stored (sx, sy). */
+/* Row y of the upright image, gathered from the stored frame (sr_job.c). */
 static void oriented_row(const sr_job *job, int y, uint8_t *out) {
-  const int w = job->out_w, h = job->out_h, ch = job->channels, o = job->orientation;
-  const int width = upright_width(job);
-  const uint8_t *frame = job->frame;
-  for (int x = 0; x < width; x++) {
-    int sx, sy;
-    switch (o) {
-      case 1: sx = x; sy = y; break;
-      case 2: sx = w - 1 - x; sy = y; break;
-      case 3: sx = w - 1 - x; sy = h - 1 - y; break;
-      case 4: sx = x; sy = h - 1 - y; break;
-      case 5: sx = y; sy = x; break;
-      case 6: sx = y; sy = h - 1 - x; break;
-      case 7: sx = w - 1 - y; sy = h - 1 - x; break;
-      default: sx = w - 1 - y; sy = x; break;
-    }
-    const uint8_t *src = frame + ((size_t)sy * w + sx) * ch;
-    if (ch == 3) {
-      out[x * 3] = src[0];
-      out[x * 3 + 1] = src[1];
-      out[x * 3 + 2] = src[2];
-    } else {
-      out[x] = src[0];
-    }
-  }
+  sr_upright_row(job->frame, job->out_w, job->out_h, job->channels, job->orientation, y, out);
 }
 
 /*

@@ -426,7 +426,18 @@ void sr_upright_row(const uint8_t *frame, int w, int h, int ch, int o, int y, ui
       case 8: sx = w - 1 - y; sy = x; break;
       default: sx = x; sy = y; break;
     }
-    memcpy(out + (size_t)x * ch, frame + ((size_t)sy * w + sx) * ch, (size_t)ch);
+    const uint8_t *src = frame + ((size_t)sy * w + sx) * ch;
+    uint8_t *dst = out + (size_t)x * ch;
+    /* The common pixel sizes copied byte by byte: a memcpy of a run-time size is a call per pixel. */
+    if (ch == 3) {
+      dst[0] = src[0];
+      dst[1] = src[1];
+      dst[2] = src[2];
+    } else if (ch == 1) {
+      dst[0] = src[0];
+    } else {
+      memcpy(dst, src, (size_t)ch);
+    }
   }
 }
 
