@@ -45,7 +45,11 @@ export default defineConfig({
           // A web origin on loopback for the meta-tag tests.
           // And a webhook receiver on loopback for the webhook tests.
           // And an OpenID provider (oidc-provider) on loopback for the SSO tests.
-          globalSetup: ['./test/fixtures/origin-setup.ts', './test/fixtures/receiver-setup.ts', './test/fixtures/oidc-setup.ts'],
+          globalSetup: [
+            './test/fixtures/origin-setup.ts',
+            './test/fixtures/receiver-setup.ts',
+            './test/fixtures/oidc-setup.ts',
+          ],
         },
       },
       {

@@ -5,7 +5,13 @@
 //   node .ci/complete-lockfile.mjs            (fix)      node .ci/complete-lockfile.mjs --check   (verify)
 import { readFileSync, writeFileSync } from 'node:fs';
 
-const PLATFORMS = { 'darwin-64': ['darwin', 'x64'], 'darwin-arm64': ['darwin', 'arm64'], 'windows-64': ['win32', 'x64'], 'linux-64': ['linux', 'x64'], 'linux-arm64': ['linux', 'arm64'] };
+const PLATFORMS = {
+  'darwin-64': ['darwin', 'x64'],
+  'darwin-arm64': ['darwin', 'arm64'],
+  'windows-64': ['win32', 'x64'],
+  'linux-64': ['linux', 'x64'],
+  'linux-arm64': ['linux', 'arm64'],
+};
 const file = new URL('../package-lock.json', import.meta.url);
 const lock = JSON.parse(readFileSync(file, 'utf8'));
 const pkgs = lock.packages;
@@ -18,11 +24,16 @@ for (const [path, entry] of Object.entries(pkgs)) {
     const candidates = [base + dep, `node_modules/${dep}`];
     if (candidates.some((c) => pkgs[c]?.version === version)) continue;
     // Put it where npm put the Linux package of the same workerd.
-    const linux = candidates.map((c) => c.replace(/workerd-[a-z0-9-]+$/, 'workerd-linux-64')).find((c) => pkgs[c]?.version === version);
+    const linux = candidates
+      .map((c) => c.replace(/workerd-[a-z0-9-]+$/, 'workerd-linux-64'))
+      .find((c) => pkgs[c]?.version === version);
     if (!linux) throw new Error(`no Linux workerd package recorded for ${path}`);
     const platform = dep.split('/workerd-')[1];
     const [os, cpu] = PLATFORMS[platform];
-    missing.push([linux.replace(/workerd-linux-64$/, `workerd-${platform}`), { version, cpu: [cpu], dev: true, license: 'Apache-2.0', optional: true, os: [os], engines: { node: '>=16' } }]);
+    missing.push([
+      linux.replace(/workerd-linux-64$/, `workerd-${platform}`),
+      { version, cpu: [cpu], dev: true, license: 'Apache-2.0', optional: true, os: [os], engines: { node: '>=16' } },
+    ]);
   }
 }
 
@@ -33,7 +44,9 @@ if (process.argv.includes('--check')) {
   }
 } else if (missing.length > 0) {
   for (const [path, entry] of missing) pkgs[path] = entry;
-  lock.packages = Object.fromEntries(Object.entries(pkgs).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : a > b ? 1 : 0)));
+  lock.packages = Object.fromEntries(
+    Object.entries(pkgs).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : a > b ? 1 : 0)),
+  );
   writeFileSync(file, `${JSON.stringify(lock, null, 2)}\n`);
   console.log(`added ${missing.length} lockfile entries`);
 }

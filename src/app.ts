@@ -80,7 +80,13 @@ function publicEndpoints(app: OpenAPIHono<AppEnv>): EndpointInfo[] {
     ...app.openAPIRegistry.definitions.flatMap((d) =>
       // The console's session endpoints are not callable with a key: /account lists what a key can call.
       d.type === 'route' && !(d.route as { hide?: boolean }).hide && !d.route.tags?.includes(CONSOLE_TAG)
-        ? [{ method: d.route.method.toUpperCase(), path: d.route.path.replace(/\{(\w+)\}/g, ':$1'), description: d.route.summary ?? '' }]
+        ? [
+            {
+              method: d.route.method.toUpperCase(),
+              path: d.route.path.replace(/\{(\w+)\}/g, ':$1'),
+              description: d.route.summary ?? '',
+            },
+          ]
         : [],
     ),
     { method: 'GET', path: OPENAPI_PATH, description: 'This API described as an OpenAPI 3.1 document' },

@@ -58,7 +58,8 @@ export function integerVar(name: string, value: string | number | null | undefin
   // null: self-hosted on workerd, a var whose environment variable is unset (README, "Self-hosting").
   if (value === undefined || value === null || String(value).trim() === '') return fallback;
   const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`the var ${name} must be a non-negative integer, not "${value}"`);
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new Error(`the var ${name} must be a non-negative integer, not "${value}"`);
   return n;
 }
 

@@ -29,7 +29,9 @@ const knownImport = (name: string) =>
  * refused at instantiation with the names, rather than failing later in the middle of a request.
  */
 export function unsupportedImports(imports: readonly WebAssembly.ModuleImportDescriptor[]): string[] {
-  return imports.filter((i) => i.kind !== 'function' || i.module !== 'wbg' || !knownImport(i.name)).map((i) => `${i.module}.${i.name}`);
+  return imports
+    .filter((i) => i.kind !== 'function' || i.module !== 'wbg' || !knownImport(i.name))
+    .map((i) => `${i.module}.${i.name}`);
 }
 
 export class BindgenInstance implements CodecInstance {
@@ -40,7 +42,8 @@ export class BindgenInstance implements CodecInstance {
   constructor(module: WebAssembly.Module) {
     const imports = WebAssembly.Module.imports(module);
     const missing = unsupportedImports(imports);
-    if (missing.length > 0) throw new Error(`unsupported wasm-bindgen imports ${missing.join(', ')}: wasm/bindgen.ts needs to learn them`);
+    if (missing.length > 0)
+      throw new Error(`unsupported wasm-bindgen imports ${missing.join(', ')}: wasm/bindgen.ts needs to learn them`);
     const wbg: Record<string, (...args: number[]) => unknown> = {};
     for (const { name } of imports) wbg[name] = this.importFor(name);
     const instance = new WebAssembly.Instance(module, { wbg });
@@ -104,7 +107,8 @@ export class BindgenInstance implements CodecInstance {
       case '__wbg_buffer_':
         return (index) => this.add((this.objects.get(index!) as WebAssembly.Memory).buffer);
       case '__wbg_newwithbyteoffsetandlength_':
-        return (index, offset, length) => this.add(new Uint16Array(this.objects.get(index!) as ArrayBuffer, offset! >>> 0, length! >>> 0));
+        return (index, offset, length) =>
+          this.add(new Uint16Array(this.objects.get(index!) as ArrayBuffer, offset! >>> 0, length! >>> 0));
       case '__wbg_newwithownedu8clampedarrayandsh_':
         // The module hands over an owned pixel buffer: copy it out, free it, and build the image here.
         return (ptr, len, width, height) => {

@@ -8,7 +8,10 @@ export interface EmscriptenOptions {
   noInitialRun: boolean;
   print: (text: string) => void;
   printErr: (text: string) => void;
-  instantiateWasm: (imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance) => void) => WebAssembly.Exports;
+  instantiateWasm: (
+    imports: WebAssembly.Imports,
+    receive: (instance: WebAssembly.Instance) => void,
+  ) => WebAssembly.Exports;
   locateFile: (path: string) => string;
 }
 export type EmscriptenFactory<M> = (options: EmscriptenOptions) => Promise<M>;
@@ -33,7 +36,8 @@ function limitGrowth(imports: WebAssembly.Imports, limit: (current: number) => n
     for (const [name, value] of Object.entries(env)) {
       if (typeof value !== 'function' || value.name !== '_emscripten_resize_heap') continue;
       const grow = value as (requested: number) => boolean;
-      (env as Record<string, unknown>)[name] = (requested: number) => ((requested >>> 0) > limit(current()) ? false : grow(requested));
+      (env as Record<string, unknown>)[name] = (requested: number) =>
+        requested >>> 0 > limit(current()) ? false : grow(requested);
       return;
     }
   }

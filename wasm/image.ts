@@ -17,4 +17,6 @@ export function rgbaImage(data: Uint8Array, width: number, height: number): Rgba
 
 /** A byte view of any typed array, without copying. */
 export const bytesOf = (view: ArrayBufferView): Uint8Array =>
-  view instanceof Uint8Array && view.constructor === Uint8Array ? view : new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  view instanceof Uint8Array && view.constructor === Uint8Array
+    ? view
+    : new Uint8Array(view.buffer, view.byteOffset, view.byteLength);

@@ -137,7 +137,14 @@ export class Slot<T extends CodecInstance> {
     this.freshBytes.clear();
   }
 
-  stats(): { name: string; live: boolean; instances: number; memory_bytes: number; peak_bytes: number; instantiations: number } {
+  stats(): {
+    name: string;
+    live: boolean;
+    instances: number;
+    memory_bytes: number;
+    peak_bytes: number;
+    instantiations: number;
+  } {
     return {
       name: this.name,
       live: this.instances.length > 0,

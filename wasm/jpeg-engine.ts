@@ -58,10 +58,28 @@ export class JpegEngineError extends Error {}
  * The engine's instances, shared with the WebP engine (webp-engine.ts): one module holds both. Pooled,
  * each growing only within what the pool's limit leaves (instances.ts).
  */
-export const slot = new Slot('sr_jpeg', () => new EmscriptenInstance(createJpegModule as EmscriptenFactory<JpegModule>, jpegWasm, pooledGrowthLimit), { pooled: true });
+export const slot = new Slot(
+  'sr_jpeg',
+  () => new EmscriptenInstance(createJpegModule as EmscriptenFactory<JpegModule>, jpegWasm, pooledGrowthLimit),
+  { pooled: true },
+);
 
 // Offsets into sr_job_info() (sr_jpeg.h).
-const INFO = { width: 0, height: 1, components: 2, colorSpace: 3, progressive: 4, maxH: 5, maxV: 6, samp: 7, adobe: 15, markers: 17, precision: 18, arithmetic: 19, length: 20 };
+const INFO = {
+  width: 0,
+  height: 1,
+  components: 2,
+  colorSpace: 3,
+  progressive: 4,
+  maxH: 5,
+  maxV: 6,
+  samp: 7,
+  adobe: 15,
+  markers: 17,
+  precision: 18,
+  arithmetic: 19,
+  length: 20,
+};
 
 export class JpegJob {
   private header: JpegInfo | undefined;
@@ -129,14 +147,37 @@ export class JpegJob {
   }
 
   /** @internal encodePixelsJpeg's call, on a job without input. */
-  encodeWholePixels(ptr: number, width: number, height: number, components: number, quality: number, h: number, v: number, progressive: boolean): Uint8Array {
-    this.check(this.call('encode_pixels', this.job, ptr, width, height, components, quality, h, v, Number(progressive)), 'encode');
+  encodeWholePixels(
+    ptr: number,
+    width: number,
+    height: number,
+    components: number,
+    quality: number,
+    h: number,
+    v: number,
+    progressive: boolean,
+  ): Uint8Array {
+    this.check(
+      this.call('encode_pixels', this.job, ptr, width, height, components, quality, h, v, Number(progressive)),
+      'encode',
+    );
     return this.output().bytes;
   }
 
   /** @internal JpegRowEncoder's steps, on a job without input. */
-  rowsBegin(width: number, height: number, components: number, quality: number, h: number, v: number, progressive: boolean): void {
-    this.check(this.call('rows_begin', this.job, width, height, components, quality, h, v, Number(progressive)), 'encode');
+  rowsBegin(
+    width: number,
+    height: number,
+    components: number,
+    quality: number,
+    h: number,
+    v: number,
+    progressive: boolean,
+  ): void {
+    this.check(
+      this.call('rows_begin', this.job, width, height, components, quality, h, v, Number(progressive)),
+      'encode',
+    );
   }
 
   /** @internal */
@@ -178,7 +219,6 @@ export class JpegJob {
     return readChunkedOutput(this.codec, (name, ...args) => this.call(name, ...args), this.job);
   }
 
-
   private readInfo(): JpegInfo {
     const ptr = this.call('info', this.job) >>> 0;
     const v = Array.from(new Int32Array(this.codec.heap().buffer, ptr, INFO.length));
@@ -190,7 +230,11 @@ export class JpegJob {
     try {
       for (let i = 0; i < v[INFO.markers]!; i++) {
         if (this.call('marker', this.job, i, triple) !== 0) break;
-        const [code, at, len] = new Int32Array(this.codec.heap().buffer, triple, 3) as unknown as [number, number, number];
+        const [code, at, len] = new Int32Array(this.codec.heap().buffer, triple, 3) as unknown as [
+          number,
+          number,
+          number,
+        ];
         markers.push({ code, data: this.codec.heap().slice(at >>> 0, (at >>> 0) + len) });
       }
     } finally {
@@ -235,7 +279,6 @@ export class JpegJob {
     const message = new TextDecoder().decode(heap.subarray(ptr, end < 0 ? ptr : end));
     throw new JpegEngineError(message || `the JPEG ${what} failed`);
   }
-
 }
 
 /**
@@ -346,8 +389,15 @@ export interface PixelEncoding {
  * Encodes whole pixels (1 grey, 3 RGB, or 4 CMYK with Adobe's inverted inks, written as YCCK) with any
  * sampling: the fixtures the decoder's tests need, made by the engine itself.
  */
-export function encodePixelsJpeg(pixels: Uint8Array, width: number, height: number, components: 1 | 3 | 4, options: PixelEncoding): Uint8Array {
-  if (pixels.length !== width * height * components) throw new RangeError(`expected ${width * height * components} bytes, got ${pixels.length}`);
+export function encodePixelsJpeg(
+  pixels: Uint8Array,
+  width: number,
+  height: number,
+  components: 1 | 3 | 4,
+  options: PixelEncoding,
+): Uint8Array {
+  if (pixels.length !== width * height * components)
+    throw new RangeError(`expected ${width * height * components} bytes, got ${pixels.length}`);
   return slot.run((codec) => {
     const m = codec.module;
     const jobPtr = m._sr_job_create!(0, 0);
@@ -358,7 +408,16 @@ export function encodePixelsJpeg(pixels: Uint8Array, width: number, height: numb
       const job = new JpegJob(codec, jobPtr);
       for (const marker of options.markers ?? []) job.addMarker(marker.code, marker.data);
       const [h, v] = options.sampling ?? [2, 2];
-      return job.encodeWholePixels(pixelPtr, width, height, components, options.quality, h, v, options.progressive ?? false);
+      return job.encodeWholePixels(
+        pixelPtr,
+        width,
+        height,
+        components,
+        options.quality,
+        h,
+        v,
+        options.progressive ?? false,
+      );
     } finally {
       m._sr_job_destroy!(jobPtr);
       m._free(pixelPtr);
@@ -403,7 +462,8 @@ export class JpegRowEncoder {
 
   /** Whole rows, one after another (width × components bytes each). */
   write(rows: Uint8Array): void {
-    if (rows.length % this.rowBytes !== 0) throw new RangeError(`rows must be whole: a multiple of ${this.rowBytes} bytes`);
+    if (rows.length % this.rowBytes !== 0)
+      throw new RangeError(`rows must be whole: a multiple of ${this.rowBytes} bytes`);
     const codec = this.borrowed.instance as unknown as EmscriptenInstance<JpegModule>;
     try {
       for (let at = 0; at < rows.length; at += this.rowBytes * ROW_BATCH) {

@@ -26,7 +26,9 @@ export function encodePng(rgba: Uint8ClampedArray | Uint8Array, width: number, h
  * colour type that keeps every pixel exact (grey, RGB without alpha, palette), with no intermediate PNG.
  */
 export function encodeOptimisedPng(image: RgbaImage, level: number): Uint8Array {
-  return oxipng.run((codec) => codec.callReturningBytes('optimise_raw', image.data, image.width, image.height, level, 0, 0));
+  return oxipng.run((codec) =>
+    codec.callReturningBytes('optimise_raw', image.data, image.width, image.height, level, 0, 0),
+  );
 }
 
 /**

@@ -21,8 +21,15 @@ const resizer = new Slot('resize', () => new BindgenInstance(resizeWasm));
 export function resizeImage(image: RgbaImage, width: number, height: number, options: ResizeOptions): RgbaImage {
   const data = resizer.run((codec) =>
     codec.callReturningBytes(
-      'resize', image.data, image.width, image.height, width, height,
-      RESIZE_FILTERS.indexOf(options.filter), Number(options.premultiply), Number(options.linearRgb),
+      'resize',
+      image.data,
+      image.width,
+      image.height,
+      width,
+      height,
+      RESIZE_FILTERS.indexOf(options.filter),
+      Number(options.premultiply),
+      Number(options.linearRgb),
     ),
   );
   return rgbaImage(data, width, height);

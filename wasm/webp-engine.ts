@@ -55,7 +55,13 @@ export class WebpJob {
       const ptr = this.call('info', this.job) >>> 0;
       if (!ptr) this.fail('header');
       const v = new Int32Array(this.codec.heap().buffer, ptr, INFO.length);
-      this.features = { width: v[INFO.width]!, height: v[INFO.height]!, hasAlpha: v[INFO.alpha] !== 0, lossless: v[INFO.format] === 2, animated: v[INFO.animated] !== 0 };
+      this.features = {
+        width: v[INFO.width]!,
+        height: v[INFO.height]!,
+        hasAlpha: v[INFO.alpha] !== 0,
+        lossless: v[INFO.format] === 2,
+        animated: v[INFO.animated] !== 0,
+      };
     }
     return this.features;
   }
@@ -75,8 +81,17 @@ export class WebpJob {
    * instance's memory may grow while it does, past which the picture is encoded again in low-memory
    * mode (`lowMemory` in the result says which ran).
    */
-  encode(quality: number, lossless: boolean, method = WEBP_METHOD, lowMemory = false, tokenGrowthBytes = 0): EncodedWebp & { lowMemory: boolean } {
-    this.check(this.call('encode', this.job, quality, Number(lossless), method, Number(lowMemory), tokenGrowthBytes), 'encode');
+  encode(
+    quality: number,
+    lossless: boolean,
+    method = WEBP_METHOD,
+    lowMemory = false,
+    tokenGrowthBytes = 0,
+  ): EncodedWebp & { lowMemory: boolean } {
+    this.check(
+      this.call('encode', this.job, quality, Number(lossless), method, Number(lowMemory), tokenGrowthBytes),
+      'encode',
+    );
     const ranLowMemory = this.call('result_low_memory', this.job) === 1;
     return { ...this.output(), lowMemory: ranLowMemory };
   }
@@ -153,7 +168,6 @@ export class WebpJob {
     return readChunkedOutput(this.codec, (name, ...args) => this.call(name, ...args), this.job);
   }
 
-
   private call(name: string, ...args: number[]): number {
     return this.codec.module[`_sr_webp_${name}`]!(...args);
   }
@@ -207,7 +221,12 @@ export interface JpegPixels {
  * (no frame, unless the orientation needs one), then the input and the JPEG job are freed, so that the
  * encoder reuses their memory, and `fn` encodes the picture (as often as a size target needs).
  */
-export function withJpegAsWebp<R>(input: Uint8Array, pixels: JpegPixels, lossless: boolean, fn: (job: WebpJob) => R): R {
+export function withJpegAsWebp<R>(
+  input: Uint8Array,
+  pixels: JpegPixels,
+  lossless: boolean,
+  fn: (job: WebpJob) => R,
+): R {
   return slot.run((instance) => {
     const codec = instance as unknown as EmscriptenInstance<EngineModule>;
     const jobPtr = codec.module._sr_webp_create!(0, 0);
@@ -239,7 +258,12 @@ export interface RowEncoding {
  * `produce` pushes the image's rows in order, any number at a time, synchronously; the lossy picture
  * holds YUV 4:2:0 (1.5 bytes per pixel, + 1 with alpha), the lossless one ARGB (4).
  */
-export function encodeRowsWebp(width: number, height: number, options: RowEncoding, produce: (push: (rows: Uint8Array) => void) => void): EncodedWebp {
+export function encodeRowsWebp(
+  width: number,
+  height: number,
+  options: RowEncoding,
+  produce: (push: (rows: Uint8Array) => void) => void,
+): EncodedWebp {
   return slot.run((instance) => {
     const codec = instance as unknown as EmscriptenInstance<EngineModule>;
     const jobPtr = codec.module._sr_webp_create!(0, 0);
@@ -293,7 +317,13 @@ export class WebpRowEncoder {
   }
 
   /** Encodes the picture once every row is in; arguments as WebpJob.encode. */
-  encode(quality: number, lossless: boolean, method = WEBP_METHOD, lowMemory = false, tokenGrowthBytes = 0): EncodedWebp {
+  encode(
+    quality: number,
+    lossless: boolean,
+    method = WEBP_METHOD,
+    lowMemory = false,
+    tokenGrowthBytes = 0,
+  ): EncodedWebp {
     return this.job.encode(quality, lossless, method, lowMemory, tokenGrowthBytes);
   }
 

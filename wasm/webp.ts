@@ -49,7 +49,10 @@ export interface WebpOptions {
   use_sharp_yuv: number;
 }
 
-const decoder = new Slot('webp_dec', () => new EmscriptenInstance(decoderFactory as EmscriptenFactory<Decoder>, decoderWasm));
+const decoder = new Slot(
+  'webp_dec',
+  () => new EmscriptenInstance(decoderFactory as EmscriptenFactory<Decoder>, decoderWasm),
+);
 const encoder = new Slot('webp_enc', () =>
   hasSimd()
     ? new EmscriptenInstance(simdEncoderFactory as EmscriptenFactory<Encoder>, simdEncoderWasm)

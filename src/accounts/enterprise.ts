@@ -9,7 +9,11 @@ export const isEnterprise = (tier: ToolsTier): boolean => ENTERPRISE_TIERS.inclu
 
 export function requireEnterprise(tier: ToolsTier, feature: string): void {
   if (isEnterprise(tier)) return;
-  throw new ApiError('plan_upgrade_required', `${feature} needs the tools tier enterprise; this account's tools tier is ${tier}`, {
-    details: { tier, required: ENTERPRISE_TIERS },
-  });
+  throw new ApiError(
+    'plan_upgrade_required',
+    `${feature} needs the tools tier enterprise; this account's tools tier is ${tier}`,
+    {
+      details: { tier, required: ENTERPRISE_TIERS },
+    },
+  );
 }

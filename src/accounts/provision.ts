@@ -48,5 +48,8 @@ export async function keyStatement(input: NewKey, now: number) {
     sql: SQL.insertKey,
     params: [id, input.accountId, input.name, prefix, await hashKey(key), input.scopes.join(','), now],
   };
-  return { record: { id, key, prefix, scopes: input.scopes, name: input.name, account_id: input.accountId }, statement };
+  return {
+    record: { id, key, prefix, scopes: input.scopes, name: input.name, account_id: input.accountId },
+    statement,
+  };
 }

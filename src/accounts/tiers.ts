@@ -40,5 +40,10 @@ export const TOOLS_TIERS: Record<ToolsTier, ToolsTierLimits> = {
 export const hasScopeSql = (column: string, scope: Scope): string => `instr(',' || ${column} || ',', ',${scope},') > 0`;
 
 export function parseScopes(text: string): Scope[] {
-  return SCOPES.filter((s) => text.split(',').map((p) => p.trim()).includes(s));
+  return SCOPES.filter((s) =>
+    text
+      .split(',')
+      .map((p) => p.trim())
+      .includes(s),
+  );
 }

@@ -27,7 +27,18 @@ export interface AuditRow {
 export function recordHash(row: AuditRow): Promise<string> {
   return sha256Hex(
     JSON.stringify([
-      row.prev_hash, row.id, row.account_id, row.time, row.actor_type, row.actor_id, row.action, row.target, row.ip, row.user_agent, row.result, row.details,
+      row.prev_hash,
+      row.id,
+      row.account_id,
+      row.time,
+      row.actor_type,
+      row.actor_id,
+      row.action,
+      row.target,
+      row.ip,
+      row.user_agent,
+      row.result,
+      row.details,
     ]),
   );
 }

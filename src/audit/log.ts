@@ -3,11 +3,28 @@
 // first; if another writer appends in between, the unique (account_id, prev_hash) index fails this batch
 // as a whole and it is retried on the new head.
 import { AUDIT_APPEND_ATTEMPTS, AUDIT_RETRY_JITTER_MS } from './limits.ts';
-import { AUDIT_SQL, buildRecord, insertSql, recordParams, type AuditCondition, type AuditEvent, type AuditOrigin } from './record.ts';
+import {
+  AUDIT_SQL,
+  buildRecord,
+  insertSql,
+  recordParams,
+  type AuditCondition,
+  type AuditEvent,
+  type AuditOrigin,
+} from './record.ts';
 
-export { AUDIT_ACTIONS, OPERATOR, type AuditAction, type AuditActor, type AuditCondition, type AuditEvent, type AuditOrigin } from './record.ts';
+export {
+  AUDIT_ACTIONS,
+  OPERATOR,
+  type AuditAction,
+  type AuditActor,
+  type AuditCondition,
+  type AuditEvent,
+  type AuditOrigin,
+} from './record.ts';
 
-export const isChainRace = (err: unknown): boolean => String(err).includes('audit_logs.account_id, audit_logs.prev_hash');
+export const isChainRace = (err: unknown): boolean =>
+  String(err).includes('audit_logs.account_id, audit_logs.prev_hash');
 
 /**
  * Runs `statements` and the audit record of `event` as one D1 batch; returns the statements' results
@@ -27,7 +44,10 @@ export async function batchWithAudit<T = Record<string, unknown>>(
     const record = await buildRecord(origin, event, now, head?.hash ?? null);
     const insert = insertSql(when);
     try {
-      const results = await db.batch<T>([...statements, db.prepare(insert.sql).bind(...recordParams(record), ...insert.params)]);
+      const results = await db.batch<T>([
+        ...statements,
+        db.prepare(insert.sql).bind(...recordParams(record), ...insert.params),
+      ]);
       return results.slice(0, statements.length);
     } catch (err) {
       if (!isChainRace(err) || attempt >= AUDIT_APPEND_ATTEMPTS) throw err;

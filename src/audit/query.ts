@@ -54,9 +54,9 @@ export function view(row: Row): AuditRecord {
 function where(accountId: string, f: AuditFilters): { sql: string; params: (string | number)[] } {
   const parts = ['account_id = ?'];
   const params: (string | number)[] = [accountId];
-  if (f.since !== undefined) (parts.push('time >= ?'), params.push(f.since));
-  if (f.until !== undefined) (parts.push('time < ?'), params.push(f.until));
-  if (f.action !== undefined) (parts.push('action = ?'), params.push(f.action));
+  if (f.since !== undefined) parts.push('time >= ?'), params.push(f.since);
+  if (f.until !== undefined) parts.push('time < ?'), params.push(f.until);
+  if (f.action !== undefined) parts.push('action = ?'), params.push(f.action);
   if (f.actor !== undefined) {
     const byType = (ACTOR_TYPES as readonly string[]).includes(f.actor);
     parts.push(byType ? 'actor_type = ?' : 'actor_id = ?');
@@ -69,26 +69,39 @@ const COLUMNS = 'seq, id, time, actor_type, actor_id, action, target, ip, user_a
 
 /** One page, newest first; `cursor` is the previous page's next_cursor. */
 export async function listAudit(
-  db: D1Database, accountId: string, filters: AuditFilters, page: { limit: number; cursor?: number | undefined },
+  db: D1Database,
+  accountId: string,
+  filters: AuditFilters,
+  page: { limit: number; cursor?: number | undefined },
 ): Promise<{ records: AuditRecord[]; nextCursor: string | null }> {
   const w = where(accountId, filters);
   const cursor = page.cursor === undefined ? '' : ' AND seq < ?';
   const params = page.cursor === undefined ? w.params : [...w.params, page.cursor];
   // One more than asked, to know whether a next page exists without a count.
-  const rows = await db.prepare(`SELECT ${COLUMNS} FROM audit_logs WHERE ${w.sql}${cursor} ORDER BY seq DESC LIMIT ?`).bind(...params, page.limit + 1).all<Row>();
+  const rows = await db
+    .prepare(`SELECT ${COLUMNS} FROM audit_logs WHERE ${w.sql}${cursor} ORDER BY seq DESC LIMIT ?`)
+    .bind(...params, page.limit + 1)
+    .all<Row>();
   const more = rows.results.length > page.limit;
   const kept = rows.results.slice(0, page.limit);
   return { records: kept.map(view), nextCursor: more ? String(kept.at(-1)!.seq) : null };
 }
 
 /** The matching records oldest first, at most AUDIT_EXPORT_MAX, read in chunks as the consumer pulls. */
-export async function* exportAudit(db: D1Database, accountId: string, filters: AuditFilters): AsyncGenerator<AuditRecord> {
+export async function* exportAudit(
+  db: D1Database,
+  accountId: string,
+  filters: AuditFilters,
+): AsyncGenerator<AuditRecord> {
   const w = where(accountId, filters);
   let after = 0;
   let sent = 0;
   while (sent < AUDIT_EXPORT_MAX) {
     const limit = Math.min(AUDIT_EXPORT_CHUNK, AUDIT_EXPORT_MAX - sent);
-    const rows = await db.prepare(`SELECT ${COLUMNS} FROM audit_logs WHERE ${w.sql} AND seq > ? ORDER BY seq LIMIT ?`).bind(...w.params, after, limit).all<Row>();
+    const rows = await db
+      .prepare(`SELECT ${COLUMNS} FROM audit_logs WHERE ${w.sql} AND seq > ? ORDER BY seq LIMIT ?`)
+      .bind(...w.params, after, limit)
+      .all<Row>();
     for (const row of rows.results) yield view(row);
     sent += rows.results.length;
     if (rows.results.length < limit) return;
@@ -96,7 +109,20 @@ export async function* exportAudit(db: D1Database, accountId: string, filters: A
   }
 }
 
-export const CSV_COLUMNS = ['id', 'time', 'actor_type', 'actor_id', 'action', 'target', 'ip', 'user_agent', 'result', 'details', 'prev_hash', 'hash'] as const;
+export const CSV_COLUMNS = [
+  'id',
+  'time',
+  'actor_type',
+  'actor_id',
+  'action',
+  'target',
+  'ip',
+  'user_agent',
+  'result',
+  'details',
+  'prev_hash',
+  'hash',
+] as const;
 
 /** RFC 4180 field; a leading =, +, - or @ gets a quote so a spreadsheet does not run it as a formula. */
 function csvField(value: string | null): string {
@@ -106,6 +132,19 @@ function csvField(value: string | null): string {
 }
 
 export function csvLine(r: AuditRecord): string {
-  const cells = [r.id, r.time, r.actor.type, r.actor.id, r.action, r.target, r.ip, r.user_agent, r.result, r.details === null ? null : JSON.stringify(r.details), r.prev_hash, r.hash];
+  const cells = [
+    r.id,
+    r.time,
+    r.actor.type,
+    r.actor.id,
+    r.action,
+    r.target,
+    r.ip,
+    r.user_agent,
+    r.result,
+    r.details === null ? null : JSON.stringify(r.details),
+    r.prev_hash,
+    r.hash,
+  ];
   return `${cells.map(csvField).join(',')}\r\n`;
 }

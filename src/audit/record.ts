@@ -6,12 +6,22 @@ import { AUDIT_USER_AGENT_MAX } from './limits.ts';
 
 /** Every action the log records (README "Teams, SSO and audit logs"). */
 export const AUDIT_ACTIONS = [
-  'key.created', 'key.revoked',
-  'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated',
-  'member.invited', 'member.joined', 'member.role_changed', 'member.removed',
-  'sso.configured', 'sso.removed',
-  'session.signed_in', 'session.sign_in_failed',
-  'account.tier_changed', 'account.deleted',
+  'key.created',
+  'key.revoked',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+  'webhook.secret_rotated',
+  'member.invited',
+  'member.joined',
+  'member.role_changed',
+  'member.removed',
+  'sso.configured',
+  'sso.removed',
+  'session.signed_in',
+  'session.sign_in_failed',
+  'account.tier_changed',
+  'account.deleted',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -41,7 +51,11 @@ export interface AuditCondition {
   params: (string | number | null)[];
 }
 
-export const OPERATOR: AuditOrigin = { actor: { type: 'operator', id: null }, ip: null, userAgent: 'shrinkray admin CLI' };
+export const OPERATOR: AuditOrigin = {
+  actor: { type: 'operator', id: null },
+  ip: null,
+  userAgent: 'shrinkray admin CLI',
+};
 
 export const AUDIT_SQL = {
   head: 'SELECT hash FROM audit_logs WHERE account_id = ? ORDER BY seq DESC LIMIT 1',
@@ -53,7 +67,12 @@ export const AUDIT_SQL = {
 export const newAuditId = (): string => `aud_${randomBase62(16)}`;
 
 /** The record, hashed onto the given head. */
-export async function buildRecord(origin: AuditOrigin, event: AuditEvent, now: number, head: string | null): Promise<AuditRow & { hash: string }> {
+export async function buildRecord(
+  origin: AuditOrigin,
+  event: AuditEvent,
+  now: number,
+  head: string | null,
+): Promise<AuditRow & { hash: string }> {
   const row: AuditRow = {
     id: newAuditId(),
     account_id: event.accountId,
@@ -73,10 +92,23 @@ export async function buildRecord(origin: AuditOrigin, event: AuditEvent, now: n
 
 /** The INSERT of a built record, with its condition; shared with the operator CLI (inlined there). */
 export function insertSql(when?: AuditCondition): { sql: string; params: (string | number | null)[] } {
-  return when ? { sql: `${AUDIT_SQL.insert} WHERE ${when.sql}`, params: when.params } : { sql: AUDIT_SQL.insert, params: [] };
+  return when
+    ? { sql: `${AUDIT_SQL.insert} WHERE ${when.sql}`, params: when.params }
+    : { sql: AUDIT_SQL.insert, params: [] };
 }
 
 export const recordParams = (r: AuditRow & { hash: string }): (string | number | null)[] => [
-  r.id, r.account_id, r.time, r.actor_type, r.actor_id, r.action, r.target, r.ip, r.user_agent, r.result, r.details, r.prev_hash, r.hash,
+  r.id,
+  r.account_id,
+  r.time,
+  r.actor_type,
+  r.actor_id,
+  r.action,
+  r.target,
+  r.ip,
+  r.user_agent,
+  r.result,
+  r.details,
+  r.prev_hash,
+  r.hash,
 ];
-

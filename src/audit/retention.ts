@@ -9,6 +9,9 @@ const SWEEP_MAX = 1000;
 
 export async function sweepAuditLog(db: D1Database, now: number): Promise<number> {
   const cutoff = now - AUDIT_RETENTION_DAYS * 86_400_000;
-  const result = await db.prepare('DELETE FROM audit_logs WHERE seq IN (SELECT seq FROM audit_logs WHERE time < ? ORDER BY seq LIMIT ?)').bind(cutoff, SWEEP_MAX).run();
+  const result = await db
+    .prepare('DELETE FROM audit_logs WHERE seq IN (SELECT seq FROM audit_logs WHERE time < ? ORDER BY seq LIMIT ?)')
+    .bind(cutoff, SWEEP_MAX)
+    .run();
   return result.meta.changes;
 }

@@ -15,8 +15,14 @@ function fromBase64(text: string): Uint8Array | null {
 }
 
 async function derive(password: string, salt: Uint8Array, iterations: number, bytes: number): Promise<Uint8Array> {
-  const material = await crypto.subtle.importKey('raw', new TextEncoder().encode(password), 'PBKDF2', false, ['deriveBits']);
-  const bits = await crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt, iterations }, material, bytes * 8);
+  const material = await crypto.subtle.importKey('raw', new TextEncoder().encode(password), 'PBKDF2', false, [
+    'deriveBits',
+  ]);
+  const bits = await crypto.subtle.deriveBits(
+    { name: 'PBKDF2', hash: 'SHA-256', salt, iterations },
+    material,
+    bytes * 8,
+  );
   return new Uint8Array(bits);
 }
 
@@ -52,7 +58,11 @@ export interface PasswordCheck {
 
 // Verifying against this when the account does not exist costs the same time as a real check, so the
 // answer time does not tell whether an email has an account.
-const DUMMY = { iterations: PBKDF2_ITERATIONS, salt: new Uint8Array(PASSWORD_SALT_BYTES), hash: new Uint8Array(PASSWORD_HASH_BYTES) };
+const DUMMY = {
+  iterations: PBKDF2_ITERATIONS,
+  salt: new Uint8Array(PASSWORD_SALT_BYTES),
+  hash: new Uint8Array(PASSWORD_HASH_BYTES),
+};
 
 export async function verifyPassword(password: string, stored: string | null): Promise<PasswordCheck> {
   const parsed = stored === null ? null : parsePasswordHash(stored);

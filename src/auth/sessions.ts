@@ -11,7 +11,10 @@ const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 export function randomToken(bytes = TOKEN_BYTES): string {
   const raw = crypto.getRandomValues(new Uint8Array(bytes));
-  return btoa(String.fromCharCode(...raw)).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+  return btoa(String.fromCharCode(...raw))
+    .replaceAll('+', '-')
+    .replaceAll('/', '_')
+    .replace(/=+$/, '');
 }
 
 /** The person signed in: a member of the account, with their role. */
@@ -38,7 +41,8 @@ export interface NewSession {
 }
 
 const SQL = {
-  insert: 'INSERT INTO sessions (token_hash, account_id, csrf_token, created_at, expires_at, member_id) VALUES (?, ?, ?, ?, ?, ?)',
+  insert:
+    'INSERT INTO sessions (token_hash, account_id, csrf_token, created_at, expires_at, member_id) VALUES (?, ?, ?, ?, ?, ?)',
   // A removed member's sessions find no member row: they end at once (removal also deletes them).
   find:
     'SELECT s.token_hash, s.csrf_token, s.created_at, s.expires_at, a.id, a.email, a.name, a.image_tier, a.tools_tier, ' +
@@ -69,24 +73,37 @@ interface SessionRow {
 
 /** A new session, with its session.signed_in audit record (`method`: password, sso) in the same batch. */
 export async function createSession(
-  db: D1Database, who: { accountId: string; memberId: string }, now: number, origin: AuditOrigin, method: 'password' | 'sso' = 'password',
+  db: D1Database,
+  who: { accountId: string; memberId: string },
+  now: number,
+  origin: AuditOrigin,
+  method: 'password' | 'sso' = 'password',
 ): Promise<NewSession> {
   const { accountId, memberId } = who;
   const token = randomToken();
   const csrfToken = randomToken();
   const expiresAt = now + SESSION_IDLE_MS;
   // Expired sessions of everyone are cleared here, at sign-in, rather than by a scheduled job.
-  await batchWithAudit(db, [
-    db.prepare(SQL.prune).bind(now),
-    db.prepare(SQL.insert).bind(await sha256Hex(token), accountId, csrfToken, now, expiresAt, memberId),
-  ], origin, { accountId, action: 'session.signed_in', target: memberId, details: { method } }, now);
+  await batchWithAudit(
+    db,
+    [
+      db.prepare(SQL.prune).bind(now),
+      db.prepare(SQL.insert).bind(await sha256Hex(token), accountId, csrfToken, now, expiresAt, memberId),
+    ],
+    origin,
+    { accountId, action: 'session.signed_in', target: memberId, details: { method } },
+    now,
+  );
   return { token, csrfToken, expiresAt };
 }
 
 export async function findSession(db: D1Database, token: string | undefined, now: number): Promise<Session | null> {
   // Junk never reaches D1.
   if (token === undefined || !TOKEN_PATTERN.test(token)) return null;
-  const row = await db.prepare(SQL.find).bind(await sha256Hex(token), now).first<SessionRow>();
+  const row = await db
+    .prepare(SQL.find)
+    .bind(await sha256Hex(token), now)
+    .first<SessionRow>();
   if (!row) return null;
   return {
     tokenHash: row.token_hash,
@@ -95,7 +112,12 @@ export async function findSession(db: D1Database, token: string | undefined, now
     expiresAt: row.expires_at,
     member: { id: row.member_id, email: row.member_email, name: row.member_name, role: row.member_role },
     account: {
-      id: row.id, email: row.email, name: row.name, image_tier: row.image_tier, tools_tier: row.tools_tier, created_at: row.account_created_at,
+      id: row.id,
+      email: row.email,
+      name: row.name,
+      image_tier: row.image_tier,
+      tools_tier: row.tools_tier,
+      created_at: row.account_created_at,
     },
   };
 }
@@ -114,5 +136,8 @@ export async function renewSession(db: D1Database, session: Session, now: number
 
 export async function deleteSession(db: D1Database, token: string | undefined): Promise<void> {
   if (token === undefined || !TOKEN_PATTERN.test(token)) return;
-  await db.prepare(SQL.delete).bind(await sha256Hex(token)).run();
+  await db
+    .prepare(SQL.delete)
+    .bind(await sha256Hex(token))
+    .run();
 }

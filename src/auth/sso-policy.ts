@@ -4,7 +4,9 @@ import { emailDomain } from '../sso/domains.ts';
 
 export async function ssoRequiredFor(db: D1Database, accountId: string, email: string): Promise<boolean> {
   const row = await db
-    .prepare('SELECT 1 AS found FROM sso_domains d JOIN sso_configs c ON c.account_id = d.account_id WHERE d.domain = ? AND d.account_id = ? AND c.require_sso = 1')
+    .prepare(
+      'SELECT 1 AS found FROM sso_domains d JOIN sso_configs c ON c.account_id = d.account_id WHERE d.domain = ? AND d.account_id = ? AND c.require_sso = 1',
+    )
     .bind(emailDomain(email), accountId)
     .first();
   return row !== null;

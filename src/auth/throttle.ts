@@ -35,7 +35,8 @@ export async function hit(db: D1Database, rules: readonly ThrottleRule[], now: n
   let retryAfter = 0;
   rules.forEach((rule, i) => {
     const count = results[i]?.results[0]?.count ?? 0;
-    if (count > rule.max) retryAfter = Math.max(retryAfter, secondsUntil(windowStart(now, rule.windowMs) + rule.windowMs, now));
+    if (count > rule.max)
+      retryAfter = Math.max(retryAfter, secondsUntil(windowStart(now, rule.windowMs) + rule.windowMs, now));
   });
   return { allowed: retryAfter === 0, retryAfter };
 }
@@ -77,7 +78,9 @@ export async function emailGate(db: D1Database, email: string, rule: EmailRule, 
   const key = emailKey(email);
   const [before] = await db.batch<{ blocked_until: number }>([
     db.prepare(EMAIL_SQL.read).bind(key),
-    db.prepare(EMAIL_SQL.count).bind(key, now, rule.free, rule.windowMs, rule.baseSeconds * 1000, rule.maxSeconds * 1000),
+    db
+      .prepare(EMAIL_SQL.count)
+      .bind(key, now, rule.free, rule.windowMs, rule.baseSeconds * 1000, rule.maxSeconds * 1000),
     db.prepare(EMAIL_SQL.prune).bind(now - 86_400_000),
   ]);
   const blockedUntil = before?.results[0]?.blocked_until ?? 0;

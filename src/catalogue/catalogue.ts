@@ -94,7 +94,10 @@ export async function listTools(cat: Catalogue, query: ToolQuery): Promise<{ too
 }
 
 export async function getTool(cat: Catalogue, slug: string): Promise<ToolRecord | null> {
-  const row = await cat.db.prepare(`SELECT ${columnsFor(TOOL_FIELDS)} FROM tools WHERE slug = ?`).bind(slug).first<Row>();
+  const row = await cat.db
+    .prepare(`SELECT ${columnsFor(TOOL_FIELDS)} FROM tools WHERE slug = ?`)
+    .bind(slug)
+    .first<Row>();
   return row === null ? null : toRecord(row, TOOL_FIELDS, cat.siteUrl);
 }
 

@@ -17,7 +17,9 @@ export function toolsSiteUrl(raw: string | undefined): string {
     parsed = undefined;
   }
   if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || parsed.search || parsed.hash) {
-    console.error(`TOOLS_SITE_URL must be an absolute http(s) URL without query or fragment; got ${JSON.stringify(value)}`);
+    console.error(
+      `TOOLS_SITE_URL must be an absolute http(s) URL without query or fragment; got ${JSON.stringify(value)}`,
+    );
     throw new ApiError('internal_error', 'the tool catalogue is misconfigured on this server');
   }
   const normal = value.replace(/\/+$/, '');

@@ -66,9 +66,17 @@ export const accountSetTier: Command = {
       const statements: Statement[] = [{ sql: SQL.accountById, params: [id] }];
       if (imageTier !== undefined) statements.push({ sql: SQL.setImageTier, params: [imageTier, id] });
       if (toolsTier !== undefined) statements.push({ sql: SQL.setToolsTier, params: [toolsTier, id] });
-      const details = { ...(imageTier !== undefined ? { image_tier: imageTier } : {}), ...(toolsTier !== undefined ? { tools_tier: toolsTier } : {}) };
-      const results = await executeWithAudit(input.target, statements, { accountId: id, action: 'account.tier_changed', target: id, details },
-        { sql: 'EXISTS (SELECT 1 FROM accounts WHERE id = ?)', params: [id] }, [{ sql: SQL.accountById, params: [id] }]);
+      const details = {
+        ...(imageTier !== undefined ? { image_tier: imageTier } : {}),
+        ...(toolsTier !== undefined ? { tools_tier: toolsTier } : {}),
+      };
+      const results = await executeWithAudit(
+        input.target,
+        statements,
+        { accountId: id, action: 'account.tier_changed', target: id, details },
+        { sql: 'EXISTS (SELECT 1 FROM accounts WHERE id = ?)', params: [id] },
+        [{ sql: SQL.accountById, params: [id] }],
+      );
       const after = results[results.length - 1]?.[0];
       if (results[0]?.[0] === undefined || after === undefined) throw new CliError(`no account ${id}`);
       const refresh = describeRefresh(await callRefresh(plan, { account_id: id }));
@@ -113,8 +121,12 @@ export const accountMembers: Command = {
       if (account.length === 0) throw new CliError(`no account ${id}`);
       return {
         output: members.map((m) => ({
-          id: m.id, email: m.email, name: m.name, role: m.role,
-          sign_in: [...(m.password ? ['password'] : []), ...(m.sso ? ['sso'] : [])], created_at: new Date(Number(m.created_at)).toISOString(),
+          id: m.id,
+          email: m.email,
+          name: m.name,
+          role: m.role,
+          sign_in: [...(m.password ? ['password'] : []), ...(m.sso ? ['sso'] : [])],
+          created_at: new Date(Number(m.created_at)).toISOString(),
         })),
       };
     };
@@ -133,15 +145,27 @@ export const accountSso: Command = {
       const [account = [], sso = []] = await d1Execute(input.target, [
         { sql: SQL.accountById, params: [id] },
         // Never the secret, not even encrypted.
-        { sql: 'SELECT issuer, client_id, domains, require_sso, updated_at FROM sso_configs WHERE account_id = ?', params: [id] },
+        {
+          sql: 'SELECT issuer, client_id, domains, require_sso, updated_at FROM sso_configs WHERE account_id = ?',
+          params: [id],
+        },
       ]);
       if (account.length === 0) throw new CliError(`no account ${id}`);
       const row = sso[0];
       return {
-        output: row === undefined ? { account_id: id, sso: null } : {
-          account_id: id,
-          sso: { issuer: row.issuer, client_id: row.client_id, domains: String(row.domains).split(','), require_sso: row.require_sso === 1, updated_at: new Date(Number(row.updated_at)).toISOString() },
-        },
+        output:
+          row === undefined
+            ? { account_id: id, sso: null }
+            : {
+                account_id: id,
+                sso: {
+                  issuer: row.issuer,
+                  client_id: row.client_id,
+                  domains: String(row.domains).split(','),
+                  require_sso: row.require_sso === 1,
+                  updated_at: new Date(Number(row.updated_at)).toISOString(),
+                },
+              },
       };
     };
   },

@@ -14,14 +14,30 @@ import { generalUsage } from './usage.ts';
 import type { D1Executor } from './wrangler.ts';
 
 export const COMMANDS: readonly Command[] = [
-  accountCreate, accountSetTier, accountList, accountMembers, accountSso, keyCreate, keyList, keyRevoke, catalogueSync, auditList, auditVerify, signUrl, backup, restore,
+  accountCreate,
+  accountSetTier,
+  accountList,
+  accountMembers,
+  accountSso,
+  keyCreate,
+  keyList,
+  keyRevoke,
+  catalogueSync,
+  auditList,
+  auditVerify,
+  signUrl,
+  backup,
+  restore,
 ];
 
 const GLOBAL_SWITCHES = ['help', 'local', 'remote'];
 const GLOBAL_VALUES = ['persist-to', 'config', 'url', 'token'];
 
 /** Resolves argv to help text or to a command and its input; throws UsageError. */
-function parse(argv: readonly string[], executor: D1Executor | undefined): { help: string } | { input: CommandInput; command: Command } {
+function parse(
+  argv: readonly string[],
+  executor: D1Executor | undefined,
+): { help: string } | { input: CommandInput; command: Command } {
   const tokens = tokenize(argv, new Set(GLOBAL_SWITCHES));
   const [group, second, ...others] = tokens.positionals;
   // A one-word command (`sign-url`, `backup`, `restore`) takes the next word as its first argument.
@@ -37,7 +53,8 @@ function parse(argv: readonly string[], executor: D1Executor | undefined): { hel
   if (inGroup.length === 0) throw new UsageError(`unknown command "${group}"`);
   const command = inGroup.find((c) => c.name === name);
   if (command === undefined) {
-    if (name === undefined && tokens.switches.has('help')) return { help: inGroup.map((c) => `usage: ${usageLine(c)}`).join('\n') + '\n' };
+    if (name === undefined && tokens.switches.has('help'))
+      return { help: inGroup.map((c) => `usage: ${usageLine(c)}`).join('\n') + '\n' };
     const message = name === undefined ? `missing ${group} command` : `unknown command "${group} ${name}"`;
     throw new UsageError(message, inGroup.map(usageLine).join('\n       '));
   }
@@ -55,7 +72,8 @@ function parse(argv: readonly string[], executor: D1Executor | undefined): { hel
   const remote = tokens.switches.has('remote');
   if (remote && tokens.switches.has('local')) throw new UsageError('--local and --remote exclude each other', usage);
   const persistTo = tokens.values.get('persist-to');
-  if (remote && persistTo !== undefined) throw new UsageError('--persist-to is for the local database, not with --remote', usage);
+  if (remote && persistTo !== undefined)
+    throw new UsageError('--persist-to is for the local database, not with --remote', usage);
   if (persistTo === '') throw new UsageError('invalid --persist-to: must not be empty', usage);
   const config = tokens.values.get('config');
   if (config === '') throw new UsageError('invalid --config: must not be empty', usage);
@@ -64,7 +82,13 @@ function parse(argv: readonly string[], executor: D1Executor | undefined): { hel
     positionals: rest,
     values: tokens.values,
     usage,
-    target: { remote, persistTo, config, executor: executor ?? (instance && httpExecutor(instance)), via: instance?.url },
+    target: {
+      remote,
+      persistTo,
+      config,
+      executor: executor ?? (instance && httpExecutor(instance)),
+      via: instance?.url,
+    },
     refresh: { remote, url: tokens.values.get('url'), config, token: instance?.token },
     instance,
   };
@@ -81,7 +105,8 @@ function instanceOf(values: ReadonlyMap<string, string>, databaseFlags: boolean,
   const url = values.get('url');
   if (url === undefined) throw new UsageError('--token needs --url, the instance it is for', usage);
   if (token === '') throw new UsageError('invalid --token: must not be empty', usage);
-  if (databaseFlags) throw new UsageError('--url with --token runs on the instance: no --local, --remote or --persist-to', usage);
+  if (databaseFlags)
+    throw new UsageError('--url with --token runs on the instance: no --local, --remote or --persist-to', usage);
   return { url: checkUrl(url, true, usage), token };
 }
 
@@ -105,7 +130,9 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
     action = parsed.command.prepare(parsed.input);
   } catch (err) {
     if (err instanceof UsageError) {
-      errOut(`error: ${err.message}\nusage: ${err.usage ?? 'npm run admin -- <account|key> <command> [options]   (--help for more)'}\n`);
+      errOut(
+        `error: ${err.message}\nusage: ${err.usage ?? 'npm run admin -- <account|key> <command> [options]   (--help for more)'}\n`,
+      );
       return 2;
     }
     throw err;

@@ -11,9 +11,11 @@ import { LOCAL_URL } from './live-refresh.ts';
 
 function instanceOf(input: CommandInput): Instance {
   if (input.instance !== undefined) return input.instance;
-  if (input.target.remote) throw new UsageError('backup and restore run against a service: give --url and --token', input.usage);
+  if (input.target.remote)
+    throw new UsageError('backup and restore run against a service: give --url and --token', input.usage);
   const token = readAdminToken(devVarsPath(input.refresh.config)) ?? (process.env.SHRINKRAY_ADMIN_TOKEN || undefined);
-  if (token === undefined) throw new UsageError('no operator token: give --url and --token, or set ADMIN_TOKEN in .dev.vars', input.usage);
+  if (token === undefined)
+    throw new UsageError('no operator token: give --url and --token, or set ADMIN_TOKEN in .dev.vars', input.usage);
   return { url: LOCAL_URL, token };
 }
 
@@ -24,7 +26,10 @@ interface Summary {
   webhook_dispatchers: number;
 }
 
-function summary(backup: { d1?: { name: string; rows: unknown[] }[]; objects?: Record<string, Record<string, unknown>> }): Summary {
+function summary(backup: {
+  d1?: { name: string; rows: unknown[] }[];
+  objects?: Record<string, Record<string, unknown>>;
+}): Summary {
   const count = (name: string) => Object.keys(backup.objects?.[name] ?? {}).length;
   return {
     tables: Object.fromEntries((backup.d1 ?? []).map((t) => [t.name, t.rows.length])),

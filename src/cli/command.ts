@@ -34,7 +34,8 @@ export interface Command {
   prepare(input: CommandInput): Action;
 }
 
-export const usageLine = (c: Command): string => `npm run admin -- ${c.group}${c.name ? ` ${c.name}` : ''}${c.synopsis ? ` ${c.synopsis}` : ''}`;
+export const usageLine = (c: Command): string =>
+  `npm run admin -- ${c.group}${c.name ? ` ${c.name}` : ''}${c.synopsis ? ` ${c.synopsis}` : ''}`;
 
 /** The value of a required flag, or a usage error. */
 export function required(input: CommandInput, flag: string): string {

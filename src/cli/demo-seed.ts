@@ -21,10 +21,42 @@ export interface DemoSpec {
 }
 
 export const DEMO_SPECS: readonly DemoSpec[] = [
-  { label: 'image_free', title: 'Image API, free tier', email: 'demo-image-free@shrinkray.local', name: 'Demo image free', imageTier: 'free', toolsTier: 'free', scopes: ['image'] },
-  { label: 'image_pro', title: 'Image API, pro tier', email: 'demo-image-pro@shrinkray.local', name: 'Demo image pro', imageTier: 'pro', toolsTier: 'free', scopes: ['image'] },
-  { label: 'tools_free', title: 'Tools API, free tier', email: 'demo-tools-free@shrinkray.local', name: 'Demo tools free', imageTier: 'free', toolsTier: 'free', scopes: ['tools'] },
-  { label: 'tools_developer', title: 'Tools API, developer tier', email: 'demo-tools-developer@shrinkray.local', name: 'Demo tools developer', imageTier: 'free', toolsTier: 'developer', scopes: ['tools'] },
+  {
+    label: 'image_free',
+    title: 'Image API, free tier',
+    email: 'demo-image-free@shrinkray.local',
+    name: 'Demo image free',
+    imageTier: 'free',
+    toolsTier: 'free',
+    scopes: ['image'],
+  },
+  {
+    label: 'image_pro',
+    title: 'Image API, pro tier',
+    email: 'demo-image-pro@shrinkray.local',
+    name: 'Demo image pro',
+    imageTier: 'pro',
+    toolsTier: 'free',
+    scopes: ['image'],
+  },
+  {
+    label: 'tools_free',
+    title: 'Tools API, free tier',
+    email: 'demo-tools-free@shrinkray.local',
+    name: 'Demo tools free',
+    imageTier: 'free',
+    toolsTier: 'free',
+    scopes: ['tools'],
+  },
+  {
+    label: 'tools_developer',
+    title: 'Tools API, developer tier',
+    email: 'demo-tools-developer@shrinkray.local',
+    name: 'Demo tools developer',
+    imageTier: 'free',
+    toolsTier: 'developer',
+    scopes: ['tools'],
+  },
 ];
 
 export interface DemoKey {
@@ -64,7 +96,11 @@ const sameScopes = (stored: string, wanted: readonly Scope[]): boolean =>
  * Makes sure the four demo keys exist and are usable; returns them, and the results of `prelude`:
  * statements run in the same first batch, which saves `npm run dev` a wrangler start (seconds).
  */
-export async function seedDemoKeys(target: D1Target, prelude: readonly Statement[] = [], now: number = Date.now()): Promise<{ keys: DemoKey[]; prelude: Row[][] }> {
+export async function seedDemoKeys(
+  target: D1Target,
+  prelude: readonly Statement[] = [],
+  now: number = Date.now(),
+): Promise<{ keys: DemoKey[]; prelude: Row[][] }> {
   const path = demoKeysPath(target);
   const saved = readSaved(path);
   const hashes = new Map<string, string>();
@@ -76,7 +112,9 @@ export async function seedDemoKeys(target: D1Target, prelude: readonly Statement
   for (const label of hashLabels) checks.push({ sql: SQL.keyStateByHash, params: [hashes.get(label) as string] });
   const all = await d1Execute(target, [...prelude, ...checks]);
   const results = all.slice(prelude.length);
-  const keyStates = new Map<string, Row | undefined>(hashLabels.map((label, i) => [label, results[DEMO_SPECS.length + i]?.[0]]));
+  const keyStates = new Map<string, Row | undefined>(
+    hashLabels.map((label, i) => [label, results[DEMO_SPECS.length + i]?.[0]]),
+  );
 
   const writes: Statement[] = [];
   const keys: DemoKey[] = [];
@@ -84,14 +122,19 @@ export async function seedDemoKeys(target: D1Target, prelude: readonly Statement
     const existing = results[i]?.[0];
     let accountId: string;
     if (existing === undefined) {
-      const account = accountStatement({ email: spec.email, name: spec.name, imageTier: spec.imageTier, toolsTier: spec.toolsTier }, now);
+      const account = accountStatement(
+        { email: spec.email, name: spec.name, imageTier: spec.imageTier, toolsTier: spec.toolsTier },
+        now,
+      );
       writes.push(account.statement);
       accountId = account.record.id;
     } else {
       accountId = String(existing.id);
       // Someone changed a demo account's tier: put it back, so the labels stay true.
-      if (existing.image_tier !== spec.imageTier) writes.push({ sql: SQL.setImageTier, params: [spec.imageTier, accountId] });
-      if (existing.tools_tier !== spec.toolsTier) writes.push({ sql: SQL.setToolsTier, params: [spec.toolsTier, accountId] });
+      if (existing.image_tier !== spec.imageTier)
+        writes.push({ sql: SQL.setImageTier, params: [spec.imageTier, accountId] });
+      if (existing.tools_tier !== spec.toolsTier)
+        writes.push({ sql: SQL.setToolsTier, params: [spec.toolsTier, accountId] });
     }
     const entry = saved.get(spec.label);
     const state = keyStates.get(spec.label);
@@ -104,11 +147,25 @@ export async function seedDemoKeys(target: D1Target, prelude: readonly Statement
       typeof state.scopes === 'string' &&
       sameScopes(state.scopes, spec.scopes);
     if (usable) {
-      keys.push({ label: spec.label, title: spec.title, key: entry.key, id: entry.id, account_id: accountId, email: spec.email });
+      keys.push({
+        label: spec.label,
+        title: spec.title,
+        key: entry.key,
+        id: entry.id,
+        account_id: accountId,
+        email: spec.email,
+      });
     } else {
       const created = await keyStatement({ accountId, scopes: spec.scopes, name: 'local demo' }, now);
       writes.push(created.statement);
-      keys.push({ label: spec.label, title: spec.title, key: created.record.key, id: created.record.id, account_id: accountId, email: spec.email });
+      keys.push({
+        label: spec.label,
+        title: spec.title,
+        key: created.record.key,
+        id: created.record.id,
+        account_id: accountId,
+        email: spec.email,
+      });
     }
   }
   await d1Execute(target, writes);
@@ -120,7 +177,9 @@ function saveKeys(path: string, keys: readonly DemoKey[]): void {
   mkdirSync(dirname(path), { recursive: true });
   const body = {
     note: 'Local demo keys of `npm run dev`, valid only against this local database. Never commit this file.',
-    keys: Object.fromEntries(keys.map((k) => [k.label, { key: k.key, id: k.id, account_id: k.account_id, email: k.email }])),
+    keys: Object.fromEntries(
+      keys.map((k) => [k.label, { key: k.key, id: k.id, account_id: k.account_id, email: k.email }]),
+    ),
   };
   writeFileSync(path, `${JSON.stringify(body, null, 2)}\n`, { mode: 0o600 });
   chmodSync(path, 0o600);

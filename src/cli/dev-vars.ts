@@ -42,7 +42,11 @@ export function readAdminToken(path: string): string | undefined {
  * The .dev.vars text with a usable `name`: unchanged when it has one, else with empty `name` lines
  * dropped and `name=<new>` appended. Every other line is kept as it was.
  */
-export function withSecret(text: string | undefined, name: string, newValue: () => string): { text: string; created: boolean } {
+export function withSecret(
+  text: string | undefined,
+  name: string,
+  newValue: () => string,
+): { text: string; created: boolean } {
   const current = text ?? '';
   if (secretIn(current, name) !== undefined) return { text: current, created: false };
   const pattern = lineOf(name);

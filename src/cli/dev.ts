@@ -14,7 +14,8 @@ import { devVarsPath, withSecret } from './dev-vars.ts';
 import { CliError, UsageError } from './errors.ts';
 import { d1MigrateLocal, PROJECT_ROOT, WRANGLER_JS, type D1Target } from './wrangler.ts';
 
-const USAGE = 'npm run dev [-- <wrangler dev options>]   or   node src/cli/dev.ts --seed-only [--persist-to DIR] [--config PATH] [--port N] [--ip IP]';
+const USAGE =
+  'npm run dev [-- <wrangler dev options>]   or   node src/cli/dev.ts --seed-only [--persist-to DIR] [--config PATH] [--port N] [--ip IP]';
 
 interface DevArgs {
   seedOnly: boolean;
@@ -63,7 +64,12 @@ export function parseDevArgs(argv: readonly string[]): DevArgs {
     seedOnly,
     passthrough,
     target: { remote: false, persistTo: seen.get('--persist-to'), config: seen.get('--config') },
-    host: ip === undefined || ip === '0.0.0.0' || ip === '::' || ip === '*' ? '127.0.0.1' : ip.includes(':') ? `[${ip}]` : ip,
+    host:
+      ip === undefined || ip === '0.0.0.0' || ip === '::' || ip === '*'
+        ? '127.0.0.1'
+        : ip.includes(':')
+          ? `[${ip}]`
+          : ip,
     port: seen.get('--port') ?? '8787',
   };
 }
@@ -100,7 +106,7 @@ function printKeys(keys: readonly DemoKey[], args: DevArgs): void {
   const byLabel = new Map(keys.map((k) => [k.label, k.key]));
   const lines = [
     '',
-    'Local demo keys (for this machine\'s local database only; they are not valid anywhere else):',
+    "Local demo keys (for this machine's local database only; they are not valid anywhere else):",
     ...keys.map((k) => `  ${k.title.padEnd(width)}  ${k.key}`),
     '',
     `Web console (sign up, keys, usage, Try it, API reference): ${base}/`,
@@ -129,7 +135,11 @@ function runWranglerDev(args: DevArgs): Promise<number> {
     CLOUDFLARE_CF_FETCH_ENABLED: process.env.CLOUDFLARE_CF_FETCH_ENABLED ?? 'false',
     WRANGLER_SEND_METRICS: process.env.WRANGLER_SEND_METRICS ?? 'false',
   };
-  const child = spawn(process.execPath, [WRANGLER_JS, 'dev', ...defaults, ...args.passthrough], { cwd: PROJECT_ROOT, stdio: 'inherit', env });
+  const child = spawn(process.execPath, [WRANGLER_JS, 'dev', ...defaults, ...args.passthrough], {
+    cwd: PROJECT_ROOT,
+    stdio: 'inherit',
+    env,
+  });
   const forward = (signal: NodeJS.Signals) => () => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
   };

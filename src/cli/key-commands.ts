@@ -32,9 +32,15 @@ export const keyCreate: Command = {
       const { record, statement } = await keyStatement({ accountId, scopes, name }, now);
       try {
         // The key, its key.created webhook event and its audit record (actor: operator) in one batch.
-        await executeWithAudit(input.target, [statement, keyEvent('created', record.id, now)], { accountId, action: 'key.created', target: record.id, details: { name, scopes } }, {
-          sql: 'EXISTS (SELECT 1 FROM api_keys WHERE id = ?)', params: [record.id],
-        });
+        await executeWithAudit(
+          input.target,
+          [statement, keyEvent('created', record.id, now)],
+          { accountId, action: 'key.created', target: record.id, details: { name, scopes } },
+          {
+            sql: 'EXISTS (SELECT 1 FROM api_keys WHERE id = ?)',
+            params: [record.id],
+          },
+        );
       } catch (err) {
         // api_keys.account_id references accounts(id); D1 enforces foreign keys.
         if (err instanceof D1Error && /FOREIGN KEY constraint failed/i.test(err.detail)) {
@@ -83,19 +89,23 @@ export const keyRevoke: Command = {
       if (found[0] === undefined) throw new CliError(`no key ${id}`);
       const accountId = toKeyRow(found[0]).account_id;
       const at = Date.now();
-      const [before = [], , , after = []] = await executeWithAudit(input.target, [
-        { sql: SQL.keyById, params: [id] },
-        { sql: SQL.revokeKey, params: [at, id] },
-        keyEvent('revoked', id, at),
-      ], { accountId, action: 'key.revoked', target: id }, { sql: 'EXISTS (SELECT 1 FROM api_keys WHERE id = ? AND revoked_at = ?)', params: [id, at] },
-      [{ sql: SQL.keyById, params: [id] }]);
+      const [before = [], , , after = []] = await executeWithAudit(
+        input.target,
+        [{ sql: SQL.keyById, params: [id] }, { sql: SQL.revokeKey, params: [at, id] }, keyEvent('revoked', id, at)],
+        { accountId, action: 'key.revoked', target: id },
+        { sql: 'EXISTS (SELECT 1 FROM api_keys WHERE id = ? AND revoked_at = ?)', params: [id, at] },
+        [{ sql: SQL.keyById, params: [id] }],
+      );
       const was = before[0] === undefined ? undefined : toKeyRow(before[0]);
       if (was === undefined) throw new CliError(`no key ${id}`);
       if (was.revoked_at !== null) throw new CliError(`key ${id} was already revoked at ${iso(was.revoked_at)}`);
       const now = after[0] === undefined ? undefined : toKeyRow(after[0]);
       if (now?.revoked_at == null) throw new CliError(`key ${id} could not be revoked`);
       const refresh = describeRefresh(await callRefresh(plan, { key_ids: [id] }));
-      return { output: { id, revoked_at: iso(now.revoked_at), live_refresh: refresh.live_refresh }, error: refresh.error };
+      return {
+        output: { id, revoked_at: iso(now.revoked_at), live_refresh: refresh.live_refresh },
+        error: refresh.error,
+      };
     };
   },
 };

@@ -48,7 +48,8 @@ export function planRefresh(options: RefreshOptions, usage: string, env: NodeJS.
   const rawUrl = options.url ?? (env.SHRINKRAY_URL || undefined);
   const missing: string[] = [];
   if (rawUrl === undefined) missing.push('the service URL (--url or env SHRINKRAY_URL)');
-  if (envToken === undefined) missing.push('the operator token (env SHRINKRAY_ADMIN_TOKEN, the ADMIN_TOKEN secret of the Worker)');
+  if (envToken === undefined)
+    missing.push('the operator token (env SHRINKRAY_ADMIN_TOKEN, the ADMIN_TOKEN secret of the Worker)');
   if (rawUrl === undefined || envToken === undefined) {
     throw new UsageError(
       `--remote needs ${missing.join(' and ')} to make the change bind at once; nothing was written`,
@@ -69,10 +70,16 @@ export function checkUrl(raw: string, remote: boolean, usage: string): string {
     throw new UsageError(`invalid service URL: must use http or https, not ${url.protocol}`, usage);
   }
   if (remote && url.protocol === 'http:' && !isLoopback(url.hostname)) {
-    throw new UsageError('invalid service URL: a remote service must be reached over https (the token must not travel in clear)', usage);
+    throw new UsageError(
+      'invalid service URL: a remote service must be reached over https (the token must not travel in clear)',
+      usage,
+    );
   }
   if (url.username || url.password || url.search || url.hash) {
-    throw new UsageError('invalid service URL: no credentials, query or fragment, just the origin (and a base path)', usage);
+    throw new UsageError(
+      'invalid service URL: no credentials, query or fragment, just the origin (and a base path)',
+      usage,
+    );
   }
   return url.href.replace(/\/+$/, '');
 }
@@ -112,7 +119,10 @@ export async function callRefresh(plan: RefreshPlan, body: RefreshBody): Promise
     if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) {
       return { kind: 'failed', reason: `no answer from ${plan.url} within ${TIMEOUT_MS / 1000} s` };
     }
-    return { kind: 'failed', reason: `could not reach ${plan.url} (${codes[0] ?? (err instanceof Error ? err.message : 'error')})` };
+    return {
+      kind: 'failed',
+      reason: `could not reach ${plan.url} (${codes[0] ?? (err instanceof Error ? err.message : 'error')})`,
+    };
   }
   const text = await response.text().catch(() => '');
   if (response.status === 200) return { kind: 'ok' };
@@ -124,7 +134,10 @@ export async function callRefresh(plan: RefreshPlan, body: RefreshBody): Promise
     // not our service's JSON; the status says enough
   }
   let hint = '';
-  if (response.status === 401) hint = plan.remote ? ' (check SHRINKRAY_ADMIN_TOKEN)' : ' (check ADMIN_TOKEN in .dev.vars or SHRINKRAY_ADMIN_TOKEN)';
+  if (response.status === 401)
+    hint = plan.remote
+      ? ' (check SHRINKRAY_ADMIN_TOKEN)'
+      : ' (check ADMIN_TOKEN in .dev.vars or SHRINKRAY_ADMIN_TOKEN)';
   if (response.status === 404) hint = ' (is ADMIN_TOKEN set for the service?)';
   return { kind: 'failed', reason: `${plan.url} answered HTTP ${response.status}${detail}${hint}` };
 }

@@ -41,17 +41,27 @@ function scene(): string {
     const x = rand() * WIDTH;
     const h = 30 + rand() * 50;
     const y = 470 + rand() * 60;
-    trees.push(`<polygon points="${x.toFixed(1)},${(y - h).toFixed(1)} ${(x - h / 4).toFixed(1)},${y.toFixed(1)} ${(x + h / 4).toFixed(1)},${y.toFixed(1)}" fill="hsl(${120 + rand() * 40},${35 + rand() * 20}%,${18 + rand() * 14}%)"/>`);
+    trees.push(
+      `<polygon points="${x.toFixed(1)},${(y - h).toFixed(1)} ${(x - h / 4).toFixed(1)},${y.toFixed(1)} ${(x + h / 4).toFixed(1)},${y.toFixed(1)}" fill="hsl(${120 + rand() * 40},${35 + rand() * 20}%,${18 + rand() * 14}%)"/>`,
+    );
   }
   const clouds: string[] = [];
   for (let i = 0; i < 9; i++) {
-    clouds.push(`<ellipse cx="${(rand() * WIDTH).toFixed(0)}" cy="${(60 + rand() * 140).toFixed(0)}" rx="${(60 + rand() * 90).toFixed(0)}" ry="${(14 + rand() * 16).toFixed(0)}" fill="#fff" opacity="${(0.35 + rand() * 0.4).toFixed(2)}"/>`);
+    clouds.push(
+      `<ellipse cx="${(rand() * WIDTH).toFixed(0)}" cy="${(60 + rand() * 140).toFixed(0)}" rx="${(60 + rand() * 90).toFixed(0)}" ry="${(14 + rand() * 16).toFixed(0)}" fill="#fff" opacity="${(0.35 + rand() * 0.4).toFixed(2)}"/>`,
+    );
   }
   // A striped sign and a checkerboard: hard edges and fine lines, where artefacts show at 100 %.
   const checks: string[] = [];
-  for (let r = 0; r < 8; r++) for (let c = 0; c < 8; c++) if ((r + c) % 2 === 0) checks.push(`<rect x="${760 + c * 12}" y="${520 + r * 12}" width="12" height="12" fill="#1b1f24"/>`);
+  for (let r = 0; r < 8; r++)
+    for (let c = 0; c < 8; c++)
+      if ((r + c) % 2 === 0)
+        checks.push(`<rect x="${760 + c * 12}" y="${520 + r * 12}" width="12" height="12" fill="#1b1f24"/>`);
   const lines: string[] = [];
-  for (let i = 0; i < 24; i++) lines.push(`<line x1="${60 + i * 5}" y1="520" x2="${60 + i * 5}" y2="610" stroke="${i % 2 ? '#c2570c' : '#f6f7f9'}" stroke-width="2.5"/>`);
+  for (let i = 0; i < 24; i++)
+    lines.push(
+      `<line x1="${60 + i * 5}" y1="520" x2="${60 + i * 5}" y2="610" stroke="${i % 2 ? '#c2570c' : '#f6f7f9'}" stroke-width="2.5"/>`,
+    );
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}">
 <defs>
 <linearGradient id="sky" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#2b4c8c"/><stop offset=".55" stop-color="#e59a5b"/><stop offset="1" stop-color="#f6d29b"/></linearGradient>

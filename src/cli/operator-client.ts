@@ -24,24 +24,35 @@ async function failure(response: Response, instance: Instance): Promise<string> 
     // not our service's JSON
   }
   let hint = '';
-  if (response.status === 401) hint = ' (check --token: the instance\'s ADMIN_TOKEN)';
+  if (response.status === 401) hint = " (check --token: the instance's ADMIN_TOKEN)";
   if (response.status === 404) hint = ' (is ADMIN_TOKEN set for the instance?)';
   return `${instance.url} answered HTTP ${response.status}${hint}`;
 }
 
-export async function call(instance: Instance, method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number): Promise<unknown> {
+export async function call(
+  instance: Instance,
+  method: 'GET' | 'POST',
+  path: string,
+  body: unknown,
+  timeoutMs: number,
+): Promise<unknown> {
   let response: Response;
   try {
     response = await fetch(`${instance.url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${instance.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${instance.token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? null : JSON.stringify(body),
       redirect: 'manual',
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (err) {
     const cause = (err as { cause?: { code?: unknown } }).cause;
-    throw new CliError(`could not reach ${instance.url} (${typeof cause?.code === 'string' ? cause.code : err instanceof Error ? err.message : String(err)})`);
+    throw new CliError(
+      `could not reach ${instance.url} (${typeof cause?.code === 'string' ? cause.code : err instanceof Error ? err.message : String(err)})`,
+    );
   }
   if (response.status !== 200) throw new CliError(await failure(response, instance));
   return response.json();
@@ -50,14 +61,18 @@ export async function call(instance: Instance, method: 'GET' | 'POST', path: str
 /** Runs a command's statements as one D1 batch on the instance, as `wrangler d1 execute` does locally. */
 export function httpExecutor(instance: Instance): D1Executor {
   return async (statements: readonly Statement[]): Promise<Row[][]> => {
-    const body = (await call(instance, 'POST', '/internal/d1/batch', { statements }, BATCH_TIMEOUT_MS)) as { data?: { results?: Row[][] } };
+    const body = (await call(instance, 'POST', '/internal/d1/batch', { statements }, BATCH_TIMEOUT_MS)) as {
+      data?: { results?: Row[][] };
+    };
     const results = body.data?.results;
-    if (!Array.isArray(results) || results.length !== statements.length) throw new Error(`unexpected answer from ${instance.url}`);
+    if (!Array.isArray(results) || results.length !== statements.length)
+      throw new Error(`unexpected answer from ${instance.url}`);
     return results;
   };
 }
 
-export const fetchBackup = (instance: Instance): Promise<unknown> => call(instance, 'GET', '/internal/backup', undefined, BACKUP_TIMEOUT_MS);
+export const fetchBackup = (instance: Instance): Promise<unknown> =>
+  call(instance, 'GET', '/internal/backup', undefined, BACKUP_TIMEOUT_MS);
 
 export const sendRestore = (instance: Instance, backup: unknown): Promise<unknown> =>
   call(instance, 'POST', '/internal/restore', backup, BACKUP_TIMEOUT_MS);

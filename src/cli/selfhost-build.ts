@@ -26,7 +26,9 @@ export async function buildSelfhost(outDir: string = SELFHOST_DIR): Promise<stri
     });
   } catch (err) {
     const e = err as { stderr?: Buffer; stdout?: Buffer };
-    throw new CliError(`wrangler could not bundle the Worker: ${String(e.stderr ?? '')}${String(e.stdout ?? '')}`.slice(0, 2000));
+    throw new CliError(
+      `wrangler could not bundle the Worker: ${String(e.stderr ?? '')}${String(e.stdout ?? '')}`.slice(0, 2000),
+    );
   }
   const esbuild = await import('esbuild');
   await esbuild.build({
@@ -44,9 +46,15 @@ export async function buildSelfhost(outDir: string = SELFHOST_DIR): Promise<stri
   if (!files.includes('worker.js')) throw new CliError('wrangler wrote no worker.js');
   const appModules = [
     { name: 'worker.js', path: 'app/worker.js', kind: 'esModule' as const },
-    ...files.filter((f) => f.endsWith('.wasm')).sort().map((f) => ({ name: f, path: `app/${f}`, kind: 'wasm' as const })),
+    ...files
+      .filter((f) => f.endsWith('.wasm'))
+      .sort()
+      .map((f) => ({ name: f, path: `app/${f}`, kind: 'wasm' as const })),
     // Files under wrangler.toml's Data rules (the console's sample image) arrive as bytes.
-    ...files.filter((f) => /\.(jpe?g|png|webp|bin)$/i.test(f)).sort().map((f) => ({ name: f, path: `app/${f}`, kind: 'data' as const })),
+    ...files
+      .filter((f) => /\.(jpe?g|png|webp|bin)$/i.test(f))
+      .sort()
+      .map((f) => ({ name: f, path: `app/${f}`, kind: 'data' as const })),
   ];
   const migrations = readdirSync(MIGRATIONS_DIR)
     .filter((f) => f.endsWith('.sql'))

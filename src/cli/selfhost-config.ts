@@ -35,12 +35,19 @@ export function readWranglerToml(text: string): WranglerFacts {
   const varsSection = sections.find((s) => /^\[vars\]/.test(s)) ?? '';
   const vars = [...varsSection.matchAll(/^([A-Za-z_][A-Za-z0-9_]*)\s*=/gm)].map((m) => m[1] as string);
   const varDefaults = Object.fromEntries(
-    [...varsSection.matchAll(/^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*("(?:[^"\\]|\\.)*")/gm)].map((m) => [m[1] as string, JSON.parse(m[2] as string) as string]),
+    [...varsSection.matchAll(/^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*("(?:[^"\\]|\\.)*")/gm)].map((m) => [
+      m[1] as string,
+      JSON.parse(m[2] as string) as string,
+    ]),
   );
   const durableObjects = sections
     .filter((s) => /^\[\[durable_objects\.bindings\]\]/.test(s))
-    .map((s) => ({ binding: /^name\s*=\s*"([^"]+)"/m.exec(s)?.[1] ?? '', className: /^class_name\s*=\s*"([^"]+)"/m.exec(s)?.[1] ?? '' }));
-  if (durableObjects.some((d) => !d.binding || !d.className)) throw new Error('a [[durable_objects.bindings]] entry lacks name or class_name');
+    .map((s) => ({
+      binding: /^name\s*=\s*"([^"]+)"/m.exec(s)?.[1] ?? '',
+      className: /^class_name\s*=\s*"([^"]+)"/m.exec(s)?.[1] ?? '',
+    }));
+  if (durableObjects.some((d) => !d.binding || !d.className))
+    throw new Error('a [[durable_objects.bindings]] entry lacks name or class_name');
   const d1 = sections.find((s) => /^\[\[d1_databases\]\]/.test(s));
   const d1Binding = d1 ? /^binding\s*=\s*"([^"]+)"/m.exec(d1)?.[1] : undefined;
   if (!d1Binding) throw new Error('wrangler.toml has no [[d1_databases]] binding');

@@ -17,7 +17,14 @@ export function workerdArgs(env: NodeJS.ProcessEnv = process.env, config: string
   const address = env.SHRINKRAY_ADDRESS || DEFAULT_ADDRESS;
   const dataDir = resolve(env.SHRINKRAY_DATA_DIR || DEFAULT_DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
-  return ['serve', config, '--socket-addr', `${SOCKET_NAME}=${address}`, '--directory-path', `${DATA_SERVICE}=${dataDir}`];
+  return [
+    'serve',
+    config,
+    '--socket-addr',
+    `${SOCKET_NAME}=${address}`,
+    '--directory-path',
+    `${DATA_SERVICE}=${dataDir}`,
+  ];
 }
 
 if (import.meta.main) {

@@ -24,12 +24,18 @@ export const signUrl: Command = {
     }
     const options = input.values.get('options')?.trim() || '_';
     // The shape only: the values' bounds are the service's to check (README, "Signed image URLs").
-    if (!OPTIONS_SHAPE.test(options)) throw new UsageError(`invalid --options "${options}": name=value pairs joined by commas, such as w=800,q=75,f=auto`, input.usage);
+    if (!OPTIONS_SHAPE.test(options))
+      throw new UsageError(
+        `invalid --options "${options}": name=value pairs joined by commas, such as w=800,q=75,f=auto`,
+        input.usage,
+      );
     const base = (input.values.get('base') ?? process.env.SHRINKRAY_URL ?? DEFAULT_BASE).replace(/\/+$/, '');
-    if (URL.parse(base) === null) throw new UsageError(`invalid --base "${base}": must be an absolute URL`, input.usage);
+    if (URL.parse(base) === null)
+      throw new UsageError(`invalid --base "${base}": must be an absolute URL`, input.usage);
     const secretId = input.values.get('secret-id');
     const fromEnv = process.env.SHRINKRAY_SIGNING_SECRET;
-    if (secretId === undefined && !fromEnv) throw new UsageError('give --secret-id, or the secret in env SHRINKRAY_SIGNING_SECRET', input.usage);
+    if (secretId === undefined && !fromEnv)
+      throw new UsageError('give --secret-id, or the secret in env SHRINKRAY_SIGNING_SECRET', input.usage);
     return async () => {
       let secret = fromEnv ?? '';
       if (secretId !== undefined) {

@@ -1,7 +1,14 @@
 // Validation of everything an operator types, with zod. Each parser returns the clean value or throws
 // a UsageError naming the flag and saying what is allowed.
 import { z } from 'zod';
-import { IMAGE_TIER_NAMES, SCOPES, TOOLS_TIER_NAMES, type ImageTier, type Scope, type ToolsTier } from '../accounts/tiers.ts';
+import {
+  IMAGE_TIER_NAMES,
+  SCOPES,
+  TOOLS_TIER_NAMES,
+  type ImageTier,
+  type Scope,
+  type ToolsTier,
+} from '../accounts/tiers.ts';
 import { UsageError } from './errors.ts';
 
 const NO_CONTROL = /^[^\p{Cc}\p{Zl}\p{Zp}]*$/u;
@@ -27,31 +34,32 @@ export const KEY_ID = /^key_[0-9A-Za-z]{16}$/;
 const accountIdSchema = z.string().regex(ACCOUNT_ID, 'account ids look like acc_ followed by 16 letters or digits');
 const keyIdSchema = z.string().regex(KEY_ID, 'key ids look like key_ followed by 16 letters or digits');
 
-const scopesSchema = z
-  .string()
-  .transform((text, ctx) => {
-    const parts = text.split(',').map((p) => p.trim());
-    const allowed = `a comma list of ${SCOPES.join(', ')}`;
-    if (parts.some((p) => p === '')) {
-      ctx.addIssue({ code: 'custom', message: `must be ${allowed}, without empty items` });
-      return z.NEVER;
-    }
-    const unknown = parts.find((p) => !(SCOPES as readonly string[]).includes(p));
-    if (unknown !== undefined) {
-      ctx.addIssue({ code: 'custom', message: `unknown scope "${printable(unknown)}"; must be ${allowed}` });
-      return z.NEVER;
-    }
-    if (new Set(parts).size !== parts.length) {
-      ctx.addIssue({ code: 'custom', message: 'lists a scope more than once' });
-      return z.NEVER;
-    }
-    if (parts.includes('manage') && parts.length > 1) {
-      ctx.addIssue({ code: 'custom', message: 'manage cannot be combined with image or tools: make a separate key for the management API' });
-      return z.NEVER;
-    }
-    // Stored and shown in one canonical order.
-    return SCOPES.filter((s) => parts.includes(s));
-  });
+const scopesSchema = z.string().transform((text, ctx) => {
+  const parts = text.split(',').map((p) => p.trim());
+  const allowed = `a comma list of ${SCOPES.join(', ')}`;
+  if (parts.some((p) => p === '')) {
+    ctx.addIssue({ code: 'custom', message: `must be ${allowed}, without empty items` });
+    return z.NEVER;
+  }
+  const unknown = parts.find((p) => !(SCOPES as readonly string[]).includes(p));
+  if (unknown !== undefined) {
+    ctx.addIssue({ code: 'custom', message: `unknown scope "${printable(unknown)}"; must be ${allowed}` });
+    return z.NEVER;
+  }
+  if (new Set(parts).size !== parts.length) {
+    ctx.addIssue({ code: 'custom', message: 'lists a scope more than once' });
+    return z.NEVER;
+  }
+  if (parts.includes('manage') && parts.length > 1) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'manage cannot be combined with image or tools: make a separate key for the management API',
+    });
+    return z.NEVER;
+  }
+  // Stored and shown in one canonical order.
+  return SCOPES.filter((s) => parts.includes(s));
+});
 
 /** Shows a rejected value safely on one line. */
 function printable(value: string): string {
@@ -73,4 +81,5 @@ export const parseToolsTier = (v: string, usage: string): ToolsTier => check(too
 export const parseScopeList = (v: string, usage: string): Scope[] => check(scopesSchema, v, '--scopes', usage);
 export const parseAccountId = (v: string, usage: string, label = 'account id'): string =>
   check(accountIdSchema, v, `${label} "${printable(v)}"`, usage);
-export const parseKeyId = (v: string, usage: string): string => check(keyIdSchema, v, `key id "${printable(v)}"`, usage);
+export const parseKeyId = (v: string, usage: string): string =>
+  check(keyIdSchema, v, `key id "${printable(v)}"`, usage);

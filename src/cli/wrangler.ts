@@ -38,7 +38,13 @@ export interface WranglerResult {
 
 /** Environment for non-interactive wrangler runs: no prompts, no colours, no telemetry, no tokens. */
 function wranglerEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true', FORCE_COLOR: '0', NO_COLOR: '1', WRANGLER_SEND_METRICS: 'false' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    CI: 'true',
+    FORCE_COLOR: '0',
+    NO_COLOR: '1',
+    WRANGLER_SEND_METRICS: 'false',
+  };
   delete env.SHRINKRAY_ADMIN_TOKEN;
   return env;
 }
@@ -179,7 +185,16 @@ export async function d1Execute(target: D1Target, statements: readonly Statement
     }
   }
   const sql = statements.map((s) => inlineParams(s.sql, s.params)).join(';\n');
-  const result = await runD1(target, ['d1', 'execute', DATABASE, ...targetArgs(target), '--json', '--yes', '--command', sql]);
+  const result = await runD1(target, [
+    'd1',
+    'execute',
+    DATABASE,
+    ...targetArgs(target),
+    '--json',
+    '--yes',
+    '--command',
+    sql,
+  ]);
   if (result.code !== 0) throw new D1Error(wranglerErrorText(result), target);
   const parsed = parseJsonOutput(result.stdout);
   if (!Array.isArray(parsed) || parsed.length !== statements.length) {
@@ -195,6 +210,12 @@ export async function d1Execute(target: D1Target, statements: readonly Statement
 
 /** `wrangler d1 migrations apply DB --local`, without prompting. */
 export async function d1MigrateLocal(target: D1Target): Promise<void> {
-  const result = await runD1(target, ['d1', 'migrations', 'apply', DATABASE, ...targetArgs({ ...target, remote: false })]);
+  const result = await runD1(target, [
+    'd1',
+    'migrations',
+    'apply',
+    DATABASE,
+    ...targetArgs({ ...target, remote: false }),
+  ]);
   if (result.code !== 0) throw new D1Error(wranglerErrorText(result), target);
 }

@@ -15,6 +15,8 @@ export function encodeJpegFrame(image: RgbaImage, quality: number): Uint8Array {
     rgb[o + 2] = image.data[i + 2]!;
   }
   return encodePixelsJpeg(rgb, image.width, image.height, 3, {
-    quality, sampling: quality >= FULL_CHROMA_QUALITY ? [1, 1] : [2, 2], progressive: true,
+    quality,
+    sampling: quality >= FULL_CHROMA_QUALITY ? [1, 1] : [2, 2],
+    progressive: true,
   });
 }

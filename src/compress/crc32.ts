@@ -7,7 +7,8 @@ for (let n = 0; n < 256; n++) {
   TABLES[n] = c >>> 0;
 }
 for (let n = 0; n < 256; n++) {
-  for (let t = 1; t < 8; t++) TABLES[t * 256 + n] = (TABLES[(t - 1) * 256 + n]! >>> 8) ^ TABLES[TABLES[(t - 1) * 256 + n]! & 0xff]!;
+  for (let t = 1; t < 8; t++)
+    TABLES[t * 256 + n] = (TABLES[(t - 1) * 256 + n]! >>> 8) ^ TABLES[TABLES[(t - 1) * 256 + n]! & 0xff]!;
 }
 
 export function crc32(bytes: Uint8Array): number {
@@ -17,8 +18,15 @@ export function crc32(bytes: Uint8Array): number {
   const end8 = bytes.length - 7;
   for (; i < end8; i += 8) {
     const lo = c ^ (bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24));
-    c = T[1792 + (lo & 0xff)]! ^ T[1536 + ((lo >>> 8) & 0xff)]! ^ T[1280 + ((lo >>> 16) & 0xff)]! ^ T[1024 + (lo >>> 24)]! ^
-      T[768 + bytes[i + 4]!]! ^ T[512 + bytes[i + 5]!]! ^ T[256 + bytes[i + 6]!]! ^ T[bytes[i + 7]!]!;
+    c =
+      T[1792 + (lo & 0xff)]! ^
+      T[1536 + ((lo >>> 8) & 0xff)]! ^
+      T[1280 + ((lo >>> 16) & 0xff)]! ^
+      T[1024 + (lo >>> 24)]! ^
+      T[768 + bytes[i + 4]!]! ^
+      T[512 + bytes[i + 5]!]! ^
+      T[256 + bytes[i + 6]!]! ^
+      T[bytes[i + 7]!]!;
   }
   for (; i < bytes.length; i++) c = T[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;

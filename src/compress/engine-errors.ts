@@ -8,9 +8,13 @@ import { ApiError } from '../http/errors.ts';
 function refusal(err: unknown, input: 'JPEG' | 'WebP'): unknown {
   if (!(err instanceof JpegEngineError) && !(err instanceof WebpEngineError)) return err;
   if (/memory/i.test(err.message)) {
-    return new ApiError('overloaded', 'the service ran short of memory for this image; retry in a moment', { headers: { 'Retry-After': '2' } });
+    return new ApiError('overloaded', 'the service ran short of memory for this image; retry in a moment', {
+      headers: { 'Retry-After': '2' },
+    });
   }
-  return new ApiError('unprocessable_image', `the ${input} could not be decoded: ${err.message.replace(/\.$/, '')}`, { param: 'image' });
+  return new ApiError('unprocessable_image', `the ${input} could not be decoded: ${err.message.replace(/\.$/, '')}`, {
+    param: 'image',
+  });
 }
 
 /** Runs `fn`; the engine's errors become the API's. */

@@ -56,9 +56,11 @@ export function readHeader(format: ImageFormat, bytes: Uint8Array): ImageHeader 
 }
 
 const u16 = (b: Uint8Array, at: number): number => (b[at]! << 8) | b[at + 1]!;
-const u32 = (b: Uint8Array, at: number): number => ((b[at]! << 24) >>> 0) + (b[at + 1]! << 16) + (b[at + 2]! << 8) + b[at + 3]!;
+const u32 = (b: Uint8Array, at: number): number =>
+  ((b[at]! << 24) >>> 0) + (b[at + 1]! << 16) + (b[at + 2]! << 8) + b[at + 3]!;
 const u24le = (b: Uint8Array, at: number): number => b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16);
-const u32le = (b: Uint8Array, at: number): number => (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
+const u32le = (b: Uint8Array, at: number): number =>
+  (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
 const tag = (b: Uint8Array, at: number): string => String.fromCharCode(b[at]!, b[at + 1]!, b[at + 2]!, b[at + 3]!);
 
 // ---- JPEG: walk the marker segments; the entropy-coded data after each SOS runs to the next marker.
@@ -79,7 +81,11 @@ const PROGRESSIVE_SOF = new Set([0xc2, 0xc6, 0xca, 0xce]);
  * well so that a file whose data cannot cover its frame is refused before memory is reserved for it.
  * Arithmetic-coded frames (SOF9–11) can take less than a bit per block and have no entry.
  */
-export const JPEG_MIN_BITS_PER_BLOCK: ReadonlyMap<number, number> = new Map([[0xc0, 2], [0xc1, 2], [0xc2, 1]]);
+export const JPEG_MIN_BITS_PER_BLOCK: ReadonlyMap<number, number> = new Map([
+  [0xc0, 2],
+  [0xc1, 2],
+  [0xc2, 1],
+]);
 
 /** Components and their sampling factors from a SOF payload (after the length). */
 function jpegFrame(b: Uint8Array, at: number, end: number, marker: number): JpegFrame {
@@ -94,8 +100,17 @@ function jpegFrame(b: Uint8Array, at: number, end: number, marker: number): Jpeg
   const samplesPerPixel = factors.reduce((sum, [h, v]) => sum + (h * v) / (maxH * maxV), 0) || components;
   const width = u16(b, at + 7);
   const height = u16(b, at + 5);
-  const blocks = factors.reduce((sum, [h, v]) => sum + Math.ceil(Math.ceil((width * h) / maxH) / 8) * Math.ceil(Math.ceil((height * v) / maxV) / 8), 0);
-  return { progressive: PROGRESSIVE_SOF.has(marker), components, samplesPerPixel, blocks, minBitsPerBlock: JPEG_MIN_BITS_PER_BLOCK.get(marker) ?? 0 };
+  const blocks = factors.reduce(
+    (sum, [h, v]) => sum + Math.ceil(Math.ceil((width * h) / maxH) / 8) * Math.ceil(Math.ceil((height * v) / maxV) / 8),
+    0,
+  );
+  return {
+    progressive: PROGRESSIVE_SOF.has(marker),
+    components,
+    samplesPerPixel,
+    blocks,
+    minBitsPerBlock: JPEG_MIN_BITS_PER_BLOCK.get(marker) ?? 0,
+  };
 }
 
 /** Why the coded data cannot be the image the frame declares, or null when it may be. */
@@ -141,7 +156,14 @@ function readJpeg(b: Uint8Array): ImageHeader {
     }
     if (marker === EOI) {
       if (!sawScan) break;
-      return { width, height, orientation: orientation ?? 1, hasAlphaChannel: false, defect: jpegDataDefect(jpeg, width, height, dataBytes), jpeg };
+      return {
+        width,
+        height,
+        orientation: orientation ?? 1,
+        hasAlphaChannel: false,
+        defect: jpegDataDefect(jpeg, width, height, dataBytes),
+        jpeg,
+      };
     }
     if (at + 4 > b.length) break;
     const length = u16(b, at + 2);
@@ -167,7 +189,8 @@ function readJpeg(b: Uint8Array): ImageHeader {
   }
   if (width === 0) throw new MalformedImage('the JPEG ends before its frame header');
   if (scanFrom >= 0) dataBytes += Math.max(0, b.length - scanFrom);
-  const defect = jpegDataDefect(jpeg, width, height, dataBytes) ?? 'the JPEG is truncated: it ends before its end-of-image marker';
+  const defect =
+    jpegDataDefect(jpeg, width, height, dataBytes) ?? 'the JPEG is truncated: it ends before its end-of-image marker';
   return { width, height, orientation: orientation ?? 1, hasAlphaChannel: false, defect, jpeg };
 }
 
@@ -193,14 +216,28 @@ function readPng(b: Uint8Array): ImageHeader {
     // Checked here, from the header alone, so a damaged critical chunk is refused before any memory is
     // reserved for it (png/chunks.ts checks every chunk again as the decoder reads them).
     if (CRITICAL_CHUNKS.has(type) && crc32(b.subarray(at + 4, at + 8 + length)) !== u32(b, at + 8 + length)) {
-      return { width, height, orientation, hasAlphaChannel, png, defect: `the PNG is corrupt: its ${type} chunk fails its checksum` };
+      return {
+        width,
+        height,
+        orientation,
+        hasAlphaChannel,
+        png,
+        defect: `the PNG is corrupt: its ${type} chunk fails its checksum`,
+      };
     }
     if (type === 'tRNS') hasAlphaChannel = true;
     else if (type === 'eXIf') orientation = orientationFromTiff(b.subarray(at + 8, at + 8 + length));
     else if (type === 'IEND') return { width, height, orientation, hasAlphaChannel, png, defect: null };
     at = end;
   }
-  return { width, height, orientation, hasAlphaChannel, png, defect: 'the PNG is truncated: it ends before its IEND chunk' };
+  return {
+    width,
+    height,
+    orientation,
+    hasAlphaChannel,
+    png,
+    defect: 'the PNG is truncated: it ends before its IEND chunk',
+  };
 }
 
 // ---- WebP: RIFF container; the first chunk is VP8 (lossy), VP8L (lossless) or VP8X (extended).
@@ -215,7 +252,8 @@ function readWebp(b: Uint8Array): ImageHeader {
   let hasAlphaChannel = false;
   let orientation: Orientation = 1;
   if (first === 'VP8 ') {
-    if (b[23] !== 0x9d || b[24] !== 0x01 || b[25] !== 0x2a) throw new MalformedImage('the WebP lossy frame has no start code');
+    if (b[23] !== 0x9d || b[24] !== 0x01 || b[25] !== 0x2a)
+      throw new MalformedImage('the WebP lossy frame has no start code');
     width = (b[26]! | (b[27]! << 8)) & 0x3fff;
     height = (b[28]! | (b[29]! << 8)) & 0x3fff;
   } else if (first === 'VP8L') {
@@ -254,7 +292,8 @@ function webpExifOrientation(b: Uint8Array, end: number): Orientation {
 }
 
 function hasChunk(b: Uint8Array, end: number, name: string): boolean {
-  for (let at = 12; at + 8 <= end; at += 8 + u32le(b, at + 4) + (u32le(b, at + 4) & 1)) if (tag(b, at) === name) return true;
+  for (let at = 12; at + 8 <= end; at += 8 + u32le(b, at + 4) + (u32le(b, at + 4) & 1))
+    if (tag(b, at) === name) return true;
   return false;
 }
 

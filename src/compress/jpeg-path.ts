@@ -17,40 +17,55 @@ import { timed, type Timings } from './timings.ts';
 
 export { FULL_CHROMA_QUALITY };
 
-
-export async function compressJpeg(request: CompressRequest, plan: Plan, orientation: Orientation, metadata: MetadataMode): Promise<CompressResult> {
+export async function compressJpeg(
+  request: CompressRequest,
+  plan: Plan,
+  orientation: Orientation,
+  metadata: MetadataMode,
+): Promise<CompressResult> {
   const timings: Timings = { decode: 0, resize: 0, encode: 0 };
   if (request.format === 'webp') return jpegToWebp(request, plan, orientation, timings);
   if (request.format === 'png') return jpegToPng(request, plan, orientation, timings);
-  return inEngine('JPEG', () => withJpegJob(request.bytes, (job) => {
-    job.setPixels(plan.scaleNum, plan.stored.width, plan.stored.height, orientation);
-    for (const marker of outputMarkers(job.info.markers, metadata, job.channels)) job.addMarker(marker.code, marker.data);
-    const encode = (quality: number) => job.encode(quality, quality < FULL_CHROMA_QUALITY, plan.mode).bytes;
-    // Retries encode the kept rows again instead of decoding the input again.
-    if (request.targetKb !== undefined) timed(timings, 'decode', () => job.keepFrame());
-    const result = finish(request, timings, plan.output.width, plan.output.height, encode);
-    if (plan.lossless && result.bytes.length >= request.bytes.length) {
-      return timed(timings, 'encode', () => losslessRewrite(request.bytes, job, result, orientation, metadata));
-    }
-    return result;
-  }));
+  return inEngine('JPEG', () =>
+    withJpegJob(request.bytes, (job) => {
+      job.setPixels(plan.scaleNum, plan.stored.width, plan.stored.height, orientation);
+      for (const marker of outputMarkers(job.info.markers, metadata, job.channels))
+        job.addMarker(marker.code, marker.data);
+      const encode = (quality: number) => job.encode(quality, quality < FULL_CHROMA_QUALITY, plan.mode).bytes;
+      // Retries encode the kept rows again instead of decoding the input again.
+      if (request.targetKb !== undefined) timed(timings, 'decode', () => job.keepFrame());
+      const result = finish(request, timings, plan.output.width, plan.output.height, encode);
+      if (plan.lossless && result.bytes.length >= request.bytes.length) {
+        return timed(timings, 'encode', () => losslessRewrite(request.bytes, job, result, orientation, metadata));
+      }
+      return result;
+    }),
+  );
 }
 
 /**
  * WebP output: the engine's rows fill the WebP encoder's picture as they are decoded (YUV 4:2:0, or
  * ARGB for lossless), and the picture is encoded (again, for a size target) in the same engine.
  */
-async function jpegToWebp(request: CompressRequest, plan: Plan, orientation: Orientation, timings: Timings): Promise<CompressResult> {
+async function jpegToWebp(
+  request: CompressRequest,
+  plan: Plan,
+  orientation: Orientation,
+  timings: Timings,
+): Promise<CompressResult> {
   const { withJpegAsWebp, WEBP_METHOD } = await import('../../wasm/webp-engine.ts');
   const lossless = request.lossless === true;
   const { lowMemory, tokenGrowthBytes = 0 } = plan.webp ?? { lossless, lowMemory: false };
   const pixels = { scaleNum: plan.scaleNum, width: plan.stored.width, height: plan.stored.height, orientation };
   const started = performance.now();
-  const result = inEngine('JPEG', () => withJpegAsWebp(request.bytes, pixels, lossless, (job) => {
-    timings.decode += performance.now() - started;
-    const encode = (quality: number) => job.encode(lossless ? WEBP_LOSSLESS_EFFORT : quality, lossless, WEBP_METHOD, lowMemory, tokenGrowthBytes).bytes;
-    return finish(request, timings, plan.output.width, plan.output.height, encode);
-  }));
+  const result = inEngine('JPEG', () =>
+    withJpegAsWebp(request.bytes, pixels, lossless, (job) => {
+      timings.decode += performance.now() - started;
+      const encode = (quality: number) =>
+        job.encode(lossless ? WEBP_LOSSLESS_EFFORT : quality, lossless, WEBP_METHOD, lowMemory, tokenGrowthBytes).bytes;
+      return finish(request, timings, plan.output.width, plan.output.height, encode);
+    }),
+  );
   return lossless ? { ...result, quality: 100, lossless: true } : result;
 }
 
@@ -59,9 +74,20 @@ async function jpegToWebp(request: CompressRequest, plan: Plan, orientation: Ori
  * between them), through the row encoder, or gathered for oxipng when the plan says its memory fits.
  * Each pass over the rows (layout scan, palette) decodes again rather than keeping a frame.
  */
-async function jpegToPng(request: CompressRequest, plan: Plan, orientation: Orientation, timings: Timings): Promise<CompressResult> {
+async function jpegToPng(
+  request: CompressRequest,
+  plan: Plan,
+  orientation: Orientation,
+  timings: Timings,
+): Promise<CompressResult> {
   const { JpegRowReader } = await import('../../wasm/jpeg-engine.ts');
-  return sourceToPng(request, plan, timings, 'JPEG', () => new JpegRowReader(request.bytes, plan.scaleNum, plan.stored.width, plan.stored.height, orientation));
+  return sourceToPng(
+    request,
+    plan,
+    timings,
+    'JPEG',
+    () => new JpegRowReader(request.bytes, plan.scaleNum, plan.stored.width, plan.stored.height, orientation),
+  );
 }
 
 /**
@@ -71,7 +97,13 @@ async function jpegToPng(request: CompressRequest, plan: Plan, orientation: Orie
  * metadata filtered. The lossy result stays only if it is smaller than all of them, or if the only
  * rewrites would trim edge blocks (an orientation on a size that is not a whole number of MCUs).
  */
-function losslessRewrite(input: Uint8Array, job: JpegJob, lossy: CompressResult, orientation: Orientation, metadata: MetadataMode): CompressResult {
+function losslessRewrite(
+  input: Uint8Array,
+  job: JpegJob,
+  lossy: CompressResult,
+  orientation: Orientation,
+  metadata: MetadataMode,
+): CompressResult {
   // The rewrites keep the input's colour model (CMYK stays CMYK), so its profile is judged against that.
   const filter = segmentFilter(job.info.markers, metadata, job.info.components);
   job.clearMarkers();
@@ -80,16 +112,30 @@ function losslessRewrite(input: Uint8Array, job: JpegJob, lossy: CompressResult,
     if (data) job.addMarker(marker.code, data);
   }
   // A rotation that would trim partial edge blocks is no lossless rewrite: the caller asked for no crop.
-  const candidates = [job.transcode(orientation, false), job.transcode(orientation, true)]
-    .filter((c) => c.width === lossy.width && c.height === lossy.height);
+  const candidates = [job.transcode(orientation, false), job.transcode(orientation, true)].filter(
+    (c) => c.width === lossy.width && c.height === lossy.height,
+  );
   const stripped = orientation === 1 ? stripJpeg(input, filter) : null;
   if (stripped) candidates.push({ bytes: stripped, width: job.info.width, height: job.info.height });
   const best = candidates.reduce<EncodedJpeg>((a, b) => (b.bytes.length < a.bytes.length ? b : a), lossy);
   if (best === lossy) return lossy;
-  return { ...lossy, bytes: best.bytes, width: best.width, height: best.height, encodes: lossy.encodes + candidates.length, lossless: true };
+  return {
+    ...lossy,
+    bytes: best.bytes,
+    width: best.width,
+    height: best.height,
+    encodes: lossy.encodes + candidates.length,
+    lossless: true,
+  };
 }
 
-function finish(request: CompressRequest, timings: Timings, width: number, height: number, encodeAt: (quality: number) => Uint8Array): CompressResult {
+function finish(
+  request: CompressRequest,
+  timings: Timings,
+  width: number,
+  height: number,
+  encodeAt: (quality: number) => Uint8Array,
+): CompressResult {
   const encoded = timed(timings, 'encode', () => encodeAsRequested(encodeAt, request.quality, request.targetKb));
   return { ...encoded, inputFormat: 'jpeg', format: request.format, width, height, lossless: false, timings };
 }

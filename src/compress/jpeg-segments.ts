@@ -19,7 +19,10 @@ const isMetadata = (marker: number): boolean => (marker > APP0 && marker < APP14
  * (or null). Returns null when the structure is not what the header reader accepted (the caller then
  * has other rewrites).
  */
-export function stripJpeg(bytes: Uint8Array, filter: (marker: { code: number; data: Uint8Array }) => Uint8Array | null): Uint8Array | null {
+export function stripJpeg(
+  bytes: Uint8Array,
+  filter: (marker: { code: number; data: Uint8Array }) => Uint8Array | null,
+): Uint8Array | null {
   const parts: Uint8Array[] = [bytes.subarray(0, 2)];
   let at = 2;
   while (at + 1 < bytes.length) {

@@ -22,14 +22,29 @@ const overloaded = (message: string): ApiError =>
  * Reserves `bytes` of `budget` for one compression, waiting (pro) or refusing (free) while other
  * requests hold too much. Resolves to the release function; call it exactly once when done.
  */
-export async function reserveMemory(tier: ImageTier, bytes: number, budget: number, waitMs = MEMORY_QUEUE_WAIT_MS): Promise<() => void> {
+export async function reserveMemory(
+  tier: ImageTier,
+  bytes: number,
+  budget: number,
+  waitMs = MEMORY_QUEUE_WAIT_MS,
+): Promise<() => void> {
   if (queue.length === 0 && reserved + bytes <= budget) return hold(bytes);
   if (tier === 'free') {
-    throw overloaded(`the service is busy; free-tier compressions are paused for a moment. Retry in ${OVERLOAD_RETRY_AFTER_S} s, or upgrade to pro for priority`);
+    throw overloaded(
+      `the service is busy; free-tier compressions are paused for a moment. Retry in ${OVERLOAD_RETRY_AFTER_S} s, or upgrade to pro for priority`,
+    );
   }
-  if (queue.length >= MEMORY_QUEUE_MAX) throw overloaded(`the service is busy and its queue is full. Retry in ${OVERLOAD_RETRY_AFTER_S} s`);
+  if (queue.length >= MEMORY_QUEUE_MAX)
+    throw overloaded(`the service is busy and its queue is full. Retry in ${OVERLOAD_RETRY_AFTER_S} s`);
   await new Promise<void>((resolve, reject) => {
-    const waiter: Waiter = { bytes, budget, admit: () => { clearTimeout(timer); resolve(); } };
+    const waiter: Waiter = {
+      bytes,
+      budget,
+      admit: () => {
+        clearTimeout(timer);
+        resolve();
+      },
+    };
     const timer = setTimeout(() => {
       queue.splice(queue.indexOf(waiter), 1);
       reject(overloaded(`the service stayed busy for ${waitMs / 1000} s. Retry in ${OVERLOAD_RETRY_AFTER_S} s`));

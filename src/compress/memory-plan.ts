@@ -133,7 +133,8 @@ export const outputBytesPerPixel = (quality: number): number => (quality <= 85 ?
 /** The smallest DCT scale M/8 at which the decoded image still covers the wanted size. */
 export function dctScale(input: Size, wanted: Size): number {
   for (let m = 1; m < 8; m++) {
-    if (Math.ceil((input.width * m) / 8) >= wanted.width && Math.ceil((input.height * m) / 8) >= wanted.height) return m;
+    if (Math.ceil((input.width * m) / 8) >= wanted.width && Math.ceil((input.height * m) / 8) >= wanted.height)
+      return m;
   }
   return 8;
 }
@@ -143,7 +144,13 @@ export function dctScale(input: Size, wanted: Size): number {
  * while its coefficient buffer is at most PROGRESSIVE_MAX_BUFFER_BYTES, then the two-pass baseline (rows only), whose estimate is returned even
  * when it does not fit (the caller refuses it).
  */
-export function plan(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: number, request: PlanRequest, budget = Infinity): Plan {
+export function plan(
+  inputFormat: ImageFormat,
+  header: ImageHeader,
+  uploadBytes: number,
+  request: PlanRequest,
+  budget = Infinity,
+): Plan {
   const upright: Size = swapsAxes(header.orientation) ? { width: header.height, height: header.width } : header;
   const output = fitWithin(upright, { width: request.width, height: request.height });
   const resized = output !== upright;
@@ -151,12 +158,22 @@ export function plan(inputFormat: ImageFormat, header: ImageHeader, uploadBytes:
   const scaleNum = inputFormat === 'jpeg' && resized ? dctScale(header, stored) : 8;
   // The never-bigger rewrite of the input: not when lossless output was asked for, which a lossy input's
   // own bytes are not.
-  const lossless = (inputFormat === 'jpeg' || inputFormat === 'webp') && request.format === inputFormat && !resized && request.targetKb === undefined && request.allowLossless !== false && request.lossless !== true;
+  const lossless =
+    (inputFormat === 'jpeg' || inputFormat === 'webp') &&
+    request.format === inputFormat &&
+    !resized &&
+    request.targetKb === undefined &&
+    request.allowLossless !== false &&
+    request.lossless !== true;
   const base = { output, resized, scaleNum, stored, lossless, pngWhole: false };
   if (inputFormat === 'png' && request.format !== 'webp') {
     const pngBase = { ...base, mode: 'two_pass' as const };
     if (request.format === 'png') {
-      const planned = { ...pngBase, pngWhole: true, estimate: pngEstimate(header, uploadBytes, request, { ...pngBase, pngWhole: true }) };
+      const planned = {
+        ...pngBase,
+        pngWhole: true,
+        estimate: pngEstimate(header, uploadBytes, request, { ...pngBase, pngWhole: true }),
+      };
       if (planned.estimate <= budget * PNG_WHOLE_BUDGET_SHARE) return planned;
     }
     if (request.format === 'jpeg' && request.targetKb === undefined) {
@@ -172,11 +189,19 @@ export function plan(inputFormat: ImageFormat, header: ImageHeader, uploadBytes:
     const big = output.width * output.height > WEBP_TOKEN_BUFFER_MAX_PIXELS;
     const alpha = inputFormat === 'webp' && header.hasAlphaChannel;
     // lossless=true asks for lossless output whatever the input is: no lossy fallback then.
-    const variants: NonNullable<Plan['webp']>[] = request.lossless ? [{ lossless: true, lowMemory: false }] : [
-      ...(inputFormat === 'webp' && header.webp?.lossless && request.targetKb === undefined ? [{ lossless: true, lowMemory: false }] : []),
-      ...(!big ? [{ lossless: false, lowMemory: false }] : alpha ? [] : [{ lossless: false, lowMemory: false, tokenGrowthBytes: WEBP_TOKEN_GROWTH_BYTES }]),
-      { lossless: false, lowMemory: true },
-    ];
+    const variants: NonNullable<Plan['webp']>[] = request.lossless
+      ? [{ lossless: true, lowMemory: false }]
+      : [
+          ...(inputFormat === 'webp' && header.webp?.lossless && request.targetKb === undefined
+            ? [{ lossless: true, lowMemory: false }]
+            : []),
+          ...(!big
+            ? [{ lossless: false, lowMemory: false }]
+            : alpha
+              ? []
+              : [{ lossless: false, lowMemory: false, tokenGrowthBytes: WEBP_TOKEN_GROWTH_BYTES }]),
+          { lossless: false, lowMemory: true },
+        ];
     for (const webp of variants) {
       const planned = { ...base, mode: 'two_pass' as const, webp, estimate: 0 };
       planned.estimate = estimate(inputFormat, header, uploadBytes, request, planned);
@@ -211,13 +236,20 @@ function encoderBuffer(output: Size, quality: number, header: ImageHeader): numb
   return COEFFICIENT_BYTES * output.width * output.height * samples;
 }
 
-function estimate(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: number, request: PlanRequest, p: Omit<Plan, 'estimate'>): number {
+function estimate(
+  inputFormat: ImageFormat,
+  header: ImageHeader,
+  uploadBytes: number,
+  request: PlanRequest,
+  p: Omit<Plan, 'estimate'>,
+): number {
   const outPixels = p.output.width * p.output.height;
   const inPixels = header.width * header.height;
   // The upload as JS received it, plus the engine's copy.
   const input = uploadBytes * 2;
   const outputBuffers = outPixels * outputBytesPerPixel(request.quality) * 2;
-  if (inputFormat === 'webp') return Math.ceil(REQUEST_BASE_BYTES + input + webpEstimate(header, request, p) + outputBuffers);
+  if (inputFormat === 'webp')
+    return Math.ceil(REQUEST_BASE_BYTES + input + webpEstimate(header, request, p) + outputBuffers);
   if (inputFormat === 'png') return pngEstimate(header, uploadBytes, request, p);
   const channels = channelsOf(header);
   const frame = header.jpeg!;
@@ -225,7 +257,9 @@ function estimate(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: nu
   const decoder = frame.progressive
     ? COEFFICIENT_BYTES * inPixels * frame.samplesPerPixel
     : scaledWidth * DECODER_BYTES_PER_COLUMN;
-  const resampler = p.resized ? resizerBytes(scaledWidth, Math.ceil((header.height * p.scaleNum) / 8), p.stored.width, p.stored.height) : 0;
+  const resampler = p.resized
+    ? resizerBytes(scaledWidth, Math.ceil((header.height * p.scaleNum) / 8), p.stored.width, p.stored.height)
+    : 0;
   if (request.format !== 'jpeg') {
     // Rows go to the WebP encoder's picture or the PNG writer; an orientation other than 1 keeps the
     // stored frame once. The engine's copy of the input is freed before the WebP encoder runs.
@@ -233,8 +267,16 @@ function estimate(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: nu
     const decoding = decoder + resampler + kept;
     // The encoder writes its output into the engine while its state is alive; JavaScript's copy is made
     // after that state is freed, so the output counts once at the peak.
-    if (request.format === 'webp') return Math.ceil(REQUEST_BASE_BYTES + uploadBytes + webpEncoderPeak(outPixels, false, p.webp, uploadBytes + decoding) + outputBuffers / 2);
-    return Math.ceil(REQUEST_BASE_BYTES + input + decoding + pngWriterBytes(outPixels, outPixels * channels, request, p.pngWhole));
+    if (request.format === 'webp')
+      return Math.ceil(
+        REQUEST_BASE_BYTES +
+          uploadBytes +
+          webpEncoderPeak(outPixels, false, p.webp, uploadBytes + decoding) +
+          outputBuffers / 2,
+      );
+    return Math.ceil(
+      REQUEST_BASE_BYTES + input + decoding + pngWriterBytes(outPixels, outPixels * channels, request, p.pngWhole),
+    );
   }
   // Orientations 3–8 and retries (target_kb) keep the output pixels.
   const kept = header.orientation >= 3 || request.targetKb !== undefined ? outPixels * channels : 0;
@@ -243,7 +285,9 @@ function estimate(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: nu
   // The lossless rewrite runs after the lossy encode, holding its result: every coefficient, twice when
   // the orientation moves blocks, and its own output.
   const losslessPhase = p.lossless
-    ? COEFFICIENT_BYTES * inPixels * frame.samplesPerPixel * (header.orientation >= 3 ? 2 : 1) + outputBuffers / 2 + uploadBytes * 2
+    ? COEFFICIENT_BYTES * inPixels * frame.samplesPerPixel * (header.orientation >= 3 ? 2 : 1) +
+      outputBuffers / 2 +
+      uploadBytes * 2
     : 0;
   return Math.ceil(REQUEST_BASE_BYTES + input + Math.max(lossyPhase, losslessPhase));
 }
@@ -257,7 +301,9 @@ function webpEncoderPeak(outPixels: number, alpha: boolean, variant: Plan['webp'
   if (webp.lossless) return Math.max(decoding + outPixels * 4, outPixels * WEBP_LOSSLESS_ENCODER_BYTES_PER_PIXEL);
   const picture = outPixels * (WEBP_LOSSY_PICTURE_BYTES_PER_PIXEL + (alpha ? 1 : 0));
   const bounded = (webp.tokenGrowthBytes ?? 0) > 0;
-  const internals = outPixels * (webp.lowMemory || bounded ? WEBP_LOW_MEMORY_ENCODER_BYTES_PER_PIXEL : WEBP_LOSSY_ENCODER_BYTES_PER_PIXEL);
+  const internals =
+    outPixels *
+    (webp.lowMemory || bounded ? WEBP_LOW_MEMORY_ENCODER_BYTES_PER_PIXEL : WEBP_LOSSY_ENCODER_BYTES_PER_PIXEL);
   const alphaEncoder = alpha ? outPixels * WEBP_ALPHA_ENCODER_BYTES_PER_PIXEL : 0;
   const peak = Math.max(decoding + picture, picture + Math.max(internals, alphaEncoder));
   // A bounded token buffer: the low-memory peak, plus the growth allowed and one growth step past it.
@@ -284,7 +330,8 @@ function webpEstimate(header: ImageHeader, request: PlanRequest, p: Omit<Plan, '
   const losslessIn = header.webp?.lossless === true;
   const decoder = losslessIn
     ? inPixels * (WEBP_LOSSLESS_DECODE_BYTES_PER_PIXEL + (alpha ? 4 : 3))
-    : inPixels * (WEBP_LOSSY_DECODE_BYTES_PER_PIXEL + (alpha ? WEBP_ALPHA_DECODE_BYTES_PER_PIXEL : 0)) + header.width * WEBP_DECODER_BYTES_PER_COLUMN;
+    : inPixels * (WEBP_LOSSY_DECODE_BYTES_PER_PIXEL + (alpha ? WEBP_ALPHA_DECODE_BYTES_PER_PIXEL : 0)) +
+      header.width * WEBP_DECODER_BYTES_PER_COLUMN;
   const resampler = p.resized ? resizerBytes(header.width, header.height, p.stored.width, p.stored.height) : 0;
   let encoder: number;
   if (request.format === 'webp') {
@@ -293,7 +340,8 @@ function webpEstimate(header: ImageHeader, request: PlanRequest, p: Omit<Plan, '
     return webpEncoderPeak(outPixels, alpha, p.webp, decoder + resampler + upright);
   } else if (request.format === 'jpeg') {
     const kept = header.orientation >= 3 || request.targetKb !== undefined ? outPixels * 3 : 0;
-    encoder = kept + (p.mode === 'progressive' ? encoderBuffer(p.output, request.quality, header) : p.output.width * 3 * 32);
+    encoder =
+      kept + (p.mode === 'progressive' ? encoderBuffer(p.output, request.quality, header) : p.output.width * 3 * 32);
   } else {
     // PNG output: rows pulled into the PNG writer (a frame kept once for an orientation other than 1).
     const upright = header.orientation === 1 ? 0 : outPixels * channels;
@@ -311,7 +359,12 @@ const PNG_CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
  * as the upload's share for the output's pixels, half as much again, at least half a byte per pixel,
  * at most the raw pixels; the palette pass holds both outputs.
  */
-function pngEstimate(header: ImageHeader, uploadBytes: number, request: PlanRequest, p: Omit<Plan, 'estimate'>): number {
+function pngEstimate(
+  header: ImageHeader,
+  uploadBytes: number,
+  request: PlanRequest,
+  p: Omit<Plan, 'estimate'>,
+): number {
   const frame = header.png ?? { bitDepth: 8, colourType: 6, interlaced: false };
   const channels = PNG_CHANNELS[frame.colourType] ?? 4;
   const sampleBytes = frame.bitDepth === 16 ? 2 : 1;
@@ -322,7 +375,8 @@ function pngEstimate(header: ImageHeader, uploadBytes: number, request: PlanRequ
   const resampler = p.resized ? resizerBytes(header.width, header.height, p.stored.width, p.stored.height) : 0;
   const turned = header.orientation !== 1 ? outPixels * 4 * 2 : 0;
   const palette = request.format === 'png' && request.palette ? HISTOGRAM_BYTES + PALETTE_EXTRA_BYTES : 0;
-  const pngOutput = Math.min(outPixels * 4, Math.max((uploadBytes * outPixels * 1.5) / inPixels, outPixels / 2)) + 64 * 1024;
+  const pngOutput =
+    Math.min(outPixels * 4, Math.max((uploadBytes * outPixels * 1.5) / inPixels, outPixels / 2)) + 64 * 1024;
   let writer: number;
   if (request.format === 'png') {
     // Lossless and palette results are both held until the smaller is known; each is joined once from its chunks.
@@ -339,16 +393,34 @@ function pngEstimate(header: ImageHeader, uploadBytes: number, request: PlanRequ
     writer = webpEncoderPeak(outPixels, header.hasAlphaChannel, p.webp, 0);
   }
   const outputBuffers = request.format === 'png' ? 0 : outPixels * outputBytesPerPixel(request.quality) * 2;
-  return Math.ceil(REQUEST_BASE_BYTES + uploadBytes * 2 + PNG_STREAM_BYTES + rows + deinterlace + resampler + turned + palette + writer + outputBuffers);
+  return Math.ceil(
+    REQUEST_BASE_BYTES +
+      uploadBytes * 2 +
+      PNG_STREAM_BYTES +
+      rows +
+      deinterlace +
+      resampler +
+      turned +
+      palette +
+      writer +
+      outputBuffers,
+  );
 }
 
 /**
  * The largest output width (upright) at which the request fits `budget`, or null when none does. The
  * estimate only grows with the width, so a binary search finds it.
  */
-export function largestFittingWidth(inputFormat: ImageFormat, header: ImageHeader, uploadBytes: number, request: PlanRequest, budget: number): number | null {
+export function largestFittingWidth(
+  inputFormat: ImageFormat,
+  header: ImageHeader,
+  uploadBytes: number,
+  request: PlanRequest,
+  budget: number,
+): number | null {
   const upright = swapsAxes(header.orientation) ? header.height : header.width;
-  const fits = (width: number) => plan(inputFormat, header, uploadBytes, { ...request, width, height: undefined }, budget).estimate <= budget;
+  const fits = (width: number) =>
+    plan(inputFormat, header, uploadBytes, { ...request, width, height: undefined }, budget).estimate <= budget;
   if (!fits(1)) return null;
   let lo = 1;
   let hi = upright;

@@ -14,7 +14,8 @@ const ICC_SIGNATURE = ascii('ICC_PROFILE\0');
 const EXIF_SIGNATURE = ascii('Exif\0\0');
 const XMP_SIGNATURES = [ascii('http://ns.adobe.com/xap/1.0/\0'), ascii('http://ns.adobe.com/xmp/extension/\0')];
 
-const startsWith = (data: Uint8Array, prefix: number[]): boolean => data.length >= prefix.length && prefix.every((b, i) => data[i] === b);
+const startsWith = (data: Uint8Array, prefix: number[]): boolean =>
+  data.length >= prefix.length && prefix.every((b, i) => data[i] === b);
 
 /** The profile's colour space (bytes 16–19 of the ICC header), from the first chunk; null if unreadable. */
 export function iccColourSpace(markers: JpegMarker[]): string | null {
@@ -39,13 +40,20 @@ export function outputMarkers(markers: JpegMarker[], mode: MetadataMode, channel
  * What becomes of one APPn or COM segment: its payload to write (possibly changed), or null to drop it.
  * Built from all the file's segments, since whether the ICC profile fits the output is in its first chunk.
  */
-export function segmentFilter(markers: JpegMarker[], mode: MetadataMode, channels: number): (marker: JpegMarker) => Uint8Array | null {
+export function segmentFilter(
+  markers: JpegMarker[],
+  mode: MetadataMode,
+  channels: number,
+): (marker: JpegMarker) => Uint8Array | null {
   const space = iccColourSpace(markers);
-  const keepIcc = space !== null && (channels === 1 ? space === 'GRAY' : channels === 3 ? space === 'RGB ' : space === 'CMYK');
+  const keepIcc =
+    space !== null && (channels === 1 ? space === 'GRAY' : channels === 3 ? space === 'RGB ' : space === 'CMYK');
   return (marker) => {
     if (marker.code === APP2 && startsWith(marker.data, ICC_SIGNATURE)) return keepIcc ? marker.data : null;
-    if (mode === 'keep' && marker.code === APP1 && startsWith(marker.data, EXIF_SIGNATURE)) return exifUpright(marker.data);
-    if (mode === 'keep' && marker.code === APP1 && XMP_SIGNATURES.some((s) => startsWith(marker.data, s))) return xmpUpright(marker.data);
+    if (mode === 'keep' && marker.code === APP1 && startsWith(marker.data, EXIF_SIGNATURE))
+      return exifUpright(marker.data);
+    if (mode === 'keep' && marker.code === APP1 && XMP_SIGNATURES.some((s) => startsWith(marker.data, s)))
+      return xmpUpright(marker.data);
     return null;
   };
 }
@@ -67,7 +75,8 @@ export function exifUpright(payload: Uint8Array): Uint8Array {
   for (let i = 0; i < entries; i++) {
     const at = ifd + 2 + i * 12;
     if (at + 12 > out.length) break;
-    if (view.getUint16(at, little) === ORIENTATION_TAG && view.getUint16(at + 2, little) === 3) view.setUint16(at + 8, 1, little);
+    if (view.getUint16(at, little) === ORIENTATION_TAG && view.getUint16(at + 2, little) === 3)
+      view.setUint16(at + 8, 1, little);
   }
   return out;
 }

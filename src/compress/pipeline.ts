@@ -54,14 +54,19 @@ const unprocessable = (message: string): ApiError => new ApiError('unprocessable
 function inspect(bytes: Uint8Array, maxInputPixels: number) {
   const sniffed = sniff(bytes);
   if (sniffed.format === null) {
-    throw new ApiError('unsupported_media_type', `the image must be a JPEG, PNG or WebP file; this is ${sniffed.seen}`, { param: 'image' });
+    throw new ApiError(
+      'unsupported_media_type',
+      `the image must be a JPEG, PNG or WebP file; this is ${sniffed.seen}`,
+      { param: 'image' },
+    );
   }
   const format = sniffed.format;
   let header;
   try {
     header = readHeader(format, bytes);
   } catch (err) {
-    if (err instanceof MalformedImage) throw unprocessable(`the ${FORMAT_NAMES[format]} cannot be read: ${err.message}`);
+    if (err instanceof MalformedImage)
+      throw unprocessable(`the ${FORMAT_NAMES[format]} cannot be read: ${err.message}`);
     if (err instanceof UnsupportedImage) throw new ApiError('unsupported_media_type', err.message, { param: 'image' });
     throw err;
   }
@@ -97,22 +102,45 @@ export function prepare(request: CompressRequest, maxInputPixels: number, memory
   const { format: inputFormat, header } = inspect(request.bytes, maxInputPixels);
   let planned = plan(inputFormat, header, request.bytes.length, request, memoryBudget);
   // Without the lossless fallback a large same-size JPEG may still fit: its lossy result is then kept.
-  if (planned.estimate > memoryBudget && planned.lossless) planned = plan(inputFormat, header, request.bytes.length, { ...request, allowLossless: false }, memoryBudget);
+  if (planned.estimate > memoryBudget && planned.lossless)
+    planned = plan(inputFormat, header, request.bytes.length, { ...request, allowLossless: false }, memoryBudget);
   if (planned.estimate > memoryBudget) throw tooLargeForMemory(inputFormat, header, request, planned, memoryBudget);
   return { request, inputFormat, header, plan: planned };
 }
 
 const mb = (bytes: number): string => `${Math.ceil(bytes / (1024 * 1024))} MB`;
 
-function tooLargeForMemory(inputFormat: ImageFormat, header: ImageHeader, request: CompressRequest, planned: Plan, budget: number): ApiError {
+function tooLargeForMemory(
+  inputFormat: ImageFormat,
+  header: ImageHeader,
+  request: CompressRequest,
+  planned: Plan,
+  budget: number,
+): ApiError {
   const size = `${header.width}×${header.height}`;
   const needs = `needs about ${mb(planned.estimate)}, more than the ${mb(budget)} one compression may use`;
-  const maxWidth = largestFittingWidth(inputFormat, header, request.bytes.length, { ...request, allowLossless: false }, budget);
+  const maxWidth = largestFittingWidth(
+    inputFormat,
+    header,
+    request.bytes.length,
+    { ...request, allowLossless: false },
+    budget,
+  );
   const advice = maxWidth === null ? 'no output size fits' : `it fits with width=${maxWidth} or less`;
-  return new ApiError('image_too_large', `at ${planned.output.width}×${planned.output.height} this ${size} ${FORMAT_NAMES[inputFormat]} ${needs}; ${advice}`, {
-    param: request.width !== undefined ? 'width' : 'image',
-    details: { width: header.width, height: header.height, estimate_bytes: planned.estimate, budget_bytes: budget, max_width: maxWidth },
-  });
+  return new ApiError(
+    'image_too_large',
+    `at ${planned.output.width}×${planned.output.height} this ${size} ${FORMAT_NAMES[inputFormat]} ${needs}; ${advice}`,
+    {
+      param: request.width !== undefined ? 'width' : 'image',
+      details: {
+        width: header.width,
+        height: header.height,
+        estimate_bytes: planned.estimate,
+        budget_bytes: budget,
+        max_width: maxWidth,
+      },
+    },
+  );
 }
 
 export async function compress(prepared: Prepared): Promise<CompressResult> {
@@ -128,4 +156,3 @@ export async function compress(prepared: Prepared): Promise<CompressResult> {
   const { compressPng } = await import('./png/png-path.ts');
   return compressPng(request, planned, header.orientation);
 }
-

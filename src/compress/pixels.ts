@@ -31,10 +31,22 @@ export function applyOrientation(image: RgbaImage, orientation: Orientation): Rg
       let sx: number;
       let sy: number;
       switch (orientation) {
-        case 5: sx = y; sy = x; break;
-        case 6: sx = y; sy = h - 1 - x; break;
-        case 7: sx = w - 1 - y; sy = h - 1 - x; break;
-        default: sx = w - 1 - y; sy = x; break; // 8
+        case 5:
+          sx = y;
+          sy = x;
+          break;
+        case 6:
+          sx = y;
+          sy = h - 1 - x;
+          break;
+        case 7:
+          sx = w - 1 - y;
+          sy = h - 1 - x;
+          break;
+        default:
+          sx = w - 1 - y;
+          sy = x;
+          break; // 8
       }
       out[row + x] = src[sy * w + sx]!;
     }

@@ -12,7 +12,10 @@ const taps = (inN: number, outN: number): number => Math.ceil((LANCZOS_A / Math.
 export function resizerBytes(inW: number, inH: number, outW: number, outH: number): number {
   const ring = (taps(inH, outH) + 1) * outW * 16;
   const rows = inW * 16 + outW * 16 + inW * 4 + outW * 4 + inW * 4 + 32;
-  const weights = outW * (taps(inW, outW) + 2) * 4 + outH * (taps(inH, outH) + 2) * 4 + outW * Math.ceil(taps(inW, outW) / 2) * 16 +
+  const weights =
+    outW * (taps(inW, outW) + 2) * 4 +
+    outH * (taps(inH, outH) + 2) * 4 +
+    outW * Math.ceil(taps(inW, outW) / 2) * 16 +
     taps(inH, outH) * 20;
   return ring + rows + weights;
 }

@@ -11,7 +11,11 @@ export interface ClosableRowSource extends RowSource {
 }
 
 export async function sourceToPng(
-  request: CompressRequest, plan: Plan, timings: Timings, input: 'JPEG' | 'WebP', open: () => ClosableRowSource,
+  request: CompressRequest,
+  plan: Plan,
+  timings: Timings,
+  input: 'JPEG' | 'WebP',
+  open: () => ClosableRowSource,
 ): Promise<CompressResult> {
   const { paletteOf, writeSourcePng } = await import('./png/writer.ts');
   const { width, height } = plan.output;
@@ -19,12 +23,21 @@ export async function sourceToPng(
   const reader = inEngine(input, open);
   let failed = true;
   try {
-    const output = await inEngineAsync(input, () => writeSourcePng(reader, width, height, plan.pngWhole, paletteOf(request), timings));
+    const output = await inEngineAsync(input, () =>
+      writeSourcePng(reader, width, height, plan.pngWhole, paletteOf(request), timings),
+    );
     failed = false;
     timings.decode = Math.max(0, performance.now() - started - timings.resize - timings.encode);
     return {
-      bytes: output.bytes, inputFormat: input === 'JPEG' ? 'jpeg' : 'webp', format: 'png', width, height,
-      quality: output.paletteQuality ?? request.quality, encodes: output.encodes, lossless: false, timings,
+      bytes: output.bytes,
+      inputFormat: input === 'JPEG' ? 'jpeg' : 'webp',
+      format: 'png',
+      width,
+      height,
+      quality: output.paletteQuality ?? request.quality,
+      encodes: output.encodes,
+      lossless: false,
+      timings,
     };
   } finally {
     reader.close(failed);

@@ -14,7 +14,11 @@ export interface TargetResult extends Encoded {
 }
 
 /** `ceiling` is the highest quality considered (the request's `quality`). */
-export function searchQuality(encode: (quality: number) => Uint8Array, targetBytes: number, ceiling: number): TargetResult {
+export function searchQuality(
+  encode: (quality: number) => Uint8Array,
+  targetBytes: number,
+  ceiling: number,
+): TargetResult {
   let encodes = 0;
   const sizes = new Map<number, number>();
   const run = (quality: number): Encoded => {
@@ -32,9 +36,10 @@ export function searchQuality(encode: (quality: number) => Uint8Array, targetByt
   while (over.quality - (fit?.quality ?? 0) > 1 && encodes < MAX_TARGET_ENCODES) {
     const low = fit?.quality ?? 0;
     // With one encode left and nothing fitting yet, quality 1 must be tried: it is the answer either way.
-    const guess = fit === undefined && encodes === MAX_TARGET_ENCODES - 1
-      ? 1
-      : Math.min(over.quality - 1, Math.max(low + 1, interpolate(sizes, low, over.quality, targetBytes)));
+    const guess =
+      fit === undefined && encodes === MAX_TARGET_ENCODES - 1
+        ? 1
+        : Math.min(over.quality - 1, Math.max(low + 1, interpolate(sizes, low, over.quality, targetBytes)));
     const tried = run(guess);
     if (tried.bytes.length <= targetBytes) fit = tried;
     else over = tried;
@@ -65,7 +70,11 @@ export interface RequestedEncode {
 }
 
 /** One encode at `quality`, or with a target the search above (`quality` as its ceiling). */
-export function encodeAsRequested(encode: (quality: number) => Uint8Array, quality: number, targetKb: number | undefined): RequestedEncode {
+export function encodeAsRequested(
+  encode: (quality: number) => Uint8Array,
+  quality: number,
+  targetKb: number | undefined,
+): RequestedEncode {
   if (targetKb === undefined) return { bytes: encode(quality), quality, encodes: 1 };
   const found = searchQuality(encode, targetKb * 1024, quality);
   return { bytes: found.bytes, quality: found.quality, encodes: found.encodes, targetReached: found.reached };

@@ -7,10 +7,14 @@ import { MAX_IMAGE_BYTES, MULTIPART_OVERHEAD_BYTES } from './limits.ts';
 export const MAX_BODY_BYTES = MAX_IMAGE_BYTES + MULTIPART_OVERHEAD_BYTES;
 
 const tooLarge = (): ApiError =>
-  new ApiError('payload_too_large', `the upload is over the limit: images up to ${MAX_IMAGE_BYTES / 1024 / 1024} MB (${MAX_IMAGE_BYTES} bytes)`, {
-    param: 'image',
-    details: { max_bytes: MAX_IMAGE_BYTES },
-  });
+  new ApiError(
+    'payload_too_large',
+    `the upload is over the limit: images up to ${MAX_IMAGE_BYTES / 1024 / 1024} MB (${MAX_IMAGE_BYTES} bytes)`,
+    {
+      param: 'image',
+      details: { max_bytes: MAX_IMAGE_BYTES },
+    },
+  );
 
 const HOW_TO = 'send multipart/form-data with the file in a part named "image", e.g. curl -F image=@photo.jpg';
 
@@ -33,7 +37,8 @@ export async function readMultipart(request: Request): Promise<FormData> {
 export function partsOf(form: FormData): Record<string, File | string> {
   const parts: Record<string, File | string> = {};
   for (const [name, value] of form) {
-    if (Object.hasOwn(parts, name)) throw new ApiError('bad_request', `the part "${name}" appears more than once`, { param: name });
+    if (Object.hasOwn(parts, name))
+      throw new ApiError('bad_request', `the part "${name}" appears more than once`, { param: name });
     parts[name] = value;
   }
   return parts;

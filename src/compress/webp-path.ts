@@ -17,16 +17,28 @@ import { jpegMarkersOf, packWebp, webpMetadata } from './webp-riff.ts';
 import { WEBP_LOSSLESS_EFFORT } from './limits.ts';
 import { timed, type Timings } from './timings.ts';
 
-
-
-export async function compressWebp(request: CompressRequest, plan: Plan, orientation: Orientation, metadata: MetadataMode): Promise<CompressResult> {
+export async function compressWebp(
+  request: CompressRequest,
+  plan: Plan,
+  orientation: Orientation,
+  metadata: MetadataMode,
+): Promise<CompressResult> {
   const timings: Timings = { decode: 0, resize: 0, encode: 0 };
   const meta = webpMetadata(request.bytes, metadata);
   const { width: sw, height: sh } = plan.stored;
   const { width: ow, height: oh } = plan.output;
   const finish = (encodeAt: (quality: number) => Uint8Array, extra: Partial<CompressResult> = {}): CompressResult => {
     const encoded = timed(timings, 'encode', () => encodeAsRequested(encodeAt, request.quality, request.targetKb));
-    return { ...encoded, inputFormat: 'webp', format: request.format, width: ow, height: oh, lossless: false, timings, ...extra };
+    return {
+      ...encoded,
+      inputFormat: 'webp',
+      format: request.format,
+      width: ow,
+      height: oh,
+      lossless: false,
+      timings,
+      ...extra,
+    };
   };
 
   if (request.format === 'png') return webpToPng(request, plan, orientation, timings);
@@ -49,7 +61,8 @@ export async function compressWebp(request: CompressRequest, plan: Plan, orienta
     // low-memory mode (memory-plan.ts).
     const { lossless, lowMemory, tokenGrowthBytes = 0 } = plan.webp ?? { lossless: false, lowMemory: false };
     timed(timings, 'decode', () => job.fill(sw, sh, orientation, lossless));
-    const encode = (quality: number) => job.encode(lossless ? WEBP_LOSSLESS_EFFORT : quality, lossless, WEBP_METHOD, lowMemory, tokenGrowthBytes);
+    const encode = (quality: number) =>
+      job.encode(lossless ? WEBP_LOSSLESS_EFFORT : quality, lossless, WEBP_METHOD, lowMemory, tokenGrowthBytes);
     const result = finish((quality) => packWebp(encode(quality).bytes, meta, ow, oh), {
       quality: lossless ? 100 : request.quality,
     });
@@ -66,7 +79,12 @@ export async function compressWebp(request: CompressRequest, plan: Plan, orienta
  * PNG output: upright rows pulled from the engine in batches (the PNG writer awaits its deflater
  * between them), through the row encoder, or gathered for oxipng when the plan says it fits.
  */
-async function webpToPng(request: CompressRequest, plan: Plan, orientation: Orientation, timings: Timings): Promise<CompressResult> {
+async function webpToPng(
+  request: CompressRequest,
+  plan: Plan,
+  orientation: Orientation,
+  timings: Timings,
+): Promise<CompressResult> {
   const { WebpRowReader } = await import('../../wasm/webp-engine.ts');
   return sourceToPng(request, plan, timings, 'WebP', () => new WebpRowReader(request.bytes, plan.stored, orientation));
 }

@@ -27,7 +27,8 @@ const VP8X_XMP = 0x04;
 /** ICC profiles split into APP2 segments of at most this payload (65535 − 2 length − 14 signature bytes). */
 const ICC_SEGMENT_BYTES = 65519;
 
-const u32le = (b: Uint8Array, at: number): number => (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
+const u32le = (b: Uint8Array, at: number): number =>
+  (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
 const ascii = (text: string): Uint8Array => Uint8Array.from(text, (c) => c.charCodeAt(0));
 
 /** The top-level chunks after "RIFF....WEBP", as far as the file holds whole ones. */
@@ -37,7 +38,10 @@ export function riffChunks(b: Uint8Array): RiffChunk[] {
   for (let at = 12; at + 8 <= end; ) {
     const size = u32le(b, at + 4);
     if (at + 8 + size > end) break;
-    chunks.push({ tag: String.fromCharCode(b[at]!, b[at + 1]!, b[at + 2]!, b[at + 3]!), data: b.subarray(at + 8, at + 8 + size) });
+    chunks.push({
+      tag: String.fromCharCode(b[at]!, b[at + 1]!, b[at + 2]!, b[at + 3]!),
+      data: b.subarray(at + 8, at + 8 + size),
+    });
     at += 8 + size + (size & 1);
   }
   return chunks;
@@ -85,12 +89,16 @@ export function packWebp(bitstream: Uint8Array, meta: WebpMetadata, width: numbe
   const chunks = riffChunks(bitstream);
   const image = chunks.filter((c) => IMAGE_CHUNKS.has(c.tag));
   const vp8l = image.find((c) => c.tag === 'VP8L');
-  const alpha = image.some((c) => c.tag === 'ALPH') || (vp8l !== undefined && vp8l.data.length >= 5 && ((u32le(vp8l.data, 1) >>> 28) & 1) === 1);
-  const needsVp8x = meta.icc !== undefined || meta.exif !== undefined || meta.xmp !== undefined || image.some((c) => c.tag === 'ALPH');
+  const alpha =
+    image.some((c) => c.tag === 'ALPH') ||
+    (vp8l !== undefined && vp8l.data.length >= 5 && ((u32le(vp8l.data, 1) >>> 28) & 1) === 1);
+  const needsVp8x =
+    meta.icc !== undefined || meta.exif !== undefined || meta.xmp !== undefined || image.some((c) => c.tag === 'ALPH');
   const body: RiffChunk[] = [];
   if (needsVp8x) {
     const vp8x = new Uint8Array(10);
-    vp8x[0] = (meta.icc ? VP8X_ICC : 0) | (alpha ? VP8X_ALPHA : 0) | (meta.exif ? VP8X_EXIF : 0) | (meta.xmp ? VP8X_XMP : 0);
+    vp8x[0] =
+      (meta.icc ? VP8X_ICC : 0) | (alpha ? VP8X_ALPHA : 0) | (meta.exif ? VP8X_EXIF : 0) | (meta.xmp ? VP8X_XMP : 0);
     for (let i = 0; i < 3; i++) {
       vp8x[4 + i] = ((width - 1) >> (8 * i)) & 0xff;
       vp8x[7 + i] = ((height - 1) >> (8 * i)) & 0xff;

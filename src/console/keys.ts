@@ -48,7 +48,8 @@ export interface KeyCreator {
   maker: string | null;
 }
 
-const COLUMNS = 'k.id, k.name, k.prefix, k.scopes, k.created_at, k.last_used_at, k.revoked_at, k.created_by, m.email AS maker_email';
+const COLUMNS =
+  'k.id, k.name, k.prefix, k.scopes, k.created_at, k.last_used_at, k.revoked_at, k.created_by, m.email AS maker_email';
 const FROM = 'api_keys k LEFT JOIN members m ON m.id = k.created_by AND m.account_id = k.account_id';
 const MANAGE = hasScopeSql('scopes', 'manage');
 /** SQL: maker `m` may hold manage keys of account `a`: the operator CLI, or a member with a role that makes them. */
@@ -120,7 +121,14 @@ export type CreateOutcome =
  * Creates a key within the caps, recording its maker. The key.created webhook event is written in the same
  * D1 batch (only when the key row was), then handed to the account's dispatcher.
  */
-export async function createKey(env: Env, accountId: string, input: { name: string; scopes: Scope[] }, by: KeyCreator, now: number, origin: AuditOrigin): Promise<CreateOutcome> {
+export async function createKey(
+  env: Env,
+  accountId: string,
+  input: { name: string; scopes: Scope[] },
+  by: KeyCreator,
+  now: number,
+  origin: AuditOrigin,
+): Promise<CreateOutcome> {
   const manage = input.scopes.includes('manage');
   if (manage && !can(by.role, 'keys:manage')) return { ok: false, reason: 'forbidden' };
   const db = env.DB;
@@ -130,18 +138,42 @@ export async function createKey(env: Env, accountId: string, input: { name: stri
   const scopes = input.scopes.join(',');
   const day = dayWindow(now);
   // The audit record too, written only when the capped insert made the key.
-  const [result, recorded, made] = await batchWithAudit<Row>(db, [
-    db
-      .prepare(SQL.insertCapped)
-      .bind(id, accountId, input.name, prefix, await hashKey(secret), scopes, now, by.maker, MAX_ACTIVE_KEYS, day.start, MAX_KEYS_CREATED_PER_DAY, manage ? 1 : 0),
-    keyEventStatement(db, 'created', accountId, id, now),
-    db.prepare(SQL.one).bind(id, accountId),
-  ], origin, { accountId, action: 'key.created', target: id, details: { name: input.name, scopes: input.scopes } }, now, {
-    sql: 'EXISTS (SELECT 1 FROM api_keys WHERE id = ?)', params: [id],
-  });
+  const [result, recorded, made] = await batchWithAudit<Row>(
+    db,
+    [
+      db
+        .prepare(SQL.insertCapped)
+        .bind(
+          id,
+          accountId,
+          input.name,
+          prefix,
+          await hashKey(secret),
+          scopes,
+          now,
+          by.maker,
+          MAX_ACTIVE_KEYS,
+          day.start,
+          MAX_KEYS_CREATED_PER_DAY,
+          manage ? 1 : 0,
+        ),
+      keyEventStatement(db, 'created', accountId, id, now),
+      db.prepare(SQL.one).bind(id, accountId),
+    ],
+    origin,
+    { accountId, action: 'key.created', target: id, details: { name: input.name, scopes: input.scopes } },
+    now,
+    {
+      sql: 'EXISTS (SELECT 1 FROM api_keys WHERE id = ?)',
+      params: [id],
+    },
+  );
   const row = made?.results[0];
   if (result?.meta.changes !== 1 || !row) {
-    const counts = await db.prepare(SQL.counts).bind(accountId, day.start, by.maker).first<{ active: number; today: number; maker_ok: number }>();
+    const counts = await db
+      .prepare(SQL.counts)
+      .bind(accountId, day.start, by.maker)
+      .first<{ active: number; today: number; maker_ok: number }>();
     if (manage && !counts?.maker_ok) return { ok: false, reason: 'maker_lost_role' };
     if ((counts?.active ?? 0) >= MAX_ACTIVE_KEYS) return { ok: false, reason: 'too_many_keys', max: MAX_ACTIVE_KEYS };
     return { ok: false, reason: 'too_many_today', max: MAX_KEYS_CREATED_PER_DAY, reset: day.end };
@@ -151,15 +183,29 @@ export async function createKey(env: Env, accountId: string, input: { name: stri
 }
 
 /** Revokes one of the account's keys (a no-op when it already is); null when it is not theirs or unknown. */
-export async function revokeKey(env: Env, accountId: string, keyId: string, now: number, origin: AuditOrigin): Promise<ConsoleKey | null> {
+export async function revokeKey(
+  env: Env,
+  accountId: string,
+  keyId: string,
+  now: number,
+  origin: AuditOrigin,
+): Promise<ConsoleKey | null> {
   // The key.revoked event and audit record, in the same transaction: only when this UPDATE revoked the key.
-  const [update, recorded, select] = await batchWithAudit<Row>(env.DB, [
-    env.DB.prepare(SQL.revoke).bind(now, keyId, accountId),
-    keyEventStatement(env.DB, 'revoked', accountId, keyId, now),
-    env.DB.prepare(SQL.one).bind(keyId, accountId),
-  ], origin, { accountId, action: 'key.revoked', target: keyId }, now, {
-    sql: "EXISTS (SELECT 1 FROM api_keys WHERE id = ? AND account_id = ? AND kind = 'api' AND revoked_at = ?)", params: [keyId, accountId, now],
-  });
+  const [update, recorded, select] = await batchWithAudit<Row>(
+    env.DB,
+    [
+      env.DB.prepare(SQL.revoke).bind(now, keyId, accountId),
+      keyEventStatement(env.DB, 'revoked', accountId, keyId, now),
+      env.DB.prepare(SQL.one).bind(keyId, accountId),
+    ],
+    origin,
+    { accountId, action: 'key.revoked', target: keyId },
+    now,
+    {
+      sql: "EXISTS (SELECT 1 FROM api_keys WHERE id = ? AND account_id = ? AND kind = 'api' AND revoked_at = ?)",
+      params: [keyId, accountId, now],
+    },
+  );
   const row = select?.results[0];
   if (!row) return null;
   // The key's Durable Object caches its state: tell it first, so the very next request is refused
@@ -171,7 +217,9 @@ export async function revokeKey(env: Env, accountId: string, keyId: string, now:
 
 /** The member's active manage keys: those a change that takes away their role would revoke. */
 export async function activeManageKeysOf(db: D1Database, accountId: string, memberId: string): Promise<string[]> {
-  return (await db.prepare(SQL.activeManageKeysOf).bind(accountId, memberId).all<{ id: string }>()).results.map((r) => r.id);
+  return (await db.prepare(SQL.activeManageKeysOf).bind(accountId, memberId).all<{ id: string }>()).results.map(
+    (r) => r.id,
+  );
 }
 
 /**
@@ -180,8 +228,16 @@ export async function activeManageKeysOf(db: D1Database, accountId: string, memb
  * makes manage keys (a refused change, or a promotion, revokes nothing). By maker, not by a list read
  * earlier, so a key made meanwhile goes too.
  */
-export function makersKeysRevoked(db: D1Database, accountId: string, memberId: string, now: number): D1PreparedStatement[] {
-  return [db.prepare(SQL.revokeMakers).bind(accountId, memberId, now), makersKeyEventsStatement(db, accountId, memberId, now)];
+export function makersKeysRevoked(
+  db: D1Database,
+  accountId: string,
+  memberId: string,
+  now: number,
+): D1PreparedStatement[] {
+  return [
+    db.prepare(SQL.revokeMakers).bind(accountId, memberId, now),
+    makersKeyEventsStatement(db, accountId, memberId, now),
+  ];
 }
 
 /**
@@ -189,12 +245,26 @@ export function makersKeysRevoked(db: D1Database, accountId: string, memberId: s
  * with one is refused; the events go to the dispatcher. The batch's audit record lists `listed` (read
  * before it); a key made between that read and the batch gets a key.revoked record of its own here.
  */
-export async function settleMakersKeys(env: Env, accountId: string, memberId: string, listed: string[], now: number, origin: AuditOrigin): Promise<string[]> {
-  const revoked = (await env.DB.prepare(SQL.revokedMakersKeys).bind(accountId, memberId, now).all<{ id: string }>()).results.map((r) => r.id);
+export async function settleMakersKeys(
+  env: Env,
+  accountId: string,
+  memberId: string,
+  listed: string[],
+  now: number,
+  origin: AuditOrigin,
+): Promise<string[]> {
+  const revoked = (
+    await env.DB.prepare(SQL.revokedMakersKeys).bind(accountId, memberId, now).all<{ id: string }>()
+  ).results.map((r) => r.id);
   if (revoked.length === 0) return revoked;
   await refreshKeys(env, { keyIds: revoked });
   for (const id of revoked.filter((k) => !listed.includes(k))) {
-    await appendAudit(env.DB, origin, { accountId, action: 'key.revoked', target: id, details: { maker: memberId } }, now);
+    await appendAudit(
+      env.DB,
+      origin,
+      { accountId, action: 'key.revoked', target: id, details: { maker: memberId } },
+      now,
+    );
   }
   await pokeDispatcher(env, accountId);
   return revoked;
@@ -208,7 +278,10 @@ export async function consoleKeyHash(db: D1Database, accountId: string, now: num
   const existing = await db.prepare(SQL.consoleHash).bind(accountId).first<{ hash: string }>();
   if (existing) return existing.hash;
   const secret = generateKey();
-  await db.prepare(SQL.insertConsole).bind(newKeyId(), accountId, displayPrefix(secret), await hashKey(secret), now).run();
+  await db
+    .prepare(SQL.insertConsole)
+    .bind(newKeyId(), accountId, displayPrefix(secret), await hashKey(secret), now)
+    .run();
   // Re-read: a concurrent first use may have won the unique index.
   const row = await db.prepare(SQL.consoleHash).bind(accountId).first<{ hash: string }>();
   if (!row) throw new Error('console key could not be created');

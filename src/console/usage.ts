@@ -47,7 +47,11 @@ const SQL =
   'SELECT id, name, prefix, kind, hash, revoked_at FROM api_keys WHERE account_id = ? AND (revoked_at IS NULL OR last_used_at >= ?) ' +
   'ORDER BY revoked_at IS NOT NULL, kind, COALESCE(last_used_at, created_at) DESC LIMIT ?';
 
-export async function accountUsage(env: Env, account: { id: string; image_tier: ImageTier }, now: number): Promise<UsageReport> {
+export async function accountUsage(
+  env: Env,
+  account: { id: string; image_tier: ImageTier },
+  now: number,
+): Promise<UsageReport> {
   const today = dayWindow(now).start;
   const first = today - (USAGE_DAYS - 1) * DAY_MS;
   const monthStart = monthWindow(now).start;
@@ -55,12 +59,20 @@ export async function accountUsage(env: Env, account: { id: string; image_tier: 
   const from = Math.min(first, monthStart);
   const days = Array.from({ length: USAGE_DAYS }, (_, i) => new Date(first + i * DAY_MS).toISOString().slice(0, 10));
   const [rows, month] = await Promise.all([
-    env.DB.prepare(SQL).bind(account.id, from, USAGE_MAX_KEYS).all<KeyRow>().then((r) => r.results),
+    env.DB.prepare(SQL)
+      .bind(account.id, from, USAGE_MAX_KEYS)
+      .all<KeyRow>()
+      .then((r) => r.results),
     accountMeter(env, account.id).month(account.image_tier, now),
   ]);
-  const snapshots = await Promise.all(rows.map((r) => env.METER.get(env.METER.idFromName(r.hash)).snapshot(r.hash, now, from)));
+  const snapshots = await Promise.all(
+    rows.map((r) => env.METER.get(env.METER.idFromName(r.hash)).snapshot(r.hash, now, from)),
+  );
 
-  const totals = { requests: new Array<number>(USAGE_DAYS).fill(0), compressions: new Array<number>(USAGE_DAYS).fill(0) };
+  const totals = {
+    requests: new Array<number>(USAGE_DAYS).fill(0),
+    compressions: new Array<number>(USAGE_DAYS).fill(0),
+  };
   const keys: KeyUsage[] = [];
   rows.forEach((row, i) => {
     const snapshot = snapshots[i];

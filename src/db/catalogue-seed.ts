@@ -10,8 +10,7 @@ const COLUMNS = ['slug', 'name', 'description', 'path', 'tag', 'category', 'keyw
 /** D1 refuses SQL statements longer than 100,000 bytes; the inlined catalogue must stay below it. */
 export const D1_MAX_STATEMENT_BYTES = 100_000;
 
-const removeDropped =
-  "DELETE FROM tools WHERE slug NOT IN (SELECT json_extract(value, '$.slug') FROM json_each(?))";
+const removeDropped = "DELETE FROM tools WHERE slug NOT IN (SELECT json_extract(value, '$.slug') FROM json_each(?))";
 
 // `WHERE true` is SQLite's required disambiguation between an upsert's SELECT and its ON CONFLICT.
 const upsertAll =

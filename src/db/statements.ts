@@ -4,8 +4,7 @@
 import { OPERATOR_MAKER } from '../accounts/keys.ts';
 
 export const SQL = {
-  insertAccount:
-    'INSERT INTO accounts (id, email, name, image_tier, tools_tier, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+  insertAccount: 'INSERT INTO accounts (id, email, name, image_tier, tools_tier, created_at) VALUES (?, ?, ?, ?, ?, ?)',
   accountById: 'SELECT id, email, name, image_tier, tools_tier, created_at FROM accounts WHERE id = ?',
   accountByEmail:
     'SELECT id, email, name, image_tier, tools_tier, created_at FROM accounts WHERE email = ? COLLATE NOCASE',
@@ -14,12 +13,12 @@ export const SQL = {
   setToolsTier: 'UPDATE accounts SET tools_tier = ? WHERE id = ?',
 
   // The operator CLI's keys: made by no member.
-  insertKey:
-    `INSERT INTO api_keys (id, account_id, name, prefix, hash, scopes, created_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, '${OPERATOR_MAKER}')`,
+  insertKey: `INSERT INTO api_keys (id, account_id, name, prefix, hash, scopes, created_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, '${OPERATOR_MAKER}')`,
   listKeys:
     'SELECT id, account_id, name, prefix, scopes, created_at, last_used_at, revoked_at FROM api_keys ' +
     'WHERE account_id = ? ORDER BY created_at, id',
-  keyById: 'SELECT id, account_id, name, prefix, scopes, created_at, last_used_at, revoked_at FROM api_keys WHERE id = ?',
+  keyById:
+    'SELECT id, account_id, name, prefix, scopes, created_at, last_used_at, revoked_at FROM api_keys WHERE id = ?',
   revokeKey: 'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL',
   keyHashesByIds: 'SELECT hash FROM api_keys WHERE id IN (SELECT value FROM json_each(?))',
   keyHashesByAccount: 'SELECT hash FROM api_keys WHERE account_id = ?',

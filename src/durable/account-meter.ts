@@ -11,8 +11,13 @@ import type { ImageTier } from '../accounts/tiers.ts';
 import type { Env } from '../env.ts';
 import { Counters } from '../metering/counters.ts';
 import {
-  commitCompression, imageStatus, monthUsage, releaseCompression, reserveCompression,
-  type CommitResult, type ImageResult,
+  commitCompression,
+  imageStatus,
+  monthUsage,
+  releaseCompression,
+  reserveCompression,
+  type CommitResult,
+  type ImageResult,
 } from '../metering/rules.ts';
 import type { WindowUsage } from '../metering/types.ts';
 import { handOff } from '../webhooks/dispatcher-stub.ts';
@@ -48,7 +53,10 @@ export class AccountMeter extends DurableObject<Env> {
   async commit(tier: ImageTier, id: string, now: number, hook?: HookTarget): Promise<CommitResult> {
     const { result, recorded } = this.ctx.storage.transactionSync(() => {
       const result = commitCompression(this.counters, tier, now, id);
-      return { result, recorded: result.charged && hook !== undefined && imageThresholds(this.outbox, this.counters, hook, tier, now) };
+      return {
+        result,
+        recorded: result.charged && hook !== undefined && imageThresholds(this.outbox, this.counters, hook, tier, now),
+      };
     });
     if (recorded) await this.ctx.storage.setAlarm(Date.now());
     return result;

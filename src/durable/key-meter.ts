@@ -11,7 +11,14 @@ import { SQL } from '../db/statements.ts';
 import type { Env } from '../env.ts';
 import { Counters } from '../metering/counters.ts';
 import { KEY_STATE_TTL_MS, LAST_USED_FLUSH_MS } from '../metering/key-state.ts';
-import { countFailedCompression, failedCompressions, FAILED_COMPRESSIONS_PER_MINUTE, meterManage, meterTools, toolsUsage } from '../metering/rules.ts';
+import {
+  countFailedCompression,
+  failedCompressions,
+  FAILED_COMPRESSIONS_PER_MINUTE,
+  meterManage,
+  meterTools,
+  toolsUsage,
+} from '../metering/rules.ts';
 import { dayWindow } from '../metering/windows.ts';
 import { accountMeter } from '../metering/account-meter-stub.ts';
 import type { AccountMeter } from './account-meter.ts';
@@ -51,7 +58,11 @@ export class KeyMeter extends DurableObject<Env> {
     // The event, if any, commits with the counter that caused it: once per window however many race.
     const { result, recorded } = this.ctx.storage.transactionSync(() => {
       const result = meterTools(this.counters, key.tiers.tools, now, count);
-      return { result, recorded: target !== undefined && toolsEvents(this.outbox, this.counters, target, key.tiers.tools, now, result.allowed) };
+      return {
+        result,
+        recorded:
+          target !== undefined && toolsEvents(this.outbox, this.counters, target, key.tiers.tools, now, result.allowed),
+      };
     });
     if (recorded) await this.ctx.storage.setAlarm(Date.now());
     if (!result.allowed) return { outcome: 'rate_limit_exceeded', key, rate: result.rate };
@@ -68,7 +79,11 @@ export class KeyMeter extends DurableObject<Env> {
   async imageStatus(hash: string, now: number): Promise<Verdict> {
     const auth = await this.authenticate(hash, now, 'image');
     if (auth.outcome !== 'ok' || !auth.key) return auth;
-    return { outcome: 'ok', key: auth.key, rate: (await this.account(auth.key).status(auth.key.tiers.image, now)).rate };
+    return {
+      outcome: 'ok',
+      key: auth.key,
+      rate: (await this.account(auth.key).status(auth.key.tiers.image, now)).rate,
+    };
   }
 
   /** Image API: holds one unit of the account's month for a compression about to run. */
@@ -78,7 +93,12 @@ export class KeyMeter extends DurableObject<Env> {
     const key = auth.key;
     const failures = this.ctx.storage.transactionSync(() => failedCompressions(this.counters, now));
     if (!failures.allowed) {
-      return { outcome: 'rate_limit_exceeded', key, rate: failures.rate, reason: `this key had ${FAILED_COMPRESSIONS_PER_MINUTE} uploads refused as unreadable or too large this minute` };
+      return {
+        outcome: 'rate_limit_exceeded',
+        key,
+        rate: failures.rate,
+        reason: `this key had ${FAILED_COMPRESSIONS_PER_MINUTE} uploads refused as unreadable or too large this minute`,
+      };
     }
     const id = crypto.randomUUID();
     const result = await this.account(key).reserve(key.tiers.image, now, id, hookTarget(key));
@@ -92,7 +112,8 @@ export class KeyMeter extends DurableObject<Env> {
     const key = await this.settleKey(hash, now);
     if (!key) return { outcome: 'unauthorized' };
     const result = await this.account(key).commit(key.tiers.image, reservation, now, hookTarget(key));
-    if (result.charged) this.ctx.storage.transactionSync(() => this.counters.addDaily('compressions', dayWindow(now).start));
+    if (result.charged)
+      this.ctx.storage.transactionSync(() => this.counters.addDaily('compressions', dayWindow(now).start));
     return { outcome: 'ok', key, rate: result.rate };
   }
 
@@ -163,7 +184,9 @@ export class KeyMeter extends DurableObject<Env> {
     if (!state.view) return { outcome: 'unauthorized', reason: 'unknown API key' };
     if (state.revoked) return { outcome: 'unauthorized', reason: 'this API key has been revoked' };
     if (!state.view.scopes.includes(scope)) {
-      const api = { image: 'image compression API', tools: 'tools API', manage: 'management API (keys, webhooks)' }[scope];
+      const api = { image: 'image compression API', tools: 'tools API', manage: 'management API (keys, webhooks)' }[
+        scope
+      ];
       return {
         outcome: 'forbidden',
         key: state.view,
@@ -211,6 +234,11 @@ export class KeyMeter extends DurableObject<Env> {
     if (now - this.lastFlushAt < LAST_USED_FLUSH_MS) return;
     this.lastFlushAt = now;
     const write = this.env.DB.prepare(SQL.touchKey).bind(this.lastUsedAt, hash, this.lastUsedAt).run();
-    this.ctx.waitUntil(write.then(() => undefined, (err: unknown) => console.error('last_used_at flush failed', String(err))));
+    this.ctx.waitUntil(
+      write.then(
+        () => undefined,
+        (err: unknown) => console.error('last_used_at flush failed', String(err)),
+      ),
+    );
   }
 }

@@ -22,7 +22,8 @@ export interface ObjectState {
 }
 
 // The runtime's own tables (`_cf_…`) and SQLite's are not the object's data.
-const USER_TABLES = "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name";
+const USER_TABLES =
+  "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name";
 
 export const quoteIdent = (name: string): string => `"${name.replaceAll('"', '""')}"`;
 
@@ -33,18 +34,22 @@ export function encodeCell(value: unknown): Cell {
 }
 
 export function decodeCell(value: Cell): SqlStorageValue {
-  if (value !== null && typeof value === 'object') return Uint8Array.from(atob(value.$blob), (c) => c.charCodeAt(0)).buffer;
+  if (value !== null && typeof value === 'object')
+    return Uint8Array.from(atob(value.$blob), (c) => c.charCodeAt(0)).buffer;
   return value;
 }
 
 export async function exportObjectState(ctx: DurableObjectState): Promise<ObjectState> {
   const sql = ctx.storage.sql;
   const tables = ctx.storage.transactionSync(() =>
-    sql.exec<{ name: string; sql: string }>(USER_TABLES).toArray().map(({ name, sql: create }) => {
-      const cursor = sql.exec(`SELECT * FROM ${quoteIdent(name)}`);
-      const rows = [...cursor.raw()].map((row) => row.map(encodeCell));
-      return { name, sql: create, columns: cursor.columnNames, rows };
-    }),
+    sql
+      .exec<{ name: string; sql: string }>(USER_TABLES)
+      .toArray()
+      .map(({ name, sql: create }) => {
+        const cursor = sql.exec(`SELECT * FROM ${quoteIdent(name)}`);
+        const rows = [...cursor.raw()].map((row) => row.map(encodeCell));
+        return { name, sql: create, columns: cursor.columnNames, rows };
+      }),
   );
   return { tables, alarm: await ctx.storage.getAlarm() };
 }

@@ -13,7 +13,12 @@ import { attemptDelivery } from '../webhooks/delivery.ts';
 import { DispatchStore, type DeliveryView, type DueDelivery } from '../webhooks/dispatch-store.ts';
 import { endpointTargets, recordHealth, type EndpointTarget } from '../webhooks/endpoints.ts';
 import { event, type EventType, type WebhookEvent } from '../webhooks/events.ts';
-import { ALARM_RETRY_MS, MAX_CONCURRENT_DELIVERIES, MAX_MANUAL_SENDS_PER_HOUR, RETENTION_MS } from '../webhooks/limits.ts';
+import {
+  ALARM_RETRY_MS,
+  MAX_CONCURRENT_DELIVERIES,
+  MAX_MANUAL_SENDS_PER_HOUR,
+  RETENTION_MS,
+} from '../webhooks/limits.ts';
 import { attemptTimeout, disableAfter, retrySchedule } from '../webhooks/schedule.ts';
 import { exportObjectState, importObjectState, type ObjectState } from './object-state.ts';
 
@@ -48,11 +53,21 @@ export class WebhookDispatcher extends DurableObject<Env> {
     this.store.accountId = accountId;
     let total = 0;
     for (;;) {
-      const rows = await this.env.DB.prepare(OUTBOX_SQL.take).bind(accountId).all<{ id: string; account_id: string; type: EventType; body: string; created_at: number }>();
+      const rows = await this.env.DB.prepare(OUTBOX_SQL.take)
+        .bind(accountId)
+        .all<{ id: string; account_id: string; type: EventType; body: string; created_at: number }>();
       if (rows.results.length === 0) return total;
-      const events = rows.results.map((r) => ({ id: r.id, accountId: r.account_id, type: r.type, body: r.body, createdAt: r.created_at }));
+      const events = rows.results.map((r) => ({
+        id: r.id,
+        accountId: r.account_id,
+        type: r.type,
+        body: r.body,
+        createdAt: r.created_at,
+      }));
       await this.enqueue(events);
-      await this.env.DB.prepare(OUTBOX_SQL.done).bind(JSON.stringify(events.map((e) => e.id))).run();
+      await this.env.DB.prepare(OUTBOX_SQL.done)
+        .bind(JSON.stringify(events.map((e) => e.id)))
+        .run();
       total += events.length;
       if (events.length < OUTBOX_BATCH) return total;
     }
@@ -69,7 +84,10 @@ export class WebhookDispatcher extends DurableObject<Env> {
     this.store.accountId = accountId;
     const budget = this.store.spendManual(Date.now(), MAX_MANUAL_SENDS_PER_HOUR);
     if (!budget.ok) return { ok: false, retryAfterMs: budget.retryAfterMs, max: MAX_MANUAL_SENDS_PER_HOUR };
-    const e = event(accountId, 'webhook.test', now, { endpoint_id: endpointId, message: 'A test event from Shrinkray: your endpoint receives and verifies webhooks.' });
+    const e = event(accountId, 'webhook.test', now, {
+      endpoint_id: endpointId,
+      message: 'A test event from Shrinkray: your endpoint receives and verifies webhooks.',
+    });
     this.ctx.storage.transactionSync(() => {
       this.store.addMessage(e);
       this.store.addDelivery(e.id, endpointId, Date.now() + (retrySchedule(this.env)[0] ?? 0));
@@ -127,7 +145,8 @@ export class WebhookDispatcher extends DurableObject<Env> {
     const now = Date.now();
     // An attempt is bounded by its timeout, but what follows it (a D1 write) is not: one that never
     // settles must not hold its endpoint for ever (at least once allows the resend).
-    for (const [id, started] of this.busy) if (now - started > attemptTimeout(this.env) + BUSY_GRACE_MS) this.busy.delete(id);
+    for (const [id, started] of this.busy)
+      if (now - started > attemptTimeout(this.env) + BUSY_GRACE_MS) this.busy.delete(id);
     const due = this.store.due(now, MAX_CONCURRENT_DELIVERIES - this.busy.size, [...this.busy.keys()]);
     // Claimed before the first await, so a pump running meanwhile cannot start the same ones.
     for (const d of due) this.busy.set(d.endpoint_id, now);
@@ -144,10 +163,14 @@ export class WebhookDispatcher extends DurableObject<Env> {
       }
       for (const d of due) {
         void this.deliver(d, endpoints.get(d.endpoint_id))
-          .catch((err: unknown) => console.error('webhook delivery not recorded', err instanceof Error ? err.message : String(err)))
+          .catch((err: unknown) =>
+            console.error('webhook delivery not recorded', err instanceof Error ? err.message : String(err)),
+          )
           .finally(() => {
             if (this.busy.get(d.endpoint_id) === now) this.busy.delete(d.endpoint_id);
-            this.pump().catch((err: unknown) => console.error('webhook dispatch failed', err instanceof Error ? err.message : String(err)));
+            this.pump().catch((err: unknown) =>
+              console.error('webhook dispatch failed', err instanceof Error ? err.message : String(err)),
+            );
           });
       }
     }
@@ -157,21 +180,47 @@ export class WebhookDispatcher extends DurableObject<Env> {
   private async deliver(d: DueDelivery, endpoint: EndpointTarget | undefined): Promise<void> {
     const at = Date.now();
     if (!endpoint || !endpoint.enabled) {
-      this.store.recordAttempt(d.msg_id, d.endpoint_id, { at, status: null, error: endpoint ? 'not sent: the endpoint is disabled' : 'not sent: the endpoint was deleted', duration_ms: 0 });
+      this.store.recordAttempt(d.msg_id, d.endpoint_id, {
+        at,
+        status: null,
+        error: endpoint ? 'not sent: the endpoint is disabled' : 'not sent: the endpoint was deleted',
+        duration_ms: 0,
+      });
       this.store.settle(d.msg_id, d.endpoint_id, 'failed', d.attempts, null);
       return;
     }
-    const result = await attemptDelivery(endpoint, d.msg_id, d.body, this.env.FETCH_TEST_ORIGIN, attemptTimeout(this.env));
+    const result = await attemptDelivery(
+      endpoint,
+      d.msg_id,
+      d.body,
+      this.env.FETCH_TEST_ORIGIN,
+      attemptTimeout(this.env),
+    );
     const schedule = retrySchedule(this.env);
     const attempts = d.attempts + 1;
-    this.store.recordAttempt(d.msg_id, d.endpoint_id, { at, status: result.status, error: result.error, duration_ms: result.durationMs });
+    this.store.recordAttempt(d.msg_id, d.endpoint_id, {
+      at,
+      status: result.status,
+      error: result.error,
+      duration_ms: result.durationMs,
+    });
     if (result.success) this.store.settle(d.msg_id, d.endpoint_id, 'succeeded', attempts, null);
-    else if (d.manual === 1 || attempts >= schedule.length) this.store.settle(d.msg_id, d.endpoint_id, 'failed', attempts, null);
+    else if (d.manual === 1 || attempts >= schedule.length)
+      this.store.settle(d.msg_id, d.endpoint_id, 'failed', attempts, null);
     else this.store.settle(d.msg_id, d.endpoint_id, 'pending', attempts, Date.now() + (schedule[attempts] ?? 0));
     // The attempt is settled above; a D1 failure here only delays the endpoint's health, and must not
     // end the alarm while other deliveries are still in flight (they would be sent twice).
     try {
-      if (await recordHealth(this.env.DB, endpoint.id, result.success, at, disableAfter(this.env), streakGap(schedule, attemptTimeout(this.env)))) {
+      if (
+        await recordHealth(
+          this.env.DB,
+          endpoint.id,
+          result.success,
+          at,
+          disableAfter(this.env),
+          streakGap(schedule, attemptTimeout(this.env)),
+        )
+      ) {
         this.store.failPending(endpoint.id);
       }
     } catch (err) {
@@ -188,7 +237,8 @@ export class WebhookDispatcher extends DurableObject<Env> {
     this.ctx.storage.transactionSync(() => {
       for (const e of events) {
         if (!this.store.addMessage(e)) continue;
-        for (const ep of endpoints) if (ep.enabled && ep.events.includes(e.type)) this.store.addDelivery(e.id, ep.id, Date.now() + first);
+        for (const ep of endpoints)
+          if (ep.enabled && ep.events.includes(e.type)) this.store.addDelivery(e.id, ep.id, Date.now() + first);
       }
     });
     await this.wake();

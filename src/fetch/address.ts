@@ -66,7 +66,18 @@ const GLOBAL_UNICAST = table(parseIpv6, [['2000::/3', 'global unicast']])[0]!;
 
 // Suffixes that only ever resolve inside a network: RFC 6761/6762/8375 names, the ICANN name-collision
 // TLDs that will never be delegated, and reverse zones (a PTR name is no web site).
-const LOCAL_SUFFIXES = ['localhost', 'local', 'internal', 'localdomain', 'home.arpa', 'arpa', 'lan', 'intranet', 'corp', 'home'];
+const LOCAL_SUFFIXES = [
+  'localhost',
+  'local',
+  'internal',
+  'localdomain',
+  'home.arpa',
+  'arpa',
+  'lan',
+  'intranet',
+  'corp',
+  'home',
+];
 
 // Public names whose owners point them, and every subdomain, at 127.0.0.1 for local development.
 const LOOPBACK_NAMES = ['localtest.me', 'lvh.me', 'vcap.me', 'lacolhost.com'];

@@ -42,10 +42,16 @@ export async function safeFetch(start: URL, options: FetchOptions): Promise<Fetc
       await discard(response);
       const next = URL.parse(location, url);
       if (next === null) {
-        throw fetchFailed(`${url.host} redirected to an invalid URL`, { status: response.status, reason: 'bad_redirect' });
+        throw fetchFailed(`${url.host} redirected to an invalid URL`, {
+          status: response.status,
+          reason: 'bad_redirect',
+        });
       }
       if (redirects + 1 > MAX_REDIRECTS) {
-        throw fetchFailed(`more than ${MAX_REDIRECTS} redirects, the most followed`, { reason: 'too_many_redirects', redirects: redirects + 1 });
+        throw fetchFailed(`more than ${MAX_REDIRECTS} redirects, the most followed`, {
+          reason: 'too_many_redirects',
+          redirects: redirects + 1,
+        });
       }
       next.hash = '';
       checkFetchUrl(next, options, { redirect: redirects + 1, location: next.href });
@@ -66,10 +72,15 @@ export async function fetchOnce(url: URL, options: OnceOptions): Promise<Respons
   return send(url, options, { method: options.method, headers: options.headers, body: options.body ?? null });
 }
 
-async function send(url: URL, options: FetchOptions, init: RequestInit & { headers?: Record<string, string> } = {}): Promise<Response> {
+async function send(
+  url: URL,
+  options: FetchOptions,
+  init: RequestInit & { headers?: Record<string, string> } = {},
+): Promise<Response> {
   const headers = new Headers(init.headers);
   headers.set('User-Agent', options.userAgent);
-  if (!headers.has('Accept')) headers.set('Accept', options.accept ?? 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1');
+  if (!headers.has('Accept'))
+    headers.set('Accept', options.accept ?? 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1');
   try {
     return await fetch(url, { ...init, redirect: 'manual', signal: options.signal, headers });
   } catch (err) {
@@ -84,9 +95,12 @@ export function failure(url: URL, err: unknown, signal: AbortSignal): ApiError {
   if (signal.aborted) {
     return fetchFailed(`${url.host} did not answer within the time limit`, { reason: 'timeout' });
   }
-  return fetchFailed(`could not fetch from ${url.host}: the name did not resolve, the connection was refused or lost, or TLS failed`, {
-    reason: 'network',
-  });
+  return fetchFailed(
+    `could not fetch from ${url.host}: the name did not resolve, the connection was refused or lost, or TLS failed`,
+    {
+      reason: 'network',
+    },
+  );
 }
 
 async function discard(response: Response): Promise<void> {

@@ -38,10 +38,13 @@ export function checkFetchUrl(url: URL, policy: UrlPolicy, details?: Record<stri
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw fail(`${where(details)}must use http or https, not ${url.protocol.slice(0, -1)}`);
   }
-  if (url.username !== '' || url.password !== '') throw fail(`${where(details)}must not contain a user name or password`);
+  if (url.username !== '' || url.password !== '')
+    throw fail(`${where(details)}must not contain a user name or password`);
   if (url.href.length > MAX_URL_LENGTH) throw fail(`${where(details)}must be at most ${MAX_URL_LENGTH} characters`);
   if (policy.allowedHosts?.length && !hostAllowed(url.hostname, policy.allowedHosts)) {
-    throw fail(`${where(details)}must be on one of the allowed source hosts (${policy.allowedHosts.join(', ')}), not ${url.hostname}`);
+    throw fail(
+      `${where(details)}must be on one of the allowed source hosts (${policy.allowedHosts.join(', ')}), not ${url.hostname}`,
+    );
   }
   // Only now, with every rule about the URL itself applied, may the one test origin skip the rules
   // about where it points: its loopback host and the port that belongs to that origin.
@@ -57,7 +60,11 @@ function where(details?: Record<string, unknown>): string {
 
 export function isTestOrigin(url: URL, policy: UrlPolicy): boolean {
   // A comma list names several (the tests run a webhook receiver and an OpenID provider); each is judged alone.
-  const origins = policy.testOrigin?.split(',').map((o) => o.trim()).filter(Boolean) ?? [];
+  const origins =
+    policy.testOrigin
+      ?.split(',')
+      .map((o) => o.trim())
+      .filter(Boolean) ?? [];
   return origins.some((origin) => isOneTestOrigin(url, origin));
 }
 

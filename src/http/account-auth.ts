@@ -20,26 +20,46 @@ export const accountAuth = createMiddleware<AppEnv>(async (c, next) => {
     const verdict = await meter.manage(hash, clock(c.env));
     if (verdict.outcome === 'rate_limit_exceeded') {
       const retryAfter = verdict.rate?.retryAfter ?? 60;
-      throw new ApiError('rate_limit_exceeded', `a manage key may make ${verdict.rate?.limit} management requests a minute: retry in ${retryAfter} s`, {
-        headers: { 'Retry-After': String(retryAfter) },
-        details: { limit: verdict.rate?.limit, reset: verdict.rate?.reset },
-      });
+      throw new ApiError(
+        'rate_limit_exceeded',
+        `a manage key may make ${verdict.rate?.limit} management requests a minute: retry in ${retryAfter} s`,
+        {
+          headers: { 'Retry-After': String(retryAfter) },
+          details: { limit: verdict.rate?.limit, reset: verdict.rate?.reset },
+        },
+      );
     }
     enforce(verdict);
     const key = verdict.key!;
     c.set('key', key);
     c.set('keyHash', hash);
-    c.set('principal', { accountId: key.account.id, toolsTier: key.tiers.tools, via: 'key', role: KEY_ROLE, maker: key.createdBy });
+    c.set('principal', {
+      accountId: key.account.id,
+      toolsTier: key.tiers.tools,
+      via: 'key',
+      role: KEY_ROLE,
+      maker: key.createdBy,
+    });
     return next();
   }
   await loadSession(c, done);
   const session = c.var.session;
   if (!session) {
-    throw new ApiError('unauthorized', 'send an API key with the manage scope as Authorization: Bearer <key>, or sign in to the web console', {
-      headers: { 'WWW-Authenticate': 'Bearer realm="shrinkray"' },
-    });
+    throw new ApiError(
+      'unauthorized',
+      'send an API key with the manage scope as Authorization: Bearer <key>, or sign in to the web console',
+      {
+        headers: { 'WWW-Authenticate': 'Bearer realm="shrinkray"' },
+      },
+    );
   }
   if (!SAFE_METHODS.has(c.req.method)) await requireCsrfHeader(c, done);
-  c.set('principal', { accountId: session.account.id, toolsTier: session.account.tools_tier, via: 'session', role: session.member.role, maker: session.member.id });
+  c.set('principal', {
+    accountId: session.account.id,
+    toolsTier: session.account.tools_tier,
+    via: 'session',
+    role: session.member.role,
+    maker: session.member.id,
+  });
   return next();
 });

@@ -102,9 +102,13 @@ export function enforce(verdict: Verdict): void {
     case 'forbidden':
       throw new ApiError('forbidden', verdict.reason ?? 'this key is not enabled for this API');
     case 'rate_limit_exceeded':
-      throw new ApiError('rate_limit_exceeded', `${verdict.reason ?? 'rate limit exceeded'}: retry in ${verdict.rate?.retryAfter ?? 60} s`, {
-        details: { limit: verdict.rate?.limit, reset: verdict.rate?.reset },
-      });
+      throw new ApiError(
+        'rate_limit_exceeded',
+        `${verdict.reason ?? 'rate limit exceeded'}: retry in ${verdict.rate?.retryAfter ?? 60} s`,
+        {
+          details: { limit: verdict.rate?.limit, reset: verdict.rate?.reset },
+        },
+      );
     case 'quota_exceeded':
       throw new ApiError(
         'quota_exceeded',

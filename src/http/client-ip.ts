@@ -28,7 +28,9 @@ export function clientIp(c: Context<AppEnv>): string {
   if (value === '' || value.length > MAX_ADDRESS_CHARS || !/^[0-9A-Fa-f:.]+$/.test(value)) {
     if (!warned) {
       warned = true;
-      console.warn(`no usable client address in ${name}: per-IP throttles count such clients together (set TRUSTED_IP_HEADER)`);
+      console.warn(
+        `no usable client address in ${name}: per-IP throttles count such clients together (set TRUSTED_IP_HEADER)`,
+      );
     }
     return UNKNOWN_CLIENT;
   }

@@ -67,10 +67,19 @@ export function errorBody(err: ApiError, requestId: string): unknown {
 }
 
 export function errorResponse(err: unknown, requestId: string): Response {
-  const apiError = err instanceof ApiError ? err : new ApiError('internal_error', 'Something went wrong on our side. Retry, and quote the request id if it persists.');
+  const apiError =
+    err instanceof ApiError
+      ? err
+      : new ApiError(
+          'internal_error',
+          'Something went wrong on our side. Retry, and quote the request id if it persists.',
+        );
   if (!(err instanceof ApiError)) {
     // Log the failure's kind and message for the operator, never request data (keys live in headers).
-    console.error(`internal_error request_id=${requestId}`, err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+    console.error(
+      `internal_error request_id=${requestId}`,
+      err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+    );
   }
   return new Response(JSON.stringify(errorBody(apiError, requestId)), {
     status: apiError.status,

@@ -29,9 +29,13 @@ export function allowedMethods(routes: readonly RouteInfo[], path: string): stri
 export function fallbackError(c: Context<AppEnv>, routes: readonly RouteInfo[]): ApiError {
   const allow = allowedMethods(routes, c.req.path);
   if (allow.length > 0) {
-    return new ApiError('method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}; allowed: ${allow.join(', ')}`, {
-      headers: { Allow: allow.join(', ') },
-    });
+    return new ApiError(
+      'method_not_allowed',
+      `${c.req.method} is not allowed on ${c.req.path}; allowed: ${allow.join(', ')}`,
+      {
+        headers: { Allow: allow.join(', ') },
+      },
+    );
   }
   return new ApiError('not_found', `no endpoint at ${c.req.path}; the API is described at /api/v1/openapi.json`);
 }

@@ -5,7 +5,11 @@ import { ApiError } from './errors.ts';
 
 export type FormFields = Record<string, string | string[]>;
 
-export async function readForm(request: Request, maxBytes: number, repeated: readonly string[] = []): Promise<FormFields> {
+export async function readForm(
+  request: Request,
+  maxBytes: number,
+  repeated: readonly string[] = [],
+): Promise<FormFields> {
   const type = request.headers.get('content-type') ?? '';
   const tooLarge = () => new ApiError('payload_too_large', `the form is over the limit of ${maxBytes} bytes`);
   const body = limitedBody(request, maxBytes, tooLarge);

@@ -10,7 +10,8 @@ export type ApiName = 'image' | 'tools' | 'any';
 const CONSOLE_PATHS = /^\/api\/v1\/(?:keys|signing-secrets|image-source-hosts|usage|console)(?:\/|$)/;
 
 export function apiOfPath(path: string): ApiName {
-  if (path === '/api/v1/compress' || path.startsWith('/api/v1/compress/') || path.startsWith('/api/v1/img/')) return 'image';
+  if (path === '/api/v1/compress' || path.startsWith('/api/v1/compress/') || path.startsWith('/api/v1/img/'))
+    return 'image';
   if (path === '/api/v1/openapi.json' || !path.startsWith('/api/v1/') || CONSOLE_PATHS.test(path)) return 'any';
   return 'tools';
 }

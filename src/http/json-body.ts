@@ -5,10 +5,15 @@ import { ApiError } from './errors.ts';
 export async function readJsonBody(request: Request, maxBytes: number, example: string): Promise<unknown> {
   const type = request.headers.get('content-type') ?? '';
   if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type)) {
-    throw new ApiError('bad_request', `the request body must be JSON with Content-Type: application/json, such as ${example}`);
+    throw new ApiError(
+      'bad_request',
+      `the request body must be JSON with Content-Type: application/json, such as ${example}`,
+    );
   }
   const tooLarge = () =>
-    new ApiError('payload_too_large', `the request body is over the limit of ${maxBytes} bytes`, { details: { max_bytes: maxBytes } });
+    new ApiError('payload_too_large', `the request body is over the limit of ${maxBytes} bytes`, {
+      details: { max_bytes: maxBytes },
+    });
   const body = limitedBody(request, maxBytes, tooLarge);
   if (!body) throw new ApiError('bad_request', `the request has no body; send JSON such as ${example}`);
   let text: string;
@@ -17,7 +22,10 @@ export async function readJsonBody(request: Request, maxBytes: number, example: 
   } catch {
     if (body.exceeded()) throw tooLarge();
     // Only the client can make a body unreadable: it ended early, or ran past its Content-Length.
-    throw new ApiError('bad_request', `the request body could not be read in full (it ended early or differs from its Content-Length); send JSON such as ${example}`);
+    throw new ApiError(
+      'bad_request',
+      `the request body could not be read in full (it ended early or differs from its Content-Length); send JSON such as ${example}`,
+    );
   }
   try {
     return JSON.parse(text);

@@ -29,7 +29,11 @@ export function pageHeaders(c: Context<AppEnv>): void {
   if (new URL(c.req.url).protocol === 'https:') c.header('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
 }
 
-export function sendPage(c: Context<AppEnv>, page: string, status: 200 | 400 | 401 | 403 | 404 | 409 | 413 | 429 | 502 = 200): Response {
+export function sendPage(
+  c: Context<AppEnv>,
+  page: string,
+  status: 200 | 400 | 401 | 403 | 404 | 409 | 413 | 429 | 502 = 200,
+): Response {
   pageHeaders(c);
   return c.html(page, status);
 }

@@ -13,7 +13,8 @@ export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
   c.header('X-Content-Type-Options', 'nosniff');
   // Answers are per key: no shared cache may keep them, unless a route says otherwise (signed images).
   if (!c.res.headers.has('Cache-Control')) c.header('Cache-Control', 'no-store');
-  if (c.res.headers.get('Content-Type') === 'application/json') c.header('Content-Type', 'application/json; charset=utf-8');
+  if (c.res.headers.get('Content-Type') === 'application/json')
+    c.header('Content-Type', 'application/json; charset=utf-8');
   const rate = c.var.rate;
   if (!rate) return;
   c.header('X-RateLimit-Limit', String(rate.limit));

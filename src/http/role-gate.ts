@@ -24,7 +24,12 @@ export interface RouteRule {
   self?: true;
 }
 
-const r = (method: Method, path: string, permission: Permission, self?: true): RouteRule => ({ method, path, permission, ...(self ? { self } : {}) });
+const r = (method: Method, path: string, permission: Permission, self?: true): RouteRule => ({
+  method,
+  path,
+  permission,
+  ...(self ? { self } : {}),
+});
 
 export const ROUTE_PERMISSIONS: readonly RouteRule[] = [
   // Console pages.
@@ -110,7 +115,8 @@ export function ruleFor(method: string, path: string): { rule: RouteRule; id: st
   return undefined;
 }
 
-const carriesKey = (c: Context<AppEnv>): boolean => c.req.raw.headers.has('authorization') || c.req.raw.headers.has('x-api-key');
+const carriesKey = (c: Context<AppEnv>): boolean =>
+  c.req.raw.headers.has('authorization') || c.req.raw.headers.has('x-api-key');
 const done = async (): Promise<void> => undefined;
 
 export const roleGate = createMiddleware<AppEnv>(async (c, next) => {
@@ -127,5 +133,9 @@ export const roleGate = createMiddleware<AppEnv>(async (c, next) => {
   if (!session || can(session.member.role, rule.permission) || (rule.self && id === session.member.id)) return next();
   if (api) throw roleRefusal(session.member.role, rule.permission);
   const message = `Your role in this account (${session.member.role}) does not allow this page or action. Ask an owner or admin of the account.`;
-  return sendPage(c, messagePage({ title: 'Not allowed', message, csrf: csrfTokenFor(c), account: session.account }), 403);
+  return sendPage(
+    c,
+    messagePage({ title: 'Not allowed', message, csrf: csrfTokenFor(c), account: session.account }),
+    403,
+  );
 });

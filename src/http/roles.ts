@@ -4,4 +4,6 @@ import type { Permission } from '../teams/roles.ts';
 import { ApiError } from './errors.ts';
 
 export const roleRefusal = (role: string, permission: Permission): ApiError =>
-  new ApiError('forbidden', `your role (${role}) does not allow this: it needs the permission ${permission}`, { details: { role, permission } });
+  new ApiError('forbidden', `your role (${role}) does not allow this: it needs the permission ${permission}`, {
+    details: { role, permission },
+  });

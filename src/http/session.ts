@@ -25,7 +25,13 @@ export function cookieName(c: Context<AppEnv>, base: 'session' | 'csrf'): string
 }
 
 export function cookieOptions(c: Context<AppEnv>, maxAgeSeconds: number) {
-  return { path: '/', httpOnly: true, sameSite: 'Lax' as const, secure: !isLocalDevelopment(c.req.url), maxAge: maxAgeSeconds };
+  return {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'Lax' as const,
+    secure: !isLocalDevelopment(c.req.url),
+    maxAge: maxAgeSeconds,
+  };
 }
 
 export function setSessionCookie(c: Context<AppEnv>, session: Pick<NewSession, 'token' | 'expiresAt'>): void {
@@ -56,7 +62,10 @@ export const loadSession = createMiddleware<AppEnv>(async (c, next) => {
 /** JSON endpoints of the console: a session or 401. */
 export const requireSession = createMiddleware<AppEnv>(async (c, next) => {
   if (!c.var.session) {
-    throw new ApiError('unauthorized', 'sign in to the web console first: this endpoint takes the console session cookie, not an API key');
+    throw new ApiError(
+      'unauthorized',
+      'sign in to the web console first: this endpoint takes the console session cookie, not an API key',
+    );
   }
   await next();
 });

@@ -44,7 +44,18 @@ export interface CanonicalVariant {
  */
 export async function imageCacheKey(v: CanonicalVariant): Promise<string> {
   const o = v.options;
-  const canonical = JSON.stringify([IMAGE_CACHE_VERSION, v.accountId, o.width ?? 0, o.height ?? 0, o.quality, o.metadata, o.targetKb ?? 0, v.variant, v.webp, v.source]);
+  const canonical = JSON.stringify([
+    IMAGE_CACHE_VERSION,
+    v.accountId,
+    o.width ?? 0,
+    o.height ?? 0,
+    o.quality,
+    o.metadata,
+    o.targetKb ?? 0,
+    v.variant,
+    v.webp,
+    v.source,
+  ]);
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(canonical)));
   return `${IMAGE_CACHE_VERSION}/${v.accountId}/${hex(digest)}`;
 }
@@ -63,7 +74,9 @@ export function imageCache(env: Env): ImageCache {
 const cacheRequest = (key: string): Request => new Request(`${CACHE_API_ORIGIN}/${key}`);
 
 const responseOf = (image: StoredImage): Response =>
-  new Response(image.bytes, { headers: { 'Content-Type': image.contentType, 'Cache-Control': IMAGE_CACHE_CONTROL, ETag: image.etag } });
+  new Response(image.bytes, {
+    headers: { 'Content-Type': image.contentType, 'Cache-Control': IMAGE_CACHE_CONTROL, ETag: image.etag },
+  });
 
 const edgeCache: ImageCache = {
   lookup: async (key) => caches.default.match(cacheRequest(key)),

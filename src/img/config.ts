@@ -6,5 +6,8 @@ import type { SourcePolicy } from './source.ts';
 
 export function sourcePolicy(env: Env, requestUrl: string): SourcePolicy {
   const serviceUrl = env.IMAGE_API_HOST ? `https://${env.IMAGE_API_HOST}` : new URL(requestUrl).origin;
-  return { testOrigin: env.FETCH_TEST_ORIGIN?.trim() || undefined, userAgent: `ShrinkrayBot/${VERSION} (+${serviceUrl}/)` };
+  return {
+    testOrigin: env.FETCH_TEST_ORIGIN?.trim() || undefined,
+    userAgent: `ShrinkrayBot/${VERSION} (+${serviceUrl}/)`,
+  };
 }

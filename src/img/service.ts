@@ -41,7 +41,9 @@ export type ImageOutcome = { cache: 'HIT'; response: Response } | { cache: 'MISS
 
 // One message whatever was wrong, so the answer tells nothing about which accounts or secrets exist.
 const forbidden = (): ApiError =>
-  new ApiError('forbidden', 'the signature does not match this URL under any of the account\'s signing secrets', { param: 'signature' });
+  new ApiError('forbidden', "the signature does not match this URL under any of the account's signing secrets", {
+    param: 'signature',
+  });
 
 export async function signedImage(path: ImagePath, ctx: ImageContext): Promise<ImageOutcome> {
   const account = await signingAccount(ctx.db, path.accountId);
@@ -49,9 +51,14 @@ export async function signedImage(path: ImagePath, ctx: ImageContext): Promise<I
   const tier = IMAGE_TIERS[account.imageTier];
   const options = parseOptions(path.options);
   if (options.format === 'webp' && !tier.webp) {
-    throw new ApiError('plan_upgrade_required', 'WebP output needs the pro tier; the free tier writes JPEG and PNG (f=auto serves them)', { param: 'options' });
+    throw new ApiError(
+      'plan_upgrade_required',
+      'WebP output needs the pro tier; the free tier writes JPEG and PNG (f=auto serves them)',
+      { param: 'options' },
+    );
   }
-  if (options.targetKb !== undefined && !tier.targetKb) throw new ApiError('plan_upgrade_required', 'kb (target_kb) needs the pro tier', { param: 'options' });
+  if (options.targetKb !== undefined && !tier.targetKb)
+    throw new ApiError('plan_upgrade_required', 'kb (target_kb) needs the pro tier', { param: 'options' });
   // The account's hosts bind the source and every redirect it takes.
   const policy: SourcePolicy = { ...ctx.policy, allowedHosts: account.allowedHosts };
   const url = sourceUrl(path.source, policy);
@@ -76,7 +83,11 @@ export async function signedImage(path: ImagePath, ctx: ImageContext): Promise<I
   inFlight.set(key, making);
   try {
     const image = await making;
-    ctx.defer(ctx.cache.store(key, image, ctx.now).catch((err: unknown) => console.error('image cache put failed', String(err))));
+    ctx.defer(
+      ctx.cache
+        .store(key, image, ctx.now)
+        .catch((err: unknown) => console.error('image cache put failed', String(err))),
+    );
     return { cache: 'MISS', image };
   } finally {
     inFlight.delete(key);
@@ -92,7 +103,12 @@ const inFlight = new Map<string, Promise<StoredImage>>();
  * the source host, not from the visitor who asked, and counting them would let anyone holding one signed URL of a broken source
  * image shut the owner's API key out; what a refused image costs is bounded per request instead.
  */
-async function meteredCompression(imageTier: ImageTier, accountId: string, ctx: ImageContext, work: () => Promise<StoredImage>): Promise<StoredImage> {
+async function meteredCompression(
+  imageTier: ImageTier,
+  accountId: string,
+  ctx: ImageContext,
+  work: () => Promise<StoredImage>,
+): Promise<StoredImage> {
   const meter = ctx.meter(accountId);
   const id = crypto.randomUUID();
   const reserved = await meter.reserve(imageTier, ctx.now, id);
@@ -109,13 +125,29 @@ async function meteredCompression(imageTier: ImageTier, accountId: string, ctx: 
   }
 }
 
-async function run(bytes: Uint8Array, format: keyof typeof MEDIA_TYPES, options: ImageOptions, imageTier: ImageTier, config: CompressConfig): Promise<StoredImage> {
+async function run(
+  bytes: Uint8Array,
+  format: keyof typeof MEDIA_TYPES,
+  options: ImageOptions,
+  imageTier: ImageTier,
+  config: CompressConfig,
+): Promise<StoredImage> {
   if (options.targetKb !== undefined && format === 'png') {
-    throw new ApiError('bad_request', 'options: kb works with jpeg and webp output only: PNG output is lossless', { param: 'options' });
+    throw new ApiError('bad_request', 'options: kb works with jpeg and webp output only: PNG output is lossless', {
+      param: 'options',
+    });
   }
   const { compress, prepare } = await import('../compress/pipeline.ts');
   const prepared = prepare(
-    { bytes, format, quality: options.quality, width: options.width, height: options.height, targetKb: options.targetKb, metadata: options.metadata },
+    {
+      bytes,
+      format,
+      quality: options.quality,
+      width: options.width,
+      height: options.height,
+      targetKb: options.targetKb,
+      metadata: options.metadata,
+    },
     config.maxInputPixels,
     config.memoryBudget,
   );

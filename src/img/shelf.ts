@@ -20,7 +20,11 @@ export interface ShelfLimits {
   ttlMs: number;
 }
 
-export const SHELF_LIMITS: ShelfLimits = { maxBytes: IMAGE_STORE_MAX_BYTES, maxEntries: IMAGE_STORE_MAX_ENTRIES, ttlMs: IMAGE_STORE_TTL_MS };
+export const SHELF_LIMITS: ShelfLimits = {
+  maxBytes: IMAGE_STORE_MAX_BYTES,
+  maxEntries: IMAGE_STORE_MAX_ENTRIES,
+  ttlMs: IMAGE_STORE_TTL_MS,
+};
 
 export class ImageShelf {
   private readonly storage: SqlStorage;
@@ -49,7 +53,10 @@ export class ImageShelf {
   /** The image under `key`, its use recorded; undefined when absent or past its lifetime. */
   get(key: string, now: number): StoredImage | undefined {
     const row = this.sql
-      .exec<{ content_type: string; etag: string; size: number; stored_at: number }>('SELECT content_type, etag, size, stored_at FROM images WHERE key = ?', key)
+      .exec<{ content_type: string; etag: string; size: number; stored_at: number }>(
+        'SELECT content_type, etag, size, stored_at FROM images WHERE key = ?',
+        key,
+      )
       .toArray()[0];
     if (!row) return undefined;
     if (now - row.stored_at >= this.limits.ttlMs) {
@@ -59,7 +66,10 @@ export class ImageShelf {
     this.sql.exec('UPDATE images SET used_at = ? WHERE key = ?', now, key);
     const bytes = new Uint8Array(row.size);
     let at = 0;
-    for (const chunk of this.sql.exec<{ bytes: ArrayBuffer }>('SELECT bytes FROM image_chunks WHERE key = ? ORDER BY n', key)) {
+    for (const chunk of this.sql.exec<{ bytes: ArrayBuffer }>(
+      'SELECT bytes FROM image_chunks WHERE key = ? ORDER BY n',
+      key,
+    )) {
       bytes.set(new Uint8Array(chunk.bytes), at);
       at += chunk.bytes.byteLength;
     }
@@ -70,16 +80,31 @@ export class ImageShelf {
   put(key: string, image: StoredImage, now: number): void {
     if (image.bytes.length > this.limits.maxBytes) return;
     this.remove(key);
-    this.sql.exec('INSERT INTO images (key, content_type, etag, size, stored_at, used_at) VALUES (?, ?, ?, ?, ?, ?)', key, image.contentType, image.etag, image.bytes.length, now, now);
+    this.sql.exec(
+      'INSERT INTO images (key, content_type, etag, size, stored_at, used_at) VALUES (?, ?, ?, ?, ?, ?)',
+      key,
+      image.contentType,
+      image.etag,
+      image.bytes.length,
+      now,
+      now,
+    );
     for (let n = 0, at = 0; at < image.bytes.length || n === 0; n++, at += CHUNK_BYTES) {
-      this.sql.exec('INSERT INTO image_chunks (key, n, bytes) VALUES (?, ?, ?)', key, n, image.bytes.slice(at, at + CHUNK_BYTES));
+      this.sql.exec(
+        'INSERT INTO image_chunks (key, n, bytes) VALUES (?, ?, ?)',
+        key,
+        n,
+        image.bytes.slice(at, at + CHUNK_BYTES),
+      );
     }
     this.evict(now);
   }
 
   /** Entries and bytes held. */
   usage(): { entries: number; bytes: number } {
-    const row = this.sql.exec<{ entries: number; bytes: number | null }>('SELECT COUNT(*) AS entries, SUM(size) AS bytes FROM images').one();
+    const row = this.sql
+      .exec<{ entries: number; bytes: number | null }>('SELECT COUNT(*) AS entries, SUM(size) AS bytes FROM images')
+      .one();
     return { entries: row.entries, bytes: row.bytes ?? 0 };
   }
 
@@ -89,11 +114,16 @@ export class ImageShelf {
   }
 
   private evict(now: number): void {
-    for (const { key } of this.sql.exec<{ key: string }>('SELECT key FROM images WHERE stored_at <= ?', now - this.limits.ttlMs).toArray()) this.remove(key);
+    for (const { key } of this.sql
+      .exec<{ key: string }>('SELECT key FROM images WHERE stored_at <= ?', now - this.limits.ttlMs)
+      .toArray())
+      this.remove(key);
     let { entries, bytes } = this.usage();
     const over = () => entries > this.limits.maxEntries || bytes > this.limits.maxBytes;
     while (over()) {
-      const oldest = this.sql.exec<{ key: string; size: number }>('SELECT key, size FROM images ORDER BY used_at, key LIMIT 64').toArray();
+      const oldest = this.sql
+        .exec<{ key: string; size: number }>('SELECT key, size FROM images ORDER BY used_at, key LIMIT 64')
+        .toArray();
       if (oldest.length === 0) break;
       for (const { key, size } of oldest) {
         if (!over()) break;

@@ -36,7 +36,12 @@ export const SIGNATURE_LENGTH = 43;
  * Whether `signature` is valid for `options`/`source` under any of `secrets`. Web Crypto's verify
  * compares in constant time; a signature of the wrong length (truncated) is refused before any secret.
  */
-export async function verify(secrets: readonly string[], options: string, source: string, signature: string): Promise<boolean> {
+export async function verify(
+  secrets: readonly string[],
+  options: string,
+  source: string,
+  signature: string,
+): Promise<boolean> {
   if (signature.length !== SIGNATURE_LENGTH) return false;
   const mac = fromBase64url(signature);
   if (mac === null || mac.length !== 32) return false;

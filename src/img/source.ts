@@ -17,7 +17,8 @@ const badSource = (message: string): ApiError => new ApiError('bad_request', `so
 /** The source segment decoded and checked against the URL rules (400 when refused), before anything is fetched. */
 export function sourceUrl(segment: string, policy: UrlPolicy): URL {
   const bytes = fromBase64url(segment);
-  if (bytes === null || bytes.length === 0) throw badSource('must be the base64url (no padding) of an absolute http(s) URL');
+  if (bytes === null || bytes.length === 0)
+    throw badSource('must be the base64url (no padding) of an absolute http(s) URL');
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);

@@ -4,17 +4,50 @@
 // against the language models of charset-models.ts, and the best wins (ties go to the encoding listed
 // first, the more common on the web). Encodings that give the very same text tie, and the first is
 // reported: the text, which is what the caller wants, is the same.
-import { COMMON_HANGUL, COMMON_IDEOGRAPHS, COMMON_SYMBOLS, LETTER_MODELS, TLD_LANGUAGES, languagesOf, type LetterModel } from './charset-models.ts';
+import {
+  COMMON_HANGUL,
+  COMMON_IDEOGRAPHS,
+  COMMON_SYMBOLS,
+  LETTER_MODELS,
+  TLD_LANGUAGES,
+  languagesOf,
+  type LetterModel,
+} from './charset-models.ts';
 
 /** How many bytes of non-ASCII words the detector scores: enough for any head, bounded CPU. */
 export const DETECT_SAMPLE_BYTES = 4 * 1024;
 
 /** Candidates in order of preference when they tie (roughly, how common each is on the web). */
 export const DETECT_CANDIDATES = [
-  'windows-1252', 'windows-1251', 'windows-1250', 'shift_jis', 'gb18030', 'euc-kr', 'big5', 'euc-jp',
-  'windows-1256', 'windows-1254', 'windows-1253', 'windows-1255', 'windows-1257', 'windows-874', 'windows-1258',
-  'koi8-r', 'koi8-u', 'iso-8859-2', 'iso-8859-15', 'iso-8859-5', 'iso-8859-7', 'iso-8859-6', 'iso-8859-8',
-  'iso-8859-4', 'iso-8859-13', 'iso-8859-3', 'iso-8859-10', 'iso-8859-14', 'iso-8859-16',
+  'windows-1252',
+  'windows-1251',
+  'windows-1250',
+  'shift_jis',
+  'gb18030',
+  'euc-kr',
+  'big5',
+  'euc-jp',
+  'windows-1256',
+  'windows-1254',
+  'windows-1253',
+  'windows-1255',
+  'windows-1257',
+  'windows-874',
+  'windows-1258',
+  'koi8-r',
+  'koi8-u',
+  'iso-8859-2',
+  'iso-8859-15',
+  'iso-8859-5',
+  'iso-8859-7',
+  'iso-8859-6',
+  'iso-8859-8',
+  'iso-8859-4',
+  'iso-8859-13',
+  'iso-8859-3',
+  'iso-8859-10',
+  'iso-8859-14',
+  'iso-8859-16',
 ] as const;
 
 export interface Detected {
@@ -49,7 +82,9 @@ export function hintedLanguages(hints: LanguageHints): Set<string> {
 export function detectEncoding(bytes: Uint8Array, hints: LanguageHints = {}): Detected {
   const { sample, highBytes, escapes } = nonAsciiWords(bytes);
   if (highBytes === 0) {
-    return escapes && decodes(bytes, 'iso-2022-jp') !== null ? { encoding: 'iso-2022-jp', source: 'detected' } : { encoding: 'utf-8', source: 'default' };
+    return escapes && decodes(bytes, 'iso-2022-jp') !== null
+      ? { encoding: 'iso-2022-jp', source: 'detected' }
+      : { encoding: 'utf-8', source: 'default' };
   }
   if (decodes(sample, 'utf-8') !== null) return { encoding: 'utf-8', source: 'detected' };
   const hinted = hintedLanguages(hints);
@@ -177,7 +212,11 @@ function infoOf(c: string): CharInfo {
   if (info) return info;
   const code = c.codePointAt(0)!;
   const letter = /\p{L}/u.test(c);
-  const bad = (code >= 0x80 && code < 0xa0) || (code >= 0xe000 && code <= 0xf8ff) || (code >= 0xff61 && code <= 0xff9f) || (code >= 0x2500 && code <= 0x259f);
+  const bad =
+    (code >= 0x80 && code < 0xa0) ||
+    (code >= 0xe000 && code <= 0xf8ff) ||
+    (code >= 0xff61 && code <= 0xff9f) ||
+    (code >= 0x2500 && code <= 0x259f);
   info = {
     kind: bad ? 'bad' : letter ? 'letter' : /\p{M}/u.test(c) ? 'mark' : code >= 0x80 ? 'symbol' : 'other',
     script: letter ? (SCRIPTS.find(([, re]) => re.test(c))?.[0] ?? 'other') : '',
@@ -215,7 +254,8 @@ export function scoreText(text: string, hinted: Set<string> = new Set()): number
       case 'mark': {
         // A combining mark belongs after a letter (or one more mark): anywhere else it was a letter once.
         const before = infos[i - 1]?.kind;
-        if (before === 'letter' || (before === 'mark' && isLetter(i - 2))) counts.set(chars[i]!, (counts.get(chars[i]!) ?? 0) + 1);
+        if (before === 'letter' || (before === 'mark' && isLetter(i - 2)))
+          counts.set(chars[i]!, (counts.get(chars[i]!) ?? 0) + 1);
         else bad++;
         break;
       }

@@ -62,7 +62,9 @@ export function charsetFromMetaContent(content: string): string | null {
 
 /** A simplified form of the standard's prescan: the first <meta> outside comments that names a charset. */
 export function charsetFromPrescan(head: Uint8Array): string | null {
-  const text = new TextDecoder('windows-1252').decode(head.subarray(0, CHARSET_PRESCAN_BYTES)).replace(/<!--[\s\S]*?(?:-->|$)/g, '');
+  const text = new TextDecoder('windows-1252')
+    .decode(head.subarray(0, CHARSET_PRESCAN_BYTES))
+    .replace(/<!--[\s\S]*?(?:-->|$)/g, '');
   for (const tag of text.matchAll(/<meta\b[^>]*>/gi)) {
     const declared = /\bcharset\s*=\s*["']?\s*([\w.:-]+)/i.exec(tag[0]);
     const encoding = declared?.[1] ? metaEncodingFor(declared[1]) : null;

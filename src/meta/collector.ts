@@ -120,7 +120,10 @@ export class HeadCollector {
 
   private onLink(el: Element): void {
     const href = el.getAttribute('href');
-    const rel = (el.getAttribute('rel') ?? '').toLowerCase().split(/\s+/).filter((r) => LINK_RELS.has(r));
+    const rel = (el.getAttribute('rel') ?? '')
+      .toLowerCase()
+      .split(/\s+/)
+      .filter((r) => LINK_RELS.has(r));
     if (href !== null && rel.length > 0) this.page.links.push({ rel, href });
   }
 }

@@ -13,7 +13,8 @@ export interface MetaConfig {
 
 export function metaConfig(env: Env, requestUrl: string): MetaConfig {
   const cacheTtl = integerVar('META_CACHE_TTL', env.META_CACHE_TTL, DEFAULT_META_CACHE_TTL_S);
-  if (cacheTtl > MAX_META_CACHE_TTL_S) throw new Error(`the var META_CACHE_TTL must be at most ${MAX_META_CACHE_TTL_S}`);
+  if (cacheTtl > MAX_META_CACHE_TTL_S)
+    throw new Error(`the var META_CACHE_TTL must be at most ${MAX_META_CACHE_TTL_S}`);
   const own = new URL(requestUrl).origin;
   const serviceUrl = env.TOOLS_API_HOST ? `https://${env.TOOLS_API_HOST}` : own;
   return {

@@ -44,7 +44,11 @@ export async function extract(requested: URL, fetched: Fetched, options: Extract
     return { data: { ...page, ...emptyExtraction() }, charset: null };
   }
 
-  const source = new BodySource(response.body, { maxBytes: MAX_BODY_BYTES, signal: options.signal, failure: options.failure });
+  const source = new BodySource(response.body, {
+    maxBytes: MAX_BODY_BYTES,
+    signal: options.signal,
+    failure: options.failure,
+  });
   const failed = () => source.failed();
   // The first bytes decide whether the encoding is certain, so they are read before the stream starts.
   const prefix = await source.readAtLeast(CHARSET_PRESCAN_BYTES);
@@ -66,7 +70,12 @@ export async function extract(requested: URL, fetched: Fetched, options: Extract
     enough: () => collector.done,
     stop: () => source.stop(),
   });
-  await drain(collector.attach(new HTMLRewriter()).transform(new Response(stream, { headers: { 'content-type': 'text/html; charset=utf-8' } })), failed);
+  await drain(
+    collector
+      .attach(new HTMLRewriter())
+      .transform(new Response(stream, { headers: { 'content-type': 'text/html; charset=utf-8' } })),
+    failed,
+  );
   return {
     data: { ...page, ...buildExtraction(collector.finish(), finalUrl, charset.encoding) },
     charset: { encoding: charset.encoding, source: charset.source },

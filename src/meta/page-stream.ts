@@ -11,7 +11,10 @@ export interface Utf8StreamOptions {
   stop: () => Promise<void>;
 }
 
-export function utf8Stream(next: () => Promise<Uint8Array | null>, options: Utf8StreamOptions): ReadableStream<Uint8Array> {
+export function utf8Stream(
+  next: () => Promise<Uint8Array | null>,
+  options: Utf8StreamOptions,
+): ReadableStream<Uint8Array> {
   const decoder = new TextDecoder(options.encoding, { fatal: false, ignoreBOM: true });
   const encoder = new TextEncoder();
   let skip = options.bomLength;

@@ -55,7 +55,17 @@ export function emptyExtraction(): Extraction {
     charset: null,
     favicon: null,
     meta: {},
-    open_graph: { title: null, type: null, url: null, image: null, video: null, audio: null, images: [], videos: [], audios: [] },
+    open_graph: {
+      title: null,
+      type: null,
+      url: null,
+      image: null,
+      video: null,
+      audio: null,
+      images: [],
+      videos: [],
+      audios: [],
+    },
     twitter: { card: null },
     json_ld: [],
   };
@@ -64,7 +74,9 @@ export function emptyExtraction(): Extraction {
 export function buildExtraction(raw: RawPage, finalUrl: URL, charset: string): Extraction {
   const base = baseUrl(raw.base, finalUrl);
   const resolve = (value: string): string => URL.parse(value.trim(), base)?.href ?? value.trim();
-  const metas = raw.metas.map((m): MetaTag => ({ key: decodeHTMLAttribute(m.key), content: decodeHTMLAttribute(m.content) }));
+  const metas = raw.metas.map(
+    (m): MetaTag => ({ key: decodeHTMLAttribute(m.key), content: decodeHTMLAttribute(m.content) }),
+  );
   const out = emptyExtraction();
 
   for (const { key, content } of metas) if (!(key in out.meta)) out.meta[key] = content;
@@ -132,7 +144,8 @@ function twitter(metas: MetaTag[], out: Extraction['twitter'], resolve: (v: stri
   for (const { key, content } of metas) {
     if (!key.startsWith('twitter:')) continue;
     const name = key.slice('twitter:'.length);
-    if (out[name] === undefined || out[name] === null) out[name] = TWITTER_URL_KEYS.has(name) ? resolve(content) : content;
+    if (out[name] === undefined || out[name] === null)
+      out[name] = TWITTER_URL_KEYS.has(name) ? resolve(content) : content;
   }
 }
 

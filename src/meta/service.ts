@@ -73,7 +73,11 @@ function errorOf(err: unknown): { code: string; message: string; details?: Recor
 }
 
 /** Runs `task` over `items` with at most `limit` running, keeping the input order in the results. */
-export async function mapLimited<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
+export async function mapLimited<T, R>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {

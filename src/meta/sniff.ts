@@ -14,7 +14,11 @@ export interface Sniffed {
   lang: string | null;
 }
 
-export async function sniffHead(next: () => Promise<Uint8Array | null>, first: Uint8Array, failed: () => Error | undefined): Promise<Sniffed> {
+export async function sniffHead(
+  next: () => Promise<Uint8Array | null>,
+  first: Uint8Array,
+  failed: () => Error | undefined,
+): Promise<Sniffed> {
   const found: Sniffed = { declared: null, lang: null };
   let headOver = false;
   const rewriter = new HTMLRewriter()
@@ -45,6 +49,9 @@ export async function sniffHead(next: () => Promise<Uint8Array | null>, first: U
     enough: () => headOver || found.declared !== null,
     stop: async () => {},
   });
-  await drain(rewriter.transform(new Response(stream, { headers: { 'content-type': 'text/html; charset=utf-8' } })), failed);
+  await drain(
+    rewriter.transform(new Response(stream, { headers: { 'content-type': 'text/html; charset=utf-8' } })),
+    failed,
+  );
   return found;
 }

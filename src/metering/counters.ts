@@ -42,7 +42,9 @@ export class Counters {
 
   /** Units used in the window `name` that starts at `start` (0 once the stored window is an older one). */
   used(name: string, start: number): number {
-    const row = this.sql.exec<{ used: number }>('SELECT used FROM windows WHERE name = ? AND start = ?', name, start).toArray()[0];
+    const row = this.sql
+      .exec<{ used: number }>('SELECT used FROM windows WHERE name = ? AND start = ?', name, start)
+      .toArray()[0];
     return row?.used ?? 0;
   }
 
@@ -53,13 +55,18 @@ export class Counters {
        ON CONFLICT (name) DO UPDATE SET
          used = CASE WHEN start = excluded.start THEN used + excluded.used ELSE excluded.used END,
          start = excluded.start`,
-      name, start, units,
+      name,
+      start,
+      units,
     );
   }
 
   /** Adds one to a day's history; the first write of each day also drops days past DAILY_HISTORY_DAYS. */
   addDaily(column: 'requests' | 'compressions', day: number): void {
-    this.sql.exec(`INSERT INTO daily (day, ${column}) VALUES (?, 1) ON CONFLICT (day) DO UPDATE SET ${column} = ${column} + 1`, day);
+    this.sql.exec(
+      `INSERT INTO daily (day, ${column}) VALUES (?, 1) ON CONFLICT (day) DO UPDATE SET ${column} = ${column} + 1`,
+      day,
+    );
     if (day <= this.prunedFor) return;
     this.sql.exec('DELETE FROM daily WHERE day < ?', day - DAILY_HISTORY_DAYS * DAY_MS);
     this.prunedFor = day;
@@ -67,14 +74,17 @@ export class Counters {
 
   /** The stored days from `fromDay` on, oldest first; days without use are absent. */
   history(fromDay: number): DailyRow[] {
-    return this.sql.exec<DailyRow>('SELECT day, requests, compressions FROM daily WHERE day >= ? ORDER BY day', fromDay).toArray();
+    return this.sql
+      .exec<DailyRow>('SELECT day, requests, compressions FROM daily WHERE day >= ? ORDER BY day', fromDay)
+      .toArray();
   }
 
   reserved(monthStart: number, now: number): number {
     const row = this.sql
       .exec<{ n: number }>(
         'SELECT COUNT(*) AS n FROM reservations WHERE month_start = ? AND created_at > ?',
-        monthStart, now - RESERVATION_TTL_MS,
+        monthStart,
+        now - RESERVATION_TTL_MS,
       )
       .toArray()[0];
     return row?.n ?? 0;
@@ -89,7 +99,9 @@ export class Counters {
   take(id: string, now: number): number | null {
     const row = this.sql
       .exec<{ month_start: number }>(
-        'DELETE FROM reservations WHERE id = ? AND created_at > ? RETURNING month_start', id, now - RESERVATION_TTL_MS,
+        'DELETE FROM reservations WHERE id = ? AND created_at > ? RETURNING month_start',
+        id,
+        now - RESERVATION_TTL_MS,
       )
       .toArray()[0];
     return row?.month_start ?? null;

@@ -24,7 +24,12 @@ export function meterTools(counters: Counters, tier: ToolsTier, now: number, cou
     const until = dayFull ? day.end : minute.end;
     return {
       allowed: false,
-      rate: { limit: limits.perMinute, remaining: 0, reset: toUnixSeconds(until), retryAfter: secondsUntil(until, now) },
+      rate: {
+        limit: limits.perMinute,
+        remaining: 0,
+        reset: toUnixSeconds(until),
+        retryAfter: secondsUntil(until, now),
+      },
     };
   }
   const spent = count ? 1 : 0;
@@ -112,12 +117,16 @@ export function toolsUsage(counters: Counters, tier: ToolsTier, now: number): To
   const dayUsed = counters.used('day', day.start);
   return {
     minute: {
-      limit: limits.perMinute, used: minuteUsed,
-      remaining: Math.max(0, limits.perMinute - minuteUsed), reset: toUnixSeconds(minute.end),
+      limit: limits.perMinute,
+      used: minuteUsed,
+      remaining: Math.max(0, limits.perMinute - minuteUsed),
+      reset: toUnixSeconds(minute.end),
     },
     day: {
-      limit: limits.perDay, used: dayUsed,
-      remaining: limits.perDay === null ? null : Math.max(0, limits.perDay - dayUsed), reset: toUnixSeconds(day.end),
+      limit: limits.perDay,
+      used: dayUsed,
+      remaining: limits.perDay === null ? null : Math.max(0, limits.perDay - dayUsed),
+      reset: toUnixSeconds(day.end),
     },
   };
 }
@@ -133,10 +142,21 @@ export function meterManage(counters: Counters, now: number): { allowed: boolean
   const minute = minuteWindow(now);
   const used = counters.used('manage_minute', minute.start);
   if (used >= MANAGE_PER_MINUTE) {
-    return { allowed: false, rate: { limit: MANAGE_PER_MINUTE, remaining: 0, reset: toUnixSeconds(minute.end), retryAfter: secondsUntil(minute.end, now) } };
+    return {
+      allowed: false,
+      rate: {
+        limit: MANAGE_PER_MINUTE,
+        remaining: 0,
+        reset: toUnixSeconds(minute.end),
+        retryAfter: secondsUntil(minute.end, now),
+      },
+    };
   }
   counters.add('manage_minute', minute.start);
-  return { allowed: true, rate: { limit: MANAGE_PER_MINUTE, remaining: MANAGE_PER_MINUTE - used - 1, reset: toUnixSeconds(minute.end) } };
+  return {
+    allowed: true,
+    rate: { limit: MANAGE_PER_MINUTE, remaining: MANAGE_PER_MINUTE - used - 1, reset: toUnixSeconds(minute.end) },
+  };
 }
 
 /**
@@ -153,7 +173,11 @@ export const FAILED_COMPRESSIONS_PER_MINUTE = 30;
 export function failedCompressions(counters: Counters, now: number): { allowed: boolean; rate: RateHeaders } {
   const minute = minuteWindow(now);
   const used = counters.used('failed_minute', minute.start);
-  const rate: RateHeaders = { limit: FAILED_COMPRESSIONS_PER_MINUTE, remaining: Math.max(0, FAILED_COMPRESSIONS_PER_MINUTE - used), reset: toUnixSeconds(minute.end) };
+  const rate: RateHeaders = {
+    limit: FAILED_COMPRESSIONS_PER_MINUTE,
+    remaining: Math.max(0, FAILED_COMPRESSIONS_PER_MINUTE - used),
+    reset: toUnixSeconds(minute.end),
+  };
   if (used < FAILED_COMPRESSIONS_PER_MINUTE) return { allowed: true, rate };
   return { allowed: false, rate: { ...rate, retryAfter: secondsUntil(minute.end, now) } };
 }

@@ -7,7 +7,14 @@
 // listed. Requests served between the two reads can make a counter one step ahead of D1; for a backup
 // that matches to the request, stop traffic at the load balancer first.
 import type { Env } from '../env.ts';
-import { encodeCell, decodeCell, quoteIdent, type Cell, type ObjectState, type TableState } from '../durable/object-state.ts';
+import {
+  encodeCell,
+  decodeCell,
+  quoteIdent,
+  type Cell,
+  type ObjectState,
+  type TableState,
+} from '../durable/object-state.ts';
 
 export const BACKUP_FORMAT = 'shrinkray-backup';
 export const BACKUP_VERSION = 1;
@@ -38,7 +45,8 @@ export class RestoreRefused extends Error {}
 
 // Not data: wrangler's migration ledger (compared, not copied) and full-text indexes with their shadow
 // tables, which the `tools` triggers rebuild as rows are restored.
-const TABLES_SQL = "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name <> 'd1_migrations' ORDER BY name";
+const TABLES_SQL =
+  "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name <> 'd1_migrations' ORDER BY name";
 
 async function dataTables(db: D1Database): Promise<{ name: string; sql: string }[]> {
   const { results } = await db.prepare(TABLES_SQL).all<{ name: string; sql: string }>();
@@ -71,7 +79,10 @@ export async function takeBackup(env: Env, now: number): Promise<Backup> {
   };
   const hashes = column('api_keys', 'hash');
   const accounts = column('accounts', 'id');
-  const collect = async (ids: string[], read: (id: string) => Promise<ObjectState>): Promise<Record<string, ObjectState>> => {
+  const collect = async (
+    ids: string[],
+    read: (id: string) => Promise<ObjectState>,
+  ): Promise<Record<string, ObjectState>> => {
     const states = await Promise.all(ids.map(async (id) => [id, await read(id)] as const));
     return Object.fromEntries(states.filter(([, s]) => nonEmpty(s)));
   };
@@ -83,8 +94,12 @@ export async function takeBackup(env: Env, now: number): Promise<Backup> {
     d1,
     objects: {
       key_meters: await collect(hashes, (h) => env.METER.get(env.METER.idFromName(h)).exportState()),
-      account_meters: await collect(accounts, (a) => env.ACCOUNT_METER.get(env.ACCOUNT_METER.idFromName(a)).exportState()),
-      webhook_dispatchers: await collect(accounts, (a) => env.WEBHOOK_DISPATCHER.get(env.WEBHOOK_DISPATCHER.idFromName(a)).exportState()),
+      account_meters: await collect(accounts, (a) =>
+        env.ACCOUNT_METER.get(env.ACCOUNT_METER.idFromName(a)).exportState(),
+      ),
+      webhook_dispatchers: await collect(accounts, (a) =>
+        env.WEBHOOK_DISPATCHER.get(env.WEBHOOK_DISPATCHER.idFromName(a)).exportState(),
+      ),
     },
   };
 }
@@ -105,17 +120,24 @@ export function summarize(backup: Backup): BackupSummary {
 export async function restoreBackup(env: Env, backup: Backup): Promise<BackupSummary> {
   const objects = backup.objects as Partial<Backup['objects']> | undefined;
   if (
-    backup.format !== BACKUP_FORMAT || backup.version !== BACKUP_VERSION || !Array.isArray(backup.migrations) ||
-    !Array.isArray(backup.d1) || typeof objects !== 'object' || objects === null
+    backup.format !== BACKUP_FORMAT ||
+    backup.version !== BACKUP_VERSION ||
+    !Array.isArray(backup.migrations) ||
+    !Array.isArray(backup.d1) ||
+    typeof objects !== 'object' ||
+    objects === null
   ) {
     throw new RestoreRefused(`not a ${BACKUP_FORMAT} version ${BACKUP_VERSION} document`);
   }
   const here = await migrationNames(env.DB);
   if (here.join(',') !== backup.migrations.join(',')) {
-    throw new RestoreRefused(`the backup was taken under migrations [${backup.migrations.join(', ')}], this instance has [${here.join(', ')}]: restore with the same version`);
+    throw new RestoreRefused(
+      `the backup was taken under migrations [${backup.migrations.join(', ')}], this instance has [${here.join(', ')}]: restore with the same version`,
+    );
   }
   const accounts = await env.DB.prepare('SELECT count(*) AS n FROM accounts').first<{ n: number }>();
-  if ((accounts?.n ?? 0) > 0) throw new RestoreRefused('this instance already has accounts: restore into an empty data directory');
+  if ((accounts?.n ?? 0) > 0)
+    throw new RestoreRefused('this instance already has accounts: restore into an empty data directory');
   const known = new Set((await dataTables(env.DB)).map((t) => t.name));
   const unknown = backup.d1.find((t) => !known.has(t.name));
   if (unknown) throw new RestoreRefused(`the backup has a table ${unknown.name} this instance does not`);
@@ -132,14 +154,20 @@ export async function restoreBackup(env: Env, backup: Backup): Promise<BackupSum
     await env.DB.batch(statements);
   } catch (err) {
     // All or nothing: the instance is still empty.
-    throw new RestoreRefused(`D1 refused the backup's rows, nothing was restored: ${err instanceof Error ? err.message : String(err)}`);
+    throw new RestoreRefused(
+      `D1 refused the backup's rows, nothing was restored: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
 
-  const load = (states: Record<string, ObjectState>, stub: (id: string) => { importState(s: ObjectState): Promise<void> }) =>
-    Promise.all(Object.entries(states).map(([id, s]) => stub(id).importState(s)));
+  const load = (
+    states: Record<string, ObjectState>,
+    stub: (id: string) => { importState(s: ObjectState): Promise<void> },
+  ) => Promise.all(Object.entries(states).map(([id, s]) => stub(id).importState(s)));
   await load(objects.key_meters ?? {}, (h) => env.METER.get(env.METER.idFromName(h)));
   await load(objects.account_meters ?? {}, (a) => env.ACCOUNT_METER.get(env.ACCOUNT_METER.idFromName(a)));
-  await load(objects.webhook_dispatchers ?? {}, (a) => env.WEBHOOK_DISPATCHER.get(env.WEBHOOK_DISPATCHER.idFromName(a)));
+  await load(objects.webhook_dispatchers ?? {}, (a) =>
+    env.WEBHOOK_DISPATCHER.get(env.WEBHOOK_DISPATCHER.idFromName(a)),
+  );
   return summarize({ ...backup, objects: { key_meters: {}, account_meters: {}, webhook_dispatchers: {}, ...objects } });
 }
 

@@ -22,12 +22,21 @@ export interface QrOptions {
   margin: number;
 }
 
-export const QR_DEFAULTS = { size: 300, color: '000000', bgcolor: 'ffffff', format: 'png', ecc: 'M', margin: 4 } as const;
+export const QR_DEFAULTS = {
+  size: 300,
+  color: '000000',
+  bgcolor: 'ffffff',
+  format: 'png',
+  ecc: 'M',
+  margin: 4,
+} as const;
 
 /** Builds the symbol, refusing with a 400 what could not be rendered or read. */
 export function planQr(options: QrOptions): QrSymbol {
   if (options.color === options.bgcolor) {
-    throw new ApiError('bad_request', 'color and bgcolor must differ, or the code cannot be read', { param: 'bgcolor' });
+    throw new ApiError('bad_request', 'color and bgcolor must differ, or the code cannot be read', {
+      param: 'bgcolor',
+    });
   }
   const bytes = new TextEncoder().encode(options.data).byteLength;
   const max = QR_MAX_BYTES[options.ecc];

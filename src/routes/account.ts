@@ -43,7 +43,11 @@ export const accountRoute = createRoute({
   security: TOOLS_SECURITY,
   middleware: [toolsAuth({ count: true, usage: true })] as const,
   responses: {
-    200: { description: 'Account information', headers: RATE_HEADERS, content: { 'application/json': { schema: Account } } },
+    200: {
+      description: 'Account information',
+      headers: RATE_HEADERS,
+      content: { 'application/json': { schema: Account } },
+    },
     ...errorResponses('unauthorized', 'forbidden', 'rate_limit_exceeded'),
   },
 });

@@ -22,7 +22,12 @@ const enterprise = async (c: Context<AppEnv>, next: () => Promise<void>) => {
 };
 const guards = [accountAuth, enterprise] as const;
 
-export const filtersOf = (q: { since?: string | undefined; until?: string | undefined; action?: string | undefined; actor?: string | undefined }): AuditFilters => ({
+export const filtersOf = (q: {
+  since?: string | undefined;
+  until?: string | undefined;
+  action?: string | undefined;
+  actor?: string | undefined;
+}): AuditFilters => ({
   since: q.since === undefined ? undefined : Date.parse(q.since),
   until: q.until === undefined ? undefined : Date.parse(q.until),
   action: q.action,
@@ -63,7 +68,12 @@ const exportRoute = createRoute({
 });
 
 /** The export as a byte stream: D1 is read chunk by chunk as the client reads. */
-export function exportResponse(db: D1Database, accountId: string, filters: AuditFilters, format: 'ndjson' | 'csv'): Response {
+export function exportResponse(
+  db: D1Database,
+  accountId: string,
+  filters: AuditFilters,
+  format: 'ndjson' | 'csv',
+): Response {
   const records = exportAudit(db, accountId, filters);
   const encoder = new TextEncoder();
   let headerSent = format !== 'csv';
@@ -81,7 +91,11 @@ export function exportResponse(db: D1Database, accountId: string, filters: Audit
   });
   const type = format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8';
   return new Response(body, {
-    headers: { 'Content-Type': type, 'Content-Disposition': `attachment; filename="audit-log.${format === 'csv' ? 'csv' : 'ndjson'}"`, 'Cache-Control': 'no-store' },
+    headers: {
+      'Content-Type': type,
+      'Content-Disposition': `attachment; filename="audit-log.${format === 'csv' ? 'csv' : 'ndjson'}"`,
+      'Cache-Control': 'no-store',
+    },
   });
 }
 

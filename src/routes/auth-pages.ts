@@ -4,7 +4,13 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { signIn, signUp, type AuthOutcome } from '../auth/accounts.ts';
-import { EMAIL_MAX_LENGTH, FORM_BODY_MAX_BYTES, NAME_MAX_LENGTH, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../auth/limits.ts';
+import {
+  EMAIL_MAX_LENGTH,
+  FORM_BODY_MAX_BYTES,
+  NAME_MAX_LENGTH,
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+} from '../auth/limits.ts';
 import { createSession, deleteSession } from '../auth/sessions.ts';
 import { appendAudit, type AuditOrigin } from '../audit/log.ts';
 import { clock } from '../env.ts';
@@ -24,7 +30,11 @@ const EXPIRED_FORM = 'This form had expired or came from another site. Please tr
 export const FIRST_STOP_AFTER_SIGN_UP = '/keys';
 
 const SignUpForm = z.object({
-  name: z.string().trim().min(1, { error: 'Enter your name.' }).max(NAME_MAX_LENGTH, { error: `Use at most ${NAME_MAX_LENGTH} characters.` }),
+  name: z
+    .string()
+    .trim()
+    .min(1, { error: 'Enter your name.' })
+    .max(NAME_MAX_LENGTH, { error: `Use at most ${NAME_MAX_LENGTH} characters.` }),
   email: z
     .string()
     .trim()
@@ -37,15 +47,23 @@ const SignUpForm = z.object({
 });
 
 const SignInForm = z.object({
-  email: z.string().trim().min(1, { error: 'Enter your email address.' }).max(EMAIL_MAX_LENGTH, { error: 'That is not an email address we could have.' }),
-  password: z.string().min(1, { error: 'Enter your password.' }).max(PASSWORD_MAX_LENGTH, { error: 'That password is longer than any we accept.' }),
+  email: z
+    .string()
+    .trim()
+    .min(1, { error: 'Enter your email address.' })
+    .max(EMAIL_MAX_LENGTH, { error: 'That is not an email address we could have.' }),
+  password: z
+    .string()
+    .min(1, { error: 'Enter your password.' })
+    .max(PASSWORD_MAX_LENGTH, { error: 'That password is longer than any we accept.' }),
 });
 
 function fieldErrors(issues: readonly { path: PropertyKey[]; message: string }[]): FieldErrors {
   const out: FieldErrors = {};
   for (const issue of issues) {
     const name = issue.path[0];
-    if ((name === 'name' || name === 'email' || name === 'password') && out[name] === undefined) out[name] = issue.message;
+    if ((name === 'name' || name === 'email' || name === 'password') && out[name] === undefined)
+      out[name] = issue.message;
   }
   return out;
 }
@@ -89,7 +107,10 @@ const waitFor = (seconds: number): string => {
 };
 
 export async function startSession(
-  c: Context<AppEnv>, who: { accountId: string; memberId: string }, next: string | undefined, method: 'password' | 'sso' = 'password',
+  c: Context<AppEnv>,
+  who: { accountId: string; memberId: string },
+  next: string | undefined,
+  method: 'password' | 'sso' = 'password',
 ): Promise<Response> {
   // `next` passed safeNext (a percent-encoded path), so the redirect below cannot fail after the row.
   const session = await createSession(c.env.DB, who, clock(c.env), signInOrigin(c, who.memberId), method);
@@ -99,15 +120,27 @@ export async function startSession(
   return redirectPage(c, next ?? '/');
 }
 
-function refusal(c: Context<AppEnv>, outcome: Exclude<AuthOutcome, { ok: true }>): { message: string; status: 401 | 403 | 409 | 429 } {
+function refusal(
+  c: Context<AppEnv>,
+  outcome: Exclude<AuthOutcome, { ok: true }>,
+): { message: string; status: 401 | 403 | 409 | 429 } {
   switch (outcome.reason) {
     case 'sso_required':
-      return { message: 'Your organisation signs in with single sign-on: use "Sign in with SSO" with this email.', status: 403 };
+      return {
+        message: 'Your organisation signs in with single sign-on: use "Sign in with SSO" with this email.',
+        status: 403,
+      };
     case 'throttled':
       c.header('Retry-After', String(outcome.retryAfter));
-      return { message: `Too many attempts. For your account's safety, please wait ${waitFor(outcome.retryAfter)} and try again.`, status: 429 };
+      return {
+        message: `Too many attempts. For your account's safety, please wait ${waitFor(outcome.retryAfter)} and try again.`,
+        status: 429,
+      };
     case 'email_taken':
-      return { message: 'An account with this email already exists. Sign in instead, or use another email.', status: 409 };
+      return {
+        message: 'An account with this email already exists. Sign in instead, or use another email.',
+        status: 409,
+      };
     case 'invalid_credentials':
       return { message: 'That email and password do not match an account. Check them and try again.', status: 401 };
   }
@@ -132,15 +165,27 @@ export function registerAuthPages(app: OpenAPIHono<AppEnv>): void {
     const outcome = await signIn(c.env.DB, parsed.data.email, parsed.data.password, clientIp(c), clock(c.env));
     if (!outcome.ok) {
       if ((outcome.reason === 'invalid_credentials' || outcome.reason === 'sso_required') && outcome.accountId) {
-        await appendAudit(c.env.DB, signInOrigin(c, null), {
-          accountId: outcome.accountId, action: 'session.sign_in_failed', target: outcome.accountId, result: 'failure',
-          details: { method: 'password', reason: outcome.reason },
-        }, clock(c.env));
+        await appendAudit(
+          c.env.DB,
+          signInOrigin(c, null),
+          {
+            accountId: outcome.accountId,
+            action: 'session.sign_in_failed',
+            target: outcome.accountId,
+            result: 'failure',
+            details: { method: 'password', reason: outcome.reason },
+          },
+          clock(c.env),
+        );
       }
       const { message, status } = refusal(c, outcome);
       // The email's domain signs in by SSO: say so (members made by SSO have no password at all).
-      const sso = outcome.reason === 'invalid_credentials' && (await ssoAccountFor(c.env.DB, parsed.data.email)) !== null;
-      return again(status, sso ? `${message} Your organisation also offers single sign-on: use "Sign in with SSO" below.` : message);
+      const sso =
+        outcome.reason === 'invalid_credentials' && (await ssoAccountFor(c.env.DB, parsed.data.email)) !== null;
+      return again(
+        status,
+        sso ? `${message} Your organisation also offers single sign-on: use "Sign in with SSO" below.` : message,
+      );
     }
     return startSession(c, outcome, next);
   });
@@ -161,7 +206,11 @@ export function registerAuthPages(app: OpenAPIHono<AppEnv>): void {
     const outcome = await signUp(c.env.DB, parsed.data, clientIp(c), clock(c.env));
     if (!outcome.ok) {
       const { message, status } = refusal(c, outcome);
-      return again(status === 401 ? 400 : status, message, outcome.reason === 'email_taken' ? { email: 'Already registered.' } : undefined);
+      return again(
+        status === 401 ? 400 : status,
+        message,
+        outcome.reason === 'email_taken' ? { email: 'Already registered.' } : undefined,
+      );
     }
     // A new account has no key yet, and nothing works without one: the first stop is making it.
     return startSession(c, outcome, FIRST_STOP_AFTER_SIGN_UP);
@@ -172,7 +221,12 @@ export function registerAuthPages(app: OpenAPIHono<AppEnv>): void {
     // A forged sign-out is refused too: it would be a nuisance, and every state change is guarded alike.
     if (!(await csrfValid(c, field(form, '_csrf')))) {
       if (!c.var.session) return redirectPage(c, '/');
-      const page = messagePage({ title: 'Still signed in', message: `${EXPIRED_FORM} Use the Sign out button on this page.`, csrf: csrfTokenFor(c), account: c.var.session.account });
+      const page = messagePage({
+        title: 'Still signed in',
+        message: `${EXPIRED_FORM} Use the Sign out button on this page.`,
+        csrf: csrfTokenFor(c),
+        account: c.var.session.account,
+      });
       return sendPage(c, page, 403);
     }
     await deleteSession(c.env.DB, sessionToken(c));

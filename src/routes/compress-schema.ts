@@ -2,24 +2,96 @@
 import { z } from '@hono/zod-openapi';
 import { FORMATS } from '../compress/formats.ts';
 import { METADATA_MODES } from '../compress/metadata.ts';
-import { DEFAULT_QUALITY, MAX_OUTPUT_DIMENSION, MAX_PALETTE_COLORS, MAX_TARGET_KB, MIN_PALETTE_COLORS } from '../compress/limits.ts';
+import {
+  DEFAULT_QUALITY,
+  MAX_OUTPUT_DIMENSION,
+  MAX_PALETTE_COLORS,
+  MAX_TARGET_KB,
+  MIN_PALETTE_COLORS,
+} from '../compress/limits.ts';
 import { choiceParam, integerParam, queryObject } from './params.ts';
 
 const imagePart = z
   .custom<File>((value) => value instanceof File, { error: 'must be a file part, e.g. curl -F image=@photo.jpg' })
-  .openapi({ type: 'string', format: 'binary', description: 'The JPEG, PNG or WebP to compress (at most 10 MB); its type is read from its bytes' });
+  .openapi({
+    type: 'string',
+    format: 'binary',
+    description: 'The JPEG, PNG or WebP to compress (at most 10 MB); its type is read from its bytes',
+  });
 
 export const CompressParts = queryObject({
   image: imagePart,
-  quality: integerParam(1, 100).default(DEFAULT_QUALITY).openapi({ type: 'integer', minimum: 1, maximum: 100, default: DEFAULT_QUALITY, description: 'Encoder quality for JPEG and WebP (PNG output is lossless); with palette=true, the palette quality to reach; with target_kb, the highest quality tried' }),
-  format: choiceParam(FORMATS).default('jpeg').openapi({ type: 'string', enum: [...FORMATS], default: 'jpeg', description: 'Output format; webp needs the pro tier' }),
-  width: integerParam(1, MAX_OUTPUT_DIMENSION).optional().openapi({ type: 'integer', minimum: 1, maximum: MAX_OUTPUT_DIMENSION, description: 'Maximum output width in pixels; aspect ratio kept, never upscaled' }),
-  height: integerParam(1, MAX_OUTPUT_DIMENSION).optional().openapi({ type: 'integer', minimum: 1, maximum: MAX_OUTPUT_DIMENSION, description: 'Maximum output height in pixels; aspect ratio kept, never upscaled' }),
-  metadata: choiceParam(METADATA_MODES).default('strip').openapi({ type: 'string', enum: [...METADATA_MODES], default: 'strip', description: 'strip: only the ICC colour profile is kept (when it describes the output); keep: EXIF and XMP are kept too, with orientation reset to 1 since the pixels are written upright. JPEG input to JPEG output, PNG input to PNG output (iCCP; eXIf and XMP iTXt)' }),
-  target_kb: integerParam(1, MAX_TARGET_KB).optional().openapi({ type: 'integer', minimum: 1, maximum: MAX_TARGET_KB, description: 'Target size in KB (1 KB = 1024 bytes): the highest quality whose output fits is searched (at most 8 encodes). Pro tier; JPEG and WebP output only' }),
-  palette: choiceParam(['true', 'false']).transform((v) => v === 'true').optional().openapi({ type: 'string', enum: ['true', 'false'], default: 'false', description: 'PNG output only: quantise to a palette of at most `colors` with dithering, alpha kept, using the fewest colours whose measured quality (pngquant\'s 0–100 scale) reaches `quality`; the lossless PNG is written instead when it is smaller. X-Quality then gives the measured quality. Every tier' }),
-  lossless: choiceParam(['true', 'false']).transform((v) => v === 'true').optional().openapi({ type: 'string', enum: ['true', 'false'], default: 'false', description: 'WebP output only: lossless WebP (every pixel kept; quality is then ignored). A lossless WebP input gives lossless output by itself when its memory fits. Not with target_kb' }),
-  colors: integerParam(MIN_PALETTE_COLORS, MAX_PALETTE_COLORS).optional().openapi({ type: 'integer', minimum: MIN_PALETTE_COLORS, maximum: MAX_PALETTE_COLORS, default: MAX_PALETTE_COLORS, description: 'With palette=true: the most colours the palette may have' }),
+  quality: integerParam(1, 100).default(DEFAULT_QUALITY).openapi({
+    type: 'integer',
+    minimum: 1,
+    maximum: 100,
+    default: DEFAULT_QUALITY,
+    description:
+      'Encoder quality for JPEG and WebP (PNG output is lossless); with palette=true, the palette quality to reach; with target_kb, the highest quality tried',
+  }),
+  format: choiceParam(FORMATS)
+    .default('jpeg')
+    .openapi({
+      type: 'string',
+      enum: [...FORMATS],
+      default: 'jpeg',
+      description: 'Output format; webp needs the pro tier',
+    }),
+  width: integerParam(1, MAX_OUTPUT_DIMENSION).optional().openapi({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_OUTPUT_DIMENSION,
+    description: 'Maximum output width in pixels; aspect ratio kept, never upscaled',
+  }),
+  height: integerParam(1, MAX_OUTPUT_DIMENSION).optional().openapi({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_OUTPUT_DIMENSION,
+    description: 'Maximum output height in pixels; aspect ratio kept, never upscaled',
+  }),
+  metadata: choiceParam(METADATA_MODES)
+    .default('strip')
+    .openapi({
+      type: 'string',
+      enum: [...METADATA_MODES],
+      default: 'strip',
+      description:
+        'strip: only the ICC colour profile is kept (when it describes the output); keep: EXIF and XMP are kept too, with orientation reset to 1 since the pixels are written upright. JPEG input to JPEG output, PNG input to PNG output (iCCP; eXIf and XMP iTXt)',
+    }),
+  target_kb: integerParam(1, MAX_TARGET_KB).optional().openapi({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_TARGET_KB,
+    description:
+      'Target size in KB (1 KB = 1024 bytes): the highest quality whose output fits is searched (at most 8 encodes). Pro tier; JPEG and WebP output only',
+  }),
+  palette: choiceParam(['true', 'false'])
+    .transform((v) => v === 'true')
+    .optional()
+    .openapi({
+      type: 'string',
+      enum: ['true', 'false'],
+      default: 'false',
+      description:
+        "PNG output only: quantise to a palette of at most `colors` with dithering, alpha kept, using the fewest colours whose measured quality (pngquant's 0–100 scale) reaches `quality`; the lossless PNG is written instead when it is smaller. X-Quality then gives the measured quality. Every tier",
+    }),
+  lossless: choiceParam(['true', 'false'])
+    .transform((v) => v === 'true')
+    .optional()
+    .openapi({
+      type: 'string',
+      enum: ['true', 'false'],
+      default: 'false',
+      description:
+        'WebP output only: lossless WebP (every pixel kept; quality is then ignored). A lossless WebP input gives lossless output by itself when its memory fits. Not with target_kb',
+    }),
+  colors: integerParam(MIN_PALETTE_COLORS, MAX_PALETTE_COLORS).optional().openapi({
+    type: 'integer',
+    minimum: MIN_PALETTE_COLORS,
+    maximum: MAX_PALETTE_COLORS,
+    default: MAX_PALETTE_COLORS,
+    description: 'With palette=true: the most colours the palette may have',
+  }),
 }).openapi('CompressRequest');
 
 export type CompressParts = z.output<typeof CompressParts>;

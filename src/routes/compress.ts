@@ -32,7 +32,11 @@ export function registerCompress(app: OpenAPIHono<AppEnv>): void {
  * The compression itself, metered by the given key's Durable Object: reserve a unit, admit, read and
  * validate the upload, run the pipeline. Shared by the API and the console's "Try it" page.
  */
-export async function compressMetered(c: Context<AppEnv>, hash: string, meter: DurableObjectStub<KeyMeter>): Promise<Response> {
+export async function compressMetered(
+  c: Context<AppEnv>,
+  hash: string,
+  meter: DurableObjectStub<KeyMeter>,
+): Promise<Response> {
   const started = performance.now();
   const reserved = await meter.reserve(hash, clock(c.env));
   if (reserved.outcome !== 'forbidden') c.set('rate', reserved.rate);
@@ -49,21 +53,46 @@ export async function compressMetered(c: Context<AppEnv>, hash: string, meter: D
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
     const parts = parsed.data;
     if (key.tiers.image === 'free' && parts.format === 'webp') {
-      throw new ApiError('plan_upgrade_required', 'WebP output needs the pro tier; the free tier writes JPEG and PNG', { param: 'format' });
+      throw new ApiError('plan_upgrade_required', 'WebP output needs the pro tier; the free tier writes JPEG and PNG', {
+        param: 'format',
+      });
     }
     if (parts.target_kb !== undefined) {
-      if (key.tiers.image === 'free') throw new ApiError('plan_upgrade_required', 'target_kb needs the pro tier', { param: 'target_kb' });
-      if (parts.format === 'png') throw new ApiError('bad_request', 'target_kb works with jpeg and webp output only: PNG output is lossless', { param: 'target_kb' });
+      if (key.tiers.image === 'free')
+        throw new ApiError('plan_upgrade_required', 'target_kb needs the pro tier', { param: 'target_kb' });
+      if (parts.format === 'png')
+        throw new ApiError('bad_request', 'target_kb works with jpeg and webp output only: PNG output is lossless', {
+          param: 'target_kb',
+        });
     }
-    if (parts.palette && parts.format !== 'png') throw new ApiError('bad_request', 'palette=true works with png output only', { param: 'palette' });
-    if (parts.colors !== undefined && !parts.palette) throw new ApiError('bad_request', 'colors needs palette=true', { param: 'colors' });
-    if (parts.lossless && parts.format !== 'webp') throw new ApiError('bad_request', 'lossless=true works with webp output only (PNG output is always lossless)', { param: 'lossless' });
-    if (parts.lossless && parts.target_kb !== undefined) throw new ApiError('bad_request', 'lossless output has no quality to search: leave out target_kb', { param: 'lossless' });
+    if (parts.palette && parts.format !== 'png')
+      throw new ApiError('bad_request', 'palette=true works with png output only', { param: 'palette' });
+    if (parts.colors !== undefined && !parts.palette)
+      throw new ApiError('bad_request', 'colors needs palette=true', { param: 'colors' });
+    if (parts.lossless && parts.format !== 'webp')
+      throw new ApiError('bad_request', 'lossless=true works with webp output only (PNG output is always lossless)', {
+        param: 'lossless',
+      });
+    if (parts.lossless && parts.target_kb !== undefined)
+      throw new ApiError('bad_request', 'lossless output has no quality to search: leave out target_kb', {
+        param: 'lossless',
+      });
     const bytes = await imageBytes(parts.image);
     imageRead = true;
     const { compress, prepare } = await import('../compress/pipeline.ts');
     const prepared = prepare(
-      { bytes, format: parts.format, quality: parts.quality, width: parts.width, height: parts.height, targetKb: parts.target_kb, metadata: parts.metadata, palette: parts.palette, colors: parts.colors, lossless: parts.lossless },
+      {
+        bytes,
+        format: parts.format,
+        quality: parts.quality,
+        width: parts.width,
+        height: parts.height,
+        targetKb: parts.target_kb,
+        metadata: parts.metadata,
+        palette: parts.palette,
+        colors: parts.colors,
+        lossless: parts.lossless,
+      },
       config.maxInputPixels,
       config.memoryBudget,
     );
@@ -133,13 +162,20 @@ const stemOf = (name: string): string => {
 };
 
 /** The stem with only control characters, quotes and path separators removed, for `filename*`. */
-const unicodeStem = (name: string): string => stemOf(name).replace(/[\u0000-\u001f\u007f"\\/]+/g, '').trim().slice(0, 100);
+const unicodeStem = (name: string): string =>
+  stemOf(name)
+    .replace(/[\u0000-\u001f\u007f"\\/]+/g, '')
+    .trim()
+    .slice(0, 100);
 
 /**
  * The upload's name without its extension, reduced to characters safe in a quoted header value;
  * `image` when nothing usable is left.
  */
 export function safeStem(name: string): string {
-  const stem = stemOf(name).replace(/[^A-Za-z0-9._ -]+/g, '_').replace(/^[._ ]+|[ ]+$/g, '').slice(0, 100);
+  const stem = stemOf(name)
+    .replace(/[^A-Za-z0-9._ -]+/g, '_')
+    .replace(/^[._ ]+|[ ]+$/g, '')
+    .slice(0, 100);
   return stem === '' || /^_+$/.test(stem) ? 'image' : stem;
 }

@@ -21,7 +21,10 @@ export const CSRF_NOTE = ' Needs the `X-CSRF-Token` header with the token of the
 // Documented as a parameter so the reference and its curl lines show it; checked by requireCsrfHeader,
 // which runs first and answers 403 without it.
 export const CsrfHeader = z.object({
-  'x-csrf-token': z.string().openapi({ description: 'The session\'s CSRF token: the content of <meta name="csrf-token"> on any console page', example: '$CSRF' }),
+  'x-csrf-token': z.string().openapi({
+    description: 'The session\'s CSRF token: the content of <meta name="csrf-token"> on any console page',
+    example: '$CSRF',
+  }),
 });
 
 const meta = (c: Context<AppEnv>) => ({ request_id: c.var.requestId });
@@ -30,7 +33,8 @@ const accountOf = (c: Context<AppEnv>) => c.var.session!.account;
 const usageRoute = createRoute({
   method: 'get',
   path: '/api/v1/usage',
-  summary: 'Per-day Tools API requests and Image API compressions of the last 30 days, for the account and each key, and each key\'s windows',
+  summary:
+    "Per-day Tools API requests and Image API compressions of the last 30 days, for the account and each key, and each key's windows",
   tags: [CONSOLE_TAG],
   security: SESSION_SECURITY,
   middleware: [...session] as const,
@@ -54,7 +58,9 @@ const consoleCompressDoc: RouteConfig = {
 };
 
 export function registerConsoleApi(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(usageRoute, async (c) => c.json({ data: await accountUsage(c.env, accountOf(c), clock(c.env)), meta: meta(c) }, 200));
+  app.openapi(usageRoute, async (c) =>
+    c.json({ data: await accountUsage(c.env, accountOf(c), clock(c.env)), meta: meta(c) }, 200),
+  );
 
   app.openAPIRegistry.registerPath(consoleCompressDoc);
   app.post(CONSOLE_COMPRESS_PATH, ...session, requireCsrfHeader, async (c) => {

@@ -25,7 +25,13 @@ import { keysPage, revokePage } from '../web/views/keys.ts';
 import { tryPage } from '../web/views/try.ts';
 import { usagePage } from '../web/views/usage.ts';
 import { landingPage } from '../web/views/landing.ts';
-import { compressedSample, SAMPLE_CACHE_CONTROL, SAMPLE_COMPRESSED_PATH, SAMPLE_PATH, sampleBytes } from '../web/sample.ts';
+import {
+  compressedSample,
+  SAMPLE_CACHE_CONTROL,
+  SAMPLE_COMPRESSED_PATH,
+  SAMPLE_PATH,
+  sampleBytes,
+} from '../web/sample.ts';
 import { compressConfig } from '../compress/config.ts';
 import { tryLimits } from '../console/try-limits.ts';
 import { messagePage } from '../web/views/message.ts';
@@ -39,15 +45,28 @@ const signedIn = [loadSession, requireSessionPage] as const;
 const accountOf = (c: Context<AppEnv>) => c.var.session!.account;
 
 /** The keys page as this member sees it: management keys are offered only to the roles that make them. */
-const keysState = (c: Context<AppEnv>, keys: ConsoleKey[]) =>
-  ({ csrf: csrfTokenFor(c), origin: new URL(c.req.url).origin, account: accountOf(c), keys, makesManageKeys: can(c.var.session!.member.role, 'keys:manage') });
+const keysState = (c: Context<AppEnv>, keys: ConsoleKey[]) => ({
+  csrf: csrfTokenFor(c),
+  origin: new URL(c.req.url).origin,
+  account: accountOf(c),
+  keys,
+  makesManageKeys: can(c.var.session!.member.role, 'keys:manage'),
+});
 
-async function renderKeys(c: Context<AppEnv>, extra: Partial<Parameters<typeof keysPage>[0]> = {}, status: 200 | 400 | 403 | 429 = 200) {
+async function renderKeys(
+  c: Context<AppEnv>,
+  extra: Partial<Parameters<typeof keysPage>[0]> = {},
+  status: 200 | 400 | 403 | 429 = 200,
+) {
   return sendPage(c, keysPage({ ...keysState(c, await listKeys(c.env.DB, accountOf(c).id)), ...extra }), status);
 }
 
 function notFoundPage(c: Context<AppEnv>, message: string): Response {
-  return sendPage(c, messagePage({ title: 'Not found', message, csrf: csrfTokenFor(c), account: c.var.session?.account ?? null }), 404);
+  return sendPage(
+    c,
+    messagePage({ title: 'Not found', message, csrf: csrfTokenFor(c), account: c.var.session?.account ?? null }),
+    404,
+  );
 }
 
 async function renderLanding(c: Context<AppEnv>): Promise<string> {
@@ -55,7 +74,13 @@ async function renderLanding(c: Context<AppEnv>): Promise<string> {
   return landingPage({
     csrf: csrfTokenFor(c),
     origin: new URL(c.req.url).origin,
-    sample: { width: sample.width, height: sample.height, originalBytes: (await sampleBytes()).length, compressedBytes: sample.bytes.length, quality: sample.quality },
+    sample: {
+      width: sample.width,
+      height: sample.height,
+      originalBytes: (await sampleBytes()).length,
+      compressedBytes: sample.bytes.length,
+      quality: sample.quality,
+    },
   });
 }
 
@@ -70,39 +95,78 @@ export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
     const keys = await listKeys(c.env.DB, accountOf(c).id);
     // The notice names a key of this account by id, so a crafted link cannot make the page say anything else.
     const revoked = keys.find((k) => k.id === c.req.query('revoked') && k.revoked_at !== null);
-    const notice = revoked ? `The key "${revoked.name}" is revoked: requests with it are refused from now on.` : undefined;
+    const notice = revoked
+      ? `The key "${revoked.name}" is revoked: requests with it are refused from now on.`
+      : undefined;
     return sendPage(c, keysPage({ ...keysState(c, keys), notice }));
   });
 
   app.post('/keys', ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES, ['scopes']);
-    const scopes = (Array.isArray(form.scopes) ? form.scopes : []).filter((s): s is Scope => (SCOPES as readonly string[]).includes(s));
+    const scopes = (Array.isArray(form.scopes) ? form.scopes : []).filter((s): s is Scope =>
+      (SCOPES as readonly string[]).includes(s),
+    );
     const values = { name: field(form, 'name'), scopes };
     if (!(await csrfValid(c, field(form, '_csrf')))) return renderKeys(c, { error: EXPIRED_FORM, values }, 403);
     const parsed = CreateKeyBody.safeParse({ name: values.name, scopes });
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      const what = issue?.path[0] !== 'scopes' ? `The key name ${issue?.message ?? 'is not valid'}.`
-        : scopes.includes('manage') ? 'A management key cannot also call the image or tools API: make a separate key.' : 'Choose at least one API the key may call.';
+      const what =
+        issue?.path[0] !== 'scopes'
+          ? `The key name ${issue?.message ?? 'is not valid'}.`
+          : scopes.includes('manage')
+            ? 'A management key cannot also call the image or tools API: make a separate key.'
+            : 'Choose at least one API the key may call.';
       return renderKeys(c, { error: what, values }, 400);
     }
     const { member } = c.var.session!;
-    const created = await createKey(c.env, accountOf(c).id, parsed.data, { role: member.role, maker: member.id }, clock(c.env), auditOrigin(c));
+    const created = await createKey(
+      c.env,
+      accountOf(c).id,
+      parsed.data,
+      { role: member.role, maker: member.id },
+      clock(c.env),
+      auditOrigin(c),
+    );
     if (!created.ok && (created.reason === 'forbidden' || created.reason === 'maker_lost_role')) {
       const role = created.reason === 'forbidden' ? `Your role (${member.role})` : 'Your role, changed just now,';
-      return renderKeys(c, { error: `${role} cannot make management keys: a management key acts as an admin. Ask an owner or admin of the account.`, values }, 403);
+      return renderKeys(
+        c,
+        {
+          error: `${role} cannot make management keys: a management key acts as an admin. Ask an owner or admin of the account.`,
+          values,
+        },
+        403,
+      );
     }
     if (!created.ok && created.reason === 'too_many_today') {
       c.header('Retry-After', String(secondsUntil(created.reset, clock(c.env))));
-      return renderKeys(c, { error: `Your account has created ${created.max} keys today, the most it may create in a day (revoked keys count). Try again after 00:00 UTC.`, values }, 429);
+      return renderKeys(
+        c,
+        {
+          error: `Your account has created ${created.max} keys today, the most it may create in a day (revoked keys count). Try again after 00:00 UTC.`,
+          values,
+        },
+        429,
+      );
     }
-    if (!created.ok) return renderKeys(c, { error: `You have ${created.max} active keys, the most an account may hold. Revoke one you no longer use first.`, values }, 400);
+    if (!created.ok)
+      return renderKeys(
+        c,
+        {
+          error: `You have ${created.max} active keys, the most an account may hold. Revoke one you no longer use first.`,
+          values,
+        },
+        400,
+      );
     // Rendered, not redirected: the key must never travel in a URL or be shown twice.
     return renderKeys(c, { created: created.key });
   });
 
   app.get('/keys/:id/revoke', ...signedIn, async (c) => {
-    const key = (await listKeys(c.env.DB, accountOf(c).id)).find((k) => k.id === c.req.param('id') && k.revoked_at === null);
+    const key = (await listKeys(c.env.DB, accountOf(c).id)).find(
+      (k) => k.id === c.req.param('id') && k.revoked_at === null,
+    );
     if (!key) return notFoundPage(c, 'There is no active key with this id in your account.');
     return sendPage(c, revokePage(csrfTokenFor(c), accountOf(c), key));
   });
@@ -119,7 +183,16 @@ export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
     const now = clock(c.env);
     // The month is the account's, shared by its keys and this page.
     const month = await accountMeter(c.env, accountOf(c).id).month(accountOf(c).image_tier, now);
-    return sendPage(c, tryPage({ csrf: csrfTokenFor(c), account: accountOf(c), month, endpoint: CONSOLE_COMPRESS_PATH, limits: tryLimits(compressConfig(c.env)) }));
+    return sendPage(
+      c,
+      tryPage({
+        csrf: csrfTokenFor(c),
+        account: accountOf(c),
+        month,
+        endpoint: CONSOLE_COMPRESS_PATH,
+        limits: tryLimits(compressConfig(c.env)),
+      }),
+    );
   });
 
   // The reference depends only on the routes and the origin (its examples' base URL): render it once per
@@ -128,7 +201,9 @@ export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
   const reference = (origin: string): Html => {
     let page = references.get(origin);
     if (page) return page;
-    const { toc, body } = renderApiReference(app.getOpenAPI31Document(documentConfig(origin)) as unknown as OpenApiDocument);
+    const { toc, body } = renderApiReference(
+      app.getOpenAPI31Document(documentConfig(origin)) as unknown as OpenApiDocument,
+    );
     // Open on wide screens, beside the text; the script folds it on narrow ones (and the summary shows).
     page = html`<div class="docs-layout"><nav class="toc" aria-label="API reference contents"><details class="toc-box" id="docs-toc" open><summary>Contents</summary>${toc}</details></nav><div>${body}</div></div>`;
     if (references.size >= 8) references.clear();
@@ -138,7 +213,17 @@ export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
 
   app.get('/docs', loadSession, (c) => {
     const page = reference(new URL(c.req.url).origin);
-    return sendPage(c, renderPage({ title: 'API reference', csrf: csrfTokenFor(c), account: c.var.session?.account ?? null, section: 'docs', mainClass: 'wide', body: page }));
+    return sendPage(
+      c,
+      renderPage({
+        title: 'API reference',
+        csrf: csrfTokenFor(c),
+        account: c.var.session?.account ?? null,
+        section: 'docs',
+        mainClass: 'wide',
+        body: page,
+      }),
+    );
   });
 
   app.get(SAMPLE_PATH, async (c) => {

@@ -17,19 +17,35 @@ const EXPIRED_FORM = 'This form had expired or came from another site. Nothing w
 const signedIn = [loadSession, requireSessionPage] as const;
 const accountOf = (c: Context<AppEnv>) => c.var.session!.account;
 
-async function render(c: Context<AppEnv>, extra: Partial<SigningState> = {}, status: 200 | 400 | 403 = 200): Promise<Response> {
+async function render(
+  c: Context<AppEnv>,
+  extra: Partial<SigningState> = {},
+  status: 200 | 400 | 403 = 200,
+): Promise<Response> {
   const secrets = await listSecrets(c.env.DB, accountOf(c).id);
   return sendPage(c, signingPage({ csrf: csrfTokenFor(c), account: accountOf(c), secrets, ...extra }), status);
 }
 
 const notFound = (c: Context<AppEnv>): Response =>
-  sendPage(c, messagePage({ title: 'Not found', message: 'There is no signing secret with this id in your account.', csrf: csrfTokenFor(c), account: accountOf(c) }), 404);
+  sendPage(
+    c,
+    messagePage({
+      title: 'Not found',
+      message: 'There is no signing secret with this id in your account.',
+      csrf: csrfTokenFor(c),
+      account: accountOf(c),
+    }),
+    404,
+  );
 
 export function registerConsoleSigning(app: OpenAPIHono<AppEnv>): void {
   app.get('/signing-secrets', ...signedIn, async (c) => {
     const deleted = c.req.query('deleted');
     // Only an id's shape is echoed, so a crafted link cannot make the page say anything else.
-    const notice = deleted && /^sig_[A-Za-z0-9_-]{1,40}$/.test(deleted) ? `The secret ${deleted} is deleted: URLs signed with it are refused from now on.` : undefined;
+    const notice =
+      deleted && /^sig_[A-Za-z0-9_-]{1,40}$/.test(deleted)
+        ? `The secret ${deleted} is deleted: URLs signed with it are refused from now on.`
+        : undefined;
     return render(c, { notice });
   });
 
@@ -37,7 +53,14 @@ export function registerConsoleSigning(app: OpenAPIHono<AppEnv>): void {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return render(c, { error: EXPIRED_FORM }, 403);
     const created = await createSecret(c.env.DB, accountOf(c).id, clock(c.env));
-    if (!created.ok) return render(c, { error: `You have ${created.max} signing secrets, the most an account may hold. Delete the one no longer in use first.` }, 400);
+    if (!created.ok)
+      return render(
+        c,
+        {
+          error: `You have ${created.max} signing secrets, the most an account may hold. Delete the one no longer in use first.`,
+        },
+        400,
+      );
     // Rendered, not redirected: the secret must never travel in a URL or be shown twice.
     return render(c, { created: created.created });
   });

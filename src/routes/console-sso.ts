@@ -23,7 +23,18 @@ async function settings(c: Context<AppEnv>, extra: Partial<SsoSettingsState> = {
   const s = c.var.session!;
   const enterprise = isEnterprise(s.account.tools_tier);
   const sso = enterprise ? await getSso(c.env.DB, s.account.id) : null;
-  return sendPage(c, ssoSettingsPage({ csrf: csrfTokenFor(c), account: s.account, enterprise, sso, redirectUri: redirectUriOf(c), ...extra }), status);
+  return sendPage(
+    c,
+    ssoSettingsPage({
+      csrf: csrfTokenFor(c),
+      account: s.account,
+      enterprise,
+      sso,
+      redirectUri: redirectUriOf(c),
+      ...extra,
+    }),
+    status,
+  );
 }
 
 export function registerConsoleSso(app: OpenAPIHono<AppEnv>): void {
@@ -31,20 +42,37 @@ export function registerConsoleSso(app: OpenAPIHono<AppEnv>): void {
 
   app.post('/sso', ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
-    const values = { issuer: field(form, 'issuer'), client_id: field(form, 'client_id'), domains: field(form, 'domains'), require_sso: field(form, 'require_sso') === '1' };
+    const values = {
+      issuer: field(form, 'issuer'),
+      client_id: field(form, 'client_id'),
+      domains: field(form, 'domains'),
+      require_sso: field(form, 'require_sso') === '1',
+    };
     if (!(await csrfValid(c, field(form, '_csrf')))) return settings(c, { error: EXPIRED_FORM, values }, 403);
     const s = c.var.session!;
     if (!isEnterprise(s.account.tools_tier)) return settings(c, {}, 403);
-    const parsed = SsoBody.safeParse({ ...values, client_secret: field(form, 'client_secret'), domains: values.domains.split(',').map((d) => d.trim()).filter(Boolean) });
+    const parsed = SsoBody.safeParse({
+      ...values,
+      client_secret: field(form, 'client_secret'),
+      domains: values.domains
+        .split(',')
+        .map((d) => d.trim())
+        .filter(Boolean),
+    });
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      return settings(c, { error: `The ${String(issue?.path[0] ?? 'form')} ${issue?.message ?? 'is not valid'}.`, values }, 400);
+      return settings(
+        c,
+        { error: `The ${String(issue?.path[0] ?? 'form')} ${issue?.message ?? 'is not valid'}.`, values },
+        400,
+      );
     }
     try {
       const saved = await saveSso(c.env, s.account.id, parsed.data, clock(c.env), auditOrigin(c));
       if (!saved.ok) return settings(c, { error: `${saveRefusal(saved).message}.`, values }, 400);
     } catch (err) {
-      if (err instanceof ApiError && (err.status < 500 || err.code === 'fetch_failed')) return settings(c, { error: `The issuer could not be used: ${err.message}.`, values }, 400);
+      if (err instanceof ApiError && (err.status < 500 || err.code === 'fetch_failed'))
+        return settings(c, { error: `The issuer could not be used: ${err.message}.`, values }, 400);
       throw err;
     }
     return redirectPage(c, '/sso?saved=1');

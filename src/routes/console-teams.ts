@@ -17,7 +17,16 @@ import { redirectPage, sendPage } from '../http/pages.ts';
 import { clearCookie, loadSession, requireSessionPage, sessionToken } from '../http/session.ts';
 import { deleteSession } from '../auth/sessions.ts';
 import { ssoCoversEmail } from '../sso/domains.ts';
-import { accept, changeRole, invite, listMembers, openInvitation, pendingInvitations, removeMember, type ChangeOutcome } from '../teams/members.ts';
+import {
+  accept,
+  changeRole,
+  invite,
+  listMembers,
+  openInvitation,
+  pendingInvitations,
+  removeMember,
+  type ChangeOutcome,
+} from '../teams/members.ts';
 import { can, isRole } from '../teams/roles.ts';
 import { auditPage } from '../web/views/audit.ts';
 import { acceptPage, membersPage, type MembersState } from '../web/views/members.ts';
@@ -35,8 +44,13 @@ async function members(c: Context<AppEnv>, extra: Partial<MembersState> = {}, st
   const s = sessionOf(c);
   const enterprise = isEnterprise(s.account.tools_tier);
   const state: MembersState = {
-    csrf: csrfTokenFor(c), account: s.account, me: { id: s.member.id, role: s.member.role }, enterprise, manage: can(s.member.role, 'members:write'),
-    members: enterprise ? await listMembers(c.env.DB, s.account.id) : [], invitations: enterprise ? await pendingInvitations(c.env.DB, s.account.id, clock(c.env)) : [],
+    csrf: csrfTokenFor(c),
+    account: s.account,
+    me: { id: s.member.id, role: s.member.role },
+    enterprise,
+    manage: can(s.member.role, 'members:write'),
+    members: enterprise ? await listMembers(c.env.DB, s.account.id) : [],
+    invitations: enterprise ? await pendingInvitations(c.env.DB, s.account.id, clock(c.env)) : [],
     ...extra,
   };
   return sendPage(c, membersPage(state), status);
@@ -66,12 +80,23 @@ export function registerConsoleTeams(app: OpenAPIHono<AppEnv>): void {
     if (!isEnterprise(s.account.tools_tier)) return members(c, {}, 403);
     const email = field(form, 'email').trim();
     const role = field(form, 'role');
-    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) return members(c, { error: 'Enter an email address like name@example.com.' }, 400);
+    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254)
+      return members(c, { error: 'Enter an email address like name@example.com.' }, 400);
     if (!isRole(role)) return members(c, { error: 'Choose a role.' }, 400);
-    if (role === 'owner' && s.member.role !== 'owner') return members(c, { error: 'Only an owner may invite an owner.' }, 403);
+    if (role === 'owner' && s.member.role !== 'owner')
+      return members(c, { error: 'Only an owner may invite an owner.' }, 403);
     const made = await invite(c.env.DB, s.account.id, { email, role }, clock(c.env), auditOrigin(c));
     if (!made.ok) {
-      return members(c, { error: made.reason === 'email_taken' ? 'This email already belongs to a member, or has a pending invitation.' : `Your account has ${made.max} members and invitations, the most it may.` }, 400);
+      return members(
+        c,
+        {
+          error:
+            made.reason === 'email_taken'
+              ? 'This email already belongs to a member, or has a pending invitation.'
+              : `Your account has ${made.max} members and invitations, the most it may.`,
+        },
+        400,
+      );
     }
     // Rendered, not redirected: the link must not travel in a URL of ours or be shown twice.
     return members(c, { created: { ...made.invitation, url: invitationUrl(c, made.token) } });
@@ -83,7 +108,15 @@ export function registerConsoleTeams(app: OpenAPIHono<AppEnv>): void {
     const s = sessionOf(c);
     const role = field(form, 'role');
     if (!isRole(role)) return members(c, { error: 'Choose a role.' }, 400);
-    const outcome = await changeRole(c.env, s.account.id, c.req.param('id'), role, s.member.role, clock(c.env), auditOrigin(c));
+    const outcome = await changeRole(
+      c.env,
+      s.account.id,
+      c.req.param('id'),
+      role,
+      s.member.role,
+      clock(c.env),
+      auditOrigin(c),
+    );
     if (!outcome.ok) return members(c, { error: changeMessage(outcome) }, outcome.reason === 'owner_only' ? 403 : 400);
     return redirectPage(c, '/members');
   });
@@ -93,7 +126,15 @@ export function registerConsoleTeams(app: OpenAPIHono<AppEnv>): void {
     if (!(await csrfValid(c, field(form, '_csrf')))) return members(c, { error: EXPIRED_FORM }, 403);
     const s = sessionOf(c);
     const self = c.req.param('id') === s.member.id;
-    const outcome = await removeMember(c.env, s.account.id, c.req.param('id'), s.member.role, self, clock(c.env), auditOrigin(c));
+    const outcome = await removeMember(
+      c.env,
+      s.account.id,
+      c.req.param('id'),
+      s.member.role,
+      self,
+      clock(c.env),
+      auditOrigin(c),
+    );
     if (!outcome.ok) return members(c, { error: changeMessage(outcome) }, outcome.reason === 'owner_only' ? 403 : 400);
     if (!self) return redirectPage(c, '/members');
     await deleteSession(c.env.DB, sessionToken(c));
@@ -105,9 +146,21 @@ export function registerConsoleTeams(app: OpenAPIHono<AppEnv>): void {
   app.get('/invitations/:token', loadSession, async (c) => {
     const open = await openInvitation(c.env.DB, c.req.param('token'), clock(c.env));
     if (!open) return gone(c);
-    const account = await c.env.DB.prepare('SELECT name FROM accounts WHERE id = ?').bind(open.accountId).first<{ name: string }>();
+    const account = await c.env.DB.prepare('SELECT name FROM accounts WHERE id = ?')
+      .bind(open.accountId)
+      .first<{ name: string }>();
     const sso = await ssoCoversEmail(c.env.DB, open.accountId, open.email);
-    return sendPage(c, acceptPage({ csrf: csrfTokenFor(c), token: c.req.param('token'), email: open.email, accountName: account?.name ?? '', role: open.role, sso }));
+    return sendPage(
+      c,
+      acceptPage({
+        csrf: csrfTokenFor(c),
+        token: c.req.param('token'),
+        email: open.email,
+        accountName: account?.name ?? '',
+        role: open.role,
+        sso,
+      }),
+    );
   });
 
   app.post('/invitations/:token', loadSession, async (c) => {
@@ -116,16 +169,39 @@ export function registerConsoleTeams(app: OpenAPIHono<AppEnv>): void {
     const open = await openInvitation(c.env.DB, token, clock(c.env));
     if (!open) return gone(c);
     const again = async (status: 400 | 403, error: string) => {
-      const account = await c.env.DB.prepare('SELECT name FROM accounts WHERE id = ?').bind(open.accountId).first<{ name: string }>();
-      return sendPage(c, acceptPage({ csrf: csrfTokenFor(c), token, email: open.email, accountName: account?.name ?? '', role: open.role, sso: false, error }), status);
+      const account = await c.env.DB.prepare('SELECT name FROM accounts WHERE id = ?')
+        .bind(open.accountId)
+        .first<{ name: string }>();
+      return sendPage(
+        c,
+        acceptPage({
+          csrf: csrfTokenFor(c),
+          token,
+          email: open.email,
+          accountName: account?.name ?? '',
+          role: open.role,
+          sso: false,
+          error,
+        }),
+        status,
+      );
     };
     if (!(await csrfValid(c, field(form, '_csrf')))) return again(403, EXPIRED_FORM);
     const name = field(form, 'name').trim();
     const password = field(form, 'password');
-    if (name === '' || name.length > NAME_MAX_LENGTH) return again(400, `Enter your name (at most ${NAME_MAX_LENGTH} characters).`);
-    if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) return again(400, `Choose a password of ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters.`);
-    const joined = await accept(c.env.DB, token, { name, passwordHash: await hashPassword(password) }, clock(c.env), (id) => signInOrigin(c, id));
-    if (!joined.ok) return joined.reason === 'gone' ? gone(c) : again(400, 'This email already belongs to a member of an account.');
+    if (name === '' || name.length > NAME_MAX_LENGTH)
+      return again(400, `Enter your name (at most ${NAME_MAX_LENGTH} characters).`);
+    if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH)
+      return again(400, `Choose a password of ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters.`);
+    const joined = await accept(
+      c.env.DB,
+      token,
+      { name, passwordHash: await hashPassword(password) },
+      clock(c.env),
+      (id) => signInOrigin(c, id),
+    );
+    if (!joined.ok)
+      return joined.reason === 'gone' ? gone(c) : again(400, 'This email already belongs to a member of an account.');
     return startSession(c, joined, undefined);
   });
 
@@ -137,27 +213,71 @@ export function registerConsoleTeams(app: OpenAPIHono<AppEnv>): void {
     const enterprise = isEnterprise(s.account.tools_tier);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      return sendPage(c, auditPage({ csrf: csrfTokenFor(c), account: s.account, enterprise, records: [], filters, next: null, error: `The ${String(issue?.path[0] ?? 'filter')} ${issue?.message ?? 'is not valid'}.` }), 400);
+      return sendPage(
+        c,
+        auditPage({
+          csrf: csrfTokenFor(c),
+          account: s.account,
+          enterprise,
+          records: [],
+          filters,
+          next: null,
+          error: `The ${String(issue?.path[0] ?? 'filter')} ${issue?.message ?? 'is not valid'}.`,
+        }),
+        400,
+      );
     }
-    if (!enterprise) return sendPage(c, auditPage({ csrf: csrfTokenFor(c), account: s.account, enterprise, records: [], filters, next: null }));
+    if (!enterprise)
+      return sendPage(
+        c,
+        auditPage({ csrf: csrfTokenFor(c), account: s.account, enterprise, records: [], filters, next: null }),
+      );
     const q = parsed.data;
-    const page = await listAudit(c.env.DB, s.account.id, filtersOf(q), { limit: q.limit ?? AUDIT_PAGE_DEFAULT, cursor: q.cursor === undefined ? undefined : Number(q.cursor) });
-    const next = page.nextCursor === null ? null : new URLSearchParams({ ...present({ since: q.since ?? '', until: q.until ?? '', action: q.action ?? '', actor: q.actor ?? '' }), cursor: page.nextCursor }).toString();
-    return sendPage(c, auditPage({ csrf: csrfTokenFor(c), account: s.account, enterprise, records: page.records, filters, next }));
+    const page = await listAudit(c.env.DB, s.account.id, filtersOf(q), {
+      limit: q.limit ?? AUDIT_PAGE_DEFAULT,
+      cursor: q.cursor === undefined ? undefined : Number(q.cursor),
+    });
+    const next =
+      page.nextCursor === null
+        ? null
+        : new URLSearchParams({
+            ...present({ since: q.since ?? '', until: q.until ?? '', action: q.action ?? '', actor: q.actor ?? '' }),
+            cursor: page.nextCursor,
+          }).toString();
+    return sendPage(
+      c,
+      auditPage({ csrf: csrfTokenFor(c), account: s.account, enterprise, records: page.records, filters, next }),
+    );
   });
 
   app.get('/audit/export', ...signedIn, async (c) => {
     const s = sessionOf(c);
     const parsed = AuditExportQuery.safeParse(present(c.req.query()));
     if (!parsed.success || !isEnterprise(s.account.tools_tier)) {
-      const message = parsed.success ? 'The audit log comes with the enterprise tools tier.' : 'These filters are not valid: go back and correct them.';
-      return sendPage(c, messagePage({ title: 'No export', message, csrf: csrfTokenFor(c), account: s.account }), parsed.success ? 403 : 400);
+      const message = parsed.success
+        ? 'The audit log comes with the enterprise tools tier.'
+        : 'These filters are not valid: go back and correct them.';
+      return sendPage(
+        c,
+        messagePage({ title: 'No export', message, csrf: csrfTokenFor(c), account: s.account }),
+        parsed.success ? 403 : 400,
+      );
     }
     return exportResponse(c.env.DB, s.account.id, filtersOf(parsed.data), parsed.data.format);
   });
 }
 
 function gone(c: Context<AppEnv>): Response {
-  const message = 'This invitation link has been used, has expired, or never existed. Ask the person who invited you for a new one.';
-  return sendPage(c, messagePage({ title: 'Invitation not valid', message, csrf: csrfTokenFor(c), account: c.var.session?.account ?? null }), 404);
+  const message =
+    'This invitation link has been used, has expired, or never existed. Ask the person who invited you for a new one.';
+  return sendPage(
+    c,
+    messagePage({
+      title: 'Invitation not valid',
+      message,
+      csrf: csrfTokenFor(c),
+      account: c.var.session?.account ?? null,
+    }),
+    404,
+  );
 }

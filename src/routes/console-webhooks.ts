@@ -15,7 +15,14 @@ import { loadSession, requireSessionPage } from '../http/session.ts';
 import { endpointPage, webhooksPage, type EndpointState, type WebhooksState } from '../web/views/webhooks.ts';
 import { messagePage } from '../web/views/message.ts';
 import { dispatcher } from '../webhooks/dispatcher-stub.ts';
-import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, rotateSecret, updateEndpoint } from '../webhooks/endpoints.ts';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  getEndpoint,
+  listEndpoints,
+  rotateSecret,
+  updateEndpoint,
+} from '../webhooks/endpoints.ts';
 import { checkEndpointUrl } from '../webhooks/url.ts';
 import { CreateEndpointBody, PatchEndpointBody } from './webhooks-schema.ts';
 
@@ -27,7 +34,8 @@ const NOTICES: Record<string, string> = {
   retried: 'The message is being sent again, with the same id.',
 };
 
-const tooMany = (max: number) => `Your account has sent ${max} test events and retries in the last hour, the most it may. Try again later.`;
+const tooMany = (max: number) =>
+  `Your account has sent ${max} test events and retries in the last hour, the most it may. Try again later.`;
 
 const signedIn = [loadSession, requireSessionPage] as const;
 const accountOf = (c: Context<AppEnv>) => c.var.session!.account;
@@ -36,23 +44,42 @@ const events = (form: FormFields) => (Array.isArray(form.events) ? form.events :
 
 async function listPage(c: Context<AppEnv>, extra: Partial<WebhooksState> = {}, status: 200 | 400 | 403 = 200) {
   const endpoints = allowed(c) ? await listEndpoints(c.env.DB, accountOf(c).id) : [];
-  return sendPage(c, webhooksPage({ csrf: csrfTokenFor(c), account: accountOf(c), allowed: allowed(c), endpoints, ...extra }), status);
+  return sendPage(
+    c,
+    webhooksPage({ csrf: csrfTokenFor(c), account: accountOf(c), allowed: allowed(c), endpoints, ...extra }),
+    status,
+  );
 }
 
 async function onePage(c: Context<AppEnv>, extra: Partial<EndpointState> = {}, status: 200 | 400 | 403 | 429 = 200) {
   const endpoint = await getEndpoint(c.env.DB, accountOf(c).id, c.req.param('id') ?? '');
   if (!endpoint || !allowed(c)) {
-    return sendPage(c, messagePage({ title: 'Not found', message: 'There is no webhook endpoint with this id in your account.', csrf: csrfTokenFor(c), account: accountOf(c) }), 404);
+    return sendPage(
+      c,
+      messagePage({
+        title: 'Not found',
+        message: 'There is no webhook endpoint with this id in your account.',
+        csrf: csrfTokenFor(c),
+        account: accountOf(c),
+      }),
+      404,
+    );
   }
   const deliveries = await dispatcher(c.env, accountOf(c).id).deliveries(endpoint.id);
-  return sendPage(c, endpointPage({ csrf: csrfTokenFor(c), account: accountOf(c), endpoint, deliveries, ...extra }), status);
+  return sendPage(
+    c,
+    endpointPage({ csrf: csrfTokenFor(c), account: accountOf(c), endpoint, deliveries, ...extra }),
+    status,
+  );
 }
 
 /** The first problem with the submitted values, in words for the page. */
 function problem(issues: readonly { path: PropertyKey[]; message: string }[]): string {
   const issue = issues[0];
   if (!issue) return 'The form is not valid.';
-  return issue.path[0] === 'events' ? 'Choose at least one event to send.' : `The ${String(issue.path[0] ?? 'form')} ${issue.message}.`;
+  return issue.path[0] === 'events'
+    ? 'Choose at least one event to send.'
+    : `The ${String(issue.path[0] ?? 'form')} ${issue.message}.`;
 }
 
 /** The URL rules' refusal, in words for the page; anything else is not ours to catch. */
@@ -79,8 +106,19 @@ export function registerConsoleWebhooks(app: OpenAPIHono<AppEnv>): void {
     const refusal = urlRefusal(c, parsed.data.url);
     if (refusal) return listPage(c, { error: refusal, values }, 400);
     const url = checkEndpointUrl(parsed.data.url, c.env.FETCH_TEST_ORIGIN).href;
-    const created = await createEndpoint(c.env.DB, accountOf(c).id, { ...parsed.data, url }, clock(c.env), auditOrigin(c));
-    if (!created.ok) return listPage(c, { error: `You have ${created.max} endpoints, the most an account may have. Delete one first.`, values }, 400);
+    const created = await createEndpoint(
+      c.env.DB,
+      accountOf(c).id,
+      { ...parsed.data, url },
+      clock(c.env),
+      auditOrigin(c),
+    );
+    if (!created.ok)
+      return listPage(
+        c,
+        { error: `You have ${created.max} endpoints, the most an account may have. Delete one first.`, values },
+        400,
+      );
     // Rendered, not redirected: the secret must never travel in a URL or be shown twice.
     return listPage(c, { created: created.endpoint });
   });
@@ -93,12 +131,26 @@ export function registerConsoleWebhooks(app: OpenAPIHono<AppEnv>): void {
   app.post('/webhooks/:id', ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES, ['events']);
     if (!(await csrfValid(c, field(form, '_csrf')))) return onePage(c, { error: EXPIRED_FORM }, 403);
-    const parsed = PatchEndpointBody.safeParse({ url: field(form, 'url'), description: field(form, 'description'), events: events(form), enabled: field(form, 'enabled') === '1' });
+    const parsed = PatchEndpointBody.safeParse({
+      url: field(form, 'url'),
+      description: field(form, 'description'),
+      events: events(form),
+      enabled: field(form, 'enabled') === '1',
+    });
     if (!parsed.success) return onePage(c, { error: problem(parsed.error.issues) }, 400);
     const refusal = urlRefusal(c, parsed.data.url ?? '');
     if (refusal) return onePage(c, { error: refusal }, 400);
     const url = checkEndpointUrl(parsed.data.url ?? '', c.env.FETCH_TEST_ORIGIN).href;
-    const endpoint = allowed(c) ? await updateEndpoint(c.env.DB, accountOf(c).id, c.req.param('id'), { ...parsed.data, url }, clock(c.env), auditOrigin(c)) : null;
+    const endpoint = allowed(c)
+      ? await updateEndpoint(
+          c.env.DB,
+          accountOf(c).id,
+          c.req.param('id'),
+          { ...parsed.data, url },
+          clock(c.env),
+          auditOrigin(c),
+        )
+      : null;
     if (!endpoint) return onePage(c);
     if (!endpoint.enabled) await dispatcher(c.env, accountOf(c).id).giveUp(endpoint.id);
     return redirectPage(c, `/webhooks/${endpoint.id}?done=saved`);
@@ -118,7 +170,9 @@ export function registerConsoleWebhooks(app: OpenAPIHono<AppEnv>): void {
   app.post('/webhooks/:id/rotate-secret', ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return onePage(c, { error: EXPIRED_FORM }, 403);
-    const rotated = allowed(c) ? await rotateSecret(c.env.DB, accountOf(c).id, c.req.param('id'), clock(c.env), auditOrigin(c)) : null;
+    const rotated = allowed(c)
+      ? await rotateSecret(c.env.DB, accountOf(c).id, c.req.param('id'), clock(c.env), auditOrigin(c))
+      : null;
     if (!rotated) return onePage(c);
     return onePage(c, { rotated });
   });
@@ -126,7 +180,9 @@ export function registerConsoleWebhooks(app: OpenAPIHono<AppEnv>): void {
   app.post('/webhooks/:id/delete', ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return onePage(c, { error: EXPIRED_FORM }, 403);
-    const gone = allowed(c) ? await deleteEndpoint(c.env.DB, accountOf(c).id, c.req.param('id'), auditOrigin(c), clock(c.env)) : null;
+    const gone = allowed(c)
+      ? await deleteEndpoint(c.env.DB, accountOf(c).id, c.req.param('id'), auditOrigin(c), clock(c.env))
+      : null;
     if (!gone) return onePage(c);
     await dispatcher(c.env, accountOf(c).id).forget(gone.id);
     return redirectPage(c, '/webhooks');

@@ -25,7 +25,11 @@ export const healthRoute = createRoute({
   security: TOOLS_SECURITY,
   middleware: [toolsAuth({ count: false })] as const,
   responses: {
-    200: { description: 'The service is up', headers: RATE_HEADERS, content: { 'application/json': { schema: Health } } },
+    200: {
+      description: 'The service is up',
+      headers: RATE_HEADERS,
+      content: { 'application/json': { schema: Health } },
+    },
     ...errorResponses('unauthorized', 'forbidden'),
   },
 });

@@ -27,7 +27,9 @@ const SourceHostsBody = z
   .object({ hosts: z.array(host).max(MAX_SOURCE_HOSTS, { error: `at most ${MAX_SOURCE_HOSTS} hosts` }) })
   .strict()
   .openapi('ImageSourceHostsBody');
-const SourceHosts = z.object({ data: z.object({ hosts: z.array(z.string()) }), meta: ConsoleMeta }).openapi('ImageSourceHosts');
+const SourceHosts = z
+  .object({ data: z.object({ hosts: z.array(z.string()) }), meta: ConsoleMeta })
+  .openapi('ImageSourceHosts');
 
 const meta = (c: Context<AppEnv>) => ({ request_id: c.var.requestId });
 
@@ -69,7 +71,9 @@ export function registerImageSourceHosts(app: OpenAPIHono<AppEnv>): void {
   // The body is read by hand (capped while streaming) and checked with the documented schema.
   app.openAPIRegistry.registerPath(putDoc);
   app.put(SOURCE_HOSTS_PATH, accountAuth, async (c) => {
-    const parsed = SourceHostsBody.safeParse(await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"hosts":["images.example.com"]}'));
+    const parsed = SourceHostsBody.safeParse(
+      await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"hosts":["images.example.com"]}'),
+    );
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
     const hosts = await replaceSourceHosts(c.env.DB, c.var.principal.accountId, parsed.data.hosts);
     return c.json({ data: { hosts }, meta: meta(c) }, 200);

@@ -15,7 +15,13 @@ export const IMG_PATH = '/api/v1/img';
 
 const header = (description: string) => ({ schema: { type: 'string' as const }, description });
 const binary = { schema: { type: 'string' as const, format: 'binary' } };
-const segment = (name: string, description: string) => ({ name, in: 'path' as const, required: true, schema: { type: 'string' as const }, description });
+const segment = (name: string, description: string) => ({
+  name,
+  in: 'path' as const,
+  required: true,
+  schema: { type: 'string' as const },
+  description,
+});
 
 const imgDoc: RouteConfig = {
   method: 'get',
@@ -51,8 +57,15 @@ const imgDoc: RouteConfig = {
     },
     304: { description: 'If-None-Match named the ETag of the cached image' },
     ...errorResponses(
-      'bad_request', 'forbidden', 'plan_upgrade_required', 'unsupported_media_type', 'unprocessable_image', 'image_too_large',
-      'quota_exceeded', 'fetch_failed', 'overloaded',
+      'bad_request',
+      'forbidden',
+      'plan_upgrade_required',
+      'unsupported_media_type',
+      'unprocessable_image',
+      'image_too_large',
+      'quota_exceeded',
+      'fetch_failed',
+      'overloaded',
     ),
   },
 };
@@ -61,7 +74,12 @@ export function registerImg(app: OpenAPIHono<AppEnv>): void {
   app.openAPIRegistry.registerPath(imgDoc);
   app.get(`${IMG_PATH}/:account_id/:signature/:options/:source`, async (c) => {
     const outcome = await signedImage(
-      { accountId: c.req.param('account_id'), signature: c.req.param('signature'), options: c.req.param('options'), source: c.req.param('source') },
+      {
+        accountId: c.req.param('account_id'),
+        signature: c.req.param('signature'),
+        options: c.req.param('options'),
+        source: c.req.param('source'),
+      },
       {
         db: c.env.DB,
         meter: (id) => accountMeter(c.env, id),

@@ -36,8 +36,14 @@ const refreshRoute = createRoute({
         'application/json': {
           schema: z
             .object({
-              key_ids: z.array(z.string().regex(/^key_[0-9A-Za-z]{16}$/, 'key ids look like key_ and 16 letters or digits')).max(MAX_REFRESH_IDS).optional(),
-              account_id: z.string().regex(/^acc_[0-9A-Za-z]{16}$/, 'account ids look like acc_ and 16 letters or digits').optional(),
+              key_ids: z
+                .array(z.string().regex(/^key_[0-9A-Za-z]{16}$/, 'key ids look like key_ and 16 letters or digits'))
+                .max(MAX_REFRESH_IDS)
+                .optional(),
+              account_id: z
+                .string()
+                .regex(/^acc_[0-9A-Za-z]{16}$/, 'account ids look like acc_ and 16 letters or digits')
+                .optional(),
             })
             .strict(),
         },

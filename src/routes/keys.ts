@@ -30,7 +30,10 @@ const listRoute = createRoute({
   security: MANAGE_SECURITY,
   middleware: [accountAuth] as const,
   responses: {
-    200: { description: 'The keys (never the keys themselves: only prefixes)', content: { 'application/json': { schema: KeyList } } },
+    200: {
+      description: 'The keys (never the keys themselves: only prefixes)',
+      content: { 'application/json': { schema: KeyList } },
+    },
     ...errorResponses('unauthorized', 'forbidden'),
   },
 });
@@ -49,7 +52,10 @@ const createDoc: RouteConfig = {
   security: MANAGE_SECURITY,
   request: { body: { required: true, content: { 'application/json': { schema: CreateKeyBody } } } },
   responses: {
-    201: { description: 'The new key, with the full key in data.key', content: { 'application/json': { schema: CreatedKey } } },
+    201: {
+      description: 'The new key, with the full key in data.key',
+      content: { 'application/json': { schema: CreatedKey } },
+    },
     ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'payload_too_large', 'rate_limit_exceeded'),
   },
 };
@@ -78,31 +84,48 @@ export function registerKeys(app: OpenAPIHono<AppEnv>): void {
   // The body is read by hand (capped while streaming) and checked with the documented schema.
   app.openAPIRegistry.registerPath(createDoc);
   app.post(KEYS_PATH, accountAuth, async (c) => {
-    const parsed = CreateKeyBody.safeParse(await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"name":"CI","scopes":["image"]}'));
+    const parsed = CreateKeyBody.safeParse(
+      await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"name":"CI","scopes":["image"]}'),
+    );
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
     const { accountId, role, maker } = c.var.principal;
     const created = await createKey(c.env, accountId, parsed.data, { role, maker }, clock(c.env), auditOrigin(c));
     if (!created.ok && created.reason === 'forbidden') throw roleRefusal(role, 'keys:manage');
     if (!created.ok && created.reason === 'maker_lost_role') {
-      throw new ApiError('forbidden', 'the member this key or session acts for is no longer an owner or admin, so it cannot make manage keys', { details: { maker } });
+      throw new ApiError(
+        'forbidden',
+        'the member this key or session acts for is no longer an owner or admin, so it cannot make manage keys',
+        { details: { maker } },
+      );
     }
     if (!created.ok && created.reason === 'too_many_today') {
       const retryAfter = secondsUntil(created.reset, clock(c.env));
       throw new ApiError(
         'rate_limit_exceeded',
         `an account may create at most ${created.max} keys per day (UTC), revoked ones included; try again in ${retryAfter} s, after 00:00 UTC`,
-        { details: { max: created.max, reset: toUnixSeconds(created.reset) }, headers: { 'Retry-After': String(retryAfter) } },
+        {
+          details: { max: created.max, reset: toUnixSeconds(created.reset) },
+          headers: { 'Retry-After': String(retryAfter) },
+        },
       );
     }
     if (!created.ok) {
-      throw new ApiError('bad_request', `an account may hold at most ${created.max} active keys; revoke one first`, { details: { max: created.max } });
+      throw new ApiError('bad_request', `an account may hold at most ${created.max} active keys; revoke one first`, {
+        details: { max: created.max },
+      });
     }
     c.header('Location', `${KEYS_PATH}/${created.key.id}`);
     return c.json({ data: created.key, meta: meta(c) }, 201);
   });
 
   app.openapi(revokeRoute, async (c) => {
-    const key = await revokeKey(c.env, c.var.principal.accountId, c.req.valid('param').id, clock(c.env), auditOrigin(c));
+    const key = await revokeKey(
+      c.env,
+      c.var.principal.accountId,
+      c.req.valid('param').id,
+      clock(c.env),
+      auditOrigin(c),
+    );
     if (!key) throw new ApiError('not_found', 'no key with this id in your account', { param: 'id' });
     return c.json({ data: key, meta: meta(c) }, 200);
   });

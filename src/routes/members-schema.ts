@@ -27,27 +27,44 @@ export const Invitation = z
   .openapi('Invitation');
 
 export const MemberList = z
-  .object({ data: z.array(Member), invitations: z.array(Invitation).openapi({ description: 'Pending invitations (not yet accepted, not expired)' }), meta: Meta.extend({ total: z.number().int() }) })
+  .object({
+    data: z.array(Member),
+    invitations: z.array(Invitation).openapi({ description: 'Pending invitations (not yet accepted, not expired)' }),
+    meta: Meta.extend({ total: z.number().int() }),
+  })
   .openapi('MemberList');
 export const MemberOne = z.object({ data: Member, meta: Meta }).openapi('MemberOne');
 export const CreatedInvitation = z
   .object({
-    data: Invitation.extend({ url: z.string().openapi({ description: 'The single-use link to give the person (no mail is sent). In this answer only.' }) }),
+    data: Invitation.extend({
+      url: z
+        .string()
+        .openapi({ description: 'The single-use link to give the person (no mail is sent). In this answer only.' }),
+    }),
     meta: Meta,
   })
   .openapi('CreatedInvitation');
 
 export const InviteBody = z
   .object({
-    email: z.string({ error: 'must be a string' }).trim().max(EMAIL_MAX_LENGTH, { error: `must be at most ${EMAIL_MAX_LENGTH} characters` })
+    email: z
+      .string({ error: 'must be a string' })
+      .trim()
+      .max(EMAIL_MAX_LENGTH, { error: `must be at most ${EMAIL_MAX_LENGTH} characters` })
       .regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { error: 'must be an email address like name@example.com' }),
     role: z.enum(ROLES, { error: `must be one of ${ROLES.join(', ')}` }),
   })
   .strict()
   .openapi('InviteMember');
 
-export const PatchMemberBody = z.object({ role: z.enum(ROLES, { error: `must be one of ${ROLES.join(', ')}` }) }).strict().openapi('ChangeMemberRole');
+export const PatchMemberBody = z
+  .object({ role: z.enum(ROLES, { error: `must be one of ${ROLES.join(', ')}` }) })
+  .strict()
+  .openapi('ChangeMemberRole');
 
 export const MemberIdParam = z.object({
-  id: z.string().regex(/^mem_[0-9A-Za-z]{16}$/, { error: 'must be a member id (mem_ and 16 letters or digits)' }).openapi({ param: { name: 'id', in: 'path' }, example: 'mem_9fJ2kQ9xLm0PzR7a' }),
+  id: z
+    .string()
+    .regex(/^mem_[0-9A-Za-z]{16}$/, { error: 'must be a member id (mem_ and 16 letters or digits)' })
+    .openapi({ param: { name: 'id', in: 'path' }, example: 'mem_9fJ2kQ9xLm0PzR7a' }),
 });

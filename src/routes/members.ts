@@ -12,10 +12,24 @@ import type { AppEnv } from '../http/context.ts';
 import { ApiError } from '../http/errors.ts';
 import { readJsonBody } from '../http/json-body.ts';
 import { badRequestFrom } from '../http/validation.ts';
-import { changeRole, invite, listMembers, pendingInvitations, removeMember, type ChangeOutcome } from '../teams/members.ts';
+import {
+  changeRole,
+  invite,
+  listMembers,
+  pendingInvitations,
+  removeMember,
+  type ChangeOutcome,
+} from '../teams/members.ts';
 import { INVITATION_TTL_MS, MAX_MEMBERS_PER_ACCOUNT } from '../teams/limits.ts';
 import { MANAGE_NOTE, MANAGE_SECURITY, MANAGE_TAG } from './manage-schema.ts';
-import { CreatedInvitation, InviteBody, MemberIdParam, MemberList, MemberOne, PatchMemberBody } from './members-schema.ts';
+import {
+  CreatedInvitation,
+  InviteBody,
+  MemberIdParam,
+  MemberList,
+  MemberOne,
+  PatchMemberBody,
+} from './members-schema.ts';
 import { errorResponses } from './schemas.ts';
 
 export const MEMBERS_PATH = '/api/v1/members';
@@ -29,7 +43,8 @@ const guards = [accountAuth, enterprise] as const;
 const meta = (c: Context<AppEnv>) => ({ request_id: c.var.requestId });
 
 /** The invitation link: the console's page for it on this origin. */
-export const invitationUrl = (c: Context<AppEnv>, token: string): string => `${new URL(c.req.url).origin}/invitations/${token}`;
+export const invitationUrl = (c: Context<AppEnv>, token: string): string =>
+  `${new URL(c.req.url).origin}/invitations/${token}`;
 
 export function changeRefusal(outcome: Exclude<ChangeOutcome, { ok: true }>): ApiError {
   switch (outcome.reason) {
@@ -38,60 +53,116 @@ export function changeRefusal(outcome: Exclude<ChangeOutcome, { ok: true }>): Ap
     case 'owner_only':
       return new ApiError('forbidden', 'only an owner may make owners or change or remove an owner');
     case 'last_owner':
-      return new ApiError('bad_request', 'the last owner can neither leave nor be demoted: make another member owner first');
+      return new ApiError(
+        'bad_request',
+        'the last owner can neither leave nor be demoted: make another member owner first',
+      );
   }
 }
 
 const listRoute = createRoute({
-  method: 'get', path: MEMBERS_PATH, summary: "The account's members and pending invitations", description: `Oldest first.${NOTE}`,
-  tags: [MANAGE_TAG], security: MANAGE_SECURITY, middleware: [...guards] as const,
-  responses: { 200: { description: 'The members', content: { 'application/json': { schema: MemberList } } }, ...errorResponses('unauthorized', 'forbidden', 'plan_upgrade_required') },
+  method: 'get',
+  path: MEMBERS_PATH,
+  summary: "The account's members and pending invitations",
+  description: `Oldest first.${NOTE}`,
+  tags: [MANAGE_TAG],
+  security: MANAGE_SECURITY,
+  middleware: [...guards] as const,
+  responses: {
+    200: { description: 'The members', content: { 'application/json': { schema: MemberList } } },
+    ...errorResponses('unauthorized', 'forbidden', 'plan_upgrade_required'),
+  },
 });
 
 const inviteDoc: RouteConfig = {
-  method: 'post', path: `${MEMBERS_PATH}/invitations`, summary: 'Invite a person: a single-use link, valid 7 days, in this answer only',
+  method: 'post',
+  path: `${MEMBERS_PATH}/invitations`,
+  summary: 'Invite a person: a single-use link, valid 7 days, in this answer only',
   description: `No mail is sent: give the person data.url. Only owners invite owners. At most ${MAX_MEMBERS_PER_ACCOUNT} members and pending invitations per account. Writes member.invited.${NOTE}`,
-  tags: [MANAGE_TAG], security: MANAGE_SECURITY,
+  tags: [MANAGE_TAG],
+  security: MANAGE_SECURITY,
   request: { body: { required: true, content: { 'application/json': { schema: InviteBody } } } },
   responses: {
-    201: { description: 'The invitation, with its link', content: { 'application/json': { schema: CreatedInvitation } } },
+    201: {
+      description: 'The invitation, with its link',
+      content: { 'application/json': { schema: CreatedInvitation } },
+    },
     ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'plan_upgrade_required', 'payload_too_large'),
   },
 };
 
 const patchDoc: RouteConfig = {
-  method: 'patch', path: `${MEMBERS_PATH}/{id}`, summary: "Change a member's role",
+  method: 'patch',
+  path: `${MEMBERS_PATH}/{id}`,
+  summary: "Change a member's role",
   description: `Only owners make owners or change an owner's role; the last owner cannot be demoted (400). A demotion below admin revokes the manage keys the member made, in the same change (listed in the record's details.revoked_keys). Writes member.role_changed.${NOTE}`,
-  tags: [MANAGE_TAG], security: MANAGE_SECURITY,
-  request: { params: MemberIdParam, body: { required: true, content: { 'application/json': { schema: PatchMemberBody } } } },
+  tags: [MANAGE_TAG],
+  security: MANAGE_SECURITY,
+  request: {
+    params: MemberIdParam,
+    body: { required: true, content: { 'application/json': { schema: PatchMemberBody } } },
+  },
   responses: {
     200: { description: 'The member as it is now', content: { 'application/json': { schema: MemberOne } } },
-    ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found', 'payload_too_large'),
+    ...errorResponses(
+      'bad_request',
+      'unauthorized',
+      'forbidden',
+      'plan_upgrade_required',
+      'not_found',
+      'payload_too_large',
+    ),
   },
 };
 
 const deleteRoute = createRoute({
-  method: 'delete', path: `${MEMBERS_PATH}/{id}`, summary: 'Remove a member (or leave, with your own id); their sessions end at once',
+  method: 'delete',
+  path: `${MEMBERS_PATH}/{id}`,
+  summary: 'Remove a member (or leave, with your own id); their sessions end at once',
   description: `Any member may remove themself; the last owner cannot (400). Only owners remove owners. Revokes the manage keys the member made, in the same change (listed in the record's details.revoked_keys). Writes member.removed.${NOTE}`,
-  tags: [MANAGE_TAG], security: MANAGE_SECURITY, middleware: [...guards] as const, request: { params: MemberIdParam },
-  responses: { 200: { description: 'The member as it was', content: { 'application/json': { schema: MemberOne } } }, ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found') },
+  tags: [MANAGE_TAG],
+  security: MANAGE_SECURITY,
+  middleware: [...guards] as const,
+  request: { params: MemberIdParam },
+  responses: {
+    200: { description: 'The member as it was', content: { 'application/json': { schema: MemberOne } } },
+    ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found'),
+  },
 });
 
 export function registerMembers(app: OpenAPIHono<AppEnv>): void {
   app.openapi(listRoute, async (c) => {
     const { accountId } = c.var.principal;
     const members = await listMembers(c.env.DB, accountId);
-    return c.json({ data: members, invitations: await pendingInvitations(c.env.DB, accountId, clock(c.env)), meta: { ...meta(c), total: members.length } }, 200);
+    return c.json(
+      {
+        data: members,
+        invitations: await pendingInvitations(c.env.DB, accountId, clock(c.env)),
+        meta: { ...meta(c), total: members.length },
+      },
+      200,
+    );
   });
 
   app.openAPIRegistry.registerPath(inviteDoc);
   app.post(`${MEMBERS_PATH}/invitations`, ...guards, async (c) => {
-    const parsed = InviteBody.safeParse(await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"email":"grace@example.com","role":"developer"}'));
+    const parsed = InviteBody.safeParse(
+      await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"email":"grace@example.com","role":"developer"}'),
+    );
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
-    if (parsed.data.role === 'owner' && c.var.principal.role !== 'owner') throw new ApiError('forbidden', 'only an owner may invite an owner');
+    if (parsed.data.role === 'owner' && c.var.principal.role !== 'owner')
+      throw new ApiError('forbidden', 'only an owner may invite an owner');
     const made = await invite(c.env.DB, c.var.principal.accountId, parsed.data, clock(c.env), auditOrigin(c));
-    if (!made.ok && made.reason === 'email_taken') throw new ApiError('bad_request', 'this email already belongs to a member (of this or another account) or has a pending invitation', { param: 'email' });
-    if (!made.ok) throw new ApiError('bad_request', `an account may have at most ${made.max} members and pending invitations`, { details: { max: made.max } });
+    if (!made.ok && made.reason === 'email_taken')
+      throw new ApiError(
+        'bad_request',
+        'this email already belongs to a member (of this or another account) or has a pending invitation',
+        { param: 'email' },
+      );
+    if (!made.ok)
+      throw new ApiError('bad_request', `an account may have at most ${made.max} members and pending invitations`, {
+        details: { max: made.max },
+      });
     return c.json({ data: { ...made.invitation, url: invitationUrl(c, made.token) }, meta: meta(c) }, 201);
   });
 
@@ -100,7 +171,15 @@ export function registerMembers(app: OpenAPIHono<AppEnv>): void {
     const parsed = PatchMemberBody.safeParse(await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"role":"admin"}'));
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
     const { accountId, role } = c.var.principal;
-    const outcome = await changeRole(c.env, accountId, c.req.param('id'), parsed.data.role, role, clock(c.env), auditOrigin(c));
+    const outcome = await changeRole(
+      c.env,
+      accountId,
+      c.req.param('id'),
+      parsed.data.role,
+      role,
+      clock(c.env),
+      auditOrigin(c),
+    );
     if (!outcome.ok) throw changeRefusal(outcome);
     return c.json({ data: outcome.member, meta: meta(c) }, 200);
   });

@@ -31,7 +31,11 @@ export const metaTagsRoute = createRoute({
   middleware: [toolsAuth({ count: true }), strictQueryEncoding] as const,
   request: { query: MetaQuery },
   responses: {
-    200: { description: 'What the page declares', headers: RATE_HEADERS, content: { 'application/json': { schema: MetaTagsResponse } } },
+    200: {
+      description: 'What the page declares',
+      headers: RATE_HEADERS,
+      content: { 'application/json': { schema: MetaTagsResponse } },
+    },
     ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'rate_limit_exceeded', 'fetch_failed'),
   },
 });
@@ -49,7 +53,11 @@ export const bulkDoc = {
   middleware: [toolsAuth({ count: true })] as const,
   request: { body: { required: true, content: { 'application/json': { schema: BulkBody } } } },
   responses: {
-    200: { description: 'One entry per URL', headers: RATE_HEADERS, content: { 'application/json': { schema: BulkResponse } } },
+    200: {
+      description: 'One entry per URL',
+      headers: RATE_HEADERS,
+      content: { 'application/json': { schema: BulkResponse } },
+    },
     ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'payload_too_large', 'rate_limit_exceeded'),
   },
 };
@@ -75,14 +83,21 @@ export function registerMetaTags(app: OpenAPIHono<AppEnv>): void {
     const { urls } = parsed.data;
     const max = BULK_MAX_URLS[c.var.key.tiers.tools];
     if (urls.length > max) {
-      throw new ApiError('bad_request', `a ${c.var.key.tiers.tools}-tier key may check at most ${max} URLs per call, not ${urls.length}`, {
-        param: 'urls',
-        details: { max, given: urls.length },
-      });
+      throw new ApiError(
+        'bad_request',
+        `a ${c.var.key.tiers.tools}-tier key may check at most ${max} URLs per call, not ${urls.length}`,
+        {
+          param: 'urls',
+          details: { max, given: urls.length },
+        },
+      );
     }
     const items = await bulkMetaTags(urls, contextOf(c));
     const succeeded = items.filter((i) => i.ok).length;
     const cacheHits = items.filter((i) => i.ok && i.cache === 'hit').length;
-    return c.json(envelope(c, items, { total: items.length, succeeded, failed: items.length - succeeded, cache_hits: cacheHits }), 200);
+    return c.json(
+      envelope(c, items, { total: items.length, succeeded, failed: items.length - succeeded, cache_hits: cacheHits }),
+      200,
+    );
   });
 }

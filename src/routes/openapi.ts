@@ -13,14 +13,19 @@ export function documentConfig(origin: string) {
     info: {
       title: 'Shrinkray API',
       version: VERSION,
-      description: 'The Image API (compression) and the Tools API (tool catalogue, QR codes, meta tags) under one account system. Errors use one envelope: `{ "error": { "code", "message", "param"? }, "meta": { "request_id" } }`.',
+      description:
+        'The Image API (compression) and the Tools API (tool catalogue, QR codes, meta tags) under one account system. Errors use one envelope: `{ "error": { "code", "message", "param"? }, "meta": { "request_id" } }`.',
     },
     servers: [{ url: origin }],
     tags: [
       { name: 'Image API', description: 'Image compression: JPEG, PNG and WebP in, smaller out' },
       { name: 'Tools API', description: 'Tool catalogue, QR codes, meta tags, account' },
       { name: MANAGE_TAG, description: MANAGE_TAG_DESCRIPTION },
-      { name: CONSOLE_TAG, description: 'The web console\'s endpoints: a signed-in browser session, not an API key. Unsafe methods need the X-CSRF-Token header.' },
+      {
+        name: CONSOLE_TAG,
+        description:
+          "The web console's endpoints: a signed-in browser session, not an API key. Unsafe methods need the X-CSRF-Token header.",
+      },
     ],
   };
 }

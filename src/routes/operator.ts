@@ -18,7 +18,11 @@ const MAX_BATCH_STATEMENTS = 100;
 const Batch = z
   .object({
     statements: z
-      .array(z.object({ sql: z.string().min(1), params: z.array(z.union([z.string(), z.number(), z.null()])).max(100) }).strict())
+      .array(
+        z
+          .object({ sql: z.string().min(1), params: z.array(z.union([z.string(), z.number(), z.null()])).max(100) })
+          .strict(),
+      )
       .min(1)
       .max(MAX_BATCH_STATEMENTS),
   })
@@ -36,7 +40,8 @@ export function registerOperator(app: OpenAPIHono<AppEnv>): void {
   // The CLI's statements, as one D1 batch (one transaction), exactly what `wrangler d1 execute` runs.
   app.post(D1_BATCH_PATH, adminAuth, async (c) => {
     const parsed = Batch.safeParse(await jsonBody(c.req.raw));
-    if (!parsed.success) throw new ApiError('bad_request', `invalid batch: ${parsed.error.issues[0]?.message ?? 'malformed'}`);
+    if (!parsed.success)
+      throw new ApiError('bad_request', `invalid batch: ${parsed.error.issues[0]?.message ?? 'malformed'}`);
     let results: D1Result[];
     try {
       results = await c.env.DB.batch(parsed.data.statements.map((s) => c.env.DB.prepare(s.sql).bind(...s.params)));
@@ -44,7 +49,10 @@ export function registerOperator(app: OpenAPIHono<AppEnv>): void {
       // The statement's own failure (a constraint, a syntax error) is the operator's to read.
       throw new ApiError('bad_request', err instanceof Error ? err.message : String(err));
     }
-    return c.json({ data: { results: results.map((r) => r.results ?? []) }, meta: { request_id: c.var.requestId } }, 200);
+    return c.json(
+      { data: { results: results.map((r) => r.results ?? []) }, meta: { request_id: c.var.requestId } },
+      200,
+    );
   });
 
   app.get(BACKUP_PATH, adminAuth, async (c) => c.json(await takeBackup(c.env, clock(c.env)), 200));
@@ -61,4 +69,3 @@ export function registerOperator(app: OpenAPIHono<AppEnv>): void {
     }
   });
 }
-

@@ -15,16 +15,14 @@ export function integerParam(min: number, max: number) {
 /** A string from a fixed list, matched case-insensitively and returned in its canonical spelling. */
 export function choiceParam<const T extends readonly [string, ...string[]]>(choices: T) {
   const message = `must be one of ${choices.join(', ')}`;
-  return z
-    .string()
-    .transform((v, ctx) => {
-      const found = choices.find((c) => c.toLowerCase() === v.toLowerCase());
-      if (found === undefined) {
-        ctx.addIssue({ code: 'custom', message });
-        return z.NEVER;
-      }
-      return found as T[number];
-    });
+  return z.string().transform((v, ctx) => {
+    const found = choices.find((c) => c.toLowerCase() === v.toLowerCase());
+    if (found === undefined) {
+      ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    }
+    return found as T[number];
+  });
 }
 
 /**

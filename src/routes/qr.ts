@@ -6,7 +6,22 @@ import type { AppEnv } from '../http/context.ts';
 import { envelope } from '../http/envelope.ts';
 import { ApiError } from '../http/errors.ts';
 import { strictQueryEncoding } from '../http/query-encoding.ts';
-import { canonicalQuery, imageUrl, planQr, QR_DEFAULTS, QR_ECC_LEVELS, QR_FORMATS, QR_IMAGE_PATH, QR_MARGIN_MAX, QR_SIZE_MAX, QR_SIZE_MIN, renderQr, signedValues, type QrOptions, type RenderedQr } from '../qr/qr-image.ts';
+import {
+  canonicalQuery,
+  imageUrl,
+  planQr,
+  QR_DEFAULTS,
+  QR_ECC_LEVELS,
+  QR_FORMATS,
+  QR_IMAGE_PATH,
+  QR_MARGIN_MAX,
+  QR_SIZE_MAX,
+  QR_SIZE_MIN,
+  renderQr,
+  signedValues,
+  type QrOptions,
+  type RenderedQr,
+} from '../qr/qr-image.ts';
 import { sign, SIGNED_PARAMS, signingSecrets, verify, type SignedValues } from '../qr/signature.ts';
 import { choiceParam, integerParam, queryObject } from './params.ts';
 import { RATE_HEADERS, TOOLS_SECURITY, ToolsMeta, errorResponses } from './schemas.ts';
@@ -26,21 +41,35 @@ const QrQuery = queryObject({
     .string({ error: 'is required: the text or URL to encode' })
     .min(1, { error: 'must not be empty' })
     .openapi({ param: { description: 'Text or URL to encode, as UTF-8 bytes' }, example: 'https://example.com' }),
-  size: integerParam(QR_SIZE_MIN, QR_SIZE_MAX).optional().openapi({
-    param: { description: `Width and height in pixels, ${QR_SIZE_MIN} to ${QR_SIZE_MAX} (default ${QR_DEFAULTS.size})` },
-    example: '300',
-  }),
-  color: colorParam.optional().openapi({ param: { description: 'Foreground, hex without # (default 000000)' }, example: '000000' }),
-  bgcolor: colorParam.optional().openapi({ param: { description: 'Background, hex without # (default ffffff)' }, example: 'ffffff' }),
-  format: choiceParam(QR_FORMATS).optional().openapi({ param: { description: 'png or svg (default png)' }, example: 'png' }),
-  ecc: choiceParam(QR_ECC_LEVELS).optional().openapi({
-    param: { description: 'Error correction: L 7 %, M 15 %, Q 25 %, H 30 % of the code may be damaged (default M)' },
-    example: 'M',
-  }),
-  margin: integerParam(0, QR_MARGIN_MAX).optional().openapi({
-    param: { description: `Quiet zone in modules, 0 to ${QR_MARGIN_MAX} (default ${QR_DEFAULTS.margin})` },
-    example: '4',
-  }),
+  size: integerParam(QR_SIZE_MIN, QR_SIZE_MAX)
+    .optional()
+    .openapi({
+      param: {
+        description: `Width and height in pixels, ${QR_SIZE_MIN} to ${QR_SIZE_MAX} (default ${QR_DEFAULTS.size})`,
+      },
+      example: '300',
+    }),
+  color: colorParam
+    .optional()
+    .openapi({ param: { description: 'Foreground, hex without # (default 000000)' }, example: '000000' }),
+  bgcolor: colorParam
+    .optional()
+    .openapi({ param: { description: 'Background, hex without # (default ffffff)' }, example: 'ffffff' }),
+  format: choiceParam(QR_FORMATS)
+    .optional()
+    .openapi({ param: { description: 'png or svg (default png)' }, example: 'png' }),
+  ecc: choiceParam(QR_ECC_LEVELS)
+    .optional()
+    .openapi({
+      param: { description: 'Error correction: L 7 %, M 15 %, Q 25 %, H 30 % of the code may be damaged (default M)' },
+      example: 'M',
+    }),
+  margin: integerParam(0, QR_MARGIN_MAX)
+    .optional()
+    .openapi({
+      param: { description: `Quiet zone in modules, 0 to ${QR_MARGIN_MAX} (default ${QR_DEFAULTS.margin})` },
+      example: '4',
+    }),
 });
 
 /**
@@ -51,22 +80,44 @@ const QrQuery = queryObject({
  */
 const given = z.string({ error: 'must be given once' }).optional();
 const signedParam = (schema: Record<string, unknown>, description: string, example: string) =>
-  given.openapi({ ...schema, param: { required: true, description: `${description}. As GET /api/v1/qr wrote it in the URL` }, example });
+  given.openapi({
+    ...schema,
+    param: { required: true, description: `${description}. As GET /api/v1/qr wrote it in the URL` },
+    example,
+  });
 const ImageQuery = queryObject({
   format: signedParam({ type: 'string', enum: [...QR_FORMATS] }, 'Image format', 'png'),
-  size: signedParam({ type: 'integer', minimum: QR_SIZE_MIN, maximum: QR_SIZE_MAX }, 'Width and height in pixels', '300'),
-  color: signedParam({ type: 'string', pattern: '^[0-9a-f]{6}$' }, 'Foreground colour, 6-digit hex without #', '000000'),
-  bgcolor: signedParam({ type: 'string', pattern: '^[0-9a-f]{6}$' }, 'Background colour, 6-digit hex without #', 'ffffff'),
+  size: signedParam(
+    { type: 'integer', minimum: QR_SIZE_MIN, maximum: QR_SIZE_MAX },
+    'Width and height in pixels',
+    '300',
+  ),
+  color: signedParam(
+    { type: 'string', pattern: '^[0-9a-f]{6}$' },
+    'Foreground colour, 6-digit hex without #',
+    '000000',
+  ),
+  bgcolor: signedParam(
+    { type: 'string', pattern: '^[0-9a-f]{6}$' },
+    'Background colour, 6-digit hex without #',
+    'ffffff',
+  ),
   ecc: signedParam({ type: 'string', enum: [...QR_ECC_LEVELS] }, 'Error-correction level', 'M'),
   margin: signedParam({ type: 'integer', minimum: 0, maximum: QR_MARGIN_MAX }, 'Quiet zone in modules', '4'),
   data: signedParam({ type: 'string', minLength: 1 }, 'The encoded text, percent-encoded UTF-8', 'https://example.com'),
-  sig: signedParam({ type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' }, 'The HMAC-SHA256 signature over the other parameters (base64url)', 'jvhB4Is25gIVGVy0_K6SqxSrVPlVh46KHdjFWG-0JUw'),
+  sig: signedParam(
+    { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' },
+    'The HMAC-SHA256 signature over the other parameters (base64url)',
+    'jvhB4Is25gIVGVy0_K6SqxSrVPlVh46KHdjFWG-0JUw',
+  ),
 } satisfies Record<(typeof SIGNED_PARAMS)[number] | 'sig', typeof given>);
 
 const QrLink = z
   .object({
     data: z.object({
-      url: z.string().openapi({ description: 'Signed, key-free image URL, cacheable for a year; safe in an <img> tag' }),
+      url: z
+        .string()
+        .openapi({ description: 'Signed, key-free image URL, cacheable for a year; safe in an <img> tag' }),
       format: z.enum(QR_FORMATS),
       size: z.number().int(),
       color: z.string().openapi({ example: '000000' }),
@@ -88,7 +139,11 @@ export const qrRoute = createRoute({
   middleware: [toolsAuth({ count: true }), strictQueryEncoding] as const,
   request: { query: QrQuery },
   responses: {
-    200: { description: 'The signed image URL and the options it renders', headers: RATE_HEADERS, content: { 'application/json': { schema: QrLink } } },
+    200: {
+      description: 'The signed image URL and the options it renders',
+      headers: RATE_HEADERS,
+      content: { 'application/json': { schema: QrLink } },
+    },
     ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'rate_limit_exceeded'),
   },
 });
@@ -116,7 +171,8 @@ export const qrImageRoute = createRoute({
       },
     },
     301: {
-      description: 'The same signed URL spelt otherwise (parameters reordered, escapes written differently): Location is its one canonical spelling',
+      description:
+        'The same signed URL spelt otherwise (parameters reordered, escapes written differently): Location is its one canonical spelling',
       headers: { Location: { schema: { type: 'string' as const }, description: 'The canonical URL of this image' } },
     },
     304: { description: 'Not modified (If-None-Match matched)', headers: imageHeaders },
@@ -146,12 +202,17 @@ function withDefaults(q: z.infer<typeof QrQuery>): QrOptions {
 }
 
 function imageResponse(body: BodyInit | null, status: 200 | 304, etag: string, contentType: string): Response {
-  const headers = new Headers({ ETag: etag, 'Cache-Control': QR_IMAGE_CACHE_CONTROL, 'Access-Control-Allow-Origin': '*' });
+  const headers = new Headers({
+    ETag: etag,
+    'Cache-Control': QR_IMAGE_CACHE_CONTROL,
+    'Access-Control-Allow-Origin': '*',
+  });
   if (status === 200) {
     headers.set('Content-Type', contentType);
     headers.set('Content-Disposition', `inline; filename="qr.${contentType.startsWith('image/png') ? 'png' : 'svg'}"`);
     // An SVG opened on its own is a document of this origin: it gets no script, no fetches, no frames.
-    if (contentType.startsWith('image/svg')) headers.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
+    if (contentType.startsWith('image/svg'))
+      headers.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
   }
   return new Response(body, { status, headers });
 }
@@ -163,7 +224,12 @@ function imageResponse(body: BodyInit | null, status: 200 | 304, etag: string, c
  */
 const rendering = new Map<string, Promise<RenderedQr>>();
 
-function renderOnce(key: string, options: QrOptions, store: (image: RenderedQr) => Promise<void>, waitUntil: (p: Promise<unknown>) => void): Promise<RenderedQr> {
+function renderOnce(
+  key: string,
+  options: QrOptions,
+  store: (image: RenderedQr) => Promise<void>,
+  waitUntil: (p: Promise<unknown>) => void,
+): Promise<RenderedQr> {
   const running = rendering.get(key);
   if (running !== undefined) return running;
   const render = Promise.resolve().then(() => renderQr(planQr(options), options));
@@ -179,7 +245,8 @@ function renderOnce(key: string, options: QrOptions, store: (image: RenderedQr) 
 }
 
 /** The one URL a signed image is served (and cached) at. */
-const canonicalUrl = (origin: string, values: SignedValues, sig: string): string => `${origin}${QR_IMAGE_PATH}?${canonicalQuery(values, sig)}`;
+const canonicalUrl = (origin: string, values: SignedValues, sig: string): string =>
+  `${origin}${QR_IMAGE_PATH}?${canonicalQuery(values, sig)}`;
 
 function etagMatches(header: string | undefined, etag: string): boolean {
   if (header === undefined) return false;
@@ -199,9 +266,13 @@ export function registerQr(app: OpenAPIHono<AppEnv>): void {
   app.openapi(qrImageRoute, async (c) => {
     const query = c.req.valid('query');
     if (!(await verify(secretsOf(c), query, query.sig))) {
-      throw new ApiError('forbidden', 'the signature is missing or does not match the parameters; get a new URL from GET /api/v1/qr', {
-        param: 'sig',
-      });
+      throw new ApiError(
+        'forbidden',
+        'the signature is missing or does not match the parameters; get a new URL from GET /api/v1/qr',
+        {
+          param: 'sig',
+        },
+      );
     }
     // The signature covers the decoded values, so one image has many spellings (reordered parameters,
     // escapes written otherwise). Only the canonical one is served, so it is the one cache entry.

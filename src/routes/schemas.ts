@@ -18,8 +18,12 @@ export const ErrorEnvelope = z
 const header = (description: string) => ({ schema: { type: 'string' as const }, description });
 
 export const RATE_HEADERS = {
-  'X-RateLimit-Limit': header("Per-minute limit of the key (Tools API) or monthly compressions of the key's account, all its keys together (Image API)"),
-  'X-RateLimit-Remaining': header('Requests left in the window that runs out first (Tools API); compressions the account has left this month (Image API)'),
+  'X-RateLimit-Limit': header(
+    "Per-minute limit of the key (Tools API) or monthly compressions of the key's account, all its keys together (Image API)",
+  ),
+  'X-RateLimit-Remaining': header(
+    'Requests left in the window that runs out first (Tools API); compressions the account has left this month (Image API)',
+  ),
   'X-RateLimit-Reset': header('Unix time (seconds) at which that window resets'),
   'X-Request-Id': header('The request id, also in error bodies; quote it when reporting a problem'),
 };
@@ -32,7 +36,8 @@ const ERROR_DESCRIPTIONS: Partial<Record<ErrorCode, string>> = {
   quota_exceeded: 'Monthly compressions used up; see Retry-After',
   plan_upgrade_required: "The key's tier lacks the feature (free: format=webp, target_kb)",
   payload_too_large: 'Body over the limit: 10 MB for an image upload, 256 KB for a bulk meta-tags request',
-  fetch_failed: 'The page could not be fetched: DNS, connection, TLS, the 8 s deadline, more than 5 redirects, or an upstream status of 400 or more (details.status)',
+  fetch_failed:
+    'The page could not be fetched: DNS, connection, TLS, the 8 s deadline, more than 5 redirects, or an upstream status of 400 or more (details.status)',
   unsupported_media_type: 'Not a JPEG, PNG or WebP by its magic bytes, or an animated WebP',
   unprocessable_image: 'Claims a supported type but cannot be decoded (truncated, corrupt)',
   image_too_large: 'Width × height over MAX_INPUT_PIXELS, refused from the header before decoding',
@@ -50,7 +55,9 @@ export function errorResponses(...codes: ErrorCode[]): Record<string, ResponseCo
     out[status] = {
       description: list.map((c) => `\`${c}\`: ${ERROR_DESCRIPTIONS[c] ?? c}`).join('; '),
       content: { 'application/json': { schema: ErrorEnvelope } },
-      ...(status === 429 ? { headers: { ...RATE_HEADERS, 'Retry-After': header('Seconds to wait before retrying') } } : {}),
+      ...(status === 429
+        ? { headers: { ...RATE_HEADERS, 'Retry-After': header('Seconds to wait before retrying') } }
+        : {}),
     };
   }
   return out;

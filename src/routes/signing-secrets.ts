@@ -21,16 +21,25 @@ const SigningSecret = z
   })
   .openapi('SigningSecret');
 
-const SecretList = z.object({ data: z.array(SigningSecret), meta: ConsoleMeta.extend({ total: z.number().int() }) }).openapi('SigningSecretList');
+const SecretList = z
+  .object({ data: z.array(SigningSecret), meta: ConsoleMeta.extend({ total: z.number().int() }) })
+  .openapi('SigningSecretList');
 const CreatedSecret = z
   .object({
-    data: SigningSecret.extend({ secret: z.string().openapi({ description: 'The secret. Shown this once.', example: 'srsig_…' }) }),
+    data: SigningSecret.extend({
+      secret: z.string().openapi({ description: 'The secret. Shown this once.', example: 'srsig_…' }),
+    }),
     meta: ConsoleMeta,
   })
   .openapi('CreatedSigningSecret');
-const DeletedSecret = z.object({ data: z.object({ id: z.string(), deleted: z.literal(true) }), meta: ConsoleMeta }).openapi('DeletedSigningSecret');
+const DeletedSecret = z
+  .object({ data: z.object({ id: z.string(), deleted: z.literal(true) }), meta: ConsoleMeta })
+  .openapi('DeletedSigningSecret');
 const SecretIdParam = z.object({
-  id: z.string().max(64).openapi({ param: { name: 'id', in: 'path' }, example: 'sig_Zx3f9QkLm0Pa7bR2' }),
+  id: z
+    .string()
+    .max(64)
+    .openapi({ param: { name: 'id', in: 'path' }, example: 'sig_Zx3f9QkLm0Pa7bR2' }),
 });
 
 const meta = (c: Context<AppEnv>) => ({ request_id: c.var.requestId });
@@ -88,9 +97,13 @@ export function registerSigningSecrets(app: OpenAPIHono<AppEnv>): void {
   app.openapi(createRouteConfig, async (c) => {
     const created = await createSecret(c.env.DB, c.var.principal.accountId, clock(c.env));
     if (!created.ok) {
-      throw new ApiError('bad_request', `an account holds at most ${created.max} signing secrets; delete the one no longer in use first`, {
-        details: { max: created.max },
-      });
+      throw new ApiError(
+        'bad_request',
+        `an account holds at most ${created.max} signing secrets; delete the one no longer in use first`,
+        {
+          details: { max: created.max },
+        },
+      );
     }
     c.header('Location', `${SIGNING_SECRETS_PATH}/${created.created.id}`);
     c.header('Cache-Control', 'no-store');

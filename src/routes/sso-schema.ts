@@ -3,16 +3,34 @@ import { z } from '@hono/zod-openapi';
 import { SSO_MAX_CLIENT_ID, SSO_MAX_CLIENT_SECRET, SSO_MAX_DOMAINS } from '../sso/limits.ts';
 
 const Meta = z.object({ request_id: z.string() });
-const domain = z.string().trim().toLowerCase().regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, { error: 'must be a domain name such as example.com' });
+const domain = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, {
+    error: 'must be a domain name such as example.com',
+  });
 
 export const SsoBody = z
   .object({
-    issuer: z.string().trim().max(2048).openapi({ description: 'The OpenID issuer identifier (https), exactly as its discovery document names it', example: 'https://login.example.com' }),
+    issuer: z.string().trim().max(2048).openapi({
+      description: 'The OpenID issuer identifier (https), exactly as its discovery document names it',
+      example: 'https://login.example.com',
+    }),
     client_id: z.string().min(1, { error: 'must not be empty' }).max(SSO_MAX_CLIENT_ID),
-    client_secret: z.string().min(1, { error: 'must not be empty' }).max(SSO_MAX_CLIENT_SECRET).openapi({ description: 'Stored encrypted; never returned' }),
-    domains: z.array(domain).min(1, { error: 'must name at least one domain' }).max(SSO_MAX_DOMAINS, { error: `must name at most ${SSO_MAX_DOMAINS} domains` })
+    client_secret: z
+      .string()
+      .min(1, { error: 'must not be empty' })
+      .max(SSO_MAX_CLIENT_SECRET)
+      .openapi({ description: 'Stored encrypted; never returned' }),
+    domains: z
+      .array(domain)
+      .min(1, { error: 'must name at least one domain' })
+      .max(SSO_MAX_DOMAINS, { error: `must name at most ${SSO_MAX_DOMAINS} domains` })
       .openapi({ description: 'Email domains whose people sign in through this issuer', example: ['example.com'] }),
-    require_sso: z.boolean({ error: 'must be true or false' }).openapi({ description: 'Password sign-in off for members of these domains (owners keep their password)' }),
+    require_sso: z
+      .boolean({ error: 'must be true or false' })
+      .openapi({ description: 'Password sign-in off for members of these domains (owners keep their password)' }),
   })
   .strict()
   .openapi('SsoConfigInput');

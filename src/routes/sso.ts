@@ -41,50 +41,82 @@ export const redirectUriOf = (c: Context<AppEnv>): string => `${new URL(c.req.ur
 const stateCookie = (c: Context<AppEnv>) => (isLocalDevelopment(c.req.url) ? 'sr_sso_state' : '__Host-sr_sso_state');
 
 export function saveRefusal(outcome: Exclude<SaveOutcome, { ok: true }>): ApiError {
-  return new ApiError('bad_request', `these domains are covered by another account's SSO: ${outcome.domains.join(', ')}`, { param: 'domains', details: { domains: outcome.domains } });
+  return new ApiError(
+    'bad_request',
+    `these domains are covered by another account's SSO: ${outcome.domains.join(', ')}`,
+    { param: 'domains', details: { domains: outcome.domains } },
+  );
 }
 
 const getRoute = createRoute({
-  method: 'get', path: SSO_PATH, summary: "The account's single sign-on configuration (never the secret)", description: `404 when none is configured.${NOTE}`,
-  tags: [MANAGE_TAG], security: MANAGE_SECURITY, middleware: [...guards] as const,
-  responses: { 200: { description: 'The configuration', content: { 'application/json': { schema: SsoOne } } }, ...errorResponses('unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found') },
+  method: 'get',
+  path: SSO_PATH,
+  summary: "The account's single sign-on configuration (never the secret)",
+  description: `404 when none is configured.${NOTE}`,
+  tags: [MANAGE_TAG],
+  security: MANAGE_SECURITY,
+  middleware: [...guards] as const,
+  responses: {
+    200: { description: 'The configuration', content: { 'application/json': { schema: SsoOne } } },
+    ...errorResponses('unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found'),
+  },
 });
 
 const putDoc: RouteConfig = {
-  method: 'put', path: SSO_PATH, summary: 'Configure single sign-on (OpenID Connect): issuer, client, email domains, require SSO',
+  method: 'put',
+  path: SSO_PATH,
+  summary: 'Configure single sign-on (OpenID Connect): issuer, client, email domains, require SSO',
   description:
     'The issuer must serve its discovery document (/.well-known/openid-configuration) naming itself exactly, over https on a public host (the rules of every outbound fetch), ' +
     `without redirects, in at most ${SSO_MAX_RESPONSE_BYTES / 1024} KB (502 fetch_failed past that, or when the issuer cannot be reached). ` +
     `Register redirect_uri (in the answer) with the issuer. A domain belongs to one account's SSO (400 if another has it). Writes sso.configured.${NOTE}`,
-  tags: [MANAGE_TAG], security: MANAGE_SECURITY,
+  tags: [MANAGE_TAG],
+  security: MANAGE_SECURITY,
   request: { body: { required: true, content: { 'application/json': { schema: SsoBody } } } },
   responses: {
     200: { description: 'The configuration as stored', content: { 'application/json': { schema: SsoOne } } },
-    ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'plan_upgrade_required', 'payload_too_large', 'fetch_failed'),
+    ...errorResponses(
+      'bad_request',
+      'unauthorized',
+      'forbidden',
+      'plan_upgrade_required',
+      'payload_too_large',
+      'fetch_failed',
+    ),
   },
 };
 
 const deleteRoute = createRoute({
-  method: 'delete', path: SSO_PATH, summary: 'Remove single sign-on: members sign in with passwords again', description: `Writes sso.removed.${NOTE}`,
-  tags: [MANAGE_TAG], security: MANAGE_SECURITY, middleware: [...guards] as const,
-  responses: { 200: { description: 'The configuration as it was', content: { 'application/json': { schema: SsoOne } } }, ...errorResponses('unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found') },
+  method: 'delete',
+  path: SSO_PATH,
+  summary: 'Remove single sign-on: members sign in with passwords again',
+  description: `Writes sso.removed.${NOTE}`,
+  tags: [MANAGE_TAG],
+  security: MANAGE_SECURITY,
+  middleware: [...guards] as const,
+  responses: {
+    200: { description: 'The configuration as it was', content: { 'application/json': { schema: SsoOne } } },
+    ...errorResponses('unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found'),
+  },
 });
 
-const UNAVAILABLE = 'Your identity provider could not be reached, or gave an answer we could not use. Try again in a moment, or sign in with your password.';
+const UNAVAILABLE =
+  'Your identity provider could not be reached, or gave an answer we could not use. Try again in a moment, or sign in with your password.';
 
 const MESSAGES: Record<SsoFailure, string> = {
   state: 'This sign-in link has expired, was already used, or was started in another browser. Start again.',
   issuer_error: 'Your identity provider did not sign you in.',
-  token: 'Your identity provider\'s answer failed our checks, so you are not signed in.',
-  email: 'Your identity provider did not give an email address that this account\'s single sign-on covers.',
+  token: "Your identity provider's answer failed our checks, so you are not signed in.",
+  email: "Your identity provider did not give an email address that this account's single sign-on covers.",
   other_account: 'This email belongs to another Shrinkray account or identity.',
   team_full: 'This account has as many members as it may have. Ask an owner or admin to remove one.',
-  userinfo: 'Your identity provider\'s answer failed our checks, so you are not signed in.',
+  userinfo: "Your identity provider's answer failed our checks, so you are not signed in.",
   issuer_unavailable: UNAVAILABLE,
 };
 
 /** The callback's status per failure: the attempt (400), the issuer's fault (502), or who you are (401). */
-const failureStatus = (reason: SsoFailure): 400 | 401 | 502 => (reason === 'state' ? 400 : reason === 'issuer_unavailable' ? 502 : 401);
+const failureStatus = (reason: SsoFailure): 400 | 401 | 502 =>
+  reason === 'state' ? 400 : reason === 'issuer_unavailable' ? 502 : 401;
 
 /**
  * The "Sign in with SSO" form is answered by a redirect to the issuer, and browsers apply the page's CSP
@@ -93,8 +125,14 @@ const failureStatus = (reason: SsoFailure): 400 | 401 | 502 => (reason === 'stat
  */
 function startPage(c: Context<AppEnv>, page: string, status: 200 | 400 | 404 | 502): Response {
   const res = sendPage(c, page, status);
-  const test = (c.env.FETCH_TEST_ORIGIN ?? '').split(',').map((o) => URL.parse(o.trim())?.origin).filter((o): o is string => !!o && o !== 'null');
-  res.headers.set('Content-Security-Policy', PAGE_CSP.replace("form-action 'self'", `form-action 'self' https: ${test.join(' ')}`.trimEnd()));
+  const test = (c.env.FETCH_TEST_ORIGIN ?? '')
+    .split(',')
+    .map((o) => URL.parse(o.trim())?.origin)
+    .filter((o): o is string => !!o && o !== 'null');
+  res.headers.set(
+    'Content-Security-Policy',
+    PAGE_CSP.replace("form-action 'self'", `form-action 'self' https: ${test.join(' ')}`.trimEnd()),
+  );
   return res;
 }
 
@@ -107,7 +145,13 @@ export function registerSso(app: OpenAPIHono<AppEnv>): void {
 
   app.openAPIRegistry.registerPath(putDoc);
   app.put(SSO_PATH, ...guards, async (c) => {
-    const parsed = SsoBody.safeParse(await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"issuer":"https://login.example.com","client_id":"…","client_secret":"…","domains":["example.com"],"require_sso":false}'));
+    const parsed = SsoBody.safeParse(
+      await readJsonBody(
+        c.req.raw,
+        FORM_BODY_MAX_BYTES,
+        '{"issuer":"https://login.example.com","client_id":"…","client_secret":"…","domains":["example.com"],"require_sso":false}',
+      ),
+    );
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
     const saved = await saveSso(c.env, c.var.principal.accountId, parsed.data, clock(c.env), auditOrigin(c));
     if (!saved.ok) throw saveRefusal(saved);
@@ -124,11 +168,27 @@ export function registerSso(app: OpenAPIHono<AppEnv>): void {
     const email = (c.req.query('email') ?? '').trim();
     const next = safeNext(c.req.query('next'), new URL(c.req.url).origin);
     if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) {
-      return startPage(c, ssoStartPage({ csrf: csrfTokenFor(c), email, error: email ? 'Enter an email address like name@example.com.' : undefined }), email ? 400 : 200);
+      return startPage(
+        c,
+        ssoStartPage({
+          csrf: csrfTokenFor(c),
+          email,
+          error: email ? 'Enter an email address like name@example.com.' : undefined,
+        }),
+        email ? 400 : 200,
+      );
     }
     const started = await startSso(c.env, email, redirectUriOf(c), next, clock(c.env));
     if (!started.ok && started.reason === 'no_sso') {
-      return startPage(c, ssoStartPage({ csrf: csrfTokenFor(c), email, error: 'Single sign-on is not set up for this email\'s domain. Sign in with your password instead.' }), 404);
+      return startPage(
+        c,
+        ssoStartPage({
+          csrf: csrfTokenFor(c),
+          email,
+          error: "Single sign-on is not set up for this email's domain. Sign in with your password instead.",
+        }),
+        404,
+      );
     }
     if (!started.ok) {
       console.warn(JSON.stringify({ event: 'sso_start_failed', detail: started.detail }));
@@ -141,15 +201,36 @@ export function registerSso(app: OpenAPIHono<AppEnv>): void {
 
   app.get('/sso/callback', loadSession, async (c) => {
     const now = clock(c.env);
-    const outcome = await finishSso(c.env, new URL(c.req.url).searchParams, getCookie(c, stateCookie(c)), redirectUriOf(c), now, (id) => signInOrigin(c, id));
+    const outcome = await finishSso(
+      c.env,
+      new URL(c.req.url).searchParams,
+      getCookie(c, stateCookie(c)),
+      redirectUriOf(c),
+      now,
+      (id) => signInOrigin(c, id),
+    );
     setCookie(c, stateCookie(c), '', cookieOptions(c, 0));
     if (!outcome.ok) {
       if (outcome.accountId) {
-        await appendAudit(c.env.DB, signInOrigin(c, null), {
-          accountId: outcome.accountId, action: 'session.sign_in_failed', target: outcome.accountId, result: 'failure', details: { method: 'sso', reason: outcome.reason, detail: outcome.detail },
-        }, now);
+        await appendAudit(
+          c.env.DB,
+          signInOrigin(c, null),
+          {
+            accountId: outcome.accountId,
+            action: 'session.sign_in_failed',
+            target: outcome.accountId,
+            result: 'failure',
+            details: { method: 'sso', reason: outcome.reason, detail: outcome.detail },
+          },
+          now,
+        );
       }
-      const page = messagePage({ title: 'Not signed in', message: MESSAGES[outcome.reason], csrf: csrfTokenFor(c), account: null });
+      const page = messagePage({
+        title: 'Not signed in',
+        message: MESSAGES[outcome.reason],
+        csrf: csrfTokenFor(c),
+        account: null,
+      });
       return sendPage(c, page, failureStatus(outcome.reason));
     }
     return startSession(c, outcome, outcome.next ?? undefined, 'sso');

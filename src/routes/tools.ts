@@ -1,7 +1,14 @@
 // Tools API catalogue: GET /tools, /tools/{slug}, /categories.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { getTool, listCategories, listTools, TOOL_FIELDS, type Catalogue, type ToolField } from '../catalogue/catalogue.ts';
+import {
+  getTool,
+  listCategories,
+  listTools,
+  TOOL_FIELDS,
+  type Catalogue,
+  type ToolField,
+} from '../catalogue/catalogue.ts';
 import { toolsSiteUrl } from '../catalogue/site-url.ts';
 import { toolsAuth } from '../http/auth.ts';
 import type { AppEnv } from '../http/context.ts';
@@ -37,26 +44,36 @@ const textParam = (max: number) =>
     .transform((s) => (s === '' ? undefined : s));
 
 const ListQuery = queryObject({
-  category: textParam(CATEGORY_MAX_CHARS).optional().openapi({
-    param: { description: 'Only tools of this category, matched case-insensitively (see GET /api/v1/categories)' },
-    example: 'PDF',
-  }),
-  search: textParam(SEARCH_MAX_CHARS).optional().openapi({
-    param: { description: `Case-insensitive substring of the name or description, up to ${SEARCH_MAX_CHARS} characters` },
-    example: 'pdf',
-  }),
+  category: textParam(CATEGORY_MAX_CHARS)
+    .optional()
+    .openapi({
+      param: { description: 'Only tools of this category, matched case-insensitively (see GET /api/v1/categories)' },
+      example: 'PDF',
+    }),
+  search: textParam(SEARCH_MAX_CHARS)
+    .optional()
+    .openapi({
+      param: {
+        description: `Case-insensitive substring of the name or description, up to ${SEARCH_MAX_CHARS} characters`,
+      },
+      example: 'pdf',
+    }),
   fields: fieldsParam.optional().openapi({
     param: { description: `Comma list of the fields to return, in that order: ${TOOL_FIELDS.join(', ')}` },
     example: 'name,url',
   }),
-  limit: integerParam(1, LIST_LIMIT_MAX).optional().openapi({
-    param: { description: `Page size, 1 to ${LIST_LIMIT_MAX} (default ${LIST_LIMIT_DEFAULT})` },
-    example: '20',
-  }),
-  offset: integerParam(0, LIST_OFFSET_MAX).optional().openapi({
-    param: { description: `Matches to skip, 0 to ${LIST_OFFSET_MAX} (default 0)` },
-    example: '0',
-  }),
+  limit: integerParam(1, LIST_LIMIT_MAX)
+    .optional()
+    .openapi({
+      param: { description: `Page size, 1 to ${LIST_LIMIT_MAX} (default ${LIST_LIMIT_DEFAULT})` },
+      example: '20',
+    }),
+  offset: integerParam(0, LIST_OFFSET_MAX)
+    .optional()
+    .openapi({
+      param: { description: `Matches to skip, 0 to ${LIST_OFFSET_MAX} (default 0)` },
+      example: '0',
+    }),
 });
 
 const Tool = z
@@ -73,7 +90,9 @@ const Tool = z
 
 const ToolList = z
   .object({
-    data: z.array(Tool.partial()).openapi({ description: 'Tools ordered by name; only the requested fields when `fields` is given' }),
+    data: z
+      .array(Tool.partial())
+      .openapi({ description: 'Tools ordered by name; only the requested fields when `fields` is given' }),
     meta: ToolsMeta.extend({
       total: z.number().int().openapi({ description: 'All matches before paging' }),
       category: z.string().openapi({ description: 'The category filter as given, or `all`' }),
@@ -100,7 +119,11 @@ export const listToolsRoute = createRoute({
   summary: 'List tools, filtered by category and search, with field selection and paging',
   request: { query: ListQuery },
   responses: {
-    200: { description: 'A page of tools', headers: RATE_HEADERS, content: { 'application/json': { schema: ToolList } } },
+    200: {
+      description: 'A page of tools',
+      headers: RATE_HEADERS,
+      content: { 'application/json': { schema: ToolList } },
+    },
     ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'rate_limit_exceeded'),
   },
 });
@@ -111,7 +134,9 @@ export const getToolRoute = createRoute({
   method: 'get',
   path: '/api/v1/tools/{slug}',
   summary: 'One tool by its slug',
-  request: { params: z.object({ slug: z.string().openapi({ param: { description: 'The tool slug' }, example: 'merge-pdf' }) }) },
+  request: {
+    params: z.object({ slug: z.string().openapi({ param: { description: 'The tool slug' }, example: 'merge-pdf' }) }),
+  },
   responses: {
     200: {
       description: 'The tool',
@@ -129,7 +154,11 @@ export const categoriesRoute = createRoute({
   path: '/api/v1/categories',
   summary: 'The categories of the catalogue with their tool counts',
   responses: {
-    200: { description: 'Categories by name', headers: RATE_HEADERS, content: { 'application/json': { schema: CategoryList } } },
+    200: {
+      description: 'Categories by name',
+      headers: RATE_HEADERS,
+      content: { 'application/json': { schema: CategoryList } },
+    },
     ...errorResponses('unauthorized', 'forbidden', 'rate_limit_exceeded'),
   },
 });
@@ -156,7 +185,8 @@ export function registerTools(app: OpenAPIHono<AppEnv>): void {
   app.openapi(getToolRoute, async (c) => {
     const { slug } = c.req.valid('param');
     const tool = await getTool(catalogue(c), slug);
-    if (tool === null) throw new ApiError('not_found', `no tool has the slug "${slug.slice(0, 100)}"; list them with GET /api/v1/tools`);
+    if (tool === null)
+      throw new ApiError('not_found', `no tool has the slug "${slug.slice(0, 100)}"; list them with GET /api/v1/tools`);
     return c.json(envelope(c, tool as z.infer<typeof Tool>), 200);
   });
 

@@ -13,13 +13,29 @@ import { readJsonBody } from '../http/json-body.ts';
 import { badRequestFrom } from '../http/validation.ts';
 import { requireWebhookTier, WEBHOOK_TIERS } from '../webhooks/access.ts';
 import { dispatcher } from '../webhooks/dispatcher-stub.ts';
-import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, rotateSecret, updateEndpoint, type EndpointView } from '../webhooks/endpoints.ts';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  getEndpoint,
+  listEndpoints,
+  rotateSecret,
+  updateEndpoint,
+  type EndpointView,
+} from '../webhooks/endpoints.ts';
 import { MAX_ENDPOINTS_PER_ACCOUNT, MAX_MANUAL_SENDS_PER_HOUR } from '../webhooks/limits.ts';
 import { checkEndpointUrl } from '../webhooks/url.ts';
 import { MANAGE_NOTE, MANAGE_SECURITY, MANAGE_TAG } from './manage-schema.ts';
 import { errorResponses } from './schemas.ts';
 import {
-  CreateEndpointBody, DeliveryList, DeliveryParams, EndpointIdParam, EndpointList, EndpointOne, EndpointWithSecret, MessageAccepted, PatchEndpointBody,
+  CreateEndpointBody,
+  DeliveryList,
+  DeliveryParams,
+  EndpointIdParam,
+  EndpointList,
+  EndpointOne,
+  EndpointWithSecret,
+  MessageAccepted,
+  PatchEndpointBody,
 } from './webhooks-schema.ts';
 
 export const WEBHOOKS_PATH = '/api/v1/webhooks';
@@ -38,9 +54,14 @@ const guards = [accountAuth, webhooksTier] as const;
 /** Tests and manual retries make us POST to a URL of the caller's choosing: a budget per hour. */
 function tooManyManualSends(refused: { retryAfterMs: number; max: number }): ApiError {
   const retryAfter = Math.max(1, Math.ceil(refused.retryAfterMs / 1000));
-  return new ApiError('rate_limit_exceeded', `an account may send at most ${refused.max} test events and manual retries per hour; try again in ${retryAfter} s`, {
-    details: { max: refused.max }, headers: { 'Retry-After': String(retryAfter) },
-  });
+  return new ApiError(
+    'rate_limit_exceeded',
+    `an account may send at most ${refused.max} test events and manual retries per hour; try again in ${retryAfter} s`,
+    {
+      details: { max: refused.max },
+      headers: { 'Retry-After': String(retryAfter) },
+    },
+  );
 }
 
 async function endpointOr404(c: Context<AppEnv>, id: string): Promise<EndpointView> {
@@ -49,57 +70,160 @@ async function endpointOr404(c: Context<AppEnv>, id: string): Promise<EndpointVi
   return endpoint;
 }
 
-const route = <P extends string>(method: 'get' | 'post' | 'patch' | 'delete', path: P, summary: string, description: string, responses: RouteConfig['responses'], request?: RouteConfig['request']) =>
-  createRoute({ method, path, summary, description: description + TIER_NOTE, tags: [MANAGE_TAG], security: MANAGE_SECURITY, middleware: [...guards] as const, ...(request ? { request } : {}), responses: { ...responses, ...errorResponses(...ERRORS) } });
+const route = <P extends string>(
+  method: 'get' | 'post' | 'patch' | 'delete',
+  path: P,
+  summary: string,
+  description: string,
+  responses: RouteConfig['responses'],
+  request?: RouteConfig['request'],
+) =>
+  createRoute({
+    method,
+    path,
+    summary,
+    description: description + TIER_NOTE,
+    tags: [MANAGE_TAG],
+    security: MANAGE_SECURITY,
+    middleware: [...guards] as const,
+    ...(request ? { request } : {}),
+    responses: { ...responses, ...errorResponses(...ERRORS) },
+  });
 
-const bodyDoc = (method: 'post' | 'patch', path: string, summary: string, description: string, schema: typeof CreateEndpointBody | typeof PatchEndpointBody, ok: RouteConfig['responses']): RouteConfig => ({
-  method, path, summary, description: description + TIER_NOTE, tags: [MANAGE_TAG], security: MANAGE_SECURITY,
-  request: { ...(path.includes('{id}') ? { params: EndpointIdParam } : {}), body: { required: true, content: { 'application/json': { schema } } } },
+const bodyDoc = (
+  method: 'post' | 'patch',
+  path: string,
+  summary: string,
+  description: string,
+  schema: typeof CreateEndpointBody | typeof PatchEndpointBody,
+  ok: RouteConfig['responses'],
+): RouteConfig => ({
+  method,
+  path,
+  summary,
+  description: description + TIER_NOTE,
+  tags: [MANAGE_TAG],
+  security: MANAGE_SECURITY,
+  request: {
+    ...(path.includes('{id}') ? { params: EndpointIdParam } : {}),
+    body: { required: true, content: { 'application/json': { schema } } },
+  },
   responses: { ...ok, ...errorResponses('bad_request', 'payload_too_large', ...ERRORS) },
 });
 
-const createDoc = bodyDoc('post', WEBHOOKS_PATH, 'Register a webhook endpoint; its signing secret is in this answer (and after rotate-secret) only',
-  `At most ${MAX_ENDPOINTS_PER_ACCOUNT} endpoints per account (400 above). The url must be https on a public host.`, CreateEndpointBody,
-  { 201: { description: 'The endpoint, with its secret', content: { 'application/json': { schema: EndpointWithSecret } } } });
-const patchDoc = bodyDoc('patch', `${WEBHOOKS_PATH}/{id}`, 'Change an endpoint: url, events, description, or enabled (switch it off or back on)',
-  'Switching it off gives up the deliveries waiting for it; switching it on clears disabled_reason.', PatchEndpointBody,
-  { 200: { description: 'The endpoint as it is now', content: { 'application/json': { schema: EndpointOne } } } });
+const createDoc = bodyDoc(
+  'post',
+  WEBHOOKS_PATH,
+  'Register a webhook endpoint; its signing secret is in this answer (and after rotate-secret) only',
+  `At most ${MAX_ENDPOINTS_PER_ACCOUNT} endpoints per account (400 above). The url must be https on a public host.`,
+  CreateEndpointBody,
+  {
+    201: {
+      description: 'The endpoint, with its secret',
+      content: { 'application/json': { schema: EndpointWithSecret } },
+    },
+  },
+);
+const patchDoc = bodyDoc(
+  'patch',
+  `${WEBHOOKS_PATH}/{id}`,
+  'Change an endpoint: url, events, description, or enabled (switch it off or back on)',
+  'Switching it off gives up the deliveries waiting for it; switching it on clears disabled_reason.',
+  PatchEndpointBody,
+  { 200: { description: 'The endpoint as it is now', content: { 'application/json': { schema: EndpointOne } } } },
+);
 
 const listRoute = route('get', WEBHOOKS_PATH, "The account's webhook endpoints", 'Secrets are never listed.', {
   200: { description: 'The endpoints', content: { 'application/json': { schema: EndpointList } } },
 });
-const oneRoute = route('get', `${WEBHOOKS_PATH}/{id}`, 'One webhook endpoint', 'Says whether it is enabled, and why not.', {
-  200: { description: 'The endpoint', content: { 'application/json': { schema: EndpointOne } } },
-}, { params: EndpointIdParam });
-const deleteRoute = route('delete', `${WEBHOOKS_PATH}/{id}`, 'Delete a webhook endpoint, its deliveries and their log', 'Nothing more is sent to it.', {
-  200: { description: 'The endpoint as it was', content: { 'application/json': { schema: EndpointOne } } },
-}, { params: EndpointIdParam });
-const testRoute = route('post', `${WEBHOOKS_PATH}/{id}/test`, 'Send a webhook.test message to the endpoint', `Delivered like any event (signed, retried on the schedule). 400 when the endpoint is disabled; at most ${MAX_MANUAL_SENDS_PER_HOUR} tests and manual retries per account per hour (429).`, {
-  202: { description: 'Accepted: the message id', content: { 'application/json': { schema: MessageAccepted } } },
-  ...errorResponses('bad_request', 'rate_limit_exceeded'),
-}, { params: EndpointIdParam });
-const rotateRoute = route('post', `${WEBHOOKS_PATH}/{id}/rotate-secret`, 'Replace the signing secret; the new one is in this answer only', 'Attempts from now on are signed with the new secret, retries of older messages too.', {
-  200: { description: 'The endpoint, with its new secret', content: { 'application/json': { schema: EndpointWithSecret } } },
-}, { params: EndpointIdParam });
-const deliveriesRoute = route('get', `${WEBHOOKS_PATH}/{id}/deliveries`, "The endpoint's delivery log: each message, its attempts (time, status), state and next attempt", 'Newest first.', {
-  200: { description: 'The log', content: { 'application/json': { schema: DeliveryList } } },
-}, { params: EndpointIdParam });
-const retryRoute = route('post', `${WEBHOOKS_PATH}/{id}/deliveries/{msg_id}/retry`, 'Send a message to the endpoint again, now, with the same id',
-  `One attempt, whatever state the delivery was in (a pending one is brought forward). 400 when the endpoint is disabled; counts towards the ${MAX_MANUAL_SENDS_PER_HOUR} manual sends per hour (429).`, {
+const oneRoute = route(
+  'get',
+  `${WEBHOOKS_PATH}/{id}`,
+  'One webhook endpoint',
+  'Says whether it is enabled, and why not.',
+  {
+    200: { description: 'The endpoint', content: { 'application/json': { schema: EndpointOne } } },
+  },
+  { params: EndpointIdParam },
+);
+const deleteRoute = route(
+  'delete',
+  `${WEBHOOKS_PATH}/{id}`,
+  'Delete a webhook endpoint, its deliveries and their log',
+  'Nothing more is sent to it.',
+  {
+    200: { description: 'The endpoint as it was', content: { 'application/json': { schema: EndpointOne } } },
+  },
+  { params: EndpointIdParam },
+);
+const testRoute = route(
+  'post',
+  `${WEBHOOKS_PATH}/{id}/test`,
+  'Send a webhook.test message to the endpoint',
+  `Delivered like any event (signed, retried on the schedule). 400 when the endpoint is disabled; at most ${MAX_MANUAL_SENDS_PER_HOUR} tests and manual retries per account per hour (429).`,
+  {
+    202: { description: 'Accepted: the message id', content: { 'application/json': { schema: MessageAccepted } } },
+    ...errorResponses('bad_request', 'rate_limit_exceeded'),
+  },
+  { params: EndpointIdParam },
+);
+const rotateRoute = route(
+  'post',
+  `${WEBHOOKS_PATH}/{id}/rotate-secret`,
+  'Replace the signing secret; the new one is in this answer only',
+  'Attempts from now on are signed with the new secret, retries of older messages too.',
+  {
+    200: {
+      description: 'The endpoint, with its new secret',
+      content: { 'application/json': { schema: EndpointWithSecret } },
+    },
+  },
+  { params: EndpointIdParam },
+);
+const deliveriesRoute = route(
+  'get',
+  `${WEBHOOKS_PATH}/{id}/deliveries`,
+  "The endpoint's delivery log: each message, its attempts (time, status), state and next attempt",
+  'Newest first.',
+  {
+    200: { description: 'The log', content: { 'application/json': { schema: DeliveryList } } },
+  },
+  { params: EndpointIdParam },
+);
+const retryRoute = route(
+  'post',
+  `${WEBHOOKS_PATH}/{id}/deliveries/{msg_id}/retry`,
+  'Send a message to the endpoint again, now, with the same id',
+  `One attempt, whatever state the delivery was in (a pending one is brought forward). 400 when the endpoint is disabled; counts towards the ${MAX_MANUAL_SENDS_PER_HOUR} manual sends per hour (429).`,
+  {
     202: { description: 'Accepted', content: { 'application/json': { schema: MessageAccepted } } },
     ...errorResponses('bad_request', 'rate_limit_exceeded'),
-  }, { params: DeliveryParams });
+  },
+  { params: DeliveryParams },
+);
 
 export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
-  const body = (c: Context<AppEnv>) => readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"url":"https://example.com/hooks","events":["usage.threshold"]}');
+  const body = (c: Context<AppEnv>) =>
+    readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"url":"https://example.com/hooks","events":["usage.threshold"]}');
 
   app.openAPIRegistry.registerPath(createDoc);
   app.post(WEBHOOKS_PATH, ...guards, async (c) => {
     const parsed = CreateEndpointBody.safeParse(await body(c));
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
     const url = checkEndpointUrl(parsed.data.url, c.env.FETCH_TEST_ORIGIN).href;
-    const created = await createEndpoint(c.env.DB, c.var.principal.accountId, { ...parsed.data, url }, clock(c.env), auditOrigin(c));
-    if (!created.ok) throw new ApiError('bad_request', `an account may have at most ${created.max} webhook endpoints; delete one first`, { details: { max: created.max } });
+    const created = await createEndpoint(
+      c.env.DB,
+      c.var.principal.accountId,
+      { ...parsed.data, url },
+      clock(c.env),
+      auditOrigin(c),
+    );
+    if (!created.ok)
+      throw new ApiError(
+        'bad_request',
+        `an account may have at most ${created.max} webhook endpoints; delete one first`,
+        { details: { max: created.max } },
+      );
     c.header('Location', `${WEBHOOKS_PATH}/${created.endpoint.id}`);
     return c.json({ data: created.endpoint, meta: meta(c) }, 201);
   });
@@ -115,7 +239,12 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
   app.patch(`${WEBHOOKS_PATH}/:id`, ...guards, async (c) => {
     const parsed = PatchEndpointBody.safeParse(await body(c));
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
-    const patch = { ...parsed.data, ...(parsed.data.url !== undefined ? { url: checkEndpointUrl(parsed.data.url, c.env.FETCH_TEST_ORIGIN).href } : {}) };
+    const patch = {
+      ...parsed.data,
+      ...(parsed.data.url !== undefined
+        ? { url: checkEndpointUrl(parsed.data.url, c.env.FETCH_TEST_ORIGIN).href }
+        : {}),
+    };
     const { accountId } = c.var.principal;
     const endpoint = await updateEndpoint(c.env.DB, accountId, c.req.param('id'), patch, clock(c.env), auditOrigin(c));
     if (!endpoint) throw new ApiError('not_found', 'no webhook endpoint with this id in your account', { param: 'id' });
@@ -133,7 +262,10 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
 
   app.openapi(testRoute, async (c) => {
     const endpoint = await endpointOr404(c, c.req.param('id'));
-    if (!endpoint.enabled) throw new ApiError('bad_request', 'this endpoint is disabled: enable it first (PATCH with "enabled": true)', { param: 'id' });
+    if (!endpoint.enabled)
+      throw new ApiError('bad_request', 'this endpoint is disabled: enable it first (PATCH with "enabled": true)', {
+        param: 'id',
+      });
     const { accountId } = c.var.principal;
     const sent = await dispatcher(c.env, accountId).sendTest(accountId, endpoint.id, clock(c.env));
     if (!sent.ok) throw tooManyManualSends(sent);
@@ -141,21 +273,33 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.openapi(rotateRoute, async (c) => {
-    const endpoint = await rotateSecret(c.env.DB, c.var.principal.accountId, c.req.param('id'), clock(c.env), auditOrigin(c));
+    const endpoint = await rotateSecret(
+      c.env.DB,
+      c.var.principal.accountId,
+      c.req.param('id'),
+      clock(c.env),
+      auditOrigin(c),
+    );
     if (!endpoint) throw new ApiError('not_found', 'no webhook endpoint with this id in your account', { param: 'id' });
     return c.json({ data: endpoint, meta: meta(c) }, 200);
   });
 
   app.openapi(deliveriesRoute, async (c) => {
     const endpoint = await endpointOr404(c, c.req.param('id'));
-    return c.json({ data: await dispatcher(c.env, c.var.principal.accountId).deliveries(endpoint.id), meta: meta(c) }, 200);
+    return c.json(
+      { data: await dispatcher(c.env, c.var.principal.accountId).deliveries(endpoint.id), meta: meta(c) },
+      200,
+    );
   });
 
   app.openapi(retryRoute, async (c) => {
     const id = c.req.param('id');
     const msgId = c.req.param('msg_id');
     const endpoint = await endpointOr404(c, id);
-    if (!endpoint.enabled) throw new ApiError('bad_request', 'this endpoint is disabled: enable it first (PATCH with "enabled": true)', { param: 'id' });
+    if (!endpoint.enabled)
+      throw new ApiError('bad_request', 'this endpoint is disabled: enable it first (PATCH with "enabled": true)', {
+        param: 'id',
+      });
     const sent = await dispatcher(c.env, c.var.principal.accountId).retry(endpoint.id, msgId);
     if (!sent) throw new ApiError('not_found', 'this endpoint has no message with this id', { param: 'msg_id' });
     if (!sent.ok) throw tooManyManualSends(sent);

@@ -68,7 +68,12 @@ export class D1DatabaseObject extends DurableObject<D1Env> {
   private migrate(): void {
     const sql = this.ctx.storage.sql;
     sql.exec(MIGRATIONS_TABLE);
-    const applied = new Set(sql.exec<{ name: string }>('SELECT name FROM d1_migrations').toArray().map((r) => r.name));
+    const applied = new Set(
+      sql
+        .exec<{ name: string }>('SELECT name FROM d1_migrations')
+        .toArray()
+        .map((r) => r.name),
+    );
     for (const m of [...this.env.MIGRATIONS].sort((a, b) => a.name.localeCompare(b.name))) {
       if (applied.has(m.name)) continue;
       this.ctx.storage.transactionSync(() => {
@@ -99,7 +104,9 @@ export class D1DatabaseObject extends DurableObject<D1Env> {
     const started = performance.now();
     const params = (q.params ?? []).map((p) => (Array.isArray(p) ? new Uint8Array(p).buffer : p));
     const cursor = sql.exec(q.sql, ...params);
-    const rows = [...cursor.raw()].map((row) => row.map((v) => (v instanceof ArrayBuffer ? [...new Uint8Array(v)] : v)) as Value[]);
+    const rows = [...cursor.raw()].map(
+      (row) => row.map((v) => (v instanceof ArrayBuffer ? [...new Uint8Array(v)] : v)) as Value[],
+    );
     const duration = performance.now() - started;
     const after = this.totals();
     const changes = after.changes - before.changes;
@@ -121,7 +128,9 @@ export class D1DatabaseObject extends DurableObject<D1Env> {
   }
 
   private totals(): { changes: number; lastRowId: number } {
-    const row = this.ctx.storage.sql.exec<{ c: number; r: number }>('SELECT total_changes() AS c, last_insert_rowid() AS r').one();
+    const row = this.ctx.storage.sql
+      .exec<{ c: number; r: number }>('SELECT total_changes() AS c, last_insert_rowid() AS r')
+      .one();
     return { changes: row.c, lastRowId: row.r };
   }
 }
@@ -142,7 +151,9 @@ export default class D1Entry extends WorkerEntrypoint<D1Env> {
   async query(request: { queries: Query[]; bookmark?: string }) {
     try {
       const results = await this.stub().run(request.queries);
-      return { results: results.map(({ meta, columns, rows }) => ({ meta, data: { kind: 'raw' as const, columns, rows } })) };
+      return {
+        results: results.map(({ meta, columns, rows }) => ({ meta, data: { kind: 'raw' as const, columns, rows } })),
+      };
     } catch (err) {
       const error = new Error(errorMessage(err));
       error.name = 'D1_ERROR';
@@ -152,12 +163,15 @@ export default class D1Entry extends WorkerEntrypoint<D1Env> {
 
   override async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
-    if (request.method !== 'POST' || !['/query', '/execute'].includes(url.pathname)) return new Response('not found', { status: 404 });
+    if (request.method !== 'POST' || !['/query', '/execute'].includes(url.pathname))
+      return new Response('not found', { status: 404 });
     const body = (await request.json()) as Query | Query[];
     const queries = Array.isArray(body) ? body : [body];
     try {
       const results = await this.stub().run(queries);
-      const objects = url.searchParams.get('resultsFormat') !== 'ROWS_AND_COLUMNS' && url.searchParams.get('resultsFormat') !== 'NONE';
+      const objects =
+        url.searchParams.get('resultsFormat') !== 'ROWS_AND_COLUMNS' &&
+        url.searchParams.get('resultsFormat') !== 'NONE';
       return Response.json(
         results.map(({ meta, columns, rows }) => ({
           success: true,

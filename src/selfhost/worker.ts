@@ -46,7 +46,10 @@ async function ready(env: Env): Promise<Response> {
 function log(entry: Record<string, unknown>): void {
   const text = Object.entries(entry)
     .filter(([key]) => key !== 'level')
-    .map(([key, value]) => `${key}=${typeof value === 'string' && /^[\w./:-]*$/.test(value) ? value : JSON.stringify(value)}`)
+    .map(
+      ([key, value]) =>
+        `${key}=${typeof value === 'string' && /^[\w./:-]*$/.test(value) ? value : JSON.stringify(value)}`,
+    )
     .join(' ');
   if (entry.level === 'error') console.error(text);
   else console.log(text);
@@ -61,7 +64,12 @@ export default {
     const started = Date.now();
     if (started - lastSweep >= SWEEP_INTERVAL_MS) {
       lastSweep = started;
-      ctx.waitUntil(sweepOutbox(env, started).then(() => undefined, (err: unknown) => log({ level: 'error', event: 'sweep_failed', error: String(err) })));
+      ctx.waitUntil(
+        sweepOutbox(env, started).then(
+          () => undefined,
+          (err: unknown) => log({ level: 'error', event: 'sweep_failed', error: String(err) }),
+        ),
+      );
     }
     const response = await worker.fetch(request, env, ctx);
     log({

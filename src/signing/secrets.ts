@@ -39,7 +39,10 @@ export type CreateOutcome = { ok: true; created: CreatedSecret } | { ok: false; 
 export async function createSecret(db: D1Database, accountId: string, now: number): Promise<CreateOutcome> {
   const id = `sig_${randomText(12)}`;
   const secret = SIGNING_SECRET_PREFIX + randomText(SIGNING_SECRET_BYTES);
-  const result = await db.prepare(SQL.insertCapped).bind(id, accountId, secret, now, accountId, MAX_SIGNING_SECRETS).run();
+  const result = await db
+    .prepare(SQL.insertCapped)
+    .bind(id, accountId, secret, now, accountId, MAX_SIGNING_SECRETS)
+    .run();
   if (result.meta.changes === 0) return { ok: false, max: MAX_SIGNING_SECRETS };
   return { ok: true, created: { id, secret, created_at: iso(now)! } };
 }
@@ -59,7 +62,10 @@ export interface SigningAccount {
 
 /** The account's image tier, current secrets and allowed source hosts (one D1 round trip); null when there is no such account. */
 export async function signingAccount(db: D1Database, accountId: string): Promise<SigningAccount | null> {
-  const [secrets, hosts] = await db.batch<Record<string, unknown>>([db.prepare(SQL.forAccount).bind(accountId), listSourceHostsStatement(db, accountId)]);
+  const [secrets, hosts] = await db.batch<Record<string, unknown>>([
+    db.prepare(SQL.forAccount).bind(accountId),
+    listSourceHostsStatement(db, accountId),
+  ]);
   const rows = secrets!.results as { image_tier: ImageTier; secret: string | null }[];
   if (rows.length === 0) return null;
   return {

@@ -7,7 +7,8 @@ const SQL = {
   insert: 'INSERT INTO image_source_hosts (account_id, host) VALUES (?, ?)',
 } as const;
 
-export const listSourceHostsStatement = (db: D1Database, accountId: string): D1PreparedStatement => db.prepare(SQL.list).bind(accountId);
+export const listSourceHostsStatement = (db: D1Database, accountId: string): D1PreparedStatement =>
+  db.prepare(SQL.list).bind(accountId);
 
 export async function listSourceHosts(db: D1Database, accountId: string): Promise<string[]> {
   const { results } = await listSourceHostsStatement(db, accountId).all<{ host: string }>();
@@ -15,8 +16,15 @@ export async function listSourceHosts(db: D1Database, accountId: string): Promis
 }
 
 /** Replaces the list in one batch (a transaction in D1), so a reader sees the old list or the new one. */
-export async function replaceSourceHosts(db: D1Database, accountId: string, hosts: readonly string[]): Promise<string[]> {
+export async function replaceSourceHosts(
+  db: D1Database,
+  accountId: string,
+  hosts: readonly string[],
+): Promise<string[]> {
   const unique = [...new Set(hosts)].sort();
-  await db.batch([db.prepare(SQL.clear).bind(accountId), ...unique.map((h) => db.prepare(SQL.insert).bind(accountId, h))]);
+  await db.batch([
+    db.prepare(SQL.clear).bind(accountId),
+    ...unique.map((h) => db.prepare(SQL.insert).bind(accountId, h)),
+  ]);
   return unique;
 }

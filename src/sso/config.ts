@@ -44,10 +44,15 @@ const SQL = {
 } as const;
 
 export const viewOf = (row: SsoRow): SsoView => ({
-  issuer: row.issuer, client_id: row.client_id, domains: row.domains.split(','), require_sso: row.require_sso === 1, updated_at: iso(row.updated_at) as string,
+  issuer: row.issuer,
+  client_id: row.client_id,
+  domains: row.domains.split(','),
+  require_sso: row.require_sso === 1,
+  updated_at: iso(row.updated_at) as string,
 });
 
-export const ssoRow = (db: D1Database, accountId: string): Promise<SsoRow | null> => db.prepare(SQL.one).bind(accountId).first<SsoRow>();
+export const ssoRow = (db: D1Database, accountId: string): Promise<SsoRow | null> =>
+  db.prepare(SQL.one).bind(accountId).first<SsoRow>();
 
 export async function getSso(db: D1Database, accountId: string): Promise<SsoView | null> {
   const row = await ssoRow(db, accountId);
@@ -62,32 +67,71 @@ interface SsoEnv {
   FETCH_TEST_ORIGIN?: string;
 }
 
-export async function saveSso(env: SsoEnv, accountId: string, input: SsoInput, now: number, origin: AuditOrigin): Promise<SaveOutcome> {
+export async function saveSso(
+  env: SsoEnv,
+  accountId: string,
+  input: SsoInput,
+  now: number,
+  origin: AuditOrigin,
+): Promise<SaveOutcome> {
   const domains = [...new Set(input.domains.map((d) => d.toLowerCase()))];
   const taken = await env.DB.prepare(SQL.takenBy).bind(JSON.stringify(domains), accountId).all<{ domain: string }>();
-  if (taken.results.length > 0) return { ok: false, reason: 'domain_taken', domains: taken.results.map((r) => r.domain) };
+  if (taken.results.length > 0)
+    return { ok: false, reason: 'domain_taken', domains: taken.results.map((r) => r.domain) };
   // Throws a 400 (rules, mismatched issuer) or 502 (unreachable) before anything is stored.
   await discover(input.issuer, env.FETCH_TEST_ORIGIN);
   const sealed = await encryptSecret(env.SSO_ENCRYPTION_KEY, accountId, input.client_secret);
   const db = env.DB;
   try {
-    await batchWithAudit(db, [
-      db.prepare(SQL.upsert).bind(accountId, input.issuer, input.client_id, sealed, domains.join(','), input.require_sso ? 1 : 0, now),
-      db.prepare(SQL.dropDomains).bind(accountId),
-      ...domains.map((d) => db.prepare(SQL.claimDomain).bind(d, accountId)),
-    ], origin, { accountId, action: 'sso.configured', target: accountId, details: { issuer: input.issuer, client_id: input.client_id, domains, require_sso: input.require_sso } }, now);
+    await batchWithAudit(
+      db,
+      [
+        db
+          .prepare(SQL.upsert)
+          .bind(accountId, input.issuer, input.client_id, sealed, domains.join(','), input.require_sso ? 1 : 0, now),
+        db.prepare(SQL.dropDomains).bind(accountId),
+        ...domains.map((d) => db.prepare(SQL.claimDomain).bind(d, accountId)),
+      ],
+      origin,
+      {
+        accountId,
+        action: 'sso.configured',
+        target: accountId,
+        details: { issuer: input.issuer, client_id: input.client_id, domains, require_sso: input.require_sso },
+      },
+      now,
+    );
   } catch (err) {
     // Another account claimed a domain since the check: the batch rolled back whole.
     if (String(err).includes('sso_domains.domain')) return { ok: false, reason: 'domain_taken', domains };
     throw err;
   }
-  return { ok: true, sso: { issuer: input.issuer, client_id: input.client_id, domains, require_sso: input.require_sso, updated_at: iso(now) as string } };
+  return {
+    ok: true,
+    sso: {
+      issuer: input.issuer,
+      client_id: input.client_id,
+      domains,
+      require_sso: input.require_sso,
+      updated_at: iso(now) as string,
+    },
+  };
 }
 
-export async function deleteSso(db: D1Database, accountId: string, now: number, origin: AuditOrigin): Promise<SsoView | null> {
+export async function deleteSso(
+  db: D1Database,
+  accountId: string,
+  now: number,
+  origin: AuditOrigin,
+): Promise<SsoView | null> {
   const before = await getSso(db, accountId);
   if (!before) return null;
-  await batchWithAudit(db, [db.prepare(SQL.dropDomains).bind(accountId), db.prepare(SQL.delete).bind(accountId)], origin,
-    { accountId, action: 'sso.removed', target: accountId, details: { issuer: before.issuer } }, now);
+  await batchWithAudit(
+    db,
+    [db.prepare(SQL.dropDomains).bind(accountId), db.prepare(SQL.delete).bind(accountId)],
+    origin,
+    { accountId, action: 'sso.removed', target: accountId, details: { issuer: before.issuer } },
+    now,
+  );
   return before;
 }

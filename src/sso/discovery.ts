@@ -11,11 +11,16 @@ import { checkFetchUrl, isTestOrigin } from '../fetch/url-policy.ts';
 import { ApiError } from '../http/errors.ts';
 import { SSO_CLOCK_TOLERANCE_S, SSO_MAX_RESPONSE_BYTES } from './limits.ts';
 
-export type IssuerMetadata = oauth.AuthorizationServer & { authorization_endpoint: string; token_endpoint: string; jwks_uri: string };
+export type IssuerMetadata = oauth.AuthorizationServer & {
+  authorization_endpoint: string;
+  token_endpoint: string;
+  jwks_uri: string;
+};
 
 const USER_AGENT = 'Shrinkray-SSO/1.0';
 
-const ssoError = (message: string, details?: Record<string, unknown>) => new ApiError('bad_request', message, { param: 'issuer', ...(details ? { details } : {}) });
+const ssoError = (message: string, details?: Record<string, unknown>) =>
+  new ApiError('bad_request', message, { param: 'issuer', ...(details ? { details } : {}) });
 
 /** https, or the test origin: the issuer and every endpoint it names. */
 export function checkIssuerUrl(raw: string, testOrigin: string | undefined, what = 'issuer'): URL {
@@ -42,8 +47,16 @@ function issuerFetch(testOrigin: string | undefined) {
   return async (raw: string, init: oauth.CustomFetchOptions<string, unknown>): Promise<Response> => {
     const url = new URL(raw);
     const signal = init.signal ?? AbortSignal.timeout(FETCH_TIMEOUT_MS);
-    if (url.protocol !== 'https:' && !isTestOrigin(url, { testOrigin })) throw new ApiError('fetch_failed', `${url.host}: the issuer's endpoints must use https`);
-    const response = await fetchOnce(url, { testOrigin, userAgent: USER_AGENT, signal, method: init.method, headers: init.headers, body: init.body as BodyInit | null | undefined });
+    if (url.protocol !== 'https:' && !isTestOrigin(url, { testOrigin }))
+      throw new ApiError('fetch_failed', `${url.host}: the issuer's endpoints must use https`);
+    const response = await fetchOnce(url, {
+      testOrigin,
+      userAgent: USER_AGENT,
+      signal,
+      method: init.method,
+      headers: init.headers,
+      body: init.body as BodyInit | null | undefined,
+    });
     try {
       return await boundedResponse(response, SSO_MAX_RESPONSE_BYTES, signal);
     } catch (err) {
@@ -53,7 +66,10 @@ function issuerFetch(testOrigin: string | undefined) {
 }
 
 /** The options of every oauth4webapi call: our transport and deadline; plain http only for a test origin. */
-export function httpOptions(testOrigin: string | undefined, issuer: URL): oauth.HttpRequestOptions<string, unknown> & { [oauth.allowInsecureRequests]?: boolean } {
+export function httpOptions(
+  testOrigin: string | undefined,
+  issuer: URL,
+): oauth.HttpRequestOptions<string, unknown> & { [oauth.allowInsecureRequests]?: boolean } {
   return {
     [oauth.customFetch]: issuerFetch(testOrigin),
     [oauth.allowInsecureRequests]: isTestOrigin(issuer, { testOrigin }),
@@ -63,13 +79,22 @@ export function httpOptions(testOrigin: string | undefined, issuer: URL): oauth.
 
 /** Our client as oauth4webapi sees it; `now` sets its clock (the Worker's, which tests may move). */
 export function clientOf(clientId: string, now: number): oauth.Client {
-  return { client_id: clientId, [oauth.clockTolerance]: SSO_CLOCK_TOLERANCE_S, [oauth.clockSkew]: Math.round((now - Date.now()) / 1000) };
+  return {
+    client_id: clientId,
+    [oauth.clockTolerance]: SSO_CLOCK_TOLERANCE_S,
+    [oauth.clockSkew]: Math.round((now - Date.now()) / 1000),
+  };
 }
 
 /** An error of the issuer's answer (not of our transport): a 502 fetch_failed that says what was wrong. */
 export function issuerAnswerFailure(what: string, err: unknown): ApiError {
   if (err instanceof ApiError) return err;
-  const reason = err instanceof oauth.ResponseBodyError ? `${err.error}${err.error_description ? `: ${err.error_description}` : ''}` : err instanceof Error ? err.message : String(err);
+  const reason =
+    err instanceof oauth.ResponseBodyError
+      ? `${err.error}${err.error_description ? `: ${err.error_description}` : ''}`
+      : err instanceof Error
+        ? err.message
+        : String(err);
   return new ApiError('fetch_failed', `${what}: ${reason}`, { details: { reason: 'issuer_answer' } });
 }
 
@@ -77,7 +102,9 @@ export function issuerAnswerFailure(what: string, err: unknown): ApiError {
 export async function discover(issuer: string, testOrigin: string | undefined): Promise<IssuerMetadata> {
   const base = checkIssuerUrl(issuer, testOrigin);
   const mismatch = (named: unknown) =>
-    ssoError(`the discovery document names the issuer ${JSON.stringify(named)}, not ${JSON.stringify(issuer)}: they must be identical`);
+    ssoError(
+      `the discovery document names the issuer ${JSON.stringify(named)}, not ${JSON.stringify(issuer)}: they must be identical`,
+    );
   let doc: oauth.AuthorizationServer;
   try {
     const response = await oauth.discoveryRequest(base, { ...httpOptions(testOrigin, base), algorithm: 'oidc' });
@@ -95,13 +122,22 @@ export async function discover(issuer: string, testOrigin: string | undefined): 
     if (typeof value !== 'string') throw ssoError(`the discovery document has no ${name}`);
     checkIssuerUrl(value, testOrigin, name);
   }
-  if (doc.userinfo_endpoint !== undefined) checkIssuerUrl(String(doc.userinfo_endpoint), testOrigin, 'userinfo_endpoint');
+  if (doc.userinfo_endpoint !== undefined)
+    checkIssuerUrl(String(doc.userinfo_endpoint), testOrigin, 'userinfo_endpoint');
   return doc as IssuerMetadata;
 }
 
-export async function fetchJwks(metadata: IssuerMetadata, testOrigin: string | undefined): Promise<{ keys: JsonWebKey[] }> {
+export async function fetchJwks(
+  metadata: IssuerMetadata,
+  testOrigin: string | undefined,
+): Promise<{ keys: JsonWebKey[] }> {
   const url = new URL(metadata.jwks_uri);
-  const response = await issuerFetch(testOrigin)(url.href, { method: 'GET', headers: { accept: 'application/json' }, body: undefined, redirect: 'manual' });
+  const response = await issuerFetch(testOrigin)(url.href, {
+    method: 'GET',
+    headers: { accept: 'application/json' },
+    body: undefined,
+    redirect: 'manual',
+  });
   let doc: unknown;
   try {
     doc = response.ok ? await response.json() : null;
@@ -109,7 +145,9 @@ export async function fetchJwks(metadata: IssuerMetadata, testOrigin: string | u
     // Reported below.
   }
   if (!doc || typeof doc !== 'object' || !Array.isArray((doc as { keys?: unknown }).keys)) {
-    throw new ApiError('fetch_failed', `the issuer's JWKS (${url.host}) has no keys`, { details: { status: response.status } });
+    throw new ApiError('fetch_failed', `the issuer's JWKS (${url.host}) has no keys`, {
+      details: { status: response.status },
+    });
   }
   return doc as { keys: JsonWebKey[] };
 }

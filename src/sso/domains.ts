@@ -2,7 +2,10 @@
 export const emailDomain = (email: string): string => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
 
 export async function ssoAccountFor(db: D1Database, email: string): Promise<string | null> {
-  const row = await db.prepare('SELECT account_id FROM sso_domains WHERE domain = ?').bind(emailDomain(email)).first<{ account_id: string }>();
+  const row = await db
+    .prepare('SELECT account_id FROM sso_domains WHERE domain = ?')
+    .bind(emailDomain(email))
+    .first<{ account_id: string }>();
   return row?.account_id ?? null;
 }
 

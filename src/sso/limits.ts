@@ -16,7 +16,18 @@ export const SSO_RANDOM_BYTES = 32;
 /** The role of a member made at their first SSO sign-in. */
 export const SSO_JIT_ROLE = 'developer';
 /** ID token signature algorithms accepted (asymmetric only: `none` and HMAC with the client secret are refused). */
-export const SSO_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+export const SSO_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+];
 /**
  * Bytes of any one answer of an issuer read at most (discovery document, JWKS, token, userinfo): real
  * ones are a few KB; past this the read stops, the body is cancelled, and the answer is 502 fetch_failed.

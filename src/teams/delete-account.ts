@@ -22,15 +22,31 @@ const STATEMENTS = [
 
 export async function deleteAccount(env: Env, accountId: string, now: number, origin: AuditOrigin): Promise<boolean> {
   const db = env.DB;
-  const account = await db.prepare('SELECT email, name FROM accounts WHERE id = ?').bind(accountId).first<{ email: string; name: string }>();
+  const account = await db
+    .prepare('SELECT email, name FROM accounts WHERE id = ?')
+    .bind(accountId)
+    .first<{ email: string; name: string }>();
   if (!account) return false;
   // The hashes name the keys' Durable Objects; read before the rows go.
-  const keys = await db.prepare('SELECT hash FROM api_keys WHERE account_id = ?').bind(accountId).all<{ hash: string }>();
-  const endpoints = await db.prepare('SELECT id FROM webhook_endpoints WHERE account_id = ?').bind(accountId).all<{ id: string }>();
-  await batchWithAudit(db, STATEMENTS.map((sql) => db.prepare(sql).bind(accountId)), origin,
-    { accountId, action: 'account.deleted', target: accountId, details: { email: account.email, name: account.name } }, now, {
-      sql: 'NOT EXISTS (SELECT 1 FROM accounts WHERE id = ?)', params: [accountId],
-    });
+  const keys = await db
+    .prepare('SELECT hash FROM api_keys WHERE account_id = ?')
+    .bind(accountId)
+    .all<{ hash: string }>();
+  const endpoints = await db
+    .prepare('SELECT id FROM webhook_endpoints WHERE account_id = ?')
+    .bind(accountId)
+    .all<{ id: string }>();
+  await batchWithAudit(
+    db,
+    STATEMENTS.map((sql) => db.prepare(sql).bind(accountId)),
+    origin,
+    { accountId, action: 'account.deleted', target: accountId, details: { email: account.email, name: account.name } },
+    now,
+    {
+      sql: 'NOT EXISTS (SELECT 1 FROM accounts WHERE id = ?)',
+      params: [accountId],
+    },
+  );
   await Promise.all(keys.results.map((k) => env.METER.get(env.METER.idFromName(k.hash)).refresh()));
   for (const endpoint of endpoints.results) await dispatcher(env, accountId).forget(endpoint.id);
   return true;

@@ -40,13 +40,15 @@ interface MemberRow {
   created_at: number;
 }
 
-const MEMBER_COLUMNS = 'id, email, name, role, password_hash IS NOT NULL AS has_password, sso_subject IS NOT NULL AS has_sso, created_at';
+const MEMBER_COLUMNS =
+  'id, email, name, role, password_hash IS NOT NULL AS has_password, sso_subject IS NOT NULL AS has_sso, created_at';
 /** Owners of account ?, for the last-owner rule. */
 const OWNERS = "(SELECT COUNT(*) FROM members WHERE account_id = ? AND role = 'owner')";
 const SQL = {
   list: `SELECT ${MEMBER_COLUMNS} FROM members WHERE account_id = ? ORDER BY created_at, id`,
   one: `SELECT ${MEMBER_COLUMNS} FROM members WHERE id = ? AND account_id = ?`,
-  pending: 'SELECT id, email, role, created_at, expires_at FROM invitations WHERE account_id = ? AND member_id IS NULL AND expires_at > ? ORDER BY created_at',
+  pending:
+    'SELECT id, email, role, created_at, expires_at FROM invitations WHERE account_id = ? AND member_id IS NULL AND expires_at > ? ORDER BY created_at',
   emailTaken:
     'SELECT (SELECT COUNT(*) FROM members WHERE email = ?1 COLLATE NOCASE) + ' +
     '(SELECT COUNT(*) FROM invitations WHERE account_id = ?2 AND email = ?1 COLLATE NOCASE AND member_id IS NULL AND expires_at > ?3) AS n',
@@ -57,7 +59,8 @@ const SQL = {
     '(SELECT COUNT(*) FROM invitations WHERE account_id = ?2 AND member_id IS NULL AND expires_at > ?7) < ?9',
   invitationByToken: 'SELECT id, account_id, email, role, expires_at, member_id FROM invitations WHERE token_hash = ?',
   // The one acceptance that wins stamps its member id; the member is inserted only under that stamp.
-  claim: 'UPDATE invitations SET accepted_at = ?1, member_id = ?2 WHERE token_hash = ?3 AND member_id IS NULL AND expires_at > ?1',
+  claim:
+    'UPDATE invitations SET accepted_at = ?1, member_id = ?2 WHERE token_hash = ?3 AND member_id IS NULL AND expires_at > ?1',
   join:
     'INSERT INTO members (id, account_id, email, name, role, password_hash, created_at) ' +
     'SELECT ?1, account_id, email, ?2, role, ?3, ?4 FROM invitations WHERE token_hash = ?5 AND member_id = ?1',
@@ -73,7 +76,14 @@ function view(row: MemberRow): MemberView {
   const signIn: ('password' | 'sso')[] = [];
   if (row.has_password) signIn.push('password');
   if (row.has_sso) signIn.push('sso');
-  return { id: row.id, email: row.email, name: row.name, role: row.role, sign_in: signIn, created_at: iso(row.created_at) as string };
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    sign_in: signIn,
+    created_at: iso(row.created_at) as string,
+  };
 }
 
 export async function listMembers(db: D1Database, accountId: string): Promise<MemberView[]> {
@@ -86,8 +96,15 @@ export async function getMember(db: D1Database, accountId: string, id: string): 
 }
 
 export async function pendingInvitations(db: D1Database, accountId: string, now: number): Promise<InvitationView[]> {
-  const rows = await db.prepare(SQL.pending).bind(accountId, now).all<{ id: string; email: string; role: Role; created_at: number; expires_at: number }>();
-  return rows.results.map((r) => ({ ...r, created_at: iso(r.created_at) as string, expires_at: iso(r.expires_at) as string }));
+  const rows = await db
+    .prepare(SQL.pending)
+    .bind(accountId, now)
+    .all<{ id: string; email: string; role: Role; created_at: number; expires_at: number }>();
+  return rows.results.map((r) => ({
+    ...r,
+    created_at: iso(r.created_at) as string,
+    expires_at: iso(r.expires_at) as string,
+  }));
 }
 
 export type InviteOutcome =
@@ -96,19 +113,55 @@ export type InviteOutcome =
   | { ok: false; reason: 'too_many'; max: number };
 
 /** Makes an invitation; its token is in this answer only (the link to copy), its hash in D1. */
-export async function invite(db: D1Database, accountId: string, input: { email: string; role: Role }, now: number, origin: AuditOrigin): Promise<InviteOutcome> {
+export async function invite(
+  db: D1Database,
+  accountId: string,
+  input: { email: string; role: Role },
+  now: number,
+  origin: AuditOrigin,
+): Promise<InviteOutcome> {
   const taken = await db.prepare(SQL.emailTaken).bind(input.email, accountId, now).first<{ n: number }>();
   if ((taken?.n ?? 0) > 0) return { ok: false, reason: 'email_taken' };
   const id = `inv_${randomBase62(16)}`;
   const token = randomToken(INVITATION_TOKEN_BYTES);
   const expiresAt = now + INVITATION_TTL_MS;
-  const [result] = await batchWithAudit(db, [
-    db.prepare(SQL.invite).bind(id, accountId, input.email, input.role, await sha256Hex(token), origin.actor.id, now, expiresAt, MAX_MEMBERS_PER_ACCOUNT),
-  ], origin, { accountId, action: 'member.invited', target: id, details: { email: input.email, role: input.role } }, now, {
-    sql: 'EXISTS (SELECT 1 FROM invitations WHERE id = ?)', params: [id],
-  });
+  const [result] = await batchWithAudit(
+    db,
+    [
+      db
+        .prepare(SQL.invite)
+        .bind(
+          id,
+          accountId,
+          input.email,
+          input.role,
+          await sha256Hex(token),
+          origin.actor.id,
+          now,
+          expiresAt,
+          MAX_MEMBERS_PER_ACCOUNT,
+        ),
+    ],
+    origin,
+    { accountId, action: 'member.invited', target: id, details: { email: input.email, role: input.role } },
+    now,
+    {
+      sql: 'EXISTS (SELECT 1 FROM invitations WHERE id = ?)',
+      params: [id],
+    },
+  );
   if (result?.meta.changes !== 1) return { ok: false, reason: 'too_many', max: MAX_MEMBERS_PER_ACCOUNT };
-  return { ok: true, token, invitation: { id, email: input.email, role: input.role, created_at: iso(now) as string, expires_at: iso(expiresAt) as string } };
+  return {
+    ok: true,
+    token,
+    invitation: {
+      id,
+      email: input.email,
+      role: input.role,
+      created_at: iso(now) as string,
+      expires_at: iso(expiresAt) as string,
+    },
+  };
 }
 
 export interface OpenInvitation {
@@ -121,29 +174,60 @@ export interface OpenInvitation {
 /** The invitation a token names, if it can still be accepted. */
 export async function openInvitation(db: D1Database, token: string, now: number): Promise<OpenInvitation | null> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
-  const row = await db.prepare(SQL.invitationByToken).bind(await sha256Hex(token)).first<{ id: string; account_id: string; email: string; role: Role; expires_at: number; member_id: string | null }>();
+  const row = await db
+    .prepare(SQL.invitationByToken)
+    .bind(await sha256Hex(token))
+    .first<{
+      id: string;
+      account_id: string;
+      email: string;
+      role: Role;
+      expires_at: number;
+      member_id: string | null;
+    }>();
   if (!row || row.member_id !== null || row.expires_at <= now) return null;
   return { id: row.id, accountId: row.account_id, email: row.email, role: row.role };
 }
 
-export type AcceptOutcome = { ok: true; accountId: string; memberId: string } | { ok: false; reason: 'gone' | 'email_taken' };
+export type AcceptOutcome =
+  | { ok: true; accountId: string; memberId: string }
+  | { ok: false; reason: 'gone' | 'email_taken' };
 
 /**
  * Accepts an invitation: one batch claims it (single use), inserts the member, writes member.joined.
  * passwordHash is null for a member who will sign in by SSO.
  */
-export async function accept(db: D1Database, token: string, input: { name: string; passwordHash: string | null }, now: number, origin: (memberId: string) => AuditOrigin): Promise<AcceptOutcome> {
+export async function accept(
+  db: D1Database,
+  token: string,
+  input: { name: string; passwordHash: string | null },
+  now: number,
+  origin: (memberId: string) => AuditOrigin,
+): Promise<AcceptOutcome> {
   const open = await openInvitation(db, token, now);
   if (!open) return { ok: false, reason: 'gone' };
   const memberId = `mem_${randomBase62(16)}`;
   const tokenHash = await sha256Hex(token);
   try {
-    const [claimed] = await batchWithAudit(db, [
-      db.prepare(SQL.claim).bind(now, memberId, tokenHash),
-      db.prepare(SQL.join).bind(memberId, input.name, input.passwordHash, now, tokenHash),
-    ], origin(memberId), { accountId: open.accountId, action: 'member.joined', target: memberId, details: { email: open.email, role: open.role, invitation: open.id } }, now, {
-      sql: 'EXISTS (SELECT 1 FROM members WHERE id = ?)', params: [memberId],
-    });
+    const [claimed] = await batchWithAudit(
+      db,
+      [
+        db.prepare(SQL.claim).bind(now, memberId, tokenHash),
+        db.prepare(SQL.join).bind(memberId, input.name, input.passwordHash, now, tokenHash),
+      ],
+      origin(memberId),
+      {
+        accountId: open.accountId,
+        action: 'member.joined',
+        target: memberId,
+        details: { email: open.email, role: open.role, invitation: open.id },
+      },
+      now,
+      {
+        sql: 'EXISTS (SELECT 1 FROM members WHERE id = ?)',
+        params: [memberId],
+      },
+    );
     if (claimed?.meta.changes !== 1) return { ok: false, reason: 'gone' };
   } catch (err) {
     // The email became a member elsewhere since the invitation was made: the batch rolled back whole.
@@ -158,41 +242,83 @@ export type ChangeOutcome =
   | { ok: false; reason: 'not_found' | 'last_owner' | 'owner_only' };
 
 /** Only owners make owners or change an owner's role; an admin manages the other roles. */
-const touchesOwner = (actorRole: Role, target: MemberView, role?: Role): boolean => actorRole !== 'owner' && (target.role === 'owner' || role === 'owner');
+const touchesOwner = (actorRole: Role, target: MemberView, role?: Role): boolean =>
+  actorRole !== 'owner' && (target.role === 'owner' || role === 'owner');
 
 /** The audit record's list of the manage keys a change revokes, when it revokes any. */
 const revokedKeys = (ids: string[]): { revoked_keys?: string[] } => (ids.length > 0 ? { revoked_keys: ids } : {});
 
-export async function changeRole(env: Env, accountId: string, id: string, role: Role, actorRole: Role, now: number, origin: AuditOrigin): Promise<ChangeOutcome> {
+export async function changeRole(
+  env: Env,
+  accountId: string,
+  id: string,
+  role: Role,
+  actorRole: Role,
+  now: number,
+  origin: AuditOrigin,
+): Promise<ChangeOutcome> {
   const db = env.DB;
   const before = await getMember(db, accountId, id);
   if (!before) return { ok: false, reason: 'not_found' };
   if (touchesOwner(actorRole, before, role)) return { ok: false, reason: 'owner_only' };
   if (before.role === role) return { ok: true, member: before };
   const keys = MANAGE_KEY_MAKERS.includes(role) ? [] : await activeManageKeysOf(db, accountId, id);
-  const [result] = await batchWithAudit(db, [db.prepare(SQL.setRole).bind(role, id, accountId, role, accountId), ...makersKeysRevoked(db, accountId, id, now)], origin,
-    { accountId, action: 'member.role_changed', target: id, details: { from: before.role, to: role, ...revokedKeys(keys) } }, now, {
-      sql: 'EXISTS (SELECT 1 FROM members WHERE id = ? AND role = ?)', params: [id, role],
-    });
+  const [result] = await batchWithAudit(
+    db,
+    [db.prepare(SQL.setRole).bind(role, id, accountId, role, accountId), ...makersKeysRevoked(db, accountId, id, now)],
+    origin,
+    {
+      accountId,
+      action: 'member.role_changed',
+      target: id,
+      details: { from: before.role, to: role, ...revokedKeys(keys) },
+    },
+    now,
+    {
+      sql: 'EXISTS (SELECT 1 FROM members WHERE id = ? AND role = ?)',
+      params: [id, role],
+    },
+  );
   if (result?.meta.changes !== 1) return { ok: false, reason: 'last_owner' };
   await settleMakersKeys(env, accountId, id, keys, now, origin);
   return { ok: true, member: { ...before, role } };
 }
 
 /** Removes a member (or a member leaves: actorRole is then their own), ends their sessions and revokes their manage keys. */
-export async function removeMember(env: Env, accountId: string, id: string, actorRole: Role, self: boolean, now: number, origin: AuditOrigin): Promise<ChangeOutcome> {
+export async function removeMember(
+  env: Env,
+  accountId: string,
+  id: string,
+  actorRole: Role,
+  self: boolean,
+  now: number,
+  origin: AuditOrigin,
+): Promise<ChangeOutcome> {
   const db = env.DB;
   const before = await getMember(db, accountId, id);
   if (!before) return { ok: false, reason: 'not_found' };
   if (!self && touchesOwner(actorRole, before)) return { ok: false, reason: 'owner_only' };
   const keys = await activeManageKeysOf(db, accountId, id);
-  const [, result] = await batchWithAudit(db, [
-    db.prepare(SQL.endSessions).bind(id, accountId),
-    db.prepare(SQL.remove).bind(id, accountId, accountId),
-    ...makersKeysRevoked(db, accountId, id, now),
-  ], origin, { accountId, action: 'member.removed', target: id, details: { email: before.email, role: before.role, left: self, ...revokedKeys(keys) } }, now, {
-    sql: 'NOT EXISTS (SELECT 1 FROM members WHERE id = ?)', params: [id],
-  });
+  const [, result] = await batchWithAudit(
+    db,
+    [
+      db.prepare(SQL.endSessions).bind(id, accountId),
+      db.prepare(SQL.remove).bind(id, accountId, accountId),
+      ...makersKeysRevoked(db, accountId, id, now),
+    ],
+    origin,
+    {
+      accountId,
+      action: 'member.removed',
+      target: id,
+      details: { email: before.email, role: before.role, left: self, ...revokedKeys(keys) },
+    },
+    now,
+    {
+      sql: 'NOT EXISTS (SELECT 1 FROM members WHERE id = ?)',
+      params: [id],
+    },
+  );
   if (result?.meta.changes !== 1) return { ok: false, reason: 'last_owner' };
   await settleMakersKeys(env, accountId, id, keys, now, origin);
   return { ok: true, member: before };

@@ -2,8 +2,29 @@
 // JavaScript, no third-party viewer and no network, and cannot drift from what the API validates.
 // The pieces live in ./docs/; this file orders them into a page and a table of contents.
 import { html, type Html } from './html.ts';
-import { methodBadge, mergedParameters, METHODS, type Operation, operationSection, type RenderContext } from './docs/operation.ts';
-import { type Dict, deref, dict, idAllocator, inline, isDict, list, type OpenApiDocument, own, prose, slug, str, strings } from './docs/read.ts';
+import {
+  methodBadge,
+  mergedParameters,
+  METHODS,
+  type Operation,
+  operationSection,
+  type RenderContext,
+} from './docs/operation.ts';
+import {
+  type Dict,
+  deref,
+  dict,
+  idAllocator,
+  inline,
+  isDict,
+  list,
+  type OpenApiDocument,
+  own,
+  prose,
+  slug,
+  str,
+  strings,
+} from './docs/read.ts';
 import { constraints, exampleBlock, fieldsTable, typeLabel } from './docs/schema.ts';
 import { dq, schemes, securityTable } from './docs/security.ts';
 
@@ -37,7 +58,13 @@ function collectOperations(doc: Dict, allocate: (base: string) => string): Opera
     for (const method of METHODS) {
       const op = own(item, method);
       if (!isDict(op)) continue;
-      operations.push({ method, path, op, parameters: mergedParameters(doc, item, op), id: allocate(`op-${method}-${slug(path)}`) });
+      operations.push({
+        method,
+        path,
+        op,
+        parameters: mergedParameters(doc, item, op),
+        id: allocate(`op-${method}-${slug(path)}`),
+      });
     }
   }
   return operations;
@@ -48,7 +75,8 @@ function groupByTag(doc: Dict, operations: Operation[], allocate: (base: string)
   const groups = new Map<string, { description: string | undefined; operations: Operation[] }>();
   for (const tag of list(doc.tags)) {
     const name = str(dict(tag).name);
-    if (name !== undefined && !groups.has(name)) groups.set(name, { description: str(dict(tag).description), operations: [] });
+    if (name !== undefined && !groups.has(name))
+      groups.set(name, { description: str(dict(tag).description), operations: [] });
   }
   const untagged: Operation[] = [];
   for (const op of operations) {
@@ -69,10 +97,13 @@ function groupByTag(doc: Dict, operations: Operation[], allocate: (base: string)
 function intro(doc: Dict, baseId: string): Html {
   const info = dict(doc.info);
   const version = str(info.version);
-  const servers = list(doc.servers).map(dict).filter((s) => str(s.url) !== undefined);
-  const baseUrls = servers.length > 0
-    ? html`<ul>${servers.map((s) => html`<li><code>${str(s.url)}</code>${str(s.description) ? html` (${inline(str(s.description))})` : ''}</li>`)}</ul>`
-    : html`<p>Not stated; paths are relative to the host serving this page.</p>`;
+  const servers = list(doc.servers)
+    .map(dict)
+    .filter((s) => str(s.url) !== undefined);
+  const baseUrls =
+    servers.length > 0
+      ? html`<ul>${servers.map((s) => html`<li><code>${str(s.url)}</code>${str(s.description) ? html` (${inline(str(s.description))})` : ''}</li>`)}</ul>`
+      : html`<p>Not stated; paths are relative to the host serving this page.</p>`;
   return html`<header class="api-intro">
 <h1>${str(info.title) ?? 'API reference'}</h1>
 ${version ? html`<p class="api-version">Version <code>${version}</code></p>` : ''}
@@ -109,7 +140,8 @@ ${authTable.value ? html`<section class="api-auth" id="${ids.auth}"><h2>Authenti
 ${groups.map((g) => html`<section class="api-tag" id="${g.id}"><h2>${g.name}</h2>${prose(g.description)}${g.operations.map((op) => operationSection(op, ctx))}</section>`)}
 ${schemaIds.size > 0 ? html`<section class="api-schemas" id="${ids.schemas}"><h2>Schemas</h2>${[...schemaIds].map(([name, id]) => schemaEntry(name, own(components, name), id, ctx))}</section>` : ''}`;
 
-  const opLink = (op: Operation) => html`<li><a href="#${op.id}">${methodBadge(op.method)} <code>${op.path}</code></a></li>`;
+  const opLink = (op: Operation) =>
+    html`<li><a href="#${op.id}">${methodBadge(op.method)} <code>${op.path}</code></a></li>`;
   const toc = html`<ul class="api-toc">
 <li><a href="#${ids.base}">Base URL</a></li>
 ${authTable.value ? html`<li><a href="#${ids.auth}">Authentication</a></li>` : ''}

@@ -2,7 +2,19 @@
 import { SCRIPT, STYLESHEET } from './assets/index.ts';
 import { html, type Html } from './html.ts';
 
-export type Section = 'home' | 'usage' | 'keys' | 'webhooks' | 'signing' | 'members' | 'account' | 'audit' | 'try' | 'docs' | 'signin' | 'signup';
+export type Section =
+  | 'home'
+  | 'usage'
+  | 'keys'
+  | 'webhooks'
+  | 'signing'
+  | 'members'
+  | 'account'
+  | 'audit'
+  | 'try'
+  | 'docs'
+  | 'signin'
+  | 'signup';
 
 export interface PageOptions {
   title: string;

@@ -28,7 +28,11 @@ let compressed: Promise<CompressResult> | undefined;
 export function compressedSample(config: CompressConfig): Promise<CompressResult> {
   compressed ??= (async () => {
     const { compress, prepare } = await import('../compress/pipeline.ts');
-    const prepared = prepare({ bytes: await sampleBytes(), format: 'jpeg', quality: DEFAULT_QUALITY }, config.maxInputPixels, config.memoryBudget);
+    const prepared = prepare(
+      { bytes: await sampleBytes(), format: 'jpeg', quality: DEFAULT_QUALITY },
+      config.maxInputPixels,
+      config.memoryBudget,
+    );
     // Queued like a pro request rather than refused: the landing page should not break under load.
     const done = await reserveMemory('pro', prepared.plan.estimate, config.memoryBudget);
     try {

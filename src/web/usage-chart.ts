@@ -36,9 +36,23 @@ export interface ChartFrame {
   legendStacked: boolean;
 }
 
-export const WIDE_FRAME: ChartFrame = { width: 720, height: 260, plot: { left: 52, right: 698, top: 34, bottom: 234 }, fontSize: 12, dayLabels: 7, legendStacked: false };
+export const WIDE_FRAME: ChartFrame = {
+  width: 720,
+  height: 260,
+  plot: { left: 52, right: 698, top: 34, bottom: 234 },
+  fontSize: 12,
+  dayLabels: 7,
+  legendStacked: false,
+};
 /** At 390 px a card's content is 316 px wide: 13 units × 316 / 340 = 12 px, above the 11 px floor. */
-export const NARROW_FRAME: ChartFrame = { width: 340, height: 240, plot: { left: 40, right: 332, top: 50, bottom: 214 }, fontSize: 13, dayLabels: 4, legendStacked: true };
+export const NARROW_FRAME: ChartFrame = {
+  width: 340,
+  height: 240,
+  plot: { left: 40, right: 332, top: 50, bottom: 214 },
+  fontSize: 13,
+  dayLabels: 4,
+  legendStacked: true,
+};
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const COUNT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
@@ -77,7 +91,12 @@ export function niceTicks(max: number): number[] {
 /** Short tick labels: 1.5k, 20M. */
 export function compact(n: number): string {
   if (n >= 1e15) return n.toExponential(1);
-  for (const [size, suffix] of [[1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [1e3, 'k']] as const) {
+  for (const [size, suffix] of [
+    [1e12, 'T'],
+    [1e9, 'B'],
+    [1e6, 'M'],
+    [1e3, 'k'],
+  ] as const) {
     if (n >= size) return `${Math.round((n / size) * 10) / 10}${suffix}`;
   }
   return String(round(n));
@@ -87,7 +106,11 @@ export function compact(n: number): string {
 function chartId(title: string): string {
   let hash = 0x811c9dc5;
   for (let i = 0; i < title.length; i++) hash = Math.imul(hash ^ title.charCodeAt(i), 0x01000193);
-  const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40);
+  const slug = title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40);
   return `chart-${slug ? `${slug}-` : ''}${(hash >>> 0).toString(36)}`;
 }
 
@@ -95,7 +118,9 @@ function summary(input: UsageChartInput): string {
   const n = input.days.length;
   if (input.series.length === 0) return 'No data.';
   const span = `${n} ${n === 1 ? 'day' : 'days'}`;
-  return input.series.map((s) => `${s.name}: ${COUNT.format(valuesOf(s, n).reduce((a, b) => a + b, 0))} in ${span}`).join('; ');
+  return input.series
+    .map((s) => `${s.name}: ${COUNT.format(valuesOf(s, n).reduce((a, b) => a + b, 0))} in ${span}`)
+    .join('; ');
 }
 
 export function renderUsageChart(input: UsageChartInput, frame: ChartFrame = WIDE_FRAME): Html {

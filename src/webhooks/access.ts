@@ -6,7 +6,11 @@ export const WEBHOOK_TIERS = TOOLS_TIER_NAMES.filter((t) => TOOLS_TIERS[t].webho
 
 export function requireWebhookTier(tier: ToolsTier): void {
   if (TOOLS_TIERS[tier].webhooks) return;
-  throw new ApiError('plan_upgrade_required', `webhooks need the tools tier ${WEBHOOK_TIERS.join(' or ')}; this account's tools tier is ${tier}`, {
-    details: { tier, required: WEBHOOK_TIERS },
-  });
+  throw new ApiError(
+    'plan_upgrade_required',
+    `webhooks need the tools tier ${WEBHOOK_TIERS.join(' or ')}; this account's tools tier is ${tier}`,
+    {
+      details: { tier, required: WEBHOOK_TIERS },
+    },
+  );
 }

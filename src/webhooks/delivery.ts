@@ -20,13 +20,23 @@ export interface AttemptResult {
   durationMs: number;
 }
 
-const clip = (text: string): string => (text.length > ATTEMPT_NOTE_MAX ? `${text.slice(0, ATTEMPT_NOTE_MAX - 1)}…` : text);
+const clip = (text: string): string =>
+  text.length > ATTEMPT_NOTE_MAX ? `${text.slice(0, ATTEMPT_NOTE_MAX - 1)}…` : text;
 
 /** `timeoutMs`: ATTEMPT_TIMEOUT_MS unless the var WEBHOOK_ATTEMPT_TIMEOUT_MS says otherwise. */
-export async function attemptDelivery(endpoint: EndpointTarget, id: string, body: string, testOrigin: string | undefined, timeoutMs: number): Promise<AttemptResult> {
+export async function attemptDelivery(
+  endpoint: EndpointTarget,
+  id: string,
+  body: string,
+  testOrigin: string | undefined,
+  timeoutMs: number,
+): Promise<AttemptResult> {
   const started = Date.now();
   const done = (status: number | null, error: string | null): AttemptResult => ({
-    success: error === null, status, error: error === null ? null : clip(error), durationMs: Date.now() - started,
+    success: error === null,
+    status,
+    error: error === null ? null : clip(error),
+    durationMs: Date.now() - started,
   });
   let url: URL;
   try {
@@ -64,7 +74,10 @@ export async function attemptDelivery(endpoint: EndpointTarget, id: string, body
 /** What a failing endpoint said, for the note: its first ATTEMPT_NOTE_MAX bytes as text, or nothing. */
 async function answerNote(res: Response, signal: AbortSignal): Promise<string> {
   try {
-    const text = new TextDecoder().decode(await readPrefix(res, ATTEMPT_NOTE_MAX, signal)).replace(/\s+/g, ' ').trim();
+    const text = new TextDecoder()
+      .decode(await readPrefix(res, ATTEMPT_NOTE_MAX, signal))
+      .replace(/\s+/g, ' ')
+      .trim();
     return text ? `: ${text}` : '';
   } catch {
     // The answer's status is the failure; a body that cannot be read adds nothing to it.

@@ -58,7 +58,9 @@ export class DispatchStore {
   spendManual(now: number, max: number): { ok: boolean; retryAfterMs: number } {
     const hourAgo = now - 3_600_000;
     this.sql.exec('DELETE FROM manual_sends WHERE at <= ?', hourAgo);
-    const rows = this.sql.exec<{ n: number; oldest: number | null }>('SELECT COUNT(*) AS n, MIN(at) AS oldest FROM manual_sends').toArray()[0];
+    const rows = this.sql
+      .exec<{ n: number; oldest: number | null }>('SELECT COUNT(*) AS n, MIN(at) AS oldest FROM manual_sends')
+      .toArray()[0];
     if ((rows?.n ?? 0) >= max) return { ok: false, retryAfterMs: (rows?.oldest ?? now) + 3_600_000 - now };
     this.sql.exec('INSERT INTO manual_sends (at) VALUES (?)', now);
     return { ok: true, retryAfterMs: 0 };
@@ -75,14 +77,23 @@ export class DispatchStore {
   /** Stores the message once (by id); false when it was already here, so a repeated hand-off adds nothing. */
   addMessage(e: Pick<WebhookEvent, 'id' | 'type' | 'body' | 'createdAt'>): boolean {
     const rows = this.sql
-      .exec('INSERT INTO messages (id, type, body, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id', e.id, e.type, e.body, e.createdAt)
+      .exec(
+        'INSERT INTO messages (id, type, body, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id',
+        e.id,
+        e.type,
+        e.body,
+        e.createdAt,
+      )
       .toArray();
     return rows.length === 1;
   }
 
   addDelivery(msgId: string, endpointId: string, nextAt: number): void {
     this.sql.exec(
-      "INSERT INTO deliveries (msg_id, endpoint_id, state, next_at) VALUES (?, ?, 'pending', ?) ON CONFLICT DO NOTHING", msgId, endpointId, nextAt,
+      "INSERT INTO deliveries (msg_id, endpoint_id, state, next_at) VALUES (?, ?, 'pending', ?) ON CONFLICT DO NOTHING",
+      msgId,
+      endpointId,
+      nextAt,
     );
   }
 
@@ -99,7 +110,9 @@ export class DispatchStore {
            FROM deliveries d JOIN messages m ON m.id = d.msg_id
            WHERE d.state = 'pending' AND d.next_at <= ? AND d.endpoint_id NOT IN (SELECT value FROM json_each(?)))
          WHERE n = 1 ORDER BY next_at, msg_id LIMIT ?`,
-        now, JSON.stringify(busy), limit,
+        now,
+        JSON.stringify(busy),
+        limit,
       )
       .toArray();
   }
@@ -119,24 +132,39 @@ export class DispatchStore {
   recordAttempt(msgId: string, endpointId: string, attempt: AttemptRow): void {
     this.sql.exec(
       'INSERT INTO attempts (msg_id, endpoint_id, at, status, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?)',
-      msgId, endpointId, attempt.at, attempt.status, attempt.error, attempt.duration_ms,
+      msgId,
+      endpointId,
+      attempt.at,
+      attempt.status,
+      attempt.error,
+      attempt.duration_ms,
     );
   }
 
   settle(msgId: string, endpointId: string, state: DeliveryState, attempts: number, nextAt: number | null): void {
     this.sql.exec(
       'UPDATE deliveries SET state = ?, attempts = ?, next_at = ?, manual = 0 WHERE msg_id = ? AND endpoint_id = ?',
-      state, attempts, nextAt, msgId, endpointId,
+      state,
+      attempts,
+      nextAt,
+      msgId,
+      endpointId,
     );
   }
 
   /** Gives up every pending delivery to an endpoint (disabled or deleted). */
   failPending(endpointId: string): void {
-    this.sql.exec("UPDATE deliveries SET state = 'failed', next_at = NULL WHERE endpoint_id = ? AND state = 'pending'", endpointId);
+    this.sql.exec(
+      "UPDATE deliveries SET state = 'failed', next_at = NULL WHERE endpoint_id = ? AND state = 'pending'",
+      endpointId,
+    );
   }
 
   hasDelivery(msgId: string, endpointId: string): boolean {
-    return this.sql.exec('SELECT 1 FROM deliveries WHERE msg_id = ? AND endpoint_id = ?', msgId, endpointId).toArray().length === 1;
+    return (
+      this.sql.exec('SELECT 1 FROM deliveries WHERE msg_id = ? AND endpoint_id = ?', msgId, endpointId).toArray()
+        .length === 1
+    );
   }
 
   /** A manual retry: one more attempt now. False when the endpoint never had this message. */
@@ -145,7 +173,9 @@ export class DispatchStore {
       .exec(
         `UPDATE deliveries SET next_at = ?, manual = CASE WHEN state = 'pending' THEN manual ELSE 1 END, state = 'pending'
          WHERE msg_id = ? AND endpoint_id = ? RETURNING msg_id`,
-        now, msgId, endpointId,
+        now,
+        msgId,
+        endpointId,
       )
       .toArray();
     return rows.length === 1;
@@ -161,7 +191,8 @@ export class DispatchStore {
       .exec<{ msg_id: string; type: EventType; created_at: number; state: DeliveryState; next_at: number | null }>(
         `SELECT d.msg_id, m.type, m.created_at, d.state, d.next_at FROM deliveries d JOIN messages m ON m.id = d.msg_id
          WHERE d.endpoint_id = ? ORDER BY m.created_at DESC, d.msg_id LIMIT ?`,
-        endpointId, DELIVERY_LOG_LIMIT,
+        endpointId,
+        DELIVERY_LOG_LIMIT,
       )
       .toArray();
     return rows.map((r) => ({
@@ -171,7 +202,11 @@ export class DispatchStore {
       state: r.state,
       next_attempt_at: r.state === 'pending' && r.next_at !== null ? iso(r.next_at) : null,
       attempts: this.sql
-        .exec<AttemptRow>('SELECT at, status, error, duration_ms FROM attempts WHERE msg_id = ? AND endpoint_id = ? ORDER BY at', r.msg_id, endpointId)
+        .exec<AttemptRow>(
+          'SELECT at, status, error, duration_ms FROM attempts WHERE msg_id = ? AND endpoint_id = ? ORDER BY at',
+          r.msg_id,
+          endpointId,
+        )
         .toArray()
         .map((a) => ({ at: iso(a.at), status: a.status, error: a.error, duration_ms: a.duration_ms })),
     }));

@@ -71,14 +71,18 @@ function view(row: Row): EndpointView {
     description: row.description,
     events: parseEvents(row.events),
     enabled: row.enabled === 1,
-    disabled_reason: row.enabled === 1 ? null : row.disabled_reason ?? DISABLED_BY_OWNER,
+    disabled_reason: row.enabled === 1 ? null : (row.disabled_reason ?? DISABLED_BY_OWNER),
     created_at: iso(row.created_at) as string,
     updated_at: iso(row.updated_at) as string,
   };
 }
 
 export const target = (row: Pick<Row, 'id' | 'url' | 'secret' | 'events' | 'enabled'>): EndpointTarget => ({
-  id: row.id, url: row.url, secret: row.secret, events: parseEvents(row.events), enabled: row.enabled === 1,
+  id: row.id,
+  url: row.url,
+  secret: row.secret,
+  events: parseEvents(row.events),
+  enabled: row.enabled === 1,
 });
 
 export interface EndpointInput {
@@ -87,20 +91,48 @@ export interface EndpointInput {
   description?: string;
 }
 
-export type CreateEndpointOutcome = { ok: true; endpoint: EndpointView & { secret: string } } | { ok: false; max: number };
+export type CreateEndpointOutcome =
+  | { ok: true; endpoint: EndpointView & { secret: string } }
+  | { ok: false; max: number };
 
-export async function createEndpoint(db: D1Database, accountId: string, input: EndpointInput, now: number, origin: AuditOrigin): Promise<CreateEndpointOutcome> {
+export async function createEndpoint(
+  db: D1Database,
+  accountId: string,
+  input: EndpointInput,
+  now: number,
+  origin: AuditOrigin,
+): Promise<CreateEndpointOutcome> {
   const id = `ep_${randomBase62(16)}`;
   const secret = newSecret();
   const events = input.events.join(',');
   // The audit record in the same batch, only when the capped insert made the endpoint.
-  const [result] = await batchWithAudit(db, [
-    db.prepare(SQL.insertCapped).bind(id, accountId, input.url, input.description ?? '', events, secret, now, MAX_ENDPOINTS_PER_ACCOUNT),
-  ], origin, { accountId, action: 'webhook.created', target: id, details: { url: input.url, events: input.events } }, now, {
-    sql: 'EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ?)', params: [id],
-  });
+  const [result] = await batchWithAudit(
+    db,
+    [
+      db
+        .prepare(SQL.insertCapped)
+        .bind(id, accountId, input.url, input.description ?? '', events, secret, now, MAX_ENDPOINTS_PER_ACCOUNT),
+    ],
+    origin,
+    { accountId, action: 'webhook.created', target: id, details: { url: input.url, events: input.events } },
+    now,
+    {
+      sql: 'EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ?)',
+      params: [id],
+    },
+  );
   if (result?.meta.changes !== 1) return { ok: false, max: MAX_ENDPOINTS_PER_ACCOUNT };
-  const row: Row = { id, url: input.url, description: input.description ?? '', events, secret, enabled: 1, disabled_reason: null, created_at: now, updated_at: now };
+  const row: Row = {
+    id,
+    url: input.url,
+    description: input.description ?? '',
+    events,
+    secret,
+    enabled: 1,
+    disabled_reason: null,
+    created_at: now,
+    updated_at: now,
+  };
   return { ok: true, endpoint: { ...view(row), secret } };
 }
 
@@ -120,12 +152,20 @@ export interface EndpointPatch {
   enabled?: boolean;
 }
 
-export async function updateEndpoint(db: D1Database, accountId: string, id: string, patch: EndpointPatch, now: number, origin: AuditOrigin): Promise<EndpointView | null> {
+export async function updateEndpoint(
+  db: D1Database,
+  accountId: string,
+  id: string,
+  patch: EndpointPatch,
+  now: number,
+  origin: AuditOrigin,
+): Promise<EndpointView | null> {
   const row = await db.prepare(SQL.one).bind(id, accountId).first<Row>();
   if (!row) return null;
   const enabled = patch.enabled === undefined ? row.enabled : patch.enabled ? 1 : 0;
   // Switching on clears the reason (and the failure streak); switching off by hand says who did it.
-  const reason = enabled === 1 ? null : patch.enabled === false && row.enabled === 1 ? DISABLED_BY_OWNER : row.disabled_reason;
+  const reason =
+    enabled === 1 ? null : patch.enabled === false && row.enabled === 1 ? DISABLED_BY_OWNER : row.disabled_reason;
   const next: Row = {
     ...row,
     url: patch.url ?? row.url,
@@ -135,26 +175,62 @@ export async function updateEndpoint(db: D1Database, accountId: string, id: stri
     disabled_reason: reason,
     updated_at: now,
   };
-  const changed = { url: next.url, events: parseEvents(next.events), description: next.description, enabled: next.enabled === 1 };
+  const changed = {
+    url: next.url,
+    events: parseEvents(next.events),
+    description: next.description,
+    enabled: next.enabled === 1,
+  };
   const patchEnabled = patch.enabled === undefined ? null : patch.enabled ? 1 : 0;
-  await batchWithAudit(db, [db.prepare(SQL.update).bind(id, accountId, next.url, next.description, next.events, patchEnabled, now)],
-    origin, { accountId, action: 'webhook.updated', target: id, details: changed }, now);
+  await batchWithAudit(
+    db,
+    [db.prepare(SQL.update).bind(id, accountId, next.url, next.description, next.events, patchEnabled, now)],
+    origin,
+    { accountId, action: 'webhook.updated', target: id, details: changed },
+    now,
+  );
   return view(next);
 }
 
-export async function deleteEndpoint(db: D1Database, accountId: string, id: string, origin: AuditOrigin, now: number): Promise<EndpointView | null> {
+export async function deleteEndpoint(
+  db: D1Database,
+  accountId: string,
+  id: string,
+  origin: AuditOrigin,
+  now: number,
+): Promise<EndpointView | null> {
   const row = await db.prepare(SQL.one).bind(id, accountId).first<Row>();
   if (!row) return null;
-  await batchWithAudit(db, [db.prepare(SQL.delete).bind(id, accountId)], origin, { accountId, action: 'webhook.deleted', target: id, details: { url: row.url } }, now, {
-    sql: 'NOT EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ?)', params: [id],
-  });
+  await batchWithAudit(
+    db,
+    [db.prepare(SQL.delete).bind(id, accountId)],
+    origin,
+    { accountId, action: 'webhook.deleted', target: id, details: { url: row.url } },
+    now,
+    {
+      sql: 'NOT EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ?)',
+      params: [id],
+    },
+  );
   return view(row);
 }
 
-export async function rotateSecret(db: D1Database, accountId: string, id: string, now: number, origin: AuditOrigin): Promise<(EndpointView & { secret: string }) | null> {
+export async function rotateSecret(
+  db: D1Database,
+  accountId: string,
+  id: string,
+  now: number,
+  origin: AuditOrigin,
+): Promise<(EndpointView & { secret: string }) | null> {
   const secret = newSecret();
-  const [result] = await batchWithAudit(db, [db.prepare(SQL.rotate).bind(secret, now, id, accountId)], origin,
-    { accountId, action: 'webhook.secret_rotated', target: id }, now, { sql: 'EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ? AND account_id = ?)', params: [id, accountId] });
+  const [result] = await batchWithAudit(
+    db,
+    [db.prepare(SQL.rotate).bind(secret, now, id, accountId)],
+    origin,
+    { accountId, action: 'webhook.secret_rotated', target: id },
+    now,
+    { sql: 'EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ? AND account_id = ?)', params: [id, accountId] },
+  );
   if (result?.meta.changes !== 1) return null;
   const endpoint = await getEndpoint(db, accountId, id);
   return endpoint ? { ...endpoint, secret } : null;
@@ -182,7 +258,14 @@ const HEALTH_SQL = {
  * Records an attempt's outcome on the endpoint; returns true when it has just been disabled. `quietMs`
  * is the longest gap of the retry schedule: failures further apart than that are not one streak.
  */
-export async function recordHealth(db: D1Database, id: string, success: boolean, now: number, disableAfterMs: number, quietMs: number): Promise<boolean> {
+export async function recordHealth(
+  db: D1Database,
+  id: string,
+  success: boolean,
+  now: number,
+  disableAfterMs: number,
+  quietMs: number,
+): Promise<boolean> {
   if (success) {
     await db.prepare(HEALTH_SQL.healthy).bind(id).run();
     return false;

@@ -2,7 +2,13 @@
 // when the event is recorded, and every attempt sends exactly those bytes under the same id.
 import { randomBase62 } from '../accounts/keys.ts';
 
-export const EVENT_TYPES = ['key.created', 'key.revoked', 'usage.threshold', 'rate_limit.exceeded', 'webhook.test'] as const;
+export const EVENT_TYPES = [
+  'key.created',
+  'key.revoked',
+  'usage.threshold',
+  'rate_limit.exceeded',
+  'webhook.test',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** An event ready to deliver: the id is the `webhook-id` header, `body` the exact payload. */
@@ -20,7 +26,13 @@ export function messageBody(type: EventType, at: number, data: Record<string, un
   return JSON.stringify({ type, timestamp: new Date(at).toISOString(), data });
 }
 
-export function event(accountId: string, type: EventType, at: number, data: Record<string, unknown>, id = newMessageId()): WebhookEvent {
+export function event(
+  accountId: string,
+  type: EventType,
+  at: number,
+  data: Record<string, unknown>,
+  id = newMessageId(),
+): WebhookEvent {
   return { id, accountId, type, body: messageBody(type, at, data), createdAt: at };
 }
 

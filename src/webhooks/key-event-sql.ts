@@ -34,7 +34,10 @@ export const KEY_EVENT_SQL = {
  * key.revoked for every manage key of one maker (?3, a member id) revoked at exactly ?5: the batch that
  * removed or demoted that member did it. Parameters as KEY_EVENT_SQL.
  */
-export const MAKERS_KEYS_REVOKED_SQL = KEY_EVENT_SQL.revoked.replace('k.id = ?3', `k.created_by = ?3 AND ${hasScopeSql('k.scopes', 'manage')}`);
+export const MAKERS_KEYS_REVOKED_SQL = KEY_EVENT_SQL.revoked.replace(
+  'k.id = ?3',
+  `k.created_by = ?3 AND ${hasScopeSql('k.scopes', 'manage')}`,
+);
 
 /**
  * The statement for the operator CLI, which knows the key but not always its account: the account is

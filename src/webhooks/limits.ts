@@ -11,7 +11,9 @@ export const DESCRIPTION_MAX_LENGTH = 200;
  * schedule, eight attempts over about 27.6 hours. The var WEBHOOK_RETRY_SCHEDULE_MS replaces it (tests
  * use a fraction of a second per step so they need not wait minutes).
  */
-export const RETRY_SCHEDULE_MS: readonly number[] = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+export const RETRY_SCHEDULE_MS: readonly number[] = [
+  0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
+];
 /** An attempt succeeds on a 2xx answered within this time; anything else is a failure. Var WEBHOOK_ATTEMPT_TIMEOUT_MS. */
 export const ATTEMPT_TIMEOUT_MS = 15_000;
 /**

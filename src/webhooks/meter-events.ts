@@ -14,11 +14,21 @@ export interface HookTarget {
   keyId: string;
 }
 
-export function hookTarget(key: { id: string; account: { id: string }; tiers: { tools: ToolsTier } }): HookTarget | undefined {
+export function hookTarget(key: {
+  id: string;
+  account: { id: string };
+  tiers: { tools: ToolsTier };
+}): HookTarget | undefined {
   return TOOLS_TIERS[key.tiers.tools].webhooks ? { accountId: key.account.id, keyId: key.id } : undefined;
 }
 
-function thresholds(outbox: MeterOutbox, target: HookTarget, base: Omit<ThresholdData, 'percent'>, windowStart: number, now: number): boolean {
+function thresholds(
+  outbox: MeterOutbox,
+  target: HookTarget,
+  base: Omit<ThresholdData, 'percent'>,
+  windowStart: number,
+  now: number,
+): boolean {
   let recorded = false;
   for (const percent of THRESHOLD_PERCENTS) {
     if (base.used < Math.ceil((base.limit * percent) / 100)) continue;
@@ -32,19 +42,42 @@ function thresholds(outbox: MeterOutbox, target: HookTarget, base: Omit<Threshol
 }
 
 /** Tools API, after meterTools: the key's day thresholds when the request was counted, or its first 429. */
-export function toolsEvents(outbox: MeterOutbox, counters: Counters, target: HookTarget, tier: ToolsTier, now: number, allowed: boolean): boolean {
+export function toolsEvents(
+  outbox: MeterOutbox,
+  counters: Counters,
+  target: HookTarget,
+  tier: ToolsTier,
+  now: number,
+  allowed: boolean,
+): boolean {
   const limits = TOOLS_TIERS[tier];
   const day = dayWindow(now);
   const dayUsed = counters.used('day', day.start);
   if (allowed) {
     if (limits.perDay === null) return false;
-    return thresholds(outbox, target, { key_id: target.keyId, api: 'tools', window: 'day', used: dayUsed, limit: limits.perDay, reset: toUnixSeconds(day.end) }, day.start, now);
+    return thresholds(
+      outbox,
+      target,
+      {
+        key_id: target.keyId,
+        api: 'tools',
+        window: 'day',
+        used: dayUsed,
+        limit: limits.perDay,
+        reset: toUnixSeconds(day.end),
+      },
+      day.start,
+      now,
+    );
   }
   const dayFull = limits.perDay !== null && dayUsed >= limits.perDay;
   const window = dayFull ? day : minuteWindow(now);
   const data: RateLimitData = {
-    key_id: target.keyId, api: 'tools', window: dayFull ? 'day' : 'minute',
-    limit: dayFull ? (limits.perDay as number) : limits.perMinute, reset: toUnixSeconds(window.end),
+    key_id: target.keyId,
+    api: 'tools',
+    window: dayFull ? 'day' : 'minute',
+    limit: dayFull ? (limits.perDay as number) : limits.perMinute,
+    reset: toUnixSeconds(window.end),
   };
   if (!outbox.fireOnce(`rate_limit:tools:${data.window}`, window.start)) return false;
   outbox.record(target.accountId, 'rate_limit.exceeded', now, { ...data });
@@ -52,11 +85,23 @@ export function toolsEvents(outbox: MeterOutbox, counters: Counters, target: Hoo
 }
 
 /** Image API, after a compression was charged to the account's month (on the account's meter). */
-export function imageThresholds(outbox: MeterOutbox, counters: Counters, target: HookTarget, tier: ImageTier, now: number): boolean {
+export function imageThresholds(
+  outbox: MeterOutbox,
+  counters: Counters,
+  target: HookTarget,
+  tier: ImageTier,
+  now: number,
+): boolean {
   const month = monthWindow(now);
   const limit = IMAGE_TIERS[tier].compressionsPerMonth;
   const used = counters.used('month', month.start);
-  return thresholds(outbox, target, { key_id: target.keyId, api: 'image', window: 'month', used, limit, reset: toUnixSeconds(month.end) }, month.start, now);
+  return thresholds(
+    outbox,
+    target,
+    { key_id: target.keyId, api: 'image', window: 'month', used, limit, reset: toUnixSeconds(month.end) },
+    month.start,
+    now,
+  );
 }
 
 /** Image API, a reservation refused because the month is used up: the first such 429 of each key this month. */
@@ -64,7 +109,11 @@ export function imageRefused(outbox: MeterOutbox, target: HookTarget, tier: Imag
   const month = monthWindow(now);
   if (!outbox.fireOnce(`rate_limit:image:month:${target.keyId}`, month.start)) return false;
   const data: RateLimitData = {
-    key_id: target.keyId, api: 'image', window: 'month', limit: IMAGE_TIERS[tier].compressionsPerMonth, reset: toUnixSeconds(month.end),
+    key_id: target.keyId,
+    api: 'image',
+    window: 'month',
+    limit: IMAGE_TIERS[tier].compressionsPerMonth,
+    reset: toUnixSeconds(month.end),
   };
   outbox.record(target.accountId, 'rate_limit.exceeded', now, { ...data });
   return true;

@@ -31,7 +31,11 @@ export class MeterOutbox {
   /** True the first time `name` fires in the window starting at `windowStart`, false ever after. */
   fireOnce(name: string, windowStart: number): boolean {
     const inserted = this.sql
-      .exec('INSERT INTO webhook_fired (name, window_start) VALUES (?, ?) ON CONFLICT DO NOTHING RETURNING name', name, windowStart)
+      .exec(
+        'INSERT INTO webhook_fired (name, window_start) VALUES (?, ?) ON CONFLICT DO NOTHING RETURNING name',
+        name,
+        windowStart,
+      )
       .toArray();
     if (inserted.length === 0) return false;
     this.sql.exec('DELETE FROM webhook_fired WHERE window_start < ?', windowStart - FIRED_KEEP_MS);
@@ -40,7 +44,14 @@ export class MeterOutbox {
 
   record(accountId: string, type: EventType, at: number, data: Record<string, unknown>): WebhookEvent {
     const e = event(accountId, type, at, data);
-    this.sql.exec('INSERT INTO webhook_outbox (id, account_id, type, body, created_at) VALUES (?, ?, ?, ?, ?)', e.id, e.accountId, e.type, e.body, e.createdAt);
+    this.sql.exec(
+      'INSERT INTO webhook_outbox (id, account_id, type, body, created_at) VALUES (?, ?, ?, ?, ?)',
+      e.id,
+      e.accountId,
+      e.type,
+      e.body,
+      e.createdAt,
+    );
     return e;
   }
 
@@ -60,6 +71,9 @@ export class MeterOutbox {
 
   private hasTable(): boolean {
     if (this.ready) return true;
-    return this.storage.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'webhook_outbox'").toArray().length > 0;
+    return (
+      this.storage.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'webhook_outbox'").toArray()
+        .length > 0
+    );
   }
 }

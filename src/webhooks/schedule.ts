@@ -15,6 +15,8 @@ export function retrySchedule(env: Env): readonly number[] {
   return steps;
 }
 
-export const disableAfter = (env: Env): number => integerVar('WEBHOOK_DISABLE_AFTER_MS', env.WEBHOOK_DISABLE_AFTER_MS, DISABLE_AFTER_MS);
+export const disableAfter = (env: Env): number =>
+  integerVar('WEBHOOK_DISABLE_AFTER_MS', env.WEBHOOK_DISABLE_AFTER_MS, DISABLE_AFTER_MS);
 
-export const attemptTimeout = (env: Env): number => integerVar('WEBHOOK_ATTEMPT_TIMEOUT_MS', env.WEBHOOK_ATTEMPT_TIMEOUT_MS, ATTEMPT_TIMEOUT_MS);
+export const attemptTimeout = (env: Env): number =>
+  integerVar('WEBHOOK_ATTEMPT_TIMEOUT_MS', env.WEBHOOK_ATTEMPT_TIMEOUT_MS, ATTEMPT_TIMEOUT_MS);

@@ -18,7 +18,9 @@ function secretBytes(secret: string): Uint8Array {
 
 /** The webhook-signature header for one attempt; `timestamp` is Unix seconds of the attempt. */
 export async function sign(secret: string, id: string, timestamp: number, body: string): Promise<string> {
-  const key = await crypto.subtle.importKey('raw', secretBytes(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const key = await crypto.subtle.importKey('raw', secretBytes(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'sign',
+  ]);
   const mac = await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(`${id}.${timestamp}.${body}`));
   return `v1,${toBase64(new Uint8Array(mac))}`;
 }

@@ -12,6 +12,7 @@ export async function sweepOutbox(env: Env, now: number): Promise<number> {
     .bind(now - OUTBOX_SWEEP_AGE_MS, SWEEP_ACCOUNTS)
     .all<{ account_id: string }>();
   const results = await Promise.allSettled(rows.results.map((r) => dispatcher(env, r.account_id).pull(r.account_id)));
-  for (const r of results) if (r.status === 'rejected') console.error('webhook sweep: hand-off failed', String(r.reason));
+  for (const r of results)
+    if (r.status === 'rejected') console.error('webhook sweep: hand-off failed', String(r.reason));
   return rows.results.length;
 }

@@ -10,6 +10,7 @@ export function checkEndpointUrl(raw: string, testOrigin: string | undefined): U
   if (url.protocol !== 'https:' && !isTestOrigin(url, { testOrigin })) {
     throw new ApiError('bad_request', `url must use https, not ${url.protocol.slice(0, -1)}`, { param: 'url' });
   }
-  if (url.hash !== '') throw new ApiError('bad_request', 'url must not have a #fragment: it is never sent', { param: 'url' });
+  if (url.hash !== '')
+    throw new ApiError('bad_request', 'url must not have a #fragment: it is never sent', { param: 'url' });
   return url;
 }

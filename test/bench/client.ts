@@ -32,11 +32,30 @@ async function standIn(): Promise<{ url: string; close(): void }> {
   const body = Buffer.alloc(20_000, 1);
   const server = createServer((req, res) => {
     req.resume();
-    req.on('end', () => setTimeout(() => res.writeHead(200, { 'content-type': 'image/jpeg', 'x-original-size': '300000', 'x-compressed-size': String(body.length), 'x-savings-percent': '93.3' }).end(body), REMOTE_DELAY_MS));
+    req.on('end', () =>
+      setTimeout(
+        () =>
+          res
+            .writeHead(200, {
+              'content-type': 'image/jpeg',
+              'x-original-size': '300000',
+              'x-compressed-size': String(body.length),
+              'x-savings-percent': '93.3',
+            })
+            .end(body),
+        REMOTE_DELAY_MS,
+      ),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${address.port}`, close: () => { server.closeAllConnections(); server.close(); } };
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
 }
 
 /** Photo-like 640×480 images, two thirds JPEG and one third PNG, as a site's folder might hold. */
@@ -72,11 +91,23 @@ export async function benchClient(service: Service): Promise<{ rows: ClientRow[]
     const run = (n: number, base: string): Promise<number> =>
       new Promise((resolve, reject) => {
         const started = performance.now();
-        const env = { ...process.env, SHRINKRAY_API_KEY: service.demoKeys.image_pro as string, SHRINKRAY_BASE_URL: base };
-        const child = spawn(process.execPath, [CLI, 'compress', 'in', '--out', `out-${n}`, '--force', '--json', '--concurrency', String(n)], { cwd: work, env, stdio: ['ignore', 'ignore', 'pipe'] });
+        const env = {
+          ...process.env,
+          SHRINKRAY_API_KEY: service.demoKeys.image_pro as string,
+          SHRINKRAY_BASE_URL: base,
+        };
+        const child = spawn(
+          process.execPath,
+          [CLI, 'compress', 'in', '--out', `out-${n}`, '--force', '--json', '--concurrency', String(n)],
+          { cwd: work, env, stdio: ['ignore', 'ignore', 'pipe'] },
+        );
         let stderr = '';
         child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-        child.on('close', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`--concurrency ${n} exited ${code}: ${stderr}`))));
+        child.on('close', (code) =>
+          code === 0
+            ? resolve(performance.now() - started)
+            : reject(new Error(`--concurrency ${n} exited ${code}: ${stderr}`)),
+        );
       });
     try {
       await run(4, service.base); // warm-up: codecs instantiated, connections and JIT warm
@@ -94,7 +125,14 @@ export async function benchClient(service: Service): Promise<{ rows: ClientRow[]
       const rows = CLIENT_CONCURRENCY.map((n) => {
         const m = median(times.get(n)!);
         const r = median(remoteTimes.get(n)!);
-        return { concurrency: n, medianMs: m, filesPerSecond: (CLIENT_FILES * 1000) / m, speedup: base / m, remoteMedianMs: r, remoteSpeedup: remoteBase / r };
+        return {
+          concurrency: n,
+          medianMs: m,
+          filesPerSecond: (CLIENT_FILES * 1000) / m,
+          speedup: base / m,
+          remoteMedianMs: r,
+          remoteSpeedup: remoteBase / r,
+        };
       });
       return { rows, inputBytes };
     } finally {

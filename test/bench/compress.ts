@@ -6,10 +6,24 @@ import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import sharp from 'sharp';
 import { butteraugliSession, BUTTERAUGLI_MAX_MP, findButteraugli } from './lib/butteraugli.ts';
-import { adminToken, compress, type CompressOptions, type CompressResult, type ServerTiming } from './lib/compress-client.ts';
+import {
+  adminToken,
+  compress,
+  type CompressOptions,
+  type CompressResult,
+  type ServerTiming,
+} from './lib/compress-client.ts';
 import { describeCorpus, loadCorpus, type CorpusImage } from './lib/corpus.ts';
 import { sharpEncode, type SharpVariant } from './lib/images.ts';
-import { largestImage, memoryCurve, MIXED_REQUESTS, mixedRequests, type LargestResult, type MemoryPoint, type MixedResult } from './lib/memory.ts';
+import {
+  largestImage,
+  memoryCurve,
+  MIXED_REQUESTS,
+  mixedRequests,
+  type LargestResult,
+  type MemoryPoint,
+  type MixedResult,
+} from './lib/memory.ts';
 import type { Service } from './lib/server.ts';
 import { checkSsim, decodeRgb, ssim, type Rgb } from './lib/ssim.ts';
 
@@ -76,24 +90,48 @@ export interface CompressBench {
 const log = (line: string) => console.error(line);
 
 /** Scores an output against the input's pixels; the decoded output is dropped again at once. */
-async function score(reference: Rgb, output: Uint8Array, butteraugli?: (out: Rgb) => Promise<number | undefined>): Promise<Scored> {
+async function score(
+  reference: Rgb,
+  output: Uint8Array,
+  butteraugli?: (out: Rgb) => Promise<number | undefined>,
+): Promise<Scored> {
   const decoded = await decodeRgb(output, reference);
   return { bytes: output.byteLength, ssim: ssim(reference, decoded), butteraugli: await butteraugli?.(decoded) };
 }
 
 function shrinkrayRun(r: CompressResult): ShrinkrayRun {
-  return { status: r.status, error: r.error, retried: r.retried, bytes: r.bytes, width: r.width, height: r.height, timing: r.timing, wallMs: r.wallMs };
+  return {
+    status: r.status,
+    error: r.error,
+    retried: r.retried,
+    bytes: r.bytes,
+    width: r.width,
+    height: r.height,
+    timing: r.timing,
+    wallMs: r.wallMs,
+  };
 }
 
 /**
  * One image: Shrinkray and sharp take turns, each output scored after all timing is done (scoring
  * 16 MP costs a second of this process's CPU, which must not land inside a timed request).
  */
-async function runImage(service: Service | undefined, image: CorpusImage, butteraugliTool: string | undefined): Promise<ImageRun> {
+async function runImage(
+  service: Service | undefined,
+  image: CorpusImage,
+  butteraugliTool: string | undefined,
+): Promise<ImageRun> {
   const input = readFileSync(image.path);
   const run: ImageRun = {
-    name: image.name, type: image.type, bytes: image.bytes, width: image.width, height: image.height, megapixels: image.megapixels,
-    shrinkray: {}, sharp: {}, target: {},
+    name: image.name,
+    type: image.type,
+    bytes: image.bytes,
+    width: image.width,
+    height: image.height,
+    megapixels: image.megapixels,
+    shrinkray: {},
+    sharp: {},
+    target: {},
   };
   const outputs: { put: (s: Scored) => void; output: Uint8Array }[] = [];
   const viaShrinkray = async (format: ShrinkrayFormat) => {
@@ -127,12 +165,22 @@ async function runImage(service: Service | undefined, image: CorpusImage, butter
     const options: CompressOptions = { format, quality: 80, target_kb: targetKb };
     const r = await compress(service.base, service.demoKeys.image_pro!, input, image.name, options);
     run.target[format] = {
-      targetKb, status: r.status, error: r.error, retried: r.retried, bytes: r.bytes, reached: r.targetReached, quality: r.quality, timing: r.timing,
+      targetKb,
+      status: r.status,
+      error: r.error,
+      retried: r.retried,
+      bytes: r.bytes,
+      reached: r.targetReached,
+      quality: r.quality,
+      timing: r.timing,
     };
   }
 
   const reference = await decodeRgb(input);
-  const session = butteraugliTool && image.megapixels <= BUTTERAUGLI_MAX_MP ? await butteraugliSession(butteraugliTool, reference) : undefined;
+  const session =
+    butteraugliTool && image.megapixels <= BUTTERAUGLI_MAX_MP
+      ? await butteraugliSession(butteraugliTool, reference)
+      : undefined;
   try {
     for (const o of outputs) o.put(await score(reference, o.output, session?.score));
   } finally {
@@ -147,15 +195,22 @@ async function warmUp(service: Service, image: CorpusImage): Promise<string | un
   await sharpEncode(input, 'mozjpeg');
   for (const format of ['jpeg', 'webp', 'png'] as const) {
     const r = await compress(service.base, service.demoKeys.image_pro!, input, image.name, { format, quality: 80 });
-    if (r.status !== 200) return `POST /api/v1/compress (format=${format}) answered ${r.status || 'nothing'}: ${r.error}`;
+    if (r.status !== 200)
+      return `POST /api/v1/compress (format=${format}) answered ${r.status || 'nothing'}: ${r.error}`;
   }
   return undefined;
 }
 
-export async function benchCompress(service: Service, startCurveService: () => Promise<Service>): Promise<CompressBench> {
-  if (!(CORPUS_MAX >= 1)) throw new Error(`BENCH_CORPUS_MAX must be a positive number, not ${process.env.BENCH_CORPUS_MAX}`);
+export async function benchCompress(
+  service: Service,
+  startCurveService: () => Promise<Service>,
+): Promise<CompressBench> {
+  if (!(CORPUS_MAX >= 1))
+    throw new Error(`BENCH_CORPUS_MAX must be a positive number, not ${process.env.BENCH_CORPUS_MAX}`);
   const ssimCheck = await checkSsim();
-  log(`compress: SSIM self-check ok (identical 1, ±4 noise ${ssimCheck.noise4.toFixed(3)}, ±16 noise ${ssimCheck.noise16.toFixed(3)})`);
+  log(
+    `compress: SSIM self-check ok (identical 1, ±4 noise ${ssimCheck.noise4.toFixed(3)}, ±16 noise ${ssimCheck.noise16.toFixed(3)})`,
+  );
   const corpus = await loadCorpus(CORPUS_MAX);
   const description = describeCorpus(corpus.images);
   log(`compress: corpus ${description}`);
@@ -170,7 +225,9 @@ export async function benchCompress(service: Service, startCurveService: () => P
   for (const [i, image] of corpus.images.entries()) {
     const t0 = performance.now();
     images.push(await runImage(live, image, tool.path));
-    log(`compress: ${i + 1}/${corpus.images.length} ${image.name} (${image.megapixels.toFixed(1)} MP) ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    log(
+      `compress: ${i + 1}/${corpus.images.length} ${image.name} (${image.megapixels.toFixed(1)} MP) ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
   }
 
   const result: CompressBench = {
@@ -201,7 +258,11 @@ export async function benchCompress(service: Service, startCurveService: () => P
   result.largest = await attempt('largest corpus image', () => largestImage(service, adminToken(), corpus.images));
   // Images the service refused above (over MAX_INPUT_PIXELS) would only add 422s to the mix.
   const accepted = corpus.images.filter((_, i) => !images[i]!.shrinkray.jpeg?.error?.startsWith('image_too_large'));
-  result.mixed = await attempt(`${MIXED_REQUESTS} mixed requests`, () => mixedRequests(service, adminToken(), accepted, log));
-  result.curve = await attempt('curve (a second service, MAX_INPUT_PIXELS raised)', () => memoryCurve(startCurveService, adminToken, log));
+  result.mixed = await attempt(`${MIXED_REQUESTS} mixed requests`, () =>
+    mixedRequests(service, adminToken(), accepted, log),
+  );
+  result.curve = await attempt('curve (a second service, MAX_INPUT_PIXELS raised)', () =>
+    memoryCurve(startCurveService, adminToken, log),
+  );
   return result;
 }

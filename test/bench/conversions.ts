@@ -57,7 +57,13 @@ export interface ConversionsBench {
 
 const log = (line: string) => console.error(line);
 
-const measured = (r: CompressResult, growth: number | undefined): Measured => ({ status: r.status, error: r.error, ms: r.wallMs, bytes: r.bytes, growthBytes: growth });
+const measured = (r: CompressResult, growth: number | undefined): Measured => ({
+  status: r.status,
+  error: r.error,
+  ms: r.wallMs,
+  bytes: r.bytes,
+  growthBytes: growth,
+});
 
 interface Input {
   name: string;
@@ -78,12 +84,34 @@ async function inputs(service: Service): Promise<{ matrix: Input[]; big: Input[]
   return {
     matrix: [
       { name: `12 MP photo JPEG (${px})`, file: 'in.jpg', bytes: jpeg12, photo: true },
-      { name: `12 MP photograph PNG (${photoPng!.width}×${photoPng!.height})`, file: 'in.png', bytes: new Uint8Array(readFileSync(photoPng!.path)), photo: true },
+      {
+        name: `12 MP photograph PNG (${photoPng!.width}×${photoPng!.height})`,
+        file: 'in.png',
+        bytes: new Uint8Array(readFileSync(photoPng!.path)),
+        photo: true,
+      },
       { name: `12 MP photo WebP (${px})`, file: 'in.webp', bytes: webp12, photo: true },
-      { name: `12 MP screenshot PNG (${shot12!.width}×${shot12!.height})`, file: 'in.png', bytes: new Uint8Array(readFileSync(shot12!.path)), photo: false },
+      {
+        name: `12 MP screenshot PNG (${shot12!.width}×${shot12!.height})`,
+        file: 'in.png',
+        bytes: new Uint8Array(readFileSync(shot12!.path)),
+        photo: false,
+      },
     ],
-    big: [{ name: `24 MP photo JPEG (${photo24.width}×${photo24.height})`, file: 'in.jpg', bytes: new Uint8Array(readFileSync(photo24.path)), photo: true }],
-    shot50: { name: `50 MP screenshot PNG (${shot50!.width}×${shot50!.height})`, file: 'in.png', bytes: new Uint8Array(readFileSync(shot50!.path)), photo: false },
+    big: [
+      {
+        name: `24 MP photo JPEG (${photo24.width}×${photo24.height})`,
+        file: 'in.jpg',
+        bytes: new Uint8Array(readFileSync(photo24.path)),
+        photo: true,
+      },
+    ],
+    shot50: {
+      name: `50 MP screenshot PNG (${shot50!.width}×${shot50!.height})`,
+      file: 'in.png',
+      bytes: new Uint8Array(readFileSync(shot50!.path)),
+      photo: false,
+    },
   };
 }
 
@@ -92,16 +120,27 @@ const BUDGET = 100 * 1048576;
 /** What the service plans for this request (the same functions, run here). */
 export function estimateOf(bytes: Uint8Array, options: CompressOptions): number {
   const format = sniff(bytes).format!;
-  const request = { format: options.format ?? format, quality: options.quality ?? 80, width: options.width, height: options.height };
+  const request = {
+    format: options.format ?? format,
+    quality: options.quality ?? 80,
+    width: options.width,
+    height: options.height,
+  };
   const header = readHeader(format, bytes);
   const planned = plan(format, header, bytes.length, request, BUDGET);
   // As prepare() does: a same-size JPEG whose lossless rewrite would not fit keeps its lossy result.
-  return planned.estimate > BUDGET && planned.lossless ? plan(format, header, bytes.length, { ...request, allowLossless: false }, BUDGET).estimate : planned.estimate;
+  return planned.estimate > BUDGET && planned.lossless
+    ? plan(format, header, bytes.length, { ...request, allowLossless: false }, BUDGET).estimate
+    : planned.estimate;
 }
 
 /** One request with the RSS peak around it. */
 async function once(service: Service, input: Input, options: CompressOptions): Promise<Measured> {
-  const { result, rss } = await withRssPeak(service.pid, () => compress(service.base, service.demoKeys.image_pro!, input.bytes, input.file, options), true);
+  const { result, rss } = await withRssPeak(
+    service.pid,
+    () => compress(service.base, service.demoKeys.image_pro!, input.bytes, input.file, options),
+    true,
+  );
   return measured(result, rss.maxGrowthBytes);
 }
 
@@ -113,9 +152,17 @@ export async function benchConversions(start: () => Promise<Service>): Promise<C
   try {
     const { matrix, big, shot50 } = await inputs(service);
     const run: { input: Input; output: Format; options: CompressOptions }[] = [
-      ...[...matrix, ...big].flatMap((input) => FORMATS.map((output) => ({
-        input, output, options: { format: output, quality: 80, ...(output === 'png' && input.photo ? { width: PHOTO_PNG_WIDTH } : {}) } as CompressOptions,
-      }))),
+      ...[...matrix, ...big].flatMap((input) =>
+        FORMATS.map((output) => ({
+          input,
+          output,
+          options: {
+            format: output,
+            quality: 80,
+            ...(output === 'png' && input.photo ? { width: PHOTO_PNG_WIDTH } : {}),
+          } as CompressOptions,
+        })),
+      ),
       { input: shot50, output: 'png', options: { format: 'png', width: 2048 } },
     ];
     for (const c of run) {
@@ -125,21 +172,45 @@ export async function benchConversions(start: () => Promise<Service>): Promise<C
       const cold = await once(service, c.input, c.options);
       const warm = await once(service, c.input, c.options);
       const label = `${c.input.name} → ${c.output}${c.options.width ? ` width=${c.options.width}` : ''}`;
-      log(`conversions: ${label}: cold ${cold.status} ${cold.ms.toFixed(0)} ms +${mbOf(cold.growthBytes)} MB; warm ${warm.status} ${warm.ms.toFixed(0)} ms +${mbOf(warm.growthBytes)} MB${cold.error ? ` (${cold.error})` : ''}`);
-      cases.push({ label, input: c.input.name, output: c.output, options: c.options, estimateBytes: estimateOf(c.input.bytes, c.options), cold, warm });
+      log(
+        `conversions: ${label}: cold ${cold.status} ${cold.ms.toFixed(0)} ms +${mbOf(cold.growthBytes)} MB; warm ${warm.status} ${warm.ms.toFixed(0)} ms +${mbOf(warm.growthBytes)} MB${cold.error ? ` (${cold.error})` : ''}`,
+      );
+      cases.push({
+        label,
+        input: c.input.name,
+        output: c.output,
+        options: c.options,
+        estimateBytes: estimateOf(c.input.bytes, c.options),
+        cold,
+        warm,
+      });
     }
     // Four at once, after a warm-up: 200 or 503 overloaded each, the growth of the whole burst.
     const photo = matrix[0]!;
     await once(service, photo, { format: 'webp', quality: 80 });
     const started = performance.now();
-    const burst = await withRssPeak(service.pid, () => Promise.all(
-      Array.from({ length: AT_ONCE }, () => compress(service.base, service.demoKeys.image_pro!, photo.bytes, photo.file, { format: 'webp', quality: 80 })),
-    ), true);
+    const burst = await withRssPeak(
+      service.pid,
+      () =>
+        Promise.all(
+          Array.from({ length: AT_ONCE }, () =>
+            compress(service.base, service.demoKeys.image_pro!, photo.bytes, photo.file, {
+              format: 'webp',
+              quality: 80,
+            }),
+          ),
+        ),
+      true,
+    );
     atOnce = {
-      statuses: burst.result.map((r) => r.status), errors: burst.result.flatMap((r) => (r.error ? [r.error] : [])),
-      ms: performance.now() - started, growthBytes: burst.rss.maxGrowthBytes,
+      statuses: burst.result.map((r) => r.status),
+      errors: burst.result.flatMap((r) => (r.error ? [r.error] : [])),
+      ms: performance.now() - started,
+      growthBytes: burst.rss.maxGrowthBytes,
     };
-    log(`conversions: ${AT_ONCE} at once: ${atOnce.statuses.join(' ')} in ${atOnce.ms.toFixed(0)} ms, +${mbOf(atOnce.growthBytes)} MB`);
+    log(
+      `conversions: ${AT_ONCE} at once: ${atOnce.statuses.join(' ')} in ${atOnce.ms.toFixed(0)} ms, +${mbOf(atOnce.growthBytes)} MB`,
+    );
   } finally {
     await service.stop();
   }
@@ -153,7 +224,10 @@ export async function benchConversions(start: () => Promise<Service>): Promise<C
 }
 
 export function conversionsReport(result: ConversionsBench): string {
-  const cell = (m: Measured) => (m.status === 200 ? `200, ${(m.ms / 1000).toFixed(2)} s, +${mbOf(m.growthBytes)} MB` : `**${m.status}** ${m.error ?? ''}`);
+  const cell = (m: Measured) =>
+    m.status === 200
+      ? `200, ${(m.ms / 1000).toFixed(2)} s, +${mbOf(m.growthBytes)} MB`
+      : `**${m.status}** ${m.error ?? ''}`;
   const { atOnce } = result;
   return [
     result.header,

@@ -27,20 +27,47 @@ export function summarise(name: string, rounds: LoadResult[]): Summary {
 }
 
 export async function benchFoundation(service: Service): Promise<Summary[]> {
-  const account = service.admin(['account', 'create', '--email', 'bench@shrinkray.local', '--name', 'Bench', '--tools-tier', 'enterprise']) as { id: string };
+  const account = service.admin([
+    'account',
+    'create',
+    '--email',
+    'bench@shrinkray.local',
+    '--name',
+    'Bench',
+    '--tools-tier',
+    'enterprise',
+  ]) as { id: string };
   // One enterprise key per round: 10,000 per minute each, so no round is slowed by its own limit.
-  const keys = Array.from({ length: ROUNDS + 1 }, () =>
-    (service.admin(['key', 'create', '--account', account.id, '--scopes', 'tools', '--name', 'bench']) as { key: string }).key,
+  const keys = Array.from(
+    { length: ROUNDS + 1 },
+    () =>
+      (
+        service.admin(['key', 'create', '--account', account.id, '--scopes', 'tools', '--name', 'bench']) as {
+          key: string;
+        }
+      ).key,
   );
   const accountSpec = (key: string) => ({
-    url: `${service.base}/api/v1/account`, headers: { 'x-api-key': key }, total: REQUESTS_PER_ROUND, concurrency: CONCURRENCY, expectStatus: 200,
+    url: `${service.base}/api/v1/account`,
+    headers: { 'x-api-key': key },
+    total: REQUESTS_PER_ROUND,
+    concurrency: CONCURRENCY,
+    expectStatus: 200,
   });
   // /health with a real key: the Durable Object round trip without counting or the account payload.
   const healthSpec = {
-    url: `${service.base}/api/v1/health`, headers: { 'x-api-key': keys[ROUNDS]! }, total: REQUESTS_PER_ROUND, concurrency: CONCURRENCY, expectStatus: 200,
+    url: `${service.base}/api/v1/health`,
+    headers: { 'x-api-key': keys[ROUNDS]! },
+    total: REQUESTS_PER_ROUND,
+    concurrency: CONCURRENCY,
+    expectStatus: 200,
   };
   const rejectSpec = {
-    url: `${service.base}/api/v1/health`, headers: { 'x-api-key': 'sr_live_not-a-real-key' }, total: REQUESTS_PER_ROUND, concurrency: CONCURRENCY, expectStatus: 401,
+    url: `${service.base}/api/v1/health`,
+    headers: { 'x-api-key': 'sr_live_not-a-real-key' },
+    total: REQUESTS_PER_ROUND,
+    concurrency: CONCURRENCY,
+    expectStatus: 401,
   };
   // Warm-up: JIT, the Durable Object's first D1 read, connection pools.
   await runLoad({ ...accountSpec(keys[ROUNDS]!), total: 300 });

@@ -24,7 +24,9 @@ async function timed(url: string, expect: { status: number; cache?: string }): P
   await res.arrayBuffer();
   const ms = performance.now() - t0;
   if (res.status !== expect.status || (expect.cache && res.headers.get('x-cache') !== expect.cache)) {
-    throw new Error(`${url} answered ${res.status} X-Cache ${res.headers.get('x-cache')}, not ${expect.status} ${expect.cache ?? ''}`);
+    throw new Error(
+      `${url} answered ${res.status} X-Cache ${res.headers.get('x-cache')}, not ${expect.status} ${expect.cache ?? ''}`,
+    );
   }
   return ms;
 }
@@ -33,11 +35,20 @@ export async function benchImg(service: Service, origin: string): Promise<ImgRow
   const accounts = service.admin(['account', 'list']) as { id: string; email: string }[];
   const account = accounts.find((a) => a.email === 'demo-image-pro@shrinkray.local');
   if (!account) throw new Error('no demo pro account');
-  const manage = (service.admin(['key', 'create', '--account', account.id, '--scopes', 'manage', '--name', 'bench']) as { key: string }).key;
-  const created = await fetchOnce(`${service.base}/api/v1/signing-secrets`, { method: 'POST', headers: { Authorization: `Bearer ${manage}` } });
-  if (created.status !== 201) throw new Error(`POST /signing-secrets answered ${created.status}: ${await created.text()}`);
+  const manage = (
+    service.admin(['key', 'create', '--account', account.id, '--scopes', 'manage', '--name', 'bench']) as {
+      key: string;
+    }
+  ).key;
+  const created = await fetchOnce(`${service.base}/api/v1/signing-secrets`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${manage}` },
+  });
+  if (created.status !== 201)
+    throw new Error(`POST /signing-secrets answered ${created.status}: ${await created.text()}`);
   const secret = ((await created.json()) as { data: { secret: string } }).data.secret;
-  const source = (tag: string) => `${origin}/img/gradient.png?w=${IMG_SOURCE.width}&h=${IMG_SOURCE.height}&group=bench-${tag}`;
+  const source = (tag: string) =>
+    `${origin}/img/gradient.png?w=${IMG_SOURCE.width}&h=${IMG_SOURCE.height}&group=bench-${tag}`;
   const url = async (tag: string) => service.base + (await signedPath(account.id, secret, OPTIONS, source(tag)));
 
   const rounds = { miss: [] as number[], hit: [] as number[], refused: [] as number[] };
@@ -53,7 +64,10 @@ export async function benchImg(service: Service, origin: string): Promise<ImgRow
       misses.push(await timed(hitUrl, { status: 200, cache: 'MISS' }));
     }
     // Another last character (A and Q differ in its 4 bits that count): a signature ending in A stays valid with A.
-    const bad = hitUrl.replace(/\/img\/([^/]+)\/([^/]+)\//, (_m, acc: string, sig: string) => `/img/${acc}/${sig.slice(0, -1)}${sig.endsWith('A') ? 'Q' : 'A'}/`);
+    const bad = hitUrl.replace(
+      /\/img\/([^/]+)\/([^/]+)\//,
+      (_m, acc: string, sig: string) => `/img/${acc}/${sig.slice(0, -1)}${sig.endsWith('A') ? 'Q' : 'A'}/`,
+    );
     for (let i = 0; i < IMG_REPEATS; i++) {
       hits.push(await timed(hitUrl, { status: 200, cache: 'HIT' }));
       refused.push(await timed(bad, { status: 403 }));
@@ -63,7 +77,11 @@ export async function benchImg(service: Service, origin: string): Promise<ImgRow
     rounds.refused.push(median(refused));
   }
   return [
-    { name: `miss (fetch ${IMG_SOURCE.width}×${IMG_SOURCE.height} PNG, ${OPTIONS})`, p50: median(rounds.miss), roundMedians: rounds.miss },
+    {
+      name: `miss (fetch ${IMG_SOURCE.width}×${IMG_SOURCE.height} PNG, ${OPTIONS})`,
+      p50: median(rounds.miss),
+      roundMedians: rounds.miss,
+    },
     { name: 'hit (X-Cache: HIT)', p50: median(rounds.hit), roundMedians: rounds.hit },
     { name: '403 (bad signature)', p50: median(rounds.refused), roundMedians: rounds.refused },
   ];

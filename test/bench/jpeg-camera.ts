@@ -97,13 +97,21 @@ function tools(): { ssimulacra2: string; butteraugli: string } {
 
 function crop(image: Rgb): Rgb {
   const side = Math.min(CROP, image.width, image.height);
-  const left = (image.width - side) >> 1, top = (image.height - side) >> 1;
+  const left = (image.width - side) >> 1,
+    top = (image.height - side) >> 1;
   const data = new Uint8Array(side * side * 3);
-  for (let y = 0; y < side; y++) data.set(image.data.subarray(((top + y) * image.width + left) * 3, ((top + y) * image.width + left + side) * 3), y * side * 3);
+  for (let y = 0; y < side; y++)
+    data.set(
+      image.data.subarray(((top + y) * image.width + left) * 3, ((top + y) * image.width + left + side) * 3),
+      y * side * 3,
+    );
   return { width: side, height: side, data };
 }
 
-const png = (image: Rgb) => sharp(image.data, { raw: { width: image.width, height: image.height, channels: 3 } }).png({ compressionLevel: 0 }).toBuffer();
+const png = (image: Rgb) =>
+  sharp(image.data, { raw: { width: image.width, height: image.height, channels: 3 } })
+    .png({ compressionLevel: 0 })
+    .toBuffer();
 
 /** Scores outputs against one image's reference crop. */
 async function scorer(t: ReturnType<typeof tools>, input: Uint8Array) {
@@ -118,9 +126,14 @@ async function scorer(t: ReturnType<typeof tools>, input: Uint8Array) {
       const outPath = join(dir, `out-${n++}.png`);
       writeFileSync(outPath, await png(decoded));
       try {
-        const [s2, ba] = await Promise.all([run(t.ssimulacra2, [refPath, outPath]), run(t.butteraugli, [refPath, outPath])]);
-        const ssimulacra2 = Number.parseFloat(s2.stdout), butteraugli = Number.parseFloat(ba.stdout);
-        if (!Number.isFinite(ssimulacra2) || !Number.isFinite(butteraugli)) throw new Error(`unreadable scores: ${s2.stdout} / ${ba.stdout}`);
+        const [s2, ba] = await Promise.all([
+          run(t.ssimulacra2, [refPath, outPath]),
+          run(t.butteraugli, [refPath, outPath]),
+        ]);
+        const ssimulacra2 = Number.parseFloat(s2.stdout),
+          butteraugli = Number.parseFloat(ba.stdout);
+        if (!Number.isFinite(ssimulacra2) || !Number.isFinite(butteraugli))
+          throw new Error(`unreadable scores: ${s2.stdout} / ${ba.stdout}`);
         return { bytes: output.byteLength, ssim: ssim(reference, decoded), ssimulacra2, butteraugli };
       } finally {
         rmSync(outPath, { force: true });
@@ -131,7 +144,11 @@ async function scorer(t: ReturnType<typeof tools>, input: Uint8Array) {
 }
 
 const mozjpeg = (input: Uint8Array, quality: number) =>
-  sharp(input, { limitInputPixels: false }).rotate().flatten({ background: '#ffffff' }).jpeg({ quality, mozjpeg: true }).toBuffer();
+  sharp(input, { limitInputPixels: false })
+    .rotate()
+    .flatten({ background: '#ffffff' })
+    .jpeg({ quality, mozjpeg: true })
+    .toBuffer();
 
 type MozScore = CameraResult['moz'][number];
 
@@ -140,7 +157,11 @@ type MozScore = CameraResult['moz'][number];
  * cache (one file per image: its steps by quality).
  */
 function mozSteps(input: Uint8Array, score: (out: Uint8Array) => Promise<Score>) {
-  const key = createHash('sha256').update(input).update(`${CROP} ${sharp.versions.sharp} ${sharp.versions.vips}`).digest('hex').slice(0, 32);
+  const key = createHash('sha256')
+    .update(input)
+    .update(`${CROP} ${sharp.versions.sharp} ${sharp.versions.vips}`)
+    .digest('hex')
+    .slice(0, 32);
   const file = join(CACHE_DIR, `${key}.json`);
   const known = new Map<number, MozScore>();
   if (existsSync(file)) for (const s of JSON.parse(readFileSync(file, 'utf8')) as MozScore[]) known.set(s.quality, s);
@@ -166,8 +187,10 @@ export async function ratioAt(metric: Metric, ours: Score, moz: (index: number) 
   const target = ours[metric];
   // The lowest step at least as good as ours, by bisection (scores rise with quality; a step out of
   // order, as butteraugli's sometimes are, can move the bracket by one step).
-  let lo = 0, hi = MOZ_STEPS.length - 1;
-  if (!better(metric, (await moz(hi))[metric], target)) return { ratio: ours.bytes / (await moz(hi)).bytes, bound: '≤' };
+  let lo = 0,
+    hi = MOZ_STEPS.length - 1;
+  if (!better(metric, (await moz(hi))[metric], target))
+    return { ratio: ours.bytes / (await moz(hi)).bytes, bound: '≤' };
   if (better(metric, (await moz(0))[metric], target)) return { ratio: ours.bytes / (await moz(0)).bytes, bound: '≥' };
   while (hi - lo > 1) {
     const mid = (lo + hi) >> 1;
@@ -188,7 +211,12 @@ function applySettings({ m, memory }: NodeEngine): string {
   if (s.trellis) m._sr_set_trellis!(s.trellis[0]!, s.trellis[1]!);
   if (s.luma && s.chroma) {
     const ptr = m._malloc!(256);
-    const table = (v: number[]) => (v.length === 64 ? v : Array.from({ length: 64 }, (_, i) => Math.round(v[0]! * (1 + v[1]! * ((i >> 3) + (i & 7)) + (v[2] ?? 0) * ((i >> 3) + (i & 7)) ** 2))));
+    const table = (v: number[]) =>
+      v.length === 64
+        ? v
+        : Array.from({ length: 64 }, (_, i) =>
+            Math.round(v[0]! * (1 + v[1]! * ((i >> 3) + (i & 7)) + (v[2] ?? 0) * ((i >> 3) + (i & 7)) ** 2)),
+          );
     new Uint16Array(memory.buffer, ptr, 128).set([...table(s.luma), ...table(s.chroma)]);
     m._sr_set_quant_tables!(ptr, ptr + 128);
     m._free!(ptr);
@@ -205,12 +233,22 @@ interface Entry {
 async function entries(): Promise<Entry[]> {
   const only = process.env.BENCH_CAMERA_ONLY ? new RegExp(process.env.BENCH_CAMERA_ONLY) : undefined;
   const max = Number(process.env.BENCH_CAMERA_MAX ?? 1000);
-  const spread = <T>(items: T[], cap: number) => (items.length <= cap ? items : Array.from({ length: cap }, (_, i) => items[Math.floor((i * items.length) / cap)]!));
-  const camera = spread(readdirSync(CAMERA_DIR).filter((f) => /\.jpe?g$/i.test(f)).sort(), max)
-    .map((f) => ({ name: f, set: 'camera' as const, path: join(CAMERA_DIR, f) }));
+  const spread = <T>(items: T[], cap: number) =>
+    items.length <= cap ? items : Array.from({ length: cap }, (_, i) => items[Math.floor((i * items.length) / cap)]!);
+  const camera = spread(
+    readdirSync(CAMERA_DIR)
+      .filter((f) => /\.jpe?g$/i.test(f))
+      .sort(),
+    max,
+  ).map((f) => ({ name: f, set: 'camera' as const, path: join(CAMERA_DIR, f) }));
   const wallpaperMax = Number(process.env.BENCH_CAMERA_WALLPAPERS ?? 1000);
-  const wallpapers = wallpaperMax < 1 ? [] : spread((await loadCorpus(1000)).images.filter((i) => i.type === 'jpeg'), wallpaperMax)
-    .map((i) => ({ name: i.name, set: 'wallpaper' as const, path: i.path }));
+  const wallpapers =
+    wallpaperMax < 1
+      ? []
+      : spread(
+          (await loadCorpus(1000)).images.filter((i) => i.type === 'jpeg'),
+          wallpaperMax,
+        ).map((i) => ({ name: i.name, set: 'wallpaper' as const, path: i.path }));
   return [...camera, ...wallpapers].filter((e) => !only || only.test(e.name));
 }
 
@@ -228,7 +266,16 @@ export async function benchJpegCamera(): Promise<{ header: string; settings: str
     const s = await scorer(t, input);
     try {
       const moz = mozSteps(input, s.score);
-      const r: CameraResult = { name: entry.name, set: entry.set, width: meta.width, height: meta.height, orientation, mode: 'progressive', moz: [], ours: [] };
+      const r: CameraResult = {
+        name: entry.name,
+        set: entry.set,
+        width: meta.width,
+        height: meta.height,
+        orientation,
+        mode: 'progressive',
+        moz: [],
+        ours: [],
+      };
       for (const quality of QUALITIES) {
         const subsample = quality < FULL_CHROMA_QUALITY;
         const samples = (meta.channels ?? 3) === 1 ? 1 : subsample ? 1.5 : 3;
@@ -249,7 +296,9 @@ export async function benchJpegCamera(): Promise<{ header: string; settings: str
       }
       r.moz = moz.measured();
       results.push(r);
-      log(`jpeg-camera: ${entry.name}: calibration ${r.calibration?.toFixed(2) ?? '–'}; ${r.ours.map((o) => `q${o.quality} ${METRICS.map((m) => fmtRatio(o.ratios[m])).join(' ')}`).join(' | ')}`);
+      log(
+        `jpeg-camera: ${entry.name}: calibration ${r.calibration?.toFixed(2) ?? '–'}; ${r.ours.map((o) => `q${o.quality} ${METRICS.map((m) => fmtRatio(o.ratios[m])).join(' ')}`).join(' | ')}`,
+      );
     } catch (err) {
       log(`jpeg-camera: ${entry.name}: ${(err as Error).message}`);
     } finally {
@@ -267,14 +316,21 @@ export async function benchJpegCamera(): Promise<{ header: string; settings: str
 const fmtRatio = (r: Ratio) => `${r.bound ?? ''}${r.ratio.toFixed(3)}`;
 
 /** Medians per quality and metric over one set. */
-export function medians(results: CameraResult[]): { quality: number; ratios: Record<Metric, number>; worst: Record<Metric, { ratio: number; name: string }> }[] {
+export function medians(
+  results: CameraResult[],
+): { quality: number; ratios: Record<Metric, number>; worst: Record<Metric, { ratio: number; name: string }> }[] {
   return QUALITIES.map((quality) => {
     const at = results.map((r) => ({ name: r.name, o: r.ours.find((o) => o.quality === quality)! })).filter((x) => x.o);
-    const ratios = Object.fromEntries(METRICS.map((m) => [m, median(at.map((x) => x.o.ratios[m].ratio))])) as Record<Metric, number>;
-    const worst = Object.fromEntries(METRICS.map((m) => {
-      const w = at.reduce((a, b) => (b.o.ratios[m].ratio > a.o.ratios[m].ratio ? b : a));
-      return [m, { ratio: w.o.ratios[m].ratio, name: w.name }];
-    })) as Record<Metric, { ratio: number; name: string }>;
+    const ratios = Object.fromEntries(METRICS.map((m) => [m, median(at.map((x) => x.o.ratios[m].ratio))])) as Record<
+      Metric,
+      number
+    >;
+    const worst = Object.fromEntries(
+      METRICS.map((m) => {
+        const w = at.reduce((a, b) => (b.o.ratios[m].ratio > a.o.ratios[m].ratio ? b : a));
+        return [m, { ratio: w.o.ratios[m].ratio, name: w.name }];
+      }),
+    ) as Record<Metric, { ratio: number; name: string }>;
     return { quality, ratios, worst };
   });
 }
@@ -285,14 +341,19 @@ export function jpegCameraReport({ header, results }: Awaited<ReturnType<typeof 
     const rows = results.filter((r) => r.set === set);
     if (rows.length === 0) continue;
     lines.push(
-      `${set === 'camera' ? 'Camera photos' : 'Wallpapers'} (${rows.length}): bytes ÷ MozJPEG's at equal SSIMULACRA2 / butteraugli / SSIM`, '',
+      `${set === 'camera' ? 'Camera photos' : 'Wallpapers'} (${rows.length}): bytes ÷ MozJPEG's at equal SSIMULACRA2 / butteraugli / SSIM`,
+      '',
       `| photo | MP | ${QUALITIES.map((q) => `q${q} S2 | q${q} BA | q${q} SSIM`).join(' | ')} | q80 S2 − Moz q80 | ms ours / sharp |`,
       `|---|---:|${QUALITIES.map(() => '---:|---:|---:').join('|')}|---:|---:|`,
-      ...rows.map((r) =>
-        `| ${r.name} | ${((r.width * r.height) / 1e6).toFixed(1)} | ${QUALITIES.map((q) => {
-          const o = r.ours.find((x) => x.quality === q);
-          return o ? METRICS.map((m) => fmtRatio(o.ratios[m])).join(' | ') : '– | – | –';
-        }).join(' | ')} | ${r.calibration?.toFixed(1) ?? '–'} | ${r.oursMs === undefined ? '–' : `${r.oursMs.toFixed(0)} / ${r.sharpMs!.toFixed(0)}`} |`),
+      ...rows.map(
+        (r) =>
+          `| ${r.name} | ${((r.width * r.height) / 1e6).toFixed(1)} | ${QUALITIES.map((q) => {
+            const o = r.ours.find((x) => x.quality === q);
+            return o ? METRICS.map((m) => fmtRatio(o.ratios[m])).join(' | ') : '– | – | –';
+          }).join(
+            ' | ',
+          )} | ${r.calibration?.toFixed(1) ?? '–'} | ${r.oursMs === undefined ? '–' : `${r.oursMs.toFixed(0)} / ${r.sharpMs!.toFixed(0)}`} |`,
+      ),
     );
     const med = medians(rows);
     const cal = rows.map((r) => r.calibration).filter((c): c is number => c !== undefined);
@@ -301,7 +362,10 @@ export function jpegCameraReport({ header, results }: Awaited<ReturnType<typeof 
       `| **median** | | ${med.map((x) => METRICS.map((m) => `**${x.ratios[m].toFixed(3)}**`).join(' | ')).join(' | ')} | **${cal.length ? median(cal).toFixed(1) : '–'}** | ` +
         `${times.length ? `**${median(times.map((r) => r.oursMs! / r.sharpMs!)).toFixed(2)}×**` : '–'} |`,
       '',
-      ...med.map((x) => `q${x.quality} worst: ${METRICS.map((m) => `${m} ${x.worst[m].ratio.toFixed(3)} (${x.worst[m].name})`).join('; ')}`),
+      ...med.map(
+        (x) =>
+          `q${x.quality} worst: ${METRICS.map((m) => `${m} ${x.worst[m].ratio.toFixed(3)} (${x.worst[m].name})`).join('; ')}`,
+      ),
       '',
     );
   }

@@ -18,7 +18,8 @@ import { decodeRgb, ssim, type Rgb } from './lib/ssim.ts';
 /** Tables at quality 50 in natural order, q(u, v) = round(b × (1 + s × (u + v))): the family tuned over. */
 function table(base: number, slope: number): number[] {
   const out: number[] = [];
-  for (let v = 0; v < 8; v++) for (let u = 0; u < 8; u++) out.push(Math.max(1, Math.min(255, Math.round(base * (1 + slope * (u + v))))));
+  for (let v = 0; v < 8; v++)
+    for (let u = 0; u < 8; u++) out.push(Math.max(1, Math.min(255, Math.round(base * (1 + slope * (u + v))))));
   return out;
 }
 
@@ -45,17 +46,95 @@ const FLAT_LUMA = { luma: [19, 0.05] as [number, number], chroma: [9.5, 0.1] as 
 const OFF: [number, number] = [0, 1];
 export const SETTINGS: Setting[] = [
   { name: 'Annex K, no dead zone', tables: null, deadzone: [0, 0], trellis: OFF, ownScans: false, dither: false },
-  { name: 'gentle tables, no dead zone', tables: GENTLE, deadzone: [0, 0], trellis: OFF, ownScans: false, dither: false },
-  { name: 'gentle tables, dead zone 0.2 (shipped before trellis)', tables: GENTLE, deadzone: [200, 200], trellis: OFF, ownScans: false, dither: false },
-  { name: 'gentle tables, trellis', tables: GENTLE, deadzone: [0, 0], trellis: [60, 600], ownScans: false, dither: false },
-  { name: 'gentle tables, trellis, our scans', tables: GENTLE, deadzone: [0, 0], trellis: [60, 600], ownScans: true, dither: false },
-  { name: 'gentle tables, trellis, our scans, staggered rounding', tables: GENTLE, deadzone: [0, 0], trellis: [60, 600], ownScans: true, dither: true },
-  { name: 'finer chroma (luma 16, chroma 11, slope 0.1), trellis, our scans, staggered', tables: FINE_CHROMA, deadzone: [0, 0], trellis: [60, 600], ownScans: true, dither: true },
-  { name: 'the same, trellis λ base 40', tables: FINE_CHROMA, deadzone: [0, 0], trellis: [40, 600], ownScans: true, dither: true },
-  { name: 'the same, trellis λ base 90', tables: FINE_CHROMA, deadzone: [0, 0], trellis: [90, 600], ownScans: true, dither: true },
-  { name: 'chroma at half luma\'s step (luma 16, chroma 8, slope 0.1)', tables: HALF_CHROMA, deadzone: [0, 0], trellis: [60, 600], ownScans: true, dither: true },
-  { name: 'and flatter luma (luma 19 slope 0.05, chroma 9.5 slope 0.1)', tables: FLAT_LUMA, deadzone: [0, 0], trellis: [60, 600], ownScans: true, dither: true },
-  { name: 'and no step finer than the input\'s (shipped)', tables: FLAT_LUMA, deadzone: [0, 0], trellis: [60, 600], ownScans: true, dither: true, align: true },
+  {
+    name: 'gentle tables, no dead zone',
+    tables: GENTLE,
+    deadzone: [0, 0],
+    trellis: OFF,
+    ownScans: false,
+    dither: false,
+  },
+  {
+    name: 'gentle tables, dead zone 0.2 (shipped before trellis)',
+    tables: GENTLE,
+    deadzone: [200, 200],
+    trellis: OFF,
+    ownScans: false,
+    dither: false,
+  },
+  {
+    name: 'gentle tables, trellis',
+    tables: GENTLE,
+    deadzone: [0, 0],
+    trellis: [60, 600],
+    ownScans: false,
+    dither: false,
+  },
+  {
+    name: 'gentle tables, trellis, our scans',
+    tables: GENTLE,
+    deadzone: [0, 0],
+    trellis: [60, 600],
+    ownScans: true,
+    dither: false,
+  },
+  {
+    name: 'gentle tables, trellis, our scans, staggered rounding',
+    tables: GENTLE,
+    deadzone: [0, 0],
+    trellis: [60, 600],
+    ownScans: true,
+    dither: true,
+  },
+  {
+    name: 'finer chroma (luma 16, chroma 11, slope 0.1), trellis, our scans, staggered',
+    tables: FINE_CHROMA,
+    deadzone: [0, 0],
+    trellis: [60, 600],
+    ownScans: true,
+    dither: true,
+  },
+  {
+    name: 'the same, trellis λ base 40',
+    tables: FINE_CHROMA,
+    deadzone: [0, 0],
+    trellis: [40, 600],
+    ownScans: true,
+    dither: true,
+  },
+  {
+    name: 'the same, trellis λ base 90',
+    tables: FINE_CHROMA,
+    deadzone: [0, 0],
+    trellis: [90, 600],
+    ownScans: true,
+    dither: true,
+  },
+  {
+    name: "chroma at half luma's step (luma 16, chroma 8, slope 0.1)",
+    tables: HALF_CHROMA,
+    deadzone: [0, 0],
+    trellis: [60, 600],
+    ownScans: true,
+    dither: true,
+  },
+  {
+    name: 'and flatter luma (luma 19 slope 0.05, chroma 9.5 slope 0.1)',
+    tables: FLAT_LUMA,
+    deadzone: [0, 0],
+    trellis: [60, 600],
+    ownScans: true,
+    dither: true,
+  },
+  {
+    name: "and no step finer than the input's (shipped)",
+    tables: FLAT_LUMA,
+    deadzone: [0, 0],
+    trellis: [60, 600],
+    ownScans: true,
+    dither: true,
+    align: true,
+  },
 ];
 
 function apply({ m, memory }: NodeEngine, setting: Setting): void {
@@ -89,7 +168,13 @@ export interface AtSsim {
 }
 
 /** Bytes at sharp's SSIM (the lowest passing quality in 50–98, and interpolated below it), or null if none reaches it. */
-async function bytesAtSsim(e: NodeEngine, input: Uint8Array, reference: Rgb, target: number, sharpBytes: number): Promise<AtSsim | null> {
+async function bytesAtSsim(
+  e: NodeEngine,
+  input: Uint8Array,
+  reference: Rgb,
+  target: number,
+  sharpBytes: number,
+): Promise<AtSsim | null> {
   const probes = new Map<number, Scored>();
   const at = async (quality: number) => {
     let p = probes.get(quality);
@@ -149,8 +234,12 @@ export async function benchJpegTuning(): Promise<{ images: number; rows: TuningR
       const steps = perSetting[i]!.map((r) => r.step);
       const interpolated = perSetting[i]!.map((r) => r.interpolated);
       return {
-        name: s.name, median: median(steps), max: Math.max(...steps),
-        interpolatedMedian: median(interpolated), interpolatedGeomean: geomean(interpolated), photo: photoResults[i]!,
+        name: s.name,
+        median: median(steps),
+        max: Math.max(...steps),
+        interpolatedMedian: median(interpolated),
+        interpolatedGeomean: geomean(interpolated),
+        photo: photoResults[i]!,
       };
     }),
   };

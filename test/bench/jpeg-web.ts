@@ -26,8 +26,13 @@ interface MozJpeg {
 
 async function jsquashMozjpeg(): Promise<Encoder> {
   const base = new URL('../../node_modules/@jsquash/jpeg/codec/enc/', import.meta.url);
-  const { default: factory } = (await import(new URL('mozjpeg_enc.js', base).href)) as { default: (o: object) => Promise<MozJpeg> };
-  const moz = await factory({ wasmBinary: readFileSync(new URL('mozjpeg_enc.wasm', base)), locateFile: (p: string) => p });
+  const { default: factory } = (await import(new URL('mozjpeg_enc.js', base).href)) as {
+    default: (o: object) => Promise<MozJpeg>;
+  };
+  const moz = await factory({
+    wasmBinary: readFileSync(new URL('mozjpeg_enc.wasm', base)),
+    locateFile: (p: string) => p,
+  });
   return (rgb, quality) => {
     const rgba = new Uint8Array(rgb.width * rgb.height * 4);
     for (let i = 0, j = 0; i < rgb.data.length; i += 3, j += 4) {
@@ -38,14 +43,30 @@ async function jsquashMozjpeg(): Promise<Encoder> {
     }
     // The options the service passed when MozJPEG wrote its small outputs (Squoosh's tuning).
     return moz.encode(rgba, rgb.width, rgb.height, {
-      quality, baseline: false, arithmetic: false, progressive: true, optimize_coding: true, smoothing: 0, color_space: 3,
-      quant_table: 3, trellis_multipass: false, trellis_opt_zero: false, trellis_opt_table: false, trellis_loops: 1,
-      auto_subsample: false, chroma_subsample: quality >= 90 ? 1 : 2, separate_chroma_quality: false, chroma_quality: quality,
+      quality,
+      baseline: false,
+      arithmetic: false,
+      progressive: true,
+      optimize_coding: true,
+      smoothing: 0,
+      color_space: 3,
+      quant_table: 3,
+      trellis_multipass: false,
+      trellis_opt_zero: false,
+      trellis_opt_table: false,
+      trellis_loops: 1,
+      auto_subsample: false,
+      chroma_subsample: quality >= 90 ? 1 : 2,
+      separate_chroma_quality: false,
+      chroma_quality: quality,
     });
   };
 }
 
-const engineEncoder = (e: NodeEngine): Encoder => (rgb, quality) => engineJpegFromRgb(e, rgb.data, rgb.width, rgb.height, quality);
+const engineEncoder =
+  (e: NodeEngine): Encoder =>
+  (rgb, quality) =>
+    engineJpegFromRgb(e, rgb.data, rgb.width, rgb.height, quality);
 
 export interface WebRow {
   image: string;
@@ -56,7 +77,12 @@ export interface WebRow {
   codecs: Record<string, { quality: number; ratio: number; interpolated: number; ms: number }>;
 }
 
-async function atEqualSsim(encode: Encoder, reference: Rgb, target: number, sharpBytes: number): Promise<{ quality: number; ratio: number; interpolated: number }> {
+async function atEqualSsim(
+  encode: Encoder,
+  reference: Rgb,
+  target: number,
+  sharpBytes: number,
+): Promise<{ quality: number; ratio: number; interpolated: number }> {
   const known = new Map<number, Scored>();
   const at = async (q: number) => {
     if (!known.has(q)) {
@@ -71,15 +97,28 @@ async function atEqualSsim(encode: Encoder, reference: Rgb, target: number, shar
 }
 
 export async function benchJpegWeb(): Promise<{ rows: WebRow[]; summary: Record<string, Record<string, number>> }> {
-  const images = (await loadCorpus(Number(process.env.BENCH_CORPUS_MAX ?? 40))).images.filter((i) => i.type === 'jpeg' || i.type === 'png');
-  const encoders: Record<string, Encoder> = { engine: engineEncoder(await nodeEngine()), 'jSquash MozJPEG': await jsquashMozjpeg() };
+  const images = (await loadCorpus(Number(process.env.BENCH_CORPUS_MAX ?? 40))).images.filter(
+    (i) => i.type === 'jpeg' || i.type === 'png',
+  );
+  const encoders: Record<string, Encoder> = {
+    engine: engineEncoder(await nodeEngine()),
+    'jSquash MozJPEG': await jsquashMozjpeg(),
+  };
   const rows: WebRow[] = [];
   for (const image of images) {
     const width = WIDTHS[image.type as 'jpeg' | 'png'];
-    const { data, info } = await sharp(readFileSync(image.path)).rotate().flatten({ background: '#ffffff' }).resize({ width, withoutEnlargement: true })
-      .removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const { data, info } = await sharp(readFileSync(image.path))
+      .rotate()
+      .flatten({ background: '#ffffff' })
+      .resize({ width, withoutEnlargement: true })
+      .removeAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     const reference: Rgb = { width: info.width, height: info.height, data: new Uint8Array(data) };
-    const sharpOf = () => sharp(data, { raw: { width: info.width, height: info.height, channels: 3 } }).jpeg({ quality: QUALITY, mozjpeg: true }).toBuffer();
+    const sharpOf = () =>
+      sharp(data, { raw: { width: info.width, height: info.height, channels: 3 } })
+        .jpeg({ quality: QUALITY, mozjpeg: true })
+        .toBuffer();
     const sharpOut = await sharpOf();
     const target = ssim(reference, await decodeRgb(sharpOut));
     const times: Record<string, number[]> = { sharp: [] };
@@ -93,12 +132,26 @@ export async function benchJpegWeb(): Promise<{ rows: WebRow[]; summary: Record<
         (times[name] ??= []).push(performance.now() - t0);
       }
     }
-    const row: WebRow = { image: image.name, width: info.width, height: info.height, sharpBytes: sharpOut.length, sharpMs: median(times.sharp!), codecs: {} };
+    const row: WebRow = {
+      image: image.name,
+      width: info.width,
+      height: info.height,
+      sharpBytes: sharpOut.length,
+      sharpMs: median(times.sharp!),
+      codecs: {},
+    };
     for (const [name, encode] of Object.entries(encoders)) {
-      row.codecs[name] = { ...(await atEqualSsim(encode, reference, target, sharpOut.length)), ms: median(times[name]!) };
+      row.codecs[name] = {
+        ...(await atEqualSsim(encode, reference, target, sharpOut.length)),
+        ms: median(times[name]!),
+      };
     }
     rows.push(row);
-    console.log(`jpeg-web: ${image.name} ${info.width}×${info.height}: ${Object.entries(row.codecs).map(([n, c]) => `${n} ${c.ratio.toFixed(3)} (${c.ms.toFixed(0)} ms)`).join(', ')}, sharp ${row.sharpMs.toFixed(0)} ms`);
+    console.log(
+      `jpeg-web: ${image.name} ${info.width}×${info.height}: ${Object.entries(row.codecs)
+        .map(([n, c]) => `${n} ${c.ratio.toFixed(3)} (${c.ms.toFixed(0)} ms)`)
+        .join(', ')}, sharp ${row.sharpMs.toFixed(0)} ms`,
+    );
   }
   const summary: Record<string, Record<string, number>> = {};
   for (const type of ['jpeg', 'png'] as const) {
@@ -122,7 +175,9 @@ export function jpegWebReport(summary: Record<string, Record<string, number>>): 
   return [
     '| encoder, inputs | images | bytes at equal SSIM ÷ sharp, median | range | interpolated, median | encode ms, median | sharp ms, median |',
     '|---|---:|---:|---|---:|---:|---:|',
-    ...Object.entries(summary).map(([name, s]) =>
-      `| ${name} | ${s.images} | **${s.ratio!.toFixed(3)}** | ${s.min!.toFixed(3)}–${s.max!.toFixed(3)} | ${s.interpolated!.toFixed(3)} | ${s.ms!.toFixed(0)} | ${s.sharpMs!.toFixed(0)} |`),
+    ...Object.entries(summary).map(
+      ([name, s]) =>
+        `| ${name} | ${s.images} | **${s.ratio!.toFixed(3)}** | ${s.min!.toFixed(3)}–${s.max!.toFixed(3)} | ${s.interpolated!.toFixed(3)} | ${s.ms!.toFixed(0)} | ${s.sharpMs!.toFixed(0)} |`,
+    ),
   ].join('\n');
 }

@@ -82,7 +82,15 @@ export interface ImageQuality {
 export interface JpegBench {
   header: string;
   machine: { cores: number; cpu: string; node: string; sharp: string; vips: string; date: string };
-  inputs: { label: string; width: number; height: number; quality: number; baselineBytes: number; progressiveBytes: number; tooBig: { quality: number; bytes: number }[] }[];
+  inputs: {
+    label: string;
+    width: number;
+    height: number;
+    quality: number;
+    baselineBytes: number;
+    progressiveBytes: number;
+    tooBig: { quality: number; bytes: number }[];
+  }[];
   corpus: { selection: string; description: string };
   warmUp?: { status: number; error?: string; wallMs: number };
   /** Each workerd's RSS after the warm-up (and a forced GC): what the service holds idle. */
@@ -106,10 +114,17 @@ class Live {
     this.notes = notes;
   }
   /** One request; with `measure`, the workerds' peak RSS growth too (after a forced GC unless BENCH_JPEG_GC=0). */
-  async send(input: Uint8Array, name: string, options: CompressOptions, measure = false): Promise<{ result: CompressResult; rss?: RssPeak }> {
+  async send(
+    input: Uint8Array,
+    name: string,
+    options: CompressOptions,
+    measure = false,
+  ): Promise<{ result: CompressResult; rss?: RssPeak }> {
     const key = this.service.demoKeys.image_pro!;
     const request = () => compress(this.service.base, key, input, name, options);
-    const out = measure ? await withRssPeak(this.service.pid, request, FORCE_GC) : { result: await request(), rss: undefined };
+    const out = measure
+      ? await withRssPeak(this.service.pid, request, FORCE_GC)
+      : { result: await request(), rss: undefined };
     if (out.result.status === 0 && !(await alive(this.service.base))) {
       this.notes.push(`the service died on ${name} ${JSON.stringify(options)} (${out.result.error}); restarted`);
       log(`jpeg: the service died (${out.result.error}); restarting it`);
@@ -120,36 +135,70 @@ class Live {
   }
 }
 
-const opts = (width?: number): CompressOptions => ({ format: 'jpeg', quality: 80, ...(width === undefined ? {} : { width }) });
-const brief = (r: CompressResult) => (r.status === 200 ? `${r.bytes} B ${r.width}×${r.height}` : `${r.status || 'no answer'} ${r.error ?? ''}`);
+const opts = (width?: number): CompressOptions => ({
+  format: 'jpeg',
+  quality: 80,
+  ...(width === undefined ? {} : { width }),
+});
+const brief = (r: CompressResult) =>
+  r.status === 200 ? `${r.bytes} B ${r.width}×${r.height}` : `${r.status || 'no answer'} ${r.error ?? ''}`;
 
 async function runCase(live: Live, input: JpegInput, width: number | undefined): Promise<CaseResult> {
   const bytes = readFileSync(input.path);
   const label = `${input.size.label} ${input.progressive ? 'progressive' : 'baseline'} q${input.quality}${width === undefined ? '' : ` → width=${width}`}`;
   const c: CaseResult = {
-    label, megapixels: input.megapixels, inputWidth: input.size.width, inputHeight: input.size.height, inputQuality: input.quality,
-    inputBytes: input.bytes, progressive: input.progressive, width, runs: [],
+    label,
+    megapixels: input.megapixels,
+    inputWidth: input.size.width,
+    inputHeight: input.size.height,
+    inputQuality: input.quality,
+    inputBytes: input.bytes,
+    progressive: input.progressive,
+    width,
+    runs: [],
   };
   for (let i = 0; i < repeatsFor(input.megapixels); i++) {
     const { result: r, rss: measured } = await live.send(bytes, 'photo.jpg', opts(width), true);
     const rss = measured ?? { processes: [] };
     const s = await sharpMozjpeg(bytes, width);
     c.runs.push({
-      status: r.status, error: r.error, retried: r.retried, bytes: r.bytes, width: r.width, height: r.height, wallMs: r.wallMs,
-      serverMs: r.timing.total, rss, sharpMs: s.ms, sharpBytes: s.bytes,
+      status: r.status,
+      error: r.error,
+      retried: r.retried,
+      bytes: r.bytes,
+      width: r.width,
+      height: r.height,
+      wallMs: r.wallMs,
+      serverMs: r.timing.total,
+      rss,
+      sharpMs: s.ms,
+      sharpBytes: s.bytes,
     });
-    log(`jpeg: ${label}: ${brief(r)}, ${r.wallMs.toFixed(0)} ms (sharp ${s.ms.toFixed(0)} ms), RSS +${((rss.maxGrowthBytes ?? NaN) / 1048576).toFixed(1)} MB`);
+    log(
+      `jpeg: ${label}: ${brief(r)}, ${r.wallMs.toFixed(0)} ms (sharp ${s.ms.toFixed(0)} ms), RSS +${((rss.maxGrowthBytes ?? NaN) / 1048576).toFixed(1)} MB`,
+    );
   }
   return c;
 }
 
 /** One image of the quality part: timed pairs first (full size, then width=1280), then scoring and the search. */
-async function runQuality(live: Live, name: string, source: ImageQuality['source'], type: string, path: string): Promise<ImageQuality> {
+async function runQuality(
+  live: Live,
+  name: string,
+  source: ImageQuality['source'],
+  type: string,
+  path: string,
+): Promise<ImageQuality> {
   const input = readFileSync(path);
   const file = name.split('/').at(-1)!;
   const send: Send = async (options) => (await live.send(input, file, options)).result;
   // TIME_SAMPLES rounds of: Shrinkray full size, sharp full size, Shrinkray width=1280, sharp width=1280.
-  const rounds: { full: { result: CompressResult }; sharpFull: Awaited<ReturnType<typeof sharpMozjpeg>>; small: { result: CompressResult }; sharpSmall: Awaited<ReturnType<typeof sharpMozjpeg>> }[] = [];
+  const rounds: {
+    full: { result: CompressResult };
+    sharpFull: Awaited<ReturnType<typeof sharpMozjpeg>>;
+    small: { result: CompressResult };
+    sharpSmall: Awaited<ReturnType<typeof sharpMozjpeg>>;
+  }[] = [];
   for (let i = 0; i < Math.max(1, TIME_SAMPLES); i++) {
     const full = await live.send(input, file, opts());
     const sharpFull = await sharpMozjpeg(input);
@@ -162,15 +211,25 @@ async function runQuality(live: Live, name: string, source: ImageQuality['source
     const first = rounds[0]![kind].result;
     const sharpOf = (r: (typeof rounds)[number]) => (kind === 'full' ? r.sharpFull : r.sharpSmall);
     return {
-      status: first.status, error: first.error, bytes: first.bytes, sharpBytes: sharpOf(rounds[0]!).bytes,
-      wallMs: median(rounds.map((r) => r[kind].result.wallMs)), sharpMs: median(rounds.map((r) => sharpOf(r).ms)),
+      status: first.status,
+      error: first.error,
+      bytes: first.bytes,
+      sharpBytes: sharpOf(rounds[0]!).bytes,
+      wallMs: median(rounds.map((r) => r[kind].result.wallMs)),
+      sharpMs: median(rounds.map((r) => sharpOf(r).ms)),
     };
   };
 
   const reference = await decodeRgb(input);
   const sharpSsim = ssim(reference, await decodeRgb(sharpFull.output, reference));
   // The timed q80 request is the search's first probe; scored here, after all timing of this image.
-  const first: Probe = { quality: 80, status: full.result.status, error: full.result.error, bytes: full.result.bytes, wallMs: full.result.wallMs };
+  const first: Probe = {
+    quality: 80,
+    status: full.result.status,
+    error: full.result.error,
+    bytes: full.result.bytes,
+    wallMs: full.result.wallMs,
+  };
   if (full.result.output) {
     first.original = Buffer.from(full.result.output).equals(input);
     first.ssim = ssim(reference, await decodeRgb(full.result.output, reference));
@@ -181,18 +240,28 @@ async function runQuality(live: Live, name: string, source: ImageQuality['source
   log(
     `jpeg: ${name} (${megapixels.toFixed(1)} MP): sharp ${sharpFull.bytes} B SSIM ${sharpSsim.toFixed(4)}; ` +
       `q80 ${brief(full.result)} SSIM ${first.ssim?.toFixed(4) ?? '–'}; ` +
-      (m ? `q${m.quality} ${m.bytes} B SSIM ${m.ssim!.toFixed(4)} (${search.probes.length} requests)` : `no match: ${search.stopped}`),
+      (m
+        ? `q${m.quality} ${m.bytes} B SSIM ${m.ssim!.toFixed(4)} (${search.probes.length} requests)`
+        : `no match: ${search.stopped}`),
   );
   return {
-    name, source, type, megapixels, inputBytes: input.byteLength, sharp: { bytes: sharpFull.bytes, ssim: sharpSsim }, search,
-    full: pair('full'), small: pair('small'),
+    name,
+    source,
+    type,
+    megapixels,
+    inputBytes: input.byteLength,
+    sharp: { bytes: sharpFull.bytes, ssim: sharpSsim },
+    search,
+    full: pair('full'),
+    small: pair('small'),
   };
 }
 
 export async function benchJpeg(start: () => Promise<Service>): Promise<JpegBench> {
   const t0 = performance.now();
   const elapsed = () => (performance.now() - t0) / 1000;
-  if (!(JPEG_CORPUS_MAX >= 1)) throw new Error(`BENCH_CORPUS_MAX must be a positive number, not ${process.env.BENCH_CORPUS_MAX}`);
+  if (!(JPEG_CORPUS_MAX >= 1))
+    throw new Error(`BENCH_CORPUS_MAX must be a positive number, not ${process.env.BENCH_CORPUS_MAX}`);
   await checkSsim();
   const sets = [];
   for (const size of INPUT_SIZES) sets.push(await jpegInputs(size, log));
@@ -200,15 +269,24 @@ export async function benchJpeg(start: () => Promise<Service>): Promise<JpegBenc
   const description = describeCorpus(corpus.images);
   const notes: string[] = [];
   const machine = {
-    cores: cpus().length, cpu: cpus()[0]?.model ?? '?', node: process.version, sharp: sharp.versions.sharp ?? '?', vips: sharp.versions.vips,
+    cores: cpus().length,
+    cpu: cpus()[0]?.model ?? '?',
+    node: process.version,
+    sharp: sharp.versions.sharp ?? '?',
+    vips: sharp.versions.vips,
     date: new Date().toISOString().slice(0, 10),
   };
   const result: JpegBench = {
     header: '',
     machine,
     inputs: sets.map((s) => ({
-      label: s.baseline.size.label, width: s.baseline.size.width, height: s.baseline.size.height, quality: s.baseline.quality,
-      baselineBytes: s.baseline.bytes, progressiveBytes: s.progressive.bytes, tooBig: s.tooBig,
+      label: s.baseline.size.label,
+      width: s.baseline.size.width,
+      height: s.baseline.size.height,
+      quality: s.baseline.quality,
+      baselineBytes: s.baseline.bytes,
+      progressiveBytes: s.progressive.bytes,
+      tooBig: s.tooBig,
     })),
     corpus: { selection: corpus.selection, description },
     cases: [],
@@ -229,7 +307,8 @@ export async function benchJpeg(start: () => Promise<Service>): Promise<JpegBenc
     if (live.service.pid !== undefined) {
       if (FORCE_GC) {
         const gc = await gcWorker(live.service.pid);
-        if (gc.gcError) notes.push(`forced GC unavailable, baselines may hold earlier requests' garbage: ${gc.gcError}`);
+        if (gc.gcError)
+          notes.push(`forced GC unavailable, baselines may hold earlier requests' garbage: ${gc.gcError}`);
       }
       result.residentIdle = residentBytes(live.service.pid);
     }
@@ -243,12 +322,27 @@ export async function benchJpeg(start: () => Promise<Service>): Promise<JpegBenc
     log(`jpeg: cases done at ${elapsed().toFixed(0)} s`);
 
     const quality: { name: string; source: ImageQuality['source']; type: string; path: string }[] = [
-      ...sets.slice(0, 3).map((s) => ({ name: `${s.baseline.size.label} baseline q${s.baseline.quality} (synthetic)`, source: 'synthetic' as const, type: 'jpeg', path: s.baseline.path })),
-      ...corpus.images.map((i: CorpusImage) => ({ name: i.name, source: 'corpus' as const, type: i.type, path: i.path })),
+      ...sets.slice(0, 3).map((s) => ({
+        name: `${s.baseline.size.label} baseline q${s.baseline.quality} (synthetic)`,
+        source: 'synthetic' as const,
+        type: 'jpeg',
+        path: s.baseline.path,
+      })),
+      ...corpus.images.map((i: CorpusImage) => ({
+        name: i.name,
+        source: 'corpus' as const,
+        type: i.type,
+        path: i.path,
+      })),
     ];
     for (const [i, q] of quality.entries()) {
       if (elapsed() > JPEG_BUDGET_S) {
-        notes.push(`time budget (${JPEG_BUDGET_S} s) spent: ${quality.length - i} of ${quality.length} quality images left out (${quality.slice(i).map((x) => x.name).join(', ')})`);
+        notes.push(
+          `time budget (${JPEG_BUDGET_S} s) spent: ${quality.length - i} of ${quality.length} quality images left out (${quality
+            .slice(i)
+            .map((x) => x.name)
+            .join(', ')})`,
+        );
         break;
       }
       try {
@@ -267,7 +361,9 @@ export async function benchJpeg(start: () => Promise<Service>): Promise<JpegBenc
     `Inputs: ${SOURCE_PHOTO.name} (corpus) resized with Lanczos3 (cover) plus a ±3-level luminance grain, written by libjpeg-turbo 4:2:0 (quality per size below). ` +
     `Time: client wall ms (upload, work, download) vs sharp decode + rotate + resize + mozjpeg encode in-process. ` +
     `Peak RSS growth: VmHWM − VmRSS of the workerd process that grew most (the Worker's runtime), read from /proc; clear_refs=5 and the VmRSS baseline just before the request, ` +
-    (FORCE_GC ? `after a full GC of the Worker's isolate forced through its inspector (a discarded heap snapshot), so no earlier request's garbage is in the baseline; ` : 'no forced GC (BENCH_JPEG_GC=0); ') +
+    (FORCE_GC
+      ? `after a full GC of the Worker's isolate forced through its inspector (a discarded heap snapshot), so no earlier request's garbage is in the baseline; `
+      : 'no forced GC (BENCH_JPEG_GC=0); ') +
     `1 MB = 1,048,576 bytes. ` +
     `SSIM: lib/ssim.ts at full resolution (no downscaling), R, G, B, 8×8 windows stride 4, against the input's pixels. ` +
     `Corpus: ${corpus.images.length} images (${description}). Bench time ${elapsed().toFixed(0)} s.`;

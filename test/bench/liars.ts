@@ -43,21 +43,30 @@ async function photo(width: number, height: number, progressive: boolean): Promi
     const x = (i / 3) % width;
     rgb[i] = (Math.round(127 + 80 * Math.sin(x / 37 + (i % 3))) + (seed >>> 28)) & 255;
   }
-  return new Uint8Array(await sharp(rgb, { raw: { width, height, channels: 3 } }).jpeg({ quality: 85, progressive, mozjpeg: false }).toBuffer());
+  return new Uint8Array(
+    await sharp(rgb, { raw: { width, height, channels: 3 } })
+      .jpeg({ quality: 85, progressive, mozjpeg: false })
+      .toBuffer(),
+  );
 }
 
 export async function benchLiars(service: Service): Promise<LiarRow[]> {
   const accounts = service.admin(['account', 'list']) as { id: string; email: string }[];
   const account = accounts.find((a) => a.email === 'demo-image-pro@shrinkray.local');
   if (!account) throw new Error('no demo pro account');
-  const newKey = (name: string) => (service.admin(['key', 'create', '--account', account.id, '--scopes', 'image', '--name', name]) as { key: string }).key;
+  const newKey = (name: string) =>
+    (service.admin(['key', 'create', '--account', account.id, '--scopes', 'image', '--name', name]) as { key: string })
+      .key;
 
   const whole = await photo(3000, 2000, false);
   const inputs: { name: string; bytes: Uint8Array }[] = [
     { name: 'baseline 16×16 declaring 10000×10000', bytes: declaringSize(await photo(16, 16, false), 10000, 10000) },
     { name: 'progressive 16×16 declaring 10000×10000', bytes: declaringSize(await photo(16, 16, true), 10000, 10000) },
     // The end-of-image marker kept, so the header reader passes it on and the engine meets the cut.
-    { name: '3000×2000 baseline, scan cut at a third, end marker kept', bytes: Uint8Array.from([...whole.subarray(0, Math.floor(whole.length / 3)), 0xff, 0xd9]) },
+    {
+      name: '3000×2000 baseline, scan cut at a third, end marker kept',
+      bytes: Uint8Array.from([...whole.subarray(0, Math.floor(whole.length / 3)), 0xff, 0xd9]),
+    },
   ];
   // One warm-up compression: the first loads the codecs.
   await compress(service.base, newKey('bench-liars-warm'), await photo(64, 64, false), 'warm.jpg', {});
@@ -72,13 +81,23 @@ export async function benchLiars(service: Service): Promise<LiarRow[]> {
       times.push(result.wallMs);
       statuses.add(`${result.status} ${result.error?.split(':')[0] ?? ''}`.trim());
     }
-    rows.push({ name: input.name, bytes: input.bytes.length, status: [...statuses].join(', '), medianMs: median(times), maxMs: Math.max(...times) });
+    rows.push({
+      name: input.name,
+      bytes: input.bytes.length,
+      status: [...statuses].join(', '),
+      medianMs: median(times),
+      maxMs: Math.max(...times),
+    });
   }
   return rows;
 }
 
 export function liarsReport(rows: LiarRow[]): string {
   const header = `${LIAR_ROUNDS} requests per file, one at a time, pro key, Node ${process.version} client on ${cpus().length} cores; wall time of each request (upload to answer).`;
-  const lines = ['| file | bytes | answer | median ms | max ms |', '|---|---:|---|---:|---:|', ...rows.map((r) => `| ${r.name} | ${r.bytes} | ${r.status} | ${r.medianMs.toFixed(1)} | ${r.maxMs.toFixed(1)} |`)];
+  const lines = [
+    '| file | bytes | answer | median ms | max ms |',
+    '|---|---:|---|---:|---:|',
+    ...rows.map((r) => `| ${r.name} | ${r.bytes} | ${r.status} | ${r.medianMs.toFixed(1)} | ${r.maxMs.toFixed(1)} |`),
+  ];
   return `${header}\n\n${lines.join('\n')}`;
 }

@@ -57,12 +57,15 @@ async function pageBytes(origin: string, path: string): Promise<number> {
 /** One GET /meta-tags, timed from send to the last byte of the answer. */
 async function timedGet(service: Service, key: string, url: string, title: string): Promise<number> {
   const t0 = performance.now();
-  const res = await fetchOnce(`${service.base}/api/v1/meta-tags?url=${encodeURIComponent(url)}`, { headers: { 'x-api-key': key } });
+  const res = await fetchOnce(`${service.base}/api/v1/meta-tags?url=${encodeURIComponent(url)}`, {
+    headers: { 'x-api-key': key },
+  });
   const text = await res.text();
   const ms = performance.now() - t0;
   if (res.status !== 200) throw new Error(`GET /meta-tags?url=${url} answered ${res.status}: ${text}`);
   const found = (JSON.parse(text) as { data: { title: string | null } }).data.title;
-  if (!found?.startsWith(title)) throw new Error(`GET /meta-tags?url=${url} found the title ${JSON.stringify(found)}, not ${title}…`);
+  if (!found?.startsWith(title))
+    throw new Error(`GET /meta-tags?url=${url} found the title ${JSON.stringify(found)}, not ${title}…`);
   return ms;
 }
 
@@ -78,15 +81,27 @@ async function timedBulk(service: Service, key: string, origin: string, count: n
   const text = await res.text();
   const ms = performance.now() - t0;
   const succeeded = res.status === 200 ? (JSON.parse(text) as { meta: { succeeded: number } }).meta.succeeded : -1;
-  if (succeeded !== count) throw new Error(`bulk of ${count} (${tag}) answered ${res.status}, ${succeeded} succeeded: ${text.slice(0, 2000)}`);
+  if (succeeded !== count)
+    throw new Error(`bulk of ${count} (${tag}) answered ${res.status}, ${succeeded} succeeded: ${text.slice(0, 2000)}`);
   return ms;
 }
 
 export async function benchMeta(service: Service, origin: string): Promise<MetaBench> {
   // An enterprise key, as the other benches use: the ~1,200 single requests below would pass the demo
   // developer key's 1,000 per minute, and a 429 would stop the run. Enterprise allows 25 URLs a call too.
-  const account = service.admin(['account', 'create', '--email', 'bench-meta@shrinkray.local', '--name', 'Bench meta', '--tools-tier', 'enterprise']) as { id: string };
-  const key = (service.admin(['key', 'create', '--account', account.id, '--scopes', 'tools', '--name', 'bench']) as { key: string }).key;
+  const account = service.admin([
+    'account',
+    'create',
+    '--email',
+    'bench-meta@shrinkray.local',
+    '--name',
+    'Bench meta',
+    '--tools-tier',
+    'enterprise',
+  ]) as { id: string };
+  const key = (
+    service.admin(['key', 'create', '--account', account.id, '--scopes', 'tools', '--name', 'bench']) as { key: string }
+  ).key;
 
   // Warm-up: JIT, HTMLRewriter instantiation, the key's Durable Object, connection pools both ways.
   for (let i = 0; i < 5; i++) for (const p of PAGES) await timedGet(service, key, `${origin}${p.path}`, p.title);
@@ -99,12 +114,14 @@ export async function benchMeta(service: Service, origin: string): Promise<MetaB
       const round = PAGES.map(() => [] as number[]);
       // Page by page within the round, so a slow moment lands on every page, not on one page's block.
       for (let n = 0; n < EXTRACT_REQUESTS; n++) {
-        for (const [i, p] of PAGES.entries()) round[i]!.push(await timedGet(service, key, `${origin}${p.path}`, p.title));
+        for (const [i, p] of PAGES.entries())
+          round[i]!.push(await timedGet(service, key, `${origin}${p.path}`, p.title));
       }
       round.forEach((ms, i) => samples[i]!.push(ms));
     }
     if (r < BULK_ROUNDS) {
-      for (const [i, size] of BULK_SIZES.entries()) walls[i]!.push(await timedBulk(service, key, origin, size, `${r}-b${size}`));
+      for (const [i, size] of BULK_SIZES.entries())
+        walls[i]!.push(await timedBulk(service, key, origin, size, `${r}-b${size}`));
     }
   }
 
@@ -115,13 +132,23 @@ export async function benchMeta(service: Service, origin: string): Promise<MetaB
       path: p.path,
       bytes: await pageBytes(origin, p.path),
       p50: median(rounds.map(median)),
-      p99: percentile(rounds.flat().sort((a, b) => a - b), 99),
+      p99: percentile(
+        rounds.flat().sort((a, b) => a - b),
+        99,
+      ),
       roundMedians: rounds.map(median),
     });
   }
   const bulk = BULK_SIZES.map((urls, i): BulkRun => {
     const waves = Math.ceil(urls / BULK_CONCURRENCY);
-    return { urls, waves, idealMs: waves * BULK_DELAY_MS, p50: median(walls[i]!), max: Math.max(...walls[i]!), wallMs: walls[i]! };
+    return {
+      urls,
+      waves,
+      idealMs: waves * BULK_DELAY_MS,
+      p50: median(walls[i]!),
+      max: Math.max(...walls[i]!),
+      wallMs: walls[i]!,
+    };
   });
   const p50Of = (path: string) => pages.find((p) => p.path === path)!.p50;
   return { pages, ratio: p50Of('/early-head') / p50Of('/head-20k'), bulk };
@@ -132,8 +159,9 @@ export function metaReport(b: MetaBench): string {
   const extraction = [
     '| GET /api/v1/meta-tags?url= | page bytes | p50 ms | p99 ms | p50 ÷ /head-20k |',
     '|---|---:|---:|---:|---:|',
-    ...b.pages.map((p) =>
-      `| ${p.path} | ${p.bytes.toLocaleString('en')} | ${p.p50.toFixed(2)} | ${p.p99.toFixed(2)} | ${(p.p50 / head20k.p50).toFixed(2)} |`,
+    ...b.pages.map(
+      (p) =>
+        `| ${p.path} | ${p.bytes.toLocaleString('en')} | ${p.p50.toFixed(2)} | ${p.p99.toFixed(2)} | ${(p.p50 / head20k.p50).toFixed(2)} |`,
     ),
   ];
   const bulk = [

@@ -81,9 +81,14 @@ function pngquant(input: Uint8Array): { bytes?: Buffer; ms: number; error?: stri
     writeFileSync(join(dir, 'in.png'), input);
     const t = performance.now();
     try {
-      execFileSync('pngquant', ['--quality=65-80', '--output', join(dir, 'out.png'), '--', join(dir, 'in.png')], { stdio: 'pipe' });
+      execFileSync('pngquant', ['--quality=65-80', '--output', join(dir, 'out.png'), '--', join(dir, 'in.png')], {
+        stdio: 'pipe',
+      });
     } catch (err) {
-      return { ms: performance.now() - t, error: `pngquant exit ${(err as { status?: number }).status} (99: quality 65 not reachable)` };
+      return {
+        ms: performance.now() - t,
+        error: `pngquant exit ${(err as { status?: number }).status} (99: quality 65 not reachable)`,
+      };
     }
     const ms = performance.now() - t;
     return { bytes: readFileSync(join(dir, 'out.png')), ms };
@@ -92,44 +97,75 @@ function pngquant(input: Uint8Array): { bytes?: Buffer; ms: number; error?: stri
   }
 }
 
-async function quality(service: Service, input: PngInput | { name: string; path: string }, source: ImageResult['source']): Promise<ImageResult> {
+async function quality(
+  service: Service,
+  input: PngInput | { name: string; path: string },
+  source: ImageResult['source'],
+): Promise<ImageResult> {
   const bytes = readFileSync(input.path);
   const key = service.demoKeys.image_pro!;
   const file = 'in.png';
-  const send = (options: Record<string, string | number>) => compress(service.base, key, bytes, file, options as CompressOptions);
+  const send = (options: Record<string, string | number>) =>
+    compress(service.base, key, bytes, file, options as CompressOptions);
   const reference = await decodeRgb(bytes);
   const score = async (out: Uint8Array): Promise<number> => ssim(reference, await decodeRgb(out, reference));
 
   const lossless = await send({ format: 'png' });
-  const sharpLossless = await timedSharp(() => sharp(bytes, { limitInputPixels: false }).png({ compressionLevel: 9 }).toBuffer());
+  const sharpLossless = await timedSharp(() =>
+    sharp(bytes, { limitInputPixels: false }).png({ compressionLevel: 9 }).toBuffer(),
+  );
   const result: ImageResult = {
-    name: input.name, source, width: reference.width, height: reference.height, inputBytes: bytes.byteLength,
-    lossless: { bytes: lossless.bytes, ms: lossless.wallMs, sharpBytes: sharpLossless.out.byteLength, sharpMs: sharpLossless.ms, error: lossless.error },
+    name: input.name,
+    source,
+    width: reference.width,
+    height: reference.height,
+    inputBytes: bytes.byteLength,
+    lossless: {
+      bytes: lossless.bytes,
+      ms: lossless.wallMs,
+      sharpBytes: sharpLossless.out.byteLength,
+      sharpMs: sharpLossless.ms,
+      error: lossless.error,
+    },
     pngquant: { bytes: 0, ssim: 0, ms: 0 },
     sharpPalette: { bytes: 0, ssim: 0, ms: 0 },
     probes: [],
   };
   const quant = pngquant(bytes);
-  result.pngquant = quant.bytes ? { bytes: quant.bytes.byteLength, ssim: await score(quant.bytes), ms: quant.ms } : { bytes: 0, ssim: 0, ms: quant.ms, error: quant.error };
-  const sp = await timedSharp(() => sharp(bytes, { limitInputPixels: false }).png({ palette: true, compressionLevel: 9 }).toBuffer());
+  result.pngquant = quant.bytes
+    ? { bytes: quant.bytes.byteLength, ssim: await score(quant.bytes), ms: quant.ms }
+    : { bytes: 0, ssim: 0, ms: quant.ms, error: quant.error };
+  const sp = await timedSharp(() =>
+    sharp(bytes, { limitInputPixels: false }).png({ palette: true, compressionLevel: 9 }).toBuffer(),
+  );
   result.sharpPalette = { bytes: sp.out.byteLength, ssim: await score(sp.out), ms: sp.ms };
 
   const targets = [result.pngquant, result.sharpPalette].filter((c) => !c.error);
   const probe = async (q: number) => {
     const r: CompressResult = await send({ format: 'png', palette: 'true', quality: q });
-    const entry = { quality: q, bytes: r.bytes, ssim: r.output ? await score(r.output) : undefined, ms: r.wallMs, measured: r.quality, error: r.error };
+    const entry = {
+      quality: q,
+      bytes: r.bytes,
+      ssim: r.output ? await score(r.output) : undefined,
+      ms: r.wallMs,
+      measured: r.quality,
+      error: r.error,
+    };
     result.probes.push(entry);
     return entry;
   };
   for (const q of QUALITY_LADDER) {
     const p = await probe(q);
     for (const t of targets) {
-      if (!t.ours && p.ssim !== undefined && p.bytes !== undefined && p.ssim >= t.ssim) t.ours = { quality: q, bytes: p.bytes, ssim: p.ssim, ms: p.ms };
+      if (!t.ours && p.ssim !== undefined && p.bytes !== undefined && p.ssim >= t.ssim)
+        t.ours = { quality: q, bytes: p.bytes, ssim: p.ssim, ms: p.ms };
     }
     if (targets.every((t) => t.ours)) break;
   }
-  for (const t of targets) if (!t.ours && lossless.bytes !== undefined) t.ours = { quality: 'lossless', bytes: lossless.bytes, ssim: 1, ms: lossless.wallMs };
-  const ratio = (c: Competitor) => (c.ours ? (c.ours.bytes / c.bytes).toFixed(3) : c.error ?? 'no match');
+  for (const t of targets)
+    if (!t.ours && lossless.bytes !== undefined)
+      t.ours = { quality: 'lossless', bytes: lossless.bytes, ssim: 1, ms: lossless.wallMs };
+  const ratio = (c: Competitor) => (c.ours ? (c.ours.bytes / c.bytes).toFixed(3) : (c.error ?? 'no match'));
   log(
     `png: ${input.name}: lossless ${lossless.bytes} B vs sharp ${sharpLossless.out.byteLength} B; ` +
       `pngquant ${result.pngquant.bytes} B SSIM ${result.pngquant.ssim.toFixed(4)} → ours ${ratio(result.pngquant)}; ` +
@@ -138,19 +174,40 @@ async function quality(service: Service, input: PngInput | { name: string; path:
   return result;
 }
 
-async function large(service: Service, label: string, input: PngInput, options: LargeCase['options']): Promise<LargeCase> {
+async function large(
+  service: Service,
+  label: string,
+  input: PngInput,
+  options: LargeCase['options'],
+): Promise<LargeCase> {
   const bytes = readFileSync(input.path);
   const key = service.demoKeys.image_pro!;
-  const { result: r, rss } = await withRssPeak(service.pid, () => compress(service.base, key, bytes, 'in.png', options as CompressOptions), true);
+  const { result: r, rss } = await withRssPeak(
+    service.pid,
+    () => compress(service.base, key, bytes, 'in.png', options as CompressOptions),
+    true,
+  );
   const s = await timedSharp(() => {
     let img = sharp(bytes, { limitInputPixels: false });
     if (options.width) img = img.resize({ width: options.width, kernel: 'lanczos3' });
     return img.png(options.palette ? { palette: true, compressionLevel: 9 } : { compressionLevel: 9 }).toBuffer();
   });
-  log(`png: ${label}: ${r.status} ${r.bytes ?? r.error} B in ${r.wallMs.toFixed(0)} ms (sharp ${s.ms.toFixed(0)} ms, ${s.out.byteLength} B), RSS +${((rss.maxGrowthBytes ?? NaN) / 1048576).toFixed(1)} MB`);
+  log(
+    `png: ${label}: ${r.status} ${r.bytes ?? r.error} B in ${r.wallMs.toFixed(0)} ms (sharp ${s.ms.toFixed(0)} ms, ${s.out.byteLength} B), RSS +${((rss.maxGrowthBytes ?? NaN) / 1048576).toFixed(1)} MB`,
+  );
   return {
-    label, input, options, status: r.status, error: r.error, bytes: r.bytes, width: r.width, height: r.height, wallMs: r.wallMs,
-    serverMs: r.timing.total, rss, sharp: { ms: s.ms, bytes: s.out.byteLength },
+    label,
+    input,
+    options,
+    status: r.status,
+    error: r.error,
+    bytes: r.bytes,
+    width: r.width,
+    height: r.height,
+    wallMs: r.wallMs,
+    serverMs: r.timing.total,
+    rss,
+    sharp: { ms: s.ms, bytes: s.out.byteLength },
   };
 }
 
@@ -164,9 +221,13 @@ export async function benchPng(start: () => Promise<Service>): Promise<PngBench>
     const inputs = await pngInputs(`${service.base}/docs`, log);
     const corpus = await loadCorpus(Number(process.env.BENCH_CORPUS_MAX ?? 1000));
     const corpusPngs = corpus.images.filter((i) => i.type === 'png');
-    const picked = corpusPngs.filter((_, i) => i % Math.max(1, Math.ceil(corpusPngs.length / PNG_CORPUS_MAX)) === 0).slice(0, PNG_CORPUS_MAX);
+    const picked = corpusPngs
+      .filter((_, i) => i % Math.max(1, Math.ceil(corpusPngs.length / PNG_CORPUS_MAX)) === 0)
+      .slice(0, PNG_CORPUS_MAX);
     // Warm-up: instantiation and JIT belong to no case.
-    await compress(service.base, service.demoKeys.image_pro!, readFileSync(inputs.screenshots[0]!.path), 'in.png', { format: 'png' });
+    await compress(service.base, service.demoKeys.image_pro!, readFileSync(inputs.screenshots[0]!.path), 'in.png', {
+      format: 'png',
+    });
     if (service.pid !== undefined) {
       const gc = await gcWorker(service.pid);
       if (gc.gcError) notes.push(`forced GC unavailable: ${gc.gcError}`);

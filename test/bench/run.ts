@@ -31,8 +31,9 @@ function table(rows: Summary[], baseline: Summary, label: string): string {
   const lines = [
     `| endpoint | req/s | p50 ms | p99 ms | req/s ÷ ${label} | p50 ÷ ${label} |`,
     '|---|---:|---:|---:|---:|---:|',
-    ...rows.map((s) =>
-      `| ${s.name} | ${s.rps.toFixed(0)} | ${s.p50.toFixed(2)} | ${s.p99.toFixed(2)} | ${(s.rps / baseline.rps).toFixed(2)} | ${(s.p50 / baseline.p50).toFixed(2)} |`,
+    ...rows.map(
+      (s) =>
+        `| ${s.name} | ${s.rps.toFixed(0)} | ${s.p50.toFixed(2)} | ${s.p99.toFixed(2)} | ${(s.rps / baseline.rps).toFixed(2)} | ${(s.p50 / baseline.p50).toFixed(2)} |`,
     ),
   ];
   return lines.join('\n');
@@ -40,7 +41,10 @@ function table(rows: Summary[], baseline: Summary, label: string): string {
 
 function save(name: string, result: unknown): void {
   mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-  writeFileSync(new URL(`./results/${name}.json`, import.meta.url), JSON.stringify({ when: new Date().toISOString(), ...result as object }, null, 2));
+  writeFileSync(
+    new URL(`./results/${name}.json`, import.meta.url),
+    JSON.stringify({ when: new Date().toISOString(), ...(result as object) }, null, 2),
+  );
 }
 
 const BENCHES: Record<string, (service: Service) => Promise<void>> = {
@@ -79,7 +83,12 @@ const BENCHES: Record<string, (service: Service) => Promise<void>> = {
     // starts first and the service gets its own instance; caching is off so every request fetches.
     const { origin, close } = await startOrigin();
     try {
-      const service = await startService(PORT + 3, ['--var', `FETCH_TEST_ORIGIN:${origin}`, '--var', 'META_CACHE_TTL:0']);
+      const service = await startService(PORT + 3, [
+        '--var',
+        `FETCH_TEST_ORIGIN:${origin}`,
+        '--var',
+        'META_CACHE_TTL:0',
+      ]);
       try {
         const result = await benchMeta(service, origin);
         const header =
@@ -106,8 +115,12 @@ const BENCHES: Record<string, (service: Service) => Promise<void>> = {
         const header =
           `${IMG_ROUNDS} interleaved rounds: ${IMG_MISSES} misses (fresh sources), then ${IMG_REPEATS} hits and ${IMG_REPEATS} refused ` +
           `signatures alternating; one request at a time, loopback fixture origin, Node ${process.version} client on ${cpus().length} cores. ` +
-          'p50: median of the rounds\' medians.';
-        const lines = ['| request | p50 ms | ÷ miss |', '|---|---:|---:|', ...rows.map((r) => `| ${r.name} | ${r.p50.toFixed(2)} | ${(r.p50 / miss.p50).toFixed(3)} |`)];
+          "p50: median of the rounds' medians.";
+        const lines = [
+          '| request | p50 ms | ÷ miss |',
+          '|---|---:|---:|',
+          ...rows.map((r) => `| ${r.name} | ${r.p50.toFixed(2)} | ${(r.p50 / miss.p50).toFixed(3)} |`),
+        ];
         console.log(`\n${header}\n\n${lines.join('\n')}\n`);
         save('img', { header, rows });
       } finally {
@@ -121,7 +134,12 @@ const BENCHES: Record<string, (service: Service) => Promise<void>> = {
     // Large inputs need the pixel limit lifted, as for the compress bench; BENCH_JPEG_VARS adds more
     // `--var NAME:VALUE` pairs (comma-separated), e.g. MEMORY_BUDGET_MB:1024 to see past a memory guard.
     const vars = ['MAX_INPUT_PIXELS:100000000', ...(process.env.BENCH_JPEG_VARS ?? '').split(',').filter(Boolean)];
-    const result = await benchJpeg(() => startService(PORT + 4, vars.flatMap((v) => ['--var', v])));
+    const result = await benchJpeg(() =>
+      startService(
+        PORT + 4,
+        vars.flatMap((v) => ['--var', v]),
+      ),
+    );
     console.log(`\n${jpegReport(result)}\n`);
     save('jpeg', result);
     // Camera photos against MozJPEG on three metrics (the engine in this process); BENCH_JPEG_CAMERA=0 leaves it out.
@@ -158,10 +176,14 @@ const BENCHES: Record<string, (service: Service) => Promise<void>> = {
     const lines = [
       `Engine settings on the ${result.images} corpus JPEGs and the 12 MP phone photo, full size, progressive: bytes at equal SSIM ÷ sharp mozjpeg q80, ` +
         `at the lowest passing quality step and interpolated between steps (Node ${process.version}).`,
-      '', '| setting | median | max | interpolated median | interpolated geomean | 12 MP photo | 12 MP interpolated |', '|---|---:|---:|---:|---:|---:|---:|',
-      ...result.rows.map((r) =>
-        `| ${r.name} | ${r.median.toFixed(3)} | ${r.max.toFixed(3)} | ${r.interpolatedMedian.toFixed(3)} | ${r.interpolatedGeomean.toFixed(3)} | ` +
-        `${r.photo?.step.toFixed(3) ?? '–'} | ${r.photo?.interpolated.toFixed(3) ?? '–'} |`),
+      '',
+      '| setting | median | max | interpolated median | interpolated geomean | 12 MP photo | 12 MP interpolated |',
+      '|---|---:|---:|---:|---:|---:|---:|',
+      ...result.rows.map(
+        (r) =>
+          `| ${r.name} | ${r.median.toFixed(3)} | ${r.max.toFixed(3)} | ${r.interpolatedMedian.toFixed(3)} | ${r.interpolatedGeomean.toFixed(3)} | ` +
+          `${r.photo?.step.toFixed(3) ?? '–'} | ${r.photo?.interpolated.toFixed(3) ?? '–'} |`,
+      ),
     ];
     console.log(`\n${lines.join('\n')}\n`);
     save('jpeg-tuning', result);
@@ -182,8 +204,16 @@ const BENCHES: Record<string, (service: Service) => Promise<void>> = {
       `\`shrinkray compress\` on ${CLIENT_FILES} 640×480 images (16 JPEG, 8 PNG, ${(result.inputBytes / 1024).toFixed(0)} KB), --force, ` +
       `${CLIENT_ROUNDS} interleaved rounds, a child process per run (start-up included), Node ${process.version} on ${cpus().length} cores; medians. Local: the service on this machine (sharing its cores). ` +
       `Remote: a stand-in answering each upload after ${REMOTE_DELAY_MS} ms.`;
-    const lines = [header, '', '| --concurrency | local wall ms | local files/s | local ÷ concurrency 1 | remote wall ms | remote ÷ concurrency 1 |', '|---:|---:|---:|---:|---:|---:|',
-      ...result.rows.map((r) => `| ${r.concurrency} | ${r.medianMs.toFixed(0)} | ${r.filesPerSecond.toFixed(1)} | ${r.speedup.toFixed(2)} | ${r.remoteMedianMs.toFixed(0)} | ${r.remoteSpeedup.toFixed(2)} |`)];
+    const lines = [
+      header,
+      '',
+      '| --concurrency | local wall ms | local files/s | local ÷ concurrency 1 | remote wall ms | remote ÷ concurrency 1 |',
+      '|---:|---:|---:|---:|---:|---:|',
+      ...result.rows.map(
+        (r) =>
+          `| ${r.concurrency} | ${r.medianMs.toFixed(0)} | ${r.filesPerSecond.toFixed(1)} | ${r.speedup.toFixed(2)} | ${r.remoteMedianMs.toFixed(0)} | ${r.remoteSpeedup.toFixed(2)} |`,
+      ),
+    ];
     console.log(`\n${lines.join('\n')}\n`);
     save('client', { header, ...result });
   },

@@ -25,8 +25,26 @@ export interface SsoDiscoveryRow {
 
 export async function benchSsoDiscovery(service: Service, origin: string): Promise<SsoDiscoveryRow[]> {
   const domain = `bench-${Date.now().toString(36)}.example`;
-  const account = service.admin(['account', 'create', '--email', `owner@${domain}`, '--name', 'Bench', '--tools-tier', 'enterprise']) as { id: string };
-  const { key } = service.admin(['key', 'create', '--account', account.id, '--scopes', 'manage', '--name', 'sso bench']) as { key: string };
+  const account = service.admin([
+    'account',
+    'create',
+    '--email',
+    `owner@${domain}`,
+    '--name',
+    'Bench',
+    '--tools-tier',
+    'enterprise',
+  ]) as { id: string };
+  const { key } = service.admin([
+    'key',
+    'create',
+    '--account',
+    account.id,
+    '--scopes',
+    'manage',
+    '--name',
+    'sso bench',
+  ]) as { key: string };
   const rows: SsoDiscoveryRow[] = [];
   for (let round = 0; round < SSO_ROUNDS; round++) {
     for (const kind of ['huge-discovery', 'gzip-discovery']) {
@@ -36,14 +54,28 @@ export async function benchSsoDiscovery(service: Service, origin: string): Promi
         const res = await fetch(`${service.base}/api/v1/sso`, {
           method: 'PUT',
           headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ issuer: `${origin}/oidc/${tag}`, client_id: TEST_CLIENT_ID, client_secret: TEST_CLIENT_SECRET, domains: [domain], require_sso: false }),
+          body: JSON.stringify({
+            issuer: `${origin}/oidc/${tag}`,
+            client_id: TEST_CLIENT_ID,
+            client_secret: TEST_CLIENT_SECRET,
+            domains: [domain],
+            require_sso: false,
+          }),
         });
         const body = (await res.json()) as { error?: { code: string } };
         return { status: res.status, code: body.error?.code, ms: performance.now() - started };
       });
       const sent = (await (await fetch(`${origin}/oidc-sent/${tag}`)).json()) as { bytes: number; finished: boolean };
-      const row = { kind, ...result, growthMb: rss.maxGrowthBytes === undefined ? undefined : rss.maxGrowthBytes / MB, sentKb: sent.bytes / 1024, finished: sent.finished };
-      console.log(`  ${kind} round ${round + 1}: ${row.status} ${row.code ?? ''} in ${row.ms.toFixed(0)} ms, growth ${row.growthMb?.toFixed(1) ?? '–'} MB${rss.error ? ` (${rss.error})` : ''}, sent ${row.sentKb.toFixed(0)} KB`);
+      const row = {
+        kind,
+        ...result,
+        growthMb: rss.maxGrowthBytes === undefined ? undefined : rss.maxGrowthBytes / MB,
+        sentKb: sent.bytes / 1024,
+        finished: sent.finished,
+      };
+      console.log(
+        `  ${kind} round ${round + 1}: ${row.status} ${row.code ?? ''} in ${row.ms.toFixed(0)} ms, growth ${row.growthMb?.toFixed(1) ?? '–'} MB${rss.error ? ` (${rss.error})` : ''}, sent ${row.sentKb.toFixed(0)} KB`,
+      );
       rows.push(row);
     }
   }

@@ -27,13 +27,34 @@ async function signedUrls(service: Service, key: string, count: number, query: s
   return urls;
 }
 
-export async function benchTools(service: Service): Promise<{ rows: Summary[]; png: { bytes: number }; svg: { bytes: number } }> {
-  const account = service.admin(['account', 'create', '--email', 'bench-tools@shrinkray.local', '--name', 'Bench tools', '--tools-tier', 'enterprise']) as { id: string };
-  const keys = Array.from({ length: TOOLS_ROUNDS * 2 + 1 }, () =>
-    (service.admin(['key', 'create', '--account', account.id, '--scopes', 'tools', '--name', 'bench']) as { key: string }).key,
+export async function benchTools(
+  service: Service,
+): Promise<{ rows: Summary[]; png: { bytes: number }; svg: { bytes: number } }> {
+  const account = service.admin([
+    'account',
+    'create',
+    '--email',
+    'bench-tools@shrinkray.local',
+    '--name',
+    'Bench tools',
+    '--tools-tier',
+    'enterprise',
+  ]) as { id: string };
+  const keys = Array.from(
+    { length: TOOLS_ROUNDS * 2 + 1 },
+    () =>
+      (
+        service.admin(['key', 'create', '--account', account.id, '--scopes', 'tools', '--name', 'bench']) as {
+          key: string;
+        }
+      ).key,
   );
   const spec = (path: string, key: string, total = TOOLS_REQUESTS) => ({
-    url: `${service.base}${path}`, headers: { 'x-api-key': key }, total, concurrency: TOOLS_CONCURRENCY, expectStatus: 200,
+    url: `${service.base}${path}`,
+    headers: { 'x-api-key': key },
+    total,
+    concurrency: TOOLS_CONCURRENCY,
+    expectStatus: 200,
   });
   const urlKey = keys[TOOLS_ROUNDS * 2]!;
   const pngUrls = await signedUrls(service, urlKey, TOOLS_ROUNDS * RENDER_REQUESTS + 50, 'size=300&format=png');
@@ -46,7 +67,13 @@ export async function benchTools(service: Service): Promise<{ rows: Summary[]; p
   // Warm-up: JIT, codec instantiation, the Durable Objects' first D1 read, connection pools.
   await runLoad(spec('/api/v1/account', keys[0]!, 300));
   await runLoad(spec('/api/v1/tools?search=pdf', keys[1]!, 300));
-  await runLoad({ url: '', urlAt: (i) => pngUrls[TOOLS_ROUNDS * RENDER_REQUESTS + (i % 49)]!, total: 49, concurrency: 8, expectStatus: 200 });
+  await runLoad({
+    url: '',
+    urlAt: (i) => pngUrls[TOOLS_ROUNDS * RENDER_REQUESTS + (i % 49)]!,
+    total: 49,
+    concurrency: 8,
+    expectStatus: 200,
+  });
 
   const rounds: Record<string, LoadResult[]> = { account: [], search: [], png: [], svg: [], cached: [] };
   for (let r = 0; r < TOOLS_ROUNDS; r++) {
@@ -56,7 +83,9 @@ export async function benchTools(service: Service): Promise<{ rows: Summary[]; p
     const render = { url: '', total: RENDER_REQUESTS, concurrency: TOOLS_CONCURRENCY, expectStatus: 200 };
     rounds.png!.push(await runLoad({ ...render, urlAt: (i) => pngUrls[offset + i]! }));
     rounds.svg!.push(await runLoad({ ...render, urlAt: (i) => svgUrls[offset + i]! }));
-    rounds.cached!.push(await runLoad({ url: cachedUrl, total: TOOLS_REQUESTS, concurrency: TOOLS_CONCURRENCY, expectStatus: 200 }));
+    rounds.cached!.push(
+      await runLoad({ url: cachedUrl, total: TOOLS_REQUESTS, concurrency: TOOLS_CONCURRENCY, expectStatus: 200 }),
+    );
   }
   return {
     rows: [

@@ -47,7 +47,9 @@ async function encodeOnce(input: Uint8Array, lowMemory: boolean): Promise<LowMem
 }
 
 export async function benchWebpLowMemory(): Promise<LowMemoryRow[]> {
-  const images = (await loadCorpus(1000)).images.filter((i) => i.type === 'webp').sort((a, b) => b.megapixels - a.megapixels);
+  const images = (await loadCorpus(1000)).images
+    .filter((i) => i.type === 'webp')
+    .sort((a, b) => b.megapixels - a.megapixels);
   const rows: LowMemoryRow[] = [];
   for (const image of images) {
     const input = new Uint8Array(readFileSync(image.path));
@@ -55,7 +57,9 @@ export async function benchWebpLowMemory(): Promise<LowMemoryRow[]> {
     const tokens = await encodeOnce(input, false);
     const lowMemory = await encodeOnce(input, true);
     rows.push({ image: image.name, megapixels: image.megapixels, sharpBytes, tokens, lowMemory });
-    console.error(`webp-low-memory: ${image.name}: sharp ${sharpBytes} B; token buffer ${tokens.bytes} B; low memory ${lowMemory.bytes} B`);
+    console.error(
+      `webp-low-memory: ${image.name}: sharp ${sharpBytes} B; token buffer ${tokens.bytes} B; low memory ${lowMemory.bytes} B`,
+    );
   }
   return rows;
 }
@@ -72,7 +76,12 @@ export function webpLowMemoryReport(rows: LowMemoryRow[]): string {
     '| image | MP | sharp bytes | token buffer bytes | ÷ sharp | encode ms | memory MiB (after decode → peak) | low memory bytes | ÷ sharp | encode ms | memory MiB (after decode → peak) |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map((r) => {
-      const cells = (e: LowMemoryEncode) => [e.bytes, (e.bytes / r.sharpBytes).toFixed(3), e.encodeMs.toFixed(0), `${e.filledMb.toFixed(1)} → ${e.peakMb.toFixed(1)}`];
+      const cells = (e: LowMemoryEncode) => [
+        e.bytes,
+        (e.bytes / r.sharpBytes).toFixed(3),
+        e.encodeMs.toFixed(0),
+        `${e.filledMb.toFixed(1)} → ${e.peakMb.toFixed(1)}`,
+      ];
       return `| ${r.image} | ${r.megapixels.toFixed(1)} | ${r.sharpBytes} | ${cells(r.tokens).join(' | ')} | ${cells(r.lowMemory).join(' | ')} |`;
     }),
   ];

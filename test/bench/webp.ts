@@ -55,7 +55,11 @@ export interface WebpBench {
 }
 
 /** sharp's equivalent of a case, timed: decode, upright, Lanczos3 to `width`, encode. */
-async function sharpCase(input: Uint8Array, format: 'webp' | 'jpeg', width?: number): Promise<{ ms: number; bytes: number; output: Buffer }> {
+async function sharpCase(
+  input: Uint8Array,
+  format: 'webp' | 'jpeg',
+  width?: number,
+): Promise<{ ms: number; bytes: number; output: Buffer }> {
   if (format === 'jpeg') return sharpMozjpeg(input, width);
   const t0 = performance.now();
   let img = sharp(input, { limitInputPixels: false }).rotate();
@@ -64,7 +68,8 @@ async function sharpCase(input: Uint8Array, format: 'webp' | 'jpeg', width?: num
   return { ms: performance.now() - t0, bytes: output.byteLength, output };
 }
 
-const brief = (r: CompressResult) => (r.status === 200 ? `${r.bytes} B ${r.width}×${r.height}` : `${r.status || 'no answer'} ${r.error ?? ''}`);
+const brief = (r: CompressResult) =>
+  r.status === 200 ? `${r.bytes} B ${r.width}×${r.height}` : `${r.status || 'no answer'} ${r.error ?? ''}`;
 
 export async function benchWebp(start: () => Promise<Service>): Promise<WebpBench> {
   const t0 = performance.now();
@@ -78,7 +83,9 @@ export async function benchWebp(start: () => Promise<Service>): Promise<WebpBenc
   const send = async (input: Uint8Array, name: string, options: CompressOptions, measure: boolean) => {
     const key = service.demoKeys.image_pro!;
     const request = () => compress(service.base, key, input, name, options);
-    const out = measure ? await withRssPeak(service.pid, request) : { result: await request(), rss: { processes: [] } as RssPeak };
+    const out = measure
+      ? await withRssPeak(service.pid, request)
+      : { result: await request(), rss: { processes: [] } as RssPeak };
     if (out.result.status === 0 && !(await alive(service.base))) {
       notes.push(`the service died on ${name} ${JSON.stringify(options)} (${out.result.error}); restarted`);
       await service.stop();
@@ -106,10 +113,24 @@ export async function benchWebp(start: () => Promise<Service>): Promise<WebpBenc
         const { result: r, rss } = await send(input, file, options, true);
         const s = await sharpCase(input, options.format as 'webp' | 'jpeg', options.width);
         result.cases.push({
-          image: image.name, megapixels: image.megapixels, inputBytes: image.bytes, label, status: r.status, error: r.error, bytes: r.bytes,
-          width: r.width, height: r.height, wallMs: r.wallMs, serverMs: r.timing.total, rss, sharpMs: s.ms, sharpBytes: s.bytes,
+          image: image.name,
+          megapixels: image.megapixels,
+          inputBytes: image.bytes,
+          label,
+          status: r.status,
+          error: r.error,
+          bytes: r.bytes,
+          width: r.width,
+          height: r.height,
+          wallMs: r.wallMs,
+          serverMs: r.timing.total,
+          rss,
+          sharpMs: s.ms,
+          sharpBytes: s.bytes,
         });
-        log(`webp: ${image.name} ${label}: ${brief(r)}, ${r.wallMs.toFixed(0)} ms (sharp ${s.ms.toFixed(0)} ms), RSS +${mbOf(rss.maxGrowthBytes)} MB`);
+        log(
+          `webp: ${image.name} ${label}: ${brief(r)}, ${r.wallMs.toFixed(0)} ms (sharp ${s.ms.toFixed(0)} ms), RSS +${mbOf(rss.maxGrowthBytes)} MB`,
+        );
       }
     }
     for (const [i, image] of images.entries()) {
@@ -124,16 +145,32 @@ export async function benchWebp(start: () => Promise<Service>): Promise<WebpBenc
       const sharpSsim = ssim(reference, await decodeRgb(s.output, reference));
       const post: Send = async (options) => (await send(input, file, options, false)).result;
       const q80r = await post({ format: 'webp', quality: 80 });
-      const first: Probe = { quality: 80, status: q80r.status, error: q80r.error, bytes: q80r.bytes, wallMs: q80r.wallMs };
+      const first: Probe = {
+        quality: 80,
+        status: q80r.status,
+        error: q80r.error,
+        bytes: q80r.bytes,
+        wallMs: q80r.wallMs,
+      };
       if (q80r.output) {
         first.original = Buffer.from(q80r.output).equals(input);
         first.ssim = ssim(reference, await decodeRgb(q80r.output, reference));
       }
       const search = await equalSsim(post, input, reference, sharpSsim, first, 'webp');
-      result.quality.push({ image: image.name, megapixels: image.megapixels, sharp: { bytes: s.bytes, ssim: sharpSsim }, q80: first, search });
+      result.quality.push({
+        image: image.name,
+        megapixels: image.megapixels,
+        sharp: { bytes: s.bytes, ssim: sharpSsim },
+        q80: first,
+        search,
+      });
       const m = search.match;
-      log(`webp: ${image.name}: sharp ${s.bytes} B SSIM ${sharpSsim.toFixed(4)}; q80 ${first.bytes} B SSIM ${first.ssim?.toFixed(4)}; ` +
-        (m ? `equal SSIM at q${m.quality}: ${m.bytes} B (${(m.bytes! / s.bytes).toFixed(3)}×)` : `no match: ${search.stopped}`));
+      log(
+        `webp: ${image.name}: sharp ${s.bytes} B SSIM ${sharpSsim.toFixed(4)}; q80 ${first.bytes} B SSIM ${first.ssim?.toFixed(4)}; ` +
+          (m
+            ? `equal SSIM at q${m.quality}: ${m.bytes} B (${(m.bytes! / s.bytes).toFixed(3)}×)`
+            : `no match: ${search.stopped}`),
+      );
     }
   } finally {
     await service.stop();
@@ -156,8 +193,10 @@ export function webpReport(r: WebpBench): string {
   const cases = [
     '| image | MP | case | status | bytes | sharp bytes | ms | sharp ms | time ÷ sharp | peak RSS growth MB |',
     '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|',
-    ...r.cases.map((c) =>
-      `| ${c.image.split('/').at(-1)} | ${c.megapixels.toFixed(1)} | ${c.label} | ${c.status} | ${c.bytes ?? '–'} | ${c.sharpBytes} | ${c.wallMs.toFixed(0)} | ${c.sharpMs.toFixed(0)} | ${(c.wallMs / c.sharpMs).toFixed(2)} | ${mbOf(c.rss.maxGrowthBytes)} |`),
+    ...r.cases.map(
+      (c) =>
+        `| ${c.image.split('/').at(-1)} | ${c.megapixels.toFixed(1)} | ${c.label} | ${c.status} | ${c.bytes ?? '–'} | ${c.sharpBytes} | ${c.wallMs.toFixed(0)} | ${c.sharpMs.toFixed(0)} | ${(c.wallMs / c.sharpMs).toFixed(2)} | ${mbOf(c.rss.maxGrowthBytes)} |`,
+    ),
   ];
   const ratios = r.quality.filter((q) => q.search.match?.bytes).map((q) => q.search.match!.bytes! / q.sharp.bytes);
   const quality = [
@@ -165,7 +204,7 @@ export function webpReport(r: WebpBench): string {
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...r.quality.map((q) => {
       const m = q.search.match;
-      return `| ${q.image.split('/').at(-1)} | ${q.megapixels.toFixed(1)} | ${q.sharp.bytes} | ${q.sharp.ssim.toFixed(4)} | ${q.q80?.bytes ?? '–'} | ${q.q80?.ssim?.toFixed(4) ?? '–'} | ${m ? `q${m.quality}` : q.search.stopped ?? '–'} | ${m?.bytes ?? '–'} | ${m ? (m.bytes! / q.sharp.bytes).toFixed(3) : '–'} |`;
+      return `| ${q.image.split('/').at(-1)} | ${q.megapixels.toFixed(1)} | ${q.sharp.bytes} | ${q.sharp.ssim.toFixed(4)} | ${q.q80?.bytes ?? '–'} | ${q.q80?.ssim?.toFixed(4) ?? '–'} | ${m ? `q${m.quality}` : (q.search.stopped ?? '–')} | ${m?.bytes ?? '–'} | ${m ? (m.bytes! / q.sharp.bytes).toFixed(3) : '–'} |`;
     }),
   ];
   const big = r.cases.filter((c) => c.megapixels >= 16 && !c.label.includes('width'));

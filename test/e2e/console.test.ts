@@ -94,7 +94,10 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
 
   beforeAll(async () => {
     // Settled, not Promise.all: if one fails, the other is still awaited and assigned, so afterAll stops it.
-    const started = await Promise.allSettled([startDevServer().then((s) => (service = s)), launchChromium().then((b) => (browser = b))]);
+    const started = await Promise.allSettled([
+      startDevServer().then((s) => (service = s)),
+      launchChromium().then((b) => (browser = b)),
+    ]);
     for (const r of started) if (r.status === 'rejected') throw r.reason;
     [jpeg, png] = await Promise.all([gradientJpeg(), gradientPng()]);
     context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 900 } });
@@ -135,7 +138,13 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
     await p().getByRole('heading', { level: 2, name: 'Create your first key' }).waitFor();
     expect(new URL(p().url()).pathname).toBe('/keys');
     const nav = p().getByRole('navigation');
-    const links = [['Usage', '/'], ['API keys', '/keys'], ['Webhooks', '/webhooks'], ['Try it', '/try'], ['API reference', '/docs']] as const;
+    const links = [
+      ['Usage', '/'],
+      ['API keys', '/keys'],
+      ['Webhooks', '/webhooks'],
+      ['Try it', '/try'],
+      ['API reference', '/docs'],
+    ] as const;
     for (const [name, href] of links) {
       expect(await nav.getByRole('link', { name, exact: true }).getAttribute('href'), name).toBe(href);
     }
@@ -172,7 +181,11 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
   step('the key works on both APIs, from Node', async () => {
     const form = new FormData();
     form.append('image', new Blob([new Uint8Array(jpeg)], { type: 'image/jpeg' }), 'gradient.jpg');
-    const compressed = await fetch(url('/api/v1/compress'), { method: 'POST', headers: { authorization: `Bearer ${apiKey}` }, body: form });
+    const compressed = await fetch(url('/api/v1/compress'), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}` },
+      body: form,
+    });
     const body = new Uint8Array(await compressed.arrayBuffer());
     expect(compressed.status, new TextDecoder().decode(body.slice(0, 300))).toBe(200);
     expect(compressed.headers.get('content-type')).toMatch(/^image\/(jpeg|png|webp)/);
@@ -195,7 +208,9 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
     const before = await usageTotals();
     await p().getByRole('navigation').getByRole('link', { name: 'Try it' }).click();
     await heading('Try the compressor').waitFor();
-    await p().getByLabel('Image', { exact: true }).setInputFiles({ name: 'gradient.png', mimeType: 'image/png', buffer: png });
+    await p()
+      .getByLabel('Image', { exact: true })
+      .setInputFiles({ name: 'gradient.png', mimeType: 'image/png', buffer: png });
     await p().getByLabel('Format').selectOption('jpeg');
     await p().getByLabel('Quality').fill('60');
     await p().getByLabel('Maximum width').fill('320');
@@ -203,7 +218,8 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
 
     const result = p().getByTestId('result');
     await result.waitFor({ timeout: 60_000 });
-    const bytesOf = async (testId: string): Promise<number> => Number(await p().getByTestId(testId).getAttribute('data-bytes'));
+    const bytesOf = async (testId: string): Promise<number> =>
+      Number(await p().getByTestId(testId).getAttribute('data-bytes'));
     expect(await bytesOf('original-size')).toBe(png.byteLength);
     const compressedBytes = await bytesOf('compressed-size');
     expect(compressedBytes).toBeGreaterThan(0);
@@ -221,7 +237,10 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
     await expect.poll(painted).toBe(true);
     await screenshot(p(), '06-try-result');
 
-    const [download] = await Promise.all([p().waitForEvent('download'), p().getByRole('link', { name: 'Download' }).click()]);
+    const [download] = await Promise.all([
+      p().waitForEvent('download'),
+      p().getByRole('link', { name: 'Download' }).click(),
+    ]);
     const file = await readFile(await download.path());
     expect([...file.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
     expect(file.byteLength).toBe(compressedBytes);
@@ -298,7 +317,12 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
 
   step('on a phone-sized screen the pages fit the width', async () => {
     await p().setViewportSize({ width: 390, height: 844 });
-    for (const [path, name] of [['/', '14-usage-phone'], ['/keys', '15-keys-phone'], ['/try', '16-try-phone'], ['/docs', '17-docs-phone']] as const) {
+    for (const [path, name] of [
+      ['/', '14-usage-phone'],
+      ['/keys', '15-keys-phone'],
+      ['/try', '16-try-phone'],
+      ['/docs', '17-docs-phone'],
+    ] as const) {
       await visit(path);
       const overflow = await p().evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
       expect(overflow, path).toBeLessThanOrEqual(0);
@@ -328,7 +352,11 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
     const origin = new URL(service.base).origin;
     const elsewhere = (urls: string[]): string[] => urls.filter((u) => new URL(u).origin !== origin);
     // Signed in, /signin redirects at once: the link itself must not leave the site.
-    const followed = await navigationsOf(2, () => p().goto(url('/signin?next=/%09/evil.example')).catch(() => null));
+    const followed = await navigationsOf(2, () =>
+      p()
+        .goto(url('/signin?next=/%09/evil.example'))
+        .catch(() => null),
+    );
     expect(elsewhere(followed)).toEqual([]);
     await heading('Usage').waitFor();
     expect(new URL(p().url()).origin).toBe(origin);
@@ -350,15 +378,31 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
   step('a next with dot segments or backslashes ends on this site, signed in or not', async () => {
     // Each resolves to //evil.test (a host of its own) unless the service refuses it.
     const spellings = [
-      '/.//evil.test', '/..//evil.test', '/%2e%2e//evil.test', '/a/../..//evil.test', '/%2e//evil.test',
-      '/\\evil.test', '/\\\\evil.test', '/%5cevil.test', '/.\\/evil.test', '/.\\\\/evil.test', '/a/..\\..\\/evil.test',
-      '/.\t//evil.test', '/\t/.//evil.test', '/.\n//evil.test', '/\r\n..//evil.test',
+      '/.//evil.test',
+      '/..//evil.test',
+      '/%2e%2e//evil.test',
+      '/a/../..//evil.test',
+      '/%2e//evil.test',
+      '/\\evil.test',
+      '/\\\\evil.test',
+      '/%5cevil.test',
+      '/.\\/evil.test',
+      '/.\\\\/evil.test',
+      '/a/..\\..\\/evil.test',
+      '/.\t//evil.test',
+      '/\t/.//evil.test',
+      '/.\n//evil.test',
+      '/\r\n..//evil.test',
     ];
     const origin = new URL(service.base).origin;
     const elsewhere = (urls: string[]): string[] => urls.filter((u) => new URL(u).origin !== origin);
     // Signed in (as the step before left it), /signin redirects at once.
     for (const next of spellings) {
-      const followed = await navigationsOf(2, () => p().goto(url(`/signin?next=${encodeURIComponent(next)}`)).catch(() => null));
+      const followed = await navigationsOf(2, () =>
+        p()
+          .goto(url(`/signin?next=${encodeURIComponent(next)}`))
+          .catch(() => null),
+      );
       expect(elsewhere(followed), JSON.stringify(next)).toEqual([]);
       expect(new URL(p().url()).origin, JSON.stringify(next)).toBe(origin);
     }

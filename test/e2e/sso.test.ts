@@ -35,12 +35,36 @@ describe.skipIf(skipWithoutChromium())('single sign-on in the browser', () => {
   });
 
   it('a member signs in through the provider and lands in the console, made just in time', async () => {
-    const account = service.admin(['account', 'create', '--email', `owner@${domain}`, '--name', 'Corp', '--tools-tier', 'enterprise']) as { id: string };
-    const key = service.admin(['key', 'create', '--account', account.id, '--scopes', 'manage', '--name', 'sso setup']) as { key: string };
+    const account = service.admin([
+      'account',
+      'create',
+      '--email',
+      `owner@${domain}`,
+      '--name',
+      'Corp',
+      '--tools-tier',
+      'enterprise',
+    ]) as { id: string };
+    const key = service.admin([
+      'key',
+      'create',
+      '--account',
+      account.id,
+      '--scopes',
+      'manage',
+      '--name',
+      'sso setup',
+    ]) as { key: string };
     const put = await fetch(`${service.base}/api/v1/sso`, {
       method: 'PUT',
       headers: { Authorization: `Bearer ${key.key}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ issuer: provider.issuer, client_id: TEST_CLIENT_ID, client_secret: TEST_CLIENT_SECRET, domains: [domain], require_sso: true }),
+      body: JSON.stringify({
+        issuer: provider.issuer,
+        client_id: TEST_CLIENT_ID,
+        client_secret: TEST_CLIENT_SECRET,
+        domains: [domain],
+        require_sso: true,
+      }),
     });
     expect(put.status, await put.clone().text()).toBe(200);
 

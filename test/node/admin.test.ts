@@ -5,7 +5,19 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountStatement, keyStatement, type Statement } from '../../src/accounts/provision.ts';
-import { admin, closedUrl, fakeService, ISO_PATTERN, KEY_PATTERN, localD1, makeSandbox, migrate, type LocalD1, type RunResult, type Sandbox } from './helpers.ts';
+import {
+  admin,
+  closedUrl,
+  fakeService,
+  ISO_PATTERN,
+  KEY_PATTERN,
+  localD1,
+  makeSandbox,
+  migrate,
+  type LocalD1,
+  type RunResult,
+  type Sandbox,
+} from './helpers.ts';
 
 let sb: Sandbox;
 let d1: LocalD1;
@@ -26,8 +38,14 @@ beforeAll(async () => {
   const statements: Statement[] = [];
   const now = Date.now();
   for (const [i, name] of (['untouched', 'tiers', 'refreshOk', 'refreshFail'] as const).entries()) {
-    const account = accountStatement({ email: `Fixture-${name}@example.com`, name, imageTier: 'free', toolsTier: 'free' }, now + i);
-    const key = await keyStatement({ accountId: account.record.id, scopes: ['image', 'tools'], name: 'fixture' }, now + i);
+    const account = accountStatement(
+      { email: `Fixture-${name}@example.com`, name, imageTier: 'free', toolsTier: 'free' },
+      now + i,
+    );
+    const key = await keyStatement(
+      { accountId: account.record.id, scopes: ['image', 'tools'], name: 'fixture' },
+      now + i,
+    );
     statements.push(account.statement, key.statement);
     fixtures[name] = { account: account.record, keyId: key.record.id };
   }
@@ -64,7 +82,12 @@ function expectFailure(r: RunResult, message: string | RegExp): void {
 
 describe('help', () => {
   it('prints usage on stdout and exits 0, with --help or no arguments', async () => {
-    const results = await Promise.all([admin([]), admin(['--help']), admin(['-h']), admin(['key', 'revoke', '--help'])]);
+    const results = await Promise.all([
+      admin([]),
+      admin(['--help']),
+      admin(['-h']),
+      admin(['key', 'revoke', '--help']),
+    ]);
     for (const r of results.slice(0, 3)) {
       expect(r.code).toBe(0);
       expect(r.stderr).toBe('');
@@ -80,10 +103,27 @@ describe('account create', () => {
   it('creates accounts with default or given tiers', async () => {
     const created = json(await run('account', 'create', '--email', 'ada@example.com', '--name', '  Ada Lovelace  '));
     expect(Object.keys(created).sort()).toEqual(['created_at', 'email', 'id', 'image_tier', 'name', 'tools_tier']);
-    expect(created).toMatchObject({ email: 'ada@example.com', name: 'Ada Lovelace', image_tier: 'free', tools_tier: 'free' });
+    expect(created).toMatchObject({
+      email: 'ada@example.com',
+      name: 'Ada Lovelace',
+      image_tier: 'free',
+      tools_tier: 'free',
+    });
     expect(created.id).toMatch(/^acc_[0-9A-Za-z]{16}$/);
     expect(created.created_at).toMatch(ISO_PATTERN);
-    const tiered = json(await run('account', 'create', '--email', 'grace@example.com', '--name', 'Grace', '--image-tier', 'pro', '--tools-tier=enterprise'));
+    const tiered = json(
+      await run(
+        'account',
+        'create',
+        '--email',
+        'grace@example.com',
+        '--name',
+        'Grace',
+        '--image-tier',
+        'pro',
+        '--tools-tier=enterprise',
+      ),
+    );
     expect(tiered).toMatchObject({ image_tier: 'pro', tools_tier: 'enterprise' });
   });
 });
@@ -103,10 +143,16 @@ describe('refusals leave D1 unchanged', () => {
       [['account', 'create', '--email', '--name', 'x'], /missing value for --email/],
       [['account', 'create', '--email', 'not-an-email', '--name', 'x'], /invalid --email/],
       [['account', 'create', '--email', 'a@example.com', '--name', ''], /invalid --name/],
-      [['account', 'create', '--email', 'a@example.com', '--name', 'x'.repeat(101)], /invalid --name: must be at most 100/],
+      [
+        ['account', 'create', '--email', 'a@example.com', '--name', 'x'.repeat(101)],
+        /invalid --name: must be at most 100/,
+      ],
       [['account', 'create', '--email', 'a@example.com', '--name', 'bad\u0007name'], /control characters/],
       [['account', 'create', '--email', 'a@example.com', '--name', 'two\nlines'], /control characters/],
-      [['account', 'create', '--email', 'a@example.com', '--name', 'x', '--image-tier', 'gold'], /invalid --image-tier: must be one of free, pro/],
+      [
+        ['account', 'create', '--email', 'a@example.com', '--name', 'x', '--image-tier', 'gold'],
+        /invalid --image-tier: must be one of free, pro/,
+      ],
       [['account', 'create', '--email', 'a@example.com', '--name', 'x', '--tools-tier', 'pro'], /invalid --tools-tier/],
       [['account', 'create', '--email', 'a@example.com', '--name', 'x', '--name', 'y'], /--name given more than once/],
       [['account', 'create', '--email', 'a@example.com', '--name', 'x', '--local', '--remote'], /exclude each other/],
@@ -133,7 +179,8 @@ describe('refusals leave D1 unchanged', () => {
 
     // --remote: refused before any wrangler run. The environment has no SHRINKRAY_* or Cloudflare
     // credentials and points Cloudflare's API at a closed local port (helpers.isolatedEnv).
-    const remote = (args: string[], env?: Record<string, string>) => admin([...args, '--remote', '--config', sb.config], env);
+    const remote = (args: string[], env?: Record<string, string>) =>
+      admin([...args, '--remote', '--config', sb.config], env);
     const [neither, noToken, noUrl, revoke, withPersist] = await Promise.all([
       remote(['account', 'set-tier', id, '--image-tier', 'pro']),
       remote(['account', 'set-tier', id, '--image-tier', 'pro'], { SHRINKRAY_URL: 'https://api.example.invalid' }),
@@ -141,7 +188,10 @@ describe('refusals leave D1 unchanged', () => {
       remote(['key', 'revoke', keyId]),
       remote(['account', 'list', '--persist-to', sb.persistTo]),
     ]);
-    expectUsageError(neither, /needs the service URL \(--url or env SHRINKRAY_URL\) and the operator token \(env SHRINKRAY_ADMIN_TOKEN.*nothing was written/);
+    expectUsageError(
+      neither,
+      /needs the service URL \(--url or env SHRINKRAY_URL\) and the operator token \(env SHRINKRAY_ADMIN_TOKEN.*nothing was written/,
+    );
     expectUsageError(noToken, /needs the operator token \(env SHRINKRAY_ADMIN_TOKEN/);
     expect(noToken.stderr).not.toMatch(/SHRINKRAY_URL/);
     expectUsageError(noUrl, /needs the service URL \(--url or env SHRINKRAY_URL\) to/);
@@ -196,8 +246,15 @@ describe('keys', () => {
     expect(named.key).not.toBe(created.key);
 
     const revoked = json(await run('key', 'revoke', created.id, '--url', offline));
-    expect(revoked).toEqual({ id: created.id, revoked_at: expect.stringMatching(ISO_PATTERN), live_refresh: NOT_RUNNING });
-    expectFailure(await run('key', 'revoke', created.id, '--url', offline), `key ${created.id} was already revoked at ${revoked.revoked_at}`);
+    expect(revoked).toEqual({
+      id: created.id,
+      revoked_at: expect.stringMatching(ISO_PATTERN),
+      live_refresh: NOT_RUNNING,
+    });
+    expectFailure(
+      await run('key', 'revoke', created.id, '--url', offline),
+      `key ${created.id} was already revoked at ${revoked.revoked_at}`,
+    );
 
     const list = await run('key', 'list', '--account', account.id);
     const keys = json<any[]>(list);
@@ -205,10 +262,24 @@ describe('keys', () => {
     expect(list.stdout).not.toContain(named.key);
     expect(list.stdout).not.toMatch(/[0-9a-f]{64}/i);
     expect(keys.map((k) => k.id)).toEqual([fixtures.tiers.keyId, created.id, named.id]);
-    for (const k of keys) expect(Object.keys(k).sort()).toEqual(['created_at', 'id', 'last_used_at', 'name', 'prefix', 'revoked_at', 'scopes']);
+    for (const k of keys)
+      expect(Object.keys(k).sort()).toEqual([
+        'created_at',
+        'id',
+        'last_used_at',
+        'name',
+        'prefix',
+        'revoked_at',
+        'scopes',
+      ]);
     expect(keys[1]).toEqual({
-      id: created.id, name: 'default', prefix: created.prefix, scopes: ['image', 'tools'],
-      created_at: expect.stringMatching(ISO_PATTERN), last_used_at: null, revoked_at: revoked.revoked_at,
+      id: created.id,
+      name: 'default',
+      prefix: created.prefix,
+      scopes: ['image', 'tools'],
+      created_at: expect.stringMatching(ISO_PATTERN),
+      last_used_at: null,
+      revoked_at: revoked.revoked_at,
     });
     expect(keys[2]).toMatchObject({ name: 'CI', revoked_at: null });
   });
@@ -217,32 +288,66 @@ describe('keys', () => {
 describe('account set-tier', () => {
   it('changes tiers, both in one go', async () => {
     const { account } = fixtures.tiers;
-    const updated = json(await run('account', 'set-tier', account.id, '--image-tier', 'pro', '--tools-tier', 'developer', '--url', offline));
+    const updated = json(
+      await run(
+        'account',
+        'set-tier',
+        account.id,
+        '--image-tier',
+        'pro',
+        '--tools-tier',
+        'developer',
+        '--url',
+        offline,
+      ),
+    );
     expect(updated).toEqual({ ...account, image_tier: 'pro', tools_tier: 'developer', live_refresh: NOT_RUNNING });
   });
 });
 
 describe('audit', () => {
-  it('records the operator\'s tier change in the account\'s chain, lists it and verifies the chain', async () => {
+  it("records the operator's tier change in the account's chain, lists it and verifies the chain", async () => {
     const { account } = fixtures.tiers;
     json(await run('account', 'set-tier', account.id, '--tools-tier', 'enterprise', '--url', offline));
-    const records = json<{ action: string; actor_type: string; actor_id: null; target: string; details: string; time: string }[]>(await run('audit', 'list', '--account', account.id, '--action', 'account.tier_changed'));
+    const records = json<
+      { action: string; actor_type: string; actor_id: null; target: string; details: string; time: string }[]
+    >(await run('audit', 'list', '--account', account.id, '--action', 'account.tier_changed'));
     // Earlier tests created and revoked keys of this account too: those are in its chain as well.
-    expect(records.map((r) => [r.action, r.actor_type, r.target])).toEqual([['account.tier_changed', 'operator', account.id], ['account.tier_changed', 'operator', account.id]]);
+    expect(records.map((r) => [r.action, r.actor_type, r.target])).toEqual([
+      ['account.tier_changed', 'operator', account.id],
+      ['account.tier_changed', 'operator', account.id],
+    ]);
     expect(JSON.parse(records[0]!.details)).toEqual({ tools_tier: 'enterprise' });
     expect(records[0]!.time).toMatch(ISO_PATTERN);
-    expect(json(await run('audit', 'verify', '--account', account.id))).toMatchObject({ account_id: account.id, chain: 'intact' });
+    expect(json(await run('audit', 'verify', '--account', account.id))).toMatchObject({
+      account_id: account.id,
+      chain: 'intact',
+    });
     expectUsageError(await run('audit', 'list'), /missing --account/);
     // The account's person is its owner (migration 0005's trigger), listed by `account members`.
     expect(json(await run('account', 'members', account.id))).toEqual([
-      { id: `mem_${account.id.slice(4)}`, email: account.email, name: account.name, role: 'owner', sign_in: [], created_at: account.created_at },
+      {
+        id: `mem_${account.id.slice(4)}`,
+        email: account.email,
+        name: account.name,
+        role: 'owner',
+        sign_in: [],
+        created_at: account.created_at,
+      },
     ]);
     expect(json(await run('account', 'sso', account.id))).toEqual({ account_id: account.id, sso: null });
     // The operator's key changes are recorded too, in the same chain.
-    const key = json<{ id: string }>(await run('key', 'create', '--account', account.id, '--scopes', 'tools', '--name', 'audited'));
+    const key = json<{ id: string }>(
+      await run('key', 'create', '--account', account.id, '--scopes', 'tools', '--name', 'audited'),
+    );
     json(await run('key', 'revoke', key.id, '--url', offline));
-    const actions = json<{ action: string; actor_type: string; target: string }[]>(await run('audit', 'list', '--account', account.id, '--limit', '2'));
-    expect(actions.map((r) => [r.action, r.actor_type, r.target])).toEqual([['key.revoked', 'operator', key.id], ['key.created', 'operator', key.id]]);
+    const actions = json<{ action: string; actor_type: string; target: string }[]>(
+      await run('audit', 'list', '--account', account.id, '--limit', '2'),
+    );
+    expect(actions.map((r) => [r.action, r.actor_type, r.target])).toEqual([
+      ['key.revoked', 'operator', key.id],
+      ['key.created', 'operator', key.id],
+    ]);
     expect(json(await run('audit', 'verify', '--account', account.id))).toMatchObject({ chain: 'intact' });
     expectUsageError(await run('audit', 'list', '--account', account.id, '--limit', '0'), /--limit/);
   });
@@ -254,7 +359,9 @@ describe('live refresh', () => {
     const service = await fakeService(200);
     try {
       const { account, keyId } = fixtures.refreshOk;
-      const tier = json(await run('account', 'set-tier', account.id, '--tools-tier', 'enterprise', '--url', service.url));
+      const tier = json(
+        await run('account', 'set-tier', account.id, '--tools-tier', 'enterprise', '--url', service.url),
+      );
       expect(tier).toMatchObject({ tools_tier: 'enterprise', live_refresh: 'ok' });
       const revoked = json(await run('key', 'revoke', keyId, '--url', `${service.url}/`));
       expect(revoked.live_refresh).toBe('ok');
@@ -274,8 +381,14 @@ describe('live refresh', () => {
       const { account } = fixtures.refreshFail;
       const r = await run('account', 'set-tier', account.id, '--image-tier', 'pro', '--url', service.url);
       expect(r.code).toBe(1);
-      expect(JSON.parse(r.stdout)).toEqual({ ...account, image_tier: 'pro', live_refresh: expect.stringMatching(/^failed: .*HTTP 401/) });
-      expect(r.stderr).toMatch(/^error: the change is stored in D1, but the live refresh failed: .*within 60 s at the latest/);
+      expect(JSON.parse(r.stdout)).toEqual({
+        ...account,
+        image_tier: 'pro',
+        live_refresh: expect.stringMatching(/^failed: .*HTTP 401/),
+      });
+      expect(r.stderr).toMatch(
+        /^error: the change is stored in D1, but the live refresh failed: .*within 60 s at the latest/,
+      );
       expect(r.stderr).not.toContain('sandbox-admin-token');
     } finally {
       await service.close();
@@ -291,18 +404,31 @@ describe('webhook events', () => {
       { sql: 'UPDATE accounts SET tools_tier = ? WHERE id = ?', params: ['developer', account.id] },
       {
         sql: 'INSERT INTO webhook_endpoints (id, account_id, url, events, secret, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-        params: ['ep_cli0000000000000', account.id, 'https://hooks.example.com/cli', 'key.created,key.revoked', 'whsec_AAAA', 1, 1],
+        params: [
+          'ep_cli0000000000000',
+          account.id,
+          'https://hooks.example.com/cli',
+          'key.created,key.revoked',
+          'whsec_AAAA',
+          1,
+          1,
+        ],
       },
     ]);
     const created = json(await run('key', 'create', '--account', account.id, '--scopes', 'tools'));
     json(await run('key', 'revoke', created.id, '--url', offline));
-    const [rows = []] = await d1.executor([{ sql: 'SELECT id, type, body FROM webhook_outbox WHERE account_id = ? ORDER BY id', params: [account.id] }]);
+    const [rows = []] = await d1.executor([
+      { sql: 'SELECT id, type, body FROM webhook_outbox WHERE account_id = ? ORDER BY id', params: [account.id] },
+    ]);
     expect(rows.map((r) => [r.id, r.type])).toEqual([
       [`msg_${created.id}_created`, 'key.created'],
       [`msg_${created.id}_revoked`, 'key.revoked'],
     ]);
     const revoked = JSON.parse(String(rows[1]?.body));
-    expect(revoked).toMatchObject({ type: 'key.revoked', data: { key_id: created.id, scopes: ['tools'], revoked_at: expect.stringMatching(ISO_PATTERN) } });
+    expect(revoked).toMatchObject({
+      type: 'key.revoked',
+      data: { key_id: created.id, scopes: ['tools'], revoked_at: expect.stringMatching(ISO_PATTERN) },
+    });
   });
 });
 
@@ -310,16 +436,47 @@ describe('sign-url', () => {
   it('signs with a secret read from D1 by id, as an independent HMAC-SHA256 over options/source says', async () => {
     const { createHmac } = await import('node:crypto');
     const accountId = fixtures.untouched.account.id;
-    await d1.executor([{ sql: 'INSERT INTO signing_secrets (id, account_id, secret, created_at) VALUES (?, ?, ?, ?)', params: ['sig_cli', accountId, 'srsig_cli-secret', Date.now()] }]);
-    const out = json<{ url: string }>(await run('sign-url', '--account', accountId, '--secret-id', 'sig_cli', '--options', 'w=800,f=auto', '--base', 'https://img.example.com', 'https://example.com/a b.jpg'));
+    await d1.executor([
+      {
+        sql: 'INSERT INTO signing_secrets (id, account_id, secret, created_at) VALUES (?, ?, ?, ?)',
+        params: ['sig_cli', accountId, 'srsig_cli-secret', Date.now()],
+      },
+    ]);
+    const out = json<{ url: string }>(
+      await run(
+        'sign-url',
+        '--account',
+        accountId,
+        '--secret-id',
+        'sig_cli',
+        '--options',
+        'w=800,f=auto',
+        '--base',
+        'https://img.example.com',
+        'https://example.com/a b.jpg',
+      ),
+    );
     const source = Buffer.from('https://example.com/a%20b.jpg').toString('base64url');
     const signature = createHmac('sha256', 'srsig_cli-secret').update(`w=800,f=auto/${source}`).digest('base64url');
     expect(out.url).toBe(`https://img.example.com/api/v1/img/${accountId}/${signature}/w=800,f=auto/${source}`);
 
-    const missing = await run('sign-url', '--account', accountId, '--secret-id', 'sig_nope', 'https://example.com/a.jpg');
+    const missing = await run(
+      'sign-url',
+      '--account',
+      accountId,
+      '--secret-id',
+      'sig_nope',
+      'https://example.com/a.jpg',
+    );
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe(`error: no signing secret sig_nope in account ${accountId}\n`);
-    expectUsageError(await run('sign-url', '--account', accountId, 'https://example.com/a.jpg'), /give --secret-id, or the secret in env SHRINKRAY_SIGNING_SECRET/);
-    expectUsageError(await run('sign-url', '--account', accountId, '--secret-id', 'x', 'ftp://example.com/a.jpg'), /must be an absolute http\(s\) URL/);
+    expectUsageError(
+      await run('sign-url', '--account', accountId, 'https://example.com/a.jpg'),
+      /give --secret-id, or the secret in env SHRINKRAY_SIGNING_SECRET/,
+    );
+    expectUsageError(
+      await run('sign-url', '--account', accountId, '--secret-id', 'x', 'ftp://example.com/a.jpg'),
+      /must be an absolute http\(s\) URL/,
+    );
   });
 });

@@ -13,14 +13,22 @@ import { ROOT } from './helpers.ts';
 
 describe('tokenize', () => {
   it('reads flags with and without =, switches, positionals and problems', () => {
-    const t = tokenize(['key', 'revoke', '--url=http://x', '--remote', 'key_1', '--name', '-dash', '--', '--literal'], new Set(['remote']));
+    const t = tokenize(
+      ['key', 'revoke', '--url=http://x', '--remote', 'key_1', '--name', '-dash', '--', '--literal'],
+      new Set(['remote']),
+    );
     expect(t.positionals).toEqual(['key', 'revoke', 'key_1', '--literal']);
-    expect([...t.values]).toEqual([['url', 'http://x'], ['name', '-dash']]);
+    expect([...t.values]).toEqual([
+      ['url', 'http://x'],
+      ['name', '-dash'],
+    ]);
     expect([...t.switches]).toEqual(['remote']);
     expect(t.problems).toEqual([]);
     expect(tokenize(['--a', '--b'], new Set()).problems).toEqual(['missing value for --a', 'missing value for --b']);
     expect(tokenize(['--remote=1', '-z', '--a', '1', '--a', '2'], new Set(['remote'])).problems).toEqual([
-      '--remote takes no value', 'unknown flag -z', '--a given more than once',
+      '--remote takes no value',
+      'unknown flag -z',
+      '--a given more than once',
     ]);
   });
 });
@@ -59,13 +67,25 @@ describe('.dev.vars', () => {
 describe('refresh plan', () => {
   it('needs URL and token with --remote, https unless loopback', () => {
     expect(() => planRefresh({ remote: true }, 'u', {})).toThrow(/SHRINKRAY_URL.*SHRINKRAY_ADMIN_TOKEN/);
-    expect(() => planRefresh({ remote: true, url: 'http://api.example.com' }, 'u', { SHRINKRAY_ADMIN_TOKEN: 't' })).toThrow(/https/);
-    expect(planRefresh({ remote: true }, 'u', { SHRINKRAY_URL: 'https://api.example.com/', SHRINKRAY_ADMIN_TOKEN: 't' })).toEqual({
-      remote: true, url: 'https://api.example.com', token: 't',
+    expect(() =>
+      planRefresh({ remote: true, url: 'http://api.example.com' }, 'u', { SHRINKRAY_ADMIN_TOKEN: 't' }),
+    ).toThrow(/https/);
+    expect(
+      planRefresh({ remote: true }, 'u', { SHRINKRAY_URL: 'https://api.example.com/', SHRINKRAY_ADMIN_TOKEN: 't' }),
+    ).toEqual({
+      remote: true,
+      url: 'https://api.example.com',
+      token: 't',
     });
     expect(() => planRefresh({ remote: false, url: 'ftp://x' }, 'u', {})).toThrow(UsageError);
-    expect(planRefresh({ remote: false, config: join(ROOT, 'no-such-dir', 'wrangler.toml') }, 'u', { SHRINKRAY_ADMIN_TOKEN: 'e' })).toEqual({
-      remote: false, url: 'http://127.0.0.1:8787', token: 'e',
+    expect(
+      planRefresh({ remote: false, config: join(ROOT, 'no-such-dir', 'wrangler.toml') }, 'u', {
+        SHRINKRAY_ADMIN_TOKEN: 'e',
+      }),
+    ).toEqual({
+      remote: false,
+      url: 'http://127.0.0.1:8787',
+      token: 'e',
     });
   });
 });
@@ -75,7 +95,16 @@ describe('dev script arguments', () => {
     const a = parseDevArgs(['--persist-to=state', '--port=9000', '--ip', '0.0.0.0', '--log-level', 'debug']);
     expect(a).toEqual({
       seedOnly: false,
-      passthrough: ['--persist-to', join(process.cwd(), 'state'), '--port', '9000', '--ip', '0.0.0.0', '--log-level', 'debug'],
+      passthrough: [
+        '--persist-to',
+        join(process.cwd(), 'state'),
+        '--port',
+        '9000',
+        '--ip',
+        '0.0.0.0',
+        '--log-level',
+        'debug',
+      ],
       target: { remote: false, persistTo: 'state', config: undefined },
       host: '127.0.0.1',
       port: '9000',
@@ -89,18 +118,26 @@ describe('dev script arguments', () => {
 describe('secrets in messages', () => {
   it('redacts keys, hashes and tokens from wrangler errors', () => {
     const hash = 'ab'.repeat(32);
-    expect(redactSecrets(`near 'sr_live_${'x'.repeat(32)}' and '${hash}'`)).toBe("near 'sr_live_[redacted]' and '[redacted hash]'");
-    expect(wranglerErrorText({ code: 1, stdout: `{"error":{"text":"UNIQUE constraint failed: ${hash}"}}`, stderr: '' })).toBe(
-      'UNIQUE constraint failed: [redacted hash]',
+    expect(redactSecrets(`near 'sr_live_${'x'.repeat(32)}' and '${hash}'`)).toBe(
+      "near 'sr_live_[redacted]' and '[redacted hash]'",
     );
     expect(
-      wranglerErrorText({ code: 1, stdout: '', stderr: '\u001b[31m✘ \u001b[41;31m[\u001b[41;97mERROR\u001b[41;31m]\u001b[0m Could not read file\n\n🪵  Logs were written to "x"\n' }),
+      wranglerErrorText({ code: 1, stdout: `{"error":{"text":"UNIQUE constraint failed: ${hash}"}}`, stderr: '' }),
+    ).toBe('UNIQUE constraint failed: [redacted hash]');
+    expect(
+      wranglerErrorText({
+        code: 1,
+        stdout: '',
+        stderr:
+          '\u001b[31m✘ \u001b[41;31m[\u001b[41;97mERROR\u001b[41;31m]\u001b[0m Could not read file\n\n🪵  Logs were written to "x"\n',
+      }),
     ).toBe('Could not read file');
   });
 });
 
 describe('localRuntimeBusy', () => {
-  const busy = '✘ [ERROR] The Workers runtime failed to start. Runtime stderr: {"message":"SQLite failed; database is locked: SQLITE_BUSY (extended: SQLITE_BUSY_RECOVERY)"}';
+  const busy =
+    '✘ [ERROR] The Workers runtime failed to start. Runtime stderr: {"message":"SQLite failed; database is locked: SQLITE_BUSY (extended: SQLITE_BUSY_RECOVERY)"}';
   it('recognises a local runtime that never started because the database file was locked', () => {
     expect(localRuntimeBusy({ code: 1, stdout: '', stderr: busy })).toBe(true);
     expect(localRuntimeBusy({ code: 1, stdout: `{"error":{"text":${JSON.stringify(busy)}}}`, stderr: '' })).toBe(true);

@@ -4,7 +4,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/accounts/keys.ts';
 import { SQL } from '../../src/db/statements.ts';
-import { devScript, KEY_PATTERN, localD1, ROOT, makeSandbox, type LocalD1, type RunResult, type Sandbox } from './helpers.ts';
+import {
+  devScript,
+  KEY_PATTERN,
+  localD1,
+  ROOT,
+  makeSandbox,
+  type LocalD1,
+  type RunResult,
+  type Sandbox,
+} from './helpers.ts';
 
 let sb: Sandbox;
 // The test's own reads and changes, in this process (a wrangler start each would cost seconds).
@@ -20,7 +29,12 @@ afterAll(async () => {
 });
 
 const LABELS = ['image_free', 'image_pro', 'tools_free', 'tools_developer'];
-const DEMO_EMAILS = ['demo-image-free@shrinkray.local', 'demo-image-pro@shrinkray.local', 'demo-tools-free@shrinkray.local', 'demo-tools-developer@shrinkray.local'];
+const DEMO_EMAILS = [
+  'demo-image-free@shrinkray.local',
+  'demo-image-pro@shrinkray.local',
+  'demo-tools-free@shrinkray.local',
+  'demo-tools-developer@shrinkray.local',
+];
 
 function demoKeys(r: RunResult): Record<string, string> {
   expect(r.code, r.stderr).toBe(0);
@@ -49,7 +63,9 @@ describe('dev --seed-only', () => {
     expect(statSync(join(ROOT, 'src/web/assets/sample.jpg')).size).toBeGreaterThan(10_000);
 
     const devVars = readFileSync(join(sb.dir, '.dev.vars'), 'utf8');
-    expect(devVars).toMatch(/^# my settings\nSOME_FLAG=on\nADMIN_TOKEN=[0-9A-Za-z]{32,}\nQR_SIGNING_SECRET=[0-9A-Za-z]{32,}\nSSO_ENCRYPTION_KEY=[0-9A-Za-z]{32,}\n$/);
+    expect(devVars).toMatch(
+      /^# my settings\nSOME_FLAG=on\nADMIN_TOKEN=[0-9A-Za-z]{32,}\nQR_SIGNING_SECRET=[0-9A-Za-z]{32,}\nSSO_ENCRYPTION_KEY=[0-9A-Za-z]{32,}\n$/,
+    );
     expect(first.stdout).toMatch(/Tool catalogue: \d{2,} tools in 8 categories\./);
     const saved = join(sb.persistTo, 'shrinkray-demo-keys.json');
     expect(statSync(saved).mode & 0o777).toBe(0o600);
@@ -61,7 +77,13 @@ describe('dev --seed-only', () => {
       ...hashes.map((h) => ({ sql: SQL.keyStateByHash, params: [h] })),
     ]);
     expect(accounts.map((a) => a.email).sort()).toEqual([...DEMO_EMAILS].sort());
-    const tiers = states.map((rows) => [rows[0]?.email, rows[0]?.image_tier, rows[0]?.tools_tier, rows[0]?.scopes, rows[0]?.revoked_at]);
+    const tiers = states.map((rows) => [
+      rows[0]?.email,
+      rows[0]?.image_tier,
+      rows[0]?.tools_tier,
+      rows[0]?.scopes,
+      rows[0]?.revoked_at,
+    ]);
     expect(tiers).toEqual([
       ['demo-image-free@shrinkray.local', 'free', 'free', 'image', null],
       ['demo-image-pro@shrinkray.local', 'pro', 'free', 'image', null],
@@ -86,7 +108,12 @@ describe('dev --seed-only', () => {
     ]);
     expect(after).toHaveLength(4);
     expect(after.find((a) => a.email === 'demo-tools-developer@shrinkray.local')?.tools_tier).toBe('developer');
-    expect(newPro).toMatchObject({ email: 'demo-image-pro@shrinkray.local', image_tier: 'pro', scopes: 'image', revoked_at: null });
+    expect(newPro).toMatchObject({
+      email: 'demo-image-pro@shrinkray.local',
+      image_tier: 'pro',
+      scopes: 'image',
+      revoked_at: null,
+    });
   });
 
   it('refuses options it would not use', async () => {

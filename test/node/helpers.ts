@@ -42,7 +42,11 @@ export function isolatedEnv(extra: Record<string, string> = {}): NodeJS.ProcessE
 
 export function runNode(script: string, args: readonly string[], env: Record<string, string> = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { cwd: ROOT, env: isolatedEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [script, ...args], {
+      cwd: ROOT,
+      env: isolatedEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
@@ -53,7 +57,8 @@ export function runNode(script: string, args: readonly string[], env: Record<str
 }
 
 export const admin = (args: readonly string[], env?: Record<string, string>) => runNode('src/cli/admin.ts', args, env);
-export const devScript = (args: readonly string[], env?: Record<string, string>) => runNode('src/cli/dev.ts', args, env);
+export const devScript = (args: readonly string[], env?: Record<string, string>) =>
+  runNode('src/cli/dev.ts', args, env);
 
 export interface Sandbox {
   dir: string;
@@ -76,7 +81,13 @@ export function makeSandbox(): Sandbox {
   const config = join(dir, 'wrangler.toml');
   writeFileSync(config, toml);
   const persistTo = join(dir, 'state');
-  return { dir, persistTo, config, args: ['--persist-to', persistTo, '--config', config], cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    persistTo,
+    config,
+    args: ['--persist-to', persistTo, '--config', config],
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 /** `wrangler d1 migrations apply DB --local` on the sandbox's database. */
@@ -93,7 +104,9 @@ export interface RecordedRequest {
 }
 
 /** A stand-in for the service's operator endpoint, answering every request with `status`. */
-export async function fakeService(status = 200): Promise<{ url: string; requests: RecordedRequest[]; close(): Promise<void> }> {
+export async function fakeService(
+  status = 200,
+): Promise<{ url: string; requests: RecordedRequest[]; close(): Promise<void> }> {
   const requests: RecordedRequest[] = [];
   const read = async (req: IncomingMessage): Promise<string> => {
     let text = '';
@@ -109,7 +122,10 @@ export async function fakeService(status = 200): Promise<{ url: string; requests
         // recorded as text
       }
       requests.push({ method: req.method ?? '', path: req.url ?? '', authorization: req.headers.authorization, body });
-      const payload = status === 200 ? { data: { refreshed: 1 } } : { error: { code: 'unauthorized', message: 'the operator token is missing or wrong' } };
+      const payload =
+        status === 200
+          ? { data: { refreshed: 1 } }
+          : { error: { code: 'unauthorized', message: 'the operator token is missing or wrong' } };
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
     });
   });
@@ -163,7 +179,10 @@ export async function localD1(sandbox: Sandbox): Promise<LocalD1> {
   const d1Config = join(sandbox.dir, 'd1-only.toml');
   writeFileSync(d1Config, `name = "d1-only"\ncompatibility_date = "2026-11-01"\n\n${d1Block}`);
   // wrangler keeps `--persist-to DIR`'s data under DIR/v3; the proxy takes that directory itself.
-  const proxy = await getPlatformProxy<{ DB: D1Binding }>({ configPath: d1Config, persist: { path: join(sandbox.persistTo, 'v3') } });
+  const proxy = await getPlatformProxy<{ DB: D1Binding }>({
+    configPath: d1Config,
+    persist: { path: join(sandbox.persistTo, 'v3') },
+  });
   const db = proxy.env.DB;
   const executor: D1Executor = async (statements) => {
     const results = await db.batch(statements.map((s) => db.prepare(s.sql).bind(...s.params)));
@@ -174,7 +193,11 @@ export async function localD1(sandbox: Sandbox): Promise<LocalD1> {
     async admin(args) {
       let stdout = '';
       let stderr = '';
-      const code = await adminMain(args, { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), executor });
+      const code = await adminMain(args, {
+        stdout: (t) => void (stdout += t),
+        stderr: (t) => void (stderr += t),
+        executor,
+      });
       return { code, stdout, stderr };
     },
     dispose: () => proxy.dispose(),

@@ -20,8 +20,24 @@ afterAll(async () => {
 
 describe('signed image URLs on npm run dev', () => {
   it('five Host names, one charge: the cache entry is the variant, not the name it was asked under', async () => {
-    const account = service.admin(['account', 'create', '--email', 'hosts@example.com', '--name', 'Hosts', '--image-tier', 'pro']) as { id: string };
-    const key = (scopes: string) => (service.admin(['key', 'create', '--account', account.id, '--scopes', scopes]) as { key: string }).key;
-    await expectOneChargeAcrossHosts({ base: service.base, accountId: account.id, manageKey: key('manage'), toolsKey: key('tools'), origin: origin.origin });
+    const account = service.admin([
+      'account',
+      'create',
+      '--email',
+      'hosts@example.com',
+      '--name',
+      'Hosts',
+      '--image-tier',
+      'pro',
+    ]) as { id: string };
+    const key = (scopes: string) =>
+      (service.admin(['key', 'create', '--account', account.id, '--scopes', scopes]) as { key: string }).key;
+    await expectOneChargeAcrossHosts({
+      base: service.base,
+      accountId: account.id,
+      manageKey: key('manage'),
+      toolsKey: key('tools'),
+      origin: origin.origin,
+    });
   });
 });

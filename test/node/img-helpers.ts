@@ -14,23 +14,45 @@ export interface Answer {
 }
 
 /** GET `base` + `path` with this Host header (fetch does not let a caller choose it). */
-export function getWithHost(base: string, path: string, host: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Answer> {
+export function getWithHost(
+  base: string,
+  path: string,
+  host: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<Answer> {
   const url = new URL(path, base);
   return new Promise((resolve, reject) => {
     // A connection of its own: a pooled one may be one the server has just closed (keep-alive).
-    const req = request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers: { ...headers, host }, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method,
+        headers: { ...headers, host },
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end();
   });
 }
 
 /** A JSON answer, on a connection of its own. */
-async function getJson(url: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; body: any }> {
+async function getJson(
+  url: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<{ status: number; body: any }> {
   const answer = await getWithHost(url, url, new URL(url).host, headers, method);
   return { status: answer.status, body: JSON.parse(answer.body.toString('utf8')) };
 }
@@ -69,11 +91,19 @@ export const FIVE_HOSTS = ['localhost', '127.0.0.1', 'img.example.com', 'IMG.EXA
 export async function expectOneChargeAcrossHosts(s: SigningSetup): Promise<void> {
   const secret = await createSigningSecret(s.base, s.manageKey);
   const group = crypto.randomUUID();
-  const path = await signedPath(s.accountId, secret, 'w=40,q=70', `${s.origin}/img/gradient.png?w=80&h=60&group=${group}`);
+  const path = await signedPath(
+    s.accountId,
+    secret,
+    'w=40,q=70',
+    `${s.origin}/img/gradient.png?w=80&h=60&group=${group}`,
+  );
   const before = await monthUsed(s.base, s.toolsKey);
   const answers: Answer[] = [];
   for (const host of FIVE_HOSTS) answers.push(await getWithHost(s.base, path, host));
-  expect(answers.map((a) => a.status), answers.map((a) => a.body.toString('utf8', 0, 300)).join('\n')).toEqual([200, 200, 200, 200, 200]);
+  expect(
+    answers.map((a) => a.status),
+    answers.map((a) => a.body.toString('utf8', 0, 300)).join('\n'),
+  ).toEqual([200, 200, 200, 200, 200]);
   expect(answers.map((a) => a.headers['x-cache'])).toEqual(['MISS', 'HIT', 'HIT', 'HIT', 'HIT']);
   expect(new Set(answers.map((a) => a.headers.etag)).size).toBe(1);
   for (const a of answers) expect(a.body.equals(answers[0]!.body)).toBe(true);

@@ -51,7 +51,10 @@ async function start(dataDir: string, testOrigin: string = origin.origin): Promi
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`workerd exited: ${output}`);
-    const status = await fetch(`${url}/readyz`).then((r) => r.status, () => 0);
+    const status = await fetch(`${url}/readyz`).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 200) return { url, child, output: () => output };
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -70,13 +73,17 @@ async function stop(instance: Instance): Promise<void> {
 async function cli(instance: Instance, ...args: string[]): Promise<any> {
   let stdout = '';
   let stderr = '';
-  const code = await main([...args, '--url', instance.url, '--token', TOKEN], { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+  const code = await main([...args, '--url', instance.url, '--token', TOKEN], {
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+  });
   expect(stderr, stderr).toBe('');
   expect(code).toBe(0);
   return JSON.parse(stdout);
 }
 
-const get = (instance: Instance, path: string, key: string) => fetch(`${instance.url}${path}`, { headers: { 'x-api-key': key } });
+const get = (instance: Instance, path: string, key: string) =>
+  fetch(`${instance.url}${path}`, { headers: { 'x-api-key': key } });
 
 async function usage(instance: Instance, key: string): Promise<{ day: number; month: number }> {
   const res = await get(instance, '/api/v1/account', key);
@@ -102,7 +109,7 @@ afterAll(async () => {
 });
 
 describe('the generated config', () => {
-  it('has wrangler.toml\'s objects on disk, its vars and secrets from the environment, public egress', () => {
+  it("has wrangler.toml's objects on disk, its vars and secrets from the environment, public egress", () => {
     const text = readFileSync(config, 'utf8');
     const toml = readFileSync(join(ROOT, 'wrangler.toml'), 'utf8');
     for (const [, cls] of toml.matchAll(/^class_name\s*=\s*"([^"]+)"/gm)) {
@@ -113,7 +120,12 @@ describe('the generated config', () => {
     expect(text).toContain('(name = "IMAGE_STORE", durableObjectNamespace = "ImageStore")');
     expect(text.match(/durableObjectStorage = \(localDisk = "data"\)/g)).toHaveLength(2);
     const vars = toml.slice(toml.indexOf('[vars]')).matchAll(/^([A-Z_]+)\s*=/gm);
-    for (const name of [...[...vars].map((m) => m[1]), 'ADMIN_TOKEN', 'QR_SIGNING_SECRET', 'QR_SIGNING_SECRET_PREVIOUS']) {
+    for (const name of [
+      ...[...vars].map((m) => m[1]),
+      'ADMIN_TOKEN',
+      'QR_SIGNING_SECRET',
+      'QR_SIGNING_SECRET_PREVIOUS',
+    ]) {
       expect(text).toContain(`(name = "${name}", fromEnvironment = "${name}")`);
     }
     expect(text).toContain('(name = "DB", wrapped = (moduleName = "cloudflare-internal:d1-api"');
@@ -126,10 +138,22 @@ describe('the generated config', () => {
       const code = await main(args, { stdout: () => {}, stderr: (t) => (stderr += t) });
       return { code, stderr };
     };
-    expect(await run('account', 'list', '--token', 'x')).toMatchObject({ code: 2, stderr: expect.stringMatching(/--token needs --url/) });
-    expect(await run('account', 'list', '--url', 'http://api.example.com', '--token', 'x')).toMatchObject({ code: 2, stderr: expect.stringMatching(/https/) });
-    expect(await run('account', 'list', '--url', 'http://127.0.0.1:1', '--token', 'x', '--remote')).toMatchObject({ code: 2, stderr: expect.stringMatching(/no --local, --remote or --persist-to/) });
-    expect(await run('backup', '--url', 'http://127.0.0.1:1', '--token', 'x')).toMatchObject({ code: 2, stderr: expect.stringMatching(/missing --out/) });
+    expect(await run('account', 'list', '--token', 'x')).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/--token needs --url/),
+    });
+    expect(await run('account', 'list', '--url', 'http://api.example.com', '--token', 'x')).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/https/),
+    });
+    expect(await run('account', 'list', '--url', 'http://127.0.0.1:1', '--token', 'x', '--remote')).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/no --local, --remote or --persist-to/),
+    });
+    expect(await run('backup', '--url', 'http://127.0.0.1:1', '--token', 'x')).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/missing --out/),
+    });
   });
 });
 
@@ -144,44 +168,118 @@ describe('self-hosted on workerd', () => {
       // Operator endpoints want the token; the CLI says which one is wrong.
       expect((await fetch(`${instance.url}/internal/backup`)).status).toBe(401);
       let refusal = '';
-      expect(await main(['account', 'list', '--url', instance.url, '--token', 'wrong'], { stdout: () => {}, stderr: (t) => (refusal += t) })).toBe(1);
+      expect(
+        await main(['account', 'list', '--url', instance.url, '--token', 'wrong'], {
+          stdout: () => {},
+          stderr: (t) => (refusal += t),
+        }),
+      ).toBe(1);
       expect(refusal).toMatch(/the operator token is missing or wrong/);
 
-      const account = await cli(instance, 'account', 'create', '--email', 'ops@example.com', '--name', 'On Prem', '--image-tier', 'pro');
+      const account = await cli(
+        instance,
+        'account',
+        'create',
+        '--email',
+        'ops@example.com',
+        '--name',
+        'On Prem',
+        '--image-tier',
+        'pro',
+      );
       let duplicate = '';
-      expect(await main(['account', 'create', '--email', 'OPS@example.com', '--name', 'Again', '--url', instance.url, '--token', TOKEN], { stdout: () => {}, stderr: (t) => (duplicate += t) })).toBe(1);
-      expect(duplicate).toBe(`error: an account with email OPS@example.com already exists (${account.id}); emails are unique regardless of case\n`);
-      const both = await cli(instance, 'key', 'create', '--account', account.id, '--scopes', 'image,tools', '--name', 'both');
-      const tools = await cli(instance, 'key', 'create', '--account', account.id, '--scopes', 'tools', '--name', 'burst');
+      expect(
+        await main(
+          [
+            'account',
+            'create',
+            '--email',
+            'OPS@example.com',
+            '--name',
+            'Again',
+            '--url',
+            instance.url,
+            '--token',
+            TOKEN,
+          ],
+          { stdout: () => {}, stderr: (t) => (duplicate += t) },
+        ),
+      ).toBe(1);
+      expect(duplicate).toBe(
+        `error: an account with email OPS@example.com already exists (${account.id}); emails are unique regardless of case\n`,
+      );
+      const both = await cli(
+        instance,
+        'key',
+        'create',
+        '--account',
+        account.id,
+        '--scopes',
+        'image,tools',
+        '--name',
+        'both',
+      );
+      const tools = await cli(
+        instance,
+        'key',
+        'create',
+        '--account',
+        account.id,
+        '--scopes',
+        'tools',
+        '--name',
+        'burst',
+      );
       const catalogue = await cli(instance, 'catalogue', 'sync');
       expect(catalogue).toMatchObject({ synced: true });
       expect(catalogue.tools).toBeGreaterThan(50);
 
       // Image API: a real compression through the wasm codecs.
-      const png = await sharp({ create: { width: 320, height: 200, channels: 3, background: { r: 200, g: 80, b: 40 } } }).png().toBuffer();
+      const png = await sharp({
+        create: { width: 320, height: 200, channels: 3, background: { r: 200, g: 80, b: 40 } },
+      })
+        .png()
+        .toBuffer();
       const form = new FormData();
       form.append('image', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'flat.png');
       form.append('format', 'jpeg');
-      const compressed = await fetch(`${instance.url}/api/v1/compress`, { method: 'POST', headers: { authorization: `Bearer ${both.key}` }, body: form });
+      const compressed = await fetch(`${instance.url}/api/v1/compress`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${both.key}` },
+        body: form,
+      });
       expect(compressed.status, await compressed.clone().text()).toBe(200);
       expect(compressed.headers.get('content-type')).toBe('image/jpeg');
       const jpeg = Buffer.from(await compressed.arrayBuffer());
       expect(await sharp(jpeg).metadata()).toMatchObject({ format: 'jpeg', width: 320, height: 200 });
 
       // Tools API: meta tags from the loopback fixture origin, let through by FETCH_TEST_ORIGIN alone.
-      const meta = await get(instance, `/api/v1/meta-tags?url=${encodeURIComponent(`${origin.origin}/rich`)}`, both.key);
+      const meta = await get(
+        instance,
+        `/api/v1/meta-tags?url=${encodeURIComponent(`${origin.origin}/rich`)}`,
+        both.key,
+      );
       expect(meta.status, `${await meta.clone().text()} ${instance.output().slice(-3000)}`).toBe(200);
-      expect(((await meta.json()) as any).data).toMatchObject({ title: 'Rich page title', description: 'Everything a page can declare', lang: 'en-GB' });
+      expect(((await meta.json()) as any).data).toMatchObject({
+        title: 'Rich page title',
+        description: 'Everything a page can declare',
+        lang: 'en-GB',
+      });
 
       // The free tools tier's 100 requests a minute, exactly.
       await roomInMinute(15);
       const burstMinute = Math.floor(Date.now() / 60_000);
       const statuses: number[] = [];
       for (let i = 0; i < 10; i++) {
-        const batch = await Promise.all(Array.from({ length: 10 }, () => get(instance, '/api/v1/categories', tools.key)));
+        const batch = await Promise.all(
+          Array.from({ length: 10 }, () => get(instance, '/api/v1/categories', tools.key)),
+        );
         statuses.push(...batch.map((r) => r.status));
       }
-      expect(statuses.filter((s) => s === 200), `${statuses.join(',')} ${instance.output().slice(-1500)}`).toHaveLength(100);
+      expect(
+        statuses.filter((s) => s === 200),
+        `${statuses.join(',')} ${instance.output().slice(-1500)}`,
+      ).toHaveLength(100);
       const refused = await get(instance, '/api/v1/categories', tools.key);
       expect(refused.status).toBe(429);
       expect(((await refused.json()) as any).error.code).toBe('rate_limit_exceeded');
@@ -196,13 +294,19 @@ describe('self-hosted on workerd', () => {
       // The migrations were recorded: none applies again.
       expect(instance.output()).not.toContain('migration_applied');
       const accounts = await cli(instance, 'account', 'list');
-      expect(accounts).toEqual([expect.objectContaining({ id: account.id, email: 'ops@example.com', image_tier: 'pro' })]);
+      expect(accounts).toEqual([
+        expect.objectContaining({ id: account.id, email: 'ops@example.com', image_tier: 'pro' }),
+      ]);
       const keys = await cli(instance, 'key', 'list', '--account', account.id);
-      expect(keys.map((k: any) => [k.id, k.name, k.revoked_at])).toEqual([[both.id, 'both', null], [tools.id, 'burst', null]]);
+      expect(keys.map((k: any) => [k.id, k.name, k.revoked_at])).toEqual([
+        [both.id, 'both', null],
+        [tools.id, 'burst', null],
+      ]);
       expect(await usage(instance, both.key)).toEqual({ day: before.day + 1, month: 1 });
       const health = await get(instance, '/api/v1/health', tools.key);
       expect(health.status).toBe(200);
-      if (Math.floor(Date.now() / 60_000) === burstMinute) expect(health.headers.get('x-ratelimit-remaining')).toBe('0');
+      if (Math.floor(Date.now() / 60_000) === burstMinute)
+        expect(health.headers.get('x-ratelimit-remaining')).toBe('0');
 
       // Back up, restore into a fresh directory, find the same data.
       const file = join(dir, 'backup.json');
@@ -214,12 +318,22 @@ describe('self-hosted on workerd', () => {
       expect(loaded).toMatchObject({ in: file, tables: { accounts: 1, api_keys: 2 }, key_meters: 2 });
       // A second restore is refused: it would merge two instances' data.
       let stderr = '';
-      expect(await main(['restore', '--in', file, '--url', restored.url, '--token', TOKEN], { stdout: () => {}, stderr: (t) => (stderr += t) })).toBe(1);
+      expect(
+        await main(['restore', '--in', file, '--url', restored.url, '--token', TOKEN], {
+          stdout: () => {},
+          stderr: (t) => (stderr += t),
+        }),
+      ).toBe(1);
       expect(stderr).toMatch(/already has accounts/);
       const junk = join(dir, 'junk.json');
       writeFileSync(junk, '{"format":"something-else"}');
       stderr = '';
-      expect(await main(['restore', '--in', junk, '--url', restored.url, '--token', TOKEN], { stdout: () => {}, stderr: (t) => (stderr += t) })).toBe(1);
+      expect(
+        await main(['restore', '--in', junk, '--url', restored.url, '--token', TOKEN], {
+          stdout: () => {},
+          stderr: (t) => (stderr += t),
+        }),
+      ).toBe(1);
       expect(stderr).toBe('error: not a shrinkray-backup version 1 document\n');
 
       const original = JSON.parse(readFileSync(file, 'utf8'));
@@ -238,7 +352,9 @@ describe('self-hosted on workerd', () => {
       // Logs: JSON lines on stdout, one per request.
       const lines = instance.output().trim().split('\n');
       const parsed = lines.map((l) => JSON.parse(l) as { message: string });
-      expect(parsed.some((l) => /^event=request method=GET path=\/api\/v1\/account status=200/.test(l.message))).toBe(true);
+      expect(parsed.some((l) => /^event=request method=GET path=\/api\/v1\/account status=200/.test(l.message))).toBe(
+        true,
+      );
     } finally {
       await stop(instance);
       if (restored) await stop(restored);
@@ -249,7 +365,17 @@ describe('self-hosted on workerd', () => {
     const receiver = await startReceiver();
     const instance = await start(join(dir, 'webhooks'), receiver.origin);
     try {
-      const account = await cli(instance, 'account', 'create', '--email', 'hooks@example.com', '--name', 'Hooks', '--tools-tier', 'developer');
+      const account = await cli(
+        instance,
+        'account',
+        'create',
+        '--email',
+        'hooks@example.com',
+        '--name',
+        'Hooks',
+        '--tools-tier',
+        'developer',
+      );
       const manage = await cli(instance, 'key', 'create', '--account', account.id, '--scopes', 'manage');
       const call = (path: string, body?: unknown) =>
         fetch(`${instance.url}${path}`, {
@@ -257,7 +383,10 @@ describe('self-hosted on workerd', () => {
           headers: { authorization: `Bearer ${manage.key}`, 'content-type': 'application/json' },
           body: body === undefined ? null : JSON.stringify(body),
         });
-      const created = await call('/api/v1/webhooks', { url: `${receiver.origin}/hooks/selfhost`, events: ['key.created'] });
+      const created = await call('/api/v1/webhooks', {
+        url: `${receiver.origin}/hooks/selfhost`,
+        events: ['key.created'],
+      });
       expect(created.status, await created.clone().text()).toBe(201);
       const endpoint = ((await created.json()) as any).data;
       expect((await call(`/api/v1/webhooks/${endpoint.id}/test`)).status).toBe(202);
@@ -278,10 +407,26 @@ describe('self-hosted on workerd', () => {
   it('charges a signed image URL once under five Host names, from its own cache in the data directory', async () => {
     const instance = await start(join(dir, 'img-hosts'));
     try {
-      const account = await cli(instance, 'account', 'create', '--email', 'img@example.com', '--name', 'Images', '--image-tier', 'pro');
+      const account = await cli(
+        instance,
+        'account',
+        'create',
+        '--email',
+        'img@example.com',
+        '--name',
+        'Images',
+        '--image-tier',
+        'pro',
+      );
       const manage = await cli(instance, 'key', 'create', '--account', account.id, '--scopes', 'manage');
       const tools = await cli(instance, 'key', 'create', '--account', account.id, '--scopes', 'tools');
-      await expectOneChargeAcrossHosts({ base: instance.url, accountId: account.id, manageKey: manage.key, toolsKey: tools.key, origin: origin.origin });
+      await expectOneChargeAcrossHosts({
+        base: instance.url,
+        accountId: account.id,
+        manageKey: manage.key,
+        toolsKey: tools.key,
+        origin: origin.origin,
+      });
     } finally {
       await stop(instance);
     }
@@ -292,14 +437,27 @@ describe('self-hosted on workerd', () => {
     const instance = await start(data);
     try {
       const account = await cli(instance, 'account', 'create', '--email', 'known@example.com', '--name', 'Known');
-      const known = await cli(instance, 'key', 'create', '--account', account.id, '--scopes', 'tools', '--name', 'known');
+      const known = await cli(
+        instance,
+        'key',
+        'create',
+        '--account',
+        account.id,
+        '--scopes',
+        'tools',
+        '--name',
+        'known',
+      );
       expect((await get(instance, '/api/v1/categories', known.key)).status).toBe(200);
       const before = filesUnder(data);
       const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-      const randomKey = () => `sr_live_${Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => alphabet[b % alphabet.length]).join('')}`;
+      const randomKey = () =>
+        `sr_live_${Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => alphabet[b % alphabet.length]).join('')}`;
       const statuses = new Map<number, number>();
       for (let i = 0; i < 1000; i += 25) {
-        const batch = await Promise.all(Array.from({ length: 25 }, () => get(instance, '/api/v1/categories', randomKey())));
+        const batch = await Promise.all(
+          Array.from({ length: 25 }, () => get(instance, '/api/v1/categories', randomKey())),
+        );
         for (const res of batch) {
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
           await res.arrayBuffer();
@@ -325,13 +483,26 @@ describe('self-hosted on workerd', () => {
       const signUp = async (i: number): Promise<number> => {
         const ip = `198.18.0.${i + 1}`;
         const page = await fetch(`${instance.url}/signup`, { headers: { 'cf-connecting-ip': ip } });
-        const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+        const cookie = page.headers
+          .getSetCookie()
+          .map((c) => c.split(';')[0])
+          .join('; ');
         const csrf = /<meta name="csrf-token" content="([^"]*)">/.exec(await page.text())?.[1] ?? '';
         const res = await fetch(`${instance.url}/signup`, {
           method: 'POST',
           redirect: 'manual',
-          headers: { cookie, origin: instance.url, 'content-type': 'application/x-www-form-urlencoded', 'cf-connecting-ip': ip },
-          body: new URLSearchParams({ _csrf: csrf, name: 'Spoofer', email: `spoofer${i}@example.com`, password: 'correct horse battery staple' }),
+          headers: {
+            cookie,
+            origin: instance.url,
+            'content-type': 'application/x-www-form-urlencoded',
+            'cf-connecting-ip': ip,
+          },
+          body: new URLSearchParams({
+            _csrf: csrf,
+            name: 'Spoofer',
+            email: `spoofer${i}@example.com`,
+            password: 'correct horse battery staple',
+          }),
         });
         return res.status;
       };
@@ -375,7 +546,10 @@ ${egress}
     try {
       const via = async (target: string): Promise<string> => {
         for (let i = 0; i < 100; i++) {
-          const answer = await fetch(`${url}/?u=${encodeURIComponent(target)}`).then((r) => r.text(), () => undefined);
+          const answer = await fetch(`${url}/?u=${encodeURIComponent(target)}`).then(
+            (r) => r.text(),
+            () => undefined,
+          );
           if (answer !== undefined) return answer;
           await new Promise((r) => setTimeout(r, 100));
         }

@@ -20,16 +20,25 @@ const RETRY_TO_DEC_1 = String(Math.ceil((DEC_1 - START) / 1000));
 // Memory for every request at once (130 small PNGs to JPEG, each counting the request's base and its engine), so each one reaches the meter: these tests are about the month alone.
 const ROOMY = { MEMORY_BUDGET_MB: '4000' };
 
-const run = (s: Statement) => env.DB.prepare(s.sql).bind(...s.params).run();
+const run = (s: Statement) =>
+  env.DB.prepare(s.sql)
+    .bind(...s.params)
+    .run();
 const remaining = (res: Response): string | null => res.headers.get('x-ratelimit-remaining');
 
 /** One account (free image tier unless told) with `n` keys, made as the operator CLI makes them. */
 async function accountWithKeys(n: number, image: 'free' | 'pro' = 'free'): Promise<TestKey[]> {
-  const account = accountStatement({ email: `acct-${crypto.randomUUID()}@example.com`, name: 'Many keys', imageTier: image, toolsTier: 'free' }, Date.now());
+  const account = accountStatement(
+    { email: `acct-${crypto.randomUUID()}@example.com`, name: 'Many keys', imageTier: image, toolsTier: 'free' },
+    Date.now(),
+  );
   await run(account.statement);
   const keys: TestKey[] = [];
   for (let i = 0; i < n; i++) {
-    const key = await keyStatement({ accountId: account.record.id, scopes: ['image', 'tools'], name: `k${i}` }, Date.now());
+    const key = await keyStatement(
+      { accountId: account.record.id, scopes: ['image', 'tools'], name: `k${i}` },
+      Date.now(),
+    );
     await run(key.statement);
     keys.push({ key: key.record.key, id: key.record.id, accountId: account.record.id });
   }
@@ -126,9 +135,13 @@ describe('the month belongs to the account', () => {
     const clock = new TestClock(START);
     const { browser, csrf } = await signedUp({ clock });
     const create = async () =>
-      ((await (await browser.json('/api/v1/keys', { method: 'POST', csrf, body: { name: 'CI', scopes: ['image', 'tools'] } })).json()) as {
-        data: { id: string; key: string };
-      }).data;
+      (
+        (await (
+          await browser.json('/api/v1/keys', { method: 'POST', csrf, body: { name: 'CI', scopes: ['image', 'tools'] } })
+        ).json()) as {
+          data: { id: string; key: string };
+        }
+      ).data;
     const first = await create();
     await spend(first, 100, START);
     expect((await compressCall(first.key, { image: TINY }, { clock })).status).toBe(429);
@@ -150,12 +163,23 @@ describe('the month belongs to the account', () => {
     expect((await browser.page('/try')).html).toMatch(/id="try-remaining">0</);
 
     // The usage view shows the account's month once, and each key's share of it.
-    const report = ((await (await browser.json('/api/v1/usage')).json()) as {
-      data: { month_compressions: unknown; keys: { id: string; month_compressions: number; windows: { month_compressions: unknown } }[] };
-    }).data;
+    const report = (
+      (await (await browser.json('/api/v1/usage')).json()) as {
+        data: {
+          month_compressions: unknown;
+          keys: { id: string; month_compressions: number; windows: { month_compressions: unknown } }[];
+        };
+      }
+    ).data;
     expect(report.month_compressions).toEqual({ limit: 100, used: 100, remaining: 0, reset: DEC_1 / 1000 });
-    expect(report.keys.find((k) => k.id === first.id)).toMatchObject({ month_compressions: 100, windows: { month_compressions: report.month_compressions } });
-    expect(report.keys.find((k) => k.id === second.id)).toMatchObject({ month_compressions: 0, windows: { month_compressions: report.month_compressions } });
+    expect(report.keys.find((k) => k.id === first.id)).toMatchObject({
+      month_compressions: 100,
+      windows: { month_compressions: report.month_compressions },
+    });
+    expect(report.keys.find((k) => k.id === second.id)).toMatchObject({
+      month_compressions: 0,
+      windows: { month_compressions: report.month_compressions },
+    });
     const page = await browser.page('/');
     expect(page.html).toMatch(/<progress max="100" value="100" aria-label="Compressions this month, all keys/);
     expect(page.html).toContain(`data-testid="key-month-${first.id}">100<`);
@@ -213,7 +237,7 @@ describe('the month belongs to the account', () => {
     expect(usage.month_compressions.used).toBe(100);
   });
 
-  it('/api/v1/account shows the account\'s month to every key', async () => {
+  it("/api/v1/account shows the account's month to every key", async () => {
     const [a, b] = await accountWithKeys(2);
     const clock = new TestClock(START);
     expect((await compressCall(a!.key, { image: TINY }, { clock })).status).toBe(200);
@@ -230,7 +254,10 @@ describe('the month belongs to the account', () => {
 describe('key creation per account per day', () => {
   async function createVia(browser: Browser, csrf: string, name: string) {
     const res = await browser.json('/api/v1/keys', { method: 'POST', csrf, body: { name, scopes: ['image'] } });
-    const body = (await res.json()) as { data?: { id: string }; error?: { code: string; message: string; details?: Record<string, unknown> } };
+    const body = (await res.json()) as {
+      data?: { id: string };
+      error?: { code: string; message: string; details?: Record<string, unknown> };
+    };
     return { res, body };
   }
 
@@ -241,7 +268,8 @@ describe('key creation per account per day', () => {
     // Ten made and revoked at once: they still count.
     const first = await Promise.all(Array.from({ length: 10 }, (_, i) => createVia(browser, csrf, `a${i}`)));
     expect(first.every((m) => m.res.status === 201)).toBe(true);
-    for (const m of first) expect((await browser.json(`/api/v1/keys/${m.body.data!.id}`, { method: 'DELETE', csrf })).status).toBe(200);
+    for (const m of first)
+      expect((await browser.json(`/api/v1/keys/${m.body.data!.id}`, { method: 'DELETE', csrf })).status).toBe(200);
 
     const rest = await Promise.all(Array.from({ length: 20 }, (_, i) => createVia(browser, csrf, `b${i}`)));
     expect(rest.filter((m) => m.res.status === 201)).toHaveLength(MAX_KEYS_CREATED_PER_DAY - 10);
@@ -250,7 +278,9 @@ describe('key creation per account per day', () => {
     const retryAfter = String(Math.ceil((NOV_22 - START) / 1000));
     for (const m of refused) {
       expect(m.body.error!.code).toBe('rate_limit_exceeded');
-      expect(m.body.error!.message).toMatch(new RegExp(`at most ${MAX_KEYS_CREATED_PER_DAY} keys per day \\(UTC\\), revoked ones included`));
+      expect(m.body.error!.message).toMatch(
+        new RegExp(`at most ${MAX_KEYS_CREATED_PER_DAY} keys per day \\(UTC\\), revoked ones included`),
+      );
       expect(m.body.error!.details).toEqual({ max: MAX_KEYS_CREATED_PER_DAY, reset: NOV_22 / 1000 });
       expect(m.res.headers.get('retry-after')).toBe(retryAfter);
     }
@@ -274,7 +304,9 @@ describe('key creation per account per day', () => {
 
   it(`still refuses a ${MAX_ACTIVE_KEYS + 1}st active key with 400 while the day has room`, async () => {
     const { browser, csrf } = await signedUp();
-    const made = await Promise.all(Array.from({ length: MAX_ACTIVE_KEYS + 1 }, (_, i) => createVia(browser, csrf, `k${i}`)));
+    const made = await Promise.all(
+      Array.from({ length: MAX_ACTIVE_KEYS + 1 }, (_, i) => createVia(browser, csrf, `k${i}`)),
+    );
     expect(made.filter((m) => m.res.status === 201)).toHaveLength(MAX_ACTIVE_KEYS);
     const refused = made.find((m) => m.res.status !== 201)!;
     expect(refused.res.status).toBe(400);

@@ -6,7 +6,11 @@ import { UNKNOWN_KEY_CACHE_MAX, UNKNOWN_KEY_TTL_MS, UnknownKeys, unknownKeys } f
 import { bearer, call, makeKey, revoke, setToolsTier, TestClock, toolsHeaders } from './helpers.ts';
 import { compressCall, photo, pngOf } from './image-fixtures.ts';
 
-async function expectError(res: Response, status: number, code: string): Promise<{ error: { code: string; message: string }; meta: { request_id: string } }> {
+async function expectError(
+  res: Response,
+  status: number,
+  code: string,
+): Promise<{ error: { code: string; message: string }; meta: { request_id: string } }> {
   expect(res.status).toBe(status);
   expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
   const body = await res.json<any>();
@@ -30,7 +34,9 @@ describe('Tools API authentication', () => {
 
   it('prefers x-api-key when both headers are sent', async () => {
     const k = await makeKey({ scopes: ['tools'] });
-    const res = await call('/api/v1/account', { headers: { 'x-api-key': k.key, Authorization: 'Bearer sr_live_' + 'x'.repeat(32) } });
+    const res = await call('/api/v1/account', {
+      headers: { 'x-api-key': k.key, Authorization: 'Bearer sr_live_' + 'x'.repeat(32) },
+    });
     expect(res.status).toBe(200);
   });
 
@@ -43,7 +49,13 @@ describe('Tools API authentication', () => {
   });
 
   it('401 for malformed keys, never echoing them', async () => {
-    for (const bad of ['abc', 'sr_live_short', 'sr_test_' + 'a'.repeat(32), 'sr_live_' + 'a'.repeat(31) + '!', 'sr_live_' + 'a'.repeat(33)]) {
+    for (const bad of [
+      'abc',
+      'sr_live_short',
+      'sr_test_' + 'a'.repeat(32),
+      'sr_live_' + 'a'.repeat(31) + '!',
+      'sr_live_' + 'a'.repeat(33),
+    ]) {
       const res = await call('/api/v1/account', { headers: { 'x-api-key': bad } });
       const body = await expectError(res, 401, 'unauthorized');
       expect(body.error.message).toMatch(/malformed/);
@@ -53,7 +65,11 @@ describe('Tools API authentication', () => {
 
   it('401 for an Authorization header that is not Bearer', async () => {
     const k = await makeKey({ scopes: ['tools'] });
-    await expectError(await call('/api/v1/account', { headers: { Authorization: `Basic ${btoa(k.key + ':')}` } }), 401, 'unauthorized');
+    await expectError(
+      await call('/api/v1/account', { headers: { Authorization: `Basic ${btoa(k.key + ':')}` } }),
+      401,
+      'unauthorized',
+    );
   });
 
   it('401 for a well-formed but unknown key', async () => {
@@ -66,7 +82,11 @@ describe('Tools API authentication', () => {
     const k = await makeKey({ scopes: ['tools'] });
     expect((await call('/api/v1/account', { headers: toolsHeaders(k.key) })).status).toBe(200);
     await revoke(k);
-    const body = await expectError(await call('/api/v1/account', { headers: toolsHeaders(k.key) }), 401, 'unauthorized');
+    const body = await expectError(
+      await call('/api/v1/account', { headers: toolsHeaders(k.key) }),
+      401,
+      'unauthorized',
+    );
     expect(body.error.message).toMatch(/revoked/);
     await expectError(await call('/api/v1/health', { headers: toolsHeaders(k.key) }), 401, 'unauthorized');
   });
@@ -102,14 +122,22 @@ describe('Image API authentication', () => {
 
   it('refuses the key in x-api-key, pointing to Bearer', async () => {
     const k = await makeKey({ scopes: ['image'] });
-    const body = await expectError(await call('/api/v1/compress', { method: 'POST', headers: toolsHeaders(k.key) }), 401, 'unauthorized');
+    const body = await expectError(
+      await call('/api/v1/compress', { method: 'POST', headers: toolsHeaders(k.key) }),
+      401,
+      'unauthorized',
+    );
     expect(body.error.message).toMatch(/Bearer/);
   });
 
   it('401 for missing, malformed, unknown and revoked keys', async () => {
     await expectError(await call('/api/v1/compress', { method: 'POST' }), 401, 'unauthorized');
     await expectError(await call('/api/v1/compress', { method: 'POST', headers: bearer('nope') }), 401, 'unauthorized');
-    await expectError(await call('/api/v1/compress', { method: 'POST', headers: bearer('sr_live_' + 'z'.repeat(32)) }), 401, 'unauthorized');
+    await expectError(
+      await call('/api/v1/compress', { method: 'POST', headers: bearer('sr_live_' + 'z'.repeat(32)) }),
+      401,
+      'unauthorized',
+    );
     const k = await makeKey({ scopes: ['image'] });
     await revoke(k);
     await expectError(await call('/api/v1/compress', { method: 'POST', headers: bearer(k.key) }), 401, 'unauthorized');
@@ -117,7 +145,11 @@ describe('Image API authentication', () => {
 
   it('403 for a tools-only key', async () => {
     const k = await makeKey({ scopes: ['tools'] });
-    const body = await expectError(await call('/api/v1/compress', { method: 'POST', headers: bearer(k.key) }), 403, 'forbidden');
+    const body = await expectError(
+      await call('/api/v1/compress', { method: 'POST', headers: bearer(k.key) }),
+      403,
+      'forbidden',
+    );
     expect(body.error.message).toMatch(/image compression API/);
   });
 });
@@ -141,7 +173,9 @@ describe('unknown keys', () => {
     expect((await call('/api/v1/account', { headers: toolsHeaders(guess) })).status).toBe(401);
     const stub = env.METER.get(env.METER.idFromName(await hashKey(guess)));
     const tables = await runInDurableObject(stub, (_instance, state) =>
-      state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\'").toArray(),
+      state.storage.sql
+        .exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\'")
+        .toArray(),
     );
     expect(tables).toEqual([]);
   });
@@ -219,7 +253,8 @@ describe('the negative cache of unknown keys', () => {
     unknownKeys.clear();
     const { METER, lookups } = countingMeter();
     const k = await makeKey();
-    for (let i = 0; i < 3; i++) expect((await call('/api/v1/account', { headers: toolsHeaders(k.key), env: { METER } })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await call('/api/v1/account', { headers: toolsHeaders(k.key), env: { METER } })).status).toBe(200);
     const image = await compressCall(k.key, { image: pngOf(photo(8, 8)) }, { env: { METER } });
     expect(image.status).toBe(200);
     await image.arrayBuffer();
@@ -241,7 +276,9 @@ describe('the negative cache of unknown keys', () => {
     const early = generateKey();
     expect((await call('/api/v1/account', { headers: toolsHeaders(early), clock })).status).toBe(401);
     const k = await makeKey();
-    await env.DB.prepare('UPDATE api_keys SET hash = ? WHERE id = ?').bind(await hashKey(early), k.id).run();
+    await env.DB.prepare('UPDATE api_keys SET hash = ? WHERE id = ?')
+      .bind(await hashKey(early), k.id)
+      .run();
     clock.advance(UNKNOWN_KEY_TTL_MS - 1);
     expect((await call('/api/v1/account', { headers: toolsHeaders(early), clock })).status).toBe(401);
     clock.advance(1);

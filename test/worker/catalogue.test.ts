@@ -6,7 +6,8 @@ import { CATEGORIES, TAGS, TOOLS } from '../../src/catalogue/tools-data.ts';
 import { catalogueSeedStatements, D1_MAX_STATEMENT_BYTES } from '../../src/db/catalogue-seed.ts';
 import { inlineParams } from '../../src/db/statements.ts';
 
-const seed = (tools = TOOLS) => env.DB.batch(catalogueSeedStatements(tools).map((s) => env.DB.prepare(s.sql).bind(...s.params)));
+const seed = (tools = TOOLS) =>
+  env.DB.batch(catalogueSeedStatements(tools).map((s) => env.DB.prepare(s.sql).bind(...s.params)));
 const count = async () => (await env.DB.prepare('SELECT count(*) AS n FROM tools').first<{ n: number }>())!.n;
 
 describe('the catalogue file', () => {
@@ -42,15 +43,19 @@ describe('the catalogue seed', () => {
     await seed(edited);
     expect(await count()).toBe(TOOLS.length - 1);
     expect(await env.DB.prepare('SELECT 1 FROM tools WHERE slug = ?').bind(first!.slug).first()).toBeNull();
-    const hits = await env.DB.prepare("SELECT count(*) AS n FROM tools_search WHERE tools_search MATCH '\"edited for the\"'").first<{ n: number }>();
+    const hits = await env.DB.prepare(
+      'SELECT count(*) AS n FROM tools_search WHERE tools_search MATCH \'"edited for the"\'',
+    ).first<{ n: number }>();
     expect(hits!.n).toBe(1);
     await seed();
     expect(await count()).toBe(TOOLS.length);
-    const gone = await env.DB.prepare("SELECT count(*) AS n FROM tools_search WHERE tools_search MATCH '\"edited for the\"'").first<{ n: number }>();
+    const gone = await env.DB.prepare(
+      'SELECT count(*) AS n FROM tools_search WHERE tools_search MATCH \'"edited for the"\'',
+    ).first<{ n: number }>();
     expect(gone!.n).toBe(0);
   });
 
-  it('fits D1\'s statement length when the CLI inlines it', () => {
+  it("fits D1's statement length when the CLI inlines it", () => {
     for (const s of catalogueSeedStatements(TOOLS)) {
       expect(new TextEncoder().encode(inlineParams(s.sql, s.params)).byteLength).toBeLessThan(D1_MAX_STATEMENT_BYTES);
     }
@@ -59,7 +64,13 @@ describe('the catalogue seed', () => {
 
 describe('query plans', () => {
   const plan = async (sql: string, params: unknown[]) =>
-    (await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>()).results.map((r) => r.detail).join(' | ');
+    (
+      await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`)
+        .bind(...params)
+        .all<{ detail: string }>()
+    ).results
+      .map((r) => r.detail)
+      .join(' | ');
   const base: ToolQuery = { fields: TOOL_FIELDS, limit: 10, offset: 0 };
 
   it('reads the unfiltered list in name order off the name index', async () => {

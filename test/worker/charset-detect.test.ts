@@ -13,12 +13,28 @@ describe('detectEncoding', () => {
   });
 
   it('takes valid UTF-8 as UTF-8', () => {
-    expect(detectEncoding(new TextEncoder().encode('<title>Déjà vu ✓</title>'))).toEqual({ encoding: 'utf-8', source: 'detected' });
+    expect(detectEncoding(new TextEncoder().encode('<title>Déjà vu ✓</title>'))).toEqual({
+      encoding: 'utf-8',
+      source: 'detected',
+    });
   });
 
   it('recognises ISO-2022-JP by its escapes', () => {
     // ESC $ B, then 日本 in JIS X 0208, then ESC ( B.
-    const bytes = Uint8Array.from([...latin1('<title>'), 0x1b, 0x24, 0x42, 0x46, 0x7c, 0x4b, 0x5c, 0x1b, 0x28, 0x42, ...latin1('</title>')]);
+    const bytes = Uint8Array.from([
+      ...latin1('<title>'),
+      0x1b,
+      0x24,
+      0x42,
+      0x46,
+      0x7c,
+      0x4b,
+      0x5c,
+      0x1b,
+      0x28,
+      0x42,
+      ...latin1('</title>'),
+    ]);
     expect(detectEncoding(bytes)).toEqual({ encoding: 'iso-2022-jp', source: 'detected' });
   });
 

@@ -14,7 +14,14 @@ describe('the client SDK on Workers', () => {
     const client = new Shrinkray({ apiKey: k.key, baseUrl: BASE, fetch: viaWorker });
     const jpeg = jpegOf(photo(160, 120), 95);
     const result = await client.compress(new Blob([jpeg]).stream(), { quality: 60, width: 80, filename: 'cat.jpg' });
-    expect(result).toMatchObject({ format: 'jpeg', width: 80, height: 60, quality: 60, originalSize: jpeg.length, filename: 'cat.jpg' });
+    expect(result).toMatchObject({
+      format: 'jpeg',
+      width: 80,
+      height: 60,
+      quality: 60,
+      originalSize: jpeg.length,
+      filename: 'cat.jpg',
+    });
     expect(decodeAny(result.data)).toMatchObject({ width: 80, height: 60 });
     expect((await client.account()).data.tiers).toEqual({ image: 'pro', tools: 'free' });
     expect((await client.tools.list({ limit: 2 })).data).toHaveLength(2);

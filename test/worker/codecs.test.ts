@@ -83,7 +83,8 @@ describe('instance lifecycle', () => {
   });
 
   it('knows every import of the bundled wasm-bindgen builds, and names any it does not', () => {
-    for (const module of [pngWasm, oxipngWasm, resizeWasm]) expect(unsupportedImports(WebAssembly.Module.imports(module))).toEqual([]);
+    for (const module of [pngWasm, oxipngWasm, resizeWasm])
+      expect(unsupportedImports(WebAssembly.Module.imports(module))).toEqual([]);
     const newer = [
       { module: 'wbg', name: '__wbindgen_throw', kind: 'function' },
       { module: 'wbg', name: '__wbg_somethingnew_0123abcd', kind: 'function' },

@@ -4,7 +4,18 @@ import { describe, expect, it } from 'vitest';
 import { resetWasmInstances, wasmMemoryReport } from '../../wasm/instances.ts';
 import { bearer, call, makeKey, type TestKey } from './helpers.ts';
 import {
-  MULTIPART_BOUNDARY, MULTIPART_TYPE, compressCall, concat, crc32, declaringSize, form, jpegOf, multipartBytes, photo, pngOf, webpOf,
+  MULTIPART_BOUNDARY,
+  MULTIPART_TYPE,
+  compressCall,
+  concat,
+  crc32,
+  declaringSize,
+  form,
+  jpegOf,
+  multipartBytes,
+  photo,
+  pngOf,
+  webpOf,
   type Parts,
 } from './image-fixtures.ts';
 
@@ -16,7 +27,10 @@ const CONTENT_TYPE = MULTIPART_TYPE;
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
 
 /** A request body that counts what the Worker pulls from it. */
-function countingStream(source: (pulled: number) => Uint8Array | null): { stream: ReadableStream<Uint8Array>; pulled: () => number } {
+function countingStream(source: (pulled: number) => Uint8Array | null): {
+  stream: ReadableStream<Uint8Array>;
+  pulled: () => number;
+} {
   let pulled = 0;
   const stream = new ReadableStream<Uint8Array>(
     {
@@ -33,9 +47,18 @@ function countingStream(source: (pulled: number) => Uint8Array | null): { stream
 }
 
 const streamCall = (key: string, body: ReadableStream<Uint8Array>, headers: Record<string, string> = {}) =>
-  call('/api/v1/compress', { method: 'POST', headers: { ...bearer(key), 'Content-Type': CONTENT_TYPE, ...headers }, body, duplex: 'half' } as RequestInit);
+  call('/api/v1/compress', {
+    method: 'POST',
+    headers: { ...bearer(key), 'Content-Type': CONTENT_TYPE, ...headers },
+    body,
+    duplex: 'half',
+  } as RequestInit);
 
-async function expectError(res: Response, status: number, code: string): Promise<{ code: string; message: string; param?: string; details?: any }> {
+async function expectError(
+  res: Response,
+  status: number,
+  code: string,
+): Promise<{ code: string; message: string; param?: string; details?: any }> {
   expect(res.status).toBe(status);
   expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
   const body = await res.json<any>();
@@ -81,7 +104,8 @@ describe('413 payload_too_large', () => {
   it('holds a body to its declared Content-Length: more or fewer bytes than declared is a 400, not read on', async () => {
     const k = await freeKey();
     const whole = multipartBytes([{ name: 'image', value: TINY, filename: 'a.png' }]);
-    const chunks = () => countingStream((pulled) => (pulled < whole.length ? whole.subarray(pulled, pulled + 32) : null));
+    const chunks = () =>
+      countingStream((pulled) => (pulled < whole.length ? whole.subarray(pulled, pulled + 32) : null));
     // Sends twice what it declares: the rest is never taken for part of the upload.
     const longer = chunks();
     const res = await streamCall(k.key, longer.stream, { 'Content-Length': String(whole.length >> 1) });
@@ -97,7 +121,9 @@ describe('413 payload_too_large', () => {
 
   it('cuts off a streamed body without Content-Length once it passes the limit', async () => {
     const k = await freeKey();
-    const head = multipartBytes([{ name: 'image', value: new Uint8Array([0xff, 0xd8, 0xff]), filename: 'big.jpg' }]).subarray(0, -`\r\n--${BOUNDARY}--\r\n`.length);
+    const head = multipartBytes([
+      { name: 'image', value: new Uint8Array([0xff, 0xd8, 0xff]), filename: 'big.jpg' },
+    ]).subarray(0, -`\r\n--${BOUNDARY}--\r\n`.length);
     const filler = new Uint8Array(64 * 1024).fill(0x41);
     // Endless as far as the Worker can tell; 40 MB is only a safety stop for a broken implementation.
     const body = countingStream((pulled) => (pulled === 0 ? head : pulled < 40 * MB ? filler : null));
@@ -115,7 +141,10 @@ describe('413 payload_too_large', () => {
     const sent = await new Request('https://x.test/', { method: 'POST', body: form({ image: over }) }).arrayBuffer();
     expect(sent.byteLength).toBeLessThan(MAX_BODY);
     const res = await compressCall(k.key, { image: over });
-    expect(await expectError(res, 413, 'payload_too_large')).toMatchObject({ param: 'image', details: { max_bytes: MAX_IMAGE } });
+    expect(await expectError(res, 413, 'payload_too_large')).toMatchObject({
+      param: 'image',
+      details: { max_bytes: MAX_IMAGE },
+    });
     expect(res.headers.get('x-ratelimit-remaining')).toBe('100');
     // One byte less is within the limit: it gets as far as its (missing) magic bytes.
     const atLimit = await compressCall(k.key, { image: over.subarray(0, MAX_IMAGE) });
@@ -129,7 +158,11 @@ describe('415 unsupported_media_type', () => {
   random[0] = 0x00; // never a JPEG, PNG or WebP signature by chance
   const cases: [string, Uint8Array, RegExp][] = [
     ['a GIF', concat(text('GIF89a'), new Uint8Array([8, 0, 8, 0, 0x80, 0, 0]), new Uint8Array(64)), /GIF/],
-    ['an SVG', text('<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><rect width="8" height="8"/></svg>'), /SVG/],
+    [
+      'an SVG',
+      text('<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><rect width="8" height="8"/></svg>'),
+      /SVG/,
+    ],
     ['a PDF', text('%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n'), /PDF/],
     ['random bytes', random, /not an image we recognise/],
   ];
@@ -157,7 +190,8 @@ describe('415 unsupported_media_type', () => {
 
 /** Offset of the JPEG marker segment `marker` (0xFFxx), walking the segments from SOI. */
 function segment(jpeg: Uint8Array, marker: number): number {
-  for (let at = 2; at + 4 <= jpeg.length; at += 2 + ((jpeg[at + 2]! << 8) | jpeg[at + 3]!)) if (jpeg[at + 1] === marker) return at;
+  for (let at = 2; at + 4 <= jpeg.length; at += 2 + ((jpeg[at + 2]! << 8) | jpeg[at + 3]!))
+    if (jpeg[at + 1] === marker) return at;
   throw new Error(`no marker ${marker.toString(16)}`);
 }
 
@@ -196,12 +230,17 @@ describe('422 unprocessable_image', () => {
 
   it('the uncut fixtures compress (so each refusal below is the damage, not the fixture)', async () => {
     const k = await makeKey({ scopes: ['image'], image: 'pro' });
-    for (const image of [jpeg, png, webp]) expect((await compressCall(k.key, { image, format: 'webp' })).status).toBe(200);
+    for (const image of [jpeg, png, webp])
+      expect((await compressCall(k.key, { image, format: 'webp' })).status).toBe(200);
   });
 
   it('refuses a JPEG, PNG and WebP cut at 60 % of their length', async () => {
     const k = await freeKey();
-    for (const [name, bytes] of [['JPEG', jpeg], ['PNG', png], ['WEBP', webp]] as const) {
+    for (const [name, bytes] of [
+      ['JPEG', jpeg],
+      ['PNG', png],
+      ['WEBP', webp],
+    ] as const) {
       const message = await expectUnprocessable(k, bytes.subarray(0, Math.floor(bytes.length * 0.6)));
       expect(message).toMatch(new RegExp(`${name}.*truncated`, 'i'));
     }
@@ -254,11 +293,15 @@ describe('422 unprocessable_image', () => {
 
 describe('422 image_too_large', () => {
   const maxPixels = Number((env as { MAX_INPUT_PIXELS?: string }).MAX_INPUT_PIXELS); // wrangler.toml's value
-  const decoders = () => wasmMemoryReport().codecs.filter((c) => ['sr_jpeg', 'mozjpeg_dec', 'png', 'webp_dec'].includes(c.name));
+  const decoders = () =>
+    wasmMemoryReport().codecs.filter((c) => ['sr_jpeg', 'mozjpeg_dec', 'png', 'webp_dec'].includes(c.name));
 
   it('refuses a small JPEG and PNG declaring 30000×30000 from their headers, without instantiating or growing a decoder', async () => {
     const k = await freeKey();
-    const bombs = [declaringSize(jpegOf(photo(32, 32)), 30000, 30000), declaringSize(pngOf(photo(32, 32)), 30000, 30000)];
+    const bombs = [
+      declaringSize(jpegOf(photo(32, 32)), 30000, 30000),
+      declaringSize(pngOf(photo(32, 32)), 30000, 30000),
+    ];
     resetWasmInstances();
     const before = decoders();
     expect(maxPixels).toBeGreaterThan(1_000_000);
@@ -289,7 +332,9 @@ describe('422 image_too_large', () => {
     const error = await expectError(over, 422, 'image_too_large');
     expect(error.details).toEqual({ width: 101, height: 100, pixels: 10100, max_pixels: 10000 });
     // Enough digits that the two numbers differ, and the size that would be accepted.
-    expect(error.message).toBe('the image is 101×100 (0.0101 megapixels); the limit is 0.0100 megapixels: send it at most 100 pixels wide (same proportions)');
+    expect(error.message).toBe(
+      'the image is 101×100 (0.0101 megapixels); the limit is 0.0100 megapixels: send it at most 100 pixels wide (same proportions)',
+    );
     expect(over.headers.get('x-ratelimit-remaining')).toBe('100');
     const at = await compressCall(k.key, { image: pngOf(photo(100, 100)) }, small);
     expect(at.status).toBe(200);

@@ -6,7 +6,20 @@ import type { RgbaImage } from '../../wasm/image.ts';
 import { wasmMemoryReport } from '../../wasm/instances.ts';
 import { encodePixelsJpeg, type JpegMarker } from '../../wasm/jpeg-engine.ts';
 import { makeKey, type TestKey } from './helpers.ts';
-import { QUADRANT_COLOURS, bodyBytes, compressCall, decodeAny, declaringSize, near, photo, pixel, quadrants, quantTables, storeWithOrientation, type Parts } from './image-fixtures.ts';
+import {
+  QUADRANT_COLOURS,
+  bodyBytes,
+  compressCall,
+  decodeAny,
+  declaringSize,
+  near,
+  photo,
+  pixel,
+  quadrants,
+  quantTables,
+  storeWithOrientation,
+  type Parts,
+} from './image-fixtures.ts';
 import { encodeJpeg, jpegOptions } from './mozjpeg.ts';
 
 const ascii = (text: string): Uint8Array => Uint8Array.from(text, (c) => c.charCodeAt(0));
@@ -42,8 +55,15 @@ function frame(bytes: Uint8Array): [number, number, number] {
 function exif(orientation: number): Uint8Array {
   const u16 = (v: number) => [v & 255, v >> 8];
   const u32 = (v: number) => [v & 255, (v >> 8) & 255, (v >> 16) & 255, v >>> 24];
-  const entry = (tag: number, type: number, count: number, value: number[]) => [...u16(tag), ...u16(type), ...u32(count), ...value, 0, 0, 0, 0].slice(0, 12);
-  const ifd0 = [...u16(3), ...entry(0x010f, 2, 6, u32(80)), ...entry(0x0112, 3, 1, u16(orientation)), ...entry(0x8825, 4, 1, u32(50)), ...u32(0)];
+  const entry = (tag: number, type: number, count: number, value: number[]) =>
+    [...u16(tag), ...u16(type), ...u32(count), ...value, 0, 0, 0, 0].slice(0, 12);
+  const ifd0 = [
+    ...u16(3),
+    ...entry(0x010f, 2, 6, u32(80)),
+    ...entry(0x0112, 3, 1, u16(orientation)),
+    ...entry(0x8825, 4, 1, u32(50)),
+    ...u32(0),
+  ];
   const gps = [...u16(2), ...entry(0x0001, 2, 2, [0x4e, 0]), ...entry(0x0002, 5, 3, u32(86)), ...u32(0)];
   const latitude = [52, 1, 31, 1, 4512, 100].flatMap(u32);
   return cat(ascii('Exif\0\0'), ascii('II'), u16(42), u32(8), ifd0, gps, ascii('Phone\0'), latitude);
@@ -61,7 +81,12 @@ function exifOrientation(payload: Uint8Array): number {
 }
 
 const xmp = (orientation: number) =>
-  cat(ascii('http://ns.adobe.com/xap/1.0/\0'), ascii(`<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:tiff="http://ns.adobe.com/tiff/1.0/" tiff:Orientation="${orientation}" tiff:Make="Phone"/></rdf:RDF></x:xmpmeta>`));
+  cat(
+    ascii('http://ns.adobe.com/xap/1.0/\0'),
+    ascii(
+      `<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:tiff="http://ns.adobe.com/tiff/1.0/" tiff:Orientation="${orientation}" tiff:Make="Phone"/></rdf:RDF></x:xmpmeta>`,
+    ),
+  );
 
 /** An ICC profile of `size` bytes whose header names `space`, cut into `chunks` APP2 segments. */
 function icc(space: 'RGB ' | 'CMYK' | 'GRAY', size: number, chunks: number): JpegMarker[] {
@@ -70,7 +95,10 @@ function icc(space: 'RGB ' | 'CMYK' | 'GRAY', size: number, chunks: number): Jpe
   profile.set(ascii(`lcms\x04\x30\x00\x00mntr${space}XYZ `), 4);
   profile.set(ascii('acsp'), 36);
   const step = Math.ceil(size / chunks);
-  return Array.from({ length: chunks }, (_, i) => ({ code: 0xe2, data: cat(ascii('ICC_PROFILE\0'), [i + 1, chunks], profile.subarray(i * step, (i + 1) * step)) }));
+  return Array.from({ length: chunks }, (_, i) => ({
+    code: 0xe2,
+    data: cat(ascii('ICC_PROFILE\0'), [i + 1, chunks], profile.subarray(i * step, (i + 1) * step)),
+  }));
 }
 
 const MARKERS: JpegMarker[] = [
@@ -107,56 +135,82 @@ function expectSizeHeaders(res: Response, body: Uint8Array, size: [number, numbe
 /** Quadrants with some grain, so that quality matters to the encoder; stored turned in most fixtures. */
 function grainy(width: number, height: number): RgbaImage {
   const image = quadrants(width, height);
-  image.data.forEach((v, i) => (image.data[i] = i % 4 === 3 ? v : Math.max(0, Math.min(255, v + (((i * 2654435761) >>> 28) - 8)))));
+  image.data.forEach(
+    (v, i) => (image.data[i] = i % 4 === 3 ? v : Math.max(0, Math.min(255, v + (((i * 2654435761) >>> 28) - 8)))),
+  );
   return image;
 }
 const upright = grainy(96, 64);
 const tagged = jpegOf(storeWithOrientation(upright, 6), 92, MARKERS);
 const expectUpright = (image: RgbaImage) => {
   const [w, h] = [image.width, image.height];
-  expect(near(pixel(image, w >> 2, h >> 2), QUADRANT_COLOURS.tl, 30) && near(pixel(image, (3 * w) >> 2, h >> 2), QUADRANT_COLOURS.tr, 30)).toBe(true);
-  expect(near(pixel(image, w >> 2, (3 * h) >> 2), QUADRANT_COLOURS.bl, 30) && near(pixel(image, (3 * w) >> 2, (3 * h) >> 2), QUADRANT_COLOURS.br, 30)).toBe(true);
+  expect(
+    near(pixel(image, w >> 2, h >> 2), QUADRANT_COLOURS.tl, 30) &&
+      near(pixel(image, (3 * w) >> 2, h >> 2), QUADRANT_COLOURS.tr, 30),
+  ).toBe(true);
+  expect(
+    near(pixel(image, w >> 2, (3 * h) >> 2), QUADRANT_COLOURS.bl, 30) &&
+      near(pixel(image, (3 * w) >> 2, (3 * h) >> 2), QUADRANT_COLOURS.br, 30),
+  ).toBe(true);
 };
 
 describe('metadata', () => {
   const requests: [string, Parts][] = [
-    ['plain', {}], ['resized', { width: 40 }], ['target_kb', { target_kb: 2 }], ['quality 100', { quality: 100 }], ['explicit strip', { metadata: 'strip' }],
+    ['plain', {}],
+    ['resized', { width: 40 }],
+    ['target_kb', { target_kb: 2 }],
+    ['quality 100', { quality: 100 }],
+    ['explicit strip', { metadata: 'strip' }],
   ];
 
   it.each(requests)('%s: no EXIF, XMP, MPF, Photoshop or comment segment comes back', async (_, parts) => {
     const { res, body } = await compressed({ image: tagged, ...parts });
     const codes = segments(body).map((s) => s.code);
-    expect(codes.filter((c) => c >= 0xe1 && c <= 0xef || c === 0xfe)).toEqual([]);
-    for (const secret of ['Exif', 'Phone', 'xap/1.0', 'MPF', 'Photoshop', 'comment']) expect(latin1(body).includes(secret), secret).toBe(false);
+    expect(codes.filter((c) => (c >= 0xe1 && c <= 0xef) || c === 0xfe)).toEqual([]);
+    for (const secret of ['Exif', 'Phone', 'xap/1.0', 'MPF', 'Photoshop', 'comment'])
+      expect(latin1(body).includes(secret), secret).toBe(false);
     expectSizeHeaders(res, body, parts.width ? [40, 27] : [96, 64]);
     expectUpright(decodeAny(body));
   });
 
   it.each(['png', 'webp'])('%s output carries none of it either', async (format) => {
     const { body } = await compressed({ image: tagged, format });
-    for (const secret of ['Exif', 'Phone', 'xap/1.0', 'comment']) expect(latin1(body).includes(secret), secret).toBe(false);
+    for (const secret of ['Exif', 'Phone', 'xap/1.0', 'comment'])
+      expect(latin1(body).includes(secret), secret).toBe(false);
     expectUpright(decodeAny(body));
   });
 
   it.each([
-    ['re-encoded', jpegOf(storeWithOrientation(upright, 6), 98, MARKERS), {}], ['resized', tagged, { width: 48 }], ['rewritten losslessly', tagged, { quality: 100 }],
-  ] as [string, Uint8Array, Parts][])('metadata=keep, %s: EXIF and XMP kept with orientation 1, pixels upright', async (_, image, parts) => {
-    const { res, body } = await compressed({ image, metadata: 'keep', ...parts });
-    const kept = segments(body);
-    expect(kept.filter((s) => s.code >= 0xe1 && s.code <= 0xef || s.code === 0xfe).map((s) => (isExif(s) ? 'exif' : isXmp(s) ? 'xmp' : s.code))).toEqual(['exif', 'xmp']);
-    const exifOut = kept.find(isExif)!.data;
-    expect(exifOrientation(exifOut)).toBe(1);
-    expect(exifOut).toEqual(exif(1)); // everything else as it was, GPS included: the caller asked to keep it
-    expect(latin1(kept.find(isXmp)!.data)).toBe(latin1(xmp(1)));
-    const decoded = decodeAny(body);
-    expectSizeHeaders(res, body, [decoded.width, decoded.height]);
-    expect(decoded.width / decoded.height).toBeCloseTo(1.5, 1);
-    expectUpright(decoded);
-  });
+    ['re-encoded', jpegOf(storeWithOrientation(upright, 6), 98, MARKERS), {}],
+    ['resized', tagged, { width: 48 }],
+    ['rewritten losslessly', tagged, { quality: 100 }],
+  ] as [string, Uint8Array, Parts][])(
+    'metadata=keep, %s: EXIF and XMP kept with orientation 1, pixels upright',
+    async (_, image, parts) => {
+      const { res, body } = await compressed({ image, metadata: 'keep', ...parts });
+      const kept = segments(body);
+      expect(
+        kept
+          .filter((s) => (s.code >= 0xe1 && s.code <= 0xef) || s.code === 0xfe)
+          .map((s) => (isExif(s) ? 'exif' : isXmp(s) ? 'xmp' : s.code)),
+      ).toEqual(['exif', 'xmp']);
+      const exifOut = kept.find(isExif)!.data;
+      expect(exifOrientation(exifOut)).toBe(1);
+      expect(exifOut).toEqual(exif(1)); // everything else as it was, GPS included: the caller asked to keep it
+      expect(latin1(kept.find(isXmp)!.data)).toBe(latin1(xmp(1)));
+      const decoded = decodeAny(body);
+      expectSizeHeaders(res, body, [decoded.width, decoded.height]);
+      expect(decoded.width / decoded.height).toBeCloseTo(1.5, 1);
+      expectUpright(decoded);
+    },
+  );
 });
 
 describe('ICC profiles', () => {
-  const cases: [string, JpegMarker[]][] = [['one chunk', icc('RGB ', 132, 1)], ['three chunks', icc('RGB ', 3000, 3)]];
+  const cases: [string, JpegMarker[]][] = [
+    ['one chunk', icc('RGB ', 132, 1)],
+    ['three chunks', icc('RGB ', 3000, 3)],
+  ];
 
   it.each(cases)('an RGB profile in %s is kept byte for byte, whatever the path', async (_, profile) => {
     const image = jpegOf(photo(80, 48), 90, [{ code: 0xe1, data: exif(1) }, ...profile]);
@@ -175,12 +229,17 @@ describe('ICC profiles', () => {
     expect(frame(body)).toEqual([64, 32, 3]);
     expect(segments(body).filter(isIcc)).toEqual([]);
     const decoded = decodeAny(body);
-    expect(near(pixel(decoded, 8, 16), [0, 255, 255, 255], 12) && near(pixel(decoded, 56, 16), [255, 255, 255, 255], 12)).toBe(true);
+    expect(
+      near(pixel(decoded, 8, 16), [0, 255, 255, 255], 12) && near(pixel(decoded, 56, 16), [255, 255, 255, 255], 12),
+    ).toBe(true);
   });
 
   it('a grey file keeps a GRAY profile and drops an RGB one', async () => {
     const grey = new Uint8Array(48 * 32).map((_, i) => (i % 48) * 5);
-    for (const [space, kept] of [['GRAY', 1], ['RGB ', 0]] as const) {
+    for (const [space, kept] of [
+      ['GRAY', 1],
+      ['RGB ', 0],
+    ] as const) {
       const image = encodePixelsJpeg(grey, 48, 32, 1, { quality: 95, markers: icc(space, 200, 1) });
       const { res, body } = await compressed({ image, width: 24 });
       expect(frame(body)).toEqual([24, 16, 1]);
@@ -195,8 +254,12 @@ describe('X-Image-Width and X-Image-Height are the real output size', () => {
   const input = jpegOf(source, 90);
 
   it.each([
-    ['plain', {}, [300, 200]], ['width', { width: 150 }, [150, 100]], ['height', { height: 51 }, [77, 51]], ['both', { width: 100, height: 100 }, [100, 67]],
-    ['larger box', { width: 1000 }, [300, 200]], ['png', { format: 'png', width: 99 }, [99, 66]],
+    ['plain', {}, [300, 200]],
+    ['width', { width: 150 }, [150, 100]],
+    ['height', { height: 51 }, [77, 51]],
+    ['both', { width: 100, height: 100 }, [100, 67]],
+    ['larger box', { width: 1000 }, [300, 200]],
+    ['png', { format: 'png', width: 99 }, [99, 66]],
   ] as [string, Parts, [number, number]][])('%s', async (_, parts, size) => {
     const { res, body } = await compressed({ image: input, ...parts });
     expectSizeHeaders(res, body, size);
@@ -204,7 +267,12 @@ describe('X-Image-Width and X-Image-Height are the real output size', () => {
 
   it.each([5, 6, 7, 8])('orientation %i: full size (lossy and lossless) and resized', async (orientation) => {
     const image = jpegOf(storeWithOrientation(upright, orientation), 98, [{ code: 0xe1, data: exif(orientation) }]);
-    const cases: [Parts, [number, number]][] = [[{}, [96, 64]], [{ quality: 100 }, [96, 64]], [{ width: 50 }, [50, 33]], [{ height: 20 }, [30, 20]]];
+    const cases: [Parts, [number, number]][] = [
+      [{}, [96, 64]],
+      [{ quality: 100 }, [96, 64]],
+      [{ width: 50 }, [50, 33]],
+      [{ height: 20 }, [30, 20]],
+    ];
     for (const [parts, size] of cases) {
       const { res, body } = await compressed({ image, ...parts });
       expectSizeHeaders(res, body, size);
@@ -213,8 +281,17 @@ describe('X-Image-Width and X-Image-Height are the real output size', () => {
   });
 
   it('grey', async () => {
-    const image = encodePixelsJpeg(new Uint8Array(90 * 60).map((_, i) => i % 251), 90, 60, 1, { quality: 90 });
-    for (const [parts, size] of [[{}, [90, 60]], [{ width: 45 }, [45, 30]]] as [Parts, [number, number]][]) {
+    const image = encodePixelsJpeg(
+      new Uint8Array(90 * 60).map((_, i) => i % 251),
+      90,
+      60,
+      1,
+      { quality: 90 },
+    );
+    for (const [parts, size] of [
+      [{}, [90, 60]],
+      [{ width: 45 }, [45, 30]],
+    ] as [Parts, [number, number]][]) {
       const { res, body } = await compressed({ image, ...parts });
       expectSizeHeaders(res, body, size);
       expect(frame(body)[2]).toBe(1);
@@ -302,7 +379,8 @@ describe('refusals', () => {
   let scan = 2;
   for (let sos = false; !sos; scan += 2 + ((good[scan + 2]! << 8) | good[scan + 3]!)) sos = good[scan + 1] === 0xda;
   const middle = (scan + good.length) >> 1;
-  const overwritten = (pattern: number[]) => cat(good.subarray(0, middle), pattern, good.subarray(middle + pattern.length));
+  const overwritten = (pattern: number[]) =>
+    cat(good.subarray(0, middle), pattern, good.subarray(middle + pattern.length));
   const remaining = (res: Response) => Number(res.headers.get('x-ratelimit-remaining'));
 
   it.each([

@@ -16,7 +16,12 @@ const source = () => photo(97, 61, (x, y) => Math.min(255, (x * 5 + y * 3) % 300
 describe('lossless=true', () => {
   it('turns a PNG into a lossless WebP: every alpha value kept, and every colour that can be seen', async () => {
     const image = source();
-    const res = await compressCall(pro.key, { filename: 'in.png', image: pngOf(image), format: 'webp', lossless: 'true' });
+    const res = await compressCall(pro.key, {
+      filename: 'in.png',
+      image: pngOf(image),
+      format: 'webp',
+      lossless: 'true',
+    });
     expect(res.status).toBe(200);
     const body = await bodyBytes(res);
     expect(res.headers.get('content-type')).toBe('image/webp');
@@ -27,14 +32,20 @@ describe('lossless=true', () => {
     const differs: number[] = [];
     for (let i = 0; i < image.data.length; i += 4) {
       const alpha = image.data[i + 3]!;
-      const same = back.data[i + 3] === alpha && (alpha === 0 || [0, 1, 2].every((c) => back.data[i + c] === image.data[i + c]));
+      const same =
+        back.data[i + 3] === alpha && (alpha === 0 || [0, 1, 2].every((c) => back.data[i + c] === image.data[i + c]));
       if (!same) differs.push(i / 4);
     }
     expect(differs).toEqual([]);
   });
 
   it('turns a lossy WebP into a lossless one (the decoded pixels, kept exactly)', async () => {
-    const res = await compressCall(pro.key, { filename: 'in.webp', image: lossyWebp(photo(64, 48)), format: 'webp', lossless: 'true' });
+    const res = await compressCall(pro.key, {
+      filename: 'in.webp',
+      image: lossyWebp(photo(64, 48)),
+      format: 'webp',
+      lossless: 'true',
+    });
     expect(res.status).toBe(200);
     expect(channelsOf(await bodyBytes(res))).toContain('VP8L');
   });

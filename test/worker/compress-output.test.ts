@@ -4,12 +4,27 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { RgbaImage } from '../../wasm/image.ts';
 import { makeKey, type TestKey } from './helpers.ts';
 import {
-  QUADRANT_COLOURS, bodyBytes, compressCall, decodeAny, jpegOf, near, photo, pixel, pngOf, quadrants,
-  storeWithOrientation, webpOf, withJpegOrientation,
+  QUADRANT_COLOURS,
+  bodyBytes,
+  compressCall,
+  decodeAny,
+  jpegOf,
+  near,
+  photo,
+  pixel,
+  pngOf,
+  quadrants,
+  storeWithOrientation,
+  webpOf,
+  withJpegOrientation,
 } from './image-fixtures.ts';
 
 const FORMATS = ['jpeg', 'png', 'webp'] as const;
-const MAGIC: Record<string, number[]> = { jpeg: [0xff, 0xd8, 0xff], png: [0x89, 0x50, 0x4e, 0x47], webp: [0x52, 0x49, 0x46, 0x46] };
+const MAGIC: Record<string, number[]> = {
+  jpeg: [0xff, 0xd8, 0xff],
+  png: [0x89, 0x50, 0x4e, 0x47],
+  webp: [0x52, 0x49, 0x46, 0x46],
+};
 const TYPES: Record<string, string> = { jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp' };
 const EXT: Record<string, string> = { jpeg: 'jpg', png: 'png', webp: 'webp' };
 
@@ -27,7 +42,12 @@ describe('each input format to each output format', () => {
   for (const from of FORMATS) {
     for (const to of FORMATS) {
       it(`${from} → ${to}: right type, magic bytes, size and headers`, async () => {
-        const res = await compressCall(pro.key, { image: inputs[from]!, format: to, width: 150, filename: `shot.${EXT[from]}` });
+        const res = await compressCall(pro.key, {
+          image: inputs[from]!,
+          format: to,
+          width: 150,
+          filename: `shot.${EXT[from]}`,
+        });
         expect(res.status).toBe(200);
         const body = await bodyBytes(res);
         expect(res.headers.get('content-type')).toBe(TYPES[to]);
@@ -44,7 +64,9 @@ describe('each input format to each output format', () => {
         expect(res.headers.get('x-quality')).toBe('80');
         expect(res.headers.get('x-target-reached')).toBeNull();
         expect(res.headers.get('x-ratelimit-limit')).toBe('10000');
-        expect(res.headers.get('server-timing')).toMatch(/^decode;dur=\d+\.\d, resize;dur=\d+\.\d, encode;dur=\d+\.\d;desc="1 encode", total;dur=\d+\.\d$/);
+        expect(res.headers.get('server-timing')).toMatch(
+          /^decode;dur=\d+\.\d, resize;dur=\d+\.\d, encode;dur=\d+\.\d;desc="1 encode", total;dur=\d+\.\d$/,
+        );
         const decoded = decodeAny(body);
         expect([decoded.width, decoded.height]).toEqual([150, 100]);
         // Still the same picture: a pixel from the middle is close to the source's.
@@ -78,7 +100,11 @@ describe('EXIF orientation', () => {
 
   it('orientation and resize together: the box applies to the upright image', async () => {
     const stored = storeWithOrientation(quadrants(400, 200), 6);
-    const res = await compressCall(pro.key, { image: withJpegOrientation(jpegOf(stored, 95), 6), format: 'jpeg', width: 100 });
+    const res = await compressCall(pro.key, {
+      image: withJpegOrientation(jpegOf(stored, 95), 6),
+      format: 'jpeg',
+      width: 100,
+    });
     const out = decodeAny(await bodyBytes(res));
     expect([out.width, out.height]).toEqual([100, 50]);
     expect(near(pixel(out, 10, 10), QUADRANT_COLOURS.tl, 30)).toBe(true);
@@ -133,10 +159,15 @@ describe('size', () => {
 
   it('keeps the aspect ratio inside the box; both sides bind by the tighter one', async () => {
     const cases: [Record<string, number>, [number, number]][] = [
-      [{ width: 100 }, [100, 67]], [{ height: 50 }, [75, 50]], [{ width: 150, height: 50 }, [75, 50]], [{ width: 1 }, [1, 1]],
+      [{ width: 100 }, [100, 67]],
+      [{ height: 50 }, [75, 50]],
+      [{ width: 150, height: 50 }, [75, 50]],
+      [{ width: 1 }, [1, 1]],
     ];
     for (const [box, size] of cases) {
-      const out = decodeAny(await bodyBytes(await compressCall(pro.key, { image: inputs.png!, format: 'png', ...box })));
+      const out = decodeAny(
+        await bodyBytes(await compressCall(pro.key, { image: inputs.png!, format: 'png', ...box })),
+      );
       expect([out.width, out.height]).toEqual(size);
     }
   });
@@ -154,7 +185,9 @@ describe('size', () => {
 
   it('never bigger does not apply to a conversion, a resize or target_kb', async () => {
     const small = jpegOf(photo(120, 80), 30);
-    const resized = await bodyBytes(await compressCall(pro.key, { image: small, format: 'jpeg', quality: 100, width: 119 }));
+    const resized = await bodyBytes(
+      await compressCall(pro.key, { image: small, format: 'jpeg', quality: 100, width: 119 }),
+    );
     expect(resized).not.toEqual(small);
     const converted = await bodyBytes(await compressCall(pro.key, { image: small, format: 'png' }));
     expect(converted.length).toBeGreaterThan(small.length);
@@ -169,7 +202,8 @@ describe('size', () => {
 });
 
 describe('target_kb', () => {
-  const timing = (res: Response) => Number(/encode;dur=[\d.]+;desc="(\d+) encodes?"/.exec(res.headers.get('server-timing') ?? '')?.[1]);
+  const timing = (res: Response) =>
+    Number(/encode;dur=[\d.]+;desc="(\d+) encodes?"/.exec(res.headers.get('server-timing') ?? '')?.[1]);
 
   it.each(['jpeg', 'webp'])('%s: reached, with the highest quality that fits, in at most 8 encodes', async (format) => {
     const image = photo(400, 300);

@@ -68,7 +68,14 @@ describe('format', () => {
 
   it('writes jpeg, png and (pro) webp, matching its name case-insensitively', async () => {
     const k = await pro();
-    for (const [format, expected] of [['jpeg', 'jpeg'], ['png', 'png'], ['webp', 'webp'], ['PNG', 'png'], ['WebP', 'webp'], ['JPEG', 'jpeg']]) {
+    for (const [format, expected] of [
+      ['jpeg', 'jpeg'],
+      ['png', 'png'],
+      ['webp', 'webp'],
+      ['PNG', 'png'],
+      ['WebP', 'webp'],
+      ['JPEG', 'jpeg'],
+    ]) {
       const res = await expectOk(k, { format: format! });
       expect(res.headers.get('content-type')).toBe(`image/${expected}`);
       expect(await magic(res)).toBe(expected);
@@ -148,7 +155,11 @@ describe('parts', () => {
     const twoImages = new FormData();
     twoImages.append('image', new File([PNG], 'a.png'));
     twoImages.append('image', new File([PNG], 'b.png'));
-    await expectBadRequest(await call('/api/v1/compress', { method: 'POST', headers: bearer(k.key), body: twoImages }), 'image', /more than once/);
+    await expectBadRequest(
+      await call('/api/v1/compress', { method: 'POST', headers: bearer(k.key), body: twoImages }),
+      'image',
+      /more than once/,
+    );
   });
 
   it('refuses a request without an image part', async () => {
@@ -177,7 +188,10 @@ describe('parts', () => {
       method: 'POST',
       headers: { ...bearer(k.key), 'Content-Type': 'multipart/form-data; boundary=nowhere' },
       // The image part starts and the body ends: no closing boundary.
-      body: concat(new TextEncoder().encode('--nowhere\r\nContent-Disposition: form-data; name="image"; filename="a.png"\r\n\r\n'), PNG.subarray(0, 100)),
+      body: concat(
+        new TextEncoder().encode('--nowhere\r\nContent-Disposition: form-data; name="image"; filename="a.png"\r\n\r\n'),
+        PNG.subarray(0, 100),
+      ),
     });
     await expectBadRequest(res, null, /multipart/);
   });
@@ -187,7 +201,7 @@ describe('Content-Disposition', () => {
   const disposition = async (k: TestKey, filename: string, parts: Parts = {}) =>
     (await expectOk(k, { filename, ...parts })).headers.get('content-disposition');
 
-  it('is inline, with the original stem and the output format\'s extension', async () => {
+  it("is inline, with the original stem and the output format's extension", async () => {
     const k = await pro();
     expect(await disposition(k, 'holiday.photo.png')).toBe('inline; filename="holiday.photo.jpg"');
     expect(await disposition(k, 'holiday.photo.png', { format: 'png' })).toBe('inline; filename="holiday.photo.png"');
@@ -200,7 +214,15 @@ describe('Content-Disposition', () => {
 
   it('sanitises quotes, slashes and non-ASCII, never leaving an empty name', async () => {
     const k = await free();
-    for (const name of ['my "best" shot.png', '../../etc/passwd', 'C:\\Users\\me\\cat.png', 'Fotó – été 写真.png', '"; filename*=x.png', '写真.png', '.png']) {
+    for (const name of [
+      'my "best" shot.png',
+      '../../etc/passwd',
+      'C:\\Users\\me\\cat.png',
+      'Fotó – été 写真.png',
+      '"; filename*=x.png',
+      '写真.png',
+      '.png',
+    ]) {
       const value = await disposition(k, name);
       const match = DISPOSITION.exec(value ?? '');
       expect(match, `${name}: ${value}`).not.toBeNull();
@@ -219,12 +241,19 @@ describe('Content-Disposition', () => {
 
   it('sanitises a raw UTF-8, backslash-escaped file name sent by a hand-written client', async () => {
     const k = await free();
-    const head = '--b0undary\r\nContent-Disposition: form-data; name="image"; filename="caf\u00e9 \\"menu\\"/x.png"\r\n\r\n';
+    const head =
+      '--b0undary\r\nContent-Disposition: form-data; name="image"; filename="caf\u00e9 \\"menu\\"/x.png"\r\n\r\n';
     const body = concat(new TextEncoder().encode(head), PNG, new TextEncoder().encode('\r\n--b0undary--\r\n'));
-    const res = await call('/api/v1/compress', { method: 'POST', headers: { ...bearer(k.key), 'Content-Type': 'multipart/form-data; boundary=b0undary' }, body });
+    const res = await call('/api/v1/compress', {
+      method: 'POST',
+      headers: { ...bearer(k.key), 'Content-Type': 'multipart/form-data; boundary=b0undary' },
+      body,
+    });
     expect(res.status).toBe(200);
     const value = res.headers.get('content-disposition')!;
-    expect(value).toMatch(/^inline; filename="[\x20-\x21\x23-\x2e\x30-\x5b\x5d-\x7e]+\.jpg"(; filename\*=UTF-8''[A-Za-z0-9%._~!$&+^`|-]+)?$/);
+    expect(value).toMatch(
+      /^inline; filename="[\x20-\x21\x23-\x2e\x30-\x5b\x5d-\x7e]+\.jpg"(; filename\*=UTF-8''[A-Za-z0-9%._~!$&+^`|-]+)?$/,
+    );
   });
 
   it('keeps the name of a JPEG upload whose output stays JPEG', async () => {

@@ -21,7 +21,9 @@ function expectSameBytes(actual: ArrayLike<number>, expected: ArrayLike<number>)
       break;
     }
   }
-  expect(at === -1 ? 'identical' : `first difference at byte ${at}: ${actual[at]} instead of ${expected[at]}`).toBe('identical');
+  expect(at === -1 ? 'identical' : `first difference at byte ${at}: ${actual[at]} instead of ${expected[at]}`).toBe(
+    'identical',
+  );
 }
 
 const key = async () => (await makeKey({ scopes: ['image'], image: 'pro' })).key;
@@ -44,7 +46,10 @@ function iccProfile(space: string): Uint8Array {
 const iccp = async (space: string) => ({ type: 'iCCP', data: cat(ascii('test\0\0'), await zlib(iccProfile(space))) });
 const xmpChunk = (orientation: number) => ({
   type: 'iTXt',
-  data: cat(ascii('XML:com.adobe.xmp\0\0\0\0\0'), ascii(`<x:xmpmeta><rdf:Description tiff:Orientation="${orientation}"/></x:xmpmeta>`)),
+  data: cat(
+    ascii('XML:com.adobe.xmp\0\0\0\0\0'),
+    ascii(`<x:xmpmeta><rdf:Description tiff:Orientation="${orientation}"/></x:xmpmeta>`),
+  ),
 });
 
 describe('PNG to PNG, lossless', () => {
@@ -54,14 +59,26 @@ describe('PNG to PNG, lossless', () => {
     ['grey + alpha 16', { colourType: 4, bitDepth: 16 }, null],
     ['RGB 16', { colourType: 2, bitDepth: 16 }, null],
     ['RGBA 8, interlaced', { colourType: 6, bitDepth: 8, interlaced: true }, null],
-    ['palette 4 with tRNS', { colourType: 3, bitDepth: 4, palette: Array.from({ length: 16 }, (_, i) => [i * 16, 255 - i * 16, i * 5]), trns: [0, 90] }, null],
+    [
+      'palette 4 with tRNS',
+      {
+        colourType: 3,
+        bitDepth: 4,
+        palette: Array.from({ length: 16 }, (_, i) => [i * 16, 255 - i * 16, i * 5]),
+        trns: [0, 90],
+      },
+      null,
+    ],
   ] as const)('%s: the pixels come back exactly, with the size in the headers', async (_, partial, _ct) => {
     const spec = { width: 61, height: 37, ...partial } as PngSpec;
     const { res, body } = await compressPng({ image: await makePng(spec) });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('image/png');
     const ihdr = ihdrOf(body);
-    expect([res.headers.get('x-image-width'), res.headers.get('x-image-height')]).toEqual([String(ihdr.width), String(ihdr.height)]);
+    expect([res.headers.get('x-image-width'), res.headers.get('x-image-height')]).toEqual([
+      String(ihdr.width),
+      String(ihdr.height),
+    ]);
     expect([ihdr.width, ihdr.height]).toEqual([61, 37]);
     expectSameBytes(decodePng(body).data, expectedRgba(spec));
   });
@@ -71,7 +88,19 @@ describe('PNG to PNG, lossless', () => {
       [{ colourType: 6, bitDepth: 16 }, 6],
       [{ colourType: 0, bitDepth: 8 }, 0],
       [{ colourType: 2, bitDepth: 16 }, 2],
-      [{ colourType: 3, bitDepth: 2, palette: [[0, 0, 0], [255, 0, 0], [0, 255, 0], [0, 0, 255]] }, 3],
+      [
+        {
+          colourType: 3,
+          bitDepth: 2,
+          palette: [
+            [0, 0, 0],
+            [255, 0, 0],
+            [0, 255, 0],
+            [0, 0, 255],
+          ],
+        },
+        3,
+      ],
     ] as const;
     for (const [partial, colourType] of cases) {
       const spec = { width: 2000, height: 1600, ...partial } as PngSpec;
@@ -85,7 +114,11 @@ describe('PNG to PNG, lossless', () => {
 
   it('an RGBA image of few colours, opaque throughout, is written in rows as a palette; one of grey pixels as grey', async () => {
     const [w, h] = [2100, 1500];
-    const colours = [[250, 250, 252, 255], [38, 50, 72, 255], [9, 105, 218, 255]];
+    const colours = [
+      [250, 250, 252, 255],
+      [38, 50, 72, 255],
+      [9, 105, 218, 255],
+    ];
     const rgba = new Uint8Array(w * h * 4).map((_, i) => colours[Math.floor(i / 4 / w / 100) % 3]![i % 4]!);
     const { body } = await compressPng({ image: pngOf({ data: rgba, width: w, height: h }) });
     expect(ihdrOf(body)).toMatchObject({ colourType: 3, bitDepth: 2 });
@@ -107,7 +140,13 @@ describe('PNG to PNG, lossless', () => {
   }, 60_000);
 
   it('an eXIf orientation is applied, and kept (reset to 1) only with metadata=keep', async () => {
-    const spec: PngSpec = { width: 30, height: 20, colourType: 2, bitDepth: 8, before: [{ type: 'eXIf', data: exifTiff(6) }] };
+    const spec: PngSpec = {
+      width: 30,
+      height: 20,
+      colourType: 2,
+      bitDepth: 8,
+      before: [{ type: 'eXIf', data: exifTiff(6) }],
+    };
     const input = await makePng(spec);
     const { body } = await compressPng({ image: input });
     expect(ihdrOf(body)).toMatchObject({ width: 20, height: 30 });
@@ -121,7 +160,13 @@ describe('PNG to PNG, lossless', () => {
   });
 
   it('keeps an RGB ICC profile and the colour chunks; drops text, time and, unless kept, XMP', async () => {
-    const before = [await iccp('RGB '), { type: 'gAMA', data: Uint8Array.of(0, 0, 0xb1, 0x8f) }, { type: 'tEXt', data: ascii('Author\0me') }, { type: 'tIME', data: new Uint8Array(7) }, xmpChunk(1)];
+    const before = [
+      await iccp('RGB '),
+      { type: 'gAMA', data: Uint8Array.of(0, 0, 0xb1, 0x8f) },
+      { type: 'tEXt', data: ascii('Author\0me') },
+      { type: 'tIME', data: new Uint8Array(7) },
+      xmpChunk(1),
+    ];
     const image = await makePng({ width: 40, height: 40, colourType: 2, bitDepth: 8, before });
     const stripped = chunksOf((await compressPng({ image })).body).map((c) => c.type);
     expect(stripped).toEqual(expect.arrayContaining(['iCCP', 'gAMA']));
@@ -143,7 +188,12 @@ describe('PNG to PNG, lossless', () => {
 describe('PNG to other formats and refusals', () => {
   it('PNG with alpha to JPEG: flattened on white, the right size', async () => {
     const spec: PngSpec = { width: 300, height: 200, colourType: 6, bitDepth: 8 };
-    const res = await compressCall(await key(), { filename: 'in.png', image: await makePng(spec), format: 'jpeg', width: '150' });
+    const res = await compressCall(await key(), {
+      filename: 'in.png',
+      image: await makePng(spec),
+      format: 'jpeg',
+      width: '150',
+    });
     expect(res.status).toBe(200);
     const out = decodeAny(await bodyBytes(res));
     expect([out.width, out.height]).toEqual([150, 100]);
@@ -159,7 +209,11 @@ describe('PNG to other formats and refusals', () => {
       rgba.set(right ? [200, 40, 60, 255] : [0, 0, 0, 0], i * 4);
     }
     // 40 MB: the whole-frame path needed about 24 bytes per pixel (over 100 MB); rows need the coefficients.
-    const res = await compressCall(await key(), { filename: 'in.png', image: pngOf({ data: rgba, width: w, height: h }), format: 'jpeg' }, { env: { MEMORY_BUDGET_MB: '40' } });
+    const res = await compressCall(
+      await key(),
+      { filename: 'in.png', image: pngOf({ data: rgba, width: w, height: h }), format: 'jpeg' },
+      { env: { MEMORY_BUDGET_MB: '40' } },
+    );
     expect(res.status).toBe(200);
     const out = decodeAny(await bodyBytes(res));
     expect([out.width, out.height]).toEqual([w, h]);
@@ -171,10 +225,25 @@ describe('PNG to other formats and refusals', () => {
   }, 30_000);
 
   it.each([
-    ['a damaged IDAT checksum', async (png: Uint8Array) => { const b = png.slice(); b[b.length - 13]! ^= 1; return b; }],
+    [
+      'a damaged IDAT checksum',
+      async (png: Uint8Array) => {
+        const b = png.slice();
+        b[b.length - 13]! ^= 1;
+        return b;
+      },
+    ],
     ['a file cut short', async (png: Uint8Array) => png.subarray(0, png.length - 40)],
-    ['image data that is not zlib', async (png: Uint8Array) => cat(png.subarray(0, 33), chunk('IDAT', Uint8Array.of(1, 2, 3, 4, 5, 6)), chunk('IEND', new Uint8Array(0)))],
-    ['image data ending early', async (png: Uint8Array) => cat(png.subarray(0, 33), chunk('IDAT', await zlib(new Uint8Array(100))), chunk('IEND', new Uint8Array(0)))],
+    [
+      'image data that is not zlib',
+      async (png: Uint8Array) =>
+        cat(png.subarray(0, 33), chunk('IDAT', Uint8Array.of(1, 2, 3, 4, 5, 6)), chunk('IEND', new Uint8Array(0))),
+    ],
+    [
+      'image data ending early',
+      async (png: Uint8Array) =>
+        cat(png.subarray(0, 33), chunk('IDAT', await zlib(new Uint8Array(100))), chunk('IEND', new Uint8Array(0))),
+    ],
   ])('%s is 422 unprocessable_image', async (_, damage) => {
     const png = await makePng({ width: 50, height: 50, colourType: 2, bitDepth: 8 });
     for (const format of ['png', 'jpeg']) {

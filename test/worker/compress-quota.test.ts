@@ -83,12 +83,17 @@ describe('the free month', () => {
       [422, () => compressCall(k.key, { image: TINY.subarray(0, Math.floor(TINY.length * 0.6)) })],
       [
         413,
-        () => call('/api/v1/compress', {
-          method: 'POST',
-          headers: { ...bearer(k.key), 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`, 'Content-Length': String(11 * 1024 * 1024) },
-          body: new ReadableStream({ pull: () => {} }, { highWaterMark: 0 }),
-          duplex: 'half',
-        } as RequestInit),
+        () =>
+          call('/api/v1/compress', {
+            method: 'POST',
+            headers: {
+              ...bearer(k.key),
+              'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`,
+              'Content-Length': String(11 * 1024 * 1024),
+            },
+            body: new ReadableStream({ pull: () => {} }, { highWaterMark: 0 }),
+            duplex: 'half',
+          } as RequestInit),
       ],
     ];
     for (const [status, send] of failures) {

@@ -14,8 +14,18 @@ describe('readHeader', () => {
 
   it('reads dimensions without decoding, for all three formats', () => {
     expect(readHeader('jpeg', jpegOf(image))).toMatchObject({ width: 37, height: 23, orientation: 1, defect: null });
-    expect(readHeader('png', pngOf(image))).toMatchObject({ width: 37, height: 23, hasAlphaChannel: true, defect: null });
-    expect(readHeader('webp', webpOf(image))).toMatchObject({ width: 37, height: 23, hasAlphaChannel: true, defect: null });
+    expect(readHeader('png', pngOf(image))).toMatchObject({
+      width: 37,
+      height: 23,
+      hasAlphaChannel: true,
+      defect: null,
+    });
+    expect(readHeader('webp', webpOf(image))).toMatchObject({
+      width: 37,
+      height: 23,
+      hasAlphaChannel: true,
+      defect: null,
+    });
     expect(readHeader('webp', webpOf(photo(37, 23)))).toMatchObject({ width: 37, height: 23, defect: null });
   });
 
@@ -34,7 +44,10 @@ describe('readHeader', () => {
   it('reports truncation as a defect, with the dimensions still read', () => {
     const jpeg = jpegOf(photo(200, 100));
     expect(readHeader('jpeg', jpeg.subarray(0, jpeg.length - 2)).defect).toMatch(/truncated/);
-    expect(readHeader('jpeg', jpeg.subarray(0, Math.floor(jpeg.length * 0.6)))).toMatchObject({ width: 200, height: 100 });
+    expect(readHeader('jpeg', jpeg.subarray(0, Math.floor(jpeg.length * 0.6)))).toMatchObject({
+      width: 200,
+      height: 100,
+    });
     const png = pngOf(photo(200, 100));
     expect(readHeader('png', png.subarray(0, png.length - 12)).defect).toMatch(/IEND/);
     const webp = webpOf(photo(200, 100));
@@ -60,7 +73,9 @@ describe('readHeader', () => {
   it('throws MalformedImage when the dimensions cannot be found', () => {
     expect(() => readHeader('jpeg', new Uint8Array([0xff, 0xd8, 0xff, 0xd9]))).toThrow(MalformedImage);
     expect(() => readHeader('png', pngOf(image).subarray(0, 20))).toThrow(MalformedImage);
-    expect(() => readHeader('webp', new TextEncoder().encode('RIFF\x20\0\0\0WEBPVP8Z' + '\0'.repeat(20)))).toThrow(MalformedImage);
+    expect(() => readHeader('webp', new TextEncoder().encode('RIFF\x20\0\0\0WEBPVP8Z' + '\0'.repeat(20)))).toThrow(
+      MalformedImage,
+    );
   });
 });
 
@@ -109,14 +124,17 @@ describe('searchQuality', () => {
     return new Uint8Array(model(q));
   };
 
-  it.each([3000, 10_000, 50_000, 90_000, 100_000])('finds the highest fitting quality for a target of %i bytes', (target) => {
-    const calls: number[] = [];
-    const result = searchQuality(encoder(calls), target, 80);
-    const best = Math.max(...Array.from({ length: 80 }, (_, i) => i + 1).filter((q) => model(q) <= target));
-    expect(result).toMatchObject({ quality: best, reached: true });
-    expect(result.encodes).toBe(calls.length);
-    expect(calls.length).toBeLessThanOrEqual(6);
-  });
+  it.each([3000, 10_000, 50_000, 90_000, 100_000])(
+    'finds the highest fitting quality for a target of %i bytes',
+    (target) => {
+      const calls: number[] = [];
+      const result = searchQuality(encoder(calls), target, 80);
+      const best = Math.max(...Array.from({ length: 80 }, (_, i) => i + 1).filter((q) => model(q) <= target));
+      expect(result).toMatchObject({ quality: best, reached: true });
+      expect(result.encodes).toBe(calls.length);
+      expect(calls.length).toBeLessThanOrEqual(6);
+    },
+  );
 
   it('one encode when the ceiling already fits', () => {
     const calls: number[] = [];
@@ -133,7 +151,10 @@ describe('searchQuality', () => {
 
   it('never more than the encode budget, even on a curve it models badly', () => {
     const calls: number[] = [];
-    const stairs = (q: number) => { calls.push(q); return new Uint8Array(q < 50 ? 1000 : 10 ** 6); };
+    const stairs = (q: number) => {
+      calls.push(q);
+      return new Uint8Array(q < 50 ? 1000 : 10 ** 6);
+    };
     const result = searchQuality(stairs, 5000, 100);
     expect(calls.length).toBeLessThanOrEqual(MAX_TARGET_ENCODES);
     expect(result.reached).toBe(true);

@@ -8,8 +8,28 @@ import { readHeader } from '../../src/compress/header.ts';
 import { encodeRowsWebp } from '../../wasm/webp-engine.ts';
 import { resetWasmInstances, wasmMemoryReport } from '../../wasm/instances.ts';
 import { makeKey, type TestKey } from './helpers.ts';
-import { QUADRANT_COLOURS, bodyBytes, compressCall, decodeAny, near, photo, pixel, quadrants, storeWithOrientation, type Parts } from './image-fixtures.ts';
-import { XMP, animatedWebp, channelsOf, chunksOf, iccProfile, losslessWebp, lossyWebp, withMetadata } from './webp-fixtures.ts';
+import {
+  QUADRANT_COLOURS,
+  bodyBytes,
+  compressCall,
+  decodeAny,
+  near,
+  photo,
+  pixel,
+  quadrants,
+  storeWithOrientation,
+  type Parts,
+} from './image-fixtures.ts';
+import {
+  XMP,
+  animatedWebp,
+  channelsOf,
+  chunksOf,
+  iccProfile,
+  losslessWebp,
+  lossyWebp,
+  withMetadata,
+} from './webp-fixtures.ts';
 
 const MiB = 1024 * 1024;
 let pro: TestKey;
@@ -28,7 +48,8 @@ async function compressed(parts: Parts, env?: Record<string, unknown>) {
 function declaredSize(webp: Uint8Array): [number, number] {
   const first = chunksOf(webp)[0]!;
   const d = first.data;
-  if (first.tag === 'VP8X') return [1 + (d[4]! | (d[5]! << 8) | (d[6]! << 16)), 1 + (d[7]! | (d[8]! << 8) | (d[9]! << 16))];
+  if (first.tag === 'VP8X')
+    return [1 + (d[4]! | (d[5]! << 8) | (d[6]! << 16)), 1 + (d[7]! | (d[8]! << 8) | (d[9]! << 16))];
   if (first.tag === 'VP8L') {
     const bits = d[1]! | (d[2]! << 8) | (d[3]! << 16) | (d[4]! << 24);
     return [(bits & 0x3fff) + 1, ((bits >>> 14) & 0x3fff) + 1];
@@ -37,7 +58,10 @@ function declaredSize(webp: Uint8Array): [number, number] {
 }
 
 function expectSizeHeaders(res: Response, body: Uint8Array, width: number, height: number): void {
-  expect([res.headers.get('x-image-width'), res.headers.get('x-image-height')]).toEqual([String(width), String(height)]);
+  expect([res.headers.get('x-image-width'), res.headers.get('x-image-height')]).toEqual([
+    String(width),
+    String(height),
+  ]);
   const decoded = decodeAny(body);
   expect([decoded.width, decoded.height]).toEqual([width, height]);
   if (body[0] === 0x52) expect(declaredSize(body)).toEqual([width, height]);
@@ -54,7 +78,11 @@ describe('WebP to WebP', () => {
     expectSizeHeaders(res, body, 301, 203);
   });
 
-  it.each([[150, 0], [0, 51], [99, 99]])('resized to width=%i height=%i: the headers say the real size', async (width, height) => {
+  it.each([
+    [150, 0],
+    [0, 51],
+    [99, 99],
+  ])('resized to width=%i height=%i: the headers say the real size', async (width, height) => {
     const input = lossyWebp(photo(301, 203), 90);
     const box: Parts = {};
     if (width) box.width = width;
@@ -160,7 +188,8 @@ describe('metadata', () => {
   it('JPEG output: the ICC profile goes into APP2, nothing else with strip; EXIF in APP1 with keep', async () => {
     const segments = (jpeg: Uint8Array): number[] => {
       const codes: number[] = [];
-      for (let at = 2; jpeg[at] === 0xff && jpeg[at + 1] !== 0xda; at += 2 + ((jpeg[at + 2]! << 8) | jpeg[at + 3]!)) codes.push(jpeg[at + 1]!);
+      for (let at = 2; jpeg[at] === 0xff && jpeg[at + 1] !== 0xda; at += 2 + ((jpeg[at + 2]! << 8) | jpeg[at + 3]!))
+        codes.push(jpeg[at + 1]!);
       return codes.filter((c) => c >= 0xe1 && c <= 0xef);
     };
     const strip = await compressed({ image: input(), format: 'jpeg' });
@@ -191,19 +220,37 @@ describe('refusals', () => {
   });
 
   it.each([
-    ['truncated lossy', () => { const b = lossyWebp(photo(200, 100), 90); return b.subarray(0, b.length >> 1); }],
-    ['truncated lossless', () => { const b = losslessWebp(photo(200, 100)); return b.subarray(0, b.length >> 1); }],
-    ['truncated, RIFF size patched to match', () => {
-      const b = lossyWebp(photo(200, 100), 90).slice(0, 600);
-      new DataView(b.buffer).setUint32(4, b.length - 8, true);
-      new DataView(b.buffer).setUint32(16, b.length - 20, true);
-      return b;
-    }],
-    ['corrupt lossless data', () => {
-      const b = losslessWebp(photo(200, 100)).slice();
-      for (let i = 40; i < b.length - 8; i += 5) b[i] = b[i]! ^ 0x3c;
-      return b;
-    }],
+    [
+      'truncated lossy',
+      () => {
+        const b = lossyWebp(photo(200, 100), 90);
+        return b.subarray(0, b.length >> 1);
+      },
+    ],
+    [
+      'truncated lossless',
+      () => {
+        const b = losslessWebp(photo(200, 100));
+        return b.subarray(0, b.length >> 1);
+      },
+    ],
+    [
+      'truncated, RIFF size patched to match',
+      () => {
+        const b = lossyWebp(photo(200, 100), 90).slice(0, 600);
+        new DataView(b.buffer).setUint32(4, b.length - 8, true);
+        new DataView(b.buffer).setUint32(16, b.length - 20, true);
+        return b;
+      },
+    ],
+    [
+      'corrupt lossless data',
+      () => {
+        const b = losslessWebp(photo(200, 100)).slice();
+        for (let i = 40; i < b.length - 8; i += 5) b[i] = b[i]! ^ 0x3c;
+        return b;
+      },
+    ],
   ])('%s → 422 unprocessable_image, for WebP and JPEG output', async (_name, make) => {
     for (const format of ['webp', 'jpeg']) {
       const { res, body } = await compressed({ image: make(), format });
@@ -259,13 +306,26 @@ describe('memory', () => {
   });
 
   it('a 16.8 MP opaque lossy WebP to WebP tries the token buffer within its allowance; with alpha, or a tighter budget, low-memory mode', () => {
-    const header = { width: 4096, height: 4096, orientation: 1 as const, hasAlphaChannel: false, defect: null, webp: { lossless: false } };
+    const header = {
+      width: 4096,
+      height: 4096,
+      orientation: 1 as const,
+      hasAlphaChannel: false,
+      defect: null,
+      webp: { lossless: false },
+    };
     const bounded = plan('webp', header, 3 * MiB, { format: 'webp', quality: 80 }, 100 * MiB);
     expect(bounded.webp).toEqual({ lossless: false, lowMemory: false, tokenGrowthBytes: WEBP_TOKEN_GROWTH_BYTES });
     const low = plan('webp', header, 3 * MiB, { format: 'webp', quality: 80 }, bounded.estimate - 1);
     expect(low.webp).toEqual({ lossless: false, lowMemory: true });
     expect(low.estimate).toBeLessThan(bounded.estimate);
-    const alpha = plan('webp', { ...header, hasAlphaChannel: true }, 3 * MiB, { format: 'webp', quality: 80 }, 1024 * MiB);
+    const alpha = plan(
+      'webp',
+      { ...header, hasAlphaChannel: true },
+      3 * MiB,
+      { format: 'webp', quality: 80 },
+      1024 * MiB,
+    );
     expect(alpha.webp).toEqual({ lossless: false, lowMemory: true });
   });
 });

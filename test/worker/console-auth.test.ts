@@ -2,7 +2,12 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/accounts/keys.ts';
-import { SESSION_IDLE_MS, SESSION_MAX_MS, SIGNIN_EMAIL_DELAY_BASE_S, SIGNIN_EMAIL_DELAY_MAX_S } from '../../src/auth/limits.ts';
+import {
+  SESSION_IDLE_MS,
+  SESSION_MAX_MS,
+  SIGNIN_EMAIL_DELAY_BASE_S,
+  SIGNIN_EMAIL_DELAY_MAX_S,
+} from '../../src/auth/limits.ts';
 import { hashPassword } from '../../src/auth/password.ts';
 import { TestClock, captureConsole } from './helpers.ts';
 import { safeNext } from '../../src/routes/auth-pages.ts';
@@ -11,7 +16,12 @@ import { Browser, LANDING_H1, ORIGIN, PASSWORD, signedUp, uniqueEmail } from './
 
 const alertOf = (html: string): string => (/role="alert">([^<]*)</.exec(html)?.[1] ?? '').replaceAll('&#39;', "'");
 
-async function signIn(browser: Browser, email: string, password: string, extra: Record<string, string> = {}): Promise<Response> {
+async function signIn(
+  browser: Browser,
+  email: string,
+  password: string,
+  extra: Record<string, string> = {},
+): Promise<Response> {
   const form = await browser.page('/signin');
   return browser.post('/signin', { _csrf: form.csrf, email, password, ...extra });
 }
@@ -22,7 +32,9 @@ describe('sign-up', () => {
     expect(home.res.status).toBe(200);
     expect(home.html).toContain('<h1>Usage</h1>');
     expect(home.html).toContain('Grace Hopper');
-    const row = await env.DB.prepare('SELECT name, image_tier, tools_tier, password_hash FROM accounts WHERE email = ?').bind(email).first<Record<string, string>>();
+    const row = await env.DB.prepare('SELECT name, image_tier, tools_tier, password_hash FROM accounts WHERE email = ?')
+      .bind(email)
+      .first<Record<string, string>>();
     expect(row).toMatchObject({ name: 'Grace Hopper', image_tier: 'free', tools_tier: 'free' });
     expect(row!.password_hash).toMatch(/^pbkdf2-sha256\$100000\$/);
     expect(row!.password_hash).not.toContain(PASSWORD);
@@ -33,7 +45,12 @@ describe('sign-up', () => {
     const { email } = await signedUp();
     const browser = new Browser();
     const form = await browser.page('/signup');
-    const res = await browser.post('/signup', { _csrf: form.csrf, name: 'Other', email: email.toUpperCase(), password: PASSWORD });
+    const res = await browser.post('/signup', {
+      _csrf: form.csrf,
+      name: 'Other',
+      email: email.toUpperCase(),
+      password: PASSWORD,
+    });
     expect(res.status).toBe(409);
     const html = await res.text();
     expect(alertOf(html)).toBe('An account with this email already exists. Sign in instead, or use another email.');
@@ -44,7 +61,12 @@ describe('sign-up', () => {
   it('explains each invalid field and keeps what was typed, except the password', async () => {
     const browser = new Browser();
     const form = await browser.page('/signup');
-    const res = await browser.post('/signup', { _csrf: form.csrf, name: '  ', email: 'not-an-email', password: 'short' });
+    const res = await browser.post('/signup', {
+      _csrf: form.csrf,
+      name: '  ',
+      email: 'not-an-email',
+      password: 'short',
+    });
     expect(res.status).toBe(400);
     const html = await res.text();
     expect(html).toContain('Enter your name.');
@@ -88,15 +110,21 @@ describe('sign-in', () => {
 
   it('refuses accounts made by the operator, which have no password', async () => {
     const email = uniqueEmail();
-    await env.DB.prepare("INSERT INTO accounts (id, email, name, created_at) VALUES (?, ?, 'CLI', 0)").bind(`acc_${crypto.randomUUID()}`, email).run();
+    await env.DB.prepare("INSERT INTO accounts (id, email, name, created_at) VALUES (?, ?, 'CLI', 0)")
+      .bind(`acc_${crypto.randomUUID()}`, email)
+      .run();
     expect((await signIn(new Browser(), email, PASSWORD)).status).toBe(401);
   });
 
   it('re-hashes a password stored with fewer iterations at the next sign-in', async () => {
     const { email } = await signedUp();
-    await env.DB.prepare('UPDATE members SET password_hash = ? WHERE email = ?').bind(await hashPassword(PASSWORD, 1000), email).run();
+    await env.DB.prepare('UPDATE members SET password_hash = ? WHERE email = ?')
+      .bind(await hashPassword(PASSWORD, 1000), email)
+      .run();
     expect((await signIn(new Browser(), email, PASSWORD)).status).toBe(303);
-    const row = await env.DB.prepare('SELECT password_hash FROM members WHERE email = ?').bind(email).first<{ password_hash: string }>();
+    const row = await env.DB.prepare('SELECT password_hash FROM members WHERE email = ?')
+      .bind(email)
+      .first<{ password_hash: string }>();
     expect(row!.password_hash).toMatch(/^pbkdf2-sha256\$100000\$/);
   });
 
@@ -116,7 +144,20 @@ describe('sign-in', () => {
 describe('the way back after sign-in (next)', () => {
   // Browsers drop tabs and newlines from URLs, so `/\t/evil.example` would be `//evil.example` to them;
   // CR or LF in a Location header used to be a 500 (after the session row was written).
-  const HOSTILE = ['/\t/evil.example', '/\r/evil.example', '/\n/evil.example', '/\r\n/evil.example', '/\0/evil.example', '/ /evil.example', '/\x7f/evil.example', '/\x1f/evil.example', '/\\evil.example', '//evil.example', 'https://evil.example/', '/keys\t'];
+  const HOSTILE = [
+    '/\t/evil.example',
+    '/\r/evil.example',
+    '/\n/evil.example',
+    '/\r\n/evil.example',
+    '/\0/evil.example',
+    '/ /evil.example',
+    '/\x7f/evil.example',
+    '/\x1f/evil.example',
+    '/\\evil.example',
+    '//evil.example',
+    'https://evil.example/',
+    '/keys\t',
+  ];
 
   it('GET /signin: a next with any byte up to 0x20, DEL or a backslash is refused (303 to /, never 500)', async () => {
     const { browser } = await signedUp();
@@ -142,7 +183,11 @@ describe('the way back after sign-in (next)', () => {
   it('POST /signin: the same values sign in to / with a cookie, and no session row is left without one', async () => {
     const { email } = await signedUp();
     const sessions = async (): Promise<number> =>
-      (await env.DB.prepare('SELECT COUNT(*) AS n FROM sessions s JOIN accounts a ON a.id = s.account_id WHERE a.email = ?').bind(email).first<{ n: number }>())!.n;
+      (await env.DB.prepare(
+        'SELECT COUNT(*) AS n FROM sessions s JOIN accounts a ON a.id = s.account_id WHERE a.email = ?',
+      )
+        .bind(email)
+        .first<{ n: number }>())!.n;
     const before = await sessions();
     for (const [i, next] of HOSTILE.entries()) {
       const browser = new Browser();
@@ -157,9 +202,34 @@ describe('the way back after sign-in (next)', () => {
 
 describe('the way back after sign-in: dot segments and backslashes (next)', () => {
   // Each resolves to `//evil.test` (a browser reads a leading `/\\` the same way) unless refused.
-  const DOTTED = ['/.//evil.test', '/..//evil.test', '/%2e%2e//evil.test', '/%2E%2E//evil.test', '/%2e//evil.test', '/a/../..//evil.test', '/a/%2e%2e/..//evil.test', '/././/evil.test?x=1#y'];
-  const BACKSLASHED = ['/\\evil.test', '/\\\\evil.test', '/%5cevil.test', '/%5Cevil.test', '/.\\/evil.test', '/.\\\\/evil.test', '/..\\evil.test', '/a/..\\..\\/evil.test'];
-  const CONTROLS = ['/.\t//evil.test', '/\t/.//evil.test', '/.\n//evil.test', '/\r\n..//evil.test', '/%09/.//evil.test', '/.%0a//evil.test'];
+  const DOTTED = [
+    '/.//evil.test',
+    '/..//evil.test',
+    '/%2e%2e//evil.test',
+    '/%2E%2E//evil.test',
+    '/%2e//evil.test',
+    '/a/../..//evil.test',
+    '/a/%2e%2e/..//evil.test',
+    '/././/evil.test?x=1#y',
+  ];
+  const BACKSLASHED = [
+    '/\\evil.test',
+    '/\\\\evil.test',
+    '/%5cevil.test',
+    '/%5Cevil.test',
+    '/.\\/evil.test',
+    '/.\\\\/evil.test',
+    '/..\\evil.test',
+    '/a/..\\..\\/evil.test',
+  ];
+  const CONTROLS = [
+    '/.\t//evil.test',
+    '/\t/.//evil.test',
+    '/.\n//evil.test',
+    '/\r\n..//evil.test',
+    '/%09/.//evil.test',
+    '/.%0a//evil.test',
+  ];
   const ALL = [...DOTTED, ...BACKSLASHED, ...CONTROLS];
   /** Where a browser goes when it follows `location` from a page of ours. */
   const lands = (location: string): string => new URL(location, ORIGIN).origin;
@@ -191,7 +261,8 @@ describe('the way back after sign-in: dot segments and backslashes (next)', () =
       expect(lands(res.headers.get('location')!), JSON.stringify(next)).toBe(ORIGIN);
       expect(res.headers.get('location'), JSON.stringify(next)).not.toMatch(/^\/[/\\]/);
     }
-    for (const next of DOTTED) expect((await browser.fetch(`/signin?next=${encodeURIComponent(next)}`)).headers.get('location'), next).toBe('/');
+    for (const next of DOTTED)
+      expect((await browser.fetch(`/signin?next=${encodeURIComponent(next)}`)).headers.get('location'), next).toBe('/');
   });
 });
 
@@ -199,7 +270,12 @@ describe('the session cookie', () => {
   it('is HttpOnly, SameSite=Lax, Secure and __Host- prefixed over HTTPS, and only a hash of it is stored', async () => {
     const browser = new Browser();
     const form = await browser.page('/signup');
-    const res = await browser.post('/signup', { _csrf: form.csrf, name: 'Cookie', email: uniqueEmail(), password: PASSWORD });
+    const res = await browser.post('/signup', {
+      _csrf: form.csrf,
+      name: 'Cookie',
+      email: uniqueEmail(),
+      password: PASSWORD,
+    });
     const cookie = res.headers.getSetCookie().find((c) => c.startsWith('__Host-sr_session='))!;
     expect(cookie).toMatch(/; Max-Age=604800/);
     expect(cookie).toMatch(/; Path=\//);
@@ -209,7 +285,11 @@ describe('the session cookie', () => {
     expect(cookie).not.toMatch(/Domain=/i);
     const token = browser.cookies.get('__Host-sr_session')!;
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(await env.DB.prepare('SELECT 1 FROM sessions WHERE token_hash = ?').bind(await sha256Hex(token)).first()).not.toBeNull();
+    expect(
+      await env.DB.prepare('SELECT 1 FROM sessions WHERE token_hash = ?')
+        .bind(await sha256Hex(token))
+        .first(),
+    ).not.toBeNull();
     expect(await env.DB.prepare('SELECT 1 FROM sessions WHERE token_hash = ?').bind(token).first()).toBeNull();
   });
 
@@ -261,8 +341,14 @@ describe('CSRF', () => {
     for (const [path, fields] of cases) {
       expect((await browser.post(path, fields)).status, `${path} without token`).toBe(403);
       expect((await browser.post(path, { ...fields, _csrf: 'x'.repeat(43) })).status, `${path} wrong token`).toBe(403);
-      expect((await browser.post(path, { ...fields, _csrf: csrf }, { origin: 'https://evil.example' })).status, `${path} other origin`).toBe(403);
-      expect((await browser.post(path, { ...fields, _csrf: csrf }, { 'sec-fetch-site': 'cross-site' })).status, `${path} cross-site`).toBe(403);
+      expect(
+        (await browser.post(path, { ...fields, _csrf: csrf }, { origin: 'https://evil.example' })).status,
+        `${path} other origin`,
+      ).toBe(403);
+      expect(
+        (await browser.post(path, { ...fields, _csrf: csrf }, { 'sec-fetch-site': 'cross-site' })).status,
+        `${path} cross-site`,
+      ).toBe(403);
     }
     expect((await browser.json('/api/v1/keys')).status).toBe(200);
     const keys = (await (await browser.json('/api/v1/keys')).json()) as { data: unknown[] };
@@ -288,7 +374,11 @@ describe('sign-out', () => {
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe('/');
     expect(res.headers.getSetCookie().some((c) => /^__Host-sr_session=;.*Max-Age=0/.test(c))).toBe(true);
-    expect(await env.DB.prepare('SELECT 1 FROM sessions WHERE token_hash = ?').bind(await sha256Hex(token)).first()).toBeNull();
+    expect(
+      await env.DB.prepare('SELECT 1 FROM sessions WHERE token_hash = ?')
+        .bind(await sha256Hex(token))
+        .first(),
+    ).toBeNull();
     const replay = new Browser();
     replay.cookies.set('__Host-sr_session', token);
     expect((await replay.fetch('/keys')).status).toBe(303);
@@ -306,7 +396,9 @@ describe('throttling', () => {
     const locked = await signIn(attacker, email, PASSWORD);
     expect(locked.status).toBe(429);
     expect(locked.headers.get('retry-after')).toBe(String(15 * 60 - 5));
-    expect(alertOf(await locked.text())).toBe("Too many attempts. For your account's safety, please wait 15 minutes and try again.");
+    expect(alertOf(await locked.text())).toBe(
+      "Too many attempts. For your account's safety, please wait 15 minutes and try again.",
+    );
     // The owner, from another address, waits out the email's delay (a minute), then signs in.
     const owner = new Browser(clock);
     owner.ip = '192.0.2.10';
@@ -327,7 +419,8 @@ describe('throttling', () => {
   describe('per email, whatever the client address says', () => {
     let address = 0;
     /** A client claiming a new address each time, as anyone can where the address header is not trusted. */
-    const fresh = (clock: TestClock): Browser => Object.assign(new Browser(clock), { ip: `198.51.${Math.floor(address / 250) % 250}.${(address++ % 250) + 1}` });
+    const fresh = (clock: TestClock): Browser =>
+      Object.assign(new Browser(clock), { ip: `198.51.${Math.floor(address / 250) % 250}.${(address++ % 250) + 1}` });
 
     it('5 failures from 5 addresses: the 6th attempt, right password and new address, is 429 with a Retry-After that doubles up to 15 minutes', async () => {
       const clock = new TestClock(Date.UTC(2026, 10, 21, 15, 0, 5));
@@ -338,7 +431,10 @@ describe('throttling', () => {
         const early = await signIn(fresh(clock), email, PASSWORD);
         expect(early.status, `attempt ${i}`).toBe(429);
         waits.push(Number(early.headers.get('retry-after')));
-        if (i === 0) expect(alertOf(await early.text())).toBe("Too many attempts. For your account's safety, please wait 1 minute and try again.");
+        if (i === 0)
+          expect(alertOf(await early.text())).toBe(
+            "Too many attempts. For your account's safety, please wait 1 minute and try again.",
+          );
         // Every attempt during the delay is refused, and none of them lengthens it.
         clock.advance(waits.at(-1)! * 1000 - 1000);
         const late = await signIn(fresh(clock), email, PASSWORD);
@@ -358,7 +454,8 @@ describe('throttling', () => {
     it('counts unknown emails alike, in any letter case, and forgets failures under the limit after 15 minutes', async () => {
       const clock = new TestClock(Date.UTC(2026, 10, 21, 16, 0, 5));
       const nobody = uniqueEmail();
-      for (let i = 0; i < 4; i++) expect((await signIn(fresh(clock), i % 2 ? nobody.toUpperCase() : nobody, 'wrong password')).status).toBe(401);
+      for (let i = 0; i < 4; i++)
+        expect((await signIn(fresh(clock), i % 2 ? nobody.toUpperCase() : nobody, 'wrong password')).status).toBe(401);
       clock.advance(15 * 60_000);
       for (let i = 0; i < 5; i++) expect((await signIn(fresh(clock), nobody, 'wrong password')).status).toBe(401);
       expect((await signIn(fresh(clock), ` ${nobody.toUpperCase()} `, 'wrong password')).status).toBe(429);
@@ -416,14 +513,27 @@ describe('throttling', () => {
 
 describe('the client address (TRUSTED_IP_HEADER)', () => {
   /** Sign-ups as from one client that sends a new CF-Connecting-IP each time, as anyone can off Cloudflare. */
-  async function signUps(count: number, clock: TestClock, vars: Record<string, unknown>, headers: () => Record<string, string>): Promise<number[]> {
+  async function signUps(
+    count: number,
+    clock: TestClock,
+    vars: Record<string, unknown>,
+    headers: () => Record<string, string>,
+  ): Promise<number[]> {
     const statuses: number[] = [];
     for (let i = 0; i < count; i++) {
       const b = new Browser(clock);
       b.env = vars;
       b.ip = `203.0.113.${i + 1}`;
       const form = await b.page('/signup');
-      statuses.push((await b.post('/signup', { _csrf: form.csrf, name: 'Client', email: uniqueEmail(), password: PASSWORD }, headers())).status);
+      statuses.push(
+        (
+          await b.post(
+            '/signup',
+            { _csrf: form.csrf, name: 'Client', email: uniqueEmail(), password: PASSWORD },
+            headers(),
+          )
+        ).status,
+      );
     }
     return statuses;
   }
@@ -431,8 +541,12 @@ describe('the client address (TRUSTED_IP_HEADER)', () => {
 
   it('is read from the configured header only: a spoofed CF-Connecting-IP does not make a new client', async () => {
     const clock = new TestClock(Date.UTC(2026, 10, 21, 18, 0, 5));
-    expect(await signUps(11, clock, { TRUSTED_IP_HEADER: 'X-Real-IP' }, () => ({ 'x-real-ip': '192.0.2.44' }))).toEqual(tenThenRefused);
-    expect(await signUps(1, clock, { TRUSTED_IP_HEADER: 'X-Real-IP' }, () => ({ 'x-real-ip': '192.0.2.45' }))).toEqual([303]);
+    expect(await signUps(11, clock, { TRUSTED_IP_HEADER: 'X-Real-IP' }, () => ({ 'x-real-ip': '192.0.2.44' }))).toEqual(
+      tenThenRefused,
+    );
+    expect(await signUps(1, clock, { TRUSTED_IP_HEADER: 'X-Real-IP' }, () => ({ 'x-real-ip': '192.0.2.45' }))).toEqual([
+      303,
+    ]);
     // In a list, the last entry (appended by the trusted proxy) counts, not what the client wrote first.
     let spoof = 0;
     const forwarded = () => ({ 'x-forwarded-for': `10.0.0.${++spoof}, 192.0.2.46` });
@@ -444,7 +558,9 @@ describe('the client address (TRUSTED_IP_HEADER)', () => {
     expect(await signUps(11, clock, { TRUSTED_IP_HEADER: '' }, () => ({}))).toEqual(tenThenRefused);
     clock.advance(60 * 60_000);
     // The operator is told, once per isolate, that the header they named brings no address.
-    const { result, lines } = await captureConsole('warn', () => signUps(11, clock, { TRUSTED_IP_HEADER: 'X-Real-IP' }, () => ({})));
+    const { result, lines } = await captureConsole('warn', () =>
+      signUps(11, clock, { TRUSTED_IP_HEADER: 'X-Real-IP' }, () => ({})),
+    );
     expect(result).toEqual(tenThenRefused);
     expect(lines.every((l) => l.startsWith('no usable client address in X-Real-IP'))).toBe(true);
   });
@@ -452,15 +568,24 @@ describe('the client address (TRUSTED_IP_HEADER)', () => {
   it('self-hosted: CF-Connecting-IP is ignored unless TRUSTED_IP_HEADER names it', async () => {
     const clock = new TestClock(Date.UTC(2026, 10, 21, 21, 0, 5));
     // As workerd binds them: every var of wrangler.toml, null when its environment variable is unset.
-    const workerd = (trusted: string | null) => selfhostEnv({ ...env, TRUSTED_IP_HEADER: trusted, VAR_DEFAULTS: { TRUSTED_IP_HEADER: 'CF-Connecting-IP' } } as unknown as SelfhostEnv);
+    const workerd = (trusted: string | null) =>
+      selfhostEnv({
+        ...env,
+        TRUSTED_IP_HEADER: trusted,
+        VAR_DEFAULTS: { TRUSTED_IP_HEADER: 'CF-Connecting-IP' },
+      } as unknown as SelfhostEnv);
     expect((workerd(null) as { TRUSTED_IP_HEADER?: string }).TRUSTED_IP_HEADER).toBe('');
     // A client sending a new CF-Connecting-IP each time is still one client...
     let spoof = 0;
     const spoofed = () => ({ 'cf-connecting-ip': `198.18.0.${++spoof}` });
-    expect(await signUps(11, clock, workerd(null) as unknown as Record<string, unknown>, spoofed)).toEqual(tenThenRefused);
+    expect(await signUps(11, clock, workerd(null) as unknown as Record<string, unknown>, spoofed)).toEqual(
+      tenThenRefused,
+    );
     // ...unless the operator says the header is set by a proxy they trust.
     clock.advance(60 * 60_000);
-    expect(await signUps(11, clock, workerd('CF-Connecting-IP') as unknown as Record<string, unknown>, spoofed)).toEqual(Array<number>(11).fill(303));
+    expect(
+      await signUps(11, clock, workerd('CF-Connecting-IP') as unknown as Record<string, unknown>, spoofed),
+    ).toEqual(Array<number>(11).fill(303));
   });
 });
 
@@ -468,7 +593,14 @@ describe('console pages', () => {
   it('carry a strict Content-Security-Policy and no-store', async () => {
     const { browser } = await signedUp();
     const anonymous = new Browser();
-    for (const [who, path] of [[browser, '/'], [browser, '/keys'], [browser, '/try'], [browser, '/docs'], [anonymous, '/signin'], [anonymous, '/signup']] as const) {
+    for (const [who, path] of [
+      [browser, '/'],
+      [browser, '/keys'],
+      [browser, '/try'],
+      [browser, '/docs'],
+      [anonymous, '/signin'],
+      [anonymous, '/signup'],
+    ] as const) {
       const res = await who.fetch(path);
       expect(res.status, path).toBe(200);
       expect(res.headers.get('content-security-policy'), path).toContain("script-src 'self'");
@@ -483,11 +615,20 @@ describe('console pages', () => {
   it('carry Permissions-Policy, and Strict-Transport-Security over HTTPS only, redirects included', async () => {
     const { browser } = await signedUp();
     const anonymous = new Browser();
-    for (const [who, path, status] of [[browser, '/', 200], [browser, '/keys', 200], [browser, '/signin', 303], [anonymous, '/signin', 200], [anonymous, '/signup', 200], [anonymous, '/keys', 303], [anonymous, '/docs', 200]] as const) {
+    for (const [who, path, status] of [
+      [browser, '/', 200],
+      [browser, '/keys', 200],
+      [browser, '/signin', 303],
+      [anonymous, '/signin', 200],
+      [anonymous, '/signup', 200],
+      [anonymous, '/keys', 303],
+      [anonymous, '/docs', 200],
+    ] as const) {
       const res = await who.fetch(path);
       expect(res.status, path).toBe(status);
       expect(res.headers.get('strict-transport-security'), path).toBe('max-age=31536000');
-      for (const feature of ['camera', 'microphone', 'geolocation', 'payment', 'usb']) expect(res.headers.get('permissions-policy'), path).toContain(`${feature}=()`);
+      for (const feature of ['camera', 'microphone', 'geolocation', 'payment', 'usb'])
+        expect(res.headers.get('permissions-policy'), path).toContain(`${feature}=()`);
     }
     const local = await anonymous.fetch('http://localhost:8787/signin');
     expect(local.status).toBe(200);

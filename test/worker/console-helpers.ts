@@ -24,7 +24,13 @@ export class Browser {
     if (this.cookies.size > 0 && !headers.has('cookie')) headers.set('cookie', this.cookieHeader);
     if (!headers.has('cf-connecting-ip')) headers.set('cf-connecting-ip', this.ip);
     const env = this.env || init.env ? { ...this.env, ...init.env } : undefined;
-    const res = await call(path, { ...init, headers, redirect: 'manual', ...(this.clock ? { clock: this.clock } : {}), ...(env ? { env } : {}) });
+    const res = await call(path, {
+      ...init,
+      headers,
+      redirect: 'manual',
+      ...(this.clock ? { clock: this.clock } : {}),
+      ...(env ? { env } : {}),
+    });
     for (const line of res.headers.getSetCookie()) {
       const [pair, ...attrs] = line.split(';');
       const eq = pair!.indexOf('=');
@@ -45,22 +51,38 @@ export class Browser {
   }
 
   /** Posts a form the way a browser does: same-origin headers, urlencoded body. */
-  post(path: string, fields: Record<string, string | string[]>, headers: Record<string, string> = {}): Promise<Response> {
+  post(
+    path: string,
+    fields: Record<string, string | string[]>,
+    headers: Record<string, string> = {},
+  ): Promise<Response> {
     const body = new URLSearchParams();
     for (const [k, v] of Object.entries(fields)) for (const one of Array.isArray(v) ? v : [v]) body.append(k, one);
     return this.fetch(path, {
       method: 'POST',
       body,
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN, 'sec-fetch-site': 'same-origin', ...headers },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: ORIGIN,
+        'sec-fetch-site': 'same-origin',
+        ...headers,
+      },
     });
   }
 
   /** A JSON call of the console API with the session's CSRF token. */
-  json(path: string, init: { method?: string; body?: unknown; csrf?: string; headers?: Record<string, string> } = {}): Promise<Response> {
+  json(
+    path: string,
+    init: { method?: string; body?: unknown; csrf?: string; headers?: Record<string, string> } = {},
+  ): Promise<Response> {
     const headers: Record<string, string> = { origin: ORIGIN, ...init.headers };
     if (init.csrf !== undefined) headers['x-csrf-token'] = init.csrf;
     if (init.body !== undefined) headers['content-type'] = 'application/json';
-    return this.fetch(path, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+    return this.fetch(path, {
+      method: init.method ?? 'GET',
+      headers,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
   }
 }
 
@@ -77,7 +99,12 @@ export async function signedUp(options: { email?: string; password?: string; nam
   const browser = new Browser(options.clock);
   const email = options.email ?? uniqueEmail();
   const form = await browser.page('/signup');
-  const res = await browser.post('/signup', { _csrf: form.csrf, name: options.name ?? 'Ada Lovelace', email, password: options.password ?? PASSWORD });
+  const res = await browser.post('/signup', {
+    _csrf: form.csrf,
+    name: options.name ?? 'Ada Lovelace',
+    email,
+    password: options.password ?? PASSWORD,
+  });
   if (res.status !== 303) throw new Error(`sign-up failed: ${res.status} ${await res.text()}`);
   const home = await browser.page('/');
   return { browser, email, csrf: home.csrf, home };

@@ -19,7 +19,10 @@ interface KeyJson {
 
 async function create(browser: Browser, csrf: string, body: unknown = { name: 'CI', scopes: ['tools'] }) {
   const res = await browser.json('/api/v1/keys', { method: 'POST', csrf, body });
-  return { res, body: (await res.json()) as { data: KeyJson; error?: { code: string; message: string; param?: string } } };
+  return {
+    res,
+    body: (await res.json()) as { data: KeyJson; error?: { code: string; message: string; param?: string } },
+  };
 }
 
 describe('the keys JSON API', () => {
@@ -45,11 +48,18 @@ describe('the keys JSON API', () => {
     const { res, body } = await create(browser, csrf, { name: '  Build server ', scopes: ['tools', 'image', 'tools'] });
     expect(res.status).toBe(201);
     const created = body.data;
-    expect(created).toMatchObject({ name: 'Build server', scopes: ['image', 'tools'], last_used_at: null, revoked_at: null });
+    expect(created).toMatchObject({
+      name: 'Build server',
+      scopes: ['image', 'tools'],
+      last_used_at: null,
+      revoked_at: null,
+    });
     expect(created.key).toMatch(/^sr_live_[0-9A-Za-z]{32}$/);
     expect(created.prefix).toBe(created.key!.slice(0, 12));
     expect(res.headers.get('location')).toBe(`/api/v1/keys/${created.id}`);
-    const stored = await env.DB.prepare('SELECT hash FROM api_keys WHERE id = ?').bind(created.id).first<{ hash: string }>();
+    const stored = await env.DB.prepare('SELECT hash FROM api_keys WHERE id = ?')
+      .bind(created.id)
+      .first<{ hash: string }>();
     expect(stored!.hash).toBe(await sha256Hex(created.key!));
 
     expect((await call('/api/v1/tools?limit=1', { headers: toolsHeaders(created.key!) })).status).toBe(200);
@@ -85,9 +95,15 @@ describe('the keys JSON API', () => {
       { csrf, headers: { 'sec-fetch-site': 'same-site' } },
     ];
     for (const attempt of attempts) {
-      const post = await browser.json('/api/v1/keys', { method: 'POST', body: { name: 'x', scopes: ['image'] }, ...attempt });
+      const post = await browser.json('/api/v1/keys', {
+        method: 'POST',
+        body: { name: 'x', scopes: ['image'] },
+        ...attempt,
+      });
       expect(post.status).toBe(403);
-      expect(((await post.json()) as { error: { code: string; message: string } }).error.message).toContain('X-CSRF-Token');
+      expect(((await post.json()) as { error: { code: string; message: string } }).error.message).toContain(
+        'X-CSRF-Token',
+      );
       expect((await browser.json(`/api/v1/keys/${target.id}`, { method: 'DELETE', ...attempt })).status).toBe(403);
     }
     const list = (await (await browser.json('/api/v1/keys')).json()) as { data: KeyJson[] };
@@ -101,7 +117,9 @@ describe('the keys JSON API', () => {
     const res = await alice.browser.json(`/api/v1/keys/${bobs.id}`, { method: 'DELETE', csrf: alice.csrf });
     expect(res.status).toBe(404);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('not_found');
-    expect((await alice.browser.json('/api/v1/keys/key_doesnotexist000', { method: 'DELETE', csrf: alice.csrf })).status).toBe(404);
+    expect(
+      (await alice.browser.json('/api/v1/keys/key_doesnotexist000', { method: 'DELETE', csrf: alice.csrf })).status,
+    ).toBe(404);
     const bobList = (await (await bob.browser.json('/api/v1/keys')).json()) as { data: KeyJson[] };
     expect(bobList.data[0]!.revoked_at).toBeNull();
     const aliceList = (await (await alice.browser.json('/api/v1/keys')).json()) as { data: KeyJson[] };
@@ -126,18 +144,32 @@ describe('the keys JSON API', () => {
       expect(out.error!.param, JSON.stringify(body)).toBe(param);
       expect(out.error!.message, JSON.stringify(body)).toContain(message);
     }
-    const notJson = await browser.fetch('/api/v1/keys', { method: 'POST', headers: { 'x-csrf-token': csrf, 'content-type': 'text/plain' }, body: 'name=x' });
+    const notJson = await browser.fetch('/api/v1/keys', {
+      method: 'POST',
+      headers: { 'x-csrf-token': csrf, 'content-type': 'text/plain' },
+      body: 'name=x',
+    });
     expect(notJson.status).toBe(400);
-    const big = await browser.json('/api/v1/keys', { method: 'POST', csrf, body: { name: 'x', scopes: ['image'], pad: 'p'.repeat(17_000) } });
+    const big = await browser.json('/api/v1/keys', {
+      method: 'POST',
+      csrf,
+      body: { name: 'x', scopes: ['image'], pad: 'p'.repeat(17_000) },
+    });
     expect(big.status).toBe(413);
   });
 
   it(`holds at most ${MAX_ACTIVE_KEYS} active keys; revoking one makes room`, async () => {
     const { browser, csrf } = await signedUp();
-    const made = await Promise.all(Array.from({ length: MAX_ACTIVE_KEYS + 3 }, (_, i) => create(browser, csrf, { name: `k${i}`, scopes: ['image'] })));
+    const made = await Promise.all(
+      Array.from({ length: MAX_ACTIVE_KEYS + 3 }, (_, i) =>
+        create(browser, csrf, { name: `k${i}`, scopes: ['image'] }),
+      ),
+    );
     expect(made.filter((m) => m.res.status === 201)).toHaveLength(MAX_ACTIVE_KEYS);
     const refused = made.find((m) => m.res.status === 400)!;
-    expect(refused.body.error!.message).toBe(`an account may hold at most ${MAX_ACTIVE_KEYS} active keys; revoke one first`);
+    expect(refused.body.error!.message).toBe(
+      `an account may hold at most ${MAX_ACTIVE_KEYS} active keys; revoke one first`,
+    );
     const first = made.find((m) => m.res.status === 201)!.body.data;
     await browser.json(`/api/v1/keys/${first.id}`, { method: 'DELETE', csrf });
     expect((await create(browser, csrf)).res.status).toBe(201);

@@ -9,10 +9,26 @@ import { Browser, LANDING_H1, ORIGIN, PASSWORD, signedUp, uniqueEmail } from './
 
 /** Text as a reader sees it: tags dropped, entities decoded, whitespace collapsed. */
 const visible = (markup: string): string =>
-  markup.replace(/<[^>]*>/g, ' ').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&').replace(/\s+/g, ' ').trim();
-const decode = (text: string): string => text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  markup
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ')
+    .trim();
+const decode = (text: string): string =>
+  text
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 const rowsOf = (markup: string): string[][] =>
-  [...markup.matchAll(/<tr[^>]*>(.*?)<\/tr>/gs)].map((m) => [...(m[1] ?? '').matchAll(/<t[hd][^>]*>(.*?)<\/t[hd]>/gs)].map((c) => visible(c[1] ?? '')));
+  [...markup.matchAll(/<tr[^>]*>(.*?)<\/tr>/gs)].map((m) =>
+    [...(m[1] ?? '').matchAll(/<t[hd][^>]*>(.*?)<\/t[hd]>/gs)].map((c) => visible(c[1] ?? '')),
+  );
 
 async function createKey(browser: Browser, csrf: string, name: string, scopes: string[]) {
   const res = await browser.post('/keys', { _csrf: csrf, name, scopes });
@@ -26,21 +42,38 @@ describe('the landing page', () => {
     expect(res.status).toBe(200);
     expect(html).toContain(LANDING_H1);
     const text = visible(html);
-    for (const phrase of ['Image API', 'Tools API', 'POST /api/v1/compress', '/meta-tags', '/qr', 'Live example', 'Tiers and limits']) expect(text).toContain(phrase);
+    for (const phrase of [
+      'Image API',
+      'Tools API',
+      'POST /api/v1/compress',
+      '/meta-tags',
+      '/qr',
+      'Live example',
+      'Tiers and limits',
+    ])
+      expect(text).toContain(phrase);
     expect(text).not.toMatch(/API [AB]\b/);
     expect(html).toMatch(/<a class="button" href="\/signup">Create account<\/a>/);
     expect(html).toMatch(/<a class="button secondary" href="\/signin">Sign in<\/a>/);
     // The live example: both images, and a curl line using the sample from the repository.
     expect(html).toContain('src="/assets/sample.jpg"');
     expect(html).toContain('src="/assets/sample-compressed.jpg"');
-    expect(decode(html)).toContain(`curl -sS ${ORIGIN}/api/v1/compress -H "Authorization: Bearer $SHRINKRAY_KEY" -F image=@src/web/assets/sample.jpg`);
+    expect(decode(html)).toContain(
+      `curl -sS ${ORIGIN}/api/v1/compress -H "Authorization: Bearer $SHRINKRAY_KEY" -F image=@src/web/assets/sample.jpg`,
+    );
   });
 
   it('lists every tier of both APIs with the limits of the seed, in one table', async () => {
     const { html } = await new Browser().page('/');
     const table = /<table class="stack tiers"[^>]*>(.*?)<\/table>/s.exec(html)?.[1] ?? '';
     const rows = rowsOf(table).slice(1);
-    expect(rows.map((r) => `${r[0]} ${r[1]}`)).toEqual(['Image API free', 'Image API pro', 'Tools API free', 'Tools API developer', 'Tools API enterprise']);
+    expect(rows.map((r) => `${r[0]} ${r[1]}`)).toEqual([
+      'Image API free',
+      'Image API pro',
+      'Tools API free',
+      'Tools API developer',
+      'Tools API enterprise',
+    ]);
     expect(rows[0]?.[2]).toBe(`${IMAGE_TIERS.free.compressionsPerMonth} compressions per month per account`);
     expect(rows[1]?.[2]).toBe('10,000 compressions per month per account');
     expect(rows[1]?.[3]).toContain('WebP output, target file size');
@@ -85,7 +118,12 @@ describe('sign-up and the first key', () => {
   it('lands a new account on the keys page, which offers "Create your first key"', async () => {
     const browser = new Browser();
     const form = await browser.page('/signup');
-    const res = await browser.post('/signup', { _csrf: form.csrf, name: 'New Person', email: uniqueEmail(), password: PASSWORD });
+    const res = await browser.post('/signup', {
+      _csrf: form.csrf,
+      name: 'New Person',
+      email: uniqueEmail(),
+      password: PASSWORD,
+    });
     expect([res.status, res.headers.get('location')]).toEqual([303, '/keys']);
     const keys = await browser.page('/keys');
     expect(keys.res.status).toBe(200);
@@ -98,7 +136,9 @@ describe('sign-up and the first key', () => {
     const { res, html, key } = await createKey(browser, csrf, 'laptop', ['image', 'tools']);
     expect(res.status).toBe(200);
     expect(key).toMatch(/^sr_live_[0-9A-Za-z]{32}$/);
-    const lines = [...html.matchAll(/<pre data-testid="curl-line"[^>]*><code>(.*?)<\/code><\/pre>/gs)].map((m) => decode(m[1] ?? ''));
+    const lines = [...html.matchAll(/<pre data-testid="curl-line"[^>]*><code>(.*?)<\/code><\/pre>/gs)].map((m) =>
+      decode(m[1] ?? ''),
+    );
     expect(lines).toEqual([
       `curl -sS ${ORIGIN}/api/v1/compress -H "Authorization: Bearer ${key}" -F image=@src/web/assets/sample.jpg -F quality=75 -o sample-small.jpg -D -`,
       `curl -sS ${ORIGIN}/api/v1/account -H "X-API-Key: ${key}"`,
@@ -131,7 +171,8 @@ describe('sign-up and the first key', () => {
     await createKey(browser, csrf, 'phone', ['tools']);
     const { html } = await browser.page('/keys');
     const row = /<tr data-key-id="[^"]+">(.*?)<\/tr>/s.exec(html)?.[1] ?? '';
-    for (const label of ['Prefix', 'Scopes', 'Created', 'Last used', 'Status']) expect(row).toContain(`data-label="${label}"`);
+    for (const label of ['Prefix', 'Scopes', 'Created', 'Last used', 'Status'])
+      expect(row).toContain(`data-label="${label}"`);
     expect(row).toMatch(/<td class="actions"><a href="\/keys\/[^"]+\/revoke"/);
     expect(html).toContain('<table class="stack keys-table">');
   });
@@ -141,7 +182,9 @@ describe('empty charts', () => {
   it('say what will appear instead of drawing an empty axis, until there is use', async () => {
     const { home } = await signedUp();
     expect(home.html).toContain('data-testid="chart-empty"');
-    expect(visible(home.html)).toContain('Nothing yet in the last 30 days. Once your keys call the Image API or the Tools API');
+    expect(visible(home.html)).toContain(
+      'Nothing yet in the last 30 days. Once your keys call the Image API or the Tools API',
+    );
     expect(home.html).not.toMatch(/<svg[^>]*class="usage-chart"/);
   });
 
@@ -160,21 +203,30 @@ describe('empty charts', () => {
 });
 
 describe('Try it', () => {
-  it('gives each field its own hint, marks the disabled target size, and carries the server\'s limits', async () => {
+  it("gives each field its own hint, marks the disabled target size, and carries the server's limits", async () => {
     const { browser } = await signedUp();
     const { html } = await browser.page('/try');
     for (const id of ['try-image', 'try-format', 'try-quality', 'try-width', 'try-height', 'try-target']) {
-      expect(html, id).toMatch(new RegExp(`<input id="${id}"[^>]*aria-describedby="${id}-hint|<select id="${id}"[^>]*aria-describedby="${id}-hint`));
+      expect(html, id).toMatch(
+        new RegExp(
+          `<input id="${id}"[^>]*aria-describedby="${id}-hint|<select id="${id}"[^>]*aria-describedby="${id}-hint`,
+        ),
+      );
       expect(html, id).toContain(`<p class="hint" id="${id}-hint">`);
     }
     expect(html).toMatch(/<div class="field is-disabled"><label for="try-target">/);
     expect(html).toMatch(/<input id="try-target"[^>]*disabled/);
     expect(html).not.toContain('try-file-name');
     const limits = JSON.parse(decode(/data-limits="([^"]*)"/.exec(html)?.[1] ?? '{}'));
-    expect(limits).toMatchObject({ maxInputPixels: 100_000_000, memoryBudget: 100 * 1024 * 1024, wholeImageBytesPerPixel: 16 });
+    expect(limits).toMatchObject({
+      maxInputPixels: 100_000_000,
+      memoryBudget: 100 * 1024 * 1024,
+      wholeImageBytesPerPixel: 16,
+    });
     // The page's table of output bytes per pixel gives what memory-plan.ts uses, at every quality.
     const steps: [number, number][] = limits.outputBytesPerPixel;
-    for (let q = 1; q <= 100; q++) expect(steps.find(([upTo]) => q <= upTo)?.[1], `quality ${q}`).toBe(outputBytesPerPixel(q));
+    for (let q = 1; q <= 100; q++)
+      expect(steps.find(([upTo]) => q <= upTo)?.[1], `quality ${q}`).toBe(outputBytesPerPixel(q));
   });
 
   it('follows the MAX_INPUT_PIXELS and MEMORY_BUDGET_MB vars', async () => {

@@ -9,24 +9,45 @@ interface UsageJson {
   data: {
     days: string[];
     account: { requests: number[]; compressions: number[] };
-    keys: { id: string; name: string; kind: string; revoked_at: string | null; requests: number[]; compressions: number[]; windows: Record<string, { limit: number | null; used: number; remaining: number | null }> }[];
+    keys: {
+      id: string;
+      name: string;
+      kind: string;
+      revoked_at: string | null;
+      requests: number[];
+      compressions: number[];
+      windows: Record<string, { limit: number | null; used: number; remaining: number | null }>;
+    }[];
   };
 }
 
 const DAY = 86_400_000;
 const PNG = pngOf(photo(48, 32));
 
-async function newKey(browser: Browser, csrf: string, scopes = ['image', 'tools']): Promise<{ id: string; key: string }> {
-  const res = await browser.json('/api/v1/keys', { method: 'POST', csrf, body: { name: `key ${scopes.join('+')}`, scopes } });
+async function newKey(
+  browser: Browser,
+  csrf: string,
+  scopes = ['image', 'tools'],
+): Promise<{ id: string; key: string }> {
+  const res = await browser.json('/api/v1/keys', {
+    method: 'POST',
+    csrf,
+    body: { name: `key ${scopes.join('+')}`, scopes },
+  });
   return ((await res.json()) as { data: { id: string; key: string } }).data;
 }
 
-const usage = async (browser: Browser): Promise<UsageJson['data']> => ((await (await browser.json('/api/v1/usage')).json()) as UsageJson).data;
+const usage = async (browser: Browser): Promise<UsageJson['data']> =>
+  ((await (await browser.json('/api/v1/usage')).json()) as UsageJson).data;
 
 function consoleCompress(browser: Browser, csrf: string | undefined, parts: Record<string, string | Uint8Array>) {
   const headers: Record<string, string> = { origin: 'https://api.shrinkray.test' };
   if (csrf) headers['x-csrf-token'] = csrf;
-  return browser.fetch('/api/v1/console/compress', { method: 'POST', headers, body: form({ filename: 'try.png', ...parts }) });
+  return browser.fetch('/api/v1/console/compress', {
+    method: 'POST',
+    headers,
+    body: form({ filename: 'try.png', ...parts }),
+  });
 }
 
 describe('usage per day', () => {
@@ -58,8 +79,14 @@ describe('usage per day', () => {
     expect(report.account.requests.slice(0, -2).every((n) => n === 0)).toBe(true);
     const ka = report.keys.find((k) => k.id === a.id)!;
     const kb = report.keys.find((k) => k.id === b.id)!;
-    expect([ka.requests.slice(-2), ka.compressions.slice(-2)]).toEqual([[2, 1], [1, 2]]);
-    expect([kb.requests.slice(-2), kb.compressions.slice(-2)]).toEqual([[1, 0], [0, 0]]);
+    expect([ka.requests.slice(-2), ka.compressions.slice(-2)]).toEqual([
+      [2, 1],
+      [1, 2],
+    ]);
+    expect([kb.requests.slice(-2), kb.compressions.slice(-2)]).toEqual([
+      [1, 0],
+      [0, 0],
+    ]);
     expect(ka.windows.day).toMatchObject({ limit: 1000, used: 1, remaining: 999 });
     expect(ka.windows.month_compressions).toMatchObject({ limit: 100, used: 3, remaining: 97 });
 
@@ -78,7 +105,8 @@ describe('usage per day', () => {
     const { browser, csrf } = await signedUp({ clock });
     const k = await newKey(browser, csrf, ['tools']);
     const statuses: number[] = [];
-    for (let i = 0; i < 103; i++) statuses.push((await call('/api/v1/categories', { headers: toolsHeaders(k.key), clock })).status);
+    for (let i = 0; i < 103; i++)
+      statuses.push((await call('/api/v1/categories', { headers: toolsHeaders(k.key), clock })).status);
     expect(statuses.filter((s) => s === 429)).toHaveLength(3);
     expect((await usage(browser)).account.requests.at(-1)).toBe(100);
   });
@@ -145,7 +173,7 @@ describe('Try it: POST /api/v1/console/compress', () => {
     expect((await browser.page('/try')).html).toMatch(/id="try-remaining">99</);
   });
 
-  it('needs a session and the CSRF token; bad uploads get the API\'s errors and cost nothing', async () => {
+  it("needs a session and the CSRF token; bad uploads get the API's errors and cost nothing", async () => {
     const { browser, csrf } = await signedUp();
     expect((await consoleCompress(new Browser(), csrf, { image: PNG })).status).toBe(401);
     const noToken = await consoleCompress(browser, undefined, { image: PNG });

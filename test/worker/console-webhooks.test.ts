@@ -7,7 +7,9 @@ import { hookPath, RECEIVER, received, verified, waitFor } from './webhook-helpe
 
 async function developer() {
   const person = await signedUp();
-  const account = await env.DB.prepare('SELECT id FROM accounts WHERE email = ?').bind(person.email).first<{ id: string }>();
+  const account = await env.DB.prepare('SELECT id FROM accounts WHERE email = ?')
+    .bind(person.email)
+    .first<{ id: string }>();
   await env.DB.prepare("UPDATE accounts SET tools_tier = 'developer' WHERE id = ?").bind(account!.id).run();
   return person;
 }
@@ -27,7 +29,12 @@ describe('the webhooks page', () => {
   it('adds an endpoint, shows its secret once, sends a test, logs it, and retries it with the same id', async () => {
     const { browser, csrf } = await developer();
     const path = hookPath();
-    const added = await browser.post('/webhooks', { _csrf: csrf, url: RECEIVER + path, description: 'alerts', events: ['usage.threshold', 'key.created'] });
+    const added = await browser.post('/webhooks', {
+      _csrf: csrf,
+      url: RECEIVER + path,
+      description: 'alerts',
+      events: ['usage.threshold', 'key.created'],
+    });
     expect(added.status).toBe(200);
     const html = await added.text();
     const secret = secretOf(html);
@@ -40,14 +47,23 @@ describe('the webhooks page', () => {
     const test = await browser.post(`/webhooks/${id}/test`, { _csrf: csrf });
     expect(test.status).toBe(303);
     expect(test.headers.get('location')).toBe(`/webhooks/${id}?done=test`);
-    const [got] = await waitFor(() => received(path), (r) => r.length === 1);
+    const [got] = await waitFor(
+      () => received(path),
+      (r) => r.length === 1,
+    );
     expect(verified({ secret: secret! }, got!).type).toBe('webhook.test');
     const msgId = got!.headers['webhook-id']!;
-    const log = await waitFor(() => browser.page(`/webhooks/${id}`), (p) => p.html.includes('succeeded'));
+    const log = await waitFor(
+      () => browser.page(`/webhooks/${id}`),
+      (p) => p.html.includes('succeeded'),
+    );
     expect(log.html).toContain(msgId);
 
     expect((await browser.post(`/webhooks/${id}/deliveries/${msgId}/retry`, { _csrf: csrf })).status).toBe(303);
-    const both = await waitFor(() => received(path), (r) => r.length === 2);
+    const both = await waitFor(
+      () => received(path),
+      (r) => r.length === 2,
+    );
     expect(both[1]!.headers['webhook-id']).toBe(msgId);
   });
 
@@ -58,16 +74,25 @@ describe('the webhooks page', () => {
     const html = await bad.text();
     expect(html).toContain('The URL is not allowed');
     expect(html).toContain('value="https://10.0.0.8/hook"');
-    expect((await browser.post('/webhooks', { _csrf: 'wrong', url: RECEIVER + hookPath(), events: ['key.created'] })).status).toBe(403);
+    expect(
+      (await browser.post('/webhooks', { _csrf: 'wrong', url: RECEIVER + hookPath(), events: ['key.created'] })).status,
+    ).toBe(403);
     expect((await browser.post('/webhooks', { _csrf: csrf, url: RECEIVER + hookPath() })).status).toBe(400);
   });
 
   it('edits, disables, rotates the secret and deletes', async () => {
     const { browser, csrf } = await developer();
-    const html = await (await browser.post('/webhooks', { _csrf: csrf, url: RECEIVER + hookPath(), events: ['key.created'] })).text();
+    const html = await (
+      await browser.post('/webhooks', { _csrf: csrf, url: RECEIVER + hookPath(), events: ['key.created'] })
+    ).text();
     const id = endpointIdOf(html)!;
     const url = RECEIVER + hookPath();
-    const saved = await browser.post(`/webhooks/${id}`, { _csrf: csrf, url, description: 'renamed', events: ['key.revoked'] });
+    const saved = await browser.post(`/webhooks/${id}`, {
+      _csrf: csrf,
+      url,
+      description: 'renamed',
+      events: ['key.revoked'],
+    });
     expect(saved.status).toBe(303);
     const page = await browser.page(`/webhooks/${id}?done=saved`);
     expect(page.html).toContain('Saved.');

@@ -9,7 +9,15 @@ import { PngRowEncoder } from '../../src/compress/png/encoder.ts';
 import { encodeRowsWebp } from '../../wasm/webp-engine.ts';
 import { resetWasmInstances, wasmMemoryReport } from '../../wasm/instances.ts';
 import { makeKey, type TestKey } from './helpers.ts';
-import { bodyBytes, compressCall, decodeAny, jpegOf, photo, withJpegOrientation, type Parts } from './image-fixtures.ts';
+import {
+  bodyBytes,
+  compressCall,
+  decodeAny,
+  jpegOf,
+  photo,
+  withJpegOrientation,
+  type Parts,
+} from './image-fixtures.ts';
 import { lossyWebp, withMetadata } from './webp-fixtures.ts';
 
 const MiB = 1024 * 1024;
@@ -37,32 +45,49 @@ const FORMATS: ImageFormat[] = ['jpeg', 'png', 'webp'];
 const PAIRS = FORMATS.flatMap((input) => FORMATS.map((output) => [input, output] as const));
 
 async function convert(input: ImageFormat, parts: Parts, budgetMb = BUDGET_MB) {
-  const res = await compressCall(pro.key, { filename: FILENAMES[input], ...parts }, { env: { MEMORY_BUDGET_MB: String(budgetMb) } });
+  const res = await compressCall(
+    pro.key,
+    { filename: FILENAMES[input], ...parts },
+    { env: { MEMORY_BUDGET_MB: String(budgetMb) } },
+  );
   return { res, body: await bodyBytes(res) };
 }
 
 describe('every input to every output, in rows', () => {
-  it.each(PAIRS)('%s → %s: 200 at full size within the reduced budget, the engine within the estimate', async (input, output) => {
-    const planned = plan(input, readHeader(input, inputs[input]), inputs[input].length, { format: output, quality: 80 }, BUDGET_MB * MiB);
-    expect(planned.estimate).toBeLessThanOrEqual(BUDGET_MB * MiB);
-    resetWasmInstances();
-    const { res, body } = await convert(input, { image: inputs[input], format: output });
-    expect(res.status, new TextDecoder().decode(body.subarray(0, 300))).toBe(200);
-    expect(res.headers.get('content-type')).toBe(`image/${output}`);
-    // Read before the test's own decoder runs in its own instance.
-    expect(wasmMemoryReport().peak_bytes).toBeLessThanOrEqual(planned.estimate);
-    const decoded = decodeAny(body);
-    expect([decoded.width, decoded.height]).toEqual([W, H]);
-  }, 60_000);
+  it.each(PAIRS)(
+    '%s → %s: 200 at full size within the reduced budget, the engine within the estimate',
+    async (input, output) => {
+      const planned = plan(
+        input,
+        readHeader(input, inputs[input]),
+        inputs[input].length,
+        { format: output, quality: 80 },
+        BUDGET_MB * MiB,
+      );
+      expect(planned.estimate).toBeLessThanOrEqual(BUDGET_MB * MiB);
+      resetWasmInstances();
+      const { res, body } = await convert(input, { image: inputs[input], format: output });
+      expect(res.status, new TextDecoder().decode(body.subarray(0, 300))).toBe(200);
+      expect(res.headers.get('content-type')).toBe(`image/${output}`);
+      // Read before the test's own decoder runs in its own instance.
+      expect(wasmMemoryReport().peak_bytes).toBeLessThanOrEqual(planned.estimate);
+      const decoded = decodeAny(body);
+      expect([decoded.width, decoded.height]).toEqual([W, H]);
+    },
+    60_000,
+  );
 
-  it.each(['png', 'webp'] as const)('a JPEG turned by its EXIF orientation (6) → %s: upright, the frame kept once', async (output) => {
-    const image = photo(600, 400);
-    const jpeg = withJpegOrientation(jpegOf(image, 90), 6);
-    const { res, body } = await convert('jpeg', { image: jpeg, format: output, width: '200' });
-    expect(res.status).toBe(200);
-    const decoded = decodeAny(body);
-    expect([decoded.width, decoded.height]).toEqual([200, 300]);
-  });
+  it.each(['png', 'webp'] as const)(
+    'a JPEG turned by its EXIF orientation (6) → %s: upright, the frame kept once',
+    async (output) => {
+      const image = photo(600, 400);
+      const jpeg = withJpegOrientation(jpegOf(image, 90), 6);
+      const { res, body } = await convert('jpeg', { image: jpeg, format: output, width: '200' });
+      expect(res.status).toBe(200);
+      const decoded = decodeAny(body);
+      expect([decoded.width, decoded.height]).toEqual([200, 300]);
+    },
+  );
 
   it('a WebP turned by its EXIF orientation (8) → PNG: upright, the frame kept once', async () => {
     const webp = withMetadata(lossyWebp(photo(600, 400), 90), 600, 400, { orientation: 8 });
@@ -86,7 +111,9 @@ describe('every input to every output, in rows', () => {
 describe('memory under concurrency', () => {
   it('four large compressions at once: each 200 or 503 overloaded (never 500), one or more complete, one engine instance reused within the budget', async () => {
     resetWasmInstances();
-    const results = await Promise.all(Array.from({ length: 4 }, () => convert('jpeg', { image: inputs.jpeg, format: 'webp' })));
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => convert('jpeg', { image: inputs.jpeg, format: 'webp' })),
+    );
     const statuses = results.map((r) => r.res.status);
     for (const status of statuses) expect([200, 503]).toContain(status);
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(1);

@@ -53,9 +53,11 @@ describe('uploads refused after reading the image, per key and minute', () => {
   it('parameter errors (400) do not count, and successful compressions do not spend the failure budget', async () => {
     const k = await makeKey({ scopes: ['image'], image: 'free' });
     const clock = new TestClock(START);
-    for (let i = 0; i < 40; i++) await expectStatus(await compressCall(k.key, { image: BROKEN, quality: 500 }, { clock }), 400, 'bad_request');
+    for (let i = 0; i < 40; i++)
+      await expectStatus(await compressCall(k.key, { image: BROKEN, quality: 500 }, { clock }), 400, 'bad_request');
     for (let i = 0; i < 5; i++) await expectStatus(await compressCall(k.key, { image: TINY }, { clock }), 200);
-    for (let i = 0; i < FAILED_COMPRESSIONS_PER_MINUTE - 1; i++) await expectStatus(await compressCall(k.key, { image: BROKEN }, { clock }), 422);
+    for (let i = 0; i < FAILED_COMPRESSIONS_PER_MINUTE - 1; i++)
+      await expectStatus(await compressCall(k.key, { image: BROKEN }, { clock }), 422);
     // One refusal left: a success in between neither takes it nor is refused.
     await expectStatus(await compressCall(k.key, { image: TINY }, { clock }), 200);
     await expectStatus(await compressCall(k.key, { image: BROKEN }, { clock }), 422);
@@ -67,10 +69,11 @@ describe('uploads refused after reading the image, per key and minute', () => {
     expect(remaining(ok)).toBe(String(100 - 7));
   });
 
-  it('the budget is the key\'s: another key is not limited', async () => {
+  it("the budget is the key's: another key is not limited", async () => {
     const k = await makeKey({ scopes: ['image'], image: 'free' });
     const clock = new TestClock(START);
-    for (let i = 0; i < FAILED_COMPRESSIONS_PER_MINUTE; i++) await expectStatus(await compressCall(k.key, { image: BROKEN }, { clock }), 422);
+    for (let i = 0; i < FAILED_COMPRESSIONS_PER_MINUTE; i++)
+      await expectStatus(await compressCall(k.key, { image: BROKEN }, { clock }), 422);
     await expectStatus(await compressCall(k.key, { image: BROKEN }, { clock }), 429, 'rate_limit_exceeded');
     const other = await makeKey({ scopes: ['image'], image: 'free' });
     await expectStatus(await compressCall(other.key, { image: BROKEN }, { clock }), 422);

@@ -8,7 +8,10 @@ import worker from '../../src/index.ts';
 
 let seq = 0;
 
-const run = (s: Statement) => env.DB.prepare(s.sql).bind(...s.params).run();
+const run = (s: Statement) =>
+  env.DB.prepare(s.sql)
+    .bind(...s.params)
+    .run();
 
 export interface TestKey {
   key: string;
@@ -20,11 +23,19 @@ export async function makeKey(
   options: { image?: ImageTier; tools?: ToolsTier; scopes?: Scope[]; name?: string } = {},
 ): Promise<TestKey> {
   const account = accountStatement(
-    { email: `user${++seq}-${crypto.randomUUID()}@example.com`, name: `Test ${seq}`, imageTier: options.image ?? 'free', toolsTier: options.tools ?? 'free' },
+    {
+      email: `user${++seq}-${crypto.randomUUID()}@example.com`,
+      name: `Test ${seq}`,
+      imageTier: options.image ?? 'free',
+      toolsTier: options.tools ?? 'free',
+    },
     Date.now(),
   );
   await run(account.statement);
-  const key = await keyStatement({ accountId: account.record.id, scopes: options.scopes ?? ['image', 'tools'], name: options.name ?? 'test' }, Date.now());
+  const key = await keyStatement(
+    { accountId: account.record.id, scopes: options.scopes ?? ['image', 'tools'], name: options.name ?? 'test' },
+    Date.now(),
+  );
   await run(key.statement);
   return { key: key.record.key, id: key.record.id, accountId: account.record.id };
 }
@@ -87,7 +98,10 @@ export async function adminRefresh(body: unknown): Promise<Response> {
  * Runs `work` with console[kind] captured instead of printed: for tests that provoke a logged error on
  * purpose, so the log line can be checked and the test output stays clean.
  */
-export async function captureConsole<T>(kind: 'error' | 'warn', work: () => Promise<T>): Promise<{ result: T; lines: string[] }> {
+export async function captureConsole<T>(
+  kind: 'error' | 'warn',
+  work: () => Promise<T>,
+): Promise<{ result: T; lines: string[] }> {
   const original = console[kind];
   const lines: string[] = [];
   console[kind] = (...args: unknown[]) => void lines.push(args.map(String).join(' '));

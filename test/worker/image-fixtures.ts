@@ -33,7 +33,10 @@ export function photo(width: number, height: number, alpha?: (x: number, y: numb
 
 /** Four flat quadrants: red top-left, green top-right, blue bottom-left, white bottom-right. */
 export const QUADRANT_COLOURS: Record<'tl' | 'tr' | 'bl' | 'br', Rgba> = {
-  tl: [255, 0, 0, 255], tr: [0, 255, 0, 255], bl: [0, 0, 255, 255], br: [255, 255, 255, 255],
+  tl: [255, 0, 0, 255],
+  tr: [0, 255, 0, 255],
+  bl: [0, 0, 255, 255],
+  br: [255, 255, 255, 255],
 };
 
 export function quadrants(width: number, height: number): RgbaImage {
@@ -63,8 +66,14 @@ export function storeWithOrientation(upright: RgbaImage, orientation: number): R
       // Where stored pixel (sx, sy) is displayed.
       const [x, y] = (
         {
-          1: [sx, sy], 2: [W - 1 - sx, sy], 3: [W - 1 - sx, H - 1 - sy], 4: [sx, H - 1 - sy],
-          5: [sy, sx], 6: [W - 1 - sy, sx], 7: [W - 1 - sy, H - 1 - sx], 8: [sy, H - 1 - sx],
+          1: [sx, sy],
+          2: [W - 1 - sx, sy],
+          3: [W - 1 - sx, H - 1 - sy],
+          4: [sx, H - 1 - sy],
+          5: [sy, sx],
+          6: [W - 1 - sy, sx],
+          7: [W - 1 - sy, H - 1 - sx],
+          8: [sy, H - 1 - sx],
         } as Record<number, [number, number]>
       )[orientation]!;
       out.set(upright.data.subarray((y * W + x) * 4, (y * W + x) * 4 + 4), (sy * w + sx) * 4);
@@ -96,10 +105,32 @@ export function near(actual: Rgba, expected: Rgba, tolerance = 12): boolean {
 /** A TIFF block (little-endian) whose IFD0 holds only Orientation. */
 export function exifTiff(orientation: number): Uint8Array {
   return new Uint8Array([
-    0x49, 0x49, 0x2a, 0x00, 0x08, 0x00, 0x00, 0x00, // "II", 42, IFD0 at 8
-    0x01, 0x00, // one entry
-    0x12, 0x01, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, orientation, 0x00, 0x00, 0x00, // 0x0112 SHORT ×1
-    0x00, 0x00, 0x00, 0x00, // no next IFD
+    0x49,
+    0x49,
+    0x2a,
+    0x00,
+    0x08,
+    0x00,
+    0x00,
+    0x00, // "II", 42, IFD0 at 8
+    0x01,
+    0x00, // one entry
+    0x12,
+    0x01,
+    0x03,
+    0x00,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
+    orientation,
+    0x00,
+    0x00,
+    0x00, // 0x0112 SHORT ×1
+    0x00,
+    0x00,
+    0x00,
+    0x00, // no next IFD
   ]);
 }
 
@@ -111,13 +142,20 @@ export function withJpegOrientation(jpeg: Uint8Array, orientation: number): Uint
 }
 
 /** libjpeg's zigzag order: the natural (row-major) index of each DQT entry. */
-const ZIGZAG = [0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21, 28,
-  35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63];
+const ZIGZAG = [
+  0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21, 28,
+  35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47,
+  55, 62, 63,
+];
 
 /** A JPEG's 8-bit quantisation tables by id, in natural order (row-major, vertical frequency first). */
 export function quantTables(bytes: Uint8Array): Map<number, number[]> {
   const tables = new Map<number, number[]>();
-  for (let at = 2; at + 4 <= bytes.length && bytes[at] === 0xff && bytes[at + 1] !== 0xda; at += 2 + ((bytes[at + 2]! << 8) | bytes[at + 3]!)) {
+  for (
+    let at = 2;
+    at + 4 <= bytes.length && bytes[at] === 0xff && bytes[at + 1] !== 0xda;
+    at += 2 + ((bytes[at + 2]! << 8) | bytes[at + 3]!)
+  ) {
     if (bytes[at + 1] !== 0xdb) continue;
     const end = at + 2 + ((bytes[at + 2]! << 8) | bytes[at + 3]!);
     for (let p = at + 4; p + 65 <= end; p += 65) {
@@ -179,7 +217,9 @@ export const MULTIPART_TYPE = `multipart/form-data; boundary=${MULTIPART_BOUNDAR
 export function multipartBytes(parts: { name: string; value: string | Uint8Array; filename?: string }[]): Uint8Array {
   const text = (s: string) => new TextEncoder().encode(s);
   const chunks = parts.flatMap(({ name, value, filename }) => [
-    text(`--${MULTIPART_BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"${filename === undefined ? '' : `; filename="${filename}"`}\r\n`),
+    text(
+      `--${MULTIPART_BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"${filename === undefined ? '' : `; filename="${filename}"`}\r\n`,
+    ),
     text(filename === undefined ? '\r\n' : 'Content-Type: application/octet-stream\r\n\r\n'),
     typeof value === 'string' ? text(value) : value,
     text('\r\n'),
@@ -187,8 +227,18 @@ export function multipartBytes(parts: { name: string; value: string | Uint8Array
   return concat(...chunks, text(`--${MULTIPART_BOUNDARY}--\r\n`));
 }
 
-export function compressCall(key: string, parts: Parts, options: { clock?: TestClock; env?: Record<string, unknown>; headers?: Record<string, string> } = {}): Promise<Response> {
-  return call('/api/v1/compress', { method: 'POST', headers: { ...bearer(key), ...options.headers }, body: form(parts), clock: options.clock, env: options.env });
+export function compressCall(
+  key: string,
+  parts: Parts,
+  options: { clock?: TestClock; env?: Record<string, unknown>; headers?: Record<string, string> } = {},
+): Promise<Response> {
+  return call('/api/v1/compress', {
+    method: 'POST',
+    headers: { ...bearer(key), ...options.headers },
+    body: form(parts),
+    clock: options.clock,
+    env: options.env,
+  });
 }
 
 export async function bodyBytes(res: Response): Promise<Uint8Array> {

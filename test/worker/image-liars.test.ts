@@ -43,19 +43,24 @@ describe('JPEG liars through POST /api/v1/compress', () => {
   it.each([
     ['baseline', false],
     ['progressive', true],
-  ])('a %s JPEG of a few hundred bytes declaring 10000×10000 is 422 unprocessable_image from its header, the engine untouched', async (_, progressive) => {
-    const k = await makeKey({ scopes: ['image'], image: 'pro' });
-    const liar = jpegLiar(progressive);
-    expect(liar.length).toBeLessThan(1000);
-    resetWasmInstances();
-    const message = await expectUnprocessable(await compressCall(k.key, { image: liar }));
-    expect(message).toMatch(/bytes of image data cannot hold the 10000×10000 pixels/);
-    expect(engineStats()).toMatchObject({ instantiations: 0, peak_bytes: 0 });
-  });
+  ])(
+    'a %s JPEG of a few hundred bytes declaring 10000×10000 is 422 unprocessable_image from its header, the engine untouched',
+    async (_, progressive) => {
+      const k = await makeKey({ scopes: ['image'], image: 'pro' });
+      const liar = jpegLiar(progressive);
+      expect(liar.length).toBeLessThan(1000);
+      resetWasmInstances();
+      const message = await expectUnprocessable(await compressCall(k.key, { image: liar }));
+      expect(message).toMatch(/bytes of image data cannot hold the 10000×10000 pixels/);
+      expect(engineStats()).toMatchObject({ instantiations: 0, peak_bytes: 0 });
+    },
+  );
 
   it('16 baseline liars at once from one free key are all 422: none holds the memory budget, so no request is shed with 503', async () => {
     const k = await makeKey({ scopes: ['image'], image: 'free' });
-    const answers = await Promise.all(Array.from({ length: 16 }, () => compressCall(k.key, { image: jpegLiar(false) })));
+    const answers = await Promise.all(
+      Array.from({ length: 16 }, () => compressCall(k.key, { image: jpegLiar(false) })),
+    );
     const codes = await Promise.all(answers.map(async (res) => `${res.status} ${(await res.json<any>()).error.code}`));
     expect(codes).toEqual(Array(16).fill('422 unprocessable_image'));
   });
@@ -70,7 +75,9 @@ describe('JPEG liars through POST /api/v1/compress', () => {
     // A flat image is the cheapest to code: every block a DC code and an end-of-block, barely above the bound.
     const flat = new Uint8Array(1024 * 1024).fill(128);
     for (const progressive of [false, true]) {
-      const res = await compressCall(k.key, { image: encodePixelsJpeg(flat, 1024, 1024, 1, { quality: 50, progressive }) });
+      const res = await compressCall(k.key, {
+        image: encodePixelsJpeg(flat, 1024, 1024, 1, { quality: 50, progressive }),
+      });
       expect(res.status).toBe(200);
       await res.arrayBuffer();
     }
@@ -120,7 +127,7 @@ describe('JPEG liars in the engine', () => {
 });
 
 describe('PNG and WebP liars stop where their data ends', () => {
-  it('a PNG whose IHDR declares 10000×10000 over a 16×16 image\'s IDAT is 422 at its first row', async () => {
+  it("a PNG whose IHDR declares 10000×10000 over a 16×16 image's IDAT is 422 at its first row", async () => {
     const k = await makeKey({ scopes: ['image'], image: 'pro' });
     const liar = declaringSize(pngOf(photo(16, 16)), 10000, 10000);
     expect(liar.length).toBeLessThan(2000);
@@ -129,7 +136,7 @@ describe('PNG and WebP liars stop where their data ends', () => {
     expect(message).toMatch(/image data ends before the last row|corrupt or truncated/);
   });
 
-  it('a WebP whose VP8 header declares 6000×6000 over a 16×16 image\'s data is 422 at its first macroblocks', async () => {
+  it("a WebP whose VP8 header declares 6000×6000 over a 16×16 image's data is 422 at its first macroblocks", async () => {
     const k = await makeKey({ scopes: ['image'], image: 'pro' });
     const liar = webpLiar(6000, 6000);
     expect(liar.length).toBeLessThan(2000);

@@ -4,9 +4,19 @@ import { env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import type { StoredImage } from '../../src/img/cache.ts';
 import { IMAGE_CACHE_CONTROL } from '../../src/img/limits.ts';
-import { IMAGE_STORE_MAX_BYTES, IMAGE_STORE_MAX_ENTRIES, IMAGE_STORE_TTL_MS, ImageShelf, type ShelfLimits } from '../../src/img/shelf.ts';
+import {
+  IMAGE_STORE_MAX_BYTES,
+  IMAGE_STORE_MAX_ENTRIES,
+  IMAGE_STORE_TTL_MS,
+  ImageShelf,
+  type ShelfLimits,
+} from '../../src/img/shelf.ts';
 
-const image = (size: number, fill = 7): StoredImage => ({ bytes: new Uint8Array(size).fill(fill), contentType: 'image/jpeg', etag: `"${size}-${fill}"` });
+const image = (size: number, fill = 7): StoredImage => ({
+  bytes: new Uint8Array(size).fill(fill),
+  contentType: 'image/jpeg',
+  etag: `"${size}-${fill}"`,
+});
 
 /** `body` with a shelf on the SQLite storage of a fresh object (any SQLite-backed class serves). */
 async function withShelf(limits: ShelfLimits | undefined, body: (shelf: ImageShelf) => void): Promise<void> {
@@ -19,7 +29,8 @@ describe('the self-hosted image cache', () => {
     await withShelf(undefined, (shelf) => {
       const big = { bytes: crypto.getRandomValues(new Uint8Array(65_536)), contentType: 'image/png', etag: '"big"' };
       const large = new Uint8Array(3 * 1024 * 1024 + 5);
-      for (let i = 0; i < large.length; i += 65_536) large.set(big.bytes.subarray(0, Math.min(65_536, large.length - i)), i);
+      for (let i = 0; i < large.length; i += 65_536)
+        large.set(big.bytes.subarray(0, Math.min(65_536, large.length - i)), i);
       shelf.put('a', { ...big, bytes: large }, 1000);
       shelf.put('b', image(0), 1000);
       expect(shelf.get('a', 2000)).toEqual({ bytes: large, contentType: 'image/png', etag: '"big"' });

@@ -29,24 +29,37 @@ export const gradient = (w = 64, h = 48): { url: string; group: string } => {
 
 export async function fetchesOf(group: string): Promise<number> {
   // Once more if the pooled connection was the one the origin had just closed (its keep-alive is 1 s).
-  const res = await fetch(`${ORIGIN}/img/fetches?group=${group}`).catch(() => fetch(`${ORIGIN}/img/fetches?group=${group}`));
+  const res = await fetch(`${ORIGIN}/img/fetches?group=${group}`).catch(() =>
+    fetch(`${ORIGIN}/img/fetches?group=${group}`),
+  );
   return ((await res.json()) as { fetches: number }).fetches;
 }
 
-export const signed = (a: SigningAccount, options: string, url: string): Promise<string> => signedPath(a.accountId, a.secret, options, url);
+export const signed = (a: SigningAccount, options: string, url: string): Promise<string> =>
+  signedPath(a.accountId, a.secret, options, url);
 
-export function getImage(path: string, headers: Record<string, string> = {}, envOverrides: Record<string, unknown> = {}): Promise<Response> {
+export function getImage(
+  path: string,
+  headers: Record<string, string> = {},
+  envOverrides: Record<string, unknown> = {},
+): Promise<Response> {
   return call(path, { headers, env: { FETCH_TEST_ORIGIN: ORIGIN, ...envOverrides } });
 }
 
 /** The account's month as /account shows it to one of its keys. */
 export async function monthUsed(a: TestKey): Promise<number> {
   const res = await call('/api/v1/account', { headers: toolsHeaders(a.key) });
-  return ((await res.json()) as { data: { usage: { month_compressions: { used: number } } } }).data.usage.month_compressions.used;
+  return ((await res.json()) as { data: { usage: { month_compressions: { used: number } } } }).data.usage
+    .month_compressions.used;
 }
 
-export async function expectError(res: Response, status: number, code: string): Promise<{ code: string; message: string; details?: Record<string, unknown> }> {
+export async function expectError(
+  res: Response,
+  status: number,
+  code: string,
+): Promise<{ code: string; message: string; details?: Record<string, unknown> }> {
   const body = (await res.json()) as { error: { code: string; message: string; details?: Record<string, unknown> } };
-  if (res.status !== status || body.error.code !== code) throw new Error(`expected ${status} ${code}, got ${res.status} ${JSON.stringify(body)}`);
+  if (res.status !== status || body.error.code !== code)
+    throw new Error(`expected ${status} ${code}, got ${res.status} ${JSON.stringify(body)}`);
   return body.error;
 }

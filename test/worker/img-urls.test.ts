@@ -5,7 +5,16 @@ import { describe, expect, it } from 'vitest';
 import { sign } from '../../src/img/signature.ts';
 import { deleteSecret, createSecret } from '../../src/signing/secrets.ts';
 import { addKey, manage } from './webhook-helpers.ts';
-import { expectError, fetchesOf, getImage, gradient, monthUsed, ORIGIN, signed, signingAccount } from './img-helpers.ts';
+import {
+  expectError,
+  fetchesOf,
+  getImage,
+  gradient,
+  monthUsed,
+  ORIGIN,
+  signed,
+  signingAccount,
+} from './img-helpers.ts';
 
 const PNG_MAGIC = [0x89, 0x50, 0x4e, 0x47];
 const isPng = (b: Uint8Array) => PNG_MAGIC.every((v, i) => b[i] === v);
@@ -69,7 +78,9 @@ describe('signatures', () => {
     expect((await getImage(oldPath)).headers.get('x-cache')).toBe('HIT');
     expect((await getImage(newPath)).status).toBe(200);
 
-    const oldId = (await env.DB.prepare('SELECT id FROM signing_secrets WHERE secret = ?').bind(a.secret).first<{ id: string }>())!.id;
+    const oldId = (await env.DB.prepare('SELECT id FROM signing_secrets WHERE secret = ?')
+      .bind(a.secret)
+      .first<{ id: string }>())!.id;
     expect(await deleteSecret(env.DB, a.accountId, oldId)).toBe(true);
     await expectError(await getImage(oldPath), 403, 'forbidden');
     const still = await getImage(newPath);
@@ -232,20 +243,39 @@ describe('the source', () => {
       const tooLarge = await expectError(await getImage(await signed(a, '_', huge)), 422, 'image_too_large');
       expect(tooLarge.message).toMatch(/larger than 10 MB/);
     }
-    await expectError(await getImage(await signed(a, '_', `${ORIGIN}/img/not-an-image`)), 415, 'unsupported_media_type');
+    await expectError(
+      await getImage(await signed(a, '_', `${ORIGIN}/img/not-an-image`)),
+      415,
+      'unsupported_media_type',
+    );
     expect(await monthUsed(a)).toBe(0);
   });
 
   it('a private address, or a redirect to one, is refused: 400, nothing charged', async () => {
     const a = await signingAccount();
-    for (const url of ['http://10.0.0.1/a.png', 'http://169.254.169.254/latest/meta-data/', 'http://localhost/a.png', 'ftp://example.com/a.png']) {
+    for (const url of [
+      'http://10.0.0.1/a.png',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://localhost/a.png',
+      'ftp://example.com/a.png',
+    ]) {
       const error = await expectError(await getImage(await signed(a, '_', url)), 400, 'bad_request');
       expect(error.message, url).toMatch(/must not point at|must use http/);
     }
-    const redirected = await expectError(await getImage(await signed(a, '_', `${ORIGIN}/redirect-private`)), 400, 'bad_request');
-    expect(redirected.message).toMatch(/^url redirects to http:\/\/10\.0\.0\.1\/admin, which must not point at 10\.0\.0\.1: it is a private address/);
+    const redirected = await expectError(
+      await getImage(await signed(a, '_', `${ORIGIN}/redirect-private`)),
+      400,
+      'bad_request',
+    );
+    expect(redirected.message).toMatch(
+      /^url redirects to http:\/\/10\.0\.0\.1\/admin, which must not point at 10\.0\.0\.1: it is a private address/,
+    );
     // Without the test origin let through, the fixture origin is itself a loopback address.
-    const loopback = await expectError(await getImage(await signed(a, '_', gradient().url), {}, { FETCH_TEST_ORIGIN: '' }), 400, 'bad_request');
+    const loopback = await expectError(
+      await getImage(await signed(a, '_', gradient().url), {}, { FETCH_TEST_ORIGIN: '' }),
+      400,
+      'bad_request',
+    );
     expect(loopback.message).toMatch(/loopback|port/);
     expect(await monthUsed(a)).toBe(0);
   });
@@ -253,7 +283,11 @@ describe('the source', () => {
   it('a source segment that is not base64url of a URL is 400 (the signature is checked first)', async () => {
     const a = await signingAccount();
     const bad = 'bm90IGEgdXJs'; // "not a url"
-    const error = await expectError(await getImage(`/api/v1/img/${a.accountId}/${await sign(a.secret, '_', bad)}/_/${bad}`), 400, 'bad_request');
+    const error = await expectError(
+      await getImage(`/api/v1/img/${a.accountId}/${await sign(a.secret, '_', bad)}/_/${bad}`),
+      400,
+      'bad_request',
+    );
     expect(error.message).toMatch(/absolute URL/);
   });
 });
@@ -266,13 +300,21 @@ describe('allowed source hosts', () => {
     expect((await put(['images.example.com', '*.cdn.example.net'])).status).toBe(200);
     const src = gradient();
     const off = await expectError(await getImage(await signed(a, '_', src.url)), 400, 'bad_request');
-    expect(off.message).toBe('url must be on one of the allowed source hosts (*.cdn.example.net, images.example.com), not 127.0.0.1');
+    expect(off.message).toBe(
+      'url must be on one of the allowed source hosts (*.cdn.example.net, images.example.com), not 127.0.0.1',
+    );
     expect(await fetchesOf(src.group)).toBe(0);
 
     expect((await put(['127.0.0.1'])).status).toBe(200);
     expect((await getImage(await signed(a, '_', src.url))).status).toBe(200);
-    const redirected = await expectError(await getImage(await signed(a, '_', `${ORIGIN}/redirect-private`)), 400, 'bad_request');
-    expect(redirected.message).toMatch(/^url redirects to http:\/\/10\.0\.0\.1\/admin, which must be on one of the allowed source hosts \(127\.0\.0\.1\)/);
+    const redirected = await expectError(
+      await getImage(await signed(a, '_', `${ORIGIN}/redirect-private`)),
+      400,
+      'bad_request',
+    );
+    expect(redirected.message).toMatch(
+      /^url redirects to http:\/\/10\.0\.0\.1\/admin, which must be on one of the allowed source hosts \(127\.0\.0\.1\)/,
+    );
 
     expect((await put([])).status).toBe(200);
     expect((await getImage(await signed(a, 'w=10', src.url))).status).toBe(200);

@@ -23,7 +23,7 @@ const TARGETS = [
 function cameraPhoto(size: number): Uint8Array {
   const rgb = new Uint8Array(size * size * 3);
   let seed = 2024;
-  const uniform = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  const uniform = () => (seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32;
   const gauss = () => Math.sqrt(-2 * Math.log(uniform() + 1e-12)) * Math.cos(2 * Math.PI * uniform());
   for (let y = 0; y < size; y++) {
     for (let x = 0; x < size; x++) {
@@ -32,7 +32,8 @@ function cameraPhoto(size: number): Uint8Array {
       const texture = ground ? 28 * Math.sin(x / 1.7 + 3 * Math.sin(y / 9)) * Math.sin(y / 2.3) : 0;
       const base = ground ? [90, 120, 60] : [120 + y / 8, 160 + y / 10, 220];
       const grain = 5 * gauss();
-      for (let c = 0; c < 3; c++) rgb[(y * size + x) * 3 + c] = Math.max(0, Math.min(255, Math.round(base[c]! + texture + grain + 2 * gauss())));
+      for (let c = 0; c < 3; c++)
+        rgb[(y * size + x) * 3 + c] = Math.max(0, Math.min(255, Math.round(base[c]! + texture + grain + 2 * gauss())));
     }
   }
   return rgb;
@@ -71,31 +72,36 @@ beforeAll(async () => {
   upload = encodePixelsJpeg(cameraPhoto(SIZE), SIZE, SIZE, 3, { quality: 95, sampling: [2, 2] });
 });
 
-
 describe('camera photos', () => {
-  it.each(TARGETS)('a noisy textured photo comes back in under $maxBytes bytes at SSIM $ssim', async ({ ssim: target, maxBytes }) => {
-    const reference = decodeAny(upload);
-    const at = new Map<number, { bytes: number; ssim: number }>();
-    const probe = async (quality: number) => {
-      const res = await compressCall(pro.key, { image: upload, filename: 'camera.jpg', format: 'jpeg', quality });
-      const body = await bodyBytes(res);
-      expect(res.status).toBe(200);
-      const scored = { bytes: body.byteLength, ssim: ssim(reference, decodeAny(body)) };
-      at.set(quality, scored);
-      return scored;
-    };
-    // The lowest quality reaching the target, by bisection (SSIM rises with quality).
-    let [fail, pass] = [30, 98];
-    expect((await probe(pass)).ssim).toBeGreaterThanOrEqual(target);
-    expect((await probe(fail)).ssim).toBeLessThan(target);
-    while (pass - fail > 1) {
-      const mid = (fail + pass) >> 1;
-      if ((await probe(mid)).ssim >= target) pass = mid;
-      else fail = mid;
-    }
-    const [below, above] = [at.get(fail)!, at.get(pass)!];
-    const bytes = below.bytes + ((target - below.ssim) / (above.ssim - below.ssim)) * (above.bytes - below.bytes);
-    console.log(`camera fixture: ${bytes.toFixed(0)} bytes at SSIM ${target} (q${fail} ${below.bytes} B ${below.ssim.toFixed(4)}, q${pass} ${above.bytes} B ${above.ssim.toFixed(4)})`);
-    expect(bytes).toBeLessThan(maxBytes);
-  }, 60_000);
+  it.each(TARGETS)(
+    'a noisy textured photo comes back in under $maxBytes bytes at SSIM $ssim',
+    async ({ ssim: target, maxBytes }) => {
+      const reference = decodeAny(upload);
+      const at = new Map<number, { bytes: number; ssim: number }>();
+      const probe = async (quality: number) => {
+        const res = await compressCall(pro.key, { image: upload, filename: 'camera.jpg', format: 'jpeg', quality });
+        const body = await bodyBytes(res);
+        expect(res.status).toBe(200);
+        const scored = { bytes: body.byteLength, ssim: ssim(reference, decodeAny(body)) };
+        at.set(quality, scored);
+        return scored;
+      };
+      // The lowest quality reaching the target, by bisection (SSIM rises with quality).
+      let [fail, pass] = [30, 98];
+      expect((await probe(pass)).ssim).toBeGreaterThanOrEqual(target);
+      expect((await probe(fail)).ssim).toBeLessThan(target);
+      while (pass - fail > 1) {
+        const mid = (fail + pass) >> 1;
+        if ((await probe(mid)).ssim >= target) pass = mid;
+        else fail = mid;
+      }
+      const [below, above] = [at.get(fail)!, at.get(pass)!];
+      const bytes = below.bytes + ((target - below.ssim) / (above.ssim - below.ssim)) * (above.bytes - below.bytes);
+      console.log(
+        `camera fixture: ${bytes.toFixed(0)} bytes at SSIM ${target} (q${fail} ${below.bytes} B ${below.ssim.toFixed(4)}, q${pass} ${above.bytes} B ${above.ssim.toFixed(4)})`,
+      );
+      expect(bytes).toBeLessThan(maxBytes);
+    },
+    60_000,
+  );
 });

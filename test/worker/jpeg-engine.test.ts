@@ -4,16 +4,40 @@
 import { describe, expect, it } from 'vitest';
 import type { RgbaImage } from '../../wasm/image.ts';
 import { wasmMemoryReport } from '../../wasm/instances.ts';
-import { ENCODE_MODES, JpegEngineError, encodePixelsJpeg, withJpegJob, type EncodeMode, type JpegJob, type PixelEncoding } from '../../wasm/jpeg-engine.ts';
+import {
+  ENCODE_MODES,
+  JpegEngineError,
+  encodePixelsJpeg,
+  withJpegJob,
+  type EncodeMode,
+  type JpegJob,
+  type PixelEncoding,
+} from '../../wasm/jpeg-engine.ts';
 import { QUADRANT_COLOURS, decodeAny, photo, quadrants, quantTables, storeWithOrientation } from './image-fixtures.ts';
 import { encodeJpeg, jpegOptions } from './mozjpeg.ts';
 
-interface Pixels { data: Uint8Array; width: number; height: number; channels: number }
+interface Pixels {
+  data: Uint8Array;
+  width: number;
+  height: number;
+  channels: number;
+}
 
 const MODES = Object.keys(ENCODE_MODES) as EncodeMode[];
-const SAMPLINGS: Record<string, [number, number]> = { '4:2:0': [2, 2], '4:2:2': [2, 1], '4:4:0': [1, 2], '4:1:1': [4, 1], '4:4:4': [1, 1] };
+const SAMPLINGS: Record<string, [number, number]> = {
+  '4:2:0': [2, 2],
+  '4:2:2': [2, 1],
+  '4:4:0': [1, 2],
+  '4:1:1': [4, 1],
+  '4:4:4': [1, 1],
+};
 
-const rgbOf = (image: RgbaImage): Pixels => ({ data: image.data.filter((_, i) => i % 4 !== 3), width: image.width, height: image.height, channels: 3 });
+const rgbOf = (image: RgbaImage): Pixels => ({
+  data: image.data.filter((_, i) => i % 4 !== 3),
+  width: image.width,
+  height: image.height,
+  channels: 3,
+});
 
 /** A smooth gradient (at most about 2 levels a pixel at any size): what a JPEG keeps well at any sampling. */
 function gradient(width: number, height: number, channels: 1 | 3): Pixels {
@@ -22,14 +46,16 @@ function gradient(width: number, height: number, channels: 1 | 3): Pixels {
     for (let x = 0; x < width; x++) {
       const u = x / Math.max(width - 1, 100);
       const v = y / Math.max(height - 1, 100);
-      const values = channels === 1 ? [35 + 90 * (u + v)] : [40 + 180 * u, 30 + 190 * v, 128 + 80 * Math.sin(3 * (u + v))];
+      const values =
+        channels === 1 ? [35 + 90 * (u + v)] : [40 + 180 * u, 30 + 190 * v, 128 + 80 * Math.sin(3 * (u + v))];
       data.set(values.map(Math.round), (y * width + x) * channels);
     }
   }
   return { data, width, height, channels };
 }
 
-const encode = (p: Pixels, options: PixelEncoding): Uint8Array => encodePixelsJpeg(p.data, p.width, p.height, p.channels as 1 | 3, options);
+const encode = (p: Pixels, options: PixelEncoding): Uint8Array =>
+  encodePixelsJpeg(p.data, p.width, p.height, p.channels as 1 | 3, options);
 
 /** The engine's full-size decode, as stored. */
 const decode = (bytes: Uint8Array): Pixels =>
@@ -54,42 +80,87 @@ function turned(p: Pixels, orientation: number, [x0, y0, w, h] = [0, 0, 0, 0]): 
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
       const [ux, uy, sw, sh] = [x + x0, y + y0, p.width - 1, p.height - 1];
-      const [sx, sy] = ({ 1: [ux, uy], 2: [sw - ux, uy], 3: [sw - ux, sh - uy], 4: [ux, sh - uy], 5: [uy, ux], 6: [uy, sh - ux], 7: [sw - uy, sh - ux], 8: [sw - uy, ux] } as Record<number, number[]>)[orientation]!;
-      out.set(p.data.subarray((sy! * p.width + sx!) * p.channels, (sy! * p.width + sx! + 1) * p.channels), (y * w + x) * p.channels);
+      const [sx, sy] = (
+        {
+          1: [ux, uy],
+          2: [sw - ux, uy],
+          3: [sw - ux, sh - uy],
+          4: [ux, sh - uy],
+          5: [uy, ux],
+          6: [uy, sh - ux],
+          7: [sw - uy, sh - ux],
+          8: [sw - uy, ux],
+        } as Record<number, number[]>
+      )[orientation]!;
+      out.set(
+        p.data.subarray((sy! * p.width + sx!) * p.channels, (sy! * p.width + sx! + 1) * p.channels),
+        (y * w + x) * p.channels,
+      );
     }
   }
   return out;
 }
 
-const near = (actual: ArrayLike<number>, expected: number[], tolerance: number): boolean => expected.every((v, i) => Math.abs(actual[i]! - v) <= tolerance);
+const near = (actual: ArrayLike<number>, expected: number[], tolerance: number): boolean =>
+  expected.every((v, i) => Math.abs(actual[i]! - v) <= tolerance);
 
 /** The marker codes of the file up to its first scan (SOI excluded). */
 function segments(bytes: Uint8Array): number[] {
   const codes: number[] = [];
-  for (let at = 2; at + 4 <= bytes.length && bytes[at] === 0xff && codes.at(-1) !== 0xda; at += 2 + ((bytes[at + 2]! << 8) | bytes[at + 3]!)) codes.push(bytes[at + 1]!);
+  for (
+    let at = 2;
+    at + 4 <= bytes.length && bytes[at] === 0xff && codes.at(-1) !== 0xda;
+    at += 2 + ((bytes[at + 2]! << 8) | bytes[at + 3]!)
+  )
+    codes.push(bytes[at + 1]!);
   return codes;
 }
-const sof = (bytes: Uint8Array): number | undefined => segments(bytes).find((c) => c >= 0xc0 && c <= 0xcf && ![0xc4, 0xc8, 0xcc].includes(c));
+const sof = (bytes: Uint8Array): number | undefined =>
+  segments(bytes).find((c) => c >= 0xc0 && c <= 0xcf && ![0xc4, 0xc8, 0xcc].includes(c));
 
 /** Quadrant colours at the centre of each quadrant. */
 function expectQuadrants(p: Pixels | RgbaImage, tolerance = 24): void {
   const channels = 'channels' in p ? p.channels : 4;
-  const at = (fx: number, fy: number) => p.data.subarray((Math.floor(fy * p.height) * p.width + Math.floor(fx * p.width)) * channels);
-  for (const [q, fx, fy] of [['tl', 0.25, 0.25], ['tr', 0.75, 0.25], ['bl', 0.25, 0.75], ['br', 0.75, 0.75]] as const) {
-    expect(near(at(fx, fy), QUADRANT_COLOURS[q].slice(0, 3), tolerance), `${q}: ${at(fx, fy).subarray(0, 3)}`).toBe(true);
+  const at = (fx: number, fy: number) =>
+    p.data.subarray((Math.floor(fy * p.height) * p.width + Math.floor(fx * p.width)) * channels);
+  for (const [q, fx, fy] of [
+    ['tl', 0.25, 0.25],
+    ['tr', 0.75, 0.25],
+    ['bl', 0.25, 0.75],
+    ['br', 0.75, 0.75],
+  ] as const) {
+    expect(near(at(fx, fy), QUADRANT_COLOURS[q].slice(0, 3), tolerance), `${q}: ${at(fx, fy).subarray(0, 3)}`).toBe(
+      true,
+    );
   }
 }
 
 describe('decoding: every sampling at sizes that are not MCU multiples', () => {
-  const sizes: [number, number][] = [[1, 1], [17, 9], [4095, 3], [33, 17]];
-  const cases = sizes.flatMap(([w, h]) => Object.entries(SAMPLINGS).flatMap(([name, sampling]) => [false, true].map((progressive) => ({ w, h, name, sampling, progressive }))));
+  const sizes: [number, number][] = [
+    [1, 1],
+    [17, 9],
+    [4095, 3],
+    [33, 17],
+  ];
+  const cases = sizes.flatMap(([w, h]) =>
+    Object.entries(SAMPLINGS).flatMap(([name, sampling]) =>
+      [false, true].map((progressive) => ({ w, h, name, sampling, progressive })),
+    ),
+  );
 
   it.each(cases)('$w×$h $name progressive=$progressive', ({ w, h, sampling, progressive }) => {
     const source = gradient(w, h, 3);
     const jpeg = encode(source, { quality: 95, sampling, progressive });
     expect(sof(jpeg)).toBe(progressive ? 0xc2 : 0xc0);
     const decoded = withJpegJob(jpeg, (job) => {
-      expect(job.info).toMatchObject({ width: w, height: h, components: 3, colorSpace: 'ycbcr', progressive, sampling: [sampling, [1, 1], [1, 1]] });
+      expect(job.info).toMatchObject({
+        width: w,
+        height: h,
+        components: 3,
+        colorSpace: 'ycbcr',
+        progressive,
+        sampling: [sampling, [1, 1], [1, 1]],
+      });
       job.setPixels(8, w, h, 1);
       expect(job.channels).toBe(3);
       return job.frame();
@@ -113,21 +184,51 @@ describe('decoding: every sampling at sizes that are not MCU multiples', () => {
   it('CMYK (YCCK with Adobe inverted inks) decodes to the right RGB colours', () => {
     // Inks as Adobe stores them (255 no ink, 0 full ink), and the RGB they make.
     const patches: [number[], number[]][] = [
-      [[0, 255, 255, 255], [0, 255, 255]], [[255, 0, 255, 255], [255, 0, 255]], [[255, 255, 0, 255], [255, 255, 0]], // C, M, Y
-      [[255, 255, 255, 0], [0, 0, 0]], [[255, 255, 255, 255], [255, 255, 255]], // K, no ink
-      [[255, 0, 0, 255], [255, 0, 0]], [[128, 255, 255, 255], [128, 255, 255]], // M + Y, half C
+      [
+        [0, 255, 255, 255],
+        [0, 255, 255],
+      ],
+      [
+        [255, 0, 255, 255],
+        [255, 0, 255],
+      ],
+      [
+        [255, 255, 0, 255],
+        [255, 255, 0],
+      ], // C, M, Y
+      [
+        [255, 255, 255, 0],
+        [0, 0, 0],
+      ],
+      [
+        [255, 255, 255, 255],
+        [255, 255, 255],
+      ], // K, no ink
+      [
+        [255, 0, 0, 255],
+        [255, 0, 0],
+      ],
+      [
+        [128, 255, 255, 255],
+        [128, 255, 255],
+      ], // M + Y, half C
     ];
     const width = 16 * patches.length;
     const cmyk = new Uint8Array(width * 16 * 4);
     for (let i = 0; i < width * 16; i++) cmyk.set(patches[Math.floor((i % width) / 16)]![0], i * 4);
-    for (const sampling of [[1, 1], [2, 2]] as [number, number][]) {
+    for (const sampling of [
+      [1, 1],
+      [2, 2],
+    ] as [number, number][]) {
       const decoded = withJpegJob(encodePixelsJpeg(cmyk, width, 16, 4, { quality: 95, sampling }), (job) => {
         expect(job.info).toMatchObject({ components: 4, colorSpace: 'ycck', adobe: true });
         job.setPixels(8, width, 16, 1);
         expect(job.channels).toBe(3);
         return job.frame();
       });
-      patches.forEach(([, rgb], i) => expect(near(decoded.subarray((8 * width + i * 16 + 8) * 3), rgb, 8), `patch ${i}`).toBe(true));
+      patches.forEach(([, rgb], i) =>
+        expect(near(decoded.subarray((8 * width + i * 16 + 8) * 3), rgb, 8), `patch ${i}`).toBe(true),
+      );
     }
   });
 });
@@ -135,7 +236,8 @@ describe('decoding: every sampling at sizes that are not MCU multiples', () => {
 describe('encoding: three modes', () => {
   const source = rgbOf(photo(160, 120));
   const input = encode(source, { quality: 95, sampling: [1, 1] });
-  const encodeAt = (quality: number, subsample: boolean, mode: EncodeMode) => withJpegJob(input, (job) => (job.setPixels(8, 160, 120, 1), job.encode(quality, subsample, mode)));
+  const encodeAt = (quality: number, subsample: boolean, mode: EncodeMode) =>
+    withJpegJob(input, (job) => (job.setPixels(8, 160, 120, 1), job.encode(quality, subsample, mode)));
   const outputs = Object.fromEntries(MODES.map((mode) => [mode, encodeAt(90, true, mode)]));
 
   it.each(MODES)('%s writes a JPEG of the same size, close to the source', (mode) => {
@@ -155,13 +257,19 @@ describe('encoding: three modes', () => {
     expect(decode(outputs.progressive!.bytes).data).toEqual(decode(outputs.stream!.bytes).data);
   });
 
-  it('progressive colour is written in our scan script: DC, each component\'s two lowest AC, the rest, luma refined last', () => {
+  it("progressive colour is written in our scan script: DC, each component's two lowest AC, the rest, luma refined last", () => {
     const scans: string[] = [];
     const bytes = outputs.progressive!.bytes;
     for (let at = 2; at + 3 < bytes.length; ) {
-      if (bytes[at] !== 0xff) { at++; continue; }
+      if (bytes[at] !== 0xff) {
+        at++;
+        continue;
+      }
       const marker = bytes[at + 1]!;
-      if (marker === 0x00 || (marker >= 0xd0 && marker <= 0xd8) || marker === 0xff) { at += marker === 0xff ? 1 : 2; continue; }
+      if (marker === 0x00 || (marker >= 0xd0 && marker <= 0xd8) || marker === 0xff) {
+        at += marker === 0xff ? 1 : 2;
+        continue;
+      }
       const length = (bytes[at + 2]! << 8) | bytes[at + 3]!;
       if (marker === 0xda) {
         const n = bytes[at + 4]!;
@@ -171,22 +279,53 @@ describe('encoding: three modes', () => {
       }
       at += 2 + length;
     }
-    expect(scans).toEqual(['123:0-0:0/0', '1:1-2:0/0', '1:3-63:0/1', '2:1-2:0/0', '2:3-63:0/0', '3:1-2:0/0', '3:3-63:0/0', '1:3-63:1/0']);
+    expect(scans).toEqual([
+      '123:0-0:0/0',
+      '1:1-2:0/0',
+      '1:3-63:0/1',
+      '2:1-2:0/0',
+      '2:3-63:0/0',
+      '3:1-2:0/0',
+      '3:3-63:0/0',
+      '1:3-63:1/0',
+    ]);
   });
 
   it('quality and subsampling are applied; grey stays grey', () => {
-    const [low, sub, full] = [encodeAt(30, true, 'stream'), encodeAt(90, true, 'stream'), encodeAt(90, false, 'stream')];
+    const [low, sub, full] = [
+      encodeAt(30, true, 'stream'),
+      encodeAt(90, true, 'stream'),
+      encodeAt(90, false, 'stream'),
+    ];
     expect(low.bytes.length).toBeLessThan(sub.bytes.length);
     expect(withJpegJob(sub.bytes, (job) => job.info.sampling[0])).toEqual([2, 2]);
     expect(withJpegJob(full.bytes, (job) => job.info.sampling[0])).toEqual([1, 1]);
-    const grey = withJpegJob(encode(gradient(50, 30, 1), { quality: 95 }), (job) => (job.setPixels(8, 50, 30, 1), job.encode(80, true, 'two_pass')));
-    expect(withJpegJob(grey.bytes, (job) => job.info)).toMatchObject({ components: 1, colorSpace: 'gray', width: 50, height: 30 });
+    const grey = withJpegJob(
+      encode(gradient(50, 30, 1), { quality: 95 }),
+      (job) => (job.setPixels(8, 50, 30, 1), job.encode(80, true, 'two_pass')),
+    );
+    expect(withJpegJob(grey.bytes, (job) => job.info)).toMatchObject({
+      components: 1,
+      colorSpace: 'gray',
+      width: 50,
+      height: 30,
+    });
   });
 });
 
 describe('DCT scaling and resampling', () => {
   const input = encode(rgbOf(quadrants(400, 300)), { quality: 95 });
-  const cases: [number, number, number][] = [[8, 400, 300], [8, 123, 77], [4, 200, 150], [4, 151, 101], [3, 149, 111], [2, 97, 73], [1, 50, 38], [1, 13, 9], [1, 80, 60]];
+  const cases: [number, number, number][] = [
+    [8, 400, 300],
+    [8, 123, 77],
+    [4, 200, 150],
+    [4, 151, 101],
+    [3, 149, 111],
+    [2, 97, 73],
+    [1, 50, 38],
+    [1, 13, 9],
+    [1, 80, 60],
+  ];
 
   it.each(cases)('scale %i/8 to %i×%i: exactly that size, quadrants in place', (scale, w, h) => {
     const frame = withJpegJob(input, (job) => (job.setPixels(scale, w, h, 1), job.frame()));
@@ -234,13 +373,19 @@ const transpose = (t: number[]): number[] => t.map((_, i) => t[(i % 8) * 8 + Mat
 describe("re-encoding a JPEG at full size: no step finer than the input's", () => {
   // Annex K's tables at quality 50 (MozJPEG's table 0): coarser than the engine's at 90 everywhere, and
   // not symmetric, so a transposed table shows. 160 × 128 is whole 16 × 16 MCUs.
-  const annexK = (width: number, height: number) => encodeJpeg(photo(width, height), { ...jpegOptions(50), quant_table: 0 });
+  const annexK = (width: number, height: number) =>
+    encodeJpeg(photo(width, height), { ...jpegOptions(50), quant_table: 0 });
   const input = annexK(160, 128);
   const inTables = quantTables(input);
-  const reencode = (bytes: Uint8Array, [w, h]: [number, number], orientation = 1, subsample = true, mode: EncodeMode = 'progressive') =>
-    withJpegJob(bytes, (job) => (job.setPixels(8, w, h, orientation), job.encode(90, subsample, mode)));
+  const reencode = (
+    bytes: Uint8Array,
+    [w, h]: [number, number],
+    orientation = 1,
+    subsample = true,
+    mode: EncodeMode = 'progressive',
+  ) => withJpegJob(bytes, (job) => (job.setPixels(8, w, h, orientation), job.encode(90, subsample, mode)));
 
-  it.each(MODES)('%s: the input\'s own tables, the same picture, about the input\'s size', (mode) => {
+  it.each(MODES)("%s: the input's own tables, the same picture, about the input's size", (mode) => {
     const out = reencode(input, [160, 128], 1, true, mode);
     const tables = quantTables(out.bytes);
     expect(tables.get(0)).toEqual(inTables.get(0));
@@ -259,13 +404,13 @@ describe("re-encoding a JPEG at full size: no step finer than the input's", () =
     expect(quantTables(out.bytes).get(1)).toEqual(inTables.get(1)); // Annex K's chroma table is symmetric
   });
 
-  it('where the blocks do not line up, the engine\'s own tables: resized, or other sampling', () => {
+  it("where the blocks do not line up, the engine's own tables: resized, or other sampling", () => {
     const own = quantTables(reencode(input, [80, 64]).bytes).get(0)!;
     expect(own[0]).toBeLessThan(inTables.get(0)![0]!); // quality 90's DC step, finer than Annex K's 16
     expect(quantTables(reencode(input, [160, 128], 1, false).bytes).get(0)).toEqual(own);
   });
 
-  it('a file that defines a table after its first scan keeps the engine\'s own tables; one with a JPEG appended does not', () => {
+  it("a file that defines a table after its first scan keeps the engine's own tables; one with a JPEG appended does not", () => {
     // The header's DQT segment again, just before the second scan: the same table, so the same picture,
     // but libjpeg would take a table from there for a component whose first scan comes later.
     const dqt = input.indexOf(0xdb, 2) - 1;
@@ -284,16 +429,28 @@ describe("re-encoding a JPEG at full size: no step finer than the input's", () =
   // A turn that mirrors a stored axis moves that axis's partial edge MCU to the other side: the blocks
   // then line up only if that axis is whole 16-pixel MCUs. 160 is, 100 and 150 are not.
   const lumaTable = (bytes: Uint8Array, size: [number, number], orientation: number) =>
-    quantTables(withJpegJob(bytes, (job) => (job.setPixels(8, ...size, orientation), job.encode(90, true, 'progressive'))).bytes).get(0)!;
+    quantTables(
+      withJpegJob(bytes, (job) => (job.setPixels(8, ...size, orientation), job.encode(90, true, 'progressive'))).bytes,
+    ).get(0)!;
   const wide = annexK(160, 100);
   const tall = annexK(150, 128);
   const luma = inTables.get(0)!;
   it.each([
-    ['160×100', 1, 'input'], ['160×100', 2, 'input'], ['160×100', 4, 'own'], ['160×100', 5, 'transposed'],
-    ['160×100', 6, 'own'], ['160×100', 7, 'own'], ['160×100', 8, 'transposed'],
-    ['150×128', 2, 'own'], ['150×128', 3, 'own'], ['150×128', 4, 'input'], ['150×128', 6, 'transposed'], ['150×128', 8, 'own'],
+    ['160×100', 1, 'input'],
+    ['160×100', 2, 'input'],
+    ['160×100', 4, 'own'],
+    ['160×100', 5, 'transposed'],
+    ['160×100', 6, 'own'],
+    ['160×100', 7, 'own'],
+    ['160×100', 8, 'transposed'],
+    ['150×128', 2, 'own'],
+    ['150×128', 3, 'own'],
+    ['150×128', 4, 'input'],
+    ['150×128', 6, 'transposed'],
+    ['150×128', 8, 'own'],
   ] as const)('stored %s, orientation %i: %s table', (size, orientation, expected) => {
-    const [bytes, dims] = size === '160×100' ? [wide, [160, 100] as [number, number]] : [tall, [150, 128] as [number, number]];
+    const [bytes, dims] =
+      size === '160×100' ? [wide, [160, 100] as [number, number]] : [tall, [150, 128] as [number, number]];
     const table = lumaTable(bytes, dims, orientation);
     if (expected === 'input') expect(table).toEqual(luma);
     else if (expected === 'transposed') expect(table).toEqual(transpose(luma));
@@ -303,10 +460,14 @@ describe("re-encoding a JPEG at full size: no step finer than the input's", () =
 
 describe('lossless transcode', () => {
   const aligned = encode(rgbOf(photo(64, 48)), { quality: 90 }); // 4:2:0: 16×16 MCUs, 4 × 3 of them
-  const transcode = (bytes: Uint8Array, orientation: number, progressive = false) => withJpegJob(bytes, (job) => job.transcode(orientation, progressive));
+  const transcode = (bytes: Uint8Array, orientation: number, progressive = false) =>
+    withJpegJob(bytes, (job) => job.transcode(orientation, progressive));
 
   it('orientation 1: the same pixels, baseline or progressive, only the queued markers', () => {
-    const withExif = encode(rgbOf(photo(70, 45)), { quality: 90, markers: [{ code: 0xe1, data: new TextEncoder().encode('Exif\0\0II*\0') }] });
+    const withExif = encode(rgbOf(photo(70, 45)), {
+      quality: 90,
+      markers: [{ code: 0xe1, data: new TextEncoder().encode('Exif\0\0II*\0') }],
+    });
     for (const input of [aligned, withExif]) {
       for (const progressive of [false, true]) {
         const out = transcode(input, 1, progressive);
@@ -315,7 +476,10 @@ describe('lossless transcode', () => {
         expect(decode(out.bytes)).toEqual(decode(input));
       }
     }
-    const marked = withJpegJob(withExif, (job) => (job.addMarker(0xfe, new TextEncoder().encode('kept')), job.transcode(1, true)));
+    const marked = withJpegJob(
+      withExif,
+      (job) => (job.addMarker(0xfe, new TextEncoder().encode('kept')), job.transcode(1, true)),
+    );
     expect(segments(marked.bytes).filter((c) => c >= 0xe0)).toEqual([0xe0, 0xfe]);
   });
 
@@ -337,7 +501,14 @@ describe('lossless transcode', () => {
     // 70×45: 4:4:4 and grey have 8×8 MCUs (64 + 6 columns, 40 + 5 rows); 4:2:0 has 16×16 ones (64 + 6, 32 + 13).
     // Per orientation: the output's upright width and height, and where it sits in the turned input.
     const expected: Record<number, number[]> = {
-      1: [70, 45, 0, 0], 2: [64, 45, 6, 0], 3: [64, 40, 6, 5], 4: [70, 40, 0, 5], 5: [45, 70, 0, 0], 6: [40, 70, 5, 0], 7: [40, 64, 5, 6], 8: [45, 64, 0, 6],
+      1: [70, 45, 0, 0],
+      2: [64, 45, 6, 0],
+      3: [64, 40, 6, 5],
+      4: [70, 40, 0, 5],
+      5: [45, 70, 0, 0],
+      6: [40, 70, 5, 0],
+      7: [40, 64, 5, 6],
+      8: [45, 64, 0, 6],
     };
     for (const source of [rgbOf(photo(70, 45)), gradient(70, 45, 1)]) {
       const jpeg = encode(source, { quality: 90, sampling: [1, 1] });
@@ -346,12 +517,24 @@ describe('lossless transcode', () => {
         const [w, h, x0, y0] = expected[o]!;
         const out = transcode(jpeg, o);
         expect([out.width, out.height], `orientation ${o}`).toEqual([w, h]);
-        expect(diff(decode(out.bytes).data, turned(input, o, [x0!, y0!, w!, h!])).worst, `orientation ${o}`).toBeLessThanOrEqual(o <= 4 ? 0 : 3);
+        expect(
+          diff(decode(out.bytes).data, turned(input, o, [x0!, y0!, w!, h!])).worst,
+          `orientation ${o}`,
+        ).toBeLessThanOrEqual(o <= 4 ? 0 : 3);
       }
     }
     const sub = encode(rgbOf(photo(70, 45)), { quality: 90, sampling: [2, 2] });
     const sizes = [1, 2, 3, 4, 5, 6, 7, 8].map((o) => transcode(sub, o)).map((out) => [out.width, out.height]);
-    expect(sizes).toEqual([[70, 45], [64, 45], [64, 32], [70, 32], [45, 70], [32, 70], [32, 64], [45, 64]]);
+    expect(sizes).toEqual([
+      [70, 45],
+      [64, 45],
+      [64, 32],
+      [70, 32],
+      [45, 70],
+      [32, 70],
+      [32, 64],
+      [45, 64],
+    ]);
   });
 });
 
@@ -372,7 +555,8 @@ describe('damaged files are refused, never decoded to grey', () => {
   };
   const scan = scanOf(good);
   const middle = (scan + good.length) >> 1;
-  const overwritten = (bytes: Uint8Array, at: number, pattern: number[]): Uint8Array => bytes.map((v, i) => (i >= at && i < at + pattern.length ? pattern[i - at]! : v));
+  const overwritten = (bytes: Uint8Array, at: number, pattern: number[]): Uint8Array =>
+    bytes.map((v, i) => (i >= at && i < at + pattern.length ? pattern[i - at]! : v));
   const ones = Array(16).fill([0xff, 0x00]).flat(); // 128 one bits: no Huffman code is all ones
   // A larger file, damaged near the start of its scan: libjpeg-turbo's fast Huffman path, taken while 512
   // bytes a block are buffered, turns a bad code into a zero without a warning; the engine's source never
@@ -391,7 +575,11 @@ describe('damaged files are refused, never decoded to grey', () => {
     ['progressive, cut after its first scans', progressive.subarray(0, lastScanOf(progressive)), /premature end/i],
     ['a restart marker written over the scan', overwritten(good, middle, [0xff, 0xd3]), /corrupt jpeg data/i],
     ['ones written over the scan', overwritten(good, middle, ones), /corrupt jpeg data/i],
-    ['ones written over the scan of a larger file, far from its end', overwritten(large, scanOf(large) + 1000, ones), /bad huffman code/i],
+    [
+      'ones written over the scan of a larger file, far from its end',
+      overwritten(large, scanOf(large) + 1000, ones),
+      /bad huffman code/i,
+    ],
   ];
 
   it.each(damaged)('%s', (_, bytes, message) => {

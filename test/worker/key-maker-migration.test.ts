@@ -28,9 +28,17 @@ describe('migration 0008 (key makers)', () => {
     // A key as it was before the migration: no maker recorded; its key.created record names the actor.
     const old = async (scopes: Scope[], actor: AuditActor | null) => {
       const made = await keyStatement({ accountId: team.accountId, scopes, name: 'old' }, now);
-      await env.DB.prepare(made.statement.sql).bind(...made.statement.params).run();
+      await env.DB.prepare(made.statement.sql)
+        .bind(...made.statement.params)
+        .run();
       await env.DB.prepare('UPDATE api_keys SET created_by = NULL WHERE id = ?').bind(made.record.id).run();
-      if (actor) await appendAudit(env.DB, { ...OPERATOR, actor }, { accountId: team.accountId, action: 'key.created', target: made.record.id }, now);
+      if (actor)
+        await appendAudit(
+          env.DB,
+          { ...OPERATOR, actor },
+          { accountId: team.accountId, action: 'key.created', target: made.record.id },
+          now,
+        );
       return made.record;
     };
     const member = (id: string): AuditActor => ({ type: 'member', id });
@@ -48,9 +56,12 @@ describe('migration 0008 (key makers)', () => {
 
     for (const sql of backfill()) await env.DB.prepare(sql).run();
 
-    const rows = await env.DB.prepare('SELECT id, created_by, revoked_at FROM api_keys WHERE account_id = ?').bind(team.accountId)
+    const rows = await env.DB.prepare('SELECT id, created_by, revoked_at FROM api_keys WHERE account_id = ?')
+      .bind(team.accountId)
       .all<{ id: string; created_by: string | null; revoked_at: number | null }>();
-    const state = Object.fromEntries(rows.results.map((r) => [r.id, [r.created_by, r.revoked_at === null ? 'active' : 'revoked']]));
+    const state = Object.fromEntries(
+      rows.results.map((r) => [r.id, [r.created_by, r.revoked_at === null ? 'active' : 'revoked']]),
+    );
     expect(state).toEqual({
       [byAdmin.id]: [admin.memberId, 'active'],
       [byAdminsKey.id]: [admin.memberId, 'active'],

@@ -31,19 +31,31 @@ async function formKey(person: Person, scopes: string[], name = 'from the form')
   const page = await person.browser.page('/keys');
   const res = await person.browser.post('/keys', { _csrf: page.csrf, name, scopes });
   const html = await res.text();
-  return { status: res.status, html, key: /data-testid="new-key"[^>]*value="(sr_live_[0-9A-Za-z]{32})"/.exec(html)?.[1] };
+  return {
+    status: res.status,
+    html,
+    key: /data-testid="new-key"[^>]*value="(sr_live_[0-9A-Za-z]{32})"/.exec(html)?.[1],
+  };
 }
 
 const keyIdOf = async (secret: string): Promise<string> => {
-  const row = await env.DB.prepare('SELECT id FROM api_keys WHERE prefix = ? ORDER BY created_at DESC').bind(secret.slice(0, 12)).first<{ id: string }>();
+  const row = await env.DB.prepare('SELECT id FROM api_keys WHERE prefix = ? ORDER BY created_at DESC')
+    .bind(secret.slice(0, 12))
+    .first<{ id: string }>();
   return row!.id;
 };
 
 const members = (key: string) => manage(key, '/api/v1/members');
 
-async function lastRecord(accountId: string, action: string): Promise<{ actor_id: string; target: string; details: Record<string, unknown> }> {
-  const row = await env.DB.prepare('SELECT actor_id, target, details FROM audit_logs WHERE account_id = ? AND action = ? ORDER BY seq DESC LIMIT 1')
-    .bind(accountId, action).first<{ actor_id: string; target: string; details: string }>();
+async function lastRecord(
+  accountId: string,
+  action: string,
+): Promise<{ actor_id: string; target: string; details: Record<string, unknown> }> {
+  const row = await env.DB.prepare(
+    'SELECT actor_id, target, details FROM audit_logs WHERE account_id = ? AND action = ? ORDER BY seq DESC LIMIT 1',
+  )
+    .bind(accountId, action)
+    .first<{ actor_id: string; target: string; details: string }>();
   return { ...row!, details: JSON.parse(row!.details) as Record<string, unknown> };
 }
 
@@ -63,10 +75,20 @@ describe('who may make a manage key', () => {
     expect(viaForm.html).toContain('cannot make management keys');
     expect(viaForm.key).toBeUndefined();
 
-    const made = await env.DB.prepare("SELECT COUNT(*) AS n FROM api_keys WHERE account_id = ? AND scopes = 'manage'").bind(team.accountId).first<{ n: number }>();
+    const made = await env.DB.prepare("SELECT COUNT(*) AS n FROM api_keys WHERE account_id = ? AND scopes = 'manage'")
+      .bind(team.accountId)
+      .first<{ n: number }>();
     expect(made!.n).toBe(0);
     // Without a manage key, the developer can neither promote themself nor read the audit log.
-    expect((await dev.browser.json(`/api/v1/members/${dev.memberId}`, { method: 'PATCH', csrf: dev.csrf, body: { role: 'admin' } })).status).toBe(403);
+    expect(
+      (
+        await dev.browser.json(`/api/v1/members/${dev.memberId}`, {
+          method: 'PATCH',
+          csrf: dev.csrf,
+          body: { role: 'admin' },
+        })
+      ).status,
+    ).toBe(403);
     expect((await dev.browser.json('/api/v1/audit-logs')).status).toBe(403);
 
     // Image and tools keys stay theirs to make, and record them.
@@ -85,15 +107,29 @@ describe('who may make a manage key', () => {
     expect(byOwner.status).toBe(200);
     expect(byOwner.key).toBeDefined();
 
-    const byKey = await manage(byAdmin.body.data.key!, '/api/v1/keys', { method: 'POST', body: { name: 'made by a key', scopes: ['manage'] } });
+    const byKey = await manage(byAdmin.body.data.key!, '/api/v1/keys', {
+      method: 'POST',
+      body: { name: 'made by a key', scopes: ['manage'] },
+    });
     expect(byKey.status).toBe(201);
-    expect(((await byKey.json()) as { data: KeyJson }).data.created_by).toEqual({ type: 'member', id: admin.memberId, email: admin.email });
+    expect(((await byKey.json()) as { data: KeyJson }).data.created_by).toEqual({
+      type: 'member',
+      id: admin.memberId,
+      email: admin.email,
+    });
 
     // The operator CLI's manage key has no member; neither has a key it makes.
     const operator = await addKey({ key: '', id: '', accountId: team.accountId }, ['manage']);
-    const byOperator = await manage(operator.key, '/api/v1/keys', { method: 'POST', body: { name: 'made by the operator key', scopes: ['manage'] } });
+    const byOperator = await manage(operator.key, '/api/v1/keys', {
+      method: 'POST',
+      body: { name: 'made by the operator key', scopes: ['manage'] },
+    });
     expect(byOperator.status).toBe(201);
-    expect(((await byOperator.json()) as { data: KeyJson }).data.created_by).toEqual({ type: 'operator', id: null, email: null });
+    expect(((await byOperator.json()) as { data: KeyJson }).data.created_by).toEqual({
+      type: 'operator',
+      id: null,
+      email: null,
+    });
   });
 
   it('a manage key whose maker lost the role since its last request cannot make another (the insert checks the role)', async () => {
@@ -106,8 +142,13 @@ describe('who may make a manage key', () => {
     await env.DB.prepare("UPDATE members SET role = 'developer' WHERE id = ?").bind(admin.memberId).run();
     const refused = await manage(key, '/api/v1/keys', { method: 'POST', body: { name: 'late', scopes: ['manage'] } });
     expect(refused.status).toBe(403);
-    expect(((await refused.json()) as ErrorJson).error).toMatchObject({ code: 'forbidden', message: expect.stringContaining('no longer an owner or admin') });
-    expect((await manage(key, '/api/v1/keys', { method: 'POST', body: { name: 'tools', scopes: ['tools'] } })).status).toBe(201);
+    expect(((await refused.json()) as ErrorJson).error).toMatchObject({
+      code: 'forbidden',
+      message: expect.stringContaining('no longer an owner or admin'),
+    });
+    expect(
+      (await manage(key, '/api/v1/keys', { method: 'POST', body: { name: 'tools', scopes: ['tools'] } })).status,
+    ).toBe(201);
   });
 });
 
@@ -117,20 +158,31 @@ describe("a manage key dies with its maker's role", () => {
     const admin = await join(team, 'admin');
     const fromApi = (await apiKey(admin, ['manage'])).body.data;
     const fromForm = await formKey(admin, ['manage']);
-    const byKey = ((await (await manage(fromApi.key!, '/api/v1/keys', { method: 'POST', body: { name: 'by key', scopes: ['manage'] } })).json()) as { data: KeyJson }).data;
+    const byKey = (
+      (await (
+        await manage(fromApi.key!, '/api/v1/keys', { method: 'POST', body: { name: 'by key', scopes: ['manage'] } })
+      ).json()) as { data: KeyJson }
+    ).data;
     const tools = (await apiKey(admin, ['tools'])).body.data;
     const keys = [fromApi.key!, fromForm.key!, byKey.key!];
     const hook = await addEndpoint(fromApi.key!, ['key.revoked']);
     // Each key's Durable Object has its state cached before the change.
     for (const key of keys) expect((await members(key)).status).toBe(200);
 
-    const demoted = await team.owner.browser.json(`/api/v1/members/${admin.memberId}`, { method: 'PATCH', csrf: team.owner.csrf, body: { role: 'developer' } });
+    const demoted = await team.owner.browser.json(`/api/v1/members/${admin.memberId}`, {
+      method: 'PATCH',
+      csrf: team.owner.csrf,
+      body: { role: 'developer' },
+    });
     expect(demoted.status).toBe(200);
 
     for (const key of keys) {
       const res = await members(key);
       expect(res.status).toBe(401);
-      expect(((await res.json()) as ErrorJson).error).toMatchObject({ code: 'unauthorized', message: expect.stringContaining('revoked') });
+      expect(((await res.json()) as ErrorJson).error).toMatchObject({
+        code: 'unauthorized',
+        message: expect.stringContaining('revoked'),
+      });
       expect((await manage(key, '/api/v1/audit-logs')).status).toBe(401);
     }
     // The tools key belongs to the account and stays.
@@ -138,17 +190,34 @@ describe("a manage key dies with its maker's role", () => {
 
     const ids = [fromApi.id, await keyIdOf(fromForm.key!), byKey.id].sort();
     const record = await lastRecord(team.accountId, 'member.role_changed');
-    expect(record).toMatchObject({ actor_id: team.owner.memberId, target: admin.memberId, details: { from: 'admin', to: 'developer', revoked_keys: ids } });
+    expect(record).toMatchObject({
+      actor_id: team.owner.memberId,
+      target: admin.memberId,
+      details: { from: 'admin', to: 'developer', revoked_keys: ids },
+    });
     const list = ((await (await team.owner.browser.json('/api/v1/keys')).json()) as { data: KeyJson[] }).data;
-    expect(list.filter((k) => k.revoked_at !== null).map((k) => k.id).sort()).toEqual(ids);
+    expect(
+      list
+        .filter((k) => k.revoked_at !== null)
+        .map((k) => k.id)
+        .sort(),
+    ).toEqual(ids);
     // Each revocation sends its key.revoked event.
-    const events = await waitFor(() => received(hook.path), (r) => r.length >= ids.length);
-    expect(events.map((r) => verified(hook, r)).map((e) => [e.type, e.data.key_id]).sort()).toEqual(ids.map((id) => ['key.revoked', id]));
+    const events = await waitFor(
+      () => received(hook.path),
+      (r) => r.length >= ids.length,
+    );
+    expect(
+      events
+        .map((r) => verified(hook, r))
+        .map((e) => [e.type, e.data.key_id])
+        .sort(),
+    ).toEqual(ids.map((id) => ['key.revoked', id]));
     // And the former admin cannot make a new one.
     expect((await apiKey(admin, ['manage'])).res.status).toBe(403);
   });
 
-  it('removing an admin (or an admin leaving) revokes theirs; the operator\'s and other members\' stay', async () => {
+  it("removing an admin (or an admin leaving) revokes theirs; the operator's and other members' stay", async () => {
     const team = await enterpriseTeam();
     const admin = await join(team, 'admin');
     const other = await join(team, 'admin');
@@ -157,11 +226,16 @@ describe("a manage key dies with its maker's role", () => {
     const operator = await addKey({ key: '', id: '', accountId: team.accountId }, ['manage']);
     for (const key of [mine, theirs, operator.key]) expect((await members(key)).status).toBe(200);
 
-    expect((await team.owner.browser.json(`/api/v1/members/${admin.memberId}`, { method: 'DELETE', csrf: team.owner.csrf })).status).toBe(200);
+    expect(
+      (await team.owner.browser.json(`/api/v1/members/${admin.memberId}`, { method: 'DELETE', csrf: team.owner.csrf }))
+        .status,
+    ).toBe(200);
     expect((await members(mine)).status).toBe(401);
     expect((await members(theirs)).status).toBe(200);
     expect((await members(operator.key)).status).toBe(200);
-    expect((await lastRecord(team.accountId, 'member.removed')).details).toMatchObject({ revoked_keys: [await keyIdOf(mine)] });
+    expect((await lastRecord(team.accountId, 'member.removed')).details).toMatchObject({
+      revoked_keys: [await keyIdOf(mine)],
+    });
 
     // Leaving, from the console's members page.
     const page = await other.browser.page('/members');
@@ -174,8 +248,24 @@ describe("a manage key dies with its maker's role", () => {
     const team = await enterpriseTeam();
     const admin = await join(team, 'admin');
     const key = (await formKey(team.owner, ['manage'])).key!;
-    expect((await team.owner.browser.json(`/api/v1/members/${admin.memberId}`, { method: 'PATCH', csrf: team.owner.csrf, body: { role: 'owner' } })).status).toBe(200);
-    expect((await team.owner.browser.json(`/api/v1/members/${team.owner.memberId}`, { method: 'PATCH', csrf: team.owner.csrf, body: { role: 'admin' } })).status).toBe(200);
+    expect(
+      (
+        await team.owner.browser.json(`/api/v1/members/${admin.memberId}`, {
+          method: 'PATCH',
+          csrf: team.owner.csrf,
+          body: { role: 'owner' },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await team.owner.browser.json(`/api/v1/members/${team.owner.memberId}`, {
+          method: 'PATCH',
+          csrf: team.owner.csrf,
+          body: { role: 'admin' },
+        })
+      ).status,
+    ).toBe(200);
     expect((await members(key)).status).toBe(200);
     expect((await lastRecord(team.accountId, 'member.role_changed')).details).toEqual({ from: 'owner', to: 'admin' });
   });
@@ -192,16 +282,27 @@ describe('the keys list', () => {
       [devKey.id]: { type: 'member', id: dev.memberId, email: dev.email },
       [operator.id]: { type: 'operator', id: null, email: null },
     });
-    const viaKey = ((await (await manage((await apiKey(team.owner, ['manage'])).body.data.key!, '/api/v1/keys')).json()) as { data: KeyJson[] }).data;
+    const viaKey = (
+      (await (await manage((await apiKey(team.owner, ['manage'])).body.data.key!, '/api/v1/keys')).json()) as {
+        data: KeyJson[];
+      }
+    ).data;
     expect(viaKey.find((k) => k.id === devKey.id)?.created_by.email).toBe(dev.email);
 
     const page = (await team.owner.browser.page('/keys')).html;
-    const cell = (id: string) => new RegExp(`data-key-id="${id}"[\\s\\S]*?data-testid="made-by">([\\s\\S]*?)</td>`).exec(page)?.[1];
+    const cell = (id: string) =>
+      new RegExp(`data-key-id="${id}"[\\s\\S]*?data-testid="made-by">([\\s\\S]*?)</td>`).exec(page)?.[1];
     expect(cell(devKey.id)).toBe(dev.email);
     expect(cell(operator.id)).toContain('operator');
     // A maker who has left is named by id.
-    expect((await team.owner.browser.json(`/api/v1/members/${dev.memberId}`, { method: 'DELETE', csrf: team.owner.csrf })).status).toBe(200);
+    expect(
+      (await team.owner.browser.json(`/api/v1/members/${dev.memberId}`, { method: 'DELETE', csrf: team.owner.csrf }))
+        .status,
+    ).toBe(200);
     const after = ((await (await team.owner.browser.json('/api/v1/keys')).json()) as { data: KeyJson[] }).data;
-    expect(after.find((k) => k.id === devKey.id)).toMatchObject({ revoked_at: null, created_by: { type: 'member', id: dev.memberId, email: null } });
+    expect(after.find((k) => k.id === devKey.id)).toMatchObject({
+      revoked_at: null,
+      created_by: { type: 'member', id: dev.memberId, email: null },
+    });
   });
 });

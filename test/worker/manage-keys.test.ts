@@ -37,8 +37,16 @@ describe('the manage scope', () => {
 
   it('is the only scope that can manage', async () => {
     const both = await makeKey({ scopes: ['image', 'tools'], tools: 'developer' });
-    for (const [method, path] of [['GET', '/api/v1/keys'], ['POST', '/api/v1/keys'], ['GET', '/api/v1/webhooks'], ['DELETE', `/api/v1/keys/${both.id}`]] as const) {
-      const res = await manage(both.key, path, { method, ...(method === 'POST' ? { body: { name: 'x', scopes: ['image'] } } : {}) });
+    for (const [method, path] of [
+      ['GET', '/api/v1/keys'],
+      ['POST', '/api/v1/keys'],
+      ['GET', '/api/v1/webhooks'],
+      ['DELETE', `/api/v1/keys/${both.id}`],
+    ] as const) {
+      const res = await manage(both.key, path, {
+        method,
+        ...(method === 'POST' ? { body: { name: 'x', scopes: ['image'] } } : {}),
+      });
       expect(res.status, `${method} ${path}`).toBe(403);
       const body = (await res.json()) as { error: { code: string; message: string } };
       expect(body.error.message).toContain('management API');
@@ -53,7 +61,10 @@ describe('the manage scope', () => {
 
   it('is never combined with image or tools', async () => {
     const account = await manageAccount();
-    const res = await manage(account.key, '/api/v1/keys', { method: 'POST', body: { name: 'mixed', scopes: ['image', 'manage'] } });
+    const res = await manage(account.key, '/api/v1/keys', {
+      method: 'POST',
+      body: { name: 'mixed', scopes: ['image', 'manage'] },
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { message: string } }).error.message).toContain('manage cannot be combined');
   });
@@ -62,7 +73,10 @@ describe('the manage scope', () => {
 describe('keys over the management API', () => {
   it('lists, creates (the key shown once) and revokes', async () => {
     const account = await manageAccount();
-    const res = await manage(account.key, '/api/v1/keys', { method: 'POST', body: { name: 'pipeline', scopes: ['tools'] } });
+    const res = await manage(account.key, '/api/v1/keys', {
+      method: 'POST',
+      body: { name: 'pipeline', scopes: ['tools'] },
+    });
     expect(res.status).toBe(201);
     const created = ((await res.json()) as { data: Key }).data;
     expect(created.key).toMatch(/^sr_live_[0-9A-Za-z]{32}$/);
@@ -81,7 +95,10 @@ describe('keys over the management API', () => {
 
   it('can make a manage key, which can then manage', async () => {
     const account = await manageAccount();
-    const res = await manage(account.key, '/api/v1/keys', { method: 'POST', body: { name: 'second', scopes: ['manage'] } });
+    const res = await manage(account.key, '/api/v1/keys', {
+      method: 'POST',
+      body: { name: 'second', scopes: ['manage'] },
+    });
     const created = ((await res.json()) as { data: Key }).data;
     expect(created.scopes).toEqual(['manage']);
     expect((await manage(created.key!, '/api/v1/keys')).status).toBe(200);
@@ -98,7 +115,10 @@ describe('keys over the management API', () => {
       }
     }
     // The manage key, made today too, counts: the day's creations are used up by now.
-    const over = await manage(account.key, '/api/v1/keys', { method: 'POST', body: { name: 'one more', scopes: ['image'] } });
+    const over = await manage(account.key, '/api/v1/keys', {
+      method: 'POST',
+      body: { name: 'one more', scopes: ['image'] },
+    });
     expect(over.status).toBe(429);
     expect(over.headers.get('retry-after')).toMatch(/^\d+$/);
   });
@@ -106,7 +126,9 @@ describe('keys over the management API', () => {
   it('the console session still works, and needs its CSRF token to change anything', async () => {
     const { browser, csrf } = await signedUp();
     expect((await browser.json('/api/v1/keys')).status).toBe(200);
-    expect((await browser.json('/api/v1/keys', { method: 'POST', body: { name: 'x', scopes: ['image'] } })).status).toBe(403);
+    expect(
+      (await browser.json('/api/v1/keys', { method: 'POST', body: { name: 'x', scopes: ['image'] } })).status,
+    ).toBe(403);
     const made = await browser.json('/api/v1/keys', { method: 'POST', body: { name: 'x', scopes: ['manage'] }, csrf });
     expect(made.status).toBe(201);
   });

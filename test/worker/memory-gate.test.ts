@@ -53,7 +53,9 @@ describe('the gate', () => {
     const settled = Promise.allSettled(waiting);
     await expect(reserveMemory('pro', 10 * MiB, 96 * MiB)).rejects.toMatchObject({ code: 'overloaded' });
     const outcomes = await settled;
-    expect(outcomes.every((o) => o.status === 'rejected' && (o.reason as { code: string }).code === 'overloaded')).toBe(true);
+    expect(outcomes.every((o) => o.status === 'rejected' && (o.reason as { code: string }).code === 'overloaded')).toBe(
+      true,
+    );
     expect((outcomes[0] as PromiseRejectedResult).reason.headers).toMatchObject({ 'Retry-After': '2' });
     hold();
   });
@@ -61,7 +63,10 @@ describe('the gate', () => {
 
 describe('POST /api/v1/compress under memory pressure', () => {
   it('free gets 503 overloaded (nothing spent) while the budget is held; pro waits and then runs', async () => {
-    const [free, pro] = [await makeKey({ scopes: ['image'], image: 'free' }), await makeKey({ scopes: ['image'], image: 'pro' })];
+    const [free, pro] = [
+      await makeKey({ scopes: ['image'], image: 'free' }),
+      await makeKey({ scopes: ['image'], image: 'pro' }),
+    ];
     // 32 MB: room for one small request; the other reservation below takes 31 of it.
     const env = { env: { MEMORY_BUDGET_MB: '32' } };
     const other = await reserveMemory('pro', 31 * MiB, 32 * MiB); // another request's compression
@@ -136,9 +141,17 @@ describe('the estimate against the engine', () => {
   ])('%s: the codecs’ memory stays within the estimate', async (_name, progressive, box, mode, budgetMb) => {
     const pro = await makeKey({ scopes: ['image'], image: 'pro' });
     const image = photoJpeg(1600, 1200, progressive);
-    const planned = plan('jpeg', readHeader('jpeg', image), image.length, {
-      format: 'jpeg', quality: 80, width: (box as { width?: string }).width ? 600 : undefined,
-    }, budgetMb * MiB);
+    const planned = plan(
+      'jpeg',
+      readHeader('jpeg', image),
+      image.length,
+      {
+        format: 'jpeg',
+        quality: 80,
+        width: (box as { width?: string }).width ? 600 : undefined,
+      },
+      budgetMb * MiB,
+    );
     expect(planned.mode).toBe(mode);
     resetWasmInstances();
     const res = await compressCall(pro.key, { image, ...box }, { env: { MEMORY_BUDGET_MB: String(budgetMb) } });

@@ -43,7 +43,14 @@ describe('results', () => {
     expect(res.status).toBe(200);
     expect(body.data.map((d: { url: string }) => d.url)).toEqual(given);
     expect(body.data.map((d: { ok: boolean; error?: { code: string } }) => (d.ok ? 'ok' : d.error!.code))).toEqual([
-      'ok', 'fetch_failed', 'bad_request', 'bad_request', 'bad_request', 'ok', 'ok', 'ok',
+      'ok',
+      'fetch_failed',
+      'bad_request',
+      'bad_request',
+      'bad_request',
+      'ok',
+      'ok',
+      'ok',
     ]);
     expect(body.data[0].data.title).toBe('Delayed ?slow');
     expect(body.data[1].error).toMatchObject({ details: { status: 404 } });
@@ -61,7 +68,10 @@ describe('results', () => {
     const { body } = await bulk(enterprise.key, { urls: given });
     expect(body.meta.succeeded).toBe(15);
     expect(body.data[14]).toEqual({ ...body.data[0] });
-    const stats = await (await fetch(`${ORIGIN}/delay-stats?group=${group}`)).json<{ maxInFlight: number; total: number }>();
+    const stats = await (await fetch(`${ORIGIN}/delay-stats?group=${group}`)).json<{
+      maxInFlight: number;
+      total: number;
+    }>();
     expect(stats.total).toBe(14);
     expect(stats.maxInFlight).toBe(6);
   });
@@ -79,14 +89,21 @@ describe('results', () => {
     const key = await makeKey({ tools: 'free' });
     const first = await bulk(key.key, { urls: urls(5) });
     const second = await bulk(key.key, { urls: urls(5) });
-    expect(Number(first.res.headers.get('x-ratelimit-remaining')) - Number(second.res.headers.get('x-ratelimit-remaining'))).toBe(1);
+    expect(
+      Number(first.res.headers.get('x-ratelimit-remaining')) - Number(second.res.headers.get('x-ratelimit-remaining')),
+    ).toBe(1);
   });
 });
 
 describe('bad bodies (400 / 413, nothing fetched)', () => {
   it.each([
     ['not JSON', { raw: '{"urls": [' }, 'not valid JSON', undefined],
-    ['a form', { raw: 'urls=x', type: 'application/x-www-form-urlencoded' }, 'Content-Type: application/json', undefined],
+    [
+      'a form',
+      { raw: 'urls=x', type: 'application/x-www-form-urlencoded' },
+      'Content-Type: application/json',
+      undefined,
+    ],
     ['no urls', { raw: '{}' }, 'urls is required', 'urls'],
     ['urls not an array', { raw: '{"urls":"https://example.com/"}' }, 'urls', 'urls'],
     ['an empty list', { raw: '{"urls":[]}' }, 'at least one URL', 'urls'],
@@ -137,7 +154,11 @@ describe('bad bodies (400 / 413, nothing fetched)', () => {
       });
       const res = await call('/api/v1/meta-tags/bulk', {
         method: 'POST',
-        headers: { ...toolsHeaders(enterprise.key), 'Content-Type': 'application/json', 'Content-Length': String(declared) },
+        headers: {
+          ...toolsHeaders(enterprise.key),
+          'Content-Type': 'application/json',
+          'Content-Length': String(declared),
+        },
         body,
         duplex: 'half',
       } as RequestInit);

@@ -11,7 +11,13 @@ beforeAll(async () => {
   enterprise = await makeKey({ tools: 'enterprise' });
 });
 
-const SOURCES: Record<Placement, string> = { header: 'header', prescan: 'meta', 'at-2k': 'late-meta', 'at-150k': 'late-meta', none: 'detected' };
+const SOURCES: Record<Placement, string> = {
+  header: 'header',
+  prescan: 'meta',
+  'at-2k': 'late-meta',
+  'at-150k': 'late-meta',
+  none: 'detected',
+};
 
 describe.each(PLACEMENTS)('declared: %s', (placement) => {
   it('reads every encoding back exactly', async () => {
@@ -26,12 +32,21 @@ describe.each(PLACEMENTS)('declared: %s', (placement) => {
     };
     const alike = await Promise.all(
       body.data.map((item: any, i: number) =>
-        placement === 'none' && item.ok ? readsAlike(urls[i]!, item.charset.encoding, UNDECLARED_AS[CHARSET_CASES[i]![0]]?.encoding ?? CHARSET_CASES[i]![0]) : false,
+        placement === 'none' && item.ok
+          ? readsAlike(
+              urls[i]!,
+              item.charset.encoding,
+              UNDECLARED_AS[CHARSET_CASES[i]![0]]?.encoding ?? CHARSET_CASES[i]![0],
+            )
+          : false,
       ),
     );
     const got = body.data.map((item: any, i: number) => {
       const [encoding, language] = CHARSET_CASES[i]!;
-      const expected = placement === 'none' ? (UNDECLARED_AS[encoding] ?? { encoding, sample: SAMPLES[language] }) : { encoding, sample: SAMPLES[language] };
+      const expected =
+        placement === 'none'
+          ? (UNDECLARED_AS[encoding] ?? { encoding, sample: SAMPLES[language] })
+          : { encoding, sample: SAMPLES[language] };
       return {
         page: encoding,
         ok: item.ok,
@@ -42,7 +57,14 @@ describe.each(PLACEMENTS)('declared: %s', (placement) => {
       };
     });
     expect(got).toEqual(
-      CHARSET_CASES.map(([encoding]) => ({ page: encoding, ok: true, title: true, description: true, encoding: true, source: SOURCES[placement] })),
+      CHARSET_CASES.map(([encoding]) => ({
+        page: encoding,
+        ok: true,
+        title: true,
+        description: true,
+        encoding: true,
+        source: SOURCES[placement],
+      })),
     );
   });
 });
@@ -81,7 +103,11 @@ describe('declarations', () => {
   });
 
   it('reads a page that says UTF-16 in ASCII bytes as UTF-8', async () => {
-    expect(await charsetOf('/charset/rule/late-utf16')).toEqual({ title: 'Grüße ✓', charset: 'utf-8', meta: { encoding: 'utf-8', source: 'late-meta' } });
+    expect(await charsetOf('/charset/rule/late-utf16')).toEqual({
+      title: 'Grüße ✓',
+      charset: 'utf-8',
+      meta: { encoding: 'utf-8', source: 'late-meta' },
+    });
   });
 
   it('says default for a page with nothing to go on, bom for a byte order mark', async () => {

@@ -72,13 +72,26 @@ describe('a rich page', () => {
         video: at('/clip.mp4'),
         audio: null,
         images: [
-          { url: at('/img/one.jpg'), secure_url: 'https://secure.example.com/one.jpg', type: 'image/jpeg', width: 1200, height: 630, alt: 'The first image' },
+          {
+            url: at('/img/one.jpg'),
+            secure_url: 'https://secure.example.com/one.jpg',
+            type: 'image/jpeg',
+            width: 1200,
+            height: 630,
+            alt: 'The first image',
+          },
           { url: 'https://cdn.example.com/two.png', height: 400 },
         ],
         videos: [{ url: at('/clip.mp4'), type: 'video/mp4' }],
         audios: [],
       },
-      twitter: { card: 'summary_large_image', site: '@fixture', title: 'Twitter title', image: at('/img/tw.jpg'), creator: '@ada' },
+      twitter: {
+        card: 'summary_large_image',
+        site: '@fixture',
+        title: 'Twitter title',
+        image: at('/img/tw.jpg'),
+        creator: '@ada',
+      },
       json_ld: [
         { '@context': 'https://schema.org', '@type': 'Article', headline: 'Rich' },
         [{ '@type': 'Person', name: 'Ada & Bob' }],
@@ -89,7 +102,11 @@ describe('a rich page', () => {
 
 describe('markup as found in the wild', () => {
   it('reads a page with no head element', async () => {
-    expect(await data('/no-head')).toMatchObject({ title: 'No head', description: 'Straight in', favicon: at('/favicon.ico') });
+    expect(await data('/no-head')).toMatchObject({
+      title: 'No head',
+      description: 'Straight in',
+      favicon: at('/favicon.ico'),
+    });
   });
 
   it('reads a head past 1 MB to its end', async () => {
@@ -117,7 +134,12 @@ describe('markup as found in the wild', () => {
   });
 
   it('reads unclosed tags and unquoted attributes', async () => {
-    expect(await data('/unclosed')).toMatchObject({ title: 'Unclosed', description: 'no end tags', lang: 'fr', favicon: at('/u.ico') });
+    expect(await data('/unclosed')).toMatchObject({
+      title: 'Unclosed',
+      description: 'no end tags',
+      lang: 'fr',
+      favicon: at('/u.ico'),
+    });
   });
 
   it('reads uppercase tags and attribute names, and lower-cases meta keys', async () => {
@@ -158,7 +180,10 @@ describe('URLs', () => {
     const page = await data('/dir/relative');
     expect(page.canonical).toBe(at('/dir/relative?page=2'));
     expect(page.favicon).toBe(at('/icons/fav.png'));
-    expect(page.open_graph.images).toEqual([{ url: 'http://cdn.example.com/proto.png' }, { url: at('/dir/img/rel.png') }]);
+    expect(page.open_graph.images).toEqual([
+      { url: 'http://cdn.example.com/proto.png' },
+      { url: at('/dir/img/rel.png') },
+    ]);
     expect(page.open_graph.url).toBe(at('/absolute-path'));
     expect(page.twitter.image).toBe(at('/tw.png'));
   });
@@ -167,7 +192,10 @@ describe('URLs', () => {
     const page = await data('/dir/base');
     expect(page.canonical).toBe('https://static.example.net/assets/page.html');
     expect(page.favicon).toBe('https://static.example.net/assets/fav.ico');
-    expect(page.open_graph.images).toEqual([{ url: 'https://static.example.net/assets/cover.jpg' }, { url: 'https://static.example.net/root.jpg' }]);
+    expect(page.open_graph.images).toEqual([
+      { url: 'https://static.example.net/assets/cover.jpg' },
+      { url: 'https://static.example.net/root.jpg' },
+    ]);
   });
 
   it('resolves against the URL the redirects ended at', async () => {
@@ -180,7 +208,10 @@ describe('URLs', () => {
 
 describe('JSON-LD', () => {
   it('parses every block, skips an invalid one, and leaves entities in script text alone', async () => {
-    expect((await data('/json-ld')).json_ld).toEqual([{ '@type': 'Organization', name: 'One' }, [1, 2, { three: '&amp; stays' }]]);
+    expect((await data('/json-ld')).json_ld).toEqual([
+      { '@type': 'Organization', name: 'One' },
+      [1, 2, { three: '&amp; stays' }],
+    ]);
   });
 });
 
@@ -227,7 +258,17 @@ describe('content types', () => {
       charset: null,
       favicon: null,
       meta: {},
-      open_graph: { title: null, type: null, url: null, image: null, video: null, audio: null, images: [], videos: [], audios: [] },
+      open_graph: {
+        title: null,
+        type: null,
+        url: null,
+        image: null,
+        video: null,
+        audio: null,
+        images: [],
+        videos: [],
+        audios: [],
+      },
       twitter: { card: null },
       json_ld: [],
     });
@@ -239,5 +280,7 @@ describe('content types', () => {
 });
 
 it('sends the bot User-Agent with the service URL', async () => {
-  expect((await data('/user-agent')).title).toMatch(/^ShrinkrayBot\/\d+\.\d+\.\d+ \(\+https:\/\/api\.shrinkray\.test\/\)$/);
+  expect((await data('/user-agent')).title).toMatch(
+    /^ShrinkrayBot\/\d+\.\d+\.\d+ \(\+https:\/\/api\.shrinkray\.test\/\)$/,
+  );
 });

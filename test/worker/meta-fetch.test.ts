@@ -121,7 +121,10 @@ describe('URLs the rules refuse (400, nothing fetched)', () => {
     expect(long.res.status).toBe(400);
     expect(long.body.error.message).toContain('at most 2048 characters');
     // The same loopback host on another port is not the test origin.
-    const other = await metaTags(k.key, `${origin.protocol}//${origin.hostname}:${Number(origin.port) === 65535 ? 1 : Number(origin.port) + 1}/rich`);
+    const other = await metaTags(
+      k.key,
+      `${origin.protocol}//${origin.hostname}:${Number(origin.port) === 65535 ? 1 : Number(origin.port) + 1}/rich`,
+    );
     expect(other.res.status).toBe(400);
     // A var that carries credentials, or is not http(s), opens nothing.
     for (const value of [`http://user:secret@${origin.host}`, `ftp://${origin.host}`]) {

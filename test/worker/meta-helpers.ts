@@ -15,11 +15,18 @@ const testEnv = (options: MetaCallOptions) => ({ FETCH_TEST_ORIGIN: ORIGIN, META
 /** GET /api/v1/meta-tags for `url`; a path is taken to be on the fixture origin. */
 export async function metaTags(key: string, url: string, options: MetaCallOptions = {}) {
   const target = url.startsWith('/') ? ORIGIN + url : url;
-  const res = await call(`/api/v1/meta-tags?url=${encodeURIComponent(target)}`, { headers: toolsHeaders(key), env: testEnv(options) });
+  const res = await call(`/api/v1/meta-tags?url=${encodeURIComponent(target)}`, {
+    headers: toolsHeaders(key),
+    env: testEnv(options),
+  });
   return { res, body: await res.json<any>() };
 }
 
-export async function bulk(key: string, body: unknown, options: MetaCallOptions & { raw?: string; type?: string } = {}) {
+export async function bulk(
+  key: string,
+  body: unknown,
+  options: MetaCallOptions & { raw?: string; type?: string } = {},
+) {
   const res = await call('/api/v1/meta-tags/bulk', {
     method: 'POST',
     headers: { ...toolsHeaders(key), 'Content-Type': options.type ?? 'application/json' },

@@ -26,10 +26,19 @@ describe('monthly compressions', () => {
     }
     const refused = await stub.reserve(hash, NOV_21);
     expect(refused.outcome).toBe('quota_exceeded');
-    expect(refused.rate).toMatchObject({ limit: 100, remaining: 0, reset: DEC_1 / 1000, retryAfter: (DEC_1 - NOV_21) / 1000 });
+    expect(refused.rate).toMatchObject({
+      limit: 100,
+      remaining: 0,
+      reset: DEC_1 / 1000,
+      retryAfter: (DEC_1 - NOV_21) / 1000,
+    });
 
     // The compress endpoint reports the same month on its headers.
-    const res = await call('/api/v1/compress', { method: 'POST', headers: bearer(k.key), clock: new TestClock(NOV_21) });
+    const res = await call('/api/v1/compress', {
+      method: 'POST',
+      headers: bearer(k.key),
+      clock: new TestClock(NOV_21),
+    });
     expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(res.headers.get('x-ratelimit-reset')).toBe(String(DEC_1 / 1000));
 

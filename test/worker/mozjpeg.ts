@@ -10,10 +10,16 @@ import { bytesOf, rgbaImage, type RgbaImage } from '../../wasm/image.ts';
 import { Slot } from '../../wasm/instances.ts';
 
 interface Decoder {
-  decode(data: Uint8Array, preserveOrientation: boolean): { data: Uint8ClampedArray; width: number; height: number } | null;
+  decode(
+    data: Uint8Array,
+    preserveOrientation: boolean,
+  ): { data: Uint8ClampedArray; width: number; height: number } | null;
 }
 
-const decoder = new Slot('mozjpeg_dec', () => new EmscriptenInstance(decoderFactory as EmscriptenFactory<Decoder>, decoderWasm));
+const decoder = new Slot(
+  'mozjpeg_dec',
+  () => new EmscriptenInstance(decoderFactory as EmscriptenFactory<Decoder>, decoderWasm),
+);
 
 /** Decodes a baseline or progressive JPEG to RGBA, as stored (EXIF orientation is not applied). */
 export function decodeJpeg(bytes: Uint8Array): RgbaImage {
@@ -46,7 +52,10 @@ export interface MozJpegOptions {
   chroma_quality: number;
 }
 
-const encoder = new Slot('mozjpeg_enc', () => new EmscriptenInstance(encoderFactory as EmscriptenFactory<Encoder>, encoderWasm));
+const encoder = new Slot(
+  'mozjpeg_enc',
+  () => new EmscriptenInstance(encoderFactory as EmscriptenFactory<Encoder>, encoderWasm),
+);
 
 export function encodeJpeg(image: RgbaImage, options: MozJpegOptions): Uint8Array {
   return encoder.run((codec) => codec.module.encode(image.data, image.width, image.height, options));

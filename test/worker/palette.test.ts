@@ -19,7 +19,8 @@ function screenshot(width: number, height: number): RgbaImage {
       if (y > 60 && y < 90) c = [Math.round((x / width) * 255), 120, 200];
       // Text-like strokes with soft edges.
       const stroke = Math.abs(Math.sin(x / 3) * Math.cos(y / 5));
-      if (x > width / 3 && y > 100 && (y % 24) < 12 && stroke > 0.6) c = c.map((v) => Math.round(v * (1 - stroke) + 30 * stroke));
+      if (x > width / 3 && y > 100 && y % 24 < 12 && stroke > 0.6)
+        c = c.map((v) => Math.round(v * (1 - stroke) + 30 * stroke));
       const alpha = x < 8 || y < 8 ? 0 : x < 12 ? 128 : 255;
       data.set([...c, alpha], i);
     }

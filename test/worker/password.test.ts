@@ -26,7 +26,12 @@ describe('password hashing', () => {
   it('accepts the password and refuses any other, including near misses', async () => {
     const stored = await hashPassword('correct horse battery staple');
     expect(await verifyPassword('correct horse battery staple', stored)).toEqual({ ok: true, rehash: false });
-    for (const wrong of ['correct horse battery stapl', 'Correct horse battery staple', 'correct horse battery staple ', '']) {
+    for (const wrong of [
+      'correct horse battery stapl',
+      'Correct horse battery staple',
+      'correct horse battery staple ',
+      '',
+    ]) {
       expect((await verifyPassword(wrong, stored)).ok).toBe(false);
     }
   });
@@ -39,7 +44,7 @@ describe('password hashing', () => {
     expect((await verifyPassword('passwd', `pbkdf2-sha256$1$${salt}$${hash}`)).ok).toBe(true);
   });
 
-  it('asks for a rehash when the stored count is below today\'s, so old hashes are upgraded at sign-in', async () => {
+  it("asks for a rehash when the stored count is below today's, so old hashes are upgraded at sign-in", async () => {
     const old = await hashPassword('an older password', 1000);
     expect(old.split('$')[1]).toBe('1000');
     expect(await verifyPassword('an older password', old)).toEqual({ ok: true, rehash: true });
@@ -50,10 +55,20 @@ describe('password hashing', () => {
     const good = await hashPassword('correct horse battery staple');
     const [, , salt, hash] = good.split('$');
     for (const stored of [
-      '', 'plain', `pbkdf2-sha256$100001$${salt}$${hash}`, `pbkdf2-sha256$0$${salt}$${hash}`, `pbkdf2-sha1$100000$${salt}$${hash}`,
-      `pbkdf2-sha256$100000$${salt}`, `pbkdf2-sha256$100000$!!$${hash}`, `pbkdf2-sha256$1e5$${salt}$${hash}`, `${good}$extra`,
+      '',
+      'plain',
+      `pbkdf2-sha256$100001$${salt}$${hash}`,
+      `pbkdf2-sha256$0$${salt}$${hash}`,
+      `pbkdf2-sha1$100000$${salt}$${hash}`,
+      `pbkdf2-sha256$100000$${salt}`,
+      `pbkdf2-sha256$100000$!!$${hash}`,
+      `pbkdf2-sha256$1e5$${salt}$${hash}`,
+      `${good}$extra`,
     ]) {
-      expect(await verifyPassword('correct horse battery staple', stored), stored).toEqual({ ok: false, rehash: false });
+      expect(await verifyPassword('correct horse battery staple', stored), stored).toEqual({
+        ok: false,
+        rehash: false,
+      });
     }
     expect(await verifyPassword('anything', null)).toEqual({ ok: false, rehash: false });
   });

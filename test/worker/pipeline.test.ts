@@ -6,7 +6,9 @@ import { TestClock, adminRefresh, call, captureConsole, makeKey, toolsHeaders } 
 describe('request ids', () => {
   it('echoes a sane caller id on success and error alike', async () => {
     const k = await makeKey();
-    const ok = await call('/api/v1/health', { headers: { ...toolsHeaders(k.key), 'X-Request-Id': 'ci-build-42:step.7' } });
+    const ok = await call('/api/v1/health', {
+      headers: { ...toolsHeaders(k.key), 'X-Request-Id': 'ci-build-42:step.7' },
+    });
     expect(ok.headers.get('x-request-id')).toBe('ci-build-42:step.7');
     const err = await call('/api/v1/health', { headers: { 'X-Request-Id': 'abc-123' } });
     expect(err.headers.get('x-request-id')).toBe('abc-123');
@@ -50,7 +52,9 @@ describe('fallbacks', () => {
 
   it('an unexpected error is a 500 envelope with no stack or message leak', async () => {
     // The error goes to the operator's log, under the request id, and nowhere else.
-    const { result: res, lines } = await captureConsole('error', async () => errorResponse(new Error('database password is hunter2 at line 3'), 'req_x'));
+    const { result: res, lines } = await captureConsole('error', async () =>
+      errorResponse(new Error('database password is hunter2 at line 3'), 'req_x'),
+    );
     expect(lines).toEqual([expect.stringContaining('internal_error request_id=req_x')]);
     expect(res.status).toBe(500);
     const text = await res.text();
@@ -61,8 +65,14 @@ describe('fallbacks', () => {
 
   it('a failing dependency surfaces as 500 internal_error, not a crash', async () => {
     const k = await makeKey();
-    const broken = { idFromName: () => { throw new Error('boom'); } };
-    const { result: res, lines } = await captureConsole('error', () => call('/api/v1/account', { headers: toolsHeaders(k.key), env: { METER: broken } }));
+    const broken = {
+      idFromName: () => {
+        throw new Error('boom');
+      },
+    };
+    const { result: res, lines } = await captureConsole('error', () =>
+      call('/api/v1/account', { headers: toolsHeaders(k.key), env: { METER: broken } }),
+    );
     expect(res.status).toBe(500);
     expect(lines).toEqual([expect.stringMatching(/^internal_error request_id=req_\S+ Error: boom/)]);
     expect((await res.json<any>()).error.code).toBe('internal_error');
@@ -76,7 +86,9 @@ describe('host routing', () => {
 
   it('serves each API only on its own host when the vars are set', async () => {
     const k = await makeKey();
-    expect((await fetchAt('https://api.shrinkray.test/api/v1/health', { headers: toolsHeaders(k.key) })).status).toBe(200);
+    expect((await fetchAt('https://api.shrinkray.test/api/v1/health', { headers: toolsHeaders(k.key) })).status).toBe(
+      200,
+    );
     const wrongHost = await fetchAt('https://img.shrinkray.test/api/v1/health', { headers: toolsHeaders(k.key) });
     expect(wrongHost.status).toBe(404);
     expect((await wrongHost.json<any>()).error.code).toBe('not_found');
@@ -114,10 +126,18 @@ describe('GET /api/v1/account', () => {
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
     const body = await res.json<any>();
     expect(body.meta).toEqual({ tier: 'free', request_id: res.headers.get('x-request-id') });
-    expect(body.data.account).toEqual({ id: k.accountId, name: expect.any(String), email: expect.stringContaining('@example.com') });
+    expect(body.data.account).toEqual({
+      id: k.accountId,
+      name: expect.any(String),
+      email: expect.stringContaining('@example.com'),
+    });
     expect(body.data.key).toEqual({
-      id: k.id, name: 'ci', prefix: k.key.slice(0, 12), scopes: ['image', 'tools'],
-      created_at: expect.stringMatching(/Z$/), last_used_at: '2026-11-21T10:00:30.000Z',
+      id: k.id,
+      name: 'ci',
+      prefix: k.key.slice(0, 12),
+      scopes: ['image', 'tools'],
+      created_at: expect.stringMatching(/Z$/),
+      last_used_at: '2026-11-21T10:00:30.000Z',
     });
     expect(JSON.stringify(body)).not.toContain(k.key);
     expect(body.data.tiers).toEqual({ image: 'pro', tools: 'free' });
@@ -127,12 +147,21 @@ describe('GET /api/v1/account', () => {
       month_compressions: { limit: 10000, used: 0, remaining: 10000, reset: Date.UTC(2026, 11, 1) / 1000 },
     });
     const paths = body.data.endpoints.map((e: any) => `${e.method} ${e.path}`);
-    expect(paths).toEqual(expect.arrayContaining(['GET /api/v1/health', 'GET /api/v1/account', 'POST /api/v1/compress', 'GET /api/v1/openapi.json']));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'GET /api/v1/health',
+        'GET /api/v1/account',
+        'POST /api/v1/compress',
+        'GET /api/v1/openapi.json',
+      ]),
+    );
     expect(paths.some((p: string) => p.includes('internal'))).toBe(false);
     // The console's session endpoints cannot be called with a key, so a key's endpoint list leaves them out;
     // keys and webhooks can (with a manage key), so they are listed.
     expect(paths.filter((p: string) => /usage|console/.test(p))).toEqual([]);
-    expect(paths).toEqual(expect.arrayContaining(['POST /api/v1/keys', 'DELETE /api/v1/keys/:id', 'POST /api/v1/webhooks']));
+    expect(paths).toEqual(
+      expect.arrayContaining(['POST /api/v1/keys', 'DELETE /api/v1/keys/:id', 'POST /api/v1/webhooks']),
+    );
     for (const e of body.data.endpoints) expect(e.description.length).toBeGreaterThan(5);
   });
 });
@@ -153,7 +182,10 @@ describe('operator endpoint', () => {
 
   it('does not exist without ADMIN_TOKEN', async () => {
     const res = await call('/internal/keys/refresh', {
-      method: 'POST', headers: { Authorization: 'Bearer ' }, body: '{}', env: { ADMIN_TOKEN: '' },
+      method: 'POST',
+      headers: { Authorization: 'Bearer ' },
+      body: '{}',
+      env: { ADMIN_TOKEN: '' },
     });
     expect(res.status).toBe(404);
   });

@@ -22,10 +22,20 @@ async function decodeAll(bytes: Uint8Array): Promise<{ width: number; height: nu
 }
 
 const PALETTE: [number, number, number][] = Array.from({ length: 256 }, (_, i) => [i, (i * 7) & 255, 255 - i]);
-const SIZES: [number, number][] = [[1, 1], [13, 7], [33, 9]];
+const SIZES: [number, number][] = [
+  [1, 1],
+  [13, 7],
+  [33, 9],
+];
 
 const specs: PngSpec[] = [];
-for (const [colourType, depths] of [[0, [1, 2, 4, 8, 16]], [2, [8, 16]], [3, [1, 2, 4, 8]], [4, [8, 16]], [6, [8, 16]]] as const) {
+for (const [colourType, depths] of [
+  [0, [1, 2, 4, 8, 16]],
+  [2, [8, 16]],
+  [3, [1, 2, 4, 8]],
+  [4, [8, 16]],
+  [6, [8, 16]],
+] as const) {
   for (const bitDepth of depths) {
     for (const interlaced of [false, true]) {
       for (const [width, height] of SIZES) {
@@ -37,7 +47,15 @@ for (const [colourType, depths] of [[0, [1, 2, 4, 8, 16]], [2, [8, 16]], [3, [1,
 }
 
 describe('PNG decoder', () => {
-  it.each(specs.map((s) => [`type ${s.colourType}, ${s.bitDepth} bits, ${s.width}×${s.height}${s.interlaced ? ', Adam7' : ''}`, s] as const))('%s', async (_, spec) => {
+  it.each(
+    specs.map(
+      (s) =>
+        [
+          `type ${s.colourType}, ${s.bitDepth} bits, ${s.width}×${s.height}${s.interlaced ? ', Adam7' : ''}`,
+          s,
+        ] as const,
+    ),
+  )('%s', async (_, spec) => {
     const decoded = await decodeAll(await makePng(spec));
     expect([decoded.width, decoded.height]).toEqual([spec.width, spec.height]);
     expect(decoded.data).toEqual(expectedRgba(spec));
@@ -114,9 +132,16 @@ describe('PNG decoder', () => {
 
 describe('PNG row encoder', () => {
   const image = (w: number, h: number, alpha: boolean) =>
-    Uint8Array.from({ length: w * h * 4 }, (_, i) => (i % 4 === 3 ? (alpha ? (i * 13) & 255 : 255) : (i * 7 + (i >> 6)) & 255));
+    Uint8Array.from({ length: w * h * 4 }, (_, i) =>
+      i % 4 === 3 ? (alpha ? (i * 13) & 255 : 255) : (i * 7 + (i >> 6)) & 255,
+    );
 
-  it.each([[6, true], [2, false], [0, false], [4, true]] as const)('colour type %i round-trips exactly', async (colourType, alpha) => {
+  it.each([
+    [6, true],
+    [2, false],
+    [0, false],
+    [4, true],
+  ] as const)('colour type %i round-trips exactly', async (colourType, alpha) => {
     const [w, h] = [37, 23];
     let rgba = image(w, h, alpha);
     if (colourType === 0 || colourType === 4) rgba = rgba.map((v, i) => (i % 4 === 3 ? v : rgba[i - (i % 4)]!));
@@ -129,14 +154,19 @@ describe('PNG row encoder', () => {
 
   it.each([2, 4, 16, 256])('palette of %i entries packs indices at the smallest depth', async (entries) => {
     const [w, h] = [19, 5];
-    const palette = Uint8Array.from({ length: entries * 4 }, (_, i) => (i % 4 === 3 ? (i < 8 ? 100 : 255) : (i * 29) & 255));
+    const palette = Uint8Array.from({ length: entries * 4 }, (_, i) =>
+      i % 4 === 3 ? (i < 8 ? 100 : 255) : (i * 29) & 255,
+    );
     const encoder = new PngRowEncoder({ width: w, height: h, colourType: 3, palette }, []);
     const indices = Uint8Array.from({ length: w * h }, (_, i) => (i * 5) % entries);
     for (let y = 0; y < h; y++) await encoder.writeRow(indices.subarray(y * w, (y + 1) * w));
     const png = await encoder.finish();
     expect(ihdrOf(png).bitDepth).toBe(paletteDepth(entries));
     const decoded = decodePng(png).data;
-    for (let i = 0; i < w * h; i++) expect([...decoded.subarray(i * 4, i * 4 + 4)]).toEqual([...palette.subarray(indices[i]! * 4, indices[i]! * 4 + 4)]);
+    for (let i = 0; i < w * h; i++)
+      expect([...decoded.subarray(i * 4, i * 4 + 4)]).toEqual([
+        ...palette.subarray(indices[i]! * 4, indices[i]! * 4 + 4),
+      ]);
   });
 });
 
@@ -144,7 +174,14 @@ describe('PNG row encoder', () => {
  * Every output row (copies) of the engine's resampler fed `inH` copies of one RGBA row, whose pixel x
  * is `pixel(x)`; rows are pulled after each push, as the PNG path does.
  */
-function resized(inW: number, inH: number, outW: number, outH: number, premultiply: boolean, pixel: (x: number) => number[]): Uint8Array[] {
+function resized(
+  inW: number,
+  inH: number,
+  outW: number,
+  outH: number,
+  premultiply: boolean,
+  pixel: (x: number) => number[],
+): Uint8Array[] {
   const resizer = new EngineRowResizer(inW, inH, outW, outH, premultiply);
   const row = new Uint8Array(inW * 4);
   for (let x = 0; x < inW; x++) row.set(pixel(x), x * 4);
@@ -158,7 +195,7 @@ function resized(inW: number, inH: number, outW: number, outH: number, premultip
   return rows;
 }
 
-describe('row resampler (the engine\'s, fed RGBA rows)', () => {
+describe("row resampler (the engine's, fed RGBA rows)", () => {
   it('gives every output row once, flat colours flat, transparent pixels without bleeding', () => {
     const [outW, outH] = [64, 21];
     const rows = resized(301, 97, outW, outH, true, (x) => (x % 2 ? [200, 100, 50, 255] : [0, 255, 0, 0]));
@@ -188,7 +225,10 @@ describe('row resampler (the engine\'s, fed RGBA rows)', () => {
       }
     }
     // A shrink at the fixed-point pass's most taps (62 a pixel) and an enlargement leave a flat colour exactly as it was.
-    for (const [w, h, ow, oh] of [[640, 3, 64, 1], [5, 4, 23, 9]] as const) {
+    for (const [w, h, ow, oh] of [
+      [640, 3, 64, 1],
+      [5, 4, 23, 9],
+    ] as const) {
       const expected = new Uint8Array(ow * 4);
       for (let x = 0; x < ow; x++) expected.set([200, 100, 50, 255], x * 4);
       const rows = resized(w, h, ow, oh, false, () => [200, 100, 50, 255]);
@@ -243,4 +283,3 @@ describe('row resampler (the engine\'s, fed RGBA rows)', () => {
     for (const v of rows[0]!) expect(Math.abs(v - 128)).toBeLessThanOrEqual(40);
   });
 });
-

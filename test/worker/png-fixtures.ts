@@ -21,7 +21,15 @@ export interface PngSpec {
 }
 
 const CHANNELS = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 } as const;
-const ADAM7 = [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2]];
+const ADAM7 = [
+  [0, 0, 8, 8],
+  [4, 0, 8, 8],
+  [0, 4, 4, 8],
+  [2, 0, 4, 4],
+  [0, 2, 2, 4],
+  [1, 0, 2, 2],
+  [0, 1, 1, 2],
+];
 
 /** Deterministic samples: the value of channel `c` of pixel (x, y) at `depth` bits. */
 export function sampleAt(x: number, y: number, c: number, depth: number, spec: PngSpec): number {
@@ -74,8 +82,13 @@ function scanlines(spec: PngSpec): Uint8Array {
       const f = rowIndex++ % 5;
       out.push(f);
       for (let i = 0; i < stride; i++) {
-        const a = i >= bpp ? raw[i - bpp]! : 0, b = prev[i]!, c = i >= bpp ? prev[i - bpp]! : 0;
-        const p = a + b - c, pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
+        const a = i >= bpp ? raw[i - bpp]! : 0,
+          b = prev[i]!,
+          c = i >= bpp ? prev[i - bpp]! : 0;
+        const p = a + b - c,
+          pa = Math.abs(p - a),
+          pb = Math.abs(p - b),
+          pc = Math.abs(p - c);
         const pred = [0, a, b, (a + b) >> 1, pa <= pb && pa <= pc ? a : pb <= pc ? b : c][f]!;
         out.push((raw[i]! - pred) & 255);
       }
@@ -116,7 +129,10 @@ export function expectedRgba(spec: PngSpec): Uint8Array {
   const d = spec.bitDepth;
   const scale = (v: number) => (d === 16 ? Math.round(v / 257) : d === 8 ? v : Math.round((v * 255) / ((1 << d) - 1)));
   const out = new Uint8Array(spec.width * spec.height * 4);
-  const key = spec.trns && spec.colourType !== 3 ? Array.from({ length: spec.trns.length / 2 }, (_, i) => (spec.trns![i * 2]! << 8) | spec.trns![i * 2 + 1]!) : null;
+  const key =
+    spec.trns && spec.colourType !== 3
+      ? Array.from({ length: spec.trns.length / 2 }, (_, i) => (spec.trns![i * 2]! << 8) | spec.trns![i * 2 + 1]!)
+      : null;
   for (let y = 0; y < spec.height; y++) {
     for (let x = 0; x < spec.width; x++) {
       const s = Array.from({ length: ch }, (_, c) => sampleAt(x, y, c, d, spec));
@@ -124,7 +140,8 @@ export function expectedRgba(spec: PngSpec): Uint8Array {
       if (spec.colourType === 3) {
         const [r, g, b] = spec.palette![s[0]!]!;
         px = [r, g, b, spec.trns?.[s[0]!] ?? 255];
-      } else if (spec.colourType === 0) px = [scale(s[0]!), scale(s[0]!), scale(s[0]!), key && s[0] === key[0] ? 0 : 255];
+      } else if (spec.colourType === 0)
+        px = [scale(s[0]!), scale(s[0]!), scale(s[0]!), key && s[0] === key[0] ? 0 : 255];
       else if (spec.colourType === 4) px = [scale(s[0]!), scale(s[0]!), scale(s[0]!), scale(s[1]!)];
       else if (spec.colourType === 2) px = [...s.map(scale), key && s.every((v, i) => v === key[i]) ? 0 : 255];
       else px = s.map(scale);

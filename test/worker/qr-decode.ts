@@ -35,7 +35,11 @@ export async function readPng(png: Uint8Array): Promise<Pixels> {
   const height = header.getUint32(20);
   const decoded = decodePng(png);
   if (decoded.width !== width || decoded.height !== height) throw new Error('decoder disagrees with IHDR');
-  return { data: new Uint8ClampedArray(decoded.data.buffer, decoded.data.byteOffset, decoded.data.byteLength), width, height };
+  return {
+    data: new Uint8ClampedArray(decoded.data.buffer, decoded.data.byteOffset, decoded.data.byteLength),
+    width,
+    height,
+  };
 }
 
 export async function decodePngQr(png: Uint8Array, pad = 0): Promise<DecodedQr | null> {
@@ -56,7 +60,10 @@ export interface RasterisedSvg extends Pixels {
  * so a change in the markup is noticed rather than misdrawn.
  */
 export function rasteriseSvg(svg: string, scale = 1): RasterisedSvg {
-  const root = /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" version="1\.1" width="(\d+)" height="(\d+)"(?: viewBox="([^"]*)")?>/.exec(svg);
+  const root =
+    /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" version="1\.1" width="(\d+)" height="(\d+)"(?: viewBox="([^"]*)")?>/.exec(
+      svg,
+    );
   if (!root) throw new Error(`unexpected SVG root: ${svg.slice(0, 120)}`);
   const svgWidth = Number(root[1]);
   const svgHeight = Number(root[2]);
@@ -66,8 +73,16 @@ export function rasteriseSvg(svg: string, scale = 1): RasterisedSvg {
       body,
     );
   if (!shape) throw new Error(`unexpected SVG body: ${body.slice(0, 200)}`);
-  const [, rectW, rectH, background, foreground, d] = shape as unknown as [string, string, string, string, string, string];
-  if (Number(rectW) !== svgWidth || Number(rectH) !== svgHeight) throw new Error('background rect does not cover the image');
+  const [, rectW, rectH, background, foreground, d] = shape as unknown as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
+  if (Number(rectW) !== svgWidth || Number(rectH) !== svgHeight)
+    throw new Error('background rect does not cover the image');
 
   const width = Math.round(svgWidth * scale);
   const height = Math.round(svgHeight * scale);
@@ -109,7 +124,15 @@ function cover(edge: number): number {
   return Math.max(0, Math.ceil(edge - 0.5));
 }
 
-function fill(data: Uint8ClampedArray, width: number, x0: number, y0: number, x1: number, y1: number, rgba: number[]): void {
+function fill(
+  data: Uint8ClampedArray,
+  width: number,
+  x0: number,
+  y0: number,
+  x1: number,
+  y1: number,
+  rgba: number[],
+): void {
   const height = data.length / 4 / width;
   for (let y = y0; y < Math.min(y1, height); y++) {
     for (let x = x0; x < Math.min(x1, width); x++) data.set(rgba, (y * width + x) * 4);

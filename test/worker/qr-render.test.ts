@@ -2,11 +2,26 @@ import QRCode from 'qrcode-svg';
 import { describe, expect, it } from 'vitest';
 import { QR_MAX_BYTES, QrDataTooLong, buildQr, type Ecc, type QrSymbol } from '../../src/qr/encode.ts';
 import { minimumSize, rasterGeometry, rasterise, renderPng, renderSvg, type QrStyle } from '../../src/qr/render.ts';
-import { decodePngQr, decodeQrPixels, decodeSvgQr, hex, pixelAt, rasteriseSvg, readPng, type Pixels } from './qr-decode.ts';
+import {
+  decodePngQr,
+  decodeQrPixels,
+  decodeSvgQr,
+  hex,
+  pixelAt,
+  rasteriseSvg,
+  readPng,
+  type Pixels,
+} from './qr-decode.ts';
 
 const ECCS: Ecc[] = ['L', 'M', 'Q', 'H'];
 const utf8 = (text: string) => new TextEncoder().encode(text);
-const style = (overrides: Partial<QrStyle> = {}): QrStyle => ({ size: 300, margin: 4, color: '000000', bgcolor: 'ffffff', ...overrides });
+const style = (overrides: Partial<QrStyle> = {}): QrStyle => ({
+  size: 300,
+  margin: 4,
+  color: '000000',
+  bgcolor: 'ffffff',
+  ...overrides,
+});
 
 const URL_300 =
   'https://shop.example.com/catalogue/outdoor/tents/ultralight-2-person?colour=forest-green&size=regular' +
@@ -78,7 +93,10 @@ describe('geometry and colour', () => {
   /** SVG: vector modules of size / total each. */
   const vectorCentre: Centre = (s, row, col) => {
     const total = symbol.modules + 2 * s.margin;
-    return [Math.floor(((s.margin + col + 0.5) * s.size) / total), Math.floor(((s.margin + row + 0.5) * s.size) / total)];
+    return [
+      Math.floor(((s.margin + col + 0.5) * s.size) / total),
+      Math.floor(((s.margin + row + 0.5) * s.size) / total),
+    ];
   };
   const expectColours = (image: Pixels, s: QrStyle, centre: Centre) => {
     const dark = hex(s.color);
@@ -103,7 +121,11 @@ describe('geometry and colour', () => {
 
   it('SVG: same colours, exact size, a viewBox, no XML declaration, one path', () => {
     const svg = renderSvg(symbol, colours);
-    expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="290" height="290" viewBox="0 0 290 290">')).toBe(true);
+    expect(
+      svg.startsWith(
+        '<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="290" height="290" viewBox="0 0 290 290">',
+      ),
+    ).toBe(true);
     expect(svg.match(/<path /g)).toHaveLength(1);
     const image = rasteriseSvg(svg);
     expect(image).toMatchObject({ svgWidth: 290, svgHeight: 290, viewBox: '0 0 290 290', width: 290, height: 290 });
@@ -213,7 +235,17 @@ describe('capacity', () => {
 
 describe('upstream qrcode-svg (pinned: if these fail, it was fixed or changed — revisit encode.ts)', () => {
   const upstream = (content: string) =>
-    new QRCode({ content, ecl: 'M', width: 300, height: 300, padding: 4, join: true, swap: true, pretty: false, xmlDeclaration: false }).svg();
+    new QRCode({
+      content,
+      ecl: 'M',
+      width: 300,
+      height: 300,
+      padding: 4,
+      join: true,
+      swap: true,
+      pretty: false,
+      xmlDeclaration: false,
+    }).svg();
 
   it('prepends a UTF-8 BOM to non-ASCII text', () => {
     expect(decodeSvgQr(upstream('é'))?.bytes).toEqual(Uint8Array.of(0xef, 0xbb, 0xbf, 0xc3, 0xa9));

@@ -12,7 +12,10 @@ beforeAll(async () => {
 });
 
 async function qr(query: string, overrides?: Record<string, unknown>) {
-  const res = await call(`/api/v1/qr?${query}`, { headers: toolsHeaders(k.key), ...(overrides ? { env: overrides } : {}) });
+  const res = await call(`/api/v1/qr?${query}`, {
+    headers: toolsHeaders(k.key),
+    ...(overrides ? { env: overrides } : {}),
+  });
   return { res, body: await res.json<any>() };
 }
 
@@ -37,7 +40,15 @@ describe('GET /api/v1/qr', () => {
     const { res, body } = await qr('data=hello');
     expect(res.status).toBe(200);
     expect(res.headers.get('x-ratelimit-limit')).toBe('10000');
-    expect(body.data).toMatchObject({ format: 'png', size: 300, color: '000000', bgcolor: 'ffffff', ecc: 'M', margin: 4, data: 'hello' });
+    expect(body.data).toMatchObject({
+      format: 'png',
+      size: 300,
+      color: '000000',
+      bgcolor: 'ffffff',
+      ecc: 'M',
+      margin: 4,
+      data: 'hello',
+    });
     const url = new URL(body.data.url);
     expect(url.origin + url.pathname).toBe('https://api.shrinkray.test/api/v1/qr/image');
     expect([...url.searchParams.keys()]).toEqual([...SIGNED_PARAMS, 'sig']);
@@ -51,7 +62,17 @@ describe('GET /api/v1/qr', () => {
   });
 
   it('accepts every bound and refuses just past it, naming the parameter', async () => {
-    const ok = ['size=50', 'size=1000', 'margin=0', 'margin=10', 'ecc=L', 'ecc=Q', 'format=png', 'color=000', 'bgcolor=123456'];
+    const ok = [
+      'size=50',
+      'size=1000',
+      'margin=0',
+      'margin=10',
+      'ecc=L',
+      'ecc=Q',
+      'format=png',
+      'color=000',
+      'bgcolor=123456',
+    ];
     for (const q of ok) expect((await qr(`data=a&${q}`)).res.status, q).toBe(200);
     const bad: [string, string, string][] = [
       ['size=49', 'size', 'size must be an integer from 50 to 1000'],
@@ -64,7 +85,11 @@ describe('GET /api/v1/qr', () => {
       ['color=%23000000', 'color', 'color must be a 3- or 6-digit hex color without #, such as 000000 or f80'],
       ['color=0000', 'color', 'color must be a 3- or 6-digit hex color without #, such as 000000 or f80'],
       ['color=ggg', 'color', 'color must be a 3- or 6-digit hex color without #, such as 000000 or f80'],
-      ['bgcolor=fff%22%3E%3Cscript%3E', 'bgcolor', 'bgcolor must be a 3- or 6-digit hex color without #, such as 000000 or f80'],
+      [
+        'bgcolor=fff%22%3E%3Cscript%3E',
+        'bgcolor',
+        'bgcolor must be a 3- or 6-digit hex color without #, such as 000000 or f80',
+      ],
       ['color=abc&bgcolor=AABBCC', 'bgcolor', 'color and bgcolor must differ, or the code cannot be read'],
     ];
     for (const [q, param, message] of bad) {
@@ -124,7 +149,10 @@ describe('GET /api/v1/qr', () => {
 
   it('is a 500 with the envelope, not a weak signature, when the secret is missing or short', async () => {
     for (const secret of [undefined, 'short']) {
-      const { result: { res, body }, lines } = await captureConsole('error', () => qr('data=a', { QR_SIGNING_SECRET: secret }));
+      const {
+        result: { res, body },
+        lines,
+      } = await captureConsole('error', () => qr('data=a', { QR_SIGNING_SECRET: secret }));
       expect(res.status).toBe(500);
       expect(body.error.code).toBe('internal_error');
       // The operator hears why; the secret itself is never logged.
@@ -173,7 +201,8 @@ describe('GET /api/v1/qr/image', () => {
         const url = await signedUrl(`data=${enc(text)}&format=${format}&size=600&ecc=Q`);
         const res = await call(url);
         expect(res.status).toBe(200);
-        const decoded = format === 'png' ? await decodePngQr(new Uint8Array(await res.arrayBuffer())) : decodeSvgQr(await res.text());
+        const decoded =
+          format === 'png' ? await decodePngQr(new Uint8Array(await res.arrayBuffer())) : decodeSvgQr(await res.text());
         expect(decoded).not.toBeNull();
         expect([...decoded!.bytes]).toEqual([...new TextEncoder().encode(text)]);
         expect(decoded!.text).toBe(text);
@@ -207,7 +236,16 @@ describe('GET /api/v1/qr/image', () => {
     const url = await signedUrl('data=hello');
     const sig = new URL(url).searchParams.get('sig')!;
     const flipped = (sig[0] === 'A' ? 'B' : 'A') + sig.slice(1);
-    for (const value of [null, '', flipped, sig.slice(0, -1), `${sig}A`, sig.toLowerCase(), '%%%', `${sig.slice(0, -2)}==`]) {
+    for (const value of [
+      null,
+      '',
+      flipped,
+      sig.slice(0, -1),
+      `${sig}A`,
+      sig.toLowerCase(),
+      '%%%',
+      `${sig.slice(0, -2)}==`,
+    ]) {
       const res = await call(withParam(url, 'sig', value));
       expect(res.status, String(value)).toBe(403);
     }
@@ -324,7 +362,7 @@ describe('GET /api/v1/qr/image', () => {
     expect(res.headers.get('location')).toBeNull();
   });
 
-  it('fills the cache from a HEAD, and answers a HEAD from a GET\'s entry', async () => {
+  it("fills the cache from a HEAD, and answers a HEAD from a GET's entry", async () => {
     const first = await signedUrl(`data=head-first-${crypto.randomUUID()}`);
     const before = qrRenderStats.renders;
     expect((await call(first, { method: 'HEAD' })).status).toBe(200);
@@ -339,7 +377,9 @@ describe('GET /api/v1/qr/image', () => {
 
   it('needs the signing secret configured', async () => {
     const url = await signedUrl('data=a');
-    const { result: res, lines } = await captureConsole('error', () => call(url, { env: { QR_SIGNING_SECRET: undefined } }));
+    const { result: res, lines } = await captureConsole('error', () =>
+      call(url, { env: { QR_SIGNING_SECRET: undefined } }),
+    );
     expect(res.status).toBe(500);
     expect(lines.join('\n')).toMatch(/QR_SIGNING_SECRET/);
   });

@@ -23,10 +23,20 @@ type Meter = Awaited<ReturnType<typeof meterOf>>;
  * Puts the key's windows where hundreds of requests would have left them, in one write instead of as
  * many calls (the calls themselves are what the minute tests above make through the API).
  */
-async function preset({ hash, stub }: Meter, now: number, windows: { name: 'minute' | 'day'; start: number; used: number }[]): Promise<void> {
+async function preset(
+  { hash, stub }: Meter,
+  now: number,
+  windows: { name: 'minute' | 'day'; start: number; used: number }[],
+): Promise<void> {
   await stub.tools(hash, now, false); // first use creates the meter's tables
   await runInDurableObject(stub, (_: KeyMeter, state) => {
-    for (const w of windows) state.storage.sql.exec('INSERT OR REPLACE INTO windows (name, start, used) VALUES (?, ?, ?)', w.name, w.start, w.used);
+    for (const w of windows)
+      state.storage.sql.exec(
+        'INSERT OR REPLACE INTO windows (name, start, used) VALUES (?, ?, ?)',
+        w.name,
+        w.start,
+        w.used,
+      );
   });
 }
 
@@ -72,7 +82,9 @@ describe('Tools API minute window', () => {
     expect(last.status).toBe(200);
     expect(last.headers.get('x-ratelimit-limit')).toBe('1000');
     expect(last.headers.get('x-ratelimit-remaining')).toBe('0');
-    expect((await call('/api/v1/account', { headers: toolsHeaders(k.key), clock: new TestClock(now) })).status).toBe(429);
+    expect((await call('/api/v1/account', { headers: toolsHeaders(k.key), clock: new TestClock(now) })).status).toBe(
+      429,
+    );
   });
 
   it('a 429 is not counted: the minute after a refusal starts fresh', async () => {
@@ -125,7 +137,10 @@ describe('Tools API day window', () => {
       { name: 'minute', start: start + 9 * MINUTE, used: 50 },
       { name: 'day', start: Date.UTC(2026, 10, 21), used: 950 },
     ]);
-    const res = await call('/api/v1/account', { headers: toolsHeaders(k.key), clock: new TestClock(start + 10 * MINUTE) });
+    const res = await call('/api/v1/account', {
+      headers: toolsHeaders(k.key),
+      clock: new TestClock(start + 10 * MINUTE),
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-ratelimit-remaining')).toBe('49');
     expect(res.headers.get('x-ratelimit-reset')).toBe(String(Date.UTC(2026, 10, 22) / 1000));
@@ -138,7 +153,12 @@ describe('Tools API day window', () => {
     await stub.tools(hash, now, false); // first use creates the meter's tables
     // Ten million requests already today: far past any daily cap.
     await runInDurableObject(stub, (_: KeyMeter, state) => {
-      state.storage.sql.exec('INSERT INTO windows (name, start, used) VALUES (?, ?, ?)', 'day', Date.UTC(2026, 10, 21), 10_000_000);
+      state.storage.sql.exec(
+        'INSERT INTO windows (name, start, used) VALUES (?, ?, ?)',
+        'day',
+        Date.UTC(2026, 10, 21),
+        10_000_000,
+      );
     });
     const res = await call('/api/v1/account', { headers: toolsHeaders(k.key), clock: new TestClock(now) });
     expect(res.status).toBe(200);
@@ -194,12 +214,16 @@ describe('concurrency', () => {
     const untilNextMinute = MINUTE - (Date.now() % MINUTE);
     if (untilNextMinute < 5_000) await new Promise((r) => setTimeout(r, untilNextMinute + 50));
     const responses = await Promise.all(
-      Array.from({ length: 150 }, () => SELF.fetch('https://api.shrinkray.test/api/v1/account', { headers: toolsHeaders(k.key) })),
+      Array.from({ length: 150 }, () =>
+        SELF.fetch('https://api.shrinkray.test/api/v1/account', { headers: toolsHeaders(k.key) }),
+      ),
     );
     const statuses = responses.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(100);
     expect(statuses.filter((s) => s === 429)).toHaveLength(50);
-    const remaining = responses.filter((r) => r.status === 200).map((r) => Number(r.headers.get('x-ratelimit-remaining')));
+    const remaining = responses
+      .filter((r) => r.status === 200)
+      .map((r) => Number(r.headers.get('x-ratelimit-remaining')));
     expect(new Set(remaining).size).toBe(100); // every success saw a distinct count: no double spend
     await Promise.all(responses.map((r) => r.body?.cancel()));
   }, 15_000);

@@ -80,16 +80,41 @@ const TABLE: [string, string, string, Least][] = [
 
 /** Routes open to anyone, or authenticated by an image/tools key or the operator token: no member role applies. */
 const PUBLIC = [
-  '/signin', '/signup', '/signout', '/docs', '/invitations/:token', '/sso/start', '/sso/callback',
-  '/api/v1/health', '/api/v1/account', '/api/v1/openapi.json', '/api/v1/compress', '/api/v1/tools', '/api/v1/tools/:slug', '/api/v1/categories',
-  '/api/v1/qr', '/api/v1/qr/image', '/api/v1/meta-tags', '/api/v1/meta-tags/bulk',
+  '/signin',
+  '/signup',
+  '/signout',
+  '/docs',
+  '/invitations/:token',
+  '/sso/start',
+  '/sso/callback',
+  '/api/v1/health',
+  '/api/v1/account',
+  '/api/v1/openapi.json',
+  '/api/v1/compress',
+  '/api/v1/tools',
+  '/api/v1/tools/:slug',
+  '/api/v1/categories',
+  '/api/v1/qr',
+  '/api/v1/qr/image',
+  '/api/v1/meta-tags',
+  '/api/v1/meta-tags/bulk',
   // Key-free: its signature is the credential.
   '/api/v1/img/:account_id/:signature/:options/:source',
 ];
-const isPublic = (path: string): boolean => PUBLIC.includes(path) || path.startsWith('/internal/') || path.startsWith('/assets/') || path === '*' || path === '/*';
+const isPublic = (path: string): boolean =>
+  PUBLIC.includes(path) ||
+  path.startsWith('/internal/') ||
+  path.startsWith('/assets/') ||
+  path === '*' ||
+  path === '/*';
 
 async function callAs(person: Person, method: string, path: string): Promise<Response> {
-  if (path.startsWith('/api/')) return person.browser.json(path, { method, csrf: person.csrf, ...(method === 'GET' || method === 'DELETE' ? {} : { body: {} }) });
+  if (path.startsWith('/api/'))
+    return person.browser.json(path, {
+      method,
+      csrf: person.csrf,
+      ...(method === 'GET' || method === 'DELETE' ? {} : { body: {} }),
+    });
   if (method === 'GET') return person.browser.fetch(path);
   return person.browser.post(path, { _csrf: person.csrf });
 }
@@ -98,23 +123,34 @@ async function callAs(person: Person, method: string, path: string): Promise<Res
 async function roleRefused(res: Response, api: boolean): Promise<boolean> {
   if (res.status !== 403) return false;
   const text = await res.text();
-  return api ? (JSON.parse(text) as { error: { details?: { permission?: string } } }).error.details?.permission !== undefined : text.includes('does not allow this page');
+  return api
+    ? (JSON.parse(text) as { error: { details?: { permission?: string } } }).error.details?.permission !== undefined
+    : text.includes('does not allow this page');
 }
 
 describe('role checks', () => {
   it('refuse exactly the routes a role may not use, for every console route and management endpoint', async () => {
     const team = await enterpriseTeam();
-    const people: Person[] = [team.owner, await join(team, 'admin'), await join(team, 'developer'), await join(team, 'viewer')];
+    const people: Person[] = [
+      team.owner,
+      await join(team, 'admin'),
+      await join(team, 'developer'),
+      await join(team, 'viewer'),
+    ];
     const key = await makeKey({ tools: 'enterprise', scopes: ['manage'] });
     const mismatches: string[] = [];
     for (const [method, , path, least] of TABLE) {
       const api = path.startsWith('/api/');
       for (const person of people) {
         const refused = await roleRefused(await callAs(person, method, path), api);
-        if (refused !== RANK[person.role] < RANK[least]) mismatches.push(`${person.role} ${method} ${path}: ${refused ? 'refused' : 'allowed'}`);
+        if (refused !== RANK[person.role] < RANK[least])
+          mismatches.push(`${person.role} ${method} ${path}: ${refused ? 'refused' : 'allowed'}`);
       }
       if (api) {
-        const res = await manage(key.key, path, { method, ...(method === 'GET' || method === 'DELETE' ? {} : { body: {} }) });
+        const res = await manage(key.key, path, {
+          method,
+          ...(method === 'GET' || method === 'DELETE' ? {} : { body: {} }),
+        });
         if ((await roleRefused(res, true)) !== (least === 'owner')) mismatches.push(`manage key ${method} ${path}`);
       }
     }

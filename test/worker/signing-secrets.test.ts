@@ -70,10 +70,15 @@ describe('allowed source hosts', () => {
     const account = await manageAccount();
     const path = '/api/v1/image-source-hosts';
     expect(await (await manage(account.key, path)).json()).toMatchObject({ data: { hosts: [] } });
-    const put = await manage(account.key, path, { method: 'PUT', body: { hosts: ['Images.Example.com', '*.cdn.example.net', 'images.example.com'] } });
+    const put = await manage(account.key, path, {
+      method: 'PUT',
+      body: { hosts: ['Images.Example.com', '*.cdn.example.net', 'images.example.com'] },
+    });
     expect(put.status).toBe(200);
     expect(await put.json()).toMatchObject({ data: { hosts: ['*.cdn.example.net', 'images.example.com'] } });
-    expect(await (await manage(account.key, path)).json()).toMatchObject({ data: { hosts: ['*.cdn.example.net', 'images.example.com'] } });
+    expect(await (await manage(account.key, path)).json()).toMatchObject({
+      data: { hosts: ['*.cdn.example.net', 'images.example.com'] },
+    });
     for (const [body, message] of [
       [{ hosts: ['https://example.com'] }, /must be a host name/],
       [{ hosts: ['*.'] }, /must be a host name/],

@@ -64,8 +64,15 @@ async function throughProvider(authorizationUrl: string, login: string): Promise
 
 async function configure(team: Team, domain: string, requireSso = false, issuer = ISSUER): Promise<Response> {
   return team.owner.browser.json('/api/v1/sso', {
-    method: 'PUT', csrf: team.owner.csrf,
-    body: { issuer, client_id: TEST_CLIENT_ID, client_secret: TEST_CLIENT_SECRET, domains: [domain], require_sso: requireSso },
+    method: 'PUT',
+    csrf: team.owner.csrf,
+    body: {
+      issuer,
+      client_id: TEST_CLIENT_ID,
+      client_secret: TEST_CLIENT_SECRET,
+      domains: [domain],
+      require_sso: requireSso,
+    },
   });
 }
 
@@ -84,21 +91,45 @@ describe('single sign-on configuration', () => {
     const res = await configure(team, domain);
     expect(res.status, await res.clone().text()).toBe(200);
     const body = (await res.json()) as { data: Record<string, unknown> };
-    expect(body.data).toEqual({ issuer: ISSUER, client_id: TEST_CLIENT_ID, domains: [domain], require_sso: false, redirect_uri: `${ORIGIN}/sso/callback`, updated_at: expect.any(String) });
+    expect(body.data).toEqual({
+      issuer: ISSUER,
+      client_id: TEST_CLIENT_ID,
+      domains: [domain],
+      require_sso: false,
+      redirect_uri: `${ORIGIN}/sso/callback`,
+      updated_at: expect.any(String),
+    });
     const again = await team.owner.browser.json('/api/v1/sso');
     expect(JSON.stringify(await again.json())).not.toContain(TEST_CLIENT_SECRET);
-    const row = await env.DB.prepare('SELECT client_secret_enc FROM sso_configs WHERE account_id = ?').bind(team.accountId).first<{ client_secret_enc: string }>();
+    const row = await env.DB.prepare('SELECT client_secret_enc FROM sso_configs WHERE account_id = ?')
+      .bind(team.accountId)
+      .first<{ client_secret_enc: string }>();
     expect(row!.client_secret_enc).toMatch(/^v1\./);
     expect(row!.client_secret_enc).not.toContain(TEST_CLIENT_SECRET);
     // sso.configured in the audit log, without the secret.
-    const audit = await env.DB.prepare("SELECT details FROM audit_logs WHERE account_id = ? AND action = 'sso.configured'").bind(team.accountId).first<{ details: string }>();
-    expect(JSON.parse(audit!.details)).toEqual({ issuer: ISSUER, client_id: TEST_CLIENT_ID, domains: [domain], require_sso: false });
+    const audit = await env.DB.prepare(
+      "SELECT details FROM audit_logs WHERE account_id = ? AND action = 'sso.configured'",
+    )
+      .bind(team.accountId)
+      .first<{ details: string }>();
+    expect(JSON.parse(audit!.details)).toEqual({
+      issuer: ISSUER,
+      client_id: TEST_CLIENT_ID,
+      domains: [domain],
+      require_sso: false,
+    });
     expect(audit!.details).not.toContain(TEST_CLIENT_SECRET);
   });
 
   it('refuses issuers the fetch rules forbid, a mismatched issuer, a domain another account has, and other tiers', async () => {
     const team = await enterpriseTeam();
-    for (const issuer of ['http://login.example.com', 'https://10.0.0.1', 'https://169.254.169.254', 'https://localhost:8443', `${ISSUER}/`]) {
+    for (const issuer of [
+      'http://login.example.com',
+      'https://10.0.0.1',
+      'https://169.254.169.254',
+      'https://localhost:8443',
+      `${ISSUER}/`,
+    ]) {
       const res = await configure(team, uniqueDomain(), false, issuer);
       expect(res.status, issuer).toBe(400);
       expect(((await res.json()) as { error: { param: string } }).error.param).toBe('issuer');
@@ -126,7 +157,9 @@ describe('signing in with SSO', () => {
     expect(done.headers.get('location')).toBe('/');
     const home = await browser.page('/');
     expect(home.html).toContain('Sign out');
-    const member = await env.DB.prepare('SELECT id, role, sso_subject, password_hash FROM members WHERE email = ?').bind(email).first<{ id: string; role: string; sso_subject: string; password_hash: null }>();
+    const member = await env.DB.prepare('SELECT id, role, sso_subject, password_hash FROM members WHERE email = ?')
+      .bind(email)
+      .first<{ id: string; role: string; sso_subject: string; password_hash: null }>();
     expect(member).toMatchObject({ role: 'developer', sso_subject: email, password_hash: null });
     // The password path has nothing for this member, and the sign-in page points at SSO.
     const pw = new Browser();
@@ -136,9 +169,17 @@ describe('signing in with SSO', () => {
     expect(await refused.text()).toContain('single sign-on');
     // The second sign-in finds the same member.
     expect((await ssoSignIn(new Browser(), email)).status).toBe(303);
-    expect((await env.DB.prepare('SELECT COUNT(*) AS n FROM members WHERE email = ?').bind(email).first<{ n: number }>())!.n).toBe(1);
-    const actions = await env.DB.prepare("SELECT action, actor_id, details FROM audit_logs WHERE account_id = ? AND action IN ('member.joined', 'session.signed_in') ORDER BY seq").bind(team.accountId).all<{ action: string; actor_id: string; details: string }>();
-    expect(actions.results.map((r) => [r.action, r.actor_id, JSON.parse(r.details).method ?? JSON.parse(r.details).via])).toEqual([
+    expect(
+      (await env.DB.prepare('SELECT COUNT(*) AS n FROM members WHERE email = ?').bind(email).first<{ n: number }>())!.n,
+    ).toBe(1);
+    const actions = await env.DB.prepare(
+      "SELECT action, actor_id, details FROM audit_logs WHERE account_id = ? AND action IN ('member.joined', 'session.signed_in') ORDER BY seq",
+    )
+      .bind(team.accountId)
+      .all<{ action: string; actor_id: string; details: string }>();
+    expect(
+      actions.results.map((r) => [r.action, r.actor_id, JSON.parse(r.details).method ?? JSON.parse(r.details).via]),
+    ).toEqual([
       ['session.signed_in', team.owner.memberId, 'password'],
       ['member.joined', member!.id, 'sso'],
       ['session.signed_in', member!.id, 'sso'],
@@ -157,7 +198,11 @@ describe('signing in with SSO', () => {
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(await res.text()).toContain('failed our checks');
     expect(await env.DB.prepare('SELECT 1 FROM members WHERE email = ?').bind(email).first()).toBeNull();
-    const audit = await env.DB.prepare("SELECT details FROM audit_logs WHERE account_id = ? AND action = 'session.sign_in_failed'").bind(team.accountId).first<{ details: string }>();
+    const audit = await env.DB.prepare(
+      "SELECT details FROM audit_logs WHERE account_id = ? AND action = 'session.sign_in_failed'",
+    )
+      .bind(team.accountId)
+      .first<{ details: string }>();
     expect(JSON.parse(audit!.details)).toMatchObject({ method: 'sso', reason: 'userinfo' });
   });
 
@@ -166,12 +211,18 @@ describe('signing in with SSO', () => {
     const domain = uniqueDomain();
     await configure(team, domain);
     const email = `lin@${domain}`;
-    const res = await team.owner.browser.json('/api/v1/members/invitations', { method: 'POST', csrf: team.owner.csrf, body: { email, role: 'admin' } });
+    const res = await team.owner.browser.json('/api/v1/members/invitations', {
+      method: 'POST',
+      csrf: team.owner.csrf,
+      body: { email, role: 'admin' },
+    });
     const path = new URL(((await res.json()) as { data: { url: string } }).data.url).pathname;
     // The link's page offers SSO for this email rather than a password.
     expect((await new Browser().page(path)).html).toContain(`/sso/start?email=${encodeURIComponent(email)}`);
     expect((await ssoSignIn(new Browser(), email)).status).toBe(303);
-    expect(await env.DB.prepare('SELECT role FROM members WHERE email = ?').bind(email).first()).toEqual({ role: 'admin' });
+    expect(await env.DB.prepare('SELECT role FROM members WHERE email = ?').bind(email).first()).toEqual({
+      role: 'admin',
+    });
     expect((await new Browser().page(path)).res.status).toBe(404);
   });
 
@@ -180,8 +231,14 @@ describe('signing in with SSO', () => {
     const domain = uniqueDomain();
     await configure(team, domain);
     const fill = Array.from({ length: MAX_MEMBERS_PER_ACCOUNT - 1 }, (_, i) =>
-      env.DB.prepare("INSERT INTO members (id, account_id, email, name, role, created_at) VALUES (?, ?, ?, 'Filler', 'viewer', 0)")
-        .bind(`mem_fill${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`, team.accountId, `filler${i}-${crypto.randomUUID().slice(0, 6)}@filler.example`));
+      env.DB.prepare(
+        "INSERT INTO members (id, account_id, email, name, role, created_at) VALUES (?, ?, ?, 'Filler', 'viewer', 0)",
+      ).bind(
+        `mem_fill${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`,
+        team.accountId,
+        `filler${i}-${crypto.randomUUID().slice(0, 6)}@filler.example`,
+      ),
+    );
     await env.DB.batch(fill);
     const res = await ssoSignIn(new Browser(), `late@${domain}`);
     expect(res.status).toBe(401);
@@ -199,11 +256,17 @@ describe('signing in with SSO', () => {
     // Another browser (no state cookie) is refused, and that spends the state.
     expect((await new Browser().fetch(callback)).status).toBe(400);
     expect((await browser.fetch(callback)).status).toBe(400);
-    expect((await new Browser().fetch('/sso/callback?state=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA&code=x')).status).toBe(400);
+    expect(
+      (await new Browser().fetch('/sso/callback?state=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA&code=x')).status,
+    ).toBe(400);
     // The start form may lead to the issuer (browsers apply form-action to the redirect); other pages may not.
     const form = await new Browser().fetch('/sso/start');
-    expect(form.headers.get('content-security-policy')).toMatch(new RegExp(`form-action 'self' https: [^;]*${ISSUER.replaceAll('.', '\\.')}[ ;]`));
-    expect((await new Browser().fetch('/signin')).headers.get('content-security-policy')).toContain("form-action 'self';");
+    expect(form.headers.get('content-security-policy')).toMatch(
+      new RegExp(`form-action 'self' https: [^;]*${ISSUER.replaceAll('.', '\\.')}[ ;]`),
+    );
+    expect((await new Browser().fetch('/signin')).headers.get('content-security-policy')).toContain(
+      "form-action 'self';",
+    );
     // A domain without SSO says so.
     expect((await new Browser().fetch('/sso/start?email=someone@no-sso.example')).status).toBe(404);
   });
@@ -227,14 +290,19 @@ describe('signing in with SSO', () => {
     const browser = new Browser();
     expect((await ssoSignIn(browser, member.email)).status).toBe(303);
     const me = await browser.json('/api/v1/members');
-    expect(((await me.json()) as { data: { email: string; sign_in: string[] }[] }).data.find((m) => m.email === member.email)!.sign_in).toEqual(['password', 'sso']);
+    expect(
+      ((await me.json()) as { data: { email: string; sign_in: string[] }[] }).data.find(
+        (m) => m.email === member.email,
+      )!.sign_in,
+    ).toEqual(['password', 'sso']);
   });
 });
 
 describe('the ID token checks', () => {
   const NONCE = 'the-nonce-of-this-sign-in';
   let jwks: { keys: JsonWebKey[] } | undefined;
-  const keys = async () => (jwks ??= await fetchJwks(await discover(ISSUER, env.FETCH_TEST_ORIGIN), env.FETCH_TEST_ORIGIN));
+  const keys = async () =>
+    (jwks ??= await fetchJwks(await discover(ISSUER, env.FETCH_TEST_ORIGIN), env.FETCH_TEST_ORIGIN));
   const now = Date.now();
   const sign = async (claims: JWTPayload) =>
     new SignJWT({ sub: 'sub-x', email: 'x@corp.example', nonce: NONCE, ...claims })
@@ -244,16 +312,21 @@ describe('the ID token checks', () => {
       .setIssuer((claims.iss as string | undefined) ?? ISSUER)
       .setAudience((claims.aud as string | undefined) ?? TEST_CLIENT_ID)
       .sign(await importJWK(PRIVATE_JWK as never, 'RS256'));
-  const check = async (token: string) => verifyIdToken(token, { issuer: ISSUER, clientId: TEST_CLIENT_ID, nonce: NONCE, jwks: await keys(), now });
+  const check = async (token: string) =>
+    verifyIdToken(token, { issuer: ISSUER, clientId: TEST_CLIENT_ID, nonce: NONCE, jwks: await keys(), now });
 
-  it('accept a token signed by the issuer\'s key for us, with our nonce', async () => {
+  it("accept a token signed by the issuer's key for us, with our nonce", async () => {
     expect((await check(await sign({}))).email).toBe('x@corp.example');
   });
 
   it('refuse a tampered token, a wrong nonce, a wrong audience, an expired token and another issuer', async () => {
     const good = await sign({});
     const [header, payload, signature] = good.split('.');
-    const forged = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(payload!.replaceAll('-', '+').replaceAll('_', '/')), (c) => c.charCodeAt(0))));
+    const forged = JSON.parse(
+      new TextDecoder().decode(
+        Uint8Array.from(atob(payload!.replaceAll('-', '+').replaceAll('_', '/')), (c) => c.charCodeAt(0)),
+      ),
+    );
     forged.email = 'ceo@corp.example';
     const tampered = `${header}.${btoa(JSON.stringify(forged)).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '')}.${signature}`;
     await expect(check(tampered)).rejects.toThrow(/signature verification failed/);
@@ -302,7 +375,9 @@ describe('misbehaving issuers', () => {
     expect(body.error.code).toBe('fetch_failed');
     expect(body.error.details).toMatchObject({ reason: 'too_large', max_bytes: SSO_MAX_RESPONSE_BYTES });
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect(await env.DB.prepare('SELECT 1 FROM sso_configs WHERE account_id = ?').bind(team.accountId).first()).toBeNull();
+    expect(
+      await env.DB.prepare('SELECT 1 FROM sso_configs WHERE account_id = ?').bind(team.accountId).first(),
+    ).toBeNull();
   });
 
   it('counts a gzip-compressed discovery document at its decompressed size: 502 fetch_failed', async () => {
@@ -315,7 +390,10 @@ describe('misbehaving issuers', () => {
     expect(sent!.finished).toBe(false);
     expect(sent!.bytes).toBeLessThanOrEqual(SSO_MAX_RESPONSE_BYTES + BUFFERS);
     expect(res.status).toBe(502);
-    expect(((await res.json()) as { error: { code: string; details: { reason: string } } }).error).toMatchObject({ code: 'fetch_failed', details: { reason: 'too_large' } });
+    expect(((await res.json()) as { error: { code: string; details: { reason: string } } }).error).toMatchObject({
+      code: 'fetch_failed',
+      details: { reason: 'too_large' },
+    });
   });
 
   it('/sso/start with an issuer that fails answers the sign-in page with a message, 502, not JSON', async () => {
@@ -330,7 +408,8 @@ describe('misbehaving issuers', () => {
       const html = await res.text();
       expect(html).toContain('<h1>Sign in with SSO</h1>');
       expect(html).toContain('could not be reached');
-      if (kind === 'huge-discovery') expect((await sentBy(issuer))!.bytes).toBeLessThanOrEqual(SSO_MAX_RESPONSE_BYTES + BUFFERS);
+      if (kind === 'huge-discovery')
+        expect((await sentBy(issuer))!.bytes).toBeLessThanOrEqual(SSO_MAX_RESPONSE_BYTES + BUFFERS);
     }
   });
 
@@ -350,7 +429,11 @@ describe('misbehaving issuers', () => {
     expect(res.status).toBe(502);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(await res.text()).toContain('could not be reached');
-    const audit = await env.DB.prepare("SELECT details FROM audit_logs WHERE account_id = ? AND action = 'session.sign_in_failed'").bind(team.accountId).first<{ details: string }>();
+    const audit = await env.DB.prepare(
+      "SELECT details FROM audit_logs WHERE account_id = ? AND action = 'session.sign_in_failed'",
+    )
+      .bind(team.accountId)
+      .first<{ details: string }>();
     expect(JSON.parse(audit!.details)).toMatchObject({ method: 'sso', reason: 'issuer_unavailable' });
   });
 });

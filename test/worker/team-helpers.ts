@@ -18,16 +18,27 @@ export interface Team {
   owner: Person;
 }
 
-export async function enterpriseTeam(tier: 'enterprise' | 'developer' | 'free' = 'enterprise', ownerEmail?: string): Promise<Team> {
+export async function enterpriseTeam(
+  tier: 'enterprise' | 'developer' | 'free' = 'enterprise',
+  ownerEmail?: string,
+): Promise<Team> {
   const { browser, csrf, email } = await signedUp(ownerEmail ? { email: ownerEmail } : {});
-  const row = await env.DB.prepare('SELECT a.id AS account_id, m.id AS member_id FROM accounts a JOIN members m ON m.account_id = a.id WHERE a.email = ?').bind(email).first<{ account_id: string; member_id: string }>();
+  const row = await env.DB.prepare(
+    'SELECT a.id AS account_id, m.id AS member_id FROM accounts a JOIN members m ON m.account_id = a.id WHERE a.email = ?',
+  )
+    .bind(email)
+    .first<{ account_id: string; member_id: string }>();
   await env.DB.prepare('UPDATE accounts SET tools_tier = ? WHERE id = ?').bind(tier, row!.account_id).run();
   return { accountId: row!.account_id, owner: { browser, csrf, email, memberId: row!.member_id, role: 'owner' } };
 }
 
 /** The owner invites over the API; the invitee opens the link in a fresh browser and joins. */
 export async function join(team: Team, role: Role, by: Person = team.owner, email = uniqueEmail()): Promise<Person> {
-  const res = await by.browser.json('/api/v1/members/invitations', { method: 'POST', csrf: by.csrf, body: { email, role } });
+  const res = await by.browser.json('/api/v1/members/invitations', {
+    method: 'POST',
+    csrf: by.csrf,
+    body: { email, role },
+  });
   expect(res.status, await res.clone().text()).toBe(201);
   const { url } = ((await res.json()) as { data: { url: string } }).data;
   const browser = new Browser();

@@ -8,7 +8,12 @@ import { Browser, PASSWORD, uniqueEmail } from './console-helpers.ts';
 import { enterpriseTeam, join } from './team-helpers.ts';
 import { manage } from './webhook-helpers.ts';
 
-interface MemberJson { id: string; email: string; role: string; sign_in: string[] }
+interface MemberJson {
+  id: string;
+  email: string;
+  role: string;
+  sign_in: string[];
+}
 
 describe('members', () => {
   it('every account has its person as owner, whether made by sign-up or by the operator', async () => {
@@ -16,7 +21,14 @@ describe('members', () => {
     const list = await team.owner.browser.json('/api/v1/members');
     expect(list.status).toBe(200);
     const body = (await list.json()) as { data: MemberJson[]; invitations: unknown[] };
-    expect(body.data).toEqual([expect.objectContaining({ id: team.owner.memberId, email: team.owner.email, role: 'owner', sign_in: ['password'] })]);
+    expect(body.data).toEqual([
+      expect.objectContaining({
+        id: team.owner.memberId,
+        email: team.owner.email,
+        role: 'owner',
+        sign_in: ['password'],
+      }),
+    ]);
     const operatorMade = await makeKey({ tools: 'enterprise', scopes: ['manage'] });
     const viaKey = (await (await manage(operatorMade.key, '/api/v1/members')).json()) as { data: MemberJson[] };
     expect(viaKey.data).toHaveLength(1);
@@ -43,7 +55,11 @@ describe('members', () => {
     const team = await enterpriseTeam();
     team.owner.browser.clock = clock;
     const email = uniqueEmail();
-    const res = await team.owner.browser.json('/api/v1/members/invitations', { method: 'POST', csrf: team.owner.csrf, body: { email, role: 'viewer' } });
+    const res = await team.owner.browser.json('/api/v1/members/invitations', {
+      method: 'POST',
+      csrf: team.owner.csrf,
+      body: { email, role: 'viewer' },
+    });
     const invitation = ((await res.json()) as { data: { url: string; expires_at: string } }).data;
     expect(Date.parse(invitation.expires_at) - clock.now).toBe(INVITATION_TTL_MS);
     const path = new URL(invitation.url).pathname;
@@ -54,19 +70,31 @@ describe('members', () => {
     // Used: the second acceptance of a fresh link finds it gone.
     const viewer = await join(team, 'viewer');
     expect(viewer.role).toBe('viewer');
-    const dupe = await team.owner.browser.json('/api/v1/members/invitations', { method: 'POST', csrf: team.owner.csrf, body: { email: viewer.email, role: 'admin' } });
+    const dupe = await team.owner.browser.json('/api/v1/members/invitations', {
+      method: 'POST',
+      csrf: team.owner.csrf,
+      body: { email: viewer.email, role: 'admin' },
+    });
     expect(dupe.status).toBe(400);
   });
 
   it('a link accepted twice at once makes one member', async () => {
     const team = await enterpriseTeam();
-    const res = await team.owner.browser.json('/api/v1/members/invitations', { method: 'POST', csrf: team.owner.csrf, body: { email: uniqueEmail(), role: 'viewer' } });
+    const res = await team.owner.browser.json('/api/v1/members/invitations', {
+      method: 'POST',
+      csrf: team.owner.csrf,
+      body: { email: uniqueEmail(), role: 'viewer' },
+    });
     const path = new URL(((await res.json()) as { data: { url: string } }).data.url).pathname;
     const browsers = [new Browser(), new Browser()];
     const forms = await Promise.all(browsers.map((b) => b.page(path)));
-    const results = await Promise.all(browsers.map((b, i) => b.post(path, { _csrf: forms[i]!.csrf, name: `P${i}`, password: PASSWORD })));
+    const results = await Promise.all(
+      browsers.map((b, i) => b.post(path, { _csrf: forms[i]!.csrf, name: `P${i}`, password: PASSWORD })),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([303, 404]);
-    const count = await env.DB.prepare('SELECT COUNT(*) AS n FROM members WHERE account_id = ?').bind(team.accountId).first<{ n: number }>();
+    const count = await env.DB.prepare('SELECT COUNT(*) AS n FROM members WHERE account_id = ?')
+      .bind(team.accountId)
+      .first<{ n: number }>();
     expect(count!.n).toBe(2);
   });
 
@@ -74,12 +102,16 @@ describe('members', () => {
     const team = await enterpriseTeam();
     const admin = await join(team, 'admin');
     const dev = await join(team, 'developer');
-    const patch = (by: typeof admin, id: string, role: string) => by.browser.json(`/api/v1/members/${id}`, { method: 'PATCH', csrf: by.csrf, body: { role } });
+    const patch = (by: typeof admin, id: string, role: string) =>
+      by.browser.json(`/api/v1/members/${id}`, { method: 'PATCH', csrf: by.csrf, body: { role } });
     expect((await patch(admin, dev.memberId, 'viewer')).status).toBe(200);
     const lastOwner = await patch(team.owner, team.owner.memberId, 'admin');
     expect(lastOwner.status).toBe(400);
     expect(((await lastOwner.json()) as { error: { message: string } }).error.message).toContain('last owner');
-    const leave = await team.owner.browser.json(`/api/v1/members/${team.owner.memberId}`, { method: 'DELETE', csrf: team.owner.csrf });
+    const leave = await team.owner.browser.json(`/api/v1/members/${team.owner.memberId}`, {
+      method: 'DELETE',
+      csrf: team.owner.csrf,
+    });
     expect(leave.status).toBe(400);
     // An admin cannot make owners or touch one.
     expect((await patch(admin, dev.memberId, 'owner')).status).toBe(403);
@@ -95,10 +127,15 @@ describe('members', () => {
     const team = await enterpriseTeam();
     const viewer = await join(team, 'viewer');
     const dev = await join(team, 'developer');
-    expect((await team.owner.browser.json(`/api/v1/members/${viewer.memberId}`, { method: 'DELETE', csrf: team.owner.csrf })).status).toBe(200);
+    expect(
+      (await team.owner.browser.json(`/api/v1/members/${viewer.memberId}`, { method: 'DELETE', csrf: team.owner.csrf }))
+        .status,
+    ).toBe(200);
     expect((await viewer.browser.fetch('/keys')).status).toBe(303);
     // A developer cannot remove others, but can leave.
-    expect((await dev.browser.json(`/api/v1/members/${team.owner.memberId}`, { method: 'DELETE', csrf: dev.csrf })).status).toBe(403);
+    expect(
+      (await dev.browser.json(`/api/v1/members/${team.owner.memberId}`, { method: 'DELETE', csrf: dev.csrf })).status,
+    ).toBe(403);
     const page = await dev.browser.page('/members');
     expect((await dev.browser.post(`/members/${dev.memberId}/remove`, { _csrf: page.csrf })).status).toBe(303);
     expect((await dev.browser.fetch('/keys')).status).toBe(303);
@@ -107,15 +144,31 @@ describe('members', () => {
   it('writes member.invited, member.joined, member.role_changed and member.removed, chained', async () => {
     const team = await enterpriseTeam();
     const viewer = await join(team, 'viewer');
-    await team.owner.browser.json(`/api/v1/members/${viewer.memberId}`, { method: 'PATCH', csrf: team.owner.csrf, body: { role: 'developer' } });
+    await team.owner.browser.json(`/api/v1/members/${viewer.memberId}`, {
+      method: 'PATCH',
+      csrf: team.owner.csrf,
+      body: { role: 'developer' },
+    });
     await team.owner.browser.json(`/api/v1/members/${viewer.memberId}`, { method: 'DELETE', csrf: team.owner.csrf });
     const res = await team.owner.browser.json('/api/v1/audit-logs/export?format=ndjson');
-    const records = new TextDecoder().decode(await res.arrayBuffer()).trim().split('\n').map((l) => JSON.parse(l) as { action: string; actor: { id: string }; target: string; details: unknown });
+    const records = new TextDecoder()
+      .decode(await res.arrayBuffer())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { action: string; actor: { id: string }; target: string; details: unknown });
     expect(records.map((r) => r.action)).toEqual([
-      'session.signed_in', 'member.invited', 'member.joined', 'session.signed_in', 'member.role_changed', 'member.removed',
+      'session.signed_in',
+      'member.invited',
+      'member.joined',
+      'session.signed_in',
+      'member.role_changed',
+      'member.removed',
     ]);
     expect(records[2]).toMatchObject({ actor: { id: viewer.memberId }, target: viewer.memberId });
-    expect(records[4]).toMatchObject({ actor: { id: team.owner.memberId }, details: { from: 'viewer', to: 'developer' } });
+    expect(records[4]).toMatchObject({
+      actor: { id: team.owner.memberId },
+      details: { from: 'viewer', to: 'developer' },
+    });
   });
 
   it('only owners see the billing tiers and may delete the account: everything goes, the audit log stays', async () => {
@@ -125,24 +178,44 @@ describe('members', () => {
     const page = await team.owner.browser.page('/account');
     expect(page.res.status).toBe(200);
     expect(page.html).toContain('data-testid="tools-tier">enterprise<');
-    const created = await team.owner.browser.json('/api/v1/keys', { method: 'POST', csrf: team.owner.csrf, body: { name: 'doomed', scopes: ['tools'] } });
+    const created = await team.owner.browser.json('/api/v1/keys', {
+      method: 'POST',
+      csrf: team.owner.csrf,
+      body: { name: 'doomed', scopes: ['tools'] },
+    });
     const key = ((await created.json()) as { data: { key: string } }).data.key;
     expect((await call('/api/v1/categories', { headers: toolsHeaders(key) })).status).toBe(200);
-    expect((await team.owner.browser.post('/account/delete', { _csrf: page.csrf, confirm: 'not the name' })).status).toBe(400);
-    const name = (await env.DB.prepare('SELECT name FROM accounts WHERE id = ?').bind(team.accountId).first<{ name: string }>())!.name;
+    expect(
+      (await team.owner.browser.post('/account/delete', { _csrf: page.csrf, confirm: 'not the name' })).status,
+    ).toBe(400);
+    const name = (await env.DB.prepare('SELECT name FROM accounts WHERE id = ?')
+      .bind(team.accountId)
+      .first<{ name: string }>())!.name;
     expect((await team.owner.browser.post('/account/delete', { _csrf: page.csrf, confirm: name })).status).toBe(303);
     expect(await env.DB.prepare('SELECT 1 FROM accounts WHERE id = ?').bind(team.accountId).first()).toBeNull();
     expect((await call('/api/v1/categories', { headers: toolsHeaders(key) })).status).toBe(401);
     expect((await admin.browser.fetch('/keys')).status).toBe(303);
-    const last = await env.DB.prepare('SELECT action, actor_id FROM audit_logs WHERE account_id = ? ORDER BY seq DESC LIMIT 1').bind(team.accountId).first();
+    const last = await env.DB.prepare(
+      'SELECT action, actor_id FROM audit_logs WHERE account_id = ? ORDER BY seq DESC LIMIT 1',
+    )
+      .bind(team.accountId)
+      .first();
     expect(last).toEqual({ action: 'account.deleted', actor_id: team.owner.memberId });
     // The email is free again.
-    expect((await env.DB.prepare('SELECT COUNT(*) AS n FROM members WHERE email = ?').bind(team.owner.email).first<{ n: number }>())!.n).toBe(0);
+    expect(
+      (await env.DB.prepare('SELECT COUNT(*) AS n FROM members WHERE email = ?')
+        .bind(team.owner.email)
+        .first<{ n: number }>())!.n,
+    ).toBe(0);
   });
 
   it('members, invitations and changes need the enterprise tier', async () => {
     const team = await enterpriseTeam('developer');
-    const res = await team.owner.browser.json('/api/v1/members/invitations', { method: 'POST', csrf: team.owner.csrf, body: { email: uniqueEmail(), role: 'viewer' } });
+    const res = await team.owner.browser.json('/api/v1/members/invitations', {
+      method: 'POST',
+      csrf: team.owner.csrf,
+      body: { email: uniqueEmail(), role: 'viewer' },
+    });
     expect(res.status).toBe(403);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('plan_upgrade_required');
     expect((await team.owner.browser.page('/members')).html).toContain('enterprise tools tier');

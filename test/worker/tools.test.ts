@@ -20,7 +20,13 @@ const byName = (a: ToolSeed, b: ToolSeed) => (a.name.toLowerCase() < b.name.toLo
 const matches = (t: ToolSeed, term: string) => `${t.name}\n${t.description}`.toLowerCase().includes(term.toLowerCase());
 const slugsOf = (tools: readonly ToolSeed[]) => [...tools].sort(byName).map((t) => t.slug);
 const record = (t: ToolSeed) => ({
-  slug: t.slug, name: t.name, description: t.description, url: env.TOOLS_SITE_URL + t.path, tag: t.tag, category: t.category, keyword: t.keyword,
+  slug: t.slug,
+  name: t.name,
+  description: t.description,
+  url: env.TOOLS_SITE_URL + t.path,
+  tag: t.tag,
+  category: t.category,
+  keyword: t.keyword,
 });
 
 describe('GET /api/v1/tools', () => {
@@ -29,7 +35,13 @@ describe('GET /api/v1/tools', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(res.headers.get('x-ratelimit-limit')).toBe('10000');
-    expect(body.meta).toMatchObject({ total: TOOLS.length, category: 'all', tier: 'enterprise', limit: 100, offset: 0 });
+    expect(body.meta).toMatchObject({
+      total: TOOLS.length,
+      category: 'all',
+      tier: 'enterprise',
+      limit: 100,
+      offset: 0,
+    });
     const expected = [...TOOLS].sort(byName).slice(0, 100);
     expect(body.data).toEqual(expected.map(record));
   });
@@ -49,7 +61,10 @@ describe('GET /api/v1/tools', () => {
       const expected = TOOLS.filter((t) => matches(t, term));
       expect(expected.length, term).toBeGreaterThan(0);
       expect(body.meta.total, term).toBe(expected.length);
-      expect(body.data.map((t: any) => t.slug), term).toEqual(slugsOf(expected));
+      expect(
+        body.data.map((t: any) => t.slug),
+        term,
+      ).toEqual(slugsOf(expected));
     }
   });
 
@@ -82,14 +97,25 @@ describe('GET /api/v1/tools', () => {
     const blank = await get('/api/v1/tools?category=&search=%20%20&limit=1');
     expect(blank.body.meta).toMatchObject({ total: TOOLS.length, category: 'all' });
     const padded = await get('/api/v1/tools?category=%20PDF%20&limit=1');
-    expect(padded.body.meta).toMatchObject({ total: TOOLS.filter((t) => t.category === 'PDF').length, category: 'PDF' });
+    expect(padded.body.meta).toMatchObject({
+      total: TOOLS.filter((t) => t.category === 'PDF').length,
+      category: 'PDF',
+    });
   });
 
   it('projects one field, or several in the order asked, and nothing else', async () => {
     const one = await get('/api/v1/tools?fields=name&limit=3');
-    expect(one.body.data).toEqual([...TOOLS].sort(byName).slice(0, 3).map((t) => ({ name: t.name })));
+    expect(one.body.data).toEqual(
+      [...TOOLS]
+        .sort(byName)
+        .slice(0, 3)
+        .map((t) => ({ name: t.name })),
+    );
     const several = await get('/api/v1/tools?fields=url,%20slug,url&category=SEO&limit=2');
-    const seo = [...TOOLS].filter((t) => t.category === 'SEO').sort(byName).slice(0, 2);
+    const seo = [...TOOLS]
+      .filter((t) => t.category === 'SEO')
+      .sort(byName)
+      .slice(0, 2);
     expect(several.body.data).toEqual(seo.map((t) => ({ url: env.TOOLS_SITE_URL + t.path, slug: t.slug })));
     for (const row of several.body.data) expect(Object.keys(row)).toEqual(['url', 'slug']);
   });
@@ -144,7 +170,10 @@ describe('GET /api/v1/tools', () => {
     expect(cat.body.error).toMatchObject({ param: 'category' });
     const unknown = await get('/api/v1/tools?page=2');
     expect(unknown.res.status).toBe(400);
-    expect(unknown.body.error).toMatchObject({ param: 'page', message: 'unknown parameter "page"; allowed: category, search, fields, limit, offset' });
+    expect(unknown.body.error).toMatchObject({
+      param: 'page',
+      message: 'unknown parameter "page"; allowed: category, search, fields, limit, offset',
+    });
     const bad = await get('/api/v1/tools?search=%E0%A4');
     expect(bad.res.status).toBe(400);
     expect(bad.body.error.param).toBe('search');
@@ -187,7 +216,8 @@ describe('GET /api/v1/categories', () => {
   it('lists every category with its count, by name', async () => {
     const { res, body } = await get('/api/v1/categories');
     expect(res.status).toBe(200);
-    const expected = [...CATEGORIES].sort((a, b) => (a.toLowerCase() < b.toLowerCase() ? -1 : 1))
+    const expected = [...CATEGORIES]
+      .sort((a, b) => (a.toLowerCase() < b.toLowerCase() ? -1 : 1))
       .map((category) => ({ category, count: TOOLS.filter((t) => t.category === category).length }));
     expect(body.data).toEqual(expected);
     expect(body.meta).toMatchObject({ total: CATEGORIES.length, tier: 'enterprise' });

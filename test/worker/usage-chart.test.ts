@@ -34,7 +34,15 @@ interface Bar {
 function bars(svg: string): Bar[] {
   return [...svg.matchAll(/<rect (class="chart-bar[^>]*)><title>(.*?)<\/title><\/rect>/g)].map((m) => {
     const a = attrs(m[1] ?? '');
-    return { className: a.class ?? '', height: Number(a.height), y: Number(a.y), x: Number(a.x), day: a['data-day'] ?? '', value: Number(a['data-value']), tooltip: m[2] ?? '' };
+    return {
+      className: a.class ?? '',
+      height: Number(a.height),
+      y: Number(a.y),
+      x: Number(a.x),
+      day: a['data-day'] ?? '',
+      value: Number(a['data-value']),
+      tooltip: m[2] ?? '',
+    };
   });
 }
 
@@ -95,7 +103,9 @@ describe('renderUsageChart', () => {
       [5e12, ['0', '2T', '4T', '6T']],
     ];
     for (const [max, expected] of cases) {
-      const labels = ticks(renderUsageChart(input([0, max, 1], [0, 0, 0])).value).map((t) => t.label).reverse();
+      const labels = ticks(renderUsageChart(input([0, max, 1], [0, 0, 0])).value)
+        .map((t) => t.label)
+        .reverse();
       expect(labels, `max ${max}`).toEqual(expected);
     }
     for (let max = 0; max < 5000; max += 37) {
@@ -118,7 +128,11 @@ describe('renderUsageChart', () => {
     expect(bars(zero).every((b) => b.height === 0)).toBe(true);
     expect(zero).toContain('Tools API requests: 0 in 30 days; Compressions: 0 in 30 days');
 
-    const ragged = renderUsageChart({ title: 'r', days: lastDays(5), series: [{ name: 'a', className: 'x', values: [3, Number.NaN, -2, Infinity] }] }).value;
+    const ragged = renderUsageChart({
+      title: 'r',
+      days: lastDays(5),
+      series: [{ name: 'a', className: 'x', values: [3, Number.NaN, -2, Infinity] }],
+    }).value;
     expect(ragged).not.toMatch(/NaN|Infinity/);
     expect(bars(ragged).map((b) => b.value)).toEqual([3, 0, 0, 0, 0]);
 
@@ -135,7 +149,15 @@ describe('renderUsageChart', () => {
     const labels = [...svg.matchAll(/<text class="chart-day"[^>]*>(.*?)<\/text>/g)].map((m) => m[1]);
     expect(labels).toEqual(['Oct 27', 'Nov 1', 'Nov 6', 'Nov 11', 'Nov 16', 'Nov 21']);
     const week = renderUsageChart(input([1, 2, 3, 4, 5, 6, 7], [0, 0, 0, 0, 0, 0, 0], lastDays(7))).value;
-    expect([...week.matchAll(/<text class="chart-day"[^>]*>(.*?)<\/text>/g)].map((m) => m[1])).toEqual(['Nov 15', 'Nov 16', 'Nov 17', 'Nov 18', 'Nov 19', 'Nov 20', 'Nov 21']);
+    expect([...week.matchAll(/<text class="chart-day"[^>]*>(.*?)<\/text>/g)].map((m) => m[1])).toEqual([
+      'Nov 15',
+      'Nov 16',
+      'Nov 17',
+      'Nov 18',
+      'Nov 19',
+      'Nov 20',
+      'Nov 21',
+    ]);
   });
 
   it('gives each bar a tooltip and its day and value as data attributes', () => {
@@ -153,9 +175,16 @@ describe('renderUsageChart', () => {
     const [titleId, descId] = (a['aria-labelledby'] ?? '').split(' ');
     expect(svg).toContain(`<title id="${titleId}">Usage, last 30 days</title>`);
     const total = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
-    expect(svg).toContain(`<desc id="${descId}">Tools API requests: ${total(api)} in 30 days; Compressions: ${total(compress)} in 30 days</desc>`);
-    const legend = [...svg.matchAll(/<rect class="chart-swatch ([^"]+)"[^>]*\/><text class="chart-legend-label"[^>]*>(.*?)<\/text>/g)].map((m) => [m[1], m[2]]);
-    expect(legend).toEqual([['series-api', 'Tools API requests'], ['series-compress', 'Compressions']]);
+    expect(svg).toContain(
+      `<desc id="${descId}">Tools API requests: ${total(api)} in 30 days; Compressions: ${total(compress)} in 30 days</desc>`,
+    );
+    const legend = [
+      ...svg.matchAll(/<rect class="chart-swatch ([^"]+)"[^>]*\/><text class="chart-legend-label"[^>]*>(.*?)<\/text>/g),
+    ].map((m) => [m[1], m[2]]);
+    expect(legend).toEqual([
+      ['series-api', 'Tools API requests'],
+      ['series-compress', 'Compressions'],
+    ]);
   });
 
   it('scales to its container and takes colours only from classes', () => {
@@ -175,11 +204,18 @@ describe('renderUsageChart', () => {
     // Titles that slug alike still differ.
     const [x, y] = ['Über', 'Öber'].map((title) => ids(renderUsageChart({ ...input([1], [1]), title }).value));
     expect(x).not.toEqual(y);
-    expect(ids(renderUsageChart({ ...input([1], [1]), id: 'usage-key-7' }).value)).toEqual(['usage-key-7-title', 'usage-key-7-desc']);
+    expect(ids(renderUsageChart({ ...input([1], [1]), id: 'usage-key-7' }).value)).toEqual([
+      'usage-key-7-title',
+      'usage-key-7-desc',
+    ]);
   });
 
   it('escapes names and titles', () => {
-    const evil = renderUsageChart({ title: '<script>alert(1)</script>', days: ['2026-11-21', '<b>'], series: [{ name: '<img src=x onerror=alert(1)>', className: 'a" onclick="x', values: [1, 2] }] }).value;
+    const evil = renderUsageChart({
+      title: '<script>alert(1)</script>',
+      days: ['2026-11-21', '<b>'],
+      series: [{ name: '<img src=x onerror=alert(1)>', className: 'a" onclick="x', values: [1, 2] }],
+    }).value;
     expect(evil).not.toMatch(/<script|<img|<b>|" onclick/);
     expect(evil).toContain('&lt;img src=x onerror=alert(1)&gt;');
     expect(evil).toContain('<title>&lt;b&gt;: 2 &lt;img src=x onerror=alert(1)&gt;</title>');
@@ -189,7 +225,9 @@ describe('renderUsageChart', () => {
 describe('renderUsageTable', () => {
   const data = input([1, 0, 1234], [2, 3, 0], ['2026-11-19', '2026-11-20', '2026-11-21']);
   const table = renderUsageTable(data).value;
-  const cells = [...table.matchAll(/<tr>(.*?)<\/tr>/gs)].map((r) => [...(r[1] ?? '').matchAll(/<(t[hd])([^>]*)>(.*?)<\/t[hd]>/g)].map((c) => c[3]!.replace(/<[^>]+>/g, '')));
+  const cells = [...table.matchAll(/<tr>(.*?)<\/tr>/gs)].map((r) =>
+    [...(r[1] ?? '').matchAll(/<(t[hd])([^>]*)>(.*?)<\/t[hd]>/g)].map((c) => c[3]!.replace(/<[^>]+>/g, '')),
+  );
 
   it('has a caption, a header per column and a row per day', () => {
     expect(table).toContain('<caption>Usage, last 30 days</caption>');
@@ -204,12 +242,18 @@ describe('renderUsageTable', () => {
   });
 
   it('ends with the totals of each series', () => {
-    expect(/<tfoot>(.*?)<\/tfoot>/s.exec(table)?.[1]).toContain('<th scope="row">Total</th><td class="num">1,235</td><td class="num">5</td>');
+    expect(/<tfoot>(.*?)<\/tfoot>/s.exec(table)?.[1]).toContain(
+      '<th scope="row">Total</th><td class="num">1,235</td><td class="num">5</td>',
+    );
     expect(cells.at(-1)).toEqual(['Total', '1,235', '5']);
   });
 
   it('escapes names and treats missing values as 0', () => {
-    const t = renderUsageTable({ title: 'a<b', days: ['2026-11-21', '2026-11-22'], series: [{ name: '<i>x</i>', className: 'c', values: [5] }] }).value;
+    const t = renderUsageTable({
+      title: 'a<b',
+      days: ['2026-11-21', '2026-11-22'],
+      series: [{ name: '<i>x</i>', className: 'c', values: [5] }],
+    }).value;
     expect(t).not.toContain('<i>');
     expect(t).toContain('<th scope="col">&lt;i&gt;x&lt;/i&gt;</th>');
     expect(t).toContain('<caption>a&lt;b</caption>');

@@ -1,7 +1,14 @@
 // The events: key.created and key.revoked (written in the key's D1 batch), usage.threshold and
 // rate_limit.exceeded (written in the meter's own transaction), each delivered once, verified with the
 // standardwebhooks package, and each threshold exactly once however many requests race past it.
-import { abortAllDurableObjects, createExecutionContext, createScheduledController, env, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
+import {
+  abortAllDurableObjects,
+  createExecutionContext,
+  createScheduledController,
+  env,
+  runInDurableObject,
+  waitOnExecutionContext,
+} from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/accounts/keys.ts';
 import { TOOLS_TIERS } from '../../src/accounts/tiers.ts';
@@ -11,7 +18,16 @@ import { MeterOutbox } from '../../src/webhooks/meter-outbox.ts';
 import worker from '../../src/index.ts';
 import { TestClock, call, toolsHeaders } from './helpers.ts';
 import { compressCall, photo, pngOf } from './image-fixtures.ts';
-import { addEndpoint, addKey, manage, manageAccount, received, verified, waitFor, type Endpoint } from './webhook-helpers.ts';
+import {
+  addEndpoint,
+  addKey,
+  manage,
+  manageAccount,
+  received,
+  verified,
+  waitFor,
+  type Endpoint,
+} from './webhook-helpers.ts';
 
 const TINY = pngOf(photo(8, 8));
 // Memory for every request at once, so each one reaches the meter.
@@ -19,7 +35,10 @@ const ROOMY = { MEMORY_BUDGET_MB: '1000' };
 const settle = () => new Promise((r) => setTimeout(r, 600));
 
 async function payloads(endpoint: Endpoint, count: number) {
-  const got = await waitFor(() => received(endpoint.path), (r) => r.length >= count);
+  const got = await waitFor(
+    () => received(endpoint.path),
+    (r) => r.length >= count,
+  );
   return got.map((r) => ({ id: r.headers['webhook-id'], ...verified(endpoint, r) }));
 }
 
@@ -32,7 +51,10 @@ describe('key events', () => {
     expect(res.status).toBe(201);
     const created = ((await res.json()) as { data: { id: string; prefix: string } }).data;
     const [first] = await payloads(keys, 1);
-    expect(first).toMatchObject({ type: 'key.created', data: { key_id: created.id, name: 'CI', prefix: created.prefix, scopes: ['tools'] } });
+    expect(first).toMatchObject({
+      type: 'key.created',
+      data: { key_id: created.id, name: 'CI', prefix: created.prefix, scopes: ['tools'] },
+    });
     expect(Object.keys(first!.data)).not.toContain('key');
     // Revoked twice: one event.
     expect((await manage(account.key, `/api/v1/keys/${created.id}`, { method: 'DELETE' })).status).toBe(200);
@@ -49,7 +71,9 @@ describe('key events', () => {
   it('are not recorded for an account without webhooks', async () => {
     const account = await manageAccount({ tools: 'free' });
     await manage(account.key, '/api/v1/keys', { method: 'POST', body: { name: 'x', scopes: ['image'] } });
-    const rows = await env.DB.prepare('SELECT COUNT(*) AS n FROM webhook_outbox WHERE account_id = ?').bind(account.accountId).first<{ n: number }>();
+    const rows = await env.DB.prepare('SELECT COUNT(*) AS n FROM webhook_outbox WHERE account_id = ?')
+      .bind(account.accountId)
+      .first<{ n: number }>();
     expect(rows?.n).toBe(0);
   });
 });
@@ -65,21 +89,40 @@ describe('usage.threshold and rate_limit.exceeded', () => {
     const clock = new TestClock(dayWindow(Date.now()).start + 12 * 3_600_000);
     const day = dayWindow(clock.now);
     // 10 short of 80 %: then 40 requests at once cross it (and only once).
-    await runInDurableObject(meter, (_instance, state) => new Counters(state.storage.sql).add('day', day.start, Math.ceil(perDay * 0.8) - 10));
-    const first = await Promise.all(Array.from({ length: 40 }, () => call('/api/v1/categories', { headers: toolsHeaders(tools.key), clock })));
+    await runInDurableObject(meter, (_instance, state) =>
+      new Counters(state.storage.sql).add('day', day.start, Math.ceil(perDay * 0.8) - 10),
+    );
+    const first = await Promise.all(
+      Array.from({ length: 40 }, () => call('/api/v1/categories', { headers: toolsHeaders(tools.key), clock })),
+    );
     expect(first.every((r) => r.status === 200)).toBe(true);
     const [eighty] = await payloads(endpoint, 1);
-    expect(eighty).toMatchObject({ type: 'usage.threshold', data: { key_id: tools.id, api: 'tools', window: 'day', percent: 80, limit: perDay } });
+    expect(eighty).toMatchObject({
+      type: 'usage.threshold',
+      data: { key_id: tools.id, api: 'tools', window: 'day', percent: 80, limit: perDay },
+    });
     // 10 short of the day's end: 40 at once make 100 % once and the first 429 once.
-    await runInDurableObject(meter, (_instance, state) => new Counters(state.storage.sql).add('day', day.start, perDay - 10 - (Math.ceil(perDay * 0.8) + 30)));
-    const second = await Promise.all(Array.from({ length: 40 }, () => call('/api/v1/categories', { headers: toolsHeaders(tools.key), clock })));
+    await runInDurableObject(meter, (_instance, state) =>
+      new Counters(state.storage.sql).add('day', day.start, perDay - 10 - (Math.ceil(perDay * 0.8) + 30)),
+    );
+    const second = await Promise.all(
+      Array.from({ length: 40 }, () => call('/api/v1/categories', { headers: toolsHeaders(tools.key), clock })),
+    );
     expect(second.filter((r) => r.status === 200)).toHaveLength(10);
     expect(second.filter((r) => r.status === 429)).toHaveLength(30);
     const all = await payloads(endpoint, 3);
     await settle();
     const events = (await payloads(endpoint, 3)).map((p) => [p.type, p.data.percent ?? p.data.window]);
-    expect(events.sort()).toEqual([['rate_limit.exceeded', 'day'], ['usage.threshold', 100], ['usage.threshold', 80]]);
-    expect(all.find((p) => p.data.percent === 100)?.data).toMatchObject({ used: perDay, limit: perDay, reset: Math.floor(day.end / 1000) });
+    expect(events.sort()).toEqual([
+      ['rate_limit.exceeded', 'day'],
+      ['usage.threshold', 100],
+      ['usage.threshold', 80],
+    ]);
+    expect(all.find((p) => p.data.percent === 100)?.data).toMatchObject({
+      used: perDay,
+      limit: perDay,
+      reset: Math.floor(day.end / 1000),
+    });
   });
 
   it('rate_limit.exceeded fires once per minute window', async () => {
@@ -91,13 +134,20 @@ describe('usage.threshold and rate_limit.exceeded', () => {
     // The Worker's clock held 10 s into a minute, so all of this lands in one minute window (real time
     // could cross a minute's end mid-test; waiting for the next one would outlast the test's timeout).
     const clock = new TestClock(minuteWindow(Date.now()).start + 10_000);
-    await runInDurableObject(meter, (_i, state) => new Counters(state.storage.sql).add('minute', minuteWindow(clock.now).start, perMinute - 5));
-    const answers = await Promise.all(Array.from({ length: 30 }, () => call('/api/v1/categories', { headers: toolsHeaders(tools.key), clock })));
+    await runInDurableObject(meter, (_i, state) =>
+      new Counters(state.storage.sql).add('minute', minuteWindow(clock.now).start, perMinute - 5),
+    );
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, () => call('/api/v1/categories', { headers: toolsHeaders(tools.key), clock })),
+    );
     expect(answers.filter((r) => r.status === 429)).toHaveLength(25);
     const [only] = await payloads(endpoint, 1);
     await settle();
     expect(await received(endpoint.path)).toHaveLength(1);
-    expect(only).toMatchObject({ type: 'rate_limit.exceeded', data: { key_id: tools.id, api: 'tools', window: 'minute', limit: perMinute } });
+    expect(only).toMatchObject({
+      type: 'rate_limit.exceeded',
+      data: { key_id: tools.id, api: 'tools', window: 'minute', limit: perMinute },
+    });
   });
 
   it("fire exactly once each for the image API's month, under concurrent compressions", async () => {
@@ -109,16 +159,27 @@ describe('usage.threshold and rate_limit.exceeded', () => {
     const month = monthWindow(clock.now);
     const accountMeter = env.ACCOUNT_METER.get(env.ACCOUNT_METER.idFromName(account.accountId));
     // 75 of the free tier's 100 used: 30 compressions at once cross 80 % and 100 %, and 5 are refused.
-    await runInDurableObject(accountMeter, (_i, state) => new Counters(state.storage.sql).add('month', month.start, 75));
-    const answers = await Promise.all(Array.from({ length: 30 }, () => compressCall(image.key, { image: TINY, filename: 'a.png' }, { env: ROOMY, clock })));
+    await runInDurableObject(accountMeter, (_i, state) =>
+      new Counters(state.storage.sql).add('month', month.start, 75),
+    );
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        compressCall(image.key, { image: TINY, filename: 'a.png' }, { env: ROOMY, clock }),
+      ),
+    );
     expect(answers.filter((r) => r.status === 200)).toHaveLength(25);
     expect(answers.filter((r) => r.status === 429)).toHaveLength(5);
     await payloads(endpoint, 3);
     await settle();
     const all = await payloads(endpoint, 3);
     expect(all).toHaveLength(3);
-    expect(all.map((p) => [p.type, p.data.percent ?? p.data.window]).sort()).toEqual([['rate_limit.exceeded', 'month'], ['usage.threshold', 100], ['usage.threshold', 80]]);
-    for (const p of all) expect(p.data).toMatchObject({ key_id: image.id, api: 'image', limit: 100, reset: Math.floor(month.end / 1000) });
+    expect(all.map((p) => [p.type, p.data.percent ?? p.data.window]).sort()).toEqual([
+      ['rate_limit.exceeded', 'month'],
+      ['usage.threshold', 100],
+      ['usage.threshold', 80],
+    ]);
+    for (const p of all)
+      expect(p.data).toMatchObject({ key_id: image.id, api: 'image', limit: 100, reset: Math.floor(month.end / 1000) });
   });
 });
 
@@ -128,7 +189,11 @@ describe('the outbox sweep (cron trigger)', () => {
     const endpoint = await addEndpoint(account.key, ['key.created']);
     // As if the request that wrote it died between its D1 batch and the call to the dispatcher.
     const id = `msg_lost_${crypto.randomUUID().slice(0, 8)}`;
-    const body = JSON.stringify({ type: 'key.created', timestamp: new Date().toISOString(), data: { key_id: 'key_lost' } });
+    const body = JSON.stringify({
+      type: 'key.created',
+      timestamp: new Date().toISOString(),
+      data: { key_id: 'key_lost' },
+    });
     await env.DB.prepare('INSERT INTO webhook_outbox (id, account_id, type, body, created_at) VALUES (?, ?, ?, ?, ?)')
       .bind(id, account.accountId, 'key.created', body, Date.now() - 120_000)
       .run();
@@ -137,7 +202,9 @@ describe('the outbox sweep (cron trigger)', () => {
     await waitOnExecutionContext(ctx);
     const [got] = await payloads(endpoint, 1);
     expect(got).toMatchObject({ id, type: 'key.created', data: { key_id: 'key_lost' } });
-    const left = await env.DB.prepare('SELECT COUNT(*) AS n FROM webhook_outbox WHERE id = ?').bind(id).first<{ n: number }>();
+    const left = await env.DB.prepare('SELECT COUNT(*) AS n FROM webhook_outbox WHERE id = ?')
+      .bind(id)
+      .first<{ n: number }>();
     expect(left?.n).toBe(0);
   });
 });
@@ -151,7 +218,10 @@ describe("a meter's hand-off", () => {
     // Recorded as the meter records (outbox row and alarm in its storage), with the alarm a moment away,
     // then every instance thrown away: only storage is left to deliver it.
     const id = await runInDurableObject(meter, async (_i, state) => {
-      const e = new MeterOutbox(state.storage.sql).record(account.accountId, 'usage.threshold', Date.now(), { key_id: tools.id, percent: 80 });
+      const e = new MeterOutbox(state.storage.sql).record(account.accountId, 'usage.threshold', Date.now(), {
+        key_id: tools.id,
+        percent: 80,
+      });
       await state.storage.setAlarm(Date.now() + 300);
       return e.id;
     });

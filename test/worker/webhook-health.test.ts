@@ -15,12 +15,23 @@ const OWNER: AuditOrigin = { actor: { type: 'key', id: null }, ip: null, userAge
 
 async function endpoint() {
   const account = await manageAccount();
-  const created = await createEndpoint(env.DB, account.accountId, { url: 'https://hooks.example.com/x', events: ['key.created'] }, Date.UTC(2026, 10, 1), OWNER);
+  const created = await createEndpoint(
+    env.DB,
+    account.accountId,
+    { url: 'https://hooks.example.com/x', events: ['key.created'] },
+    Date.UTC(2026, 10, 1),
+    OWNER,
+  );
   if (!created.ok) throw new Error('not created');
   return { accountId: account.accountId, id: created.endpoint.id };
 }
 const fail = (id: string, at: number) => recordHealth(env.DB, id, false, at, FIVE_DAYS, LONGEST_GAP);
-const streakOf = async (id: string) => (await env.DB.prepare('SELECT failing_since FROM webhook_endpoints WHERE id = ?').bind(id).first<{ failing_since: number | null }>())?.failing_since;
+const streakOf = async (id: string) =>
+  (
+    await env.DB.prepare('SELECT failing_since FROM webhook_endpoints WHERE id = ?')
+      .bind(id)
+      .first<{ failing_since: number | null }>()
+  )?.failing_since;
 
 describe('failure streaks', () => {
   const t0 = Date.UTC(2026, 10, 2);

@@ -20,7 +20,11 @@ export interface Received {
 export const hookPath = (): string => `/hooks/${crypto.randomUUID()}`;
 
 /** The next `times` requests to `path` (-1: all) answer `status` (500), after `delay` ms (0). */
-export async function failNext(path: string, times: number, options: { status?: number; delay?: number } = {}): Promise<void> {
+export async function failNext(
+  path: string,
+  times: number,
+  options: { status?: number; delay?: number } = {},
+): Promise<void> {
   const query = `path=${encodeURIComponent(path)}&times=${times}&status=${options.status ?? 500}&delay=${options.delay ?? 0}`;
   const res = await fetch(`${RECEIVER}/_control/fail?${query}`, { method: 'POST' });
   expect(res.status).toBe(200);
@@ -43,13 +47,20 @@ export async function waitFor<T>(read: () => Promise<T>, check: (value: T) => bo
 
 /** An account with a manage key (and its tiers). */
 export async function manageAccount(options: { tools?: ToolsTier; image?: ImageTier } = {}): Promise<TestKey> {
-  return makeKey({ tools: options.tools ?? 'developer', image: options.image ?? 'free', scopes: ['manage'], name: 'automation' });
+  return makeKey({
+    tools: options.tools ?? 'developer',
+    image: options.image ?? 'free',
+    scopes: ['manage'],
+    name: 'automation',
+  });
 }
 
 /** Another key in the same account, made as the operator CLI makes it. */
 export async function addKey(account: TestKey, scopes: Scope[]): Promise<TestKey> {
   const key = await keyStatement({ accountId: account.accountId, scopes, name: `k-${scopes.join('-')}` }, Date.now());
-  await env.DB.prepare(key.statement.sql).bind(...key.statement.params).run();
+  await env.DB.prepare(key.statement.sql)
+    .bind(...key.statement.params)
+    .run();
   return { key: key.record.key, id: key.record.id, accountId: account.accountId };
 }
 
@@ -75,7 +86,10 @@ export async function addEndpoint(key: string, events: string[], path = hookPath
 }
 
 /** Verifies a received request with the standardwebhooks package; returns the parsed payload. */
-export function verified(endpoint: { secret: string }, r: Received): { type: string; timestamp: string; data: Record<string, unknown> } {
+export function verified(
+  endpoint: { secret: string },
+  r: Received,
+): { type: string; timestamp: string; data: Record<string, unknown> } {
   const payload = new Webhook(endpoint.secret).verify(r.body, {
     'webhook-id': r.headers['webhook-id']!,
     'webhook-timestamp': r.headers['webhook-timestamp']!,

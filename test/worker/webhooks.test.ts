@@ -3,9 +3,22 @@
 // restarted, the delivery log, manual retry and automatic disabling.
 import { abortAllDurableObjects } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { MAX_CONCURRENT_DELIVERIES, MAX_ENDPOINTS_PER_ACCOUNT, MAX_MANUAL_SENDS_PER_HOUR } from '../../src/webhooks/limits.ts';
 import {
-  addEndpoint, type Endpoint, failNext, hookPath, manage, manageAccount, RECEIVER, received, verified, waitFor,
+  MAX_CONCURRENT_DELIVERIES,
+  MAX_ENDPOINTS_PER_ACCOUNT,
+  MAX_MANUAL_SENDS_PER_HOUR,
+} from '../../src/webhooks/limits.ts';
+import {
+  addEndpoint,
+  type Endpoint,
+  failNext,
+  hookPath,
+  manage,
+  manageAccount,
+  RECEIVER,
+  received,
+  verified,
+  waitFor,
 } from './webhook-helpers.ts';
 
 interface Envelope<T> {
@@ -17,7 +30,10 @@ const read = async <T>(res: Response) => (await res.json()) as Envelope<T>;
 describe('webhook endpoints', () => {
   it('need the developer or enterprise tools tier', async () => {
     const free = await manageAccount({ tools: 'free' });
-    const res = await manage(free.key, '/api/v1/webhooks', { method: 'POST', body: { url: `${RECEIVER}/hooks/x`, events: ['key.created'] } });
+    const res = await manage(free.key, '/api/v1/webhooks', {
+      method: 'POST',
+      body: { url: `${RECEIVER}/hooks/x`, events: ['key.created'] },
+    });
     expect(res.status).toBe(403);
     expect((await read(res)).error?.code).toBe('plan_upgrade_required');
     expect((await manage(free.key, '/api/v1/webhooks')).status).toBe(403);
@@ -31,11 +47,19 @@ describe('webhook endpoints', () => {
     expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
     const one = await read<Record<string, unknown>>(await manage(account.key, `/api/v1/webhooks/${endpoint.id}`));
     expect(one.data).not.toHaveProperty('secret');
-    expect(one.data).toMatchObject({ id: endpoint.id, url: RECEIVER + endpoint.path, events: ['key.created', 'usage.threshold'], enabled: true, disabled_reason: null });
+    expect(one.data).toMatchObject({
+      id: endpoint.id,
+      url: RECEIVER + endpoint.path,
+      events: ['key.created', 'usage.threshold'],
+      enabled: true,
+      disabled_reason: null,
+    });
     const list = await read<Record<string, unknown>[]>(await manage(account.key, '/api/v1/webhooks'));
     expect(list.data.map((e) => e.id)).toEqual([endpoint.id]);
     expect(JSON.stringify(list)).not.toContain(endpoint.secret);
-    const rotated = await read<{ secret: string }>(await manage(account.key, `/api/v1/webhooks/${endpoint.id}/rotate-secret`, { method: 'POST' }));
+    const rotated = await read<{ secret: string }>(
+      await manage(account.key, `/api/v1/webhooks/${endpoint.id}/rotate-secret`, { method: 'POST' }),
+    );
     expect(rotated.data.secret).toMatch(/^whsec_/);
     expect(rotated.data.secret).not.toBe(endpoint.secret);
   });
@@ -43,7 +67,10 @@ describe('webhook endpoints', () => {
   it(`are at most ${MAX_ENDPOINTS_PER_ACCOUNT} per account`, async () => {
     const account = await manageAccount();
     for (let i = 0; i < MAX_ENDPOINTS_PER_ACCOUNT; i++) await addEndpoint(account.key, ['key.created']);
-    const res = await manage(account.key, '/api/v1/webhooks', { method: 'POST', body: { url: `${RECEIVER}/hooks/one-more`, events: ['key.created'] } });
+    const res = await manage(account.key, '/api/v1/webhooks', {
+      method: 'POST',
+      body: { url: `${RECEIVER}/hooks/one-more`, events: ['key.created'] },
+    });
     expect(res.status).toBe(400);
     expect((await read(res)).error?.message).toContain(`at most ${MAX_ENDPOINTS_PER_ACCOUNT}`);
   });
@@ -65,15 +92,28 @@ describe('webhook endpoints', () => {
       `${RECEIVER.replace('127.0.0.1', 'localhost')}/hooks/x`, // only the exact test origin is let through
     ];
     for (const url of refused) {
-      const res = await manage(account.key, '/api/v1/webhooks', { method: 'POST', body: { url, events: ['key.created'] } });
+      const res = await manage(account.key, '/api/v1/webhooks', {
+        method: 'POST',
+        body: { url, events: ['key.created'] },
+      });
       const body = await read(res);
       expect(res.status, url).toBe(400);
       expect(body.error?.param, url).toBe('url');
     }
     const endpoint = await addEndpoint(account.key, ['key.created']);
-    const patched = await manage(account.key, `/api/v1/webhooks/${endpoint.id}`, { method: 'PATCH', body: { url: 'https://192.168.1.1/x' } });
+    const patched = await manage(account.key, `/api/v1/webhooks/${endpoint.id}`, {
+      method: 'PATCH',
+      body: { url: 'https://192.168.1.1/x' },
+    });
     expect(patched.status).toBe(400);
-    expect((await manage(account.key, '/api/v1/webhooks', { method: 'POST', body: { url: 'https://example.com/x', events: ['nope'] } })).status).toBe(400);
+    expect(
+      (
+        await manage(account.key, '/api/v1/webhooks', {
+          method: 'POST',
+          body: { url: 'https://example.com/x', events: ['nope'] },
+        })
+      ).status,
+    ).toBe(400);
   });
 
   it('send a test message signed as Standard Webhooks says (verified by the standardwebhooks package)', async () => {
@@ -82,7 +122,10 @@ describe('webhook endpoints', () => {
     const res = await manage(account.key, `/api/v1/webhooks/${endpoint.id}/test`, { method: 'POST' });
     expect(res.status).toBe(202);
     const { data } = await read<{ msg_id: string }>(res);
-    const [got] = await waitFor(() => received(endpoint.path), (r) => r.length === 1);
+    const [got] = await waitFor(
+      () => received(endpoint.path),
+      (r) => r.length === 1,
+    );
     expect(got!.headers['webhook-id']).toBe(data.msg_id);
     expect(got!.headers['content-type']).toBe('application/json');
     expect(got!.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
@@ -98,8 +141,13 @@ describe('webhook endpoints', () => {
     const account = await manageAccount();
     const endpoint = await addEndpoint(account.key, ['key.created']);
     await failNext(endpoint.path, 2);
-    const { data } = await read<{ msg_id: string }>(await manage(account.key, `/api/v1/webhooks/${endpoint.id}/test`, { method: 'POST' }));
-    const got = await waitFor(() => received(endpoint.path), (r) => r.length === 3);
+    const { data } = await read<{ msg_id: string }>(
+      await manage(account.key, `/api/v1/webhooks/${endpoint.id}/test`, { method: 'POST' }),
+    );
+    const got = await waitFor(
+      () => received(endpoint.path),
+      (r) => r.length === 3,
+    );
     expect(got.map((r) => r.headers['webhook-id'])).toEqual([data.msg_id, data.msg_id, data.msg_id]);
     expect(got.map((r) => r.status)).toEqual([500, 500, 200]);
     // Each attempt is signed for its own time, and each verifies; the body is the same bytes every time.
@@ -108,11 +156,21 @@ describe('webhook endpoints', () => {
     // The schedule's steps (300 ms in the tests' vars) separate the attempts.
     expect(got[1]!.at - got[0]!.at).toBeGreaterThanOrEqual(250);
     const log = await waitFor(
-      async () => (await read<{ msg_id: string; state: string; attempts: { status: number }[] }[]>(await manage(account.key, `/api/v1/webhooks/${endpoint.id}/deliveries`))).data,
+      async () =>
+        (
+          await read<{ msg_id: string; state: string; attempts: { status: number }[] }[]>(
+            await manage(account.key, `/api/v1/webhooks/${endpoint.id}/deliveries`),
+          )
+        ).data,
       (l) => l[0]?.state === 'succeeded',
     );
     expect(log).toHaveLength(1);
-    expect(log[0]).toMatchObject({ msg_id: data.msg_id, type: 'webhook.test', state: 'succeeded', next_attempt_at: null });
+    expect(log[0]).toMatchObject({
+      msg_id: data.msg_id,
+      type: 'webhook.test',
+      state: 'succeeded',
+      next_attempt_at: null,
+    });
     expect(log[0]!.attempts.map((a) => a.status)).toEqual([500, 500, 200]);
   });
 
@@ -121,9 +179,16 @@ describe('webhook endpoints', () => {
     const endpoint = await addEndpoint(account.key, ['key.created']);
     // WEBHOOK_ATTEMPT_TIMEOUT_MS is 1.5 s in the tests' vars (15 s deployed); this answer takes 2.5 s.
     await failNext(endpoint.path, 1, { status: 200, delay: 2_500 });
-    const { data } = await read<{ msg_id: string }>(await manage(account.key, `/api/v1/webhooks/${endpoint.id}/test`, { method: 'POST' }));
+    const { data } = await read<{ msg_id: string }>(
+      await manage(account.key, `/api/v1/webhooks/${endpoint.id}/test`, { method: 'POST' }),
+    );
     const log = await waitFor(
-      async () => (await read<{ state: string; attempts: { status: number | null; error: string | null }[] }[]>(await manage(account.key, `/api/v1/webhooks/${endpoint.id}/deliveries`))).data,
+      async () =>
+        (
+          await read<{ state: string; attempts: { status: number | null; error: string | null }[] }[]>(
+            await manage(account.key, `/api/v1/webhooks/${endpoint.id}/deliveries`),
+          )
+        ).data,
       (l) => l[0]?.state === 'succeeded',
     );
     expect(log[0]!.attempts).toEqual([
@@ -140,24 +205,40 @@ describe('webhook endpoints', () => {
     // Past the attempt timeout (1.5 s in the tests' vars): the slow attempt holds its connection 1.5 s.
     await failNext(slow.path, 1, { status: 200, delay: 3_000 });
     expect((await manage(account.key, `/api/v1/webhooks/${slow.id}/test`, { method: 'POST' })).status).toBe(202);
-    const [hanging] = await waitFor(() => received(slow.path), (r) => r.length === 1);
+    const [hanging] = await waitFor(
+      () => received(slow.path),
+      (r) => r.length === 1,
+    );
     expect((await manage(account.key, `/api/v1/webhooks/${fast.id}/test`, { method: 'POST' })).status).toBe(202);
-    const [delivered] = await waitFor(() => received(fast.path), (r) => r.length === 1);
+    const [delivered] = await waitFor(
+      () => received(fast.path),
+      (r) => r.length === 1,
+    );
     // Received while the slow attempt still waits for its answer (it gives up 1.5 s after it started).
     expect(delivered!.at - hanging!.at).toBeLessThan(1_000);
     expect(delivered!.status).toBe(200);
     // The slow one is retried on its own schedule and gets its message too.
-    await waitFor(() => received(slow.path), (r) => r.some((x) => x.status === 200 && x.at > hanging!.at));
+    await waitFor(
+      () => received(slow.path),
+      (r) => r.some((x) => x.status === 200 && x.at > hanging!.at),
+    );
   });
 
   it(`have at most ${MAX_CONCURRENT_DELIVERIES} attempts in flight per account, one per endpoint`, async () => {
     const account = await manageAccount();
     const endpoints: Endpoint[] = [];
-    for (let i = 0; i <= MAX_CONCURRENT_DELIVERIES; i++) endpoints.push(await addEndpoint(account.key, ['key.created']));
+    for (let i = 0; i <= MAX_CONCURRENT_DELIVERIES; i++)
+      endpoints.push(await addEndpoint(account.key, ['key.created']));
     // Every endpoint holds its first attempt past the timeout (1.5 s), so none frees its slot early.
     for (const e of endpoints) await failNext(e.path, 1, { status: 200, delay: 3_000 });
-    expect((await manage(account.key, '/api/v1/keys', { method: 'POST', body: { name: 'CI', scopes: ['tools'] } })).status).toBe(201);
-    const arrivals = async () => (await Promise.all(endpoints.map((e) => received(e.path)))).flat().map((r) => r.at).sort((a, b) => a - b);
+    expect(
+      (await manage(account.key, '/api/v1/keys', { method: 'POST', body: { name: 'CI', scopes: ['tools'] } })).status,
+    ).toBe(201);
+    const arrivals = async () =>
+      (await Promise.all(endpoints.map((e) => received(e.path))))
+        .flat()
+        .map((r) => r.at)
+        .sort((a, b) => a - b);
     const first = await waitFor(arrivals, (a) => a.length >= MAX_CONCURRENT_DELIVERIES);
     await new Promise((r) => setTimeout(r, 500));
     expect(await arrivals()).toHaveLength(MAX_CONCURRENT_DELIVERIES);
@@ -173,10 +254,18 @@ describe('webhook endpoints', () => {
     await failNext(endpoint.path, 1, { status: 302 });
     await manage(account.key, `/api/v1/webhooks/${endpoint.id}/test`, { method: 'POST' });
     const log = await waitFor(
-      async () => (await read<{ state: string; attempts: { status: number | null; error: string | null }[] }[]>(await manage(account.key, `/api/v1/webhooks/${endpoint.id}/deliveries`))).data,
+      async () =>
+        (
+          await read<{ state: string; attempts: { status: number | null; error: string | null }[] }[]>(
+            await manage(account.key, `/api/v1/webhooks/${endpoint.id}/deliveries`),
+          )
+        ).data,
       (l) => l[0]?.state === 'succeeded',
     );
-    expect(log[0]!.attempts.map((a) => [a.status, a.error])).toEqual([[302, 'the endpoint answered 302'], [200, null]]);
+    expect(log[0]!.attempts.map((a) => [a.status, a.error])).toEqual([
+      [302, 'the endpoint answered 302'],
+      [200, null],
+    ]);
     expect((await received(endpoint.path)).map((r) => r.status)).toEqual([302, 200]);
   });
 
@@ -184,41 +273,74 @@ describe('webhook endpoints', () => {
     const account = await manageAccount();
     const endpoint = await addEndpoint(account.key, ['key.created']);
     await failNext(endpoint.path, 1);
-    const { data } = await read<{ msg_id: string }>(await manage(account.key, `/api/v1/webhooks/${endpoint.id}/test`, { method: 'POST' }));
-    await waitFor(() => received(endpoint.path), (r) => r.length === 1);
+    const { data } = await read<{ msg_id: string }>(
+      await manage(account.key, `/api/v1/webhooks/${endpoint.id}/test`, { method: 'POST' }),
+    );
+    await waitFor(
+      () => received(endpoint.path),
+      (r) => r.length === 1,
+    );
     // Every Durable Object instance is thrown away (storage kept): the next attempt must come from the
     // alarm in storage, not from anything the old instance held in memory.
     await abortAllDurableObjects();
-    const got = await waitFor(() => received(endpoint.path), (r) => r.length === 2);
-    expect(got.map((r) => [r.headers['webhook-id'], r.status])).toEqual([[data.msg_id, 500], [data.msg_id, 200]]);
+    const got = await waitFor(
+      () => received(endpoint.path),
+      (r) => r.length === 2,
+    );
+    expect(got.map((r) => [r.headers['webhook-id'], r.status])).toEqual([
+      [data.msg_id, 500],
+      [data.msg_id, 200],
+    ]);
     verified(endpoint, got[1]!);
   });
 
   it('retry a message by hand, with the same id', async () => {
     const account = await manageAccount();
     const endpoint = await addEndpoint(account.key, ['key.created']);
-    const { data } = await read<{ msg_id: string }>(await manage(account.key, `/api/v1/webhooks/${endpoint.id}/test`, { method: 'POST' }));
-    await waitFor(() => received(endpoint.path), (r) => r.length === 1);
-    const res = await manage(account.key, `/api/v1/webhooks/${endpoint.id}/deliveries/${data.msg_id}/retry`, { method: 'POST' });
+    const { data } = await read<{ msg_id: string }>(
+      await manage(account.key, `/api/v1/webhooks/${endpoint.id}/test`, { method: 'POST' }),
+    );
+    await waitFor(
+      () => received(endpoint.path),
+      (r) => r.length === 1,
+    );
+    const res = await manage(account.key, `/api/v1/webhooks/${endpoint.id}/deliveries/${data.msg_id}/retry`, {
+      method: 'POST',
+    });
     expect(res.status).toBe(202);
-    const got = await waitFor(() => received(endpoint.path), (r) => r.length === 2);
+    const got = await waitFor(
+      () => received(endpoint.path),
+      (r) => r.length === 2,
+    );
     expect(got[1]!.headers['webhook-id']).toBe(data.msg_id);
-    expect((await manage(account.key, `/api/v1/webhooks/${endpoint.id}/deliveries/msg_unknown/retry`, { method: 'POST' })).status).toBe(404);
+    expect(
+      (await manage(account.key, `/api/v1/webhooks/${endpoint.id}/deliveries/msg_unknown/retry`, { method: 'POST' }))
+        .status,
+    ).toBe(404);
   });
 
   it(`allow at most ${MAX_MANUAL_SENDS_PER_HOUR} tests and manual retries per account per hour`, async () => {
     const account = await manageAccount();
     const endpoint = await addEndpoint(account.key, ['key.created']);
     const answers = [];
-    for (let i = 0; i < MAX_MANUAL_SENDS_PER_HOUR; i++) answers.push((await manage(account.key, `/api/v1/webhooks/${endpoint.id}/test`, { method: 'POST' })).status);
+    for (let i = 0; i < MAX_MANUAL_SENDS_PER_HOUR; i++)
+      answers.push((await manage(account.key, `/api/v1/webhooks/${endpoint.id}/test`, { method: 'POST' })).status);
     expect(answers.every((s) => s === 202)).toBe(true);
     const over = await manage(account.key, `/api/v1/webhooks/${endpoint.id}/test`, { method: 'POST' });
     expect(over.status).toBe(429);
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(3000);
     expect((await read(over)).error?.code).toBe('rate_limit_exceeded');
     // One attempt at a time per endpoint (MAX_CONCURRENT_DELIVERIES): the 60 arrive one after another.
-    const got = await waitFor(() => received(endpoint.path), (r) => r.length === MAX_MANUAL_SENDS_PER_HOUR, 25_000);
-    const retry = await manage(account.key, `/api/v1/webhooks/${endpoint.id}/deliveries/${got[0]!.headers['webhook-id']}/retry`, { method: 'POST' });
+    const got = await waitFor(
+      () => received(endpoint.path),
+      (r) => r.length === MAX_MANUAL_SENDS_PER_HOUR,
+      25_000,
+    );
+    const retry = await manage(
+      account.key,
+      `/api/v1/webhooks/${endpoint.id}/deliveries/${got[0]!.headers['webhook-id']}/retry`,
+      { method: 'POST' },
+    );
     expect(retry.status).toBe(429);
   }, 30_000);
 
@@ -229,7 +351,12 @@ describe('webhook endpoints', () => {
     await manage(account.key, `/api/v1/webhooks/${endpoint.id}/test`, { method: 'POST' });
     // WEBHOOK_DISABLE_AFTER_MS is 2 s in the tests' vars; the eight attempts span 2.1 s.
     const after = await waitFor(
-      async () => (await read<{ enabled: boolean; disabled_reason: string | null }>(await manage(account.key, `/api/v1/webhooks/${endpoint.id}`))).data,
+      async () =>
+        (
+          await read<{ enabled: boolean; disabled_reason: string | null }>(
+            await manage(account.key, `/api/v1/webhooks/${endpoint.id}`),
+          )
+        ).data,
       (e) => !e.enabled,
     );
     expect(after.disabled_reason).toMatch(/disabled automatically: every delivery attempt failed/);

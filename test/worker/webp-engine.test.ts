@@ -34,14 +34,27 @@ function meanDiff(a: Uint8Array, b: Uint8Array): number {
 
 describe('decoding in rows', () => {
   it.each([
-    [1, 1], [1, 7], [7, 1], [2, 2], [17, 9], [67, 45], [300, 211],
+    [1, 1],
+    [1, 7],
+    [7, 1],
+    [2, 2],
+    [17, 9],
+    [67, 45],
+    [300, 211],
   ])('lossy %i×%i: the same pixels as libwebp’s own RGBA decoder', (width, height) => {
     const bytes = lossyWebp(photo(width, height), 90);
-    withWebpJob(bytes, (job) => expect(job.info).toEqual({ width, height, hasAlpha: false, lossless: false, animated: false }));
+    withWebpJob(bytes, (job) =>
+      expect(job.info).toEqual({ width, height, hasAlpha: false, lossless: false, animated: false }),
+    );
     expect(decodeEngine(bytes).data).toEqual(decodeAny(bytes).data);
   });
 
-  it.each([[1, 1], [5, 3], [64, 33], [129, 70]])('lossless %i×%i with alpha: every pixel exact', (width, height) => {
+  it.each([
+    [1, 1],
+    [5, 3],
+    [64, 33],
+    [129, 70],
+  ])('lossless %i×%i with alpha: every pixel exact', (width, height) => {
     const image = photo(width, height, (x, y) => 1 + ((x * 13 + y * 7) % 255));
     const bytes = losslessWebp(image);
     withWebpJob(bytes, (job) => expect(job.info).toMatchObject({ width, height, hasAlpha: true, lossless: true }));
@@ -97,7 +110,7 @@ describe('encoding from rows', () => {
     expect(pixel(back, 50, 20)[3]).toBe(255);
   });
 
-  it('resamples RGBA weighted by alpha: a transparent pixel\'s hidden colour does not bleed into visible ones', () => {
+  it("resamples RGBA weighted by alpha: a transparent pixel's hidden colour does not bleed into visible ones", () => {
     // Alternate columns: visible orange, fully transparent green. Halved, each pixel is half of each.
     const [w, h] = [64, 16];
     const image = photo(w, h, () => 0);
@@ -118,7 +131,11 @@ describe('encoding from rows', () => {
 
   it('resamples to odd sizes, quadrants staying where they were', () => {
     const input = lossyWebp(quadrants(200, 120), 95);
-    for (const [w, h] of [[33, 19], [1, 1], [199, 3]] as const) {
+    for (const [w, h] of [
+      [33, 19],
+      [1, 1],
+      [199, 3],
+    ] as const) {
       const out = withWebpJob(input, (job) => {
         job.fill(w, h, 1, false);
         return job.encode(90, false);
@@ -141,7 +158,12 @@ describe('encoding from rows', () => {
     });
     const back = decodeAny(out.bytes);
     expect([back.width, back.height]).toEqual([48, 32]);
-    for (const [x, y, q] of [[4, 4, 'tl'], [43, 4, 'tr'], [4, 27, 'bl'], [43, 27, 'br']] as const) {
+    for (const [x, y, q] of [
+      [4, 4, 'tl'],
+      [43, 4, 'tr'],
+      [4, 27, 'bl'],
+      [43, 27, 'br'],
+    ] as const) {
       expect(near(pixel(back, x, y), QUADRANT_COLOURS[q], 30)).toBe(true);
     }
   });
@@ -151,11 +173,17 @@ describe('encoding from rows', () => {
     const image = photo(70, 50, (_x, y) => (y < 30 ? 255 : 90));
     const out = encodeRowsWebp(70, 50, { channels: 4, quality: 90, lossless: false }, (push) => push(image.data));
     const back = decodeAny(out.bytes);
-    for (const [x, y] of [[35, 5], [35, 25], [35, 45]] as const) {
+    for (const [x, y] of [
+      [35, 5],
+      [35, 25],
+      [35, 45],
+    ] as const) {
       expect(pixel(back, x, y)[3]).toBe(pixel(image, x, y)[3]);
       expect(near(pixel(back, x, y), pixel(image, x, y), 24)).toBe(true);
     }
-    const opaque = encodeRowsWebp(70, 50, { channels: 4, quality: 90, lossless: false }, (push) => push(photo(70, 50).data));
+    const opaque = encodeRowsWebp(70, 50, { channels: 4, quality: 90, lossless: false }, (push) =>
+      push(photo(70, 50).data),
+    );
     expect(pixel(decodeAny(opaque.bytes), 35, 25)[3]).toBe(255);
   });
 
@@ -167,19 +195,29 @@ describe('encoding from rows', () => {
       for (let y = 0; y < 23; y += 5) push(rgb.subarray(y * 37 * 3, Math.min(23, y + 5) * 37 * 3));
     });
     expect(split.bytes).toEqual(whole.bytes);
-    expect(() => encodeRowsWebp(4, 2, { channels: 3, quality: 80, lossless: false }, (push) => push(new Uint8Array(4 * 3 * 3)))).toThrow(WebpEngineError);
+    expect(() =>
+      encodeRowsWebp(4, 2, { channels: 3, quality: 80, lossless: false }, (push) => push(new Uint8Array(4 * 3 * 3))),
+    ).toThrow(WebpEngineError);
   });
 
   it('the token buffer within an allowance: kept when it fits, else the same picture in low-memory mode', () => {
     resetWasmInstances();
     // Noise at q95 records far more tokens than decoding left free, so the memory must grow past 1 byte.
-    const width = 1200, height = 900;
+    const width = 1200,
+      height = 900;
     const noisy = { data: new Uint8Array(width * height * 4), width, height };
     let seed = 7;
-    noisy.data.forEach((_, i) => (noisy.data[i] = i % 4 === 3 ? 255 : (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24));
+    noisy.data.forEach(
+      (_, i) => (noisy.data[i] = i % 4 === 3 ? 255 : (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24),
+    );
     const [bounded, again, low, unbounded] = withWebpJob(lossyWebp(noisy, 100), (job) => {
       job.fill(width, height, 1, false);
-      return [job.encode(95, false, 4, false, 1), job.encode(90, false, 4, false, 1), job.encode(95, false, 4, true), job.encode(95, false, 4, false)];
+      return [
+        job.encode(95, false, 4, false, 1),
+        job.encode(90, false, 4, false, 1),
+        job.encode(95, false, 4, true),
+        job.encode(95, false, 4, false),
+      ];
     });
     expect(bounded!.lowMemory).toBe(true);
     expect(bounded!.bytes).toEqual(low!.bytes);
@@ -201,7 +239,9 @@ describe('JPEG output through the JPEG engine', () => {
   it('is the right size and colours; transparency is flattened onto white', () => {
     const image = quadrants(80, 60);
     for (let i = 3; i < image.data.length; i += 4) if (((i - 3) / 4) % 80 < 20) image.data[i] = 0;
-    const jpeg = withWebpJob(losslessWebp(image), (job) => job.withJpeg(40, 30, 1, (j) => j.encode(90, false, 'two_pass')));
+    const jpeg = withWebpJob(losslessWebp(image), (job) =>
+      job.withJpeg(40, 30, 1, (j) => j.encode(90, false, 'two_pass')),
+    );
     const back = decodeAny(jpeg.bytes);
     expect([back.width, back.height]).toEqual([40, 30]);
     expect(near(pixel(back, 2, 5), [255, 255, 255, 255], 8)).toBe(true);
@@ -212,7 +252,9 @@ describe('JPEG output through the JPEG engine', () => {
   it('every encoder mode and orientation 6 (the JPEG job keeps the frame)', () => {
     const stored = storeWithOrientation(quadrants(48, 32), 6);
     for (const mode of ['progressive', 'two_pass', 'stream'] as const) {
-      const jpeg = withWebpJob(lossyWebp(stored, 95), (job) => job.withJpeg(stored.width, stored.height, 6, (j) => j.encode(85, true, mode)));
+      const jpeg = withWebpJob(lossyWebp(stored, 95), (job) =>
+        job.withJpeg(stored.width, stored.height, 6, (j) => j.encode(85, true, mode)),
+      );
       const back = decodeAny(jpeg.bytes);
       expect([back.width, back.height]).toEqual([48, 32]);
       expect(near(pixel(back, 4, 4), QUADRANT_COLOURS.tl, 30)).toBe(true);
@@ -251,7 +293,9 @@ describe('damaged files', () => {
     const cut = lossy.subarray(0, lossy.length >> 1);
     const attempt = () => {
       expect(() => withWebpJob(cut, (job) => job.fill(120, 90, 1, false))).toThrow(WebpEngineError);
-      expect(() => withWebpJob(cut, (job) => job.withJpeg(120, 90, 1, (j) => j.encode(80, true, 'two_pass')))).toThrow();
+      expect(() =>
+        withWebpJob(cut, (job) => job.withJpeg(120, 90, 1, (j) => j.encode(80, true, 'two_pass'))),
+      ).toThrow();
     };
     attempt();
     const before = engineStats();
@@ -265,10 +309,11 @@ describe('damaged files', () => {
   it('an instance that grew for a large image is kept and reused by the next one (the pool), not instantiated again', () => {
     resetWasmInstances();
     const big = lossyWebp(photo(2000, 1500), 80);
-    const encode = () => withWebpJob(big, (job) => {
-      job.fill(2000, 1500, 1, false);
-      job.encode(80, false);
-    });
+    const encode = () =>
+      withWebpJob(big, (job) => {
+        job.fill(2000, 1500, 1, false);
+        job.encode(80, false);
+      });
     encode();
     const grown = engineStats().memory_bytes;
     expect(engineStats()).toMatchObject({ live: true, instances: 1, instantiations: 1 });

@@ -6,12 +6,15 @@ import { webpOptions } from '../../src/compress/encoders.ts';
 import { concat, exifTiff } from './image-fixtures.ts';
 
 const ascii = (text: string): Uint8Array => Uint8Array.from(text, (c) => c.charCodeAt(0));
-const le32 = (n: number): Uint8Array => new Uint8Array([n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, (n >>> 24) & 0xff]);
+const le32 = (n: number): Uint8Array =>
+  new Uint8Array([n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, (n >>> 24) & 0xff]);
 const le24 = (n: number): number[] => [n & 0xff, (n >> 8) & 0xff, (n >> 16) & 0xff];
-const u32le = (b: Uint8Array, at: number): number => (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
+const u32le = (b: Uint8Array, at: number): number =>
+  (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
 
 export const lossyWebp = (image: RgbaImage, quality = 90): Uint8Array => encodeWebp(image, webpOptions(quality));
-export const losslessWebp = (image: RgbaImage): Uint8Array => encodeWebp(image, { ...webpOptions(75), lossless: 1, exact: 1 });
+export const losslessWebp = (image: RgbaImage): Uint8Array =>
+  encodeWebp(image, { ...webpOptions(75), lossless: 1, exact: 1 });
 
 export interface Chunk {
   tag: string;
@@ -32,7 +35,9 @@ export function chunksOf(bytes: Uint8Array): Chunk[] {
 export const channelsOf = (bytes: Uint8Array): string[] => chunksOf(bytes).map((c) => c.tag);
 
 export function riff(chunks: Chunk[]): Uint8Array {
-  const body = concat(...chunks.flatMap(({ tag, data }) => [ascii(tag), le32(data.length), data, new Uint8Array(data.length & 1)]));
+  const body = concat(
+    ...chunks.flatMap(({ tag, data }) => [ascii(tag), le32(data.length), data, new Uint8Array(data.length & 1)]),
+  );
   return concat(ascii('RIFF'), le32(4 + body.length), ascii('WEBP'), body);
 }
 
@@ -53,7 +58,12 @@ export function iccProfile(space = 'RGB ', length = 300): Uint8Array {
 export const XMP = ascii('<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:Description tiff:Orientation="6"/></x:xmpmeta>');
 
 /** The still WebP with ICCP, EXIF (orientation) and XMP chunks, in an extended container. */
-export function withMetadata(still: Uint8Array, width: number, height: number, parts: { icc?: Uint8Array; orientation?: number; xmp?: Uint8Array }): Uint8Array {
+export function withMetadata(
+  still: Uint8Array,
+  width: number,
+  height: number,
+  parts: { icc?: Uint8Array; orientation?: number; xmp?: Uint8Array },
+): Uint8Array {
   const image = chunksOf(still).filter((c) => ['ALPH', 'VP8 ', 'VP8L'].includes(c.tag));
   const alpha = image.some((c) => c.tag === 'ALPH') ? 0x10 : 0;
   const flags = alpha | (parts.icc ? 0x20 : 0) | (parts.orientation ? 0x08 : 0) | (parts.xmp ? 0x04 : 0);
@@ -69,10 +79,17 @@ export function withMetadata(still: Uint8Array, width: number, height: number, p
 /** A two-frame animation (ANIM + ANMF chunks) of 16×16 lossy frames. */
 export function animatedWebp(): Uint8Array {
   const frame = (colour: number) => {
-    const image = { data: new Uint8Array(16 * 16 * 4).map((_, i) => (i % 4 === 3 ? 255 : colour)), width: 16, height: 16 };
+    const image = {
+      data: new Uint8Array(16 * 16 * 4).map((_, i) => (i % 4 === 3 ? 255 : colour)),
+      width: 16,
+      height: 16,
+    };
     const vp8 = chunksOf(lossyWebp(image, 80)).find((c) => c.tag === 'VP8 ')!;
     const header = new Uint8Array([...le24(0), ...le24(0), ...le24(15), ...le24(15), ...le24(100), 0]);
-    return { tag: 'ANMF', data: concat(header, ascii('VP8 '), le32(vp8.data.length), vp8.data, new Uint8Array(vp8.data.length & 1)) };
+    return {
+      tag: 'ANMF',
+      data: concat(header, ascii('VP8 '), le32(vp8.data.length), vp8.data, new Uint8Array(vp8.data.length & 1)),
+    };
   };
   return riff([vp8x(0x02, 16, 16), { tag: 'ANIM', data: new Uint8Array([0, 0, 0, 0, 0, 0]) }, frame(40), frame(200)]);
 }

@@ -79,7 +79,9 @@ function objectType(schema: Schema, pad: string): string {
   const required = new Set(Array.isArray(schema.required) ? schema.required : []);
   const lines: string[] = [];
   for (const [name, prop] of Object.entries(props)) {
-    lines.push(`${doc(isSchema(prop) ? prop.description : undefined, inner)}${inner}${key(name)}${required.has(name) ? '' : '?'}: ${typeOf(prop, inner)};\n`);
+    lines.push(
+      `${doc(isSchema(prop) ? prop.description : undefined, inner)}${inner}${key(name)}${required.has(name) ? '' : '?'}: ${typeOf(prop, inner)};\n`,
+    );
   }
   const extra = schema.additionalProperties;
   if (extra !== undefined && extra !== false) {
@@ -95,7 +97,10 @@ function parameters(op: any, where: 'path' | 'query', pad: string): string {
   const list = (Array.isArray(op.parameters) ? op.parameters : []).filter((p: any) => p.in === where);
   if (list.length === 0) return 'Record<string, never>';
   const inner = `${pad}  `;
-  const lines = list.map((p: any) => `${doc(p.description, inner)}${inner}${key(p.name)}${p.required ? '' : '?'}: ${typeOf(p.schema, inner)};\n`);
+  const lines = list.map(
+    (p: any) =>
+      `${doc(p.description, inner)}${inner}${key(p.name)}${p.required ? '' : '?'}: ${typeOf(p.schema, inner)};\n`,
+  );
   return `{\n${lines.join('')}${pad}}`;
 }
 
@@ -111,7 +116,9 @@ function content(body: any, pad: string): string {
 }
 
 function success(op: any): [string, any] | undefined {
-  const codes = Object.keys(op.responses ?? {}).filter((c) => /^2\d\d$/.test(c)).sort();
+  const codes = Object.keys(op.responses ?? {})
+    .filter((c) => /^2\d\d$/.test(c))
+    .sort();
   const code = codes[0];
   return code === undefined ? undefined : [code, op.responses[code]];
 }

@@ -3,8 +3,24 @@
 import { ConnectionError, errorFromResponse, ShrinkrayError, TimeoutError } from './errors.ts';
 import { DEFAULT_MAX_RETRIES, retryDelay, sleep } from './retry.ts';
 import type {
-  Account, CategoryList, CompressOptions, CompressParameters, CompressResult, Health, Loose, MetaTagsBulkResponse,
-  MetaTagsResponse, OutputFormat, QrQuery, QrResponse, RateLimit, RequestOptions, RetryInfo, ToolList, ToolListQuery, ToolResponse,
+  Account,
+  CategoryList,
+  CompressOptions,
+  CompressParameters,
+  CompressResult,
+  Health,
+  Loose,
+  MetaTagsBulkResponse,
+  MetaTagsResponse,
+  OutputFormat,
+  QrQuery,
+  QrResponse,
+  RateLimit,
+  RequestOptions,
+  RetryInfo,
+  ToolList,
+  ToolListQuery,
+  ToolResponse,
 } from './types.ts';
 import { VERSION } from './version.ts';
 
@@ -53,10 +69,15 @@ function runtime(): string {
   return 'unknown';
 }
 
-const number = (value: string | null): number | undefined => (value === null || value === '' || Number.isNaN(Number(value)) ? undefined : Number(value));
+const number = (value: string | null): number | undefined =>
+  value === null || value === '' || Number.isNaN(Number(value)) ? undefined : Number(value);
 
 export function rateLimitOf(headers: Headers): RateLimit {
-  return { limit: number(headers.get('x-ratelimit-limit')), remaining: number(headers.get('x-ratelimit-remaining')), reset: number(headers.get('x-ratelimit-reset')) };
+  return {
+    limit: number(headers.get('x-ratelimit-limit')),
+    remaining: number(headers.get('x-ratelimit-remaining')),
+    reset: number(headers.get('x-ratelimit-reset')),
+  };
 }
 
 export class Shrinkray {
@@ -76,9 +97,10 @@ export class Shrinkray {
   };
 
   constructor(options: ClientOptions) {
-    if (typeof options?.apiKey !== 'string' || options.apiKey === '') throw new ShrinkrayError('apiKey is required (an sr_live_… key)');
+    if (typeof options?.apiKey !== 'string' || options.apiKey === '')
+      throw new ShrinkrayError('apiKey is required (an sr_live_… key)');
     if (typeof options.baseUrl !== 'string' || !/^https?:\/\//.test(options.baseUrl)) {
-      throw new ShrinkrayError('baseUrl is required: the service\'s http(s) URL, e.g. https://api.example.com');
+      throw new ShrinkrayError("baseUrl is required: the service's http(s) URL, e.g. https://api.example.com");
     }
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
@@ -91,7 +113,8 @@ export class Shrinkray {
     this.#onRetry = options.onRetry;
     this.tools = {
       list: (query = {}, o) => this.#json<ToolList>({ method: 'GET', path: '/api/v1/tools', query, ...o }),
-      get: (slug, o) => this.#json<ToolResponse>({ method: 'GET', path: `/api/v1/tools/${encodeURIComponent(slug)}`, ...o }),
+      get: (slug, o) =>
+        this.#json<ToolResponse>({ method: 'GET', path: `/api/v1/tools/${encodeURIComponent(slug)}`, ...o }),
       categories: (o) => this.#json<CategoryList>({ method: 'GET', path: '/api/v1/categories', ...o }),
     };
   }
@@ -105,7 +128,15 @@ export class Shrinkray {
     for (const [name, value] of Object.entries(params)) {
       if (value !== undefined && value !== null) form.append(name, String(value));
     }
-    const res = await this.#send({ method: 'POST', path: '/api/v1/compress', form, signal, timeout, maxRetries, onRetry });
+    const res = await this.#send({
+      method: 'POST',
+      path: '/api/v1/compress',
+      form,
+      signal,
+      timeout,
+      maxRetries,
+      onRetry,
+    });
     const data = new Uint8Array(await res.arrayBuffer());
     const h = res.headers;
     const contentType = (h.get('content-type') ?? '').split(';')[0]?.trim() ?? '';
@@ -158,12 +189,15 @@ export class Shrinkray {
   protected async toBlob(input: unknown): Promise<Blob> {
     if (input instanceof Blob) return input;
     if (input instanceof ArrayBuffer) return new Blob([input]);
-    if (ArrayBuffer.isView(input)) return new Blob([new Uint8Array(input.buffer, input.byteOffset, input.byteLength) as Uint8Array<ArrayBuffer>]);
+    if (ArrayBuffer.isView(input))
+      return new Blob([new Uint8Array(input.buffer, input.byteOffset, input.byteLength) as Uint8Array<ArrayBuffer>]);
     if (input instanceof ReadableStream) return new Response(input).blob();
     if (typeof input === 'string') {
       throw new ShrinkrayError('a file path needs the Node entry: import { Shrinkray } from "@shrinkray/client/node"');
     }
-    throw new ShrinkrayError('compress takes a Blob, ArrayBuffer, typed array or ReadableStream (and paths from "@shrinkray/client/node")');
+    throw new ShrinkrayError(
+      'compress takes a Blob, ArrayBuffer, typed array or ReadableStream (and paths from "@shrinkray/client/node")',
+    );
   }
 
   async #json<T>(call: Call): Promise<T> {
@@ -174,8 +208,13 @@ export class Shrinkray {
   /** One call with its retries; resolves with a 2xx response, rejects with a ShrinkrayError. */
   async #send(call: Call): Promise<Response> {
     const url = new URL(this.baseUrl + call.path);
-    for (const [name, value] of Object.entries(call.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
-    const headers: Record<string, string> = { Authorization: `Bearer ${this.#apiKey}`, Accept: 'application/json', 'User-Agent': this.#userAgent };
+    for (const [name, value] of Object.entries(call.query ?? {}))
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    const headers: Record<string, string> = {
+      Authorization: `Bearer ${this.#apiKey}`,
+      Accept: 'application/json',
+      'User-Agent': this.#userAgent,
+    };
     if (call.json !== undefined) headers['Content-Type'] = 'application/json';
     const body = call.form ?? (call.json === undefined ? undefined : JSON.stringify(call.json));
     const maxRetries = call.maxRetries ?? this.maxRetries;
@@ -208,7 +247,10 @@ export class Shrinkray {
     } catch (error) {
       if (call.signal?.aborted) throw call.signal.reason ?? error;
       if (timeout.signal.aborted) throw new TimeoutError(`no answer from ${new URL(url).origin} within ${ms} ms`);
-      throw new ConnectionError(`could not reach ${new URL(url).origin}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new ConnectionError(
+        `could not reach ${new URL(url).origin}: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
     } finally {
       clearTimeout(timer);
     }

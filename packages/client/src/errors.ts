@@ -106,7 +106,8 @@ export class TimeoutError extends ShrinkrayError {
 /** The ApiError subclass for an answer: by code where the code says more than the status. */
 export function apiErrorFor(init: ApiErrorInit): ApiError {
   if (init.code === 'quota_exceeded') return new QuotaExceededError(init);
-  if (init.code === 'rate_limit_exceeded' || (init.status === 429 && init.code !== 'quota_exceeded')) return new RateLimitError(init);
+  if (init.code === 'rate_limit_exceeded' || (init.status === 429 && init.code !== 'quota_exceeded'))
+    return new RateLimitError(init);
   if (init.code === 'overloaded') return new OverloadedError(init);
   if (init.status === 401) return new AuthenticationError(init);
   if (init.status === 403) return new PermissionError(init);
@@ -133,15 +134,19 @@ export async function errorFromResponse(res: Response, retries: number): Promise
   } catch {
     body = undefined;
   }
-  const error = body && typeof body === 'object' && body.error && typeof body.error === 'object' ? body.error : undefined;
+  const error =
+    body && typeof body === 'object' && body.error && typeof body.error === 'object' ? body.error : undefined;
   return apiErrorFor({
     status: res.status,
     code: typeof error?.code === 'string' ? error.code : res.status >= 500 ? 'internal_error' : 'bad_request',
-    message: typeof error?.message === 'string' ? error.message : `HTTP ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`,
+    message:
+      typeof error?.message === 'string' ? error.message : `HTTP ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`,
     param: typeof error?.param === 'string' ? error.param : undefined,
     details: error?.details && typeof error.details === 'object' ? error.details : undefined,
     retryAfter: parseRetryAfter(res.headers.get('retry-after')),
-    requestId: res.headers.get('x-request-id') ?? (typeof body?.meta?.request_id === 'string' ? body.meta.request_id : undefined),
+    requestId:
+      res.headers.get('x-request-id') ??
+      (typeof body?.meta?.request_id === 'string' ? body.meta.request_id : undefined),
     retries,
   });
 }

@@ -24,7 +24,11 @@ export function tempPathFor(target: string): string {
  * temp file in the same directory (same file system), flushed, then renamed over it. `onTemp` hears the
  * temp path while it may exist, so a caller that is interrupted can remove it.
  */
-export async function writeFileAtomic(target: string, data: Uint8Array, onTemp?: (path: string, exists: boolean) => void): Promise<void> {
+export async function writeFileAtomic(
+  target: string,
+  data: Uint8Array,
+  onTemp?: (path: string, exists: boolean) => void,
+): Promise<void> {
   const temp = tempPathFor(target);
   onTemp?.(temp, true);
   try {
@@ -57,12 +61,17 @@ export function writeFileAtomicSync(target: string, data: Uint8Array): void {
 export class Shrinkray extends CoreShrinkray {
   /** As the core's, plus a file path (its name is sent as the upload's name) or a Node stream. */
   override compress(input: NodeInput, options: CompressParameters & CompressOptions = {}): Promise<CompressResult> {
-    const named = typeof input === 'string' && options.filename === undefined ? { ...options, filename: basename(input) } : options;
+    const named =
+      typeof input === 'string' && options.filename === undefined ? { ...options, filename: basename(input) } : options;
     return super.compress(input as CoreInput, named);
   }
 
   /** Compresses `source` into `target` (which may be `source`), atomically. */
-  async compressFile(source: string, target: string, options: CompressParameters & CompressOptions = {}): Promise<CompressResult> {
+  async compressFile(
+    source: string,
+    target: string,
+    options: CompressParameters & CompressOptions = {},
+  ): Promise<CompressResult> {
     const result = await this.compress(source, options);
     await writeFileAtomic(target, result.data);
     return result;

@@ -23,7 +23,12 @@ export function isRetryable(error: unknown): error is ApiError {
 }
 
 /** Milliseconds to wait before retry number `attempt` (1-based), or undefined: do not retry. */
-export function retryDelay(error: unknown, attempt: number, maxRetries: number, random = Math.random): number | undefined {
+export function retryDelay(
+  error: unknown,
+  attempt: number,
+  maxRetries: number,
+  random = Math.random,
+): number | undefined {
   if (attempt > maxRetries || !isRetryable(error)) return undefined;
   if (error.retryAfter !== undefined) {
     const ms = error.retryAfter * 1000;

@@ -80,7 +80,9 @@ export function listFiles(dir: string): string[] {
 export const TEMP_FILE = /(^|\/)\.[^/]+\.shrinkray-[0-9a-f]{12}\.tmp$/;
 
 /** Decodes the whole file, failing on a truncated one (a partial write). */
-export async function decodeWhole(path: string): Promise<{ format: string | undefined; width: number; height: number; size: number }> {
+export async function decodeWhole(
+  path: string,
+): Promise<{ format: string | undefined; width: number; height: number; size: number }> {
   const image = sharp(path, { failOn: 'truncated' });
   const meta = await image.metadata();
   await image.raw().toBuffer();
@@ -95,7 +97,10 @@ export interface CliResult {
 }
 
 /** The CLI as a child process (Node 24 runs the TypeScript as it is); `env` on top of an isolated one. */
-export function spawnCli(args: readonly string[], options: { env?: Record<string, string>; cwd?: string; node?: string; cli?: string } = {}): {
+export function spawnCli(
+  args: readonly string[],
+  options: { env?: Record<string, string>; cwd?: string; node?: string; cli?: string } = {},
+): {
   child: ChildProcess;
   done: Promise<CliResult>;
   output: { stdout: string; stderr: string };
@@ -115,7 +120,8 @@ export function spawnCli(args: readonly string[], options: { env?: Record<string
   return { child, done, output };
 }
 
-export const runCli = (args: readonly string[], options?: Parameters<typeof spawnCli>[1]) => spawnCli(args, options).done;
+export const runCli = (args: readonly string[], options?: Parameters<typeof spawnCli>[1]) =>
+  spawnCli(args, options).done;
 
 /** The JSON lines of a --json run. */
 export const jsonLines = (stdout: string): any[] =>
@@ -165,8 +171,17 @@ export async function scriptedService(script: (req: { method: string; path: stri
   const send = (res: ServerResponse, s: Scripted) => {
     if (s.status >= 400) {
       const id = `req-${requests.length}`;
-      const body = JSON.stringify({ error: { code: s.code ?? 'internal_error', message: `scripted ${s.status}`, ...(s.code === 'bad_request' ? { param: 'quality' } : {}) }, meta: { request_id: id } });
-      res.writeHead(s.status, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': id, ...s.headers }).end(body);
+      const body = JSON.stringify({
+        error: {
+          code: s.code ?? 'internal_error',
+          message: `scripted ${s.status}`,
+          ...(s.code === 'bad_request' ? { param: 'quality' } : {}),
+        },
+        meta: { request_id: id },
+      });
+      res
+        .writeHead(s.status, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': id, ...s.headers })
+        .end(body);
     } else {
       res.writeHead(s.status, s.headers ?? {}).end(s.body ?? '');
     }

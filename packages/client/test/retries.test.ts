@@ -3,7 +3,13 @@
 // counts the requests that arrived and the time between them.
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  ApiError, AuthenticationError, InvalidRequestError, OverloadedError, QuotaExceededError, RateLimitError, Shrinkray,
+  ApiError,
+  AuthenticationError,
+  InvalidRequestError,
+  OverloadedError,
+  QuotaExceededError,
+  RateLimitError,
+  Shrinkray,
 } from '../src/index.ts';
 import { jsonLines, rmDir, runCli, scriptedService, tempDir, writeImages, type Scripted } from './helpers.ts';
 
@@ -12,12 +18,24 @@ const OK: Scripted = {
   status: 200,
   body: JPEG_BODY,
   headers: {
-    'content-type': 'image/jpeg', 'x-original-size': '1000', 'x-compressed-size': '4', 'x-savings-percent': '99.6',
-    'x-image-width': '8', 'x-image-height': '8', 'x-quality': '80', 'content-disposition': 'inline; filename="a.jpg"',
-    'x-ratelimit-limit': '10000', 'x-ratelimit-remaining': '9999', 'x-ratelimit-reset': '1767225600',
+    'content-type': 'image/jpeg',
+    'x-original-size': '1000',
+    'x-compressed-size': '4',
+    'x-savings-percent': '99.6',
+    'x-image-width': '8',
+    'x-image-height': '8',
+    'x-quality': '80',
+    'content-disposition': 'inline; filename="a.jpg"',
+    'x-ratelimit-limit': '10000',
+    'x-ratelimit-remaining': '9999',
+    'x-ratelimit-reset': '1767225600',
   },
 };
-const err = (status: number, code: string, retryAfter?: string): Scripted => ({ status, code, ...(retryAfter === undefined ? {} : { headers: { 'retry-after': retryAfter } }) });
+const err = (status: number, code: string, retryAfter?: string): Scripted => ({
+  status,
+  code,
+  ...(retryAfter === undefined ? {} : { headers: { 'retry-after': retryAfter } }),
+});
 
 let close: (() => Promise<void>) | undefined;
 afterEach(async () => {
@@ -45,7 +63,15 @@ describe('retries', () => {
     expect(gaps(s.requests.map((r) => r.at))[0]).toBeGreaterThanOrEqual(950);
     // The upload is sent again in full on the retry.
     expect(s.requests[1]?.bytes).toBe(s.requests[0]?.bytes);
-    expect(result).toMatchObject({ compressedSize: 4, originalSize: 1000, savingsPercent: 99.6, format: 'jpeg', width: 8, quality: 80, filename: 'a.jpg' });
+    expect(result).toMatchObject({
+      compressedSize: 4,
+      originalSize: 1000,
+      savingsPercent: 99.6,
+      format: 'jpeg',
+      width: 8,
+      quality: 80,
+      filename: 'a.jpg',
+    });
     expect(result.rateLimit).toEqual({ limit: 10000, remaining: 9999, reset: 1767225600 });
     expect([...result.data]).toEqual([...JPEG_BODY]);
     expect(s.requests[0]?.authorization).toBe('Bearer sr_live_test');
@@ -81,7 +107,13 @@ describe('retries', () => {
     const error = await client.compress(image).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(QuotaExceededError);
     expect(error).toBeInstanceOf(ApiError);
-    expect(error).toMatchObject({ status: 429, code: 'quota_exceeded', retryAfter: 86400, retries: 0, requestId: 'req-1' });
+    expect(error).toMatchObject({
+      status: 429,
+      code: 'quota_exceeded',
+      retryAfter: 86400,
+      retries: 0,
+      requestId: 'req-1',
+    });
     expect(s.requests).toHaveLength(1);
   });
 
@@ -95,7 +127,9 @@ describe('retries', () => {
   });
 
   it('does not retry other errors; their class, code, status and param are typed', async () => {
-    const s = await serve(({ path }) => (path === '/api/v1/account' ? err(401, 'unauthorized') : err(400, 'bad_request')));
+    const s = await serve(({ path }) =>
+      path === '/api/v1/account' ? err(401, 'unauthorized') : err(400, 'bad_request'),
+    );
     const client = new Shrinkray({ apiKey: 'k', baseUrl: s.url });
     await expect(client.account()).rejects.toBeInstanceOf(AuthenticationError);
     const bad = await client.compress(image, { quality: 7 }).catch((e: unknown) => e);
@@ -119,14 +153,27 @@ describe('the CLI against the stand-in', () => {
   it('fails a file on quota_exceeded without retrying it, sends no more, and exits 1 with failures by code', async () => {
     const dir = tempDir('quota');
     try {
-      await writeImages(dir, { 'in/a.jpg': ['jpeg', 32, 32], 'in/b.jpg': ['jpeg', 32, 32], 'in/c.jpg': ['jpeg', 32, 32], 'in/d.jpg': ['jpeg', 32, 32] });
+      await writeImages(dir, {
+        'in/a.jpg': ['jpeg', 32, 32],
+        'in/b.jpg': ['jpeg', 32, 32],
+        'in/c.jpg': ['jpeg', 32, 32],
+        'in/d.jpg': ['jpeg', 32, 32],
+      });
       // The second upload finds the month used up.
-      const s = await serve(({ n }) => (n === 0 ? err(503, 'overloaded', '0') : n === 2 ? err(429, 'quota_exceeded', '86400') : OK));
-      const r = await runCli(['compress', 'in', '--out', 'out', '--json', '--concurrency', '1'], { cwd: dir, env: { SHRINKRAY_API_KEY: 'sr_live_x', SHRINKRAY_BASE_URL: s.url } });
+      const s = await serve(({ n }) =>
+        n === 0 ? err(503, 'overloaded', '0') : n === 2 ? err(429, 'quota_exceeded', '86400') : OK,
+      );
+      const r = await runCli(['compress', 'in', '--out', 'out', '--json', '--concurrency', '1'], {
+        cwd: dir,
+        env: { SHRINKRAY_API_KEY: 'sr_live_x', SHRINKRAY_BASE_URL: s.url },
+      });
       expect(r.code, r.stderr).toBe(1);
       const lines = jsonLines(r.stdout);
       expect(lines.map((l) => [l.file, l.status, l.error?.code])).toEqual([
-        ['in/a.jpg', 'ok', undefined], ['in/b.jpg', 'failed', 'quota_exceeded'], ['in/c.jpg', 'failed', 'not_sent'], ['in/d.jpg', 'failed', 'not_sent'],
+        ['in/a.jpg', 'ok', undefined],
+        ['in/b.jpg', 'failed', 'quota_exceeded'],
+        ['in/c.jpg', 'failed', 'not_sent'],
+        ['in/d.jpg', 'failed', 'not_sent'],
       ]);
       expect(lines[0].retries).toBe(1);
       expect(lines[1].error).toMatchObject({ status: 429, code: 'quota_exceeded' });
@@ -145,9 +192,15 @@ describe('the CLI against the stand-in', () => {
   it('--concurrency 4 keeps four uploads in flight, never more', async () => {
     const dir = tempDir('pool');
     try {
-      await writeImages(dir, Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`in/${i}.jpg`, ['jpeg', 16, 16] as const])));
+      await writeImages(
+        dir,
+        Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`in/${i}.jpg`, ['jpeg', 16, 16] as const])),
+      );
       const s = await serve(() => ({ ...OK, delayMs: 150 }));
-      const r = await runCli(['compress', 'in', '--out', 'out', '--concurrency', '4'], { cwd: dir, env: { SHRINKRAY_API_KEY: 'k', SHRINKRAY_BASE_URL: s.url } });
+      const r = await runCli(['compress', 'in', '--out', 'out', '--concurrency', '4'], {
+        cwd: dir,
+        env: { SHRINKRAY_API_KEY: 'k', SHRINKRAY_BASE_URL: s.url },
+      });
       expect(r.code, r.stderr).toBe(0);
       expect(s.requests).toHaveLength(10);
       expect(s.maxInFlight()).toBe(4);

@@ -24,7 +24,11 @@ console.log(JSON.stringify({ size: result.compressedSize, format: result.format,
 `;
 
 const RUNTIMES = [
-  { name: 'Deno', path: find('deno', 'SHRINKRAY_DENO'), args: (file: string) => ['run', '--allow-net', '--allow-read', file] },
+  {
+    name: 'Deno',
+    path: find('deno', 'SHRINKRAY_DENO'),
+    args: (file: string) => ['run', '--allow-net', '--allow-read', file],
+  },
   { name: 'Bun', path: find('bun', 'SHRINKRAY_BUN'), args: (file: string) => ['run', file] },
 ];
 
@@ -32,8 +36,15 @@ describe('the SDK core on other runtimes', () => {
   for (const runtime of RUNTIMES) {
     it.skipIf(!runtime.path)(`runs on ${runtime.name}${runtime.path ? '' : ' (not installed: skipped)'}`, async () => {
       const s = await scriptedService(({ path, n }): Scripted => {
-        if (path === '/api/v1/account') return { status: 429, code: 'quota_exceeded', headers: { 'retry-after': '3600' } };
-        return n === 0 ? { status: 503, code: 'overloaded', headers: { 'retry-after': '0' } } : { status: 200, body: new Uint8Array(5), headers: { 'content-type': 'image/png', 'x-compressed-size': '5' } };
+        if (path === '/api/v1/account')
+          return { status: 429, code: 'quota_exceeded', headers: { 'retry-after': '3600' } };
+        return n === 0
+          ? { status: 503, code: 'overloaded', headers: { 'retry-after': '0' } }
+          : {
+              status: 200,
+              body: new Uint8Array(5),
+              headers: { 'content-type': 'image/png', 'x-compressed-size': '5' },
+            };
       });
       try {
         const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
@@ -42,7 +53,10 @@ describe('the SDK core on other runtimes', () => {
         const file = join(dir, 'check.ts');
         writeFileSync(file, SCRIPT(s.url));
         try {
-          const { stdout } = await promisify(execFile)(runtime.path as string, runtime.args(file), { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+          const { stdout } = await promisify(execFile)(runtime.path as string, runtime.args(file), {
+            encoding: 'utf8',
+            env: { ...process.env, NO_COLOR: '1' },
+          });
           expect(JSON.parse(stdout.trim())).toEqual({ size: 5, format: 'png', quota: 'quota_exceeded:3600' });
         } finally {
           rmSync(dir, { recursive: true, force: true });

@@ -11,7 +11,20 @@ import { generateTypes } from '../scripts/openapi-to-ts.ts';
 import { OUTPUT } from '../scripts/generate.ts';
 import { AuthenticationError, InvalidRequestError, NotFoundError, PermissionError, Shrinkray } from '../src/index.ts';
 import { Shrinkray as NodeShrinkray } from '../src/node.ts';
-import { decodeWhole, jsonLines, listFiles, makeImage, PACKAGE, rmDir, runCli, spawnCli, TEMP_FILE, tempDir, writeImages, type Kind } from './helpers.ts';
+import {
+  decodeWhole,
+  jsonLines,
+  listFiles,
+  makeImage,
+  PACKAGE,
+  rmDir,
+  runCli,
+  spawnCli,
+  TEMP_FILE,
+  tempDir,
+  writeImages,
+  type Kind,
+} from './helpers.ts';
 
 let service: Service;
 let work: string;
@@ -44,11 +57,18 @@ describe('compress a folder', () => {
     const dir = join(work, 'site');
     await writeImages(join(dir, 'images'), SITE);
     writeFileSync(join(dir, 'images', 'notes.txt'), 'not an image');
-    const r = await runCli(['compress', 'images', '--out', 'dist/images', '--concurrency', '4', '--json'], { cwd: dir, env });
+    const r = await runCli(['compress', 'images', '--out', 'dist/images', '--concurrency', '4', '--json'], {
+      cwd: dir,
+      env,
+    });
     expect(r.code, r.stderr).toBe(0);
 
     const lines = jsonLines(r.stdout);
-    expect(lines.map((l) => l.file).sort()).toEqual(Object.keys(SITE).map((p) => `images/${p}`).sort());
+    expect(lines.map((l) => l.file).sort()).toEqual(
+      Object.keys(SITE)
+        .map((p) => `images/${p}`)
+        .sort(),
+    );
     for (const line of lines) {
       expect(line.status, JSON.stringify(line)).toBe('ok');
       const input = statSync(join(dir, line.file)).size;
@@ -70,11 +90,20 @@ describe('compress a folder', () => {
     const again = await runCli(['compress', 'images', '--out', 'dist/images', '--json'], { cwd: dir, env });
     expect(again.code, again.stderr).toBe(0);
     expect(jsonLines(again.stdout).map((l) => l.status)).toEqual(Array(8).fill('skipped'));
-    const forced = await runCli(['compress', 'images/**/*.png', '--out', 'dist/images', '--force', '--json'], { cwd: dir, env });
+    const forced = await runCli(['compress', 'images/**/*.png', '--out', 'dist/images', '--force', '--json'], {
+      cwd: dir,
+      env,
+    });
     expect(forced.code, forced.stderr).toBe(0);
     // Lines come as files finish, so in any order.
-    expect(jsonLines(forced.stdout).map((l) => [l.file, l.status]).sort()).toEqual([
-      ['images/blog/2026/inline.png', 'ok'], ['images/icons/badge.png', 'ok'], ['images/icons/logo.png', 'ok'],
+    expect(
+      jsonLines(forced.stdout)
+        .map((l) => [l.file, l.status])
+        .sort(),
+    ).toEqual([
+      ['images/blog/2026/inline.png', 'ok'],
+      ['images/icons/badge.png', 'ok'],
+      ['images/icons/logo.png', 'ok'],
     ]);
   });
 
@@ -98,11 +127,15 @@ describe('compress a folder', () => {
   it('a free-tier key gets plan_upgrade_required for WebP, reported per file with a non-zero exit', async () => {
     const dir = join(work, 'free');
     await writeImages(dir, { 'a.jpg': ['jpeg', 64, 64], 'b.webp': ['webp', 64, 64] });
-    const r = await runCli(['compress', '.', '--out', 'out', '--json'], { cwd: dir, env: { ...env, SHRINKRAY_API_KEY: service.demoKeys.image_free as string } });
+    const r = await runCli(['compress', '.', '--out', 'out', '--json'], {
+      cwd: dir,
+      env: { ...env, SHRINKRAY_API_KEY: service.demoKeys.image_free as string },
+    });
     expect(r.code).toBe(1);
     const lines = jsonLines(r.stdout);
     expect(lines.map((l) => [l.file, l.status, l.error?.code, l.error?.status]).sort()).toEqual([
-      ['a.jpg', 'ok', undefined, undefined], ['b.webp', 'failed', 'plan_upgrade_required', 403],
+      ['a.jpg', 'ok', undefined, undefined],
+      ['b.webp', 'failed', 'plan_upgrade_required', 403],
     ]);
     expect(r.stderr).toMatch(/^failed: plan_upgrade_required\s+1$/m);
     expect(listFiles(join(dir, 'out'))).toEqual(['.shrinkray-manifest.json', 'a.jpg']);
@@ -110,19 +143,27 @@ describe('compress a folder', () => {
 });
 
 describe('an interrupted run', () => {
-  const FILES = Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`p${String(i).padStart(2, '0')}.jpg`, ['jpeg', 400, 300] as [Kind, number, number]]));
+  const FILES = Object.fromEntries(
+    Array.from({ length: 16 }, (_, i) => [
+      `p${String(i).padStart(2, '0')}.jpg`,
+      ['jpeg', 400, 300] as [Kind, number, number],
+    ]),
+  );
 
   /** Starts a run one file at a time and kills it once `after` files are reported. */
   async function killMidway(dir: string, signal: NodeJS.Signals, after: number) {
     const run = spawnCli(['compress', 'in', '--out', 'out', '--concurrency', '2', '--json'], { cwd: dir, env });
-    await expect.poll(() => jsonLines(run.output.stdout).length, { timeout: 60_000, interval: 20 }).toBeGreaterThanOrEqual(after);
+    await expect
+      .poll(() => jsonLines(run.output.stdout).length, { timeout: 60_000, interval: 20 })
+      .toBeGreaterThanOrEqual(after);
     run.child.kill(signal);
     return run.done;
   }
 
   async function expectWholeOrAbsent(dir: string): Promise<string[]> {
     const outputs = listFiles(join(dir, 'out')).filter((f) => !f.startsWith('.'));
-    for (const f of outputs) expect(await decodeWhole(join(dir, 'out', f))).toMatchObject({ format: 'jpeg', width: 400, height: 300 });
+    for (const f of outputs)
+      expect(await decodeWhole(join(dir, 'out', f))).toMatchObject({ format: 'jpeg', width: 400, height: 300 });
     return outputs;
   }
 
@@ -170,7 +211,14 @@ describe('the SDK', () => {
     const jpeg = await makeImage('jpeg', 300, 200, 3);
     const client = pro();
     const fromBytes = await client.compress(jpeg, { quality: 50, width: 150 });
-    expect(fromBytes).toMatchObject({ contentType: 'image/jpeg', format: 'jpeg', width: 150, height: 100, quality: 50, originalSize: jpeg.length });
+    expect(fromBytes).toMatchObject({
+      contentType: 'image/jpeg',
+      format: 'jpeg',
+      width: 150,
+      height: 100,
+      quality: 50,
+      originalSize: jpeg.length,
+    });
     expect(fromBytes.compressedSize).toBe(fromBytes.data.byteLength);
     expect(fromBytes.rateLimit.limit).toBe(10000);
     expect(fromBytes.requestId).toMatch(/.+/);
@@ -191,13 +239,17 @@ describe('the SDK', () => {
     const png = await makeImage('png', 64, 64, 4);
     const doc = (await (await fetch(`${service.base}/api/v1/openapi.json`)).json()) as any;
     const documented = 'palette' in doc.components.schemas.CompressRequest.properties;
-    const result = await pro().compress(png, { format: 'png', palette: true, colors: 16 }).catch((e: unknown) => e);
+    const result = await pro()
+      .compress(png, { format: 'png', palette: true, colors: 16 })
+      .catch((e: unknown) => e);
     if (documented) expect(result).toMatchObject({ format: 'png' });
     else expect(result).toMatchObject({ status: 400, code: 'bad_request', param: 'palette' });
   });
 
-  it('maps the service\'s errors to typed errors with code, status, param and request id', async () => {
-    const bad = await pro().compress(await makeImage('jpeg', 16, 16, 5), { quality: 0 }).catch((e: unknown) => e);
+  it("maps the service's errors to typed errors with code, status, param and request id", async () => {
+    const bad = await pro()
+      .compress(await makeImage('jpeg', 16, 16, 5), { quality: 0 })
+      .catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(InvalidRequestError);
     expect(bad).toMatchObject({ status: 400, code: 'bad_request', param: 'quality' });
     expect((bad as InvalidRequestError).requestId).toMatch(/.+/);
@@ -220,8 +272,15 @@ describe('the SDK', () => {
     expect(qr.data).toMatchObject({ size: 200, ecc: 'Q', format: 'png' });
     expect((await fetch(qr.data.url)).headers.get('content-type')).toBe('image/png');
     const bulk = await client.metaTagsBulk(['http://127.0.0.1/', 'http://10.0.0.1/']);
-    expect(bulk.data.map((d) => [d.url, d.ok])).toEqual([['http://127.0.0.1/', false], ['http://10.0.0.1/', false]]);
-    await expect(client.metaTags('http://127.0.0.1/')).rejects.toMatchObject({ status: 400, code: 'bad_request', param: 'url' });
+    expect(bulk.data.map((d) => [d.url, d.ok])).toEqual([
+      ['http://127.0.0.1/', false],
+      ['http://10.0.0.1/', false],
+    ]);
+    await expect(client.metaTags('http://127.0.0.1/')).rejects.toMatchObject({
+      status: 400,
+      code: 'bad_request',
+      param: 'url',
+    });
     const account = await client.account();
     expect(account.data.tiers.tools).toBe('free');
     expect(account.data.key.scopes).toEqual(['tools']);
@@ -230,12 +289,17 @@ describe('the SDK', () => {
 
 describe('the CLI: meta and account', () => {
   it('meta --json: one object per URL, each refused private address a failure, exit 1', async () => {
-    const r = await runCli(['meta', 'http://127.0.0.1/', 'http://192.168.1.1/', '--json'], { env: { ...env, SHRINKRAY_API_KEY: service.demoKeys.tools_free as string } });
+    const r = await runCli(['meta', 'http://127.0.0.1/', 'http://192.168.1.1/', '--json'], {
+      env: { ...env, SHRINKRAY_API_KEY: service.demoKeys.tools_free as string },
+    });
     expect(r.code).toBe(1);
     expect(jsonLines(r.stdout).map((l) => [l.url, l.ok, l.error.code])).toEqual([
-      ['http://127.0.0.1/', false, 'bad_request'], ['http://192.168.1.1/', false, 'bad_request'],
+      ['http://127.0.0.1/', false, 'bad_request'],
+      ['http://192.168.1.1/', false, 'bad_request'],
     ]);
-    const one = await runCli(['meta', 'http://10.1.2.3/'], { env: { ...env, SHRINKRAY_API_KEY: service.demoKeys.tools_free as string } });
+    const one = await runCli(['meta', 'http://10.1.2.3/'], {
+      env: { ...env, SHRINKRAY_API_KEY: service.demoKeys.tools_free as string },
+    });
     expect(one.code).toBe(1);
     expect(one.stdout).toMatch(/^http:\/\/10\.1\.2\.3\/\n {2}failed: bad_request: /);
   });
@@ -246,7 +310,9 @@ describe('the CLI: meta and account', () => {
     expect(text.stdout).toMatch(/^tiers {4}image free, tools developer$/m);
     expect(text.stdout).toMatch(/^ {2}compressions\/month +0 used, 100 of 100 left, resets \d{4}-/m);
     expect(text.stdout).toMatch(/^ {2}requests\/minute +\d+ used, \d+ of 1000 left/m);
-    const json = await runCli(['account', '--json'], { env: { ...env, SHRINKRAY_API_KEY: service.demoKeys.tools_free as string } });
+    const json = await runCli(['account', '--json'], {
+      env: { ...env, SHRINKRAY_API_KEY: service.demoKeys.tools_free as string },
+    });
     expect(JSON.parse(json.stdout).tiers).toEqual({ image: 'free', tools: 'free' });
     const refused = await runCli(['account'], { env });
     expect(refused.code).toBe(1);

@@ -18,11 +18,36 @@ import { PACKAGE, rmDir, runCli, scriptedService, tempDir, writeImages } from '.
 
 describe('arguments', () => {
   it('reads compress options in any order, as --name value or --name=value', () => {
-    expect(parseArgs(['compress', 'a.jpg', '--quality=70', '--out', 'dist', 'imgs', '--palette', '--colors', '64', '--format', 'png', '--concurrency', '8'])).toMatchObject({
-      command: 'compress', inputs: ['a.jpg', 'imgs'], out: 'dist', inPlace: false, concurrency: 8, force: false,
+    expect(
+      parseArgs([
+        'compress',
+        'a.jpg',
+        '--quality=70',
+        '--out',
+        'dist',
+        'imgs',
+        '--palette',
+        '--colors',
+        '64',
+        '--format',
+        'png',
+        '--concurrency',
+        '8',
+      ]),
+    ).toMatchObject({
+      command: 'compress',
+      inputs: ['a.jpg', 'imgs'],
+      out: 'dist',
+      inPlace: false,
+      concurrency: 8,
+      force: false,
       params: { quality: 70, palette: true, colors: 64, format: 'png' },
     });
-    expect(parseArgs(['compress', '--in-place', '--', '--odd-name.png'])).toMatchObject({ inputs: ['--odd-name.png'], inPlace: true, concurrency: 4 });
+    expect(parseArgs(['compress', '--in-place', '--', '--odd-name.png'])).toMatchObject({
+      inputs: ['--odd-name.png'],
+      inPlace: true,
+      concurrency: 4,
+    });
   });
 
   it('refuses what it would not use, naming it', () => {
@@ -61,10 +86,18 @@ describe('files', () => {
   it('expands directories and globs to images only, skipping hidden entries and the output directory', async () => {
     const dir = tempDir('expand');
     try {
-      await writeImages(dir, { 'site/a.jpg': ['jpeg', 8, 8], 'site/sub/b.png': ['png', 8, 8], 'site/out/c.jpg': ['jpeg', 8, 8], 'site/.cache/d.jpg': ['jpeg', 8, 8] });
+      await writeImages(dir, {
+        'site/a.jpg': ['jpeg', 8, 8],
+        'site/sub/b.png': ['png', 8, 8],
+        'site/out/c.jpg': ['jpeg', 8, 8],
+        'site/.cache/d.jpg': ['jpeg', 8, 8],
+      });
       const rel = (files: { rel: string }[]) => files.map((f) => f.rel);
       expect(rel(expandInputs(['site'], 'site/out', dir))).toEqual(['a.jpg', join('sub', 'b.png')]);
-      expect(rel(expandInputs(['site/**/*.png', 'site/a.jpg'], undefined, dir))).toEqual(['a.jpg', join('sub', 'b.png')]);
+      expect(rel(expandInputs(['site/**/*.png', 'site/a.jpg'], undefined, dir))).toEqual([
+        'a.jpg',
+        join('sub', 'b.png'),
+      ]);
       expect(() => expandInputs(['nope'], undefined, dir)).toThrow('nope: no such file or directory');
       expect(() => expandInputs(['site/*.gif'], undefined, dir)).toThrow('site/*.gif: no image matches');
     } finally {
@@ -74,7 +107,8 @@ describe('files', () => {
 });
 
 describe('retry policy', () => {
-  const error = (code: string, status: number, retryAfter?: number) => apiErrorFor({ status, code, message: '', retryAfter });
+  const error = (code: string, status: number, retryAfter?: number) =>
+    apiErrorFor({ status, code, message: '', retryAfter });
   it('retries rate_limit_exceeded and overloaded only, within bounds', () => {
     expect(retryDelay(error('rate_limit_exceeded', 429, 2), 1, 3)).toBe(2000);
     expect(retryDelay(error('overloaded', 503), 3, 3, () => 0)).toBe(2000);
@@ -101,29 +135,50 @@ describe('progress and summary', () => {
     addRecord(t, { file: 'a', output: 'a', status: 'ok', original_size: 4096, compressed_size: 1024 });
     addRecord(t, { file: 'b', output: 'b', status: 'failed', error: { code: 'quota_exceeded', message: '' } });
     expect(barLine(t, 2000, 10)).toBe('[#####-----] 2/4 files  saved 3.0 KB  1 failed  ETA 2s');
-    expect(summaryTable(t, 2000).split('\n')).toEqual([
-      'files                 4 (1 compressed, 0 skipped, 1 failed)',
-      'before                4.0 KB',
-      'after                 1.0 KB',
-      'saved                 3.0 KB (75.0%)',
-      'time                  2s',
-      'failed: quota_exceeded  1',
-    ].map((l) => l.replace(/^(\S+(?: \S+)?)\s+/, (_, k: string) => `${k.padEnd('failed: quota_exceeded'.length)}  `)));
+    expect(summaryTable(t, 2000).split('\n')).toEqual(
+      [
+        'files                 4 (1 compressed, 0 skipped, 1 failed)',
+        'before                4.0 KB',
+        'after                 1.0 KB',
+        'saved                 3.0 KB (75.0%)',
+        'time                  2s',
+        'failed: quota_exceeded  1',
+      ].map((l) => l.replace(/^(\S+(?: \S+)?)\s+/, (_, k: string) => `${k.padEnd('failed: quota_exceeded'.length)}  `)),
+    );
   });
 });
 
 describe('the generator and the package', () => {
-  it('the committed types are what the generator makes of the app\'s document (in process; the live one is compared in service.test.ts)', async () => {
+  it("the committed types are what the generator makes of the app's document (in process; the live one is compared in service.test.ts)", async () => {
     expect(generateTypes(await documentFromApp())).toBe(readFileSync(OUTPUT, 'utf8'));
   });
 
   it('tolerates a document without palette, and types it once the document has it', () => {
     const doc = (extra: Record<string, unknown>) => ({
-      paths: { '/api/v1/compress': { post: { requestBody: { content: { 'multipart/form-data': { schema: { $ref: '#/components/schemas/CompressRequest' } } } }, responses: { '200': { content: { 'image/png': {} } } } } } },
-      components: { schemas: { CompressRequest: { type: 'object', properties: { image: { type: 'string', format: 'binary' }, ...extra }, required: ['image'] } } },
+      paths: {
+        '/api/v1/compress': {
+          post: {
+            requestBody: {
+              content: { 'multipart/form-data': { schema: { $ref: '#/components/schemas/CompressRequest' } } },
+            },
+            responses: { '200': { content: { 'image/png': {} } } },
+          },
+        },
+      },
+      components: {
+        schemas: {
+          CompressRequest: {
+            type: 'object',
+            properties: { image: { type: 'string', format: 'binary' }, ...extra },
+            required: ['image'],
+          },
+        },
+      },
     });
     expect(generateTypes(doc({}))).not.toContain('palette');
-    const withPalette = generateTypes(doc({ palette: { type: 'boolean', default: false }, colors: { type: 'integer', minimum: 2, maximum: 256 } }));
+    const withPalette = generateTypes(
+      doc({ palette: { type: 'boolean', default: false }, colors: { type: 'integer', minimum: 2, maximum: 256 } }),
+    );
     expect(withPalette).toContain('    palette?: boolean;\n    colors?: number;\n');
   });
 
@@ -136,27 +191,54 @@ describe('the generator and the package', () => {
     }
   });
 
-  it('the version constant is the package\'s', () => {
+  it("the version constant is the package's", () => {
     expect(VERSION).toBe(JSON.parse(readFileSync(join(PACKAGE, 'package.json'), 'utf8')).version);
   });
 
   // The published shape: `npm run build` output, run by Node 20 (the oldest `engines` allows) when the
   // machine has one at /usr/bin/node; the other tests run the TypeScript with the project's Node 24.
   const node20 = '/usr/bin/node';
-  const hasNode20 = existsSync(node20) && /^v20\./.test(spawnSync(node20, ['--version'], { encoding: 'utf8' }).stdout ?? '');
+  const hasNode20 =
+    existsSync(node20) && /^v20\./.test(spawnSync(node20, ['--version'], { encoding: 'utf8' }).stdout ?? '');
   it.skipIf(!hasNode20)('builds, and the built CLI and SDK run on Node 20', async () => {
     const out = tempDir('build');
     const work = tempDir('node20');
-    const s = await scriptedService(() => ({ status: 200, body: new Uint8Array([1, 2, 3]), headers: { 'content-type': 'image/png', 'x-original-size': '99', 'x-compressed-size': '3', 'x-savings-percent': '97.0' } }));
+    const s = await scriptedService(() => ({
+      status: 200,
+      body: new Uint8Array([1, 2, 3]),
+      headers: {
+        'content-type': 'image/png',
+        'x-original-size': '99',
+        'x-compressed-size': '3',
+        'x-savings-percent': '97.0',
+      },
+    }));
     try {
       // Asynchronously: the stand-in answers from this process.
       const run = promisify(execFile);
-      await run(process.execPath, [join(PACKAGE, '../../node_modules/typescript/bin/tsc'), '-p', join(PACKAGE, 'tsconfig.build.json'), '--outDir', out]);
+      await run(process.execPath, [
+        join(PACKAGE, '../../node_modules/typescript/bin/tsc'),
+        '-p',
+        join(PACKAGE, 'tsconfig.build.json'),
+        '--outDir',
+        out,
+      ]);
       expect(readFileSync(join(out, 'cli', 'main.js'), 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
       await writeImages(work, { 'in/a.png': ['png', 8, 8] });
-      const r = await runCli(['compress', 'in', '--out', 'out', '--json'], { node: node20, cli: join(out, 'cli', 'main.js'), cwd: work, env: { SHRINKRAY_API_KEY: 'k', SHRINKRAY_BASE_URL: s.url } });
+      const r = await runCli(['compress', 'in', '--out', 'out', '--json'], {
+        node: node20,
+        cli: join(out, 'cli', 'main.js'),
+        cwd: work,
+        env: { SHRINKRAY_API_KEY: 'k', SHRINKRAY_BASE_URL: s.url },
+      });
       expect(r.code, r.stderr).toBe(0);
-      expect(JSON.parse(r.stdout)).toMatchObject({ file: 'in/a.png', status: 'ok', original_size: 99, compressed_size: 3, savings_percent: 97 });
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        file: 'in/a.png',
+        status: 'ok',
+        original_size: 99,
+        compressed_size: 3,
+        savings_percent: 97,
+      });
       expect([...readFileSync(join(work, 'out', 'a.png'))]).toEqual([1, 2, 3]);
       const sdk = `import { Shrinkray, QuotaExceededError } from ${JSON.stringify(join(out, 'index.js'))};
         const r = await new Shrinkray({ apiKey: 'k', baseUrl: ${JSON.stringify(s.url)} }).compress(new Uint8Array(9), { palette: true });

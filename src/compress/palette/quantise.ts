@@ -7,7 +7,8 @@
 
 /** Histogram bins: 5 bits per colour channel, 3 bits of alpha. */
 export const BINS = 1 << 18;
-export const binOf = (r: number, g: number, b: number, a: number): number => ((r >> 3) << 13) | ((g >> 3) << 8) | ((b >> 3) << 3) | (a >> 5);
+export const binOf = (r: number, g: number, b: number, a: number): number =>
+  ((r >> 3) << 13) | ((g >> 3) << 8) | ((b >> 3) << 3) | (a >> 5);
 /** k-means passes while searching the colour count, and for the palette finally used. */
 const SEARCH_PASSES = 1;
 const FINAL_PASSES = 4;
@@ -43,12 +44,17 @@ export class Histogram {
       const view = aligned ? new Uint32Array(rgba.buffer, rgba.byteOffset, width) : new Uint32Array(0);
       for (let x = 0; x < width; x++) {
         // Key 0 means an empty slot: every fully transparent pixel is counted as 0x01000000 - 1's neighbour, 1.
-        let key = aligned ? view[x]! : (rgba[x * 4]! | (rgba[x * 4 + 1]! << 8) | (rgba[x * 4 + 2]! << 16) | (rgba[x * 4 + 3]! << 24)) >>> 0;
+        let key = aligned
+          ? view[x]!
+          : (rgba[x * 4]! | (rgba[x * 4 + 1]! << 8) | (rgba[x * 4 + 2]! << 16) | (rgba[x * 4 + 3]! << 24)) >>> 0;
         if (key >>> 24 === 0) key = 1;
         let slot = Math.imul(key, 0x9e3779b1) >>> 14;
         for (;;) {
           const k = keys[slot]!;
-          if (k === key) { counts[slot]!++; break; }
+          if (k === key) {
+            counts[slot]!++;
+            break;
+          }
           if (k === 0) {
             keys[slot] = key;
             counts[slot] = 1;
@@ -82,17 +88,23 @@ export class Histogram {
   }
 
   private binRow(rgba: Uint8Array, from: number, width: number): void {
-    for (let x = from; x < width; x++) this.addBinned(rgba[x * 4]!, rgba[x * 4 + 1]!, rgba[x * 4 + 2]!, rgba[x * 4 + 3]!, 1);
+    for (let x = from; x < width; x++)
+      this.addBinned(rgba[x * 4]!, rgba[x * 4 + 1]!, rgba[x * 4 + 2]!, rgba[x * 4 + 3]!, 1);
   }
 
   private addBinned(r8: number, g8: number, b8: number, a: number, n: number): void {
     const k = a / 255;
-    const r = r8 * k, g = g8 * k, b = b8 * k;
+    const r = r8 * k,
+      g = g8 * k,
+      b = b8 * k;
     const bin = binOf(r, g, b, a);
     this.binCount![bin]! += n;
     const s = bin * 5;
     const sums = this.sums!;
-    sums[s]! += r * n; sums[s + 1]! += g * n; sums[s + 2]! += b * n; sums[s + 3]! += a * n;
+    sums[s]! += r * n;
+    sums[s + 1]! += g * n;
+    sums[s + 2]! += b * n;
+    sums[s + 3]! += a * n;
     sums[s + 4]! += (r * r + g * g + b * b + a * a) * n;
   }
 
@@ -200,10 +212,16 @@ export function choosePalette(points: Points, maxColours: number, quality: numbe
 export function buildPalette(points: Points, size: number, passes: number): Palette {
   const { colour, weight, count } = points;
   const order = new Int32Array(count).map((_, i) => i);
-  interface Box { start: number; end: number; score: number; axis: number }
+  interface Box {
+    start: number;
+    end: number;
+    score: number;
+    axis: number;
+  }
   const boxes: Box[] = [];
   const measure = (start: number, end: number): Box => {
-    const sum = [0, 0, 0, 0], sq = [0, 0, 0, 0];
+    const sum = [0, 0, 0, 0],
+      sq = [0, 0, 0, 0];
     let w = 0;
     for (let i = start; i < end; i++) {
       const p = order[i]!;
@@ -215,21 +233,29 @@ export function buildPalette(points: Points, size: number, passes: number): Pale
         sq[c]! += v * v * pw;
       }
     }
-    let axis = 0, best = -1, total = 0;
+    let axis = 0,
+      best = -1,
+      total = 0;
     for (let c = 0; c < 4; c++) {
       const variance = w > 0 ? sq[c]! - (sum[c]! * sum[c]!) / w : 0;
       total += variance;
-      if (variance > best) { best = variance; axis = c; }
+      if (variance > best) {
+        best = variance;
+        axis = c;
+      }
     }
     return { start, end, score: end - start > 1 ? total : -1, axis };
   };
   if (count > 0) boxes.push(measure(0, count));
   while (boxes.length < size) {
     let pick = -1;
-    for (let i = 0; i < boxes.length; i++) if (boxes[i]!.score > 0 && (pick < 0 || boxes[i]!.score > boxes[pick]!.score)) pick = i;
+    for (let i = 0; i < boxes.length; i++)
+      if (boxes[i]!.score > 0 && (pick < 0 || boxes[i]!.score > boxes[pick]!.score)) pick = i;
     if (pick < 0) break;
     const box = boxes[pick]!;
-    const slice = Array.from(order.subarray(box.start, box.end)).sort((a, b) => colour[a * 4 + box.axis]! - colour[b * 4 + box.axis]!);
+    const slice = Array.from(order.subarray(box.start, box.end)).sort(
+      (a, b) => colour[a * 4 + box.axis]! - colour[b * 4 + box.axis]!,
+    );
     order.set(slice, box.start);
     let half = 0;
     for (let i = box.start; i < box.end; i++) half += weight[order[i]!]!;
@@ -259,7 +285,14 @@ export function buildPalette(points: Points, size: number, passes: number): Pale
     const acc = new Float64Array(k * 5);
     let error = 0;
     for (let p = 0; p < count; p++) {
-      const [nearest, d] = nearestOf(centres, k, colour[p * 4]!, colour[p * 4 + 1]!, colour[p * 4 + 2]!, colour[p * 4 + 3]!);
+      const [nearest, d] = nearestOf(
+        centres,
+        k,
+        colour[p * 4]!,
+        colour[p * 4 + 1]!,
+        colour[p * 4 + 2]!,
+        colour[p * 4 + 3]!,
+      );
       const w = weight[p]!;
       error += d * w;
       for (let c = 0; c < 4; c++) acc[nearest * 5 + c]! += colour[p * 4 + c]! * w;
@@ -276,13 +309,26 @@ export function buildPalette(points: Points, size: number, passes: number): Pale
 }
 
 /** The nearest entry by squared distance, and that distance. */
-export function nearestOf(colours: Float32Array, size: number, r: number, g: number, b: number, a: number): [number, number] {
+export function nearestOf(
+  colours: Float32Array,
+  size: number,
+  r: number,
+  g: number,
+  b: number,
+  a: number,
+): [number, number] {
   let best = 0;
   let bestD = Infinity;
   for (let i = 0, o = 0; i < size; i++, o += 4) {
-    const dr = colours[o]! - r, dg = colours[o + 1]! - g, db = colours[o + 2]! - b, da = colours[o + 3]! - a;
+    const dr = colours[o]! - r,
+      dg = colours[o + 1]! - g,
+      db = colours[o + 2]! - b,
+      da = colours[o + 3]! - a;
     const d = dr * dr + dg * dg + db * db + da * da;
-    if (d < bestD) { bestD = d; best = i; }
+    if (d < bestD) {
+      bestD = d;
+      best = i;
+    }
   }
   return [best, bestD];
 }

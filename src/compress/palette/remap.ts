@@ -50,13 +50,22 @@ export class Remapper {
     const unique = [...new Map(list.map((c) => [c.join(','), c])).values()].sort((x, y) => x[3]! - y[3]!);
     this.size = unique.length;
     this.entries = Uint8Array.from(unique.flat());
-    this.pre = Float32Array.from(unique.flatMap(([r, g, b, a]) => [(r! * a!) / 255, (g! * a!) / 255, (b! * a!) / 255, a!]));
+    this.pre = Float32Array.from(
+      unique.flatMap(([r, g, b, a]) => [(r! * a!) / 255, (g! * a!) / 255, (b! * a!) / 255, a!]),
+    );
     this.safe = new Float32Array(this.size).map((_, i) => {
       let nearest = Infinity;
-      for (let j = 0; j < this.size; j++) if (j !== i) nearest = Math.min(nearest, this.distance(i, this.pre[j * 4]!, this.pre[j * 4 + 1]!, this.pre[j * 4 + 2]!, this.pre[j * 4 + 3]!));
+      for (let j = 0; j < this.size; j++)
+        if (j !== i)
+          nearest = Math.min(
+            nearest,
+            this.distance(i, this.pre[j * 4]!, this.pre[j * 4 + 1]!, this.pre[j * 4 + 2]!, this.pre[j * 4 + 3]!),
+          );
       return nearest / 4;
     });
-    this.byGreen = Int16Array.from({ length: this.size }, (_, i) => i).sort((x, y) => this.pre[x * 4 + 1]! - this.pre[y * 4 + 1]!);
+    this.byGreen = Int16Array.from({ length: this.size }, (_, i) => i).sort(
+      (x, y) => this.pre[x * 4 + 1]! - this.pre[y * 4 + 1]!,
+    );
     this.greens = Float32Array.from(this.byGreen, (i) => this.pre[i * 4 + 1]!);
     this.errCur = new Float32Array((width + 2) * 4);
     this.errNext = new Float32Array((width + 2) * 4);
@@ -74,8 +83,13 @@ export class Remapper {
       const x = forward ? step : w - 1 - step;
       const a0 = rgba[x * 4 + 3]!;
       const k = a0 / 255;
-      const r0 = rgba[x * 4]! * k, g0 = rgba[x * 4 + 1]! * k, b0 = rgba[x * 4 + 2]! * k;
-      let r = r0, g = g0, b = b0, a = a0;
+      const r0 = rgba[x * 4]! * k,
+        g0 = rgba[x * 4 + 1]! * k,
+        b0 = rgba[x * 4 + 2]! * k;
+      let r = r0,
+        g = g0,
+        b = b0,
+        a = a0;
       const e = (x + 1) * 4;
       const dither = this.dither && this.gradient(rgba, x);
       if (dither) {
@@ -87,7 +101,10 @@ export class Remapper {
       const index = this.nearest(r, g, b, a);
       out[x] = index;
       const o = index * 4;
-      const pr = this.pre[o]!, pg = this.pre[o + 1]!, pb = this.pre[o + 2]!, pa = this.pre[o + 3]!;
+      const pr = this.pre[o]!,
+        pg = this.pre[o + 1]!,
+        pb = this.pre[o + 2]!,
+        pa = this.pre[o + 3]!;
       // pngquant's quality is the palette's error, without the dithering's noise: the nearest entry to
       // the pixel itself (the one just chosen when nothing was diffused).
       this.squared += this.distance(dither ? this.nearest(r0, g0, b0, a0) : index, r0, g0, b0, a0);
@@ -119,7 +136,10 @@ export class Remapper {
   private gradient(rgba: Uint8Array, x: number): boolean {
     const at = x * 4;
     const diff = (other: Uint8Array, o: number) =>
-      Math.abs(rgba[at]! - other[o]!) + Math.abs(rgba[at + 1]! - other[o + 1]!) + Math.abs(rgba[at + 2]! - other[o + 2]!) + Math.abs(rgba[at + 3]! - other[o + 3]!);
+      Math.abs(rgba[at]! - other[o]!) +
+      Math.abs(rgba[at + 1]! - other[o + 1]!) +
+      Math.abs(rgba[at + 2]! - other[o + 2]!) +
+      Math.abs(rgba[at + 3]! - other[o + 3]!);
     let most = 0;
     if (x > 0) most = diff(rgba, at - 4);
     if (x < this.width - 1) most = Math.max(most, diff(rgba, at + 4));
@@ -129,7 +149,9 @@ export class Remapper {
 
   private distance(i: number, r: number, g: number, b: number, a: number): number {
     const o = i * 4;
-    return (this.pre[o]! - r) ** 2 + (this.pre[o + 1]! - g) ** 2 + (this.pre[o + 2]! - b) ** 2 + (this.pre[o + 3]! - a) ** 2;
+    return (
+      (this.pre[o]! - r) ** 2 + (this.pre[o + 1]! - g) ** 2 + (this.pre[o + 2]! - b) ** 2 + (this.pre[o + 3]! - a) ** 2
+    );
   }
 
   /**
@@ -158,7 +180,10 @@ export class Remapper {
         if (dg * dg >= bestD) up = this.size;
         else {
           const d = this.distance(order[up]!, r, g, b, a);
-          if (d < bestD) { bestD = d; best = order[up]!; }
+          if (d < bestD) {
+            bestD = d;
+            best = order[up]!;
+          }
           up++;
         }
       }
@@ -167,7 +192,10 @@ export class Remapper {
         if (dg * dg >= bestD) down = -1;
         else {
           const d = this.distance(order[down]!, r, g, b, a);
-          if (d < bestD) { bestD = d; best = order[down]!; }
+          if (d < bestD) {
+            bestD = d;
+            best = order[down]!;
+          }
           down--;
         }
       }

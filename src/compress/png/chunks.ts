@@ -14,7 +14,8 @@ export interface Chunk {
 /** The file cannot be decoded: the message says why, for a 422. */
 export class PngError extends Error {}
 
-const u32 = (b: Uint8Array, at: number): number => ((b[at]! << 24) >>> 0) + (b[at + 1]! << 16) + (b[at + 2]! << 8) + b[at + 3]!;
+const u32 = (b: Uint8Array, at: number): number =>
+  ((b[at]! << 24) >>> 0) + (b[at + 1]! << 16) + (b[at + 2]! << 8) + b[at + 3]!;
 const tagOf = (b: Uint8Array, at: number): string => String.fromCharCode(b[at]!, b[at + 1]!, b[at + 2]!, b[at + 3]!);
 
 /**
@@ -23,7 +24,8 @@ const tagOf = (b: Uint8Array, at: number): string => String.fromCharCode(b[at]!,
  * before IEND is refused: its last rows would be invented.
  */
 export function readChunks(bytes: Uint8Array): Chunk[] {
-  for (let i = 0; i < 8; i++) if (bytes[i] !== PNG_SIGNATURE[i]) throw new PngError('it does not start with the PNG signature');
+  for (let i = 0; i < 8; i++)
+    if (bytes[i] !== PNG_SIGNATURE[i]) throw new PngError('it does not start with the PNG signature');
   const chunks: Chunk[] = [];
   let at = 8;
   for (;;) {
@@ -59,7 +61,11 @@ export function chunkBytes(type: string, data: Uint8Array): Uint8Array {
 export function insertAfterIhdr(png: Uint8Array, chunks: Chunk[]): Uint8Array {
   if (chunks.length === 0) return png;
   const ihdrEnd = 8 + 12 + 13;
-  return concatBytes([png.subarray(0, ihdrEnd), ...chunks.map((c) => chunkBytes(c.type, c.data)), png.subarray(ihdrEnd)]);
+  return concatBytes([
+    png.subarray(0, ihdrEnd),
+    ...chunks.map((c) => chunkBytes(c.type, c.data)),
+    png.subarray(ihdrEnd),
+  ]);
 }
 
 /** The bytes of a whole stream, read to the end. */

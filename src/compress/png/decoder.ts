@@ -30,11 +30,20 @@ export interface PngInfo {
 const DEPTHS: Record<number, number[]> = { 0: [1, 2, 4, 8, 16], 2: [8, 16], 3: [1, 2, 4, 8], 4: [8, 16], 6: [8, 16] };
 const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
 /** Adam7: x start, y start, x step, y step of each pass. */
-const ADAM7 = [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2]] as const;
+const ADAM7 = [
+  [0, 0, 8, 8],
+  [4, 0, 8, 8],
+  [0, 4, 4, 8],
+  [2, 0, 4, 4],
+  [0, 2, 2, 4],
+  [1, 0, 2, 2],
+  [0, 1, 1, 2],
+] as const;
 /** IDAT data is fed to the inflater in pieces of at most this, so that its queue stays short. */
 const FEED_BYTES = 64 * 1024;
 
-const u32 = (b: Uint8Array, at: number): number => ((b[at]! << 24) >>> 0) + (b[at + 1]! << 16) + (b[at + 2]! << 8) + b[at + 3]!;
+const u32 = (b: Uint8Array, at: number): number =>
+  ((b[at]! << 24) >>> 0) + (b[at + 1]! << 16) + (b[at + 2]! << 8) + b[at + 3]!;
 
 /** Reads the chunk list and the header chunks; no pixel yet. Throws PngError for what cannot be decoded. */
 export function readPngInfo(bytes: Uint8Array): PngInfo {
@@ -46,9 +55,14 @@ export function readPngInfo(bytes: Uint8Array): PngInfo {
   const height = u32(h, 4);
   const bitDepth = h[8]!;
   const colourType = h[9]!;
-  if (width === 0 || height === 0 || width > 0x7fffffff || height > 0x7fffffff) throw new PngError('its header declares an impossible size');
-  if (!DEPTHS[colourType]?.includes(bitDepth)) throw new PngError(`its header declares bit depth ${bitDepth} with colour type ${colourType}, which PNG does not allow`);
-  if (h[10] !== 0 || h[11] !== 0 || h[12]! > 1) throw new PngError('its header declares an unknown compression, filter or interlace method');
+  if (width === 0 || height === 0 || width > 0x7fffffff || height > 0x7fffffff)
+    throw new PngError('its header declares an impossible size');
+  if (!DEPTHS[colourType]?.includes(bitDepth))
+    throw new PngError(
+      `its header declares bit depth ${bitDepth} with colour type ${colourType}, which PNG does not allow`,
+    );
+  if (h[10] !== 0 || h[11] !== 0 || h[12]! > 1)
+    throw new PngError('its header declares an unknown compression, filter or interlace method');
   let palette: Uint8Array | null = null;
   let transparentKey: number[] | null = null;
   let trns: Uint8Array | null = null;
@@ -63,7 +77,8 @@ export function readPngInfo(bytes: Uint8Array): PngInfo {
     }
     if (idat.length > 0) idatDone = true;
     if (chunk.type === 'PLTE') {
-      if (chunk.data.length % 3 !== 0 || chunk.data.length === 0 || chunk.data.length > 768) throw new PngError('its palette has an invalid length');
+      if (chunk.data.length % 3 !== 0 || chunk.data.length === 0 || chunk.data.length > 768)
+        throw new PngError('its palette has an invalid length');
       palette = new Uint8Array((chunk.data.length / 3) * 4);
       for (let i = 0, o = 0; i < chunk.data.length; i += 3, o += 4) {
         palette[o] = chunk.data[i]!;
@@ -81,14 +96,29 @@ export function readPngInfo(bytes: Uint8Array): PngInfo {
   if (colourType === 3 && !palette) throw new PngError('it is a palette image without a palette');
   if (colourType !== 3) palette = null; // a suggested palette for a true-colour image is not needed
   if (trns) {
-    if (colourType === 3) for (let i = 0; i < Math.min(trns.length, palette!.length / 4); i++) palette![i * 4 + 3] = trns[i]!;
+    if (colourType === 3)
+      for (let i = 0; i < Math.min(trns.length, palette!.length / 4); i++) palette![i * 4 + 3] = trns[i]!;
     else if (colourType === 0 && trns.length >= 2) transparentKey = [(trns[0]! << 8) | trns[1]!];
-    else if (colourType === 2 && trns.length >= 6) transparentKey = [0, 2, 4].map((i) => (trns[i]! << 8) | trns[i + 1]!);
+    else if (colourType === 2 && trns.length >= 6)
+      transparentKey = [0, 2, 4].map((i) => (trns[i]! << 8) | trns[i + 1]!);
   }
-  const hasAlpha = colourType === 4 || colourType === 6 || transparentKey !== null || (palette?.some((v, i) => i % 4 === 3 && v !== 255) ?? false);
+  const hasAlpha =
+    colourType === 4 ||
+    colourType === 6 ||
+    transparentKey !== null ||
+    (palette?.some((v, i) => i % 4 === 3 && v !== 255) ?? false);
   return {
-    width, height, bitDepth, colourType, interlaced: h[12] === 1, channels: CHANNELS[colourType]!,
-    palette, transparentKey, hasAlpha, ancillary, idat,
+    width,
+    height,
+    bitDepth,
+    colourType,
+    interlaced: h[12] === 1,
+    channels: CHANNELS[colourType]!,
+    palette,
+    transparentKey,
+    hasAlpha,
+    ancillary,
+    idat,
   };
 }
 
@@ -101,15 +131,31 @@ const bppOf = (info: PngInfo): number => Math.max(1, (info.channels * info.bitDe
  * buffer reused: copy what must outlive the call), or for a palette image with `indices`, as its
  * palette indices, one byte each. Waits for `onRow`'s promise before the next row.
  */
-export async function decodeRows(info: PngInfo, onRow: (row: Uint8Array, y: number) => void | Promise<void>, options: { indices?: boolean } = {}): Promise<void> {
+export async function decodeRows(
+  info: PngInfo,
+  onRow: (row: Uint8Array, y: number) => void | Promise<void>,
+  options: { indices?: boolean } = {},
+): Promise<void> {
   const indices = options.indices === true && info.colourType === 3;
   const rgba = new Uint8Array(info.width * 4);
-  const samples = info.bitDepth === 16 ? new Uint16Array(info.width * info.channels) : new Uint8Array(info.width * info.channels);
-  const passes = info.interlaced ? ADAM7.map(([x0, y0, dx, dy]) => ({
-    x0, y0, dx, dy, w: Math.ceil(Math.max(0, info.width - x0) / dx), h: Math.ceil(Math.max(0, info.height - y0) / dy),
-  })).filter((p) => p.w > 0 && p.h > 0) : [{ x0: 0, y0: 0, dx: 1, dy: 1, w: info.width, h: info.height }];
+  const samples =
+    info.bitDepth === 16 ? new Uint16Array(info.width * info.channels) : new Uint8Array(info.width * info.channels);
+  const passes = info.interlaced
+    ? ADAM7.map(([x0, y0, dx, dy]) => ({
+        x0,
+        y0,
+        dx,
+        dy,
+        w: Math.ceil(Math.max(0, info.width - x0) / dx),
+        h: Math.ceil(Math.max(0, info.height - y0) / dy),
+      })).filter((p) => p.w > 0 && p.h > 0)
+    : [{ x0: 0, y0: 0, dx: 1, dy: 1, w: info.width, h: info.height }];
   // Interlaced: every pass is scattered into a frame of samples; rows go out once the last pass is in.
-  const frame = info.interlaced ? (info.bitDepth === 16 ? new Uint16Array(info.width * info.height * info.channels) : new Uint8Array(info.width * info.height * info.channels)) : null;
+  const frame = info.interlaced
+    ? info.bitDepth === 16
+      ? new Uint16Array(info.width * info.height * info.channels)
+      : new Uint8Array(info.width * info.height * info.channels)
+    : null;
   const bpp = bppOf(info);
   const maxStride = strideOf(info, info.width);
   let row = new Uint8Array(maxStride + 1);
@@ -165,7 +211,11 @@ export async function decodeRows(info: PngInfo, onRow: (row: Uint8Array, y: numb
         chunk = await reader.read();
       } catch {
         if (pass === passes.length) break; // bytes after the last row: the image is whole
-        throw new PngError(pass === 0 && y === 0 && fill === 0 ? 'its image data is not a valid zlib stream' : 'its image data is corrupt or truncated');
+        throw new PngError(
+          pass === 0 && y === 0 && fill === 0
+            ? 'its image data is not a valid zlib stream'
+            : 'its image data is corrupt or truncated',
+        );
       }
       if (chunk.done) break;
       const data = chunk.value;
@@ -259,16 +309,25 @@ function toRgba(s: Uint8Array | Uint16Array, info: PngInfo, out: Uint8Array): vo
     case 2:
       if (info.bitDepth === 8 && !key) {
         for (let x = 0, i = 0, o = 0; x < w; x++, i += 3, o += 4) {
-          out[o] = s[i]!; out[o + 1] = s[i + 1]!; out[o + 2] = s[i + 2]!; out[o + 3] = 255;
+          out[o] = s[i]!;
+          out[o + 1] = s[i + 1]!;
+          out[o + 2] = s[i + 2]!;
+          out[o + 3] = 255;
         }
         return;
       }
       for (let x = 0; x < w; x++) {
-        const r = s[x * 3]!, g = s[x * 3 + 1]!, b = s[x * 3 + 2]!;
+        const r = s[x * 3]!,
+          g = s[x * 3 + 1]!,
+          b = s[x * 3 + 2]!;
         if (info.bitDepth === 16) {
-          out[x * 4] = to8(r); out[x * 4 + 1] = to8(g); out[x * 4 + 2] = to8(b);
+          out[x * 4] = to8(r);
+          out[x * 4 + 1] = to8(g);
+          out[x * 4 + 2] = to8(b);
         } else {
-          out[x * 4] = r; out[x * 4 + 1] = g; out[x * 4 + 2] = b;
+          out[x * 4] = r;
+          out[x * 4 + 1] = g;
+          out[x * 4 + 2] = b;
         }
         out[x * 4 + 3] = key && r === key[0] && g === key[1] && b === key[2] ? 0 : 255;
       }

@@ -77,12 +77,15 @@ export class PngRowEncoder {
         break;
       case 2:
         for (let x = 0, o = 0; x < width; x++, o += 3) {
-          row[o] = pixels[x * 4]!; row[o + 1] = pixels[x * 4 + 1]!; row[o + 2] = pixels[x * 4 + 2]!;
+          row[o] = pixels[x * 4]!;
+          row[o + 1] = pixels[x * 4 + 1]!;
+          row[o + 2] = pixels[x * 4 + 2]!;
         }
         break;
       case 4:
         for (let x = 0; x < width; x++) {
-          row[x * 2] = pixels[x * 4]!; row[x * 2 + 1] = pixels[x * 4 + 3]!;
+          row[x * 2] = pixels[x * 4]!;
+          row[x * 2 + 1] = pixels[x * 4 + 3]!;
         }
         break;
       case 0:
@@ -96,7 +99,8 @@ export class PngRowEncoder {
     const at = this.batchFill;
     this.plain[at] = 0;
     this.plain.set(row, at + 1);
-    if (this.adaptive) filterRow(row, this.prev, this.bpp, true, this.adaptive.subarray(at, at + this.stride + 1), this.scratch);
+    if (this.adaptive)
+      filterRow(row, this.prev, this.bpp, true, this.adaptive.subarray(at, at + this.stride + 1), this.scratch);
     this.batchFill += this.stride + 1;
     [this.row, this.prev] = [this.prev, this.row];
     this.rows++;
@@ -104,7 +108,8 @@ export class PngRowEncoder {
 
   /** The whole file, once every row was written. */
   async finish(): Promise<Uint8Array> {
-    if (this.rows !== this.layout.height) throw new Error(`the PNG encoder got ${this.rows} rows of ${this.layout.height}`);
+    if (this.rows !== this.layout.height)
+      throw new Error(`the PNG encoder got ${this.rows} rows of ${this.layout.height}`);
     await this.flush();
     await this.inflight;
     await this.writer.close();
@@ -173,7 +178,13 @@ function paletteChunks(palette: Uint8Array): Uint8Array[] {
     if (palette[i * 4 + 3] !== 255) lastAlpha = i;
   }
   const out = [chunkBytes('PLTE', plte)];
-  if (lastAlpha >= 0) out.push(chunkBytes('tRNS', Uint8Array.from({ length: lastAlpha + 1 }, (_, i) => palette[i * 4 + 3]!)));
+  if (lastAlpha >= 0)
+    out.push(
+      chunkBytes(
+        'tRNS',
+        Uint8Array.from({ length: lastAlpha + 1 }, (_, i) => palette[i * 4 + 3]!),
+      ),
+    );
   return out;
 }
 
@@ -199,6 +210,9 @@ async function drainIntoIdat(stream: ReadableStream<Uint8Array>): Promise<Uint8A
 /** Bytes `data` deflates to on its own (the trial of a block's filtering). */
 async function deflatedSize(data: Uint8Array): Promise<number> {
   let size = 0;
-  for await (const part of new Blob([data]).stream().pipeThrough(new CompressionStream('deflate-raw')) as ReadableStream<Uint8Array>) size += part.length;
+  for await (const part of new Blob([data])
+    .stream()
+    .pipeThrough(new CompressionStream('deflate-raw')) as ReadableStream<Uint8Array>)
+    size += part.length;
   return size;
 }

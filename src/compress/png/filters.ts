@@ -39,7 +39,14 @@ export function unfilter(filter: number, row: Uint8Array, prev: Uint8Array, bpp:
  * `adaptive`, the filter whose output has the smallest sum of absolute values (as signed bytes) wins,
  * libpng's heuristic; without it (palette and sub-byte rows, where it does not pay), None.
  */
-export function filterRow(row: Uint8Array, prev: Uint8Array, bpp: number, adaptive: boolean, out: Uint8Array, scratch: Uint8Array): void {
+export function filterRow(
+  row: Uint8Array,
+  prev: Uint8Array,
+  bpp: number,
+  adaptive: boolean,
+  out: Uint8Array,
+  scratch: Uint8Array,
+): void {
   const n = row.length;
   if (!adaptive) {
     out[0] = 0;
@@ -77,11 +84,13 @@ function applyFilter(f: number, row: Uint8Array, prev: Uint8Array, bpp: number, 
       break;
     case 3:
       for (let i = 0; i < bpp; i++) sum += cost((to[i] = (row[i]! - (prev[i]! >> 1)) & 255));
-      for (let i = bpp; i < n && sum < limit; i++) sum += cost((to[i] = (row[i]! - ((row[i - bpp]! + prev[i]!) >> 1)) & 255));
+      for (let i = bpp; i < n && sum < limit; i++)
+        sum += cost((to[i] = (row[i]! - ((row[i - bpp]! + prev[i]!) >> 1)) & 255));
       break;
     default:
       for (let i = 0; i < bpp; i++) sum += cost((to[i] = (row[i]! - prev[i]!) & 255));
-      for (let i = bpp; i < n && sum < limit; i++) sum += cost((to[i] = (row[i]! - paeth(row[i - bpp]!, prev[i]!, prev[i - bpp]!)) & 255));
+      for (let i = bpp; i < n && sum < limit; i++)
+        sum += cost((to[i] = (row[i]! - paeth(row[i - bpp]!, prev[i]!, prev[i - bpp]!)) & 255));
   }
   return sum;
 }

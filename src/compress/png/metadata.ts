@@ -45,4 +45,6 @@ export async function outputChunks(ancillary: Chunk[], mode: MetadataMode, colou
 }
 
 const isXmp = (data: Uint8Array): boolean =>
-  data.length > XMP_KEYWORD.length && data[XMP_KEYWORD.length] === 0 && String.fromCharCode(...data.subarray(0, XMP_KEYWORD.length)) === XMP_KEYWORD;
+  data.length > XMP_KEYWORD.length &&
+  data[XMP_KEYWORD.length] === 0 &&
+  String.fromCharCode(...data.subarray(0, XMP_KEYWORD.length)) === XMP_KEYWORD;

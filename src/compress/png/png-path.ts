@@ -17,10 +17,14 @@ import { decodeRows, readPngInfo, type PngInfo } from './decoder.ts';
 import { outputChunks } from './metadata.ts';
 import { losslessLayout, paletteOf, writePng, type RowProducer } from './writer.ts';
 
+const unprocessable = (message: string): ApiError =>
+  new ApiError('unprocessable_image', `the PNG cannot be decoded: ${message}`, { param: 'image' });
 
-const unprocessable = (message: string): ApiError => new ApiError('unprocessable_image', `the PNG cannot be decoded: ${message}`, { param: 'image' });
-
-export async function compressPng(request: CompressRequest, plan: Plan, orientation: Orientation): Promise<CompressResult> {
+export async function compressPng(
+  request: CompressRequest,
+  plan: Plan,
+  orientation: Orientation,
+): Promise<CompressResult> {
   const timings: Timings = { decode: 0, resize: 0, encode: 0 };
   const started = performance.now();
   let info: PngInfo;
@@ -36,40 +40,90 @@ export async function compressPng(request: CompressRequest, plan: Plan, orientat
   };
   try {
     if (plan.pngJpegRows) {
-      const bytes = await jpegFromRows(source(false), plan.output.width, plan.output.height, info.hasAlpha, request.quality, timings);
+      const bytes = await jpegFromRows(
+        source(false),
+        plan.output.width,
+        plan.output.height,
+        info.hasAlpha,
+        request.quality,
+        timings,
+      );
       finishTimings();
-      return { bytes, inputFormat: 'png', format: 'jpeg', width: plan.output.width, height: plan.output.height, quality: request.quality, encodes: 1, lossless: false, timings };
+      return {
+        bytes,
+        inputFormat: 'png',
+        format: 'jpeg',
+        width: plan.output.width,
+        height: plan.output.height,
+        quality: request.quality,
+        encodes: 1,
+        lossless: false,
+        timings,
+      };
     }
     if (request.format === 'webp') {
       const encoded = await webpFromRows(source(false), plan, info.hasAlpha, request, timings);
       finishTimings();
-      return { ...encoded, inputFormat: 'png', format: 'webp', width: plan.output.width, height: plan.output.height, lossless: request.lossless === true, timings };
+      return {
+        ...encoded,
+        inputFormat: 'png',
+        format: 'webp',
+        width: plan.output.width,
+        height: plan.output.height,
+        lossless: request.lossless === true,
+        timings,
+      };
     }
     if (request.format !== 'png') {
       const frame = await gather(source(false), plan.output.width, plan.output.height);
       if (request.format === 'jpeg' && info.hasAlpha) flattenOntoWhite(frame);
       const { encodeJpegFrame } = await import('../codecs.ts');
       const start = performance.now();
-      const encoded = encodeAsRequested((quality) => encodeJpegFrame(frame, quality), request.quality, request.targetKb);
+      const encoded = encodeAsRequested(
+        (quality) => encodeJpegFrame(frame, quality),
+        request.quality,
+        request.targetKb,
+      );
       timings.encode += performance.now() - start;
       finishTimings();
-      return { ...encoded, inputFormat: 'png', format: 'jpeg', width: frame.width, height: frame.height, lossless: false, timings };
+      return {
+        ...encoded,
+        inputFormat: 'png',
+        format: 'jpeg',
+        width: frame.width,
+        height: frame.height,
+        lossless: false,
+        timings,
+      };
     }
     const { width, height } = plan.output;
     const grey = info.colourType === 0 || info.colourType === 4;
     // Palette indices pass through when every pixel keeps its place and value.
     const passthrough = info.colourType === 3 && !plan.resized && orientation === 1;
-    const layout = passthrough ? { width, height, colourType: 3 as const, palette: info.palette! } : losslessLayout(width, height, grey, info.hasAlpha);
+    const layout = passthrough
+      ? { width, height, colourType: 3 as const, palette: info.palette! }
+      : losslessLayout(width, height, grey, info.hasAlpha);
     const output = await writePng({
-      width, height, layout, produce: source, optimiseWhole: plan.pngWhole,
+      width,
+      height,
+      layout,
+      produce: source,
+      optimiseWhole: plan.pngWhole,
       palette: paletteOf(request),
       chunksFor: (colourType) => outputChunks(info.ancillary, request.metadata ?? 'strip', colourType),
       timing: timings,
     });
     finishTimings();
     return {
-      bytes: output.bytes, inputFormat: 'png', format: 'png', width, height, quality: output.paletteQuality ?? request.quality,
-      encodes: output.encodes, lossless: output.paletteQuality === null && request.palette === true, timings,
+      bytes: output.bytes,
+      inputFormat: 'png',
+      format: 'png',
+      width,
+      height,
+      quality: output.paletteQuality ?? request.quality,
+      encodes: output.encodes,
+      lossless: output.paletteQuality === null && request.palette === true,
+      timings,
     };
   } catch (err) {
     if (err instanceof PngError) throw unprocessable(err.message);
@@ -81,10 +135,18 @@ export async function compressPng(request: CompressRequest, plan: Plan, orientat
  * The output rows (upright, at the output size) of a PNG: decoded, resampled when the plan resizes,
  * gathered and turned when the orientation is not 1. Each call decodes again (the palette's second pass).
  */
-function rowSource(info: PngInfo, plan: Plan, orientation: Orientation, indices: boolean, timings: Timings): RowProducer {
+function rowSource(
+  info: PngInfo,
+  plan: Plan,
+  orientation: Orientation,
+  indices: boolean,
+  timings: Timings,
+): RowProducer {
   return async (sink) => {
     const { stored } = plan;
-    const resizer = plan.resized ? await engineResizer(info.width, info.height, stored.width, stored.height, info.hasAlpha) : null;
+    const resizer = plan.resized
+      ? await engineResizer(info.width, info.height, stored.width, stored.height, info.hasAlpha)
+      : null;
     const out = new Uint8Array(stored.width * 4);
     const frame = orientation === 1 ? null : new Uint8Array(stored.width * stored.height * 4);
     let y = 0;
@@ -94,19 +156,23 @@ function rowSource(info: PngInfo, plan: Plan, orientation: Orientation, indices:
     };
     let failed = true;
     try {
-      await decodeRows(info, async (row) => {
-        if (!resizer) return emit(row);
-        const start = performance.now();
-        resizer.push(row);
-        timings.resize += performance.now() - start;
-        for (;;) {
-          const t = performance.now();
-          const ready = resizer.pull(out);
-          timings.resize += performance.now() - t;
-          if (!ready) break;
-          await emit(out);
-        }
-      }, { indices });
+      await decodeRows(
+        info,
+        async (row) => {
+          if (!resizer) return emit(row);
+          const start = performance.now();
+          resizer.push(row);
+          timings.resize += performance.now() - start;
+          for (;;) {
+            const t = performance.now();
+            const ready = resizer.pull(out);
+            timings.resize += performance.now() - t;
+            if (!ready) break;
+            await emit(out);
+          }
+        },
+        { indices },
+      );
       failed = false;
     } finally {
       resizer?.close(failed);
@@ -115,7 +181,8 @@ function rowSource(info: PngInfo, plan: Plan, orientation: Orientation, indices:
     const start = performance.now();
     const upright = applyOrientation({ data: frame, width: stored.width, height: stored.height }, orientation);
     timings.resize += performance.now() - start;
-    for (let r = 0; r < upright.height; r++) await sink(upright.data.subarray(r * upright.width * 4, (r + 1) * upright.width * 4));
+    for (let r = 0; r < upright.height; r++)
+      await sink(upright.data.subarray(r * upright.width * 4, (r + 1) * upright.width * 4));
   };
 }
 
@@ -132,9 +199,20 @@ const JPEG_ROW_BATCH = 32;
  * The producer's RGBA rows as a JPEG written by the engine row by row (alpha flattened onto white), so
  * that only the encoder's state is held, never a frame.
  */
-async function jpegFromRows(produce: RowProducer, width: number, height: number, alpha: boolean, quality: number, timings: Timings): Promise<Uint8Array> {
+async function jpegFromRows(
+  produce: RowProducer,
+  width: number,
+  height: number,
+  alpha: boolean,
+  quality: number,
+  timings: Timings,
+): Promise<Uint8Array> {
   const { JpegRowEncoder } = await import('../../../wasm/jpeg-engine.ts');
-  const encoder = new JpegRowEncoder(width, height, 3, { quality, sampling: quality >= FULL_CHROMA_QUALITY ? [1, 1] : [2, 2], progressive: true });
+  const encoder = new JpegRowEncoder(width, height, 3, {
+    quality,
+    sampling: quality >= FULL_CHROMA_QUALITY ? [1, 1] : [2, 2],
+    progressive: true,
+  });
   const batch = new Uint8Array(width * 3 * JPEG_ROW_BATCH);
   let rows = 0;
   const flush = () => {
@@ -158,7 +236,9 @@ async function jpegFromRows(produce: RowProducer, width: number, height: number,
         }
       } else {
         for (let x = 0, i = 0, o = out; x < width; x++, i += 4, o += 3) {
-          batch[o] = row[i]!; batch[o + 1] = row[i + 1]!; batch[o + 2] = row[i + 2]!;
+          batch[o] = row[i]!;
+          batch[o + 1] = row[i + 1]!;
+          batch[o + 2] = row[i + 2]!;
         }
       }
       if (++rows === JPEG_ROW_BATCH) flush();
@@ -179,8 +259,17 @@ async function jpegFromRows(produce: RowProducer, width: number, height: number,
  * picture YUV 4:2:0 (ARGB for lossless) and the only whole-image buffer; encoded as the plan says,
  * again for a size target.
  */
-async function webpFromRows(produce: RowProducer, plan: Plan, alpha: boolean, request: CompressRequest, timings: Timings) {
-  const [{ WebpRowEncoder, WEBP_METHOD }, { WEBP_LOSSLESS_EFFORT }] = await Promise.all([import('../../../wasm/webp-engine.ts'), import('../limits.ts')]);
+async function webpFromRows(
+  produce: RowProducer,
+  plan: Plan,
+  alpha: boolean,
+  request: CompressRequest,
+  timings: Timings,
+) {
+  const [{ WebpRowEncoder, WEBP_METHOD }, { WEBP_LOSSLESS_EFFORT }] = await Promise.all([
+    import('../../../wasm/webp-engine.ts'),
+    import('../limits.ts'),
+  ]);
   const { width, height } = plan.output;
   const lossless = request.lossless === true;
   const { lowMemory, tokenGrowthBytes = 0 } = plan.webp ?? { lowMemory: false };
@@ -198,12 +287,23 @@ async function webpFromRows(produce: RowProducer, plan: Plan, alpha: boolean, re
     };
     await produce((row) => {
       if (alpha) batch.set(row.subarray(0, width * 4), rows * width * 4);
-      else for (let x = 0, i = 0, o = rows * width * 3; x < width; x++, i += 4, o += 3) { batch[o] = row[i]!; batch[o + 1] = row[i + 1]!; batch[o + 2] = row[i + 2]!; }
+      else
+        for (let x = 0, i = 0, o = rows * width * 3; x < width; x++, i += 4, o += 3) {
+          batch[o] = row[i]!;
+          batch[o + 1] = row[i + 1]!;
+          batch[o + 2] = row[i + 2]!;
+        }
       if (++rows === JPEG_ROW_BATCH) flush();
     });
     if (rows > 0) flush();
     const start = performance.now();
-    const encoded = encodeAsRequested((quality) => encoder.encode(lossless ? WEBP_LOSSLESS_EFFORT : quality, lossless, WEBP_METHOD, lowMemory, tokenGrowthBytes).bytes, request.quality, request.targetKb);
+    const encoded = encodeAsRequested(
+      (quality) =>
+        encoder.encode(lossless ? WEBP_LOSSLESS_EFFORT : quality, lossless, WEBP_METHOD, lowMemory, tokenGrowthBytes)
+          .bytes,
+      request.quality,
+      request.targetKb,
+    );
     timings.encode += performance.now() - start;
     failed = false;
     return lossless ? { ...encoded, quality: 100 } : encoded;
@@ -221,4 +321,3 @@ export async function gather(produce: RowProducer, width: number, height: number
   });
   return { data, width, height };
 }
-

@@ -30,7 +30,9 @@ export async function reduceLayout(produce: RowProducer, layout: PngLayout): Pro
         if (opaque && row[i + 3] !== 255) opaque = false;
         if (grey && (row[i] !== row[i + 1] || row[i] !== row[i + 2])) grey = false;
         if (colours) {
-          const key = view ? view[x]! : (row[i]! | (row[i + 1]! << 8) | (row[i + 2]! << 16) | (row[i + 3]! << 24)) >>> 0;
+          const key = view
+            ? view[x]!
+            : (row[i]! | (row[i + 1]! << 8) | (row[i + 2]! << 16) | (row[i + 3]! << 24)) >>> 0;
           if (!colours.has(key)) {
             if (colours.size === MAX_PALETTE) colours = null;
             else colours.set(key, colours.size);
@@ -53,7 +55,9 @@ export async function reduceLayout(produce: RowProducer, layout: PngLayout): Pro
       const view = rgba.byteOffset % 4 === 0 ? new Uint32Array(rgba.buffer, rgba.byteOffset, width) : null;
       for (let x = 0; x < width; x++) {
         const i = x * 4;
-        out[x] = index.get(view ? view[x]! : (rgba[i]! | (rgba[i + 1]! << 8) | (rgba[i + 2]! << 16) | (rgba[i + 3]! << 24)) >>> 0)!;
+        out[x] = index.get(
+          view ? view[x]! : (rgba[i]! | (rgba[i + 1]! << 8) | (rgba[i + 2]! << 16) | (rgba[i + 3]! << 24)) >>> 0,
+        )!;
       }
       return out;
     };

@@ -54,7 +54,10 @@ async function timedAsync<T>(timing: { encode: number }, work: () => T | Promise
 async function writeStreamed(req: PngOutputRequest): Promise<PngOutput> {
   const passthrough = req.layout.colourType === 3;
   // Lossless alone: the smallest exact layout is found first (a palette pass finds its colours itself).
-  const reduction = !passthrough && !req.palette ? await reduceLayout(req.produce(false), req.layout) : { layout: req.layout, toIndices: undefined };
+  const reduction =
+    !passthrough && !req.palette
+      ? await reduceLayout(req.produce(false), req.layout)
+      : { layout: req.layout, toIndices: undefined };
   const lossless = new PngRowEncoder(reduction.layout, await req.chunksFor(reduction.layout.colourType));
   const histogram = req.palette && !passthrough ? new Histogram() : null;
   const scratch = new Uint8Array(req.width);
@@ -73,7 +76,10 @@ async function writeStreamed(req: PngOutputRequest): Promise<PngOutput> {
   if (!histogram || !req.palette) return { bytes: losslessBytes, paletteQuality: null, encodes: 1 };
   const palette = choosePalette(histogram.points(), req.palette.colors, req.palette.quality);
   const remapper = new Remapper(palette, req.width, req.palette.dither);
-  const encoder = new PngRowEncoder({ width: req.width, height: req.height, colourType: 3, palette: remapper.entries }, await req.chunksFor(3));
+  const encoder = new PngRowEncoder(
+    { width: req.width, height: req.height, colourType: 3, palette: remapper.entries },
+    await req.chunksFor(3),
+  );
   const indices = new Uint8Array(req.width);
   try {
     await req.produce(false)(async (row) => {
@@ -141,24 +147,47 @@ export interface RowSource {
  * (oxipng's whole-image path gathers them, when the plan says it fits). No ancillary chunks: JPEG and
  * WebP metadata does not carry over to PNG.
  */
-export async function writeSourcePng(source: RowSource, width: number, height: number, optimiseWhole: boolean, palette: PngOutputRequest['palette'], timing: { encode: number }): Promise<PngOutput> {
+export async function writeSourcePng(
+  source: RowSource,
+  width: number,
+  height: number,
+  optimiseWhole: boolean,
+  palette: PngOutputRequest['palette'],
+  timing: { encode: number },
+): Promise<PngOutput> {
   const rgba = new Uint8Array(width * 4).fill(255);
   const ch = source.channels;
-  const produce = (): RowProducer => (sink) => source.rows((row) => {
-    for (let x = 0, i = 0; x < width; x++, i += ch) {
-      rgba[x * 4] = row[i]!;
-      rgba[x * 4 + 1] = row[i + (ch >= 3 ? 1 : 0)]!;
-      rgba[x * 4 + 2] = row[i + (ch >= 3 ? 2 : 0)]!;
-      if (ch === 4) rgba[x * 4 + 3] = row[i + 3]!;
-    }
-    return sink(rgba);
+  const produce = (): RowProducer => (sink) =>
+    source.rows((row) => {
+      for (let x = 0, i = 0; x < width; x++, i += ch) {
+        rgba[x * 4] = row[i]!;
+        rgba[x * 4 + 1] = row[i + (ch >= 3 ? 1 : 0)]!;
+        rgba[x * 4 + 2] = row[i + (ch >= 3 ? 2 : 0)]!;
+        if (ch === 4) rgba[x * 4 + 3] = row[i + 3]!;
+      }
+      return sink(rgba);
+    });
+  return writePng({
+    width,
+    height,
+    layout: losslessLayout(width, height, ch === 1, ch === 4),
+    produce,
+    optimiseWhole,
+    palette,
+    chunksFor: async () => [],
+    timing,
   });
-  return writePng({ width, height, layout: losslessLayout(width, height, ch === 1, ch === 4), produce, optimiseWhole, palette, chunksFor: async () => [], timing });
 }
 
 /** Default of `colors`. */
 export const DEFAULT_PALETTE_COLORS = 256;
 
 /** The palette settings of a request, when it asked for one. */
-export const paletteOf = (request: { palette?: boolean; colors?: number; quality: number }): PngOutputRequest['palette'] =>
-  request.palette ? { colors: request.colors ?? DEFAULT_PALETTE_COLORS, quality: request.quality, dither: true } : undefined;
+export const paletteOf = (request: {
+  palette?: boolean;
+  colors?: number;
+  quality: number;
+}): PngOutputRequest['palette'] =>
+  request.palette
+    ? { colors: request.colors ?? DEFAULT_PALETTE_COLORS, quality: request.quality, dither: true }
+    : undefined;

@@ -19,6 +19,14 @@ export interface Asset {
   body: string;
 }
 
-export const STYLESHEET: Asset = { path: `/assets/console.${fingerprint(STYLES)}.css`, type: 'text/css; charset=utf-8', body: STYLES };
-export const SCRIPT: Asset = { path: `/assets/console.${fingerprint(CLIENT_SCRIPT)}.js`, type: 'text/javascript; charset=utf-8', body: CLIENT_SCRIPT };
+export const STYLESHEET: Asset = {
+  path: `/assets/console.${fingerprint(STYLES)}.css`,
+  type: 'text/css; charset=utf-8',
+  body: STYLES,
+};
+export const SCRIPT: Asset = {
+  path: `/assets/console.${fingerprint(CLIENT_SCRIPT)}.js`,
+  type: 'text/javascript; charset=utf-8',
+  body: CLIENT_SCRIPT,
+};
 export const ASSETS: readonly Asset[] = [STYLESHEET, SCRIPT];

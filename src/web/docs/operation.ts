@@ -86,7 +86,8 @@ function responsesTable(op: Operation, ctx: RenderContext): Html {
 function sample(holder: Dict, schema: unknown): string | undefined {
   const s = dict(schema);
   for (const candidate of [holder.example, s.example, s.default, list(s.enum)[0]]) {
-    if (typeof candidate === 'string' || typeof candidate === 'number' || typeof candidate === 'boolean') return String(candidate);
+    if (typeof candidate === 'string' || typeof candidate === 'number' || typeof candidate === 'boolean')
+      return String(candidate);
   }
   return undefined;
 }
@@ -102,7 +103,8 @@ function shellWord(word: string): string {
  */
 function jsonValue(schema: unknown, ctx: RenderContext, depth = 0): unknown {
   const s = componentOf(schema, ctx) ?? dict(schema);
-  for (const candidate of [s.example, s.default, list(s.enum)[0], s.const]) if (candidate !== undefined) return candidate;
+  for (const candidate of [s.example, s.default, list(s.enum)[0], s.const])
+    if (candidate !== undefined) return candidate;
   if (depth > 4) return null;
   const first = list(s.oneOf)[0] ?? list(s.anyOf)[0] ?? list(s.allOf)[0];
   if (first !== undefined) return jsonValue(first, ctx, depth + 1);
@@ -140,8 +142,10 @@ export function curlLine(op: Operation, ctx: RenderContext): string {
     const name = str(p.name);
     if (!name) continue;
     const value = sample(p, parameterSchema(p));
-    if (p.in === 'path') path = path.replaceAll(`{${name}}`, value === undefined ? `{${name}}` : encodeURIComponent(value));
-    else if (p.required === true && p.in === 'query') query.push(`${encodeURIComponent(name)}=${encodeURIComponent(value ?? name.toUpperCase())}`);
+    if (p.in === 'path')
+      path = path.replaceAll(`{${name}}`, value === undefined ? `{${name}}` : encodeURIComponent(value));
+    else if (p.required === true && p.in === 'query')
+      query.push(`${encodeURIComponent(name)}=${encodeURIComponent(value ?? name.toUpperCase())}`);
     else if (p.required === true && p.in === 'header') headers.push(dq(`${name}: ${value ?? '…'}`));
   }
   for (const [name, value] of auth.query) query.push(`${encodeURIComponent(name)}=${value}`);
@@ -158,7 +162,10 @@ export function curlLine(op: Operation, ctx: RenderContext): string {
         const part = dict(properties[name]);
         const binary = part.format === 'binary' || str(part.contentMediaType) !== undefined;
         const file = /image|photo|picture/i.test(name) ? 'photo.jpg' : 'file.bin';
-        bodyArgs.push(/^multipart/i.test(mediaType) ? '-F' : '--data-urlencode', shellWord(`${name}=${binary ? `@${file}` : (sample({}, part) ?? '…')}`));
+        bodyArgs.push(
+          /^multipart/i.test(mediaType) ? '-F' : '--data-urlencode',
+          shellWord(`${name}=${binary ? `@${file}` : (sample({}, part) ?? '…')}`),
+        );
       }
     } else if (isJson(mediaType)) {
       const json = jsonSample(media, media.schema, ctx);
@@ -181,7 +188,8 @@ export function curlLine(op: Operation, ctx: RenderContext): string {
   // A binary answer on a terminal is noise; write it to a file named for its type.
   const success = Object.entries(dict(op.op.responses)).find(([status]) => /^2/.test(status));
   const types = Object.keys(dict(deref(ctx.doc, success?.[1])?.content));
-  if (types.length > 0 && types.every((t) => !isJson(t) && !/^text\//i.test(t))) args.push('-o', `out.${extension(types[0] as string)}`);
+  if (types.length > 0 && types.every((t) => !isJson(t) && !/^text\//i.test(t)))
+    args.push('-o', `out.${extension(types[0] as string)}`);
 
   args.push(`"${ctx.baseUrl}${dq(path)}${query.length > 0 ? `?${query.join('&')}` : ''}"`);
   return args.join(' ');
@@ -208,4 +216,3 @@ ${responsesTable(op, ctx)}
 export function methodBadge(method: string): Html {
   return html`<span class="method method-${method.toLowerCase()}">${method.toUpperCase()}</span>`;
 }
-

@@ -180,7 +180,12 @@ export function schemaRefName(ref: string): string | undefined {
 
 /** Anchor-safe: lower case letters, digits and single dashes. */
 export function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'x';
+  return (
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'x'
+  );
 }
 
 /** One page shares one set of ids, so a schema named like a tag cannot steal its anchor. */
@@ -216,7 +221,10 @@ export function inline(text: string | undefined): Html {
 /** Paragraphs at blank lines, each with its code spans. */
 export function prose(text: string | undefined, className = 'api-description'): Html {
   if (!text?.trim()) return html``;
-  const paragraphs = text.split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean);
+  const paragraphs = text
+    .split(/\n\s*\n/)
+    .map((p) => p.trim())
+    .filter(Boolean);
   return html`<div class="${className}">${paragraphs.map((p) => html`<p>${inline(p)}</p>`)}</div>`;
 }
 

@@ -3,7 +3,21 @@
 // data[].slug). Component schemas are never expanded in place, only linked, which is what keeps a
 // recursive schema from recursing here.
 import { html, type Html } from '../html.ts';
-import { type Dict, dict, inline, isDict, join, list, literal, num, own, resolvePointer, schemaRefName, str, strings } from './read.ts';
+import {
+  type Dict,
+  dict,
+  inline,
+  isDict,
+  join,
+  list,
+  literal,
+  num,
+  own,
+  resolvePointer,
+  schemaRefName,
+  str,
+  strings,
+} from './read.ts';
 
 export interface SchemaContext {
   doc: Dict;
@@ -17,7 +31,8 @@ const MAX_DEPTH = 8;
 export function refLink(ref: string, ctx: SchemaContext): Html {
   const name = schemaRefName(ref);
   const id = name === undefined ? undefined : ctx.schemaIds.get(name);
-  if (name !== undefined && id !== undefined) return html`<a class="schema-link" href="#${id}"><code>${name}</code></a>`;
+  if (name !== undefined && id !== undefined)
+    return html`<a class="schema-link" href="#${id}"><code>${name}</code></a>`;
   return html`<code>${name ?? ref}</code> <span class="unresolved">(not described in this document)</span>`;
 }
 
@@ -26,7 +41,12 @@ function baseType(type: string, schema: Dict, ctx: SchemaContext, depth: number)
   if (type === 'array') {
     return isDict(schema.items) ? html`array of ${typeLabel(schema.items, ctx, depth + 1)}` : html`array`;
   }
-  if (type === 'object' && !isDict(schema.properties) && isDict(schema.additionalProperties) && Object.keys(schema.additionalProperties).length > 0) {
+  if (
+    type === 'object' &&
+    !isDict(schema.properties) &&
+    isDict(schema.additionalProperties) &&
+    Object.keys(schema.additionalProperties).length > 0
+  ) {
     return html`map of ${typeLabel(schema.additionalProperties, ctx, depth + 1)}`;
   }
   return format ? html`${type} (${format})` : html`${type}`;
@@ -42,9 +62,17 @@ export function typeLabel(schema: unknown, ctx: SchemaContext, depth = 0): Html 
     const target = resolvePointer(ctx.doc, schema.$ref);
     return isDict(target) ? typeLabel(target, ctx, depth + 1) : html`<code>${schema.$ref}</code>`;
   }
-  for (const [key, word, sep] of [['oneOf', 'one of', ' | '], ['anyOf', 'any of', ' | '], ['allOf', 'all of', ' & ']] as const) {
+  for (const [key, word, sep] of [
+    ['oneOf', 'one of', ' | '],
+    ['anyOf', 'any of', ' | '],
+    ['allOf', 'all of', ' & '],
+  ] as const) {
     const members = list(schema[key]);
-    if (members.length > 0) return html`${word}: ${join(members.map((m) => typeLabel(m, ctx, depth + 1)), sep)}`;
+    if (members.length > 0)
+      return html`${word}: ${join(
+        members.map((m) => typeLabel(m, ctx, depth + 1)),
+        sep,
+      )}`;
   }
   if (Object.hasOwn(schema, 'const')) return html`constant <code>${literal(schema.const)}</code>`;
   let types = Array.isArray(schema.type) ? strings(schema.type) : str(schema.type) ? [schema.type as string] : [];
@@ -54,7 +82,10 @@ export function typeLabel(schema: unknown, ctx: SchemaContext, depth = 0): Html 
   if (schema.nullable === true && !types.includes('null')) types = [...types, 'null'];
   // "null" last reads naturally: "string or null".
   const ordered = [...types.filter((t) => t !== 'null'), ...types.filter((t) => t === 'null')];
-  return join(ordered.map((t) => baseType(t, schema, ctx, depth)), ' or ');
+  return join(
+    ordered.map((t) => baseType(t, schema, ctx, depth)),
+    ' or ',
+  );
 }
 
 /** The limits a value must meet, and its default and example. Empty when there are none. */
@@ -63,7 +94,13 @@ export function constraints(schema: unknown, example?: unknown): Html {
   const out: Html[] = [];
   const values = list(s.enum);
   if (values.length === 1) out.push(html`always <code>${literal(values[0])}</code>`);
-  else if (values.length > 1) out.push(html`one of ${join(values.map((v) => html`<code>${literal(v)}</code>`), ', ')}`);
+  else if (values.length > 1)
+    out.push(
+      html`one of ${join(
+        values.map((v) => html`<code>${literal(v)}</code>`),
+        ', ',
+      )}`,
+    );
   const range = (lo: number | undefined, hi: number | undefined, unit: (n: number) => string = () => '') => {
     if (lo !== undefined && hi !== undefined) out.push(html`${lo} to ${hi}${unit(hi)}`);
     else if (lo !== undefined) out.push(html`at least ${lo}${unit(lo)}`);
@@ -78,7 +115,8 @@ export function constraints(schema: unknown, example?: unknown): Html {
   if (Object.hasOwn(s, 'default')) out.push(html`default <code>${literal(s.default)}</code>`);
   // Only a short example fits in a line; structured ones are shown as a block where there is room.
   const shown = example !== undefined ? example : s.example;
-  if (shown !== undefined && (typeof shown !== 'object' || shown === null)) out.push(html`example <code>${literal(shown)}</code>`);
+  if (shown !== undefined && (typeof shown !== 'object' || shown === null))
+    out.push(html`example <code>${literal(shown)}</code>`);
   return out.length > 0 ? html`<span class="schema-constraints">${join(out, '; ')}</span>` : html``;
 }
 
@@ -89,9 +127,11 @@ export function typeCell(schema: unknown, ctx: SchemaContext, example?: unknown)
 }
 
 function notes(schema: Dict): Html {
-  const flags = [schema.deprecated === true && 'deprecated', schema.readOnly === true && 'read-only', schema.writeOnly === true && 'write-only'].filter(
-    (f): f is string => typeof f === 'string',
-  );
+  const flags = [
+    schema.deprecated === true && 'deprecated',
+    schema.readOnly === true && 'read-only',
+    schema.writeOnly === true && 'write-only',
+  ].filter((f): f is string => typeof f === 'string');
   return flags.length > 0 ? html`<span class="schema-flags">${flags.join(', ')}</span> ` : html``;
 }
 
@@ -107,7 +147,13 @@ function fieldRow(name: Html, schema: unknown, required: boolean | undefined, ct
  * The rows for the fields inside `schema`, named from `prefix`. Inline objects, array items and
  * allOf members are opened; oneOf/anyOf options each get a row saying which option follows.
  */
-export function fieldRows(schema: unknown, prefix: string, ctx: SchemaContext, depth = 0, path = new Set<unknown>()): Html[] {
+export function fieldRows(
+  schema: unknown,
+  prefix: string,
+  ctx: SchemaContext,
+  depth = 0,
+  path = new Set<unknown>(),
+): Html[] {
   if (!isDict(schema) || typeof schema.$ref === 'string' || depth > MAX_DEPTH || path.has(schema)) return [];
   // A JS object graph can be cyclic even though JSON cannot; only this branch is tracked, so a schema
   // object shared by two fields still shows under both.

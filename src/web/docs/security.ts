@@ -26,7 +26,8 @@ export function schemeHow(scheme: unknown): Html {
       return html`API key <code>${name}</code>`;
     case 'http': {
       const kind = (str(s.scheme) ?? '').toLowerCase();
-      if (kind === 'bearer') return html`header <code>Authorization: Bearer &lt;${str(s.bearerFormat) ?? 'key'}&gt;</code>`;
+      if (kind === 'bearer')
+        return html`header <code>Authorization: Bearer &lt;${str(s.bearerFormat) ?? 'key'}&gt;</code>`;
       if (kind === 'basic') return html`header <code>Authorization: Basic &lt;base64 of user:password&gt;</code>`;
       return html`header <code>Authorization: ${str(s.scheme) ?? ''} …</code>`;
     }
@@ -43,7 +44,11 @@ export function schemeHow(scheme: unknown): Html {
 
 /** The requirement that applies: the operation's own, else the document's. Each entry is an alternative. */
 export function requirements(operation: Dict, doc: Dict): Dict[] | undefined {
-  const own = Array.isArray(operation.security) ? operation.security : Array.isArray(doc.security) ? doc.security : undefined;
+  const own = Array.isArray(operation.security)
+    ? operation.security
+    : Array.isArray(doc.security)
+      ? doc.security
+      : undefined;
   return own?.map(dict);
 }
 
@@ -119,10 +124,10 @@ export function curlAuth(operation: Dict, doc: Dict): CurlAuth {
     else if (s.type === 'http' && str(s.scheme)?.toLowerCase() === 'basic') auth.user = '$USER:$PASSWORD';
     else if (s.type === 'http') {
       const kind = str(s.scheme);
-      auth.headers.push(`Authorization: ${kind === undefined || kind.toLowerCase() === 'bearer' ? 'Bearer' : dq(kind)} $KEY`);
-    }
-    else if (s.type === 'oauth2' || s.type === 'openIdConnect') auth.headers.push('Authorization: Bearer $TOKEN');
+      auth.headers.push(
+        `Authorization: ${kind === undefined || kind.toLowerCase() === 'bearer' ? 'Bearer' : dq(kind)} $KEY`,
+      );
+    } else if (s.type === 'oauth2' || s.type === 'openIdConnect') auth.headers.push('Authorization: Bearer $TOKEN');
   }
   return auth;
 }
-

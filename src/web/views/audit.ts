@@ -17,7 +17,9 @@ export interface AuditState {
 
 export function auditPage(state: AuditState): string {
   const f = state.filters;
-  const query = new URLSearchParams(Object.entries(f).filter(([, v]) => v !== undefined && v !== '') as [string, string][]).toString();
+  const query = new URLSearchParams(
+    Object.entries(f).filter(([, v]) => v !== undefined && v !== '') as [string, string][],
+  ).toString();
   const body = !state.enterprise
     ? html`<h1>Audit log</h1><p class="notice">The audit log comes with the enterprise tools tier; every change is recorded already and shows here once you upgrade.</p>`
     : html`<h1>Audit log</h1>
@@ -32,9 +34,22 @@ ${state.error ? html`<div class="alert" role="alert">${state.error}</div>` : ''}
 <p>Export these records: <a href="/audit/export?format=ndjson${query ? `&${query}` : ''}">NDJSON</a> · <a href="/audit/export?format=csv${query ? `&${query}` : ''}">CSV</a></p>
 <div class="table-wrap"><table><caption>Records, newest first</caption>
 <thead><tr><th scope="col">Time (UTC)</th><th scope="col">Actor</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">Result</th><th scope="col">IP</th></tr></thead>
-<tbody>${state.records.length === 0 ? html`<tr><td colspan="6">No records match.</td></tr>` : state.records.map((r) => html`<tr data-audit-id="${r.id}">
+<tbody>${
+        state.records.length === 0
+          ? html`<tr><td colspan="6">No records match.</td></tr>`
+          : state.records.map(
+              (r) => html`<tr data-audit-id="${r.id}">
 <td><time datetime="${r.time}">${r.time.slice(0, 19).replace('T', ' ')}</time></td><td>${r.actor.type}${r.actor.id ? html` <code>${r.actor.id}</code>` : ''}</td>
-<td>${r.action}</td><td>${r.target ? html`<code>${r.target}</code>` : ''}</td><td>${r.result}</td><td>${r.ip ?? ''}</td></tr>`)}</tbody></table></div>
+<td>${r.action}</td><td>${r.target ? html`<code>${r.target}</code>` : ''}</td><td>${r.result}</td><td>${r.ip ?? ''}</td></tr>`,
+            )
+      }</tbody></table></div>
 ${state.next ? html`<p><a href="/audit?${state.next}" rel="next">Older records</a></p>` : ''}`;
-  return renderPage({ title: 'Audit log', csrf: state.csrf, account: state.account, section: 'audit', mainClass: 'wide', body });
+  return renderPage({
+    title: 'Audit log',
+    csrf: state.csrf,
+    account: state.account,
+    section: 'audit',
+    mainClass: 'wide',
+    body,
+  });
 }

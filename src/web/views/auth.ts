@@ -15,7 +15,14 @@ interface FormState {
   notice?: string;
 }
 
-function input(id: 'name' | 'email' | 'password', label: string, type: string, state: FormState, extra: Html, hint?: string): Html {
+function input(
+  id: 'name' | 'email' | 'password',
+  label: string,
+  type: string,
+  state: FormState,
+  extra: Html,
+  hint?: string,
+): Html {
   const error = state.fields?.[id];
   const described = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
   const value = id === 'password' ? '' : (state.values?.[id] ?? '');
@@ -47,11 +54,18 @@ export function signUpPage(state: FormState): string {
 ${alert(state)}
 <form method="post" action="/signup" class="card" novalidate>
 <input type="hidden" name="_csrf" value="${state.csrf}">
-${input('name', 'Name', 'text', state, html`autocomplete="name" maxlength="${NAME_MAX_LENGTH}" autofocus`, 'Your name or your team\'s.')}
+${input('name', 'Name', 'text', state, html`autocomplete="name" maxlength="${NAME_MAX_LENGTH}" autofocus`, "Your name or your team's.")}
 ${input('email', 'Email', 'email', state, html`autocomplete="email" maxlength="${EMAIL_MAX_LENGTH}"`)}
 ${input('password', 'Password', 'password', state, html`autocomplete="new-password" minlength="${PASSWORD_MIN_LENGTH}" maxlength="${PASSWORD_MAX_LENGTH}"`, `At least ${PASSWORD_MIN_LENGTH} characters. A passphrase of a few words works well.`)}
 <button type="submit">Create account</button>
 </form>
 <p>Already have an account? <a href="/signin">Sign in</a>.</p>`;
-  return renderPage({ title: 'Create your account', csrf: state.csrf, account: null, section: 'signup', narrow: true, body });
+  return renderPage({
+    title: 'Create your account',
+    csrf: state.csrf,
+    account: null,
+    section: 'signup',
+    narrow: true,
+    body,
+  });
 }

@@ -23,7 +23,9 @@ export interface KeysState {
 const SCOPE_LABELS = { image: 'Image API', tools: 'Tools API', manage: 'Management API' } as const;
 
 const when = (iso: string | null, none: string): Html =>
-  iso === null ? html`<span class="hint">${none}</span>` : html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+  iso === null
+    ? html`<span class="hint">${none}</span>`
+    : html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
 
 /**
  * Ready-to-run calls with the new key filled in, for what the key may call. The key is in them because
@@ -32,14 +34,26 @@ const when = (iso: string | null, none: string): Html =>
 export function curlLines(origin: string, key: ConsoleKey & { key: string }): { label: string; command: string }[] {
   const lines: { label: string; command: string }[] = [];
   if (key.scopes.includes('image')) {
-    lines.push({ label: 'Compress the sample image (Image API)', command: `curl -sS ${origin}/api/v1/compress -H "Authorization: Bearer ${key.key}" -F image=@${SAMPLE_FILE} -F quality=75 -o sample-small.jpg -D -` });
+    lines.push({
+      label: 'Compress the sample image (Image API)',
+      command: `curl -sS ${origin}/api/v1/compress -H "Authorization: Bearer ${key.key}" -F image=@${SAMPLE_FILE} -F quality=75 -o sample-small.jpg -D -`,
+    });
   }
   if (key.scopes.includes('tools')) {
-    lines.push({ label: 'Your account, tiers and what is left (Tools API)', command: `curl -sS ${origin}/api/v1/account -H "X-API-Key: ${key.key}"` });
-    lines.push({ label: 'Search the tools catalogue (Tools API)', command: `curl -sS "${origin}/api/v1/tools?search=pdf&limit=3" -H "X-API-Key: ${key.key}"` });
+    lines.push({
+      label: 'Your account, tiers and what is left (Tools API)',
+      command: `curl -sS ${origin}/api/v1/account -H "X-API-Key: ${key.key}"`,
+    });
+    lines.push({
+      label: 'Search the tools catalogue (Tools API)',
+      command: `curl -sS "${origin}/api/v1/tools?search=pdf&limit=3" -H "X-API-Key: ${key.key}"`,
+    });
   }
   if (key.scopes.includes('manage')) {
-    lines.push({ label: 'List your keys (Management API)', command: `curl -sS ${origin}/api/v1/keys -H "Authorization: Bearer ${key.key}"` });
+    lines.push({
+      label: 'List your keys (Management API)',
+      command: `curl -sS ${origin}/api/v1/keys -H "Authorization: Bearer ${key.key}"`,
+    });
   }
   return lines;
 }
@@ -102,8 +116,12 @@ ${state.notice ? html`<p class="notice" role="status">${state.notice}</p>` : ''}
 ${state.error ? html`<div class="alert" role="alert">${state.error}</div>` : ''}
 ${state.created ? createdPanel(state.origin, state.created) : ''}
 <section class="card" aria-labelledby="create-heading">
-${first ? html`<h2 id="create-heading">Create your first key</h2>
-<p>Every call to the Image API and the Tools API carries a key. Name it after where it will live; once it is made, this page shows it once, with <code>curl</code> lines ready to paste.</p>` : html`<h2 id="create-heading">Create a key</h2>`}
+${
+  first
+    ? html`<h2 id="create-heading">Create your first key</h2>
+<p>Every call to the Image API and the Tools API carries a key. Name it after where it will live; once it is made, this page shows it once, with <code>curl</code> lines ready to paste.</p>`
+    : html`<h2 id="create-heading">Create a key</h2>`
+}
 <form method="post" action="/keys">
 <input type="hidden" name="_csrf" value="${state.csrf}">
 <label for="key-name">Key name</label>
@@ -112,13 +130,17 @@ ${first ? html`<h2 id="create-heading">Create your first key</h2>
 <fieldset><legend>What it may call</legend>
 <label class="check"><input type="checkbox" name="scopes" value="image"${scopes.includes('image') ? html` checked` : ''}> Image API</label>
 <label class="check"><input type="checkbox" name="scopes" value="tools"${scopes.includes('tools') ? html` checked` : ''}> Tools API</label>
-${state.makesManageKeys
-  ? html`<label class="check"><input type="checkbox" name="scopes" value="manage"${scopes.includes('manage') ? html` checked` : ''}> Management API (keys and webhooks; on its own)</label>`
-  : ''}
+${
+  state.makesManageKeys
+    ? html`<label class="check"><input type="checkbox" name="scopes" value="manage"${scopes.includes('manage') ? html` checked` : ''}> Management API (keys and webhooks; on its own)</label>`
+    : ''
+}
 </fieldset>
-${state.makesManageKeys
-  ? html`<p class="hint">A Management API key acts as an admin of the account. It lasts while you are an owner or admin: your removal, or a role below admin, revokes it.</p>`
-  : html`<p class="hint">Management API keys act as an admin: only owners and admins make them.</p>`}
+${
+  state.makesManageKeys
+    ? html`<p class="hint">A Management API key acts as an admin of the account. It lasts while you are an owner or admin: your removal, or a role below admin, revokes it.</p>`
+    : html`<p class="hint">Management API keys act as an admin: only owners and admins make them.</p>`
+}
 <p class="hint">${active} of ${MAX_ACTIVE_KEYS} active keys in use.</p>
 <button type="submit">Create key</button>
 </form>

@@ -77,5 +77,11 @@ ${compareSlider({ id: 'sample', before: { src: SAMPLE_PATH, alt: `The sample pho
 <p>Create an account, make a key, and paste the ready-made <code>curl</code> lines the console shows you.</p>
 <p class="cta"><a class="button" href="/signup">Create account</a> <a class="button secondary" href="/signin">Sign in</a> <a href="/docs">Read the API reference</a></p>
 </section>`;
-  return renderPage({ title: 'Image compression and web tools API', csrf: state.csrf, account: null, section: 'home', body });
+  return renderPage({
+    title: 'Image compression and web tools API',
+    csrf: state.csrf,
+    account: null,
+    section: 'home',
+    body,
+  });
 }

@@ -12,7 +12,14 @@ ${state.error ? html`<div class="alert" role="alert">${state.error}</div>` : ''}
 <button type="submit">Continue</button>
 </form>
 <p><a href="/signin">Sign in with a password</a></p>`;
-  return renderPage({ title: 'Sign in with SSO', csrf: state.csrf, account: null, section: 'signin', narrow: true, body });
+  return renderPage({
+    title: 'Sign in with SSO',
+    csrf: state.csrf,
+    account: null,
+    section: 'signin',
+    narrow: true,
+    body,
+  });
 }
 
 export interface SsoSettingsState {
@@ -27,7 +34,13 @@ export interface SsoSettingsState {
 }
 
 export function ssoSettingsPage(state: SsoSettingsState): string {
-  const v = { issuer: state.sso?.issuer, client_id: state.sso?.client_id, domains: state.sso?.domains.join(', '), require_sso: state.sso?.require_sso, ...state.values };
+  const v = {
+    issuer: state.sso?.issuer,
+    client_id: state.sso?.client_id,
+    domains: state.sso?.domains.join(', '),
+    require_sso: state.sso?.require_sso,
+    ...state.values,
+  };
   const body = !state.enterprise
     ? html`<h1>Single sign-on</h1><p class="notice">Single sign-on comes with the enterprise tools tier.</p>`
     : html`<h1>Single sign-on</h1>

@@ -29,7 +29,7 @@ function seriesOf(report: UsageReport, source: { requests: number[]; compression
 
 function bar(label: string, window: WindowUsage, unit: string): Html {
   if (window.limit === null) {
-    return html`<div class="meter"><div class="label"><span>${label}</span><span>${plural(window.used, unit.replace(/s$/, ""), unit)} (no cap)</span></div></div>`;
+    return html`<div class="meter"><div class="label"><span>${label}</span><span>${plural(window.used, unit.replace(/s$/, ''), unit)} (no cap)</span></div></div>`;
   }
   return html`<div class="meter"><div class="label"><span>${label}</span><span>${numberText(window.used)} of ${numberText(window.limit)} ${unit}</span></div>
 <progress max="${window.limit}" value="${Math.min(window.used, window.limit)}" aria-label="${label}: ${numberText(window.used)} of ${numberText(window.limit)} ${unit}"></progress></div>`;
@@ -38,8 +38,10 @@ function bar(label: string, window: WindowUsage, unit: string): Html {
 // What an empty chart will show, instead of an axis from 0 to 2 with nothing on it.
 const EMPTY_ACCOUNT =
   'Nothing yet in the last 30 days. Once your keys call the Image API or the Tools API (or you use "Try it"), a bar per day appears here: Tools API requests in blue, compressions in orange.';
-const EMPTY_KEY = 'This key has not been used in the last 30 days. Its requests and compressions will appear here, one bar per day.';
-const EMPTY_TRY = 'No compressions from "Try it" in the last 30 days. Each one you make there appears here, one bar per day.';
+const EMPTY_KEY =
+  'This key has not been used in the last 30 days. Its requests and compressions will appear here, one bar per day.';
+const EMPTY_TRY =
+  'No compressions from "Try it" in the last 30 days. Each one you make there appears here, one bar per day.';
 
 function keyCard(report: UsageReport, key: KeyUsage): Html {
   const title = key.kind === 'console' ? 'Try it (web console)' : key.name;

@@ -18,7 +18,10 @@ const EVENT_LABELS: Record<(typeof EVENT_TYPES)[number], string> = {
   'webhook.test': 'webhook.test: sent when you ask for a test',
 };
 
-const when = (iso: string | null): Html => (iso === null ? html`<span class="hint">none</span>` : html`<time datetime="${iso}">${iso.slice(0, 19).replace('T', ' ')} UTC</time>`);
+const when = (iso: string | null): Html =>
+  iso === null
+    ? html`<span class="hint">none</span>`
+    : html`<time datetime="${iso}">${iso.slice(0, 19).replace('T', ' ')} UTC</time>`;
 
 function secretPanel(endpoint: EndpointView & { secret: string }, heading: string): Html {
   return html`<section class="card" aria-labelledby="secret-heading">
@@ -40,7 +43,9 @@ ${EVENT_TYPES.filter((t) => t !== 'webhook.test').map((t) => html`<label class="
 }
 
 const status = (e: EndpointView): Html =>
-  e.enabled ? html`<span class="status-active">Enabled</span>` : html`<span class="status-revoked">Disabled</span> <span class="hint">${e.disabled_reason ?? ''}</span>`;
+  e.enabled
+    ? html`<span class="status-active">Enabled</span>`
+    : html`<span class="status-revoked">Disabled</span> <span class="hint">${e.disabled_reason ?? ''}</span>`;
 
 export interface WebhooksState {
   csrf: string;
@@ -83,7 +88,9 @@ ${eventBoxes(state.values?.events ?? ['usage.threshold', 'rate_limit.exceeded'])
     state.endpoints.length === 0
       ? html`<tr><td colspan="4">No endpoints yet: add one above.</td></tr>`
       : state.endpoints.map(
-          (e) => html`<tr data-endpoint-id="${e.id}"><th scope="row"><code>${e.url}</code>${e.description ? html`<br><span class="hint">${e.description}</span>` : ''}</th>
+          (
+            e,
+          ) => html`<tr data-endpoint-id="${e.id}"><th scope="row"><code>${e.url}</code>${e.description ? html`<br><span class="hint">${e.description}</span>` : ''}</th>
 <td>${e.events.join(', ')}</td><td>${status(e)}</td><td><a href="/webhooks/${e.id}" aria-label="Manage ${e.url}">Manage</a></td></tr>`,
         )
   }</tbody>
@@ -111,7 +118,7 @@ function deliveryRow(csrf: string, endpointId: string, d: DeliveryView): Html {
 <th scope="row"><code>${d.msg_id}</code><br><span class="hint">${d.type}</span></th>
 <td>${when(d.created_at)}</td>
 <td>${d.state}${d.next_attempt_at ? html`<br><span class="hint">next ${when(d.next_attempt_at)}</span>` : ''}</td>
-<td>${d.attempts.length}${last ? html`<br><span class="hint">last: ${last.status === null ? last.error ?? '' : String(last.status)}</span>` : ''}</td>
+<td>${d.attempts.length}${last ? html`<br><span class="hint">last: ${last.status === null ? (last.error ?? '') : String(last.status)}</span>` : ''}</td>
 <td>${button(csrf, `/webhooks/${endpointId}/deliveries/${d.msg_id}/retry`, 'Retry')}</td>
 </tr>`;
 }

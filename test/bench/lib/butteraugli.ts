@@ -14,7 +14,8 @@ export const BUTTERAUGLI_MAX_MP = 3;
 
 /** The binary, from PATH or unpacked from Debian's package into .corpus/ (no root, no install). */
 export function findButteraugli(): { path?: string; note: string } {
-  if (process.env.BENCH_BUTTERAUGLI !== '1') return { note: 'butteraugli off (BENCH_BUTTERAUGLI=1 turns it on; ~1.5 s per MP per score)' };
+  if (process.env.BENCH_BUTTERAUGLI !== '1')
+    return { note: 'butteraugli off (BENCH_BUTTERAUGLI=1 turns it on; ~1.5 s per MP per score)' };
   const onPath = spawnSync('sh', ['-c', 'command -v butteraugli'], { encoding: 'utf8' }).stdout.trim();
   let path = onPath || undefined;
   try {

@@ -64,7 +64,13 @@ const num = (h: Headers, name: string) => {
 };
 
 /** One attempt; errors carry the JSON error's code and message, or the start of whatever else came. */
-async function attempt(base: string, key: string, input: Uint8Array, name: string, options: CompressOptions): Promise<CompressResult & { apiError: boolean }> {
+async function attempt(
+  base: string,
+  key: string,
+  input: Uint8Array,
+  name: string,
+  options: CompressOptions,
+): Promise<CompressResult & { apiError: boolean }> {
   const form = new FormData();
   form.set('image', new Blob([input]), name);
   for (const [k, v] of Object.entries(options)) if (v !== undefined) form.set(k, String(v));
@@ -82,7 +88,13 @@ async function attempt(base: string, key: string, input: Uint8Array, name: strin
     body = await res.arrayBuffer();
   } catch (err) {
     const cause = (err as { cause?: { code?: string } }).cause?.code;
-    return { status: 0, wallMs: performance.now() - t0, timing: {}, error: `network: ${cause ?? (err as Error).message}`, apiError: false };
+    return {
+      status: 0,
+      wallMs: performance.now() - t0,
+      timing: {},
+      error: `network: ${cause ?? (err as Error).message}`,
+      apiError: false,
+    };
   }
   const wallMs = performance.now() - t0;
   const timing = parseServerTiming(res.headers.get('server-timing'));
@@ -90,12 +102,25 @@ async function attempt(base: string, key: string, input: Uint8Array, name: strin
     const text = new TextDecoder().decode(body);
     try {
       const json = JSON.parse(text) as { error?: { code?: string; message?: string } };
-      if (json.error) return { status: res.status, wallMs, timing, error: `${json.error.code}: ${json.error.message}`, apiError: true };
+      if (json.error)
+        return {
+          status: res.status,
+          wallMs,
+          timing,
+          error: `${json.error.code}: ${json.error.message}`,
+          apiError: true,
+        };
     } catch {
       // not JSON: workerd's or wrangler's own answer
     }
     const snippet = text.replace(/\s+/g, ' ').trim().slice(0, 120);
-    return { status: res.status, wallMs, timing, error: `HTTP ${res.status}${snippet ? `: ${snippet}` : ''}`, apiError: false };
+    return {
+      status: res.status,
+      wallMs,
+      timing,
+      error: `HTTP ${res.status}${snippet ? `: ${snippet}` : ''}`,
+      apiError: false,
+    };
   }
   const reached = res.headers.get('x-target-reached');
   return {
@@ -116,7 +141,13 @@ async function attempt(base: string, key: string, input: Uint8Array, name: strin
  * POST /api/v1/compress. A 5xx that is not the API's own JSON error (wrangler dev answers 503 while
  * it reloads the Worker after a source change) is retried once after a pause; `retried` says so.
  */
-export async function compress(base: string, key: string, input: Uint8Array, name: string, options: CompressOptions): Promise<CompressResult> {
+export async function compress(
+  base: string,
+  key: string,
+  input: Uint8Array,
+  name: string,
+  options: CompressOptions,
+): Promise<CompressResult> {
   const { apiError, ...first } = await attempt(base, key, input, name, options);
   if (first.status < 500 || apiError) return first;
   await new Promise((r) => setTimeout(r, 2000));
@@ -146,7 +177,10 @@ export async function codecs(base: string, token: string, reset = false): Promis
     signal: AbortSignal.timeout(30_000),
   });
   const text = await res.text();
-  if (res.status !== 200) throw new Error(`${reset ? 'POST /internal/codecs/reset' : 'GET /internal/codecs'} answered ${res.status}: ${text}`);
+  if (res.status !== 200)
+    throw new Error(
+      `${reset ? 'POST /internal/codecs/reset' : 'GET /internal/codecs'} answered ${res.status}: ${text}`,
+    );
   return (JSON.parse(text) as { data: CodecReport }).data;
 }
 

@@ -135,9 +135,16 @@ export async function loadCorpus(max: number): Promise<Corpus> {
 /** "13 jpeg, 14 png, 8 webp; 0.08–7.98 MB; 0.07–16.8 MP". */
 export function describeCorpus(images: CorpusImage[]): string {
   const count = (t: ImageType) => images.filter((i) => i.type === t).length;
-  const range = (values: number[], digits: number) => `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
+  const range = (values: number[], digits: number) =>
+    `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
   return (
     `${count('jpeg')} JPEG, ${count('png')} PNG, ${count('webp')} WebP; ` +
-    `${range(images.map((i) => i.bytes / 1048576), 2)} MB; ${range(images.map((i) => i.megapixels), 2)} MP`
+    `${range(
+      images.map((i) => i.bytes / 1048576),
+      2,
+    )} MB; ${range(
+      images.map((i) => i.megapixels),
+      2,
+    )} MP`
   );
 }

@@ -4,7 +4,9 @@
 import { readFileSync } from 'node:fs';
 
 // BENCH_ENGINE_DIR: another build's sr_jpeg.{js,wasm} (a copy kept while wasm/codec is being rebuilt).
-const CODEC = process.env.BENCH_ENGINE_DIR ? new URL(`file://${process.env.BENCH_ENGINE_DIR.replace(/\/?$/, '/')}`) : new URL('../../../wasm/codec/', import.meta.url);
+const CODEC = process.env.BENCH_ENGINE_DIR
+  ? new URL(`file://${process.env.BENCH_ENGINE_DIR.replace(/\/?$/, '/')}`)
+  : new URL('../../../wasm/codec/', import.meta.url);
 const WASM = new URL('sr_jpeg.wasm', CODEC);
 const GLUE = new URL('sr_jpeg.js', CODEC).href;
 
@@ -13,13 +15,15 @@ interface Memory {
   buffer: ArrayBuffer;
 }
 // Node has WebAssembly; the Node-side tsconfig has no types for it, so the few members used are named here.
-const WA = (globalThis as unknown as {
-  WebAssembly: {
-    Module: new (bytes: Uint8Array) => object;
-    Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
-    Memory: abstract new (...args: never[]) => Memory;
-  };
-}).WebAssembly;
+const WA = (
+  globalThis as unknown as {
+    WebAssembly: {
+      Module: new (bytes: Uint8Array) => object;
+      Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
+      Memory: abstract new (...args: never[]) => Memory;
+    };
+  }
+).WebAssembly;
 
 export interface NodeEngine {
   /** The module's exports, `_sr_…` and `_malloc`/`_free`. */
@@ -35,7 +39,10 @@ export async function nodeEngine(): Promise<NodeEngine> {
   const { default: factory } = (await import(GLUE)) as { default: (options: object) => Promise<unknown> };
   let memory: Memory | undefined;
   const options: Record<string, unknown> = {
-    noInitialRun: true, print() {}, printErr() {}, locateFile: (path: string) => path,
+    noInitialRun: true,
+    print() {},
+    printErr() {},
+    locateFile: (path: string) => path,
     instantiateWasm(imports: object, receive: (instance: object) => void) {
       const instance = new WA.Instance(compiled!, imports);
       memory = Object.values(instance.exports).find((v) => v instanceof WA.Memory) as Memory;
@@ -61,13 +68,20 @@ export function jobOutput({ m, memory }: NodeEngine, job: number): Uint8Array {
 }
 
 /** RGB pixels (width × height × 3) to a progressive 4:2:0 JPEG (4:4:4 from quality 90) by the engine's row encoder. */
-export function engineJpegFromRgb(e: NodeEngine, rgb: Uint8Array, width: number, height: number, quality: number): Uint8Array {
+export function engineJpegFromRgb(
+  e: NodeEngine,
+  rgb: Uint8Array,
+  width: number,
+  height: number,
+  quality: number,
+): Uint8Array {
   const { m, memory } = e;
   const job = m._sr_job_create!(0, 0);
   const pixels = m._malloc!(rgb.length);
   try {
     const sampling = quality >= 90 ? 1 : 2;
-    if (m._sr_job_rows_begin!(job, width, height, 3, quality, sampling, sampling, 1) !== 0) throw new Error('rows_begin failed');
+    if (m._sr_job_rows_begin!(job, width, height, 3, quality, sampling, sampling, 1) !== 0)
+      throw new Error('rows_begin failed');
     new Uint8Array(memory.buffer).set(rgb, pixels);
     if (m._sr_job_rows_write!(job, pixels, height) !== 0) throw new Error('rows_write failed');
     if (m._sr_job_rows_finish!(job) !== 0) throw new Error('rows_finish failed');
@@ -86,8 +100,14 @@ export const ENGINE_MODES = { progressive: 0, two_pass: 1, stream: 2 } as const;
  * `orientation`, encoded at `quality` with 4:2:0 chroma when `subsample`, in `mode`.
  */
 export function engineJpegFromJpeg(
-  e: NodeEngine, input: Uint8Array, quality: number,
-  { orientation = 1, subsample = quality < 90, mode = 'progressive' }: { orientation?: number; subsample?: boolean; mode?: keyof typeof ENGINE_MODES } = {},
+  e: NodeEngine,
+  input: Uint8Array,
+  quality: number,
+  {
+    orientation = 1,
+    subsample = quality < 90,
+    mode = 'progressive',
+  }: { orientation?: number; subsample?: boolean; mode?: keyof typeof ENGINE_MODES } = {},
 ): Uint8Array {
   const { m, memory } = e;
   const inputPtr = m._malloc!(input.length);

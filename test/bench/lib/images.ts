@@ -62,7 +62,9 @@ export function dimensionsFor(megapixels: number): { width: number; height: numb
  * flat gradients alone compress to almost nothing, pure noise to almost nothing saved. JPEG q90 as a
  * camera or phone would write it. Cached under .corpus/synthetic/.
  */
-export async function syntheticPhoto(megapixels: number): Promise<{ path: string; width: number; height: number; bytes: number }> {
+export async function syntheticPhoto(
+  megapixels: number,
+): Promise<{ path: string; width: number; height: number; bytes: number }> {
   const { width, height } = dimensionsFor(megapixels);
   const dir = join(CORPUS_DIR, 'synthetic');
   const path = join(dir, `photo-${width}x${height}.jpg`);
@@ -70,7 +72,10 @@ export async function syntheticPhoto(megapixels: number): Promise<{ path: string
     mkdirSync(dir, { recursive: true });
     const rand = prng(width * 7919 + height);
     const blobs = Array.from({ length: 24 }, () => ({
-      x: rand() * width, y: rand() * height, r: (0.05 + rand() * 0.2) * width, rgb: [rand(), rand(), rand()].map((v) => (v - 0.5) * 120),
+      x: rand() * width,
+      y: rand() * height,
+      r: (0.05 + rand() * 0.2) * width,
+      rgb: [rand(), rand(), rand()].map((v) => (v - 0.5) * 120),
     }));
     const data = Buffer.alloc(width * height * 3);
     const row = new Float64Array(width * 3);
@@ -102,7 +107,12 @@ export async function syntheticPhoto(megapixels: number): Promise<{ path: string
         }
       }
     }
-    writeFileSync(path, await sharp(data, { raw: { width, height, channels: 3 }, limitInputPixels: false }).jpeg({ quality: 90 }).toBuffer());
+    writeFileSync(
+      path,
+      await sharp(data, { raw: { width, height, channels: 3 }, limitInputPixels: false })
+        .jpeg({ quality: 90 })
+        .toBuffer(),
+    );
   }
   return { path, width, height, bytes: readFileSync(path).byteLength };
 }

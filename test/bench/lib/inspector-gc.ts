@@ -79,7 +79,8 @@ export async function forceGc(url: string, timeoutMs = 30_000): Promise<number> 
         if (message.error) reject(new Error(`inspector: ${message.error.message}`));
         else resolve();
       };
-      ws.onopen = () => ws.send(JSON.stringify({ id: 1, method: 'HeapProfiler.takeHeapSnapshot', params: { reportProgress: false } }));
+      ws.onopen = () =>
+        ws.send(JSON.stringify({ id: 1, method: 'HeapProfiler.takeHeapSnapshot', params: { reportProgress: false } }));
     });
   } finally {
     ws.onclose = null;

@@ -12,7 +12,11 @@ import { prng } from './images.ts';
 
 export const CACHE_DIR = new URL('../.cache/jpeg/', import.meta.url).pathname;
 /** A 2560×1920 photograph (wooden boards, shallow depth of field) of mate-backgrounds: 4:3 like a phone's. */
-export const SOURCE_PHOTO = { pkg: 'mate-backgrounds', path: 'usr/share/backgrounds/mate/nature/Wood.jpg', name: 'mate/nature/Wood.jpg' };
+export const SOURCE_PHOTO = {
+  pkg: 'mate-backgrounds',
+  path: 'usr/share/backgrounds/mate/nature/Wood.jpg',
+  name: 'mate/nature/Wood.jpg',
+};
 export const QUALITY_LADDER = [92, 85, 75, 60, 50, 40];
 /** Bump when the recipe changes: cached files of an older recipe are not reused. */
 const RECIPE = 'v1';
@@ -89,12 +93,22 @@ const encode = (data: Buffer, size: InputSize, quality: number, progressive: boo
  * Both variants of one size, from the cache when the manifest and the files are there; otherwise made
  * now (about a second per 10 MP), stepping the quality down until both fit in the upload limit.
  */
-export async function jpegInputs(size: InputSize, log: (line: string) => void): Promise<{ baseline: JpegInput; progressive: JpegInput; tooBig: ManifestEntry['tooBig'] }> {
+export async function jpegInputs(
+  size: InputSize,
+  log: (line: string) => void,
+): Promise<{ baseline: JpegInput; progressive: JpegInput; tooBig: ManifestEntry['tooBig'] }> {
   const key = `${RECIPE} ${size.width}x${size.height}`;
   const manifest = readManifest();
   const make = (quality: number, progressive: boolean): JpegInput => {
     const path = join(CACHE_DIR, fileName(size, quality, progressive));
-    return { size, progressive, quality, path, bytes: readFileSync(path).byteLength, megapixels: (size.width * size.height) / 1e6 };
+    return {
+      size,
+      progressive,
+      quality,
+      path,
+      bytes: readFileSync(path).byteLength,
+      megapixels: (size.width * size.height) / 1e6,
+    };
   };
   const cached = manifest[key];
   if (cached && [false, true].every((p) => existsSync(join(CACHE_DIR, fileName(size, cached.quality, p))))) {

@@ -24,7 +24,10 @@ export async function sharpMozjpeg(input: Uint8Array, width?: number): Promise<S
   const t0 = performance.now();
   let img = sharp(input, { limitInputPixels: false }).rotate();
   if (width !== undefined) img = img.resize({ width, kernel: 'lanczos3', withoutEnlargement: true });
-  const { data, info } = await img.flatten({ background: '#ffffff' }).jpeg({ quality: 80, mozjpeg: true }).toBuffer({ resolveWithObject: true });
+  const { data, info } = await img
+    .flatten({ background: '#ffffff' })
+    .jpeg({ quality: 80, mozjpeg: true })
+    .toBuffer({ resolveWithObject: true });
   return { bytes: data.byteLength, ms: performance.now() - t0, output: data, width: info.width, height: info.height };
 }
 
@@ -38,7 +41,12 @@ export interface Scored {
  * The lowest quality in lo–hi whose SSIM reaches `target` (binary search, assuming SSIM rises with
  * quality), or null; `at` scores a quality (callers cache, since the search and its caller revisit).
  */
-export async function lowestPassing(at: (quality: number) => Promise<Scored>, target: number, lo: number, hi: number): Promise<number | null> {
+export async function lowestPassing(
+  at: (quality: number) => Promise<Scored>,
+  target: number,
+  lo: number,
+  hi: number,
+): Promise<number | null> {
   let found: number | null = null;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
@@ -82,7 +90,13 @@ export interface EqualSsim {
 export type Send = (options: CompressOptions) => Promise<CompressResult>;
 
 /** One request at `quality`, scored against `reference`; the decoded output is dropped at once. */
-export async function probe(send: Send, input: Uint8Array, reference: Rgb, quality: number, format: 'jpeg' | 'webp' = 'jpeg'): Promise<Probe> {
+export async function probe(
+  send: Send,
+  input: Uint8Array,
+  reference: Rgb,
+  quality: number,
+  format: 'jpeg' | 'webp' = 'jpeg',
+): Promise<Probe> {
   const r = await send({ format, quality });
   const p: Probe = { quality, status: r.status, error: r.error, bytes: r.bytes, wallMs: r.wallMs };
   if (r.output) {
@@ -97,7 +111,14 @@ export async function probe(send: Send, input: Uint8Array, reference: Rgb, quali
  * (`first`) and tries its neighbour first: when Shrinkray and sharp are the same encoder that settles it
  * in one more request. Otherwise bisects: at most 1 + 1 + 1 + 4 requests in all.
  */
-export async function equalSsim(send: Send, input: Uint8Array, reference: Rgb, target: number, first: Probe, format: 'jpeg' | 'webp' = 'jpeg'): Promise<EqualSsim> {
+export async function equalSsim(
+  send: Send,
+  input: Uint8Array,
+  reference: Rgb,
+  target: number,
+  first: Probe,
+  format: 'jpeg' | 'webp' = 'jpeg',
+): Promise<EqualSsim> {
   const result: EqualSsim = { target, probes: [first] };
   const known = new Map<number, Probe>([[first.quality, first]]);
   const at = async (q: number): Promise<Probe> => {
@@ -135,7 +156,8 @@ export async function equalSsim(send: Send, input: Uint8Array, reference: Rgb, t
   while (good - bad > 1) {
     const mid = Math.floor((bad + good) / 2);
     const p = await at(mid);
-    if (p.status !== 200) return { ...result, match: known.get(good), stopped: `q${mid} answered ${p.status || 'nothing'}; kept q${good}` };
+    if (p.status !== 200)
+      return { ...result, match: known.get(good), stopped: `q${mid} answered ${p.status || 'nothing'}; kept q${good}` };
     if (pass(p)) good = mid;
     else bad = mid;
   }

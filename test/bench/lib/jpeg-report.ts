@@ -5,7 +5,8 @@ import { bytesBetween } from './jpeg-quality.ts';
 import { median } from './load.ts';
 import { mbOf } from './rss.ts';
 
-const defined = <T>(values: (T | undefined)[]): T[] => values.filter((v): v is T => v !== undefined && !(typeof v === 'number' && Number.isNaN(v)));
+const defined = <T>(values: (T | undefined)[]): T[] =>
+  values.filter((v): v is T => v !== undefined && !(typeof v === 'number' && Number.isNaN(v)));
 const med = (values: (number | undefined)[]) => {
   const d = defined(values);
   return d.length ? median(d) : undefined;
@@ -16,11 +17,27 @@ const row = (cells: string[]) => `| ${cells.join(' | ')} |`;
 const rule = (aligns: string) => `|${[...aligns].map((a) => (a === 'l' ? '---' : '---:')).join('|')}|`;
 
 /** "200" or "422 image_too_large" (the code only; the message goes to the JSON). */
-const statusCell = (status: number, error?: string) => (status === 200 ? '200' : `${status || 'no answer'} ${(error ?? '').split(':')[0]}`.trim());
+const statusCell = (status: number, error?: string) =>
+  status === 200 ? '200' : `${status || 'no answer'} ${(error ?? '').split(':')[0]}`.trim();
 
 function casesTable(cases: CaseResult[]): string {
   const lines = [
-    row(['case', 'input MP', 'input q', 'progressive?', 'width', 'status', 'output bytes', 'output px', 'time ms', 'sharp time ms', 'time ratio', 'peak RSS growth MB', 'worker RSS before MB', 'worker peak RSS MB']),
+    row([
+      'case',
+      'input MP',
+      'input q',
+      'progressive?',
+      'width',
+      'status',
+      'output bytes',
+      'output px',
+      'time ms',
+      'sharp time ms',
+      'time ratio',
+      'peak RSS growth MB',
+      'worker RSS before MB',
+      'worker peak RSS MB',
+    ]),
     rule('lrrlrlrrrrrrrr'),
   ];
   for (const c of cases) {
@@ -33,12 +50,24 @@ function casesTable(cases: CaseResult[]): string {
     const worker = c.runs.map((r) => r.rss.processes.find((p) => p.role === 'worker'));
     const before = med(worker.map((p) => p?.baselineBytes));
     const peaks = defined(worker.map((p) => p?.peakBytes));
-    lines.push(row([
-      `${c.label}${c.runs.length > 1 ? ` (${c.runs.length} runs)` : ''}`, fmt(c.megapixels, 1), String(c.inputQuality), c.progressive ? 'yes' : 'no',
-      c.width === undefined ? 'full' : String(c.width), statuses, int(first?.bytes), first?.width ? `${first.width}×${first.height}` : '–',
-      int(time), int(sharpTime), ok.length === c.runs.length && time !== undefined && sharpTime ? fmt(time / sharpTime) : '–', growth.length ? mbOf(Math.max(...growth)) : '–', mbOf(before),
-      peaks.length ? mbOf(Math.max(...peaks)) : '–',
-    ]));
+    lines.push(
+      row([
+        `${c.label}${c.runs.length > 1 ? ` (${c.runs.length} runs)` : ''}`,
+        fmt(c.megapixels, 1),
+        String(c.inputQuality),
+        c.progressive ? 'yes' : 'no',
+        c.width === undefined ? 'full' : String(c.width),
+        statuses,
+        int(first?.bytes),
+        first?.width ? `${first.width}×${first.height}` : '–',
+        int(time),
+        int(sharpTime),
+        ok.length === c.runs.length && time !== undefined && sharpTime ? fmt(time / sharpTime) : '–',
+        growth.length ? mbOf(Math.max(...growth)) : '–',
+        mbOf(before),
+        peaks.length ? mbOf(Math.max(...peaks)) : '–',
+      ]),
+    );
   }
   return lines.join('\n');
 }
@@ -52,41 +81,105 @@ const matchRatio = (q: ImageQuality) => ratio(q.search.match?.bytes, q.sharp.byt
  */
 function interpolatedRatio(q: ImageQuality): number | undefined {
   const m = q.search.match;
-  const below = m && q.search.probes.find((p) => p.quality === m.quality - 1 && p.status === 200 && p.ssim !== undefined);
+  const below =
+    m && q.search.probes.find((p) => p.quality === m.quality - 1 && p.status === 200 && p.ssim !== undefined);
   if (!m || m.ssim === undefined || !below || m.bytes === undefined || below.bytes === undefined) return undefined;
-  return ratio(bytesBetween({ bytes: below.bytes, ssim: below.ssim! }, { bytes: m.bytes, ssim: m.ssim }, q.search.target), q.sharp.bytes);
+  return ratio(
+    bytesBetween({ bytes: below.bytes, ssim: below.ssim! }, { bytes: m.bytes, ssim: m.ssim }, q.search.target),
+    q.sharp.bytes,
+  );
 }
-const q80Ratio = (q: ImageQuality) => ratio(q.search.probes[0]?.status === 200 ? q.search.probes[0].bytes : undefined, q.sharp.bytes);
+const q80Ratio = (q: ImageQuality) =>
+  ratio(q.search.probes[0]?.status === 200 ? q.search.probes[0].bytes : undefined, q.sharp.bytes);
 
 function qualityTable(images: ImageQuality[]): string {
   const lines = [
-    row(['image', 'MP', 'sharp q80 bytes', 'sharp SSIM', 'Shrinkray q80 status', 'Shrinkray q80 bytes', 'Shrinkray q80 SSIM', 'q80 ÷ q80', 'Shrinkray quality at ≥ SSIM', 'bytes there', 'SSIM there', 'bytes ÷ sharp at equal SSIM', 'interpolated between quality steps', 'requests', 'note']),
+    row([
+      'image',
+      'MP',
+      'sharp q80 bytes',
+      'sharp SSIM',
+      'Shrinkray q80 status',
+      'Shrinkray q80 bytes',
+      'Shrinkray q80 SSIM',
+      'q80 ÷ q80',
+      'Shrinkray quality at ≥ SSIM',
+      'bytes there',
+      'SSIM there',
+      'bytes ÷ sharp at equal SSIM',
+      'interpolated between quality steps',
+      'requests',
+      'note',
+    ]),
     rule('lrrrlrrrrrrrrrl'),
   ];
   for (const q of images) {
     const first = q.search.probes[0]!;
     const m = q.search.match;
-    const notes = defined([q.search.stopped, q.search.probes.some((p) => p.original) ? 'never-bigger: some answer was the upload itself' : undefined]);
-    lines.push(row([
-      q.name, fmt(q.megapixels, 1), int(q.sharp.bytes), fmt(q.sharp.ssim, 4), statusCell(first.status, first.error), int(first.bytes), fmt(first.ssim, 4),
-      fmt(q80Ratio(q)), m ? String(m.quality) : '–', int(m?.bytes), fmt(m?.ssim, 4), fmt(matchRatio(q)), fmt(interpolatedRatio(q)), String(q.search.probes.length), notes.join('; '),
-    ]));
+    const notes = defined([
+      q.search.stopped,
+      q.search.probes.some((p) => p.original) ? 'never-bigger: some answer was the upload itself' : undefined,
+    ]);
+    lines.push(
+      row([
+        q.name,
+        fmt(q.megapixels, 1),
+        int(q.sharp.bytes),
+        fmt(q.sharp.ssim, 4),
+        statusCell(first.status, first.error),
+        int(first.bytes),
+        fmt(first.ssim, 4),
+        fmt(q80Ratio(q)),
+        m ? String(m.quality) : '–',
+        int(m?.bytes),
+        fmt(m?.ssim, 4),
+        fmt(matchRatio(q)),
+        fmt(interpolatedRatio(q)),
+        String(q.search.probes.length),
+        notes.join('; '),
+      ]),
+    );
   }
-  for (const [label, set] of [['corpus, median', images.filter((q) => q.source === 'corpus')], ['all, median', images]] as const) {
+  for (const [label, set] of [
+    ['corpus, median', images.filter((q) => q.source === 'corpus')],
+    ['all, median', images],
+  ] as const) {
     if (set.length === 0) continue;
     const matched = set.filter((q) => q.search.match);
-    lines.push(row([
-      `**${label}** (${set.length} images, ${matched.length} matched)`, '', int(med(set.map((q) => q.sharp.bytes))), fmt(med(set.map((q) => q.sharp.ssim)), 4), '', '',
-      fmt(med(set.map((q) => q.search.probes[0]?.ssim)), 4), `**${fmt(med(set.map(q80Ratio)))}**`, fmt(med(matched.map((q) => q.search.match!.quality)), 0), '',
-      '', `**${fmt(med(set.map(matchRatio)))}**`, fmt(med(set.map(interpolatedRatio))), fmt(med(set.map((q) => q.search.probes.length)), 0), matched.length ? `max ÷ at equal SSIM ${fmt(Math.max(...defined(matched.map(matchRatio))))}` : '',
-    ]));
+    lines.push(
+      row([
+        `**${label}** (${set.length} images, ${matched.length} matched)`,
+        '',
+        int(med(set.map((q) => q.sharp.bytes))),
+        fmt(med(set.map((q) => q.sharp.ssim)), 4),
+        '',
+        '',
+        fmt(med(set.map((q) => q.search.probes[0]?.ssim)), 4),
+        `**${fmt(med(set.map(q80Ratio)))}**`,
+        fmt(med(matched.map((q) => q.search.match!.quality)), 0),
+        '',
+        '',
+        `**${fmt(med(set.map(matchRatio)))}**`,
+        fmt(med(set.map(interpolatedRatio))),
+        fmt(med(set.map((q) => q.search.probes.length)), 0),
+        matched.length ? `max ÷ at equal SSIM ${fmt(Math.max(...defined(matched.map(matchRatio))))}` : '',
+      ]),
+    );
   }
   return lines.join('\n');
 }
 
 function timeTable(images: ImageQuality[]): string {
   const lines = [
-    row(['images', 'size', 'n (both 200)', 'Shrinkray median ms', 'sharp median ms', 'median of per-image ratios', 'ratio of medians']),
+    row([
+      'images',
+      'size',
+      'n (both 200)',
+      'Shrinkray median ms',
+      'sharp median ms',
+      'median of per-image ratios',
+      'ratio of medians',
+    ]),
     rule('llrrrrr'),
   ];
   const groups: [string, ImageQuality[]][] = [
@@ -94,21 +187,46 @@ function timeTable(images: ImageQuality[]): string {
     ['corpus', images.filter((q) => q.source === 'corpus')],
   ];
   for (const [label, set] of groups) {
-    for (const [size, pick] of [['full', (q: ImageQuality) => q.full], ['width=1280', (q: ImageQuality) => q.small]] as [string, (q: ImageQuality) => TimedPair][]) {
+    for (const [size, pick] of [
+      ['full', (q: ImageQuality) => q.full],
+      ['width=1280', (q: ImageQuality) => q.small],
+    ] as [string, (q: ImageQuality) => TimedPair][]) {
       const ok = set.map(pick).filter((p) => p.status === 200);
       const sr = med(ok.map((p) => p.wallMs));
       const sh = med(ok.map((p) => p.sharpMs));
-      lines.push(row([label, size, String(ok.length), int(sr), int(sh), fmt(med(ok.map((p) => p.wallMs / p.sharpMs))), fmt(ratio(sr, sh))]));
+      lines.push(
+        row([
+          label,
+          size,
+          String(ok.length),
+          int(sr),
+          int(sh),
+          fmt(med(ok.map((p) => p.wallMs / p.sharpMs))),
+          fmt(ratio(sr, sh)),
+        ]),
+      );
     }
   }
   return lines.join('\n');
 }
 
 function inputsTable(b: JpegBench): string {
-  const lines = [row(['input', 'pixels', 'quality', 'baseline bytes', 'progressive bytes', 'over 10 MB at']), rule('llrrrl')];
+  const lines = [
+    row(['input', 'pixels', 'quality', 'baseline bytes', 'progressive bytes', 'over 10 MB at']),
+    rule('llrrrl'),
+  ];
   for (const i of b.inputs) {
     const over = i.tooBig.map((t) => `q${t.quality} (${int(t.bytes)} B)`).join(', ');
-    lines.push(row([i.label, `${i.width}×${i.height}`, String(i.quality), int(i.baselineBytes), int(i.progressiveBytes), over || '–']));
+    lines.push(
+      row([
+        i.label,
+        `${i.width}×${i.height}`,
+        String(i.quality),
+        int(i.baselineBytes),
+        int(i.progressiveBytes),
+        over || '–',
+      ]),
+    );
   }
   return lines.join('\n');
 }
@@ -122,18 +240,33 @@ export function jpegReport(b: JpegBench): string {
     const message = `${r.status || 'no answer'} ${r.error ?? ''}`.trim();
     messages.set(message, (messages.get(message) ?? 0) + 1);
   }
-  const resident = (list: JpegBench['residentAfter']) => list.map((p) => `${p.role} pid ${p.pid} ${mbOf(p.rssBytes)} MB`).join(', ') || '–';
+  const resident = (list: JpegBench['residentAfter']) =>
+    list.map((p) => `${p.role} pid ${p.pid} ${mbOf(p.rssBytes)} MB`).join(', ') || '–';
   const runs = b.cases.flatMap((c) => c.runs);
   const gcFailed = runs.filter((r) => r.rss.gcError).length;
   const gcMs = med(runs.map((r) => r.rss.gcMs));
   return [
-    b.header, '',
+    b.header,
+    '',
     `Warm-up (12 MP baseline, full size): ${b.warmUp ? `${statusCell(b.warmUp.status, b.warmUp.error)} in ${int(b.warmUp.wallMs)} ms` : 'not sent'}. ` +
-      `Resident after it (and a GC): ${resident(b.residentIdle)}. Forced GC before a baseline: median ${fmt(gcMs, 0)} ms, failed ${gcFailed}/${runs.length}.`, '',
-    '### Inputs', '', inputsTable(b), '',
-    '### Large JPEG inputs, POST /api/v1/compress format=jpeg quality=80 vs sharp mozjpeg q80', '', casesTable(b.cases), '',
-    '### Bytes at equal SSIM vs sharp jpeg({ quality: 80, mozjpeg: true }), full size', '', qualityTable(b.quality), '',
-    `### Time, Shrinkray wall vs sharp in-process (interleaved image by image; medians of ${TIME_SAMPLES} per image and size)`, '', timeTable(b.quality), '',
+      `Resident after it (and a GC): ${resident(b.residentIdle)}. Forced GC before a baseline: median ${fmt(gcMs, 0)} ms, failed ${gcFailed}/${runs.length}.`,
+    '',
+    '### Inputs',
+    '',
+    inputsTable(b),
+    '',
+    '### Large JPEG inputs, POST /api/v1/compress format=jpeg quality=80 vs sharp mozjpeg q80',
+    '',
+    casesTable(b.cases),
+    '',
+    '### Bytes at equal SSIM vs sharp jpeg({ quality: 80, mozjpeg: true }), full size',
+    '',
+    qualityTable(b.quality),
+    '',
+    `### Time, Shrinkray wall vs sharp in-process (interleaved image by image; medians of ${TIME_SAMPLES} per image and size)`,
+    '',
+    timeTable(b.quality),
+    '',
     `Failed requests: ${[...errors].map(([k, n]) => `${n} × ${k}`).join(', ') || 'none'}. Resident after the run: ${resident(b.residentAfter)}.`,
     ...(messages.size ? ['', 'Distinct error answers:', '', ...[...messages].map(([m, n]) => `- ${n} × ${m}`)] : []),
     ...(b.notes.length ? ['', '### Notes', '', ...b.notes.map((n) => `- ${n}`)] : []),

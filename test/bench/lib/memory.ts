@@ -33,11 +33,19 @@ export interface MemoryPoint {
   outputBytes?: number;
 }
 
-const opts = (o: CompressOptions) => Object.entries(o).map(([k, v]) => `${k}=${v}`).join(' ');
+const opts = (o: CompressOptions) =>
+  Object.entries(o)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
 
 /** reset → one compression → report. A failed request is recorded; a dead server is restarted. */
 async function measure(
-  service: Service, token: string, key: string, input: Uint8Array, name: string, options: CompressOptions,
+  service: Service,
+  token: string,
+  key: string,
+  input: Uint8Array,
+  name: string,
+  options: CompressOptions,
 ): Promise<{ result: CompressResult; peakBytes?: number; liveBytes?: number; crashed: boolean }> {
   await codecs(service.base, token, true);
   const result = await compress(service.base, key, input, name, options);
@@ -50,11 +58,20 @@ async function measure(
  * The curve megapixels → peak WASM bytes on synthetic photos, against a service started by `start`
  * (with MAX_INPUT_PIXELS raised, so sizes past the default limit are measured, not refused).
  */
-export async function memoryCurve(start: () => Promise<Service>, token: () => string, log: (line: string) => void): Promise<MemoryPoint[]> {
+export async function memoryCurve(
+  start: () => Promise<Service>,
+  token: () => string,
+  log: (line: string) => void,
+): Promise<MemoryPoint[]> {
   const cases: { megapixels: number; options: CompressOptions }[] = [
     ...CURVE_MEGAPIXELS.map((megapixels) => ({ megapixels, options: { format: 'jpeg' as const, quality: 80 } })),
-    ...CURVE_EXTRA.flatMap((e) => e.megapixels.map((megapixels) => ({ megapixels, options: { format: e.format, quality: 80 } }))),
-    ...CURVE_RESIZED.megapixels.map((megapixels) => ({ megapixels, options: { format: 'jpeg' as const, quality: 80, width: CURVE_RESIZED.width } })),
+    ...CURVE_EXTRA.flatMap((e) =>
+      e.megapixels.map((megapixels) => ({ megapixels, options: { format: e.format, quality: 80 } })),
+    ),
+    ...CURVE_RESIZED.megapixels.map((megapixels) => ({
+      megapixels,
+      options: { format: 'jpeg' as const, quality: 80, width: CURVE_RESIZED.width },
+    })),
   ];
   const points: MemoryPoint[] = [];
   let service = await start();
@@ -65,9 +82,17 @@ export async function memoryCurve(start: () => Promise<Service>, token: () => st
       const label = `${(c.megapixels + ' MP').padEnd(6)} ${opts(c.options)}`;
       const m = await measure(service, token(), key, readFileSync(photo.path), 'photo.jpg', c.options);
       const point: MemoryPoint = {
-        case: opts(c.options), megapixels: (photo.width * photo.height) / 1e6, width: photo.width, height: photo.height,
-        status: m.result.status, error: m.result.error, peakBytes: m.peakBytes, liveBytes: m.liveBytes,
-        serverMs: m.result.timing.total, wallMs: m.result.wallMs, outputBytes: m.result.bytes,
+        case: opts(c.options),
+        megapixels: (photo.width * photo.height) / 1e6,
+        width: photo.width,
+        height: photo.height,
+        status: m.result.status,
+        error: m.result.error,
+        peakBytes: m.peakBytes,
+        liveBytes: m.liveBytes,
+        serverMs: m.result.timing.total,
+        wallMs: m.result.wallMs,
+        outputBytes: m.result.bytes,
       };
       if (m.crashed) {
         point.error = `server died: ${m.result.error}`;
@@ -103,13 +128,22 @@ export async function largestImage(service: Service, token: string, images: Corp
     for (const format of ['jpeg', 'webp'] as const) {
       const m = await measure(service, token, service.demoKeys.image_pro!, input, image.name, { format, quality: 80 });
       points.push({
-        case: `${image.name} format=${format} quality=80`, megapixels: image.megapixels, width: image.width, height: image.height,
-        status: m.result.status, error: m.result.error, peakBytes: m.peakBytes, liveBytes: m.liveBytes,
-        serverMs: m.result.timing.total, wallMs: m.result.wallMs, outputBytes: m.result.bytes,
+        case: `${image.name} format=${format} quality=80`,
+        megapixels: image.megapixels,
+        width: image.width,
+        height: image.height,
+        status: m.result.status,
+        error: m.result.error,
+        peakBytes: m.peakBytes,
+        liveBytes: m.liveBytes,
+        serverMs: m.result.timing.total,
+        wallMs: m.result.wallMs,
+        outputBytes: m.result.bytes,
       });
       if (m.crashed || m.result.error?.startsWith('image_too_large')) break;
     }
-    if (!points.at(-1)!.error?.startsWith('image_too_large')) return { image: image.name, megapixels: image.megapixels, points };
+    if (!points.at(-1)!.error?.startsWith('image_too_large'))
+      return { image: image.name, megapixels: image.megapixels, points };
   }
   const first = bySize[0]!;
   return { image: first.name, megapixels: first.megapixels, points };
@@ -130,7 +164,12 @@ export interface MixedResult {
  * turns; every fourth request is resized to 1024 wide, and so is a PNG output of a large image (a
  * lossless 16 MP PNG is minutes of oxipng and measures nothing the others don't).
  */
-export async function mixedRequests(service: Service, token: string, images: CorpusImage[], log: (line: string) => void): Promise<MixedResult> {
+export async function mixedRequests(
+  service: Service,
+  token: string,
+  images: CorpusImage[],
+  log: (line: string) => void,
+): Promise<MixedResult> {
   if (images.length === 0) throw new Error('no corpus image to mix');
   await codecs(service.base, token, true);
   const statuses: Record<number, number> = {};

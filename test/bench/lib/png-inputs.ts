@@ -18,7 +18,15 @@ const RECIPE = 'v1';
 /** Photographs of mate-backgrounds tried for the 12 MP photo: most 12 MP photographs are over 10 MB as PNGs. */
 const PHOTO_LADDER = ['Wood.jpg', 'Garden.jpg', 'TwoWings.jpg', 'YellowFlower.jpg'];
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export interface PngInput {
   name: string;
@@ -29,14 +37,29 @@ export interface PngInput {
   note?: string;
 }
 
-const words = 'the quick brown fox jumps over lazy dogs while compression engines stream rows of pixels through native zlib deflate palettes dither'.split(' ');
-const text = (n: number, seed: number) => Array.from({ length: n }, (_, i) => words[(i * 7 + seed * 13) % words.length]).join(' ');
+const words =
+  'the quick brown fox jumps over lazy dogs while compression engines stream rows of pixels through native zlib deflate palettes dither'.split(
+    ' ',
+  );
+const text = (n: number, seed: number) =>
+  Array.from({ length: n }, (_, i) => words[(i * 7 + seed * 13) % words.length]).join(' ');
 
 /** A web page with the parts screenshots are made of. */
 function page(): string {
-  const rows = Array.from({ length: 14 }, (_, i) => `<tr><td>${i + 1}</td><td>${text(3, i)}</td><td style="color:${i % 3 ? '#1a7f37' : '#cf222e'}">${(i * 37.5).toFixed(2)}</td><td><span class="tag">${words[i % words.length]}</span></td></tr>`).join('');
-  const bars = Array.from({ length: 12 }, (_, i) => `<rect x="${20 + i * 45}" y="${200 - ((i * 53) % 170)}" width="30" height="${(i * 53) % 170}" fill="hsl(${i * 30},70%,55%)"/>`).join('');
-  const cards = Array.from({ length: 6 }, (_, i) => `<div class="card"><h3>${text(2, i + 3)}</h3><p>${text(40, i)}</p><button>${words[i]}</button></div>`).join('');
+  const rows = Array.from(
+    { length: 14 },
+    (_, i) =>
+      `<tr><td>${i + 1}</td><td>${text(3, i)}</td><td style="color:${i % 3 ? '#1a7f37' : '#cf222e'}">${(i * 37.5).toFixed(2)}</td><td><span class="tag">${words[i % words.length]}</span></td></tr>`,
+  ).join('');
+  const bars = Array.from(
+    { length: 12 },
+    (_, i) =>
+      `<rect x="${20 + i * 45}" y="${200 - ((i * 53) % 170)}" width="30" height="${(i * 53) % 170}" fill="hsl(${i * 30},70%,55%)"/>`,
+  ).join('');
+  const cards = Array.from(
+    { length: 6 },
+    (_, i) => `<div class="card"><h3>${text(2, i + 3)}</h3><p>${text(40, i)}</p><button>${words[i]}</button></div>`,
+  ).join('');
   return `<!doctype html><html><head><style>
     body{margin:0;font:15px/1.5 system-ui,sans-serif;color:#24292f;background:#f6f8fa}
     header{background:linear-gradient(90deg,#0969da,#8250df);color:white;padding:28px 40px;font-size:26px}
@@ -48,7 +71,10 @@ function page(): string {
     .tag{background:#ddf4ff;color:#0969da;border-radius:10px;padding:1px 8px;font-size:12px}
     code{background:#eaeef2;padding:2px 4px;border-radius:4px}
   </style></head><body><header>Shrinkray — ${text(4, 1)}</header>
-  <nav>${words.slice(0, 7).map((w) => `<a href="#">${w}</a>`).join('')}</nav>
+  <nav>${words
+    .slice(0, 7)
+    .map((w) => `<a href="#">${w}</a>`)
+    .join('')}</nav>
   <main><section>${cards}<table>${rows}</table></section>
   <aside><div class="card"><svg width="560" height="220" viewBox="0 0 560 220" style="max-width:100%">${bars}</svg></div>
   <div class="card"><p>${text(60, 9)} <code>npm run bench -- png</code></p></div>${cards}</aside></main></body></html>`;
@@ -78,9 +104,18 @@ async function cached(name: string, make: () => Promise<{ png: Buffer; note?: st
 }
 
 /** Screenshots: [generated page at scale 1, at scale 2, /docs at scale 1], then the 12 MP and 50 MP ones. */
-export async function pngInputs(docsUrl: string, log: (line: string) => void): Promise<{ screenshots: PngInput[]; large: PngInput[] }> {
+export async function pngInputs(
+  docsUrl: string,
+  log: (line: string) => void,
+): Promise<{ screenshots: PngInput[]; large: PngInput[] }> {
   let browser: Browser | null = null;
-  const shot = async (width: number, height: number, scale: number, url?: string, fullPage = false): Promise<Buffer> => {
+  const shot = async (
+    width: number,
+    height: number,
+    scale: number,
+    url?: string,
+    fullPage = false,
+  ): Promise<Buffer> => {
     browser ??= await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
     log(`png: rendering a ${width}×${height} screenshot at scale ${scale}${url ? ` of ${url}` : ''}`);
     const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: scale });
@@ -111,8 +146,15 @@ export async function pngInputs(docsUrl: string, log: (line: string) => void): P
 async function photo12(log: (line: string) => void): Promise<{ png: Buffer; note: string }> {
   const root = join(fetchPackage('mate-backgrounds'), 'usr/share/backgrounds/mate/nature');
   for (const name of PHOTO_LADDER) {
-    const png = await sharp(join(root, name)).resize({ width: 4032, height: 3024, fit: 'cover', kernel: 'lanczos3' }).png({ compressionLevel: 9 }).toBuffer();
-    if (png.byteLength <= MAX_INPUT_BYTES) return { png, note: `mate/nature/${name} resized to 4032×3024 (the first photograph of ${PHOTO_LADDER.join(', ')} whose PNG fits the 10 MB upload limit)` };
+    const png = await sharp(join(root, name))
+      .resize({ width: 4032, height: 3024, fit: 'cover', kernel: 'lanczos3' })
+      .png({ compressionLevel: 9 })
+      .toBuffer();
+    if (png.byteLength <= MAX_INPUT_BYTES)
+      return {
+        png,
+        note: `mate/nature/${name} resized to 4032×3024 (the first photograph of ${PHOTO_LADDER.join(', ')} whose PNG fits the 10 MB upload limit)`,
+      };
     log(`png: ${name} at 12 MP is ${(png.byteLength / 1048576).toFixed(1)} MB as a PNG, over 10 MB`);
   }
   throw new Error('no photograph of the ladder fits 12 MP in a 10 MB PNG');

@@ -11,15 +11,37 @@ const f = (v: number | undefined, d = 3) => (v === undefined || !Number.isFinite
 const ratio = (c: Competitor) => (c.ours ? c.ours.bytes / c.bytes : NaN);
 
 export function pngReport(r: PngBench): string {
-  const lines = [r.header, '', '| case | status | output | bytes | sharp bytes | ms | sharp ms | ms ÷ sharp | peak RSS growth MB |', '|---|---|---|---:|---:|---:|---:|---:|---:|'];
+  const lines = [
+    r.header,
+    '',
+    '| case | status | output | bytes | sharp bytes | ms | sharp ms | ms ÷ sharp | peak RSS growth MB |',
+    '|---|---|---|---:|---:|---:|---:|---:|---:|',
+  ];
   for (const c of r.large) {
-    lines.push(`| ${c.label} | ${c.status}${c.error ? ` ${c.error}` : ''} | ${c.width ?? '–'}×${c.height ?? '–'} | ${c.bytes ?? '–'} | ${c.sharp.bytes} | ${c.wallMs.toFixed(0)} | ${c.sharp.ms.toFixed(0)} | ${f(c.wallMs / c.sharp.ms, 2)} | ${mbOf(c.rss.maxGrowthBytes)} |`);
+    lines.push(
+      `| ${c.label} | ${c.status}${c.error ? ` ${c.error}` : ''} | ${c.width ?? '–'}×${c.height ?? '–'} | ${c.bytes ?? '–'} | ${c.sharp.bytes} | ${c.wallMs.toFixed(0)} | ${c.sharp.ms.toFixed(0)} | ${f(c.wallMs / c.sharp.ms, 2)} | ${mbOf(c.rss.maxGrowthBytes)} |`,
+    );
   }
-  lines.push('', '| image | MP | lossless ÷ sharp L9 | ms ÷ sharp | pngquant B (SSIM) | ours at ≥ its SSIM (q) | ÷ pngquant | sharp palette B (SSIM) | ours at ≥ its SSIM (q) | ÷ sharp palette |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  lines.push(
+    '',
+    '| image | MP | lossless ÷ sharp L9 | ms ÷ sharp | pngquant B (SSIM) | ours at ≥ its SSIM (q) | ÷ pngquant | sharp palette B (SSIM) | ours at ≥ its SSIM (q) | ÷ sharp palette |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  );
   for (const i of r.images) {
     const l = i.lossless;
-    const comp = (c: Competitor) => c.error ? [c.error, '–', '–'] : [`${c.bytes} (${c.ssim.toFixed(4)})`, c.ours ? `${c.ours.bytes} (${c.ours.ssim.toFixed(4)}, ${c.ours.quality === 'lossless' ? 'lossless' : `q${c.ours.quality}`})` : 'no match', f(ratio(c))];
-    lines.push(`| ${i.name} | ${((i.width * i.height) / 1e6).toFixed(1)} | ${f(l.bytes === undefined ? NaN : l.bytes / l.sharpBytes)} | ${f(l.ms / l.sharpMs, 2)} | ${comp(i.pngquant).join(' | ')} | ${comp(i.sharpPalette).join(' | ')} |`);
+    const comp = (c: Competitor) =>
+      c.error
+        ? [c.error, '–', '–']
+        : [
+            `${c.bytes} (${c.ssim.toFixed(4)})`,
+            c.ours
+              ? `${c.ours.bytes} (${c.ours.ssim.toFixed(4)}, ${c.ours.quality === 'lossless' ? 'lossless' : `q${c.ours.quality}`})`
+              : 'no match',
+            f(ratio(c)),
+          ];
+    lines.push(
+      `| ${i.name} | ${((i.width * i.height) / 1e6).toFixed(1)} | ${f(l.bytes === undefined ? NaN : l.bytes / l.sharpBytes)} | ${f(l.ms / l.sharpMs, 2)} | ${comp(i.pngquant).join(' | ')} | ${comp(i.sharpPalette).join(' | ')} |`,
+    );
   }
   const all = r.images;
   lines.push(

@@ -120,7 +120,11 @@ export function residentBytes(root: number): { pid: number; role: ProcessPeak['r
  * each workerd. With `gc`, the Worker's isolate is fully collected first, so the baseline holds no
  * garbage of earlier requests.
  */
-export async function withRssPeak<T>(root: number | undefined, work: () => Promise<T>, gc = true): Promise<{ result: T; rss: RssPeak }> {
+export async function withRssPeak<T>(
+  root: number | undefined,
+  work: () => Promise<T>,
+  gc = true,
+): Promise<{ result: T; rss: RssPeak }> {
   if (root === undefined) return { result: await work(), rss: { processes: [], error: 'the service has no pid' } };
   const collected = gc ? await gcWorker(root) : {};
   // Let the runtime finish what the GC set off (freeing, unmapping) before the baseline and the timed request.
@@ -162,4 +166,5 @@ export async function withRssPeak<T>(root: number | undefined, work: () => Promi
 
 /** 1 MB = 1,048,576 bytes here, as in the README's memory tables. */
 export const MB = 1048576;
-export const mbOf = (bytes: number | undefined, digits = 1) => (bytes === undefined ? '–' : (bytes / MB).toFixed(digits));
+export const mbOf = (bytes: number | undefined, digits = 1) =>
+  bytes === undefined ? '–' : (bytes / MB).toFixed(digits);

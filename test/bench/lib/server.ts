@@ -17,7 +17,11 @@ export interface Service {
 }
 
 function runNode(script: string, args: string[]): string {
-  const out = spawnSync(process.execPath, [join(ROOT, script), ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, CI: 'true' } });
+  const out = spawnSync(process.execPath, [join(ROOT, script), ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, CI: 'true' },
+  });
   if (out.status !== 0) throw new Error(`${script} ${args.join(' ')} failed (${out.status}): ${out.stderr}`);
   return out.stdout;
 }
@@ -59,15 +63,20 @@ function demoKeysFrom(child: ChildProcess): Promise<Record<string, string>> {
 export async function startService(port: number, extraArgs: string[] = []): Promise<Service> {
   const state = mkdtempSync(join(tmpdir(), 'shrinkray-bench-'));
   const persist = ['--persist-to', state];
-  const admin = (args: string[]): unknown => JSON.parse(runNode('src/cli/admin.ts', [...args, ...persist, '--url', `http://127.0.0.1:${port}`]));
+  const admin = (args: string[]): unknown =>
+    JSON.parse(runNode('src/cli/admin.ts', [...args, ...persist, '--url', `http://127.0.0.1:${port}`]));
 
   // One run of the dev script seeds and then starts wrangler dev; its demo keys come from its output.
-  const child = spawn(process.execPath, [join(ROOT, 'src/cli/dev.ts'), '--port', String(port), ...persist, ...extraArgs], {
-    cwd: ROOT,
-    env: { ...process.env, CI: 'true' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-    detached: true, // its own process group, so stop() ends wrangler and workerd too
-  });
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'src/cli/dev.ts'), '--port', String(port), ...persist, ...extraArgs],
+    {
+      cwd: ROOT,
+      env: { ...process.env, CI: 'true' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+      detached: true, // its own process group, so stop() ends wrangler and workerd too
+    },
+  );
   const demoKeys = await demoKeysFrom(child);
   const base = `http://127.0.0.1:${port}`;
   await waitFor(`${base}/api/v1/openapi.json`, child, 90_000);

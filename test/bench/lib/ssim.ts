@@ -20,12 +20,21 @@ export async function decodeRgb(input: Uint8Array, size?: { width: number; heigh
   const decode = (resize: boolean) => {
     let img = sharp(input, { limitInputPixels: false }).rotate();
     if (resize && size) img = img.resize(size.width, size.height, { fit: 'fill' });
-    return img.flatten({ background: '#ffffff' }).toColourspace('srgb').removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    return img
+      .flatten({ background: '#ffffff' })
+      .toColourspace('srgb')
+      .removeAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
   };
   let { data, info } = await decode(false);
   if (size && (info.width !== size.width || info.height !== size.height)) ({ data, info } = await decode(true));
   if (info.channels !== 3) throw new Error(`decoded to ${info.channels} channels, expected 3`);
-  return { width: info.width, height: info.height, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
+  return {
+    width: info.width,
+    height: info.height,
+    data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+  };
 }
 
 const C1 = (0.01 * 255) ** 2;
@@ -35,7 +44,8 @@ const N = 4 * B * B; // pixels per window
 
 /** Mean SSIM over all 8×8 windows (stride 4) and the three channels; 1 for identical images. */
 export function ssim(a: Rgb, b: Rgb): number {
-  if (a.width !== b.width || a.height !== b.height) throw new Error(`ssim: ${a.width}×${a.height} vs ${b.width}×${b.height}`);
+  if (a.width !== b.width || a.height !== b.height)
+    throw new Error(`ssim: ${a.width}×${a.height} vs ${b.width}×${b.height}`);
   const bw = Math.floor(a.width / B);
   const bh = Math.floor(a.height / B);
   if (bw < 2 || bh < 2) throw new Error('ssim: image smaller than one window');
@@ -94,19 +104,30 @@ export async function ssimOf(reference: Rgb, output: Uint8Array): Promise<number
  * Fails loudly when the metric is broken: identical images must score 1, and more noise or a lower
  * JPEG quality must score lower. Runs on a small synthetic image in well under a second.
  */
-export async function checkSsim(): Promise<{ identical: number; noise4: number; noise16: number; jpeg90: number; jpeg30: number }> {
+export async function checkSsim(): Promise<{
+  identical: number;
+  noise4: number;
+  noise16: number;
+  jpeg90: number;
+  jpeg30: number;
+}> {
   const width = 257;
   const height = 193; // not multiples of 4: the edge handling is exercised too
   const base = new Uint8Array(width * height * 3);
   let seed = 7;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32) - 0.5;
+  const rand = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32 - 0.5;
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
-      for (let c = 0; c < 3; c++) base[(y * width + x) * 3 + c] = 128 + 60 * Math.sin((x + 40 * c) / 17) * Math.cos(y / 23) + 20 * rand();
+      for (let c = 0; c < 3; c++)
+        base[(y * width + x) * 3 + c] = 128 + 60 * Math.sin((x + 40 * c) / 17) * Math.cos(y / 23) + 20 * rand();
     }
   }
   const img: Rgb = { width, height, data: base };
-  const noisy = (amp: number): Rgb => ({ width, height, data: base.map((v) => Math.max(0, Math.min(255, v + amp * 2 * rand()))) });
+  const noisy = (amp: number): Rgb => ({
+    width,
+    height,
+    data: base.map((v) => Math.max(0, Math.min(255, v + amp * 2 * rand()))),
+  });
   const raw = { raw: { width, height, channels: 3 as const } };
   const jpeg = async (quality: number) => ssimOf(img, await sharp(base, raw).jpeg({ quality }).toBuffer());
   const scores = {
@@ -116,7 +137,12 @@ export async function checkSsim(): Promise<{ identical: number; noise4: number; 
     jpeg90: await jpeg(90),
     jpeg30: await jpeg(30),
   };
-  const ok = Math.abs(scores.identical - 1) < 1e-12 && scores.noise4 < 1 && scores.noise16 < scores.noise4 && scores.jpeg30 < scores.jpeg90 && scores.jpeg90 < 1;
+  const ok =
+    Math.abs(scores.identical - 1) < 1e-12 &&
+    scores.noise4 < 1 &&
+    scores.noise16 < scores.noise4 &&
+    scores.jpeg30 < scores.jpeg90 &&
+    scores.jpeg90 < 1;
   if (!ok) throw new Error(`SSIM self-check failed: ${JSON.stringify(scores)}`);
   return scores;
 }

@@ -9,7 +9,15 @@ const INSTALL_HINT = 'install it (as root) with: apt-get update && apt-get insta
 
 // The background-networking flags stop Chromium's calls to Google services, which a closed network
 // answers with a flood of errors and retries.
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** Whether to skip the browser tests; throws when they are required and cannot run. */
 export function skipWithoutChromium(): boolean {

@@ -15,7 +15,10 @@ const SAMPLE = new URL('../../../src/web/assets/sample.jpg', import.meta.url);
 const PHONE_MAX_HEADER_PX = 100;
 
 /** A PNG too big for one compression's memory at full size (decoded whole), yet a small file: flat colour. */
-const bigPng = (): Promise<Buffer> => sharp({ create: { width: 2400, height: 1600, channels: 3, background: '#3a6ea5' } }).png().toBuffer();
+const bigPng = (): Promise<Buffer> =>
+  sharp({ create: { width: 2400, height: 1600, channels: 3, background: '#3a6ea5' } })
+    .png()
+    .toBuffer();
 
 export function firstVisit(width: number, env: () => { browser: Browser; base: string }): void {
   describe(`a new visitor's first ten minutes at ${width} px`, () => {
@@ -44,7 +47,11 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
     }
 
     beforeAll(async () => {
-      context = await env().browser.newContext({ viewport: { width, height: phone ? 844 : 900 }, isMobile: phone, hasTouch: phone });
+      context = await env().browser.newContext({
+        viewport: { width, height: phone ? 844 : 900 },
+        isMobile: phone,
+        hasTouch: phone,
+      });
       context.setDefaultTimeout(20_000);
       page = await context.newPage();
       watchConsole(page, problems);
@@ -57,13 +64,19 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
     step('the landing page says what the service does, shows the live example and the tiers', async () => {
       const res = await p().goto(url('/'));
       expect(res?.status()).toBe(200);
-      await p().getByRole('heading', { level: 1, name: 'Smaller images and handy web tools, over one API key' }).waitFor();
+      await p()
+        .getByRole('heading', { level: 1, name: 'Smaller images and handy web tools, over one API key' })
+        .waitFor();
       await p().getByRole('heading', { name: 'Image API' }).waitFor();
       await p().getByRole('heading', { name: 'Tools API' }).waitFor();
       expect(await p().getByTestId('tiers').locator('tbody tr').count()).toBe(5);
       const images = p().locator('#sample img');
       await expect
-        .poll(() => images.evaluateAll((els) => els.every((el) => (el as unknown as { naturalWidth: number }).naturalWidth === 960)))
+        .poll(() =>
+          images.evaluateAll((els) =>
+            els.every((el) => (el as unknown as { naturalWidth: number }).naturalWidth === 960),
+          ),
+        )
         .toBe(true);
       await p().locator('#sample-range').fill('20');
       if (phone) {
@@ -78,7 +91,9 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
       await p().getByRole('heading', { level: 1, name: 'Create your account' }).waitFor();
       await p().getByLabel('Name').fill(`First Visitor ${width}`);
       await p().getByLabel('Email').fill(email);
-      await p().getByLabel('Password').fill(`Pw-${randomBytes(12).toString('base64url')}`);
+      await p()
+        .getByLabel('Password')
+        .fill(`Pw-${randomBytes(12).toString('base64url')}`);
       await check('signup');
       await p().getByRole('button', { name: 'Create account' }).click();
       await p().getByRole('heading', { level: 2, name: 'Create your first key' }).waitFor();
@@ -113,10 +128,14 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
       await p().getByRole('heading', { level: 1, name: 'Try the compressor' }).waitFor();
       const uploads: string[] = [];
       p().on('request', (r) => void (r.url().includes('/api/v1/console/compress') && uploads.push(r.url())));
-      await p().getByLabel('Image', { exact: true }).setInputFiles({ name: 'wide-poster.png', mimeType: 'image/png', buffer: await bigPng() });
+      await p()
+        .getByLabel('Image', { exact: true })
+        .setInputFiles({ name: 'wide-poster.png', mimeType: 'image/png', buffer: await bigPng() });
       const warning = p().getByTestId('try-warning');
       await warning.waitFor();
-      expect(await warning.textContent()).toMatch(/2400 × 1600 px this PNG needs about \d+ MB, more than the 100 MB .* Set Maximum width to (\d+) or less/);
+      expect(await warning.textContent()).toMatch(
+        /2400 × 1600 px this PNG needs about \d+ MB, more than the 100 MB .* Set Maximum width to (\d+) or less/,
+      );
       const suggested = Number(/Maximum width to (\d+)/.exec((await warning.textContent()) ?? '')?.[1]);
       await p().getByRole('button', { name: 'Compress' }).click();
       await expect.poll(async () => (await p().locator('#try-error').textContent()) ?? '').toMatch(/^Not uploaded: /);
@@ -129,8 +148,12 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
 
     step('Try it compresses the sample; the slider compares it, also at 100 %', async () => {
       const sample = await readFile(SAMPLE);
-      await p().getByLabel('Image', { exact: true }).setInputFiles({ name: 'sample.jpg', mimeType: 'image/jpeg', buffer: sample });
-      await expect.poll(async () => (await p().getByTestId('image-facts').textContent()) ?? '').toContain('960 × 640 px');
+      await p()
+        .getByLabel('Image', { exact: true })
+        .setInputFiles({ name: 'sample.jpg', mimeType: 'image/jpeg', buffer: sample });
+      await expect
+        .poll(async () => (await p().getByTestId('image-facts').textContent()) ?? '')
+        .toContain('960 × 640 px');
       expect(await p().getByTestId('try-warning').isHidden()).toBe(true);
       await p().getByLabel('Quality').fill('60');
       await p().getByRole('button', { name: 'Compress' }).click();
@@ -144,7 +167,14 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
       const img = await p().locator('#try-compare-after').boundingBox();
       expect(img?.width, 'shown at its 960 px').toBeCloseTo(960, 0);
       // On a phone the 960 px picture scrolls inside its frame; the page itself stays put (check()).
-      if (phone) expect(await frame.evaluate((el) => (el as unknown as { scrollWidth: number; clientWidth: number }).scrollWidth > (el as unknown as { clientWidth: number }).clientWidth)).toBe(true);
+      if (phone)
+        expect(
+          await frame.evaluate(
+            (el) =>
+              (el as unknown as { scrollWidth: number; clientWidth: number }).scrollWidth >
+              (el as unknown as { clientWidth: number }).clientWidth,
+          ),
+        ).toBe(true);
       await check('try-actual-size');
     });
 
@@ -152,12 +182,17 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
       await p().getByRole('navigation').getByRole('link', { name: 'Usage' }).click();
       await p().getByRole('heading', { level: 1, name: 'Usage' }).waitFor();
       await expect
-        .poll(async () => {
-          await p().reload();
-          return Number((await p().getByTestId('total-compressions').textContent())?.replace(/\D/g, ''));
-        }, { timeout: 15_000, interval: 500 })
+        .poll(
+          async () => {
+            await p().reload();
+            return Number((await p().getByTestId('total-compressions').textContent())?.replace(/\D/g, ''));
+          },
+          { timeout: 15_000, interval: 500 },
+        )
         .toBeGreaterThanOrEqual(1);
-      const chart = p().locator(phone ? '.chart-narrow svg' : '.chart-wide svg').first();
+      const chart = p()
+        .locator(phone ? '.chart-narrow svg' : '.chart-wide svg')
+        .first();
       expect(await chart.isVisible()).toBe(true);
       await check('usage');
     });
@@ -169,7 +204,9 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
       expect(await toc.evaluate((el) => (el as unknown as { open: boolean }).open)).toBe(!phone);
       if (!phone) {
         // No path's text starts left of its badge's right edge: it never wraps under the badge.
-        const underBadge = await p().evaluate<string[]>(`[...document.querySelectorAll('.api-toc a .method')].flatMap((badge) => {
+        const underBadge = await p().evaluate<
+          string[]
+        >(`[...document.querySelectorAll('.api-toc a .method')].flatMap((badge) => {
           const right = badge.getBoundingClientRect().right;
           const code = badge.parentElement.querySelector('code');
           return [...code.getClientRects()].some((r) => r.left < right - 0.5) ? [code.textContent] : [];

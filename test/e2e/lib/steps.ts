@@ -15,7 +15,10 @@ export function orderedSteps(page: () => Page | undefined): (title: string, fn: 
       } catch (error) {
         failed = title;
         const current = page();
-        if (current) await screenshot(current, `failed-${title.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`).catch(() => undefined);
+        if (current)
+          await screenshot(current, `failed-${title.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`).catch(
+            () => undefined,
+          );
         throw error;
       }
     });

@@ -23,7 +23,6 @@ common options:
   --max-retries N   retries of 429 rate_limit_exceeded / 503 overloaded (default 3)
   --help, --version`;
 
-
 export interface CommonArgs {
   key: string | undefined;
   baseUrl: string | undefined;
@@ -48,19 +47,48 @@ export type Args =
   | { command: 'help' }
   | { command: 'version' };
 
-const VALUE_OPTIONS = new Set(['--out', '--quality', '--format', '--width', '--height', '--target-kb', '--metadata', '--colors', '--concurrency', '--key', '--base-url', '--max-retries']);
+const VALUE_OPTIONS = new Set([
+  '--out',
+  '--quality',
+  '--format',
+  '--width',
+  '--height',
+  '--target-kb',
+  '--metadata',
+  '--colors',
+  '--concurrency',
+  '--key',
+  '--base-url',
+  '--max-retries',
+]);
 const FLAG_OPTIONS = new Set(['--in-place', '--palette', '--force', '--json', '--help', '--version']);
-const COMPRESS_ONLY = new Set(['--out', '--in-place', '--quality', '--format', '--width', '--height', '--target-kb', '--metadata', '--palette', '--colors', '--concurrency', '--force']);
+const COMPRESS_ONLY = new Set([
+  '--out',
+  '--in-place',
+  '--quality',
+  '--format',
+  '--width',
+  '--height',
+  '--target-kb',
+  '--metadata',
+  '--palette',
+  '--colors',
+  '--concurrency',
+  '--force',
+]);
 
 function integer(name: string, value: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
-    throw new UsageError(`${name} must be an integer${max === Number.MAX_SAFE_INTEGER ? ` ≥ ${min}` : ` from ${min} to ${max}`}, not ${JSON.stringify(value)}`);
+    throw new UsageError(
+      `${name} must be an integer${max === Number.MAX_SAFE_INTEGER ? ` ≥ ${min}` : ` from ${min} to ${max}`}, not ${JSON.stringify(value)}`,
+    );
   }
   return Number(value);
 }
 
 function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
-  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`${name} must be one of ${allowed.join(', ')}, not ${JSON.stringify(value)}`);
+  if (!(allowed as readonly string[]).includes(value))
+    throw new UsageError(`${name} must be one of ${allowed.join(', ')}, not ${JSON.stringify(value)}`);
   return value as T;
 }
 
@@ -99,7 +127,9 @@ export function parseArgs(argv: readonly string[]): Args {
     key: options.get('--key'),
     baseUrl: options.get('--base-url'),
     json: options.has('--json'),
-    maxRetries: options.has('--max-retries') ? integer('--max-retries', options.get('--max-retries') as string, 0, 10) : undefined,
+    maxRetries: options.has('--max-retries')
+      ? integer('--max-retries', options.get('--max-retries') as string, 0, 10)
+      : undefined,
   };
   if (command !== 'compress') {
     const misplaced = [...options.keys()].find((o) => COMPRESS_ONLY.has(o));
@@ -123,22 +153,25 @@ function compressArgs(common: CommonArgs, inputs: string[], options: Map<string,
   if (inputs.length === 0) throw new UsageError('compress needs files, directories or globs');
   const out = options.get('--out');
   const inPlace = options.has('--in-place');
-  if ((out === undefined) === !inPlace) throw new UsageError('say where the results go: --out DIR or --in-place (one of them)');
+  if ((out === undefined) === !inPlace)
+    throw new UsageError('say where the results go: --out DIR or --in-place (one of them)');
   const params: Record<string, unknown> = {};
   const get = (name: string) => options.get(name);
   if (get('--quality') !== undefined) params.quality = integer('--quality', get('--quality') as string, 1, 100);
-  if (get('--format') !== undefined) params.format = oneOf('--format', get('--format') as string, ['jpeg', 'png', 'webp']);
+  if (get('--format') !== undefined)
+    params.format = oneOf('--format', get('--format') as string, ['jpeg', 'png', 'webp']);
   if (get('--width') !== undefined) params.width = integer('--width', get('--width') as string, 1);
   if (get('--height') !== undefined) params.height = integer('--height', get('--height') as string, 1);
   if (get('--target-kb') !== undefined) params.target_kb = integer('--target-kb', get('--target-kb') as string, 1);
-  if (get('--metadata') !== undefined) params.metadata = oneOf('--metadata', get('--metadata') as string, ['strip', 'keep']);
+  if (get('--metadata') !== undefined)
+    params.metadata = oneOf('--metadata', get('--metadata') as string, ['strip', 'keep']);
   if (options.has('--palette')) params.palette = true;
   if (get('--colors') !== undefined) {
     if (!options.has('--palette')) throw new UsageError('--colors goes with --palette');
     params.colors = integer('--colors', get('--colors') as string, 2, 256);
   }
   if (inPlace && params.format !== undefined) {
-    throw new UsageError('--in-place keeps each file\'s format; to convert, write elsewhere with --out DIR');
+    throw new UsageError("--in-place keeps each file's format; to convert, write elsewhere with --out DIR");
   }
   return {
     ...common,
@@ -147,7 +180,10 @@ function compressArgs(common: CommonArgs, inputs: string[], options: Map<string,
     out,
     inPlace,
     force: options.has('--force'),
-    concurrency: get('--concurrency') === undefined ? DEFAULT_CONCURRENCY : integer('--concurrency', get('--concurrency') as string, 1, MAX_CONCURRENCY),
+    concurrency:
+      get('--concurrency') === undefined
+        ? DEFAULT_CONCURRENCY
+        : integer('--concurrency', get('--concurrency') as string, 1, MAX_CONCURRENCY),
     params: params as CompressParameters,
   };
 }

@@ -128,9 +128,16 @@ export async function runCompress(args: CompressArgs, client: Shrinkray, io: Io)
     manifest.saveSync();
     if (ended) {
       const cause = ended.code;
-      reporter.note(`stopped: ${cause} would fail every remaining file (${ended.message}); ${jobs.length - next} not sent`);
+      reporter.note(
+        `stopped: ${cause} would fail every remaining file (${ended.message}); ${jobs.length - next} not sent`,
+      );
       for (const job of jobs.slice(next)) {
-        report({ file: show(job.source), output: show(job.output), status: 'failed', error: { code: 'not_sent', message: `not sent: the run stopped at ${cause}` } });
+        report({
+          file: show(job.source),
+          output: show(job.output),
+          status: 'failed',
+          error: { code: 'not_sent', message: `not sent: the run stopped at ${cause}` },
+        });
       }
     }
   } finally {
@@ -142,10 +149,15 @@ export async function runCompress(args: CompressArgs, client: Shrinkray, io: Io)
 }
 
 function describe(error: unknown): NonNullable<FileRecord['error']> {
-  if (error instanceof ApiError) return { code: error.code, status: error.status, message: error.message, param: error.param };
-  if (error instanceof ShrinkrayError) return { code: error.name === 'TimeoutError' ? 'timeout' : 'connection_error', message: error.message };
+  if (error instanceof ApiError)
+    return { code: error.code, status: error.status, message: error.message, param: error.param };
+  if (error instanceof ShrinkrayError)
+    return { code: error.name === 'TimeoutError' ? 'timeout' : 'connection_error', message: error.message };
   const code = (error as NodeJS.ErrnoException)?.code;
-  return { code: typeof code === 'string' ? code.toLowerCase() : 'error', message: error instanceof Error ? error.message : String(error) };
+  return {
+    code: typeof code === 'string' ? code.toLowerCase() : 'error',
+    message: error instanceof Error ? error.message : String(error),
+  };
 }
 
 /** Temp files a killed run left in the directories we are about to write to. */

@@ -6,7 +6,12 @@ import { basename, extname, join, relative, resolve, sep } from 'node:path';
 import { TEMP_PATTERN } from '../node.ts';
 import type { OutputFormat } from '../types.ts';
 
-export const IMAGE_EXTENSIONS: Record<string, OutputFormat> = { '.jpg': 'jpeg', '.jpeg': 'jpeg', '.png': 'png', '.webp': 'webp' };
+export const IMAGE_EXTENSIONS: Record<string, OutputFormat> = {
+  '.jpg': 'jpeg',
+  '.jpeg': 'jpeg',
+  '.png': 'png',
+  '.webp': 'webp',
+};
 const EXTENSION_OF: Record<OutputFormat, string> = { jpeg: '.jpg', png: '.png', webp: '.webp' };
 
 export interface SourceFile {
@@ -42,7 +47,10 @@ export function globToRegExp(glob: string): RegExp {
       const end = glob.indexOf(']', i + 1);
       if (end === -1) re += '\\[';
       else {
-        const body = glob.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\');
+        const body = glob
+          .slice(i + 1, end)
+          .replace(/^!/, '^')
+          .replace(/\\/g, '\\\\');
         re += `[${body}]`;
         i = end;
       }
@@ -50,7 +58,11 @@ export function globToRegExp(glob: string): RegExp {
       const end = glob.indexOf('}', i + 1);
       if (end === -1) re += '\\{';
       else {
-        re += `(?:${glob.slice(i + 1, end).split(',').map((alt) => globToRegExp(alt).source.slice(1, -1)).join('|')})`;
+        re += `(?:${glob
+          .slice(i + 1, end)
+          .split(',')
+          .map((alt) => globToRegExp(alt).source.slice(1, -1))
+          .join('|')})`;
         i = end;
       }
     } else re += c.replace(/[.+^$()|\\/]/g, '\\$&');
@@ -80,11 +92,16 @@ function walk(dir: string, skip: ReadonlySet<string>, out: string[]): void {
  * is never walked into, so a second run does not compress its own results. Throws for an operand that
  * names nothing.
  */
-export function expandInputs(operands: readonly string[], exclude: string | undefined, cwd = process.cwd()): SourceFile[] {
+export function expandInputs(
+  operands: readonly string[],
+  exclude: string | undefined,
+  cwd = process.cwd(),
+): SourceFile[] {
   const skip = new Set(exclude ? [resolve(cwd, exclude)] : []);
   const seen = new Map<string, SourceFile>();
   const add = (source: string, rel: string) => {
-    if (!seen.has(source) && formatOf(source) && !TEMP_PATTERN.test(basename(source))) seen.set(source, { source, rel });
+    if (!seen.has(source) && formatOf(source) && !TEMP_PATTERN.test(basename(source)))
+      seen.set(source, { source, rel });
   };
   for (const operand of operands) {
     const path = resolve(cwd, operand);

@@ -9,7 +9,9 @@ import type { Io } from './compress.ts';
 export const BULK_CHUNK = 5;
 
 type MetaTags = Schemas['MetaTags'];
-type Outcome = { url: string; ok: true; data: MetaTags } | { url: string; ok: false; error: { code: string; message: string } };
+type Outcome =
+  | { url: string; ok: true; data: MetaTags }
+  | { url: string; ok: false; error: { code: string; message: string } };
 
 function describePage(page: MetaTags): string {
   const lines = [
@@ -39,7 +41,10 @@ export async function runMeta(args: CommonArgs & { urls: string[] }, client: Shr
   } else {
     for (let i = 0; i < args.urls.length; i += BULK_CHUNK) {
       const answer = await client.metaTagsBulk(args.urls.slice(i, i + BULK_CHUNK));
-      for (const entry of answer.data) outcomes.push(entry.ok ? { url: entry.url, ok: true, data: entry.data } : { url: entry.url, ok: false, error: entry.error });
+      for (const entry of answer.data)
+        outcomes.push(
+          entry.ok ? { url: entry.url, ok: true, data: entry.data } : { url: entry.url, ok: false, error: entry.error },
+        );
     }
   }
   for (const o of outcomes) {

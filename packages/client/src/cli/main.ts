@@ -14,9 +14,16 @@ function client(args: CommonArgs, env: NodeJS.ProcessEnv): Shrinkray {
   const apiKey = args.key ?? env.SHRINKRAY_API_KEY;
   const baseUrl = args.baseUrl ?? env.SHRINKRAY_BASE_URL;
   if (!apiKey) throw new UsageError('no API key: set SHRINKRAY_API_KEY or pass --key');
-  if (!baseUrl) throw new UsageError('no service URL: set SHRINKRAY_BASE_URL or pass --base-url (e.g. https://api.example.com)');
-  if (!/^https?:\/\/[^/]/.test(baseUrl)) throw new UsageError(`the service URL must be http(s)://…, not ${JSON.stringify(baseUrl)}`);
-  return new Shrinkray({ apiKey, baseUrl, appIdentifier: 'cli', ...(args.maxRetries === undefined ? {} : { maxRetries: args.maxRetries }) });
+  if (!baseUrl)
+    throw new UsageError('no service URL: set SHRINKRAY_BASE_URL or pass --base-url (e.g. https://api.example.com)');
+  if (!/^https?:\/\/[^/]/.test(baseUrl))
+    throw new UsageError(`the service URL must be http(s)://…, not ${JSON.stringify(baseUrl)}`);
+  return new Shrinkray({
+    apiKey,
+    baseUrl,
+    appIdentifier: 'cli',
+    ...(args.maxRetries === undefined ? {} : { maxRetries: args.maxRetries }),
+  });
 }
 
 export async function main(argv: readonly string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
@@ -42,10 +49,14 @@ export async function main(argv: readonly string[], io: Io, env: NodeJS.ProcessE
       return 2;
     }
     if (error instanceof ApiError) {
-      io.stderr.write(`error: ${error.code} (${error.status}): ${error.message}${error.requestId ? ` [request ${error.requestId}]` : ''}\n`);
+      io.stderr.write(
+        `error: ${error.code} (${error.status}): ${error.message}${error.requestId ? ` [request ${error.requestId}]` : ''}\n`,
+      );
       return 1;
     }
-    io.stderr.write(`error: ${error instanceof ShrinkrayError || error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr.write(
+      `error: ${error instanceof ShrinkrayError || error instanceof Error ? error.message : String(error)}\n`,
+    );
     return error instanceof ShrinkrayError ? 1 : 2;
   }
 }
@@ -54,7 +65,9 @@ export async function main(argv: readonly string[], io: Io, env: NodeJS.ProcessE
 const self = fileURLToPath(import.meta.url);
 const invoked = process.argv[1] ? realpathSync(process.argv[1]) : '';
 if (invoked === self) {
-  main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() }, process.env).then((code) => {
-    process.exitCode = code;
-  });
+  main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() }, process.env).then(
+    (code) => {
+      process.exitCode = code;
+    },
+  );
 }

@@ -38,7 +38,8 @@ export class Manifest {
     this.#root = root;
     try {
       const data = JSON.parse(readFileSync(path, 'utf8'));
-      if (data?.version === MANIFEST_VERSION && data.files && typeof data.files === 'object') this.#entries = data.files;
+      if (data?.version === MANIFEST_VERSION && data.files && typeof data.files === 'object')
+        this.#entries = data.files;
     } catch {
       // none yet, or unreadable: nothing counts as written
     }
@@ -73,7 +74,10 @@ export class Manifest {
   saveSync(): void {
     if (!this.#unsaved) return;
     this.#unsaved = false;
-    writeFileAtomicSync(this.#path, new TextEncoder().encode(`${JSON.stringify({ version: MANIFEST_VERSION, files: this.#entries }, null, 1)}\n`));
+    writeFileAtomicSync(
+      this.#path,
+      new TextEncoder().encode(`${JSON.stringify({ version: MANIFEST_VERSION, files: this.#entries }, null, 1)}\n`),
+    );
     this.#savedAt = Date.now();
   }
 }

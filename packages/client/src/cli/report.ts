@@ -52,7 +52,8 @@ export function formatBytes(n: number): string {
   return `${sign}${(abs / 1024 / 1024).toFixed(2)} MB`;
 }
 
-const percent = (before: number, after: number): string => (before === 0 ? '0.0' : (((before - after) / before) * 100).toFixed(1));
+const percent = (before: number, after: number): string =>
+  before === 0 ? '0.0' : (((before - after) / before) * 100).toFixed(1);
 
 function formatDuration(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
@@ -62,7 +63,8 @@ function formatDuration(ms: number): string {
 /** One plain log line for a file. */
 export function plainLine(r: FileRecord): string {
   if (r.status === 'skipped') return `skipped  ${r.file}  (already written: ${r.output}; --force to redo)`;
-  if (r.status === 'failed') return `failed   ${r.file}  ${r.error?.code ?? 'error'}${r.error?.status ? ` (${r.error.status})` : ''}: ${r.error?.message ?? ''}`;
+  if (r.status === 'failed')
+    return `failed   ${r.file}  ${r.error?.code ?? 'error'}${r.error?.status ? ` (${r.error.status})` : ''}: ${r.error?.message ?? ''}`;
   const saved = `${formatBytes(r.original_size ?? 0)} -> ${formatBytes(r.compressed_size ?? 0)} (${(r.savings_percent ?? 0).toFixed(1)}% saved)`;
   return `ok       ${r.file} -> ${r.output}  ${saved}${r.retries ? `  after ${r.retries} ${r.retries === 1 ? 'retry' : 'retries'}` : ''}`;
 }
