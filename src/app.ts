@@ -6,7 +6,7 @@ import { errorResponse } from './http/errors.ts';
 import { fallbackError } from './http/fallback.ts';
 import { hostRouting } from './http/hosts.ts';
 import { requestContext } from './http/request-context.ts';
-import { roleGate } from './http/role-gate.ts';
+import { roleGate } from './routes/role-gate.ts';
 import { validationHook } from './http/validation.ts';
 import { registerAccount } from './routes/account.ts';
 import { registerAuditLogs } from './routes/audit-logs.ts';

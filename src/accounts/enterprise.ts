@@ -1,7 +1,7 @@
 // Who may use the enterprise features (members and invitations, SSO, the audit log): accounts on the
 // enterprise tools tier. Records are written for every account; only reading and configuring is gated.
 import type { ToolsTier } from './tiers.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 
 export const ENTERPRISE_TIERS: readonly ToolsTier[] = ['enterprise'];
 

@@ -3,7 +3,7 @@
 // fit now: pro waits in a short queue (first come, first served, ahead of nothing else since free
 // never queues), free gets 503 with Retry-After. Per isolate on purpose: the 128 MB is the isolate's.
 import type { ImageTier } from '../accounts/tiers.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { MEMORY_QUEUE_MAX, MEMORY_QUEUE_WAIT_MS, OVERLOAD_RETRY_AFTER_S } from './limits.ts';
 
 interface Waiter {

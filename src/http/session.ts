@@ -6,7 +6,7 @@ import { createMiddleware } from 'hono/factory';
 import { findSession, renewSession, type NewSession } from '../auth/sessions.ts';
 import { clock } from '../env.ts';
 import type { AppEnv } from './context.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../errors.ts';
 import { redirectPage } from './pages.ts';
 
 const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;

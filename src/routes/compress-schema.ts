@@ -9,7 +9,7 @@ import {
   MAX_TARGET_KB,
   MIN_PALETTE_COLORS,
 } from '../compress/limits.ts';
-import { choiceParam, integerParam, queryObject } from './params.ts';
+import { choiceParam, integerParam, queryObject } from '../params.ts';
 
 const imagePart = z
   .custom<File>((value) => value instanceof File, { error: 'must be a file part, e.g. curl -F image=@photo.jpg' })

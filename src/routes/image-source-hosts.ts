@@ -6,7 +6,7 @@ import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
 import { accountAuth } from '../http/account-auth.ts';
 import type { AppEnv } from '../http/context.ts';
 import { readJsonBody } from '../http/json-body.ts';
-import { badRequestFrom } from '../http/validation.ts';
+import { badRequestFrom } from '../errors.ts';
 import { MAX_SOURCE_HOSTS } from '../signing/limits.ts';
 import { listSourceHosts, replaceSourceHosts } from '../signing/source-hosts.ts';
 import { ConsoleMeta } from './console-schema.ts';

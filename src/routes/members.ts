@@ -9,9 +9,9 @@ import { clock } from '../env.ts';
 import { accountAuth } from '../http/account-auth.ts';
 import { auditOrigin } from '../http/audit-origin.ts';
 import type { AppEnv } from '../http/context.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { readJsonBody } from '../http/json-body.ts';
-import { badRequestFrom } from '../http/validation.ts';
+import { badRequestFrom } from '../errors.ts';
 import {
   changeRole,
   invite,

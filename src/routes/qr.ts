@@ -4,7 +4,7 @@ import type { Context } from 'hono';
 import { toolsAuth } from '../http/auth.ts';
 import type { AppEnv } from '../http/context.ts';
 import { envelope } from '../http/envelope.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { strictQueryEncoding } from '../http/query-encoding.ts';
 import {
   canonicalQuery,
@@ -23,7 +23,7 @@ import {
   type RenderedQr,
 } from '../qr/qr-image.ts';
 import { sign, SIGNED_PARAMS, signingSecrets, verify, type SignedValues } from '../qr/signature.ts';
-import { choiceParam, integerParam, queryObject } from './params.ts';
+import { choiceParam, integerParam, queryObject } from '../params.ts';
 import { RATE_HEADERS, TOOLS_SECURITY, ToolsMeta, errorResponses } from './schemas.ts';
 
 /** Signed images never change, so any cache may keep them for a year. */

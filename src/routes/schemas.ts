@@ -1,7 +1,7 @@
 // Schemas shared by the routes: the error envelope, rate-limit headers, security, and the helpers that
 // attach them to every route's OpenAPI description.
 import { z, type createRoute } from '@hono/zod-openapi';
-import { ERROR_STATUS, type ErrorCode } from '../http/errors.ts';
+import { ERROR_STATUS, type ErrorCode } from '../errors.ts';
 
 export const ErrorEnvelope = z
   .object({

@@ -5,7 +5,7 @@ import type { Context } from 'hono';
 import { clock } from '../env.ts';
 import { accountAuth } from '../http/account-auth.ts';
 import type { AppEnv } from '../http/context.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { MAX_SIGNING_SECRETS } from '../signing/limits.ts';
 import { createSecret, deleteSecret, listSecrets } from '../signing/secrets.ts';
 import { ConsoleMeta } from './console-schema.ts';

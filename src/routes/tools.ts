@@ -13,9 +13,9 @@ import { toolsSiteUrl } from '../catalogue/site-url.ts';
 import { toolsAuth } from '../http/auth.ts';
 import type { AppEnv } from '../http/context.ts';
 import { envelope } from '../http/envelope.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { strictQueryEncoding } from '../http/query-encoding.ts';
-import { integerParam, queryObject } from './params.ts';
+import { integerParam, queryObject } from '../params.ts';
 import { RATE_HEADERS, TOOLS_SECURITY, ToolsMeta, errorResponses } from './schemas.ts';
 
 export const LIST_LIMIT_DEFAULT = 100;

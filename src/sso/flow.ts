@@ -12,7 +12,7 @@ import { isEnterprise } from '../accounts/enterprise.ts';
 import type { ToolsTier } from '../accounts/tiers.ts';
 import { batchWithAudit, type AuditOrigin } from '../audit/log.ts';
 import { randomToken } from '../auth/sessions.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { ssoRow } from './config.ts';
 import { clientOf, discover, fetchJwks, httpOptions, type IssuerMetadata } from './discovery.ts';
 import { emailDomain, ssoAccountFor } from './domains.ts';

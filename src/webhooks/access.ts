@@ -1,6 +1,6 @@
 // Who may use webhooks: accounts whose tools tier includes them (developer, enterprise).
 import { TOOLS_TIERS, TOOLS_TIER_NAMES, type ToolsTier } from '../accounts/tiers.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 
 export const WEBHOOK_TIERS = TOOLS_TIER_NAMES.filter((t) => TOOLS_TIERS[t].webhooks);
 

@@ -7,11 +7,11 @@ import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { can, KEY_ROLE, type Permission } from '../teams/roles.ts';
 import { messagePage } from '../web/views/message.ts';
-import type { AppEnv } from './context.ts';
-import { csrfTokenFor } from './csrf.ts';
-import { sendPage } from './pages.ts';
-import { roleRefusal } from './roles.ts';
-import { loadSession } from './session.ts';
+import type { AppEnv } from '../http/context.ts';
+import { csrfTokenFor } from '../http/csrf.ts';
+import { sendPage } from '../http/pages.ts';
+import { roleRefusal } from '../http/roles.ts';
+import { loadSession } from '../http/session.ts';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
