@@ -9,7 +9,7 @@ import { refreshKeys } from '../accounts/refresh.ts';
 import { hasScopeSql, parseScopes, type Scope } from '../accounts/tiers.ts';
 import type { Env } from '../env.ts';
 import { dayWindow } from '../metering/windows.ts';
-import { can, MANAGE_KEY_MAKERS, type Role } from '../teams/roles.ts';
+import { roleMay, MANAGE_KEY_MAKERS, type Role } from '../teams/roles.ts';
 import { pokeDispatcher } from '../webhooks/dispatcher-stub.ts';
 import { keyEventStatement, makersKeyEventsStatement } from '../webhooks/key-events.ts';
 import { appendAudit, batchWithAudit, type AuditOrigin } from '../audit/log.ts';
@@ -130,7 +130,7 @@ export async function createKey(
   origin: AuditOrigin,
 ): Promise<CreateOutcome> {
   const manage = input.scopes.includes('manage');
-  if (manage && !can(by.role, 'keys:manage')) return { ok: false, reason: 'forbidden' };
+  if (manage && !roleMay(by.role, 'keys:manage')) return { ok: false, reason: 'forbidden' };
   const db = env.DB;
   const secret = generateKey();
   const id = newKeyId();

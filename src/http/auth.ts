@@ -8,7 +8,6 @@ import { clock, type Env } from '../env.ts';
 import { enforce, unauthorized } from '../metering/enforce.ts';
 import type { Verdict } from '../metering/types.ts';
 import type { AppEnv } from './context.ts';
-import { ApiError } from '../errors.ts';
 import { knownKeys, unknownKeys } from './unknown-keys.ts';
 
 function bearer(headers: Headers): string | undefined {

@@ -1,5 +1,5 @@
 // The role check's refusal: 403 forbidden, naming the role and the permission it lacks (details), so a
-// client can tell it from other 403s (plan, scope, CSRF). Checked by the role gate (role-gate.ts).
+// client can tell it from other 403s (plan, scope, CSRF). Checked by `requires` (src/routes/requires.ts).
 import type { Permission } from '../teams/roles.ts';
 import { ApiError } from '../errors.ts';
 

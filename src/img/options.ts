@@ -5,8 +5,7 @@ import { z } from '@hono/zod-openapi';
 import { FORMATS, type ImageFormat } from '../compress/formats.ts';
 import { DEFAULT_QUALITY, MAX_OUTPUT_DIMENSION, MAX_TARGET_KB } from '../compress/limits.ts';
 import { METADATA_MODES, type MetadataMode } from '../compress/metadata.ts';
-import { ApiError } from '../errors.ts';
-import { badRequestFrom } from '../errors.ts';
+import { ApiError, badRequestFrom } from '../errors.ts';
 import { choiceParam, integerParam, queryObject } from '../params.ts';
 
 export const OUTPUT_CHOICES = [...FORMATS, 'auto'] as const;

@@ -1,6 +1,7 @@
 // The console's JSON endpoints, for a signed-in browser session (cookie) rather than an API key: usage
 // and the "Try it" compressor (key management is in keys.ts: a session or a manage key). Unsafe methods
 // also need the X-CSRF-Token header.
+import { requires } from './requires.ts';
 import { createRoute, z, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { consoleKeyHash } from '../console/keys.ts';
@@ -37,7 +38,7 @@ const usageRoute = createRoute({
     "Per-day Tools API requests and Image API compressions of the last 30 days, for the account and each key, and each key's windows",
   tags: [CONSOLE_TAG],
   security: SESSION_SECURITY,
-  middleware: [...session] as const,
+  middleware: [requires('read'), ...session] as const,
   responses: {
     200: { description: 'Usage', content: { 'application/json': { schema: UsageResponse } } },
     ...errorResponses('unauthorized'),
@@ -63,7 +64,7 @@ export function registerConsoleApi(app: OpenAPIHono<AppEnv>): void {
   );
 
   app.openAPIRegistry.registerPath(consoleCompressDoc);
-  app.post(CONSOLE_COMPRESS_PATH, ...session, requireCsrfHeader, async (c) => {
+  app.post(CONSOLE_COMPRESS_PATH, requires('keys:write'), ...session, requireCsrfHeader, async (c) => {
     const hash = await consoleKeyHash(c.env.DB, accountOf(c).id, clock(c.env));
     return compressMetered(c, hash, c.env.METER.get(c.env.METER.idFromName(hash)));
   });

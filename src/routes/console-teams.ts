@@ -1,9 +1,10 @@
 // The console's team pages: members (invite, change roles, remove, leave), the invitation link's page
-// (join with a password), and the audit log (filters, pages, exports). Roles are checked by the role gate
-// (src/http/role-gate.ts); the domain is src/teams/ and src/audit/.
+// (join with a password), and the audit log (filters, pages, exports). Roles are checked by `requires`
+// (src/routes/requires.ts) where each route is registered; the domain is src/teams/ and src/audit/.
+import { requires } from './requires.ts';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { isEnterprise } from '../accounts/enterprise.ts';
+import { can } from '../accounts/entitlements.ts';
 import { AUDIT_PAGE_DEFAULT } from '../audit/limits.ts';
 import { listAudit } from '../audit/query.ts';
 import { FORM_BODY_MAX_BYTES, NAME_MAX_LENGTH, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../auth/limits.ts';
@@ -27,7 +28,7 @@ import {
   removeMember,
   type ChangeOutcome,
 } from '../teams/members.ts';
-import { can, isRole } from '../teams/roles.ts';
+import { roleMay, isRole } from '../teams/roles.ts';
 import { auditPage } from '../web/views/audit.ts';
 import { acceptPage, membersPage, type MembersState } from '../web/views/members.ts';
 import { messagePage } from '../web/views/message.ts';
@@ -42,13 +43,13 @@ const sessionOf = (c: Context<AppEnv>) => c.var.session!;
 
 async function members(c: Context<AppEnv>, extra: Partial<MembersState> = {}, status: 200 | 400 | 403 = 200) {
   const s = sessionOf(c);
-  const enterprise = isEnterprise(s.account.tools_tier);
+  const enterprise = can({ tools: s.account.tools_tier }, 'members');
   const state: MembersState = {
     csrf: csrfTokenFor(c),
     account: s.account,
     me: { id: s.member.id, role: s.member.role },
     enterprise,
-    manage: can(s.member.role, 'members:write'),
+    manage: roleMay(s.member.role, 'members:write'),
     members: enterprise ? await listMembers(c.env.DB, s.account.id) : [],
     invitations: enterprise ? await pendingInvitations(c.env.DB, s.account.id, clock(c.env)) : [],
     ...extra,
@@ -71,13 +72,13 @@ function changeMessage(outcome: Exclude<ChangeOutcome, { ok: true }>): string {
 const present = (q: Record<string, string>) => Object.fromEntries(Object.entries(q).filter(([, v]) => v !== ''));
 
 export function registerConsoleTeams(app: OpenAPIHono<AppEnv>): void {
-  app.get('/members', ...signedIn, (c) => members(c));
+  app.get('/members', requires('read'), ...signedIn, (c) => members(c));
 
-  app.post('/members/invitations', ...signedIn, async (c) => {
+  app.post('/members/invitations', requires('members:write'), ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return members(c, { error: EXPIRED_FORM }, 403);
     const s = sessionOf(c);
-    if (!isEnterprise(s.account.tools_tier)) return members(c, {}, 403);
+    if (!can({ tools: s.account.tools_tier }, 'members')) return members(c, {}, 403);
     const email = field(form, 'email').trim();
     const role = field(form, 'role');
     if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254)
@@ -102,7 +103,7 @@ export function registerConsoleTeams(app: OpenAPIHono<AppEnv>): void {
     return members(c, { created: { ...made.invitation, url: invitationUrl(c, made.token) } });
   });
 
-  app.post('/members/:id/role', ...signedIn, async (c) => {
+  app.post('/members/:id/role', requires('members:write'), ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return members(c, { error: EXPIRED_FORM }, 403);
     const s = sessionOf(c);
@@ -121,7 +122,7 @@ export function registerConsoleTeams(app: OpenAPIHono<AppEnv>): void {
     return redirectPage(c, '/members');
   });
 
-  app.post('/members/:id/remove', ...signedIn, async (c) => {
+  app.post('/members/:id/remove', requires('members:write', { self: true }), ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return members(c, { error: EXPIRED_FORM }, 403);
     const s = sessionOf(c);
@@ -205,12 +206,12 @@ export function registerConsoleTeams(app: OpenAPIHono<AppEnv>): void {
     return startSession(c, joined, undefined);
   });
 
-  app.get('/audit', ...signedIn, async (c) => {
+  app.get('/audit', requires('audit:read'), ...signedIn, async (c) => {
     const s = sessionOf(c);
     const raw = present(c.req.query());
     const parsed = AuditListQuery.safeParse(raw);
     const filters = { since: raw.since, until: raw.until, action: raw.action, actor: raw.actor };
-    const enterprise = isEnterprise(s.account.tools_tier);
+    const enterprise = can({ tools: s.account.tools_tier }, 'audit_log');
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       return sendPage(
@@ -250,10 +251,10 @@ export function registerConsoleTeams(app: OpenAPIHono<AppEnv>): void {
     );
   });
 
-  app.get('/audit/export', ...signedIn, async (c) => {
+  app.get('/audit/export', requires('audit:read'), ...signedIn, async (c) => {
     const s = sessionOf(c);
     const parsed = AuditExportQuery.safeParse(present(c.req.query()));
-    if (!parsed.success || !isEnterprise(s.account.tools_tier)) {
+    if (!parsed.success || !can({ tools: s.account.tools_tier }, 'audit_log')) {
       const message = parsed.success
         ? 'The audit log comes with the enterprise tools tier.'
         : 'These filters are not valid: go back and correct them.';

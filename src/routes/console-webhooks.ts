@@ -1,8 +1,9 @@
 // The console's webhooks pages (forms, signed-in session, CSRF token in each form). Thin: the domain is
 // src/webhooks/, the views src/web/views/webhooks.ts; the rules are those of /api/v1/webhooks.
+import { requires } from './requires.ts';
+import { can } from '../accounts/entitlements.ts';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { TOOLS_TIERS } from '../accounts/tiers.ts';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
 import { clock } from '../env.ts';
 import { auditOrigin } from '../http/audit-origin.ts';
@@ -39,7 +40,7 @@ const tooMany = (max: number) =>
 
 const signedIn = [loadSession, requireSessionPage] as const;
 const accountOf = (c: Context<AppEnv>) => c.var.session!.account;
-const allowed = (c: Context<AppEnv>) => TOOLS_TIERS[accountOf(c).tools_tier].webhooks;
+const allowed = (c: Context<AppEnv>) => can({ tools: accountOf(c).tools_tier }, 'webhooks');
 const events = (form: FormFields) => (Array.isArray(form.events) ? form.events : []);
 
 async function listPage(c: Context<AppEnv>, extra: Partial<WebhooksState> = {}, status: 200 | 400 | 403 = 200) {
@@ -94,9 +95,9 @@ function urlRefusal(c: Context<AppEnv>, url: string): string | null {
 }
 
 export function registerConsoleWebhooks(app: OpenAPIHono<AppEnv>): void {
-  app.get('/webhooks', ...signedIn, (c) => listPage(c));
+  app.get('/webhooks', requires('read'), ...signedIn, (c) => listPage(c));
 
-  app.post('/webhooks', ...signedIn, async (c) => {
+  app.post('/webhooks', requires('webhooks:write'), ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES, ['events']);
     const values = { url: field(form, 'url'), description: field(form, 'description'), events: events(form) };
     if (!(await csrfValid(c, field(form, '_csrf')))) return listPage(c, { error: EXPIRED_FORM, values }, 403);
@@ -123,12 +124,12 @@ export function registerConsoleWebhooks(app: OpenAPIHono<AppEnv>): void {
     return listPage(c, { created: created.endpoint });
   });
 
-  app.get('/webhooks/:id', ...signedIn, (c) => {
+  app.get('/webhooks/:id', requires('read'), ...signedIn, (c) => {
     const notice = NOTICES[c.req.query('done') ?? ''];
     return onePage(c, notice ? { notice } : {});
   });
 
-  app.post('/webhooks/:id', ...signedIn, async (c) => {
+  app.post('/webhooks/:id', requires('webhooks:write'), ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES, ['events']);
     if (!(await csrfValid(c, field(form, '_csrf')))) return onePage(c, { error: EXPIRED_FORM }, 403);
     const parsed = PatchEndpointBody.safeParse({
@@ -156,7 +157,7 @@ export function registerConsoleWebhooks(app: OpenAPIHono<AppEnv>): void {
     return redirectPage(c, `/webhooks/${endpoint.id}?done=saved`);
   });
 
-  app.post('/webhooks/:id/test', ...signedIn, async (c) => {
+  app.post('/webhooks/:id/test', requires('webhooks:write'), ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return onePage(c, { error: EXPIRED_FORM }, 403);
     const endpoint = allowed(c) ? await getEndpoint(c.env.DB, accountOf(c).id, c.req.param('id')) : null;
@@ -167,7 +168,7 @@ export function registerConsoleWebhooks(app: OpenAPIHono<AppEnv>): void {
     return redirectPage(c, `/webhooks/${endpoint.id}?done=test`);
   });
 
-  app.post('/webhooks/:id/rotate-secret', ...signedIn, async (c) => {
+  app.post('/webhooks/:id/rotate-secret', requires('webhooks:write'), ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return onePage(c, { error: EXPIRED_FORM }, 403);
     const rotated = allowed(c)
@@ -177,7 +178,7 @@ export function registerConsoleWebhooks(app: OpenAPIHono<AppEnv>): void {
     return onePage(c, { rotated });
   });
 
-  app.post('/webhooks/:id/delete', ...signedIn, async (c) => {
+  app.post('/webhooks/:id/delete', requires('webhooks:write'), ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return onePage(c, { error: EXPIRED_FORM }, 403);
     const gone = allowed(c)
@@ -188,7 +189,7 @@ export function registerConsoleWebhooks(app: OpenAPIHono<AppEnv>): void {
     return redirectPage(c, '/webhooks');
   });
 
-  app.post('/webhooks/:id/deliveries/:msg/retry', ...signedIn, async (c) => {
+  app.post('/webhooks/:id/deliveries/:msg/retry', requires('webhooks:write'), ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return onePage(c, { error: EXPIRED_FORM }, 403);
     const endpoint = allowed(c) ? await getEndpoint(c.env.DB, accountOf(c).id, c.req.param('id')) : null;

@@ -1,5 +1,6 @@
 // The hosts an account's signed image URLs may fetch from, over the management API: read, and replace as
 // a whole (an empty list: any host the URL rules allow). A manage key or the console session.
+import { requires } from './requires.ts';
 import { createRoute, z, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
@@ -39,7 +40,7 @@ const getRoute = createRoute({
   summary: "The hosts the account's signed image URLs may fetch from (empty: any public host)",
   tags: [MANAGE_TAG],
   security: MANAGE_SECURITY,
-  middleware: [accountAuth] as const,
+  middleware: [requires('read'), accountAuth] as const,
   responses: {
     200: { description: 'The list, sorted', content: { 'application/json': { schema: SourceHosts } } },
     ...errorResponses('unauthorized', 'forbidden'),
@@ -70,7 +71,7 @@ export function registerImageSourceHosts(app: OpenAPIHono<AppEnv>): void {
 
   // The body is read by hand (capped while streaming) and checked with the documented schema.
   app.openAPIRegistry.registerPath(putDoc);
-  app.put(SOURCE_HOSTS_PATH, accountAuth, async (c) => {
+  app.put(SOURCE_HOSTS_PATH, requires('keys:write'), accountAuth, async (c) => {
     const parsed = SourceHostsBody.safeParse(
       await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"hosts":["images.example.com"]}'),
     );

@@ -4,7 +4,6 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { refreshKeys } from '../accounts/refresh.ts';
 import { adminAuth } from '../http/admin-auth.ts';
 import type { AppEnv } from '../http/context.ts';
-import { ApiError } from '../errors.ts';
 import { registerOperator } from './operator.ts';
 import { resetWasmInstances, wasmMemoryReport } from '../../wasm/instances.ts';
 

@@ -1,5 +1,6 @@
 // API keys over the management API: list, create (the full key is in this answer only), revoke. Callable
 // with a `manage` key or the console session (accountAuth); the rules are the console's (src/console/keys.ts).
+import { requires } from './requires.ts';
 import { createRoute, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
@@ -9,10 +10,9 @@ import { clock } from '../env.ts';
 import { accountAuth } from '../http/account-auth.ts';
 import { auditOrigin } from '../http/audit-origin.ts';
 import type { AppEnv } from '../http/context.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, badRequestFrom } from '../errors.ts';
 import { readJsonBody } from '../http/json-body.ts';
 import { roleRefusal } from '../http/roles.ts';
-import { badRequestFrom } from '../errors.ts';
 import { secondsUntil, toUnixSeconds } from '../metering/windows.ts';
 import { CreateKeyBody, CreatedKey, KeyIdParam, KeyList, RevokedKey } from './console-schema.ts';
 import { MANAGE_NOTE, MANAGE_SECURITY, MANAGE_TAG } from './manage-schema.ts';
@@ -28,7 +28,7 @@ const listRoute = createRoute({
   summary: "The account's API keys, newest first, revoked ones included",
   tags: [MANAGE_TAG],
   security: MANAGE_SECURITY,
-  middleware: [accountAuth] as const,
+  middleware: [requires('read'), accountAuth] as const,
   responses: {
     200: {
       description: 'The keys (never the keys themselves: only prefixes)',
@@ -67,7 +67,7 @@ const revokeRoute = createRoute({
   description: `Revoking a revoked key changes nothing and answers 200 again. Sends the key.revoked webhook event (once).${MANAGE_NOTE}`,
   tags: [MANAGE_TAG],
   security: MANAGE_SECURITY,
-  middleware: [accountAuth] as const,
+  middleware: [requires('keys:write'), accountAuth] as const,
   request: { params: KeyIdParam },
   responses: {
     200: { description: 'The key, now revoked', content: { 'application/json': { schema: RevokedKey } } },
@@ -83,7 +83,7 @@ export function registerKeys(app: OpenAPIHono<AppEnv>): void {
 
   // The body is read by hand (capped while streaming) and checked with the documented schema.
   app.openAPIRegistry.registerPath(createDoc);
-  app.post(KEYS_PATH, accountAuth, async (c) => {
+  app.post(KEYS_PATH, requires('keys:write'), accountAuth, async (c) => {
     const parsed = CreateKeyBody.safeParse(
       await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"name":"CI","scopes":["image"]}'),
     );

@@ -1,17 +1,17 @@
 // Members over the management API: list, invite (the link is in the answer), change a role, remove.
-// A manage key or the console session (accountAuth); roles checked by the role gate (src/http/role-gate.ts);
+// A manage key or the console session (accountAuth); roles checked by `requires` (src/routes/requires.ts);
 // enterprise tools tier. The domain is src/teams/.
+import { requires } from './requires.ts';
+import { requireFeature } from '../accounts/entitlements.ts';
 import { createRoute, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { requireEnterprise } from '../accounts/enterprise.ts';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
 import { clock } from '../env.ts';
 import { accountAuth } from '../http/account-auth.ts';
 import { auditOrigin } from '../http/audit-origin.ts';
 import type { AppEnv } from '../http/context.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, badRequestFrom } from '../errors.ts';
 import { readJsonBody } from '../http/json-body.ts';
-import { badRequestFrom } from '../errors.ts';
 import {
   changeRole,
   invite,
@@ -36,7 +36,7 @@ export const MEMBERS_PATH = '/api/v1/members';
 const NOTE = ` Tools tier enterprise (403 plan_upgrade_required otherwise). Roles: owner, admin (members, keys, webhooks, SSO, audit log), developer (keys, usage), viewer (read only); a manage key acts as an admin.${MANAGE_NOTE}`;
 
 const enterprise = async (c: Context<AppEnv>, next: () => Promise<void>) => {
-  requireEnterprise(c.var.principal.toolsTier, 'members');
+  requireFeature({ tools: c.var.principal.toolsTier }, 'members');
   await next();
 };
 const guards = [accountAuth, enterprise] as const;
@@ -67,7 +67,7 @@ const listRoute = createRoute({
   description: `Oldest first.${NOTE}`,
   tags: [MANAGE_TAG],
   security: MANAGE_SECURITY,
-  middleware: [...guards] as const,
+  middleware: [requires('read'), ...guards] as const,
   responses: {
     200: { description: 'The members', content: { 'application/json': { schema: MemberList } } },
     ...errorResponses('unauthorized', 'forbidden', 'plan_upgrade_required'),
@@ -122,7 +122,7 @@ const deleteRoute = createRoute({
   description: `Any member may remove themself; the last owner cannot (400). Only owners remove owners. Revokes the manage keys the member made, in the same change (listed in the record's details.revoked_keys). Writes member.removed.${NOTE}`,
   tags: [MANAGE_TAG],
   security: MANAGE_SECURITY,
-  middleware: [...guards] as const,
+  middleware: [requires('members:write', { self: true }), ...guards] as const,
   request: { params: MemberIdParam },
   responses: {
     200: { description: 'The member as it was', content: { 'application/json': { schema: MemberOne } } },
@@ -145,7 +145,7 @@ export function registerMembers(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.openAPIRegistry.registerPath(inviteDoc);
-  app.post(`${MEMBERS_PATH}/invitations`, ...guards, async (c) => {
+  app.post(`${MEMBERS_PATH}/invitations`, requires('members:write'), ...guards, async (c) => {
     const parsed = InviteBody.safeParse(
       await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"email":"grace@example.com","role":"developer"}'),
     );
@@ -167,7 +167,7 @@ export function registerMembers(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.openAPIRegistry.registerPath(patchDoc);
-  app.patch(`${MEMBERS_PATH}/:id`, ...guards, async (c) => {
+  app.patch(`${MEMBERS_PATH}/:id`, requires('members:write'), ...guards, async (c) => {
     const parsed = PatchMemberBody.safeParse(await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"role":"admin"}'));
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
     const { accountId, role } = c.var.principal;

@@ -1,5 +1,6 @@
 // The signing secrets of image URLs over the management API: list, create (the secret is in this answer
 // only), delete. Callable with a `manage` key or the console session (accountAuth), like /api/v1/keys.
+import { requires } from './requires.ts';
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { clock } from '../env.ts';
@@ -50,7 +51,7 @@ const listRoute = createRoute({
   summary: "The account's image URL signing secrets (ids and creation times, never the secrets)",
   tags: [MANAGE_TAG],
   security: MANAGE_SECURITY,
-  middleware: [accountAuth] as const,
+  middleware: [requires('read'), accountAuth] as const,
   responses: {
     200: { description: 'The secrets, newest first', content: { 'application/json': { schema: SecretList } } },
     ...errorResponses('unauthorized', 'forbidden'),
@@ -66,7 +67,7 @@ const createRouteConfig = createRoute({
     `and URLs signed with either work in between. No body.${MANAGE_NOTE}`,
   tags: [MANAGE_TAG],
   security: MANAGE_SECURITY,
-  middleware: [accountAuth] as const,
+  middleware: [requires('keys:write'), accountAuth] as const,
   responses: {
     201: { description: 'The new secret, in data.secret', content: { 'application/json': { schema: CreatedSecret } } },
     ...errorResponses('bad_request', 'unauthorized', 'forbidden'),
@@ -80,7 +81,7 @@ const deleteRoute = createRoute({
   description: `Cached images of those URLs are not served either: the signature is checked before the cache.${MANAGE_NOTE}`,
   tags: [MANAGE_TAG],
   security: MANAGE_SECURITY,
-  middleware: [accountAuth] as const,
+  middleware: [requires('keys:write'), accountAuth] as const,
   request: { params: SecretIdParam },
   responses: {
     200: { description: 'The secret is gone', content: { 'application/json': { schema: DeletedSecret } } },

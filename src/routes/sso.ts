@@ -1,10 +1,11 @@
 // Single sign-on: the configuration over the management API (GET/PUT/DELETE /api/v1/sso; the secret is
 // never returned), and the browser's way through it: /sso/start?email= → the issuer → /sso/callback →
 // the console, signed in. The domain is src/sso/.
+import { requires } from './requires.ts';
+import { requireFeature } from '../accounts/entitlements.ts';
 import { createRoute, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import { requireEnterprise } from '../accounts/enterprise.ts';
 import { appendAudit } from '../audit/log.ts';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
 import { clock } from '../env.ts';
@@ -12,11 +13,10 @@ import { accountAuth } from '../http/account-auth.ts';
 import { auditOrigin } from '../http/audit-origin.ts';
 import type { AppEnv } from '../http/context.ts';
 import { csrfTokenFor } from '../http/csrf.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, badRequestFrom } from '../errors.ts';
 import { readJsonBody } from '../http/json-body.ts';
 import { PAGE_CSP, pageHeaders, sendPage } from '../http/pages.ts';
 import { cookieOptions, isLocalDevelopment, loadSession } from '../http/session.ts';
-import { badRequestFrom } from '../errors.ts';
 import { deleteSso, getSso, saveSso, type SaveOutcome } from '../sso/config.ts';
 import { finishSso, startSso, type SsoFailure } from '../sso/flow.ts';
 import { SSO_LOGIN_TTL_MS, SSO_MAX_RESPONSE_BYTES } from '../sso/limits.ts';
@@ -31,7 +31,7 @@ export const SSO_PATH = '/api/v1/sso';
 const NOTE = ` Tools tier enterprise (403 plan_upgrade_required otherwise); a manage key or a signed-in owner or admin.${MANAGE_NOTE}`;
 
 const enterprise = async (c: Context<AppEnv>, next: () => Promise<void>) => {
-  requireEnterprise(c.var.principal.toolsTier, 'single sign-on');
+  requireFeature({ tools: c.var.principal.toolsTier }, 'sso');
   await next();
 };
 const guards = [accountAuth, enterprise] as const;
@@ -55,7 +55,7 @@ const getRoute = createRoute({
   description: `404 when none is configured.${NOTE}`,
   tags: [MANAGE_TAG],
   security: MANAGE_SECURITY,
-  middleware: [...guards] as const,
+  middleware: [requires('sso:write'), ...guards] as const,
   responses: {
     200: { description: 'The configuration', content: { 'application/json': { schema: SsoOne } } },
     ...errorResponses('unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found'),
@@ -93,7 +93,7 @@ const deleteRoute = createRoute({
   description: `Writes sso.removed.${NOTE}`,
   tags: [MANAGE_TAG],
   security: MANAGE_SECURITY,
-  middleware: [...guards] as const,
+  middleware: [requires('sso:write'), ...guards] as const,
   responses: {
     200: { description: 'The configuration as it was', content: { 'application/json': { schema: SsoOne } } },
     ...errorResponses('unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found'),
@@ -144,7 +144,7 @@ export function registerSso(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.openAPIRegistry.registerPath(putDoc);
-  app.put(SSO_PATH, ...guards, async (c) => {
+  app.put(SSO_PATH, requires('sso:write'), ...guards, async (c) => {
     const parsed = SsoBody.safeParse(
       await readJsonBody(
         c.req.raw,

@@ -1,6 +1,8 @@
 // Webhook endpoints over the management API: register, list, read, change, delete, send a test, rotate
 // the secret, read the delivery log, retry a message. Callable with a `manage` key or the console session
 // (accountAuth), for accounts whose tools tier has webhooks. The domain is src/webhooks/.
+import { requires } from './requires.ts';
+import { requireFeature, tiersWith } from '../accounts/entitlements.ts';
 import { createRoute, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
@@ -8,10 +10,8 @@ import { clock } from '../env.ts';
 import { accountAuth } from '../http/account-auth.ts';
 import { auditOrigin } from '../http/audit-origin.ts';
 import type { AppEnv } from '../http/context.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, badRequestFrom } from '../errors.ts';
 import { readJsonBody } from '../http/json-body.ts';
-import { badRequestFrom } from '../errors.ts';
-import { requireWebhookTier, WEBHOOK_TIERS } from '../webhooks/access.ts';
 import { dispatcher } from '../webhooks/dispatcher-stub.ts';
 import {
   createEndpoint,
@@ -39,14 +39,14 @@ import {
 } from './webhooks-schema.ts';
 
 export const WEBHOOKS_PATH = '/api/v1/webhooks';
-const TIER_NOTE = ` Tools tier ${WEBHOOK_TIERS.join(' or ')} (403 plan_upgrade_required otherwise).${MANAGE_NOTE}`;
+const TIER_NOTE = ` Tools tier ${tiersWith('webhooks').join(' or ')} (403 plan_upgrade_required otherwise).${MANAGE_NOTE}`;
 const ERRORS = ['unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found'] as const;
 
 const meta = (c: Context<AppEnv>) => ({ request_id: c.var.requestId });
 
 /** accountAuth, then the tier: every route here. */
 const webhooksTier = async (c: Context<AppEnv>, next: () => Promise<void>) => {
-  requireWebhookTier(c.var.principal.toolsTier);
+  requireFeature({ tools: c.var.principal.toolsTier }, 'webhooks');
   await next();
 };
 const guards = [accountAuth, webhooksTier] as const;
@@ -85,7 +85,8 @@ const route = <P extends string>(
     description: description + TIER_NOTE,
     tags: [MANAGE_TAG],
     security: MANAGE_SECURITY,
-    middleware: [...guards] as const,
+    // Reading needs only a seat in the account; every change is an admin's.
+    middleware: [requires(method === 'get' ? 'read' : 'webhooks:write'), ...guards] as const,
     ...(request ? { request } : {}),
     responses: { ...responses, ...errorResponses(...ERRORS) },
   });
@@ -207,7 +208,7 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
     readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"url":"https://example.com/hooks","events":["usage.threshold"]}');
 
   app.openAPIRegistry.registerPath(createDoc);
-  app.post(WEBHOOKS_PATH, ...guards, async (c) => {
+  app.post(WEBHOOKS_PATH, requires('webhooks:write'), ...guards, async (c) => {
     const parsed = CreateEndpointBody.safeParse(await body(c));
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
     const url = checkEndpointUrl(parsed.data.url, c.env.FETCH_TEST_ORIGIN).href;
@@ -236,7 +237,7 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
   app.openapi(oneRoute, async (c) => c.json({ data: await endpointOr404(c, c.req.param('id')), meta: meta(c) }, 200));
 
   app.openAPIRegistry.registerPath(patchDoc);
-  app.patch(`${WEBHOOKS_PATH}/:id`, ...guards, async (c) => {
+  app.patch(`${WEBHOOKS_PATH}/:id`, requires('webhooks:write'), ...guards, async (c) => {
     const parsed = PatchEndpointBody.safeParse(await body(c));
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
     const patch = {
