@@ -1,5 +1,6 @@
 // Sign-up, sign-in and sign-out pages: thin handlers over src/auth. Form posts check the origin and the
 // CSRF token first; every failure re-renders the form with a message, never a JSON error.
+import { EMAIL_PATTERN } from '../auth/credentials.ts';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
@@ -39,7 +40,7 @@ const SignUpForm = z.object({
     .string()
     .trim()
     .max(EMAIL_MAX_LENGTH, { error: `Use at most ${EMAIL_MAX_LENGTH} characters.` })
-    .regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { error: 'Enter an email address like name@example.com.' }),
+    .regex(EMAIL_PATTERN, { error: 'Enter an email address like name@example.com.' }),
   password: z
     .string()
     .min(PASSWORD_MIN_LENGTH, { error: `Use at least ${PASSWORD_MIN_LENGTH} characters.` })

@@ -8,7 +8,7 @@ import { can } from '../accounts/entitlements.ts';
 import { AUDIT_PAGE_DEFAULT } from '../audit/limits.ts';
 import { listAudit } from '../audit/query.ts';
 import { FORM_BODY_MAX_BYTES, NAME_MAX_LENGTH, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../auth/limits.ts';
-import { hashPassword } from '../auth/password.ts';
+import { isEmailAddress } from '../auth/credentials.ts';
 import { clock } from '../env.ts';
 import { auditOrigin } from '../http/audit-origin.ts';
 import type { AppEnv } from '../http/context.ts';
@@ -19,9 +19,9 @@ import { clearCookie, loadSession, requireSessionPage, sessionToken } from '../h
 import { deleteSession } from '../auth/sessions.ts';
 import { ssoCoversEmail } from '../sso/domains.ts';
 import {
-  accept,
   changeRole,
   invite,
+  join,
   listMembers,
   openInvitation,
   pendingInvitations,
@@ -81,13 +81,11 @@ export function registerConsoleTeams(app: OpenAPIHono<AppEnv>): void {
     if (!can({ tools: s.account.tools_tier }, 'members')) return members(c, {}, 403);
     const email = field(form, 'email').trim();
     const role = field(form, 'role');
-    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254)
-      return members(c, { error: 'Enter an email address like name@example.com.' }, 400);
+    if (!isEmailAddress(email)) return members(c, { error: 'Enter an email address like name@example.com.' }, 400);
     if (!isRole(role)) return members(c, { error: 'Choose a role.' }, 400);
-    if (role === 'owner' && s.member.role !== 'owner')
-      return members(c, { error: 'Only an owner may invite an owner.' }, 403);
-    const made = await invite(c.env.DB, s.account.id, { email, role }, clock(c.env), auditOrigin(c));
+    const made = await invite(c.env.DB, s.account.id, { email, role }, s.member.role, clock(c.env), auditOrigin(c));
     if (!made.ok) {
+      if (made.reason === 'owner_only') return members(c, { error: 'Only an owner may invite an owner.' }, 403);
       return members(
         c,
         {
@@ -147,9 +145,6 @@ export function registerConsoleTeams(app: OpenAPIHono<AppEnv>): void {
   app.get('/invitations/:token', loadSession, async (c) => {
     const open = await openInvitation(c.env.DB, c.req.param('token'), clock(c.env));
     if (!open) return gone(c);
-    const account = await c.env.DB.prepare('SELECT name FROM accounts WHERE id = ?')
-      .bind(open.accountId)
-      .first<{ name: string }>();
     const sso = await ssoCoversEmail(c.env.DB, open.accountId, open.email);
     return sendPage(
       c,
@@ -157,7 +152,7 @@ export function registerConsoleTeams(app: OpenAPIHono<AppEnv>): void {
         csrf: csrfTokenFor(c),
         token: c.req.param('token'),
         email: open.email,
-        accountName: account?.name ?? '',
+        accountName: open.accountName,
         role: open.role,
         sso,
       }),
@@ -169,41 +164,39 @@ export function registerConsoleTeams(app: OpenAPIHono<AppEnv>): void {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     const open = await openInvitation(c.env.DB, token, clock(c.env));
     if (!open) return gone(c);
-    const again = async (status: 400 | 403, error: string) => {
-      const account = await c.env.DB.prepare('SELECT name FROM accounts WHERE id = ?')
-        .bind(open.accountId)
-        .first<{ name: string }>();
-      return sendPage(
+    const again = (status: 400 | 403, error: string) =>
+      sendPage(
         c,
         acceptPage({
           csrf: csrfTokenFor(c),
           token,
           email: open.email,
-          accountName: account?.name ?? '',
+          accountName: open.accountName,
           role: open.role,
           sso: false,
           error,
         }),
         status,
       );
-    };
     if (!(await csrfValid(c, field(form, '_csrf')))) return again(403, EXPIRED_FORM);
-    const name = field(form, 'name').trim();
-    const password = field(form, 'password');
-    if (name === '' || name.length > NAME_MAX_LENGTH)
-      return again(400, `Enter your name (at most ${NAME_MAX_LENGTH} characters).`);
-    if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH)
-      return again(400, `Choose a password of ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters.`);
-    const joined = await accept(
+    const joined = await join(
       c.env.DB,
       token,
-      { name, passwordHash: await hashPassword(password) },
+      { name: field(form, 'name'), password: field(form, 'password') },
       clock(c.env),
       (id) => signInOrigin(c, id),
     );
-    if (!joined.ok)
-      return joined.reason === 'gone' ? gone(c) : again(400, 'This email already belongs to a member of an account.');
-    return startSession(c, joined, undefined);
+    if (joined.ok) return startSession(c, joined, undefined);
+    switch (joined.reason) {
+      case 'gone':
+        return gone(c);
+      case 'name':
+        return again(400, `Enter your name (at most ${NAME_MAX_LENGTH} characters).`);
+      case 'password':
+        return again(400, `Choose a password of ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters.`);
+      case 'email_taken':
+        return again(400, 'This email already belongs to a member of an account.');
+    }
   });
 
   app.get('/audit', requires('audit:read'), ...signedIn, async (c) => {

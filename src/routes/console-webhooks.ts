@@ -16,14 +16,15 @@ import { loadSession, requireSessionPage } from '../http/session.ts';
 import { endpointPage, webhooksPage, type EndpointState, type WebhooksState } from '../web/views/webhooks.ts';
 import { messagePage } from '../web/views/message.ts';
 import { dispatcher } from '../webhooks/dispatcher-stub.ts';
+import { createEndpoint, getEndpoint, listEndpoints, rotateSecret } from '../webhooks/endpoints.ts';
 import {
-  createEndpoint,
-  deleteEndpoint,
-  getEndpoint,
-  listEndpoints,
-  rotateSecret,
-  updateEndpoint,
-} from '../webhooks/endpoints.ts';
+  changeEndpoint,
+  type ManualSendOutcome,
+  removeEndpoint,
+  retryDelivery,
+  sendTestEvent,
+  type WebhookCaller,
+} from '../webhooks/service.ts';
 import { checkEndpointUrl } from '../webhooks/url.ts';
 import { CreateEndpointBody, PatchEndpointBody } from './webhooks-schema.ts';
 
@@ -72,6 +73,27 @@ async function onePage(c: Context<AppEnv>, extra: Partial<EndpointState> = {}, s
     endpointPage({ csrf: csrfTokenFor(c), account: accountOf(c), endpoint, deliveries, ...extra }),
     status,
   );
+}
+
+const caller = (c: Context<AppEnv>): WebhookCaller => ({
+  env: c.env,
+  accountId: accountOf(c).id,
+  now: clock(c.env),
+  origin: auditOrigin(c),
+});
+
+/** A refused test or retry, as the endpoint's page saying why. */
+function manualRefusal(c: Context<AppEnv>, refused: Exclude<ManualSendOutcome, { ok: true }>) {
+  switch (refused.reason) {
+    case 'not_found':
+      return onePage(c);
+    case 'disabled':
+      return onePage(c, { error: 'This endpoint is disabled: enable it first.' }, 400);
+    case 'no_message':
+      return onePage(c, { error: 'This endpoint has no message with this id.' }, 400);
+    case 'too_many':
+      return onePage(c, { error: tooMany(refused.max) }, 429);
+  }
 }
 
 /** The first problem with the submitted values, in words for the page. */
@@ -142,30 +164,17 @@ export function registerConsoleWebhooks(app: OpenAPIHono<AppEnv>): void {
     const refusal = urlRefusal(c, parsed.data.url ?? '');
     if (refusal) return onePage(c, { error: refusal }, 400);
     const url = checkEndpointUrl(parsed.data.url ?? '', c.env.FETCH_TEST_ORIGIN).href;
-    const endpoint = allowed(c)
-      ? await updateEndpoint(
-          c.env.DB,
-          accountOf(c).id,
-          c.req.param('id'),
-          { ...parsed.data, url },
-          clock(c.env),
-          auditOrigin(c),
-        )
-      : null;
+    const endpoint = allowed(c) ? await changeEndpoint(caller(c), c.req.param('id'), { ...parsed.data, url }) : null;
     if (!endpoint) return onePage(c);
-    if (!endpoint.enabled) await dispatcher(c.env, accountOf(c).id).giveUp(endpoint.id);
     return redirectPage(c, `/webhooks/${endpoint.id}?done=saved`);
   });
 
   app.post('/webhooks/:id/test', requires('webhooks:write'), ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return onePage(c, { error: EXPIRED_FORM }, 403);
-    const endpoint = allowed(c) ? await getEndpoint(c.env.DB, accountOf(c).id, c.req.param('id')) : null;
-    if (!endpoint) return onePage(c);
-    if (!endpoint.enabled) return onePage(c, { error: 'This endpoint is disabled: enable it first.' }, 400);
-    const sent = await dispatcher(c.env, accountOf(c).id).sendTest(accountOf(c).id, endpoint.id, clock(c.env));
-    if (!sent.ok) return onePage(c, { error: tooMany(sent.max) }, 429);
-    return redirectPage(c, `/webhooks/${endpoint.id}?done=test`);
+    if (!allowed(c)) return onePage(c);
+    const sent = await sendTestEvent(caller(c), c.req.param('id'));
+    return sent.ok ? redirectPage(c, `/webhooks/${c.req.param('id')}?done=test`) : manualRefusal(c, sent);
   });
 
   app.post('/webhooks/:id/rotate-secret', requires('webhooks:write'), ...signedIn, async (c) => {
@@ -181,23 +190,16 @@ export function registerConsoleWebhooks(app: OpenAPIHono<AppEnv>): void {
   app.post('/webhooks/:id/delete', requires('webhooks:write'), ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return onePage(c, { error: EXPIRED_FORM }, 403);
-    const gone = allowed(c)
-      ? await deleteEndpoint(c.env.DB, accountOf(c).id, c.req.param('id'), auditOrigin(c), clock(c.env))
-      : null;
+    const gone = allowed(c) ? await removeEndpoint(caller(c), c.req.param('id')) : null;
     if (!gone) return onePage(c);
-    await dispatcher(c.env, accountOf(c).id).forget(gone.id);
     return redirectPage(c, '/webhooks');
   });
 
   app.post('/webhooks/:id/deliveries/:msg/retry', requires('webhooks:write'), ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return onePage(c, { error: EXPIRED_FORM }, 403);
-    const endpoint = allowed(c) ? await getEndpoint(c.env.DB, accountOf(c).id, c.req.param('id')) : null;
-    if (!endpoint) return onePage(c);
-    if (!endpoint.enabled) return onePage(c, { error: 'This endpoint is disabled: enable it first.' }, 400);
-    const sent = await dispatcher(c.env, accountOf(c).id).retry(endpoint.id, c.req.param('msg'));
-    if (!sent) return onePage(c, { error: 'This endpoint has no message with this id.' }, 400);
-    if (!sent.ok) return onePage(c, { error: tooMany(sent.max) }, 429);
-    return redirectPage(c, `/webhooks/${endpoint.id}?done=retried`);
+    if (!allowed(c)) return onePage(c);
+    const sent = await retryDelivery(caller(c), c.req.param('id'), c.req.param('msg'));
+    return sent.ok ? redirectPage(c, `/webhooks/${c.req.param('id')}?done=retried`) : manualRefusal(c, sent);
   });
 }

@@ -150,9 +150,9 @@ export function registerMembers(app: OpenAPIHono<AppEnv>): void {
       await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"email":"grace@example.com","role":"developer"}'),
     );
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
-    if (parsed.data.role === 'owner' && c.var.principal.role !== 'owner')
-      throw new ApiError('forbidden', 'only an owner may invite an owner');
-    const made = await invite(c.env.DB, c.var.principal.accountId, parsed.data, clock(c.env), auditOrigin(c));
+    const { accountId, role } = c.var.principal;
+    const made = await invite(c.env.DB, accountId, parsed.data, role, clock(c.env), auditOrigin(c));
+    if (!made.ok && made.reason === 'owner_only') throw new ApiError('forbidden', 'only an owner may invite an owner');
     if (!made.ok && made.reason === 'email_taken')
       throw new ApiError(
         'bad_request',

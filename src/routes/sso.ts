@@ -1,6 +1,7 @@
 // Single sign-on: the configuration over the management API (GET/PUT/DELETE /api/v1/sso; the secret is
 // never returned), and the browser's way through it: /sso/start?email= → the issuer → /sso/callback →
 // the console, signed in. The domain is src/sso/.
+import { isEmailAddress } from '../auth/credentials.ts';
 import { requires } from './requires.ts';
 import { requireFeature } from '../accounts/entitlements.ts';
 import { createRoute, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
@@ -167,7 +168,7 @@ export function registerSso(app: OpenAPIHono<AppEnv>): void {
   app.get('/sso/start', loadSession, async (c) => {
     const email = (c.req.query('email') ?? '').trim();
     const next = safeNext(c.req.query('next'), new URL(c.req.url).origin);
-    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) {
+    if (!isEmailAddress(email)) {
       return startPage(
         c,
         ssoStartPage({

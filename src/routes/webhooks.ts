@@ -13,15 +13,15 @@ import type { AppEnv } from '../http/context.ts';
 import { ApiError, badRequestFrom } from '../errors.ts';
 import { readJsonBody } from '../http/json-body.ts';
 import { dispatcher } from '../webhooks/dispatcher-stub.ts';
+import { createEndpoint, getEndpoint, listEndpoints, rotateSecret, type EndpointView } from '../webhooks/endpoints.ts';
 import {
-  createEndpoint,
-  deleteEndpoint,
-  getEndpoint,
-  listEndpoints,
-  rotateSecret,
-  updateEndpoint,
-  type EndpointView,
-} from '../webhooks/endpoints.ts';
+  changeEndpoint,
+  type ManualSendOutcome,
+  removeEndpoint,
+  retryDelivery,
+  sendTestEvent,
+  type WebhookCaller,
+} from '../webhooks/service.ts';
 import { MAX_ENDPOINTS_PER_ACCOUNT, MAX_MANUAL_SENDS_PER_HOUR } from '../webhooks/limits.ts';
 import { checkEndpointUrl } from '../webhooks/url.ts';
 import { MANAGE_NOTE, MANAGE_SECURITY, MANAGE_TAG } from './manage-schema.ts';
@@ -64,10 +64,37 @@ function tooManyManualSends(refused: { retryAfterMs: number; max: number }): Api
   );
 }
 
+const noEndpoint = (): ApiError =>
+  new ApiError('not_found', 'no webhook endpoint with this id in your account', { param: 'id' });
+
 async function endpointOr404(c: Context<AppEnv>, id: string): Promise<EndpointView> {
   const endpoint = await getEndpoint(c.env.DB, c.var.principal.accountId, id);
-  if (!endpoint) throw new ApiError('not_found', 'no webhook endpoint with this id in your account', { param: 'id' });
+  if (!endpoint) throw noEndpoint();
   return endpoint;
+}
+
+const caller = (c: Context<AppEnv>): WebhookCaller => ({
+  env: c.env,
+  accountId: c.var.principal.accountId,
+  now: clock(c.env),
+  origin: auditOrigin(c),
+});
+
+/** A test or retry that went out, or the error its refusal is. */
+function manualSent(outcome: ManualSendOutcome): { msgId: string } {
+  if (outcome.ok) return outcome;
+  switch (outcome.reason) {
+    case 'not_found':
+      throw noEndpoint();
+    case 'disabled':
+      throw new ApiError('bad_request', 'this endpoint is disabled: enable it first (PATCH with "enabled": true)', {
+        param: 'id',
+      });
+    case 'no_message':
+      throw new ApiError('not_found', 'this endpoint has no message with this id', { param: 'msg_id' });
+    case 'too_many':
+      throw tooManyManualSends(outcome);
+  }
 }
 
 const route = <P extends string>(
@@ -246,30 +273,19 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
         ? { url: checkEndpointUrl(parsed.data.url, c.env.FETCH_TEST_ORIGIN).href }
         : {}),
     };
-    const { accountId } = c.var.principal;
-    const endpoint = await updateEndpoint(c.env.DB, accountId, c.req.param('id'), patch, clock(c.env), auditOrigin(c));
-    if (!endpoint) throw new ApiError('not_found', 'no webhook endpoint with this id in your account', { param: 'id' });
-    if (!endpoint.enabled) await dispatcher(c.env, accountId).giveUp(endpoint.id);
+    const endpoint = await changeEndpoint(caller(c), c.req.param('id'), patch);
+    if (!endpoint) throw noEndpoint();
     return c.json({ data: endpoint, meta: meta(c) }, 200);
   });
 
   app.openapi(deleteRoute, async (c) => {
-    const { accountId } = c.var.principal;
-    const endpoint = await deleteEndpoint(c.env.DB, accountId, c.req.param('id'), auditOrigin(c), clock(c.env));
-    if (!endpoint) throw new ApiError('not_found', 'no webhook endpoint with this id in your account', { param: 'id' });
-    await dispatcher(c.env, accountId).forget(endpoint.id);
+    const endpoint = await removeEndpoint(caller(c), c.req.param('id'));
+    if (!endpoint) throw noEndpoint();
     return c.json({ data: endpoint, meta: meta(c) }, 200);
   });
 
   app.openapi(testRoute, async (c) => {
-    const endpoint = await endpointOr404(c, c.req.param('id'));
-    if (!endpoint.enabled)
-      throw new ApiError('bad_request', 'this endpoint is disabled: enable it first (PATCH with "enabled": true)', {
-        param: 'id',
-      });
-    const { accountId } = c.var.principal;
-    const sent = await dispatcher(c.env, accountId).sendTest(accountId, endpoint.id, clock(c.env));
-    if (!sent.ok) throw tooManyManualSends(sent);
+    const sent = manualSent(await sendTestEvent(caller(c), c.req.param('id')));
     return c.json({ data: { msg_id: sent.msgId }, meta: meta(c) }, 202);
   });
 
@@ -281,7 +297,7 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
       clock(c.env),
       auditOrigin(c),
     );
-    if (!endpoint) throw new ApiError('not_found', 'no webhook endpoint with this id in your account', { param: 'id' });
+    if (!endpoint) throw noEndpoint();
     return c.json({ data: endpoint, meta: meta(c) }, 200);
   });
 
@@ -294,16 +310,7 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.openapi(retryRoute, async (c) => {
-    const id = c.req.param('id');
-    const msgId = c.req.param('msg_id');
-    const endpoint = await endpointOr404(c, id);
-    if (!endpoint.enabled)
-      throw new ApiError('bad_request', 'this endpoint is disabled: enable it first (PATCH with "enabled": true)', {
-        param: 'id',
-      });
-    const sent = await dispatcher(c.env, c.var.principal.accountId).retry(endpoint.id, msgId);
-    if (!sent) throw new ApiError('not_found', 'this endpoint has no message with this id', { param: 'msg_id' });
-    if (!sent.ok) throw tooManyManualSends(sent);
+    const sent = manualSent(await retryDelivery(caller(c), c.req.param('id'), c.req.param('msg_id')));
     return c.json({ data: { msg_id: sent.msgId }, meta: meta(c) }, 202);
   });
 }
