@@ -1,5 +1,5 @@
-// Tiers and their limits: the one place these numbers live. What each tier may do at all (WebP, webhooks,
-// members...) is entitlements.ts.
+// Tiers and their limits: the one place these numbers live (docs/using-the-api.md, "Rate limits and quotas").
+// What each tier may do at all (WebP, webhooks, members...) is entitlements.ts.
 
 // `manage` (the management API: keys, webhooks) is never combined with the others: a key that can make
 // keys should not also sit in every pipeline that compresses images.

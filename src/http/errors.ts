@@ -1,5 +1,5 @@
-// The one producer of the error envelope: `errorResponse` renders an ApiError (or anything else, as a 500
-// without details) as the response.
+// The one producer of the error envelope (docs/using-the-api.md, "Errors"): `errorResponse` renders an ApiError
+// (or anything else, as a 500 without details) as the response.
 import { ApiError } from '../errors.ts';
 
 export function errorBody(err: ApiError, requestId: string): unknown {
