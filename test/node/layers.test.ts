@@ -46,9 +46,10 @@ export function importsOf(file: string, text: string): { path: string; types: bo
 }
 
 /**
- * The layer of a module under src/, highest first. A module may import its own layer or lower ones, with
- * two exceptions: the HTTP middleware and the views are siblings that never import each other, and the
- * JSON routes and console pages both sit above them.
+ * The layer of a module under src/, highest first. The entry points sit on the JSON routes and console
+ * pages, which sit on the HTTP middleware and the views (siblings that never import each other), which sit
+ * on the core (services, engine, Durable Objects). The operator CLI is an entry point of its own, on Node:
+ * it may render with the views (the API reference it writes) but never reaches into a request's adapters.
  */
 export function layerOf(path: string): 'entry' | 'routes' | 'http' | 'web' | 'cli' | 'core' {
   if (path === 'app.ts' || path === 'index.ts' || path === 'selfhost/worker.ts') return 'entry';
@@ -62,7 +63,7 @@ const MAY_IMPORT: Record<ReturnType<typeof layerOf>, ReadonlySet<ReturnType<type
   routes: new Set(['routes', 'http', 'web', 'core']),
   http: new Set(['http', 'core']),
   web: new Set(['web', 'core']),
-  cli: new Set(['cli', 'core']),
+  cli: new Set(['cli', 'web', 'core']),
   core: new Set(['core']),
 };
 
