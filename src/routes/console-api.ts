@@ -4,7 +4,7 @@
 import { requires } from './requires.ts';
 import { createRoute, z, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { consoleKeyHash } from '../console/keys.ts';
+import { consoleKeyHash } from '../keys/service.ts';
 import { accountUsage } from '../console/usage.ts';
 import { clock } from '../env.ts';
 import type { AppEnv } from '../http/context.ts';

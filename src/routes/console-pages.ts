@@ -6,7 +6,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { SCOPES, type Scope } from '../accounts/tiers.ts';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
-import { createKey, listKeys, revokeKey, type ConsoleKey } from '../console/keys.ts';
+import { createKey, listKeys, revokeKey, type ConsoleKey } from '../keys/service.ts';
 import { accountUsage } from '../console/usage.ts';
 import { accountMeter } from '../metering/account-meter-stub.ts';
 import { secondsUntil } from '../metering/windows.ts';

@@ -1,11 +1,12 @@
 // API keys over the management API: list, create (the full key is in this answer only), revoke. Callable
-// with a `manage` key or the console session (accountAuth); the rules are the console's (src/console/keys.ts).
+// with a `manage` key or the console session (accountAuth); the rules are the console's (src/keys/service.ts).
 import { requires } from './requires.ts';
 import { createRoute, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
-import { createKey, listKeys, MAX_KEYS_CREATED_PER_DAY, revokeKey } from '../console/keys.ts';
-import { MAX_ACTIVE_KEYS } from '../console/limits.ts';
+import { createKey, listKeys, revokeKey } from '../keys/service.ts';
+import { MAX_KEYS_CREATED_PER_DAY } from '../keys/limits.ts';
+import { MAX_ACTIVE_KEYS } from '../keys/limits.ts';
 import { clock } from '../env.ts';
 import { accountAuth } from '../http/account-auth.ts';
 import { auditOrigin } from '../http/audit-origin.ts';

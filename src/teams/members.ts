@@ -9,7 +9,7 @@ import { batchWithAudit, type AuditOrigin } from '../audit/log.ts';
 import { isName, isNewPassword } from '../auth/credentials.ts';
 import { hashPassword } from '../auth/password.ts';
 import { randomToken } from '../auth/sessions.ts';
-import { activeManageKeysOf, makersKeysRevoked, settleMakersKeys } from '../console/keys.ts';
+import { activeManageKeysOf, makersKeysRevoked, settleMakersKeys } from '../keys/service.ts';
 import type { Env } from '../env.ts';
 import { INVITATION_TOKEN_BYTES, INVITATION_TTL_MS, MAX_MEMBERS_PER_ACCOUNT } from './limits.ts';
 import { MANAGE_KEY_MAKERS, type Role } from './roles.ts';

@@ -41,7 +41,7 @@ export const roleMay = (role: Role, permission: Permission): boolean => ROLE_PER
 
 /**
  * The roles that may make manage keys, and so keep the ones they made: a member who leaves them (demoted
- * or removed) loses their manage keys in the same batch (src/console/keys.ts, makersKeysRevoked).
+ * or removed) loses their manage keys in the same batch (src/keys/service.ts, makersKeysRevoked).
  */
 export const MANAGE_KEY_MAKERS: readonly Role[] = ROLES.filter((role) => roleMay(role, 'keys:manage'));
 

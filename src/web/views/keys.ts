@@ -1,6 +1,6 @@
 // The API keys page: the list, the create form, the new key shown once, and the revoke confirmation.
-import type { ConsoleKey } from '../../console/keys.ts';
-import { KEY_NAME_MAX_LENGTH, MAX_ACTIVE_KEYS } from '../../console/limits.ts';
+import type { ConsoleKey } from '../../keys/service.ts';
+import { KEY_NAME_MAX_LENGTH, MAX_ACTIVE_KEYS } from '../../keys/limits.ts';
 import { html, type Html } from '../html.ts';
 import { renderPage } from '../layout.ts';
 import { SAMPLE_FILE } from '../sample.ts';

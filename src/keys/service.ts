@@ -13,14 +13,7 @@ import { roleMay, MANAGE_KEY_MAKERS, type Role } from '../teams/roles.ts';
 import { pokeDispatcher } from '../webhooks/dispatcher-stub.ts';
 import { keyEventStatement, makersKeyEventsStatement } from '../webhooks/key-events.ts';
 import { appendAudit, batchWithAudit, type AuditOrigin } from '../audit/log.ts';
-import { MAX_ACTIVE_KEYS } from './limits.ts';
-
-/**
- * Keys an account may create per UTC day, revoked ones included, so revoking and re-creating keys
- * cannot churn without bound (each key is a Durable Object and a D1 row). Above MAX_ACTIVE_KEYS, so a
- * new account can fill its keys in a day and still replace a few. The operator CLI is not capped.
- */
-export const MAX_KEYS_CREATED_PER_DAY = 25;
+import { MAX_ACTIVE_KEYS, MAX_KEYS_CREATED_PER_DAY } from './limits.ts';
 
 /** Who made a key: a member (email null once they have left), the operator CLI, or unknown (made before keys recorded it). */
 export interface KeyMaker {
