@@ -17,14 +17,7 @@ import { endpointPage, webhooksPage, type EndpointState, type WebhooksState } fr
 import { messagePage } from '../web/views/message.ts';
 import { dispatcher } from '../webhooks/dispatcher-stub.ts';
 import { createEndpoint, getEndpoint, listEndpoints, rotateSecret } from '../webhooks/endpoints.ts';
-import {
-  changeEndpoint,
-  type ManualSendOutcome,
-  removeEndpoint,
-  retryDelivery,
-  sendTestEvent,
-  type WebhookCaller,
-} from '../webhooks/service.ts';
+import * as service from '../webhooks/service.ts';
 import { checkEndpointUrl } from '../webhooks/url.ts';
 import { CreateEndpointBody, PatchEndpointBody } from './webhooks-schema.ts';
 
@@ -75,7 +68,7 @@ async function onePage(c: Context<AppEnv>, extra: Partial<EndpointState> = {}, s
   );
 }
 
-const caller = (c: Context<AppEnv>): WebhookCaller => ({
+const caller = (c: Context<AppEnv>): service.WebhookCaller => ({
   env: c.env,
   accountId: accountOf(c).id,
   now: clock(c.env),
@@ -83,7 +76,7 @@ const caller = (c: Context<AppEnv>): WebhookCaller => ({
 });
 
 /** A refused test or retry, as the endpoint's page saying why. */
-function manualRefusal(c: Context<AppEnv>, refused: Exclude<ManualSendOutcome, { ok: true }>) {
+function manualRefusal(c: Context<AppEnv>, refused: Exclude<service.ManualSendOutcome, { ok: true }>) {
   switch (refused.reason) {
     case 'not_found':
       return onePage(c);
@@ -164,7 +157,9 @@ export function registerConsoleWebhooks(app: OpenAPIHono<AppEnv>): void {
     const refusal = urlRefusal(c, parsed.data.url ?? '');
     if (refusal) return onePage(c, { error: refusal }, 400);
     const url = checkEndpointUrl(parsed.data.url ?? '', c.env.FETCH_TEST_ORIGIN).href;
-    const endpoint = allowed(c) ? await changeEndpoint(caller(c), c.req.param('id'), { ...parsed.data, url }) : null;
+    const endpoint = allowed(c)
+      ? await service.changeEndpoint(caller(c), c.req.param('id'), { ...parsed.data, url })
+      : null;
     if (!endpoint) return onePage(c);
     return redirectPage(c, `/webhooks/${endpoint.id}?done=saved`);
   });
@@ -173,7 +168,7 @@ export function registerConsoleWebhooks(app: OpenAPIHono<AppEnv>): void {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return onePage(c, { error: EXPIRED_FORM }, 403);
     if (!allowed(c)) return onePage(c);
-    const sent = await sendTestEvent(caller(c), c.req.param('id'));
+    const sent = await service.sendTestEvent(caller(c), c.req.param('id'));
     return sent.ok ? redirectPage(c, `/webhooks/${c.req.param('id')}?done=test`) : manualRefusal(c, sent);
   });
 
@@ -190,7 +185,7 @@ export function registerConsoleWebhooks(app: OpenAPIHono<AppEnv>): void {
   app.post('/webhooks/:id/delete', requires('webhooks:write'), ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return onePage(c, { error: EXPIRED_FORM }, 403);
-    const gone = allowed(c) ? await removeEndpoint(caller(c), c.req.param('id')) : null;
+    const gone = allowed(c) ? await service.removeEndpoint(caller(c), c.req.param('id')) : null;
     if (!gone) return onePage(c);
     return redirectPage(c, '/webhooks');
   });
@@ -199,7 +194,7 @@ export function registerConsoleWebhooks(app: OpenAPIHono<AppEnv>): void {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return onePage(c, { error: EXPIRED_FORM }, 403);
     if (!allowed(c)) return onePage(c);
-    const sent = await retryDelivery(caller(c), c.req.param('id'), c.req.param('msg'));
+    const sent = await service.retryDelivery(caller(c), c.req.param('id'), c.req.param('msg'));
     return sent.ok ? redirectPage(c, `/webhooks/${c.req.param('id')}?done=retried`) : manualRefusal(c, sent);
   });
 }

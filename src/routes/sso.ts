@@ -7,7 +7,7 @@ import { requireFeature } from '../accounts/entitlements.ts';
 import { createRoute, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import { appendAudit } from '../audit/log.ts';
+import { recordFailedSignIn } from '../audit/log.ts';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
 import { clock } from '../env.ts';
 import { accountAuth } from '../http/account-auth.ts';
@@ -213,18 +213,8 @@ export function registerSso(app: OpenAPIHono<AppEnv>): void {
     setCookie(c, stateCookie(c), '', cookieOptions(c, 0));
     if (!outcome.ok) {
       if (outcome.accountId) {
-        await appendAudit(
-          c.env.DB,
-          signInOrigin(c, null),
-          {
-            accountId: outcome.accountId,
-            action: 'session.sign_in_failed',
-            target: outcome.accountId,
-            result: 'failure',
-            details: { method: 'sso', reason: outcome.reason, detail: outcome.detail },
-          },
-          now,
-        );
+        const details = { method: 'sso', reason: outcome.reason, detail: outcome.detail };
+        await recordFailedSignIn(c.env.DB, signInOrigin(c, null), outcome.accountId, details, now);
       }
       const page = messagePage({
         title: 'Not signed in',

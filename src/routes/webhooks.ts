@@ -14,14 +14,7 @@ import { ApiError, badRequestFrom } from '../errors.ts';
 import { readJsonBody } from '../http/json-body.ts';
 import { dispatcher } from '../webhooks/dispatcher-stub.ts';
 import { createEndpoint, getEndpoint, listEndpoints, rotateSecret, type EndpointView } from '../webhooks/endpoints.ts';
-import {
-  changeEndpoint,
-  type ManualSendOutcome,
-  removeEndpoint,
-  retryDelivery,
-  sendTestEvent,
-  type WebhookCaller,
-} from '../webhooks/service.ts';
+import * as service from '../webhooks/service.ts';
 import { MAX_ENDPOINTS_PER_ACCOUNT, MAX_MANUAL_SENDS_PER_HOUR } from '../webhooks/limits.ts';
 import { checkEndpointUrl } from '../webhooks/url.ts';
 import { MANAGE_NOTE, MANAGE_SECURITY, MANAGE_TAG } from './manage-schema.ts';
@@ -73,7 +66,7 @@ async function endpointOr404(c: Context<AppEnv>, id: string): Promise<EndpointVi
   return endpoint;
 }
 
-const caller = (c: Context<AppEnv>): WebhookCaller => ({
+const caller = (c: Context<AppEnv>): service.WebhookCaller => ({
   env: c.env,
   accountId: c.var.principal.accountId,
   now: clock(c.env),
@@ -81,7 +74,7 @@ const caller = (c: Context<AppEnv>): WebhookCaller => ({
 });
 
 /** A test or retry that went out, or the error its refusal is. */
-function manualSent(outcome: ManualSendOutcome): { msgId: string } {
+function manualSent(outcome: service.ManualSendOutcome): { msgId: string } {
   if (outcome.ok) return outcome;
   switch (outcome.reason) {
     case 'not_found':
@@ -273,19 +266,19 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
         ? { url: checkEndpointUrl(parsed.data.url, c.env.FETCH_TEST_ORIGIN).href }
         : {}),
     };
-    const endpoint = await changeEndpoint(caller(c), c.req.param('id'), patch);
+    const endpoint = await service.changeEndpoint(caller(c), c.req.param('id'), patch);
     if (!endpoint) throw noEndpoint();
     return c.json({ data: endpoint, meta: meta(c) }, 200);
   });
 
   app.openapi(deleteRoute, async (c) => {
-    const endpoint = await removeEndpoint(caller(c), c.req.param('id'));
+    const endpoint = await service.removeEndpoint(caller(c), c.req.param('id'));
     if (!endpoint) throw noEndpoint();
     return c.json({ data: endpoint, meta: meta(c) }, 200);
   });
 
   app.openapi(testRoute, async (c) => {
-    const sent = manualSent(await sendTestEvent(caller(c), c.req.param('id')));
+    const sent = manualSent(await service.sendTestEvent(caller(c), c.req.param('id')));
     return c.json({ data: { msg_id: sent.msgId }, meta: meta(c) }, 202);
   });
 
@@ -310,7 +303,7 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.openapi(retryRoute, async (c) => {
-    const sent = manualSent(await retryDelivery(caller(c), c.req.param('id'), c.req.param('msg_id')));
+    const sent = manualSent(await service.retryDelivery(caller(c), c.req.param('id'), c.req.param('msg_id')));
     return c.json({ data: { msg_id: sent.msgId }, meta: meta(c) }, 202);
   });
 }
