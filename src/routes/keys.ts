@@ -1,7 +1,8 @@
 // API keys over the management API: list, create (the full key is in this answer only), revoke. Callable
 // with a `manage` key or the console session (accountAuth); the rules are the console's (src/keys/service.ts).
+import { manageDoc, manageRoute } from './manage-route.ts';
 import { requires } from './requires.ts';
-import { createRoute, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
 import { createKey, listKeys, revokeKey } from '../keys/service.ts';
@@ -16,20 +17,17 @@ import { readJsonBody } from '../http/json-body.ts';
 import { roleRefusal } from '../http/roles.ts';
 import { secondsUntil, toUnixSeconds } from '../metering/windows.ts';
 import { CreateKeyBody, CreatedKey, KeyIdParam, KeyList, RevokedKey } from './console-schema.ts';
-import { MANAGE_NOTE, MANAGE_SECURITY, MANAGE_TAG } from './manage-schema.ts';
+import { MANAGE_NOTE } from './manage-schema.ts';
 import { errorResponses } from './schemas.ts';
 
 export const KEYS_PATH = '/api/v1/keys';
 
 const meta = (c: Context<AppEnv>) => ({ request_id: c.var.requestId });
 
-const listRoute = createRoute({
+const listRoute = manageRoute(requires('read'), [accountAuth], {
   method: 'get',
   path: KEYS_PATH,
   summary: "The account's API keys, newest first, revoked ones included",
-  tags: [MANAGE_TAG],
-  security: MANAGE_SECURITY,
-  middleware: [requires('read'), accountAuth] as const,
   responses: {
     200: {
       description: 'The keys (never the keys themselves: only prefixes)',
@@ -39,7 +37,7 @@ const listRoute = createRoute({
   },
 });
 
-const createDoc: RouteConfig = {
+const createDoc = manageDoc({
   method: 'post',
   path: KEYS_PATH,
   summary: 'Create an API key; the full key is in this answer and never again',
@@ -49,8 +47,6 @@ const createDoc: RouteConfig = {
     `that made it) and is revoked when that member is removed or demoted below admin. An account holds at most ${MAX_ACTIVE_KEYS} active keys (400 above) and creates ` +
     `at most ${MAX_KEYS_CREATED_PER_DAY} keys per UTC day, revoked ones included (429 rate_limit_exceeded with Retry-After above). ` +
     `Sends the key.created webhook event.${MANAGE_NOTE}`,
-  tags: [MANAGE_TAG],
-  security: MANAGE_SECURITY,
   request: { body: { required: true, content: { 'application/json': { schema: CreateKeyBody } } } },
   responses: {
     201: {
@@ -59,16 +55,13 @@ const createDoc: RouteConfig = {
     },
     ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'payload_too_large', 'rate_limit_exceeded'),
   },
-};
+});
 
-const revokeRoute = createRoute({
+const revokeRoute = manageRoute(requires('keys:write'), [accountAuth], {
   method: 'delete',
   path: `${KEYS_PATH}/{id}`,
   summary: 'Revoke an API key: refused everywhere from the next request on',
   description: `Revoking a revoked key changes nothing and answers 200 again. Sends the key.revoked webhook event (once).${MANAGE_NOTE}`,
-  tags: [MANAGE_TAG],
-  security: MANAGE_SECURITY,
-  middleware: [requires('keys:write'), accountAuth] as const,
   request: { params: KeyIdParam },
   responses: {
     200: { description: 'The key, now revoked', content: { 'application/json': { schema: RevokedKey } } },

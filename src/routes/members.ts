@@ -1,9 +1,10 @@
 // Members over the management API: list, invite (the link is in the answer), change a role, remove.
 // A manage key or the console session (accountAuth); roles checked by `requires` (src/routes/requires.ts);
 // enterprise tools tier. The domain is src/teams/.
+import { manageDoc, manageRoute } from './manage-route.ts';
 import { requires } from './requires.ts';
 import { requireFeature } from '../accounts/entitlements.ts';
-import { createRoute, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
 import { clock } from '../env.ts';
@@ -21,7 +22,7 @@ import {
   type ChangeOutcome,
 } from '../teams/members.ts';
 import { INVITATION_TTL_MS, MAX_MEMBERS_PER_ACCOUNT } from '../teams/limits.ts';
-import { MANAGE_NOTE, MANAGE_SECURITY, MANAGE_TAG } from './manage-schema.ts';
+import { MANAGE_NOTE } from './manage-schema.ts';
 import {
   CreatedInvitation,
   InviteBody,
@@ -60,27 +61,22 @@ export function changeRefusal(outcome: Exclude<ChangeOutcome, { ok: true }>): Ap
   }
 }
 
-const listRoute = createRoute({
+const listRoute = manageRoute(requires('read'), [...guards], {
   method: 'get',
   path: MEMBERS_PATH,
   summary: "The account's members and pending invitations",
   description: `Oldest first.${NOTE}`,
-  tags: [MANAGE_TAG],
-  security: MANAGE_SECURITY,
-  middleware: [requires('read'), ...guards] as const,
   responses: {
     200: { description: 'The members', content: { 'application/json': { schema: MemberList } } },
     ...errorResponses('unauthorized', 'forbidden', 'plan_upgrade_required'),
   },
 });
 
-const inviteDoc: RouteConfig = {
+const inviteDoc = manageDoc({
   method: 'post',
   path: `${MEMBERS_PATH}/invitations`,
   summary: 'Invite a person: a single-use link, valid 7 days, in this answer only',
   description: `No mail is sent: give the person data.url. Only owners invite owners. At most ${MAX_MEMBERS_PER_ACCOUNT} members and pending invitations per account. Writes member.invited.${NOTE}`,
-  tags: [MANAGE_TAG],
-  security: MANAGE_SECURITY,
   request: { body: { required: true, content: { 'application/json': { schema: InviteBody } } } },
   responses: {
     201: {
@@ -89,15 +85,13 @@ const inviteDoc: RouteConfig = {
     },
     ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'plan_upgrade_required', 'payload_too_large'),
   },
-};
+});
 
-const patchDoc: RouteConfig = {
+const patchDoc = manageDoc({
   method: 'patch',
   path: `${MEMBERS_PATH}/{id}`,
   summary: "Change a member's role",
   description: `Only owners make owners or change an owner's role; the last owner cannot be demoted (400). A demotion below admin revokes the manage keys the member made, in the same change (listed in the record's details.revoked_keys). Writes member.role_changed.${NOTE}`,
-  tags: [MANAGE_TAG],
-  security: MANAGE_SECURITY,
   request: {
     params: MemberIdParam,
     body: { required: true, content: { 'application/json': { schema: PatchMemberBody } } },
@@ -113,16 +107,13 @@ const patchDoc: RouteConfig = {
       'payload_too_large',
     ),
   },
-};
+});
 
-const deleteRoute = createRoute({
+const deleteRoute = manageRoute(requires('members:write', { self: true }), [...guards], {
   method: 'delete',
   path: `${MEMBERS_PATH}/{id}`,
   summary: 'Remove a member (or leave, with your own id); their sessions end at once',
   description: `Any member may remove themself; the last owner cannot (400). Only owners remove owners. Revokes the manage keys the member made, in the same change (listed in the record's details.revoked_keys). Writes member.removed.${NOTE}`,
-  tags: [MANAGE_TAG],
-  security: MANAGE_SECURITY,
-  middleware: [requires('members:write', { self: true }), ...guards] as const,
   request: { params: MemberIdParam },
   responses: {
     200: { description: 'The member as it was', content: { 'application/json': { schema: MemberOne } } },

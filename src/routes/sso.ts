@@ -1,10 +1,11 @@
 // Single sign-on: the configuration over the management API (GET/PUT/DELETE /api/v1/sso; the secret is
 // never returned), and the browser's way through it: /sso/start?email= → the issuer → /sso/callback →
 // the console, signed in. The domain is src/sso/.
+import { manageDoc, manageRoute } from './manage-route.ts';
 import { isEmailAddress } from '../auth/credentials.ts';
 import { requires } from './requires.ts';
 import { requireFeature } from '../accounts/entitlements.ts';
-import { createRoute, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { recordFailedSignIn } from '../audit/log.ts';
@@ -24,7 +25,7 @@ import { SSO_LOGIN_TTL_MS, SSO_MAX_RESPONSE_BYTES } from '../sso/limits.ts';
 import { messagePage } from '../web/views/message.ts';
 import { ssoStartPage } from '../web/views/sso.ts';
 import { safeNext, signInOrigin, startSession } from './auth-pages.ts';
-import { MANAGE_NOTE, MANAGE_SECURITY, MANAGE_TAG } from './manage-schema.ts';
+import { MANAGE_NOTE } from './manage-schema.ts';
 import { errorResponses } from './schemas.ts';
 import { SsoBody, SsoOne } from './sso-schema.ts';
 
@@ -49,21 +50,18 @@ export function saveRefusal(outcome: Exclude<SaveOutcome, { ok: true }>): ApiErr
   );
 }
 
-const getRoute = createRoute({
+const getRoute = manageRoute(requires('sso:write'), [...guards], {
   method: 'get',
   path: SSO_PATH,
   summary: "The account's single sign-on configuration (never the secret)",
   description: `404 when none is configured.${NOTE}`,
-  tags: [MANAGE_TAG],
-  security: MANAGE_SECURITY,
-  middleware: [requires('sso:write'), ...guards] as const,
   responses: {
     200: { description: 'The configuration', content: { 'application/json': { schema: SsoOne } } },
     ...errorResponses('unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found'),
   },
 });
 
-const putDoc: RouteConfig = {
+const putDoc = manageDoc({
   method: 'put',
   path: SSO_PATH,
   summary: 'Configure single sign-on (OpenID Connect): issuer, client, email domains, require SSO',
@@ -71,8 +69,6 @@ const putDoc: RouteConfig = {
     'The issuer must serve its discovery document (/.well-known/openid-configuration) naming itself exactly, over https on a public host (the rules of every outbound fetch), ' +
     `without redirects, in at most ${SSO_MAX_RESPONSE_BYTES / 1024} KB (502 fetch_failed past that, or when the issuer cannot be reached). ` +
     `Register redirect_uri (in the answer) with the issuer. A domain belongs to one account's SSO (400 if another has it). Writes sso.configured.${NOTE}`,
-  tags: [MANAGE_TAG],
-  security: MANAGE_SECURITY,
   request: { body: { required: true, content: { 'application/json': { schema: SsoBody } } } },
   responses: {
     200: { description: 'The configuration as stored', content: { 'application/json': { schema: SsoOne } } },
@@ -85,16 +81,13 @@ const putDoc: RouteConfig = {
       'fetch_failed',
     ),
   },
-};
+});
 
-const deleteRoute = createRoute({
+const deleteRoute = manageRoute(requires('sso:write'), [...guards], {
   method: 'delete',
   path: SSO_PATH,
   summary: 'Remove single sign-on: members sign in with passwords again',
   description: `Writes sso.removed.${NOTE}`,
-  tags: [MANAGE_TAG],
-  security: MANAGE_SECURITY,
-  middleware: [requires('sso:write'), ...guards] as const,
   responses: {
     200: { description: 'The configuration as it was', content: { 'application/json': { schema: SsoOne } } },
     ...errorResponses('unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found'),

@@ -1,9 +1,10 @@
 // Webhook endpoints over the management API: register, list, read, change, delete, send a test, rotate
 // the secret, read the delivery log, retry a message. Callable with a `manage` key or the console session
 // (accountAuth), for accounts whose tools tier has webhooks. The domain is src/webhooks/.
+import { manageDoc, manageRoute } from './manage-route.ts';
 import { requires } from './requires.ts';
 import { requireFeature, tiersWith } from '../accounts/entitlements.ts';
-import { createRoute, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
+import { type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
 import { clock } from '../env.ts';
@@ -17,7 +18,7 @@ import { createEndpoint, getEndpoint, listEndpoints, rotateSecret, type Endpoint
 import * as service from '../webhooks/service.ts';
 import { MAX_ENDPOINTS_PER_ACCOUNT, MAX_MANUAL_SENDS_PER_HOUR } from '../webhooks/limits.ts';
 import { checkEndpointUrl } from '../webhooks/url.ts';
-import { MANAGE_NOTE, MANAGE_SECURITY, MANAGE_TAG } from './manage-schema.ts';
+import { MANAGE_NOTE } from './manage-schema.ts';
 import { errorResponses } from './schemas.ts';
 import {
   CreateEndpointBody,
@@ -98,15 +99,12 @@ const route = <P extends string>(
   responses: RouteConfig['responses'],
   request?: RouteConfig['request'],
 ) =>
-  createRoute({
+  // Reading needs only a seat in the account; every change is an admin's.
+  manageRoute(requires(method === 'get' ? 'read' : 'webhooks:write'), guards, {
     method,
     path,
     summary,
     description: description + TIER_NOTE,
-    tags: [MANAGE_TAG],
-    security: MANAGE_SECURITY,
-    // Reading needs only a seat in the account; every change is an admin's.
-    middleware: [requires(method === 'get' ? 'read' : 'webhooks:write'), ...guards] as const,
     ...(request ? { request } : {}),
     responses: { ...responses, ...errorResponses(...ERRORS) },
   });
@@ -118,19 +116,18 @@ const bodyDoc = (
   description: string,
   schema: typeof CreateEndpointBody | typeof PatchEndpointBody,
   ok: RouteConfig['responses'],
-): RouteConfig => ({
-  method,
-  path,
-  summary,
-  description: description + TIER_NOTE,
-  tags: [MANAGE_TAG],
-  security: MANAGE_SECURITY,
-  request: {
-    ...(path.includes('{id}') ? { params: EndpointIdParam } : {}),
-    body: { required: true, content: { 'application/json': { schema } } },
-  },
-  responses: { ...ok, ...errorResponses('bad_request', 'payload_too_large', ...ERRORS) },
-});
+): RouteConfig =>
+  manageDoc({
+    method,
+    path,
+    summary,
+    description: description + TIER_NOTE,
+    request: {
+      ...(path.includes('{id}') ? { params: EndpointIdParam } : {}),
+      body: { required: true, content: { 'application/json': { schema } } },
+    },
+    responses: { ...ok, ...errorResponses('bad_request', 'payload_too_large', ...ERRORS) },
+  });
 
 const createDoc = bodyDoc(
   'post',
