@@ -29,6 +29,13 @@ export const RATE_HEADERS = {
   'X-Request-Id': header('The request id, also in error bodies; quote it when reporting a problem'),
 };
 
+/** A Tools API success: its JSON body, with the key's rate headers. */
+export const toolsOk = <S>(description: string, schema: S) => ({
+  description,
+  headers: RATE_HEADERS,
+  content: { 'application/json': { schema } },
+});
+
 const ERROR_DESCRIPTIONS: Partial<Record<ErrorCode, string>> = {
   bad_request: 'Missing or invalid parameter',
   unauthorized: 'API key missing, malformed, unknown or revoked',
