@@ -7,7 +7,7 @@ import { EVENT_TYPES } from '../../webhooks/events.ts';
 import { DESCRIPTION_MAX_LENGTH, MAX_ENDPOINTS_PER_ACCOUNT } from '../../webhooks/limits.ts';
 import { html, type Html } from '../html.ts';
 import { renderPage } from '../layout.ts';
-import { confirmCard, secretField } from './secret.ts';
+import { secretField } from './secret.ts';
 
 type Account = { name: string; email: string };
 
