@@ -10,7 +10,7 @@ import { CSV_COLUMNS, csvLine, exportAudit, listAudit, type AuditFilters } from 
 import { accountAuth } from '../http/account-auth.ts';
 import type { AppEnv } from '../http/context.ts';
 import { AuditExportQuery, AuditListQuery, AuditPage } from './audit-schema.ts';
-import { errorResponses } from './schemas.ts';
+import { errorResponses, jsonOk } from './schemas.ts';
 
 export const AUDIT_PATH = '/api/v1/audit-logs';
 const NOTE =
@@ -42,7 +42,7 @@ const listRoute = manageRoute(requires('audit:read'), [...guards], {
   description: `Every change of state and every sign-in, one record each.${NOTE}`,
   request: { query: AuditListQuery },
   responses: {
-    200: { description: 'A page of records', content: { 'application/json': { schema: AuditPage } } },
+    200: jsonOk('A page of records', AuditPage),
     ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'plan_upgrade_required'),
   },
 });

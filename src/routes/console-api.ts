@@ -13,7 +13,7 @@ import { loadSession, requireSession } from '../http/session.ts';
 import { compressDoc } from './compress-doc.ts';
 import { compressMetered } from './compress.ts';
 import { CONSOLE_TAG, SESSION_SECURITY, UsageResponse } from './console-schema.ts';
-import { errorResponses } from './schemas.ts';
+import { errorResponses, jsonOk } from './schemas.ts';
 
 export const CONSOLE_COMPRESS_PATH = '/api/v1/console/compress';
 
@@ -40,7 +40,7 @@ const usageRoute = createRoute({
   security: SESSION_SECURITY,
   middleware: [requires('read'), ...session] as const,
   responses: {
-    200: { description: 'Usage', content: { 'application/json': { schema: UsageResponse } } },
+    200: jsonOk('Usage', UsageResponse),
     ...errorResponses('unauthorized'),
   },
 });

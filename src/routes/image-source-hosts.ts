@@ -13,7 +13,7 @@ import { MAX_SOURCE_HOSTS } from '../signing/limits.ts';
 import { listSourceHosts, replaceSourceHosts } from '../signing/source-hosts.ts';
 import { ConsoleMeta } from './console-schema.ts';
 import { MANAGE_NOTE } from './manage-schema.ts';
-import { errorResponses } from './schemas.ts';
+import { errorResponses, jsonOk } from './schemas.ts';
 
 export const SOURCE_HOSTS_PATH = '/api/v1/image-source-hosts';
 
@@ -40,7 +40,7 @@ const getRoute = manageRoute(requires('read'), [accountAuth], {
   path: SOURCE_HOSTS_PATH,
   summary: "The hosts the account's signed image URLs may fetch from (empty: any public host)",
   responses: {
-    200: { description: 'The list, sorted', content: { 'application/json': { schema: SourceHosts } } },
+    200: jsonOk('The list, sorted', SourceHosts),
     ...errorResponses('unauthorized', 'forbidden'),
   },
 });
@@ -54,7 +54,7 @@ const putDoc = manageDoc({
     `it takes must be on the list (400 otherwise); \`{"hosts": []}\` lifts it. The URL rules apply either way.${MANAGE_NOTE}`,
   request: { body: { required: true, content: { 'application/json': { schema: SourceHostsBody } } } },
   responses: {
-    200: { description: 'The list now in force', content: { 'application/json': { schema: SourceHosts } } },
+    200: jsonOk('The list now in force', SourceHosts),
     ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'payload_too_large'),
   },
 });

@@ -18,7 +18,7 @@ import { roleRefusal } from '../http/roles.ts';
 import { secondsUntil, toUnixSeconds } from '../metering/windows.ts';
 import { CreateKeyBody, CreatedKey, KeyIdParam, KeyList, RevokedKey } from './console-schema.ts';
 import { MANAGE_NOTE } from './manage-schema.ts';
-import { errorResponses } from './schemas.ts';
+import { errorResponses, jsonOk } from './schemas.ts';
 
 export const KEYS_PATH = '/api/v1/keys';
 
@@ -29,10 +29,7 @@ const listRoute = manageRoute(requires('read'), [accountAuth], {
   path: KEYS_PATH,
   summary: "The account's API keys, newest first, revoked ones included",
   responses: {
-    200: {
-      description: 'The keys (never the keys themselves: only prefixes)',
-      content: { 'application/json': { schema: KeyList } },
-    },
+    200: jsonOk('The keys (never the keys themselves: only prefixes)', KeyList),
     ...errorResponses('unauthorized', 'forbidden'),
   },
 });
@@ -49,10 +46,7 @@ const createDoc = manageDoc({
     `Sends the key.created webhook event.${MANAGE_NOTE}`,
   request: { body: { required: true, content: { 'application/json': { schema: CreateKeyBody } } } },
   responses: {
-    201: {
-      description: 'The new key, with the full key in data.key',
-      content: { 'application/json': { schema: CreatedKey } },
-    },
+    201: jsonOk('The new key, with the full key in data.key', CreatedKey),
     ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'payload_too_large', 'rate_limit_exceeded'),
   },
 });
@@ -64,7 +58,7 @@ const revokeRoute = manageRoute(requires('keys:write'), [accountAuth], {
   description: `Revoking a revoked key changes nothing and answers 200 again. Sends the key.revoked webhook event (once).${MANAGE_NOTE}`,
   request: { params: KeyIdParam },
   responses: {
-    200: { description: 'The key, now revoked', content: { 'application/json': { schema: RevokedKey } } },
+    200: jsonOk('The key, now revoked', RevokedKey),
     ...errorResponses('unauthorized', 'forbidden', 'not_found'),
   },
 });

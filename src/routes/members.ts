@@ -31,7 +31,7 @@ import {
   MemberOne,
   PatchMemberBody,
 } from './members-schema.ts';
-import { errorResponses } from './schemas.ts';
+import { errorResponses, jsonOk } from './schemas.ts';
 
 export const MEMBERS_PATH = '/api/v1/members';
 const NOTE = ` Tools tier enterprise (403 plan_upgrade_required otherwise). Roles: owner, admin (members, keys, webhooks, SSO, audit log), developer (keys, usage), viewer (read only); a manage key acts as an admin.${MANAGE_NOTE}`;
@@ -67,7 +67,7 @@ const listRoute = manageRoute(requires('read'), [...guards], {
   summary: "The account's members and pending invitations",
   description: `Oldest first.${NOTE}`,
   responses: {
-    200: { description: 'The members', content: { 'application/json': { schema: MemberList } } },
+    200: jsonOk('The members', MemberList),
     ...errorResponses('unauthorized', 'forbidden', 'plan_upgrade_required'),
   },
 });
@@ -79,10 +79,7 @@ const inviteDoc = manageDoc({
   description: `No mail is sent: give the person data.url. Only owners invite owners. At most ${MAX_MEMBERS_PER_ACCOUNT} members and pending invitations per account. Writes member.invited.${NOTE}`,
   request: { body: { required: true, content: { 'application/json': { schema: InviteBody } } } },
   responses: {
-    201: {
-      description: 'The invitation, with its link',
-      content: { 'application/json': { schema: CreatedInvitation } },
-    },
+    201: jsonOk('The invitation, with its link', CreatedInvitation),
     ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'plan_upgrade_required', 'payload_too_large'),
   },
 });
@@ -97,7 +94,7 @@ const patchDoc = manageDoc({
     body: { required: true, content: { 'application/json': { schema: PatchMemberBody } } },
   },
   responses: {
-    200: { description: 'The member as it is now', content: { 'application/json': { schema: MemberOne } } },
+    200: jsonOk('The member as it is now', MemberOne),
     ...errorResponses(
       'bad_request',
       'unauthorized',
@@ -116,7 +113,7 @@ const deleteRoute = manageRoute(requires('members:write', { self: true }), [...g
   description: `Any member may remove themself; the last owner cannot (400). Only owners remove owners. Revokes the manage keys the member made, in the same change (listed in the record's details.revoked_keys). Writes member.removed.${NOTE}`,
   request: { params: MemberIdParam },
   responses: {
-    200: { description: 'The member as it was', content: { 'application/json': { schema: MemberOne } } },
+    200: jsonOk('The member as it was', MemberOne),
     ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found'),
   },
 });

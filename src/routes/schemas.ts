@@ -29,11 +29,17 @@ export const RATE_HEADERS = {
   'X-Request-Id': header('The request id, also in error bodies; quote it when reporting a problem'),
 };
 
+/** A success with a JSON body. */
+export const jsonOk = <S>(description: string, schema: S) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+
 /** A Tools API success: its JSON body, with the key's rate headers. */
 export const toolsOk = <S>(description: string, schema: S) => ({
   description,
   headers: RATE_HEADERS,
-  content: { 'application/json': { schema } },
+  content: jsonOk(description, schema).content,
 });
 
 const ERROR_DESCRIPTIONS: Partial<Record<ErrorCode, string>> = {

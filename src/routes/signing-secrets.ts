@@ -12,7 +12,7 @@ import { MAX_SIGNING_SECRETS } from '../signing/limits.ts';
 import { createSecret, deleteSecret, listSecrets } from '../signing/secrets.ts';
 import { ConsoleMeta } from './console-schema.ts';
 import { MANAGE_NOTE } from './manage-schema.ts';
-import { errorResponses } from './schemas.ts';
+import { errorResponses, jsonOk } from './schemas.ts';
 
 export const SIGNING_SECRETS_PATH = '/api/v1/signing-secrets';
 
@@ -51,7 +51,7 @@ const listRoute = manageRoute(requires('read'), [accountAuth], {
   path: SIGNING_SECRETS_PATH,
   summary: "The account's image URL signing secrets (ids and creation times, never the secrets)",
   responses: {
-    200: { description: 'The secrets, newest first', content: { 'application/json': { schema: SecretList } } },
+    200: jsonOk('The secrets, newest first', SecretList),
     ...errorResponses('unauthorized', 'forbidden'),
   },
 });
@@ -64,7 +64,7 @@ const createRouteConfig = manageRoute(requires('keys:write'), [accountAuth], {
     `An account holds at most ${MAX_SIGNING_SECRETS} (400 above): sign with the new one everywhere, then delete the old one, ` +
     `and URLs signed with either work in between. No body.${MANAGE_NOTE}`,
   responses: {
-    201: { description: 'The new secret, in data.secret', content: { 'application/json': { schema: CreatedSecret } } },
+    201: jsonOk('The new secret, in data.secret', CreatedSecret),
     ...errorResponses('bad_request', 'unauthorized', 'forbidden'),
   },
 });
@@ -76,7 +76,7 @@ const deleteRoute = manageRoute(requires('keys:write'), [accountAuth], {
   description: `Cached images of those URLs are not served either: the signature is checked before the cache.${MANAGE_NOTE}`,
   request: { params: SecretIdParam },
   responses: {
-    200: { description: 'The secret is gone', content: { 'application/json': { schema: DeletedSecret } } },
+    200: jsonOk('The secret is gone', DeletedSecret),
     ...errorResponses('unauthorized', 'forbidden', 'not_found'),
   },
 });

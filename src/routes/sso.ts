@@ -26,7 +26,7 @@ import { messagePage } from '../web/views/message.ts';
 import { ssoStartPage } from '../web/views/sso.ts';
 import { safeNext, signInOrigin, startSession } from './auth-pages.ts';
 import { MANAGE_NOTE } from './manage-schema.ts';
-import { errorResponses } from './schemas.ts';
+import { errorResponses, jsonOk } from './schemas.ts';
 import { SsoBody, SsoOne } from './sso-schema.ts';
 
 export const SSO_PATH = '/api/v1/sso';
@@ -56,7 +56,7 @@ const getRoute = manageRoute(requires('sso:write'), [...guards], {
   summary: "The account's single sign-on configuration (never the secret)",
   description: `404 when none is configured.${NOTE}`,
   responses: {
-    200: { description: 'The configuration', content: { 'application/json': { schema: SsoOne } } },
+    200: jsonOk('The configuration', SsoOne),
     ...errorResponses('unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found'),
   },
 });
@@ -71,7 +71,7 @@ const putDoc = manageDoc({
     `Register redirect_uri (in the answer) with the issuer. A domain belongs to one account's SSO (400 if another has it). Writes sso.configured.${NOTE}`,
   request: { body: { required: true, content: { 'application/json': { schema: SsoBody } } } },
   responses: {
-    200: { description: 'The configuration as stored', content: { 'application/json': { schema: SsoOne } } },
+    200: jsonOk('The configuration as stored', SsoOne),
     ...errorResponses(
       'bad_request',
       'unauthorized',
@@ -89,7 +89,7 @@ const deleteRoute = manageRoute(requires('sso:write'), [...guards], {
   summary: 'Remove single sign-on: members sign in with passwords again',
   description: `Writes sso.removed.${NOTE}`,
   responses: {
-    200: { description: 'The configuration as it was', content: { 'application/json': { schema: SsoOne } } },
+    200: jsonOk('The configuration as it was', SsoOne),
     ...errorResponses('unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found'),
   },
 });

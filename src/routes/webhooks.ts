@@ -19,7 +19,7 @@ import * as service from '../webhooks/service.ts';
 import { MAX_ENDPOINTS_PER_ACCOUNT, MAX_MANUAL_SENDS_PER_HOUR } from '../webhooks/limits.ts';
 import { checkEndpointUrl } from '../webhooks/url.ts';
 import { MANAGE_NOTE } from './manage-schema.ts';
-import { errorResponses } from './schemas.ts';
+import { errorResponses, jsonOk } from './schemas.ts';
 import {
   CreateEndpointBody,
   DeliveryList,
@@ -136,10 +136,7 @@ const createDoc = bodyDoc(
   `At most ${MAX_ENDPOINTS_PER_ACCOUNT} endpoints per account (400 above). The url must be https on a public host.`,
   CreateEndpointBody,
   {
-    201: {
-      description: 'The endpoint, with its secret',
-      content: { 'application/json': { schema: EndpointWithSecret } },
-    },
+    201: jsonOk('The endpoint, with its secret', EndpointWithSecret),
   },
 );
 const patchDoc = bodyDoc(
@@ -148,11 +145,11 @@ const patchDoc = bodyDoc(
   'Change an endpoint: url, events, description, or enabled (switch it off or back on)',
   'Switching it off gives up the deliveries waiting for it; switching it on clears disabled_reason.',
   PatchEndpointBody,
-  { 200: { description: 'The endpoint as it is now', content: { 'application/json': { schema: EndpointOne } } } },
+  { 200: jsonOk('The endpoint as it is now', EndpointOne) },
 );
 
 const listRoute = route('get', WEBHOOKS_PATH, "The account's webhook endpoints", 'Secrets are never listed.', {
-  200: { description: 'The endpoints', content: { 'application/json': { schema: EndpointList } } },
+  200: jsonOk('The endpoints', EndpointList),
 });
 const oneRoute = route(
   'get',
@@ -160,7 +157,7 @@ const oneRoute = route(
   'One webhook endpoint',
   'Says whether it is enabled, and why not.',
   {
-    200: { description: 'The endpoint', content: { 'application/json': { schema: EndpointOne } } },
+    200: jsonOk('The endpoint', EndpointOne),
   },
   { params: EndpointIdParam },
 );
@@ -170,7 +167,7 @@ const deleteRoute = route(
   'Delete a webhook endpoint, its deliveries and their log',
   'Nothing more is sent to it.',
   {
-    200: { description: 'The endpoint as it was', content: { 'application/json': { schema: EndpointOne } } },
+    200: jsonOk('The endpoint as it was', EndpointOne),
   },
   { params: EndpointIdParam },
 );
@@ -180,7 +177,7 @@ const testRoute = route(
   'Send a webhook.test message to the endpoint',
   `Delivered like any event (signed, retried on the schedule). 400 when the endpoint is disabled; at most ${MAX_MANUAL_SENDS_PER_HOUR} tests and manual retries per account per hour (429).`,
   {
-    202: { description: 'Accepted: the message id', content: { 'application/json': { schema: MessageAccepted } } },
+    202: jsonOk('Accepted: the message id', MessageAccepted),
     ...errorResponses('bad_request', 'rate_limit_exceeded'),
   },
   { params: EndpointIdParam },
@@ -191,10 +188,7 @@ const rotateRoute = route(
   'Replace the signing secret; the new one is in this answer only',
   'Attempts from now on are signed with the new secret, retries of older messages too.',
   {
-    200: {
-      description: 'The endpoint, with its new secret',
-      content: { 'application/json': { schema: EndpointWithSecret } },
-    },
+    200: jsonOk('The endpoint, with its new secret', EndpointWithSecret),
   },
   { params: EndpointIdParam },
 );
@@ -204,7 +198,7 @@ const deliveriesRoute = route(
   "The endpoint's delivery log: each message, its attempts (time, status), state and next attempt",
   'Newest first.',
   {
-    200: { description: 'The log', content: { 'application/json': { schema: DeliveryList } } },
+    200: jsonOk('The log', DeliveryList),
   },
   { params: EndpointIdParam },
 );
@@ -214,7 +208,7 @@ const retryRoute = route(
   'Send a message to the endpoint again, now, with the same id',
   `One attempt, whatever state the delivery was in (a pending one is brought forward). 400 when the endpoint is disabled; counts towards the ${MAX_MANUAL_SENDS_PER_HOUR} manual sends per hour (429).`,
   {
-    202: { description: 'Accepted', content: { 'application/json': { schema: MessageAccepted } } },
+    202: jsonOk('Accepted', MessageAccepted),
     ...errorResponses('bad_request', 'rate_limit_exceeded'),
   },
   { params: DeliveryParams },
