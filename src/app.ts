@@ -6,7 +6,6 @@ import { errorResponse } from './http/errors.ts';
 import { fallbackError } from './http/fallback.ts';
 import { hostRouting } from './http/hosts.ts';
 import { requestContext } from './http/request-context.ts';
-import { roleGate } from './http/role-gate.ts';
 import { validationHook } from './http/validation.ts';
 import { registerAccount } from './routes/account.ts';
 import { registerAuditLogs } from './routes/audit-logs.ts';
@@ -36,7 +35,7 @@ import { registerWebhooks } from './routes/webhooks.ts';
 
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.use('*', requestContext, hostRouting, roleGate);
+  app.use('*', requestContext, hostRouting);
 
   let endpoints: EndpointInfo[] | undefined;
   const listEndpoints = (): EndpointInfo[] => (endpoints ??= publicEndpoints(app));

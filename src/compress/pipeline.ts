@@ -2,7 +2,7 @@
 // upload, asks `prepare` what the request will take (memory, from the header alone), admits it, and
 // runs `compress`. Every input streams: JPEG and WebP through the engines built in wasm/ (jpeg-path.ts,
 // webp-path.ts), PNG through our row decoder and writers (png/png-path.ts).
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { FORMAT_NAMES, sniff, type ImageFormat } from './formats.ts';
 import { MalformedImage, readHeader, UnsupportedImage, type ImageHeader } from './header.ts';
 import type { MetadataMode } from './metadata.ts';

@@ -1,7 +1,7 @@
 // Reads a multipart upload without trusting it: refused unread when Content-Length is over the limit,
 // cut off the moment the streamed body passes it, and parsed by the runtime's own multipart parser.
-import { limitedBody } from '../http/body-limit.ts';
-import { ApiError } from '../http/errors.ts';
+import { limitedBody } from '../fetch/body-limit.ts';
+import { ApiError } from '../errors.ts';
 import { MAX_IMAGE_BYTES, MULTIPART_OVERHEAD_BYTES } from './limits.ts';
 
 export const MAX_BODY_BYTES = MAX_IMAGE_BYTES + MULTIPART_OVERHEAD_BYTES;

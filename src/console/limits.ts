@@ -1,8 +1,5 @@
-// Limits of the console's key management and usage views (docs/console.md).
+// Limits of the console's usage views (docs/console.md).
 
-/** Active (unrevoked) API keys an account may hold; revoke one to make another. */
-export const MAX_ACTIVE_KEYS = 20;
-export const KEY_NAME_MAX_LENGTH = 64;
 /** Days the usage chart shows, today included. */
 export const USAGE_DAYS = 30;
 /**

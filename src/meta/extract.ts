@@ -12,7 +12,7 @@ import { HeadCollector } from './collector.ts';
 import { drain, utf8Stream } from './page-stream.ts';
 import { buildExtraction, emptyExtraction, type Extraction } from './result.ts';
 import { sniffHead } from './sniff.ts';
-import type { ApiError } from '../http/errors.ts';
+import type { ApiError } from '../errors.ts';
 
 export interface PageData extends Extraction {
   url: string;

@@ -2,7 +2,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/accounts/keys.ts';
-import { MAX_ACTIVE_KEYS } from '../../src/console/limits.ts';
+import { MAX_ACTIVE_KEYS } from '../../src/keys/limits.ts';
 import { call, makeKey, toolsHeaders } from './helpers.ts';
 import { Browser, signedUp } from './console-helpers.ts';
 
