@@ -33,9 +33,9 @@ import {
   sampleBytes,
 } from '../web/sample.ts';
 import { compressConfig } from '../compress/config.ts';
-import { tryLimits } from '../console/try-limits.ts';
 import { messagePage } from '../web/views/message.ts';
 import { CONSOLE_COMPRESS_PATH } from './console-api.ts';
+import { TRY_PLAN_PATH } from './console-try.ts';
 import { CreateKeyBody } from './console-schema.ts';
 import { documentConfig } from './openapi.ts';
 
@@ -190,7 +190,7 @@ export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
         account: accountOf(c),
         month,
         endpoint: CONSOLE_COMPRESS_PATH,
-        limits: tryLimits(compressConfig(c.env)),
+        planEndpoint: TRY_PLAN_PATH,
       }),
     );
   });

@@ -1,6 +1,6 @@
 // The new visitor's path, as steps at one window width: the landing page, sign-up, the first
-// key and its curl lines, "Try it" with the shipped sample (and an image it warns about before any
-// upload), the usage page, and the API reference. Every screen is audited (lib/audit.ts) and
+// key and its curl lines, "Try it" (which asks the service before uploading: a large PNG it accepts, a
+// larger one it warns about and the service refuses) with the shipped sample, the usage page, and the API reference. Every screen is audited (lib/audit.ts) and
 // photographed into test/e2e/screenshots/ as first-visit-<width>-<nn>-<step>.png.
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -14,9 +14,9 @@ import { orderedSteps } from './steps.ts';
 const SAMPLE = new URL('../../../src/web/assets/sample.jpg', import.meta.url);
 const PHONE_MAX_HEADER_PX = 100;
 
-/** A PNG too big for one compression's memory at full size (decoded whole), yet a small file: flat colour. */
-const bigPng = (): Promise<Buffer> =>
-  sharp({ create: { width: 2400, height: 1600, channels: 3, background: '#3a6ea5' } })
+/** A flat-colour PNG (a small file) of this size. */
+const flatPng = (width: number, height: number): Promise<Buffer> =>
+  sharp({ create: { width, height, channels: 3, background: '#3a6ea5' } })
     .png()
     .toBuffer();
 
@@ -123,25 +123,60 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
       await check('key-created');
     });
 
-    step('Try it warns before uploading an image the service would refuse', async () => {
+    step('Try it asks the service before uploading: it warns only of what the service refuses', async () => {
       await p().getByRole('navigation').getByRole('link', { name: 'Try it' }).click();
       await p().getByRole('heading', { level: 1, name: 'Try the compressor' }).waitFor();
       const uploads: string[] = [];
-      p().on('request', (r) => void (r.url().includes('/api/v1/console/compress') && uploads.push(r.url())));
-      await p()
-        .getByLabel('Image', { exact: true })
-        .setInputFiles({ name: 'wide-poster.png', mimeType: 'image/png', buffer: await bigPng() });
-      const warning = p().getByTestId('try-warning');
-      await warning.waitFor();
-      expect(await warning.textContent()).toMatch(
-        /2400 × 1600 px this PNG needs about \d+ MB, more than the 100 MB .* Set Maximum width to (\d+) or less/,
+      p().on(
+        'request',
+        (r) => void (new URL(r.url()).pathname === '/api/v1/console/compress' && uploads.push(r.url())),
       );
-      const suggested = Number(/Maximum width to (\d+)/.exec((await warning.textContent()) ?? '')?.[1]);
+      const planned = () =>
+        p().waitForResponse((r) => new URL(r.url()).pathname === '/api/v1/console/compress/plan' && r.status() === 200);
+      const warning = p().getByTestId('try-warning');
+      const image = p().getByLabel('Image', { exact: true });
+
+      // 2400 × 1600 as a JPEG fits the memory budget easily: no warning, and the service compresses it.
+      const poster = await flatPng(2400, 1600);
+      const posterPlan = planned();
+      await image.setInputFiles({ name: 'wide-poster.png', mimeType: 'image/png', buffer: poster });
+      expect((await (await posterPlan).json()).data.verdict).toBe('accepted');
+      expect(await warning.isHidden()).toBe(true);
+      await p().getByRole('button', { name: 'Compress' }).click();
+      await p().getByTestId('result').waitFor({ timeout: 60_000 });
+      expect(await p().getByTestId('compressed-size').textContent()).toContain('2400 × 1600 px');
+      expect(uploads).toHaveLength(1);
+
+      // 8000 × 6000 does not fit: the page says so in the service's words and uploads nothing.
+      const mural = await flatPng(8000, 6000);
+      const muralPlan = planned();
+      await image.setInputFiles({ name: 'mural.png', mimeType: 'image/png', buffer: mural });
+      await muralPlan;
+      await warning.waitFor();
+      const said = (await warning.textContent()) ?? '';
+      expect(said).toMatch(
+        /^At 8000×6000 this 8000×6000 PNG needs about \d+ MB, more than the 100 MB .* fits with width=(\d+) or less\.$/,
+      );
       await p().getByRole('button', { name: 'Compress' }).click();
       await expect.poll(async () => (await p().locator('#try-error').textContent()) ?? '').toMatch(/^Not uploaded: /);
       await check('try-warning');
-      expect(uploads).toEqual([]);
+      expect(uploads).toHaveLength(1);
+      // And the service really refuses it, with the same words.
+      const form = new FormData();
+      form.append('image', new Blob([new Uint8Array(mural)], { type: 'image/png' }), 'mural.png');
+      const refused = await fetch(url('/api/v1/compress'), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}` },
+        body: form,
+      });
+      expect(refused.status).toBe(422);
+      const { error } = (await refused.json()) as { error: { code: string; message: string } };
+      expect(error.code).toBe('image_too_large');
+      expect(said.toLowerCase()).toBe(`${error.message}.`.toLowerCase());
+      const suggested = Number(/width=(\d+)/.exec(said)?.[1]);
+      const fitted = planned();
       await p().getByLabel('Maximum width').fill(String(suggested));
+      expect((await (await fitted).json()).data.verdict).toBe('accepted');
       await warning.waitFor({ state: 'hidden' });
       await p().getByLabel('Maximum width').fill('');
     });
