@@ -1,6 +1,6 @@
 // The console's one script, served as a file (the pages' CSP allows no inline script). Everything works
 // without it except "Try it", which needs it to upload and show the result; copying the new key falls
-// back to selecting it, the before/after frames stay split in half, and the docs' contents stay open.
+// back to selecting it, the before/after frames stay split in half, and the navigation stays unfolded.
 export const CLIENT_SCRIPT = String.raw`
 (() => {
   'use strict';
@@ -38,9 +38,17 @@ export const CLIENT_SCRIPT = String.raw`
     fitBox();
   }
 
-  // The API reference's contents: open beside the text on wide screens, folded on narrow ones.
-  const toc = document.getElementById('docs-toc');
-  if (toc && window.matchMedia('(max-width: 48rem)').matches) toc.open = false;
+  // The site menu on phones: the navigation folds behind its "Menu" button (shown only by this script,
+  // so without it every link stays in view); the stylesheet folds it only at phone widths.
+  const menu = document.getElementById('menu-button');
+  const nav = document.getElementById('site-nav');
+  if (menu && nav) {
+    const open = (yes) => { menu.setAttribute('aria-expanded', String(yes)); nav.classList.toggle('folded', !yes); };
+    menu.hidden = false;
+    open(false);
+    menu.addEventListener('click', () => open(menu.getAttribute('aria-expanded') !== 'true'));
+    nav.addEventListener('keydown', (e) => { if (e.key === 'Escape' && menu.getAttribute('aria-expanded') === 'true') { open(false); menu.focus(); } });
+  }
 
   const form = document.getElementById('try-form');
   if (!form) return;
@@ -113,8 +121,9 @@ export const CLIENT_SCRIPT = String.raw`
     const file = fileInput.files[0];
     dims = null;
     facts.textContent = file ? kb(file.size) : '';
-    // A warning about the previous file says nothing about this one.
+    // A warning about the previous file, or its result, says nothing about this one.
     show('');
+    result.hidden = true;
     check();
     if (!file) return;
     const url = URL.createObjectURL(file);
@@ -179,7 +188,9 @@ export const CLIENT_SCRIPT = String.raw`
       download.href = urls[1];
       download.download = match ? match[1] : 'compressed';
       result.hidden = false;
-      document.getElementById('result-heading').focus();
+      // From its top: on a phone the heading, the download button and the slider then share the screen.
+      result.scrollIntoView({ block: 'start' });
+      document.getElementById('result-heading').focus({ preventScroll: true });
     } catch (err) {
       showError('The compression could not reach the server: ' + (err && err.message ? err.message : err));
     } finally {

@@ -58,8 +58,8 @@ ${field('try-target', 'Target size (KB)', html`<input id="try-target" name="targ
 <section id="try-result" data-testid="result" hidden aria-labelledby="result-heading">
 <h2 id="result-heading" tabindex="-1">Result: <span id="savings" data-testid="savings"></span></h2>
 <p>Original: <span id="original-size" data-testid="original-size"></span>. Compressed: <span id="compressed-size" data-testid="compressed-size"></span>.</p>
+<p class="try-actions"><a id="download" class="button" href="#" download>Download</a></p>
 ${compareSlider({ id: 'try-compare', before: { alt: 'The original image' }, after: { alt: 'The compressed image' } })}
-<a id="download" class="button" href="#" download>Download</a>
 </section>`;
   return renderPage({ title: 'Try the compressor', csrf: state.csrf, account: state.account, section: 'try', body });
 }

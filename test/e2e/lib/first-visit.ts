@@ -36,6 +36,24 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
       return page;
     };
     const url = (path: string): string => `${env().base}${path}`;
+    /** Follows a link of the main navigation, unfolding it first on a phone (behind its "Menu" button). */
+    async function navigate(name: string): Promise<void> {
+      if (phone) await p().getByRole('button', { name: 'Menu' }).click();
+      await p().getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+    }
+    /** Whether the element is wholly inside the window as it is scrolled now. */
+    const onScreen = async (locator: ReturnType<Page['locator']>): Promise<boolean> => {
+      const box = await locator.boundingBox();
+      const view = p().viewportSize();
+      return (
+        !!box &&
+        !!view &&
+        box.x >= 0 &&
+        box.y >= 0 &&
+        box.x + box.width <= view.width &&
+        box.y + box.height <= view.height
+      );
+    };
 
     /** The checks of every screen, then its picture. */
     async function check(name: string, fullPage = true): Promise<void> {
@@ -124,7 +142,7 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
     });
 
     step('Try it asks the service before uploading: it warns only of what the service refuses', async () => {
-      await p().getByRole('navigation').getByRole('link', { name: 'Try it' }).click();
+      await navigate('Try it');
       await p().getByRole('heading', { level: 1, name: 'Try the compressor' }).waitFor();
       const uploads: string[] = [];
       p().on(
@@ -195,6 +213,16 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
       const result = p().getByTestId('result');
       await result.waitFor({ timeout: 60_000 });
       expect(await p().getByTestId('savings').textContent()).toMatch(/\d % smaller/);
+      // The result opens at its top, with the download button and the slider on the same screen.
+      await expect
+        .poll(() =>
+          p()
+            .locator('#try-compare-after')
+            .evaluate((el) => (el as unknown as { naturalWidth: number }).naturalWidth),
+        )
+        .toBeGreaterThan(0);
+      expect(await onScreen(p().getByRole('link', { name: 'Download' })), 'Download on screen').toBe(true);
+      expect(await onScreen(p().locator('#try-compare-range')), 'slider on screen').toBe(true);
       await p().locator('#try-compare-range').fill('70');
       await check('try-result');
       await p().getByLabel('Actual size (100 %)').check();
@@ -214,7 +242,7 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
     });
 
     step('the usage page shows the compression in a chart whose labels are readable', async () => {
-      await p().getByRole('navigation').getByRole('link', { name: 'Usage' }).click();
+      await navigate('Usage');
       await p().getByRole('heading', { level: 1, name: 'Usage' }).waitFor();
       await expect
         .poll(
@@ -232,16 +260,15 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
       await check('usage');
     });
 
-    step('the API reference fits: contents folded on a phone, paths beside their badges on a desktop', async () => {
-      await p().getByRole('navigation').getByRole('link', { name: 'API reference' }).click();
+    step('the API reference is an index of pages; on a desktop its paths sit beside their badges', async () => {
+      await navigate('API reference');
       await p().waitForURL((u) => u.pathname === '/docs');
-      const toc = p().locator('#docs-toc');
-      expect(await toc.evaluate((el) => (el as unknown as { open: boolean }).open)).toBe(!phone);
+      await p().getByRole('heading', { level: 1, name: 'Shrinkray API' }).waitFor();
       if (!phone) {
         // No path's text starts left of its badge's right edge: it never wraps under the badge.
         const underBadge = await p().evaluate<
           string[]
-        >(`[...document.querySelectorAll('.api-toc a .method')].flatMap((badge) => {
+        >(`[...document.querySelectorAll('.api-index a .method')].flatMap((badge) => {
           const right = badge.getBoundingClientRect().right;
           const code = badge.parentElement.querySelector('code');
           return [...code.getClientRects()].some((r) => r.left < right - 0.5) ? [code.textContent] : [];
@@ -249,6 +276,9 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
         expect(underBadge).toEqual([]);
       }
       await check('docs', false);
+      await p().getByRole('link', { name: 'POST /api/v1/compress', exact: true }).click();
+      await p().getByRole('heading', { level: 1, name: 'POST /api/v1/compress' }).waitFor();
+      await check('docs-compress', false);
     });
   });
 }
