@@ -61,6 +61,19 @@ describe('POST /api/v1/console/compress/plan', () => {
     expect(fits).toMatchObject({ verdict: 'accepted', output: { width, height: Math.round((width * 2) / 3) } });
   });
 
+  it('follows the MAX_INPUT_PIXELS var, as the upload does', async () => {
+    const { browser, csrf } = await signedUp();
+    browser.env = { MAX_INPUT_PIXELS: '2000000' };
+    const image = declaringSize(PNG, 1500, 1500);
+    const verdict = await plan(browser, csrf, { image, size: String(image.length) });
+    expect(verdict).toMatchObject({
+      verdict: 'refused',
+      error: { code: 'image_too_large', details: { max_pixels: 2_000_000 } },
+    });
+    const small = declaringSize(PNG, 1000, 1000);
+    expect((await plan(browser, csrf, { image: small, size: String(small.length) })).verdict).toBe('accepted');
+  });
+
   it("applies the tier's part rules and the upload limit as the upload does", async () => {
     const { browser, csrf } = await signedUp();
     const webp = await plan(browser, csrf, { image: PNG, size: String(PNG.length), format: 'webp' });
