@@ -66,6 +66,8 @@ export const ROUTE_PERMISSIONS: readonly RouteRule[] = [
   // Console JSON and the management API.
   r('GET', '/api/v1/usage', 'read'),
   r('POST', '/api/v1/console/compress', 'keys:write'),
+  // The "Try it" planner, for whoever may use Try it.
+  r('POST', '/api/v1/console/compress/plan', 'keys:write'),
   r('GET', '/api/v1/keys', 'read'),
   r('POST', '/api/v1/keys', 'keys:write'),
   r('DELETE', '/api/v1/keys/:id', 'keys:write'),
