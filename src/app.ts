@@ -17,6 +17,7 @@ import { registerConsoleTeams } from './routes/console-teams.ts';
 import { registerCompress } from './routes/compress.ts';
 import { registerAuthPages } from './routes/auth-pages.ts';
 import { registerConsoleApi } from './routes/console-api.ts';
+import { registerTryPlan } from './routes/console-try.ts';
 import { registerConsolePages } from './routes/console-pages.ts';
 import { registerConsoleSigning } from './routes/console-signing.ts';
 import { registerConsoleWebhooks } from './routes/console-webhooks.ts';
@@ -54,6 +55,7 @@ export function createApp() {
   registerMembers(app);
   registerSso(app);
   registerConsoleApi(app);
+  registerTryPlan(app);
   registerInternal(app);
   registerOpenApi(app);
   registerAuthPages(app);

@@ -19,8 +19,7 @@ import { redirectPage, sendPage } from '../http/pages.ts';
 import { loadSession, requireSessionPage } from '../http/session.ts';
 import { roleMay } from '../teams/roles.ts';
 import { ASSETS } from '../web/assets/index.ts';
-import { renderApiReference, type OpenApiDocument } from '../web/docs-page.ts';
-import { html, type Html } from '../web/html.ts';
+import { type ApiPage, renderApiPages, type OpenApiDocument } from '../web/docs-page.ts';
 import { renderPage } from '../web/layout.ts';
 import { keysPage, revokePage } from '../web/views/keys.ts';
 import { tryPage } from '../web/views/try.ts';
@@ -34,11 +33,14 @@ import {
   sampleBytes,
 } from '../web/sample.ts';
 import { compressConfig } from '../compress/config.ts';
-import { tryLimits } from '../console/try-limits.ts';
 import { messagePage } from '../web/views/message.ts';
 import { CONSOLE_COMPRESS_PATH } from './console-api.ts';
+import { TRY_PLAN_PATH } from './console-try.ts';
 import { CreateKeyBody } from './console-schema.ts';
 import { documentConfig } from './openapi.ts';
+
+/** The API reference's index; each operation and schema has a page below it. */
+export const DOCS_PATH = '/docs';
 
 const EXPIRED_FORM = 'This form had expired or came from another site. Nothing was changed; please try again.';
 
@@ -191,40 +193,41 @@ export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
         account: accountOf(c),
         month,
         endpoint: CONSOLE_COMPRESS_PATH,
-        limits: tryLimits(compressConfig(c.env)),
+        planEndpoint: TRY_PLAN_PATH,
       }),
     );
   });
 
   // The reference depends only on the routes and the origin (its examples' base URL): render it once per
   // origin and isolate. Few origins ever reach one isolate; the cap keeps a Host-header spray harmless.
-  const references = new Map<string, Html>();
-  const reference = (origin: string): Html => {
-    let page = references.get(origin);
-    if (page) return page;
-    const { toc, body } = renderApiReference(
-      app.getOpenAPI31Document(documentConfig(origin)) as unknown as OpenApiDocument,
-    );
-    // Open on wide screens, beside the text; the script folds it on narrow ones (and the summary shows).
-    page = html`<div class="docs-layout"><nav class="toc" aria-label="API reference contents"><details class="toc-box" id="docs-toc" open><summary>Contents</summary>${toc}</details></nav><div>${body}</div></div>`;
+  const references = new Map<string, ReturnType<typeof renderApiPages>>();
+  const reference = (origin: string) => {
+    let pages = references.get(origin);
+    if (pages) return pages;
+    pages = renderApiPages(app.getOpenAPI31Document(documentConfig(origin)) as unknown as OpenApiDocument, DOCS_PATH);
     if (references.size >= 8) references.clear();
-    references.set(origin, page);
-    return page;
+    references.set(origin, pages);
+    return pages;
   };
-
-  app.get('/docs', loadSession, (c) => {
-    const page = reference(new URL(c.req.url).origin);
-    return sendPage(
+  const docsPage = (c: Context<AppEnv>, page: ApiPage) =>
+    sendPage(
       c,
       renderPage({
-        title: 'API reference',
+        title: page.title,
         csrf: csrfTokenFor(c),
         account: c.var.session?.account ?? null,
         section: 'docs',
-        mainClass: 'wide',
-        body: page,
+        mainClass: 'docs',
+        body: page.body,
       }),
     );
+
+  app.get(DOCS_PATH, loadSession, (c) => docsPage(c, reference(new URL(c.req.url).origin).index));
+  app.get(`${DOCS_PATH}/:page`, loadSession, (c) => {
+    const page = reference(new URL(c.req.url).origin).pages.get(c.req.param('page'));
+    if (!page)
+      return notFoundPage(c, 'The API reference has no such page: its index lists every operation and schema.');
+    return docsPage(c, page);
   });
 
   app.get(SAMPLE_PATH, async (c) => {
