@@ -1,7 +1,3 @@
-// The options segment of an image URL: `w=800,h=600,q=75,f=auto`, or `_` for none. The same parameters
-// and bounds as POST /api/v1/compress (its zod pieces, src/params.ts), under short names, plus
-// `f=auto`. A segment has one spelling per meaning, so one image is one cache entry: each name at most once.
-import { z } from '@hono/zod-openapi';
 import { FORMATS, type ImageFormat } from '../compress/formats.ts';
 import { DEFAULT_QUALITY, MAX_OUTPUT_DIMENSION, MAX_TARGET_KB } from '../compress/limits.ts';
 import { METADATA_MODES, type MetadataMode } from '../compress/metadata.ts';

@@ -36,7 +36,7 @@ export interface ExtractOptions {
 export async function extract(requested: URL, fetched: Fetched, options: ExtractOptions): Promise<Extracted> {
   const { response, finalUrl } = fetched;
   const contentType = response.headers.get('content-type');
-  const mediaType = contentType?.split(';')[0]!.trim().toLowerCase() ?? null;
+  const mediaType = contentType?.split(';')[0]?.trim().toLowerCase() ?? null;
   const page = { url: requested.href, final_url: finalUrl.href, status: response.status, content_type: mediaType };
 
   if (mediaType === null || !HTML_MEDIA_TYPES.has(mediaType) || response.body === null) {

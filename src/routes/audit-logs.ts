@@ -3,7 +3,7 @@
 import { manageRoute } from './manage-route.ts';
 import { requires } from './requires.ts';
 import { requireFeature } from '../accounts/entitlements.ts';
-import { type OpenAPIHono } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { AUDIT_EXPORT_MAX, AUDIT_PAGE_DEFAULT, AUDIT_RETENTION_DAYS } from '../audit/limits.ts';
 import { CSV_COLUMNS, csvLine, exportAudit, listAudit, type AuditFilters } from '../audit/query.ts';

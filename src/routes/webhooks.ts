@@ -4,7 +4,7 @@
 import { manageDoc, manageRoute } from './manage-route.ts';
 import { requires } from './requires.ts';
 import { requireFeature, tiersWith } from '../accounts/entitlements.ts';
-import { type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
+import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
 import { clock } from '../env.ts';

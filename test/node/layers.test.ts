@@ -33,7 +33,7 @@ function typeOnly(clause: string): boolean {
  * The project modules a file imports (static, dynamic and re-exports), as paths under src/, each marked
  * whether it is only for types.
  */
-export function importsOf(file: string, text: string): { path: string; types: boolean }[] {
+function importsOf(file: string, text: string): { path: string; types: boolean }[] {
   const found = new Map<string, boolean>();
   const pattern = /(?:\b((?:import|export)\b[^;']*?)\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)'(\.{1,2}\/[^']+)'/g;
   for (const match of text.matchAll(pattern)) {
@@ -51,7 +51,7 @@ export function importsOf(file: string, text: string): { path: string; types: bo
  * on the core (services, engine, Durable Objects). The operator CLI is an entry point of its own, on Node:
  * it may render with the views (the API reference it writes) but never reaches into a request's adapters.
  */
-export function layerOf(path: string): 'entry' | 'routes' | 'http' | 'web' | 'cli' | 'core' {
+function layerOf(path: string): 'entry' | 'routes' | 'http' | 'web' | 'cli' | 'core' {
   if (path === 'app.ts' || path === 'index.ts' || path === 'selfhost/worker.ts') return 'entry';
   const top = path.split('/')[0];
   if (top === 'routes' || top === 'http' || top === 'web' || top === 'cli') return top;
@@ -67,7 +67,7 @@ const MAY_IMPORT: Record<ReturnType<typeof layerOf>, ReadonlySet<ReturnType<type
   core: new Set(['core']),
 };
 
-export function layerBreaks(graph: Map<string, string[]>): string[] {
+function layerBreaks(graph: Map<string, string[]>): string[] {
   const breaks: string[] = [];
   for (const [from, targets] of graph) {
     for (const to of targets) {
@@ -82,7 +82,7 @@ export function layerBreaks(graph: Map<string, string[]>): string[] {
  * once per back edge. Type-only imports are left out: they are erased, and the bindings' type (env.ts)
  * has to name the Durable Object classes that read it.
  */
-export function importCircles(graph: Map<string, string[]>): string[] {
+function importCircles(graph: Map<string, string[]>): string[] {
   const circles: string[] = [];
   const state = new Map<string, 'open' | 'done'>();
   const stack: string[] = [];

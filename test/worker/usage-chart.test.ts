@@ -123,7 +123,9 @@ describe('renderUsageChart', () => {
       expect(values.at(-1)).toBeGreaterThanOrEqual(max);
       const step = values[1]!;
       expect(String(step), `max ${max}`).toMatch(/^[125]0*$/);
-      values.forEach((v, i) => expect(v).toBe(i * step));
+      values.forEach((v, i) => {
+        expect(v).toBe(i * step);
+      });
     }
   });
 

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { ApiError, ShrinkrayError } from '../errors.ts';
-import { Shrinkray, TEMP_PATTERN, writeFileAtomicSync } from '../node.ts';
+import { type Shrinkray, TEMP_PATTERN, writeFileAtomicSync } from '../node.ts';
 import type { CompressParameters } from '../types.ts';
 import type { CompressArgs } from './args.ts';
 import { expandInputs, formatOf, outputName } from './files.ts';
