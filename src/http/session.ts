@@ -6,7 +6,7 @@ import { createMiddleware } from 'hono/factory';
 import { findSession, renewSession, type NewSession } from '../auth/sessions.ts';
 import { clock } from '../env.ts';
 import type { AppEnv } from './context.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../errors.ts';
 import { redirectPage } from './pages.ts';
 
 const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
@@ -47,7 +47,7 @@ export const sessionToken = (c: Context<AppEnv>): string | undefined => getCooki
 
 /** Loads the session, if any, into `c.var.session`; renews its expiry (and cookie) when due. */
 export const loadSession = createMiddleware<AppEnv>(async (c, next) => {
-  // Already loaded for this request (the role gate runs first): one D1 read per request, not two.
+  // Already loaded for this request (the role check of `requires` runs first): one D1 read per request, not two.
   if (c.var.session !== undefined) return next();
   const token = sessionToken(c);
   const now = clock(c.env);

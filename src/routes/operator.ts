@@ -1,13 +1,13 @@
 // Operator endpoints for running the CLI against an instance over HTTP (`npm run admin -- --url …
-// --token …`), above all a self-hosted one (README, "Self-hosting"): SQL batches for the CLI's commands,
+// --token …`), above all a self-hosted one (docs/self-hosting.md): SQL batches for the CLI's commands,
 // and backup / restore. Behind the same ADMIN_TOKEN check as the other /internal endpoints, absent without
 // it, and left out of the public OpenAPI document.
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import { clock } from '../env.ts';
+import { adminAuth } from '../http/admin-auth.ts';
 import type { AppEnv } from '../http/context.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { restoreBackup, RestoreRefused, takeBackup, type Backup } from '../operator/backup.ts';
-import { adminAuth } from './internal.ts';
 
 export const D1_BATCH_PATH = '/internal/d1/batch';
 export const BACKUP_PATH = '/internal/backup';

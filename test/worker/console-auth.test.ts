@@ -2,12 +2,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/accounts/keys.ts';
-import {
-  SESSION_IDLE_MS,
-  SESSION_MAX_MS,
-  SIGNIN_EMAIL_DELAY_BASE_S,
-  SIGNIN_EMAIL_DELAY_MAX_S,
-} from '../../src/auth/limits.ts';
+import { SESSION_IDLE_MS, SIGNIN_EMAIL_DELAY_BASE_S, SIGNIN_EMAIL_DELAY_MAX_S } from '../../src/auth/limits.ts';
 import { hashPassword } from '../../src/auth/password.ts';
 import { TestClock, captureConsole } from './helpers.ts';
 import { safeNext } from '../../src/routes/auth-pages.ts';
@@ -494,7 +489,7 @@ describe('throttling', () => {
     }
   });
 
-  it('sign-up does not hide a taken email (README, Decisions), but each probe spends the per-IP sign-up limit', async () => {
+  it('sign-up does not hide a taken email (docs/decisions.md), but each probe spends the per-IP sign-up limit', async () => {
     const clock = new TestClock(Date.UTC(2026, 10, 21, 17, 0, 5));
     const { email } = await signedUp({ clock });
     const probe = async (address: string): Promise<Response> => {

@@ -137,7 +137,7 @@ describe('progress and summary', () => {
     expect(barLine(t, 2000, 10)).toBe('[#####-----] 2/4 files  saved 3.0 KB  1 failed  ETA 2s');
     expect(summaryTable(t, 2000).split('\n')).toEqual(
       [
-        'files                 4 (1 compressed, 0 skipped, 1 failed)',
+        'files                 4 (1 compressed, 0 kept, 0 skipped, 1 failed)',
         'before                4.0 KB',
         'after                 1.0 KB',
         'saved                 3.0 KB (75.0%)',
@@ -151,6 +151,18 @@ describe('progress and summary', () => {
 describe('the generator and the package', () => {
   it("the committed types are what the generator makes of the app's document (in process; the live one is compared in service.test.ts)", async () => {
     expect(generateTypes(await documentFromApp())).toBe(readFileSync(OUTPUT, 'utf8'));
+  });
+
+  it("types error codes from the document's Error schema, so a code the server adds fails the test above", async () => {
+    const doc = (await documentFromApp()) as {
+      components: { schemas: { Error: { properties: { error: { properties: { code: { enum?: string[] } } } } } } };
+    };
+    const code = doc.components.schemas.Error.properties.error.properties.code;
+    expect(code.enum).toEqual(expect.arrayContaining(['bad_request', 'fetch_failed', 'overloaded', 'internal_error']));
+    const committed = readFileSync(OUTPUT, 'utf8');
+    expect(committed).toContain(`code: ${(code.enum ?? []).map((c) => JSON.stringify(c)).join(' | ')};`);
+    code.enum?.push('a_new_code');
+    expect(generateTypes(doc)).not.toBe(committed);
   });
 
   it('tolerates a document without palette, and types it once the document has it', () => {
@@ -250,5 +262,13 @@ describe('the generator and the package', () => {
       rmDir(out);
       rmDir(work);
     }
+  });
+});
+
+describe('the package', () => {
+  it('ships a README: the file exists and package.json lists it', () => {
+    const pkg = JSON.parse(readFileSync(join(PACKAGE, 'package.json'), 'utf8')) as { files: string[] };
+    expect(pkg.files).toContain('README.md');
+    expect(readFileSync(join(PACKAGE, 'README.md'), 'utf8')).toMatch(/^# @shrinkray\/client\n/);
   });
 });
