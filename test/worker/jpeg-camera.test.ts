@@ -24,8 +24,8 @@ const TARGETS = [
 /**
  * What `quality` costs on this photo: its bytes at quality 60, 80 and 90, each within AT_QUALITY_TOLERANCE
  * of what the encoder writes now. Quality is calibrated on camera photos (each of these lands within
- * a SSIMULACRA2 point of sharp's MozJPEG at the same quality on the median photo; README, "JPEG
- * encoder"), so a change that moves these sizes changes what a caller's quality means and must be
+ * a SSIMULACRA2 point of sharp's MozJPEG at the same quality on the median photo; docs/image-engine.md,
+ * "JPEG encoder"), so a change that moves these sizes changes what a caller's quality means and must be
  * measured there again. Before the calibration (one table at every quality) quality 80 wrote 47,335
  * bytes here and 90 wrote 91,693.
  */
