@@ -79,6 +79,8 @@ export interface CameraResult {
   ours: (Score & { quality: number; ratios: Record<Metric, Ratio> })[];
   /** Our q80 SSIMULACRA2 minus MozJPEG q80's. */
   calibration?: number;
+  /** Per quality: our SSIMULACRA2 minus MozJPEG's at the same quality (where MozJPEG has that step). */
+  calibrations: Record<number, number>;
   /** Full image, q80: the engine's decode + upright + encode vs sharp's decode + rotate + encode, one thread, ms. */
   oursMs?: number;
   sharpMs?: number;
@@ -203,12 +205,12 @@ export async function ratioAt(metric: Metric, ours: Score, moz: (index: number) 
   return { ratio: ours.bytes / bytes };
 }
 
-/** BENCH_JPEG_SETTINGS: `{"trellis":[base,knee],"luma":[b,s(,c)],"chroma":[b,s(,c)]}`, each optional (tables at quality 50: b × (1 + s d + c d²), d = u + v; or 64 entries). */
+/** BENCH_JPEG_SETTINGS: `{"trellis":[base,knee(,chroma base)],"luma":[b,s(,c)],"chroma":[b,s(,c)]}`, each optional (tables at quality 50: b × (1 + s d + c d²), d = u + v; or 64 entries). */
 function applySettings({ m, memory }: NodeEngine): string {
   const raw = process.env.BENCH_JPEG_SETTINGS;
   if (!raw) return 'shipped';
   const s = JSON.parse(raw) as Record<string, number[]>;
-  if (s.trellis) m._sr_set_trellis!(s.trellis[0]!, s.trellis[1]!);
+  if (s.trellis) m._sr_set_trellis!(s.trellis[0]!, s.trellis[1]!, s.trellis[2] ?? 0);
   if (s.luma && s.chroma) {
     const ptr = m._malloc!(256);
     const table = (v: number[]) =>
@@ -275,6 +277,7 @@ export async function benchJpegCamera(): Promise<{ header: string; settings: str
         mode: 'progressive',
         moz: [],
         ours: [],
+        calibrations: {},
       };
       for (const quality of QUALITIES) {
         const subsample = quality < FULL_CHROMA_QUALITY;
@@ -292,12 +295,18 @@ export async function benchJpegCamera(): Promise<{ header: string; settings: str
         const ratios = {} as Record<Metric, Ratio>;
         for (const m of METRICS) ratios[m] = await ratioAt(m, score, moz.at);
         r.ours.push({ quality, ...score, ratios });
-        if (quality === 80) r.calibration = score.ssimulacra2 - (await moz.at(MOZ_STEPS.indexOf(80))).ssimulacra2;
+        if (MOZ_STEPS.includes(quality))
+          r.calibrations[quality] = score.ssimulacra2 - (await moz.at(MOZ_STEPS.indexOf(quality))).ssimulacra2;
+        if (quality === 80) r.calibration = r.calibrations[80];
       }
       r.moz = moz.measured();
       results.push(r);
       log(
-        `jpeg-camera: ${entry.name}: calibration ${r.calibration?.toFixed(2) ?? '–'}; ${r.ours.map((o) => `q${o.quality} ${METRICS.map((m) => fmtRatio(o.ratios[m])).join(' ')}`).join(' | ')}`,
+        `jpeg-camera: ${entry.name}: calibration ${Object.entries(r.calibrations)
+          .map(([q, c]) => `q${q} ${c.toFixed(2)}`)
+          .join(
+            ' ',
+          )}; ${r.ours.map((o) => `q${o.quality} ${METRICS.map((m) => fmtRatio(o.ratios[m])).join(' ')}`).join(' | ')}`,
       );
     } catch (err) {
       log(`jpeg-camera: ${entry.name}: ${(err as Error).message}`);
@@ -361,6 +370,13 @@ export function jpegCameraReport({ header, results }: Awaited<ReturnType<typeof 
     lines.push(
       `| **median** | | ${med.map((x) => METRICS.map((m) => `**${x.ratios[m].toFixed(3)}**`).join(' | ')).join(' | ')} | **${cal.length ? median(cal).toFixed(1) : '–'}** | ` +
         `${times.length ? `**${median(times.map((r) => r.oursMs! / r.sharpMs!)).toFixed(2)}×**` : '–'} |`,
+      '',
+      `Our SSIMULACRA2 − MozJPEG's at the same quality, median: ${QUALITIES.filter((q) => MOZ_STEPS.includes(q))
+        .map(
+          (q) =>
+            `q${q} ${median(rows.map((r) => r.calibrations[q]).filter((c): c is number => c !== undefined)).toFixed(2)}`,
+        )
+        .join(', ')}`,
       '',
       ...med.map(
         (x) =>

@@ -3,13 +3,11 @@
  * rounded, and the progressive scan script. Each choice was measured on its own with
  * `npm run bench -- jpeg-tuning` (bytes at equal SSIM against sharp's MozJPEG; docs/benchmarks.md),
  * and each stays settable from there, so the rows of that table can be measured again:
- * - tables that rise gently with frequency, q(u, v) = b × (1 + s × (u + v)) at quality 50: luma
- *   b = 19, s = 0.05, chroma b = 9.5, s = 0.10, instead of Annex K's steep ones. SSIM rewards keeping
- *   the mid and high frequencies (texture, grain) that Annex K quantises hard, and RGB SSIM sees chroma
- *   errors in R and B at full weight, so chroma is half luma's step: with the trellis on, each of these
- *   cost fewer bytes at equal SSIM, interpolated between quality steps, than the shape before (luma 16,
- *   chroma 11, both s = 0.10) on the corpus and the grainy phone photos alike. The bases set the scale:
- *   our quality 80 lands near sharp's MozJPEG quality 80 in SSIM, as before;
+ * - tables that rise with frequency, q(u, v) = b × (1 + s × (u + v)) at quality 50, chosen per quality
+ *   (ANCHORS below): luma s = 0.16 at quality 60 and 90, 0.20 at 80; chroma s = 0.10 with b near 10.
+ *   Tuned on camera photos by bytes at equal SSIMULACRA2, butteraugli and SSIM against sharp's
+ *   MozJPEG (`npm run bench -- jpeg-camera`); the flatter luma table before (b = 19, s = 0.05, tuned
+ *   on wallpapers for SSIM alone) spent bytes on sensor noise that no metric rewards;
  * - scaled as libjpeg scales (jpeg_quality_scaling), but each entry rounded with its own offset (a
  *   golden-ratio sequence over the positions) rather than all at .5: with one rounding, the entries of
  *   a diagonal all change at the same quality, so neighbouring qualities were often byte-identical and
@@ -30,21 +28,39 @@ static int dither = 1;
 static int own_scans = 1;
 static int annex_k; /* set by sr_set_quant_tables(NULL, NULL): libjpeg's own tables */
 
-/* At quality 50, natural order: q(u, v) = round(base × (1 + slope × (u + v))). */
-#define LUMA_BASE 19.0
-#define LUMA_SLOPE 0.05
-#define CHROMA_BASE 9.5
-#define CHROMA_SLOPE 0.10
-static unsigned int quant_tables[2][DCTSIZE2];
-static int tables_ready;
+/*
+ * The tables per quality: at quality 50, natural order, q(u, v) = round(base × (1 + slope × (u + v))), then
+ * scaled as libjpeg scales. Each anchor gives a quality's luma and chroma base and slope; a quality
+ * between two anchors takes the straight line between them, one outside the nearest anchor's. The
+ * bases are the calibration: each anchor's quality lands within a SSIMULACRA2 point of MozJPEG's same
+ * quality on the median camera photo, so `quality` asks for what a caller of MozJPEG would expect
+ * (one table scaled by libjpeg's rule drifted from MozJPEG's scale: about level with it at 60, 1.5
+ * points above at 80, about 3 above at 90). The slopes: a steeper luma table won at every quality on camera photos
+ * (the high frequencies there are mostly sensor noise); 0.20 beat 0.16 at 80 and lost on butteraugli at
+ * 90, and 0.16 beat 0.12 at 60 and 90.
+ */
+static const struct anchor {
+  int quality;
+  double luma_base, luma_slope, chroma_base, chroma_slope;
+} ANCHORS[] = {
+  {60, 15.5, 0.16, 10.2, 0.10},
+  {80, 14.5, 0.20, 10.2, 0.10},
+  {90, 17.0, 0.16, 11.0, 0.10},
+};
+#define ANCHOR_COUNT (int)(sizeof(ANCHORS) / sizeof(ANCHORS[0]))
+static unsigned int quant_tables[2][DCTSIZE2]; /* set by sr_set_quant_tables: used at every quality */
+static int tables_set;
 
-static void default_tables(void) {
-  for (int i = 0; i < DCTSIZE2; i++) {
-    const int diagonal = i / DCTSIZE + i % DCTSIZE;
-    quant_tables[0][i] = (unsigned int)(LUMA_BASE * (1.0 + LUMA_SLOPE * diagonal) + 0.5);
-    quant_tables[1][i] = (unsigned int)(CHROMA_BASE * (1.0 + CHROMA_SLOPE * diagonal) + 0.5);
-  }
-  tables_ready = 1;
+static void anchored_tables(int quality, unsigned int out[2][DCTSIZE2]) {
+  int i = 0;
+  while (i < ANCHOR_COUNT - 1 && ANCHORS[i + 1].quality <= quality) i++;
+  const struct anchor *a = &ANCHORS[i], *b = &ANCHORS[i + 1 < ANCHOR_COUNT ? i + 1 : i];
+  double t = b->quality == a->quality ? 0.0 : (double)(quality - a->quality) / (b->quality - a->quality);
+  if (t < 0.0) t = 0.0;
+  const double base[2] = {a->luma_base + t * (b->luma_base - a->luma_base), a->chroma_base + t * (b->chroma_base - a->chroma_base)};
+  const double slope[2] = {a->luma_slope + t * (b->luma_slope - a->luma_slope), a->chroma_slope + t * (b->chroma_slope - a->chroma_slope)};
+  for (int k = 0; k < DCTSIZE2; k++)
+    for (int c = 0; c < 2; c++) out[c][k] = (unsigned int)(base[c] * (1.0 + slope[c] * (k / DCTSIZE + k % DCTSIZE)) + 0.5);
 }
 
 /* The tuning bench's knobs. */
@@ -58,7 +74,7 @@ EMSCRIPTEN_KEEPALIVE void sr_set_scans(int ours) { own_scans = ours != 0; }
 /* Replaces the tables (natural order, at quality 50); NULL for libjpeg's Annex K tables. */
 EMSCRIPTEN_KEEPALIVE void sr_set_quant_tables(const uint16_t *luma, const uint16_t *chroma) {
   annex_k = !luma || !chroma;
-  tables_ready = 1;
+  tables_set = !annex_k;
   for (int i = 0; !annex_k && i < DCTSIZE2; i++) {
     quant_tables[0][i] = luma[i];
     quant_tables[1][i] = chroma[i];
@@ -70,12 +86,14 @@ void sr_set_quality(j_compress_ptr c, int quality) {
     jpeg_set_quality(c, quality, TRUE);
     return;
   }
-  if (!tables_ready) default_tables();
+  unsigned int at50[2][DCTSIZE2];
+  if (tables_set) memcpy(at50, quant_tables, sizeof(at50));
+  else anchored_tables(quality, at50);
   const int scale = jpeg_quality_scaling(quality);
   for (int t = 0; t < 2; t++) {
     unsigned int table[DCTSIZE2];
     for (int i = 0; i < DCTSIZE2; i++) {
-      const double step = (double)quant_tables[t][i] * scale / 100.0;
+      const double step = (double)at50[t][i] * scale / 100.0;
       const double golden = i * 0.6180339887;
       const double offset = !dither || i == 0 ? 0.5 : golden - (int)golden;
       const int q = (int)(step + offset);

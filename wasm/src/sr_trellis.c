@@ -29,11 +29,15 @@ int sr_trellis_on;
  * `npm run bench -- jpeg-tuning`. 0 base turns trellis off. */
 static int trellis_base_milli = 60;
 static int trellis_knee = 600;
+/* Chroma's λ base, 0: luma's. */
+static int trellis_chroma_milli = 0;
 static unsigned char ac_bits[2][256]; /* code length of each AC symbol, luma and chroma tables */
 
-EMSCRIPTEN_KEEPALIVE void sr_set_trellis(int base_milli, int knee) {
+/* chroma_milli: chroma's own λ base (0 or left out by the caller: luma's). */
+EMSCRIPTEN_KEEPALIVE void sr_set_trellis(int base_milli, int knee, int chroma_milli) {
   trellis_base_milli = base_milli < 0 ? 0 : base_milli;
   trellis_knee = knee < 1 ? 1 : knee;
+  trellis_chroma_milli = chroma_milli < 0 ? 0 : chroma_milli;
 }
 
 static void code_lengths(const JHUFF_TBL *table, unsigned char *out) {
@@ -80,7 +84,8 @@ void sr_trellis_block(JCOEFPTR coef, const DCTELEM *workspace, const UINT16 *qua
   }
   /* Mean squared AC coefficient in DCT units (the workspace is 8 × those, so 64 × squared). */
   energy /= 63.0f * 64.0f;
-  const float lambda = (float)trellis_base_milli * 0.001f * (1.0f + energy / (float)trellis_knee);
+  const int base_milli = chroma && trellis_chroma_milli ? trellis_chroma_milli : trellis_base_milli;
+  const float lambda = (float)base_milli * 0.001f * (1.0f + energy / (float)trellis_knee);
 
   /* Nodes: the start (position 0) and each position that can hold a non-zero value. */
   int pos[DCTSIZE2], value[DCTSIZE2], from[DCTSIZE2];
