@@ -40,6 +40,8 @@ export interface HolderPorts<V, S> {
   /** This holder's own clock (lease validity). */
   clock(): number;
   exchange(request: ExchangeRequest): Promise<ExchangeAnswer<V, S>>;
+  /** The windows a request at request time `now` spends, given the lease's state (none known: []). */
+  windows(now: number, state: S | undefined): WindowSpec[];
   /** Runs `fn` after `ms` of this holder's clock. */
   later(ms: number, fn: () => void): void;
 }
@@ -47,7 +49,6 @@ export interface HolderPorts<V, S> {
 export type Decision<V, S> = { local: HeldRate; state: S } | { verdict: V };
 
 interface Waiter<V, S> {
-  windows: WindowSpec[];
   now: number;
   resolve(d: Decision<V, S>): void;
   reject(err: unknown): void;
@@ -73,21 +74,22 @@ export class LeaseClient<V, S> {
     this.ports = ports;
   }
 
-  /** A counted request at request time `now` on `windows`. */
-  spend(windows: WindowSpec[], now: number): Promise<Decision<V, S>> {
+  /** A counted request at request time `now`. */
+  spend(now: number): Promise<Decision<V, S>> {
     this.now = now;
-    const local = this.tryLocal(windows, now);
+    const local = this.tryLocal(now);
     if (local) return Promise.resolve(local);
     return new Promise((resolve, reject) => {
-      this.queue.push({ windows, now, resolve, reject });
+      this.queue.push({ now, resolve, reject });
       this.pump();
     });
   }
 
   /** The proven rate without spending, when a lease holds it. */
-  peek(windows: WindowSpec[]): { local: HeldRate; state: S } | null {
-    const rate = this.ledger.peek(windows, this.ports.clock());
-    return rate && this.state !== undefined ? { local: rate, state: this.state } : null;
+  peek(now: number): { local: HeldRate; state: S } | null {
+    if (this.state === undefined) return null;
+    const rate = this.ledger.peek(this.ports.windows(now, this.state), this.ports.clock());
+    return rate ? { local: rate, state: this.state } : null;
   }
 
   /** The home recalls the slice or revokes (`epoch`): nothing more is spent; the final counts go back. */
@@ -97,8 +99,9 @@ export class LeaseClient<V, S> {
     return this.ledger.surrender(epoch);
   }
 
-  private tryLocal(windows: WindowSpec[], now: number): Decision<V, S> | null {
+  private tryLocal(now: number): Decision<V, S> | null {
     const clock = this.ports.clock();
+    const windows = this.ports.windows(now, this.state);
     const rate = this.state !== undefined ? this.ledger.spend(windows, clock) : null;
     if (rate && this.state !== undefined) {
       if (this.ledger.wantsRenewal(clock)) this.pump(true);
@@ -121,13 +124,14 @@ export class LeaseClient<V, S> {
 
   private async run(): Promise<void> {
     // Waiters that a renewal answered meanwhile spend locally; the rest, on the first one's windows, go now.
+    const at = (w: Waiter<V, S>) => this.ports.windows(w.now, this.state);
     const first = this.queue[0];
     const batch: Waiter<V, S>[] = [];
     const later: Waiter<V, S>[] = [];
     for (const w of this.queue.splice(0)) {
-      const local = this.tryLocal(w.windows, w.now);
+      const local = this.tryLocal(w.now);
       if (local) w.resolve(local);
-      else if (first && sameWindows(w.windows, first.windows)) batch.push(w);
+      else if (first && sameWindows(at(w), at(first))) batch.push(w);
       else later.push(w);
     }
     this.queue.push(...later);
@@ -149,7 +153,7 @@ export class LeaseClient<V, S> {
       batch.forEach((w, i) => w.resolve({ verdict: answer.verdicts[i] as V }));
       const last = answer.verdicts.at(-1);
       if (answer.exhaustedUntil !== undefined && batch[0] && last !== undefined)
-        this.refused = { windows: batch[0].windows, until: answer.exhaustedUntil, verdict: last };
+        this.refused = { windows: at(batch[0]), until: answer.exhaustedUntil, verdict: last };
       this.tick();
     } catch (err) {
       for (const w of batch) w.reject(err);
