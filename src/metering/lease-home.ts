@@ -63,12 +63,14 @@ export async function serveExchange<V, S>(
   const lentAnywhere = () => ledger.records().some((r) => r.granted > r.reported);
   if (refused() && ledger.holders(location).some((r) => r.granted > r.reported)) {
     await recallOthers(ledger, ports, location);
-    ports.atomically(() => {
-      ledger.expire(ports.clock());
-      spent.forEach((s, i) => {
-        if (!s.allowed) spent[i] = spendOne();
+    // A revocation meanwhile: the key state these spends were checked against is void; they stay refused.
+    if (ledger.epoch === epoch)
+      ports.atomically(() => {
+        ledger.expire(ports.clock());
+        spent.forEach((s, i) => {
+          if (!s.allowed) spent[i] = spendOne();
+        });
       });
-    });
   }
   const kept = request.reports.find((r) => r.keep)?.id;
   const grant =
