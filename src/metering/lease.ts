@@ -20,6 +20,11 @@ export const LEASE_GRACE_MS = 250;
 export const SLICE_MAX_SHARE = 0.2;
 /** A slice is sized for this long of the location's recent rate. */
 export const SLICE_HORIZON_MS = 2_000;
+/**
+ * A holder asks for at least this many units, and renews while one is left: the next request finds a
+ * unit even when it comes before the renewal's answer.
+ */
+export const SLICE_MIN = 2;
 /** The recent rate is the spends of this last span. */
 export const RATE_SPAN_MS = 2_000;
 /** A holder renews once its slice would last less than this at its recent rate, or its lease is half gone. */
@@ -300,7 +305,7 @@ export class HolderLedger {
     return l ? rateOf(l) : null;
   }
 
-  /** Units to ask for: SLICE_HORIZON_MS of the recent rate (at least one), less what the slice still has. */
+  /** Units to ask for: SLICE_HORIZON_MS of the recent rate (at least SLICE_MIN), less what the slice still has. */
   want(clock: number): number {
     const l = this.lease;
     const left = l && clock < l.validUntil && l.epoch >= this.minEpoch ? l.granted - l.spent : 0;
@@ -309,16 +314,16 @@ export class HolderLedger {
 
   private target(clock: number): number {
     while (this.recent.length > 0 && (this.recent[0] as number) <= clock - RATE_SPAN_MS) this.recent.shift();
-    return Math.max(1, Math.ceil((this.recent.length * SLICE_HORIZON_MS) / RATE_SPAN_MS));
+    return Math.max(SLICE_MIN, Math.ceil((this.recent.length * SLICE_HORIZON_MS) / RATE_SPAN_MS));
   }
 
-  /** Whether to renew in the background now: the slice runs low or the lease is past half its life. */
+  /** Whether to renew in the background now: the slice is down to its last unit (or RENEW_LEAD_MS of its rate), or the lease is past half its life. */
   wantsRenewal(clock: number): boolean {
     const l = this.lease;
     if (!l || l.epoch < this.minEpoch || clock >= l.validUntil) return false;
     if (clock - l.lastSpendAt >= LEASE_IDLE_MS) return false;
     const rate = this.target(clock) / SLICE_HORIZON_MS;
-    return l.granted - l.spent <= rate * RENEW_LEAD_MS || l.validUntil - clock <= LEASE_MAX_MS / 2;
+    return l.granted - l.spent <= Math.max(1, rate * RENEW_LEAD_MS) || l.validUntil - clock <= LEASE_MAX_MS / 2;
   }
 
   /** Whether the lease has gone unused long enough to be given back. */

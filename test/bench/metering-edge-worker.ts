@@ -16,8 +16,16 @@ export { AccountMeter, WebhookDispatcher };
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Half the round trip before the call and half after it, as a message and its answer would travel. */
+/**
+ * Half the round trip before the call and half after it, as a message and its answer would travel; a
+ * round trip of a few milliseconds is one pause before the call (a timer's own wake-up costs about as much).
+ */
 async function across<T>(rtt: number, call: () => Promise<T>): Promise<T> {
+  if (rtt <= 0) return call();
+  if (rtt <= 2) {
+    await pause(rtt);
+    return call();
+  }
   await pause(rtt / 2);
   const out = await call();
   await pause(rtt / 2);
@@ -26,8 +34,16 @@ async function across<T>(rtt: number, call: () => Promise<T>): Promise<T> {
 
 const locationOfName = (name: string) => name.slice(name.lastIndexOf('@') + 1);
 
-/** `env` whose namespace `binding` delays every stub call by `rtt(args, name)`. */
-function delayed(env: Env, binding: 'METER' | 'LEASE_HOLDER', rtt: (args: unknown[], name: string) => number): Env {
+/**
+ * `env` whose namespace `binding` delays every stub call by `rtt(args, name)`; `took` hears each call's
+ * time, delay included.
+ */
+function delayed(
+  env: Env,
+  binding: 'METER' | 'LEASE_HOLDER',
+  rtt: (args: unknown[], name: string) => number,
+  took?: (ms: number) => void,
+): Env {
   const ns = env[binding] as unknown as DurableObjectNamespace;
   const names = new Map<string, string>();
   const wrapped = new Proxy(ns, {
@@ -46,7 +62,14 @@ function delayed(env: Env, binding: 'METER' | 'LEASE_HOLDER', rtt: (args: unknow
             get(s, method) {
               const fn = Reflect.get(s, method);
               if (typeof fn !== 'function') return fn;
-              return (...args: unknown[]) => across(rtt(args, name), async () => Reflect.apply(fn, s, args) as unknown);
+              return async (...args: unknown[]) => {
+                const t0 = performance.now();
+                try {
+                  return await across(rtt(args, name), async () => Reflect.apply(fn, s, args) as unknown);
+                } finally {
+                  took?.(performance.now() - t0);
+                }
+              };
             },
           });
         };
@@ -84,37 +107,24 @@ export class KeyMeter extends BaseKeyMeter {
 
 export default {
   ...worker,
+  /**
+   * The request's location from `x-bench-colo`; its calls to its lease holder travel NEARBY_RTT_MS and
+   * its direct calls to the key's home (the Image API's reserve and commit) its location's distance. The
+   * time of those calls (the metering decision, from the Worker's side) is answered in `x-bench-meter-ms`.
+   */
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
     const colo = request.headers.get('x-bench-colo') ?? '';
     let meterMs = 0;
-    const near = delayed(env, 'LEASE_HOLDER', () => NEARBY_RTT_MS);
-    const timed = new Proxy(near.LEASE_HOLDER, {
-      get(target, prop) {
-        const value = Reflect.get(target, prop);
-        if (prop !== 'get') return typeof value === 'function' ? value.bind(target) : value;
-        return (id: DurableObjectId) => {
-          const stub = (
-            target.get as unknown as (i: DurableObjectId) => Record<string, (...a: unknown[]) => Promise<unknown>>
-          )(id);
-          return new Proxy(stub, {
-            get(s, method) {
-              const fn = Reflect.get(s, method);
-              if (method !== 'tools' || typeof fn !== 'function') return fn;
-              return async (...args: unknown[]) => {
-                const t0 = performance.now();
-                try {
-                  return await Reflect.apply(fn, s, args);
-                } finally {
-                  meterMs = performance.now() - t0;
-                }
-              };
-            },
-          });
-        };
-      },
-    });
+    const took = (ms: number) => {
+      meterMs += ms;
+    };
+    const near = delayed(env, 'LEASE_HOLDER', () => NEARBY_RTT_MS, took);
     const located = new Request(request, { cf: { colo } } as RequestInit);
-    const response = await worker.fetch(located, { ...near, LEASE_HOLDER: timed } as Env, ctx);
+    const response = await worker.fetch(
+      located,
+      delayed(near, 'METER', () => HOME_RTT_MS[colo] ?? 0, took),
+      ctx,
+    );
     const out = new Response(response.body, response);
     out.headers.set('x-bench-meter-ms', meterMs.toFixed(2));
     return out;
