@@ -48,7 +48,7 @@ export interface LeaseCall {
 
 export class KeyMeter extends DurableObject<Env> {
   private readonly counters: Counters;
-  /** The leases this key's windows are lent under (README, "Leases"): the authority over every window. */
+  /** The leases this key's windows are lent under (docs/design.md, "Leases"): the authority over every window. */
   private readonly leases: SqlLeaseStore;
   private readonly ledger: HomeLedger;
   /** The counters a spend here must respect: units lent to locations count as used. */
@@ -227,7 +227,7 @@ export class KeyMeter extends DurableObject<Env> {
 
   /**
    * Forget the cached key state: the next request re-reads it from D1 (revoke, tier change). Every lease
-   * holder has stopped spending under the old state before this returns (README, "Leases").
+   * holder has stopped spending under the old state before this returns (docs/design.md, "Leases").
    */
   async refresh(): Promise<void> {
     this.cached = undefined;

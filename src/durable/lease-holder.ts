@@ -1,7 +1,7 @@
 // One instance per (key, location), named from the key's hash and the location (src/metering/lease-holder-stub.ts),
 // placed by Cloudflare near the location's first request. It holds a lease from the key's home (KeyMeter):
 // the key's state and a slice of its Tools API windows, spent here without a round trip to the home
-// (README, "Leases"). Memory only: a restarted holder has no lease, and the home takes its slice back at
+// (docs/design.md, "Leases"). Memory only: a restarted holder has no lease, and the home takes its slice back at
 // expiry as if it had been spent, so nothing is ever admitted twice.
 import { DurableObject } from 'cloudflare:workers';
 import type { KeyView } from '../accounts/records.ts';

@@ -41,7 +41,7 @@ export function imageKeyFrom(headers: Headers): string {
   throw unauthorized('missing API key: send it as Authorization: Bearer <key>');
 }
 
-/** `request`: its Tools API calls go to the key's lease holder at the request's location (README, "Leases"). */
+/** `request`: its Tools API calls go to the key's lease holder at the request's location (docs/design.md, "Leases"). */
 export async function meterFor(
   env: Env,
   key: string,

@@ -1,5 +1,5 @@
 // Leases: how a location near the caller spends a key's windows without a round trip to the key's home
-// (its KeyMeter) on every request, and still never admits a unit over a limit (README, "Leases").
+// (its KeyMeter) on every request, and still never admits a unit over a limit (docs/design.md, "Leases").
 //
 // The home is the one authority over each window. It lends a location a slice of a window's remaining
 // units; the sum of what it has lent and not yet heard spent never exceeds what remains, so

@@ -1,7 +1,7 @@
 // metering-edge bench: the real Worker in workerd (the bench entry metering-edge-worker.ts injects three
 // locations' distances), one free key (100 per minute) driven by Poisson traffic at 50 % of its minute
 // for two windows, then at 150 % for two, spread evenly over the locations; then 150 parallel requests on
-// a fresh key at the farthest location. Prints, last, one JSON line (README, "Leases").
+// a fresh key at the farthest location. Prints, last, one JSON line (docs/benchmarks.md).
 import { HOME_RTT_MS } from './metering-edge-distances.ts';
 import { readFileSync } from 'node:fs';
 import type { Service } from './lib/server.ts';
