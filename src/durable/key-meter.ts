@@ -114,7 +114,7 @@ export class KeyMeter extends DurableObject<Env> {
     }
     const key = auth.key;
     if (this.leases.meta('hash') !== hash) this.leases.setMeta('hash', hash);
-    this.settleReports(key, request, request.now);
+    const counted = this.settleReports(key, request, request.now);
     let recorded = false;
     const answer = await serveExchange(
       this.ledger,
@@ -131,7 +131,7 @@ export class KeyMeter extends DurableObject<Env> {
       },
     );
     if (recorded) await this.ctx.storage.setAlarm(Date.now());
-    if (answer.verdicts.some((v) => v.outcome === 'ok')) this.touch(hash, request.now);
+    if (counted > 0 || answer.verdicts.some((v) => v.outcome === 'ok')) this.touch(hash, request.now);
     return answer;
   }
 
@@ -259,17 +259,23 @@ export class KeyMeter extends DurableObject<Env> {
     return { verdict, recorded };
   }
 
-  /** Counts what a holder reports spent, in the windows and the day's history, with the day's thresholds. */
-  private settleReports(key: KeyView, lease: LeaseCall, now: number): void {
-    const recorded = this.ctx.storage.transactionSync(() => {
+  /**
+   * Counts what a holder reports spent, in the windows and the day's history, with the day's thresholds.
+   * Returns the units newly counted.
+   */
+  private settleReports(key: KeyView, lease: LeaseCall, now: number): number {
+    const { counted, recorded } = this.ctx.storage.transactionSync(() => {
       this.ledger.expire(Date.now());
       const counted = this.ledger.report(lease.location, lease.reports);
-      if (counted === 0) return false;
+      if (counted === 0) return { counted, recorded: false };
       this.counters.addDaily('requests', dayWindow(now).start, counted);
       const target = hookTarget(key);
-      return target !== undefined && toolsEvents(this.outbox, this.counters, target, key.tiers.tools, now, true);
+      const recorded =
+        target !== undefined && toolsEvents(this.outbox, this.counters, target, key.tiers.tools, now, true);
+      return { counted, recorded };
     });
     if (recorded) void this.ctx.storage.setAlarm(Date.now());
+    return counted;
   }
 
   private holder(location: string) {
