@@ -1,11 +1,14 @@
 import type { AccountMeter } from './durable/account-meter.ts';
 import type { ImageStore } from './durable/image-store.ts';
 import type { KeyMeter } from './durable/key-meter.ts';
+import type { LeaseHolder } from './durable/lease-holder.ts';
 import type { WebhookDispatcher } from './durable/webhook-dispatcher.ts';
 
 export interface Env {
   DB: D1Database;
   METER: DurableObjectNamespace<KeyMeter>;
+  /** One object per (key, location): the lease that lets a location spend the key's windows near the caller. */
+  LEASE_HOLDER: DurableObjectNamespace<LeaseHolder>;
   /** One object per account: Image API's month of compressions, all the account's keys together. */
   ACCOUNT_METER: DurableObjectNamespace<AccountMeter>;
   /** One object per account: its webhook messages and their delivery schedule (alarms). */

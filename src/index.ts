@@ -4,6 +4,7 @@ import { runScheduled } from './scheduled.ts';
 
 export { AccountMeter } from './durable/account-meter.ts';
 export { KeyMeter } from './durable/key-meter.ts';
+export { LeaseHolder } from './durable/lease-holder.ts';
 export { WebhookDispatcher } from './durable/webhook-dispatcher.ts';
 
 const app = createApp();

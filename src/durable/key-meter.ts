@@ -10,6 +10,11 @@ import { parseScopes, type Scope } from '../accounts/tiers.ts';
 import { SQL } from '../db/statements.ts';
 import type { Env } from '../env.ts';
 import { Counters } from '../metering/counters.ts';
+import type { ExchangeAnswer, ExchangeRequest } from '../metering/lease-client.ts';
+import { revokeLeases, serveExchange, type HomePorts } from '../metering/lease-home.ts';
+import { nearbyMeter } from '../metering/lease-holder-stub.ts';
+import { HeldCounters, SqlLeaseStore } from '../metering/lease-store.ts';
+import { HomeLedger, type LeaseReport } from '../metering/lease.ts';
 import { KEY_STATE_TTL_MS, LAST_USED_FLUSH_MS } from '../metering/key-state.ts';
 import {
   countFailedCompression,
@@ -18,6 +23,7 @@ import {
   meterManage,
   meterTools,
   toolsUsage,
+  toolsWindows,
 } from '../metering/rules.ts';
 import { dayWindow } from '../metering/windows.ts';
 import { accountMeter } from '../metering/account-meter-stub.ts';
@@ -34,8 +40,20 @@ interface CachedKey {
   loadedAt: number;
 }
 
+/** A lease holder's tools requests and reports, as one call. */
+export interface LeaseCall {
+  location: string;
+  reports: LeaseReport[];
+}
+
 export class KeyMeter extends DurableObject<Env> {
   private readonly counters: Counters;
+  /** The leases this key's windows are lent under (docs/design.md, "Leases"): the authority over every window. */
+  private readonly leases: SqlLeaseStore;
+  private readonly ledger: HomeLedger;
+  /** The counters a spend here must respect: units lent to locations count as used. */
+  private readonly held: HeldCounters;
+  private readonly ports: HomePorts;
   /** Webhook events born here (the key's day thresholds, its first 429s), waiting for the hand-off. */
   private readonly outbox: MeterOutbox;
   private cached: CachedKey | undefined;
@@ -47,32 +65,74 @@ export class KeyMeter extends DurableObject<Env> {
     super(ctx, env);
     this.counters = new Counters(ctx.storage.sql);
     this.outbox = new MeterOutbox(ctx.storage.sql);
+    this.leases = new SqlLeaseStore(ctx.storage.sql);
+    this.ledger = new HomeLedger(this.counters, this.leases);
+    this.held = new HeldCounters(ctx.storage.sql, () => this.ledger);
+    this.ports = {
+      clock: () => Date.now(),
+      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+      atomically: (fn) => this.ctx.storage.transactionSync(fn),
+      recall: (location) => this.holder(location).surrender(),
+      revoke: (location, epoch) => this.holder(location).surrender(epoch),
+      newId: () => crypto.randomUUID(),
+    };
   }
 
-  /** Tools API. `count` is false only for /health. `withUsage` adds the full usage snapshot (/account). */
-  async tools(hash: string, now: number, count: boolean, withUsage = false): Promise<Verdict> {
+  /**
+   * Tools API. `count` is false only for /health. `withUsage` adds the full usage snapshot (/account).
+   * `lease`: a lease holder's final reports, settled first so the snapshot counts its spends.
+   */
+  async tools(hash: string, now: number, count: boolean, withUsage = false, lease?: LeaseCall): Promise<Verdict> {
     const refused = await this.authenticate(hash, now, 'tools');
     if (refused.outcome !== 'ok' || !refused.key) return refused;
     const key = refused.key;
-    const target = count ? hookTarget(key) : undefined;
-    // The event, if any, commits with the counter that caused it: once per window however many race.
-    const { result, recorded } = this.ctx.storage.transactionSync(() => {
-      const result = meterTools(this.counters, key.tiers.tools, now, count);
-      return {
-        result,
-        recorded:
-          target !== undefined && toolsEvents(this.outbox, this.counters, target, key.tiers.tools, now, result.allowed),
-      };
-    });
+    if (lease) this.settleReports(key, lease, now);
+    const { verdict, recorded } = this.ctx.storage.transactionSync(() => this.spendTools(key, now, count));
     if (recorded) await this.ctx.storage.setAlarm(Date.now());
-    if (!result.allowed) return { outcome: 'rate_limit_exceeded', key, rate: result.rate };
+    if (verdict.outcome !== 'ok') return verdict;
     this.touch(hash, now);
-    const verdict: Verdict = { outcome: 'ok', key, rate: result.rate };
     if (withUsage) {
       const tools = toolsUsage(this.counters, key.tiers.tools, now);
       verdict.usage = { ...tools, month_compressions: await this.account(key).month(key.tiers.image, now) };
     }
     return verdict;
+  }
+
+  /**
+   * A lease holder's exchange: its reports, one synchronous spend per waiting request (today's path,
+   * with units lent elsewhere counted as used and recalled before a refusal), and its lease renewed.
+   */
+  async exchange(hash: string, request: ExchangeRequest): Promise<ExchangeAnswer<Verdict, KeyView>> {
+    const epoch = this.ledger.epoch;
+    const auth = await this.authenticate(hash, request.now, 'tools');
+    // Revoked or changed while the state was read: read it again.
+    if (this.ledger.epoch !== epoch) return this.exchange(hash, request);
+    if (auth.outcome !== 'ok' || !auth.key) {
+      // Refused: no lease; its reports still settle.
+      if (auth.key) this.settleReports(auth.key, request, request.now);
+      return { verdicts: Array.from({ length: request.spend }, () => auth), grant: null };
+    }
+    const key = auth.key;
+    if (this.leases.meta('hash') !== hash) this.leases.setMeta('hash', hash);
+    const counted = this.settleReports(key, request, request.now);
+    let recorded = false;
+    const answer = await serveExchange(
+      this.ledger,
+      this.ports,
+      request,
+      toolsWindows(key.tiers.tools, request.now),
+      epoch,
+      key,
+      () => {
+        const spent = this.spendTools(key, request.now, true);
+        recorded ||= spent.recorded;
+        const { verdict } = spent;
+        return { verdict, allowed: verdict.outcome === 'ok', until: verdict.rate && verdict.rate.reset * 1000 };
+      },
+    );
+    if (recorded) await this.ctx.storage.setAlarm(Date.now());
+    if (counted > 0 || answer.verdicts.some((v) => v.outcome === 'ok')) this.touch(hash, request.now);
+    return answer;
   }
 
   /** Image API without spending: the account's month as it stands (a read-only view for tests and operators). */
@@ -145,6 +205,7 @@ export class KeyMeter extends DurableObject<Env> {
   /** The operator's restore: replaces this object's state with a backup's. */
   async importState(state: ObjectState): Promise<void> {
     await importObjectState(this.ctx, state);
+    this.leases.reset();
     this.cached = undefined;
     this.loading = undefined;
   }
@@ -164,10 +225,61 @@ export class KeyMeter extends DurableObject<Env> {
     return { usage: toolsUsage(this.counters, view.tiers.tools, now), history: this.counters.history(fromDay) };
   }
 
-  /** Forget the cached key state: the next request re-reads it from D1 (revoke, tier change). */
+  /**
+   * Forget the cached key state: the next request re-reads it from D1 (revoke, tier change). Every lease
+   * holder has stopped spending under the old state before this returns (docs/design.md, "Leases").
+   */
   async refresh(): Promise<void> {
     this.cached = undefined;
     this.loading = undefined;
+    await revokeLeases(this.ledger, this.ports);
+    this.cached = undefined;
+    this.loading = undefined;
+  }
+
+  /** One Tools API spend here: the rules over the held counters, and its webhook event in the same step. */
+  private spendTools(key: KeyView, now: number, count: boolean): { verdict: Verdict; recorded: boolean } {
+    const target = count ? hookTarget(key) : undefined;
+    // The event, if any, commits with the counter that caused it: once per window however many race.
+    // A refusal reads the held counters (lent units are gone); a threshold, the units really spent.
+    const result = meterTools(this.held, key.tiers.tools, now, count);
+    const recorded =
+      target !== undefined &&
+      toolsEvents(
+        this.outbox,
+        result.allowed ? this.counters : this.held,
+        target,
+        key.tiers.tools,
+        now,
+        result.allowed,
+      );
+    const verdict: Verdict = result.allowed
+      ? { outcome: 'ok', key, rate: result.rate }
+      : { outcome: 'rate_limit_exceeded', key, rate: result.rate };
+    return { verdict, recorded };
+  }
+
+  /**
+   * Counts what a holder reports spent, in the windows and the day's history, with the day's thresholds.
+   * Returns the units newly counted.
+   */
+  private settleReports(key: KeyView, lease: LeaseCall, now: number): number {
+    const { counted, recorded } = this.ctx.storage.transactionSync(() => {
+      this.ledger.expire(Date.now());
+      const counted = this.ledger.report(lease.location, lease.reports);
+      if (counted === 0) return { counted, recorded: false };
+      this.counters.addDaily('requests', dayWindow(now).start, counted);
+      const target = hookTarget(key);
+      const recorded =
+        target !== undefined && toolsEvents(this.outbox, this.counters, target, key.tiers.tools, now, true);
+      return { counted, recorded };
+    });
+    if (recorded) void this.ctx.storage.setAlarm(Date.now());
+    return counted;
+  }
+
+  private holder(location: string) {
+    return nearbyMeter(this.env, this.leases.meta('hash') ?? '', location);
   }
 
   private account(key: KeyView): DurableObjectStub<AccountMeter> {

@@ -4,6 +4,7 @@ import { createMiddleware } from 'hono/factory';
 import { hashKey, isWellFormedKey } from '../accounts/keys.ts';
 import { SQL } from '../db/statements.ts';
 import type { KeyMeter } from '../durable/key-meter.ts';
+import { locationOf, nearbyMeter } from '../metering/lease-holder-stub.ts';
 import { clock, type Env } from '../env.ts';
 import { enforce, unauthorized } from '../metering/enforce.ts';
 import type { Verdict } from '../metering/types.ts';
@@ -36,7 +37,12 @@ export function imageKeyFrom(headers: Headers): string {
   throw unauthorized('missing API key: send it as Authorization: Bearer <key>');
 }
 
-export async function meterFor(env: Env, key: string): Promise<{ hash: string; meter: DurableObjectStub<KeyMeter> }> {
+/** `request`: its Tools API calls go to the key's lease holder at the request's location (docs/design.md, "Leases"). */
+export async function meterFor(
+  env: Env,
+  key: string,
+  request?: Request,
+): Promise<{ hash: string; meter: DurableObjectStub<KeyMeter> }> {
   // A malformed key never reaches a Durable Object: no storage, no D1 read for junk.
   if (!isWellFormedKey(key)) {
     throw unauthorized('malformed API key: keys are "sr_live_" followed by 32 letters and digits');
@@ -56,7 +62,8 @@ export async function meterFor(env: Env, key: string): Promise<{ hash: string; m
     }
     knownKeys.add(hash, now);
   }
-  return { hash, meter: rememberingUnknown(env.METER.get(env.METER.idFromName(hash)), hash, env) };
+  const location = request && locationOf(request);
+  return { hash, meter: rememberingUnknown(env.METER.get(env.METER.idFromName(hash)), hash, env, location) };
 }
 
 /** The reason the meter gives for a hash with no key (src/durable/key-meter.ts). */
@@ -70,12 +77,23 @@ const isUnknownKey = (verdict: Verdict): boolean =>
  * negative cache when the meter answers that it has no key, whichever route made the call. Every other
  * member is the stub's own.
  */
-function rememberingUnknown(stub: DurableObjectStub<KeyMeter>, hash: string, env: Env): DurableObjectStub<KeyMeter> {
+function rememberingUnknown(
+  stub: DurableObjectStub<KeyMeter>,
+  hash: string,
+  env: Env,
+  location?: string,
+): DurableObjectStub<KeyMeter> {
   const observe = (verdict: Verdict): Verdict => {
     if (isUnknownKey(verdict)) unknownKeys.add(hash, clock(env));
     return verdict;
   };
-  const tools = async (...args: Parameters<KeyMeter['tools']>) => observe((await stub.tools(...args)) as Verdict);
+  const nearby = location === undefined ? undefined : nearbyMeter(env, hash, location);
+  const tools = async (...[h, now, count, usage]: Parameters<KeyMeter['tools']>) =>
+    observe(
+      (await (nearby
+        ? nearby.tools(h, location as string, now, count, usage)
+        : stub.tools(h, now, count, usage))) as Verdict,
+    );
   const reserve = async (...args: Parameters<KeyMeter['reserve']>) => observe((await stub.reserve(...args)) as Verdict);
   return new Proxy(stub, {
     get(target, prop) {
@@ -97,7 +115,7 @@ export interface ToolsAuthOptions {
 
 export const toolsAuth = (options: ToolsAuthOptions) =>
   createMiddleware<AppEnv>(async (c, next) => {
-    const { hash, meter } = await meterFor(c.env, toolsKeyFrom(c.req.raw.headers));
+    const { hash, meter } = await meterFor(c.env, toolsKeyFrom(c.req.raw.headers), c.req.raw);
     const verdict = await meter.tools(hash, clock(c.env), options.count, options.usage ?? false);
     // Scope refusals carry no rate headers: the key is not a tools key, so it has no tools window.
     if (verdict.outcome !== 'forbidden') c.set('rate', verdict.rate);

@@ -61,11 +61,12 @@ export class Counters {
     );
   }
 
-  /** Adds one to a day's history; the first write of each day also drops days past DAILY_HISTORY_DAYS. */
-  addDaily(column: 'requests' | 'compressions', day: number): void {
+  /** Adds to a day's history; the first write of each day also drops days past DAILY_HISTORY_DAYS. */
+  addDaily(column: 'requests' | 'compressions', day: number, units = 1): void {
     this.sql.exec(
-      `INSERT INTO daily (day, ${column}) VALUES (?, 1) ON CONFLICT (day) DO UPDATE SET ${column} = ${column} + 1`,
+      `INSERT INTO daily (day, ${column}) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET ${column} = ${column} + excluded.${column}`,
       day,
+      units,
     );
     if (day <= this.prunedFor) return;
     this.sql.exec('DELETE FROM daily WHERE day < ?', day - DAILY_HISTORY_DAYS * DAY_MS);

@@ -1,8 +1,21 @@
 // The metering rules (docs/using-the-api.md, "Rate limits and quotas"), as functions over Counters. No I/O, no awaits: each is one atomic step.
 import { IMAGE_TIERS, TOOLS_TIERS, type ImageTier, type ToolsTier } from '../accounts/tiers.ts';
 import type { Counters } from './counters.ts';
+import type { WindowSpec } from './lease.ts';
 import type { RateHeaders, ToolsUsage, WindowUsage } from './types.ts';
 import { dayWindow, minuteWindow, monthWindow, secondsUntil, toUnixSeconds } from './windows.ts';
+
+/** What the Tools API rules read and write: a key's Counters, or a view of them (leases, the simulation). */
+export type ToolsCounts = Pick<Counters, 'used' | 'add' | 'addDaily'>;
+
+/** The windows a Tools API request spends one unit of: the minute, then the day (null limit: no daily cap). */
+export function toolsWindows(tier: ToolsTier, now: number): WindowSpec[] {
+  const limits = TOOLS_TIERS[tier];
+  return [
+    { name: 'minute', ...minuteWindow(now), limit: limits.perMinute },
+    { name: 'day', ...dayWindow(now), limit: limits.perDay },
+  ];
+}
 
 export interface ToolsResult {
   allowed: boolean;
@@ -10,7 +23,7 @@ export interface ToolsResult {
 }
 
 /** Checks every Tools API window and, when all allow it and `count` is set, spends one unit of each. */
-export function meterTools(counters: Counters, tier: ToolsTier, now: number, count: boolean): ToolsResult {
+export function meterTools(counters: ToolsCounts, tier: ToolsTier, now: number, count: boolean): ToolsResult {
   const limits = TOOLS_TIERS[tier];
   const minute = minuteWindow(now);
   const day = dayWindow(now);

@@ -18,6 +18,7 @@ import { selfhostEnv } from './env.ts';
 export { AccountMeter } from '../durable/account-meter.ts';
 export { ImageStore } from '../durable/image-store.ts';
 export { KeyMeter } from '../durable/key-meter.ts';
+export { LeaseHolder } from '../durable/lease-holder.ts';
 export { WebhookDispatcher } from '../durable/webhook-dispatcher.ts';
 
 const HEALTH_PATH = '/healthz';

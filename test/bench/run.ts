@@ -1,4 +1,4 @@
-// `npm run bench [-- foundation|tools|compress|meta|img|jpeg|jpeg-camera|jpeg-tuning|jpeg-web|webp|webp-low-memory|png|conversions|liars|client|selfhost|sso-discovery ...]`: starts the service as `npm run dev` does and runs the
+// `npm run bench [-- foundation|tools|metering-edge|compress|meta|img|jpeg|jpeg-camera|jpeg-tuning|jpeg-web|webp|webp-low-memory|png|conversions|liars|client|selfhost|sso-discovery ...]`: starts the service as `npm run dev` does and runs the
 // named benchmarks (all by default) against it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -20,6 +20,7 @@ import { pngReport } from './lib/png-report.ts';
 import { benchPng } from './png.ts';
 import { compressReport } from './lib/report.ts';
 import { startService, type Service } from './lib/server.ts';
+import { benchMeteringEdge } from './metering-edge.ts';
 import { benchMeta, BULK_ROUNDS, EXTRACT_REQUESTS, EXTRACT_ROUNDS, metaReport } from './meta.ts';
 import { benchSsoDiscovery, ssoDiscoveryReport } from './sso-discovery.ts';
 import { benchSelfhost, SELFHOST_CONCURRENCY, SELFHOST_REQUESTS, SELFHOST_ROUNDS } from './selfhost.ts';
@@ -225,6 +226,18 @@ const BENCHES: Record<string, (service: Service) => Promise<void>> = {
       `Self-hosted workerd resident memory: ${result.rssIdleMb.toFixed(0)} MB after the rounds, ${result.rssAfterCompressMb.toFixed(0)} MB after one 3-megapixel JPEG compression (${result.compressMs.toFixed(0)} ms).`;
     console.log(`\n${header}\n\n${table(result.rows, result.rows[0]!, 'dev /account')}\n`);
     save('selfhost', { header, ...result });
+  },
+  async 'metering-edge'() {
+    // Its own service, on the bench entry that injects the locations' distances (metering-edge-worker.ts).
+    const entry = new URL('./metering-edge-worker.ts', import.meta.url).pathname;
+    const service = await startService(PORT + 10, [entry]);
+    try {
+      const result = await benchMeteringEdge(service);
+      save('metering-edge', result);
+      console.log(JSON.stringify(result));
+    } finally {
+      await service.stop();
+    }
   },
   async 'sso-discovery'() {
     // Like meta: the service must be told the fixture origin (its misbehaving issuers), so it gets its own instance.

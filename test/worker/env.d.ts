@@ -7,6 +7,7 @@ declare global {
       DB: D1Database;
       METER: import('../../src/env.ts').Env['METER'];
       ACCOUNT_METER: import('../../src/env.ts').Env['ACCOUNT_METER'];
+      LEASE_HOLDER: import('../../src/env.ts').Env['LEASE_HOLDER'];
       WEBHOOK_DISPATCHER: import('../../src/env.ts').Env['WEBHOOK_DISPATCHER'];
       FETCH_TEST_ORIGIN: string;
       ADMIN_TOKEN: string;

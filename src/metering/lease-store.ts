@@ -1,0 +1,82 @@
+// The home's leases in its Durable Object's SQLite storage, and the view of its counters in which lent
+// units count as used. Tables are made on first use, as Counters' are: a key that never leased keeps none.
+import { Counters } from './counters.ts';
+import type { HomeLedger, LeaseRecord, LeaseStore } from './lease.ts';
+
+export class SqlLeaseStore implements LeaseStore {
+  private readonly storage: SqlStorage;
+  private cache: Map<string, LeaseRecord> | undefined;
+  private currentEpoch: number | undefined;
+
+  constructor(sql: SqlStorage) {
+    this.storage = sql;
+  }
+
+  private get sql(): SqlStorage {
+    if (this.cache === undefined) {
+      this.storage.exec('CREATE TABLE IF NOT EXISTS leases (id TEXT PRIMARY KEY, body TEXT NOT NULL)');
+      this.storage.exec('CREATE TABLE IF NOT EXISTS lease_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)');
+      this.cache = new Map(
+        this.storage
+          .exec<{ id: string; body: string }>('SELECT id, body FROM leases')
+          .toArray()
+          .map((r) => [r.id, JSON.parse(r.body) as LeaseRecord]),
+      );
+    }
+    return this.storage;
+  }
+
+  records(): LeaseRecord[] {
+    void this.sql;
+    return [...(this.cache as Map<string, LeaseRecord>).values()];
+  }
+
+  put(record: LeaseRecord): void {
+    this.sql.exec('INSERT OR REPLACE INTO leases (id, body) VALUES (?, ?)', record.id, JSON.stringify(record));
+    this.cache?.set(record.id, record);
+  }
+
+  delete(id: string): void {
+    this.sql.exec('DELETE FROM leases WHERE id = ?', id);
+    this.cache?.delete(id);
+  }
+
+  epoch(): number {
+    this.currentEpoch ??= Number(this.meta('epoch') ?? 0);
+    return this.currentEpoch;
+  }
+
+  setEpoch(epoch: number): void {
+    this.setMeta('epoch', String(epoch));
+    this.currentEpoch = epoch;
+  }
+
+  /** The key's hash, which names its lease holders (a revocation may come before any request since a restart). */
+  meta(name: string): string | undefined {
+    return this.sql.exec<{ value: string }>('SELECT value FROM lease_meta WHERE name = ?', name).toArray()[0]?.value;
+  }
+
+  setMeta(name: string, value: string): void {
+    this.sql.exec('INSERT OR REPLACE INTO lease_meta (name, value) VALUES (?, ?)', name, value);
+  }
+
+  /** Forgets what it read (after a restore replaced the tables). */
+  reset(): void {
+    this.cache = undefined;
+    this.currentEpoch = undefined;
+  }
+}
+
+/** The key's counters as a synchronous spend must see them: units lent to locations count as used. */
+export class HeldCounters extends Counters {
+  private readonly ledger: () => HomeLedger;
+
+  constructor(sql: SqlStorage, ledger: () => HomeLedger) {
+    super(sql);
+    this.ledger = ledger;
+  }
+
+  override used(name: string, start: number): number {
+    return super.used(name, start) + this.ledger().held(name, start);
+  }
+}
