@@ -150,7 +150,9 @@ export class LeaseClient<V, S> {
       this.ledger.answer(sentAt, reports, answer.grant);
       if (answer.grant && this.ledger.lease?.id === answer.grant.id && answer.state !== undefined)
         this.state = answer.state;
-      batch.forEach((w, i) => w.resolve({ verdict: answer.verdicts[i] as V }));
+      batch.forEach((w, i) => {
+        w.resolve({ verdict: answer.verdicts[i] as V });
+      });
       const last = answer.verdicts.at(-1);
       if (answer.exhaustedUntil !== undefined && batch[0] && last !== undefined)
         this.refused = { windows: at(batch[0]), until: answer.exhaustedUntil, verdict: last };
