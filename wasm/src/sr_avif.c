@@ -1,0 +1,208 @@
+/*
+ * The AVIF encoder: RGB(A) rows handed in bands become a 4:2:0 AVIF (libavif over libaom's encoder).
+ *
+ * The picture is held as YUV 4:2:0 (1.5 bytes a pixel, 2.5 with alpha), never as RGB(A): each band of
+ * rows is converted on arrival by libavif's own converter, into a view of the rows it covers. A large
+ * picture can be split into a grid of cells (an AVIF grid item): libaom then encodes one cell at a time
+ * and frees its encoder before the next, so its working memory is that of one cell; the YUV of every
+ * cell is still held until the end, because avifEncoderAddImageGrid takes all cells at once.
+ *
+ * Bands must start on an even row (4:2:0 pairs rows for chroma), so every band but the last has an
+ * even number of rows; cells are even-sized for the same reason.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "avif/avif.h"
+
+#define SR_AVIF_MAX_OPTIONS 8
+
+typedef struct sr_avif {
+  uint32_t width, height, channels;
+  uint32_t cols, rows;           /* the grid; 1 × 1 is a plain image */
+  uint32_t cell_w, cell_h;       /* every cell but the last column's and row's */
+  uint32_t next_row;             /* rows received so far */
+  avifImage **cells;             /* cols × rows, row-major */
+  char options[SR_AVIF_MAX_OPTIONS][2][32]; /* libaom's own settings (key, value), for measuring */
+  uint32_t option_count;
+  avifRWData output;
+  char message[256];
+} sr_avif;
+
+static uint32_t even_ceil_div(uint32_t n, uint32_t d) {
+  uint32_t q = (n + d - 1) / d;
+  return (q + 1) & ~1u;
+}
+
+static void set_message(sr_avif *a, const char *what, avifResult r) {
+  snprintf(a->message, sizeof a->message, "%s: %s", what, avifResultToString(r));
+}
+
+void sr_avif_destroy(sr_avif *a) {
+  if (!a) return;
+  if (a->cells) {
+    for (uint32_t i = 0; i < a->cols * a->rows; i++) {
+      if (a->cells[i]) avifImageDestroy(a->cells[i]);
+    }
+    free(a->cells);
+  }
+  avifRWDataFree(&a->output);
+  free(a);
+}
+
+/* A picture of width × height with channels 3 (RGB) or 4 (RGBA), split into grid_cols × grid_rows cells
+ * (1 × 1: no grid). NULL when the grid does not fit the picture or memory runs out. */
+sr_avif *sr_avif_create(uint32_t width, uint32_t height, uint32_t channels, uint32_t grid_cols, uint32_t grid_rows) {
+  if (!width || !height || (channels != 3 && channels != 4) || !grid_cols || !grid_rows) return NULL;
+  sr_avif *a = calloc(1, sizeof *a);
+  if (!a) return NULL;
+  a->width = width;
+  a->height = height;
+  a->channels = channels;
+  a->cols = grid_cols;
+  a->rows = grid_rows;
+  a->cell_w = grid_cols == 1 ? width : even_ceil_div(width, grid_cols);
+  a->cell_h = grid_rows == 1 ? height : even_ceil_div(height, grid_rows);
+  /* Every column and row of cells must hold at least one pixel. */
+  if ((uint64_t)a->cell_w * (grid_cols - 1) >= width || (uint64_t)a->cell_h * (grid_rows - 1) >= height) {
+    sr_avif_destroy(a);
+    return NULL;
+  }
+  a->cells = calloc((size_t)grid_cols * grid_rows, sizeof *a->cells);
+  if (!a->cells) {
+    sr_avif_destroy(a);
+    return NULL;
+  }
+  for (uint32_t r = 0; r < grid_rows; r++) {
+    for (uint32_t c = 0; c < grid_cols; c++) {
+      uint32_t w = c + 1 < grid_cols ? a->cell_w : width - a->cell_w * c;
+      uint32_t h = r + 1 < grid_rows ? a->cell_h : height - a->cell_h * r;
+      avifImage *img = avifImageCreate(w, h, 8, AVIF_PIXEL_FORMAT_YUV420);
+      if (!img) {
+        sr_avif_destroy(a);
+        return NULL;
+      }
+      /* sRGB in BT.601 full range, as avifenc writes an sRGB PNG. */
+      img->colorPrimaries = AVIF_COLOR_PRIMARIES_BT709;
+      img->transferCharacteristics = AVIF_TRANSFER_CHARACTERISTICS_SRGB;
+      img->matrixCoefficients = AVIF_MATRIX_COEFFICIENTS_BT601;
+      img->yuvRange = AVIF_RANGE_FULL;
+      a->cells[r * grid_cols + c] = img;
+      if (avifImageAllocatePlanes(img, channels == 4 ? AVIF_PLANES_ALL : AVIF_PLANES_YUV) != AVIF_RESULT_OK) {
+        sr_avif_destroy(a);
+        return NULL;
+      }
+    }
+  }
+  return a;
+}
+
+const char *sr_avif_message(const sr_avif *a) { return a->message; }
+
+/* A libaom setting by its aomenc name ("tune" = "iq", "deltaq-mode" = "3", ...), applied by the next
+ * encode. 0, or -1 when there are too many or a name or value is too long. */
+int sr_avif_option(sr_avif *a, const char *key, const char *value) {
+  if (a->option_count == SR_AVIF_MAX_OPTIONS || strlen(key) >= 32 || strlen(value) >= 32) return -1;
+  strcpy(a->options[a->option_count][0], key);
+  strcpy(a->options[a->option_count][1], value);
+  a->option_count++;
+  return 0;
+}
+
+/* The next `count` rows, tightly packed (width × channels bytes each). 0, or -1 with a message. */
+int sr_avif_rows(sr_avif *a, const uint8_t *pixels, uint32_t count) {
+  if (count == 0) return 0;
+  if (a->next_row & 1) {
+    snprintf(a->message, sizeof a->message, "a band after an odd number of rows");
+    return -1;
+  }
+  if (count > a->height - a->next_row) {
+    snprintf(a->message, sizeof a->message, "more rows than the picture has");
+    return -1;
+  }
+  const uint32_t stride = a->width * a->channels;
+  uint32_t done = 0;
+  while (done < count) {
+    const uint32_t y = a->next_row + done;
+    const uint32_t cell_row = a->cell_h ? y / a->cell_h : 0;
+    const uint32_t y_in_cell = y - cell_row * a->cell_h;
+    uint32_t n = count - done;
+    /* A band that crosses a row of cells is split there (cell heights are even, so both parts start even). */
+    const uint32_t left_in_cell = a->cells[cell_row * a->cols]->height - y_in_cell;
+    if (n > left_in_cell) n = left_in_cell;
+    for (uint32_t c = 0; c < a->cols; c++) {
+      avifImage *cell = a->cells[cell_row * a->cols + c];
+      avifImage *view = avifImageCreateEmpty();
+      if (!view) {
+        snprintf(a->message, sizeof a->message, "out of memory");
+        return -1;
+      }
+      const avifCropRect rect = { 0, y_in_cell, cell->width, n };
+      avifResult r = avifImageSetViewRect(view, cell, &rect);
+      if (r == AVIF_RESULT_OK) {
+        avifRGBImage rgb;
+        avifRGBImageSetDefaults(&rgb, view);
+        rgb.format = a->channels == 4 ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB;
+        rgb.depth = 8;
+        rgb.pixels = (uint8_t *)pixels + (size_t)done * stride + (size_t)c * a->cell_w * a->channels;
+        rgb.rowBytes = stride;
+        r = avifImageRGBToYUV(view, &rgb);
+      }
+      /* avifImageRGBToYUV marks the planes it writes as the view's own even when they are the cell's
+       * (avifImageAllocatePlanes sets the flags before looking), so destroying the view would free
+       * the cell's planes, or pointers into their middle. */
+      view->imageOwnsYUVPlanes = AVIF_FALSE;
+      view->imageOwnsAlphaPlane = AVIF_FALSE;
+      avifImageDestroy(view);
+      if (r != AVIF_RESULT_OK) {
+        set_message(a, "avifImageRGBToYUV", r);
+        return -1;
+      }
+    }
+    done += n;
+  }
+  a->next_row += count;
+  return 0;
+}
+
+/* Encodes the picture once every row has arrived: quality 0–100 (libavif's scale), speed 0–10 (libaom's
+ * cpu-used; libavif encodes a still image in libaom's all-intra mode). 0, or -1 with a message. */
+int sr_avif_encode(sr_avif *a, int quality, int speed) {
+  if (a->next_row != a->height) {
+    snprintf(a->message, sizeof a->message, "%u of %u rows given", a->next_row, a->height);
+    return -1;
+  }
+  avifRWDataFree(&a->output);
+  avifEncoder *enc = avifEncoderCreate();
+  if (!enc) {
+    snprintf(a->message, sizeof a->message, "out of memory");
+    return -1;
+  }
+  enc->maxThreads = 1;
+  enc->quality = quality;
+  enc->qualityAlpha = quality;
+  enc->speed = speed;
+  avifResult r = AVIF_RESULT_OK;
+  const char *step = "avifEncoderSetCodecSpecificOption";
+  for (uint32_t i = 0; i < a->option_count && r == AVIF_RESULT_OK; i++) {
+    r = avifEncoderSetCodecSpecificOption(enc, a->options[i][0], a->options[i][1]);
+  }
+  if (r == AVIF_RESULT_OK) {
+    step = "avifEncoderAddImage";
+    r = a->cols * a->rows == 1
+          ? avifEncoderAddImage(enc, a->cells[0], 1, AVIF_ADD_IMAGE_FLAG_SINGLE)
+          : avifEncoderAddImageGrid(enc, a->cols, a->rows, (const avifImage *const *)a->cells, AVIF_ADD_IMAGE_FLAG_SINGLE);
+  }
+  if (r == AVIF_RESULT_OK) {
+    step = "avifEncoderFinish";
+    r = avifEncoderFinish(enc, &a->output);
+  }
+  if (r != AVIF_RESULT_OK) set_message(a, step, r);
+  avifEncoderDestroy(enc);
+  return r == AVIF_RESULT_OK ? 0 : -1;
+}
+
+const uint8_t *sr_avif_output(const sr_avif *a) { return a->output.data; }
+uint32_t sr_avif_output_len(const sr_avif *a) { return (uint32_t)a->output.size; }
