@@ -25,14 +25,21 @@ const WIDTH = Number(process.env.AVIF_SPIKE_WIDTH ?? 2560);
 const SPEEDS = (process.env.AVIF_SPIKE_SPEEDS ?? '6,7,8,9,10').split(',').map(Number);
 const SHARP_QUALITY = Number(process.env.AVIF_SPIKE_SHARP_QUALITY ?? 50);
 /** AVIF_SPIKE_OPTIONS=tune=iq,deltaq-mode=3: libaom settings by their aomenc names, for every encode of ours. */
-const OPTIONS = (process.env.AVIF_SPIKE_OPTIONS ?? '').split(',').filter(Boolean).map((kv) => kv.split('=') as [string, string]);
+const OPTIONS = (process.env.AVIF_SPIKE_OPTIONS ?? '')
+  .split(',')
+  .filter(Boolean)
+  .map((kv) => kv.split('=') as [string, string]);
 const BAND_ROWS = 16;
 /** AVIF_SPIKE_GRID=2x2: the full-size encode again as a grid of that many cells (columns × rows). */
-const GRID = process.env.AVIF_SPIKE_GRID ? (([cols, rows]) => ({ cols: cols!, rows: rows! }))(process.env.AVIF_SPIKE_GRID.split('x').map(Number)) : undefined;
+const GRID = process.env.AVIF_SPIKE_GRID
+  ? (([cols, rows]) => ({ cols: cols!, rows: rows! }))(process.env.AVIF_SPIKE_GRID.split('x').map(Number))
+  : undefined;
 const MiB = 1024 * 1024;
 const root = resolve(new URL('../../', import.meta.url).pathname);
 /** The workplace's shared folder beside the checkout (../shared), or beside a worktree's parent. */
-const shared = (path: string) => [resolve(root, '../shared', path), resolve(root, '../../shared', path)].find(existsSync) ?? resolve(root, '../shared', path);
+const shared = (path: string) =>
+  [resolve(root, '../shared', path), resolve(root, '../../shared', path)].find(existsSync) ??
+  resolve(root, '../shared', path);
 const corpusDir = process.env.AVIF_CORPUS ?? shared('corpus/camera');
 
 function ssimulacra2Tool(): string {
@@ -49,7 +56,9 @@ interface Raw {
 }
 
 /** AVIF_SPIKE_CODEC: another build's folder (holding sr_avif.js and .wasm), to compare builds. */
-const CODEC = process.env.AVIF_SPIKE_CODEC ? new URL(`file://${resolve(process.env.AVIF_SPIKE_CODEC)}/`) : new URL('../../wasm/codec/', import.meta.url);
+const CODEC = process.env.AVIF_SPIKE_CODEC
+  ? new URL(`file://${resolve(process.env.AVIF_SPIKE_CODEC)}/`)
+  : new URL('../../wasm/codec/', import.meta.url);
 
 async function avifModule(): Promise<NodeEngine> {
   return nodeModule(new URL('sr_avif.wasm', CODEC), new URL('sr_avif.js', CODEC).href);
@@ -71,7 +80,8 @@ async function encodeOurs(raw: Raw, quality: number, speed: number, grid = { col
   }
   const stride = raw.width * 3;
   const band = m._malloc!(stride * BAND_ROWS);
-  const message = () => new TextDecoder().decode(new Uint8Array(memory.buffer, m._sr_avif_message!(enc) >>> 0, 256)).replace(/\0.*$/s, '');
+  const message = () =>
+    new TextDecoder().decode(new Uint8Array(memory.buffer, m._sr_avif_message!(enc) >>> 0, 256)).replace(/\0.*$/s, '');
   for (let y = 0; y < raw.height; y += BAND_ROWS) {
     const rows = Math.min(BAND_ROWS, raw.height - y);
     new Uint8Array(memory.buffer).set(raw.data.subarray(y * stride, (y + rows) * stride), band);
@@ -102,18 +112,28 @@ async function main() {
     const outPath = join(dir, 'out.png');
     const decoded = await sharp(avif).removeAlpha().raw().toBuffer({ resolveWithObject: true });
     if (decoded.info.width !== raw.width || decoded.info.height !== raw.height) throw new Error('decoded size differs');
-    await sharp(decoded.data, { raw: { width: raw.width, height: raw.height, channels: 3 } }).png({ compressionLevel: 1 }).toFile(outPath);
-    if (full && !existsSync(fullRefPath)) await sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: 3 } }).png({ compressionLevel: 1 }).toFile(fullRefPath);
+    await sharp(decoded.data, { raw: { width: raw.width, height: raw.height, channels: 3 } })
+      .png({ compressionLevel: 1 })
+      .toFile(outPath);
+    if (full && !existsSync(fullRefPath))
+      await sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: 3 } })
+        .png({ compressionLevel: 1 })
+        .toFile(fullRefPath);
     const run = spawnSync(tool, [full ? fullRefPath : refPath, outPath], { encoding: 'utf8' });
     const value = Number.parseFloat(run.stdout);
     if (run.status !== 0 || !Number.isFinite(value)) throw new Error(`ssimulacra2: ${run.stderr}`);
     return value;
   };
 
-  let files = readdirSync(corpusDir).filter((f) => /\.jpe?g$/i.test(f)).sort();
+  let files = readdirSync(corpusDir)
+    .filter((f) => /\.jpe?g$/i.test(f))
+    .sort();
   const want = Number(process.env.AVIF_SPIKE_IMAGES ?? files.length);
-  if (want < files.length) files = Array.from({ length: want }, (_, i) => files[Math.floor((i * files.length) / want)]!);
-  console.log(`AVIF spike: ${files.length} photos from ${corpusDir}, width ${WIDTH}, sharp ${sharp.versions.sharp} (aom ${sharp.versions.aom}) quality ${SHARP_QUALITY} effort 4, ours at speeds ${SPEEDS.join(', ')}${OPTIONS.length ? ` with ${OPTIONS.map((o) => o.join('=')).join(', ')}` : ''}`);
+  if (want < files.length)
+    files = Array.from({ length: want }, (_, i) => files[Math.floor((i * files.length) / want)]!);
+  console.log(
+    `AVIF spike: ${files.length} photos from ${corpusDir}, width ${WIDTH}, sharp ${sharp.versions.sharp} (aom ${sharp.versions.aom}) quality ${SHARP_QUALITY} effort 4, ours at speeds ${SPEEDS.join(', ')}${OPTIONS.length ? ` with ${OPTIONS.map((o) => o.join('=')).join(', ')}` : ''}`,
+  );
 
   const rows: Record<string, unknown>[] = [];
   const ratios: Record<number, { bytes: number[]; time: number[] }> = {};
@@ -124,13 +144,29 @@ async function main() {
     let t0 = performance.now();
     const ref = await pipeline().removeAlpha().raw().toBuffer({ resolveWithObject: true });
     const decodeMs = performance.now() - t0;
-    const raw: Raw = { data: new Uint8Array(ref.data.buffer, ref.data.byteOffset, ref.data.byteLength), width: ref.info.width, height: ref.info.height };
-    await sharp(ref.data, { raw: { width: raw.width, height: raw.height, channels: 3 } }).png({ compressionLevel: 1 }).toFile(refPath);
+    const raw: Raw = {
+      data: new Uint8Array(ref.data.buffer, ref.data.byteOffset, ref.data.byteLength),
+      width: ref.info.width,
+      height: ref.info.height,
+    };
+    await sharp(ref.data, { raw: { width: raw.width, height: raw.height, channels: 3 } })
+      .png({ compressionLevel: 1 })
+      .toFile(refPath);
     t0 = performance.now();
-    const sharpAvif = await pipeline().avif({ quality: SHARP_QUALITY, effort: 4, chromaSubsampling: '4:2:0' }).toBuffer();
+    const sharpAvif = await pipeline()
+      .avif({ quality: SHARP_QUALITY, effort: 4, chromaSubsampling: '4:2:0' })
+      .toBuffer();
     const sharpMs = performance.now() - t0;
     const sharpScore = await score(sharpAvif, raw);
-    const row: Record<string, unknown> = { name, width: raw.width, height: raw.height, decodeMs, sharpBytes: sharpAvif.length, sharpMs, sharpScore };
+    const row: Record<string, unknown> = {
+      name,
+      width: raw.width,
+      height: raw.height,
+      decodeMs,
+      sharpBytes: sharpAvif.length,
+      sharpMs,
+      sharpScore,
+    };
     let line = `${name} ${raw.width}×${raw.height}: sharp ${sharpAvif.length} B ${sharpMs.toFixed(0)} ms s2 ${sharpScore.toFixed(2)} (decode+resize ${decodeMs.toFixed(0)} ms)`;
     for (const speed of SPEEDS) {
       // Two qualities around sharp's score: the first at sharp's quality, the second 8 steps towards it.
@@ -146,30 +182,67 @@ async function main() {
       const ms = nearest.ms + decodeMs;
       ratios[speed]!.bytes.push(bytes / sharpAvif.length);
       ratios[speed]!.time.push(ms / sharpMs);
-      row[`speed${speed}`] = { q1, bytes1: a.output.length, score1: sa, ms1: a.ms, q2, bytes2: b.output.length, score2: sb, ms2: b.ms, bytesAtSharpScore: bytes, extrapolated: t < 0 || t > 1, peakMb: Math.max(a.peakMb, b.peakMb), filledMb: a.filledMb };
-      line += `\n  speed ${speed}: q${q1} ${a.output.length} B s2 ${sa.toFixed(2)} ${a.ms.toFixed(0)} ms; q${q2} ${b.output.length} B s2 ${sb.toFixed(2)} ${b.ms.toFixed(0)} ms; ` +
+      row[`speed${speed}`] = {
+        q1,
+        bytes1: a.output.length,
+        score1: sa,
+        ms1: a.ms,
+        q2,
+        bytes2: b.output.length,
+        score2: sb,
+        ms2: b.ms,
+        bytesAtSharpScore: bytes,
+        extrapolated: t < 0 || t > 1,
+        peakMb: Math.max(a.peakMb, b.peakMb),
+        filledMb: a.filledMb,
+      };
+      line +=
+        `\n  speed ${speed}: q${q1} ${a.output.length} B s2 ${sa.toFixed(2)} ${a.ms.toFixed(0)} ms; q${q2} ${b.output.length} B s2 ${sb.toFixed(2)} ${b.ms.toFixed(0)} ms; ` +
         `at sharp's score ${(bytes / sharpAvif.length).toFixed(3)}× bytes${t < 0 || t > 1 ? ' (extrapolated)' : ''}, ${(ms / sharpMs).toFixed(2)}× time; memory ${a.filledMb.toFixed(0)} → ${Math.max(a.peakMb, b.peakMb).toFixed(0)} MiB`;
     }
     if (process.env.AVIF_SPIKE_FULL === '1') {
       const full = await sharp(input).rotate().removeAlpha().raw().toBuffer({ resolveWithObject: true });
-      const fraw: Raw = { data: new Uint8Array(full.data.buffer, full.data.byteOffset, full.data.byteLength), width: full.info.width, height: full.info.height };
+      const fraw: Raw = {
+        data: new Uint8Array(full.data.buffer, full.data.byteOffset, full.data.byteLength),
+        width: full.info.width,
+        height: full.info.height,
+      };
       rmSync(fullRefPath, { force: true });
       const f = await encodeOurs(fraw, SHARP_QUALITY, SPEEDS[0]!);
-      row.full = { width: fraw.width, height: fraw.height, speed: SPEEDS[0], bytes: f.output.length, ms: f.ms, filledMb: f.filledMb, peakMb: f.peakMb };
+      row.full = {
+        width: fraw.width,
+        height: fraw.height,
+        speed: SPEEDS[0],
+        bytes: f.output.length,
+        ms: f.ms,
+        filledMb: f.filledMb,
+        peakMb: f.peakMb,
+      };
       line += `\n  full size ${fraw.width}×${fraw.height} speed ${SPEEDS[0]} q${SHARP_QUALITY}: ${f.output.length} B ${f.ms.toFixed(0)} ms, memory ${f.filledMb.toFixed(0)} → ${f.peakMb.toFixed(0)} MiB`;
       if (GRID) {
         const g = await encodeOurs(fraw, SHARP_QUALITY, SPEEDS[0]!, GRID);
         const gridScore = await score(g.output, fraw, true);
-        row.fullGrid = { ...GRID, bytes: g.output.length, ms: g.ms, filledMb: g.filledMb, peakMb: g.peakMb, score: gridScore };
+        row.fullGrid = {
+          ...GRID,
+          bytes: g.output.length,
+          ms: g.ms,
+          filledMb: g.filledMb,
+          peakMb: g.peakMb,
+          score: gridScore,
+        };
         line += `\n  full size as a ${GRID.cols}×${GRID.rows} grid: ${g.output.length} B ${g.ms.toFixed(0)} ms, memory ${g.filledMb.toFixed(0)} → ${g.peakMb.toFixed(0)} MiB, s2 ${gridScore.toFixed(2)}`;
       }
     }
     console.log(line);
     rows.push(row);
   }
-  console.log('\nmedian over the photos: speed | bytes at sharp\'s SSIMULACRA2 ÷ sharp | time ÷ sharp');
-  for (const s of SPEEDS) console.log(`  ${s} | ${median(ratios[s]!.bytes).toFixed(3)} | ${median(ratios[s]!.time).toFixed(2)}`);
-  writeFileSync(join(root, 'test/bench/results/avif-spike.json'), JSON.stringify({ when: new Date().toISOString(), width: WIDTH, sharpQuality: SHARP_QUALITY, rows }, null, 2));
+  console.log("\nmedian over the photos: speed | bytes at sharp's SSIMULACRA2 ÷ sharp | time ÷ sharp");
+  for (const s of SPEEDS)
+    console.log(`  ${s} | ${median(ratios[s]!.bytes).toFixed(3)} | ${median(ratios[s]!.time).toFixed(2)}`);
+  writeFileSync(
+    join(root, 'test/bench/results/avif-spike.json'),
+    JSON.stringify({ when: new Date().toISOString(), width: WIDTH, sharpQuality: SHARP_QUALITY, rows }, null, 2),
+  );
   rmSync(dir, { recursive: true, force: true });
 }
 
