@@ -82,7 +82,7 @@ mkdir -p codec
 emcc -O3 -msimd128 $PREFIX_MAP -I "$avif/include" src/sr_avif.c "$work/avif/libavif.a" "$work/aom/libaom.a" \
   -o codec/sr_avif.js \
   -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createAvifModule -sENVIRONMENT=web,worker \
-  -sFILESYSTEM=0 -sDYNAMIC_EXECUTION=0 -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=2MB \
+  -sFILESYSTEM=0 -sDYNAMIC_EXECUTION=0 -sALLOW_MEMORY_GROWTH=1 -sMEMORY_GROWTH_GEOMETRIC_STEP=0 -sINITIAL_MEMORY=2MB \
   -sTOTAL_STACK=256KB -sMAXIMUM_MEMORY=2GB -sASSERTIONS=0 -sEXIT_RUNTIME=0 \
   -sEXPORTED_FUNCTIONS="$EXPORTS" -sEXPORTED_RUNTIME_METHODS=[] -sINCOMING_MODULE_JS_API=[instantiateWasm,locateFile,print,printErr,noInitialRun]
 

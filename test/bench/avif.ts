@@ -20,7 +20,8 @@
 // Environment for exploring: BENCH_AVIF_IMAGES (how many photos, spread over the sorted corpus),
 // BENCH_AVIF_QUALITIES (60,80,90), BENCH_AVIF_SPEED and BENCH_AVIF_OPTIONS (`tune=iq,deltaq-mode=3`:
 // replace avifSettings' speed and options), BENCH_AVIF_LIBAVIF_QUALITY (libavif's quality itself, for
-// settings compared at one point), BENCH_AVIF_CODEC (another build's folder).
+// settings compared at one point), BENCH_AVIF_SHARP=0 (ours and our JPEG only, for the quality mapping),
+// BENCH_AVIF_CODEC (another build's folder).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -191,6 +192,12 @@ async function benchPhotos(): Promise<AvifPhotoRow[]> {
       const ourScore = await score(ours.output, raw);
       const jpeg = engineJpegFromRgb(jpegEngine, raw.data, raw.width, raw.height, q);
       const jpegScore = await score(jpeg, raw);
+      if (process.env.BENCH_AVIF_SHARP === '0') {
+        log(
+          `${name} q${q} (libavif ${settings.quality}, speed ${settings.speed}): ${ours.output.length} B s2 ${ourScore.toFixed(2)} ${ours.ms.toFixed(0)} ms; JPEG ${jpeg.length} B s2 ${jpegScore.toFixed(2)}`,
+        );
+        continue;
+      }
       // sharp's steps around our score: start at the step nearest libavif's quality and walk.
       let i = SHARP_STEPS.reduce(
         (best, s, k) => (Math.abs(s - settings.quality) < Math.abs(SHARP_STEPS[best]! - settings.quality) ? k : best),
@@ -280,7 +287,7 @@ export async function benchAvif(): Promise<AvifResult> {
   const memoryOnly = process.env.BENCH_AVIF_MEMORY === '1';
   const photos = memoryOnly ? [] : await benchPhotos();
   const medians = QUALITIES.map((q) => {
-    const rows = photos.map((p) => p.qualities.find((r) => r.q === q)!);
+    const rows = photos.flatMap((p) => p.qualities.filter((r) => r.q === q));
     return {
       q,
       bytesRatio: median(rows.map((r) => r.bytesRatio)),
