@@ -1,4 +1,4 @@
-// `npm run bench [-- foundation|tools|metering-edge|compress|meta|img|jpeg|jpeg-camera|jpeg-tuning|jpeg-web|webp|webp-low-memory|png|conversions|liars|client|selfhost|sso-discovery ...]`: starts the service as `npm run dev` does and runs the
+// `npm run bench [-- foundation|avif|tools|metering-edge|compress|meta|img|jpeg|jpeg-camera|jpeg-tuning|jpeg-web|webp|webp-low-memory|png|conversions|liars|client|selfhost|sso-discovery ...]`: starts the service as `npm run dev` does and runs the
 // named benchmarks (all by default) against it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -21,6 +21,7 @@ import { benchPng } from './png.ts';
 import { compressReport } from './lib/report.ts';
 import { startService, type Service } from './lib/server.ts';
 import { benchMeteringEdge } from './metering-edge.ts';
+import { avifReport, benchAvif } from './avif.ts';
 import { benchMeta, BULK_ROUNDS, EXTRACT_REQUESTS, EXTRACT_ROUNDS, metaReport } from './meta.ts';
 import { benchSsoDiscovery, ssoDiscoveryReport } from './sso-discovery.ts';
 import { benchSelfhost, SELFHOST_CONCURRENCY, SELFHOST_REQUESTS, SELFHOST_ROUNDS } from './selfhost.ts';
@@ -145,6 +146,11 @@ const BENCHES: Record<string, (service: Service) => Promise<void>> = {
     save('jpeg', result);
     // Camera photos against MozJPEG on three metrics (the engine in this process); BENCH_JPEG_CAMERA=0 leaves it out.
     if (process.env.BENCH_JPEG_CAMERA !== '0') await BENCHES['jpeg-camera']!(service);
+  },
+  async avif() {
+    const result = await benchAvif();
+    console.log(`\n${avifReport(result)}\n`);
+    save('avif', result);
   },
   async 'jpeg-camera'() {
     const result = await benchJpegCamera();

@@ -31,12 +31,18 @@ export interface NodeEngine {
   memory: Memory;
 }
 
-let compiled: object | undefined;
+const compiled = new Map<string, object>();
 
 /** A fresh instance (its own linear memory) of the engine. */
-export async function nodeEngine(): Promise<NodeEngine> {
-  compiled ??= new WA.Module(readFileSync(WASM));
-  const { default: factory } = (await import(GLUE)) as { default: (options: object) => Promise<unknown> };
+export function nodeEngine(): Promise<NodeEngine> {
+  return nodeModule(WASM, GLUE);
+}
+
+/** A fresh instance of any of wasm/codec's modules: its .wasm and its Emscripten glue. */
+export async function nodeModule(wasm: URL, glue: string): Promise<NodeEngine> {
+  if (!compiled.has(glue)) compiled.set(glue, new WA.Module(readFileSync(wasm)));
+  const module = compiled.get(glue)!;
+  const { default: factory } = (await import(glue)) as { default: (options: object) => Promise<unknown> };
   let memory: Memory | undefined;
   const options: Record<string, unknown> = {
     noInitialRun: true,
@@ -44,7 +50,7 @@ export async function nodeEngine(): Promise<NodeEngine> {
     printErr() {},
     locateFile: (path: string) => path,
     instantiateWasm(imports: object, receive: (instance: object) => void) {
-      const instance = new WA.Instance(compiled!, imports);
+      const instance = new WA.Instance(module, imports);
       memory = Object.values(instance.exports).find((v) => v instanceof WA.Memory) as Memory;
       receive(instance);
       return instance.exports;

@@ -1,0 +1,341 @@
+/*
+ * The AVIF encoder: RGB(A) rows handed in bands become a 4:2:0 AVIF (libavif over libaom's encoder).
+ *
+ * The picture is held as YUV 4:2:0 (1.5 bytes a pixel, 2.5 with alpha), never as RGB(A): each band of
+ * rows is converted on arrival by libavif's own converter, into a view of the rows it covers. A large
+ * picture can be split into a grid of cells (an AVIF grid item): libaom then encodes one cell at a time
+ * and frees its encoder before the next, so its working memory is that of one cell; the YUV of every
+ * cell is still held until the end, because avifEncoderAddImageGrid takes all cells at once.
+ *
+ * Bands must start on an even row (4:2:0 pairs rows for chroma), so every band but the last has an
+ * even number of rows; cells are even-sized for the same reason. A 4:2:0 grid must also be even-sized
+ * as a whole (MIAF; libavif refuses it otherwise), so a grid of an odd width or height is coded one
+ * column or row larger, its last pixels repeated, and cropped back by a clean aperture (`clap`) on the
+ * grid (see strip_cell_clap).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "avif/avif.h"
+
+#define SR_AVIF_MAX_OPTIONS 8
+
+typedef struct sr_avif {
+  uint32_t width, height, channels;
+  uint32_t coded_w, coded_h;     /* width and height rounded up to even for a grid; else the same */
+  uint32_t cols, rows;           /* the grid; 1 × 1 is a plain image */
+  uint32_t cell_w, cell_h;       /* every cell but the last column's and row's */
+  uint32_t next_row;             /* rows received so far */
+  avifImage **cells;             /* cols × rows, row-major */
+  char options[SR_AVIF_MAX_OPTIONS][2][32]; /* libaom's own settings (key, value), for measuring */
+  uint32_t option_count;
+  avifRWData output;
+  char message[256];
+} sr_avif;
+
+static uint32_t even_ceil_div(uint32_t n, uint32_t d) {
+  uint32_t q = (n + d - 1) / d;
+  return (q + 1) & ~1u;
+}
+
+static void set_message(sr_avif *a, const char *what, avifResult r) {
+  snprintf(a->message, sizeof a->message, "%s: %s", what, avifResultToString(r));
+}
+
+void sr_avif_destroy(sr_avif *a) {
+  if (!a) return;
+  if (a->cells) {
+    for (uint32_t i = 0; i < a->cols * a->rows; i++) {
+      if (a->cells[i]) avifImageDestroy(a->cells[i]);
+    }
+    free(a->cells);
+  }
+  avifRWDataFree(&a->output);
+  free(a);
+}
+
+/* A picture of width × height with channels 3 (RGB) or 4 (RGBA), split into grid_cols × grid_rows cells
+ * (1 × 1: no grid). NULL when the grid does not fit the picture or memory runs out. */
+sr_avif *sr_avif_create(uint32_t width, uint32_t height, uint32_t channels, uint32_t grid_cols, uint32_t grid_rows) {
+  if (!width || !height || (channels != 3 && channels != 4) || !grid_cols || !grid_rows) return NULL;
+  sr_avif *a = calloc(1, sizeof *a);
+  if (!a) return NULL;
+  a->width = width;
+  a->height = height;
+  a->channels = channels;
+  a->cols = grid_cols;
+  a->rows = grid_rows;
+  const int grid = grid_cols * grid_rows > 1;
+  a->coded_w = grid ? width + (width & 1) : width;
+  a->coded_h = grid ? height + (height & 1) : height;
+  a->cell_w = grid_cols == 1 ? a->coded_w : even_ceil_div(a->coded_w, grid_cols);
+  a->cell_h = grid_rows == 1 ? a->coded_h : even_ceil_div(a->coded_h, grid_rows);
+  /* Every column and row of cells must hold at least one pixel of the picture. */
+  if ((uint64_t)a->cell_w * (grid_cols - 1) >= width || (uint64_t)a->cell_h * (grid_rows - 1) >= height) {
+    sr_avif_destroy(a);
+    return NULL;
+  }
+  a->cells = calloc((size_t)grid_cols * grid_rows, sizeof *a->cells);
+  if (!a->cells) {
+    sr_avif_destroy(a);
+    return NULL;
+  }
+  for (uint32_t r = 0; r < grid_rows; r++) {
+    for (uint32_t c = 0; c < grid_cols; c++) {
+      uint32_t w = c + 1 < grid_cols ? a->cell_w : a->coded_w - a->cell_w * c;
+      uint32_t h = r + 1 < grid_rows ? a->cell_h : a->coded_h - a->cell_h * r;
+      avifImage *img = avifImageCreate(w, h, 8, AVIF_PIXEL_FORMAT_YUV420);
+      if (!img) {
+        sr_avif_destroy(a);
+        return NULL;
+      }
+      /* sRGB in BT.601 full range, as avifenc writes an sRGB PNG. */
+      img->colorPrimaries = AVIF_COLOR_PRIMARIES_BT709;
+      img->transferCharacteristics = AVIF_TRANSFER_CHARACTERISTICS_SRGB;
+      img->matrixCoefficients = AVIF_MATRIX_COEFFICIENTS_BT601;
+      img->yuvRange = AVIF_RANGE_FULL;
+      a->cells[r * grid_cols + c] = img;
+      if (avifImageAllocatePlanes(img, channels == 4 ? AVIF_PLANES_ALL : AVIF_PLANES_YUV) != AVIF_RESULT_OK) {
+        sr_avif_destroy(a);
+        return NULL;
+      }
+    }
+  }
+  return a;
+}
+
+const char *sr_avif_message(const sr_avif *a) { return a->message; }
+
+/* The picture's ICC profile (copied), written as its colour: libavif takes a grid's colour and metadata
+ * from its first cell, but it refuses a grid whose cells' CICP values differ, so every cell says
+ * "unspecified" for the primaries and transfer the profile now defines (as avifenc does for an input with
+ * a profile). 0, or -1 with a message. */
+int sr_avif_icc(sr_avif *a, const uint8_t *icc, uint32_t size) {
+  if (!size) return 0;
+  avifResult r = avifImageSetProfileICC(a->cells[0], icc, size);
+  if (r != AVIF_RESULT_OK) {
+    set_message(a, "avifImageSetProfileICC", r);
+    return -1;
+  }
+  for (uint32_t i = 0; i < a->cols * a->rows; i++) {
+    a->cells[i]->colorPrimaries = AVIF_COLOR_PRIMARIES_UNSPECIFIED;
+    a->cells[i]->transferCharacteristics = AVIF_TRANSFER_CHARACTERISTICS_UNSPECIFIED;
+  }
+  return 0;
+}
+
+/* A libaom setting by its aomenc name ("tune" = "iq", "deltaq-mode" = "3", ...), applied by the next
+ * encode. 0, or -1 when there are too many or a name or value is too long. */
+int sr_avif_option(sr_avif *a, const char *key, const char *value) {
+  if (a->option_count == SR_AVIF_MAX_OPTIONS || strlen(key) >= 32 || strlen(value) >= 32) return -1;
+  strcpy(a->options[a->option_count][0], key);
+  strcpy(a->options[a->option_count][1], value);
+  a->option_count++;
+  return 0;
+}
+
+/* Repeats column x - 1 into column x (the padding column of a grid of odd width) over rows y0..y1 of a
+ * cell's luma and alpha; its chroma already covers both, converted from the odd-width view. */
+static void repeat_column(avifImage *cell, uint32_t x, uint32_t y0, uint32_t y1) {
+  for (uint32_t y = y0; y < y1; y++) {
+    uint8_t *luma = cell->yuvPlanes[AVIF_CHAN_Y] + (size_t)y * cell->yuvRowBytes[AVIF_CHAN_Y];
+    luma[x] = luma[x - 1];
+    if (cell->alphaPlane) {
+      uint8_t *alpha = cell->alphaPlane + (size_t)y * cell->alphaRowBytes;
+      alpha[x] = alpha[x - 1];
+    }
+  }
+}
+
+/* Repeats row y - 1 into row y (the padding row of a grid of odd height) in a cell's luma and alpha. */
+static void repeat_row(avifImage *cell, uint32_t y) {
+  memcpy(cell->yuvPlanes[AVIF_CHAN_Y] + (size_t)y * cell->yuvRowBytes[AVIF_CHAN_Y],
+         cell->yuvPlanes[AVIF_CHAN_Y] + (size_t)(y - 1) * cell->yuvRowBytes[AVIF_CHAN_Y], cell->width);
+  if (cell->alphaPlane)
+    memcpy(cell->alphaPlane + (size_t)y * cell->alphaRowBytes, cell->alphaPlane + (size_t)(y - 1) * cell->alphaRowBytes,
+           cell->width);
+}
+
+/* The next `count` rows, tightly packed (width × channels bytes each). 0, or -1 with a message. */
+int sr_avif_rows(sr_avif *a, const uint8_t *pixels, uint32_t count) {
+  if (count == 0) return 0;
+  if (a->next_row & 1) {
+    snprintf(a->message, sizeof a->message, "a band after an odd number of rows");
+    return -1;
+  }
+  if (count > a->height - a->next_row) {
+    snprintf(a->message, sizeof a->message, "more rows than the picture has");
+    return -1;
+  }
+  const uint32_t stride = a->width * a->channels;
+  uint32_t done = 0;
+  while (done < count) {
+    const uint32_t y = a->next_row + done;
+    const uint32_t cell_row = a->cell_h ? y / a->cell_h : 0;
+    const uint32_t y_in_cell = y - cell_row * a->cell_h;
+    uint32_t n = count - done;
+    /* A band that crosses a row of cells is split there (cell heights are even, so both parts start even). */
+    const uint32_t left_in_cell = a->cells[cell_row * a->cols]->height - y_in_cell;
+    if (n > left_in_cell) n = left_in_cell;
+    for (uint32_t c = 0; c < a->cols; c++) {
+      avifImage *cell = a->cells[cell_row * a->cols + c];
+      /* The picture's own columns of this cell: all of it but a padding column. */
+      const uint32_t cols_in_cell = c + 1 < a->cols ? cell->width : a->width - a->cell_w * c;
+      avifImage *view = avifImageCreateEmpty();
+      if (!view) {
+        snprintf(a->message, sizeof a->message, "out of memory");
+        return -1;
+      }
+      const avifCropRect rect = { 0, y_in_cell, cols_in_cell, n };
+      avifResult r = avifImageSetViewRect(view, cell, &rect);
+      if (r == AVIF_RESULT_OK) {
+        avifRGBImage rgb;
+        avifRGBImageSetDefaults(&rgb, view);
+        rgb.format = a->channels == 4 ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB;
+        rgb.depth = 8;
+        rgb.pixels = (uint8_t *)pixels + (size_t)done * stride + (size_t)c * a->cell_w * a->channels;
+        rgb.rowBytes = stride;
+        r = avifImageRGBToYUV(view, &rgb);
+      }
+      /* avifImageRGBToYUV marks the planes it writes as the view's own even when they are the cell's
+       * (avifImageAllocatePlanes sets the flags before looking), so destroying the view would free
+       * the cell's planes, or pointers into their middle. */
+      view->imageOwnsYUVPlanes = AVIF_FALSE;
+      view->imageOwnsAlphaPlane = AVIF_FALSE;
+      avifImageDestroy(view);
+      if (r != AVIF_RESULT_OK) {
+        set_message(a, "avifImageRGBToYUV", r);
+        return -1;
+      }
+      if (cols_in_cell < cell->width) repeat_column(cell, cols_in_cell, y_in_cell, y_in_cell + n);
+      if (y + n == a->height && a->coded_h > a->height) repeat_row(cell, y_in_cell + n);
+    }
+    done += n;
+  }
+  a->next_row += count;
+  return 0;
+}
+
+static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
+static uint32_t be16(const uint8_t *p) { return (uint32_t)p[0] << 8 | p[1]; }
+
+/* The child box of type `type` inside [p, end) (after `skip` bytes of the parent's own fields); its
+ * contents in [*body, *body_end). 32-bit box sizes only, as libavif writes its meta box. */
+static int find_box(const uint8_t *p, const uint8_t *end, const char *type, const uint8_t **body, const uint8_t **body_end) {
+  while (end - p >= 8) {
+    const uint32_t size = be32(p);
+    if (size < 8 || size > (uint32_t)(end - p)) return 0;
+    if (!memcmp(p + 4, type, 4)) {
+      *body = p + 8;
+      *body_end = p + size;
+      return 1;
+    }
+    p += size;
+  }
+  return 0;
+}
+
+/* libavif writes a grid's transformative properties on its cells too (it gives cells the grid's
+ * properties), so a clean aperture meant for the whole grid would crop every cell, and decoders
+ * assemble garbage. This turns the cells' associations with the `clap` property into "no property"
+ * (index 0) in place: the file keeps its size, so no offset moves. Only libavif's own layout is read
+ * (ipma version 0 without large indices, infe version 2, as it writes them); 0, or -1 when the layout
+ * is not that. */
+static int strip_cell_clap(uint8_t *file, size_t size) {
+  const uint8_t *end = file + size, *meta, *meta_end, *iinf, *iinf_end, *iprp, *iprp_end, *ipco, *ipco_end, *ipma,
+                *ipma_end;
+  if (!find_box(file, end, "meta", &meta, &meta_end)) return -1;
+  meta += 4; /* FullBox */
+  if (!find_box(meta, meta_end, "iinf", &iinf, &iinf_end) || !find_box(meta, meta_end, "iprp", &iprp, &iprp_end) ||
+      !find_box(iprp, iprp_end, "ipco", &ipco, &ipco_end) || !find_box(iprp, iprp_end, "ipma", &ipma, &ipma_end))
+    return -1;
+  /* The clap property's index, counted from 1. */
+  uint32_t clap = 0, index = 0;
+  for (const uint8_t *p = ipco; ipco_end - p >= 8 && be32(p) >= 8; p += be32(p)) {
+    index++;
+    if (!memcmp(p + 4, "clap", 4)) clap = index;
+  }
+  if (!clap || clap > 127) return -1;
+  if (iinf[0] != 0 || ipma[0] != 0 || ipma[3] & 1) return -1; /* versions and flags libavif writes */
+  const uint8_t *q = ipma + 8, *entries_end = ipma_end;
+  for (uint32_t e = be32(ipma + 4); e > 0; e--) {
+    if (entries_end - q < 3) return -1;
+    const uint32_t item = be16(q), count = q[2];
+    if (entries_end - q < 3 + (ptrdiff_t)count) return -1;
+    /* The item's type, from its infe entry. */
+    int is_grid = 0;
+    for (const uint8_t *p = iinf + 6; iinf_end - p >= 20 && be32(p) >= 20; p += be32(p)) {
+      if (!memcmp(p + 4, "infe", 4) && p[8] == 2 && be16(p + 12) == item) is_grid = !memcmp(p + 16, "grid", 4);
+    }
+    for (uint32_t i = 0; i < count; i++) {
+      uint8_t *assoc = (uint8_t *)q + 3 + i;
+      if (!is_grid && (*assoc & 0x7f) == clap) *assoc = 0;
+    }
+    q += 3 + count;
+  }
+  return 0;
+}
+
+/* Encodes the picture once every row has arrived: quality 0–100 (libavif's scale), speed 0–10 (libaom's
+ * cpu-used; libavif encodes a still image in libaom's all-intra mode). 0, or -1 with a message. */
+int sr_avif_encode(sr_avif *a, int quality, int speed) {
+  if (a->next_row != a->height) {
+    snprintf(a->message, sizeof a->message, "%u of %u rows given", a->next_row, a->height);
+    return -1;
+  }
+  avifRWDataFree(&a->output);
+  avifEncoder *enc = avifEncoderCreate();
+  if (!enc) {
+    snprintf(a->message, sizeof a->message, "out of memory");
+    return -1;
+  }
+  enc->maxThreads = 1;
+  enc->quality = quality;
+  enc->qualityAlpha = quality;
+  enc->speed = speed;
+  avifResult r = AVIF_RESULT_OK;
+  const char *step = "avifEncoderSetCodecSpecificOption";
+  for (uint32_t i = 0; i < a->option_count && r == AVIF_RESULT_OK; i++) {
+    r = avifEncoderSetCodecSpecificOption(enc, a->options[i][0], a->options[i][1]);
+  }
+  const int padded = a->coded_w != a->width || a->coded_h != a->height;
+  if (r == AVIF_RESULT_OK && padded) {
+    /* libavif writes a grid's transforms from its first cell. */
+    step = "avifCleanApertureBoxFromCropRect";
+    const avifCropRect crop = { 0, 0, a->width, a->height };
+    if (avifCleanApertureBoxFromCropRect(&a->cells[0]->clap, &crop, a->coded_w, a->coded_h, &enc->diag)) {
+      a->cells[0]->transformFlags |= AVIF_TRANSFORM_CLAP;
+    } else {
+      r = AVIF_RESULT_INVALID_ARGUMENT;
+    }
+  }
+  if (r == AVIF_RESULT_OK) {
+    step = "avifEncoderAddImage";
+    r = a->cols * a->rows == 1
+          ? avifEncoderAddImage(enc, a->cells[0], 1, AVIF_ADD_IMAGE_FLAG_SINGLE)
+          : avifEncoderAddImageGrid(enc, a->cols, a->rows, (const avifImage *const *)a->cells, AVIF_ADD_IMAGE_FLAG_SINGLE);
+  }
+  if (r == AVIF_RESULT_OK) {
+    step = "avifEncoderFinish";
+    r = avifEncoderFinish(enc, &a->output);
+  }
+  if (r == AVIF_RESULT_OK && padded && strip_cell_clap(a->output.data, a->output.size) != 0) {
+    step = "strip_cell_clap";
+    r = AVIF_RESULT_UNKNOWN_ERROR;
+  }
+  if (r != AVIF_RESULT_OK) {
+    set_message(a, step, r);
+    /* libavif's own words on what it refused (a grid's dimensions, an option's value), when it has any. */
+    if (enc->diag.error[0]) {
+      const size_t used = strlen(a->message);
+      snprintf(a->message + used, sizeof a->message - used, " (%s)", enc->diag.error);
+    }
+  }
+  avifEncoderDestroy(enc);
+  return r == AVIF_RESULT_OK ? 0 : -1;
+}
+
+const uint8_t *sr_avif_output(const sr_avif *a) { return a->output.data; }
+uint32_t sr_avif_output_len(const sr_avif *a) { return (uint32_t)a->output.size; }
