@@ -4,6 +4,7 @@
 // pooled with the engine's, and their memories together stay within the pool's limit (instances.ts).
 import createAvifModule from './codec/sr_avif.js';
 import avifWasm from './codec/sr_avif.wasm';
+import { AvifEngineError } from './avif-error.ts';
 import { avifGrid, avifSettings } from './avif-settings.ts';
 import { EmscriptenInstance, type EmscriptenFactory } from './emscripten.ts';
 import { pooledGrowthLimit, Slot } from './instances.ts';
@@ -15,8 +16,7 @@ interface AvifModule {
   [name: `_sr_avif_${string}`]: Fn | undefined;
 }
 
-/** The encoder refused its input or ran out of memory; `message` is libavif's or ours. */
-export class AvifEngineError extends Error {}
+export { AvifEngineError };
 
 /**
  * Rows copied into the encoder per call: even, since every band but the last must start on an even row

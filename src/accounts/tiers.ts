@@ -1,4 +1,5 @@
 // Tiers and their limits: the one place these numbers live (API.md "Limits and metering").
+import { FORMATS, type ImageFormat } from '../compress/formats.ts';
 
 // `manage` (the management API: keys, webhooks) is never combined with the others: a key that can make
 // keys should not also sit in every pipeline that compresses images.
@@ -13,7 +14,8 @@ export type ToolsTier = (typeof TOOLS_TIER_NAMES)[number];
 
 export interface ImageTierLimits {
   compressionsPerMonth: number;
-  webp: boolean;
+  /** The output formats the tier writes (WebP and AVIF are pro). */
+  formats: readonly ImageFormat[];
   targetKb: boolean;
 }
 
@@ -26,9 +28,12 @@ export interface ToolsTierLimits {
 }
 
 export const IMAGE_TIERS: Record<ImageTier, ImageTierLimits> = {
-  free: { compressionsPerMonth: 100, webp: false, targetKb: false },
-  pro: { compressionsPerMonth: 10_000, webp: true, targetKb: true },
+  free: { compressionsPerMonth: 100, formats: ['jpeg', 'png'], targetKb: false },
+  pro: { compressionsPerMonth: 10_000, formats: FORMATS, targetKb: true },
 };
+
+/** Whether `tier` writes `format`. */
+export const writesFormat = (tier: ImageTierLimits, format: ImageFormat): boolean => tier.formats.includes(format);
 
 export const TOOLS_TIERS: Record<ToolsTier, ToolsTierLimits> = {
   free: { perMinute: 100, perDay: 1_000, bulkMetaTagUrls: 5, webhooks: false },

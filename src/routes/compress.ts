@@ -6,6 +6,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { compressConfig } from '../compress/config.ts';
 import { EXTENSIONS, MEDIA_TYPES } from '../compress/formats.ts';
+import { requireFormat } from '../compress/entitlement.ts';
 import { reserveMemory } from '../compress/memory-gate.ts';
 import type { CompressResult } from '../compress/pipeline.ts';
 import type { KeyMeter } from '../durable/key-meter.ts';
@@ -52,18 +53,18 @@ export async function compressMetered(
     const parsed = CompressParts.safeParse(partsOf(await readMultipart(c.req.raw)));
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
     const parts = parsed.data;
-    if (key.tiers.image === 'free' && parts.format === 'webp') {
-      throw new ApiError('plan_upgrade_required', 'WebP output needs the pro tier; the free tier writes JPEG and PNG', {
-        param: 'format',
-      });
-    }
+    requireFormat(key.tiers.image, parts.format, 'format');
     if (parts.target_kb !== undefined) {
       if (key.tiers.image === 'free')
         throw new ApiError('plan_upgrade_required', 'target_kb needs the pro tier', { param: 'target_kb' });
       if (parts.format === 'png')
-        throw new ApiError('bad_request', 'target_kb works with jpeg and webp output only: PNG output is lossless', {
-          param: 'target_kb',
-        });
+        throw new ApiError(
+          'bad_request',
+          'target_kb works with jpeg, webp and avif output only: PNG output is lossless',
+          {
+            param: 'target_kb',
+          },
+        );
     }
     if (parts.palette && parts.format !== 'png')
       throw new ApiError('bad_request', 'palette=true works with png output only', { param: 'palette' });

@@ -2,7 +2,7 @@
 // memory budget that a whole frame and a whole-image encoder would not fit (the rows stream from the
 // decoder through the resampler to the encoder), and the engine's memory within the plan's estimate.
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ImageFormat } from '../../src/compress/formats.ts';
+import type { ImageFormat, InputFormat } from '../../src/compress/formats.ts';
 import { readHeader } from '../../src/compress/header.ts';
 import { plan } from '../../src/compress/memory-plan.ts';
 import { PngRowEncoder } from '../../src/compress/png/encoder.ts';
@@ -27,7 +27,7 @@ const [W, H] = [2400, 1600];
 const BUDGET_MB = 64;
 
 let pro: TestKey;
-const inputs = {} as Record<ImageFormat, Uint8Array>;
+const inputs = {} as Record<InputFormat, Uint8Array>;
 
 beforeAll(async () => {
   pro = await makeKey({ image: 'pro' });
@@ -40,11 +40,11 @@ beforeAll(async () => {
   inputs.webp = encodeRowsWebp(W, H, { channels: 4, quality: 85, lossless: false }, (push) => push(image.data)).bytes;
 }, 60_000);
 
-const FILENAMES: Record<ImageFormat, string> = { jpeg: 'in.jpg', png: 'in.png', webp: 'in.webp' };
-const FORMATS: ImageFormat[] = ['jpeg', 'png', 'webp'];
-const PAIRS = FORMATS.flatMap((input) => FORMATS.map((output) => [input, output] as const));
+const FILENAMES: Record<InputFormat, string> = { jpeg: 'in.jpg', png: 'in.png', webp: 'in.webp' };
+const FORMATS: InputFormat[] = ['jpeg', 'png', 'webp'];
+const PAIRS = FORMATS.flatMap((input) => FORMATS.map((output): [InputFormat, ImageFormat] => [input, output]));
 
-async function convert(input: ImageFormat, parts: Parts, budgetMb = BUDGET_MB) {
+async function convert(input: InputFormat, parts: Parts, budgetMb = BUDGET_MB) {
   const res = await compressCall(
     pro.key,
     { filename: FILENAMES[input], ...parts },

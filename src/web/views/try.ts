@@ -1,5 +1,5 @@
 // "Try it": compress an image with the signed-in account's tier and monthly quota (counted on its console meter), in the page.
-import { IMAGE_TIERS, type ImageTier, type ToolsTier } from '../../accounts/tiers.ts';
+import { IMAGE_TIERS, writesFormat, type ImageTier, type ToolsTier } from '../../accounts/tiers.ts';
 import { DEFAULT_QUALITY, MAX_IMAGE_BYTES, MAX_OUTPUT_DIMENSION, MAX_TARGET_KB } from '../../compress/limits.ts';
 import type { TryLimits } from '../../console/try-limits.ts';
 import type { WindowUsage } from '../../metering/types.ts';
@@ -23,7 +23,7 @@ ${control}
 }
 
 export function tryPage(state: TryState): string {
-  const pro = IMAGE_TIERS[state.account.image_tier].webp;
+  const pro = writesFormat(IMAGE_TIERS[state.account.image_tier], 'webp');
   const remaining = state.month.remaining ?? 0;
   const body = html`<h1>Try the compressor</h1>
 <p>Runs on your account's <strong>${state.account.image_tier}</strong> image tier and its monthly quota, which your keys share:
