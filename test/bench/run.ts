@@ -1,8 +1,9 @@
-// `npm run bench [-- foundation|tools|compress|meta|img|jpeg|jpeg-camera|jpeg-tuning|jpeg-web|webp|webp-low-memory|png|conversions|liars|client|selfhost|sso-discovery ...]`: starts the service as `npm run dev` does and runs the
+// `npm run bench [-- foundation|avif|tools|compress|meta|img|jpeg|jpeg-camera|jpeg-tuning|jpeg-web|webp|webp-low-memory|png|conversions|liars|client|selfhost|sso-discovery ...]`: starts the service as `npm run dev` does and runs the
 // named benchmarks (all by default) against it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { startOrigin } from '../fixtures/origin.ts';
+import { avifReport, benchAvif } from './avif.ts';
 import { benchClient, CLIENT_FILES, CLIENT_ROUNDS, REMOTE_DELAY_MS } from './client.ts';
 import { benchCompress } from './compress.ts';
 import { benchConversions, conversionsReport } from './conversions.ts';
@@ -144,6 +145,11 @@ const BENCHES: Record<string, (service: Service) => Promise<void>> = {
     save('jpeg', result);
     // Camera photos against MozJPEG on three metrics (the engine in this process); BENCH_JPEG_CAMERA=0 leaves it out.
     if (process.env.BENCH_JPEG_CAMERA !== '0') await BENCHES['jpeg-camera']!(service);
+  },
+  async avif() {
+    const result = await benchAvif();
+    console.log(`\n${avifReport(result)}\n`);
+    save('avif', result);
   },
   async 'jpeg-camera'() {
     const result = await benchJpegCamera();

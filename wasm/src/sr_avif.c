@@ -101,6 +101,24 @@ sr_avif *sr_avif_create(uint32_t width, uint32_t height, uint32_t channels, uint
 
 const char *sr_avif_message(const sr_avif *a) { return a->message; }
 
+/* The picture's ICC profile (copied), written as its colour: libavif takes a grid's colour and metadata
+ * from its first cell, but it refuses a grid whose cells' CICP values differ, so every cell says
+ * "unspecified" for the primaries and transfer the profile now defines (as avifenc does for an input with
+ * a profile). 0, or -1 with a message. */
+int sr_avif_icc(sr_avif *a, const uint8_t *icc, uint32_t size) {
+  if (!size) return 0;
+  avifResult r = avifImageSetProfileICC(a->cells[0], icc, size);
+  if (r != AVIF_RESULT_OK) {
+    set_message(a, "avifImageSetProfileICC", r);
+    return -1;
+  }
+  for (uint32_t i = 0; i < a->cols * a->rows; i++) {
+    a->cells[i]->colorPrimaries = AVIF_COLOR_PRIMARIES_UNSPECIFIED;
+    a->cells[i]->transferCharacteristics = AVIF_TRANSFER_CHARACTERISTICS_UNSPECIFIED;
+  }
+  return 0;
+}
+
 /* A libaom setting by its aomenc name ("tune" = "iq", "deltaq-mode" = "3", ...), applied by the next
  * encode. 0, or -1 when there are too many or a name or value is too long. */
 int sr_avif_option(sr_avif *a, const char *key, const char *value) {
@@ -199,7 +217,14 @@ int sr_avif_encode(sr_avif *a, int quality, int speed) {
     step = "avifEncoderFinish";
     r = avifEncoderFinish(enc, &a->output);
   }
-  if (r != AVIF_RESULT_OK) set_message(a, step, r);
+  if (r != AVIF_RESULT_OK) {
+    set_message(a, step, r);
+    /* libavif's own words on what it refused (a grid's dimensions, an option's value), when it has any. */
+    if (enc->diag.error[0]) {
+      const size_t used = strlen(a->message);
+      snprintf(a->message + used, sizeof a->message - used, " (%s)", enc->diag.error);
+    }
+  }
   avifEncoderDestroy(enc);
   return r == AVIF_RESULT_OK ? 0 : -1;
 }

@@ -1,0 +1,355 @@
+// `npm run bench -- avif`: the engine's AVIF encoder (wasm/codec/sr_avif.*, libavif over libaom's generic C,
+// run in this process) against sharp's AVIF (native libheif + libaom, one thread) on the camera photos
+// (../shared/corpus/camera/, read in place), and our JPEG beside it. Per photo, at WIDTH (2560; smaller
+// photos kept):
+// - the reference is sharp's decode + EXIF orientation + resize to that width, as RGB;
+// - ours: the reference's rows handed to the module in bands of 16, encoded with `avifSettings(q)` (the
+//   service's own mapping, wasm/avif-settings.ts) at each API quality of QUALITIES, scored with
+//   SSIMULACRA2 against the reference; our JPEG of the same rows at the same q (the engine's row encoder,
+//   4:2:0 below 90, as the service writes a resized JPEG) scored the same way;
+// - sharp: avif({ quality, effort: 4, chromaSubsampling: '4:2:0' }) from the original JPEG (decode,
+//   resize, encode: timed as one job) at the quality steps SHARP_STEPS it needs to bracket our score; its
+//   bytes at our score are interpolated (log bytes linear in the score) between the two steps around it;
+// - time: ours is the encode plus sharp's own decode + resize of the photo (the service's JPEG decoder and
+//   resampler are a small part of an AVIF request and are measured by the other benches), against sharp's
+//   whole job at the step nearest our score.
+// Sharp's results depend only on the photo, so with BENCH_AVIF_CACHE=1 they are kept between runs (outside
+// the repository) while settings are explored; the reported figures come from runs without it (one run,
+// side by side). BENCH_AVIF_MEMORY=1 instead measures the module's memory peak for synthetic photos of
+// MEMORY_MEGAPIXELS at full size, RGB and RGBA, with the service's grid.
+// Environment for exploring: BENCH_AVIF_IMAGES (how many photos, spread over the sorted corpus),
+// BENCH_AVIF_QUALITIES (60,80,90), BENCH_AVIF_SPEED and BENCH_AVIF_OPTIONS (`tune=iq,deltaq-mode=3`:
+// replace avifSettings' speed and options), BENCH_AVIF_LIBAVIF_QUALITY (libavif's quality itself, for
+// settings compared at one point), BENCH_AVIF_SHARP=0 (ours and our JPEG only, for the quality mapping),
+// BENCH_AVIF_CODEC (another build's folder).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import sharp from 'sharp';
+import { type AvifSettings, avifPeakBytes, avifSettings } from '../../wasm/avif-settings.ts';
+import { encodeAvif, type Raw } from './lib/avif-node.ts';
+import { engineJpegFromRgb, type NodeEngine, nodeEngine } from './lib/engine-node.ts';
+import { dimensionsFor, syntheticPhoto } from './lib/images.ts'; // also sharp.cache(false), sharp.concurrency(1)
+import { median } from './lib/load.ts';
+
+export const WIDTH = Number(process.env.BENCH_AVIF_WIDTH ?? 2560);
+export const QUALITIES = (process.env.BENCH_AVIF_QUALITIES ?? '60,80,90').split(',').map(Number);
+/** sharp's AVIF quality steps; its bytes at our score are interpolated between the two around it. */
+export const SHARP_STEPS = [20, 30, 40, 50, 55, 60, 65, 70, 75, 80, 85, 90, 95];
+/** The full-size sizes whose memory is measured (megapixels). */
+export const MEMORY_MEGAPIXELS = [2, 5, 12, 24];
+const MiB = 1024 * 1024;
+const root = resolve(new URL('../../', import.meta.url).pathname);
+const shared = (path: string) =>
+  [resolve(root, '../shared', path), resolve(root, '../../shared', path)].find(existsSync) ??
+  resolve(root, '../shared', path);
+const corpusDir = process.env.BENCH_AVIF_CORPUS ?? shared('corpus/camera');
+const CACHE_DIR = join(tmpdir(), 'shrinkray-avif-sharp-cache');
+const log = (line: string) => console.error(line);
+
+/** avifSettings(q), or the exploring overrides. */
+function settingsFor(q: number): AvifSettings {
+  const s = avifSettings(q);
+  const options = process.env.BENCH_AVIF_OPTIONS?.split(',')
+    .filter(Boolean)
+    .map((kv) => kv.split('=') as [string, string]);
+  return {
+    quality: process.env.BENCH_AVIF_LIBAVIF_QUALITY ? Number(process.env.BENCH_AVIF_LIBAVIF_QUALITY) : s.quality,
+    speed: process.env.BENCH_AVIF_SPEED ? Number(process.env.BENCH_AVIF_SPEED) : s.speed,
+    options: options ?? s.options,
+  };
+}
+
+function ssimulacra2Tool(): string {
+  if (process.env.SSIMULACRA2) return process.env.SSIMULACRA2;
+  const run = spawnSync('bash', [shared('tools/ssimulacra2.sh')], { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`ssimulacra2.sh failed: ${run.stderr}`);
+  return run.stdout.trim();
+}
+
+/** Log-linear interpolation of bytes at `score` between two (score, bytes) points. */
+function bytesAt(score: number, a: { score: number; bytes: number }, b: { score: number; bytes: number }): number {
+  if (a.score === b.score) return a.bytes;
+  const t = (score - a.score) / (b.score - a.score);
+  return Math.exp(Math.log(a.bytes) + t * (Math.log(b.bytes) - Math.log(a.bytes)));
+}
+
+export interface SharpStep {
+  quality: number;
+  bytes: number;
+  score: number;
+  ms: number;
+}
+export interface AvifQualityRow {
+  q: number;
+  libavifQuality: number;
+  bytes: number;
+  score: number;
+  ms: number;
+  peakMiB: number;
+  jpegBytes: number;
+  jpegScore: number;
+  /** sharp's bytes interpolated at our score, and whether our score was outside its steps. */
+  sharpBytes: number;
+  sharpMs: number;
+  outside: boolean;
+  bytesRatio: number;
+  timeRatio: number;
+}
+export interface AvifPhotoRow {
+  name: string;
+  width: number;
+  height: number;
+  decodeMs: number;
+  sharp: SharpStep[];
+  qualities: AvifQualityRow[];
+}
+export interface AvifMemoryRow {
+  megapixels: number;
+  width: number;
+  height: number;
+  channels: 3 | 4;
+  cols: number;
+  rows: number;
+  ms: number;
+  filledMiB: number;
+  peakMiB: number;
+  estimateMiB: number;
+}
+export interface AvifResult {
+  width: number;
+  settings: Record<number, AvifSettings>;
+  sharp: string;
+  photos: AvifPhotoRow[];
+  medians: { q: number; bytesRatio: number; timeRatio: number; score: number; jpegScore: number; bytes: number }[];
+  memory: AvifMemoryRow[];
+}
+
+async function benchPhotos(): Promise<AvifPhotoRow[]> {
+  const tool = ssimulacra2Tool();
+  const dir = mkdtempSync(join(tmpdir(), 'avif-bench-'));
+  const refPath = join(dir, 'ref.png');
+  const score = async (encoded: Uint8Array, raw: Raw): Promise<number> => {
+    const outPath = join(dir, 'out.png');
+    const decoded = await sharp(encoded).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    if (decoded.info.width !== raw.width || decoded.info.height !== raw.height) throw new Error('decoded size differs');
+    await sharp(decoded.data, { raw: { width: raw.width, height: raw.height, channels: 3 } })
+      .png({ compressionLevel: 1 })
+      .toFile(outPath);
+    const run = spawnSync(tool, [refPath, outPath], { encoding: 'utf8' });
+    const value = Number.parseFloat(run.stdout);
+    if (run.status !== 0 || !Number.isFinite(value)) throw new Error(`ssimulacra2: ${run.stderr}`);
+    return value;
+  };
+  let files = readdirSync(corpusDir)
+    .filter((f) => /\.jpe?g$/i.test(f))
+    .sort();
+  const want = Number(process.env.BENCH_AVIF_IMAGES ?? files.length);
+  if (want < files.length)
+    files = Array.from({ length: want }, (_, i) => files[Math.floor((i * files.length) / want)]!);
+  const useCache = process.env.BENCH_AVIF_CACHE === '1';
+  if (useCache) mkdirSync(CACHE_DIR, { recursive: true });
+  const jpegEngine: NodeEngine = await nodeEngine();
+  const photos: AvifPhotoRow[] = [];
+  for (const name of files) {
+    const input = readFileSync(join(corpusDir, name));
+    const pipeline = () => sharp(input).rotate().resize({ width: WIDTH, withoutEnlargement: true });
+    const t0 = performance.now();
+    const ref = await pipeline().removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const decodeMs = performance.now() - t0;
+    const raw: Raw = {
+      data: new Uint8Array(ref.data.buffer, ref.data.byteOffset, ref.data.byteLength),
+      width: ref.info.width,
+      height: ref.info.height,
+      channels: 3,
+    };
+    await sharp(ref.data, { raw: { width: raw.width, height: raw.height, channels: 3 } })
+      .png({ compressionLevel: 1 })
+      .toFile(refPath);
+    const cachePath = join(CACHE_DIR, `${name}-${WIDTH}-${sharp.versions.aom}.json`);
+    const sharpSteps = new Map<number, SharpStep>(
+      useCache && existsSync(cachePath)
+        ? (JSON.parse(readFileSync(cachePath, 'utf8')) as SharpStep[]).map((s) => [s.quality, s])
+        : [],
+    );
+    const sharpAt = async (quality: number): Promise<SharpStep> => {
+      let step = sharpSteps.get(quality);
+      if (!step) {
+        const t = performance.now();
+        const out = await pipeline().avif({ quality, effort: 4, chromaSubsampling: '4:2:0' }).toBuffer();
+        const ms = performance.now() - t;
+        step = { quality, bytes: out.length, score: await score(out, raw), ms };
+        sharpSteps.set(quality, step);
+        if (useCache) writeFileSync(cachePath, JSON.stringify([...sharpSteps.values()]));
+      }
+      return step;
+    };
+    const qualities: AvifQualityRow[] = [];
+    for (const q of QUALITIES) {
+      const settings = settingsFor(q);
+      const ours = await encodeAvif(raw, settings);
+      const ourScore = await score(ours.output, raw);
+      const jpeg = engineJpegFromRgb(jpegEngine, raw.data, raw.width, raw.height, q);
+      const jpegScore = await score(jpeg, raw);
+      if (process.env.BENCH_AVIF_SHARP === '0') {
+        log(
+          `${name} q${q} (libavif ${settings.quality}, speed ${settings.speed}): ${ours.output.length} B s2 ${ourScore.toFixed(2)} ${ours.ms.toFixed(0)} ms; JPEG ${jpeg.length} B s2 ${jpegScore.toFixed(2)}`,
+        );
+        continue;
+      }
+      // sharp's steps around our score: start at the step nearest libavif's quality and walk.
+      let i = SHARP_STEPS.reduce(
+        (best, s, k) => (Math.abs(s - settings.quality) < Math.abs(SHARP_STEPS[best]! - settings.quality) ? k : best),
+        0,
+      );
+      let lo = await sharpAt(SHARP_STEPS[i]!);
+      let hi = lo;
+      if (lo.score > ourScore) {
+        while (i > 0 && hi.score > ourScore) {
+          lo = hi;
+          hi = await sharpAt(SHARP_STEPS[--i]!);
+        }
+      } else {
+        while (i < SHARP_STEPS.length - 1 && hi.score <= ourScore) {
+          lo = hi;
+          hi = await sharpAt(SHARP_STEPS[++i]!);
+        }
+      }
+      const outside = (lo.score - ourScore) * (hi.score - ourScore) > 0;
+      const sharpBytes = bytesAt(ourScore, lo, hi);
+      const nearest = Math.abs(lo.score - ourScore) <= Math.abs(hi.score - ourScore) ? lo : hi;
+      const row: AvifQualityRow = {
+        q,
+        libavifQuality: settings.quality,
+        bytes: ours.output.length,
+        score: ourScore,
+        ms: ours.ms + decodeMs,
+        peakMiB: ours.peakBytes / MiB,
+        jpegBytes: jpeg.length,
+        jpegScore,
+        sharpBytes,
+        sharpMs: nearest.ms,
+        outside,
+        bytesRatio: ours.output.length / sharpBytes,
+        timeRatio: (ours.ms + decodeMs) / nearest.ms,
+      };
+      qualities.push(row);
+      log(
+        `${name} ${raw.width}×${raw.height} q${q} (libavif ${settings.quality}, speed ${settings.speed}): ${row.bytes} B s2 ${ourScore.toFixed(2)} ${row.ms.toFixed(0)} ms; ` +
+          `JPEG ${jpeg.length} B s2 ${jpegScore.toFixed(2)}; sharp q${lo.quality}/q${hi.quality} ${sharpBytes.toFixed(0)} B at our score${outside ? ' (outside its steps)' : ''}, ${nearest.ms.toFixed(0)} ms: ` +
+          `${row.bytesRatio.toFixed(3)}× bytes, ${row.timeRatio.toFixed(2)}× time`,
+      );
+    }
+    photos.push({ name, width: raw.width, height: raw.height, decodeMs, sharp: [...sharpSteps.values()], qualities });
+  }
+  rmSync(dir, { recursive: true, force: true });
+  return photos;
+}
+
+/** The module's memory peak at full size for synthetic photos, RGB and RGBA, with the service's grid. */
+async function benchMemory(): Promise<AvifMemoryRow[]> {
+  const rows: AvifMemoryRow[] = [];
+  const settings = settingsFor(80);
+  for (const megapixels of (process.env.BENCH_AVIF_MEMORY_MP ?? MEMORY_MEGAPIXELS.join(',')).split(',').map(Number)) {
+    const { width, height } = dimensionsFor(megapixels);
+    const photo = await syntheticPhoto(megapixels);
+    for (const channels of [3, 4] as const) {
+      const decoded = await sharp(photo.path)
+        [channels === 4 ? 'ensureAlpha' : 'removeAlpha']()
+        .raw()
+        .toBuffer({ resolveWithObject: true });
+      const raw: Raw = { data: new Uint8Array(decoded.data), width, height, channels };
+      const r = await encodeAvif(raw, settings);
+      const row: AvifMemoryRow = {
+        megapixels,
+        width,
+        height,
+        channels,
+        cols: r.grid.cols,
+        rows: r.grid.rows,
+        ms: r.ms,
+        filledMiB: r.filledBytes / MiB,
+        peakMiB: r.peakBytes / MiB,
+        estimateMiB: avifPeakBytes(width, height, channels) / MiB,
+      };
+      rows.push(row);
+      log(
+        `${megapixels} MP ${width}×${height} ${channels === 4 ? 'RGBA' : 'RGB'} grid ${row.cols}×${row.rows}: ${row.ms.toFixed(0)} ms, ` +
+          `${row.filledMiB.toFixed(1)} MiB after the rows, peak ${row.peakMiB.toFixed(1)} MiB (estimate ${row.estimateMiB.toFixed(1)})`,
+      );
+    }
+  }
+  return rows;
+}
+
+export async function benchAvif(): Promise<AvifResult> {
+  const memoryOnly = process.env.BENCH_AVIF_MEMORY === '1';
+  const photos = memoryOnly ? [] : await benchPhotos();
+  const medians = QUALITIES.map((q) => {
+    const rows = photos.flatMap((p) => p.qualities.filter((r) => r.q === q));
+    return {
+      q,
+      bytesRatio: median(rows.map((r) => r.bytesRatio)),
+      timeRatio: median(rows.map((r) => r.timeRatio)),
+      score: median(rows.map((r) => r.score)),
+      jpegScore: median(rows.map((r) => r.jpegScore)),
+      bytes: median(rows.map((r) => r.bytes)),
+    };
+  });
+  const memory = memoryOnly || process.env.BENCH_AVIF_MEMORY === 'also' ? await benchMemory() : [];
+  return {
+    width: WIDTH,
+    settings: Object.fromEntries(QUALITIES.map((q) => [q, settingsFor(q)])),
+    sharp: `sharp ${sharp.versions.sharp} (libaom ${sharp.versions.aom}), effort 4, 4:2:0`,
+    photos,
+    medians,
+    memory,
+  };
+}
+
+export function avifReport(r: AvifResult): string {
+  const lines: string[] = [];
+  if (r.photos.length > 0) {
+    lines.push(
+      `${r.photos.length} camera photos at width ${r.width}; ours: ${QUALITIES.map((q) => `q${q} → ${JSON.stringify(r.settings[q])}`).join('; ')}; against ${r.sharp}`,
+      '',
+      '| photo | q | ours bytes | s2 | JPEG s2 | ÷ sharp bytes at our s2 | ÷ sharp time |',
+      '|---|---:|---:|---:|---:|---:|---:|',
+    );
+    for (const p of r.photos)
+      for (const q of p.qualities)
+        lines.push(
+          `| ${p.name} ${p.width}×${p.height} | ${q.q} | ${q.bytes} | ${q.score.toFixed(1)} | ${q.jpegScore.toFixed(1)} | ${q.bytesRatio.toFixed(3)}${q.outside ? '*' : ''} | ${q.timeRatio.toFixed(2)} |`,
+        );
+    lines.push(
+      '',
+      '| q | median bytes | median s2 | median JPEG s2 | bytes ÷ sharp | time ÷ sharp |',
+      '|---:|---:|---:|---:|---:|---:|',
+    );
+    for (const m of r.medians)
+      lines.push(
+        `| ${m.q} | ${m.bytes.toFixed(0)} | ${m.score.toFixed(1)} | ${m.jpegScore.toFixed(1)} | ${m.bytesRatio.toFixed(3)} | ${m.timeRatio.toFixed(2)} |`,
+      );
+  }
+  if (r.memory.length > 0) {
+    lines.push(
+      '',
+      '| MP | size | pixels | grid | time ms | after rows MiB | peak MiB | estimate MiB |',
+      '|---:|---|---|---|---:|---:|---:|---:|',
+    );
+    for (const m of r.memory)
+      lines.push(
+        `| ${m.megapixels} | ${m.width}×${m.height} | ${m.channels === 4 ? 'RGBA' : 'RGB'} | ${m.cols}×${m.rows} | ${m.ms.toFixed(0)} | ${m.filledMiB.toFixed(1)} | ${m.peakMiB.toFixed(1)} | ${m.estimateMiB.toFixed(1)} |`,
+      );
+  }
+  return lines.join('\n');
+}
+
+// Run directly (`node test/bench/avif.ts`) while exploring settings: no service needed.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const result = await benchAvif();
+  console.log(`\n${avifReport(result)}\n`);
+  mkdirSync(join(root, 'test/bench/results'), { recursive: true });
+  writeFileSync(join(root, `test/bench/results/avif-${Date.now()}.json`), JSON.stringify(result, null, 2));
+}

@@ -1,0 +1,80 @@
+// The AVIF encoder module (wasm/codec/sr_avif.*) on its own, in Node, decoded by sharp (libheif, an
+// independent decoder): the ICC profile it is given comes back, a grid decodes without seams, and a grid
+// libavif cannot write is refused with libavif's reason.
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { avifSettings } from '../../wasm/avif-settings.ts';
+import { encodeAvif, type Raw } from '../bench/lib/avif-node.ts';
+
+/** Smooth photo-like content with some texture: what a seam between cells would show on. */
+function picture(width: number, height: number, channels: 3 | 4): Raw {
+  const data = new Uint8Array(width * height * channels);
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++)
+      for (let c = 0; c < channels; c++)
+        data[(y * width + x) * channels + c] =
+          c === 3
+            ? 255
+            : Math.round(128 + 90 * Math.sin((x * (c + 1)) / 37 + y / 29) + 20 * Math.sin((x + 2 * y) / 3.1));
+  return { data, width, height, channels };
+}
+
+async function decode(avif: Uint8Array) {
+  return sharp(avif).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+}
+
+/** Mean absolute difference between the decoded picture and the original over columns (or rows) [from, to). */
+function meanError(decoded: Uint8Array, raw: Raw, axis: 'x' | 'y', from: number, to: number): number {
+  let sum = 0;
+  let n = 0;
+  for (let y = axis === 'y' ? from : 0; y < (axis === 'y' ? to : raw.height); y++)
+    for (let x = axis === 'x' ? from : 0; x < (axis === 'x' ? to : raw.width); x++)
+      for (let c = 0; c < 3; c++) {
+        sum += Math.abs(decoded[(y * raw.width + x) * 3 + c]! - raw.data[(y * raw.width + x) * raw.channels + c]!);
+        n++;
+      }
+  return sum / n;
+}
+
+const settings = { ...avifSettings(80), speed: 9 };
+
+describe('AVIF encoder module', () => {
+  it('writes the ICC profile it is given, as one image and as a grid', async () => {
+    const p3 = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#808080' } })
+      .withIccProfile('p3')
+      .png()
+      .toBuffer();
+    const icc = (await sharp(p3).metadata()).icc!;
+    for (const grid of [
+      { cols: 1, rows: 1 },
+      { cols: 2, rows: 2 },
+    ]) {
+      const { output } = await encodeAvif(picture(320, 240, 3), settings, grid, icc);
+      const meta = await sharp(output).metadata();
+      expect([meta.width, meta.height]).toEqual([320, 240]);
+      expect(Buffer.from(meta.icc!).equals(Buffer.from(icc))).toBe(true);
+    }
+  });
+
+  it('decodes a grid without seams: the error along the cells’ edges is that of the rest', async () => {
+    for (const channels of [3, 4] as const) {
+      const raw = picture(640, 480, channels);
+      const { output } = await encodeAvif(raw, settings, { cols: 2, rows: 2 });
+      const { data, info } = await decode(output);
+      expect([info.width, info.height]).toEqual([640, 480]);
+      const whole = meanError(data, raw, 'x', 0, raw.width);
+      // The cells meet at column 320 and row 240 (even halves of an even picture).
+      const seamX = meanError(data, raw, 'x', 318, 322);
+      const seamY = meanError(data, raw, 'y', 238, 242);
+      expect(whole).toBeLessThan(6);
+      expect(seamX).toBeLessThan(whole * 1.5 + 1);
+      expect(seamY).toBeLessThan(whole * 1.5 + 1);
+    }
+  });
+
+  it('refuses an odd-sized grid with libavif’s reason', async () => {
+    await expect(encodeAvif(picture(301, 201, 3), settings, { cols: 2, rows: 2 })).rejects.toThrow(
+      /Invalid image grid.*shall be even/,
+    );
+  });
+});
