@@ -1,7 +1,8 @@
 // The AVIF encoder (wasm/src/sr_avif.c, built by wasm/build-avif.sh from libavif and libaom): RGB(A) rows
 // handed in even-row bands become a 4:2:0 picture held as YUV, encoded (again, for a size target) as one
-// image or a grid of cells. A module of its own, instantiated only by AVIF output; its instances are
-// pooled with the engine's, and their memories together stay within the pool's limit (instances.ts).
+// image or a grid of cells, with the input's ICC profile. A module of its own, instantiated only by AVIF
+// output; its instances are pooled with the engine's, and their memories together stay within the pool's
+// limit (instances.ts).
 import createAvifModule from './codec/sr_avif.js';
 import avifWasm from './codec/sr_avif.wasm';
 import { AvifEngineError } from './avif-error.ts';
@@ -13,7 +14,7 @@ type Fn = (...args: number[]) => number;
 interface AvifModule {
   _malloc: Fn;
   _free: Fn;
-  [name: `_sr_avif_${string}`]: Fn | undefined;
+  [name: `_sr_avif_${string}`]: Fn;
 }
 
 export { AvifEngineError };
@@ -76,20 +77,17 @@ export class AvifRowEncoder {
     if (++this.bandRows === AVIF_BAND_ROWS) this.flush();
   }
 
-  /**
-   * The ICC profile describing the rows' colours, stored in the output. A build without the call
-   * (sr_avif_icc) writes none: the rows are then taken as sRGB.
-   */
+  /** The ICC profile describing the rows' colours, stored in the output (none: the rows are sRGB). */
   setIcc(profile: Uint8Array): void {
-    const icc = this.codec.module._sr_avif_icc;
-    if (!icc || profile.length === 0) return;
-    const ptr = this.codec.module._malloc(profile.length) >>> 0;
+    if (profile.length === 0) return;
+    const m = this.codec.module;
+    const ptr = m._malloc(profile.length) >>> 0;
     if (!ptr) throw new AvifEngineError('out of memory for the ICC profile');
     try {
       this.codec.heap().set(profile, ptr);
-      this.check(icc(this.encoder, ptr, profile.length));
+      this.check(this.call('icc', this.encoder, ptr, profile.length));
     } finally {
-      this.codec.module._free(ptr);
+      m._free(ptr);
     }
   }
 

@@ -2,19 +2,15 @@
 // row decoder) go band by band into the AVIF encoder's YUV picture (wasm/avif-engine.ts), in its own
 // module; no RGB(A) frame is held, except the one an EXIF orientation needs, once, in the decoder. The
 // picture is encoded at the request's quality, or again for a size target. The ICC profile of an RGB
-// input is kept; EXIF and XMP are not written (the encoder has no call for them), so the orientation,
-// applied to the pixels, cannot be applied twice.
+// input is kept (another colour model's would misdescribe the RGB rows); EXIF and XMP are not written
+// (the encoder has no call for them), so nothing can turn the upright pixels a second time.
 import { inEngine, inEngineAsync } from './engine-errors.ts';
 import type { InputFormat } from './formats.ts';
-import type { ImageHeader } from './header.ts';
 import type { Plan } from './memory-plan.ts';
 import type { CompressRequest, CompressResult } from './pipeline.ts';
 import type { RowProducer } from './png/writer.ts';
 import { encodeAsRequested } from './target-size.ts';
 import type { Timings } from './timings.ts';
-
-/** The channels AVIF output keeps: alpha when the input has it. */
-export const avifChannels = (header: ImageHeader): 3 | 4 => (header.hasAlphaChannel ? 4 : 3);
 
 /** Rows of any input, upright at the output size, with the ICC profile that describes them. */
 export interface AvifSource {
@@ -27,7 +23,7 @@ export interface AvifSource {
 const ENGINE_NAMES: Record<InputFormat, 'JPEG' | 'WebP' | 'PNG'> = { jpeg: 'JPEG', webp: 'WebP', png: 'PNG' };
 
 /**
- * Encodes `source` as the plan's AVIF. `channels` is the output's (avifChannels). The encoder is
+ * Encodes `source` as the plan's AVIF. `channels` is the output's (the plan's avifChannels). The encoder is
  * closed however encoding ends.
  */
 export async function encodeAvif(

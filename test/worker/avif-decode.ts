@@ -7,7 +7,8 @@ export interface DecodedAvif extends RgbaImage {
   /** What sharp read the bytes as ('heif' for AVIF). */
   format: string;
   hasAlpha: boolean;
-  hasIcc: boolean;
+  /** The stored ICC profile's SHA-256 in hex; '' for none. */
+  iccSha256: string;
 }
 
 export async function decodeAvif(bytes: Uint8Array): Promise<DecodedAvif> {
@@ -21,6 +22,6 @@ export async function decodeAvif(bytes: Uint8Array): Promise<DecodedAvif> {
     height: Number(header('x-height')),
     format: header('x-format'),
     hasAlpha: header('x-has-alpha') === 'true',
-    hasIcc: header('x-icc') === 'true',
+    iccSha256: header('x-icc-sha256'),
   };
 }

@@ -5,6 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { avifGrid } from '../../wasm/avif-settings.ts';
 import type { RgbaImage } from '../../wasm/image.ts';
+import { encodePixelsJpeg } from '../../wasm/jpeg-engine.ts';
 import { decodeAvif, type DecodedAvif } from './avif-decode.ts';
 import { makeKey, type TestKey } from './helpers.ts';
 import {
@@ -21,7 +22,8 @@ import {
   withJpegOrientation,
   type Parts,
 } from './image-fixtures.ts';
-import { lossyWebp, withMetadata } from './webp-fixtures.ts';
+import { ascii, cat, makePng, zlib } from './png-fixtures.ts';
+import { iccProfile, lossyWebp, withMetadata } from './webp-fixtures.ts';
 
 let pro: TestKey;
 let free: TestKey;
@@ -125,6 +127,43 @@ describe('format=avif', () => {
     const worstInside = Math.max(...inside.map(jump));
     for (const x of boundaries) expect(jump(x), `column ${x}`).toBeLessThanOrEqual(worstInside + 0.5);
   }, 30_000);
+
+  it("keeps an RGB ICC profile from each input (a JPEG's APP2 chunks joined); drops one for another colour model", async () => {
+    const sha256 = async (bytes: Uint8Array) =>
+      [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))]
+        .map((b) => b.toString(16).padStart(2, '0'))
+        .join('');
+    const image = quadrants(64, 48);
+    const rgb = iccProfile('RGB ', 3000);
+    const rgbPixels = new Uint8Array(64 * 48 * 3).map((_, i) => image.data[Math.floor(i / 3) * 4 + (i % 3)]!);
+    const jpegWith = (profile: Uint8Array) =>
+      encodePixelsJpeg(rgbPixels, 64, 48, 3, {
+        quality: 90,
+        markers: [0, 1].map((i) => ({
+          code: 0xe2,
+          data: cat(ascii('ICC_PROFILE\0'), Uint8Array.of(i + 1, 2), profile.subarray(i * 1500, (i + 1) * 1500)),
+        })),
+      });
+    const pngWith = async (profile: Uint8Array) =>
+      makePng({
+        width: 64,
+        height: 48,
+        colourType: 2,
+        bitDepth: 8,
+        before: [{ type: 'iCCP', data: cat(ascii('test\0\0'), await zlib(profile)) }],
+      });
+    const webpWith = (profile: Uint8Array) => withMetadata(lossyWebp(image), 64, 48, { icc: profile });
+    for (const [filename, withProfile] of [
+      ['in.jpg', jpegWith],
+      ['in.png', pngWith],
+      ['in.webp', webpWith],
+    ] as const) {
+      const kept = await avifOf({ image: await withProfile(rgb), filename });
+      expect(kept.decoded.iccSha256, filename).toBe(await sha256(rgb));
+      const dropped = await avifOf({ image: await withProfile(iccProfile('GRAY', 3000)), filename });
+      expect(dropped.decoded.iccSha256, filename).toBe('');
+    }
+  });
 
   it('free keys get the same 403 plan_upgrade_required as for WebP', async () => {
     for (const [format, name] of [
