@@ -494,7 +494,7 @@ describe('throttling', () => {
     }
   });
 
-  it('sign-up does not hide a taken email (README, Decisions), but each probe spends the per-IP sign-up limit', async () => {
+  it('sign-up does not hide a taken email (docs/decisions.md), but each probe spends the per-IP sign-up limit', async () => {
     const clock = new TestClock(Date.UTC(2026, 10, 21, 17, 0, 5));
     const { email } = await signedUp({ clock });
     const probe = async (address: string): Promise<Response> => {
