@@ -17,7 +17,11 @@ import { readHeader } from '../../src/compress/header.ts';
 import { plan } from '../../src/compress/memory-plan.ts';
 
 type Format = 'jpeg' | 'png' | 'webp' | 'avif';
-const FORMATS: Format[] = ['jpeg', 'png', 'webp', 'avif'];
+const ALL_FORMATS: Format[] = ['jpeg', 'png', 'webp', 'avif'];
+/** BENCH_CONVERSIONS_OUTPUTS=avif (comma-separated): measure only these outputs (a new column beside earlier runs). */
+const FORMATS: Format[] = process.env.BENCH_CONVERSIONS_OUTPUTS
+  ? ALL_FORMATS.filter((f) => process.env.BENCH_CONVERSIONS_OUTPUTS!.split(',').includes(f))
+  : ALL_FORMATS;
 /** The width of a photo's PNG output. */
 const PHOTO_PNG_WIDTH = 3000;
 /** Compressions sent at once in the concurrency case. */
@@ -164,7 +168,9 @@ export async function benchConversions(start: () => Promise<Service>): Promise<C
           } as CompressOptions,
         })),
       ),
-      { input: shot50, output: 'png', options: { format: 'png', width: 2048 } },
+      ...(FORMATS.includes('png')
+        ? [{ input: shot50, output: 'png' as const, options: { format: 'png', width: 2048 } as CompressOptions }]
+        : []),
     ];
     for (const c of run) {
       // Cold: the first request of a fresh service; warm: the same request once more.
@@ -188,7 +194,7 @@ export async function benchConversions(start: () => Promise<Service>): Promise<C
     }
     // Four at once, after a warm-up: 200 or 503 overloaded each, the growth of the whole burst.
     const photo = matrix[0]!;
-    for (const output of ['webp', 'avif'] as const) {
+    for (const output of (['webp', 'avif'] as const).filter((f) => FORMATS.includes(f))) {
       await once(service, photo, { format: output, quality: 80 });
       const started = performance.now();
       const burst = await withRssPeak(
