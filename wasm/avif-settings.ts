@@ -1,7 +1,7 @@
 // The AVIF encoder's settings in one place: how the API's `quality` (1–100) maps to libavif's scale, the
 // libaom speed and options every encode uses, and the grid a picture is split into so that libaom's
-// working memory is that of one cell. The figures behind each value are in the AVIF part of the image
-// engine's documentation.
+// working memory is that of one cell. The figures behind each value (`npm run bench -- avif`) are in the
+// AVIF part of wasm/README.md.
 
 export interface AvifSettings {
   /** libavif's quality, 0–100. */
@@ -12,9 +12,45 @@ export interface AvifSettings {
   options: ReadonlyArray<readonly [string, string]>;
 }
 
-/** The encoder settings for the API's `quality`. (First cut from the spike: identity mapping, speed 7, tune=iq.) */
+/**
+ * libaom's speed: 7 met both targets on the photos measured (bytes at equal SSIMULACRA2 1.065 × sharp's
+ * AVIF at effort 4, median; 0.2–0.45 × its time). Speed 6 wrote 3 % fewer bytes (1.03 ×) in about 2.7 ×
+ * the time of speed 7, which puts it near or over 1.5 × sharp's time on an idle machine.
+ */
+export const AVIF_SPEED = 7;
+
+/**
+ * `tune=iq`: libaom's tuning for still images (quantisation matrices, variance-boosted delta-q, chroma
+ * delta-q, adaptive CDEF). libavif turns it on by default only with libaom 3.13 and later; with the
+ * vendored 3.12.1 it must be asked for, and without it the same score costs 29–40 % more bytes.
+ */
+export const AVIF_OPTIONS: ReadonlyArray<readonly [string, string]> = [['tune', 'iq']];
+
+/**
+ * The API's quality → libavif's, linear between these points: chosen so that our AVIF at q scores at least
+ * our JPEG at q on SSIMULACRA2 (median over the camera photos at width 2560) with the fewest bytes.
+ */
+export const AVIF_QUALITY_POINTS: ReadonlyArray<readonly [number, number]> = [
+  [1, 1],
+  [60, 55],
+  [80, 74],
+  [90, 94],
+  [100, 98],
+];
+
+/** The encoder settings for the API's `quality`. */
 export function avifSettings(quality: number): AvifSettings {
-  return { quality: Math.max(0, Math.min(100, Math.round(quality))), speed: 7, options: [['tune', 'iq']] };
+  const q = Math.max(1, Math.min(100, quality));
+  let mapped = AVIF_QUALITY_POINTS[AVIF_QUALITY_POINTS.length - 1]![1];
+  for (let i = 1; i < AVIF_QUALITY_POINTS.length; i++) {
+    const [q0, m0] = AVIF_QUALITY_POINTS[i - 1]!;
+    const [q1, m1] = AVIF_QUALITY_POINTS[i]!;
+    if (q <= q1) {
+      mapped = m0 + ((q - q0) * (m1 - m0)) / (q1 - q0);
+      break;
+    }
+  }
+  return { quality: Math.round(mapped), speed: AVIF_SPEED, options: AVIF_OPTIONS };
 }
 
 export interface AvifGrid {
@@ -22,18 +58,42 @@ export interface AvifGrid {
   rows: number;
 }
 
-/** Largest cell side: cells of this size keep libaom's working memory at one cell's. (First cut.) */
-export const AVIF_MAX_CELL_SIDE = 2048;
+/**
+ * Largest cell side. libaom's working memory is about 8 MiB + 18 bytes a pixel of the cell being encoded
+ * (measured: 19–24 MiB for cells of 0.8–1 MP, 48 MiB for 2.5 MP), beside the whole picture as YUV; cells
+ * of at most 1024 × 1024 keep a 24 MP photo at 59 MiB (82 MiB with alpha). Even, as 4:2:0 needs.
+ */
+export const AVIF_MAX_CELL_SIDE = 1024;
 
-/** The grid for a width × height picture (1 × 1: one image); cells even-sized except the last ones. */
+/**
+ * The grid for a width × height picture (1 × 1: one image). The module makes the cells even-sized (the
+ * last column and row take the rest) and codes a grid of an odd width or height one pixel larger,
+ * cropped back by a clean aperture.
+ */
 export function avifGrid(width: number, height: number): AvifGrid {
   return { cols: Math.ceil(width / AVIF_MAX_CELL_SIDE), rows: Math.ceil(height / AVIF_MAX_CELL_SIDE) };
 }
 
-/** The most WebAssembly memory one encode of a width × height picture needs, in bytes. (First cut:
- * the whole picture as YUV, 1.5 bytes a pixel or 2.5 with alpha, plus about 24 bytes a pixel of one cell.) */
+/** The module's memory before any picture: its runtime, stack and libavif's encoder. */
+const AVIF_BASE_BYTES = 2 * 1024 * 1024;
+/** libaom's working memory for one cell: a fixed part and bytes per pixel of the cell (measured, rounded up). */
+const AVIF_CELL_FIXED_BYTES = 8 * 1024 * 1024;
+const AVIF_CELL_BYTES_PER_PIXEL = 18;
+/** The encoded output held while cells are encoded, per pixel of the picture (a q90 photo writes under 0.4). */
+const AVIF_OUTPUT_BYTES_PER_PIXEL = 0.5;
+
+/**
+ * The most WebAssembly memory one encode of a width × height picture needs, in bytes: the picture as YUV
+ * (1.5 bytes a pixel, 2.5 with alpha) for the whole encode, the output so far, and one cell's encoder.
+ */
 export function avifPeakBytes(width: number, height: number, channels: 3 | 4): number {
   const grid = avifGrid(width, height);
-  const cell = Math.ceil(width / grid.cols) * Math.ceil(height / grid.rows);
-  return Math.ceil(width * height * (channels === 4 ? 2.5 : 1.5) + cell * 24 + 4 * 1024 * 1024);
+  const cellPixels = (Math.ceil(width / grid.cols) + 1) * (Math.ceil(height / grid.rows) + 1);
+  const pixels = width * height;
+  return Math.ceil(
+    AVIF_BASE_BYTES +
+      pixels * ((channels === 4 ? 2.5 : 1.5) + AVIF_OUTPUT_BYTES_PER_PIXEL) +
+      AVIF_CELL_FIXED_BYTES +
+      cellPixels * AVIF_CELL_BYTES_PER_PIXEL,
+  );
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Rebuilds wasm/codec/sr_jpeg.{js,wasm} (the JPEG and WebP engines, one module) from the vendored
-# upstream sources and our C glue in wasm/src/.
+# upstream sources and our C glue in wasm/src/, then the AVIF encoder (build-avif.sh, codec/sr_avif.*:
+# about 12 minutes more on 2 idle cores, for libaom; SR_SKIP_AVIF=1 leaves it out while iterating here).
 # Needs Debian's emscripten (apt-get install -y emscripten cmake) and nothing from the network.
 # The built files are committed, so installing and testing the service needs none of this.
 set -euo pipefail
@@ -94,3 +95,5 @@ rm -rf "$work"
 for f in codec/sr_jpeg.js codec/sr_jpeg.wasm; do
   printf '%-22s %8d bytes  %8d gzip  sha256 %s\n' "$f" "$(stat -c %s "$f")" "$(gzip -9n <"$f" | wc -c)" "$(sha256sum "$f" | cut -c1-16)"
 done
+
+[ "${SR_SKIP_AVIF:-}" = 1 ] || bash "$here/build-avif.sh"

@@ -20,14 +20,15 @@
 // Environment for exploring: BENCH_AVIF_IMAGES (how many photos, spread over the sorted corpus),
 // BENCH_AVIF_QUALITIES (60,80,90), BENCH_AVIF_SPEED and BENCH_AVIF_OPTIONS (`tune=iq,deltaq-mode=3`:
 // replace avifSettings' speed and options), BENCH_AVIF_LIBAVIF_QUALITY (libavif's quality itself, for
-// settings compared at one point), BENCH_AVIF_SHARP=0 (ours and our JPEG only, for the quality mapping),
+// settings compared at one point), BENCH_AVIF_SHARP (the API qualities compared with sharp too; 0: none, ours and our JPEG only),
+// BENCH_AVIF_PART (k/n: a share of the photos, for parallel runs), BENCH_AVIF_CELL (a largest grid cell side),
 // BENCH_AVIF_CODEC (another build's folder).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import sharp from 'sharp';
-import { type AvifSettings, avifPeakBytes, avifSettings } from '../../wasm/avif-settings.ts';
+import { type AvifSettings, avifGrid, avifPeakBytes, avifSettings } from '../../wasm/avif-settings.ts';
 import { encodeAvif, type Raw } from './lib/avif-node.ts';
 import { engineJpegFromRgb, type NodeEngine, nodeEngine } from './lib/engine-node.ts';
 import { dimensionsFor, syntheticPhoto } from './lib/images.ts'; // also sharp.cache(false), sharp.concurrency(1)
@@ -35,6 +36,11 @@ import { median } from './lib/load.ts';
 
 export const WIDTH = Number(process.env.BENCH_AVIF_WIDTH ?? 2560);
 export const QUALITIES = (process.env.BENCH_AVIF_QUALITIES ?? '60,80,90').split(',').map(Number);
+/** The API qualities at which sharp is measured too (BENCH_AVIF_SHARP=0: none; the others: ours and our JPEG). */
+const SHARP_QUALITIES =
+  process.env.BENCH_AVIF_SHARP === '0'
+    ? []
+    : (process.env.BENCH_AVIF_SHARP ?? QUALITIES.join(',')).split(',').map(Number);
 /** sharp's AVIF quality steps; its bytes at our score are interpolated between the two around it. */
 export const SHARP_STEPS = [20, 30, 40, 50, 55, 60, 65, 70, 75, 80, 85, 90, 95];
 /** The full-size sizes whose memory is measured (megapixels). */
@@ -47,6 +53,12 @@ const shared = (path: string) =>
 const corpusDir = process.env.BENCH_AVIF_CORPUS ?? shared('corpus/camera');
 const CACHE_DIR = join(tmpdir(), 'shrinkray-avif-sharp-cache');
 const log = (line: string) => console.error(line);
+
+/** The service's grid, or with BENCH_AVIF_CELL another largest cell side, to weigh memory against bytes. */
+function gridFor(width: number, height: number) {
+  const cell = Number(process.env.BENCH_AVIF_CELL ?? 0);
+  return cell ? { cols: Math.ceil(width / cell), rows: Math.ceil(height / cell) } : avifGrid(width, height);
+}
 
 /** avifSettings(q), or the exploring overrides. */
 function settingsFor(q: number): AvifSettings {
@@ -148,6 +160,9 @@ async function benchPhotos(): Promise<AvifPhotoRow[]> {
   const want = Number(process.env.BENCH_AVIF_IMAGES ?? files.length);
   if (want < files.length)
     files = Array.from({ length: want }, (_, i) => files[Math.floor((i * files.length) / want)]!);
+  // BENCH_AVIF_PART=k/n: every n-th of those from the k-th, to share a run between processes.
+  const [part, parts] = (process.env.BENCH_AVIF_PART ?? '0/1').split('/').map(Number) as [number, number];
+  files = files.filter((_, i) => i % parts === part);
   const useCache = process.env.BENCH_AVIF_CACHE === '1';
   if (useCache) mkdirSync(CACHE_DIR, { recursive: true });
   const jpegEngine: NodeEngine = await nodeEngine();
@@ -188,11 +203,27 @@ async function benchPhotos(): Promise<AvifPhotoRow[]> {
     const qualities: AvifQualityRow[] = [];
     for (const q of QUALITIES) {
       const settings = settingsFor(q);
-      const ours = await encodeAvif(raw, settings);
+      const withSharp = SHARP_QUALITIES.includes(q);
+      const ours = await encodeAvif(raw, settings, gridFor(raw.width, raw.height));
       const ourScore = await score(ours.output, raw);
       const jpeg = engineJpegFromRgb(jpegEngine, raw.data, raw.width, raw.height, q);
       const jpegScore = await score(jpeg, raw);
-      if (process.env.BENCH_AVIF_SHARP === '0') {
+      if (!withSharp) {
+        qualities.push({
+          q,
+          libavifQuality: settings.quality,
+          bytes: ours.output.length,
+          score: ourScore,
+          ms: ours.ms + decodeMs,
+          peakMiB: ours.peakBytes / MiB,
+          jpegBytes: jpeg.length,
+          jpegScore,
+          sharpBytes: Number.NaN,
+          sharpMs: Number.NaN,
+          outside: false,
+          bytesRatio: Number.NaN,
+          timeRatio: Number.NaN,
+        });
         log(
           `${name} q${q} (libavif ${settings.quality}, speed ${settings.speed}): ${ours.output.length} B s2 ${ourScore.toFixed(2)} ${ours.ms.toFixed(0)} ms; JPEG ${jpeg.length} B s2 ${jpegScore.toFixed(2)}`,
         );
@@ -260,7 +291,7 @@ async function benchMemory(): Promise<AvifMemoryRow[]> {
         .raw()
         .toBuffer({ resolveWithObject: true });
       const raw: Raw = { data: new Uint8Array(decoded.data), width, height, channels };
-      const r = await encodeAvif(raw, settings);
+      const r = await encodeAvif(raw, settings, gridFor(width, height));
       const row: AvifMemoryRow = {
         megapixels,
         width,
@@ -290,8 +321,8 @@ export async function benchAvif(): Promise<AvifResult> {
     const rows = photos.flatMap((p) => p.qualities.filter((r) => r.q === q));
     return {
       q,
-      bytesRatio: median(rows.map((r) => r.bytesRatio)),
-      timeRatio: median(rows.map((r) => r.timeRatio)),
+      bytesRatio: median(rows.map((r) => r.bytesRatio).filter(Number.isFinite)),
+      timeRatio: median(rows.map((r) => r.timeRatio).filter(Number.isFinite)),
       score: median(rows.map((r) => r.score)),
       jpegScore: median(rows.map((r) => r.jpegScore)),
       bytes: median(rows.map((r) => r.bytes)),

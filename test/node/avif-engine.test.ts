@@ -1,6 +1,6 @@
 // The AVIF encoder module (wasm/codec/sr_avif.*) on its own, in Node, decoded by sharp (libheif, an
-// independent decoder): the ICC profile it is given comes back, a grid decodes without seams, and a grid
-// libavif cannot write is refused with libavif's reason.
+// independent decoder): the ICC profile it is given comes back, a grid decodes without seams, also at an
+// odd width or height, and a grid libavif cannot write is refused with libavif's reason.
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { avifSettings } from '../../wasm/avif-settings.ts';
@@ -72,9 +72,28 @@ describe('AVIF encoder module', () => {
     }
   });
 
-  it('refuses an odd-sized grid with libavif’s reason', async () => {
-    await expect(encodeAvif(picture(301, 201, 3), settings, { cols: 2, rows: 2 })).rejects.toThrow(
-      /Invalid image grid.*shall be even/,
+  it('decodes a grid of an odd width or height at its size (coded one pixel larger, cropped back)', async () => {
+    for (const [width, height, channels] of [
+      [641, 481, 3],
+      [640, 481, 4],
+      [641, 480, 3],
+    ] as const) {
+      const raw = picture(width, height, channels);
+      const { output } = await encodeAvif(raw, settings, { cols: 2, rows: 2 });
+      const { data, info } = await decode(output);
+      expect([info.width, info.height]).toEqual([width, height]);
+      const whole = meanError(data, raw, 'x', 0, width);
+      expect(whole).toBeLessThan(6);
+      // The last column and row, next to the repeated ones.
+      expect(meanError(data, raw, 'x', width - 2, width)).toBeLessThan(whole * 1.5 + 1);
+      expect(meanError(data, raw, 'y', height - 2, height)).toBeLessThan(whole * 1.5 + 1);
+    }
+  });
+
+  it('refuses a grid libavif cannot write with libavif’s reason', async () => {
+    // Cells under 64 pixels a side are not allowed in a grid (MIAF).
+    await expect(encodeAvif(picture(200, 100, 3), settings, { cols: 4, rows: 1 })).rejects.toThrow(
+      /Invalid image grid.*smaller than 64/,
     );
   });
 });

@@ -8,7 +8,10 @@
  * cell is still held until the end, because avifEncoderAddImageGrid takes all cells at once.
  *
  * Bands must start on an even row (4:2:0 pairs rows for chroma), so every band but the last has an
- * even number of rows; cells are even-sized for the same reason.
+ * even number of rows; cells are even-sized for the same reason. A 4:2:0 grid must also be even-sized
+ * as a whole (MIAF; libavif refuses it otherwise), so a grid of an odd width or height is coded one
+ * column or row larger, its last pixels repeated, and cropped back by a clean aperture (`clap`) on the
+ * grid (see strip_cell_clap).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -21,6 +24,7 @@
 
 typedef struct sr_avif {
   uint32_t width, height, channels;
+  uint32_t coded_w, coded_h;     /* width and height rounded up to even for a grid; else the same */
   uint32_t cols, rows;           /* the grid; 1 × 1 is a plain image */
   uint32_t cell_w, cell_h;       /* every cell but the last column's and row's */
   uint32_t next_row;             /* rows received so far */
@@ -63,9 +67,12 @@ sr_avif *sr_avif_create(uint32_t width, uint32_t height, uint32_t channels, uint
   a->channels = channels;
   a->cols = grid_cols;
   a->rows = grid_rows;
-  a->cell_w = grid_cols == 1 ? width : even_ceil_div(width, grid_cols);
-  a->cell_h = grid_rows == 1 ? height : even_ceil_div(height, grid_rows);
-  /* Every column and row of cells must hold at least one pixel. */
+  const int grid = grid_cols * grid_rows > 1;
+  a->coded_w = grid ? width + (width & 1) : width;
+  a->coded_h = grid ? height + (height & 1) : height;
+  a->cell_w = grid_cols == 1 ? a->coded_w : even_ceil_div(a->coded_w, grid_cols);
+  a->cell_h = grid_rows == 1 ? a->coded_h : even_ceil_div(a->coded_h, grid_rows);
+  /* Every column and row of cells must hold at least one pixel of the picture. */
   if ((uint64_t)a->cell_w * (grid_cols - 1) >= width || (uint64_t)a->cell_h * (grid_rows - 1) >= height) {
     sr_avif_destroy(a);
     return NULL;
@@ -77,8 +84,8 @@ sr_avif *sr_avif_create(uint32_t width, uint32_t height, uint32_t channels, uint
   }
   for (uint32_t r = 0; r < grid_rows; r++) {
     for (uint32_t c = 0; c < grid_cols; c++) {
-      uint32_t w = c + 1 < grid_cols ? a->cell_w : width - a->cell_w * c;
-      uint32_t h = r + 1 < grid_rows ? a->cell_h : height - a->cell_h * r;
+      uint32_t w = c + 1 < grid_cols ? a->cell_w : a->coded_w - a->cell_w * c;
+      uint32_t h = r + 1 < grid_rows ? a->cell_h : a->coded_h - a->cell_h * r;
       avifImage *img = avifImageCreate(w, h, 8, AVIF_PIXEL_FORMAT_YUV420);
       if (!img) {
         sr_avif_destroy(a);
@@ -129,6 +136,28 @@ int sr_avif_option(sr_avif *a, const char *key, const char *value) {
   return 0;
 }
 
+/* Repeats column x - 1 into column x (the padding column of a grid of odd width) over rows y0..y1 of a
+ * cell's luma and alpha; its chroma already covers both, converted from the odd-width view. */
+static void repeat_column(avifImage *cell, uint32_t x, uint32_t y0, uint32_t y1) {
+  for (uint32_t y = y0; y < y1; y++) {
+    uint8_t *luma = cell->yuvPlanes[AVIF_CHAN_Y] + (size_t)y * cell->yuvRowBytes[AVIF_CHAN_Y];
+    luma[x] = luma[x - 1];
+    if (cell->alphaPlane) {
+      uint8_t *alpha = cell->alphaPlane + (size_t)y * cell->alphaRowBytes;
+      alpha[x] = alpha[x - 1];
+    }
+  }
+}
+
+/* Repeats row y - 1 into row y (the padding row of a grid of odd height) in a cell's luma and alpha. */
+static void repeat_row(avifImage *cell, uint32_t y) {
+  memcpy(cell->yuvPlanes[AVIF_CHAN_Y] + (size_t)y * cell->yuvRowBytes[AVIF_CHAN_Y],
+         cell->yuvPlanes[AVIF_CHAN_Y] + (size_t)(y - 1) * cell->yuvRowBytes[AVIF_CHAN_Y], cell->width);
+  if (cell->alphaPlane)
+    memcpy(cell->alphaPlane + (size_t)y * cell->alphaRowBytes, cell->alphaPlane + (size_t)(y - 1) * cell->alphaRowBytes,
+           cell->width);
+}
+
 /* The next `count` rows, tightly packed (width × channels bytes each). 0, or -1 with a message. */
 int sr_avif_rows(sr_avif *a, const uint8_t *pixels, uint32_t count) {
   if (count == 0) return 0;
@@ -152,12 +181,14 @@ int sr_avif_rows(sr_avif *a, const uint8_t *pixels, uint32_t count) {
     if (n > left_in_cell) n = left_in_cell;
     for (uint32_t c = 0; c < a->cols; c++) {
       avifImage *cell = a->cells[cell_row * a->cols + c];
+      /* The picture's own columns of this cell: all of it but a padding column. */
+      const uint32_t cols_in_cell = c + 1 < a->cols ? cell->width : a->width - a->cell_w * c;
       avifImage *view = avifImageCreateEmpty();
       if (!view) {
         snprintf(a->message, sizeof a->message, "out of memory");
         return -1;
       }
-      const avifCropRect rect = { 0, y_in_cell, cell->width, n };
+      const avifCropRect rect = { 0, y_in_cell, cols_in_cell, n };
       avifResult r = avifImageSetViewRect(view, cell, &rect);
       if (r == AVIF_RESULT_OK) {
         avifRGBImage rgb;
@@ -178,10 +209,72 @@ int sr_avif_rows(sr_avif *a, const uint8_t *pixels, uint32_t count) {
         set_message(a, "avifImageRGBToYUV", r);
         return -1;
       }
+      if (cols_in_cell < cell->width) repeat_column(cell, cols_in_cell, y_in_cell, y_in_cell + n);
+      if (y + n == a->height && a->coded_h > a->height) repeat_row(cell, y_in_cell + n);
     }
     done += n;
   }
   a->next_row += count;
+  return 0;
+}
+
+static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
+static uint32_t be16(const uint8_t *p) { return (uint32_t)p[0] << 8 | p[1]; }
+
+/* The child box of type `type` inside [p, end) (after `skip` bytes of the parent's own fields); its
+ * contents in [*body, *body_end). 32-bit box sizes only, as libavif writes its meta box. */
+static int find_box(const uint8_t *p, const uint8_t *end, const char *type, const uint8_t **body, const uint8_t **body_end) {
+  while (end - p >= 8) {
+    const uint32_t size = be32(p);
+    if (size < 8 || size > (uint32_t)(end - p)) return 0;
+    if (!memcmp(p + 4, type, 4)) {
+      *body = p + 8;
+      *body_end = p + size;
+      return 1;
+    }
+    p += size;
+  }
+  return 0;
+}
+
+/* libavif writes a grid's transformative properties on its cells too (it gives cells the grid's
+ * properties), so a clean aperture meant for the whole grid would crop every cell, and decoders
+ * assemble garbage. This turns the cells' associations with the `clap` property into "no property"
+ * (index 0) in place: the file keeps its size, so no offset moves. Only libavif's own layout is read
+ * (ipma version 0 without large indices, infe version 2, as it writes them); 0, or -1 when the layout
+ * is not that. */
+static int strip_cell_clap(uint8_t *file, size_t size) {
+  const uint8_t *end = file + size, *meta, *meta_end, *iinf, *iinf_end, *iprp, *iprp_end, *ipco, *ipco_end, *ipma,
+                *ipma_end;
+  if (!find_box(file, end, "meta", &meta, &meta_end)) return -1;
+  meta += 4; /* FullBox */
+  if (!find_box(meta, meta_end, "iinf", &iinf, &iinf_end) || !find_box(meta, meta_end, "iprp", &iprp, &iprp_end) ||
+      !find_box(iprp, iprp_end, "ipco", &ipco, &ipco_end) || !find_box(iprp, iprp_end, "ipma", &ipma, &ipma_end))
+    return -1;
+  /* The clap property's index, counted from 1. */
+  uint32_t clap = 0, index = 0;
+  for (const uint8_t *p = ipco; ipco_end - p >= 8 && be32(p) >= 8; p += be32(p)) {
+    index++;
+    if (!memcmp(p + 4, "clap", 4)) clap = index;
+  }
+  if (!clap || clap > 127) return -1;
+  if (iinf[0] != 0 || ipma[0] != 0 || ipma[3] & 1) return -1; /* versions and flags libavif writes */
+  const uint8_t *q = ipma + 8, *entries_end = ipma_end;
+  for (uint32_t e = be32(ipma + 4); e > 0; e--) {
+    if (entries_end - q < 3) return -1;
+    const uint32_t item = be16(q), count = q[2];
+    if (entries_end - q < 3 + (ptrdiff_t)count) return -1;
+    /* The item's type, from its infe entry. */
+    int is_grid = 0;
+    for (const uint8_t *p = iinf + 6; iinf_end - p >= 20 && be32(p) >= 20; p += be32(p)) {
+      if (!memcmp(p + 4, "infe", 4) && p[8] == 2 && be16(p + 12) == item) is_grid = !memcmp(p + 16, "grid", 4);
+    }
+    for (uint32_t i = 0; i < count; i++) {
+      uint8_t *assoc = (uint8_t *)q + 3 + i;
+      if (!is_grid && (*assoc & 0x7f) == clap) *assoc = 0;
+    }
+    q += 3 + count;
+  }
   return 0;
 }
 
@@ -207,6 +300,17 @@ int sr_avif_encode(sr_avif *a, int quality, int speed) {
   for (uint32_t i = 0; i < a->option_count && r == AVIF_RESULT_OK; i++) {
     r = avifEncoderSetCodecSpecificOption(enc, a->options[i][0], a->options[i][1]);
   }
+  const int padded = a->coded_w != a->width || a->coded_h != a->height;
+  if (r == AVIF_RESULT_OK && padded) {
+    /* libavif writes a grid's transforms from its first cell. */
+    step = "avifCleanApertureBoxFromCropRect";
+    const avifCropRect crop = { 0, 0, a->width, a->height };
+    if (avifCleanApertureBoxFromCropRect(&a->cells[0]->clap, &crop, a->coded_w, a->coded_h, &enc->diag)) {
+      a->cells[0]->transformFlags |= AVIF_TRANSFORM_CLAP;
+    } else {
+      r = AVIF_RESULT_INVALID_ARGUMENT;
+    }
+  }
   if (r == AVIF_RESULT_OK) {
     step = "avifEncoderAddImage";
     r = a->cols * a->rows == 1
@@ -216,6 +320,10 @@ int sr_avif_encode(sr_avif *a, int quality, int speed) {
   if (r == AVIF_RESULT_OK) {
     step = "avifEncoderFinish";
     r = avifEncoderFinish(enc, &a->output);
+  }
+  if (r == AVIF_RESULT_OK && padded && strip_cell_clap(a->output.data, a->output.size) != 0) {
+    step = "strip_cell_clap";
+    r = AVIF_RESULT_UNKNOWN_ERROR;
   }
   if (r != AVIF_RESULT_OK) {
     set_message(a, step, r);
