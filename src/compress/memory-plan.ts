@@ -243,11 +243,13 @@ export function plan(
 const avifChannelsOf = (header: ImageHeader): 3 | 4 => (header.hasAlphaChannel ? 4 : 3);
 
 /**
- * The AVIF encoder's part: its own instance (wasm/avif-engine.ts) holding the picture and libaom's
- * working memory (avifPeakBytes), alive beside the decoder's rows, which stream into it.
+ * The AVIF encoder's part: its own instance (wasm/avif-engine.ts) holding the picture, its output and
+ * libaom's working memory (avifPeakBytes), alive beside the decoder's rows, which stream into it; and
+ * JavaScript's copy of the output.
  */
-const avifEncoderBytes = (p: Omit<Plan, 'estimate'>): number =>
-  avifPeakBytes(p.output.width, p.output.height, p.avifChannels ?? 3);
+const avifEncoderBytes = (p: Omit<Plan, 'estimate'>, quality: number): number =>
+  avifPeakBytes(p.output.width, p.output.height, p.avifChannels ?? 3) +
+  p.output.width * p.output.height * outputBytesPerPixel(quality);
 
 /** Channels of the decoded pixels: grey JPEGs stay grey. */
 const channelsOf = (header: ImageHeader): number => (header.jpeg?.components === 1 ? 1 : 3);
@@ -268,7 +270,8 @@ function estimate(
   const inPixels = header.width * header.height;
   // The upload as JS received it, plus the engine's copy.
   const input = uploadBytes * 2;
-  const outputBuffers = outPixels * outputBytesPerPixel(request.quality) * 2;
+  // AVIF's are in its encoder's part (avifEncoderBytes).
+  const outputBuffers = request.format === 'avif' ? 0 : outPixels * outputBytesPerPixel(request.quality) * 2;
   if (inputFormat === 'webp')
     return Math.ceil(REQUEST_BASE_BYTES + input + webpEstimate(header, request, p) + outputBuffers);
   if (inputFormat === 'png') return pngEstimate(header, uploadBytes, request, p);
@@ -296,7 +299,7 @@ function estimate(
           outputBuffers / 2,
       );
     if (request.format === 'avif')
-      return Math.ceil(REQUEST_BASE_BYTES + input + decoding + avifEncoderBytes(p) + outputBuffers);
+      return Math.ceil(REQUEST_BASE_BYTES + input + decoding + avifEncoderBytes(p, request.quality));
     return Math.ceil(
       REQUEST_BASE_BYTES + input + decoding + pngWriterBytes(outPixels, outPixels * channels, request, p.pngWhole),
     );
@@ -360,7 +363,7 @@ function webpEstimate(header: ImageHeader, request: PlanRequest, p: Omit<Plan, '
   if (request.format === 'avif') {
     // Rows pulled into the AVIF encoder (a frame kept once for an orientation other than 1).
     const upright = header.orientation === 1 ? 0 : outPixels * channels;
-    return decoder + resampler + upright + avifEncoderBytes(p);
+    return decoder + resampler + upright + avifEncoderBytes(p, request.quality);
   } else if (request.format === 'webp') {
     // Orientations other than 1 keep the stored output once before the upright picture is filled.
     const upright = header.orientation === 1 ? 0 : outPixels * channels;
@@ -410,7 +413,7 @@ function pngEstimate(
     const outputs = pngOutput * 2 * (palette ? 2 : 1);
     writer = p.pngWhole ? outPixels * (4 + OXIPNG_BYTES_PER_PIXEL) + outputs : PNG_STREAM_BYTES + outputs;
   } else if (request.format === 'avif') {
-    writer = avifEncoderBytes(p);
+    writer = avifEncoderBytes(p, request.quality);
   } else if (p.pngJpegRows) {
     // Rows go straight into the engine's encoder, which holds the coefficients (progressive).
     writer = encoderBuffer(p.output, request.quality, header);
@@ -421,7 +424,8 @@ function pngEstimate(
     // Rows fill the WebP encoder's picture (in batches: the decoder's rows are alive meanwhile).
     writer = webpEncoderPeak(outPixels, header.hasAlphaChannel, p.webp, 0);
   }
-  const outputBuffers = request.format === 'png' ? 0 : outPixels * outputBytesPerPixel(request.quality) * 2;
+  const outputBuffers =
+    request.format === 'png' || request.format === 'avif' ? 0 : outPixels * outputBytesPerPixel(request.quality) * 2;
   return Math.ceil(
     REQUEST_BASE_BYTES +
       uploadBytes * 2 +

@@ -128,7 +128,7 @@ describe('every input to AVIF, in bands', () => {
   it.each(FORMATS)(
     '%s → avif: 200 at full size within a budget that a whole RGBA frame beside the encoder would not fit; the engines within the estimate',
     async (input) => {
-      const planned = plan(input, readHeader(input, inputs[input]), inputs[input].length, {
+      const planned = plan(input, readHeader(input, avifInputs[input]), avifInputs[input].length, {
         format: 'avif',
         quality: 80,
       });
