@@ -49,6 +49,8 @@ export default defineConfig({
             './test/fixtures/origin-setup.ts',
             './test/fixtures/receiver-setup.ts',
             './test/fixtures/oidc-setup.ts',
+            // And sharp's AVIF decoder on loopback: workerd has none.
+            './test/fixtures/avif-decoder-setup.ts',
           ],
         },
       },

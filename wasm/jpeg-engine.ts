@@ -347,6 +347,11 @@ export class JpegRowReader {
     }
   }
 
+  /** The input's APPn and COM segments (its ICC profile, for an output that carries it). */
+  get markers(): JpegMarker[] {
+    return this.job.info.markers;
+  }
+
   /** Every upright row, in order (width × channels bytes; the view is reused by the next row). */
   async rows(sink: (row: Uint8Array) => void | Promise<void>): Promise<void> {
     this.guard(() => this.call('pull_begin', this.jobPtr));

@@ -41,3 +41,11 @@ declare module '*/codec/sr_jpeg.js' {
   const factory: unknown;
   export default factory;
 }
+declare module '*/codec/sr_avif.wasm' {
+  const module: WebAssembly.Module;
+  export default module;
+}
+declare module '*/codec/sr_avif.js' {
+  const factory: unknown;
+  export default factory;
+}

@@ -2,11 +2,14 @@
 // (the /compress route, image URLs, the memory gate, the console's pages, the management API, the webhook
 // outbox). Numbers (rates, quotas) stay in tiers.ts; this is what a tier may do at all.
 import { ApiError } from '../errors.ts';
+import type { ImageFormat } from '../compress/formats.ts';
 import { IMAGE_TIER_NAMES, type ImageTier, TOOLS_TIER_NAMES, type ToolsTier } from './tiers.ts';
 
 const IMAGE_FEATURES = {
   /** WebP output (and `f=auto` serving it). */
   webp: ['pro'],
+  /** AVIF output (and `f=auto` serving it). */
+  avif: ['pro'],
   /** A target file size (`target_kb`, `kb=`). */
   target_kb: ['pro'],
   /** Waiting in the memory queue when the isolate is busy, where the others are refused at once. */
@@ -31,6 +34,11 @@ export function can(account: { image?: ImageTier; tools?: ToolsTier }, feature: 
     return (IMAGE_FEATURES[feature as ImageFeature] as readonly string[]).includes(account.image!);
   }
   return (TOOLS_FEATURES[feature as ToolsFeature] as readonly string[]).includes(account.tools!);
+}
+
+/** Whether an account on this image tier may ask for output in `format` (JPEG and PNG: every tier). */
+export function canWrite(account: { image: ImageTier }, format: ImageFormat): boolean {
+  return format === 'webp' || format === 'avif' ? can(account, format) : true;
 }
 
 /** The tiers that include the feature, cheapest first. */

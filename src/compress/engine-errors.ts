@@ -1,13 +1,18 @@
 // The engine's refusals as the API's errors, for every path that runs it: the file's faults are 422
 // unprocessable_image, running short of memory (the pool's limit, wasm/instances.ts) is 503 overloaded;
-// never a 500.
+// never a 500. The AVIF encoder only ever sees rows the decoders made, so every refusal of its is of
+// resources (libaom reports a failed allocation as an unknown error): 503.
+import { AvifEngineError } from '../../wasm/avif-error.ts';
 import { JpegEngineError } from '../../wasm/jpeg-engine.ts';
 import { WebpEngineError } from '../../wasm/webp-engine.ts';
 import { ApiError } from '../errors.ts';
 
-function refusal(err: unknown, input: 'JPEG' | 'WebP'): unknown {
-  if (!(err instanceof JpegEngineError) && !(err instanceof WebpEngineError)) return err;
-  if (/memory/i.test(err.message)) {
+type EngineInput = 'JPEG' | 'WebP' | 'PNG';
+
+function refusal(err: unknown, input: EngineInput): unknown {
+  if (!(err instanceof JpegEngineError) && !(err instanceof WebpEngineError) && !(err instanceof AvifEngineError))
+    return err;
+  if (err instanceof AvifEngineError || /memory/i.test(err.message)) {
     return new ApiError('overloaded', 'the service ran short of memory for this image; retry in a moment', {
       headers: { 'Retry-After': '2' },
     });
@@ -18,7 +23,7 @@ function refusal(err: unknown, input: 'JPEG' | 'WebP'): unknown {
 }
 
 /** Runs `fn`; the engine's errors become the API's. */
-export function inEngine<R>(input: 'JPEG' | 'WebP', fn: () => R): R {
+export function inEngine<R>(input: EngineInput, fn: () => R): R {
   try {
     return fn();
   } catch (err) {
@@ -27,7 +32,7 @@ export function inEngine<R>(input: 'JPEG' | 'WebP', fn: () => R): R {
 }
 
 /** inEngine for work with awaits (rows pulled by the PNG writer). */
-export async function inEngineAsync<R>(input: 'JPEG' | 'WebP', fn: () => Promise<R>): Promise<R> {
+export async function inEngineAsync<R>(input: EngineInput, fn: () => Promise<R>): Promise<R> {
   try {
     return await fn();
   } catch (err) {

@@ -1,19 +1,28 @@
 // The image formats the API reads and writes, and how to recognise them: by their magic bytes only,
 // since a declared Content-Type or file name proves nothing.
 
-export const FORMATS = ['jpeg', 'png', 'webp'] as const;
+/** What the API reads. */
+export const INPUT_FORMATS = ['jpeg', 'png', 'webp'] as const;
+export type InputFormat = (typeof INPUT_FORMATS)[number];
+/** What the API writes: every input format, and AVIF. */
+export const FORMATS = [...INPUT_FORMATS, 'avif'] as const;
 export type ImageFormat = (typeof FORMATS)[number];
 
-export const MEDIA_TYPES: Record<ImageFormat, string> = { jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp' };
-export const EXTENSIONS: Record<ImageFormat, string> = { jpeg: 'jpg', png: 'png', webp: 'webp' };
-export const FORMAT_NAMES: Record<ImageFormat, string> = { jpeg: 'JPEG', png: 'PNG', webp: 'WebP' };
+export const MEDIA_TYPES: Record<ImageFormat, string> = {
+  jpeg: 'image/jpeg',
+  png: 'image/png',
+  webp: 'image/webp',
+  avif: 'image/avif',
+};
+export const EXTENSIONS: Record<ImageFormat, string> = { jpeg: 'jpg', png: 'png', webp: 'webp', avif: 'avif' };
+export const FORMAT_NAMES: Record<ImageFormat, string> = { jpeg: 'JPEG', png: 'PNG', webp: 'WebP', avif: 'AVIF' };
 
 const startsWith = (bytes: Uint8Array, prefix: readonly number[], at = 0): boolean =>
   bytes.length >= at + prefix.length && prefix.every((b, i) => bytes[at + i] === b);
 
 const ascii = (text: string): number[] => [...text].map((c) => c.charCodeAt(0));
 
-export type Sniffed = { format: ImageFormat } | { format: null; seen: string };
+export type Sniffed = { format: InputFormat } | { format: null; seen: string };
 
 /** What the bytes are; for anything unsupported, a name for the error message when we know one. */
 export function sniff(bytes: Uint8Array): Sniffed {

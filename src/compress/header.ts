@@ -3,7 +3,7 @@
 // reading a few headers.
 import { orientationFromApp1, orientationFromTiff, type Orientation } from './exif.ts';
 import { crc32 } from './crc32.ts';
-import type { ImageFormat } from './formats.ts';
+import type { InputFormat } from './formats.ts';
 import { MAX_JPEG_SCANS } from './limits.ts';
 
 export interface ImageHeader {
@@ -44,7 +44,7 @@ export class MalformedImage extends Error {}
 /** A well-formed file of a kind the service does not take (animated WebP): 415, not 422. */
 export class UnsupportedImage extends Error {}
 
-export function readHeader(format: ImageFormat, bytes: Uint8Array): ImageHeader {
+export function readHeader(format: InputFormat, bytes: Uint8Array): ImageHeader {
   switch (format) {
     case 'jpeg':
       return readJpeg(bytes);

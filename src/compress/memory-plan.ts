@@ -4,8 +4,9 @@
 // them against workerd's measured peak (docs/benchmarks.md). Every input format's plan and estimate are
 // kept in this one module (a little over 300 lines) because plan() and largestFittingWidth() choose
 // between them: JPEG, WebP and PNG paths fall back on one another by what fits.
+import { avifPeakBytes } from '../../wasm/avif-settings.ts';
 import { swapsAxes } from './exif.ts';
-import type { ImageFormat } from './formats.ts';
+import type { ImageFormat, InputFormat } from './formats.ts';
 import { fitWithin, type Size } from './geometry.ts';
 import type { ImageHeader } from './header.ts';
 import { HISTOGRAM_BYTES } from './palette/quantise.ts';
@@ -120,6 +121,8 @@ export interface Plan {
   pngWhole: boolean;
   /** JPEG output from PNG input written from rows by the engine (the pixels never gathered into a frame). */
   pngJpegRows?: boolean;
+  /** AVIF output: the channels of the encoder's picture (4 when the input has alpha). */
+  avifChannels?: 3 | 4;
   /** Estimated peak bytes of the whole request. */
   estimate: number;
 }
@@ -145,7 +148,7 @@ export function dctScale(input: Size, wanted: Size): number {
  * when it does not fit (the caller refuses it).
  */
 export function plan(
-  inputFormat: ImageFormat,
+  inputFormat: InputFormat,
   header: ImageHeader,
   uploadBytes: number,
   request: PlanRequest,
@@ -166,6 +169,15 @@ export function plan(
     request.allowLossless !== false &&
     request.lossless !== true;
   const base = { output, resized, scaleNum, stored, lossless, pngWhole: false };
+  if (request.format === 'avif') {
+    // One way only: rows into the encoder's YUV picture (JPEG input has no alpha to keep).
+    const avif = {
+      ...base,
+      mode: 'two_pass' as const,
+      avifChannels: inputFormat === 'jpeg' ? 3 : avifChannelsOf(header),
+    };
+    return { ...avif, estimate: estimate(inputFormat, header, uploadBytes, request, avif) };
+  }
   if (inputFormat === 'png' && request.format !== 'webp') {
     const pngBase = { ...base, mode: 'two_pass' as const };
     if (request.format === 'png') {
@@ -228,6 +240,17 @@ export function plan(
   throw new Error('unreachable: two_pass is always returned');
 }
 
+const avifChannelsOf = (header: ImageHeader): 3 | 4 => (header.hasAlphaChannel ? 4 : 3);
+
+/**
+ * The AVIF encoder's part: its own instance (wasm/avif-engine.ts) holding the picture, its output and
+ * libaom's working memory (avifPeakBytes), alive beside the decoder's rows, which stream into it; and
+ * JavaScript's copy of the output.
+ */
+const avifEncoderBytes = (p: Omit<Plan, 'estimate'>, quality: number): number =>
+  avifPeakBytes(p.output.width, p.output.height, p.avifChannels ?? 3) +
+  p.output.width * p.output.height * outputBytesPerPixel(quality);
+
 /** Channels of the decoded pixels: grey JPEGs stay grey. */
 const channelsOf = (header: ImageHeader): number => (header.jpeg?.components === 1 ? 1 : 3);
 
@@ -237,7 +260,7 @@ function encoderBuffer(output: Size, quality: number, header: ImageHeader): numb
 }
 
 function estimate(
-  inputFormat: ImageFormat,
+  inputFormat: InputFormat,
   header: ImageHeader,
   uploadBytes: number,
   request: PlanRequest,
@@ -247,7 +270,8 @@ function estimate(
   const inPixels = header.width * header.height;
   // The upload as JS received it, plus the engine's copy.
   const input = uploadBytes * 2;
-  const outputBuffers = outPixels * outputBytesPerPixel(request.quality) * 2;
+  // AVIF's are in its encoder's part (avifEncoderBytes).
+  const outputBuffers = request.format === 'avif' ? 0 : outPixels * outputBytesPerPixel(request.quality) * 2;
   if (inputFormat === 'webp')
     return Math.ceil(REQUEST_BASE_BYTES + input + webpEstimate(header, request, p) + outputBuffers);
   if (inputFormat === 'png') return pngEstimate(header, uploadBytes, request, p);
@@ -274,6 +298,8 @@ function estimate(
           webpEncoderPeak(outPixels, false, p.webp, uploadBytes + decoding) +
           outputBuffers / 2,
       );
+    if (request.format === 'avif')
+      return Math.ceil(REQUEST_BASE_BYTES + input + decoding + avifEncoderBytes(p, request.quality));
     return Math.ceil(
       REQUEST_BASE_BYTES + input + decoding + pngWriterBytes(outPixels, outPixels * channels, request, p.pngWhole),
     );
@@ -334,7 +360,11 @@ function webpEstimate(header: ImageHeader, request: PlanRequest, p: Omit<Plan, '
       header.width * WEBP_DECODER_BYTES_PER_COLUMN;
   const resampler = p.resized ? resizerBytes(header.width, header.height, p.stored.width, p.stored.height) : 0;
   let encoder: number;
-  if (request.format === 'webp') {
+  if (request.format === 'avif') {
+    // Rows pulled into the AVIF encoder (a frame kept once for an orientation other than 1).
+    const upright = header.orientation === 1 ? 0 : outPixels * channels;
+    return decoder + resampler + upright + avifEncoderBytes(p, request.quality);
+  } else if (request.format === 'webp') {
     // Orientations other than 1 keep the stored output once before the upright picture is filled.
     const upright = header.orientation === 1 ? 0 : outPixels * channels;
     return webpEncoderPeak(outPixels, alpha, p.webp, decoder + resampler + upright);
@@ -382,6 +412,8 @@ function pngEstimate(
     // Lossless and palette results are both held until the smaller is known; each is joined once from its chunks.
     const outputs = pngOutput * 2 * (palette ? 2 : 1);
     writer = p.pngWhole ? outPixels * (4 + OXIPNG_BYTES_PER_PIXEL) + outputs : PNG_STREAM_BYTES + outputs;
+  } else if (request.format === 'avif') {
+    writer = avifEncoderBytes(p, request.quality);
   } else if (p.pngJpegRows) {
     // Rows go straight into the engine's encoder, which holds the coefficients (progressive).
     writer = encoderBuffer(p.output, request.quality, header);
@@ -392,7 +424,8 @@ function pngEstimate(
     // Rows fill the WebP encoder's picture (in batches: the decoder's rows are alive meanwhile).
     writer = webpEncoderPeak(outPixels, header.hasAlphaChannel, p.webp, 0);
   }
-  const outputBuffers = request.format === 'png' ? 0 : outPixels * outputBytesPerPixel(request.quality) * 2;
+  const outputBuffers =
+    request.format === 'png' || request.format === 'avif' ? 0 : outPixels * outputBytesPerPixel(request.quality) * 2;
   return Math.ceil(
     REQUEST_BASE_BYTES +
       uploadBytes * 2 +
@@ -412,7 +445,7 @@ function pngEstimate(
  * estimate only grows with the width, so a binary search finds it.
  */
 export function largestFittingWidth(
-  inputFormat: ImageFormat,
+  inputFormat: InputFormat,
   header: ImageHeader,
   uploadBytes: number,
   request: PlanRequest,

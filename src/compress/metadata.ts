@@ -3,6 +3,7 @@
 // with their orientation reset to 1 because the pixels are written upright. Nothing else survives:
 // no GPS position, camera serial, thumbnails, MPF or comments.
 import type { JpegMarker } from '../../wasm/jpeg-engine.ts';
+import { concatBytes } from '../bytes.ts';
 
 export const METADATA_MODES = ['strip', 'keep'] as const;
 export type MetadataMode = (typeof METADATA_MODES)[number];
@@ -22,6 +23,16 @@ export function iccColourSpace(markers: JpegMarker[]): string | null {
   const first = markers.find((m) => m.code === APP2 && startsWith(m.data, ICC_SIGNATURE) && m.data[12] === 1);
   if (!first || first.data.length < 14 + 20) return null;
   return String.fromCharCode(...first.data.subarray(14 + 16, 14 + 20));
+}
+
+/** The ICC profile of an RGB JPEG, its APP2 chunks joined in their sequence order; null for none or another colour model. */
+export function rgbIccProfile(markers: JpegMarker[]): Uint8Array | null {
+  if (iccColourSpace(markers) !== 'RGB ') return null;
+  const chunks = markers
+    .filter((m) => m.code === APP2 && startsWith(m.data, ICC_SIGNATURE) && m.data.length > 14)
+    .sort((a, b) => a.data[12]! - b.data[12]!)
+    .map((m) => m.data.subarray(14));
+  return concatBytes(chunks);
 }
 
 /**

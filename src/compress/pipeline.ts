@@ -3,7 +3,7 @@
 // runs `compress`. Every input streams: JPEG and WebP through the engines built in wasm/ (jpeg-path.ts,
 // webp-path.ts), PNG through our row decoder and writers (png/png-path.ts).
 import { ApiError } from '../errors.ts';
-import { FORMAT_NAMES, sniff, type ImageFormat } from './formats.ts';
+import { FORMAT_NAMES, sniff, type ImageFormat, type InputFormat } from './formats.ts';
 import { MalformedImage, readHeader, UnsupportedImage, type ImageHeader } from './header.ts';
 import type { MetadataMode } from './metadata.ts';
 import { largestFittingWidth, plan, type Plan, type PlanRequest } from './memory-plan.ts';
@@ -26,7 +26,7 @@ export interface CompressRequest {
 
 export interface CompressResult {
   bytes: Uint8Array;
-  inputFormat: ImageFormat;
+  inputFormat: InputFormat;
   format: ImageFormat;
   width: number;
   height: number;
@@ -43,7 +43,7 @@ export interface CompressResult {
 /** A request checked and planned from its header, before any pixel is decoded. */
 export interface Prepared {
   request: CompressRequest;
-  inputFormat: ImageFormat;
+  inputFormat: InputFormat;
   header: ImageHeader;
   plan: Plan;
 }
@@ -110,7 +110,7 @@ export function prepare(request: CompressRequest, maxInputPixels: number, memory
 
 /** The plan of an upload of `uploadBytes` with this header; 422 `image_too_large` when none fits the budget. */
 export function planWithin(
-  inputFormat: ImageFormat,
+  inputFormat: InputFormat,
   header: ImageHeader,
   uploadBytes: number,
   request: PlanRequest,
@@ -128,7 +128,7 @@ export function planWithin(
 const mb = (bytes: number): string => `${Math.ceil(bytes / (1024 * 1024))} MB`;
 
 function tooLargeForMemory(
-  inputFormat: ImageFormat,
+  inputFormat: InputFormat,
   header: ImageHeader,
   uploadBytes: number,
   request: PlanRequest,

@@ -26,7 +26,10 @@ export interface RuleBroken {
 export function brokenRule(r: OutputRequest, names: Partial<Record<Field, string>> = {}): RuleBroken | null {
   const targetKb = names.target_kb ?? 'target_kb';
   if (r.targetKb !== undefined && r.format === 'png')
-    return { field: 'target_kb', message: `${targetKb} works with jpeg and webp output only: PNG output is lossless` };
+    return {
+      field: 'target_kb',
+      message: `${targetKb} works with jpeg, webp and avif output only: PNG output is lossless`,
+    };
   if (r.palette && r.format !== 'png') return { field: 'palette', message: 'palette=true works with png output only' };
   if (r.colors !== undefined && !r.palette) return { field: 'colors', message: 'colors needs palette=true' };
   if (r.lossless && r.format !== 'webp') {

@@ -42,6 +42,7 @@ export async function compressWebp(
   };
 
   if (request.format === 'png') return webpToPng(request, plan, orientation, timings);
+  if (request.format === 'avif') return webpToAvif(request, plan, orientation, meta.icc ?? null, timings);
 
   if (request.format === 'jpeg') {
     const markers = jpegMarkersOf(meta);
@@ -87,6 +88,29 @@ async function webpToPng(
 ): Promise<CompressResult> {
   const { WebpRowReader } = await import('../../wasm/webp-engine.ts');
   return sourceToPng(request, plan, timings, 'WebP', () => new WebpRowReader(request.bytes, plan.stored, orientation));
+}
+
+/** AVIF output: the engine's upright rows (RGBA when the input has alpha) pulled into the AVIF encoder band by band. */
+async function webpToAvif(
+  request: CompressRequest,
+  plan: Plan,
+  orientation: Orientation,
+  icc: Uint8Array | null,
+  timings: Timings,
+): Promise<CompressResult> {
+  const [{ WebpRowReader }, { readerToAvif }] = await Promise.all([
+    import('../../wasm/webp-engine.ts'),
+    import('./avif-path.ts'),
+  ]);
+  return readerToAvif(
+    request,
+    plan,
+    'webp',
+    plan.avifChannels ?? 3,
+    () => new WebpRowReader(request.bytes, plan.stored, orientation),
+    () => icc,
+    timings,
+  );
 }
 
 /** Runs `fn` on a job over the input; the engine's refusals become the API's errors. */

@@ -1,4 +1,9 @@
-import { FORMATS, type ImageFormat } from '../compress/formats.ts';
+// The options segment of an image URL: `w=800,h=600,q=75,f=auto`, or `_` for none. The same parameters
+// and bounds as POST /api/v1/compress (its zod pieces, src/params.ts), under short names, plus
+// `f=auto`. A segment has one spelling per meaning, so one image is one cache entry: each name at most once.
+import { canWrite } from '../accounts/entitlements.ts';
+import type { ImageTier } from '../accounts/tiers.ts';
+import { FORMATS, MEDIA_TYPES, type ImageFormat } from '../compress/formats.ts';
 import { DEFAULT_QUALITY, MAX_OUTPUT_DIMENSION, MAX_TARGET_KB } from '../compress/limits.ts';
 import { METADATA_MODES, type MetadataMode } from '../compress/metadata.ts';
 import { ApiError, badRequestFrom } from '../errors.ts';
@@ -56,26 +61,31 @@ export function parseOptions(segment: string): ImageOptions {
 
 /**
  * The negotiated output, known before the source is: an explicit format; `source` (no `f`: the source's
- * format); `fallback` (`f=auto` for a client that does not take WebP: the source's format, a WebP source
- * as JPEG). Part of the cache key, so each variant is stored once.
+ * format); `fallback` (`f=auto` for a client that takes neither AVIF nor WebP: the source's format, a
+ * WebP source as JPEG). Part of the cache key, so each variant is stored once.
  */
 export type Variant = ImageFormat | 'source' | 'fallback';
 
-export function variantOf(options: ImageOptions, accept: string | null, webpAllowed: boolean): Variant {
+/** `f=auto`: AVIF when the client names it, else WebP when it names that, among the formats the tier writes. */
+export function variantOf(options: ImageOptions, accept: string | null, tier: ImageTier): Variant {
   if (options.format === undefined) return 'source';
   if (options.format !== 'auto') return options.format;
-  return webpAllowed && acceptsWebp(accept) ? 'webp' : 'fallback';
+  for (const format of ['avif', 'webp'] as const) {
+    if (canWrite({ image: tier }, format) && accepts(accept, MEDIA_TYPES[format])) return format;
+  }
+  return 'fallback';
 }
 
 /**
- * Whether an Accept header names image/webp with a non-zero q. Only the explicit type counts: `*\/*` is
- * what every client sends, including ones that cannot show WebP (browsers that can name it).
+ * Whether an Accept header names `mediaType` with a non-zero q. Only the explicit type counts: `*\/*` and
+ * `image/*` are what every client sends, including ones that cannot show AVIF or WebP (browsers that can
+ * name them).
  */
-export function acceptsWebp(accept: string | null): boolean {
+export function accepts(accept: string | null, mediaType: string): boolean {
   if (!accept) return false;
   return accept.split(',').some((item) => {
     const [type, ...params] = item.split(';').map((p) => p.trim().toLowerCase());
-    if (type !== 'image/webp') return false;
+    if (type !== mediaType) return false;
     const q = params.find((p) => p.startsWith('q='));
     return q === undefined || Number(q.slice(2)) > 0;
   });

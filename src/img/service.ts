@@ -4,6 +4,7 @@
 // image is made. Every failure after the reservation releases it, as POST /compress does.
 import { can } from '../accounts/entitlements.ts';
 import type { ImageTier } from '../accounts/tiers.ts';
+import { requireFormat } from '../compress/entitlement.ts';
 import type { CompressConfig } from '../compress/config.ts';
 import { MEDIA_TYPES, sniff } from '../compress/formats.ts';
 import { reserveMemory } from '../compress/memory-gate.ts';
@@ -52,19 +53,14 @@ export async function signedImage(path: ImagePath, ctx: ImageContext): Promise<I
   if (!account || !(await verify(account.secrets, path.options, path.source, path.signature))) throw forbidden();
   const webp = can({ image: account.imageTier }, 'webp');
   const options = parseOptions(path.options);
-  if (options.format === 'webp' && !webp) {
-    throw new ApiError(
-      'plan_upgrade_required',
-      'WebP output needs the pro tier; the free tier writes JPEG and PNG (f=auto serves them)',
-      { param: 'options' },
-    );
-  }
+  if (options.format !== undefined && options.format !== 'auto')
+    requireFormat(account.imageTier, options.format, 'options', ' (f=auto serves them)');
   if (options.targetKb !== undefined && !can({ image: account.imageTier }, 'target_kb'))
     throw new ApiError('plan_upgrade_required', 'kb (target_kb) needs the pro tier', { param: 'options' });
   // The account's hosts bind the source and every redirect it takes.
   const policy: SourcePolicy = { ...ctx.policy, allowedHosts: account.allowedHosts };
   const url = sourceUrl(path.source, policy);
-  const variant = variantOf(options, ctx.accept, webp);
+  const variant = variantOf(options, ctx.accept, account.imageTier);
   // From the parsed options and URL, so every spelling of one image (%3D for =, another option order, a
   // default written out, another Host, another secret's signature) is one entry and one charge.
   const key = await imageCacheKey({ accountId: path.accountId, source: url.href, options, variant, webp });

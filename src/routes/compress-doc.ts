@@ -13,8 +13,8 @@ export const compressDoc: RouteConfig = {
   summary: 'Compress an image: multipart upload in, the compressed image out, sizes in headers',
   description:
     'Decodes the upload (JPEG, PNG or WebP, detected from its bytes), applies its EXIF orientation, resizes within width/height ' +
-    '(never upscaling), and encodes to `format`: JPEG (our streaming libjpeg-turbo engine), lossless optimised PNG (oxipng) or WebP. ' +
-    'JPEG input is decoded, resized and encoded in rows, so what bounds a request is the memory budget, estimated from the header ' +
+    '(never upscaling), and encodes to `format`: JPEG (our streaming libjpeg-turbo engine), lossless optimised PNG (oxipng), WebP, or AVIF (4:2:0, libavif over libaom). ' +
+    'Every input is decoded, resized and encoded in rows, so what bounds a request is the memory budget, estimated from the header ' +
     'before decoding: a request that could never fit is 422 image_too_large naming the largest width that would. Metadata is ' +
     'stripped except the ICC profile (metadata=keep keeps EXIF and XMP, orientation reset to 1); transparency becomes white in JPEG ' +
     'output. When a JPEG output is not smaller than a same-size JPEG input (no target_kb), it is replaced by a lossless rewrite ' +
@@ -26,10 +26,10 @@ export const compressDoc: RouteConfig = {
   responses: {
     200: {
       description: 'The compressed image',
-      content: { 'image/jpeg': binary, 'image/png': binary, 'image/webp': binary },
+      content: { 'image/jpeg': binary, 'image/png': binary, 'image/webp': binary, 'image/avif': binary },
       headers: {
         ...RATE_HEADERS,
-        'Content-Disposition': header('inline; filename="<original stem>.<jpg|png|webp>"'),
+        'Content-Disposition': header('inline; filename="<original stem>.<jpg|png|webp|avif>"'),
         'X-Original-Size': header('Bytes uploaded (the image part)'),
         'X-Compressed-Size': header('Bytes of the body'),
         'X-Savings-Percent': header(

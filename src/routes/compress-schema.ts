@@ -34,7 +34,7 @@ export const CompressParts = queryObject({
     maximum: 100,
     default: DEFAULT_QUALITY,
     description:
-      'Encoder quality for JPEG and WebP (PNG output is lossless); with palette=true, the palette quality to reach; with target_kb, the highest quality tried',
+      'Encoder quality for JPEG, WebP and AVIF (PNG output is lossless); with palette=true, the palette quality to reach; with target_kb, the highest quality tried',
   }),
   format: choiceParam(FORMATS)
     .default('jpeg')
@@ -42,7 +42,7 @@ export const CompressParts = queryObject({
       type: 'string',
       enum: [...FORMATS],
       default: 'jpeg',
-      description: 'Output format; webp needs the pro tier',
+      description: 'Output format; webp and avif need the pro tier',
     }),
   width: integerParam(1, MAX_OUTPUT_DIMENSION).optional().openapi({
     type: 'integer',
@@ -70,7 +70,7 @@ export const CompressParts = queryObject({
     minimum: 1,
     maximum: MAX_TARGET_KB,
     description:
-      'Target size in KB (1 KB = 1024 bytes): the highest quality whose output fits is searched (at most 8 encodes). Pro tier; JPEG and WebP output only',
+      'Target size in KB (1 KB = 1024 bytes): the highest quality whose output fits is searched (at most 8 encodes). Pro tier; JPEG, WebP and AVIF output only',
   }),
   palette: switchPart(
     "PNG output only: quantise to a palette of at most `colors` with dithering, alpha kept, using the fewest colours whose measured quality (pngquant's 0–100 scale) reaches `quality`; the lossless PNG is written instead when it is smaller. X-Quality then gives the measured quality. Every tier",

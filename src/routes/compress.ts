@@ -7,6 +7,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { compressConfig } from '../compress/config.ts';
 import { EXTENSIONS, MEDIA_TYPES } from '../compress/formats.ts';
+import { requireFormat } from '../compress/entitlement.ts';
 import { reserveMemory } from '../compress/memory-gate.ts';
 import { brokenRule } from '../compress/request-rules.ts';
 import type { CompressRequest, CompressResult } from '../compress/pipeline.ts';
@@ -94,11 +95,7 @@ export const compressRequestOf = (parts: CompressParts, bytes: Uint8Array): Comp
  * planner asks the same, so the page warns of exactly what an upload would be refused for.
  */
 export function checkParts(parts: CompressParts, imageTier: ImageTier): void {
-  if (parts.format === 'webp' && !can({ image: imageTier }, 'webp')) {
-    throw new ApiError('plan_upgrade_required', 'WebP output needs the pro tier; the free tier writes JPEG and PNG', {
-      param: 'format',
-    });
-  }
+  requireFormat(imageTier, parts.format, 'format');
   if (parts.target_kb !== undefined && !can({ image: imageTier }, 'target_kb'))
     throw new ApiError('plan_upgrade_required', 'target_kb needs the pro tier', { param: 'target_kb' });
   const broken = brokenRule({ ...parts, targetKb: parts.target_kb });

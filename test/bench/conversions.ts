@@ -1,9 +1,9 @@
 // `npm run bench -- conversions`: every input format to every output format at phone size, measured
 // from outside as workerd's peak resident growth (lib/rss.ts), on the first request after the service
 // starts (cold) and again after a warm-up (warm): a 12 MP photo as JPEG, PNG and WebP to JPEG, PNG
-// (width=3000: a full-size photo as PNG is a 20 MB file nobody asks for) and WebP; a 24 MP photo at
-// full size to each; a 12 MP screenshot PNG to each; the 50 MP screenshot PNG with width=2048 to PNG;
-// and four 12 MP compressions sent at once (200 or 503 overloaded, never 500).
+// (width=3000: a full-size photo as PNG is a 20 MB file nobody asks for), WebP and AVIF; a 24 MP photo
+// at full size to each; a 12 MP screenshot PNG to each; the 50 MP screenshot PNG with width=2048 to PNG;
+// and four 12 MP compressions sent at once (200 or 503 overloaded, never 500), to WebP and to AVIF.
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import sharp from 'sharp';
@@ -16,8 +16,12 @@ import { sniff } from '../../src/compress/formats.ts';
 import { readHeader } from '../../src/compress/header.ts';
 import { plan } from '../../src/compress/memory-plan.ts';
 
-type Format = 'jpeg' | 'png' | 'webp';
-const FORMATS: Format[] = ['jpeg', 'png', 'webp'];
+type Format = 'jpeg' | 'png' | 'webp' | 'avif';
+const ALL_FORMATS: Format[] = ['jpeg', 'png', 'webp', 'avif'];
+/** BENCH_CONVERSIONS_OUTPUTS=avif (comma-separated): measure only these outputs (a new column beside earlier runs). */
+const FORMATS: Format[] = process.env.BENCH_CONVERSIONS_OUTPUTS
+  ? ALL_FORMATS.filter((f) => process.env.BENCH_CONVERSIONS_OUTPUTS!.split(',').includes(f))
+  : ALL_FORMATS;
 /** The width of a photo's PNG output. */
 const PHOTO_PNG_WIDTH = 3000;
 /** Compressions sent at once in the concurrency case. */
@@ -43,6 +47,7 @@ export interface Measured {
 }
 
 export interface AtOnce {
+  output: Format;
   statuses: number[];
   errors: string[];
   ms: number;
@@ -52,7 +57,7 @@ export interface AtOnce {
 export interface ConversionsBench {
   header: string;
   cases: ConversionCase[];
-  atOnce: AtOnce;
+  atOnce: AtOnce[];
 }
 
 const log = (line: string) => console.error(line);
@@ -148,7 +153,7 @@ export async function benchConversions(start: () => Promise<Service>): Promise<C
   const t0 = performance.now();
   let service = await start();
   const cases: ConversionCase[] = [];
-  let atOnce: AtOnce = { statuses: [], errors: [], ms: 0 };
+  const atOnce: AtOnce[] = [];
   try {
     const { matrix, big, shot50 } = await inputs(service);
     const run: { input: Input; output: Format; options: CompressOptions }[] = [
@@ -163,7 +168,9 @@ export async function benchConversions(start: () => Promise<Service>): Promise<C
           } as CompressOptions,
         })),
       ),
-      { input: shot50, output: 'png', options: { format: 'png', width: 2048 } },
+      ...(FORMATS.includes('png')
+        ? [{ input: shot50, output: 'png' as const, options: { format: 'png', width: 2048 } as CompressOptions }]
+        : []),
     ];
     for (const c of run) {
       // Cold: the first request of a fresh service; warm: the same request once more.
@@ -187,30 +194,34 @@ export async function benchConversions(start: () => Promise<Service>): Promise<C
     }
     // Four at once, after a warm-up: 200 or 503 overloaded each, the growth of the whole burst.
     const photo = matrix[0]!;
-    await once(service, photo, { format: 'webp', quality: 80 });
-    const started = performance.now();
-    const burst = await withRssPeak(
-      service.pid,
-      () =>
-        Promise.all(
-          Array.from({ length: AT_ONCE }, () =>
-            compress(service.base, service.demoKeys.image_pro!, photo.bytes, photo.file, {
-              format: 'webp',
-              quality: 80,
-            }),
+    for (const output of (['webp', 'avif'] as const).filter((f) => FORMATS.includes(f))) {
+      await once(service, photo, { format: output, quality: 80 });
+      const started = performance.now();
+      const burst = await withRssPeak(
+        service.pid,
+        () =>
+          Promise.all(
+            Array.from({ length: AT_ONCE }, () =>
+              compress(service.base, service.demoKeys.image_pro!, photo.bytes, photo.file, {
+                format: output,
+                quality: 80,
+              }),
+            ),
           ),
-        ),
-      true,
-    );
-    atOnce = {
-      statuses: burst.result.map((r) => r.status),
-      errors: burst.result.flatMap((r) => (r.error ? [r.error] : [])),
-      ms: performance.now() - started,
-      growthBytes: burst.rss.maxGrowthBytes,
-    };
-    log(
-      `conversions: ${AT_ONCE} at once: ${atOnce.statuses.join(' ')} in ${atOnce.ms.toFixed(0)} ms, +${mbOf(atOnce.growthBytes)} MB`,
-    );
+        true,
+      );
+      const burstResult: AtOnce = {
+        output,
+        statuses: burst.result.map((r) => r.status),
+        errors: burst.result.flatMap((r) => (r.error ? [r.error] : [])),
+        ms: performance.now() - started,
+        growthBytes: burst.rss.maxGrowthBytes,
+      };
+      atOnce.push(burstResult);
+      log(
+        `conversions: ${AT_ONCE} at once → ${output}: ${burstResult.statuses.join(' ')} in ${burstResult.ms.toFixed(0)} ms, +${mbOf(burstResult.growthBytes)} MB`,
+      );
+    }
   } finally {
     await service.stop();
   }
@@ -228,7 +239,6 @@ export function conversionsReport(result: ConversionsBench): string {
     m.status === 200
       ? `200, ${(m.ms / 1000).toFixed(2)} s, +${mbOf(m.growthBytes)} MB`
       : `**${m.status}** ${m.error ?? ''}`;
-  const { atOnce } = result;
   return [
     result.header,
     '',
@@ -236,7 +246,10 @@ export function conversionsReport(result: ConversionsBench): string {
     '|---|---:|---|---|',
     ...result.cases.map((c) => `| ${c.label} | ${mbOf(c.estimateBytes)} MB | ${cell(c.cold)} | ${cell(c.warm)} |`),
     '',
-    `${AT_ONCE} × 12 MP JPEG → WebP sent at once: statuses ${atOnce.statuses.join(', ')} in ${(atOnce.ms / 1000).toFixed(2)} s, peak growth +${mbOf(atOnce.growthBytes)} MB` +
-      (atOnce.errors.length ? ` (${atOnce.errors.join('; ')})` : ''),
+    ...result.atOnce.map(
+      (a) =>
+        `${AT_ONCE} × 12 MP JPEG → ${a.output} sent at once: statuses ${a.statuses.join(', ')} in ${(a.ms / 1000).toFixed(2)} s, peak growth +${mbOf(a.growthBytes)} MB` +
+        (a.errors.length ? ` (${a.errors.join('; ')})` : ''),
+    ),
   ].join('\n');
 }

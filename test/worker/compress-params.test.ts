@@ -82,10 +82,10 @@ describe('format', () => {
     }
   });
 
-  for (const bad of ['gif', 'jpg', 'avif', '']) {
+  for (const bad of ['gif', 'jpg', 'heic', '']) {
     it(`refuses ${JSON.stringify(bad)}, listing the formats`, async () => {
       const res = await compressCall((await pro()).key, { image: PNG, format: bad });
-      await expectBadRequest(res, 'format', 'format must be one of jpeg, png, webp');
+      await expectBadRequest(res, 'format', 'format must be one of jpeg, png, webp, avif');
     });
   }
 });
@@ -132,7 +132,7 @@ describe('target_kb', () => {
 
   it('refuses target_kb with PNG output (lossless), even for pro', async () => {
     const res = await compressCall((await pro()).key, { image: PNG, format: 'png', target_kb: '50' });
-    await expectBadRequest(res, 'target_kb', /jpeg and webp/);
+    await expectBadRequest(res, 'target_kb', /jpeg, webp and avif/);
   });
 });
 

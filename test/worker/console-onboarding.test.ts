@@ -76,7 +76,7 @@ describe('the landing page', () => {
     ]);
     expect(rows[0]?.[2]).toBe(`${IMAGE_TIERS.free.compressionsPerMonth} compressions per month per account`);
     expect(rows[1]?.[2]).toBe('10,000 compressions per month per account');
-    expect(rows[1]?.[3]).toContain('WebP output, target file size');
+    expect(rows[1]?.[3]).toContain('WebP and AVIF output, target file size');
     expect(rows[0]?.[3]).not.toContain('WebP');
     expect(rows[2]?.[2]).toBe(`${TOOLS_TIERS.free.perMinute} requests per minute, 1,000 per day, per key`);
     expect(rows[3]?.[2]).toBe('1,000 requests per minute, 50,000 per day, per key');

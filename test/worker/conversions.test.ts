@@ -2,12 +2,13 @@
 // memory budget that a whole frame and a whole-image encoder would not fit (the rows stream from the
 // decoder through the resampler to the encoder), and the engine's memory within the plan's estimate.
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ImageFormat } from '../../src/compress/formats.ts';
+import type { ImageFormat, InputFormat } from '../../src/compress/formats.ts';
 import { readHeader } from '../../src/compress/header.ts';
 import { plan } from '../../src/compress/memory-plan.ts';
 import { PngRowEncoder } from '../../src/compress/png/encoder.ts';
 import { encodeRowsWebp } from '../../wasm/webp-engine.ts';
 import { resetWasmInstances, wasmMemoryReport } from '../../wasm/instances.ts';
+import { decodeAvif } from './avif-decode.ts';
 import { makeKey, type TestKey } from './helpers.ts';
 import {
   bodyBytes,
@@ -15,6 +16,7 @@ import {
   decodeAny,
   jpegOf,
   photo,
+  pngOf,
   withJpegOrientation,
   type Parts,
 } from './image-fixtures.ts';
@@ -26,8 +28,15 @@ const [W, H] = [2400, 1600];
 /** Fits every pair in rows (the PNG outputs and a PNG upload held twice are most of it); none of the whole-frame paths. */
 const BUDGET_MB = 64;
 
+/**
+ * AVIF output at a smaller size (its encoder takes seconds a megapixel in the test runner): the budget
+ * still leaves no room for a whole RGBA frame (1.8 MiB) beside the encoder.
+ */
+const [AW, AH] = [800, 600];
+
 let pro: TestKey;
-const inputs = {} as Record<ImageFormat, Uint8Array>;
+const inputs = {} as Record<InputFormat, Uint8Array>;
+const avifInputs = {} as Record<InputFormat, Uint8Array>;
 
 beforeAll(async () => {
   pro = await makeKey({ image: 'pro' });
@@ -38,13 +47,17 @@ beforeAll(async () => {
   for (let y = 0; y < H; y++) await png.writeRow(image.data.subarray(y * W * 4, (y + 1) * W * 4));
   inputs.png = await png.finish();
   inputs.webp = encodeRowsWebp(W, H, { channels: 4, quality: 85, lossless: false }, (push) => push(image.data)).bytes;
+  const small = photo(AW, AH);
+  avifInputs.jpeg = jpegOf(small, 90);
+  avifInputs.png = pngOf(small);
+  avifInputs.webp = lossyWebp(small, 85);
 }, 60_000);
 
-const FILENAMES: Record<ImageFormat, string> = { jpeg: 'in.jpg', png: 'in.png', webp: 'in.webp' };
-const FORMATS: ImageFormat[] = ['jpeg', 'png', 'webp'];
-const PAIRS = FORMATS.flatMap((input) => FORMATS.map((output) => [input, output] as const));
+const FILENAMES: Record<InputFormat, string> = { jpeg: 'in.jpg', png: 'in.png', webp: 'in.webp' };
+const FORMATS: InputFormat[] = ['jpeg', 'png', 'webp'];
+const PAIRS = FORMATS.flatMap((input) => FORMATS.map((output): [InputFormat, ImageFormat] => [input, output]));
 
-async function convert(input: ImageFormat, parts: Parts, budgetMb = BUDGET_MB) {
+async function convert(input: InputFormat, parts: Parts, budgetMb = BUDGET_MB) {
   const res = await compressCall(
     pro.key,
     { filename: FILENAMES[input], ...parts },
@@ -108,6 +121,41 @@ describe('every input to every output, in rows', () => {
   });
 });
 
+describe('every input to AVIF, in bands', () => {
+  // The encoder's module takes seconds to load in the test runner: not inside the first test's time.
+  beforeAll(() => import('../../wasm/avif-engine.ts'), 30_000);
+
+  it.each(FORMATS)(
+    '%s → avif: 200 at full size within a budget that a whole RGBA frame beside the encoder would not fit; the engines within the estimate',
+    async (input) => {
+      const planned = plan(input, readHeader(input, avifInputs[input]), avifInputs[input].length, {
+        format: 'avif',
+        quality: 80,
+      });
+      // The encoder's own peak (avif-settings.ts) is most of it; the rows must add no frame to it.
+      const budgetMb = Math.ceil(planned.estimate / MiB) + 1;
+      expect(planned.estimate + AW * AH * 4).toBeGreaterThan(budgetMb * MiB);
+      resetWasmInstances();
+      const { res, body } = await convert(input, { image: avifInputs[input], format: 'avif' }, budgetMb);
+      expect(res.status, new TextDecoder().decode(body.subarray(0, 300))).toBe(200);
+      expect(res.headers.get('content-type')).toBe('image/avif');
+      // Both engines' memories (the decoder's and the AVIF encoder's), read before anything else runs.
+      expect(wasmMemoryReport().peak_bytes).toBeLessThanOrEqual(planned.estimate);
+      const decoded = await decodeAvif(body);
+      expect([decoded.width, decoded.height]).toEqual([AW, AH]);
+    },
+    60_000,
+  );
+
+  it('a JPEG turned by its EXIF orientation (6) → avif: upright, the frame kept once', async () => {
+    const jpeg = withJpegOrientation(jpegOf(photo(600, 400), 90), 6);
+    const { res, body } = await convert('jpeg', { image: jpeg, format: 'avif', width: '200' });
+    expect(res.status).toBe(200);
+    const decoded = await decodeAvif(body);
+    expect([decoded.width, decoded.height]).toEqual([200, 300]);
+  });
+});
+
 describe('memory under concurrency', () => {
   it('four large compressions at once: each 200 or 503 overloaded (never 500), one or more complete, one engine instance reused within the budget', async () => {
     resetWasmInstances();
@@ -122,4 +170,23 @@ describe('memory under concurrency', () => {
     expect(engine.instantiations).toBe(1);
     expect(wasmMemoryReport().peak_bytes).toBeLessThanOrEqual(BUDGET_MB * MiB);
   }, 120_000);
+
+  it('four large AVIF compressions at once: each 200 or 503 overloaded (never 500), one or more complete, within the budget', async () => {
+    const planned = plan('jpeg', readHeader('jpeg', avifInputs.jpeg), avifInputs.jpeg.length, {
+      format: 'avif',
+      quality: 80,
+    });
+    // Room for one at a time: the others wait in the gate's queue or are turned away.
+    const budgetMb = Math.ceil(planned.estimate / MiB) + 1;
+    resetWasmInstances();
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => convert('jpeg', { image: avifInputs.jpeg, format: 'avif' }, budgetMb)),
+    );
+    const statuses = results.map((r) => r.res.status);
+    for (const [i, status] of statuses.entries())
+      expect([200, 503], new TextDecoder().decode(results[i]!.body.subarray(0, 300))).toContain(status);
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(1);
+    expect(wasmMemoryReport().codecs.find((c) => c.name === 'sr_avif')!.instantiations).toBe(1);
+    expect(wasmMemoryReport().peak_bytes).toBeLessThanOrEqual(budgetMb * MiB);
+  }, 180_000);
 });

@@ -28,5 +28,7 @@ declare module 'vitest' {
     /** The OpenID provider of test/fixtures/oidc.ts (also in FETCH_TEST_ORIGIN), and its private signing key (JSON). */
     oidcIssuer: string;
     oidcPrivateJwk: string;
+    /** The AVIF decoder of test/fixtures/avif-decoder.ts (sharp, in Node). */
+    avifDecoder: string;
   }
 }

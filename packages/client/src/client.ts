@@ -57,7 +57,12 @@ interface Call extends RequestOptions {
   form?: FormData;
 }
 
-const FORMATS: Record<string, OutputFormat> = { 'image/jpeg': 'jpeg', 'image/png': 'png', 'image/webp': 'webp' };
+const FORMATS: Record<string, OutputFormat> = {
+  'image/jpeg': 'jpeg',
+  'image/png': 'png',
+  'image/webp': 'webp',
+  'image/avif': 'avif',
+};
 
 function runtime(): string {
   // biome-ignore lint/suspicious/noExplicitAny: probing other runtimes' globals, which no type here describes

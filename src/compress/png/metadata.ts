@@ -10,16 +10,21 @@ const COLOUR_CHUNKS = new Set(['gAMA', 'cHRM', 'sRGB', 'cICP']);
 const XMP_KEYWORD = 'XML:com.adobe.xmp';
 const EXIF_PREFIX = Uint8Array.from('Exif\0\0', (c) => c.charCodeAt(0));
 
-/** The ICC profile's colour space (header bytes 16–19), or null when the chunk cannot be read. */
-export async function iccSpace(chunk: Chunk): Promise<string | null> {
+/** The ICC profile an iCCP chunk holds, inflated; null when the chunk cannot be read. */
+export async function iccProfile(chunk: Chunk): Promise<Uint8Array | null> {
   const nul = chunk.data.indexOf(0);
   if (nul < 1 || nul > 79 || chunk.data[nul + 1] !== 0) return null;
   try {
-    const profile = await inflateSmall(chunk.data.subarray(nul + 2));
-    return profile.length >= 20 ? String.fromCharCode(...profile.subarray(16, 20)) : null;
+    return await inflateSmall(chunk.data.subarray(nul + 2));
   } catch {
     return null;
   }
+}
+
+/** The ICC profile's colour space (header bytes 16–19), or null when the chunk cannot be read. */
+export async function iccSpace(chunk: Chunk): Promise<string | null> {
+  const profile = await iccProfile(chunk);
+  return profile && profile.length >= 20 ? String.fromCharCode(...profile.subarray(16, 20)) : null;
 }
 
 /** The chunks to write for output of colour type `colourType`, in the input's order. */

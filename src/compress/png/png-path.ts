@@ -14,7 +14,7 @@ import { encodeAsRequested } from '../target-size.ts';
 import type { Timings } from '../timings.ts';
 import { PngError } from './chunks.ts';
 import { decodeRows, readPngInfo, type PngInfo } from './decoder.ts';
-import { outputChunks } from './metadata.ts';
+import { iccProfile, iccSpace, outputChunks } from './metadata.ts';
 import { losslessLayout, paletteOf, writePng, type RowProducer } from './writer.ts';
 
 const unprocessable = (message: string): ApiError =>
@@ -60,6 +60,13 @@ export async function compressPng(
         lossless: false,
         timings,
       };
+    }
+    if (request.format === 'avif') {
+      const { encodeAvif } = await import('../avif-path.ts');
+      const icc = info.ancillary.find((c) => c.type === 'iCCP');
+      const profile = icc && (await iccSpace(icc)) === 'RGB ' ? await iccProfile(icc) : null;
+      const rows = { channels: 4, produce: source(false), icc: profile };
+      return await encodeAvif(request, plan, 'png', plan.avifChannels ?? 4, rows, timings);
     }
     if (request.format === 'webp') {
       const encoded = await webpFromRows(source(false), plan, info.hasAlpha, request, timings);

@@ -22,7 +22,7 @@ function tierRows(): Html[] {
     const t = IMAGE_TIERS[name];
     return html`<tr><th scope="row" data-label="API">Image API</th><td data-label="Tier">${name}</td>
 <td data-label="Quota">${plural(t.compressionsPerMonth, 'compression')} per month per account</td>
-<td data-label="Includes">JPEG and PNG output${can({ image: name }, 'webp') ? ', WebP output' : ''}${can({ image: name }, 'target_kb') ? ', target file size' : ''}; uploads up to ${MAX_IMAGE_BYTES / 1024 / 1024} MB</td></tr>`;
+<td data-label="Includes">JPEG and PNG output${can({ image: name }, 'avif') ? ', WebP and AVIF output' : ''}${can({ image: name }, 'target_kb') ? ', target file size' : ''}; uploads up to ${MAX_IMAGE_BYTES / 1024 / 1024} MB</td></tr>`;
   });
   const tools = (Object.keys(TOOLS_TIERS) as ToolsTier[]).map((name) => {
     const t = TOOLS_TIERS[name];

@@ -41,13 +41,13 @@ ${field(
   'try-format',
   'Format',
   html`<select id="try-format" name="format" aria-describedby="try-format-hint">
-<option value="jpeg" selected>JPEG</option><option value="png">PNG</option><option value="webp"${pro ? '' : html` disabled`}>WebP${pro ? '' : ' (pro tier)'}</option>
+<option value="jpeg" selected>JPEG</option><option value="png">PNG</option><option value="webp"${pro ? '' : html` disabled`}>WebP${pro ? '' : ' (pro tier)'}</option><option value="avif"${pro ? '' : html` disabled`}>AVIF${pro ? '' : ' (pro tier)'}</option>
 </select>`,
   pro
-    ? 'JPEG for photos, PNG for flat graphics, WebP for both.'
-    : 'JPEG for photos, PNG for flat graphics. WebP needs the pro tier.',
+    ? 'JPEG for photos, PNG for flat graphics, WebP or AVIF (smaller) for both.'
+    : 'JPEG for photos, PNG for flat graphics. WebP and AVIF need the pro tier.',
 )}
-${field('try-quality', 'Quality', html`<input id="try-quality" name="quality" type="number" min="1" max="100" value="${DEFAULT_QUALITY}" aria-describedby="try-quality-hint">`, '1 to 100, for JPEG and WebP; PNG is lossless.')}
+${field('try-quality', 'Quality', html`<input id="try-quality" name="quality" type="number" min="1" max="100" value="${DEFAULT_QUALITY}" aria-describedby="try-quality-hint">`, '1 to 100, for JPEG, WebP and AVIF; PNG is lossless.')}
 ${field('try-width', 'Maximum width', html`<input id="try-width" name="width" type="number" min="1" max="${MAX_OUTPUT_DIMENSION}" placeholder="any" aria-describedby="try-width-hint">`, 'Pixels. The aspect ratio is kept; never enlarged.')}
 ${field('try-height', 'Maximum height', html`<input id="try-height" name="height" type="number" min="1" max="${MAX_OUTPUT_DIMENSION}" placeholder="any" aria-describedby="try-height-hint">`, 'Pixels. The aspect ratio is kept; never enlarged.')}
 ${field('try-target', 'Target size (KB)', html`<input id="try-target" name="target_kb" type="number" min="1" max="${MAX_TARGET_KB}" placeholder="${pro ? 'none' : 'pro tier'}"${pro ? '' : html` disabled`} aria-describedby="try-target-hint">`, pro ? 'Searches the highest quality that fits.' : 'Not available: target size needs the pro tier.', !pro)}

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { fetchOnce } from './load.ts';
 
 export interface CompressOptions {
-  format?: 'jpeg' | 'png' | 'webp';
+  format?: 'jpeg' | 'png' | 'webp' | 'avif';
   quality?: number;
   width?: number;
   height?: number;

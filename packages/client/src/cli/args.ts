@@ -10,7 +10,7 @@ export const MAX_CONCURRENCY = 32;
 
 export const USAGE = `usage:
   shrinkray compress <files|dirs|globs…> (--out DIR | --in-place) [options]
-      --quality N  --format jpeg|png|webp  --width N  --height N  --target-kb N
+      --quality N  --format jpeg|png|webp|avif  --width N  --height N  --target-kb N
       --metadata strip|keep  --palette [--colors N]
       --concurrency N   files in flight at once (default ${DEFAULT_CONCURRENCY}, at most ${MAX_CONCURRENCY})
       --force           compress again files this tool already wrote
@@ -164,7 +164,7 @@ function compressArgs(common: CommonArgs, inputs: string[], options: Map<string,
   const get = (name: string) => options.get(name);
   if (get('--quality') !== undefined) params.quality = integer('--quality', get('--quality') as string, 1, 100);
   if (get('--format') !== undefined)
-    params.format = oneOf('--format', get('--format') as string, ['jpeg', 'png', 'webp']);
+    params.format = oneOf('--format', get('--format') as string, ['jpeg', 'png', 'webp', 'avif']);
   if (get('--width') !== undefined) params.width = integer('--width', get('--width') as string, 1);
   if (get('--height') !== undefined) params.height = integer('--height', get('--height') as string, 1);
   if (get('--target-kb') !== undefined) params.target_kb = integer('--target-kb', get('--target-kb') as string, 1);

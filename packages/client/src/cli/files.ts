@@ -12,7 +12,7 @@ export const IMAGE_EXTENSIONS: Record<string, OutputFormat> = {
   '.png': 'png',
   '.webp': 'webp',
 };
-const EXTENSION_OF: Record<OutputFormat, string> = { jpeg: '.jpg', png: '.png', webp: '.webp' };
+const EXTENSION_OF: Record<OutputFormat, string> = { jpeg: '.jpg', png: '.png', webp: '.webp', avif: '.avif' };
 
 export interface SourceFile {
   /** Absolute path. */

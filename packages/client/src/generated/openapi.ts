@@ -130,17 +130,17 @@ export interface Schemas {
   CompressPlanRequest: {
     /** The file's first bytes: all of it, or at least its first 256 KB (at most that much is read) */
     image: Blob;
-    /** Encoder quality for JPEG and WebP (PNG output is lossless); with palette=true, the palette quality to reach; with target_kb, the highest quality tried */
+    /** Encoder quality for JPEG, WebP and AVIF (PNG output is lossless); with palette=true, the palette quality to reach; with target_kb, the highest quality tried */
     quality?: number;
-    /** Output format; webp needs the pro tier */
-    format?: "jpeg" | "png" | "webp";
+    /** Output format; webp and avif need the pro tier */
+    format?: "jpeg" | "png" | "webp" | "avif";
     /** Maximum output width in pixels; aspect ratio kept, never upscaled */
     width?: number;
     /** Maximum output height in pixels; aspect ratio kept, never upscaled */
     height?: number;
     /** strip: only the ICC colour profile is kept (when it describes the output); keep: EXIF and XMP are kept too, with orientation reset to 1 since the pixels are written upright. JPEG input to JPEG output, PNG input to PNG output (iCCP; eXIf and XMP iTXt) */
     metadata?: "strip" | "keep";
-    /** Target size in KB (1 KB = 1024 bytes): the highest quality whose output fits is searched (at most 8 encodes). Pro tier; JPEG and WebP output only */
+    /** Target size in KB (1 KB = 1024 bytes): the highest quality whose output fits is searched (at most 8 encodes). Pro tier; JPEG, WebP and AVIF output only */
     target_kb?: number;
     /** PNG output only: quantise to a palette of at most `colors` with dithering, alpha kept, using the fewest colours whose measured quality (pngquant's 0–100 scale) reaches `quality`; the lossless PNG is written instead when it is smaller. X-Quality then gives the measured quality. Every tier */
     palette?: "true" | "false";
@@ -154,17 +154,17 @@ export interface Schemas {
   CompressRequest: {
     /** The JPEG, PNG or WebP to compress (at most 10 MB); its type is read from its bytes */
     image: Blob;
-    /** Encoder quality for JPEG and WebP (PNG output is lossless); with palette=true, the palette quality to reach; with target_kb, the highest quality tried */
+    /** Encoder quality for JPEG, WebP and AVIF (PNG output is lossless); with palette=true, the palette quality to reach; with target_kb, the highest quality tried */
     quality?: number;
-    /** Output format; webp needs the pro tier */
-    format?: "jpeg" | "png" | "webp";
+    /** Output format; webp and avif need the pro tier */
+    format?: "jpeg" | "png" | "webp" | "avif";
     /** Maximum output width in pixels; aspect ratio kept, never upscaled */
     width?: number;
     /** Maximum output height in pixels; aspect ratio kept, never upscaled */
     height?: number;
     /** strip: only the ICC colour profile is kept (when it describes the output); keep: EXIF and XMP are kept too, with orientation reset to 1 since the pixels are written upright. JPEG input to JPEG output, PNG input to PNG output (iCCP; eXIf and XMP iTXt) */
     metadata?: "strip" | "keep";
-    /** Target size in KB (1 KB = 1024 bytes): the highest quality whose output fits is searched (at most 8 encodes). Pro tier; JPEG and WebP output only */
+    /** Target size in KB (1 KB = 1024 bytes): the highest quality whose output fits is searched (at most 8 encodes). Pro tier; JPEG, WebP and AVIF output only */
     target_kb?: number;
     /** PNG output only: quantise to a palette of at most `colors` with dithering, alpha kept, using the fewest colours whose measured quality (pngquant's 0–100 scale) reaches `quality`; the lossless PNG is written instead when it is smaller. X-Quality then gives the measured quality. Every tier */
     palette?: "true" | "false";

@@ -1,0 +1,124 @@
+// AVIF output of any input: the input's upright rows (the JPEG or WebP engine's row pulls, or the PNG
+// row decoder) go band by band into the AVIF encoder's YUV picture (wasm/avif-engine.ts), in its own
+// module; no RGB(A) frame is held, except the one an EXIF orientation needs, once, in the decoder. The
+// picture is encoded at the request's quality, or again for a size target. The ICC profile of an RGB
+// input is kept (another colour model's would misdescribe the RGB rows); EXIF and XMP are not written
+// (the encoder has no call for them), so nothing can turn the upright pixels a second time.
+import { inEngine, inEngineAsync } from './engine-errors.ts';
+import type { InputFormat } from './formats.ts';
+import type { Plan } from './memory-plan.ts';
+import type { CompressRequest, CompressResult } from './pipeline.ts';
+import type { RowProducer } from './png/writer.ts';
+import { encodeAsRequested } from './target-size.ts';
+import type { Timings } from './timings.ts';
+
+/** Rows of any input, upright at the output size, with the ICC profile that describes them. */
+export interface AvifSource {
+  /** Channels of each row the producer gives: 1 grey, 3 RGB, 4 RGBA. */
+  channels: number;
+  produce: RowProducer;
+  icc: Uint8Array | null;
+}
+
+const ENGINE_NAMES: Record<InputFormat, 'JPEG' | 'WebP' | 'PNG'> = { jpeg: 'JPEG', webp: 'WebP', png: 'PNG' };
+
+/**
+ * Encodes `source` as the plan's AVIF. `channels` is the output's (the plan's avifChannels). The encoder is
+ * closed however encoding ends.
+ */
+export async function encodeAvif(
+  request: CompressRequest,
+  plan: Plan,
+  inputFormat: InputFormat,
+  channels: 3 | 4,
+  source: AvifSource,
+  timings: Timings,
+): Promise<CompressResult> {
+  const { AvifRowEncoder } = await import('../../wasm/avif-engine.ts');
+  const { width, height } = plan.output;
+  const input = ENGINE_NAMES[inputFormat];
+  const started = performance.now();
+  const encoder = inEngine(input, () => new AvifRowEncoder(width, height, channels));
+  let failed = true;
+  try {
+    if (source.icc) inEngine(input, () => encoder.setIcc(source.icc!));
+    const widen = widener(source.channels, channels, width);
+    await inEngineAsync(input, () =>
+      source.produce((row) => {
+        const start = performance.now();
+        encoder.writeRow(widen(row));
+        timings.encode += performance.now() - start;
+      }),
+    );
+    const encodeStarted = performance.now();
+    timings.decode = Math.max(0, encodeStarted - started - timings.resize - timings.encode);
+    const encoded = inEngine(input, () =>
+      encodeAsRequested((quality) => encoder.encode(quality), request.quality, request.targetKb),
+    );
+    timings.encode += performance.now() - encodeStarted;
+    failed = false;
+    return { ...encoded, inputFormat, format: 'avif', width, height, lossless: false, timings };
+  } finally {
+    encoder.close(failed);
+  }
+}
+
+/**
+ * A row of `from` channels as `to` channels (a view of a reused buffer, or the row itself): grey is
+ * spread to RGB, an opaque RGBA row loses its alpha byte.
+ */
+function widener(from: number, to: 3 | 4, width: number): (row: Uint8Array) => Uint8Array {
+  if (from === to) return (row) => row;
+  const out = new Uint8Array(width * to);
+  if (to === 4) out.fill(255);
+  return (row) => {
+    for (let x = 0; x < width; x++) {
+      const i = x * from;
+      const o = x * to;
+      if (from === 1) {
+        out[o] = out[o + 1] = out[o + 2] = row[i]!;
+      } else {
+        out[o] = row[i]!;
+        out[o + 1] = row[i + 1]!;
+        out[o + 2] = row[i + 2]!;
+      }
+    }
+    return out;
+  };
+}
+
+/** A JPEG or WebP engine's upright rows, pulled in batches (JpegRowReader, WebpRowReader). */
+export interface AvifReader {
+  channels: number;
+  rows: RowProducer;
+  close(failed: boolean): void;
+}
+
+/**
+ * Runs `open`'s row reader into the encoder and closes it however encoding ends; `iccOf` reads the
+ * input's RGB ICC profile (from the reader, whose header is parsed).
+ */
+export async function readerToAvif<R extends AvifReader>(
+  request: CompressRequest,
+  plan: Plan,
+  inputFormat: 'jpeg' | 'webp',
+  channels: 3 | 4,
+  open: () => R,
+  iccOf: (reader: R) => Uint8Array | null,
+  timings: Timings,
+): Promise<CompressResult> {
+  const reader = inEngine(ENGINE_NAMES[inputFormat], open);
+  let failed = true;
+  try {
+    const source = {
+      channels: reader.channels,
+      produce: (sink: Parameters<RowProducer>[0]) => reader.rows(sink),
+      icc: iccOf(reader),
+    };
+    const result = await encodeAvif(request, plan, inputFormat, channels, source, timings);
+    failed = false;
+    return result;
+  } finally {
+    reader.close(failed);
+  }
+}

@@ -1,0 +1,183 @@
+// format=avif as a caller sees it: each input becomes an AVIF that decodes (with sharp) to the right size
+// and orientation, alpha kept; a grid-encoded picture has no seams at its cell boundaries; target_kb
+// searches as for WebP; the free tier is refused as for WebP. Images stay small (the whole suite's time):
+// conversions.test.ts has the large ones that prove streaming.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { avifGrid } from '../../wasm/avif-settings.ts';
+import type { RgbaImage } from '../../wasm/image.ts';
+import { encodePixelsJpeg } from '../../wasm/jpeg-engine.ts';
+import { decodeAvif, type DecodedAvif } from './avif-decode.ts';
+import { makeKey, type TestKey } from './helpers.ts';
+import {
+  bodyBytes,
+  compressCall,
+  jpegOf,
+  near,
+  pixel,
+  photo,
+  pngOf,
+  QUADRANT_COLOURS,
+  quadrants,
+  storeWithOrientation,
+  withJpegOrientation,
+  type Parts,
+} from './image-fixtures.ts';
+import { ascii, cat, makePng, zlib } from './png-fixtures.ts';
+import { iccProfile, lossyWebp, withMetadata } from './webp-fixtures.ts';
+
+let pro: TestKey;
+let free: TestKey;
+
+beforeAll(async () => {
+  [pro, free] = await Promise.all([makeKey({ image: 'pro' }), makeKey({ image: 'free' })]);
+  // The encoder's module takes seconds to load in the test runner: not inside the first test's time.
+  await import('../../wasm/avif-engine.ts');
+}, 30_000);
+
+async function avifOf(parts: Parts): Promise<{ res: Response; decoded: DecodedAvif; bytes: Uint8Array }> {
+  const res = await compressCall(pro.key, { format: 'avif', ...parts });
+  const bytes = await bodyBytes(res);
+  expect(res.status, new TextDecoder().decode(bytes.subarray(0, 300))).toBe(200);
+  expect(res.headers.get('content-type')).toBe('image/avif');
+  return { res, bytes, decoded: await decodeAvif(bytes) };
+}
+
+/** The quadrants' colours where a viewer shows them (upright, width × height). */
+function expectQuadrants(image: RgbaImage, width: number, height: number): void {
+  expect([image.width, image.height]).toEqual([width, height]);
+  const at = (fx: number, fy: number) => pixel(image, Math.floor(width * fx), Math.floor(height * fy));
+  expect(near(at(0.2, 0.2), QUADRANT_COLOURS.tl, 16), 'top left').toBe(true);
+  expect(near(at(0.8, 0.2), QUADRANT_COLOURS.tr, 16), 'top right').toBe(true);
+  expect(near(at(0.2, 0.8), QUADRANT_COLOURS.bl, 16), 'bottom left').toBe(true);
+  expect(near(at(0.8, 0.8), QUADRANT_COLOURS.br, 16), 'bottom right').toBe(true);
+}
+
+describe('format=avif', () => {
+  it.each([
+    ['jpeg', 'in.jpg', jpegOf(quadrants(320, 240), 90)],
+    ['png', 'in.png', pngOf(quadrants(320, 240))],
+    ['webp', 'in.webp', lossyWebp(quadrants(320, 240))],
+  ] as const)('a %s becomes an AVIF of the same size and colours', async (_, filename, image) => {
+    const { res, decoded } = await avifOf({ image, filename });
+    expect(res.headers.get('content-disposition')).toBe('inline; filename="in.avif"');
+    expect(decoded.format).toBe('heif');
+    expectQuadrants(decoded, 320, 240);
+  });
+
+  it('resizes as asked, like every other format', async () => {
+    const { res, decoded } = await avifOf({ image: jpegOf(quadrants(320, 240), 90), width: '100' });
+    expect([res.headers.get('x-image-width'), res.headers.get('x-image-height')]).toEqual(['100', '75']);
+    expectQuadrants(decoded, 100, 75);
+  });
+
+  it("applies a JPEG's EXIF orientation (6) and a WebP's (8): the pixels come out upright", async () => {
+    const upright = quadrants(240, 160);
+    const jpeg = withJpegOrientation(jpegOf(storeWithOrientation(upright, 6), 95), 6);
+    expectQuadrants((await avifOf({ image: jpeg })).decoded, 240, 160);
+    const stored = storeWithOrientation(upright, 8);
+    const webp = withMetadata(lossyWebp(stored, 95), stored.width, stored.height, { orientation: 8 });
+    expectQuadrants((await avifOf({ image: webp, filename: 'in.webp' })).decoded, 240, 160);
+  });
+
+  it("keeps a PNG's alpha channel", async () => {
+    const image = quadrants(160, 120);
+    for (let y = 0; y < 120; y++) for (let x = 0; x < 160; x++) image.data[(y * 160 + x) * 4 + 3] = x < 80 ? 255 : 64;
+    const { decoded } = await avifOf({ image: pngOf(image), filename: 'in.png' });
+    expect(decoded.hasAlpha).toBe(true);
+    expect(pixel(decoded, 20, 20)[3]).toBeGreaterThanOrEqual(250);
+    expect(Math.abs(pixel(decoded, 140, 20)[3] - 64)).toBeLessThanOrEqual(8);
+  });
+
+  it('target_kb: the highest quality that fits, as for WebP', async () => {
+    const image = jpegOf(photo(320, 240), 95);
+    const { res, bytes } = await avifOf({ image, target_kb: '3' });
+    expect(res.headers.get('x-target-reached')).toBe('true');
+    expect(bytes.length).toBeLessThanOrEqual(3 * 1024);
+    expect(Number(res.headers.get('x-quality'))).toBeLessThan(80);
+  });
+
+  it('a grid-encoded picture decodes without seams: the step across a cell boundary is no larger than inside a cell', async () => {
+    // Wide enough for two columns of cells, short to keep the test quick; a smooth diagonal gradient.
+    let width = 64;
+    while (avifGrid(width, 64).cols < 2) width += 64;
+    width += 64;
+    const height = 64;
+    const image = { data: new Uint8Array(width * height * 4), width, height };
+    for (let y = 0; y < height; y++)
+      for (let x = 0; x < width; x++)
+        image.data.set(
+          [(x * 200) / width + 20, (y * 150) / height + 50, 128 + 60 * Math.sin(x / 90), 255],
+          (y * width + x) * 4,
+        );
+    const { decoded } = await avifOf({ image: pngOf(image), filename: 'grid.png', quality: '90' });
+    expect([decoded.width, decoded.height]).toEqual([width, height]);
+    // Cells are even-sized and all but the last the same width (wasm/src/sr_avif.c).
+    const cols = avifGrid(width, height).cols;
+    const cellWidth = (Math.ceil(width / cols) + 1) & ~1;
+    const boundaries = new Set(Array.from({ length: cols - 1 }, (_, i) => (i + 1) * cellWidth));
+    // The decoded picture's error against the source, averaged down each column per channel: a seam is a
+    // jump in it between the two columns either side of a boundary.
+    const error = (x: number, c: number) => {
+      let sum = 0;
+      for (let y = 0; y < height; y++) sum += pixel(decoded, x, y)[c]! - image.data[(y * width + x) * 4 + c]!;
+      return sum / height;
+    };
+    const jump = (x: number) => Math.max(...[0, 1, 2].map((c) => Math.abs(error(x, c) - error(x - 1, c))));
+    const inside = Array.from({ length: width - 2 }, (_, i) => i + 1).filter((x) => !boundaries.has(x));
+    const worstInside = Math.max(...inside.map(jump));
+    for (const x of boundaries) expect(jump(x), `column ${x}`).toBeLessThanOrEqual(worstInside + 0.5);
+  }, 30_000);
+
+  it("keeps an RGB ICC profile from each input (a JPEG's APP2 chunks joined); drops one for another colour model", async () => {
+    const sha256 = async (bytes: Uint8Array) =>
+      [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))]
+        .map((b) => b.toString(16).padStart(2, '0'))
+        .join('');
+    const image = quadrants(64, 48);
+    const rgb = iccProfile('RGB ', 3000);
+    const rgbPixels = new Uint8Array(64 * 48 * 3).map((_, i) => image.data[Math.floor(i / 3) * 4 + (i % 3)]!);
+    const jpegWith = (profile: Uint8Array) =>
+      encodePixelsJpeg(rgbPixels, 64, 48, 3, {
+        quality: 90,
+        markers: [0, 1].map((i) => ({
+          code: 0xe2,
+          data: cat(ascii('ICC_PROFILE\0'), Uint8Array.of(i + 1, 2), profile.subarray(i * 1500, (i + 1) * 1500)),
+        })),
+      });
+    const pngWith = async (profile: Uint8Array) =>
+      makePng({
+        width: 64,
+        height: 48,
+        colourType: 2,
+        bitDepth: 8,
+        before: [{ type: 'iCCP', data: cat(ascii('test\0\0'), await zlib(profile)) }],
+      });
+    const webpWith = (profile: Uint8Array) => withMetadata(lossyWebp(image), 64, 48, { icc: profile });
+    for (const [filename, withProfile] of [
+      ['in.jpg', jpegWith],
+      ['in.png', pngWith],
+      ['in.webp', webpWith],
+    ] as const) {
+      const kept = await avifOf({ image: await withProfile(rgb), filename });
+      expect(kept.decoded.iccSha256, filename).toBe(await sha256(rgb));
+      const dropped = await avifOf({ image: await withProfile(iccProfile('GRAY', 3000)), filename });
+      expect(dropped.decoded.iccSha256, filename).toBe('');
+    }
+  });
+
+  it('free keys get the same 403 plan_upgrade_required as for WebP', async () => {
+    for (const [format, name] of [
+      ['webp', 'WebP'],
+      ['avif', 'AVIF'],
+    ] as const) {
+      const res = await compressCall(free.key, { image: jpegOf(quadrants(32, 32), 90), format });
+      expect(res.status).toBe(403);
+      const { error } = (await res.json()) as { error: { code: string; message: string; param: string } };
+      expect(error).toMatchObject({
+        code: 'plan_upgrade_required',
+        param: 'format',
+        message: `${name} output needs the pro tier; the free tier writes JPEG and PNG`,
+      });
+    }
+  });
+});

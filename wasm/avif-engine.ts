@@ -1,0 +1,149 @@
+// The AVIF encoder (wasm/src/sr_avif.c, built by wasm/build-avif.sh from libavif and libaom): RGB(A) rows
+// handed in even-row bands become a 4:2:0 picture held as YUV, encoded (again, for a size target) as one
+// image or a grid of cells, with the input's ICC profile. A module of its own, instantiated only by AVIF
+// output; its instances are pooled with the engine's, and their memories together stay within the pool's
+// limit (instances.ts).
+import createAvifModule from './codec/sr_avif.js';
+import avifWasm from './codec/sr_avif.wasm';
+import { AvifEngineError } from './avif-error.ts';
+import { avifGrid, avifSettings } from './avif-settings.ts';
+import { EmscriptenInstance, type EmscriptenFactory } from './emscripten.ts';
+import { pooledGrowthLimit, Slot } from './instances.ts';
+
+type Fn = (...args: number[]) => number;
+interface AvifModule {
+  _malloc: Fn;
+  _free: Fn;
+  [name: `_sr_avif_${string}`]: Fn;
+}
+
+export { AvifEngineError };
+
+/**
+ * Rows copied into the encoder per call: even, since every band but the last must start on an even row
+ * (4:2:0 pairs rows for chroma).
+ */
+export const AVIF_BAND_ROWS = 32;
+
+export const avifSlot = new Slot(
+  'sr_avif',
+  () => new EmscriptenInstance(createAvifModule as EmscriptenFactory<AvifModule>, avifWasm, pooledGrowthLimit),
+  { pooled: true },
+);
+
+/**
+ * One picture fed rows by a decoder that awaits between them: the instance is borrowed until `close`,
+ * which must be called; each method is synchronous and touches only this picture's memory. Rows are
+ * gathered into a band of AVIF_BAND_ROWS in the engine and converted to YUV band by band, so no RGB(A)
+ * frame is held.
+ */
+export class AvifRowEncoder {
+  private readonly borrowed: ReturnType<typeof avifSlot.borrow>;
+  private readonly codec: EmscriptenInstance<AvifModule>;
+  private readonly encoder: number;
+  private readonly rowBytes: number;
+  private band = 0;
+  private bandRows = 0;
+  private rowsIn = 0;
+  private optionsSet = false;
+  private closed = false;
+  readonly width: number;
+  readonly height: number;
+  readonly channels: 3 | 4;
+
+  constructor(width: number, height: number, channels: 3 | 4) {
+    this.width = width;
+    this.height = height;
+    this.channels = channels;
+    this.rowBytes = width * channels;
+    this.borrowed = avifSlot.borrow();
+    this.codec = this.borrowed.instance as unknown as EmscriptenInstance<AvifModule>;
+    const grid = avifGrid(width, height);
+    this.encoder = this.call('create', width, height, channels, grid.cols, grid.rows) >>> 0;
+    try {
+      if (!this.encoder) throw new AvifEngineError('out of memory for the picture');
+      this.band = this.codec.module._malloc(this.rowBytes * AVIF_BAND_ROWS) >>> 0;
+      if (!this.band) throw new AvifEngineError('out of memory for the rows');
+    } catch (err) {
+      this.close(true);
+      throw err;
+    }
+  }
+
+  /** One row (at least width × channels bytes; the rest is ignored), upright, in order. */
+  writeRow(row: Uint8Array): void {
+    if (this.rowsIn + this.bandRows >= this.height) throw new AvifEngineError('more rows than the picture has');
+    this.codec.heap().set(row.subarray(0, this.rowBytes), this.band + this.bandRows * this.rowBytes);
+    if (++this.bandRows === AVIF_BAND_ROWS) this.flush();
+  }
+
+  /** The ICC profile describing the rows' colours, stored in the output (none: the rows are sRGB). */
+  setIcc(profile: Uint8Array): void {
+    if (profile.length === 0) return;
+    const m = this.codec.module;
+    const ptr = m._malloc(profile.length) >>> 0;
+    if (!ptr) throw new AvifEngineError('out of memory for the ICC profile');
+    try {
+      this.codec.heap().set(profile, ptr);
+      this.check(this.call('icc', this.encoder, ptr, profile.length));
+    } finally {
+      m._free(ptr);
+    }
+  }
+
+  /** Encodes the picture once every row is in, at the API's quality (1–100); again for another quality. */
+  encode(quality: number): Uint8Array {
+    if (this.bandRows > 0) this.flush();
+    const settings = avifSettings(quality);
+    // The encoder keeps its libaom settings for every later encode (a size target's search): they are
+    // the same at every quality.
+    if (!this.optionsSet) for (const [key, value] of settings.options) this.option(key, value);
+    this.optionsSet = true;
+    this.check(this.call('encode', this.encoder, settings.quality, settings.speed));
+    const ptr = this.call('output', this.encoder) >>> 0;
+    const length = this.call('output_len', this.encoder) >>> 0;
+    return this.codec.heap().slice(ptr, ptr + length);
+  }
+
+  /** Frees the picture and gives the instance back; `failed` drops the instance (instances.ts). */
+  close(failed = false): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.encoder) this.call('destroy', this.encoder);
+    if (this.band) this.codec.module._free(this.band);
+    this.borrowed.release(failed);
+  }
+
+  private flush(): void {
+    this.check(this.call('rows', this.encoder, this.band, this.bandRows));
+    this.rowsIn += this.bandRows;
+    this.bandRows = 0;
+  }
+
+  /** A libaom setting (aomenc's name and value), as C strings in the engine for the one call. */
+  private option(key: string, value: string): void {
+    const bytes = new TextEncoder().encode(`${key}\0${value}\0`);
+    const ptr = this.codec.module._malloc(bytes.length) >>> 0;
+    if (!ptr) throw new AvifEngineError('out of memory for an option');
+    try {
+      this.codec.heap().set(bytes, ptr);
+      if (this.call('option', this.encoder, ptr, ptr + key.length + 1) !== 0)
+        throw new AvifEngineError(`the encoder refused the setting ${key}=${value}`);
+    } finally {
+      this.codec.module._free(ptr);
+    }
+  }
+
+  private call(name: string, ...args: number[]): number {
+    return this.codec.module[`_sr_avif_${name}`]!(...args);
+  }
+
+  private check(status: number): void {
+    if (status === 0) return;
+    const ptr = this.call('message', this.encoder) >>> 0;
+    const heap = this.codec.heap();
+    const end = heap.indexOf(0, ptr);
+    const message = new TextDecoder().decode(heap.subarray(ptr, end < 0 ? ptr : end));
+    throw new AvifEngineError(message || 'the AVIF encode failed');
+  }
+}
