@@ -5,7 +5,7 @@ import { SQL } from '../db/statements.ts';
 import { required, type Command } from './command.ts';
 import { CliError, UsageError } from './errors.ts';
 import { callRefresh, describeRefresh, planRefresh } from './live-refresh.ts';
-import { accountOutput, toAccountRow } from './rows.ts';
+import { accountOutput, accountRows, toAccountRow } from './rows.ts';
 import { parseAccountId, parseEmail, parseImageTier, parseName, parseToolsTier } from './validate.ts';
 import { executeWithAudit } from './audit-commands.ts';
 import { D1Error, d1Execute } from './wrangler.ts';
@@ -111,14 +111,10 @@ export const accountMembers: Command = {
   prepare(input) {
     const id = parseAccountId(input.positionals[0] as string, input.usage);
     return async () => {
-      const [account = [], members = []] = await d1Execute(input.target, [
-        { sql: SQL.accountById, params: [id] },
-        {
-          sql: 'SELECT id, email, name, role, password_hash IS NOT NULL AS password, sso_subject IS NOT NULL AS sso, created_at FROM members WHERE account_id = ? ORDER BY created_at, id',
-          params: [id],
-        },
-      ]);
-      if (account.length === 0) throw new CliError(`no account ${id}`);
+      const members = await accountRows(input.target, id, {
+        sql: 'SELECT id, email, name, role, password_hash IS NOT NULL AS password, sso_subject IS NOT NULL AS sso, created_at FROM members WHERE account_id = ? ORDER BY created_at, id',
+        params: [id],
+      });
       return {
         output: members.map((m) => ({
           id: m.id,
@@ -142,15 +138,11 @@ export const accountSso: Command = {
   prepare(input) {
     const id = parseAccountId(input.positionals[0] as string, input.usage);
     return async () => {
-      const [account = [], sso = []] = await d1Execute(input.target, [
-        { sql: SQL.accountById, params: [id] },
-        // Never the secret, not even encrypted.
-        {
-          sql: 'SELECT issuer, client_id, domains, require_sso, updated_at FROM sso_configs WHERE account_id = ?',
-          params: [id],
-        },
-      ]);
-      if (account.length === 0) throw new CliError(`no account ${id}`);
+      // Never the secret, not even encrypted.
+      const sso = await accountRows(input.target, id, {
+        sql: 'SELECT issuer, client_id, domains, require_sso, updated_at FROM sso_configs WHERE account_id = ?',
+        params: [id],
+      });
       const row = sso[0];
       return {
         output:
