@@ -4,8 +4,11 @@ import type { RouteConfig } from '@hono/zod-openapi';
 import { CompressParts } from './compress-schema.ts';
 import { IMAGE_SECURITY, RATE_HEADERS, errorResponses } from './schemas.ts';
 
-const header = (description: string) => ({ schema: { type: 'string' as const }, description });
+/** A string response header's description. */
+export const header = (description: string) => ({ schema: { type: 'string' as const }, description });
 const binary = { schema: { type: 'string' as const, format: 'binary' } };
+/** The body of a 200 from /compress and from an image URL: the image, in the format it was written in. */
+export const IMAGE_CONTENT = { 'image/jpeg': binary, 'image/png': binary, 'image/webp': binary };
 
 export const compressDoc: RouteConfig = {
   method: 'post',
@@ -26,7 +29,7 @@ export const compressDoc: RouteConfig = {
   responses: {
     200: {
       description: 'The compressed image',
-      content: { 'image/jpeg': binary, 'image/png': binary, 'image/webp': binary },
+      content: IMAGE_CONTENT,
       headers: {
         ...RATE_HEADERS,
         'Content-Disposition': header('inline; filename="<original stem>.<jpg|png|webp>"'),

@@ -9,12 +9,11 @@ import { sourcePolicy } from '../img/config.ts';
 import { IMAGE_CACHE_CONTROL, MAX_SOURCE_BYTES } from '../img/limits.ts';
 import { signedImage } from '../img/service.ts';
 import { accountMeter } from '../metering/account-meter-stub.ts';
+import { header, IMAGE_CONTENT } from './compress-doc.ts';
 import { RATE_HEADERS, errorResponses } from './schemas.ts';
 
 export const IMG_PATH = '/api/v1/img';
 
-const header = (description: string) => ({ schema: { type: 'string' as const }, description });
-const binary = { schema: { type: 'string' as const, format: 'binary' } };
 const segment = (name: string, description: string) => ({
   name,
   in: 'path' as const,
@@ -46,7 +45,7 @@ const imgDoc: RouteConfig = {
   responses: {
     200: {
       description: 'The compressed image',
-      content: { 'image/jpeg': binary, 'image/png': binary, 'image/webp': binary },
+      content: IMAGE_CONTENT,
       headers: {
         ...RATE_HEADERS,
         'Cache-Control': header(IMAGE_CACHE_CONTROL),
