@@ -9,8 +9,8 @@ import { sourcePolicy } from '../img/config.ts';
 import { IMAGE_CACHE_CONTROL, MAX_SOURCE_BYTES } from '../img/limits.ts';
 import { signedImage } from '../img/service.ts';
 import { accountMeter } from '../metering/account-meter-stub.ts';
-import { header, IMAGE_CONTENT } from './compress-doc.ts';
-import { RATE_HEADERS, errorResponses } from './schemas.ts';
+import { header, imageResponse } from './compress-doc.ts';
+import { errorResponses } from './schemas.ts';
 
 export const IMG_PATH = '/api/v1/img';
 
@@ -43,17 +43,12 @@ const imgDoc: RouteConfig = {
     segment('source', 'base64url of the source URL'),
   ],
   responses: {
-    200: {
-      description: 'The compressed image',
-      content: IMAGE_CONTENT,
-      headers: {
-        ...RATE_HEADERS,
-        'Cache-Control': header(IMAGE_CACHE_CONTROL),
-        ETag: header('Strong: the hash of the bytes'),
-        Vary: header('Accept'),
-        'X-Cache': header('HIT (from the cache: nothing fetched, decoded or charged) or MISS'),
-      },
-    },
+    200: imageResponse({
+      'Cache-Control': header(IMAGE_CACHE_CONTROL),
+      ETag: header('Strong: the hash of the bytes'),
+      Vary: header('Accept'),
+      'X-Cache': header('HIT (from the cache: nothing fetched, decoded or charged) or MISS'),
+    }),
     304: { description: 'If-None-Match named the ETag of the cached image' },
     ...errorResponses(
       'bad_request',
