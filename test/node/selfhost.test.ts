@@ -82,6 +82,10 @@ async function cli(instance: Instance, ...args: string[]): Promise<any> {
   return JSON.parse(stdout);
 }
 
+/** `key create` through the CLI: the new key's JSON (id, key, ...). */
+const createKey = (instance: Instance, accountId: string, scopes: string, name: string) =>
+  cli(instance, 'key', 'create', '--account', accountId, '--scopes', scopes, '--name', name);
+
 const get = (instance: Instance, path: string, key: string) =>
   fetch(`${instance.url}${path}`, { headers: { 'x-api-key': key } });
 
@@ -208,28 +212,8 @@ describe('self-hosted on workerd', () => {
       expect(duplicate).toBe(
         `error: an account with email OPS@example.com already exists (${account.id}); emails are unique regardless of case\n`,
       );
-      const both = await cli(
-        instance,
-        'key',
-        'create',
-        '--account',
-        account.id,
-        '--scopes',
-        'image,tools',
-        '--name',
-        'both',
-      );
-      const tools = await cli(
-        instance,
-        'key',
-        'create',
-        '--account',
-        account.id,
-        '--scopes',
-        'tools',
-        '--name',
-        'burst',
-      );
+      const both = await createKey(instance, account.id, 'image,tools', 'both');
+      const tools = await createKey(instance, account.id, 'tools', 'burst');
       const catalogue = await cli(instance, 'catalogue', 'sync');
       expect(catalogue).toMatchObject({ synced: true });
       expect(catalogue.tools).toBeGreaterThan(50);
@@ -437,17 +421,7 @@ describe('self-hosted on workerd', () => {
     const instance = await start(data);
     try {
       const account = await cli(instance, 'account', 'create', '--email', 'known@example.com', '--name', 'Known');
-      const known = await cli(
-        instance,
-        'key',
-        'create',
-        '--account',
-        account.id,
-        '--scopes',
-        'tools',
-        '--name',
-        'known',
-      );
+      const known = await createKey(instance, account.id, 'tools', 'known');
       expect((await get(instance, '/api/v1/categories', known.key)).status).toBe(200);
       const before = filesUnder(data);
       const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
