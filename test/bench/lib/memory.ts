@@ -6,6 +6,7 @@ import type { CorpusImage } from './corpus.ts';
 import { alive, codecs, compress, type CompressOptions, type CompressResult } from './compress-client.ts';
 import { syntheticPhoto } from './images.ts';
 import type { Service } from './server.ts';
+import type { RssPeak } from './rss.ts';
 
 export const CURVE_MEGAPIXELS = [1, 2, 3, 4, 6, 8, 12, 16, 24];
 /** WebP and PNG at a few sizes only: a PNG of a noisy 8 MP photo is a long oxipng run. */
@@ -16,6 +17,19 @@ const CURVE_EXTRA: { format: 'webp' | 'png'; megapixels: number[] }[] = [
 /** Resize first: the decoded input is the peak, not the encoder's working set. */
 const CURVE_RESIZED = { width: 1280, megapixels: [8, 24] };
 export const MIXED_REQUESTS = 50;
+
+/** One compression a bench sent and timed from outside, with workerd's resident peak during it. */
+export interface MeasuredCompression {
+  label: string;
+  status: number;
+  error?: string;
+  bytes?: number;
+  width?: number;
+  height?: number;
+  wallMs: number;
+  serverMs?: number;
+  rss: RssPeak;
+}
 
 export interface MemoryPoint {
   case: string;
