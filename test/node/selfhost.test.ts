@@ -82,6 +82,10 @@ async function cli(instance: Instance, ...args: string[]): Promise<any> {
   return JSON.parse(stdout);
 }
 
+/** `account create` through the CLI, with any tier flags: the new account's JSON. */
+const createAccount = (instance: Instance, email: string, name: string, ...tiers: string[]) =>
+  cli(instance, 'account', 'create', '--email', email, '--name', name, ...tiers);
+
 /** `key create` through the CLI: the new key's JSON (id, key, ...). */
 const createKey = (instance: Instance, accountId: string, scopes: string, name: string) =>
   cli(instance, 'key', 'create', '--account', accountId, '--scopes', scopes, '--name', name);
@@ -180,17 +184,7 @@ describe('self-hosted on workerd', () => {
       ).toBe(1);
       expect(refusal).toMatch(/the operator token is missing or wrong/);
 
-      const account = await cli(
-        instance,
-        'account',
-        'create',
-        '--email',
-        'ops@example.com',
-        '--name',
-        'On Prem',
-        '--image-tier',
-        'pro',
-      );
+      const account = await createAccount(instance, 'ops@example.com', 'On Prem', '--image-tier', 'pro');
       let duplicate = '';
       expect(
         await main(
@@ -349,17 +343,7 @@ describe('self-hosted on workerd', () => {
     const receiver = await startReceiver();
     const instance = await start(join(dir, 'webhooks'), receiver.origin);
     try {
-      const account = await cli(
-        instance,
-        'account',
-        'create',
-        '--email',
-        'hooks@example.com',
-        '--name',
-        'Hooks',
-        '--tools-tier',
-        'developer',
-      );
+      const account = await createAccount(instance, 'hooks@example.com', 'Hooks', '--tools-tier', 'developer');
       const manage = await cli(instance, 'key', 'create', '--account', account.id, '--scopes', 'manage');
       const call = (path: string, body?: unknown) =>
         fetch(`${instance.url}${path}`, {
@@ -391,17 +375,7 @@ describe('self-hosted on workerd', () => {
   it('charges a signed image URL once under five Host names, from its own cache in the data directory', async () => {
     const instance = await start(join(dir, 'img-hosts'));
     try {
-      const account = await cli(
-        instance,
-        'account',
-        'create',
-        '--email',
-        'img@example.com',
-        '--name',
-        'Images',
-        '--image-tier',
-        'pro',
-      );
+      const account = await createAccount(instance, 'img@example.com', 'Images', '--image-tier', 'pro');
       const manage = await cli(instance, 'key', 'create', '--account', account.id, '--scopes', 'manage');
       const tools = await cli(instance, 'key', 'create', '--account', account.id, '--scopes', 'tools');
       await expectOneChargeAcrossHosts({
@@ -420,7 +394,7 @@ describe('self-hosted on workerd', () => {
     const data = join(dir, 'unknown-keys');
     const instance = await start(data);
     try {
-      const account = await cli(instance, 'account', 'create', '--email', 'known@example.com', '--name', 'Known');
+      const account = await createAccount(instance, 'known@example.com', 'Known');
       const known = await createKey(instance, account.id, 'tools', 'known');
       expect((await get(instance, '/api/v1/categories', known.key)).status).toBe(200);
       const before = filesUnder(data);
