@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { alive, compress, type CompressOptions, type CompressResult } from './lib/compress-client.ts';
 import { describeCorpus, loadCorpus } from './lib/corpus.ts';
-import type { MeasuredCompression } from './lib/memory.ts';
+import { type MeasuredCompression, measured } from './lib/memory.ts';
 import { pngInputs, type PngInput } from './lib/png-inputs.ts';
 import { gcWorker, withRssPeak } from './lib/rss.ts';
 import type { Service } from './lib/server.ts';
@@ -191,14 +191,7 @@ async function large(
     label,
     input,
     options,
-    status: r.status,
-    error: r.error,
-    bytes: r.bytes,
-    width: r.width,
-    height: r.height,
-    wallMs: r.wallMs,
-    serverMs: r.timing.total,
-    rss,
+    ...measured(r, rss),
     sharp: { ms: s.ms, bytes: s.out.byteLength },
   };
 }

@@ -10,7 +10,7 @@ import { alive, compress, type CompressOptions, type CompressResult } from './li
 import { loadCorpus } from './lib/corpus.ts';
 import './lib/images.ts'; // sharp.cache(false), sharp.concurrency(1)
 import { equalSsim, sharpMozjpeg, type EqualSsim, type Probe, type Send } from './lib/jpeg-quality.ts';
-import type { MeasuredCompression } from './lib/memory.ts';
+import { type MeasuredCompression, measured } from './lib/memory.ts';
 import { gcWorker, mbOf, residentBytes, withRssPeak, type RssPeak } from './lib/rss.ts';
 import type { Service } from './lib/server.ts';
 import { checkSsim, decodeRgb, ssim } from './lib/ssim.ts';
@@ -109,14 +109,7 @@ export async function benchWebp(start: () => Promise<Service>): Promise<WebpBenc
           megapixels: image.megapixels,
           inputBytes: image.bytes,
           label,
-          status: r.status,
-          error: r.error,
-          bytes: r.bytes,
-          width: r.width,
-          height: r.height,
-          wallMs: r.wallMs,
-          serverMs: r.timing.total,
-          rss,
+          ...measured(r, rss),
           sharpMs: s.ms,
           sharpBytes: s.bytes,
         });

@@ -31,6 +31,18 @@ export interface MeasuredCompression {
   rss: RssPeak;
 }
 
+/** A compression's answer and resident peak as the fields of a MeasuredCompression. */
+export const measured = (r: CompressResult, rss: RssPeak): Omit<MeasuredCompression, 'label'> => ({
+  status: r.status,
+  error: r.error,
+  bytes: r.bytes,
+  width: r.width,
+  height: r.height,
+  wallMs: r.wallMs,
+  serverMs: r.timing.total,
+  rss,
+});
+
 export interface MemoryPoint {
   case: string;
   megapixels: number;
