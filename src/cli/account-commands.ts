@@ -5,10 +5,10 @@ import { SQL } from '../db/statements.ts';
 import { required, type Command } from './command.ts';
 import { CliError, UsageError } from './errors.ts';
 import { callRefresh, describeRefresh, planRefresh } from './live-refresh.ts';
-import { accountOutput, toAccountRow } from './rows.ts';
+import { accountOutput, accountRows, toAccountRow } from './rows.ts';
 import { parseAccountId, parseEmail, parseImageTier, parseName, parseToolsTier } from './validate.ts';
 import { executeWithAudit } from './audit-commands.ts';
-import { D1Error, d1Execute } from './wrangler.ts';
+import { D1Error, d1Execute, type Row } from './wrangler.ts';
 
 const TIER_FLAGS = '[--image-tier free|pro] [--tools-tier free|developer|enterprise]';
 
@@ -102,71 +102,48 @@ export const accountList: Command = {
   },
 };
 
-export const accountMembers: Command = {
+/** `account NAME ID`: one read about an existing account (`no account ID` otherwise), shaped by `output`. */
+const accountRead = (name: string, sql: string, output: (rows: Row[], id: string) => unknown): Command => ({
   group: 'account',
-  name: 'members',
+  name,
   synopsis: 'ID',
   flags: [],
   positionals: ['ID'],
   prepare(input) {
     const id = parseAccountId(input.positionals[0] as string, input.usage);
-    return async () => {
-      const [account = [], members = []] = await d1Execute(input.target, [
-        { sql: SQL.accountById, params: [id] },
-        {
-          sql: 'SELECT id, email, name, role, password_hash IS NOT NULL AS password, sso_subject IS NOT NULL AS sso, created_at FROM members WHERE account_id = ? ORDER BY created_at, id',
-          params: [id],
-        },
-      ]);
-      if (account.length === 0) throw new CliError(`no account ${id}`);
-      return {
-        output: members.map((m) => ({
-          id: m.id,
-          email: m.email,
-          name: m.name,
-          role: m.role,
-          sign_in: [...(m.password ? ['password'] : []), ...(m.sso ? ['sso'] : [])],
-          created_at: new Date(Number(m.created_at)).toISOString(),
-        })),
-      };
-    };
+    return async () => ({ output: output(await accountRows(input.target, id, { sql, params: [id] }), id) });
   },
-};
+});
 
-export const accountSso: Command = {
-  group: 'account',
-  name: 'sso',
-  synopsis: 'ID',
-  flags: [],
-  positionals: ['ID'],
-  prepare(input) {
-    const id = parseAccountId(input.positionals[0] as string, input.usage);
-    return async () => {
-      const [account = [], sso = []] = await d1Execute(input.target, [
-        { sql: SQL.accountById, params: [id] },
-        // Never the secret, not even encrypted.
-        {
-          sql: 'SELECT issuer, client_id, domains, require_sso, updated_at FROM sso_configs WHERE account_id = ?',
-          params: [id],
+export const accountMembers = accountRead(
+  'members',
+  'SELECT id, email, name, role, password_hash IS NOT NULL AS password, sso_subject IS NOT NULL AS sso, created_at FROM members WHERE account_id = ? ORDER BY created_at, id',
+  (members) =>
+    members.map((m) => ({
+      id: m.id,
+      email: m.email,
+      name: m.name,
+      role: m.role,
+      sign_in: [...(m.password ? ['password'] : []), ...(m.sso ? ['sso'] : [])],
+      created_at: new Date(Number(m.created_at)).toISOString(),
+    })),
+);
+
+export const accountSso = accountRead(
+  'sso',
+  // Never the secret, not even encrypted.
+  'SELECT issuer, client_id, domains, require_sso, updated_at FROM sso_configs WHERE account_id = ?',
+  ([row], id) =>
+    row === undefined
+      ? { account_id: id, sso: null }
+      : {
+          account_id: id,
+          sso: {
+            issuer: row.issuer,
+            client_id: row.client_id,
+            domains: String(row.domains).split(','),
+            require_sso: row.require_sso === 1,
+            updated_at: new Date(Number(row.updated_at)).toISOString(),
+          },
         },
-      ]);
-      if (account.length === 0) throw new CliError(`no account ${id}`);
-      const row = sso[0];
-      return {
-        output:
-          row === undefined
-            ? { account_id: id, sso: null }
-            : {
-                account_id: id,
-                sso: {
-                  issuer: row.issuer,
-                  client_id: row.client_id,
-                  domains: String(row.domains).split(','),
-                  require_sso: row.require_sso === 1,
-                  updated_at: new Date(Number(row.updated_at)).toISOString(),
-                },
-              },
-      };
-    };
-  },
-};
+);

@@ -1,10 +1,10 @@
 // `npm run docs:api [-- --check]`: writes docs/api.md, the API reference, from the OpenAPI document the
 // app in this repository serves (answered in process, no server needed), through the /docs page's own
 // renderer. --check writes nothing and exits 1 when the committed file differs; a test does the same.
-import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { OpenApiDocument } from '../web/docs/read.ts';
 import { renderApiMarkdown } from '../web/docs/markdown.ts';
+import { runIfScript, writeGenerated } from './generated-file.ts';
 
 export const API_MD = fileURLToPath(new URL('../../docs/api.md', import.meta.url));
 
@@ -30,29 +30,7 @@ async function main(argv: string[]): Promise<number> {
     console.error('usage: node src/cli/docs-api.ts [--check]');
     return 2;
   }
-  const text = await apiMarkdown();
-  let current = '';
-  try {
-    current = readFileSync(API_MD, 'utf8');
-  } catch {
-    // first run
-  }
-  if (check) {
-    if (current === text) return 0;
-    console.error(`${API_MD} is out of date with the OpenAPI document: run npm run docs:api`);
-    return 1;
-  }
-  if (current !== text) writeFileSync(API_MD, text);
-  console.log(`${current === text ? 'unchanged' : 'wrote'} ${API_MD}`);
-  return 0;
+  return writeGenerated(API_MD, await apiMarkdown(), check, 'npm run docs:api');
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      console.error(error instanceof Error ? error.message : error);
-      process.exit(1);
-    },
-  );
-}
+runIfScript(import.meta.url, main);

@@ -4,7 +4,7 @@ import { SQL } from '../db/statements.ts';
 import { required, type Command } from './command.ts';
 import { CliError } from './errors.ts';
 import { callRefresh, describeRefresh, planRefresh } from './live-refresh.ts';
-import { iso, keyOutput, toKeyRow } from './rows.ts';
+import { accountRows, iso, keyOutput, toKeyRow } from './rows.ts';
 import { parseAccountId, parseKeyId, parseName, parseScopeList } from './validate.ts';
 import { keyEventSqlByKey } from '../webhooks/key-event-sql.ts';
 import { executeWithAudit } from './audit-commands.ts';
@@ -62,11 +62,7 @@ export const keyList: Command = {
   prepare(input) {
     const accountId = parseAccountId(required(input, 'account'), input.usage, '--account');
     return async () => {
-      const [account = [], keys = []] = await d1Execute(input.target, [
-        { sql: SQL.accountById, params: [accountId] },
-        { sql: SQL.listKeys, params: [accountId] },
-      ]);
-      if (account.length === 0) throw new CliError(`no account ${accountId}`);
+      const keys = await accountRows(input.target, accountId, { sql: SQL.listKeys, params: [accountId] });
       return { output: keys.map((row) => keyOutput(toKeyRow(row))) };
     };
   },

@@ -1,10 +1,22 @@
 // D1 rows as the CLI prints them: times as ISO strings, scopes as arrays, and only the listed fields,
 // so a key's hash can never slip into the output.
 import { z } from 'zod';
+import type { Statement } from '../accounts/provision.ts';
 import { parseScopes } from '../accounts/tiers.ts';
 import { IMAGE_TIER_NAMES, TOOLS_TIER_NAMES } from '../accounts/tiers.ts';
+import { SQL } from '../db/statements.ts';
 import { CliError } from './errors.ts';
-import type { Row } from './wrangler.ts';
+import { type D1Target, d1Execute, type Row } from './wrangler.ts';
+
+/**
+ * The rows `query` reads for one account, read in the same batch as the account itself so that an unknown
+ * account is an error (`no account ID`) rather than an empty list.
+ */
+export async function accountRows(target: D1Target, accountId: string, query: Statement): Promise<Row[]> {
+  const [account = [], rows = []] = await d1Execute(target, [{ sql: SQL.accountById, params: [accountId] }, query]);
+  if (account.length === 0) throw new CliError(`no account ${accountId}`);
+  return rows;
+}
 
 const time = z.number().int();
 const optionalTime = time.nullable();

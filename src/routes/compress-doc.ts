@@ -4,8 +4,16 @@ import type { RouteConfig } from '@hono/zod-openapi';
 import { CompressParts } from './compress-schema.ts';
 import { IMAGE_SECURITY, RATE_HEADERS, errorResponses } from './schemas.ts';
 
-const header = (description: string) => ({ schema: { type: 'string' as const }, description });
+/** A string response header's description. */
+export const header = (description: string) => ({ schema: { type: 'string' as const }, description });
 const binary = { schema: { type: 'string' as const, format: 'binary' } };
+
+/** The 200 of /compress and of an image URL: the image, in the format it was written in, with these headers. */
+export const imageResponse = (headers: Record<string, ReturnType<typeof header>>) => ({
+  description: 'The compressed image',
+  content: { 'image/jpeg': binary, 'image/png': binary, 'image/webp': binary, 'image/avif': binary },
+  headers: { ...RATE_HEADERS, ...headers },
+});
 
 export const compressDoc: RouteConfig = {
   method: 'post',
@@ -24,26 +32,21 @@ export const compressDoc: RouteConfig = {
   security: IMAGE_SECURITY,
   request: { body: { required: true, content: { 'multipart/form-data': { schema: CompressParts } } } },
   responses: {
-    200: {
-      description: 'The compressed image',
-      content: { 'image/jpeg': binary, 'image/png': binary, 'image/webp': binary, 'image/avif': binary },
-      headers: {
-        ...RATE_HEADERS,
-        'Content-Disposition': header('inline; filename="<original stem>.<jpg|png|webp|avif>"'),
-        'X-Original-Size': header('Bytes uploaded (the image part)'),
-        'X-Compressed-Size': header('Bytes of the body'),
-        'X-Savings-Percent': header(
-          '(original − compressed) ÷ original × 100, one decimal; negative when a conversion grew the file',
-        ),
-        'X-Image-Width': header('Output width in pixels'),
-        'X-Image-Height': header('Output height in pixels'),
-        'X-Quality': header('The quality used (the one found, with target_kb)'),
-        'X-Target-Reached': header(
-          'With target_kb: true when the output fits the target, false when even quality 1 does not',
-        ),
-        'Server-Timing': header('decode, resize, encode (desc: number of encodes) and total, in ms'),
-      },
-    },
+    200: imageResponse({
+      'Content-Disposition': header('inline; filename="<original stem>.<jpg|png|webp|avif>"'),
+      'X-Original-Size': header('Bytes uploaded (the image part)'),
+      'X-Compressed-Size': header('Bytes of the body'),
+      'X-Savings-Percent': header(
+        '(original − compressed) ÷ original × 100, one decimal; negative when a conversion grew the file',
+      ),
+      'X-Image-Width': header('Output width in pixels'),
+      'X-Image-Height': header('Output height in pixels'),
+      'X-Quality': header('The quality used (the one found, with target_kb)'),
+      'X-Target-Reached': header(
+        'With target_kb: true when the output fits the target, false when even quality 1 does not',
+      ),
+      'Server-Timing': header('decode, resize, encode (desc: number of encodes) and total, in ms'),
+    }),
     ...errorResponses(
       'bad_request',
       'unauthorized',

@@ -1,9 +1,9 @@
 // The hosts an account's signed image URLs may fetch from, over the management API: read, and replace as
 // a whole (an empty list: any host the URL rules allow). A manage key or the console session.
-import { manageDoc, manageRoute } from './manage-route.ts';
+import { manageDoc } from './manage-route.ts';
 import { requires } from './requires.ts';
+import { readRoute, requestMeta } from './manage-read.ts';
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
 import { accountAuth } from '../http/account-auth.ts';
 import type { AppEnv } from '../http/context.ts';
@@ -33,17 +33,12 @@ const SourceHosts = z
   .object({ data: z.object({ hosts: z.array(z.string()) }), meta: ConsoleMeta })
   .openapi('ImageSourceHosts');
 
-const meta = (c: Context<AppEnv>) => ({ request_id: c.var.requestId });
-
-const getRoute = manageRoute(requires('read'), [accountAuth], {
-  method: 'get',
-  path: SOURCE_HOSTS_PATH,
-  summary: "The hosts the account's signed image URLs may fetch from (empty: any public host)",
-  responses: {
-    200: jsonOk('The list, sorted', SourceHosts),
-    ...errorResponses('unauthorized', 'forbidden'),
-  },
-});
+const getRoute = readRoute(
+  SOURCE_HOSTS_PATH,
+  "The hosts the account's signed image URLs may fetch from (empty: any public host)",
+  'The list, sorted',
+  SourceHosts,
+);
 
 const putDoc = manageDoc({
   method: 'put',
@@ -62,7 +57,7 @@ const putDoc = manageDoc({
 export function registerImageSourceHosts(app: OpenAPIHono<AppEnv>): void {
   app.openapi(getRoute, async (c) => {
     const hosts = await listSourceHosts(c.env.DB, c.var.principal.accountId);
-    return c.json({ data: { hosts }, meta: meta(c) }, 200);
+    return c.json({ data: { hosts }, meta: requestMeta(c) }, 200);
   });
 
   // The body is read by hand (capped while streaming) and checked with the documented schema.
@@ -73,6 +68,6 @@ export function registerImageSourceHosts(app: OpenAPIHono<AppEnv>): void {
     );
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
     const hosts = await replaceSourceHosts(c.env.DB, c.var.principal.accountId, parsed.data.hosts);
-    return c.json({ data: { hosts }, meta: meta(c) }, 200);
+    return c.json({ data: { hosts }, meta: requestMeta(c) }, 200);
   });
 }

@@ -9,12 +9,11 @@ import { sourcePolicy } from '../img/config.ts';
 import { IMAGE_CACHE_CONTROL, MAX_SOURCE_BYTES } from '../img/limits.ts';
 import { signedImage } from '../img/service.ts';
 import { accountMeter } from '../metering/account-meter-stub.ts';
-import { RATE_HEADERS, errorResponses } from './schemas.ts';
+import { header, imageResponse } from './compress-doc.ts';
+import { errorResponses } from './schemas.ts';
 
 export const IMG_PATH = '/api/v1/img';
 
-const header = (description: string) => ({ schema: { type: 'string' as const }, description });
-const binary = { schema: { type: 'string' as const, format: 'binary' } };
 const segment = (name: string, description: string) => ({
   name,
   in: 'path' as const,
@@ -44,17 +43,12 @@ const imgDoc: RouteConfig = {
     segment('source', 'base64url of the source URL'),
   ],
   responses: {
-    200: {
-      description: 'The compressed image',
-      content: { 'image/jpeg': binary, 'image/png': binary, 'image/webp': binary, 'image/avif': binary },
-      headers: {
-        ...RATE_HEADERS,
-        'Cache-Control': header(IMAGE_CACHE_CONTROL),
-        ETag: header('Strong: the hash of the bytes'),
-        Vary: header('Accept'),
-        'X-Cache': header('HIT (from the cache: nothing fetched, decoded or charged) or MISS'),
-      },
-    },
+    200: imageResponse({
+      'Cache-Control': header(IMAGE_CACHE_CONTROL),
+      ETag: header('Strong: the hash of the bytes'),
+      Vary: header('Accept'),
+      'X-Cache': header('HIT (from the cache: nothing fetched, decoded or charged) or MISS'),
+    }),
     304: { description: 'If-None-Match named the ETag of the cached image' },
     ...errorResponses(
       'bad_request',

@@ -2,8 +2,8 @@
 // with a `manage` key or the console session (accountAuth); the rules are the console's (src/keys/service.ts).
 import { manageDoc, manageRoute } from './manage-route.ts';
 import { requires } from './requires.ts';
+import { readRoute, requestMeta } from './manage-read.ts';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
 import { createKey, listKeys, revokeKey } from '../keys/service.ts';
 import { MAX_KEYS_CREATED_PER_DAY } from '../keys/limits.ts';
@@ -22,17 +22,12 @@ import { errorResponses, jsonOk } from './schemas.ts';
 
 export const KEYS_PATH = '/api/v1/keys';
 
-const meta = (c: Context<AppEnv>) => ({ request_id: c.var.requestId });
-
-const listRoute = manageRoute(requires('read'), [accountAuth], {
-  method: 'get',
-  path: KEYS_PATH,
-  summary: "The account's API keys, newest first, revoked ones included",
-  responses: {
-    200: jsonOk('The keys (never the keys themselves: only prefixes)', KeyList),
-    ...errorResponses('unauthorized', 'forbidden'),
-  },
-});
+const listRoute = readRoute(
+  KEYS_PATH,
+  "The account's API keys, newest first, revoked ones included",
+  'The keys (never the keys themselves: only prefixes)',
+  KeyList,
+);
 
 const createDoc = manageDoc({
   method: 'post',
@@ -66,7 +61,7 @@ const revokeRoute = manageRoute(requires('keys:write'), [accountAuth], {
 export function registerKeys(app: OpenAPIHono<AppEnv>): void {
   app.openapi(listRoute, async (c) => {
     const keys = await listKeys(c.env.DB, c.var.principal.accountId);
-    return c.json({ data: keys, meta: { ...meta(c), total: keys.length } }, 200);
+    return c.json({ data: keys, meta: { ...requestMeta(c), total: keys.length } }, 200);
   });
 
   // The body is read by hand (capped while streaming) and checked with the documented schema.
@@ -103,7 +98,7 @@ export function registerKeys(app: OpenAPIHono<AppEnv>): void {
       });
     }
     c.header('Location', `${KEYS_PATH}/${created.key.id}`);
-    return c.json({ data: created.key, meta: meta(c) }, 201);
+    return c.json({ data: created.key, meta: requestMeta(c) }, 201);
   });
 
   app.openapi(revokeRoute, async (c) => {
@@ -115,6 +110,6 @@ export function registerKeys(app: OpenAPIHono<AppEnv>): void {
       auditOrigin(c),
     );
     if (!key) throw new ApiError('not_found', 'no key with this id in your account', { param: 'id' });
-    return c.json({ data: key, meta: meta(c) }, 200);
+    return c.json({ data: key, meta: requestMeta(c) }, 200);
   });
 }

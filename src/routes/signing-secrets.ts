@@ -2,8 +2,8 @@
 // only), delete. Callable with a `manage` key or the console session (accountAuth), like /api/v1/keys.
 import { manageRoute } from './manage-route.ts';
 import { requires } from './requires.ts';
+import { readRoute, requestMeta } from './manage-read.ts';
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 import { clock } from '../env.ts';
 import { accountAuth } from '../http/account-auth.ts';
 import type { AppEnv } from '../http/context.ts';
@@ -44,17 +44,12 @@ const SecretIdParam = z.object({
     .openapi({ param: { name: 'id', in: 'path' }, example: 'sig_Zx3f9QkLm0Pa7bR2' }),
 });
 
-const meta = (c: Context<AppEnv>) => ({ request_id: c.var.requestId });
-
-const listRoute = manageRoute(requires('read'), [accountAuth], {
-  method: 'get',
-  path: SIGNING_SECRETS_PATH,
-  summary: "The account's image URL signing secrets (ids and creation times, never the secrets)",
-  responses: {
-    200: jsonOk('The secrets, newest first', SecretList),
-    ...errorResponses('unauthorized', 'forbidden'),
-  },
-});
+const listRoute = readRoute(
+  SIGNING_SECRETS_PATH,
+  "The account's image URL signing secrets (ids and creation times, never the secrets)",
+  'The secrets, newest first',
+  SecretList,
+);
 
 const createRouteConfig = manageRoute(requires('keys:write'), [accountAuth], {
   method: 'post',
@@ -84,7 +79,7 @@ const deleteRoute = manageRoute(requires('keys:write'), [accountAuth], {
 export function registerSigningSecrets(app: OpenAPIHono<AppEnv>): void {
   app.openapi(listRoute, async (c) => {
     const secrets = await listSecrets(c.env.DB, c.var.principal.accountId);
-    return c.json({ data: secrets, meta: { ...meta(c), total: secrets.length } }, 200);
+    return c.json({ data: secrets, meta: { ...requestMeta(c), total: secrets.length } }, 200);
   });
 
   app.openapi(createRouteConfig, async (c) => {
@@ -100,7 +95,7 @@ export function registerSigningSecrets(app: OpenAPIHono<AppEnv>): void {
     }
     c.header('Location', `${SIGNING_SECRETS_PATH}/${created.created.id}`);
     c.header('Cache-Control', 'no-store');
-    return c.json({ data: created.created, meta: meta(c) }, 201);
+    return c.json({ data: created.created, meta: requestMeta(c) }, 201);
   });
 
   app.openapi(deleteRoute, async (c) => {
@@ -108,6 +103,6 @@ export function registerSigningSecrets(app: OpenAPIHono<AppEnv>): void {
     if (!(await deleteSecret(c.env.DB, c.var.principal.accountId, id))) {
       throw new ApiError('not_found', 'no signing secret with this id in your account', { param: 'id' });
     }
-    return c.json({ data: { id, deleted: true as const }, meta: meta(c) }, 200);
+    return c.json({ data: { id, deleted: true as const }, meta: requestMeta(c) }, 200);
   });
 }

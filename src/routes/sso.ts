@@ -4,6 +4,7 @@
 import { manageDoc, manageRoute } from './manage-route.ts';
 import { isEmailAddress } from '../auth/credentials.ts';
 import { requires } from './requires.ts';
+import { requestMeta } from './manage-read.ts';
 import { requireFeature } from '../accounts/entitlements.ts';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
@@ -37,7 +38,6 @@ const enterprise = async (c: Context<AppEnv>, next: () => Promise<void>) => {
   await next();
 };
 const guards = [accountAuth, enterprise] as const;
-const meta = (c: Context<AppEnv>) => ({ request_id: c.var.requestId });
 
 export const redirectUriOf = (c: Context<AppEnv>): string => `${new URL(c.req.url).origin}/sso/callback`;
 const stateCookie = (c: Context<AppEnv>) => (isLocalDevelopment(c.req.url) ? 'sr_sso_state' : '__Host-sr_sso_state');
@@ -134,7 +134,7 @@ export function registerSso(app: OpenAPIHono<AppEnv>): void {
   app.openapi(getRoute, async (c) => {
     const sso = await getSso(c.env.DB, c.var.principal.accountId);
     if (!sso) throw new ApiError('not_found', 'single sign-on is not configured for this account');
-    return c.json({ data: { ...sso, redirect_uri: redirectUriOf(c) }, meta: meta(c) }, 200);
+    return c.json({ data: { ...sso, redirect_uri: redirectUriOf(c) }, meta: requestMeta(c) }, 200);
   });
 
   app.openAPIRegistry.registerPath(putDoc);
@@ -149,13 +149,13 @@ export function registerSso(app: OpenAPIHono<AppEnv>): void {
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
     const saved = await saveSso(c.env, c.var.principal.accountId, parsed.data, clock(c.env), auditOrigin(c));
     if (!saved.ok) throw saveRefusal(saved);
-    return c.json({ data: { ...saved.sso, redirect_uri: redirectUriOf(c) }, meta: meta(c) }, 200);
+    return c.json({ data: { ...saved.sso, redirect_uri: redirectUriOf(c) }, meta: requestMeta(c) }, 200);
   });
 
   app.openapi(deleteRoute, async (c) => {
     const gone = await deleteSso(c.env.DB, c.var.principal.accountId, clock(c.env), auditOrigin(c));
     if (!gone) throw new ApiError('not_found', 'single sign-on is not configured for this account');
-    return c.json({ data: { ...gone, redirect_uri: redirectUriOf(c) }, meta: meta(c) }, 200);
+    return c.json({ data: { ...gone, redirect_uri: redirectUriOf(c) }, meta: requestMeta(c) }, 200);
   });
 
   app.get('/sso/start', loadSession, async (c) => {

@@ -109,12 +109,16 @@ const CategoryList = z
   })
   .openapi('CategoryList');
 
-const common = { tags: ['Tools API'], security: TOOLS_SECURITY };
+/** Every catalogue read: a GET, counted against the key's window, with strict query encoding. */
+const common = {
+  tags: ['Tools API'],
+  security: TOOLS_SECURITY,
+  middleware: [toolsAuth({ count: true }), strictQueryEncoding],
+  method: 'get' as const,
+};
 
 export const listToolsRoute = createRoute({
   ...common,
-  middleware: [toolsAuth({ count: true }), strictQueryEncoding] as const,
-  method: 'get',
   path: '/api/v1/tools',
   summary: 'List tools, filtered by category and search, with field selection and paging',
   request: { query: ListQuery },
@@ -126,8 +130,6 @@ export const listToolsRoute = createRoute({
 
 export const getToolRoute = createRoute({
   ...common,
-  middleware: [toolsAuth({ count: true }), strictQueryEncoding] as const,
-  method: 'get',
   path: '/api/v1/tools/{slug}',
   summary: 'One tool by its slug',
   request: {
@@ -141,8 +143,6 @@ export const getToolRoute = createRoute({
 
 export const categoriesRoute = createRoute({
   ...common,
-  middleware: [toolsAuth({ count: true }), strictQueryEncoding] as const,
-  method: 'get',
   path: '/api/v1/categories',
   summary: 'The categories of the catalogue with their tool counts',
   responses: {

@@ -3,6 +3,7 @@
 // (accountAuth), for accounts whose tools tier has webhooks. The domain is src/webhooks/.
 import { manageDoc, manageRoute } from './manage-route.ts';
 import { requires } from './requires.ts';
+import { requestMeta } from './manage-read.ts';
 import { requireFeature, tiersWith } from '../accounts/entitlements.ts';
 import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
@@ -35,8 +36,6 @@ import {
 export const WEBHOOKS_PATH = '/api/v1/webhooks';
 const TIER_NOTE = ` Tools tier ${tiersWith('webhooks').join(' or ')} (403 plan_upgrade_required otherwise).${MANAGE_NOTE}`;
 const ERRORS = ['unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found'] as const;
-
-const meta = (c: Context<AppEnv>) => ({ request_id: c.var.requestId });
 
 /** accountAuth, then the tier: every route here. */
 const webhooksTier = async (c: Context<AppEnv>, next: () => Promise<void>) => {
@@ -237,15 +236,17 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
         { details: { max: created.max } },
       );
     c.header('Location', `${WEBHOOKS_PATH}/${created.endpoint.id}`);
-    return c.json({ data: created.endpoint, meta: meta(c) }, 201);
+    return c.json({ data: created.endpoint, meta: requestMeta(c) }, 201);
   });
 
   app.openapi(listRoute, async (c) => {
     const endpoints = await listEndpoints(c.env.DB, c.var.principal.accountId);
-    return c.json({ data: endpoints, meta: { ...meta(c), total: endpoints.length } }, 200);
+    return c.json({ data: endpoints, meta: { ...requestMeta(c), total: endpoints.length } }, 200);
   });
 
-  app.openapi(oneRoute, async (c) => c.json({ data: await endpointOr404(c, c.req.param('id')), meta: meta(c) }, 200));
+  app.openapi(oneRoute, async (c) =>
+    c.json({ data: await endpointOr404(c, c.req.param('id')), meta: requestMeta(c) }, 200),
+  );
 
   app.openAPIRegistry.registerPath(patchDoc);
   app.patch(`${WEBHOOKS_PATH}/:id`, requires('webhooks:write'), ...guards, async (c) => {
@@ -259,18 +260,18 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
     };
     const endpoint = await service.changeEndpoint(caller(c), c.req.param('id'), patch);
     if (!endpoint) throw noEndpoint();
-    return c.json({ data: endpoint, meta: meta(c) }, 200);
+    return c.json({ data: endpoint, meta: requestMeta(c) }, 200);
   });
 
   app.openapi(deleteRoute, async (c) => {
     const endpoint = await service.removeEndpoint(caller(c), c.req.param('id'));
     if (!endpoint) throw noEndpoint();
-    return c.json({ data: endpoint, meta: meta(c) }, 200);
+    return c.json({ data: endpoint, meta: requestMeta(c) }, 200);
   });
 
   app.openapi(testRoute, async (c) => {
     const sent = manualSent(await service.sendTestEvent(caller(c), c.req.param('id')));
-    return c.json({ data: { msg_id: sent.msgId }, meta: meta(c) }, 202);
+    return c.json({ data: { msg_id: sent.msgId }, meta: requestMeta(c) }, 202);
   });
 
   app.openapi(rotateRoute, async (c) => {
@@ -282,19 +283,19 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
       auditOrigin(c),
     );
     if (!endpoint) throw noEndpoint();
-    return c.json({ data: endpoint, meta: meta(c) }, 200);
+    return c.json({ data: endpoint, meta: requestMeta(c) }, 200);
   });
 
   app.openapi(deliveriesRoute, async (c) => {
     const endpoint = await endpointOr404(c, c.req.param('id'));
     return c.json(
-      { data: await dispatcher(c.env, c.var.principal.accountId).deliveries(endpoint.id), meta: meta(c) },
+      { data: await dispatcher(c.env, c.var.principal.accountId).deliveries(endpoint.id), meta: requestMeta(c) },
       200,
     );
   });
 
   app.openapi(retryRoute, async (c) => {
     const sent = manualSent(await service.retryDelivery(caller(c), c.req.param('id'), c.req.param('msg_id')));
-    return c.json({ data: { msg_id: sent.msgId }, meta: meta(c) }, 202);
+    return c.json({ data: { msg_id: sent.msgId }, meta: requestMeta(c) }, 202);
   });
 }

@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
+import { listenOnLoopback } from '../fixtures/loopback.ts';
 import type { Service } from './lib/server.ts';
 
 export const CLIENT_ROUNDS = 3;
@@ -47,10 +48,8 @@ async function standIn(): Promise<{ url: string; close(): void }> {
       ),
     );
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address() as { port: number };
   return {
-    url: `http://127.0.0.1:${address.port}`,
+    url: await listenOnLoopback(server),
     close: () => {
       server.closeAllConnections();
       server.close();

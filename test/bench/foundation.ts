@@ -2,6 +2,7 @@
 // the key's Durable Object) against GET /api/v1/health with a malformed key (401 before any Durable
 // Object), interleaved round by round so both see the same machine load.
 import { median, runLoad, type LoadResult } from './lib/load.ts';
+import { enterpriseAccount, newKey } from './lib/accounts.ts';
 import type { Service } from './lib/server.ts';
 
 export const ROUNDS = 5;
@@ -27,26 +28,9 @@ export function summarise(name: string, rounds: LoadResult[]): Summary {
 }
 
 export async function benchFoundation(service: Service): Promise<Summary[]> {
-  const account = service.admin([
-    'account',
-    'create',
-    '--email',
-    'bench@shrinkray.local',
-    '--name',
-    'Bench',
-    '--tools-tier',
-    'enterprise',
-  ]) as { id: string };
+  const accountId = enterpriseAccount(service, 'bench@shrinkray.local', 'Bench');
   // One enterprise key per round: 10,000 per minute each, so no round is slowed by its own limit.
-  const keys = Array.from(
-    { length: ROUNDS + 1 },
-    () =>
-      (
-        service.admin(['key', 'create', '--account', account.id, '--scopes', 'tools', '--name', 'bench']) as {
-          key: string;
-        }
-      ).key,
-  );
+  const keys = Array.from({ length: ROUNDS + 1 }, () => newKey(service, accountId, 'tools'));
   const accountSpec = (key: string) => ({
     url: `${service.base}/api/v1/account`,
     headers: { 'x-api-key': key },

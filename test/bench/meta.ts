@@ -2,6 +2,7 @@
 // with a tiny page as the floor of the HTTP round trips and a 1.1 MB head as what reading it all costs) and the bulk call's six-at-a-time fetching
 // against a slow origin. Pages come from the loopback fixture origin; rounds are interleaved so the
 // machine's noise hits every figure alike.
+import { enterpriseAccount, newKey } from './lib/accounts.ts';
 import { fetchOnce, median, percentile } from './lib/load.ts';
 import type { Service } from './lib/server.ts';
 
@@ -89,19 +90,7 @@ async function timedBulk(service: Service, key: string, origin: string, count: n
 export async function benchMeta(service: Service, origin: string): Promise<MetaBench> {
   // An enterprise key, as the other benches use: the ~1,200 single requests below would pass the demo
   // developer key's 1,000 per minute, and a 429 would stop the run. Enterprise allows 25 URLs a call too.
-  const account = service.admin([
-    'account',
-    'create',
-    '--email',
-    'bench-meta@shrinkray.local',
-    '--name',
-    'Bench meta',
-    '--tools-tier',
-    'enterprise',
-  ]) as { id: string };
-  const key = (
-    service.admin(['key', 'create', '--account', account.id, '--scopes', 'tools', '--name', 'bench']) as { key: string }
-  ).key;
+  const key = newKey(service, enterpriseAccount(service, 'bench-meta@shrinkray.local', 'Bench meta'), 'tools');
 
   // Warm-up: JIT, HTMLRewriter instantiation, the key's Durable Object, connection pools both ways.
   for (let i = 0; i < 5; i++) for (const p of PAGES) await timedGet(service, key, `${origin}${p.path}`, p.title);

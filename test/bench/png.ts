@@ -12,8 +12,9 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { alive, compress, type CompressOptions, type CompressResult } from './lib/compress-client.ts';
 import { describeCorpus, loadCorpus } from './lib/corpus.ts';
+import { type MeasuredCompression, measured } from './lib/memory.ts';
 import { pngInputs, type PngInput } from './lib/png-inputs.ts';
-import { gcWorker, withRssPeak, type RssPeak } from './lib/rss.ts';
+import { gcWorker, withRssPeak } from './lib/rss.ts';
 import type { Service } from './lib/server.ts';
 import { checkSsim, decodeRgb, ssim } from './lib/ssim.ts';
 
@@ -23,18 +24,9 @@ export const PNG_CORPUS_MAX = Number(process.env.BENCH_PNG_CORPUS_MAX ?? 8);
 export const QUALITY_LADDER = [65, 80, 90, 95, 99, 100];
 const log = (line: string) => console.error(line);
 
-export interface LargeCase {
-  label: string;
+export interface LargeCase extends MeasuredCompression {
   input: PngInput;
   options: CompressOptions & { palette?: boolean };
-  status: number;
-  error?: string;
-  bytes?: number;
-  width?: number;
-  height?: number;
-  wallMs: number;
-  serverMs?: number;
-  rss: RssPeak;
   sharp: { ms: number; bytes: number };
 }
 
@@ -199,14 +191,7 @@ async function large(
     label,
     input,
     options,
-    status: r.status,
-    error: r.error,
-    bytes: r.bytes,
-    width: r.width,
-    height: r.height,
-    wallMs: r.wallMs,
-    serverMs: r.timing.total,
-    rss,
+    ...measured(r, rss),
     sharp: { ms: s.ms, bytes: s.out.byteLength },
   };
 }

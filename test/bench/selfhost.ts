@@ -12,6 +12,7 @@ import { main } from '../../src/cli/admin.ts';
 import { buildSelfhost } from '../../src/cli/selfhost-build.ts';
 import { WORKERD_BIN, workerdArgs } from '../../src/cli/selfhost-start.ts';
 import { summarise, type Summary } from './foundation.ts';
+import { enterpriseAccount, newKey } from './lib/accounts.ts';
 import { runLoad, type LoadResult } from './lib/load.ts';
 import type { Service } from './lib/server.ts';
 
@@ -78,18 +79,7 @@ export async function benchSelfhost(dev: Service, port: number): Promise<Selfhos
     ]);
     const selfKey = (await cli(base, ['key', 'create', '--account', selfAccount.id, '--scopes', 'image,tools']))
       .key as string;
-    const devAccount = dev.admin([
-      'account',
-      'create',
-      '--email',
-      'selfhost-bench@shrinkray.local',
-      '--name',
-      'Bench',
-      '--tools-tier',
-      'enterprise',
-    ]) as { id: string };
-    const devKey = (dev.admin(['key', 'create', '--account', devAccount.id, '--scopes', 'tools']) as { key: string })
-      .key;
+    const devKey = newKey(dev, enterpriseAccount(dev, 'selfhost-bench@shrinkray.local', 'Bench'), 'tools');
 
     const targets = [
       { name: 'dev', base: dev.base, key: devKey },

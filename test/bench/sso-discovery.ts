@@ -6,6 +6,7 @@
 import { HUGE_BYTES } from '../fixtures/oidc-issuers.ts';
 import { TEST_CLIENT_ID, TEST_CLIENT_SECRET } from '../fixtures/oidc-client.ts';
 import type { Service } from './lib/server.ts';
+import { enterpriseAccount, newKey } from './lib/accounts.ts';
 import { MB, withRssPeak } from './lib/rss.ts';
 
 /** Configurations tried per kind of issuer. */
@@ -25,26 +26,8 @@ export interface SsoDiscoveryRow {
 
 export async function benchSsoDiscovery(service: Service, origin: string): Promise<SsoDiscoveryRow[]> {
   const domain = `bench-${Date.now().toString(36)}.example`;
-  const account = service.admin([
-    'account',
-    'create',
-    '--email',
-    `owner@${domain}`,
-    '--name',
-    'Bench',
-    '--tools-tier',
-    'enterprise',
-  ]) as { id: string };
-  const { key } = service.admin([
-    'key',
-    'create',
-    '--account',
-    account.id,
-    '--scopes',
-    'manage',
-    '--name',
-    'sso bench',
-  ]) as { key: string };
+  const accountId = enterpriseAccount(service, `owner@${domain}`, 'Bench');
+  const key = newKey(service, accountId, 'manage', 'sso bench');
   const rows: SsoDiscoveryRow[] = [];
   for (let round = 0; round < SSO_ROUNDS; round++) {
     for (const kind of ['huge-discovery', 'gzip-discovery']) {

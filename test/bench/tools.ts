@@ -1,6 +1,7 @@
 // Tools bench: the catalogue search and the QR image renderer against GET /api/v1/account (the
 // foundation's metered baseline), interleaved round by round so all see the same machine load.
 import { summarise, type Summary } from './foundation.ts';
+import { enterpriseAccount, newKey } from './lib/accounts.ts';
 import { fetchOnce, runLoad, type LoadResult } from './lib/load.ts';
 import type { Service } from './lib/server.ts';
 
@@ -30,25 +31,8 @@ async function signedUrls(service: Service, key: string, count: number, query: s
 export async function benchTools(
   service: Service,
 ): Promise<{ rows: Summary[]; png: { bytes: number }; svg: { bytes: number } }> {
-  const account = service.admin([
-    'account',
-    'create',
-    '--email',
-    'bench-tools@shrinkray.local',
-    '--name',
-    'Bench tools',
-    '--tools-tier',
-    'enterprise',
-  ]) as { id: string };
-  const keys = Array.from(
-    { length: TOOLS_ROUNDS * 2 + 1 },
-    () =>
-      (
-        service.admin(['key', 'create', '--account', account.id, '--scopes', 'tools', '--name', 'bench']) as {
-          key: string;
-        }
-      ).key,
-  );
+  const accountId = enterpriseAccount(service, 'bench-tools@shrinkray.local', 'Bench tools');
+  const keys = Array.from({ length: TOOLS_ROUNDS * 2 + 1 }, () => newKey(service, accountId, 'tools'));
   const spec = (path: string, key: string, total = TOOLS_REQUESTS) => ({
     url: `${service.base}${path}`,
     headers: { 'x-api-key': key },

@@ -10,6 +10,7 @@ import { alive, compress, type CompressOptions, type CompressResult } from './li
 import { loadCorpus } from './lib/corpus.ts';
 import './lib/images.ts'; // sharp.cache(false), sharp.concurrency(1)
 import { equalSsim, sharpMozjpeg, type EqualSsim, type Probe, type Send } from './lib/jpeg-quality.ts';
+import { type MeasuredCompression, measured } from './lib/memory.ts';
 import { gcWorker, mbOf, residentBytes, withRssPeak, type RssPeak } from './lib/rss.ts';
 import type { Service } from './lib/server.ts';
 import { checkSsim, decodeRgb, ssim } from './lib/ssim.ts';
@@ -21,19 +22,10 @@ export const WEBP_PEAK_TARGET_MB = 100;
 const SMALL_WIDTH = 2048;
 const log = (line: string) => console.error(line);
 
-export interface WebpCase {
+export interface WebpCase extends MeasuredCompression {
   image: string;
   megapixels: number;
   inputBytes: number;
-  label: string;
-  status: number;
-  error?: string;
-  bytes?: number;
-  width?: number;
-  height?: number;
-  wallMs: number;
-  serverMs?: number;
-  rss: RssPeak;
   sharpMs: number;
   sharpBytes: number;
 }
@@ -117,14 +109,7 @@ export async function benchWebp(start: () => Promise<Service>): Promise<WebpBenc
           megapixels: image.megapixels,
           inputBytes: image.bytes,
           label,
-          status: r.status,
-          error: r.error,
-          bytes: r.bytes,
-          width: r.width,
-          height: r.height,
-          wallMs: r.wallMs,
-          serverMs: r.timing.total,
-          rss,
+          ...measured(r, rss),
           sharpMs: s.ms,
           sharpBytes: s.bytes,
         });

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { getPlatformProxy } from 'wrangler';
 import { main as adminMain } from '../../src/cli/admin.ts';
 import type { D1Executor, Row } from '../../src/cli/wrangler.ts';
+import { listenOnLoopback } from '../fixtures/loopback.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const WRANGLER_JS = join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
@@ -129,11 +130,8 @@ export async function fakeService(
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
   return {
-    url: `http://127.0.0.1:${address.port}`,
+    url: await listenOnLoopback(server),
     requests,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
@@ -142,11 +140,9 @@ export async function fakeService(
 /** A local URL where nothing listens: the "dev server not running" case. */
 export async function closedUrl(): Promise<string> {
   const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
+  const url = await listenOnLoopback(server);
   await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return `http://127.0.0.1:${address.port}`;
+  return url;
 }
 
 export const KEY_PATTERN = /^sr_live_[0-9A-Za-z]{32}$/;

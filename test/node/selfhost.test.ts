@@ -82,6 +82,14 @@ async function cli(instance: Instance, ...args: string[]): Promise<any> {
   return JSON.parse(stdout);
 }
 
+/** `account create` through the CLI, with any tier flags: the new account's JSON. */
+const createAccount = (instance: Instance, email: string, name: string, ...tiers: string[]) =>
+  cli(instance, 'account', 'create', '--email', email, '--name', name, ...tiers);
+
+/** `key create` through the CLI: the new key's JSON (id, key, ...). */
+const createKey = (instance: Instance, accountId: string, scopes: string, name: string) =>
+  cli(instance, 'key', 'create', '--account', accountId, '--scopes', scopes, '--name', name);
+
 const get = (instance: Instance, path: string, key: string) =>
   fetch(`${instance.url}${path}`, { headers: { 'x-api-key': key } });
 
@@ -176,17 +184,7 @@ describe('self-hosted on workerd', () => {
       ).toBe(1);
       expect(refusal).toMatch(/the operator token is missing or wrong/);
 
-      const account = await cli(
-        instance,
-        'account',
-        'create',
-        '--email',
-        'ops@example.com',
-        '--name',
-        'On Prem',
-        '--image-tier',
-        'pro',
-      );
+      const account = await createAccount(instance, 'ops@example.com', 'On Prem', '--image-tier', 'pro');
       let duplicate = '';
       expect(
         await main(
@@ -208,28 +206,8 @@ describe('self-hosted on workerd', () => {
       expect(duplicate).toBe(
         `error: an account with email OPS@example.com already exists (${account.id}); emails are unique regardless of case\n`,
       );
-      const both = await cli(
-        instance,
-        'key',
-        'create',
-        '--account',
-        account.id,
-        '--scopes',
-        'image,tools',
-        '--name',
-        'both',
-      );
-      const tools = await cli(
-        instance,
-        'key',
-        'create',
-        '--account',
-        account.id,
-        '--scopes',
-        'tools',
-        '--name',
-        'burst',
-      );
+      const both = await createKey(instance, account.id, 'image,tools', 'both');
+      const tools = await createKey(instance, account.id, 'tools', 'burst');
       const catalogue = await cli(instance, 'catalogue', 'sync');
       expect(catalogue).toMatchObject({ synced: true });
       expect(catalogue.tools).toBeGreaterThan(50);
@@ -365,17 +343,7 @@ describe('self-hosted on workerd', () => {
     const receiver = await startReceiver();
     const instance = await start(join(dir, 'webhooks'), receiver.origin);
     try {
-      const account = await cli(
-        instance,
-        'account',
-        'create',
-        '--email',
-        'hooks@example.com',
-        '--name',
-        'Hooks',
-        '--tools-tier',
-        'developer',
-      );
+      const account = await createAccount(instance, 'hooks@example.com', 'Hooks', '--tools-tier', 'developer');
       const manage = await cli(instance, 'key', 'create', '--account', account.id, '--scopes', 'manage');
       const call = (path: string, body?: unknown) =>
         fetch(`${instance.url}${path}`, {
@@ -407,17 +375,7 @@ describe('self-hosted on workerd', () => {
   it('charges a signed image URL once under five Host names, from its own cache in the data directory', async () => {
     const instance = await start(join(dir, 'img-hosts'));
     try {
-      const account = await cli(
-        instance,
-        'account',
-        'create',
-        '--email',
-        'img@example.com',
-        '--name',
-        'Images',
-        '--image-tier',
-        'pro',
-      );
+      const account = await createAccount(instance, 'img@example.com', 'Images', '--image-tier', 'pro');
       const manage = await cli(instance, 'key', 'create', '--account', account.id, '--scopes', 'manage');
       const tools = await cli(instance, 'key', 'create', '--account', account.id, '--scopes', 'tools');
       await expectOneChargeAcrossHosts({
@@ -436,18 +394,8 @@ describe('self-hosted on workerd', () => {
     const data = join(dir, 'unknown-keys');
     const instance = await start(data);
     try {
-      const account = await cli(instance, 'account', 'create', '--email', 'known@example.com', '--name', 'Known');
-      const known = await cli(
-        instance,
-        'key',
-        'create',
-        '--account',
-        account.id,
-        '--scopes',
-        'tools',
-        '--name',
-        'known',
-      );
+      const account = await createAccount(instance, 'known@example.com', 'Known');
+      const known = await createKey(instance, account.id, 'tools', 'known');
       expect((await get(instance, '/api/v1/categories', known.key)).status).toBe(200);
       const before = filesUnder(data);
       const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';

@@ -27,6 +27,18 @@ interface Envelope<T> {
 }
 const read = async <T>(res: Response) => (await res.json()) as Envelope<T>;
 
+interface Delivery {
+  msg_id: string;
+  state: string;
+  attempts: { status: number | null; error: string | null }[];
+}
+/** The endpoint's delivery log, once its newest delivery has succeeded. */
+const succeededLog = (key: string, endpointId: string) =>
+  waitFor(
+    async () => (await read<Delivery[]>(await manage(key, `/api/v1/webhooks/${endpointId}/deliveries`))).data,
+    (l) => l[0]?.state === 'succeeded',
+  );
+
 describe('webhook endpoints', () => {
   it('need the developer or enterprise tools tier', async () => {
     const free = await manageAccount({ tools: 'free' });
@@ -155,15 +167,7 @@ describe('webhook endpoints', () => {
     expect(new Set(got.map((r) => r.body)).size).toBe(1);
     // The schedule's steps (300 ms in the tests' vars) separate the attempts.
     expect(got[1]!.at - got[0]!.at).toBeGreaterThanOrEqual(250);
-    const log = await waitFor(
-      async () =>
-        (
-          await read<{ msg_id: string; state: string; attempts: { status: number }[] }[]>(
-            await manage(account.key, `/api/v1/webhooks/${endpoint.id}/deliveries`),
-          )
-        ).data,
-      (l) => l[0]?.state === 'succeeded',
-    );
+    const log = await succeededLog(account.key, endpoint.id);
     expect(log).toHaveLength(1);
     expect(log[0]).toMatchObject({
       msg_id: data.msg_id,
@@ -182,15 +186,7 @@ describe('webhook endpoints', () => {
     const { data } = await read<{ msg_id: string }>(
       await manage(account.key, `/api/v1/webhooks/${endpoint.id}/test`, { method: 'POST' }),
     );
-    const log = await waitFor(
-      async () =>
-        (
-          await read<{ state: string; attempts: { status: number | null; error: string | null }[] }[]>(
-            await manage(account.key, `/api/v1/webhooks/${endpoint.id}/deliveries`),
-          )
-        ).data,
-      (l) => l[0]?.state === 'succeeded',
-    );
+    const log = await succeededLog(account.key, endpoint.id);
     expect(log[0]!.attempts).toEqual([
       expect.objectContaining({ status: null, error: 'no answer within 1.5 s' }),
       expect.objectContaining({ status: 200, error: null }),
@@ -253,15 +249,7 @@ describe('webhook endpoints', () => {
     // The receiver answers 302 towards http://10.0.0.1/ once, then 200.
     await failNext(endpoint.path, 1, { status: 302 });
     await manage(account.key, `/api/v1/webhooks/${endpoint.id}/test`, { method: 'POST' });
-    const log = await waitFor(
-      async () =>
-        (
-          await read<{ state: string; attempts: { status: number | null; error: string | null }[] }[]>(
-            await manage(account.key, `/api/v1/webhooks/${endpoint.id}/deliveries`),
-          )
-        ).data,
-      (l) => l[0]?.state === 'succeeded',
-    );
+    const log = await succeededLog(account.key, endpoint.id);
     expect(log[0]!.attempts.map((a) => [a.status, a.error])).toEqual([
       [302, 'the endpoint answered 302'],
       [200, null],

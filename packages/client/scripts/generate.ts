@@ -3,8 +3,9 @@
 // --url (GET BASE/api/v1/openapi.json), from a saved document with --file, or by default from the app in
 // this repository, answered in process (no server needed). --check writes nothing and exits 1 when the
 // committed file differs, for CI. Runs on Node 24 (it is TypeScript, run as it is).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { runIfScript, writeGenerated } from '../../../src/cli/generated-file.ts';
 import { generateTypes } from './openapi-to-ts.ts';
 
 export const OUTPUT = fileURLToPath(new URL('../src/generated/openapi.ts', import.meta.url));
@@ -41,29 +42,7 @@ async function main(argv: string[]): Promise<number> {
       return 2;
     }
   }
-  const text = generateTypes(await source());
-  let current = '';
-  try {
-    current = readFileSync(OUTPUT, 'utf8');
-  } catch {
-    // first run
-  }
-  if (check) {
-    if (current === text) return 0;
-    console.error(`${OUTPUT} is out of date with the OpenAPI document: run npm run generate -w packages/client`);
-    return 1;
-  }
-  if (current !== text) writeFileSync(OUTPUT, text);
-  console.log(`${current === text ? 'unchanged' : 'wrote'} ${OUTPUT}`);
-  return 0;
+  return writeGenerated(OUTPUT, generateTypes(await source()), check, 'npm run generate -w packages/client');
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      console.error(error instanceof Error ? error.message : error);
-      process.exit(1);
-    },
-  );
-}
+runIfScript(import.meta.url, main);

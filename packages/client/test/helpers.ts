@@ -9,6 +9,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { isolatedEnv } from '../../../test/node/helpers.ts';
+import { listenOnLoopback } from '../../../test/fixtures/loopback.ts';
 
 export const PACKAGE = fileURLToPath(new URL('../', import.meta.url));
 export const CLI = join(PACKAGE, 'src', 'cli', 'main.ts');
@@ -191,11 +192,8 @@ export async function scriptedService(script: (req: { method: string; path: stri
     req.on('data', (c: Buffer) => (bytes += c.length));
     req.on('end', () => answer(req, res, bytes));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
   return {
-    url: `http://127.0.0.1:${address.port}`,
+    url: await listenOnLoopback(server),
     requests,
     maxInFlight: () => maxInFlight,
     close: () => {

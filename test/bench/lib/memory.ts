@@ -6,6 +6,7 @@ import type { CorpusImage } from './corpus.ts';
 import { alive, codecs, compress, type CompressOptions, type CompressResult } from './compress-client.ts';
 import { syntheticPhoto } from './images.ts';
 import type { Service } from './server.ts';
+import type { RssPeak } from './rss.ts';
 
 export const CURVE_MEGAPIXELS = [1, 2, 3, 4, 6, 8, 12, 16, 24];
 /** WebP and PNG at a few sizes only: a PNG of a noisy 8 MP photo is a long oxipng run. */
@@ -16,6 +17,31 @@ const CURVE_EXTRA: { format: 'webp' | 'png'; megapixels: number[] }[] = [
 /** Resize first: the decoded input is the peak, not the encoder's working set. */
 const CURVE_RESIZED = { width: 1280, megapixels: [8, 24] };
 export const MIXED_REQUESTS = 50;
+
+/** One compression a bench sent and timed from outside, with workerd's resident peak during it. */
+export interface MeasuredCompression {
+  label: string;
+  status: number;
+  error?: string;
+  bytes?: number;
+  width?: number;
+  height?: number;
+  wallMs: number;
+  serverMs?: number;
+  rss: RssPeak;
+}
+
+/** A compression's answer and resident peak as the fields of a MeasuredCompression. */
+export const measured = (r: CompressResult, rss: RssPeak): Omit<MeasuredCompression, 'label'> => ({
+  status: r.status,
+  error: r.error,
+  bytes: r.bytes,
+  width: r.width,
+  height: r.height,
+  wallMs: r.wallMs,
+  serverMs: r.timing.total,
+  rss,
+});
 
 export interface MemoryPoint {
   case: string;
@@ -38,6 +64,13 @@ const opts = (o: CompressOptions) =>
     .map(([k, v]) => `${k}=${v}`)
     .join(' ');
 
+interface Measured {
+  result: CompressResult;
+  peakBytes?: number;
+  liveBytes?: number;
+  crashed: boolean;
+}
+
 /** reset → one compression → report. A failed request is recorded; a dead server is restarted. */
 async function measure(
   service: Service,
@@ -46,13 +79,32 @@ async function measure(
   input: Uint8Array,
   name: string,
   options: CompressOptions,
-): Promise<{ result: CompressResult; peakBytes?: number; liveBytes?: number; crashed: boolean }> {
+): Promise<Measured> {
   await codecs(service.base, token, true);
   const result = await compress(service.base, key, input, name, options);
   if (result.status === 0 && !(await alive(service.base))) return { result, crashed: true };
   const report = await codecs(service.base, token).catch(() => undefined);
   return { result, peakBytes: report?.peak_bytes, liveBytes: report?.live_bytes, crashed: false };
 }
+
+/** One measured compression as a point of the report. */
+const memoryPoint = (
+  label: string,
+  image: { megapixels: number; width: number; height: number },
+  m: Measured,
+): MemoryPoint => ({
+  case: label,
+  megapixels: image.megapixels,
+  width: image.width,
+  height: image.height,
+  status: m.result.status,
+  error: m.result.error,
+  peakBytes: m.peakBytes,
+  liveBytes: m.liveBytes,
+  serverMs: m.result.timing.total,
+  wallMs: m.result.wallMs,
+  outputBytes: m.result.bytes,
+});
 
 /**
  * The curve megapixels → peak WASM bytes on synthetic photos, against a service started by `start`
@@ -81,19 +133,7 @@ export async function memoryCurve(
       const photo = await syntheticPhoto(c.megapixels);
       const label = `${(c.megapixels + ' MP').padEnd(6)} ${opts(c.options)}`;
       const m = await measure(service, token(), key, readFileSync(photo.path), 'photo.jpg', c.options);
-      const point: MemoryPoint = {
-        case: opts(c.options),
-        megapixels: (photo.width * photo.height) / 1e6,
-        width: photo.width,
-        height: photo.height,
-        status: m.result.status,
-        error: m.result.error,
-        peakBytes: m.peakBytes,
-        liveBytes: m.liveBytes,
-        serverMs: m.result.timing.total,
-        wallMs: m.result.wallMs,
-        outputBytes: m.result.bytes,
-      };
+      const point = memoryPoint(opts(c.options), { ...photo, megapixels: (photo.width * photo.height) / 1e6 }, m);
       if (m.crashed) {
         point.error = `server died: ${m.result.error}`;
         log(`  ${label}: the server died; restarting it`);
@@ -127,19 +167,7 @@ export async function largestImage(service: Service, token: string, images: Corp
     const input = readFileSync(image.path);
     for (const format of ['jpeg', 'webp'] as const) {
       const m = await measure(service, token, service.demoKeys.image_pro!, input, image.name, { format, quality: 80 });
-      points.push({
-        case: `${image.name} format=${format} quality=80`,
-        megapixels: image.megapixels,
-        width: image.width,
-        height: image.height,
-        status: m.result.status,
-        error: m.result.error,
-        peakBytes: m.peakBytes,
-        liveBytes: m.liveBytes,
-        serverMs: m.result.timing.total,
-        wallMs: m.result.wallMs,
-        outputBytes: m.result.bytes,
-      });
+      points.push(memoryPoint(`${image.name} format=${format} quality=80`, image, m));
       if (m.crashed || m.result.error?.startsWith('image_too_large')) break;
     }
     if (!points.at(-1)!.error?.startsWith('image_too_large'))

@@ -10,23 +10,14 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../../e2e/lib/chromium.ts';
 import { fetchPackage, MAX_INPUT_BYTES } from './corpus.ts';
 
 export const PNG_CACHE = new URL('../.cache/png/', import.meta.url).pathname;
 const RECIPE = 'v1';
 /** Photographs of mate-backgrounds tried for the 12 MP photo: most 12 MP photographs are over 10 MB as PNGs. */
 const PHOTO_LADDER = ['Wood.jpg', 'Garden.jpg', 'TwoWings.jpg', 'YellowFlower.jpg'];
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 export interface PngInput {
   name: string;
@@ -116,7 +107,7 @@ export async function pngInputs(
     url?: string,
     fullPage = false,
   ): Promise<Buffer> => {
-    browser ??= await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser ??= await launchChromium();
     log(`png: rendering a ${width}×${height} screenshot at scale ${scale}${url ? ` of ${url}` : ''}`);
     const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: scale });
     const tab = await context.newPage();

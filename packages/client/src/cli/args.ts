@@ -51,7 +51,8 @@ export type Args =
   | { command: 'help' }
   | { command: 'version' };
 
-const VALUE_OPTIONS = new Set([
+// Each option is named once, by what it takes (a value or nothing) and where it is allowed.
+const COMPRESS_VALUES = [
   '--out',
   '--quality',
   '--format',
@@ -61,26 +62,11 @@ const VALUE_OPTIONS = new Set([
   '--metadata',
   '--colors',
   '--concurrency',
-  '--key',
-  '--base-url',
-  '--max-retries',
-]);
-const FLAG_OPTIONS = new Set(['--in-place', '--palette', '--force', '--force-output', '--json', '--help', '--version']);
-const COMPRESS_ONLY = new Set([
-  '--out',
-  '--in-place',
-  '--quality',
-  '--format',
-  '--width',
-  '--height',
-  '--target-kb',
-  '--metadata',
-  '--palette',
-  '--colors',
-  '--concurrency',
-  '--force',
-  '--force-output',
-]);
+];
+const COMPRESS_FLAGS = ['--in-place', '--palette', '--force', '--force-output'];
+const VALUE_OPTIONS = new Set([...COMPRESS_VALUES, '--key', '--base-url', '--max-retries']);
+const FLAG_OPTIONS = new Set([...COMPRESS_FLAGS, '--json', '--help', '--version']);
+const COMPRESS_ONLY = new Set([...COMPRESS_VALUES, ...COMPRESS_FLAGS]);
 
 function integer(name: string, value: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
