@@ -14,7 +14,13 @@ export interface WranglerFacts {
 }
 
 /** Secrets of wrangler.toml's comment block: read from the environment like the vars. */
-export const SECRETS = ['ADMIN_TOKEN', 'QR_SIGNING_SECRET', 'QR_SIGNING_SECRET_PREVIOUS'];
+export const SECRETS = [
+  'ADMIN_TOKEN',
+  'QR_SIGNING_SECRET',
+  'QR_SIGNING_SECRET_PREVIOUS',
+  'SMTP_USERNAME',
+  'SMTP_PASSWORD',
+];
 export const DEFAULT_ADDRESS = '127.0.0.1:8080';
 export const DEFAULT_DATA_DIR = './data';
 /** Names inside the config that the start command overrides (`--socket-addr`, `--directory-path`). */

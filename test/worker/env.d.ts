@@ -12,6 +12,7 @@ declare global {
       ADMIN_TOKEN: string;
       QR_SIGNING_SECRET: string;
       TOOLS_SITE_URL: string;
+      SMTP_PASSWORD: string;
       TEST_MIGRATIONS: D1Migration[];
     }
   }
@@ -27,5 +28,8 @@ declare module 'vitest' {
     /** The OpenID provider of test/fixtures/oidc.ts (also in FETCH_TEST_ORIGIN), and its private signing key (JSON). */
     oidcIssuer: string;
     oidcPrivateJwk: string;
+    /** maildev of test/fixtures/maildev-setup.ts: its SMTP port (the Worker's SMTP_PORT) and REST API. */
+    mailSmtpPort: number;
+    mailApi: string;
   }
 }
