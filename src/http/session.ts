@@ -3,11 +3,12 @@
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { createMiddleware } from 'hono/factory';
-import { findSession, renewSession, type NewSession } from '../auth/sessions.ts';
+import { findSession, renewSession, type NewSession, type Session } from '../auth/sessions.ts';
 import { clock } from '../env.ts';
 import type { AppEnv } from './context.ts';
 import { ApiError } from './errors.ts';
-import { redirectPage } from './pages.ts';
+import { messagePage } from '../web/views/message.ts';
+import { redirectPage, sendPage } from './pages.ts';
 
 const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
@@ -59,7 +60,19 @@ export const loadSession = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-/** JSON endpoints of the console: a session or 401. */
+/**
+ * A session whose member has not confirmed their address acts on nothing. Sign-in refuses such members, so
+ * none should exist; this holds whatever made one.
+ */
+export function refuseUnverified(session: Session): void {
+  if (!session.member.emailVerified)
+    throw new ApiError(
+      'email_unverified',
+      'confirm your email address first: open the link we mailed you, or have it sent again from the sign-in page',
+    );
+}
+
+/** JSON endpoints of the console: a session (else 401) of a verified member (else 403). */
 export const requireSession = createMiddleware<AppEnv>(async (c, next) => {
   if (!c.var.session) {
     throw new ApiError(
@@ -67,11 +80,22 @@ export const requireSession = createMiddleware<AppEnv>(async (c, next) => {
       'sign in to the web console first: this endpoint takes the console session cookie, not an API key',
     );
   }
+  refuseUnverified(c.var.session);
   await next();
 });
 
 /** Pages: a session, or a redirect to sign-in that comes back here afterwards. */
 export const requireSessionPage = createMiddleware<AppEnv>(async (c, next) => {
-  if (!c.var.session) return redirectPage(c, `/signin?next=${encodeURIComponent(c.req.path)}`);
+  const session = c.var.session;
+  if (!session) return redirectPage(c, `/signin?next=${encodeURIComponent(c.req.path)}`);
+  if (!session.member.emailVerified) {
+    const page = messagePage({
+      title: 'Confirm your email address',
+      message: 'Open the link we mailed you to confirm your address; until then the console is closed to this account.',
+      csrf: session.csrfToken,
+      account: session.account,
+    });
+    return sendPage(c, page, 403);
+  }
   await next();
 });

@@ -34,7 +34,7 @@ const listRoute = createRoute({
       description: 'The keys (never the keys themselves: only prefixes)',
       content: { 'application/json': { schema: KeyList } },
     },
-    ...errorResponses('unauthorized', 'forbidden'),
+    ...errorResponses('unauthorized', 'forbidden', 'email_unverified'),
   },
 });
 
@@ -56,7 +56,14 @@ const createDoc: RouteConfig = {
       description: 'The new key, with the full key in data.key',
       content: { 'application/json': { schema: CreatedKey } },
     },
-    ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'payload_too_large', 'rate_limit_exceeded'),
+    ...errorResponses(
+      'bad_request',
+      'unauthorized',
+      'forbidden',
+      'email_unverified',
+      'payload_too_large',
+      'rate_limit_exceeded',
+    ),
   },
 };
 
@@ -71,7 +78,7 @@ const revokeRoute = createRoute({
   request: { params: KeyIdParam },
   responses: {
     200: { description: 'The key, now revoked', content: { 'application/json': { schema: RevokedKey } } },
-    ...errorResponses('unauthorized', 'forbidden', 'not_found'),
+    ...errorResponses('unauthorized', 'forbidden', 'email_unverified', 'not_found'),
   },
 });
 
