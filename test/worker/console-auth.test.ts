@@ -613,7 +613,7 @@ describe('the client address (TRUSTED_IP_HEADER)', () => {
     clock.advance(60 * 60_000);
     expect(
       await signUps(11, clock, workerd('CF-Connecting-IP') as unknown as Record<string, unknown>, spoofed),
-    ).toEqual(Array<number>(11).fill(303));
+    ).toEqual(Array<number>(11).fill(200));
   });
 });
 
