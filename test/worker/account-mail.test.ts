@@ -156,7 +156,7 @@ describe('email verification', () => {
     expect((await browser.page('/keys')).res.status).toBe(403);
   });
 
-  it('accounts made by the operator and members who joined by an invitation are verified', async () => {
+  it('accounts made by the operator and members who joined by a mailed invitation are verified', async () => {
     const key = await makeKey();
     const row = await env.DB.prepare('SELECT email_verified FROM members WHERE account_id = ?')
       .bind(key.accountId)
@@ -165,6 +165,11 @@ describe('email verification', () => {
     const team = await enterpriseTeam();
     const joined = await join(team, 'developer');
     expect((await member(joined.email))?.email_verified).toBe(1);
+    const [invitation, ...more] = await mailsTo(joined.email);
+    expect(more).toEqual([]);
+    expect(invitation!.subject).toMatch(/^You are invited to .* on Shrinkray$/);
+    expect(invitation!.text).toContain('as a developer');
+    expect(linkIn(invitation!, '/invitations/')).toMatch(/^https:\/\/api\.shrinkray\.test\/invitations\/[\w-]{43}$/);
   });
 
   it('sign-up with an email of a domain an account\'s SSO covers is refused with "sign in with SSO"', async () => {
