@@ -71,7 +71,7 @@ export interface Env {
  * it fails loudly (500, logged) rather than running unlimited.
  */
 export function integerVar(name: string, value: string | number | null | undefined, fallback: number): number {
-  // null: self-hosted on workerd, a var whose environment variable is unset (README, "Self-hosting").
+  // null: self-hosted on workerd, a var whose environment variable is unset (docs/self-hosting.md).
   if (value === undefined || value === null || String(value).trim() === '') return fallback;
   const n = Number(value);
   if (!Number.isSafeInteger(n) || n < 0)

@@ -41,7 +41,7 @@ export interface JpegInfo {
   markers: JpegMarker[];
 }
 
-/** Encoder modes by memory: see wasm/README.md. Values are the C enum's. */
+/** Encoder modes by memory: see docs/image-engine.md, "The JPEG half". Values are the C enum's. */
 export const ENCODE_MODES = { progressive: 0, two_pass: 1, stream: 2 } as const;
 export type EncodeMode = keyof typeof ENCODE_MODES;
 

@@ -1,4 +1,4 @@
-// Tiers and their limits: the one place these numbers live (API.md "Limits and metering").
+// Tiers and their limits: the one place these numbers live (docs/using-the-api.md, "Rate limits and quotas").
 
 // `manage` (the management API: keys, webhooks) is never combined with the others: a key that can make
 // keys should not also sit in every pipeline that compresses images.

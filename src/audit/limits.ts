@@ -1,4 +1,4 @@
-// The audit log's numbers, in one place (README "Teams, SSO and audit logs").
+// The audit log's numbers, in one place (docs/teams.md).
 
 /** Records are kept this long; the D1 trigger refuses to delete younger ones (migration 0005). */
 export const AUDIT_RETENTION_DAYS = 400;

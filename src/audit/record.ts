@@ -4,7 +4,7 @@ import { randomBase62 } from '../accounts/keys.ts';
 import { GENESIS_HASH, recordHash, type ActorType, type AuditResult, type AuditRow } from './chain.ts';
 import { AUDIT_USER_AGENT_MAX } from './limits.ts';
 
-/** Every action the log records (README "Teams, SSO and audit logs"). */
+/** Every action the log records (docs/teams.md, "Audit log"). */
 export const AUDIT_ACTIONS = [
   'key.created',
   'key.revoked',

@@ -1,4 +1,4 @@
-// Every limit of the web console's accounts and sessions (README, "Web console").
+// Every limit of the web console's accounts and sessions (docs/console.md).
 
 /**
  * PBKDF2-SHA256 iterations for new password hashes. Deployed Workers refuse more than 100,000 (local

@@ -1,5 +1,5 @@
 // The CLI against a running instance over HTTP (`--url <base> --token <operator token>`), above all a
-// self-hosted one (README, "Self-hosting"): its operator endpoints (src/routes/operator.ts) run the
+// self-hosted one (docs/self-hosting.md): its operator endpoints (src/routes/operator.ts) run the
 // commands' SQL batches, and take and load backups.
 import type { Statement } from '../accounts/provision.ts';
 import { CliError } from './errors.ts';

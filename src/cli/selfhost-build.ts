@@ -1,5 +1,5 @@
 // `npm run selfhost:build`: writes dist/selfhost/ — the Worker bundled by wrangler (with its .wasm
-// modules), the D1 service bundled by esbuild, and config.capnp for workerd (README, "Self-hosting").
+// modules), the D1 service bundled by esbuild, and config.capnp for workerd (docs/self-hosting.md).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';

@@ -1,4 +1,4 @@
-// The workerd configuration of a self-hosted instance (README, "Self-hosting"), generated from
+// The workerd configuration of a self-hosted instance (docs/self-hosting.md), generated from
 // wrangler.toml so the two cannot drift: the same Durable Object classes, vars and secrets, with D1
 // provided by src/selfhost/d1-database.ts and all storage on one local directory.
 
@@ -98,7 +98,7 @@ const str = (s: string): string => JSON.stringify(s);
 
 /**
  * Outbound fetches of the app and its objects (meta tags, webhooks) go through `egress`: public
- * addresses only, as the URL rules of the README's SSRF section also demand, so a private address is
+ * addresses only, as the URL rules of docs/using-the-api.md also demand, so a private address is
  * unreachable even if those rules had a hole. FETCH_TEST_ORIGIN (tests only) opens exactly one loopback
  * origin, and only when the variable is set in workerd's environment.
  */

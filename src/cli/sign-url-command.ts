@@ -1,4 +1,4 @@
-// `sign-url`: builds a signed image URL (README, "Signed image URLs"), with the account's secret given
+// `sign-url`: builds a signed image URL (docs/image-urls.md), with the account's secret given
 // by id (read from D1) or in env SHRINKRAY_SIGNING_SECRET (never as an argument: shells keep history).
 import { signedPath } from '../img/signature.ts';
 import { required, type Command } from './command.ts';
@@ -23,7 +23,7 @@ export const signUrl: Command = {
       throw new UsageError(`invalid SOURCE_URL "${source}": must be an absolute http(s) URL`, input.usage);
     }
     const options = input.values.get('options')?.trim() || '_';
-    // The shape only: the values' bounds are the service's to check (README, "Signed image URLs").
+    // The shape only: the values' bounds are the service's to check (docs/image-urls.md).
     if (!OPTIONS_SHAPE.test(options))
       throw new UsageError(
         `invalid --options "${options}": name=value pairs joined by commas, such as w=800,q=75,f=auto`,

@@ -19,7 +19,7 @@ export function generalUsage(commands: readonly Command[]): string {
     '                      (local default http://127.0.0.1:8787, token from ADMIN_TOKEN in .dev.vars',
     '                      or env SHRINKRAY_ADMIN_TOKEN)',
     '  --url URL --token T run on that running instance through its operator endpoints (a self-hosted',
-    '                      one: README, "Self-hosting"); T is its ADMIN_TOKEN. backup and restore',
+    '                      one: docs/self-hosting.md); T is its ADMIN_TOKEN. backup and restore',
     "                      always need a running instance (default: npm run dev's, with .dev.vars)",
     "  -h, --help          this text; after a command, that command's usage",
     '',

@@ -1,4 +1,4 @@
-// Every limit of the compression API, named once. The README's "Limits" table lists them.
+// Every limit of the compression API, named once. docs/operations.md lists them.
 
 /** Largest accepted image part: 10 MB, counted as 10 × 1024 × 1024 bytes. */
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;

@@ -1,7 +1,7 @@
 // What a compression will do and how much memory it will take, decided from the header and the
 // parameters before any pixel is decoded. The estimate admits the request against the isolate's budget
-// (memory-gate.ts); its parts follow the engine's allocations (wasm/README.md), and the bench checks
-// them against workerd's measured peak (README, "Memory"). Every input format's plan and estimate are
+// (memory-gate.ts); its parts follow the engine's allocations (docs/image-engine.md), and the bench checks
+// them against workerd's measured peak (docs/benchmarks.md). Every input format's plan and estimate are
 // kept in this one module (a little over 300 lines) because plan() and largestFittingWidth() choose
 // between them: JPEG, WebP and PNG paths fall back on one another by what fits.
 import { swapsAxes } from './exif.ts';
@@ -23,15 +23,15 @@ export const PROGRESSIVE_MAX_BUFFER_BYTES = 48 * MiB;
 /**
  * JPEG output keeps chroma at full resolution (4:4:4) from this quality up; below it, 4:2:0. At 90,
  * 4:2:0 took fewer bytes at equal SSIMULACRA2, butteraugli and SSIM on camera photos and the
- * wallpapers alike (README, "JPEG encoder"), so 4:4:4 is left to near-lossless requests.
+ * wallpapers alike (docs/image-engine.md, "JPEG encoder"), so 4:4:4 is left to near-lossless requests.
  */
 export const FULL_CHROMA_QUALITY = 95;
-/** Whole-image codecs (oxipng, and the PNG writers fed a whole frame): bytes per pixel, measured (README, "Memory"). */
+/** Whole-image codecs (oxipng, and the PNG writers fed a whole frame): bytes per pixel, measured (docs/image-engine.md). */
 export const WHOLE_IMAGE_BYTES_PER_PIXEL = 16;
 
 /**
  * The WebP engine (webp-path.ts), per pixel, from libwebp's allocations and checked against the
- * engine's measured peak (README, "WebP engine"). Lossy input is decoded to YUV 4:2:0 (1.5 bytes), its
+ * engine's measured peak (docs/image-engine.md, "Memory, measured"). Lossy input is decoded to YUV 4:2:0 (1.5 bytes), its
  * alpha to a plane in the output and one in the alpha decoder; lossless input to RGB(A) beside the
  * decoder's own ARGB pixels, which it needs whole (backward references reach any earlier pixel).
  */
@@ -58,7 +58,7 @@ const WEBP_LOSSLESS_ENCODER_BYTES_PER_PIXEL = 40;
 export const WEBP_TOKEN_BUFFER_MAX_PIXELS = 8_000_000;
 /**
  * How far the engine's memory may grow while a large output's token buffer fills, past what decoding
- * and the picture left (README, "WebP engine": the token buffer of a smooth 16.8 MP image fits in the
+ * and the picture left (docs/benchmarks.md, "WebP engine": the token buffer of a smooth 16.8 MP image fits in the
  * decoder's freed buffers; a noisy one needs about 50 MB more and is encoded again in low-memory mode).
  */
 export const WEBP_TOKEN_GROWTH_BYTES = 4 * MiB;

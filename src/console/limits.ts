@@ -1,4 +1,4 @@
-// Limits of the console's key management and usage views (README, "Web console").
+// Limits of the console's key management and usage views (docs/console.md).
 
 /** Active (unrevoked) API keys an account may hold; revoke one to make another. */
 export const MAX_ACTIVE_KEYS = 20;

@@ -63,7 +63,7 @@ export class AccountMeter extends DurableObject<Env> {
   }
 
   /** Hands recorded webhook events to the account's dispatcher. */
-  /** The operator's backup (README, "Self-hosting"): this object's tables and alarm. */
+  /** The operator's backup (docs/self-hosting.md): this object's tables and alarm. */
   async exportState(): Promise<ObjectState> {
     return exportObjectState(this.ctx);
   }

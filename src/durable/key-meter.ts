@@ -137,7 +137,7 @@ export class KeyMeter extends DurableObject<Env> {
   }
 
   /** Hands recorded webhook events to the account's dispatcher; set by the step that recorded them. */
-  /** The operator's backup (README, "Self-hosting"): this object's tables and alarm. */
+  /** The operator's backup (docs/self-hosting.md): this object's tables and alarm. */
   async exportState(): Promise<ObjectState> {
     return exportObjectState(this.ctx);
   }

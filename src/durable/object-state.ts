@@ -1,5 +1,5 @@
-// A Durable Object's SQLite state as plain JSON, for the operator's backup and restore (README,
-// "Self-hosting"): every table the object made (schema and rows) and its pending alarm. Taken inside one
+// A Durable Object's SQLite state as plain JSON, for the operator's backup and restore
+// (docs/self-hosting.md): every table the object made (schema and rows) and its pending alarm. Taken inside one
 // synchronous transaction, so an object's export is consistent with itself. Objects keep no KV state.
 
 /** A BLOB cell, which JSON cannot carry as such. */

@@ -120,7 +120,7 @@ export class WebhookDispatcher extends DurableObject<Env> {
     this.store.failPending(endpointId);
   }
 
-  /** The operator's backup (README, "Self-hosting"): this object's tables and alarm. */
+  /** The operator's backup (docs/self-hosting.md): this object's tables and alarm. */
   async exportState(): Promise<ObjectState> {
     return exportObjectState(this.ctx);
   }

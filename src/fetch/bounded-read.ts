@@ -1,4 +1,4 @@
-// The one way an outbound body is read (README, "Fetching external URLs"): chunk by chunk as the stream
+// The one way an outbound body is read (docs/using-the-api.md, "Fetching external URLs"): chunk by chunk as the stream
 // yields them, counting the bytes the stream gives (the runtime has already undone Content-Encoding, so a
 // gzip bomb counts at its decompressed size), and cancelling the body the moment the count passes the
 // limit, so what the origin sends after that is never taken in. Each read races the caller's deadline:

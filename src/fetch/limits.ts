@@ -1,4 +1,4 @@
-// Every limit of fetching an external URL for meta-tag extraction (README, "Fetching external URLs").
+// Every limit of fetching an external URL for meta-tag extraction (docs/using-the-api.md, "Fetching external URLs").
 
 /** One page fetch, redirects and body included, must be over within this time. */
 export const FETCH_TIMEOUT_MS = 8_000;

@@ -30,7 +30,7 @@ export function toolsKeyFrom(headers: Headers): string {
   return key;
 }
 
-/** Image API: `Authorization: Bearer` only, as the seed specifies. */
+/** Image API: `Authorization: Bearer` only; a key in x-api-key is refused (docs/decisions.md). */
 export function imageKeyFrom(headers: Headers): string {
   const key = bearer(headers);
   if (key) return key;

@@ -1,5 +1,5 @@
 // The client's IP address for the console's per-IP throttles, read only from the one header the
-// deployment says it can trust (README, "Configuration": TRUSTED_IP_HEADER). On Cloudflare that is
+// deployment says it can trust (docs/operations.md: TRUSTED_IP_HEADER). On Cloudflare that is
 // CF-Connecting-IP, which Cloudflare sets itself; anywhere else a client could send it with any value.
 import type { Context } from 'hono';
 import type { AppEnv } from './context.ts';

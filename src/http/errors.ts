@@ -1,4 +1,4 @@
-// The one producer of the error envelope of API.md. Everything that fails throws ApiError (or anything
+// The one producer of the error envelope (docs/using-the-api.md, "Errors"). Everything that fails throws ApiError (or anything
 // else, which becomes a 500 without details); `errorResponse` renders it.
 
 export type ErrorCode =

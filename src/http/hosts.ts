@@ -1,4 +1,4 @@
-// Host routing (API.md "Hosts and versions"): with IMAGE_API_HOST / TOOLS_API_HOST set, each API answers
+// Host routing (docs/operations.md, "Configuration"): with IMAGE_API_HOST / TOOLS_API_HOST set, each API answers
 // only on its own host. Unset, both answer everywhere (local development).
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from './context.ts';

@@ -1,4 +1,4 @@
-// Every limit of signed image URLs (README, "Signed image URLs").
+// Every limit of signed image URLs (docs/image-urls.md, "Limits of image URLs").
 import { MAX_IMAGE_BYTES } from '../compress/limits.ts';
 
 /** Largest source read, in bytes: the upload limit of /compress (10 MB). */

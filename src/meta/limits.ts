@@ -1,7 +1,7 @@
 // Limits of the meta-tag endpoints (the fetch limits themselves are in src/fetch/limits.ts).
 import type { ToolsTier } from '../accounts/tiers.ts';
 
-/** URLs one bulk call may name, per tools tier (the seed's "Pro" is our Developer). */
+/** URLs one bulk call may name, per tools tier. */
 export const BULK_MAX_URLS: Record<ToolsTier, number> = { free: 5, developer: 25, enterprise: 100 };
 /** Pages fetched at once by a bulk call: the Workers limit of simultaneous open connections per request. */
 export const BULK_CONCURRENCY = 6;

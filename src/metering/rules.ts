@@ -1,4 +1,4 @@
-// The metering rules of API.md, as functions over Counters. No I/O, no awaits: each is one atomic step.
+// The metering rules (docs/using-the-api.md, "Rate limits and quotas"), as functions over Counters. No I/O, no awaits: each is one atomic step.
 import { IMAGE_TIERS, TOOLS_TIERS, type ImageTier, type ToolsTier } from '../accounts/tiers.ts';
 import type { Counters } from './counters.ts';
 import type { RateHeaders, ToolsUsage, WindowUsage } from './types.ts';

@@ -1,4 +1,4 @@
-// The operator's backup and restore of a running instance (README, "Self-hosting"): every D1 table and
+// The operator's backup and restore of a running instance (docs/self-hosting.md): every D1 table and
 // the state of every metering and webhook Durable Object, as one JSON document.
 //
 // D1 is read in one batch, i.e. one transaction: the tables agree with each other. Each object's state is

@@ -1,5 +1,5 @@
 // Operator endpoints for running the CLI against an instance over HTTP (`npm run admin -- --url …
-// --token …`), above all a self-hosted one (README, "Self-hosting"): SQL batches for the CLI's commands,
+// --token …`), above all a self-hosted one (docs/self-hosting.md): SQL batches for the CLI's commands,
 // and backup / restore. Behind the same ADMIN_TOKEN check as the other /internal endpoints, absent without
 // it, and left out of the public OpenAPI document.
 import { z, type OpenAPIHono } from '@hono/zod-openapi';

@@ -6,7 +6,8 @@ import { ERROR_STATUS, type ErrorCode } from '../http/errors.ts';
 export const ErrorEnvelope = z
   .object({
     error: z.object({
-      code: z.string().openapi({ example: 'bad_request' }),
+      // Every code the service sends, from the one table of codes: the client's types are generated from this.
+      code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]).openapi({ example: 'bad_request' }),
       message: z.string().openapi({ example: 'quality must be an integer from 1 to 100' }),
       param: z.string().optional().openapi({ example: 'quality' }),
       details: z.record(z.string(), z.unknown()).optional(),

@@ -1,4 +1,4 @@
-// The env of the self-hosted Worker (README, "Self-hosting"): workerd binds a var whose environment
+// The env of the self-hosted Worker (docs/self-hosting.md): workerd binds a var whose environment
 // variable is unset (`fromEnvironment`) as null; such a var takes its wrangler.toml value, as on
 // Cloudflare, except where that value is right on Cloudflare only (SELFHOST_DEFAULTS).
 import type { Env } from '../env.ts';

@@ -1,4 +1,4 @@
-// The self-hosted Worker (README, "Self-hosting"): the very app of src/index.ts, plus what Cloudflare
+// The self-hosted Worker (docs/self-hosting.md): the very app of src/index.ts, plus what Cloudflare
 // provides around a Worker and workerd does not:
 // - /healthz (the process answers) and /readyz (D1 is open with its migrations applied) for a load
 //   balancer, without a key;

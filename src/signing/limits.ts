@@ -1,4 +1,4 @@
-// Every limit of the signing secrets of image URLs (README, "Signed image URLs").
+// Every limit of the signing secrets of image URLs (docs/image-urls.md, "Limits of image URLs").
 
 /**
  * Signing secrets an account may hold at once: two, so a new one can be rolled out to every signer

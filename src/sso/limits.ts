@@ -1,4 +1,4 @@
-// The numbers of single sign-on, in one place (README "Teams, SSO and audit logs").
+// The numbers of single sign-on, in one place (docs/teams.md).
 
 /** A sign-in started at /sso/start must come back to /sso/callback within this long. */
 export const SSO_LOGIN_TTL_MS = 10 * 60_000;

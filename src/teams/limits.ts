@@ -1,4 +1,4 @@
-// The numbers of teams, in one place (README "Teams, SSO and audit logs").
+// The numbers of teams, in one place (docs/teams.md).
 
 /** An invitation link works this long, once. */
 export const INVITATION_TTL_MS = 7 * 86_400_000;

@@ -1,4 +1,4 @@
-// Every limit of webhooks (README, "Webhooks"). Free of Worker imports: the routes' schemas and the
+// Every limit of webhooks (docs/management.md, "Delivery"). Free of Worker imports: the routes' schemas and the
 // Durable Objects read the same numbers.
 
 /** Endpoints an account may register (enabled or not). */

@@ -2,7 +2,7 @@
 // through POST /api/v1/compress and through sharp in this process, side by side in one run. Per request:
 // status, output, wall time and the peak resident-set growth of the service's workerd processes, read by
 // the kernel (lib/rss.ts), not reported by the Worker. Then bytes at equal SSIM against sharp's mozjpeg
-// q80 (the 12, 24 and 48 MP baseline photos, whose targets the issue names, and the corpus), and time
+// q80 (the 12, 24 and 48 MP baseline photos, whose targets docs/benchmarks.md names, and the corpus), and time
 // ratios. One request at a time; a failed case is a row, never the end of the run.
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';

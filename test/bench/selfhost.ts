@@ -1,4 +1,4 @@
-// Self-hosted bench (README, "Self-hosting"): the same requests against `npm run dev` (wrangler dev:
+// Self-hosted bench (docs/benchmarks.md, "Self-hosted"): the same requests against `npm run dev` (wrangler dev:
 // miniflare's D1) and against the self-hosted bundle on workerd (D1 through the database Durable Object),
 // interleaved round by round so both see the same machine load. GET /api/v1/account is the metering
 // round trip plus the key's D1 read; GET /api/v1/tools?search=pdf a D1 query with LIKE over the catalogue.

@@ -16,7 +16,7 @@ import { checkSsim, decodeRgb, ssim } from './lib/ssim.ts';
 
 /** Past this many seconds, no further quality search is started (2 shared cores). */
 export const WEBP_BUDGET_S = Number(process.env.BENCH_WEBP_BUDGET_S ?? 900);
-/** The memory target for a 16.8 MP WebP to WebP or JPEG: peak growth of the Worker's process. */
+/** The memory target for a 16.8 MP WebP to WebP or JPEG: peak growth of the Worker's process. */
 export const WEBP_PEAK_TARGET_MB = 100;
 const SMALL_WIDTH = 2048;
 const log = (line: string) => console.error(line);

@@ -88,7 +88,7 @@ describe('GET /api/v1/openapi.json', () => {
       expect(op.security).toEqual([{ SessionCookie: [] }]);
       expect(op.tags).toEqual(['Account (session)']);
     }
-    // Keys and webhooks: a manage key or the console session (issue 17).
+    // Keys and webhooks: a manage key or the console session.
     const manage = [
       doc.paths['/api/v1/keys'].get,
       doc.paths['/api/v1/keys'].post,

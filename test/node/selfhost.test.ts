@@ -1,4 +1,4 @@
-// Self-hosting end to end (issue 19; README, "Self-hosting"): the bundle of `npm run selfhost:build`
+// Self-hosting end to end (docs/self-hosting.md): the bundle of `npm run selfhost:build`
 // served by the workerd binary on a free loopback port with a temporary data directory, driven by the
 // operator CLI over HTTP (--url/--token) and by plain HTTP as a customer would; then stopped and started
 // again on the same directory, backed up, and restored into a fresh one.

@@ -1,4 +1,4 @@
-// Image API's monthly quota belongs to the account (issue 22, finding 3): all its keys, and the console's
+// Image API's monthly quota belongs to the account: all its keys, and the console's
 // "Try it", draw on one month counted exactly by the account's Durable Object, so more keys or revoked
 // and re-made keys never add compressions. Key creation is capped per account per day.
 import { env } from 'cloudflare:test';

@@ -1,4 +1,4 @@
-// lossless=true: WebP output that keeps every pixel, from PNG input (the case) and from a lossy
+// lossless=true: WebP output that keeps every pixel, from PNG input and from a lossy
 // WebP; refused where it means nothing.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makeKey, type TestKey } from './helpers.ts';

@@ -1,4 +1,4 @@
-// A newcomer's first minutes in the console (issue 23): the landing page at `/` for visitors, the sample
+// A newcomer's first minutes in the console: the landing page at `/` for visitors, the sample
 // photo and its live compression, sign-up landing on "Create your first key", the key shown with curl
 // lines that work as pasted, charts that say what will appear, and what "Try it" needs to warn early.
 import { describe, expect, it } from 'vitest';
@@ -63,7 +63,7 @@ describe('the landing page', () => {
     );
   });
 
-  it('lists every tier of both APIs with the limits of the seed, in one table', async () => {
+  it('lists every tier of both APIs with their limits, in one table', async () => {
     const { html } = await new Browser().page('/');
     const table = /<table class="stack tiers"[^>]*>(.*?)<\/table>/s.exec(html)?.[1] ?? '';
     const rows = rowsOf(table).slice(1);

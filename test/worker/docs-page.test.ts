@@ -183,7 +183,7 @@ describe('renderApiReference with the live document', () => {
     expect(slug[0]?.slice(0, 3)).toEqual(['slug', 'path', 'yes']);
   });
 
-  it('documents every parameter of GET /api/v1/qr/image as required, with its type and a description (issue 23)', () => {
+  it('documents every parameter of GET /api/v1/qr/image as required, with its type and a description', () => {
     const op = doc.paths['/api/v1/qr/image'].get;
     const byName = Object.fromEntries(op.parameters.map((p: any) => [p.name, p]));
     expect(Object.keys(byName).sort()).toEqual(['bgcolor', 'color', 'data', 'ecc', 'format', 'margin', 'sig', 'size']);
@@ -215,7 +215,7 @@ describe('renderApiReference with the live document', () => {
     }
   });
 
-  it("puts each operation's curl example before its responses table (issue 23)", () => {
+  it("puts each operation's curl example before its responses table", () => {
     for (const id of [
       'op-post-api-v1-compress',
       'op-get-api-v1-tools',

@@ -1,6 +1,6 @@
 // Role checks, table-driven: every console page and management endpoint, called by an owner, an admin,
 // a developer, a viewer and a manage key, is refused (403, naming the permission) exactly when the
-// issue's role table says so. A second test walks the app's routes: a console or management route
+// role table of docs/teams.md says so. A second test walks the app's routes: a console or management route
 // missing from this table fails it, so no new route goes unchecked.
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
@@ -9,7 +9,7 @@ import { manage } from './webhook-helpers.ts';
 import { makeKey } from './helpers.ts';
 import { enterpriseTeam, join, type Person } from './team-helpers.ts';
 
-/** The least role that may call the route (from the issue: owner ⊃ admin ⊃ developer ⊃ viewer). */
+/** The least role that may call the route (docs/teams.md: owner ⊃ admin ⊃ developer ⊃ viewer). */
 type Least = 'viewer' | 'developer' | 'admin' | 'owner';
 const RANK: Record<Role, number> = { viewer: 0, developer: 1, admin: 2, owner: 3 };
 

@@ -1,7 +1,7 @@
 /*
  * What the engine's encoder does with a quality: the quantisation tables, how they are scaled and
  * rounded, and the progressive scan script. Each choice was measured on its own with
- * `npm run bench -- jpeg-tuning` (bytes at equal SSIM against sharp's MozJPEG; README, "Benchmarks"),
+ * `npm run bench -- jpeg-tuning` (bytes at equal SSIM against sharp's MozJPEG; docs/benchmarks.md),
  * and each stays settable from there, so the rows of that table can be measured again:
  * - tables that rise gently with frequency, q(u, v) = b × (1 + s × (u + v)) at quality 50: luma
  *   b = 19, s = 0.05, chroma b = 9.5, s = 0.10, instead of Annex K's steep ones. SSIM rewards keeping

@@ -165,7 +165,7 @@ static int encode_once(sr_webp_enc *e, sr_webp *w, const WebPConfig *config, siz
  * Lossy encoding has two loops in libwebp. With the token buffer (low_memory 0) every token of the image
  * is kept and the probabilities are fitted to the whole image before anything is written; low-memory
  * mode keeps none and writes as it goes, with probabilities from the image's statistics pass, which
- * costs about 1 % more bytes (up to 2 %) and takes 1.8 times as long (README, "WebP engine"). The token
+ * costs about 1 % more bytes (up to 2 %) and takes 1.8 times as long (docs/benchmarks.md, "WebP engine"). The token
  * buffer's size depends on the content, so `token_growth` (bytes, 0: no bound) lets a caller with a
  * fixed memory budget try it and fall back to low-memory mode when it would not fit.
  */

@@ -2,24 +2,13 @@
 // its error envelope (or any non-2xx), a ConnectionError when no answer came, a TimeoutError when the
 // client's own timeout fired. ApiError subclasses follow the service's codes, so callers can branch with
 // instanceof or on `code`.
+import type { Schemas } from './generated/openapi.ts';
 
-/** The service's error codes (API.md); others may be added, so `code` stays a string too. */
-export type KnownErrorCode =
-  | 'bad_request'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'plan_upgrade_required'
-  | 'not_found'
-  | 'method_not_allowed'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'unprocessable_image'
-  | 'image_too_large'
-  | 'rate_limit_exceeded'
-  | 'quota_exceeded'
-  | 'fetch_failed'
-  | 'overloaded'
-  | 'internal_error';
+/**
+ * The service's error codes, generated from its OpenAPI document (the Error schema's `code`); a newer
+ * service may send others, so `code` stays a string too.
+ */
+export type KnownErrorCode = Schemas['Error']['error']['code'];
 export type ErrorCode = KnownErrorCode | (string & {});
 
 export class ShrinkrayError extends Error {

@@ -8,7 +8,7 @@ export type { Operations, Schemas };
 type CompressBody = Operations['POST /api/v1/compress']['body'];
 
 /**
- * PNG palette quantisation (API.md: `palette`, `colors`). The document describes `palette` as the
+ * PNG palette quantisation (the compress parts `palette`, `colors`). The document describes `palette` as the
  * multipart field it is (`"true"`/`"false"`); callers pass a boolean, sent as that text.
  */
 export interface PaletteOptions {

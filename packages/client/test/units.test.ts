@@ -153,6 +153,18 @@ describe('the generator and the package', () => {
     expect(generateTypes(await documentFromApp())).toBe(readFileSync(OUTPUT, 'utf8'));
   });
 
+  it("types error codes from the document's Error schema, so a code the server adds fails the test above", async () => {
+    const doc = (await documentFromApp()) as {
+      components: { schemas: { Error: { properties: { error: { properties: { code: { enum?: string[] } } } } } } };
+    };
+    const code = doc.components.schemas.Error.properties.error.properties.code;
+    expect(code.enum).toEqual(expect.arrayContaining(['bad_request', 'fetch_failed', 'overloaded', 'internal_error']));
+    const committed = readFileSync(OUTPUT, 'utf8');
+    expect(committed).toContain(`code: ${(code.enum ?? []).map((c) => JSON.stringify(c)).join(' | ')};`);
+    code.enum?.push('a_new_code');
+    expect(generateTypes(doc)).not.toBe(committed);
+  });
+
   it('tolerates a document without palette, and types it once the document has it', () => {
     const doc = (extra: Record<string, unknown>) => ({
       paths: {

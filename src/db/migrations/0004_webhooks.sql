@@ -1,4 +1,4 @@
--- Webhooks (issue 17): the endpoints an account registers, and the outbox of events born of a D1 change.
+-- Webhooks: the endpoints an account registers, and the outbox of events born of a D1 change.
 -- Events born in a Durable Object (usage thresholds, first 429s) are recorded in that object's own SQLite
 -- storage instead; both kinds end in the account's WebhookDispatcher, which holds the delivery schedule.
 

@@ -1,4 +1,4 @@
--- Enterprise (issue 18): the audit log. Teams and SSO follow below.
+-- Enterprise: the audit log. Teams and SSO follow below.
 
 -- One row per change of state or sign-in, per account. Append-only: the triggers below refuse every
 -- UPDATE, and every DELETE of a row younger than AUDIT_RETENTION_DAYS (400, src/audit/limits.ts), so no

@@ -1,4 +1,4 @@
--- Signed image URLs (issue 21): the secrets an account signs its image URLs with. At most two exist at a
+-- Signed image URLs: the secrets an account signs its image URLs with. At most two exist at a
 -- time (src/signing/limits.ts), so a new one can be deployed before the old one is deleted. Deleting is
 -- the end of a secret's grace period: its URLs are refused from the next request on.
 

@@ -95,7 +95,7 @@ export interface CurlAuth {
   user?: string;
 }
 
-// Preference when an operation accepts several: the header key is what the README teaches for Tools API,
+// Preference when an operation accepts several: the header key is what docs/using-the-api.md teaches for the Tools API,
 // bearer is the only form for Image API, the cookie is for the signed-in console.
 function rank(scheme: Dict): number {
   if (scheme.type === 'apiKey' && scheme.in === 'header') return 0;

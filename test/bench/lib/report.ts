@@ -1,4 +1,4 @@
-// The compression bench's markdown: medians and ratios against the targets, the memory
+// The compression bench's markdown: medians and ratios against the targets, the memory
 // curve, and a per-image table. Ratios are taken per image, then the median of those.
 import type { CompressBench, ImageRun, ShrinkrayFormat } from '../compress.ts';
 import { median } from './load.ts';

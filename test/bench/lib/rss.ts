@@ -164,7 +164,7 @@ export async function withRssPeak<T>(
   };
 }
 
-/** 1 MB = 1,048,576 bytes here, as in the README's memory tables. */
+/** 1 MB = 1,048,576 bytes here, as in the memory tables of docs/benchmarks.md. */
 export const MB = 1048576;
 export const mbOf = (bytes: number | undefined, digits = 1) =>
   bytes === undefined ? '–' : (bytes / MB).toFixed(digits);

@@ -1,4 +1,4 @@
-// The new visitor's path (issue 23), as steps at one window width: the landing page, sign-up, the first
+// The new visitor's path, as steps at one window width: the landing page, sign-up, the first
 // key and its curl lines, "Try it" with the shipped sample (and an image it warns about before any
 // upload), the usage page, and the API reference. Every screen is audited (lib/audit.ts) and
 // photographed into test/e2e/screenshots/ as first-visit-<width>-<nn>-<step>.png.
