@@ -41,7 +41,7 @@ export interface Env {
   META_CACHE_TTL?: string | number;
   /** Secret: encrypts the SSO client secrets at rest (AES-GCM; at least 32 characters). Needed to configure or use SSO. */
   SSO_ENCRYPTION_KEY?: string;
-  /** The SMTP relay account mail goes through (README, "Mail"); empty: mail is off and every send fails, logged. */
+  /** The SMTP relay account mail goes through (docs/operations.md, "Mail"); empty: mail is off and every send fails, logged. */
   SMTP_HOST?: string;
   /** The relay's port; empty: 587. */
   SMTP_PORT?: string | number;

@@ -1,4 +1,4 @@
-// Where mail goes and what it says it is from, read from the Worker's vars and secrets (README, "Mail").
+// Where mail goes and what it says it is from, read from the Worker's vars and secrets (docs/operations.md, "Mail").
 // A missing host, sender or public URL leaves mail off: every send then fails, logged, and the pages that
 // mail offer "send again".
 import type { Env } from '../env.ts';

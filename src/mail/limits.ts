@@ -1,4 +1,4 @@
-// Every limit of sending mail (README, "Mail").
+// Every limit of sending mail (docs/operations.md, "Mail").
 
 /** One message, from the TCP connect to the relay's answer to the data, must be over within this time. */
 export const MAIL_SEND_TIMEOUT_MS = 10_000;

@@ -2,7 +2,6 @@
 // (src/mail/config.ts), bounded in time. A failure is logged (the step and the relay's words, never an
 // address's local part, a credential or the message) and answered as an outcome: the pages that mail
 // offer "send again", never a 500.
-import { connect as platformConnect } from 'cloudflare:sockets';
 import type { Env } from '../env.ts';
 import { mailConfig, type MailConfig } from './config.ts';
 import { MAIL_PART_MAX_BYTES, MAIL_SEND_TIMEOUT_MS, MAIL_SUBJECT_MAX_LENGTH } from './limits.ts';
@@ -18,15 +17,18 @@ const domainOf = (address: string): string => address.slice(address.lastIndexOf(
 
 /**
  * The socket factory: self-hosted, the MAIL_OUTBOUND service binding (a workerd network service that lets
- * the relay's address through, README "Self-hosting"); on Cloudflare and under wrangler dev, connect().
+ * the relay's address through, docs/self-hosting.md); on Cloudflare and under wrangler dev, connect().
+ * Imported when mail is sent, not with the module: Node loads the app too (the OpenAPI document, the
+ * client's generator), and has no cloudflare:sockets.
  */
-function connector(env: Env): Connect {
+async function connector(env: Env): Promise<Connect> {
   const outbound = env.MAIL_OUTBOUND;
-  return outbound ? (address, options) => outbound.connect(address, options) : platformConnect;
+  if (outbound) return (address, options) => outbound.connect(address, options);
+  return (await import('cloudflare:sockets')).connect;
 }
 
 async function deliverWithin(env: Env, config: MailConfig, mail: Mail, now: Date): Promise<void> {
-  const socket = connector(env)(
+  const socket = (await connector(env))(
     { hostname: config.host, port: config.port },
     { secureTransport: config.security === 'tls' ? 'on' : config.security, allowHalfOpen: false },
   );

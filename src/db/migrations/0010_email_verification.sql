@@ -1,4 +1,4 @@
--- Email verification and password reset (README "Web console"): mailed single-use links.
+-- Email verification and password reset (docs/console.md): mailed single-use links.
 
 -- Whether the member proved they read mail at their address. Everyone who exists now counts as verified, and
 -- so does every member made later by the operator CLI, by SSO (the issuer verified the address) or by an
