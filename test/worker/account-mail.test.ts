@@ -78,6 +78,19 @@ describe('email verification', () => {
     expect(await again.text()).toContain('The confirmation link was used already or has expired.');
   });
 
+  it('one link opened twice at once signs in once', async () => {
+    const email = uniqueEmail();
+    await signUp(new Browser(), email);
+    const link = linkIn((await mailsTo(email))[0]!, '/verify-email?token=');
+    const [a, b] = await Promise.all([confirmEmail(new Browser(), link), confirmEmail(new Browser(), link)]);
+    expect([a.status, b.status].sort()).toEqual([303, 410]);
+    const who = (await member(email))!;
+    const sessions = await env.DB.prepare('SELECT COUNT(*) AS n FROM sessions WHERE member_id = ?')
+      .bind(who.id)
+      .first<{ n: number }>();
+    expect(sessions?.n).toBe(1);
+  });
+
   it('a link is dead after 24 hours (410), and a new one can be asked for', async () => {
     const clock = new TestClock(Date.UTC(2026, 10, 22, 9, 0, 5));
     const browser = new Browser(clock);

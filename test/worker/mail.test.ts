@@ -9,7 +9,7 @@ import { mailsTo } from './mail-helpers.ts';
 const address = () => `mail-${crypto.randomUUID().slice(0, 8)}@example.com`;
 
 describe('send', () => {
-  it('delivers text and HTML through the relay, with AUTH, and a dot at a line start survives', async () => {
+  it('delivers text and HTML through the relay, with AUTH, lines starting with a dot intact', async () => {
     const to = address();
     const outcome = await send(env, {
       to,
@@ -52,6 +52,20 @@ function scriptedRelay(greeting: string, replies: string[]): { socket: Socket; s
 const target = { host: 'relay.example', port: 587, username: undefined, password: undefined, helo: 'shrinkray.test' };
 
 describe('the SMTP conversation', () => {
+  it('doubles a dot at the start of a line of the data, so no line ends the data early', async () => {
+    const ok = '250 ok\r\n';
+    const { socket, sent } = scriptedRelay('220 hi\r\n', ['250 relay\r\n', ok, ok, '354 go\r\n', ok, '221 bye\r\n']);
+    await deliver(socket, { ...target, security: 'off' }, { from: 'a@b.test', to: 'c@d.test', data: 'a\n.\n..b\nc\n' });
+    expect(sent.slice(0, 4)).toEqual([
+      'EHLO shrinkray.test\r\n',
+      'MAIL FROM:<a@b.test>\r\n',
+      'RCPT TO:<c@d.test>\r\n',
+      'DATA\r\n',
+    ]);
+    expect(sent[4]).toBe('a\r\n..\r\n...b\r\nc\r\n.\r\n');
+    expect(sent[5]).toBe('QUIT\r\n');
+  });
+
   it('refuses a reply longer than SMTP_REPLY_MAX_BYTES instead of reading on', async () => {
     const endless = `220-${'x'.repeat(SMTP_REPLY_MAX_BYTES)}\r\n220 ready\r\n`;
     const { socket } = scriptedRelay(endless, []);
