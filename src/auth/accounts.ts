@@ -5,7 +5,7 @@ import type { Env } from '../env.ts';
 import { signUpAttemptMail } from '../mail/messages.ts';
 import type { SendOutcome } from '../mail/send.ts';
 import { ssoAccountFor } from '../sso/domains.ts';
-import { publicLink, sendAccountMail } from './email-links.ts';
+import { sendLinkMail } from './email-links.ts';
 import { hashPassword, verifyPassword } from './password.ts';
 import { ssoRequiredFor } from './sso-policy.ts';
 import {
@@ -98,12 +98,7 @@ export async function signUp(env: Env, input: SignUp, ip: string, now: number): 
 
 /** "Someone tried to sign up with your address": public links only. */
 function mailOwner(env: Env, email: string, now: number): Promise<SendOutcome> {
-  const origin = publicLink(env, '');
-  if (origin === null) {
-    console.error('mail_not_sent reason=not_configured problem="PUBLIC_URL is not an http(s) URL"');
-    return Promise.resolve({ ok: false, reason: 'not_configured' });
-  }
-  return sendAccountMail(env, signUpAttemptMail(email, origin), now);
+  return sendLinkMail(env, '', undefined, (origin) => signUpAttemptMail(email, origin), now);
 }
 
 /** The member the accounts_owner trigger makes with each account (migration 0005). */

@@ -91,17 +91,36 @@ export function claimStatements(db: D1Database, link: OpenLink, purpose: LinkPur
 }
 
 /** An absolute link on the service's public URL, or null when PUBLIC_URL is not set (mail is off). */
-export function publicLink(env: Env, path: string, token?: string): string | null {
+function publicLink(env: Env, path: string, token?: string): string | null {
   const origin = publicOrigin(env.PUBLIC_URL);
   if (origin === null) return null;
   return token === undefined ? `${origin}${path}` : `${origin}${path}?token=${token}`;
 }
 
 /**
+ * Sends the mail `compose` makes around a link to `path` (with `token`, when the link carries one) on
+ * PUBLIC_URL; without PUBLIC_URL mail is off: logged, and not sent.
+ */
+export async function sendLinkMail(
+  env: Env,
+  path: string,
+  token: string | undefined,
+  compose: (url: string) => Mail,
+  now: number,
+): Promise<SendOutcome> {
+  const url = publicLink(env, path, token);
+  if (url === null) {
+    console.error('mail_not_sent reason=not_configured problem="PUBLIC_URL is not an http(s) URL"');
+    return { ok: false, reason: 'not_configured' };
+  }
+  return sendAccountMail(env, compose(url), now);
+}
+
+/**
  * Sends an account mail unless the address had MAIL_PER_ADDRESS_MAX of them this window (then nothing is
  * sent, and the caller answers as if it were: the budget must not tell strangers anything).
  */
-export async function sendAccountMail(env: Env, mail: Mail, now: number): Promise<SendOutcome> {
+async function sendAccountMail(env: Env, mail: Mail, now: number): Promise<SendOutcome> {
   const budget = await hit(
     env.DB,
     [{ bucket: buckets.mailTo(mail.to), windowMs: MAIL_PER_ADDRESS_WINDOW_MS, max: MAIL_PER_ADDRESS_MAX }],

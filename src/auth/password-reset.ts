@@ -4,16 +4,7 @@
 import { batchWithAudit, type AuditOrigin } from '../audit/log.ts';
 import type { Env } from '../env.ts';
 import { resetMail } from '../mail/messages.ts';
-import {
-  CLAIMED,
-  claimStatements,
-  LINK_PATHS,
-  newLink,
-  openLink,
-  publicLink,
-  sendAccountMail,
-  type OpenLink,
-} from './email-links.ts';
+import { CLAIMED, claimStatements, LINK_PATHS, newLink, openLink, sendLinkMail, type OpenLink } from './email-links.ts';
 import { RESET_LINK_TTL_MS } from './limits.ts';
 import { hashPassword } from './password.ts';
 import { randomToken } from './sessions.ts';
@@ -34,12 +25,8 @@ export async function requestReset(env: Env, email: string, now: number): Promis
   if (!member) return;
   const link = await newLink(env.DB, member.id, 'reset', RESET_LINK_TTL_MS, now);
   await env.DB.batch(link.statements);
-  const url = publicLink(env, LINK_PATHS.reset, link.token);
-  if (url === null) {
-    console.error('mail_not_sent reason=not_configured problem="PUBLIC_URL is not an http(s) URL"');
-    return;
-  }
-  await sendAccountMail(env, resetMail(member.email, url, RESET_LINK_TTL_MS / 60_000), now);
+  const minutes = RESET_LINK_TTL_MS / 60_000;
+  await sendLinkMail(env, LINK_PATHS.reset, link.token, (url) => resetMail(member.email, url, minutes), now);
 }
 
 /** The reset a link names, while it can still be used. */

@@ -4,7 +4,7 @@ import { batchWithAudit, type AuditOrigin } from '../audit/log.ts';
 import type { Env } from '../env.ts';
 import type { SendOutcome } from '../mail/send.ts';
 import { verificationMail } from '../mail/messages.ts';
-import { CLAIMED, claimStatements, LINK_PATHS, newLink, openLink, publicLink, sendAccountMail } from './email-links.ts';
+import { CLAIMED, claimStatements, LINK_PATHS, newLink, openLink, sendLinkMail } from './email-links.ts';
 import { VERIFY_LINK_TTL_MS } from './limits.ts';
 import { randomToken } from './sessions.ts';
 
@@ -23,12 +23,8 @@ export async function mailVerificationLink(
 ): Promise<SendOutcome> {
   const link = await newLink(env.DB, memberId, 'verify', VERIFY_LINK_TTL_MS, now);
   await env.DB.batch([...before, ...link.statements]);
-  const url = publicLink(env, LINK_PATHS.verify, link.token);
-  if (url === null) {
-    console.error('mail_not_sent reason=not_configured problem="PUBLIC_URL is not an http(s) URL"');
-    return { ok: false, reason: 'not_configured' };
-  }
-  return sendAccountMail(env, verificationMail(email, url, VERIFY_LINK_TTL_MS / 3_600_000), now);
+  const hours = VERIFY_LINK_TTL_MS / 3_600_000;
+  return sendLinkMail(env, LINK_PATHS.verify, link.token, (url) => verificationMail(email, url, hours), now);
 }
 
 /**

@@ -9,7 +9,8 @@ export interface Mail {
   html: string;
 }
 
-const toBase64 = (text: string): string => {
+/** UTF-8 text as base64 (MIME parts, encoded words, AUTH). */
+export const toBase64 = (text: string): string => {
   const bytes = new TextEncoder().encode(text);
   let binary = '';
   for (const b of bytes) binary += String.fromCharCode(b);

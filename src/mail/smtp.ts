@@ -2,6 +2,7 @@
 // when credentials are set, one MAIL FROM, one RCPT TO, DATA with dot-stuffing, QUIT. Every reply is read
 // bounded in bytes (SMTP_REPLY_MAX_BYTES); the caller bounds the time and closes the socket at the end.
 import { SMTP_REPLY_MAX_BYTES } from './limits.ts';
+import { toBase64 } from './message.ts';
 
 export type Connect = (address: SocketAddress, options: SocketOptions) => Socket;
 
@@ -119,13 +120,6 @@ function extensions(reply: Reply): Map<string, string> {
   return out;
 }
 
-const base64 = (text: string): string => {
-  const bytes = new TextEncoder().encode(text);
-  let binary = '';
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary);
-};
-
 /**
  * The message's lines as DATA carries them: CRLF line ends, and a dot doubled at the start of any line
  * that has one, so no line of the message can end the data early.
@@ -141,13 +135,13 @@ export function dotStuffed(message: string): string {
 async function authenticate(talk: Conversation, ext: Map<string, string>, user: string, pass: string): Promise<void> {
   const methods = (ext.get('AUTH') ?? '').split(' ');
   if (methods.includes('PLAIN')) {
-    await talk.command('auth', `AUTH PLAIN ${base64(`\0${user}\0${pass}`)}`, [235]);
+    await talk.command('auth', `AUTH PLAIN ${toBase64(`\0${user}\0${pass}`)}`, [235]);
     return;
   }
   if (methods.includes('LOGIN')) {
     await talk.command('auth', 'AUTH LOGIN', [334]);
-    await talk.command('auth', base64(user), [334]);
-    await talk.command('auth', base64(pass), [235]);
+    await talk.command('auth', toBase64(user), [334]);
+    await talk.command('auth', toBase64(pass), [235]);
     return;
   }
   throw new SmtpError('auth', 'credentials are set but the relay offers neither AUTH PLAIN nor AUTH LOGIN');
