@@ -539,7 +539,9 @@ describe('throttling', () => {
   });
 });
 
-describe('the client address (TRUSTED_IP_HEADER)', () => {
+// Each test signs up 11 to 33 times, each sign-up hashing a password and mailing its link: more than the
+// default 5 s on a loaded machine.
+describe('the client address (TRUSTED_IP_HEADER)', { timeout: 20_000 }, () => {
   /** Sign-ups as from one client that sends a new CF-Connecting-IP each time, as anyone can off Cloudflare. */
   async function signUps(
     count: number,
