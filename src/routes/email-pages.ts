@@ -10,6 +10,7 @@ import {
   MAIL_REQUESTS_WINDOW_MS,
   RESET_LINK_TTL_MS,
 } from '../auth/limits.ts';
+import { openLink } from '../auth/email-links.ts';
 import { openReset, requestReset, resetPassword } from '../auth/password-reset.ts';
 import { buckets, hit } from '../auth/throttle.ts';
 import { resendVerification, verifyEmail } from '../auth/verification.ts';
@@ -62,9 +63,11 @@ const gone = (c: Context<AppEnv>, purpose: 'verify' | 'reset') =>
 
 export function registerEmailPages(app: OpenAPIHono<AppEnv>): void {
   // The link's page only shows a button: mail scanners open links, and must not use them up (or sign in).
-  app.get('/verify-email', loadSession, (c) =>
-    sendPage(c, confirmEmailPage({ csrf: csrfTokenFor(c), token: c.req.query('token') ?? '' })),
-  );
+  app.get('/verify-email', loadSession, async (c) => {
+    const token = c.req.query('token') ?? '';
+    if (!(await openLink(c.env.DB, token, 'verify', clock(c.env)))) return gone(c, 'verify');
+    return sendPage(c, confirmEmailPage({ csrf: csrfTokenFor(c), token }));
+  });
 
   app.post('/verify-email', loadSession, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);

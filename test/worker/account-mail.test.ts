@@ -73,9 +73,13 @@ describe('email verification', () => {
     expect(who?.email_verified).toBe(1);
     expect(await auditActions(who!.account_id)).toEqual(['member.email_verified', 'session.signed_in']);
 
+    // Dead: its page says so at once (410), and so does a post of its button's form.
     const again = await confirmEmail(new Browser(), link);
     expect(again.status).toBe(410);
     expect(await again.text()).toContain('The confirmation link was used already or has expired.');
+    const stranger = new Browser();
+    const form = await stranger.page('/signin');
+    expect((await stranger.post('/verify-email', { _csrf: form.csrf, token })).status).toBe(410);
   });
 
   it('one link opened twice at once signs in once', async () => {
