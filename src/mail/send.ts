@@ -39,10 +39,12 @@ async function deliverWithin(env: Env, config: MailConfig, mail: Mail, now: Date
       MAIL_SEND_TIMEOUT_MS,
     );
   });
+  const sockets = [socket];
   const conversation = deliver(
     socket,
     { ...config, helo: new URL(config.publicUrl).hostname },
     { from: config.from, to: mail.to, data: mimeMessage(mail, config.from, now) },
+    (tls) => sockets.push(tls),
   );
   try {
     await Promise.race([conversation, timeout]);
@@ -50,7 +52,7 @@ async function deliverWithin(env: Env, config: MailConfig, mail: Mail, now: Date
     if (timer !== null) clearTimeout(timer);
     // Closing ends a conversation still under way (its pending read fails, and is ignored).
     conversation.catch(() => undefined);
-    await socket.close().catch(() => undefined);
+    await Promise.all(sockets.map((s) => s.close().catch(() => undefined)));
   }
 }
 

@@ -99,14 +99,15 @@ class Conversation {
     return this.writer.write(this.encoder.encode(text));
   }
 
-  /** STARTTLS: the plain streams are let go, and the same connection continues in TLS. */
-  upgrade(hostname: string): void {
+  /** STARTTLS: the plain streams are let go, and the same connection continues in TLS (a new Socket). */
+  upgrade(hostname: string): Socket {
     if (this.at < this.pending.length) throw new SmtpError('starttls', 'the relay sent data before the TLS handshake');
     this.reader.releaseLock();
     this.writer.releaseLock();
     this.socket = this.socket.startTls({ expectedServerHostname: hostname });
     this.reader = this.socket.readable.getReader();
     this.writer = this.socket.writable.getWriter();
+    return this.socket;
   }
 }
 
@@ -150,12 +151,14 @@ async function authenticate(talk: Conversation, ext: Map<string, string>, user: 
 /**
  * Delivers one message (`data`: the RFC 5322 text, headers and body) from `from` to `to` through the relay.
  * Resolves once the relay has taken it (250 after the data); throws SmtpError otherwise. The socket is the
- * caller's to close (it may close it early to end a conversation that takes too long).
+ * caller's to close (it may close it early to end a conversation that takes too long), and so is the TLS
+ * socket STARTTLS makes of it, handed to `upgraded`.
  */
 export async function deliver(
   socket: Socket,
   target: SmtpTarget,
   envelope: { from: string; to: string; data: string },
+  upgraded: (tls: Socket) => void = () => undefined,
 ): Promise<void> {
   for (const address of [envelope.from, envelope.to])
     if (!PLAIN_ADDRESS.test(address)) throw new SmtpError('address', 'an address has characters SMTP cannot carry');
@@ -165,7 +168,7 @@ export async function deliver(
   if (target.security === 'starttls') {
     if (!ext.has('STARTTLS')) throw new SmtpError('starttls', 'the relay does not offer STARTTLS');
     await talk.command('starttls', 'STARTTLS', [220]);
-    talk.upgrade(target.host);
+    upgraded(talk.upgrade(target.host));
     ext = extensions(await talk.command('ehlo', `EHLO ${target.helo}`, [250]));
   }
   if (target.username !== undefined) {
