@@ -173,6 +173,17 @@ describe('email verification', () => {
     expect((await browser.page('/keys')).res.status).toBe(403);
   });
 
+  it('members from before migration 0010 are verified: the column it adds defaults to 1, as SQLite fills existing rows', async () => {
+    const migration = env.TEST_MIGRATIONS.find((m) => m.name.startsWith('0010_'));
+    expect(migration?.queries.join('\n')).toContain(
+      'ALTER TABLE members ADD COLUMN email_verified INTEGER NOT NULL DEFAULT 1',
+    );
+    const column = (
+      await env.DB.prepare('PRAGMA table_info(members)').all<{ name: string; dflt_value: string; notnull: number }>()
+    ).results.find((c) => c.name === 'email_verified');
+    expect([column?.dflt_value, column?.notnull]).toEqual(['1', 1]);
+  });
+
   it('accounts made by the operator and members who joined by a mailed invitation are verified', async () => {
     const key = await makeKey();
     const row = await env.DB.prepare('SELECT email_verified FROM members WHERE account_id = ?')
