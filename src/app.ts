@@ -6,7 +6,6 @@ import { errorResponse } from './http/errors.ts';
 import { fallbackError } from './http/fallback.ts';
 import { hostRouting } from './http/hosts.ts';
 import { requestContext } from './http/request-context.ts';
-import { roleGate } from './http/role-gate.ts';
 import { validationHook } from './http/validation.ts';
 import { registerAccount } from './routes/account.ts';
 import { registerAuditLogs } from './routes/audit-logs.ts';
@@ -19,6 +18,7 @@ import { registerCompress } from './routes/compress.ts';
 import { registerAuthPages } from './routes/auth-pages.ts';
 import { registerEmailPages } from './routes/email-pages.ts';
 import { registerConsoleApi } from './routes/console-api.ts';
+import { registerTryPlan } from './routes/console-try.ts';
 import { registerConsolePages } from './routes/console-pages.ts';
 import { registerConsoleSigning } from './routes/console-signing.ts';
 import { registerConsoleWebhooks } from './routes/console-webhooks.ts';
@@ -37,7 +37,7 @@ import { registerWebhooks } from './routes/webhooks.ts';
 
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.use('*', requestContext, hostRouting, roleGate);
+  app.use('*', requestContext, hostRouting);
 
   let endpoints: EndpointInfo[] | undefined;
   const listEndpoints = (): EndpointInfo[] => (endpoints ??= publicEndpoints(app));
@@ -56,6 +56,7 @@ export function createApp() {
   registerMembers(app);
   registerSso(app);
   registerConsoleApi(app);
+  registerTryPlan(app);
   registerInternal(app);
   registerOpenApi(app);
   registerAuthPages(app);

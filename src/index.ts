@@ -1,7 +1,6 @@
 import { createApp } from './app.ts';
 import type { Env } from './env.ts';
-import { sweepAuditLog } from './audit/retention.ts';
-import { sweepOutbox } from './webhooks/sweep.ts';
+import { runScheduled } from './scheduled.ts';
 
 export { AccountMeter } from './durable/account-meter.ts';
 export { KeyMeter } from './durable/key-meter.ts';
@@ -11,9 +10,8 @@ const app = createApp();
 
 export default {
   fetch: app.fetch,
-  // The cron trigger (wrangler.toml): webhook events whose hand-off failed; audit records past retention.
+  // The cron trigger (wrangler.toml).
   scheduled(_controller: ScheduledController, env: Env, ctx: ExecutionContext): void {
-    ctx.waitUntil(sweepOutbox(env, Date.now()).then(() => undefined));
-    ctx.waitUntil(sweepAuditLog(env.DB, Date.now()).then(() => undefined));
+    for (const job of runScheduled(env, Date.now())) ctx.waitUntil(job.then(() => undefined));
   },
 } satisfies ExportedHandler<Env>;

@@ -1,4 +1,5 @@
 // Tiers and their limits: the one place these numbers live (docs/using-the-api.md, "Rate limits and quotas").
+// What each tier may do at all (WebP, webhooks, members...) is entitlements.ts.
 
 // `manage` (the management API: keys, webhooks) is never combined with the others: a key that can make
 // keys should not also sit in every pipeline that compresses images.
@@ -13,8 +14,6 @@ export type ToolsTier = (typeof TOOLS_TIER_NAMES)[number];
 
 export interface ImageTierLimits {
   compressionsPerMonth: number;
-  webp: boolean;
-  targetKb: boolean;
 }
 
 export interface ToolsTierLimits {
@@ -22,18 +21,17 @@ export interface ToolsTierLimits {
   /** null: no daily cap. */
   perDay: number | null;
   bulkMetaTagUrls: number;
-  webhooks: boolean;
 }
 
 export const IMAGE_TIERS: Record<ImageTier, ImageTierLimits> = {
-  free: { compressionsPerMonth: 100, webp: false, targetKb: false },
-  pro: { compressionsPerMonth: 10_000, webp: true, targetKb: true },
+  free: { compressionsPerMonth: 100 },
+  pro: { compressionsPerMonth: 10_000 },
 };
 
 export const TOOLS_TIERS: Record<ToolsTier, ToolsTierLimits> = {
-  free: { perMinute: 100, perDay: 1_000, bulkMetaTagUrls: 5, webhooks: false },
-  developer: { perMinute: 1_000, perDay: 50_000, bulkMetaTagUrls: 25, webhooks: true },
-  enterprise: { perMinute: 10_000, perDay: null, bulkMetaTagUrls: 100, webhooks: true },
+  free: { perMinute: 100, perDay: 1_000, bulkMetaTagUrls: 5 },
+  developer: { perMinute: 1_000, perDay: 50_000, bulkMetaTagUrls: 25 },
+  enterprise: { perMinute: 10_000, perDay: null, bulkMetaTagUrls: 100 },
 };
 
 /** SQL: the comma list of scopes in `column` holds `scope` (a fixed word, safe to splice). */

@@ -60,3 +60,19 @@ export async function batchWithAudit<T = Record<string, unknown>>(
 export async function appendAudit(db: D1Database, origin: AuditOrigin, event: AuditEvent, now: number): Promise<void> {
   await batchWithAudit(db, [], origin, event, now);
 }
+
+/** A sign-in refused for a known account (wrong password, SSO required, the issuer's refusal): its record. */
+export function recordFailedSignIn(
+  db: D1Database,
+  origin: AuditOrigin,
+  accountId: string,
+  details: Record<string, unknown>,
+  now: number,
+): Promise<void> {
+  return appendAudit(
+    db,
+    origin,
+    { accountId, action: 'session.sign_in_failed', target: accountId, result: 'failure', details },
+    now,
+  );
+}

@@ -1,4 +1,4 @@
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 
 const cache = new Map<string, string>();
 

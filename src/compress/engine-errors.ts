@@ -3,7 +3,7 @@
 // never a 500.
 import { JpegEngineError } from '../../wasm/jpeg-engine.ts';
 import { WebpEngineError } from '../../wasm/webp-engine.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 
 function refusal(err: unknown, input: 'JPEG' | 'WebP'): unknown {
   if (!(err instanceof JpegEngineError) && !(err instanceof WebpEngineError)) return err;

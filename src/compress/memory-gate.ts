@@ -2,8 +2,9 @@
 // from admission until its response is built; the sum never passes the budget. A request that does not
 // fit now: pro waits in a short queue (first come, first served, ahead of nothing else since free
 // never queues), free gets 503 with Retry-After. Per isolate on purpose: the 128 MB is the isolate's.
+import { can } from '../accounts/entitlements.ts';
 import type { ImageTier } from '../accounts/tiers.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { MEMORY_QUEUE_MAX, MEMORY_QUEUE_WAIT_MS, OVERLOAD_RETRY_AFTER_S } from './limits.ts';
 
 interface Waiter {
@@ -29,7 +30,7 @@ export async function reserveMemory(
   waitMs = MEMORY_QUEUE_WAIT_MS,
 ): Promise<() => void> {
   if (queue.length === 0 && reserved + bytes <= budget) return hold(bytes);
-  if (tier === 'free') {
+  if (!can({ image: tier }, 'priority')) {
     throw overloaded(
       `the service is busy; free-tier compressions are paused for a moment. Retry in ${OVERLOAD_RETRY_AFTER_S} s, or upgrade to pro for priority`,
     );

@@ -2,11 +2,11 @@
 // upload, asks `prepare` what the request will take (memory, from the header alone), admits it, and
 // runs `compress`. Every input streams: JPEG and WebP through the engines built in wasm/ (jpeg-path.ts,
 // webp-path.ts), PNG through our row decoder and writers (png/png-path.ts).
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { FORMAT_NAMES, sniff, type ImageFormat } from './formats.ts';
 import { MalformedImage, readHeader, UnsupportedImage, type ImageHeader } from './header.ts';
 import type { MetadataMode } from './metadata.ts';
-import { largestFittingWidth, plan, type Plan } from './memory-plan.ts';
+import { largestFittingWidth, plan, type Plan, type PlanRequest } from './memory-plan.ts';
 import { poolLimitForBudget } from '../../wasm/instances.ts';
 
 export interface CompressRequest {
@@ -50,8 +50,12 @@ export interface Prepared {
 
 const unprocessable = (message: string): ApiError => new ApiError('unprocessable_image', message, { param: 'image' });
 
-/** Checks what the file is and what it declares, before any decoding: type, structure, pixel count. */
-function inspect(bytes: Uint8Array, maxInputPixels: number) {
+/**
+ * Checks what the file is and what it declares, before any decoding: type, structure, pixel count.
+ * `whole` false: `bytes` are only the file's first bytes (the "Try it" planner), so a file that looks
+ * cut short is not refused for it; the upload itself is checked whole.
+ */
+export function inspect(bytes: Uint8Array, maxInputPixels: number, whole = true) {
   const sniffed = sniff(bytes);
   if (sniffed.format === null) {
     throw new ApiError(
@@ -79,7 +83,7 @@ function inspect(bytes: Uint8Array, maxInputPixels: number) {
       { param: 'image', details: { width: header.width, height: header.height, pixels, max_pixels: maxInputPixels } },
     );
   }
-  if (header.defect) throw unprocessable(header.defect);
+  if (header.defect && whole) throw unprocessable(header.defect);
   return { format, header };
 }
 
@@ -100,12 +104,25 @@ export function prepare(request: CompressRequest, maxInputPixels: number, memory
   // The engine's instances together may hold at most the budget (wasm/instances.ts).
   poolLimitForBudget(memoryBudget);
   const { format: inputFormat, header } = inspect(request.bytes, maxInputPixels);
-  let planned = plan(inputFormat, header, request.bytes.length, request, memoryBudget);
+  const planned = planWithin(inputFormat, header, request.bytes.length, request, memoryBudget);
+  return { request, inputFormat, header, plan: planned };
+}
+
+/** The plan of an upload of `uploadBytes` with this header; 422 `image_too_large` when none fits the budget. */
+export function planWithin(
+  inputFormat: ImageFormat,
+  header: ImageHeader,
+  uploadBytes: number,
+  request: PlanRequest,
+  memoryBudget: number,
+): Plan {
+  let planned = plan(inputFormat, header, uploadBytes, request, memoryBudget);
   // Without the lossless fallback a large same-size JPEG may still fit: its lossy result is then kept.
   if (planned.estimate > memoryBudget && planned.lossless)
-    planned = plan(inputFormat, header, request.bytes.length, { ...request, allowLossless: false }, memoryBudget);
-  if (planned.estimate > memoryBudget) throw tooLargeForMemory(inputFormat, header, request, planned, memoryBudget);
-  return { request, inputFormat, header, plan: planned };
+    planned = plan(inputFormat, header, uploadBytes, { ...request, allowLossless: false }, memoryBudget);
+  if (planned.estimate > memoryBudget)
+    throw tooLargeForMemory(inputFormat, header, uploadBytes, request, planned, memoryBudget);
+  return planned;
 }
 
 const mb = (bytes: number): string => `${Math.ceil(bytes / (1024 * 1024))} MB`;
@@ -113,19 +130,14 @@ const mb = (bytes: number): string => `${Math.ceil(bytes / (1024 * 1024))} MB`;
 function tooLargeForMemory(
   inputFormat: ImageFormat,
   header: ImageHeader,
-  request: CompressRequest,
+  uploadBytes: number,
+  request: PlanRequest,
   planned: Plan,
   budget: number,
 ): ApiError {
   const size = `${header.width}×${header.height}`;
   const needs = `needs about ${mb(planned.estimate)}, more than the ${mb(budget)} one compression may use`;
-  const maxWidth = largestFittingWidth(
-    inputFormat,
-    header,
-    request.bytes.length,
-    { ...request, allowLossless: false },
-    budget,
-  );
+  const maxWidth = largestFittingWidth(inputFormat, header, uploadBytes, { ...request, allowLossless: false }, budget);
   const advice = maxWidth === null ? 'no output size fits' : `it fits with width=${maxWidth} or less`;
   return new ApiError(
     'image_too_large',

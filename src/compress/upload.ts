@@ -1,12 +1,12 @@
 // Reads a multipart upload without trusting it: refused unread when Content-Length is over the limit,
 // cut off the moment the streamed body passes it, and parsed by the runtime's own multipart parser.
-import { limitedBody } from '../http/body-limit.ts';
-import { ApiError } from '../http/errors.ts';
+import { limitedBody } from '../fetch/body-limit.ts';
+import { ApiError } from '../errors.ts';
 import { MAX_IMAGE_BYTES, MULTIPART_OVERHEAD_BYTES } from './limits.ts';
 
 export const MAX_BODY_BYTES = MAX_IMAGE_BYTES + MULTIPART_OVERHEAD_BYTES;
 
-const tooLarge = (): ApiError =>
+export const tooLarge = (): ApiError =>
   new ApiError(
     'payload_too_large',
     `the upload is over the limit: images up to ${MAX_IMAGE_BYTES / 1024 / 1024} MB (${MAX_IMAGE_BYTES} bytes)`,
@@ -18,17 +18,21 @@ const tooLarge = (): ApiError =>
 
 const HOW_TO = 'send multipart/form-data with the file in a part named "image", e.g. curl -F image=@photo.jpg';
 
-export async function readMultipart(request: Request): Promise<FormData> {
+/** `limit`: the body's most bytes and the error past them; an image upload's by default. */
+export async function readMultipart(
+  request: Request,
+  limit: { bytes: number; error: () => ApiError } = { bytes: MAX_BODY_BYTES, error: tooLarge },
+): Promise<FormData> {
   const type = request.headers.get('content-type') ?? '';
   if (!/^multipart\/form-data\s*;.*boundary=/i.test(type)) {
     throw new ApiError('bad_request', `the request body must be multipart/form-data: ${HOW_TO}`);
   }
-  const body = limitedBody(request, MAX_BODY_BYTES, tooLarge);
+  const body = limitedBody(request, limit.bytes, limit.error);
   if (!body) throw new ApiError('bad_request', `the request has no body: ${HOW_TO}`, { param: 'image' });
   try {
     return await new Response(body.stream, { headers: { 'content-type': type } }).formData();
   } catch {
-    if (body.exceeded()) throw tooLarge();
+    if (body.exceeded()) throw limit.error();
     throw new ApiError('bad_request', `the multipart body could not be parsed: ${HOW_TO}`);
   }
 }

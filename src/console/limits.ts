@@ -1,8 +1,5 @@
-// Limits of the console's key management and usage views (docs/console.md).
+// Limits of the console's usage views (docs/console.md).
 
-/** Active (unrevoked) API keys an account may hold; revoke one to make another. */
-export const MAX_ACTIVE_KEYS = 20;
-export const KEY_NAME_MAX_LENGTH = 64;
 /** Days the usage chart shows, today included. */
 export const USAGE_DAYS = 30;
 /**
@@ -10,3 +7,9 @@ export const USAGE_DAYS = 30;
  * up to this total, so an account that churned through many keys still gets an answer in one fan-out.
  */
 export const USAGE_MAX_KEYS = 50;
+/**
+ * Bytes of the chosen file the "Try it" page sends to the planner: enough for every header the service
+ * reads before planning (a JPEG's frame after its EXIF and ICC segments, a PNG's chunks before its image
+ * data, a WebP's VP8X), so the page rarely uploads the image twice.
+ */
+export const TRY_PLAN_HEAD_BYTES = 256 * 1024;

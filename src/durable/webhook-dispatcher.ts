@@ -179,7 +179,7 @@ export class WebhookDispatcher extends DurableObject<Env> {
 
   private async deliver(d: DueDelivery, endpoint: EndpointTarget | undefined): Promise<void> {
     const at = Date.now();
-    if (!endpoint || !endpoint.enabled) {
+    if (!endpoint?.enabled) {
       this.store.recordAttempt(d.msg_id, d.endpoint_id, {
         at,
         status: null,

@@ -144,7 +144,9 @@ export function parseIpv6(host: string): Uint8Array | null {
   if (halves.length === 1 ? missing !== 0 : missing < 1) return null;
   const groups = [...head, ...new Array<number>(missing).fill(0), ...tail];
   const bytes = new Uint8Array(16);
-  groups.forEach((g, i) => bytes.set([g >> 8, g & 0xff], i * 2));
+  groups.forEach((g, i) => {
+    bytes.set([g >> 8, g & 0xff], i * 2);
+  });
   return bytes;
 }
 

@@ -3,7 +3,7 @@
 // gzip bomb counts at its decompressed size), and cancelling the body the moment the count passes the
 // limit, so what the origin sends after that is never taken in. Each read races the caller's deadline:
 // an origin may send its headers and then nothing.
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { concatBytes } from '../bytes.ts';
 
 export interface BoundedOptions {

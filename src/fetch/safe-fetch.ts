@@ -2,7 +2,7 @@
 // for the whole exchange. Answers with the final response (status < 400) and its URL; everything else
 // becomes a 400 (the rules refuse a hop) or a 502 fetch_failed. `fetchOnce` is the same check and
 // deadline for one request of a protocol client (SSO), which reads any status itself and follows nothing.
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { OverLimit, tooLargeFailure } from './bounded-read.ts';
 import { MAX_REDIRECTS } from './limits.ts';
 import { checkFetchUrl, type UrlPolicy } from './url-policy.ts';

@@ -1,6 +1,6 @@
 // The URL rules of "Fetching external URLs": scheme, port, credentials and host. Applied to the URL as
 // given and to every redirect target. A refusal is a 400: the URL (or where it leads) is not allowed.
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { forbiddenHost } from './address.ts';
 import { ALLOWED_PORTS, MAX_URL_LENGTH } from './limits.ts';
 

@@ -4,10 +4,11 @@
 import { createMiddleware } from 'hono/factory';
 import { clock } from '../env.ts';
 import { KEY_ROLE } from '../teams/roles.ts';
-import { enforce, meterFor, toolsKeyFrom } from './auth.ts';
+import { enforce } from '../metering/enforce.ts';
+import { meterFor, toolsKeyFrom } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import { requireCsrfHeader } from './csrf.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../errors.ts';
 import { loadSession, refuseUnverified } from './session.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

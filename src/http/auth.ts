@@ -5,14 +5,10 @@ import { hashKey, isWellFormedKey } from '../accounts/keys.ts';
 import { SQL } from '../db/statements.ts';
 import type { KeyMeter } from '../durable/key-meter.ts';
 import { clock, type Env } from '../env.ts';
+import { enforce, unauthorized } from '../metering/enforce.ts';
 import type { Verdict } from '../metering/types.ts';
 import type { AppEnv } from './context.ts';
-import { ApiError } from './errors.ts';
 import { knownKeys, unknownKeys } from './unknown-keys.ts';
-
-const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="shrinkray"' };
-
-const unauthorized = (message: string): ApiError => new ApiError('unauthorized', message, { headers: CHALLENGE });
 
 function bearer(headers: Headers): string | undefined {
   const value = headers.get('authorization');
@@ -90,32 +86,6 @@ function rememberingUnknown(stub: DurableObjectStub<KeyMeter>, hash: string, env
       return typeof value === 'function' ? (...args: unknown[]) => Reflect.apply(value, target, args) : value;
     },
   });
-}
-
-/** Turns a refusal from the meter into the matching error; returns normally when the request may go on. */
-export function enforce(verdict: Verdict): void {
-  switch (verdict.outcome) {
-    case 'ok':
-      return;
-    case 'unauthorized':
-      throw unauthorized(`invalid API key: ${verdict.reason ?? 'unknown key'}`);
-    case 'forbidden':
-      throw new ApiError('forbidden', verdict.reason ?? 'this key is not enabled for this API');
-    case 'rate_limit_exceeded':
-      throw new ApiError(
-        'rate_limit_exceeded',
-        `${verdict.reason ?? 'rate limit exceeded'}: retry in ${verdict.rate?.retryAfter ?? 60} s`,
-        {
-          details: { limit: verdict.rate?.limit, reset: verdict.rate?.reset },
-        },
-      );
-    case 'quota_exceeded':
-      throw new ApiError(
-        'quota_exceeded',
-        `this account has used all ${verdict.rate?.limit ?? ''} compressions of this month (all its keys together); the quota resets on the 1st (UTC)`,
-        { details: { limit: verdict.rate?.limit, reset: verdict.rate?.reset } },
-      );
-  }
 }
 
 export interface ToolsAuthOptions {

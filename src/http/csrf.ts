@@ -8,7 +8,7 @@ import { createMiddleware } from 'hono/factory';
 import { secretsEqual } from '../accounts/constant-time.ts';
 import { randomToken } from '../auth/sessions.ts';
 import type { AppEnv } from './context.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../errors.ts';
 import { cookieName, cookieOptions } from './session.ts';
 
 export const CSRF_HEADER = 'X-CSRF-Token';

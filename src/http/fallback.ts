@@ -1,7 +1,7 @@
 // Unknown paths get 404; known paths asked with the wrong method get 405 with an Allow header.
 import type { Context } from 'hono';
 import type { AppEnv } from './context.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../errors.ts';
 
 interface RouteInfo {
   method: string;

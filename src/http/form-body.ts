@@ -1,7 +1,7 @@
 // Reads a console form post (application/x-www-form-urlencoded or multipart without files) within a
 // byte limit, as plain string fields. Files and repeated fields other than the listed ones are ignored.
-import { limitedBody } from './body-limit.ts';
-import { ApiError } from './errors.ts';
+import { limitedBody } from '../fetch/body-limit.ts';
+import { ApiError } from '../errors.ts';
 
 export type FormFields = Record<string, string | string[]>;
 

@@ -2,7 +2,7 @@
 // only on its own host. Unset, both answer everywhere (local development).
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from './context.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../errors.ts';
 
 export type ApiName = 'image' | 'tools' | 'any';
 

@@ -1,6 +1,6 @@
 // Reads a JSON request body within a byte limit (body-limit.ts) and parses it.
-import { limitedBody } from './body-limit.ts';
-import { ApiError } from './errors.ts';
+import { limitedBody } from '../fetch/body-limit.ts';
+import { ApiError } from '../errors.ts';
 
 export async function readJsonBody(request: Request, maxBytes: number, example: string): Promise<unknown> {
   const type = request.headers.get('content-type') ?? '';

@@ -3,7 +3,7 @@
 // that would silently change what the caller sent, so such a query string is refused instead.
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from './context.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../errors.ts';
 
 export function malformedQueryPart(url: string): string | undefined {
   const start = url.indexOf('?');

@@ -3,12 +3,11 @@
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { createMiddleware } from 'hono/factory';
-import { findSession, renewSession, type NewSession, type Session } from '../auth/sessions.ts';
+import { deleteSession, findSession, renewSession, type NewSession, type Session } from '../auth/sessions.ts';
 import { clock } from '../env.ts';
 import type { AppEnv } from './context.ts';
-import { ApiError } from './errors.ts';
-import { messagePage } from '../web/views/message.ts';
-import { redirectPage, sendPage } from './pages.ts';
+import { ApiError } from '../errors.ts';
+import { redirectPage } from './pages.ts';
 
 const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
@@ -48,7 +47,7 @@ export const sessionToken = (c: Context<AppEnv>): string | undefined => getCooki
 
 /** Loads the session, if any, into `c.var.session`; renews its expiry (and cookie) when due. */
 export const loadSession = createMiddleware<AppEnv>(async (c, next) => {
-  // Already loaded for this request (the role gate runs first): one D1 read per request, not two.
+  // Already loaded for this request (the role check of `requires` runs first): one D1 read per request, not two.
   if (c.var.session !== undefined) return next();
   const token = sessionToken(c);
   const now = clock(c.env);
@@ -88,14 +87,12 @@ export const requireSession = createMiddleware<AppEnv>(async (c, next) => {
 export const requireSessionPage = createMiddleware<AppEnv>(async (c, next) => {
   const session = c.var.session;
   if (!session) return redirectPage(c, `/signin?next=${encodeURIComponent(c.req.path)}`);
+  // Sign-in refuses unconfirmed members, so such a session should not exist: it is ended, and sign-in
+  // tells the password's holder to confirm the address first.
   if (!session.member.emailVerified) {
-    const page = messagePage({
-      title: 'Confirm your email address',
-      message: 'Open the link we mailed you to confirm your address; until then the console is closed to this account.',
-      csrf: session.csrfToken,
-      account: session.account,
-    });
-    return sendPage(c, page, 403);
+    await deleteSession(c.env.DB, sessionToken(c));
+    clearCookie(c, 'session');
+    return redirectPage(c, '/signin');
   }
   await next();
 });

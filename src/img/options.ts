@@ -1,13 +1,8 @@
-// The options segment of an image URL: `w=800,h=600,q=75,f=auto`, or `_` for none. The same parameters
-// and bounds as POST /api/v1/compress (its zod pieces, src/routes/params.ts), under short names, plus
-// `f=auto`. A segment has one spelling per meaning, so one image is one cache entry: each name at most once.
-import { z } from '@hono/zod-openapi';
 import { FORMATS, type ImageFormat } from '../compress/formats.ts';
 import { DEFAULT_QUALITY, MAX_OUTPUT_DIMENSION, MAX_TARGET_KB } from '../compress/limits.ts';
 import { METADATA_MODES, type MetadataMode } from '../compress/metadata.ts';
-import { ApiError } from '../http/errors.ts';
-import { badRequestFrom } from '../http/validation.ts';
-import { choiceParam, integerParam, queryObject } from '../routes/params.ts';
+import { ApiError, badRequestFrom } from '../errors.ts';
+import { choiceParam, integerParam, queryObject } from '../params.ts';
 
 export const OUTPUT_CHOICES = [...FORMATS, 'auto'] as const;
 export type OutputChoice = (typeof OUTPUT_CHOICES)[number];

@@ -2,13 +2,15 @@
 // source URL, then the cache (a hit is free); on a miss reserve one compression of the account's month,
 // fetch the source, run the pipeline (prepare → memory gate → compress), and commit the unit only when the
 // image is made. Every failure after the reservation releases it, as POST /compress does.
-import { IMAGE_TIERS, type ImageTier } from '../accounts/tiers.ts';
+import { can } from '../accounts/entitlements.ts';
+import type { ImageTier } from '../accounts/tiers.ts';
 import type { CompressConfig } from '../compress/config.ts';
 import { MEDIA_TYPES, sniff } from '../compress/formats.ts';
 import { reserveMemory } from '../compress/memory-gate.ts';
+import { brokenRule } from '../compress/request-rules.ts';
 import type { AccountMeter } from '../durable/account-meter.ts';
-import { enforce } from '../http/auth.ts';
-import { ApiError } from '../http/errors.ts';
+import { enforce } from '../metering/enforce.ts';
+import { ApiError } from '../errors.ts';
 import type { RateHeaders } from '../metering/types.ts';
 import { signingAccount } from '../signing/secrets.ts';
 import { imageCacheKey, strongEtag, type ImageCache, type StoredImage } from './cache.ts';
@@ -48,24 +50,24 @@ const forbidden = (): ApiError =>
 export async function signedImage(path: ImagePath, ctx: ImageContext): Promise<ImageOutcome> {
   const account = await signingAccount(ctx.db, path.accountId);
   if (!account || !(await verify(account.secrets, path.options, path.source, path.signature))) throw forbidden();
-  const tier = IMAGE_TIERS[account.imageTier];
+  const webp = can({ image: account.imageTier }, 'webp');
   const options = parseOptions(path.options);
-  if (options.format === 'webp' && !tier.webp) {
+  if (options.format === 'webp' && !webp) {
     throw new ApiError(
       'plan_upgrade_required',
       'WebP output needs the pro tier; the free tier writes JPEG and PNG (f=auto serves them)',
       { param: 'options' },
     );
   }
-  if (options.targetKb !== undefined && !tier.targetKb)
+  if (options.targetKb !== undefined && !can({ image: account.imageTier }, 'target_kb'))
     throw new ApiError('plan_upgrade_required', 'kb (target_kb) needs the pro tier', { param: 'options' });
   // The account's hosts bind the source and every redirect it takes.
   const policy: SourcePolicy = { ...ctx.policy, allowedHosts: account.allowedHosts };
   const url = sourceUrl(path.source, policy);
-  const variant = variantOf(options, ctx.accept, tier.webp);
+  const variant = variantOf(options, ctx.accept, webp);
   // From the parsed options and URL, so every spelling of one image (%3D for =, another option order, a
   // default written out, another Host, another secret's signature) is one entry and one charge.
-  const key = await imageCacheKey({ accountId: path.accountId, source: url.href, options, variant, webp: tier.webp });
+  const key = await imageCacheKey({ accountId: path.accountId, source: url.href, options, variant, webp });
   const hit = await ctx.cache.lookup(key, ctx.now);
   if (hit) return { cache: 'HIT', response: hit };
 
@@ -77,7 +79,7 @@ export async function signedImage(path: ImagePath, ctx: ImageContext): Promise<I
     const bytes = await fetchSource(url, policy);
     const sourceFormat = sniff(bytes).format;
     // An unreadable source gets the pipeline's own 415; the format asked for does not matter then.
-    const format = sourceFormat === null ? 'jpeg' : outputFormat(variant, sourceFormat, tier.webp);
+    const format = sourceFormat === null ? 'jpeg' : outputFormat(variant, sourceFormat, webp);
     return run(bytes, format, options, account.imageTier, ctx.compress);
   });
   inFlight.set(key, making);
@@ -132,11 +134,8 @@ async function run(
   imageTier: ImageTier,
   config: CompressConfig,
 ): Promise<StoredImage> {
-  if (options.targetKb !== undefined && format === 'png') {
-    throw new ApiError('bad_request', 'options: kb works with jpeg and webp output only: PNG output is lossless', {
-      param: 'options',
-    });
-  }
+  const broken = brokenRule({ format, targetKb: options.targetKb }, { target_kb: 'kb' });
+  if (broken) throw new ApiError('bad_request', `options: ${broken.message}`, { param: 'options' });
   const { compress, prepare } = await import('../compress/pipeline.ts');
   const prepared = prepare(
     {

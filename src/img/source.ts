@@ -4,7 +4,7 @@
 import { OverLimit, readBounded } from '../fetch/bounded-read.ts';
 import { failure, safeFetch } from '../fetch/safe-fetch.ts';
 import { checkFetchUrl, parseFetchUrl, type UrlPolicy } from '../fetch/url-policy.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { fromBase64url } from './signature.ts';
 import { MAX_SOURCE_BYTES, SOURCE_ACCEPT, SOURCE_FETCH_TIMEOUT_MS } from './limits.ts';
 

@@ -1,21 +1,32 @@
 // The words of each mail the service sends. Each carries at most one secret, the link it exists for;
 // every other link is a public page. Links are absolute on the configured public URL (mailConfig), never
 // on a request's Host, so a forged Host cannot make a mail point elsewhere.
-import { html, type Html } from '../web/html.ts';
 import { SERVICE_NAME } from './config.ts';
 import type { Mail } from './message.ts';
+
+/**
+ * Text made safe inside HTML elements and quoted attributes. Mail is a service below the web views
+ * (src/web/html.ts escapes their pages), so it escapes its few values itself.
+ */
+const escapeText = (text: string): string => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
 /** The same words as plain text and as simple HTML: paragraphs, one button-like link, a signature. */
 function compose(to: string, subject: string, paragraphs: string[], action?: { label: string; url: string }): Mail {
   const text = [...paragraphs, ...(action ? [`${action.label}: ${action.url}`] : []), `-- ${SERVICE_NAME}`].join(
     '\n\n',
   );
-  const body: Html = html`<!doctype html><html><body style="font-family:sans-serif;line-height:1.5;max-width:36em">
-${paragraphs.map((p) => html`<p>${p}</p>`)}
-${action ? html`<p><a href="${action.url}" style="display:inline-block;padding:.5em 1em;background:#2450a6;color:#fff;text-decoration:none;border-radius:4px">${action.label}</a></p><p style="font-size:.9em;color:#555">Or paste this address into your browser: ${action.url}</p>` : ''}
-<p style="color:#555">${SERVICE_NAME}</p>
-</body></html>`;
-  return { to, subject, text: `${text}\n`, html: body.value };
+  const button = action
+    ? `<p><a href="${escapeText(action.url)}" style="display:inline-block;padding:.5em 1em;background:#2450a6;color:#fff;text-decoration:none;border-radius:4px">${escapeText(action.label)}</a></p>` +
+      `<p style="font-size:.9em;color:#555">Or paste this address into your browser: ${escapeText(action.url)}</p>`
+    : '';
+  const body = [
+    '<!doctype html><html><body style="font-family:sans-serif;line-height:1.5;max-width:36em">',
+    ...paragraphs.map((p) => `<p>${escapeText(p)}</p>`),
+    button,
+    `<p style="color:#555">${escapeText(SERVICE_NAME)}</p>`,
+    '</body></html>',
+  ].join('\n');
+  return { to, subject, text: `${text}\n`, html: body };
 }
 
 export const verificationMail = (to: string, link: string, hours: number): Mail =>

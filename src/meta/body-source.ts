@@ -2,7 +2,7 @@
 // cut at the byte limit, each read raced against the fetch deadline), and kept (when asked) so that a
 // page whose encoding changes can be read again from the start. A page past the limit is not an error:
 // extraction uses its first MAX_BODY_BYTES, so the reader truncates there instead of failing.
-import type { ApiError } from '../http/errors.ts';
+import type { ApiError } from '../errors.ts';
 import { concatBytes } from '../bytes.ts';
 import { BoundedStream } from '../fetch/bounded-read.ts';
 

@@ -12,7 +12,7 @@ import { HeadCollector } from './collector.ts';
 import { drain, utf8Stream } from './page-stream.ts';
 import { buildExtraction, emptyExtraction, type Extraction } from './result.ts';
 import { sniffHead } from './sniff.ts';
-import type { ApiError } from '../http/errors.ts';
+import type { ApiError } from '../errors.ts';
 
 export interface PageData extends Extraction {
   url: string;
@@ -36,7 +36,7 @@ export interface ExtractOptions {
 export async function extract(requested: URL, fetched: Fetched, options: ExtractOptions): Promise<Extracted> {
   const { response, finalUrl } = fetched;
   const contentType = response.headers.get('content-type');
-  const mediaType = contentType?.split(';')[0]!.trim().toLowerCase() ?? null;
+  const mediaType = contentType?.split(';')[0]?.trim().toLowerCase() ?? null;
   const page = { url: requested.href, final_url: finalUrl.href, status: response.status, content_type: mediaType };
 
   if (mediaType === null || !HTML_MEDIA_TYPES.has(mediaType) || response.body === null) {

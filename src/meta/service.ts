@@ -3,7 +3,7 @@
 import { FETCH_TIMEOUT_MS } from '../fetch/limits.ts';
 import { failure, safeFetch } from '../fetch/safe-fetch.ts';
 import { parseFetchUrl, checkFetchUrl } from '../fetch/url-policy.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { cacheKey, lookup, store } from './cache.ts';
 import type { MetaConfig } from './config.ts';
 import type { CharsetChoice } from './charset.ts';

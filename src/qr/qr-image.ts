@@ -1,6 +1,6 @@
 // What /qr and /qr/image share: the options with their defaults, the checks that make a signed URL
 // always renderable, the canonical form that gets signed, and the rendering itself.
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { buildQr, QR_MAX_BYTES, QrDataTooLong, type Ecc, type QrSymbol } from './encode.ts';
 import { minimumSize, renderPng, renderSvg } from './render.ts';
 import type { SignedValues } from './signature.ts';

@@ -2,7 +2,7 @@
 // key-free and cacheable while rendering only what a key holder asked for. The MAC is computed over the
 // parameters exactly as they appear in the URL (we only ever sign canonical values), so changing any
 // character of any of them breaks the signature.
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 
 /** Parameters in signing order. `data` is last only for readability; the encoding is unambiguous anyway. */
 export const SIGNED_PARAMS = ['format', 'size', 'color', 'bgcolor', 'ecc', 'margin', 'data'] as const;

@@ -4,7 +4,7 @@ import { IMAGE_TIER_NAMES, SCOPES, TOOLS_TIER_NAMES } from '../accounts/tiers.ts
 import { toolsAuth } from '../http/auth.ts';
 import type { AppEnv } from '../http/context.ts';
 import { envelope } from '../http/envelope.ts';
-import { RATE_HEADERS, TOOLS_SECURITY, ToolsMeta, errorResponses } from './schemas.ts';
+import { errorResponses, TOOLS_SECURITY, ToolsMeta, toolsOk } from './schemas.ts';
 
 const WindowUsage = z
   .object({
@@ -43,11 +43,7 @@ export const accountRoute = createRoute({
   security: TOOLS_SECURITY,
   middleware: [toolsAuth({ count: true, usage: true })] as const,
   responses: {
-    200: {
-      description: 'Account information',
-      headers: RATE_HEADERS,
-      content: { 'application/json': { schema: Account } },
-    },
+    200: toolsOk('Account information', Account),
     ...errorResponses('unauthorized', 'forbidden', 'rate_limit_exceeded'),
   },
 });

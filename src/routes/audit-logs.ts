@@ -1,15 +1,16 @@
 // The audit log over the management API: a page of records newest first, and the export (NDJSON or
 // CSV, oldest first). Read-only by construction: no route here writes, and D1 refuses changes anyway.
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { manageRoute } from './manage-route.ts';
+import { requires } from './requires.ts';
+import { requireFeature } from '../accounts/entitlements.ts';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { requireEnterprise } from '../accounts/enterprise.ts';
 import { AUDIT_EXPORT_MAX, AUDIT_PAGE_DEFAULT, AUDIT_RETENTION_DAYS } from '../audit/limits.ts';
 import { CSV_COLUMNS, csvLine, exportAudit, listAudit, type AuditFilters } from '../audit/query.ts';
 import { accountAuth } from '../http/account-auth.ts';
 import type { AppEnv } from '../http/context.ts';
 import { AuditExportQuery, AuditListQuery, AuditPage } from './audit-schema.ts';
-import { MANAGE_SECURITY, MANAGE_TAG } from './manage-schema.ts';
-import { errorResponses } from './schemas.ts';
+import { errorResponses, jsonOk } from './schemas.ts';
 
 export const AUDIT_PATH = '/api/v1/audit-logs';
 const NOTE =
@@ -17,7 +18,7 @@ const NOTE =
   'each carries the hash of the one before it (prev_hash), so an edited or missing record shows.';
 
 const enterprise = async (c: Context<AppEnv>, next: () => Promise<void>) => {
-  requireEnterprise(c.var.principal.toolsTier, 'the audit log');
+  requireFeature({ tools: c.var.principal.toolsTier }, 'audit_log');
   await next();
 };
 const guards = [accountAuth, enterprise] as const;
@@ -34,29 +35,23 @@ export const filtersOf = (q: {
   actor: q.actor,
 });
 
-const listRoute = createRoute({
+const listRoute = manageRoute(requires('audit:read'), [...guards], {
   method: 'get',
   path: AUDIT_PATH,
   summary: "The account's audit log, newest first, filtered and paged",
   description: `Every change of state and every sign-in, one record each.${NOTE}`,
-  tags: [MANAGE_TAG],
-  security: MANAGE_SECURITY,
-  middleware: [...guards] as const,
   request: { query: AuditListQuery },
   responses: {
-    200: { description: 'A page of records', content: { 'application/json': { schema: AuditPage } } },
+    200: jsonOk('A page of records', AuditPage),
     ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'plan_upgrade_required'),
   },
 });
 
-const exportRoute = createRoute({
+const exportRoute = manageRoute(requires('audit:read'), [...guards], {
   method: 'get',
   path: `${AUDIT_PATH}/export`,
   summary: 'Export the audit log as NDJSON or CSV, oldest first (chain order)',
   description: `Same filters as the list; at most ${AUDIT_EXPORT_MAX} records per export (narrow since/until for more). NDJSON lines are the list's records; verify the chain from them.${NOTE}`,
-  tags: [MANAGE_TAG],
-  security: MANAGE_SECURITY,
-  middleware: [...guards] as const,
   request: { query: AuditExportQuery },
   responses: {
     200: {

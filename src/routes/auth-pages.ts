@@ -1,5 +1,6 @@
 // Sign-up, sign-in and sign-out pages: thin handlers over src/auth. Form posts check the origin and the
 // CSRF token first; every failure re-renders the form with a message, never a JSON error.
+import { EMAIL_PATTERN } from '../auth/credentials.ts';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
@@ -13,7 +14,7 @@ import {
   PASSWORD_MIN_LENGTH,
 } from '../auth/limits.ts';
 import { createSession, deleteSession } from '../auth/sessions.ts';
-import { appendAudit, type AuditOrigin } from '../audit/log.ts';
+import { type AuditOrigin, recordFailedSignIn } from '../audit/log.ts';
 import { clock } from '../env.ts';
 import { auditOrigin } from '../http/audit-origin.ts';
 import { ssoAccountFor } from '../sso/domains.ts';
@@ -38,7 +39,7 @@ export const EmailField = z
   .string()
   .trim()
   .max(EMAIL_MAX_LENGTH, { error: `Use at most ${EMAIL_MAX_LENGTH} characters.` })
-  .regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { error: 'Enter an email address like name@example.com.' });
+  .regex(EMAIL_PATTERN, { error: 'Enter an email address like name@example.com.' });
 
 /** A new password: sign-up and reset. */
 export const NewPasswordField = z
@@ -184,18 +185,8 @@ export function registerAuthPages(app: OpenAPIHono<AppEnv>): void {
     const outcome = await signIn(c.env.DB, parsed.data.email, parsed.data.password, clientIp(c), clock(c.env));
     if (!outcome.ok) {
       if ((outcome.reason === 'invalid_credentials' || outcome.reason === 'sso_required') && outcome.accountId) {
-        await appendAudit(
-          c.env.DB,
-          signInOrigin(c, null),
-          {
-            accountId: outcome.accountId,
-            action: 'session.sign_in_failed',
-            target: outcome.accountId,
-            result: 'failure',
-            details: { method: 'password', reason: outcome.reason },
-          },
-          clock(c.env),
-        );
+        const details = { method: 'password', reason: outcome.reason };
+        await recordFailedSignIn(c.env.DB, signInOrigin(c, null), outcome.accountId, details, clock(c.env));
       }
       const { message, status } = refusal(c, outcome);
       if (outcome.reason === 'email_unverified') return again(status, message, undefined, true);

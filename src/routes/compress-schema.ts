@@ -9,7 +9,7 @@ import {
   MAX_TARGET_KB,
   MIN_PALETTE_COLORS,
 } from '../compress/limits.ts';
-import { choiceParam, integerParam, queryObject } from './params.ts';
+import { choiceParam, integerParam, queryObject } from '../params.ts';
 
 const imagePart = z
   .custom<File>((value) => value instanceof File, { error: 'must be a file part, e.g. curl -F image=@photo.jpg' })
@@ -18,6 +18,13 @@ const imagePart = z
     format: 'binary',
     description: 'The JPEG, PNG or WebP to compress (at most 10 MB); its type is read from its bytes',
   });
+
+/** A true/false part, false when left out. */
+const switchPart = (description: string) =>
+  choiceParam(['true', 'false'])
+    .transform((v) => v === 'true')
+    .optional()
+    .openapi({ type: 'string', enum: ['true', 'false'], default: 'false', description });
 
 export const CompressParts = queryObject({
   image: imagePart,
@@ -65,26 +72,12 @@ export const CompressParts = queryObject({
     description:
       'Target size in KB (1 KB = 1024 bytes): the highest quality whose output fits is searched (at most 8 encodes). Pro tier; JPEG and WebP output only',
   }),
-  palette: choiceParam(['true', 'false'])
-    .transform((v) => v === 'true')
-    .optional()
-    .openapi({
-      type: 'string',
-      enum: ['true', 'false'],
-      default: 'false',
-      description:
-        "PNG output only: quantise to a palette of at most `colors` with dithering, alpha kept, using the fewest colours whose measured quality (pngquant's 0–100 scale) reaches `quality`; the lossless PNG is written instead when it is smaller. X-Quality then gives the measured quality. Every tier",
-    }),
-  lossless: choiceParam(['true', 'false'])
-    .transform((v) => v === 'true')
-    .optional()
-    .openapi({
-      type: 'string',
-      enum: ['true', 'false'],
-      default: 'false',
-      description:
-        'WebP output only: lossless WebP (every pixel kept; quality is then ignored). A lossless WebP input gives lossless output by itself when its memory fits. Not with target_kb',
-    }),
+  palette: switchPart(
+    "PNG output only: quantise to a palette of at most `colors` with dithering, alpha kept, using the fewest colours whose measured quality (pngquant's 0–100 scale) reaches `quality`; the lossless PNG is written instead when it is smaller. X-Quality then gives the measured quality. Every tier",
+  ),
+  lossless: switchPart(
+    'WebP output only: lossless WebP (every pixel kept; quality is then ignored). A lossless WebP input gives lossless output by itself when its memory fits. Not with target_kb',
+  ),
   colors: integerParam(MIN_PALETTE_COLORS, MAX_PALETTE_COLORS).optional().openapi({
     type: 'integer',
     minimum: MIN_PALETTE_COLORS,

@@ -2,19 +2,22 @@
 // plan it from its header, admit it by memory, run the pipeline, and write the image with its headers. The unit is committed only when the
 // answer is 200 and released on every failure, so a failed request never costs quota; an image refused once read (415, 422) counts
 // against the key's FAILED_COMPRESSIONS_PER_MINUTE instead.
+import { can } from '../accounts/entitlements.ts';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { compressConfig } from '../compress/config.ts';
 import { EXTENSIONS, MEDIA_TYPES } from '../compress/formats.ts';
 import { reserveMemory } from '../compress/memory-gate.ts';
-import type { CompressResult } from '../compress/pipeline.ts';
+import { brokenRule } from '../compress/request-rules.ts';
+import type { CompressRequest, CompressResult } from '../compress/pipeline.ts';
 import type { KeyMeter } from '../durable/key-meter.ts';
 import { imageBytes, partsOf, readMultipart } from '../compress/upload.ts';
-import { enforce, imageKeyFrom, meterFor } from '../http/auth.ts';
+import { imageKeyFrom, meterFor } from '../http/auth.ts';
+import { enforce } from '../metering/enforce.ts';
 import type { AppEnv } from '../http/context.ts';
-import { ApiError } from '../http/errors.ts';
-import { badRequestFrom } from '../http/validation.ts';
+import { ApiError, badRequestFrom } from '../errors.ts';
 import { clock } from '../env.ts';
+import type { ImageTier } from '../accounts/tiers.ts';
 import { CompressParts } from './compress-schema.ts';
 import { compressDoc } from './compress-doc.ts';
 
@@ -52,50 +55,11 @@ export async function compressMetered(
     const parsed = CompressParts.safeParse(partsOf(await readMultipart(c.req.raw)));
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
     const parts = parsed.data;
-    if (key.tiers.image === 'free' && parts.format === 'webp') {
-      throw new ApiError('plan_upgrade_required', 'WebP output needs the pro tier; the free tier writes JPEG and PNG', {
-        param: 'format',
-      });
-    }
-    if (parts.target_kb !== undefined) {
-      if (key.tiers.image === 'free')
-        throw new ApiError('plan_upgrade_required', 'target_kb needs the pro tier', { param: 'target_kb' });
-      if (parts.format === 'png')
-        throw new ApiError('bad_request', 'target_kb works with jpeg and webp output only: PNG output is lossless', {
-          param: 'target_kb',
-        });
-    }
-    if (parts.palette && parts.format !== 'png')
-      throw new ApiError('bad_request', 'palette=true works with png output only', { param: 'palette' });
-    if (parts.colors !== undefined && !parts.palette)
-      throw new ApiError('bad_request', 'colors needs palette=true', { param: 'colors' });
-    if (parts.lossless && parts.format !== 'webp')
-      throw new ApiError('bad_request', 'lossless=true works with webp output only (PNG output is always lossless)', {
-        param: 'lossless',
-      });
-    if (parts.lossless && parts.target_kb !== undefined)
-      throw new ApiError('bad_request', 'lossless output has no quality to search: leave out target_kb', {
-        param: 'lossless',
-      });
+    checkParts(parts, key.tiers.image);
     const bytes = await imageBytes(parts.image);
     imageRead = true;
     const { compress, prepare } = await import('../compress/pipeline.ts');
-    const prepared = prepare(
-      {
-        bytes,
-        format: parts.format,
-        quality: parts.quality,
-        width: parts.width,
-        height: parts.height,
-        targetKb: parts.target_kb,
-        metadata: parts.metadata,
-        palette: parts.palette,
-        colors: parts.colors,
-        lossless: parts.lossless,
-      },
-      config.maxInputPixels,
-      config.memoryBudget,
-    );
+    const prepared = prepare(compressRequestOf(parts, bytes), config.maxInputPixels, config.memoryBudget);
     done = await reserveMemory(key.tiers.image, prepared.plan.estimate, config.memoryBudget);
     const result = await compress(prepared);
     // Counted now that the answer is 200; the reservation already holds the unit, so the headers
@@ -109,6 +73,36 @@ export async function compressMetered(
   } finally {
     done?.();
   }
+}
+
+/** The pipeline's request from the validated parts and the image's bytes. */
+export const compressRequestOf = (parts: CompressParts, bytes: Uint8Array): CompressRequest => ({
+  bytes,
+  format: parts.format,
+  quality: parts.quality,
+  width: parts.width,
+  height: parts.height,
+  targetKb: parts.target_kb,
+  metadata: parts.metadata,
+  palette: parts.palette,
+  colors: parts.colors,
+  lossless: parts.lossless,
+});
+
+/**
+ * The rules between parts and the key's image tier, checked before the image is read. The "Try it"
+ * planner asks the same, so the page warns of exactly what an upload would be refused for.
+ */
+export function checkParts(parts: CompressParts, imageTier: ImageTier): void {
+  if (parts.format === 'webp' && !can({ image: imageTier }, 'webp')) {
+    throw new ApiError('plan_upgrade_required', 'WebP output needs the pro tier; the free tier writes JPEG and PNG', {
+      param: 'format',
+    });
+  }
+  if (parts.target_kb !== undefined && !can({ image: imageTier }, 'target_kb'))
+    throw new ApiError('plan_upgrade_required', 'target_kb needs the pro tier', { param: 'target_kb' });
+  const broken = brokenRule({ ...parts, targetKb: parts.target_kb });
+  if (broken) throw new ApiError('bad_request', broken.message, { param: broken.field });
 }
 
 /** A refusal of the image itself (its type, structure or size), which the key's failure meter counts. */

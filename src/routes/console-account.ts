@@ -1,4 +1,5 @@
-// The owners' account page (/account): billing tiers, and deleting the account. Owners only (role gate).
+// The owners' account page (/account): billing tiers, and deleting the account. Owners only (`requires`).
+import { requires } from './requires.ts';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
@@ -22,9 +23,9 @@ const page = (c: Context<AppEnv>, error?: string, status: 200 | 400 | 403 = 200)
   );
 
 export function registerConsoleAccount(app: OpenAPIHono<AppEnv>): void {
-  app.get('/account', ...signedIn, (c) => page(c));
+  app.get('/account', requires('account:owner'), ...signedIn, (c) => page(c));
 
-  app.post('/account/delete', ...signedIn, async (c) => {
+  app.post('/account/delete', requires('account:owner'), ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf'))))
       return page(c, 'This form had expired or came from another site. Nothing was changed; please try again.', 403);

@@ -1,9 +1,10 @@
 // The console's JSON endpoints, for a signed-in browser session (cookie) rather than an API key: usage
 // and the "Try it" compressor (key management is in keys.ts: a session or a manage key). Unsafe methods
 // also need the X-CSRF-Token header.
+import { requires } from './requires.ts';
 import { createRoute, z, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { consoleKeyHash } from '../console/keys.ts';
+import { consoleKeyHash } from '../keys/service.ts';
 import { accountUsage } from '../console/usage.ts';
 import { clock } from '../env.ts';
 import type { AppEnv } from '../http/context.ts';
@@ -12,7 +13,7 @@ import { loadSession, requireSession } from '../http/session.ts';
 import { compressDoc } from './compress-doc.ts';
 import { compressMetered } from './compress.ts';
 import { CONSOLE_TAG, SESSION_SECURITY, UsageResponse } from './console-schema.ts';
-import { errorResponses } from './schemas.ts';
+import { errorResponses, jsonOk } from './schemas.ts';
 
 export const CONSOLE_COMPRESS_PATH = '/api/v1/console/compress';
 
@@ -37,9 +38,9 @@ const usageRoute = createRoute({
     "Per-day Tools API requests and Image API compressions of the last 30 days, for the account and each key, and each key's windows",
   tags: [CONSOLE_TAG],
   security: SESSION_SECURITY,
-  middleware: [...session] as const,
+  middleware: [requires('read'), ...session] as const,
   responses: {
-    200: { description: 'Usage', content: { 'application/json': { schema: UsageResponse } } },
+    200: jsonOk('Usage', UsageResponse),
     ...errorResponses('unauthorized'),
   },
 });
@@ -63,7 +64,7 @@ export function registerConsoleApi(app: OpenAPIHono<AppEnv>): void {
   );
 
   app.openAPIRegistry.registerPath(consoleCompressDoc);
-  app.post(CONSOLE_COMPRESS_PATH, ...session, requireCsrfHeader, async (c) => {
+  app.post(CONSOLE_COMPRESS_PATH, requires('keys:write'), ...session, requireCsrfHeader, async (c) => {
     const hash = await consoleKeyHash(c.env.DB, accountOf(c).id, clock(c.env));
     return compressMetered(c, hash, c.env.METER.get(c.env.METER.idFromName(hash)));
   });

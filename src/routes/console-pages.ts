@@ -1,11 +1,12 @@
 // The signed-in console's pages: usage (/), API keys (/keys, with revoke confirmation), Try it (/try),
 // the public API reference (/docs) and the static assets. Thin: services in src/console render through
 // the views in src/web.
+import { requires } from './requires.ts';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { SCOPES, type Scope } from '../accounts/tiers.ts';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
-import { createKey, listKeys, revokeKey, type ConsoleKey } from '../console/keys.ts';
+import { createKey, listKeys, revokeKey, type ConsoleKey } from '../keys/service.ts';
 import { accountUsage } from '../console/usage.ts';
 import { accountMeter } from '../metering/account-meter-stub.ts';
 import { secondsUntil } from '../metering/windows.ts';
@@ -16,10 +17,9 @@ import { csrfTokenFor, csrfValid } from '../http/csrf.ts';
 import { field, readForm } from '../http/form-body.ts';
 import { redirectPage, sendPage } from '../http/pages.ts';
 import { loadSession, requireSessionPage } from '../http/session.ts';
-import { can } from '../teams/roles.ts';
+import { roleMay } from '../teams/roles.ts';
 import { ASSETS } from '../web/assets/index.ts';
-import { renderApiReference, type OpenApiDocument } from '../web/docs-page.ts';
-import { html, type Html } from '../web/html.ts';
+import { type ApiPage, renderApiPages, type OpenApiDocument } from '../web/docs-page.ts';
 import { renderPage } from '../web/layout.ts';
 import { keysPage, revokePage } from '../web/views/keys.ts';
 import { tryPage } from '../web/views/try.ts';
@@ -33,11 +33,14 @@ import {
   sampleBytes,
 } from '../web/sample.ts';
 import { compressConfig } from '../compress/config.ts';
-import { tryLimits } from '../console/try-limits.ts';
 import { messagePage } from '../web/views/message.ts';
 import { CONSOLE_COMPRESS_PATH } from './console-api.ts';
+import { TRY_PLAN_PATH } from './console-try.ts';
 import { CreateKeyBody } from './console-schema.ts';
 import { documentConfig } from './openapi.ts';
+
+/** The API reference's index; each operation and schema has a page below it. */
+export const DOCS_PATH = '/docs';
 
 const EXPIRED_FORM = 'This form had expired or came from another site. Nothing was changed; please try again.';
 
@@ -50,7 +53,7 @@ const keysState = (c: Context<AppEnv>, keys: ConsoleKey[]) => ({
   origin: new URL(c.req.url).origin,
   account: accountOf(c),
   keys,
-  makesManageKeys: can(c.var.session!.member.role, 'keys:manage'),
+  makesManageKeys: roleMay(c.var.session!.member.role, 'keys:manage'),
 });
 
 async function renderKeys(
@@ -85,13 +88,13 @@ async function renderLanding(c: Context<AppEnv>): Promise<string> {
 }
 
 export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
-  app.get('/', loadSession, async (c) => {
+  app.get('/', requires('read'), loadSession, async (c) => {
     if (!c.var.session) return sendPage(c, await renderLanding(c));
     const report = await accountUsage(c.env, accountOf(c), clock(c.env));
     return sendPage(c, usagePage({ csrf: csrfTokenFor(c), account: accountOf(c), report }));
   });
 
-  app.get('/keys', ...signedIn, async (c) => {
+  app.get('/keys', requires('read'), ...signedIn, async (c) => {
     const keys = await listKeys(c.env.DB, accountOf(c).id);
     // The notice names a key of this account by id, so a crafted link cannot make the page say anything else.
     const revoked = keys.find((k) => k.id === c.req.query('revoked') && k.revoked_at !== null);
@@ -101,7 +104,7 @@ export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
     return sendPage(c, keysPage({ ...keysState(c, keys), notice }));
   });
 
-  app.post('/keys', ...signedIn, async (c) => {
+  app.post('/keys', requires('keys:write'), ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES, ['scopes']);
     const scopes = (Array.isArray(form.scopes) ? form.scopes : []).filter((s): s is Scope =>
       (SCOPES as readonly string[]).includes(s),
@@ -163,7 +166,7 @@ export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
     return renderKeys(c, { created: created.key });
   });
 
-  app.get('/keys/:id/revoke', ...signedIn, async (c) => {
+  app.get('/keys/:id/revoke', requires('keys:write'), ...signedIn, async (c) => {
     const key = (await listKeys(c.env.DB, accountOf(c).id)).find(
       (k) => k.id === c.req.param('id') && k.revoked_at === null,
     );
@@ -171,7 +174,7 @@ export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
     return sendPage(c, revokePage(csrfTokenFor(c), accountOf(c), key));
   });
 
-  app.post('/keys/:id/revoke', ...signedIn, async (c) => {
+  app.post('/keys/:id/revoke', requires('keys:write'), ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return renderKeys(c, { error: EXPIRED_FORM }, 403);
     const key = await revokeKey(c.env, accountOf(c).id, c.req.param('id'), clock(c.env), auditOrigin(c));
@@ -179,7 +182,7 @@ export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
     return redirectPage(c, `/keys?revoked=${key.id}`);
   });
 
-  app.get('/try', ...signedIn, async (c) => {
+  app.get('/try', requires('keys:write'), ...signedIn, async (c) => {
     const now = clock(c.env);
     // The month is the account's, shared by its keys and this page.
     const month = await accountMeter(c.env, accountOf(c).id).month(accountOf(c).image_tier, now);
@@ -190,40 +193,41 @@ export function registerConsolePages(app: OpenAPIHono<AppEnv>): void {
         account: accountOf(c),
         month,
         endpoint: CONSOLE_COMPRESS_PATH,
-        limits: tryLimits(compressConfig(c.env)),
+        planEndpoint: TRY_PLAN_PATH,
       }),
     );
   });
 
   // The reference depends only on the routes and the origin (its examples' base URL): render it once per
   // origin and isolate. Few origins ever reach one isolate; the cap keeps a Host-header spray harmless.
-  const references = new Map<string, Html>();
-  const reference = (origin: string): Html => {
-    let page = references.get(origin);
-    if (page) return page;
-    const { toc, body } = renderApiReference(
-      app.getOpenAPI31Document(documentConfig(origin)) as unknown as OpenApiDocument,
-    );
-    // Open on wide screens, beside the text; the script folds it on narrow ones (and the summary shows).
-    page = html`<div class="docs-layout"><nav class="toc" aria-label="API reference contents"><details class="toc-box" id="docs-toc" open><summary>Contents</summary>${toc}</details></nav><div>${body}</div></div>`;
+  const references = new Map<string, ReturnType<typeof renderApiPages>>();
+  const reference = (origin: string) => {
+    let pages = references.get(origin);
+    if (pages) return pages;
+    pages = renderApiPages(app.getOpenAPI31Document(documentConfig(origin)) as unknown as OpenApiDocument, DOCS_PATH);
     if (references.size >= 8) references.clear();
-    references.set(origin, page);
-    return page;
+    references.set(origin, pages);
+    return pages;
   };
-
-  app.get('/docs', loadSession, (c) => {
-    const page = reference(new URL(c.req.url).origin);
-    return sendPage(
+  const docsPage = (c: Context<AppEnv>, page: ApiPage) =>
+    sendPage(
       c,
       renderPage({
-        title: 'API reference',
+        title: page.title,
         csrf: csrfTokenFor(c),
         account: c.var.session?.account ?? null,
         section: 'docs',
-        mainClass: 'wide',
-        body: page,
+        mainClass: 'docs',
+        body: page.body,
       }),
     );
+
+  app.get(DOCS_PATH, loadSession, (c) => docsPage(c, reference(new URL(c.req.url).origin).index));
+  app.get(`${DOCS_PATH}/:page`, loadSession, (c) => {
+    const page = reference(new URL(c.req.url).origin).pages.get(c.req.param('page'));
+    if (!page)
+      return notFoundPage(c, 'The API reference has no such page: its index lists every operation and schema.');
+    return docsPage(c, page);
   });
 
   app.get(SAMPLE_PATH, async (c) => {

@@ -1,7 +1,8 @@
 // Schemas of the console's JSON endpoints (session cookie + CSRF header): one set validates and documents.
 import { z } from '@hono/zod-openapi';
 import { SCOPES } from '../accounts/tiers.ts';
-import { KEY_NAME_MAX_LENGTH, MAX_ACTIVE_KEYS, USAGE_DAYS } from '../console/limits.ts';
+import { USAGE_DAYS } from '../console/limits.ts';
+import { KEY_NAME_MAX_LENGTH, MAX_ACTIVE_KEYS } from '../keys/limits.ts';
 
 export const SESSION_SECURITY: Record<string, string[]>[] = [{ SessionCookie: [] }];
 export const CONSOLE_TAG = 'Account (session)';

@@ -1,5 +1,6 @@
 // The console's signing secrets page (/signing-secrets): list, create (the secret rendered once, never
 // redirected to), delete behind a confirmation. Thin: the store is src/signing/secrets.ts.
+import { requires } from './requires.ts';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
@@ -39,7 +40,7 @@ const notFound = (c: Context<AppEnv>): Response =>
   );
 
 export function registerConsoleSigning(app: OpenAPIHono<AppEnv>): void {
-  app.get('/signing-secrets', ...signedIn, async (c) => {
+  app.get('/signing-secrets', requires('read'), ...signedIn, async (c) => {
     const deleted = c.req.query('deleted');
     // Only an id's shape is echoed, so a crafted link cannot make the page say anything else.
     const notice =
@@ -49,7 +50,7 @@ export function registerConsoleSigning(app: OpenAPIHono<AppEnv>): void {
     return render(c, { notice });
   });
 
-  app.post('/signing-secrets', ...signedIn, async (c) => {
+  app.post('/signing-secrets', requires('keys:write'), ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return render(c, { error: EXPIRED_FORM }, 403);
     const created = await createSecret(c.env.DB, accountOf(c).id, clock(c.env));
@@ -65,13 +66,13 @@ export function registerConsoleSigning(app: OpenAPIHono<AppEnv>): void {
     return render(c, { created: created.created });
   });
 
-  app.get('/signing-secrets/:id/delete', ...signedIn, async (c) => {
+  app.get('/signing-secrets/:id/delete', requires('keys:write'), ...signedIn, async (c) => {
     const secret = (await listSecrets(c.env.DB, accountOf(c).id)).find((s) => s.id === c.req.param('id'));
     if (!secret) return notFound(c);
     return sendPage(c, deleteSecretPage(csrfTokenFor(c), accountOf(c), secret));
   });
 
-  app.post('/signing-secrets/:id/delete', ...signedIn, async (c) => {
+  app.post('/signing-secrets/:id/delete', requires('keys:write'), ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return render(c, { error: EXPIRED_FORM }, 403);
     if (!(await deleteSecret(c.env.DB, accountOf(c).id, c.req.param('id')))) return notFound(c);

@@ -1,13 +1,14 @@
-// The console's single sign-on settings page (owners and admins, by the role gate). Thin: src/sso/.
+// The console's single sign-on settings page (owners and admins, by `requires`). Thin: src/sso/.
+import { requires } from './requires.ts';
+import { can } from '../accounts/entitlements.ts';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { isEnterprise } from '../accounts/enterprise.ts';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
 import { clock } from '../env.ts';
 import { auditOrigin } from '../http/audit-origin.ts';
 import type { AppEnv } from '../http/context.ts';
 import { csrfTokenFor, csrfValid } from '../http/csrf.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { field, readForm } from '../http/form-body.ts';
 import { redirectPage, sendPage } from '../http/pages.ts';
 import { loadSession, requireSessionPage } from '../http/session.ts';
@@ -21,7 +22,7 @@ const signedIn = [loadSession, requireSessionPage] as const;
 
 async function settings(c: Context<AppEnv>, extra: Partial<SsoSettingsState> = {}, status: 200 | 400 | 403 = 200) {
   const s = c.var.session!;
-  const enterprise = isEnterprise(s.account.tools_tier);
+  const enterprise = can({ tools: s.account.tools_tier }, 'sso');
   const sso = enterprise ? await getSso(c.env.DB, s.account.id) : null;
   return sendPage(
     c,
@@ -38,9 +39,11 @@ async function settings(c: Context<AppEnv>, extra: Partial<SsoSettingsState> = {
 }
 
 export function registerConsoleSso(app: OpenAPIHono<AppEnv>): void {
-  app.get('/sso', ...signedIn, (c) => settings(c, c.req.query('saved') === '1' ? { notice: 'Saved.' } : {}));
+  app.get('/sso', requires('sso:write'), ...signedIn, (c) =>
+    settings(c, c.req.query('saved') === '1' ? { notice: 'Saved.' } : {}),
+  );
 
-  app.post('/sso', ...signedIn, async (c) => {
+  app.post('/sso', requires('sso:write'), ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     const values = {
       issuer: field(form, 'issuer'),
@@ -50,7 +53,7 @@ export function registerConsoleSso(app: OpenAPIHono<AppEnv>): void {
     };
     if (!(await csrfValid(c, field(form, '_csrf')))) return settings(c, { error: EXPIRED_FORM, values }, 403);
     const s = c.var.session!;
-    if (!isEnterprise(s.account.tools_tier)) return settings(c, {}, 403);
+    if (!can({ tools: s.account.tools_tier }, 'sso')) return settings(c, {}, 403);
     const parsed = SsoBody.safeParse({
       ...values,
       client_secret: field(form, 'client_secret'),
@@ -78,11 +81,12 @@ export function registerConsoleSso(app: OpenAPIHono<AppEnv>): void {
     return redirectPage(c, '/sso?saved=1');
   });
 
-  app.post('/sso/delete', ...signedIn, async (c) => {
+  app.post('/sso/delete', requires('sso:write'), ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return settings(c, { error: EXPIRED_FORM }, 403);
     const s = c.var.session!;
-    if (isEnterprise(s.account.tools_tier)) await deleteSso(c.env.DB, s.account.id, clock(c.env), auditOrigin(c));
+    if (can({ tools: s.account.tools_tier }, 'sso'))
+      await deleteSso(c.env.DB, s.account.id, clock(c.env), auditOrigin(c));
     return redirectPage(c, '/sso');
   });
 }

@@ -1,13 +1,14 @@
 // The console's team pages: members (invite, change roles, remove, leave), the invitation link's page
-// (join with a password), and the audit log (filters, pages, exports). Roles are checked by the role gate
-// (src/http/role-gate.ts); the domain is src/teams/ and src/audit/.
+// (join with a password), and the audit log (filters, pages, exports). Roles are checked by `requires`
+// (src/routes/requires.ts) where each route is registered; the domain is src/teams/ and src/audit/.
+import { requires } from './requires.ts';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { isEnterprise } from '../accounts/enterprise.ts';
+import { can } from '../accounts/entitlements.ts';
 import { AUDIT_PAGE_DEFAULT } from '../audit/limits.ts';
 import { listAudit } from '../audit/query.ts';
 import { FORM_BODY_MAX_BYTES, NAME_MAX_LENGTH, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../auth/limits.ts';
-import { hashPassword } from '../auth/password.ts';
+import { isEmailAddress } from '../auth/credentials.ts';
 import { clock } from '../env.ts';
 import { auditOrigin } from '../http/audit-origin.ts';
 import { mailInvitation } from '../teams/invitation-mail.ts';
@@ -19,16 +20,16 @@ import { clearCookie, loadSession, requireSessionPage, sessionToken } from '../h
 import { deleteSession } from '../auth/sessions.ts';
 import { ssoCoversEmail } from '../sso/domains.ts';
 import {
-  accept,
   changeRole,
   invite,
+  join,
   listMembers,
   openInvitation,
   pendingInvitations,
   removeMember,
   type ChangeOutcome,
 } from '../teams/members.ts';
-import { can, isRole } from '../teams/roles.ts';
+import { roleMay, isRole } from '../teams/roles.ts';
 import { auditPage } from '../web/views/audit.ts';
 import { acceptPage, membersPage, type MembersState } from '../web/views/members.ts';
 import { messagePage } from '../web/views/message.ts';
@@ -43,13 +44,13 @@ const sessionOf = (c: Context<AppEnv>) => c.var.session!;
 
 async function members(c: Context<AppEnv>, extra: Partial<MembersState> = {}, status: 200 | 400 | 403 = 200) {
   const s = sessionOf(c);
-  const enterprise = isEnterprise(s.account.tools_tier);
+  const enterprise = can({ tools: s.account.tools_tier }, 'members');
   const state: MembersState = {
     csrf: csrfTokenFor(c),
     account: s.account,
     me: { id: s.member.id, role: s.member.role },
     enterprise,
-    manage: can(s.member.role, 'members:write'),
+    manage: roleMay(s.member.role, 'members:write'),
     members: enterprise ? await listMembers(c.env.DB, s.account.id) : [],
     invitations: enterprise ? await pendingInvitations(c.env.DB, s.account.id, clock(c.env)) : [],
     ...extra,
@@ -72,22 +73,20 @@ function changeMessage(outcome: Exclude<ChangeOutcome, { ok: true }>): string {
 const present = (q: Record<string, string>) => Object.fromEntries(Object.entries(q).filter(([, v]) => v !== ''));
 
 export function registerConsoleTeams(app: OpenAPIHono<AppEnv>): void {
-  app.get('/members', ...signedIn, (c) => members(c));
+  app.get('/members', requires('read'), ...signedIn, (c) => members(c));
 
-  app.post('/members/invitations', ...signedIn, async (c) => {
+  app.post('/members/invitations', requires('members:write'), ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return members(c, { error: EXPIRED_FORM }, 403);
     const s = sessionOf(c);
-    if (!isEnterprise(s.account.tools_tier)) return members(c, {}, 403);
+    if (!can({ tools: s.account.tools_tier }, 'members')) return members(c, {}, 403);
     const email = field(form, 'email').trim();
     const role = field(form, 'role');
-    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254)
-      return members(c, { error: 'Enter an email address like name@example.com.' }, 400);
+    if (!isEmailAddress(email)) return members(c, { error: 'Enter an email address like name@example.com.' }, 400);
     if (!isRole(role)) return members(c, { error: 'Choose a role.' }, 400);
-    if (role === 'owner' && s.member.role !== 'owner')
-      return members(c, { error: 'Only an owner may invite an owner.' }, 403);
-    const made = await invite(c.env.DB, s.account.id, { email, role }, clock(c.env), auditOrigin(c));
+    const made = await invite(c.env.DB, s.account.id, { email, role }, s.member.role, clock(c.env), auditOrigin(c));
     if (!made.ok) {
+      if (made.reason === 'owner_only') return members(c, { error: 'Only an owner may invite an owner.' }, 403);
       return members(
         c,
         {
@@ -104,7 +103,7 @@ export function registerConsoleTeams(app: OpenAPIHono<AppEnv>): void {
     return members(c, { created: { ...made.invitation, url: invitationUrl(c, made.token), mailed } });
   });
 
-  app.post('/members/:id/role', ...signedIn, async (c) => {
+  app.post('/members/:id/role', requires('members:write'), ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return members(c, { error: EXPIRED_FORM }, 403);
     const s = sessionOf(c);
@@ -123,7 +122,7 @@ export function registerConsoleTeams(app: OpenAPIHono<AppEnv>): void {
     return redirectPage(c, '/members');
   });
 
-  app.post('/members/:id/remove', ...signedIn, async (c) => {
+  app.post('/members/:id/remove', requires('members:write', { self: true }), ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return members(c, { error: EXPIRED_FORM }, 403);
     const s = sessionOf(c);
@@ -148,9 +147,6 @@ export function registerConsoleTeams(app: OpenAPIHono<AppEnv>): void {
   app.get('/invitations/:token', loadSession, async (c) => {
     const open = await openInvitation(c.env.DB, c.req.param('token'), clock(c.env));
     if (!open) return gone(c);
-    const account = await c.env.DB.prepare('SELECT name FROM accounts WHERE id = ?')
-      .bind(open.accountId)
-      .first<{ name: string }>();
     const sso = await ssoCoversEmail(c.env.DB, open.accountId, open.email);
     return sendPage(
       c,
@@ -158,7 +154,7 @@ export function registerConsoleTeams(app: OpenAPIHono<AppEnv>): void {
         csrf: csrfTokenFor(c),
         token: c.req.param('token'),
         email: open.email,
-        accountName: account?.name ?? '',
+        accountName: open.accountName,
         role: open.role,
         sso,
       }),
@@ -170,49 +166,47 @@ export function registerConsoleTeams(app: OpenAPIHono<AppEnv>): void {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     const open = await openInvitation(c.env.DB, token, clock(c.env));
     if (!open) return gone(c);
-    const again = async (status: 400 | 403, error: string) => {
-      const account = await c.env.DB.prepare('SELECT name FROM accounts WHERE id = ?')
-        .bind(open.accountId)
-        .first<{ name: string }>();
-      return sendPage(
+    const again = (status: 400 | 403, error: string) =>
+      sendPage(
         c,
         acceptPage({
           csrf: csrfTokenFor(c),
           token,
           email: open.email,
-          accountName: account?.name ?? '',
+          accountName: open.accountName,
           role: open.role,
           sso: false,
           error,
         }),
         status,
       );
-    };
     if (!(await csrfValid(c, field(form, '_csrf')))) return again(403, EXPIRED_FORM);
-    const name = field(form, 'name').trim();
-    const password = field(form, 'password');
-    if (name === '' || name.length > NAME_MAX_LENGTH)
-      return again(400, `Enter your name (at most ${NAME_MAX_LENGTH} characters).`);
-    if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH)
-      return again(400, `Choose a password of ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters.`);
-    const joined = await accept(
+    const joined = await join(
       c.env.DB,
       token,
-      { name, passwordHash: await hashPassword(password) },
+      { name: field(form, 'name'), password: field(form, 'password') },
       clock(c.env),
       (id) => signInOrigin(c, id),
     );
-    if (!joined.ok)
-      return joined.reason === 'gone' ? gone(c) : again(400, 'This email already belongs to a member of an account.');
-    return startSession(c, joined, undefined);
+    if (joined.ok) return startSession(c, joined, undefined);
+    switch (joined.reason) {
+      case 'gone':
+        return gone(c);
+      case 'name':
+        return again(400, `Enter your name (at most ${NAME_MAX_LENGTH} characters).`);
+      case 'password':
+        return again(400, `Choose a password of ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters.`);
+      case 'email_taken':
+        return again(400, 'This email already belongs to a member of an account.');
+    }
   });
 
-  app.get('/audit', ...signedIn, async (c) => {
+  app.get('/audit', requires('audit:read'), ...signedIn, async (c) => {
     const s = sessionOf(c);
     const raw = present(c.req.query());
     const parsed = AuditListQuery.safeParse(raw);
     const filters = { since: raw.since, until: raw.until, action: raw.action, actor: raw.actor };
-    const enterprise = isEnterprise(s.account.tools_tier);
+    const enterprise = can({ tools: s.account.tools_tier }, 'audit_log');
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       return sendPage(
@@ -252,10 +246,10 @@ export function registerConsoleTeams(app: OpenAPIHono<AppEnv>): void {
     );
   });
 
-  app.get('/audit/export', ...signedIn, async (c) => {
+  app.get('/audit/export', requires('audit:read'), ...signedIn, async (c) => {
     const s = sessionOf(c);
     const parsed = AuditExportQuery.safeParse(present(c.req.query()));
-    if (!parsed.success || !isEnterprise(s.account.tools_tier)) {
+    if (!parsed.success || !can({ tools: s.account.tools_tier }, 'audit_log')) {
       const message = parsed.success
         ? 'The audit log comes with the enterprise tools tier.'
         : 'These filters are not valid: go back and correct them.';

@@ -1,28 +1,23 @@
 // The console's webhooks pages (forms, signed-in session, CSRF token in each form). Thin: the domain is
 // src/webhooks/, the views src/web/views/webhooks.ts; the rules are those of /api/v1/webhooks.
+import { requires } from './requires.ts';
+import { can } from '../accounts/entitlements.ts';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { TOOLS_TIERS } from '../accounts/tiers.ts';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
 import { clock } from '../env.ts';
 import { auditOrigin } from '../http/audit-origin.ts';
 import type { AppEnv } from '../http/context.ts';
 import { csrfTokenFor, csrfValid } from '../http/csrf.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { field, readForm, type FormFields } from '../http/form-body.ts';
 import { redirectPage, sendPage } from '../http/pages.ts';
 import { loadSession, requireSessionPage } from '../http/session.ts';
 import { endpointPage, webhooksPage, type EndpointState, type WebhooksState } from '../web/views/webhooks.ts';
 import { messagePage } from '../web/views/message.ts';
 import { dispatcher } from '../webhooks/dispatcher-stub.ts';
-import {
-  createEndpoint,
-  deleteEndpoint,
-  getEndpoint,
-  listEndpoints,
-  rotateSecret,
-  updateEndpoint,
-} from '../webhooks/endpoints.ts';
+import { createEndpoint, getEndpoint, listEndpoints, rotateSecret } from '../webhooks/endpoints.ts';
+import * as service from '../webhooks/service.ts';
 import { checkEndpointUrl } from '../webhooks/url.ts';
 import { CreateEndpointBody, PatchEndpointBody } from './webhooks-schema.ts';
 
@@ -39,7 +34,7 @@ const tooMany = (max: number) =>
 
 const signedIn = [loadSession, requireSessionPage] as const;
 const accountOf = (c: Context<AppEnv>) => c.var.session!.account;
-const allowed = (c: Context<AppEnv>) => TOOLS_TIERS[accountOf(c).tools_tier].webhooks;
+const allowed = (c: Context<AppEnv>) => can({ tools: accountOf(c).tools_tier }, 'webhooks');
 const events = (form: FormFields) => (Array.isArray(form.events) ? form.events : []);
 
 async function listPage(c: Context<AppEnv>, extra: Partial<WebhooksState> = {}, status: 200 | 400 | 403 = 200) {
@@ -73,6 +68,27 @@ async function onePage(c: Context<AppEnv>, extra: Partial<EndpointState> = {}, s
   );
 }
 
+const caller = (c: Context<AppEnv>): service.WebhookCaller => ({
+  env: c.env,
+  accountId: accountOf(c).id,
+  now: clock(c.env),
+  origin: auditOrigin(c),
+});
+
+/** A refused test or retry, as the endpoint's page saying why. */
+function manualRefusal(c: Context<AppEnv>, refused: Exclude<service.ManualSendOutcome, { ok: true }>) {
+  switch (refused.reason) {
+    case 'not_found':
+      return onePage(c);
+    case 'disabled':
+      return onePage(c, { error: 'This endpoint is disabled: enable it first.' }, 400);
+    case 'no_message':
+      return onePage(c, { error: 'This endpoint has no message with this id.' }, 400);
+    case 'too_many':
+      return onePage(c, { error: tooMany(refused.max) }, 429);
+  }
+}
+
 /** The first problem with the submitted values, in words for the page. */
 function problem(issues: readonly { path: PropertyKey[]; message: string }[]): string {
   const issue = issues[0];
@@ -94,9 +110,9 @@ function urlRefusal(c: Context<AppEnv>, url: string): string | null {
 }
 
 export function registerConsoleWebhooks(app: OpenAPIHono<AppEnv>): void {
-  app.get('/webhooks', ...signedIn, (c) => listPage(c));
+  app.get('/webhooks', requires('read'), ...signedIn, (c) => listPage(c));
 
-  app.post('/webhooks', ...signedIn, async (c) => {
+  app.post('/webhooks', requires('webhooks:write'), ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES, ['events']);
     const values = { url: field(form, 'url'), description: field(form, 'description'), events: events(form) };
     if (!(await csrfValid(c, field(form, '_csrf')))) return listPage(c, { error: EXPIRED_FORM, values }, 403);
@@ -123,12 +139,12 @@ export function registerConsoleWebhooks(app: OpenAPIHono<AppEnv>): void {
     return listPage(c, { created: created.endpoint });
   });
 
-  app.get('/webhooks/:id', ...signedIn, (c) => {
+  app.get('/webhooks/:id', requires('read'), ...signedIn, (c) => {
     const notice = NOTICES[c.req.query('done') ?? ''];
     return onePage(c, notice ? { notice } : {});
   });
 
-  app.post('/webhooks/:id', ...signedIn, async (c) => {
+  app.post('/webhooks/:id', requires('webhooks:write'), ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES, ['events']);
     if (!(await csrfValid(c, field(form, '_csrf')))) return onePage(c, { error: EXPIRED_FORM }, 403);
     const parsed = PatchEndpointBody.safeParse({
@@ -142,32 +158,21 @@ export function registerConsoleWebhooks(app: OpenAPIHono<AppEnv>): void {
     if (refusal) return onePage(c, { error: refusal }, 400);
     const url = checkEndpointUrl(parsed.data.url ?? '', c.env.FETCH_TEST_ORIGIN).href;
     const endpoint = allowed(c)
-      ? await updateEndpoint(
-          c.env.DB,
-          accountOf(c).id,
-          c.req.param('id'),
-          { ...parsed.data, url },
-          clock(c.env),
-          auditOrigin(c),
-        )
+      ? await service.changeEndpoint(caller(c), c.req.param('id'), { ...parsed.data, url })
       : null;
     if (!endpoint) return onePage(c);
-    if (!endpoint.enabled) await dispatcher(c.env, accountOf(c).id).giveUp(endpoint.id);
     return redirectPage(c, `/webhooks/${endpoint.id}?done=saved`);
   });
 
-  app.post('/webhooks/:id/test', ...signedIn, async (c) => {
+  app.post('/webhooks/:id/test', requires('webhooks:write'), ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return onePage(c, { error: EXPIRED_FORM }, 403);
-    const endpoint = allowed(c) ? await getEndpoint(c.env.DB, accountOf(c).id, c.req.param('id')) : null;
-    if (!endpoint) return onePage(c);
-    if (!endpoint.enabled) return onePage(c, { error: 'This endpoint is disabled: enable it first.' }, 400);
-    const sent = await dispatcher(c.env, accountOf(c).id).sendTest(accountOf(c).id, endpoint.id, clock(c.env));
-    if (!sent.ok) return onePage(c, { error: tooMany(sent.max) }, 429);
-    return redirectPage(c, `/webhooks/${endpoint.id}?done=test`);
+    if (!allowed(c)) return onePage(c);
+    const sent = await service.sendTestEvent(caller(c), c.req.param('id'));
+    return sent.ok ? redirectPage(c, `/webhooks/${c.req.param('id')}?done=test`) : manualRefusal(c, sent);
   });
 
-  app.post('/webhooks/:id/rotate-secret', ...signedIn, async (c) => {
+  app.post('/webhooks/:id/rotate-secret', requires('webhooks:write'), ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return onePage(c, { error: EXPIRED_FORM }, 403);
     const rotated = allowed(c)
@@ -177,26 +182,19 @@ export function registerConsoleWebhooks(app: OpenAPIHono<AppEnv>): void {
     return onePage(c, { rotated });
   });
 
-  app.post('/webhooks/:id/delete', ...signedIn, async (c) => {
+  app.post('/webhooks/:id/delete', requires('webhooks:write'), ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return onePage(c, { error: EXPIRED_FORM }, 403);
-    const gone = allowed(c)
-      ? await deleteEndpoint(c.env.DB, accountOf(c).id, c.req.param('id'), auditOrigin(c), clock(c.env))
-      : null;
+    const gone = allowed(c) ? await service.removeEndpoint(caller(c), c.req.param('id')) : null;
     if (!gone) return onePage(c);
-    await dispatcher(c.env, accountOf(c).id).forget(gone.id);
     return redirectPage(c, '/webhooks');
   });
 
-  app.post('/webhooks/:id/deliveries/:msg/retry', ...signedIn, async (c) => {
+  app.post('/webhooks/:id/deliveries/:msg/retry', requires('webhooks:write'), ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return onePage(c, { error: EXPIRED_FORM }, 403);
-    const endpoint = allowed(c) ? await getEndpoint(c.env.DB, accountOf(c).id, c.req.param('id')) : null;
-    if (!endpoint) return onePage(c);
-    if (!endpoint.enabled) return onePage(c, { error: 'This endpoint is disabled: enable it first.' }, 400);
-    const sent = await dispatcher(c.env, accountOf(c).id).retry(endpoint.id, c.req.param('msg'));
-    if (!sent) return onePage(c, { error: 'This endpoint has no message with this id.' }, 400);
-    if (!sent.ok) return onePage(c, { error: tooMany(sent.max) }, 429);
-    return redirectPage(c, `/webhooks/${endpoint.id}?done=retried`);
+    if (!allowed(c)) return onePage(c);
+    const sent = await service.retryDelivery(caller(c), c.req.param('id'), c.req.param('msg'));
+    return sent.ok ? redirectPage(c, `/webhooks/${c.req.param('id')}?done=retried`) : manualRefusal(c, sent);
   });
 }

@@ -4,7 +4,7 @@ import { toolsAuth } from '../http/auth.ts';
 import type { AppEnv } from '../http/context.ts';
 import { envelope } from '../http/envelope.ts';
 import { VERSION } from '../version.ts';
-import { RATE_HEADERS, TOOLS_SECURITY, ToolsMeta, errorResponses } from './schemas.ts';
+import { errorResponses, TOOLS_SECURITY, ToolsMeta, toolsOk } from './schemas.ts';
 
 const Health = z
   .object({
@@ -25,11 +25,7 @@ export const healthRoute = createRoute({
   security: TOOLS_SECURITY,
   middleware: [toolsAuth({ count: false })] as const,
   responses: {
-    200: {
-      description: 'The service is up',
-      headers: RATE_HEADERS,
-      content: { 'application/json': { schema: Health } },
-    },
+    200: toolsOk('The service is up', Health),
     ...errorResponses('unauthorized', 'forbidden'),
   },
 });

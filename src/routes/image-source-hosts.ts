@@ -1,17 +1,19 @@
 // The hosts an account's signed image URLs may fetch from, over the management API: read, and replace as
 // a whole (an empty list: any host the URL rules allow). A manage key or the console session.
-import { createRoute, z, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
+import { manageDoc, manageRoute } from './manage-route.ts';
+import { requires } from './requires.ts';
+import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
 import { accountAuth } from '../http/account-auth.ts';
 import type { AppEnv } from '../http/context.ts';
 import { readJsonBody } from '../http/json-body.ts';
-import { badRequestFrom } from '../http/validation.ts';
+import { badRequestFrom } from '../errors.ts';
 import { MAX_SOURCE_HOSTS } from '../signing/limits.ts';
 import { listSourceHosts, replaceSourceHosts } from '../signing/source-hosts.ts';
 import { ConsoleMeta } from './console-schema.ts';
-import { MANAGE_NOTE, MANAGE_SECURITY, MANAGE_TAG } from './manage-schema.ts';
-import { errorResponses } from './schemas.ts';
+import { MANAGE_NOTE } from './manage-schema.ts';
+import { errorResponses, jsonOk } from './schemas.ts';
 
 export const SOURCE_HOSTS_PATH = '/api/v1/image-source-hosts';
 
@@ -33,34 +35,29 @@ const SourceHosts = z
 
 const meta = (c: Context<AppEnv>) => ({ request_id: c.var.requestId });
 
-const getRoute = createRoute({
+const getRoute = manageRoute(requires('read'), [accountAuth], {
   method: 'get',
   path: SOURCE_HOSTS_PATH,
   summary: "The hosts the account's signed image URLs may fetch from (empty: any public host)",
-  tags: [MANAGE_TAG],
-  security: MANAGE_SECURITY,
-  middleware: [accountAuth] as const,
   responses: {
-    200: { description: 'The list, sorted', content: { 'application/json': { schema: SourceHosts } } },
+    200: jsonOk('The list, sorted', SourceHosts),
     ...errorResponses('unauthorized', 'forbidden'),
   },
 });
 
-const putDoc: RouteConfig = {
+const putDoc = manageDoc({
   method: 'put',
   path: SOURCE_HOSTS_PATH,
   summary: "Replace the hosts the account's signed image URLs may fetch from",
   description:
     `At most ${MAX_SOURCE_HOSTS}: exact names, or \`*.example.com\` for the subdomains of example.com. The source and every redirect ` +
     `it takes must be on the list (400 otherwise); \`{"hosts": []}\` lifts it. The URL rules apply either way.${MANAGE_NOTE}`,
-  tags: [MANAGE_TAG],
-  security: MANAGE_SECURITY,
   request: { body: { required: true, content: { 'application/json': { schema: SourceHostsBody } } } },
   responses: {
-    200: { description: 'The list now in force', content: { 'application/json': { schema: SourceHosts } } },
+    200: jsonOk('The list now in force', SourceHosts),
     ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'payload_too_large'),
   },
-};
+});
 
 export function registerImageSourceHosts(app: OpenAPIHono<AppEnv>): void {
   app.openapi(getRoute, async (c) => {
@@ -70,7 +67,7 @@ export function registerImageSourceHosts(app: OpenAPIHono<AppEnv>): void {
 
   // The body is read by hand (capped while streaming) and checked with the documented schema.
   app.openAPIRegistry.registerPath(putDoc);
-  app.put(SOURCE_HOSTS_PATH, accountAuth, async (c) => {
+  app.put(SOURCE_HOSTS_PATH, requires('keys:write'), accountAuth, async (c) => {
     const parsed = SourceHostsBody.safeParse(
       await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"hosts":["images.example.com"]}'),
     );

@@ -1,11 +1,9 @@
 // The operator endpoint the CLI calls after it changes keys or tiers in D1. It exists only when the
 // ADMIN_TOKEN secret is set, and is left out of the public OpenAPI document.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { createMiddleware } from 'hono/factory';
-import { secretsEqual } from '../accounts/constant-time.ts';
 import { refreshKeys } from '../accounts/refresh.ts';
+import { adminAuth } from '../http/admin-auth.ts';
 import type { AppEnv } from '../http/context.ts';
-import { ApiError } from '../http/errors.ts';
 import { registerOperator } from './operator.ts';
 import { resetWasmInstances, wasmMemoryReport } from '../../wasm/instances.ts';
 
@@ -13,16 +11,6 @@ export const REFRESH_PATH = '/internal/keys/refresh';
 /** This isolate's codec memories (GET), or drop every codec instance and restart the peak (POST). */
 export const CODECS_PATH = '/internal/codecs';
 const MAX_REFRESH_IDS = 1000;
-
-export const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
-  const token = c.env.ADMIN_TOKEN;
-  if (!token) throw new ApiError('not_found', `no endpoint at ${c.req.path}`);
-  const match = /^Bearer (\S+)$/.exec(c.req.header('authorization') ?? '');
-  if (!match?.[1] || !(await secretsEqual(match[1], token))) {
-    throw new ApiError('unauthorized', 'the operator token is missing or wrong');
-  }
-  await next();
-});
 
 const refreshRoute = createRoute({
   method: 'post',

@@ -1,44 +1,40 @@
 // API keys over the management API: list, create (the full key is in this answer only), revoke. Callable
-// with a `manage` key or the console session (accountAuth); the rules are the console's (src/console/keys.ts).
-import { createRoute, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
+// with a `manage` key or the console session (accountAuth); the rules are the console's (src/keys/service.ts).
+import { manageDoc, manageRoute } from './manage-route.ts';
+import { requires } from './requires.ts';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
-import { createKey, listKeys, MAX_KEYS_CREATED_PER_DAY, revokeKey } from '../console/keys.ts';
-import { MAX_ACTIVE_KEYS } from '../console/limits.ts';
+import { createKey, listKeys, revokeKey } from '../keys/service.ts';
+import { MAX_KEYS_CREATED_PER_DAY } from '../keys/limits.ts';
+import { MAX_ACTIVE_KEYS } from '../keys/limits.ts';
 import { clock } from '../env.ts';
 import { accountAuth } from '../http/account-auth.ts';
 import { auditOrigin } from '../http/audit-origin.ts';
 import type { AppEnv } from '../http/context.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError, badRequestFrom } from '../errors.ts';
 import { readJsonBody } from '../http/json-body.ts';
 import { roleRefusal } from '../http/roles.ts';
-import { badRequestFrom } from '../http/validation.ts';
 import { secondsUntil, toUnixSeconds } from '../metering/windows.ts';
 import { CreateKeyBody, CreatedKey, KeyIdParam, KeyList, RevokedKey } from './console-schema.ts';
-import { MANAGE_NOTE, MANAGE_SECURITY, MANAGE_TAG } from './manage-schema.ts';
-import { errorResponses } from './schemas.ts';
+import { MANAGE_NOTE } from './manage-schema.ts';
+import { errorResponses, jsonOk } from './schemas.ts';
 
 export const KEYS_PATH = '/api/v1/keys';
 
 const meta = (c: Context<AppEnv>) => ({ request_id: c.var.requestId });
 
-const listRoute = createRoute({
+const listRoute = manageRoute(requires('read'), [accountAuth], {
   method: 'get',
   path: KEYS_PATH,
   summary: "The account's API keys, newest first, revoked ones included",
-  tags: [MANAGE_TAG],
-  security: MANAGE_SECURITY,
-  middleware: [accountAuth] as const,
   responses: {
-    200: {
-      description: 'The keys (never the keys themselves: only prefixes)',
-      content: { 'application/json': { schema: KeyList } },
-    },
+    200: jsonOk('The keys (never the keys themselves: only prefixes)', KeyList),
     ...errorResponses('unauthorized', 'forbidden', 'email_unverified'),
   },
 });
 
-const createDoc: RouteConfig = {
+const createDoc = manageDoc({
   method: 'post',
   path: KEYS_PATH,
   summary: 'Create an API key; the full key is in this answer and never again',
@@ -48,14 +44,9 @@ const createDoc: RouteConfig = {
     `that made it) and is revoked when that member is removed or demoted below admin. An account holds at most ${MAX_ACTIVE_KEYS} active keys (400 above) and creates ` +
     `at most ${MAX_KEYS_CREATED_PER_DAY} keys per UTC day, revoked ones included (429 rate_limit_exceeded with Retry-After above). ` +
     `Sends the key.created webhook event.${MANAGE_NOTE}`,
-  tags: [MANAGE_TAG],
-  security: MANAGE_SECURITY,
   request: { body: { required: true, content: { 'application/json': { schema: CreateKeyBody } } } },
   responses: {
-    201: {
-      description: 'The new key, with the full key in data.key',
-      content: { 'application/json': { schema: CreatedKey } },
-    },
+    201: jsonOk('The new key, with the full key in data.key', CreatedKey),
     ...errorResponses(
       'bad_request',
       'unauthorized',
@@ -65,19 +56,16 @@ const createDoc: RouteConfig = {
       'rate_limit_exceeded',
     ),
   },
-};
+});
 
-const revokeRoute = createRoute({
+const revokeRoute = manageRoute(requires('keys:write'), [accountAuth], {
   method: 'delete',
   path: `${KEYS_PATH}/{id}`,
   summary: 'Revoke an API key: refused everywhere from the next request on',
   description: `Revoking a revoked key changes nothing and answers 200 again. Sends the key.revoked webhook event (once).${MANAGE_NOTE}`,
-  tags: [MANAGE_TAG],
-  security: MANAGE_SECURITY,
-  middleware: [accountAuth] as const,
   request: { params: KeyIdParam },
   responses: {
-    200: { description: 'The key, now revoked', content: { 'application/json': { schema: RevokedKey } } },
+    200: jsonOk('The key, now revoked', RevokedKey),
     ...errorResponses('unauthorized', 'forbidden', 'email_unverified', 'not_found'),
   },
 });
@@ -90,7 +78,7 @@ export function registerKeys(app: OpenAPIHono<AppEnv>): void {
 
   // The body is read by hand (capped while streaming) and checked with the documented schema.
   app.openAPIRegistry.registerPath(createDoc);
-  app.post(KEYS_PATH, accountAuth, async (c) => {
+  app.post(KEYS_PATH, requires('keys:write'), accountAuth, async (c) => {
     const parsed = CreateKeyBody.safeParse(
       await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"name":"CI","scopes":["image"]}'),
     );

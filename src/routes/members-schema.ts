@@ -1,4 +1,5 @@
 // Schemas of the members endpoints: one set validates and documents.
+import { EMAIL_PATTERN } from '../auth/credentials.ts';
 import { z } from '@hono/zod-openapi';
 import { EMAIL_MAX_LENGTH } from '../auth/limits.ts';
 import { ROLES } from '../teams/roles.ts';
@@ -53,7 +54,7 @@ export const InviteBody = z
       .string({ error: 'must be a string' })
       .trim()
       .max(EMAIL_MAX_LENGTH, { error: `must be at most ${EMAIL_MAX_LENGTH} characters` })
-      .regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { error: 'must be an email address like name@example.com' }),
+      .regex(EMAIL_PATTERN, { error: 'must be an email address like name@example.com' }),
     role: z.enum(ROLES, { error: `must be one of ${ROLES.join(', ')}` }),
   })
   .strict()

@@ -1,18 +1,19 @@
 // Members over the management API: list, invite (the link is in the answer), change a role, remove.
-// A manage key or the console session (accountAuth); roles checked by the role gate (src/http/role-gate.ts);
+// A manage key or the console session (accountAuth); roles checked by `requires` (src/routes/requires.ts);
 // enterprise tools tier. The domain is src/teams/.
-import { createRoute, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
+import { manageDoc, manageRoute } from './manage-route.ts';
+import { requires } from './requires.ts';
+import { requireFeature } from '../accounts/entitlements.ts';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { requireEnterprise } from '../accounts/enterprise.ts';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
 import { clock } from '../env.ts';
 import { accountAuth } from '../http/account-auth.ts';
 import { auditOrigin } from '../http/audit-origin.ts';
 import { mailInvitation } from '../teams/invitation-mail.ts';
 import type { AppEnv } from '../http/context.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError, badRequestFrom } from '../errors.ts';
 import { readJsonBody } from '../http/json-body.ts';
-import { badRequestFrom } from '../http/validation.ts';
 import {
   changeRole,
   invite,
@@ -22,7 +23,7 @@ import {
   type ChangeOutcome,
 } from '../teams/members.ts';
 import { INVITATION_TTL_MS, MAX_MEMBERS_PER_ACCOUNT } from '../teams/limits.ts';
-import { MANAGE_NOTE, MANAGE_SECURITY, MANAGE_TAG } from './manage-schema.ts';
+import { MANAGE_NOTE } from './manage-schema.ts';
 import {
   CreatedInvitation,
   InviteBody,
@@ -31,13 +32,13 @@ import {
   MemberOne,
   PatchMemberBody,
 } from './members-schema.ts';
-import { errorResponses } from './schemas.ts';
+import { errorResponses, jsonOk } from './schemas.ts';
 
 export const MEMBERS_PATH = '/api/v1/members';
 const NOTE = ` Tools tier enterprise (403 plan_upgrade_required otherwise). Roles: owner, admin (members, keys, webhooks, SSO, audit log), developer (keys, usage), viewer (read only); a manage key acts as an admin.${MANAGE_NOTE}`;
 
 const enterprise = async (c: Context<AppEnv>, next: () => Promise<void>) => {
-  requireEnterprise(c.var.principal.toolsTier, 'members');
+  requireFeature({ tools: c.var.principal.toolsTier }, 'members');
   await next();
 };
 const guards = [accountAuth, enterprise] as const;
@@ -61,50 +62,40 @@ export function changeRefusal(outcome: Exclude<ChangeOutcome, { ok: true }>): Ap
   }
 }
 
-const listRoute = createRoute({
+const listRoute = manageRoute(requires('read'), [...guards], {
   method: 'get',
   path: MEMBERS_PATH,
   summary: "The account's members and pending invitations",
   description: `Oldest first.${NOTE}`,
-  tags: [MANAGE_TAG],
-  security: MANAGE_SECURITY,
-  middleware: [...guards] as const,
   responses: {
-    200: { description: 'The members', content: { 'application/json': { schema: MemberList } } },
+    200: jsonOk('The members', MemberList),
     ...errorResponses('unauthorized', 'forbidden', 'plan_upgrade_required'),
   },
 });
 
-const inviteDoc: RouteConfig = {
+const inviteDoc = manageDoc({
   method: 'post',
   path: `${MEMBERS_PATH}/invitations`,
   summary: 'Invite a person: a single-use link, valid 7 days, mailed to them and in this answer',
   description: `The link is mailed to the email invited (data.mailed: whether the mail went out; if not, give them data.url). Only owners invite owners. At most ${MAX_MEMBERS_PER_ACCOUNT} members and pending invitations per account. Writes member.invited.${NOTE}`,
-  tags: [MANAGE_TAG],
-  security: MANAGE_SECURITY,
   request: { body: { required: true, content: { 'application/json': { schema: InviteBody } } } },
   responses: {
-    201: {
-      description: 'The invitation, with its link',
-      content: { 'application/json': { schema: CreatedInvitation } },
-    },
+    201: jsonOk('The invitation, with its link', CreatedInvitation),
     ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'plan_upgrade_required', 'payload_too_large'),
   },
-};
+});
 
-const patchDoc: RouteConfig = {
+const patchDoc = manageDoc({
   method: 'patch',
   path: `${MEMBERS_PATH}/{id}`,
   summary: "Change a member's role",
   description: `Only owners make owners or change an owner's role; the last owner cannot be demoted (400). A demotion below admin revokes the manage keys the member made, in the same change (listed in the record's details.revoked_keys). Writes member.role_changed.${NOTE}`,
-  tags: [MANAGE_TAG],
-  security: MANAGE_SECURITY,
   request: {
     params: MemberIdParam,
     body: { required: true, content: { 'application/json': { schema: PatchMemberBody } } },
   },
   responses: {
-    200: { description: 'The member as it is now', content: { 'application/json': { schema: MemberOne } } },
+    200: jsonOk('The member as it is now', MemberOne),
     ...errorResponses(
       'bad_request',
       'unauthorized',
@@ -114,19 +105,16 @@ const patchDoc: RouteConfig = {
       'payload_too_large',
     ),
   },
-};
+});
 
-const deleteRoute = createRoute({
+const deleteRoute = manageRoute(requires('members:write', { self: true }), [...guards], {
   method: 'delete',
   path: `${MEMBERS_PATH}/{id}`,
   summary: 'Remove a member (or leave, with your own id); their sessions end at once',
   description: `Any member may remove themself; the last owner cannot (400). Only owners remove owners. Revokes the manage keys the member made, in the same change (listed in the record's details.revoked_keys). Writes member.removed.${NOTE}`,
-  tags: [MANAGE_TAG],
-  security: MANAGE_SECURITY,
-  middleware: [...guards] as const,
   request: { params: MemberIdParam },
   responses: {
-    200: { description: 'The member as it was', content: { 'application/json': { schema: MemberOne } } },
+    200: jsonOk('The member as it was', MemberOne),
     ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found'),
   },
 });
@@ -146,14 +134,14 @@ export function registerMembers(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.openAPIRegistry.registerPath(inviteDoc);
-  app.post(`${MEMBERS_PATH}/invitations`, ...guards, async (c) => {
+  app.post(`${MEMBERS_PATH}/invitations`, requires('members:write'), ...guards, async (c) => {
     const parsed = InviteBody.safeParse(
       await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"email":"grace@example.com","role":"developer"}'),
     );
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
-    if (parsed.data.role === 'owner' && c.var.principal.role !== 'owner')
-      throw new ApiError('forbidden', 'only an owner may invite an owner');
-    const made = await invite(c.env.DB, c.var.principal.accountId, parsed.data, clock(c.env), auditOrigin(c));
+    const { accountId, role } = c.var.principal;
+    const made = await invite(c.env.DB, accountId, parsed.data, role, clock(c.env), auditOrigin(c));
+    if (!made.ok && made.reason === 'owner_only') throw new ApiError('forbidden', 'only an owner may invite an owner');
     if (!made.ok && made.reason === 'email_taken')
       throw new ApiError(
         'bad_request',
@@ -164,12 +152,12 @@ export function registerMembers(app: OpenAPIHono<AppEnv>): void {
       throw new ApiError('bad_request', `an account may have at most ${made.max} members and pending invitations`, {
         details: { max: made.max },
       });
-    const mailed = await mailInvitation(c.env, c.var.principal.accountId, made.invitation, made.token, clock(c.env));
+    const mailed = await mailInvitation(c.env, accountId, made.invitation, made.token, clock(c.env));
     return c.json({ data: { ...made.invitation, url: invitationUrl(c, made.token), mailed }, meta: meta(c) }, 201);
   });
 
   app.openAPIRegistry.registerPath(patchDoc);
-  app.patch(`${MEMBERS_PATH}/:id`, ...guards, async (c) => {
+  app.patch(`${MEMBERS_PATH}/:id`, requires('members:write'), ...guards, async (c) => {
     const parsed = PatchMemberBody.safeParse(await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"role":"admin"}'));
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
     const { accountId, role } = c.var.principal;

@@ -1,7 +1,7 @@
 // Schemas of the meta-tag endpoints: the query and body that are validated, and the documented answers.
 import { z } from '@hono/zod-openapi';
 import { MAX_URL_LENGTH } from '../fetch/limits.ts';
-import { queryObject } from './params.ts';
+import { queryObject } from '../params.ts';
 import { ToolsMeta } from './schemas.ts';
 
 const urlDescription = `An absolute http or https URL on port 80 or 443, at most ${MAX_URL_LENGTH} characters, whose host is public`;

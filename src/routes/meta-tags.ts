@@ -4,15 +4,14 @@ import type { Context } from 'hono';
 import { toolsAuth } from '../http/auth.ts';
 import type { AppEnv } from '../http/context.ts';
 import { envelope } from '../http/envelope.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError, badRequestFrom } from '../errors.ts';
 import { readJsonBody } from '../http/json-body.ts';
 import { strictQueryEncoding } from '../http/query-encoding.ts';
-import { badRequestFrom } from '../http/validation.ts';
 import { metaConfig } from '../meta/config.ts';
 import { BULK_BODY_MAX_BYTES, BULK_MAX_URLS } from '../meta/limits.ts';
 import { bulkMetaTags, metaTags, type MetaContext } from '../meta/service.ts';
 import { BulkBody, BulkResponse, MetaQuery, MetaTagsResponse } from './meta-tags-schema.ts';
-import { RATE_HEADERS, TOOLS_SECURITY, errorResponses } from './schemas.ts';
+import { errorResponses, TOOLS_SECURITY, toolsOk } from './schemas.ts';
 
 export const BULK_PATH = '/api/v1/meta-tags/bulk';
 
@@ -31,11 +30,7 @@ export const metaTagsRoute = createRoute({
   middleware: [toolsAuth({ count: true }), strictQueryEncoding] as const,
   request: { query: MetaQuery },
   responses: {
-    200: {
-      description: 'What the page declares',
-      headers: RATE_HEADERS,
-      content: { 'application/json': { schema: MetaTagsResponse } },
-    },
+    200: toolsOk('What the page declares', MetaTagsResponse),
     ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'rate_limit_exceeded', 'fetch_failed'),
   },
 });
@@ -53,11 +48,7 @@ export const bulkDoc = {
   middleware: [toolsAuth({ count: true })] as const,
   request: { body: { required: true, content: { 'application/json': { schema: BulkBody } } } },
   responses: {
-    200: {
-      description: 'One entry per URL',
-      headers: RATE_HEADERS,
-      content: { 'application/json': { schema: BulkResponse } },
-    },
+    200: toolsOk('One entry per URL', BulkResponse),
     ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'payload_too_large', 'rate_limit_exceeded'),
   },
 };

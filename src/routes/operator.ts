@@ -4,10 +4,10 @@
 // it, and left out of the public OpenAPI document.
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import { clock } from '../env.ts';
+import { adminAuth } from '../http/admin-auth.ts';
 import type { AppEnv } from '../http/context.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { restoreBackup, RestoreRefused, takeBackup, type Backup } from '../operator/backup.ts';
-import { adminAuth } from './internal.ts';
 
 export const D1_BATCH_PATH = '/internal/d1/batch';
 export const BACKUP_PATH = '/internal/backup';

@@ -4,7 +4,7 @@ import type { Context } from 'hono';
 import { toolsAuth } from '../http/auth.ts';
 import type { AppEnv } from '../http/context.ts';
 import { envelope } from '../http/envelope.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { strictQueryEncoding } from '../http/query-encoding.ts';
 import {
   canonicalQuery,
@@ -23,8 +23,8 @@ import {
   type RenderedQr,
 } from '../qr/qr-image.ts';
 import { sign, SIGNED_PARAMS, signingSecrets, verify, type SignedValues } from '../qr/signature.ts';
-import { choiceParam, integerParam, queryObject } from './params.ts';
-import { RATE_HEADERS, TOOLS_SECURITY, ToolsMeta, errorResponses } from './schemas.ts';
+import { choiceParam, integerParam, queryObject } from '../params.ts';
+import { errorResponses, TOOLS_SECURITY, ToolsMeta, toolsOk } from './schemas.ts';
 
 /** Signed images never change, so any cache may keep them for a year. */
 export const QR_IMAGE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
@@ -139,11 +139,7 @@ export const qrRoute = createRoute({
   middleware: [toolsAuth({ count: true }), strictQueryEncoding] as const,
   request: { query: QrQuery },
   responses: {
-    200: {
-      description: 'The signed image URL and the options it renders',
-      headers: RATE_HEADERS,
-      content: { 'application/json': { schema: QrLink } },
-    },
+    200: toolsOk('The signed image URL and the options it renders', QrLink),
     ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'rate_limit_exceeded'),
   },
 });

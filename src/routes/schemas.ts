@@ -1,7 +1,7 @@
 // Schemas shared by the routes: the error envelope, rate-limit headers, security, and the helpers that
 // attach them to every route's OpenAPI description.
 import { z, type createRoute } from '@hono/zod-openapi';
-import { ERROR_STATUS, type ErrorCode } from '../http/errors.ts';
+import { ERROR_STATUS, type ErrorCode } from '../errors.ts';
 
 export const ErrorEnvelope = z
   .object({
@@ -28,6 +28,19 @@ export const RATE_HEADERS = {
   'X-RateLimit-Reset': header('Unix time (seconds) at which that window resets'),
   'X-Request-Id': header('The request id, also in error bodies; quote it when reporting a problem'),
 };
+
+/** A success with a JSON body. */
+export const jsonOk = <S>(description: string, schema: S) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+
+/** A Tools API success: its JSON body, with the key's rate headers. */
+export const toolsOk = <S>(description: string, schema: S) => ({
+  description,
+  headers: RATE_HEADERS,
+  content: jsonOk(description, schema).content,
+});
 
 const ERROR_DESCRIPTIONS: Partial<Record<ErrorCode, string>> = {
   bad_request: 'Missing or invalid parameter',

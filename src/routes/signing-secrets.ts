@@ -1,16 +1,18 @@
 // The signing secrets of image URLs over the management API: list, create (the secret is in this answer
 // only), delete. Callable with a `manage` key or the console session (accountAuth), like /api/v1/keys.
-import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { manageRoute } from './manage-route.ts';
+import { requires } from './requires.ts';
+import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { clock } from '../env.ts';
 import { accountAuth } from '../http/account-auth.ts';
 import type { AppEnv } from '../http/context.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { MAX_SIGNING_SECRETS } from '../signing/limits.ts';
 import { createSecret, deleteSecret, listSecrets } from '../signing/secrets.ts';
 import { ConsoleMeta } from './console-schema.ts';
-import { MANAGE_NOTE, MANAGE_SECURITY, MANAGE_TAG } from './manage-schema.ts';
-import { errorResponses } from './schemas.ts';
+import { MANAGE_NOTE } from './manage-schema.ts';
+import { errorResponses, jsonOk } from './schemas.ts';
 
 export const SIGNING_SECRETS_PATH = '/api/v1/signing-secrets';
 
@@ -44,46 +46,37 @@ const SecretIdParam = z.object({
 
 const meta = (c: Context<AppEnv>) => ({ request_id: c.var.requestId });
 
-const listRoute = createRoute({
+const listRoute = manageRoute(requires('read'), [accountAuth], {
   method: 'get',
   path: SIGNING_SECRETS_PATH,
   summary: "The account's image URL signing secrets (ids and creation times, never the secrets)",
-  tags: [MANAGE_TAG],
-  security: MANAGE_SECURITY,
-  middleware: [accountAuth] as const,
   responses: {
-    200: { description: 'The secrets, newest first', content: { 'application/json': { schema: SecretList } } },
+    200: jsonOk('The secrets, newest first', SecretList),
     ...errorResponses('unauthorized', 'forbidden'),
   },
 });
 
-const createRouteConfig = createRoute({
+const createRouteConfig = manageRoute(requires('keys:write'), [accountAuth], {
   method: 'post',
   path: SIGNING_SECRETS_PATH,
   summary: 'Create an image URL signing secret; the secret is in this answer and never again',
   description:
     `An account holds at most ${MAX_SIGNING_SECRETS} (400 above): sign with the new one everywhere, then delete the old one, ` +
     `and URLs signed with either work in between. No body.${MANAGE_NOTE}`,
-  tags: [MANAGE_TAG],
-  security: MANAGE_SECURITY,
-  middleware: [accountAuth] as const,
   responses: {
-    201: { description: 'The new secret, in data.secret', content: { 'application/json': { schema: CreatedSecret } } },
+    201: jsonOk('The new secret, in data.secret', CreatedSecret),
     ...errorResponses('bad_request', 'unauthorized', 'forbidden'),
   },
 });
 
-const deleteRoute = createRoute({
+const deleteRoute = manageRoute(requires('keys:write'), [accountAuth], {
   method: 'delete',
   path: `${SIGNING_SECRETS_PATH}/{id}`,
   summary: 'Delete a signing secret: URLs signed with it are refused (403) from the next request on',
   description: `Cached images of those URLs are not served either: the signature is checked before the cache.${MANAGE_NOTE}`,
-  tags: [MANAGE_TAG],
-  security: MANAGE_SECURITY,
-  middleware: [accountAuth] as const,
   request: { params: SecretIdParam },
   responses: {
-    200: { description: 'The secret is gone', content: { 'application/json': { schema: DeletedSecret } } },
+    200: jsonOk('The secret is gone', DeletedSecret),
     ...errorResponses('unauthorized', 'forbidden', 'not_found'),
   },
 });

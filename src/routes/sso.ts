@@ -1,37 +1,39 @@
 // Single sign-on: the configuration over the management API (GET/PUT/DELETE /api/v1/sso; the secret is
 // never returned), and the browser's way through it: /sso/start?email= → the issuer → /sso/callback →
 // the console, signed in. The domain is src/sso/.
-import { createRoute, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
+import { manageDoc, manageRoute } from './manage-route.ts';
+import { isEmailAddress } from '../auth/credentials.ts';
+import { requires } from './requires.ts';
+import { requireFeature } from '../accounts/entitlements.ts';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import { requireEnterprise } from '../accounts/enterprise.ts';
-import { appendAudit } from '../audit/log.ts';
+import { recordFailedSignIn } from '../audit/log.ts';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
 import { clock } from '../env.ts';
 import { accountAuth } from '../http/account-auth.ts';
 import { auditOrigin } from '../http/audit-origin.ts';
 import type { AppEnv } from '../http/context.ts';
 import { csrfTokenFor } from '../http/csrf.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError, badRequestFrom } from '../errors.ts';
 import { readJsonBody } from '../http/json-body.ts';
 import { PAGE_CSP, pageHeaders, sendPage } from '../http/pages.ts';
 import { cookieOptions, isLocalDevelopment, loadSession } from '../http/session.ts';
-import { badRequestFrom } from '../http/validation.ts';
 import { deleteSso, getSso, saveSso, type SaveOutcome } from '../sso/config.ts';
 import { finishSso, startSso, type SsoFailure } from '../sso/flow.ts';
 import { SSO_LOGIN_TTL_MS, SSO_MAX_RESPONSE_BYTES } from '../sso/limits.ts';
 import { messagePage } from '../web/views/message.ts';
 import { ssoStartPage } from '../web/views/sso.ts';
 import { safeNext, signInOrigin, startSession } from './auth-pages.ts';
-import { MANAGE_NOTE, MANAGE_SECURITY, MANAGE_TAG } from './manage-schema.ts';
-import { errorResponses } from './schemas.ts';
+import { MANAGE_NOTE } from './manage-schema.ts';
+import { errorResponses, jsonOk } from './schemas.ts';
 import { SsoBody, SsoOne } from './sso-schema.ts';
 
 export const SSO_PATH = '/api/v1/sso';
 const NOTE = ` Tools tier enterprise (403 plan_upgrade_required otherwise); a manage key or a signed-in owner or admin.${MANAGE_NOTE}`;
 
 const enterprise = async (c: Context<AppEnv>, next: () => Promise<void>) => {
-  requireEnterprise(c.var.principal.toolsTier, 'single sign-on');
+  requireFeature({ tools: c.var.principal.toolsTier }, 'sso');
   await next();
 };
 const guards = [accountAuth, enterprise] as const;
@@ -48,21 +50,18 @@ export function saveRefusal(outcome: Exclude<SaveOutcome, { ok: true }>): ApiErr
   );
 }
 
-const getRoute = createRoute({
+const getRoute = manageRoute(requires('sso:write'), [...guards], {
   method: 'get',
   path: SSO_PATH,
   summary: "The account's single sign-on configuration (never the secret)",
   description: `404 when none is configured.${NOTE}`,
-  tags: [MANAGE_TAG],
-  security: MANAGE_SECURITY,
-  middleware: [...guards] as const,
   responses: {
-    200: { description: 'The configuration', content: { 'application/json': { schema: SsoOne } } },
+    200: jsonOk('The configuration', SsoOne),
     ...errorResponses('unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found'),
   },
 });
 
-const putDoc: RouteConfig = {
+const putDoc = manageDoc({
   method: 'put',
   path: SSO_PATH,
   summary: 'Configure single sign-on (OpenID Connect): issuer, client, email domains, require SSO',
@@ -70,11 +69,9 @@ const putDoc: RouteConfig = {
     'The issuer must serve its discovery document (/.well-known/openid-configuration) naming itself exactly, over https on a public host (the rules of every outbound fetch), ' +
     `without redirects, in at most ${SSO_MAX_RESPONSE_BYTES / 1024} KB (502 fetch_failed past that, or when the issuer cannot be reached). ` +
     `Register redirect_uri (in the answer) with the issuer. A domain belongs to one account's SSO (400 if another has it). Writes sso.configured.${NOTE}`,
-  tags: [MANAGE_TAG],
-  security: MANAGE_SECURITY,
   request: { body: { required: true, content: { 'application/json': { schema: SsoBody } } } },
   responses: {
-    200: { description: 'The configuration as stored', content: { 'application/json': { schema: SsoOne } } },
+    200: jsonOk('The configuration as stored', SsoOne),
     ...errorResponses(
       'bad_request',
       'unauthorized',
@@ -84,18 +81,15 @@ const putDoc: RouteConfig = {
       'fetch_failed',
     ),
   },
-};
+});
 
-const deleteRoute = createRoute({
+const deleteRoute = manageRoute(requires('sso:write'), [...guards], {
   method: 'delete',
   path: SSO_PATH,
   summary: 'Remove single sign-on: members sign in with passwords again',
   description: `Writes sso.removed.${NOTE}`,
-  tags: [MANAGE_TAG],
-  security: MANAGE_SECURITY,
-  middleware: [...guards] as const,
   responses: {
-    200: { description: 'The configuration as it was', content: { 'application/json': { schema: SsoOne } } },
+    200: jsonOk('The configuration as it was', SsoOne),
     ...errorResponses('unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found'),
   },
 });
@@ -144,7 +138,7 @@ export function registerSso(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.openAPIRegistry.registerPath(putDoc);
-  app.put(SSO_PATH, ...guards, async (c) => {
+  app.put(SSO_PATH, requires('sso:write'), ...guards, async (c) => {
     const parsed = SsoBody.safeParse(
       await readJsonBody(
         c.req.raw,
@@ -167,7 +161,7 @@ export function registerSso(app: OpenAPIHono<AppEnv>): void {
   app.get('/sso/start', loadSession, async (c) => {
     const email = (c.req.query('email') ?? '').trim();
     const next = safeNext(c.req.query('next'), new URL(c.req.url).origin);
-    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) {
+    if (!isEmailAddress(email)) {
       return startPage(
         c,
         ssoStartPage({
@@ -212,18 +206,8 @@ export function registerSso(app: OpenAPIHono<AppEnv>): void {
     setCookie(c, stateCookie(c), '', cookieOptions(c, 0));
     if (!outcome.ok) {
       if (outcome.accountId) {
-        await appendAudit(
-          c.env.DB,
-          signInOrigin(c, null),
-          {
-            accountId: outcome.accountId,
-            action: 'session.sign_in_failed',
-            target: outcome.accountId,
-            result: 'failure',
-            details: { method: 'sso', reason: outcome.reason, detail: outcome.detail },
-          },
-          now,
-        );
+        const details = { method: 'sso', reason: outcome.reason, detail: outcome.detail };
+        await recordFailedSignIn(c.env.DB, signInOrigin(c, null), outcome.accountId, details, now);
       }
       const page = messagePage({
         title: 'Not signed in',

@@ -13,10 +13,10 @@ import { toolsSiteUrl } from '../catalogue/site-url.ts';
 import { toolsAuth } from '../http/auth.ts';
 import type { AppEnv } from '../http/context.ts';
 import { envelope } from '../http/envelope.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { strictQueryEncoding } from '../http/query-encoding.ts';
-import { integerParam, queryObject } from './params.ts';
-import { RATE_HEADERS, TOOLS_SECURITY, ToolsMeta, errorResponses } from './schemas.ts';
+import { integerParam, queryObject } from '../params.ts';
+import { errorResponses, TOOLS_SECURITY, ToolsMeta, toolsOk } from './schemas.ts';
 
 export const LIST_LIMIT_DEFAULT = 100;
 export const LIST_LIMIT_MAX = 500;
@@ -119,11 +119,7 @@ export const listToolsRoute = createRoute({
   summary: 'List tools, filtered by category and search, with field selection and paging',
   request: { query: ListQuery },
   responses: {
-    200: {
-      description: 'A page of tools',
-      headers: RATE_HEADERS,
-      content: { 'application/json': { schema: ToolList } },
-    },
+    200: toolsOk('A page of tools', ToolList),
     ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'rate_limit_exceeded'),
   },
 });
@@ -138,11 +134,7 @@ export const getToolRoute = createRoute({
     params: z.object({ slug: z.string().openapi({ param: { description: 'The tool slug' }, example: 'merge-pdf' }) }),
   },
   responses: {
-    200: {
-      description: 'The tool',
-      headers: RATE_HEADERS,
-      content: { 'application/json': { schema: z.object({ data: Tool, meta: ToolsMeta }) } },
-    },
+    200: toolsOk('The tool', z.object({ data: Tool, meta: ToolsMeta })),
     ...errorResponses('unauthorized', 'forbidden', 'not_found', 'rate_limit_exceeded'),
   },
 });
@@ -154,11 +146,7 @@ export const categoriesRoute = createRoute({
   path: '/api/v1/categories',
   summary: 'The categories of the catalogue with their tool counts',
   responses: {
-    200: {
-      description: 'Categories by name',
-      headers: RATE_HEADERS,
-      content: { 'application/json': { schema: CategoryList } },
-    },
+    200: toolsOk('Categories by name', CategoryList),
     ...errorResponses('unauthorized', 'forbidden', 'rate_limit_exceeded'),
   },
 });

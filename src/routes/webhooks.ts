@@ -1,31 +1,25 @@
 // Webhook endpoints over the management API: register, list, read, change, delete, send a test, rotate
 // the secret, read the delivery log, retry a message. Callable with a `manage` key or the console session
 // (accountAuth), for accounts whose tools tier has webhooks. The domain is src/webhooks/.
-import { createRoute, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
+import { manageDoc, manageRoute } from './manage-route.ts';
+import { requires } from './requires.ts';
+import { requireFeature, tiersWith } from '../accounts/entitlements.ts';
+import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
 import { clock } from '../env.ts';
 import { accountAuth } from '../http/account-auth.ts';
 import { auditOrigin } from '../http/audit-origin.ts';
 import type { AppEnv } from '../http/context.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError, badRequestFrom } from '../errors.ts';
 import { readJsonBody } from '../http/json-body.ts';
-import { badRequestFrom } from '../http/validation.ts';
-import { requireWebhookTier, WEBHOOK_TIERS } from '../webhooks/access.ts';
 import { dispatcher } from '../webhooks/dispatcher-stub.ts';
-import {
-  createEndpoint,
-  deleteEndpoint,
-  getEndpoint,
-  listEndpoints,
-  rotateSecret,
-  updateEndpoint,
-  type EndpointView,
-} from '../webhooks/endpoints.ts';
+import { createEndpoint, getEndpoint, listEndpoints, rotateSecret, type EndpointView } from '../webhooks/endpoints.ts';
+import * as service from '../webhooks/service.ts';
 import { MAX_ENDPOINTS_PER_ACCOUNT, MAX_MANUAL_SENDS_PER_HOUR } from '../webhooks/limits.ts';
 import { checkEndpointUrl } from '../webhooks/url.ts';
-import { MANAGE_NOTE, MANAGE_SECURITY, MANAGE_TAG } from './manage-schema.ts';
-import { errorResponses } from './schemas.ts';
+import { MANAGE_NOTE } from './manage-schema.ts';
+import { errorResponses, jsonOk } from './schemas.ts';
 import {
   CreateEndpointBody,
   DeliveryList,
@@ -39,14 +33,14 @@ import {
 } from './webhooks-schema.ts';
 
 export const WEBHOOKS_PATH = '/api/v1/webhooks';
-const TIER_NOTE = ` Tools tier ${WEBHOOK_TIERS.join(' or ')} (403 plan_upgrade_required otherwise).${MANAGE_NOTE}`;
+const TIER_NOTE = ` Tools tier ${tiersWith('webhooks').join(' or ')} (403 plan_upgrade_required otherwise).${MANAGE_NOTE}`;
 const ERRORS = ['unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found'] as const;
 
 const meta = (c: Context<AppEnv>) => ({ request_id: c.var.requestId });
 
 /** accountAuth, then the tier: every route here. */
 const webhooksTier = async (c: Context<AppEnv>, next: () => Promise<void>) => {
-  requireWebhookTier(c.var.principal.toolsTier);
+  requireFeature({ tools: c.var.principal.toolsTier }, 'webhooks');
   await next();
 };
 const guards = [accountAuth, webhooksTier] as const;
@@ -64,10 +58,37 @@ function tooManyManualSends(refused: { retryAfterMs: number; max: number }): Api
   );
 }
 
+const noEndpoint = (): ApiError =>
+  new ApiError('not_found', 'no webhook endpoint with this id in your account', { param: 'id' });
+
 async function endpointOr404(c: Context<AppEnv>, id: string): Promise<EndpointView> {
   const endpoint = await getEndpoint(c.env.DB, c.var.principal.accountId, id);
-  if (!endpoint) throw new ApiError('not_found', 'no webhook endpoint with this id in your account', { param: 'id' });
+  if (!endpoint) throw noEndpoint();
   return endpoint;
+}
+
+const caller = (c: Context<AppEnv>): service.WebhookCaller => ({
+  env: c.env,
+  accountId: c.var.principal.accountId,
+  now: clock(c.env),
+  origin: auditOrigin(c),
+});
+
+/** A test or retry that went out, or the error its refusal is. */
+function manualSent(outcome: service.ManualSendOutcome): { msgId: string } {
+  if (outcome.ok) return outcome;
+  switch (outcome.reason) {
+    case 'not_found':
+      throw noEndpoint();
+    case 'disabled':
+      throw new ApiError('bad_request', 'this endpoint is disabled: enable it first (PATCH with "enabled": true)', {
+        param: 'id',
+      });
+    case 'no_message':
+      throw new ApiError('not_found', 'this endpoint has no message with this id', { param: 'msg_id' });
+    case 'too_many':
+      throw tooManyManualSends(outcome);
+  }
 }
 
 const route = <P extends string>(
@@ -78,14 +99,12 @@ const route = <P extends string>(
   responses: RouteConfig['responses'],
   request?: RouteConfig['request'],
 ) =>
-  createRoute({
+  // Reading needs only a seat in the account; every change is an admin's.
+  manageRoute(requires(method === 'get' ? 'read' : 'webhooks:write'), guards, {
     method,
     path,
     summary,
     description: description + TIER_NOTE,
-    tags: [MANAGE_TAG],
-    security: MANAGE_SECURITY,
-    middleware: [...guards] as const,
     ...(request ? { request } : {}),
     responses: { ...responses, ...errorResponses(...ERRORS) },
   });
@@ -97,19 +116,18 @@ const bodyDoc = (
   description: string,
   schema: typeof CreateEndpointBody | typeof PatchEndpointBody,
   ok: RouteConfig['responses'],
-): RouteConfig => ({
-  method,
-  path,
-  summary,
-  description: description + TIER_NOTE,
-  tags: [MANAGE_TAG],
-  security: MANAGE_SECURITY,
-  request: {
-    ...(path.includes('{id}') ? { params: EndpointIdParam } : {}),
-    body: { required: true, content: { 'application/json': { schema } } },
-  },
-  responses: { ...ok, ...errorResponses('bad_request', 'payload_too_large', ...ERRORS) },
-});
+): RouteConfig =>
+  manageDoc({
+    method,
+    path,
+    summary,
+    description: description + TIER_NOTE,
+    request: {
+      ...(path.includes('{id}') ? { params: EndpointIdParam } : {}),
+      body: { required: true, content: { 'application/json': { schema } } },
+    },
+    responses: { ...ok, ...errorResponses('bad_request', 'payload_too_large', ...ERRORS) },
+  });
 
 const createDoc = bodyDoc(
   'post',
@@ -118,10 +136,7 @@ const createDoc = bodyDoc(
   `At most ${MAX_ENDPOINTS_PER_ACCOUNT} endpoints per account (400 above). The url must be https on a public host.`,
   CreateEndpointBody,
   {
-    201: {
-      description: 'The endpoint, with its secret',
-      content: { 'application/json': { schema: EndpointWithSecret } },
-    },
+    201: jsonOk('The endpoint, with its secret', EndpointWithSecret),
   },
 );
 const patchDoc = bodyDoc(
@@ -130,11 +145,11 @@ const patchDoc = bodyDoc(
   'Change an endpoint: url, events, description, or enabled (switch it off or back on)',
   'Switching it off gives up the deliveries waiting for it; switching it on clears disabled_reason.',
   PatchEndpointBody,
-  { 200: { description: 'The endpoint as it is now', content: { 'application/json': { schema: EndpointOne } } } },
+  { 200: jsonOk('The endpoint as it is now', EndpointOne) },
 );
 
 const listRoute = route('get', WEBHOOKS_PATH, "The account's webhook endpoints", 'Secrets are never listed.', {
-  200: { description: 'The endpoints', content: { 'application/json': { schema: EndpointList } } },
+  200: jsonOk('The endpoints', EndpointList),
 });
 const oneRoute = route(
   'get',
@@ -142,7 +157,7 @@ const oneRoute = route(
   'One webhook endpoint',
   'Says whether it is enabled, and why not.',
   {
-    200: { description: 'The endpoint', content: { 'application/json': { schema: EndpointOne } } },
+    200: jsonOk('The endpoint', EndpointOne),
   },
   { params: EndpointIdParam },
 );
@@ -152,7 +167,7 @@ const deleteRoute = route(
   'Delete a webhook endpoint, its deliveries and their log',
   'Nothing more is sent to it.',
   {
-    200: { description: 'The endpoint as it was', content: { 'application/json': { schema: EndpointOne } } },
+    200: jsonOk('The endpoint as it was', EndpointOne),
   },
   { params: EndpointIdParam },
 );
@@ -162,7 +177,7 @@ const testRoute = route(
   'Send a webhook.test message to the endpoint',
   `Delivered like any event (signed, retried on the schedule). 400 when the endpoint is disabled; at most ${MAX_MANUAL_SENDS_PER_HOUR} tests and manual retries per account per hour (429).`,
   {
-    202: { description: 'Accepted: the message id', content: { 'application/json': { schema: MessageAccepted } } },
+    202: jsonOk('Accepted: the message id', MessageAccepted),
     ...errorResponses('bad_request', 'rate_limit_exceeded'),
   },
   { params: EndpointIdParam },
@@ -173,10 +188,7 @@ const rotateRoute = route(
   'Replace the signing secret; the new one is in this answer only',
   'Attempts from now on are signed with the new secret, retries of older messages too.',
   {
-    200: {
-      description: 'The endpoint, with its new secret',
-      content: { 'application/json': { schema: EndpointWithSecret } },
-    },
+    200: jsonOk('The endpoint, with its new secret', EndpointWithSecret),
   },
   { params: EndpointIdParam },
 );
@@ -186,7 +198,7 @@ const deliveriesRoute = route(
   "The endpoint's delivery log: each message, its attempts (time, status), state and next attempt",
   'Newest first.',
   {
-    200: { description: 'The log', content: { 'application/json': { schema: DeliveryList } } },
+    200: jsonOk('The log', DeliveryList),
   },
   { params: EndpointIdParam },
 );
@@ -196,7 +208,7 @@ const retryRoute = route(
   'Send a message to the endpoint again, now, with the same id',
   `One attempt, whatever state the delivery was in (a pending one is brought forward). 400 when the endpoint is disabled; counts towards the ${MAX_MANUAL_SENDS_PER_HOUR} manual sends per hour (429).`,
   {
-    202: { description: 'Accepted', content: { 'application/json': { schema: MessageAccepted } } },
+    202: jsonOk('Accepted', MessageAccepted),
     ...errorResponses('bad_request', 'rate_limit_exceeded'),
   },
   { params: DeliveryParams },
@@ -207,7 +219,7 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
     readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"url":"https://example.com/hooks","events":["usage.threshold"]}');
 
   app.openAPIRegistry.registerPath(createDoc);
-  app.post(WEBHOOKS_PATH, ...guards, async (c) => {
+  app.post(WEBHOOKS_PATH, requires('webhooks:write'), ...guards, async (c) => {
     const parsed = CreateEndpointBody.safeParse(await body(c));
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
     const url = checkEndpointUrl(parsed.data.url, c.env.FETCH_TEST_ORIGIN).href;
@@ -236,7 +248,7 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
   app.openapi(oneRoute, async (c) => c.json({ data: await endpointOr404(c, c.req.param('id')), meta: meta(c) }, 200));
 
   app.openAPIRegistry.registerPath(patchDoc);
-  app.patch(`${WEBHOOKS_PATH}/:id`, ...guards, async (c) => {
+  app.patch(`${WEBHOOKS_PATH}/:id`, requires('webhooks:write'), ...guards, async (c) => {
     const parsed = PatchEndpointBody.safeParse(await body(c));
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
     const patch = {
@@ -245,30 +257,19 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
         ? { url: checkEndpointUrl(parsed.data.url, c.env.FETCH_TEST_ORIGIN).href }
         : {}),
     };
-    const { accountId } = c.var.principal;
-    const endpoint = await updateEndpoint(c.env.DB, accountId, c.req.param('id'), patch, clock(c.env), auditOrigin(c));
-    if (!endpoint) throw new ApiError('not_found', 'no webhook endpoint with this id in your account', { param: 'id' });
-    if (!endpoint.enabled) await dispatcher(c.env, accountId).giveUp(endpoint.id);
+    const endpoint = await service.changeEndpoint(caller(c), c.req.param('id'), patch);
+    if (!endpoint) throw noEndpoint();
     return c.json({ data: endpoint, meta: meta(c) }, 200);
   });
 
   app.openapi(deleteRoute, async (c) => {
-    const { accountId } = c.var.principal;
-    const endpoint = await deleteEndpoint(c.env.DB, accountId, c.req.param('id'), auditOrigin(c), clock(c.env));
-    if (!endpoint) throw new ApiError('not_found', 'no webhook endpoint with this id in your account', { param: 'id' });
-    await dispatcher(c.env, accountId).forget(endpoint.id);
+    const endpoint = await service.removeEndpoint(caller(c), c.req.param('id'));
+    if (!endpoint) throw noEndpoint();
     return c.json({ data: endpoint, meta: meta(c) }, 200);
   });
 
   app.openapi(testRoute, async (c) => {
-    const endpoint = await endpointOr404(c, c.req.param('id'));
-    if (!endpoint.enabled)
-      throw new ApiError('bad_request', 'this endpoint is disabled: enable it first (PATCH with "enabled": true)', {
-        param: 'id',
-      });
-    const { accountId } = c.var.principal;
-    const sent = await dispatcher(c.env, accountId).sendTest(accountId, endpoint.id, clock(c.env));
-    if (!sent.ok) throw tooManyManualSends(sent);
+    const sent = manualSent(await service.sendTestEvent(caller(c), c.req.param('id')));
     return c.json({ data: { msg_id: sent.msgId }, meta: meta(c) }, 202);
   });
 
@@ -280,7 +281,7 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
       clock(c.env),
       auditOrigin(c),
     );
-    if (!endpoint) throw new ApiError('not_found', 'no webhook endpoint with this id in your account', { param: 'id' });
+    if (!endpoint) throw noEndpoint();
     return c.json({ data: endpoint, meta: meta(c) }, 200);
   });
 
@@ -293,16 +294,7 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.openapi(retryRoute, async (c) => {
-    const id = c.req.param('id');
-    const msgId = c.req.param('msg_id');
-    const endpoint = await endpointOr404(c, id);
-    if (!endpoint.enabled)
-      throw new ApiError('bad_request', 'this endpoint is disabled: enable it first (PATCH with "enabled": true)', {
-        param: 'id',
-      });
-    const sent = await dispatcher(c.env, c.var.principal.accountId).retry(endpoint.id, msgId);
-    if (!sent) throw new ApiError('not_found', 'this endpoint has no message with this id', { param: 'msg_id' });
-    if (!sent.ok) throw tooManyManualSends(sent);
+    const sent = manualSent(await service.retryDelivery(caller(c), c.req.param('id'), c.req.param('msg_id')));
     return c.json({ data: { msg_id: sent.msgId }, meta: meta(c) }, 202);
   });
 }

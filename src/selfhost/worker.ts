@@ -6,13 +6,13 @@
 // (Only handlers and classes may be exported from this module: workerd takes every export for one.)
 // - unset vars take their wrangler.toml values (workerd binds them as null), except TRUSTED_IP_HEADER,
 //   which trusts no header unless set (src/selfhost/env.ts);
-// - the webhook outbox sweep of the cron trigger, which workerd never fires: run from requests instead,
-//   at most once per SWEEP_INTERVAL_MS per isolate;
+// - the jobs of the cron trigger (src/scheduled.ts), which workerd never fires: run from requests
+//   instead, at most once per SWEEP_INTERVAL_MS per isolate;
 // - a store for the image cache, which workerd's Cache API lacks: the ImageStore Durable Object, bound as
 //   IMAGE_STORE by the generated config (src/img/cache.ts uses it when bound).
 import worker from '../index.ts';
 import type { Env } from '../env.ts';
-import { sweepOutbox } from '../webhooks/sweep.ts';
+import { runScheduled } from '../scheduled.ts';
 import { selfhostEnv } from './env.ts';
 
 export { AccountMeter } from '../durable/account-meter.ts';
@@ -64,12 +64,14 @@ export default {
     const started = Date.now();
     if (started - lastSweep >= SWEEP_INTERVAL_MS) {
       lastSweep = started;
-      ctx.waitUntil(
-        sweepOutbox(env, started).then(
-          () => undefined,
-          (err: unknown) => log({ level: 'error', event: 'sweep_failed', error: String(err) }),
-        ),
-      );
+      for (const job of runScheduled(env, started)) {
+        ctx.waitUntil(
+          job.then(
+            () => undefined,
+            (err: unknown) => log({ level: 'error', event: 'sweep_failed', error: String(err) }),
+          ),
+        );
+      }
     }
     const response = await worker.fetch(request, env, ctx);
     log({

@@ -8,7 +8,7 @@ import { boundedResponse } from '../fetch/bounded-read.ts';
 import { FETCH_TIMEOUT_MS } from '../fetch/limits.ts';
 import { failure, fetchOnce } from '../fetch/safe-fetch.ts';
 import { checkFetchUrl, isTestOrigin } from '../fetch/url-policy.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { SSO_CLOCK_TOLERANCE_S, SSO_MAX_RESPONSE_BYTES } from './limits.ts';
 
 export type IssuerMetadata = oauth.AuthorizationServer & {

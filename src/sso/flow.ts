@@ -5,14 +5,14 @@
 // (it may trust TLS to the token endpoint), so jose checks it against the issuer's JWKS here. The email
 // comes from the ID token, or else from userinfo (whose `sub` must be the token's). Then the member is
 // found or made (just in time). Anything the issuer or the network gets wrong is an outcome, not a throw.
+import { can } from '../accounts/entitlements.ts';
 import * as oauth from 'oauth4webapi';
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { randomBase62, sha256Hex } from '../accounts/keys.ts';
-import { isEnterprise } from '../accounts/enterprise.ts';
 import type { ToolsTier } from '../accounts/tiers.ts';
 import { batchWithAudit, type AuditOrigin } from '../audit/log.ts';
 import { randomToken } from '../auth/sessions.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { ssoRow } from './config.ts';
 import { clientOf, discover, fetchJwks, httpOptions, type IssuerMetadata } from './discovery.ts';
 import { emailDomain, ssoAccountFor } from './domains.ts';
@@ -51,7 +51,7 @@ export async function startSso(
         .bind(accountId)
         .first<{ tools_tier: ToolsTier }>()
     : null;
-  if (!accountId || !config || !tier || !isEnterprise(tier.tools_tier)) return { ok: false, reason: 'no_sso' };
+  if (!accountId || !config || !tier || !can({ tools: tier.tools_tier }, 'sso')) return { ok: false, reason: 'no_sso' };
   let metadata: IssuerMetadata;
   try {
     metadata = await discover(config.issuer, env.FETCH_TEST_ORIGIN);

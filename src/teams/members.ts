@@ -6,8 +6,10 @@
 import { randomBase62, sha256Hex } from '../accounts/keys.ts';
 import { iso } from '../accounts/account-view.ts';
 import { batchWithAudit, type AuditOrigin } from '../audit/log.ts';
+import { isName, isNewPassword } from '../auth/credentials.ts';
+import { hashPassword } from '../auth/password.ts';
 import { randomToken } from '../auth/sessions.ts';
-import { activeManageKeysOf, makersKeysRevoked, settleMakersKeys } from '../console/keys.ts';
+import { activeManageKeysOf, makersKeysRevoked, settleMakersKeys } from '../keys/service.ts';
 import type { Env } from '../env.ts';
 import { INVITATION_TOKEN_BYTES, INVITATION_TTL_MS, MAX_MEMBERS_PER_ACCOUNT } from './limits.ts';
 import { MANAGE_KEY_MAKERS, type Role } from './roles.ts';
@@ -57,7 +59,9 @@ const SQL = {
     'INSERT INTO invitations (id, account_id, email, role, token_hash, created_by, created_at, expires_at) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 ' +
     'WHERE (SELECT COUNT(*) FROM members WHERE account_id = ?2) + ' +
     '(SELECT COUNT(*) FROM invitations WHERE account_id = ?2 AND member_id IS NULL AND expires_at > ?7) < ?9',
-  invitationByToken: 'SELECT id, account_id, email, role, expires_at, member_id FROM invitations WHERE token_hash = ?',
+  invitationByToken:
+    'SELECT i.id, i.account_id, a.name AS account_name, i.email, i.role, i.expires_at, i.member_id FROM invitations i ' +
+    'JOIN accounts a ON a.id = i.account_id WHERE i.token_hash = ?',
   // The one acceptance that wins stamps its member id; the member is inserted only under that stamp.
   claim:
     'UPDATE invitations SET accepted_at = ?1, member_id = ?2 WHERE token_hash = ?3 AND member_id IS NULL AND expires_at > ?1',
@@ -109,6 +113,8 @@ export async function pendingInvitations(db: D1Database, accountId: string, now:
 
 export type InviteOutcome =
   | { ok: true; invitation: InvitationView; token: string }
+  /** Only an owner may invite an owner. */
+  | { ok: false; reason: 'owner_only' }
   | { ok: false; reason: 'email_taken' }
   | { ok: false; reason: 'too_many'; max: number };
 
@@ -117,9 +123,11 @@ export async function invite(
   db: D1Database,
   accountId: string,
   input: { email: string; role: Role },
+  by: Role,
   now: number,
   origin: AuditOrigin,
 ): Promise<InviteOutcome> {
+  if (input.role === 'owner' && by !== 'owner') return { ok: false, reason: 'owner_only' };
   const taken = await db.prepare(SQL.emailTaken).bind(input.email, accountId, now).first<{ n: number }>();
   if ((taken?.n ?? 0) > 0) return { ok: false, reason: 'email_taken' };
   const id = `inv_${randomBase62(16)}`;
@@ -167,6 +175,8 @@ export async function invite(
 export interface OpenInvitation {
   id: string;
   accountId: string;
+  /** The name of the account it is a seat in, for the page that offers it. */
+  accountName: string;
   email: string;
   role: Role;
 }
@@ -180,18 +190,35 @@ export async function openInvitation(db: D1Database, token: string, now: number)
     .first<{
       id: string;
       account_id: string;
+      account_name: string;
       email: string;
       role: Role;
       expires_at: number;
       member_id: string | null;
     }>();
   if (!row || row.member_id !== null || row.expires_at <= now) return null;
-  return { id: row.id, accountId: row.account_id, email: row.email, role: row.role };
+  return { id: row.id, accountId: row.account_id, accountName: row.account_name, email: row.email, role: row.role };
 }
 
 export type AcceptOutcome =
   | { ok: true; accountId: string; memberId: string }
   | { ok: false; reason: 'gone' | 'email_taken' };
+
+export type JoinOutcome = AcceptOutcome | { ok: false; reason: 'name' | 'password' };
+
+/** Accepts an invitation with a name and a password (isName, isNewPassword: the first out of bounds is the answer). */
+export async function join(
+  db: D1Database,
+  token: string,
+  input: { name: string; password: string },
+  now: number,
+  origin: (memberId: string) => AuditOrigin,
+): Promise<JoinOutcome> {
+  const name = input.name.trim();
+  if (!isName(name)) return { ok: false, reason: 'name' };
+  if (!isNewPassword(input.password)) return { ok: false, reason: 'password' };
+  return accept(db, token, { name, passwordHash: await hashPassword(input.password) }, now, origin);
+}
 
 /**
  * Accepts an invitation: one batch claims it (single use), inserts the member, writes member.joined.

@@ -1,5 +1,5 @@
 // Roles of a team's members and what each may do. One table: the console's pages and the management
-// endpoints both ask `can(role, permission)`, and the role-check test walks every route against it.
+// endpoints both ask `roleMay(role, permission)`, and the role-check test walks every route against it.
 
 export const ROLES = ['owner', 'admin', 'developer', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
@@ -37,12 +37,12 @@ export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
  */
 export const KEY_ROLE: Role = 'admin';
 
-export const can = (role: Role, permission: Permission): boolean => ROLE_PERMISSIONS[role].includes(permission);
+export const roleMay = (role: Role, permission: Permission): boolean => ROLE_PERMISSIONS[role].includes(permission);
 
 /**
  * The roles that may make manage keys, and so keep the ones they made: a member who leaves them (demoted
- * or removed) loses their manage keys in the same batch (src/console/keys.ts, makersKeysRevoked).
+ * or removed) loses their manage keys in the same batch (src/keys/service.ts, makersKeysRevoked).
  */
-export const MANAGE_KEY_MAKERS: readonly Role[] = ROLES.filter((role) => can(role, 'keys:manage'));
+export const MANAGE_KEY_MAKERS: readonly Role[] = ROLES.filter((role) => roleMay(role, 'keys:manage'));
 
 export const isRole = (value: string): value is Role => (ROLES as readonly string[]).includes(value);

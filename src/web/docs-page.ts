@@ -1,8 +1,10 @@
 // The API reference at /docs, rendered on the server from our own OpenAPI document, so it needs no
 // JavaScript, no third-party viewer and no network, and cannot drift from what the API validates.
-// The pieces live in ./docs/; this file orders them into a page and a table of contents.
+// The pieces live in ./docs/; this file orders them into one document with a table of contents (docs/api.md
+// is made from it) and into the console's pages: an index and a page per operation and per schema.
 import { html, type Html } from './html.ts';
 import {
+  heading,
   methodBadge,
   mergedParameters,
   METHODS,
@@ -17,6 +19,7 @@ import {
   idAllocator,
   inline,
   isDict,
+  type Linker,
   list,
   type OpenApiDocument,
   own,
@@ -112,11 +115,11 @@ ${prose(str(info.description))}
 <section class="api-servers" id="${baseId}"><h2>Base URL</h2>${baseUrls}</section>`;
 }
 
-function schemaEntry(name: string, schema: unknown, id: string, ctx: RenderContext): Html {
+function schemaEntry(name: string, schema: unknown, id: string, ctx: RenderContext, level: 1 | 3 = 3): Html {
   const s = dict(schema);
   const limits = constraints(s);
   return html`<section class="api-schema" id="${id}">
-<h3><code>${name}</code></h3>
+${heading(level, html`<code>${name}</code>`)}
 ${prose(str(s.description))}
 <p class="schema-summary">Type: ${typeLabel(schema, ctx)}${limits.value ? html`; ${limits}` : ''}</p>
 ${fieldsTable(schema, `Fields of ${name}`, ctx)}
@@ -124,17 +127,21 @@ ${exampleBlock(s.example)}
 </section>`;
 }
 
-export function renderApiReference(doc: OpenApiDocument): { toc: Html; body: Html } {
+/** The document read once: every anchor allocated, operations grouped by tag. */
+function readDocument(doc: OpenApiDocument, href?: Linker) {
   const d = dict(doc);
   const allocate = idAllocator();
   const ids = { base: allocate('base-url'), auth: allocate('authentication'), schemas: allocate('schemas') };
   const components = dict(dict(d.components).schemas);
   const schemaIds = new Map(Object.keys(components).map((name) => [name, allocate(`schema-${slug(name)}`)]));
   const schemeIds = new Map(Object.keys(schemes(d)).map((name) => [name, allocate(`auth-${slug(name)}`)]));
-  const ctx: RenderContext = { doc: d, schemaIds, schemeIds, baseUrl: exampleBaseUrl(d) };
+  const ctx: RenderContext = { doc: d, schemaIds, schemeIds, baseUrl: exampleBaseUrl(d), ...(href ? { href } : {}) };
   const groups = groupByTag(d, collectOperations(d, allocate), allocate);
+  return { d, ids, components, schemaIds, ctx, groups, authTable: securityTable(ctx) };
+}
 
-  const authTable = securityTable(ctx);
+export function renderApiReference(doc: OpenApiDocument): { toc: Html; body: Html } {
+  const { d, ids, components, schemaIds, ctx, groups, authTable } = readDocument(doc);
   const body = html`${intro(d, ids.base)}
 ${authTable.value ? html`<section class="api-auth" id="${ids.auth}"><h2>Authentication</h2>${authTable}</section>` : ''}
 ${groups.map((g) => html`<section class="api-tag" id="${g.id}"><h2>${g.name}</h2>${prose(g.description)}${g.operations.map((op) => operationSection(op, ctx))}</section>`)}
@@ -149,4 +156,57 @@ ${groups.map((g) => html`<li><a href="#${g.id}">${g.name}</a><ul>${g.operations.
 ${schemaIds.size > 0 ? html`<li><a href="#${ids.schemas}">Schemas</a><ul>${[...schemaIds].map(([name, id]) => html`<li><a href="#${id}"><code>${name}</code></a></li>`)}</ul></li>` : ''}
 </ul>`;
   return { toc, body };
+}
+
+export interface ApiPage {
+  /** For the page's <title>. */
+  title: string;
+  body: Html;
+}
+
+/**
+ * The reference as pages under `root` (the console's /docs): an index (introduction, base URL,
+ * authentication, every operation by tag, every schema) and one page per operation and per schema,
+ * named by its anchor id, so none is longer than a few screens on a phone. Links between them go to
+ * the page that holds their anchor.
+ */
+export function renderApiPages(doc: OpenApiDocument, root: string): { index: ApiPage; pages: Map<string, ApiPage> } {
+  const pageOf = new Map<string, string>();
+  const href: Linker = (id) => (pageOf.has(id) ? `${root}/${pageOf.get(id)}` : `${root}#${id}`);
+  const { d, ids, components, schemaIds, ctx, groups, authTable } = readDocument(doc, href);
+  const operations = groups.flatMap((g) => g.operations.map((op) => ({ op, group: g })));
+  for (const { op } of operations) pageOf.set(op.id, op.id.replace(/^op-/, ''));
+  for (const id of schemaIds.values()) pageOf.set(id, id);
+
+  const title = str(dict(d.info).title) ?? 'API reference';
+  const back = (group?: TagGroup) =>
+    html`<nav class="api-crumbs" aria-label="Breadcrumb"><a href="${root}">${title}</a>${group ? html` › <a href="${root}#${group.id}">${group.name}</a>` : ''}</nav>`;
+  const pages = new Map<string, ApiPage>();
+  operations.forEach(({ op, group }, i) => {
+    const near = [operations[i - 1], operations[i + 1]];
+    const step = (label: string, other: (typeof operations)[number] | undefined) =>
+      other
+        ? html`<a href="${href(other.op.id)}" rel="${label === 'Previous' ? 'prev' : 'next'}">${label}: ${methodBadge(other.op.method)} <code>${other.op.path}</code></a>`
+        : '';
+    pages.set(pageOf.get(op.id) as string, {
+      title: `${op.method.toUpperCase()} ${op.path}`,
+      body: html`${back(group)}${operationSection(op, ctx, 1)}<nav class="api-steps" aria-label="Operations">${step('Previous', near[0])}${step('Next', near[1])}</nav>`,
+    });
+  });
+  for (const [name, id] of schemaIds) {
+    pages.set(id, {
+      title: `${name} schema`,
+      body: html`${back()}${schemaEntry(name, own(components, name), id, ctx, 1)}`,
+    });
+  }
+
+  const opItem = ({ op }: { op: Operation }) => {
+    const summary = str(op.op.summary);
+    return html`<li><a href="${href(op.id)}">${methodBadge(op.method)} <code>${op.path}</code></a>${summary ? html`<span class="api-index-summary">${inline(summary)}</span>` : ''}</li>`;
+  };
+  const body = html`${intro(d, ids.base)}
+${authTable.value ? html`<section class="api-auth" id="${ids.auth}"><h2>Authentication</h2>${authTable}</section>` : ''}
+${groups.map((g) => html`<section class="api-tag" id="${g.id}"><h2>${g.name}</h2>${prose(g.description)}<ul class="api-index">${g.operations.map((op) => opItem({ op }))}</ul></section>`)}
+${schemaIds.size > 0 ? html`<section class="api-schemas" id="${ids.schemas}"><h2>Schemas</h2><ul class="api-schema-index">${[...schemaIds].map(([name, id]) => html`<li><a href="${href(id)}"><code>${name}</code></a></li>`)}</ul></section>` : ''}`;
+  return { index: { title, body }, pages };
 }

@@ -59,7 +59,8 @@ export function renderPage(options: PageOptions): string {
 <a class="skip" href="#main">Skip to the content</a>
 <header class="site"><div class="bar">
 <a class="brand" href="/">Shrinkray</a>
-<nav aria-label="Main">${navigation(options)}</nav>
+<button type="button" class="menu-button" id="menu-button" aria-expanded="true" aria-controls="site-nav" hidden>Menu</button>
+<nav aria-label="Main" id="site-nav">${navigation(options)}</nav>
 </div></header>
 <main id="main" tabindex="-1"${mainClass ? html` class="${mainClass}"` : ''}>
 ${options.body}

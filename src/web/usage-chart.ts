@@ -180,14 +180,34 @@ export function renderUsageChart(input: UsageChartInput, frame: ChartFrame = WID
 </svg>`;
 }
 
+/** The fewest days the narrow chart shows, so a single day of data is a bar, not the whole width. */
+export const NARROW_MIN_DAYS = 7;
+
+/**
+ * The days from the first with data (but at least the last `minDays`): on a phone, 30 bands of a month
+ * with a few days of use are slivers 3 px wide, mostly unlabelled. The days left out are all zero.
+ */
+export function fromFirstData(input: UsageChartInput, minDays: number): UsageChartInput {
+  const n = input.days.length;
+  const first = input.days.findIndex((_, i) => input.series.some((s) => clean(s.values[i]) > 0));
+  const start = Math.max(0, Math.min(first === -1 ? n : first, n - minDays));
+  if (start === 0) return input;
+  return {
+    ...input,
+    days: input.days.slice(start),
+    series: input.series.map((s) => ({ ...s, values: valuesOf(s, n).slice(start) })),
+  };
+}
+
 /**
  * The chart as the console shows it: a wide and a narrow drawing (the stylesheet shows the one that fits
- * the screen), or, when every value is 0, a sentence saying what will appear instead of an empty axis.
+ * the screen; the narrow one from the first day with data), or, when every value is 0, a sentence saying
+ * what will appear instead of an empty axis.
  */
 export function renderChartOrEmpty(input: UsageChartInput, emptyText: string): Html {
   const total = input.series.reduce((sum, s) => sum + valuesOf(s, input.days.length).reduce((a, b) => a + b, 0), 0);
   if (total === 0) return html`<p class="chart-empty" data-testid="chart-empty">${emptyText}</p>`;
-  return html`<div class="chart-wide">${renderUsageChart(input, WIDE_FRAME)}</div><div class="chart-narrow">${renderUsageChart(input, NARROW_FRAME)}</div>`;
+  return html`<div class="chart-wide">${renderUsageChart(input, WIDE_FRAME)}</div><div class="chart-narrow">${renderUsageChart(fromFirstData(input, NARROW_MIN_DAYS), NARROW_FRAME)}</div>`;
 }
 
 /** The chart's numbers as a table: one row per day, one column per series, totals in the footer. */

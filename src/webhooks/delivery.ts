@@ -3,7 +3,7 @@
 // followed (a 3xx is a failure), so an endpoint cannot bounce us somewhere the rules forbid. The answer's
 // body is not wanted on success; on failure its first ATTEMPT_NOTE_MAX bytes go into the attempt's note.
 import { readPrefix } from '../fetch/bounded-read.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import type { EndpointTarget } from './endpoints.ts';
 import { ATTEMPT_NOTE_MAX } from './limits.ts';
 import { sign } from './signing.ts';

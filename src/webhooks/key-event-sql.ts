@@ -2,12 +2,18 @@
 // event is recorded exactly when the change is (a D1 batch is one transaction). Each is written only when
 // the account can use webhooks (tools tier) and has an enabled endpoint that listens for the type: the
 // outbox holds nothing nobody will receive. Ids are fixed per key, so a repeated statement adds nothing.
+import { tiersWith } from '../accounts/entitlements.ts';
 import { hasScopeSql } from '../accounts/tiers.ts';
+
+/** The tools tiers with webhooks, as an SQL list (fixed words, safe to splice). */
+const WEBHOOK_TIERS_SQL = tiersWith('webhooks')
+  .map((t) => `'${t}'`)
+  .join(', ');
 
 /** An enabled endpoint of account ?1 listens for the type ?2, and the account's tier has webhooks. */
 const SUBSCRIBED =
   `EXISTS (SELECT 1 FROM webhook_endpoints e JOIN accounts a ON a.id = e.account_id WHERE e.account_id = ?1 ` +
-  `AND e.enabled = 1 AND instr(',' || e.events || ',', ',' || ?2 || ',') > 0 AND a.tools_tier IN ('developer', 'enterprise'))`;
+  `AND e.enabled = 1 AND instr(',' || e.events || ',', ',' || ?2 || ',') > 0 AND a.tools_tier IN (${WEBHOOK_TIERS_SQL}))`;
 
 /** The key as events describe it, built from the row; scopes are a fixed word list, safe to splice. */
 const KEY_JSON =

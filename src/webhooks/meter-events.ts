@@ -1,6 +1,7 @@
 // Which metering steps make events: usage.threshold at 80 % and 100 % of a window, rate_limit.exceeded at
 // a key's first 429 of a window. Called inside the meter's transactionSync, right after the counters
 // moved, so "once per window" holds under any concurrency. Pure over the meter's storage: no I/O.
+import { can } from '../accounts/entitlements.ts';
 import { IMAGE_TIERS, TOOLS_TIERS, type ImageTier, type ToolsTier } from '../accounts/tiers.ts';
 import type { Counters } from '../metering/counters.ts';
 import { dayWindow, minuteWindow, monthWindow, toUnixSeconds } from '../metering/windows.ts';
@@ -19,7 +20,7 @@ export function hookTarget(key: {
   account: { id: string };
   tiers: { tools: ToolsTier };
 }): HookTarget | undefined {
-  return TOOLS_TIERS[key.tiers.tools].webhooks ? { accountId: key.account.id, keyId: key.id } : undefined;
+  return can(key.tiers, 'webhooks') ? { accountId: key.account.id, keyId: key.id } : undefined;
 }
 
 function thresholds(

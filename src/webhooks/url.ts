@@ -2,7 +2,7 @@
 // length, port, no private or local hosts) and, stricter, must be https: a signed event still tells a
 // network observer what happened. The one FETCH_TEST_ORIGIN (tests, local runs) may be plain http.
 import { checkFetchUrl, isTestOrigin, parseFetchUrl } from '../fetch/url-policy.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 
 export function checkEndpointUrl(raw: string, testOrigin: string | undefined): URL {
   const url = parseFetchUrl(raw);

@@ -223,7 +223,9 @@ export async function benchJpegTuning(): Promise<{ images: number; rows: TuningR
   const perSetting: AtSsim[][] = SETTINGS.map(() => []);
   for (const image of corpus) {
     const results = await measure(e, new Uint8Array(readFileSync(image.path)));
-    results.forEach((r, i) => r && perSetting[i]!.push(r));
+    results.forEach((r, i) => {
+      r && perSetting[i]!.push(r);
+    });
     console.log(`jpeg-tuning: ${image.name} done`);
   }
   const photo = (await jpegInputs(INPUT_SIZES[0]!, (line) => console.log(`jpeg-tuning: ${line}`))).baseline;

@@ -117,7 +117,9 @@ export async function benchMeta(service: Service, origin: string): Promise<MetaB
         for (const [i, p] of PAGES.entries())
           round[i]!.push(await timedGet(service, key, `${origin}${p.path}`, p.title));
       }
-      round.forEach((ms, i) => samples[i]!.push(ms));
+      round.forEach((ms, i) => {
+        samples[i]!.push(ms);
+      });
     }
     if (r < BULK_ROUNDS) {
       for (const [i, size] of BULK_SIZES.entries())

@@ -15,7 +15,7 @@ import { describeCorpus, loadCorpus } from './lib/corpus.ts';
 import { pngInputs, type PngInput } from './lib/png-inputs.ts';
 import { gcWorker, withRssPeak, type RssPeak } from './lib/rss.ts';
 import type { Service } from './lib/server.ts';
-import { checkSsim, decodeRgb, ssim, type Rgb } from './lib/ssim.ts';
+import { checkSsim, decodeRgb, ssim } from './lib/ssim.ts';
 
 /** Corpus PNGs in part 2 (BENCH_CORPUS_MAX caps the corpus before the PNGs are picked from it). */
 export const PNG_CORPUS_MAX = Number(process.env.BENCH_PNG_CORPUS_MAX ?? 8);

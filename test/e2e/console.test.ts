@@ -18,6 +18,10 @@ import { confirmByMail } from './lib/mail.ts';
 const KEY_PATTERN = /^sr_live_[0-9A-Za-z]{32}$/;
 const KEY_NAME = 'e2e build server';
 const LANDING = 'Smaller images and handy web tools, over one API key';
+/** A phone's window (an iPhone 12 to 15's, in CSS pixels). */
+const PHONE = { width: 390, height: 844 };
+/** The most screens of PHONE height any page of the API reference may take. */
+const DOCS_MAX_SCREENS = 7;
 
 interface Totals {
   requests: number;
@@ -317,7 +321,7 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
   });
 
   step('on a phone-sized screen the pages fit the width', async () => {
-    await p().setViewportSize({ width: 390, height: 844 });
+    await p().setViewportSize({ width: PHONE.width, height: PHONE.height });
     for (const [path, name] of [
       ['/', '14-usage-phone'],
       ['/keys', '15-keys-phone'],
@@ -329,8 +333,100 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
       expect(overflow, path).toBeLessThanOrEqual(0);
       await screenshot(p(), name, { fullPage: path !== '/docs' });
     }
-    await p().setViewportSize({ width: 1280, height: 900 });
   });
+
+  step('on a phone every navigation link is reached through the Menu button, by pointer or keyboard', async () => {
+    await visit('/');
+    const nav = p().locator('#site-nav');
+    const menu = p().getByRole('button', { name: 'Menu' });
+    const targets = await nav
+      .locator('a')
+      .evaluateAll((els) => els.map((a) => [a.textContent ?? '', a.getAttribute('href') ?? ''] as const));
+    expect(targets.map(([name]) => name)).toEqual([
+      'Usage',
+      'API keys',
+      'Webhooks',
+      'Image URLs',
+      'Members',
+      'Account',
+      'Audit log',
+      'Try it',
+      'API reference',
+    ]);
+    const onScreen = async (locator: ReturnType<Page['locator']>) => {
+      const box = await locator.boundingBox();
+      return (
+        !!box && box.x >= 0 && box.y >= 0 && box.x + box.width <= PHONE.width && box.y + box.height <= PHONE.height
+      );
+    };
+    for (const [i, [name, href]] of targets.entries()) {
+      // Folded on every page, behind a button that says whether it is open.
+      expect(await nav.isVisible(), `${name}: folded`).toBe(false);
+      expect(await onScreen(menu), 'Menu on screen').toBe(true);
+      expect(await menu.getAttribute('aria-expanded')).toBe('false');
+      if (i === 0) {
+        // By keyboard: Enter opens, Tab reaches the first link, Escape folds and gives focus back.
+        await menu.focus();
+        await p().keyboard.press('Enter');
+        expect(await menu.getAttribute('aria-expanded')).toBe('true');
+        await p().keyboard.press('Tab');
+        expect(await p().evaluate<string>('document.activeElement.textContent')).toBe(name);
+        await p().keyboard.press('Escape');
+        expect(await menu.getAttribute('aria-expanded')).toBe('false');
+        expect(await p().evaluate<string>('document.activeElement.id')).toBe('menu-button');
+      }
+      await menu.click();
+      expect(await menu.getAttribute('aria-expanded')).toBe('true');
+      const link = p().getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
+      expect(await onScreen(link), `${name} on screen`).toBe(true);
+      expect(await onScreen(p().getByRole('button', { name: 'Sign out' })), 'Sign out on screen').toBe(true);
+      await link.click();
+      await p().waitForURL((u) => u.pathname === href);
+      expect(await p().locator('main').count(), href).toBe(1);
+      const overflow = await p().evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+      expect(overflow, href).toBeLessThanOrEqual(0);
+    }
+  });
+
+  step(
+    'on a phone /docs is an index and a page per operation and schema, each a few screens at most, no table wider than the screen',
+    async () => {
+      await visit('/docs');
+      const pages = [
+        '/docs',
+        ...new Set(
+          await p()
+            .locator('main a[href^="/docs/"]')
+            .evaluateAll((els) => els.map((a) => a.getAttribute('href') ?? '')),
+        ),
+      ];
+      expect(pages.length).toBeGreaterThan(40);
+      const heights: [string, number][] = [];
+      for (const path of pages) {
+        await visit(path);
+        const found = await p().evaluate<{ height: number; overflow: number; wideTables: string[] }>(`(() => ({
+        height: document.documentElement.scrollHeight,
+        overflow: document.documentElement.scrollWidth - window.innerWidth,
+        wideTables: [...document.querySelectorAll('table')].flatMap((t) => {
+          const r = t.getBoundingClientRect();
+          return r.left < 0 || r.right > window.innerWidth ? [(t.caption ? t.caption.textContent : 'table') + ': ' + Math.round(r.width) + ' px'] : [];
+        }),
+      }))()`);
+        heights.push([path, found.height]);
+        expect(found.overflow, path).toBeLessThanOrEqual(0);
+        expect(found.wideTables, path).toEqual([]);
+      }
+      heights.sort((a, b) => b[1] - a[1]);
+      console.log(
+        `tallest /docs pages at ${PHONE.width} px: ${heights
+          .slice(0, 5)
+          .map(([path, h]) => `${path} ${h} px`)
+          .join(', ')}`,
+      );
+      for (const [path, height] of heights) expect(height, path).toBeLessThanOrEqual(DOCS_MAX_SCREENS * PHONE.height);
+      await p().setViewportSize({ width: 1280, height: 900 });
+    },
+  );
 
   /** Every top-level navigation `act` makes (redirects included), once at least `count` have started. */
   async function navigationsOf(count: number, act: () => Promise<unknown>): Promise<string[]> {

@@ -175,7 +175,9 @@ describe('refusals leave D1 unchanged', () => {
       [['key', 'revoke', keyId, '-x'], /unknown flag -x/],
     ];
     const results = await Promise.all(cases.map(([args]) => run(...args)));
-    results.forEach((r, i) => expectUsageError(r, (cases[i] as [string[], RegExp])[1]));
+    results.forEach((r, i) => {
+      expectUsageError(r, (cases[i] as [string[], RegExp])[1]);
+    });
 
     // --remote: refused before any wrangler run. The environment has no SHRINKRAY_* or Cloudflare
     // credentials and points Cloudflare's API at a closed local port (helpers.isolatedEnv).

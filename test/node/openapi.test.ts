@@ -28,6 +28,7 @@ describe('GET /api/v1/openapi.json', () => {
       '/api/v1/categories',
       '/api/v1/compress',
       '/api/v1/console/compress',
+      '/api/v1/console/compress/plan',
       '/api/v1/health',
       '/api/v1/image-source-hosts',
       '/api/v1/img/{account_id}/{signature}/{options}/{source}',
@@ -83,7 +84,11 @@ describe('GET /api/v1/openapi.json', () => {
       in: 'cookie',
       name: '__Host-sr_session',
     });
-    const ops = [doc.paths['/api/v1/usage'].get, doc.paths['/api/v1/console/compress'].post];
+    const ops = [
+      doc.paths['/api/v1/usage'].get,
+      doc.paths['/api/v1/console/compress'].post,
+      doc.paths['/api/v1/console/compress/plan'].post,
+    ];
     for (const op of ops) {
       expect(op.security).toEqual([{ SessionCookie: [] }]);
       expect(op.tags).toEqual(['Account (session)']);

@@ -5,11 +5,11 @@ import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { accountStatement, keyStatement, type Statement } from '../../src/accounts/provision.ts';
 import { hashKey } from '../../src/accounts/keys.ts';
-import { MAX_KEYS_CREATED_PER_DAY } from '../../src/console/keys.ts';
-import { MAX_ACTIVE_KEYS } from '../../src/console/limits.ts';
+import { MAX_KEYS_CREATED_PER_DAY } from '../../src/keys/limits.ts';
+import { MAX_ACTIVE_KEYS } from '../../src/keys/limits.ts';
 import { RESERVATION_TTL_MS } from '../../src/metering/counters.ts';
 import { call, revoke, TestClock, toolsHeaders, type TestKey } from './helpers.ts';
-import { Browser, signedUp } from './console-helpers.ts';
+import { type Browser, signedUp } from './console-helpers.ts';
 import { compressCall, form, photo, pngOf } from './image-fixtures.ts';
 
 const TINY = pngOf(photo(8, 8));

@@ -1,11 +1,12 @@
 // The audit log: one record per change and sign-in, written with the change, chained by hashes, read
 // and exported over the API, and impossible to change (no endpoint writes it; D1 refuses UPDATE/DELETE).
-import { env } from 'cloudflare:test';
+import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { GENESIS_HASH, verifyChain, type AuditRow } from '../../src/audit/chain.ts';
 import type { AuditRecord } from '../../src/audit/query.ts';
 import { AUDIT_RETENTION_DAYS } from '../../src/audit/limits.ts';
 import { sweepAuditLog } from '../../src/audit/retention.ts';
+import selfhosted from '../../src/selfhost/worker.ts';
 import { call } from './helpers.ts';
 import { Browser, PASSWORD, signedUp } from './console-helpers.ts';
 import { hookPath, manage, manageAccount, RECEIVER } from './webhook-helpers.ts';
@@ -204,6 +205,27 @@ describe('the audit log', () => {
     expect(await count()).toBe(1);
     const [kept] = ((await (await manage(account.key, '/api/v1/audit-logs')).json()) as Page).data;
     expect(kept!.action).toBe('key.created');
+  });
+
+  it('is swept on a self-hosted server too, where no cron trigger fires: a request runs the scheduled jobs', async () => {
+    const account = await manageAccount({ tools: 'enterprise' });
+    const old = Date.now() - (AUDIT_RETENTION_DAYS + 1) * 86_400_000;
+    const id = `aud_old${crypto.randomUUID().slice(0, 8)}`;
+    await env.DB.prepare(
+      "INSERT INTO audit_logs (id, account_id, time, actor_type, action, result, prev_hash, hash) VALUES (?, ?, ?, 'operator', 'account.tier_changed', 'success', ?, ?)",
+    )
+      .bind(id, account.accountId, old, `old-${account.accountId}`, 'x')
+      .run();
+    const ctx = createExecutionContext();
+    const res = await selfhosted.fetch(new Request('https://api.shrinkray.test/healthz'), env, ctx);
+    expect(res.status).toBe(200);
+    const sweep = await selfhosted.fetch(new Request('https://api.shrinkray.test/v1/nothing-here'), env, ctx);
+    expect(sweep.status).toBe(404);
+    await waitOnExecutionContext(ctx);
+    const left = await env.DB.prepare('SELECT COUNT(*) AS n FROM audit_logs WHERE id = ?')
+      .bind(id)
+      .first<{ n: number }>();
+    expect(left?.n).toBe(0);
   });
 
   it('shows tampering: an edited field or a missing record breaks the chain', async () => {

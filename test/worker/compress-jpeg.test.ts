@@ -135,9 +135,9 @@ function expectSizeHeaders(res: Response, body: Uint8Array, size: [number, numbe
 /** Quadrants with some grain, so that quality matters to the encoder; stored turned in most fixtures. */
 function grainy(width: number, height: number): RgbaImage {
   const image = quadrants(width, height);
-  image.data.forEach(
-    (v, i) => (image.data[i] = i % 4 === 3 ? v : Math.max(0, Math.min(255, v + (((i * 2654435761) >>> 28) - 8)))),
-  );
+  image.data.forEach((v, i) => {
+    image.data[i] = i % 4 === 3 ? v : Math.max(0, Math.min(255, v + (((i * 2654435761) >>> 28) - 8)));
+  });
   return image;
 }
 const upright = grainy(96, 64);

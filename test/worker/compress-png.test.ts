@@ -123,7 +123,7 @@ describe('PNG to PNG, lossless', () => {
     const { body } = await compressPng({ image: pngOf({ data: rgba, width: w, height: h }) });
     expect(ihdrOf(body)).toMatchObject({ colourType: 3, bitDepth: 2 });
     expectSameBytes(decodePng(body).data, rgba);
-    const grey = rgba.map((v, i) => (i % 4 === 3 ? 255 : (rgba[i - (i % 4)]! + (i >> 12)) & 255));
+    const grey = rgba.map((_v, i) => (i % 4 === 3 ? 255 : (rgba[i - (i % 4)]! + (i >> 12)) & 255));
     const greyOut = await compressPng({ image: pngOf({ data: grey, width: w, height: h }) });
     expect(ihdrOf(greyOut.body).colourType).toBe(0);
     expectSameBytes(decodePng(greyOut.body).data, grey);

@@ -3,7 +3,7 @@ import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/accounts/keys.ts';
 import { bearer, call, makeKey, TestClock, type TestKey } from './helpers.ts';
-import { MULTIPART_BOUNDARY, compressCall, multipartBytes, photo, pngOf } from './image-fixtures.ts';
+import { MULTIPART_BOUNDARY, compressCall, photo, pngOf } from './image-fixtures.ts';
 
 const TINY = pngOf(photo(8, 8));
 const START = Date.UTC(2026, 10, 21, 12, 0, 5, 250); // mid-second, so Retry-After must round up

@@ -2,12 +2,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/accounts/keys.ts';
-import {
-  SESSION_IDLE_MS,
-  SESSION_MAX_MS,
-  SIGNIN_EMAIL_DELAY_BASE_S,
-  SIGNIN_EMAIL_DELAY_MAX_S,
-} from '../../src/auth/limits.ts';
+import { SESSION_IDLE_MS, SIGNIN_EMAIL_DELAY_BASE_S, SIGNIN_EMAIL_DELAY_MAX_S } from '../../src/auth/limits.ts';
 import { hashPassword } from '../../src/auth/password.ts';
 import { TestClock, captureConsole } from './helpers.ts';
 import { safeNext } from '../../src/routes/auth-pages.ts';

@@ -2,9 +2,9 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/accounts/keys.ts';
-import { MAX_ACTIVE_KEYS } from '../../src/console/limits.ts';
+import { MAX_ACTIVE_KEYS } from '../../src/keys/limits.ts';
 import { call, makeKey, toolsHeaders } from './helpers.ts';
-import { Browser, signedUp } from './console-helpers.ts';
+import { type Browser, signedUp } from './console-helpers.ts';
 
 interface KeyJson {
   id: string;

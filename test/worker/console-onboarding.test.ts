@@ -3,7 +3,7 @@
 // lines that work as pasted, charts that say what will appear, and what "Try it" needs to warn early.
 import { describe, expect, it } from 'vitest';
 import { IMAGE_TIERS, TOOLS_TIERS } from '../../src/accounts/tiers.ts';
-import { outputBytesPerPixel } from '../../src/compress/memory-plan.ts';
+import { TRY_PLAN_HEAD_BYTES } from '../../src/console/limits.ts';
 import { call } from './helpers.ts';
 import { Browser, confirmEmail, LANDING_H1, ORIGIN, PASSWORD, signedUp, uniqueEmail } from './console-helpers.ts';
 import { linkIn, mailsTo } from './mail-helpers.ts';
@@ -202,7 +202,7 @@ describe('empty charts', () => {
 });
 
 describe('Try it', () => {
-  it("gives each field its own hint, marks the disabled target size, and carries the server's limits", async () => {
+  it('gives each field its own hint, marks the disabled target size, and says where to ask before uploading', async () => {
     const { browser } = await signedUp();
     const { html } = await browser.page('/try');
     for (const id of ['try-image', 'try-format', 'try-quality', 'try-width', 'try-height', 'try-target']) {
@@ -216,23 +216,9 @@ describe('Try it', () => {
     expect(html).toMatch(/<div class="field is-disabled"><label for="try-target">/);
     expect(html).toMatch(/<input id="try-target"[^>]*disabled/);
     expect(html).not.toContain('try-file-name');
-    const limits = JSON.parse(decode(/data-limits="([^"]*)"/.exec(html)?.[1] ?? '{}'));
-    expect(limits).toMatchObject({
-      maxInputPixels: 100_000_000,
-      memoryBudget: 100 * 1024 * 1024,
-      wholeImageBytesPerPixel: 16,
-    });
-    // The page's table of output bytes per pixel gives what memory-plan.ts uses, at every quality.
-    const steps: [number, number][] = limits.outputBytesPerPixel;
-    for (let q = 1; q <= 100; q++)
-      expect(steps.find(([upTo]) => q <= upTo)?.[1], `quality ${q}`).toBe(outputBytesPerPixel(q));
-  });
-
-  it('follows the MAX_INPUT_PIXELS and MEMORY_BUDGET_MB vars', async () => {
-    const { browser } = await signedUp();
-    browser.env = { MAX_INPUT_PIXELS: '2000000', MEMORY_BUDGET_MB: '64' };
-    const { html } = await browser.page('/try');
-    const limits = JSON.parse(decode(/data-limits="([^"]*)"/.exec(html)?.[1] ?? '{}'));
-    expect([limits.maxInputPixels, limits.memoryBudget]).toEqual([2_000_000, 64 * 1024 * 1024]);
+    // No copy of the service's limits: the page asks the service (try-plan.test.ts) with the file's first bytes.
+    expect(html).not.toContain('data-limits');
+    expect(html).toContain('data-plan-endpoint="/api/v1/console/compress/plan"');
+    expect(html).toContain(`data-head-bytes="${TRY_PLAN_HEAD_BYTES}"`);
   });
 });

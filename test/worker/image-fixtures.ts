@@ -160,7 +160,9 @@ export function quantTables(bytes: Uint8Array): Map<number, number[]> {
     const end = at + 2 + ((bytes[at + 2]! << 8) | bytes[at + 3]!);
     for (let p = at + 4; p + 65 <= end; p += 65) {
       const table = new Array<number>(64);
-      ZIGZAG.forEach((natural, k) => (table[natural] = bytes[p + 1 + k]!));
+      ZIGZAG.forEach((natural, k) => {
+        table[natural] = bytes[p + 1 + k]!;
+      });
       tables.set(bytes[p]! & 15, table);
     }
   }

@@ -68,7 +68,9 @@ const decode = (bytes: Uint8Array): Pixels =>
 function diff(a: Uint8Array, b: Uint8Array): { mean: number; worst: number } {
   expect(a.length).toBe(b.length);
   let [sum, worst] = [0, 0];
-  a.forEach((v, i) => ((sum += Math.abs(v - b[i]!)), (worst = Math.max(worst, Math.abs(v - b[i]!)))));
+  a.forEach((v, i) => {
+    (sum += Math.abs(v - b[i]!)), (worst = Math.max(worst, Math.abs(v - b[i]!)));
+  });
   return { mean: sum / a.length, worst };
 }
 
@@ -226,9 +228,9 @@ describe('decoding: every sampling at sizes that are not MCU multiples', () => {
         expect(job.channels).toBe(3);
         return job.frame();
       });
-      patches.forEach(([, rgb], i) =>
-        expect(near(decoded.subarray((8 * width + i * 16 + 8) * 3), rgb, 8), `patch ${i}`).toBe(true),
-      );
+      patches.forEach(([, rgb], i) => {
+        expect(near(decoded.subarray((8 * width + i * 16 + 8) * 3), rgb, 8), `patch ${i}`).toBe(true);
+      });
     }
   });
 });

@@ -3,7 +3,7 @@
 import { env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/accounts/keys.ts';
-import { MAX_KEYS_CREATED_PER_DAY } from '../../src/console/keys.ts';
+import { MAX_KEYS_CREATED_PER_DAY } from '../../src/keys/limits.ts';
 import { MANAGE_PER_MINUTE } from '../../src/metering/rules.ts';
 import { TestClock, bearer, call, makeKey, toolsHeaders } from './helpers.ts';
 import { compressCall, photo, pngOf } from './image-fixtures.ts';

@@ -1,9 +1,11 @@
 // Role checks, table-driven: every console page and management endpoint, called by an owner, an admin,
 // a developer, a viewer and a manage key, is refused (403, naming the permission) exactly when the
 // role table of docs/teams.md says so. A second test walks the app's routes: a console or management route
-// missing from this table fails it, so no new route goes unchecked.
+// that declares no permission where it is registered, or is missing from this table, fails it, so none
+// goes unchecked.
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
+import { requirementOf } from '../../src/routes/requires.ts';
 import type { Role } from '../../src/teams/roles.ts';
 import { manage } from './webhook-helpers.ts';
 import { makeKey } from './helpers.ts';
@@ -46,6 +48,7 @@ const TABLE: [string, string, string, Least][] = [
   ['POST', '/account/delete', '/account/delete', 'owner'],
   ['GET', '/api/v1/usage', '/api/v1/usage', 'viewer'],
   ['POST', '/api/v1/console/compress', '/api/v1/console/compress', 'developer'],
+  ['POST', '/api/v1/console/compress/plan', '/api/v1/console/compress/plan', 'developer'],
   ['GET', '/api/v1/keys', '/api/v1/keys', 'viewer'],
   ['POST', '/api/v1/keys', '/api/v1/keys', 'developer'],
   ['DELETE', '/api/v1/keys/:id', `/api/v1/keys/${K}`, 'developer'],
@@ -88,6 +91,7 @@ const PUBLIC = [
   '/forgot-password',
   '/reset-password',
   '/docs',
+  '/docs/:page',
   '/invitations/:token',
   '/sso/start',
   '/sso/callback',
@@ -161,12 +165,16 @@ describe('role checks', () => {
     expect(mismatches).toEqual([]);
   }, 60_000);
 
-  it('cover every console and management route the app has', () => {
+  it('cover every console and management route the app has, each declaring its permission where it is registered', () => {
     const app = createApp();
-    const routes = new Set(app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method} ${r.path}`));
+    const name = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
+    const routes = new Set(app.routes.filter((r) => r.method !== 'ALL').map(name));
+    const declaring = new Set(app.routes.filter((r) => requirementOf(r.handler) !== undefined).map(name));
+    const guarded = [...routes].filter((r) => !isPublic(r.slice(r.indexOf(' ') + 1)));
+    // A route registered without `requires(...)` would be open to every role.
+    expect(guarded.filter((r) => !declaring.has(r))).toEqual([]);
     const known = new Set(TABLE.map(([method, route]) => `${method} ${route}`));
-    const unchecked = [...routes].filter((r) => !known.has(r) && !isPublic(r.slice(r.indexOf(' ') + 1)));
-    expect(unchecked).toEqual([]);
+    expect(guarded.filter((r) => !known.has(r))).toEqual([]);
     // And the table names no route that does not exist (a typo would check nothing).
     expect([...known].filter((r) => !routes.has(r))).toEqual([]);
   });

@@ -1,7 +1,13 @@
 // The console's daily usage chart and its table: what the bars, axis, legend and accessible names
 // show, read back from the rendered SVG.
 import { describe, expect, it } from 'vitest';
-import { renderUsageChart, renderUsageTable, type UsageChartInput } from '../../src/web/usage-chart.ts';
+import {
+  NARROW_MIN_DAYS,
+  renderChartOrEmpty,
+  renderUsageChart,
+  renderUsageTable,
+  type UsageChartInput,
+} from '../../src/web/usage-chart.ts';
 
 /** 30 days ending 2026-11-21, like the console's window. */
 function lastDays(n = 30, end = Date.UTC(2026, 10, 21)): string[] {
@@ -117,7 +123,9 @@ describe('renderUsageChart', () => {
       expect(values.at(-1)).toBeGreaterThanOrEqual(max);
       const step = values[1]!;
       expect(String(step), `max ${max}`).toMatch(/^[125]0*$/);
-      values.forEach((v, i) => expect(v).toBe(i * step));
+      values.forEach((v, i) => {
+        expect(v).toBe(i * step);
+      });
     }
   });
 
@@ -219,6 +227,31 @@ describe('renderUsageChart', () => {
     expect(evil).not.toMatch(/<script|<img|<b>|" onclick/);
     expect(evil).toContain('&lt;img src=x onerror=alert(1)&gt;');
     expect(evil).toContain('<title>&lt;b&gt;: 2 &lt;img src=x onerror=alert(1)&gt;</title>');
+  });
+});
+
+describe('renderChartOrEmpty on a phone', () => {
+  const narrow = (html: string) => /<div class="chart-narrow">(.*?)<\/div>/s.exec(html)?.[1] ?? '';
+  const wide = (html: string) => /<div class="chart-wide">(.*?)<\/div>/s.exec(html)?.[1] ?? '';
+  const zeros = (n: number) => Array<number>(n).fill(0);
+
+  it("starts the narrow chart at the first day with data, so a new account's day is a bar worth seeing", () => {
+    // Use on the last two days only, as a new account has.
+    const html = renderChartOrEmpty(input([...zeros(28), 3, 5], [...zeros(29), 1]), 'nothing yet').value;
+    const days = [...new Set(bars(narrow(html)).map((b) => b.day))];
+    expect(days).toEqual(lastDays().slice(30 - NARROW_MIN_DAYS));
+    const phoneBars = bars(narrow(html)).filter((b) => b.value > 0);
+    expect(phoneBars.map((b) => b.value)).toEqual([3, 5, 1]);
+    // In viewBox units of a 340-wide frame shown about 316 px wide: at least 10 px on screen.
+    const width = Number(attrs(/<rect class="chart-bar[^>]*>/.exec(narrow(html))?.[0] ?? '').width);
+    expect(width).toBeGreaterThanOrEqual(10);
+    // The wide chart still shows the whole month.
+    expect(new Set(bars(wide(html)).map((b) => b.day)).size).toBe(30);
+  });
+
+  it('keeps every day when the data begins on the first one', () => {
+    const html = renderChartOrEmpty(input([1, ...zeros(29)], zeros(30)), 'nothing yet').value;
+    expect(new Set(bars(narrow(html)).map((b) => b.day)).size).toBe(30);
   });
 });
 

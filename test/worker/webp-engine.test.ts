@@ -28,7 +28,9 @@ function decodeEngine(bytes: Uint8Array): RgbaImage {
 function meanDiff(a: Uint8Array, b: Uint8Array): number {
   expect(a.length).toBe(b.length);
   let sum = 0;
-  a.forEach((v, i) => (sum += Math.abs(v - b[i]!)));
+  a.forEach((v, i) => {
+    sum += Math.abs(v - b[i]!);
+  });
   return sum / a.length;
 }
 
@@ -207,9 +209,9 @@ describe('encoding from rows', () => {
       height = 900;
     const noisy = { data: new Uint8Array(width * height * 4), width, height };
     let seed = 7;
-    noisy.data.forEach(
-      (_, i) => (noisy.data[i] = i % 4 === 3 ? 255 : (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24),
-    );
+    noisy.data.forEach((_, i) => {
+      noisy.data[i] = i % 4 === 3 ? 255 : (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24;
+    });
     const [bounded, again, low, unbounded] = withWebpJob(lossyWebp(noisy, 100), (job) => {
       job.fill(width, height, 1, false);
       return [

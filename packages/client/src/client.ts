@@ -60,6 +60,7 @@ interface Call extends RequestOptions {
 const FORMATS: Record<string, OutputFormat> = { 'image/jpeg': 'jpeg', 'image/png': 'png', 'image/webp': 'webp' };
 
 function runtime(): string {
+  // biome-ignore lint/suspicious/noExplicitAny: probing other runtimes' globals, which no type here describes
   const g = globalThis as any;
   if (typeof g.Deno?.version?.deno === 'string') return `deno/${g.Deno.version.deno}`;
   if (typeof g.Bun?.version === 'string') return `bun/${g.Bun.version}`;

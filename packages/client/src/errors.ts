@@ -116,6 +116,7 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
 
 /** Reads a failed response into an ApiError, whether or not it carries the service's envelope. */
 export async function errorFromResponse(res: Response, retries: number): Promise<ApiError> {
+  // biome-ignore lint/suspicious/noExplicitAny: any JSON at all, read field by field with typeof checks below
   let body: any;
   const text = await res.text().catch(() => '');
   try {

@@ -179,7 +179,7 @@ describe('the CLI against the stand-in', () => {
       expect(lines[1].error).toMatchObject({ status: 429, code: 'quota_exceeded' });
       // 503 retried once (a), quota not retried (b), and nothing sent after it: three requests.
       expect(s.requests).toHaveLength(3);
-      expect(r.stderr).toMatch(/^files\s+4 \(1 compressed, 0 skipped, 3 failed\)$/m);
+      expect(r.stderr).toMatch(/^files\s+4 \(1 compressed, 0 kept, 0 skipped, 3 failed\)$/m);
       expect(r.stderr).toMatch(/^failed: quota_exceeded\s+1$/m);
       expect(r.stderr).toMatch(/^failed: not_sent\s+2$/m);
       expect(r.stderr).toContain('stopped: quota_exceeded would fail every remaining file (scripted 429); 2 not sent');

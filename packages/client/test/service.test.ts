@@ -82,7 +82,7 @@ describe('compress a folder', () => {
     // Nothing else was written: no temp files, the manifest beside the results.
     const written = listFiles(join(dir, 'dist/images'));
     expect(written).toEqual([...Object.keys(SITE), '.shrinkray-manifest.json'].sort());
-    expect(r.stderr).toMatch(/^files\s+8 \(8 compressed, 0 skipped, 0 failed\)$/m);
+    expect(r.stderr).toMatch(/^files\s+8 \(8 compressed, 0 kept, 0 skipped, 0 failed\)$/m);
     expect(r.stderr).toMatch(/^saved\s+.+ \(\d+\.\d%\)$/m);
 
     // (That four were in flight at once is checked against the stand-in, in retries.test.ts.)
@@ -114,14 +114,14 @@ describe('compress a folder', () => {
     const r = await runCli(['compress', '.', '--in-place', '--quality', '60'], { cwd: dir, env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^ok {7}a\.jpg -> a\.jpg {2}\d+\.\d KB -> \d+\.\d KB \(\d+\.\d% saved\)$/m);
-    expect(r.stdout).toMatch(/^files\s+2 \(2 compressed, 0 skipped, 0 failed\)$/m);
+    expect(r.stdout).toMatch(/^files\s+2 \(2 compressed, 0 kept, 0 skipped, 0 failed\)$/m);
     expect(statSync(join(dir, 'a.jpg')).size).toBeLessThan(before);
     expect(listFiles(dir)).toEqual(['.shrinkray-manifest.json', 'a.jpg', 'b.png']);
     const again = await runCli(['compress', '.', '--in-place', '--quality', '60'], { cwd: dir, env });
-    expect(again.stdout).toMatch(/^files\s+2 \(0 compressed, 2 skipped, 0 failed\)$/m);
+    expect(again.stdout).toMatch(/^files\s+2 \(0 compressed, 0 kept, 2 skipped, 0 failed\)$/m);
     // Other options are another result: compressed again.
     const other = await runCli(['compress', 'a.jpg', '--in-place', '--quality', '40'], { cwd: dir, env });
-    expect(other.stdout).toMatch(/^files\s+1 \(1 compressed, 0 skipped, 0 failed\)$/m);
+    expect(other.stdout).toMatch(/^files\s+1 \(1 compressed, 0 kept, 0 skipped, 0 failed\)$/m);
   });
 
   it('a free-tier key gets plan_upgrade_required for WebP, reported per file with a non-zero exit', async () => {

@@ -137,7 +137,7 @@ describe('progress and summary', () => {
     expect(barLine(t, 2000, 10)).toBe('[#####-----] 2/4 files  saved 3.0 KB  1 failed  ETA 2s');
     expect(summaryTable(t, 2000).split('\n')).toEqual(
       [
-        'files                 4 (1 compressed, 0 skipped, 1 failed)',
+        'files                 4 (1 compressed, 0 kept, 0 skipped, 1 failed)',
         'before                4.0 KB',
         'after                 1.0 KB',
         'saved                 3.0 KB (75.0%)',
@@ -262,5 +262,13 @@ describe('the generator and the package', () => {
       rmDir(out);
       rmDir(work);
     }
+  });
+});
+
+describe('the package', () => {
+  it('ships a README: the file exists and package.json lists it', () => {
+    const pkg = JSON.parse(readFileSync(join(PACKAGE, 'package.json'), 'utf8')) as { files: string[] };
+    expect(pkg.files).toContain('README.md');
+    expect(readFileSync(join(PACKAGE, 'README.md'), 'utf8')).toMatch(/^# @shrinkray\/client\n/);
   });
 });

@@ -178,7 +178,7 @@ const SCALE = (255 * 255) / 8;
 export function qualityToMse(quality: number): number {
   if (quality >= 100) return 0;
   const fudge = Math.max(0, 0.016 / (0.001 + quality) - 0.001);
-  return (fudge + (2.5 / Math.pow(210 + quality, 1.2)) * ((100.1 - quality) / 100)) * SCALE;
+  return (fudge + (2.5 / (210 + quality) ** 1.2) * ((100.1 - quality) / 100)) * SCALE;
 }
 
 export function mseToQuality(mse: number): number {

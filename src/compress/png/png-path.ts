@@ -4,7 +4,7 @@
 // rows (a frame only for target_kb's retries), or as WebP into the engine's picture fed rows. The
 // input's bytes are never returned as they are.
 import type { RgbaImage } from '../../../wasm/image.ts';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../errors.ts';
 import type { Orientation } from '../exif.ts';
 import type { Plan } from '../memory-plan.ts';
 import { FULL_CHROMA_QUALITY } from '../jpeg-path.ts';

@@ -50,7 +50,9 @@ export async function reduceLayout(produce: RowProducer, layout: PngLayout): Pro
     const keys = [...colours.keys()].sort((a, b) => (a >>> 24) - (b >>> 24));
     const index = new Map(keys.map((k, i) => [k, i]));
     const palette = new Uint8Array(keys.length * 4);
-    keys.forEach((k, i) => palette.set([k & 255, (k >>> 8) & 255, (k >>> 16) & 255, k >>> 24], i * 4));
+    keys.forEach((k, i) => {
+      palette.set([k & 255, (k >>> 8) & 255, (k >>> 16) & 255, k >>> 24], i * 4);
+    });
     const toIndices = (rgba: Uint8Array, out: Uint8Array) => {
       const view = rgba.byteOffset % 4 === 0 ? new Uint32Array(rgba.buffer, rgba.byteOffset, width) : null;
       for (let x = 0; x < width; x++) {

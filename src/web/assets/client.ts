@@ -1,6 +1,6 @@
 // The console's one script, served as a file (the pages' CSP allows no inline script). Everything works
 // without it except "Try it", which needs it to upload and show the result; copying the new key falls
-// back to selecting it, the before/after frames stay split in half, and the docs' contents stay open.
+// back to selecting it, the before/after frames stay split in half, and the navigation stays unfolded.
 export const CLIENT_SCRIPT = String.raw`
 (() => {
   'use strict';
@@ -38,9 +38,17 @@ export const CLIENT_SCRIPT = String.raw`
     fitBox();
   }
 
-  // The API reference's contents: open beside the text on wide screens, folded on narrow ones.
-  const toc = document.getElementById('docs-toc');
-  if (toc && window.matchMedia('(max-width: 48rem)').matches) toc.open = false;
+  // The site menu on phones: the navigation folds behind its "Menu" button (shown only by this script,
+  // so without it every link stays in view); the stylesheet folds it only at phone widths.
+  const menu = document.getElementById('menu-button');
+  const nav = document.getElementById('site-nav');
+  if (menu && nav) {
+    const open = (yes) => { menu.setAttribute('aria-expanded', String(yes)); nav.classList.toggle('folded', !yes); };
+    menu.hidden = false;
+    open(false);
+    menu.addEventListener('click', () => open(menu.getAttribute('aria-expanded') !== 'true'));
+    nav.addEventListener('keydown', (e) => { if (e.key === 'Escape' && menu.getAttribute('aria-expanded') === 'true') { open(false); menu.focus(); } });
+  }
 
   const form = document.getElementById('try-form');
   if (!form) return;
@@ -52,58 +60,52 @@ export const CLIENT_SCRIPT = String.raw`
   const facts = document.getElementById('try-image-facts');
   const result = document.getElementById('try-result');
   const remaining = document.getElementById('try-remaining');
-  const limits = JSON.parse(form.dataset.limits || '{}');
   let urls = [];
   /** The chosen file's pixel size, read in the browser from its header; null until known. */
   let dims = null;
-  /** Why the server would refuse the current choice, or '' when it would not. */
-  let refusal = '';
 
   const kb = (bytes) => bytes < 1024 ? bytes + ' B' : bytes < 1048576 ? (bytes / 1024).toFixed(1) + ' KB' : (bytes / 1048576).toFixed(2) + ' MB';
-  const mb = (bytes) => Math.ceil(bytes / 1048576) + ' MB';
-  // Enough digits that two different numbers never print alike ("3.0 megapixels; the limit is 3.0").
-  const mp = (pixels, other) => { let d = 1; while (d < 6 && (pixels / 1e6).toFixed(d) === (other / 1e6).toFixed(d)) d++; return (pixels / 1e6).toFixed(d) + ' megapixels'; };
   const showError = (message) => { errorBox.textContent = message; errorBox.hidden = false; errorBox.focus(); };
-  const numberOf = (name) => { const v = Number(form.elements.namedItem(name).value); return Number.isInteger(v) && v > 0 ? v : undefined; };
 
-  /** The output size as the server computes it (compress/geometry.ts fitWithin). */
-  function fit(w, h, bw, bh) {
-    const scale = Math.min(1, bw ? bw / w : 1, bh ? bh / h : 1);
-    if (scale >= 1) return { width: w, height: h };
-    return { width: Math.min(bw || Infinity, Math.max(1, Math.round(w * scale))), height: Math.min(bh || Infinity, Math.max(1, Math.round(h * scale))) };
-  }
-  const outputBpp = (q) => { for (const [upTo, bytes] of limits.outputBytesPerPixel) if (q <= upTo) return bytes; return limits.outputBytesPerPixel[limits.outputBytesPerPixel.length - 1][1]; };
-
-  /** What the server will say about this file and these settings, predicted (compress/pipeline.ts, memory-plan.ts). */
-  function predict(file) {
-    if (!dims) return '';
-    const pixels = dims.width * dims.height;
-    if (pixels > limits.maxInputPixels) {
-      return 'This image is ' + dims.width + ' × ' + dims.height + ' px (' + mp(pixels, limits.maxInputPixels) + '); the service refuses images over ' +
-        mp(limits.maxInputPixels, pixels) + '. Scale it down before uploading.';
+  /**
+   * Asks the service whether it would accept this file with these settings (the same checks and memory
+   * plan as the upload), sending only the file's first bytes and its size. Resolves to the refusal's
+   * message, or '' when it would accept (or cannot tell before the upload).
+   */
+  let asked = Promise.resolve('');
+  let askTimer;
+  async function ask(file) {
+    const body = new FormData();
+    body.append('image', file.slice(0, Number(form.dataset.headBytes)), file.name);
+    body.append('size', String(file.size));
+    for (const name of ['format', 'quality', 'width', 'height', 'target_kb']) {
+      const input = form.elements.namedItem(name);
+      if (input && !input.disabled && input.value.trim() !== '') body.append(name, input.value.trim());
     }
-    // Only PNG and WebP are decoded whole; a JPEG's need depends on its encoding, which the server judges.
-    if (file.type !== 'image/png' && file.type !== 'image/webp') return '';
-    // PNG and WebP are decoded whole: the input, the output and their buffers must fit the budget.
-    const q = numberOf('quality') || 80;
-    const out = fit(dims.width, dims.height, numberOf('width'), numberOf('height'));
-    const perOut = limits.wholeImageBytesPerPixel + outputBpp(q) * 2;
-    const fixed = limits.baseBytes + file.size * 2 + pixels * limits.wholeImageBytesPerPixel;
-    const estimate = fixed + out.width * out.height * perOut;
-    if (estimate <= limits.memoryBudget) return '';
-    const room = (limits.memoryBudget - fixed) / perOut;
-    const what = 'At ' + out.width + ' × ' + out.height + ' px this ' + (file.type === 'image/png' ? 'PNG' : 'WebP') + ' needs about ' + mb(estimate) +
-      ', more than the ' + mb(limits.memoryBudget) + ' one compression may use, so the service would refuse it.';
-    if (room < 1) return what + ' Send a smaller image, or the same picture as a JPEG.';
-    const width = Math.max(1, Math.floor(Math.sqrt(room * dims.width / dims.height)));
-    return what + ' Set Maximum width to ' + width + ' or less, or send it as a JPEG.';
+    try {
+      const res = await fetch(form.dataset.planEndpoint, { method: 'POST', body, headers: { 'X-CSRF-Token': csrf }, credentials: 'same-origin' });
+      const j = await res.json();
+      // A question the planner could not read (a setting out of range) is the upload's to answer.
+      if (!res.ok || !j.data || j.data.verdict !== 'refused') return '';
+      const m = j.data.error.message;
+      return m.charAt(0).toUpperCase() + m.slice(1) + '.';
+    } catch {
+      return '';
+    }
   }
 
   function check() {
     const file = fileInput.files[0];
-    refusal = file ? predict(file) : '';
-    warningBox.textContent = refusal;
-    warningBox.hidden = refusal === '';
+    clearTimeout(askTimer);
+    if (!file) { asked = Promise.resolve(''); show(''); return; }
+    // Typing a width asks once the typing pauses.
+    asked = new Promise((resolve) => { askTimer = setTimeout(() => ask(file).then(resolve), 250); });
+    const mine = asked;
+    mine.then((message) => { if (asked === mine && fileInput.files[0] === file) show(message); });
+  }
+  function show(message) {
+    warningBox.textContent = message;
+    warningBox.hidden = message === '';
   }
 
   if (dropzone) {
@@ -119,6 +121,9 @@ export const CLIENT_SCRIPT = String.raw`
     const file = fileInput.files[0];
     dims = null;
     facts.textContent = file ? kb(file.size) : '';
+    // A warning about the previous file, or its result, says nothing about this one.
+    show('');
+    result.hidden = true;
     check();
     if (!file) return;
     const url = URL.createObjectURL(file);
@@ -128,7 +133,6 @@ export const CLIENT_SCRIPT = String.raw`
       dims = { width: probe.naturalWidth, height: probe.naturalHeight };
       facts.textContent = kb(file.size) + ', ' + dims.width + ' × ' + dims.height + ' px';
       URL.revokeObjectURL(url);
-      check();
     };
     probe.onerror = () => { URL.revokeObjectURL(url); facts.textContent = kb(file.size) + '; this browser cannot read its size.'; };
     probe.src = url;
@@ -142,8 +146,8 @@ export const CLIENT_SCRIPT = String.raw`
     if (!file) { showError('Choose an image first: a JPEG, PNG or WebP file.'); return; }
     const max = Number(form.dataset.maxBytes);
     if (file.size > max) { showError('That file is ' + kb(file.size) + '; images may be at most ' + kb(max) + '.'); return; }
-    check();
-    if (refusal) { showError('Not uploaded: ' + refusal); return; }
+    const refused = await asked;
+    if (refused) { show(refused); showError('Not uploaded: ' + refused); return; }
     const body = new FormData();
     body.append('image', file, file.name);
     for (const name of ['format', 'quality', 'width', 'height', 'target_kb']) {
@@ -184,7 +188,9 @@ export const CLIENT_SCRIPT = String.raw`
       download.href = urls[1];
       download.download = match ? match[1] : 'compressed';
       result.hidden = false;
-      document.getElementById('result-heading').focus();
+      // From its top: on a phone the heading, the download button and the slider then share the screen.
+      result.scrollIntoView({ block: 'start' });
+      document.getElementById('result-heading').focus({ preventScroll: true });
     } catch (err) {
       showError('The compression could not reach the server: ' + (err && err.message ? err.message : err));
     } finally {

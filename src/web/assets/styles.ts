@@ -17,7 +17,10 @@ header.site nav ul { list-style: none; display: flex; flex-wrap: wrap; gap: .25r
 header.site nav a { color: #fff; text-decoration: none; padding: .25rem 0; border-bottom: 2px solid transparent; }
 header.site nav a[aria-current="page"], header.site nav a:hover { border-bottom-color: #fff; }
 header.site nav form { margin: 0; }
-header.site nav button { background: transparent; color: #fff; border: 1px solid #fff; }
+header.site nav button, .menu-button { background: transparent; color: #fff; border: 1px solid #fff; }
+/* Shown by the script at phone widths only. */
+.menu-button { display: none; margin: 0; padding: .3rem .9rem; }
+.menu-button[aria-expanded="true"] { background: #fff; color: #14213d; }
 main { max-width: 72rem; margin: 0 auto; padding: 1.5rem 1rem 3rem; }
 main.narrow { max-width: 28rem; }
 main.wide { max-width: 90rem; }
@@ -51,6 +54,8 @@ table { border-collapse: collapse; width: 100%; background: var(--card); }
 caption { text-align: left; font-weight: 600; padding: .5rem 0; }
 th, td { text-align: left; padding: .5rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+/* A long path or id in a sentence breaks rather than widen the page. */
+main p code, main li code { overflow-wrap: anywhere; }
 code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .92em; }
 .status-active { color: var(--ok); font-weight: 600; }
 .status-revoked { color: var(--danger); font-weight: 600; }
@@ -90,24 +95,28 @@ summary { cursor: pointer; font-weight: 600; }
 .api-example-label { font-weight: 600; margin: .5rem 0 .25rem; }
 .api-schema { border-top: 1px solid var(--line); padding-top: .5rem; }
 .unresolved { color: var(--danger); }
-.api-toc { list-style: none; padding-left: 0; }
-.api-toc ul { list-style: none; }
-.api-toc a { text-decoration: none; }
+/* The API reference: an index, then a page per operation and per schema. */
+.api-crumbs { font-size: .92rem; margin: 0 0 .25rem; }
+.api-index { list-style: none; padding: 0; margin: .5rem 0 1rem; }
+.api-index li { display: flex; flex-wrap: wrap; gap: .1rem .75rem; align-items: baseline; padding: .3rem 0; border-bottom: 1px solid var(--line); }
 /* A path wraps within its own column beside the method badge, never under it. */
-.api-toc li > a:has(.method) { display: flex; gap: .4rem; align-items: baseline; }
-.api-toc .method { flex: none; min-width: 3.7rem; }
-.api-toc code { overflow-wrap: anywhere; }
-.api-toc a:hover { text-decoration: underline; }
-.docs-layout { display: grid; grid-template-columns: minmax(12rem, 19rem) 1fr; gap: 2rem; align-items: start; }
-.docs-layout nav.toc { position: sticky; top: 1rem; max-height: calc(100vh - 2rem); overflow: auto; font-size: .92rem; }
-.docs-layout nav.toc ul { padding-left: 1rem; }
-/* Grid items default to min-width: auto, so one wide table or curl line would widen the whole page. */
-.docs-layout > * { min-width: 0; }
-@media (max-width: 48rem) {
-  .docs-layout { grid-template-columns: 1fr; }
-  .docs-layout nav.toc { position: static; max-height: none; }
-  .api-table { display: block; overflow-x: auto; }
-}
+.api-index a { display: flex; gap: .4rem; align-items: baseline; text-decoration: none; }
+.api-index a:hover { text-decoration: underline; }
+.api-index .method { flex: none; min-width: 3.7rem; }
+.api-index code { overflow-wrap: anywhere; }
+.api-index-summary { color: var(--muted); font-size: .9rem; }
+.api-schema-index { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: .25rem 1.25rem; }
+.api-steps { display: flex; flex-wrap: wrap; justify-content: space-between; gap: .5rem 1.5rem; margin: 1.5rem 0 0; font-size: .92rem; }
+.api-steps a { text-decoration: none; min-width: 0; }
+.api-steps code { overflow-wrap: anywhere; }
+main.docs .api-operation, main.docs .api-schema { background: transparent; border: 0; padding: 0; margin: 0; }
+main.docs h1 { font-size: 1.5rem; }
+/* Paths without spaces in captions and sentences break rather than widen the page. */
+main.docs { overflow-wrap: break-word; }
+/* Long names, types and values break rather than widen a table of the reference (on a phone each row is a card). */
+.api-table code, .api-table .mono { overflow-wrap: anywhere; }
+.api-table ul { padding-left: 1.1rem; margin: 0; }
+.api-headers summary { font-weight: 400; }
 .method { display: inline-block; min-width: 4.2rem; text-align: center; font-weight: 700; font-size: .8rem; padding: .1rem .4rem; border-radius: .25rem; color: #fff; background: #4d5663; }
 .method-get, .method-head { background: #1d6b36; } .method-post { background: #1f5fbf; } .method-delete { background: #a3212b; } .method-put, .method-patch { background: #8a5a00; }
 pre { background: #14213d; color: #f1f4f8; padding: .75rem 1rem; border-radius: .35rem; overflow-x: auto; }
@@ -135,6 +144,11 @@ pre.curl, .curl-line pre { white-space: pre-wrap; word-break: break-all; margin:
 .ba-divider { position: absolute; top: 0; bottom: 0; left: var(--ba-pos); width: 2px; background: #fff; box-shadow: 0 0 0 1px rgba(0,0,0,.45); pointer-events: none; }
 .ba-tag { position: absolute; top: .5rem; background: rgba(20,33,61,.85); color: #fff; font-size: .8rem; padding: .1rem .45rem; border-radius: .25rem; }
 .ba-tag-before { left: .5rem; } .ba-tag-after { right: .5rem; }
+/* A tall picture stays within the screen, so its slider (below it) stays in reach; the download button
+   is above it. */
+.ba:not(.actual) .ba-stage img { max-height: 60vh; object-fit: contain; }
+.try-actions { margin: .5rem 0; }
+.try-actions .button { margin-top: 0; }
 .ba.actual .ba-frame { overflow: auto; max-height: 32rem; }
 .ba.actual .ba-stage { width: max-content; }
 .ba.actual .ba-stage img { width: auto; max-width: none; }
@@ -147,21 +161,26 @@ input:disabled, select:disabled { background: #eceef1; color: #5c6470; border-st
 .field.is-disabled label { color: var(--muted); }
 .chart-narrow { display: none; }
 .chart-empty { color: var(--muted); border: 1px dashed var(--line); border-radius: .35rem; padding: 1rem; margin: .5rem 0; }
-.docs-layout details.toc-box > summary { display: none; }
 @media (max-width: 48rem) {
   .chart-wide { display: none; }
   .chart-narrow { display: block; }
-  .docs-layout details.toc-box > summary { display: list-item; padding: .5rem 0; }
-  .docs-layout details.toc-box { background: var(--card); border: 1px solid var(--line); border-radius: .35rem; padding: 0 .75rem; margin: 0; }
 }
-/* Phones: the header in two short rows (the links scroll sideways rather than wrap), and tables marked
-   .stack become one card per row, each cell labelled by its data-label. */
+/* Phones: the navigation folds behind the "Menu" button (unfolded, one link per row; without the script,
+   the button stays hidden and the links wrap, all in view), and tables marked .stack become one card per
+   row, each cell labelled by its data-label. */
 @media (max-width: 40rem) {
-  /* nowrap: in a wrapping column each line is as wide as its widest item, so the links would not scroll. */
-  header.site .bar { flex-direction: column; flex-wrap: nowrap; align-items: stretch; gap: .25rem; padding: .5rem 1rem; }
-  header.site nav { overflow-x: auto; }
-  header.site nav ul { flex-wrap: nowrap; white-space: nowrap; }
+  header.site .bar { gap: .25rem 1rem; padding: .5rem 1rem; }
+  header.site nav { flex: 1 0 100%; }
+  header.site nav.folded { display: none; }
+  .menu-button:not([hidden]) { display: inline-block; }
+  .menu-button:not([hidden]) ~ nav ul { flex-direction: column; align-items: stretch; gap: 0; }
+  .menu-button:not([hidden]) ~ nav a { display: block; padding: .55rem 0; }
+  .menu-button:not([hidden]) ~ nav form { padding: .5rem 0; }
   header.site nav button { padding: .25rem .6rem; }
+  /* Cells of the reference hold sentences, lists and code: the label leads them, in the same flow. */
+  .api-table.stack td[data-label] { display: block; }
+  .api-table.stack td[data-label]::before { content: attr(data-label) ": "; }
+  .api-table.stack td:empty { display: none; }
   main { padding-top: 1rem; }
   .hero h1 { font-size: 1.6rem; }
   table.stack, table.stack tbody, table.stack tr, table.stack th, table.stack td { display: block; }

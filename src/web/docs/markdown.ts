@@ -40,6 +40,8 @@ const cell = (markup: string) =>
     inline(
       markup
         .replace(/<\/li>\s*<li\b[^>]*>/g, '; ')
+        // A folded list's summary ("13 headers") introduces it.
+        .replace(/<\/summary>/g, ': ')
         // CSS sets a type and its limits apart on the page; here a comma does.
         .replace(/<\/span>\s*<span class="schema-constraints">/g, ', '),
     ),

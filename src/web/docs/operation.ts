@@ -1,5 +1,5 @@
 // One operation: what it does, what it needs, a curl line to try it, and what it answers.
-import { html, type Html } from '../html.ts';
+import { html, raw, type Html } from '../html.ts';
 import { type Dict, deref, dict, inline, isDict, list, literal, prose, str, strings } from './read.ts';
 import { componentOf, fieldsTable, typeCell, typeLabel, type SchemaContext } from './schema.ts';
 import { curlAuth, dq, securityNote, type SecurityContext } from './security.ts';
@@ -38,20 +38,20 @@ function parameterSchema(p: Dict): unknown {
   return dict(first).schema;
 }
 
-function parametersTable(op: Operation, ctx: RenderContext): Html {
+function parametersTable(op: Operation, ctx: RenderContext, part: Heading): Html {
   if (op.parameters.length === 0) return html``;
   const rows = op.parameters.map((p) => {
     const required = p.required === true || p.in === 'path';
     const flag = p.deprecated === true ? html`<span class="schema-flags">deprecated</span> ` : '';
-    return html`<tr><th scope="row"><code>${str(p.name) ?? '?'}</code></th><td>${str(p.in) ?? ''}</td><td>${required ? 'yes' : 'no'}</td><td>${typeCell(parameterSchema(p), ctx, p.example)}</td><td>${flag}${inline(str(p.description))}</td></tr>`;
+    return html`<tr><th scope="row"><code>${str(p.name) ?? '?'}</code></th><td data-label="In">${str(p.in) ?? ''}</td><td data-label="Required">${required ? 'yes' : 'no'}</td><td data-label="Type">${typeCell(parameterSchema(p), ctx, p.example)}</td><td data-label="Description">${flag}${inline(str(p.description))}</td></tr>`;
   });
-  return html`<h4>Parameters</h4><table class="api-table api-parameters"><caption>Parameters of ${op.method.toUpperCase()} ${op.path}</caption><thead><tr><th scope="col">Name</th><th scope="col">In</th><th scope="col">Required</th><th scope="col">Type</th><th scope="col">Description</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return html`${heading(part, 'Parameters')}<table class="api-table stack api-parameters"><caption>Parameters of ${op.method.toUpperCase()} ${op.path}</caption><thead><tr><th scope="col">Name</th><th scope="col">In</th><th scope="col">Required</th><th scope="col">Type</th><th scope="col">Description</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 const isJson = (mediaType: string) => /^application\/(?:[\w.+-]+\+)?json\b/i.test(mediaType);
 const isForm = (mediaType: string) => /^(?:multipart\/form-data|application\/x-www-form-urlencoded)\b/i.test(mediaType);
 
-function requestBody(op: Operation, ctx: RenderContext): Html {
+function requestBody(op: Operation, ctx: RenderContext, part: Heading): Html {
   const body = deref(ctx.doc, op.op.requestBody);
   if (!body) return html``;
   const media = Object.entries(dict(body.content)).map(([mediaType, entry]) => {
@@ -61,10 +61,19 @@ function requestBody(op: Operation, ctx: RenderContext): Html {
     const noun = isForm(mediaType) ? 'Parts' : 'Fields';
     return html`${line}${fieldsTable(schema, `${noun} of the ${mediaType} body`, ctx)}`;
   });
-  return html`<h4>Request body</h4><p>${body.required === true ? 'Required.' : 'Optional.'}</p>${prose(str(body.description))}${media}`;
+  return html`${heading(part, 'Request body')}<p>${body.required === true ? 'Required.' : 'Optional.'}</p>${prose(str(body.description))}${media}`;
 }
 
-function responsesTable(op: Operation, ctx: RenderContext): Html {
+/** Headers listed in full up to this many; more are folded under their count, so one response does not fill a phone's screen. */
+const HEADERS_SHOWN = 3;
+
+function headersList(items: Html[]): Html {
+  if (items.length === 0) return html``;
+  if (items.length <= HEADERS_SHOWN) return html`<ul>${items}</ul>`;
+  return html`<details class="api-headers"><summary>${items.length} headers</summary><ul>${items}</ul></details>`;
+}
+
+function responsesTable(op: Operation, ctx: RenderContext, part: Heading): Html {
   const entries = Object.entries(dict(op.op.responses));
   if (entries.length === 0) return html``;
   const rows = entries.map(([status, raw]) => {
@@ -77,9 +86,9 @@ function responsesTable(op: Operation, ctx: RenderContext): Html {
       const header = deref(ctx.doc, h) ?? {};
       return html`<li><code>${name}</code>${str(header.description) ? html`: ${inline(str(header.description))}` : ''}</li>`;
     });
-    return html`<tr><th scope="row">${status}</th><td>${inline(str(response.description))}</td><td>${bodies.length > 0 ? html`<ul>${bodies}</ul>` : 'none'}</td><td>${headers.length > 0 ? html`<ul>${headers}</ul>` : ''}</td></tr>`;
+    return html`<tr><th scope="row">${status}</th><td data-label="Description">${inline(str(response.description))}</td><td data-label="Body">${bodies.length > 0 ? html`<ul>${bodies}</ul>` : 'none'}</td><td data-label="Headers">${headersList(headers)}</td></tr>`;
   });
-  return html`<h4>Responses</h4><table class="api-table api-responses"><caption>Responses of ${op.method.toUpperCase()} ${op.path}</caption><thead><tr><th scope="col">Status</th><th scope="col">Description</th><th scope="col">Body</th><th scope="col">Headers</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return html`${heading(part, 'Responses')}<table class="api-table stack api-responses"><caption>Responses of ${op.method.toUpperCase()} ${op.path}</caption><thead><tr><th scope="col">Status</th><th scope="col">Description</th><th scope="col">Body</th><th scope="col">Headers</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /** A value worth typing for this parameter or form field, if the document offers a scalar one. */
@@ -195,21 +204,28 @@ export function curlLine(op: Operation, ctx: RenderContext): string {
   return args.join(' ');
 }
 
-export function operationSection(op: Operation, ctx: RenderContext): Html {
+export type Heading = 1 | 2 | 3 | 4;
+
+/** A heading of our own words at `level` (h1 on a page of its own, h3 within the whole reference). */
+export const heading = (level: Heading, text: string | Html): Html => raw(`<h${level}>${html`${text}`}</h${level}>`);
+
+/** `level`: of the operation's title; its parts (parameters, body, example, responses) are one below. */
+export function operationSection(op: Operation, ctx: RenderContext, level: 1 | 3 = 3): Html {
   const method = op.method.toLowerCase();
   const summary = str(op.op.summary);
   const deprecated = op.op.deprecated === true;
+  const part = (level + 1) as Heading;
   return html`<section class="api-operation${deprecated ? ' deprecated' : ''}" id="${op.id}">
-<h3>${methodBadge(method)} <code class="op-path">${op.path}</code></h3>
+${heading(level, html`${methodBadge(method)} <code class="op-path">${op.path}</code>`)}
 ${summary ? html`<p class="op-summary">${inline(summary)}</p>` : ''}
 ${deprecated ? html`<p class="op-deprecated">Deprecated: avoid in new code.</p>` : ''}
 ${prose(str(op.op.description))}
 ${securityNote(op.op, ctx)}
-${parametersTable(op, ctx)}
-${requestBody(op, ctx)}
-<h4>Example</h4>
+${parametersTable(op, ctx, part)}
+${requestBody(op, ctx, part)}
+${heading(part, 'Example')}
 <pre class="api-curl"><code>${curlLine(op, ctx)}</code></pre>
-${responsesTable(op, ctx)}
+${responsesTable(op, ctx, part)}
 </section>`;
 }
 

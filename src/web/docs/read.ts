@@ -231,3 +231,9 @@ export function prose(text: string | undefined, className = 'api-description'): 
 export function join(items: readonly Html[], separator: Html | string): Html {
   return html`${items.flatMap((item, i) => (i === 0 ? [item] : [separator, item]))}`;
 }
+
+/** The link to an anchor id: `#id` on one page; the page holding it when the reference is split into pages. */
+export type Linker = (id: string) => string;
+
+/** Where a link to the anchor `id` goes. */
+export const hrefOf = (ctx: { href?: Linker }, id: string): string => ctx.href?.(id) ?? `#${id}`;

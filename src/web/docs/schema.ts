@@ -17,12 +17,15 @@ import {
   schemaRefName,
   str,
   strings,
+  hrefOf,
+  type Linker,
 } from './read.ts';
 
 export interface SchemaContext {
   doc: Dict;
   /** Component schema name → anchor id of its entry in the Schemas section. */
   schemaIds: Map<string, string>;
+  href?: Linker;
 }
 
 // Deep enough for any real response envelope, shallow enough that a pathological document stays small.
@@ -32,7 +35,7 @@ export function refLink(ref: string, ctx: SchemaContext): Html {
   const name = schemaRefName(ref);
   const id = name === undefined ? undefined : ctx.schemaIds.get(name);
   if (name !== undefined && id !== undefined)
-    return html`<a class="schema-link" href="#${id}"><code>${name}</code></a>`;
+    return html`<a class="schema-link" href="${hrefOf(ctx, id)}"><code>${name}</code></a>`;
   return html`<code>${name ?? ref}</code> <span class="unresolved">(not described in this document)</span>`;
 }
 
@@ -140,7 +143,7 @@ function fieldRow(name: Html, schema: unknown, required: boolean | undefined, ct
   const s = dict(schema);
   // A property that is only a $ref usually has no description of its own; its schema's is the useful one.
   const description = str(s.description) ?? (typeof s.$ref === 'string' ? undefined : str(s.title));
-  return html`<tr><th scope="row">${name}</th><td>${typeCell(schema, ctx)}</td><td>${required === undefined ? '' : required ? 'yes' : 'no'}</td><td>${notes(s)}${inline(description)}</td></tr>`;
+  return html`<tr><th scope="row">${name}</th><td data-label="Type">${typeCell(schema, ctx)}</td><td data-label="Required">${required === undefined ? '' : required ? 'yes' : 'no'}</td><td data-label="Description">${notes(s)}${inline(description)}</td></tr>`;
 }
 
 /**
@@ -192,7 +195,7 @@ export function fieldsTable(schema: unknown, caption: string, ctx: SchemaContext
   const target = componentOf(schema, ctx) ?? schema;
   const rows = fieldRows(target, '', ctx);
   if (rows.length === 0) return html``;
-  return html`<table class="api-table schema-fields"><caption>${caption}</caption><thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Required</th><th scope="col">Description</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return html`<table class="api-table stack schema-fields"><caption>${caption}</caption><thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Required</th><th scope="col">Description</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /** A structured example as indented JSON; scalars are already in the constraints line. */

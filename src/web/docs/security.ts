@@ -2,12 +2,13 @@
 // header, http bearer, a cookie), not by their names in our document, so a renamed or added scheme
 // still reads correctly.
 import { html, type Html } from '../html.ts';
-import { type Dict, dict, inline, isDict, join, own, str } from './read.ts';
+import { type Dict, dict, hrefOf, inline, isDict, join, type Linker, own, str } from './read.ts';
 
 export interface SecurityContext {
   doc: Dict;
   /** Scheme name → anchor id of its row in the Authentication table. */
   schemeIds: Map<string, string>;
+  href?: Linker;
 }
 
 export function schemes(doc: Dict): Dict {
@@ -64,7 +65,7 @@ export function securityNote(operation: Dict, ctx: SecurityContext): Html {
       join(
         Object.keys(a).map((name) => {
           const id = ctx.schemeIds.get(name);
-          const label = id ? html`<a href="#${id}">${name}</a>` : html`${name}`;
+          const label = id ? html`<a href="${hrefOf(ctx, id)}">${name}</a>` : html`${name}`;
           return html`${label} (${schemeHow(own(all, name))})`;
         }),
         ' and ',
@@ -79,9 +80,9 @@ export function securityTable(ctx: SecurityContext): Html {
   if (entries.length === 0) return html``;
   const rows = entries.map(([name, scheme]) => {
     const id = ctx.schemeIds.get(name);
-    return html`<tr${id ? html` id="${id}"` : ''}><th scope="row"><code>${name}</code></th><td>${schemeHow(scheme)}</td><td>${inline(str(dict(scheme).description))}</td></tr>`;
+    return html`<tr${id ? html` id="${id}"` : ''}><th scope="row"><code>${name}</code></th><td data-label="How to send it">${schemeHow(scheme)}</td><td data-label="Description">${inline(str(dict(scheme).description))}</td></tr>`;
   });
-  return html`<table class="api-table api-security"><caption>Ways to send a credential</caption><thead><tr><th scope="col">Scheme</th><th scope="col">How to send it</th><th scope="col">Description</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return html`<table class="api-table stack api-security"><caption>Ways to send a credential</caption><thead><tr><th scope="col">Scheme</th><th scope="col">How to send it</th><th scope="col">Description</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /** Text for inside a double-quoted shell word, so a document's own `$` or `"` cannot end or expand it. */

@@ -1,8 +1,9 @@
 // The API keys page: the list, the create form, the new key shown once, and the revoke confirmation.
-import type { ConsoleKey } from '../../console/keys.ts';
-import { KEY_NAME_MAX_LENGTH, MAX_ACTIVE_KEYS } from '../../console/limits.ts';
+import type { ConsoleKey } from '../../keys/service.ts';
+import { KEY_NAME_MAX_LENGTH, MAX_ACTIVE_KEYS } from '../../keys/limits.ts';
 import { html, type Html } from '../html.ts';
 import { renderPage } from '../layout.ts';
+import { confirmCard, secretField } from './secret.ts';
 import { SAMPLE_FILE } from '../sample.ts';
 
 export interface KeysState {
@@ -73,12 +74,7 @@ function createdPanel(origin: string, key: ConsoleKey & { key: string }): Html {
   return html`<section class="card" aria-labelledby="new-key-heading">
 <h2 id="new-key-heading">Your new key "${key.name}"</h2>
 <p class="warning" role="status"><strong>Copy it now.</strong> This is the only time the key is shown: we keep only a hash of it. If you lose it, revoke it and create another.</p>
-<label for="new-key">API key</label>
-<div class="secret">
-<input id="new-key" data-testid="new-key" type="text" readonly value="${key.key}" spellcheck="false" autocomplete="off">
-<button type="button" data-copy="new-key">Copy</button>
-</div>
-<p class="hint" id="new-key-status" role="status"></p>
+${secretField('new-key', 'API key', key.key)}
 <p class="hint">Keep keys on servers and in CI secrets, never in client-side code or a repository.</p>
 ${curlBlock(origin, key)}
 </section>`;
@@ -158,13 +154,12 @@ ${
 
 export function revokePage(csrf: string, account: { name: string; email: string }, key: ConsoleKey): string {
   const body = html`<h1>Revoke the key "${key.name}"?</h1>
-<div class="card">
-<p>The key <code>${key.prefix}…</code> (${key.scopes.map((s) => SCOPE_LABELS[s]).join(', ')}) will be refused from the next request on, everywhere. This cannot be undone.</p>
-<form method="post" action="/keys/${key.id}/revoke" class="inline">
-<input type="hidden" name="_csrf" value="${csrf}">
-<button type="submit" class="danger">Revoke key</button>
-</form>
-<a class="button secondary" href="/keys">Cancel</a>
-</div>`;
+${confirmCard(
+  html`The key <code>${key.prefix}…</code> (${key.scopes.map((s) => SCOPE_LABELS[s]).join(', ')}) will be refused from the next request on, everywhere. This cannot be undone.`,
+  `/keys/${key.id}/revoke`,
+  csrf,
+  'Revoke key',
+  '/keys',
+)}`;
   return renderPage({ title: `Revoke ${key.name}`, csrf, account, section: 'keys', narrow: true, body });
 }

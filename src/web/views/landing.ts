@@ -1,5 +1,6 @@
 // The page a signed-out visitor sees at `/`: what the two APIs do, the sample photo before and after this
 // service compressed it, every tier's limits in one table, and the ways in.
+import { can } from '../../accounts/entitlements.ts';
 import { IMAGE_TIERS, TOOLS_TIERS, type ImageTier, type ToolsTier } from '../../accounts/tiers.ts';
 import { DEFAULT_QUALITY, MAX_IMAGE_BYTES } from '../../compress/limits.ts';
 import { html, type Html } from '../html.ts';
@@ -21,13 +22,13 @@ function tierRows(): Html[] {
     const t = IMAGE_TIERS[name];
     return html`<tr><th scope="row" data-label="API">Image API</th><td data-label="Tier">${name}</td>
 <td data-label="Quota">${plural(t.compressionsPerMonth, 'compression')} per month per account</td>
-<td data-label="Includes">JPEG and PNG output${t.webp ? ', WebP output' : ''}${t.targetKb ? ', target file size' : ''}; uploads up to ${MAX_IMAGE_BYTES / 1024 / 1024} MB</td></tr>`;
+<td data-label="Includes">JPEG and PNG output${can({ image: name }, 'webp') ? ', WebP output' : ''}${can({ image: name }, 'target_kb') ? ', target file size' : ''}; uploads up to ${MAX_IMAGE_BYTES / 1024 / 1024} MB</td></tr>`;
   });
   const tools = (Object.keys(TOOLS_TIERS) as ToolsTier[]).map((name) => {
     const t = TOOLS_TIERS[name];
     return html`<tr><th scope="row" data-label="API">Tools API</th><td data-label="Tier">${name}</td>
 <td data-label="Quota">${plural(t.perMinute, 'request')} per minute${t.perDay === null ? ', no daily cap' : `, ${numberText(t.perDay)} per day`}, per key</td>
-<td data-label="Includes">Tools catalogue, QR codes, meta tags; ${plural(t.bulkMetaTagUrls, 'URL')} per bulk meta-tag request${t.webhooks ? '; webhooks' : ''}</td></tr>`;
+<td data-label="Includes">Tools catalogue, QR codes, meta tags; ${plural(t.bulkMetaTagUrls, 'URL')} per bulk meta-tag request${can({ tools: name }, 'webhooks') ? '; webhooks' : ''}</td></tr>`;
   });
   return [...image, ...tools];
 }

@@ -4,6 +4,7 @@ import type { CreatedSecret, SigningSecretView } from '../../signing/secrets.ts'
 import { MAX_SIGNING_SECRETS } from '../../signing/limits.ts';
 import { html, type Html } from '../html.ts';
 import { renderPage } from '../layout.ts';
+import { confirmCard, secretField } from './secret.ts';
 
 type Account = { id: string; name: string; email: string };
 
@@ -23,12 +24,7 @@ function createdPanel(secret: CreatedSecret): Html {
   return html`<section class="card" aria-labelledby="new-secret-heading">
 <h2 id="new-secret-heading">Your new signing secret</h2>
 <p class="warning" role="status"><strong>Copy it now.</strong> This is the only time the secret is shown. Sign new URLs with it, then delete the old secret.</p>
-<label for="new-secret">Signing secret</label>
-<div class="secret">
-<input id="new-secret" data-testid="new-secret" type="text" readonly value="${secret.secret}" spellcheck="false" autocomplete="off">
-<button type="button" data-copy="new-secret">Copy</button>
-</div>
-<p class="hint" id="new-secret-status" role="status"></p>
+${secretField('new-secret', 'Signing secret', secret.secret)}
 </section>`;
 }
 
@@ -66,13 +62,12 @@ Your account id in those URLs is <code data-testid="account-id">${state.account.
 
 export function deleteSecretPage(csrf: string, account: Account, secret: SigningSecretView): string {
   const body = html`<h1>Delete the secret <code>${secret.id}</code>?</h1>
-<div class="card">
-<p>Image URLs signed with it are refused (403) from the next request on, cached ones too. This cannot be undone.</p>
-<form method="post" action="/signing-secrets/${secret.id}/delete" class="inline">
-<input type="hidden" name="_csrf" value="${csrf}">
-<button type="submit" class="danger">Delete secret</button>
-</form>
-<a class="button secondary" href="/signing-secrets">Cancel</a>
-</div>`;
+${confirmCard(
+  html`Image URLs signed with it are refused (403) from the next request on, cached ones too. This cannot be undone.`,
+  `/signing-secrets/${secret.id}/delete`,
+  csrf,
+  'Delete secret',
+  '/signing-secrets',
+)}`;
   return renderPage({ title: `Delete ${secret.id}`, csrf, account, section: 'signing', narrow: true, body });
 }

@@ -1,7 +1,8 @@
 // "Try it": compress an image with the signed-in account's tier and monthly quota (counted on its console meter), in the page.
-import { IMAGE_TIERS, type ImageTier, type ToolsTier } from '../../accounts/tiers.ts';
+import { can } from '../../accounts/entitlements.ts';
+import type { ImageTier, ToolsTier } from '../../accounts/tiers.ts';
 import { DEFAULT_QUALITY, MAX_IMAGE_BYTES, MAX_OUTPUT_DIMENSION, MAX_TARGET_KB } from '../../compress/limits.ts';
-import type { TryLimits } from '../../console/try-limits.ts';
+import { TRY_PLAN_HEAD_BYTES } from '../../console/limits.ts';
 import type { WindowUsage } from '../../metering/types.ts';
 import { html, type Html } from '../html.ts';
 import { numberText, renderPage } from '../layout.ts';
@@ -12,7 +13,8 @@ export interface TryState {
   account: { name: string; email: string; image_tier: ImageTier; tools_tier: ToolsTier };
   month: WindowUsage;
   endpoint: string;
-  limits: TryLimits;
+  /** Where the page asks whether an upload would be accepted, before sending it. */
+  planEndpoint: string;
 }
 
 /** A labelled field with its own hint right under it, tied to it by aria-describedby. */
@@ -23,12 +25,12 @@ ${control}
 }
 
 export function tryPage(state: TryState): string {
-  const pro = IMAGE_TIERS[state.account.image_tier].webp;
+  const pro = can({ image: state.account.image_tier }, 'webp');
   const remaining = state.month.remaining ?? 0;
   const body = html`<h1>Try the compressor</h1>
 <p>Runs on your account's <strong>${state.account.image_tier}</strong> image tier and its monthly quota, which your keys share:
 <strong id="try-remaining">${numberText(remaining)}</strong> of ${numberText(state.month.limit ?? 0)} compressions left this month. No API key is involved.</p>
-<form id="try-form" class="card" data-endpoint="${state.endpoint}" data-max-bytes="${MAX_IMAGE_BYTES}" data-limits="${JSON.stringify(state.limits)}" novalidate>
+<form id="try-form" class="card" data-endpoint="${state.endpoint}" data-max-bytes="${MAX_IMAGE_BYTES}" data-plan-endpoint="${state.planEndpoint}" data-head-bytes="${TRY_PLAN_HEAD_BYTES}" novalidate>
 <div class="dropzone" id="dropzone">
 ${field('try-image', 'Image', html`<input id="try-image" name="image" type="file" accept="image/jpeg,image/png,image/webp" required aria-describedby="try-image-hint try-image-facts">`, `JPEG, PNG or WebP, up to ${MAX_IMAGE_BYTES / 1024 / 1024} MB. You can also drop a file here.`)}
 <p class="hint" id="try-image-facts" data-testid="image-facts" aria-live="polite"></p>
@@ -57,8 +59,8 @@ ${field('try-target', 'Target size (KB)', html`<input id="try-target" name="targ
 <section id="try-result" data-testid="result" hidden aria-labelledby="result-heading">
 <h2 id="result-heading" tabindex="-1">Result: <span id="savings" data-testid="savings"></span></h2>
 <p>Original: <span id="original-size" data-testid="original-size"></span>. Compressed: <span id="compressed-size" data-testid="compressed-size"></span>.</p>
+<p class="try-actions"><a id="download" class="button" href="#" download>Download</a></p>
 ${compareSlider({ id: 'try-compare', before: { alt: 'The original image' }, after: { alt: 'The compressed image' } })}
-<a id="download" class="button" href="#" download>Download</a>
 </section>`;
   return renderPage({ title: 'Try the compressor', csrf: state.csrf, account: state.account, section: 'try', body });
 }

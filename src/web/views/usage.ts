@@ -1,5 +1,6 @@
 // The usage page: 30-day totals, the account's month of compressions and the chart for the account, then
 // each key with its share of the month, its Tools API windows as bars and its own chart.
+import { can } from '../../accounts/entitlements.ts';
 import { IMAGE_TIERS, TOOLS_TIERS, type ImageTier, type ToolsTier } from '../../accounts/tiers.ts';
 import type { KeyUsage, UsageReport } from '../../console/usage.ts';
 import type { WindowUsage } from '../../metering/types.ts';
@@ -66,7 +67,7 @@ export function usagePage(state: UsageState): string {
 <div class="totals">
 <div class="card"><span class="hint">Tools API requests, last 30 days</span><span class="big" data-testid="total-requests">${numberText(sum(report.account.requests))}</span></div>
 <div class="card"><span class="hint">Compressions, last 30 days</span><span class="big" data-testid="total-compressions">${numberText(sum(report.account.compressions))}</span></div>
-<div class="card"><span class="hint">Image tier</span><span class="big">${account.image_tier}</span><span class="hint">${numberText(image.compressionsPerMonth)} compressions per month for the account${image.webp ? '; WebP and target size' : '; JPEG and PNG output'}</span></div>
+<div class="card"><span class="hint">Image tier</span><span class="big">${account.image_tier}</span><span class="hint">${numberText(image.compressionsPerMonth)} compressions per month for the account${can({ image: account.image_tier }, 'webp') ? '; WebP and target size' : '; JPEG and PNG output'}</span></div>
 <div class="card"><span class="hint">Tools tier</span><span class="big">${account.tools_tier}</span><span class="hint">${numberText(tools.perMinute)} requests per minute${tools.perDay === null ? ', no daily cap' : ` and ${numberText(tools.perDay)} per day`}, per key</span></div>
 </div>
 <section class="card" aria-labelledby="month-heading">

@@ -7,6 +7,7 @@ import { EVENT_TYPES } from '../../webhooks/events.ts';
 import { DESCRIPTION_MAX_LENGTH, MAX_ENDPOINTS_PER_ACCOUNT } from '../../webhooks/limits.ts';
 import { html, type Html } from '../html.ts';
 import { renderPage } from '../layout.ts';
+import { secretField } from './secret.ts';
 
 type Account = { name: string; email: string };
 
@@ -27,12 +28,7 @@ function secretPanel(endpoint: EndpointView & { secret: string }, heading: strin
   return html`<section class="card" aria-labelledby="secret-heading">
 <h2 id="secret-heading">${heading}</h2>
 <p class="warning" role="status"><strong>Copy the signing secret now.</strong> This is the only time it is shown. Verify each message with it (Standard Webhooks: the <code>webhook-signature</code> header).</p>
-<label for="new-secret">Signing secret</label>
-<div class="secret">
-<input id="new-secret" data-testid="new-secret" type="text" readonly value="${endpoint.secret}" spellcheck="false" autocomplete="off">
-<button type="button" data-copy="new-secret">Copy</button>
-</div>
-<p class="hint" id="new-secret-status" role="status"></p>
+${secretField('new-secret', 'Signing secret', endpoint.secret)}
 </section>`;
 }
 

@@ -3,7 +3,7 @@
 // turned upright and resized the same way; Shrinkray's quality is then searched over 50–95 through the
 // API for the lowest one whose SSIM against the input's pixels is at least sharp's q80 SSIM.
 import sharp from 'sharp';
-import { compress, type CompressOptions, type CompressResult } from './compress-client.ts';
+import type { CompressOptions, CompressResult } from './compress-client.ts';
 import './images.ts'; // sharp.cache(false), sharp.concurrency(1)
 import { decodeRgb, ssim, type Rgb } from './ssim.ts';
 

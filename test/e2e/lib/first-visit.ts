@@ -1,6 +1,6 @@
 // The new visitor's path, as steps at one window width: the landing page, sign-up, the first
-// key and its curl lines, "Try it" with the shipped sample (and an image it warns about before any
-// upload), the usage page, and the API reference. Every screen is audited (lib/audit.ts) and
+// key and its curl lines, "Try it" (which asks the service before uploading: a large PNG it accepts, a
+// larger one it warns about and the service refuses) with the shipped sample, the usage page, and the API reference. Every screen is audited (lib/audit.ts) and
 // photographed into test/e2e/screenshots/ as first-visit-<width>-<nn>-<step>.png.
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -15,9 +15,9 @@ import { orderedSteps } from './steps.ts';
 const SAMPLE = new URL('../../../src/web/assets/sample.jpg', import.meta.url);
 const PHONE_MAX_HEADER_PX = 100;
 
-/** A PNG too big for one compression's memory at full size (decoded whole), yet a small file: flat colour. */
-const bigPng = (): Promise<Buffer> =>
-  sharp({ create: { width: 2400, height: 1600, channels: 3, background: '#3a6ea5' } })
+/** A flat-colour PNG (a small file) of this size. */
+const flatPng = (width: number, height: number): Promise<Buffer> =>
+  sharp({ create: { width, height, channels: 3, background: '#3a6ea5' } })
     .png()
     .toBuffer();
 
@@ -37,6 +37,24 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
       return page;
     };
     const url = (path: string): string => `${env().base}${path}`;
+    /** Follows a link of the main navigation, unfolding it first on a phone (behind its "Menu" button). */
+    async function navigate(name: string): Promise<void> {
+      if (phone) await p().getByRole('button', { name: 'Menu' }).click();
+      await p().getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+    }
+    /** Whether the element is wholly inside the window as it is scrolled now. */
+    const onScreen = async (locator: ReturnType<Page['locator']>): Promise<boolean> => {
+      const box = await locator.boundingBox();
+      const view = p().viewportSize();
+      return (
+        !!box &&
+        !!view &&
+        box.x >= 0 &&
+        box.y >= 0 &&
+        box.x + box.width <= view.width &&
+        box.y + box.height <= view.height
+      );
+    };
 
     /** The checks of every screen, then its picture. */
     async function check(name: string, fullPage = true): Promise<void> {
@@ -125,25 +143,60 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
       await check('key-created');
     });
 
-    step('Try it warns before uploading an image the service would refuse', async () => {
-      await p().getByRole('navigation').getByRole('link', { name: 'Try it' }).click();
+    step('Try it asks the service before uploading: it warns only of what the service refuses', async () => {
+      await navigate('Try it');
       await p().getByRole('heading', { level: 1, name: 'Try the compressor' }).waitFor();
       const uploads: string[] = [];
-      p().on('request', (r) => void (r.url().includes('/api/v1/console/compress') && uploads.push(r.url())));
-      await p()
-        .getByLabel('Image', { exact: true })
-        .setInputFiles({ name: 'wide-poster.png', mimeType: 'image/png', buffer: await bigPng() });
-      const warning = p().getByTestId('try-warning');
-      await warning.waitFor();
-      expect(await warning.textContent()).toMatch(
-        /2400 × 1600 px this PNG needs about \d+ MB, more than the 100 MB .* Set Maximum width to (\d+) or less/,
+      p().on(
+        'request',
+        (r) => void (new URL(r.url()).pathname === '/api/v1/console/compress' && uploads.push(r.url())),
       );
-      const suggested = Number(/Maximum width to (\d+)/.exec((await warning.textContent()) ?? '')?.[1]);
+      const planned = () =>
+        p().waitForResponse((r) => new URL(r.url()).pathname === '/api/v1/console/compress/plan' && r.status() === 200);
+      const warning = p().getByTestId('try-warning');
+      const image = p().getByLabel('Image', { exact: true });
+
+      // 2400 × 1600 as a JPEG fits the memory budget easily: no warning, and the service compresses it.
+      const poster = await flatPng(2400, 1600);
+      const posterPlan = planned();
+      await image.setInputFiles({ name: 'wide-poster.png', mimeType: 'image/png', buffer: poster });
+      expect((await (await posterPlan).json()).data.verdict).toBe('accepted');
+      expect(await warning.isHidden()).toBe(true);
+      await p().getByRole('button', { name: 'Compress' }).click();
+      await p().getByTestId('result').waitFor({ timeout: 60_000 });
+      expect(await p().getByTestId('compressed-size').textContent()).toContain('2400 × 1600 px');
+      expect(uploads).toHaveLength(1);
+
+      // 8000 × 6000 does not fit: the page says so in the service's words and uploads nothing.
+      const mural = await flatPng(8000, 6000);
+      const muralPlan = planned();
+      await image.setInputFiles({ name: 'mural.png', mimeType: 'image/png', buffer: mural });
+      await muralPlan;
+      await warning.waitFor();
+      const said = (await warning.textContent()) ?? '';
+      expect(said).toMatch(
+        /^At 8000×6000 this 8000×6000 PNG needs about \d+ MB, more than the 100 MB .* fits with width=(\d+) or less\.$/,
+      );
       await p().getByRole('button', { name: 'Compress' }).click();
       await expect.poll(async () => (await p().locator('#try-error').textContent()) ?? '').toMatch(/^Not uploaded: /);
       await check('try-warning');
-      expect(uploads).toEqual([]);
+      expect(uploads).toHaveLength(1);
+      // And the service really refuses it, with the same words.
+      const form = new FormData();
+      form.append('image', new Blob([new Uint8Array(mural)], { type: 'image/png' }), 'mural.png');
+      const refused = await fetch(url('/api/v1/compress'), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}` },
+        body: form,
+      });
+      expect(refused.status).toBe(422);
+      const { error } = (await refused.json()) as { error: { code: string; message: string } };
+      expect(error.code).toBe('image_too_large');
+      expect(said.toLowerCase()).toBe(`${error.message}.`.toLowerCase());
+      const suggested = Number(/width=(\d+)/.exec(said)?.[1]);
+      const fitted = planned();
       await p().getByLabel('Maximum width').fill(String(suggested));
+      expect((await (await fitted).json()).data.verdict).toBe('accepted');
       await warning.waitFor({ state: 'hidden' });
       await p().getByLabel('Maximum width').fill('');
     });
@@ -162,6 +215,16 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
       const result = p().getByTestId('result');
       await result.waitFor({ timeout: 60_000 });
       expect(await p().getByTestId('savings').textContent()).toMatch(/\d % smaller/);
+      // The result opens at its top, with the download button and the slider on the same screen.
+      await expect
+        .poll(() =>
+          p()
+            .locator('#try-compare-after')
+            .evaluate((el) => (el as unknown as { naturalWidth: number }).naturalWidth),
+        )
+        .toBeGreaterThan(0);
+      expect(await onScreen(p().getByRole('link', { name: 'Download' })), 'Download on screen').toBe(true);
+      expect(await onScreen(p().locator('#try-compare-range')), 'slider on screen').toBe(true);
       await p().locator('#try-compare-range').fill('70');
       await check('try-result');
       await p().getByLabel('Actual size (100 %)').check();
@@ -181,7 +244,7 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
     });
 
     step('the usage page shows the compression in a chart whose labels are readable', async () => {
-      await p().getByRole('navigation').getByRole('link', { name: 'Usage' }).click();
+      await navigate('Usage');
       await p().getByRole('heading', { level: 1, name: 'Usage' }).waitFor();
       await expect
         .poll(
@@ -199,16 +262,15 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
       await check('usage');
     });
 
-    step('the API reference fits: contents folded on a phone, paths beside their badges on a desktop', async () => {
-      await p().getByRole('navigation').getByRole('link', { name: 'API reference' }).click();
+    step('the API reference is an index of pages; on a desktop its paths sit beside their badges', async () => {
+      await navigate('API reference');
       await p().waitForURL((u) => u.pathname === '/docs');
-      const toc = p().locator('#docs-toc');
-      expect(await toc.evaluate((el) => (el as unknown as { open: boolean }).open)).toBe(!phone);
+      await p().getByRole('heading', { level: 1, name: 'Shrinkray API' }).waitFor();
       if (!phone) {
         // No path's text starts left of its badge's right edge: it never wraps under the badge.
         const underBadge = await p().evaluate<
           string[]
-        >(`[...document.querySelectorAll('.api-toc a .method')].flatMap((badge) => {
+        >(`[...document.querySelectorAll('.api-index a .method')].flatMap((badge) => {
           const right = badge.getBoundingClientRect().right;
           const code = badge.parentElement.querySelector('code');
           return [...code.getClientRects()].some((r) => r.left < right - 0.5) ? [code.textContent] : [];
@@ -216,6 +278,9 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
         expect(underBadge).toEqual([]);
       }
       await check('docs', false);
+      await p().getByRole('link', { name: 'POST /api/v1/compress', exact: true }).click();
+      await p().getByRole('heading', { level: 1, name: 'POST /api/v1/compress' }).waitFor();
+      await check('docs-compress', false);
     });
   });
 }

@@ -14,6 +14,8 @@ export const USAGE = `usage:
       --metadata strip|keep  --palette [--colors N]
       --concurrency N   files in flight at once (default ${DEFAULT_CONCURRENCY}, at most ${MAX_CONCURRENCY})
       --force           compress again files this tool already wrote
+      --force-output    with --out, write the service's result even when it is not smaller
+                        than a source of the same format (by default the smaller is written)
       --json            one JSON object per file on stdout
   shrinkray meta <url…> [--json]
   shrinkray account [--json]
@@ -36,6 +38,8 @@ export interface CompressArgs extends CommonArgs {
   out: string | undefined;
   inPlace: boolean;
   force: boolean;
+  /** With --out: write the service's result even when a same-format source is smaller. */
+  forceOutput: boolean;
   concurrency: number;
   params: CompressParameters;
 }
@@ -61,7 +65,7 @@ const VALUE_OPTIONS = new Set([
   '--base-url',
   '--max-retries',
 ]);
-const FLAG_OPTIONS = new Set(['--in-place', '--palette', '--force', '--json', '--help', '--version']);
+const FLAG_OPTIONS = new Set(['--in-place', '--palette', '--force', '--force-output', '--json', '--help', '--version']);
 const COMPRESS_ONLY = new Set([
   '--out',
   '--in-place',
@@ -75,6 +79,7 @@ const COMPRESS_ONLY = new Set([
   '--colors',
   '--concurrency',
   '--force',
+  '--force-output',
 ]);
 
 function integer(name: string, value: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
@@ -173,6 +178,8 @@ function compressArgs(common: CommonArgs, inputs: string[], options: Map<string,
   if (inPlace && params.format !== undefined) {
     throw new UsageError("--in-place keeps each file's format; to convert, write elsewhere with --out DIR");
   }
+  if (inPlace && options.has('--force-output'))
+    throw new UsageError('--in-place never makes a file bigger; --force-output goes with --out DIR');
   return {
     ...common,
     command: 'compress',
@@ -180,6 +187,7 @@ function compressArgs(common: CommonArgs, inputs: string[], options: Map<string,
     out,
     inPlace,
     force: options.has('--force'),
+    forceOutput: options.has('--force-output'),
     concurrency:
       get('--concurrency') === undefined
         ? DEFAULT_CONCURRENCY

@@ -1,12 +1,14 @@
 // `shrinkray compress`: every image of the operands through the service, N at a time, each result
 // written atomically (temp file + rename, in one synchronous step) so an interrupted run leaves every
 // file whole: either as it was or fully compressed. SIGINT/SIGTERM stop the uploads and exit between
-// writes; temp files only a SIGKILL can leave are removed at the next start.
-import { readdirSync, rmSync, statSync } from 'node:fs';
+// writes; temp files only a SIGKILL can leave are removed at the next start. A result that is not smaller
+// than its source never replaces it in place, and with --out in the same format the smaller of the two is
+// written (unless --force-output): compressing never makes a site heavier.
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { ApiError, ShrinkrayError } from '../errors.ts';
-import { Shrinkray, TEMP_PATTERN, writeFileAtomicSync } from '../node.ts';
+import { type Shrinkray, TEMP_PATTERN, writeFileAtomicSync } from '../node.ts';
 import type { CompressParameters } from '../types.ts';
 import type { CompressArgs } from './args.ts';
 import { expandInputs, formatOf, outputName } from './files.ts';
@@ -23,6 +25,8 @@ interface Job {
   source: string;
   output: string;
   params: CompressParameters;
+  /** Whether the output has the source's format, so the source itself is a candidate result. */
+  sameFormat: boolean;
 }
 
 /**
@@ -44,9 +48,12 @@ export async function runCompress(args: CompressArgs, client: Shrinkray, io: Io)
       source: f.source,
       output: outDir === undefined ? f.source : join(outDir, outputName(f.rel, format)),
       params: { ...args.params, format },
+      sameFormat: formatOf(f.source) === format,
     };
   });
-  const manifest = new Manifest(join(outDir ?? io.cwd, MANIFEST_NAME), outDir ?? io.cwd);
+  // With the results, not wherever the command was run: --in-place writes into the sources' folder.
+  const manifestDir = outDir ?? commonFolder(jobs.map((j) => dirname(j.source))) ?? io.cwd;
+  const manifest = new Manifest(join(manifestDir, MANIFEST_NAME), manifestDir);
   removeStaleTemps(new Set(jobs.map((j) => dirname(j.output))));
 
   const mode = args.json ? 'json' : io.stderr.isTTY && io.stdout.isTTY ? 'bar' : 'plain';
@@ -87,12 +94,16 @@ export async function runCompress(args: CompressArgs, client: Shrinkray, io: Io)
         reporter.note(`retry    ${base.file}  ${code}, again in ${(info.delayMs / 1000).toFixed(1)}s`);
       };
       const result = await client.compress(job.source, { ...job.params, signal: abort.signal, onRetry });
-      await mkdir(dirname(job.output), { recursive: true });
-      writeFileAtomicSync(job.output, result.data);
+      const inPlace = job.output === job.source;
+      const keep = result.data.length >= before.size && (inPlace || (job.sameFormat && !args.forceOutput));
+      if (!(keep && inPlace)) {
+        await mkdir(dirname(job.output), { recursive: true });
+        writeFileAtomicSync(job.output, keep ? readFileSync(job.source) : result.data);
+      }
       manifest.record(job.output, { source_size: before.size, source_mtime_ms: before.mtimeMs, options });
       return {
         ...base,
-        status: 'ok',
+        status: keep ? 'kept' : 'ok',
         original_size: result.originalSize,
         compressed_size: result.compressedSize,
         savings_percent: result.savingsPercent,
@@ -158,6 +169,19 @@ function describe(error: unknown): NonNullable<FileRecord['error']> {
     code: typeof code === 'string' ? code.toLowerCase() : 'error',
     message: error instanceof Error ? error.message : String(error),
   };
+}
+
+/** The deepest folder holding every one of `dirs`, or undefined for none. */
+function commonFolder(dirs: readonly string[]): string | undefined {
+  if (dirs.length === 0) return undefined;
+  let common = (dirs[0] as string).split(sep);
+  for (const dir of dirs.slice(1)) {
+    const parts = dir.split(sep);
+    let n = 0;
+    while (n < common.length && n < parts.length && common[n] === parts[n]) n++;
+    common = common.slice(0, n);
+  }
+  return common.join(sep) || sep;
 }
 
 /** Temp files a killed run left in the directories we are about to write to. */

@@ -1,5 +1,6 @@
 // What `compress` already wrote, so a second run (after an interruption, or on the next build) skips it
-// unless --force. One JSON file: in the --out directory, or in the working directory with --in-place.
+// unless --force. One JSON file with the results: in the --out directory, or with --in-place in the
+// deepest folder holding every file compressed (never in the working directory for its own sake).
 // A file counts as written by us only while it still has the size and mtime we recorded after writing
 // it, and the source and the options are the same: an edited or replaced file is compressed again.
 import { readFileSync, statSync } from 'node:fs';

@@ -1,11 +1,13 @@
 // How `compress` tells what it did: a progress bar on a terminal, plain lines in logs, or one JSON object
-// per file with --json; then a summary table. Stdout carries the per-file records (lines or JSON), stderr
+// per file with --json; then a summary table. A file whose result was not smaller than itself is `kept`:
+// the original stays (in place) or is copied (--out), and it counts as saving nothing. Stdout carries the per-file records (lines or JSON), stderr
 // the bar and, with --json, the table, so `--json > results.ndjson` stays pure JSON.
 
 export interface FileRecord {
   file: string;
   output: string;
-  status: 'ok' | 'skipped' | 'failed';
+  /** `kept`: the service's result was not smaller, so the original was kept (in place) or copied (--out). */
+  status: 'ok' | 'kept' | 'skipped' | 'failed';
   original_size?: number;
   compressed_size?: number;
   savings_percent?: number;
@@ -21,6 +23,7 @@ export interface FileRecord {
 export interface Totals {
   files: number;
   ok: number;
+  kept: number;
   skipped: number;
   failed: number;
   before: number;
@@ -29,7 +32,7 @@ export interface Totals {
 }
 
 export function emptyTotals(files: number): Totals {
-  return { files, ok: 0, skipped: 0, failed: 0, before: 0, after: 0, failuresByCode: new Map() };
+  return { files, ok: 0, kept: 0, skipped: 0, failed: 0, before: 0, after: 0, failuresByCode: new Map() };
 }
 
 export function addRecord(totals: Totals, r: FileRecord): void {
@@ -37,6 +40,11 @@ export function addRecord(totals: Totals, r: FileRecord): void {
   if (r.status === 'ok') {
     totals.before += r.original_size ?? 0;
     totals.after += r.compressed_size ?? 0;
+  }
+  // What is on disk afterwards: the original, unchanged.
+  if (r.status === 'kept') {
+    totals.before += r.original_size ?? 0;
+    totals.after += r.original_size ?? 0;
   }
   if (r.status === 'failed') {
     const code = r.error?.code ?? 'unknown';
@@ -63,6 +71,10 @@ function formatDuration(ms: number): string {
 /** One plain log line for a file. */
 export function plainLine(r: FileRecord): string {
   if (r.status === 'skipped') return `skipped  ${r.file}  (already written: ${r.output}; --force to redo)`;
+  if (r.status === 'kept') {
+    const where = r.file === r.output ? 'original kept' : `original copied to ${r.output}`;
+    return `kept     ${r.file}  ${formatBytes(r.original_size ?? 0)}; the result was ${formatBytes(r.compressed_size ?? 0)}, not smaller: ${where}`;
+  }
   if (r.status === 'failed')
     return `failed   ${r.file}  ${r.error?.code ?? 'error'}${r.error?.status ? ` (${r.error.status})` : ''}: ${r.error?.message ?? ''}`;
   const saved = `${formatBytes(r.original_size ?? 0)} -> ${formatBytes(r.compressed_size ?? 0)} (${(r.savings_percent ?? 0).toFixed(1)}% saved)`;
@@ -71,7 +83,7 @@ export function plainLine(r: FileRecord): string {
 
 /** The bar's one line: files done, bytes saved, ETA. */
 export function barLine(totals: Totals, elapsedMs: number, width = 24): string {
-  const done = totals.ok + totals.skipped + totals.failed;
+  const done = totals.ok + totals.kept + totals.skipped + totals.failed;
   const fraction = totals.files === 0 ? 1 : done / totals.files;
   const filled = Math.round(fraction * width);
   const rate = done > 0 ? elapsedMs / done : 0;
@@ -83,7 +95,7 @@ export function barLine(totals: Totals, elapsedMs: number, width = 24): string {
 /** The closing table: files, before, after, saved %, and failures by code. */
 export function summaryTable(t: Totals, elapsedMs: number): string {
   const rows: [string, string][] = [
-    ['files', `${t.files} (${t.ok} compressed, ${t.skipped} skipped, ${t.failed} failed)`],
+    ['files', `${t.files} (${t.ok} compressed, ${t.kept} kept, ${t.skipped} skipped, ${t.failed} failed)`],
     ['before', formatBytes(t.before)],
     ['after', formatBytes(t.after)],
     ['saved', `${formatBytes(t.before - t.after)} (${percent(t.before, t.after)}%)`],

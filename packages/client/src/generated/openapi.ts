@@ -105,6 +105,52 @@ export interface Schemas {
   ChangeMemberRole: {
     role: "owner" | "admin" | "developer" | "viewer";
   };
+  CompressPlan: {
+    /** accepted: an upload with these parts would be compressed (unless the service is busy then); refused: it would get `error`; unknown: the bytes sent do not settle it, the upload will */
+    verdict: "accepted" | "refused" | "unknown";
+    /** The output size, when accepted */
+    output: {
+      width: number;
+      height: number;
+    } | null;
+    /** The memory the compression is planned to take */
+    estimate_bytes: number | null;
+    /** The error the upload would get, when refused */
+    error: {
+      code: "bad_request" | "unauthorized" | "forbidden" | "plan_upgrade_required" | "email_unverified" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "unprocessable_image" | "image_too_large" | "rate_limit_exceeded" | "quota_exceeded" | "fetch_failed" | "overloaded" | "internal_error";
+      message: string;
+      param?: string;
+      details?: {
+        [key: string]: unknown;
+      };
+    } | null;
+    /** Why the verdict is unknown */
+    reason: string | null;
+  };
+  CompressPlanRequest: {
+    /** The file's first bytes: all of it, or at least its first 256 KB (at most that much is read) */
+    image: Blob;
+    /** Encoder quality for JPEG and WebP (PNG output is lossless); with palette=true, the palette quality to reach; with target_kb, the highest quality tried */
+    quality?: number;
+    /** Output format; webp needs the pro tier */
+    format?: "jpeg" | "png" | "webp";
+    /** Maximum output width in pixels; aspect ratio kept, never upscaled */
+    width?: number;
+    /** Maximum output height in pixels; aspect ratio kept, never upscaled */
+    height?: number;
+    /** strip: only the ICC colour profile is kept (when it describes the output); keep: EXIF and XMP are kept too, with orientation reset to 1 since the pixels are written upright. JPEG input to JPEG output, PNG input to PNG output (iCCP; eXIf and XMP iTXt) */
+    metadata?: "strip" | "keep";
+    /** Target size in KB (1 KB = 1024 bytes): the highest quality whose output fits is searched (at most 8 encodes). Pro tier; JPEG and WebP output only */
+    target_kb?: number;
+    /** PNG output only: quantise to a palette of at most `colors` with dithering, alpha kept, using the fewest colours whose measured quality (pngquant's 0–100 scale) reaches `quality`; the lossless PNG is written instead when it is smaller. X-Quality then gives the measured quality. Every tier */
+    palette?: "true" | "false";
+    /** WebP output only: lossless WebP (every pixel kept; quality is then ignored). A lossless WebP input gives lossless output by itself when its memory fits. Not with target_kb */
+    lossless?: "true" | "false";
+    /** With palette=true: the most colours the palette may have */
+    colors?: number;
+    /** The whole file's size in bytes */
+    size: number;
+  };
   CompressRequest: {
     /** The JPEG, PNG or WebP to compress (at most 10 MB); its type is read from its bytes */
     image: Blob;
@@ -695,6 +741,23 @@ export interface Operations {
     status: 200;
     response: Uint8Array;
     responseHeaders: "Content-Disposition" | "Server-Timing" | "X-Compressed-Size" | "X-Image-Height" | "X-Image-Width" | "X-Original-Size" | "X-Quality" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id" | "X-Savings-Percent" | "X-Target-Reached";
+    /** Security schemes, any one of which authorises the call (none: a public URL) */
+    security: "SessionCookie";
+  };
+  /** Whether the "Try it" compressor would accept an image with these parts, without uploading it */
+  "POST /api/v1/console/compress/plan": {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    bodyType: "multipart/form-data";
+    body: Schemas["CompressPlanRequest"];
+    status: 200;
+    response: {
+      data: Schemas["CompressPlan"];
+      meta: {
+        request_id: string;
+      };
+    };
+    responseHeaders: never;
     /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "SessionCookie";
   };

@@ -9,18 +9,11 @@ import { refreshKeys } from '../accounts/refresh.ts';
 import { hasScopeSql, parseScopes, type Scope } from '../accounts/tiers.ts';
 import type { Env } from '../env.ts';
 import { dayWindow } from '../metering/windows.ts';
-import { can, MANAGE_KEY_MAKERS, type Role } from '../teams/roles.ts';
+import { roleMay, MANAGE_KEY_MAKERS, type Role } from '../teams/roles.ts';
 import { pokeDispatcher } from '../webhooks/dispatcher-stub.ts';
 import { keyEventStatement, makersKeyEventsStatement } from '../webhooks/key-events.ts';
 import { appendAudit, batchWithAudit, type AuditOrigin } from '../audit/log.ts';
-import { MAX_ACTIVE_KEYS } from './limits.ts';
-
-/**
- * Keys an account may create per UTC day, revoked ones included, so revoking and re-creating keys
- * cannot churn without bound (each key is a Durable Object and a D1 row). Above MAX_ACTIVE_KEYS, so a
- * new account can fill its keys in a day and still replace a few. The operator CLI is not capped.
- */
-export const MAX_KEYS_CREATED_PER_DAY = 25;
+import { MAX_ACTIVE_KEYS, MAX_KEYS_CREATED_PER_DAY } from './limits.ts';
 
 /** Who made a key: a member (email null once they have left), the operator CLI, or unknown (made before keys recorded it). */
 export interface KeyMaker {
@@ -130,7 +123,7 @@ export async function createKey(
   origin: AuditOrigin,
 ): Promise<CreateOutcome> {
   const manage = input.scopes.includes('manage');
-  if (manage && !can(by.role, 'keys:manage')) return { ok: false, reason: 'forbidden' };
+  if (manage && !roleMay(by.role, 'keys:manage')) return { ok: false, reason: 'forbidden' };
   const db = env.DB;
   const secret = generateKey();
   const id = newKeyId();

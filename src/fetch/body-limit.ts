@@ -1,7 +1,7 @@
 // A request body that is never read past a limit: refused unread when Content-Length is over it, held
 // to it when it is within (a false length makes the body fail to read), and cut off the moment the
 // streamed bytes pass the limit when the client sends no length.
-import type { ApiError } from './errors.ts';
+import type { ApiError } from '../errors.ts';
 
 export interface LimitedBody {
   stream: ReadableStream<Uint8Array>;

@@ -1,0 +1,121 @@
+// POST /api/v1/console/compress/plan: the "Try it" page asks it before uploading. Thin: validate the
+// parts as the compressor does, apply its part rules, and answer the planner's verdict (console/try-plan.ts).
+import { z, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
+import { compressConfig } from '../compress/config.ts';
+import { MULTIPART_OVERHEAD_BYTES } from '../compress/limits.ts';
+import { partsOf, readMultipart } from '../compress/upload.ts';
+import { TRY_PLAN_HEAD_BYTES } from '../console/limits.ts';
+import { tryVerdict, type TryVerdict } from '../console/try-plan.ts';
+import type { AppEnv } from '../http/context.ts';
+import { requireCsrfHeader } from '../http/csrf.ts';
+import { ApiError, badRequestFrom } from '../errors.ts';
+import { errorBody } from '../http/errors.ts';
+import { loadSession, requireSession } from '../http/session.ts';
+import { checkParts, compressRequestOf } from './compress.ts';
+import { requires } from './requires.ts';
+import { CompressParts } from './compress-schema.ts';
+import { CONSOLE_TAG, ConsoleMeta, SESSION_SECURITY } from './console-schema.ts';
+import { CONSOLE_COMPRESS_PATH, CSRF_NOTE, CsrfHeader } from './console-api.ts';
+import { queryObject, integerParam } from '../params.ts';
+import { ErrorEnvelope, errorResponses } from './schemas.ts';
+
+export const TRY_PLAN_PATH = `${CONSOLE_COMPRESS_PATH}/plan`;
+
+const PlanParts = queryObject({
+  ...CompressParts.shape,
+  image: CompressParts.shape.image.openapi({
+    type: 'string',
+    format: 'binary',
+    description: `The file's first bytes: all of it, or at least its first ${TRY_PLAN_HEAD_BYTES / 1024} KB (at most that much is read)`,
+  }),
+  // Any size integerParam reads: one over the upload limit is a verdict, not a malformed question.
+  size: integerParam(1, 999_999_999).openapi({
+    type: 'integer',
+    minimum: 1,
+    description: "The whole file's size in bytes",
+  }),
+}).openapi('CompressPlanRequest');
+
+const Verdict = z
+  .object({
+    verdict: z.enum(['accepted', 'refused', 'unknown']).openapi({
+      description:
+        'accepted: an upload with these parts would be compressed (unless the service is busy then); refused: it would get `error`; unknown: the bytes sent do not settle it, the upload will',
+    }),
+    output: z
+      .object({ width: z.number().int(), height: z.number().int() })
+      .nullable()
+      .openapi({ description: 'The output size, when accepted' }),
+    estimate_bytes: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'The memory the compression is planned to take' }),
+    error: ErrorEnvelope.shape.error
+      .nullable()
+      .openapi({ description: 'The error the upload would get, when refused' }),
+    reason: z.string().nullable().openapi({ description: 'Why the verdict is unknown' }),
+  })
+  .openapi('CompressPlan');
+
+const planDoc: RouteConfig = {
+  method: 'post',
+  path: TRY_PLAN_PATH,
+  summary: 'Whether the "Try it" compressor would accept an image with these parts, without uploading it',
+  description:
+    `The same part rules, header checks and memory plan as POST ${CONSOLE_COMPRESS_PATH}, from the file's first bytes and its size; ` +
+    `a refusal carries the error the upload would get (for example 422 image_too_large naming the largest width that fits). ` +
+    `Uses no quota.${CSRF_NOTE}`,
+  tags: [CONSOLE_TAG],
+  security: SESSION_SECURITY,
+  request: {
+    headers: CsrfHeader,
+    body: { required: true, content: { 'multipart/form-data': { schema: PlanParts } } },
+  },
+  responses: {
+    200: {
+      description: 'The verdict',
+      content: { 'application/json': { schema: z.object({ data: Verdict, meta: ConsoleMeta }) } },
+    },
+    ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'payload_too_large'),
+  },
+};
+
+const headTooLarge = () =>
+  new ApiError('payload_too_large', `send at most the image's first ${TRY_PLAN_HEAD_BYTES} bytes`, {
+    param: 'image',
+    details: { max_bytes: TRY_PLAN_HEAD_BYTES },
+  });
+
+export function registerTryPlan(app: OpenAPIHono<AppEnv>): void {
+  app.openAPIRegistry.registerPath(planDoc);
+  app.post(TRY_PLAN_PATH, requires('keys:write'), loadSession, requireSession, requireCsrfHeader, async (c) => {
+    const limit = { bytes: TRY_PLAN_HEAD_BYTES + MULTIPART_OVERHEAD_BYTES, error: headTooLarge };
+    const parsed = PlanParts.safeParse(partsOf(await readMultipart(c.req.raw, limit)));
+    if (!parsed.success) throw badRequestFrom(parsed.error.issues);
+    const { size, ...parts } = parsed.data;
+    if (parts.image.size > TRY_PLAN_HEAD_BYTES) throw headTooLarge();
+    const head = new Uint8Array(await parts.image.arrayBuffer());
+    if (head.length > size) throw new ApiError('bad_request', 'size is smaller than the bytes sent', { param: 'size' });
+    let verdict: TryVerdict;
+    try {
+      checkParts(parts, c.var.session!.account.image_tier);
+      verdict = tryVerdict(head, size, compressRequestOf(parts, head), compressConfig(c.env));
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      verdict = { verdict: 'refused', error: err };
+    }
+    const error =
+      verdict.verdict === 'refused' ? (errorBody(verdict.error, c.var.requestId) as { error: unknown }).error : null;
+    return c.json({
+      data: {
+        verdict: verdict.verdict,
+        output: verdict.verdict === 'accepted' ? verdict.output : null,
+        estimate_bytes: verdict.verdict === 'accepted' ? verdict.estimateBytes : null,
+        error,
+        reason: verdict.verdict === 'unknown' ? verdict.reason : null,
+      },
+      meta: { request_id: c.var.requestId },
+    });
+  });
+}

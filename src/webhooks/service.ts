@@ -1,0 +1,70 @@
+// The webhook endpoints' use cases, for the management API and the console alike: what happens to the
+// deliveries when an endpoint is switched off or deleted, and when a test or a retry may be sent. The
+// adapters only translate the outcomes (JSON errors, or a page that says it).
+import type { AuditOrigin } from '../audit/log.ts';
+import type { ManualSend } from '../durable/webhook-dispatcher.ts';
+import type { Env } from '../env.ts';
+import { dispatcher } from './dispatcher-stub.ts';
+import { deleteEndpoint, type EndpointPatch, type EndpointView, getEndpoint, updateEndpoint } from './endpoints.ts';
+
+/** Who acts, on which account, when, and from where (for the audit log). */
+export interface WebhookCaller {
+  env: Env;
+  accountId: string;
+  now: number;
+  origin: AuditOrigin;
+}
+
+export type ManualSendOutcome =
+  | { ok: true; msgId: string }
+  | { ok: false; reason: 'not_found' }
+  /** A disabled endpoint is sent nothing, not even a test: it has to be enabled first. */
+  | { ok: false; reason: 'disabled' }
+  /** A retry names a message this endpoint never had. */
+  | { ok: false; reason: 'no_message' }
+  /** The hour's budget of tests and retries is spent. */
+  | { ok: false; reason: 'too_many'; max: number; retryAfterMs: number };
+
+/** Changes an endpoint; switching it off gives up what was waiting for it. Null: no such endpoint. */
+export async function changeEndpoint(
+  caller: WebhookCaller,
+  id: string,
+  patch: EndpointPatch,
+): Promise<EndpointView | null> {
+  const endpoint = await updateEndpoint(caller.env.DB, caller.accountId, id, patch, caller.now, caller.origin);
+  if (endpoint && !endpoint.enabled) await dispatcher(caller.env, caller.accountId).giveUp(endpoint.id);
+  return endpoint;
+}
+
+/** Deletes an endpoint with its deliveries and log. Null: no such endpoint. */
+export async function removeEndpoint(caller: WebhookCaller, id: string): Promise<EndpointView | null> {
+  const endpoint = await deleteEndpoint(caller.env.DB, caller.accountId, id, caller.origin, caller.now);
+  if (endpoint) await dispatcher(caller.env, caller.accountId).forget(endpoint.id);
+  return endpoint;
+}
+
+/** A test event to the endpoint, now. */
+export function sendTestEvent(caller: WebhookCaller, id: string): Promise<ManualSendOutcome> {
+  return manualSend(caller, id, (endpointId) =>
+    dispatcher(caller.env, caller.accountId).sendTest(caller.accountId, endpointId, caller.now),
+  );
+}
+
+/** A message sent again, now, with the same id. */
+export function retryDelivery(caller: WebhookCaller, id: string, msgId: string): Promise<ManualSendOutcome> {
+  return manualSend(caller, id, (endpointId) => dispatcher(caller.env, caller.accountId).retry(endpointId, msgId));
+}
+
+async function manualSend(
+  caller: WebhookCaller,
+  id: string,
+  send: (endpointId: string) => Promise<ManualSend | null>,
+): Promise<ManualSendOutcome> {
+  const endpoint = await getEndpoint(caller.env.DB, caller.accountId, id);
+  if (!endpoint) return { ok: false, reason: 'not_found' };
+  if (!endpoint.enabled) return { ok: false, reason: 'disabled' };
+  const sent = await send(endpoint.id);
+  if (!sent) return { ok: false, reason: 'no_message' };
+  if (!sent.ok) return { ok: false, reason: 'too_many', max: sent.max, retryAfterMs: sent.retryAfterMs };
+  return { ok: true, msgId: sent.msgId };
+}
