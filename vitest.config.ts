@@ -6,6 +6,8 @@ import { defineConfig } from 'vitest/config';
 export const TEST_ADMIN_TOKEN = 'test-admin-token-not-a-secret';
 export const TEST_QR_SIGNING_SECRET = 'test-qr-signing-secret-not-a-secret-0123456789';
 export const TEST_SSO_ENCRYPTION_KEY = 'test-sso-encryption-key-not-a-secret-0123456789';
+export const TEST_SMTP_USERNAME = 'shrinkray-test';
+export const TEST_SMTP_PASSWORD = 'test-smtp-password-not-a-secret';
 
 export default defineConfig({
   test: {
@@ -33,6 +35,15 @@ export default defineConfig({
                 ADMIN_TOKEN: TEST_ADMIN_TOKEN,
                 QR_SIGNING_SECRET: TEST_QR_SIGNING_SECRET,
                 SSO_ENCRYPTION_KEY: TEST_SSO_ENCRYPTION_KEY,
+                // Account mail goes to maildev (test/fixtures/maildev-setup.ts) on loopback, with AUTH; links
+                // in it start with the tests' origin.
+                SMTP_HOST: '127.0.0.1',
+                SMTP_PORT: String(inject('mailSmtpPort')),
+                SMTP_SECURITY: 'off',
+                SMTP_USERNAME: TEST_SMTP_USERNAME,
+                SMTP_PASSWORD: TEST_SMTP_PASSWORD,
+                MAIL_FROM: 'no-reply@shrinkray.test',
+                PUBLIC_URL: 'https://api.shrinkray.test',
                 TEST_MIGRATIONS: await readD1Migrations(fileURLToPath(new URL('./src/db/migrations', import.meta.url))),
               },
             },
@@ -45,12 +56,14 @@ export default defineConfig({
           // A web origin on loopback for the meta-tag tests.
           // And a webhook receiver on loopback for the webhook tests.
           // And an OpenID provider (oidc-provider) on loopback for the SSO tests.
+          // And maildev on loopback, the SMTP relay of account mail.
           globalSetup: [
             './test/fixtures/origin-setup.ts',
             './test/fixtures/receiver-setup.ts',
             './test/fixtures/oidc-setup.ts',
             // And sharp's AVIF decoder on loopback: workerd has none.
             './test/fixtures/avif-decoder-setup.ts',
+            './test/fixtures/maildev-setup.ts',
           ],
         },
       },

@@ -16,6 +16,7 @@ import { registerConsoleAccount } from './routes/console-account.ts';
 import { registerConsoleTeams } from './routes/console-teams.ts';
 import { registerCompress } from './routes/compress.ts';
 import { registerAuthPages } from './routes/auth-pages.ts';
+import { registerEmailPages } from './routes/email-pages.ts';
 import { registerConsoleApi } from './routes/console-api.ts';
 import { registerTryPlan } from './routes/console-try.ts';
 import { registerConsolePages } from './routes/console-pages.ts';
@@ -59,6 +60,7 @@ export function createApp() {
   registerInternal(app);
   registerOpenApi(app);
   registerAuthPages(app);
+  registerEmailPages(app);
   registerConsolePages(app);
   registerConsoleWebhooks(app);
   registerConsoleSigning(app);

@@ -44,6 +44,22 @@ export interface Env {
   META_CACHE_TTL?: string | number;
   /** Secret: encrypts the SSO client secrets at rest (AES-GCM; at least 32 characters). Needed to configure or use SSO. */
   SSO_ENCRYPTION_KEY?: string;
+  /** The SMTP relay account mail goes through (docs/operations.md, "Mail"); empty: mail is off and every send fails, logged. */
+  SMTP_HOST?: string;
+  /** The relay's port; empty: 587. */
+  SMTP_PORT?: string | number;
+  /** starttls (required; the default), tls (TLS from the first byte, port 465) or off (loopback relays). */
+  SMTP_SECURITY?: string;
+  /** Secret, optional: the relay's user name, sent by AUTH PLAIN or LOGIN. */
+  SMTP_USERNAME?: string;
+  /** Secret, optional: the relay's password. */
+  SMTP_PASSWORD?: string;
+  /** The address mail comes from, e.g. no-reply@shrinkray.dev. */
+  MAIL_FROM?: string;
+  /** The service's URL as its users reach it (e.g. https://shrinkray.dev): links in mail start with it. */
+  PUBLIC_URL?: string;
+  /** Self-hosted only (src/cli/selfhost-config.ts): the network service through which mail reaches the relay. */
+  MAIL_OUTBOUND?: Fetcher;
   /** Secret: bearer token of the operator endpoint. Unset, the endpoint does not exist. */
   ADMIN_TOKEN?: string;
   /**

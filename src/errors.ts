@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'unauthorized'
   | 'forbidden'
   | 'plan_upgrade_required'
+  | 'email_unverified'
   | 'not_found'
   | 'method_not_allowed'
   | 'payload_too_large'
@@ -25,6 +26,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   unauthorized: 401,
   forbidden: 403,
   plan_upgrade_required: 403,
+  email_unverified: 403,
   not_found: 404,
   method_not_allowed: 405,
   payload_too_large: 413,

@@ -16,6 +16,8 @@ export const AUDIT_ACTIONS = [
   'member.joined',
   'member.role_changed',
   'member.removed',
+  'member.email_verified',
+  'member.password_reset',
   'sso.configured',
   'sso.removed',
   'session.signed_in',

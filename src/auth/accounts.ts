@@ -1,6 +1,11 @@
 // Signing up and signing in with an email and a password. Returns outcomes, not HTTP: the pages turn
-// them into friendly messages.
+// them into friendly messages. Sign-up signs nobody in: it mails a confirmation link (src/auth/verification.ts).
 import { newAccountId } from '../accounts/keys.ts';
+import type { Env } from '../env.ts';
+import { signUpAttemptMail } from '../mail/messages.ts';
+import type { SendOutcome } from '../mail/send.ts';
+import { ssoAccountFor } from '../sso/domains.ts';
+import { sendLinkMail } from './email-links.ts';
 import { hashPassword, verifyPassword } from './password.ts';
 import { ssoRequiredFor } from './sso-policy.ts';
 import {
@@ -14,6 +19,7 @@ import {
   SIGNUP_WINDOW_MS,
 } from './limits.ts';
 import { buckets, clear, clearEmail, emailGate, hit, type EmailRule } from './throttle.ts';
+import { mailVerificationLink } from './verification.ts';
 
 const EMAIL_RULE: EmailRule = {
   free: SIGNIN_EMAIL_FREE_FAILURES,
@@ -28,15 +34,24 @@ export type AuthOutcome =
   | { ok: false; reason: 'invalid_credentials'; accountId?: string }
   /** The email's domain signs in by SSO only (the account's "require SSO"); owners keep their password. */
   | { ok: false; reason: 'sso_required'; accountId: string }
-  | { ok: false; reason: 'email_taken' }
+  /** The password is right but the address was never confirmed (a sign-up whose link was not opened). */
+  | { ok: false; reason: 'email_unverified'; accountId: string }
+  | { ok: false; reason: 'throttled'; retryAfter: number };
+
+export type SignUpOutcome =
+  /** `sent`: whether the mail went out (a new account's link, or a registered address's notice). */
+  | { ok: true; sent: SendOutcome['ok'] }
+  /** The email's domain is covered by an account's SSO: its people sign in with SSO. */
+  | { ok: false; reason: 'sso_domain' }
   | { ok: false; reason: 'throttled'; retryAfter: number };
 
 const SQL = {
   insert:
     'INSERT INTO accounts (id, email, name, image_tier, tools_tier, created_at, password_hash) VALUES (?, ?, ?, ?, ?, ?, ?)',
   // Members sign in; an account's first owner is a member too (migration 0005).
-  credentials: 'SELECT id, account_id, role, password_hash FROM members WHERE email = ? COLLATE NOCASE',
-  exists: 'SELECT 1 AS found FROM members WHERE email = ? COLLATE NOCASE',
+  credentials: 'SELECT id, account_id, role, password_hash, email_verified FROM members WHERE email = ? COLLATE NOCASE',
+  exists: 'SELECT email FROM members WHERE email = ? COLLATE NOCASE',
+  unverified: 'UPDATE members SET email_verified = 0 WHERE id = ?',
   setHash: 'UPDATE members SET password_hash = ? WHERE id = ?',
 } as const;
 
@@ -46,24 +61,44 @@ export interface SignUp {
   password: string;
 }
 
-export async function signUp(db: D1Database, input: SignUp, ip: string, now: number): Promise<AuthOutcome> {
+/**
+ * A new account, unverified, with its confirmation link mailed. A registered email is answered exactly
+ * alike, as a new one would be (so sign-up does not tell strangers which emails have accounts), and its
+ * owner is told by mail instead; the password is hashed either way, so the time does not tell either.
+ */
+export async function signUp(env: Env, input: SignUp, ip: string, now: number): Promise<SignUpOutcome> {
+  const db = env.DB;
   const gate = await hit(
     db,
     [{ bucket: buckets.signUpIp(ip), windowMs: SIGNUP_WINDOW_MS, max: SIGNUP_MAX_PER_IP }],
     now,
   );
   if (!gate.allowed) return { ok: false, reason: 'throttled', retryAfter: gate.retryAfter };
-  if (await db.prepare(SQL.exists).bind(input.email).first()) return { ok: false, reason: 'email_taken' };
-  const id = newAccountId();
+  // An organisation's domain belongs to its SSO: a stranger must not register an address under it.
+  if ((await ssoAccountFor(db, input.email)) !== null) return { ok: false, reason: 'sso_domain' };
   const hash = await hashPassword(input.password);
+  const taken = await db.prepare(SQL.exists).bind(input.email).first<{ email: string }>();
+  if (taken) return { ok: true, sent: (await mailOwner(env, taken.email, now)).ok };
+  const id = newAccountId();
   try {
-    await db.prepare(SQL.insert).bind(id, input.email, input.name, 'free', 'free', now, hash).run();
+    // The accounts_owner trigger makes the owner member (verified, as every member is by default); this
+    // batch makes it unverified and stores its link before anything is mailed.
+    const sent = await mailVerificationLink(env, ownerMemberId(id), input.email, now, [
+      db.prepare(SQL.insert).bind(id, input.email, input.name, 'free', 'free', now, hash),
+      db.prepare(SQL.unverified).bind(ownerMemberId(id)),
+    ]);
+    return { ok: true, sent: sent.ok };
   } catch (err) {
-    // Two sign-ups with one email at once: the unique index decides, and the loser hears the truth.
-    if (String(err).includes('UNIQUE')) return { ok: false, reason: 'email_taken' };
+    // Two sign-ups with one email at once: the unique index decides, and the loser is answered as a
+    // registered email is.
+    if (String(err).includes('UNIQUE')) return { ok: true, sent: (await mailOwner(env, input.email, now)).ok };
     throw err;
   }
-  return { ok: true, accountId: id, memberId: ownerMemberId(id) };
+}
+
+/** "Someone tried to sign up with your address": public links only. */
+function mailOwner(env: Env, email: string, now: number): Promise<SendOutcome> {
+  return sendLinkMail(env, '', undefined, (origin) => signUpAttemptMail(email, origin), now);
 }
 
 /** The member the accounts_owner trigger makes with each account (migration 0005). */
@@ -94,7 +129,7 @@ export async function signIn(
   const row = await db
     .prepare(SQL.credentials)
     .bind(email)
-    .first<{ id: string; account_id: string; role: string; password_hash: string | null }>();
+    .first<{ id: string; account_id: string; role: string; password_hash: string | null; email_verified: number }>();
   const check = await verifyPassword(password, row?.password_hash ?? null);
   if (!row || !check.ok) {
     return row
@@ -104,6 +139,8 @@ export async function signIn(
   // Checked after the password, so the answer does not tell strangers which emails SSO covers.
   if (row.role !== 'owner' && (await ssoRequiredFor(db, row.account_id, email)))
     return { ok: false, reason: 'sso_required', accountId: row.account_id };
+  // Also after the password: only the person who chose it learns that the address awaits confirmation.
+  if (row.email_verified !== 1) return { ok: false, reason: 'email_unverified', accountId: row.account_id };
   await Promise.all([clear(db, buckets.signInPair(email, ip)), clearEmail(db, email)]);
   if (check.rehash)
     await db

@@ -44,5 +44,21 @@ export const SIGNIN_MAX_PER_IP = 30;
 export const SIGNUP_WINDOW_MS = 60 * 60_000;
 export const SIGNUP_MAX_PER_IP = 10;
 
+/** A sign-up's confirmation link works this long, once. */
+export const VERIFY_LINK_TTL_MS = 24 * 3_600_000;
+/** A password reset link works this long, once. */
+export const RESET_LINK_TTL_MS = 3_600_000;
+/** Bytes of randomness in a mailed link's token (43 base64url characters). */
+export const EMAIL_TOKEN_BYTES = 32;
+/**
+ * Account mails (confirmations, resets, "someone tried to sign up") to one address per window, however they
+ * are asked for: past it, requests are answered as usual and nothing is sent, so nobody can flood an inbox.
+ */
+export const MAIL_PER_ADDRESS_MAX = 5;
+export const MAIL_PER_ADDRESS_WINDOW_MS = 60 * 60_000;
+/** "Send the link again" and "Forgot password?" requests per client IP per window. */
+export const MAIL_REQUESTS_PER_IP_MAX = 10;
+export const MAIL_REQUESTS_WINDOW_MS = 60 * 60_000;
+
 /** Console form posts are small; anything bigger is refused before it is parsed. */
 export const FORM_BODY_MAX_BYTES = 16 * 1024;

@@ -23,6 +23,8 @@ export interface SessionMember {
   email: string;
   name: string;
   role: Role;
+  /** Whether they confirmed their address (a sign-up's mailed link); unconfirmed, the console refuses them. */
+  emailVerified: boolean;
 }
 
 export interface Session {
@@ -46,7 +48,7 @@ const SQL = {
   // A removed member's sessions find no member row: they end at once (removal also deletes them).
   find:
     'SELECT s.token_hash, s.csrf_token, s.created_at, s.expires_at, a.id, a.email, a.name, a.image_tier, a.tools_tier, ' +
-    'a.created_at AS account_created_at, m.id AS member_id, m.email AS member_email, m.name AS member_name, m.role AS member_role ' +
+    'a.created_at AS account_created_at, m.id AS member_id, m.email AS member_email, m.name AS member_name, m.role AS member_role, m.email_verified AS member_email_verified ' +
     'FROM sessions s JOIN accounts a ON a.id = s.account_id JOIN members m ON m.id = s.member_id AND m.account_id = s.account_id ' +
     'WHERE s.token_hash = ? AND s.expires_at > ?',
   renew: 'UPDATE sessions SET expires_at = ? WHERE token_hash = ?',
@@ -69,6 +71,7 @@ interface SessionRow {
   member_email: string;
   member_name: string;
   member_role: Role;
+  member_email_verified: number;
 }
 
 /** A new session, with its session.signed_in audit record (`method`: password, sso) in the same batch. */
@@ -110,7 +113,13 @@ export async function findSession(db: D1Database, token: string | undefined, now
     csrfToken: row.csrf_token,
     createdAt: row.created_at,
     expiresAt: row.expires_at,
-    member: { id: row.member_id, email: row.member_email, name: row.member_name, role: row.member_role },
+    member: {
+      id: row.member_id,
+      email: row.member_email,
+      name: row.member_name,
+      role: row.member_role,
+      emailVerified: row.member_email_verified === 1,
+    },
     account: {
       id: row.id,
       email: row.email,

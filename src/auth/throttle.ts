@@ -100,4 +100,8 @@ export const buckets = {
   /** The pair's hard limit. JSON, so no email or address can be made to look like another pair. */
   signInPair: (email: string, ip: string) => `signin-pair:${JSON.stringify([emailKey(email), ip])}`,
   signUpIp: (ip: string) => `signup-ip:${ip}`,
+  /** Account mail to one address, whoever asks for it. */
+  mailTo: (email: string) => `mail-to:${emailKey(email)}`,
+  /** Requests for mail ("send again", "forgot password") from one client IP. */
+  mailIp: (ip: string) => `mail-ip:${ip}`,
 };

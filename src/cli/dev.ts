@@ -1,8 +1,11 @@
 // `npm run dev [-- <wrangler dev args>]`: prepares the local environment and starts `wrangler dev`.
 //   1. .dev.vars gets an ADMIN_TOKEN, a QR_SIGNING_SECRET and an SSO_ENCRYPTION_KEY (kept if there are), 2. local D1 migrations
 //   are applied and the tool catalogue synced, 3. four demo keys are seeded (idempotently), 4. they are
-//   printed, 5. wrangler dev runs.
+//   printed, 5. maildev starts (the local SMTP catcher: every mail the service sends lands there; skipped
+//   when .dev.vars or a --var names an SMTP_HOST of your own), 6. wrangler dev runs, with mail sent to it
+//   and links in mail on this server's address (PUBLIC_URL).
 // `--seed-only [--persist-to DIR] [--config PATH] [--port N] [--ip IP]` stops after step 4.
+// `--mail-port N` and `--mail-web-port N` move maildev's SMTP port (1025) and web UI (1080).
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
@@ -10,12 +13,16 @@ import { relative, resolve } from 'node:path';
 import { randomBase62 } from '../accounts/keys.ts';
 import { catalogueCounts, catalogueSyncStatements } from './catalogue-commands.ts';
 import { seedDemoKeys, demoKeysPath, type DemoKey } from './demo-seed.ts';
-import { devVarsPath, withSecret } from './dev-vars.ts';
+import { devVarsPath, secretIn, withSecret } from './dev-vars.ts';
 import { CliError, UsageError } from './errors.ts';
+import { startMaildev, type Maildev } from './maildev.ts';
 import { d1MigrateLocal, PROJECT_ROOT, WRANGLER_JS, type D1Target } from './wrangler.ts';
 
 const USAGE =
-  'npm run dev [-- <wrangler dev options>]   or   node src/cli/dev.ts --seed-only [--persist-to DIR] [--config PATH] [--port N] [--ip IP]';
+  'npm run dev [-- [--mail-port N] [--mail-web-port N] <wrangler dev options>]   or   node src/cli/dev.ts --seed-only [--persist-to DIR] [--config PATH] [--port N] [--ip IP]';
+/** maildev's own defaults, which its documentation and a developer's habits know. */
+const MAIL_PORT = '1025';
+const MAIL_WEB_PORT = '1080';
 
 interface DevArgs {
   seedOnly: boolean;
@@ -24,6 +31,8 @@ interface DevArgs {
   target: D1Target;
   host: string;
   port: string;
+  mailPort: string;
+  mailWebPort: string;
 }
 
 /** Reads the options we act on; `--persist-to` and `--config` also go on to wrangler dev. */
@@ -38,7 +47,7 @@ export function parseDevArgs(argv: readonly string[]): DevArgs {
       seedOnly = true;
       continue;
     }
-    const match = /^(--persist-to|--config|-c|--port|--ip)(?:=(.*))?$/.exec(arg);
+    const match = /^(--persist-to|--config|-c|--port|--ip|--mail-port|--mail-web-port)(?:=(.*))?$/.exec(arg);
     if (!match) {
       passthrough.push(arg);
       others.push(arg);
@@ -53,6 +62,11 @@ export function parseDevArgs(argv: readonly string[]): DevArgs {
     }
     if (value === '') throw new UsageError(`invalid ${name}: must not be empty`, USAGE);
     seen.set(name, value);
+    if (name === '--mail-port' || name === '--mail-web-port') {
+      if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) throw new UsageError(`invalid ${name}: not a port`, USAGE);
+      others.push(name);
+      continue;
+    }
     // wrangler dev runs from the project root: paths are made absolute so they mean what the user meant.
     passthrough.push(name, name === '--persist-to' || name === '--config' ? resolve(value) : value);
   }
@@ -71,6 +85,8 @@ export function parseDevArgs(argv: readonly string[]): DevArgs {
           ? `[${ip}]`
           : ip,
     port: seen.get('--port') ?? '8787',
+    mailPort: seen.get('--mail-port') ?? MAIL_PORT,
+    mailWebPort: seen.get('--mail-web-port') ?? MAIL_WEB_PORT,
   };
 }
 
@@ -122,9 +138,49 @@ function printKeys(keys: readonly DemoKey[], args: DevArgs): void {
   process.stdout.write(lines.join('\n'));
 }
 
-/** Step 5: wrangler dev with our defaults (the user's --ip/--port win), signals forwarded, its exit code. */
-function runWranglerDev(args: DevArgs): Promise<number> {
-  const defaults = [];
+/** A var the developer set themself, in .dev.vars or as `--var NAME:value`: theirs wins over ours. */
+function ownVar(args: DevArgs, name: string): boolean {
+  const path = devVarsPath(args.target.config);
+  const inFile = existsSync(path) && secretIn(readFileSync(path, 'utf8'), name) !== undefined;
+  return inFile || args.passthrough.some((a, i) => args.passthrough[i - 1] === '--var' && a.startsWith(`${name}:`));
+}
+
+/**
+ * Step 5: maildev, and the vars that send mail to it, unless the developer named a relay of their own.
+ * A maildev that cannot start (its port taken) is reported and the server starts anyway: sign-up then
+ * says it could not send the mail, as it would with a broken relay.
+ */
+async function localMail(args: DevArgs): Promise<{ vars: string[]; maildev?: Maildev }> {
+  const vars = ownVar(args, 'PUBLIC_URL') ? [] : ['--var', `PUBLIC_URL:http://${args.host}:${args.port}`];
+  if (ownVar(args, 'SMTP_HOST')) {
+    process.stdout.write('Mail: sent to the SMTP_HOST you set (maildev not started).\n');
+    return { vars };
+  }
+  try {
+    const maildev = await startMaildev({ smtpPort: Number(args.mailPort), webPort: Number(args.mailWebPort) });
+    process.stdout.write(
+      `Mail: every mail the service sends (sign-up confirmations, password resets, invitations) is caught by maildev: read it at ${maildev.web}/ (REST API: ${maildev.web}/api/email).\n`,
+    );
+    const mail = {
+      SMTP_HOST: '127.0.0.1',
+      SMTP_PORT: args.mailPort,
+      SMTP_SECURITY: 'off',
+      MAIL_FROM: 'no-reply@localhost',
+    };
+    for (const [name, value] of Object.entries(mail)) if (!ownVar(args, name)) vars.push('--var', `${name}:${value}`);
+    return { vars, maildev };
+  } catch (err) {
+    process.stderr.write(
+      `warning: maildev did not start (${err instanceof Error ? err.message : String(err)}); mail cannot be sent. ` +
+        'Free its ports, or move them with --mail-port and --mail-web-port.\n',
+    );
+    return { vars };
+  }
+}
+
+/** Step 6: wrangler dev with our defaults (the user's --ip/--port win), signals forwarded, its exit code. */
+function runWranglerDev(args: DevArgs, mailVars: readonly string[]): Promise<number> {
+  const defaults = [...mailVars];
   if (!args.passthrough.some((a) => /^--ip(=|$)/.test(a))) defaults.push('--ip', '127.0.0.1');
   if (!args.passthrough.some((a) => /^--port(=|$)/.test(a))) defaults.push('--port', '8787');
   // Offline, wrangler's fetch of the Request.cf sample (workers.cloudflare.com) prints a DNS stack at
@@ -183,7 +239,12 @@ export async function main(argv: readonly string[]): Promise<number> {
     throw err;
   }
   if (args.seedOnly) return 0;
-  return runWranglerDev(args);
+  const mail = await localMail(args);
+  try {
+    return await runWranglerDev(args, mail.vars);
+  } finally {
+    await mail.maildev?.stop();
+  }
 }
 
 if (import.meta.main) {

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { CliError } from './errors.ts';
-import { readWranglerToml, workerdConfig } from './selfhost-config.ts';
+import { mailAllowList, readWranglerToml, workerdConfig } from './selfhost-config.ts';
 import { PROJECT_ROOT, WRANGLER_JS } from './wrangler.ts';
 
 export const SELFHOST_DIR = join(PROJECT_ROOT, 'dist', 'selfhost');
@@ -13,7 +13,11 @@ const ENTRY = join('src', 'selfhost', 'worker.ts');
 const D1_ENTRY = join(PROJECT_ROOT, 'src', 'selfhost', 'd1-database.ts');
 const MIGRATIONS_DIR = join(PROJECT_ROOT, 'src', 'db', 'migrations');
 
-export async function buildSelfhost(outDir: string = SELFHOST_DIR): Promise<string> {
+/** `mailAllow`: networks besides public ones that mail may reach (SHRINKRAY_MAIL_ALLOW, comma-separated CIDR). */
+export async function buildSelfhost(
+  outDir: string = SELFHOST_DIR,
+  mailAllow: string[] = mailAllowList(process.env.SHRINKRAY_MAIL_ALLOW),
+): Promise<string> {
   rmSync(outDir, { recursive: true, force: true });
   const appDir = join(outDir, 'app');
   mkdirSync(appDir, { recursive: true });
@@ -62,7 +66,7 @@ export async function buildSelfhost(outDir: string = SELFHOST_DIR): Promise<stri
     .map((name) => ({ name, sql: readFileSync(join(MIGRATIONS_DIR, name), 'utf8') }));
   const facts = readWranglerToml(readFileSync(join(PROJECT_ROOT, 'wrangler.toml'), 'utf8'));
   const configPath = join(outDir, 'config.capnp');
-  writeFileSync(configPath, workerdConfig({ facts, appModules, d1Module: 'd1.js', migrations }));
+  writeFileSync(configPath, workerdConfig({ facts, appModules, d1Module: 'd1.js', migrations, mailAllow }));
   return configPath;
 }
 

@@ -9,7 +9,7 @@ import { meterFor, toolsKeyFrom } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import { requireCsrfHeader } from './csrf.ts';
 import { ApiError } from '../errors.ts';
-import { loadSession } from './session.ts';
+import { loadSession, refuseUnverified } from './session.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const done = async (): Promise<void> => undefined;
@@ -54,6 +54,7 @@ export const accountAuth = createMiddleware<AppEnv>(async (c, next) => {
       },
     );
   }
+  refuseUnverified(session);
   if (!SAFE_METHODS.has(c.req.method)) await requireCsrfHeader(c, done);
   c.set('principal', {
     accountId: session.account.id,

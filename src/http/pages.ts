@@ -32,7 +32,7 @@ export function pageHeaders(c: Context<AppEnv>): void {
 export function sendPage(
   c: Context<AppEnv>,
   page: string,
-  status: 200 | 400 | 401 | 403 | 404 | 409 | 413 | 429 | 502 = 200,
+  status: 200 | 400 | 401 | 403 | 404 | 409 | 410 | 413 | 429 | 502 = 200,
 ): Response {
   pageHeaders(c);
   return c.html(page, status);

@@ -3,7 +3,7 @@
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { createMiddleware } from 'hono/factory';
-import { findSession, renewSession, type NewSession } from '../auth/sessions.ts';
+import { deleteSession, findSession, renewSession, type NewSession, type Session } from '../auth/sessions.ts';
 import { clock } from '../env.ts';
 import type { AppEnv } from './context.ts';
 import { ApiError } from '../errors.ts';
@@ -59,7 +59,19 @@ export const loadSession = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-/** JSON endpoints of the console: a session or 401. */
+/**
+ * A session whose member has not confirmed their address acts on nothing. Sign-in refuses such members, so
+ * none should exist; this holds whatever made one.
+ */
+export function refuseUnverified(session: Session): void {
+  if (!session.member.emailVerified)
+    throw new ApiError(
+      'email_unverified',
+      'confirm your email address first: open the link we mailed you, or have it sent again from the sign-in page',
+    );
+}
+
+/** JSON endpoints of the console: a session (else 401) of a verified member (else 403). */
 export const requireSession = createMiddleware<AppEnv>(async (c, next) => {
   if (!c.var.session) {
     throw new ApiError(
@@ -67,11 +79,20 @@ export const requireSession = createMiddleware<AppEnv>(async (c, next) => {
       'sign in to the web console first: this endpoint takes the console session cookie, not an API key',
     );
   }
+  refuseUnverified(c.var.session);
   await next();
 });
 
 /** Pages: a session, or a redirect to sign-in that comes back here afterwards. */
 export const requireSessionPage = createMiddleware<AppEnv>(async (c, next) => {
-  if (!c.var.session) return redirectPage(c, `/signin?next=${encodeURIComponent(c.req.path)}`);
+  const session = c.var.session;
+  if (!session) return redirectPage(c, `/signin?next=${encodeURIComponent(c.req.path)}`);
+  // Sign-in refuses unconfirmed members, so such a session should not exist: it is ended, and sign-in
+  // tells the password's holder to confirm the address first.
+  if (!session.member.emailVerified) {
+    await deleteSession(c.env.DB, sessionToken(c));
+    clearCookie(c, 'session');
+    return redirectPage(c, '/signin');
+  }
   await next();
 });

@@ -5,6 +5,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { signIn, signUp, type AuthOutcome } from '../auth/accounts.ts';
+import { VERIFY_LINK_TTL_MS } from '../auth/limits.ts';
 import {
   EMAIL_MAX_LENGTH,
   FORM_BODY_MAX_BYTES,
@@ -23,12 +24,28 @@ import { field, readForm } from '../http/form-body.ts';
 import { clientIp } from '../http/client-ip.ts';
 import { redirectPage, sendPage } from '../http/pages.ts';
 import { clearCookie, loadSession, sessionToken, setSessionCookie } from '../http/session.ts';
+import { checkEmailPage } from '../web/views/account-mail.ts';
 import { signInPage, signUpPage, type FieldErrors } from '../web/views/auth.ts';
 import { messagePage } from '../web/views/message.ts';
 
-const EXPIRED_FORM = 'This form had expired or came from another site. Please try again.';
+export const EXPIRED_FORM = 'This form had expired or came from another site. Please try again.';
 /** Where a new account lands: the keys page, which then offers "Create your first key". */
 export const FIRST_STOP_AFTER_SIGN_UP = '/keys';
+/** Sign-up and the console's "send again": how long the mailed confirmation link works, as the pages say it. */
+export const VERIFY_LINK_HOURS = VERIFY_LINK_TTL_MS / 3_600_000;
+
+/** An address we can mail: what sign-up, "forgot password" and "send again" accept. */
+export const EmailField = z
+  .string()
+  .trim()
+  .max(EMAIL_MAX_LENGTH, { error: `Use at most ${EMAIL_MAX_LENGTH} characters.` })
+  .regex(EMAIL_PATTERN, { error: 'Enter an email address like name@example.com.' });
+
+/** A new password: sign-up and reset. */
+export const NewPasswordField = z
+  .string()
+  .min(PASSWORD_MIN_LENGTH, { error: `Use at least ${PASSWORD_MIN_LENGTH} characters.` })
+  .max(PASSWORD_MAX_LENGTH, { error: `Use at most ${PASSWORD_MAX_LENGTH} characters.` });
 
 const SignUpForm = z.object({
   name: z
@@ -36,15 +53,8 @@ const SignUpForm = z.object({
     .trim()
     .min(1, { error: 'Enter your name.' })
     .max(NAME_MAX_LENGTH, { error: `Use at most ${NAME_MAX_LENGTH} characters.` }),
-  email: z
-    .string()
-    .trim()
-    .max(EMAIL_MAX_LENGTH, { error: `Use at most ${EMAIL_MAX_LENGTH} characters.` })
-    .regex(EMAIL_PATTERN, { error: 'Enter an email address like name@example.com.' }),
-  password: z
-    .string()
-    .min(PASSWORD_MIN_LENGTH, { error: `Use at least ${PASSWORD_MIN_LENGTH} characters.` })
-    .max(PASSWORD_MAX_LENGTH, { error: `Use at most ${PASSWORD_MAX_LENGTH} characters.` }),
+  email: EmailField,
+  password: NewPasswordField,
 });
 
 const SignInForm = z.object({
@@ -121,10 +131,16 @@ export async function startSession(
   return redirectPage(c, next ?? '/');
 }
 
+/** A throttled form's words, with its Retry-After header set. */
+export function throttledMessage(c: Context<AppEnv>, retryAfter: number): string {
+  c.header('Retry-After', String(retryAfter));
+  return `Too many attempts. For your account's safety, please wait ${waitFor(retryAfter)} and try again.`;
+}
+
 function refusal(
   c: Context<AppEnv>,
   outcome: Exclude<AuthOutcome, { ok: true }>,
-): { message: string; status: 401 | 403 | 409 | 429 } {
+): { message: string; status: 401 | 403 | 429 } {
   switch (outcome.reason) {
     case 'sso_required':
       return {
@@ -132,15 +148,12 @@ function refusal(
         status: 403,
       };
     case 'throttled':
-      c.header('Retry-After', String(outcome.retryAfter));
+      return { message: throttledMessage(c, outcome.retryAfter), status: 429 };
+    case 'email_unverified':
       return {
-        message: `Too many attempts. For your account's safety, please wait ${waitFor(outcome.retryAfter)} and try again.`,
-        status: 429,
-      };
-    case 'email_taken':
-      return {
-        message: 'An account with this email already exists. Sign in instead, or use another email.',
-        status: 409,
+        message:
+          'Please confirm your email address first: open the link we mailed you when you signed up, or have it sent again.',
+        status: 403,
       };
     case 'invalid_credentials':
       return { message: 'That email and password do not match an account. Check them and try again.', status: 401 };
@@ -151,15 +164,21 @@ export function registerAuthPages(app: OpenAPIHono<AppEnv>): void {
   app.get('/signin', loadSession, (c) => {
     const next = safeNext(c.req.query('next'), originOf(c));
     if (c.var.session) return redirectPage(c, next ?? '/');
-    return sendPage(c, signInPage({ csrf: csrfTokenFor(c), next, notice: next ? 'Sign in to continue.' : undefined }));
+    const notice =
+      c.req.query('reset') === 'done'
+        ? 'Your password is changed and every session signed out: sign in with the new password.'
+        : next
+          ? 'Sign in to continue.'
+          : undefined;
+    return sendPage(c, signInPage({ csrf: csrfTokenFor(c), next, notice }));
   });
 
   app.post('/signin', loadSession, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     const next = safeNext(field(form, 'next'), originOf(c));
     const values = { email: field(form, 'email') };
-    const again = (status: 400 | 401 | 403 | 409 | 429, error: string, fields?: FieldErrors) =>
-      sendPage(c, signInPage({ csrf: csrfTokenFor(c), next, values, error, fields }), status);
+    const again = (status: 400 | 401 | 403 | 429, error: string, fields?: FieldErrors, resend?: boolean) =>
+      sendPage(c, signInPage({ csrf: csrfTokenFor(c), next, values, error, fields, resend }), status);
     if (!(await csrfValid(c, field(form, '_csrf')))) return again(403, EXPIRED_FORM);
     const parsed = SignInForm.safeParse({ email: field(form, 'email'), password: field(form, 'password') });
     if (!parsed.success) return again(400, 'Please fix the fields below.', fieldErrors(parsed.error.issues));
@@ -170,6 +189,7 @@ export function registerAuthPages(app: OpenAPIHono<AppEnv>): void {
         await recordFailedSignIn(c.env.DB, signInOrigin(c, null), outcome.accountId, details, clock(c.env));
       }
       const { message, status } = refusal(c, outcome);
+      if (outcome.reason === 'email_unverified') return again(status, message, undefined, true);
       // The email's domain signs in by SSO: say so (members made by SSO have no password at all).
       const sso =
         outcome.reason === 'invalid_credentials' && (await ssoAccountFor(c.env.DB, parsed.data.email)) !== null;
@@ -189,22 +209,25 @@ export function registerAuthPages(app: OpenAPIHono<AppEnv>): void {
   app.post('/signup', loadSession, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     const values = { name: field(form, 'name'), email: field(form, 'email') };
-    const again = (status: 400 | 403 | 409 | 429, error: string, fields?: FieldErrors) =>
+    const again = (status: 400 | 403 | 429, error: string, fields?: FieldErrors) =>
       sendPage(c, signUpPage({ csrf: csrfTokenFor(c), values, error, fields }), status);
     if (!(await csrfValid(c, field(form, '_csrf')))) return again(403, EXPIRED_FORM);
     const parsed = SignUpForm.safeParse({ ...values, password: field(form, 'password') });
     if (!parsed.success) return again(400, 'Please fix the fields below.', fieldErrors(parsed.error.issues));
-    const outcome = await signUp(c.env.DB, parsed.data, clientIp(c), clock(c.env));
+    const outcome = await signUp(c.env, parsed.data, clientIp(c), clock(c.env));
     if (!outcome.ok) {
-      const { message, status } = refusal(c, outcome);
+      if (outcome.reason === 'throttled') return again(429, throttledMessage(c, outcome.retryAfter));
       return again(
-        status === 401 ? 400 : status,
-        message,
-        outcome.reason === 'email_taken' ? { email: 'Already registered.' } : undefined,
+        403,
+        'Your organisation signs in with single sign-on: use "Sign in with SSO" on the sign-in page with this email.',
+        { email: 'Sign in with SSO instead.' },
       );
     }
-    // A new account has no key yet, and nothing works without one: the first stop is making it.
-    return startSession(c, outcome, FIRST_STOP_AFTER_SIGN_UP);
+    // Nobody is signed in yet: the mailed link does that. A registered email reads the very same page.
+    return sendPage(
+      c,
+      checkEmailPage({ csrf: csrfTokenFor(c), email: parsed.data.email, sent: outcome.sent, hours: VERIFY_LINK_HOURS }),
+    );
   });
 
   app.post('/signout', loadSession, async (c) => {

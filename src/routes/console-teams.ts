@@ -11,6 +11,7 @@ import { FORM_BODY_MAX_BYTES, NAME_MAX_LENGTH, PASSWORD_MAX_LENGTH, PASSWORD_MIN
 import { isEmailAddress } from '../auth/credentials.ts';
 import { clock } from '../env.ts';
 import { auditOrigin } from '../http/audit-origin.ts';
+import { mailInvitation } from '../teams/invitation-mail.ts';
 import type { AppEnv } from '../http/context.ts';
 import { csrfTokenFor, csrfValid } from '../http/csrf.ts';
 import { field, readForm } from '../http/form-body.ts';
@@ -98,7 +99,8 @@ export function registerConsoleTeams(app: OpenAPIHono<AppEnv>): void {
       );
     }
     // Rendered, not redirected: the link must not travel in a URL of ours or be shown twice.
-    return members(c, { created: { ...made.invitation, url: invitationUrl(c, made.token) } });
+    const mailed = await mailInvitation(c.env, s.account.id, made.invitation, made.token, clock(c.env));
+    return members(c, { created: { ...made.invitation, url: invitationUrl(c, made.token), mailed } });
   });
 
   app.post('/members/:id/role', requires('members:write'), ...signedIn, async (c) => {

@@ -42,7 +42,14 @@ const createDoc = manageDoc({
   request: { body: { required: true, content: { 'application/json': { schema: CreateKeyBody } } } },
   responses: {
     201: jsonOk('The new key, with the full key in data.key', CreatedKey),
-    ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'payload_too_large', 'rate_limit_exceeded'),
+    ...errorResponses(
+      'bad_request',
+      'unauthorized',
+      'forbidden',
+      'email_unverified',
+      'payload_too_large',
+      'rate_limit_exceeded',
+    ),
   },
 });
 
@@ -54,7 +61,7 @@ const revokeRoute = manageRoute(requires('keys:write'), [accountAuth], {
   request: { params: KeyIdParam },
   responses: {
     200: jsonOk('The key, now revoked', RevokedKey),
-    ...errorResponses('unauthorized', 'forbidden', 'not_found'),
+    ...errorResponses('unauthorized', 'forbidden', 'email_unverified', 'not_found'),
   },
 });
 

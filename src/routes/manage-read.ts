@@ -16,7 +16,7 @@ export const readRoute = <P extends string, S extends z.ZodType>(path: P, summar
     summary,
     responses: {
       200: jsonOk(what, schema),
-      ...errorResponses('unauthorized', 'forbidden'),
+      ...errorResponses('unauthorized', 'forbidden', 'email_unverified'),
     },
   });
 

@@ -38,9 +38,11 @@ export const MemberOne = z.object({ data: Member, meta: Meta }).openapi('MemberO
 export const CreatedInvitation = z
   .object({
     data: Invitation.extend({
-      url: z
-        .string()
-        .openapi({ description: 'The single-use link to give the person (no mail is sent). In this answer only.' }),
+      url: z.string().openapi({
+        description:
+          'The single-use link, also mailed to the person; to give them yourself if the mail did not go out.',
+      }),
+      mailed: z.boolean().openapi({ description: 'Whether the mail with the link went out to the email invited' }),
     }),
     meta: Meta,
   })

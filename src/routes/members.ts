@@ -10,6 +10,7 @@ import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
 import { clock } from '../env.ts';
 import { accountAuth } from '../http/account-auth.ts';
 import { auditOrigin } from '../http/audit-origin.ts';
+import { mailInvitation } from '../teams/invitation-mail.ts';
 import type { AppEnv } from '../http/context.ts';
 import { ApiError, badRequestFrom } from '../errors.ts';
 import { readJsonBody } from '../http/json-body.ts';
@@ -75,8 +76,8 @@ const listRoute = manageRoute(requires('read'), [...guards], {
 const inviteDoc = manageDoc({
   method: 'post',
   path: `${MEMBERS_PATH}/invitations`,
-  summary: 'Invite a person: a single-use link, valid 7 days, in this answer only',
-  description: `No mail is sent: give the person data.url. Only owners invite owners. At most ${MAX_MEMBERS_PER_ACCOUNT} members and pending invitations per account. Writes member.invited.${NOTE}`,
+  summary: 'Invite a person: a single-use link, valid 7 days, mailed to them and in this answer',
+  description: `The link is mailed to the email invited (data.mailed: whether the mail went out; if not, give them data.url). Only owners invite owners. At most ${MAX_MEMBERS_PER_ACCOUNT} members and pending invitations per account. Writes member.invited.${NOTE}`,
   request: { body: { required: true, content: { 'application/json': { schema: InviteBody } } } },
   responses: {
     201: jsonOk('The invitation, with its link', CreatedInvitation),
@@ -151,7 +152,8 @@ export function registerMembers(app: OpenAPIHono<AppEnv>): void {
       throw new ApiError('bad_request', `an account may have at most ${made.max} members and pending invitations`, {
         details: { max: made.max },
       });
-    return c.json({ data: { ...made.invitation, url: invitationUrl(c, made.token) }, meta: meta(c) }, 201);
+    const mailed = await mailInvitation(c.env, accountId, made.invitation, made.token, clock(c.env));
+    return c.json({ data: { ...made.invitation, url: invitationUrl(c, made.token), mailed }, meta: meta(c) }, 201);
   });
 
   app.openAPIRegistry.registerPath(patchDoc);

@@ -49,6 +49,7 @@ const ERROR_DESCRIPTIONS: Partial<Record<ErrorCode, string>> = {
   rate_limit_exceeded: 'Rate limit of the key exceeded; see Retry-After',
   quota_exceeded: 'Monthly compressions used up; see Retry-After',
   plan_upgrade_required: "The key's tier lacks the feature (free: format=webp or avif, target_kb)",
+  email_unverified: "The console session's member has not confirmed their email address (the sign-up's mailed link)",
   payload_too_large: 'Body over the limit: 10 MB for an image upload, 256 KB for a bulk meta-tags request',
   fetch_failed:
     'The page could not be fetched: DNS, connection, TLS, the 8 s deadline, more than 5 redirects, or an upstream status of 400 or more (details.status)',

@@ -193,8 +193,11 @@ export async function finishSso(
       return fail('other_account', login.account_id, 'this email is a member of another account');
     if (member.sso_subject !== null && member.sso_subject !== sub)
       return fail('other_account', login.account_id, 'this member is linked to another identity at the issuer');
+    // The issuer vouched for the address (email_verified above): a member who had not confirmed it has now.
     if (member.sso_subject === null)
-      await env.DB.prepare('UPDATE members SET sso_subject = ? WHERE id = ?').bind(sub, member.id).run();
+      await env.DB.prepare('UPDATE members SET sso_subject = ?, email_verified = 1 WHERE id = ?')
+        .bind(sub, member.id)
+        .run();
     return { ok: true, accountId: login.account_id, memberId: member.id, next: login.next, created: false };
   }
   // Just in time: the member is made at the first sign-in, as a developer, or with the role of a pending

@@ -108,7 +108,13 @@ describe('dev script arguments', () => {
       target: { remote: false, persistTo: 'state', config: undefined },
       host: '127.0.0.1',
       port: '9000',
+      mailPort: '1025',
+      mailWebPort: '1080',
     });
+    // maildev's ports are the dev script's own: they never reach wrangler.
+    const mail = parseDevArgs(['--mail-port', '2525', '--mail-web-port=2580', '--log-level', 'debug']);
+    expect([mail.mailPort, mail.mailWebPort, mail.passthrough]).toEqual(['2525', '2580', ['--log-level', 'debug']]);
+    expect(() => parseDevArgs(['--mail-port', '99999'])).toThrow(/not a port/);
     expect(parseDevArgs(['--seed-only', '-c', 'w.toml']).target.config).toBe('w.toml');
     expect(() => parseDevArgs(['--seed-only', '--log-level', 'debug'])).toThrow(UsageError);
     expect(() => parseDevArgs(['--persist-to'])).toThrow(/missing value/);

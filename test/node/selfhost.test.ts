@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/admin.ts';
+import { freePort, startMaildev } from '../../src/cli/maildev.ts';
 import { buildSelfhost } from '../../src/cli/selfhost-build.ts';
 import { WORKERD_BIN, workerdArgs } from '../../src/cli/selfhost-start.ts';
 import { startOrigin, type Origin } from '../fixtures/origin.ts';
@@ -34,9 +35,14 @@ interface Instance {
 }
 
 /** workerd on `dataDir`, as `npm run selfhost:start` runs it; resolves once /readyz answers 200. */
-async function start(dataDir: string, testOrigin: string = origin.origin): Promise<Instance> {
+async function start(
+  dataDir: string,
+  testOrigin: string = origin.origin,
+  extra: Record<string, string> = {},
+): Promise<Instance> {
   const url = await closedUrl();
   const env = {
+    ...extra,
     PATH: process.env.PATH ?? '',
     SHRINKRAY_ADDRESS: url.replace('http://', ''),
     SHRINKRAY_DATA_DIR: dataDir,
@@ -109,7 +115,9 @@ async function roomInMinute(seconds: number): Promise<void> {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'shrinkray-selfhost-'));
   origin = await startOrigin();
-  config = await buildSelfhost(join(dir, 'bundle')); // once for the file: wrangler and esbuild, a few seconds
+  // Once for the file: wrangler and esbuild, a few seconds. Mail may also reach loopback (SHRINKRAY_MAIL_ALLOW),
+  // where the mail test's maildev listens.
+  config = await buildSelfhost(join(dir, 'bundle'), ['127.0.0.1/32']);
 });
 afterAll(async () => {
   await origin?.close();
@@ -138,6 +146,8 @@ describe('the generated config', () => {
     }
     expect(text).toContain('(name = "DB", wrapped = (moduleName = "cloudflare-internal:d1-api"');
     expect(text).toContain('network = (allow = ["public"]');
+    expect(text).toContain('(name = "mail-network", network = (allow = ["public", "127.0.0.1/32"]');
+    expect(text).toContain('(name = "MAIL_OUTBOUND", service = "mail-network")');
   });
 
   it('--token needs --url, an https one off loopback, and no database flags', async () => {
@@ -460,6 +470,40 @@ describe('self-hosted on workerd', () => {
       expect(statuses).toEqual([...Array<number>(10).fill(303), 429]);
     } finally {
       await stop(instance);
+    }
+  });
+
+  it('sends mail over SMTP to a relay the build let through (SHRINKRAY_MAIL_ALLOW), links on PUBLIC_URL', async () => {
+    const maildev = await startMaildev({ smtpPort: await freePort(), webPort: await freePort() });
+    const dataDir = join(dir, 'mail-data');
+    const instance = await start(dataDir, origin.origin, {
+      SMTP_HOST: '127.0.0.1',
+      SMTP_PORT: String(maildev.smtpPort),
+      SMTP_SECURITY: 'off',
+      MAIL_FROM: 'no-reply@selfhost.test',
+      PUBLIC_URL: 'https://shrinkray.selfhost.test',
+    });
+    try {
+      const form = await fetch(`${instance.url}/signup`);
+      const cookie = form.headers
+        .getSetCookie()
+        .map((c) => c.split(';')[0])
+        .join('; ');
+      const csrf = /<meta name="csrf-token" content="([^"]*)">/.exec(await form.text())?.[1] ?? '';
+      const email = `selfhosted-${Date.now()}@example.com`;
+      const res = await fetch(`${instance.url}/signup`, {
+        method: 'POST',
+        headers: { cookie, origin: instance.url, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ _csrf: csrf, name: 'Self', email, password: 'a long enough password' }),
+      });
+      expect(res.status).toBe(200);
+      expect(await res.text()).not.toContain('could not send');
+      const mails = (await (await fetch(`${maildev.web}/api/email?to.address=${email}`)).json()) as { text: string }[];
+      expect(mails).toHaveLength(1);
+      expect(mails[0]?.text).toMatch(/https:\/\/shrinkray\.selfhost\.test\/verify-email\?token=[\w-]{43}/);
+    } finally {
+      await stop(instance);
+      await maildev.stop();
     }
   });
 

@@ -148,6 +148,7 @@ describe('the audit log', () => {
       .bind(accountId)
       .all();
     expect(rows.results).toEqual([
+      { action: 'member.email_verified', result: 'success', actor_type: 'member', ip: browser.ip },
       { action: 'session.signed_in', result: 'success', actor_type: 'member', ip: browser.ip },
       { action: 'session.sign_in_failed', result: 'failure', actor_type: 'anonymous', ip: stranger.ip },
       { action: 'session.signed_in', result: 'success', actor_type: 'member', ip: stranger.ip },

@@ -1,6 +1,7 @@
 // A browser in miniature for the console tests: a cookie jar, the CSRF token a page carries, and form
 // posts that send both, through the Worker's fetch handler (helpers.ts `call`).
 import { call, type TestClock } from './helpers.ts';
+import { linkIn, mailsTo } from './mail-helpers.ts';
 
 export const ORIGIN = 'https://api.shrinkray.test';
 
@@ -94,7 +95,21 @@ let seq = 0;
 export const uniqueEmail = (): string => `person${++seq}-${crypto.randomUUID().slice(0, 8)}@example.com`;
 export const PASSWORD = 'correct horse battery staple';
 
-/** Signs a new person up; returns the browser (holding the session cookie) and the session's CSRF token. */
+/**
+ * Follows a mailed confirmation link in `browser`: its page, then its button. Returns the button's answer,
+ * or the page's when it has no button (a dead link).
+ */
+export async function confirmEmail(browser: Browser, link: string): Promise<Response> {
+  const path = new URL(link);
+  const page = await browser.page(`${path.pathname}${path.search}`);
+  if (page.res.status !== 200) return new Response(page.html, { status: page.res.status });
+  return browser.post('/verify-email', { _csrf: page.csrf, token: path.searchParams.get('token') ?? '' });
+}
+
+/**
+ * Signs a new person up and confirms their address with the mailed link, as a person does; returns the
+ * browser (holding the session cookie) and the session's CSRF token.
+ */
 export async function signedUp(options: { email?: string; password?: string; name?: string; clock?: TestClock } = {}) {
   const browser = new Browser(options.clock);
   const email = options.email ?? uniqueEmail();
@@ -105,7 +120,12 @@ export async function signedUp(options: { email?: string; password?: string; nam
     email,
     password: options.password ?? PASSWORD,
   });
-  if (res.status !== 303) throw new Error(`sign-up failed: ${res.status} ${await res.text()}`);
+  if (res.status !== 200) throw new Error(`sign-up failed: ${res.status} ${await res.text()}`);
+  const mails = await mailsTo(email);
+  const mail = mails[mails.length - 1];
+  if (!mail) throw new Error(`no confirmation mail to ${email}`);
+  const confirmed = await confirmEmail(browser, linkIn(mail, '/verify-email?token='));
+  if (confirmed.status !== 303) throw new Error(`confirmation failed: ${confirmed.status} ${await confirmed.text()}`);
   const home = await browser.page('/');
   return { browser, email, csrf: home.csrf, home };
 }

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { IMAGE_TIERS, TOOLS_TIERS } from '../../src/accounts/tiers.ts';
 import { TRY_PLAN_HEAD_BYTES } from '../../src/console/limits.ts';
 import { call } from './helpers.ts';
-import { Browser, LANDING_H1, ORIGIN, PASSWORD, signedUp, uniqueEmail } from './console-helpers.ts';
+import { Browser, confirmEmail, LANDING_H1, ORIGIN, PASSWORD, signedUp, uniqueEmail } from './console-helpers.ts';
+import { linkIn, mailsTo } from './mail-helpers.ts';
 
 /** Text as a reader sees it: tags dropped, entities decoded, whitespace collapsed. */
 const visible = (markup: string): string =>
@@ -115,15 +116,13 @@ describe('the landing page', () => {
 });
 
 describe('sign-up and the first key', () => {
-  it('lands a new account on the keys page, which offers "Create your first key"', async () => {
+  it('lands a new account, once its mailed link is followed, on the keys page, which offers "Create your first key"', async () => {
     const browser = new Browser();
+    const email = uniqueEmail();
     const form = await browser.page('/signup');
-    const res = await browser.post('/signup', {
-      _csrf: form.csrf,
-      name: 'New Person',
-      email: uniqueEmail(),
-      password: PASSWORD,
-    });
+    const signUp = await browser.post('/signup', { _csrf: form.csrf, name: 'New Person', email, password: PASSWORD });
+    expect(signUp.status).toBe(200);
+    const res = await confirmEmail(browser, linkIn((await mailsTo(email))[0]!, '/verify-email?token='));
     expect([res.status, res.headers.get('location')]).toEqual([303, '/keys']);
     const keys = await browser.page('/keys');
     expect(keys.res.status).toBe(200);

@@ -13,6 +13,7 @@ declare global {
       ADMIN_TOKEN: string;
       QR_SIGNING_SECRET: string;
       TOOLS_SITE_URL: string;
+      SMTP_PASSWORD: string;
       TEST_MIGRATIONS: D1Migration[];
     }
   }
@@ -30,5 +31,8 @@ declare module 'vitest' {
     oidcPrivateJwk: string;
     /** The AVIF decoder of test/fixtures/avif-decoder.ts (sharp, in Node). */
     avifDecoder: string;
+    /** maildev of test/fixtures/maildev-setup.ts: its SMTP port (the Worker's SMTP_PORT) and REST API. */
+    mailSmtpPort: number;
+    mailApi: string;
   }
 }

@@ -40,7 +40,8 @@ export async function join(team: Team, role: Role, by: Person = team.owner, emai
     body: { email, role },
   });
   expect(res.status, await res.clone().text()).toBe(201);
-  const { url } = ((await res.json()) as { data: { url: string } }).data;
+  const { url, mailed } = ((await res.json()) as { data: { url: string; mailed: boolean } }).data;
+  expect(mailed).toBe(true);
   const browser = new Browser();
   const path = new URL(url).pathname;
   const form = await browser.page(path);

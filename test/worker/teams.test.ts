@@ -157,6 +157,7 @@ describe('members', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as { action: string; actor: { id: string }; target: string; details: unknown });
     expect(records.map((r) => r.action)).toEqual([
+      'member.email_verified',
       'session.signed_in',
       'member.invited',
       'member.joined',
@@ -164,8 +165,8 @@ describe('members', () => {
       'member.role_changed',
       'member.removed',
     ]);
-    expect(records[2]).toMatchObject({ actor: { id: viewer.memberId }, target: viewer.memberId });
-    expect(records[4]).toMatchObject({
+    expect(records[3]).toMatchObject({ actor: { id: viewer.memberId }, target: viewer.memberId });
+    expect(records[5]).toMatchObject({
       actor: { id: team.owner.memberId },
       details: { from: 'viewer', to: 'developer' },
     });

@@ -2,6 +2,7 @@
 import { EMAIL_MAX_LENGTH, NAME_MAX_LENGTH, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../auth/limits.ts';
 import { html, type Html } from '../html.ts';
 import { renderPage } from '../layout.ts';
+import { resendForm } from './account-mail.ts';
 
 export type FieldErrors = Partial<Record<'name' | 'email' | 'password', string>>;
 
@@ -13,6 +14,8 @@ interface FormState {
   values?: { name?: string; email?: string };
   next?: string;
   notice?: string;
+  /** Offer to mail the confirmation link again to values.email (an unverified account's sign-in). */
+  resend?: boolean;
 }
 
 function input(
@@ -37,6 +40,7 @@ const alert = (state: FormState): Html =>
 export function signInPage(state: FormState): string {
   const body = html`<h1>Sign in</h1>
 ${alert(state)}
+${state.resend && state.values?.email ? resendForm(state.csrf, state.values.email) : ''}
 <form method="post" action="/signin" class="card" novalidate>
 <input type="hidden" name="_csrf" value="${state.csrf}">
 ${state.next ? html`<input type="hidden" name="next" value="${state.next}">` : ''}
@@ -44,6 +48,7 @@ ${input('email', 'Email', 'email', state, html`autocomplete="username" maxlength
 ${input('password', 'Password', 'password', state, html`autocomplete="current-password" maxlength="${PASSWORD_MAX_LENGTH}"`)}
 <button type="submit">Sign in</button>
 </form>
+<p><a href="/forgot-password">Forgot password?</a></p>
 <p>Your organisation uses single sign-on? <a href="/sso/start">Sign in with SSO</a></p>
 <p>New here? <a href="/signup">Create an account</a>: free tier keys for both APIs in a minute.</p>`;
   return renderPage({ title: 'Sign in', csrf: state.csrf, account: null, section: 'signin', narrow: true, body });

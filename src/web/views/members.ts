@@ -14,7 +14,7 @@ export interface MembersState {
   manage: boolean;
   members: MemberView[];
   invitations: InvitationView[];
-  created?: InvitationView & { url: string };
+  created?: InvitationView & { url: string; mailed: boolean };
   error?: string;
 }
 
@@ -49,7 +49,7 @@ ${state.error ? html`<div class="alert" role="alert">${state.error}</div>` : ''}
 ${
   state.created
     ? html`<section class="card" aria-labelledby="link-heading"><h2 id="link-heading">Invitation for ${state.created.email}</h2>
-<p class="warning" role="status"><strong>Copy the link now</strong> and give it to them: it is shown this once, works once, and expires ${state.created.expires_at.slice(0, 16).replace('T', ' ')} UTC. No mail is sent.</p>
+<p class="warning" role="status">${state.created.mailed ? html`We mailed the link to ${state.created.email}. You may also copy it and give it to them:` : html`<strong>We could not mail the link: copy it now</strong> and give it to them:`} it is shown this once, works once, and expires ${state.created.expires_at.slice(0, 16).replace('T', ' ')} UTC.</p>
 <div class="secret"><input id="invite-link" data-testid="invite-link" type="text" readonly value="${state.created.url}"><button type="button" data-copy="invite-link">Copy</button></div></section>`
     : ''
 }

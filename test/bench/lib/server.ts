@@ -4,11 +4,14 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../../../src/cli/maildev.ts';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
 
 export interface Service {
   base: string;
+  /** maildev's web UI and REST API (`${mail}/api/email`): the mail this server sent. */
+  mail: string;
   demoKeys: Record<string, string>;
   /** The dev script's process; wrangler and its workerd processes descend from it (lib/rss.ts reads them). */
   pid: number | undefined;
@@ -67,9 +70,12 @@ export async function startService(port: number, extraArgs: string[] = []): Prom
     JSON.parse(runNode('src/cli/admin.ts', [...args, ...persist, '--url', `http://127.0.0.1:${port}`]));
 
   // One run of the dev script seeds and then starts wrangler dev; its demo keys come from its output.
+  // Its maildev on spare ports too, so services started side by side do not share (or fight over) one.
+  const mailPorts = { smtp: await freePort(), web: await freePort() };
+  const mailArgs = ['--mail-port', String(mailPorts.smtp), '--mail-web-port', String(mailPorts.web)];
   const child = spawn(
     process.execPath,
-    [join(ROOT, 'src/cli/dev.ts'), '--port', String(port), ...persist, ...extraArgs],
+    [join(ROOT, 'src/cli/dev.ts'), '--port', String(port), ...mailArgs, ...persist, ...extraArgs],
     {
       cwd: ROOT,
       env: { ...process.env, CI: 'true' },
@@ -82,6 +88,7 @@ export async function startService(port: number, extraArgs: string[] = []): Prom
   await waitFor(`${base}/api/v1/openapi.json`, child, 90_000);
   return {
     base,
+    mail: `http://127.0.0.1:${mailPorts.web}`,
     demoKeys,
     pid: child.pid,
     admin,

@@ -8,6 +8,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { audit, watchConsole } from './audit.ts';
+import { confirmByMail } from './mail.ts';
 import { screenshot } from './screenshots.ts';
 import { orderedSteps } from './steps.ts';
 
@@ -20,7 +21,7 @@ const flatPng = (width: number, height: number): Promise<Buffer> =>
     .png()
     .toBuffer();
 
-export function firstVisit(width: number, env: () => { browser: Browser; base: string }): void {
+export function firstVisit(width: number, env: () => { browser: Browser; base: string; mail: string }): void {
   describe(`a new visitor's first ten minutes at ${width} px`, () => {
     const phone = width < 600;
     let context: BrowserContext;
@@ -104,7 +105,7 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
       await check('landing');
     });
 
-    step('"Create account" signs up and lands on "Create your first key"', async () => {
+    step('"Create account" signs up; the mailed link lands on "Create your first key"', async () => {
       await p().getByRole('link', { name: 'Create account' }).first().click();
       await p().getByRole('heading', { level: 1, name: 'Create your account' }).waitFor();
       await p().getByLabel('Name').fill(`First Visitor ${width}`);
@@ -114,7 +115,8 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
         .fill(`Pw-${randomBytes(12).toString('base64url')}`);
       await check('signup');
       await p().getByRole('button', { name: 'Create account' }).click();
-      await p().getByRole('heading', { level: 2, name: 'Create your first key' }).waitFor();
+      await p().getByRole('heading', { level: 1, name: 'Check your email' }).waitFor();
+      await confirmByMail(p(), env().mail, email);
       expect(new URL(p().url()).pathname).toBe('/keys');
       await check('first-key');
     });

@@ -117,7 +117,7 @@ export interface Schemas {
     estimate_bytes: number | null;
     /** The error the upload would get, when refused */
     error: {
-      code: "bad_request" | "unauthorized" | "forbidden" | "plan_upgrade_required" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "unprocessable_image" | "image_too_large" | "rate_limit_exceeded" | "quota_exceeded" | "fetch_failed" | "overloaded" | "internal_error";
+      code: "bad_request" | "unauthorized" | "forbidden" | "plan_upgrade_required" | "email_unverified" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "unprocessable_image" | "image_too_large" | "rate_limit_exceeded" | "quota_exceeded" | "fetch_failed" | "overloaded" | "internal_error";
       message: string;
       param?: string;
       details?: {
@@ -200,8 +200,10 @@ export interface Schemas {
   };
   CreatedInvitation: {
     data: Schemas["Invitation"] & {
-      /** The single-use link to give the person (no mail is sent). In this answer only. */
+      /** The single-use link, also mailed to the person; to give them yourself if the mail did not go out. */
       url: string;
+      /** Whether the mail with the link went out to the email invited */
+      mailed: boolean;
     };
     meta: {
       request_id: string;
@@ -227,7 +229,7 @@ export interface Schemas {
   };
   Error: {
     error: {
-      code: "bad_request" | "unauthorized" | "forbidden" | "plan_upgrade_required" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "unprocessable_image" | "image_too_large" | "rate_limit_exceeded" | "quota_exceeded" | "fetch_failed" | "overloaded" | "internal_error";
+      code: "bad_request" | "unauthorized" | "forbidden" | "plan_upgrade_required" | "email_unverified" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "unprocessable_image" | "image_too_large" | "rate_limit_exceeded" | "quota_exceeded" | "fetch_failed" | "overloaded" | "internal_error";
       message: string;
       param?: string;
       details?: {
@@ -866,7 +868,7 @@ export interface Operations {
     /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
   };
-  /** Invite a person: a single-use link, valid 7 days, in this answer only */
+  /** Invite a person: a single-use link, valid 7 days, mailed to them and in this answer */
   "POST /api/v1/members/invitations": {
     path: Record<string, never>;
     query: Record<string, never>;

@@ -1,0 +1,138 @@
+// The pages of mailed links: confirming an address (/verify-email, and "send the link again"), and password
+// reset (/forgot-password, /reset-password). Thin handlers over src/auth/verification.ts and
+// src/auth/password-reset.ts. The two that take an email answer before any mail work is done (it runs after
+// the answer, in waitUntil), so their words and their time are the same for any email.
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import {
+  FORM_BODY_MAX_BYTES,
+  MAIL_REQUESTS_PER_IP_MAX,
+  MAIL_REQUESTS_WINDOW_MS,
+  RESET_LINK_TTL_MS,
+} from '../auth/limits.ts';
+import { openLink } from '../auth/email-links.ts';
+import { openReset, requestReset, resetPassword } from '../auth/password-reset.ts';
+import { buckets, hit } from '../auth/throttle.ts';
+import { resendVerification, verifyEmail } from '../auth/verification.ts';
+import { clock } from '../env.ts';
+import type { AppEnv } from '../http/context.ts';
+import { clientIp } from '../http/client-ip.ts';
+import { csrfTokenFor, csrfValid } from '../http/csrf.ts';
+import { field, readForm } from '../http/form-body.ts';
+import { redirectPage, sendPage } from '../http/pages.ts';
+import { loadSession } from '../http/session.ts';
+import {
+  checkEmailPage,
+  confirmEmailPage,
+  forgotPasswordPage,
+  linkGonePage,
+  resetPasswordPage,
+  resetSentPage,
+} from '../web/views/account-mail.ts';
+import {
+  EmailField,
+  EXPIRED_FORM,
+  FIRST_STOP_AFTER_SIGN_UP,
+  NewPasswordField,
+  signInOrigin,
+  startSession,
+  throttledMessage,
+  VERIFY_LINK_HOURS,
+} from './auth-pages.ts';
+
+const RESET_LINK_MINUTES = RESET_LINK_TTL_MS / 60_000;
+
+/** Mail asked for from one client IP ("send again", "forgot password"): refused past the hourly limit. */
+async function mailRequestAllowed(c: Context<AppEnv>): Promise<{ allowed: boolean; retryAfter: number }> {
+  return hit(
+    c.env.DB,
+    [{ bucket: buckets.mailIp(clientIp(c)), windowMs: MAIL_REQUESTS_WINDOW_MS, max: MAIL_REQUESTS_PER_IP_MAX }],
+    clock(c.env),
+  );
+}
+
+/** Work after the answer; its failure is logged, never the request's. */
+function afterAnswer(c: Context<AppEnv>, work: Promise<void>, what: string): void {
+  c.executionCtx.waitUntil(
+    work.catch((err: unknown) => console.error(`${what}_failed`, err instanceof Error ? err.message : String(err))),
+  );
+}
+
+const gone = (c: Context<AppEnv>, purpose: 'verify' | 'reset') =>
+  sendPage(c, linkGonePage({ csrf: csrfTokenFor(c), purpose }), 410);
+
+export function registerEmailPages(app: OpenAPIHono<AppEnv>): void {
+  // The link's page only shows a button: mail scanners open links, and must not use them up (or sign in).
+  app.get('/verify-email', loadSession, async (c) => {
+    const token = c.req.query('token') ?? '';
+    if (!(await openLink(c.env.DB, token, 'verify', clock(c.env)))) return gone(c, 'verify');
+    return sendPage(c, confirmEmailPage({ csrf: csrfTokenFor(c), token }));
+  });
+
+  app.post('/verify-email', loadSession, async (c) => {
+    const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
+    const token = field(form, 'token') ?? '';
+    // A forged post would sign the victim into someone else's account (login CSRF).
+    if (!(await csrfValid(c, field(form, '_csrf'))))
+      return sendPage(c, confirmEmailPage({ csrf: csrfTokenFor(c), token }), 403);
+    const outcome = await verifyEmail(c.env, token, clock(c.env), (memberId) => signInOrigin(c, memberId));
+    if (!outcome.ok) return gone(c, 'verify');
+    return startSession(c, outcome, FIRST_STOP_AFTER_SIGN_UP);
+  });
+
+  app.post('/verify-email/resend', loadSession, async (c) => {
+    const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
+    const email = EmailField.safeParse(field(form, 'email') ?? '');
+    const csrf = csrfTokenFor(c);
+    if (!(await csrfValid(c, field(form, '_csrf'))) || !email.success)
+      return sendPage(c, linkGonePage({ csrf, purpose: 'verify' }), email.success ? 403 : 400);
+    const state = { csrf, email: email.data, sent: true, hours: VERIFY_LINK_HOURS };
+    const gate = await mailRequestAllowed(c);
+    if (!gate.allowed)
+      return sendPage(c, checkEmailPage({ ...state, error: throttledMessage(c, gate.retryAfter) }), 429);
+    afterAnswer(c, resendVerification(c.env, email.data, clock(c.env)), 'verification_resend');
+    return sendPage(c, checkEmailPage(state));
+  });
+
+  app.get('/forgot-password', loadSession, (c) => sendPage(c, forgotPasswordPage({ csrf: csrfTokenFor(c) })));
+
+  app.post('/forgot-password', loadSession, async (c) => {
+    const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
+    const value = field(form, 'email') ?? '';
+    const csrf = csrfTokenFor(c);
+    if (!(await csrfValid(c, field(form, '_csrf'))))
+      return sendPage(c, forgotPasswordPage({ csrf, email: value, error: EXPIRED_FORM }), 403);
+    const email = EmailField.safeParse(value);
+    if (!email.success)
+      return sendPage(c, forgotPasswordPage({ csrf, email: value, fieldError: email.error.issues[0]?.message }), 400);
+    const gate = await mailRequestAllowed(c);
+    if (!gate.allowed)
+      return sendPage(c, forgotPasswordPage({ csrf, email: value, error: throttledMessage(c, gate.retryAfter) }), 429);
+    afterAnswer(c, requestReset(c.env, email.data, clock(c.env)), 'password_reset_request');
+    return sendPage(c, resetSentPage({ csrf, email: email.data, minutes: RESET_LINK_MINUTES }));
+  });
+
+  app.get('/reset-password', loadSession, async (c) => {
+    const token = c.req.query('token') ?? '';
+    if (!(await openReset(c.env.DB, token, clock(c.env)))) return gone(c, 'reset');
+    return sendPage(c, resetPasswordPage({ csrf: csrfTokenFor(c), token }));
+  });
+
+  app.post('/reset-password', loadSession, async (c) => {
+    const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
+    const token = field(form, 'token') ?? '';
+    const csrf = csrfTokenFor(c);
+    if (!(await csrfValid(c, field(form, '_csrf'))))
+      return sendPage(c, resetPasswordPage({ csrf, token, error: EXPIRED_FORM }), 403);
+    const password = NewPasswordField.safeParse(field(form, 'password') ?? '');
+    if (!password.success) {
+      const page = resetPasswordPage({ csrf, token, fieldError: password.error.issues[0]?.message });
+      return sendPage(c, page, 400);
+    }
+    const outcome = await resetPassword(c.env, token, password.data, clock(c.env), (memberId) =>
+      signInOrigin(c, memberId),
+    );
+    if (!outcome.ok) return gone(c, 'reset');
+    return redirectPage(c, '/signin?reset=done');
+  });
+}
