@@ -24,7 +24,14 @@ export const AVIF_SPEED = 7;
  * delta-q, adaptive CDEF). libavif turns it on by default only with libaom 3.13 and later; with the
  * vendored 3.12.1 it must be asked for, and without it the same score costs 29–40 % more bytes.
  */
-export const AVIF_OPTIONS: ReadonlyArray<readonly [string, string]> = [['tune', 'iq']];
+export const AVIF_OPTIONS: ReadonlyArray<readonly [string, string]> = [
+  ['tune', 'iq'],
+  // Intra block copy off: when libaom takes a picture for screen content it builds a hash of every block
+  // of the cell (about 22 bytes a pixel plus the table) that no memory plan can foresee, since the
+  // detection runs inside the encoder; a 12 MP PNG was refused with 503 for it ("Error adding data to
+  // intrabc_hash_table"). Palette coding, the other screen-content tool, stays.
+  ['enable-intrabc', '0'],
+];
 
 /**
  * The API's quality → libavif's, linear between these points, so that our AVIF at q scores at least our
