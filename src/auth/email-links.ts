@@ -2,6 +2,7 @@
 // D1 (email_tokens, migration 0010), an expiry, and a claim that lets exactly one request use it. And the
 // one way account mail is sent: within the per-address budget, with links on PUBLIC_URL.
 import { sha256Hex } from '../accounts/keys.ts';
+import { batchWithAudit, type AuditOrigin } from '../audit/log.ts';
 import type { Env } from '../env.ts';
 import { publicOrigin } from '../mail/config.ts';
 import { send, type Mail, type SendOutcome } from '../mail/send.ts';
@@ -80,14 +81,33 @@ export async function openLink(
 }
 
 /**
- * The statements that use a link: the claim first, then the siblings' removal. The caller's own statements
- * follow, each conditioned on CLAIMED with `claim`, and the claim's result says whether this request won.
+ * Uses a link once: in one D1 batch with its audit record, the claim, the siblings' removal, then the
+ * caller's `effects`, each conditioned on CLAIMED with the claim it is given. True when this request won
+ * the claim (a concurrent use of the same link gets false and changes nothing).
  */
-export function claimStatements(db: D1Database, link: OpenLink, purpose: LinkPurpose, claim: string, now: number) {
-  return [
-    db.prepare(SQL.claim).bind(claim, link.tokenHash, purpose, now),
-    db.prepare(SQL.siblings).bind(link.memberId, purpose, claim),
-  ];
+export async function useLink(
+  db: D1Database,
+  link: OpenLink,
+  purpose: LinkPurpose,
+  effects: (claim: string) => D1PreparedStatement[],
+  origin: AuditOrigin,
+  action: 'member.email_verified' | 'member.password_reset',
+  now: number,
+): Promise<boolean> {
+  const claim = randomToken();
+  const [claimed] = await batchWithAudit(
+    db,
+    [
+      db.prepare(SQL.claim).bind(claim, link.tokenHash, purpose, now),
+      db.prepare(SQL.siblings).bind(link.memberId, purpose, claim),
+      ...effects(claim),
+    ],
+    origin,
+    { accountId: link.accountId, action, target: link.memberId, details: { email: link.email } },
+    now,
+    { sql: CLAIMED, params: [claim] },
+  );
+  return claimed?.meta.changes === 1;
 }
 
 /** An absolute link on the service's public URL, or null when PUBLIC_URL is not set (mail is off). */

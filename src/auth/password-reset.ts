@@ -1,13 +1,12 @@
 // Password reset by a mailed link: "forgot password" mails a link (1 h, single use) to a member's address;
 // the link's page takes a new password, which ends every session of the member, verifies the address (the
 // link proved it) and clears the per-email sign-in delay.
-import { batchWithAudit, type AuditOrigin } from '../audit/log.ts';
+import type { AuditOrigin } from '../audit/log.ts';
 import type { Env } from '../env.ts';
 import { resetMail } from '../mail/messages.ts';
-import { CLAIMED, claimStatements, LINK_PATHS, newLink, openLink, sendLinkMail, type OpenLink } from './email-links.ts';
+import { CLAIMED, LINK_PATHS, newLink, openLink, sendLinkMail, useLink, type OpenLink } from './email-links.ts';
 import { RESET_LINK_TTL_MS } from './limits.ts';
 import { hashPassword } from './password.ts';
-import { randomToken } from './sessions.ts';
 import { clearEmail } from './throttle.ts';
 
 const SQL = {
@@ -46,25 +45,19 @@ export async function resetPassword(
   const link = await openReset(env.DB, token, now);
   if (!link) return { ok: false, reason: 'gone' };
   const hash = await hashPassword(password);
-  const claim = randomToken();
-  const [claimed] = await batchWithAudit(
+  const used = await useLink(
     env.DB,
-    [
-      ...claimStatements(env.DB, link, 'reset', claim, now),
+    link,
+    'reset',
+    (claim) => [
       env.DB.prepare(SQL.setPassword).bind(hash, link.memberId, claim),
       env.DB.prepare(SQL.endSessions).bind(link.memberId, claim),
     ],
     origin(link.memberId),
-    {
-      accountId: link.accountId,
-      action: 'member.password_reset',
-      target: link.memberId,
-      details: { email: link.email },
-    },
+    'member.password_reset',
     now,
-    { sql: CLAIMED, params: [claim] },
   );
-  if (claimed?.meta.changes !== 1) return { ok: false, reason: 'gone' };
+  if (!used) return { ok: false, reason: 'gone' };
   // The mailed link proved the address as well as a password would: the guesses counted against it go.
   await clearEmail(env.DB, link.email);
   return { ok: true, email: link.email };

@@ -1,12 +1,11 @@
 // Email verification: a sign-up's member is unverified until they open the mailed link, which verifies the
 // address and signs them in. Unverified members cannot sign in; they may ask for the link again.
-import { batchWithAudit, type AuditOrigin } from '../audit/log.ts';
+import type { AuditOrigin } from '../audit/log.ts';
 import type { Env } from '../env.ts';
 import type { SendOutcome } from '../mail/send.ts';
 import { verificationMail } from '../mail/messages.ts';
-import { CLAIMED, claimStatements, LINK_PATHS, newLink, openLink, sendLinkMail } from './email-links.ts';
+import { CLAIMED, LINK_PATHS, newLink, openLink, sendLinkMail, useLink } from './email-links.ts';
 import { VERIFY_LINK_TTL_MS } from './limits.ts';
-import { randomToken } from './sessions.ts';
 
 const SQL = {
   unverified: 'SELECT id FROM members WHERE email = ? COLLATE NOCASE AND email_verified = 0',
@@ -47,20 +46,15 @@ export async function verifyEmail(
 ): Promise<VerifyOutcome> {
   const link = await openLink(env.DB, token, 'verify', now);
   if (!link) return { ok: false, reason: 'gone' };
-  const claim = randomToken();
-  const [claimed] = await batchWithAudit(
+  const used = await useLink(
     env.DB,
-    [...claimStatements(env.DB, link, 'verify', claim, now), env.DB.prepare(SQL.verify).bind(link.memberId, claim)],
+    link,
+    'verify',
+    (claim) => [env.DB.prepare(SQL.verify).bind(link.memberId, claim)],
     origin(link.memberId),
-    {
-      accountId: link.accountId,
-      action: 'member.email_verified',
-      target: link.memberId,
-      details: { email: link.email },
-    },
+    'member.email_verified',
     now,
-    { sql: CLAIMED, params: [claim] },
   );
-  if (claimed?.meta.changes !== 1) return { ok: false, reason: 'gone' };
+  if (!used) return { ok: false, reason: 'gone' };
   return { ok: true, accountId: link.accountId, memberId: link.memberId };
 }
