@@ -79,6 +79,11 @@ describe('format=avif', () => {
     expectQuadrants((await avifOf({ image: webp, filename: 'in.webp' })).decoded, 240, 160);
   });
 
+  it('a picture wider than a cell but under 64 pixels high (a grid would need smaller cells than MIAF allows) is one image', async () => {
+    const { decoded } = await avifOf({ image: pngOf(quadrants(1100, 40)), filename: 'in.png' });
+    expectQuadrants(decoded, 1100, 40);
+  });
+
   it("keeps a PNG's alpha channel", async () => {
     const image = quadrants(160, 120);
     for (let y = 0; y < 120; y++) for (let x = 0; x < 160; x++) image.data[(y * 160 + x) * 4 + 3] = x < 80 ? 255 : 64;
