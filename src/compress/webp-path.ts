@@ -13,7 +13,7 @@ import type { Plan } from './memory-plan.ts';
 import type { CompressRequest, CompressResult } from './pipeline.ts';
 import { sourceToPng } from './source-png.ts';
 import { encodeAsRequested } from './target-size.ts';
-import { jpegMarkersOf, packWebp, webpMetadata } from './webp-riff.ts';
+import { jpegMarkersOf, packWebp, webpMetadata, type WebpMetadata } from './webp-riff.ts';
 import { WEBP_LOSSLESS_EFFORT } from './limits.ts';
 import { timed, type Timings } from './timings.ts';
 
@@ -42,7 +42,7 @@ export async function compressWebp(
   };
 
   if (request.format === 'png') return webpToPng(request, plan, orientation, timings);
-  if (request.format === 'avif') return webpToAvif(request, plan, orientation, meta.icc ?? null, timings);
+  if (request.format === 'avif') return webpToAvif(request, plan, orientation, meta, timings);
 
   if (request.format === 'jpeg') {
     const markers = jpegMarkersOf(meta);
@@ -95,7 +95,7 @@ async function webpToAvif(
   request: CompressRequest,
   plan: Plan,
   orientation: Orientation,
-  icc: Uint8Array | null,
+  meta: WebpMetadata,
   timings: Timings,
 ): Promise<CompressResult> {
   const [{ WebpRowReader }, { readerToAvif }] = await Promise.all([
@@ -108,7 +108,7 @@ async function webpToAvif(
     'webp',
     plan.avifChannels ?? 3,
     () => new WebpRowReader(request.bytes, plan.stored, orientation),
-    () => icc,
+    () => meta,
     timings,
   );
 }
