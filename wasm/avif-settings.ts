@@ -14,7 +14,7 @@ export interface AvifSettings {
 
 /**
  * libaom's speed: 7 meets both targets on the camera photos at width 2560 (bytes at equal SSIMULACRA2
- * 1.063 × sharp's AVIF at effort 4, median of 22 of the 31 photos, 0.992–1.209; 0.25 × its time, each side
+ * 1.071 × sharp's AVIF at effort 4, median of the 31 photos, 0.992–1.209; 0.24 × its time, each side
  * decoding and resizing too). Speed 6 wrote 3 % fewer bytes in about 2.7 × the time of speed 7, which puts
  * it near or over 1.5 × sharp's time.
  */
