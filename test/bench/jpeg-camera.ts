@@ -19,6 +19,7 @@ import sharp from 'sharp';
 import { FULL_CHROMA_QUALITY as SERVICE_FULL_CHROMA_QUALITY } from '../../src/compress/memory-plan.ts';
 import { loadCorpus } from './lib/corpus.ts';
 import { engineJpegFromJpeg, nodeEngine, type NodeEngine } from './lib/engine-node.ts';
+import { withIcc } from './lib/jpeg-icc.ts';
 import './lib/images.ts'; // sharp.cache(false), sharp.concurrency(1)
 import { median } from './lib/load.ts';
 import { decodeRgb, ssim, type Rgb } from './lib/ssim.ts';
@@ -293,7 +294,9 @@ export async function benchJpegCamera(): Promise<{ header: string; settings: str
           await mozjpeg(input, 80);
           r.sharpMs = performance.now() - s0;
         }
-        const score = await s.score(out);
+        // Scored with the input's ICC profile, as the service keeps it (the engine's encode here writes no
+        // markers); its bytes are not counted, MozJPEG's output (converted to sRGB by sharp) having none.
+        const score = { ...(await s.score(withIcc(out, input))), bytes: out.byteLength };
         const ratios = {} as Record<Metric, Ratio>;
         for (const m of METRICS) ratios[m] = await ratioAt(m, score, moz.at);
         r.ours.push({ quality, ...score, ratios });
