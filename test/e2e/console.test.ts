@@ -1,19 +1,17 @@
-// The web console as an account holder uses it, in headless Chromium against `npm run dev`: sign up,
-// create a key, call both APIs with it, watch the usage move, compress in the browser, revoke, sign out.
-// Then a new visitor's whole first path at 1280 and 390 px (lib/first-visit.ts), on the same server.
+// The web console as an account holder uses it, in headless Chromium against `npm run dev` (the run's
+// shared one, lib/service.ts): sign up, create a key, call both APIs with it, watch the usage move,
+// compress in the browser, revoke, sign out. A new visitor's first path is first-visit.test.ts.
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
-import type { Service } from '../bench/lib/server.ts';
-import { launchChromium, skipWithoutChromium } from './lib/chromium.ts';
+import { skipWithoutChromium } from './lib/chromium.ts';
 import { gradientJpeg, gradientPng } from './lib/images.ts';
-import { screenshot } from './lib/screenshots.ts';
-import { startDevServer } from './lib/service.ts';
-import { orderedSteps } from './lib/steps.ts';
-import { firstVisit } from './lib/first-visit.ts';
 import { confirmByMail } from './lib/mail.ts';
+import { screenshot } from './lib/screenshots.ts';
+import { type DevService, sharedBrowser, sharedService } from './lib/service.ts';
+import { compressFromNode, flowPage, orderedSteps } from './lib/steps.ts';
 
 const KEY_PATTERN = /^sr_live_[0-9A-Za-z]{32}$/;
 const KEY_NAME = 'e2e build server';
@@ -36,7 +34,7 @@ function count(text: string | null): number {
 }
 
 describe.skipIf(skipWithoutChromium())('web console', () => {
-  let service: Service;
+  let service: DevService;
   let browser: Browser;
   let context: BrowserContext;
   let page: Page | undefined;
@@ -52,12 +50,10 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
   let jpeg: Buffer;
   let png: Buffer;
 
-  const p = (): Page => {
-    if (!page) throw new Error('no page: the setup failed');
-    return page;
-  };
-  const url = (path: string): string => `${service.base}${path}`;
-  const heading = (name: string | RegExp) => p().getByRole('heading', { level: 1, name });
+  const { p, url, heading } = flowPage(
+    () => page,
+    () => service.base,
+  );
 
   /** Loads a page, failing at once (not at the next locator's timeout) when it is not there. */
   async function visit(path: string): Promise<void> {
@@ -98,12 +94,8 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
   }
 
   beforeAll(async () => {
-    // Settled, not Promise.all: if one fails, the other is still awaited and assigned, so afterAll stops it.
-    const started = await Promise.allSettled([
-      startDevServer().then((s) => (service = s)),
-      launchChromium().then((b) => (browser = b)),
-    ]);
-    for (const r of started) if (r.status === 'rejected') throw r.reason;
+    service = await sharedService();
+    browser = await sharedBrowser(service);
     [jpeg, png] = await Promise.all([gradientJpeg(), gradientPng()]);
     context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 900 } });
     context.setDefaultTimeout(20_000);
@@ -117,7 +109,6 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
   afterAll(async () => {
     await context?.close();
     await browser?.close();
-    await service?.stop();
   });
 
   step('signed out, / is the landing page; sign-in links to sign-up', async () => {
@@ -185,13 +176,7 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
   });
 
   step('the key works on both APIs, from Node', async () => {
-    const form = new FormData();
-    form.append('image', new Blob([new Uint8Array(jpeg)], { type: 'image/jpeg' }), 'gradient.jpg');
-    const compressed = await fetch(url('/api/v1/compress'), {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}` },
-      body: form,
-    });
+    const compressed = await compressFromNode(service.base, apiKey, jpeg, 'image/jpeg', 'gradient.jpg');
     const body = new Uint8Array(await compressed.arrayBuffer());
     expect(compressed.status, new TextDecoder().decode(body.slice(0, 300))).toBe(200);
     expect(compressed.headers.get('content-type')).toMatch(/^image\/(jpeg|png|webp)/);
@@ -523,7 +508,4 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
     expect(scriptErrors).toEqual([]);
     expect(serverErrors).toEqual([]);
   });
-
-  // Same dev server and browser, a fresh context (and account) per width.
-  for (const width of [1280, 390]) firstVisit(width, () => ({ browser, base: service.base, mail: service.mail }));
 });

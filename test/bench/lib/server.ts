@@ -13,6 +13,8 @@ export interface Service {
   /** maildev's web UI and REST API (`${mail}/api/email`): the mail this server sent. */
   mail: string;
   demoKeys: Record<string, string>;
+  /** Its local state (`--persist-to`), which the operator CLI reads too. */
+  state: string;
   /** The dev script's process; wrangler and its workerd processes descend from it (lib/rss.ts reads them). */
   pid: number | undefined;
   admin(args: string[]): unknown;
@@ -62,12 +64,15 @@ function demoKeysFrom(child: ChildProcess): Promise<Record<string, string>> {
   });
 }
 
+/** The operator CLI (`npm run admin`) on the service at `base` with its local `state`; its JSON answer. */
+export function operatorCli(base: string, state: string): (args: string[]) => unknown {
+  return (args) => JSON.parse(runNode('src/cli/admin.ts', [...args, '--persist-to', state, '--url', base]));
+}
+
 /** `extraArgs` go on to `wrangler dev`, e.g. ['--var', 'MAX_INPUT_PIXELS:100000000']. */
 export async function startService(port: number, extraArgs: string[] = []): Promise<Service> {
   const state = mkdtempSync(join(tmpdir(), 'shrinkray-bench-'));
   const persist = ['--persist-to', state];
-  const admin = (args: string[]): unknown =>
-    JSON.parse(runNode('src/cli/admin.ts', [...args, ...persist, '--url', `http://127.0.0.1:${port}`]));
 
   // One run of the dev script seeds and then starts wrangler dev; its demo keys come from its output.
   // Its maildev on spare ports too, so services started side by side do not share (or fight over) one.
@@ -90,8 +95,9 @@ export async function startService(port: number, extraArgs: string[] = []): Prom
     base,
     mail: `http://127.0.0.1:${mailPorts.web}`,
     demoKeys,
+    state,
     pid: child.pid,
-    admin,
+    admin: operatorCli(base, state),
     async stop() {
       if (child.pid !== undefined && child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
