@@ -13,8 +13,6 @@ export interface Service {
   /** maildev's web UI and REST API (`${mail}/api/email`): the mail this server sent. */
   mail: string;
   demoKeys: Record<string, string>;
-  /** Its local state (`--persist-to`), which the operator CLI reads too. */
-  state: string;
   /** The dev script's process; wrangler and its workerd processes descend from it (lib/rss.ts reads them). */
   pid: number | undefined;
   admin(args: string[]): unknown;
@@ -64,9 +62,12 @@ function demoKeysFrom(child: ChildProcess): Promise<Record<string, string>> {
   });
 }
 
-/** The operator CLI (`npm run admin`) on the service at `base` with its local `state`; its JSON answer. */
-export function operatorCli(base: string, state: string): (args: string[]) => unknown {
-  return (args) => JSON.parse(runNode('src/cli/admin.ts', [...args, '--persist-to', state, '--url', base]));
+/**
+ * The operator CLI (`npm run admin`) on the service at `base`, its JSON answer: with `['--persist-to', state]`
+ * on its local database through wrangler, with `['--token', token]` through the service's operator endpoints.
+ */
+export function operatorCli(base: string, where: string[]): (args: string[]) => unknown {
+  return (args) => JSON.parse(runNode('src/cli/admin.ts', [...args, ...where, '--url', base]));
 }
 
 /** `extraArgs` go on to `wrangler dev`, e.g. ['--var', 'MAX_INPUT_PIXELS:100000000']. */
@@ -95,9 +96,8 @@ export async function startService(port: number, extraArgs: string[] = []): Prom
     base,
     mail: `http://127.0.0.1:${mailPorts.web}`,
     demoKeys,
-    state,
     pid: child.pid,
-    admin: operatorCli(base, state),
+    admin: operatorCli(base, persist),
     async stop() {
       if (child.pid !== undefined && child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r));

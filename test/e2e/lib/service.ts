@@ -12,8 +12,8 @@ export interface SharedService {
   /** maildev's web UI and REST API (`${mail}/api/email`). */
   mail: string;
   demoKeys: Record<string, string>;
-  /** The service's local state (`--persist-to`), for the operator CLI. */
-  state: string;
+  /** The service's operator token (ADMIN_TOKEN, from the .dev.vars the dev script keeps). */
+  adminToken: string;
   /** The loopback fixture origin (test/fixtures/origin.ts), which the service may fetch from. */
   fixtureOrigin: string;
   /** The OpenID provider (test/fixtures/oidc.ts), which accepts `${base}/sso/callback`. */
@@ -23,7 +23,7 @@ export interface SharedService {
 }
 
 export interface DevService extends SharedService {
-  /** The operator CLI against the service; its JSON answer. */
+  /** The operator CLI on the service, through its operator endpoints (no wrangler start per command). */
   admin(args: string[]): unknown;
 }
 
@@ -33,7 +33,7 @@ export async function sharedService(): Promise<DevService> {
   const text = await res.text();
   if (!res.ok) throw new Error(`the shared dev service did not start: ${text}`);
   const info = JSON.parse(text) as SharedService;
-  return { ...info, admin: operatorCli(info.base, info.state) };
+  return { ...info, admin: operatorCli(info.base, ['--token', info.adminToken]) };
 }
 
 /** The shared Chromium (a fresh context per test or flow keeps them apart); `close()` only disconnects. */
