@@ -1,6 +1,6 @@
 // The web console as an account holder uses it, in headless Chromium against `npm run dev` (the run's
 // shared one, lib/service.ts): sign up, create a key, call both APIs with it, watch the usage move,
-// compress in the browser, revoke, sign out. A new visitor's first path is first-visit.test.ts.
+// compress in the browser, revoke, sign out. A new visitor's first path is first-visit-*.test.ts.
 import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import sharp from 'sharp';
@@ -19,6 +19,8 @@ const LANDING = 'Smaller images and handy web tools, over one API key';
 const PHONE = { width: 390, height: 844 };
 /** The most screens of PHONE height any page of the API reference may take. */
 const DOCS_MAX_SCREENS = 7;
+/** Tabs that load pages side by side where each page is checked alone (the API reference, `next` links). */
+const TABS = 4;
 
 interface Totals {
   requests: number;
@@ -54,10 +56,43 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
     () => service.base,
   );
 
+  /** Collects `tab`'s script errors and 5xx answers, which the last step checks. */
+  function watch(tab: Page): void {
+    tab.on('pageerror', (error) => scriptErrors.push(`${tab.url()}: ${error.message}`));
+    tab.on('response', (res) => {
+      if (res.status() >= 500) serverErrors.push(`${res.status()} ${res.request().method()} ${res.url()}`);
+    });
+  }
+
+  /**
+   * `check` on every item, in TABS tabs of the page's session and window size at once (the page itself and
+   * new ones, watched like it): each item is still checked alone in a tab, and the loads overlap.
+   */
+  async function inTabs<T>(items: readonly T[], check: (tab: Page, item: T) => Promise<void>): Promise<void> {
+    const tabs = [p()];
+    try {
+      for (let i = 1; i < TABS; i++) {
+        const tab = await context.newPage();
+        watch(tab);
+        const size = p().viewportSize();
+        if (size) await tab.setViewportSize(size);
+        tabs.push(tab);
+      }
+      const queue = [...items];
+      await Promise.all(
+        tabs.map(async (tab) => {
+          for (let item = queue.shift(); item !== undefined; item = queue.shift()) await check(tab, item);
+        }),
+      );
+    } finally {
+      for (const tab of tabs.slice(1)) await tab.close();
+    }
+  }
+
   /** Loads a page, failing at once (not at the next locator's timeout) when it is not there. */
-  async function visit(path: string): Promise<void> {
-    const res = await p().goto(url(path));
-    expect(res?.status(), `GET ${path} (ended at ${p().url()})`).toBe(200);
+  async function visit(path: string, tab: Page = p()): Promise<void> {
+    const res = await tab.goto(url(path));
+    expect(res?.status(), `GET ${path} (ended at ${tab.url()})`).toBe(200);
   }
 
   async function usageTotals(): Promise<Totals> {
@@ -99,10 +134,7 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
     context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 900 } });
     context.setDefaultTimeout(20_000);
     page = await context.newPage();
-    page.on('pageerror', (error) => scriptErrors.push(`${page?.url()}: ${error.message}`));
-    page.on('response', (res) => {
-      if (res.status() >= 500) serverErrors.push(`${res.status()} ${res.request().method()} ${res.url()}`);
-    });
+    watch(page);
   });
 
   afterAll(async () => {
@@ -387,9 +419,9 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
       ];
       expect(pages.length).toBeGreaterThan(40);
       const heights: [string, number][] = [];
-      for (const path of pages) {
-        await visit(path);
-        const found = await p().evaluate<{ height: number; overflow: number; wideTables: string[] }>(`(() => ({
+      await inTabs(pages, async (tab, path) => {
+        await visit(path, tab);
+        const found = await tab.evaluate<{ height: number; overflow: number; wideTables: string[] }>(`(() => ({
         height: document.documentElement.scrollHeight,
         overflow: document.documentElement.scrollWidth - window.innerWidth,
         wideTables: [...document.querySelectorAll('table')].flatMap((t) => {
@@ -400,7 +432,7 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
         heights.push([path, found.height]);
         expect(found.overflow, path).toBeLessThanOrEqual(0);
         expect(found.wideTables, path).toEqual([]);
-      }
+      });
       heights.sort((a, b) => b[1] - a[1]);
       console.log(
         `tallest /docs pages at ${PHONE.width} px: ${heights
@@ -414,17 +446,17 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
   );
 
   /** Every top-level navigation `act` makes (redirects included), once at least `count` have started. */
-  async function navigationsOf(count: number, act: () => Promise<unknown>): Promise<string[]> {
+  async function navigationsOf(count: number, act: () => Promise<unknown>, tab: Page = p()): Promise<string[]> {
     const navigations: string[] = [];
     const record = (request: Request): void => {
       if (request.isNavigationRequest()) navigations.push(request.url());
     };
-    p().on('request', record);
+    tab.on('request', record);
     try {
       await act();
       await expect.poll(() => navigations.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(count);
     } finally {
-      p().off('request', record);
+      tab.off('request', record);
     }
     return navigations;
   }
@@ -479,15 +511,15 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
     const origin = new URL(service.base).origin;
     const elsewhere = (urls: string[]): string[] => urls.filter((u) => new URL(u).origin !== origin);
     // Signed in (as the step before left it), /signin redirects at once.
-    for (const next of spellings) {
-      const followed = await navigationsOf(2, () =>
-        p()
-          .goto(url(`/signin?next=${encodeURIComponent(next)}`))
-          .catch(() => null),
+    await inTabs(spellings, async (tab, next) => {
+      const followed = await navigationsOf(
+        2,
+        () => tab.goto(url(`/signin?next=${encodeURIComponent(next)}`)).catch(() => null),
+        tab,
       );
       expect(elsewhere(followed), JSON.stringify(next)).toEqual([]);
-      expect(new URL(p().url()).origin, JSON.stringify(next)).toBe(origin);
-    }
+      expect(new URL(tab.url()).origin, JSON.stringify(next)).toBe(origin);
+    });
     // Signed out, through the form (which carries `next` on when it is accepted). Each sign-in spends one
     // of the address's attempts per window (SIGNIN_MAX_PER_IP), so only the report's four and two more.
     for (const next of [...spellings.slice(0, 4), '/%5cevil.test', '/.\\/evil.test']) {

@@ -8,8 +8,10 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { audit, watchConsole } from './audit.ts';
+import { skipWithoutChromium } from './chromium.ts';
 import { confirmByMail } from './mail.ts';
 import { screenshot } from './screenshots.ts';
+import { type DevService, sharedBrowser, sharedService } from './service.ts';
 import { compressFromNode, flowPage, orderedSteps } from './steps.ts';
 
 const SAMPLE = new URL('../../../src/web/assets/sample.jpg', import.meta.url);
@@ -275,5 +277,27 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
       await p().getByRole('heading', { level: 1, name: 'POST /api/v1/compress' }).waitFor();
       await check('docs-compress', false);
     });
+  });
+}
+
+/**
+ * The path at one width as a test file's whole body, against the run's shared service and Chromium (a
+ * fresh context and account): one file per width, so the widths run side by side.
+ */
+export function firstVisitFile(width: number): void {
+  describe.skipIf(skipWithoutChromium())('first visit', () => {
+    let service: DevService;
+    let browser: Browser;
+
+    beforeAll(async () => {
+      service = await sharedService();
+      browser = await sharedBrowser(service);
+    });
+
+    afterAll(async () => {
+      await browser?.close();
+    });
+
+    firstVisit(width, () => ({ browser, base: service.base, mail: service.mail }));
   });
 }
