@@ -85,3 +85,13 @@ export const ToolsMeta = z.object({
   tier: z.enum(['free', 'developer', 'enterprise']).openapi({ description: "The calling key's tools tier" }),
   request_id: z.string(),
 });
+
+/** One metered window as the account and usage answers show it (a key's minute and day, the account's month). */
+export const WindowUsage = z
+  .object({
+    limit: z.number().int().nullable().openapi({ description: 'null: no cap on this tier' }),
+    used: z.number().int(),
+    remaining: z.number().int().nullable(),
+    reset: z.number().int().openapi({ description: 'Unix seconds at which the window resets' }),
+  })
+  .openapi('WindowUsage');
