@@ -40,12 +40,16 @@ export class Counters {
     return this.storage;
   }
 
+  /** The first row of a statement's answer, if any. */
+  private first<T extends Record<string, SqlStorageValue>>(query: string, ...args: SqlStorageValue[]): T | undefined {
+    return this.sql.exec<T>(query, ...args).toArray()[0];
+  }
+
   /** Units used in the window `name` that starts at `start` (0 once the stored window is an older one). */
   used(name: string, start: number): number {
-    const row = this.sql
-      .exec<{ used: number }>('SELECT used FROM windows WHERE name = ? AND start = ?', name, start)
-      .toArray()[0];
-    return row?.used ?? 0;
+    return (
+      this.first<{ used: number }>('SELECT used FROM windows WHERE name = ? AND start = ?', name, start)?.used ?? 0
+    );
   }
 
   add(name: string, start: number, units = 1): void {
@@ -81,14 +85,14 @@ export class Counters {
   }
 
   reserved(monthStart: number, now: number): number {
-    const row = this.sql
-      .exec<{ n: number }>(
+    const cut = now - RESERVATION_TTL_MS;
+    return (
+      this.first<{ n: number }>(
         'SELECT COUNT(*) AS n FROM reservations WHERE month_start = ? AND created_at > ?',
         monthStart,
-        now - RESERVATION_TTL_MS,
-      )
-      .toArray()[0];
-    return row?.n ?? 0;
+        cut,
+      )?.n ?? 0
+    );
   }
 
   reserve(id: string, monthStart: number, now: number): void {
@@ -96,15 +100,30 @@ export class Counters {
     this.sql.exec('INSERT INTO reservations (id, month_start, created_at) VALUES (?, ?, ?)', id, monthStart, now);
   }
 
-  /** Removes a reservation; returns the month it was taken in, or null when it is unknown or expired. */
+  /**
+   * Units of an ended lease of the month whose reservations may still be settled (src/metering/lease.ts):
+   * held like reservations, under `<lease id>/#<n>`, until take() settles each or they expire.
+   */
+  holdLease(leaseId: string, monthStart: number, units: number, now: number): void {
+    for (let n = 1; n <= units; n++) this.reserve(`${leaseId}/#${n}`, monthStart, now);
+  }
+
+  /**
+   * Removes a reservation; returns the month it was taken in, or null when it is unknown or expired. A
+   * reservation taken from a lease (`<lease id>/<n>`) that the lease's end left held takes one of its holds.
+   */
   take(id: string, now: number): number | null {
-    const row = this.sql
-      .exec<{ month_start: number }>(
-        'DELETE FROM reservations WHERE id = ? AND created_at > ? RETURNING month_start',
-        id,
+    const held = `${id.slice(0, id.lastIndexOf('/') + 1)}#`;
+    return (
+      this.first<{ month_start: number }>(
+        `DELETE FROM reservations WHERE id = (SELECT id FROM reservations WHERE created_at > ?
+           AND (id = ? OR substr(id, 1, ?) = ?) ORDER BY id = ? DESC LIMIT 1) RETURNING month_start`,
         now - RESERVATION_TTL_MS,
-      )
-      .toArray()[0];
-    return row?.month_start ?? null;
+        id,
+        held.length,
+        held,
+        id,
+      )?.month_start ?? null
+    );
   }
 }
