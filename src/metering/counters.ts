@@ -15,6 +15,10 @@ export type DailyRow = {
 /** A reservation older than this is treated as abandoned (its request died) and frees its unit. */
 export const RESERVATION_TTL_MS = 5 * 60_000;
 
+/** The marks of an ended lease's holds: a reservation still to settle, or a unit counted as used. */
+const HELD = '#';
+const SPENT = '$';
+
 export class Counters {
   private readonly storage: SqlStorage;
   private ready = false;
@@ -84,11 +88,12 @@ export class Counters {
       .toArray();
   }
 
+  /** Units of the month held by reservations (not those of holds already counted as used). */
   reserved(monthStart: number, now: number): number {
     const cut = now - RESERVATION_TTL_MS;
     return (
       this.first<{ n: number }>(
-        'SELECT COUNT(*) AS n FROM reservations WHERE month_start = ? AND created_at > ?',
+        `SELECT COUNT(*) AS n FROM reservations WHERE month_start = ? AND created_at > ? AND instr(id, '/${SPENT}') = 0`,
         monthStart,
         cut,
       )?.n ?? 0
@@ -101,29 +106,30 @@ export class Counters {
   }
 
   /**
-   * Units of an ended lease of the month whose reservations may still be settled (src/metering/lease.ts):
-   * held like reservations, under `<lease id>/#<n>`, until take() settles each or they expire.
+   * Units of an ended lease of the month that may still be settled (src/metering/lease.ts), under
+   * `<lease id>/#<n>`, or `<lease id>/$<n>` when already counted as used (`spent`), until take() settles
+   * each or they expire.
    */
-  holdLease(leaseId: string, monthStart: number, units: number, now: number): void {
-    for (let n = 1; n <= units; n++) this.reserve(`${leaseId}/#${n}`, monthStart, now);
+  holdLease(leaseId: string, monthStart: number, units: number, now: number, spent: boolean): void {
+    for (let n = 1; n <= units; n++) this.reserve(`${leaseId}/${spent ? SPENT : HELD}${n}`, monthStart, now);
   }
 
   /**
-   * Removes a reservation; returns the month it was taken in, or null when it is unknown or expired. A
-   * reservation taken from a lease (`<lease id>/<n>`) that the lease's end left held takes one of its holds.
+   * Removes a reservation; null when it is unknown or expired. A reservation taken from a lease
+   * (`<lease id>/<n>`) that the lease's end left held takes one of its holds (`spent`: counted as used).
    */
-  take(id: string, now: number): number | null {
-    const held = `${id.slice(0, id.lastIndexOf('/') + 1)}#`;
-    return (
-      this.first<{ month_start: number }>(
-        `DELETE FROM reservations WHERE id = (SELECT id FROM reservations WHERE created_at > ?
-           AND (id = ? OR substr(id, 1, ?) = ?) ORDER BY id = ? DESC LIMIT 1) RETURNING month_start`,
-        now - RESERVATION_TTL_MS,
-        id,
-        held.length,
-        held,
-        id,
-      )?.month_start ?? null
+  take(id: string, now: number): { month: number; spent: boolean } | null {
+    const lease = id.slice(0, id.lastIndexOf('/') + 1);
+    const row = this.first<{ id: string; month_start: number }>(
+      `DELETE FROM reservations WHERE id = (SELECT id FROM reservations WHERE created_at > ?
+         AND (id = ? OR substr(id, 1, ?) IN (?, ?)) ORDER BY id = ? DESC LIMIT 1) RETURNING id, month_start`,
+      now - RESERVATION_TTL_MS,
+      id,
+      lease.length + 1,
+      lease + HELD,
+      lease + SPENT,
+      id,
     );
+    return row ? { month: row.month_start, spent: row.id !== id && row.id.startsWith(lease + SPENT) } : null;
   }
 }

@@ -169,7 +169,8 @@ export class LeaseClient<V, S> {
         location: this.ports.location,
         now,
         reports,
-        want: this.ledger.want(sentAt),
+        // A give-back with nobody waiting asks for nothing: an idle location keeps no slice.
+        want: batch.length > 0 || this.ledger.lease ? this.ledger.want(sentAt) : 0,
         spend: batch.length,
       });
       this.ledger.answer(sentAt, reports, answer.grant);

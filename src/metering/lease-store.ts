@@ -84,14 +84,21 @@ export class HeldCounters extends Counters {
 
 /**
  * The month's counts as its home's ledger sees them: reservations count as used (a slice is lent only
- * from what no compression holds), and the reservations still running when a lease ends are held as
- * reservations, at request time `now()`.
+ * from what no compression holds), and what an ended lease may still settle is held under its id, at
+ * request time `now()`: as reservations, or, for a lease nobody answered for, as compressions already
+ * counted (a release gives its unit back).
  */
-export function monthCounts(counters: Counters, now: () => number): WindowCounts {
+export function monthCounts(
+  counters: Pick<Counters, 'used' | 'add' | 'reserved' | 'holdLease'>,
+  now: () => number,
+): WindowCounts {
   return {
     used: (name, start) => counters.used(name, start) + counters.reserved(start, now()),
     add: (name, start, units) => counters.add(name, start, units),
-    hold: (_name, start, leaseId, units) => counters.holdLease(leaseId, start, units, now()),
+    hold: (name, start, leaseId, units, spent) => {
+      if (spent) counters.add(name, start, units);
+      counters.holdLease(leaseId, start, units, now(), spent);
+    },
   };
 }
 

@@ -58,6 +58,8 @@ export interface LeaseRecord {
   reported: number;
   /** Home clock: past it, the lease is taken back as fully spent. */
   expiresAt: number;
+  /** Reservations settled here while the lease was open, which its final report still counts as open. */
+  early?: number;
 }
 
 /** A holder's word on one lease: how much it has spent in total, and whether it keeps the lease. */
@@ -88,11 +90,12 @@ export interface WindowCounts {
   used(name: string, start: number): number;
   add(name: string, start: number, units?: number): void;
   /**
-   * Units of an ended lease that may still be settled later (reservations in flight when it ended, or all
-   * the unreported units of a lease nobody answered for): held under the lease's id until each is
-   * committed or released there, or expires. Without it (a spend that is final when made), they count as used.
+   * Units of an ended lease that may still be settled later, held under the lease's id until each is
+   * committed or released there, or expires: the reservations in flight when its holder gave it up, or
+   * (`spent`) every unreported unit of a lease nobody answered for, counted as used meanwhile since its
+   * holder may have spent them. Without it (a spend that is final when made), they count as used.
    */
-  hold?(name: string, start: number, leaseId: string, units: number): void;
+  hold?(name: string, start: number, leaseId: string, units: number, spent: boolean): void;
 }
 
 /** Where the home keeps its leases and epoch. */
@@ -154,7 +157,7 @@ export class HomeLedger {
   /** Takes back every lease past its expiry as fully spent, or held (its holder may have spent it and be gone). */
   expire(homeNow: number): LeaseRecord[] {
     const gone = this.store.records().filter((r) => homeNow >= r.expiresAt);
-    for (const r of gone) this.end(r, r.reported, Infinity);
+    for (const r of gone) this.end(r, r.reported, Infinity, true);
     return gone;
   }
 
@@ -232,6 +235,7 @@ export class HomeLedger {
     const r = this.store.records().find((x) => x.id === leaseId);
     if (!r || r.granted <= r.reported) return false;
     r.granted--;
+    r.early = (r.early ?? 0) + 1;
     if (charge) for (const w of r.windows) this.counts.add(w.name, w.start, 1);
     this.store.put(r);
     return true;
@@ -279,13 +283,16 @@ export class HomeLedger {
     r.reported = spent;
   }
 
-  /** Ends a lease: `spent` counted, up to `unsettled` of the rest held (or, without holds, counted) until they settle. */
-  private end(r: LeaseRecord, spent: number, unsettled: number): void {
+  /**
+   * Ends a lease: `spent` counted, up to `unsettled` of the rest held (or, without holds, counted) until
+   * they settle; `expired`: nobody answered for them, so they may have been spent.
+   */
+  private end(r: LeaseRecord, spent: number, unsettled: number, expired = false): void {
     this.settle(r, spent);
-    const units = Math.min(unsettled, r.granted - r.reported);
+    const units = Math.min(unsettled - (r.early ?? 0), r.granted - r.reported);
     if (units > 0)
       for (const w of r.windows)
-        if (this.counts.hold) this.counts.hold(w.name, w.start, r.id, units);
+        if (this.counts.hold) this.counts.hold(w.name, w.start, r.id, units, expired);
         else this.counts.add(w.name, w.start, units);
     this.store.delete(r.id);
   }

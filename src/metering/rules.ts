@@ -118,8 +118,10 @@ export function commitCompression(
   id: string,
   leases?: HomeLedger,
 ): CommitResult {
-  const monthStart = counters.take(id, now);
-  if (monthStart !== null) counters.add('month', monthStart);
+  const held = counters.take(id, now);
+  if (held?.spent) {
+    // Counted when its lease expired unanswered.
+  } else if (held) counters.add('month', held.month);
   else if (leases?.settleOne(leaseOf(id), true)) {
     // Charged by the lease it was taken from.
   } else if (imageStatus(counters, tier, now).allowed) counters.add('month', monthWindow(now).start);
@@ -135,7 +137,11 @@ export function releaseCompression(
   id: string,
   leases?: HomeLedger,
 ): ImageResult {
-  if (counters.take(id, now) === null) leases?.settleOne(leaseOf(id), false);
+  const held = counters.take(id, now);
+  // A unit counted when its lease expired unanswered, given back.
+  if (held?.spent) {
+    if (counters.used('month', held.month) > 0) counters.add('month', held.month, -1);
+  } else if (!held) leases?.settleOne(leaseOf(id), false);
   return imageStatus(counters, tier, now);
 }
 
