@@ -197,5 +197,5 @@ describe('leases of the month near the caller', () => {
     const sin = await compressAt('SIN', k, clock);
     expect(sin.status).toBe(429);
     expect((await sin.json<any>()).error.code).toBe('rate_limit_exceeded');
-   }, 30_000);
+  }, 30_000);
 });
