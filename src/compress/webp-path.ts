@@ -12,7 +12,7 @@ import type { Plan } from './memory-plan.ts';
 import type { CompressRequest, CompressResult, SourcePath } from './pipeline.ts';
 import { sourceToPng } from './source-png.ts';
 import { encodeAsRequested } from './target-size.ts';
-import { jpegMarkersOf, packWebp, webpMetadata } from './webp-riff.ts';
+import { jpegMarkersOf, packWebp, webpMetadata, type WebpMetadata } from './webp-riff.ts';
 import { WEBP_LOSSLESS_EFFORT } from './limits.ts';
 import { timed, type Timings } from './timings.ts';
 
@@ -36,7 +36,7 @@ export const compressWebp: SourcePath = async (request, plan, orientation, metad
   };
 
   if (request.format === 'png') return webpToPng(request, plan, orientation, timings);
-  if (request.format === 'avif') return webpToAvif(request, plan, orientation, meta.icc ?? null, timings);
+  if (request.format === 'avif') return webpToAvif(request, plan, orientation, meta, timings);
 
   if (request.format === 'jpeg') {
     const markers = jpegMarkersOf(meta);
@@ -89,7 +89,7 @@ async function webpToAvif(
   request: CompressRequest,
   plan: Plan,
   orientation: Orientation,
-  icc: Uint8Array | null,
+  meta: WebpMetadata,
   timings: Timings,
 ): Promise<CompressResult> {
   const [{ WebpRowReader }, { readerToAvif }] = await Promise.all([
@@ -102,7 +102,7 @@ async function webpToAvif(
     'webp',
     plan.avifChannels ?? 3,
     () => new WebpRowReader(request.bytes, plan.stored, orientation),
-    () => icc,
+    () => meta,
     timings,
   );
 }

@@ -65,7 +65,8 @@ export async function compressPng(
       const { encodeAvif } = await import('../avif-path.ts');
       const icc = info.ancillary.find((c) => c.type === 'iCCP');
       const profile = icc && (await iccSpace(icc)) === 'RGB ' ? await iccProfile(icc) : null;
-      const rows = { channels: 4, produce: source(false), icc: profile };
+      // Like PNG input's JPEG and WebP outputs, its eXIf and XMP are not carried over (PNG output keeps them).
+      const rows = { channels: 4, produce: source(false), metadata: profile ? { icc: profile } : {} };
       return await encodeAvif(request, plan, 'png', plan.avifChannels ?? 4, rows, timings);
     }
     if (request.format === 'webp') {
