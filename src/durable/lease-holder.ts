@@ -77,8 +77,10 @@ export class LeaseHolder extends DurableObject<Env> {
     const home = this.home(hash);
     if (!month.settle(reservation, false))
       return this.withSlice(month, await home.release(hash, reservation, now, refusedImage));
+    // The figure before the count, which may void the lease (the minute of refused uploads filled).
+    const settled = this.settled(month, now);
     if (refusedImage) await home.failed(hash, now);
-    return this.settled(month, now);
+    return settled;
   }
 
   /**
