@@ -52,11 +52,16 @@ export class LeaseHolder extends DurableObject<Env> {
     return { outcome: 'ok', key, rate: this.monthRate(key, local), reservation: local.reservation };
   }
 
-  /** As KeyMeter.commit: a reservation of the slice held here is settled here, any other at the home. */
+  /**
+   * As KeyMeter.commit: a reservation of the slice held here is settled here, any other at the home. The
+   * compression is reported at once (the answer has gone: this waits for no one), so that the account's
+   * month, its usage figures and its thresholds follow within one exchange.
+   */
   async commit(hash: string, location: string, reservation: string, now: number): Promise<Verdict> {
     const month = this.monthFor(hash, location);
     if (!month.settle(reservation, true))
       return this.withSlice(month, await this.home(hash).commit(hash, reservation, now));
+    await month.flush();
     return this.settled(month, now);
   }
 
@@ -72,8 +77,10 @@ export class LeaseHolder extends DurableObject<Env> {
     const home = this.home(hash);
     if (!month.settle(reservation, false))
       return this.withSlice(month, await home.release(hash, reservation, now, refusedImage));
+    // The figure before the count, which may void the lease (the minute of refused uploads filled).
+    const settled = this.settled(month, now);
     if (refusedImage) await home.failed(hash, now);
-    return this.settled(month, now);
+    return settled;
   }
 
   /**

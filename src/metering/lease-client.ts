@@ -68,6 +68,8 @@ export class LeaseClient<V, S> {
   private refused: { windows: WindowSpec[]; until: number; verdict: V } | null = null;
   private queue: Waiter<V, S>[] = [];
   private running = false;
+  /** Waiting for the next exchange to end. */
+  private flushers: (() => void)[] = [];
   private ticking = false;
   private now = 0;
   private readonly ports: HolderPorts<V, S>;
@@ -96,6 +98,14 @@ export class LeaseClient<V, S> {
     // A released unit may be one a refusal from memory was waiting for.
     if (done && !charge) this.refused = null;
     return done;
+  }
+
+  /** Reports what the lease has spent now, in an exchange of its own or the next one; resolves once it has ended. */
+  flush(): Promise<void> {
+    return new Promise((resolve) => {
+      this.flushers.push(resolve);
+      this.pump(true);
+    });
   }
 
   /**
@@ -141,9 +151,11 @@ export class LeaseClient<V, S> {
   private pump(renew = false): void {
     if (this.running || (!renew && this.queue.length === 0)) return;
     this.running = true;
+    const flushing = this.flushers.splice(0);
     void this.run().finally(() => {
       this.running = false;
-      if (this.queue.length > 0) this.pump();
+      for (const resolve of flushing) resolve();
+      if (this.queue.length > 0 || this.flushers.length > 0) this.pump(this.flushers.length > 0);
     });
   }
 

@@ -10,29 +10,6 @@
 // Everything here is synchronous over plain values: the Durable Objects and the simulation in the tests
 // drive the same code.
 
-/** Longest a lease lives without an exchange with the home: the worst case of a revocation when a location is unreachable. */
-export const LEASE_MAX_MS = 5_000;
-/**
- * The home waits this much past LEASE_MAX_MS before it takes back a lease nobody answers for: the holder
- * counts its expiry from the moment it asked, before the home granted, and clocks may run a little apart.
- */
-export const LEASE_GRACE_MS = 250;
-/** No slice is larger than this share of what the window has left when it is granted. */
-export const SLICE_MAX_SHARE = 0.2;
-/** A slice is sized for this long of the location's recent rate. */
-export const SLICE_HORIZON_MS = 2_000;
-/**
- * A holder asks for at least this many units, and renews while one is left: the next request finds a
- * unit even when it comes before the renewal's answer.
- */
-export const SLICE_MIN = 2;
-/** The recent rate is the spends of this last span. */
-export const RATE_SPAN_MS = 2_000;
-/** A holder renews once its slice would last less than this at its recent rate, or its lease is half gone. */
-export const RENEW_LEAD_MS = 600;
-/** A lease unused for this long is given back rather than renewed. */
-export const LEASE_IDLE_MS = 10_000;
-
 /** One window a request spends a unit of. `limit` null: no cap (the window is still counted). */
 export interface WindowSpec {
   name: string;
@@ -114,6 +91,29 @@ const covers = (r: LeaseRecord, name: string, start: number): boolean =>
   r.windows.some((w) => w.name === name && w.start === start);
 
 const outstanding = (r: LeaseRecord): number => r.granted - r.reported;
+
+/** Longest a lease lives without an exchange with the home: the worst case of a revocation when a location is unreachable. */
+export const LEASE_MAX_MS = 5_000;
+/**
+ * The home waits this much past LEASE_MAX_MS before it takes back a lease nobody answers for: the holder
+ * counts its expiry from the moment it asked, before the home granted, and clocks may run a little apart.
+ */
+export const LEASE_GRACE_MS = 250;
+/** No slice is larger than this share of what the window has left when it is granted. */
+export const SLICE_MAX_SHARE = 0.2;
+/** A slice is sized for this long of the location's recent rate. */
+export const SLICE_HORIZON_MS = 2_000;
+/**
+ * A holder asks for at least this many units, and renews while one is left: the next request finds a
+ * unit even when it comes before the renewal's answer.
+ */
+export const SLICE_MIN = 2;
+/** The recent rate is the spends of this last span. */
+export const RATE_SPAN_MS = 2_000;
+/** A holder renews once its slice would last less than this at its recent rate, or its lease is half gone. */
+export const RENEW_LEAD_MS = 600;
+/** A lease unused for this long is given back rather than renewed. */
+export const LEASE_IDLE_MS = 10_000;
 
 /** The home's side: every step is one synchronous change, atomic inside a Durable Object. */
 export class HomeLedger {

@@ -9,11 +9,16 @@
 // settle at a holder that restarted. No month may answer more compressions than its quota, and the month
 // must count exactly the compressions answered.
 import { describe, expect, it } from 'vitest';
-import { LeaseClient, type ExchangeAnswer, type ExchangeRequest } from '../../src/metering/lease-client.ts';
+import {
+  LeaseClient,
+  type ExchangeAnswer,
+  type ExchangeRequest,
+  type HolderPorts,
+} from '../../src/metering/lease-client.ts';
 import { revokeLeases, serveExchange, type HomePorts } from '../../src/metering/lease-home.ts';
 import { RESERVATION_TTL_MS } from '../../src/metering/counters.ts';
 import { monthCounts } from '../../src/metering/lease-store.ts';
-import { HomeLedger, type LeaseRecord, type LeaseStore } from '../../src/metering/lease.ts';
+import { HomeLedger, type LeaseRecord, type LeaseReport, type LeaseStore } from '../../src/metering/lease.ts';
 import {
   commitCompression,
   meterTools,
@@ -110,6 +115,81 @@ interface Outcome {
 
 type V = { ok: boolean; until?: number; decidedAt?: number; reservation?: string };
 
+interface Location {
+  name: string;
+  /** One-way delay to the home, ms. */
+  oneWay: number;
+  skew: number;
+  drift: number;
+  /** Requests a second. */
+  rate: number;
+}
+
+/** 1 to 4 locations, near and far from the home, with skewed and drifting clocks. */
+function randomLocations(rand: () => number, rate: () => number): Location[] {
+  return Array.from({ length: 1 + Math.floor(rand() * 4) }, (_, i) => ({
+    name: `L${i}`,
+    oneWay: 0.5 + rand() * 90,
+    skew: (rand() - 0.5) * 20_000,
+    drift: 1 + (rand() - 0.5) * 0.01,
+    rate: rate(),
+  }));
+}
+
+/**
+ * Each location's holder, and the network between them and the home: a message takes its location's
+ * distance (±20 %) and is lost with probability `loss`. A restart (`make`) replaces a location's holder,
+ * and answers to the old one are dropped. `call` is the home's recall or revocation.
+ */
+function holders(
+  sim: Sim,
+  rand: () => number,
+  loss: number,
+  locations: Location[],
+  home: (request: ExchangeRequest) => Promise<ExchangeAnswer<V, true>>,
+  options: Pick<HolderPorts<V, true>, 'windows' | 'reserves'>,
+) {
+  const current = new Map<string, { gen: number; client: LeaseClient<V, true> }>();
+  const net = (oneWay: number) => oneWay * (0.8 + rand() * 0.4);
+  const client = (name: string) => current.get(name)!.client;
+  function make(spec: Location) {
+    const gen = (current.get(spec.name)?.gen ?? 0) + 1;
+    const live = () => current.get(spec.name)?.gen === gen;
+    const holder = new LeaseClient<V, true>({
+      ...options,
+      location: spec.name,
+      clock: () => sim.now * spec.drift + spec.skew,
+      later: (ms, fn) => sim.after(ms / spec.drift, () => live() && fn()),
+      exchange: (request) =>
+        new Promise((resolve, reject) => {
+          sim.after(net(spec.oneWay), () => {
+            if (rand() < loss) return void sim.after(spec.oneWay * 2, () => reject(new Error('lost')));
+            void home(request).then((answer) =>
+              sim.after(net(spec.oneWay), () => {
+                if (!live()) return;
+                if (rand() < loss) reject(new Error('lost'));
+                else resolve(answer);
+              }),
+            );
+          });
+        }),
+    });
+    current.set(spec.name, { gen, client: holder });
+  }
+  function call(loc: string, epoch: number | undefined) {
+    const spec = locations.find((l) => l.name === loc)!;
+    return new Promise<LeaseReport[]>((resolve, reject) => {
+      sim.after(net(spec.oneWay), () => {
+        if (rand() < loss) return; // lost: the home's wait times out
+        const reports = client(loc).surrender(epoch);
+        sim.after(net(spec.oneWay), () => (rand() < loss ? reject(new Error('lost')) : resolve(reports)));
+      });
+    });
+  }
+  for (const l of locations) make(l);
+  return { client, make, call, net };
+}
+
 /** A home's leases in memory, by reference, as the Durable Object's cache keeps them. */
 function memoryStore(): LeaseStore {
   const records = new Map<string, LeaseRecord>();
@@ -148,13 +228,7 @@ async function schedule(seed: number, faults: Faults): Promise<Outcome> {
   let revokedAck = Infinity;
   let ids = 0;
 
-  const locations = Array.from({ length: 1 + Math.floor(rand() * 4) }, (_, i) => ({
-    name: `L${i}`,
-    oneWay: 0.5 + rand() * 90,
-    skew: (rand() - 0.5) * 20_000,
-    drift: 1 + (rand() - 0.5) * 0.01,
-    rate: rand() * 3, // requests per second
-  }));
+  const locations = randomLocations(rand, () => rand() * 3);
   const admitted = new Map<number, number>();
   const demand = new Map<number, number>();
   let over = 0;
@@ -164,25 +238,10 @@ async function schedule(seed: number, faults: Faults): Promise<Outcome> {
     clock: () => sim.now,
     sleep: (ms) => sim.sleep(ms),
     atomically: (fn) => fn(),
-    recall: (loc) => call(loc, undefined),
-    revoke: (loc, e) => call(loc, e),
+    recall: (loc) => network.call(loc, undefined),
+    revoke: (loc, e) => network.call(loc, e),
     newId: () => `lease-${++ids}`,
   });
-
-  // Each location's holder instance; a restart replaces it, and answers to the old one are dropped.
-  const holders = new Map<string, { gen: number; client: LeaseClient<V, true> }>();
-  const net = (oneWay: number) => oneWay * (0.8 + rand() * 0.4);
-
-  function call(loc: string, e: number | undefined) {
-    const spec = locations.find((l) => l.name === loc)!;
-    return new Promise<ReturnType<LeaseClient<V, true>['surrender']>>((resolve, reject) => {
-      sim.after(net(spec.oneWay), () => {
-        if (rand() < faults.loss) return; // lost: the home's wait times out
-        const reports = holders.get(loc)!.client.surrender(e);
-        sim.after(net(spec.oneWay), () => (rand() < faults.loss ? reject(new Error('lost')) : resolve(reports)));
-      });
-    });
-  }
 
   async function home(request: ExchangeRequest): Promise<ExchangeAnswer<V, true>> {
     const windows = toolsWindows('free', request.now);
@@ -199,46 +258,23 @@ async function schedule(seed: number, faults: Faults): Promise<Outcome> {
     });
   }
 
-  function makeHolder(spec: (typeof locations)[number]) {
-    const gen = (holders.get(spec.name)?.gen ?? 0) + 1;
-    const client: LeaseClient<V, true> = new LeaseClient<V, true>({
-      location: spec.name,
-      clock: () => sim.now * spec.drift + spec.skew,
-      windows: (at) => toolsWindows('free', at),
-      later: (ms, fn) => sim.after(ms / spec.drift, () => holders.get(spec.name)?.gen === gen && fn()),
-      exchange: (request) =>
-        new Promise((resolve, reject) => {
-          sim.after(net(spec.oneWay), () => {
-            if (rand() < faults.loss) return void sim.after(spec.oneWay * 2, () => reject(new Error('lost')));
-            void home(request).then((answer) =>
-              sim.after(net(spec.oneWay), () => {
-                if (holders.get(spec.name)?.gen !== gen) return;
-                if (rand() < faults.loss) reject(new Error('lost'));
-                else resolve(answer);
-              }),
-            );
-          });
-        }),
-    });
-    holders.set(spec.name, { gen, client });
-  }
-  for (const l of locations) makeHolder(l);
+  const network = holders(sim, rand, faults.loss, locations, home, { windows: (at) => toolsWindows('free', at) });
 
   // From 5 s before a minute starts: with faults, across that boundary; without, to 5 s after the minute
   // ends (one whole window, whose unused units are measured).
   const clean = faults.loss === 0 && faults.crash === 0 && faults.revokeAt === null;
   const END = clean ? 125_000 : 95_000;
   sim.now = 55_000;
-  function arrive(spec: (typeof locations)[number], at: number) {
+  function arrive(spec: Location, at: number) {
     sim.at(at, () => {
       const burst = rand() < 0.05 ? 1 + Math.floor(rand() * 40) : 1;
       for (let i = 0; i < burst; i++) {
         const now = sim.now + spec.skew; // the Worker beside the holder shares its clock
         const minute = Math.floor(now / 60_000) * 60_000;
         demand.set(minute, (demand.get(minute) ?? 0) + 1);
-        holders
-          .get(spec.name)!
-          .client.spend(now)
+        network
+          .client(spec.name)
+          .spend(now)
           .then(
             (d) => {
               if ('verdict' in d && !d.verdict.ok) return;
@@ -252,7 +288,7 @@ async function schedule(seed: number, faults: Faults): Promise<Outcome> {
             () => undefined,
           );
       }
-      if (rand() < faults.crash) makeHolder(spec);
+      if (rand() < faults.crash) network.make(spec);
       const gap = spec.rate > 0 ? (-Math.log(1 - rand()) / spec.rate) * 1000 : END;
       if (sim.now + gap < END) arrive(spec, sim.now + gap);
     });
@@ -354,15 +390,7 @@ async function monthSchedule(seed: number, faults: Pick<Faults, 'loss' | 'crash'
   // A reservation at the home sees lent units as taken, as the AccountMeter's HeldCounters make it.
   const held: MonthCounts = { ...month, used: (n, s) => month.used(n, s) + ledger.held(n, s) };
   let ids = 0;
-  const locations = Array.from({ length: 1 + Math.floor(rand() * 4) }, (_, i) => ({
-    name: `L${i}`,
-    oneWay: 0.5 + rand() * 90,
-    skew: (rand() - 0.5) * 20_000,
-    drift: 1 + (rand() - 0.5) * 0.01,
-    rate: 0.5 + rand() * 3,
-  }));
-  const net = (oneWay: number) => oneWay * (0.8 + rand() * 0.4);
-  const holders = new Map<string, { gen: number; client: LeaseClient<V, true> }>();
+  const locations = randomLocations(rand, () => 0.5 + rand() * 3);
   let answered = 0;
   let over = 0;
   /** Reservations not yet settled. */
@@ -372,16 +400,7 @@ async function monthSchedule(seed: number, faults: Pick<Faults, 'loss' | 'crash'
     clock: () => sim.now,
     sleep: (ms) => sim.sleep(ms),
     atomically: (fn) => fn(),
-    recall: (loc) => {
-      const spec = locations.find((l) => l.name === loc)!;
-      return new Promise((resolve, reject) => {
-        sim.after(net(spec.oneWay), () => {
-          if (rand() < faults.loss) return;
-          const reports = holders.get(loc)!.client.surrender();
-          sim.after(net(spec.oneWay), () => (rand() < faults.loss ? reject(new Error('lost')) : resolve(reports)));
-        });
-      });
-    },
+    recall: (loc) => network.call(loc, undefined),
     revoke: () => Promise.resolve([]),
     newId: () => `lease-${++ids}`,
   };
@@ -393,38 +412,17 @@ async function monthSchedule(seed: number, faults: Pick<Faults, 'loss' | 'crash'
       return { verdict: { ok: r.allowed, reservation: r.allowed ? id : undefined }, allowed: r.allowed };
     });
 
-  function makeHolder(spec: (typeof locations)[number]) {
-    const gen = (holders.get(spec.name)?.gen ?? 0) + 1;
-    const client = new LeaseClient<V, true>({
-      location: spec.name,
-      reserves: true,
-      clock: () => sim.now * spec.drift + spec.skew,
-      windows: (at) => monthWindows('free', at),
-      later: (ms, fn) => sim.after(ms / spec.drift, () => holders.get(spec.name)?.gen === gen && fn()),
-      exchange: (request) =>
-        new Promise((resolve, reject) => {
-          sim.after(net(spec.oneWay), () => {
-            if (rand() < faults.loss) return void sim.after(spec.oneWay * 2, () => reject(new Error('lost')));
-            void home(request).then((answer) =>
-              sim.after(net(spec.oneWay), () => {
-                if (holders.get(spec.name)?.gen !== gen) return;
-                if (rand() < faults.loss) reject(new Error('lost'));
-                else resolve(answer);
-              }),
-            );
-          });
-        }),
-    });
-    holders.set(spec.name, { gen, client });
-  }
-  for (const l of locations) makeHolder(l);
+  const network = holders(sim, rand, faults.loss, locations, home, {
+    reserves: true,
+    windows: (at) => monthWindows('free', at),
+  });
 
   /** The compression's end: the Worker settles its reservation with the location's holder (whichever instance runs now), which asks the home for one it does not hold. */
-  function settle(spec: (typeof locations)[number], id: string, ok: boolean) {
+  function settle(spec: Location, id: string, ok: boolean) {
     sim.after(0.5, () => {
       const now = sim.now + spec.skew;
-      if (holders.get(spec.name)!.client.settle(id, ok)) return void running--;
-      sim.after(net(spec.oneWay), () => {
+      if (network.client(spec.name).settle(id, ok)) return void running--;
+      sim.after(network.net(spec.oneWay), () => {
         ledger.expire(sim.now);
         if (ok) commitCompression(held, 'free', now, id, ledger);
         else releaseCompression(held, 'free', now, id, ledger);
@@ -437,13 +435,13 @@ async function monthSchedule(seed: number, faults: Pick<Faults, 'loss' | 'crash'
   const START = 10 * 86_400_000;
   const END = START + 60_000;
   sim.now = START;
-  function arrive(spec: (typeof locations)[number], at: number) {
+  function arrive(spec: Location, at: number) {
     sim.at(at, () => {
       const burst = rand() < 0.05 ? 1 + Math.floor(rand() * 30) : 1;
       for (let i = 0; i < burst; i++) {
-        holders
-          .get(spec.name)!
-          .client.spend(sim.now + spec.skew)
+        network
+          .client(spec.name)
+          .spend(sim.now + spec.skew)
           .then(
             (d) => {
               const id = 'verdict' in d ? (d.verdict.ok ? d.verdict.reservation : undefined) : d.local.reservation;
@@ -460,7 +458,7 @@ async function monthSchedule(seed: number, faults: Pick<Faults, 'loss' | 'crash'
             () => undefined,
           );
       }
-      if (rand() < faults.crash) makeHolder(spec);
+      if (rand() < faults.crash) network.make(spec);
       const gap = (-Math.log(1 - rand()) / spec.rate) * 1000;
       if (sim.now + gap < END) arrive(spec, sim.now + gap);
     });

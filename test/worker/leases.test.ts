@@ -4,9 +4,18 @@
 // pass a window's limit nor the month's quota, and a figure never says more is left than is.
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { hashKey } from '../../src/accounts/keys.ts';
 import worker from '../../src/index.ts';
-import { TestClock, bearer, call, makeKey, revoke, setToolsTier, toolsHeaders, type TestKey } from './helpers.ts';
+import {
+  TestClock,
+  bearer,
+  call,
+  makeKey,
+  revoke,
+  setToolsTier,
+  spendMonth,
+  toolsHeaders,
+  type TestKey,
+} from './helpers.ts';
 import { form, photo, pngOf } from './image-fixtures.ts';
 
 const TINY = pngOf(photo(8, 8));
@@ -112,13 +121,6 @@ const compressAt = (colo: string, k: TestKey, clock: TestClock, quality = '80') 
   });
 
 const left = (res: Response): number => Number(res.headers.get('x-ratelimit-remaining'));
-
-/** Spends `n` units of the account's month on the key's own meter, as n answered compressions would. */
-async function spendMonth(k: TestKey, n: number, now: number): Promise<void> {
-  const hash = await hashKey(k.key);
-  const stub = env.METER.get(env.METER.idFromName(hash));
-  for (let i = 0; i < n; i++) await stub.commit(hash, (await stub.reserve(hash, now)).reservation!, now);
-}
 
 describe('leases of the month near the caller', () => {
   it("a location's figure counts the slice of the month lent to another one as taken", async () => {
