@@ -1,6 +1,6 @@
 // The AVIF encoder (wasm/src/sr_avif.c, built by wasm/build-avif.sh from libavif and libaom): RGB(A) rows
 // handed in even-row bands become a 4:2:0 picture held as YUV, encoded (again, for a size target) as one
-// image or a grid of cells, with the input's ICC profile. A module of its own, instantiated only by AVIF
+// image or a grid of cells, with the input's ICC profile, EXIF and XMP. A module of its own, instantiated only by AVIF
 // output; its instances are pooled with the engine's, and their memories together stay within the pool's
 // limit (instances.ts).
 import createAvifModule from './codec/sr_avif.js';
@@ -77,17 +77,27 @@ export class AvifRowEncoder {
     if (++this.bandRows === AVIF_BAND_ROWS) this.flush();
   }
 
-  /** The ICC profile describing the rows' colours, stored in the output (none: the rows are sRGB). */
-  setIcc(profile: Uint8Array): void {
-    if (profile.length === 0) return;
-    const m = this.codec.module;
-    const ptr = m._malloc(profile.length) >>> 0;
-    if (!ptr) throw new AvifEngineError('out of memory for the ICC profile');
-    try {
-      this.codec.heap().set(profile, ptr);
-      this.check(this.call('icc', this.encoder, ptr, profile.length));
-    } finally {
-      m._free(ptr);
+  /**
+   * What the output carries beside the pixels (each copied into the encoder): the ICC profile describing
+   * the rows' colours (none: sRGB), EXIF (its TIFF block) and XMP, whose orientation the caller has reset
+   * to 1 since the rows are upright.
+   */
+  setMetadata(metadata: { icc?: Uint8Array; exif?: Uint8Array; xmp?: Uint8Array }): void {
+    for (const [name, bytes] of [
+      ['icc', metadata.icc],
+      ['exif', metadata.exif],
+      ['xmp', metadata.xmp],
+    ] as const) {
+      if (!bytes || bytes.length === 0) continue;
+      const m = this.codec.module;
+      const ptr = m._malloc(bytes.length) >>> 0;
+      if (!ptr) throw new AvifEngineError(`out of memory for the ${name.toUpperCase()} metadata`);
+      try {
+        this.codec.heap().set(bytes, ptr);
+        this.check(this.call(name, this.encoder, ptr, bytes.length));
+      } finally {
+        m._free(ptr);
+      }
     }
   }
 

@@ -75,11 +75,19 @@ export interface AvifGrid {
 export const AVIF_MAX_CELL_SIDE = 1024;
 
 /**
+ * Smallest cell side: MIAF (ISO/IEC 23000-22, 7.3.11.4.2) wants a grid's cells at least 64 × 64, and
+ * libavif refuses a grid of smaller ones, so a picture less than 64 pixels high (or wide) is one image
+ * however wide (or high) it is; avifPeakBytes counts it as one cell.
+ */
+export const AVIF_MIN_CELL_SIDE = 64;
+
+/**
  * The grid for a width × height picture (1 × 1: one image). The module makes the cells even-sized (the
  * last column and row take the rest) and codes a grid of an odd width or height one pixel larger,
  * cropped back by a clean aperture.
  */
 export function avifGrid(width: number, height: number): AvifGrid {
+  if (width < AVIF_MIN_CELL_SIDE || height < AVIF_MIN_CELL_SIDE) return { cols: 1, rows: 1 };
   return { cols: Math.ceil(width / AVIF_MAX_CELL_SIDE), rows: Math.ceil(height / AVIF_MAX_CELL_SIDE) };
 }
 

@@ -75,7 +75,7 @@ xargs -P "$(nproc)" -I{} sh -c 'emcc $AVIF_CFLAGS -c "$avif/$1" -o "$work/avif/$
 (cd "$work/avif" && LC_ALL=C ls *.o | xargs emar rcsD libavif.a)
 
 EXPORTS='_malloc,_free'
-for f in create destroy message option icc rows encode output output_len; do EXPORTS="$EXPORTS,_sr_avif_$f"; done
+for f in create destroy message option icc exif xmp rows encode output output_len; do EXPORTS="$EXPORTS,_sr_avif_$f"; done
 
 mkdir -p codec
 # The same runtime settings as sr_jpeg (build.sh says why), in a module of its own.

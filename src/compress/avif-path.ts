@@ -1,23 +1,25 @@
 // AVIF output of any input: the input's upright rows (the JPEG or WebP engine's row pulls, or the PNG
 // row decoder) go band by band into the AVIF encoder's YUV picture (wasm/avif-engine.ts), in its own
 // module; no RGB(A) frame is held, except the one an EXIF orientation needs, once, in the decoder. The
-// picture is encoded at the request's quality, or again for a size target. The ICC profile of an RGB
-// input is kept (another colour model's would misdescribe the RGB rows); EXIF and XMP are not written
-// (the encoder has no call for them), so nothing can turn the upright pixels a second time.
+// picture is encoded at the request's quality, or again for a size target. The metadata follows the
+// input's own rules (compress/metadata.ts, webp-riff.ts): an RGB input's ICC profile is kept (another
+// colour model's would misdescribe the RGB rows), EXIF and XMP only with metadata=keep and with their
+// orientation already reset to 1, so nothing turns the upright pixels a second time.
 import { inEngine, inEngineAsync } from './engine-errors.ts';
 import type { InputFormat } from './formats.ts';
 import type { Plan } from './memory-plan.ts';
+import type { ImageMetadata } from './metadata.ts';
 import type { CompressRequest, CompressResult } from './pipeline.ts';
 import type { RowProducer } from './png/writer.ts';
 import { encodeAsRequested } from './target-size.ts';
 import type { Timings } from './timings.ts';
 
-/** Rows of any input, upright at the output size, with the ICC profile that describes them. */
+/** Rows of any input, upright at the output size, with the metadata the output carries. */
 export interface AvifSource {
   /** Channels of each row the producer gives: 1 grey, 3 RGB, 4 RGBA. */
   channels: number;
   produce: RowProducer;
-  icc: Uint8Array | null;
+  metadata: ImageMetadata;
 }
 
 const ENGINE_NAMES: Record<InputFormat, 'JPEG' | 'WebP' | 'PNG'> = { jpeg: 'JPEG', webp: 'WebP', png: 'PNG' };
@@ -41,7 +43,7 @@ export async function encodeAvif(
   const encoder = inEngine(input, () => new AvifRowEncoder(width, height, channels));
   let failed = true;
   try {
-    if (source.icc) inEngine(input, () => encoder.setIcc(source.icc!));
+    inEngine(input, () => encoder.setMetadata(source.metadata));
     const widen = widener(source.channels, channels, width);
     await inEngineAsync(input, () =>
       source.produce((row) => {
@@ -95,8 +97,8 @@ export interface AvifReader {
 }
 
 /**
- * Runs `open`'s row reader into the encoder and closes it however encoding ends; `iccOf` reads the
- * input's RGB ICC profile (from the reader, whose header is parsed).
+ * Runs `open`'s row reader into the encoder and closes it however encoding ends; `metadataOf` reads the
+ * input's metadata for the output (from the reader, whose header is parsed).
  */
 export async function readerToAvif<R extends AvifReader>(
   request: CompressRequest,
@@ -104,7 +106,7 @@ export async function readerToAvif<R extends AvifReader>(
   inputFormat: 'jpeg' | 'webp',
   channels: 3 | 4,
   open: () => R,
-  iccOf: (reader: R) => Uint8Array | null,
+  metadataOf: (reader: R) => ImageMetadata,
   timings: Timings,
 ): Promise<CompressResult> {
   const reader = inEngine(ENGINE_NAMES[inputFormat], open);
@@ -113,7 +115,7 @@ export async function readerToAvif<R extends AvifReader>(
     const source = {
       channels: reader.channels,
       produce: (sink: Parameters<RowProducer>[0]) => reader.rows(sink),
-      icc: iccOf(reader),
+      metadata: metadataOf(reader),
     };
     const result = await encodeAvif(request, plan, inputFormat, channels, source, timings);
     failed = false;

@@ -36,6 +36,33 @@ export function rgbIccProfile(markers: JpegMarker[]): Uint8Array | null {
 }
 
 /**
+ * Metadata as an output in a container of its own carries it (WebP chunks, AVIF items): the ICC profile
+ * whole, EXIF as its TIFF block (without "Exif\0\0"), the XMP packet.
+ */
+export interface ImageMetadata {
+  icc?: Uint8Array;
+  exif?: Uint8Array;
+  xmp?: Uint8Array;
+}
+
+/**
+ * A JPEG's metadata for such a container, by the same rules as its segments: an RGB profile always;
+ * EXIF and XMP only with metadata=keep, their orientation reset to 1 (the pixels are written upright).
+ * Extended XMP (the rest of a packet over 64 KB, split into segments of its own) is left out.
+ */
+export function jpegMetadata(markers: JpegMarker[], mode: MetadataMode): ImageMetadata {
+  const out: ImageMetadata = {};
+  const icc = rgbIccProfile(markers);
+  if (icc) out.icc = icc;
+  if (mode !== 'keep') return out;
+  const exif = markers.find((m) => m.code === APP1 && startsWith(m.data, EXIF_SIGNATURE));
+  if (exif) out.exif = exifUpright(exif.data).subarray(EXIF_SIGNATURE.length);
+  const xmp = markers.find((m) => m.code === APP1 && startsWith(m.data, XMP_SIGNATURES[0]!));
+  if (xmp) out.xmp = xmpUpright(xmp.data).subarray(XMP_SIGNATURES[0]!.length);
+  return out;
+}
+
+/**
  * The segments to write, in their original order. `channels` is the output's (1 grey, 3 RGB): a
  * profile for another colour model (a CMYK profile once the pixels are RGB) would misdescribe them.
  */

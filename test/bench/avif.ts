@@ -1,35 +1,41 @@
 // `npm run bench -- avif`: the engine's AVIF encoder (wasm/codec/sr_avif.*, libavif over libaom's generic C,
 // run in this process) against sharp's AVIF (native libheif + libaom, one thread) on the camera photos
 // (../shared/corpus/camera/, read in place), and our JPEG beside it. Per photo, at WIDTH (2560; smaller
-// photos kept):
-// - the reference is sharp's decode + EXIF orientation + resize to that width, as RGB;
-// - ours: the reference's rows handed to the module in bands of 16, encoded with `avifSettings(q)` (the
-//   service's own mapping, wasm/avif-settings.ts) at each API quality of QUALITIES, scored with
-//   SSIMULACRA2 against the reference; our JPEG of the same rows at the same q (the engine's row encoder,
-//   4:2:0 below 90, as the service writes a resized JPEG) scored the same way;
+// photos kept), each side doing the whole job of a request on one thread, side by side in one process:
+// - ours: the engine's own decode (DCT-scaled), resampler and EXIF orientation, its rows streaming in
+//   bands of 16 into the module and encoded with `avifSettings(q)` (the service's own mapping,
+//   wasm/avif-settings.ts) at each API quality of QUALITIES: timed from the first row decoded to the
+//   output (wall time, and the process's CPU time); scored with SSIMULACRA2 against our own decoded and
+//   resized rows (kept once, outside the timing); our JPEG of the same rows at the same q (the engine's
+//   row encoder, as the service writes a resized JPEG) scored the same way;
 // - sharp: avif({ quality, effort: 4, chromaSubsampling: '4:2:0' }) from the original JPEG (decode,
-//   resize, encode: timed as one job) at the quality steps SHARP_STEPS it needs to bracket our score; its
-//   bytes at our score are interpolated (log bytes linear in the score) between the two steps around it;
-// - time: ours is the encode plus sharp's own decode + resize of the photo (the service's JPEG decoder and
-//   resampler are a small part of an AVIF request and are measured by the other benches), against sharp's
-//   whole job at the step nearest our score.
-// Sharp's results depend only on the photo, so with BENCH_AVIF_CACHE=1 they are kept between runs (outside
-// the repository) while settings are explored; the reported figures come from runs without it (one run,
-// side by side). BENCH_AVIF_MEMORY=1 instead measures the module's memory peak for synthetic photos of
-// MEMORY_MEGAPIXELS at full size, RGB and RGBA, with the service's grid.
+//   orientation, resize, encode: timed as one job) at the quality steps SHARP_STEPS it needs to bracket our
+//   score, each scored against sharp's own decode + resize; its bytes at our score are interpolated (log
+//   bytes linear in the score) between the two steps around it; time against its job at the step nearest
+//   our score. Each encoder is scored against the picture it was given, so neither resampler counts.
+// sharp's steps are kept in $TMPDIR (CACHE_DIR) as they are measured, and each photo's rows too:
+// BENCH_AVIF_RESUME=1 continues a run that stopped (the photos done are read back; ours and sharp's of
+// each were measured side by side), BENCH_AVIF_CACHE=1 reuses sharp's steps while settings are explored
+// (its times then come from another run, and the rows say so). BENCH_AVIF_MEMORY=1 instead measures the
+// module's memory peak for synthetic photos of MEMORY_MEGAPIXELS at full size, RGB and RGBA, with the
+// service's grid; BENCH_AVIF_SCREENS (PNG paths) what intra block copy off costs screenshots.
 // Environment for exploring: BENCH_AVIF_IMAGES (how many photos, spread over the sorted corpus),
 // BENCH_AVIF_QUALITIES (60,80,90), BENCH_AVIF_SPEED and BENCH_AVIF_OPTIONS (`tune=iq,deltaq-mode=3`:
 // replace avifSettings' speed and options), BENCH_AVIF_LIBAVIF_QUALITY (libavif's quality itself, for
 // settings compared at one point), BENCH_AVIF_SHARP (the API qualities compared with sharp too; 0: none, ours and our JPEG only),
-// BENCH_AVIF_PART (k/n: a share of the photos, for parallel runs), BENCH_AVIF_CELL (a largest grid cell side),
+// BENCH_AVIF_PART (k/n: a share of the photos, for parallel runs), BENCH_AVIF_PHOTOS (file names, comma-separated), BENCH_AVIF_CELL (a largest grid cell side),
 // BENCH_AVIF_CODEC (another build's folder).
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import sharp from 'sharp';
 import { type AvifSettings, avifGrid, avifPeakBytes, avifSettings } from '../../wasm/avif-settings.ts';
-import { encodeAvif, type Raw } from './lib/avif-node.ts';
+import { dctScale } from '../../src/compress/memory-plan.ts';
+import { type Orientation, swapsAxes } from '../../src/compress/exif.ts';
+import { fitWithin } from '../../src/compress/geometry.ts';
+import { encodeAvif, encodeAvifBands, jpegRowBands, type Raw } from './lib/avif-node.ts';
 import { engineJpegFromRgb, type NodeEngine, nodeEngine } from './lib/engine-node.ts';
 import { dimensionsFor, syntheticPhoto } from './lib/images.ts'; // also sharp.cache(false), sharp.concurrency(1)
 import { median } from './lib/load.ts';
@@ -92,6 +98,8 @@ export interface SharpStep {
   bytes: number;
   score: number;
   ms: number;
+  /** Read back from an earlier run's cache (BENCH_AVIF_CACHE=1), not timed beside ours. */
+  cached?: boolean;
 }
 export interface AvifQualityRow {
   q: number;
@@ -99,12 +107,15 @@ export interface AvifQualityRow {
   bytes: number;
   score: number;
   ms: number;
+  /** The process's CPU time over the same work (what a Worker's CPU limit counts). */
+  cpuMs: number;
   peakMiB: number;
   jpegBytes: number;
   jpegScore: number;
   /** sharp's bytes interpolated at our score, and whether our score was outside its steps. */
   sharpBytes: number;
   sharpMs: number;
+  sharpCached: boolean;
   outside: boolean;
   bytesRatio: number;
   timeRatio: number;
@@ -113,7 +124,6 @@ export interface AvifPhotoRow {
   name: string;
   width: number;
   height: number;
-  decodeMs: number;
   sharp: SharpStep[];
   qualities: AvifQualityRow[];
 }
@@ -136,56 +146,100 @@ export interface AvifResult {
   photos: AvifPhotoRow[];
   medians: { q: number; bytesRatio: number; timeRatio: number; score: number; jpegScore: number; bytes: number }[];
   memory: AvifMemoryRow[];
+  screens: AvifScreenRow[];
 }
 
-async function benchPhotos(): Promise<AvifPhotoRow[]> {
+const writePng = (raw: Raw, path: string) =>
+  sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: 3 } })
+    .png({ compressionLevel: 1 })
+    .toFile(path);
+
+/** SSIMULACRA2 of an encoded picture against the RGB picture it was made from (`raw`, written at `refPath`). */
+function scorer(dir: string): (encoded: Uint8Array, raw: Raw, refPath: string) => Promise<number> {
   const tool = ssimulacra2Tool();
-  const dir = mkdtempSync(join(tmpdir(), 'avif-bench-'));
-  const refPath = join(dir, 'ref.png');
-  const score = async (encoded: Uint8Array, raw: Raw): Promise<number> => {
+  return async (encoded, raw, refPath) => {
     const outPath = join(dir, 'out.png');
     const decoded = await sharp(encoded).removeAlpha().raw().toBuffer({ resolveWithObject: true });
     if (decoded.info.width !== raw.width || decoded.info.height !== raw.height) throw new Error('decoded size differs');
-    await sharp(decoded.data, { raw: { width: raw.width, height: raw.height, channels: 3 } })
-      .png({ compressionLevel: 1 })
-      .toFile(outPath);
+    await writePng({ ...raw, data: decoded.data }, outPath);
     const run = spawnSync(tool, [refPath, outPath], { encoding: 'utf8' });
     const value = Number.parseFloat(run.stdout);
     if (run.status !== 0 || !Number.isFinite(value)) throw new Error(`ssimulacra2: ${run.stderr}`);
     return value;
   };
+}
+
+async function benchPhotos(): Promise<AvifPhotoRow[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'avif-bench-'));
+  const score = scorer(dir);
+  const sharpRefPath = join(dir, 'sharp-ref.png');
+  const ourRefPath = join(dir, 'our-ref.png');
   let files = readdirSync(corpusDir)
     .filter((f) => /\.jpe?g$/i.test(f))
     .sort();
+  if (process.env.BENCH_AVIF_PHOTOS) files = process.env.BENCH_AVIF_PHOTOS.split(',');
   const want = Number(process.env.BENCH_AVIF_IMAGES ?? files.length);
   if (want < files.length)
     files = Array.from({ length: want }, (_, i) => files[Math.floor((i * files.length) / want)]!);
   // BENCH_AVIF_PART=k/n: every n-th of those from the k-th, to share a run between processes.
   const [part, parts] = (process.env.BENCH_AVIF_PART ?? '0/1').split('/').map(Number) as [number, number];
   files = files.filter((_, i) => i % parts === part);
+  // sharp's steps are always kept (a run can be resumed); they are read back only with BENCH_AVIF_CACHE=1.
   const useCache = process.env.BENCH_AVIF_CACHE === '1';
-  if (useCache) mkdirSync(CACHE_DIR, { recursive: true });
+  mkdirSync(CACHE_DIR, { recursive: true });
   const jpegEngine: NodeEngine = await nodeEngine();
+  // Each photo's rows (ours and sharp's, measured side by side) are kept as they are measured, keyed by
+  // the settings; BENCH_AVIF_RESUME=1 takes the photos already there and measures only the rest.
+  const settingsKey = createHash('sha1')
+    .update(JSON.stringify(QUALITIES.map((q) => [q, settingsFor(q)])))
+    .digest('hex');
+  const rowsPath = join(CACHE_DIR, `rows-${WIDTH}-${sharp.versions.aom}-${settingsKey.slice(0, 12)}.json`);
+  const done = new Map<string, AvifPhotoRow>(
+    process.env.BENCH_AVIF_RESUME === '1' && existsSync(rowsPath)
+      ? (JSON.parse(readFileSync(rowsPath, 'utf8')) as AvifPhotoRow[]).map((p) => [p.name, p])
+      : [],
+  );
   const photos: AvifPhotoRow[] = [];
   for (const name of files) {
+    const resumed = done.get(name);
+    if (resumed) {
+      log(`${name}: from ${rowsPath}`);
+      photos.push(resumed);
+      continue;
+    }
     const input = readFileSync(join(corpusDir, name));
     const pipeline = () => sharp(input).rotate().resize({ width: WIDTH, withoutEnlargement: true });
-    const t0 = performance.now();
     const ref = await pipeline().removeAlpha().raw().toBuffer({ resolveWithObject: true });
-    const decodeMs = performance.now() - t0;
-    const raw: Raw = {
+    const sharpRef: Raw = {
       data: new Uint8Array(ref.data.buffer, ref.data.byteOffset, ref.data.byteLength),
       width: ref.info.width,
       height: ref.info.height,
       channels: 3,
     };
-    await sharp(ref.data, { raw: { width: raw.width, height: raw.height, channels: 3 } })
-      .png({ compressionLevel: 1 })
-      .toFile(refPath);
+    await writePng(sharpRef, sharpRefPath);
+    // Ours as the service does it: the engine's DCT-scaled decode, resampler and orientation, the rows
+    // streaming into the encoder; its rows are kept (once) to score our output against.
+    const meta = await sharp(input).metadata();
+    const orientation = (meta.orientation ?? 1) as Orientation;
+    const header = { width: meta.width!, height: meta.height! };
+    const upright = swapsAxes(orientation) ? { width: header.height, height: header.width } : header;
+    const output = fitWithin(upright, { width: WIDTH });
+    const stored = swapsAxes(orientation) ? { width: output.height, height: output.width } : output;
+    const scaleNum = output === upright ? 8 : dctScale(header, stored);
+    const size = { ...output, channels: 3 as const };
+    const ourBands = jpegRowBands(jpegEngine, input, { ...output, scaleNum, orientation });
+    const ours = new Uint8Array(output.width * output.height * 3);
+    let filled = 0;
+    ourBands((band) => {
+      ours.set(band, filled);
+      filled += band.length;
+    });
+    const ourRef: Raw = { ...size, data: ours };
+    await writePng(ourRef, ourRefPath);
     const cachePath = join(CACHE_DIR, `${name}-${WIDTH}-${sharp.versions.aom}.json`);
     const sharpSteps = new Map<number, SharpStep>(
       useCache && existsSync(cachePath)
-        ? (JSON.parse(readFileSync(cachePath, 'utf8')) as SharpStep[]).map((s) => [s.quality, s])
+        ? (JSON.parse(readFileSync(cachePath, 'utf8')) as SharpStep[]).map((s) => [s.quality, { ...s, cached: true }])
         : [],
     );
     const sharpAt = async (quality: number): Promise<SharpStep> => {
@@ -194,88 +248,146 @@ async function benchPhotos(): Promise<AvifPhotoRow[]> {
         const t = performance.now();
         const out = await pipeline().avif({ quality, effort: 4, chromaSubsampling: '4:2:0' }).toBuffer();
         const ms = performance.now() - t;
-        step = { quality, bytes: out.length, score: await score(out, raw), ms };
+        step = { quality, bytes: out.length, score: await score(out, sharpRef, sharpRefPath), ms };
         sharpSteps.set(quality, step);
-        if (useCache) writeFileSync(cachePath, JSON.stringify([...sharpSteps.values()]));
+        writeFileSync(cachePath, JSON.stringify([...sharpSteps.values()]));
       }
       return step;
     };
     const qualities: AvifQualityRow[] = [];
     for (const q of QUALITIES) {
       const settings = settingsFor(q);
-      const withSharp = SHARP_QUALITIES.includes(q);
-      const ours = await encodeAvif(raw, settings, gridFor(raw.width, raw.height));
-      const ourScore = await score(ours.output, raw);
-      const jpeg = engineJpegFromRgb(jpegEngine, raw.data, raw.width, raw.height, q);
-      const jpegScore = await score(jpeg, raw);
-      if (!withSharp) {
-        qualities.push({
-          q,
-          libavifQuality: settings.quality,
-          bytes: ours.output.length,
-          score: ourScore,
-          ms: ours.ms + decodeMs,
-          peakMiB: ours.peakBytes / MiB,
-          jpegBytes: jpeg.length,
-          jpegScore,
-          sharpBytes: Number.NaN,
-          sharpMs: Number.NaN,
-          outside: false,
-          bytesRatio: Number.NaN,
-          timeRatio: Number.NaN,
-        });
-        log(
-          `${name} q${q} (libavif ${settings.quality}, speed ${settings.speed}): ${ours.output.length} B s2 ${ourScore.toFixed(2)} ${ours.ms.toFixed(0)} ms; JPEG ${jpeg.length} B s2 ${jpegScore.toFixed(2)}`,
-        );
-        continue;
-      }
-      // sharp's steps around our score: start at the step nearest libavif's quality and walk.
-      let i = SHARP_STEPS.reduce(
-        (best, s, k) => (Math.abs(s - settings.quality) < Math.abs(SHARP_STEPS[best]! - settings.quality) ? k : best),
-        0,
-      );
-      let lo = await sharpAt(SHARP_STEPS[i]!);
-      let hi = lo;
-      if (lo.score > ourScore) {
-        while (i > 0 && hi.score > ourScore) {
-          lo = hi;
-          hi = await sharpAt(SHARP_STEPS[--i]!);
-        }
-      } else {
-        while (i < SHARP_STEPS.length - 1 && hi.score <= ourScore) {
-          lo = hi;
-          hi = await sharpAt(SHARP_STEPS[++i]!);
-        }
-      }
-      const outside = (lo.score - ourScore) * (hi.score - ourScore) > 0;
-      const sharpBytes = bytesAt(ourScore, lo, hi);
-      const nearest = Math.abs(lo.score - ourScore) <= Math.abs(hi.score - ourScore) ? lo : hi;
+      const encoded = await encodeAvifBands(size, ourBands, settings, gridFor(output.width, output.height));
+      const ourScore = await score(encoded.output, ourRef, ourRefPath);
+      const jpeg = engineJpegFromRgb(jpegEngine, ours, output.width, output.height, q);
+      const jpegScore = await score(jpeg, ourRef, ourRefPath);
       const row: AvifQualityRow = {
         q,
         libavifQuality: settings.quality,
-        bytes: ours.output.length,
+        bytes: encoded.output.length,
         score: ourScore,
-        ms: ours.ms + decodeMs,
-        peakMiB: ours.peakBytes / MiB,
+        ms: encoded.ms,
+        cpuMs: encoded.cpuMs,
+        peakMiB: encoded.peakBytes / MiB,
         jpegBytes: jpeg.length,
         jpegScore,
-        sharpBytes,
-        sharpMs: nearest.ms,
-        outside,
-        bytesRatio: ours.output.length / sharpBytes,
-        timeRatio: (ours.ms + decodeMs) / nearest.ms,
+        sharpBytes: Number.NaN,
+        sharpMs: Number.NaN,
+        sharpCached: false,
+        outside: false,
+        bytesRatio: Number.NaN,
+        timeRatio: Number.NaN,
       };
       qualities.push(row);
-      log(
-        `${name} ${raw.width}×${raw.height} q${q} (libavif ${settings.quality}, speed ${settings.speed}): ${row.bytes} B s2 ${ourScore.toFixed(2)} ${row.ms.toFixed(0)} ms; ` +
-          `JPEG ${jpeg.length} B s2 ${jpegScore.toFixed(2)}; sharp q${lo.quality}/q${hi.quality} ${sharpBytes.toFixed(0)} B at our score${outside ? ' (outside its steps)' : ''}, ${nearest.ms.toFixed(0)} ms: ` +
-          `${row.bytesRatio.toFixed(3)}× bytes, ${row.timeRatio.toFixed(2)}× time`,
-      );
+      let line = `${name} ${output.width}×${output.height} q${q} (libavif ${settings.quality}, speed ${settings.speed}): ${row.bytes} B s2 ${ourScore.toFixed(2)} ${row.ms.toFixed(0)} ms (CPU ${row.cpuMs.toFixed(0)} ms); JPEG ${jpeg.length} B s2 ${jpegScore.toFixed(2)}`;
+      if (SHARP_QUALITIES.includes(q)) {
+        const { lo, hi } = await bracket(sharpAt, settings.quality, ourScore);
+        const nearest = Math.abs(lo.score - ourScore) <= Math.abs(hi.score - ourScore) ? lo : hi;
+        row.outside = (lo.score - ourScore) * (hi.score - ourScore) > 0;
+        row.sharpBytes = bytesAt(ourScore, lo, hi);
+        row.sharpMs = nearest.ms;
+        row.sharpCached = nearest.cached === true;
+        row.bytesRatio = row.bytes / row.sharpBytes;
+        row.timeRatio = row.ms / nearest.ms;
+        line +=
+          `; sharp q${lo.quality}/q${hi.quality} ${row.sharpBytes.toFixed(0)} B at our score${row.outside ? ' (outside its steps)' : ''}, ${nearest.ms.toFixed(0)} ms${row.sharpCached ? ' (cached)' : ''}: ` +
+          `${row.bytesRatio.toFixed(3)}× bytes, ${row.timeRatio.toFixed(2)}× time`;
+      }
+      log(line);
     }
-    photos.push({ name, width: raw.width, height: raw.height, decodeMs, sharp: [...sharpSteps.values()], qualities });
+    photos.push({ name, width: output.width, height: output.height, sharp: [...sharpSteps.values()], qualities });
+    done.set(name, photos.at(-1)!);
+    writeFileSync(rowsPath, JSON.stringify([...done.values()]));
   }
   rmSync(dir, { recursive: true, force: true });
   return photos;
+}
+
+/** sharp's two steps around `score`: from the step nearest libavif's quality, walking towards it. */
+async function bracket(
+  sharpAt: (quality: number) => Promise<SharpStep>,
+  libavifQuality: number,
+  score: number,
+): Promise<{ lo: SharpStep; hi: SharpStep }> {
+  let i = SHARP_STEPS.reduce(
+    (best, s, k) => (Math.abs(s - libavifQuality) < Math.abs(SHARP_STEPS[best]! - libavifQuality) ? k : best),
+    0,
+  );
+  let lo = await sharpAt(SHARP_STEPS[i]!);
+  let hi = lo;
+  if (lo.score > score) {
+    while (i > 0 && hi.score > score) {
+      lo = hi;
+      hi = await sharpAt(SHARP_STEPS[--i]!);
+    }
+  } else {
+    while (i < SHARP_STEPS.length - 1 && hi.score <= score) {
+      lo = hi;
+      hi = await sharpAt(SHARP_STEPS[++i]!);
+    }
+  }
+  return { lo, hi };
+}
+
+export interface AvifScreenRow {
+  name: string;
+  width: number;
+  height: number;
+  q: number;
+  /** With the service's options (intra block copy off), and with intra block copy left to libaom. */
+  off: { bytes: number; score: number };
+  on: { bytes: number; score: number };
+}
+
+/**
+ * What intra block copy off costs screenshots: each PNG of BENCH_AVIF_SCREENS (comma-separated paths) at
+ * full size, encoded at each of QUALITIES with the service's options and with intra block copy on, scored
+ * against the PNG. The bytes at equal score are compared in the report (log-linear between qualities).
+ */
+async function benchScreens(paths: string[]): Promise<AvifScreenRow[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'avif-screens-'));
+  const score = scorer(dir);
+  const refPath = join(dir, 'ref.png');
+  const rows: AvifScreenRow[] = [];
+  for (const path of paths) {
+    const decoded = await sharp(path).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const raw: Raw = {
+      data: new Uint8Array(decoded.data),
+      width: decoded.info.width,
+      height: decoded.info.height,
+      channels: 3,
+    };
+    await writePng(raw, refPath);
+    for (const q of QUALITIES) {
+      const settings = settingsFor(q);
+      const encodeWith = async (options: AvifSettings['options']) => {
+        const { output } = await encodeAvif(raw, { ...settings, options }, gridFor(raw.width, raw.height));
+        return { bytes: output.length, score: await score(output, raw, refPath) };
+      };
+      const off = await encodeWith(settings.options);
+      const on = await encodeWith(settings.options.filter(([key]) => key !== 'enable-intrabc'));
+      const row = { name: path.split('/').at(-1)!, width: raw.width, height: raw.height, q, off, on };
+      rows.push(row);
+      log(
+        `${row.name} ${raw.width}×${raw.height} q${q}: intrabc off ${off.bytes} B s2 ${off.score.toFixed(2)}; on ${on.bytes} B s2 ${on.score.toFixed(2)}`,
+      );
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+  return rows;
+}
+
+/** Bytes of `rows`' `on` encodes interpolated at each `off` score (log-linear), over the off bytes. */
+export function intrabcRatios(rows: AvifScreenRow[]): { name: string; q: number; ratio: number }[] {
+  return rows.flatMap((r) => {
+    const same = rows
+      .filter((o) => o.name === r.name)
+      .map((o) => o.on)
+      .sort((a, b) => a.score - b.score);
+    const hi = same.find((o) => o.score >= r.off.score) ?? same.at(-1)!;
+    const lo = [...same].reverse().find((o) => o.score <= r.off.score) ?? same[0]!;
+    return [{ name: r.name, q: r.q, ratio: r.off.bytes / bytesAt(r.off.score, lo, hi) }];
+  });
 }
 
 /** The module's memory peak at full size for synthetic photos, RGB and RGBA, with the service's grid. */
@@ -316,7 +428,9 @@ async function benchMemory(): Promise<AvifMemoryRow[]> {
 
 export async function benchAvif(): Promise<AvifResult> {
   const memoryOnly = process.env.BENCH_AVIF_MEMORY === '1';
-  const photos = memoryOnly ? [] : await benchPhotos();
+  const screenPaths = process.env.BENCH_AVIF_SCREENS?.split(',').filter(Boolean) ?? [];
+  const screens = screenPaths.length > 0 ? await benchScreens(screenPaths) : [];
+  const photos = memoryOnly || screens.length > 0 ? [] : await benchPhotos();
   const medians = QUALITIES.map((q) => {
     const rows = photos.flatMap((p) => p.qualities.filter((r) => r.q === q));
     return {
@@ -336,6 +450,7 @@ export async function benchAvif(): Promise<AvifResult> {
     photos,
     medians,
     memory,
+    screens,
   };
 }
 
@@ -362,6 +477,18 @@ export function avifReport(r: AvifResult): string {
       lines.push(
         `| ${m.q} | ${m.bytes.toFixed(0)} | ${m.score.toFixed(1)} | ${m.jpegScore.toFixed(1)} | ${m.bytesRatio.toFixed(3)} | ${m.timeRatio.toFixed(2)} |`,
       );
+  }
+  if (r.screens.length > 0) {
+    const ratios = intrabcRatios(r.screens);
+    lines.push(
+      '',
+      '| screenshot | q | intra block copy off: bytes, s2 | on: bytes, s2 | off ÷ on bytes at equal s2 |',
+      '|---|---:|---|---|---:|',
+      ...r.screens.map(
+        (s, i) =>
+          `| ${s.name} ${s.width}×${s.height} | ${s.q} | ${s.off.bytes}, ${s.off.score.toFixed(2)} | ${s.on.bytes}, ${s.on.score.toFixed(2)} | ${ratios[i]!.ratio.toFixed(3)} |`,
+      ),
+    );
   }
   if (r.memory.length > 0) {
     lines.push(

@@ -3,6 +3,7 @@
 // starts (cold) and again after a warm-up (warm): a 12 MP photo as JPEG, PNG and WebP to JPEG, PNG
 // (width=3000: a full-size photo as PNG is a 20 MB file nobody asks for), WebP and AVIF; a 24 MP photo
 // at full size to each; a 12 MP screenshot PNG to each; the 50 MP screenshot PNG with width=2048 to PNG;
+// a 64 × 64 JPEG to each (cold, that output's code loading: the AVIF module's compilation and instantiation);
 // and four 12 MP compressions sent at once (200 or 503 overloaded, never 500), to WebP and to AVIF.
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -75,6 +76,17 @@ interface Input {
   file: string;
   bytes: Uint8Array;
   photo: boolean;
+}
+
+/**
+ * A 64 × 64 JPEG: its cold request to each output is mostly what loading that output's code costs (the
+ * AVIF module's compilation and instantiation beside the engine's), its warm request almost nothing.
+ */
+async function tinyInput(): Promise<Input> {
+  const bytes = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#3c78b4' } })
+    .jpeg({ quality: 90 })
+    .toBuffer();
+  return { name: '64×64 JPEG (the code loaded cold)', file: 'in.jpg', bytes: new Uint8Array(bytes), photo: false };
 }
 
 async function inputs(service: Service): Promise<{ matrix: Input[]; big: Input[]; shot50: Input }> {
@@ -156,8 +168,9 @@ export async function benchConversions(start: () => Promise<Service>): Promise<C
   const atOnce: AtOnce[] = [];
   try {
     const { matrix, big, shot50 } = await inputs(service);
+    const tiny = await tinyInput();
     const run: { input: Input; output: Format; options: CompressOptions }[] = [
-      ...[...matrix, ...big].flatMap((input) =>
+      ...[tiny, ...matrix, ...big].flatMap((input) =>
         FORMATS.map((output) => ({
           input,
           output,

@@ -9,6 +9,10 @@ export interface DecodedAvif extends RgbaImage {
   hasAlpha: boolean;
   /** The stored ICC profile's SHA-256 in hex; '' for none. */
   iccSha256: string;
+  /** The EXIF payload ("Exif\0\0" and its TIFF block), empty for none. */
+  exif: Uint8Array;
+  /** The XMP packet as text, '' for none. */
+  xmp: string;
 }
 
 export async function decodeAvif(bytes: Uint8Array): Promise<DecodedAvif> {
@@ -23,5 +27,7 @@ export async function decodeAvif(bytes: Uint8Array): Promise<DecodedAvif> {
     format: header('x-format'),
     hasAlpha: header('x-has-alpha') === 'true',
     iccSha256: header('x-icc-sha256'),
+    exif: Uint8Array.from(atob(header('x-exif-base64')), (c) => c.charCodeAt(0)),
+    xmp: atob(header('x-xmp-base64')),
   };
 }

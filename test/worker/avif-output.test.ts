@@ -1,5 +1,5 @@
 // format=avif as a caller sees it: each input becomes an AVIF that decodes (with sharp) to the right size
-// and orientation, alpha kept; a grid-encoded picture has no seams at its cell boundaries; target_kb
+// and orientation, alpha kept, EXIF and XMP only with metadata=keep and upright; a grid-encoded picture has no seams at its cell boundaries; target_kb
 // searches as for WebP; the free tier is refused as for WebP. Images stay small (the whole suite's time):
 // conversions.test.ts has the large ones that prove streaming.
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { makeKey, type TestKey } from './helpers.ts';
 import {
   bodyBytes,
   compressCall,
+  exifTiff,
   jpegOf,
   near,
   pixel,
@@ -77,6 +78,53 @@ describe('format=avif', () => {
     const stored = storeWithOrientation(upright, 8);
     const webp = withMetadata(lossyWebp(stored, 95), stored.width, stored.height, { orientation: 8 });
     expectQuadrants((await avifOf({ image: webp, filename: 'in.webp' })).decoded, 240, 160);
+  });
+
+  describe('metadata=keep: EXIF and XMP go in, their orientation reset to 1 (the pixels are upright); none without it', () => {
+    const xmpPacket = (orientation: number) =>
+      `<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:tiff="http://ns.adobe.com/tiff/1.0/" tiff:Orientation="${orientation}"/></rdf:RDF></x:xmpmeta>`;
+    /** The JPEG with an APP1 XMP segment inserted after SOI. */
+    const withJpegXmp = (jpeg: Uint8Array, packet: string) => {
+      const payload = cat(ascii('http://ns.adobe.com/xap/1.0/\0'), ascii(packet));
+      const length = payload.length + 2;
+      return cat(jpeg.subarray(0, 2), Uint8Array.of(0xff, 0xe1, length >> 8, length & 255), payload, jpeg.subarray(2));
+    };
+    const jpegTagged = (width: number, height: number) =>
+      withJpegXmp(withJpegOrientation(jpegOf(storeWithOrientation(quadrants(width, height), 6), 95), 6), xmpPacket(6));
+    const webpTagged = () => {
+      const stored = storeWithOrientation(quadrants(240, 160), 8);
+      return withMetadata(lossyWebp(stored, 95), stored.width, stored.height, {
+        orientation: 8,
+        xmp: ascii(xmpPacket(8)),
+      });
+    };
+    const cases = [
+      ['a JPEG', 'in.jpg', 240, 160, () => jpegTagged(240, 160)],
+      ['a WebP', 'in.webp', 240, 160, webpTagged],
+      // Wider than a cell: a grid, whose metadata libavif takes from its first cell.
+      ['a JPEG encoded as a grid', 'in.jpg', 1040, 64, () => jpegTagged(1040, 64)],
+    ] as const;
+
+    it.each(cases)('%s', async (_, filename, width, height, image) => {
+      const { decoded } = await avifOf({ image: image(), filename, metadata: 'keep' });
+      expectQuadrants(decoded, width, height);
+      // The input's TIFF block with its Orientation set to 1, nothing else changed (and no rotation property:
+      // sharp applies one, which would turn the quadrants).
+      expect([...decoded.exif.subarray(-exifTiff(1).length)]).toEqual([...exifTiff(1)]);
+      expect(decoded.xmp).toContain(xmpPacket(1));
+    });
+
+    it.each(cases)('%s, without metadata=keep', async (_, filename, width, height, image) => {
+      const { decoded } = await avifOf({ image: image(), filename });
+      expectQuadrants(decoded, width, height);
+      expect(decoded.exif.length).toBe(0);
+      expect(decoded.xmp).toBe('');
+    });
+  });
+
+  it('a picture wider than a cell but under 64 pixels high (a grid would need smaller cells than MIAF allows) is one image', async () => {
+    const { decoded } = await avifOf({ image: pngOf(quadrants(1100, 40)), filename: 'in.png' });
+    expectQuadrants(decoded, 1100, 40);
   });
 
   it("keeps a PNG's alpha channel", async () => {

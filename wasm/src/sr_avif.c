@@ -44,6 +44,13 @@ static void set_message(sr_avif *a, const char *what, avifResult r) {
   snprintf(a->message, sizeof a->message, "%s: %s", what, avifResultToString(r));
 }
 
+/* 0 when r is AVIF_RESULT_OK, else -1 with a message naming the step. */
+static int checked(sr_avif *a, const char *what, avifResult r) {
+  if (r == AVIF_RESULT_OK) return 0;
+  set_message(a, what, r);
+  return -1;
+}
+
 void sr_avif_destroy(sr_avif *a) {
   if (!a) return;
   if (a->cells) {
@@ -114,16 +121,32 @@ const char *sr_avif_message(const sr_avif *a) { return a->message; }
  * a profile). 0, or -1 with a message. */
 int sr_avif_icc(sr_avif *a, const uint8_t *icc, uint32_t size) {
   if (!size) return 0;
-  avifResult r = avifImageSetProfileICC(a->cells[0], icc, size);
-  if (r != AVIF_RESULT_OK) {
-    set_message(a, "avifImageSetProfileICC", r);
-    return -1;
-  }
+  if (checked(a, "avifImageSetProfileICC", avifImageSetProfileICC(a->cells[0], icc, size))) return -1;
   for (uint32_t i = 0; i < a->cols * a->rows; i++) {
     a->cells[i]->colorPrimaries = AVIF_COLOR_PRIMARIES_UNSPECIFIED;
     a->cells[i]->transferCharacteristics = AVIF_TRANSFER_CHARACTERISTICS_UNSPECIFIED;
   }
   return 0;
+}
+
+/* The picture's EXIF (a TIFF header and its IFDs, "Exif\0\0" before it or not), copied and written as an
+ * Exif item of the image (of the grid: libavif takes a grid's metadata from its first cell). libavif
+ * reads the EXIF orientation into the image's rotation and mirror properties; the rows arrive upright,
+ * so those are cleared whatever the tag says (the caller resets it to 1 as well). EXIF without a TIFF
+ * header cannot be stored (libavif refuses the encode) and is left out. 0, or -1 with a message. */
+int sr_avif_exif(sr_avif *a, const uint8_t *exif, uint32_t size) {
+  size_t offset;
+  if (!size || avifGetExifTiffHeaderOffset(exif, size, &offset) != AVIF_RESULT_OK) return 0;
+  avifResult r = avifImageSetMetadataExif(a->cells[0], exif, size);
+  a->cells[0]->transformFlags &= ~(avifTransformFlags)(AVIF_TRANSFORM_IROT | AVIF_TRANSFORM_IMIR);
+  return checked(a, "avifImageSetMetadataExif", r);
+}
+
+/* The picture's XMP packet, copied and written as an XMP item (on the first cell, as for EXIF). 0, or -1
+ * with a message. */
+int sr_avif_xmp(sr_avif *a, const uint8_t *xmp, uint32_t size) {
+  if (!size) return 0;
+  return checked(a, "avifImageSetMetadataXMP", avifImageSetMetadataXMP(a->cells[0], xmp, size));
 }
 
 /* A libaom setting by its aomenc name ("tune" = "iq", "deltaq-mode" = "3", ...), applied by the next
@@ -205,10 +228,7 @@ int sr_avif_rows(sr_avif *a, const uint8_t *pixels, uint32_t count) {
       view->imageOwnsYUVPlanes = AVIF_FALSE;
       view->imageOwnsAlphaPlane = AVIF_FALSE;
       avifImageDestroy(view);
-      if (r != AVIF_RESULT_OK) {
-        set_message(a, "avifImageRGBToYUV", r);
-        return -1;
-      }
+      if (checked(a, "avifImageRGBToYUV", r)) return -1;
       if (cols_in_cell < cell->width) repeat_column(cell, cols_in_cell, y_in_cell, y_in_cell + n);
       if (y + n == a->height && a->coded_h > a->height) repeat_row(cell, y_in_cell + n);
     }

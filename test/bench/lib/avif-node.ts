@@ -2,7 +2,7 @@
 // tests: wasm/ imports the .wasm as a Worker module, which Node cannot, so the exports are called by name.
 import { resolve } from 'node:path';
 import { type AvifSettings, avifGrid } from '../../../wasm/avif-settings.ts';
-import { nodeModule } from './engine-node.ts';
+import { type NodeEngine, nodeModule } from './engine-node.ts';
 
 // BENCH_AVIF_CODEC: another build's folder (holding sr_avif.js and .wasm), to compare builds.
 const CODEC = process.env.BENCH_AVIF_CODEC
@@ -18,16 +18,36 @@ export interface Raw {
   channels: 3 | 4;
 }
 
+/** Hands the picture's rows to `put` in bands (a view of at most BAND_ROWS rows, and their count). */
+export type RowBands = (put: (band: Uint8Array, rows: number) => void) => void;
+
 /** One encode in a fresh instance, so the instance's memory afterwards is this encode's peak. */
-export async function encodeAvif(
-  raw: Raw,
+export function encodeAvif(raw: Raw, settings: AvifSettings, grid = avifGrid(raw.width, raw.height), icc?: Uint8Array) {
+  const stride = raw.width * raw.channels;
+  const bands: RowBands = (put) => {
+    for (let y = 0; y < raw.height; y += BAND_ROWS) {
+      const rows = Math.min(BAND_ROWS, raw.height - y);
+      put(raw.data.subarray(y * stride, (y + rows) * stride), rows);
+    }
+  };
+  return encodeAvifBands(raw, bands, settings, grid, icc);
+}
+
+/**
+ * One encode in a fresh instance of rows that `bands` produces as they come (a decoder's, timed with the
+ * encode: `ms` runs from the first band to the output).
+ */
+export async function encodeAvifBands(
+  size: Omit<Raw, 'data'>,
+  bands: RowBands,
   settings: AvifSettings,
-  grid = avifGrid(raw.width, raw.height),
+  grid = avifGrid(size.width, size.height),
   icc?: Uint8Array,
 ) {
   const { m, memory } = await nodeModule(new URL('sr_avif.wasm', CODEC), new URL('sr_avif.js', CODEC).href);
   const t0 = performance.now();
-  const enc = m._sr_avif_create!(raw.width, raw.height, raw.channels, grid.cols, grid.rows);
+  const cpu0 = process.cpuUsage();
+  const enc = m._sr_avif_create!(size.width, size.height, size.channels, grid.cols, grid.rows);
   if (!enc) throw new Error('sr_avif_create failed');
   const message = () =>
     new TextDecoder().decode(new Uint8Array(memory.buffer, m._sr_avif_message!(enc) >>> 0, 256)).replace(/\0.*$/s, '');
@@ -49,13 +69,11 @@ export async function encodeAvif(
       m._free!(ptr);
       if (set !== 0) throw new Error(`sr_avif_icc: ${message()}`);
     }
-    const stride = raw.width * raw.channels;
-    const band = m._malloc!(stride * BAND_ROWS);
-    for (let y = 0; y < raw.height; y += BAND_ROWS) {
-      const rows = Math.min(BAND_ROWS, raw.height - y);
-      new Uint8Array(memory.buffer).set(raw.data.subarray(y * stride, (y + rows) * stride), band);
-      if (m._sr_avif_rows!(enc, band, rows) !== 0) throw new Error(`sr_avif_rows: ${message()}`);
-    }
+    const band = m._malloc!(size.width * size.channels * BAND_ROWS);
+    bands((rows, count) => {
+      new Uint8Array(memory.buffer).set(rows, band);
+      if (m._sr_avif_rows!(enc, band, count) !== 0) throw new Error(`sr_avif_rows: ${message()}`);
+    });
     m._free!(band);
     const filledBytes = memory.buffer.byteLength;
     if (m._sr_avif_encode!(enc, settings.quality, settings.speed) !== 0)
@@ -63,8 +81,54 @@ export async function encodeAvif(
     const ptr = m._sr_avif_output!(enc) >>> 0;
     const output = new Uint8Array(memory.buffer).slice(ptr, ptr + m._sr_avif_output_len!(enc));
     const ms = performance.now() - t0;
-    return { output, ms, filledBytes, peakBytes: memory.buffer.byteLength, grid };
+    const cpu = process.cpuUsage(cpu0);
+    return {
+      output,
+      ms,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      filledBytes,
+      peakBytes: memory.buffer.byteLength,
+      grid,
+    };
   } finally {
     m._sr_avif_destroy!(enc);
   }
+}
+
+/**
+ * The engine's upright rows of a JPEG at `width` × `height` (after orientation), as the service pulls
+ * them: DCT-scaled decode, the resampler, the EXIF orientation; handed on in bands of BAND_ROWS.
+ */
+export function jpegRowBands(
+  e: NodeEngine,
+  input: Uint8Array,
+  out: { width: number; height: number; scaleNum: number; orientation: number },
+): RowBands {
+  return (put) => {
+    const { m, memory } = e;
+    const inputPtr = m._malloc!(input.length);
+    new Uint8Array(memory.buffer).set(input, inputPtr);
+    const job = m._sr_job_create!(inputPtr, input.length);
+    const stride = out.width * 3;
+    const buffer = m._malloc!(stride * BAND_ROWS);
+    try {
+      if (m._sr_job_header!(job) !== 0) throw new Error('header refused');
+      m._sr_job_close_header!(job);
+      const [stored_w, stored_h] = out.orientation >= 5 ? [out.height, out.width] : [out.width, out.height];
+      if (m._sr_job_set_pixels!(job, out.scaleNum, stored_w, stored_h, out.orientation) !== 0)
+        throw new Error('pixel settings refused');
+      if (m._sr_job_channels!(job) !== 3) throw new Error('only colour photos');
+      if (m._sr_job_pull_begin!(job) < 0) throw new Error('pull_begin failed');
+      for (let y = 0; y < out.height; ) {
+        const n = m._sr_job_pull!(job, buffer, BAND_ROWS);
+        if (n <= 0) throw new Error('the decoder stopped early');
+        put(new Uint8Array(memory.buffer, buffer, n * stride), n);
+        y += n;
+      }
+    } finally {
+      m._free!(buffer);
+      m._sr_job_destroy!(job);
+      m._free!(inputPtr);
+    }
+  };
 }
