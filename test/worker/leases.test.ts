@@ -110,6 +110,20 @@ describe('leases near the caller', () => {
     expect(40 + admitted).toBe(100);
     await Promise.all([...sin, ...ams].map((r) => r.body?.cancel()));
   });
+
+  it("a location's late report of the minute that ended leaves the new minute's count whole", async () => {
+    const k = await makeKey({ scopes: ['tools'] });
+    const clock = new TestClock(Date.UTC(2026, 10, 21, 12, 0, 50));
+    // AMS spends from a slice of this minute, the last spends not yet reported when the minute ends ...
+    for (let i = 0; i < 30; i++) expect((await at('AMS', k, clock)).status).toBe(200);
+    clock.advance(15_000);
+    // ... SIN spends most of the next minute ...
+    for (let i = 0; i < 90; i++) expect((await at('SIN', k, clock)).status).toBe(200);
+    // ... and AMS's next request brings its report of the minute that ended: the new one still has 10 left.
+    const next = await Promise.all(Array.from({ length: 40 }, (_, i) => at(i % 2 === 0 ? 'AMS' : 'SIN', k, clock)));
+    expect(next.filter((r) => r.status === 200)).toHaveLength(10);
+    await Promise.all(next.map((r) => r.body?.cancel()));
+  });
 });
 
 /** A compression of an 8×8 PNG at `colo`; `quality` 0 makes it a 400 after its unit was reserved. */
