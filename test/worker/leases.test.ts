@@ -4,6 +4,7 @@
 // pass a window's limit nor the month's quota, and a figure never says more is left than is.
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import { hashKey } from '../../src/accounts/keys.ts';
 import worker from '../../src/index.ts';
 import {
   TestClock,
@@ -185,6 +186,24 @@ describe('leases of the month near the caller', () => {
     const usage = (await (await call('/api/v1/account', { headers: toolsHeaders(k.key), clock })).json<any>()).data
       .usage.month_compressions;
     expect(usage.remaining).toBe(0);
+  }, 30_000);
+
+  it("a compression reserved at the account's meter (signed image URLs) has the month's last units a slice held", async () => {
+    const k = await makeKey({ scopes: ['image'], image: 'free' });
+    const clock = new TestClock();
+    // AMS holds a slice of the month with units to spare ...
+    for (let i = 0; i < 3; i++) expect((await compressAt('AMS', k, clock)).status).toBe(200);
+    // ... and the rest is reserved without a location, at the account's meter, to the last unit.
+    const hash = await hashKey(k.key);
+    const stub = env.METER.get(env.METER.idFromName(hash));
+    let admitted = 0;
+    for (let i = 0; i < 100; i++) {
+      const reserved = await stub.reserve(hash, clock.now);
+      if (reserved.outcome !== 'ok') break;
+      await stub.commit(hash, reserved.reservation!, clock.now);
+      admitted++;
+    }
+    expect(3 + admitted).toBe(100);
   }, 30_000);
 
   it('a revoked key is refused on its next compression where a slice of the month is held', async () => {
