@@ -6,6 +6,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:
 import { describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/accounts/keys.ts';
 import worker from '../../src/index.ts';
+import { LEASE_GRACE_MS, LEASE_MAX_MS } from '../../src/metering/lease.ts';
 import {
   TestClock,
   bearer,
@@ -215,6 +216,17 @@ describe('leases of the month near the caller', () => {
     expect(after.status).toBe(401);
     expect((await after.json<any>()).error.message).toContain('revoked');
   });
+
+  it("a revoked key's unspent slice of the month goes back to the account, not counted as compressions", async () => {
+    const k = await makeKey({ scopes: ['image'], image: 'free' });
+    const clock = new TestClock();
+    for (let i = 0; i < 3; i++) expect((await compressAt('AMS', k, clock)).status).toBe(200);
+    await revoke(k);
+    // Past the lease's end at the account's meter, had its final report not arrived.
+    await new Promise((r) => setTimeout(r, LEASE_MAX_MS + LEASE_GRACE_MS + 300));
+    const month = await env.ACCOUNT_METER.get(env.ACCOUNT_METER.idFromName(k.accountId)).month('free', clock.now);
+    expect(month).toMatchObject({ used: 3, remaining: 97 });
+  }, 30_000);
 
   it('the minute of refused uploads, once full at one location, refuses compressions at another', async () => {
     const k = await makeKey({ scopes: ['image'], image: 'free' });
