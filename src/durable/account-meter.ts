@@ -13,7 +13,7 @@ import type { ImageTier } from '../accounts/tiers.ts';
 import type { Env } from '../env.ts';
 import { Counters } from '../metering/counters.ts';
 import type { ExchangeAnswer, ExchangeRequest } from '../metering/lease-client.ts';
-import { serveExchange, type HomePorts } from '../metering/lease-home.ts';
+import { recallOthers, serveExchange, type HomePorts } from '../metering/lease-home.ts';
 import { nearbyMeterNamed } from '../metering/lease-holder-stub.ts';
 import { HeldCounters, monthCounts, objectPorts, SqlLeaseStore } from '../metering/lease-store.ts';
 import { HomeLedger } from '../metering/lease.ts';
@@ -113,11 +113,21 @@ export class AccountMeter extends DurableObject<Env> {
    * `hook` (the calling key, when the account has webhooks) makes a refusal a rate_limit.exceeded event.
    */
   async reserve(tier: ImageTier, now: number, id: string, hook?: HookTarget): Promise<ImageResult> {
-    const { result, recorded } = this.ctx.storage.transactionSync(() => {
-      this.at(now);
-      const result = reserveCompression(this.held, tier, now, id);
-      return { result, recorded: !result.allowed && hook !== undefined && imageRefused(this.outbox, hook, tier, now) };
-    });
+    const attempt = (last: boolean) =>
+      this.ctx.storage.transactionSync(() => {
+        this.at(now);
+        const result = reserveCompression(this.held, tier, now, id);
+        const refusal = last && !result.allowed && hook !== undefined;
+        return { result, recorded: refusal && imageRefused(this.outbox, hook, tier, now) };
+      });
+    // Before refusing, the slices lent to locations come back, as for a reservation a holder asks for:
+    // a reservation with no location (signed image URLs) must not be refused while units lie idle there.
+    const lent = () => this.ledger.records().some((r) => r.granted > r.reported);
+    let { result, recorded } = attempt(!lent());
+    if (!result.allowed && lent()) {
+      await recallOthers(this.ledger, this.ports, '');
+      ({ result, recorded } = attempt(true));
+    }
     if (recorded) await this.ctx.storage.setAlarm(Date.now());
     return result;
   }

@@ -151,8 +151,11 @@ export class KeyMeter extends DurableObject<Env> {
     const forward = { ...request, location: holderName(hash, request.location) };
     if (refusal || !key) {
       const reports = request.reports.map((r) => ({ ...r, keep: false }));
-      if (key && reports.length > 0)
-        await this.account(key).exchange(key.tiers.image, { ...forward, reports, want: 0, spend: 0 });
+      // A revoked key's holder still gives its slice back: unreported, its unspent units would count as
+      // compressions of the account's month when the lease expires.
+      const owner = key ?? (await this.settleKey(hash, request.now));
+      if (owner && reports.length > 0)
+        await this.account(owner).exchange(owner.tiers.image, { ...forward, reports, want: 0, spend: 0 });
       return { verdicts: Array.from({ length: request.spend }, () => refusal ?? auth), grant: null };
     }
     if (this.leases.meta('hash') !== hash) this.leases.setMeta('hash', hash);

@@ -57,12 +57,15 @@ export class Counters {
   }
 
   add(name: string, start: number, units = 1): void {
-    // SET expressions see the old row, so `start` on the right is the stored window's start.
+    // SET expressions see the old row, so `start` on the right is the stored window's start. A unit of a
+    // window that has ended (a lease's report, a reservation settled after the window turned) arrives
+    // after the next window has begun counting: it is dropped, never allowed to replace the newer count.
     this.sql.exec(
       `INSERT INTO windows (name, start, used) VALUES (?, ?, ?)
        ON CONFLICT (name) DO UPDATE SET
          used = CASE WHEN start = excluded.start THEN used + excluded.used ELSE excluded.used END,
-         start = excluded.start`,
+         start = excluded.start
+       WHERE excluded.start >= start`,
       name,
       start,
       units,

@@ -4,7 +4,9 @@
 // pass a window's limit nor the month's quota, and a figure never says more is left than is.
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import { hashKey } from '../../src/accounts/keys.ts';
 import worker from '../../src/index.ts';
+import { LEASE_GRACE_MS, LEASE_MAX_MS } from '../../src/metering/lease.ts';
 import {
   TestClock,
   bearer,
@@ -110,6 +112,20 @@ describe('leases near the caller', () => {
     expect(40 + admitted).toBe(100);
     await Promise.all([...sin, ...ams].map((r) => r.body?.cancel()));
   });
+
+  it("a location's late report of the minute that ended leaves the new minute's count whole", async () => {
+    const k = await makeKey({ scopes: ['tools'] });
+    const clock = new TestClock(Date.UTC(2026, 10, 21, 12, 0, 50));
+    // AMS spends from a slice of this minute, the last spends not yet reported when the minute ends ...
+    for (let i = 0; i < 30; i++) expect((await at('AMS', k, clock)).status).toBe(200);
+    clock.advance(15_000);
+    // ... SIN spends most of the next minute ...
+    for (let i = 0; i < 90; i++) expect((await at('SIN', k, clock)).status).toBe(200);
+    // ... and AMS's next request brings its report of the minute that ended: the new one still has 10 left.
+    const next = await Promise.all(Array.from({ length: 40 }, (_, i) => at(i % 2 === 0 ? 'AMS' : 'SIN', k, clock)));
+    expect(next.filter((r) => r.status === 200)).toHaveLength(10);
+    await Promise.all(next.map((r) => r.body?.cancel()));
+  });
 });
 
 /** A compression of an 8×8 PNG at `colo`; `quality` 0 makes it a 400 after its unit was reserved. */
@@ -173,6 +189,24 @@ describe('leases of the month near the caller', () => {
     expect(usage.remaining).toBe(0);
   }, 30_000);
 
+  it("a compression reserved at the account's meter (signed image URLs) has the month's last units a slice held", async () => {
+    const k = await makeKey({ scopes: ['image'], image: 'free' });
+    const clock = new TestClock();
+    // AMS holds a slice of the month with units to spare ...
+    for (let i = 0; i < 3; i++) expect((await compressAt('AMS', k, clock)).status).toBe(200);
+    // ... and the rest is reserved without a location, at the account's meter, to the last unit.
+    const hash = await hashKey(k.key);
+    const stub = env.METER.get(env.METER.idFromName(hash));
+    let admitted = 0;
+    for (let i = 0; i < 100; i++) {
+      const reserved = await stub.reserve(hash, clock.now);
+      if (reserved.outcome !== 'ok') break;
+      await stub.commit(hash, reserved.reservation!, clock.now);
+      admitted++;
+    }
+    expect(3 + admitted).toBe(100);
+  }, 30_000);
+
   it('a revoked key is refused on its next compression where a slice of the month is held', async () => {
     const k = await makeKey({ scopes: ['image'], image: 'free' });
     const clock = new TestClock();
@@ -182,6 +216,17 @@ describe('leases of the month near the caller', () => {
     expect(after.status).toBe(401);
     expect((await after.json<any>()).error.message).toContain('revoked');
   });
+
+  it("a revoked key's unspent slice of the month goes back to the account, not counted as compressions", async () => {
+    const k = await makeKey({ scopes: ['image'], image: 'free' });
+    const clock = new TestClock();
+    for (let i = 0; i < 3; i++) expect((await compressAt('AMS', k, clock)).status).toBe(200);
+    await revoke(k);
+    // Past the lease's end at the account's meter, had its final report not arrived.
+    await new Promise((r) => setTimeout(r, LEASE_MAX_MS + LEASE_GRACE_MS + 300));
+    const month = await env.ACCOUNT_METER.get(env.ACCOUNT_METER.idFromName(k.accountId)).month('free', clock.now);
+    expect(month).toMatchObject({ used: 3, remaining: 97 });
+  }, 30_000);
 
   it('the minute of refused uploads, once full at one location, refuses compressions at another', async () => {
     const k = await makeKey({ scopes: ['image'], image: 'free' });
