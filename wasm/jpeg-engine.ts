@@ -273,10 +273,7 @@ export class JpegJob {
   /** @internal throws the engine's message when `status` is not 0. */
   check(status: number, what: string): void {
     if (status === 0) return;
-    const ptr = this.call('message', this.job) >>> 0;
-    const heap = this.codec.heap();
-    const end = heap.indexOf(0, ptr);
-    const message = new TextDecoder().decode(heap.subarray(ptr, end < 0 ? ptr : end));
+    const message = this.codec.string(this.call('message', this.job) >>> 0);
     throw new JpegEngineError(message || `the JPEG ${what} failed`);
   }
 }
