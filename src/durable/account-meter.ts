@@ -8,15 +8,12 @@
 // is atomic and the month is exact however many keys reserve at once. It is also the home of the month's
 // leases (docs/design.md, "Leases"): each key's LeaseHolder at a location may hold a slice of the month,
 // reserved there without a call here; a unit lent counts as taken until its location reports it.
-import { DurableObject } from 'cloudflare:workers';
 import type { ImageTier } from '../accounts/tiers.ts';
 import type { Env } from '../env.ts';
-import { Counters } from '../metering/counters.ts';
 import type { ExchangeAnswer, ExchangeRequest } from '../metering/lease-client.ts';
-import { recallOthers, serveExchange, type HomePorts } from '../metering/lease-home.ts';
+import { recallOthers, serveExchange } from '../metering/lease-home.ts';
 import { nearbyMeterNamed } from '../metering/lease-holder-stub.ts';
-import { HeldCounters, monthCounts, objectPorts, SqlLeaseStore } from '../metering/lease-store.ts';
-import { HomeLedger } from '../metering/lease.ts';
+import { monthCounts } from '../metering/lease-store.ts';
 import {
   commitCompression,
   imageStatus,
@@ -31,7 +28,7 @@ import { monthWindow } from '../metering/windows.ts';
 import type { WindowUsage } from '../metering/types.ts';
 import { handOff } from '../webhooks/dispatcher-stub.ts';
 import { imageRefused, imageThresholds, type HookTarget } from '../webhooks/meter-events.ts';
-import { MeterOutbox } from '../webhooks/meter-outbox.ts';
+import { LeaseHomeObject } from './lease-home-object.ts';
 import { exportObjectState, importObjectState, type ObjectState } from './object-state.ts';
 
 /** A reservation as a lease's synchronous spend answers it: the month's result and the id to settle it by. */
@@ -40,31 +37,18 @@ export type MonthVerdict = ImageResult & { reservation?: string };
 /** The month's answer to a holder's exchange, with the compressions its reports newly counted. */
 export type MonthExchange = ExchangeAnswer<MonthVerdict, undefined> & { counted: number };
 
-export class AccountMeter extends DurableObject<Env> {
-  private readonly counters: Counters;
-  /** The month's leases: the authority over what is lent. */
-  private readonly leases: SqlLeaseStore;
-  private readonly ledger: HomeLedger;
-  /** The counters a reservation here must respect: units lent to locations count as taken. */
-  private readonly held: HeldCounters;
-  private readonly ports: HomePorts;
-  /** Webhook events born here (the month's thresholds, each key's first 429 of the month). */
-  private readonly outbox: MeterOutbox;
+export class AccountMeter extends LeaseHomeObject {
   /** The request time of the step under way: the time the month's holds are taken at. */
   private now = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
-    this.counters = new Counters(ctx.storage.sql);
-    this.outbox = new MeterOutbox(ctx.storage.sql);
-    this.leases = new SqlLeaseStore(ctx.storage.sql);
-    this.ledger = new HomeLedger(
-      monthCounts(this.counters, () => this.now),
-      this.leases,
-    );
-    this.held = new HeldCounters(ctx.storage.sql, () => this.ledger);
     // A month lease's location is its holder's name (key hash @ location): the holder of each key's slice.
-    this.ports = objectPorts(ctx, (location) => nearbyMeterNamed(env, location).surrenderMonth());
+    super(
+      ctx,
+      env,
+      (counters) => monthCounts(counters, () => this.now),
+      (location) => nearbyMeterNamed(env, location).surrenderMonth(),
+    );
   }
 
   /**

@@ -3,18 +3,15 @@
 // this object's SQLite storage. Tools API's windows are the key's own; Image API's month belongs to the account,
 // so compressions are reserved, committed and released on the account's meter (AccountMeter), which this
 // object calls once the key has authenticated. The key keeps its per-day history of both.
-import { DurableObject } from 'cloudflare:workers';
 import { digestsEqual } from '../accounts/constant-time.ts';
 import type { KeyStateRow, KeyView } from '../accounts/records.ts';
 import { parseScopes, type Scope } from '../accounts/tiers.ts';
 import { SQL } from '../db/statements.ts';
 import type { Env } from '../env.ts';
-import { Counters } from '../metering/counters.ts';
 import type { ExchangeAnswer, ExchangeRequest } from '../metering/lease-client.ts';
-import { revokeLeases, serveExchange, type HomePorts } from '../metering/lease-home.ts';
+import { revokeLeases, serveExchange } from '../metering/lease-home.ts';
 import { holderName, nearbyMeter } from '../metering/lease-holder-stub.ts';
-import { HeldCounters, objectPorts, SqlLeaseStore } from '../metering/lease-store.ts';
-import { HomeLedger, type LeaseReport } from '../metering/lease.ts';
+import type { LeaseReport } from '../metering/lease.ts';
 import { KEY_STATE_TTL_MS, LAST_USED_FLUSH_MS } from '../metering/key-state.ts';
 import {
   countFailedCompression,
@@ -31,7 +28,7 @@ import type { AccountMeter } from './account-meter.ts';
 import type { KeySnapshot, Verdict } from '../metering/types.ts';
 import { handOff } from '../webhooks/dispatcher-stub.ts';
 import { hookTarget, toolsEvents } from '../webhooks/meter-events.ts';
-import { MeterOutbox } from '../webhooks/meter-outbox.ts';
+import { LeaseHomeObject } from './lease-home-object.ts';
 import { exportObjectState, importObjectState, type ObjectState } from './object-state.ts';
 
 const tooManyFailures = `this key had ${FAILED_COMPRESSIONS_PER_MINUTE} uploads refused as unreadable or too large this minute`;
@@ -48,29 +45,19 @@ export interface LeaseCall {
   reports: LeaseReport[];
 }
 
-export class KeyMeter extends DurableObject<Env> {
-  private readonly counters: Counters;
-  /** The leases this key's windows are lent under (docs/design.md, "Leases"): the authority over every window. */
-  private readonly leases: SqlLeaseStore;
-  private readonly ledger: HomeLedger;
-  /** The counters a spend here must respect: units lent to locations count as used. */
-  private readonly held: HeldCounters;
-  private readonly ports: HomePorts;
-  /** Webhook events born here (the key's day thresholds, its first 429s), waiting for the hand-off. */
-  private readonly outbox: MeterOutbox;
+export class KeyMeter extends LeaseHomeObject {
   private cached: CachedKey | undefined;
   private loading: Promise<CachedKey> | undefined;
   private lastUsedAt: number | null = null;
   private lastFlushAt = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
-    this.counters = new Counters(ctx.storage.sql);
-    this.outbox = new MeterOutbox(ctx.storage.sql);
-    this.leases = new SqlLeaseStore(ctx.storage.sql);
-    this.ledger = new HomeLedger(this.counters, this.leases);
-    this.held = new HeldCounters(ctx.storage.sql, () => this.ledger);
-    this.ports = objectPorts(ctx, (location, epoch) => this.holder(location).surrender(epoch));
+    super(
+      ctx,
+      env,
+      (counters) => counters,
+      (location, epoch) => this.holder(location).surrender(epoch),
+    );
   }
 
   /**

@@ -29,23 +29,12 @@ import {
   type MonthCounts,
   type ToolsCounts,
 } from '../../src/metering/rules.ts';
+import { prng } from '../bench/lib/prng.ts';
 
 const LIMIT = 100; // the free tier's minute
 const SCHEDULES = 700;
 const QUOTA = 100; // the free tier's month
 const MONTH_SCHEDULES = 160;
-
-/** mulberry32: small, fast, seeded. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Virtual time: events in a binary heap by (time, order); every microtask settles before the next event. */
 class Sim {
