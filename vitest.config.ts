@@ -2,6 +2,7 @@ import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { LongestFirst } from './test/fixtures/longest-first.ts';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-not-a-secret';
 export const TEST_QR_SIGNING_SECRET = 'test-qr-signing-secret-not-a-secret-0123456789';
@@ -14,6 +15,12 @@ export default defineConfig({
     // One file per core at least two: most files spend their time waiting on child processes (workerd,
     // wrangler, Chromium), so two at a time halve `npm test` on a 2-core machine (295 s -> 153 s).
     maxWorkers: Math.max(2, availableParallelism()),
+    // The longest files start first, whatever their project, so no long file starts last while the other
+    // core idles (test/fixtures/longest-first.ts).
+    sequence: { sequencer: LongestFirst },
+    // ONE `npm run dev` and ONE Chromium for every file that needs a running service (the browser tests,
+    // the client's service test, signed image URLs on the dev server), started when the first asks.
+    globalSetup: ['./test/fixtures/dev-service-setup.ts'],
     projects: [
       {
         // Inside workerd, with real D1 and Durable Objects from wrangler.toml.
@@ -78,7 +85,7 @@ export default defineConfig({
         },
       },
       {
-        // The SDK and the `shrinkray` CLI (packages/client), against a started service or a stand-in.
+        // The SDK and the `shrinkray` CLI (packages/client), against the shared service or a stand-in.
         test: {
           name: 'client',
           include: ['packages/client/test/**/*.test.ts'],
@@ -88,7 +95,7 @@ export default defineConfig({
         },
       },
       {
-        // Headless Chromium on the web console, against `npm run dev`.
+        // Headless Chromium on the web console, against the shared `npm run dev`.
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],

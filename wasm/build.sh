@@ -67,7 +67,7 @@ export WEBP_CFLAGS webp work
 xargs -P "$(nproc)" -I{} sh -c 'emcc $WEBP_CFLAGS -c "$webp/$1" -o "$work/webp/$(echo "$1" | tr / _).o"' _ {} <"$work/webp/sources"
 (cd "$work/webp" && LC_ALL=C ls *.o | xargs emar rcsD libwebp.a)
 
-EXPORTS='_malloc,_free,_sr_set_quant_tables,_sr_set_deadzone,_sr_set_trellis,_sr_set_scans,_sr_set_dither,_sr_set_align,_sr_resizer_new,_sr_resizer_push_row,_sr_resizer_pull_row,_sr_resizer_free'
+EXPORTS='_malloc,_free,_sr_set_quant_tables,_sr_set_deadzone,_sr_set_trellis,_sr_set_aq,_sr_set_table_scale,_sr_set_scans,_sr_set_dither,_sr_set_align,_sr_resizer_new,_sr_resizer_push_row,_sr_resizer_pull_row,_sr_resizer_free'
 for f in create destroy message info header marker close_header add_marker clear_markers set_pixels channels \
   decode_frame frame free_frame fatal_warnings rows_decoded encode transcode chunk_count chunk output_len result_width \
   result_height clear_output encode_pixels rows_begin rows_write rows_finish pull_begin pull; do
@@ -83,7 +83,7 @@ mkdir -p codec
 # is dropped afterwards (wasm/instances.ts). The module is compiled by wrangler and handed to the
 # factory through instantiateWasm, so the glue never fetches anything.
 emcc -O3 -msimd128 -I "$src" -I "$work/lib" -I "$webp" -I "$webp/src" \
-  src/sr_io.c src/sr_job.c src/sr_encode.c src/sr_quality.c src/sr_trellis.c src/sr_resize.c "$src/transupp.c" "$work/lib/libjpeg.a" \
+  src/sr_io.c src/sr_job.c src/sr_encode.c src/sr_quality.c src/sr_trellis.c src/sr_aq.c src/sr_resize.c "$src/transupp.c" "$work/lib/libjpeg.a" \
   src/sr_webp.c src/sr_webp_enc.c "$work/webp/libwebp.a" \
   -o codec/sr_jpeg.js \
   -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createJpegModule -sENVIRONMENT=web,worker \

@@ -89,4 +89,11 @@ export class EmscriptenInstance<M> implements CodecInstance {
   heap(): Uint8Array {
     return new Uint8Array(this.memory.buffer);
   }
+
+  /** The NUL-terminated string at `ptr` (an engine's error message); empty when it has no end. */
+  string(ptr: number): string {
+    const heap = this.heap();
+    const end = heap.indexOf(0, ptr);
+    return new TextDecoder().decode(heap.subarray(ptr, end < 0 ? ptr : end));
+  }
 }

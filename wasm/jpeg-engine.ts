@@ -81,6 +81,19 @@ const INFO = {
   length: 20,
 };
 
+/** What the engine's two pixel encoders (whole image, rows) take, in the order its C functions take it. */
+type PixelsEncoding = [
+  width: number,
+  height: number,
+  components: number,
+  quality: number,
+  h: number,
+  v: number,
+  progressive: boolean,
+];
+
+const encodingArgs = (e: PixelsEncoding): number[] => [e[0], e[1], e[2], e[3], e[4], e[5], Number(e[6])];
+
 export class JpegJob {
   private header: JpegInfo | undefined;
   private channelCount = 0;
@@ -147,37 +160,14 @@ export class JpegJob {
   }
 
   /** @internal encodePixelsJpeg's call, on a job without input. */
-  encodeWholePixels(
-    ptr: number,
-    width: number,
-    height: number,
-    components: number,
-    quality: number,
-    h: number,
-    v: number,
-    progressive: boolean,
-  ): Uint8Array {
-    this.check(
-      this.call('encode_pixels', this.job, ptr, width, height, components, quality, h, v, Number(progressive)),
-      'encode',
-    );
+  encodeWholePixels(ptr: number, ...encoding: PixelsEncoding): Uint8Array {
+    this.check(this.call('encode_pixels', this.job, ptr, ...encodingArgs(encoding)), 'encode');
     return this.output().bytes;
   }
 
   /** @internal JpegRowEncoder's steps, on a job without input. */
-  rowsBegin(
-    width: number,
-    height: number,
-    components: number,
-    quality: number,
-    h: number,
-    v: number,
-    progressive: boolean,
-  ): void {
-    this.check(
-      this.call('rows_begin', this.job, width, height, components, quality, h, v, Number(progressive)),
-      'encode',
-    );
+  rowsBegin(...encoding: PixelsEncoding): void {
+    this.check(this.call('rows_begin', this.job, ...encodingArgs(encoding)), 'encode');
   }
 
   /** @internal */
@@ -273,10 +263,7 @@ export class JpegJob {
   /** @internal throws the engine's message when `status` is not 0. */
   check(status: number, what: string): void {
     if (status === 0) return;
-    const ptr = this.call('message', this.job) >>> 0;
-    const heap = this.codec.heap();
-    const end = heap.indexOf(0, ptr);
-    const message = new TextDecoder().decode(heap.subarray(ptr, end < 0 ? ptr : end));
+    const message = this.codec.string(this.call('message', this.job) >>> 0);
     throw new JpegEngineError(message || `the JPEG ${what} failed`);
   }
 }

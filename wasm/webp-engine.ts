@@ -177,10 +177,7 @@ export class WebpJob {
   }
 
   private fail(what: string): never {
-    const ptr = this.call('message', this.job) >>> 0;
-    const heap = this.codec.heap();
-    const end = heap.indexOf(0, ptr);
-    const message = new TextDecoder().decode(heap.subarray(ptr, end < 0 ? ptr : end));
+    const message = this.codec.string(this.call('message', this.job) >>> 0);
     throw new WebpEngineError(message || `the WebP ${what} failed`);
   }
 }
@@ -227,17 +224,26 @@ export function withJpegAsWebp<R>(
   lossless: boolean,
   fn: (job: WebpJob) => R,
 ): R {
+  return withPictureJob((job, instance) => {
+    jpegJobIn(instance, input, (jpeg) => {
+      jpeg.setPixels(pixels.scaleNum, pixels.width, pixels.height, pixels.orientation);
+      job.fillFromJpeg(jpeg, lossless);
+    });
+    return fn(job);
+  });
+}
+
+/**
+ * Runs `fn` on a WebP job without input (its picture is filled by the caller), in the shared engine
+ * instance, which `fn` may also use; the job is freed when `fn` returns or throws.
+ */
+function withPictureJob<R>(fn: (job: WebpJob, instance: Parameters<typeof jpegJobIn>[0]) => R): R {
   return slot.run((instance) => {
     const codec = instance as unknown as EmscriptenInstance<EngineModule>;
     const jobPtr = codec.module._sr_webp_create!(0, 0);
     try {
       if (!jobPtr) throw new WebpEngineError('out of memory for the job');
-      const job = new WebpJob(codec, jobPtr);
-      jpegJobIn(instance, input, (jpeg) => {
-        jpeg.setPixels(pixels.scaleNum, pixels.width, pixels.height, pixels.orientation);
-        job.fillFromJpeg(jpeg, lossless);
-      });
-      return fn(job);
+      return fn(new WebpJob(codec, jobPtr), instance);
     } finally {
       codec.module._sr_webp_destroy!(jobPtr);
     }
@@ -264,22 +270,14 @@ export function encodeRowsWebp(
   options: RowEncoding,
   produce: (push: (rows: Uint8Array) => void) => void,
 ): EncodedWebp {
-  return slot.run((instance) => {
-    const codec = instance as unknown as EmscriptenInstance<EngineModule>;
-    const jobPtr = codec.module._sr_webp_create!(0, 0);
-    try {
-      if (!jobPtr) throw new WebpEngineError('out of memory for the job');
-      const job = new WebpJob(codec, jobPtr);
-      job.beginRows(width, height, options.channels, options.lossless);
-      const rowBytes = width * options.channels;
-      produce((rows) => {
-        if (rows.length % rowBytes !== 0) throw new RangeError(`rows must be whole: a multiple of ${rowBytes} bytes`);
-        job.pushRows(rows, rowBytes);
-      });
-      return job.encode(options.quality, options.lossless, options.method ?? WEBP_METHOD);
-    } finally {
-      codec.module._sr_webp_destroy!(jobPtr);
-    }
+  return withPictureJob((job) => {
+    job.beginRows(width, height, options.channels, options.lossless);
+    const rowBytes = width * options.channels;
+    produce((rows) => {
+      if (rows.length % rowBytes !== 0) throw new RangeError(`rows must be whole: a multiple of ${rowBytes} bytes`);
+      job.pushRows(rows, rowBytes);
+    });
+    return job.encode(options.quality, options.lossless, options.method ?? WEBP_METHOD);
   });
 }
 
@@ -317,14 +315,8 @@ export class WebpRowEncoder {
   }
 
   /** Encodes the picture once every row is in; arguments as WebpJob.encode. */
-  encode(
-    quality: number,
-    lossless: boolean,
-    method = WEBP_METHOD,
-    lowMemory = false,
-    tokenGrowthBytes = 0,
-  ): EncodedWebp {
-    return this.job.encode(quality, lossless, method, lowMemory, tokenGrowthBytes);
+  encode(...args: Parameters<WebpJob['encode']>): EncodedWebp {
+    return this.job.encode(...args);
   }
 
   /** Frees the job and gives the engine back; `failed` drops the instance (instances.ts). */

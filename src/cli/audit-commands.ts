@@ -12,9 +12,8 @@ import {
   type AuditEvent,
 } from '../audit/record.ts';
 import type { Statement } from '../accounts/provision.ts';
-import { required, type Command } from './command.ts';
+import { accountFlag, type Command } from './command.ts';
 import { CliError, UsageError } from './errors.ts';
-import { parseAccountId } from './validate.ts';
 import { D1Error, d1Execute, type D1Target, type Row } from './wrangler.ts';
 
 /**
@@ -63,7 +62,7 @@ export const auditList: Command = {
   flags: ['account', 'action', 'limit'],
   positionals: [],
   prepare(input) {
-    const accountId = parseAccountId(required(input, 'account'), input.usage, '--account');
+    const accountId = accountFlag(input);
     const action = input.values.get('action');
     if (action !== undefined && !/^[a-z_]+\.[a-z_]+$/.test(action))
       throw new UsageError('--action must be an action such as key.created', input.usage);
@@ -87,7 +86,7 @@ export const auditVerify: Command = {
   flags: ['account'],
   positionals: [],
   prepare(input) {
-    const accountId = parseAccountId(required(input, 'account'), input.usage, '--account');
+    const accountId = accountFlag(input);
     return async () => {
       const [rows = []] = await d1Execute(input.target, [
         { sql: `${SELECT} WHERE account_id = ? ORDER BY seq`, params: [accountId] },

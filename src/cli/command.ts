@@ -1,6 +1,7 @@
 // What an admin command is: its usage line, the flags it takes, and a `prepare` step that validates
 // every argument (throwing UsageError) and only then returns the action that touches D1.
 import { UsageError } from './errors.ts';
+import { parseAccountId } from './validate.ts';
 import type { RefreshOptions } from './live-refresh.ts';
 import type { Instance } from './operator-client.ts';
 import type { D1Target } from './wrangler.ts';
@@ -43,3 +44,7 @@ export function required(input: CommandInput, flag: string): string {
   if (value === undefined) throw new UsageError(`missing --${flag}`, input.usage);
   return value;
 }
+
+/** The account a command acts on: `--account`, required and checked. */
+export const accountFlag = (input: CommandInput): string =>
+  parseAccountId(required(input, 'account'), input.usage, '--account');

@@ -1,11 +1,11 @@
 // `key create | list | revoke`. Only `key create` ever shows a key, once; nothing shows a hash.
 import { keyStatement } from '../accounts/provision.ts';
 import { SQL } from '../db/statements.ts';
-import { required, type Command } from './command.ts';
+import { accountFlag, required, type Command } from './command.ts';
 import { CliError } from './errors.ts';
 import { callRefresh, describeRefresh, planRefresh } from './live-refresh.ts';
 import { accountRows, iso, keyOutput, toKeyRow } from './rows.ts';
-import { parseAccountId, parseKeyId, parseName, parseScopeList } from './validate.ts';
+import { parseKeyId, parseName, parseScopeList } from './validate.ts';
 import { keyEventSqlByKey } from '../webhooks/key-event-sql.ts';
 import { executeWithAudit } from './audit-commands.ts';
 import { D1Error, d1Execute } from './wrangler.ts';
@@ -23,7 +23,7 @@ export const keyCreate: Command = {
   flags: ['account', 'scopes', 'name'],
   positionals: [],
   prepare(input) {
-    const accountId = parseAccountId(required(input, 'account'), input.usage, '--account');
+    const accountId = accountFlag(input);
     const scopes = parseScopeList(required(input, 'scopes'), input.usage);
     const rawName = input.values.get('name');
     const name = rawName === undefined ? 'default' : parseName(rawName, input.usage);
@@ -60,7 +60,7 @@ export const keyList: Command = {
   flags: ['account'],
   positionals: [],
   prepare(input) {
-    const accountId = parseAccountId(required(input, 'account'), input.usage, '--account');
+    const accountId = accountFlag(input);
     return async () => {
       const keys = await accountRows(input.target, accountId, { sql: SQL.listKeys, params: [accountId] });
       return { output: keys.map((row) => keyOutput(toKeyRow(row))) };

@@ -1,9 +1,8 @@
 // `sign-url`: builds a signed image URL (docs/image-urls.md), with the account's secret given
 // by id (read from D1) or in env SHRINKRAY_SIGNING_SECRET (never as an argument: shells keep history).
 import { signedPath } from '../img/signature.ts';
-import { required, type Command } from './command.ts';
+import { accountFlag, type Command } from './command.ts';
 import { CliError, UsageError } from './errors.ts';
-import { parseAccountId } from './validate.ts';
 import { d1Execute } from './wrangler.ts';
 
 const DEFAULT_BASE = 'http://127.0.0.1:8787';
@@ -16,7 +15,7 @@ export const signUrl: Command = {
   flags: ['account', 'secret-id', 'options', 'base'],
   positionals: ['SOURCE_URL'],
   prepare(input) {
-    const accountId = parseAccountId(required(input, 'account'), input.usage, '--account');
+    const accountId = accountFlag(input);
     const source = input.positionals[0]!;
     const parsed = URL.parse(source);
     if (parsed === null || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {

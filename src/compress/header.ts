@@ -207,6 +207,8 @@ function readPng(b: Uint8Array): ImageHeader {
   const png: PngFrame = { bitDepth: b[24]!, colourType, interlaced: b[28] === 1 };
   let hasAlphaChannel = colourType === 4 || colourType === 6;
   let orientation: Orientation = 1;
+  // What the chunks read so far say, with the defect found (null: none) when the walk stops.
+  const header = (defect: string | null): ImageHeader => ({ width, height, orientation, hasAlphaChannel, png, defect });
   let at = 8;
   while (at + 8 <= b.length) {
     const length = u32(b, at);
@@ -216,28 +218,14 @@ function readPng(b: Uint8Array): ImageHeader {
     // Checked here, from the header alone, so a damaged critical chunk is refused before any memory is
     // reserved for it (png/chunks.ts checks every chunk again as the decoder reads them).
     if (CRITICAL_CHUNKS.has(type) && crc32(b.subarray(at + 4, at + 8 + length)) !== u32(b, at + 8 + length)) {
-      return {
-        width,
-        height,
-        orientation,
-        hasAlphaChannel,
-        png,
-        defect: `the PNG is corrupt: its ${type} chunk fails its checksum`,
-      };
+      return header(`the PNG is corrupt: its ${type} chunk fails its checksum`);
     }
     if (type === 'tRNS') hasAlphaChannel = true;
     else if (type === 'eXIf') orientation = orientationFromTiff(b.subarray(at + 8, at + 8 + length));
-    else if (type === 'IEND') return { width, height, orientation, hasAlphaChannel, png, defect: null };
+    else if (type === 'IEND') return header(null);
     at = end;
   }
-  return {
-    width,
-    height,
-    orientation,
-    hasAlphaChannel,
-    png,
-    defect: 'the PNG is truncated: it ends before its IEND chunk',
-  };
+  return header('the PNG is truncated: it ends before its IEND chunk');
 }
 
 // ---- WebP: RIFF container; the first chunk is VP8 (lossy), VP8L (lossless) or VP8X (extended).

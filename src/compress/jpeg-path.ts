@@ -10,19 +10,14 @@ import { stripJpeg } from './jpeg-segments.ts';
 import { jpegMetadata, outputMarkers, segmentFilter, type MetadataMode } from './metadata.ts';
 import { WEBP_LOSSLESS_EFFORT } from './limits.ts';
 import { FULL_CHROMA_QUALITY, type Plan } from './memory-plan.ts';
-import type { CompressRequest, CompressResult } from './pipeline.ts';
+import type { CompressRequest, CompressResult, SourcePath } from './pipeline.ts';
 import { sourceToPng } from './source-png.ts';
 import { encodeAsRequested } from './target-size.ts';
 import { timed, type Timings } from './timings.ts';
 
 export { FULL_CHROMA_QUALITY };
 
-export async function compressJpeg(
-  request: CompressRequest,
-  plan: Plan,
-  orientation: Orientation,
-  metadata: MetadataMode,
-): Promise<CompressResult> {
+export const compressJpeg: SourcePath = async (request, plan, orientation, metadata) => {
   const timings: Timings = { decode: 0, resize: 0, encode: 0 };
   if (request.format === 'webp') return jpegToWebp(request, plan, orientation, timings);
   if (request.format === 'png') return jpegToPng(request, plan, orientation, timings);
@@ -42,7 +37,7 @@ export async function compressJpeg(
       return result;
     }),
   );
-}
+};
 
 /**
  * WebP output: the engine's rows fill the WebP encoder's picture as they are decoded (YUV 4:2:0, or

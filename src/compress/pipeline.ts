@@ -5,6 +5,7 @@
 import { ApiError } from '../errors.ts';
 import { FORMAT_NAMES, sniff, type ImageFormat, type InputFormat } from './formats.ts';
 import { MalformedImage, readHeader, UnsupportedImage, type ImageHeader } from './header.ts';
+import type { Orientation } from './exif.ts';
 import type { MetadataMode } from './metadata.ts';
 import { largestFittingWidth, plan, type Plan, type PlanRequest } from './memory-plan.ts';
 import { poolLimitForBudget } from '../../wasm/instances.ts';
@@ -39,6 +40,14 @@ export interface CompressResult {
   /** Milliseconds per phase. */
   timings: { decode: number; resize: number; encode: number };
 }
+
+/** A source format's path (jpeg-path.ts, webp-path.ts): the request, its plan, the source's orientation, the metadata mode. */
+export type SourcePath = (
+  request: CompressRequest,
+  plan: Plan,
+  orientation: Orientation,
+  metadata: MetadataMode,
+) => Promise<CompressResult>;
 
 /** A request checked and planned from its header, before any pixel is decoded. */
 export interface Prepared {

@@ -8,21 +8,15 @@ import { WEBP_METHOD, withWebpJob, type WebpJob } from '../../wasm/webp-engine.t
 import { inEngine } from './engine-errors.ts';
 import type { Orientation } from './exif.ts';
 import { FULL_CHROMA_QUALITY } from './jpeg-path.ts';
-import type { MetadataMode } from './metadata.ts';
 import type { Plan } from './memory-plan.ts';
-import type { CompressRequest, CompressResult } from './pipeline.ts';
+import type { CompressRequest, CompressResult, SourcePath } from './pipeline.ts';
 import { sourceToPng } from './source-png.ts';
 import { encodeAsRequested } from './target-size.ts';
 import { jpegMarkersOf, packWebp, webpMetadata, type WebpMetadata } from './webp-riff.ts';
 import { WEBP_LOSSLESS_EFFORT } from './limits.ts';
 import { timed, type Timings } from './timings.ts';
 
-export async function compressWebp(
-  request: CompressRequest,
-  plan: Plan,
-  orientation: Orientation,
-  metadata: MetadataMode,
-): Promise<CompressResult> {
+export const compressWebp: SourcePath = async (request, plan, orientation, metadata) => {
   const timings: Timings = { decode: 0, resize: 0, encode: 0 };
   const meta = webpMetadata(request.bytes, metadata);
   const { width: sw, height: sh } = plan.stored;
@@ -74,7 +68,7 @@ export async function compressWebp(
     }
     return { ...result, lossless: result.lossless || lossless };
   });
-}
+};
 
 /**
  * PNG output: upright rows pulled from the engine in batches (the PNG writer awaits its deflater

@@ -3,18 +3,15 @@
 // this object's SQLite storage. Tools API's windows are the key's own; Image API's month belongs to the account,
 // so compressions are reserved, committed and released on the account's meter (AccountMeter), which this
 // object calls once the key has authenticated. The key keeps its per-day history of both.
-import { DurableObject } from 'cloudflare:workers';
 import { digestsEqual } from '../accounts/constant-time.ts';
 import type { KeyStateRow, KeyView } from '../accounts/records.ts';
 import { parseScopes, type Scope } from '../accounts/tiers.ts';
 import { SQL } from '../db/statements.ts';
 import type { Env } from '../env.ts';
-import { Counters } from '../metering/counters.ts';
 import type { ExchangeAnswer, ExchangeRequest } from '../metering/lease-client.ts';
-import { revokeLeases, serveExchange, type HomePorts } from '../metering/lease-home.ts';
-import { nearbyMeter } from '../metering/lease-holder-stub.ts';
-import { HeldCounters, SqlLeaseStore } from '../metering/lease-store.ts';
-import { HomeLedger, type LeaseReport } from '../metering/lease.ts';
+import { revokeLeases, serveExchange } from '../metering/lease-home.ts';
+import { holderName, nearbyMeter } from '../metering/lease-holder-stub.ts';
+import type { LeaseReport } from '../metering/lease.ts';
 import { KEY_STATE_TTL_MS, LAST_USED_FLUSH_MS } from '../metering/key-state.ts';
 import {
   countFailedCompression,
@@ -31,8 +28,10 @@ import type { AccountMeter } from './account-meter.ts';
 import type { KeySnapshot, Verdict } from '../metering/types.ts';
 import { handOff } from '../webhooks/dispatcher-stub.ts';
 import { hookTarget, toolsEvents } from '../webhooks/meter-events.ts';
-import { MeterOutbox } from '../webhooks/meter-outbox.ts';
+import { LeaseHomeObject } from './lease-home-object.ts';
 import { exportObjectState, importObjectState, type ObjectState } from './object-state.ts';
+
+const tooManyFailures = `this key had ${FAILED_COMPRESSIONS_PER_MINUTE} uploads refused as unreadable or too large this minute`;
 
 interface CachedKey {
   view: KeyView | null; // null: no such key
@@ -46,36 +45,19 @@ export interface LeaseCall {
   reports: LeaseReport[];
 }
 
-export class KeyMeter extends DurableObject<Env> {
-  private readonly counters: Counters;
-  /** The leases this key's windows are lent under (docs/design.md, "Leases"): the authority over every window. */
-  private readonly leases: SqlLeaseStore;
-  private readonly ledger: HomeLedger;
-  /** The counters a spend here must respect: units lent to locations count as used. */
-  private readonly held: HeldCounters;
-  private readonly ports: HomePorts;
-  /** Webhook events born here (the key's day thresholds, its first 429s), waiting for the hand-off. */
-  private readonly outbox: MeterOutbox;
+export class KeyMeter extends LeaseHomeObject {
   private cached: CachedKey | undefined;
   private loading: Promise<CachedKey> | undefined;
   private lastUsedAt: number | null = null;
   private lastFlushAt = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
-    this.counters = new Counters(ctx.storage.sql);
-    this.outbox = new MeterOutbox(ctx.storage.sql);
-    this.leases = new SqlLeaseStore(ctx.storage.sql);
-    this.ledger = new HomeLedger(this.counters, this.leases);
-    this.held = new HeldCounters(ctx.storage.sql, () => this.ledger);
-    this.ports = {
-      clock: () => Date.now(),
-      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-      atomically: (fn) => this.ctx.storage.transactionSync(fn),
-      recall: (location) => this.holder(location).surrender(),
-      revoke: (location, epoch) => this.holder(location).surrender(epoch),
-      newId: () => crypto.randomUUID(),
-    };
+    super(
+      ctx,
+      env,
+      (counters) => counters,
+      (location, epoch) => this.holder(location).surrender(epoch),
+    );
   }
 
   /**
@@ -135,6 +117,54 @@ export class KeyMeter extends DurableObject<Env> {
     return answer;
   }
 
+  /**
+   * A lease holder's exchange for the account's month (docs/design.md, "Leases"): this object authenticates
+   * the key, lends the location its state (so that a revocation reaches it) and forwards the rest to the
+   * account's meter, the month's home. A key that may not compress gets no slice, and the slice it held
+   * is given back (its reservations still running stay held there until they settle).
+   */
+  async monthExchange(hash: string, request: ExchangeRequest): Promise<ExchangeAnswer<Verdict, KeyView>> {
+    const epoch = this.ledger.epoch;
+    const auth = await this.authenticate(hash, request.now, 'image');
+    if (this.ledger.epoch !== epoch) return this.monthExchange(hash, request);
+    const key = auth.key;
+    const failures = key && auth.outcome === 'ok' ? failedCompressions(this.counters, request.now) : undefined;
+    const refusal: Verdict | undefined =
+      auth.outcome !== 'ok' || !key
+        ? auth
+        : failures?.allowed === false
+          ? { outcome: 'rate_limit_exceeded', key, rate: failures.rate, reason: tooManyFailures }
+          : undefined;
+    const forward = { ...request, location: holderName(hash, request.location) };
+    if (refusal || !key) {
+      const reports = request.reports.map((r) => ({ ...r, keep: false }));
+      // A revoked key's holder still gives its slice back: unreported, its unspent units would count as
+      // compressions of the account's month when the lease expires.
+      const owner = key ?? (await this.settleKey(hash, request.now));
+      if (owner && reports.length > 0)
+        await this.account(owner).exchange(owner.tiers.image, { ...forward, reports, want: 0, spend: 0 });
+      return { verdicts: Array.from({ length: request.spend }, () => refusal ?? auth), grant: null };
+    }
+    if (this.leases.meta('hash') !== hash) this.leases.setMeta('hash', hash);
+    this.ctx.storage.transactionSync(() =>
+      this.ledger.lendState(request.location, Date.now(), () => crypto.randomUUID()),
+    );
+    const answer = await this.account(key).exchange(key.tiers.image, forward, hookTarget(key));
+    if (answer.counted > 0)
+      this.ctx.storage.transactionSync(() =>
+        this.counters.addDaily('compressions', dayWindow(request.now).start, answer.counted),
+      );
+    const verdicts = answer.verdicts.map(
+      (v): Verdict =>
+        v.allowed
+          ? { outcome: 'ok', key, rate: v.rate, reservation: v.reservation }
+          : { outcome: 'quota_exceeded', key, rate: v.rate },
+    );
+    if (verdicts.some((v) => v.outcome === 'ok')) this.touch(hash, request.now);
+    // The slice is lent under the key's state of `epoch`: a holder told of a later one drops it.
+    return { verdicts, grant: answer.grant && { ...answer.grant, epoch }, state: key };
+  }
+
   /** Image API without spending: the account's month as it stands (a read-only view for tests and operators). */
   async imageStatus(hash: string, now: number): Promise<Verdict> {
     const auth = await this.authenticate(hash, now, 'image');
@@ -152,14 +182,7 @@ export class KeyMeter extends DurableObject<Env> {
     if (auth.outcome !== 'ok' || !auth.key) return auth;
     const key = auth.key;
     const failures = this.ctx.storage.transactionSync(() => failedCompressions(this.counters, now));
-    if (!failures.allowed) {
-      return {
-        outcome: 'rate_limit_exceeded',
-        key,
-        rate: failures.rate,
-        reason: `this key had ${FAILED_COMPRESSIONS_PER_MINUTE} uploads refused as unreadable or too large this minute`,
-      };
-    }
+    if (!failures.allowed) return { outcome: 'rate_limit_exceeded', key, rate: failures.rate, reason: tooManyFailures };
     const id = crypto.randomUUID();
     const result = await this.account(key).reserve(key.tiers.image, now, id, hookTarget(key));
     if (!result.allowed) return { outcome: 'quota_exceeded', key, rate: result.rate };
@@ -181,9 +204,27 @@ export class KeyMeter extends DurableObject<Env> {
   async release(hash: string, reservation: string, now: number, refusedImage = false): Promise<Verdict> {
     const key = await this.settleKey(hash, now);
     if (!key) return { outcome: 'unauthorized' };
-    if (refusedImage) this.ctx.storage.transactionSync(() => countFailedCompression(this.counters, now));
+    if (refusedImage) await this.countFailure(now);
     const result = await this.account(key).release(key.tiers.image, reservation, now);
     return { outcome: 'ok', key, rate: result.rate };
+  }
+
+  /** An upload refused after its image was read, whose reservation a lease holder released there. */
+  async failed(hash: string, now: number): Promise<void> {
+    if (await this.settleKey(hash, now)) await this.countFailure(now);
+  }
+
+  /**
+   * Counts a refused upload. The one that fills the minute voids every lease of the key's state, so that
+   * no location reserves from its slice of the month until the minute ends: each asks here, and is refused.
+   */
+  private async countFailure(now: number): Promise<void> {
+    const filled = this.ctx.storage.transactionSync(() => {
+      const before = failedCompressions(this.counters, now).allowed;
+      countFailedCompression(this.counters, now);
+      return before && !failedCompressions(this.counters, now).allowed;
+    });
+    if (filled && this.ledger.records().length > 0) await revokeLeases(this.ledger, this.ports);
   }
 
   /** The management API (keys, webhooks, …): the key must carry the `manage` scope; MANAGE_PER_MINUTE. */

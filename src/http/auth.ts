@@ -37,7 +37,10 @@ export function imageKeyFrom(headers: Headers): string {
   throw unauthorized('missing API key: send it as Authorization: Bearer <key>');
 }
 
-/** `request`: its Tools API calls go to the key's lease holder at the request's location (docs/design.md, "Leases"). */
+/**
+ * `request`: its Tools API calls and its compressions' reservations go to the key's lease holder at the
+ * request's location (docs/design.md, "Leases").
+ */
 export async function meterFor(
   env: Env,
   key: string,
@@ -74,8 +77,8 @@ const isUnknownKey = (verdict: Verdict): boolean =>
 
 /**
  * The meter's stub, except that the two calls that authenticate (`tools`, `reserve`) put the hash in the
- * negative cache when the meter answers that it has no key, whichever route made the call. Every other
- * member is the stub's own.
+ * negative cache when the meter answers that it has no key, whichever route made the call, and that with a
+ * `location` the metering calls go to the key's lease holder there. Every other member is the stub's own.
  */
 function rememberingUnknown(
   stub: DurableObjectStub<KeyMeter>,
@@ -94,11 +97,18 @@ function rememberingUnknown(
         ? nearby.tools(h, location as string, now, count, usage)
         : stub.tools(h, now, count, usage))) as Verdict,
     );
-  const reserve = async (...args: Parameters<KeyMeter['reserve']>) => observe((await stub.reserve(...args)) as Verdict);
+  const reserve = async (...[h, now]: Parameters<KeyMeter['reserve']>) =>
+    observe((await (nearby ? nearby.reserve(h, location as string, now) : stub.reserve(h, now))) as Verdict);
+  const commit = async (...[h, id, now]: Parameters<KeyMeter['commit']>) =>
+    (await (nearby ? nearby.commit(h, location as string, id, now) : stub.commit(h, id, now))) as Verdict;
+  const release = async (...[h, id, now, refused]: Parameters<KeyMeter['release']>) =>
+    (await (nearby
+      ? nearby.release(h, location as string, id, now, refused)
+      : stub.release(h, id, now, refused))) as Verdict;
+  const routed: Record<string | symbol, unknown> = { tools, reserve, commit, release };
   return new Proxy(stub, {
     get(target, prop) {
-      if (prop === 'tools') return tools;
-      if (prop === 'reserve') return reserve;
+      if (Object.hasOwn(routed, prop)) return routed[prop];
       const value: unknown = Reflect.get(target, prop);
       // Reflect.apply, not value.apply: on an RPC stub any property name, `apply` too, is a remote call.
       return typeof value === 'function' ? (...args: unknown[]) => Reflect.apply(value, target, args) : value;

@@ -15,6 +15,10 @@ export type DailyRow = {
 /** A reservation older than this is treated as abandoned (its request died) and frees its unit. */
 export const RESERVATION_TTL_MS = 5 * 60_000;
 
+/** The marks of an ended lease's holds: a reservation still to settle, or a unit counted as used. */
+const HELD = '#';
+const SPENT = '$';
+
 export class Counters {
   private readonly storage: SqlStorage;
   private ready = false;
@@ -40,21 +44,28 @@ export class Counters {
     return this.storage;
   }
 
+  /** The first row of a statement's answer, if any. */
+  private first<T extends Record<string, SqlStorageValue>>(query: string, ...args: SqlStorageValue[]): T | undefined {
+    return this.sql.exec<T>(query, ...args).toArray()[0];
+  }
+
   /** Units used in the window `name` that starts at `start` (0 once the stored window is an older one). */
   used(name: string, start: number): number {
-    const row = this.sql
-      .exec<{ used: number }>('SELECT used FROM windows WHERE name = ? AND start = ?', name, start)
-      .toArray()[0];
-    return row?.used ?? 0;
+    return (
+      this.first<{ used: number }>('SELECT used FROM windows WHERE name = ? AND start = ?', name, start)?.used ?? 0
+    );
   }
 
   add(name: string, start: number, units = 1): void {
-    // SET expressions see the old row, so `start` on the right is the stored window's start.
+    // SET expressions see the old row, so `start` on the right is the stored window's start. A unit of a
+    // window that has ended (a lease's report, a reservation settled after the window turned) arrives
+    // after the next window has begun counting: it is dropped, never allowed to replace the newer count.
     this.sql.exec(
       `INSERT INTO windows (name, start, used) VALUES (?, ?, ?)
        ON CONFLICT (name) DO UPDATE SET
          used = CASE WHEN start = excluded.start THEN used + excluded.used ELSE excluded.used END,
-         start = excluded.start`,
+         start = excluded.start
+       WHERE excluded.start >= start`,
       name,
       start,
       units,
@@ -80,15 +91,16 @@ export class Counters {
       .toArray();
   }
 
+  /** Units of the month held by reservations (not those of holds already counted as used). */
   reserved(monthStart: number, now: number): number {
-    const row = this.sql
-      .exec<{ n: number }>(
-        'SELECT COUNT(*) AS n FROM reservations WHERE month_start = ? AND created_at > ?',
+    const cut = now - RESERVATION_TTL_MS;
+    return (
+      this.first<{ n: number }>(
+        `SELECT COUNT(*) AS n FROM reservations WHERE month_start = ? AND created_at > ? AND instr(id, '/${SPENT}') = 0`,
         monthStart,
-        now - RESERVATION_TTL_MS,
-      )
-      .toArray()[0];
-    return row?.n ?? 0;
+        cut,
+      )?.n ?? 0
+    );
   }
 
   reserve(id: string, monthStart: number, now: number): void {
@@ -96,15 +108,31 @@ export class Counters {
     this.sql.exec('INSERT INTO reservations (id, month_start, created_at) VALUES (?, ?, ?)', id, monthStart, now);
   }
 
-  /** Removes a reservation; returns the month it was taken in, or null when it is unknown or expired. */
-  take(id: string, now: number): number | null {
-    const row = this.sql
-      .exec<{ month_start: number }>(
-        'DELETE FROM reservations WHERE id = ? AND created_at > ? RETURNING month_start',
-        id,
-        now - RESERVATION_TTL_MS,
-      )
-      .toArray()[0];
-    return row?.month_start ?? null;
+  /**
+   * Units of an ended lease of the month that may still be settled (src/metering/lease.ts), under
+   * `<lease id>/#<n>`, or `<lease id>/$<n>` when already counted as used (`spent`), until take() settles
+   * each or they expire.
+   */
+  holdLease(leaseId: string, monthStart: number, units: number, now: number, spent: boolean): void {
+    for (let n = 1; n <= units; n++) this.reserve(`${leaseId}/${spent ? SPENT : HELD}${n}`, monthStart, now);
+  }
+
+  /**
+   * Removes a reservation; null when it is unknown or expired. A reservation taken from a lease
+   * (`<lease id>/<n>`) that the lease's end left held takes one of its holds (`spent`: counted as used).
+   */
+  take(id: string, now: number): { month: number; spent: boolean } | null {
+    const lease = id.slice(0, id.lastIndexOf('/') + 1);
+    const row = this.first<{ id: string; month_start: number }>(
+      `DELETE FROM reservations WHERE id = (SELECT id FROM reservations WHERE created_at > ?
+         AND (id = ? OR substr(id, 1, ?) IN (?, ?)) ORDER BY id = ? DESC LIMIT 1) RETURNING id, month_start`,
+      now - RESERVATION_TTL_MS,
+      id,
+      lease.length + 1,
+      lease + HELD,
+      lease + SPENT,
+      id,
+    );
+    return row ? { month: row.month_start, spent: row.id !== id && row.id.startsWith(lease + SPENT) } : null;
   }
 }

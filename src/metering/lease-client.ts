@@ -44,6 +44,8 @@ export interface HolderPorts<V, S> {
   windows(now: number, state: S | undefined): WindowSpec[];
   /** Runs `fn` after `ms` of this holder's clock. */
   later(ms: number, fn: () => void): void;
+  /** A spend is a reservation, committed or released later (the month's compressions). */
+  reserves?: boolean;
 }
 
 export type Decision<V, S> = { local: HeldRate; state: S } | { verdict: V };
@@ -66,6 +68,8 @@ export class LeaseClient<V, S> {
   private refused: { windows: WindowSpec[]; until: number; verdict: V } | null = null;
   private queue: Waiter<V, S>[] = [];
   private running = false;
+  /** Waiting for the next exchange to end. */
+  private flushers: (() => void)[] = [];
   private ticking = false;
   private now = 0;
   private readonly ports: HolderPorts<V, S>;
@@ -74,7 +78,10 @@ export class LeaseClient<V, S> {
     this.ports = ports;
   }
 
-  /** A counted request at request time `now`. */
+  /**
+   * A counted request at request time `now`. With `reserves` (the month), a unit from the slice stays
+   * open until settle() commits or releases it by the id in `local.reservation`.
+   */
   spend(now: number): Promise<Decision<V, S>> {
     this.now = now;
     const local = this.tryLocal(now);
@@ -83,6 +90,34 @@ export class LeaseClient<V, S> {
       this.queue.push({ now, resolve, reject });
       this.pump();
     });
+  }
+
+  /** Commits (`charge`) or releases a reservation of the lease held; false: settle it at the home. */
+  settle(reservation: string, charge: boolean): boolean {
+    const done = this.ledger.settle(reservation, charge);
+    // A released unit may be one a refusal from memory was waiting for.
+    if (done && !charge) this.refused = null;
+    return done;
+  }
+
+  /** Reports what the lease has spent now, in an exchange of its own or the next one; resolves once it has ended. */
+  flush(): Promise<void> {
+    return new Promise((resolve) => {
+      this.flushers.push(resolve);
+      this.pump(true);
+    });
+  }
+
+  /**
+   * A revocation (`epoch`) of the key whose state this lease carries, from another home than the one of
+   * its units: nothing more is spent, and the final counts go to the units' home at the next exchange.
+   */
+  drop(epoch: number): void {
+    this.refused = null;
+    this.state = undefined;
+    this.ledger.minEpoch = Math.max(this.ledger.minEpoch, epoch);
+    this.ledger.close();
+    this.pump(true);
   }
 
   /** The proven rate without spending, when a lease holds it. */
@@ -102,7 +137,7 @@ export class LeaseClient<V, S> {
   private tryLocal(now: number): Decision<V, S> | null {
     const clock = this.ports.clock();
     const windows = this.ports.windows(now, this.state);
-    const rate = this.state !== undefined ? this.ledger.spend(windows, clock) : null;
+    const rate = this.state !== undefined ? this.ledger.spend(windows, clock, this.ports.reserves) : null;
     if (rate && this.state !== undefined) {
       if (this.ledger.wantsRenewal(clock)) this.pump(true);
       return { local: rate, state: this.state };
@@ -116,9 +151,11 @@ export class LeaseClient<V, S> {
   private pump(renew = false): void {
     if (this.running || (!renew && this.queue.length === 0)) return;
     this.running = true;
+    const flushing = this.flushers.splice(0);
     void this.run().finally(() => {
       this.running = false;
-      if (this.queue.length > 0) this.pump();
+      for (const resolve of flushing) resolve();
+      if (this.queue.length > 0 || this.flushers.length > 0) this.pump(this.flushers.length > 0);
     });
   }
 
@@ -144,7 +181,8 @@ export class LeaseClient<V, S> {
         location: this.ports.location,
         now,
         reports,
-        want: this.ledger.want(sentAt),
+        // A give-back with nobody waiting asks for nothing: an idle location keeps no slice.
+        want: batch.length > 0 || this.ledger.lease ? this.ledger.want(sentAt) : 0,
         spend: batch.length,
       });
       this.ledger.answer(sentAt, reports, answer.grant);

@@ -14,5 +14,12 @@ export function locationOf(request: Request): string {
 
 /** The key's lease holder at `location`, named from the key's hash and the location. */
 export function nearbyMeter(env: Env, hash: string, location: string): DurableObjectStub<LeaseHolder> {
-  return env.LEASE_HOLDER.get(env.LEASE_HOLDER.idFromName(`${hash}@${location}`));
+  return nearbyMeterNamed(env, holderName(hash, location));
+}
+
+/** A lease holder's name: the month's leases know their holders by it. */
+export const holderName = (hash: string, location: string): string => `${hash}@${location}`;
+
+export function nearbyMeterNamed(env: Env, name: string): DurableObjectStub<LeaseHolder> {
+  return env.LEASE_HOLDER.get(env.LEASE_HOLDER.idFromName(name));
 }

@@ -1,7 +1,8 @@
 // The home's leases in its Durable Object's SQLite storage, and the view of its counters in which lent
 // units count as used. Tables are made on first use, as Counters' are: a key that never leased keeps none.
 import { Counters } from './counters.ts';
-import type { HomeLedger, LeaseRecord, LeaseStore } from './lease.ts';
+import type { HomePorts } from './lease-home.ts';
+import type { HomeLedger, LeaseRecord, LeaseReport, LeaseStore, WindowCounts } from './lease.ts';
 
 export class SqlLeaseStore implements LeaseStore {
   private readonly storage: SqlStorage;
@@ -79,4 +80,39 @@ export class HeldCounters extends Counters {
   override used(name: string, start: number): number {
     return super.used(name, start) + this.ledger().held(name, start);
   }
+}
+
+/**
+ * The month's counts as its home's ledger sees them: reservations count as used (a slice is lent only
+ * from what no compression holds), and what an ended lease may still settle is held under its id, at
+ * request time `now()`: as reservations, or, for a lease nobody answered for, as compressions already
+ * counted (a release gives its unit back).
+ */
+export function monthCounts(
+  counters: Pick<Counters, 'used' | 'add' | 'reserved' | 'holdLease'>,
+  now: () => number,
+): WindowCounts {
+  return {
+    used: (name, start) => counters.used(name, start) + counters.reserved(start, now()),
+    add: (name, start, units) => counters.add(name, start, units),
+    hold: (name, start, leaseId, units, spent) => {
+      if (spent) counters.add(name, start, units);
+      counters.holdLease(leaseId, start, units, now(), spent);
+    },
+  };
+}
+
+/** A home Durable Object's ports: its clock and storage, and `surrender` to reach a holder. */
+export function objectPorts(
+  ctx: DurableObjectState,
+  surrender: (location: string, epoch?: number) => Promise<LeaseReport[]>,
+): HomePorts {
+  return {
+    clock: () => Date.now(),
+    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    atomically: (fn) => ctx.storage.transactionSync(fn),
+    recall: (location) => surrender(location),
+    revoke: (location, epoch) => surrender(location, epoch),
+    newId: () => crypto.randomUUID(),
+  };
 }

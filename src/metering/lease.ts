@@ -1,5 +1,6 @@
-// Leases: how a location near the caller spends a key's windows without a round trip to the key's home
-// (its KeyMeter) on every request, and still never admits a unit over a limit (docs/design.md, "Leases").
+// Leases: how a location near the caller spends a key's windows, or its account's month, without a round
+// trip to their home (the KeyMeter, the AccountMeter) on every request, and still never admits a unit over
+// a limit (docs/design.md, "Leases").
 //
 // The home is the one authority over each window. It lends a location a slice of a window's remaining
 // units; the sum of what it has lent and not yet heard spent never exceeds what remains, so
@@ -8,29 +9,6 @@
 // valid by its own clock, and the home counts a lease it has not heard from by its expiry as fully spent.
 // Everything here is synchronous over plain values: the Durable Objects and the simulation in the tests
 // drive the same code.
-
-/** Longest a lease lives without an exchange with the home: the worst case of a revocation when a location is unreachable. */
-export const LEASE_MAX_MS = 5_000;
-/**
- * The home waits this much past LEASE_MAX_MS before it takes back a lease nobody answers for: the holder
- * counts its expiry from the moment it asked, before the home granted, and clocks may run a little apart.
- */
-export const LEASE_GRACE_MS = 250;
-/** No slice is larger than this share of what the window has left when it is granted. */
-export const SLICE_MAX_SHARE = 0.2;
-/** A slice is sized for this long of the location's recent rate. */
-export const SLICE_HORIZON_MS = 2_000;
-/**
- * A holder asks for at least this many units, and renews while one is left: the next request finds a
- * unit even when it comes before the renewal's answer.
- */
-export const SLICE_MIN = 2;
-/** The recent rate is the spends of this last span. */
-export const RATE_SPAN_MS = 2_000;
-/** A holder renews once its slice would last less than this at its recent rate, or its lease is half gone. */
-export const RENEW_LEAD_MS = 600;
-/** A lease unused for this long is given back rather than renewed. */
-export const LEASE_IDLE_MS = 10_000;
 
 /** One window a request spends a unit of. `limit` null: no cap (the window is still counted). */
 export interface WindowSpec {
@@ -57,13 +35,18 @@ export interface LeaseRecord {
   reported: number;
   /** Home clock: past it, the lease is taken back as fully spent. */
   expiresAt: number;
+  /** Reservations settled here while the lease was open, which its final report still counts as open. */
+  early?: number;
 }
 
 /** A holder's word on one lease: how much it has spent in total, and whether it keeps the lease. */
 export interface LeaseReport {
   id: string;
+  /** Units spent for good (for a reservation: committed). */
   spent: number;
   keep: boolean;
+  /** Reservations taken from the lease and not yet settled (the month's compressions still running). */
+  open?: number;
 }
 
 /** What the home answers about a lease it renewed or opened. */
@@ -83,6 +66,13 @@ export interface LeaseGrant {
 export interface WindowCounts {
   used(name: string, start: number): number;
   add(name: string, start: number, units?: number): void;
+  /**
+   * Units of an ended lease that may still be settled later, held under the lease's id until each is
+   * committed or released there, or expires: the reservations in flight when its holder gave it up, or
+   * (`spent`) every unreported unit of a lease nobody answered for, counted as used meanwhile since its
+   * holder may have spent them. Without it (a spend that is final when made), they count as used.
+   */
+  hold?(name: string, start: number, leaseId: string, units: number, spent: boolean): void;
 }
 
 /** Where the home keeps its leases and epoch. */
@@ -101,6 +91,29 @@ const covers = (r: LeaseRecord, name: string, start: number): boolean =>
   r.windows.some((w) => w.name === name && w.start === start);
 
 const outstanding = (r: LeaseRecord): number => r.granted - r.reported;
+
+/** Longest a lease lives without an exchange with the home: the worst case of a revocation when a location is unreachable. */
+export const LEASE_MAX_MS = 5_000;
+/**
+ * The home waits this much past LEASE_MAX_MS before it takes back a lease nobody answers for: the holder
+ * counts its expiry from the moment it asked, before the home granted, and clocks may run a little apart.
+ */
+export const LEASE_GRACE_MS = 250;
+/** No slice is larger than this share of what the window has left when it is granted. */
+export const SLICE_MAX_SHARE = 0.2;
+/** A slice is sized for this long of the location's recent rate. */
+export const SLICE_HORIZON_MS = 2_000;
+/**
+ * A holder asks for at least this many units, and renews while one is left: the next request finds a
+ * unit even when it comes before the renewal's answer.
+ */
+export const SLICE_MIN = 2;
+/** The recent rate is the spends of this last span. */
+export const RATE_SPAN_MS = 2_000;
+/** A holder renews once its slice would last less than this at its recent rate, or its lease is half gone. */
+export const RENEW_LEAD_MS = 600;
+/** A lease unused for this long is given back rather than renewed. */
+export const LEASE_IDLE_MS = 10_000;
 
 /** The home's side: every step is one synchronous change, atomic inside a Durable Object. */
 export class HomeLedger {
@@ -141,10 +154,10 @@ export class HomeLedger {
     };
   }
 
-  /** Takes back every lease past its expiry as fully spent (its holder may have spent it and be gone). */
+  /** Takes back every lease past its expiry as fully spent, or held (its holder may have spent it and be gone). */
   expire(homeNow: number): LeaseRecord[] {
     const gone = this.store.records().filter((r) => homeNow >= r.expiresAt);
-    for (const r of gone) this.end(r, r.granted);
+    for (const r of gone) this.end(r, r.reported, Infinity, true);
     return gone;
   }
 
@@ -163,7 +176,7 @@ export class HomeLedger {
       if (rep.keep) {
         this.settle(r, spent);
         this.store.put(r);
-      } else this.end(r, spent);
+      } else this.end(r, spent, rep.open ?? 0);
     }
     return counted;
   }
@@ -213,6 +226,41 @@ export class HomeLedger {
     };
   }
 
+  /**
+   * A reservation of the lease `leaseId` settled at the home while the lease is still open here (its
+   * holder gave it up, or restarted, and the lease's final report has not arrived): the unit leaves the
+   * lease, spent when `charge`. False when there is no such lease.
+   */
+  settleOne(leaseId: string, charge: boolean): boolean {
+    const r = this.store.records().find((x) => x.id === leaseId);
+    if (!r || r.granted <= r.reported) return false;
+    r.granted--;
+    r.early = (r.early ?? 0) + 1;
+    if (charge) for (const w of r.windows) this.counts.add(w.name, w.start, 1);
+    this.store.put(r);
+    return true;
+  }
+
+  /**
+   * Lends the location the key's state alone (no units): the home of the key's state then knows the
+   * location, so a revocation reaches it, while the units come from another home (the account's month).
+   */
+  lendState(location: string, homeNow: number, newId: () => string): void {
+    const r = this.store
+      .records()
+      .find((x) => x.location === location && x.windows.length === 0 && x.epoch === this.epoch) ?? {
+      id: newId(),
+      location,
+      epoch: this.epoch,
+      windows: [],
+      granted: 0,
+      reported: 0,
+      expiresAt: 0,
+    };
+    r.expiresAt = homeNow + LEASE_MAX_MS + LEASE_GRACE_MS;
+    this.store.put(r);
+  }
+
   /** A new epoch: every lease of an older one is void (revocation, tier change, deletion). */
   bumpEpoch(): number {
     const next = this.epoch + 1;
@@ -222,7 +270,7 @@ export class HomeLedger {
 
   /** After the holder at `location` answered a revocation to `epoch`: its leases of older epochs can no longer be spent. */
   endVoid(location: string, epoch: number): void {
-    for (const r of this.store.records()) if (r.location === location && r.epoch < epoch) this.end(r, r.reported);
+    for (const r of this.store.records()) if (r.location === location && r.epoch < epoch) this.end(r, r.reported, 0);
   }
 
   /** Leases that may still be spent somewhere. */
@@ -235,8 +283,17 @@ export class HomeLedger {
     r.reported = spent;
   }
 
-  private end(r: LeaseRecord, spent: number): void {
+  /**
+   * Ends a lease: `spent` counted, up to `unsettled` of the rest held (or, without holds, counted) until
+   * they settle; `expired`: nobody answered for them, so they may have been spent.
+   */
+  private end(r: LeaseRecord, spent: number, unsettled: number, expired = false): void {
     this.settle(r, spent);
+    const units = Math.min(unsettled - (r.early ?? 0), r.granted - r.reported);
+    if (units > 0)
+      for (const w of r.windows)
+        if (this.counts.hold) this.counts.hold(w.name, w.start, r.id, units, expired);
+        else this.counts.add(w.name, w.start, units);
     this.store.delete(r.id);
   }
 }
@@ -252,6 +309,8 @@ export function sliceSize(want: number, free: number[]): number {
 export interface HeldRate {
   remaining: number;
   reset: number;
+  /** Set by a spend that reserves (the month): the id to commit or release it by. */
+  reservation?: string;
 }
 
 /** One lease as its holder keeps it. */
@@ -266,6 +325,10 @@ export interface HeldLease {
   validUntil: number;
   /** Holder clock of the last spend (for giving back an idle lease). */
   lastSpendAt: number;
+  /** Reservations taken and not yet settled (counted in `spent`); ids are `<lease id>/<n>`. */
+  open: string[];
+  /** Reservations taken so far, which number them. */
+  taken: number;
 }
 
 /** The holder's side: its lease, the leases it gave up and has yet to report, its recent rate. */
@@ -289,14 +352,33 @@ export class HolderLedger {
     return l;
   }
 
-  /** Spends one unit of the lease when it has one; returns the proven rate, or null (ask the home). */
-  spend(windows: WindowSpec[], clock: number): HeldRate | null {
+  /**
+   * Spends one unit of the lease when it has one; returns the proven rate, or null (ask the home).
+   * `reserve`: the unit stays open until settle() commits or releases it.
+   */
+  spend(windows: WindowSpec[], clock: number, reserve = false): HeldRate | null {
     const l = this.usable(windows, clock);
     if (!l || l.spent >= l.granted) return null;
     l.spent++;
     l.lastSpendAt = clock;
     this.recent.push(clock);
-    return rateOf(l);
+    if (!reserve) return rateOf(l);
+    const reservation = `${l.id}/${++l.taken}`;
+    l.open.push(reservation);
+    return { ...rateOf(l), reservation };
+  }
+
+  /**
+   * Settles a reservation of the lease still held: committed (`charge`), or released, when its unit goes
+   * back to the slice. False for any other (its lease was given up, or is unknown): settle it at the home.
+   */
+  settle(reservation: string, charge: boolean): boolean {
+    const l = this.lease;
+    const i = l ? l.open.indexOf(reservation) : -1;
+    if (!l || i < 0) return false;
+    l.open.splice(i, 1);
+    if (!charge) l.spent--;
+    return true;
   }
 
   /** The proven rate without spending (health checks), or null. */
@@ -333,8 +415,8 @@ export class HolderLedger {
 
   /** What the next exchange tells the home: the lease (kept) and every lease given up. */
   reports(): LeaseReport[] {
-    const out = this.closing.map((l) => ({ id: l.id, spent: l.spent, keep: false }));
-    if (this.lease) out.push({ id: this.lease.id, spent: this.lease.spent, keep: true });
+    const out = this.closing.map((l) => reportOf(l, false));
+    if (this.lease) out.push(reportOf(this.lease, true));
     return out;
   }
 
@@ -349,24 +431,18 @@ export class HolderLedger {
     const kept = sent.find((r) => r.keep)?.id;
     // The lease this exchange asked to keep and the home did not renew: it was taken back or ended there.
     if (kept !== undefined && this.lease?.id === kept && grant?.id !== kept) this.lease = null;
-    if (!grant || grant.epoch < this.minEpoch || this.closed.includes(grant.id)) return;
+    if (!grant || this.closed.includes(grant.id)) return;
     const l = this.lease;
+    if (grant.epoch < this.minEpoch) {
+      // A new lease of a void epoch: give its units back at the next exchange rather than at its expiry.
+      if (l?.id !== grant.id) this.giveUp(held(grant, sentAt));
+      return;
+    }
     if (l && l.id === grant.id) {
       l.granted = Math.max(l.granted, grant.granted);
       l.base = grant.base;
       l.validUntil = Math.max(l.validUntil, sentAt + LEASE_MAX_MS);
-    } else if (!l) {
-      this.lease = {
-        id: grant.id,
-        epoch: grant.epoch,
-        windows: grant.windows,
-        granted: grant.granted,
-        spent: 0,
-        base: grant.base,
-        validUntil: sentAt + LEASE_MAX_MS,
-        lastSpendAt: sentAt,
-      };
-    }
+    } else if (!l) this.lease = held(grant, sentAt);
   }
 
   /** Stops spending the lease; its final count goes to the home at the next exchange. */
@@ -374,6 +450,10 @@ export class HolderLedger {
     const l = this.lease;
     if (!l) return;
     this.lease = null;
+    this.giveUp(l);
+  }
+
+  private giveUp(l: HeldLease): void {
     this.closing.push(l);
     this.closed.push(l.id);
     if (this.closed.length > 64) this.closed.shift();
@@ -386,11 +466,32 @@ export class HolderLedger {
   surrender(epoch?: number): LeaseReport[] {
     if (epoch !== undefined) this.minEpoch = Math.max(this.minEpoch, epoch);
     this.close();
-    const out = this.closing.map((l) => ({ id: l.id, spent: l.spent, keep: false }));
+    const out = this.closing.map((l) => reportOf(l, false));
     this.closing = [];
     return out;
   }
 }
+
+const held = (grant: LeaseGrant, sentAt: number): HeldLease => ({
+  id: grant.id,
+  epoch: grant.epoch,
+  windows: grant.windows,
+  granted: grant.granted,
+  spent: 0,
+  base: grant.base,
+  validUntil: sentAt + LEASE_MAX_MS,
+  lastSpendAt: sentAt,
+  open: [],
+  taken: 0,
+});
+
+/** Units committed for good, and the reservations still running (settled at the home once the lease is given up). */
+const reportOf = (l: HeldLease, keep: boolean): LeaseReport => ({
+  id: l.id,
+  spent: l.spent - l.open.length,
+  keep,
+  ...(l.open.length > 0 ? { open: l.open.length } : {}),
+});
 
 function rateOf(l: HeldLease): HeldRate {
   let best: HeldRate | null = null;

@@ -1,7 +1,7 @@
 // The metering rules (docs/using-the-api.md, "Rate limits and quotas"), as functions over Counters. No I/O, no awaits: each is one atomic step.
 import { IMAGE_TIERS, TOOLS_TIERS, type ImageTier, type ToolsTier } from '../accounts/tiers.ts';
 import type { Counters } from './counters.ts';
-import type { WindowSpec } from './lease.ts';
+import type { HomeLedger, WindowSpec } from './lease.ts';
 import type { RateHeaders, ToolsUsage, WindowUsage } from './types.ts';
 import { dayWindow, minuteWindow, monthWindow, secondsUntil, toUnixSeconds } from './windows.ts';
 
@@ -68,10 +68,21 @@ export interface ImageResult {
 }
 
 // Image API's month belongs to the account: these run on the account's meter (src/durable/account-meter.ts),
-// over its Counters, never on a key's.
+// over its Counters (seen with the units lent to locations counted as taken), never on a key's.
+
+/** What the month's rules read and write: the account's Counters, or a view of them (leases, the simulation). */
+export type MonthCounts = Pick<Counters, 'used' | 'add' | 'reserved' | 'reserve' | 'take'>;
+
+/** The window a compression spends one unit of: the account's month. */
+export function monthWindows(tier: ImageTier, now: number): WindowSpec[] {
+  return [{ name: 'month', ...monthWindow(now), limit: IMAGE_TIERS[tier].compressionsPerMonth }];
+}
+
+/** The lease a reservation taken from a slice was taken under (`<lease id>/<n>`); '' for any other. */
+const leaseOf = (reservation: string): string => reservation.slice(0, Math.max(0, reservation.lastIndexOf('/')));
 
 /** Monthly compressions: `used` counts committed ones; open reservations hold units until they settle. */
-export function imageStatus(counters: Counters, tier: ImageTier, now: number): ImageResult {
+export function imageStatus(counters: MonthCounts, tier: ImageTier, now: number): ImageResult {
   const month = monthWindow(now);
   const limit = IMAGE_TIERS[tier].compressionsPerMonth;
   const taken = counters.used('month', month.start) + counters.reserved(month.start, now);
@@ -81,7 +92,7 @@ export function imageStatus(counters: Counters, tier: ImageTier, now: number): I
   return { allowed: remaining > 0, rate };
 }
 
-export function reserveCompression(counters: Counters, tier: ImageTier, now: number, id: string): ImageResult {
+export function reserveCompression(counters: MonthCounts, tier: ImageTier, now: number, id: string): ImageResult {
   const status = imageStatus(counters, tier, now);
   if (!status.allowed) return status;
   counters.reserve(id, monthWindow(now).start, now);
@@ -96,28 +107,54 @@ export interface CommitResult extends ImageResult {
 }
 
 /**
- * Turns a reservation into a spent unit. A reservation that expired meanwhile is still charged when the
- * month has room, and never when it has not: the month is never overdrawn.
+ * Turns a reservation into a spent unit: one held here, or one of a slice still lent (`leases`: a
+ * reservation its location settles here once it gave the lease up). A reservation that expired meanwhile
+ * is still charged when the month has room, and never when it has not: the month is never overdrawn.
  */
-export function commitCompression(counters: Counters, tier: ImageTier, now: number, id: string): CommitResult {
-  const monthStart = counters.take(id, now);
-  if (monthStart !== null) counters.add('month', monthStart);
-  else if (imageStatus(counters, tier, now).allowed) counters.add('month', monthWindow(now).start);
+export function commitCompression(
+  counters: MonthCounts,
+  tier: ImageTier,
+  now: number,
+  id: string,
+  leases?: HomeLedger,
+): CommitResult {
+  const held = counters.take(id, now);
+  if (held?.spent) {
+    // Counted when its lease expired unanswered.
+  } else if (held) counters.add('month', held.month);
+  else if (leases?.settleOne(leaseOf(id), true)) {
+    // Charged by the lease it was taken from.
+  } else if (imageStatus(counters, tier, now).allowed) counters.add('month', monthWindow(now).start);
   else return { ...imageStatus(counters, tier, now), charged: false };
   return { ...imageStatus(counters, tier, now), charged: true };
 }
 
-export function releaseCompression(counters: Counters, tier: ImageTier, now: number, id: string): ImageResult {
-  counters.take(id, now);
+/** Gives a reservation's unit back, whether held here or taken from a slice still lent (`leases`). */
+export function releaseCompression(
+  counters: MonthCounts,
+  tier: ImageTier,
+  now: number,
+  id: string,
+  leases?: HomeLedger,
+): ImageResult {
+  const held = counters.take(id, now);
+  // A unit counted when its lease expired unanswered, given back.
+  if (held?.spent) {
+    if (counters.used('month', held.month) > 0) counters.add('month', held.month, -1);
+  } else if (!held) leases?.settleOne(leaseOf(id), false);
   return imageStatus(counters, tier, now);
 }
 
-/** The account's month as /account and the console show it (`remaining` excludes units in flight). */
-export function monthUsage(counters: Counters, tier: ImageTier, now: number): WindowUsage {
+/**
+ * The account's month as /account and the console show it: `used` counts the compressions committed here
+ * (those of a slice once its location reports them), `remaining` excludes units in flight and `lent`,
+ * the units lent to locations and not yet reported.
+ */
+export function monthUsage(counters: MonthCounts, tier: ImageTier, now: number, lent = 0): WindowUsage {
   const month = monthWindow(now);
   const limit = IMAGE_TIERS[tier].compressionsPerMonth;
   const used = counters.used('month', month.start);
-  const held = used + counters.reserved(month.start, now);
+  const held = used + counters.reserved(month.start, now) + lent;
   return { limit, used, remaining: Math.max(0, limit - held), reset: toUnixSeconds(month.end) };
 }
 

@@ -4,16 +4,7 @@ import { IMAGE_TIER_NAMES, SCOPES, TOOLS_TIER_NAMES } from '../accounts/tiers.ts
 import { toolsAuth } from '../http/auth.ts';
 import type { AppEnv } from '../http/context.ts';
 import { envelope } from '../http/envelope.ts';
-import { errorResponses, TOOLS_SECURITY, ToolsMeta, toolsOk } from './schemas.ts';
-
-const WindowUsage = z
-  .object({
-    limit: z.number().int().nullable().openapi({ description: 'null: no cap on this tier' }),
-    used: z.number().int(),
-    remaining: z.number().int().nullable(),
-    reset: z.number().int().openapi({ description: 'Unix seconds at which the window resets' }),
-  })
-  .openapi('WindowUsage');
+import { errorResponses, TOOLS_SECURITY, ToolsMeta, toolsOk, WindowUsage } from './schemas.ts';
 
 const Account = z
   .object({

@@ -27,7 +27,7 @@ export const COMPRESS_PATH = '/api/v1/compress';
 export function registerCompress(app: OpenAPIHono<AppEnv>): void {
   app.openAPIRegistry.registerPath(compressDoc);
   app.post(COMPRESS_PATH, async (c) => {
-    const { hash, meter } = await meterFor(c.env, imageKeyFrom(c.req.raw.headers));
+    const { hash, meter } = await meterFor(c.env, imageKeyFrom(c.req.raw.headers), c.req.raw);
     return compressMetered(c, hash, meter);
   });
 }

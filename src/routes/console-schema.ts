@@ -3,6 +3,7 @@ import { z } from '@hono/zod-openapi';
 import { SCOPES } from '../accounts/tiers.ts';
 import { USAGE_DAYS } from '../console/limits.ts';
 import { KEY_NAME_MAX_LENGTH, MAX_ACTIVE_KEYS } from '../keys/limits.ts';
+import { WindowUsage } from './schemas.ts';
 
 export const SESSION_SECURITY: Record<string, string[]>[] = [{ SessionCookie: [] }];
 export const CONSOLE_TAG = 'Account (session)';
@@ -96,13 +97,6 @@ export const CreateKeyBody = z
 
 export const KeyIdParam = z.object({
   id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: 'key_4fJ2kQ9xLm0PzR7a' }),
-});
-
-const WindowUsage = z.object({
-  limit: z.number().int().nullable(),
-  used: z.number().int(),
-  remaining: z.number().int().nullable(),
-  reset: z.number().int(),
 });
 
 const Series = { requests: z.array(z.number().int()), compressions: z.array(z.number().int()) };

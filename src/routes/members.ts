@@ -161,15 +161,8 @@ export function registerMembers(app: OpenAPIHono<AppEnv>): void {
     const parsed = PatchMemberBody.safeParse(await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"role":"admin"}'));
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
     const { accountId, role } = c.var.principal;
-    const outcome = await changeRole(
-      c.env,
-      accountId,
-      c.req.param('id'),
-      parsed.data.role,
-      role,
-      clock(c.env),
-      auditOrigin(c),
-    );
+    const by = { role, now: clock(c.env), origin: auditOrigin(c) };
+    const outcome = await changeRole(c.env, accountId, c.req.param('id'), parsed.data.role, by);
     if (!outcome.ok) throw changeRefusal(outcome);
     return c.json({ data: outcome.member, meta: meta(c) }, 200);
   });
@@ -178,7 +171,7 @@ export function registerMembers(app: OpenAPIHono<AppEnv>): void {
     const { accountId, role } = c.var.principal;
     const id = c.req.valid('param').id;
     const self = c.var.session?.member.id === id;
-    const outcome = await removeMember(c.env, accountId, id, role, self, clock(c.env), auditOrigin(c));
+    const outcome = await removeMember(c.env, accountId, id, self, { role, now: clock(c.env), origin: auditOrigin(c) });
     if (!outcome.ok) throw changeRefusal(outcome);
     return c.json({ data: outcome.member, meta: meta(c) }, 200);
   });

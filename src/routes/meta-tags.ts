@@ -6,12 +6,11 @@ import type { AppEnv } from '../http/context.ts';
 import { envelope } from '../http/envelope.ts';
 import { ApiError, badRequestFrom } from '../errors.ts';
 import { readJsonBody } from '../http/json-body.ts';
-import { strictQueryEncoding } from '../http/query-encoding.ts';
 import { metaConfig } from '../meta/config.ts';
 import { BULK_BODY_MAX_BYTES, BULK_MAX_URLS } from '../meta/limits.ts';
 import { bulkMetaTags, metaTags, type MetaContext } from '../meta/service.ts';
 import { BulkBody, BulkResponse, MetaQuery, MetaTagsResponse } from './meta-tags-schema.ts';
-import { errorResponses, TOOLS_SECURITY, toolsOk } from './schemas.ts';
+import { errorResponses, TOOLS_GET, TOOLS_SECURITY, toolsOk } from './schemas.ts';
 
 export const BULK_PATH = '/api/v1/meta-tags/bulk';
 
@@ -21,13 +20,10 @@ const FETCH_RULES =
   'stopping after </head>.';
 
 export const metaTagsRoute = createRoute({
-  method: 'get',
+  ...TOOLS_GET,
   path: '/api/v1/meta-tags',
   summary: 'Meta tags, Open Graph, Twitter card and JSON-LD data of a web page',
   description: `${FETCH_RULES} Non-HTML answers give 200 with their content_type and nothing extracted. Successful extractions are cached (meta.cache).`,
-  tags: ['Tools API'],
-  security: TOOLS_SECURITY,
-  middleware: [toolsAuth({ count: true }), strictQueryEncoding] as const,
   request: { query: MetaQuery },
   responses: {
     200: toolsOk('What the page declares', MetaTagsResponse),

@@ -1,7 +1,6 @@
 // Tools API QR codes: GET /qr (metered) hands out a signed image URL; GET /qr/image (key-free) renders it.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { toolsAuth } from '../http/auth.ts';
 import type { AppEnv } from '../http/context.ts';
 import { envelope } from '../http/envelope.ts';
 import { ApiError } from '../errors.ts';
@@ -24,7 +23,7 @@ import {
 } from '../qr/qr-image.ts';
 import { sign, SIGNED_PARAMS, signingSecrets, verify, type SignedValues } from '../qr/signature.ts';
 import { choiceParam, integerParam, queryObject } from '../params.ts';
-import { errorResponses, TOOLS_SECURITY, ToolsMeta, toolsOk } from './schemas.ts';
+import { errorResponses, TOOLS_GET, ToolsMeta, toolsOk } from './schemas.ts';
 
 /** Signed images never change, so any cache may keep them for a year. */
 export const QR_IMAGE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
@@ -131,12 +130,9 @@ const QrLink = z
   .openapi('QrLink');
 
 export const qrRoute = createRoute({
-  method: 'get',
+  ...TOOLS_GET,
   path: '/api/v1/qr',
   summary: 'A signed, key-free image URL of a QR code for the given text',
-  tags: ['Tools API'],
-  security: TOOLS_SECURITY,
-  middleware: [toolsAuth({ count: true }), strictQueryEncoding] as const,
   request: { query: QrQuery },
   responses: {
     200: toolsOk('The signed image URL and the options it renders', QrLink),

@@ -2,6 +2,8 @@
 // attach them to every route's OpenAPI description.
 import { z, type createRoute } from '@hono/zod-openapi';
 import { ERROR_STATUS, type ErrorCode } from '../errors.ts';
+import { toolsAuth } from '../http/auth.ts';
+import { strictQueryEncoding } from '../http/query-encoding.ts';
 
 export const ErrorEnvelope = z
   .object({
@@ -81,7 +83,25 @@ export function errorResponses(...codes: ErrorCode[]): Record<string, ResponseCo
 export const TOOLS_SECURITY: Record<string, string[]>[] = [{ ApiKeyHeader: [] }, { BearerAuth: [] }];
 export const IMAGE_SECURITY: Record<string, string[]>[] = [{ BearerAuth: [] }];
 
+/** A Tools API read (catalogue, QR, meta tags): a GET counted against the key's window, with strict query encoding. */
+export const TOOLS_GET = {
+  method: 'get' as const,
+  tags: ['Tools API'],
+  security: TOOLS_SECURITY,
+  middleware: [toolsAuth({ count: true }), strictQueryEncoding],
+};
+
 export const ToolsMeta = z.object({
   tier: z.enum(['free', 'developer', 'enterprise']).openapi({ description: "The calling key's tools tier" }),
   request_id: z.string(),
 });
+
+/** One metered window as the account and usage answers show it (a key's minute and day, the account's month). */
+export const WindowUsage = z
+  .object({
+    limit: z.number().int().nullable().openapi({ description: 'null: no cap on this tier' }),
+    used: z.number().int(),
+    remaining: z.number().int().nullable(),
+    reset: z.number().int().openapi({ description: 'Unix seconds at which the window resets' }),
+  })
+  .openapi('WindowUsage');

@@ -10,13 +10,11 @@ import {
   type ToolField,
 } from '../catalogue/catalogue.ts';
 import { toolsSiteUrl } from '../catalogue/site-url.ts';
-import { toolsAuth } from '../http/auth.ts';
 import type { AppEnv } from '../http/context.ts';
 import { envelope } from '../http/envelope.ts';
 import { ApiError } from '../errors.ts';
-import { strictQueryEncoding } from '../http/query-encoding.ts';
 import { integerParam, queryObject } from '../params.ts';
-import { errorResponses, TOOLS_SECURITY, ToolsMeta, toolsOk } from './schemas.ts';
+import { errorResponses, TOOLS_GET, ToolsMeta, toolsOk } from './schemas.ts';
 
 export const LIST_LIMIT_DEFAULT = 100;
 export const LIST_LIMIT_MAX = 500;
@@ -109,16 +107,8 @@ const CategoryList = z
   })
   .openapi('CategoryList');
 
-/** Every catalogue read: a GET, counted against the key's window, with strict query encoding. */
-const common = {
-  tags: ['Tools API'],
-  security: TOOLS_SECURITY,
-  middleware: [toolsAuth({ count: true }), strictQueryEncoding],
-  method: 'get' as const,
-};
-
 export const listToolsRoute = createRoute({
-  ...common,
+  ...TOOLS_GET,
   path: '/api/v1/tools',
   summary: 'List tools, filtered by category and search, with field selection and paging',
   request: { query: ListQuery },
@@ -129,7 +119,7 @@ export const listToolsRoute = createRoute({
 });
 
 export const getToolRoute = createRoute({
-  ...common,
+  ...TOOLS_GET,
   path: '/api/v1/tools/{slug}',
   summary: 'One tool by its slug',
   request: {
@@ -142,7 +132,7 @@ export const getToolRoute = createRoute({
 });
 
 export const categoriesRoute = createRoute({
-  ...common,
+  ...TOOLS_GET,
   path: '/api/v1/categories',
   summary: 'The categories of the catalogue with their tool counts',
   responses: {

@@ -90,13 +90,16 @@ function manualSent(outcome: service.ManualSendOutcome): { msgId: string } {
   }
 }
 
+/** The path parameters a path names: an endpoint's id, and a message's id below it. */
+const paramsOf = (path: string) =>
+  path.includes('{msg_id}') ? { params: DeliveryParams } : path.includes('{id}') ? { params: EndpointIdParam } : {};
+
 const route = <P extends string>(
   method: 'get' | 'post' | 'patch' | 'delete',
   path: P,
   summary: string,
   description: string,
   responses: RouteConfig['responses'],
-  request?: RouteConfig['request'],
 ) =>
   // Reading needs only a seat in the account; every change is an admin's.
   manageRoute(requires(method === 'get' ? 'read' : 'webhooks:write'), guards, {
@@ -104,7 +107,7 @@ const route = <P extends string>(
     path,
     summary,
     description: description + TIER_NOTE,
-    ...(request ? { request } : {}),
+    ...(path.includes('{') ? { request: paramsOf(path) } : {}),
     responses: { ...responses, ...errorResponses(...ERRORS) },
   });
 
@@ -122,7 +125,7 @@ const bodyDoc = (
     summary,
     description: description + TIER_NOTE,
     request: {
-      ...(path.includes('{id}') ? { params: EndpointIdParam } : {}),
+      ...paramsOf(path),
       body: { required: true, content: { 'application/json': { schema } } },
     },
     responses: { ...ok, ...errorResponses('bad_request', 'payload_too_large', ...ERRORS) },
@@ -158,7 +161,6 @@ const oneRoute = route(
   {
     200: jsonOk('The endpoint', EndpointOne),
   },
-  { params: EndpointIdParam },
 );
 const deleteRoute = route(
   'delete',
@@ -168,7 +170,6 @@ const deleteRoute = route(
   {
     200: jsonOk('The endpoint as it was', EndpointOne),
   },
-  { params: EndpointIdParam },
 );
 const testRoute = route(
   'post',
@@ -179,7 +180,6 @@ const testRoute = route(
     202: jsonOk('Accepted: the message id', MessageAccepted),
     ...errorResponses('bad_request', 'rate_limit_exceeded'),
   },
-  { params: EndpointIdParam },
 );
 const rotateRoute = route(
   'post',
@@ -189,7 +189,6 @@ const rotateRoute = route(
   {
     200: jsonOk('The endpoint, with its new secret', EndpointWithSecret),
   },
-  { params: EndpointIdParam },
 );
 const deliveriesRoute = route(
   'get',
@@ -199,7 +198,6 @@ const deliveriesRoute = route(
   {
     200: jsonOk('The log', DeliveryList),
   },
-  { params: EndpointIdParam },
 );
 const retryRoute = route(
   'post',
@@ -210,7 +208,6 @@ const retryRoute = route(
     202: jsonOk('Accepted', MessageAccepted),
     ...errorResponses('bad_request', 'rate_limit_exceeded'),
   },
-  { params: DeliveryParams },
 );
 
 export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {

@@ -5,7 +5,7 @@
 // keys: a key never holds more than its maker may.
 import { randomBase62, sha256Hex } from '../accounts/keys.ts';
 import { iso } from '../accounts/account-view.ts';
-import { batchWithAudit, type AuditOrigin } from '../audit/log.ts';
+import { batchWithAudit, type AuditCondition, type AuditOrigin } from '../audit/log.ts';
 import { isName, isNewPassword } from '../auth/credentials.ts';
 import { hashPassword } from '../auth/password.ts';
 import { randomToken } from '../auth/sessions.ts';
@@ -275,78 +275,89 @@ const touchesOwner = (actorRole: Role, target: MemberView, role?: Role): boolean
 /** The audit record's list of the manage keys a change revokes, when it revokes any. */
 const revokedKeys = (ids: string[]): { revoked_keys?: string[] } => (ids.length > 0 ? { revoked_keys: ids } : {});
 
+/**
+ * A role change or a removal, written once: the change's statements and its audit record (with the manage
+ * keys it revokes) in one batch, `changed` the index of the statement that must have changed one row (the
+ * last owner is never demoted or removed: its SQL then changes none); then the member's manage keys settled.
+ */
+async function applyChange(
+  env: Env,
+  accountId: string,
+  id: string,
+  change: { statements: D1PreparedStatement[]; changed: number; keys: string[]; record: MemberRecord },
+  { now, origin }: ChangeBy,
+): Promise<boolean> {
+  const { statements, changed, keys, record } = change;
+  const results = await batchWithAudit(
+    env.DB,
+    [...statements, ...makersKeysRevoked(env.DB, accountId, id, now)],
+    origin,
+    { accountId, action: record.action, target: id, details: { ...record.details, ...revokedKeys(keys) } },
+    now,
+    record.when,
+  );
+  if (results[changed]?.meta.changes !== 1) return false;
+  await settleMakersKeys(env, accountId, id, keys, now, origin);
+  return true;
+}
+
+/** Who changes a member (their role decides what they may change), when, and from where (for the audit log). */
+export interface ChangeBy {
+  role: Role;
+  now: number;
+  origin: AuditOrigin;
+}
+
+/** The audit record of a change to a member, and the condition it is written on (the change took). */
+interface MemberRecord {
+  action: 'member.role_changed' | 'member.removed';
+  details: Record<string, unknown>;
+  when: AuditCondition;
+}
+
 export async function changeRole(
   env: Env,
   accountId: string,
   id: string,
   role: Role,
-  actorRole: Role,
-  now: number,
-  origin: AuditOrigin,
+  by: ChangeBy,
 ): Promise<ChangeOutcome> {
-  const db = env.DB;
-  const before = await getMember(db, accountId, id);
+  const before = await getMember(env.DB, accountId, id);
   if (!before) return { ok: false, reason: 'not_found' };
-  if (touchesOwner(actorRole, before, role)) return { ok: false, reason: 'owner_only' };
+  if (touchesOwner(by.role, before, role)) return { ok: false, reason: 'owner_only' };
   if (before.role === role) return { ok: true, member: before };
-  const keys = MANAGE_KEY_MAKERS.includes(role) ? [] : await activeManageKeysOf(db, accountId, id);
-  const [result] = await batchWithAudit(
-    db,
-    [db.prepare(SQL.setRole).bind(role, id, accountId, role, accountId), ...makersKeysRevoked(db, accountId, id, now)],
-    origin,
-    {
-      accountId,
-      action: 'member.role_changed',
-      target: id,
-      details: { from: before.role, to: role, ...revokedKeys(keys) },
-    },
-    now,
-    {
-      sql: 'EXISTS (SELECT 1 FROM members WHERE id = ? AND role = ?)',
-      params: [id, role],
-    },
-  );
-  if (result?.meta.changes !== 1) return { ok: false, reason: 'last_owner' };
-  await settleMakersKeys(env, accountId, id, keys, now, origin);
-  return { ok: true, member: { ...before, role } };
+  const keys = MANAGE_KEY_MAKERS.includes(role) ? [] : await activeManageKeysOf(env.DB, accountId, id);
+  const statements = [env.DB.prepare(SQL.setRole).bind(role, id, accountId, role, accountId)];
+  const record: MemberRecord = {
+    action: 'member.role_changed',
+    details: { from: before.role, to: role },
+    when: { sql: 'EXISTS (SELECT 1 FROM members WHERE id = ? AND role = ?)', params: [id, role] },
+  };
+  const changed = await applyChange(env, accountId, id, { statements, changed: 0, keys, record }, by);
+  return changed ? { ok: true, member: { ...before, role } } : { ok: false, reason: 'last_owner' };
 }
 
-/** Removes a member (or a member leaves: actorRole is then their own), ends their sessions and revokes their manage keys. */
+/** Removes a member (or a member leaves: `by.role` is then their own), ends their sessions and revokes their manage keys. */
 export async function removeMember(
   env: Env,
   accountId: string,
   id: string,
-  actorRole: Role,
   self: boolean,
-  now: number,
-  origin: AuditOrigin,
+  by: ChangeBy,
 ): Promise<ChangeOutcome> {
-  const db = env.DB;
-  const before = await getMember(db, accountId, id);
+  const before = await getMember(env.DB, accountId, id);
   if (!before) return { ok: false, reason: 'not_found' };
-  if (!self && touchesOwner(actorRole, before)) return { ok: false, reason: 'owner_only' };
-  const keys = await activeManageKeysOf(db, accountId, id);
-  const [, result] = await batchWithAudit(
-    db,
-    [
-      db.prepare(SQL.endSessions).bind(id, accountId),
-      db.prepare(SQL.remove).bind(id, accountId, accountId),
-      ...makersKeysRevoked(db, accountId, id, now),
-    ],
-    origin,
-    {
-      accountId,
-      action: 'member.removed',
-      target: id,
-      details: { email: before.email, role: before.role, left: self, ...revokedKeys(keys) },
-    },
-    now,
-    {
-      sql: 'NOT EXISTS (SELECT 1 FROM members WHERE id = ?)',
-      params: [id],
-    },
-  );
-  if (result?.meta.changes !== 1) return { ok: false, reason: 'last_owner' };
-  await settleMakersKeys(env, accountId, id, keys, now, origin);
-  return { ok: true, member: before };
+  if (!self && touchesOwner(by.role, before)) return { ok: false, reason: 'owner_only' };
+  const keys = await activeManageKeysOf(env.DB, accountId, id);
+  const statements = [
+    env.DB.prepare(SQL.endSessions).bind(id, accountId),
+    env.DB.prepare(SQL.remove).bind(id, accountId, accountId),
+  ];
+  const record: MemberRecord = {
+    action: 'member.removed',
+    details: { email: before.email, role: before.role, left: self },
+    when: { sql: 'NOT EXISTS (SELECT 1 FROM members WHERE id = ?)', params: [id] },
+  };
+  const changed = await applyChange(env, accountId, id, { statements, changed: 1, keys, record }, by);
+  return changed ? { ok: true, member: before } : { ok: false, reason: 'last_owner' };
 }

@@ -19,6 +19,7 @@ import sharp from 'sharp';
 import { FULL_CHROMA_QUALITY as SERVICE_FULL_CHROMA_QUALITY } from '../../src/compress/memory-plan.ts';
 import { loadCorpus } from './lib/corpus.ts';
 import { engineJpegFromJpeg, nodeEngine, type NodeEngine } from './lib/engine-node.ts';
+import { withIcc } from './lib/jpeg-icc.ts';
 import './lib/images.ts'; // sharp.cache(false), sharp.concurrency(1)
 import { median } from './lib/load.ts';
 import { decodeRgb, ssim, type Rgb } from './lib/ssim.ts';
@@ -205,12 +206,14 @@ export async function ratioAt(metric: Metric, ours: Score, moz: (index: number) 
   return { ratio: ours.bytes / bytes };
 }
 
-/** BENCH_JPEG_SETTINGS: `{"trellis":[base,knee(,chroma base)],"luma":[b,s(,c)],"chroma":[b,s(,c)]}`, each optional (tables at quality 50: b × (1 + s d + c d²), d = u + v; or 64 entries). */
+/** BENCH_JPEG_SETTINGS: `{"trellis":[base,knee(,chroma base)],"aq":[luma‰,knee/100(,chroma‰,gate‰)],"scale":[luma‰(,chroma‰)],"luma":[b,s(,c)],"chroma":[b,s(,c)]}`, each optional (tables at quality 50: b × (1 + s d + c d²), d = u + v; or 64 entries; aq: wasm/src/sr_aq.c; scale: the anchors' bases, wasm/src/sr_quality.c). */
 function applySettings({ m, memory }: NodeEngine): string {
   const raw = process.env.BENCH_JPEG_SETTINGS;
   if (!raw) return 'shipped';
   const s = JSON.parse(raw) as Record<string, number[]>;
   if (s.trellis) m._sr_set_trellis!(s.trellis[0]!, s.trellis[1]!, s.trellis[2] ?? 0);
+  if (s.aq) m._sr_set_aq!(s.aq[0]!, s.aq[1]!, s.aq[2] ?? 0, s.aq[3] ?? 0);
+  if (s.scale) m._sr_set_table_scale!(s.scale[0]!, s.scale[1] ?? s.scale[0]!);
   if (s.luma && s.chroma) {
     const ptr = m._malloc!(256);
     const table = (v: number[]) =>
@@ -291,7 +294,9 @@ export async function benchJpegCamera(): Promise<{ header: string; settings: str
           await mozjpeg(input, 80);
           r.sharpMs = performance.now() - s0;
         }
-        const score = await s.score(out);
+        // Scored with the input's ICC profile, as the service keeps it (the engine's encode here writes no
+        // markers); its bytes are not counted, MozJPEG's output (converted to sRGB by sharp) having none.
+        const score = { ...(await s.score(withIcc(out, input))), bytes: out.byteLength };
         const ratios = {} as Record<Metric, Ratio>;
         for (const m of METRICS) ratios[m] = await ratioAt(m, score, moz.at);
         r.ours.push({ quality, ...score, ratios });

@@ -44,97 +44,23 @@ const FINE_CHROMA = { luma: [16, 0.1] as [number, number], chroma: [11, 0.1] as 
 const HALF_CHROMA = { luma: [16, 0.1] as [number, number], chroma: [8, 0.1] as [number, number] };
 const FLAT_LUMA = { luma: [19, 0.05] as [number, number], chroma: [9.5, 0.1] as [number, number] };
 const OFF: [number, number] = [0, 1];
+/** PLAIN: libjpeg's scans and rounding, no dead zone, no trellis; OURS: trellis, our scans, staggered rounding. */
+const PLAIN = { deadzone: [0, 0] as [number, number], trellis: OFF, ownScans: false, dither: false };
+const TRELLIS: [number, number] = [60, 600];
+const OURS = { ...PLAIN, trellis: TRELLIS, ownScans: true, dither: true };
 export const SETTINGS: Setting[] = [
-  { name: 'Annex K, no dead zone', tables: null, deadzone: [0, 0], trellis: OFF, ownScans: false, dither: false },
-  {
-    name: 'gentle tables, no dead zone',
-    tables: GENTLE,
-    deadzone: [0, 0],
-    trellis: OFF,
-    ownScans: false,
-    dither: false,
-  },
-  {
-    name: 'gentle tables, dead zone 0.2 (shipped before trellis)',
-    tables: GENTLE,
-    deadzone: [200, 200],
-    trellis: OFF,
-    ownScans: false,
-    dither: false,
-  },
-  {
-    name: 'gentle tables, trellis',
-    tables: GENTLE,
-    deadzone: [0, 0],
-    trellis: [60, 600],
-    ownScans: false,
-    dither: false,
-  },
-  {
-    name: 'gentle tables, trellis, our scans',
-    tables: GENTLE,
-    deadzone: [0, 0],
-    trellis: [60, 600],
-    ownScans: true,
-    dither: false,
-  },
-  {
-    name: 'gentle tables, trellis, our scans, staggered rounding',
-    tables: GENTLE,
-    deadzone: [0, 0],
-    trellis: [60, 600],
-    ownScans: true,
-    dither: true,
-  },
-  {
-    name: 'finer chroma (luma 16, chroma 11, slope 0.1), trellis, our scans, staggered',
-    tables: FINE_CHROMA,
-    deadzone: [0, 0],
-    trellis: [60, 600],
-    ownScans: true,
-    dither: true,
-  },
-  {
-    name: 'the same, trellis λ base 40',
-    tables: FINE_CHROMA,
-    deadzone: [0, 0],
-    trellis: [40, 600],
-    ownScans: true,
-    dither: true,
-  },
-  {
-    name: 'the same, trellis λ base 90',
-    tables: FINE_CHROMA,
-    deadzone: [0, 0],
-    trellis: [90, 600],
-    ownScans: true,
-    dither: true,
-  },
-  {
-    name: "chroma at half luma's step (luma 16, chroma 8, slope 0.1)",
-    tables: HALF_CHROMA,
-    deadzone: [0, 0],
-    trellis: [60, 600],
-    ownScans: true,
-    dither: true,
-  },
-  {
-    name: 'and flatter luma (luma 19 slope 0.05, chroma 9.5 slope 0.1)',
-    tables: FLAT_LUMA,
-    deadzone: [0, 0],
-    trellis: [60, 600],
-    ownScans: true,
-    dither: true,
-  },
-  {
-    name: "and no step finer than the input's (shipped)",
-    tables: FLAT_LUMA,
-    deadzone: [0, 0],
-    trellis: [60, 600],
-    ownScans: true,
-    dither: true,
-    align: true,
-  },
+  { ...PLAIN, name: 'Annex K, no dead zone', tables: null },
+  { ...PLAIN, name: 'gentle tables, no dead zone', tables: GENTLE },
+  { ...PLAIN, name: 'gentle tables, dead zone 0.2 (shipped before trellis)', tables: GENTLE, deadzone: [200, 200] },
+  { ...PLAIN, name: 'gentle tables, trellis', tables: GENTLE, trellis: TRELLIS },
+  { ...PLAIN, name: 'gentle tables, trellis, our scans', tables: GENTLE, trellis: TRELLIS, ownScans: true },
+  { ...OURS, name: 'gentle tables, trellis, our scans, staggered rounding', tables: GENTLE },
+  { ...OURS, name: 'finer chroma (luma 16, chroma 11, slope 0.1), trellis, our scans, staggered', tables: FINE_CHROMA },
+  { ...OURS, name: 'the same, trellis λ base 40', tables: FINE_CHROMA, trellis: [40, 600] },
+  { ...OURS, name: 'the same, trellis λ base 90', tables: FINE_CHROMA, trellis: [90, 600] },
+  { ...OURS, name: "chroma at half luma's step (luma 16, chroma 8, slope 0.1)", tables: HALF_CHROMA },
+  { ...OURS, name: 'and flatter luma (luma 19 slope 0.05, chroma 9.5 slope 0.1)', tables: FLAT_LUMA },
+  { ...OURS, name: "and no step finer than the input's (shipped)", tables: FLAT_LUMA, align: true },
 ];
 
 function apply({ m, memory }: NodeEngine, setting: Setting): void {

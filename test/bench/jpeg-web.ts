@@ -13,6 +13,7 @@ import { bytesBetween, lowestPassing, type Scored } from './lib/jpeg-quality.ts'
 import './lib/images.ts'; // sharp.cache(false), sharp.concurrency(1)
 import { median } from './lib/load.ts';
 import { decodeRgb, ssim, type Rgb } from './lib/ssim.ts';
+import { jpegOptions, type MozJpegOptions } from '../worker/mozjpeg-options.ts';
 
 const QUALITY = 80;
 const TIMING_RUNS = 3;
@@ -21,7 +22,7 @@ const WIDTHS = { jpeg: 1280, png: 1920 } as const;
 type Encoder = (rgb: Rgb, quality: number) => Uint8Array;
 
 interface MozJpeg {
-  encode(data: Uint8Array, width: number, height: number, options: Record<string, unknown>): Uint8Array;
+  encode(data: Uint8Array, width: number, height: number, options: MozJpegOptions): Uint8Array;
 }
 
 async function jsquashMozjpeg(): Promise<Encoder> {
@@ -42,24 +43,7 @@ async function jsquashMozjpeg(): Promise<Encoder> {
       rgba[j + 3] = 255;
     }
     // The options the service passed when MozJPEG wrote its small outputs (Squoosh's tuning).
-    return moz.encode(rgba, rgb.width, rgb.height, {
-      quality,
-      baseline: false,
-      arithmetic: false,
-      progressive: true,
-      optimize_coding: true,
-      smoothing: 0,
-      color_space: 3,
-      quant_table: 3,
-      trellis_multipass: false,
-      trellis_opt_zero: false,
-      trellis_opt_table: false,
-      trellis_loops: 1,
-      auto_subsample: false,
-      chroma_subsample: quality >= 90 ? 1 : 2,
-      separate_chroma_quality: false,
-      chroma_quality: quality,
-    });
+    return moz.encode(rgba, rgb.width, rgb.height, jpegOptions(quality));
   };
 }
 

@@ -12,6 +12,7 @@ import { describeCorpus, loadCorpus, type CorpusImage } from './lib/corpus.ts';
 import { INPUT_SIZES, jpegInputs, SOURCE_PHOTO, type JpegInput } from './lib/jpeg-inputs.ts';
 import { equalSsim, sharpMozjpeg, type EqualSsim, type Probe, type Send } from './lib/jpeg-quality.ts';
 import { median } from './lib/load.ts';
+import { measured, type MeasuredCompression } from './lib/memory.ts';
 import { gcWorker, residentBytes, withRssPeak, type RssPeak } from './lib/rss.ts';
 import type { Service } from './lib/server.ts';
 import { checkSsim, decodeRgb, ssim } from './lib/ssim.ts';
@@ -30,18 +31,9 @@ export const TIME_SAMPLES = Number(process.env.BENCH_JPEG_TIME_SAMPLES ?? 3);
 const FORCE_GC = process.env.BENCH_JPEG_GC !== '0';
 const log = (line: string) => console.error(line);
 
-export interface CaseRun {
-  status: number;
-  error?: string;
+/** A timed request (wallMs: the client's round trip; serverMs: Server-Timing's total) beside sharp's. */
+export interface CaseRun extends Omit<MeasuredCompression, 'label'> {
   retried?: string;
-  bytes?: number;
-  width?: number;
-  height?: number;
-  /** Client round trip: upload, work, download, ms. */
-  wallMs: number;
-  /** Server-Timing total, ms. */
-  serverMs?: number;
-  rss: RssPeak;
   sharpMs: number;
   sharpBytes: number;
 }
@@ -158,19 +150,12 @@ async function runCase(live: Live, input: JpegInput, width: number | undefined):
     runs: [],
   };
   for (let i = 0; i < repeatsFor(input.megapixels); i++) {
-    const { result: r, rss: measured } = await live.send(bytes, 'photo.jpg', opts(width), true);
-    const rss = measured ?? { processes: [] };
+    const { result: r, rss: peak } = await live.send(bytes, 'photo.jpg', opts(width), true);
+    const rss = peak ?? { processes: [] };
     const s = await sharpMozjpeg(bytes, width);
     c.runs.push({
-      status: r.status,
-      error: r.error,
+      ...measured(r, rss),
       retried: r.retried,
-      bytes: r.bytes,
-      width: r.width,
-      height: r.height,
-      wallMs: r.wallMs,
-      serverMs: r.timing.total,
-      rss,
       sharpMs: s.ms,
       sharpBytes: s.bytes,
     });

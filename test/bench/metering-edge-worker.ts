@@ -1,9 +1,11 @@
 // The Worker of the metering-edge bench only (`npm run bench -- metering-edge`): the real app and Durable
 // Objects, with the distances of three locations injected around their stubs. The production entry
 // (src/index.ts) has no such path. The request names its location in `x-bench-colo` (Cloudflare's
-// `cf.colo` in production), and the metering decision's time goes back in `x-bench-meter-ms`.
+// `cf.colo` in production), and the metering decision's time goes back in `x-bench-meter-ms`. With
+// `x-bench-month: home` a compression's reservation goes to the key's home as it did before the month was
+// leased, so that both are measured side by side.
 import {
-  AccountMeter,
+  AccountMeter as BaseAccountMeter,
   KeyMeter as BaseKeyMeter,
   LeaseHolder as BaseLeaseHolder,
   WebhookDispatcher,
@@ -12,7 +14,7 @@ import worker from '../../src/index.ts';
 import type { Env } from '../../src/env.ts';
 import { HOME_RTT_MS, NEARBY_RTT_MS } from './metering-edge-distances.ts';
 
-export { AccountMeter, WebhookDispatcher };
+export { WebhookDispatcher };
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -80,19 +82,51 @@ function delayed(
   return { ...env, [binding]: wrapped };
 }
 
-/** The holder's calls to the home travel its location's distance (the location rides in each call). */
+/** The holder's calls to the home travel its location's distance. */
 export class LeaseHolder extends BaseLeaseHolder {
+  constructor(ctx: DurableObjectState, env: Env) {
+    let self: LeaseHolder | undefined;
+    super(
+      ctx,
+      delayed(env, 'METER', () => HOME_RTT_MS[self?.location ?? ''] ?? 0),
+    );
+    self = this;
+  }
+}
+
+/** The account's calls to a holder (the month's recalls) travel that holder's distance. */
+export class AccountMeter extends BaseAccountMeter {
   constructor(ctx: DurableObjectState, env: Env) {
     super(
       ctx,
-      delayed(env, 'METER', (args) => {
-        const loc =
-          (args[1] as { location?: string } | undefined)?.location ??
-          (args[4] as { location?: string } | undefined)?.location;
-        return HOME_RTT_MS[loc ?? ''] ?? 0;
-      }),
+      delayed(env, 'LEASE_HOLDER', (_args, name) => HOME_RTT_MS[locationOfName(name)] ?? 0),
     );
   }
+}
+
+/** `env` whose holders pass a compression's reservation, commit and release straight to the key's home. */
+function monthAtHome(env: Env): Env {
+  const meter = (hash: string) => env.METER.get(env.METER.idFromName(hash));
+  const routed: Record<string, (...a: never[]) => unknown> = {
+    reserve: (h: string, _at: string, now: number) => meter(h).reserve(h, now),
+    commit: (h: string, _at: string, id: string, now: number) => meter(h).commit(h, id, now),
+    release: (h: string, _at: string, id: string, now: number, refused?: boolean) =>
+      meter(h).release(h, id, now, refused),
+  };
+  const holders = new Proxy(env.LEASE_HOLDER, {
+    get(target, prop) {
+      if (prop !== 'get') {
+        const value: unknown = Reflect.get(target, prop);
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return (id: DurableObjectId) =>
+        new Proxy(target.get(id), {
+          get: (stub, method) =>
+            typeof method === 'string' && method in routed ? routed[method] : Reflect.get(stub, method),
+        });
+    },
+  });
+  return { ...env, LEASE_HOLDER: holders };
 }
 
 /** The home's calls to a holder (recall, revocation) travel that holder's distance. */
@@ -120,11 +154,9 @@ export default {
     };
     const near = delayed(env, 'LEASE_HOLDER', () => NEARBY_RTT_MS, took);
     const located = new Request(request, { cf: { colo } } as RequestInit);
-    const response = await worker.fetch(
-      located,
-      delayed(near, 'METER', () => HOME_RTT_MS[colo] ?? 0, took),
-      ctx,
-    );
+    const distant = delayed(near, 'METER', () => HOME_RTT_MS[colo] ?? 0, took);
+    const atHome = request.headers.get('x-bench-month') === 'home';
+    const response = await worker.fetch(located, atHome ? monthAtHome(distant) : distant, ctx);
     const out = new Response(response.body, response);
     out.headers.set('x-bench-meter-ms', meterMs.toFixed(2));
     return out;

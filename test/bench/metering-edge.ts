@@ -1,7 +1,9 @@
 // metering-edge bench: the real Worker in workerd (the bench entry metering-edge-worker.ts injects three
 // locations' distances), one free key (100 per minute) driven by Poisson traffic at 50 % of its minute
 // for two windows, then at 150 % for two, spread evenly over the locations; then 150 parallel requests on
-// a fresh key at the farthest location. Prints, last, one JSON line (docs/benchmarks.md).
+// a fresh key at the farthest location; then compressions at each location with the month reserved at the
+// key's home (as before its leases) and from the location's slice, in alternation, and the management
+// API's requests. Prints, last, one JSON line (docs/benchmarks.md).
 import { HOME_RTT_MS } from './metering-edge-distances.ts';
 import { readFileSync } from 'node:fs';
 import type { Service } from './lib/server.ts';
@@ -11,7 +13,9 @@ const COLOS = Object.keys(HOME_RTT_MS);
 const FAR = COLOS.reduce((a, b) => ((HOME_RTT_MS[a] ?? 0) >= (HOME_RTT_MS[b] ?? 0) ? a : b));
 const PHASES = [0.5, 0.5, 1.5, 1.5];
 const MINUTE = 60_000;
-const IMAGE_ROUNDS = 9;
+/** Compressions per location and way of metering the month; management requests per location. */
+const IMAGE_ROUNDS = 16;
+const MANAGE_ROUNDS = 12;
 
 interface Hit {
   colo: string;
@@ -64,43 +68,86 @@ const quantile = (xs: number[], q: number) => {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? Number.NaN;
 };
 
-/** The Image API's month is not leased: what its two calls to the key's home cost a compression, per location. */
-async function imageCost(service: Service): Promise<void> {
+/** A new pro account's key with `scopes`. */
+function proKey(service: Service, scopes: string): string {
   const account = service.admin([
     'account',
     'create',
     '--email',
-    `bench-edge-image-${Date.now()}@shrinkray.local`,
+    `bench-edge-${scopes}-${Date.now()}@shrinkray.local`,
     '--name',
-    'Bench edge image',
+    `Bench edge ${scopes}`,
     '--image-tier',
     'pro',
+    '--tools-tier',
+    'enterprise',
   ]) as { id: string };
-  const key = (
-    service.admin(['key', 'create', '--account', account.id, '--scopes', 'image', '--name', 'image']) as { key: string }
+  return (
+    service.admin(['key', 'create', '--account', account.id, '--scopes', scopes, '--name', scopes]) as { key: string }
   ).key;
+}
+
+interface Timed {
+  meter: number[];
+  total: number[];
+}
+
+/** One request's metering time (the Worker's calls to its holder or the home) and whole time, into `into`. */
+async function timed(into: Timed, url: string, init: RequestInit): Promise<void> {
+  const t0 = performance.now();
+  const res = await send(url, init);
+  await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
+  into.total.push(performance.now() - t0);
+  into.meter.push(Number(res.headers.get('x-bench-meter-ms')));
+}
+
+const summary = (t: Timed) =>
+  `metering p50 ${quantile(t.meter, 0.5).toFixed(0)} ms, p99 ${quantile(t.meter, 0.99).toFixed(0)} ms; request p50 ${quantile(t.total, 0.5).toFixed(0)} ms`;
+
+/**
+ * A compression's metering per location: the month reserved at the key's home (before its leases) and
+ * from the location's slice (now), in alternation so that both see the same machine. The first leased
+ * one of each location opens its lease.
+ */
+async function imageCost(service: Service): Promise<Record<string, { home: Timed; leased: Timed }>> {
+  const key = proKey(service, 'image');
   const photo = readFileSync(new URL('../../src/web/assets/sample.jpg', import.meta.url));
+  const out: Record<string, { home: Timed; leased: Timed }> = {};
   for (const colo of COLOS) {
-    const meter: number[] = [];
-    const total: number[] = [];
+    const ways = { home: { meter: [], total: [] }, leased: { meter: [], total: [] } };
     for (let i = 0; i < IMAGE_ROUNDS; i++) {
-      const form = new FormData();
-      form.set('image', new Blob([photo]), 'sample.jpg');
-      const t0 = performance.now();
-      const res = await send(`${service.base}/api/v1/compress`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'x-bench-colo': colo },
-        body: form,
-      });
-      await res.arrayBuffer();
-      if (res.status !== 200) throw new Error(`compress answered ${res.status}`);
-      total.push(performance.now() - t0);
-      meter.push(Number(res.headers.get('x-bench-meter-ms')));
+      for (const way of ['leased', 'home'] as const) {
+        const form = new FormData();
+        form.set('image', new Blob([photo]), 'sample.jpg');
+        await timed(ways[way], `${service.base}/api/v1/compress`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'x-bench-colo': colo, 'x-bench-month': way },
+          body: form,
+        });
+      }
     }
-    console.log(
-      `image at ${colo}: ${photo.byteLength} B JPEG, ${IMAGE_ROUNDS} compressions, metering (reserve + commit at the home) p50 ${quantile(meter, 0.5).toFixed(0)} ms of ${quantile(total, 0.5).toFixed(0)} ms per request`,
-    );
+    out[colo] = ways;
+    console.log(`image at ${colo}, month at the home: ${summary(ways.home)}`);
+    console.log(`image at ${colo}, month leased: ${summary(ways.leased)}`);
   }
+  return out;
+}
+
+/** The management API's minute (not leased): what its call to the key's home costs a request, per location. */
+async function manageCost(service: Service): Promise<Record<string, Timed>> {
+  const key = proKey(service, 'manage');
+  const out: Record<string, Timed> = {};
+  for (const colo of COLOS) {
+    const t: Timed = { meter: [], total: [] };
+    for (let i = 0; i < MANAGE_ROUNDS; i++)
+      await timed(t, `${service.base}/api/v1/keys`, {
+        headers: { authorization: `Bearer ${key}`, 'x-bench-colo': colo },
+      });
+    out[colo] = t;
+    console.log(`manage at ${colo} (GET /api/v1/keys): ${summary(t)}`);
+  }
+  return out;
 }
 
 export interface EdgeResult {
@@ -112,6 +159,15 @@ export interface EdgeResult {
   under_admitted_pct: number;
   limit: number;
   exact_parallel: boolean;
+  /** A compression's metering at the farthest location, the month reserved at the key's home (before its leases). */
+  month_p50_added_ms_before: number;
+  month_p99_added_ms_before: number;
+  /** The same with the month leased near the caller. */
+  month_p50_added_ms: number;
+  month_p99_added_ms: number;
+  /** A management request's metering at the farthest location (its minute is not leased), and its whole time. */
+  manage_p50_added_ms: number;
+  manage_p50_request_ms: number;
 }
 
 export async function benchMeteringEdge(service: Service): Promise<EdgeResult> {
@@ -168,7 +224,9 @@ export async function benchMeteringEdge(service: Service): Promise<EdgeResult> {
   const burst = await Promise.all(Array.from({ length: 150 }, () => hit(service, fresh, FAR, 0)));
   const ok = burst.filter((h) => h.status === 200).length;
   console.log(`parallel: ${ok} × 200, ${burst.filter((h) => h.status === 429).length} × 429`);
-  await imageCost(service);
+  const image = (await imageCost(service))[FAR]!;
+  const manage = (await manageCost(service))[FAR]!;
+  const ms = (xs: number[], q: number) => Number(quantile(xs, q).toFixed(2));
 
   return {
     colos: COLOS.length,
@@ -179,5 +237,11 @@ export async function benchMeteringEdge(service: Service): Promise<EdgeResult> {
     under_admitted_pct: full.length === 0 ? 0 : Number(((100 * unused) / (full.length * EDGE_LIMIT)).toFixed(2)),
     limit: EDGE_LIMIT,
     exact_parallel: ok === EDGE_LIMIT,
+    month_p50_added_ms_before: ms(image.home.meter, 0.5),
+    month_p99_added_ms_before: ms(image.home.meter, 0.99),
+    month_p50_added_ms: ms(image.leased.meter, 0.5),
+    month_p99_added_ms: ms(image.leased.meter, 0.99),
+    manage_p50_added_ms: ms(manage.meter, 0.5),
+    manage_p50_request_ms: ms(manage.total, 0.5),
   };
 }

@@ -28,6 +28,8 @@ import { benchSelfhost, SELFHOST_CONCURRENCY, SELFHOST_REQUESTS, SELFHOST_ROUNDS
 import { benchTools, RENDER_REQUESTS, TOOLS_CONCURRENCY, TOOLS_REQUESTS, TOOLS_ROUNDS } from './tools.ts';
 
 const PORT = Number(process.env.BENCH_PORT ?? 8797);
+/** The pixel limit lifted, for the benches that measure past it (it is about the isolate's 128 MB on Cloudflare). */
+const RAISED = ['--var', 'MAX_INPUT_PIXELS:100000000'];
 
 function table(rows: Summary[], baseline: Summary, label: string): string {
   const lines = [
@@ -49,13 +51,54 @@ function save(name: string, result: unknown): void {
   );
 }
 
-const BENCHES: Record<string, (service: Service) => Promise<void>> = {
+/** Prints a bench's report and saves its result. */
+function publish(name: string, report: string, result: unknown): void {
+  console.log(`\n${report}\n`);
+  save(name, result);
+}
+
+/** Runs `use` against a service of its own, started with `args` on `port` and stopped afterwards. */
+async function withService(port: number, args: string[], use: (service: Service) => Promise<void>): Promise<void> {
+  const service = await startService(port, args);
+  try {
+    await use(service);
+  } finally {
+    await service.stop();
+  }
+}
+
+/**
+ * Runs `use` with the fixture origin and a service of its own that may fetch it: the Worker fetches a
+ * loopback origin only when FETCH_TEST_ORIGIN names it, so the origin starts first.
+ */
+async function withOrigin(
+  port: number,
+  vars: string[],
+  use: (service: Service, origin: string) => Promise<void>,
+): Promise<void> {
+  const { origin, close } = await startOrigin();
+  try {
+    const args = [`FETCH_TEST_ORIGIN:${origin}`, ...vars].flatMap((v) => ['--var', v]);
+    await withService(port, args, (service) => use(service, origin));
+  } finally {
+    await close();
+  }
+}
+
+/** A bench whose result is both its report's input and what is saved, under the bench's name. */
+const reported =
+  <R>(run: () => Promise<R>, report: (result: R) => string) =>
+  async (_service: Service, name: string): Promise<void> => {
+    const result = await run();
+    publish(name, report(result), result);
+  };
+
+const BENCHES: Record<string, (service: Service, name: string) => Promise<void>> = {
   async foundation(service) {
     const rows = await benchFoundation(service);
     const reject = rows[rows.length - 1]!;
     const header = `${ROUNDS} interleaved rounds × ${REQUESTS_PER_ROUND} requests, ${CONCURRENCY} concurrent, Node ${process.version} client on ${cpus().length} cores; medians of the rounds. Baseline: the 401 path.`;
-    console.log(`\n${header}\n\n${table(rows, reject, '401 path')}\n`);
-    save('foundation', { header, rows });
+    publish('foundation', `${header}\n\n${table(rows, reject, '401 path')}`, { header, rows });
   },
   async tools(service) {
     const { rows, png, svg } = await benchTools(service);
@@ -63,74 +106,44 @@ const BENCHES: Record<string, (service: Service) => Promise<void>> = {
       `${TOOLS_ROUNDS} interleaved rounds × ${TOOLS_REQUESTS} requests (${RENDER_REQUESTS} for fresh renders), ${TOOLS_CONCURRENCY} concurrent, ` +
       `Node ${process.version} client on ${cpus().length} cores; medians of the rounds. Baseline: GET /api/v1/account. ` +
       `QR image bytes at size 300: PNG ${png.bytes}, SVG ${svg.bytes}.`;
-    console.log(`\n${header}\n\n${table(rows, rows[0]!, '/account')}\n`);
-    save('tools', { header, rows, png, svg });
+    publish('tools', `${header}\n\n${table(rows, rows[0]!, '/account')}`, { header, rows, png, svg });
   },
   async compress() {
     // Bytes, quality and speed are measured past the default pixel limit too: that limit is about the
     // isolate's 128 MB on Cloudflare, which wrangler dev does not enforce. The memory curve gets a
     // service of its own (restarted if a size kills it).
-    const raised = (port: number) => startService(port, ['--var', 'MAX_INPUT_PIXELS:100000000']);
-    const service = await raised(PORT + 1);
-    try {
+    const raised = (port: number) => startService(port, RAISED);
+    await withService(PORT + 1, RAISED, async (service) => {
       const result = await benchCompress(service, () => raised(PORT + 2));
-      console.log(`\n${compressReport(result)}\n`);
-      save('compress', result);
-    } finally {
-      await service.stop();
-    }
+      publish('compress', compressReport(result), result);
+    });
   },
   async meta() {
-    // The Worker fetches a loopback origin only when FETCH_TEST_ORIGIN names it, so the fixture origin
-    // starts first and the service gets its own instance; caching is off so every request fetches.
-    const { origin, close } = await startOrigin();
-    try {
-      const service = await startService(PORT + 3, [
-        '--var',
-        `FETCH_TEST_ORIGIN:${origin}`,
-        '--var',
-        'META_CACHE_TTL:0',
-      ]);
-      try {
-        const result = await benchMeta(service, origin);
-        const header =
-          `${EXTRACT_ROUNDS} interleaved rounds × ${EXTRACT_REQUESTS} sequential requests per page (one at a time, pages alternating), ` +
-          `and ${BULK_ROUNDS} bulk calls of each size in between; META_CACHE_TTL 0, loopback fixture origin; ` +
-          `Node ${process.version} client on ${cpus().length} cores. p50: median of the rounds' medians; p99 and max over all requests.`;
-        console.log(`\n${header}\n\n${metaReport(result)}\n`);
-        save('meta', { header, ...result });
-      } finally {
-        await service.stop();
-      }
-    } finally {
-      await close();
-    }
+    // Caching is off so every request fetches.
+    await withOrigin(PORT + 3, ['META_CACHE_TTL:0'], async (service, origin) => {
+      const result = await benchMeta(service, origin);
+      const header =
+        `${EXTRACT_ROUNDS} interleaved rounds × ${EXTRACT_REQUESTS} sequential requests per page (one at a time, pages alternating), ` +
+        `and ${BULK_ROUNDS} bulk calls of each size in between; META_CACHE_TTL 0, loopback fixture origin; ` +
+        `Node ${process.version} client on ${cpus().length} cores. p50: median of the rounds' medians; p99 and max over all requests.`;
+      publish('meta', `${header}\n\n${metaReport(result)}`, { header, ...result });
+    });
   },
   async img() {
-    // Like meta: the service must be told the fixture origin, so it gets its own instance.
-    const { origin, close } = await startOrigin();
-    try {
-      const service = await startService(PORT + 5, ['--var', `FETCH_TEST_ORIGIN:${origin}`]);
-      try {
-        const rows = await benchImg(service, origin);
-        const miss = rows[0]!;
-        const header =
-          `${IMG_ROUNDS} interleaved rounds: ${IMG_MISSES} misses (fresh sources), then ${IMG_REPEATS} hits and ${IMG_REPEATS} refused ` +
-          `signatures alternating; one request at a time, loopback fixture origin, Node ${process.version} client on ${cpus().length} cores. ` +
-          "p50: median of the rounds' medians.";
-        const lines = [
-          '| request | p50 ms | ÷ miss |',
-          '|---|---:|---:|',
-          ...rows.map((r) => `| ${r.name} | ${r.p50.toFixed(2)} | ${(r.p50 / miss.p50).toFixed(3)} |`),
-        ];
-        console.log(`\n${header}\n\n${lines.join('\n')}\n`);
-        save('img', { header, rows });
-      } finally {
-        await service.stop();
-      }
-    } finally {
-      await close();
-    }
+    await withOrigin(PORT + 5, [], async (service, origin) => {
+      const rows = await benchImg(service, origin);
+      const miss = rows[0]!;
+      const header =
+        `${IMG_ROUNDS} interleaved rounds: ${IMG_MISSES} misses (fresh sources), then ${IMG_REPEATS} hits and ${IMG_REPEATS} refused ` +
+        `signatures alternating; one request at a time, loopback fixture origin, Node ${process.version} client on ${cpus().length} cores. ` +
+        "p50: median of the rounds' medians.";
+      const lines = [
+        '| request | p50 ms | ÷ miss |',
+        '|---|---:|---:|',
+        ...rows.map((r) => `| ${r.name} | ${r.p50.toFixed(2)} | ${(r.p50 / miss.p50).toFixed(3)} |`),
+      ];
+      publish('img', `${header}\n\n${lines.join('\n')}`, { header, rows });
+    });
   },
   async jpeg() {
     // Large inputs need the pixel limit lifted, as for the compress bench; BENCH_JPEG_VARS adds more
@@ -142,42 +155,20 @@ const BENCHES: Record<string, (service: Service) => Promise<void>> = {
         vars.flatMap((v) => ['--var', v]),
       ),
     );
-    console.log(`\n${jpegReport(result)}\n`);
-    save('jpeg', result);
+    publish('jpeg', jpegReport(result), result);
     // Camera photos against MozJPEG on three metrics (the engine in this process); BENCH_JPEG_CAMERA=0 leaves it out.
-    if (process.env.BENCH_JPEG_CAMERA !== '0') await BENCHES['jpeg-camera']!(service);
+    if (process.env.BENCH_JPEG_CAMERA !== '0') await BENCHES['jpeg-camera']!(service, 'jpeg-camera');
   },
-  async avif() {
-    const result = await benchAvif();
-    console.log(`\n${avifReport(result)}\n`);
-    save('avif', result);
-  },
-  async 'jpeg-camera'() {
-    const result = await benchJpegCamera();
-    console.log(`\n${jpegCameraReport(result)}\n`);
-    save('jpeg-camera', result);
-  },
-  async webp() {
-    // The corpus's 16.8 MP WebPs need the pixel limit lifted, as for the jpeg bench.
-    const result = await benchWebp(() => startService(PORT + 6, ['--var', 'MAX_INPUT_PIXELS:100000000']));
-    console.log(`\n${webpReport(result)}\n`);
-    save('webp', result);
-  },
+  avif: reported(benchAvif, avifReport),
+  'jpeg-camera': reported(benchJpegCamera, jpegCameraReport),
+  // The corpus's 16.8 MP WebPs need the pixel limit lifted, as for the jpeg bench.
+  webp: reported(() => benchWebp(() => startService(PORT + 6, RAISED)), webpReport),
   async 'webp-low-memory'() {
     const rows = await benchWebpLowMemory();
-    console.log(`\n${webpLowMemoryReport(rows)}\n`);
-    save('webp-low-memory', { rows });
+    publish('webp-low-memory', webpLowMemoryReport(rows), { rows });
   },
-  async png() {
-    const result = await benchPng(() => startService(PORT + 7, ['--var', 'MAX_INPUT_PIXELS:100000000']));
-    console.log(`\n${pngReport(result)}\n`);
-    save('png', result);
-  },
-  async conversions() {
-    const result = await benchConversions(() => startService(PORT + 12, ['--var', 'MAX_INPUT_PIXELS:100000000']));
-    console.log(`\n${conversionsReport(result)}\n`);
-    save('conversions', result);
-  },
+  png: reported(() => benchPng(() => startService(PORT + 7, RAISED)), pngReport),
+  conversions: reported(() => benchConversions(() => startService(PORT + 12, RAISED)), conversionsReport),
   async 'jpeg-tuning'() {
     const result = await benchJpegTuning();
     const lines = [
@@ -192,18 +183,12 @@ const BENCHES: Record<string, (service: Service) => Promise<void>> = {
           `${r.photo?.step.toFixed(3) ?? '–'} | ${r.photo?.interpolated.toFixed(3) ?? '–'} |`,
       ),
     ];
-    console.log(`\n${lines.join('\n')}\n`);
-    save('jpeg-tuning', result);
+    publish('jpeg-tuning', lines.join('\n'), result);
   },
-  async 'jpeg-web'() {
-    const result = await benchJpegWeb();
-    console.log(`\n${jpegWebReport(result.summary)}\n`);
-    save('jpeg-web', result);
-  },
+  'jpeg-web': reported(benchJpegWeb, (result) => jpegWebReport(result.summary)),
   async liars(service) {
     const rows = await benchLiars(service);
-    console.log(`\n${liarsReport(rows)}\n`);
-    save('liars', { rows });
+    publish('liars', liarsReport(rows), { rows });
   },
   async client(service) {
     const result = await benchClient(service);
@@ -221,8 +206,7 @@ const BENCHES: Record<string, (service: Service) => Promise<void>> = {
           `| ${r.concurrency} | ${r.medianMs.toFixed(0)} | ${r.filesPerSecond.toFixed(1)} | ${r.speedup.toFixed(2)} | ${r.remoteMedianMs.toFixed(0)} | ${r.remoteSpeedup.toFixed(2)} |`,
       ),
     ];
-    console.log(`\n${lines.join('\n')}\n`);
-    save('client', { header, ...result });
+    publish('client', lines.join('\n'), { header, ...result });
   },
   async selfhost(service) {
     const result = await benchSelfhost(service, PORT + 8);
@@ -230,37 +214,24 @@ const BENCHES: Record<string, (service: Service) => Promise<void>> = {
       `${SELFHOST_ROUNDS} interleaved rounds × ${SELFHOST_REQUESTS} requests, ${SELFHOST_CONCURRENCY} concurrent, enterprise keys; ` +
       `npm run dev (wrangler dev) against the self-hosted bundle on workerd; Node ${process.version} client on ${cpus().length} cores; medians of the rounds. ` +
       `Self-hosted workerd resident memory: ${result.rssIdleMb.toFixed(0)} MB after the rounds, ${result.rssAfterCompressMb.toFixed(0)} MB after one 3-megapixel JPEG compression (${result.compressMs.toFixed(0)} ms).`;
-    console.log(`\n${header}\n\n${table(result.rows, result.rows[0]!, 'dev /account')}\n`);
-    save('selfhost', { header, ...result });
+    publish('selfhost', `${header}\n\n${table(result.rows, result.rows[0]!, 'dev /account')}`, { header, ...result });
   },
   async 'metering-edge'() {
     // Its own service, on the bench entry that injects the locations' distances (metering-edge-worker.ts).
     const entry = new URL('./metering-edge-worker.ts', import.meta.url).pathname;
-    const service = await startService(PORT + 10, [entry]);
-    try {
+    await withService(PORT + 10, [entry], async (service) => {
       const result = await benchMeteringEdge(service);
       save('metering-edge', result);
       console.log(JSON.stringify(result));
-    } finally {
-      await service.stop();
-    }
+    });
   },
   async 'sso-discovery'() {
-    // Like meta: the service must be told the fixture origin (its misbehaving issuers), so it gets its own instance.
-    const { origin, close } = await startOrigin();
-    try {
-      const service = await startService(PORT + 9, ['--var', `FETCH_TEST_ORIGIN:${origin}`]);
-      try {
-        const rows = await benchSsoDiscovery(service, origin);
-        const report = `${ssoDiscoveryReport(rows)}\n\nNode ${process.version} client on ${cpus().length} cores, loopback fixture origin.`;
-        console.log(`\n${report}\n`);
-        save('sso-discovery', { report, rows });
-      } finally {
-        await service.stop();
-      }
-    } finally {
-      await close();
-    }
+    // The fixture origin plays the misbehaving issuers.
+    await withOrigin(PORT + 9, [], async (service, origin) => {
+      const rows = await benchSsoDiscovery(service, origin);
+      const report = `${ssoDiscoveryReport(rows)}\n\nNode ${process.version} client on ${cpus().length} cores, loopback fixture origin.`;
+      publish('sso-discovery', report, { report, rows });
+    });
   },
 };
 
@@ -272,7 +243,7 @@ if (unknown.length > 0) {
 }
 const service = await startService(PORT);
 try {
-  for (const name of wanted.length > 0 ? wanted : Object.keys(BENCHES)) await BENCHES[name]!(service);
+  for (const name of wanted.length > 0 ? wanted : Object.keys(BENCHES)) await BENCHES[name]!(service, name);
 } finally {
   await service.stop();
 }

@@ -1,19 +1,19 @@
-// Accounts a person can keep, in headless Chromium against `npm run dev` and the maildev it starts: sign up
+// Accounts a person can keep, in headless Chromium against `npm run dev` and the maildev it starts (the
+// run's shared one, test/e2e/lib/service.ts): sign up
 // and be signed in only by the mailed link, make a key; ask for a password reset for a known and an unknown
 // email and read the same page; set a new password from the mailed link, sign in with it and not with the
 // old one; and find the used link dead (410).
 import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
-import type { Service } from '../bench/lib/server.ts';
-import { launchChromium, skipWithoutChromium } from './lib/chromium.ts';
+import { skipWithoutChromium } from './lib/chromium.ts';
 import { confirmByMail, mailedLink } from './lib/mail.ts';
 import { screenshot } from './lib/screenshots.ts';
-import { startDevServer } from './lib/service.ts';
-import { orderedSteps } from './lib/steps.ts';
+import { type DevService, sharedBrowser, sharedService } from './lib/service.ts';
+import { flowPage, orderedSteps } from './lib/steps.ts';
 
 describe.skipIf(skipWithoutChromium())('account mail in the browser', () => {
-  let service: Service;
+  let service: DevService;
   let browser: Browser;
   let page: Page | undefined;
   const step = orderedSteps(() => page);
@@ -24,12 +24,10 @@ describe.skipIf(skipWithoutChromium())('account mail in the browser', () => {
   const newPassword = `New-${randomBytes(12).toString('base64url')}`;
   let resetLink = '';
 
-  const p = (): Page => {
-    if (!page) throw new Error('no page: the setup failed');
-    return page;
-  };
-  const url = (path: string): string => `${service.base}${path}`;
-  const heading = (name: string | RegExp) => p().getByRole('heading', { level: 1, name });
+  const { p, url, heading } = flowPage(
+    () => page,
+    () => service.base,
+  );
 
   async function signIn(password: string): Promise<void> {
     await p().goto(url('/signin'));
@@ -55,11 +53,8 @@ describe.skipIf(skipWithoutChromium())('account mail in the browser', () => {
   }
 
   beforeAll(async () => {
-    const started = await Promise.allSettled([
-      startDevServer().then((s) => (service = s)),
-      launchChromium().then((b) => (browser = b)),
-    ]);
-    for (const r of started) if (r.status === 'rejected') throw r.reason;
+    service = await sharedService();
+    browser = await sharedBrowser(service);
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     context.setDefaultTimeout(20_000);
     page = await context.newPage();
@@ -70,7 +65,6 @@ describe.skipIf(skipWithoutChromium())('account mail in the browser', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await service?.stop();
   });
 
   step('sign-up says "check your email" and signs nobody in', async () => {

@@ -1,19 +1,16 @@
-// The web console as an account holder uses it, in headless Chromium against `npm run dev`: sign up,
-// create a key, call both APIs with it, watch the usage move, compress in the browser, revoke, sign out.
-// Then a new visitor's whole first path at 1280 and 390 px (lib/first-visit.ts), on the same server.
+// The web console as an account holder uses it, in headless Chromium against `npm run dev` (the run's
+// shared one, lib/service.ts): sign up, create a key, call both APIs with it, watch the usage move,
+// compress in the browser, revoke, sign out. A new visitor's first path is first-visit-*.test.ts.
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
-import type { Service } from '../bench/lib/server.ts';
-import { launchChromium, skipWithoutChromium } from './lib/chromium.ts';
+import { skipWithoutChromium } from './lib/chromium.ts';
 import { gradientJpeg, gradientPng } from './lib/images.ts';
-import { screenshot } from './lib/screenshots.ts';
-import { startDevServer } from './lib/service.ts';
-import { orderedSteps } from './lib/steps.ts';
-import { firstVisit } from './lib/first-visit.ts';
 import { confirmByMail } from './lib/mail.ts';
+import { screenshot } from './lib/screenshots.ts';
+import { type DevService, sharedBrowser, sharedService } from './lib/service.ts';
+import { compressFromNode, flowPage, orderedSteps } from './lib/steps.ts';
 
 const KEY_PATTERN = /^sr_live_[0-9A-Za-z]{32}$/;
 const KEY_NAME = 'e2e build server';
@@ -22,6 +19,8 @@ const LANDING = 'Smaller images and handy web tools, over one API key';
 const PHONE = { width: 390, height: 844 };
 /** The most screens of PHONE height any page of the API reference may take. */
 const DOCS_MAX_SCREENS = 7;
+/** Tabs that load pages side by side where each page is checked alone (the API reference, `next` links). */
+const TABS = 4;
 
 interface Totals {
   requests: number;
@@ -36,7 +35,7 @@ function count(text: string | null): number {
 }
 
 describe.skipIf(skipWithoutChromium())('web console', () => {
-  let service: Service;
+  let service: DevService;
   let browser: Browser;
   let context: BrowserContext;
   let page: Page | undefined;
@@ -52,17 +51,48 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
   let jpeg: Buffer;
   let png: Buffer;
 
-  const p = (): Page => {
-    if (!page) throw new Error('no page: the setup failed');
-    return page;
-  };
-  const url = (path: string): string => `${service.base}${path}`;
-  const heading = (name: string | RegExp) => p().getByRole('heading', { level: 1, name });
+  const { p, url, heading } = flowPage(
+    () => page,
+    () => service.base,
+  );
+
+  /** Collects `tab`'s script errors and 5xx answers, which the last step checks. */
+  function watch(tab: Page): void {
+    tab.on('pageerror', (error) => scriptErrors.push(`${tab.url()}: ${error.message}`));
+    tab.on('response', (res) => {
+      if (res.status() >= 500) serverErrors.push(`${res.status()} ${res.request().method()} ${res.url()}`);
+    });
+  }
+
+  /**
+   * `check` on every item, in TABS tabs of the page's session and window size at once (the page itself and
+   * new ones, watched like it): each item is still checked alone in a tab, and the loads overlap.
+   */
+  async function inTabs<T>(items: readonly T[], check: (tab: Page, item: T) => Promise<void>): Promise<void> {
+    const tabs = [p()];
+    try {
+      for (let i = 1; i < TABS; i++) {
+        const tab = await context.newPage();
+        watch(tab);
+        const size = p().viewportSize();
+        if (size) await tab.setViewportSize(size);
+        tabs.push(tab);
+      }
+      const queue = [...items];
+      await Promise.all(
+        tabs.map(async (tab) => {
+          for (let item = queue.shift(); item !== undefined; item = queue.shift()) await check(tab, item);
+        }),
+      );
+    } finally {
+      for (const tab of tabs.slice(1)) await tab.close();
+    }
+  }
 
   /** Loads a page, failing at once (not at the next locator's timeout) when it is not there. */
-  async function visit(path: string): Promise<void> {
-    const res = await p().goto(url(path));
-    expect(res?.status(), `GET ${path} (ended at ${p().url()})`).toBe(200);
+  async function visit(path: string, tab: Page = p()): Promise<void> {
+    const res = await tab.goto(url(path));
+    expect(res?.status(), `GET ${path} (ended at ${tab.url()})`).toBe(200);
   }
 
   async function usageTotals(): Promise<Totals> {
@@ -98,26 +128,18 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
   }
 
   beforeAll(async () => {
-    // Settled, not Promise.all: if one fails, the other is still awaited and assigned, so afterAll stops it.
-    const started = await Promise.allSettled([
-      startDevServer().then((s) => (service = s)),
-      launchChromium().then((b) => (browser = b)),
-    ]);
-    for (const r of started) if (r.status === 'rejected') throw r.reason;
+    service = await sharedService();
+    browser = await sharedBrowser(service);
     [jpeg, png] = await Promise.all([gradientJpeg(), gradientPng()]);
     context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 900 } });
     context.setDefaultTimeout(20_000);
     page = await context.newPage();
-    page.on('pageerror', (error) => scriptErrors.push(`${page?.url()}: ${error.message}`));
-    page.on('response', (res) => {
-      if (res.status() >= 500) serverErrors.push(`${res.status()} ${res.request().method()} ${res.url()}`);
-    });
+    watch(page);
   });
 
   afterAll(async () => {
     await context?.close();
     await browser?.close();
-    await service?.stop();
   });
 
   step('signed out, / is the landing page; sign-in links to sign-up', async () => {
@@ -185,13 +207,7 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
   });
 
   step('the key works on both APIs, from Node', async () => {
-    const form = new FormData();
-    form.append('image', new Blob([new Uint8Array(jpeg)], { type: 'image/jpeg' }), 'gradient.jpg');
-    const compressed = await fetch(url('/api/v1/compress'), {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}` },
-      body: form,
-    });
+    const compressed = await compressFromNode(service.base, apiKey, jpeg, 'image/jpeg', 'gradient.jpg');
     const body = new Uint8Array(await compressed.arrayBuffer());
     expect(compressed.status, new TextDecoder().decode(body.slice(0, 300))).toBe(200);
     expect(compressed.headers.get('content-type')).toMatch(/^image\/(jpeg|png|webp)/);
@@ -247,7 +263,8 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
       p().waitForEvent('download'),
       p().getByRole('link', { name: 'Download' }).click(),
     ]);
-    const file = await readFile(await download.path());
+    // The downloaded bytes, streamed from the shared browser (a connected one has no local path).
+    const file = Buffer.concat(await (await download.createReadStream()).toArray());
     expect([...file.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
     expect(file.byteLength).toBe(compressedBytes);
     const meta = await sharp(file).metadata();
@@ -402,9 +419,9 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
       ];
       expect(pages.length).toBeGreaterThan(40);
       const heights: [string, number][] = [];
-      for (const path of pages) {
-        await visit(path);
-        const found = await p().evaluate<{ height: number; overflow: number; wideTables: string[] }>(`(() => ({
+      await inTabs(pages, async (tab, path) => {
+        await visit(path, tab);
+        const found = await tab.evaluate<{ height: number; overflow: number; wideTables: string[] }>(`(() => ({
         height: document.documentElement.scrollHeight,
         overflow: document.documentElement.scrollWidth - window.innerWidth,
         wideTables: [...document.querySelectorAll('table')].flatMap((t) => {
@@ -415,7 +432,7 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
         heights.push([path, found.height]);
         expect(found.overflow, path).toBeLessThanOrEqual(0);
         expect(found.wideTables, path).toEqual([]);
-      }
+      });
       heights.sort((a, b) => b[1] - a[1]);
       console.log(
         `tallest /docs pages at ${PHONE.width} px: ${heights
@@ -429,17 +446,17 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
   );
 
   /** Every top-level navigation `act` makes (redirects included), once at least `count` have started. */
-  async function navigationsOf(count: number, act: () => Promise<unknown>): Promise<string[]> {
+  async function navigationsOf(count: number, act: () => Promise<unknown>, tab: Page = p()): Promise<string[]> {
     const navigations: string[] = [];
     const record = (request: Request): void => {
       if (request.isNavigationRequest()) navigations.push(request.url());
     };
-    p().on('request', record);
+    tab.on('request', record);
     try {
       await act();
       await expect.poll(() => navigations.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(count);
     } finally {
-      p().off('request', record);
+      tab.off('request', record);
     }
     return navigations;
   }
@@ -494,15 +511,15 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
     const origin = new URL(service.base).origin;
     const elsewhere = (urls: string[]): string[] => urls.filter((u) => new URL(u).origin !== origin);
     // Signed in (as the step before left it), /signin redirects at once.
-    for (const next of spellings) {
-      const followed = await navigationsOf(2, () =>
-        p()
-          .goto(url(`/signin?next=${encodeURIComponent(next)}`))
-          .catch(() => null),
+    await inTabs(spellings, async (tab, next) => {
+      const followed = await navigationsOf(
+        2,
+        () => tab.goto(url(`/signin?next=${encodeURIComponent(next)}`)).catch(() => null),
+        tab,
       );
       expect(elsewhere(followed), JSON.stringify(next)).toEqual([]);
-      expect(new URL(p().url()).origin, JSON.stringify(next)).toBe(origin);
-    }
+      expect(new URL(tab.url()).origin, JSON.stringify(next)).toBe(origin);
+    });
     // Signed out, through the form (which carries `next` on when it is accepted). Each sign-in spends one
     // of the address's attempts per window (SIGNIN_MAX_PER_IP), so only the report's four and two more.
     for (const next of [...spellings.slice(0, 4), '/%5cevil.test', '/.\\/evil.test']) {
@@ -523,7 +540,4 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
     expect(scriptErrors).toEqual([]);
     expect(serverErrors).toEqual([]);
   });
-
-  // Same dev server and browser, a fresh context (and account) per width.
-  for (const width of [1280, 390]) firstVisit(width, () => ({ browser, base: service.base, mail: service.mail }));
 });

@@ -1,37 +1,31 @@
 // Single sign-on as a team member lives it, in headless Chromium against `npm run dev` and a real OpenID
-// provider (oidc-provider, test/fixtures/oidc.ts) on loopback: the operator makes an enterprise account,
+// provider (oidc-provider, test/fixtures/oidc.ts) on loopback, both the run's shared ones: the operator makes an enterprise account,
 // its admin key configures SSO for a domain, and a person of that domain signs in from the sign-in page
 // through the provider's login form, arriving in the console signed in, made a developer just in time.
 import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Service } from '../bench/lib/server.ts';
-import { startService } from '../bench/lib/server.ts';
-import { startProvider, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type TestProvider } from '../fixtures/oidc.ts';
-import { launchChromium, skipWithoutChromium } from './lib/chromium.ts';
+import { TEST_CLIENT_ID, TEST_CLIENT_SECRET } from '../fixtures/oidc-client.ts';
+import { skipWithoutChromium } from './lib/chromium.ts';
 import { screenshot } from './lib/screenshots.ts';
-import { freePort } from './lib/service.ts';
+import { type DevService, sharedBrowser, sharedService } from './lib/service.ts';
 
 describe.skipIf(skipWithoutChromium())('single sign-on in the browser', () => {
-  let provider: TestProvider;
-  let service: Service;
+  let service: DevService;
   let browser: Browser;
   const domain = `corp-${randomBytes(4).toString('hex')}.example`;
   const email = `ada@${domain}`;
   const serverErrors: string[] = [];
 
+  // The shared service may fetch from the provider's loopback origin despite the URL rules, and the provider
+  // accepts the service's /sso/callback (test/fixtures/dev-service-setup.ts).
   beforeAll(async () => {
-    const port = await freePort();
-    provider = await startProvider([`http://127.0.0.1:${port}/sso/callback`]);
-    // The provider's loopback origin is the one the Worker may fetch despite the URL rules.
-    service = await startService(port, ['--var', `FETCH_TEST_ORIGIN:${provider.issuer}`]);
-    browser = await launchChromium();
+    service = await sharedService();
+    browser = await sharedBrowser(service);
   });
 
   afterAll(async () => {
     await browser?.close();
-    await service?.stop();
-    await provider?.close();
   });
 
   it('a member signs in through the provider and lands in the console, made just in time', async () => {
@@ -59,7 +53,7 @@ describe.skipIf(skipWithoutChromium())('single sign-on in the browser', () => {
       method: 'PUT',
       headers: { Authorization: `Bearer ${key.key}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({
-        issuer: provider.issuer,
+        issuer: service.oidcIssuer,
         client_id: TEST_CLIENT_ID,
         client_secret: TEST_CLIENT_SECRET,
         domains: [domain],
@@ -77,7 +71,7 @@ describe.skipIf(skipWithoutChromium())('single sign-on in the browser', () => {
     await page.getByLabel('Work email').fill(email);
     await page.getByRole('button', { name: 'Continue' }).click();
     // The provider's own login form, on its own origin.
-    await page.waitForURL((url) => url.origin === provider.issuer);
+    await page.waitForURL((url) => url.origin === service.oidcIssuer);
     await screenshot(page, 'sso-01-provider-login');
     await page.locator('input[name="login"]').fill(email);
     await page.locator('input[name="password"]').fill('anything');

@@ -5,6 +5,7 @@ import { dirname, join, normalize, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { API_MD, apiMarkdown } from '../../src/cli/docs-api.ts';
+import { anchors } from '../../src/web/docs/markdown.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MANUAL = ['README.md', 'wasm/README.md', ...readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`)].filter((f) =>
@@ -12,22 +13,14 @@ const MANUAL = ['README.md', 'wasm/README.md', ...readdirSync(join(ROOT, 'docs')
 );
 
 /** GitHub's anchors for a Markdown file's headings (outside code fences), repeats numbered. */
-function anchors(markdown: string): Set<string> {
+function headingAnchors(markdown: string): Set<string> {
   const out = new Set<string>();
-  const seen = new Map<string, number>();
+  const anchor = anchors();
   let fenced = false;
   for (const line of markdown.split('\n')) {
     if (line.startsWith('```')) fenced = !fenced;
     const heading = fenced ? null : /^#{1,6} (.*)$/.exec(line);
-    if (!heading) continue;
-    const base = (heading[1] ?? '')
-      .replace(/\]\([^)]*\)/g, '')
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-      .replace(/\s/g, '-');
-    const n = seen.get(base);
-    seen.set(base, (n ?? -1) + 1);
-    out.add(n === undefined ? base : `${base}-${n + 1}`);
+    if (heading) out.add(anchor(heading[1] ?? ''));
   }
   return out;
 }
@@ -40,7 +33,7 @@ describe('docs/api.md', () => {
 
   it('has a heading for every operation and schema of the document, and its links reach them', async () => {
     const text = await apiMarkdown();
-    const headings = anchors(text);
+    const headings = headingAnchors(text);
     for (const op of ['POST `/api/v1/compress`', 'GET `/api/v1/meta-tags`', 'DELETE `/api/v1/sso`'])
       expect(text).toContain(`### ${op}\n`);
     expect(text).toContain('### `CompressRequest`\n');
@@ -53,7 +46,7 @@ describe('docs/api.md', () => {
 describe('the manual', () => {
   it('links only to files and headings that exist', () => {
     const broken: string[] = [];
-    const headings = new Map(MANUAL.map((f) => [normalize(f), anchors(readFileSync(join(ROOT, f), 'utf8'))]));
+    const headings = new Map(MANUAL.map((f) => [normalize(f), headingAnchors(readFileSync(join(ROOT, f), 'utf8'))]));
     for (const file of MANUAL) {
       const text = readFileSync(join(ROOT, file), 'utf8').replace(/```[\s\S]*?```/g, '');
       for (const [, target = ''] of text.matchAll(/\]\(([^)\s]+)\)/g)) {

@@ -1,21 +1,14 @@
 // Signed image URLs on `npm run dev` (wrangler's workerd, the Cache API as wrangler provides it): an image
-// is charged once per variant, whatever Host name the request came under.
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import type { Service } from '../bench/lib/server.ts';
-import { startDevServer } from '../e2e/lib/service.ts';
-import { startOrigin, type Origin } from '../fixtures/origin.ts';
+// is charged once per variant, whatever Host name the request came under. The run's shared `npm run dev`
+// (test/e2e/lib/service.ts), which may fetch from the shared fixture origin; an account of its own.
+import { beforeAll, describe, it } from 'vitest';
+import { type DevService, sharedService } from '../e2e/lib/service.ts';
 import { expectOneChargeAcrossHosts } from './img-helpers.ts';
 
-let origin: Origin;
-let service: Service;
+let service: DevService;
 
 beforeAll(async () => {
-  origin = await startOrigin();
-  service = await startDevServer(['--var', `FETCH_TEST_ORIGIN:${origin.origin}`]);
-});
-afterAll(async () => {
-  await service?.stop();
-  await origin?.close();
+  service = await sharedService();
 });
 
 describe('signed image URLs on npm run dev', () => {
@@ -37,7 +30,7 @@ describe('signed image URLs on npm run dev', () => {
       accountId: account.id,
       manageKey: key('manage'),
       toolsKey: key('tools'),
-      origin: origin.origin,
+      origin: service.fixtureOrigin,
     });
   });
 });

@@ -1,6 +1,7 @@
 // Test helpers: provisioning through the same statements the CLI runs, and calling the Worker with a
 // controllable clock.
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
+import { hashKey } from '../../src/accounts/keys.ts';
 import { accountStatement, keyStatement, type Statement } from '../../src/accounts/provision.ts';
 import type { ImageTier, Scope, ToolsTier } from '../../src/accounts/tiers.ts';
 import { SQL } from '../../src/db/statements.ts';
@@ -68,6 +69,13 @@ export async function call(
   const response = await worker.fetch(request, testEnv, ctx);
   await waitOnExecutionContext(ctx);
   return response;
+}
+
+/** Spends `n` units of the account's month on the key's own meter, as n answered compressions would. */
+export async function spendMonth(k: TestKey, n: number, now: number): Promise<void> {
+  const hash = await hashKey(k.key);
+  const stub = env.METER.get(env.METER.idFromName(hash));
+  for (let i = 0; i < n; i++) await stub.commit(hash, (await stub.reserve(hash, now)).reservation!, now);
 }
 
 export const toolsHeaders = (key: string): Record<string, string> => ({ 'x-api-key': key });

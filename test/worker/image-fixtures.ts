@@ -1,5 +1,6 @@
 // Test images made by the tests themselves: synthetic pixels encoded with our own codecs, plus the
 // byte surgery (EXIF blocks, patched headers, truncation) that the error and orientation tests need.
+import { expect } from 'vitest';
 import type { RgbaImage } from '../../wasm/image.ts';
 import { decodeJpeg, encodeJpeg, jpegOptions } from './mozjpeg.ts';
 import { decodePng, encodePng } from '../../wasm/png.ts';
@@ -245,4 +246,28 @@ export function compressCall(
 
 export async function bodyBytes(res: Response): Promise<Uint8Array> {
   return new Uint8Array(await res.arrayBuffer());
+}
+
+/**
+ * What the memory guard promises a caller: `parts` (a source `width` pixels wide) refused 422
+ * image_too_large naming a max_width that narrows it, and that width then compressed (200, that wide).
+ * Returns the refusal's error and max_width, for the caller's further checks.
+ */
+export async function expectLargestWidthWorks(
+  key: string,
+  parts: Parts,
+  width: number,
+  options: { env: Record<string, unknown> },
+): Promise<{ error: any; max: number }> {
+  const refused = await compressCall(key, parts, options);
+  expect(refused.status).toBe(422);
+  const { error } = await refused.json<any>();
+  expect(error.code).toBe('image_too_large');
+  const max = error.details.max_width as number;
+  expect(max).toBeGreaterThan(100);
+  expect(max).toBeLessThan(width);
+  const fits = await compressCall(key, { ...parts, width: String(max) }, options);
+  expect(fits.status).toBe(200);
+  expect(fits.headers.get('x-image-width')).toBe(String(max));
+  return { error, max };
 }

@@ -6,7 +6,7 @@ import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { call, toolsHeaders } from './helpers.ts';
 import { enterpriseTeam, join, type Person } from './team-helpers.ts';
-import { addEndpoint, addKey, manage, received, verified, waitFor } from './webhook-helpers.ts';
+import { addEndpoint, addKey, manage, messages, received, verified, waitFor } from './webhook-helpers.ts';
 
 interface KeyJson {
   id: string;
@@ -204,7 +204,7 @@ describe("a manage key dies with its maker's role", () => {
     ).toEqual(ids);
     // Each revocation sends its key.revoked event.
     const events = await waitFor(
-      () => received(hook.path),
+      async () => messages(await received(hook.path)),
       (r) => r.length >= ids.length,
     );
     expect(

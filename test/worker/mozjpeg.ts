@@ -8,6 +8,9 @@ import encoderWasm from '@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm';
 import { EmscriptenInstance, type EmscriptenFactory } from '../../wasm/emscripten.ts';
 import { bytesOf, rgbaImage, type RgbaImage } from '../../wasm/image.ts';
 import { Slot } from '../../wasm/instances.ts';
+import type { MozJpegOptions } from './mozjpeg-options.ts';
+
+export { jpegOptions, type MozJpegOptions } from './mozjpeg-options.ts';
 
 interface Decoder {
   decode(
@@ -32,26 +35,6 @@ interface Encoder {
   encode(data: Uint8Array, width: number, height: number, options: MozJpegOptions): Uint8Array;
 }
 
-/** MozJPEG's options as its Embind binding requires them: every field present. */
-export interface MozJpegOptions {
-  quality: number;
-  baseline: boolean;
-  arithmetic: boolean;
-  progressive: boolean;
-  optimize_coding: boolean;
-  smoothing: number;
-  color_space: number;
-  quant_table: number;
-  trellis_multipass: boolean;
-  trellis_opt_zero: boolean;
-  trellis_opt_table: boolean;
-  trellis_loops: number;
-  auto_subsample: boolean;
-  chroma_subsample: number;
-  separate_chroma_quality: boolean;
-  chroma_quality: number;
-}
-
 const encoder = new Slot(
   'mozjpeg_enc',
   () => new EmscriptenInstance(encoderFactory as EmscriptenFactory<Encoder>, encoderWasm),
@@ -59,26 +42,4 @@ const encoder = new Slot(
 
 export function encodeJpeg(image: RgbaImage, options: MozJpegOptions): Uint8Array {
   return encoder.run((codec) => codec.module.encode(image.data, image.width, image.height, options));
-}
-
-/** MozJPEG as Squoosh tunes it (progressive, trellis, the ImageMagick table), 4:2:0 below quality 90. */
-export function jpegOptions(quality: number, grey = false): MozJpegOptions {
-  return {
-    quality,
-    baseline: false,
-    arithmetic: false,
-    progressive: true,
-    optimize_coding: true,
-    smoothing: 0,
-    color_space: grey ? 1 : 3, // greyscale or YCbCr
-    quant_table: 3,
-    trellis_multipass: false,
-    trellis_opt_zero: false,
-    trellis_opt_table: false,
-    trellis_loops: 1,
-    auto_subsample: false,
-    chroma_subsample: quality >= 90 ? 1 : 2,
-    separate_chroma_quality: false,
-    chroma_quality: quality,
-  };
 }

@@ -23,6 +23,7 @@ import {
   addKey,
   manage,
   manageAccount,
+  messages,
   received,
   verified,
   waitFor,
@@ -36,7 +37,7 @@ const settle = () => new Promise((r) => setTimeout(r, 600));
 
 async function payloads(endpoint: Endpoint, count: number) {
   const got = await waitFor(
-    () => received(endpoint.path),
+    async () => messages(await received(endpoint.path)),
     (r) => r.length >= count,
   );
   return got.map((r) => ({ id: r.headers['webhook-id'], ...verified(endpoint, r) }));
@@ -61,7 +62,7 @@ describe('key events', () => {
     expect((await manage(account.key, `/api/v1/keys/${created.id}`, { method: 'DELETE' })).status).toBe(200);
     const both = await payloads(keys, 2);
     await settle();
-    expect((await received(keys.path)).length).toBe(2);
+    expect(messages(await received(keys.path)).length).toBe(2);
     expect(both[1]).toMatchObject({ type: 'key.revoked', data: { key_id: created.id } });
     expect(typeof both[1]!.data.revoked_at).toBe('string');
     expect(new Set(both.map((p) => p.id)).size).toBe(2);
@@ -143,7 +144,7 @@ describe('usage.threshold and rate_limit.exceeded', () => {
     expect(answers.filter((r) => r.status === 429)).toHaveLength(25);
     const [only] = await payloads(endpoint, 1);
     await settle();
-    expect(await received(endpoint.path)).toHaveLength(1);
+    expect(messages(await received(endpoint.path))).toHaveLength(1);
     expect(only).toMatchObject({
       type: 'rate_limit.exceeded',
       data: { key_id: tools.id, api: 'tools', window: 'minute', limit: perMinute },

@@ -85,6 +85,15 @@ export async function addEndpoint(key: string, events: string[], path = hookPath
   return { id: body.data.id, secret: body.data.secret, path };
 }
 
+/**
+ * One delivery per message: delivery is at least once, so a slow answer (the attempt's timeout passing on a
+ * loaded machine) brings the same message again, under the same `webhook-id`.
+ */
+export function messages(all: Received[]): Received[] {
+  const seen = new Set<string>();
+  return all.filter((r) => !seen.has(r.headers['webhook-id']!) && seen.add(r.headers['webhook-id']!));
+}
+
 /** Verifies a received request with the standardwebhooks package; returns the parsed payload. */
 export function verified(
   endpoint: { secret: string },

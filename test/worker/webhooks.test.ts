@@ -26,6 +26,9 @@ interface Envelope<T> {
   error?: { code: string; message: string; param?: string };
 }
 const read = async <T>(res: Response) => (await res.json()) as Envelope<T>;
+/** Asks for a webhook.test message to the endpoint (POST …/test), answering as the service answered. */
+const sendTest = (key: string, endpointId: string) =>
+  manage(key, `/api/v1/webhooks/${endpointId}/test`, { method: 'POST' });
 
 interface Delivery {
   msg_id: string;
@@ -131,7 +134,7 @@ describe('webhook endpoints', () => {
   it('send a test message signed as Standard Webhooks says (verified by the standardwebhooks package)', async () => {
     const account = await manageAccount();
     const endpoint = await addEndpoint(account.key, ['key.created']);
-    const res = await manage(account.key, `/api/v1/webhooks/${endpoint.id}/test`, { method: 'POST' });
+    const res = await sendTest(account.key, endpoint.id);
     expect(res.status).toBe(202);
     const { data } = await read<{ msg_id: string }>(res);
     const [got] = await waitFor(
@@ -153,9 +156,7 @@ describe('webhook endpoints', () => {
     const account = await manageAccount();
     const endpoint = await addEndpoint(account.key, ['key.created']);
     await failNext(endpoint.path, 2);
-    const { data } = await read<{ msg_id: string }>(
-      await manage(account.key, `/api/v1/webhooks/${endpoint.id}/test`, { method: 'POST' }),
-    );
+    const { data } = await read<{ msg_id: string }>(await sendTest(account.key, endpoint.id));
     const got = await waitFor(
       () => received(endpoint.path),
       (r) => r.length === 3,
@@ -183,9 +184,7 @@ describe('webhook endpoints', () => {
     const endpoint = await addEndpoint(account.key, ['key.created']);
     // WEBHOOK_ATTEMPT_TIMEOUT_MS is 1.5 s in the tests' vars (15 s deployed); this answer takes 2.5 s.
     await failNext(endpoint.path, 1, { status: 200, delay: 2_500 });
-    const { data } = await read<{ msg_id: string }>(
-      await manage(account.key, `/api/v1/webhooks/${endpoint.id}/test`, { method: 'POST' }),
-    );
+    const { data } = await read<{ msg_id: string }>(await sendTest(account.key, endpoint.id));
     const log = await succeededLog(account.key, endpoint.id);
     expect(log[0]!.attempts).toEqual([
       expect.objectContaining({ status: null, error: 'no answer within 1.5 s' }),
@@ -249,7 +248,7 @@ describe('webhook endpoints', () => {
     const endpoint = await addEndpoint(account.key, ['key.created']);
     // The receiver answers 302 towards http://10.0.0.1/ once, then 200.
     await failNext(endpoint.path, 1, { status: 302 });
-    await manage(account.key, `/api/v1/webhooks/${endpoint.id}/test`, { method: 'POST' });
+    await sendTest(account.key, endpoint.id);
     const log = await succeededLog(account.key, endpoint.id);
     expect(log[0]!.attempts.map((a) => [a.status, a.error])).toEqual([
       [302, 'the endpoint answered 302'],
@@ -262,9 +261,7 @@ describe('webhook endpoints', () => {
     const account = await manageAccount();
     const endpoint = await addEndpoint(account.key, ['key.created']);
     await failNext(endpoint.path, 1);
-    const { data } = await read<{ msg_id: string }>(
-      await manage(account.key, `/api/v1/webhooks/${endpoint.id}/test`, { method: 'POST' }),
-    );
+    const { data } = await read<{ msg_id: string }>(await sendTest(account.key, endpoint.id));
     await waitFor(
       () => received(endpoint.path),
       (r) => r.length === 1,
@@ -286,9 +283,7 @@ describe('webhook endpoints', () => {
   it('retry a message by hand, with the same id', async () => {
     const account = await manageAccount();
     const endpoint = await addEndpoint(account.key, ['key.created']);
-    const { data } = await read<{ msg_id: string }>(
-      await manage(account.key, `/api/v1/webhooks/${endpoint.id}/test`, { method: 'POST' }),
-    );
+    const { data } = await read<{ msg_id: string }>(await sendTest(account.key, endpoint.id));
     await waitFor(
       () => received(endpoint.path),
       (r) => r.length === 1,
@@ -312,10 +307,9 @@ describe('webhook endpoints', () => {
     const account = await manageAccount();
     const endpoint = await addEndpoint(account.key, ['key.created']);
     const answers = [];
-    for (let i = 0; i < MAX_MANUAL_SENDS_PER_HOUR; i++)
-      answers.push((await manage(account.key, `/api/v1/webhooks/${endpoint.id}/test`, { method: 'POST' })).status);
+    for (let i = 0; i < MAX_MANUAL_SENDS_PER_HOUR; i++) answers.push((await sendTest(account.key, endpoint.id)).status);
     expect(answers.every((s) => s === 202)).toBe(true);
-    const over = await manage(account.key, `/api/v1/webhooks/${endpoint.id}/test`, { method: 'POST' });
+    const over = await sendTest(account.key, endpoint.id);
     expect(over.status).toBe(429);
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(3000);
     expect((await read(over)).error?.code).toBe('rate_limit_exceeded');
@@ -337,7 +331,7 @@ describe('webhook endpoints', () => {
     const account = await manageAccount();
     const endpoint = await addEndpoint(account.key, ['key.created']);
     await failNext(endpoint.path, -1);
-    await manage(account.key, `/api/v1/webhooks/${endpoint.id}/test`, { method: 'POST' });
+    await sendTest(account.key, endpoint.id);
     // WEBHOOK_DISABLE_AFTER_MS is 2 s in the tests' vars; the eight attempts span 2.1 s.
     const after = await waitFor(
       async () =>
@@ -349,7 +343,7 @@ describe('webhook endpoints', () => {
       (e) => !e.enabled,
     );
     expect(after.disabled_reason).toMatch(/disabled automatically: every delivery attempt failed/);
-    const test = await manage(account.key, `/api/v1/webhooks/${endpoint.id}/test`, { method: 'POST' });
+    const test = await sendTest(account.key, endpoint.id);
     expect(test.status).toBe(400);
     // Enabling it again clears the reason.
     const on = await read<{ enabled: boolean; disabled_reason: string | null }>(

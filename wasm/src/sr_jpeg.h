@@ -145,6 +145,12 @@ void sr_progression(j_compress_ptr c);
  * object fresh from jpeg_set_defaults and turns it on for the job's encoder; off until the next one. */
 void sr_trellis_prepare(j_compress_ptr c);
 void sr_trellis_off(void);
+/* Adaptive quantisation (sr_aq.c): the per-block zeroing threshold the trellis applies, from the forward
+ * DCT (patches/02-jcdctmgr-trellis.patch). */
+float sr_aq_block(j_compress_ptr c, jpeg_component_info *comp, JSAMPARRAY rows, JDIMENSION start_row,
+                  JDIMENSION start_col);
+float sr_aq_rise(float z, int chroma);
+float sr_aq_gate(float z);
 
 /* Separable Lanczos3 through a ring of rows (sr_resize.c); `premultiply` (RGBA only) weights colour by
  * alpha while resampling, so transparent pixels do not bleed their hidden colour into visible ones. */

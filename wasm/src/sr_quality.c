@@ -49,6 +49,13 @@ static const struct anchor {
 };
 #define ANCHOR_COUNT (int)(sizeof(ANCHORS) / sizeof(ANCHORS[0]))
 static unsigned int quant_tables[2][DCTSIZE2]; /* set by sr_set_quant_tables: used at every quality */
+/* The anchors' bases × these thousandths (luma, chroma): the tuning benches' way to move every quality
+ * at once, e.g. to recalibrate after a change to quantisation (sr_set_table_scale). */
+static int table_scale_milli[2] = {1000, 1000};
+EMSCRIPTEN_KEEPALIVE void sr_set_table_scale(int luma_milli, int chroma_milli) {
+  table_scale_milli[0] = luma_milli < 100 ? 100 : luma_milli;
+  table_scale_milli[1] = chroma_milli < 100 ? 100 : chroma_milli;
+}
 static int tables_set;
 
 static void anchored_tables(int quality, unsigned int out[2][DCTSIZE2]) {
@@ -57,7 +64,9 @@ static void anchored_tables(int quality, unsigned int out[2][DCTSIZE2]) {
   const struct anchor *a = &ANCHORS[i], *b = &ANCHORS[i + 1 < ANCHOR_COUNT ? i + 1 : i];
   double t = b->quality == a->quality ? 0.0 : (double)(quality - a->quality) / (b->quality - a->quality);
   if (t < 0.0) t = 0.0;
-  const double base[2] = {a->luma_base + t * (b->luma_base - a->luma_base), a->chroma_base + t * (b->chroma_base - a->chroma_base)};
+  double base[2] = {a->luma_base + t * (b->luma_base - a->luma_base), a->chroma_base + t * (b->chroma_base - a->chroma_base)};
+  for (int c = 0; c < 2; c++)
+    if (table_scale_milli[c] != 1000) base[c] *= table_scale_milli[c] / 1000.0;
   const double slope[2] = {a->luma_slope + t * (b->luma_slope - a->luma_slope), a->chroma_slope + t * (b->chroma_slope - a->chroma_slope)};
   for (int k = 0; k < DCTSIZE2; k++)
     for (int c = 0; c < 2; c++) out[c][k] = (unsigned int)(base[c] * (1.0 + slope[c] * (k / DCTSIZE + k % DCTSIZE)) + 0.5);

@@ -65,27 +65,35 @@ static int magnitude_bits(int v) {
 
 /*
  * coef: the block, its DC already quantised by forward_DCT (kept), its AC written here; workspace: the
- * forward DCT's output, 8 × the true coefficients, natural order; quantval: the table, natural order.
+ * forward DCT's output, 8 × the true coefficients, natural order; quantval: the table, natural order;
+ * aq: the block's masking value from sr_aq_block (< 0: none), for adaptive quantisation's zeroing rule
+ * and its gate on the energy term (sr_aq.c; both off by default).
  */
-void sr_trellis_block(JCOEFPTR coef, const DCTELEM *workspace, const UINT16 *quantval, int chroma) {
+void sr_trellis_block(JCOEFPTR coef, const DCTELEM *workspace, const UINT16 *quantval, int chroma, float aq) {
   const unsigned char *bits = ac_bits[chroma ? 1 : 0];
   float a[DCTSIZE2];          /* |coefficient| in steps, zigzag order */
   float zero_cost[DCTSIZE2];  /* distortion of zeroing positions 1..k, cumulative */
   int rounded[DCTSIZE2];
   float energy = 0.0f;
   zero_cost[0] = 0.0f;
+  const float rise = sr_aq_rise(aq, chroma);
   for (int k = 1; k < DCTSIZE2; k++) {
     const int n = jpeg_natural_order[k];
     const float c = (float)workspace[n];
     energy += c * c;
     a[k] = fabsf(c) / (float)(quantval[n] * 8);
     rounded[k] = (int)(a[k] + 0.5f);
+    /* Adaptive quantisation's zeroing rule (sr_aq.c): under the block's threshold, not a candidate. */
+    if (rise > 0.0f) {
+      const int d = n / DCTSIZE + n % DCTSIZE;
+      if (a[k] < 0.5f + rise * (d >= 3 ? 1.0f : (float)d / 3.0f)) rounded[k] = 0;
+    }
     zero_cost[k] = zero_cost[k - 1] + a[k] * a[k];
   }
   /* Mean squared AC coefficient in DCT units (the workspace is 8 × those, so 64 × squared). */
   energy /= 63.0f * 64.0f;
   const int base_milli = chroma && trellis_chroma_milli ? trellis_chroma_milli : trellis_base_milli;
-  const float lambda = (float)base_milli * 0.001f * (1.0f + energy / (float)trellis_knee);
+  const float lambda = (float)base_milli * 0.001f * (1.0f + sr_aq_gate(aq) * energy / (float)trellis_knee);
 
   /* Nodes: the start (position 0) and each position that can hold a non-zero value. */
   int pos[DCTSIZE2], value[DCTSIZE2], from[DCTSIZE2];

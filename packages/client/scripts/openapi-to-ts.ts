@@ -32,6 +32,18 @@ function isSchema(value: Json | undefined): value is Schema {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+// A part of `allOf` with only notes in it (a named schema described where it is used) adds no type.
+const NOTES = new Set(['description', 'example', 'examples', 'title', 'deprecated']);
+const onlyNotes = (part: Json): boolean => isSchema(part) && Object.keys(part).every((k) => NOTES.has(k));
+
+/** A property's description: its own, or the one given beside a named schema it refers to. */
+function descriptionOf(prop: Json | undefined): Json | undefined {
+  if (!isSchema(prop)) return undefined;
+  if (prop.description !== undefined || !Array.isArray(prop.allOf)) return prop.description;
+  const notes = prop.allOf.find(onlyNotes);
+  return isSchema(notes) ? notes.description : undefined;
+}
+
 /** The TypeScript type of one schema, laid out at `pad` (the indentation of the line it starts on). */
 export function typeOf(schema: Json | undefined, pad = ''): string {
   if (schema === true || schema === undefined) return 'unknown';
@@ -41,7 +53,10 @@ export function typeOf(schema: Json | undefined, pad = ''): string {
     const parts = schema[combinator];
     if (Array.isArray(parts)) return union(parts.map((p) => typeOf(p, pad)));
   }
-  if (Array.isArray(schema.allOf)) return schema.allOf.map((p) => wrap(typeOf(p, pad))).join(' & ');
+  if (Array.isArray(schema.allOf)) {
+    const parts = schema.allOf.filter((p) => !onlyNotes(p));
+    return parts.length === 0 ? 'unknown' : parts.map((p) => wrap(typeOf(p, pad))).join(' & ');
+  }
   if (Array.isArray(schema.enum)) return union(schema.enum.map((v) => JSON.stringify(v)));
   if (schema.const !== undefined) return JSON.stringify(schema.const);
   if (Array.isArray(schema.type)) return union(schema.type.map((t) => typeOf({ ...schema, type: t }, pad)));
@@ -80,7 +95,7 @@ function objectType(schema: Schema, pad: string): string {
   const lines: string[] = [];
   for (const [name, prop] of Object.entries(props)) {
     lines.push(
-      `${doc(isSchema(prop) ? prop.description : undefined, inner)}${inner}${key(name)}${required.has(name) ? '' : '?'}: ${typeOf(prop, inner)};\n`,
+      `${doc(descriptionOf(prop), inner)}${inner}${key(name)}${required.has(name) ? '' : '?'}: ${typeOf(prop, inner)};\n`,
     );
   }
   const extra = schema.additionalProperties;
@@ -123,23 +138,51 @@ function success(op: any): [string, any] | undefined {
   return code === undefined ? undefined : [code, op.responses[code]];
 }
 
+// What an operation has when the document gives none of it; each operation is emitted with only the parts
+// it has, and `Operation` fills in the rest, so every entry still has all of these keys.
+const NOTHING: [string, string, string?][] = [
+  ['path', 'Record<string, never>'],
+  ['query', 'Record<string, never>'],
+  ['bodyType', 'never'],
+  ['body', 'never'],
+  ['status', 'never'],
+  ['response', 'never'],
+  ['responseHeaders', 'never'],
+  ['security', 'never', 'Security schemes, any one of which authorises the call (none: a public URL)'],
+];
+
+const OPERATION_TYPE = [
+  '/** The parts of an operation the document does not give. */\n',
+  'interface Nothing {\n',
+  ...NOTHING.map(([name, type, note]) => `${doc(note, '  ')}  ${name}: ${type};\n`),
+  '}\n\n',
+  '/** One operation: the parts `T` gives, and those of `Nothing` for the rest. */\n',
+  'type Operation<T> = {\n',
+  '  [K in keyof Nothing | keyof T]: K extends keyof T ? T[K] : K extends keyof Nothing ? Nothing[K] : never;\n',
+  '};\n\n',
+].join('');
+
 function operation(path: string, method: string, op: any): string {
   const pad = '    ';
   const ok = success(op);
   const headers = ok && isSchema(ok[1].headers) ? Object.keys(ok[1].headers).sort() : [];
   const body = op.requestBody?.content ? Object.keys(op.requestBody.content).sort() : [];
-  return [
-    `${doc(op.summary ?? op.description?.split('\n')[0], '  ')}  ${JSON.stringify(`${method.toUpperCase()} ${path}`)}: {\n`,
-    `${pad}path: ${parameters(op, 'path', pad)};\n`,
-    `${pad}query: ${parameters(op, 'query', pad)};\n`,
-    `${pad}bodyType: ${body.length === 0 ? 'never' : union(body.map((t) => JSON.stringify(t)))};\n`,
-    `${pad}body: ${op.requestBody ? content(op.requestBody, pad) : 'never'};\n`,
-    `${pad}status: ${ok ? ok[0] : 'never'};\n`,
-    `${pad}response: ${ok ? content(ok[1], pad) : 'never'};\n`,
-    `${pad}responseHeaders: ${headers.length === 0 ? 'never' : union(headers.map((h) => JSON.stringify(h)))};\n`,
-    `${doc('Security schemes, any one of which authorises the call (none: a public URL)', pad)}${pad}security: ${securityOf(op)};\n`,
-    '  };\n',
-  ].join('');
+  const parts: Record<string, string> = {
+    path: parameters(op, 'path', pad),
+    query: parameters(op, 'query', pad),
+    bodyType: body.length === 0 ? 'never' : union(body.map((t) => JSON.stringify(t))),
+    body: op.requestBody ? content(op.requestBody, pad) : 'never',
+    status: ok ? ok[0] : 'never',
+    response: ok ? content(ok[1], pad) : 'never',
+    responseHeaders: headers.length === 0 ? 'never' : union(headers.map((h) => JSON.stringify(h))),
+    security: securityOf(op),
+  };
+  const given = NOTHING.filter(([name, type]) => parts[name] !== type).map(
+    ([name]) => `${pad}${name}: ${parts[name]};\n`,
+  );
+  const name = JSON.stringify(`${method.toUpperCase()} ${path}`);
+  const summary = doc(op.summary ?? op.description?.split('\n')[0], '  ');
+  return `${summary}  ${name}: Operation<${given.length === 0 ? '{}' : `{\n${given.join('')}  }`}>;\n`;
 }
 
 function securityOf(op: any): string {
@@ -159,6 +202,7 @@ export function generateTypes(input: unknown): string {
     out.push(`${doc(schema.description, '  ')}  ${key(name)}: ${typeOf(schema, '  ')};\n`);
   }
   out.push('}\n\n');
+  out.push(OPERATION_TYPE);
   out.push('/** Every operation, as "METHOD /path": its parameters, body and success response. */\n');
   out.push('export interface Operations {\n');
   const ops: string[] = [];

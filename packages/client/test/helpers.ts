@@ -64,6 +64,21 @@ export async function writeImages(dir: string, files: Record<string, readonly [K
   );
 }
 
+/** Runs `use` in a new temporary directory holding `files` (as writeImages writes them), removed afterwards. */
+export async function withImages(
+  prefix: string,
+  files: Record<string, readonly [Kind, number, number]>,
+  use: (dir: string) => Promise<void>,
+): Promise<void> {
+  const dir = tempDir(prefix);
+  try {
+    await writeImages(dir, files);
+    await use(dir);
+  } finally {
+    rmDir(dir);
+  }
+}
+
 /** Every file under `dir`, relative, '/'-separated, sorted (hidden ones included). */
 export function listFiles(dir: string): string[] {
   const out: string[] = [];

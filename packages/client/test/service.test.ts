@@ -1,12 +1,11 @@
-// The SDK and the CLI against the real service, started once for this file the way a newcomer starts
-// it (`npm run dev` on a spare port, its own throwaway state, the seeded demo keys): a folder of mixed
+// The SDK and the CLI against the real service, the way a newcomer starts it (`npm run dev` on a spare
+// port, throwaway state, the seeded demo keys; the run's shared one, test/e2e/lib/service.ts): a folder of mixed
 // images compressed four at a time, runs interrupted mid-way, --json parsed, and the committed types
 // compared with the live OpenAPI document.
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Service } from '../../../test/bench/lib/server.ts';
-import { startDevServer } from '../../../test/e2e/lib/service.ts';
+import { type DevService, sharedService } from '../../../test/e2e/lib/service.ts';
 import { generateTypes } from '../scripts/openapi-to-ts.ts';
 import { OUTPUT } from '../scripts/generate.ts';
 import { AuthenticationError, InvalidRequestError, NotFoundError, PermissionError, Shrinkray } from '../src/index.ts';
@@ -26,17 +25,16 @@ import {
   type Kind,
 } from './helpers.ts';
 
-let service: Service;
+let service: DevService;
 let work: string;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  service = await startDevServer();
+  service = await sharedService();
   work = tempDir('service');
   env = { SHRINKRAY_API_KEY: service.demoKeys.image_pro as string, SHRINKRAY_BASE_URL: service.base };
 });
 afterAll(async () => {
-  await service?.stop();
   rmDir(work);
 });
 

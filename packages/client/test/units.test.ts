@@ -14,7 +14,7 @@ import { retryDelay } from '../src/retry.ts';
 import { VERSION } from '../src/version.ts';
 import { generateTypes } from '../scripts/openapi-to-ts.ts';
 import { documentFromApp, OUTPUT } from '../scripts/generate.ts';
-import { PACKAGE, rmDir, runCli, scriptedService, tempDir, writeImages } from './helpers.ts';
+import { PACKAGE, rmDir, runCli, scriptedService, tempDir, withImages, writeImages } from './helpers.ts';
 
 describe('arguments', () => {
   it('reads compress options in any order, as --name value or --name=value', () => {
@@ -84,25 +84,25 @@ describe('files', () => {
   });
 
   it('expands directories and globs to images only, skipping hidden entries and the output directory', async () => {
-    const dir = tempDir('expand');
-    try {
-      await writeImages(dir, {
+    await withImages(
+      'expand',
+      {
         'site/a.jpg': ['jpeg', 8, 8],
         'site/sub/b.png': ['png', 8, 8],
         'site/out/c.jpg': ['jpeg', 8, 8],
         'site/.cache/d.jpg': ['jpeg', 8, 8],
-      });
-      const rel = (files: { rel: string }[]) => files.map((f) => f.rel);
-      expect(rel(expandInputs(['site'], 'site/out', dir))).toEqual(['a.jpg', join('sub', 'b.png')]);
-      expect(rel(expandInputs(['site/**/*.png', 'site/a.jpg'], undefined, dir))).toEqual([
-        'a.jpg',
-        join('sub', 'b.png'),
-      ]);
-      expect(() => expandInputs(['nope'], undefined, dir)).toThrow('nope: no such file or directory');
-      expect(() => expandInputs(['site/*.gif'], undefined, dir)).toThrow('site/*.gif: no image matches');
-    } finally {
-      rmDir(dir);
-    }
+      },
+      async (dir) => {
+        const rel = (files: { rel: string }[]) => files.map((f) => f.rel);
+        expect(rel(expandInputs(['site'], 'site/out', dir))).toEqual(['a.jpg', join('sub', 'b.png')]);
+        expect(rel(expandInputs(['site/**/*.png', 'site/a.jpg'], undefined, dir))).toEqual([
+          'a.jpg',
+          join('sub', 'b.png'),
+        ]);
+        expect(() => expandInputs(['nope'], undefined, dir)).toThrow('nope: no such file or directory');
+        expect(() => expandInputs(['site/*.gif'], undefined, dir)).toThrow('site/*.gif: no image matches');
+      },
+    );
   });
 });
 

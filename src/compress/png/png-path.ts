@@ -242,13 +242,7 @@ async function jpegFromRows(
           batch[o + 1] = ((row[i + 1]! * a + white) * 257) >>> 16;
           batch[o + 2] = ((row[i + 2]! * a + white) * 257) >>> 16;
         }
-      } else {
-        for (let x = 0, i = 0, o = out; x < width; x++, i += 4, o += 3) {
-          batch[o] = row[i]!;
-          batch[o + 1] = row[i + 1]!;
-          batch[o + 2] = row[i + 2]!;
-        }
-      }
+      } else rgbOf(row, width, batch, out);
       if (++rows === JPEG_ROW_BATCH) flush();
     });
     if (rows > 0) flush();
@@ -259,6 +253,15 @@ async function jpegFromRows(
   } catch (err) {
     encoder.abort();
     throw err;
+  }
+}
+
+/** The first `width` RGBA pixels of `row` as RGB (alpha dropped), written into `batch` from `at`. */
+function rgbOf(row: Uint8Array, width: number, batch: Uint8Array, at: number): void {
+  for (let x = 0, i = 0, o = at; x < width; x++, i += 4, o += 3) {
+    batch[o] = row[i]!;
+    batch[o + 1] = row[i + 1]!;
+    batch[o + 2] = row[i + 2]!;
   }
 }
 
@@ -295,12 +298,7 @@ async function webpFromRows(
     };
     await produce((row) => {
       if (alpha) batch.set(row.subarray(0, width * 4), rows * width * 4);
-      else
-        for (let x = 0, i = 0, o = rows * width * 3; x < width; x++, i += 4, o += 3) {
-          batch[o] = row[i]!;
-          batch[o + 1] = row[i + 1]!;
-          batch[o + 2] = row[i + 2]!;
-        }
+      else rgbOf(row, width, batch, rows * width * 3);
       if (++rows === JPEG_ROW_BATCH) flush();
     });
     if (rows > 0) flush();

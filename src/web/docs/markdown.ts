@@ -85,7 +85,7 @@ function list(markup: string, indent = ''): string {
 }
 
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces to dashes, repeats numbered. */
-function anchors(): (heading: string) => string {
+export function anchors(): (heading: string) => string {
   const used = new Map<string, number>();
   return (heading) => {
     const base = heading

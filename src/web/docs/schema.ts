@@ -55,6 +55,16 @@ function baseType(type: string, schema: Dict, ctx: SchemaContext, depth: number)
   return format ? html`${type} (${format})` : html`${type}`;
 }
 
+// An allOf member with only notes in it (a description beside a `$ref`) says nothing about the type.
+const NOTES = new Set(['description', 'example', 'examples', 'title', 'deprecated']);
+const onlyNotes = (member: unknown): boolean => isDict(member) && Object.keys(member).every((k) => NOTES.has(k));
+const typedMembers = (schema: Dict): unknown[] => list(schema.allOf).filter((m) => !onlyNotes(m));
+
+/** A schema's description: its own, or the one an allOf gives beside the named schema it refers to. */
+function descriptionOf(s: Dict): string | undefined {
+  return str(s.description) ?? str(dict(list(s.allOf).find(onlyNotes)).description);
+}
+
 /** One line saying what a value is. Unknown shapes read as "any" rather than failing. */
 export function typeLabel(schema: unknown, ctx: SchemaContext, depth = 0): Html {
   if (!isDict(schema)) return html`any`;
@@ -70,7 +80,9 @@ export function typeLabel(schema: unknown, ctx: SchemaContext, depth = 0): Html 
     ['anyOf', 'any of', ' | '],
     ['allOf', 'all of', ' & '],
   ] as const) {
-    const members = list(schema[key]);
+    const members = key === 'allOf' ? typedMembers(schema) : list(schema[key]);
+    // A named schema described where it is used is that schema, not "all of" it and a note.
+    if (key === 'allOf' && members.length === 1) return typeLabel(members[0], ctx, depth + 1);
     if (members.length > 0)
       return html`${word}: ${join(
         members.map((m) => typeLabel(m, ctx, depth + 1)),
@@ -142,7 +154,7 @@ function notes(schema: Dict): Html {
 function fieldRow(name: Html, schema: unknown, required: boolean | undefined, ctx: SchemaContext): Html {
   const s = dict(schema);
   // A property that is only a $ref usually has no description of its own; its schema's is the useful one.
-  const description = str(s.description) ?? (typeof s.$ref === 'string' ? undefined : str(s.title));
+  const description = descriptionOf(s) ?? (typeof s.$ref === 'string' ? undefined : str(s.title));
   return html`<tr><th scope="row">${name}</th><td data-label="Type">${typeCell(schema, ctx)}</td><td data-label="Required">${required === undefined ? '' : required ? 'yes' : 'no'}</td><td data-label="Description">${notes(s)}${inline(description)}</td></tr>`;
 }
 

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp, { type Sharp } from 'sharp';
 import { CORPUS_DIR } from './corpus.ts';
+import { prng } from './prng.ts';
 
 // Cold caches, one thread: every timed sharp call decodes and encodes from scratch, on one core like
 // a Worker's WASM does; the machine's second core stays free for the service.
@@ -36,18 +37,6 @@ export async function sharpEncode(input: Uint8Array, variant: SharpVariant): Pro
   const t0 = performance.now();
   const output = await ENCODERS[variant](sharp(input, { limitInputPixels: false }).rotate()).toBuffer();
   return { bytes: output.byteLength, ms: performance.now() - t0, output };
-}
-
-/** A deterministic PRNG (mulberry32): the same synthetic images on every machine. */
-export function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Width and height of a 3:2 image of about `megapixels`, both multiples of 16. */

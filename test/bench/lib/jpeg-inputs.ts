@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { fetchPackage, MAX_INPUT_BYTES } from './corpus.ts';
-import { prng } from './images.ts';
+import { prng } from './prng.ts';
 
 export const CACHE_DIR = new URL('../.cache/jpeg/', import.meta.url).pathname;
 /** A 2560×1920 photograph (wooden boards, shallow depth of field) of mate-backgrounds: 4:3 like a phone's. */

@@ -62,12 +62,18 @@ function demoKeysFrom(child: ChildProcess): Promise<Record<string, string>> {
   });
 }
 
+/**
+ * The operator CLI (`npm run admin`) on the service at `base`, its JSON answer: with `['--persist-to', state]`
+ * on its local database through wrangler, with `['--token', token]` through the service's operator endpoints.
+ */
+export function operatorCli(base: string, where: string[]): (args: string[]) => unknown {
+  return (args) => JSON.parse(runNode('src/cli/admin.ts', [...args, ...where, '--url', base]));
+}
+
 /** `extraArgs` go on to `wrangler dev`, e.g. ['--var', 'MAX_INPUT_PIXELS:100000000']. */
 export async function startService(port: number, extraArgs: string[] = []): Promise<Service> {
   const state = mkdtempSync(join(tmpdir(), 'shrinkray-bench-'));
   const persist = ['--persist-to', state];
-  const admin = (args: string[]): unknown =>
-    JSON.parse(runNode('src/cli/admin.ts', [...args, ...persist, '--url', `http://127.0.0.1:${port}`]));
 
   // One run of the dev script seeds and then starts wrangler dev; its demo keys come from its output.
   // Its maildev on spare ports too, so services started side by side do not share (or fight over) one.
@@ -91,7 +97,7 @@ export async function startService(port: number, extraArgs: string[] = []): Prom
     mail: `http://127.0.0.1:${mailPorts.web}`,
     demoKeys,
     pid: child.pid,
-    admin,
+    admin: operatorCli(base, persist),
     async stop() {
       if (child.pid !== undefined && child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r));

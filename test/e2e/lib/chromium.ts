@@ -2,7 +2,7 @@
 // suite skips on a developer's machine but fails under SHRINKRAY_E2E=required (CI), so a missing
 // browser can never pass unnoticed.
 import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type BrowserServer } from 'playwright-core';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 const INSTALL_HINT = 'install it (as root) with: apt-get update && apt-get install -y chromium';
@@ -19,9 +19,11 @@ const ARGS = [
   '--disable-sync',
 ];
 
+export const chromiumPresent = (): boolean => existsSync(CHROMIUM_PATH);
+
 /** Whether to skip the browser tests; throws when they are required and cannot run. */
 export function skipWithoutChromium(): boolean {
-  if (existsSync(CHROMIUM_PATH)) return false;
+  if (chromiumPresent()) return false;
   if (process.env.SHRINKRAY_E2E === 'required') {
     throw new Error(`SHRINKRAY_E2E=required but there is no Chromium at ${CHROMIUM_PATH}; ${INSTALL_HINT}`);
   }
@@ -31,4 +33,14 @@ export function skipWithoutChromium(): boolean {
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS });
+}
+
+/** One Chromium for the whole run (test/fixtures/dev-service-setup.ts); files reach it with `connectChromium`. */
+export function launchChromiumServer(): Promise<BrowserServer> {
+  return chromium.launchServer({ executablePath: CHROMIUM_PATH, args: ARGS });
+}
+
+/** The shared Chromium; `close()` on the answer only disconnects this file. */
+export function connectChromium(wsEndpoint: string): Promise<Browser> {
+  return chromium.connect(wsEndpoint);
 }

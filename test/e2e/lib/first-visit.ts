@@ -8,9 +8,11 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { audit, watchConsole } from './audit.ts';
+import { skipWithoutChromium } from './chromium.ts';
 import { confirmByMail } from './mail.ts';
 import { screenshot } from './screenshots.ts';
-import { orderedSteps } from './steps.ts';
+import { type DevService, sharedBrowser, sharedService } from './service.ts';
+import { compressFromNode, flowPage, orderedSteps } from './steps.ts';
 
 const SAMPLE = new URL('../../../src/web/assets/sample.jpg', import.meta.url);
 const PHONE_MAX_HEADER_PX = 100;
@@ -32,11 +34,10 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
     let apiKey = '';
     let shot = 0;
 
-    const p = (): Page => {
-      if (!page) throw new Error('no page: the setup failed');
-      return page;
-    };
-    const url = (path: string): string => `${env().base}${path}`;
+    const { p, url } = flowPage(
+      () => page,
+      () => env().base,
+    );
     /** Follows a link of the main navigation, unfolding it first on a phone (behind its "Menu" button). */
     async function navigate(name: string): Promise<void> {
       if (phone) await p().getByRole('button', { name: 'Menu' }).click();
@@ -182,13 +183,7 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
       await check('try-warning');
       expect(uploads).toHaveLength(1);
       // And the service really refuses it, with the same words.
-      const form = new FormData();
-      form.append('image', new Blob([new Uint8Array(mural)], { type: 'image/png' }), 'mural.png');
-      const refused = await fetch(url('/api/v1/compress'), {
-        method: 'POST',
-        headers: { authorization: `Bearer ${apiKey}` },
-        body: form,
-      });
+      const refused = await compressFromNode(env().base, apiKey, mural, 'image/png', 'mural.png');
       expect(refused.status).toBe(422);
       const { error } = (await refused.json()) as { error: { code: string; message: string } };
       expect(error.code).toBe('image_too_large');
@@ -282,5 +277,27 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
       await p().getByRole('heading', { level: 1, name: 'POST /api/v1/compress' }).waitFor();
       await check('docs-compress', false);
     });
+  });
+}
+
+/**
+ * The path at one width as a test file's whole body, against the run's shared service and Chromium (a
+ * fresh context and account): one file per width, so the widths run side by side.
+ */
+export function firstVisitFile(width: number): void {
+  describe.skipIf(skipWithoutChromium())('first visit', () => {
+    let service: DevService;
+    let browser: Browser;
+
+    beforeAll(async () => {
+      service = await sharedService();
+      browser = await sharedBrowser(service);
+    });
+
+    afterAll(async () => {
+      await browser?.close();
+    });
+
+    firstVisit(width, () => ({ browser, base: service.base, mail: service.mail }));
   });
 }

@@ -23,3 +23,37 @@ export function orderedSteps(page: () => Page | undefined): (title: string, fn: 
       }
     });
 }
+
+/** The flow's page once its setup made it, a path on the service, and a page's level-1 heading. */
+export function flowPage(
+  page: () => Page | undefined,
+  base: () => string,
+): {
+  p: () => Page;
+  url: (path: string) => string;
+  heading: (name: string | RegExp) => ReturnType<Page['getByRole']>;
+} {
+  const p = (): Page => {
+    const current = page();
+    if (!current) throw new Error('no page: the setup failed');
+    return current;
+  };
+  return {
+    p,
+    url: (path) => `${base()}${path}`,
+    heading: (name) => p().getByRole('heading', { level: 1, name }),
+  };
+}
+
+/** POST /api/v1/compress from Node, as a caller's script sends it, with `key` as a bearer token. */
+export function compressFromNode(
+  base: string,
+  key: string,
+  image: Buffer,
+  type: string,
+  name: string,
+): Promise<Response> {
+  const form = new FormData();
+  form.append('image', new Blob([new Uint8Array(image)], { type }), name);
+  return fetch(`${base}/api/v1/compress`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+}

@@ -531,12 +531,7 @@ export interface Schemas {
         compressions: Array<number>;
       };
       /** The account's monthly compressions (the Image API's quota belongs to the account: all its keys and "Try it" together) */
-      month_compressions: {
-        limit: number | null;
-        used: number;
-        remaining: number | null;
-        reset: number;
-      };
+      month_compressions: Schemas["WindowUsage"];
       keys: Array<{
         id: string;
         name: string;
@@ -550,24 +545,9 @@ export interface Schemas {
         month_compressions: number;
         /** The key's own Tools API windows (minute, day) and the account's month, as GET /api/v1/account shows them to this key */
         windows: {
-          minute: {
-            limit: number | null;
-            used: number;
-            remaining: number | null;
-            reset: number;
-          };
-          day: {
-            limit: number | null;
-            used: number;
-            remaining: number | null;
-            reset: number;
-          };
-          month_compressions: {
-            limit: number | null;
-            used: number;
-            remaining: number | null;
-            reset: number;
-          };
+          minute: Schemas["WindowUsage"];
+          day: Schemas["WindowUsage"];
+          month_compressions: Schemas["WindowUsage"];
         };
       }>;
     };
@@ -649,23 +629,35 @@ export interface Schemas {
   };
 }
 
+/** The parts of an operation the document does not give. */
+interface Nothing {
+  path: Record<string, never>;
+  query: Record<string, never>;
+  bodyType: never;
+  body: never;
+  status: never;
+  response: never;
+  responseHeaders: never;
+  /** Security schemes, any one of which authorises the call (none: a public URL) */
+  security: never;
+}
+
+/** One operation: the parts `T` gives, and those of `Nothing` for the rest. */
+type Operation<T> = {
+  [K in keyof Nothing | keyof T]: K extends keyof T ? T[K] : K extends keyof Nothing ? Nothing[K] : never;
+};
+
 /** Every operation, as "METHOD /path": its parameters, body and success response. */
 export interface Operations {
   /** The calling key's account, tiers, live usage of every window, and the endpoint list */
-  "GET /api/v1/account": {
-    path: Record<string, never>;
-    query: Record<string, never>;
-    bodyType: never;
-    body: never;
+  "GET /api/v1/account": Operation<{
     status: 200;
     response: Schemas["Account"];
     responseHeaders: "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id";
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "ApiKeyHeader" | "BearerAuth";
-  };
+  }>;
   /** The account's audit log, newest first, filtered and paged */
-  "GET /api/v1/audit-logs": {
-    path: Record<string, never>;
+  "GET /api/v1/audit-logs": Operation<{
     query: {
       /** Records at or after this time */
       since?: string;
@@ -679,17 +671,12 @@ export interface Operations {
       /** Records per page (default 50) */
       limit?: number;
     };
-    bodyType: never;
-    body: never;
     status: 200;
     response: Schemas["AuditLogPage"];
-    responseHeaders: never;
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
-  };
+  }>;
   /** Export the audit log as NDJSON or CSV, oldest first (chain order) */
-  "GET /api/v1/audit-logs/export": {
-    path: Record<string, never>;
+  "GET /api/v1/audit-logs/export": Operation<{
     query: {
       /** Records at or after this time */
       since?: string;
@@ -700,54 +687,37 @@ export interface Operations {
       actor?: string;
       format: "ndjson" | "csv";
     };
-    bodyType: never;
-    body: never;
     status: 200;
     response: string;
-    responseHeaders: never;
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
-  };
+  }>;
   /** The categories of the catalogue with their tool counts */
-  "GET /api/v1/categories": {
-    path: Record<string, never>;
-    query: Record<string, never>;
-    bodyType: never;
-    body: never;
+  "GET /api/v1/categories": Operation<{
     status: 200;
     response: Schemas["CategoryList"];
     responseHeaders: "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id";
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "ApiKeyHeader" | "BearerAuth";
-  };
+  }>;
   /** Compress an image: multipart upload in, the compressed image out, sizes in headers */
-  "POST /api/v1/compress": {
-    path: Record<string, never>;
-    query: Record<string, never>;
+  "POST /api/v1/compress": Operation<{
     bodyType: "multipart/form-data";
     body: Schemas["CompressRequest"];
     status: 200;
     response: Uint8Array;
     responseHeaders: "Content-Disposition" | "Server-Timing" | "X-Compressed-Size" | "X-Image-Height" | "X-Image-Width" | "X-Original-Size" | "X-Quality" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id" | "X-Savings-Percent" | "X-Target-Reached";
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "BearerAuth";
-  };
+  }>;
   /** The "Try it" compressor: POST /api/v1/compress for the signed-in account, without an API key */
-  "POST /api/v1/console/compress": {
-    path: Record<string, never>;
-    query: Record<string, never>;
+  "POST /api/v1/console/compress": Operation<{
     bodyType: "multipart/form-data";
     body: Schemas["CompressRequest"];
     status: 200;
     response: Uint8Array;
     responseHeaders: "Content-Disposition" | "Server-Timing" | "X-Compressed-Size" | "X-Image-Height" | "X-Image-Width" | "X-Original-Size" | "X-Quality" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id" | "X-Savings-Percent" | "X-Target-Reached";
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "SessionCookie";
-  };
+  }>;
   /** Whether the "Try it" compressor would accept an image with these parts, without uploading it */
-  "POST /api/v1/console/compress/plan": {
-    path: Record<string, never>;
-    query: Record<string, never>;
+  "POST /api/v1/console/compress/plan": Operation<{
     bodyType: "multipart/form-data";
     body: Schemas["CompressPlanRequest"];
     status: 200;
@@ -757,48 +727,31 @@ export interface Operations {
         request_id: string;
       };
     };
-    responseHeaders: never;
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "SessionCookie";
-  };
+  }>;
   /** Health check; needs a valid key, never counted against the rate limit */
-  "GET /api/v1/health": {
-    path: Record<string, never>;
-    query: Record<string, never>;
-    bodyType: never;
-    body: never;
+  "GET /api/v1/health": Operation<{
     status: 200;
     response: Schemas["Health"];
     responseHeaders: "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id";
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "ApiKeyHeader" | "BearerAuth";
-  };
+  }>;
   /** The hosts the account's signed image URLs may fetch from (empty: any public host) */
-  "GET /api/v1/image-source-hosts": {
-    path: Record<string, never>;
-    query: Record<string, never>;
-    bodyType: never;
-    body: never;
+  "GET /api/v1/image-source-hosts": Operation<{
     status: 200;
     response: Schemas["ImageSourceHosts"];
-    responseHeaders: never;
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
-  };
+  }>;
   /** Replace the hosts the account's signed image URLs may fetch from */
-  "PUT /api/v1/image-source-hosts": {
-    path: Record<string, never>;
-    query: Record<string, never>;
+  "PUT /api/v1/image-source-hosts": Operation<{
     bodyType: "application/json";
     body: Schemas["ImageSourceHostsBody"];
     status: 200;
     response: Schemas["ImageSourceHosts"];
-    responseHeaders: never;
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
-  };
+  }>;
   /** A signed image URL: the source fetched, compressed, negotiated and cached at the edge */
-  "GET /api/v1/img/{account_id}/{signature}/{options}/{source}": {
+  "GET /api/v1/img/{account_id}/{signature}/{options}/{source}": Operation<{
     path: {
       /** The account whose secrets sign the URL */
       account_id: string;
@@ -809,135 +762,89 @@ export interface Operations {
       /** base64url of the source URL */
       source: string;
     };
-    query: Record<string, never>;
-    bodyType: never;
-    body: never;
     status: 200;
     response: Uint8Array;
     responseHeaders: "Cache-Control" | "ETag" | "Vary" | "X-Cache" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id";
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
-    security: never;
-  };
+  }>;
   /** The account's API keys, newest first, revoked ones included */
-  "GET /api/v1/keys": {
-    path: Record<string, never>;
-    query: Record<string, never>;
-    bodyType: never;
-    body: never;
+  "GET /api/v1/keys": Operation<{
     status: 200;
     response: Schemas["ApiKeyList"];
-    responseHeaders: never;
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
-  };
+  }>;
   /** Create an API key; the full key is in this answer and never again */
-  "POST /api/v1/keys": {
-    path: Record<string, never>;
-    query: Record<string, never>;
+  "POST /api/v1/keys": Operation<{
     bodyType: "application/json";
     body: Schemas["CreateApiKey"];
     status: 201;
     response: Schemas["CreatedApiKey"];
-    responseHeaders: never;
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
-  };
+  }>;
   /** Revoke an API key: refused everywhere from the next request on */
-  "DELETE /api/v1/keys/{id}": {
+  "DELETE /api/v1/keys/{id}": Operation<{
     path: {
       id: string;
     };
-    query: Record<string, never>;
-    bodyType: never;
-    body: never;
     status: 200;
     response: Schemas["RevokedApiKey"];
-    responseHeaders: never;
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
-  };
+  }>;
   /** The account's members and pending invitations */
-  "GET /api/v1/members": {
-    path: Record<string, never>;
-    query: Record<string, never>;
-    bodyType: never;
-    body: never;
+  "GET /api/v1/members": Operation<{
     status: 200;
     response: Schemas["MemberList"];
-    responseHeaders: never;
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
-  };
+  }>;
   /** Invite a person: a single-use link, valid 7 days, mailed to them and in this answer */
-  "POST /api/v1/members/invitations": {
-    path: Record<string, never>;
-    query: Record<string, never>;
+  "POST /api/v1/members/invitations": Operation<{
     bodyType: "application/json";
     body: Schemas["InviteMember"];
     status: 201;
     response: Schemas["CreatedInvitation"];
-    responseHeaders: never;
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
-  };
+  }>;
   /** Remove a member (or leave, with your own id); their sessions end at once */
-  "DELETE /api/v1/members/{id}": {
+  "DELETE /api/v1/members/{id}": Operation<{
     path: {
       id: string;
     };
-    query: Record<string, never>;
-    bodyType: never;
-    body: never;
     status: 200;
     response: Schemas["MemberOne"];
-    responseHeaders: never;
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
-  };
+  }>;
   /** Change a member's role */
-  "PATCH /api/v1/members/{id}": {
+  "PATCH /api/v1/members/{id}": Operation<{
     path: {
       id: string;
     };
-    query: Record<string, never>;
     bodyType: "application/json";
     body: Schemas["ChangeMemberRole"];
     status: 200;
     response: Schemas["MemberOne"];
-    responseHeaders: never;
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
-  };
+  }>;
   /** Meta tags, Open Graph, Twitter card and JSON-LD data of a web page */
-  "GET /api/v1/meta-tags": {
-    path: Record<string, never>;
+  "GET /api/v1/meta-tags": Operation<{
     query: {
       /** An absolute http or https URL on port 80 or 443, at most 2048 characters, whose host is public */
       url: string;
     };
-    bodyType: never;
-    body: never;
     status: 200;
     response: Schemas["MetaTagsResponse"];
     responseHeaders: "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id";
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "ApiKeyHeader" | "BearerAuth";
-  };
+  }>;
   /** Meta tags of several pages at once, in order; counts as one request */
-  "POST /api/v1/meta-tags/bulk": {
-    path: Record<string, never>;
-    query: Record<string, never>;
+  "POST /api/v1/meta-tags/bulk": Operation<{
     bodyType: "application/json";
     body: Schemas["MetaTagsBulkRequest"];
     status: 200;
     response: Schemas["MetaTagsBulkResponse"];
     responseHeaders: "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id";
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "ApiKeyHeader" | "BearerAuth";
-  };
+  }>;
   /** A signed, key-free image URL of a QR code for the given text */
-  "GET /api/v1/qr": {
-    path: Record<string, never>;
+  "GET /api/v1/qr": Operation<{
     query: {
       /** Text or URL to encode, as UTF-8 bytes */
       data: string;
@@ -954,17 +861,13 @@ export interface Operations {
       /** Quiet zone in modules, 0 to 10 (default 4) */
       margin?: string;
     };
-    bodyType: never;
-    body: never;
     status: 200;
     response: Schemas["QrLink"];
     responseHeaders: "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id";
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "ApiKeyHeader" | "BearerAuth";
-  };
+  }>;
   /** Render a QR code from a signed URL made by GET /api/v1/qr (no key; cacheable) */
-  "GET /api/v1/qr/image": {
-    path: Record<string, never>;
+  "GET /api/v1/qr/image": Operation<{
     query: {
       /** Image format. As GET /api/v1/qr wrote it in the URL */
       format: "png" | "svg";
@@ -983,91 +886,53 @@ export interface Operations {
       /** The HMAC-SHA256 signature over the other parameters (base64url). As GET /api/v1/qr wrote it in the URL */
       sig: string;
     };
-    bodyType: never;
-    body: never;
     status: 200;
     response: Uint8Array;
     responseHeaders: "Cache-Control" | "ETag";
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
-    security: never;
-  };
+  }>;
   /** The account's image URL signing secrets (ids and creation times, never the secrets) */
-  "GET /api/v1/signing-secrets": {
-    path: Record<string, never>;
-    query: Record<string, never>;
-    bodyType: never;
-    body: never;
+  "GET /api/v1/signing-secrets": Operation<{
     status: 200;
     response: Schemas["SigningSecretList"];
-    responseHeaders: never;
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
-  };
+  }>;
   /** Create an image URL signing secret; the secret is in this answer and never again */
-  "POST /api/v1/signing-secrets": {
-    path: Record<string, never>;
-    query: Record<string, never>;
-    bodyType: never;
-    body: never;
+  "POST /api/v1/signing-secrets": Operation<{
     status: 201;
     response: Schemas["CreatedSigningSecret"];
-    responseHeaders: never;
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
-  };
+  }>;
   /** Delete a signing secret: URLs signed with it are refused (403) from the next request on */
-  "DELETE /api/v1/signing-secrets/{id}": {
+  "DELETE /api/v1/signing-secrets/{id}": Operation<{
     path: {
       id: string;
     };
-    query: Record<string, never>;
-    bodyType: never;
-    body: never;
     status: 200;
     response: Schemas["DeletedSigningSecret"];
-    responseHeaders: never;
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
-  };
+  }>;
   /** The account's single sign-on configuration (never the secret) */
-  "GET /api/v1/sso": {
-    path: Record<string, never>;
-    query: Record<string, never>;
-    bodyType: never;
-    body: never;
+  "GET /api/v1/sso": Operation<{
     status: 200;
     response: Schemas["SsoConfigResponse"];
-    responseHeaders: never;
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
-  };
+  }>;
   /** Configure single sign-on (OpenID Connect): issuer, client, email domains, require SSO */
-  "PUT /api/v1/sso": {
-    path: Record<string, never>;
-    query: Record<string, never>;
+  "PUT /api/v1/sso": Operation<{
     bodyType: "application/json";
     body: Schemas["SsoConfigInput"];
     status: 200;
     response: Schemas["SsoConfigResponse"];
-    responseHeaders: never;
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
-  };
+  }>;
   /** Remove single sign-on: members sign in with passwords again */
-  "DELETE /api/v1/sso": {
-    path: Record<string, never>;
-    query: Record<string, never>;
-    bodyType: never;
-    body: never;
+  "DELETE /api/v1/sso": Operation<{
     status: 200;
     response: Schemas["SsoConfigResponse"];
-    responseHeaders: never;
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
-  };
+  }>;
   /** List tools, filtered by category and search, with field selection and paging */
-  "GET /api/v1/tools": {
-    path: Record<string, never>;
+  "GET /api/v1/tools": Operation<{
     query: {
       /** Only tools of this category, matched case-insensitively (see GET /api/v1/categories) */
       category?: string;
@@ -1080,23 +945,17 @@ export interface Operations {
       /** Matches to skip, 0 to 100000 (default 0) */
       offset?: string;
     };
-    bodyType: never;
-    body: never;
     status: 200;
     response: Schemas["ToolList"];
     responseHeaders: "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id";
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "ApiKeyHeader" | "BearerAuth";
-  };
+  }>;
   /** One tool by its slug */
-  "GET /api/v1/tools/{slug}": {
+  "GET /api/v1/tools/{slug}": Operation<{
     path: {
       /** The tool slug */
       slug: string;
     };
-    query: Record<string, never>;
-    bodyType: never;
-    body: never;
     status: 200;
     response: {
       data: Schemas["Tool"];
@@ -1107,144 +966,94 @@ export interface Operations {
       };
     };
     responseHeaders: "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id";
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "ApiKeyHeader" | "BearerAuth";
-  };
+  }>;
   /** Per-day Tools API requests and Image API compressions of the last 30 days, for the account and each key, and each key's windows */
-  "GET /api/v1/usage": {
-    path: Record<string, never>;
-    query: Record<string, never>;
-    bodyType: never;
-    body: never;
+  "GET /api/v1/usage": Operation<{
     status: 200;
     response: Schemas["Usage"];
-    responseHeaders: never;
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "SessionCookie";
-  };
+  }>;
   /** The account's webhook endpoints */
-  "GET /api/v1/webhooks": {
-    path: Record<string, never>;
-    query: Record<string, never>;
-    bodyType: never;
-    body: never;
+  "GET /api/v1/webhooks": Operation<{
     status: 200;
     response: Schemas["WebhookEndpointList"];
-    responseHeaders: never;
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
-  };
+  }>;
   /** Register a webhook endpoint; its signing secret is in this answer (and after rotate-secret) only */
-  "POST /api/v1/webhooks": {
-    path: Record<string, never>;
-    query: Record<string, never>;
+  "POST /api/v1/webhooks": Operation<{
     bodyType: "application/json";
     body: Schemas["CreateWebhookEndpoint"];
     status: 201;
     response: Schemas["WebhookEndpointWithSecret"];
-    responseHeaders: never;
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
-  };
+  }>;
   /** One webhook endpoint */
-  "GET /api/v1/webhooks/{id}": {
+  "GET /api/v1/webhooks/{id}": Operation<{
     path: {
       id: string;
     };
-    query: Record<string, never>;
-    bodyType: never;
-    body: never;
     status: 200;
     response: Schemas["WebhookEndpointResponse"];
-    responseHeaders: never;
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
-  };
+  }>;
   /** Delete a webhook endpoint, its deliveries and their log */
-  "DELETE /api/v1/webhooks/{id}": {
+  "DELETE /api/v1/webhooks/{id}": Operation<{
     path: {
       id: string;
     };
-    query: Record<string, never>;
-    bodyType: never;
-    body: never;
     status: 200;
     response: Schemas["WebhookEndpointResponse"];
-    responseHeaders: never;
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
-  };
+  }>;
   /** Change an endpoint: url, events, description, or enabled (switch it off or back on) */
-  "PATCH /api/v1/webhooks/{id}": {
+  "PATCH /api/v1/webhooks/{id}": Operation<{
     path: {
       id: string;
     };
-    query: Record<string, never>;
     bodyType: "application/json";
     body: Schemas["UpdateWebhookEndpoint"];
     status: 200;
     response: Schemas["WebhookEndpointResponse"];
-    responseHeaders: never;
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
-  };
+  }>;
   /** The endpoint's delivery log: each message, its attempts (time, status), state and next attempt */
-  "GET /api/v1/webhooks/{id}/deliveries": {
+  "GET /api/v1/webhooks/{id}/deliveries": Operation<{
     path: {
       id: string;
     };
-    query: Record<string, never>;
-    bodyType: never;
-    body: never;
     status: 200;
     response: Schemas["WebhookDeliveryList"];
-    responseHeaders: never;
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
-  };
+  }>;
   /** Send a message to the endpoint again, now, with the same id */
-  "POST /api/v1/webhooks/{id}/deliveries/{msg_id}/retry": {
+  "POST /api/v1/webhooks/{id}/deliveries/{msg_id}/retry": Operation<{
     path: {
       id: string;
       msg_id: string;
     };
-    query: Record<string, never>;
-    bodyType: never;
-    body: never;
     status: 202;
     response: Schemas["WebhookMessageAccepted"];
-    responseHeaders: never;
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
-  };
+  }>;
   /** Replace the signing secret; the new one is in this answer only */
-  "POST /api/v1/webhooks/{id}/rotate-secret": {
+  "POST /api/v1/webhooks/{id}/rotate-secret": Operation<{
     path: {
       id: string;
     };
-    query: Record<string, never>;
-    bodyType: never;
-    body: never;
     status: 200;
     response: Schemas["WebhookEndpointWithSecret"];
-    responseHeaders: never;
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
-  };
+  }>;
   /** Send a webhook.test message to the endpoint */
-  "POST /api/v1/webhooks/{id}/test": {
+  "POST /api/v1/webhooks/{id}/test": Operation<{
     path: {
       id: string;
     };
-    query: Record<string, never>;
-    bodyType: never;
-    body: never;
     status: 202;
     response: Schemas["WebhookMessageAccepted"];
-    responseHeaders: never;
-    /** Security schemes, any one of which authorises the call (none: a public URL) */
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
-  };
+  }>;
 }
 
 export type OperationName = keyof Operations;
