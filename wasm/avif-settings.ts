@@ -13,9 +13,10 @@ export interface AvifSettings {
 }
 
 /**
- * libaom's speed: 7 met both targets on the photos measured at width 2560 (bytes at equal SSIMULACRA2
- * 1.055 × sharp's AVIF at effort 4, median of 4 photos, 1.013–1.236; 0.25–0.62 × its time). Speed 6 wrote
- * 3 % fewer bytes in about 2.7 × the time of speed 7, which puts it near or over 1.5 × sharp's time.
+ * libaom's speed: 7 meets both targets on the camera photos at width 2560 (bytes at equal SSIMULACRA2
+ * 1.071 × sharp's AVIF at effort 4, median of the 31 photos, 0.992–1.209; 0.24 × its time, each side
+ * decoding and resizing too). Speed 6 wrote 3 % fewer bytes in about 2.7 × the time of speed 7, which puts
+ * it near or over 1.5 × sharp's time.
  */
 export const AVIF_SPEED = 7;
 
