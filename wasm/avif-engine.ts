@@ -150,10 +150,7 @@ export class AvifRowEncoder {
 
   private check(status: number): void {
     if (status === 0) return;
-    const ptr = this.call('message', this.encoder) >>> 0;
-    const heap = this.codec.heap();
-    const end = heap.indexOf(0, ptr);
-    const message = new TextDecoder().decode(heap.subarray(ptr, end < 0 ? ptr : end));
+    const message = this.codec.string(this.call('message', this.encoder) >>> 0);
     throw new AvifEngineError(message || 'the AVIF encode failed');
   }
 }

@@ -359,22 +359,18 @@ function webpEstimate(header: ImageHeader, request: PlanRequest, p: Omit<Plan, '
     : inPixels * (WEBP_LOSSY_DECODE_BYTES_PER_PIXEL + (alpha ? WEBP_ALPHA_DECODE_BYTES_PER_PIXEL : 0)) +
       header.width * WEBP_DECODER_BYTES_PER_COLUMN;
   const resampler = p.resized ? resizerBytes(header.width, header.height, p.stored.width, p.stored.height) : 0;
+  // Rows pulled into the AVIF, WebP or PNG encoder keep the stored output once for an orientation other than 1.
+  const upright = header.orientation === 1 ? 0 : outPixels * channels;
   let encoder: number;
   if (request.format === 'avif') {
-    // Rows pulled into the AVIF encoder (a frame kept once for an orientation other than 1).
-    const upright = header.orientation === 1 ? 0 : outPixels * channels;
     return decoder + resampler + upright + avifEncoderBytes(p, request.quality);
   } else if (request.format === 'webp') {
-    // Orientations other than 1 keep the stored output once before the upright picture is filled.
-    const upright = header.orientation === 1 ? 0 : outPixels * channels;
     return webpEncoderPeak(outPixels, alpha, p.webp, decoder + resampler + upright);
   } else if (request.format === 'jpeg') {
     const kept = header.orientation >= 3 || request.targetKb !== undefined ? outPixels * 3 : 0;
     encoder =
       kept + (p.mode === 'progressive' ? encoderBuffer(p.output, request.quality, header) : p.output.width * 3 * 32);
   } else {
-    // PNG output: rows pulled into the PNG writer (a frame kept once for an orientation other than 1).
-    const upright = header.orientation === 1 ? 0 : outPixels * channels;
     return decoder + resampler + upright + pngWriterBytes(outPixels, outPixels * channels, request, p.pngWhole);
   }
   return decoder + resampler + encoder;

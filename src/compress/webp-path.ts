@@ -9,10 +9,11 @@ import { inEngine } from './engine-errors.ts';
 import type { Orientation } from './exif.ts';
 import { FULL_CHROMA_QUALITY } from './jpeg-path.ts';
 import type { Plan } from './memory-plan.ts';
+import type { ImageMetadata } from './metadata.ts';
 import type { CompressRequest, CompressResult, SourcePath } from './pipeline.ts';
 import { sourceToPng } from './source-png.ts';
 import { encodeAsRequested } from './target-size.ts';
-import { jpegMarkersOf, packWebp, webpMetadata, type WebpMetadata } from './webp-riff.ts';
+import { jpegMarkersOf, packWebp, webpMetadata } from './webp-riff.ts';
 import { WEBP_LOSSLESS_EFFORT } from './limits.ts';
 import { timed, type Timings } from './timings.ts';
 
@@ -89,7 +90,7 @@ async function webpToAvif(
   request: CompressRequest,
   plan: Plan,
   orientation: Orientation,
-  meta: WebpMetadata,
+  meta: ImageMetadata,
   timings: Timings,
 ): Promise<CompressResult> {
   const [{ WebpRowReader }, { readerToAvif }] = await Promise.all([

@@ -2,20 +2,13 @@
 // output's written. libwebp's encoder writes a bare VP8/VP8L (or VP8X + ALPH + VP8 with alpha) file;
 // the metadata rules (ICC kept, EXIF and XMP only with metadata=keep, orientation reset to 1) are
 // applied here, and the "never bigger" rewrite re-packs the input's own image chunks without the rest.
-import { exifUpright, xmpUpright, type MetadataMode } from './metadata.ts';
+import { exifUpright, type ImageMetadata, type MetadataMode, xmpUpright } from './metadata.ts';
 import type { JpegMarker } from '../../wasm/jpeg-engine.ts';
 import { concatBytes } from '../bytes.ts';
 
 export interface RiffChunk {
   tag: string;
   data: Uint8Array;
-}
-
-/** The metadata an output may carry. */
-export interface WebpMetadata {
-  icc?: Uint8Array;
-  exif?: Uint8Array;
-  xmp?: Uint8Array;
 }
 
 /** The chunks that make the image itself: everything else is metadata or animation. */
@@ -50,8 +43,8 @@ export function riffChunks(b: Uint8Array): RiffChunk[] {
 const EXIF_PREFIX = ascii('Exif\0\0');
 
 /** The input's metadata that the output keeps under `mode`. An ICC profile for anything but RGB is dropped. */
-export function webpMetadata(input: Uint8Array, mode: MetadataMode): WebpMetadata {
-  const out: WebpMetadata = {};
+export function webpMetadata(input: Uint8Array, mode: MetadataMode): ImageMetadata {
+  const out: ImageMetadata = {};
   for (const { tag, data } of riffChunks(input)) {
     if (tag === 'ICCP' && data.length >= 20 && String.fromCharCode(...data.subarray(16, 20)) === 'RGB ') out.icc = data;
     if (mode !== 'keep') continue;
@@ -67,7 +60,7 @@ export function webpMetadata(input: Uint8Array, mode: MetadataMode): WebpMetadat
 }
 
 /** The metadata as JPEG APPn segments: ICC in APP2 chunks, EXIF and XMP in APP1. */
-export function jpegMarkersOf(meta: WebpMetadata): JpegMarker[] {
+export function jpegMarkersOf(meta: ImageMetadata): JpegMarker[] {
   const markers: JpegMarker[] = [];
   if (meta.exif) markers.push({ code: 0xe1, data: concatBytes([EXIF_PREFIX, meta.exif]) });
   if (meta.xmp) markers.push({ code: 0xe1, data: concatBytes([ascii('http://ns.adobe.com/xap/1.0/\0'), meta.xmp]) });
@@ -85,7 +78,7 @@ export function jpegMarkersOf(meta: WebpMetadata): JpegMarker[] {
  * A WebP file of the image chunks in `bitstream` (an encoder's output or an input) with `meta`: the
  * bare file when there is no metadata and no VP8X is needed, else VP8X, ICCP, the image, EXIF, XMP.
  */
-export function packWebp(bitstream: Uint8Array, meta: WebpMetadata, width: number, height: number): Uint8Array {
+export function packWebp(bitstream: Uint8Array, meta: ImageMetadata, width: number, height: number): Uint8Array {
   const chunks = riffChunks(bitstream);
   const image = chunks.filter((c) => IMAGE_CHUNKS.has(c.tag));
   const vp8l = image.find((c) => c.tag === 'VP8L');

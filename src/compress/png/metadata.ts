@@ -24,7 +24,12 @@ export async function iccProfile(chunk: Chunk): Promise<Uint8Array | null> {
 /** The ICC profile's colour space (header bytes 16–19), or null when the chunk cannot be read. */
 export async function iccSpace(chunk: Chunk): Promise<string | null> {
   const profile = await iccProfile(chunk);
-  return profile && profile.length >= 20 ? String.fromCharCode(...profile.subarray(16, 20)) : null;
+  return profile ? spaceOf(profile) : null;
+}
+
+/** An ICC profile's colour space signature ('RGB ', 'GRAY'), or null when it is too short to hold one. */
+export function spaceOf(profile: Uint8Array): string | null {
+  return profile.length >= 20 ? String.fromCharCode(...profile.subarray(16, 20)) : null;
 }
 
 /** The chunks to write for output of colour type `colourType`, in the input's order. */

@@ -14,7 +14,7 @@ import { encodeAsRequested } from '../target-size.ts';
 import type { Timings } from '../timings.ts';
 import { PngError } from './chunks.ts';
 import { decodeRows, readPngInfo, type PngInfo } from './decoder.ts';
-import { iccProfile, iccSpace, outputChunks } from './metadata.ts';
+import { iccProfile, outputChunks, spaceOf } from './metadata.ts';
 import { losslessLayout, paletteOf, writePng, type RowProducer } from './writer.ts';
 
 const unprocessable = (message: string): ApiError =>
@@ -64,7 +64,8 @@ export async function compressPng(
     if (request.format === 'avif') {
       const { encodeAvif } = await import('../avif-path.ts');
       const icc = info.ancillary.find((c) => c.type === 'iCCP');
-      const profile = icc && (await iccSpace(icc)) === 'RGB ' ? await iccProfile(icc) : null;
+      const raw = icc ? await iccProfile(icc) : null;
+      const profile = raw && spaceOf(raw) === 'RGB ' ? raw : null;
       // Like PNG input's JPEG and WebP outputs, its eXIf and XMP are not carried over (PNG output keeps them).
       const rows = { channels: 4, produce: source(false), metadata: profile ? { icc: profile } : {} };
       return await encodeAvif(request, plan, 'png', plan.avifChannels ?? 4, rows, timings);
