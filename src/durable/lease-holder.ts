@@ -7,6 +7,7 @@
 // is ever admitted twice.
 import { DurableObject } from 'cloudflare:workers';
 import type { KeyView } from '../accounts/records.ts';
+import { IMAGE_TIERS, TOOLS_TIERS } from '../accounts/tiers.ts';
 import type { Env } from '../env.ts';
 import { LeaseClient, type HolderPorts } from '../metering/lease-client.ts';
 import type { LeaseReport } from '../metering/lease.ts';
@@ -15,6 +16,13 @@ import type { Verdict } from '../metering/types.ts';
 import { secondsUntil, toUnixSeconds } from '../metering/windows.ts';
 
 type Client = LeaseClient<Verdict, KeyView>;
+
+/** A location's figure for a window of `limit`, read from its lease. */
+const rateOf = (limit: number, local: { remaining: number; reset: number }) => ({
+  limit,
+  remaining: local.remaining,
+  reset: toUnixSeconds(local.reset),
+});
 
 export class LeaseHolder extends DurableObject<Env> {
   private client: Client | undefined;
@@ -121,13 +129,11 @@ export class LeaseHolder extends DurableObject<Env> {
   }
 
   private rate(key: KeyView, local: { remaining: number; reset: number }) {
-    const [minute] = toolsWindows(key.tiers.tools, 0);
-    return { limit: minute?.limit ?? 0, remaining: local.remaining, reset: toUnixSeconds(local.reset) };
+    return rateOf(TOOLS_TIERS[key.tiers.tools].perMinute, local);
   }
 
   private monthRate(key: KeyView, local: { remaining: number; reset: number }) {
-    const [month] = monthWindows(key.tiers.image, 0);
-    return { limit: month?.limit ?? 0, remaining: local.remaining, reset: toUnixSeconds(local.reset) };
+    return rateOf(IMAGE_TIERS[key.tiers.image].compressionsPerMonth, local);
   }
 
   private home(hash: string) {

@@ -6,6 +6,7 @@ import {
   HolderLedger,
   LEASE_MAX_MS,
   type HeldRate,
+  sameWindows,
   type LeaseGrant,
   type LeaseReport,
   type WindowSpec,
@@ -55,9 +56,6 @@ interface Waiter<V, S> {
   resolve(d: Decision<V, S>): void;
   reject(err: unknown): void;
 }
-
-const sameWindows = (a: WindowSpec[], b: WindowSpec[]): boolean =>
-  a.length === b.length && a.every((w, i) => w.name === b[i]?.name && w.start === b[i]?.start);
 
 /** Checks an idle or ageing lease this often. */
 const TICK_MS = LEASE_MAX_MS / 5;

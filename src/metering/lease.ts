@@ -84,7 +84,8 @@ export interface LeaseStore {
   setEpoch(epoch: number): void;
 }
 
-const sameWindows = (a: WindowRef[], b: WindowRef[]): boolean =>
+/** The same windows, in the same order. */
+export const sameWindows = (a: WindowRef[], b: WindowRef[]): boolean =>
   a.length === b.length && a.every((w, i) => w.name === b[i]?.name && w.start === b[i]?.start);
 
 const covers = (r: LeaseRecord, name: string, start: number): boolean =>
