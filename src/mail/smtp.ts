@@ -1,6 +1,7 @@
 // A minimal SMTP client over a TCP socket (RFC 5321): EHLO, STARTTLS when configured, AUTH PLAIN or LOGIN
 // when credentials are set, one MAIL FROM, one RCPT TO, DATA with dot-stuffing, QUIT. Every reply is read
 // bounded in bytes (SMTP_REPLY_MAX_BYTES); the caller bounds the time and closes the socket at the end.
+import type { SmtpSecurity } from './config.ts';
 import { SMTP_REPLY_MAX_BYTES } from './limits.ts';
 import { toBase64 } from './message.ts';
 
@@ -9,7 +10,7 @@ export type Connect = (address: SocketAddress, options: SocketOptions) => Socket
 export interface SmtpTarget {
   host: string;
   port: number;
-  security: 'starttls' | 'tls' | 'off';
+  security: SmtpSecurity;
   username: string | undefined;
   password: string | undefined;
   /** The name this side gives in EHLO. */

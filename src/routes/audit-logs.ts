@@ -11,6 +11,7 @@ import { accountAuth } from '../http/account-auth.ts';
 import type { AppEnv } from '../http/context.ts';
 import { AuditExportQuery, AuditListQuery, AuditPage } from './audit-schema.ts';
 import { errorResponses, jsonOk } from './schemas.ts';
+import { requestMeta } from './manage-read.ts';
 
 export const AUDIT_PATH = '/api/v1/audit-logs';
 const NOTE =
@@ -101,7 +102,7 @@ export function registerAuditLogs(app: OpenAPIHono<AppEnv>): void {
       limit: q.limit ?? AUDIT_PAGE_DEFAULT,
       cursor: q.cursor === undefined ? undefined : Number(q.cursor),
     });
-    return c.json({ data: page.records, meta: { request_id: c.var.requestId, next_cursor: page.nextCursor } }, 200);
+    return c.json({ data: page.records, meta: { ...requestMeta(c), next_cursor: page.nextCursor } }, 200);
   });
 
   app.openapi(exportRoute, (c) => {

@@ -14,6 +14,7 @@ import { compressDoc } from './compress-doc.ts';
 import { compressMetered } from './compress.ts';
 import { CONSOLE_TAG, SESSION_SECURITY, UsageResponse } from './console-schema.ts';
 import { errorResponses, jsonOk } from './schemas.ts';
+import { requestMeta } from './manage-read.ts';
 
 export const CONSOLE_COMPRESS_PATH = '/api/v1/console/compress';
 
@@ -28,7 +29,6 @@ export const CsrfHeader = z.object({
   }),
 });
 
-const meta = (c: Context<AppEnv>) => ({ request_id: c.var.requestId });
 const accountOf = (c: Context<AppEnv>) => c.var.session!.account;
 
 const usageRoute = createRoute({
@@ -60,7 +60,7 @@ const consoleCompressDoc: RouteConfig = {
 
 export function registerConsoleApi(app: OpenAPIHono<AppEnv>): void {
   app.openapi(usageRoute, async (c) =>
-    c.json({ data: await accountUsage(c.env, accountOf(c), clock(c.env)), meta: meta(c) }, 200),
+    c.json({ data: await accountUsage(c.env, accountOf(c), clock(c.env)), meta: requestMeta(c) }, 200),
   );
 
   app.openAPIRegistry.registerPath(consoleCompressDoc);

@@ -18,6 +18,7 @@ import { CONSOLE_TAG, ConsoleMeta, SESSION_SECURITY } from './console-schema.ts'
 import { CONSOLE_COMPRESS_PATH, CSRF_NOTE, CsrfHeader } from './console-api.ts';
 import { queryObject, integerParam } from '../params.ts';
 import { ErrorEnvelope, errorResponses } from './schemas.ts';
+import { requestMeta } from './manage-read.ts';
 
 export const TRY_PLAN_PATH = `${CONSOLE_COMPRESS_PATH}/plan`;
 
@@ -115,7 +116,7 @@ export function registerTryPlan(app: OpenAPIHono<AppEnv>): void {
         error,
         reason: verdict.verdict === 'unknown' ? verdict.reason : null,
       },
-      meta: { request_id: c.var.requestId },
+      meta: requestMeta(c),
     });
   });
 }

@@ -33,6 +33,7 @@ import {
   PatchMemberBody,
 } from './members-schema.ts';
 import { errorResponses, jsonOk } from './schemas.ts';
+import { requestMeta } from './manage-read.ts';
 
 export const MEMBERS_PATH = '/api/v1/members';
 const NOTE = ` Tools tier enterprise (403 plan_upgrade_required otherwise). Roles: owner, admin (members, keys, webhooks, SSO, audit log), developer (keys, usage), viewer (read only); a manage key acts as an admin.${MANAGE_NOTE}`;
@@ -42,7 +43,6 @@ const enterprise = async (c: Context<AppEnv>, next: () => Promise<void>) => {
   await next();
 };
 const guards = [accountAuth, enterprise] as const;
-const meta = (c: Context<AppEnv>) => ({ request_id: c.var.requestId });
 
 /** The invitation link: the console's page for it on this origin. */
 export const invitationUrl = (c: Context<AppEnv>, token: string): string =>
@@ -127,7 +127,7 @@ export function registerMembers(app: OpenAPIHono<AppEnv>): void {
       {
         data: members,
         invitations: await pendingInvitations(c.env.DB, accountId, clock(c.env)),
-        meta: { ...meta(c), total: members.length },
+        meta: { ...requestMeta(c), total: members.length },
       },
       200,
     );
@@ -153,7 +153,10 @@ export function registerMembers(app: OpenAPIHono<AppEnv>): void {
         details: { max: made.max },
       });
     const mailed = await mailInvitation(c.env, accountId, made.invitation, made.token, clock(c.env));
-    return c.json({ data: { ...made.invitation, url: invitationUrl(c, made.token), mailed }, meta: meta(c) }, 201);
+    return c.json(
+      { data: { ...made.invitation, url: invitationUrl(c, made.token), mailed }, meta: requestMeta(c) },
+      201,
+    );
   });
 
   app.openAPIRegistry.registerPath(patchDoc);
@@ -164,7 +167,7 @@ export function registerMembers(app: OpenAPIHono<AppEnv>): void {
     const by = { role, now: clock(c.env), origin: auditOrigin(c) };
     const outcome = await changeRole(c.env, accountId, c.req.param('id'), parsed.data.role, by);
     if (!outcome.ok) throw changeRefusal(outcome);
-    return c.json({ data: outcome.member, meta: meta(c) }, 200);
+    return c.json({ data: outcome.member, meta: requestMeta(c) }, 200);
   });
 
   app.openapi(deleteRoute, async (c) => {
@@ -173,7 +176,7 @@ export function registerMembers(app: OpenAPIHono<AppEnv>): void {
     const self = c.var.session?.member.id === id;
     const outcome = await removeMember(c.env, accountId, id, self, { role, now: clock(c.env), origin: auditOrigin(c) });
     if (!outcome.ok) throw changeRefusal(outcome);
-    return c.json({ data: outcome.member, meta: meta(c) }, 200);
+    return c.json({ data: outcome.member, meta: requestMeta(c) }, 200);
   });
 }
 
