@@ -13,7 +13,7 @@ import { MAX_SOURCE_HOSTS } from '../signing/limits.ts';
 import { listSourceHosts, replaceSourceHosts } from '../signing/source-hosts.ts';
 import { ConsoleMeta } from './console-schema.ts';
 import { MANAGE_NOTE } from './manage-schema.ts';
-import { errorResponses, jsonOk } from './schemas.ts';
+import { jsonOk } from './schemas.ts';
 
 export const SOURCE_HOSTS_PATH = '/api/v1/image-source-hosts';
 
@@ -50,8 +50,8 @@ const putDoc = manageDoc({
   request: { body: { required: true, content: { 'application/json': { schema: SourceHostsBody } } } },
   responses: {
     200: jsonOk('The list now in force', SourceHosts),
-    ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'payload_too_large'),
   },
+  errors: ['bad_request', 'payload_too_large'],
 });
 
 export function registerImageSourceHosts(app: OpenAPIHono<AppEnv>): void {

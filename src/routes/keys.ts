@@ -18,7 +18,7 @@ import { roleRefusal } from '../http/roles.ts';
 import { secondsUntil, toUnixSeconds } from '../metering/windows.ts';
 import { CreateKeyBody, CreatedKey, KeyIdParam, KeyList, RevokedKey } from './console-schema.ts';
 import { MANAGE_NOTE } from './manage-schema.ts';
-import { errorResponses, jsonOk } from './schemas.ts';
+import { jsonOk } from './schemas.ts';
 
 export const KEYS_PATH = '/api/v1/keys';
 
@@ -42,15 +42,8 @@ const createDoc = manageDoc({
   request: { body: { required: true, content: { 'application/json': { schema: CreateKeyBody } } } },
   responses: {
     201: jsonOk('The new key, with the full key in data.key', CreatedKey),
-    ...errorResponses(
-      'bad_request',
-      'unauthorized',
-      'forbidden',
-      'email_unverified',
-      'payload_too_large',
-      'rate_limit_exceeded',
-    ),
   },
+  errors: ['bad_request', 'email_unverified', 'payload_too_large', 'rate_limit_exceeded'],
 });
 
 const revokeRoute = manageRoute(requires('keys:write'), [accountAuth], {
@@ -61,8 +54,8 @@ const revokeRoute = manageRoute(requires('keys:write'), [accountAuth], {
   request: { params: KeyIdParam },
   responses: {
     200: jsonOk('The key, now revoked', RevokedKey),
-    ...errorResponses('unauthorized', 'forbidden', 'email_unverified', 'not_found'),
   },
+  errors: ['email_unverified', 'not_found'],
 });
 
 export function registerKeys(app: OpenAPIHono<AppEnv>): void {

@@ -32,7 +32,7 @@ import {
   MemberOne,
   PatchMemberBody,
 } from './members-schema.ts';
-import { errorResponses, jsonOk } from './schemas.ts';
+import { jsonOk } from './schemas.ts';
 import { requestMeta } from './manage-read.ts';
 
 export const MEMBERS_PATH = '/api/v1/members';
@@ -69,8 +69,8 @@ const listRoute = manageRoute(requires('read'), [...guards], {
   description: `Oldest first.${NOTE}`,
   responses: {
     200: jsonOk('The members', MemberList),
-    ...errorResponses('unauthorized', 'forbidden', 'plan_upgrade_required'),
   },
+  errors: ['plan_upgrade_required'],
 });
 
 const inviteDoc = manageDoc({
@@ -81,8 +81,8 @@ const inviteDoc = manageDoc({
   request: { body: { required: true, content: { 'application/json': { schema: InviteBody } } } },
   responses: {
     201: jsonOk('The invitation, with its link', CreatedInvitation),
-    ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'plan_upgrade_required', 'payload_too_large'),
   },
+  errors: ['bad_request', 'plan_upgrade_required', 'payload_too_large'],
 });
 
 const patchDoc = manageDoc({
@@ -96,15 +96,8 @@ const patchDoc = manageDoc({
   },
   responses: {
     200: jsonOk('The member as it is now', MemberOne),
-    ...errorResponses(
-      'bad_request',
-      'unauthorized',
-      'forbidden',
-      'plan_upgrade_required',
-      'not_found',
-      'payload_too_large',
-    ),
   },
+  errors: ['bad_request', 'plan_upgrade_required', 'not_found', 'payload_too_large'],
 });
 
 const deleteRoute = manageRoute(requires('members:write', { self: true }), [...guards], {
@@ -115,8 +108,8 @@ const deleteRoute = manageRoute(requires('members:write', { self: true }), [...g
   request: { params: MemberIdParam },
   responses: {
     200: jsonOk('The member as it was', MemberOne),
-    ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found'),
   },
+  errors: ['bad_request', 'plan_upgrade_required', 'not_found'],
 });
 
 export function registerMembers(app: OpenAPIHono<AppEnv>): void {

@@ -27,7 +27,7 @@ import { messagePage } from '../web/views/message.ts';
 import { ssoStartPage } from '../web/views/sso.ts';
 import { safeNext, signInOrigin, startSession } from './auth-pages.ts';
 import { MANAGE_NOTE } from './manage-schema.ts';
-import { errorResponses, jsonOk } from './schemas.ts';
+import { jsonOk } from './schemas.ts';
 import { SsoBody, SsoOne } from './sso-schema.ts';
 
 export const SSO_PATH = '/api/v1/sso';
@@ -57,8 +57,8 @@ const getRoute = manageRoute(requires('sso:write'), [...guards], {
   description: `404 when none is configured.${NOTE}`,
   responses: {
     200: jsonOk('The configuration', SsoOne),
-    ...errorResponses('unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found'),
   },
+  errors: ['plan_upgrade_required', 'not_found'],
 });
 
 const putDoc = manageDoc({
@@ -72,15 +72,8 @@ const putDoc = manageDoc({
   request: { body: { required: true, content: { 'application/json': { schema: SsoBody } } } },
   responses: {
     200: jsonOk('The configuration as stored', SsoOne),
-    ...errorResponses(
-      'bad_request',
-      'unauthorized',
-      'forbidden',
-      'plan_upgrade_required',
-      'payload_too_large',
-      'fetch_failed',
-    ),
   },
+  errors: ['bad_request', 'plan_upgrade_required', 'payload_too_large', 'fetch_failed'],
 });
 
 const deleteRoute = manageRoute(requires('sso:write'), [...guards], {
@@ -90,8 +83,8 @@ const deleteRoute = manageRoute(requires('sso:write'), [...guards], {
   description: `Writes sso.removed.${NOTE}`,
   responses: {
     200: jsonOk('The configuration as it was', SsoOne),
-    ...errorResponses('unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found'),
   },
+  errors: ['plan_upgrade_required', 'not_found'],
 });
 
 const UNAVAILABLE =
