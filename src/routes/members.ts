@@ -12,8 +12,8 @@ import { accountAuth } from '../http/account-auth.ts';
 import { auditOrigin } from '../http/audit-origin.ts';
 import { mailInvitation } from '../teams/invitation-mail.ts';
 import type { AppEnv } from '../http/context.ts';
-import { ApiError, badRequestFrom } from '../errors.ts';
-import { readJsonBody } from '../http/json-body.ts';
+import { ApiError } from '../errors.ts';
+import { parseJsonBody } from '../http/json-body.ts';
 import {
   changeRole,
   invite,
@@ -128,12 +128,10 @@ export function registerMembers(app: OpenAPIHono<AppEnv>): void {
 
   app.openAPIRegistry.registerPath(inviteDoc);
   app.post(`${MEMBERS_PATH}/invitations`, requires('members:write'), ...guards, async (c) => {
-    const parsed = InviteBody.safeParse(
-      await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"email":"grace@example.com","role":"developer"}'),
-    );
-    if (!parsed.success) throw badRequestFrom(parsed.error.issues);
+    const example = '{"email":"grace@example.com","role":"developer"}';
+    const body = await parseJsonBody(c.req.raw, InviteBody, FORM_BODY_MAX_BYTES, example);
     const { accountId, role } = c.var.principal;
-    const made = await invite(c.env.DB, accountId, parsed.data, role, clock(c.env), auditOrigin(c));
+    const made = await invite(c.env.DB, accountId, body, role, clock(c.env), auditOrigin(c));
     if (!made.ok && made.reason === 'owner_only') throw new ApiError('forbidden', 'only an owner may invite an owner');
     if (!made.ok && made.reason === 'email_taken')
       throw new ApiError(
@@ -154,11 +152,10 @@ export function registerMembers(app: OpenAPIHono<AppEnv>): void {
 
   app.openAPIRegistry.registerPath(patchDoc);
   app.patch(`${MEMBERS_PATH}/:id`, requires('members:write'), ...guards, async (c) => {
-    const parsed = PatchMemberBody.safeParse(await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"role":"admin"}'));
-    if (!parsed.success) throw badRequestFrom(parsed.error.issues);
+    const body = await parseJsonBody(c.req.raw, PatchMemberBody, FORM_BODY_MAX_BYTES, '{"role":"admin"}');
     const { accountId, role } = c.var.principal;
     const by = { role, now: clock(c.env), origin: auditOrigin(c) };
-    const outcome = await changeRole(c.env, accountId, c.req.param('id'), parsed.data.role, by);
+    const outcome = await changeRole(c.env, accountId, c.req.param('id'), body.role, by);
     if (!outcome.ok) throw changeRefusal(outcome);
     return c.json({ data: outcome.member, meta: requestMeta(c) }, 200);
   });

@@ -4,8 +4,8 @@ import type { Context } from 'hono';
 import { toolsAuth } from '../http/auth.ts';
 import type { AppEnv } from '../http/context.ts';
 import { envelope } from '../http/envelope.ts';
-import { ApiError, badRequestFrom } from '../errors.ts';
-import { readJsonBody } from '../http/json-body.ts';
+import { ApiError } from '../errors.ts';
+import { parseJsonBody } from '../http/json-body.ts';
 import { metaConfig } from '../meta/config.ts';
 import { BULK_BODY_MAX_BYTES, BULK_MAX_URLS } from '../meta/limits.ts';
 import { bulkMetaTags, metaTags, type MetaContext } from '../meta/service.ts';
@@ -64,10 +64,8 @@ export function registerMetaTags(app: OpenAPIHono<AppEnv>): void {
   const { middleware, ...doc } = bulkDoc;
   app.openAPIRegistry.registerPath(doc);
   app.post(BULK_PATH, ...middleware, async (c) => {
-    const body = await readJsonBody(c.req.raw, BULK_BODY_MAX_BYTES, '{"urls":["https://example.com/"]}');
-    const parsed = BulkBody.safeParse(body);
-    if (!parsed.success) throw badRequestFrom(parsed.error.issues);
-    const { urls } = parsed.data;
+    const example = '{"urls":["https://example.com/"]}';
+    const { urls } = await parseJsonBody(c.req.raw, BulkBody, BULK_BODY_MAX_BYTES, example);
     const max = BULK_MAX_URLS[c.var.key.tiers.tools];
     if (urls.length > max) {
       throw new ApiError(

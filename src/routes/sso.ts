@@ -16,8 +16,8 @@ import { accountAuth } from '../http/account-auth.ts';
 import { auditOrigin } from '../http/audit-origin.ts';
 import type { AppEnv } from '../http/context.ts';
 import { csrfTokenFor } from '../http/csrf.ts';
-import { ApiError, badRequestFrom } from '../errors.ts';
-import { readJsonBody } from '../http/json-body.ts';
+import { ApiError } from '../errors.ts';
+import { parseJsonBody } from '../http/json-body.ts';
 import { PAGE_CSP, pageHeaders, sendPage } from '../http/pages.ts';
 import { cookieOptions, isLocalDevelopment, loadSession } from '../http/session.ts';
 import { deleteSso, getSso, saveSso, type SaveOutcome } from '../sso/config.ts';
@@ -132,15 +132,10 @@ export function registerSso(app: OpenAPIHono<AppEnv>): void {
 
   app.openAPIRegistry.registerPath(putDoc);
   app.put(SSO_PATH, requires('sso:write'), ...guards, async (c) => {
-    const parsed = SsoBody.safeParse(
-      await readJsonBody(
-        c.req.raw,
-        FORM_BODY_MAX_BYTES,
-        '{"issuer":"https://login.example.com","client_id":"…","client_secret":"…","domains":["example.com"],"require_sso":false}',
-      ),
-    );
-    if (!parsed.success) throw badRequestFrom(parsed.error.issues);
-    const saved = await saveSso(c.env, c.var.principal.accountId, parsed.data, clock(c.env), auditOrigin(c));
+    const example =
+      '{"issuer":"https://login.example.com","client_id":"…","client_secret":"…","domains":["example.com"],"require_sso":false}';
+    const body = await parseJsonBody(c.req.raw, SsoBody, FORM_BODY_MAX_BYTES, example);
+    const saved = await saveSso(c.env, c.var.principal.accountId, body, clock(c.env), auditOrigin(c));
     if (!saved.ok) throw saveRefusal(saved);
     return c.json({ data: { ...saved.sso, redirect_uri: redirectUriOf(c) }, meta: requestMeta(c) }, 200);
   });

@@ -12,8 +12,8 @@ import { clock } from '../env.ts';
 import { accountAuth } from '../http/account-auth.ts';
 import { auditOrigin } from '../http/audit-origin.ts';
 import type { AppEnv } from '../http/context.ts';
-import { ApiError, badRequestFrom, type ErrorCode } from '../errors.ts';
-import { readJsonBody } from '../http/json-body.ts';
+import { ApiError, type ErrorCode } from '../errors.ts';
+import { parseJsonBody } from '../http/json-body.ts';
 import { dispatcher } from '../webhooks/dispatcher-stub.ts';
 import { createEndpoint, getEndpoint, listEndpoints, rotateSecret, type EndpointView } from '../webhooks/endpoints.ts';
 import * as service from '../webhooks/service.ts';
@@ -215,18 +215,16 @@ const retryRoute = route(
 );
 
 export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
-  const body = (c: Context<AppEnv>) =>
-    readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"url":"https://example.com/hooks","events":["usage.threshold"]}');
+  const example = '{"url":"https://example.com/hooks","events":["usage.threshold"]}';
 
   app.openAPIRegistry.registerPath(createDoc);
   app.post(WEBHOOKS_PATH, requires('webhooks:write'), ...guards, async (c) => {
-    const parsed = CreateEndpointBody.safeParse(await body(c));
-    if (!parsed.success) throw badRequestFrom(parsed.error.issues);
-    const url = checkEndpointUrl(parsed.data.url, c.env.FETCH_TEST_ORIGIN).href;
+    const parsed = await parseJsonBody(c.req.raw, CreateEndpointBody, FORM_BODY_MAX_BYTES, example);
+    const url = checkEndpointUrl(parsed.url, c.env.FETCH_TEST_ORIGIN).href;
     const created = await createEndpoint(
       c.env.DB,
       c.var.principal.accountId,
-      { ...parsed.data, url },
+      { ...parsed, url },
       clock(c.env),
       auditOrigin(c),
     );
@@ -251,13 +249,10 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
 
   app.openAPIRegistry.registerPath(patchDoc);
   app.patch(`${WEBHOOKS_PATH}/:id`, requires('webhooks:write'), ...guards, async (c) => {
-    const parsed = PatchEndpointBody.safeParse(await body(c));
-    if (!parsed.success) throw badRequestFrom(parsed.error.issues);
+    const parsed = await parseJsonBody(c.req.raw, PatchEndpointBody, FORM_BODY_MAX_BYTES, example);
     const patch = {
-      ...parsed.data,
-      ...(parsed.data.url !== undefined
-        ? { url: checkEndpointUrl(parsed.data.url, c.env.FETCH_TEST_ORIGIN).href }
-        : {}),
+      ...parsed,
+      ...(parsed.url !== undefined ? { url: checkEndpointUrl(parsed.url, c.env.FETCH_TEST_ORIGIN).href } : {}),
     };
     const endpoint = await service.changeEndpoint(caller(c), c.req.param('id'), patch);
     if (!endpoint) throw noEndpoint();
