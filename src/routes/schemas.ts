@@ -5,17 +5,19 @@ import { ERROR_STATUS, type ErrorCode } from '../errors.ts';
 import { toolsAuth } from '../http/auth.ts';
 import { strictQueryEncoding } from '../http/query-encoding.ts';
 
-export const ErrorEnvelope = z
+/** The envelope's `error`, named so that a plan's verdict (CompressPlan) gives the same object by reference. */
+export const ErrorBody = z
   .object({
-    error: z.object({
-      // Every code the service sends, from the one table of codes: the client's types are generated from this.
-      code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]).openapi({ example: 'bad_request' }),
-      message: z.string().openapi({ example: 'quality must be an integer from 1 to 100' }),
-      param: z.string().optional().openapi({ example: 'quality' }),
-      details: z.record(z.string(), z.unknown()).optional(),
-    }),
-    meta: z.object({ request_id: z.string() }),
+    // Every code the service sends, from the one table of codes: the client's types are generated from this.
+    code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]).openapi({ example: 'bad_request' }),
+    message: z.string().openapi({ example: 'quality must be an integer from 1 to 100' }),
+    param: z.string().optional().openapi({ example: 'quality' }),
+    details: z.record(z.string(), z.unknown()).optional(),
   })
+  .openapi('ErrorBody');
+
+export const ErrorEnvelope = z
+  .object({ error: ErrorBody, meta: z.object({ request_id: z.string() }) })
   .openapi('Error');
 
 const header = (description: string) => ({ schema: { type: 'string' as const }, description });
