@@ -29,26 +29,36 @@ static int own_scans = 1;
 static int annex_k; /* set by sr_set_quant_tables(NULL, NULL): libjpeg's own tables */
 
 /*
- * The tables per quality: at quality 50, natural order, q(u, v) = round(base × (1 + slope × (u + v))), then
- * scaled as libjpeg scales. Each anchor gives a quality's luma and chroma base and slope; a quality
- * between two anchors takes the straight line between them, one outside the nearest anchor's. The
- * bases are the calibration: each anchor's quality lands within a SSIMULACRA2 point of MozJPEG's same
- * quality on the median camera photo, so `quality` asks for what a caller of MozJPEG would expect
- * (one table scaled by libjpeg's rule drifted from MozJPEG's scale: about level with it at 60, 1.5
- * points above at 80, about 3 above at 90). The slopes: a steeper luma table won at every quality on camera photos
- * (the high frequencies there are mostly sensor noise); 0.20 beat 0.16 at 80 and lost on butteraugli at
- * 90, and 0.16 beat 0.12 at 60 and 90.
+ * The tables per quality: at quality 50, natural order, q(u, v) = round(b × (1 + s d + c d²)), d = u + v,
+ * then scaled as libjpeg scales. Each anchor gives a quality's shape (b, s, c) for luma, Cb and Cr; a
+ * quality between two anchors takes the straight line between them in each of the nine numbers, one
+ * outside the nearest anchor's. The bases are the calibration: each anchor's quality lands within a
+ * SSIMULACRA2 point of MozJPEG's same quality on the median camera photo, so `quality` asks for what a
+ * caller of MozJPEG would expect. The shapes, measured on camera photos by bytes at equal
+ * SSIMULACRA2 against sharp's MozJPEG (docs/benchmarks.md, "JPEG on camera photos"):
+ * - luma at 60 and 80 is concave, the shape of jpegli's tables (least squares on its steps): the DC
+ *   and first diagonal finer than a straight line's, twice its slope at the start, levelling off over
+ *   the high frequencies. SSIMULACRA2 pays for the lowest frequencies and little for the middle ones,
+ *   where a camera photo's sensor noise is; at 60 this table is a third coarser on the whole than the
+ *   straight one it replaced and lands at the same score with 5 % fewer bytes;
+ * - luma at 90 stays straight (b = 17, s = 0.16): every concave shape tried there lost;
+ * - chroma at 60 and 80 rises three times as steeply as before (s = 0.30, was 0.10): a camera's chroma
+ *   above the first few frequencies is mostly noise. Cb and Cr may differ (jpegli's Cb rises steeply,
+ *   its Cr nearly flat); where they are equal the image carries two tables, as libjpeg's do.
  */
+struct shape {
+  double base, slope, curve;
+};
 static const struct anchor {
   int quality;
-  double luma_base, luma_slope, chroma_base, chroma_slope;
+  struct shape table[3]; /* luma, Cb, Cr */
 } ANCHORS[] = {
-  {60, 15.5, 0.16, 10.2, 0.10},
-  {80, 14.5, 0.20, 10.2, 0.10},
-  {90, 17.0, 0.16, 11.0, 0.10},
+  {60, {{11.41, 0.494, -0.0091}, {11.0, 0.30, 0.0}, {11.0, 0.30, 0.0}}},
+  {80, {{11.3, 0.386, -0.0091}, {11.0, 0.30, 0.0}, {11.0, 0.30, 0.0}}},
+  {90, {{17.0, 0.16, 0.0}, {11.0, 0.10, 0.0}, {11.0, 0.10, 0.0}}},
 };
 #define ANCHOR_COUNT (int)(sizeof(ANCHORS) / sizeof(ANCHORS[0]))
-static unsigned int quant_tables[2][DCTSIZE2]; /* set by sr_set_quant_tables: used at every quality */
+static unsigned int quant_tables[3][DCTSIZE2]; /* set by sr_set_quant_tables: used at every quality */
 /* The anchors' bases × these thousandths (luma, chroma): the tuning benches' way to move every quality
  * at once, e.g. to recalibrate after a change to quantisation (sr_set_table_scale). */
 static int table_scale_milli[2] = {1000, 1000};
@@ -58,18 +68,22 @@ EMSCRIPTEN_KEEPALIVE void sr_set_table_scale(int luma_milli, int chroma_milli) {
 }
 static int tables_set;
 
-static void anchored_tables(int quality, unsigned int out[2][DCTSIZE2]) {
+static void anchored_tables(int quality, unsigned int out[3][DCTSIZE2]) {
   int i = 0;
   while (i < ANCHOR_COUNT - 1 && ANCHORS[i + 1].quality <= quality) i++;
   const struct anchor *a = &ANCHORS[i], *b = &ANCHORS[i + 1 < ANCHOR_COUNT ? i + 1 : i];
   double t = b->quality == a->quality ? 0.0 : (double)(quality - a->quality) / (b->quality - a->quality);
   if (t < 0.0) t = 0.0;
-  double base[2] = {a->luma_base + t * (b->luma_base - a->luma_base), a->chroma_base + t * (b->chroma_base - a->chroma_base)};
-  for (int c = 0; c < 2; c++)
-    if (table_scale_milli[c] != 1000) base[c] *= table_scale_milli[c] / 1000.0;
-  const double slope[2] = {a->luma_slope + t * (b->luma_slope - a->luma_slope), a->chroma_slope + t * (b->chroma_slope - a->chroma_slope)};
-  for (int k = 0; k < DCTSIZE2; k++)
-    for (int c = 0; c < 2; c++) out[c][k] = (unsigned int)(base[c] * (1.0 + slope[c] * (k / DCTSIZE + k % DCTSIZE)) + 0.5);
+  for (int c = 0; c < 3; c++) {
+    const struct shape *p = &a->table[c], *q = &b->table[c];
+    const double scale = table_scale_milli[c ? 1 : 0] / 1000.0;
+    const double base = (p->base + t * (q->base - p->base)) * scale, slope = p->slope + t * (q->slope - p->slope),
+                 curve = p->curve + t * (q->curve - p->curve);
+    for (int k = 0; k < DCTSIZE2; k++) {
+      const int d = k / DCTSIZE + k % DCTSIZE;
+      out[c][k] = (unsigned int)(base * (1.0 + slope * d + curve * d * d) + 0.5);
+    }
+  }
 }
 
 /* The tuning bench's knobs. */
@@ -80,13 +94,15 @@ EMSCRIPTEN_KEEPALIVE void sr_set_deadzone(int luma, int chroma) {
 EMSCRIPTEN_KEEPALIVE void sr_set_dither(int on) { dither = on != 0; }
 EMSCRIPTEN_KEEPALIVE void sr_set_scans(int ours) { own_scans = ours != 0; }
 
-/* Replaces the tables (natural order, at quality 50); NULL for libjpeg's Annex K tables. */
-EMSCRIPTEN_KEEPALIVE void sr_set_quant_tables(const uint16_t *luma, const uint16_t *chroma) {
+/* Replaces the tables (natural order, at quality 50); cr NULL for Cb's; luma or chroma NULL for libjpeg's
+ * Annex K tables. */
+EMSCRIPTEN_KEEPALIVE void sr_set_quant_tables(const uint16_t *luma, const uint16_t *chroma, const uint16_t *cr) {
   annex_k = !luma || !chroma;
   tables_set = !annex_k;
   for (int i = 0; !annex_k && i < DCTSIZE2; i++) {
     quant_tables[0][i] = luma[i];
     quant_tables[1][i] = chroma[i];
+    quant_tables[2][i] = cr ? cr[i] : chroma[i];
   }
 }
 
@@ -95,20 +111,25 @@ void sr_set_quality(j_compress_ptr c, int quality) {
     jpeg_set_quality(c, quality, TRUE);
     return;
   }
-  unsigned int at50[2][DCTSIZE2];
+  unsigned int at50[3][DCTSIZE2];
   if (tables_set) memcpy(at50, quant_tables, sizeof(at50));
   else anchored_tables(quality, at50);
   const int scale = jpeg_quality_scaling(quality);
-  for (int t = 0; t < 2; t++) {
-    unsigned int table[DCTSIZE2];
+  unsigned int table[3][DCTSIZE2];
+  for (int t = 0; t < 3; t++)
     for (int i = 0; i < DCTSIZE2; i++) {
       const double step = (double)at50[t][i] * scale / 100.0;
       const double golden = i * 0.6180339887;
       const double offset = !dither || i == 0 ? 0.5 : golden - (int)golden;
       const int q = (int)(step + offset);
-      table[i] = (unsigned int)(q < 1 ? 1 : q > 255 ? 255 : q);
+      table[t][i] = (unsigned int)(q < 1 ? 1 : q > 255 ? 255 : q);
     }
-    jpeg_add_quant_table(c, t, table, 100, TRUE);
+  jpeg_add_quant_table(c, 0, table[0], 100, TRUE);
+  jpeg_add_quant_table(c, 1, table[1], 100, TRUE);
+  /* Cr's own table only where it differs from Cb's: a third table costs 69 bytes of header. */
+  if (c->jpeg_color_space == JCS_YCbCr && c->num_components == 3 && memcmp(table[1], table[2], sizeof(table[1]))) {
+    jpeg_add_quant_table(c, 2, table[2], 100, TRUE);
+    c->comp_info[2].quant_tbl_no = 2;
   }
 }
 
@@ -171,11 +192,13 @@ void sr_align_tables(sr_job *job, j_compress_ptr c) {
     if (tables_defined_later(job)) job->input_q_ok = 0;
   }
   if (!job->input_q_ok) return;
-  for (int t = 0; t < (c->num_components == 3 ? 2 : 1); t++) {
-    if (!(align_tables >> t & 1)) continue;
+  /* Table 2, Cr's when it has its own, is raised to the finer of the input's two chroma steps, as Cb's. */
+  for (int t = 0; t < (c->num_components == 3 ? 3 : 1); t++) {
+    const int in = t ? 1 : 0;
+    if (!(align_tables >> in & 1) || !c->quant_tbl_ptrs[t]) continue;
     UINT16 *q = c->quant_tbl_ptrs[t]->quantval;
     for (int i = 0; i < DCTSIZE2; i++) {
-      UINT16 s = job->input_q[t][transposed ? (i % DCTSIZE) * DCTSIZE + i / DCTSIZE : i];
+      UINT16 s = job->input_q[in][transposed ? (i % DCTSIZE) * DCTSIZE + i / DCTSIZE : i];
       if (s > 255) s = 255; /* a baseline table's limit */
       if (q[i] < s) q[i] = s;
     }
