@@ -43,11 +43,14 @@ static unsigned char ac_bits[2][256]; /* code length of each AC symbol, luma and
  *   EOBs across blocks, far cheaper than one code per block).
  * - tilt_milli: the distortion at zigzag distance d = u + v weighted by (1 + t d), or 1 / (1 + t d)
  *   when negative, t = |tilt| / 1000: keeps more (or fewer) high frequencies than the table alone says.
+ * - wide: 1 adds to each coefficient's candidates the largest value of every smaller size category
+ *   (2^s − 1), which saves a size bit per category at more distortion.
  */
 static int model_adapt = 0;
 static int model_prior = 4096;
 static int model_eob_milli = 1000;
 static int model_tilt_milli = 0;
+static int model_wide = 0;
 static float ac_rate[2][256]; /* the price of each AC symbol in bits, as the search reads it */
 static float weight[DCTSIZE2]; /* distortion weight per zigzag position */
 static float counts[2][256];
@@ -63,11 +66,12 @@ EMSCRIPTEN_KEEPALIVE void sr_set_trellis(int base_milli, int knee, int chroma_mi
 }
 
 /* Sets the rate model's knobs (see above); out-of-range values are clamped. */
-EMSCRIPTEN_KEEPALIVE void sr_set_trellis_model(int adapt, int prior, int eob_milli, int tilt_milli) {
+EMSCRIPTEN_KEEPALIVE void sr_set_trellis_model(int adapt, int prior, int eob_milli, int tilt_milli, int wide) {
   model_adapt = adapt ? 1 : 0;
   model_prior = prior < 1 ? 1 : prior;
   model_eob_milli = eob_milli < 0 ? 0 : eob_milli;
   model_tilt_milli = tilt_milli;
+  model_wide = wide ? 1 : 0;
 }
 
 static void code_lengths(const JHUFF_TBL *table, unsigned char *out) {
@@ -193,7 +197,8 @@ void sr_trellis_block(JCOEFPTR coef, const DCTELEM *workspace, const UINT16 *qua
     if (m < 1) continue;
     float node_best = INFINITY;
     int node_value = m, node_from = 0;
-    for (int v = m; v >= m - 1 && v >= 1; v--) {
+    /* m, m − 1 and, with `wide`, the largest value of each smaller size (a size bit saved per step). */
+    for (int v = m; v >= 1; v = v == m ? m - 1 : model_wide ? (1 << (magnitude_bits(v) - 1)) - 1 : 0) {
       const int size = magnitude_bits(v);
       const float d = weight[k] * (a[k] - (float)v) * (a[k] - (float)v);
       for (int j = 0; j < nodes; j++) {
