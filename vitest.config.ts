@@ -12,11 +12,9 @@ export const TEST_SMTP_PASSWORD = 'test-smtp-password-not-a-secret';
 
 export default defineConfig({
   test: {
-    // One file more than there are cores: most files spend part of their time waiting (on workerd, wrangler
-    // or Chromium child processes, on a receiver's timers), so two at a time halved `npm test` on a 2-core
-    // machine (295 s -> 153 s), and with two the run still left a quarter of both cores idle (CPU 1.5 × its
-    // wall time in a fresh clone's run): a third file fills those gaps.
-    maxWorkers: availableParallelism() + 1,
+    // One file per core at least two: most files spend their time waiting on child processes (workerd,
+    // wrangler, Chromium), so two at a time halve `npm test` on a 2-core machine (295 s -> 153 s).
+    maxWorkers: Math.max(2, availableParallelism()),
     // The longest files start first, whatever their project, so no long file starts last while the other
     // core idles (test/fixtures/longest-first.ts).
     sequence: { sequencer: LongestFirst },
