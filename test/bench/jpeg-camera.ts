@@ -20,6 +20,7 @@ import { FULL_CHROMA_QUALITY as SERVICE_FULL_CHROMA_QUALITY } from '../../src/co
 import { loadCorpus } from './lib/corpus.ts';
 import { engineJpegFromJpeg, nodeEngine, type NodeEngine } from './lib/engine-node.ts';
 import { withIcc } from './lib/jpeg-icc.ts';
+import { type JpegliResult, jpegliReport, jpegliTool, measureJpegli } from './lib/jpegli.ts';
 import './lib/images.ts'; // sharp.cache(false), sharp.concurrency(1)
 import { median } from './lib/load.ts';
 import { decodeRgb, ssim, type Rgb } from './lib/ssim.ts';
@@ -85,6 +86,8 @@ export interface CameraResult {
   /** Full image, q80: the engine's decode + upright + encode vs sharp's decode + rotate + encode, one thread, ms. */
   oursMs?: number;
   sharpMs?: number;
+  /** jpegli's encodes when BENCH_JPEGLI names a binary (lib/jpegli.ts). */
+  jpegli?: JpegliResult[];
 }
 
 /** The external scorers: SSIMULACRA2 by the shared script (which builds it once), butteraugli from PATH. */
@@ -265,6 +268,7 @@ export async function benchJpegCamera(): Promise<{ header: string; settings: str
   const e = await nodeEngine();
   const settings = applySettings(e);
   const timing = process.env.BENCH_CAMERA_TIME !== '0';
+  const jpegli = jpegliTool();
   const results: CameraResult[] = [];
   for (const entry of await entries()) {
     const input = new Uint8Array(readFileSync(entry.path));
@@ -305,6 +309,19 @@ export async function benchJpegCamera(): Promise<{ header: string; settings: str
         if (MOZ_STEPS.includes(quality))
           r.calibrations[quality] = score.ssimulacra2 - (await moz.at(MOZ_STEPS.indexOf(quality))).ssimulacra2;
         if (quality === 80) r.calibration = r.calibrations[80];
+      }
+      if (jpegli) {
+        // One metric at a time: a MozJPEG step not yet measured is encoded once, not by two searches at once.
+        const rate = async (sc: Score) => {
+          const ratios = {} as Record<Metric, Ratio>;
+          for (const m of METRICS) ratios[m] = await ratioAt(m, sc, moz.at);
+          return ratios;
+        };
+        const mozAt = async (q: number) => (MOZ_STEPS.includes(q) ? moz.at(MOZ_STEPS.indexOf(q)) : undefined);
+        r.jpegli = await measureJpegli(jpegli, await decodeRgb(input), QUALITIES, s.score, rate, mozAt);
+        log(
+          `jpeg-camera: ${entry.name}: jpegli ${r.jpegli.map((j) => `q${j.quality} ${METRICS.map((m) => fmtRatio(j.ratios[m])).join(' ')} cal ${j.calibration?.toFixed(2)}`).join(' | ')}`,
+        );
       }
       r.moz = moz.measured();
       results.push(r);
@@ -390,6 +407,7 @@ export function jpegCameraReport({ header, results }: Awaited<ReturnType<typeof 
           `q${x.quality} worst: ${METRICS.map((m) => `${m} ${x.worst[m].ratio.toFixed(3)} (${x.worst[m].name})`).join('; ')}`,
       ),
       '',
+      ...jpegliReport(jpegliTool()?.label ?? '', QUALITIES, rows),
     );
   }
   return lines.join('\n');
