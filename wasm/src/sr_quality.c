@@ -3,11 +3,12 @@
  * rounded, and the progressive scan script. Each choice was measured on its own with
  * `npm run bench -- jpeg-tuning` (bytes at equal SSIM against sharp's MozJPEG; docs/benchmarks.md),
  * and each stays settable from there, so the rows of that table can be measured again:
- * - tables that rise with frequency, q(u, v) = b × (1 + s × (u + v)) at quality 50, chosen per quality
- *   (ANCHORS below): luma s = 0.16 at quality 60 and 90, 0.20 at 80; chroma s = 0.10 with b near 10.
- *   Tuned on camera photos by bytes at equal SSIMULACRA2, butteraugli and SSIM against sharp's
- *   MozJPEG (`npm run bench -- jpeg-camera`); the flatter luma table before (b = 19, s = 0.05, tuned
- *   on wallpapers for SSIM alone) spent bytes on sensor noise that no metric rewards;
+ * - tables that rise with frequency, q(u, v) = b × (1 + s d + c d²) at quality 50, d = u + v, chosen per
+ *   quality (ANCHORS below): luma concave at 60 and 80 (jpegli's shape), straight at 90; chroma
+ *   s = 0.30 with b = 11. Tuned on camera photos by bytes at equal SSIMULACRA2, butteraugli and SSIM
+ *   against sharp's MozJPEG (`npm run bench -- jpeg-camera`); the flatter tables before (luma b = 19,
+ *   s = 0.05, tuned on wallpapers for SSIM alone; then straight luma, chroma s = 0.10) spent bytes on
+ *   sensor noise that no metric rewards;
  * - scaled as libjpeg scales (jpeg_quality_scaling), but each entry rounded with its own offset (a
  *   golden-ratio sequence over the positions) rather than all at .5: with one rounding, the entries of
  *   a diagonal all change at the same quality, so neighbouring qualities were often byte-identical and
@@ -30,8 +31,8 @@ static int annex_k; /* set by sr_set_quant_tables(NULL, NULL): libjpeg's own tab
 
 /*
  * The tables per quality: at quality 50, natural order, q(u, v) = round(b × (1 + s d + c d²)), d = u + v,
- * then scaled as libjpeg scales. Each anchor gives a quality's shape (b, s, c) for luma, Cb and Cr; a
- * quality between two anchors takes the straight line between them in each of the nine numbers, one
+ * then scaled as libjpeg scales. Each anchor gives a quality's shape (b, s, c) for luma and for chroma; a
+ * quality between two anchors takes the straight line between them in each of the six numbers, one
  * outside the nearest anchor's. The bases are the calibration: each anchor's quality lands within a
  * SSIMULACRA2 point of MozJPEG's same quality on the median camera photo, so `quality` asks for what a
  * caller of MozJPEG would expect. The shapes, measured on camera photos by bytes at equal
@@ -39,26 +40,30 @@ static int annex_k; /* set by sr_set_quant_tables(NULL, NULL): libjpeg's own tab
  * - luma at 60 and 80 is concave, the shape of jpegli's tables (least squares on its steps): the DC
  *   and first diagonal finer than a straight line's, twice its slope at the start, levelling off over
  *   the high frequencies. SSIMULACRA2 pays for the lowest frequencies and little for the middle ones,
- *   where a camera photo's sensor noise is; at 60 this table is a third coarser on the whole than the
- *   straight one it replaced and lands at the same score with 5 % fewer bytes;
- * - luma at 90 stays straight (b = 17, s = 0.16): every concave shape tried there lost;
- * - chroma at 60 and 80 rises three times as steeply as before (s = 0.30, was 0.10): a camera's chroma
- *   above the first few frequencies is mostly noise. Cb and Cr may differ (jpegli's Cb rises steeply,
- *   its Cr nearly flat); where they are equal the image carries two tables, as libjpeg's do.
+ *   where a camera photo's sensor noise is: at 60 this table is coarser on the whole than the straight
+ *   one it replaced, and lands at the same score with fewer bytes;
+ * - luma at 80 is concave but milder (b = 13, s = 0.30, c = −0.004): jpegli's own fit there (11.3,
+ *   0.386, −0.0091) won 0.6 % more on camera photos but lost 25 % on a flat-coloured wallpaper;
+ * - luma at 90 stays straight (b = 17, s = 0.16): no concave shape tried there won on both the camera
+ *   photos and the wallpapers;
+ * - chroma rises three times as steeply as before (s = 0.30, was 0.10) at every quality: a camera's
+ *   chroma above the first few frequencies is mostly noise. A Cr table of its own (jpegli's Cr is
+ *   nearly flat, its Cb steep) lost at 80 and 90, so Cb and Cr share one.
+ * The cost, where the metrics pull apart: SSIM, 3–7 % more bytes at equal SSIM on the wallpapers.
  */
 struct shape {
   double base, slope, curve;
 };
 static const struct anchor {
   int quality;
-  struct shape table[3]; /* luma, Cb, Cr */
+  struct shape table[2]; /* luma, chroma */
 } ANCHORS[] = {
-  {60, {{11.41, 0.494, -0.0091}, {11.0, 0.30, 0.0}, {11.0, 0.30, 0.0}}},
-  {80, {{11.3, 0.386, -0.0091}, {11.0, 0.30, 0.0}, {11.0, 0.30, 0.0}}},
-  {90, {{17.0, 0.16, 0.0}, {11.0, 0.10, 0.0}, {11.0, 0.10, 0.0}}},
+  {60, {{11.0, 0.494, -0.0091}, {11.0, 0.30, 0.0}}},
+  {80, {{13.0, 0.30, -0.004}, {11.0, 0.30, 0.0}}},
+  {90, {{17.0, 0.16, 0.0}, {11.0, 0.30, 0.0}}},
 };
 #define ANCHOR_COUNT (int)(sizeof(ANCHORS) / sizeof(ANCHORS[0]))
-static unsigned int quant_tables[3][DCTSIZE2]; /* set by sr_set_quant_tables: used at every quality */
+static unsigned int quant_tables[2][DCTSIZE2]; /* set by sr_set_quant_tables: used at every quality */
 /* The anchors' bases × these thousandths (luma, chroma): the tuning benches' way to move every quality
  * at once, e.g. to recalibrate after a change to quantisation (sr_set_table_scale). */
 static int table_scale_milli[2] = {1000, 1000};
@@ -68,15 +73,15 @@ EMSCRIPTEN_KEEPALIVE void sr_set_table_scale(int luma_milli, int chroma_milli) {
 }
 static int tables_set;
 
-static void anchored_tables(int quality, unsigned int out[3][DCTSIZE2]) {
+static void anchored_tables(int quality, unsigned int out[2][DCTSIZE2]) {
   int i = 0;
   while (i < ANCHOR_COUNT - 1 && ANCHORS[i + 1].quality <= quality) i++;
   const struct anchor *a = &ANCHORS[i], *b = &ANCHORS[i + 1 < ANCHOR_COUNT ? i + 1 : i];
   double t = b->quality == a->quality ? 0.0 : (double)(quality - a->quality) / (b->quality - a->quality);
   if (t < 0.0) t = 0.0;
-  for (int c = 0; c < 3; c++) {
+  for (int c = 0; c < 2; c++) {
     const struct shape *p = &a->table[c], *q = &b->table[c];
-    const double scale = table_scale_milli[c ? 1 : 0] / 1000.0;
+    const double scale = table_scale_milli[c] / 1000.0;
     const double base = (p->base + t * (q->base - p->base)) * scale, slope = p->slope + t * (q->slope - p->slope),
                  curve = p->curve + t * (q->curve - p->curve);
     for (int k = 0; k < DCTSIZE2; k++) {
@@ -94,15 +99,13 @@ EMSCRIPTEN_KEEPALIVE void sr_set_deadzone(int luma, int chroma) {
 EMSCRIPTEN_KEEPALIVE void sr_set_dither(int on) { dither = on != 0; }
 EMSCRIPTEN_KEEPALIVE void sr_set_scans(int ours) { own_scans = ours != 0; }
 
-/* Replaces the tables (natural order, at quality 50); cr NULL for Cb's; luma or chroma NULL for libjpeg's
- * Annex K tables. */
-EMSCRIPTEN_KEEPALIVE void sr_set_quant_tables(const uint16_t *luma, const uint16_t *chroma, const uint16_t *cr) {
+/* Replaces the tables (natural order, at quality 50); NULL for libjpeg's Annex K tables. */
+EMSCRIPTEN_KEEPALIVE void sr_set_quant_tables(const uint16_t *luma, const uint16_t *chroma) {
   annex_k = !luma || !chroma;
   tables_set = !annex_k;
   for (int i = 0; !annex_k && i < DCTSIZE2; i++) {
     quant_tables[0][i] = luma[i];
     quant_tables[1][i] = chroma[i];
-    quant_tables[2][i] = cr ? cr[i] : chroma[i];
   }
 }
 
@@ -111,25 +114,20 @@ void sr_set_quality(j_compress_ptr c, int quality) {
     jpeg_set_quality(c, quality, TRUE);
     return;
   }
-  unsigned int at50[3][DCTSIZE2];
+  unsigned int at50[2][DCTSIZE2];
   if (tables_set) memcpy(at50, quant_tables, sizeof(at50));
   else anchored_tables(quality, at50);
   const int scale = jpeg_quality_scaling(quality);
-  unsigned int table[3][DCTSIZE2];
-  for (int t = 0; t < 3; t++)
+  for (int t = 0; t < 2; t++) {
+    unsigned int table[DCTSIZE2];
     for (int i = 0; i < DCTSIZE2; i++) {
       const double step = (double)at50[t][i] * scale / 100.0;
       const double golden = i * 0.6180339887;
       const double offset = !dither || i == 0 ? 0.5 : golden - (int)golden;
       const int q = (int)(step + offset);
-      table[t][i] = (unsigned int)(q < 1 ? 1 : q > 255 ? 255 : q);
+      table[i] = (unsigned int)(q < 1 ? 1 : q > 255 ? 255 : q);
     }
-  jpeg_add_quant_table(c, 0, table[0], 100, TRUE);
-  jpeg_add_quant_table(c, 1, table[1], 100, TRUE);
-  /* Cr's own table only where it differs from Cb's: a third table costs 69 bytes of header. */
-  if (c->jpeg_color_space == JCS_YCbCr && c->num_components == 3 && memcmp(table[1], table[2], sizeof(table[1]))) {
-    jpeg_add_quant_table(c, 2, table[2], 100, TRUE);
-    c->comp_info[2].quant_tbl_no = 2;
+    jpeg_add_quant_table(c, t, table, 100, TRUE);
   }
 }
 
@@ -192,13 +190,11 @@ void sr_align_tables(sr_job *job, j_compress_ptr c) {
     if (tables_defined_later(job)) job->input_q_ok = 0;
   }
   if (!job->input_q_ok) return;
-  /* Table 2, Cr's when it has its own, is raised to the finer of the input's two chroma steps, as Cb's. */
-  for (int t = 0; t < (c->num_components == 3 ? 3 : 1); t++) {
-    const int in = t ? 1 : 0;
-    if (!(align_tables >> in & 1) || !c->quant_tbl_ptrs[t]) continue;
+  for (int t = 0; t < (c->num_components == 3 ? 2 : 1); t++) {
+    if (!(align_tables >> t & 1)) continue;
     UINT16 *q = c->quant_tbl_ptrs[t]->quantval;
     for (int i = 0; i < DCTSIZE2; i++) {
-      UINT16 s = job->input_q[in][transposed ? (i % DCTSIZE) * DCTSIZE + i / DCTSIZE : i];
+      UINT16 s = job->input_q[t][transposed ? (i % DCTSIZE) * DCTSIZE + i / DCTSIZE : i];
       if (s > 255) s = 255; /* a baseline table's limit */
       if (q[i] < s) q[i] = s;
     }
