@@ -92,13 +92,14 @@ EMSCRIPTEN_KEEPALIVE void sr_set_quant_tables(const uint16_t *luma, const uint16
 
 /*
  * Chroma downsampled for the decoder's upsampling (patches/04-jcsample-chroma-sharpen.patch), where the
- * re-encode rule (sr_align_tables, below) raised at least half of chroma's steps. Re-encoding a 4:2:0
+ * re-encode rule (sr_align_tables, below) applies and at least half of chroma's steps are finer than the
+ * input's (SHARPEN_MIN_FINER). Re-encoding a 4:2:0
  * JPEG whose chroma blocks line up with ours, the best half-resolution chroma is the input's own: the decoder made the full-resolution chroma from it
  * by its triangle upsampling, and our box average of that is the input's chroma blurred, so its
  * coefficients leave the input's multiples and are re-quantised with new error on the input's grid.
  * The downsampling that inverts the triangle gets the input's chroma back (on a 4:2:0 phone photo at
  * quality 100: 49.9 dB → 57.7 dB chroma PSNR against the decoded input, strength 0.45–0.5 best), so
- * the raised steps re-encode it nearly without new error. On photos whose chroma does not line up
+ * the steps raised to the input's re-encode it nearly without new error. On photos whose chroma does not line up
  * (4:2:2 or 4:4:4 input, resized) the sharper chroma only costs bytes, and with few steps raised it
  * cost more than it gave (docs/benchmarks.md).
  * sr_chroma_sharpen_permille is this encode's strength (0 for the box), read by jcsample.c; set per
@@ -106,10 +107,11 @@ EMSCRIPTEN_KEEPALIVE void sr_set_quant_tables(const uint16_t *luma, const uint16
  * another strength, or every 4:2:0 encode (sr_set_chroma_sharpen).
  */
 int sr_chroma_sharpen_permille;
-/* Half of chroma's table: below it the input's grid is not most of ours. */
-#define SHARPEN_MIN_RAISED 32
+/* Half of chroma's table: with fewer of our steps finer than the input's, the sharper chroma cost more
+ * than it gave (camera photos at quality 80 with 12 and 30, at 90 with 28; docs/benchmarks.md). */
+#define SHARPEN_MIN_FINER 32
 static int chroma_sharpen_milli = 500;
-static int chroma_sharpen_where; /* 0: where SHARPEN_MIN_RAISED chroma steps were raised; 1: every 4:2:0 encode; 2: where chroma lines up */
+static int chroma_sharpen_where; /* 0: as above; 1: every 4:2:0 encode; 2: wherever chroma lines up */
 EMSCRIPTEN_KEEPALIVE void sr_set_chroma_sharpen(int permille, int where) {
   chroma_sharpen_milli = permille < 0 ? 0 : permille > 1000 ? 1000 : permille;
   chroma_sharpen_where = where;
@@ -210,7 +212,7 @@ void sr_align_tables(sr_job *job, j_compress_ptr c) {
     if (tables_defined_later(job)) job->input_q_ok = 0;
   }
   if (!job->input_q_ok) return;
-  int raised = 0; /* chroma's steps raised */
+  int finer = 0; /* chroma's steps finer than the input's, raised or not */
   for (int t = 0; t < (c->num_components == 3 ? 2 : 1); t++) {
     if (!(align_tables >> t & 1) || (t == 1 && !sampled_alike)) continue;
     UINT16 *q = c->quant_tbl_ptrs[t]->quantval;
@@ -227,11 +229,11 @@ void sr_align_tables(sr_job *job, j_compress_ptr c) {
       } else if (q[i] < s && q[i] * 1000 >= s * align_factor_milli) {
         to = s;
       }
-      if (t == 1 && to > q[i]) raised++;
+      if (t == 1 && q[i] < s) finer++;
       q[i] = (UINT16)to;
     }
   }
-  if (raised >= SHARPEN_MIN_RAISED && chroma_sharpen_where == 0) sr_chroma_sharpen_permille = chroma_sharpen_milli;
+  if (finer >= SHARPEN_MIN_FINER && chroma_sharpen_where == 0) sr_chroma_sharpen_permille = chroma_sharpen_milli;
 }
 
 #define SCAN(n, a, b, c, ss, se, ah, al) {n, {a, b, c, 0}, ss, se, ah, al}
