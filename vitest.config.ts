@@ -39,6 +39,9 @@ export default defineConfig({
                 WEBHOOK_DISABLE_AFTER_MS: '2000',
                 // An endpoint has 1.5 s, not 15, to answer (the slow-receiver test waits that long).
                 WEBHOOK_ATTEMPT_TIMEOUT_MS: '1500',
+                // Sign-ups and sign-ins hash with 1,000 PBKDF2 rounds, not production's 100,000 (each hash
+                // carries its count; password.test.ts and selfhost.test.ts prove production keeps 100,000).
+                TEST_PBKDF2_ITERATIONS: '1000',
                 ADMIN_TOKEN: TEST_ADMIN_TOKEN,
                 QR_SIGNING_SECRET: TEST_QR_SIGNING_SECRET,
                 SSO_ENCRYPTION_KEY: TEST_SSO_ENCRYPTION_KEY,

@@ -40,6 +40,12 @@ export interface Env {
    * extraction may fetch despite the URL rules. Empty in wrangler.toml; never set it in production.
    */
   FETCH_TEST_ORIGIN?: string;
+  /**
+   * Tests only: PBKDF2 iterations for new password hashes instead of PBKDF2_ITERATIONS (src/auth/limits.ts),
+   * so a test suite that signs up and in hundreds of times does not spend minutes hashing. Not in
+   * wrangler.toml, so neither a deployed nor a self-hosted Worker can have it; never set it in production.
+   */
+  TEST_PBKDF2_ITERATIONS?: string | number;
   /** Seconds a successful meta-tag extraction is kept in the Cache API (0: not cached). */
   META_CACHE_TTL?: string | number;
   /** Secret: encrypts the SSO client secrets at rest (AES-GCM; at least 32 characters). Needed to configure or use SSO. */

@@ -7,6 +7,7 @@ import createAvifModule from './codec/sr_avif.js';
 import avifWasm from './codec/sr_avif.wasm';
 import { AvifEngineError } from './avif-error.ts';
 import { avifGrid, avifSettings } from './avif-settings.ts';
+import { BorrowedInstance } from './borrowed.ts';
 import { EmscriptenInstance, type EmscriptenFactory } from './emscripten.ts';
 import { pooledGrowthLimit, Slot } from './instances.ts';
 
@@ -37,32 +38,29 @@ export const avifSlot = new Slot(
  * gathered into a band of AVIF_BAND_ROWS in the engine and converted to YUV band by band, so no RGB(A)
  * frame is held.
  */
-export class AvifRowEncoder {
-  private readonly borrowed: ReturnType<typeof avifSlot.borrow>;
-  private readonly codec: EmscriptenInstance<AvifModule>;
+export class AvifRowEncoder extends BorrowedInstance<AvifModule> {
   private readonly encoder: number;
   private readonly rowBytes: number;
   private band = 0;
   private bandRows = 0;
   private rowsIn = 0;
   private optionsSet = false;
-  private closed = false;
   readonly width: number;
   readonly height: number;
   readonly channels: 3 | 4;
 
   constructor(width: number, height: number, channels: 3 | 4) {
+    super(avifSlot);
     this.width = width;
     this.height = height;
     this.channels = channels;
     this.rowBytes = width * channels;
-    this.borrowed = avifSlot.borrow();
-    this.codec = this.borrowed.instance as unknown as EmscriptenInstance<AvifModule>;
     const grid = avifGrid(width, height);
-    this.encoder = this.call('create', width, height, channels, grid.cols, grid.rows) >>> 0;
+    const encoder = this.call('create', width, height, channels, grid.cols, grid.rows) >>> 0;
+    this.encoder = this.own(encoder, (ptr) => this.call('destroy', ptr));
     try {
       if (!this.encoder) throw new AvifEngineError('out of memory for the picture');
-      this.band = this.codec.module._malloc(this.rowBytes * AVIF_BAND_ROWS) >>> 0;
+      this.band = this.alloc(this.rowBytes * AVIF_BAND_ROWS);
       if (!this.band) throw new AvifEngineError('out of memory for the rows');
     } catch (err) {
       this.close(true);
@@ -113,15 +111,6 @@ export class AvifRowEncoder {
     const ptr = this.call('output', this.encoder) >>> 0;
     const length = this.call('output_len', this.encoder) >>> 0;
     return this.codec.heap().slice(ptr, ptr + length);
-  }
-
-  /** Frees the picture and gives the instance back; `failed` drops the instance (instances.ts). */
-  close(failed = false): void {
-    if (this.closed) return;
-    this.closed = true;
-    if (this.encoder) this.call('destroy', this.encoder);
-    if (this.band) this.codec.module._free(this.band);
-    this.borrowed.release(failed);
   }
 
   private flush(): void {

@@ -7,7 +7,8 @@ import jpegWasm from './codec/sr_jpeg.wasm';
 import { EmscriptenInstance, type EmscriptenFactory } from './emscripten.ts';
 import { pooledGrowthLimit, Slot } from './instances.ts';
 import { readChunkedOutput } from './chunked-output.ts';
-import { pullRowBatches } from './row-batches.ts';
+import { BorrowedInstance, EngineJob, type InputJobFunctions, withInputJob } from './borrowed.ts';
+import { BatchRowReader } from './row-batches.ts';
 
 type Fn = (...args: number[]) => number;
 interface JpegModule {
@@ -64,6 +65,12 @@ export const slot = new Slot(
   { pooled: true },
 );
 
+/** The engine's JPEG job constructor and destructor. */
+const jobFunctions = (codec: EmscriptenInstance<JpegModule>): InputJobFunctions => ({
+  create: codec.module._sr_job_create!,
+  destroy: codec.module._sr_job_destroy!,
+});
+
 // Offsets into sr_job_info() (sr_jpeg.h).
 const INFO = {
   width: 0,
@@ -94,19 +101,11 @@ type PixelsEncoding = [
 
 const encodingArgs = (e: PixelsEncoding): number[] => [e[0], e[1], e[2], e[3], e[4], e[5], Number(e[6])];
 
-export class JpegJob {
+export class JpegJob extends EngineJob<JpegModule> {
   private header: JpegInfo | undefined;
   private channelCount = 0;
   private outW = 0;
   private outH = 0;
-
-  private readonly codec: EmscriptenInstance<JpegModule>;
-  private readonly job: number;
-
-  constructor(codec: EmscriptenInstance<JpegModule>, job: number) {
-    this.codec = codec;
-    this.job = job;
-  }
 
   /** @internal the job's address in the engine, for the WebP engine's calls that read it. */
   get pointer(): number {
@@ -278,56 +277,32 @@ export function withJpegJob<R>(input: Uint8Array, fn: (job: JpegJob) => R): R {
 
 /** @internal withJpegJob's body, in an instance the caller already holds (the WebP engine's JPEG input). */
 export function jpegJobIn<R>(codec: EmscriptenInstance<JpegModule>, input: Uint8Array, fn: (job: JpegJob) => R): R {
-  const m = codec.module;
-  const inputPtr = m._malloc(Math.max(1, input.length));
-  if (!inputPtr) throw new JpegEngineError('out of memory for the input');
-  codec.heap().set(input, inputPtr);
-  const jobPtr = m._sr_job_create!(inputPtr, input.length);
-  try {
-    if (!jobPtr) throw new JpegEngineError('out of memory for the job');
-    return fn(new JpegJob(codec, jobPtr));
-  } finally {
-    m._sr_job_destroy!(jobPtr);
-    m._free(inputPtr);
-  }
+  const outOfMemory = (what: string) => new JpegEngineError(`out of memory for the ${what}`);
+  return withInputJob(codec, input, jobFunctions(codec), outOfMemory, (jobPtr) => fn(new JpegJob(codec, jobPtr)));
 }
-
-/** Rows a row reader (JPEG or WebP) copies out of the engine per call. */
-export const READ_BATCH = 32;
 
 /**
  * A JPEG's pixels pulled in batches of upright rows by a consumer that awaits between them (the PNG
  * writer): decoded at scaleNum/8 and resampled to width × height (as stored) like the encoders' rows;
- * an orientation other than 1 fills the engine's frame once and reads it turned. The instance is
- * borrowed until `close`, which must be called; `rows` may run again (a second pass decodes again).
+ * an orientation other than 1 fills the engine's frame once and reads it turned.
  */
-export class JpegRowReader {
-  private readonly borrowed: ReturnType<typeof slot.borrow>;
-  private readonly codec: EmscriptenInstance<JpegModule>;
-  private readonly inputPtr: number;
+export class JpegRowReader extends BatchRowReader<JpegModule> {
   private readonly jobPtr: number;
   private readonly job: JpegJob;
-  private buffer = 0;
-  private closed = false;
   readonly width: number;
   readonly height: number;
   readonly channels: number;
 
   constructor(input: Uint8Array, scaleNum: number, width: number, height: number, orientation: number) {
-    this.borrowed = slot.borrow();
-    this.codec = this.borrowed.instance;
-    const m = this.codec.module;
-    this.inputPtr = m._malloc(Math.max(1, input.length));
-    if (this.inputPtr) this.codec.heap().set(input, this.inputPtr);
-    this.jobPtr = this.inputPtr ? m._sr_job_create!(this.inputPtr, input.length) : 0;
+    super(slot);
+    this.jobPtr = this.newJob(jobFunctions(this.codec), input);
     try {
       if (!this.jobPtr) throw new JpegEngineError('out of memory for the input');
       this.job = new JpegJob(this.codec, this.jobPtr);
       this.job.setPixels(scaleNum, width, height, orientation);
       this.channels = this.job.channels;
       [this.width, this.height] = orientation >= 5 ? [height, width] : [width, height];
-      this.buffer = m._malloc(this.width * this.channels * READ_BATCH);
-      if (!this.buffer) throw new JpegEngineError('out of memory for the rows');
+      if (!this.takeBatchBuffer()) throw new JpegEngineError('out of memory for the rows');
     } catch (err) {
       this.close(true);
       throw err;
@@ -339,22 +314,12 @@ export class JpegRowReader {
     return this.job.info.markers;
   }
 
-  /** Every upright row, in order (width × channels bytes; the view is reused by the next row). */
-  async rows(sink: (row: Uint8Array) => void | Promise<void>): Promise<void> {
+  protected pullBegin(): void {
     this.guard(() => this.call('pull_begin', this.jobPtr));
-    const pull = () => this.guard(() => this.call('pull', this.jobPtr, this.buffer, READ_BATCH));
-    await pullRowBatches(() => this.codec.heap(), this.buffer, this.width * this.channels, READ_BATCH, pull, sink);
   }
 
-  /** Frees the job and gives the engine back; `failed` drops the instance (instances.ts). */
-  close(failed = false): void {
-    if (this.closed) return;
-    this.closed = true;
-    const m = this.codec.module;
-    if (this.jobPtr) m._sr_job_destroy!(this.jobPtr);
-    if (this.inputPtr) m._free(this.inputPtr);
-    if (this.buffer) m._free(this.buffer);
-    this.borrowed.release(failed);
+  protected pull(ptr: number, max: number): number {
+    return this.guard(() => this.call('pull', this.jobPtr, ptr, max));
   }
 
   /** A step that returned -1 throws the engine's message. */
@@ -425,24 +390,19 @@ const ROW_BATCH = 32;
  * the engine holds its encoder's state, never the pixels. Each method is synchronous; the instance is
  * borrowed until `finish` or `abort`, and one of them must be called.
  */
-export class JpegRowEncoder {
-  private readonly borrowed: ReturnType<typeof slot.borrow>;
+export class JpegRowEncoder extends BorrowedInstance<JpegModule> {
   private readonly job: JpegJob;
-  private readonly jobPtr: number;
   private readonly buffer: number;
   private readonly rowBytes: number;
-  private closed = false;
 
   constructor(width: number, height: number, components: 1 | 3, options: PixelEncoding) {
-    this.borrowed = slot.borrow();
-    const codec = this.borrowed.instance as unknown as EmscriptenInstance<JpegModule>;
-    const m = codec.module;
+    super(slot);
     this.rowBytes = width * components;
-    this.jobPtr = m._sr_job_create!(0, 0);
-    this.buffer = m._malloc(this.rowBytes * ROW_BATCH);
+    const jobPtr = this.newJob(jobFunctions(this.codec));
+    this.buffer = this.alloc(this.rowBytes * ROW_BATCH);
     try {
-      if (!this.jobPtr || !this.buffer) throw new JpegEngineError('out of memory');
-      this.job = new JpegJob(codec, this.jobPtr);
+      if (!jobPtr || !this.buffer) throw new JpegEngineError('out of memory');
+      this.job = new JpegJob(this.codec, jobPtr);
       for (const marker of options.markers ?? []) this.job.addMarker(marker.code, marker.data);
       const [h, v] = options.sampling ?? [2, 2];
       this.job.rowsBegin(width, height, components, options.quality, h, v, options.progressive ?? false);
@@ -456,11 +416,10 @@ export class JpegRowEncoder {
   write(rows: Uint8Array): void {
     if (rows.length % this.rowBytes !== 0)
       throw new RangeError(`rows must be whole: a multiple of ${this.rowBytes} bytes`);
-    const codec = this.borrowed.instance as unknown as EmscriptenInstance<JpegModule>;
     try {
       for (let at = 0; at < rows.length; at += this.rowBytes * ROW_BATCH) {
         const batch = rows.subarray(at, Math.min(rows.length, at + this.rowBytes * ROW_BATCH));
-        codec.heap().set(batch, this.buffer);
+        this.codec.heap().set(batch, this.buffer);
         this.job.rowsWrite(this.buffer, batch.length / this.rowBytes);
       }
     } catch (err) {
@@ -483,14 +442,5 @@ export class JpegRowEncoder {
   /** Gives the engine back without an output (the caller failed). */
   abort(): void {
     this.close(false);
-  }
-
-  private close(failed: boolean): void {
-    if (this.closed) return;
-    this.closed = true;
-    const m = (this.borrowed.instance as unknown as EmscriptenInstance<JpegModule>).module;
-    if (this.jobPtr) m._sr_job_destroy!(this.jobPtr);
-    if (this.buffer) m._free(this.buffer);
-    this.borrowed.release(failed);
   }
 }

@@ -1,24 +1,43 @@
 // Rows copied out of an engine in batches, for a consumer that awaits between rows (the PNG writer):
-// each pull is one synchronous call into the engine, which writes up to `batchRows` rows at `buffer`;
-// they are copied out before the next call, since other requests may run on the instance meanwhile.
+// each pull is one synchronous call into the engine, which writes up to READ_BATCH rows into the
+// reader's buffer; they are copied out before the next call, since other requests may run on the
+// instance meanwhile.
+import { BorrowedInstance, type EngineHeap } from './borrowed.ts';
+
+/** Rows a row reader (JPEG or WebP) copies out of the engine per call. */
+export const READ_BATCH = 32;
 
 /**
- * Calls `pull` (which returns the rows it wrote, 0 at the end, and throws on failure) until it
- * returns 0, and gives `sink` each row (a view reused by the next batch).
+ * A decoder's pixels pulled in batches of upright rows (width × channels bytes each). The instance is
+ * borrowed until `close`, which must be called; `rows` may run again (a second pass decodes again).
  */
-export async function pullRowBatches(
-  heap: () => Uint8Array,
-  buffer: number,
-  rowBytes: number,
-  batchRows: number,
-  pull: () => number,
-  sink: (row: Uint8Array) => void | Promise<void>,
-): Promise<void> {
-  const batch = new Uint8Array(rowBytes * batchRows);
-  for (;;) {
-    const n = pull();
-    if (n === 0) return;
-    batch.set(heap().subarray(buffer, buffer + n * rowBytes));
-    for (let r = 0; r < n; r++) await sink(batch.subarray(r * rowBytes, (r + 1) * rowBytes));
+export abstract class BatchRowReader<M extends EngineHeap> extends BorrowedInstance<M> {
+  abstract readonly width: number;
+  abstract readonly height: number;
+  abstract readonly channels: number;
+  private buffer = 0;
+
+  /** Takes the batch buffer once width and channels are known; false when the instance has no memory for it. */
+  protected takeBatchBuffer(): boolean {
+    this.buffer = this.alloc(this.width * this.channels * READ_BATCH);
+    return this.buffer !== 0;
+  }
+
+  /** Starts (or restarts) the decode at the first upright row. */
+  protected abstract pullBegin(): void;
+  /** Up to `max` rows written at `ptr`: their count, 0 at the end; throws the engine's error. */
+  protected abstract pull(ptr: number, max: number): number;
+
+  /** Every upright row, in order (the view is reused by the next batch). */
+  async rows(sink: (row: Uint8Array) => void | Promise<void>): Promise<void> {
+    this.pullBegin();
+    const rowBytes = this.width * this.channels;
+    const batch = new Uint8Array(rowBytes * READ_BATCH);
+    for (;;) {
+      const n = this.pull(this.buffer, READ_BATCH);
+      if (n === 0) return;
+      batch.set(this.codec.heap().subarray(this.buffer, this.buffer + n * rowBytes));
+      for (let r = 0; r < n; r++) await sink(batch.subarray(r * rowBytes, (r + 1) * rowBytes));
+    }
   }
 }

@@ -2,7 +2,7 @@
 // outside it: the PNG engine's. Twice as fast as the same filter in TypeScript, and its ring lives in
 // the engine's memory. The instance is borrowed for the resizer's life (rows arrive between awaits);
 // each call is synchronous, and `close` must be called, as with JpegRowEncoder.
-import type { EmscriptenInstance } from './emscripten.ts';
+import { BorrowedInstance } from './borrowed.ts';
 import { slot } from './jpeg-engine.ts';
 
 type Fn = (...args: number[]) => number;
@@ -15,26 +15,23 @@ interface ResizerModule {
   _sr_resizer_free: Fn;
 }
 
-export class EngineRowResizer {
-  private readonly borrowed: ReturnType<typeof slot.borrow>;
-  private readonly codec: EmscriptenInstance<ResizerModule>;
+export class EngineRowResizer extends BorrowedInstance<ResizerModule> {
   private readonly resizer: number;
   private readonly inRow: number;
   private readonly outRow: number;
   private readonly inBytes: number;
   private readonly outBytes: number;
-  private closed = false;
 
   /** RGBA rows (4 channels) of inW pixels in, of outW out; `premultiply` weights colour by alpha. */
   constructor(inW: number, inH: number, outW: number, outH: number, premultiply: boolean) {
-    this.borrowed = slot.borrow();
-    this.codec = this.borrowed.instance as unknown as EmscriptenInstance<ResizerModule>;
+    super(slot);
     const m = this.codec.module;
     this.inBytes = inW * 4;
     this.outBytes = outW * 4;
-    this.resizer = m._sr_resizer_new(inW, inH, outW, outH, 4, Number(premultiply));
-    this.inRow = m._malloc(this.inBytes);
-    this.outRow = m._malloc(this.outBytes);
+    const resizer = m._sr_resizer_new(inW, inH, outW, outH, 4, Number(premultiply));
+    this.resizer = this.own(resizer, (ptr) => m._sr_resizer_free(ptr));
+    this.inRow = this.alloc(this.inBytes);
+    this.outRow = this.alloc(this.outBytes);
     if (!this.resizer || !this.inRow || !this.outRow) {
       this.close(true);
       throw new RangeError('out of memory for the resampler');
@@ -52,16 +49,5 @@ export class EngineRowResizer {
     if (!this.codec.module._sr_resizer_pull_row(this.resizer, this.outRow)) return false;
     out.set(this.codec.heap().subarray(this.outRow, this.outRow + this.outBytes));
     return true;
-  }
-
-  /** Frees the resampler and gives the engine back; `failed` drops the instance (instances.ts). */
-  close(failed = false): void {
-    if (this.closed) return;
-    this.closed = true;
-    const m = this.codec.module;
-    if (this.resizer) m._sr_resizer_free(this.resizer);
-    if (this.inRow) m._free(this.inRow);
-    if (this.outRow) m._free(this.outRow);
-    this.borrowed.release(failed);
   }
 }

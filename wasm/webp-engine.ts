@@ -4,8 +4,9 @@
 // from the WebP decoder. Like the JPEG engine, everything about one input happens inside one
 // synchronous call, because the instance is shared by the isolate's requests (wasm/instances.ts).
 import type { EmscriptenInstance } from './emscripten.ts';
-import { JpegJob, jpegJobIn, READ_BATCH, slot } from './jpeg-engine.ts';
-import { pullRowBatches } from './row-batches.ts';
+import { BorrowedInstance, EngineJob, type InputJobFunctions, withInputJob } from './borrowed.ts';
+import { JpegJob, jpegJobIn, slot } from './jpeg-engine.ts';
+import { BatchRowReader } from './row-batches.ts';
 import { readChunkedOutput } from './chunked-output.ts';
 
 type Fn = (...args: number[]) => number;
@@ -36,18 +37,17 @@ export interface EncodedWebp {
 /** The encoder's default effort (libwebp's `method`, 0–6): cwebp's and sharp's default. */
 export const WEBP_METHOD = 4;
 
+/** The engine's WebP job constructor and destructor. */
+const jobFunctions = (codec: EmscriptenInstance<EngineModule>): InputJobFunctions => ({
+  create: codec.module._sr_webp_create!,
+  destroy: codec.module._sr_webp_destroy!,
+});
+
 // Offsets into sr_webp_info() (sr_webp.h).
 const INFO = { width: 0, height: 1, alpha: 2, format: 3, animated: 4, length: 5 };
 
-export class WebpJob {
+export class WebpJob extends EngineJob<EngineModule> {
   private features: WebpInfo | undefined;
-  private readonly codec: EmscriptenInstance<EngineModule>;
-  private readonly job: number;
-
-  constructor(codec: EmscriptenInstance<EngineModule>, job: number) {
-    this.codec = codec;
-    this.job = job;
-  }
 
   /** What the headers say (libwebp's WebPGetFeatures); read on first use. */
   get info(): WebpInfo {
@@ -190,18 +190,8 @@ export class WebpJob {
 export function withWebpJob<R>(input: Uint8Array, fn: (job: WebpJob) => R): R {
   return slot.run((instance) => {
     const codec = instance as unknown as EmscriptenInstance<EngineModule>;
-    const m = codec.module;
-    const inputPtr = m._malloc(Math.max(1, input.length));
-    if (!inputPtr) throw new WebpEngineError('out of memory for the input');
-    codec.heap().set(input, inputPtr);
-    const jobPtr = m._sr_webp_create!(inputPtr, input.length);
-    try {
-      if (!jobPtr) throw new WebpEngineError('out of memory for the job');
-      return fn(new WebpJob(codec, jobPtr));
-    } finally {
-      m._sr_webp_destroy!(jobPtr);
-      m._free(inputPtr);
-    }
+    const outOfMemory = (what: string) => new WebpEngineError(`out of memory for the ${what}`);
+    return withInputJob(codec, input, jobFunctions(codec), outOfMemory, (jobPtr) => fn(new WebpJob(codec, jobPtr)));
   });
 }
 
@@ -286,22 +276,17 @@ export function encodeRowsWebp(
  * encodeRowsWebp, but the instance is borrowed until `close`, which must be called; each method is
  * synchronous and touches only this job's memory. `encode` may run again (a size target's search).
  */
-export class WebpRowEncoder {
-  private readonly borrowed: ReturnType<typeof slot.borrow>;
-  private readonly codec: EmscriptenInstance<EngineModule>;
-  private readonly jobPtr: number;
+export class WebpRowEncoder extends BorrowedInstance<EngineModule> {
   private readonly job: WebpJob;
   private readonly rowBytes: number;
-  private closed = false;
 
   constructor(width: number, height: number, channels: 3 | 4, lossless: boolean) {
-    this.borrowed = slot.borrow();
-    this.codec = this.borrowed.instance as unknown as EmscriptenInstance<EngineModule>;
+    super(slot);
     this.rowBytes = width * channels;
-    this.jobPtr = this.codec.module._sr_webp_create!(0, 0);
+    const jobPtr = this.newJob(jobFunctions(this.codec));
     try {
-      if (!this.jobPtr) throw new WebpEngineError('out of memory for the job');
-      this.job = new WebpJob(this.codec, this.jobPtr);
+      if (!jobPtr) throw new WebpEngineError('out of memory for the job');
+      this.job = new WebpJob(this.codec, jobPtr);
       this.job.beginRows(width, height, channels, lossless);
     } catch (err) {
       this.close(true);
@@ -318,30 +303,15 @@ export class WebpRowEncoder {
   encode(...args: Parameters<WebpJob['encode']>): EncodedWebp {
     return this.job.encode(...args);
   }
-
-  /** Frees the job and gives the engine back; `failed` drops the instance (instances.ts). */
-  close(failed = false): void {
-    if (this.closed) return;
-    this.closed = true;
-    if (this.jobPtr) this.codec.module._sr_webp_destroy!(this.jobPtr);
-    this.borrowed.release(failed);
-  }
 }
 
 /**
  * A WebP's pixels pulled in batches of upright rows (RGB, or RGBA when it has alpha) by a consumer
  * that awaits between them (the PNG writer): decoded and resampled to width × height (as stored) as
- * for the encoders; an orientation other than 1 fills a frame once and reads it turned. The instance
- * is borrowed until `close`, which must be called; `rows` may run again (a second pass decodes again).
+ * for the encoders; an orientation other than 1 fills a frame once and reads it turned.
  */
-export class WebpRowReader {
-  private readonly borrowed: ReturnType<typeof slot.borrow>;
-  private readonly codec: EmscriptenInstance<EngineModule>;
-  private readonly inputPtr: number;
-  private readonly jobPtr: number;
+export class WebpRowReader extends BatchRowReader<EngineModule> {
   private readonly job: WebpJob;
-  private buffer = 0;
-  private closed = false;
   readonly width: number;
   readonly height: number;
   readonly channels: 3 | 4;
@@ -350,42 +320,27 @@ export class WebpRowReader {
   private readonly orientation: number;
 
   constructor(input: Uint8Array, stored: { width: number; height: number }, orientation: number) {
+    super(slot);
     this.stored = stored;
     this.orientation = orientation;
-    this.borrowed = slot.borrow();
-    this.codec = this.borrowed.instance as unknown as EmscriptenInstance<EngineModule>;
-    const m = this.codec.module;
-    this.inputPtr = m._malloc(Math.max(1, input.length));
-    if (this.inputPtr) this.codec.heap().set(input, this.inputPtr);
-    this.jobPtr = this.inputPtr ? m._sr_webp_create!(this.inputPtr, input.length) : 0;
+    const jobPtr = this.newJob(jobFunctions(this.codec), input);
     try {
-      if (!this.jobPtr) throw new WebpEngineError('out of memory for the input');
-      this.job = new WebpJob(this.codec, this.jobPtr);
+      if (!jobPtr) throw new WebpEngineError('out of memory for the input');
+      this.job = new WebpJob(this.codec, jobPtr);
       this.channels = this.job.info.hasAlpha ? 4 : 3;
       [this.width, this.height] = orientation >= 5 ? [stored.height, stored.width] : [stored.width, stored.height];
-      this.buffer = m._malloc(this.width * this.channels * READ_BATCH);
-      if (!this.buffer) throw new WebpEngineError('out of memory for the rows');
+      if (!this.takeBatchBuffer()) throw new WebpEngineError('out of memory for the rows');
     } catch (err) {
       this.close(true);
       throw err;
     }
   }
 
-  /** Every upright row, in order (width × channels bytes; the view is reused by the next batch). */
-  async rows(sink: (row: Uint8Array) => void | Promise<void>): Promise<void> {
+  protected pullBegin(): void {
     this.job.pullBegin(this.stored.width, this.stored.height, this.orientation);
-    const pull = () => this.job.pull(this.buffer, READ_BATCH);
-    await pullRowBatches(() => this.codec.heap(), this.buffer, this.width * this.channels, READ_BATCH, pull, sink);
   }
 
-  /** Frees the job and gives the engine back; `failed` drops the instance (instances.ts). */
-  close(failed = false): void {
-    if (this.closed) return;
-    this.closed = true;
-    const m = this.codec.module;
-    if (this.jobPtr) m._sr_webp_destroy!(this.jobPtr);
-    if (this.inputPtr) m._free(this.inputPtr);
-    if (this.buffer) m._free(this.buffer);
-    this.borrowed.release(failed);
+  protected pull(ptr: number, max: number): number {
+    return this.job.pull(ptr, max);
   }
 }

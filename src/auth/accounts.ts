@@ -6,7 +6,7 @@ import { signUpAttemptMail } from '../mail/messages.ts';
 import type { SendOutcome } from '../mail/send.ts';
 import { ssoAccountFor } from '../sso/domains.ts';
 import { sendLinkMail } from './email-links.ts';
-import { hashPassword, verifyPassword } from './password.ts';
+import { hashPassword, passwordIterations, verifyPassword } from './password.ts';
 import { ssoRequiredFor } from './sso-policy.ts';
 import {
   SIGNIN_EMAIL_DELAY_BASE_S,
@@ -76,7 +76,7 @@ export async function signUp(env: Env, input: SignUp, ip: string, now: number): 
   if (!gate.allowed) return { ok: false, reason: 'throttled', retryAfter: gate.retryAfter };
   // An organisation's domain belongs to its SSO: a stranger must not register an address under it.
   if ((await ssoAccountFor(db, input.email)) !== null) return { ok: false, reason: 'sso_domain' };
-  const hash = await hashPassword(input.password);
+  const hash = await hashPassword(input.password, passwordIterations(env));
   const taken = await db.prepare(SQL.exists).bind(input.email).first<{ email: string }>();
   if (taken) return { ok: true, sent: (await mailOwner(env, taken.email, now)).ok };
   const id = newAccountId();
@@ -110,6 +110,8 @@ export async function signIn(
   password: string,
   ip: string,
   now: number,
+  /** What new hashes get (passwordIterations): fewer stored, and the password is hashed again. */
+  iterations: number,
 ): Promise<AuthOutcome> {
   // Counted before the password is checked, so a burst of guesses cannot outrun the count. The hard
   // limits are per client IP and per (account, IP) pair: a stranger can lock only their own address out.
@@ -130,7 +132,7 @@ export async function signIn(
     .prepare(SQL.credentials)
     .bind(email)
     .first<{ id: string; account_id: string; role: string; password_hash: string | null; email_verified: number }>();
-  const check = await verifyPassword(password, row?.password_hash ?? null);
+  const check = await verifyPassword(password, row?.password_hash ?? null, iterations);
   if (!row || !check.ok) {
     return row
       ? { ok: false, reason: 'invalid_credentials', accountId: row.account_id }
@@ -145,7 +147,7 @@ export async function signIn(
   if (check.rehash)
     await db
       .prepare(SQL.setHash)
-      .bind(await hashPassword(password), row.id)
+      .bind(await hashPassword(password, iterations), row.id)
       .run();
   return { ok: true, accountId: row.account_id, memberId: row.id };
 }

@@ -6,7 +6,7 @@ import type { Env } from '../env.ts';
 import { resetMail } from '../mail/messages.ts';
 import { CLAIMED, LINK_PATHS, newLink, openLink, sendLinkMail, useLink, type OpenLink } from './email-links.ts';
 import { RESET_LINK_TTL_MS } from './limits.ts';
-import { hashPassword } from './password.ts';
+import { hashPassword, passwordIterations } from './password.ts';
 import { clearEmail } from './throttle.ts';
 
 const SQL = {
@@ -44,7 +44,7 @@ export async function resetPassword(
 ): Promise<ResetOutcome> {
   const link = await openReset(env.DB, token, now);
   if (!link) return { ok: false, reason: 'gone' };
-  const hash = await hashPassword(password);
+  const hash = await hashPassword(password, passwordIterations(env));
   const used = await useLink(
     env.DB,
     link,

@@ -1,5 +1,6 @@
 // Password hashing: PBKDF2-SHA256 through WebCrypto, a random salt per password, the iteration count
 // stored with each hash, and a constant-time comparison.
+import { type Env, integerVar } from '../env.ts';
 import { PASSWORD_HASH_BYTES, PASSWORD_SALT_BYTES, PBKDF2_ITERATIONS, PBKDF2_MAX_ITERATIONS } from './limits.ts';
 
 const SCHEME = 'pbkdf2-sha256';
@@ -24,6 +25,17 @@ async function derive(password: string, salt: Uint8Array, iterations: number, by
     bytes * 8,
   );
   return new Uint8Array(bits);
+}
+
+/**
+ * Iterations for new hashes: PBKDF2_ITERATIONS, unless a test suite's TEST_PBKDF2_ITERATIONS lowers it.
+ * Each hash carries its own count, so hashes made under either verify under the other.
+ */
+export function passwordIterations(env: Pick<Env, 'TEST_PBKDF2_ITERATIONS'>): number {
+  const n = integerVar('TEST_PBKDF2_ITERATIONS', env.TEST_PBKDF2_ITERATIONS, PBKDF2_ITERATIONS);
+  if (n < 1 || n > PBKDF2_MAX_ITERATIONS)
+    throw new Error(`the var TEST_PBKDF2_ITERATIONS must be from 1 to ${PBKDF2_MAX_ITERATIONS}, not "${n}"`);
+  return n;
 }
 
 export async function hashPassword(password: string, iterations = PBKDF2_ITERATIONS): Promise<string> {
@@ -56,19 +68,24 @@ export interface PasswordCheck {
   rehash: boolean;
 }
 
-// Verifying against this when the account does not exist costs the same time as a real check, so the
-// answer time does not tell whether an email has an account.
-const DUMMY = {
-  iterations: PBKDF2_ITERATIONS,
-  salt: new Uint8Array(PASSWORD_SALT_BYTES),
-  hash: new Uint8Array(PASSWORD_HASH_BYTES),
-};
-
-export async function verifyPassword(password: string, stored: string | null): Promise<PasswordCheck> {
+/**
+ * `iterations`: what new hashes get (passwordIterations). Verifying against a dummy hash of that count
+ * when the account does not exist costs the same time as a real check, so the answer time does not tell
+ * whether an email has an account.
+ */
+export async function verifyPassword(
+  password: string,
+  stored: string | null,
+  iterations = PBKDF2_ITERATIONS,
+): Promise<PasswordCheck> {
   const parsed = stored === null ? null : parsePasswordHash(stored);
-  const target = parsed ?? DUMMY;
+  const target = parsed ?? {
+    iterations,
+    salt: new Uint8Array(PASSWORD_SALT_BYTES),
+    hash: new Uint8Array(PASSWORD_HASH_BYTES),
+  };
   const derived = await derive(password, target.salt, target.iterations, target.hash.length);
   const equal = derived.byteLength === target.hash.byteLength && crypto.subtle.timingSafeEqual(derived, target.hash);
   const ok = parsed !== null && equal;
-  return { ok, rehash: ok && target.iterations < PBKDF2_ITERATIONS };
+  return { ok, rehash: ok && target.iterations < iterations };
 }

@@ -12,7 +12,7 @@ import {
   type AuditEvent,
 } from '../audit/record.ts';
 import type { Statement } from '../accounts/provision.ts';
-import { accountFlag, type Command } from './command.ts';
+import { accountCommand, accountFlag, type Command } from './command.ts';
 import { CliError, UsageError } from './errors.ts';
 import { D1Error, d1Execute, type D1Target, type Row } from './wrangler.ts';
 
@@ -79,24 +79,14 @@ export const auditList: Command = {
   },
 };
 
-export const auditVerify: Command = {
-  group: 'audit',
-  name: 'verify',
-  synopsis: '--account ID',
-  flags: ['account'],
-  positionals: [],
-  prepare(input) {
-    const accountId = accountFlag(input);
-    return async () => {
-      const [rows = []] = await d1Execute(input.target, [
-        { sql: `${SELECT} WHERE account_id = ? ORDER BY seq`, params: [accountId] },
-      ]);
-      const broken = await verifyChain(rows as unknown as (AuditRow & { hash: string })[]);
-      if (broken)
-        throw new CliError(
-          `the audit chain of ${accountId} is broken at record ${broken.index + 1} (${broken.id}): ${broken.reason === 'link' ? 'prev_hash does not name the record before it' : 'its hash does not match its fields'}`,
-        );
-      return { output: { account_id: accountId, records: rows.length, chain: 'intact' } };
-    };
-  },
-};
+export const auditVerify = accountCommand('audit', 'verify', async (input, accountId) => {
+  const [rows = []] = await d1Execute(input.target, [
+    { sql: `${SELECT} WHERE account_id = ? ORDER BY seq`, params: [accountId] },
+  ]);
+  const broken = await verifyChain(rows as unknown as (AuditRow & { hash: string })[]);
+  if (broken)
+    throw new CliError(
+      `the audit chain of ${accountId} is broken at record ${broken.index + 1} (${broken.id}): ${broken.reason === 'link' ? 'prev_hash does not name the record before it' : 'its hash does not match its fields'}`,
+    );
+  return { output: { account_id: accountId, records: rows.length, chain: 'intact' } };
+});

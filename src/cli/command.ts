@@ -48,3 +48,20 @@ export function required(input: CommandInput, flag: string): string {
 /** The account a command acts on: `--account`, required and checked. */
 export const accountFlag = (input: CommandInput): string =>
   parseAccountId(required(input, 'account'), input.usage, '--account');
+
+/** A command whose one argument is `--account` (`key list`, `audit verify`): `run` gets the checked id. */
+export const accountCommand = (
+  group: Command['group'],
+  name: string,
+  run: (input: CommandInput, accountId: string) => Promise<CommandResult>,
+): Command => ({
+  group,
+  name,
+  synopsis: '--account ID',
+  flags: ['account'],
+  positionals: [],
+  prepare(input) {
+    const accountId = accountFlag(input);
+    return () => run(input, accountId);
+  },
+});

@@ -1,7 +1,7 @@
 // `key create | list | revoke`. Only `key create` ever shows a key, once; nothing shows a hash.
 import { keyStatement } from '../accounts/provision.ts';
 import { SQL } from '../db/statements.ts';
-import { accountFlag, required, type Command } from './command.ts';
+import { accountCommand, accountFlag, required, type Command } from './command.ts';
 import { CliError } from './errors.ts';
 import { callRefresh, describeRefresh, planRefresh } from './live-refresh.ts';
 import { accountRows, iso, keyOutput, toKeyRow } from './rows.ts';
@@ -53,20 +53,10 @@ export const keyCreate: Command = {
   },
 };
 
-export const keyList: Command = {
-  group: 'key',
-  name: 'list',
-  synopsis: '--account ID',
-  flags: ['account'],
-  positionals: [],
-  prepare(input) {
-    const accountId = accountFlag(input);
-    return async () => {
-      const keys = await accountRows(input.target, accountId, { sql: SQL.listKeys, params: [accountId] });
-      return { output: keys.map((row) => keyOutput(toKeyRow(row))) };
-    };
-  },
-};
+export const keyList = accountCommand('key', 'list', async (input, accountId) => {
+  const keys = await accountRows(input.target, accountId, { sql: SQL.listKeys, params: [accountId] });
+  return { output: keys.map((row) => keyOutput(toKeyRow(row))) };
+});
 
 export const keyRevoke: Command = {
   group: 'key',

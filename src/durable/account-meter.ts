@@ -58,14 +58,11 @@ export class AccountMeter extends LeaseHomeObject {
    */
   async exchange(tier: ImageTier, request: ExchangeRequest, hook?: HookTarget): Promise<MonthExchange> {
     let recorded = false;
-    const counted = this.ctx.storage.transactionSync(() => {
-      this.at(request.now);
-      const n = this.ledger.report(request.location, request.reports);
-      if (n > 0 && hook) recorded = imageThresholds(this.outbox, this.counters, hook, tier, request.now);
-      return n;
-    });
+    let counted = 0;
+    // What the holder's kept lease had lent before this exchange (0 if it has ended).
+    let before = 0;
     const kept = request.reports.find((r) => r.keep)?.id;
-    const before = this.ledger.records().find((r) => r.id === kept)?.granted ?? 0;
+    this.now = request.now;
     const answer = await serveExchange(
       this.ledger,
       this.ports,
@@ -80,6 +77,11 @@ export class AccountMeter extends LeaseHomeObject {
         if (!result.allowed && hook) recorded = imageRefused(this.outbox, hook, tier, request.now) || recorded;
         // No `until`: a unit released elsewhere frees the month before it ends, so no refusal is remembered.
         return { verdict: result.allowed ? { ...result, reservation: id } : result, allowed: result.allowed };
+      },
+      (n) => {
+        counted = n;
+        if (n > 0 && hook) recorded = imageThresholds(this.outbox, this.counters, hook, tier, request.now);
+        before = this.ledger.records().find((r) => r.id === kept)?.granted ?? 0;
       },
     );
     if (recorded) await this.ctx.storage.setAlarm(Date.now());

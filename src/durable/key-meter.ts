@@ -96,7 +96,7 @@ export class KeyMeter extends LeaseHomeObject {
     }
     const key = auth.key;
     if (this.leases.meta('hash') !== hash) this.leases.setMeta('hash', hash);
-    const counted = this.settleReports(key, request, request.now);
+    let counted = 0;
     let recorded = false;
     const answer = await serveExchange(
       this.ledger,
@@ -110,6 +110,10 @@ export class KeyMeter extends LeaseHomeObject {
         recorded ||= spent.recorded;
         const { verdict } = spent;
         return { verdict, allowed: verdict.outcome === 'ok', until: verdict.rate && verdict.rate.reset * 1000 };
+      },
+      (n) => {
+        counted = n;
+        recorded = this.reported(key, n, request.now);
       },
     );
     if (recorded) await this.ctx.storage.setAlarm(Date.now());
@@ -308,15 +312,18 @@ export class KeyMeter extends LeaseHomeObject {
     const { counted, recorded } = this.ctx.storage.transactionSync(() => {
       this.ledger.expire(Date.now());
       const counted = this.ledger.report(lease.location, lease.reports);
-      if (counted === 0) return { counted, recorded: false };
-      this.counters.addDaily('requests', dayWindow(now).start, counted);
-      const target = hookTarget(key);
-      const recorded =
-        target !== undefined && toolsEvents(this.outbox, this.counters, target, key.tiers.tools, now, true);
-      return { counted, recorded };
+      return { counted, recorded: this.reported(key, counted, now) };
     });
     if (recorded) void this.ctx.storage.setAlarm(Date.now());
     return counted;
+  }
+
+  /** What a holder's reports newly counted adds to the day's history and the key's events; true: an event was recorded. */
+  private reported(key: KeyView, counted: number, now: number): boolean {
+    if (counted === 0) return false;
+    this.counters.addDaily('requests', dayWindow(now).start, counted);
+    const target = hookTarget(key);
+    return target !== undefined && toolsEvents(this.outbox, this.counters, target, key.tiers.tools, now, true);
   }
 
   private holder(location: string) {

@@ -1,6 +1,20 @@
-// Reads a JSON request body within a byte limit (body-limit.ts) and parses it.
+// Reads a JSON request body within a byte limit (body-limit.ts) and parses it; parseJsonBody checks it
+// with the route's documented schema too.
+import type { z } from 'zod';
 import { limitedBody } from '../fetch/body-limit.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, badRequestFrom } from '../errors.ts';
+
+/** The body read as readJsonBody reads it and checked with `schema`: its data, or 400 naming the first issue. */
+export async function parseJsonBody<S extends z.ZodType>(
+  request: Request,
+  schema: S,
+  maxBytes: number,
+  example: string,
+): Promise<z.output<S>> {
+  const parsed = schema.safeParse(await readJsonBody(request, maxBytes, example));
+  if (!parsed.success) throw badRequestFrom(parsed.error.issues);
+  return parsed.data;
+}
 
 export async function readJsonBody(request: Request, maxBytes: number, example: string): Promise<unknown> {
   const type = request.headers.get('content-type') ?? '';

@@ -1,6 +1,7 @@
 // Window counters, compression reservations and per-day history, kept in a Durable Object's SQLite storage.
 // Every method is synchronous: a caller that does check-then-add without awaiting in between is atomic,
 // because a Durable Object runs one event at a time.
+import { leaseOfReservation, reservationOf } from './lease.ts';
 import { DAY_MS } from './windows.ts';
 
 /** Days of per-day history each key keeps (the console shows 30). */
@@ -114,7 +115,8 @@ export class Counters {
    * each or they expire.
    */
   holdLease(leaseId: string, monthStart: number, units: number, now: number, spent: boolean): void {
-    for (let n = 1; n <= units; n++) this.reserve(`${leaseId}/${spent ? SPENT : HELD}${n}`, monthStart, now);
+    for (let n = 1; n <= units; n++)
+      this.reserve(reservationOf(leaseId, `${spent ? SPENT : HELD}${n}`), monthStart, now);
   }
 
   /**
@@ -122,7 +124,7 @@ export class Counters {
    * (`<lease id>/<n>`) that the lease's end left held takes one of its holds (`spent`: counted as used).
    */
   take(id: string, now: number): { month: number; spent: boolean } | null {
-    const lease = id.slice(0, id.lastIndexOf('/') + 1);
+    const lease = reservationOf(leaseOfReservation(id), '');
     const row = this.first<{ id: string; month_start: number }>(
       `DELETE FROM reservations WHERE id = (SELECT id FROM reservations WHERE created_at > ?
          AND (id = ? OR substr(id, 1, ?) IN (?, ?)) ORDER BY id = ? DESC LIMIT 1) RETURNING id, month_start`,

@@ -43,6 +43,8 @@ const locationsOf = (records: LeaseRecord[]): string[] => [...new Set(records.ma
  * Serves a holder's exchange: takes back expired leases, applies its reports, spends one unit for each
  * waiting request (recalling other locations' slices before a refusal), and renews or opens its lease.
  * `epoch` is the ledger's epoch when the key state was read: if a revocation came since, no lease is given.
+ * `reported` runs in the same atomic step, once the reports are applied, with the units they newly counted
+ * (the home's events for them).
  */
 export async function serveExchange<V, S>(
   ledger: HomeLedger,
@@ -52,11 +54,13 @@ export async function serveExchange<V, S>(
   epoch: number,
   state: S,
   spendOne: () => Spent<V>,
+  reported?: (counted: number) => void,
 ): Promise<ExchangeAnswer<V, S>> {
   const { location } = request;
   const spent = ports.atomically(() => {
     ledger.expire(ports.clock());
-    ledger.report(location, request.reports);
+    const counted = ledger.report(location, request.reports);
+    reported?.(counted);
     return Array.from({ length: request.spend }, spendOne);
   });
   const refused = () => spent.some((s) => !s.allowed);

@@ -10,6 +10,15 @@
 // Everything here is synchronous over plain values: the Durable Objects and the simulation in the tests
 // drive the same code.
 
+/**
+ * A reservation spent from a lease's slice is named `<lease id>/<n>`, so that whoever settles it (the
+ * holder, or the home once the lease has ended) can tell which lease's slice it came from.
+ */
+export const reservationOf = (leaseId: string, n: number | string): string => `${leaseId}/${n}`;
+
+/** The lease a reservation was spent under (reservationOf); '' for one taken at the home. */
+export const leaseOfReservation = (id: string): string => id.slice(0, Math.max(0, id.lastIndexOf('/')));
+
 /** One window a request spends a unit of. `limit` null: no cap (the window is still counted). */
 export interface WindowSpec {
   name: string;
@@ -364,7 +373,7 @@ export class HolderLedger {
     l.lastSpendAt = clock;
     this.recent.push(clock);
     if (!reserve) return rateOf(l);
-    const reservation = `${l.id}/${++l.taken}`;
+    const reservation = reservationOf(l.id, ++l.taken);
     l.open.push(reservation);
     return { ...rateOf(l), reservation };
   }

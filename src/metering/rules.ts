@@ -1,7 +1,7 @@
 // The metering rules (docs/using-the-api.md, "Rate limits and quotas"), as functions over Counters. No I/O, no awaits: each is one atomic step.
 import { IMAGE_TIERS, TOOLS_TIERS, type ImageTier, type ToolsTier } from '../accounts/tiers.ts';
 import type { Counters } from './counters.ts';
-import type { HomeLedger, WindowSpec } from './lease.ts';
+import { type HomeLedger, leaseOfReservation, type WindowSpec } from './lease.ts';
 import type { RateHeaders, ToolsUsage, WindowUsage } from './types.ts';
 import { dayWindow, minuteWindow, monthWindow, secondsUntil, toUnixSeconds } from './windows.ts';
 
@@ -78,9 +78,6 @@ export function monthWindows(tier: ImageTier, now: number): WindowSpec[] {
   return [{ name: 'month', ...monthWindow(now), limit: IMAGE_TIERS[tier].compressionsPerMonth }];
 }
 
-/** The lease a reservation taken from a slice was taken under (`<lease id>/<n>`); '' for any other. */
-const leaseOf = (reservation: string): string => reservation.slice(0, Math.max(0, reservation.lastIndexOf('/')));
-
 /** Monthly compressions: `used` counts committed ones; open reservations hold units until they settle. */
 export function imageStatus(counters: MonthCounts, tier: ImageTier, now: number): ImageResult {
   const month = monthWindow(now);
@@ -122,7 +119,7 @@ export function commitCompression(
   if (held?.spent) {
     // Counted when its lease expired unanswered.
   } else if (held) counters.add('month', held.month);
-  else if (leases?.settleOne(leaseOf(id), true)) {
+  else if (leases?.settleOne(leaseOfReservation(id), true)) {
     // Charged by the lease it was taken from.
   } else if (imageStatus(counters, tier, now).allowed) counters.add('month', monthWindow(now).start);
   else return { ...imageStatus(counters, tier, now), charged: false };
@@ -141,7 +138,7 @@ export function releaseCompression(
   // A unit counted when its lease expired unanswered, given back.
   if (held?.spent) {
     if (counters.used('month', held.month) > 0) counters.add('month', held.month, -1);
-  } else if (!held) leases?.settleOne(leaseOf(id), false);
+  } else if (!held) leases?.settleOne(leaseOfReservation(id), false);
   return imageStatus(counters, tier, now);
 }
 

@@ -10,7 +10,7 @@ import { CSV_COLUMNS, csvLine, exportAudit, listAudit, type AuditFilters } from 
 import { accountAuth } from '../http/account-auth.ts';
 import type { AppEnv } from '../http/context.ts';
 import { AuditExportQuery, AuditListQuery, AuditPage } from './audit-schema.ts';
-import { errorResponses, jsonOk } from './schemas.ts';
+import { jsonOk } from './schemas.ts';
 import { requestMeta } from './manage-read.ts';
 
 export const AUDIT_PATH = '/api/v1/audit-logs';
@@ -44,8 +44,8 @@ const listRoute = manageRoute(requires('audit:read'), [...guards], {
   request: { query: AuditListQuery },
   responses: {
     200: jsonOk('A page of records', AuditPage),
-    ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'plan_upgrade_required'),
   },
+  errors: ['bad_request', 'plan_upgrade_required'],
 });
 
 const exportRoute = manageRoute(requires('audit:read'), [...guards], {
@@ -59,8 +59,8 @@ const exportRoute = manageRoute(requires('audit:read'), [...guards], {
       description: 'The records, streamed',
       content: { 'application/x-ndjson': { schema: { type: 'string' } }, 'text/csv': { schema: { type: 'string' } } },
     },
-    ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'plan_upgrade_required'),
   },
+  errors: ['bad_request', 'plan_upgrade_required'],
 });
 
 /** The export as a byte stream: D1 is read chunk by chunk as the client reads. */

@@ -13,6 +13,7 @@ import {
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
 } from '../auth/limits.ts';
+import { passwordIterations } from '../auth/password.ts';
 import { createSession, deleteSession } from '../auth/sessions.ts';
 import { type AuditOrigin, recordFailedSignIn } from '../audit/log.ts';
 import { clock } from '../env.ts';
@@ -182,7 +183,14 @@ export function registerAuthPages(app: OpenAPIHono<AppEnv>): void {
     if (!(await csrfValid(c, field(form, '_csrf')))) return again(403, EXPIRED_FORM);
     const parsed = SignInForm.safeParse({ email: field(form, 'email'), password: field(form, 'password') });
     if (!parsed.success) return again(400, 'Please fix the fields below.', fieldErrors(parsed.error.issues));
-    const outcome = await signIn(c.env.DB, parsed.data.email, parsed.data.password, clientIp(c), clock(c.env));
+    const outcome = await signIn(
+      c.env.DB,
+      parsed.data.email,
+      parsed.data.password,
+      clientIp(c),
+      clock(c.env),
+      passwordIterations(c.env),
+    );
     if (!outcome.ok) {
       if ((outcome.reason === 'invalid_credentials' || outcome.reason === 'sso_required') && outcome.accountId) {
         const details = { method: 'password', reason: outcome.reason };

@@ -9,6 +9,7 @@ import { AUDIT_PAGE_DEFAULT } from '../audit/limits.ts';
 import { listAudit } from '../audit/query.ts';
 import { FORM_BODY_MAX_BYTES, NAME_MAX_LENGTH, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../auth/limits.ts';
 import { isEmailAddress } from '../auth/credentials.ts';
+import { passwordIterations } from '../auth/password.ts';
 import { clock } from '../env.ts';
 import { auditOrigin } from '../http/audit-origin.ts';
 import { mailInvitation } from '../teams/invitation-mail.ts';
@@ -173,6 +174,7 @@ export function registerConsoleTeams(app: OpenAPIHono<AppEnv>): void {
       { name: field(form, 'name'), password: field(form, 'password') },
       clock(c.env),
       (id) => signInOrigin(c, id),
+      passwordIterations(c.env),
     );
     if (joined.ok) return startSession(c, joined, undefined);
     switch (joined.reason) {

@@ -17,7 +17,7 @@ import { CompressParts } from './compress-schema.ts';
 import { CONSOLE_TAG, ConsoleMeta, SESSION_SECURITY } from './console-schema.ts';
 import { CONSOLE_COMPRESS_PATH, CSRF_NOTE, CsrfHeader } from './console-api.ts';
 import { queryObject, integerParam } from '../params.ts';
-import { ErrorEnvelope, errorResponses } from './schemas.ts';
+import { ErrorBody, errorResponses } from './schemas.ts';
 import { requestMeta } from './manage-read.ts';
 
 export const TRY_PLAN_PATH = `${CONSOLE_COMPRESS_PATH}/plan`;
@@ -52,9 +52,9 @@ const Verdict = z
       .int()
       .nullable()
       .openapi({ description: 'The memory the compression is planned to take' }),
-    error: ErrorEnvelope.shape.error
-      .nullable()
-      .openapi({ description: 'The error the upload would get, when refused' }),
+    // A union, not .nullable(): the document then says "ErrorBody or null" (anyOf), where a nullable
+    // reference would be written as allOf, which no null satisfies.
+    error: z.union([ErrorBody, z.null()]).openapi({ description: 'The error the upload would get, when refused' }),
     reason: z.string().nullable().openapi({ description: 'Why the verdict is unknown' }),
   })
   .openapi('CompressPlan');

@@ -7,13 +7,12 @@ import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
 import { accountAuth } from '../http/account-auth.ts';
 import type { AppEnv } from '../http/context.ts';
-import { readJsonBody } from '../http/json-body.ts';
-import { badRequestFrom } from '../errors.ts';
+import { parseJsonBody } from '../http/json-body.ts';
 import { MAX_SOURCE_HOSTS } from '../signing/limits.ts';
 import { listSourceHosts, replaceSourceHosts } from '../signing/source-hosts.ts';
 import { ConsoleMeta } from './console-schema.ts';
 import { MANAGE_NOTE } from './manage-schema.ts';
-import { errorResponses, jsonOk } from './schemas.ts';
+import { jsonOk } from './schemas.ts';
 
 export const SOURCE_HOSTS_PATH = '/api/v1/image-source-hosts';
 
@@ -50,8 +49,8 @@ const putDoc = manageDoc({
   request: { body: { required: true, content: { 'application/json': { schema: SourceHostsBody } } } },
   responses: {
     200: jsonOk('The list now in force', SourceHosts),
-    ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'payload_too_large'),
   },
+  errors: ['bad_request', 'payload_too_large'],
 });
 
 export function registerImageSourceHosts(app: OpenAPIHono<AppEnv>): void {
@@ -63,11 +62,9 @@ export function registerImageSourceHosts(app: OpenAPIHono<AppEnv>): void {
   // The body is read by hand (capped while streaming) and checked with the documented schema.
   app.openAPIRegistry.registerPath(putDoc);
   app.put(SOURCE_HOSTS_PATH, requires('keys:write'), accountAuth, async (c) => {
-    const parsed = SourceHostsBody.safeParse(
-      await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"hosts":["images.example.com"]}'),
-    );
-    if (!parsed.success) throw badRequestFrom(parsed.error.issues);
-    const hosts = await replaceSourceHosts(c.env.DB, c.var.principal.accountId, parsed.data.hosts);
+    const example = '{"hosts":["images.example.com"]}';
+    const body = await parseJsonBody(c.req.raw, SourceHostsBody, FORM_BODY_MAX_BYTES, example);
+    const hosts = await replaceSourceHosts(c.env.DB, c.var.principal.accountId, body.hosts);
     return c.json({ data: { hosts }, meta: requestMeta(c) }, 200);
   });
 }

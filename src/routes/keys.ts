@@ -12,13 +12,13 @@ import { clock } from '../env.ts';
 import { accountAuth } from '../http/account-auth.ts';
 import { auditOrigin } from '../http/audit-origin.ts';
 import type { AppEnv } from '../http/context.ts';
-import { ApiError, badRequestFrom } from '../errors.ts';
-import { readJsonBody } from '../http/json-body.ts';
+import { ApiError } from '../errors.ts';
+import { parseJsonBody } from '../http/json-body.ts';
 import { roleRefusal } from '../http/roles.ts';
 import { secondsUntil, toUnixSeconds } from '../metering/windows.ts';
 import { CreateKeyBody, CreatedKey, KeyIdParam, KeyList, RevokedKey } from './console-schema.ts';
 import { MANAGE_NOTE } from './manage-schema.ts';
-import { errorResponses, jsonOk } from './schemas.ts';
+import { jsonOk } from './schemas.ts';
 
 export const KEYS_PATH = '/api/v1/keys';
 
@@ -42,15 +42,8 @@ const createDoc = manageDoc({
   request: { body: { required: true, content: { 'application/json': { schema: CreateKeyBody } } } },
   responses: {
     201: jsonOk('The new key, with the full key in data.key', CreatedKey),
-    ...errorResponses(
-      'bad_request',
-      'unauthorized',
-      'forbidden',
-      'email_unverified',
-      'payload_too_large',
-      'rate_limit_exceeded',
-    ),
   },
+  errors: ['bad_request', 'email_unverified', 'payload_too_large', 'rate_limit_exceeded'],
 });
 
 const revokeRoute = manageRoute(requires('keys:write'), [accountAuth], {
@@ -61,8 +54,8 @@ const revokeRoute = manageRoute(requires('keys:write'), [accountAuth], {
   request: { params: KeyIdParam },
   responses: {
     200: jsonOk('The key, now revoked', RevokedKey),
-    ...errorResponses('unauthorized', 'forbidden', 'email_unverified', 'not_found'),
   },
+  errors: ['email_unverified', 'not_found'],
 });
 
 export function registerKeys(app: OpenAPIHono<AppEnv>): void {
@@ -74,12 +67,9 @@ export function registerKeys(app: OpenAPIHono<AppEnv>): void {
   // The body is read by hand (capped while streaming) and checked with the documented schema.
   app.openAPIRegistry.registerPath(createDoc);
   app.post(KEYS_PATH, requires('keys:write'), accountAuth, async (c) => {
-    const parsed = CreateKeyBody.safeParse(
-      await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"name":"CI","scopes":["image"]}'),
-    );
-    if (!parsed.success) throw badRequestFrom(parsed.error.issues);
+    const body = await parseJsonBody(c.req.raw, CreateKeyBody, FORM_BODY_MAX_BYTES, '{"name":"CI","scopes":["image"]}');
     const { accountId, role, maker } = c.var.principal;
-    const created = await createKey(c.env, accountId, parsed.data, { role, maker }, clock(c.env), auditOrigin(c));
+    const created = await createKey(c.env, accountId, body, { role, maker }, clock(c.env), auditOrigin(c));
     if (!created.ok && created.reason === 'forbidden') throw roleRefusal(role, 'keys:manage');
     if (!created.ok && created.reason === 'maker_lost_role') {
       throw new ApiError(

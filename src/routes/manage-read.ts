@@ -6,7 +6,7 @@ import { accountAuth } from '../http/account-auth.ts';
 import type { AppEnv } from '../http/context.ts';
 import { manageRoute } from './manage-route.ts';
 import { requires } from './requires.ts';
-import { errorResponses, jsonOk } from './schemas.ts';
+import { jsonOk } from './schemas.ts';
 
 /** GET `path` for any member or key of the account: 200 with `schema` (`what` describes it), or 401 / 403. */
 export const readRoute = <P extends string, S extends z.ZodType>(path: P, summary: string, what: string, schema: S) =>
@@ -16,8 +16,8 @@ export const readRoute = <P extends string, S extends z.ZodType>(path: P, summar
     summary,
     responses: {
       200: jsonOk(what, schema),
-      ...errorResponses('unauthorized', 'forbidden', 'email_unverified'),
     },
+    errors: ['email_unverified'],
   });
 
 /** The `meta` of a management answer: the request's id. */

@@ -4,13 +4,23 @@
 import { createRoute, type RouteConfig } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../http/context.ts';
+import type { ErrorCode } from '../errors.ts';
 import { MANAGE_SECURITY, MANAGE_TAG } from './manage-schema.ts';
+import { errorResponses } from './schemas.ts';
 
-type ManageConfig = Omit<RouteConfig, 'tags' | 'security' | 'middleware'>;
+type ManageConfig = Omit<RouteConfig, 'tags' | 'security' | 'middleware'> & {
+  /** The endpoint's own error codes, besides the 401 and 403 every management endpoint may answer. */
+  errors?: readonly ErrorCode[];
+};
 
-/** The description of a management endpoint registered by hand (its body is read and checked in the handler). */
-export const manageDoc = <R extends ManageConfig>(config: R) => ({
+/**
+ * The description of a management endpoint registered by hand (its body is read and checked in the
+ * handler). Every one is behind the key or session check and a role: 401 `unauthorized` and 403
+ * `forbidden` are documented here, once.
+ */
+export const manageDoc = <R extends ManageConfig>({ errors = [], ...config }: R) => ({
   ...config,
+  responses: { ...config.responses, ...errorResponses('unauthorized', 'forbidden', ...errors) },
   tags: [MANAGE_TAG],
   security: MANAGE_SECURITY,
 });

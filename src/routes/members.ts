@@ -12,8 +12,8 @@ import { accountAuth } from '../http/account-auth.ts';
 import { auditOrigin } from '../http/audit-origin.ts';
 import { mailInvitation } from '../teams/invitation-mail.ts';
 import type { AppEnv } from '../http/context.ts';
-import { ApiError, badRequestFrom } from '../errors.ts';
-import { readJsonBody } from '../http/json-body.ts';
+import { ApiError } from '../errors.ts';
+import { parseJsonBody } from '../http/json-body.ts';
 import {
   changeRole,
   invite,
@@ -32,7 +32,7 @@ import {
   MemberOne,
   PatchMemberBody,
 } from './members-schema.ts';
-import { errorResponses, jsonOk } from './schemas.ts';
+import { jsonOk } from './schemas.ts';
 import { requestMeta } from './manage-read.ts';
 
 export const MEMBERS_PATH = '/api/v1/members';
@@ -69,8 +69,8 @@ const listRoute = manageRoute(requires('read'), [...guards], {
   description: `Oldest first.${NOTE}`,
   responses: {
     200: jsonOk('The members', MemberList),
-    ...errorResponses('unauthorized', 'forbidden', 'plan_upgrade_required'),
   },
+  errors: ['plan_upgrade_required'],
 });
 
 const inviteDoc = manageDoc({
@@ -81,8 +81,8 @@ const inviteDoc = manageDoc({
   request: { body: { required: true, content: { 'application/json': { schema: InviteBody } } } },
   responses: {
     201: jsonOk('The invitation, with its link', CreatedInvitation),
-    ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'plan_upgrade_required', 'payload_too_large'),
   },
+  errors: ['bad_request', 'plan_upgrade_required', 'payload_too_large'],
 });
 
 const patchDoc = manageDoc({
@@ -96,15 +96,8 @@ const patchDoc = manageDoc({
   },
   responses: {
     200: jsonOk('The member as it is now', MemberOne),
-    ...errorResponses(
-      'bad_request',
-      'unauthorized',
-      'forbidden',
-      'plan_upgrade_required',
-      'not_found',
-      'payload_too_large',
-    ),
   },
+  errors: ['bad_request', 'plan_upgrade_required', 'not_found', 'payload_too_large'],
 });
 
 const deleteRoute = manageRoute(requires('members:write', { self: true }), [...guards], {
@@ -115,8 +108,8 @@ const deleteRoute = manageRoute(requires('members:write', { self: true }), [...g
   request: { params: MemberIdParam },
   responses: {
     200: jsonOk('The member as it was', MemberOne),
-    ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found'),
   },
+  errors: ['bad_request', 'plan_upgrade_required', 'not_found'],
 });
 
 export function registerMembers(app: OpenAPIHono<AppEnv>): void {
@@ -135,12 +128,10 @@ export function registerMembers(app: OpenAPIHono<AppEnv>): void {
 
   app.openAPIRegistry.registerPath(inviteDoc);
   app.post(`${MEMBERS_PATH}/invitations`, requires('members:write'), ...guards, async (c) => {
-    const parsed = InviteBody.safeParse(
-      await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"email":"grace@example.com","role":"developer"}'),
-    );
-    if (!parsed.success) throw badRequestFrom(parsed.error.issues);
+    const example = '{"email":"grace@example.com","role":"developer"}';
+    const body = await parseJsonBody(c.req.raw, InviteBody, FORM_BODY_MAX_BYTES, example);
     const { accountId, role } = c.var.principal;
-    const made = await invite(c.env.DB, accountId, parsed.data, role, clock(c.env), auditOrigin(c));
+    const made = await invite(c.env.DB, accountId, body, role, clock(c.env), auditOrigin(c));
     if (!made.ok && made.reason === 'owner_only') throw new ApiError('forbidden', 'only an owner may invite an owner');
     if (!made.ok && made.reason === 'email_taken')
       throw new ApiError(
@@ -161,11 +152,10 @@ export function registerMembers(app: OpenAPIHono<AppEnv>): void {
 
   app.openAPIRegistry.registerPath(patchDoc);
   app.patch(`${MEMBERS_PATH}/:id`, requires('members:write'), ...guards, async (c) => {
-    const parsed = PatchMemberBody.safeParse(await readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"role":"admin"}'));
-    if (!parsed.success) throw badRequestFrom(parsed.error.issues);
+    const body = await parseJsonBody(c.req.raw, PatchMemberBody, FORM_BODY_MAX_BYTES, '{"role":"admin"}');
     const { accountId, role } = c.var.principal;
     const by = { role, now: clock(c.env), origin: auditOrigin(c) };
-    const outcome = await changeRole(c.env, accountId, c.req.param('id'), parsed.data.role, by);
+    const outcome = await changeRole(c.env, accountId, c.req.param('id'), body.role, by);
     if (!outcome.ok) throw changeRefusal(outcome);
     return c.json({ data: outcome.member, meta: requestMeta(c) }, 200);
   });

@@ -1,16 +1,16 @@
 // Tools API meta tags: GET /meta-tags (one page) and POST /meta-tags/bulk (many, counted as one request).
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { toolsAuth } from '../http/auth.ts';
 import type { AppEnv } from '../http/context.ts';
 import { envelope } from '../http/envelope.ts';
-import { ApiError, badRequestFrom } from '../errors.ts';
-import { readJsonBody } from '../http/json-body.ts';
+import { ApiError } from '../errors.ts';
+import { parseJsonBody } from '../http/json-body.ts';
 import { metaConfig } from '../meta/config.ts';
 import { BULK_BODY_MAX_BYTES, BULK_MAX_URLS } from '../meta/limits.ts';
 import { bulkMetaTags, metaTags, type MetaContext } from '../meta/service.ts';
 import { BulkBody, BulkResponse, MetaQuery, MetaTagsResponse } from './meta-tags-schema.ts';
-import { errorResponses, TOOLS_GET, TOOLS_SECURITY, toolsOk } from './schemas.ts';
+import { errorResponses, toolsGet, TOOLS_SECURITY, toolsOk } from './schemas.ts';
 
 export const BULK_PATH = '/api/v1/meta-tags/bulk';
 
@@ -19,16 +19,15 @@ const FETCH_RULES =
   'hosts in any notation, nor local names; at most 5 redirects, each checked the same way; 8 s in all; at most 2 MB read, ' +
   'stopping after </head>.';
 
-export const metaTagsRoute = createRoute({
-  ...TOOLS_GET,
+export const metaTagsRoute = toolsGet({
   path: '/api/v1/meta-tags',
   summary: 'Meta tags, Open Graph, Twitter card and JSON-LD data of a web page',
   description: `${FETCH_RULES} Non-HTML answers give 200 with their content_type and nothing extracted. Successful extractions are cached (meta.cache).`,
   request: { query: MetaQuery },
   responses: {
     200: toolsOk('What the page declares', MetaTagsResponse),
-    ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'rate_limit_exceeded', 'fetch_failed'),
   },
+  errors: ['bad_request', 'fetch_failed'],
 });
 
 export const bulkDoc = {
@@ -64,10 +63,8 @@ export function registerMetaTags(app: OpenAPIHono<AppEnv>): void {
   const { middleware, ...doc } = bulkDoc;
   app.openAPIRegistry.registerPath(doc);
   app.post(BULK_PATH, ...middleware, async (c) => {
-    const body = await readJsonBody(c.req.raw, BULK_BODY_MAX_BYTES, '{"urls":["https://example.com/"]}');
-    const parsed = BulkBody.safeParse(body);
-    if (!parsed.success) throw badRequestFrom(parsed.error.issues);
-    const { urls } = parsed.data;
+    const example = '{"urls":["https://example.com/"]}';
+    const { urls } = await parseJsonBody(c.req.raw, BulkBody, BULK_BODY_MAX_BYTES, example);
     const max = BULK_MAX_URLS[c.var.key.tiers.tools];
     if (urls.length > max) {
       throw new ApiError(

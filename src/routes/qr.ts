@@ -23,7 +23,7 @@ import {
 } from '../qr/qr-image.ts';
 import { sign, SIGNED_PARAMS, signingSecrets, verify, type SignedValues } from '../qr/signature.ts';
 import { choiceParam, integerParam, queryObject } from '../params.ts';
-import { errorResponses, TOOLS_GET, ToolsMeta, toolsOk } from './schemas.ts';
+import { errorResponses, toolsGet, ToolsMeta, toolsOk } from './schemas.ts';
 
 /** Signed images never change, so any cache may keep them for a year. */
 export const QR_IMAGE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
@@ -129,15 +129,14 @@ const QrLink = z
   })
   .openapi('QrLink');
 
-export const qrRoute = createRoute({
-  ...TOOLS_GET,
+export const qrRoute = toolsGet({
   path: '/api/v1/qr',
   summary: 'A signed, key-free image URL of a QR code for the given text',
   request: { query: QrQuery },
   responses: {
     200: toolsOk('The signed image URL and the options it renders', QrLink),
-    ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'rate_limit_exceeded'),
   },
+  errors: ['bad_request'],
 });
 
 const imageHeaders = {

@@ -1,21 +1,23 @@
 // Schemas shared by the routes: the error envelope, rate-limit headers, security, and the helpers that
 // attach them to every route's OpenAPI description.
-import { z, type createRoute } from '@hono/zod-openapi';
+import { createRoute, type RouteConfig, z } from '@hono/zod-openapi';
 import { ERROR_STATUS, type ErrorCode } from '../errors.ts';
 import { toolsAuth } from '../http/auth.ts';
 import { strictQueryEncoding } from '../http/query-encoding.ts';
 
-export const ErrorEnvelope = z
+/** The envelope's `error`, named so that a plan's verdict (CompressPlan) gives the same object by reference. */
+export const ErrorBody = z
   .object({
-    error: z.object({
-      // Every code the service sends, from the one table of codes: the client's types are generated from this.
-      code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]).openapi({ example: 'bad_request' }),
-      message: z.string().openapi({ example: 'quality must be an integer from 1 to 100' }),
-      param: z.string().optional().openapi({ example: 'quality' }),
-      details: z.record(z.string(), z.unknown()).optional(),
-    }),
-    meta: z.object({ request_id: z.string() }),
+    // Every code the service sends, from the one table of codes: the client's types are generated from this.
+    code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]).openapi({ example: 'bad_request' }),
+    message: z.string().openapi({ example: 'quality must be an integer from 1 to 100' }),
+    param: z.string().optional().openapi({ example: 'quality' }),
+    details: z.record(z.string(), z.unknown()).optional(),
   })
+  .openapi('ErrorBody');
+
+export const ErrorEnvelope = z
+  .object({ error: ErrorBody, meta: z.object({ request_id: z.string() }) })
   .openapi('Error');
 
 const header = (description: string) => ({ schema: { type: 'string' as const }, description });
@@ -83,13 +85,28 @@ export function errorResponses(...codes: ErrorCode[]): Record<string, ResponseCo
 export const TOOLS_SECURITY: Record<string, string[]>[] = [{ ApiKeyHeader: [] }, { BearerAuth: [] }];
 export const IMAGE_SECURITY: Record<string, string[]>[] = [{ BearerAuth: [] }];
 
-/** A Tools API read (catalogue, QR, meta tags): a GET counted against the key's window, with strict query encoding. */
-export const TOOLS_GET = {
-  method: 'get' as const,
-  tags: ['Tools API'],
-  security: TOOLS_SECURITY,
-  middleware: [toolsAuth({ count: true }), strictQueryEncoding],
+type ToolsGetConfig = Omit<RouteConfig, 'method' | 'tags' | 'security' | 'middleware'> & {
+  /** The route's own error codes, besides the key check's 401, 403 and 429. */
+  errors?: readonly ErrorCode[];
 };
+
+/**
+ * A Tools API read (catalogue, QR, meta tags): a GET counted against the key's window, with strict query
+ * encoding. The key check may answer 401 `unauthorized`, 403 `forbidden` and 429 `rate_limit_exceeded`
+ * on every such route: documented here, once.
+ */
+export const toolsGet = <P extends string, R extends ToolsGetConfig & { path: P }>({ errors = [], ...config }: R) =>
+  createRoute({
+    method: 'get' as const,
+    tags: ['Tools API'],
+    security: TOOLS_SECURITY,
+    middleware: [toolsAuth({ count: true }), strictQueryEncoding],
+    ...config,
+    responses: {
+      ...config.responses,
+      ...errorResponses('unauthorized', 'forbidden', 'rate_limit_exceeded', ...errors),
+    },
+  });
 
 export const ToolsMeta = z.object({
   tier: z.enum(['free', 'developer', 'enterprise']).openapi({ description: "The calling key's tools tier" }),

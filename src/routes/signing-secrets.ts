@@ -12,7 +12,7 @@ import { MAX_SIGNING_SECRETS } from '../signing/limits.ts';
 import { createSecret, deleteSecret, listSecrets } from '../signing/secrets.ts';
 import { ConsoleMeta } from './console-schema.ts';
 import { MANAGE_NOTE } from './manage-schema.ts';
-import { errorResponses, jsonOk } from './schemas.ts';
+import { jsonOk } from './schemas.ts';
 
 export const SIGNING_SECRETS_PATH = '/api/v1/signing-secrets';
 
@@ -60,8 +60,8 @@ const createRouteConfig = manageRoute(requires('keys:write'), [accountAuth], {
     `and URLs signed with either work in between. No body.${MANAGE_NOTE}`,
   responses: {
     201: jsonOk('The new secret, in data.secret', CreatedSecret),
-    ...errorResponses('bad_request', 'unauthorized', 'forbidden'),
   },
+  errors: ['bad_request'],
 });
 
 const deleteRoute = manageRoute(requires('keys:write'), [accountAuth], {
@@ -72,8 +72,8 @@ const deleteRoute = manageRoute(requires('keys:write'), [accountAuth], {
   request: { params: SecretIdParam },
   responses: {
     200: jsonOk('The secret is gone', DeletedSecret),
-    ...errorResponses('unauthorized', 'forbidden', 'not_found'),
   },
+  errors: ['not_found'],
 });
 
 export function registerSigningSecrets(app: OpenAPIHono<AppEnv>): void {

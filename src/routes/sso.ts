@@ -16,8 +16,8 @@ import { accountAuth } from '../http/account-auth.ts';
 import { auditOrigin } from '../http/audit-origin.ts';
 import type { AppEnv } from '../http/context.ts';
 import { csrfTokenFor } from '../http/csrf.ts';
-import { ApiError, badRequestFrom } from '../errors.ts';
-import { readJsonBody } from '../http/json-body.ts';
+import { ApiError } from '../errors.ts';
+import { parseJsonBody } from '../http/json-body.ts';
 import { PAGE_CSP, pageHeaders, sendPage } from '../http/pages.ts';
 import { cookieOptions, isLocalDevelopment, loadSession } from '../http/session.ts';
 import { deleteSso, getSso, saveSso, type SaveOutcome } from '../sso/config.ts';
@@ -27,7 +27,7 @@ import { messagePage } from '../web/views/message.ts';
 import { ssoStartPage } from '../web/views/sso.ts';
 import { safeNext, signInOrigin, startSession } from './auth-pages.ts';
 import { MANAGE_NOTE } from './manage-schema.ts';
-import { errorResponses, jsonOk } from './schemas.ts';
+import { jsonOk } from './schemas.ts';
 import { SsoBody, SsoOne } from './sso-schema.ts';
 
 export const SSO_PATH = '/api/v1/sso';
@@ -57,8 +57,8 @@ const getRoute = manageRoute(requires('sso:write'), [...guards], {
   description: `404 when none is configured.${NOTE}`,
   responses: {
     200: jsonOk('The configuration', SsoOne),
-    ...errorResponses('unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found'),
   },
+  errors: ['plan_upgrade_required', 'not_found'],
 });
 
 const putDoc = manageDoc({
@@ -72,15 +72,8 @@ const putDoc = manageDoc({
   request: { body: { required: true, content: { 'application/json': { schema: SsoBody } } } },
   responses: {
     200: jsonOk('The configuration as stored', SsoOne),
-    ...errorResponses(
-      'bad_request',
-      'unauthorized',
-      'forbidden',
-      'plan_upgrade_required',
-      'payload_too_large',
-      'fetch_failed',
-    ),
   },
+  errors: ['bad_request', 'plan_upgrade_required', 'payload_too_large', 'fetch_failed'],
 });
 
 const deleteRoute = manageRoute(requires('sso:write'), [...guards], {
@@ -90,8 +83,8 @@ const deleteRoute = manageRoute(requires('sso:write'), [...guards], {
   description: `Writes sso.removed.${NOTE}`,
   responses: {
     200: jsonOk('The configuration as it was', SsoOne),
-    ...errorResponses('unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found'),
   },
+  errors: ['plan_upgrade_required', 'not_found'],
 });
 
 const UNAVAILABLE =
@@ -139,15 +132,10 @@ export function registerSso(app: OpenAPIHono<AppEnv>): void {
 
   app.openAPIRegistry.registerPath(putDoc);
   app.put(SSO_PATH, requires('sso:write'), ...guards, async (c) => {
-    const parsed = SsoBody.safeParse(
-      await readJsonBody(
-        c.req.raw,
-        FORM_BODY_MAX_BYTES,
-        '{"issuer":"https://login.example.com","client_id":"…","client_secret":"…","domains":["example.com"],"require_sso":false}',
-      ),
-    );
-    if (!parsed.success) throw badRequestFrom(parsed.error.issues);
-    const saved = await saveSso(c.env, c.var.principal.accountId, parsed.data, clock(c.env), auditOrigin(c));
+    const example =
+      '{"issuer":"https://login.example.com","client_id":"…","client_secret":"…","domains":["example.com"],"require_sso":false}';
+    const body = await parseJsonBody(c.req.raw, SsoBody, FORM_BODY_MAX_BYTES, example);
+    const saved = await saveSso(c.env, c.var.principal.accountId, body, clock(c.env), auditOrigin(c));
     if (!saved.ok) throw saveRefusal(saved);
     return c.json({ data: { ...saved.sso, redirect_uri: redirectUriOf(c) }, meta: requestMeta(c) }, 200);
   });

@@ -1,5 +1,5 @@
 // Tools API catalogue: GET /tools, /tools/{slug}, /categories.
-import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import {
   getTool,
@@ -14,7 +14,7 @@ import type { AppEnv } from '../http/context.ts';
 import { envelope } from '../http/envelope.ts';
 import { ApiError } from '../errors.ts';
 import { integerParam, queryObject } from '../params.ts';
-import { errorResponses, TOOLS_GET, ToolsMeta, toolsOk } from './schemas.ts';
+import { toolsGet, ToolsMeta, toolsOk } from './schemas.ts';
 
 export const LIST_LIMIT_DEFAULT = 100;
 export const LIST_LIMIT_MAX = 500;
@@ -107,19 +107,17 @@ const CategoryList = z
   })
   .openapi('CategoryList');
 
-export const listToolsRoute = createRoute({
-  ...TOOLS_GET,
+export const listToolsRoute = toolsGet({
   path: '/api/v1/tools',
   summary: 'List tools, filtered by category and search, with field selection and paging',
   request: { query: ListQuery },
   responses: {
     200: toolsOk('A page of tools', ToolList),
-    ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'rate_limit_exceeded'),
   },
+  errors: ['bad_request'],
 });
 
-export const getToolRoute = createRoute({
-  ...TOOLS_GET,
+export const getToolRoute = toolsGet({
   path: '/api/v1/tools/{slug}',
   summary: 'One tool by its slug',
   request: {
@@ -127,17 +125,15 @@ export const getToolRoute = createRoute({
   },
   responses: {
     200: toolsOk('The tool', z.object({ data: Tool, meta: ToolsMeta })),
-    ...errorResponses('unauthorized', 'forbidden', 'not_found', 'rate_limit_exceeded'),
   },
+  errors: ['not_found'],
 });
 
-export const categoriesRoute = createRoute({
-  ...TOOLS_GET,
+export const categoriesRoute = toolsGet({
   path: '/api/v1/categories',
   summary: 'The categories of the catalogue with their tool counts',
   responses: {
     200: toolsOk('Categories by name', CategoryList),
-    ...errorResponses('unauthorized', 'forbidden', 'rate_limit_exceeded'),
   },
 });
 

@@ -12,15 +12,15 @@ import { clock } from '../env.ts';
 import { accountAuth } from '../http/account-auth.ts';
 import { auditOrigin } from '../http/audit-origin.ts';
 import type { AppEnv } from '../http/context.ts';
-import { ApiError, badRequestFrom } from '../errors.ts';
-import { readJsonBody } from '../http/json-body.ts';
+import { ApiError, type ErrorCode } from '../errors.ts';
+import { parseJsonBody } from '../http/json-body.ts';
 import { dispatcher } from '../webhooks/dispatcher-stub.ts';
 import { createEndpoint, getEndpoint, listEndpoints, rotateSecret, type EndpointView } from '../webhooks/endpoints.ts';
 import * as service from '../webhooks/service.ts';
 import { MAX_ENDPOINTS_PER_ACCOUNT, MAX_MANUAL_SENDS_PER_HOUR } from '../webhooks/limits.ts';
 import { checkEndpointUrl } from '../webhooks/url.ts';
 import { MANAGE_NOTE } from './manage-schema.ts';
-import { errorResponses, jsonOk } from './schemas.ts';
+import { jsonOk } from './schemas.ts';
 import {
   CreateEndpointBody,
   DeliveryList,
@@ -35,7 +35,8 @@ import {
 
 export const WEBHOOKS_PATH = '/api/v1/webhooks';
 const TIER_NOTE = ` Tools tier ${tiersWith('webhooks').join(' or ')} (403 plan_upgrade_required otherwise).${MANAGE_NOTE}`;
-const ERRORS = ['unauthorized', 'forbidden', 'plan_upgrade_required', 'not_found'] as const;
+/** Besides 401 and 403 (manageDoc): the tier, and an endpoint that is not the account's. */
+const ERRORS = ['plan_upgrade_required', 'not_found'] as const;
 
 /** accountAuth, then the tier: every route here. */
 const webhooksTier = async (c: Context<AppEnv>, next: () => Promise<void>) => {
@@ -100,6 +101,7 @@ const route = <P extends string>(
   summary: string,
   description: string,
   responses: RouteConfig['responses'],
+  errors: readonly ErrorCode[] = [],
 ) =>
   // Reading needs only a seat in the account; every change is an admin's.
   manageRoute(requires(method === 'get' ? 'read' : 'webhooks:write'), guards, {
@@ -108,7 +110,8 @@ const route = <P extends string>(
     summary,
     description: description + TIER_NOTE,
     ...(path.includes('{') ? { request: paramsOf(path) } : {}),
-    responses: { ...responses, ...errorResponses(...ERRORS) },
+    responses,
+    errors: [...errors, ...ERRORS],
   });
 
 const bodyDoc = (
@@ -128,7 +131,8 @@ const bodyDoc = (
       ...paramsOf(path),
       body: { required: true, content: { 'application/json': { schema } } },
     },
-    responses: { ...ok, ...errorResponses('bad_request', 'payload_too_large', ...ERRORS) },
+    responses: ok,
+    errors: ['bad_request', 'payload_too_large', ...ERRORS],
   });
 
 const createDoc = bodyDoc(
@@ -178,8 +182,8 @@ const testRoute = route(
   `Delivered like any event (signed, retried on the schedule). 400 when the endpoint is disabled; at most ${MAX_MANUAL_SENDS_PER_HOUR} tests and manual retries per account per hour (429).`,
   {
     202: jsonOk('Accepted: the message id', MessageAccepted),
-    ...errorResponses('bad_request', 'rate_limit_exceeded'),
   },
+  ['bad_request', 'rate_limit_exceeded'],
 );
 const rotateRoute = route(
   'post',
@@ -206,23 +210,21 @@ const retryRoute = route(
   `One attempt, whatever state the delivery was in (a pending one is brought forward). 400 when the endpoint is disabled; counts towards the ${MAX_MANUAL_SENDS_PER_HOUR} manual sends per hour (429).`,
   {
     202: jsonOk('Accepted', MessageAccepted),
-    ...errorResponses('bad_request', 'rate_limit_exceeded'),
   },
+  ['bad_request', 'rate_limit_exceeded'],
 );
 
 export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
-  const body = (c: Context<AppEnv>) =>
-    readJsonBody(c.req.raw, FORM_BODY_MAX_BYTES, '{"url":"https://example.com/hooks","events":["usage.threshold"]}');
+  const example = '{"url":"https://example.com/hooks","events":["usage.threshold"]}';
 
   app.openAPIRegistry.registerPath(createDoc);
   app.post(WEBHOOKS_PATH, requires('webhooks:write'), ...guards, async (c) => {
-    const parsed = CreateEndpointBody.safeParse(await body(c));
-    if (!parsed.success) throw badRequestFrom(parsed.error.issues);
-    const url = checkEndpointUrl(parsed.data.url, c.env.FETCH_TEST_ORIGIN).href;
+    const parsed = await parseJsonBody(c.req.raw, CreateEndpointBody, FORM_BODY_MAX_BYTES, example);
+    const url = checkEndpointUrl(parsed.url, c.env.FETCH_TEST_ORIGIN).href;
     const created = await createEndpoint(
       c.env.DB,
       c.var.principal.accountId,
-      { ...parsed.data, url },
+      { ...parsed, url },
       clock(c.env),
       auditOrigin(c),
     );
@@ -247,13 +249,10 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
 
   app.openAPIRegistry.registerPath(patchDoc);
   app.patch(`${WEBHOOKS_PATH}/:id`, requires('webhooks:write'), ...guards, async (c) => {
-    const parsed = PatchEndpointBody.safeParse(await body(c));
-    if (!parsed.success) throw badRequestFrom(parsed.error.issues);
+    const parsed = await parseJsonBody(c.req.raw, PatchEndpointBody, FORM_BODY_MAX_BYTES, example);
     const patch = {
-      ...parsed.data,
-      ...(parsed.data.url !== undefined
-        ? { url: checkEndpointUrl(parsed.data.url, c.env.FETCH_TEST_ORIGIN).href }
-        : {}),
+      ...parsed,
+      ...(parsed.url !== undefined ? { url: checkEndpointUrl(parsed.url, c.env.FETCH_TEST_ORIGIN).href } : {}),
     };
     const endpoint = await service.changeEndpoint(caller(c), c.req.param('id'), patch);
     if (!endpoint) throw noEndpoint();

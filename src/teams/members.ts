@@ -213,11 +213,13 @@ export async function join(
   input: { name: string; password: string },
   now: number,
   origin: (memberId: string) => AuditOrigin,
+  /** PBKDF2 iterations of the new password's hash (passwordIterations). */
+  iterations: number,
 ): Promise<JoinOutcome> {
   const name = input.name.trim();
   if (!isName(name)) return { ok: false, reason: 'name' };
   if (!isNewPassword(input.password)) return { ok: false, reason: 'password' };
-  return accept(db, token, { name, passwordHash: await hashPassword(input.password) }, now, origin);
+  return accept(db, token, { name, passwordHash: await hashPassword(input.password, iterations) }, now, origin);
 }
 
 /**

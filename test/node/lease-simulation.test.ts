@@ -18,7 +18,14 @@ import {
 import { revokeLeases, serveExchange, type HomePorts } from '../../src/metering/lease-home.ts';
 import { RESERVATION_TTL_MS } from '../../src/metering/counters.ts';
 import { monthCounts } from '../../src/metering/lease-store.ts';
-import { HomeLedger, type LeaseRecord, type LeaseReport, type LeaseStore } from '../../src/metering/lease.ts';
+import {
+  HomeLedger,
+  type LeaseRecord,
+  type LeaseReport,
+  type LeaseStore,
+  leaseOfReservation,
+  reservationOf,
+} from '../../src/metering/lease.ts';
 import {
   commitCompression,
   meterTools,
@@ -344,10 +351,10 @@ function memoryMonth(): MonthCounts & {
     reserved: (month, now) => live(now).filter(([id, r]) => r.month === month && !id.includes('/$')).length,
     reserve,
     holdLease: (lease, month, units, now, spent) => {
-      for (let n = 1; n <= units; n++) reserve(`${lease}/${spent ? '$' : '#'}${n}`, month, now);
+      for (let n = 1; n <= units; n++) reserve(reservationOf(lease, `${spent ? '$' : '#'}${n}`), month, now);
     },
     take: (id, now) => {
-      const lease = id.slice(0, id.lastIndexOf('/') + 1);
+      const lease = reservationOf(leaseOfReservation(id), '');
       const rows = live(now);
       const hit =
         rows.find(([k]) => k === id) ?? rows.find(([k]) => k.startsWith(`${lease}#`) || k.startsWith(`${lease}$`));

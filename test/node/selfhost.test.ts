@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/admin.ts';
 import { freePort, startMaildev } from '../../src/cli/maildev.ts';
 import { buildSelfhost } from '../../src/cli/selfhost-build.ts';
+import { readWranglerToml } from '../../src/cli/selfhost-config.ts';
+import { PBKDF2_ITERATIONS } from '../../src/auth/limits.ts';
 import { WORKERD_BIN, workerdArgs } from '../../src/cli/selfhost-start.ts';
 import { startOrigin, type Origin } from '../fixtures/origin.ts';
 import { startReceiver } from '../fixtures/receiver.ts';
@@ -148,6 +150,15 @@ describe('the generated config', () => {
     expect(text).toContain('network = (allow = ["public"]');
     expect(text).toContain('(name = "mail-network", network = (allow = ["public", "127.0.0.1/32"]');
     expect(text).toContain('(name = "MAIL_OUTBOUND", service = "mail-network")');
+  });
+
+  it('hashes new passwords with 100,000 PBKDF2 iterations, deployed or self-hosted: no var lowers it', () => {
+    const facts = readWranglerToml(readFileSync(join(ROOT, 'wrangler.toml'), 'utf8'));
+    // Only a test run's own bindings (vitest.config.ts) may name the test knob; neither config can pass it on.
+    expect(facts.vars).not.toContain('TEST_PBKDF2_ITERATIONS');
+    expect(readFileSync(config, 'utf8')).not.toContain('TEST_PBKDF2_ITERATIONS');
+    // Without the var, new hashes get PBKDF2_ITERATIONS (passwordIterations, test/worker/password.test.ts).
+    expect(PBKDF2_ITERATIONS).toBe(100_000);
   });
 
   it('--token needs --url, an https one off loopback, and no database flags', async () => {

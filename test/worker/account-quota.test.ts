@@ -64,7 +64,9 @@ async function errorOf(res: Response): Promise<{ code: string; message: string; 
   return ((await res.json()) as { error: { code: string; message: string; details?: Record<string, unknown> } }).error;
 }
 
-describe('the month belongs to the account', () => {
+// Each test compresses through several keys, some with 130 requests at once: 30 s, not 5, so a busy machine
+// does not fail them (a hang still does).
+describe('the month belongs to the account', { timeout: 30_000 }, () => {
   it('20 keys of one free account give exactly 100 compressions in total: 130 concurrent requests over the 20 keys, 100 × 200', async () => {
     const keys = await accountWithKeys(20);
     const clock = new TestClock(START);

@@ -7,7 +7,16 @@ import { hashPassword } from '../../src/auth/password.ts';
 import { TestClock, captureConsole } from './helpers.ts';
 import { safeNext } from '../../src/routes/auth-pages.ts';
 import { selfhostEnv, type SelfhostEnv } from '../../src/selfhost/env.ts';
-import { Browser, confirmEmail, LANDING_H1, ORIGIN, PASSWORD, signedUp, uniqueEmail } from './console-helpers.ts';
+import {
+  Browser,
+  confirmEmail,
+  LANDING_H1,
+  ORIGIN,
+  PASSWORD,
+  PRODUCTION_HASHING,
+  signedUp,
+  uniqueEmail,
+} from './console-helpers.ts';
 import { linkIn, mailsTo } from './mail-helpers.ts';
 
 const alertOf = (html: string): string => (/role="alert">([^<]*)</.exec(html)?.[1] ?? '').replaceAll('&#39;', "'");
@@ -24,7 +33,7 @@ async function signIn(
 
 describe('sign-up', () => {
   it('creates the account, which the mailed link confirms and signs in, landing on the usage page', async () => {
-    const { browser, email, home } = await signedUp({ name: 'Grace Hopper' });
+    const { browser, email, home } = await signedUp({ name: 'Grace Hopper', env: PRODUCTION_HASHING });
     expect(home.res.status).toBe(200);
     expect(home.html).toContain('<h1>Usage</h1>');
     expect(home.html).toContain('Grace Hopper');
@@ -138,11 +147,27 @@ describe('sign-in', () => {
     await env.DB.prepare('UPDATE members SET password_hash = ? WHERE email = ?')
       .bind(await hashPassword(PASSWORD, 1000), email)
       .run();
-    expect((await signIn(new Browser(), email, PASSWORD)).status).toBe(303);
+    const browser = new Browser();
+    browser.env = PRODUCTION_HASHING;
+    expect((await signIn(browser, email, PASSWORD)).status).toBe(303);
     const row = await env.DB.prepare('SELECT password_hash FROM members WHERE email = ?')
       .bind(email)
       .first<{ password_hash: string }>();
     expect(row!.password_hash).toMatch(/^pbkdf2-sha256\$100000\$/);
+  });
+
+  it("hashes with this suite's lower TEST_PBKDF2_ITERATIONS; a 100,000-round hash still signs in, unchanged", async () => {
+    const storedHash = async (email: string) =>
+      (await env.DB.prepare('SELECT password_hash FROM members WHERE email = ?')
+        .bind(email)
+        .first<{ password_hash: string }>())!.password_hash;
+    const cheap = await signedUp();
+    expect(await storedHash(cheap.email)).toMatch(/^pbkdf2-sha256\$1000\$/);
+    const strong = await signedUp({ env: PRODUCTION_HASHING });
+    const before = await storedHash(strong.email);
+    expect(before).toMatch(/^pbkdf2-sha256\$100000\$/);
+    expect((await signIn(new Browser(), strong.email, PASSWORD)).status).toBe(303);
+    expect(await storedHash(strong.email)).toBe(before);
   });
 
   it('redirects signed-out visitors of console pages to sign-in, and back afterwards', async () => {

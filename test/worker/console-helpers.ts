@@ -94,6 +94,8 @@ export function csrfOf(html: string): string {
 let seq = 0;
 export const uniqueEmail = (): string => `person${++seq}-${crypto.randomUUID().slice(0, 8)}@example.com`;
 export const PASSWORD = 'correct horse battery staple';
+/** A Browser's env for production's password hashing: without the tests' TEST_PBKDF2_ITERATIONS (vitest.config.ts). */
+export const PRODUCTION_HASHING = { TEST_PBKDF2_ITERATIONS: undefined };
 
 /**
  * Follows a mailed confirmation link in `browser`: its page, then its button. Returns the button's answer,
@@ -110,8 +112,11 @@ export async function confirmEmail(browser: Browser, link: string): Promise<Resp
  * Signs a new person up and confirms their address with the mailed link, as a person does; returns the
  * browser (holding the session cookie) and the session's CSRF token.
  */
-export async function signedUp(options: { email?: string; password?: string; name?: string; clock?: TestClock } = {}) {
+export async function signedUp(
+  options: { email?: string; password?: string; name?: string; clock?: TestClock; env?: Record<string, unknown> } = {},
+) {
   const browser = new Browser(options.clock);
+  browser.env = options.env;
   const email = options.email ?? uniqueEmail();
   const form = await browser.page('/signup');
   const res = await browser.post('/signup', {

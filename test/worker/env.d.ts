@@ -14,6 +14,7 @@ declare global {
       QR_SIGNING_SECRET: string;
       TOOLS_SITE_URL: string;
       SMTP_PASSWORD: string;
+      TEST_PBKDF2_ITERATIONS: string;
       TEST_MIGRATIONS: D1Migration[];
     }
   }

@@ -1,5 +1,6 @@
 // GET /api/v1/meta-tags: what is extracted from the pages of the fixture origin (test/fixtures/origin.ts).
 import { beforeAll, describe, expect, it } from 'vitest';
+import { emptyExtraction } from '../../src/meta/result.ts';
 import { makeKey, type TestKey } from './helpers.ts';
 import { metaTags, ORIGIN } from './meta-helpers.ts';
 
@@ -251,26 +252,7 @@ describe('content types', () => {
       final_url: at(path),
       status: 200,
       content_type: type,
-      title: null,
-      description: null,
-      canonical: null,
-      lang: null,
-      charset: null,
-      favicon: null,
-      meta: {},
-      open_graph: {
-        title: null,
-        type: null,
-        url: null,
-        image: null,
-        video: null,
-        audio: null,
-        images: [],
-        videos: [],
-        audios: [],
-      },
-      twitter: { card: null },
-      json_ld: [],
+      ...emptyExtraction(),
     });
   });
 

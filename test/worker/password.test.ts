@@ -1,11 +1,29 @@
 // Password hashing: the platform's iteration cap, the stored format, salts, and verification.
 import { describe, expect, it } from 'vitest';
 import { PBKDF2_ITERATIONS } from '../../src/auth/limits.ts';
-import { hashPassword, parsePasswordHash, verifyPassword } from '../../src/auth/password.ts';
+import { env } from 'cloudflare:test';
+import { hashPassword, parsePasswordHash, passwordIterations, verifyPassword } from '../../src/auth/password.ts';
 
 describe('password hashing', () => {
   it('uses exactly 100,000 PBKDF2-SHA256 iterations, the most a deployed Worker accepts', () => {
     expect(PBKDF2_ITERATIONS).toBe(100_000);
+  });
+
+  it('new hashes get 100,000 iterations unless a test run lowers them (TEST_PBKDF2_ITERATIONS, 1 to 100,000)', () => {
+    expect(passwordIterations({})).toBe(100_000);
+    expect(passwordIterations({ TEST_PBKDF2_ITERATIONS: '' })).toBe(100_000);
+    // This suite's own configuration (vitest.config.ts): its sign-ups and sign-ins hash cheaply.
+    expect(passwordIterations(env)).toBe(1000);
+    for (const bad of ['0', '100001', '-5', 'fast']) {
+      expect(() => passwordIterations({ TEST_PBKDF2_ITERATIONS: bad }), bad).toThrow(/TEST_PBKDF2_ITERATIONS/);
+    }
+  });
+
+  it('asks for a rehash only below the count it is given, and checks unknown emails at that count', async () => {
+    const old = await hashPassword('an older password', 1000);
+    expect(await verifyPassword('an older password', old, 1000)).toEqual({ ok: true, rehash: false });
+    expect(await verifyPassword('an older password', old, 2000)).toEqual({ ok: true, rehash: true });
+    expect(await verifyPassword('an older password', null, 1000)).toEqual({ ok: false, rehash: false });
   });
 
   it('stores the scheme, the iteration count, a 16-byte salt and a 32-byte hash with each password', async () => {

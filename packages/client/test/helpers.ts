@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { isolatedEnv } from '../../../test/node/helpers.ts';
 import { listenOnLoopback } from '../../../test/fixtures/loopback.ts';
+import { xorshiftNoise } from '../../../test/bench/lib/prng.ts';
 
 export const PACKAGE = fileURLToPath(new URL('../', import.meta.url));
 export const CLI = join(PACKAGE, 'src', 'cli', 'main.ts');
@@ -23,13 +24,7 @@ export const rmDir = (dir: string | undefined) => dir && rmSync(dir, { recursive
 /** Smooth gradients under seeded noise: photo-like, so the encoders have real work and output is smaller. */
 function pixels(width: number, height: number, seed: number, channels: 3 | 4): Buffer {
   const data = Buffer.alloc(width * height * channels);
-  let s = seed >>> 0 || 1;
-  const noise = () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return ((s >>> 0) % 24) - 12;
-  };
+  const noise = xorshiftNoise(seed, 12);
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
       const i = (y * width + x) * channels;

@@ -153,11 +153,11 @@ describe('the generator and the package', () => {
     expect(generateTypes(await documentFromApp())).toBe(readFileSync(OUTPUT, 'utf8'));
   });
 
-  it("types error codes from the document's Error schema, so a code the server adds fails the test above", async () => {
+  it("types error codes from the document's ErrorBody schema (the Error envelope's error), so a code the server adds fails the test above", async () => {
     const doc = (await documentFromApp()) as {
-      components: { schemas: { Error: { properties: { error: { properties: { code: { enum?: string[] } } } } } } };
+      components: { schemas: { ErrorBody: { properties: { code: { enum?: string[] } } } } };
     };
-    const code = doc.components.schemas.Error.properties.error.properties.code;
+    const code = doc.components.schemas.ErrorBody.properties.code;
     expect(code.enum).toEqual(expect.arrayContaining(['bad_request', 'fetch_failed', 'overloaded', 'internal_error']));
     const committed = readFileSync(OUTPUT, 'utf8');
     expect(committed).toContain(`code: ${(code.enum ?? []).map((c) => JSON.stringify(c)).join(' | ')};`);

@@ -1,20 +1,14 @@
 // Test images made on the spot: a gradient under seeded noise, so the encoders have real work to do
 // and every run uploads the same bytes.
 import sharp from 'sharp';
+import { xorshiftNoise } from '../../bench/lib/prng.ts';
 
 export const WIDTH = 640;
 export const HEIGHT = 480;
 
 function pixels(seed: number): Buffer {
   const data = Buffer.alloc(WIDTH * HEIGHT * 3);
-  let s = seed >>> 0;
-  // A xorshift PRNG: cheap, and deterministic across machines.
-  const noise = (): number => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return ((s >>> 0) % 48) - 24;
-  };
+  const noise = xorshiftNoise(seed, 24);
   for (let y = 0; y < HEIGHT; y++) {
     for (let x = 0; x < WIDTH; x++) {
       const i = (y * WIDTH + x) * 3;

@@ -116,14 +116,7 @@ export interface Schemas {
     /** The memory the compression is planned to take */
     estimate_bytes: number | null;
     /** The error the upload would get, when refused */
-    error: {
-      code: "bad_request" | "unauthorized" | "forbidden" | "plan_upgrade_required" | "email_unverified" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "unprocessable_image" | "image_too_large" | "rate_limit_exceeded" | "quota_exceeded" | "fetch_failed" | "overloaded" | "internal_error";
-      message: string;
-      param?: string;
-      details?: {
-        [key: string]: unknown;
-      };
-    } | null;
+    error: Schemas["ErrorBody"] | null;
     /** Why the verdict is unknown */
     reason: string | null;
   };
@@ -228,16 +221,17 @@ export interface Schemas {
     };
   };
   Error: {
-    error: {
-      code: "bad_request" | "unauthorized" | "forbidden" | "plan_upgrade_required" | "email_unverified" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "unprocessable_image" | "image_too_large" | "rate_limit_exceeded" | "quota_exceeded" | "fetch_failed" | "overloaded" | "internal_error";
-      message: string;
-      param?: string;
-      details?: {
-        [key: string]: unknown;
-      };
-    };
+    error: Schemas["ErrorBody"];
     meta: {
       request_id: string;
+    };
+  };
+  ErrorBody: {
+    code: "bad_request" | "unauthorized" | "forbidden" | "plan_upgrade_required" | "email_unverified" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "unprocessable_image" | "image_too_large" | "rate_limit_exceeded" | "quota_exceeded" | "fetch_failed" | "overloaded" | "internal_error";
+    message: string;
+    param?: string;
+    details?: {
+      [key: string]: unknown;
     };
   };
   Health: {
