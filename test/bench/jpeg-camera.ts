@@ -209,7 +209,7 @@ export async function ratioAt(metric: Metric, ours: Score, moz: (index: number) 
   return { ratio: ours.bytes / bytes };
 }
 
-/** BENCH_JPEG_SETTINGS: `{"trellis":[base,knee(,chroma base)],"model":[adapt(,prior,eob‰,tilt‰,wide)],"aq":[luma‰,knee/100(,chroma‰,gate‰)],"scale":[luma‰(,chroma‰)],"luma":[b,s(,c)],"chroma":[b,s(,c)]}`, each optional (tables at quality 50: b × (1 + s d + c d²), d = u + v; or 64 entries; model: the trellis's rate model and distortion tilt, wasm/src/sr_trellis.c; aq: wasm/src/sr_aq.c; scale: the anchors' bases, wasm/src/sr_quality.c). */
+/** BENCH_JPEG_SETTINGS: `{"trellis":[base,knee(,chroma base)],"model":[adapt(,prior,eob‰,tilt‰,wide)],"aq":[luma‰,knee/100(,chroma‰,gate‰)],"scale":[luma‰(,chroma‰)],"align":[tables(,rule,factor‰)],"sharpen":[‰(,where)],"luma":[b,s(,c)],"chroma":[b,s(,c)]}`, each optional (tables at quality 50: b × (1 + s d + c d²), d = u + v; or 64 entries; model: the trellis's rate model and distortion tilt, wasm/src/sr_trellis.c; aq: wasm/src/sr_aq.c; scale: the anchors' bases; align, sharpen: sr_set_align, sr_set_chroma_sharpen; wasm/src/sr_quality.c). */
 function applySettings({ m, memory }: NodeEngine): string {
   const raw = process.env.BENCH_JPEG_SETTINGS;
   if (!raw) return 'shipped';
@@ -219,6 +219,8 @@ function applySettings({ m, memory }: NodeEngine): string {
     m._sr_set_trellis_model!(s.model[0]!, s.model[1] ?? 4096, s.model[2] ?? 1000, s.model[3] ?? 0, s.model[4] ?? 0);
   if (s.aq) m._sr_set_aq!(s.aq[0]!, s.aq[1]!, s.aq[2] ?? 0, s.aq[3] ?? 0);
   if (s.scale) m._sr_set_table_scale!(s.scale[0]!, s.scale[1] ?? s.scale[0]!);
+  if (s.align) m._sr_set_align!(s.align[0]!, s.align[1] ?? 0, s.align[2] ?? 500);
+  if (s.sharpen) m._sr_set_chroma_sharpen!(s.sharpen[0]!, s.sharpen[1] ?? 1);
   if (s.luma && s.chroma) {
     const ptr = m._malloc!(256);
     const table = (v: number[]) =>
