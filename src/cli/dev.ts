@@ -15,6 +15,7 @@ import { catalogueCounts, catalogueSyncStatements } from './catalogue-commands.t
 import { seedDemoKeys, demoKeysPath, type DemoKey } from './demo-seed.ts';
 import { devVarsPath, secretIn, withSecret } from './dev-vars.ts';
 import { CliError, UsageError } from './errors.ts';
+import { openLocalD1 } from './local-d1.ts';
 import { startMaildev, type Maildev } from './maildev.ts';
 import { PROJECT_ROOT, WRANGLER_JS, type D1Target } from './wrangler.ts';
 
@@ -217,8 +218,6 @@ function runWranglerDev(args: DevArgs, mailVars: readonly string[]): Promise<num
  * instead of three `wrangler d1` commands (seconds of CPU each). Closed before `wrangler dev` starts.
  */
 async function prepareLocalDatabase(target: D1Target): ReturnType<typeof seedDemoKeys> {
-  // Loaded here, not at the top: wrangler's module takes seconds to load, which a usage error need not wait for.
-  const { openLocalD1 } = await import('./local-d1.ts');
   const local = await openLocalD1(target);
   try {
     await local.migrate();

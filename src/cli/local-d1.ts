@@ -5,9 +5,9 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { getPlatformProxy, unstable_readConfig, unstable_splitSqlQuery } from 'wrangler';
 import type { Statement } from '../accounts/provision.ts';
 import { CliError } from './errors.ts';
+import type { unstable_readConfig } from 'wrangler';
 import { D1Error, PROJECT_ROOT, type D1Executor, type D1Target, type Row } from './wrangler.ts';
 
 const DATABASE = 'DB';
@@ -40,6 +40,8 @@ interface D1DatabaseConfig {
 }
 
 interface DatabaseConfig {
+  /** Set when the configuration names a pattern of migration files, which `migrate` does not follow. */
+  migrationsPattern: string | undefined;
   id: string;
   migrationsDir: string;
   migrationsTable: string;
@@ -48,17 +50,14 @@ interface DatabaseConfig {
 }
 
 /** What wrangler itself resolves for `d1 … DB --local [--persist-to] [--config]`. */
-function databaseConfig(target: D1Target): DatabaseConfig {
+function databaseConfig(target: D1Target, readConfig: typeof unstable_readConfig): DatabaseConfig {
   const configPath = resolve(target.config ?? join(PROJECT_ROOT, 'wrangler.toml'));
-  const config = unstable_readConfig({ config: configPath });
+  const config = readConfig({ config: configPath });
   const databases: readonly D1DatabaseConfig[] = config.d1_databases;
   const db = databases.find((d) => d.binding === DATABASE || d.database_name === DATABASE);
   if (db === undefined) throw new CliError(`no D1 database bound as ${DATABASE} in ${configPath}`);
-  // wrangler 4 reads migrations from one flat directory unless a pattern says otherwise; a pattern is not ours.
-  if (db.migrations_pattern !== undefined) {
-    throw new CliError(`migrations_pattern in ${configPath} is not supported by the local setup`);
-  }
   return {
+    migrationsPattern: db.migrations_pattern === undefined ? undefined : `migrations_pattern in ${configPath}`,
     id: db.preview_database_id ?? db.database_id ?? db.binding,
     migrationsDir: resolve(dirname(configPath), db.migrations_dir ?? 'migrations'),
     migrationsTable: db.migrations_table ?? DEFAULT_MIGRATIONS_TABLE,
@@ -96,10 +95,17 @@ const quoteIdentifier = (name: string): string => `"${name.replace(/"/g, '""')}"
  */
 export async function openLocalD1(target: D1Target): Promise<LocalD1> {
   if (target.remote) throw new CliError('the in-process D1 is the local database only');
-  const db = databaseConfig(target);
+  // Its warnings (e.g. about proxy variables) would mix into a command's output, as `wrangler d1 execute`'s
+  // never did (its output was read, not shown): only errors, unless the developer asked for a level.
+  const logLevel = process.env.WRANGLER_LOG;
+  process.env.WRANGLER_LOG ??= 'error';
+  // Loaded on first use: wrangler's module takes seconds to load, which a usage error need not wait for.
+  const { getPlatformProxy, unstable_readConfig, unstable_splitSqlQuery } = await import('wrangler');
   const dir = mkdtempSync(join(tmpdir(), 'shrinkray-local-d1-'));
+  let db: DatabaseConfig;
   let proxy: Awaited<ReturnType<typeof getPlatformProxy<{ DB: D1Binding }>>>;
   try {
+    db = databaseConfig(target, unstable_readConfig);
     const config = join(dir, 'wrangler.json');
     writeFileSync(
       config,
@@ -116,6 +122,8 @@ export async function openLocalD1(target: D1Target): Promise<LocalD1> {
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    // `wrangler dev`, started next with this environment, logs as usual.
+    if (logLevel === undefined) delete process.env.WRANGLER_LOG;
   }
   const binding = proxy.env.DB;
   const batch: D1Executor = async (statements) => {
@@ -126,6 +134,8 @@ export async function openLocalD1(target: D1Target): Promise<LocalD1> {
   return {
     executor: batch,
     async migrate() {
+      // wrangler 4 reads one flat directory unless a pattern says otherwise; a pattern is not ours.
+      if (db.migrationsPattern !== undefined) throw new CliError(`${db.migrationsPattern} is not supported here`);
       // The same table, columns and rows as wrangler's, so `wrangler d1 migrations list/apply` agree.
       const [, applied = []] = await batch([
         {
