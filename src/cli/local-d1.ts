@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Statement } from '../accounts/provision.ts';
-import { CliError } from './errors.ts';
+import { CliError, redactSecrets } from './errors.ts';
 import type { unstable_readConfig } from 'wrangler';
 import { D1Error, PROJECT_ROOT, type D1Executor, type D1Target, type Row } from './wrangler.ts';
 
@@ -87,6 +87,13 @@ export function migrationNames(dir: string): string[] {
   });
 }
 
+/** wrangler's and workerd's failures as the one-line, redacted error the CLIs print. */
+function localFailure(err: unknown, target: D1Target, context = ''): CliError {
+  if (err instanceof CliError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return new D1Error(redactSecrets(`${context}${message}`.replace(/\s+/g, ' ').trim()).slice(0, 600), target);
+}
+
 const quoteIdentifier = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
 /**
@@ -120,6 +127,8 @@ export async function openLocalD1(target: D1Target): Promise<LocalD1> {
       configPath: config,
       persist: { path: join(db.persistence, 'v3') },
     });
+  } catch (err) {
+    throw localFailure(err, target);
   } finally {
     rmSync(dir, { recursive: true, force: true });
     // `wrangler dev`, started next with this environment, logs as usual.
@@ -147,16 +156,18 @@ export async function openLocalD1(target: D1Target): Promise<LocalD1> {
           params: [],
         },
         { sql: `SELECT name FROM ${table} ORDER BY id`, params: [] },
-      ]);
+      ]).catch((err: unknown) => {
+        throw localFailure(err, target);
+      });
       const done = new Set(applied.map((r) => String(r.name)));
       const pending = migrationNames(db.migrationsDir).filter((name) => !done.has(name));
       for (const name of pending) {
         // One batch per migration, its record included: a failing migration leaves no trace.
-        const sql = `${readFileSync(join(db.migrationsDir, name), 'utf8')}\nINSERT INTO ${table} (name)\nvalues ('${name.replace(/'/g, "''")}');`;
         try {
+          const sql = `${readFileSync(join(db.migrationsDir, name), 'utf8')}\nINSERT INTO ${table} (name)\nvalues ('${name.replace(/'/g, "''")}');`;
           await batch(unstable_splitSqlQuery(sql).map((q): Statement => ({ sql: q, params: [] })));
         } catch (err) {
-          throw new D1Error(`migration ${name} failed: ${err instanceof Error ? err.message : String(err)}`, target);
+          throw localFailure(err, target, `migration ${name} failed: `);
         }
       }
       return pending;
