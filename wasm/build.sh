@@ -67,7 +67,7 @@ export WEBP_CFLAGS webp work
 xargs -P "$(nproc)" -I{} sh -c 'emcc $WEBP_CFLAGS -c "$webp/$1" -o "$work/webp/$(echo "$1" | tr / _).o"' _ {} <"$work/webp/sources"
 (cd "$work/webp" && LC_ALL=C ls *.o | xargs emar rcsD libwebp.a)
 
-EXPORTS='_malloc,_free,_sr_set_quant_tables,_sr_set_deadzone,_sr_set_trellis,_sr_set_trellis_model,_sr_set_aq,_sr_set_table_scale,_sr_set_scans,_sr_set_dither,_sr_set_align,_sr_resizer_new,_sr_resizer_push_row,_sr_resizer_pull_row,_sr_resizer_free'
+EXPORTS='_malloc,_free,_sr_set_quant_tables,_sr_set_deadzone,_sr_set_trellis,_sr_set_trellis_model,_sr_set_aq,_sr_set_table_scale,_sr_set_scans,_sr_set_dither,_sr_set_align,_sr_set_chroma_sharpen,_sr_resizer_new,_sr_resizer_push_row,_sr_resizer_pull_row,_sr_resizer_free'
 for f in create destroy message info header marker close_header add_marker clear_markers set_pixels channels \
   decode_frame frame free_frame fatal_warnings rows_decoded encode transcode chunk_count chunk output_len result_width \
   result_height clear_output encode_pixels rows_begin rows_write rows_finish pull_begin pull; do

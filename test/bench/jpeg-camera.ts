@@ -20,6 +20,7 @@ import { FULL_CHROMA_QUALITY as SERVICE_FULL_CHROMA_QUALITY } from '../../src/co
 import { loadCorpus } from './lib/corpus.ts';
 import { engineJpegFromJpeg, nodeEngine, type NodeEngine } from './lib/engine-node.ts';
 import { withIcc } from './lib/jpeg-icc.ts';
+import { type JpegliResult, jpegliReport, jpegliTool, measureJpegli } from './lib/jpegli.ts';
 import './lib/images.ts'; // sharp.cache(false), sharp.concurrency(1)
 import { median } from './lib/load.ts';
 import { decodeRgb, ssim, type Rgb } from './lib/ssim.ts';
@@ -85,6 +86,8 @@ export interface CameraResult {
   /** Full image, q80: the engine's decode + upright + encode vs sharp's decode + rotate + encode, one thread, ms. */
   oursMs?: number;
   sharpMs?: number;
+  /** jpegli's encodes when BENCH_JPEGLI names a binary (lib/jpegli.ts). */
+  jpegli?: JpegliResult[];
 }
 
 /** The external scorers: SSIMULACRA2 by the shared script (which builds it once), butteraugli from PATH. */
@@ -206,7 +209,7 @@ export async function ratioAt(metric: Metric, ours: Score, moz: (index: number) 
   return { ratio: ours.bytes / bytes };
 }
 
-/** BENCH_JPEG_SETTINGS: `{"trellis":[base,knee(,chroma base)],"model":[adapt(,prior,eob‰,tilt‰,wide)],"aq":[luma‰,knee/100(,chroma‰,gate‰)],"scale":[luma‰(,chroma‰)],"luma":[b,s(,c)],"chroma":[b,s(,c)]}`, each optional (tables at quality 50: b × (1 + s d + c d²), d = u + v; or 64 entries; model: the trellis's rate model and distortion tilt, wasm/src/sr_trellis.c; aq: wasm/src/sr_aq.c; scale: the anchors' bases, wasm/src/sr_quality.c). */
+/** BENCH_JPEG_SETTINGS: `{"trellis":[base,knee(,chroma base)],"model":[adapt(,prior,eob‰,tilt‰,wide)],"aq":[luma‰,knee/100(,chroma‰,gate‰)],"scale":[luma‰(,chroma‰)],"align":[tables(,rule,factor‰)],"sharpen":[‰(,where)],"luma":[b,s(,c)],"chroma":[b,s(,c)]}`, each optional (tables at quality 50: b × (1 + s d + c d²), d = u + v; or 64 entries; model: the trellis's rate model and distortion tilt, wasm/src/sr_trellis.c; aq: wasm/src/sr_aq.c; scale: the anchors' bases; align, sharpen: sr_set_align, sr_set_chroma_sharpen; wasm/src/sr_quality.c). */
 function applySettings({ m, memory }: NodeEngine): string {
   const raw = process.env.BENCH_JPEG_SETTINGS;
   if (!raw) return 'shipped';
@@ -216,6 +219,8 @@ function applySettings({ m, memory }: NodeEngine): string {
     m._sr_set_trellis_model!(s.model[0]!, s.model[1] ?? 4096, s.model[2] ?? 1000, s.model[3] ?? 0, s.model[4] ?? 0);
   if (s.aq) m._sr_set_aq!(s.aq[0]!, s.aq[1]!, s.aq[2] ?? 0, s.aq[3] ?? 0);
   if (s.scale) m._sr_set_table_scale!(s.scale[0]!, s.scale[1] ?? s.scale[0]!);
+  if (s.align) m._sr_set_align!(s.align[0]!, s.align[1] ?? 0, s.align[2] ?? 500);
+  if (s.sharpen) m._sr_set_chroma_sharpen!(s.sharpen[0]!, s.sharpen[1] ?? 1);
   if (s.luma && s.chroma) {
     const ptr = m._malloc!(256);
     const table = (v: number[]) =>
@@ -265,6 +270,7 @@ export async function benchJpegCamera(): Promise<{ header: string; settings: str
   const e = await nodeEngine();
   const settings = applySettings(e);
   const timing = process.env.BENCH_CAMERA_TIME !== '0';
+  const jpegli = jpegliTool();
   const results: CameraResult[] = [];
   for (const entry of await entries()) {
     const input = new Uint8Array(readFileSync(entry.path));
@@ -305,6 +311,19 @@ export async function benchJpegCamera(): Promise<{ header: string; settings: str
         if (MOZ_STEPS.includes(quality))
           r.calibrations[quality] = score.ssimulacra2 - (await moz.at(MOZ_STEPS.indexOf(quality))).ssimulacra2;
         if (quality === 80) r.calibration = r.calibrations[80];
+      }
+      if (jpegli) {
+        // One metric at a time: a MozJPEG step not yet measured is encoded once, not by two searches at once.
+        const rate = async (sc: Score) => {
+          const ratios = {} as Record<Metric, Ratio>;
+          for (const m of METRICS) ratios[m] = await ratioAt(m, sc, moz.at);
+          return ratios;
+        };
+        const mozAt = async (q: number) => (MOZ_STEPS.includes(q) ? moz.at(MOZ_STEPS.indexOf(q)) : undefined);
+        r.jpegli = await measureJpegli(jpegli, await decodeRgb(input), QUALITIES, s.score, rate, mozAt);
+        log(
+          `jpeg-camera: ${entry.name}: jpegli ${r.jpegli.map((j) => `q${j.quality} ${METRICS.map((m) => fmtRatio(j.ratios[m])).join(' ')} cal ${j.calibration?.toFixed(2)}`).join(' | ')}`,
+        );
       }
       r.moz = moz.measured();
       results.push(r);
@@ -390,6 +409,7 @@ export function jpegCameraReport({ header, results }: Awaited<ReturnType<typeof 
           `q${x.quality} worst: ${METRICS.map((m) => `${m} ${x.worst[m].ratio.toFixed(3)} (${x.worst[m].name})`).join('; ')}`,
       ),
       '',
+      ...jpegliReport(jpegliTool()?.label ?? '', QUALITIES, rows),
     );
   }
   return lines.join('\n');

@@ -90,7 +90,35 @@ EMSCRIPTEN_KEEPALIVE void sr_set_quant_tables(const uint16_t *luma, const uint16
   }
 }
 
+/*
+ * Chroma downsampled for the decoder's upsampling (patches/04-jcsample-chroma-sharpen.patch), where the
+ * re-encode rule (sr_align_tables, below) applies and at least half of chroma's steps are finer than the
+ * input's (SHARPEN_MIN_FINER). Re-encoding a 4:2:0
+ * JPEG whose chroma blocks line up with ours, the best half-resolution chroma is the input's own: the decoder made the full-resolution chroma from it
+ * by its triangle upsampling, and our box average of that is the input's chroma blurred, so its
+ * coefficients leave the input's multiples and are re-quantised with new error on the input's grid.
+ * The downsampling that inverts the triangle gets the input's chroma back (on a 4:2:0 phone photo at
+ * quality 100: 49.9 dB → 57.7 dB chroma PSNR against the decoded input, strength 0.45–0.5 best), so
+ * the steps raised to the input's re-encode it nearly without new error. On photos whose chroma does not line up
+ * (4:2:2 or 4:4:4 input, resized) the sharper chroma only costs bytes, and with few steps raised it
+ * cost more than it gave (docs/benchmarks.md).
+ * sr_chroma_sharpen_permille is this encode's strength (0 for the box), read by jcsample.c; set per
+ * encode: 0 by sr_set_quality, chroma_sharpen_milli by sr_align_tables. The tuning bench may set
+ * another strength, or every 4:2:0 encode (sr_set_chroma_sharpen).
+ */
+int sr_chroma_sharpen_permille;
+/* Half of chroma's table: with fewer of our steps finer than the input's, the sharper chroma cost more
+ * than it gave (camera photos at quality 80 with 12 and 30, at 90 with 28; docs/benchmarks.md). */
+#define SHARPEN_MIN_FINER 32
+static int chroma_sharpen_milli = 500;
+static int chroma_sharpen_where; /* 0: as above; 1: every 4:2:0 encode; 2: wherever chroma lines up */
+EMSCRIPTEN_KEEPALIVE void sr_set_chroma_sharpen(int permille, int where) {
+  chroma_sharpen_milli = permille < 0 ? 0 : permille > 1000 ? 1000 : permille;
+  chroma_sharpen_where = where;
+}
+
 void sr_set_quality(j_compress_ptr c, int quality) {
+  sr_chroma_sharpen_permille = chroma_sharpen_where == 1 ? chroma_sharpen_milli : 0;
   if (annex_k) {
     jpeg_set_quality(c, quality, TRUE);
     return;
@@ -114,23 +142,34 @@ void sr_set_quality(j_compress_ptr c, int quality) {
 
 /*
  * A JPEG re-encoded at full size keeps its 8×8 blocks: decoding and encoding again gives back the input's
- * coefficients, each a multiple of the input's step plus a little rounding noise. A step finer than the
- * input's spends bits on that noise, and one a little finer puts the multiples between our steps, so the
- * re-encode adds error where the input had none (SSIM then falls while quality rises). So where the
- * blocks line up, no step is finer than the input's: the output stays closer to the input and costs
- * fewer bytes (the five corpus JPEGs saved at quality 75–85: 2–24 % fewer at equal SSIM, interpolated;
- * those saved near-losslessly are unchanged, their steps being 1 or 2). The blocks line up when
- * nothing is resized and the sampling is the input's; turned upright by EXIF, when each stored axis the
- * turn mirrors is whole MCUs (else its partial edge blocks move), with the table transposed for the
- * quarter turns. Nearly all of the gain is chroma's: our chroma steps are half luma's, far finer than
- * a camera's chroma table at mid and high frequencies, so chroma re-quantised with them is mostly
- * noise (raising chroma's alone: 2–24 %; luma's alone: under 1 %, either way). The decoder's smooth
- * upsampling and the encoder's box downsampling filter chroma a little, so its coefficients come back
- * near the input's multiples, and round onto them with the input's steps.
- * Off, or for one table only (sr_set_align), only for the tuning bench.
+ * coefficients, each a multiple of the input's step plus a little rounding noise. A step a little finer
+ * than the input's puts the multiples between our steps, so the re-encode adds error where the input had
+ * none (SSIM then falls while quality rises) and spends bits on the noise. So where the blocks line up,
+ * a step of ours finer than the input's but at least half of it is raised to the input's: the output
+ * stays closer to the input and costs fewer bytes (the five corpus JPEGs saved at quality 75–85: 2–24 %
+ * fewer at equal SSIM, interpolated). A step under half the input's is kept: the caller asked for more
+ * than the input holds, and raising it would cap the output at the input's quality (a 13 MP phone photo
+ * saved near quality 50, at our quality 90: 1.09 → 0.93 of MozJPEG's bytes at equal SSIMULACRA2 with
+ * the half; camera photos, docs/benchmarks.md). The blocks line up when nothing is resized and the
+ * sampling is the input's; turned upright by EXIF, when each stored axis the turn mirrors is whole MCUs
+ * (else its partial edge blocks move), with the table transposed for the quarter turns. Nearly all of
+ * the gain is chroma's: our chroma steps are half luma's, far finer than a camera's chroma table at mid
+ * and high frequencies (raising chroma's alone: 2–24 %; luma's alone: under 1 %, either way, and on
+ * camera photos whose chroma sampling differs from ours, where luma's blocks still line up, within
+ * 0.5 %). Snapping every step to a whole multiple of the input's (nearest) lost on camera photos.
+ * Off, for one table only, or another rule (sr_set_align), only for the tuning bench.
  */
-static int align_tables = 3; /* bit 0: luma's table, bit 1: chroma's */
-EMSCRIPTEN_KEEPALIVE void sr_set_align(int tables) { align_tables = tables & 3; }
+static int align_tables = 3; /* bit 0: luma's table, bit 1: chroma's; bit 2: luma's also where the chroma sampling differs */
+/* The tuning bench's other rules (sr_set_align): 0 as above, raised from align_factor_milli thousandths
+ * of the input's step (0: every finer step); 1, 2, 3: every step onto the nearest, the next finer or the
+ * next coarser whole multiple of the input's. */
+static int align_rule, align_factor_milli = 500;
+EMSCRIPTEN_KEEPALIVE void sr_set_align(int tables, int rule, int factor_milli) {
+  align_tables = tables & 7;
+  align_rule = rule;
+  align_factor_milli = factor_milli;
+}
+
 
 /*
  * libjpeg takes a component's table when its first scan starts, so a table defined (or redefined)
@@ -162,24 +201,39 @@ void sr_align_tables(sr_job *job, j_compress_ptr c) {
   const int o = job->orientation, transposed = o >= 5;
   if (job->out_w != info[SR_INFO_WIDTH] || job->out_h != info[SR_INFO_HEIGHT] || c->num_components != info[SR_INFO_COMPONENTS]) return;
   if ((mirrors_x(o) && info[SR_INFO_WIDTH] % (8 * info[SR_INFO_MAX_H])) || (mirrors_y(o) && info[SR_INFO_HEIGHT] % (8 * info[SR_INFO_MAX_V]))) return;
+  int sampled_alike = 1;
   for (int ci = 0; ci < c->num_components; ci++) {
     const int h = info[SR_INFO_SAMP + ci * 2], v = info[SR_INFO_SAMP + ci * 2 + 1];
-    if (c->comp_info[ci].h_samp_factor != (transposed ? v : h) || c->comp_info[ci].v_samp_factor != (transposed ? h : v)) return;
+    if (c->comp_info[ci].h_samp_factor != (transposed ? v : h) || c->comp_info[ci].v_samp_factor != (transposed ? h : v)) sampled_alike = 0;
   }
+  if (!sampled_alike && !(align_tables & 4)) return;
   if (!job->input_q_checked) {
     job->input_q_checked = 1;
     if (tables_defined_later(job)) job->input_q_ok = 0;
   }
   if (!job->input_q_ok) return;
+  int finer = 0; /* chroma's steps finer than the input's, raised or not */
   for (int t = 0; t < (c->num_components == 3 ? 2 : 1); t++) {
-    if (!(align_tables >> t & 1)) continue;
+    if (!(align_tables >> t & 1) || (t == 1 && !sampled_alike)) continue;
     UINT16 *q = c->quant_tbl_ptrs[t]->quantval;
+    if (t == 1 && chroma_sharpen_where == 2) sr_chroma_sharpen_permille = chroma_sharpen_milli;
     for (int i = 0; i < DCTSIZE2; i++) {
       UINT16 s = job->input_q[t][transposed ? (i % DCTSIZE) * DCTSIZE + i / DCTSIZE : i];
       if (s > 255) s = 255; /* a baseline table's limit */
-      if (q[i] < s) q[i] = s;
+      if (s <= 1) continue;
+      int to = q[i];
+      if (align_rule) {
+        int k = align_rule == 1 ? (q[i] + s / 2) / s : align_rule == 2 ? q[i] / s : (q[i] + s - 1) / s;
+        if (k < 1) k = 1;
+        to = (k * s > 255 ? 255 / s : k) * s;
+      } else if (q[i] < s && q[i] * 1000 >= s * align_factor_milli) {
+        to = s;
+      }
+      if (t == 1 && q[i] < s) finer++;
+      q[i] = (UINT16)to;
     }
   }
+  if (finer >= SHARPEN_MIN_FINER && chroma_sharpen_where == 0) sr_chroma_sharpen_permille = chroma_sharpen_milli;
 }
 
 #define SCAN(n, a, b, c, ss, se, ah, al) {n, {a, b, c, 0}, ss, se, ah, al}
