@@ -207,15 +207,3 @@ export async function d1Execute(target: D1Target, statements: readonly Statement
     return entry.results.filter(isRecord);
   });
 }
-
-/** `wrangler d1 migrations apply DB --local`, without prompting. */
-export async function d1MigrateLocal(target: D1Target): Promise<void> {
-  const result = await runD1(target, [
-    'd1',
-    'migrations',
-    'apply',
-    DATABASE,
-    ...targetArgs({ ...target, remote: false }),
-  ]);
-  if (result.code !== 0) throw new D1Error(wranglerErrorText(result), target);
-}

@@ -13,7 +13,6 @@ import {
   KEY_PATTERN,
   localD1,
   makeSandbox,
-  migrate,
   type LocalD1,
   type RunResult,
   type Sandbox,
@@ -33,8 +32,8 @@ const fixtures: Record<'untouched' | 'tiers' | 'refreshOk' | 'refreshFail', Fixt
 beforeAll(async () => {
   sb = makeSandbox();
   offline = await closedUrl();
-  await migrate(sb);
   d1 = await localD1(sb);
+  await d1.migrate();
   const statements: Statement[] = [];
   const now = Date.now();
   for (const [i, name] of (['untouched', 'tiers', 'refreshOk', 'refreshFail'] as const).entries()) {

@@ -1,5 +1,5 @@
 // `node src/cli/dev.ts --seed-only`: .dev.vars, migrations and the four demo keys, idempotently.
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/accounts/keys.ts';
@@ -13,6 +13,7 @@ import {
   type LocalD1,
   type RunResult,
   type Sandbox,
+  wrangler,
 } from './helpers.ts';
 
 let sb: Sandbox;
@@ -114,6 +115,32 @@ describe('dev --seed-only', () => {
       scopes: 'image',
       revoked_at: null,
     });
+  });
+
+  it("records its migrations as wrangler does: wrangler's own apply finds none left to run", async () => {
+    // The seed applies them in its own process (src/cli/local-d1.ts); `wrangler dev` and a later
+    // `wrangler d1 migrations apply` trust the d1_migrations table, so its rows must be wrangler's.
+    const applied = await wrangler(['d1', 'migrations', 'apply', 'DB', '--local', ...sb.args]);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toContain('No migrations to apply');
+    const files = readdirSync(join(ROOT, 'src/db/migrations')).filter((f) => f.endsWith('.sql'));
+    const [rows = []] = await (await db())([{ sql: 'SELECT id, name FROM d1_migrations ORDER BY id', params: [] }]);
+    expect(rows).toEqual(files.sort().map((name, i) => ({ id: i + 1, name })));
+  });
+
+  it('a configuration wrangler cannot read: exit 1 with one error line, no stack', async () => {
+    const dir = join(sb.dir, 'broken');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'wrangler.toml'), 'name = "x"\n[[d1_databases]\n');
+    const r = await devScript([
+      '--seed-only',
+      '--config',
+      join(dir, 'wrangler.toml'),
+      '--persist-to',
+      join(dir, 'state'),
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: D1 \(local\) failed: Invalid TOML document[^\n]*\n$/);
   });
 
   it('refuses options it would not use', async () => {

@@ -6,9 +6,8 @@ import { createServer, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { getPlatformProxy } from 'wrangler';
 import { main as adminMain } from '../../src/cli/admin.ts';
-import type { D1Executor, Row } from '../../src/cli/wrangler.ts';
+import { openLocalD1, type LocalD1 as LocalDatabase } from '../../src/cli/local-d1.ts';
 import { listenOnLoopback } from '../fixtures/loopback.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -91,11 +90,8 @@ export function makeSandbox(): Sandbox {
   };
 }
 
-/** `wrangler d1 migrations apply DB --local` on the sandbox's database. */
-export async function migrate(sandbox: Sandbox): Promise<void> {
-  const result = await runNode(WRANGLER_JS, ['d1', 'migrations', 'apply', 'DB', '--local', ...sandbox.args]);
-  if (result.code !== 0) throw new Error(`migrations failed: ${result.stderr}\n${result.stdout}`);
-}
+/** The project's wrangler, as an operator runs it (e.g. `wrangler(['d1', 'migrations', 'list', 'DB', '--local'])`). */
+export const wrangler = (args: readonly string[]) => runNode(WRANGLER_JS, args);
 
 export interface RecordedRequest {
   method: string;
@@ -148,54 +144,29 @@ export async function closedUrl(): Promise<string> {
 export const KEY_PATTERN = /^sr_live_[0-9A-Za-z]{32}$/;
 export const ISO_PATTERN = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-export interface LocalD1 {
-  executor: D1Executor;
+export interface LocalD1 extends LocalDatabase {
   /** The operator CLI run in this process against the sandbox's database (what `admin` does, less the start-ups). */
   admin(args: readonly string[]): Promise<RunResult>;
-  dispose(): Promise<void>;
 }
 
 /**
- * The sandbox's local D1, opened in this process as `wrangler dev` would open it (wrangler's own
+ * The sandbox's local D1, opened in this process as `npm run dev` opens it (src/cli/local-d1.ts: wrangler's
  * platform proxy, same files): commands run in milliseconds instead of a wrangler start each. Tests
  * about the CLI's logic use it; a few tests still run the real process to prove the wrangler path.
  */
-/** As much of the D1 binding as the executor uses (the Workers types are not in the Node project). */
-interface D1Binding {
-  prepare(sql: string): { bind(...values: unknown[]): unknown };
-  batch(statements: unknown[]): Promise<{ results: Row[] }[]>;
-}
-
 export async function localD1(sandbox: Sandbox): Promise<LocalD1> {
-  // A configuration with only the database (same id, so the same file): the proxy starts no Worker, and
-  // the Durable Object bindings of the full one would only draw warnings about classes it cannot see.
-  const toml = readFileSync(sandbox.config, 'utf8');
-  const d1Block = /^\[\[d1_databases\]\][^[]*/m.exec(toml)?.[0];
-  if (d1Block === undefined) throw new Error('no [[d1_databases]] in the sandbox configuration');
-  const d1Config = join(sandbox.dir, 'd1-only.toml');
-  writeFileSync(d1Config, `name = "d1-only"\ncompatibility_date = "2026-11-01"\n\n${d1Block}`);
-  // wrangler keeps `--persist-to DIR`'s data under DIR/v3; the proxy takes that directory itself.
-  const proxy = await getPlatformProxy<{ DB: D1Binding }>({
-    configPath: d1Config,
-    persist: { path: join(sandbox.persistTo, 'v3') },
-  });
-  const db = proxy.env.DB;
-  const executor: D1Executor = async (statements) => {
-    const results = await db.batch(statements.map((s) => db.prepare(s.sql).bind(...s.params)));
-    return results.map((r) => r.results);
-  };
+  const local = await openLocalD1({ remote: false, persistTo: sandbox.persistTo, config: sandbox.config });
   return {
-    executor,
+    ...local,
     async admin(args) {
       let stdout = '';
       let stderr = '';
       const code = await adminMain(args, {
         stdout: (t) => void (stdout += t),
         stderr: (t) => void (stderr += t),
-        executor,
+        executor: local.executor,
       });
       return { code, stdout, stderr };
     },
-    dispose: () => proxy.dispose(),
   };
 }
