@@ -506,6 +506,27 @@ describe("re-encoding a JPEG at full size: a step a little finer than the input'
   });
 });
 
+describe("the engine's tables per quality", () => {
+  const tablesAt = (quality: number) => quantTables(encode(rgbOf(photo(64, 48)), { quality }));
+  /** A table's mean step on each diagonal d = u + v (0 to 14). */
+  const byDiagonal = (table: number[]) =>
+    Array.from({ length: 15 }, (_, d) => {
+      const steps = table.filter((_, i) => (i >> 3) + (i & 7) === d);
+      return steps.reduce((a, b) => a + b, 0) / steps.length;
+    });
+
+  // A camera photo's sensor noise sits in the middle and high frequencies, which SSIMULACRA2 barely
+  // rewards; its lowest frequencies it rewards most. A straight table rises as much over the last three
+  // diagonals as over the first three.
+  it.each([60, 80])(
+    'quality %i: luma rises steeply over the lowest frequencies and levels off over the highest',
+    (quality) => {
+      const luma = byDiagonal(tablesAt(quality).get(0)!);
+      expect(luma[4]! - luma[1]!).toBeGreaterThan(1.2 * (luma[14]! - luma[11]!));
+    },
+  );
+});
+
 describe('lossless transcode', () => {
   const aligned = encode(rgbOf(photo(64, 48)), { quality: 90 }); // 4:2:0: 16×16 MCUs, 4 × 3 of them
   const transcode = (bytes: Uint8Array, orientation: number, progressive = false) =>

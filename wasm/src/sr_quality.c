@@ -3,11 +3,12 @@
  * rounded, and the progressive scan script. Each choice was measured on its own with
  * `npm run bench -- jpeg-tuning` (bytes at equal SSIM against sharp's MozJPEG; docs/benchmarks.md),
  * and each stays settable from there, so the rows of that table can be measured again:
- * - tables that rise with frequency, q(u, v) = b × (1 + s × (u + v)) at quality 50, chosen per quality
- *   (ANCHORS below): luma s = 0.16 at quality 60 and 90, 0.20 at 80; chroma s = 0.10 with b near 10.
- *   Tuned on camera photos by bytes at equal SSIMULACRA2, butteraugli and SSIM against sharp's
- *   MozJPEG (`npm run bench -- jpeg-camera`); the flatter luma table before (b = 19, s = 0.05, tuned
- *   on wallpapers for SSIM alone) spent bytes on sensor noise that no metric rewards;
+ * - tables that rise with frequency, q(u, v) = b × (1 + s d + c d²) at quality 50, d = u + v, chosen per
+ *   quality (ANCHORS below): luma concave at 60 and 80 (jpegli's shape), straight at 90; chroma
+ *   s = 0.30 with b = 11. Tuned on camera photos by bytes at equal SSIMULACRA2, butteraugli and SSIM
+ *   against sharp's MozJPEG (`npm run bench -- jpeg-camera`); the flatter tables before (luma b = 19,
+ *   s = 0.05, tuned on wallpapers for SSIM alone; then straight luma, chroma s = 0.10) spent bytes on
+ *   sensor noise that no metric rewards;
  * - scaled as libjpeg scales (jpeg_quality_scaling), but each entry rounded with its own offset (a
  *   golden-ratio sequence over the positions) rather than all at .5: with one rounding, the entries of
  *   a diagonal all change at the same quality, so neighbouring qualities were often byte-identical and
@@ -29,23 +30,37 @@ static int own_scans = 1;
 static int annex_k; /* set by sr_set_quant_tables(NULL, NULL): libjpeg's own tables */
 
 /*
- * The tables per quality: at quality 50, natural order, q(u, v) = round(base × (1 + slope × (u + v))), then
- * scaled as libjpeg scales. Each anchor gives a quality's luma and chroma base and slope; a quality
- * between two anchors takes the straight line between them, one outside the nearest anchor's. The
- * bases are the calibration: each anchor's quality lands within a SSIMULACRA2 point of MozJPEG's same
- * quality on the median camera photo, so `quality` asks for what a caller of MozJPEG would expect
- * (one table scaled by libjpeg's rule drifted from MozJPEG's scale: about level with it at 60, 1.5
- * points above at 80, about 3 above at 90). The slopes: a steeper luma table won at every quality on camera photos
- * (the high frequencies there are mostly sensor noise); 0.20 beat 0.16 at 80 and lost on butteraugli at
- * 90, and 0.16 beat 0.12 at 60 and 90.
+ * The tables per quality: at quality 50, natural order, q(u, v) = round(b × (1 + s d + c d²)), d = u + v,
+ * then scaled as libjpeg scales. Each anchor gives a quality's shape (b, s, c) for luma and for chroma; a
+ * quality between two anchors takes the straight line between them in each of the six numbers, one
+ * outside the nearest anchor's. The bases are the calibration: each anchor's quality lands within a
+ * SSIMULACRA2 point of MozJPEG's same quality on the median camera photo, so `quality` asks for what a
+ * caller of MozJPEG would expect. The shapes, measured on camera photos by bytes at equal
+ * SSIMULACRA2 against sharp's MozJPEG (docs/benchmarks.md, "JPEG on camera photos"):
+ * - luma at 60 and 80 is concave, the shape of jpegli's tables (least squares on its steps): the DC
+ *   and first diagonal finer than a straight line's, twice its slope at the start, levelling off over
+ *   the high frequencies. SSIMULACRA2 pays for the lowest frequencies and little for the middle ones,
+ *   where a camera photo's sensor noise is: at 60 this table is coarser on the whole than the straight
+ *   one it replaced, and lands at the same score with fewer bytes;
+ * - luma at 80 is concave but milder (b = 13, s = 0.30, c = −0.004): jpegli's own fit there (11.3,
+ *   0.386, −0.0091) won 0.6 % more on camera photos but lost 25 % on a flat-coloured wallpaper;
+ * - luma at 90 stays straight (b = 17, s = 0.16): no concave shape tried there won on both the camera
+ *   photos and the wallpapers;
+ * - chroma rises three times as steeply as before (s = 0.30, was 0.10) at every quality: a camera's
+ *   chroma above the first few frequencies is mostly noise. A Cr table of its own (jpegli's Cr is
+ *   nearly flat, its Cb steep) lost at 80 and 90, so Cb and Cr share one.
+ * The cost, where the metrics pull apart: at equal SSIM 2–4 % more bytes on camera photos, 3–8 % on wallpapers.
  */
+struct shape {
+  double base, slope, curve;
+};
 static const struct anchor {
   int quality;
-  double luma_base, luma_slope, chroma_base, chroma_slope;
+  struct shape table[2]; /* luma, chroma */
 } ANCHORS[] = {
-  {60, 15.5, 0.16, 10.2, 0.10},
-  {80, 14.5, 0.20, 10.2, 0.10},
-  {90, 17.0, 0.16, 11.0, 0.10},
+  {60, {{11.0, 0.494, -0.0091}, {11.0, 0.30, 0.0}}},
+  {80, {{13.0, 0.30, -0.004}, {11.0, 0.30, 0.0}}},
+  {90, {{17.0, 0.16, 0.0}, {11.0, 0.30, 0.0}}},
 };
 #define ANCHOR_COUNT (int)(sizeof(ANCHORS) / sizeof(ANCHORS[0]))
 static unsigned int quant_tables[2][DCTSIZE2]; /* set by sr_set_quant_tables: used at every quality */
@@ -64,12 +79,16 @@ static void anchored_tables(int quality, unsigned int out[2][DCTSIZE2]) {
   const struct anchor *a = &ANCHORS[i], *b = &ANCHORS[i + 1 < ANCHOR_COUNT ? i + 1 : i];
   double t = b->quality == a->quality ? 0.0 : (double)(quality - a->quality) / (b->quality - a->quality);
   if (t < 0.0) t = 0.0;
-  double base[2] = {a->luma_base + t * (b->luma_base - a->luma_base), a->chroma_base + t * (b->chroma_base - a->chroma_base)};
-  for (int c = 0; c < 2; c++)
-    if (table_scale_milli[c] != 1000) base[c] *= table_scale_milli[c] / 1000.0;
-  const double slope[2] = {a->luma_slope + t * (b->luma_slope - a->luma_slope), a->chroma_slope + t * (b->chroma_slope - a->chroma_slope)};
-  for (int k = 0; k < DCTSIZE2; k++)
-    for (int c = 0; c < 2; c++) out[c][k] = (unsigned int)(base[c] * (1.0 + slope[c] * (k / DCTSIZE + k % DCTSIZE)) + 0.5);
+  for (int c = 0; c < 2; c++) {
+    const struct shape *p = &a->table[c], *q = &b->table[c];
+    const double scale = table_scale_milli[c] / 1000.0;
+    const double base = (p->base + t * (q->base - p->base)) * scale, slope = p->slope + t * (q->slope - p->slope),
+                 curve = p->curve + t * (q->curve - p->curve);
+    for (int k = 0; k < DCTSIZE2; k++) {
+      const int d = k / DCTSIZE + k % DCTSIZE;
+      out[c][k] = (unsigned int)(base * (1.0 + slope * d + curve * d * d) + 0.5);
+    }
+  }
 }
 
 /* The tuning bench's knobs. */
