@@ -91,11 +91,15 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
       await p().getByRole('heading', { name: 'Tools API' }).waitFor();
       expect(await p().getByTestId('tiers').locator('tbody tr').count()).toBe(5);
       const images = p().locator('#sample img');
+      // The samples are compressed by the service when first asked for: on a fresh server that is the
+      // engine's first instance, which takes more than expect.poll's one second on a busy machine.
       await expect
-        .poll(() =>
-          images.evaluateAll((els) =>
-            els.every((el) => (el as unknown as { naturalWidth: number }).naturalWidth === 960),
-          ),
+        .poll(
+          () =>
+            images.evaluateAll((els) =>
+              els.every((el) => (el as unknown as { naturalWidth: number }).naturalWidth === 960),
+            ),
+          { timeout: 15_000 },
         )
         .toBe(true);
       await p().locator('#sample-range').fill('20');
