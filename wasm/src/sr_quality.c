@@ -63,7 +63,7 @@ static const struct anchor {
   {90, {{17.0, 0.16, 0.0}, {11.0, 0.30, 0.0}}},
 };
 #define ANCHOR_COUNT (int)(sizeof(ANCHORS) / sizeof(ANCHORS[0]))
-static unsigned int quant_tables[2][DCTSIZE2]; /* set by sr_set_quant_tables: used at every quality */
+static unsigned int quant_tables[3][DCTSIZE2]; /* set by sr_set_quant_tables: used at every quality */
 /* The anchors' bases × these thousandths (luma, chroma): the tuning benches' way to move every quality
  * at once, e.g. to recalibrate after a change to quantisation (sr_set_table_scale). */
 static int table_scale_milli[2] = {1000, 1000};
@@ -73,7 +73,7 @@ EMSCRIPTEN_KEEPALIVE void sr_set_table_scale(int luma_milli, int chroma_milli) {
 }
 static int tables_set;
 
-static void anchored_tables(int quality, unsigned int out[2][DCTSIZE2]) {
+static void anchored_tables(int quality, unsigned int out[3][DCTSIZE2]) {
   int i = 0;
   while (i < ANCHOR_COUNT - 1 && ANCHORS[i + 1].quality <= quality) i++;
   const struct anchor *a = &ANCHORS[i], *b = &ANCHORS[i + 1 < ANCHOR_COUNT ? i + 1 : i];
@@ -88,7 +88,7 @@ static void anchored_tables(int quality, unsigned int out[2][DCTSIZE2]) {
       const int d = k / DCTSIZE + k % DCTSIZE;
       out[c][k] = (unsigned int)(base * (1.0 + slope * d + curve * d * d) + 0.5);
     }
-  }
+  }  memcpy(out[2], out[1], sizeof(out[1]));
 }
 
 /* The tuning bench's knobs. */
@@ -99,13 +99,15 @@ EMSCRIPTEN_KEEPALIVE void sr_set_deadzone(int luma, int chroma) {
 EMSCRIPTEN_KEEPALIVE void sr_set_dither(int on) { dither = on != 0; }
 EMSCRIPTEN_KEEPALIVE void sr_set_scans(int ours) { own_scans = ours != 0; }
 
-/* Replaces the tables (natural order, at quality 50); NULL for libjpeg's Annex K tables. */
-EMSCRIPTEN_KEEPALIVE void sr_set_quant_tables(const uint16_t *luma, const uint16_t *chroma) {
+/* Replaces the tables (natural order, at quality 50); cr NULL for Cb's; luma or chroma NULL for libjpeg's
+ * Annex K tables. */
+EMSCRIPTEN_KEEPALIVE void sr_set_quant_tables(const uint16_t *luma, const uint16_t *chroma, const uint16_t *cr) {
   annex_k = !luma || !chroma;
   tables_set = !annex_k;
   for (int i = 0; !annex_k && i < DCTSIZE2; i++) {
     quant_tables[0][i] = luma[i];
     quant_tables[1][i] = chroma[i];
+    quant_tables[2][i] = cr ? cr[i] : chroma[i];
   }
 }
 
@@ -142,20 +144,25 @@ void sr_set_quality(j_compress_ptr c, int quality) {
     jpeg_set_quality(c, quality, TRUE);
     return;
   }
-  unsigned int at50[2][DCTSIZE2];
+  unsigned int at50[3][DCTSIZE2];
   if (tables_set) memcpy(at50, quant_tables, sizeof(at50));
   else anchored_tables(quality, at50);
   const int scale = jpeg_quality_scaling(quality);
-  for (int t = 0; t < 2; t++) {
-    unsigned int table[DCTSIZE2];
+  unsigned int table[3][DCTSIZE2];
+  for (int t = 0; t < 3; t++)
     for (int i = 0; i < DCTSIZE2; i++) {
       const double step = (double)at50[t][i] * scale / 100.0;
       const double golden = i * 0.6180339887;
       const double offset = !dither || i == 0 ? 0.5 : golden - (int)golden;
       const int q = (int)(step + offset);
-      table[i] = (unsigned int)(q < 1 ? 1 : q > 255 ? 255 : q);
+      table[t][i] = (unsigned int)(q < 1 ? 1 : q > 255 ? 255 : q);
     }
-    jpeg_add_quant_table(c, t, table, 100, TRUE);
+  jpeg_add_quant_table(c, 0, table[0], 100, TRUE);
+  jpeg_add_quant_table(c, 1, table[1], 100, TRUE);
+  /* Cr's own table only where it differs from Cb's: a third table costs 69 bytes of header. */
+  if (c->jpeg_color_space == JCS_YCbCr && c->num_components == 3 && memcmp(table[1], table[2], sizeof(table[1]))) {
+    jpeg_add_quant_table(c, 2, table[2], 100, TRUE);
+    c->comp_info[2].quant_tbl_no = 2;
   }
 }
 
@@ -232,12 +239,14 @@ void sr_align_tables(sr_job *job, j_compress_ptr c) {
   }
   if (!job->input_q_ok) return;
   int finer = 0; /* chroma's steps finer than the input's, raised or not */
-  for (int t = 0; t < (c->num_components == 3 ? 2 : 1); t++) {
-    if (!(align_tables >> t & 1) || (t == 1 && !sampled_alike)) continue;
+  /* Table 2, Cr's where it has its own, is raised to the finer of the input's two chroma steps, as Cb's. */
+  for (int t = 0; t < (c->num_components == 3 ? 3 : 1); t++) {
+    const int in = t ? 1 : 0;
+    if (!(align_tables >> in & 1) || (in && !sampled_alike) || !c->quant_tbl_ptrs[t]) continue;
     UINT16 *q = c->quant_tbl_ptrs[t]->quantval;
     if (t == 1 && chroma_sharpen_where == 2) sr_chroma_sharpen_permille = chroma_sharpen_milli;
     for (int i = 0; i < DCTSIZE2; i++) {
-      UINT16 s = job->input_q[t][transposed ? (i % DCTSIZE) * DCTSIZE + i / DCTSIZE : i];
+      UINT16 s = job->input_q[in][transposed ? (i % DCTSIZE) * DCTSIZE + i / DCTSIZE : i];
       if (s > 255) s = 255; /* a baseline table's limit */
       if (s <= 1) continue;
       int to = q[i];
