@@ -30,37 +30,47 @@ static int own_scans = 1;
 static int annex_k; /* set by sr_set_quant_tables(NULL, NULL): libjpeg's own tables */
 
 /*
- * The tables per quality: at quality 50, natural order, q(u, v) = round(b × (1 + s d + c d²)), d = u + v,
- * then scaled as libjpeg scales. Each anchor gives a quality's shape (b, s, c) for luma and for chroma; a
- * quality between two anchors takes the straight line between them in each of the six numbers, one
- * outside the nearest anchor's. The bases are the calibration: each anchor's quality lands within a
- * SSIMULACRA2 point of MozJPEG's same quality on the median camera photo, so `quality` asks for what a
- * caller of MozJPEG would expect. The shapes, measured on camera photos by bytes at equal
- * SSIMULACRA2 against sharp's MozJPEG (docs/benchmarks.md, "JPEG on camera photos"):
+ * The tables per quality: at quality 50, natural order, q(u, v) = round(b × (1 + s d + c d²) × l(u, v)),
+ * d = u + v, l = f at (0, 1) and (1, 0), g at (0, 2) and (2, 0), 1 elsewhere; then scaled as libjpeg
+ * scales. Each anchor gives a quality's shape (b, s, c, f, g) for luma and for chroma; a quality between
+ * two anchors takes the straight line between them in each of the ten numbers, one outside the nearest
+ * anchor's. The bases are the calibration: each anchor's quality lands within a SSIMULACRA2 point of
+ * MozJPEG's same quality on the median camera photo, so `quality` asks for what a caller of MozJPEG
+ * would expect. The shapes, measured on camera photos by bytes at equal SSIMULACRA2 against sharp's
+ * MozJPEG (docs/benchmarks.md, "JPEG on camera photos"):
  * - luma at 60 and 80 is concave, the shape of jpegli's tables (least squares on its steps): the DC
  *   and first diagonal finer than a straight line's, twice its slope at the start, levelling off over
  *   the high frequencies. SSIMULACRA2 pays for the lowest frequencies and little for the middle ones,
  *   where a camera photo's sensor noise is: at 60 this table is coarser on the whole than the straight
  *   one it replaced, and lands at the same score with fewer bytes;
- * - luma at 80 is concave but milder (b = 13, s = 0.30, c = −0.004): jpegli's own fit there (11.3,
- *   0.386, −0.0091) won 0.6 % more on camera photos but lost 25 % on a flat-coloured wallpaper;
+ * - at 80 the first horizontal and vertical AC steps finer than the smooth table's (f = 0.9: one step
+ *   above the DC where the smooth table puts them two), (0, 2) and (2, 0) coarser (g = 1.25): of
+ *   jpegli's whole tables given to our encoder, which write 7 % fewer bytes than ours at equal
+ *   SSIMULACRA2, those steps of u, v ≤ 2 carry all of the gain (its steps over d ≥ 3 none), and the one
+ *   step finer at (0, 1) and (1, 0) most of it. A smooth table in d misses them whatever its fit;
+ * - chroma at 80 rises more steeply (s = 0.50) and levels off (c = −0.012), the least-squares shape
+ *   of jpegli's Cb and Cr tables (their geometric mean), with the same two factors: a camera's chroma
+ *   above the first few frequencies is mostly noise. jpegli's steeper, convex Cb shape won 0.4 % more on
+ *   ten camera photos and cost the wallpapers' butteraugli 7 % and SSIM 8 %;
  * - luma at 90 stays straight (b = 17, s = 0.16): no concave shape tried there won on both the camera
  *   photos and the wallpapers;
- * - chroma rises three times as steeply as before (s = 0.30, was 0.10) at every quality: a camera's
- *   chroma above the first few frequencies is mostly noise. A Cr table of its own (jpegli's Cr is
- *   nearly flat, its Cb steep) lost at 80 and 90, so Cb and Cr share one.
- * The cost, where the metrics pull apart: at equal SSIM 2–4 % more bytes on camera photos, 3–8 % on wallpapers.
+ * - chroma at 60 and 90 rises three times as steeply as before (s = 0.30, was 0.10). A Cr table of
+ *   its own (jpegli's Cr is nearly flat, its Cb steep) lost at 80 and 90 with smooth tables and was
+ *   level with jpegli's exact ones, so Cb and Cr share one.
+ * The cost, where the metrics pull apart: at equal SSIM 2–5 % more bytes on camera photos, 3–8 % on
+ * wallpapers; at 80 butteraugli 2–3 % more.
  */
 struct shape {
   double base, slope, curve;
+  double first, second; /* × the steps at (0, 1) and (1, 0); × those at (0, 2) and (2, 0) */
 };
 static const struct anchor {
   int quality;
   struct shape table[2]; /* luma, chroma */
 } ANCHORS[] = {
-  {60, {{11.0, 0.494, -0.0091}, {11.0, 0.30, 0.0}}},
-  {80, {{13.0, 0.30, -0.004}, {11.0, 0.30, 0.0}}},
-  {90, {{17.0, 0.16, 0.0}, {11.0, 0.30, 0.0}}},
+  {60, {{11.0, 0.494, -0.0091, 1.0, 1.0}, {11.0, 0.30, 0.0, 1.0, 1.0}}},
+  {80, {{11.8, 0.37, -0.006, 0.9, 1.25}, {10.3, 0.50, -0.012, 0.9, 1.25}}},
+  {90, {{17.0, 0.16, 0.0, 1.0, 1.0}, {11.0, 0.30, 0.0, 1.0, 1.0}}},
 };
 #define ANCHOR_COUNT (int)(sizeof(ANCHORS) / sizeof(ANCHORS[0]))
 static unsigned int quant_tables[3][DCTSIZE2]; /* set by sr_set_quant_tables: used at every quality */
@@ -83,12 +93,15 @@ static void anchored_tables(int quality, unsigned int out[3][DCTSIZE2]) {
     const struct shape *p = &a->table[c], *q = &b->table[c];
     const double scale = table_scale_milli[c] / 1000.0;
     const double base = (p->base + t * (q->base - p->base)) * scale, slope = p->slope + t * (q->slope - p->slope),
-                 curve = p->curve + t * (q->curve - p->curve);
+                 curve = p->curve + t * (q->curve - p->curve), first = p->first + t * (q->first - p->first),
+                 second = p->second + t * (q->second - p->second);
     for (int k = 0; k < DCTSIZE2; k++) {
       const int d = k / DCTSIZE + k % DCTSIZE;
-      out[c][k] = (unsigned int)(base * (1.0 + slope * d + curve * d * d) + 0.5);
+      const double low = d == 1 ? first : (k == 2 || k == 2 * DCTSIZE) ? second : 1.0;
+      out[c][k] = (unsigned int)(base * (1.0 + slope * d + curve * d * d) * low + 0.5);
     }
-  }  memcpy(out[2], out[1], sizeof(out[1]));
+  }
+  memcpy(out[2], out[1], sizeof(out[1])); /* Cb's for Cr: a Cr table of its own is only the tuning bench's */
 }
 
 /* The tuning bench's knobs. */
