@@ -528,13 +528,23 @@ describe("the engine's tables per quality", () => {
   );
 
   // SSIMULACRA2 pays for the first horizontal and vertical AC steps far more than a table smooth in
-  // u + v grants them, and for (0, 2) and (2, 0) less: at quality 80 luma's (0, 1) and (1, 0) are one
-  // step above the DC's, and in both tables (0, 2) and (2, 0) are coarser than (1, 1) by two or more.
-  it('quality 80: fine at (0, 1) and (1, 0), coarser at (0, 2) and (2, 0) than at (1, 1)', () => {
+  // u + v grants them, and for (0, 2) and (2, 0) less: at quality 60 and 80 luma's (0, 1) and (1, 0)
+  // are nearer the DC's step than (1, 1)'s, and (0, 2) and (2, 0) coarser than (1, 1) by two or more
+  // (at 80 in chroma too).
+  it.each([60, 80])(
+    'quality %i: luma fine at (0, 1) and (1, 0), coarser at (0, 2) and (2, 0) than at (1, 1)',
+    (quality) => {
+      const luma = tablesAt(quality).get(0)!;
+      const at = (u: number, v: number) => luma[v * 8 + u]!;
+      for (const first of [at(1, 0), at(0, 1)]) expect(first - at(0, 0)).toBeLessThan(at(1, 1) - first);
+      expect(Math.min(at(2, 0), at(0, 2))).toBeGreaterThan(at(1, 1) + 1);
+    },
+  );
+  it("quality 80: luma's (0, 1) and (1, 0) one step above the DC's; chroma coarser at (0, 2) and (2, 0) than at (1, 1)", () => {
     const tables = tablesAt(80);
     const at = (t: number, u: number, v: number) => tables.get(t)![v * 8 + u]!;
     expect([at(0, 1, 0), at(0, 0, 1)]).toEqual([at(0, 0, 0) + 1, at(0, 0, 0) + 1]);
-    for (const t of [0, 1]) expect(Math.min(at(t, 2, 0), at(t, 0, 2))).toBeGreaterThan(at(t, 1, 1) + 1);
+    expect(Math.min(at(1, 2, 0), at(1, 0, 2))).toBeGreaterThan(at(1, 1, 1) + 1);
   });
 });
 
