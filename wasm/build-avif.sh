@@ -6,9 +6,7 @@
 # AVIF_BUILD_DIR builds somewhere else and keeps the folder afterwards; while iterating on the glue, a
 # libaom.a already built there is reused (delete the folder to rebuild libaom, e.g. after a patch changes).
 set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-cd "$here"
-source ./lib.sh
+source "$(dirname "$0")/lib.sh"
 
 AOM_VERSION=3.12.1
 AOM_TARBALL="vendor/aom_${AOM_VERSION}.orig.tar.gz"

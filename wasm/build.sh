@@ -5,9 +5,7 @@
 # Needs Debian's emscripten (apt-get install -y emscripten cmake) and nothing from the network.
 # The built files are committed, so installing and testing the service needs none of this.
 set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-cd "$here"
-source ./lib.sh
+source "$(dirname "$0")/lib.sh"
 
 LJT_VERSION=2.1.5
 LJT_TARBALL="vendor/libjpeg-turbo-${LJT_VERSION}.tar.gz"

@@ -1,4 +1,7 @@
-# The steps build.sh and build-avif.sh share; each sources this from wasm/ after its own prologue.
+# The steps build.sh and build-avif.sh share; each sources this first. It sets `here` to wasm/ and works
+# from there (the scripts' paths are relative to it).
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$here"
 
 # require_emcc NAME: stops the build with an install hint when emscripten is missing. Debian's emcc runs
 # under the system Node and finds its modules only in /usr/share/nodejs, whatever Node is first on PATH.
