@@ -477,7 +477,7 @@ describe('self-hosted on workerd', () => {
       };
       const statuses: number[] = [];
       for (let i = 0; i < 11; i++) statuses.push(await signUp(i));
-      // SIGNUP_MAX_PER_IP (10 an hour) for all of them together: each sign-up answers "check your email" (200).
+      // SIGNUP_PER_IP (10 an hour) for all of them together: each sign-up answers "check your email" (200).
       expect(statuses).toEqual([...Array<number>(10).fill(200), 429]);
     } finally {
       await stop(instance);
