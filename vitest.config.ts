@@ -12,9 +12,10 @@ export const TEST_SMTP_PASSWORD = 'test-smtp-password-not-a-secret';
 
 export default defineConfig({
   test: {
-    // One file per core at least two: most files spend their time waiting on child processes (workerd,
-    // wrangler, Chromium), so two at a time halve `npm test` on a 2-core machine (295 s -> 153 s).
-    maxWorkers: Math.max(2, availableParallelism()),
+    // One file more than there are cores: most files spend much of their time waiting on child processes
+    // (workerd, wrangler, Chromium) or on timers (webhook retries, fetch timeouts), so on a 2-core machine
+    // two at a time used about one core on average. Three: 341 s -> 267 s, back to back at a load of 3-5.
+    maxWorkers: availableParallelism() + 1,
     // The longest files start first, whatever their project, so no long file starts last while the other
     // core idles (test/fixtures/longest-first.ts).
     sequence: { sequencer: LongestFirst },
@@ -61,6 +62,13 @@ export default defineConfig({
         ],
         test: {
           name: 'worker',
+          // One workerd per vitest worker for all its files, not one per file: each file's start was a new
+          // workerd, the engine's WebAssembly compiled again and the migrations applied again, half the
+          // project's CPU (327 s -> 167 s of user time, back to back at a load of 5-7). Files therefore
+          // share one D1 and one set of Durable Objects: a test makes its own accounts, keys and client
+          // addresses (console-helpers.ts `Browser`), never counts rows it did not make, and sets the
+          // vars it depends on per call (helpers.ts `call`), not on the shared env.
+          isolate: false,
           include: ['test/worker/**/*.test.ts'],
           setupFiles: ['./test/worker/apply-migrations.ts'],
           // A web origin on loopback for the meta-tag tests.

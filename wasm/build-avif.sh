@@ -6,8 +6,7 @@
 # AVIF_BUILD_DIR builds somewhere else and keeps the folder afterwards; while iterating on the glue, a
 # libaom.a already built there is reused (delete the folder to rebuild libaom, e.g. after a patch changes).
 set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-cd "$here"
+source "$(dirname "$0")/lib.sh"
 
 AOM_VERSION=3.12.1
 AOM_TARBALL="vendor/aom_${AOM_VERSION}.orig.tar.gz"
@@ -22,13 +21,9 @@ AVIF_VERSION=1.4.2
 AVIF_TARBALL="vendor/libavif_${AVIF_VERSION}.orig.tar.gz"
 AVIF_SHA256=2b645287340ba5a631d268b551dc2d72bd73ac33335962dd36dcdb6d8366921d
 
-if ! command -v emcc >/dev/null; then
-  echo "build-avif.sh: emcc not found; install Debian's emscripten: apt-get install -y emscripten cmake" >&2
-  exit 1
-fi
-export NODE_PATH=/usr/share/nodejs
-echo "$AOM_SHA256  $AOM_TARBALL" | sha256sum -c --quiet -
-echo "$AVIF_SHA256  $AVIF_TARBALL" | sha256sum -c --quiet -
+require_emcc build-avif.sh
+check_sha256 "$AOM_SHA256" "$AOM_TARBALL"
+check_sha256 "$AVIF_SHA256" "$AVIF_TARBALL"
 
 work="${AVIF_BUILD_DIR:-$here/.build-avif}"
 PREFIX_MAP="-fmacro-prefix-map=$work/=build/"
@@ -67,12 +62,10 @@ mkdir -p "$work/avif"
 tar -xzf "$AVIF_TARBALL" -C "$work" "libavif-${AVIF_VERSION}/include" "libavif-${AVIF_VERSION}/src" \
   "libavif-${AVIF_VERSION}/third_party/libyuv"
 avif="$work/libavif-${AVIF_VERSION}"
-AVIF_CFLAGS="-O3 -msimd128 $PREFIX_MAP -DAVIF_CODEC_AOM=1 -DAVIF_CODEC_AOM_ENCODE=1 -I$avif/include -I$avif/third_party/libyuv/include -I$aom"
 (cd "$avif" && ls src/*.c third_party/libyuv/source/*.c | grep -Ev '^src/codec_(avm|dav1d|libgav1|rav1e|svt)\.c$' |
   LC_ALL=C sort) >"$work/avif/sources"
-export AVIF_CFLAGS avif work
-xargs -P "$(nproc)" -I{} sh -c 'emcc $AVIF_CFLAGS -c "$avif/$1" -o "$work/avif/$(echo "$1" | tr / _).o"' _ {} <"$work/avif/sources"
-(cd "$work/avif" && LC_ALL=C ls *.o | xargs emar rcsD libavif.a)
+compile_each "-O3 -msimd128 $PREFIX_MAP -DAVIF_CODEC_AOM=1 -DAVIF_CODEC_AOM_ENCODE=1 -I$avif/include -I$avif/third_party/libyuv/include -I$aom" \
+  "$avif" "$work/avif" libavif.a
 
 EXPORTS='_malloc,_free'
 for f in create destroy message option icc exif xmp rows encode output output_len; do EXPORTS="$EXPORTS,_sr_avif_$f"; done
@@ -87,6 +80,4 @@ emcc -O3 -msimd128 $PREFIX_MAP -I "$avif/include" src/sr_avif.c "$work/avif/liba
   -sEXPORTED_FUNCTIONS="$EXPORTS" -sEXPORTED_RUNTIME_METHODS=[] -sINCOMING_MODULE_JS_API=[instantiateWasm,locateFile,print,printErr,noInitialRun]
 
 [ -n "${AVIF_BUILD_DIR:-}" ] || rm -rf "$work"
-for f in codec/sr_avif.js codec/sr_avif.wasm; do
-  printf '%-22s %8d bytes  %8d gzip  sha256 %s\n' "$f" "$(stat -c %s "$f")" "$(gzip -9n <"$f" | wc -c)" "$(sha256sum "$f" | cut -c1-16)"
-done
+report codec/sr_avif.js codec/sr_avif.wasm

@@ -5,8 +5,7 @@
 # Needs Debian's emscripten (apt-get install -y emscripten cmake) and nothing from the network.
 # The built files are committed, so installing and testing the service needs none of this.
 set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-cd "$here"
+source "$(dirname "$0")/lib.sh"
 
 LJT_VERSION=2.1.5
 LJT_TARBALL="vendor/libjpeg-turbo-${LJT_VERSION}.tar.gz"
@@ -22,16 +21,11 @@ WEBP_SHA256=7d6fab70cf844bf6769077bd5d7a74893f8ffd4dfb42861745750c63c2a5c92c
 # Fixed so that two builds of the same sources are byte-identical (libjpeg-turbo stamps a date otherwise).
 BUILD_STAMP=20230208
 
-if ! command -v emcc >/dev/null; then
-  echo "build.sh: emcc not found; install Debian's emscripten: apt-get install -y emscripten cmake" >&2
-  exit 1
-fi
-# Debian's emcc runs under the system Node and finds its modules only here, whatever Node is first on PATH.
-export NODE_PATH=/usr/share/nodejs
+require_emcc build.sh
 emcc --version | sed -n 1p # sed reads to the end: head would close the pipe on emcc (BrokenPipeError under pipefail)
 
-echo "$LJT_SHA256  $LJT_TARBALL" | sha256sum -c --quiet -
-echo "$WEBP_SHA256  $WEBP_TARBALL" | sha256sum -c --quiet -
+check_sha256 "$LJT_SHA256" "$LJT_TARBALL"
+check_sha256 "$WEBP_SHA256" "$WEBP_TARBALL"
 work="$here/.build"
 # libwebp's assert() messages carry __FILE__: without this map the checkout's path would be in the
 # module, and two checkouts would build different bytes from the same sources.
@@ -62,10 +56,7 @@ tar -xzf "$WEBP_TARBALL" -C "$work"
 webp="$work/libwebp-${WEBP_VERSION}"
 mkdir -p "$work/webp"
 (cd "$webp" && ls src/dec/*.c src/dsp/*.c src/enc/*.c src/utils/*.c sharpyuv/*.c | LC_ALL=C sort) >"$work/webp/sources"
-WEBP_CFLAGS="-O3 -msimd128 -msse2 $PREFIX_MAP -I$webp -I$webp/src"
-export WEBP_CFLAGS webp work
-xargs -P "$(nproc)" -I{} sh -c 'emcc $WEBP_CFLAGS -c "$webp/$1" -o "$work/webp/$(echo "$1" | tr / _).o"' _ {} <"$work/webp/sources"
-(cd "$work/webp" && LC_ALL=C ls *.o | xargs emar rcsD libwebp.a)
+compile_each "-O3 -msimd128 -msse2 $PREFIX_MAP -I$webp -I$webp/src" "$webp" "$work/webp" libwebp.a
 
 EXPORTS='_malloc,_free,_sr_set_quant_tables,_sr_set_deadzone,_sr_set_trellis,_sr_set_trellis_model,_sr_set_aq,_sr_set_table_scale,_sr_set_scans,_sr_set_dither,_sr_set_align,_sr_set_chroma_sharpen,_sr_resizer_new,_sr_resizer_push_row,_sr_resizer_pull_row,_sr_resizer_free'
 for f in create destroy message info header marker close_header add_marker clear_markers set_pixels channels \
@@ -92,8 +83,6 @@ emcc -O3 -msimd128 -I "$src" -I "$work/lib" -I "$webp" -I "$webp/src" \
   -sEXPORTED_FUNCTIONS="$EXPORTS" -sEXPORTED_RUNTIME_METHODS=[] -sINCOMING_MODULE_JS_API=[instantiateWasm,locateFile,print,printErr,noInitialRun]
 
 rm -rf "$work"
-for f in codec/sr_jpeg.js codec/sr_jpeg.wasm; do
-  printf '%-22s %8d bytes  %8d gzip  sha256 %s\n' "$f" "$(stat -c %s "$f")" "$(gzip -9n <"$f" | wc -c)" "$(sha256sum "$f" | cut -c1-16)"
-done
+report codec/sr_jpeg.js codec/sr_jpeg.wasm
 
 [ "${SR_SKIP_AVIF:-}" = 1 ] || bash "$here/build-avif.sh"

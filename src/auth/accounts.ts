@@ -12,11 +12,10 @@ import {
   SIGNIN_EMAIL_DELAY_BASE_S,
   SIGNIN_EMAIL_DELAY_MAX_S,
   SIGNIN_EMAIL_FREE_FAILURES,
-  SIGNIN_MAX_PER_IP,
-  SIGNIN_MAX_PER_PAIR,
+  SIGNIN_PER_IP,
+  SIGNIN_PER_PAIR,
   SIGNIN_WINDOW_MS,
-  SIGNUP_MAX_PER_IP,
-  SIGNUP_WINDOW_MS,
+  SIGNUP_PER_IP,
 } from './limits.ts';
 import { buckets, clear, clearEmail, emailGate, hit, type EmailRule } from './throttle.ts';
 import { mailVerificationLink } from './verification.ts';
@@ -68,11 +67,7 @@ export interface SignUp {
  */
 export async function signUp(env: Env, input: SignUp, ip: string, now: number): Promise<SignUpOutcome> {
   const db = env.DB;
-  const gate = await hit(
-    db,
-    [{ bucket: buckets.signUpIp(ip), windowMs: SIGNUP_WINDOW_MS, max: SIGNUP_MAX_PER_IP }],
-    now,
-  );
+  const gate = await hit(db, [{ bucket: buckets.signUpIp(ip), ...SIGNUP_PER_IP }], now);
   if (!gate.allowed) return { ok: false, reason: 'throttled', retryAfter: gate.retryAfter };
   // An organisation's domain belongs to its SSO: a stranger must not register an address under it.
   if ((await ssoAccountFor(db, input.email)) !== null) return { ok: false, reason: 'sso_domain' };
@@ -118,8 +113,8 @@ export async function signIn(
   const gate = await hit(
     db,
     [
-      { bucket: buckets.signInIp(ip), windowMs: SIGNIN_WINDOW_MS, max: SIGNIN_MAX_PER_IP },
-      { bucket: buckets.signInPair(email, ip), windowMs: SIGNIN_WINDOW_MS, max: SIGNIN_MAX_PER_PAIR },
+      { bucket: buckets.signInIp(ip), ...SIGNIN_PER_IP },
+      { bucket: buckets.signInPair(email, ip), ...SIGNIN_PER_PAIR },
     ],
     now,
   );

@@ -6,7 +6,7 @@ import { batchWithAudit, type AuditOrigin } from '../audit/log.ts';
 import type { Env } from '../env.ts';
 import { publicOrigin } from '../mail/config.ts';
 import { send, type Mail, type SendOutcome } from '../mail/send.ts';
-import { EMAIL_TOKEN_BYTES, MAIL_PER_ADDRESS_MAX, MAIL_PER_ADDRESS_WINDOW_MS } from './limits.ts';
+import { EMAIL_TOKEN_BYTES, MAIL_PER_ADDRESS } from './limits.ts';
 import { randomToken } from './sessions.ts';
 import { buckets, hit } from './throttle.ts';
 
@@ -137,15 +137,11 @@ export async function sendLinkMail(
 }
 
 /**
- * Sends an account mail unless the address had MAIL_PER_ADDRESS_MAX of them this window (then nothing is
+ * Sends an account mail unless the address had MAIL_PER_ADDRESS's max of them this window (then nothing is
  * sent, and the caller answers as if it were: the budget must not tell strangers anything).
  */
 async function sendAccountMail(env: Env, mail: Mail, now: number): Promise<SendOutcome> {
-  const budget = await hit(
-    env.DB,
-    [{ bucket: buckets.mailTo(mail.to), windowMs: MAIL_PER_ADDRESS_WINDOW_MS, max: MAIL_PER_ADDRESS_MAX }],
-    now,
-  );
+  const budget = await hit(env.DB, [{ bucket: buckets.mailTo(mail.to), ...MAIL_PER_ADDRESS }], now);
   if (!budget.allowed) {
     console.warn('mail_not_sent reason=address_budget');
     return { ok: true };

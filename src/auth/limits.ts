@@ -1,5 +1,11 @@
 // Every limit of the web console's accounts and sessions (docs/console.md).
 
+/** A hard limit of a throttle bucket: at most `max` attempts per fixed window of `windowMs`. */
+export interface RateRule {
+  max: number;
+  windowMs: number;
+}
+
 /**
  * PBKDF2-SHA256 iterations for new password hashes. Deployed Workers refuse more than 100,000 (local
  * workerd has no cap, so a higher value would pass every local test and fail in production).
@@ -27,7 +33,7 @@ export const SIGNIN_WINDOW_MS = 15 * 60_000;
  * Sign-in attempts per (account, client IP) pair per window, a hard limit; a successful sign-in clears the
  * pair's count. Locking the pair, not the account, means a stranger can lock only themselves out.
  */
-export const SIGNIN_MAX_PER_PAIR = 5;
+export const SIGNIN_PER_PAIR: RateRule = { max: 5, windowMs: SIGNIN_WINDOW_MS };
 /**
  * Failed sign-ins of one email, from any addresses, within SIGNIN_WINDOW_MS (counted from the first) after
  * which every sign-in for it, even with the right password, is refused until a delay passes: the
@@ -40,9 +46,9 @@ export const SIGNIN_EMAIL_FREE_FAILURES = 5;
 export const SIGNIN_EMAIL_DELAY_BASE_S = 60;
 export const SIGNIN_EMAIL_DELAY_MAX_S = 15 * 60;
 /** Sign-in attempts per client IP per window, successful or not. */
-export const SIGNIN_MAX_PER_IP = 30;
-export const SIGNUP_WINDOW_MS = 60 * 60_000;
-export const SIGNUP_MAX_PER_IP = 10;
+export const SIGNIN_PER_IP: RateRule = { max: 30, windowMs: SIGNIN_WINDOW_MS };
+/** Sign-ups per client IP per hour. */
+export const SIGNUP_PER_IP: RateRule = { max: 10, windowMs: 60 * 60_000 };
 
 /** A sign-up's confirmation link works this long, once. */
 export const VERIFY_LINK_TTL_MS = 24 * 3_600_000;
@@ -54,11 +60,9 @@ export const EMAIL_TOKEN_BYTES = 32;
  * Account mails (confirmations, resets, "someone tried to sign up") to one address per window, however they
  * are asked for: past it, requests are answered as usual and nothing is sent, so nobody can flood an inbox.
  */
-export const MAIL_PER_ADDRESS_MAX = 5;
-export const MAIL_PER_ADDRESS_WINDOW_MS = 60 * 60_000;
-/** "Send the link again" and "Forgot password?" requests per client IP per window. */
-export const MAIL_REQUESTS_PER_IP_MAX = 10;
-export const MAIL_REQUESTS_WINDOW_MS = 60 * 60_000;
+export const MAIL_PER_ADDRESS: RateRule = { max: 5, windowMs: 60 * 60_000 };
+/** "Send the link again" and "Forgot password?" requests per client IP per hour. */
+export const MAIL_REQUESTS_PER_IP: RateRule = { max: 10, windowMs: 60 * 60_000 };
 
 /** Console form posts are small; anything bigger is refused before it is parsed. */
 export const FORM_BODY_MAX_BYTES = 16 * 1024;

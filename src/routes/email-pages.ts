@@ -4,12 +4,7 @@
 // the answer, in waitUntil), so their words and their time are the same for any email.
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import {
-  FORM_BODY_MAX_BYTES,
-  MAIL_REQUESTS_PER_IP_MAX,
-  MAIL_REQUESTS_WINDOW_MS,
-  RESET_LINK_TTL_MS,
-} from '../auth/limits.ts';
+import { FORM_BODY_MAX_BYTES, MAIL_REQUESTS_PER_IP, RESET_LINK_TTL_MS } from '../auth/limits.ts';
 import { openLink } from '../auth/email-links.ts';
 import { openReset, requestReset, resetPassword } from '../auth/password-reset.ts';
 import { buckets, hit } from '../auth/throttle.ts';
@@ -44,11 +39,7 @@ const RESET_LINK_MINUTES = RESET_LINK_TTL_MS / 60_000;
 
 /** Mail asked for from one client IP ("send again", "forgot password"): refused past the hourly limit. */
 async function mailRequestAllowed(c: Context<AppEnv>): Promise<{ allowed: boolean; retryAfter: number }> {
-  return hit(
-    c.env.DB,
-    [{ bucket: buckets.mailIp(clientIp(c)), windowMs: MAIL_REQUESTS_WINDOW_MS, max: MAIL_REQUESTS_PER_IP_MAX }],
-    clock(c.env),
-  );
+  return hit(c.env.DB, [{ bucket: buckets.mailIp(clientIp(c)), ...MAIL_REQUESTS_PER_IP }], clock(c.env));
 }
 
 /** Work after the answer; its failure is logged, never the request's. */

@@ -1,31 +1,13 @@
 // Foundation bench: the cost of the metering round trip. GET /api/v1/account (authenticate + count in
 // the key's Durable Object) against GET /api/v1/health with a malformed key (401 before any Durable
 // Object), interleaved round by round so both see the same machine load.
-import { median, runLoad, type LoadResult } from './lib/load.ts';
+import { runLoad, summarise, type LoadResult, type Summary } from './lib/load.ts';
 import { enterpriseAccount, newKey } from './lib/accounts.ts';
 import type { Service } from './lib/server.ts';
 
 export const ROUNDS = 5;
 export const REQUESTS_PER_ROUND = 2000;
 export const CONCURRENCY = 16;
-
-export interface Summary {
-  name: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  rounds: LoadResult[];
-}
-
-export function summarise(name: string, rounds: LoadResult[]): Summary {
-  return {
-    name,
-    rps: median(rounds.map((r) => r.rps)),
-    p50: median(rounds.map((r) => r.p50)),
-    p99: median(rounds.map((r) => r.p99)),
-    rounds,
-  };
-}
 
 export async function benchFoundation(service: Service): Promise<Summary[]> {
   const accountId = enterpriseAccount(service, 'bench@shrinkray.local', 'Bench');

@@ -7,7 +7,8 @@ import { benchClient, CLIENT_FILES, CLIENT_ROUNDS, REMOTE_DELAY_MS } from './cli
 import { benchCompress } from './compress.ts';
 import { benchConversions, conversionsReport } from './conversions.ts';
 import { benchImg, IMG_MISSES, IMG_REPEATS, IMG_ROUNDS } from './img.ts';
-import { benchFoundation, CONCURRENCY, REQUESTS_PER_ROUND, ROUNDS, type Summary } from './foundation.ts';
+import { benchFoundation, CONCURRENCY, REQUESTS_PER_ROUND, ROUNDS } from './foundation.ts';
+import type { Summary } from './lib/load.ts';
 import { benchJpeg } from './jpeg.ts';
 import { benchJpegCamera, jpegCameraReport } from './jpeg-camera.ts';
 import { benchLiars, liarsReport } from './liars.ts';

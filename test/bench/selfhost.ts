@@ -11,9 +11,8 @@ import sharp from 'sharp';
 import { main } from '../../src/cli/admin.ts';
 import { buildSelfhost } from '../../src/cli/selfhost-build.ts';
 import { WORKERD_BIN, workerdArgs } from '../../src/cli/selfhost-start.ts';
-import { summarise, type Summary } from './foundation.ts';
 import { enterpriseAccount, newKey } from './lib/accounts.ts';
-import { runLoad, type LoadResult } from './lib/load.ts';
+import { runLoad, summarise, type LoadResult, type Summary } from './lib/load.ts';
 import type { Service } from './lib/server.ts';
 
 export const SELFHOST_ROUNDS = 5;

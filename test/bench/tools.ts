@@ -1,8 +1,7 @@
 // Tools bench: the catalogue search and the QR image renderer against GET /api/v1/account (the
 // foundation's metered baseline), interleaved round by round so all see the same machine load.
-import { summarise, type Summary } from './foundation.ts';
 import { enterpriseAccount, newKey } from './lib/accounts.ts';
-import { fetchOnce, runLoad, type LoadResult } from './lib/load.ts';
+import { fetchOnce, runLoad, summarise, type LoadResult, type Summary } from './lib/load.ts';
 import type { Service } from './lib/server.ts';
 
 export const TOOLS_ROUNDS = 5;

@@ -521,7 +521,7 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
       expect(new URL(tab.url()).origin, JSON.stringify(next)).toBe(origin);
     });
     // Signed out, through the form (which carries `next` on when it is accepted). Each sign-in spends one
-    // of the address's attempts per window (SIGNIN_MAX_PER_IP), so only the report's four and two more.
+    // of the address's attempts per window (SIGNIN_PER_IP), so only the report's four and two more.
     for (const next of [...spellings.slice(0, 4), '/%5cevil.test', '/.\\/evil.test']) {
       await visit('/');
       await p().getByRole('navigation').getByRole('button', { name: 'Sign out' }).click();

@@ -297,7 +297,8 @@ describe('memory', () => {
     const fits = await compressed({ image, format: 'webp', width: max }, env);
     expect(fits.res.status).toBe(200);
     expect(fits.res.headers.get('x-image-width')).toBe(String(max));
-  });
+    // Two encodes of up to 2.2 MP: over 5 s on a loaded 2-core machine.
+  }, 30_000);
 
   it.each([
     ['lossy → WebP', false, 'webp', {}],

@@ -8,7 +8,12 @@ export const ORIGIN = 'https://api.shrinkray.test';
 export class Browser {
   readonly cookies = new Map<string, string>();
   clock: TestClock | undefined;
-  ip = `203.0.113.${Math.floor(Math.random() * 250) + 1}`;
+  /**
+   * An address of its own (2001:db8::/32, for documentation), never another browser's: the per-IP sign-up,
+   * sign-in and mail throttles count by it, and the Worker tests' files share one D1 and one set of
+   * Durable Objects per workerd (vitest.config.ts), so a shared address would carry other files' counts.
+   */
+  ip = `2001:db8:${[...crypto.getRandomValues(new Uint16Array(6))].map((n) => n.toString(16)).join(':')}`;
   /** Vars or bindings replaced for every request of this browser (helpers.ts `call`). */
   env: Record<string, unknown> | undefined;
 

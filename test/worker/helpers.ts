@@ -1,6 +1,7 @@
 // Test helpers: provisioning through the same statements the CLI runs, and calling the Worker with a
 // controllable clock.
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
+import { expect } from 'vitest';
 import { hashKey } from '../../src/accounts/keys.ts';
 import { accountStatement, keyStatement, type Statement } from '../../src/accounts/provision.ts';
 import type { ImageTier, Scope, ToolsTier } from '../../src/accounts/tiers.ts';
@@ -117,5 +118,29 @@ export async function captureConsole<T>(
     return { result: await work(), lines };
   } finally {
     console[kind] = original;
+  }
+}
+
+/** Inputs refused alike: the parameter the error names, its message, then the inputs. */
+export type Refusal = [param: string, message: string, ...inputs: string[]];
+
+/**
+ * Sends each input and expects it refused as bad input: 400 bad_request naming `param`, with `message`
+ * (a string: exactly that; a pattern: matching it; none: any).
+ */
+export async function expectEachRefused(
+  inputs: readonly string[],
+  send: (input: string) => Promise<Response>,
+  expected: { param: string; message?: string | RegExp },
+): Promise<void> {
+  const { param, message } = expected;
+  for (const input of inputs) {
+    const res = await send(input);
+    expect(res.status, input).toBe(400);
+    expect((await res.json<{ error: unknown }>()).error, input).toEqual({
+      code: 'bad_request',
+      param,
+      message: typeof message === 'string' ? message : expect.stringMatching(message ?? /./),
+    });
   }
 }

@@ -107,7 +107,8 @@ describe('POST /api/v1/compress under memory pressure', () => {
     expect(error.message).toContain(`width=${max}`);
     expect(error.details.budget_bytes).toBe(8 * MiB);
     expect((await compressCall(pro.key, { image, width: String(max + 1) }, env)).status).toBe(422);
-  });
+    // Three encodes of up to 3.8 MP: over 5 s on a loaded 2-core machine.
+  }, 30_000);
 
   it('a header declaring 30000×30000 is refused from the header alone', async () => {
     const pro = await makeKey({ scopes: ['image'], image: 'pro' });

@@ -15,70 +15,80 @@ import { enterpriseTeam, join, type Person } from './team-helpers.ts';
 type Least = 'viewer' | 'developer' | 'admin' | 'owner';
 const RANK: Record<Role, number> = { viewer: 0, developer: 1, admin: 2, owner: 3 };
 
-const K = 'key_0000000000000000';
-const E = 'ep_0000000000000000';
-const M = 'mem_0000000000000000';
+/** A well-formed id of each resource, so a request reaches the role check before any lookup. */
+const IDS: Record<string, string> = {
+  keys: 'key_0000000000000000',
+  webhooks: 'ep_0000000000000000',
+  members: 'mem_0000000000000000',
+  'signing-secrets': 'sig_0000000000000000',
+  deliveries: 'msg_x',
+};
+/** The query a route cannot be called without. */
+const QUERY: Record<string, string> = { '/audit/export': '?format=csv', '/api/v1/audit-logs/export': '?format=ndjson' };
+/** A concrete path of a route: each `:param` given the id of the resource before it. */
+const pathOf = (route: string): string =>
+  route.replace(/([a-z-]+)\/:[a-z_]+/g, (_, resource: string) => `${resource}/${IDS[resource]}`) + (QUERY[route] ?? '');
 
-/** [method, route as registered, a concrete path, least role]. */
-const TABLE: [string, string, string, Least][] = [
-  ['GET', '/', '/', 'viewer'],
-  ['GET', '/keys', '/keys', 'viewer'],
-  ['POST', '/keys', '/keys', 'developer'],
-  ['GET', '/keys/:id/revoke', `/keys/${K}/revoke`, 'developer'],
-  ['POST', '/keys/:id/revoke', `/keys/${K}/revoke`, 'developer'],
-  ['GET', '/try', '/try', 'developer'],
-  ['GET', '/webhooks', '/webhooks', 'viewer'],
-  ['POST', '/webhooks', '/webhooks', 'admin'],
-  ['GET', '/webhooks/:id', `/webhooks/${E}`, 'viewer'],
-  ['POST', '/webhooks/:id', `/webhooks/${E}`, 'admin'],
-  ['POST', '/webhooks/:id/test', `/webhooks/${E}/test`, 'admin'],
-  ['POST', '/webhooks/:id/rotate-secret', `/webhooks/${E}/rotate-secret`, 'admin'],
-  ['POST', '/webhooks/:id/delete', `/webhooks/${E}/delete`, 'admin'],
-  ['POST', '/webhooks/:id/deliveries/:msg/retry', `/webhooks/${E}/deliveries/msg_x/retry`, 'admin'],
-  ['GET', '/members', '/members', 'viewer'],
-  ['POST', '/members/invitations', '/members/invitations', 'admin'],
-  ['POST', '/members/:id/role', `/members/${M}/role`, 'admin'],
-  ['POST', '/members/:id/remove', `/members/${M}/remove`, 'admin'],
-  ['GET', '/audit', '/audit', 'admin'],
-  ['GET', '/audit/export', '/audit/export?format=csv', 'admin'],
-  ['GET', '/sso', '/sso', 'admin'],
-  ['POST', '/sso', '/sso', 'admin'],
-  ['POST', '/sso/delete', '/sso/delete', 'admin'],
-  ['GET', '/account', '/account', 'owner'],
-  ['POST', '/account/delete', '/account/delete', 'owner'],
-  ['GET', '/api/v1/usage', '/api/v1/usage', 'viewer'],
-  ['POST', '/api/v1/console/compress', '/api/v1/console/compress', 'developer'],
-  ['POST', '/api/v1/console/compress/plan', '/api/v1/console/compress/plan', 'developer'],
-  ['GET', '/api/v1/keys', '/api/v1/keys', 'viewer'],
-  ['POST', '/api/v1/keys', '/api/v1/keys', 'developer'],
-  ['DELETE', '/api/v1/keys/:id', `/api/v1/keys/${K}`, 'developer'],
-  ['GET', '/api/v1/webhooks', '/api/v1/webhooks', 'viewer'],
-  ['POST', '/api/v1/webhooks', '/api/v1/webhooks', 'admin'],
-  ['GET', '/api/v1/webhooks/:id', `/api/v1/webhooks/${E}`, 'viewer'],
-  ['PATCH', '/api/v1/webhooks/:id', `/api/v1/webhooks/${E}`, 'admin'],
-  ['DELETE', '/api/v1/webhooks/:id', `/api/v1/webhooks/${E}`, 'admin'],
-  ['POST', '/api/v1/webhooks/:id/test', `/api/v1/webhooks/${E}/test`, 'admin'],
-  ['POST', '/api/v1/webhooks/:id/rotate-secret', `/api/v1/webhooks/${E}/rotate-secret`, 'admin'],
-  ['GET', '/api/v1/webhooks/:id/deliveries', `/api/v1/webhooks/${E}/deliveries`, 'viewer'],
-  ['POST', '/api/v1/webhooks/:id/deliveries/:msg_id/retry', `/api/v1/webhooks/${E}/deliveries/msg_x/retry`, 'admin'],
-  ['GET', '/api/v1/members', '/api/v1/members', 'viewer'],
-  ['POST', '/api/v1/members/invitations', '/api/v1/members/invitations', 'admin'],
-  ['PATCH', '/api/v1/members/:id', `/api/v1/members/${M}`, 'admin'],
-  ['DELETE', '/api/v1/members/:id', `/api/v1/members/${M}`, 'admin'],
-  ['GET', '/api/v1/sso', '/api/v1/sso', 'admin'],
-  ['PUT', '/api/v1/sso', '/api/v1/sso', 'admin'],
-  ['DELETE', '/api/v1/sso', '/api/v1/sso', 'admin'],
-  ['GET', '/api/v1/audit-logs', '/api/v1/audit-logs', 'admin'],
-  ['GET', '/api/v1/audit-logs/export', '/api/v1/audit-logs/export?format=ndjson', 'admin'],
-  ['GET', '/signing-secrets', '/signing-secrets', 'viewer'],
-  ['POST', '/signing-secrets', '/signing-secrets', 'developer'],
-  ['GET', '/signing-secrets/:id/delete', '/signing-secrets/sig_0000000000000000/delete', 'developer'],
-  ['POST', '/signing-secrets/:id/delete', '/signing-secrets/sig_0000000000000000/delete', 'developer'],
-  ['GET', '/api/v1/signing-secrets', '/api/v1/signing-secrets', 'viewer'],
-  ['POST', '/api/v1/signing-secrets', '/api/v1/signing-secrets', 'developer'],
-  ['DELETE', '/api/v1/signing-secrets/:id', '/api/v1/signing-secrets/sig_0000000000000000', 'developer'],
-  ['GET', '/api/v1/image-source-hosts', '/api/v1/image-source-hosts', 'viewer'],
-  ['PUT', '/api/v1/image-source-hosts', '/api/v1/image-source-hosts', 'developer'],
+/** [method, route as registered, least role]. */
+const TABLE: [string, string, Least][] = [
+  ['GET', '/', 'viewer'],
+  ['GET', '/keys', 'viewer'],
+  ['POST', '/keys', 'developer'],
+  ['GET', '/keys/:id/revoke', 'developer'],
+  ['POST', '/keys/:id/revoke', 'developer'],
+  ['GET', '/try', 'developer'],
+  ['GET', '/webhooks', 'viewer'],
+  ['POST', '/webhooks', 'admin'],
+  ['GET', '/webhooks/:id', 'viewer'],
+  ['POST', '/webhooks/:id', 'admin'],
+  ['POST', '/webhooks/:id/test', 'admin'],
+  ['POST', '/webhooks/:id/rotate-secret', 'admin'],
+  ['POST', '/webhooks/:id/delete', 'admin'],
+  ['POST', '/webhooks/:id/deliveries/:msg/retry', 'admin'],
+  ['GET', '/members', 'viewer'],
+  ['POST', '/members/invitations', 'admin'],
+  ['POST', '/members/:id/role', 'admin'],
+  ['POST', '/members/:id/remove', 'admin'],
+  ['GET', '/audit', 'admin'],
+  ['GET', '/audit/export', 'admin'],
+  ['GET', '/sso', 'admin'],
+  ['POST', '/sso', 'admin'],
+  ['POST', '/sso/delete', 'admin'],
+  ['GET', '/account', 'owner'],
+  ['POST', '/account/delete', 'owner'],
+  ['GET', '/api/v1/usage', 'viewer'],
+  ['POST', '/api/v1/console/compress', 'developer'],
+  ['POST', '/api/v1/console/compress/plan', 'developer'],
+  ['GET', '/api/v1/keys', 'viewer'],
+  ['POST', '/api/v1/keys', 'developer'],
+  ['DELETE', '/api/v1/keys/:id', 'developer'],
+  ['GET', '/api/v1/webhooks', 'viewer'],
+  ['POST', '/api/v1/webhooks', 'admin'],
+  ['GET', '/api/v1/webhooks/:id', 'viewer'],
+  ['PATCH', '/api/v1/webhooks/:id', 'admin'],
+  ['DELETE', '/api/v1/webhooks/:id', 'admin'],
+  ['POST', '/api/v1/webhooks/:id/test', 'admin'],
+  ['POST', '/api/v1/webhooks/:id/rotate-secret', 'admin'],
+  ['GET', '/api/v1/webhooks/:id/deliveries', 'viewer'],
+  ['POST', '/api/v1/webhooks/:id/deliveries/:msg_id/retry', 'admin'],
+  ['GET', '/api/v1/members', 'viewer'],
+  ['POST', '/api/v1/members/invitations', 'admin'],
+  ['PATCH', '/api/v1/members/:id', 'admin'],
+  ['DELETE', '/api/v1/members/:id', 'admin'],
+  ['GET', '/api/v1/sso', 'admin'],
+  ['PUT', '/api/v1/sso', 'admin'],
+  ['DELETE', '/api/v1/sso', 'admin'],
+  ['GET', '/api/v1/audit-logs', 'admin'],
+  ['GET', '/api/v1/audit-logs/export', 'admin'],
+  ['GET', '/signing-secrets', 'viewer'],
+  ['POST', '/signing-secrets', 'developer'],
+  ['GET', '/signing-secrets/:id/delete', 'developer'],
+  ['POST', '/signing-secrets/:id/delete', 'developer'],
+  ['GET', '/api/v1/signing-secrets', 'viewer'],
+  ['POST', '/api/v1/signing-secrets', 'developer'],
+  ['DELETE', '/api/v1/signing-secrets/:id', 'developer'],
+  ['GET', '/api/v1/image-source-hosts', 'viewer'],
+  ['PUT', '/api/v1/image-source-hosts', 'developer'],
 ];
 
 /** Routes open to anyone, or authenticated by an image/tools key or the operator token: no member role applies. */
@@ -147,7 +157,8 @@ describe('role checks', () => {
     ];
     const key = await makeKey({ tools: 'enterprise', scopes: ['manage'] });
     const mismatches: string[] = [];
-    for (const [method, , path, least] of TABLE) {
+    for (const [method, route, least] of TABLE) {
+      const path = pathOf(route);
       const api = path.startsWith('/api/');
       for (const person of people) {
         const refused = await roleRefused(await callAs(person, method, path), api);

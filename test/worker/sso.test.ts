@@ -15,7 +15,7 @@ import { SSO_MAX_RESPONSE_BYTES } from '../../src/sso/limits.ts';
 import { MAX_MEMBERS_PER_ACCOUNT } from '../../src/teams/limits.ts';
 import { TEST_CLIENT_ID, TEST_CLIENT_SECRET } from '../fixtures/oidc-client.ts';
 import { Browser, PASSWORD } from './console-helpers.ts';
-import { makeKey } from './helpers.ts';
+import { expectEachRefused, makeKey } from './helpers.ts';
 import { enterpriseTeam, join, type Team } from './team-helpers.ts';
 import { manage } from './webhook-helpers.ts';
 
@@ -123,17 +123,17 @@ describe('single sign-on configuration', () => {
 
   it('refuses issuers the fetch rules forbid, a mismatched issuer, a domain another account has, and other tiers', async () => {
     const team = await enterpriseTeam();
-    for (const issuer of [
-      'http://login.example.com',
-      'https://10.0.0.1',
-      'https://169.254.169.254',
-      'https://localhost:8443',
-      `${ISSUER}/`,
-    ]) {
-      const res = await configure(team, uniqueDomain(), false, issuer);
-      expect(res.status, issuer).toBe(400);
-      expect(((await res.json()) as { error: { param: string } }).error.param).toBe('issuer');
-    }
+    await expectEachRefused(
+      [
+        'http://login.example.com',
+        'https://10.0.0.1',
+        'https://169.254.169.254',
+        'https://localhost:8443',
+        `${ISSUER}/`,
+      ],
+      (issuer) => configure(team, uniqueDomain(), false, issuer),
+      { param: 'issuer' },
+    );
     const domain = uniqueDomain();
     expect((await configure(team, domain)).status).toBe(200);
     const other = await enterpriseTeam();

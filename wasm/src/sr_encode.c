@@ -163,16 +163,9 @@ EMSCRIPTEN_KEEPALIVE int sr_job_transcode(sr_job *job, int orientation, int prog
   return 0;
 }
 
-EMSCRIPTEN_KEEPALIVE int sr_job_chunk_count(sr_job *job) { return job->chunk_count; }
-
-EMSCRIPTEN_KEEPALIVE int sr_job_chunk(sr_job *job, int index, int32_t *out) {
-  if (index < 0 || index >= job->chunk_count) return -1;
-  out[0] = (int32_t)(uintptr_t)job->chunks[index].data;
-  out[1] = (int32_t)job->chunks[index].len;
-  return 0;
-}
-
-EMSCRIPTEN_KEEPALIVE uint32_t sr_job_output_len(sr_job *job) { return job->output_len; }
+EMSCRIPTEN_KEEPALIVE int sr_job_chunk_count(sr_job *job) { return job->output.count; }
+EMSCRIPTEN_KEEPALIVE int sr_job_chunk(sr_job *job, int i, int32_t *out) { return sr_chunk_list_get(&job->output, i, out); }
+EMSCRIPTEN_KEEPALIVE uint32_t sr_job_output_len(sr_job *job) { return job->output.len; }
 EMSCRIPTEN_KEEPALIVE int sr_job_result_width(sr_job *job) { return job->result_w; }
 EMSCRIPTEN_KEEPALIVE int sr_job_result_height(sr_job *job) { return job->result_h; }
 EMSCRIPTEN_KEEPALIVE void sr_job_clear_output(sr_job *job) { sr_chunks_clear(job); }

@@ -49,18 +49,7 @@ typedef struct {
 } chunk_dest;
 
 static void push_chunk(j_compress_ptr cinfo, chunk_dest *dest, uint32_t len) {
-  sr_job *job = dest->job;
-  if (job->chunk_count == job->chunk_cap) {
-    int cap = job->chunk_cap ? job->chunk_cap * 2 : 64;
-    sr_chunk *grown = realloc(job->chunks, (size_t)cap * sizeof(sr_chunk));
-    if (!grown) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 10);
-    job->chunks = grown;
-    job->chunk_cap = cap;
-  }
-  job->chunks[job->chunk_count].data = dest->current;
-  job->chunks[job->chunk_count].len = len;
-  job->chunk_count++;
-  job->output_len += len;
+  if (sr_chunk_list_push(&dest->job->output, dest->current, len)) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 10);
   dest->current = NULL;
 }
 
@@ -98,10 +87,38 @@ void sr_dest_chunks(j_compress_ptr cinfo, sr_job *job) {
   cinfo->dest = &dest->pub;
 }
 
-void sr_chunks_clear(sr_job *job) {
-  for (int i = 0; i < job->chunk_count; i++) free(job->chunks[i].data);
-  job->chunk_count = 0;
-  job->output_len = 0;
+void sr_chunks_clear(sr_job *job) { sr_chunk_list_free(&job->output); }
+
+/* ---- Chunk lists, of the JPEG job and of the WebP engine. */
+
+int sr_chunk_list_push(sr_chunk_list *list, uint8_t *data, uint32_t len) {
+  if (list->count == list->cap) {
+    int cap = list->cap ? list->cap * 2 : 64;
+    sr_chunk *grown = realloc(list->chunks, (size_t)cap * sizeof(sr_chunk));
+    if (!grown) return -1;
+    list->chunks = grown;
+    list->cap = cap;
+  }
+  list->chunks[list->count].data = data;
+  list->chunks[list->count].len = len;
+  list->count++;
+  list->len += len;
+  return 0;
+}
+
+void sr_chunk_list_free(sr_chunk_list *list) {
+  for (int i = 0; i < list->count; i++) free(list->chunks[i].data);
+  free(list->chunks);
+  list->chunks = NULL;
+  list->count = list->cap = 0;
+  list->len = 0;
+}
+
+int sr_chunk_list_get(const sr_chunk_list *list, int index, int32_t *out) {
+  if (index < 0 || index >= list->count) return -1;
+  out[0] = (int32_t)(uintptr_t)list->chunks[index].data;
+  out[1] = (int32_t)list->chunks[index].len;
+  return 0;
 }
 
 /* ---- Null destination: a statistics pass writes nothing anywhere. */

@@ -67,7 +67,6 @@ EMSCRIPTEN_KEEPALIVE void sr_job_destroy(sr_job *job) {
   sr_job_clear_markers(job);
   sr_job_free_frame(job);
   sr_chunks_clear(job);
-  free(job->chunks);
   free(job);
 }
 

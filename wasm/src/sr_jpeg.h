@@ -49,6 +49,14 @@ typedef struct {
   uint32_t len;
 } sr_chunk;
 
+/* An encoder's output: its chunks in order and their summed length. The JPEG job and the WebP engine each
+ * keep one and hand it out through the same accessors (sr_io.c). */
+typedef struct {
+  sr_chunk *chunks;
+  int count, cap;
+  uint32_t len;
+} sr_chunk_list;
+
 typedef struct {
   int code;
   uint8_t *data;
@@ -93,9 +101,7 @@ struct sr_job {
   int rows_decoded; /* rows the last JPEG decoding run produced at its scale, where it finished or stopped */
   uint8_t *enc_row; /* one output row, for mirrored and re-oriented rows */
   /* Output of the last encode. */
-  sr_chunk *chunks;
-  int chunk_count, chunk_cap;
-  uint32_t output_len;
+  sr_chunk_list output;
   int result_w, result_h;
   /* Rows from another decoder (the WebP engine, sr_webp.c) instead of the JPEG input: when set, the
    * pipeline calls it in place of decoding, and it must hand out exactly out_w × out_h rows of
@@ -132,6 +138,11 @@ void sr_error_init(sr_job *job, struct jpeg_error_mgr **slot);
 void sr_dest_chunks(j_compress_ptr cinfo, sr_job *job);
 void sr_dest_null(j_compress_ptr cinfo);
 void sr_chunks_clear(sr_job *job);
+/* Chunk lists: appends a full chunk, which the list then owns (-1 when the list cannot grow); frees every
+ * chunk and the list itself; writes chunk `index`'s address and length to out[0], out[1] (-1 past the end). */
+int sr_chunk_list_push(sr_chunk_list *list, uint8_t *data, uint32_t len);
+void sr_chunk_list_free(sr_chunk_list *list);
+int sr_chunk_list_get(const sr_chunk_list *list, int index, int32_t *out);
 
 /* Quantisation tables at a quality, and the progressive scan script (sr_quality.c). */
 void sr_set_quality(j_compress_ptr c, int quality);

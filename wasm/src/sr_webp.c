@@ -66,17 +66,7 @@ EMSCRIPTEN_KEEPALIVE sr_webp *sr_webp_create(const uint8_t *input, uint32_t len)
 
 static int push_current(sr_webp *w) {
   if (!w->current) return 0;
-  if (w->chunk_count == w->chunk_cap) {
-    int cap = w->chunk_cap ? w->chunk_cap * 2 : 64;
-    sr_chunk *grown = realloc(w->chunks, (size_t)cap * sizeof(sr_chunk));
-    if (!grown) return -1;
-    w->chunks = grown;
-    w->chunk_cap = cap;
-  }
-  w->chunks[w->chunk_count].data = w->current;
-  w->chunks[w->chunk_count].len = w->current_len;
-  w->chunk_count++;
-  w->output_len += w->current_len;
+  if (sr_chunk_list_push(&w->output, w->current, w->current_len)) return -1;
   w->current = NULL;
   w->current_len = 0;
   return 0;
@@ -101,13 +91,10 @@ int srw_write(sr_webp *w, const uint8_t *data, size_t len) {
 }
 
 void srw_output_clear(sr_webp *w) {
-  for (int i = 0; i < w->chunk_count; i++) free(w->chunks[i].data);
-  free(w->chunks);
+  sr_chunk_list_free(&w->output);
   free(w->current);
-  w->chunks = NULL;
   w->current = NULL;
-  w->chunk_count = w->chunk_cap = 0;
-  w->output_len = w->current_len = 0;
+  w->current_len = 0;
 }
 
 EMSCRIPTEN_KEEPALIVE void sr_webp_destroy(sr_webp *w) {
@@ -594,16 +581,9 @@ EMSCRIPTEN_KEEPALIVE void sr_webp_after_jpeg(sr_webp *w) {
   close_all(w);
 }
 
-EMSCRIPTEN_KEEPALIVE int sr_webp_chunk_count(sr_webp *w) { return w->chunk_count; }
-
-EMSCRIPTEN_KEEPALIVE int sr_webp_chunk(sr_webp *w, int index, int32_t *out) {
-  if (index < 0 || index >= w->chunk_count) return -1;
-  out[0] = (int32_t)(uintptr_t)w->chunks[index].data;
-  out[1] = (int32_t)w->chunks[index].len;
-  return 0;
-}
-
-EMSCRIPTEN_KEEPALIVE uint32_t sr_webp_output_len(sr_webp *w) { return w->output_len; }
+EMSCRIPTEN_KEEPALIVE int sr_webp_chunk_count(sr_webp *w) { return w->output.count; }
+EMSCRIPTEN_KEEPALIVE int sr_webp_chunk(sr_webp *w, int i, int32_t *out) { return sr_chunk_list_get(&w->output, i, out); }
+EMSCRIPTEN_KEEPALIVE uint32_t sr_webp_output_len(sr_webp *w) { return w->output.len; }
 EMSCRIPTEN_KEEPALIVE int sr_webp_result_width(sr_webp *w) { return w->result_w; }
 EMSCRIPTEN_KEEPALIVE int sr_webp_result_height(sr_webp *w) { return w->result_h; }
 EMSCRIPTEN_KEEPALIVE int sr_webp_result_low_memory(sr_webp *w) { return w->result_low_memory; }

@@ -44,9 +44,7 @@ struct sr_webp {
   uint8_t *upright_frame, *upright_row;
   /* The encoder being fed (WebP output), and its output. */
   sr_webp_enc *enc;
-  sr_chunk *chunks;
-  int chunk_count, chunk_cap;
-  uint32_t output_len;
+  sr_chunk_list output;
   uint8_t *current; /* the chunk being filled */
   uint32_t current_len;
   int result_w, result_h;

@@ -46,6 +46,25 @@ export function median(values: number[]): number {
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
+/** A load bench's row: the medians of its rounds, with the rounds themselves. */
+export interface Summary {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  rounds: LoadResult[];
+}
+
+export function summarise(name: string, rounds: LoadResult[]): Summary {
+  return {
+    name,
+    rps: median(rounds.map((r) => r.rps)),
+    p50: median(rounds.map((r) => r.p50)),
+    p99: median(rounds.map((r) => r.p99)),
+    rounds,
+  };
+}
+
 export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const latencies: number[] = [];
   const statuses: Record<number, number> = {};
