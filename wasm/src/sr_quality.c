@@ -4,8 +4,9 @@
  * `npm run bench -- jpeg-tuning` (bytes at equal SSIM against sharp's MozJPEG; docs/benchmarks.md),
  * and each stays settable from there, so the rows of that table can be measured again:
  * - tables that rise with frequency, q(u, v) = b × (1 + s d + c d²) at quality 50, d = u + v, chosen per
- *   quality (ANCHORS below): luma concave at 60 and 80 (jpegli's shape), straight at 90; chroma
- *   s = 0.30 with b = 11. Tuned on camera photos by bytes at equal SSIMULACRA2, butteraugli and SSIM
+ *   quality (ANCHORS below): luma concave at 60 and 80 (jpegli's shape) with its first horizontal and
+ *   vertical AC steps finer and (0, 2), (2, 0) coarser, straight at 90; chroma steeper at 80 than at
+ *   60 and 90. Tuned on camera photos by bytes at equal SSIMULACRA2, butteraugli and SSIM
  *   against sharp's MozJPEG (`npm run bench -- jpeg-camera`); the flatter tables before (luma b = 19,
  *   s = 0.05, tuned on wallpapers for SSIM alone; then straight luma, chroma s = 0.10) spent bytes on
  *   sensor noise that no metric rewards;
