@@ -209,7 +209,7 @@ export async function ratioAt(metric: Metric, ours: Score, moz: (index: number) 
   return { ratio: ours.bytes / bytes };
 }
 
-/** BENCH_JPEG_SETTINGS: `{"trellis":[base,knee(,chroma base)],"model":[adapt(,prior,eob‰,tilt‰,wide)],"aq":[luma‰,knee/100(,chroma‰,gate‰)],"scale":[luma‰(,chroma‰)],"align":[tables(,rule,factor‰)],"sharpen":[‰(,where)],"luma":[b,s(,c)],"chroma":[b,s(,c)]}`, each optional (tables at quality 50: b × (1 + s d + c d²), d = u + v; or 64 entries; model: the trellis's rate model and distortion tilt, wasm/src/sr_trellis.c; aq: wasm/src/sr_aq.c; scale: the anchors' bases; align, sharpen: sr_set_align, sr_set_chroma_sharpen; wasm/src/sr_quality.c). */
+/** BENCH_JPEG_SETTINGS: `{"trellis":[base,knee(,chroma base)],"model":[adapt(,prior,eob‰,tilt‰,wide)],"aq":[luma‰,knee/100(,chroma‰,gate‰)],"scale":[luma‰(,chroma‰)],"align":[tables(,rule,factor‰)],"sharpen":[‰(,where)],"luma":[b,s(,c)],"chroma":[b,s(,c)],"cr":[b,s(,c)]}`, each optional (tables at quality 50, chroma's for Cb and Cr unless "cr" gives Cr's: b × (1 + s d + c d²), d = u + v; or 64 entries; model: the trellis's rate model and distortion tilt, wasm/src/sr_trellis.c; aq: wasm/src/sr_aq.c; scale: the anchors' bases; align, sharpen: sr_set_align, sr_set_chroma_sharpen; wasm/src/sr_quality.c). */
 function applySettings({ m, memory }: NodeEngine): string {
   const raw = process.env.BENCH_JPEG_SETTINGS;
   if (!raw) return 'shipped';
@@ -222,15 +222,15 @@ function applySettings({ m, memory }: NodeEngine): string {
   if (s.align) m._sr_set_align!(s.align[0]!, s.align[1] ?? 0, s.align[2] ?? 500);
   if (s.sharpen) m._sr_set_chroma_sharpen!(s.sharpen[0]!, s.sharpen[1] ?? 1);
   if (s.luma && s.chroma) {
-    const ptr = m._malloc!(256);
+    const ptr = m._malloc!(384);
     const table = (v: number[]) =>
       v.length === 64
         ? v
         : Array.from({ length: 64 }, (_, i) =>
             Math.round(v[0]! * (1 + v[1]! * ((i >> 3) + (i & 7)) + (v[2] ?? 0) * ((i >> 3) + (i & 7)) ** 2)),
           );
-    new Uint16Array(memory.buffer, ptr, 128).set([...table(s.luma), ...table(s.chroma)]);
-    m._sr_set_quant_tables!(ptr, ptr + 128);
+    new Uint16Array(memory.buffer, ptr, 192).set([...table(s.luma), ...table(s.chroma), ...table(s.cr ?? s.chroma)]);
+    m._sr_set_quant_tables!(ptr, ptr + 128, ptr + 256);
     m._free!(ptr);
   }
   return raw;

@@ -4,8 +4,9 @@
  * `npm run bench -- jpeg-tuning` (bytes at equal SSIM against sharp's MozJPEG; docs/benchmarks.md),
  * and each stays settable from there, so the rows of that table can be measured again:
  * - tables that rise with frequency, q(u, v) = b × (1 + s d + c d²) at quality 50, d = u + v, chosen per
- *   quality (ANCHORS below): luma concave at 60 and 80 (jpegli's shape), straight at 90; chroma
- *   s = 0.30 with b = 11. Tuned on camera photos by bytes at equal SSIMULACRA2, butteraugli and SSIM
+ *   quality (ANCHORS below): luma concave at 60 and 80 (jpegli's shape) with its first horizontal and
+ *   vertical AC steps finer and (0, 2), (2, 0) coarser, straight at 90; chroma steeper at 80 than at
+ *   60 and 90. Tuned on camera photos by bytes at equal SSIMULACRA2, butteraugli and SSIM
  *   against sharp's MozJPEG (`npm run bench -- jpeg-camera`); the flatter tables before (luma b = 19,
  *   s = 0.05, tuned on wallpapers for SSIM alone; then straight luma, chroma s = 0.10) spent bytes on
  *   sensor noise that no metric rewards;
@@ -30,40 +31,51 @@ static int own_scans = 1;
 static int annex_k; /* set by sr_set_quant_tables(NULL, NULL): libjpeg's own tables */
 
 /*
- * The tables per quality: at quality 50, natural order, q(u, v) = round(b × (1 + s d + c d²)), d = u + v,
- * then scaled as libjpeg scales. Each anchor gives a quality's shape (b, s, c) for luma and for chroma; a
- * quality between two anchors takes the straight line between them in each of the six numbers, one
- * outside the nearest anchor's. The bases are the calibration: each anchor's quality lands within a
- * SSIMULACRA2 point of MozJPEG's same quality on the median camera photo, so `quality` asks for what a
- * caller of MozJPEG would expect. The shapes, measured on camera photos by bytes at equal
- * SSIMULACRA2 against sharp's MozJPEG (docs/benchmarks.md, "JPEG on camera photos"):
+ * The tables per quality: at quality 50, natural order, q(u, v) = round(b × (1 + s d + c d²) × l(u, v)),
+ * d = u + v, l = f at (0, 1) and (1, 0), g at (0, 2) and (2, 0), 1 elsewhere; then scaled as libjpeg
+ * scales. Each anchor gives a quality's shape (b, s, c, f, g) for luma and for chroma; a quality between
+ * two anchors takes the straight line between them in each of the ten numbers, one outside the nearest
+ * anchor's. The bases are the calibration: each anchor's quality lands within a SSIMULACRA2 point of
+ * MozJPEG's same quality on the median camera photo, so `quality` asks for what a caller of MozJPEG
+ * would expect. The shapes, measured on camera photos by bytes at equal SSIMULACRA2 against sharp's
+ * MozJPEG (docs/benchmarks.md, "JPEG on camera photos"):
  * - luma at 60 and 80 is concave, the shape of jpegli's tables (least squares on its steps): the DC
  *   and first diagonal finer than a straight line's, twice its slope at the start, levelling off over
  *   the high frequencies. SSIMULACRA2 pays for the lowest frequencies and little for the middle ones,
  *   where a camera photo's sensor noise is: at 60 this table is coarser on the whole than the straight
  *   one it replaced, and lands at the same score with fewer bytes;
- * - luma at 80 is concave but milder (b = 13, s = 0.30, c = −0.004): jpegli's own fit there (11.3,
- *   0.386, −0.0091) won 0.6 % more on camera photos but lost 25 % on a flat-coloured wallpaper;
+ * - at 60 and 80 the first horizontal and vertical AC steps finer than the smooth table's (f = 0.8 and
+ *   0.9; at 80 one step above the DC where the smooth table puts them two), (0, 2) and (2, 0) coarser
+ *   (g = 1.3 and 1.25): of jpegli's whole tables given to our encoder at 80, which write 7 % fewer
+ *   bytes than ours at equal SSIMULACRA2, those steps of u, v ≤ 2 carry all of the gain (its steps over
+ *   d ≥ 3 none), and the one step finer at (0, 1) and (1, 0) most of it. A smooth table in d misses
+ *   them whatever its fit. At 90 g = 1.35 was level on camera photos and cost butteraugli 2 %;
+ * - chroma at 80 rises more steeply (s = 0.50) and levels off (c = −0.012), the least-squares shape
+ *   of jpegli's Cb and Cr tables (their geometric mean), with the same two factors: a camera's chroma
+ *   above the first few frequencies is mostly noise. jpegli's steeper, convex Cb shape won 0.4 % more on
+ *   ten camera photos and cost the wallpapers' butteraugli 7 % and SSIM 8 %;
  * - luma at 90 stays straight (b = 17, s = 0.16): no concave shape tried there won on both the camera
  *   photos and the wallpapers;
- * - chroma rises three times as steeply as before (s = 0.30, was 0.10) at every quality: a camera's
- *   chroma above the first few frequencies is mostly noise. A Cr table of its own (jpegli's Cr is
- *   nearly flat, its Cb steep) lost at 80 and 90, so Cb and Cr share one.
- * The cost, where the metrics pull apart: at equal SSIM 2–4 % more bytes on camera photos, 3–8 % on wallpapers.
+ * - chroma at 60 and 90 rises three times as steeply as before (s = 0.30, was 0.10). A Cr table of
+ *   its own (jpegli's Cr is nearly flat, its Cb steep) lost at 80 and 90 with smooth tables and was
+ *   level with jpegli's exact ones, so Cb and Cr share one.
+ * The cost, where the metrics pull apart: at equal SSIM 2–5 % more bytes on camera photos, 3–8 % on
+ * wallpapers; at 80 butteraugli 2–3 % more.
  */
 struct shape {
   double base, slope, curve;
+  double first, second; /* × the steps at (0, 1) and (1, 0); × those at (0, 2) and (2, 0) */
 };
 static const struct anchor {
   int quality;
   struct shape table[2]; /* luma, chroma */
 } ANCHORS[] = {
-  {60, {{11.0, 0.494, -0.0091}, {11.0, 0.30, 0.0}}},
-  {80, {{13.0, 0.30, -0.004}, {11.0, 0.30, 0.0}}},
-  {90, {{17.0, 0.16, 0.0}, {11.0, 0.30, 0.0}}},
+  {60, {{11.0, 0.494, -0.0091, 0.8, 1.3}, {11.0, 0.30, 0.0, 1.0, 1.0}}},
+  {80, {{11.8, 0.37, -0.006, 0.9, 1.25}, {10.3, 0.50, -0.012, 0.9, 1.25}}},
+  {90, {{17.0, 0.16, 0.0, 1.0, 1.0}, {11.0, 0.30, 0.0, 1.0, 1.0}}},
 };
 #define ANCHOR_COUNT (int)(sizeof(ANCHORS) / sizeof(ANCHORS[0]))
-static unsigned int quant_tables[2][DCTSIZE2]; /* set by sr_set_quant_tables: used at every quality */
+static unsigned int quant_tables[3][DCTSIZE2]; /* set by sr_set_quant_tables: used at every quality */
 /* The anchors' bases × these thousandths (luma, chroma): the tuning benches' way to move every quality
  * at once, e.g. to recalibrate after a change to quantisation (sr_set_table_scale). */
 static int table_scale_milli[2] = {1000, 1000};
@@ -73,7 +85,7 @@ EMSCRIPTEN_KEEPALIVE void sr_set_table_scale(int luma_milli, int chroma_milli) {
 }
 static int tables_set;
 
-static void anchored_tables(int quality, unsigned int out[2][DCTSIZE2]) {
+static void anchored_tables(int quality, unsigned int out[3][DCTSIZE2]) {
   int i = 0;
   while (i < ANCHOR_COUNT - 1 && ANCHORS[i + 1].quality <= quality) i++;
   const struct anchor *a = &ANCHORS[i], *b = &ANCHORS[i + 1 < ANCHOR_COUNT ? i + 1 : i];
@@ -83,12 +95,15 @@ static void anchored_tables(int quality, unsigned int out[2][DCTSIZE2]) {
     const struct shape *p = &a->table[c], *q = &b->table[c];
     const double scale = table_scale_milli[c] / 1000.0;
     const double base = (p->base + t * (q->base - p->base)) * scale, slope = p->slope + t * (q->slope - p->slope),
-                 curve = p->curve + t * (q->curve - p->curve);
+                 curve = p->curve + t * (q->curve - p->curve), first = p->first + t * (q->first - p->first),
+                 second = p->second + t * (q->second - p->second);
     for (int k = 0; k < DCTSIZE2; k++) {
       const int d = k / DCTSIZE + k % DCTSIZE;
-      out[c][k] = (unsigned int)(base * (1.0 + slope * d + curve * d * d) + 0.5);
+      const double low = d == 1 ? first : (k == 2 || k == 2 * DCTSIZE) ? second : 1.0;
+      out[c][k] = (unsigned int)(base * (1.0 + slope * d + curve * d * d) * low + 0.5);
     }
   }
+  memcpy(out[2], out[1], sizeof(out[1])); /* Cb's for Cr: a Cr table of its own is only the tuning bench's */
 }
 
 /* The tuning bench's knobs. */
@@ -99,13 +114,15 @@ EMSCRIPTEN_KEEPALIVE void sr_set_deadzone(int luma, int chroma) {
 EMSCRIPTEN_KEEPALIVE void sr_set_dither(int on) { dither = on != 0; }
 EMSCRIPTEN_KEEPALIVE void sr_set_scans(int ours) { own_scans = ours != 0; }
 
-/* Replaces the tables (natural order, at quality 50); NULL for libjpeg's Annex K tables. */
-EMSCRIPTEN_KEEPALIVE void sr_set_quant_tables(const uint16_t *luma, const uint16_t *chroma) {
+/* Replaces the tables (natural order, at quality 50); cr NULL for Cb's; luma or chroma NULL for libjpeg's
+ * Annex K tables. */
+EMSCRIPTEN_KEEPALIVE void sr_set_quant_tables(const uint16_t *luma, const uint16_t *chroma, const uint16_t *cr) {
   annex_k = !luma || !chroma;
   tables_set = !annex_k;
   for (int i = 0; !annex_k && i < DCTSIZE2; i++) {
     quant_tables[0][i] = luma[i];
     quant_tables[1][i] = chroma[i];
+    quant_tables[2][i] = cr ? cr[i] : chroma[i];
   }
 }
 
@@ -142,20 +159,25 @@ void sr_set_quality(j_compress_ptr c, int quality) {
     jpeg_set_quality(c, quality, TRUE);
     return;
   }
-  unsigned int at50[2][DCTSIZE2];
+  unsigned int at50[3][DCTSIZE2];
   if (tables_set) memcpy(at50, quant_tables, sizeof(at50));
   else anchored_tables(quality, at50);
   const int scale = jpeg_quality_scaling(quality);
-  for (int t = 0; t < 2; t++) {
-    unsigned int table[DCTSIZE2];
+  unsigned int table[3][DCTSIZE2];
+  for (int t = 0; t < 3; t++)
     for (int i = 0; i < DCTSIZE2; i++) {
       const double step = (double)at50[t][i] * scale / 100.0;
       const double golden = i * 0.6180339887;
       const double offset = !dither || i == 0 ? 0.5 : golden - (int)golden;
       const int q = (int)(step + offset);
-      table[i] = (unsigned int)(q < 1 ? 1 : q > 255 ? 255 : q);
+      table[t][i] = (unsigned int)(q < 1 ? 1 : q > 255 ? 255 : q);
     }
-    jpeg_add_quant_table(c, t, table, 100, TRUE);
+  jpeg_add_quant_table(c, 0, table[0], 100, TRUE);
+  jpeg_add_quant_table(c, 1, table[1], 100, TRUE);
+  /* Cr's own table only where it differs from Cb's: a third table costs 69 bytes of header. */
+  if (c->jpeg_color_space == JCS_YCbCr && c->num_components == 3 && memcmp(table[1], table[2], sizeof(table[1]))) {
+    jpeg_add_quant_table(c, 2, table[2], 100, TRUE);
+    c->comp_info[2].quant_tbl_no = 2;
   }
 }
 
@@ -232,12 +254,14 @@ void sr_align_tables(sr_job *job, j_compress_ptr c) {
   }
   if (!job->input_q_ok) return;
   int finer = 0; /* chroma's steps finer than the input's, raised or not */
-  for (int t = 0; t < (c->num_components == 3 ? 2 : 1); t++) {
-    if (!(align_tables >> t & 1) || (t == 1 && !sampled_alike)) continue;
+  /* Table 2, Cr's where it has its own, is raised to the finer of the input's two chroma steps, as Cb's. */
+  for (int t = 0; t < (c->num_components == 3 ? 3 : 1); t++) {
+    const int in = t ? 1 : 0;
+    if (!(align_tables >> in & 1) || (in && !sampled_alike) || !c->quant_tbl_ptrs[t]) continue;
     UINT16 *q = c->quant_tbl_ptrs[t]->quantval;
     if (t == 1 && chroma_sharpen_where == 2) sr_chroma_sharpen_permille = chroma_sharpen_milli;
     for (int i = 0; i < DCTSIZE2; i++) {
-      UINT16 s = job->input_q[t][transposed ? (i % DCTSIZE) * DCTSIZE + i / DCTSIZE : i];
+      UINT16 s = job->input_q[in][transposed ? (i % DCTSIZE) * DCTSIZE + i / DCTSIZE : i];
       if (s > 255) s = 255; /* a baseline table's limit */
       if (s <= 1) continue;
       int to = q[i];
