@@ -353,22 +353,26 @@ describe('EXIF orientations: encoded upright', () => {
     expect(diff(rgbOf(decoded).data, rgbOf(upright).data).mean).toBeLessThan(3);
   });
 
-  it.each([5, 6, 7, 8])('1600×1200 with orientation %i, full size and halved', (orientation) => {
-    const stored = storeWithOrientation(quadrants(1600, 1200), orientation);
-    const [full, half] = withJpegJob(encode(rgbOf(stored), { quality: 90 }), (job) => {
-      job.setPixels(8, stored.width, stored.height, orientation);
-      const a = job.encode(85, true, 'two_pass');
-      job.setPixels(4, stored.width / 2, stored.height / 2, orientation);
-      return [a, job.encode(85, true, 'progressive')];
-    });
-    expect([full!.width, full!.height, half!.width, half!.height]).toEqual([1600, 1200, 800, 600]);
-    for (const out of [full!, half!]) {
-      const decoded = decodeAny(out.bytes);
-      expect([decoded.width, decoded.height]).toEqual([out.width, out.height]);
-      expectQuadrants(decoded);
-    }
-    // Four encodes and decodes of up to 1.9 MP: about 3 s each on an idle 2-core machine, past 5 s loaded.
-  }, 20_000);
+  it.each([5, 6, 7, 8])(
+    '1600×1200 with orientation %i, full size and halved',
+    (orientation) => {
+      const stored = storeWithOrientation(quadrants(1600, 1200), orientation);
+      const [full, half] = withJpegJob(encode(rgbOf(stored), { quality: 90 }), (job) => {
+        job.setPixels(8, stored.width, stored.height, orientation);
+        const a = job.encode(85, true, 'two_pass');
+        job.setPixels(4, stored.width / 2, stored.height / 2, orientation);
+        return [a, job.encode(85, true, 'progressive')];
+      });
+      expect([full!.width, full!.height, half!.width, half!.height]).toEqual([1600, 1200, 800, 600]);
+      for (const out of [full!, half!]) {
+        const decoded = decodeAny(out.bytes);
+        expect([decoded.width, decoded.height]).toEqual([out.width, out.height]);
+        expectQuadrants(decoded);
+      }
+      // Four encodes and decodes of up to 1.9 MP: about 3 s each on an idle 2-core machine, past 5 s loaded.
+    },
+    20_000,
+  );
 });
 
 const transpose = (t: number[]): number[] => t.map((_, i) => t[(i % 8) * 8 + Math.floor(i / 8)]!);
