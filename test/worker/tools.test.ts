@@ -159,8 +159,9 @@ describe('GET /api/v1/tools', () => {
     ];
     const send = (query: string) => call(`/api/v1/tools?${query}`, { headers: toolsHeaders(k.key) });
     for (const [param, message, ...queries] of cases) await expectEachRefused(queries, send, { param, message });
-    // A repeated parameter is refused too; its message is the schema's own.
-    await expectEachRefused(['limit=5&limit=6'], send, { param: 'limit' });
+    // A repeated parameter is refused too, saying so, not which type it expected.
+    await expectEachRefused(['limit=5&limit=6'], send, { param: 'limit', message: 'limit must be given once' });
+    await expectEachRefused(['search=a&search=b'], send, { param: 'search', message: 'search must be given once' });
   });
 
   it('refuses long search and category terms, unknown parameters and malformed encoding', async () => {
