@@ -70,6 +70,11 @@ interface Issue {
   keys?: string[];
 }
 
+/** A parameter or form part sent more than once: refused rather than one of them picked. */
+export function givenTwice(name: string): ApiError {
+  return new ApiError('bad_request', `${name} must be given once`, { param: name });
+}
+
 /** A failed schema check as the 400 it becomes, naming the parameter at fault. */
 export function badRequestFrom(issues: readonly Issue[]): ApiError {
   const first = issues[0];

@@ -1,7 +1,7 @@
 // Reads a multipart upload without trusting it: refused unread when Content-Length is over the limit,
 // cut off the moment the streamed body passes it, and parsed by the runtime's own multipart parser.
 import { limitedBody } from '../fetch/body-limit.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, givenTwice } from '../errors.ts';
 import { MAX_IMAGE_BYTES, MULTIPART_OVERHEAD_BYTES } from './limits.ts';
 
 export const MAX_BODY_BYTES = MAX_IMAGE_BYTES + MULTIPART_OVERHEAD_BYTES;
@@ -41,8 +41,7 @@ export async function readMultipart(
 export function partsOf(form: FormData): Record<string, File | string> {
   const parts: Record<string, File | string> = {};
   for (const [name, value] of form) {
-    if (Object.hasOwn(parts, name))
-      throw new ApiError('bad_request', `the part "${name}" appears more than once`, { param: name });
+    if (Object.hasOwn(parts, name)) throw givenTwice(name);
     parts[name] = value;
   }
   return parts;

@@ -1,14 +1,14 @@
 // The schema hook of every route: a failed check becomes the 400 envelope, naming the parameter at fault.
 import type { Hook } from '@hono/zod-openapi';
 import type { AppEnv } from './context.ts';
-import { ApiError, badRequestFrom } from '../errors.ts';
+import { badRequestFrom, givenTwice } from '../errors.ts';
 
 export const validationHook: Hook<unknown, AppEnv, string, unknown> = (result) => {
   if (result.success) return;
   // The validator hands the hook the input it checked, though the type leaves it out on failure.
   const input = 'data' in result ? result.data : undefined;
   const repeated = repeatedParameter(result.target, input, result.error.issues[0]);
-  if (repeated !== undefined) throw new ApiError('bad_request', `${repeated} must be given once`, { param: repeated });
+  if (repeated !== undefined) throw givenTwice(repeated);
   throw badRequestFrom(result.error.issues);
 };
 
