@@ -196,8 +196,8 @@ export async function deleteEndpoint(
   db: D1Database,
   accountId: string,
   id: string,
-  origin: AuditOrigin,
   now: number,
+  origin: AuditOrigin,
 ): Promise<EndpointView | null> {
   const row = await db.prepare(SQL.one).bind(id, accountId).first<Row>();
   if (!row) return null;

@@ -38,7 +38,7 @@ export async function changeEndpoint(
 
 /** Deletes an endpoint with its deliveries and log. Null: no such endpoint. */
 export async function removeEndpoint(caller: WebhookCaller, id: string): Promise<EndpointView | null> {
-  const endpoint = await deleteEndpoint(caller.env.DB, caller.accountId, id, caller.origin, caller.now);
+  const endpoint = await deleteEndpoint(caller.env.DB, caller.accountId, id, caller.now, caller.origin);
   if (endpoint) await dispatcher(caller.env, caller.accountId).forget(endpoint.id);
   return endpoint;
 }
