@@ -1,6 +1,6 @@
 // The PNG row engine on its own: every colour type and bit depth, interlaced or not, palette and
-// tRNS, odd sizes, odd cuts of the image data, and damaged files; the row encoder's output read back
-// by another decoder (@jsquash/png); the row resampler's sizes and flat colours.
+// tRNS, odd sizes, odd cuts of the image data, and damaged files; the interlaced test files and the
+// row encoder's output read back by another decoder (@jsquash/png); the row resampler's sizes and flat colours.
 import { describe, expect, it } from 'vitest';
 import { PngError } from '../../src/compress/png/chunks.ts';
 import { decodeRows, readPngInfo } from '../../src/compress/png/decoder.ts';
