@@ -10,16 +10,10 @@ import { CHARSET_PRESCAN_BYTES, declaredCharset, type CharsetChoice, type Declar
 import { detectEncoding } from './charset-detect.ts';
 import { HeadCollector } from './collector.ts';
 import { drain, utf8Stream } from './page-stream.ts';
-import { buildExtraction, emptyExtraction, type Extraction } from './result.ts';
+import type { PageData } from './page-data.ts';
+import { buildExtraction, emptyExtraction } from './result.ts';
 import { sniffHead } from './sniff.ts';
 import type { ApiError } from '../errors.ts';
-
-export interface PageData extends Extraction {
-  url: string;
-  final_url: string;
-  status: number;
-  content_type: string | null;
-}
 
 export interface Extracted {
   data: PageData;

@@ -2,41 +2,10 @@
 // <base href> and the final URL, duplicates resolved to the first, Open Graph media grouped.
 import { decodeHTML, decodeHTMLAttribute } from 'entities';
 import type { MetaTag, RawPage } from './collector.ts';
+import type { OpenGraphMedia, PageData } from './page-data.ts';
 
-export interface OgMedia {
-  url: string | null;
-  secure_url?: string;
-  type?: string;
-  width?: number;
-  height?: number;
-  alt?: string;
-}
-
-export interface Extraction {
-  title: string | null;
-  description: string | null;
-  canonical: string | null;
-  lang: string | null;
-  charset: string | null;
-  favicon: string | null;
-  meta: Record<string, string>;
-  open_graph: OpenGraph;
-  twitter: { card: string | null; [property: string]: string | null };
-  json_ld: unknown[];
-}
-
-export interface OpenGraph {
-  title: string | null;
-  type: string | null;
-  url: string | null;
-  image: string | null;
-  video: string | null;
-  audio: string | null;
-  images: OgMedia[];
-  videos: OgMedia[];
-  audios: OgMedia[];
-  [property: string]: string | null | OgMedia[];
-}
+/** What the page's head gives: the answer's `data` but for what the fetch says (page-data.ts). */
+export type Extraction = Omit<PageData, 'url' | 'final_url' | 'status' | 'content_type'>;
 
 /** Open Graph properties grouped per medium: og:image (or og:image:url) starts one, the rest describe it. */
 const MEDIA_KINDS = { image: 'images', video: 'videos', audio: 'audios' } as const;
@@ -125,7 +94,7 @@ function openGraph(metas: MetaTag[], og: Extraction['open_graph'], resolve: (v: 
   }
 }
 
-function media(list: OgMedia[], prop: string, content: string, resolve: (v: string) => string): void {
+function media(list: OpenGraphMedia[], prop: string, content: string, resolve: (v: string) => string): void {
   if (prop === 'url') {
     list.push({ url: resolve(content) });
     return;

@@ -7,7 +7,8 @@ import { ApiError } from '../errors.ts';
 import { cacheKey, lookup, store } from './cache.ts';
 import type { MetaConfig } from './config.ts';
 import type { CharsetChoice } from './charset.ts';
-import { extract, type PageData } from './extract.ts';
+import { extract } from './extract.ts';
+import type { PageData } from './page-data.ts';
 import { BULK_CONCURRENCY, BULK_DEADLINE_MS } from './limits.ts';
 
 export type CacheStatus = 'hit' | 'miss';

@@ -1,6 +1,6 @@
 // The PNG row engine on its own: every colour type and bit depth, interlaced or not, palette and
-// tRNS, odd sizes, odd cuts of the image data, and damaged files; the row encoder's output read back
-// by another decoder (@jsquash/png); the row resampler's sizes and flat colours.
+// tRNS, odd sizes, odd cuts of the image data, and damaged files; the interlaced test files and the
+// row encoder's output read back by another decoder (@jsquash/png); the row resampler's sizes and flat colours.
 import { describe, expect, it } from 'vitest';
 import { PngError } from '../../src/compress/png/chunks.ts';
 import { decodeRows, readPngInfo } from '../../src/compress/png/decoder.ts';
@@ -60,6 +60,23 @@ describe('PNG decoder', () => {
     expect([decoded.width, decoded.height]).toEqual([spec.width, spec.height]);
     expect(decoded.data).toEqual(expectedRgba(spec));
   });
+
+  // The files above are the tests' own; read by another decoder too, their Adam7 layout is not merely
+  // this decoder's agreeing with itself.
+  it.each([
+    ['grey', { colourType: 0, bitDepth: 8 }],
+    ['RGB', { colourType: 2, bitDepth: 8 }],
+    ['palette', { colourType: 3, bitDepth: 8, palette: PALETTE }],
+    ['RGBA', { colourType: 6, bitDepth: 8 }],
+  ] as const)(
+    'the interlaced %s test files read the same through another decoder (@jsquash/png)',
+    async (_, partial) => {
+      for (const [width, height] of SIZES) {
+        const spec = { width, height, interlaced: true, ...partial } as PngSpec;
+        expect(decodePng(await makePng(spec)).data).toEqual(expectedRgba(spec));
+      }
+    },
+  );
 
   it.each([
     ['grey 8 bits', { colourType: 0, bitDepth: 8, trns: [0, 74] }],

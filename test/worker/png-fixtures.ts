@@ -3,6 +3,9 @@
 // a correct decoder must give for them.
 import { concatBytes } from '../../src/bytes.ts';
 import { chunkBytes } from '../../src/compress/png/chunks.ts';
+// The decoder's pass table: another decoder reads these interlaced files too (png-engine.test.ts), so a
+// wrong table cannot pass by agreeing with itself.
+import { ADAM7 } from '../../src/compress/png/decoder.ts';
 
 export interface PngSpec {
   width: number;
@@ -21,15 +24,6 @@ export interface PngSpec {
 }
 
 const CHANNELS = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 } as const;
-const ADAM7 = [
-  [0, 0, 8, 8],
-  [4, 0, 8, 8],
-  [0, 4, 4, 8],
-  [2, 0, 4, 4],
-  [0, 2, 2, 4],
-  [1, 0, 2, 2],
-  [0, 1, 1, 2],
-];
 
 /** Deterministic samples: the value of channel `c` of pixel (x, y) at `depth` bits. */
 export function sampleAt(x: number, y: number, c: number, depth: number, spec: PngSpec): number {
