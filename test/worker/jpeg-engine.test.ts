@@ -543,6 +543,17 @@ describe("the engine's tables per quality", () => {
     expect([at(0, 1, 0), at(0, 0, 1)]).toEqual([at(0, 0, 0) + 1, at(0, 0, 0) + 1]);
     expect(Math.min(at(1, 2, 0), at(1, 0, 2))).toBeGreaterThan(at(1, 1, 1) + 1);
   });
+
+  // At 4:2:0 one chroma DC covers 16 × 16 pixels: its error is a flat colour cast over them, which
+  // SSIMULACRA2 and butteraugli both see in smooth areas. At 80 its step is ¾ of what the smooth table
+  // gives (4 → 3), while luma's DC keeps the table's; at 60 both keep it.
+  it.each([
+    [60, 9, 9],
+    [80, 5, 3],
+  ])("quality %i: luma's DC step %i, chroma's %i", (quality, luma, chroma) => {
+    const tables = tablesAt(quality);
+    expect([tables.get(0)![0], tables.get(1)![0]]).toEqual([luma, chroma]);
+  });
 });
 
 describe('lossless transcode', () => {
