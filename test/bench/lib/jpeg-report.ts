@@ -2,16 +2,9 @@
 // the time ratios. Medians over a case's repeats; the peak RSS growth is the largest of them.
 import { TIME_SAMPLES, type CaseResult, type ImageQuality, type JpegBench, type TimedPair } from '../jpeg.ts';
 import { bytesBetween } from './jpeg-quality.ts';
-import { median } from './load.ts';
+import { defined, fmt, med } from './cells.ts';
 import { mbOf } from './rss.ts';
 
-const defined = <T>(values: (T | undefined)[]): T[] =>
-  values.filter((v): v is T => v !== undefined && !(typeof v === 'number' && Number.isNaN(v)));
-const med = (values: (number | undefined)[]) => {
-  const d = defined(values);
-  return d.length ? median(d) : undefined;
-};
-const fmt = (v: number | undefined, digits = 2) => (v === undefined || Number.isNaN(v) ? '–' : v.toFixed(digits));
 const int = (v: number | undefined) => (v === undefined ? '–' : Math.round(v).toLocaleString('en-US'));
 const row = (cells: string[]) => `| ${cells.join(' | ')} |`;
 const rule = (aligns: string) => `|${[...aligns].map((a) => (a === 'l' ? '---' : '---:')).join('|')}|`;

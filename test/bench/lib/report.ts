@@ -1,16 +1,9 @@
 // The compression bench's markdown: medians and ratios against the targets, the memory
 // curve, and a per-image table. Ratios are taken per image, then the median of those.
 import type { CompressBench, ImageRun, ShrinkrayFormat } from '../compress.ts';
-import { median } from './load.ts';
+import { defined, fmt, med } from './cells.ts';
 import { mb, type MemoryPoint } from './memory.ts';
 
-const defined = <T>(values: (T | undefined)[]): T[] =>
-  values.filter((v): v is T => v !== undefined && !(typeof v === 'number' && Number.isNaN(v)));
-const fmt = (v: number | undefined, digits = 2) => (v === undefined || Number.isNaN(v) ? '–' : v.toFixed(digits));
-const med = (values: (number | undefined)[]) => {
-  const d = defined(values);
-  return d.length ? median(d) : undefined;
-};
 const kb = (bytes: number | undefined) => (bytes === undefined ? '–' : (bytes / 1024).toFixed(0));
 
 interface Pair {
