@@ -537,9 +537,10 @@ describe("the engine's tables per quality", () => {
       expect(Math.min(at(2, 0), at(0, 2))).toBeGreaterThan(at(1, 1) + 1);
     },
   );
-  it("quality 80: luma's (0, 1) and (1, 0) one step above the DC's", () => {
-    const luma = tablesAt(80).get(0)!;
+  it("quality 80: luma's (0, 1) and (1, 0) one step above the DC's, chroma's at most two above its DC", () => {
+    const [luma, chroma] = [tablesAt(80).get(0)!, tablesAt(80).get(1)!];
     expect([luma[1], luma[8]]).toEqual([luma[0]! + 1, luma[0]! + 1]);
+    expect(Math.max(chroma[1]!, chroma[8]!)).toBeLessThanOrEqual(chroma[0]! + 2);
   });
   it.each([60, 80])('quality %i: chroma coarser at (0, 2) and (2, 0) than at (1, 1)', (quality) => {
     const chroma = tablesAt(quality).get(1)!;
