@@ -33,12 +33,13 @@ const TARGETS = [
  * bytes here and 90 wrote 91,693; with straight luma tables and chroma's rising at 0.10, 14,689, 31,464
  * and 69,084 at 60, 80 and 90; before their low-frequency factors, 13,712 at 60 and 28,683 at 80; before
  * chroma's finer DC, 28,191 at 80, and before its finer first ring there, 28,260; before quality 60's
- * finer first ring and coarser base, 13,707 at 60.
+ * finer first ring and coarser base, 13,707 at 60; before chroma's finer first ring at 90 (the upload is
+ * saved at 95, which takes 90's tables, so every size moved), 13,318, 28,375 and 68,224.
  */
 const AT_QUALITY = [
-  { quality: 60, bytes: 13_318 },
-  { quality: 80, bytes: 28_375 },
-  { quality: 90, bytes: 68_224 },
+  { quality: 60, bytes: 13_324 },
+  { quality: 80, bytes: 28_358 },
+  { quality: 90, bytes: 68_262 },
 ];
 const AT_QUALITY_TOLERANCE = 0.04;
 

@@ -542,6 +542,12 @@ describe("the engine's tables per quality", () => {
     expect([luma[1], luma[8]]).toEqual([luma[0]! + 1, luma[0]! + 1]);
     expect(Math.max(chroma[1]!, chroma[8]!)).toBeLessThanOrEqual(chroma[0]! + 2);
   });
+  // At 90 chroma's first ring is 0.8 of the smooth table's, as at 80: with the staggered rounding, one
+  // of (0, 1) and (1, 0) lands on the DC's step (2), where both were a step above it.
+  it("quality 90: chroma's first ring reaches down to its DC's step", () => {
+    const chroma = tablesAt(90).get(1)!;
+    expect(Math.min(chroma[1]!, chroma[8]!)).toBe(chroma[0]);
+  });
   it.each([60, 80])('quality %i: chroma coarser at (0, 2) and (2, 0) than at (1, 1)', (quality) => {
     const chroma = tablesAt(quality).get(1)!;
     expect(Math.min(chroma[2]!, chroma[16]!)).toBeGreaterThan(chroma[9]! + 1);
