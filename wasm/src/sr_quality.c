@@ -15,7 +15,7 @@
  *   a diagonal all change at the same quality, so neighbouring qualities were often byte-identical and
  *   the next one 10 % larger; staggered, each quality moves a few entries and sizes step more evenly;
  * - trellis quantisation (sr_trellis.c), which replaced the earlier dead zone (patches/01, kept at 0
- *   for the tuning bench's older rows);
+ *   for the tuning bench's older rows), its λ and energy knee per quality (the anchors below);
  * - a scan script of our own for colour images: DC, then each component's lowest two AC coefficients
  *   and the rest in separate scans, luma's rest first at half precision and refined last. Separate
  *   bands get their own optimised Huffman tables; it beat libjpeg's jpeg_simple_progression by 5 %.
@@ -69,6 +69,14 @@ static int annex_k; /* set by sr_set_quant_tables(NULL, NULL): libjpeg's own tab
  *   the table's (e = 1); at 90 the step rounds to what it was;
  * - luma at 90 stays straight (b = 17, s = 0.16): no concave shape tried there won on both the camera
  *   photos and the wallpapers;
+ * - the trellis's λ at 90 smaller than at 60 and 80 (0.045 step² a bit for luma, 0.025 for chroma,
+ *   against 0.060), rising with the block's AC energy from a knee of 1,448 (MozJPEG's, against 600):
+ *   less is zeroed, chroma least. On the 31 camera photos it took butteraugli under MozJPEG's (1.032
+ *   → 0.984 of its bytes at equal butteraugli) and SSIMULACRA2 from 0.938 to 0.919. Chroma's λ is
+ *   what butteraugli pays for; luma's at 0.040 put the Nikon D90 over 1.10 of MozJPEG's bytes at
+ *   equal SSIMULACRA2 (1.11; at 0.045 it is 1.098). At 80 MozJPEG's λ (0.053, knee 1,448) won 1 % on
+ *   SSIMULACRA2 and cost the wallpapers 1.4 % on butteraugli, at 60 it lost on all three: they keep
+ *   0.060 and 600;
  * - chroma at 60 and 90 rises three times as steeply as before (s = 0.30, was 0.10). A Cr table of
  *   its own (jpegli's Cr is nearly flat, its Cb steep) lost at 80 and 90 with smooth tables and was
  *   level with jpegli's exact ones, so Cb and Cr share one.
@@ -84,10 +92,12 @@ struct shape {
 static const struct anchor {
   int quality;
   struct shape table[2]; /* luma, chroma */
+  /* the trellis's λ bases (step² per bit), luma's and chroma's, and its energy knee (sr_trellis.c) */
+  double lambda, chroma_lambda, knee;
 } ANCHORS[] = {
-  {60, {{12.0, 0.494, -0.0091, 0.7, 1.25, 1.0}, {11.0, 0.30, 0.0, 0.9, 1.25, 1.0}}},
-  {80, {{11.8, 0.37, -0.006, 0.9, 1.25, 1.0}, {10.3, 0.50, -0.012, 0.8, 1.25, 0.75}}},
-  {90, {{17.0, 0.16, 0.0, 1.0, 1.0, 1.0}, {11.0, 0.30, 0.0, 0.8, 1.0, 0.75}}},
+  {60, {{12.0, 0.494, -0.0091, 0.7, 1.25, 1.0}, {11.0, 0.30, 0.0, 0.9, 1.25, 1.0}}, 0.060, 0.060, 600},
+  {80, {{11.8, 0.37, -0.006, 0.9, 1.25, 1.0}, {10.3, 0.50, -0.012, 0.8, 1.25, 0.75}}, 0.060, 0.060, 600},
+  {90, {{17.0, 0.16, 0.0, 1.0, 1.0, 1.0}, {11.0, 0.30, 0.0, 0.8, 1.0, 0.75}}, 0.045, 0.025, 1448},
 };
 #define ANCHOR_COUNT (int)(sizeof(ANCHORS) / sizeof(ANCHORS[0]))
 static unsigned int quant_tables[3][DCTSIZE2]; /* set by sr_set_quant_tables: used at every quality */
@@ -100,12 +110,19 @@ EMSCRIPTEN_KEEPALIVE void sr_set_table_scale(int luma_milli, int chroma_milli) {
 }
 static int tables_set;
 
-static void anchored_tables(int quality, unsigned int out[3][DCTSIZE2]) {
+/* The anchors either side of a quality (*a, *b) and how far between them it lies (0 to 1). */
+static double anchors_around(int quality, const struct anchor **a, const struct anchor **b) {
   int i = 0;
   while (i < ANCHOR_COUNT - 1 && ANCHORS[i + 1].quality <= quality) i++;
-  const struct anchor *a = &ANCHORS[i], *b = &ANCHORS[i + 1 < ANCHOR_COUNT ? i + 1 : i];
-  double t = b->quality == a->quality ? 0.0 : (double)(quality - a->quality) / (b->quality - a->quality);
-  if (t < 0.0) t = 0.0;
+  *a = &ANCHORS[i];
+  *b = &ANCHORS[i + 1 < ANCHOR_COUNT ? i + 1 : i];
+  const double t = (*b)->quality == (*a)->quality ? 0.0 : (double)(quality - (*a)->quality) / ((*b)->quality - (*a)->quality);
+  return t < 0.0 ? 0.0 : t;
+}
+
+static void anchored_tables(int quality, unsigned int out[3][DCTSIZE2]) {
+  const struct anchor *a, *b;
+  const double t = anchors_around(quality, &a, &b);
   for (int c = 0; c < 2; c++) {
     const struct shape *p = &a->table[c], *q = &b->table[c];
     const double scale = table_scale_milli[c] / 1000.0;
@@ -170,6 +187,11 @@ EMSCRIPTEN_KEEPALIVE void sr_set_chroma_sharpen(int permille, int where) {
 
 void sr_set_quality(j_compress_ptr c, int quality) {
   sr_chroma_sharpen_permille = chroma_sharpen_where == 1 ? chroma_sharpen_milli : 0;
+  const struct anchor *a, *b;
+  const double t = anchors_around(quality, &a, &b);
+  sr_trellis_lambda((int)((a->lambda + t * (b->lambda - a->lambda)) * 1000.0 + 0.5),
+                    (int)(a->knee + t * (b->knee - a->knee) + 0.5),
+                    (int)((a->chroma_lambda + t * (b->chroma_lambda - a->chroma_lambda)) * 1000.0 + 0.5));
   if (annex_k) {
     jpeg_set_quality(c, quality, TRUE);
     return;

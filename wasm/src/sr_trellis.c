@@ -25,10 +25,12 @@
 #include "jdct.h" /* DCTELEM, the forward DCT's output type */
 
 int sr_trellis_on;
-/* λ base in thousandths of a step² per bit, and the energy knee (DCT units²); tuned with
- * `npm run bench -- jpeg-tuning`. 0 base turns trellis off. */
+/* λ base in thousandths of a step² per bit, and the energy knee (DCT units²): each quality's, from the
+ * anchors of sr_quality.c (sr_trellis_lambda), unless the tuning benches pinned them (sr_set_trellis).
+ * 0 base turns trellis off. */
 static int trellis_base_milli = 60;
 static int trellis_knee = 600;
+static int trellis_pinned;
 /* Chroma's λ base, 0: luma's. */
 static int trellis_chroma_milli = 0;
 static unsigned char ac_bits[2][256]; /* code length of each AC symbol, luma and chroma tables */
@@ -63,6 +65,14 @@ EMSCRIPTEN_KEEPALIVE void sr_set_trellis(int base_milli, int knee, int chroma_mi
   trellis_base_milli = base_milli < 0 ? 0 : base_milli;
   trellis_knee = knee < 1 ? 1 : knee;
   trellis_chroma_milli = chroma_milli < 0 ? 0 : chroma_milli;
+  trellis_pinned = 1;
+}
+
+void sr_trellis_lambda(int base_milli, int knee, int chroma_milli) {
+  if (trellis_pinned) return;
+  trellis_base_milli = base_milli;
+  trellis_knee = knee;
+  trellis_chroma_milli = chroma_milli;
 }
 
 /* Sets the rate model's knobs (see above); out-of-range values are clamped. */
