@@ -19,9 +19,8 @@ const SIZE = 512;
  * straight tables and chroma's rising at 0.10 (before the concave luma and steeper chroma) it wrote
  * 56,215 and 90,543; with one table at every quality (before the tables per quality) 54,979 and
  * 89,908: this fixture's texture sits near the highest frequencies, which the steeper tables for
- * camera photos quantise harder. At 0.98 the
- * search lands near quality 92; with 4:4:4 from quality 90 (before 95 became the threshold) it wrote
- * 96,079.
+ * camera photos quantise harder. At 0.98 the search lands near quality 92; with 4:4:4 from quality 90
+ * (before 95 became the threshold) it wrote 96,079.
  */
 const TARGETS = [
   { ssim: 0.95, maxBytes: 57_200 },
