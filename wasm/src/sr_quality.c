@@ -69,20 +69,25 @@ static int annex_k; /* set by sr_set_quant_tables(NULL, NULL): libjpeg's own tab
  *   the table's (e = 1); at 90 the step rounds to what it was;
  * - luma at 90 stays straight (b = 17, s = 0.16): no concave shape tried there won on both the camera
  *   photos and the wallpapers;
- * - the trellis's λ at 90 smaller than at 60 and 80 (0.045 step² a bit for luma, 0.025 for chroma,
- *   against 0.060), rising with the block's AC energy from a knee of 1,448 (MozJPEG's, against 600):
- *   less is zeroed, chroma least. On the 31 camera photos it took butteraugli under MozJPEG's (1.032
- *   → 0.984 of its bytes at equal butteraugli) and SSIMULACRA2 from 0.938 to 0.919. Chroma's λ is
- *   what butteraugli pays for; luma's at 0.040 put the Nikon D90 over 1.10 of MozJPEG's bytes at
- *   equal SSIMULACRA2 (1.11; at 0.045 it is 1.098). At 80 MozJPEG's λ (0.053, knee 1,448) won 1 % on
- *   SSIMULACRA2 and cost the wallpapers 1.4 % on butteraugli, at 60 it lost on all three: they keep
- *   0.060 and 600;
+ * - the trellis's λ at 90 smaller than at 60 (0.045 step² a bit for luma, 0.025 for chroma, against
+ *   0.060), rising with the block's AC energy from a knee of 1,448 (MozJPEG's, against 600): less is
+ *   zeroed, chroma least. On the 31 camera photos it took butteraugli under MozJPEG's (1.032 → 0.984
+ *   of its bytes at equal butteraugli) and SSIMULACRA2 from 0.938 to 0.919. Chroma's λ is what
+ *   butteraugli pays for; luma's at 0.040 put the Nikon D90 over 1.10 of MozJPEG's bytes at equal
+ *   SSIMULACRA2 (1.11; at 0.045 it is 1.098). At 60 MozJPEG's λ (0.053, knee 1,448) lost on all
+ *   three: 60 keeps 0.060 and 600;
+ * - at 80 a quarter of 60's λ in flat blocks (0.015, knee 150) and the same in busy ones (the term
+ *   that rises with the energy is 0.060 × energy / 600 either way): butteraugli's worst spots at 80
+ *   were in flat and low-activity blocks, where the trellis zeroed the small coefficients that carry
+ *   their shading. On the 31 camera photos it took butteraugli under MozJPEG's (1.062 → 0.995) for
+ *   2 % at equal SSIMULACRA2 (0.924 → 0.944); quality 80 writes 9 % more bytes (about MozJPEG's at
+ *   its quality 80) for a score 1.1 points higher. No λ in 80's old form (base × (1 + energy /
+ *   knee) with a knee of 600 or more) went under 1.038;
  * - chroma at 60 and 90 rises three times as steeply as before (s = 0.30, was 0.10). A Cr table of
  *   its own (jpegli's Cr is nearly flat, its Cb steep) lost at 80 and 90 with smooth tables and was
  *   level with jpegli's exact ones, so Cb and Cr share one.
  * The cost, where the metrics pull apart: at equal SSIM 2–5 % more bytes on camera photos and 3–13 % on
- * wallpapers than the tables before them; at equal butteraugli, 6 % and 3 % more than MozJPEG's at 80
- * and 90 (docs/benchmarks.md).
+ * wallpapers than the tables before them, and quality 80's λ 0.7 % and 2.5 % more (docs/benchmarks.md).
  */
 struct shape {
   double base, slope, curve;
@@ -96,7 +101,7 @@ static const struct anchor {
   double lambda, chroma_lambda, knee;
 } ANCHORS[] = {
   {60, {{12.0, 0.494, -0.0091, 0.7, 1.25, 1.0}, {11.0, 0.30, 0.0, 0.9, 1.25, 1.0}}, 0.060, 0.060, 600},
-  {80, {{11.8, 0.37, -0.006, 0.9, 1.25, 1.0}, {10.3, 0.50, -0.012, 0.8, 1.25, 0.75}}, 0.060, 0.060, 600},
+  {80, {{11.8, 0.37, -0.006, 0.9, 1.25, 1.0}, {10.3, 0.50, -0.012, 0.8, 1.25, 0.75}}, 0.015, 0.015, 150},
   {90, {{17.0, 0.16, 0.0, 1.0, 1.0, 1.0}, {11.0, 0.30, 0.0, 0.8, 1.0, 0.75}}, 0.045, 0.025, 1448},
 };
 #define ANCHOR_COUNT (int)(sizeof(ANCHORS) / sizeof(ANCHORS[0]))
