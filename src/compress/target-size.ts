@@ -1,6 +1,10 @@
 // `target_kb`: find the highest quality whose output fits, in as few encodes as possible. Output size
 // grows with quality roughly exponentially, so each guess interpolates log(size) between the closest
-// qualities known to fit and not to fit; the search ends when those two are adjacent.
+// qualities known to fit and not to fit; the search ends when those two are adjacent. Interpolation
+// alone can creep: on a curve flat over the low qualities and steep above (the JPEG encoder's, where
+// the trellis gives way to the tables), every guess lands just above the last fitting one. So each
+// guess is kept close enough to the middle that bisection could still finish in the encodes left:
+// on any size that grows with quality, the answer is the highest quality that fits.
 import { MAX_TARGET_ENCODES } from './limits.ts';
 
 export interface Encoded {
@@ -35,11 +39,15 @@ export function searchQuality(
 
   while (over.quality - (fit?.quality ?? 0) > 1 && encodes < MAX_TARGET_ENCODES) {
     const low = fit?.quality ?? 0;
-    // With one encode left and nothing fitting yet, quality 1 must be tried: it is the answer either way.
+    // After this encode, the span left must be one that halving can close in the encodes after it.
+    // With nothing fitting yet this makes the last encode quality 1, the answer either way.
+    const reach = 2 ** (MAX_TARGET_ENCODES - encodes - 1);
+    const lowest = Math.max(low + 1, over.quality - reach);
+    const highest = Math.min(over.quality - 1, low + reach);
     const guess =
-      fit === undefined && encodes === MAX_TARGET_ENCODES - 1
-        ? 1
-        : Math.min(over.quality - 1, Math.max(low + 1, interpolate(sizes, low, over.quality, targetBytes)));
+      lowest > highest
+        ? Math.floor((low + over.quality) / 2)
+        : Math.min(highest, Math.max(lowest, interpolate(sizes, low, over.quality, targetBytes)));
     const tried = run(guess);
     if (tried.bytes.length <= targetBytes) fit = tried;
     else over = tried;
