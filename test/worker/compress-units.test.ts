@@ -172,8 +172,8 @@ describe('searchQuality', () => {
       expect(result.encodes).toBeLessThanOrEqual(MAX_TARGET_ENCODES);
       encodes.push(result.encodes);
     }
-    // Interpolation still does most of the work: halving alone takes eight (the first and seven more);
-    // this search takes 5.2 on average here.
+    // Interpolation still does most of the work: halving alone would take seven or eight (the first
+    // and six or seven more); this search takes 5.2 on average here.
     expect(encodes.reduce((a, b) => a + b) / encodes.length).toBeLessThan(6);
   });
 });
