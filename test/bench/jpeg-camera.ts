@@ -209,12 +209,13 @@ export async function ratioAt(metric: Metric, ours: Score, moz: (index: number) 
   return { ratio: ours.bytes / bytes };
 }
 
-/** BENCH_JPEG_SETTINGS: `{"trellis":[base,knee(,chroma base)],"model":[adapt(,prior,eob‰,tilt‰,wide)],"aq":[luma‰,knee/100(,chroma‰,gate‰)],"scale":[luma‰(,chroma‰)],"align":[tables(,rule,factor‰)],"sharpen":[‰(,where)],"luma":[b,s(,c)],"chroma":[b,s(,c)],"cr":[b,s(,c)]}`, each optional (tables at quality 50, chroma's for Cb and Cr unless "cr" gives Cr's: b × (1 + s d + c d²), d = u + v; or 64 entries; model: the trellis's rate model and distortion tilt, wasm/src/sr_trellis.c; aq: wasm/src/sr_aq.c; scale: the anchors' bases; align, sharpen: sr_set_align, sr_set_chroma_sharpen; wasm/src/sr_quality.c). */
+/** BENCH_JPEG_SETTINGS: `{"trellis":[base,knee(,chroma base)],"flat":[λ‰ the flattest blocks go without,energy it is back by],"model":[adapt(,prior,eob‰,tilt‰,wide)],"aq":[luma‰,knee/100(,chroma‰,gate‰)],"scale":[luma‰(,chroma‰)],"align":[tables(,rule,factor‰)],"sharpen":[‰(,where)],"luma":[b,s(,c)],"chroma":[b,s(,c)],"cr":[b,s(,c)]}`, each optional (tables at quality 50, chroma's for Cb and Cr unless "cr" gives Cr's: b × (1 + s d + c d²), d = u + v; or 64 entries; model: the trellis's rate model and distortion tilt, wasm/src/sr_trellis.c; aq: wasm/src/sr_aq.c; scale: the anchors' bases; align, sharpen: sr_set_align, sr_set_chroma_sharpen; wasm/src/sr_quality.c). */
 function applySettings({ m, memory }: NodeEngine): string {
   const raw = process.env.BENCH_JPEG_SETTINGS;
   if (!raw) return 'shipped';
   const s = JSON.parse(raw) as Record<string, number[]>;
   if (s.trellis) m._sr_set_trellis!(s.trellis[0]!, s.trellis[1]!, s.trellis[2] ?? 0);
+  if (s.flat) m._sr_set_trellis_flat!(s.flat[0]!, s.flat[1]!);
   if (s.model)
     m._sr_set_trellis_model!(s.model[0]!, s.model[1] ?? 4096, s.model[2] ?? 1000, s.model[3] ?? 0, s.model[4] ?? 0);
   if (s.aq) m._sr_set_aq!(s.aq[0]!, s.aq[1]!, s.aq[2] ?? 0, s.aq[3] ?? 0);

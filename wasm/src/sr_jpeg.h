@@ -158,7 +158,7 @@ void sr_trellis_prepare(j_compress_ptr c);
 void sr_trellis_off(void);
 /* The λ bases (thousandths of a step² per bit; chroma's 0: luma's) and the energy knee for the next
  * encode: the quality's. */
-void sr_trellis_lambda(int base_milli, int knee, int chroma_milli);
+void sr_trellis_lambda(int base_milli, int knee, int chroma_milli, int flat_milli, int flat_knee);
 /* Adaptive quantisation (sr_aq.c): the per-block zeroing threshold the trellis applies, from the forward
  * DCT (patches/02-jcdctmgr-trellis.patch). */
 float sr_aq_block(j_compress_ptr c, jpeg_component_info *comp, JSAMPARRAY rows, JDIMENSION start_row,

@@ -76,20 +76,22 @@ static int annex_k; /* set by sr_set_quant_tables(NULL, NULL): libjpeg's own tab
  *   butteraugli pays for; luma's at 0.040 put the Nikon D90 over 1.10 of MozJPEG's bytes at equal
  *   SSIMULACRA2 (1.11; at 0.045 it is 1.098). At 60 MozJPEG's λ (0.053, knee 1,448) lost on all
  *   three: 60 keeps 0.060 and 600;
- * - at 80 a quarter of 60's λ in flat blocks (0.015, knee 150) and the same in busy ones (the term
- *   that rises with the energy is 0.060 × energy / 600 either way): butteraugli's worst spots at 80
- *   were in flat and low-activity blocks, where the trellis zeroed the small coefficients that carry
- *   their shading. Its bases are × 1.07 (luma 11.8 → 12.626, chroma 10.3 → 11.021) to keep the
- *   calibration: the smaller λ alone put quality 80 0.8 SSIMULACRA2 point over MozJPEG's on the
- *   camera photos and 2.6 over on photos resized to web sizes, whose blocks are mostly flat (0.1 and
- *   1.6 with the bases). On the 31 camera photos it took butteraugli under MozJPEG's (1.062 → 0.994)
- *   for 2 % at equal SSIMULACRA2 (0.924 → 0.942). No λ in 80's old form (base × (1 + energy /
- *   knee) with a knee of 600 or more) went under 1.038;
+ * - at 80 60's λ except in the flattest blocks: a quarter of it at no AC energy (0.015), rising to
+ *   60's again at an energy of 75 (0.015 × (1 + energy / 150) + 0.045 × energy / 75 below it; 0.060 ×
+ *   (1 + energy / 600) from it). Butteraugli's worst spots at 80 were in flat and low-activity blocks,
+ *   where the trellis zeroed the small coefficients that carry their shading. A quarter of the λ in
+ *   every block, up to the busiest (0.015 × (1 + energy / 150)), did as well on butteraugli but spent
+ *   the bytes on smooth, finely textured photos too: quality 80 scored 2.6 SSIMULACRA2 points over
+ *   MozJPEG's on the camera photos resized to 1,280 px (1.6 with the bases below), 0.8 with this. The
+ *   bases are × 1.07 (luma 11.8 → 12.626, chroma 10.3 → 11.021) to keep the calibration on the camera
+ *   photos (−0.2). On the 31 camera photos it took butteraugli under MozJPEG's (1.062 → 0.997 of its
+ *   bytes at equal butteraugli) and SSIMULACRA2 from 0.924 to 0.937. No λ in 80's old form (base × (1
+ *   + energy / knee) with a knee of 600 or more) went under 1.038;
  * - chroma at 60 and 90 rises three times as steeply as before (s = 0.30, was 0.10). A Cr table of
  *   its own (jpegli's Cr is nearly flat, its Cb steep) lost at 80 and 90 with smooth tables and was
  *   level with jpegli's exact ones, so Cb and Cr share one.
  * The cost, where the metrics pull apart: at equal SSIM 2–5 % more bytes on camera photos and 3–13 % on
- * wallpapers than the tables before them, and quality 80's λ 1.3 % and 3.9 % more (docs/benchmarks.md).
+ * wallpapers than the tables before them, and quality 80's λ and bases 1.7 % and 4.3 % more (docs/benchmarks.md).
  */
 struct shape {
   double base, slope, curve;
@@ -99,12 +101,13 @@ struct shape {
 static const struct anchor {
   int quality;
   struct shape table[2]; /* luma, chroma */
-  /* the trellis's λ bases (step² per bit), luma's and chroma's, and its energy knee (sr_trellis.c) */
-  double lambda, chroma_lambda, knee;
+  /* the trellis's λ bases (step² per bit), luma's and chroma's, and its energy knee; then the λ the
+   * flattest blocks go without, added back as the energy rises to the last field (sr_trellis.c) */
+  double lambda, chroma_lambda, knee, flat, flat_knee;
 } ANCHORS[] = {
-  {60, {{12.0, 0.494, -0.0091, 0.7, 1.25, 1.0}, {11.0, 0.30, 0.0, 0.9, 1.25, 1.0}}, 0.060, 0.060, 600},
-  {80, {{12.626, 0.37, -0.006, 0.9, 1.25, 1.0}, {11.021, 0.50, -0.012, 0.8, 1.25, 0.75}}, 0.015, 0.015, 150},
-  {90, {{17.0, 0.16, 0.0, 1.0, 1.0, 1.0}, {11.0, 0.30, 0.0, 0.8, 1.0, 0.75}}, 0.045, 0.025, 1448},
+  {60, {{12.0, 0.494, -0.0091, 0.7, 1.25, 1.0}, {11.0, 0.30, 0.0, 0.9, 1.25, 1.0}}, 0.060, 0.060, 600, 0, 75},
+  {80, {{12.626, 0.37, -0.006, 0.9, 1.25, 1.0}, {11.021, 0.50, -0.012, 0.8, 1.25, 0.75}}, 0.015, 0.015, 150, 0.045, 75},
+  {90, {{17.0, 0.16, 0.0, 1.0, 1.0, 1.0}, {11.0, 0.30, 0.0, 0.8, 1.0, 0.75}}, 0.045, 0.025, 1448, 0, 75},
 };
 #define ANCHOR_COUNT (int)(sizeof(ANCHORS) / sizeof(ANCHORS[0]))
 static unsigned int quant_tables[3][DCTSIZE2]; /* set by sr_set_quant_tables: used at every quality */
@@ -198,7 +201,9 @@ void sr_set_quality(j_compress_ptr c, int quality) {
   const double t = anchors_around(quality, &a, &b);
   sr_trellis_lambda((int)((a->lambda + t * (b->lambda - a->lambda)) * 1000.0 + 0.5),
                     (int)(a->knee + t * (b->knee - a->knee) + 0.5),
-                    (int)((a->chroma_lambda + t * (b->chroma_lambda - a->chroma_lambda)) * 1000.0 + 0.5));
+                    (int)((a->chroma_lambda + t * (b->chroma_lambda - a->chroma_lambda)) * 1000.0 + 0.5),
+                    (int)((a->flat + t * (b->flat - a->flat)) * 1000.0 + 0.5),
+                    (int)(a->flat_knee + t * (b->flat_knee - a->flat_knee) + 0.5));
   if (annex_k) {
     jpeg_set_quality(c, quality, TRUE);
     return;

@@ -60,15 +60,30 @@ static float counted[2];
 static int model_row = -1; /* the iMCU row the rates were last derived for; −1: a pass not yet begun */
 static j_compress_ptr model_c;  /* the job's compress object while its trellis is on: its next scanline */
 
+/* The λ the flattest blocks go without: it is added back as the energy rises from 0 to flat_energy
+ * (thousandths of a step² per bit; 0: none), each quality's from sr_quality.c unless pinned
+ * (sr_set_trellis_flat). */
+static int flat_bump_milli = 0;
+static int flat_energy = 1;
+static int flat_pinned;
+EMSCRIPTEN_KEEPALIVE void sr_set_trellis_flat(int bump_milli, int energy) {
+  flat_bump_milli = bump_milli < 0 ? 0 : bump_milli;
+  flat_energy = energy < 1 ? 1 : energy;
+  flat_pinned = 1;
+}
+
 /* chroma_milli: chroma's own λ base (0 or left out by the caller: luma's). */
 EMSCRIPTEN_KEEPALIVE void sr_set_trellis(int base_milli, int knee, int chroma_milli) {
   trellis_base_milli = base_milli < 0 ? 0 : base_milli;
   trellis_knee = knee < 1 ? 1 : knee;
   trellis_chroma_milli = chroma_milli < 0 ? 0 : chroma_milli;
   trellis_pinned = 1;
+  /* A pinned λ is the whole λ: the flat blocks' part only where sr_set_trellis_flat pins it too. */
+  if (!flat_pinned) flat_bump_milli = 0, flat_pinned = 1;
 }
 
-void sr_trellis_lambda(int base_milli, int knee, int chroma_milli) {
+void sr_trellis_lambda(int base_milli, int knee, int chroma_milli, int flat_milli, int flat_knee) {
+  if (!flat_pinned) flat_bump_milli = flat_milli, flat_energy = flat_knee < 1 ? 1 : flat_knee;
   if (trellis_pinned) return;
   trellis_base_milli = base_milli;
   trellis_knee = knee;
@@ -194,7 +209,9 @@ void sr_trellis_block(JCOEFPTR coef, const DCTELEM *workspace, const UINT16 *qua
   /* Mean squared AC coefficient in DCT units (the workspace is 8 × those, so 64 × squared). */
   energy /= 63.0f * 64.0f;
   const int base_milli = chroma && trellis_chroma_milli ? trellis_chroma_milli : trellis_base_milli;
-  const float lambda = (float)base_milli * 0.001f * (1.0f + sr_aq_gate(aq) * energy / (float)trellis_knee);
+  float lambda = (float)base_milli * 0.001f * (1.0f + sr_aq_gate(aq) * energy / (float)trellis_knee);
+  if (flat_bump_milli)
+    lambda += (float)flat_bump_milli * 0.001f * (energy >= (float)flat_energy ? 1.0f : energy / (float)flat_energy);
 
   /* Nodes: the start (position 0) and each position that can hold a non-zero value. */
   int pos[DCTSIZE2], value[DCTSIZE2], from[DCTSIZE2];
