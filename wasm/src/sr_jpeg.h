@@ -156,7 +156,8 @@ void sr_progression(j_compress_ptr c);
  * object fresh from jpeg_set_defaults and turns it on for the job's encoder; off until the next one. */
 void sr_trellis_prepare(j_compress_ptr c);
 void sr_trellis_off(void);
-/* The λ bases (thousandths of a step² per bit; chroma's 0: luma's) and the energy knee for the next
+/* The λ bases (thousandths of a step² per bit; chroma's 0: luma's), the energy knee, and the λ the
+ * flattest blocks go without (thousandths) with the energy from which they have it all, for the next
  * encode: the quality's. */
 void sr_trellis_lambda(int base_milli, int knee, int chroma_milli, int flat_milli, int flat_knee);
 /* Adaptive quantisation (sr_aq.c): the per-block zeroing threshold the trellis applies, from the forward

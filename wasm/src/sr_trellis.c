@@ -9,7 +9,9 @@
  *   perceptual weighting carries over: a step of error costs the same at every frequency.
  * - λ (step² per bit) grows with the block's AC energy: textured blocks hide more error than flat ones,
  *   and SSIM, like the eye, forgives it there. λ = base × (1 + energy / knee), energy being the mean
- *   squared AC coefficient in DCT units; both are settable (sr_set_trellis) for the tuning bench.
+ *   squared AC coefficient in DCT units, plus a part the flattest blocks go without (flat × energy /
+ *   flat knee, all of it from the flat knee up); each is settable (sr_set_trellis, sr_set_trellis_flat)
+ *   for the tuning bench.
  * - Rates come from the standard (Annex K) AC code lengths, read from the compress object before the
  *   first pass and fixed for the job, so that a two-pass encode quantises identically in both passes
  *   (the tables built from the first pass must cover every symbol the second one writes).
