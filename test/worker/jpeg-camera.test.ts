@@ -11,18 +11,18 @@ const SIZE = 512;
 /**
  * SSIM targets (RGB, 8×8 windows at a stride of 4, against the upload's pixels) and the bytes each may
  * cost, interpolated between the two qualities around it: 1–1.5 % above what the encoder writes now
- * (56,396 and 89,655 bytes), so a regression of that much fails. Quality 80's trellis λ, smaller in
- * the flattest blocks, and its coarser bases moved the first from 56,634 (its search lands at quality
- * 86, which takes part of 80's anchor; 57,034 with the λ smaller in every block up to its busiest). Before quality 90's smaller trellis λ
- * (the qualities between 80 and 90 take part of it) it wrote 55,444 and 86,678: keeping more
- * coefficients costs this fixture, whose texture and noise sit near the highest frequencies, 2–3.5 % at
- * equal SSIM, where on camera photos it saved 2 % at equal SSIMULACRA2 and 4.7 % at equal butteraugli
- * for 0.4 % at equal SSIM (docs/benchmarks.md). 55,321 before quality 80's low-frequency factors. With
- * straight tables and chroma's rising at 0.10 (before the concave luma and steeper chroma) it wrote
- * 56,215 and 90,543; with one table at every quality (before the tables per quality) 54,979 and
- * 89,908: this fixture's texture sits near the highest frequencies, which the steeper tables for
- * camera photos quantise harder. At 0.98 the search lands near quality 92; with 4:4:4 from quality 90
- * (before 95 became the threshold) it wrote 96,079.
+ * (56,396 and 89,655 bytes), so a regression of that much fails. Quality 80's trellis λ, smaller in the
+ * flattest blocks, and its coarser bases moved the first from 56,634 (its search lands at quality 86,
+ * which takes part of 80's anchor; 57,034 with the λ smaller in every block up to its busiest). Before
+ * quality 90's smaller trellis λ (the qualities between 80 and 90 take part of it) it wrote 55,444 and
+ * 86,678: keeping more coefficients costs this fixture, whose texture and noise sit near the highest
+ * frequencies, 2–3.5 % at equal SSIM, where on camera photos it saved 2 % at equal SSIMULACRA2 and 4.7 %
+ * at equal butteraugli for 0.4 % at equal SSIM (docs/benchmarks.md). 55,321 before quality 80's
+ * low-frequency factors. With straight tables and chroma's rising at 0.10 (before the concave luma and
+ * steeper chroma) it wrote 56,215 and 90,543; with one table at every quality (before the tables per
+ * quality) 54,979 and 89,908: this fixture's texture sits near the highest frequencies, which the
+ * steeper tables for camera photos quantise harder. At 0.98 the search lands near quality 92; with 4:4:4
+ * from quality 90 (before 95 became the threshold) it wrote 96,079.
  */
 const TARGETS = [
   { ssim: 0.95, maxBytes: 57_100 },

@@ -91,7 +91,8 @@ static int annex_k; /* set by sr_set_quant_tables(NULL, NULL): libjpeg's own tab
  *   its own (jpegli's Cr is nearly flat, its Cb steep) lost at 80 and 90 with smooth tables and was
  *   level with jpegli's exact ones, so Cb and Cr share one.
  * The cost, where the metrics pull apart: at equal SSIM 2–5 % more bytes on camera photos and 3–13 % on
- * wallpapers than the tables before them, and quality 80's λ and bases 1.7 % and 4.3 % more (docs/benchmarks.md).
+ * wallpapers than the tables before them, and quality 80's λ and bases 1.7 % and 4.3 % more
+ * (docs/benchmarks.md).
  */
 struct shape {
   double base, slope, curve;
