@@ -58,14 +58,11 @@ export class AvifRowEncoder extends BorrowedInstance<AvifModule> {
     const grid = avifGrid(width, height);
     const encoder = this.call('create', width, height, channels, grid.cols, grid.rows) >>> 0;
     this.encoder = this.own(encoder, (ptr) => this.call('destroy', ptr));
-    try {
+    this.closeOnThrow(() => {
       if (!this.encoder) throw new AvifEngineError('out of memory for the picture');
       this.band = this.alloc(this.rowBytes * AVIF_BAND_ROWS);
       if (!this.band) throw new AvifEngineError('out of memory for the rows');
-    } catch (err) {
-      this.close(true);
-      throw err;
-    }
+    });
   }
 
   /** One row (at least width × channels bytes; the rest is ignored), upright, in order. */

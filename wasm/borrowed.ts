@@ -58,6 +58,19 @@ export abstract class BorrowedInstance<M extends EngineHeap> {
     return this.own(job.create(inputPtr, input?.length ?? 0), (ptr) => job.destroy(ptr));
   }
 
+  /**
+   * `work`'s result; when it throws, the instance is closed as failed first: an engine call that failed
+   * may have left its memory in any state, so the instance is not lent again.
+   */
+  protected closeOnThrow<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (err) {
+      this.close(true);
+      throw err;
+    }
+  }
+
   /** Frees what was taken and gives the instance back; `failed` drops the instance (instances.ts). */
   close(failed = false): void {
     if (this.closed) return;

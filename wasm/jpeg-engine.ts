@@ -296,17 +296,14 @@ export class JpegRowReader extends BatchRowReader<JpegModule> {
   constructor(input: Uint8Array, scaleNum: number, width: number, height: number, orientation: number) {
     super(slot);
     this.jobPtr = this.newJob(jobFunctions(this.codec), input);
-    try {
+    [this.width, this.height] = orientation >= 5 ? [height, width] : [width, height];
+    [this.job, this.channels] = this.closeOnThrow(() => {
       if (!this.jobPtr) throw new JpegEngineError('out of memory for the input');
-      this.job = new JpegJob(this.codec, this.jobPtr);
-      this.job.setPixels(scaleNum, width, height, orientation);
-      this.channels = this.job.channels;
-      [this.width, this.height] = orientation >= 5 ? [height, width] : [width, height];
-      if (!this.takeBatchBuffer()) throw new JpegEngineError('out of memory for the rows');
-    } catch (err) {
-      this.close(true);
-      throw err;
-    }
+      const job = new JpegJob(this.codec, this.jobPtr);
+      job.setPixels(scaleNum, width, height, orientation);
+      return [job, job.channels] as const;
+    });
+    this.takeBatchBuffer(() => new JpegEngineError('out of memory for the rows'));
   }
 
   /** The input's APPn and COM segments (its ICC profile, for an output that carries it). */
@@ -398,45 +395,35 @@ export class JpegRowEncoder extends BorrowedInstance<JpegModule> {
   constructor(width: number, height: number, components: 1 | 3, options: PixelEncoding) {
     super(slot);
     this.rowBytes = width * components;
-    const jobPtr = this.newJob(jobFunctions(this.codec));
     this.buffer = this.alloc(this.rowBytes * ROW_BATCH);
-    try {
+    const jobPtr = this.newJob(jobFunctions(this.codec));
+    this.job = this.closeOnThrow(() => {
       if (!jobPtr || !this.buffer) throw new JpegEngineError('out of memory');
-      this.job = new JpegJob(this.codec, jobPtr);
-      for (const marker of options.markers ?? []) this.job.addMarker(marker.code, marker.data);
+      const job = new JpegJob(this.codec, jobPtr);
+      for (const marker of options.markers ?? []) job.addMarker(marker.code, marker.data);
       const [h, v] = options.sampling ?? [2, 2];
-      this.job.rowsBegin(width, height, components, options.quality, h, v, options.progressive ?? false);
-    } catch (err) {
-      this.close(true);
-      throw err;
-    }
+      job.rowsBegin(width, height, components, options.quality, h, v, options.progressive ?? false);
+      return job;
+    });
   }
 
   /** Whole rows, one after another (width × components bytes each). */
   write(rows: Uint8Array): void {
     if (rows.length % this.rowBytes !== 0)
       throw new RangeError(`rows must be whole: a multiple of ${this.rowBytes} bytes`);
-    try {
+    this.closeOnThrow(() => {
       for (let at = 0; at < rows.length; at += this.rowBytes * ROW_BATCH) {
         const batch = rows.subarray(at, Math.min(rows.length, at + this.rowBytes * ROW_BATCH));
         this.codec.heap().set(batch, this.buffer);
         this.job.rowsWrite(this.buffer, batch.length / this.rowBytes);
       }
-    } catch (err) {
-      this.close(true);
-      throw err;
-    }
+    });
   }
 
   finish(): Uint8Array {
-    try {
-      const bytes = this.job.rowsFinish();
-      this.close(false);
-      return bytes;
-    } catch (err) {
-      this.close(true);
-      throw err;
-    }
+    const bytes = this.closeOnThrow(() => this.job.rowsFinish());
+    this.close(false);
+    return bytes;
   }
 
   /** Gives the engine back without an output (the caller failed). */

@@ -17,10 +17,12 @@ export abstract class BatchRowReader<M extends EngineHeap> extends BorrowedInsta
   abstract readonly channels: number;
   private buffer = 0;
 
-  /** Takes the batch buffer once width and channels are known; false when the instance has no memory for it. */
-  protected takeBatchBuffer(): boolean {
+  /** Takes the batch buffer once width and channels are known; throws `outOfMemory` (closed) when it does not fit. */
+  protected takeBatchBuffer(outOfMemory: () => Error): void {
     this.buffer = this.alloc(this.width * this.channels * READ_BATCH);
-    return this.buffer !== 0;
+    if (this.buffer) return;
+    this.close(true);
+    throw outOfMemory();
   }
 
   /** Starts (or restarts) the decode at the first upright row. */

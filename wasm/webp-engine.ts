@@ -284,14 +284,12 @@ export class WebpRowEncoder extends BorrowedInstance<EngineModule> {
     super(slot);
     this.rowBytes = width * channels;
     const jobPtr = this.newJob(jobFunctions(this.codec));
-    try {
+    this.job = this.closeOnThrow(() => {
       if (!jobPtr) throw new WebpEngineError('out of memory for the job');
-      this.job = new WebpJob(this.codec, jobPtr);
-      this.job.beginRows(width, height, channels, lossless);
-    } catch (err) {
-      this.close(true);
-      throw err;
-    }
+      const job = new WebpJob(this.codec, jobPtr);
+      job.beginRows(width, height, channels, lossless);
+      return job;
+    });
   }
 
   /** Whole rows (a multiple of width × channels bytes). */
@@ -324,16 +322,13 @@ export class WebpRowReader extends BatchRowReader<EngineModule> {
     this.stored = stored;
     this.orientation = orientation;
     const jobPtr = this.newJob(jobFunctions(this.codec), input);
-    try {
+    [this.width, this.height] = orientation >= 5 ? [stored.height, stored.width] : [stored.width, stored.height];
+    [this.job, this.channels] = this.closeOnThrow(() => {
       if (!jobPtr) throw new WebpEngineError('out of memory for the input');
-      this.job = new WebpJob(this.codec, jobPtr);
-      this.channels = this.job.info.hasAlpha ? 4 : 3;
-      [this.width, this.height] = orientation >= 5 ? [stored.height, stored.width] : [stored.width, stored.height];
-      if (!this.takeBatchBuffer()) throw new WebpEngineError('out of memory for the rows');
-    } catch (err) {
-      this.close(true);
-      throw err;
-    }
+      const job = new WebpJob(this.codec, jobPtr);
+      return [job, job.info.hasAlpha ? 4 : 3] as const;
+    });
+    this.takeBatchBuffer(() => new WebpEngineError('out of memory for the rows'));
   }
 
   protected pullBegin(): void {

@@ -104,17 +104,17 @@ export interface CommitResult extends ImageResult {
 }
 
 /**
+ * What settling reservation `id` reads and writes, whichever way it ends: the month's counters, and the
+ * slices lent from them (`leases`) that it may have been taken from.
+ */
+type Settlement = [counters: MonthCounts, tier: ImageTier, now: number, id: string, leases?: HomeLedger];
+
+/**
  * Turns a reservation into a spent unit: one held here, or one of a slice still lent (`leases`: a
  * reservation its location settles here once it gave the lease up). A reservation that expired meanwhile
  * is still charged when the month has room, and never when it has not: the month is never overdrawn.
  */
-export function commitCompression(
-  counters: MonthCounts,
-  tier: ImageTier,
-  now: number,
-  id: string,
-  leases?: HomeLedger,
-): CommitResult {
+export function commitCompression(...[counters, tier, now, id, leases]: Settlement): CommitResult {
   const held = counters.take(id, now);
   if (held?.spent) {
     // Counted when its lease expired unanswered.
@@ -127,13 +127,7 @@ export function commitCompression(
 }
 
 /** Gives a reservation's unit back, whether held here or taken from a slice still lent (`leases`). */
-export function releaseCompression(
-  counters: MonthCounts,
-  tier: ImageTier,
-  now: number,
-  id: string,
-  leases?: HomeLedger,
-): ImageResult {
+export function releaseCompression(...[counters, tier, now, id, leases]: Settlement): ImageResult {
   const held = counters.take(id, now);
   // A unit counted when its lease expired unanswered, given back.
   if (held?.spent) {

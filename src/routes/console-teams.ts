@@ -110,8 +110,8 @@ export function registerConsoleTeams(app: OpenAPIHono<AppEnv>): void {
     const s = sessionOf(c);
     const role = field(form, 'role');
     if (!isRole(role)) return members(c, { error: 'Choose a role.' }, 400);
-    const by = { role: s.member.role, now: clock(c.env), origin: auditOrigin(c) };
-    const outcome = await changeRole(c.env, s.account.id, c.req.param('id'), role, by);
+    const by = { accountId: s.account.id, role: s.member.role, now: clock(c.env), origin: auditOrigin(c) };
+    const outcome = await changeRole(c.env, c.req.param('id'), role, by);
     if (!outcome.ok) return members(c, { error: changeMessage(outcome) }, outcome.reason === 'owner_only' ? 403 : 400);
     return redirectPage(c, '/members');
   });
@@ -121,8 +121,8 @@ export function registerConsoleTeams(app: OpenAPIHono<AppEnv>): void {
     if (!(await csrfValid(c, field(form, '_csrf')))) return members(c, { error: EXPIRED_FORM }, 403);
     const s = sessionOf(c);
     const self = c.req.param('id') === s.member.id;
-    const by = { role: s.member.role, now: clock(c.env), origin: auditOrigin(c) };
-    const outcome = await removeMember(c.env, s.account.id, c.req.param('id'), self, by);
+    const by = { accountId: s.account.id, role: s.member.role, now: clock(c.env), origin: auditOrigin(c) };
+    const outcome = await removeMember(c.env, c.req.param('id'), self, by);
     if (!outcome.ok) return members(c, { error: changeMessage(outcome) }, outcome.reason === 'owner_only' ? 403 : 400);
     if (!self) return redirectPage(c, '/members');
     await deleteSession(c.env.DB, sessionToken(c));

@@ -122,13 +122,7 @@ export function registerConsoleWebhooks(app: OpenAPIHono<AppEnv>): void {
     const refusal = urlRefusal(c, parsed.data.url);
     if (refusal) return listPage(c, { error: refusal, values }, 400);
     const url = checkEndpointUrl(parsed.data.url, c.env.FETCH_TEST_ORIGIN).href;
-    const created = await createEndpoint(
-      c.env.DB,
-      accountOf(c).id,
-      { ...parsed.data, url },
-      clock(c.env),
-      auditOrigin(c),
-    );
+    const created = await createEndpoint(caller(c), { ...parsed.data, url });
     if (!created.ok)
       return listPage(
         c,
@@ -175,9 +169,7 @@ export function registerConsoleWebhooks(app: OpenAPIHono<AppEnv>): void {
   app.post('/webhooks/:id/rotate-secret', requires('webhooks:write'), ...signedIn, async (c) => {
     const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
     if (!(await csrfValid(c, field(form, '_csrf')))) return onePage(c, { error: EXPIRED_FORM }, 403);
-    const rotated = allowed(c)
-      ? await rotateSecret(c.env.DB, accountOf(c).id, c.req.param('id'), clock(c.env), auditOrigin(c))
-      : null;
+    const rotated = allowed(c) ? await rotateSecret(caller(c), c.req.param('id')) : null;
     if (!rotated) return onePage(c);
     return onePage(c, { rotated });
   });

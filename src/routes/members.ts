@@ -154,8 +154,8 @@ export function registerMembers(app: OpenAPIHono<AppEnv>): void {
   app.patch(`${MEMBERS_PATH}/:id`, requires('members:write'), ...guards, async (c) => {
     const body = await parseJsonBody(c.req.raw, PatchMemberBody, FORM_BODY_MAX_BYTES, '{"role":"admin"}');
     const { accountId, role } = c.var.principal;
-    const by = { role, now: clock(c.env), origin: auditOrigin(c) };
-    const outcome = await changeRole(c.env, accountId, c.req.param('id'), body.role, by);
+    const by = { accountId, role, now: clock(c.env), origin: auditOrigin(c) };
+    const outcome = await changeRole(c.env, c.req.param('id'), body.role, by);
     if (!outcome.ok) throw changeRefusal(outcome);
     return c.json({ data: outcome.member, meta: requestMeta(c) }, 200);
   });
@@ -164,7 +164,8 @@ export function registerMembers(app: OpenAPIHono<AppEnv>): void {
     const { accountId, role } = c.var.principal;
     const id = c.req.valid('param').id;
     const self = c.var.session?.member.id === id;
-    const outcome = await removeMember(c.env, accountId, id, self, { role, now: clock(c.env), origin: auditOrigin(c) });
+    const by = { accountId, role, now: clock(c.env), origin: auditOrigin(c) };
+    const outcome = await removeMember(c.env, id, self, by);
     if (!outcome.ok) throw changeRefusal(outcome);
     return c.json({ data: outcome.member, meta: requestMeta(c) }, 200);
   });

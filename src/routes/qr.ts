@@ -133,6 +133,10 @@ const QrLink = z
 export const qrRoute = toolsGet({
   path: '/api/v1/qr',
   summary: 'A signed, key-free image URL of a QR code for the given text',
+  description:
+    'The URL carries every option, defaults written out, and a signature over them all: it needs no key, cannot be ' +
+    'altered, and never expires. GET /api/v1/qr/image renders it. Refused (400): the same color and bgcolor, more ' +
+    'data than the ecc level holds, or a size under one pixel per module.',
   request: { query: QrQuery },
   responses: {
     200: toolsOk('The signed image URL and the options it renders', QrLink),

@@ -221,13 +221,7 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
   app.post(WEBHOOKS_PATH, requires('webhooks:write'), ...guards, async (c) => {
     const parsed = await parseJsonBody(c.req.raw, CreateEndpointBody, FORM_BODY_MAX_BYTES, example);
     const url = checkEndpointUrl(parsed.url, c.env.FETCH_TEST_ORIGIN).href;
-    const created = await createEndpoint(
-      c.env.DB,
-      c.var.principal.accountId,
-      { ...parsed, url },
-      clock(c.env),
-      auditOrigin(c),
-    );
+    const created = await createEndpoint(caller(c), { ...parsed, url });
     if (!created.ok)
       throw new ApiError(
         'bad_request',
@@ -271,13 +265,7 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.openapi(rotateRoute, async (c) => {
-    const endpoint = await rotateSecret(
-      c.env.DB,
-      c.var.principal.accountId,
-      c.req.param('id'),
-      clock(c.env),
-      auditOrigin(c),
-    );
+    const endpoint = await rotateSecret(caller(c), c.req.param('id'));
     if (!endpoint) throw noEndpoint();
     return c.json({ data: endpoint, meta: requestMeta(c) }, 200);
   });

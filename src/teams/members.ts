@@ -284,10 +284,9 @@ const revokedKeys = (ids: string[]): { revoked_keys?: string[] } => (ids.length 
  */
 async function applyChange(
   env: Env,
-  accountId: string,
   id: string,
   change: { statements: D1PreparedStatement[]; changed: number; keys: string[]; record: MemberRecord },
-  { now, origin }: ChangeBy,
+  { accountId, now, origin }: ChangeBy,
 ): Promise<boolean> {
   const { statements, changed, keys, record } = change;
   const results = await batchWithAudit(
@@ -303,8 +302,12 @@ async function applyChange(
   return true;
 }
 
-/** Who changes a member (their role decides what they may change), when, and from where (for the audit log). */
+/**
+ * Who changes a member of their account (their role decides what they may change), when, and from where
+ * (for the audit log).
+ */
 export interface ChangeBy {
+  accountId: string;
   role: Role;
   now: number;
   origin: AuditOrigin;
@@ -317,13 +320,8 @@ interface MemberRecord {
   when: AuditCondition;
 }
 
-export async function changeRole(
-  env: Env,
-  accountId: string,
-  id: string,
-  role: Role,
-  by: ChangeBy,
-): Promise<ChangeOutcome> {
+export async function changeRole(env: Env, id: string, role: Role, by: ChangeBy): Promise<ChangeOutcome> {
+  const { accountId } = by;
   const before = await getMember(env.DB, accountId, id);
   if (!before) return { ok: false, reason: 'not_found' };
   if (touchesOwner(by.role, before, role)) return { ok: false, reason: 'owner_only' };
@@ -335,18 +333,13 @@ export async function changeRole(
     details: { from: before.role, to: role },
     when: { sql: 'EXISTS (SELECT 1 FROM members WHERE id = ? AND role = ?)', params: [id, role] },
   };
-  const changed = await applyChange(env, accountId, id, { statements, changed: 0, keys, record }, by);
+  const changed = await applyChange(env, id, { statements, changed: 0, keys, record }, by);
   return changed ? { ok: true, member: { ...before, role } } : { ok: false, reason: 'last_owner' };
 }
 
 /** Removes a member (or a member leaves: `by.role` is then their own), ends their sessions and revokes their manage keys. */
-export async function removeMember(
-  env: Env,
-  accountId: string,
-  id: string,
-  self: boolean,
-  by: ChangeBy,
-): Promise<ChangeOutcome> {
+export async function removeMember(env: Env, id: string, self: boolean, by: ChangeBy): Promise<ChangeOutcome> {
+  const { accountId } = by;
   const before = await getMember(env.DB, accountId, id);
   if (!before) return { ok: false, reason: 'not_found' };
   if (!self && touchesOwner(by.role, before)) return { ok: false, reason: 'owner_only' };
@@ -360,6 +353,6 @@ export async function removeMember(
     details: { email: before.email, role: before.role, left: self },
     when: { sql: 'NOT EXISTS (SELECT 1 FROM members WHERE id = ?)', params: [id] },
   };
-  const changed = await applyChange(env, accountId, id, { statements, changed: 1, keys, record }, by);
+  const changed = await applyChange(env, id, { statements, changed: 1, keys, record }, by);
   return changed ? { ok: true, member: before } : { ok: false, reason: 'last_owner' };
 }

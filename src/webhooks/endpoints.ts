@@ -7,6 +7,15 @@ import { EVENT_TYPES, type EventType } from './events.ts';
 import { MAX_ENDPOINTS_PER_ACCOUNT } from './limits.ts';
 import { newSecret } from './signing.ts';
 import { batchWithAudit, type AuditOrigin } from '../audit/log.ts';
+import type { Env } from '../env.ts';
+
+/** Who acts, on which account, when, and from where (for the audit log): every change to an endpoint. */
+export interface WebhookCaller {
+  env: Env;
+  accountId: string;
+  now: number;
+  origin: AuditOrigin;
+}
 
 export interface EndpointView {
   id: string;
@@ -95,13 +104,9 @@ export type CreateEndpointOutcome =
   | { ok: true; endpoint: EndpointView & { secret: string } }
   | { ok: false; max: number };
 
-export async function createEndpoint(
-  db: D1Database,
-  accountId: string,
-  input: EndpointInput,
-  now: number,
-  origin: AuditOrigin,
-): Promise<CreateEndpointOutcome> {
+export async function createEndpoint(caller: WebhookCaller, input: EndpointInput): Promise<CreateEndpointOutcome> {
+  const { env, accountId, now, origin } = caller;
+  const db = env.DB;
   const id = `ep_${randomBase62(16)}`;
   const secret = newSecret();
   const events = input.events.join(',');
@@ -153,13 +158,12 @@ export interface EndpointPatch {
 }
 
 export async function updateEndpoint(
-  db: D1Database,
-  accountId: string,
+  caller: WebhookCaller,
   id: string,
   patch: EndpointPatch,
-  now: number,
-  origin: AuditOrigin,
 ): Promise<EndpointView | null> {
+  const { env, accountId, now, origin } = caller;
+  const db = env.DB;
   const row = await db.prepare(SQL.one).bind(id, accountId).first<Row>();
   if (!row) return null;
   const enabled = patch.enabled === undefined ? row.enabled : patch.enabled ? 1 : 0;
@@ -192,13 +196,9 @@ export async function updateEndpoint(
   return view(next);
 }
 
-export async function deleteEndpoint(
-  db: D1Database,
-  accountId: string,
-  id: string,
-  now: number,
-  origin: AuditOrigin,
-): Promise<EndpointView | null> {
+export async function deleteEndpoint(caller: WebhookCaller, id: string): Promise<EndpointView | null> {
+  const { env, accountId, now, origin } = caller;
+  const db = env.DB;
   const row = await db.prepare(SQL.one).bind(id, accountId).first<Row>();
   if (!row) return null;
   await batchWithAudit(
@@ -216,12 +216,11 @@ export async function deleteEndpoint(
 }
 
 export async function rotateSecret(
-  db: D1Database,
-  accountId: string,
+  caller: WebhookCaller,
   id: string,
-  now: number,
-  origin: AuditOrigin,
 ): Promise<(EndpointView & { secret: string }) | null> {
+  const { env, accountId, now, origin } = caller;
+  const db = env.DB;
   const secret = newSecret();
   const [result] = await batchWithAudit(
     db,

@@ -5,15 +5,16 @@ import type { AuditOrigin } from '../audit/log.ts';
 import type { ManualSend } from '../durable/webhook-dispatcher.ts';
 import type { Env } from '../env.ts';
 import { dispatcher } from './dispatcher-stub.ts';
-import { deleteEndpoint, type EndpointPatch, type EndpointView, getEndpoint, updateEndpoint } from './endpoints.ts';
+import {
+  deleteEndpoint,
+  type EndpointPatch,
+  type EndpointView,
+  getEndpoint,
+  updateEndpoint,
+  type WebhookCaller,
+} from './endpoints.ts';
 
-/** Who acts, on which account, when, and from where (for the audit log). */
-export interface WebhookCaller {
-  env: Env;
-  accountId: string;
-  now: number;
-  origin: AuditOrigin;
-}
+export type { WebhookCaller };
 
 export type ManualSendOutcome =
   | { ok: true; msgId: string }
@@ -31,14 +32,14 @@ export async function changeEndpoint(
   id: string,
   patch: EndpointPatch,
 ): Promise<EndpointView | null> {
-  const endpoint = await updateEndpoint(caller.env.DB, caller.accountId, id, patch, caller.now, caller.origin);
+  const endpoint = await updateEndpoint(caller, id, patch);
   if (endpoint && !endpoint.enabled) await dispatcher(caller.env, caller.accountId).giveUp(endpoint.id);
   return endpoint;
 }
 
 /** Deletes an endpoint with its deliveries and log. Null: no such endpoint. */
 export async function removeEndpoint(caller: WebhookCaller, id: string): Promise<EndpointView | null> {
-  const endpoint = await deleteEndpoint(caller.env.DB, caller.accountId, id, caller.now, caller.origin);
+  const endpoint = await deleteEndpoint(caller, id);
   if (endpoint) await dispatcher(caller.env, caller.accountId).forget(endpoint.id);
   return endpoint;
 }

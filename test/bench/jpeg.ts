@@ -24,6 +24,8 @@ export const JPEG_BUDGET_S = Number(process.env.BENCH_JPEG_BUDGET_S ?? 720);
 /** Timed runs per case: the median is reported; large inputs once (each is seconds of WASM). */
 export const repeatsFor = (megapixels: number) => (megapixels <= 13 ? 3 : megapixels <= 25 ? 2 : 1);
 export const SMALL_WIDTH = 1280;
+/** Shrinkray's quality in the timed requests (sharp's reference is q80 too): the equal-SSIM search starts from it. */
+export const START_QUALITY = 80;
 /** Timed requests per corpus image and size (interleaved with sharp's): the time table takes their medians. */
 export const TIME_SAMPLES = Number(process.env.BENCH_JPEG_TIME_SAMPLES ?? 3);
 
@@ -129,7 +131,7 @@ class Live {
 
 const opts = (width?: number): CompressOptions => ({
   format: 'jpeg',
-  quality: 80,
+  quality: START_QUALITY,
   ...(width === undefined ? {} : { width }),
 });
 const brief = (r: CompressResult) =>
@@ -209,7 +211,7 @@ async function runQuality(
   const sharpSsim = ssim(reference, await decodeRgb(sharpFull.output, reference));
   // The timed q80 request is the search's first probe; scored here, after all timing of this image.
   const first: Probe = {
-    quality: 80,
+    quality: START_QUALITY,
     status: full.result.status,
     error: full.result.error,
     bytes: full.result.bytes,

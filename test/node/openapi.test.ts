@@ -70,12 +70,8 @@ describe('GET /api/v1/openapi.json', () => {
     // The signed image URL takes no key: its four path segments are its parameters.
     const img = doc.paths['/api/v1/img/{account_id}/{signature}/{options}/{source}'].get;
     expect(img.security).toEqual([]);
-    expect(img.parameters.map((p: any) => `${p.in}:${p.name}`)).toEqual([
-      'path:account_id',
-      'path:signature',
-      'path:options',
-      'path:source',
-    ]);
+    expect(img.parameters.map((p: any) => p.in)).toEqual(['path', 'path', 'path', 'path']);
+    expect(img.parameters.map((p: any) => p.name)).toEqual(['account_id', 'signature', 'options', 'source']);
   });
 
   it('documents the console endpoints as session-cookie operations, apart from the API key ones', async () => {
@@ -161,13 +157,8 @@ describe('GET /api/v1/openapi.json', () => {
     expect(Object.keys(image.responses['200'].content).sort()).toEqual(['image/png', 'image/svg+xml']);
     expect(Object.keys(image.responses).sort()).toEqual(['200', '301', '304', '400', '403']);
     expect(image.responses['301'].headers.Location).toBeDefined();
-    expect(Object.keys(doc.paths['/api/v1/tools/{slug}'].get.responses).sort()).toEqual([
-      '200',
-      '401',
-      '403',
-      '404',
-      '429',
-    ]);
+    const tool = doc.paths['/api/v1/tools/{slug}'].get;
+    expect(Object.keys(tool.responses).sort()).toEqual(['200', '401', '403', '404', '429']);
   });
 
   it('documents the compress upload: every part, the image responses and each error status', async () => {

@@ -121,6 +121,13 @@ export async function captureConsole<T>(
   }
 }
 
+/**
+ * A host of each kind every URL we fetch must not name (the fetch rules, src/fetch/address.ts): a private
+ * address, the cloud metadata service's link-local one, a local name, IPv6 loopback, and loopback written
+ * in hex. Each feature that takes a URL (image sources, SSO issuers, webhook endpoints) is tested with all.
+ */
+export const FORBIDDEN_HOSTS = ['10.0.0.1', '169.254.169.254', 'localhost', '[::1]', '0x7f.1'];
+
 /** Inputs refused alike: the parameter the error names, its message, then the inputs. */
 export type Refusal = [param: string, message: string, ...inputs: string[]];
 

@@ -4,7 +4,7 @@ import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sign } from '../../src/img/signature.ts';
 import { deleteSecret, createSecret } from '../../src/signing/secrets.ts';
-import { expectEachRefused } from './helpers.ts';
+import { expectEachRefused, FORBIDDEN_HOSTS } from './helpers.ts';
 import { addKey, manage } from './webhook-helpers.ts';
 import {
   expectError,
@@ -280,12 +280,7 @@ describe('the source', () => {
   it('a private address, or a redirect to one, is refused: 400, nothing charged', async () => {
     const a = await signingAccount();
     await expectEachRefused(
-      [
-        'http://10.0.0.1/a.png',
-        'http://169.254.169.254/latest/meta-data/',
-        'http://localhost/a.png',
-        'ftp://example.com/a.png',
-      ],
+      [...FORBIDDEN_HOSTS.map((host) => `http://${host}/a.png`), 'ftp://example.com/a.png'],
       async (url) => getImage(await signed(a, '_', url)),
       { param: 'url', message: /must not point at|must use http/ },
     );

@@ -15,7 +15,7 @@ import { SSO_MAX_RESPONSE_BYTES } from '../../src/sso/limits.ts';
 import { MAX_MEMBERS_PER_ACCOUNT } from '../../src/teams/limits.ts';
 import { TEST_CLIENT_ID, TEST_CLIENT_SECRET } from '../fixtures/oidc-client.ts';
 import { Browser, PASSWORD } from './console-helpers.ts';
-import { expectEachRefused, makeKey } from './helpers.ts';
+import { expectEachRefused, FORBIDDEN_HOSTS, makeKey } from './helpers.ts';
 import { enterpriseTeam, join, type Team } from './team-helpers.ts';
 import { manage } from './webhook-helpers.ts';
 
@@ -126,8 +126,7 @@ describe('single sign-on configuration', () => {
     await expectEachRefused(
       [
         'http://login.example.com',
-        'https://10.0.0.1',
-        'https://169.254.169.254',
+        ...FORBIDDEN_HOSTS.map((host) => `https://${host}`),
         'https://localhost:8443',
         `${ISSUER}/`,
       ],

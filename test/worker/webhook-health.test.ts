@@ -15,13 +15,8 @@ const OWNER: AuditOrigin = { actor: { type: 'key', id: null }, ip: null, userAge
 
 async function endpoint() {
   const account = await manageAccount();
-  const created = await createEndpoint(
-    env.DB,
-    account.accountId,
-    { url: 'https://hooks.example.com/x', events: ['key.created'] },
-    Date.UTC(2026, 10, 1),
-    OWNER,
-  );
+  const caller = { env, accountId: account.accountId, now: Date.UTC(2026, 10, 1), origin: OWNER };
+  const created = await createEndpoint(caller, { url: 'https://hooks.example.com/x', events: ['key.created'] });
   if (!created.ok) throw new Error('not created');
   return { accountId: account.accountId, id: created.endpoint.id };
 }
@@ -57,10 +52,10 @@ describe('failure streaks', () => {
   it('survive an edit of an enabled endpoint, and end when it is switched back on', async () => {
     const { accountId, id } = await endpoint();
     await fail(id, t0);
-    await updateEndpoint(env.DB, accountId, id, { description: 'renamed' }, t0 + HOUR, OWNER);
+    await updateEndpoint({ env, accountId, now: t0 + HOUR, origin: OWNER }, id, { description: 'renamed' });
     expect(await streakOf(id)).toBe(t0);
-    await updateEndpoint(env.DB, accountId, id, { enabled: false }, t0 + 2 * HOUR, OWNER);
-    await updateEndpoint(env.DB, accountId, id, { enabled: true }, t0 + 3 * HOUR, OWNER);
+    await updateEndpoint({ env, accountId, now: t0 + 2 * HOUR, origin: OWNER }, id, { enabled: false });
+    await updateEndpoint({ env, accountId, now: t0 + 3 * HOUR, origin: OWNER }, id, { enabled: true });
     expect(await streakOf(id)).toBeNull();
   });
 });

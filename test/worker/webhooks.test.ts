@@ -8,6 +8,7 @@ import {
   MAX_ENDPOINTS_PER_ACCOUNT,
   MAX_MANUAL_SENDS_PER_HOUR,
 } from '../../src/webhooks/limits.ts';
+import { FORBIDDEN_HOSTS } from './helpers.ts';
 import {
   addEndpoint,
   type Endpoint,
@@ -95,11 +96,8 @@ describe('webhook endpoints', () => {
     const refused = [
       'http://example.com/hook', // https only
       'https://127.0.0.1/hook',
-      'https://localhost/hook',
       'https://10.1.2.3/hook',
-      'https://169.254.169.254/latest/meta-data',
-      'https://[::1]/hook',
-      'https://0x7f.1/hook',
+      ...FORBIDDEN_HOSTS.map((host) => `https://${host}/hook`),
       'https://example.com:8443/hook',
       'https://user:pw@example.com/hook',
       'ftp://example.com/hook',

@@ -60,6 +60,10 @@ export async function writeImages(dir: string, files: Record<string, readonly [K
 }
 
 /** Runs `use` in a new temporary directory holding `files` (as writeImages writes them), removed afterwards. */
+/** The same square JPEG, `size` pixels a side, at each of `paths`: files whose content does not matter. */
+export const sameJpegs = (paths: string[], size: number): Record<string, readonly [Kind, number, number]> =>
+  Object.fromEntries(paths.map((path) => [path, ['jpeg', size, size] as const]));
+
 export async function withImages(
   prefix: string,
   files: Record<string, readonly [Kind, number, number]>,

@@ -11,7 +11,7 @@ import {
   RateLimitError,
   Shrinkray,
 } from '../src/index.ts';
-import { jsonLines, runCli, scriptedService, withImages, type Scripted } from './helpers.ts';
+import { jsonLines, runCli, sameJpegs, scriptedService, withImages, type Scripted } from './helpers.ts';
 
 const JPEG_BODY = new Uint8Array([0xff, 0xd8, 0xff, 0xd9]);
 const OK: Scripted = {
@@ -151,50 +151,42 @@ describe('retries', () => {
 
 describe('the CLI against the stand-in', () => {
   it('fails a file on quota_exceeded without retrying it, sends no more, and exits 1 with failures by code', async () => {
-    await withImages(
-      'quota',
-      {
-        'in/a.jpg': ['jpeg', 32, 32],
-        'in/b.jpg': ['jpeg', 32, 32],
-        'in/c.jpg': ['jpeg', 32, 32],
-        'in/d.jpg': ['jpeg', 32, 32],
-      },
-      async (dir) => {
-        // The second upload finds the month used up.
-        const s = await serve(({ n }) =>
-          n === 0 ? err(503, 'overloaded', '0') : n === 2 ? err(429, 'quota_exceeded', '86400') : OK,
-        );
-        const r = await runCli(['compress', 'in', '--out', 'out', '--json', '--concurrency', '1'], {
-          cwd: dir,
-          env: { SHRINKRAY_API_KEY: 'sr_live_x', SHRINKRAY_BASE_URL: s.url },
-        });
-        expect(r.code, r.stderr).toBe(1);
-        const lines = jsonLines(r.stdout);
-        expect(lines.map((l) => [l.file, l.status, l.error?.code])).toEqual([
-          ['in/a.jpg', 'ok', undefined],
-          ['in/b.jpg', 'failed', 'quota_exceeded'],
-          ['in/c.jpg', 'failed', 'not_sent'],
-          ['in/d.jpg', 'failed', 'not_sent'],
-        ]);
-        expect(lines[0].retries).toBe(1);
-        expect(lines[1].error).toMatchObject({ status: 429, code: 'quota_exceeded' });
-        // 503 retried once (a), quota not retried (b), and nothing sent after it: three requests.
-        expect(s.requests).toHaveLength(3);
-        expect(r.stderr).toMatch(/^files\s+4 \(1 compressed, 0 kept, 0 skipped, 3 failed\)$/m);
-        expect(r.stderr).toMatch(/^failed: quota_exceeded\s+1$/m);
-        expect(r.stderr).toMatch(/^failed: not_sent\s+2$/m);
-        expect(r.stderr).toContain(
-          'stopped: quota_exceeded would fail every remaining file (scripted 429); 2 not sent',
-        );
-        expect(r.stderr).toContain('retry    in/a.jpg  overloaded');
-      },
-    );
+    await withImages('quota', sameJpegs(['in/a.jpg', 'in/b.jpg', 'in/c.jpg', 'in/d.jpg'], 32), async (dir) => {
+      // The second upload finds the month used up.
+      const s = await serve(({ n }) =>
+        n === 0 ? err(503, 'overloaded', '0') : n === 2 ? err(429, 'quota_exceeded', '86400') : OK,
+      );
+      const r = await runCli(['compress', 'in', '--out', 'out', '--json', '--concurrency', '1'], {
+        cwd: dir,
+        env: { SHRINKRAY_API_KEY: 'sr_live_x', SHRINKRAY_BASE_URL: s.url },
+      });
+      expect(r.code, r.stderr).toBe(1);
+      const lines = jsonLines(r.stdout);
+      expect(lines.map((l) => [l.file, l.status, l.error?.code])).toEqual([
+        ['in/a.jpg', 'ok', undefined],
+        ['in/b.jpg', 'failed', 'quota_exceeded'],
+        ['in/c.jpg', 'failed', 'not_sent'],
+        ['in/d.jpg', 'failed', 'not_sent'],
+      ]);
+      expect(lines[0].retries).toBe(1);
+      expect(lines[1].error).toMatchObject({ status: 429, code: 'quota_exceeded' });
+      // 503 retried once (a), quota not retried (b), and nothing sent after it: three requests.
+      expect(s.requests).toHaveLength(3);
+      expect(r.stderr).toMatch(/^files\s+4 \(1 compressed, 0 kept, 0 skipped, 3 failed\)$/m);
+      expect(r.stderr).toMatch(/^failed: quota_exceeded\s+1$/m);
+      expect(r.stderr).toMatch(/^failed: not_sent\s+2$/m);
+      expect(r.stderr).toContain('stopped: quota_exceeded would fail every remaining file (scripted 429); 2 not sent');
+      expect(r.stderr).toContain('retry    in/a.jpg  overloaded');
+    });
   });
 
   it('--concurrency 4 keeps four uploads in flight, never more', async () => {
     await withImages(
       'pool',
-      Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`in/${i}.jpg`, ['jpeg', 16, 16] as const])),
+      sameJpegs(
+        Array.from({ length: 10 }, (_, i) => `in/${i}.jpg`),
+        16,
+      ),
       async (dir) => {
         const s = await serve(() => ({ ...OK, delayMs: 150 }));
         const r = await runCli(['compress', 'in', '--out', 'out', '--concurrency', '4'], {

@@ -9,7 +9,6 @@ import { decodeRgb, ssim, type Rgb } from './ssim.ts';
 
 export const SEARCH_MIN = 50;
 export const SEARCH_MAX = 95;
-export const START_QUALITY = 80;
 
 export interface SharpTimed {
   bytes: number;

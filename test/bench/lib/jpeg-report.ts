@@ -8,31 +8,23 @@ import { mbOf } from './rss.ts';
 const int = (v: number | undefined) => (v === undefined ? '–' : Math.round(v).toLocaleString('en-US'));
 const row = (cells: string[]) => `| ${cells.join(' | ')} |`;
 const rule = (aligns: string) => `|${[...aligns].map((a) => (a === 'l' ? '---' : '---:')).join('|')}|`;
+/** A table's first two lines: the columns (as markdown writes them, `|` between) and each one's alignment (l or r). */
+function header(aligns: string, columns: string): string[] {
+  const names = columns.split('|').map((c) => c.trim());
+  if (names.length !== aligns.length) throw new Error(`${names.length} columns, ${aligns.length} alignments`);
+  return [row(names), rule(aligns)];
+}
 
 /** "200" or "422 image_too_large" (the code only; the message goes to the JSON). */
 const statusCell = (status: number, error?: string) =>
   status === 200 ? '200' : `${status || 'no answer'} ${(error ?? '').split(':')[0]}`.trim();
 
 function casesTable(cases: CaseResult[]): string {
-  const lines = [
-    row([
-      'case',
-      'input MP',
-      'input q',
-      'progressive?',
-      'width',
-      'status',
-      'output bytes',
-      'output px',
-      'time ms',
-      'sharp time ms',
-      'time ratio',
-      'peak RSS growth MB',
-      'worker RSS before MB',
-      'worker peak RSS MB',
-    ]),
-    rule('lrrlrlrrrrrrrr'),
-  ];
+  const lines = header(
+    'lrrlrlrrrrrrrr',
+    'case | input MP | input q | progressive? | width | status | output bytes | output px | time ms | ' +
+      'sharp time ms | time ratio | peak RSS growth MB | worker RSS before MB | worker peak RSS MB',
+  );
   for (const c of cases) {
     const ok = c.runs.filter((r) => r.status === 200);
     const statuses = [...new Set(c.runs.map((r) => statusCell(r.status, r.error)))].join(', ');
@@ -86,26 +78,12 @@ const q80Ratio = (q: ImageQuality) =>
   ratio(q.search.probes[0]?.status === 200 ? q.search.probes[0].bytes : undefined, q.sharp.bytes);
 
 function qualityTable(images: ImageQuality[]): string {
-  const lines = [
-    row([
-      'image',
-      'MP',
-      'sharp q80 bytes',
-      'sharp SSIM',
-      'Shrinkray q80 status',
-      'Shrinkray q80 bytes',
-      'Shrinkray q80 SSIM',
-      'q80 ÷ q80',
-      'Shrinkray quality at ≥ SSIM',
-      'bytes there',
-      'SSIM there',
-      'bytes ÷ sharp at equal SSIM',
-      'interpolated between quality steps',
-      'requests',
-      'note',
-    ]),
-    rule('lrrrlrrrrrrrrrl'),
-  ];
+  const lines = header(
+    'lrrrlrrrrrrrrrl',
+    'image | MP | sharp q80 bytes | sharp SSIM | Shrinkray q80 status | Shrinkray q80 bytes | ' +
+      'Shrinkray q80 SSIM | q80 ÷ q80 | Shrinkray quality at ≥ SSIM | bytes there | SSIM there | ' +
+      'bytes ÷ sharp at equal SSIM | interpolated between quality steps | requests | note',
+  );
   for (const q of images) {
     const first = q.search.probes[0]!;
     const m = q.search.match;
@@ -163,18 +141,11 @@ function qualityTable(images: ImageQuality[]): string {
 }
 
 function timeTable(images: ImageQuality[]): string {
-  const lines = [
-    row([
-      'images',
-      'size',
-      'n (both 200)',
-      'Shrinkray median ms',
-      'sharp median ms',
-      'median of per-image ratios',
+  const lines = header(
+    'llrrrrr',
+    'images | size | n (both 200) | Shrinkray median ms | sharp median ms | median of per-image ratios | ' +
       'ratio of medians',
-    ]),
-    rule('llrrrrr'),
-  ];
+  );
   const groups: [string, ImageQuality[]][] = [
     ...images.filter((q) => q.source === 'synthetic').map((q): [string, ImageQuality[]] => [q.name, [q]]),
     ['corpus', images.filter((q) => q.source === 'corpus')],
@@ -204,10 +175,7 @@ function timeTable(images: ImageQuality[]): string {
 }
 
 function inputsTable(b: JpegBench): string {
-  const lines = [
-    row(['input', 'pixels', 'quality', 'baseline bytes', 'progressive bytes', 'over 10 MB at']),
-    rule('llrrrl'),
-  ];
+  const lines = header('llrrrl', 'input | pixels | quality | baseline bytes | progressive bytes | over 10 MB at');
   for (const i of b.inputs) {
     const over = i.tooBig.map((t) => `q${t.quality} (${int(t.bytes)} B)`).join(', ');
     lines.push(
