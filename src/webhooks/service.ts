@@ -1,9 +1,7 @@
 // The webhook endpoints' use cases, for the management API and the console alike: what happens to the
 // deliveries when an endpoint is switched off or deleted, and when a test or a retry may be sent. The
 // adapters only translate the outcomes (JSON errors, or a page that says it).
-import type { AuditOrigin } from '../audit/log.ts';
 import type { ManualSend } from '../durable/webhook-dispatcher.ts';
-import type { Env } from '../env.ts';
 import { dispatcher } from './dispatcher-stub.ts';
 import {
   deleteEndpoint,
