@@ -5,7 +5,7 @@
 // synchronous call, because the instance is shared by the isolate's requests (wasm/instances.ts).
 import type { EmscriptenInstance } from './emscripten.ts';
 import { BorrowedInstance, EngineJob, type InputJobFunctions, withInputJob } from './borrowed.ts';
-import { JpegJob, jpegJobIn, slot } from './jpeg-engine.ts';
+import { JpegJob, jpegJobIn, slot, type JpegMarker } from './jpeg-engine.ts';
 import { BatchRowReader } from './row-batches.ts';
 import { readChunkedOutput } from './chunked-output.ts';
 
@@ -212,14 +212,16 @@ export function withJpegAsWebp<R>(
   input: Uint8Array,
   pixels: JpegPixels,
   lossless: boolean,
-  fn: (job: WebpJob) => R,
+  fn: (job: WebpJob, markers: JpegMarker[]) => R,
 ): R {
   return withPictureJob((job, instance) => {
+    let markers: JpegMarker[] = [];
     jpegJobIn(instance, input, (jpeg) => {
       jpeg.setPixels(pixels.scaleNum, pixels.width, pixels.height, pixels.orientation);
       job.fillFromJpeg(jpeg, lossless);
+      markers = jpeg.info.markers;
     });
-    return fn(job);
+    return fn(job, markers);
   });
 }
 

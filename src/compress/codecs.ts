@@ -5,9 +5,10 @@
 import type { RgbaImage } from '../../wasm/image.ts';
 import { encodePixelsJpeg } from '../../wasm/jpeg-engine.ts';
 import { FULL_CHROMA_QUALITY } from './jpeg-path.ts';
+import type { JpegMarker } from '../../wasm/jpeg-engine.ts';
 
 /** The frame (opaque RGBA) as a progressive JPEG at `quality`. */
-export function encodeJpegFrame(image: RgbaImage, quality: number): Uint8Array {
+export function encodeJpegFrame(image: RgbaImage, quality: number, markers: JpegMarker[] = []): Uint8Array {
   const rgb = new Uint8Array(image.width * image.height * 3);
   for (let i = 0, o = 0; o < rgb.length; i += 4, o += 3) {
     rgb[o] = image.data[i]!;
@@ -18,5 +19,6 @@ export function encodeJpegFrame(image: RgbaImage, quality: number): Uint8Array {
     quality,
     sampling: quality >= FULL_CHROMA_QUALITY ? [1, 1] : [2, 2],
     progressive: true,
+    markers,
   });
 }

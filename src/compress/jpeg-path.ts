@@ -19,8 +19,8 @@ export { FULL_CHROMA_QUALITY };
 
 export const compressJpeg: SourcePath = async (request, plan, orientation, metadata) => {
   const timings: Timings = { decode: 0, resize: 0, encode: 0 };
-  if (request.format === 'webp') return jpegToWebp(request, plan, orientation, timings);
-  if (request.format === 'png') return jpegToPng(request, plan, orientation, timings);
+  if (request.format === 'webp') return jpegToWebp(request, plan, orientation, metadata, timings);
+  if (request.format === 'png') return jpegToPng(request, plan, orientation, metadata, timings);
   if (request.format === 'avif') return jpegToAvif(request, plan, orientation, metadata, timings);
   return inEngine('JPEG', () =>
     withJpegJob(request.bytes, (job) => {
@@ -47,19 +47,31 @@ async function jpegToWebp(
   request: CompressRequest,
   plan: Plan,
   orientation: Orientation,
+  metadata: MetadataMode,
   timings: Timings,
 ): Promise<CompressResult> {
-  const { withJpegAsWebp, WEBP_METHOD } = await import('../../wasm/webp-engine.ts');
+  const [{ withJpegAsWebp, WEBP_METHOD }, { packWebp }] = await Promise.all([
+    import('../../wasm/webp-engine.ts'),
+    import('./webp-riff.ts'),
+  ]);
+  const { width, height } = plan.output;
   const lossless = request.lossless === true;
   const { lowMemory, tokenGrowthBytes = 0 } = plan.webp ?? { lossless, lowMemory: false };
   const pixels = { scaleNum: plan.scaleNum, width: plan.stored.width, height: plan.stored.height, orientation };
   const started = performance.now();
   const result = inEngine('JPEG', () =>
-    withJpegAsWebp(request.bytes, pixels, lossless, (job) => {
+    withJpegAsWebp(request.bytes, pixels, lossless, (job, markers) => {
       timings.decode += performance.now() - started;
+      const meta = jpegMetadata(markers, metadata);
       const encode = (quality: number) =>
-        job.encode(lossless ? WEBP_LOSSLESS_EFFORT : quality, lossless, WEBP_METHOD, lowMemory, tokenGrowthBytes).bytes;
-      return finish(request, timings, plan.output.width, plan.output.height, encode);
+        packWebp(
+          job.encode(lossless ? WEBP_LOSSLESS_EFFORT : quality, lossless, WEBP_METHOD, lowMemory, tokenGrowthBytes)
+            .bytes,
+          meta,
+          width,
+          height,
+        );
+      return finish(request, timings, width, height, encode);
     }),
   );
   return lossless ? { ...result, quality: 100, lossless: true } : result;
@@ -74,6 +86,7 @@ async function jpegToPng(
   request: CompressRequest,
   plan: Plan,
   orientation: Orientation,
+  metadata: MetadataMode,
   timings: Timings,
 ): Promise<CompressResult> {
   const { JpegRowReader } = await import('../../wasm/jpeg-engine.ts');
@@ -83,6 +96,7 @@ async function jpegToPng(
     timings,
     'JPEG',
     () => new JpegRowReader(request.bytes, plan.scaleNum, plan.stored.width, plan.stored.height, orientation),
+    (reader) => jpegMetadata(reader.markers, metadata),
   );
 }
 

@@ -2,6 +2,7 @@
 // gathered), and the reader is closed however the writing ends.
 import { inEngine, inEngineAsync } from './engine-errors.ts';
 import type { Plan } from './memory-plan.ts';
+import type { ImageMetadata } from './metadata.ts';
 import type { CompressRequest, CompressResult } from './pipeline.ts';
 import type { RowSource } from './png/writer.ts';
 import type { Timings } from './timings.ts';
@@ -10,21 +11,27 @@ export interface ClosableRowSource extends RowSource {
   close(failed: boolean): void;
 }
 
-export async function sourceToPng(
+export async function sourceToPng<R extends ClosableRowSource>(
   request: CompressRequest,
   plan: Plan,
   timings: Timings,
   input: 'JPEG' | 'WebP',
-  open: () => ClosableRowSource,
+  open: () => R,
+  metadataOf: (reader: R) => ImageMetadata,
 ): Promise<CompressResult> {
-  const { paletteOf, writeSourcePng } = await import('./png/writer.ts');
+  const [{ paletteOf, writeSourcePng }, { metadataChunks }] = await Promise.all([
+    import('./png/writer.ts'),
+    import('./png/metadata.ts'),
+  ]);
   const { width, height } = plan.output;
   const started = performance.now();
   const reader = inEngine(input, open);
   let failed = true;
   try {
     const output = await inEngineAsync(input, () =>
-      writeSourcePng(reader, width, height, plan.pngWhole, paletteOf(request), timings),
+      writeSourcePng(reader, width, height, plan.pngWhole, paletteOf(request), timings, (colourType) =>
+        metadataChunks(metadataOf(reader), colourType),
+      ),
     );
     failed = false;
     timings.decode = Math.max(0, performance.now() - started - timings.resize - timings.encode);

@@ -36,7 +36,7 @@ export const compressWebp: SourcePath = async (request, plan, orientation, metad
     };
   };
 
-  if (request.format === 'png') return webpToPng(request, plan, orientation, timings);
+  if (request.format === 'png') return webpToPng(request, plan, orientation, meta, timings);
   if (request.format === 'avif') return webpToAvif(request, plan, orientation, meta, timings);
 
   if (request.format === 'jpeg') {
@@ -79,10 +79,18 @@ async function webpToPng(
   request: CompressRequest,
   plan: Plan,
   orientation: Orientation,
+  meta: ImageMetadata,
   timings: Timings,
 ): Promise<CompressResult> {
   const { WebpRowReader } = await import('../../wasm/webp-engine.ts');
-  return sourceToPng(request, plan, timings, 'WebP', () => new WebpRowReader(request.bytes, plan.stored, orientation));
+  return sourceToPng(
+    request,
+    plan,
+    timings,
+    'WebP',
+    () => new WebpRowReader(request.bytes, plan.stored, orientation),
+    () => meta,
+  );
 }
 
 /** AVIF output: the engine's upright rows (RGBA when the input has alpha) pulled into the AVIF encoder band by band. */

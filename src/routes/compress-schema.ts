@@ -63,7 +63,7 @@ export const CompressParts = queryObject({
       enum: [...METADATA_MODES],
       default: 'strip',
       description:
-        'strip: only the ICC colour profile is kept (when it describes the output); keep: EXIF and XMP are kept too, with orientation reset to 1 since the pixels are written upright. JPEG input to JPEG output, PNG input to PNG output (iCCP; eXIf and XMP iTXt)',
+        'strip: only the ICC colour profile is kept (when it describes the output); keep: EXIF and XMP are kept too, with orientation reset to 1 since the pixels are written upright. From every input to every output format (JPEG APP1/APP2 segments, PNG iCCP, eXIf and XMP iTXt chunks, WebP ICCP, EXIF and XMP chunks, AVIF colr and items)',
     }),
   target_kb: integerParam(1, MAX_TARGET_KB).optional().openapi({
     type: 'integer',

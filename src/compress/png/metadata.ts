@@ -2,8 +2,8 @@
 // colour description always (iCCP when its profile's colour model is the output's, else gAMA, cHRM,
 // sRGB, cICP); eXIf and the XMP iTXt only with metadata=keep, their orientation reset to 1 since the
 // pixels are written upright. Text, time, physical size and private chunks never survive.
-import { exifUpright, xmpUpright, type MetadataMode } from '../metadata.ts';
-import { inflateSmall, type Chunk } from './chunks.ts';
+import { exifUpright, xmpUpright, type ImageMetadata, type MetadataMode } from '../metadata.ts';
+import { collect, inflateSmall, type Chunk } from './chunks.ts';
 import { concatBytes } from '../../bytes.ts';
 
 const COLOUR_CHUNKS = new Set(['gAMA', 'cHRM', 'sRGB', 'cICP']);
@@ -53,6 +53,63 @@ export async function outputChunks(ancillary: Chunk[], mode: MetadataMode, colou
   }
   return out;
 }
+
+/**
+ * What a PNG's JPEG, WebP and AVIF outputs carry, the same rule as for PNG output: an RGB ICC profile
+ * always (a Display P3 screenshot must not turn sRGB on the way), eXIf and the XMP with metadata=keep,
+ * their orientation reset to 1.
+ */
+export async function pngImageMetadata(ancillary: Chunk[], mode: MetadataMode): Promise<ImageMetadata> {
+  const out: ImageMetadata = {};
+  for (const chunk of await outputChunks(ancillary, mode, 2)) {
+    if (chunk.type === 'iCCP') {
+      const profile = await iccProfile(chunk);
+      if (profile) out.icc = profile;
+    } else if (chunk.type === 'eXIf') out.exif = chunk.data;
+    else if (chunk.type === 'iTXt') {
+      const xmp = await iTxtText(chunk.data);
+      if (xmp) out.xmp = xmp;
+    }
+  }
+  return out;
+}
+
+/** An iTXt chunk's text (keyword, flag, method, language, translated keyword, text), inflated when compressed. */
+async function iTxtText(data: Uint8Array): Promise<Uint8Array | null> {
+  const keywordEnd = data.indexOf(0);
+  const languageEnd = data.indexOf(0, keywordEnd + 3);
+  const translatedEnd = languageEnd < 0 ? -1 : data.indexOf(0, languageEnd + 1);
+  if (keywordEnd < 0 || translatedEnd < 0) return null;
+  const text = data.subarray(translatedEnd + 1);
+  if (data[keywordEnd + 1] === 0) return text;
+  try {
+    return await inflateSmall(text);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A JPEG's or WebP's metadata (already filtered by the mode) as the PNG chunks that carry it: iCCP (the
+ * profile deflated; left out of grey output, whose profile would have to be grey), eXIf and the XMP iTXt.
+ */
+export async function metadataChunks(meta: ImageMetadata, colourType: number): Promise<Chunk[]> {
+  const grey = colourType === 0 || colourType === 4;
+  const out: Chunk[] = [];
+  if (meta.icc && !grey) {
+    const deflated = new Blob([meta.icc]).stream().pipeThrough(new CompressionStream('deflate'));
+    const data = await collect(deflated as ReadableStream<Uint8Array>);
+    out.push({ type: 'iCCP', data: concatBytes([ICC_NAME, data]) });
+  }
+  if (meta.exif) out.push({ type: 'eXIf', data: meta.exif });
+  if (meta.xmp) out.push({ type: 'iTXt', data: concatBytes([XMP_HEADER, meta.xmp]) });
+  return out;
+}
+
+/** The iCCP chunk's profile name, its terminator and the compression method (0: zlib). */
+const ICC_NAME = Uint8Array.from('ICC Profile\0\0', (c) => c.charCodeAt(0));
+/** An uncompressed iTXt's keyword, flags and empty language and translated keyword, before the XMP packet. */
+const XMP_HEADER = Uint8Array.from(`${'XML:com.adobe.xmp'}\0\0\0\0\0`, (c) => c.charCodeAt(0));
 
 const isXmp = (data: Uint8Array): boolean =>
   data.length > XMP_KEYWORD.length &&

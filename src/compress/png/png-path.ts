@@ -14,7 +14,9 @@ import { encodeAsRequested } from '../target-size.ts';
 import type { Timings } from '../timings.ts';
 import { PngError } from './chunks.ts';
 import { decodeRows, readPngInfo, type PngInfo } from './decoder.ts';
-import { iccProfile, outputChunks, spaceOf } from './metadata.ts';
+import { outputChunks, pngImageMetadata } from './metadata.ts';
+import { jpegMarkersOf, packWebp } from '../webp-riff.ts';
+import type { JpegMarker } from '../../../wasm/jpeg-engine.ts';
 import { losslessLayout, paletteOf, writePng, type RowProducer } from './writer.ts';
 
 const unprocessable = (message: string): ApiError =>
@@ -38,6 +40,7 @@ export async function compressPng(
   const finishTimings = () => {
     timings.decode = Math.max(0, performance.now() - started - timings.resize - timings.encode);
   };
+  const metadata = await pngImageMetadata(info.ancillary, request.metadata ?? 'strip');
   try {
     if (plan.pngJpegRows) {
       const bytes = await jpegFromRows(
@@ -46,6 +49,7 @@ export async function compressPng(
         plan.output.height,
         info.hasAlpha,
         request.quality,
+        jpegMarkersOf(metadata),
         timings,
       );
       finishTimings();
@@ -63,15 +67,12 @@ export async function compressPng(
     }
     if (request.format === 'avif') {
       const { encodeAvif } = await import('../avif-path.ts');
-      const icc = info.ancillary.find((c) => c.type === 'iCCP');
-      const raw = icc ? await iccProfile(icc) : null;
-      const profile = raw && spaceOf(raw) === 'RGB ' ? raw : null;
-      // Like PNG input's JPEG and WebP outputs, its eXIf and XMP are not carried over (PNG output keeps them).
-      const rows = { channels: 4, produce: source(false), metadata: profile ? { icc: profile } : {} };
+      const rows = { channels: 4, produce: source(false), metadata };
       return await encodeAvif(request, plan, 'png', plan.avifChannels ?? 4, rows, timings);
     }
     if (request.format === 'webp') {
       const encoded = await webpFromRows(source(false), plan, info.hasAlpha, request, timings);
+      encoded.bytes = packWebp(encoded.bytes, metadata, plan.output.width, plan.output.height);
       finishTimings();
       return {
         ...encoded,
@@ -89,7 +90,7 @@ export async function compressPng(
       const { encodeJpegFrame } = await import('../codecs.ts');
       const start = performance.now();
       const encoded = encodeAsRequested(
-        (quality) => encodeJpegFrame(frame, quality),
+        (quality) => encodeJpegFrame(frame, quality, jpegMarkersOf(metadata)),
         request.quality,
         request.targetKb,
       );
@@ -214,6 +215,7 @@ async function jpegFromRows(
   height: number,
   alpha: boolean,
   quality: number,
+  markers: JpegMarker[],
   timings: Timings,
 ): Promise<Uint8Array> {
   const { JpegRowEncoder } = await import('../../../wasm/jpeg-engine.ts');
@@ -221,6 +223,7 @@ async function jpegFromRows(
     quality,
     sampling: quality >= FULL_CHROMA_QUALITY ? [1, 1] : [2, 2],
     progressive: true,
+    markers,
   });
   const batch = new Uint8Array(width * 3 * JPEG_ROW_BATCH);
   let rows = 0;

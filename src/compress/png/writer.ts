@@ -154,6 +154,7 @@ export async function writeSourcePng(
   optimiseWhole: boolean,
   palette: PngOutputRequest['palette'],
   timing: { encode: number },
+  chunksFor: (colourType: number) => Promise<Chunk[]>,
 ): Promise<PngOutput> {
   const rgba = new Uint8Array(width * 4).fill(255);
   const ch = source.channels;
@@ -174,7 +175,7 @@ export async function writeSourcePng(
     produce,
     optimiseWhole,
     palette,
-    chunksFor: async () => [],
+    chunksFor,
     timing,
   });
 }

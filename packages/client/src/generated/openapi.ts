@@ -131,7 +131,7 @@ export interface Schemas {
     width?: number;
     /** Maximum output height in pixels; aspect ratio kept, never upscaled */
     height?: number;
-    /** strip: only the ICC colour profile is kept (when it describes the output); keep: EXIF and XMP are kept too, with orientation reset to 1 since the pixels are written upright. JPEG input to JPEG output, PNG input to PNG output (iCCP; eXIf and XMP iTXt) */
+    /** strip: only the ICC colour profile is kept (when it describes the output); keep: EXIF and XMP are kept too, with orientation reset to 1 since the pixels are written upright. From every input to every output format (JPEG APP1/APP2 segments, PNG iCCP, eXIf and XMP iTXt chunks, WebP ICCP, EXIF and XMP chunks, AVIF colr and items) */
     metadata?: "strip" | "keep";
     /** Target size in KB (1 KB = 1024 bytes): the highest quality whose output fits is searched (at most 8 encodes). Pro tier; JPEG, WebP and AVIF output only */
     target_kb?: number;
@@ -155,7 +155,7 @@ export interface Schemas {
     width?: number;
     /** Maximum output height in pixels; aspect ratio kept, never upscaled */
     height?: number;
-    /** strip: only the ICC colour profile is kept (when it describes the output); keep: EXIF and XMP are kept too, with orientation reset to 1 since the pixels are written upright. JPEG input to JPEG output, PNG input to PNG output (iCCP; eXIf and XMP iTXt) */
+    /** strip: only the ICC colour profile is kept (when it describes the output); keep: EXIF and XMP are kept too, with orientation reset to 1 since the pixels are written upright. From every input to every output format (JPEG APP1/APP2 segments, PNG iCCP, eXIf and XMP iTXt chunks, WebP ICCP, EXIF and XMP chunks, AVIF colr and items) */
     metadata?: "strip" | "keep";
     /** Target size in KB (1 KB = 1024 bytes): the highest quality whose output fits is searched (at most 8 encodes). Pro tier; JPEG, WebP and AVIF output only */
     target_kb?: number;
