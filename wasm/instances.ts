@@ -64,6 +64,29 @@ export function pooledGrowthLimit(current: number): number {
   return poolLimitBytes - (pooledBytes() - current);
 }
 
+/**
+ * Lets idle pooled instances go (largest first, of any codec) until a request that may use `bytes` has
+ * room beside what stays: a grown instance nobody holds would otherwise keep the pool full, and a request
+ * that fits the budget alone would be refused for it (503 after a run of other large conversions). With
+ * `reuse` (the slot the request runs in), its largest idle instance counts as reused, so large requests
+ * of one codec in a row keep one grown memory, as the pool intends; a request that needs two codecs (a
+ * decoder beside the AVIF encoder) names none, since either may need all of its share.
+ */
+export function makeRoom(bytes: number, reuse?: string): void {
+  for (;;) {
+    const idle = slots
+      .filter((s) => s.isPooled())
+      .flatMap((slot) => slot.idle().map((instance) => ({ slot, instance })));
+    if (idle.length === 0) return;
+    const reusable = idle
+      .filter((i) => i.slot.name === reuse)
+      .reduce((most, i) => Math.max(most, i.instance.memoryBytes()), 0);
+    if (pooledBytes() - reusable + Math.max(reusable, bytes) <= poolLimitBytes) return;
+    const largest = idle.reduce((a, b) => (b.instance.memoryBytes() > a.instance.memoryBytes() ? b : a));
+    largest.slot.letGo(largest.instance);
+  }
+}
+
 export interface SlotOptions {
   /** Keep instances however far they grew, bounded by the pool's limit (the engine). */
   pooled?: boolean;
@@ -166,6 +189,16 @@ export class Slot<T extends CodecInstance> {
 
   isPooled(): boolean {
     return this.pooled;
+  }
+
+  /** The instances no request holds (run() is synchronous, so nothing else is using them either). */
+  idle(): T[] {
+    return this.instances.filter((i) => !this.holders.has(i));
+  }
+
+  /** Forgets an idle instance: its memory goes back to the isolate once the collector runs. */
+  letGo(instance: T): void {
+    if (!this.holders.has(instance)) this.remove(instance);
   }
 
   /**

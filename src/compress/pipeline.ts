@@ -8,7 +8,7 @@ import { MalformedImage, readHeader, UnsupportedImage, type ImageHeader } from '
 import type { Orientation } from './exif.ts';
 import type { MetadataMode } from './metadata.ts';
 import { largestFittingWidth, plan, type Plan, type PlanRequest } from './memory-plan.ts';
-import { poolLimitForBudget } from '../../wasm/instances.ts';
+import { makeRoom, poolLimitForBudget } from '../../wasm/instances.ts';
 
 export interface CompressRequest {
   bytes: Uint8Array;
@@ -166,6 +166,9 @@ function tooLargeForMemory(
 
 export async function compress(prepared: Prepared): Promise<CompressResult> {
   const { request, inputFormat, header, plan: planned } = prepared;
+  // Admitted: the request's estimate is its own. AVIF output runs a decoder and the AVIF encoder, two
+  // codecs' memories, so no idle instance counts as reused for it.
+  makeRoom(planned.estimate, request.format === 'avif' ? undefined : 'sr_jpeg');
   if (inputFormat === 'jpeg') {
     const { compressJpeg } = await import('./jpeg-path.ts');
     return compressJpeg(request, planned, header.orientation, request.metadata ?? 'strip');

@@ -7,7 +7,7 @@ import { readHeader } from '../../src/compress/header.ts';
 import { plan } from '../../src/compress/memory-plan.ts';
 import { PngRowEncoder } from '../../src/compress/png/encoder.ts';
 import { encodeRowsWebp } from '../../wasm/webp-engine.ts';
-import { resetWasmInstances, wasmMemoryReport } from '../../wasm/instances.ts';
+import { resetWasmInstances, setWasmPoolLimit, wasmMemoryReport } from '../../wasm/instances.ts';
 import { decodeAvif } from './avif-decode.ts';
 import { makeKey, type TestKey } from './helpers.ts';
 import {
@@ -165,6 +165,29 @@ describe('every input to AVIF, in bands', () => {
 });
 
 describe('memory under concurrency', () => {
+  it('after another large conversion grew the engine, an AVIF conversion that fits the budget alone answers 200: idle memory gives way', async () => {
+    const estimate = (bytes: Uint8Array, request: { format: ImageFormat; lossless?: boolean }) =>
+      plan('jpeg', readHeader('jpeg', bytes), bytes.length, { quality: 80, ...request }).estimate;
+    const grower = estimate(inputs.jpeg, { format: 'webp', lossless: true });
+    const avif = estimate(avifInputs.jpeg, { format: 'avif' });
+    const budgetMb = Math.ceil(Math.max(grower, avif) / MiB) + 1;
+    resetWasmInstances();
+    // The pool's limit only rises (an earlier test's larger budget would leave room): this budget's, as
+    // a deployment has one.
+    const previous = setWasmPoolLimit(budgetMb * MiB);
+    try {
+      // A lossless WebP of a larger picture, within the same budget, leaves the engine's instance grown and idle.
+      const first = await convert('jpeg', { image: inputs.jpeg, format: 'webp', lossless: 'true' }, budgetMb);
+      expect(first.res.status, new TextDecoder().decode(first.body.subarray(0, 300))).toBe(200);
+      expect(wasmMemoryReport().live_bytes + avif).toBeGreaterThan(budgetMb * MiB);
+      const { res, body } = await convert('jpeg', { image: avifInputs.jpeg, format: 'avif' }, budgetMb);
+      expect(res.status, new TextDecoder().decode(body.subarray(0, 300))).toBe(200);
+      expect(wasmMemoryReport().live_bytes).toBeLessThanOrEqual(budgetMb * MiB);
+    } finally {
+      setWasmPoolLimit(previous);
+    }
+  }, 120_000);
+
   it('four large compressions at once: each 200 or 503 overloaded (never 500), one or more complete, one engine instance reused within the budget', async () => {
     resetWasmInstances();
     const results = await Promise.all(
