@@ -99,6 +99,20 @@ export interface PlanRequest {
   palette?: boolean;
   /** WebP output written lossless. */
   lossless?: boolean;
+  /** False: plan a PNG with an alpha channel as it declares, never as opaque (the refusal's own search). */
+  guessOpaque?: boolean;
+}
+
+/**
+ * A PNG with an alpha channel planned as opaque (its WebP without libwebp's alpha encoder, 18 bytes a
+ * pixel): screenshots declare RGBA and are opaque. The path checks every pixel as the rows pass and
+ * refuses one with transparency before encoding, with what would fit with its alpha.
+ */
+export interface OpaqueGuess {
+  /** The estimate with alpha, the budget it exceeds and the largest width at which it fits (null: none). */
+  alphaEstimate: number;
+  budget: number;
+  maxWidth: number | null;
 }
 
 export interface Plan {
@@ -116,7 +130,7 @@ export interface Plan {
    * WebP output from a WebP: lossless (a lossless input, no target), libwebp's low-memory mode, and
    * how far the token buffer may grow the engine's memory before low-memory mode takes over (0: no bound).
    */
-  webp?: { lossless: boolean; lowMemory: boolean; tokenGrowthBytes?: number };
+  webp?: { lossless: boolean; lowMemory: boolean; tokenGrowthBytes?: number; opaque?: OpaqueGuess };
   /** PNG output from PNG input: optimised whole by oxipng (true) or written in rows. */
   pngWhole: boolean;
   /** JPEG output from PNG input written from rows by the engine (the pixels never gathered into a frame). */
@@ -217,7 +231,20 @@ export function plan(
     for (const webp of variants) {
       const planned = { ...base, mode: 'two_pass' as const, webp, estimate: 0 };
       planned.estimate = estimate(inputFormat, header, uploadBytes, request, planned);
-      if (planned.estimate <= budget || webp === variants.at(-1)) return planned;
+      if (planned.estimate <= budget) return planned;
+      if (webp !== variants.at(-1)) continue;
+      if (inputFormat !== 'png' || !header.hasAlphaChannel || request.lossless || request.guessOpaque === false)
+        return planned;
+      const opaqueHeader = { ...header, hasAlphaChannel: false };
+      for (const guess of variants) {
+        const opaque = { ...base, mode: 'two_pass' as const, webp: guess, estimate: 0 };
+        opaque.estimate = estimate(inputFormat, opaqueHeader, uploadBytes, request, opaque);
+        if (opaque.estimate > budget) continue;
+        const alphaRequest = { ...request, guessOpaque: false };
+        const maxWidth = largestFittingWidth(inputFormat, header, uploadBytes, alphaRequest, budget);
+        return { ...opaque, webp: { ...guess, opaque: { alphaEstimate: planned.estimate, budget, maxWidth } } };
+      }
+      return planned;
     }
   }
   if (request.format === 'png') {

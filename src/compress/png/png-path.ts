@@ -6,7 +6,7 @@
 import type { RgbaImage } from '../../../wasm/image.ts';
 import { ApiError } from '../../errors.ts';
 import type { Orientation } from '../exif.ts';
-import type { Plan } from '../memory-plan.ts';
+import type { OpaqueGuess, Plan } from '../memory-plan.ts';
 import { FULL_CHROMA_QUALITY } from '../jpeg-path.ts';
 import { applyOrientation, flattenOntoWhite } from '../pixels.ts';
 import type { CompressRequest, CompressResult } from '../pipeline.ts';
@@ -287,8 +287,9 @@ async function webpFromRows(
   ]);
   const { width, height } = plan.output;
   const lossless = request.lossless === true;
-  const { lowMemory, tokenGrowthBytes = 0 } = plan.webp ?? { lowMemory: false };
-  const channels = alpha ? 4 : 3;
+  const { lowMemory, tokenGrowthBytes = 0, opaque } = plan.webp ?? { lowMemory: false };
+  // Planned as opaque (a screenshot's RGBA): written without alpha, refused at its first transparent pixel.
+  const channels = alpha && !opaque ? 4 : 3;
   const encoder = new WebpRowEncoder(width, height, channels, lossless);
   let failed = true;
   try {
@@ -301,7 +302,8 @@ async function webpFromRows(
       rows = 0;
     };
     await produce((row) => {
-      if (alpha) batch.set(row.subarray(0, width * 4), rows * width * 4);
+      if (opaque && alpha) refuseTransparency(row, width, plan, opaque);
+      if (channels === 4) batch.set(row.subarray(0, width * 4), rows * width * 4);
       else rgbOf(row, width, batch, rows * width * 3);
       if (++rows === JPEG_ROW_BATCH) flush();
     });
@@ -319,6 +321,25 @@ async function webpFromRows(
     return lossless ? { ...encoded, quality: 100 } : encoded;
   } finally {
     encoder.close(failed);
+  }
+}
+
+/** 422 for a PNG planned as opaque whose row has a transparent pixel, saying what fits with its alpha. */
+function refuseTransparency(row: Uint8Array, width: number, plan: Plan, guess: OpaqueGuess): void {
+  for (let i = 3; i < width * 4; i += 4) {
+    if (row[i] === 255) continue;
+    const { width: w, height: h } = plan.output;
+    const mb = (bytes: number) => `${Math.ceil(bytes / (1024 * 1024))} MB`;
+    const advice = guess.maxWidth === null ? 'no output size fits' : `it fits with width=${guess.maxWidth} or less`;
+    throw new ApiError(
+      'image_too_large',
+      `at ${w}×${h} this PNG has transparent pixels, and its WebP with alpha needs about ${mb(guess.alphaEstimate)}, ` +
+        `more than the ${mb(guess.budget)} one compression may use; ${advice} (or ask for AVIF or PNG, which keep alpha in less memory)`,
+      {
+        param: 'image',
+        details: { estimate_bytes: guess.alphaEstimate, budget_bytes: guess.budget, max_width: guess.maxWidth },
+      },
+    );
   }
 }
 
