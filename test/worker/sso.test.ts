@@ -17,12 +17,21 @@ import { TEST_CLIENT_ID, TEST_CLIENT_SECRET } from '../fixtures/oidc-client.ts';
 import { Browser, PASSWORD } from './console-helpers.ts';
 import { expectEachRefused, FORBIDDEN_HOSTS, makeKey } from './helpers.ts';
 import { enterpriseTeam, join, type Team } from './team-helpers.ts';
-import { manage } from './webhook-helpers.ts';
+import { addKey, manage } from './webhook-helpers.ts';
+import { publishTxt } from '../fixtures/doh.ts';
 
 const ISSUER = inject('oidcIssuer');
 const FIXTURE = inject('fixtureOrigin');
 const PRIVATE_JWK = JSON.parse(inject('oidcPrivateJwk')) as Record<string, unknown>;
 const ORIGIN = 'https://api.shrinkray.test';
+const RESOLVER = inject('dnsResolver');
+
+interface DomainState {
+  domain: string;
+  verified: boolean;
+  txt_name: string;
+  txt_value: string;
+}
 
 const uniqueDomain = (): string => `corp-${crypto.randomUUID().slice(0, 8)}.example`;
 
@@ -294,6 +303,56 @@ describe('signing in with SSO', () => {
         (m) => m.email === member.email,
       )!.sign_in,
     ).toEqual(['password', 'sso']);
+  });
+});
+
+describe('taking over an existing member through SSO', () => {
+  it("an admin's manage key configures SSO for the owner's domain: the owner is not signed in by the issuer's word", async () => {
+    const domain = uniqueDomain();
+    const team = await enterpriseTeam('enterprise', `owner@${domain}`);
+    const key = await addKey({ key: '', id: '', accountId: team.accountId }, ['manage']);
+    // The test provider signs in whoever is named at its login form: an issuer that vouches for anyone.
+    const put = await manage(key.key, '/api/v1/sso', {
+      method: 'PUT',
+      body: {
+        issuer: ISSUER,
+        client_id: TEST_CLIENT_ID,
+        client_secret: TEST_CLIENT_SECRET,
+        domains: [domain],
+        require_sso: false,
+      },
+    });
+    expect(put.status, await put.clone().text()).toBe(200);
+    const signedInAsOwner = async (browser: Browser) =>
+      (await browser.json('/api/v1/members')).status === 200 &&
+      ((await browser.page('/')).html.includes(team.owner.email) || false);
+    // The domain is not proved: it routes nobody to SSO.
+    const early = new Browser();
+    const start = await early.fetch(`/sso/start?email=${encodeURIComponent(team.owner.email)}`);
+    if (start.status === 302) {
+      const callback = await throughProvider(start.headers.get('location')!, team.owner.email);
+      await early.fetch(callback.slice(ORIGIN.length));
+    }
+    expect(await signedInAsOwner(early)).toBe(false);
+    expect(start.status).toBe(404);
+    // Even once the domain is proved (the admin may run its DNS), the issuer's word does not link the owner:
+    // the sign-in ends on a page asking for the owner's password or mailbox.
+    const { txt_name, txt_value } = ((await put.json()) as { data: { domains: DomainState[] } }).data.domains[0]!;
+    await publishTxt(RESOLVER, txt_name, [txt_value]);
+    const verified = await manage(key.key, `/api/v1/sso/domains/${domain}/verify`, { method: 'POST' });
+    expect(((await verified.json()) as { data: DomainState }).data.verified).toBe(true);
+    const browser = new Browser();
+    const done = await ssoSignIn(browser, team.owner.email);
+    expect(done.status).toBe(303);
+    expect(done.headers.get('location')).toBe('/sso/link');
+    const proof = await browser.page('/sso/link');
+    expect(proof.res.status).toBe(200);
+    expect(proof.html).toContain('Confirm it is you');
+    expect(await signedInAsOwner(browser)).toBe(false);
+    const owner = await env.DB.prepare('SELECT role, sso_subject FROM members WHERE id = ?')
+      .bind(team.owner.memberId)
+      .first<{ role: string; sso_subject: string | null }>();
+    expect(owner).toEqual({ role: 'owner', sso_subject: null });
   });
 });
 
