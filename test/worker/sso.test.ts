@@ -18,7 +18,7 @@ import { Browser, PASSWORD } from './console-helpers.ts';
 import { expectEachRefused, FORBIDDEN_HOSTS, makeKey } from './helpers.ts';
 import { enterpriseTeam, join, type Team } from './team-helpers.ts';
 import { addKey, manage } from './webhook-helpers.ts';
-import { publishTxt } from '../fixtures/doh.ts';
+import { publishTxt } from '../fixtures/doh-client.ts';
 
 const ISSUER = inject('oidcIssuer');
 const FIXTURE = inject('fixtureOrigin');
@@ -71,8 +71,24 @@ async function throughProvider(authorizationUrl: string, login: string): Promise
   throw new Error('the provider never sent the browser back');
 }
 
-async function configure(team: Team, domain: string, requireSso = false, issuer = ISSUER): Promise<Response> {
-  return team.owner.browser.json('/api/v1/sso', {
+/** The TXT record of a domain's claim published at the resolver fixture, and the domain proved over the API. */
+async function prove(team: Team, state: DomainState): Promise<Response> {
+  await publishTxt(RESOLVER, state.txt_name, [state.txt_value]);
+  return team.owner.browser.json(`/api/v1/sso/domains/${state.domain}/verify`, {
+    method: 'POST',
+    csrf: team.owner.csrf,
+  });
+}
+
+/** PUT /api/v1/sso for one domain; when it is stored, the domain is proved too unless `prove` is false. */
+async function configure(
+  team: Team,
+  domain: string,
+  requireSso = false,
+  issuer = ISSUER,
+  options: { prove?: boolean } = {},
+): Promise<Response> {
+  const res = await team.owner.browser.json('/api/v1/sso', {
     method: 'PUT',
     csrf: team.owner.csrf,
     body: {
@@ -83,6 +99,13 @@ async function configure(team: Team, domain: string, requireSso = false, issuer 
       require_sso: requireSso,
     },
   });
+  if (res.status === 200 && options.prove !== false) {
+    const state = ((await res.clone().json()) as { data: { domains: DomainState[] } }).data.domains[0]!;
+    const proved = await prove(team, state);
+    expect(proved.status, await proved.clone().text()).toBe(200);
+    expect(((await proved.json()) as { data: DomainState }).data.verified).toBe(true);
+  }
+  return res;
 }
 
 /** /sso/start → the provider → /sso/callback, in a console browser; returns the callback's answer. */
@@ -97,13 +120,20 @@ describe('single sign-on configuration', () => {
   it('stores the secret encrypted and never returns it', async () => {
     const team = await enterpriseTeam();
     const domain = uniqueDomain();
-    const res = await configure(team, domain);
+    const res = await configure(team, domain, false, ISSUER, { prove: false });
     expect(res.status, await res.clone().text()).toBe(200);
     const body = (await res.json()) as { data: Record<string, unknown> };
     expect(body.data).toEqual({
       issuer: ISSUER,
       client_id: TEST_CLIENT_ID,
-      domains: [domain],
+      domains: [
+        {
+          domain,
+          verified: false,
+          txt_name: `_shrinkray-challenge.${domain}`,
+          txt_value: expect.stringMatching(/^shrinkray-verify=[A-Za-z0-9]{32}$/),
+        },
+      ],
       require_sso: false,
       redirect_uri: `${ORIGIN}/sso/callback`,
       updated_at: expect.any(String),
@@ -294,9 +324,11 @@ describe('signing in with SSO', () => {
     expect(refused.status).toBe(403);
     expect(await refused.text()).toContain('single sign-on');
     expect((await passwordSignIn(team.owner.email)).status).toBe(303);
-    // The admin signs in through SSO instead, as the same member.
+    // The admin signs in through SSO instead, as the same member, once they proved it with their password.
     const browser = new Browser();
-    expect((await ssoSignIn(browser, member.email)).status).toBe(303);
+    expect((await ssoSignIn(browser, member.email)).headers.get('location')).toBe('/sso/link');
+    const proof = await browser.page('/sso/link');
+    expect((await browser.post('/sso/link', { _csrf: proof.csrf, password: PASSWORD })).status).toBe(303);
     const me = await browser.json('/api/v1/members');
     expect(
       ((await me.json()) as { data: { email: string; sign_in: string[] }[] }).data.find(
