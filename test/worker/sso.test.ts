@@ -8,113 +8,29 @@
 // the browser's way), read no further than SSO_MAX_RESPONSE_BYTES and the buffers on the way.
 import { env } from 'cloudflare:test';
 import { importJWK, SignJWT, type JWTPayload } from 'jose';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { discover, fetchJwks } from '../../src/sso/discovery.ts';
 import { verifyIdToken } from '../../src/sso/flow.ts';
 import { SSO_MAX_RESPONSE_BYTES } from '../../src/sso/limits.ts';
 import { MAX_MEMBERS_PER_ACCOUNT } from '../../src/teams/limits.ts';
+import { publishTxt } from '../fixtures/doh-client.ts';
 import { TEST_CLIENT_ID, TEST_CLIENT_SECRET } from '../fixtures/oidc-client.ts';
 import { Browser, PASSWORD } from './console-helpers.ts';
 import { expectEachRefused, FORBIDDEN_HOSTS, makeKey } from './helpers.ts';
-import { enterpriseTeam, join, type Team } from './team-helpers.ts';
+import {
+  configure,
+  type DomainState,
+  FIXTURE,
+  ISSUER,
+  ORIGIN,
+  PRIVATE_JWK,
+  RESOLVER,
+  ssoSignIn,
+  throughProvider,
+  uniqueDomain,
+} from './sso-helpers.ts';
+import { enterpriseTeam, join } from './team-helpers.ts';
 import { addKey, manage } from './webhook-helpers.ts';
-import { publishTxt } from '../fixtures/doh-client.ts';
-
-const ISSUER = inject('oidcIssuer');
-const FIXTURE = inject('fixtureOrigin');
-const PRIVATE_JWK = JSON.parse(inject('oidcPrivateJwk')) as Record<string, unknown>;
-const ORIGIN = 'https://api.shrinkray.test';
-const RESOLVER = inject('dnsResolver');
-
-interface DomainState {
-  domain: string;
-  verified: boolean;
-  txt_name: string;
-  txt_value: string;
-}
-
-const uniqueDomain = (): string => `corp-${crypto.randomUUID().slice(0, 8)}.example`;
-
-/** A person's browser at the provider: a cookie jar, redirects followed by hand until they come back to us. */
-async function throughProvider(authorizationUrl: string, login: string): Promise<string> {
-  const jar = new Map<string, string>();
-  const go = async (url: string, init: RequestInit = {}): Promise<Response> => {
-    const headers = new Headers(init.headers);
-    if (jar.size) headers.set('cookie', [...jar].map(([k, v]) => `${k}=${v}`).join('; '));
-    const res = await fetch(url, { ...init, headers, redirect: 'manual' });
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const eq = pair!.indexOf('=');
-      jar.set(pair!.slice(0, eq).trim(), pair!.slice(eq + 1).trim());
-    }
-    return res;
-  };
-  let res = await go(authorizationUrl);
-  for (let hops = 0; hops < 10; hops++) {
-    const location = res.headers.get('location');
-    if (location) {
-      const next = new URL(location, ISSUER).href;
-      if (next.startsWith(ORIGIN)) return next;
-      res = await go(next);
-      continue;
-    }
-    // The provider's login form: any login (our email) and password.
-    const html = await res.text();
-    const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
-    expect(action, html.slice(0, 500)).toBeDefined();
-    res = await go(new URL(action!, ISSUER).href, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ prompt: 'login', login, password: 'anything' }),
-    });
-  }
-  throw new Error('the provider never sent the browser back');
-}
-
-/** The TXT record of a domain's claim published at the resolver fixture, and the domain proved over the API. */
-async function prove(team: Team, state: DomainState): Promise<Response> {
-  await publishTxt(RESOLVER, state.txt_name, [state.txt_value]);
-  return team.owner.browser.json(`/api/v1/sso/domains/${state.domain}/verify`, {
-    method: 'POST',
-    csrf: team.owner.csrf,
-  });
-}
-
-/** PUT /api/v1/sso for one domain; when it is stored, the domain is proved too unless `prove` is false. */
-async function configure(
-  team: Team,
-  domain: string,
-  requireSso = false,
-  issuer = ISSUER,
-  options: { prove?: boolean } = {},
-): Promise<Response> {
-  const res = await team.owner.browser.json('/api/v1/sso', {
-    method: 'PUT',
-    csrf: team.owner.csrf,
-    body: {
-      issuer,
-      client_id: TEST_CLIENT_ID,
-      client_secret: TEST_CLIENT_SECRET,
-      domains: [domain],
-      require_sso: requireSso,
-    },
-  });
-  if (res.status === 200 && options.prove !== false) {
-    const state = ((await res.clone().json()) as { data: { domains: DomainState[] } }).data.domains[0]!;
-    const proved = await prove(team, state);
-    expect(proved.status, await proved.clone().text()).toBe(200);
-    expect(((await proved.json()) as { data: DomainState }).data.verified).toBe(true);
-  }
-  return res;
-}
-
-/** /sso/start → the provider → /sso/callback, in a console browser; returns the callback's answer. */
-async function ssoSignIn(browser: Browser, email: string): Promise<Response> {
-  const start = await browser.fetch(`/sso/start?email=${encodeURIComponent(email)}`);
-  expect(start.status, await start.clone().text()).toBe(302);
-  const callback = await throughProvider(start.headers.get('location')!, email);
-  return browser.fetch(callback.slice(ORIGIN.length));
-}
 
 describe('single sign-on configuration', () => {
   it('stores the secret encrypted and never returns it', async () => {
