@@ -49,8 +49,15 @@ export const SsoDomain = z
   })
   .openapi('SsoDomain');
 
+/** A domain of the configuration, as its claim is named (any other is a 404, so no pattern here). */
 export const DomainParam = z.object({
-  domain: domain.openapi({ param: { name: 'domain', in: 'path' }, example: 'example.com' }),
+  domain: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .min(1)
+    .max(253)
+    .openapi({ param: { name: 'domain', in: 'path' }, example: 'example.com' }),
 });
 
 export const SsoDomainOne = z.object({ data: SsoDomain, meta: Meta }).openapi('SsoDomainResponse');
