@@ -28,7 +28,7 @@ const SQL = {
     'INSERT INTO sso_link_proofs (token_hash, member_id, account_id, subject, next, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
   open:
     'SELECT p.member_id, p.account_id, p.next, p.mail_token_hash, m.email, m.password_hash IS NOT NULL AS has_password, c.issuer ' +
-    'FROM sso_link_proofs p JOIN members m ON m.id = p.member_id LEFT JOIN sso_configs c ON c.account_id = p.account_id ' +
+    'FROM sso_link_proofs p JOIN members m ON m.id = p.member_id AND m.account_id = p.account_id LEFT JOIN sso_configs c ON c.account_id = p.account_id ' +
     'WHERE p.token_hash = ? AND p.expires_at > ?',
   mailed: 'SELECT 1 AS found FROM sso_link_proofs WHERE mail_token_hash = ? AND expires_at > ?',
   setMail: 'UPDATE sso_link_proofs SET mail_token_hash = ? WHERE token_hash = ? AND expires_at > ?',
@@ -68,6 +68,7 @@ export async function beginLinkProof(db: D1Database, who: LinkRequest, now: numb
 }
 
 export interface PendingLink {
+  accountId: string;
   email: string;
   /** Whether the member has a password to prove with (else only the mailed link). */
   hasPassword: boolean;
@@ -86,9 +87,16 @@ export async function openLinkProof(
   const row = await db
     .prepare(SQL.open)
     .bind(await sha256Hex(token), now)
-    .first<{ email: string; has_password: number; issuer: string | null; mail_token_hash: string | null }>();
+    .first<{
+      account_id: string;
+      email: string;
+      has_password: number;
+      issuer: string | null;
+      mail_token_hash: string | null;
+    }>();
   if (!row) return null;
   return {
+    accountId: row.account_id,
     email: row.email,
     hasPassword: row.has_password === 1,
     issuer: row.issuer,
@@ -151,7 +159,7 @@ export async function proveWithPassword(
   const checked = await checkPassword(env.DB, pending.email, password, ip, now, iterations);
   if (!checked.ok) {
     if (checked.reason === 'throttled') return checked;
-    return { ok: false, reason: 'invalid_credentials', accountId: checked.accountId ?? '' };
+    return { ok: false, reason: 'invalid_credentials', accountId: pending.accountId };
   }
   await settlePassword(env.DB, pending.email, password, ip, checked, iterations);
   const taken = await env.DB.prepare(SQL.take)

@@ -2,7 +2,9 @@
 // default claim settings: the email only at userinfo): the configuration (secret encrypted, never
 // returned; issuer under the fetch rules), a member signing in end to end and being made just in time,
 // userinfo naming another subject refused, "require SSO" against the password path with the owner's
-// break-glass password, and the ID token checks refusing tampered, wrong-nonce, wrong-audience, expired
+// break-glass password, an admin's manage key that configures SSO for the owner's domain not signed in as
+// the owner (issue 47; every domain here is proved at the DNS-over-HTTPS resolver fixture first, and the
+// proofs themselves are in sso-proof.test.ts), and the ID token checks refusing tampered, wrong-nonce, wrong-audience, expired
 // and wrong-issuer tokens signed with the provider's own key. Then misbehaving issuers on the fixture
 // origin (test/fixtures/oidc-issuers.ts): answers of 300 MB, gzip bombs and outages end in a 502 (a page in
 // the browser's way), read no further than SSO_MAX_RESPONSE_BYTES and the buffers on the way.
