@@ -8,18 +8,15 @@
 import { randomBase62 } from '../accounts/keys.ts';
 import { batchWithAudit, type AuditOrigin } from '../audit/log.ts';
 import { lookupTxt, type ResolverEnv } from './dns.ts';
+import { txtName } from './txt-name.ts';
 import {
   SSO_DOMAIN_RECHECK_INTERVAL_MS,
   SSO_DOMAIN_RECHECK_PER_RUN,
   SSO_DOMAIN_RECHECK_WINDOW_MS,
-  SSO_TXT_LABEL,
   SSO_TXT_VALUE_CHARS,
 } from './limits.ts';
 
 export const emailDomain = (email: string): string => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
-
-/** Where a domain's proof is published. */
-export const txtName = (domain: string): string => `${SSO_TXT_LABEL}.${domain}`;
 
 /** A fresh value to publish for a new claim. */
 export const newTxtValue = (): string => `shrinkray-verify=${randomBase62(SSO_TXT_VALUE_CHARS)}`;
