@@ -6,7 +6,7 @@
 // OpenID provider (test/fixtures/oidc.ts), whose login form signs in whoever is named.
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { DNS_TIMEOUT_MS, SSO_DOMAIN_RECHECK_PER_RUN } from '../../src/sso/limits.ts';
+import { DNS_MAX_RESPONSE_BYTES, DNS_TIMEOUT_MS, SSO_DOMAIN_RECHECK_PER_RUN } from '../../src/sso/limits.ts';
 import { recheckDomains } from '../../src/sso/domains.ts';
 import { publishTxt, timesAsked } from '../fixtures/doh-client.ts';
 import { Browser, PASSWORD, signedUp, uniqueEmail } from './console-helpers.ts';
@@ -95,13 +95,17 @@ describe('proving an SSO domain', () => {
     const team = await enterpriseTeam();
     const base = uniqueDomain();
     // The fixture misbehaves for names whose second label says how (`_shrinkray-challenge.<how>.…`).
-    for (const how of ['servfail', 'huge', 'slow']) {
+    const reasons = { servfail: 'resolver', huge: 'too_large', slow: 'timeout' } as const;
+    for (const [how, reason] of Object.entries(reasons)) {
       const domain = `${how}.${base}`;
       await claimed(team, domain);
       const started = Date.now();
       const res = await verifyCall(team, domain);
       expect(res.status, how).toBe(502);
-      expect(((await res.json()) as { error: { code: string } }).error.code, how).toBe('fetch_failed');
+      const { error } = (await res.json()) as { error: { code: string; details: Record<string, unknown> } };
+      expect(error.code, how).toBe('fetch_failed');
+      expect(error.details.reason, how).toBe(reason);
+      if (how === 'huge') expect(error.details.max_bytes).toBe(DNS_MAX_RESPONSE_BYTES);
       expect(Date.now() - started, how).toBeLessThan(DNS_TIMEOUT_MS + 2_000);
     }
     // The silent resolver would hold up the scheduled job's runs of the other tests: the claims go.
