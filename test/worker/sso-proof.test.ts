@@ -7,6 +7,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { DNS_MAX_RESPONSE_BYTES, DNS_TIMEOUT_MS, SSO_DOMAIN_RECHECK_PER_RUN } from '../../src/sso/limits.ts';
+import { txtText } from '../../src/sso/dns.ts';
 import { recheckDomains } from '../../src/sso/domains.ts';
 import { publishTxt, timesAsked } from '../fixtures/doh-client.ts';
 import { Browser, PASSWORD, signedUp, uniqueEmail } from './console-helpers.ts';
@@ -89,6 +90,13 @@ describe('proving an SSO domain', () => {
     const unknown = await verifyCall(team, uniqueDomain());
     expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe('not_found');
+  });
+
+  it('reads TXT data as resolvers write it: quoted character-strings, joined, with their escapes', () => {
+    expect(txtText('"shrinkray-verify=abc"')).toBe('shrinkray-verify=abc');
+    expect(txtText('"shrinkray-" "verify=abc"')).toBe('shrinkray-verify=abc');
+    expect(txtText('"a\\"b" "c\\\\d" "\\065"')).toBe('a"bc\\dA');
+    expect(txtText('unquoted value')).toBe('unquoted value');
   });
 
   it('a resolver that fails, answers without end or not at all is a 502 fetch_failed, within its deadline', async () => {
