@@ -16,7 +16,7 @@ CREATE TABLE sso_domains_proved (
   PRIMARY KEY (domain, account_id)
 );
 INSERT INTO sso_domains_proved (domain, account_id, txt_value, created_at)
-  SELECT domain, account_id, lower(hex(randomblob(20))), CAST(strftime('%s', 'now') AS INTEGER) * 1000 FROM sso_domains;
+  SELECT domain, account_id, 'shrinkray-verify=' || lower(hex(randomblob(20))), CAST(strftime('%s', 'now') AS INTEGER) * 1000 FROM sso_domains;
 DROP TABLE sso_domains;
 ALTER TABLE sso_domains_proved RENAME TO sso_domains;
 CREATE UNIQUE INDEX sso_domains_verified ON sso_domains (domain) WHERE verified_at IS NOT NULL;
