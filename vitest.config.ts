@@ -33,7 +33,9 @@ export default defineConfig({
                 // The webhook receiver (test/fixtures/receiver.ts): the Durable Objects that deliver read
                 // their vars from here, not from a test's per-call env.
                 // And the OpenID provider of the SSO tests (test/fixtures/oidc-setup.ts): two origins.
-                FETCH_TEST_ORIGIN: `${inject('webhookReceiver')},${inject('oidcIssuer')}`,
+                // And the DNS-over-HTTPS resolver that proves SSO domains (test/fixtures/doh-setup.ts).
+                FETCH_TEST_ORIGIN: `${inject('webhookReceiver')},${inject('oidcIssuer')},${inject('dnsResolver')}`,
+                DNS_RESOLVER_URL: `${inject('dnsResolver')}/dns-query`,
                 // Webhook retries every 300 ms instead of Svix's hours, and an endpoint failing for 2 s is
                 // disabled, so the tests wait seconds, not days (same code, other vars).
                 WEBHOOK_RETRY_SCHEDULE_MS: '0,300,300,300,300,300,300,300',
@@ -79,6 +81,8 @@ export default defineConfig({
             './test/fixtures/origin-setup.ts',
             './test/fixtures/receiver-setup.ts',
             './test/fixtures/oidc-setup.ts',
+            // And a DNS-over-HTTPS resolver whose TXT records the SSO tests publish.
+            './test/fixtures/doh-setup.ts',
             // And sharp's AVIF decoder on loopback: workerd has none.
             './test/fixtures/avif-decoder-setup.ts',
             './test/fixtures/maildev-setup.ts',

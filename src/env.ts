@@ -36,8 +36,8 @@ export interface Env {
   /** MiB of memory the isolate gives compressions at once, by their estimates; default in src/compress/limits.ts. */
   MEMORY_BUDGET_MB?: string | number;
   /**
-   * Tests and local runs only: one exact loopback origin (such as http://127.0.0.1:4010) that meta-tag
-   * extraction may fetch despite the URL rules. Empty in wrangler.toml; never set it in production.
+   * Tests and local runs only: exact loopback origins, comma-separated (such as http://127.0.0.1:4010), that
+   * outbound fetches may reach despite the URL rules. Empty in wrangler.toml; never set it in production.
    */
   FETCH_TEST_ORIGIN?: string;
   /**
@@ -48,6 +48,11 @@ export interface Env {
   TEST_PBKDF2_ITERATIONS?: string | number;
   /** Seconds a successful meta-tag extraction is kept in the Cache API (0: not cached). */
   META_CACHE_TTL?: string | number;
+  /**
+   * The DNS-over-HTTPS resolver (JSON API) that looks SSO domains' TXT records up; empty: Cloudflare's
+   * (src/sso/limits.ts). https on a public host, like every outbound fetch.
+   */
+  DNS_RESOLVER_URL?: string;
   /** Secret: encrypts the SSO client secrets at rest (AES-GCM; at least 32 characters). Needed to configure or use SSO. */
   SSO_ENCRYPTION_KEY?: string;
   /** The SMTP relay account mail goes through (docs/operations.md, "Mail"); empty: mail is off and every send fails, logged. */

@@ -3,9 +3,13 @@
 // (src/selfhost/worker.ts). A job added here runs in both places.
 import { sweepAuditLog } from './audit/retention.ts';
 import type { Env } from './env.ts';
+import { recheckDomains } from './sso/domains.ts';
 import { sweepOutbox } from './webhooks/sweep.ts';
 
-/** Webhook events whose hand-off failed; audit records past retention. Each job's failure is its own. */
+/**
+ * Webhook events whose hand-off failed; audit records past retention; SSO domains not yet proved, looked up
+ * again (a resolver remembers a missing record for a while). Each job's failure is its own.
+ */
 export function runScheduled(env: Env, now: number): Promise<unknown>[] {
-  return [sweepOutbox(env, now), sweepAuditLog(env.DB, now)];
+  return [sweepOutbox(env, now), sweepAuditLog(env.DB, now), recheckDomains(env, now)];
 }

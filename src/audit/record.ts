@@ -20,6 +20,8 @@ export const AUDIT_ACTIONS = [
   'member.password_reset',
   'sso.configured',
   'sso.removed',
+  'sso.domain_verified',
+  'member.sso_linked',
   'session.signed_in',
   'session.sign_in_failed',
   'account.tier_changed',

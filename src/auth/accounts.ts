@@ -99,7 +99,25 @@ function mailOwner(env: Env, email: string, now: number): Promise<SendOutcome> {
 /** The member the accounts_owner trigger makes with each account (migration 0005). */
 export const ownerMemberId = (accountId: string): string => `mem_${accountId.slice(4)}`;
 
-export async function signIn(
+interface CredentialRow {
+  id: string;
+  account_id: string;
+  role: string;
+  password_hash: string | null;
+  email_verified: number;
+}
+
+export type PasswordCheck =
+  | { ok: true; row: CredentialRow; rehash: boolean }
+  | { ok: false; reason: 'invalid_credentials'; accountId?: string }
+  | { ok: false; reason: 'throttled'; retryAfter: number };
+
+/**
+ * Whether `password` is the password of the member with this email, behind sign-in's throttles: the
+ * password sign-in and the proof that links a member to an SSO identity (src/sso/link-proof.ts) share
+ * them, so neither is a way around the other's count. A right password is not yet settled (`settlePassword`).
+ */
+export async function checkPassword(
   db: D1Database,
   email: string,
   password: string,
@@ -107,7 +125,7 @@ export async function signIn(
   now: number,
   /** What new hashes get (passwordIterations): fewer stored, and the password is hashed again. */
   iterations: number,
-): Promise<AuthOutcome> {
+): Promise<PasswordCheck> {
   // Counted before the password is checked, so a burst of guesses cannot outrun the count. The hard
   // limits are per client IP and per (account, IP) pair: a stranger can lock only their own address out.
   const gate = await hit(
@@ -123,26 +141,50 @@ export async function signIn(
   // Unknown emails are counted too, so the delay does not tell whether an account exists.
   const turn = await emailGate(db, email, EMAIL_RULE, now);
   if (!turn.allowed) return { ok: false, reason: 'throttled', retryAfter: turn.retryAfter };
-  const row = await db
-    .prepare(SQL.credentials)
-    .bind(email)
-    .first<{ id: string; account_id: string; role: string; password_hash: string | null; email_verified: number }>();
+  const row = await db.prepare(SQL.credentials).bind(email).first<CredentialRow>();
   const check = await verifyPassword(password, row?.password_hash ?? null, iterations);
   if (!row || !check.ok) {
     return row
       ? { ok: false, reason: 'invalid_credentials', accountId: row.account_id }
       : { ok: false, reason: 'invalid_credentials' };
   }
+  return { ok: true, row, rehash: check.rehash };
+}
+
+/** A right password used: the guesses counted against it go, and an old hash is replaced. */
+export async function settlePassword(
+  db: D1Database,
+  email: string,
+  password: string,
+  ip: string,
+  checked: { row: CredentialRow; rehash: boolean },
+  iterations: number,
+): Promise<void> {
+  await Promise.all([clear(db, buckets.signInPair(email, ip)), clearEmail(db, email)]);
+  if (checked.rehash)
+    await db
+      .prepare(SQL.setHash)
+      .bind(await hashPassword(password, iterations), checked.row.id)
+      .run();
+}
+
+export async function signIn(
+  db: D1Database,
+  email: string,
+  password: string,
+  ip: string,
+  now: number,
+  /** What new hashes get (passwordIterations): fewer stored, and the password is hashed again. */
+  iterations: number,
+): Promise<AuthOutcome> {
+  const checked = await checkPassword(db, email, password, ip, now, iterations);
+  if (!checked.ok) return checked;
+  const { row } = checked;
   // Checked after the password, so the answer does not tell strangers which emails SSO covers.
   if (row.role !== 'owner' && (await ssoRequiredFor(db, row.account_id, email)))
     return { ok: false, reason: 'sso_required', accountId: row.account_id };
   // Also after the password: only the person who chose it learns that the address awaits confirmation.
   if (row.email_verified !== 1) return { ok: false, reason: 'email_unverified', accountId: row.account_id };
-  await Promise.all([clear(db, buckets.signInPair(email, ip)), clearEmail(db, email)]);
-  if (check.rehash)
-    await db
-      .prepare(SQL.setHash)
-      .bind(await hashPassword(password, iterations), row.id)
-      .run();
+  await settlePassword(db, email, password, ip, checked, iterations);
   return { ok: true, accountId: row.account_id, memberId: row.id };
 }

@@ -2,6 +2,7 @@
 import { accountStatement, type Statement } from '../accounts/provision.ts';
 import type { ImageTier, ToolsTier } from '../accounts/tiers.ts';
 import { SQL } from '../db/statements.ts';
+import { txtName } from '../sso/txt-name.ts';
 import { required, type Command } from './command.ts';
 import { CliError, UsageError } from './errors.ts';
 import { callRefresh, describeRefresh, planRefresh } from './live-refresh.ts';
@@ -129,10 +130,25 @@ export const accountMembers = accountRead(
     })),
 );
 
+/** The configuration's domains in its order, each with its claim's proof (`txt_name` as src/sso/domains.ts names it). */
+function domainStates(domains: string, claims: string) {
+  const by = new Map(
+    (JSON.parse(claims) as { domain: string; verified: boolean; txt_value: string }[]).map((c) => [c.domain, c]),
+  );
+  return domains.split(',').map((domain) => ({
+    domain,
+    verified: by.get(domain)?.verified ?? false,
+    txt_name: txtName(domain),
+    txt_value: by.get(domain)?.txt_value ?? null,
+  }));
+}
+
 export const accountSso = accountRead(
   'sso',
-  // Never the secret, not even encrypted.
-  'SELECT issuer, client_id, domains, require_sso, updated_at FROM sso_configs WHERE account_id = ?',
+  // Never the secret, not even encrypted. Each domain with its proof, as GET /api/v1/sso answers it.
+  'SELECT issuer, client_id, domains, require_sso, updated_at, ' +
+    "(SELECT json_group_array(json_object('domain', d.domain, 'verified', json(CASE WHEN d.verified_at IS NULL THEN 'false' ELSE 'true' END), 'txt_value', d.txt_value)) " +
+    'FROM sso_domains d WHERE d.account_id = sso_configs.account_id) AS claims FROM sso_configs WHERE account_id = ?',
   ([row], id) =>
     row === undefined
       ? { account_id: id, sso: null }
@@ -141,7 +157,7 @@ export const accountSso = accountRead(
           sso: {
             issuer: row.issuer,
             client_id: row.client_id,
-            domains: String(row.domains).split(','),
+            domains: domainStates(String(row.domains), String(row.claims)),
             require_sso: row.require_sso === 1,
             updated_at: new Date(Number(row.updated_at)).toISOString(),
           },

@@ -97,15 +97,17 @@ export function mailAllowList(value: string | undefined): string[] {
 const str = (s: string): string => JSON.stringify(s);
 
 /**
- * Outbound fetches of the app and its objects (meta tags, webhooks) go through `egress`: public
- * addresses only, as the URL rules of docs/using-the-api.md also demand, so a private address is
- * unreachable even if those rules had a hole. FETCH_TEST_ORIGIN (tests only) opens exactly one loopback
- * origin, and only when the variable is set in workerd's environment.
+ * Outbound fetches of the app and its objects (meta tags, webhooks, SSO issuers, the DNS resolver) go
+ * through `egress`: public addresses only, as the URL rules of docs/using-the-api.md also demand, so a
+ * private address is unreachable even if those rules had a hole. FETCH_TEST_ORIGIN (tests only) opens
+ * exactly the loopback origins it names (a comma list, as the Worker reads it: src/fetch/url-policy.ts),
+ * and only when the variable is set in workerd's environment; an entry that is not a URL opens nothing.
  */
 const EGRESS_WORKER = `export default {
   fetch(request, env) {
-    const allowed = env.FETCH_TEST_ORIGIN;
-    if (allowed && new URL(request.url).origin === new URL(allowed).origin) return env.LOOPBACK.fetch(request);
+    const origin = new URL(request.url).origin;
+    const allowed = (env.FETCH_TEST_ORIGIN || '').split(',').map((o) => URL.parse(o.trim())?.origin);
+    if (allowed.includes(origin)) return env.LOOPBACK.fetch(request);
     return env.PUBLIC.fetch(request);
   },
 };`;

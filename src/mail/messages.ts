@@ -72,3 +72,16 @@ export const invitationMail = (to: string, link: string, account: string, role: 
     ],
     { label: 'Accept the invitation', url: link },
   );
+
+/** To a member whose address an SSO sign-in wants to link to an identity at the account's issuer. */
+export const ssoLinkMail = (to: string, link: string, issuer: string, minutes: number): Mail =>
+  compose(
+    to,
+    `Confirm single sign-on for your ${SERVICE_NAME} account`,
+    [
+      `Someone signed in with single sign-on (${issuer}) as this address and asked to use it for your ${SERVICE_NAME} account from now on.`,
+      `If it was you, open the link in the same browser: it works once and expires in ${minutes} minutes.`,
+      "If it was not you, ignore this mail and tell your account's owner: without the link nothing changes.",
+    ],
+    { label: 'Confirm single sign-on', url: link },
+  );

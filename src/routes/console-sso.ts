@@ -13,9 +13,10 @@ import { field, readForm } from '../http/form-body.ts';
 import { redirectPage, sendPage } from '../http/pages.ts';
 import { loadSession, requireSessionPage } from '../http/session.ts';
 import { deleteSso, getSso, saveSso } from '../sso/config.ts';
+import { verifyDomain } from '../sso/domains.ts';
 import { ssoSettingsPage, type SsoSettingsState } from '../web/views/sso.ts';
 import { SsoBody } from './sso-schema.ts';
-import { redirectUriOf, saveRefusal } from './sso.ts';
+import { redirectUriOf, saveRefusal, verifyRefusal } from './sso.ts';
 
 const EXPIRED_FORM = 'This form had expired or came from another site. Nothing was changed; please try again.';
 const signedIn = [loadSession, requireSessionPage] as const;
@@ -79,6 +80,31 @@ export function registerConsoleSso(app: OpenAPIHono<AppEnv>): void {
       throw err;
     }
     return redirectPage(c, '/sso?saved=1');
+  });
+
+  // "Check now": the domain's TXT record looked up at once, its state on the page.
+  app.post('/sso/domains/verify', requires('sso:write'), ...signedIn, async (c) => {
+    const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
+    if (!(await csrfValid(c, field(form, '_csrf')))) return settings(c, { error: EXPIRED_FORM }, 403);
+    const s = c.var.session!;
+    if (!can({ tools: s.account.tools_tier }, 'sso')) return settings(c, {}, 403);
+    const domain = (field(form, 'domain') ?? '').trim().toLowerCase();
+    try {
+      const outcome = await verifyDomain(c.env, s.account.id, domain, clock(c.env), auditOrigin(c));
+      if (!outcome.ok) return settings(c, { error: `${verifyRefusal(outcome, domain).message}.` }, 400);
+      return settings(
+        c,
+        outcome.domain.verified
+          ? { notice: `${domain} is verified: its people sign in with SSO.` }
+          : {
+              notice: `No TXT record with the value was found at ${outcome.domain.txt_name} yet. DNS changes can take a while to show; we also check again now and then.`,
+            },
+      );
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'fetch_failed')
+        return settings(c, { error: `The DNS lookup failed: ${err.message}. Try again in a moment.` }, 400);
+      throw err;
+    }
   });
 
   app.post('/sso/delete', requires('sso:write'), ...signedIn, async (c) => {

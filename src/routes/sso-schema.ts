@@ -35,11 +35,38 @@ export const SsoBody = z
   .strict()
   .openapi('SsoConfigInput');
 
+export const SsoDomain = z
+  .object({
+    domain: z.string().openapi({ example: 'example.com' }),
+    verified: z
+      .boolean()
+      .openapi({ description: 'Whether the TXT record was seen: only a verified domain routes sign-ins to SSO' }),
+    txt_name: z.string().openapi({
+      description: 'The name of the TXT record to publish',
+      example: '_shrinkray-challenge.example.com',
+    }),
+    txt_value: z.string().openapi({ description: 'The value to publish (random, one per claim)' }),
+  })
+  .openapi('SsoDomain');
+
+/** A domain of the configuration, as its claim is named (any other is a 404, so no pattern here). */
+export const DomainParam = z.object({
+  domain: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .min(1)
+    .max(253)
+    .openapi({ param: { name: 'domain', in: 'path' }, example: 'example.com' }),
+});
+
+export const SsoDomainOne = z.object({ data: SsoDomain, meta: Meta }).openapi('SsoDomainResponse');
+
 export const SsoConfig = z
   .object({
     issuer: z.string(),
     client_id: z.string(),
-    domains: z.array(z.string()),
+    domains: z.array(SsoDomain),
     require_sso: z.boolean(),
     redirect_uri: z.string().openapi({ description: 'Register this redirect URI with the issuer' }),
     updated_at: z.string().openapi({ format: 'date-time' }),

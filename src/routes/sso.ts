@@ -21,6 +21,7 @@ import { parseJsonBody } from '../http/json-body.ts';
 import { PAGE_CSP, pageHeaders, sendPage } from '../http/pages.ts';
 import { cookieOptions, isLocalDevelopment, loadSession } from '../http/session.ts';
 import { deleteSso, getSso, saveSso, type SaveOutcome } from '../sso/config.ts';
+import { verifyDomain, type VerifyOutcome } from '../sso/domains.ts';
 import { finishSso, startSso, type SsoFailure } from '../sso/flow.ts';
 import { SSO_LOGIN_TTL_MS, SSO_MAX_RESPONSE_BYTES } from '../sso/limits.ts';
 import { messagePage } from '../web/views/message.ts';
@@ -28,7 +29,8 @@ import { ssoStartPage } from '../web/views/sso.ts';
 import { safeNext, signInOrigin, startSession } from './auth-pages.ts';
 import { MANAGE_NOTE } from './manage-schema.ts';
 import { jsonOk } from './schemas.ts';
-import { SsoBody, SsoOne } from './sso-schema.ts';
+import { DomainParam, SsoBody, SsoDomainOne, SsoOne } from './sso-schema.ts';
+import { registerSsoLink, sendToLinkProof } from './sso-link.ts';
 
 export const SSO_PATH = '/api/v1/sso';
 const NOTE = ` Tools tier enterprise (403 plan_upgrade_required otherwise); a manage key or a signed-in owner or admin.${MANAGE_NOTE}`;
@@ -45,9 +47,19 @@ const stateCookie = (c: Context<AppEnv>) => (isLocalDevelopment(c.req.url) ? 'sr
 export function saveRefusal(outcome: Exclude<SaveOutcome, { ok: true }>): ApiError {
   return new ApiError(
     'bad_request',
-    `these domains are covered by another account's SSO: ${outcome.domains.join(', ')}`,
+    `these domains were proved by another account's SSO: ${outcome.domains.join(', ')}`,
     { param: 'domains', details: { domains: outcome.domains } },
   );
+}
+
+/** The verify endpoint's refusals (the console's "Check now" says the same words). */
+export function verifyRefusal(outcome: Exclude<VerifyOutcome, { ok: true }>, domain: string): ApiError {
+  return outcome.reason === 'not_found'
+    ? new ApiError('not_found', `${domain} is not a domain of this account's single sign-on`, { param: 'domain' })
+    : new ApiError('bad_request', `${domain} was proved by another account's single sign-on`, {
+        param: 'domain',
+        details: { reason: 'domain_taken' },
+      });
 }
 
 const getRoute = manageRoute(requires('sso:write'), [...guards], {
@@ -68,7 +80,10 @@ const putDoc = manageDoc({
   description:
     'The issuer must serve its discovery document (/.well-known/openid-configuration) naming itself exactly, over https on a public host (the rules of every outbound fetch), ' +
     `without redirects, in at most ${SSO_MAX_RESPONSE_BYTES / 1024} KB (502 fetch_failed past that, or when the issuer cannot be reached). ` +
-    `Register redirect_uri (in the answer) with the issuer. A domain belongs to one account's SSO (400 if another has it). Writes sso.configured.${NOTE}`,
+    'Register redirect_uri (in the answer) with the issuer. Each domain is answered with the TXT record that proves it (`txt_name`, `txt_value`): ' +
+    'until it is published and seen (POST /api/v1/sso/domains/{domain}/verify, or the periodic check), the domain routes nobody to SSO. ' +
+    'A domain kept from the last configuration keeps its value and its proof. A domain another account proved is refused (400). Writes sso.configured.' +
+    NOTE,
   request: { body: { required: true, content: { 'application/json': { schema: SsoBody } } } },
   responses: {
     200: jsonOk('The configuration as stored', SsoOne),
@@ -85,6 +100,21 @@ const deleteRoute = manageRoute(requires('sso:write'), [...guards], {
     200: jsonOk('The configuration as it was', SsoOne),
   },
   errors: ['plan_upgrade_required', 'not_found'],
+});
+
+const verifyRoute = manageRoute(requires('sso:write'), [...guards], {
+  method: 'post',
+  path: `${SSO_PATH}/domains/{domain}/verify`,
+  summary: "Look a domain's proof up now: its TXT record, over DNS-over-HTTPS",
+  description:
+    "Asks the resolver (DNS_RESOLVER_URL) for the TXT records of `txt_name` and answers the domain's state: verified once a record holds `txt_value` " +
+    '(writes sso.domain_verified), else as it was (resolvers may remember a missing record for a while; unverified domains are also checked again periodically). ' +
+    `404 for a domain the configuration does not name; 400 when another account proved it first; 502 fetch_failed when the resolver fails.${NOTE}`,
+  request: { params: DomainParam },
+  responses: {
+    200: jsonOk("The domain's state", SsoDomainOne),
+  },
+  errors: ['bad_request', 'plan_upgrade_required', 'not_found', 'fetch_failed'],
 });
 
 const UNAVAILABLE =
@@ -140,6 +170,13 @@ export function registerSso(app: OpenAPIHono<AppEnv>): void {
     return c.json({ data: { ...saved.sso, redirect_uri: redirectUriOf(c) }, meta: requestMeta(c) }, 200);
   });
 
+  app.openapi(verifyRoute, async (c) => {
+    const { domain } = c.req.valid('param');
+    const outcome = await verifyDomain(c.env, c.var.principal.accountId, domain, clock(c.env), auditOrigin(c));
+    if (!outcome.ok) throw verifyRefusal(outcome, domain);
+    return c.json({ data: outcome.domain, meta: requestMeta(c) }, 200);
+  });
+
   app.openapi(deleteRoute, async (c) => {
     const gone = await deleteSso(c.env.DB, c.var.principal.accountId, clock(c.env), auditOrigin(c));
     if (!gone) throw new ApiError('not_found', 'single sign-on is not configured for this account');
@@ -192,6 +229,7 @@ export function registerSso(app: OpenAPIHono<AppEnv>): void {
       (id) => signInOrigin(c, id),
     );
     setCookie(c, stateCookie(c), '', cookieOptions(c, 0));
+    if (!outcome.ok && outcome.reason === 'proof_needed') return sendToLinkProof(c, outcome.proof);
     if (!outcome.ok) {
       if (outcome.accountId) {
         const details = { method: 'sso', reason: outcome.reason, detail: outcome.detail };
@@ -207,4 +245,6 @@ export function registerSso(app: OpenAPIHono<AppEnv>): void {
     }
     return startSession(c, outcome, outcome.next ?? undefined, 'sso');
   });
+
+  registerSsoLink(app);
 }

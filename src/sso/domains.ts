@@ -1,14 +1,170 @@
-// Which account's SSO covers an email: its domain is in sso_domains (one account per domain).
+// The email domains of an account's SSO and their proof. A domain is claimed by naming it in the
+// configuration (several accounts may claim one while nobody has proved it); it is proved by publishing the
+// claim's random value as a TXT record at `_shrinkray-challenge.<domain>`, looked up over DNS-over-HTTPS
+// (./dns.ts) when the account asks ("Check now", POST /api/v1/sso/domains/{domain}/verify) and now and
+// then by the scheduled job, since a resolver caches the record's absence for a while. Only a proved
+// domain routes sign-ins to SSO, blocks sign-ups and makes members; once one account has proved a domain,
+// no other can (a unique index over the verified claims, migration 0011).
+import { randomBase62 } from '../accounts/keys.ts';
+import { batchWithAudit, type AuditOrigin } from '../audit/log.ts';
+import { lookupTxt, type ResolverEnv } from './dns.ts';
+import { txtName } from './txt-name.ts';
+import {
+  SSO_DOMAIN_RECHECK_INTERVAL_MS,
+  SSO_DOMAIN_RECHECK_PER_RUN,
+  SSO_DOMAIN_RECHECK_WINDOW_MS,
+  SSO_TXT_VALUE_CHARS,
+} from './limits.ts';
+
 export const emailDomain = (email: string): string => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
 
+/** A fresh value to publish for a new claim. */
+export const newTxtValue = (): string => `shrinkray-verify=${randomBase62(SSO_TXT_VALUE_CHARS)}`;
+
+/** A claimed domain as the API and the console show it. */
+export interface DomainState {
+  domain: string;
+  verified: boolean;
+  txt_name: string;
+  txt_value: string;
+}
+
+interface DomainRow {
+  domain: string;
+  txt_value: string;
+  verified_at: number | null;
+}
+
+const SQL = {
+  accountFor: 'SELECT account_id FROM sso_domains WHERE domain = ? AND verified_at IS NOT NULL',
+  ofAccount: 'SELECT domain, txt_value, verified_at FROM sso_domains WHERE account_id = ?',
+  one: 'SELECT domain, txt_value, verified_at FROM sso_domains WHERE domain = ? AND account_id = ?',
+  provedElsewhere:
+    'SELECT 1 AS found FROM sso_domains WHERE domain = ? AND account_id <> ? AND verified_at IS NOT NULL',
+  checked: 'UPDATE sso_domains SET checked_at = ? WHERE domain = ? AND account_id = ?',
+  verify:
+    'UPDATE sso_domains SET verified_at = ?1, checked_at = ?1 WHERE domain = ?2 AND account_id = ?3 AND verified_at IS NULL',
+  verifiedNow: 'EXISTS (SELECT 1 FROM sso_domains WHERE domain = ? AND account_id = ? AND verified_at = ?)',
+  // Unproved claims young enough to look at again, not looked at lately, and not proved by another account.
+  due:
+    'SELECT d.domain, d.account_id FROM sso_domains d WHERE d.verified_at IS NULL AND d.created_at > ?1 ' +
+    'AND (d.checked_at IS NULL OR d.checked_at <= ?2) ' +
+    'AND NOT EXISTS (SELECT 1 FROM sso_domains v WHERE v.domain = d.domain AND v.verified_at IS NOT NULL) ' +
+    'ORDER BY d.checked_at IS NOT NULL, d.checked_at LIMIT ?3',
+} as const;
+
+const stateOf = (row: DomainRow): DomainState => ({
+  domain: row.domain,
+  verified: row.verified_at !== null,
+  txt_name: txtName(row.domain),
+  txt_value: row.txt_value,
+});
+
+/** The account whose SSO covers an email: the one that proved the email's domain. */
 export async function ssoAccountFor(db: D1Database, email: string): Promise<string | null> {
-  const row = await db
-    .prepare('SELECT account_id FROM sso_domains WHERE domain = ?')
-    .bind(emailDomain(email))
-    .first<{ account_id: string }>();
+  const row = await db.prepare(SQL.accountFor).bind(emailDomain(email)).first<{ account_id: string }>();
   return row?.account_id ?? null;
 }
 
 export async function ssoCoversEmail(db: D1Database, accountId: string, email: string): Promise<boolean> {
   return (await ssoAccountFor(db, email)) === accountId;
+}
+
+/** The account's claims, in the order given (the configuration's). */
+export async function domainStates(
+  db: D1Database,
+  accountId: string,
+  order: readonly string[],
+): Promise<DomainState[]> {
+  const rows = await db.prepare(SQL.ofAccount).bind(accountId).all<DomainRow>();
+  const by = new Map(rows.results.map((r) => [r.domain, r]));
+  return order.flatMap((d) => {
+    const row = by.get(d);
+    return row ? [stateOf(row)] : [];
+  });
+}
+
+export type VerifyOutcome =
+  | { ok: true; domain: DomainState }
+  | { ok: false; reason: 'not_found' }
+  /** Another account proved this domain first. */
+  | { ok: false; reason: 'taken' };
+
+/**
+ * Looks the claim's TXT record up and answers the domain's state: verified (sso.domain_verified written in
+ * the same batch) when the record holds the claim's value, else as it was. A proved domain stays proved
+ * without a lookup. The resolver's failures are 502 fetch_failed (thrown).
+ */
+export async function verifyDomain(
+  env: ResolverEnv & { DB: D1Database },
+  accountId: string,
+  domain: string,
+  now: number,
+  origin: AuditOrigin,
+): Promise<VerifyOutcome> {
+  const db = env.DB;
+  const row = await db.prepare(SQL.one).bind(domain, accountId).first<DomainRow>();
+  if (!row) return { ok: false, reason: 'not_found' };
+  if (row.verified_at !== null) return { ok: true, domain: stateOf(row) };
+  if (await db.prepare(SQL.provedElsewhere).bind(domain, accountId).first()) return { ok: false, reason: 'taken' };
+  const values = await lookupTxt(env, txtName(domain));
+  if (!values.some((v) => v.trim() === row.txt_value)) {
+    await db.prepare(SQL.checked).bind(now, domain, accountId).run();
+    return { ok: true, domain: stateOf(row) };
+  }
+  try {
+    await batchWithAudit(
+      db,
+      [db.prepare(SQL.verify).bind(now, domain, accountId)],
+      origin,
+      {
+        accountId,
+        action: 'sso.domain_verified',
+        target: domain,
+        details: { domain, txt_name: txtName(domain) },
+      },
+      now,
+      { sql: SQL.verifiedNow, params: [domain, accountId, now] },
+    );
+  } catch (err) {
+    // Another account proved it between the check above and this batch: the unique index refused ours.
+    if (String(err).includes('sso_domains.domain')) return { ok: false, reason: 'taken' };
+    throw err;
+  }
+  return { ok: true, domain: { ...stateOf(row), verified: true } };
+}
+
+/** The scheduled job's actor: the service itself, on the operator's behalf. */
+const SCHEDULED: AuditOrigin = {
+  actor: { type: 'operator', id: null },
+  ip: null,
+  userAgent: 'shrinkray scheduled domain check',
+};
+
+/**
+ * Looks again at up to SSO_DOMAIN_RECHECK_PER_RUN unproved claims (oldest check first), each at most every
+ * SSO_DOMAIN_RECHECK_INTERVAL_MS and only within SSO_DOMAIN_RECHECK_WINDOW_MS of its claim. A failed
+ * lookup is logged and tried again on a later run.
+ */
+export async function recheckDomains(env: ResolverEnv & { DB: D1Database }, now: number): Promise<void> {
+  const due = await env.DB.prepare(SQL.due)
+    .bind(now - SSO_DOMAIN_RECHECK_WINDOW_MS, now - SSO_DOMAIN_RECHECK_INTERVAL_MS, SSO_DOMAIN_RECHECK_PER_RUN)
+    .all<{ domain: string; account_id: string }>();
+  await Promise.all(
+    due.results.map(async ({ domain, account_id }) => {
+      try {
+        await verifyDomain(env, account_id, domain, now, SCHEDULED);
+      } catch (err) {
+        // Counted as a look, so one broken claim does not take every run's turn.
+        await env.DB.prepare(SQL.checked).bind(now, domain, account_id).run();
+        console.warn(
+          JSON.stringify({
+            event: 'sso_domain_recheck_failed',
+            domain,
+            error: err instanceof Error ? err.message : String(err),
+          }),
+        );
+      }
+    }),
+  );
 }

@@ -3,8 +3,10 @@
 // attempt once, and with oauth4webapi checks the callback (`iss`), exchanges the code and checks the ID
 // token's claims (issuer, audience, expiry, nonce, azp); the library does not check the token's signature
 // (it may trust TLS to the token endpoint), so jose checks it against the issuer's JWKS here. The email
-// comes from the ID token, or else from userinfo (whose `sub` must be the token's). Then the member is
-// found or made (just in time). Anything the issuer or the network gets wrong is an outcome, not a throw.
+// comes from the ID token, or else from userinfo (whose `sub` must be the token's), and its domain must be
+// one the account proved. Then the member is found or made (just in time). An existing member not yet
+// linked to the issuer is never linked on the issuer's word alone: the sign-in waits for their proof
+// (./link-proof.ts). Anything the issuer or the network gets wrong is an outcome, not a throw.
 import { can } from '../accounts/entitlements.ts';
 import * as oauth from 'oauth4webapi';
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
@@ -16,6 +18,7 @@ import { ApiError } from '../errors.ts';
 import { ssoRow } from './config.ts';
 import { clientOf, discover, fetchJwks, httpOptions, type IssuerMetadata } from './discovery.ts';
 import { emailDomain, ssoAccountFor } from './domains.ts';
+import { beginLinkProof } from './link-proof.ts';
 import { SSO_ALGORITHMS, SSO_CLOCK_TOLERANCE_S, SSO_JIT_ROLE, SSO_LOGIN_TTL_MS, SSO_RANDOM_BYTES } from './limits.ts';
 import { decryptSecret } from './secret.ts';
 import { MAX_MEMBERS_PER_ACCOUNT } from '../teams/limits.ts';
@@ -97,7 +100,9 @@ export type SsoFailure =
 
 export type FinishOutcome =
   | { ok: true; accountId: string; memberId: string; next: string | null; created: boolean }
-  | { ok: false; reason: SsoFailure; accountId: string | null; detail: string };
+  | { ok: false; reason: SsoFailure; accountId: string | null; detail: string }
+  /** An existing member, not yet linked: the browser gets `proof` and is asked for the password or mailbox. */
+  | { ok: false; reason: 'proof_needed'; accountId: string; proof: string };
 
 export interface IdTokenCheck {
   issuer: string;
@@ -183,8 +188,9 @@ export async function finishSso(
   if (!who.ok) return fail(who.reason, login.account_id, who.detail);
   const { sub, email } = who;
   if (!email || !who.emailVerified) return fail('email', login.account_id, 'the issuer gave no verified email');
-  if (!config.domains.split(',').includes(emailDomain(email)))
-    return fail('email', login.account_id, `${emailDomain(email)} is not a domain of this account's SSO`);
+  // A domain the account proved, not merely named (and still has: it may have gone since the sign-in started).
+  if ((await ssoAccountFor(env.DB, email)) !== login.account_id)
+    return fail('email', login.account_id, `${emailDomain(email)} is not a proved domain of this account's SSO`);
   const member = await env.DB.prepare('SELECT id, account_id, sso_subject FROM members WHERE email = ? COLLATE NOCASE')
     .bind(email)
     .first<{ id: string; account_id: string; sso_subject: string | null }>();
@@ -193,12 +199,16 @@ export async function finishSso(
       return fail('other_account', login.account_id, 'this email is a member of another account');
     if (member.sso_subject !== null && member.sso_subject !== sub)
       return fail('other_account', login.account_id, 'this member is linked to another identity at the issuer');
-    // The issuer vouched for the address (email_verified above): a member who had not confirmed it has now.
-    if (member.sso_subject === null)
-      await env.DB.prepare('UPDATE members SET sso_subject = ?, email_verified = 1 WHERE id = ?')
-        .bind(sub, member.id)
-        .run();
-    return { ok: true, accountId: login.account_id, memberId: member.id, next: login.next, created: false };
+    if (member.sso_subject === sub)
+      return { ok: true, accountId: login.account_id, memberId: member.id, next: login.next, created: false };
+    // The issuer's word is the word of whoever configured it (an admin, a manage key): it does not make
+    // anyone an existing member, owners least of all. The member proves the account is theirs first.
+    const proof = await beginLinkProof(
+      env.DB,
+      { memberId: member.id, accountId: login.account_id, subject: sub, next: login.next },
+      now,
+    );
+    return { ok: false, reason: 'proof_needed', accountId: login.account_id, proof };
   }
   // Just in time: the member is made at the first sign-in, as a developer, or with the role of a pending
   // invitation for this email (which the same batch marks accepted).

@@ -33,3 +33,27 @@ export const SSO_ALGORITHMS = [
  * ones are a few KB; past this the read stops, the body is cancelled, and the answer is 502 fetch_failed.
  */
 export const SSO_MAX_RESPONSE_BYTES = 256 * 1024;
+
+/** The resolver asked for TXT records when DNS_RESOLVER_URL is empty: Cloudflare's DNS-over-HTTPS JSON API. */
+export const DEFAULT_DNS_RESOLVER_URL = 'https://cloudflare-dns.com/dns-query';
+/** The label under which a domain's proof is published: `_shrinkray-challenge.<domain>`, a TXT record. */
+export const SSO_TXT_LABEL = '_shrinkray-challenge';
+/** Characters (base62, about 190 bits) of the random value to publish. */
+export const SSO_TXT_VALUE_CHARS = 32;
+/** One lookup at the resolver, connection and body included, must be over within this time (else 502). */
+export const DNS_TIMEOUT_MS = 5_000;
+/**
+ * Bytes of a resolver's answer read at most: a TXT answer is well under 4 KB; past this the read stops, the
+ * body is cancelled, and the lookup fails (502 fetch_failed).
+ */
+export const DNS_MAX_RESPONSE_BYTES = 64 * 1024;
+/** TXT records of one name looked at at most (an answer with more is read up to here). */
+export const DNS_MAX_TXT_RECORDS = 50;
+/** An unverified domain is looked up again by the scheduled job at most this often... */
+export const SSO_DOMAIN_RECHECK_INTERVAL_MS = 15 * 60_000;
+/** ...for this long after it was claimed (then only "Check now" looks again)... */
+export const SSO_DOMAIN_RECHECK_WINDOW_MS = 7 * 86_400_000;
+/** ...and at most this many domains per run (the cron's every 5 minutes), oldest check first. */
+export const SSO_DOMAIN_RECHECK_PER_RUN = 10;
+/** An SSO sign-in waiting for the member's proof (password or mailed link) must be finished within this long. */
+export const SSO_LINK_PROOF_TTL_MS = 30 * 60_000;

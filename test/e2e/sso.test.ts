@@ -1,10 +1,12 @@
 // Single sign-on as a team member lives it, in headless Chromium against `npm run dev` and a real OpenID
 // provider (oidc-provider, test/fixtures/oidc.ts) on loopback, both the run's shared ones: the operator makes an enterprise account,
-// its admin key configures SSO for a domain, and a person of that domain signs in from the sign-in page
+// its admin key configures SSO for a domain and proves it (the TXT record published at the resolver fixture,
+// then looked up), and a person of that domain signs in from the sign-in page
 // through the provider's login form, arriving in the console signed in, made a developer just in time.
 import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { publishTxt } from '../fixtures/doh-client.ts';
 import { TEST_CLIENT_ID, TEST_CLIENT_SECRET } from '../fixtures/oidc-client.ts';
 import { skipWithoutChromium } from './lib/chromium.ts';
 import { screenshot } from './lib/screenshots.ts';
@@ -61,11 +63,21 @@ describe.skipIf(skipWithoutChromium())('single sign-on in the browser', () => {
       }),
     });
     expect(put.status, await put.clone().text()).toBe(200);
+    const [claim] = ((await put.json()) as { data: { domains: { txt_name: string; txt_value: string }[] } }).data
+      .domains;
+    await publishTxt(service.dnsResolver, claim!.txt_name, [claim!.txt_value]);
 
     const page: Page = await (await browser.newContext()).newPage();
     page.on('response', (r) => {
       if (r.status() >= 500) serverErrors.push(`${r.status()} ${r.url()}`);
     });
+    // Proved with the admin key too (the console's "Check now" does the same: test/worker/sso-proof.test.ts).
+    const verified = await fetch(`${service.base}/api/v1/sso/domains/${domain}/verify`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key.key}` },
+    });
+    expect(verified.status, await verified.clone().text()).toBe(200);
+    expect(((await verified.json()) as { data: { verified: boolean } }).data.verified).toBe(true);
     await page.goto(`${service.base}/signin`);
     await page.getByRole('link', { name: 'Sign in with SSO' }).click();
     await page.getByLabel('Work email').fill(email);

@@ -45,6 +45,7 @@ describe('GET /api/v1/openapi.json', () => {
       '/api/v1/signing-secrets',
       '/api/v1/signing-secrets/{id}',
       '/api/v1/sso',
+      '/api/v1/sso/domains/{domain}/verify',
       '/api/v1/tools',
       '/api/v1/tools/{slug}',
       '/api/v1/usage',

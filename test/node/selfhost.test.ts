@@ -528,7 +528,7 @@ describe('self-hosted on workerd', () => {
     }
   });
 
-  it('reaches public addresses only, and the one loopback origin FETCH_TEST_ORIGIN names', async () => {
+  it('reaches public addresses only, and the loopback origins FETCH_TEST_ORIGIN names (a comma list)', async () => {
     // The generated egress and networks, in front of a probe Worker that fetches any URL it is given:
     // what workerd itself allows, beneath the app's own URL rules.
     const generated = readFileSync(config, 'utf8');
@@ -554,7 +554,9 @@ ${egress}
 `,
     );
     const other = await startOrigin();
-    const env = { PATH: process.env.PATH ?? '', FETCH_TEST_ORIGIN: origin.origin };
+    const second = await startOrigin();
+    // As the Worker's tests give it (vitest.config.ts): several origins, comma-separated, spaces allowed.
+    const env = { PATH: process.env.PATH ?? '', FETCH_TEST_ORIGIN: `${origin.origin}, ${second.origin},not a url` };
     const child = spawn(WORKERD_BIN, ['serve', probeConfig], { env, stdio: 'ignore' });
     try {
       const via = async (target: string): Promise<string> => {
@@ -569,6 +571,7 @@ ${egress}
         throw new Error('probe not answering');
       };
       expect(await via(`${origin.origin}/rich`)).toBe('200');
+      expect(await via(`${second.origin}/rich`)).toBe('200'); // the list's second origin
       expect(await via(`${other.origin}/rich`)).toBe('refused'); // another loopback port
       expect(await via(origin.origin.replace('127.0.0.1', 'localhost') + '/rich')).toBe('refused'); // not the exact origin
       expect(await via('http://10.0.0.1/')).toBe('refused'); // private
@@ -577,6 +580,7 @@ ${egress}
       child.kill('SIGTERM');
       await exited;
       await other.close();
+      await second.close();
     }
   });
 });

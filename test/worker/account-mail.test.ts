@@ -203,10 +203,12 @@ describe('email verification', () => {
     expect(linkIn(invitation!, '/invitations/')).toMatch(/^https:\/\/api\.shrinkray\.test\/invitations\/[\w-]{43}$/);
   });
 
-  it('sign-up with an email of a domain an account\'s SSO covers is refused with "sign in with SSO"', async () => {
+  it('sign-up with an email of a domain an account\'s SSO proved is refused with "sign in with SSO"', async () => {
     const key = await makeKey();
     const domain = `sso-${crypto.randomUUID().slice(0, 8)}.example`;
-    await env.DB.prepare('INSERT INTO sso_domains (domain, account_id) VALUES (?, ?)')
+    await env.DB.prepare(
+      "INSERT INTO sso_domains (domain, account_id, txt_value, verified_at, created_at) VALUES (?, ?, 'proved', 1, 1)",
+    )
       .bind(domain, key.accountId)
       .run();
     const email = `someone@${domain}`;

@@ -30,6 +30,8 @@ declare module 'vitest' {
     /** The OpenID provider of test/fixtures/oidc.ts (also in FETCH_TEST_ORIGIN), and its private signing key (JSON). */
     oidcIssuer: string;
     oidcPrivateJwk: string;
+    /** The DNS-over-HTTPS resolver of test/fixtures/doh.ts (also in FETCH_TEST_ORIGIN, and DNS_RESOLVER_URL). */
+    dnsResolver: string;
     /** The AVIF decoder of test/fixtures/avif-decoder.ts (sharp, in Node). */
     avifDecoder: string;
     /** maildev of test/fixtures/maildev-setup.ts: its SMTP port (the Worker's SMTP_PORT) and REST API. */

@@ -22,6 +22,7 @@ const IDS: Record<string, string> = {
   members: 'mem_0000000000000000',
   'signing-secrets': 'sig_0000000000000000',
   deliveries: 'msg_x',
+  domains: 'example.com',
 };
 /** The query a route cannot be called without. */
 const QUERY: Record<string, string> = { '/audit/export': '?format=csv', '/api/v1/audit-logs/export': '?format=ndjson' };
@@ -54,6 +55,7 @@ const TABLE: [string, string, Least][] = [
   ['GET', '/sso', 'admin'],
   ['POST', '/sso', 'admin'],
   ['POST', '/sso/delete', 'admin'],
+  ['POST', '/sso/domains/verify', 'admin'],
   ['GET', '/account', 'owner'],
   ['POST', '/account/delete', 'owner'],
   ['GET', '/api/v1/usage', 'viewer'],
@@ -78,6 +80,7 @@ const TABLE: [string, string, Least][] = [
   ['GET', '/api/v1/sso', 'admin'],
   ['PUT', '/api/v1/sso', 'admin'],
   ['DELETE', '/api/v1/sso', 'admin'],
+  ['POST', '/api/v1/sso/domains/:domain/verify', 'admin'],
   ['GET', '/api/v1/audit-logs', 'admin'],
   ['GET', '/api/v1/audit-logs/export', 'admin'],
   ['GET', '/signing-secrets', 'viewer'],
@@ -105,6 +108,10 @@ const PUBLIC = [
   '/invitations/:token',
   '/sso/start',
   '/sso/callback',
+  // The proof an existing member gives after an SSO sign-in: its cookie, not a session, names the member.
+  '/sso/link',
+  '/sso/link/mail',
+  '/sso/link/confirm',
   '/api/v1/health',
   '/api/v1/account',
   '/api/v1/openapi.json',

@@ -2,99 +2,56 @@
 // default claim settings: the email only at userinfo): the configuration (secret encrypted, never
 // returned; issuer under the fetch rules), a member signing in end to end and being made just in time,
 // userinfo naming another subject refused, "require SSO" against the password path with the owner's
-// break-glass password, and the ID token checks refusing tampered, wrong-nonce, wrong-audience, expired
+// break-glass password, an admin's manage key that configures SSO for the owner's domain not signed in as
+// the owner (issue 47; every domain here is proved at the DNS-over-HTTPS resolver fixture first, and the
+// proofs themselves are in sso-proof.test.ts), and the ID token checks refusing tampered, wrong-nonce, wrong-audience, expired
 // and wrong-issuer tokens signed with the provider's own key. Then misbehaving issuers on the fixture
 // origin (test/fixtures/oidc-issuers.ts): answers of 300 MB, gzip bombs and outages end in a 502 (a page in
 // the browser's way), read no further than SSO_MAX_RESPONSE_BYTES and the buffers on the way.
 import { env } from 'cloudflare:test';
 import { importJWK, SignJWT, type JWTPayload } from 'jose';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { discover, fetchJwks } from '../../src/sso/discovery.ts';
 import { verifyIdToken } from '../../src/sso/flow.ts';
 import { SSO_MAX_RESPONSE_BYTES } from '../../src/sso/limits.ts';
 import { MAX_MEMBERS_PER_ACCOUNT } from '../../src/teams/limits.ts';
+import { publishTxt } from '../fixtures/doh-client.ts';
 import { TEST_CLIENT_ID, TEST_CLIENT_SECRET } from '../fixtures/oidc-client.ts';
 import { Browser, PASSWORD } from './console-helpers.ts';
 import { expectEachRefused, FORBIDDEN_HOSTS, makeKey } from './helpers.ts';
-import { enterpriseTeam, join, type Team } from './team-helpers.ts';
-import { manage } from './webhook-helpers.ts';
-
-const ISSUER = inject('oidcIssuer');
-const FIXTURE = inject('fixtureOrigin');
-const PRIVATE_JWK = JSON.parse(inject('oidcPrivateJwk')) as Record<string, unknown>;
-const ORIGIN = 'https://api.shrinkray.test';
-
-const uniqueDomain = (): string => `corp-${crypto.randomUUID().slice(0, 8)}.example`;
-
-/** A person's browser at the provider: a cookie jar, redirects followed by hand until they come back to us. */
-async function throughProvider(authorizationUrl: string, login: string): Promise<string> {
-  const jar = new Map<string, string>();
-  const go = async (url: string, init: RequestInit = {}): Promise<Response> => {
-    const headers = new Headers(init.headers);
-    if (jar.size) headers.set('cookie', [...jar].map(([k, v]) => `${k}=${v}`).join('; '));
-    const res = await fetch(url, { ...init, headers, redirect: 'manual' });
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const eq = pair!.indexOf('=');
-      jar.set(pair!.slice(0, eq).trim(), pair!.slice(eq + 1).trim());
-    }
-    return res;
-  };
-  let res = await go(authorizationUrl);
-  for (let hops = 0; hops < 10; hops++) {
-    const location = res.headers.get('location');
-    if (location) {
-      const next = new URL(location, ISSUER).href;
-      if (next.startsWith(ORIGIN)) return next;
-      res = await go(next);
-      continue;
-    }
-    // The provider's login form: any login (our email) and password.
-    const html = await res.text();
-    const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
-    expect(action, html.slice(0, 500)).toBeDefined();
-    res = await go(new URL(action!, ISSUER).href, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ prompt: 'login', login, password: 'anything' }),
-    });
-  }
-  throw new Error('the provider never sent the browser back');
-}
-
-async function configure(team: Team, domain: string, requireSso = false, issuer = ISSUER): Promise<Response> {
-  return team.owner.browser.json('/api/v1/sso', {
-    method: 'PUT',
-    csrf: team.owner.csrf,
-    body: {
-      issuer,
-      client_id: TEST_CLIENT_ID,
-      client_secret: TEST_CLIENT_SECRET,
-      domains: [domain],
-      require_sso: requireSso,
-    },
-  });
-}
-
-/** /sso/start → the provider → /sso/callback, in a console browser; returns the callback's answer. */
-async function ssoSignIn(browser: Browser, email: string): Promise<Response> {
-  const start = await browser.fetch(`/sso/start?email=${encodeURIComponent(email)}`);
-  expect(start.status, await start.clone().text()).toBe(302);
-  const callback = await throughProvider(start.headers.get('location')!, email);
-  return browser.fetch(callback.slice(ORIGIN.length));
-}
+import {
+  configure,
+  type DomainState,
+  FIXTURE,
+  ISSUER,
+  ORIGIN,
+  PRIVATE_JWK,
+  RESOLVER,
+  ssoSignIn,
+  throughProvider,
+  uniqueDomain,
+} from './sso-helpers.ts';
+import { enterpriseTeam, join } from './team-helpers.ts';
+import { addKey, manage } from './webhook-helpers.ts';
 
 describe('single sign-on configuration', () => {
   it('stores the secret encrypted and never returns it', async () => {
     const team = await enterpriseTeam();
     const domain = uniqueDomain();
-    const res = await configure(team, domain);
+    const res = await configure(team, domain, false, ISSUER, { prove: false });
     expect(res.status, await res.clone().text()).toBe(200);
     const body = (await res.json()) as { data: Record<string, unknown> };
     expect(body.data).toEqual({
       issuer: ISSUER,
       client_id: TEST_CLIENT_ID,
-      domains: [domain],
+      domains: [
+        {
+          domain,
+          verified: false,
+          txt_name: `_shrinkray-challenge.${domain}`,
+          txt_value: expect.stringMatching(/^shrinkray-verify=[A-Za-z0-9]{32}$/),
+        },
+      ],
       require_sso: false,
       redirect_uri: `${ORIGIN}/sso/callback`,
       updated_at: expect.any(String),
@@ -285,15 +242,67 @@ describe('signing in with SSO', () => {
     expect(refused.status).toBe(403);
     expect(await refused.text()).toContain('single sign-on');
     expect((await passwordSignIn(team.owner.email)).status).toBe(303);
-    // The admin signs in through SSO instead, as the same member.
+    // The admin signs in through SSO instead, as the same member, once they proved it with their password.
     const browser = new Browser();
-    expect((await ssoSignIn(browser, member.email)).status).toBe(303);
+    expect((await ssoSignIn(browser, member.email)).headers.get('location')).toBe('/sso/link');
+    const proof = await browser.page('/sso/link');
+    expect((await browser.post('/sso/link', { _csrf: proof.csrf, password: PASSWORD })).status).toBe(303);
     const me = await browser.json('/api/v1/members');
     expect(
       ((await me.json()) as { data: { email: string; sign_in: string[] }[] }).data.find(
         (m) => m.email === member.email,
       )!.sign_in,
     ).toEqual(['password', 'sso']);
+  });
+});
+
+describe('taking over an existing member through SSO', () => {
+  it("an admin's manage key configures SSO for the owner's domain: the owner is not signed in by the issuer's word", async () => {
+    const domain = uniqueDomain();
+    const team = await enterpriseTeam('enterprise', `owner@${domain}`);
+    const key = await addKey({ key: '', id: '', accountId: team.accountId }, ['manage']);
+    // The test provider signs in whoever is named at its login form: an issuer that vouches for anyone.
+    const put = await manage(key.key, '/api/v1/sso', {
+      method: 'PUT',
+      body: {
+        issuer: ISSUER,
+        client_id: TEST_CLIENT_ID,
+        client_secret: TEST_CLIENT_SECRET,
+        domains: [domain],
+        require_sso: false,
+      },
+    });
+    expect(put.status, await put.clone().text()).toBe(200);
+    const signedInAsOwner = async (browser: Browser) =>
+      (await browser.json('/api/v1/members')).status === 200 &&
+      ((await browser.page('/')).html.includes(team.owner.email) || false);
+    // The domain is not proved: it routes nobody to SSO.
+    const early = new Browser();
+    const start = await early.fetch(`/sso/start?email=${encodeURIComponent(team.owner.email)}`);
+    if (start.status === 302) {
+      const callback = await throughProvider(start.headers.get('location')!, team.owner.email);
+      await early.fetch(callback.slice(ORIGIN.length));
+    }
+    expect(await signedInAsOwner(early)).toBe(false);
+    expect(start.status).toBe(404);
+    // Even once the domain is proved (the admin may run its DNS), the issuer's word does not link the owner:
+    // the sign-in ends on a page asking for the owner's password or mailbox.
+    const { txt_name, txt_value } = ((await put.json()) as { data: { domains: DomainState[] } }).data.domains[0]!;
+    await publishTxt(RESOLVER, txt_name, [txt_value]);
+    const verified = await manage(key.key, `/api/v1/sso/domains/${domain}/verify`, { method: 'POST' });
+    expect(((await verified.json()) as { data: DomainState }).data.verified).toBe(true);
+    const browser = new Browser();
+    const done = await ssoSignIn(browser, team.owner.email);
+    expect(done.status).toBe(303);
+    expect(done.headers.get('location')).toBe('/sso/link');
+    const proof = await browser.page('/sso/link');
+    expect(proof.res.status).toBe(200);
+    expect(proof.html).toContain('Confirm it is you');
+    expect(await signedInAsOwner(browser)).toBe(false);
+    const owner = await env.DB.prepare('SELECT role, sso_subject FROM members WHERE id = ?')
+      .bind(team.owner.memberId)
+      .first<{ role: string; sso_subject: string | null }>();
+    expect(owner).toEqual({ role: 'owner', sso_subject: null });
   });
 });
 

@@ -18,6 +18,8 @@ export interface SharedService {
   fixtureOrigin: string;
   /** The OpenID provider (test/fixtures/oidc.ts), which accepts `${base}/sso/callback`. */
   oidcIssuer: string;
+  /** The DNS-over-HTTPS resolver (test/fixtures/doh.ts), the service's DNS_RESOLVER_URL: tests publish TXT records there. */
+  dnsResolver: string;
   /** Chromium's endpoint for playwright's `connect`, or null when there is no Chromium. */
   chromiumWs: string | null;
 }

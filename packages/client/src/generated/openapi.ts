@@ -450,7 +450,7 @@ export interface Schemas {
   SsoConfig: {
     issuer: string;
     client_id: string;
-    domains: Array<string>;
+    domains: Array<Schemas["SsoDomain"]>;
     require_sso: boolean;
     /** Register this redirect URI with the issuer */
     redirect_uri: string;
@@ -469,6 +469,21 @@ export interface Schemas {
   };
   SsoConfigResponse: {
     data: Schemas["SsoConfig"];
+    meta: {
+      request_id: string;
+    };
+  };
+  SsoDomain: {
+    domain: string;
+    /** Whether the TXT record was seen: only a verified domain routes sign-ins to SSO */
+    verified: boolean;
+    /** The name of the TXT record to publish */
+    txt_name: string;
+    /** The value to publish (random, one per claim) */
+    txt_value: string;
+  };
+  SsoDomainResponse: {
+    data: Schemas["SsoDomain"];
     meta: {
       request_id: string;
     };
@@ -923,6 +938,15 @@ export interface Operations {
   "DELETE /api/v1/sso": Operation<{
     status: 200;
     response: Schemas["SsoConfigResponse"];
+    security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
+  }>;
+  /** Look a domain's proof up now: its TXT record, over DNS-over-HTTPS */
+  "POST /api/v1/sso/domains/{domain}/verify": Operation<{
+    path: {
+      domain: string;
+    };
+    status: 200;
+    response: Schemas["SsoDomainResponse"];
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
   }>;
   /** List tools, filtered by category and search, with field selection and paging */

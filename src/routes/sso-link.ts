@@ -1,0 +1,136 @@
+// The proof an existing member gives before an SSO identity is linked to them: the callback sends the
+// browser here with the proof's token in a cookie; the page takes the member's password or mails a
+// single-use link that works in this browser only. Thin: src/sso/link-proof.ts.
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import { recordFailedSignIn } from '../audit/log.ts';
+import { FORM_BODY_MAX_BYTES, MAIL_REQUESTS_PER_IP, PASSWORD_MAX_LENGTH } from '../auth/limits.ts';
+import { buckets, hit } from '../auth/throttle.ts';
+import { clock } from '../env.ts';
+import type { AppEnv } from '../http/context.ts';
+import { clientIp } from '../http/client-ip.ts';
+import { csrfTokenFor, csrfValid } from '../http/csrf.ts';
+import { field, readForm } from '../http/form-body.ts';
+import { redirectPage, sendPage } from '../http/pages.ts';
+import { cookieOptions, isLocalDevelopment, loadSession } from '../http/session.ts';
+import { SSO_LINK_PROOF_TTL_MS } from '../sso/limits.ts';
+import {
+  mailedLinkOpen,
+  mailLinkProof,
+  openLinkProof,
+  proveWithMail,
+  proveWithPassword,
+  type LinkOutcome,
+} from '../sso/link-proof.ts';
+import { messagePage } from '../web/views/message.ts';
+import { ssoLinkConfirmPage, ssoLinkPage, type LinkProofState } from '../web/views/sso.ts';
+import { EXPIRED_FORM, signInOrigin, startSession, throttledMessage } from './auth-pages.ts';
+
+export const SSO_LINK_PATH = '/sso/link';
+
+const linkCookie = (c: Context<AppEnv>) => (isLocalDevelopment(c.req.url) ? 'sr_sso_link' : '__Host-sr_sso_link');
+
+/** The callback found an existing member: the browser keeps the proof's token and goes to its page. */
+export function sendToLinkProof(c: Context<AppEnv>, proof: string): Response {
+  setCookie(c, linkCookie(c), proof, cookieOptions(c, Math.round(SSO_LINK_PROOF_TTL_MS / 1000)));
+  return redirectPage(c, SSO_LINK_PATH);
+}
+
+const proofOf = (c: Context<AppEnv>) => getCookie(c, linkCookie(c));
+
+const gone = (c: Context<AppEnv>) =>
+  sendPage(
+    c,
+    messagePage({
+      title: 'Sign in again',
+      message:
+        'This single sign-on has expired or was already used. Start again from "Sign in with SSO", in this browser.',
+      csrf: csrfTokenFor(c),
+      account: null,
+    }),
+    410,
+  );
+
+/** Signed in after the proof, the cookie gone; or the refusal's page. */
+async function finish(c: Context<AppEnv>, outcome: LinkOutcome, state?: Omit<LinkProofState, 'error'>) {
+  if (outcome.ok) {
+    setCookie(c, linkCookie(c), '', cookieOptions(c, 0));
+    return startSession(c, outcome, outcome.next ?? undefined, 'sso');
+  }
+  if (outcome.reason === 'gone' || !state) return gone(c);
+  if (outcome.reason === 'throttled')
+    return sendPage(c, ssoLinkPage({ ...state, error: throttledMessage(c, outcome.retryAfter) }), 429);
+  const details = { method: 'sso', reason: 'link_proof_password' };
+  await recordFailedSignIn(c.env.DB, signInOrigin(c, null), outcome.accountId, details, clock(c.env));
+  return sendPage(
+    c,
+    ssoLinkPage({ ...state, error: 'That password is not right. Try again, or email yourself a link.' }),
+    401,
+  );
+}
+
+export function registerSsoLink(app: OpenAPIHono<AppEnv>): void {
+  app.get(SSO_LINK_PATH, loadSession, async (c) => {
+    const pending = await openLinkProof(c.env.DB, proofOf(c), clock(c.env));
+    if (!pending) return gone(c);
+    return sendPage(c, ssoLinkPage({ csrf: csrfTokenFor(c), pending }));
+  });
+
+  app.post(SSO_LINK_PATH, loadSession, async (c) => {
+    const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
+    const now = clock(c.env);
+    const pending = await openLinkProof(c.env.DB, proofOf(c), now);
+    if (!pending) return gone(c);
+    const state = { csrf: csrfTokenFor(c), pending };
+    if (!(await csrfValid(c, field(form, '_csrf'))))
+      return sendPage(c, ssoLinkPage({ ...state, error: EXPIRED_FORM }), 403);
+    const password = field(form, 'password') ?? '';
+    if (password.length === 0 || password.length > PASSWORD_MAX_LENGTH)
+      return sendPage(c, ssoLinkPage({ ...state, error: 'Enter your password.' }), 400);
+    const outcome = await proveWithPassword(c.env, proofOf(c), password, clientIp(c), now, (id) => signInOrigin(c, id));
+    return finish(c, outcome, state);
+  });
+
+  app.post(`${SSO_LINK_PATH}/mail`, loadSession, async (c) => {
+    const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
+    const now = clock(c.env);
+    const pending = await openLinkProof(c.env.DB, proofOf(c), now);
+    if (!pending) return gone(c);
+    const state = { csrf: csrfTokenFor(c), pending };
+    if (!(await csrfValid(c, field(form, '_csrf'))))
+      return sendPage(c, ssoLinkPage({ ...state, error: EXPIRED_FORM }), 403);
+    const gate = await hit(c.env.DB, [{ bucket: buckets.mailIp(clientIp(c)), ...MAIL_REQUESTS_PER_IP }], now);
+    if (!gate.allowed) return sendPage(c, ssoLinkPage({ ...state, error: throttledMessage(c, gate.retryAfter) }), 429);
+    const mailed = await mailLinkProof(c.env, proofOf(c), now);
+    if (!mailed.ok) return gone(c);
+    if (!mailed.sent)
+      return sendPage(
+        c,
+        ssoLinkPage({
+          ...state,
+          error: 'The mail could not be sent just now. Try again in a moment, or use your password.',
+        }),
+        502,
+      );
+    return sendPage(c, ssoLinkPage({ ...state, pending: { ...pending, mailed: true }, sent: true }));
+  });
+
+  // The mailed link's page only shows a button: mail scanners open links, and must not use them up.
+  app.get(`${SSO_LINK_PATH}/confirm`, loadSession, async (c) => {
+    const token = c.req.query('token') ?? '';
+    const now = clock(c.env);
+    if (!(await mailedLinkOpen(c.env.DB, token, now))) return gone(c);
+    const otherBrowser = (await openLinkProof(c.env.DB, proofOf(c), now)) === null;
+    return sendPage(c, ssoLinkConfirmPage({ csrf: csrfTokenFor(c), token, otherBrowser }), otherBrowser ? 403 : 200);
+  });
+
+  app.post(`${SSO_LINK_PATH}/confirm`, loadSession, async (c) => {
+    const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
+    const token = field(form, 'token') ?? '';
+    if (!(await csrfValid(c, field(form, '_csrf'))))
+      return sendPage(c, ssoLinkConfirmPage({ csrf: csrfTokenFor(c), token, otherBrowser: false }), 403);
+    const outcome = await proveWithMail(c.env.DB, proofOf(c), token, clock(c.env), (id) => signInOrigin(c, id));
+    return finish(c, outcome);
+  });
+}
