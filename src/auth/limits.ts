@@ -63,6 +63,14 @@ export const EMAIL_TOKEN_BYTES = 32;
 export const MAIL_PER_ADDRESS: RateRule = { max: 5, windowMs: 60 * 60_000 };
 /** "Send the link again" and "Forgot password?" requests per client IP per hour. */
 export const MAIL_REQUESTS_PER_IP: RateRule = { max: 10, windowMs: 60 * 60_000 };
+/**
+ * Where no client address is trusted (TRUSTED_IP_HEADER empty, or the header missing), every client looks
+ * alike, so MAIL_REQUESTS_PER_IP would be one bucket that any one client fills for everybody. Those
+ * requests are counted per email instead (a stranger can then hold up only the address they typed)...
+ */
+export const MAIL_REQUESTS_PER_EMAIL: RateRule = { max: 5, windowMs: 60 * 60_000 };
+/** ...and all of them together under a generous cap, which bounds the work (and the mail) a flood can cause. */
+export const MAIL_REQUESTS_UNTRUSTED_TOTAL: RateRule = { max: 500, windowMs: 60 * 60_000 };
 
 /** Console form posts are small; anything bigger is refused before it is parsed. */
 export const FORM_BODY_MAX_BYTES = 16 * 1024;

@@ -162,6 +162,23 @@ describe('the generated config', () => {
     expect(PBKDF2_ITERATIONS).toBe(100_000);
   });
 
+  it('npm run selfhost:start refuses an ADMIN_TOKEN shorter than 32 characters, saying how to make one', async () => {
+    const child = spawn(process.execPath, [join(ROOT, 'src/cli/selfhost-start.ts')], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        ADMIN_TOKEN: 'short-operator-token',
+        SHRINKRAY_DATA_DIR: join(dir, 'never'),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(stderr).toContain('ADMIN_TOKEN is 20 characters long; it must have at least 32');
+    expect(stderr).toContain('openssl rand -base64 32');
+  });
+
   it('--token needs --url, an https one off loopback, and no database flags', async () => {
     const run = async (...args: string[]) => {
       let stderr = '';

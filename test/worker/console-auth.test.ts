@@ -2,7 +2,13 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/accounts/keys.ts';
-import { SESSION_IDLE_MS, SIGNIN_EMAIL_DELAY_BASE_S, SIGNIN_EMAIL_DELAY_MAX_S } from '../../src/auth/limits.ts';
+import {
+  MAIL_REQUESTS_PER_EMAIL,
+  MAIL_REQUESTS_UNTRUSTED_TOTAL,
+  SESSION_IDLE_MS,
+  SIGNIN_EMAIL_DELAY_BASE_S,
+  SIGNIN_EMAIL_DELAY_MAX_S,
+} from '../../src/auth/limits.ts';
 import { hashPassword } from '../../src/auth/password.ts';
 import { TestClock, captureConsole } from './helpers.ts';
 import { safeNext } from '../../src/routes/auth-pages.ts';
@@ -545,6 +551,31 @@ describe('throttling', () => {
     }
   });
 
+  it('counts an IPv6 client by its /64, and an IPv4-mapped address as the IPv4 client it is', async () => {
+    const clock = new TestClock(Date.UTC(2026, 10, 23, 9, 0, 5));
+    const signUpFrom = async (ip: string): Promise<number> => {
+      const b = new Browser(clock);
+      b.ip = ip;
+      const form = await b.page('/signup');
+      return (await b.post('/signup', { _csrf: form.csrf, name: 'Six', email: uniqueEmail(), password: PASSWORD }))
+        .status;
+    };
+    // One host of one /64 takes a new address at each request, in any spelling.
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++)
+      statuses.push(
+        await signUpFrom(i % 2 ? `2001:db8:4747:64::${(i + 1).toString(16)}` : `2001:0DB8:4747:0064:${i}:0:0:1`),
+      );
+    expect(statuses).toEqual([...Array<number>(10).fill(200), 429]);
+    // The neighbouring /64 is another client.
+    expect(await signUpFrom('2001:db8:4747:65::1')).toBe(200);
+    // 198.51.100.147 written three ways is one client.
+    const mapped: number[] = [];
+    for (let i = 0; i < 11; i++)
+      mapped.push(await signUpFrom(['198.51.100.147', '::ffff:198.51.100.147', '::ffff:c633:6493'][i % 3]!));
+    expect(mapped).toEqual([...Array<number>(10).fill(200), 429]);
+  });
+
   it('sign-up does not tell a taken email from a new one, and each probe spends the per-IP sign-up limit', async () => {
     const clock = new TestClock(Date.UTC(2026, 10, 21, 17, 0, 5));
     const { email } = await signedUp({ clock });
@@ -616,6 +647,31 @@ describe('the client address (TRUSTED_IP_HEADER)', { timeout: 20_000 }, () => {
     );
     expect(result).toEqual(tenThenRefused);
     expect(lines.every((l) => l.startsWith('no usable client address in X-Real-IP'))).toBe(true);
+  });
+
+  it('without a trusted address, "forgot password" counts per email (and all together), so one client blocks nobody else', async () => {
+    const clock = new TestClock(Date.UTC(2026, 10, 23, 10, 0, 5));
+    const forgot = async (email: string): Promise<number> => {
+      const b = new Browser(clock);
+      b.env = { TRUSTED_IP_HEADER: '' };
+      const form = await b.page('/forgot-password');
+      return (await b.post('/forgot-password', { _csrf: form.csrf, email })).status;
+    };
+    const target = uniqueEmail();
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push(await forgot(target));
+    expect(statuses).toEqual([
+      ...Array<number>(MAIL_REQUESTS_PER_EMAIL.max).fill(200),
+      ...Array<number>(11 - MAIL_REQUESTS_PER_EMAIL.max).fill(429),
+    ]);
+    // Everyone else's reset still goes through, as does "send the link again".
+    for (let i = 0; i < 3; i++) expect(await forgot(uniqueEmail())).toBe(200);
+    const b = new Browser(clock);
+    b.env = { TRUSTED_IP_HEADER: '' };
+    const form = await b.page('/signin');
+    expect((await b.post('/verify-email/resend', { _csrf: form.csrf, email: uniqueEmail() })).status).toBe(200);
+    // All of them together have a cap, generous but finite.
+    expect(MAIL_REQUESTS_UNTRUSTED_TOTAL.max).toBeGreaterThanOrEqual(100 * MAIL_REQUESTS_PER_EMAIL.max);
   });
 
   it('self-hosted: CF-Connecting-IP is ignored unless TRUSTED_IP_HEADER names it', async () => {
