@@ -16,7 +16,7 @@ import { MAX_MEMBERS_PER_ACCOUNT } from '../../src/teams/limits.ts';
 import { TEST_CLIENT_ID, TEST_CLIENT_SECRET } from '../fixtures/oidc-client.ts';
 import { Browser, PASSWORD } from './console-helpers.ts';
 import { expectEachRefused, FORBIDDEN_HOSTS, makeKey } from './helpers.ts';
-import { enterpriseTeam, join, type Team } from './team-helpers.ts';
+import { enterpriseTeam, invitationPath, join, type Team } from './team-helpers.ts';
 import { manage } from './webhook-helpers.ts';
 
 const ISSUER = inject('oidcIssuer');
@@ -215,7 +215,8 @@ describe('signing in with SSO', () => {
       csrf: team.owner.csrf,
       body: { email, role: 'admin' },
     });
-    const path = new URL(((await res.json()) as { data: { url: string } }).data.url).pathname;
+    expect(res.status).toBe(201);
+    const path = await invitationPath(email);
     // The link's page offers SSO for this email rather than a password.
     expect((await new Browser().page(path)).html).toContain(`/sso/start?email=${encodeURIComponent(email)}`);
     expect((await ssoSignIn(new Browser(), email)).status).toBe(303);
