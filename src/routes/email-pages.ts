@@ -5,10 +5,9 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { FORM_BODY_MAX_BYTES, RESET_LINK_TTL_MS } from '../auth/limits.ts';
-import { openLink } from '../auth/email-links.ts';
 import { openReset, requestReset, resetPassword } from '../auth/password-reset.ts';
 import { hit, mailRequestRules } from '../auth/throttle.ts';
-import { resendVerification, verifyEmail } from '../auth/verification.ts';
+import { resendVerification, verificationOpen, verifyEmail } from '../auth/verification.ts';
 import { clock } from '../env.ts';
 import type { AppEnv } from '../http/context.ts';
 import { clientIp } from '../http/client-ip.ts';
@@ -59,7 +58,7 @@ export function registerEmailPages(app: OpenAPIHono<AppEnv>): void {
   // The link's page only shows a button: mail scanners open links, and must not use them up (or sign in).
   app.get('/verify-email', loadSession, async (c) => {
     const token = c.req.query('token') ?? '';
-    if (!(await openLink(c.env.DB, token, 'verify', clock(c.env)))) return gone(c, 'verify');
+    if (!(await verificationOpen(c.env.DB, token, clock(c.env)))) return gone(c, 'verify');
     return sendPage(c, confirmEmailPage({ csrf: csrfTokenFor(c), token }));
   });
 

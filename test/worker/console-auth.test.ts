@@ -135,7 +135,9 @@ describe('sign-in', () => {
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
     const [a, b] = [alertOf(await wrong.text()), alertOf(await unknown.text())];
-    expect(a).toBe('That email and password do not match an account. Check them and try again.');
+    expect(a).toBe(
+      'That email and password do not match an account. If you signed up, confirm your email first: open the link we mailed you, or have it sent again.',
+    );
     expect(b).toBe(a);
     expect(browser.cookies.has('__Host-sr_session')).toBe(false);
   });
