@@ -12,12 +12,9 @@ import {
   SIGNIN_EMAIL_DELAY_BASE_S,
   SIGNIN_EMAIL_DELAY_MAX_S,
   SIGNIN_EMAIL_FREE_FAILURES,
-  SIGNIN_PER_IP,
-  SIGNIN_PER_PAIR,
   SIGNIN_WINDOW_MS,
-  SIGNUP_PER_IP,
 } from './limits.ts';
-import { buckets, clear, clearEmail, emailGate, hit, type EmailRule } from './throttle.ts';
+import { buckets, clear, clearEmail, emailGate, hit, signInRules, signUpRules, type EmailRule } from './throttle.ts';
 import { storePendingSignUp } from './verification.ts';
 
 export { ownerMemberId } from './verification.ts';
@@ -65,7 +62,7 @@ export interface SignUp {
  */
 export async function signUp(env: Env, input: SignUp, ip: string, now: number): Promise<SignUpOutcome> {
   const db = env.DB;
-  const gate = await hit(db, [{ bucket: buckets.signUpIp(ip), ...SIGNUP_PER_IP }], now);
+  const gate = await hit(db, signUpRules(ip, input.email), now);
   if (!gate.allowed) return { ok: false, reason: 'throttled', retryAfter: gate.retryAfter };
   // An organisation's domain belongs to its SSO: a stranger must not register an address under it.
   if ((await ssoAccountFor(db, input.email)) !== null) return { ok: false, reason: 'sso_domain' };
@@ -92,14 +89,7 @@ export async function signIn(
 ): Promise<AuthOutcome> {
   // Counted before the password is checked, so a burst of guesses cannot outrun the count. The hard
   // limits are per client IP and per (account, IP) pair: a stranger can lock only their own address out.
-  const gate = await hit(
-    db,
-    [
-      { bucket: buckets.signInIp(ip), ...SIGNIN_PER_IP },
-      { bucket: buckets.signInPair(email, ip), ...SIGNIN_PER_PAIR },
-    ],
-    now,
-  );
+  const gate = await hit(db, signInRules(ip, email), now);
   if (!gate.allowed) return { ok: false, reason: 'throttled', retryAfter: gate.retryAfter };
   // The email as a whole, guessed at from any number of addresses (or spoofed ones), gets a growing delay.
   // Unknown emails are counted too, so the delay does not tell whether an account exists.

@@ -3,7 +3,17 @@
 // the per-email delay (emailGate), counted the same way before the password is checked.
 import { parseIpv6 } from '../fetch/address.ts';
 import { secondsUntil } from '../metering/windows.ts';
-import { MAIL_REQUESTS_PER_EMAIL, MAIL_REQUESTS_PER_IP, MAIL_REQUESTS_UNTRUSTED_TOTAL } from './limits.ts';
+import {
+  MAIL_REQUESTS_PER_EMAIL,
+  MAIL_REQUESTS_PER_IP,
+  MAIL_REQUESTS_UNTRUSTED_TOTAL,
+  SIGNIN_PER_IP,
+  SIGNIN_PER_PAIR,
+  SIGNIN_UNTRUSTED_TOTAL,
+  SIGNUP_PER_EMAIL,
+  SIGNUP_PER_IP,
+  SIGNUP_UNTRUSTED_TOTAL,
+} from './limits.ts';
 
 /** The address every client is counted under when none can be trusted (src/http/client-ip.ts). */
 export const UNKNOWN_CLIENT = 'unknown';
@@ -125,16 +135,36 @@ export const buckets = {
   mailTo: (email: string) => `mail-to:${emailKey(email)}`,
   /** Requests for mail ("send again", "forgot password") from one client IP. */
   mailIp: (ip: string) => `mail-ip:${clientKey(ip)}`,
-  /** Requests for mail about one email, where no client address is trusted (MAIL_REQUESTS_PER_EMAIL). */
+  // Where no client address is trusted (UNKNOWN_CLIENT): per email, and all together.
   mailRequestsFor: (email: string) => `mail-email:${emailKey(email)}`,
-  /** Every request for mail where no client address is trusted (MAIL_REQUESTS_UNTRUSTED_TOTAL). */
   mailRequestsUntrusted: () => 'mail-untrusted',
+  signUpFor: (email: string) => `signup-email:${emailKey(email)}`,
+  signUpUntrusted: () => 'signup-untrusted',
+  signInUntrusted: () => 'signin-untrusted',
 };
 
-/**
- * The limits of a request for mail ("send again", "forgot password") about `email`: per client, or, when
- * no client address is trusted, per email and all together (MAIL_REQUESTS_PER_EMAIL).
- */
+// The hard limits of each attempt: per client, or, where no client address is trusted, never one bucket
+// that any one client could fill for everybody (limits.ts, SIGNIN_UNTRUSTED_TOTAL and what follows it).
+
+/** Sign-in: per client IP and per (email, client IP) pair; untrusted, all together (emailGate does the email). */
+export function signInRules(ip: string, email: string): ThrottleRule[] {
+  if (ip === UNKNOWN_CLIENT) return [{ bucket: buckets.signInUntrusted(), ...SIGNIN_UNTRUSTED_TOTAL }];
+  return [
+    { bucket: buckets.signInIp(ip), ...SIGNIN_PER_IP },
+    { bucket: buckets.signInPair(email, ip), ...SIGNIN_PER_PAIR },
+  ];
+}
+
+/** Sign-up: per client IP; untrusted, per email and all together. */
+export function signUpRules(ip: string, email: string): ThrottleRule[] {
+  if (ip !== UNKNOWN_CLIENT) return [{ bucket: buckets.signUpIp(ip), ...SIGNUP_PER_IP }];
+  return [
+    { bucket: buckets.signUpFor(email), ...SIGNUP_PER_EMAIL },
+    { bucket: buckets.signUpUntrusted(), ...SIGNUP_UNTRUSTED_TOTAL },
+  ];
+}
+
+/** A request for mail ("send again", "forgot password") about `email`: per client IP; untrusted, per email and all together. */
 export function mailRequestRules(ip: string, email: string): ThrottleRule[] {
   if (ip !== UNKNOWN_CLIENT) return [{ bucket: buckets.mailIp(ip), ...MAIL_REQUESTS_PER_IP }];
   return [

@@ -472,11 +472,11 @@ describe('self-hosted on workerd', () => {
     }
   });
 
-  it('with TRUSTED_IP_HEADER unset trusts no client address header: a spoofed CF-Connecting-IP is no new client', async () => {
+  it('with TRUSTED_IP_HEADER unset trusts no client address header: a spoofed CF-Connecting-IP is no new client, and one client holds up no other', async () => {
     const instance = await start(join(dir, 'client-ip'));
     try {
       // Sign-ups as a browser makes them (the form's CSRF token and cookie), each claiming another address.
-      const signUp = async (i: number): Promise<number> => {
+      const signUp = async (i: number, email: string): Promise<number> => {
         const ip = `198.18.0.${i + 1}`;
         const page = await fetch(`${instance.url}/signup`, { headers: { 'cf-connecting-ip': ip } });
         const cookie = page.headers
@@ -496,16 +496,21 @@ describe('self-hosted on workerd', () => {
           body: new URLSearchParams({
             _csrf: csrf,
             name: 'Spoofer',
-            email: `spoofer${i}@example.com`,
+            email,
             password: 'correct horse battery staple',
           }),
         });
         return res.status;
       };
+      // No address is trusted, so sign-ups are counted per email (SIGNUP_PER_EMAIL, 3 an hour), whatever
+      // address each claims...
       const statuses: number[] = [];
-      for (let i = 0; i < 11; i++) statuses.push(await signUp(i));
-      // SIGNUP_PER_IP (10 an hour) for all of them together: each sign-up answers "check your email" (200).
-      expect(statuses).toEqual([...Array<number>(10).fill(200), 429]);
+      for (let i = 0; i < 4; i++) statuses.push(await signUp(i, 'spoofer@example.com'));
+      expect(statuses).toEqual([200, 200, 200, 429]);
+      // ...and not in one bucket: eleven more addresses sign up (SIGNUP_PER_IP would have stopped at ten).
+      const others: number[] = [];
+      for (let i = 0; i < 11; i++) others.push(await signUp(i, `someone${i}@example.com`));
+      expect(others).toEqual(Array<number>(11).fill(200));
     } finally {
       await stop(instance);
     }
