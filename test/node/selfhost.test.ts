@@ -179,6 +179,35 @@ describe('the generated config', () => {
     expect(stderr).toContain('openssl rand -base64 32');
   });
 
+  it('workerd started directly with a short ADMIN_TOKEN serves nobody: 503 with the reason, /healthz alone answers', async () => {
+    const url = await closedUrl();
+    const env = {
+      PATH: process.env.PATH ?? '',
+      SHRINKRAY_ADDRESS: url.replace('http://', ''),
+      SHRINKRAY_DATA_DIR: join(dir, 'short-token'),
+      ADMIN_TOKEN: 'short-operator-token',
+    };
+    const child = spawn(WORKERD_BIN, workerdArgs(env, config), { env, stdio: 'ignore' });
+    try {
+      let health = 0;
+      for (const deadline = Date.now() + READY_TIMEOUT_MS; health !== 200 && Date.now() < deadline; ) {
+        health = await fetch(`${url}/healthz`).then(
+          (r) => r.status,
+          () => 0,
+        );
+        if (health !== 200) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(health).toBe(200);
+      for (const path of ['/readyz', '/signin', '/internal/backup']) {
+        const res = await fetch(`${url}${path}`);
+        expect(res.status, path).toBe(503);
+        expect(((await res.json()) as { error: string }).error, path).toContain('at least 32');
+      }
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
   it('--token needs --url, an https one off loopback, and no database flags', async () => {
     const run = async (...args: string[]) => {
       let stderr = '';
