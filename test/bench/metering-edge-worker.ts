@@ -85,10 +85,12 @@ function delayed(
 /** The holder's calls to the home travel its location's distance. */
 export class LeaseHolder extends BaseLeaseHolder {
   constructor(ctx: DurableObjectState, env: Env) {
+    let self: LeaseHolder | undefined;
     super(
       ctx,
-      delayed(env, 'METER', () => HOME_RTT_MS[this?.location ?? ''] ?? 0),
+      delayed(env, 'METER', () => HOME_RTT_MS[self?.location ?? ''] ?? 0),
     );
+    self = this;
   }
 }
 
