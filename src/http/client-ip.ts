@@ -5,7 +5,6 @@ import type { Context } from 'hono';
 import { UNKNOWN_CLIENT } from '../auth/throttle.ts';
 import type { AppEnv } from './context.ts';
 
-export { UNKNOWN_CLIENT };
 export const DEFAULT_TRUSTED_IP_HEADER = 'CF-Connecting-IP';
 const MAX_ADDRESS_CHARS = 64;
 
@@ -19,8 +18,9 @@ let warned = false;
 /**
  * The trusted header's value: unset var → CF-Connecting-IP; empty → no header is trusted. A list (as in
  * X-Forwarded-For) gives its last entry, the one the nearest proxy (the trusted one) appended. Without a
- * usable value every client is `unknown`: throttled together (failing closed), never unthrottled, except
- * where a shared bucket would let one client shut everybody out (mailRequestRules counts those by email).
+ * usable value every client is `unknown`: never unthrottled, but never one shared bucket either, which one
+ * client could fill for everybody: the limits then count per email and under caps for all clients
+ * together (signInRules, signUpRules, mailRequestRules in src/auth/throttle.ts).
  */
 export function clientIp(c: Context<AppEnv>): string {
   const name = ((c.env as TrustedIpVars).TRUSTED_IP_HEADER ?? DEFAULT_TRUSTED_IP_HEADER).trim();
