@@ -446,7 +446,8 @@ describe('sign-out', () => {
   });
 });
 
-describe('throttling', () => {
+// Several tests sign up 11 to 23 times (a hash and a mail each): more than the default 5 s on a loaded machine.
+describe('throttling', { timeout: 20_000 }, () => {
   it('locks the (account, IP) pair after 5 attempts, even for the right password, until its window ends', async () => {
     const clock = new TestClock(Date.UTC(2026, 10, 21, 12, 0, 5));
     const { email } = await signedUp({ clock });
