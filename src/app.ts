@@ -6,6 +6,7 @@ import { errorResponse } from './http/errors.ts';
 import { fallbackError } from './http/fallback.ts';
 import { hostRouting } from './http/hosts.ts';
 import { requestContext } from './http/request-context.ts';
+import { trailingSlashRedirect } from './http/trailing-slash.ts';
 import { validationHook } from './http/validation.ts';
 import { registerAccount } from './routes/account.ts';
 import { registerAuditLogs } from './routes/audit-logs.ts';
@@ -36,8 +37,9 @@ import { registerTools } from './routes/tools.ts';
 import { registerWebhooks } from './routes/webhooks.ts';
 
 export function createApp() {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.use('*', requestContext, hostRouting);
+  // Not strict: a trailing slash routes as the slashless path (src/http/trailing-slash.ts).
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook, strict: false });
+  app.use('*', requestContext, trailingSlashRedirect, hostRouting);
 
   let endpoints: EndpointInfo[] | undefined;
   const listEndpoints = (): EndpointInfo[] => (endpoints ??= publicEndpoints(app));
