@@ -3,7 +3,6 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { EndpointInfo } from './accounts/account-view.ts';
 import type { AppEnv } from './http/context.ts';
 import { errorResponse } from './http/errors.ts';
-import { fallbackError } from './http/fallback.ts';
 import { hostRouting } from './http/hosts.ts';
 import { requestContext } from './http/request-context.ts';
 import { trailingSlashRedirect } from './http/trailing-slash.ts';
@@ -21,6 +20,7 @@ import { registerEmailPages } from './routes/email-pages.ts';
 import { registerConsoleApi } from './routes/console-api.ts';
 import { registerTryPlan } from './routes/console-try.ts';
 import { registerConsolePages } from './routes/console-pages.ts';
+import { notFoundHandler, registerPageAliases } from './routes/fallback-pages.ts';
 import { registerConsoleSigning } from './routes/console-signing.ts';
 import { registerConsoleWebhooks } from './routes/console-webhooks.ts';
 import { registerHealth } from './routes/health.ts';
@@ -69,8 +69,9 @@ export function createApp() {
   registerConsoleTeams(app);
   registerConsoleSso(app);
   registerConsoleAccount(app);
+  registerPageAliases(app);
 
-  app.notFound((c) => errorResponse(fallbackError(c, app.routes), c.var.requestId));
+  app.notFound(notFoundHandler(app));
   app.onError((err, c) => {
     const res = errorResponse(err, c.var.requestId);
     res.headers.set('X-Request-Id', c.var.requestId);
