@@ -62,7 +62,7 @@ async function jpegToWebp(
       return finish(request, timings, plan.output.width, plan.output.height, encode);
     }),
   );
-  return lossless ? { ...result, quality: 100, lossless: true } : result;
+  return lossless ? { ...result, quality: 'lossless', lossless: true } : result;
 }
 
 /**
@@ -145,6 +145,7 @@ function losslessRewrite(
     width: best.width,
     height: best.height,
     encodes: lossy.encodes + candidates.length,
+    quality: 'lossless',
     lossless: true,
   };
 }

@@ -34,7 +34,7 @@ export async function sourceToPng(
       format: 'png',
       width,
       height,
-      quality: output.paletteQuality ?? request.quality,
+      quality: output.paletteQuality ?? 'lossless',
       encodes: output.encodes,
       lossless: false,
       timings,
