@@ -32,7 +32,8 @@ export function registerPageAliases(app: OpenAPIHono<AppEnv>): void {
 
 /** A browser navigating (it asks for HTML first-class), somewhere outside the API. */
 function browserPage(c: Context<AppEnv>): boolean {
-  return !c.req.path.startsWith('/api/') && /(?:^|,)\s*text\/html\b/i.test(c.req.header('accept') ?? '');
+  const api = c.req.path === '/api' || c.req.path.startsWith('/api/');
+  return !api && /(?:^|,)\s*text\/html\b/i.test(c.req.header('accept') ?? '');
 }
 
 export function notFoundHandler(app: OpenAPIHono<AppEnv>) {

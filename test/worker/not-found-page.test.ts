@@ -44,6 +44,7 @@ describe('a mistyped address', () => {
       ['/settings', '*/*'],
       ['/api/v1/nothing', BROWSER_ACCEPT],
       ['/api/nothing', BROWSER_ACCEPT],
+      ['/api', BROWSER_ACCEPT],
     ] as const) {
       const res = await call(path, { headers: { accept } });
       expect(res.status, `${path} ${accept}`).toBe(404);
