@@ -17,35 +17,34 @@ interface Split {
 }
 
 /**
- * In the page, with every <details> open (a cell's header list, as a reader opens it): every word of the
- * reference's table cells drawn on more than one line.
+ * Runs in the page (a string: these files are typed for Node, not the DOM), with every <details> open (a
+ * cell's header list, as a reader opens it): every word of the reference's table cells drawn on more than
+ * one line.
  */
-function splitWords(longest: number): Omit<Split, 'page'>[] {
+const SPLIT_WORDS = `(() => {
   for (const details of document.querySelectorAll('details')) details.open = true;
-  const found: Omit<Split, 'page'>[] = [];
+  const found = [];
   for (const table of document.querySelectorAll('table.api-table')) {
-    const headings = [...table.querySelectorAll('thead th')].map((th) => th.textContent?.trim() ?? '');
+    const headings = [...table.querySelectorAll('thead th')].map((th) => th.textContent.trim());
     for (const row of table.querySelectorAll('tbody tr')) {
       [...row.children].forEach((cell, index) => {
         const column = headings[index] ?? String(index);
         const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
         for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-          const text = node.textContent ?? '';
-          for (const match of text.matchAll(/[A-Za-z0-9_]+/g)) {
-            if (column !== 'Name' && match[0].length > longest) continue;
+          for (const match of node.textContent.matchAll(/[A-Za-z0-9_]+/g)) {
+            if (column !== 'Name' && match[0].length > ${LONGEST_UNBREAKABLE}) continue;
             const range = document.createRange();
             range.setStart(node, match.index);
             range.setEnd(node, match.index + match[0].length);
             const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
-            if (tops.size > 1)
-              found.push({ column, word: match[0], cell: cell.textContent?.trim().slice(0, 80) ?? '' });
+            if (tops.size > 1) found.push({ column, word: match[0], cell: cell.textContent.trim().slice(0, 80) });
           }
         }
       });
     }
   }
   return found;
-}
+})()`;
 
 describe.skipIf(skipWithoutChromium())('the API reference at 1280 px', () => {
   let service: DevService;
@@ -65,16 +64,18 @@ describe.skipIf(skipWithoutChromium())('the API reference at 1280 px', () => {
 
   it('splits no word of a table cell, and no name at all, on any page', async () => {
     await page.goto(`${service.base}/docs`);
-    const pages = await page.$$eval('main a[href^="/docs/"]', (links) => [
-      ...new Set(links.map((a) => (a as HTMLAnchorElement).pathname)),
-    ]);
+    const hrefs = await page
+      .locator('main a[href^="/docs/"]')
+      .evaluateAll((links) => links.map((a) => a.getAttribute('href') ?? ''));
+    const pages = [...new Set(hrefs.map((href) => href.split('#')[0]!))];
     expect(pages.length).toBeGreaterThan(30);
     const splits: Split[] = [];
     let names = 0;
     for (const path of ['/docs', ...pages]) {
       await page.goto(`${service.base}${path}`);
-      names += await page.$$eval('table.api-table tbody th[scope="row"]', (cells) => cells.length);
-      for (const split of await page.evaluate(splitWords, LONGEST_UNBREAKABLE)) splits.push({ page: path, ...split });
+      names += await page.locator('table.api-table tbody th[scope="row"]').count();
+      for (const split of await page.evaluate<Omit<Split, 'page'>[]>(SPLIT_WORDS))
+        splits.push({ page: path, ...split });
     }
     expect(names).toBeGreaterThan(100);
     expect(splits).toEqual([]);
