@@ -83,6 +83,7 @@ export async function compressMetered(
  */
 export const compressRequestOf = (parts: CompressParts, bytes: Uint8Array, imageTier: ImageTier): CompressRequest => ({
   bytes,
+  // Known once the input's format is given: only a `keep` before the upload is read leaves it open.
   format: checkParts(parts, imageTier, sniff(bytes).format) as ImageFormat,
   quality: parts.quality,
   width: parts.width,
