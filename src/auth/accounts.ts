@@ -35,8 +35,8 @@ export type AuthOutcome =
   | { ok: false; reason: 'throttled'; retryAfter: number };
 
 export type SignUpOutcome =
-  /** `sent`: whether the mail went out (a sign-up's link, or a registered address's notice). */
-  | { ok: true; sent: SendOutcome['ok'] }
+  /** What became of the mail (a sign-up's link, or a registered address's notice): the same for both. */
+  | { ok: true; mail: SendOutcome }
   /** The email's domain is covered by an account's SSO: its people sign in with SSO. */
   | { ok: false; reason: 'sso_domain' }
   | { ok: false; reason: 'throttled'; retryAfter: number };
@@ -68,9 +68,11 @@ export async function signUp(env: Env, input: SignUp, ip: string, now: number): 
   if ((await ssoAccountFor(db, input.email)) !== null) return { ok: false, reason: 'sso_domain' };
   const hash = await hashPassword(input.password, passwordIterations(env));
   const taken = await db.prepare(SQL.exists).bind(input.email).first<{ email: string }>();
-  if (taken) return { ok: true, sent: (await mailOwner(env, taken.email, now)).ok };
-  const sent = await storePendingSignUp(env, { email: input.email, name: input.name, passwordHash: hash }, now);
-  return { ok: true, sent: sent.ok };
+  if (taken) return { ok: true, mail: await mailOwner(env, taken.email, now) };
+  return {
+    ok: true,
+    mail: await storePendingSignUp(env, { email: input.email, name: input.name, passwordHash: hash }, now),
+  };
 }
 
 /** "Someone tried to sign up with your address": public links only. */

@@ -62,3 +62,9 @@ export function mailConfig(env: Env): MailConfigOutcome {
     },
   };
 }
+
+/** Why mail cannot go out at all (null: it can), before any link is made or renewed. */
+export function mailOff(env: Env): string | null {
+  const config = mailConfig(env);
+  return config.ok ? null : config.problem;
+}

@@ -235,7 +235,12 @@ export function registerAuthPages(app: OpenAPIHono<AppEnv>): void {
     // Nobody is signed in yet: the mailed link does that. A registered email reads the very same page.
     return sendPage(
       c,
-      checkEmailPage({ csrf: csrfTokenFor(c), email: parsed.data.email, sent: outcome.sent, hours: VERIFY_LINK_HOURS }),
+      checkEmailPage({
+        csrf: csrfTokenFor(c),
+        email: parsed.data.email,
+        mail: outcome.mail.ok ? 'sent' : outcome.mail.reason === 'not_configured' ? 'off' : 'failed',
+        hours: VERIFY_LINK_HOURS,
+      }),
     );
   });
 

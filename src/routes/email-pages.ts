@@ -2,6 +2,7 @@
 // reset (/forgot-password, /reset-password). Thin handlers over src/auth/verification.ts and
 // src/auth/password-reset.ts. The two that take an email answer before any mail work is done (it runs after
 // the answer, in waitUntil), so their words and their time are the same for any email.
+import { mailOff } from '../mail/config.ts';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { FORM_BODY_MAX_BYTES, RESET_LINK_TTL_MS } from '../auth/limits.ts';
@@ -79,7 +80,9 @@ export function registerEmailPages(app: OpenAPIHono<AppEnv>): void {
     const csrf = csrfTokenFor(c);
     if (!(await csrfValid(c, field(form, '_csrf'))) || !email.success)
       return sendPage(c, linkGonePage({ csrf, purpose: 'verify' }), email.success ? 403 : 400);
-    const state = { csrf, email: email.data, sent: true, hours: VERIFY_LINK_HOURS };
+    // The link goes out after the answer; a server without mail says so instead of promising one.
+    const mail = mailOff(c.env) === null ? ('sent' as const) : ('off' as const);
+    const state = { csrf, email: email.data, mail, hours: VERIFY_LINK_HOURS };
     const gate = await mailRequestAllowed(c, email.data);
     if (!gate.allowed)
       return sendPage(c, checkEmailPage({ ...state, error: throttledMessage(c, gate.retryAfter) }), 429);

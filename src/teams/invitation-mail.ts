@@ -4,19 +4,13 @@
 // for the address prints a link (`npm run admin -- members invitation-link`).
 import { sendLinkMail } from '../auth/email-links.ts';
 import type { Env } from '../env.ts';
-import { mailConfig } from '../mail/config.ts';
+import { mailOff } from '../mail/config.ts';
 import { invitationMail } from '../mail/messages.ts';
 import { INVITATION_TTL_MS } from './limits.ts';
 import type { InvitationView } from './members.ts';
 
 /** What became of the mail: sent (to the relay), not sent (the relay failed: "send again"), or mail is off. */
 export type InvitationDelivery = 'sent' | 'not_sent' | 'not_configured';
-
-/** Why mail cannot go out at all (null: it can), before any link is made or renewed. */
-export function mailOff(env: Env): string | null {
-  const config = mailConfig(env);
-  return config.ok ? null : config.problem;
-}
 
 /** The operator's command that prints a link for an invitation when mail is off. */
 export const operatorLinkCommand = (invitationId: string): string =>

@@ -293,7 +293,32 @@ describe('email verification', () => {
       'We could not send the mail just now. Please use "Send the link again" in a minute.',
     );
     expect(html).toContain('action="/verify-email/resend"');
+    // Only what happened: no "we sent a link" beside "we could not send".
+    expect(html).not.toContain('We sent a link');
     expect(lines.join('\n')).toContain('mail_not_sent reason=failed');
+  });
+
+  it('a server without mail says so once, with what its operator sets, on sign-up and on "send again"', async () => {
+    const browser = new Browser();
+    browser.env = { SMTP_HOST: '' };
+    const email = uniqueEmail();
+    const { result: res } = await captureConsole('error', () => signUp(browser, email));
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain('This server cannot send mail');
+    for (const variable of ['PUBLIC_URL', 'SMTP_HOST', 'MAIL_FROM']) expect(html).toContain(variable);
+    expect(html).not.toContain('We sent a link');
+    expect(html).not.toContain('could not send the mail just now');
+    expect(html).not.toContain('action="/verify-email/resend"');
+    // A registered address reads the very same page.
+    const { email: taken } = await signedUp();
+    const again = await captureConsole('error', () => signUp(browser, taken));
+    const words = (page: string, address: string) =>
+      /<h1>This server cannot send mail[\s\S]*Back to sign in/.exec(page)?.[0].replaceAll(address, 'ADDRESS');
+    expect(words(await again.result.text(), taken)).toBe(words(html, email));
+    const form = await browser.page('/signin');
+    const resend = await browser.post('/verify-email/resend', { _csrf: form.csrf, email });
+    expect(await resend.text()).toContain('This server cannot send mail');
   });
 });
 

@@ -13,21 +13,39 @@ export const resendForm = (csrf: string, email: string, label = 'Send the link a
 <input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="email" value="${email}">
 <button type="submit" class="secondary">${label}</button></form>`;
 
+/**
+ * What became of a confirmation mail: sent to the relay, failed there (try again), or this server has no
+ * mail at all (the same for every address, so saying it tells nothing about which have accounts).
+ */
+export type ConfirmationMail = 'sent' | 'failed' | 'off';
+
 /** After sign-up and after "send again": the same words whether or not the email already had an account. */
 export function checkEmailPage(state: {
   csrf: string;
   email: string;
-  sent: boolean;
+  mail: ConfirmationMail;
   hours: number;
   error?: string;
 }): string {
-  const failed = state.sent
-    ? undefined
-    : 'We could not send the mail just now. Please use "Send the link again" in a minute.';
+  if (state.mail === 'off') {
+    const body = html`<h1>This server cannot send mail</h1>
+<div class="alert" role="alert">No link was sent to <strong>${state.email}</strong>: mail is not set up on this server, so the address cannot be confirmed yet.</div>
+<p>If you run this server, set <code>PUBLIC_URL</code> and the <code>SMTP_HOST</code>, <code>SMTP_PORT</code>, <code>SMTP_USERNAME</code>, <code>SMTP_PASSWORD</code> and <code>MAIL_FROM</code> variables (see the self-hosting guide, <code>docs/self-hosting.md</code>), then sign up again. Otherwise, ask whoever runs it.</p>
+<p><a href="/signin">Back to sign in</a></p>`;
+    return page('This server cannot send mail', state.csrf, body);
+  }
+  const failed =
+    state.mail === 'failed'
+      ? 'We could not send the mail just now. Please use "Send the link again" in a minute.'
+      : undefined;
   const error = state.error ?? failed;
+  const status =
+    state.mail === 'sent'
+      ? html`We sent a link to <strong>${state.email}</strong>. Open it to confirm your address and sign in; it works for ${state.hours} hours.`
+      : html`The link for <strong>${state.email}</strong> is not on its way yet. Once it arrives, open it to confirm your address and sign in; it works for ${state.hours} hours.`;
   const body = html`<h1>Check your email</h1>
 ${error ? html`<div class="alert" role="alert">${error}</div>` : ''}
-<p role="status">We sent a link to <strong>${state.email}</strong>. Open it to confirm your address and sign in; it works for ${state.hours} hours.</p>
+<p role="status">${status}</p>
 <p>No mail after a few minutes? Look in your spam folder, or:</p>
 ${resendForm(state.csrf, state.email)}
 <p><a href="/signin">Back to sign in</a></p>`;
