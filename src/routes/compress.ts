@@ -51,9 +51,10 @@ export async function compressMetered(
 
   let done: (() => void) | undefined;
   let imageRead = false;
+  let served: { result: CompressResult; name: string; size: number };
   try {
     const config = compressConfig(c.env);
-    const parsed = CompressParts.safeParse(partsOf(await readMultipart(c.req.raw)));
+    const parsed = CompressParts.safeParse(partsOf(await readMultipart(c.req.raw, config.uploadReadTimeoutMs)));
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
     const parts = parsed.data;
     checkParts(parts, key.tiers.image);
@@ -62,11 +63,7 @@ export async function compressMetered(
     const { compress, prepare } = await import('../compress/pipeline.ts');
     const prepared = prepare(compressRequestOf(parts, bytes), config.maxInputPixels, config.memoryBudget);
     done = await reserveMemory(key.tiers.image, prepared.plan.estimate, config.memoryBudget);
-    const result = await compress(prepared);
-    // Counted now that the answer is 200; the reservation already holds the unit, so the headers
-    // from reserving are exact and the commit need not delay the response.
-    c.executionCtx.waitUntil(meter.commit(hash, reserved.reservation!, clock(c.env)));
-    return imageResponse(result, parts.image.name, bytes.length, performance.now() - started);
+    served = { result: await compress(prepared), name: parts.image.name, size: bytes.length };
   } catch (err) {
     const released = await meter.release(hash, reserved.reservation!, clock(c.env), imageRead && refusesImage(err));
     if (released.rate) c.set('rate', released.rate);
@@ -74,6 +71,16 @@ export async function compressMetered(
   } finally {
     done?.();
   }
+  // Served only once charged: a reservation that outlived RESERVATION_TTL_MS while the month filled is
+  // refused here, so no compression is ever given away. The reservation held the unit, so the headers
+  // from reserving stay exact on a 200.
+  const committed = await meter.commit(hash, reserved.reservation!, clock(c.env));
+  if (committed.outcome === 'quota_exceeded') {
+    if (committed.rate) c.set('rate', committed.rate);
+    enforce(committed);
+  }
+  c.executionCtx.waitUntil(meter.report(hash));
+  return imageResponse(served.result, served.name, served.size, performance.now() - started);
 }
 
 /** The pipeline's request from the validated parts and the image's bytes. */
