@@ -1,16 +1,17 @@
-// Image API: POST /api/v1/compress. Thin: reserve a unit of the account's month (through the key's meter), read and validate the upload,
-// plan it from its header, admit it by memory, run the pipeline, and write the image with its headers. The unit is committed only when the
-// answer is 200 and released on every failure, so a failed request never costs quota; an image refused once read (415, 422) counts
-// against the key's FAILED_COMPRESSIONS_PER_MINUTE instead.
+// Image API: POST /api/v1/compress. Thin: reserve a unit of the account's month (through the key's meter), then hand the
+// compression use case (src/compress/service.ts) a reader of the upload (parts validated, tier rules checked) and the meter's
+// commit and release, and write the image with its headers. The unit is spent only before a 200 and given back on every
+// failure, so a failed request never costs quota; an image refused once read (415, 422) counts against the key's
+// FAILED_COMPRESSIONS_PER_MINUTE instead.
 import { can } from '../accounts/entitlements.ts';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { compressConfig } from '../compress/config.ts';
 import { EXTENSIONS, MEDIA_TYPES } from '../compress/formats.ts';
 import { requireFormat } from '../compress/entitlement.ts';
-import { reserveMemory } from '../compress/memory-gate.ts';
 import { brokenRule } from '../compress/request-rules.ts';
 import type { CompressRequest, CompressResult } from '../compress/pipeline.ts';
+import { compressMetered, type UnitMeter } from '../compress/service.ts';
 import type { KeyMeter } from '../durable/key-meter.ts';
 import { imageBytes, partsOf, readMultipart } from '../compress/upload.ts';
 import { imageKeyFrom, meterFor } from '../http/auth.ts';
@@ -28,15 +29,16 @@ export function registerCompress(app: OpenAPIHono<AppEnv>): void {
   app.openAPIRegistry.registerPath(compressDoc);
   app.post(COMPRESS_PATH, async (c) => {
     const { hash, meter } = await meterFor(c.env, imageKeyFrom(c.req.raw.headers), c.req.raw);
-    return compressMetered(c, hash, meter);
+    return compressUpload(c, hash, meter);
   });
 }
 
 /**
- * The compression itself, metered by the given key's Durable Object: reserve a unit, admit, read and
- * validate the upload, run the pipeline. Shared by the API and the console's "Try it" page.
+ * The compression itself, metered by the given key's Durable Object: reserve a unit, then the use case
+ * (src/compress/service.ts) reads and validates the upload, plans, admits and compresses it. Shared by the
+ * API and the console's "Try it" page.
  */
-export async function compressMetered(
+export async function compressUpload(
   c: Context<AppEnv>,
   hash: string,
   meter: DurableObjectStub<KeyMeter>,
@@ -49,38 +51,31 @@ export async function compressMetered(
   c.set('key', key);
   c.set('keyHash', hash);
 
-  let done: (() => void) | undefined;
-  let imageRead = false;
-  let served: { result: CompressResult; name: string; size: number };
-  try {
-    const config = compressConfig(c.env);
+  const unit: UnitMeter = {
+    // A reservation that outlived RESERVATION_TTL_MS while the month filled is refused here. The
+    // reservation held the unit, so the headers from reserving stay exact on a 200.
+    commit: async () => {
+      const committed = await meter.commit(hash, reserved.reservation!, clock(c.env));
+      if (committed.outcome !== 'quota_exceeded') return;
+      if (committed.rate) c.set('rate', committed.rate);
+      enforce(committed);
+    },
+    release: async (imageRefused) => {
+      const released = await meter.release(hash, reserved.reservation!, clock(c.env), imageRefused);
+      if (released.rate) c.set('rate', released.rate);
+    },
+  };
+  const config = compressConfig(c.env);
+  const { input, result } = await compressMetered(unit, key.tiers.image, config, async () => {
     const parsed = CompressParts.safeParse(partsOf(await readMultipart(c.req.raw, config.uploadReadTimeoutMs)));
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
     const parts = parsed.data;
     checkParts(parts, key.tiers.image);
     const bytes = await imageBytes(parts.image);
-    imageRead = true;
-    const { compress, prepare } = await import('../compress/pipeline.ts');
-    const prepared = prepare(compressRequestOf(parts, bytes), config.maxInputPixels, config.memoryBudget);
-    done = await reserveMemory(key.tiers.image, prepared.plan.estimate, config.memoryBudget);
-    served = { result: await compress(prepared), name: parts.image.name, size: bytes.length };
-  } catch (err) {
-    const released = await meter.release(hash, reserved.reservation!, clock(c.env), imageRead && refusesImage(err));
-    if (released.rate) c.set('rate', released.rate);
-    throw err;
-  } finally {
-    done?.();
-  }
-  // Served only once charged: a reservation that outlived RESERVATION_TTL_MS while the month filled is
-  // refused here, so no compression is ever given away. The reservation held the unit, so the headers
-  // from reserving stay exact on a 200.
-  const committed = await meter.commit(hash, reserved.reservation!, clock(c.env));
-  if (committed.outcome === 'quota_exceeded') {
-    if (committed.rate) c.set('rate', committed.rate);
-    enforce(committed);
-  }
+    return { request: compressRequestOf(parts, bytes), name: parts.image.name };
+  });
   c.executionCtx.waitUntil(meter.report(hash));
-  return imageResponse(served.result, served.name, served.size, performance.now() - started);
+  return imageResponse(result, input.name, input.request.bytes.length, performance.now() - started);
 }
 
 /** The pipeline's request from the validated parts and the image's bytes. */
@@ -108,9 +103,6 @@ export function checkParts(parts: CompressParts, imageTier: ImageTier): void {
   const broken = brokenRule({ ...parts, targetKb: parts.target_kb });
   if (broken) throw new ApiError('bad_request', broken.message, { param: broken.field });
 }
-
-/** A refusal of the image itself (its type, structure or size), which the key's failure meter counts. */
-const refusesImage = (err: unknown): boolean => err instanceof ApiError && (err.status === 415 || err.status === 422);
 
 function imageResponse(result: CompressResult, uploadName: string, originalSize: number, totalMs: number): Response {
   const size = result.bytes.length;
