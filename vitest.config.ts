@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { LongestFirst } from './test/fixtures/longest-first.ts';
 
-export const TEST_ADMIN_TOKEN = 'test-admin-token-not-a-secret';
+// At least ADMIN_TOKEN_MIN_LENGTH (32) characters: a shorter one turns the operator endpoints off.
+export const TEST_ADMIN_TOKEN = 'test-admin-token-not-a-secret-0123456789';
 export const TEST_QR_SIGNING_SECRET = 'test-qr-signing-secret-not-a-secret-0123456789';
 export const TEST_SSO_ENCRYPTION_KEY = 'test-sso-encryption-key-not-a-secret-0123456789';
 export const TEST_SMTP_USERNAME = 'shrinkray-test';

@@ -13,6 +13,7 @@ export const AUDIT_ACTIONS = [
   'webhook.deleted',
   'webhook.secret_rotated',
   'member.invited',
+  'member.invitation_renewed',
   'member.joined',
   'member.role_changed',
   'member.removed',

@@ -1,6 +1,6 @@
 // Signing up and signing in with an email and a password. Returns outcomes, not HTTP: the pages turn
-// them into friendly messages. Sign-up signs nobody in: it mails a confirmation link (src/auth/verification.ts).
-import { newAccountId } from '../accounts/keys.ts';
+// them into friendly messages. Sign-up signs nobody in and makes no account: it stores the sign-up and mails
+// a confirmation link, whose use makes the account (src/auth/verification.ts).
 import type { Env } from '../env.ts';
 import { signUpAttemptMail } from '../mail/messages.ts';
 import type { SendOutcome } from '../mail/send.ts';
@@ -12,13 +12,12 @@ import {
   SIGNIN_EMAIL_DELAY_BASE_S,
   SIGNIN_EMAIL_DELAY_MAX_S,
   SIGNIN_EMAIL_FREE_FAILURES,
-  SIGNIN_PER_IP,
-  SIGNIN_PER_PAIR,
   SIGNIN_WINDOW_MS,
-  SIGNUP_PER_IP,
 } from './limits.ts';
-import { buckets, clear, clearEmail, emailGate, hit, type EmailRule } from './throttle.ts';
-import { mailVerificationLink } from './verification.ts';
+import { buckets, clear, clearEmail, emailGate, hit, signInRules, signUpRules, type EmailRule } from './throttle.ts';
+import { storePendingSignUp } from './verification.ts';
+
+export { ownerMemberId } from './verification.ts';
 
 const EMAIL_RULE: EmailRule = {
   free: SIGNIN_EMAIL_FREE_FAILURES,
@@ -33,24 +32,19 @@ export type AuthOutcome =
   | { ok: false; reason: 'invalid_credentials'; accountId?: string }
   /** The email's domain signs in by SSO only (the account's "require SSO"); owners keep their password. */
   | { ok: false; reason: 'sso_required'; accountId: string }
-  /** The password is right but the address was never confirmed (a sign-up whose link was not opened). */
-  | { ok: false; reason: 'email_unverified'; accountId: string }
   | { ok: false; reason: 'throttled'; retryAfter: number };
 
 export type SignUpOutcome =
-  /** `sent`: whether the mail went out (a new account's link, or a registered address's notice). */
+  /** `sent`: whether the mail went out (a sign-up's link, or a registered address's notice). */
   | { ok: true; sent: SendOutcome['ok'] }
   /** The email's domain is covered by an account's SSO: its people sign in with SSO. */
   | { ok: false; reason: 'sso_domain' }
   | { ok: false; reason: 'throttled'; retryAfter: number };
 
 const SQL = {
-  insert:
-    'INSERT INTO accounts (id, email, name, image_tier, tools_tier, created_at, password_hash) VALUES (?, ?, ?, ?, ?, ?, ?)',
   // Members sign in; an account's first owner is a member too (migration 0005).
   credentials: 'SELECT id, account_id, role, password_hash, email_verified FROM members WHERE email = ? COLLATE NOCASE',
   exists: 'SELECT email FROM members WHERE email = ? COLLATE NOCASE',
-  unverified: 'UPDATE members SET email_verified = 0 WHERE id = ?',
   setHash: 'UPDATE members SET password_hash = ? WHERE id = ?',
 } as const;
 
@@ -61,43 +55,28 @@ export interface SignUp {
 }
 
 /**
- * A new account, unverified, with its confirmation link mailed. A registered email is answered exactly
- * alike, as a new one would be (so sign-up does not tell strangers which emails have accounts), and its
- * owner is told by mail instead; the password is hashed either way, so the time does not tell either.
+ * A pending sign-up, with its confirmation link mailed: the account is made when the link is used. A
+ * registered email is answered exactly alike (so sign-up does not tell strangers which emails have
+ * accounts), and its owner is told by mail instead; the password is hashed either way, so the time does
+ * not tell either. An address with pending sign-ups is free: each sign-up gets its own link.
  */
 export async function signUp(env: Env, input: SignUp, ip: string, now: number): Promise<SignUpOutcome> {
   const db = env.DB;
-  const gate = await hit(db, [{ bucket: buckets.signUpIp(ip), ...SIGNUP_PER_IP }], now);
+  const gate = await hit(db, signUpRules(ip, input.email), now);
   if (!gate.allowed) return { ok: false, reason: 'throttled', retryAfter: gate.retryAfter };
   // An organisation's domain belongs to its SSO: a stranger must not register an address under it.
   if ((await ssoAccountFor(db, input.email)) !== null) return { ok: false, reason: 'sso_domain' };
   const hash = await hashPassword(input.password, passwordIterations(env));
   const taken = await db.prepare(SQL.exists).bind(input.email).first<{ email: string }>();
   if (taken) return { ok: true, sent: (await mailOwner(env, taken.email, now)).ok };
-  const id = newAccountId();
-  try {
-    // The accounts_owner trigger makes the owner member (verified, as every member is by default); this
-    // batch makes it unverified and stores its link before anything is mailed.
-    const sent = await mailVerificationLink(env, ownerMemberId(id), input.email, now, [
-      db.prepare(SQL.insert).bind(id, input.email, input.name, 'free', 'free', now, hash),
-      db.prepare(SQL.unverified).bind(ownerMemberId(id)),
-    ]);
-    return { ok: true, sent: sent.ok };
-  } catch (err) {
-    // Two sign-ups with one email at once: the unique index decides, and the loser is answered as a
-    // registered email is.
-    if (String(err).includes('UNIQUE')) return { ok: true, sent: (await mailOwner(env, input.email, now)).ok };
-    throw err;
-  }
+  const sent = await storePendingSignUp(env, { email: input.email, name: input.name, passwordHash: hash }, now);
+  return { ok: true, sent: sent.ok };
 }
 
 /** "Someone tried to sign up with your address": public links only. */
 function mailOwner(env: Env, email: string, now: number): Promise<SendOutcome> {
   return sendLinkMail(env, '', undefined, (origin) => signUpAttemptMail(email, origin), now);
 }
-
-/** The member the accounts_owner trigger makes with each account (migration 0005). */
-export const ownerMemberId = (accountId: string): string => `mem_${accountId.slice(4)}`;
 
 interface CredentialRow {
   id: string;
@@ -128,14 +107,7 @@ export async function checkPassword(
 ): Promise<PasswordCheck> {
   // Counted before the password is checked, so a burst of guesses cannot outrun the count. The hard
   // limits are per client IP and per (account, IP) pair: a stranger can lock only their own address out.
-  const gate = await hit(
-    db,
-    [
-      { bucket: buckets.signInIp(ip), ...SIGNIN_PER_IP },
-      { bucket: buckets.signInPair(email, ip), ...SIGNIN_PER_PAIR },
-    ],
-    now,
-  );
+  const gate = await hit(db, signInRules(ip, email), now);
   if (!gate.allowed) return { ok: false, reason: 'throttled', retryAfter: gate.retryAfter };
   // The email as a whole, guessed at from any number of addresses (or spoofed ones), gets a growing delay.
   // Unknown emails are counted too, so the delay does not tell whether an account exists.
@@ -183,8 +155,8 @@ export async function signIn(
   // Checked after the password, so the answer does not tell strangers which emails SSO covers.
   if (row.role !== 'owner' && (await ssoRequiredFor(db, row.account_id, email)))
     return { ok: false, reason: 'sso_required', accountId: row.account_id };
-  // Also after the password: only the person who chose it learns that the address awaits confirmation.
-  if (row.email_verified !== 1) return { ok: false, reason: 'email_unverified', accountId: row.account_id };
+  // A member unverified since before migration 0012 is answered as a pending sign-up is: as a wrong password.
+  if (row.email_verified !== 1) return { ok: false, reason: 'invalid_credentials', accountId: row.account_id };
   await settlePassword(db, email, password, ip, checked, iterations);
   return { ok: true, accountId: row.account_id, memberId: row.id };
 }

@@ -12,7 +12,8 @@ import { buckets, hit } from './throttle.ts';
 
 export type LinkPurpose = 'verify' | 'reset';
 
-const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+/** What a mailed link's token looks like (EMAIL_TOKEN_BYTES, base64url): anything else is refused unread. */
+export const LINK_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 /** Where each purpose's link points. */
 export const LINK_PATHS: Record<LinkPurpose, string> = { verify: '/verify-email', reset: '/reset-password' };
@@ -71,7 +72,7 @@ export async function openLink(
   purpose: LinkPurpose,
   now: number,
 ): Promise<OpenLink | null> {
-  if (!TOKEN_PATTERN.test(token)) return null;
+  if (!LINK_TOKEN_PATTERN.test(token)) return null;
   const tokenHash = await sha256Hex(token);
   const row = await db
     .prepare(SQL.open)

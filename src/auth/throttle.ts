@@ -1,7 +1,22 @@
 // Exact fixed-window counters of sign-in and sign-up attempts in D1: one upsert counts the attempt and
 // returns the new count, so concurrent attempts are serialised by D1 and none slips past the limit. And
 // the per-email delay (emailGate), counted the same way before the password is checked.
+import { parseIpv6 } from '../fetch/address.ts';
 import { secondsUntil } from '../metering/windows.ts';
+import {
+  MAIL_REQUESTS_PER_EMAIL,
+  MAIL_REQUESTS_PER_IP,
+  MAIL_REQUESTS_UNTRUSTED_TOTAL,
+  SIGNIN_PER_IP,
+  SIGNIN_PER_PAIR,
+  SIGNIN_UNTRUSTED_TOTAL,
+  SIGNUP_PER_EMAIL,
+  SIGNUP_PER_IP,
+  SIGNUP_UNTRUSTED_TOTAL,
+} from './limits.ts';
+
+/** The address every client is counted under when none can be trusted (src/http/client-ip.ts). */
+export const UNKNOWN_CLIENT = 'unknown';
 
 export interface ThrottleRule {
   bucket: string;
@@ -95,13 +110,65 @@ export async function clearEmail(db: D1Database, email: string): Promise<void> {
 
 const emailKey = (email: string): string => email.trim().toLowerCase();
 
+/**
+ * The client a per-IP limit counts: an IPv4 address as it is (written inside IPv6 as `::ffff:a.b.c.d`, too,
+ * since that is the same client), an IPv6 address by its /64. A /64 is what a network gives one
+ * subscriber, who can use any of its 2^64 addresses: counted by /128, one host would be a new client at
+ * every request. Anything else (UNKNOWN_CLIENT) is its own key.
+ */
+export function clientKey(ip: string): string {
+  if (!ip.includes(':')) return ip;
+  const bytes = parseIpv6(ip);
+  if (bytes === null) return ip;
+  const mapped = bytes.subarray(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
+  if (mapped) return bytes.subarray(12).join('.');
+  const groups = [0, 2, 4, 6].map((i) => ((bytes[i]! << 8) | bytes[i + 1]!).toString(16));
+  return `${groups.join(':')}::/64`;
+}
+
 export const buckets = {
-  signInIp: (ip: string) => `signin-ip:${ip}`,
+  signInIp: (ip: string) => `signin-ip:${clientKey(ip)}`,
   /** The pair's hard limit. JSON, so no email or address can be made to look like another pair. */
-  signInPair: (email: string, ip: string) => `signin-pair:${JSON.stringify([emailKey(email), ip])}`,
-  signUpIp: (ip: string) => `signup-ip:${ip}`,
+  signInPair: (email: string, ip: string) => `signin-pair:${JSON.stringify([emailKey(email), clientKey(ip)])}`,
+  signUpIp: (ip: string) => `signup-ip:${clientKey(ip)}`,
   /** Account mail to one address, whoever asks for it. */
   mailTo: (email: string) => `mail-to:${emailKey(email)}`,
   /** Requests for mail ("send again", "forgot password") from one client IP. */
-  mailIp: (ip: string) => `mail-ip:${ip}`,
+  mailIp: (ip: string) => `mail-ip:${clientKey(ip)}`,
+  // Where no client address is trusted (UNKNOWN_CLIENT): per email, and all together.
+  mailRequestsFor: (email: string) => `mail-email:${emailKey(email)}`,
+  mailRequestsUntrusted: () => 'mail-untrusted',
+  signUpFor: (email: string) => `signup-email:${emailKey(email)}`,
+  signUpUntrusted: () => 'signup-untrusted',
+  signInUntrusted: () => 'signin-untrusted',
 };
+
+// The hard limits of each attempt: per client, or, where no client address is trusted, never one bucket
+// that any one client could fill for everybody (limits.ts, SIGNIN_UNTRUSTED_TOTAL and what follows it).
+
+/** Sign-in: per client IP and per (email, client IP) pair; untrusted, all together (emailGate does the email). */
+export function signInRules(ip: string, email: string): ThrottleRule[] {
+  if (ip === UNKNOWN_CLIENT) return [{ bucket: buckets.signInUntrusted(), ...SIGNIN_UNTRUSTED_TOTAL }];
+  return [
+    { bucket: buckets.signInIp(ip), ...SIGNIN_PER_IP },
+    { bucket: buckets.signInPair(email, ip), ...SIGNIN_PER_PAIR },
+  ];
+}
+
+/** Sign-up: per client IP; untrusted, per email and all together. */
+export function signUpRules(ip: string, email: string): ThrottleRule[] {
+  if (ip !== UNKNOWN_CLIENT) return [{ bucket: buckets.signUpIp(ip), ...SIGNUP_PER_IP }];
+  return [
+    { bucket: buckets.signUpFor(email), ...SIGNUP_PER_EMAIL },
+    { bucket: buckets.signUpUntrusted(), ...SIGNUP_UNTRUSTED_TOTAL },
+  ];
+}
+
+/** A request for mail ("send again", "forgot password") about `email`: per client IP; untrusted, per email and all together. */
+export function mailRequestRules(ip: string, email: string): ThrottleRule[] {
+  if (ip !== UNKNOWN_CLIENT) return [{ bucket: buckets.mailIp(ip), ...MAIL_REQUESTS_PER_IP }];
+  return [
+    { bucket: buckets.mailRequestsFor(email), ...MAIL_REQUESTS_PER_EMAIL },
+    { bucket: buckets.mailRequestsUntrusted(), ...MAIL_REQUESTS_UNTRUSTED_TOTAL },
+  ];
+}

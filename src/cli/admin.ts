@@ -1,4 +1,4 @@
-// The operator CLI: `npm run admin -- <account|key> <command> [options]`. See `--help`.
+// The operator CLI: `npm run admin -- <account|key|members|…> <command> [options]`. See `--help`.
 import { tokenize, unknownFlag } from './args.ts';
 import { accountCreate, accountList, accountMembers, accountSetTier, accountSso } from './account-commands.ts';
 import { auditList, auditVerify } from './audit-commands.ts';
@@ -7,6 +7,7 @@ import { catalogueSync } from './catalogue-commands.ts';
 import { type Command, type CommandInput, usageLine } from './command.ts';
 import { CliError, redactSecrets, UsageError } from './errors.ts';
 import { keyCreate, keyList, keyRevoke } from './key-commands.ts';
+import { memberInvitationLink } from './member-commands.ts';
 import { signUrl } from './sign-url-command.ts';
 import { checkUrl } from './live-refresh.ts';
 import { httpExecutor, type Instance } from './operator-client.ts';
@@ -19,6 +20,7 @@ export const COMMANDS: readonly Command[] = [
   accountList,
   accountMembers,
   accountSso,
+  memberInvitationLink,
   keyCreate,
   keyList,
   keyRevoke,

@@ -2,9 +2,11 @@
 // SHRINKRAY_ADDRESS (default 127.0.0.1:8080) and keeping its data in SHRINKRAY_DATA_DIR (default ./data).
 // A capnp config cannot read environment variables for these two, so this passes them to workerd as its
 // --socket-addr and --directory-path overrides; the rest of the environment (vars, secrets) is inherited.
+// It refuses to start with an ADMIN_TOKEN too short to be safe (src/operator/admin-token.ts).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { adminTokenProblem } from '../operator/admin-token.ts';
 import { CONFIG_PATH } from './selfhost-build.ts';
 import { DATA_SERVICE, DEFAULT_ADDRESS, DEFAULT_DATA_DIR, SOCKET_NAME } from './selfhost-config.ts';
 import { PROJECT_ROOT } from './wrangler.ts';
@@ -27,7 +29,18 @@ export function workerdArgs(env: NodeJS.ProcessEnv = process.env, config: string
   ];
 }
 
+/** Why the instance must not start with this environment, or null. */
+export function startProblem(env: NodeJS.ProcessEnv = process.env): string | null {
+  const token = env.ADMIN_TOKEN;
+  return token ? adminTokenProblem(token) : null;
+}
+
 if (import.meta.main) {
+  const problem = startProblem();
+  if (problem !== null) {
+    process.stderr.write(`error: ${problem}\n`);
+    process.exit(1);
+  }
   if (!existsSync(CONFIG_PATH)) {
     process.stderr.write('error: no dist/selfhost/config.capnp; run npm run selfhost:build first\n');
     process.exit(1);

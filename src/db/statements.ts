@@ -12,6 +12,13 @@ export const SQL = {
   setImageTier: 'UPDATE accounts SET image_tier = ? WHERE id = ?',
   setToolsTier: 'UPDATE accounts SET tools_tier = ? WHERE id = ?',
 
+  // A pending invitation's link, renewed: the new token's hash replaces the old (whose link then stops
+  // working). The console's and API's "send again" (src/teams/members.ts) and the operator's
+  // `members invitation-link` (src/cli/member-commands.ts). ?1 hash, ?2 id, ?3 now.
+  renewInvitation: 'UPDATE invitations SET token_hash = ?1 WHERE id = ?2 AND member_id IS NULL AND expires_at > ?3',
+  pendingInvitation:
+    'SELECT id, account_id, email, role, created_at, expires_at FROM invitations WHERE id = ? AND member_id IS NULL AND expires_at > ?',
+
   // The operator CLI's keys: made by no member.
   insertKey: `INSERT INTO api_keys (id, account_id, name, prefix, hash, scopes, created_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, '${OPERATOR_MAKER}')`,
   listKeys:

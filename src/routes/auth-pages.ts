@@ -150,14 +150,14 @@ function refusal(
       };
     case 'throttled':
       return { message: throttledMessage(c, outcome.retryAfter), status: 429 };
-    case 'email_unverified':
+    case 'invalid_credentials':
+      // The same words for a wrong password, an unknown email and a sign-up not yet confirmed (which is no
+      // account yet): the answer must not tell which addresses are registered.
       return {
         message:
-          'Please confirm your email address first: open the link we mailed you when you signed up, or have it sent again.',
-        status: 403,
+          'That email and password do not match an account. If you signed up, confirm your email first: open the link we mailed you, or have it sent again.',
+        status: 401,
       };
-    case 'invalid_credentials':
-      return { message: 'That email and password do not match an account. Check them and try again.', status: 401 };
   }
 }
 
@@ -197,13 +197,14 @@ export function registerAuthPages(app: OpenAPIHono<AppEnv>): void {
         await recordFailedSignIn(c.env.DB, signInOrigin(c, null), outcome.accountId, details, clock(c.env));
       }
       const { message, status } = refusal(c, outcome);
-      if (outcome.reason === 'email_unverified') return again(status, message, undefined, true);
+      const unmatched = outcome.reason === 'invalid_credentials';
       // The email's domain signs in by SSO: say so (members made by SSO have no password at all).
-      const sso =
-        outcome.reason === 'invalid_credentials' && (await ssoAccountFor(c.env.DB, parsed.data.email)) !== null;
+      const sso = unmatched && (await ssoAccountFor(c.env.DB, parsed.data.email)) !== null;
       return again(
         status,
         sso ? `${message} Your organisation also offers single sign-on: use "Sign in with SSO" below.` : message,
+        undefined,
+        unmatched,
       );
     }
     return startSession(c, outcome, next);

@@ -1,4 +1,4 @@
-// The console's team pages: members (invite, change roles, remove, leave), the invitation link's page
+// The console's team pages: members (invite, send again, change roles, remove, leave), the invitation link's page
 // (join with a password), and the audit log (filters, pages, exports). Roles are checked by `requires`
 // (src/routes/requires.ts) where each route is registered; the domain is src/teams/ and src/audit/.
 import { requires } from './requires.ts';
@@ -12,7 +12,7 @@ import { isEmailAddress } from '../auth/credentials.ts';
 import { passwordIterations } from '../auth/password.ts';
 import { clock } from '../env.ts';
 import { auditOrigin } from '../http/audit-origin.ts';
-import { mailInvitation } from '../teams/invitation-mail.ts';
+import { mailInvitation, mailOff } from '../teams/invitation-mail.ts';
 import type { AppEnv } from '../http/context.ts';
 import { csrfTokenFor, csrfValid } from '../http/csrf.ts';
 import { field, readForm } from '../http/form-body.ts';
@@ -28,6 +28,7 @@ import {
   openInvitation,
   pendingInvitations,
   removeMember,
+  renewInvitation,
   type ChangeOutcome,
 } from '../teams/members.ts';
 import { roleMay, isRole } from '../teams/roles.ts';
@@ -37,7 +38,6 @@ import { messagePage } from '../web/views/message.ts';
 import { AuditExportQuery, AuditListQuery } from './audit-schema.ts';
 import { exportResponse, filtersOf } from './audit-logs.ts';
 import { signInOrigin, startSession } from './auth-pages.ts';
-import { invitationUrl } from './members.ts';
 
 const EXPIRED_FORM = 'This form had expired or came from another site. Nothing was changed; please try again.';
 const signedIn = [loadSession, requireSessionPage] as const;
@@ -99,9 +99,27 @@ export function registerConsoleTeams(app: OpenAPIHono<AppEnv>): void {
         400,
       );
     }
-    // Rendered, not redirected: the link must not travel in a URL of ours or be shown twice.
-    const mailed = await mailInvitation(c.env, s.account.id, made.invitation, made.token, clock(c.env));
-    return members(c, { created: { ...made.invitation, url: invitationUrl(c, made.token), mailed } });
+    // The link goes to the invited mailbox only; the page says what became of the mail.
+    const mail = await mailInvitation(c.env, s.account.id, made.invitation, made.token, clock(c.env));
+    return members(c, { sent: { invitation: made.invitation, mail, again: false } });
+  });
+
+  app.post('/members/invitations/:id/send', requires('members:write'), ...signedIn, async (c) => {
+    const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
+    if (!(await csrfValid(c, field(form, '_csrf')))) return members(c, { error: EXPIRED_FORM }, 403);
+    const s = sessionOf(c);
+    if (!can({ tools: s.account.tools_tier }, 'members')) return members(c, {}, 403);
+    // Mail off: the invitation keeps its link (an operator may have printed it), and the page says why.
+    if (mailOff(c.env) !== null) {
+      const pending = await pendingInvitations(c.env.DB, s.account.id, clock(c.env));
+      const invitation = pending.find((i) => i.id === c.req.param('id'));
+      if (!invitation) return members(c, { error: 'There is no such pending invitation.' }, 400);
+      return members(c, { sent: { invitation, mail: 'not_configured', again: true } }, 400);
+    }
+    const renewed = await renewInvitation(c.env.DB, s.account.id, c.req.param('id'), clock(c.env), auditOrigin(c));
+    if (!renewed.ok) return members(c, { error: 'There is no such pending invitation.' }, 400);
+    const mail = await mailInvitation(c.env, s.account.id, renewed.invitation, renewed.token, clock(c.env));
+    return members(c, { sent: { invitation: renewed.invitation, mail, again: true } });
   });
 
   app.post('/members/:id/role', requires('members:write'), ...signedIn, async (c) => {

@@ -4,11 +4,10 @@
 // the answer, in waitUntil), so their words and their time are the same for any email.
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { FORM_BODY_MAX_BYTES, MAIL_REQUESTS_PER_IP, RESET_LINK_TTL_MS } from '../auth/limits.ts';
-import { openLink } from '../auth/email-links.ts';
+import { FORM_BODY_MAX_BYTES, RESET_LINK_TTL_MS } from '../auth/limits.ts';
 import { openReset, requestReset, resetPassword } from '../auth/password-reset.ts';
-import { buckets, hit } from '../auth/throttle.ts';
-import { resendVerification, verifyEmail } from '../auth/verification.ts';
+import { hit, mailRequestRules } from '../auth/throttle.ts';
+import { resendVerification, verificationOpen, verifyEmail } from '../auth/verification.ts';
 import { clock } from '../env.ts';
 import type { AppEnv } from '../http/context.ts';
 import { clientIp } from '../http/client-ip.ts';
@@ -37,9 +36,12 @@ import {
 
 const RESET_LINK_MINUTES = RESET_LINK_TTL_MS / 60_000;
 
-/** Mail asked for from one client IP ("send again", "forgot password"): refused past the hourly limit. */
-async function mailRequestAllowed(c: Context<AppEnv>): Promise<{ allowed: boolean; retryAfter: number }> {
-  return hit(c.env.DB, [{ bucket: buckets.mailIp(clientIp(c)), ...MAIL_REQUESTS_PER_IP }], clock(c.env));
+/** Mail asked for ("send again", "forgot password"): refused past the hourly limits (mailRequestRules). */
+async function mailRequestAllowed(
+  c: Context<AppEnv>,
+  email: string,
+): Promise<{ allowed: boolean; retryAfter: number }> {
+  return hit(c.env.DB, mailRequestRules(clientIp(c), email), clock(c.env));
 }
 
 /** Work after the answer; its failure is logged, never the request's. */
@@ -56,7 +58,7 @@ export function registerEmailPages(app: OpenAPIHono<AppEnv>): void {
   // The link's page only shows a button: mail scanners open links, and must not use them up (or sign in).
   app.get('/verify-email', loadSession, async (c) => {
     const token = c.req.query('token') ?? '';
-    if (!(await openLink(c.env.DB, token, 'verify', clock(c.env)))) return gone(c, 'verify');
+    if (!(await verificationOpen(c.env.DB, token, clock(c.env)))) return gone(c, 'verify');
     return sendPage(c, confirmEmailPage({ csrf: csrfTokenFor(c), token }));
   });
 
@@ -78,7 +80,7 @@ export function registerEmailPages(app: OpenAPIHono<AppEnv>): void {
     if (!(await csrfValid(c, field(form, '_csrf'))) || !email.success)
       return sendPage(c, linkGonePage({ csrf, purpose: 'verify' }), email.success ? 403 : 400);
     const state = { csrf, email: email.data, sent: true, hours: VERIFY_LINK_HOURS };
-    const gate = await mailRequestAllowed(c);
+    const gate = await mailRequestAllowed(c, email.data);
     if (!gate.allowed)
       return sendPage(c, checkEmailPage({ ...state, error: throttledMessage(c, gate.retryAfter) }), 429);
     afterAnswer(c, resendVerification(c.env, email.data, clock(c.env)), 'verification_resend');
@@ -96,7 +98,7 @@ export function registerEmailPages(app: OpenAPIHono<AppEnv>): void {
     const email = EmailField.safeParse(value);
     if (!email.success)
       return sendPage(c, forgotPasswordPage({ csrf, email: value, fieldError: email.error.issues[0]?.message }), 400);
-    const gate = await mailRequestAllowed(c);
+    const gate = await mailRequestAllowed(c, email.data);
     if (!gate.allowed)
       return sendPage(c, forgotPasswordPage({ csrf, email: value, error: throttledMessage(c, gate.retryAfter) }), 429);
     afterAnswer(c, requestReset(c.env, email.data, clock(c.env)), 'password_reset_request');

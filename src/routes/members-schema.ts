@@ -35,18 +35,24 @@ export const MemberList = z
   })
   .openapi('MemberList');
 export const MemberOne = z.object({ data: Member, meta: Meta }).openapi('MemberOne');
-export const CreatedInvitation = z
-  .object({
-    data: Invitation.extend({
-      url: z.string().openapi({
-        description:
-          'The single-use link, also mailed to the person; to give them yourself if the mail did not go out.',
-      }),
-      mailed: z.boolean().openapi({ description: 'Whether the mail with the link went out to the email invited' }),
-    }),
-    meta: Meta,
-  })
-  .openapi('CreatedInvitation');
+/** An invitation and what became of the mail with its link (the link itself goes to the invited mailbox only). */
+const MailedInvitation = Invitation.extend({
+  mailed: z.boolean().openapi({ description: 'Whether the mail with the link went out to the email invited' }),
+  mail: z.enum(['sent', 'not_sent', 'not_configured']).openapi({
+    description:
+      'sent: the relay took the mail; not_sent: it failed (send again later); not_configured: this service has no mail, so an operator who vouches for the address prints a link (`npm run admin -- members invitation-link <id>`)',
+  }),
+});
+
+export const CreatedInvitation = z.object({ data: MailedInvitation, meta: Meta }).openapi('CreatedInvitation');
+export const SentInvitation = z.object({ data: MailedInvitation, meta: Meta }).openapi('SentInvitation');
+
+export const InvitationIdParam = z.object({
+  id: z
+    .string()
+    .regex(/^inv_[0-9A-Za-z]{16}$/, { error: 'must be an invitation id (inv_ and 16 letters or digits)' })
+    .openapi({ param: { name: 'id', in: 'path' }, example: 'inv_2kQ9xLm0PzR7a9fJ' }),
+});
 
 export const InviteBody = z
   .object({

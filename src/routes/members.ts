@@ -1,4 +1,5 @@
-// Members over the management API: list, invite (the link is in the answer), change a role, remove.
+// Members over the management API: list, invite (the link is mailed to the invitee only), send an
+// invitation again, change a role, remove.
 // A manage key or the console session (accountAuth); roles checked by `requires` (src/routes/requires.ts);
 // enterprise tools tier. The domain is src/teams/.
 import { manageDoc, manageRoute } from './manage-route.ts';
@@ -10,7 +11,7 @@ import { FORM_BODY_MAX_BYTES } from '../auth/limits.ts';
 import { clock } from '../env.ts';
 import { accountAuth } from '../http/account-auth.ts';
 import { auditOrigin } from '../http/audit-origin.ts';
-import { mailInvitation } from '../teams/invitation-mail.ts';
+import { mailInvitation, mailOff, operatorLinkCommand } from '../teams/invitation-mail.ts';
 import type { AppEnv } from '../http/context.ts';
 import { ApiError } from '../errors.ts';
 import { parseJsonBody } from '../http/json-body.ts';
@@ -20,17 +21,20 @@ import {
   listMembers,
   pendingInvitations,
   removeMember,
+  renewInvitation,
   type ChangeOutcome,
 } from '../teams/members.ts';
 import { INVITATION_TTL_MS, MAX_MEMBERS_PER_ACCOUNT } from '../teams/limits.ts';
 import { MANAGE_NOTE } from './manage-schema.ts';
 import {
   CreatedInvitation,
+  InvitationIdParam,
   InviteBody,
   MemberIdParam,
   MemberList,
   MemberOne,
   PatchMemberBody,
+  SentInvitation,
 } from './members-schema.ts';
 import { jsonOk } from './schemas.ts';
 import { requestMeta } from './manage-read.ts';
@@ -44,9 +48,9 @@ const enterprise = async (c: Context<AppEnv>, next: () => Promise<void>) => {
 };
 const guards = [accountAuth, enterprise] as const;
 
-/** The invitation link: the console's page for it on this origin. */
-export const invitationUrl = (c: Context<AppEnv>, token: string): string =>
-  `${new URL(c.req.url).origin}/invitations/${token}`;
+/** "Send again" where mail is off: the refusal, naming what an operator can do instead. */
+export const mailOffMessage = (problem: string, invitationId: string): string =>
+  `mail is not configured on this service (${problem}), so invitation links cannot be mailed; an operator who vouches for the address can print a link: ${operatorLinkCommand(invitationId)}`;
 
 export function changeRefusal(outcome: Exclude<ChangeOutcome, { ok: true }>): ApiError {
   switch (outcome.reason) {
@@ -76,13 +80,25 @@ const listRoute = manageRoute(requires('read'), [...guards], {
 const inviteDoc = manageDoc({
   method: 'post',
   path: `${MEMBERS_PATH}/invitations`,
-  summary: 'Invite a person: a single-use link, valid 7 days, mailed to them and in this answer',
-  description: `The link is mailed to the email invited (data.mailed: whether the mail went out; if not, give them data.url). Only owners invite owners. At most ${MAX_MEMBERS_PER_ACCOUNT} members and pending invitations per account. Writes member.invited.${NOTE}`,
+  summary: 'Invite a person: a single-use link, valid 7 days, mailed to them only',
+  description: `The link is mailed to the email invited, and to nobody else: not in this answer, since accepting it is what proves the address (data.mail says what became of the mail: \`not_sent\`, send it again; \`not_configured\`, this service has no mail, and an operator who vouches for the address prints a link with \`npm run admin -- members invitation-link <id>\`). Only owners invite owners. At most ${MAX_MEMBERS_PER_ACCOUNT} members and pending invitations per account. Writes member.invited.${NOTE}`,
   request: { body: { required: true, content: { 'application/json': { schema: InviteBody } } } },
   responses: {
-    201: jsonOk('The invitation, with its link', CreatedInvitation),
+    201: jsonOk('The invitation, and what became of its mail', CreatedInvitation),
   },
   errors: ['bad_request', 'plan_upgrade_required', 'payload_too_large'],
+});
+
+const sendDoc = manageDoc({
+  method: 'post',
+  path: `${MEMBERS_PATH}/invitations/{id}/send`,
+  summary: 'Send an invitation again: a new link, mailed to the person invited',
+  description: `For a pending invitation: a new single-use link replaces the one before (which stops working) and is mailed to the email invited, never returned. 400 where mail is not configured (the message names the operator's command that prints a link). Writes member.invitation_renewed.${NOTE}`,
+  request: { params: InvitationIdParam },
+  responses: {
+    200: jsonOk('The invitation, and what became of its mail', SentInvitation),
+  },
+  errors: ['bad_request', 'plan_upgrade_required', 'not_found'],
 });
 
 const patchDoc = manageDoc({
@@ -143,11 +159,24 @@ export function registerMembers(app: OpenAPIHono<AppEnv>): void {
       throw new ApiError('bad_request', `an account may have at most ${made.max} members and pending invitations`, {
         details: { max: made.max },
       });
-    const mailed = await mailInvitation(c.env, accountId, made.invitation, made.token, clock(c.env));
-    return c.json(
-      { data: { ...made.invitation, url: invitationUrl(c, made.token), mailed }, meta: requestMeta(c) },
-      201,
-    );
+    const mail = await mailInvitation(c.env, accountId, made.invitation, made.token, clock(c.env));
+    return c.json({ data: { ...made.invitation, mailed: mail === 'sent', mail }, meta: requestMeta(c) }, 201);
+  });
+
+  app.openAPIRegistry.registerPath(sendDoc);
+  app.post(`${MEMBERS_PATH}/invitations/:id/send`, requires('members:write'), ...guards, async (c) => {
+    const id = InvitationIdParam.safeParse({ id: c.req.param('id') });
+    if (!id.success)
+      throw new ApiError('bad_request', `id ${id.error.issues[0]?.message ?? 'is not valid'}`, { param: 'id' });
+    const { accountId } = c.var.principal;
+    // Checked before the link is renewed: a renewal that could not be mailed would kill an operator's link.
+    const off = mailOff(c.env);
+    if (off !== null) throw new ApiError('bad_request', mailOffMessage(off, id.data.id));
+    const renewed = await renewInvitation(c.env.DB, accountId, id.data.id, clock(c.env), auditOrigin(c));
+    if (!renewed.ok)
+      throw new ApiError('not_found', 'no pending invitation with this id in your account', { param: 'id' });
+    const mail = await mailInvitation(c.env, accountId, renewed.invitation, renewed.token, clock(c.env));
+    return c.json({ data: { ...renewed.invitation, mailed: mail === 'sent', mail }, meta: requestMeta(c) }, 200);
   });
 
   app.openAPIRegistry.registerPath(patchDoc);

@@ -9,9 +9,13 @@
 // - the jobs of the cron trigger (src/scheduled.ts), which workerd never fires: run from requests
 //   instead, at most once per SWEEP_INTERVAL_MS per isolate;
 // - a store for the image cache, which workerd's Cache API lacks: the ImageStore Durable Object, bound as
-//   IMAGE_STORE by the generated config (src/img/cache.ts uses it when bound).
+//   IMAGE_STORE by the generated config (src/img/cache.ts uses it when bound);
+// - no service with an ADMIN_TOKEN too short to be safe (src/operator/admin-token.ts): `npm run
+//   selfhost:start` refuses to start with one, and workerd started directly answers every request but
+//   /healthz 503 with the reason, so a load balancer never sends it anyone.
 import worker from '../index.ts';
 import type { Env } from '../env.ts';
+import { adminTokenProblem } from '../operator/admin-token.ts';
 import { runScheduled } from '../scheduled.ts';
 import { selfhostEnv } from './env.ts';
 
@@ -27,6 +31,7 @@ const READY_PATH = '/readyz';
 const SWEEP_INTERVAL_MS = 5 * 60_000;
 
 let lastSweep = 0;
+let refusalLogged = false;
 
 async function ready(env: Env): Promise<Response> {
   try {
@@ -61,6 +66,12 @@ export default {
     const env = selfhostEnv(rawEnv);
     const url = new URL(request.url);
     if (url.pathname === HEALTH_PATH) return Response.json({ status: 'ok' });
+    const refusal = env.ADMIN_TOKEN ? adminTokenProblem(env.ADMIN_TOKEN) : null;
+    if (refusal !== null) {
+      if (!refusalLogged) log({ level: 'error', event: 'not_started', error: refusal });
+      refusalLogged = true;
+      return Response.json({ status: 'not_started', error: refusal }, { status: 503 });
+    }
     if (url.pathname === READY_PATH) return ready(env);
     const started = Date.now();
     if (started - lastSweep >= SWEEP_INTERVAL_MS) {

@@ -9,6 +9,7 @@ import { batchWithAudit, type AuditCondition, type AuditOrigin } from '../audit/
 import { isName, isNewPassword } from '../auth/credentials.ts';
 import { hashPassword } from '../auth/password.ts';
 import { randomToken } from '../auth/sessions.ts';
+import { SQL as SHARED_SQL } from '../db/statements.ts';
 import { activeManageKeysOf, makersKeysRevoked, settleMakersKeys } from '../keys/service.ts';
 import type { Env } from '../env.ts';
 import { INVITATION_TOKEN_BYTES, INVITATION_TTL_MS, MAX_MEMBERS_PER_ACCOUNT } from './limits.ts';
@@ -118,7 +119,10 @@ export type InviteOutcome =
   | { ok: false; reason: 'email_taken' }
   | { ok: false; reason: 'too_many'; max: number };
 
-/** Makes an invitation; its token is in this answer only (the link to copy), its hash in D1. */
+/**
+ * Makes an invitation; its token is in this answer only, for the mail to the person invited (never for the
+ * inviter, who could accept it themself: the link proves the mailbox), its hash in D1.
+ */
 export async function invite(
   db: D1Database,
   accountId: string,
@@ -170,6 +174,45 @@ export async function invite(
       expires_at: iso(expiresAt) as string,
     },
   };
+}
+
+export type RenewOutcome = { ok: true; invitation: InvitationView; token: string } | { ok: false; reason: 'not_found' };
+
+/**
+ * A pending invitation's new link ("send again"): a new token, whose hash replaces the old one (that link
+ * stops working), with member.invitation_renewed. Its token is for the invited mailbox only, as invite's.
+ */
+export async function renewInvitation(
+  db: D1Database,
+  accountId: string,
+  id: string,
+  now: number,
+  origin: AuditOrigin,
+): Promise<RenewOutcome> {
+  const row = await db
+    .prepare(SHARED_SQL.pendingInvitation)
+    .bind(id, now)
+    .first<{ id: string; account_id: string; email: string; role: Role; created_at: number; expires_at: number }>();
+  if (!row || row.account_id !== accountId) return { ok: false, reason: 'not_found' };
+  const token = randomToken(INVITATION_TOKEN_BYTES);
+  const hash = await sha256Hex(token);
+  const [renewed] = await batchWithAudit(
+    db,
+    [db.prepare(SHARED_SQL.renewInvitation).bind(hash, id, now)],
+    origin,
+    { accountId, action: 'member.invitation_renewed', target: id, details: { email: row.email, delivery: 'mail' } },
+    now,
+    { sql: 'EXISTS (SELECT 1 FROM invitations WHERE id = ? AND token_hash = ?)', params: [id, hash] },
+  );
+  if (renewed?.meta.changes !== 1) return { ok: false, reason: 'not_found' };
+  const invitation: InvitationView = {
+    id,
+    email: row.email,
+    role: row.role,
+    created_at: iso(row.created_at) as string,
+    expires_at: iso(row.expires_at) as string,
+  };
+  return { ok: true, invitation, token };
 }
 
 export interface OpenInvitation {

@@ -1,6 +1,7 @@
 // The operator CLI against a throwaway local D1. Its commands run in this process against that database
 // (helpers.localD1: a wrangler start costs seconds per command); usage errors, --remote refusals and one
 // read-back run as real processes, exactly as an operator runs them, to prove the wrangler path.
+import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -351,6 +352,40 @@ describe('audit', () => {
     ]);
     expect(json(await run('audit', 'verify', '--account', account.id))).toMatchObject({ chain: 'intact' });
     expectUsageError(await run('audit', 'list', '--account', account.id, '--limit', '0'), /--limit/);
+  });
+});
+
+describe('members invitation-link', () => {
+  it("prints a new link for a pending invitation (the old one dies), recorded as the operator's; refuses others", async () => {
+    const { account } = fixtures.untouched;
+    const id = `inv_${'OpLink'.padEnd(16, '0')}`;
+    const now = Date.now();
+    await d1.executor([
+      {
+        sql: "INSERT INTO invitations (id, account_id, email, role, token_hash, created_by, created_at, expires_at) VALUES (?, ?, 'vouched@example.com', 'viewer', 'old-hash', 'mem_x', ?, ?)",
+        params: [id, account.id, now, now + 86_400_000],
+      },
+    ]);
+    const out = json<{ url: string; email: string; role: string; invitation: string }>(
+      await run('members', 'invitation-link', id, '--public-url', 'https://shrinkray.example/ignored/path'),
+    );
+    expect(out).toMatchObject({ invitation: id, email: 'vouched@example.com', role: 'viewer' });
+    const token = /^https:\/\/shrinkray\.example\/invitations\/([\w-]{43})$/.exec(out.url)?.[1];
+    expect(token).toBeDefined();
+    const [[row] = []] = await d1.executor([{ sql: 'SELECT token_hash FROM invitations WHERE id = ?', params: [id] }]);
+    expect(row?.token_hash).toBe(createHash('sha256').update(token!).digest('hex'));
+    const records = json<{ action: string; actor_type: string; target: string; details: string }[]>(
+      await run('audit', 'list', '--account', account.id, '--limit', '1'),
+    );
+    expect(records.map((r) => [r.action, r.actor_type, r.target])).toEqual([
+      ['member.invitation_renewed', 'operator', id],
+    ]);
+    expect(JSON.parse(records[0]!.details)).toEqual({ email: 'vouched@example.com', delivery: 'operator' });
+    expectFailure(
+      await run('members', 'invitation-link', `inv_${'Nobody'.padEnd(16, '0')}`, '--public-url', 'https://x.example'),
+      `no pending invitation inv_${'Nobody'.padEnd(16, '0')} (used, expired or unknown)\n`.trimEnd(),
+    );
+    expectUsageError(await run('members', 'invitation-link', 'inv_bad', '--public-url', 'https://x.example'), /inv_/);
   });
 });
 

@@ -37,6 +37,7 @@ describe('GET /api/v1/openapi.json', () => {
       '/api/v1/keys/{id}',
       '/api/v1/members',
       '/api/v1/members/invitations',
+      '/api/v1/members/invitations/{id}/send',
       '/api/v1/members/{id}',
       '/api/v1/meta-tags',
       '/api/v1/meta-tags/bulk',

@@ -163,6 +163,52 @@ describe('the generated config', () => {
     expect(PBKDF2_ITERATIONS).toBe(100_000);
   });
 
+  it('npm run selfhost:start refuses an ADMIN_TOKEN shorter than 32 characters, saying how to make one', async () => {
+    const child = spawn(process.execPath, [join(ROOT, 'src/cli/selfhost-start.ts')], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        ADMIN_TOKEN: 'short-operator-token',
+        SHRINKRAY_DATA_DIR: join(dir, 'never'),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(stderr).toContain('ADMIN_TOKEN is 20 characters long; it must have at least 32');
+    expect(stderr).toContain('openssl rand -base64 32');
+  });
+
+  it('workerd started directly with a short ADMIN_TOKEN serves nobody: 503 with the reason, /healthz alone answers', async () => {
+    const url = await closedUrl();
+    const env = {
+      PATH: process.env.PATH ?? '',
+      SHRINKRAY_ADDRESS: url.replace('http://', ''),
+      SHRINKRAY_DATA_DIR: join(dir, 'short-token'),
+      ADMIN_TOKEN: 'short-operator-token',
+    };
+    const child = spawn(WORKERD_BIN, workerdArgs(env, config), { env, stdio: 'ignore' });
+    try {
+      let health = 0;
+      for (const deadline = Date.now() + READY_TIMEOUT_MS; health !== 200 && Date.now() < deadline; ) {
+        health = await fetch(`${url}/healthz`).then(
+          (r) => r.status,
+          () => 0,
+        );
+        if (health !== 200) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(health).toBe(200);
+      for (const path of ['/readyz', '/signin', '/internal/backup']) {
+        const res = await fetch(`${url}${path}`);
+        expect(res.status, path).toBe(503);
+        expect(((await res.json()) as { error: string }).error, path).toContain('at least 32');
+      }
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
   it('--token needs --url, an https one off loopback, and no database flags', async () => {
     const run = async (...args: string[]) => {
       let stderr = '';
@@ -526,11 +572,11 @@ describe('self-hosted on workerd', () => {
     }
   });
 
-  it('with TRUSTED_IP_HEADER unset trusts no client address header: a spoofed CF-Connecting-IP is no new client', async () => {
+  it('with TRUSTED_IP_HEADER unset trusts no client address header: a spoofed CF-Connecting-IP is no new client, and one client holds up no other', async () => {
     const instance = await start(join(dir, 'client-ip'));
     try {
       // Sign-ups as a browser makes them (the form's CSRF token and cookie), each claiming another address.
-      const signUp = async (i: number): Promise<number> => {
+      const signUp = async (i: number, email: string): Promise<number> => {
         const ip = `198.18.0.${i + 1}`;
         const page = await fetch(`${instance.url}/signup`, { headers: { 'cf-connecting-ip': ip } });
         const cookie = page.headers
@@ -550,16 +596,21 @@ describe('self-hosted on workerd', () => {
           body: new URLSearchParams({
             _csrf: csrf,
             name: 'Spoofer',
-            email: `spoofer${i}@example.com`,
+            email,
             password: 'correct horse battery staple',
           }),
         });
         return res.status;
       };
+      // No address is trusted, so sign-ups are counted per email (SIGNUP_PER_EMAIL, 3 an hour), whatever
+      // address each claims...
       const statuses: number[] = [];
-      for (let i = 0; i < 11; i++) statuses.push(await signUp(i));
-      // SIGNUP_PER_IP (10 an hour) for all of them together: each sign-up answers "check your email" (200).
-      expect(statuses).toEqual([...Array<number>(10).fill(200), 429]);
+      for (let i = 0; i < 4; i++) statuses.push(await signUp(i, 'spoofer@example.com'));
+      expect(statuses).toEqual([200, 200, 200, 429]);
+      // ...and not in one bucket: eleven more addresses sign up (SIGNUP_PER_IP would have stopped at ten).
+      const others: number[] = [];
+      for (let i = 0; i < 11; i++) others.push(await signUp(i, `someone${i}@example.com`));
+      expect(others).toEqual(Array<number>(11).fill(200));
     } finally {
       await stop(instance);
     }

@@ -1,8 +1,10 @@
-// Accounts a person can keep: sign-up mails a confirmation link and signs nobody in, unconfirmed members
-// cannot sign in or use the console API, and a forgotten password is reset by a mailed single-use link.
+// Accounts a person can keep: sign-up mails a confirmation link, makes no account until it is used and signs
+// nobody in; members left unconfirmed by older sign-ups cannot sign in or use the console API, and a forgotten password is reset by a mailed single-use link.
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { RESET_LINK_TTL_MS, VERIFY_LINK_TTL_MS } from '../../src/auth/limits.ts';
+import { newAccountId, sha256Hex } from '../../src/accounts/keys.ts';
+import { hashPassword } from '../../src/auth/password.ts';
 import { createSession } from '../../src/auth/sessions.ts';
 import { captureConsole, makeKey, TestClock } from './helpers.ts';
 import { Browser, confirmEmail, ORIGIN, PASSWORD, signedUp, uniqueEmail } from './console-helpers.ts';
@@ -30,6 +32,22 @@ async function member(email: string) {
     .first<{ id: string; account_id: string; email_verified: number }>();
 }
 
+/**
+ * A member left unverified by a sign-up from before migration 0012, which made the account at once (with
+ * the confirmation still to come): such members may still exist.
+ */
+async function legacyUnverified(email: string): Promise<{ id: string; account_id: string }> {
+  const accountId = newAccountId();
+  const id = `mem_${accountId.slice(4)}`;
+  await env.DB.batch([
+    env.DB.prepare(
+      "INSERT INTO accounts (id, email, name, image_tier, tools_tier, created_at, password_hash) VALUES (?, ?, 'Early Bird', 'free', 'free', ?, ?)",
+    ).bind(accountId, email, Date.now(), await hashPassword(PASSWORD, 1000)),
+    env.DB.prepare('UPDATE members SET email_verified = 0 WHERE id = ?').bind(id),
+  ]);
+  return { id, account_id: accountId };
+}
+
 async function auditActions(accountId: string): Promise<string[]> {
   const rows = await env.DB.prepare('SELECT action FROM audit_logs WHERE account_id = ? ORDER BY seq')
     .bind(accountId)
@@ -46,7 +64,8 @@ describe('email verification', () => {
     const html = await res.text();
     expect(html).toContain('<h1>Check your email</h1>');
     expect(browser.cookies.has('__Host-sr_session')).toBe(false);
-    expect((await member(email))?.email_verified).toBe(0);
+    // No account yet, so no member holds the address.
+    expect(await member(email)).toBeNull();
 
     const [mail, ...more] = await mailsTo(email);
     expect(more).toEqual([]);
@@ -57,12 +76,17 @@ describe('email verification', () => {
     expect(mail!.html).toContain(link);
     // The token is stored hashed, never as it is in the mail.
     const token = new URL(link).searchParams.get('token')!;
-    expect(await env.DB.prepare('SELECT 1 FROM email_tokens WHERE token_hash = ?').bind(token).first()).toBeNull();
+    expect(await env.DB.prepare('SELECT 1 FROM pending_signups WHERE token_hash = ?').bind(token).first()).toBeNull();
+    expect(
+      await env.DB.prepare('SELECT 1 FROM pending_signups WHERE token_hash = ?')
+        .bind(await sha256Hex(token))
+        .first(),
+    ).not.toBeNull();
 
     // Opening the link only shows a button (a scanner that opens links uses nothing up).
     const page = await browser.page(new URL(link).pathname + new URL(link).search);
     expect(page.res.status).toBe(200);
-    expect((await member(email))?.email_verified).toBe(0);
+    expect(await member(email)).toBeNull();
 
     const confirmed = await confirmEmail(browser, link);
     expect(confirmed.status).toBe(303);
@@ -111,19 +135,59 @@ describe('email verification', () => {
     expect((await confirmEmail(browser, linkIn(mails[1]!, '/verify-email?token='))).status).toBe(303);
   });
 
-  it('an unverified member cannot sign in: the right password is told to confirm and offered the link again', async () => {
+  it('a sign-up holds no address and tells nothing at sign-in: a pending address answers as a free or a registered one', async () => {
+    // A stranger signs up with the target address and a password of theirs, then signs in with it.
+    const theirs = 'the strangers own password';
+    const free = uniqueEmail();
+    const stranger = new Browser();
+    expect((await signUp(stranger, free, theirs)).status).toBe(200);
+    const pending = await signIn(stranger, free, theirs);
+    const { email: registered } = await signedUp();
+    expect((await signUp(new Browser(), registered, theirs)).status).toBe(200);
+    const taken = await signIn(new Browser(), registered, theirs);
+    const unknownEmail = uniqueEmail();
+    const unknown = await signIn(new Browser(), unknownEmail, theirs);
+    expect([pending.status, taken.status, unknown.status]).toEqual([401, 401, 401]);
+    const pages = [
+      sameness(await pending.text(), free),
+      sameness(await taken.text(), registered),
+      sameness(await unknown.text(), unknownEmail),
+    ];
+    expect(new Set(pages).size).toBe(1);
+    expect(alertOf(pages[0]!)).toContain('If you signed up, confirm your email first');
+    // The address is not held: no member has it until a link is used.
+    expect(await member(free)).toBeNull();
+    // Its owner signs up with their own password and confirms with their own link.
+    const owner = new Browser();
+    expect((await signUp(owner, free, PASSWORD)).status).toBe(200);
+    const mails = await mailsTo(free, 2);
+    expect(mails).toHaveLength(2);
+    expect((await confirmEmail(owner, linkIn(mails[1]!, '/verify-email?token='))).status).toBe(303);
+    expect((await member(free))?.email_verified).toBe(1);
+    expect((await signIn(new Browser(), free, PASSWORD)).status).toBe(303);
+    // The stranger's pending sign-up died with it: its link is gone, and its password opens nothing.
+    expect((await confirmEmail(new Browser(), linkIn(mails[0]!, '/verify-email?token='))).status).toBe(410);
+    expect((await signIn(new Browser(), free, theirs)).status).toBe(401);
+  });
+
+  it('a member left unverified by an older sign-up signs in as a wrong password would; its link and "send again" still work', async () => {
     const email = uniqueEmail();
-    await signUp(new Browser(), email);
+    await legacyUnverified(email);
     const browser = new Browser();
-    const wrong = await signIn(browser, email, 'not the password at all');
-    expect(wrong.status).toBe(401);
-    expect(await wrong.text()).not.toContain('/verify-email/resend');
     const right = await signIn(browser, email, PASSWORD);
-    expect(right.status).toBe(403);
+    const wrong = await signIn(browser, email, 'not the password at all');
+    expect([right.status, wrong.status]).toEqual([401, 401]);
     const html = await right.text();
-    expect(alertOf(html)).toContain('Please confirm your email address first');
+    expect(sameness(html, email)).toBe(sameness(await wrong.text(), email));
+    expect(alertOf(html)).toContain('If you signed up, confirm your email first');
     expect(html).toContain('action="/verify-email/resend"');
     expect(browser.cookies.has('__Host-sr_session')).toBe(false);
+    const form = await browser.page('/signin');
+    expect((await browser.post('/verify-email/resend', { _csrf: form.csrf, email })).status).toBe(200);
+    const confirmed = await confirmEmail(new Browser(), linkIn((await mailsTo(email))[0]!, '/verify-email?token='));
+    expect(confirmed.status).toBe(303);
+    expect((await member(email))?.email_verified).toBe(1);
+    expect((await signIn(new Browser(), email, PASSWORD)).status).toBe(303);
   });
 
   it('"send the link again" answers the same for unverified, verified and unknown emails; mails only the first; rate-limited per IP', async () => {
@@ -156,8 +220,7 @@ describe('email verification', () => {
 
   it("the console API refuses an unverified member's session with 403 email_unverified", async () => {
     const email = uniqueEmail();
-    await signUp(new Browser(), email);
-    const who = (await member(email))!;
+    const who = await legacyUnverified(email);
     const session = await createSession(env.DB, { accountId: who.account_id, memberId: who.id }, Date.now(), {
       actor: { type: 'member', id: who.id },
       ip: null,
@@ -301,13 +364,13 @@ describe('password reset', () => {
     const clock = new TestClock(Date.UTC(2026, 10, 22, 11, 0, 5));
     const browser = new Browser(clock);
     const email = uniqueEmail();
-    await signUp(browser, email);
+    await legacyUnverified(email);
     await forgot(browser, email);
-    const old = new URL(linkIn((await mailsTo(email, 2))[1]!, '/reset-password?token='));
+    const old = new URL(linkIn((await mailsTo(email, 1))[0]!, '/reset-password?token='));
     clock.advance(RESET_LINK_TTL_MS);
     expect((await browser.page(old.pathname + old.search)).res.status).toBe(410);
     await forgot(browser, email);
-    const link = new URL(linkIn((await mailsTo(email, 3))[2]!, '/reset-password?token='));
+    const link = new URL(linkIn((await mailsTo(email, 2))[1]!, '/reset-password?token='));
     const page = await browser.page(link.pathname + link.search);
     const token = link.searchParams.get('token')!;
     expect(

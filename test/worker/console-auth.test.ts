@@ -2,7 +2,17 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/accounts/keys.ts';
-import { SESSION_IDLE_MS, SIGNIN_EMAIL_DELAY_BASE_S, SIGNIN_EMAIL_DELAY_MAX_S } from '../../src/auth/limits.ts';
+import {
+  MAIL_REQUESTS_PER_EMAIL,
+  MAIL_REQUESTS_UNTRUSTED_TOTAL,
+  SESSION_IDLE_MS,
+  SIGNIN_EMAIL_DELAY_BASE_S,
+  SIGNIN_EMAIL_DELAY_MAX_S,
+  SIGNIN_EMAIL_FREE_FAILURES,
+  SIGNIN_UNTRUSTED_TOTAL,
+  SIGNUP_PER_EMAIL,
+  SIGNUP_UNTRUSTED_TOTAL,
+} from '../../src/auth/limits.ts';
 import { hashPassword } from '../../src/auth/password.ts';
 import { TestClock, captureConsole } from './helpers.ts';
 import { safeNext } from '../../src/routes/auth-pages.ts';
@@ -129,7 +139,9 @@ describe('sign-in', () => {
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
     const [a, b] = [alertOf(await wrong.text()), alertOf(await unknown.text())];
-    expect(a).toBe('That email and password do not match an account. Check them and try again.');
+    expect(a).toBe(
+      'That email and password do not match an account. If you signed up, confirm your email first: open the link we mailed you, or have it sent again.',
+    );
     expect(b).toBe(a);
     expect(browser.cookies.has('__Host-sr_session')).toBe(false);
   });
@@ -434,7 +446,8 @@ describe('sign-out', () => {
   });
 });
 
-describe('throttling', () => {
+// Several tests sign up 11 to 23 times (a hash and a mail each): more than the default 5 s on a loaded machine.
+describe('throttling', { timeout: 20_000 }, () => {
   it('locks the (account, IP) pair after 5 attempts, even for the right password, until its window ends', async () => {
     const clock = new TestClock(Date.UTC(2026, 10, 21, 12, 0, 5));
     const { email } = await signedUp({ clock });
@@ -545,6 +558,31 @@ describe('throttling', () => {
     }
   });
 
+  it('counts an IPv6 client by its /64, and an IPv4-mapped address as the IPv4 client it is', async () => {
+    const clock = new TestClock(Date.UTC(2026, 10, 23, 9, 0, 5));
+    const signUpFrom = async (ip: string): Promise<number> => {
+      const b = new Browser(clock);
+      b.ip = ip;
+      const form = await b.page('/signup');
+      return (await b.post('/signup', { _csrf: form.csrf, name: 'Six', email: uniqueEmail(), password: PASSWORD }))
+        .status;
+    };
+    // One host of one /64 takes a new address at each request, in any spelling.
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++)
+      statuses.push(
+        await signUpFrom(i % 2 ? `2001:db8:4747:64::${(i + 1).toString(16)}` : `2001:0DB8:4747:0064:${i}:0:0:1`),
+      );
+    expect(statuses).toEqual([...Array<number>(10).fill(200), 429]);
+    // The neighbouring /64 is another client.
+    expect(await signUpFrom('2001:db8:4747:65::1')).toBe(200);
+    // 198.51.100.147 written three ways is one client.
+    const mapped: number[] = [];
+    for (let i = 0; i < 11; i++)
+      mapped.push(await signUpFrom(['198.51.100.147', '::ffff:198.51.100.147', '::ffff:c633:6493'][i % 3]!));
+    expect(mapped).toEqual([...Array<number>(10).fill(200), 429]);
+  });
+
   it('sign-up does not tell a taken email from a new one, and each probe spends the per-IP sign-up limit', async () => {
     const clock = new TestClock(Date.UTC(2026, 10, 21, 17, 0, 5));
     const { email } = await signedUp({ clock });
@@ -571,6 +609,7 @@ describe('the client address (TRUSTED_IP_HEADER)', { timeout: 20_000 }, () => {
     clock: TestClock,
     vars: Record<string, unknown>,
     headers: () => Record<string, string>,
+    email: () => string = uniqueEmail,
   ): Promise<number[]> {
     const statuses: number[] = [];
     for (let i = 0; i < count; i++) {
@@ -579,13 +618,8 @@ describe('the client address (TRUSTED_IP_HEADER)', { timeout: 20_000 }, () => {
       b.ip = `203.0.113.${i + 1}`;
       const form = await b.page('/signup');
       statuses.push(
-        (
-          await b.post(
-            '/signup',
-            { _csrf: form.csrf, name: 'Client', email: uniqueEmail(), password: PASSWORD },
-            headers(),
-          )
-        ).status,
+        (await b.post('/signup', { _csrf: form.csrf, name: 'Client', email: email(), password: PASSWORD }, headers()))
+          .status,
       );
     }
     return statuses;
@@ -606,16 +640,77 @@ describe('the client address (TRUSTED_IP_HEADER)', { timeout: 20_000 }, () => {
     expect(await signUps(11, clock, { TRUSTED_IP_HEADER: 'X-Forwarded-For' }, forwarded)).toEqual(tenThenRefused);
   });
 
-  it('when empty, or when the header is missing, counts every client as one: never unthrottled', async () => {
-    const clock = new TestClock(Date.UTC(2026, 10, 21, 19, 0, 5));
-    expect(await signUps(11, clock, { TRUSTED_IP_HEADER: '' }, () => ({}))).toEqual(tenThenRefused);
-    clock.advance(60 * 60_000);
+  it('when empty, or when the header is missing, counts sign-ups per email and all together: one client holds up nobody else', async () => {
+    const clock = new TestClock(Date.UTC(2026, 10, 23, 11, 0, 5));
+    expect(await signUps(11, clock, { TRUSTED_IP_HEADER: '' }, () => ({}))).toEqual(Array<number>(11).fill(200));
+    const one = uniqueEmail();
+    expect(
+      await signUps(
+        SIGNUP_PER_EMAIL.max + 1,
+        clock,
+        { TRUSTED_IP_HEADER: '' },
+        () => ({}),
+        () => one,
+      ),
+    ).toEqual([...Array<number>(SIGNUP_PER_EMAIL.max).fill(200), 429]);
+    expect(SIGNUP_UNTRUSTED_TOTAL.max).toBeGreaterThanOrEqual(50 * SIGNUP_PER_EMAIL.max);
     // The operator is told, once per isolate, that the header they named brings no address.
+    const other = uniqueEmail();
     const { result, lines } = await captureConsole('warn', () =>
-      signUps(11, clock, { TRUSTED_IP_HEADER: 'X-Real-IP' }, () => ({})),
+      signUps(
+        SIGNUP_PER_EMAIL.max + 1,
+        clock,
+        { TRUSTED_IP_HEADER: 'X-Real-IP' },
+        () => ({}),
+        () => other,
+      ),
     );
-    expect(result).toEqual(tenThenRefused);
+    expect(result).toEqual([...Array<number>(SIGNUP_PER_EMAIL.max).fill(200), 429]);
     expect(lines.every((l) => l.startsWith('no usable client address in X-Real-IP'))).toBe(true);
+  });
+
+  it('when no address is trusted, sign-ins are limited per email (its delay) and all together, never by one bucket a client fills', async () => {
+    const clock = new TestClock(Date.UTC(2026, 10, 23, 12, 0, 5));
+    const { email } = await signedUp({ clock });
+    const anonymous = () => Object.assign(new Browser(clock), { env: { TRUSTED_IP_HEADER: '' } });
+    // 31 wrong sign-ins to as many emails, from what looks like one client: SIGNIN_PER_IP would refuse the 31st.
+    const statuses: number[] = [];
+    for (let i = 0; i < 31; i++) statuses.push((await signIn(anonymous(), uniqueEmail(), 'a wrong password')).status);
+    expect(statuses).toEqual(Array<number>(31).fill(401));
+    expect((await signIn(anonymous(), email, PASSWORD)).status).toBe(303);
+    // Wrong passwords for one email meet its growing delay, as from any number of addresses; none is a hard lock.
+    for (let i = 0; i < SIGNIN_EMAIL_FREE_FAILURES; i++)
+      expect((await signIn(anonymous(), email, `wrong ${i}`)).status).toBe(401);
+    const waiting = await signIn(anonymous(), email, PASSWORD);
+    expect([waiting.status, waiting.headers.get('retry-after')]).toEqual([429, String(SIGNIN_EMAIL_DELAY_BASE_S)]);
+    clock.advance(SIGNIN_EMAIL_DELAY_BASE_S * 1000);
+    expect((await signIn(anonymous(), email, PASSWORD)).status).toBe(303);
+    expect(SIGNIN_UNTRUSTED_TOTAL.max).toBeGreaterThanOrEqual(10 * 30);
+  });
+
+  it('without a trusted address, "forgot password" counts per email (and all together), so one client blocks nobody else', async () => {
+    const clock = new TestClock(Date.UTC(2026, 10, 23, 10, 0, 5));
+    const forgot = async (email: string): Promise<number> => {
+      const b = new Browser(clock);
+      b.env = { TRUSTED_IP_HEADER: '' };
+      const form = await b.page('/forgot-password');
+      return (await b.post('/forgot-password', { _csrf: form.csrf, email })).status;
+    };
+    const target = uniqueEmail();
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push(await forgot(target));
+    expect(statuses).toEqual([
+      ...Array<number>(MAIL_REQUESTS_PER_EMAIL.max).fill(200),
+      ...Array<number>(11 - MAIL_REQUESTS_PER_EMAIL.max).fill(429),
+    ]);
+    // Everyone else's reset still goes through, as does "send the link again".
+    for (let i = 0; i < 3; i++) expect(await forgot(uniqueEmail())).toBe(200);
+    const b = new Browser(clock);
+    b.env = { TRUSTED_IP_HEADER: '' };
+    const form = await b.page('/signin');
+    expect((await b.post('/verify-email/resend', { _csrf: form.csrf, email: uniqueEmail() })).status).toBe(200);
+    // All of them together have a cap, generous but finite.
+    expect(MAIL_REQUESTS_UNTRUSTED_TOTAL.max).toBeGreaterThanOrEqual(100 * MAIL_REQUESTS_PER_EMAIL.max);
   });
 
   it('self-hosted: CF-Connecting-IP is ignored unless TRUSTED_IP_HEADER names it', async () => {
@@ -628,17 +723,26 @@ describe('the client address (TRUSTED_IP_HEADER)', { timeout: 20_000 }, () => {
         VAR_DEFAULTS: { TRUSTED_IP_HEADER: 'CF-Connecting-IP' },
       } as unknown as SelfhostEnv);
     expect((workerd(null) as { TRUSTED_IP_HEADER?: string }).TRUSTED_IP_HEADER).toBe('');
-    // A client sending a new CF-Connecting-IP each time is still one client...
+    // A client sending a new CF-Connecting-IP each time is no new client: sign-ups of one email stop at
+    // SIGNUP_PER_EMAIL, as from one client...
     let spoof = 0;
     const spoofed = () => ({ 'cf-connecting-ip': `198.18.0.${++spoof}` });
-    expect(await signUps(11, clock, workerd(null) as unknown as Record<string, unknown>, spoofed)).toEqual(
-      tenThenRefused,
-    );
-    // ...unless the operator says the header is set by a proxy they trust.
-    clock.advance(60 * 60_000);
+    const one = uniqueEmail();
+    const count = SIGNUP_PER_EMAIL.max + 1;
     expect(
-      await signUps(11, clock, workerd('CF-Connecting-IP') as unknown as Record<string, unknown>, spoofed),
-    ).toEqual(Array<number>(11).fill(200));
+      await signUps(count, clock, workerd(null) as unknown as Record<string, unknown>, spoofed, () => one),
+    ).toEqual([...Array<number>(SIGNUP_PER_EMAIL.max).fill(200), 429]);
+    // ...unless the operator says the header is set by a proxy they trust: then each address is a client.
+    const two = uniqueEmail();
+    expect(
+      await signUps(
+        count,
+        clock,
+        workerd('CF-Connecting-IP') as unknown as Record<string, unknown>,
+        spoofed,
+        () => two,
+      ),
+    ).toEqual(Array<number>(count).fill(200));
   });
 });
 

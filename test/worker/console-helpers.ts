@@ -9,8 +9,8 @@ export class Browser {
   readonly cookies = new Map<string, string>();
   clock: TestClock | undefined;
   /**
-   * An address of its own (2001:db8::/32, for documentation), never another browser's: the per-IP sign-up,
-   * sign-in and mail throttles count by it, and the Worker tests' files share one D1 and one set of
+   * An address of its own (2001:db8::/32, for documentation) in a /64 of its own (32 random bits), never
+   * another browser's: the per-IP sign-up, sign-in and mail throttles count by its /64, and the Worker tests' files share one D1 and one set of
    * Durable Objects per workerd (vitest.config.ts), so a shared address would carry other files' counts.
    */
   ip = `2001:db8:${[...crypto.getRandomValues(new Uint16Array(6))].map((n) => n.toString(16)).join(':')}`;

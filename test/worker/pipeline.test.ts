@@ -180,6 +180,23 @@ describe('operator endpoint', () => {
     expect((await send(`Bearer ${env.ADMIN_TOKEN}`)).status).toBe(200);
   });
 
+  it('is refused, whatever the request carries, while ADMIN_TOKEN is shorter than 32 characters, saying how to make one', async () => {
+    const short = 'a-31-character-operator-token!!';
+    expect(short).toHaveLength(31);
+    const res = await call('/internal/keys/refresh', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${short}` },
+      body: '{}',
+      env: { ADMIN_TOKEN: short },
+    });
+    expect(res.status).toBe(403);
+    const { error } = (await res.json()) as { error: { code: string; message: string } };
+    expect(error.code).toBe('forbidden');
+    expect(error.message).toContain('at least 32');
+    expect(error.message).toContain('openssl rand -base64 32');
+    expect(env.ADMIN_TOKEN.length).toBeGreaterThanOrEqual(32);
+  });
+
   it('does not exist without ADMIN_TOKEN', async () => {
     const res = await call('/internal/keys/refresh', {
       method: 'POST',

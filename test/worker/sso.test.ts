@@ -31,7 +31,7 @@ import {
   throughProvider,
   uniqueDomain,
 } from './sso-helpers.ts';
-import { enterpriseTeam, join } from './team-helpers.ts';
+import { enterpriseTeam, invitationPath, join } from './team-helpers.ts';
 import { addKey, manage } from './webhook-helpers.ts';
 
 describe('single sign-on configuration', () => {
@@ -172,7 +172,8 @@ describe('signing in with SSO', () => {
       csrf: team.owner.csrf,
       body: { email, role: 'admin' },
     });
-    const path = new URL(((await res.json()) as { data: { url: string } }).data.url).pathname;
+    expect(res.status).toBe(201);
+    const path = await invitationPath(email);
     // The link's page offers SSO for this email rather than a password.
     expect((await new Browser().page(path)).html).toContain(`/sso/start?email=${encodeURIComponent(email)}`);
     expect((await ssoSignIn(new Browser(), email)).status).toBe(303);

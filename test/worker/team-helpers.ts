@@ -4,6 +4,7 @@ import { env } from 'cloudflare:test';
 import { expect } from 'vitest';
 import type { Role } from '../../src/teams/roles.ts';
 import { Browser, PASSWORD, signedUp, uniqueEmail } from './console-helpers.ts';
+import { linkIn, mailsTo } from './mail-helpers.ts';
 
 export interface Person {
   browser: Browser;
@@ -40,10 +41,10 @@ export async function join(team: Team, role: Role, by: Person = team.owner, emai
     body: { email, role },
   });
   expect(res.status, await res.clone().text()).toBe(201);
-  const { url, mailed } = ((await res.json()) as { data: { url: string; mailed: boolean } }).data;
+  const { mailed } = ((await res.json()) as { data: { mailed: boolean } }).data;
   expect(mailed).toBe(true);
   const browser = new Browser();
-  const path = new URL(url).pathname;
+  const path = await invitationPath(email);
   const form = await browser.page(path);
   expect(form.res.status).toBe(200);
   const joined = await browser.post(path, { _csrf: form.csrf, name: `A ${role}`, password: PASSWORD });
@@ -51,4 +52,12 @@ export async function join(team: Team, role: Role, by: Person = team.owner, emai
   const home = await browser.page('/');
   const member = await env.DB.prepare('SELECT id FROM members WHERE email = ?').bind(email).first<{ id: string }>();
   return { browser, csrf: home.csrf, email, memberId: member!.id, role };
+}
+
+/** The path of the newest invitation link mailed to `email` (the link goes to the invited mailbox only). */
+export async function invitationPath(email: string, count = 1): Promise<string> {
+  const mails = await mailsTo(email, count);
+  const mail = mails[mails.length - 1];
+  if (!mail) throw new Error(`no invitation mail to ${email}`);
+  return new URL(linkIn(mail, '/invitations/')).pathname;
 }

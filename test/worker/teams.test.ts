@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { INVITATION_TTL_MS } from '../../src/teams/limits.ts';
 import { call, makeKey, TestClock, toolsHeaders } from './helpers.ts';
 import { Browser, PASSWORD, uniqueEmail } from './console-helpers.ts';
-import { enterpriseTeam, join } from './team-helpers.ts';
+import { enterpriseTeam, invitationPath, join } from './team-helpers.ts';
+import { inbox } from './mail-helpers.ts';
 import { manage } from './webhook-helpers.ts';
 
 interface MemberJson {
@@ -50,6 +51,103 @@ describe('members', () => {
     expect((await later.post('/signin', { _csrf: form.csrf, email: dev.email, password: PASSWORD })).status).toBe(303);
   });
 
+  it('the link goes to the invited mailbox only: neither the answer nor the page carries it; "send again" mails a new one', async () => {
+    const team = await enterpriseTeam();
+    const email = uniqueEmail();
+    const res = await team.owner.browser.json('/api/v1/members/invitations', {
+      method: 'POST',
+      csrf: team.owner.csrf,
+      body: { email, role: 'developer' },
+    });
+    expect(res.status).toBe(201);
+    const text = await res.text();
+    expect(text).not.toMatch(/invitations\/[\w-]{43}/);
+    const { data } = JSON.parse(text) as { data: Record<string, unknown> };
+    expect(data).not.toHaveProperty('url');
+    expect(data).toMatchObject({ email, role: 'developer', mailed: true, mail: 'sent' });
+    const first = await invitationPath(email);
+
+    // The console's form alike: it says where the link went, and shows no link.
+    const other = uniqueEmail();
+    const form = await team.owner.browser.page('/members');
+    const made = await team.owner.browser.post('/members/invitations', {
+      _csrf: form.csrf,
+      email: other,
+      role: 'viewer',
+    });
+    expect(made.status).toBe(200);
+    const page = await made.text();
+    expect(page).not.toMatch(/invitations\/[\w-]{43}/);
+    expect(page).toContain(`We mailed the invitation link to ${other}`);
+    expect(await invitationPath(other)).toMatch(/^\/invitations\/[\w-]{43}$/);
+
+    // "Send again" (API and console): a new link in a new mail; the one before stops working.
+    const id = data.id as string;
+    const again = await team.owner.browser.json(`/api/v1/members/invitations/${id}/send`, {
+      method: 'POST',
+      csrf: team.owner.csrf,
+    });
+    expect(again.status).toBe(200);
+    const resent = (await again.json()) as { data: Record<string, unknown> };
+    expect(resent.data).not.toHaveProperty('url');
+    expect(resent.data).toMatchObject({ id, email, mailed: true, mail: 'sent' });
+    const second = await invitationPath(email, 2);
+    expect(second).not.toBe(first);
+    expect((await new Browser().page(first)).res.status).toBe(404);
+    const listed = await team.owner.browser.page('/members');
+    expect(listed.html).toContain(`action="/members/invitations/${id}/send"`);
+    const third = await team.owner.browser.post(`/members/invitations/${id}/send`, { _csrf: listed.csrf });
+    expect(third.status).toBe(200);
+    expect(await third.text()).toContain(`We mailed a new invitation link to ${email}`);
+    const path = await invitationPath(email, 3);
+    expect((await new Browser().page(second)).res.status).toBe(404);
+    // The mailbox's link works.
+    const invitee = new Browser();
+    const join = await invitee.page(path);
+    expect(join.res.status).toBe(200);
+    expect((await invitee.post(path, { _csrf: join.csrf, name: 'Invitee', password: PASSWORD })).status).toBe(303);
+    // Unknown or used: 404.
+    const used = await team.owner.browser.json(`/api/v1/members/invitations/${id}/send`, {
+      method: 'POST',
+      csrf: team.owner.csrf,
+    });
+    expect(used.status).toBe(404);
+  });
+
+  it('where mail is not configured, inviting says so (and how an operator can give a link); nothing is mailed', async () => {
+    const team = await enterpriseTeam();
+    team.owner.browser.env = { SMTP_HOST: '' };
+    const later = uniqueEmail();
+    const off = await team.owner.browser.json('/api/v1/members/invitations', {
+      method: 'POST',
+      csrf: team.owner.csrf,
+      body: { email: later, role: 'viewer' },
+    });
+    expect(off.status).toBe(201);
+    const { data } = (await off.json()) as { data: Record<string, unknown> };
+    expect(data).toMatchObject({ email: later, mailed: false, mail: 'not_configured' });
+    expect(data).not.toHaveProperty('url');
+    const resend = await team.owner.browser.json(`/api/v1/members/invitations/${data.id as string}/send`, {
+      method: 'POST',
+      csrf: team.owner.csrf,
+    });
+    expect(resend.status).toBe(400);
+    expect(((await resend.json()) as { error: { message: string } }).error.message).toContain(
+      'npm run admin -- members invitation-link',
+    );
+    const form = await team.owner.browser.page('/members');
+    const page = await team.owner.browser.post('/members/invitations', {
+      _csrf: form.csrf,
+      email: uniqueEmail(),
+      role: 'viewer',
+    });
+    const html = await page.text();
+    expect(html).toContain('Mail is not configured on this service');
+    expect(html).toContain('npm run admin -- members invitation-link inv_');
+    expect(html).not.toMatch(/invitations\/[\w-]{43}/);
+    expect(await inbox(later)).toHaveLength(0);
+  });
+
   it('refuses a used, an expired or an unknown link', async () => {
     const clock = new TestClock(Date.now());
     const team = await enterpriseTeam();
@@ -60,9 +158,9 @@ describe('members', () => {
       csrf: team.owner.csrf,
       body: { email, role: 'viewer' },
     });
-    const invitation = ((await res.json()) as { data: { url: string; expires_at: string } }).data;
+    const invitation = ((await res.json()) as { data: { expires_at: string } }).data;
     expect(Date.parse(invitation.expires_at) - clock.now).toBe(INVITATION_TTL_MS);
-    const path = new URL(invitation.url).pathname;
+    const path = await invitationPath(email);
     const late = new Browser(clock);
     clock.advance(INVITATION_TTL_MS + 1);
     expect((await late.page(path)).res.status).toBe(404);
@@ -80,12 +178,14 @@ describe('members', () => {
 
   it('a link accepted twice at once makes one member', async () => {
     const team = await enterpriseTeam();
+    const email = uniqueEmail();
     const res = await team.owner.browser.json('/api/v1/members/invitations', {
       method: 'POST',
       csrf: team.owner.csrf,
-      body: { email: uniqueEmail(), role: 'viewer' },
+      body: { email, role: 'viewer' },
     });
-    const path = new URL(((await res.json()) as { data: { url: string } }).data.url).pathname;
+    expect(res.status).toBe(201);
+    const path = await invitationPath(email);
     const browsers = [new Browser(), new Browser()];
     const forms = await Promise.all(browsers.map((b) => b.page(path)));
     const results = await Promise.all(

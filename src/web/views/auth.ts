@@ -14,7 +14,7 @@ interface FormState {
   values?: { name?: string; email?: string };
   next?: string;
   notice?: string;
-  /** Offer to mail the confirmation link again to values.email (an unverified account's sign-in). */
+  /** Offer to mail the confirmation link again to values.email (every unmatched sign-in: it may be a sign-up's). */
   resend?: boolean;
 }
 

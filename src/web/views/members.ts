@@ -1,6 +1,7 @@
-// The members page (list, invite form, the new link shown once, role changes, removal) and the page an
-// invitation link opens (name and password, or SSO).
+// The members page (list, invite form, what became of an invitation's mail, "send again", role changes,
+// removal) and the page an invitation link opens (name and password, or SSO).
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, NAME_MAX_LENGTH } from '../../auth/limits.ts';
+import { operatorLinkCommand, type InvitationDelivery } from '../../teams/invitation-mail.ts';
 import type { InvitationView, MemberView } from '../../teams/members.ts';
 import { ROLES, type Role } from '../../teams/roles.ts';
 import { html, type Html } from '../html.ts';
@@ -14,7 +15,8 @@ export interface MembersState {
   manage: boolean;
   members: MemberView[];
   invitations: InvitationView[];
-  created?: InvitationView & { url: string; mailed: boolean };
+  /** An invitation just mailed (again: by "send again"), and what became of the mail. */
+  sent?: { invitation: InvitationView; mail: InvitationDelivery; again: boolean };
   error?: string;
 }
 
@@ -41,18 +43,28 @@ function memberRow(state: MembersState, m: MemberView): Html {
 </tr>`;
 }
 
+const utc = (iso: string): string => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
+
+/** What became of an invitation's mail. The link itself is never shown: it proves the invitee's mailbox. */
+function sentNotice(sent: NonNullable<MembersState['sent']>): Html {
+  const { invitation, mail, again } = sent;
+  const what = again ? 'a new invitation link' : 'the invitation link';
+  const words =
+    mail === 'sent'
+      ? html`We mailed ${what} to ${invitation.email}. It works once and expires ${utc(invitation.expires_at)}${again ? '; the link mailed before no longer works' : ''}.`
+      : mail === 'not_sent'
+        ? html`<strong>We could not mail ${what} to ${invitation.email} just now.</strong> Use "Send again" below in a minute.`
+        : html`<strong>Mail is not configured on this service</strong>, so the invitation for ${invitation.email} cannot be mailed. An operator who vouches for the address can print its link: <code>${operatorLinkCommand(invitation.id)}</code>.`;
+  return html`<section class="card" aria-labelledby="sent-heading"><h2 id="sent-heading">Invitation for ${invitation.email}</h2>
+<p class="${mail === 'sent' ? 'notice' : 'warning'}" role="status">${words}</p></section>`;
+}
+
 export function membersPage(state: MembersState): string {
   const body = !state.enterprise
     ? html`<h1>Members</h1><p class="notice">Teams (members, roles, invitations), single sign-on and the audit log come with the enterprise tools tier.</p>`
     : html`<h1>Members</h1>
 ${state.error ? html`<div class="alert" role="alert">${state.error}</div>` : ''}
-${
-  state.created
-    ? html`<section class="card" aria-labelledby="link-heading"><h2 id="link-heading">Invitation for ${state.created.email}</h2>
-<p class="warning" role="status">${state.created.mailed ? html`We mailed the link to ${state.created.email}. You may also copy it and give it to them:` : html`<strong>We could not mail the link: copy it now</strong> and give it to them:`} it is shown this once, works once, and expires ${state.created.expires_at.slice(0, 16).replace('T', ' ')} UTC.</p>
-<div class="secret"><input id="invite-link" data-testid="invite-link" type="text" readonly value="${state.created.url}"><button type="button" data-copy="invite-link">Copy</button></div></section>`
-    : ''
-}
+${state.sent ? sentNotice(state.sent) : ''}
 ${
   state.manage
     ? html`<section class="card" aria-labelledby="invite-heading"><h2 id="invite-heading">Invite a person</h2>
@@ -60,7 +72,7 @@ ${
 <label for="invite-email">Email</label><input id="invite-email" name="email" type="email" required>
 <label for="invite-role">Role</label>${roleSelect('role', 'invite-role', 'developer', state.me.role === 'owner')}
 <ul class="hint">${ROLES.map((r) => html`<li><strong>${r}</strong>: ${ROLE_HINTS[r]}</li>`)}</ul>
-<button type="submit">Create invitation link</button></form></section>`
+<button type="submit">Send invitation</button></form></section>`
     : ''
 }
 <div class="table-wrap"><table><caption>Members</caption>
@@ -69,8 +81,8 @@ ${
 ${
   state.invitations.length > 0
     ? html`<div class="table-wrap"><table><caption>Pending invitations</caption>
-<thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Expires</th></tr></thead>
-<tbody>${state.invitations.map((i) => html`<tr><td>${i.email}</td><td>${i.role}</td><td>${i.expires_at.slice(0, 16).replace('T', ' ')} UTC</td></tr>`)}</tbody></table></div>`
+<thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Expires</th>${state.manage ? html`<th scope="col"><span class="skip">Actions</span></th>` : ''}</tr></thead>
+<tbody>${state.invitations.map((i) => html`<tr data-invitation-id="${i.id}"><td>${i.email}</td><td>${i.role}</td><td>${utc(i.expires_at)}</td>${state.manage ? html`<td><form method="post" action="/members/invitations/${i.id}/send" class="inline"><input type="hidden" name="_csrf" value="${state.csrf}"><button type="submit" class="secondary">Send again</button></form></td>` : ''}</tr>`)}</tbody></table></div>`
     : ''
 }`;
   return renderPage({ title: 'Members', csrf: state.csrf, account: state.account, section: 'members', body });

@@ -193,10 +193,10 @@ export interface Schemas {
   };
   CreatedInvitation: {
     data: Schemas["Invitation"] & {
-      /** The single-use link, also mailed to the person; to give them yourself if the mail did not go out. */
-      url: string;
       /** Whether the mail with the link went out to the email invited */
       mailed: boolean;
+      /** sent: the relay took the mail; not_sent: it failed (send again later); not_configured: this service has no mail, so an operator who vouches for the address prints a link (`npm run admin -- members invitation-link <id>`) */
+      mail: "sent" | "not_sent" | "not_configured";
     };
     meta: {
       request_id: string;
@@ -432,6 +432,17 @@ export interface Schemas {
   };
   RevokedApiKey: {
     data: Schemas["ApiKey"];
+    meta: {
+      request_id: string;
+    };
+  };
+  SentInvitation: {
+    data: Schemas["Invitation"] & {
+      /** Whether the mail with the link went out to the email invited */
+      mailed: boolean;
+      /** sent: the relay took the mail; not_sent: it failed (send again later); not_configured: this service has no mail, so an operator who vouches for the address prints a link (`npm run admin -- members invitation-link <id>`) */
+      mail: "sent" | "not_sent" | "not_configured";
+    };
     meta: {
       request_id: string;
     };
@@ -804,12 +815,21 @@ export interface Operations {
     response: Schemas["MemberList"];
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
   }>;
-  /** Invite a person: a single-use link, valid 7 days, mailed to them and in this answer */
+  /** Invite a person: a single-use link, valid 7 days, mailed to them only */
   "POST /api/v1/members/invitations": Operation<{
     bodyType: "application/json";
     body: Schemas["InviteMember"];
     status: 201;
     response: Schemas["CreatedInvitation"];
+    security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
+  }>;
+  /** Send an invitation again: a new link, mailed to the person invited */
+  "POST /api/v1/members/invitations/{id}/send": Operation<{
+    path: {
+      id: string;
+    };
+    status: 200;
+    response: Schemas["SentInvitation"];
     security: "BearerAuth" | "ApiKeyHeader" | "SessionCookie";
   }>;
   /** Remove a member (or leave, with your own id); their sessions end at once */
