@@ -3,9 +3,9 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { EndpointInfo } from './accounts/account-view.ts';
 import type { AppEnv } from './http/context.ts';
 import { errorResponse } from './http/errors.ts';
-import { fallbackError } from './http/fallback.ts';
 import { hostRouting } from './http/hosts.ts';
 import { requestContext } from './http/request-context.ts';
+import { trailingSlashRedirect } from './http/trailing-slash.ts';
 import { validationHook } from './http/validation.ts';
 import { registerAccount } from './routes/account.ts';
 import { registerAuditLogs } from './routes/audit-logs.ts';
@@ -20,6 +20,7 @@ import { registerEmailPages } from './routes/email-pages.ts';
 import { registerConsoleApi } from './routes/console-api.ts';
 import { registerTryPlan } from './routes/console-try.ts';
 import { registerConsolePages } from './routes/console-pages.ts';
+import { notFoundHandler, registerPageAliases } from './routes/fallback-pages.ts';
 import { registerConsoleSigning } from './routes/console-signing.ts';
 import { registerConsoleWebhooks } from './routes/console-webhooks.ts';
 import { registerHealth } from './routes/health.ts';
@@ -36,8 +37,9 @@ import { registerTools } from './routes/tools.ts';
 import { registerWebhooks } from './routes/webhooks.ts';
 
 export function createApp() {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.use('*', requestContext, hostRouting);
+  // Not strict: a trailing slash routes as the slashless path (src/http/trailing-slash.ts).
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook, strict: false });
+  app.use('*', requestContext, trailingSlashRedirect, hostRouting);
 
   let endpoints: EndpointInfo[] | undefined;
   const listEndpoints = (): EndpointInfo[] => (endpoints ??= publicEndpoints(app));
@@ -67,8 +69,9 @@ export function createApp() {
   registerConsoleTeams(app);
   registerConsoleSso(app);
   registerConsoleAccount(app);
+  registerPageAliases(app);
 
-  app.notFound((c) => errorResponse(fallbackError(c, app.routes), c.var.requestId));
+  app.notFound(notFoundHandler(app));
   app.onError((err, c) => {
     const res = errorResponse(err, c.var.requestId);
     res.headers.set('X-Request-Id', c.var.requestId);

@@ -12,11 +12,20 @@ export function integerParam(min: number, max: number) {
     .pipe(z.number().int().min(min, { error: message }).max(max, { error: message }));
 }
 
-/** A string from a fixed list, matched case-insensitively and returned in its canonical spelling. */
-export function choiceParam<const T extends readonly [string, ...string[]]>(choices: T) {
-  const message = `must be one of ${choices.join(', ')}`;
+/**
+ * A string from a fixed list, matched case-insensitively and returned in its canonical spelling. `aliases`
+ * (lower case) are other spellings of a choice, which `hint` names in the refusal.
+ */
+export function choiceParam<const T extends readonly [string, ...string[]]>(
+  choices: T,
+  other: { aliases: Readonly<Record<string, T[number]>>; hint: string } | undefined = undefined,
+) {
+  const message = `must be one of ${choices.join(', ')}${other ? ` (${other.hint})` : ''}`;
   return z.string().transform((v, ctx) => {
-    const found = choices.find((c) => c.toLowerCase() === v.toLowerCase());
+    const lower = v.toLowerCase();
+    const found =
+      (other && Object.hasOwn(other.aliases, lower) ? other.aliases[lower] : undefined) ??
+      choices.find((c) => c.toLowerCase() === lower);
     if (found === undefined) {
       ctx.addIssue({ code: 'custom', message });
       return z.NEVER;

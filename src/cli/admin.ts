@@ -98,11 +98,18 @@ function parse(
 }
 
 /**
- * `--url` with `--token`: every command runs on that instance through its operator endpoints, instead of
- * on a D1 database through wrangler; the database flags then make no sense.
+ * `--url` with `--token`, or with env SHRINKRAY_ADMIN_TOKEN and no database flag: every command runs on that
+ * instance through its operator endpoints, instead of on a D1 database through wrangler; the database flags
+ * then make no sense. The env form keeps the token out of the command line, which npm echoes into logs.
  */
-function instanceOf(values: ReadonlyMap<string, string>, databaseFlags: boolean, usage: string): Instance | undefined {
-  const token = values.get('token');
+function instanceOf(
+  values: ReadonlyMap<string, string>,
+  databaseFlags: boolean,
+  usage: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Instance | undefined {
+  const fromEnv = values.has('url') && !databaseFlags ? env.SHRINKRAY_ADMIN_TOKEN || undefined : undefined;
+  const token = values.get('token') ?? fromEnv;
   if (token === undefined) return undefined;
   const url = values.get('url');
   if (url === undefined) throw new UsageError('--token needs --url, the instance it is for', usage);

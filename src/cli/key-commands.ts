@@ -19,7 +19,7 @@ const keyEvent = (kind: 'created' | 'revoked', keyId: string, now: number) => ({
 export const keyCreate: Command = {
   group: 'key',
   name: 'create',
-  synopsis: '--account ID --scopes image,tools [--name N]',
+  synopsis: '--account ID --scopes image,tools|manage [--name N]',
   flags: ['account', 'scopes', 'name'],
   positionals: [],
   prepare(input) {

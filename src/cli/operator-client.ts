@@ -1,6 +1,6 @@
-// The CLI against a running instance over HTTP (`--url <base> --token <operator token>`), above all a
-// self-hosted one (docs/self-hosting.md): its operator endpoints (src/routes/operator.ts) run the
-// commands' SQL batches, and take and load backups.
+// The CLI against a running instance over HTTP (`--url <base>` with `--token <operator token>` or env
+// SHRINKRAY_ADMIN_TOKEN), above all a self-hosted one (docs/self-hosting.md): its operator endpoints
+// (src/routes/operator.ts) run the commands' SQL batches, and take and load backups.
 import type { Statement } from '../accounts/provision.ts';
 import { CliError } from './errors.ts';
 import type { D1Executor, Row } from './wrangler.ts';
@@ -24,7 +24,7 @@ async function failure(response: Response, instance: Instance): Promise<string> 
     // not our service's JSON
   }
   let hint = '';
-  if (response.status === 401) hint = " (check --token: the instance's ADMIN_TOKEN)";
+  if (response.status === 401) hint = " (check --token or SHRINKRAY_ADMIN_TOKEN: the instance's ADMIN_TOKEN)";
   if (response.status === 404) hint = ' (is ADMIN_TOKEN set for the instance?)';
   return `${instance.url} answered HTTP ${response.status}${hint}`;
 }

@@ -14,6 +14,21 @@ export const MEDIA_TYPES: Record<ImageFormat, string> = {
   webp: 'image/webp',
   avif: 'image/avif',
 };
+/**
+ * What the `format` part (and an image URL's `f`) may say: a format, or `keep`, the input's own format
+ * (compress/request-rules.ts `chosenFormat`).
+ */
+export const FORMAT_CHOICES = [...FORMATS, 'keep'] as const;
+export type FormatChoice = (typeof FORMAT_CHOICES)[number];
+
+/** Other spellings people use for a format, lower case: the `jpg` extension, and media types. */
+export const FORMAT_ALIASES: Readonly<Record<string, ImageFormat>> = {
+  jpg: 'jpeg',
+  'image/jpg': 'jpeg',
+  ...Object.fromEntries(FORMATS.map((f) => [MEDIA_TYPES[f], f])),
+};
+export const FORMAT_ALIASES_HINT = 'jpg and media types such as image/png work too';
+
 export const EXTENSIONS: Record<ImageFormat, string> = { jpeg: 'jpg', png: 'png', webp: 'webp', avif: 'avif' };
 export const FORMAT_NAMES: Record<ImageFormat, string> = { jpeg: 'JPEG', png: 'PNG', webp: 'WebP', avif: 'AVIF' };
 

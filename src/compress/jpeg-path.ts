@@ -74,7 +74,7 @@ async function jpegToWebp(
       return finish(request, timings, width, height, encode);
     }),
   );
-  return lossless ? { ...result, quality: 100, lossless: true } : result;
+  return lossless ? { ...result, quality: 'lossless', lossless: true } : result;
 }
 
 /**
@@ -159,6 +159,7 @@ function losslessRewrite(
     width: best.width,
     height: best.height,
     encodes: lossy.encodes + candidates.length,
+    quality: 'lossless',
     lossless: true,
   };
 }

@@ -31,7 +31,11 @@ export interface CompressResult {
   format: ImageFormat;
   width: number;
   height: number;
-  quality: number;
+  /**
+   * The quality used (X-Quality); `lossless` where none was: PNG output without a palette, lossless WebP,
+   * the never-bigger lossless rewrite (a palette PNG gives the palette's measured quality).
+   */
+  quality: number | 'lossless';
   /** Set when `targetKb` was given. */
   targetReached?: boolean;
   encodes: number;

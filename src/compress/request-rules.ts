@@ -1,10 +1,11 @@
 // The rules between a compression's parameters, each true of every request whichever door it came in by
 // (POST /api/v1/compress, the console's "Try it", an image URL's options): one place, so the two doors
 // cannot disagree about what a request may combine.
-import type { ImageFormat } from './formats.ts';
+import type { FormatChoice, ImageFormat, InputFormat } from './formats.ts';
 
 export interface OutputRequest {
-  format: ImageFormat;
+  /** undefined: not known yet (`keep` before the input is read); the rules of the output format wait for it. */
+  format: ImageFormat | undefined;
   targetKb?: number;
   palette?: boolean;
   colors?: number;
@@ -25,14 +26,16 @@ export interface RuleBroken {
  */
 export function brokenRule(r: OutputRequest, names: Partial<Record<Field, string>> = {}): RuleBroken | null {
   const targetKb = names.target_kb ?? 'target_kb';
-  if (r.targetKb !== undefined && r.format === 'png')
+  const known = r.format !== undefined;
+  if (known && r.targetKb !== undefined && r.format === 'png')
     return {
       field: 'target_kb',
       message: `${targetKb} works with jpeg, webp and avif output only: PNG output is lossless`,
     };
-  if (r.palette && r.format !== 'png') return { field: 'palette', message: 'palette=true works with png output only' };
+  if (known && r.palette && r.format !== 'png')
+    return { field: 'palette', message: 'palette=true works with png output only' };
   if (r.colors !== undefined && !r.palette) return { field: 'colors', message: 'colors needs palette=true' };
-  if (r.lossless && r.format !== 'webp') {
+  if (known && r.lossless && r.format !== 'webp') {
     return {
       field: 'lossless',
       message: 'lossless=true works with webp output only (PNG output is always lossless)',
@@ -41,4 +44,27 @@ export function brokenRule(r: OutputRequest, names: Partial<Record<Field, string
   if (r.lossless && r.targetKb !== undefined)
     return { field: 'lossless', message: `lossless output has no quality to search: leave out ${targetKb}` };
   return null;
+}
+
+/**
+ * `keep`: the input's own format, except a WebP input where the tier writes no WebP, which gets JPEG (a
+ * photo format every client reads). Image URLs without `f` follow the same rule (img/options.ts).
+ */
+export function keptFormat(input: ImageFormat, webpAllowed: boolean): ImageFormat {
+  return input === 'webp' && !webpAllowed ? 'jpeg' : input;
+}
+
+/**
+ * The output format a request's `format` means: as given; JPEG (the contract's default) when left out, or
+ * PNG with palette=true (a palette exists only in PNG); for `keep`, the input's (`keptFormat`), or
+ * undefined while the input is not read yet (null: read, but no format we know, which the pipeline refuses).
+ */
+export function chosenFormat(
+  choice: FormatChoice | undefined,
+  palette: boolean | undefined,
+  input: InputFormat | null | undefined,
+  webpAllowed: boolean,
+): ImageFormat | undefined {
+  if (choice === 'keep') return input === undefined ? undefined : keptFormat(input ?? 'jpeg', webpAllowed);
+  return choice ?? (palette ? 'png' : 'jpeg');
 }

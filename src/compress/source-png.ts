@@ -41,7 +41,7 @@ export async function sourceToPng<R extends ClosableRowSource>(
       format: 'png',
       width,
       height,
-      quality: output.paletteQuality ?? request.quality,
+      quality: output.paletteQuality ?? 'lossless',
       encodes: output.encodes,
       lossless: false,
       timings,

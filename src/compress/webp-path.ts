@@ -60,12 +60,13 @@ export const compressWebp: SourcePath = async (request, plan, orientation, metad
     const encode = (quality: number) =>
       job.encode(lossless ? WEBP_LOSSLESS_EFFORT : quality, lossless, WEBP_METHOD, lowMemory, tokenGrowthBytes);
     const result = finish((quality) => packWebp(encode(quality).bytes, meta, ow, oh), {
-      quality: lossless ? 100 : request.quality,
+      quality: lossless ? 'lossless' : request.quality,
     });
     job.freePicture();
     if (plan.lossless && orientation === 1 && result.bytes.length >= request.bytes.length) {
       const repacked = packWebp(request.bytes, meta, ow, oh);
-      if (repacked.length < result.bytes.length) return { ...result, bytes: repacked, lossless: true, quality: 100 };
+      if (repacked.length < result.bytes.length)
+        return { ...result, bytes: repacked, lossless: true, quality: 'lossless' };
     }
     return { ...result, lossless: result.lossless || lossless };
   });

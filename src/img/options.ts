@@ -3,13 +3,20 @@
 // `f=auto`. A segment has one spelling per meaning, so one image is one cache entry: each name at most once.
 import { canWrite } from '../accounts/entitlements.ts';
 import type { ImageTier } from '../accounts/tiers.ts';
-import { FORMATS, MEDIA_TYPES, type ImageFormat } from '../compress/formats.ts';
+import {
+  FORMAT_ALIASES,
+  FORMAT_ALIASES_HINT,
+  FORMAT_CHOICES,
+  MEDIA_TYPES,
+  type ImageFormat,
+} from '../compress/formats.ts';
+import { keptFormat } from '../compress/request-rules.ts';
 import { DEFAULT_QUALITY, MAX_OUTPUT_DIMENSION, MAX_TARGET_KB } from '../compress/limits.ts';
 import { METADATA_MODES, type MetadataMode } from '../compress/metadata.ts';
 import { ApiError, badRequestFrom } from '../errors.ts';
 import { choiceParam, integerParam, queryObject } from '../params.ts';
 
-export const OUTPUT_CHOICES = [...FORMATS, 'auto'] as const;
+export const OUTPUT_CHOICES = [...FORMAT_CHOICES, 'auto'] as const;
 export type OutputChoice = (typeof OUTPUT_CHOICES)[number];
 
 /** Longest options segment read, in characters: every parameter at its longest fits many times over. */
@@ -20,8 +27,8 @@ const OptionsSchema = queryObject({
   w: integerParam(1, MAX_OUTPUT_DIMENSION).optional(),
   h: integerParam(1, MAX_OUTPUT_DIMENSION).optional(),
   q: integerParam(1, 100).default(DEFAULT_QUALITY),
-  // Absent: the source's format (an image URL stands in for the original, so it keeps its kind).
-  f: choiceParam(OUTPUT_CHOICES).optional(),
+  // Absent, or `keep`: the source's format (an image URL stands in for the original, so it keeps its kind).
+  f: choiceParam(OUTPUT_CHOICES, { aliases: FORMAT_ALIASES, hint: FORMAT_ALIASES_HINT }).optional(),
   m: choiceParam(METADATA_MODES).default('strip'),
   kb: integerParam(1, MAX_TARGET_KB).optional(),
 });
@@ -30,8 +37,8 @@ export interface ImageOptions {
   width?: number;
   height?: number;
   quality: number;
-  /** undefined: the source's format. */
-  format?: OutputChoice;
+  /** undefined: the source's format (`f` left out, or `keep`). */
+  format?: Exclude<OutputChoice, 'keep'>;
   metadata: MetadataMode;
   targetKb?: number;
 }
@@ -56,7 +63,9 @@ export function parseOptions(segment: string): ImageOptions {
     throw refused(err.message);
   }
   const o = parsed.data;
-  return { width: o.w, height: o.h, quality: o.q, format: o.f, metadata: o.m, targetKb: o.kb };
+  // `keep` is the default spelled out: one meaning, one cache entry.
+  const format = o.f === 'keep' ? undefined : o.f;
+  return { width: o.w, height: o.h, quality: o.q, format, metadata: o.m, targetKb: o.kb };
 }
 
 /**
@@ -94,5 +103,5 @@ export function accepts(accept: string | null, mediaType: string): boolean {
 /** The output format once the source's format is known; WebP only where the tier writes it. */
 export function outputFormat(variant: Variant, sourceFormat: ImageFormat, webpAllowed: boolean): ImageFormat {
   if (variant !== 'source' && variant !== 'fallback') return variant;
-  return sourceFormat === 'webp' && (variant === 'fallback' || !webpAllowed) ? 'jpeg' : sourceFormat;
+  return keptFormat(sourceFormat, variant === 'source' && webpAllowed);
 }

@@ -41,7 +41,9 @@ export const compressDoc: RouteConfig = {
       ),
       'X-Image-Width': header('Output width in pixels'),
       'X-Image-Height': header('Output height in pixels'),
-      'X-Quality': header('The quality used (the one found, with target_kb)'),
+      'X-Quality': header(
+        "The quality used (the one found, with target_kb; the palette's measured quality with palette=true), or `lossless` when no quality was used: PNG without a palette, lossless WebP, a never-bigger lossless rewrite",
+      ),
       'X-Target-Reached': header(
         'With target_kb: true when the output fits the target, false when even quality 1 does not',
       ),

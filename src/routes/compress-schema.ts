@@ -1,6 +1,6 @@
 // The multipart parts of POST /api/v1/compress: one schema validates them and documents them.
 import { z } from '@hono/zod-openapi';
-import { FORMATS } from '../compress/formats.ts';
+import { FORMAT_ALIASES, FORMAT_ALIASES_HINT, FORMAT_CHOICES } from '../compress/formats.ts';
 import { METADATA_MODES } from '../compress/metadata.ts';
 import {
   DEFAULT_QUALITY,
@@ -36,13 +36,15 @@ export const CompressParts = queryObject({
     description:
       'Encoder quality for JPEG, WebP and AVIF (PNG output is lossless); with palette=true, the palette quality to reach; with target_kb, the highest quality tried',
   }),
-  format: choiceParam(FORMATS)
-    .default('jpeg')
+  // Left out: JPEG, or PNG with palette=true (compress/request-rules.ts chosenFormat), so no zod default.
+  format: choiceParam(FORMAT_CHOICES, { aliases: FORMAT_ALIASES, hint: FORMAT_ALIASES_HINT })
+    .optional()
     .openapi({
       type: 'string',
-      enum: [...FORMATS],
+      enum: [...FORMAT_CHOICES],
       default: 'jpeg',
-      description: 'Output format; webp and avif need the pro tier',
+      description:
+        "Output format; webp and avif need the pro tier. keep: the input's own format (a WebP input on the free tier gets JPEG). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif)",
     }),
   width: integerParam(1, MAX_OUTPUT_DIMENSION).optional().openapi({
     type: 'integer',
@@ -73,7 +75,7 @@ export const CompressParts = queryObject({
       'Target size in KB (1 KB = 1024 bytes): the highest quality whose output fits is searched (at most 8 encodes). Pro tier; JPEG, WebP and AVIF output only',
   }),
   palette: switchPart(
-    "PNG output only: quantise to a palette of at most `colors` with dithering, alpha kept, using the fewest colours whose measured quality (pngquant's 0–100 scale) reaches `quality`; the lossless PNG is written instead when it is smaller. X-Quality then gives the measured quality. Every tier",
+    "PNG output only: quantise to a palette of at most `colors` with dithering, alpha kept, using the fewest colours whose measured quality (pngquant's 0–100 scale) reaches `quality`; the lossless PNG is written instead when it is smaller. X-Quality then gives the measured quality (`lossless` when the lossless PNG was written). Implies format=png when format is left out. Every tier",
   ),
   lossless: switchPart(
     'WebP output only: lossless WebP (every pixel kept; quality is then ignored). A lossless WebP input gives lossless output by itself when its memory fits. Not with target_kb',

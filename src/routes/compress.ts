@@ -3,13 +3,13 @@
 // commit and release, and write the image with its headers. The unit is spent only before a 200 and given back on every
 // failure, so a failed request never costs quota; an image refused once read (415, 422) counts against the key's
 // FAILED_COMPRESSIONS_PER_MINUTE instead.
-import { can } from '../accounts/entitlements.ts';
+import { can, canWrite } from '../accounts/entitlements.ts';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { compressConfig } from '../compress/config.ts';
-import { EXTENSIONS, MEDIA_TYPES } from '../compress/formats.ts';
+import { EXTENSIONS, MEDIA_TYPES, sniff, type ImageFormat, type InputFormat } from '../compress/formats.ts';
 import { requireFormat } from '../compress/entitlement.ts';
-import { brokenRule } from '../compress/request-rules.ts';
+import { brokenRule, chosenFormat } from '../compress/request-rules.ts';
 import type { CompressRequest, CompressResult } from '../compress/pipeline.ts';
 import { compressMetered, type UnitMeter } from '../compress/service.ts';
 import type { KeyMeter } from '../durable/key-meter.ts';
@@ -72,16 +72,20 @@ export async function compressUpload(
     const parts = parsed.data;
     checkParts(parts, key.tiers.image);
     const bytes = await imageBytes(parts.image);
-    return { request: compressRequestOf(parts, bytes), name: parts.image.name };
+    return { request: compressRequestOf(parts, bytes, key.tiers.image), name: parts.image.name };
   });
   c.executionCtx.waitUntil(meter.report(hash));
   return imageResponse(result, input.name, input.request.bytes.length, performance.now() - started);
 }
 
-/** The pipeline's request from the validated parts and the image's bytes. */
-export const compressRequestOf = (parts: CompressParts, bytes: Uint8Array): CompressRequest => ({
+/**
+ * The pipeline's request from the validated parts and the image's bytes, its output format settled now that
+ * the input's is known (`keep`), and the rules checked again for it.
+ */
+export const compressRequestOf = (parts: CompressParts, bytes: Uint8Array, imageTier: ImageTier): CompressRequest => ({
   bytes,
-  format: parts.format,
+  // Known once the input's format is given: only a `keep` before the upload is read leaves it open.
+  format: checkParts(parts, imageTier, sniff(bytes).format) as ImageFormat,
   quality: parts.quality,
   width: parts.width,
   height: parts.height,
@@ -93,15 +97,22 @@ export const compressRequestOf = (parts: CompressParts, bytes: Uint8Array): Comp
 });
 
 /**
- * The rules between parts and the key's image tier, checked before the image is read. The "Try it"
- * planner asks the same, so the page warns of exactly what an upload would be refused for.
+ * The rules between parts and the key's image tier, checked before the image is read (`input` undefined;
+ * a `keep` then waits for it) and again with its format. The "Try it" planner asks the same, so the page
+ * warns of exactly what an upload would be refused for. Returns the output format, once known.
  */
-export function checkParts(parts: CompressParts, imageTier: ImageTier): void {
-  requireFormat(imageTier, parts.format, 'format');
+export function checkParts(
+  parts: CompressParts,
+  imageTier: ImageTier,
+  input?: InputFormat | null,
+): ImageFormat | undefined {
+  const format = chosenFormat(parts.format, parts.palette, input, canWrite({ image: imageTier }, 'webp'));
+  if (format !== undefined) requireFormat(imageTier, format, 'format');
   if (parts.target_kb !== undefined && !can({ image: imageTier }, 'target_kb'))
     throw new ApiError('plan_upgrade_required', 'target_kb needs the pro tier', { param: 'target_kb' });
-  const broken = brokenRule({ ...parts, targetKb: parts.target_kb });
+  const broken = brokenRule({ ...parts, format, targetKb: parts.target_kb });
   if (broken) throw new ApiError('bad_request', broken.message, { param: broken.field });
+  return format;
 }
 
 function imageResponse(result: CompressResult, uploadName: string, originalSize: number, totalMs: number): Response {

@@ -102,7 +102,8 @@ export function registerTryPlan(app: OpenAPIHono<AppEnv>): void {
     let verdict: TryVerdict;
     try {
       checkParts(parts, c.var.session!.account.image_tier);
-      verdict = tryVerdict(head, size, compressRequestOf(parts, head), compressConfig(c.env));
+      const tier = c.var.session!.account.image_tier;
+      verdict = tryVerdict(head, size, compressRequestOf(parts, head, tier), compressConfig(c.env));
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       verdict = { verdict: 'refused', error: err };

@@ -1,7 +1,9 @@
 // The CLI's pure parts, without wrangler: argument tokenizing, validation, .dev.vars handling,
 // redaction and the constants shared with the Worker.
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { main as adminMain } from '../../src/cli/admin.ts';
 import { tokenize } from '../../src/cli/args.ts';
 import { parseDevArgs } from '../../src/cli/dev.ts';
 import { adminTokenIn, withSecret } from '../../src/cli/dev-vars.ts';
@@ -9,6 +11,7 @@ import { redactSecrets, UsageError } from '../../src/cli/errors.ts';
 import { planRefresh } from '../../src/cli/live-refresh.ts';
 import { parseEmail, parseName, parseScopeList } from '../../src/cli/validate.ts';
 import { localRuntimeBusy, wranglerErrorText } from '../../src/cli/wrangler.ts';
+import { listenOnLoopback } from '../fixtures/loopback.ts';
 import { ROOT } from './helpers.ts';
 
 describe('tokenize', () => {
@@ -152,5 +155,30 @@ describe('localRuntimeBusy', () => {
     expect(localRuntimeBusy({ code: 0, stdout: busy, stderr: '' })).toBe(false);
     expect(localRuntimeBusy({ code: 1, stdout: '', stderr: 'no such table: accounts' })).toBe(false);
     expect(localRuntimeBusy({ code: 1, stdout: '', stderr: 'D1_ERROR: database is locked: SQLITE_BUSY' })).toBe(false);
+  });
+});
+
+describe('the operator token from the environment', () => {
+  it('with --url and env SHRINKRAY_ADMIN_TOKEN runs on that instance, the token off the command line', async () => {
+    const seen: { path?: string; authorization?: string } = {};
+    const server = createServer((req, res) => {
+      seen.path = req.url;
+      seen.authorization = req.headers.authorization;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: { results: [[]] } }));
+    });
+    const url = await listenOnLoopback(server);
+    const before = process.env.SHRINKRAY_ADMIN_TOKEN;
+    process.env.SHRINKRAY_ADMIN_TOKEN = 'operator-token-from-env';
+    let out = '';
+    try {
+      const code = await adminMain(['account', 'list', '--url', url], { stdout: (t) => (out += t), stderr: () => {} });
+      expect(code).toBe(0);
+    } finally {
+      if (before === undefined) delete process.env.SHRINKRAY_ADMIN_TOKEN;
+      else process.env.SHRINKRAY_ADMIN_TOKEN = before;
+      server.close();
+    }
+    expect(seen).toEqual({ path: '/internal/d1/batch', authorization: 'Bearer operator-token-from-env' });
+    expect(JSON.parse(out)).toEqual([]);
   });
 });

@@ -61,7 +61,8 @@ describe('each input format to each output format', () => {
         expect(res.headers.get('x-savings-percent')).toBe(savings.toFixed(1));
         expect(res.headers.get('x-image-width')).toBe('150');
         expect(res.headers.get('x-image-height')).toBe('100');
-        expect(res.headers.get('x-quality')).toBe('80');
+        // PNG output is lossless: no quality was used.
+        expect(res.headers.get('x-quality')).toBe(to === 'png' ? 'lossless' : '80');
         expect(res.headers.get('x-target-reached')).toBeNull();
         expect(res.headers.get('x-ratelimit-limit')).toBe('10000');
         expect(res.headers.get('server-timing')).toMatch(

@@ -245,7 +245,7 @@ describe('options', () => {
     for (const [options, message] of [
       ['w=0', /w must be an integer from 1 to 16384/],
       ['q=101', /q must be an integer from 1 to 100/],
-      ['f=gif', /f must be one of jpeg, png, webp, avif, auto/],
+      ['f=gif', /f must be one of jpeg, png, webp, avif, keep, auto/],
       ['w=10,w=20', /w is given twice/],
       ['zoom=2', /unknown parameter "zoom"/],
       ['w', /not name=value/],

@@ -47,7 +47,10 @@ export interface CompressOptions extends RequestOptions {
   filename?: string;
 }
 
-export type OutputFormat = NonNullable<CompressBody['format']>;
+/** What `format` may ask: a format, or `keep` (the input's own). */
+export type FormatChoice = NonNullable<CompressBody['format']>;
+/** What an output can be. */
+export type OutputFormat = Exclude<FormatChoice, 'keep'>;
 
 export interface RateLimit {
   limit: number | undefined;
@@ -69,7 +72,10 @@ export interface CompressResult {
   savingsPercent: number;
   width: number | undefined;
   height: number | undefined;
+  /** The quality used; undefined for lossless output (X-Quality: lossless). */
   quality: number | undefined;
+  /** The output keeps every pixel: PNG without a palette, lossless WebP, a never-bigger lossless rewrite. */
+  lossless: boolean;
   /** With target_kb: whether the output fits. */
   targetReached: boolean | undefined;
   requestId: string | undefined;

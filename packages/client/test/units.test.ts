@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { parseArgs, UsageError } from '../src/cli/args.ts';
+import { type CompressArgs, parseArgs, UsageError } from '../src/cli/args.ts';
 import { expandInputs, globToRegExp, outputName } from '../src/cli/files.ts';
 import { barLine, emptyTotals, summaryTable, addRecord } from '../src/cli/report.ts';
 import { ApiError, apiErrorFor, parseRetryAfter } from '../src/errors.ts';
@@ -48,6 +48,16 @@ describe('arguments', () => {
       inPlace: true,
       concurrency: 4,
     });
+  });
+
+  it("reads --format as the service does: jpg is jpeg, keep is each file's own (the default)", () => {
+    const format = (value: string) =>
+      (parseArgs(['compress', 'a.jpg', '--out', 'o', '--format', value]) as CompressArgs).params.format;
+    expect(format('jpg')).toBe('jpeg');
+    expect(format('JPG')).toBe('jpeg');
+    expect(format('image/png')).toBe('png');
+    expect(format('keep')).toBeUndefined();
+    expect(parseArgs(['compress', 'a.jpg', '--in-place', '--format', 'keep'])).toMatchObject({ inPlace: true });
   });
 
   it('refuses what it would not use, naming it', () => {

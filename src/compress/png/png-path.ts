@@ -130,7 +130,7 @@ export async function compressPng(
       format: 'png',
       width,
       height,
-      quality: output.paletteQuality ?? request.quality,
+      quality: output.paletteQuality ?? 'lossless',
       encodes: output.encodes,
       lossless: output.paletteQuality === null && request.palette === true,
       timings,
@@ -318,7 +318,7 @@ async function webpFromRows(
     );
     timings.encode += performance.now() - start;
     failed = false;
-    return lossless ? { ...encoded, quality: 100 } : encoded;
+    return lossless ? { ...encoded, quality: 'lossless' as const } : encoded;
   } finally {
     encoder.close(failed);
   }

@@ -111,10 +111,15 @@ summary { cursor: pointer; font-weight: 600; }
 .api-steps code { overflow-wrap: anywhere; }
 main.docs .api-operation, main.docs .api-schema { background: transparent; border: 0; padding: 0; margin: 0; }
 main.docs h1 { font-size: 1.5rem; }
-/* Paths without spaces in captions and sentences break rather than widen the page. */
-main.docs { overflow-wrap: break-word; }
-/* Long names, types and values break rather than widen a table of the reference (on a phone each row is a card). */
-.api-table code, .api-table .mono { overflow-wrap: anywhere; }
+/* Paths without spaces in captions and sentences break rather than widen the page; in the tables only a
+   word wider than its whole column breaks. ("anywhere" would let the table size columns as if every word could
+   break anywhere, and split "qualit|y" at 1280 px beside a wide description.) */
+main.docs > p, main.docs > ul, main.docs caption { overflow-wrap: break-word; }
+.api-table td, .api-table code { overflow-wrap: break-word; }
+/* A name is read whole: never broken on a wide screen (on a phone each row is a card, and a name longer
+   than the card breaks rather than widen the page). */
+.api-table tbody th[scope="row"] { white-space: nowrap; }
+@media (max-width: 40rem) { .api-table tbody th[scope="row"] { white-space: normal; overflow-wrap: break-word; } }
 .api-table ul { padding-left: 1.1rem; margin: 0; }
 .api-headers summary { font-weight: 400; }
 .method { display: inline-block; min-width: 4.2rem; text-align: center; font-weight: 700; font-size: .8rem; padding: .1rem .4rem; border-radius: .25rem; color: #fff; background: #4d5663; }

@@ -177,7 +177,7 @@ export function fieldRows(
   const required = new Set(strings(schema.required));
   for (const [name, property] of Object.entries(dict(schema.properties))) {
     const full = prefix ? `${prefix}.${name}` : name;
-    rows.push(fieldRow(html`<code>${full}</code>`, property, required.has(name), ctx));
+    rows.push(fieldRow(html`<code>${dottedName(full)}</code>`, property, required.has(name), ctx));
     rows.push(...fieldRows(property, full, ctx, depth + 1, path));
   }
   if (isDict(schema.items)) rows.push(...fieldRows(schema.items, `${prefix}[]`, ctx, depth + 1, path));
@@ -193,6 +193,10 @@ export function fieldRows(
   path.delete(schema);
   return rows;
 }
+
+/** A nested field's name with a break opportunity after each dot: a phone's card wraps it there, never inside a word. */
+const dottedName = (name: string): Html =>
+  html`${name.split('.').map((part, i) => (i === 0 ? part : html`.<wbr>${part}`))}`;
 
 /** The component a schema is, when it is a plain `$ref` to one that exists (not itself a bare alias loop). */
 export function componentOf(schema: unknown, ctx: SchemaContext): Dict | undefined {

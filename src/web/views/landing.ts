@@ -12,7 +12,13 @@ import { plural } from './plural.ts';
 export interface LandingState {
   csrf: string;
   origin: string;
-  sample: { width: number; height: number; originalBytes: number; compressedBytes: number; quality: number };
+  sample: {
+    width: number;
+    height: number;
+    originalBytes: number;
+    compressedBytes: number;
+    quality: number | 'lossless';
+  };
 }
 
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;

@@ -1,8 +1,18 @@
 // The command line, read by hand (no dependency): `shrinkray <command> [options] <operands>`.
 // Options may come before or after operands, as `--name value` or `--name=value`; `--` ends them.
-import type { CompressParameters } from '../types.ts';
+import type { CompressParameters, OutputFormat } from '../types.ts';
 
 export class UsageError extends Error {}
+
+/** Other spellings of a format the service reads too (lower case): the jpg extension, media types. */
+const FORMAT_ALIASES: Readonly<Record<string, string>> = {
+  jpg: 'jpeg',
+  'image/jpg': 'jpeg',
+  'image/jpeg': 'jpeg',
+  'image/png': 'png',
+  'image/webp': 'webp',
+  'image/avif': 'avif',
+};
 
 export const DEFAULT_CONCURRENCY = 4;
 /** More in flight than this only queues at the service (and counts against its per-minute window). */
@@ -10,7 +20,7 @@ export const MAX_CONCURRENCY = 32;
 
 export const USAGE = `usage:
   shrinkray compress <files|dirs|globs…> (--out DIR | --in-place) [options]
-      --quality N  --format jpeg|png|webp|avif  --width N  --height N  --target-kb N
+      --quality N  --format jpeg|png|webp|avif|keep  --width N  --height N  --target-kb N
       --metadata strip|keep  --palette [--colors N]
       --concurrency N   files in flight at once (default ${DEFAULT_CONCURRENCY}, at most ${MAX_CONCURRENCY})
       --force           compress again files this tool already wrote
@@ -41,7 +51,8 @@ export interface CompressArgs extends CommonArgs {
   /** With --out: write the service's result even when a same-format source is smaller. */
   forceOutput: boolean;
   concurrency: number;
-  params: CompressParameters;
+  /** `--format keep` is left out: each file's own format is the tool's default. */
+  params: Omit<CompressParameters, 'format'> & { format?: OutputFormat };
 }
 
 export type Args =
@@ -149,8 +160,19 @@ function compressArgs(common: CommonArgs, inputs: string[], options: Map<string,
   const params: Record<string, unknown> = {};
   const get = (name: string) => options.get(name);
   if (get('--quality') !== undefined) params.quality = integer('--quality', get('--quality') as string, 1, 100);
-  if (get('--format') !== undefined)
-    params.format = oneOf('--format', get('--format') as string, ['jpeg', 'png', 'webp', 'avif']);
+  if (get('--format') !== undefined) {
+    // The service's spellings: jpg and media types name formats; keep is each file's own, which the tool
+    // does by default (and resolves per file, so it knows which results to compare with their sources).
+    const value = get('--format') as string;
+    const format = oneOf('--format', FORMAT_ALIASES[value.toLowerCase()] ?? value.toLowerCase(), [
+      'jpeg',
+      'png',
+      'webp',
+      'avif',
+      'keep',
+    ]);
+    if (format !== 'keep') params.format = format;
+  }
   if (get('--width') !== undefined) params.width = integer('--width', get('--width') as string, 1);
   if (get('--height') !== undefined) params.height = integer('--height', get('--height') as string, 1);
   if (get('--target-kb') !== undefined) params.target_kb = integer('--target-kb', get('--target-kb') as string, 1);
@@ -178,6 +200,6 @@ function compressArgs(common: CommonArgs, inputs: string[], options: Map<string,
       get('--concurrency') === undefined
         ? DEFAULT_CONCURRENCY
         : integer('--concurrency', get('--concurrency') as string, 1, MAX_CONCURRENCY),
-    params: params as CompressParameters,
+    params: params as CompressArgs['params'],
   };
 }

@@ -125,8 +125,8 @@ export interface Schemas {
     image: Blob;
     /** Encoder quality for JPEG, WebP and AVIF (PNG output is lossless); with palette=true, the palette quality to reach; with target_kb, the highest quality tried */
     quality?: number;
-    /** Output format; webp and avif need the pro tier */
-    format?: "jpeg" | "png" | "webp" | "avif";
+    /** Output format; webp and avif need the pro tier. keep: the input's own format (a WebP input on the free tier gets JPEG). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif) */
+    format?: "jpeg" | "png" | "webp" | "avif" | "keep";
     /** Maximum output width in pixels; aspect ratio kept, never upscaled */
     width?: number;
     /** Maximum output height in pixels; aspect ratio kept, never upscaled */
@@ -135,7 +135,7 @@ export interface Schemas {
     metadata?: "strip" | "keep";
     /** Target size in KB (1 KB = 1024 bytes): the highest quality whose output fits is searched (at most 8 encodes). Pro tier; JPEG, WebP and AVIF output only */
     target_kb?: number;
-    /** PNG output only: quantise to a palette of at most `colors` with dithering, alpha kept, using the fewest colours whose measured quality (pngquant's 0–100 scale) reaches `quality`; the lossless PNG is written instead when it is smaller. X-Quality then gives the measured quality. Every tier */
+    /** PNG output only: quantise to a palette of at most `colors` with dithering, alpha kept, using the fewest colours whose measured quality (pngquant's 0–100 scale) reaches `quality`; the lossless PNG is written instead when it is smaller. X-Quality then gives the measured quality (`lossless` when the lossless PNG was written). Implies format=png when format is left out. Every tier */
     palette?: "true" | "false";
     /** WebP output only: lossless WebP (every pixel kept; quality is then ignored). A lossless WebP input gives lossless output by itself when its memory fits. Not with target_kb */
     lossless?: "true" | "false";
@@ -149,8 +149,8 @@ export interface Schemas {
     image: Blob;
     /** Encoder quality for JPEG, WebP and AVIF (PNG output is lossless); with palette=true, the palette quality to reach; with target_kb, the highest quality tried */
     quality?: number;
-    /** Output format; webp and avif need the pro tier */
-    format?: "jpeg" | "png" | "webp" | "avif";
+    /** Output format; webp and avif need the pro tier. keep: the input's own format (a WebP input on the free tier gets JPEG). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif) */
+    format?: "jpeg" | "png" | "webp" | "avif" | "keep";
     /** Maximum output width in pixels; aspect ratio kept, never upscaled */
     width?: number;
     /** Maximum output height in pixels; aspect ratio kept, never upscaled */
@@ -159,7 +159,7 @@ export interface Schemas {
     metadata?: "strip" | "keep";
     /** Target size in KB (1 KB = 1024 bytes): the highest quality whose output fits is searched (at most 8 encodes). Pro tier; JPEG, WebP and AVIF output only */
     target_kb?: number;
-    /** PNG output only: quantise to a palette of at most `colors` with dithering, alpha kept, using the fewest colours whose measured quality (pngquant's 0–100 scale) reaches `quality`; the lossless PNG is written instead when it is smaller. X-Quality then gives the measured quality. Every tier */
+    /** PNG output only: quantise to a palette of at most `colors` with dithering, alpha kept, using the fewest colours whose measured quality (pngquant's 0–100 scale) reaches `quality`; the lossless PNG is written instead when it is smaller. X-Quality then gives the measured quality (`lossless` when the lossless PNG was written). Implies format=png when format is left out. Every tier */
     palette?: "true" | "false";
     /** WebP output only: lossless WebP (every pixel kept; quality is then ignored). A lossless WebP input gives lossless output by itself when its memory fits. Not with target_kb */
     lossless?: "true" | "false";
