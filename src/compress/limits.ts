@@ -35,11 +35,6 @@ export const DEFAULT_MEMORY_BUDGET_MB = 100;
  * offer the same guard, `-maxscans`).
  */
 export const MAX_JPEG_SCANS = 100;
-/**
- * The most a PNG's compressed metadata chunk (iCCP, iTXt) may inflate to: ICC profiles with large
- * lookup tables run to a few hundred kilobytes. Past it the chunk is treated as unreadable (dropped).
- */
-export const MAX_METADATA_INFLATED_BYTES = 4 * 1024 * 1024;
 /** Pro requests that wait for memory at once per isolate; more get 503 `overloaded`. */
 export const MEMORY_QUEUE_MAX = 8;
 /** How long a pro request waits for memory before it gets 503 `overloaded`. */

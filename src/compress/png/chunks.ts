@@ -78,3 +78,9 @@ export async function collect(stream: ReadableStream<Uint8Array>): Promise<Uint8
   }
   return concatBytes(parts, total);
 }
+
+/** zlib-inflates a small chunk payload (iCCP, zTXt) with the runtime's native inflater. */
+export async function inflateSmall(data: Uint8Array): Promise<Uint8Array> {
+  const stream = new Blob([data]).stream().pipeThrough(new DecompressionStream('deflate'));
+  return collect(stream as ReadableStream<Uint8Array>);
+}

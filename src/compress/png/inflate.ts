@@ -3,8 +3,6 @@
 // what is held is the 32 KB window and one piece, whatever the compression ratio. The runtime's
 // DecompressionStream has no such bound: each write is inflated whole into its queue, and its writes
 // resolve before anything is read, so 0.8 MB of zlib data became 800 MB in workerd (issue 47).
-import { concatBytes } from '../../bytes.ts';
-import { MAX_METADATA_INFLATED_BYTES } from '../limits.ts';
 import { PngError } from './chunks.ts';
 
 /** The most output one read() returns. */
@@ -368,20 +366,4 @@ export class Inflater {
       this.copyDistance = copyDistance;
     }
   }
-}
-
-/**
- * A metadata chunk's zlib payload (iCCP's profile, a compressed iTXt) inflated whole, through the same
- * bounded inflater: a few hundred bytes can claim gigabytes, so past `max` bytes it stops and throws.
- */
-export function inflateSmall(data: Uint8Array, max = MAX_METADATA_INFLATED_BYTES): Uint8Array {
-  const inflater = new Inflater([data]);
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for (let piece = inflater.read(); piece.length > 0; piece = inflater.read()) {
-    total += piece.length;
-    if (total > max) throw new PngError(`a metadata chunk inflates to more than ${max} bytes`);
-    parts.push(piece.slice());
-  }
-  return concatBytes(parts, total);
 }

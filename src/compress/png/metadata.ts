@@ -3,8 +3,7 @@
 // sRGB, cICP); eXIf and the XMP iTXt only with metadata=keep, their orientation reset to 1 since the
 // pixels are written upright. Text, time, physical size and private chunks never survive.
 import { exifUpright, xmpUpright, type ImageMetadata, type MetadataMode } from '../metadata.ts';
-import { collect, type Chunk } from './chunks.ts';
-import { inflateSmall } from './inflate.ts';
+import { collect, inflateSmall, type Chunk } from './chunks.ts';
 import { concatBytes } from '../../bytes.ts';
 
 const COLOUR_CHUNKS = new Set(['gAMA', 'cHRM', 'sRGB', 'cICP']);
@@ -16,7 +15,7 @@ export async function iccProfile(chunk: Chunk): Promise<Uint8Array | null> {
   const nul = chunk.data.indexOf(0);
   if (nul < 1 || nul > 79 || chunk.data[nul + 1] !== 0) return null;
   try {
-    return inflateSmall(chunk.data.subarray(nul + 2));
+    return await inflateSmall(chunk.data.subarray(nul + 2));
   } catch {
     return null;
   }
@@ -84,7 +83,7 @@ async function iTxtText(data: Uint8Array): Promise<Uint8Array | null> {
   const text = data.subarray(translatedEnd + 1);
   if (data[keywordEnd + 1] === 0) return text;
   try {
-    return inflateSmall(text);
+    return await inflateSmall(text);
   } catch {
     return null;
   }
