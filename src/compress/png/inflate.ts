@@ -3,6 +3,7 @@
 // what is held is the 32 KB window and one piece, whatever the compression ratio. The runtime's
 // DecompressionStream has no such bound: each write is inflated whole into its queue, and its writes
 // resolve before anything is read, so 0.8 MB of zlib data became 800 MB in workerd (issue 47).
+import { concatBytes } from '../../bytes.ts';
 import { PngError } from './chunks.ts';
 
 /** The most output one read() returns. */
@@ -436,5 +437,22 @@ export class Inflater {
       this.copyLength = copyLength;
       this.copyDistance = copyDistance;
     }
+  }
+}
+
+/**
+ * A small zlib payload (an iCCP chunk's profile) inflated whole, or PngError once its output passes
+ * `maxBytes`: a chunk of a few hundred KB may hold gigabytes, and is given up at the limit, not inflated.
+ */
+export function inflateSmall(data: Uint8Array, maxBytes: number): Uint8Array {
+  const inflater = new Inflater([data]);
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const piece = inflater.read();
+    if (piece.length === 0) return concatBytes(parts, total);
+    total += piece.length;
+    if (total > maxBytes) throw new PngError(`it inflates to more than ${maxBytes} bytes`);
+    parts.push(piece.slice());
   }
 }
