@@ -14,6 +14,12 @@ export const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
  * the unit it holds. 10 MB in 60 s is 1.4 Mbit/s.
  */
 export const DEFAULT_UPLOAD_READ_TIMEOUT_MS = 60_000;
+/**
+ * Largest ICC profile a PNG's iCCP chunk may inflate to; a larger one is dropped (the image is kept,
+ * untagged). Profiles are a few KB to a few hundred (LUT-based printer profiles reach about 1 MB); the
+ * limit stops a small chunk that inflates to gigabytes.
+ */
+export const MAX_ICC_PROFILE_BYTES = 4 * 1024 * 1024;
 /** Largest `width` / `height` a caller may ask for. */
 export const MAX_OUTPUT_DIMENSION = 16_384;
 /**

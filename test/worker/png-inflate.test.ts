@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { PngError } from '../../src/compress/png/chunks.ts';
 import { INFLATE_HELD_BYTES, INFLATE_STEP_BYTES, Inflater } from '../../src/compress/png/inflate.ts';
+import { iccProfile } from '../../src/compress/png/metadata.ts';
 import { makeKey } from './helpers.ts';
 import { compressCall } from './image-fixtures.ts';
 import { cat, ihdrOf, zeroPng, zlib } from './png-fixtures.ts';
@@ -69,6 +70,32 @@ describe('the inflater', () => {
     expect(() => new Inflater([new Uint8Array([1, 2, 3, 4])]).read()).toThrow(PngError);
     const compressed = await zlib(mixed(300_000));
     expect(() => inflateAll([compressed.subarray(0, compressed.length >> 1)])).toThrow(PngError);
+  });
+});
+
+describe('an iCCP chunk', () => {
+  /** zlib of `bytes` zeros, deflated as they are made. */
+  async function zeros(bytes: number): Promise<Uint8Array> {
+    const deflater = new CompressionStream('deflate');
+    const compressed = new Response(deflater.readable).arrayBuffer();
+    const writer = deflater.writable.getWriter();
+    const block = new Uint8Array(1024 * 1024);
+    for (let i = 0; i < bytes / block.length; i++) await writer.write(block);
+    await writer.close();
+    return new Uint8Array(await compressed);
+  }
+  const iccp = (z: Uint8Array) => ({ type: 'iCCP', data: cat(new TextEncoder().encode('bomb\0\0'), z) });
+
+  it('that inflates past the largest profile kept is dropped, not inflated (a 0.2 MB chunk of 256 MB)', async () => {
+    const bomb = iccp(await zeros(256 * 1024 * 1024));
+    expect(bomb.data.length).toBeLessThan(300 * 1024);
+    // Its length, not the bytes: a failure would print 256 MB.
+    expect((await iccProfile(bomb))?.length ?? null).toBeNull();
+  }, 60_000);
+
+  it('within it is inflated whole', async () => {
+    const profile = mixed(200_000);
+    expect(await iccProfile(iccp(await zlib(profile)))).toEqual(profile);
   });
 });
 

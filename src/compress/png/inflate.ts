@@ -3,6 +3,7 @@
 // what is held is the 32 KB window and one piece, whatever the compression ratio. The runtime's
 // DecompressionStream has no such bound: each write is inflated whole into its queue, and its writes
 // resolve before anything is read, so 0.8 MB of zlib data became 800 MB in workerd (issue 47).
+import { concatBytes } from '../../bytes.ts';
 import { PngError } from './chunks.ts';
 
 /** The most output one read() returns. */
@@ -24,9 +25,15 @@ const DIST_EXTRA = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 
 /** The order in which a dynamic block sends its code-length code lengths. */
 const CLEN_ORDER = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
 
+/** Bits of a code's first lookup: longer codes continue in a second table (zlib's layout, which keeps
+ * the lookups in the processor's cache; one table of 2^15 entries did not). */
+const PRIMARY_BITS = 10;
+
 /**
- * A canonical Huffman code as one lookup table indexed by the next `bits` input bits (LSB first):
- * each entry is symbol << 4 | code length, 0 where no code starts.
+ * A canonical Huffman code as lookup tables indexed by the next input bits (LSB first). The first
+ * 2^`bits` entries are indexed by `bits` bits: symbol << 4 | code length, 0 where no code starts, or
+ * for a longer code a link, offset << 8 | subtable bits << 4 (length field 0), to the subtable indexed
+ * by the bits after the first `bits`, whose entries are symbol << 4 | the whole code length.
  */
 interface Huffman {
   table: Uint32Array;
@@ -35,11 +42,11 @@ interface Huffman {
 
 function huffman(lengths: ArrayLike<number>, n: number): Huffman {
   const count = new Uint16Array(16);
-  let bits = 0;
+  let longest = 0;
   for (let i = 0; i < n; i++) {
     const l = lengths[i]!;
     count[l]!++;
-    if (l > bits) bits = l;
+    if (l > longest) longest = l;
   }
   count[0] = 0;
   // Over-subscribed sets are refused; incomplete ones are allowed (a distance code of one symbol is).
@@ -53,19 +60,54 @@ function huffman(lengths: ArrayLike<number>, n: number): Huffman {
     code = (code + count[l - 1]!) << 1;
     next[l] = code;
   }
-  bits = Math.max(bits, 1);
-  const table = new Uint32Array(1 << bits);
+  const bits = Math.max(1, Math.min(longest, PRIMARY_BITS));
+  // Codes are sent most significant bit first; the tables are indexed by bits as they arrive.
+  const reversed = new Uint16Array(n);
+  const subBits = new Uint8Array(1 << bits);
   for (let sym = 0; sym < n; sym++) {
     const l = lengths[sym]!;
     if (l === 0) continue;
     let code = next[l]!++;
-    // Codes are sent most significant bit first; the table is indexed by bits as they arrive.
     let rev = 0;
     for (let i = 0; i < l; i++, code >>= 1) rev = (rev << 1) | (code & 1);
+    reversed[sym] = rev;
+    if (l > bits) {
+      const prefix = rev & ((1 << bits) - 1);
+      subBits[prefix] = Math.max(subBits[prefix]!, l - bits);
+    }
+  }
+  let size = 1 << bits;
+  const offsets = new Uint32Array(1 << bits);
+  for (let prefix = 0; prefix < 1 << bits; prefix++) {
+    if (subBits[prefix] === 0) continue;
+    offsets[prefix] = size;
+    size += 1 << subBits[prefix]!;
+  }
+  const table = new Uint32Array(size);
+  for (let prefix = 0; prefix < 1 << bits; prefix++)
+    if (subBits[prefix]! > 0) table[prefix] = (offsets[prefix]! << 8) | (subBits[prefix]! << 4);
+  for (let sym = 0; sym < n; sym++) {
+    const l = lengths[sym]!;
+    if (l === 0) continue;
+    const rev = reversed[sym]!;
     const entry = (sym << 4) | l;
-    for (let i = rev; i < table.length; i += 1 << l) table[i] = entry;
+    if (l <= bits) {
+      for (let i = rev; i < 1 << bits; i += 1 << l) table[i] = entry;
+      continue;
+    }
+    const prefix = rev & ((1 << bits) - 1);
+    const sub = subBits[prefix]!;
+    const base = offsets[prefix]!;
+    for (let i = rev >>> bits; i < 1 << sub; i += 1 << (l - bits)) table[base + i] = entry;
   }
   return { table, bits };
+}
+
+/** The entry of the code at the start of `buf` (at least 15 bits of it valid); 0 where no code starts. */
+function lookup(code: Huffman, buf: number): number {
+  const entry = code.table[buf & ((1 << code.bits) - 1)]!;
+  if ((entry & 15) !== 0 || entry === 0) return entry;
+  return code.table[(entry >>> 8) + ((buf >>> code.bits) & ((1 << ((entry >>> 4) & 15)) - 1))]!;
 }
 
 let fixed: { lit: Huffman; dist: Huffman } | undefined;
@@ -78,6 +120,7 @@ const fixedCodes = () => {
   return fixed;
 };
 
+const EMPTY = new Uint8Array(0);
 const corrupt = (): PngError => new PngError('its image data is corrupt or truncated');
 
 export class Inflater {
@@ -179,8 +222,8 @@ export class Inflater {
   }
 
   private symbol(code: Huffman): number {
-    this.need(code.bits);
-    const entry = code.table[this.bitBuf & ((1 << code.bits) - 1)]!;
+    this.need(15);
+    const entry = lookup(code, this.bitBuf);
     const length = entry & 15;
     if (length === 0) throw corrupt();
     this.drop(length);
@@ -288,6 +331,10 @@ export class Inflater {
     let count = this.bitCount;
     let copyLength = this.copyLength;
     let copyDistance = this.copyDistance;
+    // The input piece being read, in locals too; byte() only where a piece ends. The refills are
+    // written out where they are needed: a closure would move these locals out of registers.
+    let data = this.input[this.piece] ?? EMPTY;
+    let at = this.at;
     try {
       for (;;) {
         if (copyLength > 0) {
@@ -313,10 +360,18 @@ export class Inflater {
         // A literal/length code and its extra bits take at most 20 bits, a distance code 15 and its extra
         // bits 13: refilled to at least 25 here, again before the distance, and once more if need be.
         while (count <= 24) {
-          buf |= this.byte() << count;
+          if (at < data.length) buf |= data[at++]! << count;
+          else {
+            this.at = at;
+            buf |= this.byte() << count;
+            data = this.input[this.piece] ?? EMPTY;
+            at = this.at;
+          }
           count += 8;
         }
         let entry = litTable[buf & litMask]!;
+        if ((entry & 15) === 0 && entry !== 0)
+          entry = litTable[(entry >>> 8) + ((buf >>> litBits) & ((1 << ((entry >>> 4) & 15)) - 1))]!;
         let length = entry & 15;
         if (length === 0 || count - length < this.padding) throw corrupt();
         buf >>>= length;
@@ -337,10 +392,18 @@ export class Inflater {
         buf >>>= extra;
         count -= extra;
         while (count <= 24) {
-          buf |= this.byte() << count;
+          if (at < data.length) buf |= data[at++]! << count;
+          else {
+            this.at = at;
+            buf |= this.byte() << count;
+            data = this.input[this.piece] ?? EMPTY;
+            at = this.at;
+          }
           count += 8;
         }
         entry = distTable[buf & distMask]!;
+        if ((entry & 15) === 0 && entry !== 0)
+          entry = distTable[(entry >>> 8) + ((buf >>> distBits) & ((1 << ((entry >>> 4) & 15)) - 1))]!;
         length = entry & 15;
         if (length === 0) throw corrupt();
         buf >>>= length;
@@ -349,8 +412,16 @@ export class Inflater {
         if (di >= 30) throw corrupt();
         extra = DIST_EXTRA[di]!;
         if (count < extra) {
-          buf |= this.byte() << count;
-          count += 8;
+          while (count <= 24) {
+            if (at < data.length) buf |= data[at++]! << count;
+            else {
+              this.at = at;
+              buf |= this.byte() << count;
+              data = this.input[this.piece] ?? EMPTY;
+              at = this.at;
+            }
+            count += 8;
+          }
         }
         copyDistance = DIST_BASE[di]! + (buf & ((1 << extra) - 1));
         buf >>>= extra;
@@ -359,11 +430,29 @@ export class Inflater {
         if (copyDistance > WINDOW_BYTES || copyDistance > before + pos) throw corrupt();
       }
     } finally {
+      this.at = at;
       this.pos = pos;
       this.bitBuf = buf;
       this.bitCount = count;
       this.copyLength = copyLength;
       this.copyDistance = copyDistance;
     }
+  }
+}
+
+/**
+ * A small zlib payload (an iCCP chunk's profile) inflated whole, or PngError once its output passes
+ * `maxBytes`: a chunk of a few hundred KB may hold gigabytes, and is given up at the limit, not inflated.
+ */
+export function inflateSmall(data: Uint8Array, maxBytes: number): Uint8Array {
+  const inflater = new Inflater([data]);
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const piece = inflater.read();
+    if (piece.length === 0) return concatBytes(parts, total);
+    total += piece.length;
+    if (total > maxBytes) throw new PngError(`it inflates to more than ${maxBytes} bytes`);
+    parts.push(piece.slice());
   }
 }
