@@ -3,7 +3,7 @@
 // sRGB, cICP); eXIf and the XMP iTXt only with metadata=keep, their orientation reset to 1 since the
 // pixels are written upright. Text, time, physical size and private chunks never survive.
 import { exifUpright, xmpUpright, type ImageMetadata, type MetadataMode } from '../metadata.ts';
-import { collect, type Chunk } from './chunks.ts';
+import type { Chunk } from './chunks.ts';
 import { inflateSmall } from './inflate.ts';
 import { MAX_ICC_PROFILE_BYTES } from '../limits.ts';
 import { concatBytes } from '../../bytes.ts';
@@ -101,7 +101,7 @@ export async function metadataChunks(meta: ImageMetadata, colourType: number): P
   const out: Chunk[] = [];
   if (meta.icc && !grey) {
     const deflated = new Blob([meta.icc]).stream().pipeThrough(new CompressionStream('deflate'));
-    const data = await collect(deflated as ReadableStream<Uint8Array>);
+    const data = new Uint8Array(await new Response(deflated).arrayBuffer());
     out.push({ type: 'iCCP', data: concatBytes([ICC_NAME, data]) });
   }
   if (meta.exif) out.push({ type: 'eXIf', data: meta.exif });
