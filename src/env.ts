@@ -35,6 +35,8 @@ export interface Env {
   MAX_INPUT_PIXELS?: string | number;
   /** MiB of memory the isolate gives compressions at once, by their estimates; default in src/compress/limits.ts. */
   MEMORY_BUDGET_MB?: string | number;
+  /** Ms an upload's body may take to arrive before 408 request_timeout; default in src/compress/limits.ts. */
+  UPLOAD_READ_TIMEOUT_MS?: string | number;
   /**
    * Tests and local runs only: exact loopback origins, comma-separated (such as http://127.0.0.1:4010), that
    * outbound fetches may reach despite the URL rules. Empty in wrangler.toml; never set it in production.

@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'email_unverified'
   | 'not_found'
   | 'method_not_allowed'
+  | 'request_timeout'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'unprocessable_image'
@@ -29,6 +30,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   email_unverified: 403,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   payload_too_large: 413,
   unsupported_media_type: 415,
   unprocessable_image: 422,

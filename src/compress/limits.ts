@@ -7,6 +7,19 @@ export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
  * this much larger than MAX_IMAGE_BYTES before it is refused unread by its Content-Length.
  */
 export const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
+/**
+ * Default of the var UPLOAD_READ_TIMEOUT_MS: the most time an upload's body may take to arrive, from the
+ * start of reading it; past it the request gets 408 `request_timeout` and its unit is released. Well
+ * inside a reservation's life (RESERVATION_TTL_MS, 5 min), so an upload trickled slowly can never outlive
+ * the unit it holds. 10 MB in 60 s is 1.4 Mbit/s.
+ */
+export const DEFAULT_UPLOAD_READ_TIMEOUT_MS = 60_000;
+/**
+ * Largest ICC profile a PNG's iCCP chunk may inflate to; a larger one is dropped (the image is kept,
+ * untagged). Profiles are a few KB to a few hundred (LUT-based printer profiles reach about 1 MB); the
+ * limit stops a small chunk that inflates to gigabytes.
+ */
+export const MAX_ICC_PROFILE_BYTES = 4 * 1024 * 1024;
 /** Largest `width` / `height` a caller may ask for. */
 export const MAX_OUTPUT_DIMENSION = 16_384;
 /**

@@ -80,7 +80,7 @@ const WASM_GROWTH_STEP = 0.2;
 export const PNG_WHOLE_BUDGET_SHARE = 0.5;
 /** oxipng's peak per output pixel, the RGBA copy it is given included (measured 21.7 at 2.8 MP, 28 at 1 MP with its fixed part). */
 const OXIPNG_BYTES_PER_PIXEL = 24;
-/** The PNG engine's streams: the native inflater and deflater, their queues and row batches. */
+/** The PNG engine's streams: the inflater's window and piece, the native deflater and its queue, row batches. */
 const PNG_STREAM_BYTES = 2 * MiB;
 /** The remapper's nearest-colour cache and dithering rows, on top of the histogram. */
 const PALETTE_EXTRA_BYTES = MiB;

@@ -1,5 +1,6 @@
 // Reads a multipart upload without trusting it: refused unread when Content-Length is over the limit,
-// cut off the moment the streamed body passes it, and parsed by the runtime's own multipart parser.
+// cut off the moment the streamed body passes it or its reading deadline, and parsed by the runtime's own
+// multipart parser.
 import { limitedBody } from '../fetch/body-limit.ts';
 import { ApiError, givenTwice } from '../errors.ts';
 import { MAX_IMAGE_BYTES, MULTIPART_OVERHEAD_BYTES } from './limits.ts';
@@ -18,9 +19,22 @@ export const tooLarge = (): ApiError =>
 
 const HOW_TO = 'send multipart/form-data with the file in a part named "image", e.g. curl -F image=@photo.jpg';
 
-/** `limit`: the body's most bytes and the error past them; an image upload's by default. */
+export const requestTimeout = (deadlineMs: number): ApiError =>
+  new ApiError(
+    'request_timeout',
+    `the upload did not arrive within ${deadlineMs / 1000} s of its start: send the whole body within that time`,
+    { details: { timeout_ms: deadlineMs } },
+  );
+
+/**
+ * `deadlineMs`: how long the body may take to arrive (UPLOAD_READ_TIMEOUT_MS), after which the read is
+ * cut off with 408 `request_timeout`: a request trickled for minutes must neither outlive the unit of
+ * the month it reserved nor hold a connection and its buffers. `limit`: the body's most bytes and the
+ * error past them; an image upload's by default.
+ */
 export async function readMultipart(
   request: Request,
+  deadlineMs: number,
   limit: { bytes: number; error: () => ApiError } = { bytes: MAX_BODY_BYTES, error: tooLarge },
 ): Promise<FormData> {
   const type = request.headers.get('content-type') ?? '';
@@ -29,11 +43,23 @@ export async function readMultipart(
   }
   const body = limitedBody(request, limit.bytes, limit.error);
   if (!body) throw new ApiError('bad_request', `the request has no body: ${HOW_TO}`, { param: 'image' });
+  const parsed = new Response(body.stream, { headers: { 'content-type': type } }).formData();
+  // Settled, it is answered below; its failure once the deadline has answered is of no interest.
+  parsed.catch(() => undefined);
+  // The deadline answers while the parser still waits: workerd then closes the connection (the
+  // answer says Connection: close), so the rest of the body is never read.
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(requestTimeout(deadlineMs)), deadlineMs);
+  });
   try {
-    return await new Response(body.stream, { headers: { 'content-type': type } }).formData();
-  } catch {
+    return await Promise.race([parsed, late]);
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'request_timeout') throw err;
     if (body.exceeded()) throw limit.error();
     throw new ApiError('bad_request', `the multipart body could not be parsed: ${HOW_TO}`);
+  } finally {
+    if (timer !== null) clearTimeout(timer);
   }
 }
 

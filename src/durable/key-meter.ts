@@ -194,15 +194,22 @@ export class KeyMeter extends LeaseHomeObject {
     return { outcome: 'ok', key, rate: result.rate, reservation: id };
   }
 
-  /** Spends the reserved unit on the account's month and, when it was spent, counts it in this key's day. */
+  /**
+   * Spends the reserved unit on the account's month and, when it was spent, counts it in this key's day.
+   * `quota_exceeded` when it could not be: the reservation expired and the month filled meanwhile, and
+   * the compression must then not be served.
+   */
   async commit(hash: string, reservation: string, now: number): Promise<Verdict> {
     const key = await this.settleKey(hash, now);
     if (!key) return { outcome: 'unauthorized' };
     const result = await this.account(key).commit(key.tiers.image, reservation, now, hookTarget(key));
-    if (result.charged)
-      this.ctx.storage.transactionSync(() => this.counters.addDaily('compressions', dayWindow(now).start));
+    if (!result.charged) return { outcome: 'quota_exceeded', key, rate: result.rate };
+    this.ctx.storage.transactionSync(() => this.counters.addDaily('compressions', dayWindow(now).start));
     return { outcome: 'ok', key, rate: result.rate };
   }
+
+  /** As LeaseHolder.report: here every commit was counted when it was made. */
+  async report(_hash: string): Promise<void> {}
 
   /** Gives the reserved unit back; `refusedImage` when the upload was refused after its image was read (counted per minute). */
   async release(hash: string, reservation: string, now: number, refusedImage = false): Promise<Verdict> {

@@ -61,16 +61,23 @@ export class LeaseHolder extends DurableObject<Env> {
   }
 
   /**
-   * As KeyMeter.commit: a reservation of the slice held here is settled here, any other at the home. The
-   * compression is reported at once (the answer has gone: this waits for no one), so that the account's
-   * month, its usage figures and its thresholds follow within one exchange.
+   * As KeyMeter.commit: a reservation of the slice held here is settled here (always charged: the slice's
+   * units are the lease's), any other at the home, which may refuse it. The caller waits for this answer
+   * before serving the image, so the report to the home is left to report(), called once it has answered.
    */
   async commit(hash: string, location: string, reservation: string, now: number): Promise<Verdict> {
     const month = this.monthFor(hash, location);
     if (!month.settle(reservation, true))
       return this.withSlice(month, await this.home(hash).commit(hash, reservation, now));
-    await month.flush();
     return this.settled(month, now);
+  }
+
+  /**
+   * Reports the slice's commits at once (the answer has gone: this waits for no one), so that the
+   * account's month, its usage figures and its thresholds follow within one exchange.
+   */
+  async report(hash: string, location: string): Promise<void> {
+    await this.monthFor(hash, location).flush();
   }
 
   /** As KeyMeter.release; a refused image is counted at the home either way. */

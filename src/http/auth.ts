@@ -105,7 +105,9 @@ function rememberingUnknown(
     (await (nearby
       ? nearby.release(h, location as string, id, now, refused)
       : stub.release(h, id, now, refused))) as Verdict;
-  const routed: Record<string | symbol, unknown> = { tools, reserve, commit, release };
+  const report = async (...[h]: Parameters<KeyMeter['report']>) =>
+    nearby ? nearby.report(h, location as string) : stub.report(h);
+  const routed: Record<string | symbol, unknown> = { tools, reserve, commit, release, report };
   return new Proxy(stub, {
     get(target, prop) {
       if (Object.hasOwn(routed, prop)) return routed[prop];

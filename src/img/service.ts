@@ -7,7 +7,7 @@ import type { ImageTier } from '../accounts/tiers.ts';
 import { requireFormat } from '../compress/entitlement.ts';
 import type { CompressConfig } from '../compress/config.ts';
 import { MEDIA_TYPES, sniff } from '../compress/formats.ts';
-import { reserveMemory } from '../compress/memory-gate.ts';
+import { compressMetered, type CompressionInput, type UnitMeter } from '../compress/service.ts';
 import { brokenRule } from '../compress/request-rules.ts';
 import type { AccountMeter } from '../durable/account-meter.ts';
 import { enforce } from '../metering/enforce.ts';
@@ -76,7 +76,7 @@ export async function signedImage(path: ImagePath, ctx: ImageContext): Promise<I
     const sourceFormat = sniff(bytes).format;
     // An unreadable source gets the pipeline's own 415; the format asked for does not matter then.
     const format = sourceFormat === null ? 'jpeg' : outputFormat(variant, sourceFormat, webp);
-    return run(bytes, format, options, account.imageTier, ctx.compress);
+    return requestOf(bytes, format, options);
   });
   inFlight.set(key, making);
   try {
@@ -96,45 +96,41 @@ export async function signedImage(path: ImagePath, ctx: ImageContext): Promise<I
 const inFlight = new Map<string, Promise<StoredImage>>();
 
 /**
- * One unit of the account's month around `work`: reserved first (429 when none is left), spent on success, released on failure.
- * A refused source is not counted towards any key's failed compressions (FAILED_COMPRESSIONS_PER_MINUTE): its bytes come from
- * the source host, not from the visitor who asked, and counting them would let anyone holding one signed URL of a broken source
- * image shut the owner's API key out; what a refused image costs is bounded per request instead.
+ * One unit of the account's month around the work, by the compression use case (src/compress/service.ts):
+ * reserved first (429 when none is left), spent before the image is answered, released on failure. A
+ * refused source is not counted towards any key's failed compressions (FAILED_COMPRESSIONS_PER_MINUTE):
+ * its bytes come from the source host, not from the visitor who asked, and counting them would let
+ * anyone holding one signed URL of a broken source image shut the owner's API key out; what a refused
+ * image costs is bounded per request instead.
  */
 async function meteredCompression(
   imageTier: ImageTier,
   accountId: string,
   ctx: ImageContext,
-  work: () => Promise<StoredImage>,
+  read: () => Promise<CompressionInput>,
 ): Promise<StoredImage> {
   const meter = ctx.meter(accountId);
   const id = crypto.randomUUID();
   const reserved = await meter.reserve(imageTier, ctx.now, id);
   ctx.onRate(reserved.rate);
   if (!reserved.allowed) enforce({ outcome: 'quota_exceeded', rate: reserved.rate });
-  try {
-    const image = await work();
-    ctx.defer(meter.commit(imageTier, id, ctx.now));
-    return image;
-  } catch (err) {
-    const released = await meter.release(imageTier, id, ctx.now);
-    ctx.onRate(released.rate);
-    throw err;
-  }
+  const unit: UnitMeter = {
+    commit: async () => {
+      const committed = await meter.commit(imageTier, id, ctx.now);
+      if (!committed.charged) enforce({ outcome: 'quota_exceeded', rate: committed.rate });
+    },
+    release: async () => ctx.onRate((await meter.release(imageTier, id, ctx.now)).rate),
+  };
+  const { result } = await compressMetered(unit, imageTier, ctx.compress, read);
+  return { bytes: result.bytes, contentType: MEDIA_TYPES[result.format], etag: await strongEtag(result.bytes) };
 }
 
-async function run(
-  bytes: Uint8Array,
-  format: keyof typeof MEDIA_TYPES,
-  options: ImageOptions,
-  imageTier: ImageTier,
-  config: CompressConfig,
-): Promise<StoredImage> {
+/** The pipeline's request for a source image and its options (400 for a broken rule between them). */
+function requestOf(bytes: Uint8Array, format: keyof typeof MEDIA_TYPES, options: ImageOptions): CompressionInput {
   const broken = brokenRule({ format, targetKb: options.targetKb }, { target_kb: 'kb' });
   if (broken) throw new ApiError('bad_request', `options: ${broken.message}`, { param: 'options' });
-  const { compress, prepare } = await import('../compress/pipeline.ts');
-  const prepared = prepare(
-    {
+  return {
+    request: {
       bytes,
       format,
       quality: options.quality,
@@ -143,14 +139,5 @@ async function run(
       targetKb: options.targetKb,
       metadata: options.metadata,
     },
-    config.maxInputPixels,
-    config.memoryBudget,
-  );
-  const done = await reserveMemory(imageTier, prepared.plan.estimate, config.memoryBudget);
-  try {
-    const result = await compress(prepared);
-    return { bytes: result.bytes, contentType: MEDIA_TYPES[result.format], etag: await strongEtag(result.bytes) };
-  } finally {
-    done();
-  }
+  };
 }

@@ -54,6 +54,7 @@ export const compressDoc: RouteConfig = {
       'unauthorized',
       'forbidden',
       'plan_upgrade_required',
+      'request_timeout',
       'payload_too_large',
       'unsupported_media_type',
       'unprocessable_image',

@@ -1,16 +1,17 @@
-// Image API: POST /api/v1/compress. Thin: reserve a unit of the account's month (through the key's meter), read and validate the upload,
-// plan it from its header, admit it by memory, run the pipeline, and write the image with its headers. The unit is committed only when the
-// answer is 200 and released on every failure, so a failed request never costs quota; an image refused once read (415, 422) counts
-// against the key's FAILED_COMPRESSIONS_PER_MINUTE instead.
+// Image API: POST /api/v1/compress. Thin: reserve a unit of the account's month (through the key's meter), then hand the
+// compression use case (src/compress/service.ts) a reader of the upload (parts validated, tier rules checked) and the meter's
+// commit and release, and write the image with its headers. The unit is spent only before a 200 and given back on every
+// failure, so a failed request never costs quota; an image refused once read (415, 422) counts against the key's
+// FAILED_COMPRESSIONS_PER_MINUTE instead.
 import { can, canWrite } from '../accounts/entitlements.ts';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { compressConfig } from '../compress/config.ts';
 import { EXTENSIONS, MEDIA_TYPES, sniff, type ImageFormat, type InputFormat } from '../compress/formats.ts';
 import { requireFormat } from '../compress/entitlement.ts';
-import { reserveMemory } from '../compress/memory-gate.ts';
 import { brokenRule, chosenFormat } from '../compress/request-rules.ts';
 import type { CompressRequest, CompressResult } from '../compress/pipeline.ts';
+import { compressMetered, type UnitMeter } from '../compress/service.ts';
 import type { KeyMeter } from '../durable/key-meter.ts';
 import { imageBytes, partsOf, readMultipart } from '../compress/upload.ts';
 import { imageKeyFrom, meterFor } from '../http/auth.ts';
@@ -28,15 +29,16 @@ export function registerCompress(app: OpenAPIHono<AppEnv>): void {
   app.openAPIRegistry.registerPath(compressDoc);
   app.post(COMPRESS_PATH, async (c) => {
     const { hash, meter } = await meterFor(c.env, imageKeyFrom(c.req.raw.headers), c.req.raw);
-    return compressMetered(c, hash, meter);
+    return compressUpload(c, hash, meter);
   });
 }
 
 /**
- * The compression itself, metered by the given key's Durable Object: reserve a unit, admit, read and
- * validate the upload, run the pipeline. Shared by the API and the console's "Try it" page.
+ * The compression itself, metered by the given key's Durable Object: reserve a unit, then the use case
+ * (src/compress/service.ts) reads and validates the upload, plans, admits and compresses it. Shared by the
+ * API and the console's "Try it" page.
  */
-export async function compressMetered(
+export async function compressUpload(
   c: Context<AppEnv>,
   hash: string,
   meter: DurableObjectStub<KeyMeter>,
@@ -49,32 +51,31 @@ export async function compressMetered(
   c.set('key', key);
   c.set('keyHash', hash);
 
-  let done: (() => void) | undefined;
-  let imageRead = false;
-  try {
-    const config = compressConfig(c.env);
-    const parsed = CompressParts.safeParse(partsOf(await readMultipart(c.req.raw)));
+  const unit: UnitMeter = {
+    // A reservation that outlived RESERVATION_TTL_MS while the month filled is refused here. The
+    // reservation held the unit, so the headers from reserving stay exact on a 200.
+    commit: async () => {
+      const committed = await meter.commit(hash, reserved.reservation!, clock(c.env));
+      if (committed.outcome !== 'quota_exceeded') return;
+      if (committed.rate) c.set('rate', committed.rate);
+      enforce(committed);
+    },
+    release: async (imageRefused) => {
+      const released = await meter.release(hash, reserved.reservation!, clock(c.env), imageRefused);
+      if (released.rate) c.set('rate', released.rate);
+    },
+  };
+  const config = compressConfig(c.env);
+  const { input, result } = await compressMetered(unit, key.tiers.image, config, async () => {
+    const parsed = CompressParts.safeParse(partsOf(await readMultipart(c.req.raw, config.uploadReadTimeoutMs)));
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
     const parts = parsed.data;
     checkParts(parts, key.tiers.image);
     const bytes = await imageBytes(parts.image);
-    imageRead = true;
-    const { compress, prepare } = await import('../compress/pipeline.ts');
-    const request = compressRequestOf(parts, bytes, key.tiers.image);
-    const prepared = prepare(request, config.maxInputPixels, config.memoryBudget);
-    done = await reserveMemory(key.tiers.image, prepared.plan.estimate, config.memoryBudget);
-    const result = await compress(prepared);
-    // Counted now that the answer is 200; the reservation already holds the unit, so the headers
-    // from reserving are exact and the commit need not delay the response.
-    c.executionCtx.waitUntil(meter.commit(hash, reserved.reservation!, clock(c.env)));
-    return imageResponse(result, parts.image.name, bytes.length, performance.now() - started);
-  } catch (err) {
-    const released = await meter.release(hash, reserved.reservation!, clock(c.env), imageRead && refusesImage(err));
-    if (released.rate) c.set('rate', released.rate);
-    throw err;
-  } finally {
-    done?.();
-  }
+    return { request: compressRequestOf(parts, bytes, key.tiers.image), name: parts.image.name };
+  });
+  c.executionCtx.waitUntil(meter.report(hash));
+  return imageResponse(result, input.name, input.request.bytes.length, performance.now() - started);
 }
 
 /**
@@ -113,9 +114,6 @@ export function checkParts(
   if (broken) throw new ApiError('bad_request', broken.message, { param: broken.field });
   return format;
 }
-
-/** A refusal of the image itself (its type, structure or size), which the key's failure meter counts. */
-const refusesImage = (err: unknown): boolean => err instanceof ApiError && (err.status === 415 || err.status === 422);
 
 function imageResponse(result: CompressResult, uploadName: string, originalSize: number, totalMs: number): Response {
   const size = result.bytes.length;

@@ -11,7 +11,7 @@ import type { AppEnv } from '../http/context.ts';
 import { requireCsrfHeader } from '../http/csrf.ts';
 import { loadSession, requireSession } from '../http/session.ts';
 import { compressDoc } from './compress-doc.ts';
-import { compressMetered } from './compress.ts';
+import { compressUpload } from './compress.ts';
 import { CONSOLE_TAG, SESSION_SECURITY, UsageResponse } from './console-schema.ts';
 import { errorResponses, jsonOk } from './schemas.ts';
 import { requestMeta } from './manage-read.ts';
@@ -66,6 +66,6 @@ export function registerConsoleApi(app: OpenAPIHono<AppEnv>): void {
   app.openAPIRegistry.registerPath(consoleCompressDoc);
   app.post(CONSOLE_COMPRESS_PATH, requires('keys:write'), ...session, requireCsrfHeader, async (c) => {
     const hash = await consoleKeyHash(c.env.DB, accountOf(c).id, clock(c.env));
-    return compressMetered(c, hash, c.env.METER.get(c.env.METER.idFromName(hash)));
+    return compressUpload(c, hash, c.env.METER.get(c.env.METER.idFromName(hash)));
   });
 }

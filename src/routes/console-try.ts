@@ -78,7 +78,7 @@ const planDoc: RouteConfig = {
       description: 'The verdict',
       content: { 'application/json': { schema: z.object({ data: Verdict, meta: ConsoleMeta }) } },
     },
-    ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'payload_too_large'),
+    ...errorResponses('bad_request', 'unauthorized', 'forbidden', 'request_timeout', 'payload_too_large'),
   },
 };
 
@@ -92,7 +92,8 @@ export function registerTryPlan(app: OpenAPIHono<AppEnv>): void {
   app.openAPIRegistry.registerPath(planDoc);
   app.post(TRY_PLAN_PATH, requires('keys:write'), loadSession, requireSession, requireCsrfHeader, async (c) => {
     const limit = { bytes: TRY_PLAN_HEAD_BYTES + MULTIPART_OVERHEAD_BYTES, error: headTooLarge };
-    const parsed = PlanParts.safeParse(partsOf(await readMultipart(c.req.raw, limit)));
+    const deadline = compressConfig(c.env).uploadReadTimeoutMs;
+    const parsed = PlanParts.safeParse(partsOf(await readMultipart(c.req.raw, deadline, limit)));
     if (!parsed.success) throw badRequestFrom(parsed.error.issues);
     const { size, ...parts } = parsed.data;
     if (parts.image.size > TRY_PLAN_HEAD_BYTES) throw headTooLarge();

@@ -51,9 +51,11 @@ const ERROR_DESCRIPTIONS: Partial<Record<ErrorCode, string>> = {
   unauthorized: 'API key missing, malformed, unknown or revoked',
   forbidden: 'The key is valid but not enabled for this API',
   rate_limit_exceeded: 'Rate limit of the key exceeded; see Retry-After',
-  quota_exceeded: 'Monthly compressions used up; see Retry-After',
+  quota_exceeded:
+    'Monthly compressions used up (also when a compression could not be charged: its reservation expired while the month filled); see Retry-After',
   plan_upgrade_required: "The key's tier lacks the feature (free: format=webp or avif, target_kb)",
   email_unverified: "The console session's member has not confirmed their email address (the sign-up's mailed link)",
+  request_timeout: 'The upload did not arrive within UPLOAD_READ_TIMEOUT_MS (60 s) of its start',
   payload_too_large: 'Body over the limit: 10 MB for an image upload, 256 KB for a bulk meta-tags request',
   fetch_failed:
     'The page could not be fetched: DNS, connection, TLS, the 8 s deadline, more than 5 redirects, or an upstream status of 400 or more (details.status)',

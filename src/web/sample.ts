@@ -3,7 +3,7 @@
 // defaults, as `curl -F image=@src/web/assets/sample.jpg` would get it. Compressed once per isolate.
 import type { CompressConfig } from '../compress/config.ts';
 import { DEFAULT_QUALITY } from '../compress/limits.ts';
-import { reserveMemory } from '../compress/memory-gate.ts';
+import { compressAdmitted } from '../compress/service.ts';
 import type { CompressResult } from '../compress/pipeline.ts';
 
 /** The sample's URL; the file is src/web/assets/sample.jpg in the repository. */
@@ -26,21 +26,9 @@ let compressed: Promise<CompressResult> | undefined;
 
 /** The sample at the API's defaults (JPEG, quality DEFAULT_QUALITY), admitted by memory like any request. */
 export function compressedSample(config: CompressConfig): Promise<CompressResult> {
-  compressed ??= (async () => {
-    const { compress, prepare } = await import('../compress/pipeline.ts');
-    const prepared = prepare(
-      { bytes: await sampleBytes(), format: 'jpeg', quality: DEFAULT_QUALITY },
-      config.maxInputPixels,
-      config.memoryBudget,
-    );
-    // Queued like a pro request rather than refused: the landing page should not break under load.
-    const done = await reserveMemory('pro', prepared.plan.estimate, config.memoryBudget);
-    try {
-      return await compress(prepared);
-    } finally {
-      done();
-    }
-  })();
+  // Admitted like a pro request (queued rather than refused): the landing page should not break under load.
+  compressed ??= (async () =>
+    compressAdmitted({ bytes: await sampleBytes(), format: 'jpeg', quality: DEFAULT_QUALITY }, 'pro', config))();
   // A failure (overload) is not kept: the next visitor tries again.
   compressed.catch(() => (compressed = undefined));
   return compressed;

@@ -1,4 +1,4 @@
-// `npm run bench [-- foundation|avif|tools|metering-edge|compress|meta|img|jpeg|jpeg-camera|jpeg-tuning|jpeg-web|webp|webp-low-memory|png|conversions|liars|client|selfhost|sso-discovery ...]`: starts the service as `npm run dev` does and runs the
+// `npm run bench [-- foundation|avif|tools|metering-edge|compress|meta|img|jpeg|jpeg-camera|jpeg-tuning|jpeg-web|webp|webp-low-memory|png|png-bomb|conversions|liars|client|selfhost|sso-discovery ...]`: starts the service as `npm run dev` does and runs the
 // named benchmarks (all by default) against it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -19,6 +19,7 @@ import { benchWebpLowMemory, webpLowMemoryReport } from './webp-low-memory.ts';
 import { jpegReport } from './lib/jpeg-report.ts';
 import { pngReport } from './lib/png-report.ts';
 import { benchPng } from './png.ts';
+import { benchPngBomb, pngBombReport } from './png-bomb.ts';
 import { compressReport } from './lib/report.ts';
 import { startService, type Service } from './lib/server.ts';
 import { benchMeteringEdge } from './metering-edge.ts';
@@ -169,6 +170,7 @@ const BENCHES: Record<string, (service: Service, name: string) => Promise<void>>
     publish('webp-low-memory', webpLowMemoryReport(rows), { rows });
   },
   png: reported(() => benchPng(() => startService(PORT + 7, RAISED)), pngReport),
+  'png-bomb': reported(() => benchPngBomb(() => startService(PORT + 13)), pngBombReport),
   conversions: reported(() => benchConversions(() => startService(PORT + 12, RAISED)), conversionsReport),
   async 'jpeg-tuning'() {
     const result = await benchJpegTuning();

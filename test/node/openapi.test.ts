@@ -194,7 +194,18 @@ describe('GET /api/v1/openapi.json', () => {
         'Content-Disposition',
       ]),
     );
-    expect(Object.keys(post.responses).sort()).toEqual(['200', '400', '401', '403', '413', '415', '422', '429', '503']);
+    expect(Object.keys(post.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '408',
+      '413',
+      '415',
+      '422',
+      '429',
+      '503',
+    ]);
   });
 
   it('documents meta tags: the url parameter, every field of the answer, the bulk body and the 502', async () => {

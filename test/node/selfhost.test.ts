@@ -3,6 +3,7 @@
 // operator CLI over HTTP (--url/--token) and by plain HTTP as a customer would; then stopped and started
 // again on the same directory, backed up, and restored into a fresh one.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { connect } from 'node:net';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -462,6 +463,76 @@ describe('self-hosted on workerd', () => {
         toolsKey: tools.key,
         origin: origin.origin,
       });
+    } finally {
+      await stop(instance);
+    }
+  });
+
+  it('answers an upload trickled past UPLOAD_READ_TIMEOUT_MS with 408 request_timeout, charging nothing', async () => {
+    const instance = await start(join(dir, 'trickle'), origin.origin, { UPLOAD_READ_TIMEOUT_MS: '1500' });
+    try {
+      const account = await createAccount(instance, 'slow@example.com', 'Slow');
+      const key = await createKey(instance, account.id, 'image,tools', 'slow');
+      const png = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#c85028' } })
+        .png()
+        .toBuffer();
+      const boundary = 'trickle-3f9a1c';
+      const body = Buffer.concat([
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="slow.png"\r\nContent-Type: image/png\r\n\r\n`,
+        ),
+        png,
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]);
+      // A raw socket: the headers and a first part at once, then one byte every 300 ms, far slower than
+      // the whole body may take, as a client holding a reservation open for minutes would send it.
+      const { host, hostname, port } = new URL(instance.url);
+      const socket = connect(Number(port), hostname);
+      let answer = '';
+      socket.setEncoding('latin1').on('data', (s: string) => (answer += s));
+      const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()).on('error', () => resolve()));
+      await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+      const started = Date.now();
+      socket.write(
+        `POST /api/v1/compress HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${key.key}\r\n` +
+          `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${body.length}\r\n\r\n`,
+      );
+      socket.write(body.subarray(0, 100));
+      for (let at = 100; at < body.length && !answer.includes('\r\n\r\n') && Date.now() - started < 15_000; at++) {
+        await new Promise((r) => setTimeout(r, 300));
+        if (!socket.destroyed) socket.write(body.subarray(at, at + 1));
+      }
+      // The whole answer: its length is known, so wait for the body after the head.
+      const whole = () => {
+        const [head, rest = ''] = answer.split('\r\n\r\n');
+        const length = Number(/content-length: (\d+)/i.exec(head ?? '')?.[1] ?? NaN);
+        return rest.length >= length;
+      };
+      while (!whole() && Date.now() - started < 20_000 && !socket.destroyed)
+        await new Promise((r) => setTimeout(r, 50));
+      const elapsed = Date.now() - started;
+      socket.destroy();
+      await closed;
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+      expect(elapsed).toBeLessThan(5_000);
+      const [head, json] = answer.split('\r\n\r\n');
+      expect(head).toMatch(/content-type: application\/json/i);
+      expect(head).toMatch(/x-request-id: /i);
+      const envelope = JSON.parse(json ?? '');
+      expect(envelope.error).toMatchObject({ code: 'request_timeout', details: { timeout_ms: 1500 } });
+      expect(envelope.meta.request_id).toMatch(/.+/);
+      // Nothing charged: the month still has all its units; a fast upload then spends one.
+      expect((await usage(instance, key.key)).month).toBe(0);
+      const form = new FormData();
+      form.append('image', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'fast.png');
+      const fast = await fetch(`${instance.url}/api/v1/compress`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key.key}` },
+        body: form,
+      });
+      expect(fast.status, await fast.clone().text()).toBe(200);
+      await fast.arrayBuffer();
+      expect((await usage(instance, key.key)).month).toBe(1);
     } finally {
       await stop(instance);
     }

@@ -1,7 +1,10 @@
 // POST /api/v1/compress metering: the free month (exact under concurrency), failures spending nothing, pro-only features.
+import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import { hashKey } from '../../src/accounts/keys.ts';
+import { RESERVATION_TTL_MS } from '../../src/metering/counters.ts';
 import { bearer, call, makeKey, spendMonth, TestClock } from './helpers.ts';
-import { MULTIPART_BOUNDARY, compressCall, photo, pngOf } from './image-fixtures.ts';
+import { MULTIPART_BOUNDARY, MULTIPART_TYPE, compressCall, multipartBytes, photo, pngOf } from './image-fixtures.ts';
 
 const TINY = pngOf(photo(8, 8));
 const START = Date.UTC(2026, 10, 21, 12, 0, 5, 250); // mid-second, so Retry-After must round up
@@ -128,5 +131,87 @@ describe('pro-only features', () => {
     expect(target.headers.get('x-target-reached')).toBe('true');
     expect((await target.arrayBuffer()).byteLength).toBeLessThanOrEqual(2048);
     expect(remaining(target)).toBe('9998');
+  });
+});
+
+describe('a compression whose unit could not be charged', () => {
+  it('gets 429 quota_exceeded, not the image, when its reservation expired and the month filled meanwhile', async () => {
+    // With the tools scope, so that the meter's usage view counts the month's units.
+    const k = await makeKey({ scopes: ['image', 'tools'], image: 'free' });
+    await spendMonth(k, 99, START);
+    const clock = new TestClock(START);
+    // The body is held until the test says so: the route reserves before it reads, so the first pull
+    // means this request's unit (the month's last) is reserved.
+    let reading!: () => void;
+    const reserved = new Promise<void>((resolve) => (reading = resolve));
+    let send!: () => void;
+    const gate = new Promise<void>((resolve) => (send = resolve));
+    const bytes = multipartBytes([{ name: 'image', value: TINY, filename: 'tiny.png' }]);
+    const body = new ReadableStream<Uint8Array>(
+      {
+        async pull(controller) {
+          reading();
+          await gate;
+          controller.enqueue(bytes);
+          controller.close();
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    const answer = call('/api/v1/compress', {
+      method: 'POST',
+      headers: { ...bearer(k.key), 'Content-Type': MULTIPART_TYPE },
+      body,
+      duplex: 'half',
+      clock,
+    } as RequestInit & { clock: TestClock });
+    await reserved;
+    // The reservation outlives its RESERVATION_TTL_MS, and another request takes the unit it held.
+    clock.advance(RESERVATION_TTL_MS + 1);
+    const hash = await hashKey(k.key);
+    const stub = env.METER.get(env.METER.idFromName(hash));
+    const other = await stub.reserve(hash, clock.now);
+    expect(other.outcome).toBe('ok');
+    await stub.commit(hash, other.reservation!, clock.now);
+    send();
+    const res = await answer;
+    const error = await expectError(res, 429, 'quota_exceeded');
+    expect(error.message).toMatch(/100 compressions/);
+    expect(remaining(res)).toBe('0');
+    const usage = (await stub.tools(hash, clock.now, false, true)).usage!;
+    expect(usage.month_compressions.used).toBe(100);
+  });
+});
+
+describe('an upload slower than UPLOAD_READ_TIMEOUT_MS', () => {
+  it('gets 408 request_timeout and spends nothing', async () => {
+    const k = await free();
+    const bytes = multipartBytes([{ name: 'image', value: TINY, filename: 'tiny.png' }]);
+    // Half the body, then nothing more: a client trickling slower than the deadline.
+    const stalled = () =>
+      new ReadableStream<Uint8Array>(
+        {
+          start(controller) {
+            controller.enqueue(bytes.subarray(0, bytes.length >> 1));
+          },
+        },
+        { highWaterMark: 0 },
+      );
+    const started = Date.now();
+    const res = await call('/api/v1/compress', {
+      method: 'POST',
+      headers: { ...bearer(k.key), 'Content-Type': MULTIPART_TYPE },
+      body: stalled(),
+      duplex: 'half',
+      env: { UPLOAD_READ_TIMEOUT_MS: '300' },
+    } as RequestInit & { env: Record<string, unknown> });
+    expect(Date.now() - started).toBeLessThan(5000);
+    const error = await expectError(res, 408, 'request_timeout');
+    expect(error.message).toMatch(/0\.3 s/);
+    expect(error.details).toEqual({ timeout_ms: 300 });
+    expect(remaining(res)).toBe('100');
+    const ok = await compressCall(k.key, { image: TINY });
+    expect(ok.status).toBe(200);
+    expect(remaining(ok)).toBe('99');
   });
 });

@@ -162,3 +162,26 @@ export function chunksOf(png: Uint8Array): { type: string; data: Uint8Array }[] 
   }
   return out;
 }
+
+/**
+ * A zlib bomb as a PNG (issue 47): `size`×`size` 16-bit RGBA of zeros, every row filter None, deflated
+ * as it is made so the 8 bytes a pixel never exist at once: 10000×10000 is 800 MB of rows in 0.8 MB.
+ */
+export async function zeroPng(size: number): Promise<Uint8Array> {
+  const deflater = new CompressionStream('deflate');
+  const compressed = new Response(deflater.readable).arrayBuffer();
+  const writer = deflater.writable.getWriter();
+  const row = new Uint8Array(1 + size * 8);
+  for (let y = 0; y < size; y++) await writer.write(row);
+  await writer.close();
+  const ihdr = new Uint8Array(13);
+  new DataView(ihdr.buffer).setUint32(0, size);
+  new DataView(ihdr.buffer).setUint32(4, size);
+  ihdr.set([16, 6, 0, 0, 0], 8);
+  return cat(
+    Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', new Uint8Array(await compressed)),
+    chunk('IEND', new Uint8Array(0)),
+  );
+}

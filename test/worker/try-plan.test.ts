@@ -4,7 +4,16 @@ import { describe, expect, it } from 'vitest';
 import { MAX_IMAGE_BYTES } from '../../src/compress/limits.ts';
 import { TRY_PLAN_HEAD_BYTES } from '../../src/console/limits.ts';
 import { Browser, signedUp } from './console-helpers.ts';
-import { declaringSize, form, jpegOf, photo, pngOf, type Parts } from './image-fixtures.ts';
+import {
+  declaringSize,
+  form,
+  jpegOf,
+  MULTIPART_TYPE,
+  multipartBytes,
+  photo,
+  pngOf,
+  type Parts,
+} from './image-fixtures.ts';
 
 interface Verdict {
   verdict: 'accepted' | 'refused' | 'unknown';
@@ -114,5 +123,34 @@ describe('POST /api/v1/console/compress/plan', () => {
     expect(over.status).toBe(413);
     const bad = await post(browser, '/api/v1/console/compress/plan', csrf, { image: PNG, size: '1' });
     expect(bad.status).toBe(400);
+  });
+});
+
+describe("the console's uploads slower than UPLOAD_READ_TIMEOUT_MS", () => {
+  it('get 408 request_timeout, from the planner and from "Try it" alike, and cost no compression', async () => {
+    const { browser, csrf } = await signedUp();
+    browser.env = { UPLOAD_READ_TIMEOUT_MS: '300' };
+    const bytes = multipartBytes([{ name: 'image', value: PNG, filename: 'try.png' }]);
+    for (const path of ['/api/v1/console/compress/plan', '/api/v1/console/compress']) {
+      // Half the body, then nothing more.
+      const body = new ReadableStream<Uint8Array>(
+        {
+          start(controller) {
+            controller.enqueue(bytes.subarray(0, bytes.length >> 1));
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      const res = await browser.fetch(path, {
+        method: 'POST',
+        headers: { origin: 'https://api.shrinkray.test', 'x-csrf-token': csrf, 'content-type': MULTIPART_TYPE },
+        body,
+        duplex: 'half',
+      } as RequestInit);
+      expect(res.status, path).toBe(408);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('request_timeout');
+    }
+    const page = await browser.page('/try');
+    expect(page.html).toMatch(/id="try-remaining">100</);
   });
 });

@@ -67,20 +67,3 @@ export function insertAfterIhdr(png: Uint8Array, chunks: Chunk[]): Uint8Array {
     png.subarray(ihdrEnd),
   ]);
 }
-
-/** The bytes of a whole stream, read to the end. */
-export async function collect(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for await (const part of stream) {
-    parts.push(part);
-    total += part.length;
-  }
-  return concatBytes(parts, total);
-}
-
-/** zlib-inflates a small chunk payload (iCCP, zTXt) with the runtime's native inflater. */
-export async function inflateSmall(data: Uint8Array): Promise<Uint8Array> {
-  const stream = new Blob([data]).stream().pipeThrough(new DecompressionStream('deflate'));
-  return collect(stream as ReadableStream<Uint8Array>);
-}

@@ -1,10 +1,12 @@
 // PNG decoding in rows. The chunks before the image data (IHDR, PLTE, tRNS, the colour and metadata
-// chunks) are read first; the IDAT data is then inflated by the runtime's native
-// DecompressionStream('deflate') as it is fed, unfiltered row by row and handed on as 8-bit RGBA rows.
-// Memory: two rows of the input, whatever its height. Adam7 interlaced files are the exception: their
-// passes are kept at one sample per byte (two at 16 bits) until the last pass completes the rows.
+// chunks) are read first; the IDAT data is then inflated a bounded piece at a time (png/inflate.ts: the
+// window and INFLATE_STEP_BYTES, whatever the compression ratio), unfiltered row by row and handed on
+// as 8-bit RGBA rows. Memory: two rows of the input and the inflater's pieces, whatever its height.
+// Adam7 interlaced files are the exception: their passes are kept at one sample per byte (two at 16
+// bits) until the last pass completes the rows.
 import { PngError, readChunks, type Chunk } from './chunks.ts';
 import { unfilter } from './filters.ts';
+import { Inflater } from './inflate.ts';
 
 export interface PngInfo {
   width: number;
@@ -39,8 +41,6 @@ export const ADAM7 = [
   [1, 0, 2, 2],
   [0, 1, 1, 2],
 ] as const;
-/** IDAT data is fed to the inflater in pieces of at most this, so that its queue stays short. */
-const FEED_BYTES = 64 * 1024;
 
 const u32 = (b: Uint8Array, at: number): number =>
   ((b[at]! << 24) >>> 0) + (b[at + 1]! << 16) + (b[at + 2]! << 8) + b[at + 3]!;
@@ -194,43 +194,29 @@ export async function decodeRows(
     }
   };
 
-  const inflater = new DecompressionStream('deflate');
-  const writer = inflater.writable.getWriter();
-  const reader = inflater.readable.getReader() as ReadableStreamDefaultReader<Uint8Array>;
-  const feeding = (async () => {
-    for (const data of info.idat) {
-      for (let at = 0; at < data.length; at += FEED_BYTES) await writer.write(data.slice(at, at + FEED_BYTES));
+  // Pulled a piece at a time, and only until the last row: whatever follows it is never inflated, so a
+  // small file cannot make us inflate gigabytes, nor hold more than one piece of what it inflates to.
+  const inflater = new Inflater(info.idat);
+  while (pass < passes.length) {
+    let data: Uint8Array;
+    try {
+      data = inflater.read();
+    } catch (err) {
+      if (!(err instanceof PngError)) throw err;
+      throw new PngError(
+        pass === 0 && y === 0 && fill === 0
+          ? 'its image data is not a valid zlib stream'
+          : 'its image data is corrupt or truncated',
+      );
     }
-    await writer.close();
-  })();
-  feeding.catch(() => undefined); // its failure is the reader's too, reported there
-  try {
-    for (;;) {
-      let chunk;
-      try {
-        chunk = await reader.read();
-      } catch {
-        if (pass === passes.length) break; // bytes after the last row: the image is whole
-        throw new PngError(
-          pass === 0 && y === 0 && fill === 0
-            ? 'its image data is not a valid zlib stream'
-            : 'its image data is corrupt or truncated',
-        );
-      }
-      if (chunk.done) break;
-      const data = chunk.value;
-      for (let at = 0; at < data.length && pass < passes.length; ) {
-        const take = Math.min(stride + 1 - fill, data.length - at);
-        row.set(data.subarray(at, at + take), fill);
-        fill += take;
-        at += take;
-        if (fill === stride + 1) await rowDone();
-      }
-      // Whatever follows the last row is not inflated: a small file must not make us inflate gigabytes.
-      if (pass === passes.length) break;
+    if (data.length === 0) break;
+    for (let at = 0; at < data.length && pass < passes.length; ) {
+      const take = Math.min(stride + 1 - fill, data.length - at);
+      row.set(data.subarray(at, at + take), fill);
+      fill += take;
+      at += take;
+      if (fill === stride + 1) await rowDone();
     }
-  } finally {
-    reader.cancel().catch(() => undefined);
   }
   if (pass < passes.length) throw new PngError('its image data ends before the last row');
   if (frame) {

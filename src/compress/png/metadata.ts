@@ -3,19 +3,21 @@
 // sRGB, cICP); eXIf and the XMP iTXt only with metadata=keep, their orientation reset to 1 since the
 // pixels are written upright. Text, time, physical size and private chunks never survive.
 import { exifUpright, xmpUpright, type ImageMetadata, type MetadataMode } from '../metadata.ts';
-import { collect, inflateSmall, type Chunk } from './chunks.ts';
+import type { Chunk } from './chunks.ts';
+import { inflateSmall } from './inflate.ts';
+import { MAX_ICC_PROFILE_BYTES } from '../limits.ts';
 import { concatBytes } from '../../bytes.ts';
 
 const COLOUR_CHUNKS = new Set(['gAMA', 'cHRM', 'sRGB', 'cICP']);
 const XMP_KEYWORD = 'XML:com.adobe.xmp';
 const EXIF_PREFIX = Uint8Array.from('Exif\0\0', (c) => c.charCodeAt(0));
 
-/** The ICC profile an iCCP chunk holds, inflated; null when the chunk cannot be read. */
+/** The ICC profile an iCCP chunk holds, inflated; null when the chunk cannot be read or is over MAX_ICC_PROFILE_BYTES. */
 export async function iccProfile(chunk: Chunk): Promise<Uint8Array | null> {
   const nul = chunk.data.indexOf(0);
   if (nul < 1 || nul > 79 || chunk.data[nul + 1] !== 0) return null;
   try {
-    return await inflateSmall(chunk.data.subarray(nul + 2));
+    return inflateSmall(chunk.data.subarray(nul + 2), MAX_ICC_PROFILE_BYTES);
   } catch {
     return null;
   }
@@ -83,7 +85,8 @@ async function iTxtText(data: Uint8Array): Promise<Uint8Array | null> {
   const text = data.subarray(translatedEnd + 1);
   if (data[keywordEnd + 1] === 0) return text;
   try {
-    return await inflateSmall(text);
+    // A compressed XMP packet is bounded as a profile is: a few bytes may claim gigabytes.
+    return inflateSmall(text, MAX_ICC_PROFILE_BYTES);
   } catch {
     return null;
   }
@@ -98,7 +101,7 @@ export async function metadataChunks(meta: ImageMetadata, colourType: number): P
   const out: Chunk[] = [];
   if (meta.icc && !grey) {
     const deflated = new Blob([meta.icc]).stream().pipeThrough(new CompressionStream('deflate'));
-    const data = await collect(deflated as ReadableStream<Uint8Array>);
+    const data = new Uint8Array(await new Response(deflated).arrayBuffer());
     out.push({ type: 'iCCP', data: concatBytes([ICC_NAME, data]) });
   }
   if (meta.exif) out.push({ type: 'eXIf', data: meta.exif });

@@ -227,7 +227,7 @@ export interface Schemas {
     };
   };
   ErrorBody: {
-    code: "bad_request" | "unauthorized" | "forbidden" | "plan_upgrade_required" | "email_unverified" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "unprocessable_image" | "image_too_large" | "rate_limit_exceeded" | "quota_exceeded" | "fetch_failed" | "overloaded" | "internal_error";
+    code: "bad_request" | "unauthorized" | "forbidden" | "plan_upgrade_required" | "email_unverified" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "unprocessable_image" | "image_too_large" | "rate_limit_exceeded" | "quota_exceeded" | "fetch_failed" | "overloaded" | "internal_error";
     message: string;
     param?: string;
     details?: {
