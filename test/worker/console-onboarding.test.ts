@@ -54,6 +54,8 @@ describe('the landing page', () => {
     ])
       expect(text).toContain(phrase);
     expect(text).not.toMatch(/API [AB]\b/);
+    // The Image API card names every output, and which need the pro tier.
+    expect(text).toContain('JPEG and PNG output, WebP and AVIF output on the pro tier');
     expect(html).toMatch(/<a class="button" href="\/signup">Create account<\/a>/);
     expect(html).toMatch(/<a class="button secondary" href="\/signin">Sign in<\/a>/);
     // The live example: both images, and a curl line using the sample from the repository.
