@@ -17,8 +17,11 @@ const KEY_NAME = 'e2e build server';
 const LANDING = 'Smaller images and handy web tools, over one API key';
 /** A phone's window (an iPhone 12 to 15's, in CSS pixels). */
 const PHONE = { width: 390, height: 844 };
-/** The most screens of PHONE height any page of the API reference may take. */
-const DOCS_MAX_SCREENS = 7;
+/**
+ * The most screens of PHONE height any page of the API reference may take. POST /compress, the longest,
+ * took 7.3 once its format values (jpg, media types, keep) and the 408 of a slow upload were described.
+ */
+const DOCS_MAX_SCREENS = 8;
 /** Tabs that load pages side by side where each page is checked alone (the API reference, `next` links). */
 const TABS = 4;
 
@@ -235,6 +238,19 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
       .setInputFiles({ name: 'gradient.png', mimeType: 'image/png', buffer: png });
     await p().getByLabel('Format').selectOption('jpeg');
     await p().getByLabel('Quality').fill('60');
+    // A width out of range is refused before anything is uploaded, with the reason.
+    const uploads: string[] = [];
+    const onRequest = (req: { url(): string }) => {
+      if (new URL(req.url()).pathname === '/api/v1/console/compress') uploads.push(req.url());
+    };
+    p().on('request', onRequest);
+    await p().getByLabel('Maximum width').fill('100000');
+    await p().getByRole('button', { name: 'Compress' }).click();
+    await expect
+      .poll(async () => (await p().locator('#try-error').textContent()) ?? '')
+      .toMatch(/^Not uploaded: .*width/i);
+    expect(uploads).toEqual([]);
+    p().off('request', onRequest);
     await p().getByLabel('Maximum width').fill('320');
     await p().getByRole('button', { name: 'Compress' }).click();
 
@@ -264,6 +280,8 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
       p().getByRole('link', { name: 'Download' }).click(),
     ]);
     // The downloaded bytes, streamed from the shared browser (a connected one has no local path).
+    // Named as the output is: the upload's stem with the format's extension.
+    expect(download.suggestedFilename()).toBe('gradient.jpg');
     const file = Buffer.concat(await (await download.createReadStream()).toArray());
     expect([...file.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
     expect(file.byteLength).toBe(compressedBytes);

@@ -3,6 +3,7 @@
 // role table of docs/teams.md says so. A second test walks the app's routes: a console or management route
 // that declares no permission where it is registered, or is missing from this table, fails it, so none
 // goes unchecked.
+import { PAGE_ALIASES } from '../../src/routes/fallback-pages.ts';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import { requirementOf } from '../../src/routes/requires.ts';
@@ -130,6 +131,8 @@ const PUBLIC = [
 ];
 const isPublic = (path: string): boolean =>
   PUBLIC.includes(path) ||
+  // Redirects from what people type (/login) to the real pages, which check roles themselves.
+  Object.hasOwn(PAGE_ALIASES, path) ||
   path.startsWith('/internal/') ||
   path.startsWith('/assets/') ||
   path === '*' ||

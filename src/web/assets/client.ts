@@ -85,9 +85,12 @@ export const CLIENT_SCRIPT = String.raw`
     try {
       const res = await fetch(form.dataset.planEndpoint, { method: 'POST', body, headers: { 'X-CSRF-Token': csrf }, credentials: 'same-origin' });
       const j = await res.json();
-      // A question the planner could not read (a setting out of range) is the upload's to answer.
-      if (!res.ok || !j.data || j.data.verdict !== 'refused') return '';
-      const m = j.data.error.message;
+      // A setting out of range (width=100000) is refused by the planner as the upload would be: say so
+      // now rather than upload the file to hear it. Anything else it cannot answer is the upload's.
+      const refusal = res.status === 400 && j.error && j.error.param && j.error.param !== 'image' ? j.error
+        : res.ok && j.data && j.data.verdict === 'refused' ? j.data.error : null;
+      if (!refusal) return '';
+      const m = refusal.message;
       return m.charAt(0).toUpperCase() + m.slice(1) + '.';
     } catch {
       return '';
@@ -134,7 +137,11 @@ export const CLIENT_SCRIPT = String.raw`
       facts.textContent = kb(file.size) + ', ' + dims.width + ' × ' + dims.height + ' px';
       URL.revokeObjectURL(url);
     };
-    probe.onerror = () => { URL.revokeObjectURL(url); facts.textContent = kb(file.size) + '; this browser cannot read its size.'; };
+    // Not an image at all (a text file), or one this browser cannot draw: say which, not "cannot read its size".
+    probe.onerror = () => {
+      URL.revokeObjectURL(url);
+      facts.textContent = kb(file.size) + (/^image\//.test(file.type) ? '; this browser cannot preview it.' : '; this is not an image: choose a JPEG, PNG or WebP file.');
+    };
     probe.src = url;
   });
   for (const name of ['width', 'height', 'quality', 'format']) form.elements.namedItem(name).addEventListener('input', check);
