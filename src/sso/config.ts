@@ -45,6 +45,12 @@ const SQL = {
   claimDomain:
     'INSERT INTO sso_domains (domain, account_id, txt_value, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (domain, account_id) DO NOTHING',
   delete: 'DELETE FROM sso_configs WHERE account_id = ?',
+  /**
+   * A subject is an identity at one issuer for one client: stored without them, a link made under the old
+   * provider would sign in whoever the new one names with that subject (an admin's own issuer, naming the
+   * owner's). Every link goes when they change, and each member proves their mailbox or password again.
+   */
+  unlinkMembers: 'UPDATE members SET sso_subject = NULL WHERE account_id = ? AND sso_subject IS NOT NULL',
   takenBy:
     'SELECT domain FROM sso_domains WHERE domain IN (SELECT value FROM json_each(?)) AND account_id <> ? AND verified_at IS NOT NULL',
 } as const;
@@ -91,6 +97,8 @@ export async function saveSso(
   await discover(input.issuer, env.FETCH_TEST_ORIGIN);
   const sealed = await encryptSecret(env.SSO_ENCRYPTION_KEY, accountId, input.client_secret);
   const db = env.DB;
+  const before = await ssoRow(db, accountId);
+  const newProvider = !before || before.issuer !== input.issuer || before.client_id !== input.client_id;
   // Claims of other accounts that nobody proved do not stop this one: only a proof decides.
   await batchWithAudit(
     db,
@@ -100,13 +108,20 @@ export async function saveSso(
         .bind(accountId, input.issuer, input.client_id, sealed, domains.join(','), input.require_sso ? 1 : 0, now),
       db.prepare(SQL.dropOtherDomains).bind(accountId, JSON.stringify(domains)),
       ...domains.map((d) => db.prepare(SQL.claimDomain).bind(d, accountId, newTxtValue(), now)),
+      ...(newProvider ? [db.prepare(SQL.unlinkMembers).bind(accountId)] : []),
     ],
     origin,
     {
       accountId,
       action: 'sso.configured',
       target: accountId,
-      details: { issuer: input.issuer, client_id: input.client_id, domains, require_sso: input.require_sso },
+      details: {
+        issuer: input.issuer,
+        client_id: input.client_id,
+        domains,
+        require_sso: input.require_sso,
+        members_unlinked: newProvider,
+      },
     },
     now,
   );
@@ -132,7 +147,11 @@ export async function deleteSso(
   if (!before) return null;
   await batchWithAudit(
     db,
-    [db.prepare(SQL.dropDomains).bind(accountId), db.prepare(SQL.delete).bind(accountId)],
+    [
+      db.prepare(SQL.dropDomains).bind(accountId),
+      db.prepare(SQL.delete).bind(accountId),
+      db.prepare(SQL.unlinkMembers).bind(accountId),
+    ],
     origin,
     { accountId, action: 'sso.removed', target: accountId, details: { issuer: before.issuer } },
     now,

@@ -258,6 +258,47 @@ describe('signing in with SSO', () => {
 });
 
 describe('taking over an existing member through SSO', () => {
+  it("a new issuer or client unlinks every member: an admin's own provider cannot name the owner's subject; the same provider saved again keeps the links", async () => {
+    const domain = uniqueDomain();
+    const team = await enterpriseTeam('enterprise', `owner@${domain}`);
+    expect((await configure(team, domain)).status).toBe(200);
+    // The owner links their SSO identity, proving it with their password.
+    const browser = new Browser();
+    expect((await ssoSignIn(browser, team.owner.email)).headers.get('location')).toBe('/sso/link');
+    const proof = await browser.page('/sso/link');
+    expect((await browser.post('/sso/link', { _csrf: proof.csrf, password: PASSWORD })).status).toBe(303);
+    const subject = () =>
+      env.DB.prepare('SELECT sso_subject FROM members WHERE email = ?').bind(team.owner.email).first('sso_subject');
+    expect(await subject()).toBe(team.owner.email);
+    // Saving the same issuer and client (here, to require SSO) keeps every link.
+    expect((await configure(team, domain, true, ISSUER, { prove: false })).status).toBe(200);
+    expect(await subject()).toBe(team.owner.email);
+    // An admin's manage key points the account at another client (a provider it runs would do the same).
+    const key = await addKey({ key: '', id: '', accountId: team.accountId }, ['manage']);
+    const put = (clientId: string) =>
+      manage(key.key, '/api/v1/sso', {
+        method: 'PUT',
+        body: {
+          issuer: ISSUER,
+          client_id: clientId,
+          client_secret: TEST_CLIENT_SECRET,
+          domains: [domain],
+          require_sso: false,
+        },
+      });
+    expect((await put('attackers-own-client')).status).toBe(200);
+    expect(await subject()).toBeNull();
+    // Back on the real client, the subject the provider names signs nobody in until the owner proves it again.
+    expect((await put(TEST_CLIENT_ID)).status).toBe(200);
+    expect((await ssoSignIn(new Browser(), team.owner.email)).headers.get('location')).toBe('/sso/link');
+    const audit = await env.DB.prepare(
+      "SELECT details FROM audit_logs WHERE account_id = ? AND action = 'sso.configured' ORDER BY seq",
+    )
+      .bind(team.accountId)
+      .all<{ details: string }>();
+    expect(audit.results.map((r) => JSON.parse(r.details).members_unlinked)).toEqual([true, false, true, true]);
+  });
+
   it("an admin's manage key configures SSO for the owner's domain: the owner is not signed in by the issuer's word", async () => {
     const domain = uniqueDomain();
     const team = await enterpriseTeam('enterprise', `owner@${domain}`);
