@@ -3,6 +3,7 @@
 // signs them in. Until then the sign-up holds no address: anyone else may sign up with it too (the first
 // link used wins and the others die), and sign-in answers for it exactly as for a free address.
 // Members left unverified by sign-ups before migration 0012 keep their links (email_tokens) and "send again".
+import { passwordIterations, verifyPassword } from './password.ts';
 import { newAccountId, sha256Hex } from '../accounts/keys.ts';
 import { batchWithAudit, type AuditOrigin } from '../audit/log.ts';
 import type { Env } from '../env.ts';
@@ -20,7 +21,7 @@ const SQL = {
   prune: 'DELETE FROM pending_signups WHERE expires_at < ?',
   insert:
     'INSERT INTO pending_signups (token_hash, email, name, password_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
-  open: 'SELECT email FROM pending_signups WHERE token_hash = ? AND claim IS NULL AND expires_at > ?',
+  open: 'SELECT email, password_hash FROM pending_signups WHERE token_hash = ? AND claim IS NULL AND expires_at > ?',
   // Expired ones too (until pruned): "send again" after the link's end gives the sign-up a new one.
   newest:
     'SELECT token_hash FROM pending_signups WHERE email = ? COLLATE NOCASE AND claim IS NULL ORDER BY created_at DESC LIMIT 1',
@@ -92,19 +93,30 @@ export async function resendVerification(env: Env, email: string, now: number): 
 }
 
 /** Whether a confirmation link can still be used (its page shows the button), without using it. */
-export async function verificationOpen(db: D1Database, token: string, now: number): Promise<boolean> {
-  if (!LINK_TOKEN_PATTERN.test(token)) return false;
+/**
+ * What a confirmation link opens: a pending sign-up's (its page asks for the password chosen at sign-up),
+ * an older unverified member's, or nothing (used, expired, unknown).
+ */
+export async function verificationOpen(
+  db: D1Database,
+  token: string,
+  now: number,
+): Promise<'sign_up' | 'member' | null> {
+  if (!LINK_TOKEN_PATTERN.test(token)) return null;
   if (
     await db
       .prepare(SQL.open)
       .bind(await sha256Hex(token), now)
       .first()
   )
-    return true;
-  return (await openLink(db, token, 'verify', now)) !== null;
+    return 'sign_up';
+  return (await openLink(db, token, 'verify', now)) !== null ? 'member' : null;
 }
 
-export type VerifyOutcome = { ok: true; accountId: string; memberId: string } | { ok: false; reason: 'gone' };
+export type VerifyOutcome =
+  | { ok: true; accountId: string; memberId: string }
+  | { ok: false; reason: 'gone' }
+  | { ok: false; reason: 'wrong_password' };
 
 /**
  * Uses a confirmation link once: a pending sign-up's makes its account (member.email_verified, the
@@ -114,13 +126,23 @@ export type VerifyOutcome = { ok: true; accountId: string; memberId: string } | 
 export async function verifyEmail(
   env: Env,
   token: string,
+  /**
+   * The password chosen at sign-up, which a pending sign-up's link needs: anyone may sign up with any
+   * address, and a stranger's link that reached the owner of the mailbox (mailed again by "send again")
+   * must not make an account with the stranger's password when the owner clicks it.
+   */
+  password: string,
   now: number,
   origin: (memberId: string) => AuditOrigin,
 ): Promise<VerifyOutcome> {
   if (!LINK_TOKEN_PATTERN.test(token)) return { ok: false, reason: 'gone' };
   const tokenHash = await sha256Hex(token);
-  const pending = await env.DB.prepare(SQL.open).bind(tokenHash, now).first<{ email: string }>();
-  if (pending) return createAccount(env, tokenHash, pending.email, now, origin);
+  const pending = await env.DB.prepare(SQL.open).bind(tokenHash, now).first<{ email: string; password_hash: string }>();
+  if (pending) {
+    const check = await verifyPassword(password, pending.password_hash, passwordIterations(env));
+    if (!check.ok) return { ok: false, reason: 'wrong_password' };
+    return createAccount(env, tokenHash, pending.email, now, origin);
+  }
   const link = await openLink(env.DB, token, 'verify', now);
   if (!link) return { ok: false, reason: 'gone' };
   const used = await useLink(

@@ -59,8 +59,9 @@ export function registerEmailPages(app: OpenAPIHono<AppEnv>): void {
   // The link's page only shows a button: mail scanners open links, and must not use them up (or sign in).
   app.get('/verify-email', loadSession, async (c) => {
     const token = c.req.query('token') ?? '';
-    if (!(await verificationOpen(c.env.DB, token, clock(c.env)))) return gone(c, 'verify');
-    return sendPage(c, confirmEmailPage({ csrf: csrfTokenFor(c), token }));
+    const opens = await verificationOpen(c.env.DB, token, clock(c.env));
+    if (!opens) return gone(c, 'verify');
+    return sendPage(c, confirmEmailPage({ csrf: csrfTokenFor(c), token, askPassword: opens === 'sign_up' }));
   });
 
   app.post('/verify-email', loadSession, async (c) => {
@@ -68,8 +69,14 @@ export function registerEmailPages(app: OpenAPIHono<AppEnv>): void {
     const token = field(form, 'token') ?? '';
     // A forged post would sign the victim into someone else's account (login CSRF).
     if (!(await csrfValid(c, field(form, '_csrf'))))
-      return sendPage(c, confirmEmailPage({ csrf: csrfTokenFor(c), token }), 403);
-    const outcome = await verifyEmail(c.env, token, clock(c.env), (memberId) => signInOrigin(c, memberId));
+      return sendPage(c, confirmEmailPage({ csrf: csrfTokenFor(c), token, askPassword: true }), 403);
+    const password = field(form, 'password') ?? '';
+    const outcome = await verifyEmail(c.env, token, password, clock(c.env), (memberId) => signInOrigin(c, memberId));
+    if (!outcome.ok && outcome.reason === 'wrong_password') {
+      const error =
+        'That is not the password chosen at this sign-up. If someone else signed up with your address, sign up yourself instead: the first confirmed sign-up makes the account.';
+      return sendPage(c, confirmEmailPage({ csrf: csrfTokenFor(c), token, askPassword: true, error }), 401);
+    }
     if (!outcome.ok) return gone(c, 'verify');
     return startSession(c, outcome, FIRST_STOP_AFTER_SIGN_UP);
   });

@@ -80,7 +80,7 @@ describe.skipIf(skipWithoutChromium())('account mail in the browser', () => {
   });
 
   step("the mail's link confirms the address and signs in; a key can be made", async () => {
-    await confirmByMail(p(), service.mail, email);
+    await confirmByMail(p(), service.mail, email, oldPassword);
     await p().getByLabel('Key name').fill('kept');
     await p().getByRole('button', { name: 'Create key' }).click();
     expect(await p().getByTestId('new-key').inputValue()).toMatch(/^sr_live_[0-9A-Za-z]{32}$/);

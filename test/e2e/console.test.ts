@@ -166,7 +166,7 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
     await screenshot(p(), '02-signup');
     await p().getByRole('button', { name: 'Create account' }).click();
     await heading('Check your email').waitFor();
-    await confirmByMail(p(), service.mail, email);
+    await confirmByMail(p(), service.mail, email, password);
     expect(new URL(p().url()).pathname).toBe('/keys');
     const nav = p().getByRole('navigation');
     const links = [

@@ -166,8 +166,29 @@ describe('email verification', () => {
     expect((await member(free))?.email_verified).toBe(1);
     expect((await signIn(new Browser(), free, PASSWORD)).status).toBe(303);
     // The stranger's pending sign-up died with it: its link is gone, and its password opens nothing.
-    expect((await confirmEmail(new Browser(), linkIn(mails[0]!, '/verify-email?token='))).status).toBe(410);
+    expect((await confirmEmail(new Browser(), linkIn(mails[0]!, '/verify-email?token='), theirs)).status).toBe(410);
     expect((await signIn(new Browser(), free, theirs)).status).toBe(401);
+  });
+
+  it("a stranger's sign-up link that reaches the mailbox's owner makes no account without the stranger's password", async () => {
+    // The stranger signs up with the owner's address; "send again" (the owner's, or anyone's) mails its link.
+    const theirs = 'the strangers own password';
+    const email = uniqueEmail();
+    expect((await signUp(new Browser(), email, theirs)).status).toBe(200);
+    const link = linkIn((await mailsTo(email))[0]!, '/verify-email?token=');
+    // The owner opens it: the page asks for the sign-up's password, which the owner does not know.
+    const owner = new Browser();
+    const page = await owner.page(new URL(link).pathname + new URL(link).search);
+    expect(page.html).toContain('name="password"');
+    const refused = await confirmEmail(owner, link, PASSWORD);
+    expect(refused.status).toBe(401);
+    expect(await refused.text()).toContain('sign up yourself instead');
+    expect(await member(email)).toBeNull();
+    // The owner's own sign-up then makes the account, with the owner's password.
+    expect((await signUp(owner, email, PASSWORD)).status).toBe(200);
+    expect((await confirmEmail(owner, linkIn((await mailsTo(email, 2))[1]!, '/verify-email?token='))).status).toBe(303);
+    expect((await signIn(new Browser(), email, PASSWORD)).status).toBe(303);
+    expect((await signIn(new Browser(), email, theirs)).status).toBe(401);
   });
 
   it('a member left unverified by an older sign-up signs in as a wrong password would; its link and "send again" still work', async () => {

@@ -361,7 +361,7 @@ describe('the session cookie', () => {
     const res = await browser.fetch(`${local}/verify-email`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', origin: local },
-      body: new URLSearchParams({ _csrf: csrf, token }),
+      body: new URLSearchParams({ _csrf: csrf, token, password: PASSWORD }),
     });
     expect(res.status).toBe(303);
     const cookie = res.headers.getSetCookie().find((c) => c.startsWith('sr_session='))!;

@@ -103,14 +103,17 @@ export const PASSWORD = 'correct horse battery staple';
 export const PRODUCTION_HASHING = { TEST_PBKDF2_ITERATIONS: undefined };
 
 /**
- * Follows a mailed confirmation link in `browser`: its page, then its button. Returns the button's answer,
- * or the page's when it has no button (a dead link).
+ * Follows a mailed confirmation link in `browser`: its page, then its button, with the password chosen at
+ * sign-up when the page asks for it. Returns the button's answer, or the page's when it has no button (a
+ * dead link).
  */
-export async function confirmEmail(browser: Browser, link: string): Promise<Response> {
+export async function confirmEmail(browser: Browser, link: string, password = PASSWORD): Promise<Response> {
   const path = new URL(link);
   const page = await browser.page(`${path.pathname}${path.search}`);
   if (page.res.status !== 200) return new Response(page.html, { status: page.res.status });
-  return browser.post('/verify-email', { _csrf: page.csrf, token: path.searchParams.get('token') ?? '' });
+  const token = path.searchParams.get('token') ?? '';
+  const asks = page.html.includes('name="password"');
+  return browser.post('/verify-email', { _csrf: page.csrf, token, ...(asks ? { password } : {}) });
 }
 
 /**

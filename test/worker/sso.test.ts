@@ -74,6 +74,7 @@ describe('single sign-on configuration', () => {
       client_id: TEST_CLIENT_ID,
       domains: [domain],
       require_sso: false,
+      members_unlinked: true,
     });
     expect(audit!.details).not.toContain(TEST_CLIENT_SECRET);
   });

@@ -52,12 +52,23 @@ ${resendForm(state.csrf, state.email)}
   return page('Check your email', state.csrf, body);
 }
 
-/** The confirmation link's page: one button, so a mail scanner that opens links uses nothing up. */
-export function confirmEmailPage(state: { csrf: string; token: string }): string {
+/**
+ * The confirmation link's page: a button, so a mail scanner that opens links uses nothing up; a sign-up's
+ * link also asks for the password chosen at sign-up (a stranger may have signed up with this address).
+ */
+export function confirmEmailPage(state: { csrf: string; token: string; askPassword: boolean; error?: string }): string {
+  const described = state.error ? html` aria-describedby="confirm-error" aria-invalid="true"` : '';
   const body = html`<h1>Confirm your email address</h1>
+${state.error ? html`<div class="alert" role="alert" id="confirm-error">${state.error}</div>` : ''}
 <form method="post" action="/verify-email" class="card">
 <input type="hidden" name="_csrf" value="${state.csrf}"><input type="hidden" name="token" value="${state.token}">
-<p>One click confirms the address and signs you in.</p>
+${
+  state.askPassword
+    ? html`<p>Enter the password you chose when you signed up: it confirms the address, makes your account and signs you in.</p>
+<label for="confirm-password">Password</label>
+<input id="confirm-password" name="password" type="password" autocomplete="current-password" required maxlength="${PASSWORD_MAX_LENGTH}"${described}>`
+    : html`<p>One click confirms the address and signs you in.</p>`
+}
 <button type="submit">Confirm and sign in</button>
 </form>`;
   return page('Confirm your email address', state.csrf, body);

@@ -115,13 +115,12 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
       await p().getByRole('heading', { level: 1, name: 'Create your account' }).waitFor();
       await p().getByLabel('Name').fill(`First Visitor ${width}`);
       await p().getByLabel('Email').fill(email);
-      await p()
-        .getByLabel('Password')
-        .fill(`Pw-${randomBytes(12).toString('base64url')}`);
+      const password = `Pw-${randomBytes(12).toString('base64url')}`;
+      await p().getByLabel('Password').fill(password);
       await check('signup');
       await p().getByRole('button', { name: 'Create account' }).click();
       await p().getByRole('heading', { level: 1, name: 'Check your email' }).waitFor();
-      await confirmByMail(p(), env().mail, email);
+      await confirmByMail(p(), env().mail, email, password);
       expect(new URL(p().url()).pathname).toBe('/keys');
       await check('first-key');
     });

@@ -34,8 +34,10 @@ export async function mailedLink(mail: string, to: string, path: string, count =
 }
 
 /** Opens the newest confirmation mail's link and confirms: the person is signed in on "Create your first key". */
-export async function confirmByMail(page: Page, mail: string, to: string): Promise<void> {
+export async function confirmByMail(page: Page, mail: string, to: string, password: string): Promise<void> {
   await page.goto(await mailedLink(mail, to, '/verify-email'));
+  // A sign-up's link asks for the password chosen at sign-up.
+  await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Confirm and sign in' }).click();
   await page.getByRole('heading', { level: 2, name: 'Create your first key' }).waitFor();
 }
