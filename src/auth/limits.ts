@@ -55,10 +55,12 @@ export const SIGNUP_PER_IP: RateRule = { max: 10, windowMs: 60 * 60_000 };
  * is limited per email by the growing delay above (SIGNIN_EMAIL_*: a hard per-email lock would let anyone
  * lock anyone out) and all together by this generous cap...
  */
-export const SIGNIN_UNTRUSTED_TOTAL: RateRule = { max: 600, windowMs: SIGNIN_WINDOW_MS };
+// Sized to bound CPU (a sign-in hashes a password: 6,000 in 15 minutes is under a core's tenth), not to
+// bound people: at 600 one client filling it at under a request a second locked every sign-in out.
+export const SIGNIN_UNTRUSTED_TOTAL: RateRule = { max: 6_000, windowMs: SIGNIN_WINDOW_MS };
 /** ...and sign-up per email (a stranger can then hold up only the address they typed) and all together. */
 export const SIGNUP_PER_EMAIL: RateRule = { max: 3, windowMs: 60 * 60_000 };
-export const SIGNUP_UNTRUSTED_TOTAL: RateRule = { max: 200, windowMs: 60 * 60_000 };
+export const SIGNUP_UNTRUSTED_TOTAL: RateRule = { max: 2_000, windowMs: 60 * 60_000 };
 
 /** A sign-up's confirmation link works this long, once. */
 export const VERIFY_LINK_TTL_MS = 24 * 3_600_000;
@@ -76,7 +78,7 @@ export const MAIL_REQUESTS_PER_IP: RateRule = { max: 10, windowMs: 60 * 60_000 }
 /** Where no client address is trusted, those requests are counted per email instead... */
 export const MAIL_REQUESTS_PER_EMAIL: RateRule = { max: 5, windowMs: 60 * 60_000 };
 /** ...and all of them together under a generous cap, which bounds the work (and the mail) a flood can cause. */
-export const MAIL_REQUESTS_UNTRUSTED_TOTAL: RateRule = { max: 500, windowMs: 60 * 60_000 };
+export const MAIL_REQUESTS_UNTRUSTED_TOTAL: RateRule = { max: 2_000, windowMs: 60 * 60_000 };
 
 /** Console form posts are small; anything bigger is refused before it is parsed. */
 export const FORM_BODY_MAX_BYTES = 16 * 1024;

@@ -12,5 +12,6 @@ export const ADMIN_TOKEN_ADVICE =
 /** Why `token` may not be used (null: it may). An unset token is not this rule's concern. */
 export function adminTokenProblem(token: string): string | null {
   if (token.length >= ADMIN_TOKEN_MIN_LENGTH) return null;
-  return `ADMIN_TOKEN is ${token.length} characters long; it must have at least ${ADMIN_TOKEN_MIN_LENGTH}: ${ADMIN_TOKEN_ADVICE}`;
+  // The length itself is left out: the message reaches clients, and it would tell how short the token is.
+  return `ADMIN_TOKEN is shorter than ${ADMIN_TOKEN_MIN_LENGTH} characters: ${ADMIN_TOKEN_ADVICE}`;
 }

@@ -5,8 +5,8 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { recordFailedSignIn } from '../audit/log.ts';
-import { FORM_BODY_MAX_BYTES, MAIL_REQUESTS_PER_IP, PASSWORD_MAX_LENGTH } from '../auth/limits.ts';
-import { buckets, hit } from '../auth/throttle.ts';
+import { FORM_BODY_MAX_BYTES, PASSWORD_MAX_LENGTH } from '../auth/limits.ts';
+import { hit, mailRequestRules } from '../auth/throttle.ts';
 import { clock } from '../env.ts';
 import type { AppEnv } from '../http/context.ts';
 import { clientIp } from '../http/client-ip.ts';
@@ -100,7 +100,7 @@ export function registerSsoLink(app: OpenAPIHono<AppEnv>): void {
     const state = { csrf: csrfTokenFor(c), pending };
     if (!(await csrfValid(c, field(form, '_csrf'))))
       return sendPage(c, ssoLinkPage({ ...state, error: EXPIRED_FORM }), 403);
-    const gate = await hit(c.env.DB, [{ bucket: buckets.mailIp(clientIp(c)), ...MAIL_REQUESTS_PER_IP }], now);
+    const gate = await hit(c.env.DB, mailRequestRules(clientIp(c), pending.email), now);
     if (!gate.allowed) return sendPage(c, ssoLinkPage({ ...state, error: throttledMessage(c, gate.retryAfter) }), 429);
     const mailed = await mailLinkProof(c.env, proofOf(c), now);
     if (!mailed.ok) return gone(c);

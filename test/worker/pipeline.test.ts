@@ -192,7 +192,7 @@ describe('operator endpoint', () => {
     expect(res.status).toBe(403);
     const { error } = (await res.json()) as { error: { code: string; message: string } };
     expect(error.code).toBe('forbidden');
-    expect(error.message).toContain('at least 32');
+    expect(error.message).toContain('shorter than 32 characters');
     expect(error.message).toContain('openssl rand -base64 32');
     expect(env.ADMIN_TOKEN.length).toBeGreaterThanOrEqual(32);
   });
