@@ -69,11 +69,22 @@ export interface AvifGrid {
 }
 
 /**
- * Largest cell side. libaom's working memory is about 8 MiB + 18 bytes a pixel of the cell being encoded
- * (measured: 19–24 MiB for cells of 0.8–1 MP, 48 MiB for 2.5 MP), beside the whole picture as YUV; cells
- * of at most 1024 × 1024 keep a 24 MP photo at 59 MiB (82 MiB with alpha). Even, as 4:2:0 needs.
+ * Largest cell side. A cell is encoded in one call, during which its isolate serves nobody else
+ * (give-way.ts): 384 × 384 takes 80–110 ms of CPU at AVIF_SPEED on this machine's cores (512: 170–200 ms,
+ * 1024: 0.7 s), so a request arriving meanwhile waits well under the 250 ms the isolate-stall bench
+ * targets. Smaller cells cost bytes: 12 MP camera photos at q80 wrote 2.6–4.3 % more than with 1024-pixel
+ * cells (256: 5–8 %); docs/image-engine.md has the figures. libaom's working memory is about 8 MiB + 18
+ * bytes a pixel of the cell being encoded, beside the whole picture as YUV. Even, as 4:2:0 needs.
  */
-export const AVIF_MAX_CELL_SIDE = 1024;
+export const AVIF_MAX_CELL_SIDE = 384;
+
+/**
+ * One pixel of a cell's encode in give-way.ts's pixels of row work (its ENGINE_SLICE_PIXELS), for runtimes
+ * whose clock stands still while code runs: an AVIF pixel at AVIF_SPEED costs about 50 times a pixel of
+ * row work, so a cell of AVIF_MAX_CELL_SIDE² (7.4 M of them) fills a slice: the encoder gives way after
+ * every cell, as it does by the clock.
+ */
+export const AVIF_CELL_WORK_PER_PIXEL = 50;
 
 /**
  * Smallest cell side: MIAF (ISO/IEC 23000-22, 7.3.11.4.2) wants a grid's cells at least 64 × 64, and

@@ -1,0 +1,44 @@
+// Engine work gives way to the other requests of its isolate. A Worker's isolate (all of a self-hosted
+// workerd, one thread) runs one request's JavaScript or WebAssembly at a time and switches only when that
+// code returns to the event loop on a macrotask: a compression that runs seconds without one holds every
+// other request of the isolate for as long (issue 47: a 24 MP AVIF delayed /api/v1/health by 34.6 s).
+// Awaiting an already-settled promise is a microtask and lets nobody in. So the engine's loops (rows,
+// AVIF cells) call `giveWay` between steps, and it yields on a timer once a slice of work is used up.
+// The measurements behind the slice are in docs/image-engine.md ("Giving way").
+
+/**
+ * Longest stretch of engine work between two yields, in milliseconds of the clock. A yield costs about
+ * 1.8 ms in workerd (setTimeout 0), so 40 ms spends under 5 % on yielding and keeps another request's wait
+ * far below the 250 ms the stall bench targets.
+ */
+export const ENGINE_SLICE_MS = 40;
+
+/**
+ * The same slice in pixels of row work, for runtimes whose clock stands still while code runs (Cloudflare's
+ * advances only on I/O, so time alone would never say the slice is up): about 40 ms of the slowest row
+ * work (a JPEG decoded, resized and fed to an encoder) on this machine.
+ */
+export const ENGINE_SLICE_PIXELS = 2_000_000;
+
+let sliceStart = performance.now();
+let slicePixels = 0;
+
+/** The next macrotask: scheduler.wait where the runtime has it (workerd), else a 0 ms timer. */
+function nextTask(): Promise<void> {
+  const scheduler = (globalThis as { scheduler?: { wait?: (ms: number) => Promise<void> } }).scheduler;
+  if (scheduler?.wait) return scheduler.wait(0);
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/**
+ * Counts `pixels` of work just done (0 for a step measured by the clock alone, such as an AVIF cell) and,
+ * when the slice is used up, yields to the event loop so other requests run; a new slice starts when it
+ * resumes. Cheap when it does not yield: a clock read.
+ */
+export async function giveWay(pixels = 0): Promise<void> {
+  slicePixels += pixels;
+  if (performance.now() - sliceStart < ENGINE_SLICE_MS && slicePixels < ENGINE_SLICE_PIXELS) return;
+  await nextTask();
+  sliceStart = performance.now();
+  slicePixels = 0;
+}
