@@ -70,11 +70,12 @@ export interface AvifGrid {
 
 /**
  * Largest cell side. A cell is encoded in one call, during which its isolate serves nobody else
- * (give-way.ts): 384 × 384 takes 80–110 ms of CPU at AVIF_SPEED on this machine's cores (512: 170–200 ms,
- * 1024: 0.7 s), so a request arriving meanwhile waits well under the 250 ms the isolate-stall bench
- * targets. Smaller cells cost bytes: 12 MP camera photos at q80 wrote 2.6–4.3 % more than with 1024-pixel
- * cells (256: 5–8 %); docs/image-engine.md has the figures. libaom's working memory is about 8 MiB + 18
- * bytes a pixel of the cell being encoded, beside the whole picture as YUV. Even, as 4:2:0 needs.
+ * (give-way.ts): 384 × 384 takes 75–110 ms of CPU at AVIF_SPEED on this machine's cores (512: 140–200 ms,
+ * 1024: 0.55–0.75 s), so a request arriving meanwhile waits well under the 250 ms the isolate-stall bench
+ * targets. Smaller cells cost bytes: three 12 MP camera photos at q80 wrote 3.2–5.1 % more than with
+ * 1024-pixel cells (512: 1.4–1.9 %, 256: 6.0–10.3 %); docs/image-engine.md has the figures. libaom's
+ * working memory is about 8 MiB + 18 bytes a pixel of the cell being encoded, beside the whole picture as
+ * YUV (a 12 MP photo peaked at 24 MiB, 39 MiB with 1024-pixel cells). Even, as 4:2:0 needs.
  */
 export const AVIF_MAX_CELL_SIDE = 384;
 
