@@ -79,11 +79,14 @@ async function probe(url: string, key: string, failures: string[]): Promise<numb
   return performance.now() - t0;
 }
 
+/** BENCH_STALL_CASES=AVIF,palette: only the cases whose names contain one of these. */
+const WANTED = (process.env.BENCH_STALL_CASES ?? '').split(',').filter(Boolean);
+
 export async function benchIsolateStall(service: Service): Promise<StallRow[]> {
   const key = service.demoKeys.tools_free!;
   const url = `${service.base}/api/v1/health`;
   const rows: StallRow[] = [];
-  for (const c of STALL_CASES) {
+  for (const c of STALL_CASES.filter((c) => WANTED.length === 0 || WANTED.some((w) => c.name.includes(w)))) {
     const { path, file } = await c.input();
     const bytes = new Uint8Array(readFileSync(path));
     const failures: string[] = [];
