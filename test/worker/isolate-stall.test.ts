@@ -70,8 +70,8 @@ async function probeDuring(
 }
 
 describe('a compression gives way to other requests of its isolate', () => {
-  it('answers /api/v1/health while a 3 MP photo compresses to AVIF', async () => {
-    const input = jpegOf(photo(2048, 1536), 90);
+  it('answers /api/v1/health while a 5 MP photo compresses to AVIF', async () => {
+    const input = jpegOf(photo(2560, 1920), 90);
     const r = await probeDuring({ image: input, format: 'avif', quality: 80 });
     expect(r.compressMs, 'the compression must outlast the gap allowed, or the test proves nothing').toBeGreaterThan(
       2 * MAX_GAP_MS,
