@@ -73,7 +73,8 @@ export interface AvifGrid {
  * (give-way.ts): 384 × 384 takes 75–110 ms of CPU at AVIF_SPEED on this machine's cores (512: 140–200 ms,
  * 1024: 0.55–0.75 s), so a request arriving meanwhile waits well under the 250 ms the isolate-stall bench
  * targets. Smaller cells cost bytes: three 12 MP camera photos at q80 wrote 3.2–5.1 % more than with
- * 1024-pixel cells (512: 1.4–1.9 %, 256: 6.0–10.3 %); docs/image-engine.md has the figures. libaom's
+ * 1024-pixel cells (512: 1.4–1.9 %, 256: 6.0–10.3 %) at SSIMULACRA2 scores within 0.2 of each other;
+ * docs/image-engine.md has the figures. libaom's
  * working memory is about 8 MiB + 18 bytes a pixel of the cell being encoded, beside the whole picture as
  * YUV (a 12 MP photo peaked at 24 MiB, 39 MiB with 1024-pixel cells). Even, as 4:2:0 needs.
  */
