@@ -20,14 +20,46 @@ export const ENGINE_SLICE_MS = 40;
  */
 export const ENGINE_SLICE_PIXELS = 2_000_000;
 
+/**
+ * Longest a yield is drawn out while other requests of the isolate are under way. A request takes several
+ * turns of the event loop (the Worker, its key's Durable Object, the answer); a single yield lets only
+ * the turn that is ready run, so each further turn would wait for another slice of engine work. While
+ * requests other than compressions are in flight, the yield waits on in 1 ms steps so they finish in
+ * it, up to this long; a compression waits at most this much per slice for them.
+ */
+export const ENGINE_DEFER_MS = 50;
+
 let sliceStart = performance.now();
 let slicePixels = 0;
+/** Requests under way in this isolate, and those of them doing engine work. */
+let requests = 0;
+let engineJobs = 0;
+
+/** Counts a request for its whole life (the app's first middleware). */
+export async function countRequest<T>(handle: () => Promise<T>): Promise<T> {
+  requests++;
+  try {
+    return await handle();
+  } finally {
+    requests--;
+  }
+}
+
+/** Marks engine work (a compression), which does not hold other engine work's yields open. */
+export async function engineJob<T>(work: () => Promise<T>): Promise<T> {
+  engineJobs++;
+  try {
+    return await work();
+  } finally {
+    engineJobs--;
+  }
+}
 
 /** The next macrotask: scheduler.wait where the runtime has it (workerd), else a 0 ms timer. */
-function nextTask(): Promise<void> {
+function nextTask(ms = 0): Promise<void> {
   const scheduler = (globalThis as { scheduler?: { wait?: (ms: number) => Promise<void> } }).scheduler;
-  if (scheduler?.wait) return scheduler.wait(0);
-  return new Promise((resolve) => setTimeout(resolve, 0));
+  if (scheduler?.wait) return scheduler.wait(ms);
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /**
@@ -39,6 +71,8 @@ export async function giveWay(pixels = 0): Promise<void> {
   slicePixels += pixels;
   if (performance.now() - sliceStart < ENGINE_SLICE_MS && slicePixels < ENGINE_SLICE_PIXELS) return;
   await nextTask();
+  const deferStart = performance.now();
+  while (requests > engineJobs && performance.now() - deferStart < ENGINE_DEFER_MS) await nextTask(1);
   sliceStart = performance.now();
   slicePixels = 0;
 }

@@ -9,6 +9,7 @@ import type { Orientation } from './exif.ts';
 import type { MetadataMode } from './metadata.ts';
 import { largestFittingWidth, plan, type Plan, type PlanRequest } from './memory-plan.ts';
 import { poolLimitForBudget } from '../../wasm/instances.ts';
+import { engineJob } from '../../wasm/give-way.ts';
 
 export interface CompressRequest {
   bytes: Uint8Array;
@@ -164,7 +165,11 @@ function tooLargeForMemory(
   );
 }
 
-export async function compress(prepared: Prepared): Promise<CompressResult> {
+export function compress(prepared: Prepared): Promise<CompressResult> {
+  return engineJob(() => compressIn(prepared));
+}
+
+async function compressIn(prepared: Prepared): Promise<CompressResult> {
   const { request, inputFormat, header, plan: planned } = prepared;
   if (inputFormat === 'jpeg') {
     const { compressJpeg } = await import('./jpeg-path.ts');
