@@ -11,7 +11,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 import { type CompressOptions, compress } from './lib/compress-client.ts';
 import { percentile } from './lib/load.ts';
 import type { Service } from './lib/server.ts';
@@ -31,7 +31,7 @@ interface Case {
 }
 
 /** The source resized to width × height, written by `write` into the cache (once). */
-async function made(file: string, width: number, height: number, write: (s: sharp.Sharp) => sharp.Sharp) {
+async function made(file: string, width: number, height: number, write: (s: Sharp) => Sharp) {
   const path = join(CACHE, file);
   if (!existsSync(path)) {
     mkdirSync(CACHE, { recursive: true });

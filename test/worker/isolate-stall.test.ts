@@ -29,9 +29,15 @@ beforeAll(async () => {
  * Runs the compression and probes /api/v1/health every PROBE_EVERY_MS until it answers: the compression's
  * time and the longest stretch without a probe's answer (from its start, or from the previous answer).
  */
-async function probeDuring(
-  parts: Parts,
-): Promise<{ status: number; compressMs: number; answers: number; gap: number; gapAt: number; late: number; slowest: number }> {
+async function probeDuring(parts: Parts): Promise<{
+  status: number;
+  compressMs: number;
+  answers: number;
+  gap: number;
+  gapAt: number;
+  late: number;
+  slowest: number;
+}> {
   const t0 = performance.now();
   let done = false;
   const compressing = compressCall(pro.key, parts).then(async (res) => {
