@@ -29,15 +29,24 @@ export const ENGINE_SLICE_PIXELS = 2_000_000;
  */
 export const ENGINE_DEFER_MS = 50;
 
+/**
+ * Only requests that started this recently hold a yield open: a short request (a health check, an
+ * account read) is done by then, and a long one (a meta fetch waiting on a slow site) must not slow every
+ * compression beside it by a pause per slice for as long as it waits.
+ */
+export const ENGINE_DEFER_RECENT_MS = 250;
+
 let sliceStart = performance.now();
 let slicePixels = 0;
 /** Requests under way in this isolate, and those of them doing engine work. */
 let requests = 0;
 let engineJobs = 0;
+let lastRequestStart = Number.NEGATIVE_INFINITY;
 
 /** Counts a request for its whole life (the app's first middleware). */
 export async function countRequest<T>(handle: () => Promise<T>): Promise<T> {
   requests++;
+  lastRequestStart = performance.now();
   try {
     return await handle();
   } finally {
@@ -72,7 +81,12 @@ export async function giveWay(pixels = 0): Promise<void> {
   if (performance.now() - sliceStart < ENGINE_SLICE_MS && slicePixels < ENGINE_SLICE_PIXELS) return;
   await nextTask();
   const deferStart = performance.now();
-  while (requests > engineJobs && performance.now() - deferStart < ENGINE_DEFER_MS) await nextTask(1);
+  while (
+    requests > engineJobs &&
+    deferStart - lastRequestStart < ENGINE_DEFER_RECENT_MS &&
+    performance.now() - deferStart < ENGINE_DEFER_MS
+  )
+    await nextTask(1);
   sliceStart = performance.now();
   slicePixels = 0;
 }
