@@ -35,11 +35,13 @@ import { registerQr } from './routes/qr.ts';
 import { registerSigningSecrets } from './routes/signing-secrets.ts';
 import { registerTools } from './routes/tools.ts';
 import { registerWebhooks } from './routes/webhooks.ts';
+import { countRequest } from '../wasm/give-way.ts';
 
 export function createApp() {
   // Not strict: a trailing slash routes as the slashless path (src/http/trailing-slash.ts).
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook, strict: false });
-  app.use('*', requestContext, trailingSlashRedirect, hostRouting);
+  // Counted for the engine's yields (give-way.ts): other requests finish inside a compression's yield.
+  app.use('*', (_c, next) => countRequest(next), requestContext, trailingSlashRedirect, hostRouting);
 
   let endpoints: EndpointInfo[] | undefined;
   const listEndpoints = (): EndpointInfo[] => (endpoints ??= publicEndpoints(app));

@@ -6,8 +6,9 @@
 import createAvifModule from './codec/sr_avif.js';
 import avifWasm from './codec/sr_avif.wasm';
 import { AvifEngineError } from './avif-error.ts';
-import { avifGrid, avifSettings } from './avif-settings.ts';
+import { AVIF_CELL_WORK_PER_PIXEL, avifGrid, avifSettings } from './avif-settings.ts';
 import { BorrowedInstance } from './borrowed.ts';
+import { giveWay } from './give-way.ts';
 import { EmscriptenInstance, type EmscriptenFactory } from './emscripten.ts';
 import { pooledGrowthLimit, Slot } from './instances.ts';
 
@@ -45,6 +46,8 @@ export class AvifRowEncoder extends BorrowedInstance<AvifModule> {
   private bandRows = 0;
   private rowsIn = 0;
   private optionsSet = false;
+  /** One cell's encode in give-way.ts's pixels of row work. */
+  private readonly cellWork: number;
   readonly width: number;
   readonly height: number;
   readonly channels: 3 | 4;
@@ -56,6 +59,7 @@ export class AvifRowEncoder extends BorrowedInstance<AvifModule> {
     this.channels = channels;
     this.rowBytes = width * channels;
     const grid = avifGrid(width, height);
+    this.cellWork = Math.ceil(width / grid.cols) * Math.ceil(height / grid.rows) * AVIF_CELL_WORK_PER_PIXEL;
     const encoder = this.call('create', width, height, channels, grid.cols, grid.rows) >>> 0;
     this.encoder = this.own(encoder, (ptr) => this.call('destroy', ptr));
     this.closeOnThrow(() => {
@@ -96,15 +100,26 @@ export class AvifRowEncoder extends BorrowedInstance<AvifModule> {
     }
   }
 
-  /** Encodes the picture once every row is in, at the API's quality (1–100); again for another quality. */
-  encode(quality: number): Uint8Array {
+  /**
+   * Encodes the picture once every row is in, at the API's quality (1–100); again for another quality.
+   * Cell by cell, giving way between cells (give-way.ts): one cell's encode is the longest the isolate is
+   * held (AVIF_MAX_CELL_SIDE says how long).
+   */
+  async encode(quality: number): Promise<Uint8Array> {
     if (this.bandRows > 0) this.flush();
     const settings = avifSettings(quality);
     // The encoder keeps its libaom settings for every later encode (a size target's search): they are
     // the same at every quality.
     if (!this.optionsSet) for (const [key, value] of settings.options) this.option(key, value);
     this.optionsSet = true;
-    this.check(this.call('encode', this.encoder, settings.quality, settings.speed));
+    this.check(this.call('encode_begin', this.encoder, settings.quality, settings.speed));
+    for (;;) {
+      const left = this.call('encode_cell', this.encoder);
+      this.check(left < 0 ? -1 : 0);
+      await giveWay(this.cellWork);
+      if (left === 0) break;
+    }
+    this.check(this.call('encode_finish', this.encoder));
     const ptr = this.call('output', this.encoder) >>> 0;
     const length = this.call('output_len', this.encoder) >>> 0;
     return this.codec.heap().slice(ptr, ptr + length);

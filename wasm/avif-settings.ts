@@ -69,11 +69,25 @@ export interface AvifGrid {
 }
 
 /**
- * Largest cell side. libaom's working memory is about 8 MiB + 18 bytes a pixel of the cell being encoded
- * (measured: 19–24 MiB for cells of 0.8–1 MP, 48 MiB for 2.5 MP), beside the whole picture as YUV; cells
- * of at most 1024 × 1024 keep a 24 MP photo at 59 MiB (82 MiB with alpha). Even, as 4:2:0 needs.
+ * Largest cell side. A cell is encoded in one call, during which its isolate serves nobody else
+ * (give-way.ts): 256 × 256 takes 37–60 ms of CPU at AVIF_SPEED on this machine's cores (384: 75–110 ms,
+ * 512: 140–200 ms, 1024: 0.55–0.75 s), and a request waits for the cell under way and often one more, so
+ * only 256 met the isolate-stall bench's target (a 12 MP photo → AVIF under `npm run dev`: health probes
+ * p95 236 ms, max 440; 384: p95 389 ms). Smaller cells cost bytes: three 12 MP camera photos at q80 wrote
+ * 6.0–10.3 % more than with 1024-pixel cells (384: 3.2–5.1 %, 512: 1.4–1.9 %) at SSIMULACRA2 scores within
+ * 0.2 of each other; docs/image-engine.md has the figures. libaom's working memory is about 8 MiB + 18
+ * bytes a pixel of the cell being encoded, beside the whole picture as YUV (a 12 MP photo peaked at
+ * 23–25 MiB, 39 MiB with 1024-pixel cells). Even, as 4:2:0 needs.
  */
-export const AVIF_MAX_CELL_SIDE = 1024;
+export const AVIF_MAX_CELL_SIDE = 256;
+
+/**
+ * One pixel of a cell's encode in give-way.ts's pixels of row work (its ENGINE_SLICE_PIXELS), for runtimes
+ * whose clock stands still while code runs: an AVIF pixel at AVIF_SPEED costs about 50 times a pixel of
+ * row work, so a cell of AVIF_MAX_CELL_SIDE² (3.3 M of them) fills a slice: the encoder gives way after
+ * every cell, as it does by the clock.
+ */
+export const AVIF_CELL_WORK_PER_PIXEL = 50;
 
 /**
  * Smallest cell side: MIAF (ISO/IEC 23000-22, 7.3.11.4.2) wants a grid's cells at least 64 × 64, and

@@ -3,6 +3,7 @@
 // reader's buffer; they are copied out before the next call, since other requests may run on the
 // instance meanwhile.
 import { BorrowedInstance, type EngineHeap } from './borrowed.ts';
+import { giveWay } from './give-way.ts';
 
 /** Rows a row reader (JPEG or WebP) copies out of the engine per call. */
 export const READ_BATCH = 32;
@@ -40,6 +41,7 @@ export abstract class BatchRowReader<M extends EngineHeap> extends BorrowedInsta
       if (n === 0) return;
       batch.set(this.codec.heap().subarray(this.buffer, this.buffer + n * rowBytes));
       for (let r = 0; r < n; r++) await sink(batch.subarray(r * rowBytes, (r + 1) * rowBytes));
+      await giveWay(n * this.width);
     }
   }
 }

@@ -11,7 +11,7 @@ import type { Plan } from './memory-plan.ts';
 import type { ImageMetadata } from './metadata.ts';
 import type { CompressRequest, CompressResult } from './pipeline.ts';
 import type { RowProducer } from './png/writer.ts';
-import { encodeAsRequested } from './target-size.ts';
+import { encodeAsRequestedAsync } from './target-size.ts';
 import type { Timings } from './timings.ts';
 
 /** Rows of any input, upright at the output size, with the metadata the output carries. */
@@ -54,8 +54,8 @@ export async function encodeAvif(
     );
     const encodeStarted = performance.now();
     timings.decode = Math.max(0, encodeStarted - started - timings.resize - timings.encode);
-    const encoded = inEngine(input, () =>
-      encodeAsRequested((quality) => encoder.encode(quality), request.quality, request.targetKb),
+    const encoded = await inEngineAsync(input, () =>
+      encodeAsRequestedAsync((quality) => encoder.encode(quality), request.quality, request.targetKb),
     );
     timings.encode += performance.now() - encodeStarted;
     failed = false;

@@ -9,6 +9,7 @@ import type { Orientation } from './exif.ts';
 import type { MetadataMode } from './metadata.ts';
 import { largestFittingWidth, plan, type Plan, type PlanRequest } from './memory-plan.ts';
 import { makeRoom, poolLimitForBudget } from '../../wasm/instances.ts';
+import { engineJob } from '../../wasm/give-way.ts';
 
 export interface CompressRequest {
   bytes: Uint8Array;
@@ -168,7 +169,11 @@ function tooLargeForMemory(
   );
 }
 
-export async function compress(prepared: Prepared): Promise<CompressResult> {
+export function compress(prepared: Prepared): Promise<CompressResult> {
+  return engineJob(() => compressIn(prepared));
+}
+
+async function compressIn(prepared: Prepared): Promise<CompressResult> {
   const { request, inputFormat, header, plan: planned } = prepared;
   // Admitted: the request's estimate is its own. AVIF output runs a decoder and the AVIF encoder, two
   // codecs' memories, so no idle instance counts as reused for it.

@@ -23,16 +23,36 @@ export function searchQuality(
   targetBytes: number,
   ceiling: number,
 ): TargetResult {
+  const search = qualitySearch(targetBytes, ceiling);
+  let step = search.next();
+  while (!step.done) step = search.next(encode(step.value));
+  return step.value;
+}
+
+/** searchQuality for an encoder that awaits (the AVIF encoder gives way between its cells). */
+export async function searchQualityAsync(
+  encode: (quality: number) => Promise<Uint8Array>,
+  targetBytes: number,
+  ceiling: number,
+): Promise<TargetResult> {
+  const search = qualitySearch(targetBytes, ceiling);
+  let step = search.next();
+  while (!step.done) step = search.next(await encode(step.value));
+  return step.value;
+}
+
+/** The search itself: yields each quality to encode and is given its output. */
+function* qualitySearch(targetBytes: number, ceiling: number): Generator<number, TargetResult, Uint8Array> {
   let encodes = 0;
   const sizes = new Map<number, number>();
-  const run = (quality: number): Encoded => {
+  function* run(quality: number): Generator<number, Encoded, Uint8Array> {
     encodes++;
-    const bytes = encode(quality);
+    const bytes = yield quality;
     sizes.set(quality, bytes.length);
     return { bytes, quality };
-  };
+  }
 
-  const top = run(ceiling);
+  const top = yield* run(ceiling);
   if (top.bytes.length <= targetBytes) return { ...top, reached: true, encodes };
   let fit: Encoded | undefined; // the highest quality known to fit
   let over = top; // the lowest quality known not to fit
@@ -48,7 +68,7 @@ export function searchQuality(
       lowest > highest
         ? Math.floor((low + over.quality) / 2)
         : Math.min(highest, Math.max(lowest, interpolate(sizes, low, over.quality, targetBytes)));
-    const tried = run(guess);
+    const tried = yield* run(guess);
     if (tried.bytes.length <= targetBytes) fit = tried;
     else over = tried;
   }
@@ -85,5 +105,16 @@ export function encodeAsRequested(
 ): RequestedEncode {
   if (targetKb === undefined) return { bytes: encode(quality), quality, encodes: 1 };
   const found = searchQuality(encode, targetKb * 1024, quality);
+  return { bytes: found.bytes, quality: found.quality, encodes: found.encodes, targetReached: found.reached };
+}
+
+/** encodeAsRequested for an encoder that awaits. */
+export async function encodeAsRequestedAsync(
+  encode: (quality: number) => Promise<Uint8Array>,
+  quality: number,
+  targetKb: number | undefined,
+): Promise<RequestedEncode> {
+  if (targetKb === undefined) return { bytes: await encode(quality), quality, encodes: 1 };
+  const found = await searchQualityAsync(encode, targetKb * 1024, quality);
   return { bytes: found.bytes, quality: found.quality, encodes: found.encodes, targetReached: found.reached };
 }

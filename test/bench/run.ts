@@ -1,4 +1,4 @@
-// `npm run bench [-- foundation|avif|tools|metering-edge|compress|meta|img|jpeg|jpeg-camera|jpeg-tuning|jpeg-web|webp|webp-low-memory|png|png-bomb|conversions|liars|client|selfhost|sso-discovery ...]`: starts the service as `npm run dev` does and runs the
+// `npm run bench [-- foundation|avif|tools|metering-edge|compress|meta|img|jpeg|jpeg-camera|jpeg-tuning|jpeg-web|webp|webp-low-memory|png|png-bomb|conversions|liars|client|selfhost|sso-discovery|isolate-stall ...]`: starts the service as `npm run dev` does and runs the
 // named benchmarks (all by default) against it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -6,6 +6,7 @@ import { startOrigin } from '../fixtures/origin.ts';
 import { benchClient, CLIENT_FILES, CLIENT_ROUNDS, REMOTE_DELAY_MS } from './client.ts';
 import { benchCompress } from './compress.ts';
 import { benchConversions, conversionsReport } from './conversions.ts';
+import { benchIsolateStall, isolateStallReport } from './isolate-stall.ts';
 import { benchImg, IMG_MISSES, IMG_REPEATS, IMG_ROUNDS } from './img.ts';
 import { benchFoundation, CONCURRENCY, REQUESTS_PER_ROUND, ROUNDS } from './foundation.ts';
 import type { Summary } from './lib/load.ts';
@@ -227,6 +228,10 @@ const BENCHES: Record<string, (service: Service, name: string) => Promise<void>>
       save('metering-edge', result);
       console.log(JSON.stringify(result));
     });
+  },
+  async 'isolate-stall'(service) {
+    const rows = await benchIsolateStall(service);
+    publish('isolate-stall', isolateStallReport({ rows }), { rows });
   },
   async 'sso-discovery'() {
     // The fixture origin plays the misbehaving issuers.

@@ -3,9 +3,10 @@
  *
  * The picture is held as YUV 4:2:0 (1.5 bytes a pixel, 2.5 with alpha), never as RGB(A): each band of
  * rows is converted on arrival by libavif's own converter, into a view of the rows it covers. A large
- * picture can be split into a grid of cells (an AVIF grid item): libaom then encodes one cell at a time
- * and frees its encoder before the next, so its working memory is that of one cell; the YUV of every
- * cell is still held until the end, because avifEncoderAddImageGrid takes all cells at once.
+ * picture can be split into a grid of cells (an AVIF grid item): libaom encodes one cell per call
+ * (sr_avif_encode_cell) and frees its encoder before the next, so its working memory is that of one cell
+ * and the caller can give way to other requests between cells; the YUV of every cell is still held until
+ * the end (a size target encodes the picture again), and avifEncoderAddImageGrid writes the file.
  *
  * Bands must start on an even row (4:2:0 pairs rows for chroma), so every band but the last has an
  * even number of rows; cells are even-sized for the same reason. A 4:2:0 grid must also be even-sized
@@ -19,6 +20,7 @@
 #include <string.h>
 
 #include "avif/avif.h"
+#include "avif/internal.h"
 
 #define SR_AVIF_MAX_OPTIONS 8
 
@@ -32,8 +34,11 @@ typedef struct sr_avif {
   char options[SR_AVIF_MAX_OPTIONS][2][32]; /* libaom's own settings (key, value), for measuring */
   uint32_t option_count;
   avifRWData output;
+  struct sr_avif_encode_state *encoding; /* the encode under way, between its steps */
   char message[256];
 } sr_avif;
+
+static void free_state(struct sr_avif_encode_state *s);
 
 static uint32_t even_ceil_div(uint32_t n, uint32_t d) {
   uint32_t q = (n + d - 1) / d;
@@ -59,6 +64,7 @@ void sr_avif_destroy(sr_avif *a) {
     }
     free(a->cells);
   }
+  free_state(a->encoding);
   avifRWDataFree(&a->output);
   free(a);
 }
@@ -298,32 +304,216 @@ static int strip_cell_clap(uint8_t *file, size_t size) {
   return 0;
 }
 
-/* Encodes the picture once every row has arrived: quality 0–100 (libavif's scale), speed 0–10 (libaom's
- * cpu-used; libavif encodes a still image in libaom's all-intra mode). 0, or -1 with a message. */
-int sr_avif_encode(sr_avif *a, int quality, int speed) {
+/* The encode in steps, so that the caller can give way between cells (a Worker's isolate serves other
+ * requests only between calls): sr_avif_encode_begin, then sr_avif_encode_cell until it answers 0, then
+ * sr_avif_encode_finish. Each step of a cell is one libaom encode of that cell (its colour, then its alpha),
+ * through libavif's own libaom codec called directly, with what avifEncoderAddImageGrid would give it: the
+ * cell padded to the first cell's size as libavif pads it, tiles 0, the grid's alpha decision. The payloads
+ * are kept; sr_avif_encode_finish then runs avifEncoderAddImageGrid as before, whose codecs replay the
+ * kept payloads instead of encoding (sr_avif_codec_create below), so libavif still writes the container:
+ * the bytes are those of the one-call encode of the same grid. */
+
+typedef struct sr_avif_encode_state {
+  avifEncoder *enc;           /* the settings every cell is encoded with, and libavif's container writer */
+  int quality;
+  avifBool alpha_present;     /* libavif's rule: an alpha plane, and some cell not opaque */
+  uint32_t cells;             /* the grid's */
+  uint32_t next_cell;         /* cells encoded so far */
+  avifRWData *color, *alpha;  /* one payload per cell, in cell order */
+  uint32_t replay_color, replay_alpha; /* payloads handed back so far by the replaying codecs */
+} sr_avif_encode_state;
+
+/* The encode under way in this instance (one picture at a time: an instance is borrowed whole), which the
+ * replaying codecs read. */
+static sr_avif_encode_state *replaying;
+
+static void free_state(sr_avif_encode_state *s) {
+  if (!s) return;
+  if (replaying == s) replaying = NULL;
+  if (s->enc) avifEncoderDestroy(s->enc);
+  for (uint32_t i = 0; i < s->cells; i++) {
+    if (s->color) avifRWDataFree(&s->color[i]);
+    if (s->alpha) avifRWDataFree(&s->alpha[i]);
+  }
+  free(s->color);
+  free(s->alpha);
+  free(s);
+}
+
+/* libavif's avifImageCopyAndPad (write.c, static there), for 8-bit pictures: the cell copied and padded with
+ * its last column and row to width × height. */
+static avifResult copy_and_pad(avifImage *dst, const avifImage *src, uint32_t width, uint32_t height) {
+  avifResult r = avifImageCopy(dst, src, (avifPlanesFlag)0);
+  if (r != AVIF_RESULT_OK) return r;
+  dst->width = width;
+  dst->height = height;
+  if (src->yuvPlanes[AVIF_CHAN_Y] && (r = avifImageAllocatePlanes(dst, AVIF_PLANES_YUV)) != AVIF_RESULT_OK) return r;
+  if (src->alphaPlane && (r = avifImageAllocatePlanes(dst, AVIF_PLANES_A)) != AVIF_RESULT_OK) return r;
+  for (int plane = AVIF_CHAN_Y; plane <= AVIF_CHAN_A; ++plane) {
+    const uint8_t *src_row = avifImagePlane(src, plane);
+    const uint32_t src_bytes = avifImagePlaneRowBytes(src, plane);
+    const uint32_t src_w = avifImagePlaneWidth(src, plane), src_h = avifImagePlaneHeight(src, plane);
+    uint8_t *dst_row = avifImagePlane(dst, plane);
+    const uint32_t dst_bytes = avifImagePlaneRowBytes(dst, plane);
+    const uint32_t dst_w = avifImagePlaneWidth(dst, plane), dst_h = avifImagePlaneHeight(dst, plane);
+    for (uint32_t j = 0; j < src_h; ++j) {
+      memcpy(dst_row, src_row, src_w);
+      if (dst_w > src_w) memset(dst_row + src_w, dst_row[src_w - 1], dst_w - src_w);
+      src_row += src_bytes;
+      dst_row += dst_bytes;
+    }
+    for (uint32_t j = src_h; j < dst_h; ++j) {
+      memcpy(dst_row, dst_row - dst_bytes, dst_w);
+      dst_row += dst_bytes;
+    }
+  }
+  return AVIF_RESULT_OK;
+}
+
+static void encode_failed(sr_avif *a, const char *step, avifResult r) {
+  set_message(a, step, r);
+  /* libavif's own words on what it refused (a grid's dimensions, an option's value), when it has any. */
+  if (a->encoding && a->encoding->enc && a->encoding->enc->diag.error[0]) {
+    const size_t used = strlen(a->message);
+    snprintf(a->message + used, sizeof a->message - used, " (%s)", a->encoding->enc->diag.error);
+  }
+  free_state(a->encoding);
+  a->encoding = NULL;
+}
+
+/* Starts an encode once every row has arrived: quality 0–100 (libavif's scale), speed 0–10 (libaom's
+ * cpu-used; a still image is encoded in libaom's all-intra mode). 0, or -1 with a message. */
+int sr_avif_encode_begin(sr_avif *a, int quality, int speed) {
   if (a->next_row != a->height) {
     snprintf(a->message, sizeof a->message, "%u of %u rows given", a->next_row, a->height);
     return -1;
   }
   avifRWDataFree(&a->output);
-  avifEncoder *enc = avifEncoderCreate();
-  if (!enc) {
-    snprintf(a->message, sizeof a->message, "out of memory");
+  free_state(a->encoding);
+  const uint32_t cells = a->cols * a->rows;
+  sr_avif_encode_state *s = a->encoding = calloc(1, sizeof *s);
+  if (s) {
+    s->enc = avifEncoderCreate();
+    s->color = calloc(cells, sizeof *s->color);
+    s->alpha = calloc(cells, sizeof *s->alpha);
+    s->cells = cells;
+  }
+  if (!s || !s->enc || !s->color || !s->alpha) {
+    encode_failed(a, "sr_avif_encode_begin", AVIF_RESULT_OUT_OF_MEMORY);
     return -1;
   }
-  enc->maxThreads = 1;
-  enc->quality = quality;
-  enc->qualityAlpha = quality;
-  enc->speed = speed;
+  s->quality = quality;
+  s->enc->maxThreads = 1;
+  s->enc->quality = quality;
+  s->enc->qualityAlpha = quality;
+  s->enc->speed = speed;
   avifResult r = AVIF_RESULT_OK;
-  const char *step = "avifEncoderSetCodecSpecificOption";
   for (uint32_t i = 0; i < a->option_count && r == AVIF_RESULT_OK; i++) {
-    r = avifEncoderSetCodecSpecificOption(enc, a->options[i][0], a->options[i][1]);
+    r = avifEncoderSetCodecSpecificOption(s->enc, a->options[i][0], a->options[i][1]);
   }
+  if (r != AVIF_RESULT_OK) {
+    encode_failed(a, "avifEncoderSetCodecSpecificOption", r);
+    return -1;
+  }
+  if (a->channels == 4) {
+    for (uint32_t i = 0; i < cells && !s->alpha_present; i++) s->alpha_present = !avifImageIsOpaque(a->cells[i]);
+  }
+  return 0;
+}
+
+/* Encodes the next cell (its colour and, when the picture has alpha, its alpha). The cells left after it,
+ * or -1 with a message (the encode is then over). */
+int sr_avif_encode_cell(sr_avif *a) {
+  sr_avif_encode_state *s = a->encoding;
+  if (!s || s->next_cell == a->cols * a->rows) {
+    snprintf(a->message, sizeof a->message, "no cell to encode");
+    return -1;
+  }
+  const uint32_t i = s->next_cell;
+  const avifImage *cell = a->cells[i];
+  avifImage *padded = NULL;
+  avifResult r = AVIF_RESULT_OK;
+  if (cell->width != a->cells[0]->width || cell->height != a->cells[0]->height) {
+    padded = avifImageCreateEmpty();
+    r = padded ? copy_and_pad(padded, cell, a->cells[0]->width, a->cells[0]->height) : AVIF_RESULT_OUT_OF_MEMORY;
+    cell = padded;
+  }
+  for (int alpha = 0; alpha <= (s->alpha_present ? 1 : 0) && r == AVIF_RESULT_OK; alpha++) {
+    avifCodec *codec = avifCodecCreateAOM();
+    avifCodecEncodeOutput *out = avifCodecEncodeOutputCreate();
+    if (!codec || !out) {
+      r = AVIF_RESULT_OUT_OF_MEMORY;
+    } else {
+      codec->csOptions = s->enc->csOptions;
+      codec->diag = &s->enc->diag;
+      r = codec->encodeImage(codec, s->enc, cell, alpha, 0, 0, s->quality, (avifEncoderChanges)0, s->alpha_present,
+                             AVIF_ADD_IMAGE_FLAG_SINGLE, out);
+      if (r == AVIF_RESULT_UNKNOWN_ERROR) r = alpha ? AVIF_RESULT_ENCODE_ALPHA_FAILED : AVIF_RESULT_ENCODE_COLOR_FAILED;
+      if (r == AVIF_RESULT_OK && out->samples.count != 1) r = AVIF_RESULT_UNKNOWN_ERROR;
+      if (r == AVIF_RESULT_OK) {
+        /* The payload is taken over from the output, not copied. */
+        (alpha ? s->alpha : s->color)[i] = out->samples.sample[0].data;
+        out->samples.sample[0].data = (avifRWData)AVIF_DATA_EMPTY;
+      }
+    }
+    if (out) avifCodecEncodeOutputDestroy(out);
+    if (codec) avifCodecDestroy(codec);
+  }
+  if (padded) avifImageDestroy(padded);
+  if (r != AVIF_RESULT_OK) {
+    encode_failed(a, "encoding a cell", r);
+    return -1;
+  }
+  s->next_cell++;
+  return (int)(a->cols * a->rows - s->next_cell);
+}
+
+/* The replaying codec's encode: the next kept payload of the kind asked for, handed over (libavif copies it
+ * into its item; ours is freed at once). */
+static avifResult replay_encode(avifCodec *codec, avifEncoder *encoder, const avifImage *image, avifBool alpha,
+                                int tileRowsLog2, int tileColsLog2, int quality, avifEncoderChanges changes,
+                                avifBool disableLaggedOutput, avifAddImageFlags flags, avifCodecEncodeOutput *output) {
+  (void)codec, (void)encoder, (void)image, (void)tileRowsLog2, (void)tileColsLog2, (void)quality, (void)changes,
+    (void)disableLaggedOutput, (void)flags;
+  sr_avif_encode_state *s = replaying;
+  if (!s) return AVIF_RESULT_UNKNOWN_ERROR;
+  avifRWData *payload = alpha ? &s->alpha[s->replay_alpha++] : &s->color[s->replay_color++];
+  if (!payload->size) return AVIF_RESULT_UNKNOWN_ERROR;
+  const avifResult r = avifCodecEncodeOutputAddSample(output, payload->data, payload->size, AVIF_TRUE);
+  avifRWDataFree(payload);
+  return r;
+}
+
+static avifBool replay_finish(avifCodec *codec, avifCodecEncodeOutput *output) {
+  (void)codec, (void)output;
+  return AVIF_TRUE;
+}
+
+/* libavif's table of codecs creates its libaom codec through this (build-avif.sh compiles libavif's avif.c
+ * with avifCodecCreateAOM renamed to it): libaom's own, except while sr_avif_encode_finish writes the
+ * container, when it replays the kept payloads. */
+avifCodec *sr_avif_codec_create(void) {
+  avifCodec *codec = avifCodecCreateAOM();
+  if (codec && replaying) {
+    codec->encodeImage = replay_encode;
+    codec->encodeFinish = replay_finish;
+  }
+  return codec;
+}
+
+/* Writes the file once every cell is encoded. 0, or -1 with a message. */
+int sr_avif_encode_finish(sr_avif *a) {
+  sr_avif_encode_state *s = a->encoding;
+  if (!s || s->next_cell != a->cols * a->rows) {
+    snprintf(a->message, sizeof a->message, "cells left to encode");
+    return -1;
+  }
+  avifEncoder *enc = s->enc;
+  avifResult r = AVIF_RESULT_OK;
+  const char *step = "avifCleanApertureBoxFromCropRect";
   const int padded = a->coded_w != a->width || a->coded_h != a->height;
-  if (r == AVIF_RESULT_OK && padded) {
+  if (padded) {
     /* libavif writes a grid's transforms from its first cell. */
-    step = "avifCleanApertureBoxFromCropRect";
     const avifCropRect crop = { 0, 0, a->width, a->height };
     if (avifCleanApertureBoxFromCropRect(&a->cells[0]->clap, &crop, a->coded_w, a->coded_h, &enc->diag)) {
       a->cells[0]->transformFlags |= AVIF_TRANSFORM_CLAP;
@@ -331,6 +521,7 @@ int sr_avif_encode(sr_avif *a, int quality, int speed) {
       r = AVIF_RESULT_INVALID_ARGUMENT;
     }
   }
+  replaying = s;
   if (r == AVIF_RESULT_OK) {
     step = "avifEncoderAddImage";
     r = a->cols * a->rows == 1
@@ -341,20 +532,20 @@ int sr_avif_encode(sr_avif *a, int quality, int speed) {
     step = "avifEncoderFinish";
     r = avifEncoderFinish(enc, &a->output);
   }
+  replaying = NULL;
+  /* Another encode (a size target's) sets it again. */
+  a->cells[0]->transformFlags &= ~(avifTransformFlags)AVIF_TRANSFORM_CLAP;
   if (r == AVIF_RESULT_OK && padded && strip_cell_clap(a->output.data, a->output.size) != 0) {
     step = "strip_cell_clap";
     r = AVIF_RESULT_UNKNOWN_ERROR;
   }
   if (r != AVIF_RESULT_OK) {
-    set_message(a, step, r);
-    /* libavif's own words on what it refused (a grid's dimensions, an option's value), when it has any. */
-    if (enc->diag.error[0]) {
-      const size_t used = strlen(a->message);
-      snprintf(a->message + used, sizeof a->message - used, " (%s)", enc->diag.error);
-    }
+    encode_failed(a, step, r);
+    return -1;
   }
-  avifEncoderDestroy(enc);
-  return r == AVIF_RESULT_OK ? 0 : -1;
+  free_state(a->encoding);
+  a->encoding = NULL;
+  return 0;
 }
 
 const uint8_t *sr_avif_output(const sr_avif *a) { return a->output.data; }

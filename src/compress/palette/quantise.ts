@@ -4,6 +4,7 @@
 // a palette is cut from those points by variance-weighted median cut and refined by weighted k-means. The quality of a palette is its mean squared error, mapped to
 // 0–100 with pngquant's own curve, so `quality=80` means what it means to pngquant users; the fewest
 // colours that reach it are found by a binary search on the histogram, before any pixel is remapped.
+import { giveWay } from '../../../wasm/give-way.ts';
 
 /** Histogram bins: 5 bits per colour channel, 3 bits of alpha. */
 export const BINS = 1 << 18;
@@ -190,16 +191,16 @@ export function mseToQuality(mse: number): number {
  * The palette of at most `maxColours` with the fewest colours whose error reaches `quality` (or
  * `maxColours` colours when none does).
  */
-export function choosePalette(points: Points, maxColours: number, quality: number): Palette {
+export async function choosePalette(points: Points, maxColours: number, quality: number): Promise<Palette> {
   const target = qualityToMse(quality);
   const limit = Math.min(maxColours, Math.max(points.count, 1));
-  let best = buildPalette(points, limit, SEARCH_PASSES);
+  let best = await buildPalette(points, limit, SEARCH_PASSES);
   if (best.mse > target || limit <= 2) return buildPalette(points, limit, FINAL_PASSES);
   let lo = 2;
   let hi = limit;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    const p = buildPalette(points, mid, SEARCH_PASSES);
+    const p = await buildPalette(points, mid, SEARCH_PASSES);
     if (p.mse <= target) {
       hi = mid;
       best = p;
@@ -208,8 +209,12 @@ export function choosePalette(points: Points, maxColours: number, quality: numbe
   return buildPalette(points, hi, FINAL_PASSES);
 }
 
-/** Median cut (the box with the largest weighted variance is split at its weighted median) and k-means. */
-export function buildPalette(points: Points, size: number, passes: number): Palette {
+/**
+ * Median cut (the box with the largest weighted variance is split at its weighted median) and k-means,
+ * giving way to other requests after the cut and after each pass (a photo's histogram has some 100,000
+ * points, and a pass compares each with every centre).
+ */
+export async function buildPalette(points: Points, size: number, passes: number): Promise<Palette> {
   const { colour, weight, count } = points;
   const order = new Int32Array(count).map((_, i) => i);
   interface Box {
@@ -281,6 +286,9 @@ export function buildPalette(points: Points, size: number, passes: number): Pale
     for (let c = 0; c < 4; c++) centres[b * 4 + c] = w > 0 ? sum[c]! / w : 0;
   });
   let mse = 0;
+  // In give-way.ts's pixels of row work: a comparison of a point with a centre costs about a tenth of one.
+  const passWork = (count * k) / 10;
+  await giveWay(count);
   for (let pass = 0; pass <= passes; pass++) {
     const acc = new Float64Array(k * 5);
     let error = 0;
@@ -299,6 +307,7 @@ export function buildPalette(points: Points, size: number, passes: number): Pale
       acc[nearest * 5 + 4]! += w;
     }
     mse = (error + points.innerError) / Math.max(1, points.total);
+    await giveWay(passWork);
     if (pass === passes) break;
     for (let i = 0; i < k; i++) {
       const w = acc[i * 5 + 4]!;

@@ -7,6 +7,7 @@
 import { PngError, readChunks, type Chunk } from './chunks.ts';
 import { unfilter } from './filters.ts';
 import { Inflater } from './inflate.ts';
+import { giveWay } from '../../../wasm/give-way.ts';
 
 export interface PngInfo {
   width: number;
@@ -187,6 +188,7 @@ export async function decodeRows(
     }
     [row, prev] = [prev, row];
     fill = 0;
+    await giveWay(p.w);
     if (++y === p.h) {
       y = 0;
       prev.fill(0);
@@ -225,10 +227,12 @@ export async function decodeRows(
       const line = frame.subarray(fy * n, (fy + 1) * n);
       if (indices) {
         await onRow(line as Uint8Array, fy);
+        await giveWay(info.width);
         continue;
       }
       toRgba(line, info, rgba);
       await onRow(rgba, fy);
+      await giveWay(info.width);
     }
   }
 }

@@ -74,7 +74,7 @@ async function writeStreamed(req: PngOutputRequest): Promise<PngOutput> {
   const losslessBytes = await timedAsync(req.timing, () => lossless.finish());
   // A palette input already is a palette (its colours exact); quantising it again could only lose.
   if (!histogram || !req.palette) return { bytes: losslessBytes, paletteQuality: null, encodes: 1 };
-  const palette = choosePalette(histogram.points(), req.palette.colors, req.palette.quality);
+  const palette = await choosePalette(histogram.points(), req.palette.colors, req.palette.quality);
   const remapper = new Remapper(palette, req.width, req.palette.dither);
   const encoder = new PngRowEncoder(
     { width: req.width, height: req.height, colourType: 3, palette: remapper.entries },
@@ -115,7 +115,7 @@ async function writeWhole(req: PngOutputRequest): Promise<PngOutput> {
   if (!req.palette || req.layout.colourType === 3) return { bytes: losslessBytes, paletteQuality: null, encodes: 1 };
   const histogram = new Histogram();
   for (let r = 0; r < height; r++) histogram.addRow(frame.subarray(r * width * 4, (r + 1) * width * 4), width);
-  const palette = choosePalette(histogram.points(), req.palette.colors, req.palette.quality);
+  const palette = await choosePalette(histogram.points(), req.palette.colors, req.palette.quality);
   const remapper = new Remapper(palette, width, req.palette.dither);
   const indices = new Uint8Array(width);
   const entries = remapper.entries;

@@ -9,6 +9,7 @@ export interface CompressOptions {
   width?: number;
   height?: number;
   target_kb?: number;
+  palette?: boolean;
 }
 
 /** Server-Timing of a compression, in ms; `encodes` is the number of encode passes (desc="3 encodes"). */

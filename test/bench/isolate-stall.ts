@@ -1,0 +1,147 @@
+// `npm run bench -- isolate-stall`: does one compression hold up every other request of its isolate?
+// (issue 47, finding 4). `npm run dev` runs the Worker in one workerd thread, as self-hosting does, so
+// while a compression runs, GET /api/v1/health is probed every PROBE_EVERY_MS, one probe at a time (the
+// next starts PROBE_EVERY_MS after the last started, or when it answers if that is later), and every
+// probe's answer time is kept: p50, p95 and max per case. One at a time, because probes fired regardless
+// of answers are a load of their own: at 20 a second on a machine shared ×7 (each probe then costs the
+// workerd thread about 47 ms) they alone filled the thread and every answer queued behind the others.
+// Target: while a 12 MP photo compresses to AVIF, p95 ≤ 250 ms and never over 2 s.
+// Inputs are made once from a real camera photograph of /work/shared/corpus/camera (resized with sharp,
+// Lanczos3) and cached under test/bench/.cache/stall/.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import sharp, { type Sharp } from 'sharp';
+import { type CompressOptions, compress } from './lib/compress-client.ts';
+import { percentile } from './lib/load.ts';
+import type { Service } from './lib/server.ts';
+
+/** Time between two probes' starts. */
+export const PROBE_EVERY_MS = 50;
+/** Probes answered on an idle service before each case, for the baseline row. */
+const IDLE_PROBES = 40;
+/** The camera photograph every input is made from (4608 × 3456, 16 MP). */
+const SOURCE = process.env.BENCH_STALL_SOURCE ?? '/work/shared/corpus/camera/Kodak_PIXPRO_AZ521.jpg';
+const CACHE = new URL('./.cache/stall/', import.meta.url).pathname;
+
+interface Case {
+  name: string;
+  input: () => Promise<{ path: string; file: string }>;
+  options: CompressOptions;
+}
+
+/** The source resized to width × height, written by `write` into the cache (once). */
+async function made(file: string, width: number, height: number, write: (s: Sharp) => Sharp) {
+  const path = join(CACHE, file);
+  if (!existsSync(path)) {
+    mkdirSync(CACHE, { recursive: true });
+    const img = sharp(SOURCE, { limitInputPixels: false })
+      .rotate()
+      .resize({ width, height, fit: 'cover', kernel: 'lanczos3' });
+    writeFileSync(path, await write(img).toBuffer());
+  }
+  return { path, file };
+}
+
+const photo12 = () => made('photo-4032x3024.jpg', 4032, 3024, (s) => s.jpeg({ quality: 90, mozjpeg: false }));
+const photo24 = () => made('photo-6000x4000.jpg', 6000, 4000, (s) => s.jpeg({ quality: 85, mozjpeg: false }));
+const photoPng = () => made('photo-2048x1536.png', 2048, 1536, (s) => s.png({ compressionLevel: 9 }));
+
+export const STALL_CASES: Case[] = [
+  { name: '12 MP JPEG → AVIF', input: photo12, options: { format: 'avif', quality: 80 } },
+  { name: '24 MP JPEG → JPEG', input: photo24, options: { format: 'jpeg', quality: 80 } },
+  { name: '3 MP PNG → palette PNG', input: photoPng, options: { format: 'png', palette: true } },
+  { name: '12 MP JPEG → WebP', input: photo12, options: { format: 'webp', quality: 80 } },
+];
+
+export interface StallRow {
+  name: string;
+  status: number;
+  error?: string;
+  compressMs: number;
+  probes: number;
+  p50: number;
+  p95: number;
+  max: number;
+  idleP50: number;
+}
+
+/** One probe: its answer time in ms (a failed probe counts as the time it took to fail, and is reported). */
+async function probe(url: string, key: string, failures: string[]): Promise<number> {
+  const t0 = performance.now();
+  try {
+    const res = await fetch(url, { headers: { 'x-api-key': key } });
+    await res.arrayBuffer();
+    if (res.status !== 200) failures.push(`HTTP ${res.status}`);
+  } catch (err) {
+    failures.push((err as Error).message);
+  }
+  return performance.now() - t0;
+}
+
+/** BENCH_STALL_CASES=AVIF,palette: only the cases whose names contain one of these. */
+const WANTED = (process.env.BENCH_STALL_CASES ?? '').split(',').filter(Boolean);
+
+export async function benchIsolateStall(service: Service): Promise<StallRow[]> {
+  const key = service.demoKeys.tools_free!;
+  const url = `${service.base}/api/v1/health`;
+  const rows: StallRow[] = [];
+  for (const c of STALL_CASES.filter((c) => WANTED.length === 0 || WANTED.some((w) => c.name.includes(w)))) {
+    const { path, file } = await c.input();
+    const bytes = new Uint8Array(readFileSync(path));
+    const failures: string[] = [];
+    // Warm: the engine instantiated for this format, the key's Durable Object, the JIT.
+    await compress(service.base, service.demoKeys.image_pro!, bytes, file, c.options);
+    const idle: number[] = [];
+    for (let i = 0; i < IDLE_PROBES; i++) idle.push(await probe(url, key, failures));
+
+    const probes: Promise<number>[] = [];
+    let running = true;
+    const ticker = (async () => {
+      while (running) {
+        const next = new Promise((r) => setTimeout(r, PROBE_EVERY_MS));
+        const answered = probe(url, key, failures);
+        probes.push(answered);
+        await Promise.all([answered, next]);
+      }
+    })();
+    // The compression starts once a few probes are out, so the first probes see the upload too.
+    await new Promise((r) => setTimeout(r, 2 * PROBE_EVERY_MS));
+    const t0 = performance.now();
+    const result = await compress(service.base, service.demoKeys.image_pro!, bytes, file, c.options);
+    const compressMs = performance.now() - t0;
+    running = false;
+    await ticker;
+    const times = (await Promise.all(probes)).sort((a, b) => a - b);
+    const idleSorted = idle.sort((a, b) => a - b);
+    rows.push({
+      name: c.name,
+      status: result.status,
+      error: result.error ?? (failures.length > 0 ? `${failures.length} probes failed: ${failures[0]}` : undefined),
+      compressMs,
+      probes: times.length,
+      p50: percentile(times, 50),
+      p95: percentile(times, 95),
+      max: times[times.length - 1]!,
+      idleP50: percentile(idleSorted, 50),
+    });
+    console.log(JSON.stringify(rows[rows.length - 1]));
+  }
+  return rows;
+}
+
+export function isolateStallReport(result: { rows: StallRow[] }): string {
+  const header =
+    `GET /api/v1/health probed every ${PROBE_EVERY_MS} ms (one at a time) while one compression runs in the same \`npm run dev\` ` +
+    `(one workerd thread); Node ${process.version} client on ${cpus().length} cores. Inputs from ${SOURCE.split('/').pop()}.`;
+  return [
+    header,
+    '',
+    '| case | status | compression ms | probes | p50 ms | p95 ms | max ms | idle p50 ms |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...result.rows.map(
+      (r) =>
+        `| ${r.name} | ${r.status}${r.error ? ` (${r.error})` : ''} | ${r.compressMs.toFixed(0)} | ${r.probes} | ${r.p50.toFixed(0)} | ${r.p95.toFixed(0)} | ${r.max.toFixed(0)} | ${r.idleP50.toFixed(1)} |`,
+    ),
+  ].join('\n');
+}

@@ -1,0 +1,96 @@
+// One compression must not hold up the other requests of its isolate (issue 47, finding 4): while an AVIF
+// or a palette PNG compression runs in this isolate, GET /api/v1/health keeps answering. The test runs in
+// the same isolate as the Worker, so its own timer and calls wait exactly as another request would.
+// npm run bench -- isolate-stall measures the same on `npm run dev` with camera-sized photos.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, makeKey, type TestKey, toolsHeaders } from './helpers.ts';
+import { bodyBytes, compressCall, jpegOf, photo, pngOf, type Parts } from './image-fixtures.ts';
+
+/** Time between probes, as the bench probes. */
+const PROBE_EVERY_MS = 50;
+/**
+ * The longest the isolate may go without answering a probe while a compression runs: well above a slice of
+ * engine work and a probe's own time on a loaded machine, well below the compressions' seconds.
+ */
+const MAX_GAP_MS = 1000;
+
+let pro: TestKey;
+
+beforeAll(async () => {
+  pro = await makeKey({ image: 'pro' });
+  // The first AVIF encode in an isolate compiles libaom's functions as they are first called (V8 compiles
+  // WebAssembly lazily): about a second once, on a loaded machine, which is not what this test measures.
+  const warm = await compressCall(pro.key, { image: jpegOf(photo(128, 128), 90), format: 'avif' });
+  expect(warm.status).toBe(200);
+  await warm.arrayBuffer();
+}, 60_000);
+
+/**
+ * Runs the compression and probes /api/v1/health every PROBE_EVERY_MS until it answers: the compression's
+ * time and the longest stretch without a probe's answer (from its start, or from the previous answer).
+ */
+async function probeDuring(parts: Parts): Promise<{
+  status: number;
+  compressMs: number;
+  answers: number;
+  gap: number;
+  gapAt: number;
+  late: number;
+  slowest: number;
+}> {
+  const t0 = performance.now();
+  let done = false;
+  const compressing = compressCall(pro.key, parts).then(async (res) => {
+    const body = await bodyBytes(res);
+    done = true;
+    return { res, body, ms: performance.now() - t0 };
+  });
+  let last = t0;
+  let gap = 0;
+  let answers = 0;
+  let gapAt = 0;
+  let late = 0;
+  let slowest = 0;
+  while (!done) {
+    const slept = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, PROBE_EVERY_MS));
+    late = Math.max(late, performance.now() - slept - PROBE_EVERY_MS);
+    if (done) break;
+    const asked = performance.now();
+    const res = await call('/api/v1/health', { headers: toolsHeaders(pro.key) });
+    slowest = Math.max(slowest, performance.now() - asked);
+    await res.arrayBuffer();
+    expect(res.status).toBe(200);
+    const now = performance.now();
+    if (now - last > gap) gapAt = last - t0;
+    gap = Math.max(gap, now - last);
+    last = now;
+    answers++;
+  }
+  const { res, body, ms } = await compressing;
+  expect(res.status, new TextDecoder().decode(body.subarray(0, 300))).toBe(200);
+  // The stretch from the last answer to the compression's end counts too: a stall at the end is a stall.
+  if (t0 + ms - last > gap) gapAt = last - t0;
+  gap = Math.max(gap, t0 + ms - last);
+  return { status: res.status, compressMs: ms, answers, gap, gapAt, late, slowest };
+}
+
+describe('a compression gives way to other requests of its isolate', () => {
+  it('answers /api/v1/health while a 5 MP photo compresses to AVIF', async () => {
+    const input = jpegOf(photo(2560, 1920), 90);
+    const r = await probeDuring({ image: input, format: 'avif', quality: 80 });
+    expect(r.compressMs, 'the compression must outlast the gap allowed, or the test proves nothing').toBeGreaterThan(
+      2 * MAX_GAP_MS,
+    );
+    expect(r.gap, JSON.stringify(r)).toBeLessThan(MAX_GAP_MS);
+  }, 120_000);
+
+  it('answers /api/v1/health while a photo quantises to a palette PNG', async () => {
+    const input = pngOf(photo(1280, 960));
+    const r = await probeDuring({ image: input, filename: 'in.png', format: 'png', palette: 'true' });
+    expect(r.compressMs, 'the compression must outlast the gap allowed, or the test proves nothing').toBeGreaterThan(
+      2 * MAX_GAP_MS,
+    );
+    expect(r.gap, JSON.stringify(r)).toBeLessThan(MAX_GAP_MS);
+  }, 120_000);
+});
