@@ -1,8 +1,8 @@
-import type { AccountMeter } from './durable/account-meter.ts';
-import type { ImageStore } from './durable/image-store.ts';
-import type { KeyMeter } from './durable/key-meter.ts';
-import type { LeaseHolder } from './durable/lease-holder.ts';
-import type { WebhookDispatcher } from './durable/webhook-dispatcher.ts';
+import type { AccountMeter } from './metering/account-meter.ts';
+import type { ImageStore } from './img/store.ts';
+import type { KeyMeter } from './metering/key-meter.ts';
+import type { LeaseHolder } from './metering/lease-holder.ts';
+import type { WebhookDispatcher } from './webhooks/dispatcher.ts';
 
 export interface Env {
   DB: D1Database;

@@ -3,7 +3,7 @@
 import { createMiddleware } from 'hono/factory';
 import { hashKey, isWellFormedKey } from '../accounts/keys.ts';
 import { SQL } from '../db/statements.ts';
-import type { KeyMeter } from '../durable/key-meter.ts';
+import type { KeyMeter } from '../metering/key-meter.ts';
 import { locationOf, nearbyMeter } from '../metering/lease-holder-stub.ts';
 import { clock, type Env } from '../env.ts';
 import { enforce, unauthorized } from '../metering/enforce.ts';
@@ -69,7 +69,7 @@ export async function meterFor(
   return { hash, meter: rememberingUnknown(env.METER.get(env.METER.idFromName(hash)), hash, env, location) };
 }
 
-/** The reason the meter gives for a hash with no key (src/durable/key-meter.ts). */
+/** The reason the meter gives for a hash with no key (src/metering/key-meter.ts). */
 const UNKNOWN_KEY_REASON = 'unknown API key';
 
 const isUnknownKey = (verdict: Verdict): boolean =>

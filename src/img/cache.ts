@@ -5,7 +5,7 @@
 // On Cloudflare the store is the Workers Cache API, per data centre; self-hosted it is the ImageStore
 // Durable Object in the data directory (workerd's Cache API keeps nothing).
 // Type only: the class imports cloudflare:workers, which the Node side (the OpenAPI generator) cannot load.
-import type { ImageStore } from '../durable/image-store.ts';
+import type { ImageStore } from './store.ts';
 import type { Env } from '../env.ts';
 import { IMAGE_CACHE_CONTROL } from './limits.ts';
 import type { ImageOptions, Variant } from './options.ts';

@@ -1,6 +1,6 @@
-// The lease holder of a key at a location (src/durable/lease-holder.ts), and the location of a request.
+// The lease holder of a key at a location (src/metering/lease-holder.ts), and the location of a request.
 // Apart from the class so that routes need only its type, not 'cloudflare:workers'.
-import type { LeaseHolder } from '../durable/lease-holder.ts';
+import type { LeaseHolder } from './lease-holder.ts';
 import type { Env } from '../env.ts';
 
 /** The location when the platform names none (self-hosted, tests): one location, one holder per key. */

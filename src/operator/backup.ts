@@ -14,7 +14,7 @@ import {
   type Cell,
   type ObjectState,
   type TableState,
-} from '../durable/object-state.ts';
+} from '../metering/object-state.ts';
 
 export const BACKUP_FORMAT = 'shrinkray-backup';
 export const BACKUP_VERSION = 1;

@@ -12,7 +12,7 @@ import { requireFormat } from '../compress/entitlement.ts';
 import { brokenRule, chosenFormat } from '../compress/request-rules.ts';
 import type { CompressRequest, CompressResult } from '../compress/pipeline.ts';
 import { compressMetered, type UnitMeter } from '../compress/service.ts';
-import type { KeyMeter } from '../durable/key-meter.ts';
+import type { KeyMeter } from '../metering/key-meter.ts';
 import { imageBytes, partsOf, readMultipart } from '../compress/upload.ts';
 import { imageKeyFrom, meterFor } from '../http/auth.ts';
 import { enforce } from '../metering/enforce.ts';

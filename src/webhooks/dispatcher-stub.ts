@@ -1,6 +1,6 @@
 // The account's webhook dispatcher, by account id, and the meters' hand-off to it. Apart from the class
 // so routes and meters need only its type, not 'cloudflare:workers'.
-import type { WebhookDispatcher } from '../durable/webhook-dispatcher.ts';
+import type { WebhookDispatcher } from './dispatcher.ts';
 import type { Env } from '../env.ts';
 import type { WebhookEvent } from './events.ts';
 import { HANDOFF_RETRY_MS } from './limits.ts';

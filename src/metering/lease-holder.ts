@@ -9,11 +9,11 @@ import { DurableObject } from 'cloudflare:workers';
 import type { KeyView } from '../accounts/records.ts';
 import { IMAGE_TIERS, TOOLS_TIERS } from '../accounts/tiers.ts';
 import type { Env } from '../env.ts';
-import { LeaseClient, type HolderPorts } from '../metering/lease-client.ts';
-import type { LeaseReport } from '../metering/lease.ts';
-import { monthWindows, toolsWindows } from '../metering/rules.ts';
-import type { Verdict } from '../metering/types.ts';
-import { secondsUntil, toUnixSeconds } from '../metering/windows.ts';
+import { LeaseClient, type HolderPorts } from './lease-client.ts';
+import type { LeaseReport } from './lease.ts';
+import { monthWindows, toolsWindows } from './rules.ts';
+import type { Verdict } from './types.ts';
+import { secondsUntil, toUnixSeconds } from './windows.ts';
 
 type Client = LeaseClient<Verdict, KeyView>;
 
