@@ -9,6 +9,7 @@ import { DurableObject } from 'cloudflare:workers';
 import type { KeyView } from '../accounts/records.ts';
 import { IMAGE_TIERS, TOOLS_TIERS } from '../accounts/tiers.ts';
 import type { Env } from '../env.ts';
+import { keyMeter } from './key-meter-stub.ts';
 import { LeaseClient, type HolderPorts } from './lease-client.ts';
 import type { LeaseReport } from './lease.ts';
 import { monthWindows, toolsWindows } from './rules.ts';
@@ -144,7 +145,7 @@ export class LeaseHolder extends DurableObject<Env> {
   }
 
   private home(hash: string) {
-    return this.env.METER.get(this.env.METER.idFromName(hash));
+    return keyMeter(this.env, hash);
   }
 
   private ports(location: string): Omit<HolderPorts<Verdict, KeyView>, 'windows' | 'exchange'> {

@@ -7,6 +7,7 @@ import type { Context } from 'hono';
 import { consoleKeyHash } from '../keys/service.ts';
 import { accountUsage } from '../console/usage.ts';
 import { clock } from '../env.ts';
+import { keyMeter } from '../metering/key-meter-stub.ts';
 import type { AppEnv } from '../http/context.ts';
 import { requireCsrfHeader } from '../http/csrf.ts';
 import { loadSession, requireSession } from '../http/session.ts';
@@ -66,6 +67,6 @@ export function registerConsoleApi(app: OpenAPIHono<AppEnv>): void {
   app.openAPIRegistry.registerPath(consoleCompressDoc);
   app.post(CONSOLE_COMPRESS_PATH, requires('keys:write'), ...session, requireCsrfHeader, async (c) => {
     const hash = await consoleKeyHash(c.env.DB, accountOf(c).id, clock(c.env));
-    return compressUpload(c, hash, c.env.METER.get(c.env.METER.idFromName(hash)));
+    return compressUpload(c, hash, keyMeter(c.env, hash));
   });
 }
