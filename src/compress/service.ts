@@ -8,7 +8,7 @@ import type { ImageTier } from '../accounts/tiers.ts';
 import { ApiError } from '../errors.ts';
 import type { CompressConfig } from './config.ts';
 import { reserveMemory } from './memory-gate.ts';
-import type { CompressRequest, CompressResult } from './pipeline.ts';
+import type { CompressRequest, CompressResult } from './types.ts';
 
 /** One unit of the month, reserved before the input is read. */
 export interface UnitMeter {

@@ -10,7 +10,7 @@ import { compressConfig } from '../compress/config.ts';
 import { EXTENSIONS, MEDIA_TYPES, sniff, type ImageFormat, type InputFormat } from '../compress/formats.ts';
 import { requireFormat } from '../compress/entitlement.ts';
 import { brokenRule, chosenFormat } from '../compress/request-rules.ts';
-import type { CompressRequest, CompressResult } from '../compress/pipeline.ts';
+import type { CompressRequest, CompressResult } from '../compress/types.ts';
 import { compressMetered, type UnitMeter } from '../compress/service.ts';
 import type { KeyMeter } from '../metering/key-meter.ts';
 import { imageBytes, partsOf, readMultipart } from '../compress/upload.ts';
