@@ -264,6 +264,20 @@ describe('the layering of src/', () => {
     expect(out).toEqual([]);
   });
 
+  it("is drawn true in docs/design.md's layout table: every folder of src/ has its row", () => {
+    const design = readFileSync(join(ROOT, 'docs/design.md'), 'utf8');
+    const rows = design.split('\n').filter((line) => line.startsWith('| `'));
+    const named = new Set(
+      rows.flatMap((row) => [...row.split(' | ')[0]!.matchAll(/`src\/([\w-]+)\/`/g)].map((m) => m[1])),
+    );
+    const folders = readdirSync(SRC, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+    expect(folders.length).toBeGreaterThan(20);
+    expect(folders.filter((f) => !named.has(f)).sort()).toEqual([]);
+    expect([...named].filter((f) => !folders.includes(f!)).sort()).toEqual([]);
+  });
+
   it('catches a break and a circle when there is one', () => {
     const bad = new Map([
       ['compress/pipeline.ts', ['http/errors.ts']],
