@@ -19,7 +19,7 @@ export type TryVerdict =
 
 /**
  * The verdict on a file of `size` bytes starting with `head`, compressed as `request` asks. `request`
- * has passed the part rules (compress.ts checkParts) already.
+ * has passed the part rules (compress/parts.ts checkParts) already.
  */
 export function tryVerdict(
   head: Uint8Array,
