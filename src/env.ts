@@ -1,20 +1,18 @@
-import type { AccountMeter } from './durable/account-meter.ts';
-import type { ImageStore } from './durable/image-store.ts';
-import type { KeyMeter } from './durable/key-meter.ts';
-import type { LeaseHolder } from './durable/lease-holder.ts';
-import type { WebhookDispatcher } from './durable/webhook-dispatcher.ts';
-
+// The bindings, declared as `wrangler types` would: the Durable Object namespaces untyped, so this file imports
+// no class and no module reaches every Durable Object (and through them most of src/) by reading `Env`.
+// Code that calls a stub's methods types it where it asks for it (`objectStub`, in each domain's *-stub.ts).
 export interface Env {
   DB: D1Database;
-  METER: DurableObjectNamespace<KeyMeter>;
+  /** One object per key (its hash): the home of the key's windows and state (src/metering/key-meter.ts). */
+  METER: DurableObjectNamespace;
   /** One object per (key, location): the lease that lets a location spend the key's windows near the caller. */
-  LEASE_HOLDER: DurableObjectNamespace<LeaseHolder>;
+  LEASE_HOLDER: DurableObjectNamespace;
   /** One object per account: Image API's month of compressions, all the account's keys together. */
-  ACCOUNT_METER: DurableObjectNamespace<AccountMeter>;
+  ACCOUNT_METER: DurableObjectNamespace;
   /** One object per account: its webhook messages and their delivery schedule (alarms). */
-  WEBHOOK_DISPATCHER: DurableObjectNamespace<WebhookDispatcher>;
+  WEBHOOK_DISPATCHER: DurableObjectNamespace;
   /** Self-hosted only (src/cli/selfhost-config.ts): the image cache in the data directory; absent, the Cache API. */
-  IMAGE_STORE?: DurableObjectNamespace<ImageStore>;
+  IMAGE_STORE?: DurableObjectNamespace;
   /** Comma-separated delays in ms, one per delivery attempt; empty: Svix's schedule (src/webhooks/limits.ts). */
   WEBHOOK_RETRY_SCHEDULE_MS?: string;
   /** Ms of failing deliveries after which an endpoint is disabled; empty: 5 days. */
@@ -96,3 +94,14 @@ export function integerVar(name: string, value: string | number | null | undefin
 }
 
 export const clock = (env: Env): number => (env.NOW ? env.NOW() : Date.now());
+
+/**
+ * The stub of the object `name` in `namespace`, typed by the class the caller names (a type-only import
+ * at the call site): the one place the untyped bindings of `Env` meet their classes.
+ */
+export function objectStub<T extends Rpc.DurableObjectBranded>(
+  namespace: DurableObjectNamespace,
+  name: string,
+): DurableObjectStub<T> {
+  return (namespace as DurableObjectNamespace<T>).get(namespace.idFromName(name));
+}

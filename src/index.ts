@@ -2,10 +2,10 @@ import { createApp } from './app.ts';
 import type { Env } from './env.ts';
 import { runScheduled } from './scheduled.ts';
 
-export { AccountMeter } from './durable/account-meter.ts';
-export { KeyMeter } from './durable/key-meter.ts';
-export { LeaseHolder } from './durable/lease-holder.ts';
-export { WebhookDispatcher } from './durable/webhook-dispatcher.ts';
+export { AccountMeter } from './metering/account-meter.ts';
+export { KeyMeter } from './metering/key-meter.ts';
+export { LeaseHolder } from './metering/lease-holder.ts';
+export { WebhookDispatcher } from './webhooks/dispatcher.ts';
 
 const app = createApp();
 

@@ -22,12 +22,6 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-/**
- * What a key records as its maker (api_keys.created_by) when the operator CLI made it: no member, so its
- * manage keys act as an admin and no member change revokes them. Otherwise the maker is a member id.
- */
-export const OPERATOR_MAKER = 'operator';
-
 export const newAccountId = (): string => `acc_${randomBase62(16)}`;
 export const newKeyId = (): string => `key_${randomBase62(16)}`;
 

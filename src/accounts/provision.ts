@@ -1,14 +1,9 @@
 // Building new accounts and keys as statements, without running them: the Worker binds them through
 // D1, the operator CLI inlines them into `wrangler d1 execute`. The plaintext key exists only in the
 // returned object and is never part of a statement.
-import { SQL, type SqlValue } from '../db/statements.ts';
+import { SQL, type Statement } from '../db/statements.ts';
 import { displayPrefix, generateKey, hashKey, newAccountId, newKeyId } from './keys.ts';
 import type { ImageTier, Scope, ToolsTier } from './tiers.ts';
-
-export interface Statement {
-  sql: string;
-  params: SqlValue[];
-}
 
 export interface NewAccount {
   email: string;

@@ -2,6 +2,7 @@
 // (already written to D1) binds from the very next request.
 import { SQL } from '../db/statements.ts';
 import type { Env } from '../env.ts';
+import { keyMeter } from '../metering/key-meter-stub.ts';
 
 export interface RefreshTarget {
   keyIds?: string[];
@@ -18,6 +19,6 @@ export async function refreshKeys(env: Env, target: RefreshTarget): Promise<numb
     const rows = await env.DB.prepare(SQL.keyHashesByAccount).bind(target.accountId).all<{ hash: string }>();
     for (const r of rows.results) hashes.add(r.hash);
   }
-  await Promise.all([...hashes].map((hash) => env.METER.get(env.METER.idFromName(hash)).refresh()));
+  await Promise.all([...hashes].map((hash) => keyMeter(env, hash).refresh()));
   return hashes.size;
 }

@@ -1,7 +1,7 @@
 // `account create | set-tier | list`.
-import { accountStatement, type Statement } from '../accounts/provision.ts';
+import { accountStatement } from '../accounts/provision.ts';
 import type { ImageTier, ToolsTier } from '../accounts/tiers.ts';
-import { SQL } from '../db/statements.ts';
+import { SQL, type Statement } from '../db/statements.ts';
 import { txtName } from '../sso/txt-name.ts';
 import { required, type Command } from './command.ts';
 import { CliError, UsageError } from './errors.ts';

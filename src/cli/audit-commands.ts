@@ -11,7 +11,7 @@ import {
   type AuditCondition,
   type AuditEvent,
 } from '../audit/record.ts';
-import type { Statement } from '../accounts/provision.ts';
+import type { Statement } from '../db/statements.ts';
 import { accountCommand, accountFlag, type Command } from './command.ts';
 import { CliError, UsageError } from './errors.ts';
 import { D1Error, d1Execute, type D1Target, type Row } from './wrangler.ts';

@@ -3,7 +3,7 @@
 import { TOOLS } from '../catalogue/tools-data.ts';
 import { catalogueSeedStatements } from '../db/catalogue-seed.ts';
 import type { Command } from './command.ts';
-import type { Statement } from '../accounts/provision.ts';
+import type { Statement } from '../db/statements.ts';
 import { d1Execute, type D1Target, type Row } from './wrangler.ts';
 
 const COUNT_SQL = 'SELECT count(*) AS tools, count(DISTINCT category) AS categories FROM tools';

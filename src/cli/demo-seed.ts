@@ -5,9 +5,9 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { hashKey, isWellFormedKey } from '../accounts/keys.ts';
-import { accountStatement, keyStatement, type Statement } from '../accounts/provision.ts';
+import { accountStatement, keyStatement } from '../accounts/provision.ts';
 import { parseScopes, SCOPES, type ImageTier, type Scope, type ToolsTier } from '../accounts/tiers.ts';
-import { SQL } from '../db/statements.ts';
+import { SQL, type Statement } from '../db/statements.ts';
 import { d1Execute, PROJECT_ROOT, type D1Target, type Row } from './wrangler.ts';
 
 export interface DemoSpec {

@@ -5,7 +5,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import type { Statement } from '../accounts/provision.ts';
+import type { Statement } from '../db/statements.ts';
 import { CliError, redactSecrets } from './errors.ts';
 import type { unstable_readConfig } from 'wrangler';
 import { D1Error, PROJECT_ROOT, type D1Executor, type D1Target, type Row } from './wrangler.ts';

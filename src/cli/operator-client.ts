@@ -1,7 +1,7 @@
 // The CLI against a running instance over HTTP (`--url <base>` with `--token <operator token>` or env
 // SHRINKRAY_ADMIN_TOKEN), above all a self-hosted one (docs/self-hosting.md): its operator endpoints
 // (src/routes/operator.ts) run the commands' SQL batches, and take and load backups.
-import type { Statement } from '../accounts/provision.ts';
+import type { Statement } from '../db/statements.ts';
 import { CliError } from './errors.ts';
 import type { D1Executor, Row } from './wrangler.ts';
 

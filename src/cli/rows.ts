@@ -1,10 +1,9 @@
 // D1 rows as the CLI prints them: times as ISO strings, scopes as arrays, and only the listed fields,
 // so a key's hash can never slip into the output.
 import { z } from 'zod';
-import type { Statement } from '../accounts/provision.ts';
 import { parseScopes } from '../accounts/tiers.ts';
 import { IMAGE_TIER_NAMES, TOOLS_TIER_NAMES } from '../accounts/tiers.ts';
-import { SQL } from '../db/statements.ts';
+import { SQL, type Statement } from '../db/statements.ts';
 import { CliError } from './errors.ts';
 import { type D1Target, d1Execute, type Row } from './wrangler.ts';
 

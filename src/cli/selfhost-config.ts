@@ -27,7 +27,7 @@ export const DEFAULT_DATA_DIR = './data';
 export const SOCKET_NAME = 'http';
 export const DATA_SERVICE = 'data';
 /**
- * Durable Objects of the self-hosted instance only: the image cache (src/durable/image-store.ts), which
+ * Durable Objects of the self-hosted instance only: the image cache (src/img/store.ts), which
  * stands in for the Cache API store that workerd lacks. Exported by src/selfhost/worker.ts.
  */
 export const SELFHOST_OBJECTS = [{ binding: 'IMAGE_STORE', className: 'ImageStore' }];

@@ -4,8 +4,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Statement } from '../accounts/provision.ts';
-import { inlineParams } from '../db/statements.ts';
+import { inlineParams, type Statement } from '../db/statements.ts';
 import { CliError, redactSecrets } from './errors.ts';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -9,7 +9,7 @@ import { inEngine, inEngineAsync } from './engine-errors.ts';
 import type { InputFormat } from './formats.ts';
 import type { Plan } from './memory-plan.ts';
 import type { ImageMetadata } from './metadata.ts';
-import type { CompressRequest, CompressResult } from './pipeline.ts';
+import type { CompressRequest, CompressResult } from './types.ts';
 import type { RowProducer } from './png/writer.ts';
 import { encodeAsRequestedAsync } from './target-size.ts';
 import type { Timings } from './timings.ts';

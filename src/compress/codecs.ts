@@ -4,7 +4,7 @@
 // only a request that compresses instantiates WebAssembly.
 import type { RgbaImage } from '../../wasm/image.ts';
 import { encodePixelsJpeg } from '../../wasm/jpeg-engine.ts';
-import { FULL_CHROMA_QUALITY } from './jpeg-path.ts';
+import { FULL_CHROMA_QUALITY } from './limits.ts';
 import type { JpegMarker } from '../../wasm/jpeg-engine.ts';
 
 /** The frame (opaque RGBA) as a progressive JPEG at `quality`. */

@@ -8,14 +8,12 @@ import { inEngine } from './engine-errors.ts';
 import type { Orientation } from './exif.ts';
 import { stripJpeg } from './jpeg-segments.ts';
 import { jpegMetadata, outputMarkers, segmentFilter, type MetadataMode } from './metadata.ts';
-import { WEBP_LOSSLESS_EFFORT } from './limits.ts';
-import { FULL_CHROMA_QUALITY, type Plan } from './memory-plan.ts';
-import type { CompressRequest, CompressResult, SourcePath } from './pipeline.ts';
+import { FULL_CHROMA_QUALITY, WEBP_LOSSLESS_EFFORT } from './limits.ts';
+import type { Plan } from './memory-plan.ts';
+import type { CompressRequest, CompressResult, SourcePath } from './types.ts';
 import { sourceToPng } from './source-png.ts';
 import { encodeAsRequested } from './target-size.ts';
 import { timed, type Timings } from './timings.ts';
-
-export { FULL_CHROMA_QUALITY };
 
 export const compressJpeg: SourcePath = async (request, plan, orientation, metadata) => {
   const timings: Timings = { decode: 0, resize: 0, encode: 0 };

@@ -10,6 +10,7 @@ import type { ImageFormat, InputFormat } from './formats.ts';
 import { fitWithin, type Size } from './geometry.ts';
 import type { ImageHeader } from './header.ts';
 import { HISTOGRAM_BYTES } from './palette/quantise.ts';
+import { FULL_CHROMA_QUALITY } from './limits.ts';
 import { resizerBytes } from './resizer-memory.ts';
 
 const MiB = 1024 * 1024;
@@ -21,12 +22,6 @@ const COEFFICIENT_BYTES = 2;
 const DECODER_BYTES_PER_COLUMN = 3 * 64;
 /** Progressive output is chosen while its coefficient buffer stays under this; above, the two-pass baseline. */
 export const PROGRESSIVE_MAX_BUFFER_BYTES = 48 * MiB;
-/**
- * JPEG output keeps chroma at full resolution (4:4:4) from this quality up; below it, 4:2:0. At 90,
- * 4:2:0 took fewer bytes at equal SSIMULACRA2, butteraugli and SSIM on camera photos and the
- * wallpapers alike (docs/image-engine.md, "JPEG encoder"), so 4:4:4 is left to near-lossless requests.
- */
-export const FULL_CHROMA_QUALITY = 95;
 /** Whole-image codecs (oxipng, and the PNG writers fed a whole frame): bytes per pixel, measured (docs/image-engine.md). */
 export const WHOLE_IMAGE_BYTES_PER_PIXEL = 16;
 

@@ -3,56 +3,12 @@
 // runs `compress`. Every input streams: JPEG and WebP through the engines built in wasm/ (jpeg-path.ts,
 // webp-path.ts), PNG through our row decoder and writers (png/png-path.ts).
 import { ApiError } from '../errors.ts';
-import { FORMAT_NAMES, sniff, type ImageFormat, type InputFormat } from './formats.ts';
+import { FORMAT_NAMES, sniff, type InputFormat } from './formats.ts';
 import { MalformedImage, readHeader, UnsupportedImage, type ImageHeader } from './header.ts';
-import type { Orientation } from './exif.ts';
-import type { MetadataMode } from './metadata.ts';
 import { largestFittingWidth, plan, type Plan, type PlanRequest } from './memory-plan.ts';
 import { makeRoom, poolLimitForBudget } from '../../wasm/instances.ts';
 import { engineJob } from '../../wasm/give-way.ts';
-
-export interface CompressRequest {
-  bytes: Uint8Array;
-  format: ImageFormat;
-  quality: number;
-  width?: number;
-  height?: number;
-  targetKb?: number;
-  metadata?: MetadataMode;
-  /** PNG output quantised to a palette of at most `colors` (the fewest that reach `quality`). */
-  palette?: boolean;
-  colors?: number;
-  /** WebP output written lossless (every pixel kept). */
-  lossless?: boolean;
-}
-
-export interface CompressResult {
-  bytes: Uint8Array;
-  inputFormat: InputFormat;
-  format: ImageFormat;
-  width: number;
-  height: number;
-  /**
-   * The quality used (X-Quality); `lossless` where none was: PNG output without a palette, lossless WebP,
-   * the never-bigger lossless rewrite (a palette PNG gives the palette's measured quality).
-   */
-  quality: number | 'lossless';
-  /** Set when `targetKb` was given. */
-  targetReached?: boolean;
-  encodes: number;
-  /** Whether the lossless rewrite replaced a lossy result that was not smaller (the never-bigger rule). */
-  lossless: boolean;
-  /** Milliseconds per phase. */
-  timings: { decode: number; resize: number; encode: number };
-}
-
-/** A source format's path (jpeg-path.ts, webp-path.ts): the request, its plan, the source's orientation, the metadata mode. */
-export type SourcePath = (
-  request: CompressRequest,
-  plan: Plan,
-  orientation: Orientation,
-  metadata: MetadataMode,
-) => Promise<CompressResult>;
+import type { CompressRequest, CompressResult } from './types.ts';
 
 /** A request checked and planned from its header, before any pixel is decoded. */
 export interface Prepared {

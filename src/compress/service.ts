@@ -3,12 +3,12 @@
 // input, check and plan it from its header, admit it by memory, run the engine, and spend the unit
 // before the image is answered, so no compression is ever served uncharged; give the unit back on any
 // failure. Plain values in, the result out: no Hono, no Durable Object stubs (each caller adapts its
-// meter to UnitMeter, as routes/compress.ts and img/service.ts do).
+// meter to UnitMeter, as routes/compress-upload.ts and img/service.ts do).
 import type { ImageTier } from '../accounts/tiers.ts';
 import { ApiError } from '../errors.ts';
 import type { CompressConfig } from './config.ts';
 import { reserveMemory } from './memory-gate.ts';
-import type { CompressRequest, CompressResult } from './pipeline.ts';
+import type { CompressRequest, CompressResult } from './types.ts';
 
 /** One unit of the month, reserved before the input is read. */
 export interface UnitMeter {

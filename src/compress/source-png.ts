@@ -3,7 +3,7 @@
 import { inEngine, inEngineAsync } from './engine-errors.ts';
 import type { Plan } from './memory-plan.ts';
 import type { ImageMetadata } from './metadata.ts';
-import type { CompressRequest, CompressResult } from './pipeline.ts';
+import type { CompressRequest, CompressResult } from './types.ts';
 import type { RowSource } from './png/writer.ts';
 import type { Timings } from './timings.ts';
 

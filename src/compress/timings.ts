@@ -1,5 +1,5 @@
 // The time a compression spent in each phase, which the response reports in Server-Timing.
-import type { CompressResult } from './pipeline.ts';
+import type { CompressResult } from './types.ts';
 
 export type Timings = CompressResult['timings'];
 

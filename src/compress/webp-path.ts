@@ -7,14 +7,13 @@
 import { WEBP_METHOD, withWebpJob, type WebpJob } from '../../wasm/webp-engine.ts';
 import { inEngine } from './engine-errors.ts';
 import type { Orientation } from './exif.ts';
-import { FULL_CHROMA_QUALITY } from './jpeg-path.ts';
 import type { Plan } from './memory-plan.ts';
 import type { ImageMetadata } from './metadata.ts';
-import type { CompressRequest, CompressResult, SourcePath } from './pipeline.ts';
+import type { CompressRequest, CompressResult, SourcePath } from './types.ts';
 import { sourceToPng } from './source-png.ts';
 import { encodeAsRequested } from './target-size.ts';
 import { jpegMarkersOf, packWebp, webpMetadata } from './webp-riff.ts';
-import { WEBP_LOSSLESS_EFFORT } from './limits.ts';
+import { FULL_CHROMA_QUALITY, WEBP_LOSSLESS_EFFORT } from './limits.ts';
 import { timed, type Timings } from './timings.ts';
 
 export const compressWebp: SourcePath = async (request, plan, orientation, metadata) => {

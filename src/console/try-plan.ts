@@ -4,7 +4,8 @@
 // its header) with its full size: the upload itself is still checked whole.
 import { tooLarge } from '../compress/upload.ts';
 import { MAX_IMAGE_BYTES } from '../compress/limits.ts';
-import { inspect, planWithin, type CompressRequest } from '../compress/pipeline.ts';
+import type { CompressRequest } from '../compress/types.ts';
+import { inspect, planWithin } from '../compress/pipeline.ts';
 import type { CompressConfig } from '../compress/config.ts';
 import type { Size } from '../compress/geometry.ts';
 import { ApiError } from '../errors.ts';
@@ -18,7 +19,7 @@ export type TryVerdict =
 
 /**
  * The verdict on a file of `size` bytes starting with `head`, compressed as `request` asks. `request`
- * has passed the part rules (compress.ts checkParts) already.
+ * has passed the part rules (compress/parts.ts checkParts) already.
  */
 export function tryVerdict(
   head: Uint8Array,

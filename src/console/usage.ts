@@ -5,6 +5,7 @@
 import { iso } from '../accounts/account-view.ts';
 import type { ImageTier } from '../accounts/tiers.ts';
 import { accountMeter } from '../metering/account-meter-stub.ts';
+import { keyMeter } from '../metering/key-meter-stub.ts';
 import type { Env } from '../env.ts';
 import type { Usage, WindowUsage } from '../metering/types.ts';
 import { dayWindow, DAY_MS, monthWindow } from '../metering/windows.ts';
@@ -65,9 +66,7 @@ export async function accountUsage(
       .then((r) => r.results),
     accountMeter(env, account.id).month(account.image_tier, now),
   ]);
-  const snapshots = await Promise.all(
-    rows.map((r) => env.METER.get(env.METER.idFromName(r.hash)).snapshot(r.hash, now, from)),
-  );
+  const snapshots = await Promise.all(rows.map((r) => keyMeter(env, r.hash).snapshot(r.hash, now, from)));
 
   const totals = {
     requests: new Array<number>(USAGE_DAYS).fill(0),

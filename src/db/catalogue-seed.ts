@@ -2,7 +2,7 @@
 // the whole catalogue as a single JSON parameter. Re-running them changes nothing (unchanged rows are
 // not even rewritten), and a tool removed from the file disappears from D1. The Worker tests bind the
 // parameter; the CLI inlines it (see `inlineParams`), so both run the very same SQL.
-import type { Statement } from '../accounts/provision.ts';
+import type { Statement } from './statements.ts';
 import type { ToolSeed } from '../catalogue/tools-data.ts';
 
 const COLUMNS = ['slug', 'name', 'description', 'path', 'tag', 'category', 'keyword'] as const;

@@ -1,7 +1,18 @@
 // Every SQL statement on accounts and keys, with `?` parameters. The Worker binds them through D1; the
 // operator CLI, which reaches D1 through `wrangler d1 execute`, inlines them with `inlineParams`.
 // Keeping one copy means the CLI and the service can never disagree about the schema.
-import { OPERATOR_MAKER } from '../accounts/keys.ts';
+
+/**
+ * What a key records as its maker (api_keys.created_by) when the operator CLI made it: no member, so its
+ * manage keys act as an admin and no member change revokes them. Otherwise the maker is a member id.
+ */
+export const OPERATOR_MAKER = 'operator';
+
+/** A statement with its parameters, not yet run: bound through D1 by the Worker, inlined by the CLI. */
+export interface Statement {
+  sql: string;
+  params: SqlValue[];
+}
 
 export const SQL = {
   insertAccount: 'INSERT INTO accounts (id, email, name, image_tier, tools_tier, created_at) VALUES (?, ?, ?, ?, ?, ?)',

@@ -3,7 +3,8 @@
 import { createMiddleware } from 'hono/factory';
 import { hashKey, isWellFormedKey } from '../accounts/keys.ts';
 import { SQL } from '../db/statements.ts';
-import type { KeyMeter } from '../durable/key-meter.ts';
+import type { KeyMeter } from '../metering/key-meter.ts';
+import { keyMeter } from '../metering/key-meter-stub.ts';
 import { locationOf, nearbyMeter } from '../metering/lease-holder-stub.ts';
 import { clock, type Env } from '../env.ts';
 import { enforce, unauthorized } from '../metering/enforce.ts';
@@ -66,10 +67,10 @@ export async function meterFor(
     knownKeys.add(hash, now);
   }
   const location = request && locationOf(request);
-  return { hash, meter: rememberingUnknown(env.METER.get(env.METER.idFromName(hash)), hash, env, location) };
+  return { hash, meter: rememberingUnknown(keyMeter(env, hash), hash, env, location) };
 }
 
-/** The reason the meter gives for a hash with no key (src/durable/key-meter.ts). */
+/** The reason the meter gives for a hash with no key (src/metering/key-meter.ts). */
 const UNKNOWN_KEY_REASON = 'unknown API key';
 
 const isUnknownKey = (verdict: Verdict): boolean =>

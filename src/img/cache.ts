@@ -5,8 +5,8 @@
 // On Cloudflare the store is the Workers Cache API, per data centre; self-hosted it is the ImageStore
 // Durable Object in the data directory (workerd's Cache API keeps nothing).
 // Type only: the class imports cloudflare:workers, which the Node side (the OpenAPI generator) cannot load.
-import type { ImageStore } from '../durable/image-store.ts';
-import type { Env } from '../env.ts';
+import type { ImageStore } from './store.ts';
+import { type Env, objectStub } from '../env.ts';
 import { IMAGE_CACHE_CONTROL } from './limits.ts';
 import type { ImageOptions, Variant } from './options.ts';
 
@@ -68,7 +68,7 @@ export interface ImageCache {
 /** The image cache of this runtime: the self-hosted store when the config binds one, else the Cache API. */
 export function imageCache(env: Env): ImageCache {
   const namespace = env.IMAGE_STORE;
-  return namespace ? storeCache(namespace.get(namespace.idFromName(IMAGE_STORE_NAME))) : edgeCache;
+  return namespace ? storeCache(objectStub<ImageStore>(namespace, IMAGE_STORE_NAME)) : edgeCache;
 }
 
 const cacheRequest = (key: string): Request => new Request(`${CACHE_API_ORIGIN}/${key}`);

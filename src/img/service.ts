@@ -9,7 +9,7 @@ import type { CompressConfig } from '../compress/config.ts';
 import { MEDIA_TYPES, sniff } from '../compress/formats.ts';
 import { compressMetered, type CompressionInput, type UnitMeter } from '../compress/service.ts';
 import { brokenRule } from '../compress/request-rules.ts';
-import type { AccountMeter } from '../durable/account-meter.ts';
+import type { AccountMeter } from '../metering/account-meter.ts';
 import { enforce } from '../metering/enforce.ts';
 import { ApiError } from '../errors.ts';
 import type { RateHeaders } from '../metering/types.ts';

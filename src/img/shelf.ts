@@ -1,4 +1,4 @@
-// The self-hosted image cache's contents, in a Durable Object's SQLite storage (src/img/image-store.ts):
+// The self-hosted image cache's contents, in a Durable Object's SQLite storage (src/img/store.ts):
 // workerd has no Cache API store, so without this every view of an image URL would be a charged miss.
 // Bounded by bytes and by entries, least recently used out first; an entry lives at most the lifetime
 // that IMAGE_CACHE_CONTROL promises. Every method is synchronous, so each runs as one step of the object.

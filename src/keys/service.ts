@@ -2,7 +2,8 @@
 // console's own metering key is never listed and cannot be revoked. A key records who made it; a manage
 // key never holds more than its maker may: only makers of manage keys (MANAGE_KEY_MAKERS) make one, and
 // it is revoked in the batch that takes that role from its maker (src/teams/members.ts).
-import { generateKey, hashKey, displayPrefix, newKeyId, OPERATOR_MAKER } from '../accounts/keys.ts';
+import { OPERATOR_MAKER } from '../db/statements.ts';
+import { generateKey, hashKey, displayPrefix, newKeyId } from '../accounts/keys.ts';
 import { iso } from '../accounts/account-view.ts';
 import type { KeyRow } from '../accounts/records.ts';
 import { refreshKeys } from '../accounts/refresh.ts';

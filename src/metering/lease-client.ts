@@ -1,4 +1,4 @@
-// The lease holder's conduct, over ports so that its Durable Object (src/durable/lease-holder.ts) and the
+// The lease holder's conduct, over ports so that its Durable Object (src/metering/lease-holder.ts) and the
 // simulation in the tests run the same steps: spend from the slice when it can; otherwise join the next
 // exchange with the home, which spends for every waiting request at once (today's synchronous path) and
 // renews the lease; renew in the background before the slice runs out; give an idle lease back.

@@ -1,7 +1,7 @@
-// The lease holder of a key at a location (src/durable/lease-holder.ts), and the location of a request.
+// The lease holder of a key at a location (src/metering/lease-holder.ts), and the location of a request.
 // Apart from the class so that routes need only its type, not 'cloudflare:workers'.
-import type { LeaseHolder } from '../durable/lease-holder.ts';
-import type { Env } from '../env.ts';
+import type { LeaseHolder } from './lease-holder.ts';
+import { type Env, objectStub } from '../env.ts';
 
 /** The location when the platform names none (self-hosted, tests): one location, one holder per key. */
 export const SINGLE_LOCATION = 'local';
@@ -21,5 +21,5 @@ export function nearbyMeter(env: Env, hash: string, location: string): DurableOb
 export const holderName = (hash: string, location: string): string => `${hash}@${location}`;
 
 export function nearbyMeterNamed(env: Env, name: string): DurableObjectStub<LeaseHolder> {
-  return env.LEASE_HOLDER.get(env.LEASE_HOLDER.idFromName(name));
+  return objectStub<LeaseHolder>(env.LEASE_HOLDER, name);
 }

@@ -67,7 +67,7 @@ export interface ImageResult {
   rate: RateHeaders;
 }
 
-// Image API's month belongs to the account: these run on the account's meter (src/durable/account-meter.ts),
+// Image API's month belongs to the account: these run on the account's meter (src/metering/account-meter.ts),
 // over its Counters (seen with the units lent to locations counted as taken), never on a key's.
 
 /** What the month's rules read and write: the account's Counters, or a view of them (leases, the simulation). */

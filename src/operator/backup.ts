@@ -7,6 +7,8 @@
 // listed. Requests served between the two reads can make a counter one step ahead of D1; for a backup
 // that matches to the request, stop traffic at the load balancer first.
 import type { Env } from '../env.ts';
+import { accountMeter } from '../metering/account-meter-stub.ts';
+import { keyMeter } from '../metering/key-meter-stub.ts';
 import {
   encodeCell,
   decodeCell,
@@ -14,7 +16,8 @@ import {
   type Cell,
   type ObjectState,
   type TableState,
-} from '../durable/object-state.ts';
+} from '../metering/object-state.ts';
+import { dispatcher } from '../webhooks/dispatcher-stub.ts';
 
 export const BACKUP_FORMAT = 'shrinkray-backup';
 export const BACKUP_VERSION = 1;
@@ -93,13 +96,9 @@ export async function takeBackup(env: Env, now: number): Promise<Backup> {
     migrations: ((ledger?.results ?? []) as { name: string }[]).map((r) => r.name),
     d1,
     objects: {
-      key_meters: await collect(hashes, (h) => env.METER.get(env.METER.idFromName(h)).exportState()),
-      account_meters: await collect(accounts, (a) =>
-        env.ACCOUNT_METER.get(env.ACCOUNT_METER.idFromName(a)).exportState(),
-      ),
-      webhook_dispatchers: await collect(accounts, (a) =>
-        env.WEBHOOK_DISPATCHER.get(env.WEBHOOK_DISPATCHER.idFromName(a)).exportState(),
-      ),
+      key_meters: await collect(hashes, (h) => keyMeter(env, h).exportState()),
+      account_meters: await collect(accounts, (a) => accountMeter(env, a).exportState()),
+      webhook_dispatchers: await collect(accounts, (a) => dispatcher(env, a).exportState()),
     },
   };
 }
@@ -163,11 +162,9 @@ export async function restoreBackup(env: Env, backup: Backup): Promise<BackupSum
     states: Record<string, ObjectState>,
     stub: (id: string) => { importState(s: ObjectState): Promise<void> },
   ) => Promise.all(Object.entries(states).map(([id, s]) => stub(id).importState(s)));
-  await load(objects.key_meters ?? {}, (h) => env.METER.get(env.METER.idFromName(h)));
-  await load(objects.account_meters ?? {}, (a) => env.ACCOUNT_METER.get(env.ACCOUNT_METER.idFromName(a)));
-  await load(objects.webhook_dispatchers ?? {}, (a) =>
-    env.WEBHOOK_DISPATCHER.get(env.WEBHOOK_DISPATCHER.idFromName(a)),
-  );
+  await load(objects.key_meters ?? {}, (h) => keyMeter(env, h));
+  await load(objects.account_meters ?? {}, (a) => accountMeter(env, a));
+  await load(objects.webhook_dispatchers ?? {}, (a) => dispatcher(env, a));
   return summarize({ ...backup, objects: { key_meters: {}, account_meters: {}, webhook_dispatchers: {}, ...objects } });
 }
 

@@ -6,7 +6,8 @@ import { requireFeature } from '../accounts/entitlements.ts';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { AUDIT_EXPORT_MAX, AUDIT_PAGE_DEFAULT, AUDIT_RETENTION_DAYS } from '../audit/limits.ts';
-import { CSV_COLUMNS, csvLine, exportAudit, listAudit, type AuditFilters } from '../audit/query.ts';
+import { listAudit } from '../audit/query.ts';
+import { exportResponse, filtersOf } from './audit-export.ts';
 import { accountAuth } from '../http/account-auth.ts';
 import type { AppEnv } from '../http/context.ts';
 import { AuditExportQuery, AuditListQuery, AuditPage } from './audit-schema.ts';
@@ -23,18 +24,6 @@ const enterprise = async (c: Context<AppEnv>, next: () => Promise<void>) => {
   await next();
 };
 const guards = [accountAuth, enterprise] as const;
-
-export const filtersOf = (q: {
-  since?: string | undefined;
-  until?: string | undefined;
-  action?: string | undefined;
-  actor?: string | undefined;
-}): AuditFilters => ({
-  since: q.since === undefined ? undefined : Date.parse(q.since),
-  until: q.until === undefined ? undefined : Date.parse(q.until),
-  action: q.action,
-  actor: q.actor,
-});
 
 const listRoute = manageRoute(requires('audit:read'), [...guards], {
   method: 'get',
@@ -62,38 +51,6 @@ const exportRoute = manageRoute(requires('audit:read'), [...guards], {
   },
   errors: ['bad_request', 'plan_upgrade_required'],
 });
-
-/** The export as a byte stream: D1 is read chunk by chunk as the client reads. */
-export function exportResponse(
-  db: D1Database,
-  accountId: string,
-  filters: AuditFilters,
-  format: 'ndjson' | 'csv',
-): Response {
-  const records = exportAudit(db, accountId, filters);
-  const encoder = new TextEncoder();
-  let headerSent = format !== 'csv';
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (!headerSent) {
-        headerSent = true;
-        controller.enqueue(encoder.encode(`${CSV_COLUMNS.join(',')}\r\n`));
-        return;
-      }
-      const next = await records.next();
-      if (next.done) return controller.close();
-      controller.enqueue(encoder.encode(format === 'csv' ? csvLine(next.value) : `${JSON.stringify(next.value)}\n`));
-    },
-  });
-  const type = format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8';
-  return new Response(body, {
-    headers: {
-      'Content-Type': type,
-      'Content-Disposition': `attachment; filename="audit-log.${format === 'csv' ? 'csv' : 'ndjson'}"`,
-      'Cache-Control': 'no-store',
-    },
-  });
-}
 
 export function registerAuditLogs(app: OpenAPIHono<AppEnv>): void {
   app.openapi(listRoute, async (c) => {

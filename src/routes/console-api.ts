@@ -2,32 +2,29 @@
 // and the "Try it" compressor (key management is in keys.ts: a session or a manage key). Unsafe methods
 // also need the X-CSRF-Token header.
 import { requires } from './requires.ts';
-import { createRoute, z, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
+import { createRoute, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { consoleKeyHash } from '../keys/service.ts';
 import { accountUsage } from '../console/usage.ts';
 import { clock } from '../env.ts';
+import { keyMeter } from '../metering/key-meter-stub.ts';
 import type { AppEnv } from '../http/context.ts';
 import { requireCsrfHeader } from '../http/csrf.ts';
 import { loadSession, requireSession } from '../http/session.ts';
 import { compressDoc } from './compress-doc.ts';
-import { compressUpload } from './compress.ts';
-import { CONSOLE_TAG, SESSION_SECURITY, UsageResponse } from './console-schema.ts';
+import { compressUpload } from './compress-upload.ts';
+import {
+  CONSOLE_COMPRESS_PATH,
+  CONSOLE_TAG,
+  CSRF_NOTE,
+  CsrfHeader,
+  SESSION_SECURITY,
+  UsageResponse,
+} from './console-schema.ts';
 import { errorResponses, jsonOk } from './schemas.ts';
 import { requestMeta } from './manage-read.ts';
 
-export const CONSOLE_COMPRESS_PATH = '/api/v1/console/compress';
-
 const session = [loadSession, requireSession] as const;
-export const CSRF_NOTE = ' Needs the `X-CSRF-Token` header with the token of the console page.';
-// Documented as a parameter so the reference and its curl lines show it; checked by requireCsrfHeader,
-// which runs first and answers 403 without it.
-export const CsrfHeader = z.object({
-  'x-csrf-token': z.string().openapi({
-    description: 'The session\'s CSRF token: the content of <meta name="csrf-token"> on any console page',
-    example: '$CSRF',
-  }),
-});
 
 const accountOf = (c: Context<AppEnv>) => c.var.session!.account;
 
@@ -66,6 +63,6 @@ export function registerConsoleApi(app: OpenAPIHono<AppEnv>): void {
   app.openAPIRegistry.registerPath(consoleCompressDoc);
   app.post(CONSOLE_COMPRESS_PATH, requires('keys:write'), ...session, requireCsrfHeader, async (c) => {
     const hash = await consoleKeyHash(c.env.DB, accountOf(c).id, clock(c.env));
-    return compressUpload(c, hash, c.env.METER.get(c.env.METER.idFromName(hash)));
+    return compressUpload(c, hash, keyMeter(c.env, hash));
   });
 }

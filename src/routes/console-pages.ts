@@ -34,10 +34,8 @@ import {
 } from '../web/sample.ts';
 import { compressConfig } from '../compress/config.ts';
 import { messagePage } from '../web/views/message.ts';
-import { CONSOLE_COMPRESS_PATH } from './console-api.ts';
-import { TRY_PLAN_PATH } from './console-try.ts';
-import { CreateKeyBody } from './console-schema.ts';
-import { documentConfig } from './openapi.ts';
+import { CONSOLE_COMPRESS_PATH, CreateKeyBody, TRY_PLAN_PATH } from './console-schema.ts';
+import { documentConfig } from './openapi-document.ts';
 
 /** The API reference's index; each operation and schema has a page below it. */
 export const DOCS_PATH = '/docs';

@@ -5,6 +5,20 @@ import { USAGE_DAYS } from '../console/limits.ts';
 import { KEY_NAME_MAX_LENGTH, MAX_ACTIVE_KEYS } from '../keys/limits.ts';
 import { WindowUsage } from './schemas.ts';
 
+/** The console's own compression (Try it), and its planner, asked before uploading. */
+export const CONSOLE_COMPRESS_PATH = '/api/v1/console/compress';
+export const TRY_PLAN_PATH = `${CONSOLE_COMPRESS_PATH}/plan`;
+
+export const CSRF_NOTE = ' Needs the `X-CSRF-Token` header with the token of the console page.';
+// Documented as a parameter so the reference and its curl lines show it; checked by requireCsrfHeader,
+// which runs first and answers 403 without it.
+export const CsrfHeader = z.object({
+  'x-csrf-token': z.string().openapi({
+    description: 'The session\'s CSRF token: the content of <meta name="csrf-token"> on any console page',
+    example: '$CSRF',
+  }),
+});
+
 export const SESSION_SECURITY: Record<string, string[]>[] = [{ SessionCookie: [] }];
 export const CONSOLE_TAG = 'Account (session)';
 

@@ -16,7 +16,7 @@ import { deleteSso, getSso, saveSso } from '../sso/config.ts';
 import { verifyDomain } from '../sso/domains.ts';
 import { ssoSettingsPage, type SsoSettingsState } from '../web/views/sso.ts';
 import { SsoBody } from './sso-schema.ts';
-import { redirectUriOf, saveRefusal, verifyRefusal } from './sso.ts';
+import { redirectUriOf, saveRefusal, verifyRefusal } from './sso-answers.ts';
 
 const EXPIRED_FORM = 'This form had expired or came from another site. Nothing was changed; please try again.';
 const signedIn = [loadSession, requireSessionPage] as const;

@@ -37,8 +37,8 @@ import { auditPage } from '../web/views/audit.ts';
 import { acceptPage, membersPage, type MembersState } from '../web/views/members.ts';
 import { messagePage } from '../web/views/message.ts';
 import { AuditExportQuery, AuditListQuery } from './audit-schema.ts';
-import { exportResponse, filtersOf } from './audit-logs.ts';
-import { signInOrigin, startSession } from './auth-pages.ts';
+import { exportResponse, filtersOf } from './audit-export.ts';
+import { signInOrigin, startSession } from './auth-forms.ts';
 
 const EXPIRED_FORM = 'This form had expired or came from another site. Nothing was changed; please try again.';
 const signedIn = [loadSession, requireSessionPage] as const;

@@ -11,16 +11,21 @@ import { requireCsrfHeader } from '../http/csrf.ts';
 import { ApiError, badRequestFrom } from '../errors.ts';
 import { errorBody } from '../http/errors.ts';
 import { loadSession, requireSession } from '../http/session.ts';
-import { checkParts, compressRequestOf } from './compress.ts';
+import { checkParts, compressRequestOf } from '../compress/parts.ts';
 import { requires } from './requires.ts';
 import { CompressParts } from './compress-schema.ts';
-import { CONSOLE_TAG, ConsoleMeta, SESSION_SECURITY } from './console-schema.ts';
-import { CONSOLE_COMPRESS_PATH, CSRF_NOTE, CsrfHeader } from './console-api.ts';
+import {
+  CONSOLE_COMPRESS_PATH,
+  CONSOLE_TAG,
+  ConsoleMeta,
+  CSRF_NOTE,
+  CsrfHeader,
+  SESSION_SECURITY,
+  TRY_PLAN_PATH,
+} from './console-schema.ts';
 import { queryObject, integerParam } from '../params.ts';
 import { ErrorBody, errorResponses } from './schemas.ts';
 import { requestMeta } from './manage-read.ts';
-
-export const TRY_PLAN_PATH = `${CONSOLE_COMPRESS_PATH}/plan`;
 
 const PlanParts = queryObject({
   ...CompressParts.shape,

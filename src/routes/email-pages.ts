@@ -33,7 +33,7 @@ import {
   startSession,
   throttledMessage,
   VERIFY_LINK_HOURS,
-} from './auth-pages.ts';
+} from './auth-forms.ts';
 
 const RESET_LINK_MINUTES = RESET_LINK_TTL_MS / 60_000;
 

@@ -4,7 +4,6 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { refreshKeys } from '../accounts/refresh.ts';
 import { adminAuth } from '../http/admin-auth.ts';
 import type { AppEnv } from '../http/context.ts';
-import { registerOperator } from './operator.ts';
 import { resetWasmInstances, wasmMemoryReport } from '../../wasm/instances.ts';
 
 export const REFRESH_PATH = '/internal/keys/refresh';
@@ -71,5 +70,4 @@ export function registerInternal(app: OpenAPIHono<AppEnv>): void {
     resetWasmInstances();
     return c.json({ data: wasmMemoryReport(), meta: { request_id: c.var.requestId } }, 200);
   });
-  registerOperator(app);
 }

@@ -12,9 +12,8 @@ import type { AppEnv } from '../http/context.ts';
 import { clientIp } from '../http/client-ip.ts';
 import { csrfTokenFor, csrfValid } from '../http/csrf.ts';
 import { field, readForm } from '../http/form-body.ts';
-import { redirectPage, sendPage } from '../http/pages.ts';
-import { cookieOptions, isLocalDevelopment, loadSession } from '../http/session.ts';
-import { SSO_LINK_PROOF_TTL_MS } from '../sso/limits.ts';
+import { sendPage } from '../http/pages.ts';
+import { cookieOptions, loadSession } from '../http/session.ts';
 import {
   mailedLinkOpen,
   mailLinkProof,
@@ -25,17 +24,8 @@ import {
 } from '../sso/link-proof.ts';
 import { messagePage } from '../web/views/message.ts';
 import { ssoLinkConfirmPage, ssoLinkPage, type LinkProofState } from '../web/views/sso.ts';
-import { EXPIRED_FORM, signInOrigin, startSession, throttledMessage } from './auth-pages.ts';
-
-export const SSO_LINK_PATH = '/sso/link';
-
-const linkCookie = (c: Context<AppEnv>) => (isLocalDevelopment(c.req.url) ? 'sr_sso_link' : '__Host-sr_sso_link');
-
-/** The callback found an existing member: the browser keeps the proof's token and goes to its page. */
-export function sendToLinkProof(c: Context<AppEnv>, proof: string): Response {
-  setCookie(c, linkCookie(c), proof, cookieOptions(c, Math.round(SSO_LINK_PROOF_TTL_MS / 1000)));
-  return redirectPage(c, SSO_LINK_PATH);
-}
+import { EXPIRED_FORM, signInOrigin, startSession, throttledMessage } from './auth-forms.ts';
+import { linkCookie, SSO_LINK_PATH } from './sso-answers.ts';
 
 const proofOf = (c: Context<AppEnv>) => getCookie(c, linkCookie(c));
 

@@ -20,17 +20,17 @@ import { ApiError } from '../errors.ts';
 import { parseJsonBody } from '../http/json-body.ts';
 import { PAGE_CSP, pageHeaders, sendPage } from '../http/pages.ts';
 import { cookieOptions, isLocalDevelopment, loadSession } from '../http/session.ts';
-import { deleteSso, getSso, saveSso, type SaveOutcome } from '../sso/config.ts';
-import { verifyDomain, type VerifyOutcome } from '../sso/domains.ts';
+import { deleteSso, getSso, saveSso } from '../sso/config.ts';
+import { verifyDomain } from '../sso/domains.ts';
 import { finishSso, startSso, type SsoFailure } from '../sso/flow.ts';
 import { SSO_LOGIN_TTL_MS, SSO_MAX_RESPONSE_BYTES } from '../sso/limits.ts';
 import { messagePage } from '../web/views/message.ts';
 import { ssoStartPage } from '../web/views/sso.ts';
-import { safeNext, signInOrigin, startSession } from './auth-pages.ts';
+import { safeNext, signInOrigin, startSession } from './auth-forms.ts';
 import { MANAGE_NOTE } from './manage-schema.ts';
 import { jsonOk } from './schemas.ts';
 import { DomainParam, SsoBody, SsoDomainOne, SsoOne } from './sso-schema.ts';
-import { registerSsoLink, sendToLinkProof } from './sso-link.ts';
+import { redirectUriOf, saveRefusal, sendToLinkProof, verifyRefusal } from './sso-answers.ts';
 
 export const SSO_PATH = '/api/v1/sso';
 const NOTE = ` Tools tier enterprise (403 plan_upgrade_required otherwise); a manage key or a signed-in owner or admin.${MANAGE_NOTE}`;
@@ -41,26 +41,7 @@ const enterprise = async (c: Context<AppEnv>, next: () => Promise<void>) => {
 };
 const guards = [accountAuth, enterprise] as const;
 
-export const redirectUriOf = (c: Context<AppEnv>): string => `${new URL(c.req.url).origin}/sso/callback`;
 const stateCookie = (c: Context<AppEnv>) => (isLocalDevelopment(c.req.url) ? 'sr_sso_state' : '__Host-sr_sso_state');
-
-export function saveRefusal(outcome: Exclude<SaveOutcome, { ok: true }>): ApiError {
-  return new ApiError(
-    'bad_request',
-    `these domains were proved by another account's SSO: ${outcome.domains.join(', ')}`,
-    { param: 'domains', details: { domains: outcome.domains } },
-  );
-}
-
-/** The verify endpoint's refusals (the console's "Check now" says the same words). */
-export function verifyRefusal(outcome: Exclude<VerifyOutcome, { ok: true }>, domain: string): ApiError {
-  return outcome.reason === 'not_found'
-    ? new ApiError('not_found', `${domain} is not a domain of this account's single sign-on`, { param: 'domain' })
-    : new ApiError('bad_request', `${domain} was proved by another account's single sign-on`, {
-        param: 'domain',
-        details: { reason: 'domain_taken' },
-      });
-}
 
 const getRoute = manageRoute(requires('sso:write'), [...guards], {
   method: 'get',
@@ -245,6 +226,4 @@ export function registerSso(app: OpenAPIHono<AppEnv>): void {
     }
     return startSession(c, outcome, outcome.next ?? undefined, 'sso');
   });
-
-  registerSsoLink(app);
 }

@@ -19,11 +19,11 @@ import { adminTokenProblem } from '../operator/admin-token.ts';
 import { runScheduled } from '../scheduled.ts';
 import { selfhostEnv } from './env.ts';
 
-export { AccountMeter } from '../durable/account-meter.ts';
-export { ImageStore } from '../durable/image-store.ts';
-export { KeyMeter } from '../durable/key-meter.ts';
-export { LeaseHolder } from '../durable/lease-holder.ts';
-export { WebhookDispatcher } from '../durable/webhook-dispatcher.ts';
+export { AccountMeter } from '../metering/account-meter.ts';
+export { ImageStore } from '../img/store.ts';
+export { KeyMeter } from '../metering/key-meter.ts';
+export { LeaseHolder } from '../metering/lease-holder.ts';
+export { WebhookDispatcher } from '../webhooks/dispatcher.ts';
 
 const HEALTH_PATH = '/healthz';
 const READY_PATH = '/readyz';

@@ -4,6 +4,7 @@
 // very next request with a deleted key is refused, and the dispatcher drops the endpoints' deliveries.
 import { batchWithAudit, type AuditOrigin } from '../audit/log.ts';
 import type { Env } from '../env.ts';
+import { keyMeter } from '../metering/key-meter-stub.ts';
 import { dispatcher } from '../webhooks/dispatcher-stub.ts';
 
 // Children before parents: D1 enforces the foreign keys.
@@ -47,7 +48,7 @@ export async function deleteAccount(env: Env, accountId: string, now: number, or
       params: [accountId],
     },
   );
-  await Promise.all(keys.results.map((k) => env.METER.get(env.METER.idFromName(k.hash)).refresh()));
+  await Promise.all(keys.results.map((k) => keyMeter(env, k.hash).refresh()));
   for (const endpoint of endpoints.results) await dispatcher(env, accountId).forget(endpoint.id);
   return true;
 }

@@ -4,7 +4,7 @@
 import type { CompressConfig } from '../compress/config.ts';
 import { DEFAULT_QUALITY } from '../compress/limits.ts';
 import { compressAdmitted } from '../compress/service.ts';
-import type { CompressResult } from '../compress/pipeline.ts';
+import type { CompressResult } from '../compress/types.ts';
 
 /** The sample's URL; the file is src/web/assets/sample.jpg in the repository. */
 export const SAMPLE_PATH = '/assets/sample.jpg';

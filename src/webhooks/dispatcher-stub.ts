@@ -1,13 +1,13 @@
 // The account's webhook dispatcher, by account id, and the meters' hand-off to it. Apart from the class
 // so routes and meters need only its type, not 'cloudflare:workers'.
-import type { WebhookDispatcher } from '../durable/webhook-dispatcher.ts';
-import type { Env } from '../env.ts';
+import type { WebhookDispatcher } from './dispatcher.ts';
+import { type Env, objectStub } from '../env.ts';
 import type { WebhookEvent } from './events.ts';
 import { HANDOFF_RETRY_MS } from './limits.ts';
 import type { MeterOutbox } from './meter-outbox.ts';
 
 export function dispatcher(env: Env, accountId: string): DurableObjectStub<WebhookDispatcher> {
-  return env.WEBHOOK_DISPATCHER.get(env.WEBHOOK_DISPATCHER.idFromName(accountId));
+  return objectStub<WebhookDispatcher>(env.WEBHOOK_DISPATCHER, accountId);
 }
 
 /**

@@ -1,7 +1,7 @@
 // The webhook endpoints' use cases, for the management API and the console alike: what happens to the
 // deliveries when an endpoint is switched off or deleted, and when a test or a retry may be sent. The
 // adapters only translate the outcomes (JSON errors, or a page that says it).
-import type { ManualSend } from '../durable/webhook-dispatcher.ts';
+import type { ManualSend } from './dispatcher.ts';
 import { dispatcher } from './dispatcher-stub.ts';
 import {
   deleteEndpoint,

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
-import { FULL_CHROMA_QUALITY as SERVICE_FULL_CHROMA_QUALITY } from '../../src/compress/memory-plan.ts';
+import { FULL_CHROMA_QUALITY as SERVICE_FULL_CHROMA_QUALITY } from '../../src/compress/limits.ts';
 import { loadCorpus } from './lib/corpus.ts';
 import { engineJpegFromJpeg, nodeEngine, type NodeEngine } from './lib/engine-node.ts';
 import { withIcc } from './lib/jpeg-icc.ts';

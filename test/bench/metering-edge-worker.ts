@@ -12,6 +12,7 @@ import {
 } from '../../src/index.ts';
 import worker from '../../src/index.ts';
 import type { Env } from '../../src/env.ts';
+import { keyMeter } from '../../src/metering/key-meter-stub.ts';
 import { HOME_RTT_MS, NEARBY_RTT_MS } from './metering-edge-distances.ts';
 
 export { WebhookDispatcher };
@@ -106,7 +107,7 @@ export class AccountMeter extends BaseAccountMeter {
 
 /** `env` whose holders pass a compression's reservation, commit and release straight to the key's home. */
 function monthAtHome(env: Env): Env {
-  const meter = (hash: string) => env.METER.get(env.METER.idFromName(hash));
+  const meter = (hash: string) => keyMeter(env, hash);
   const routed: Record<string, (...a: never[]) => unknown> = {
     reserve: (h: string, _at: string, now: number) => meter(h).reserve(h, now),
     commit: (h: string, _at: string, id: string, now: number) => meter(h).commit(h, id, now),

@@ -5,7 +5,8 @@ import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountStatement, keyStatement, type Statement } from '../../src/accounts/provision.ts';
+import type { Statement } from '../../src/db/statements.ts';
+import { accountStatement, keyStatement } from '../../src/accounts/provision.ts';
 import {
   admin,
   closedUrl,

@@ -8,9 +8,12 @@ import { API_MD, apiMarkdown } from '../../src/cli/docs-api.ts';
 import { anchors } from '../../src/web/docs/markdown.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const MANUAL = ['README.md', 'wasm/README.md', ...readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`)].filter((f) =>
-  f.endsWith('.md'),
-);
+const MANUAL = [
+  'README.md',
+  'wasm/README.md',
+  ...readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`),
+  ...readdirSync(join(ROOT, 'docs/experiments')).map((f) => `docs/experiments/${f}`),
+].filter((f) => f.endsWith('.md'));
 
 /** GitHub's anchors for a Markdown file's headings (outside code fences), repeats numbered. */
 function headingAnchors(markdown: string): Set<string> {

@@ -3,7 +3,8 @@
 // and re-made keys never add compressions. Key creation is capped per account per day.
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { accountStatement, keyStatement, type Statement } from '../../src/accounts/provision.ts';
+import type { Statement } from '../../src/db/statements.ts';
+import { accountStatement, keyStatement } from '../../src/accounts/provision.ts';
 import { hashKey } from '../../src/accounts/keys.ts';
 import { MAX_KEYS_CREATED_PER_DAY } from '../../src/keys/limits.ts';
 import { MAX_ACTIVE_KEYS } from '../../src/keys/limits.ts';

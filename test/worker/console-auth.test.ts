@@ -15,7 +15,7 @@ import {
 } from '../../src/auth/limits.ts';
 import { hashPassword } from '../../src/auth/password.ts';
 import { TestClock, captureConsole } from './helpers.ts';
-import { safeNext } from '../../src/routes/auth-pages.ts';
+import { safeNext } from '../../src/routes/auth-forms.ts';
 import { selfhostEnv, type SelfhostEnv } from '../../src/selfhost/env.ts';
 import {
   Browser,

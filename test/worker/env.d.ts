@@ -5,10 +5,10 @@ declare global {
   namespace Cloudflare {
     interface Env {
       DB: D1Database;
-      METER: import('../../src/env.ts').Env['METER'];
-      ACCOUNT_METER: import('../../src/env.ts').Env['ACCOUNT_METER'];
-      LEASE_HOLDER: import('../../src/env.ts').Env['LEASE_HOLDER'];
-      WEBHOOK_DISPATCHER: import('../../src/env.ts').Env['WEBHOOK_DISPATCHER'];
+      METER: DurableObjectNamespace<import('../../src/metering/key-meter.ts').KeyMeter>;
+      ACCOUNT_METER: DurableObjectNamespace<import('../../src/metering/account-meter.ts').AccountMeter>;
+      LEASE_HOLDER: DurableObjectNamespace<import('../../src/metering/lease-holder.ts').LeaseHolder>;
+      WEBHOOK_DISPATCHER: DurableObjectNamespace<import('../../src/webhooks/dispatcher.ts').WebhookDispatcher>;
       FETCH_TEST_ORIGIN: string;
       ADMIN_TOKEN: string;
       QR_SIGNING_SECRET: string;

@@ -3,9 +3,9 @@
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { expect } from 'vitest';
 import { hashKey } from '../../src/accounts/keys.ts';
-import { accountStatement, keyStatement, type Statement } from '../../src/accounts/provision.ts';
+import { accountStatement, keyStatement } from '../../src/accounts/provision.ts';
 import type { ImageTier, Scope, ToolsTier } from '../../src/accounts/tiers.ts';
-import { SQL } from '../../src/db/statements.ts';
+import { SQL, type Statement } from '../../src/db/statements.ts';
 import worker from '../../src/index.ts';
 
 let seq = 0;

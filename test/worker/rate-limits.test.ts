@@ -1,7 +1,7 @@
 import { SELF, env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/accounts/keys.ts';
-import type { KeyMeter } from '../../src/durable/key-meter.ts';
+import type { KeyMeter } from '../../src/metering/key-meter.ts';
 import { TestClock, call, makeKey, toolsHeaders, type TestKey } from './helpers.ts';
 
 const MINUTE = 60_000;

@@ -9,18 +9,13 @@
 // same id (at least once).
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env.ts';
-import { attemptDelivery } from '../webhooks/delivery.ts';
-import { DispatchStore, type DeliveryView, type DueDelivery } from '../webhooks/dispatch-store.ts';
-import { endpointTargets, recordHealth, type EndpointTarget } from '../webhooks/endpoints.ts';
-import { event, type EventType, type WebhookEvent } from '../webhooks/events.ts';
-import {
-  ALARM_RETRY_MS,
-  MAX_CONCURRENT_DELIVERIES,
-  MAX_MANUAL_SENDS_PER_HOUR,
-  RETENTION_MS,
-} from '../webhooks/limits.ts';
-import { attemptTimeout, disableAfter, retrySchedule } from '../webhooks/schedule.ts';
-import { exportObjectState, importObjectState, type ObjectState } from './object-state.ts';
+import { attemptDelivery } from './delivery.ts';
+import { DispatchStore, type DeliveryView, type DueDelivery } from './dispatch-store.ts';
+import { endpointTargets, recordHealth, type EndpointTarget } from './endpoints.ts';
+import { event, type EventType, type WebhookEvent } from './events.ts';
+import { ALARM_RETRY_MS, MAX_CONCURRENT_DELIVERIES, MAX_MANUAL_SENDS_PER_HOUR, RETENTION_MS } from './limits.ts';
+import { attemptTimeout, disableAfter, retrySchedule } from './schedule.ts';
+import { exportObjectState, importObjectState, type ObjectState } from '../metering/object-state.ts';
 
 /** How long past its timeout an attempt may hold its endpoint before a new one may start. */
 const BUSY_GRACE_MS = 60_000;

@@ -9,11 +9,12 @@ import { DurableObject } from 'cloudflare:workers';
 import type { KeyView } from '../accounts/records.ts';
 import { IMAGE_TIERS, TOOLS_TIERS } from '../accounts/tiers.ts';
 import type { Env } from '../env.ts';
-import { LeaseClient, type HolderPorts } from '../metering/lease-client.ts';
-import type { LeaseReport } from '../metering/lease.ts';
-import { monthWindows, toolsWindows } from '../metering/rules.ts';
-import type { Verdict } from '../metering/types.ts';
-import { secondsUntil, toUnixSeconds } from '../metering/windows.ts';
+import { keyMeter } from './key-meter-stub.ts';
+import { LeaseClient, type HolderPorts } from './lease-client.ts';
+import type { LeaseReport } from './lease.ts';
+import { monthWindows, toolsWindows } from './rules.ts';
+import type { Verdict } from './types.ts';
+import { secondsUntil, toUnixSeconds } from './windows.ts';
 
 type Client = LeaseClient<Verdict, KeyView>;
 
@@ -144,7 +145,7 @@ export class LeaseHolder extends DurableObject<Env> {
   }
 
   private home(hash: string) {
-    return this.env.METER.get(this.env.METER.idFromName(hash));
+    return keyMeter(this.env, hash);
   }
 
   private ports(location: string): Omit<HolderPorts<Verdict, KeyView>, 'windows' | 'exchange'> {

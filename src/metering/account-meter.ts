@@ -10,10 +10,10 @@
 // reserved there without a call here; a unit lent counts as taken until its location reports it.
 import type { ImageTier } from '../accounts/tiers.ts';
 import type { Env } from '../env.ts';
-import type { ExchangeAnswer, ExchangeRequest } from '../metering/lease-client.ts';
-import { recallOthers, serveExchange } from '../metering/lease-home.ts';
-import { nearbyMeterNamed } from '../metering/lease-holder-stub.ts';
-import { monthCounts } from '../metering/lease-store.ts';
+import type { ExchangeAnswer, ExchangeRequest } from './lease-client.ts';
+import { recallOthers, serveExchange } from './lease-home.ts';
+import { nearbyMeterNamed } from './lease-holder-stub.ts';
+import { monthCounts } from './lease-store.ts';
 import {
   commitCompression,
   imageStatus,
@@ -23,9 +23,9 @@ import {
   reserveCompression,
   type CommitResult,
   type ImageResult,
-} from '../metering/rules.ts';
-import { monthWindow } from '../metering/windows.ts';
-import type { WindowUsage } from '../metering/types.ts';
+} from './rules.ts';
+import { monthWindow } from './windows.ts';
+import type { WindowUsage } from './types.ts';
 import { handOff } from '../webhooks/dispatcher-stub.ts';
 import { imageRefused, imageThresholds, type HookTarget } from '../webhooks/meter-events.ts';
 import { LeaseHomeObject } from './lease-home-object.ts';

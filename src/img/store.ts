@@ -3,8 +3,8 @@
 // Cloudflare the Cache API is the image cache and this class is not deployed.
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env.ts';
-import type { StoredImage } from '../img/cache.ts';
-import { ImageShelf } from '../img/shelf.ts';
+import type { StoredImage } from './cache.ts';
+import { ImageShelf } from './shelf.ts';
 
 export class ImageStore extends DurableObject<Env> {
   private readonly shelf: ImageShelf;

@@ -8,11 +8,11 @@ import type { KeyStateRow, KeyView } from '../accounts/records.ts';
 import { parseScopes, type Scope } from '../accounts/tiers.ts';
 import { SQL } from '../db/statements.ts';
 import type { Env } from '../env.ts';
-import type { ExchangeAnswer, ExchangeRequest } from '../metering/lease-client.ts';
-import { revokeLeases, serveExchange } from '../metering/lease-home.ts';
-import { holderName, nearbyMeter } from '../metering/lease-holder-stub.ts';
-import type { LeaseReport } from '../metering/lease.ts';
-import { KEY_STATE_TTL_MS, LAST_USED_FLUSH_MS } from '../metering/key-state.ts';
+import type { ExchangeAnswer, ExchangeRequest } from './lease-client.ts';
+import { revokeLeases, serveExchange } from './lease-home.ts';
+import { holderName, nearbyMeter } from './lease-holder-stub.ts';
+import type { LeaseReport } from './lease.ts';
+import { KEY_STATE_TTL_MS, LAST_USED_FLUSH_MS } from './key-state.ts';
 import {
   countFailedCompression,
   failedCompressions,
@@ -21,11 +21,11 @@ import {
   meterTools,
   toolsUsage,
   toolsWindows,
-} from '../metering/rules.ts';
-import { dayWindow } from '../metering/windows.ts';
-import { accountMeter } from '../metering/account-meter-stub.ts';
+} from './rules.ts';
+import { dayWindow } from './windows.ts';
+import { accountMeter } from './account-meter-stub.ts';
 import type { AccountMeter } from './account-meter.ts';
-import type { KeySnapshot, Verdict } from '../metering/types.ts';
+import type { KeySnapshot, Verdict } from './types.ts';
 import { handOff } from '../webhooks/dispatcher-stub.ts';
 import { hookTarget, toolsEvents } from '../webhooks/meter-events.ts';
 import { LeaseHomeObject } from './lease-home-object.ts';

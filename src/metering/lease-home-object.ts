@@ -3,10 +3,10 @@
 // under and the webhook events born there in their own SQLite storage, wired the same way.
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env.ts';
-import { Counters } from '../metering/counters.ts';
-import type { HomePorts } from '../metering/lease-home.ts';
-import { HeldCounters, objectPorts, SqlLeaseStore } from '../metering/lease-store.ts';
-import { HomeLedger, type LeaseReport, type WindowCounts } from '../metering/lease.ts';
+import { Counters } from './counters.ts';
+import type { HomePorts } from './lease-home.ts';
+import { HeldCounters, objectPorts, SqlLeaseStore } from './lease-store.ts';
+import { HomeLedger, type LeaseReport, type WindowCounts } from './lease.ts';
 import { MeterOutbox } from '../webhooks/meter-outbox.ts';
 
 export abstract class LeaseHomeObject extends DurableObject<Env> {

@@ -1,0 +1,50 @@
+// The compression use case's contract: what a caller asks (`CompressRequest`), what it gets back
+// (`CompressResult`), and the shape of a source format's path. A leaf: types only, so the pipeline, its
+// paths and their callers all read it without reaching each other.
+import type { Orientation } from './exif.ts';
+import type { ImageFormat, InputFormat } from './formats.ts';
+import type { Plan } from './memory-plan.ts';
+import type { MetadataMode } from './metadata.ts';
+
+export interface CompressRequest {
+  bytes: Uint8Array;
+  format: ImageFormat;
+  quality: number;
+  width?: number;
+  height?: number;
+  targetKb?: number;
+  metadata?: MetadataMode;
+  /** PNG output quantised to a palette of at most `colors` (the fewest that reach `quality`). */
+  palette?: boolean;
+  colors?: number;
+  /** WebP output written lossless (every pixel kept). */
+  lossless?: boolean;
+}
+
+export interface CompressResult {
+  bytes: Uint8Array;
+  inputFormat: InputFormat;
+  format: ImageFormat;
+  width: number;
+  height: number;
+  /**
+   * The quality used (X-Quality); `lossless` where none was: PNG output without a palette, lossless WebP,
+   * the never-bigger lossless rewrite (a palette PNG gives the palette's measured quality).
+   */
+  quality: number | 'lossless';
+  /** Set when `targetKb` was given. */
+  targetReached?: boolean;
+  encodes: number;
+  /** Whether the lossless rewrite replaced a lossy result that was not smaller (the never-bigger rule). */
+  lossless: boolean;
+  /** Milliseconds per phase. */
+  timings: { decode: number; resize: number; encode: number };
+}
+
+/** A source format's path (jpeg-path.ts, webp-path.ts): the request, its plan, the source's orientation, the metadata mode. */
+export type SourcePath = (
+  request: CompressRequest,
+  plan: Plan,
+  orientation: Orientation,
+  metadata: MetadataMode,
+) => Promise<CompressResult>;
