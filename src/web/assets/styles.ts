@@ -197,7 +197,8 @@ input:disabled, select:disabled { background: #eceef1; color: #5c6470; border-st
   table.stack tr { background: var(--card); border: 1px solid var(--line); border-radius: .5rem; padding: .5rem .75rem; margin: .75rem 0; }
   table.stack th, table.stack td { border: 0; padding: .2rem 0; }
   table.stack tbody th { font-size: 1.05rem; }
-  table.stack td[data-label] { display: grid; grid-template-columns: 6.5rem 1fr; gap: .5rem; }
+  /* minmax(0, 1fr) and anywhere: a long value (an email) wraps in its column instead of being cut off. */
+  table.stack td[data-label] { display: grid; grid-template-columns: 6.5rem minmax(0, 1fr); gap: .5rem; overflow-wrap: anywhere; }
   table.stack td[data-label]::before { content: attr(data-label); color: var(--muted); font-weight: 600; }
   table.stack td.actions:empty { display: none; }
   table.stack td.actions a { display: inline-block; padding: .35rem 0; font-weight: 600; }
