@@ -355,6 +355,15 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
     await heading('Usage').waitFor();
   });
 
+  step('at 1280 px every console page starts at the same left edge', async () => {
+    const edges: Record<string, number> = {};
+    for (const path of ['/', '/keys', '/audit', '/try', '/webhooks', '/members']) {
+      await visit(path);
+      edges[path] = Math.round((await p().locator('main h1').first().boundingBox())?.x ?? -1);
+    }
+    expect(new Set(Object.values(edges)).size, JSON.stringify(edges)).toBe(1);
+  });
+
   step('on a phone-sized screen the pages fit the width', async () => {
     await p().setViewportSize({ width: PHONE.width, height: PHONE.height });
     for (const [path, name] of [

@@ -23,7 +23,6 @@ header.site nav button, .menu-button { background: transparent; color: #fff; bor
 .menu-button[aria-expanded="true"] { background: #fff; color: #14213d; }
 main { max-width: 72rem; margin: 0 auto; padding: 1.5rem 1rem 3rem; }
 main.narrow { max-width: 28rem; }
-main.wide { max-width: 90rem; }
 h1 { font-size: 1.75rem; margin: .5rem 0 1rem; }
 h2 { font-size: 1.3rem; margin: 2rem 0 .75rem; }
 h3 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }

@@ -49,7 +49,6 @@ ${state.next ? html`<p><a href="/audit?${state.next}" rel="next">Older records</
     csrf: state.csrf,
     account: state.account,
     section: 'audit',
-    mainClass: 'wide',
     body,
   });
 }
