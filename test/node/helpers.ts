@@ -41,12 +41,18 @@ export function isolatedEnv(extra: Record<string, string> = {}): NodeJS.ProcessE
 }
 
 export function runNode(script: string, args: readonly string[], env: Record<string, string> = {}): Promise<RunResult> {
+  return runProcess(process.execPath, [script, ...args], ROOT, env);
+}
+
+/** `command` with `args` in `cwd`, in the isolated environment plus `env`; its output collected. */
+export function runProcess(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], {
-      cwd: ROOT,
-      env: isolatedEnv(env),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(command, args, { cwd, env: isolatedEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));

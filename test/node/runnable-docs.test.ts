@@ -2,13 +2,12 @@
 // and docs/*.md runs, in order per file and in one shell per file (a block may use what an earlier one set),
 // against the run's shared `npm run dev` (test/fixtures/dev-service-setup.ts). The convention is described
 // in docs/getting-started.md ("Runnable examples").
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DevService, sharedService } from '../e2e/lib/service.ts';
-import { isolatedEnv, ROOT, type RunResult } from './helpers.ts';
+import { ROOT, runProcess, type RunResult } from './helpers.ts';
 
 /** The info string that marks a block to run; any other block is only read. */
 const RUNNABLE = 'sh runnable';
@@ -42,15 +41,7 @@ function script(blocks: string[]): string {
 }
 
 function runShell(source: string, cwd: string, env: Record<string, string>): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', source], { cwd, env: isolatedEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runProcess('bash', ['-c', source], cwd, env);
 }
 
 describe('runnable blocks', () => {
