@@ -29,7 +29,7 @@ export function tryPage(state: TryState): string {
   const remaining = state.month.remaining ?? 0;
   const body = html`<h1>Try the compressor</h1>
 <p>Runs on your account's <strong>${state.account.image_tier}</strong> image tier and its monthly quota, which your keys share:
-<strong id="try-remaining">${numberText(remaining)}</strong> of ${numberText(state.month.limit ?? 0)} compressions left this month. No API key is involved.</p>
+at least <strong id="try-remaining">${numberText(remaining)}</strong> of ${numberText(state.month.limit ?? 0)} compressions left this month (units your keys' nearby meters hold count as taken until they are used or given back, so this can be a little under what Usage shows as unused). No API key is involved.</p>
 <form id="try-form" class="card" data-endpoint="${state.endpoint}" data-max-bytes="${MAX_IMAGE_BYTES}" data-plan-endpoint="${state.planEndpoint}" data-head-bytes="${TRY_PLAN_HEAD_BYTES}" novalidate>
 <div class="dropzone" id="dropzone">
 ${field('try-image', 'Image', html`<input id="try-image" name="image" type="file" accept="image/jpeg,image/png,image/webp" required aria-describedby="try-image-hint try-image-facts">`, `JPEG, PNG or WebP, up to ${MAX_IMAGE_BYTES / 1024 / 1024} MB. You can also drop a file here.`)}
