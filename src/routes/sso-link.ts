@@ -60,6 +60,21 @@ async function finish(c: Context<AppEnv>, outcome: LinkOutcome, state?: Omit<Lin
   );
 }
 
+/**
+ * A form posted on the proof page: this browser's proof still open and the CSRF token right, before any
+ * proof is tried; otherwise the page that says why.
+ */
+async function proofForm(c: Context<AppEnv>) {
+  const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
+  const now = clock(c.env);
+  const pending = await openLinkProof(c.env.DB, proofOf(c), now);
+  if (!pending) return gone(c);
+  const state = { csrf: csrfTokenFor(c), pending };
+  if (!(await csrfValid(c, field(form, '_csrf'))))
+    return sendPage(c, ssoLinkPage({ ...state, error: EXPIRED_FORM }), 403);
+  return { form, now, pending, state };
+}
+
 export function registerSsoLink(app: OpenAPIHono<AppEnv>): void {
   app.get(SSO_LINK_PATH, loadSession, async (c) => {
     const pending = await openLinkProof(c.env.DB, proofOf(c), clock(c.env));
@@ -68,13 +83,9 @@ export function registerSsoLink(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.post(SSO_LINK_PATH, loadSession, async (c) => {
-    const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
-    const now = clock(c.env);
-    const pending = await openLinkProof(c.env.DB, proofOf(c), now);
-    if (!pending) return gone(c);
-    const state = { csrf: csrfTokenFor(c), pending };
-    if (!(await csrfValid(c, field(form, '_csrf'))))
-      return sendPage(c, ssoLinkPage({ ...state, error: EXPIRED_FORM }), 403);
+    const opened = await proofForm(c);
+    if (opened instanceof Response) return opened;
+    const { form, now, state } = opened;
     const password = field(form, 'password') ?? '';
     if (password.length === 0 || password.length > PASSWORD_MAX_LENGTH)
       return sendPage(c, ssoLinkPage({ ...state, error: 'Enter your password.' }), 400);
@@ -83,13 +94,9 @@ export function registerSsoLink(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.post(`${SSO_LINK_PATH}/mail`, loadSession, async (c) => {
-    const form = await readForm(c.req.raw, FORM_BODY_MAX_BYTES);
-    const now = clock(c.env);
-    const pending = await openLinkProof(c.env.DB, proofOf(c), now);
-    if (!pending) return gone(c);
-    const state = { csrf: csrfTokenFor(c), pending };
-    if (!(await csrfValid(c, field(form, '_csrf'))))
-      return sendPage(c, ssoLinkPage({ ...state, error: EXPIRED_FORM }), 403);
+    const opened = await proofForm(c);
+    if (opened instanceof Response) return opened;
+    const { now, pending, state } = opened;
     const gate = await hit(c.env.DB, mailRequestRules(clientIp(c), pending.email), now);
     if (!gate.allowed) return sendPage(c, ssoLinkPage({ ...state, error: throttledMessage(c, gate.retryAfter) }), 429);
     const mailed = await mailLinkProof(c.env, proofOf(c), now);
