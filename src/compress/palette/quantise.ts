@@ -317,7 +317,35 @@ export async function buildPalette(points: Points, size: number, passes: number)
   return { colours: centres, size: k, mse };
 }
 
-/** The nearest entry by squared distance, and that distance. */
+/**
+ * How far apart two premultiplied colours look: per channel, the larger of their difference composited
+ * on black (the premultiplied values' own) and on white (colour minus alpha), squared and summed — the
+ * measure libimagequant uses. Plain RGBA distance let alpha count as one channel of four, so a palette
+ * that traded alpha for colour looked right on black and wrong on white; here an alpha error counts
+ * wherever it shows. For opaque colours it is the RGB distance. Its square root is a norm, so the
+ * triangle inequality that Remapper's shortcuts rely on holds.
+ */
+export function colourDistance(
+  r0: number,
+  g0: number,
+  b0: number,
+  a0: number,
+  r1: number,
+  g1: number,
+  b1: number,
+  a1: number,
+): number {
+  const da = a0 - a1;
+  const dr = r0 - r1,
+    dg = g0 - g1,
+    db = b0 - b1;
+  const wr = dr - da,
+    wg = dg - da,
+    wb = db - da;
+  return Math.max(dr * dr, wr * wr) + Math.max(dg * dg, wg * wg) + Math.max(db * db, wb * wb);
+}
+
+/** The nearest entry by colourDistance, and that distance. */
 export function nearestOf(
   colours: Float32Array,
   size: number,
@@ -329,11 +357,7 @@ export function nearestOf(
   let best = 0;
   let bestD = Infinity;
   for (let i = 0, o = 0; i < size; i++, o += 4) {
-    const dr = colours[o]! - r,
-      dg = colours[o + 1]! - g,
-      db = colours[o + 2]! - b,
-      da = colours[o + 3]! - a;
-    const d = dr * dr + dg * dg + db * db + da * da;
+    const d = colourDistance(colours[o]!, colours[o + 1]!, colours[o + 2]!, colours[o + 3]!, r, g, b, a);
     if (d < bestD) {
       bestD = d;
       best = i;

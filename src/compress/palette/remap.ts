@@ -2,7 +2,7 @@
 // flat area stays flat and a hard edge does not smear). The palette's error is measured on every pixel
 // as it is mapped (as pngquant defines its quality: each pixel against its nearest entry, the
 // dithering's noise aside), so the quality reported is the output's, not the histogram's estimate.
-import { BINS, binOf, mseToQuality, type Palette } from './quantise.ts';
+import { BINS, binOf, colourDistance, mseToQuality, type Palette } from './quantise.ts';
 
 /** Share of the diffused error carried on: below 1 keeps noise out of areas the palette nearly fits. */
 const DITHER_LEVEL = 0.85;
@@ -149,9 +149,7 @@ export class Remapper {
 
   private distance(i: number, r: number, g: number, b: number, a: number): number {
     const o = i * 4;
-    return (
-      (this.pre[o]! - r) ** 2 + (this.pre[o + 1]! - g) ** 2 + (this.pre[o + 2]! - b) ** 2 + (this.pre[o + 3]! - a) ** 2
-    );
+    return colourDistance(this.pre[o]!, this.pre[o + 1]!, this.pre[o + 2]!, this.pre[o + 3]!, r, g, b, a);
   }
 
   /**

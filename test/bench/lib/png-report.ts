@@ -43,6 +43,24 @@ export function pngReport(r: PngBench): string {
       `| ${i.name} | ${((i.width * i.height) / 1e6).toFixed(1)} | ${f(l.bytes === undefined ? NaN : l.bytes / l.sharpBytes)} | ${f(l.ms / l.sharpMs, 2)} | ${comp(i.pngquant).join(' | ')} | ${comp(i.sharpPalette).join(' | ')} |`,
     );
   }
+  const translucent = r.images.filter((i) => i.translucent);
+  if (translucent.length) {
+    const pair = (w?: number, b?: number) => `${f(w, 4)} / ${f(b, 4)}`;
+    lines.push(
+      '',
+      'Translucent images, SSIM composited on white / on black:',
+      '',
+      '| image | pngquant B | its SSIM | ours q80 B | its SSIM | ours at ≥ pngquant on both (q) | ÷ pngquant |',
+      '|---|---:|---|---:|---|---|---:|',
+    );
+    for (const i of translucent) {
+      const q = i.pngquant;
+      const p80 = i.probes.find((p) => p.quality === 80);
+      lines.push(
+        `| ${i.name} | ${q.error ?? q.bytes} | ${pair(q.white, q.black)} | ${p80?.bytes ?? '–'} | ${pair(p80?.white, p80?.black)} | ${q.ours ? `${q.ours.bytes} (${q.ours.quality === 'lossless' ? 'lossless' : `q${q.ours.quality}`})` : '–'} | ${f(ratio(q))} |`,
+      );
+    }
+  }
   const all = r.images;
   lines.push(
     '',

@@ -13,15 +13,20 @@ export interface Rgb {
 
 /**
  * Decodes to 8-bit sRGB the way a viewer shows the image: EXIF orientation applied, alpha flattened
- * onto white (what Shrinkray does for JPEG output, so every output is judged the same way). With
+ * onto white (what Shrinkray does for JPEG output, so every output is judged the same way), or onto
+ * `background` (black, to judge a translucent image's alpha as well as its colour). With
  * `size`, an image of other dimensions is stretched to it (only a wrong output would need that).
  */
-export async function decodeRgb(input: Uint8Array, size?: { width: number; height: number }): Promise<Rgb> {
+export async function decodeRgb(
+  input: Uint8Array,
+  size?: { width: number; height: number },
+  background = '#ffffff',
+): Promise<Rgb> {
   const decode = (resize: boolean) => {
     let img = sharp(input, { limitInputPixels: false }).rotate();
     if (resize && size) img = img.resize(size.width, size.height, { fit: 'fill' });
     return img
-      .flatten({ background: '#ffffff' })
+      .flatten({ background })
       .toColourspace('srgb')
       .removeAlpha()
       .raw()
