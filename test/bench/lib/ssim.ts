@@ -25,12 +25,7 @@ export async function decodeRgb(
   const decode = (resize: boolean) => {
     let img = sharp(input, { limitInputPixels: false }).rotate();
     if (resize && size) img = img.resize(size.width, size.height, { fit: 'fill' });
-    return img
-      .flatten({ background })
-      .toColourspace('srgb')
-      .removeAlpha()
-      .raw()
-      .toBuffer({ resolveWithObject: true });
+    return img.flatten({ background }).toColourspace('srgb').removeAlpha().raw().toBuffer({ resolveWithObject: true });
   };
   let { data, info } = await decode(false);
   if (size && (info.width !== size.width || info.height !== size.height)) ({ data, info } = await decode(true));
