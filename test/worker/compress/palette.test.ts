@@ -3,11 +3,11 @@
 // a lower quality, the measured quality in X-Quality; lossless when a palette would not be smaller;
 // the parameters' refusals.
 import { describe, expect, it } from 'vitest';
-import type { RgbaImage } from '../../wasm/image.ts';
-import { decodePng } from '../../wasm/png.ts';
-import { makeKey } from './helpers.ts';
-import { bodyBytes, compressCall, jpegOf, photo, pngOf } from './image-fixtures.ts';
-import { chunksOf, ihdrOf } from './png-fixtures.ts';
+import type { RgbaImage } from '../../../wasm/image.ts';
+import { decodePng } from '../../../wasm/png.ts';
+import { makeKey } from '../helpers.ts';
+import { bodyBytes, compressCall, jpegOf, photo, pngOf } from '../image-fixtures.ts';
+import { chunksOf, ihdrOf } from '../png-fixtures.ts';
 
 /** A screenshot-like image: flat panels, anti-aliased strokes, a gradient bar, a transparent margin. */
 function screenshot(width: number, height: number): RgbaImage {
