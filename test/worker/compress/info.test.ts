@@ -7,7 +7,7 @@ import { insertAfterIhdr } from '../../../src/compress/png/chunks.ts';
 import { makeKey, type TestKey } from '../helpers.ts';
 import { compressCall, jpegOf, photo, pngOf, storeWithOrientation, webpOf } from '../image-fixtures.ts';
 import { expectError, getImage, gradient, monthUsed, signed, signingAccount } from '../img-helpers.ts';
-import { zlib, ascii, cat } from '../png-fixtures.ts';
+import { ascii, cat, chunk, chunksOf, zlib } from '../png-fixtures.ts';
 import { base64Bytes, exifBlock, iccWithDescription, thumbHashAverage, withJpegExif } from './info-fixtures.ts';
 
 interface Info {
@@ -127,6 +127,51 @@ describe('format=json', () => {
       exif: null,
     });
     expect(base64Bytes(body.thumbhash).length).toBeLessThanOrEqual(40);
+  });
+
+  it('an animated PNG: frames, total duration and loop count; a gain-map JPEG: gain_map and hdr', async () => {
+    const still = pngOf(photo(16, 12));
+    const frameControl = (seq: number, delayNum: number, delayDen: number) => {
+      const d = new Uint8Array(26);
+      const v = new DataView(d.buffer);
+      v.setUint32(0, seq);
+      v.setUint32(4, 16);
+      v.setUint32(8, 12);
+      v.setUint16(20, delayNum);
+      v.setUint16(22, delayDen);
+      return d;
+    };
+    const actl = new Uint8Array(8);
+    new DataView(actl.buffer).setUint32(0, 2);
+    new DataView(actl.buffer).setUint32(4, 3);
+    const idat = chunksOf(still).find((c) => c.type === 'IDAT')!.data;
+    const iend = still.length - 12;
+    const apng = cat(
+      insertAfterIhdr(still.subarray(0, iend), [
+        { type: 'acTL', data: actl },
+        { type: 'fcTL', data: frameControl(0, 1, 4) },
+      ]),
+      chunk('fcTL', frameControl(1, 0, 0)),
+      chunk('fdAT', cat(Uint8Array.of(0, 0, 0, 2), idat)),
+      still.subarray(iend),
+    );
+    const animated = await info({ image: apng, filename: 'a.png' });
+    // 1/4 s, then 0/100 s.
+    expect(animated.body).toMatchObject({ width: 16, height: 12, frames: 2, duration_ms: 250, loop: 3 });
+
+    const xmp = cat(
+      ascii('http://ns.adobe.com/xap/1.0/\0'),
+      ascii(
+        '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:Description xmlns:hdrgm="http://ns.adobe.com/hdr-gain-map/1.0/" hdrgm:Version="1.0"/></x:xmpmeta>',
+      ),
+    );
+    const mpf = cat(ascii('MPF\0'), new Uint8Array(16));
+    const segment = (code: number, data: Uint8Array) =>
+      cat(Uint8Array.of(0xff, code, (data.length + 2) >> 8, (data.length + 2) & 0xff), data);
+    const jpeg = jpegOf(photo(16, 12));
+    const ultraHdr = cat(jpeg.subarray(0, 2), segment(0xe1, xmp), segment(0xe2, mpf), jpeg.subarray(2));
+    const hdr = await info({ image: ultraHdr });
+    expect(hdr.body).toMatchObject({ gain_map: true, hdr: true });
   });
 
   it('describes a lossy WebP', async () => {
