@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { Shrinkray } from '../src/index.ts';
 import type { ImageInfo } from '../src/types.ts';
+import { jsonLines, rmDir, runCli, scriptedService, tempDir, writeImages } from './helpers.ts';
 
 const INFO: ImageInfo = {
   width: 64,
@@ -41,5 +42,57 @@ describe('info()', () => {
     expect(seen).toEqual([
       { path: '/api/v1/compress', parts: { image: 'file:a.jpg', format: 'json', metadata: 'keep' } },
     ]);
+  });
+});
+
+describe('shrinkray info', () => {
+  it('--json: one description per file, with its name; a refused file is reported and exits 1', async () => {
+    const s = await scriptedService(({ n }) =>
+      n === 1
+        ? { status: 415, code: 'unsupported_media_type' }
+        : { status: 200, body: JSON.stringify(INFO), headers: { 'content-type': 'application/json; charset=utf-8' } },
+    );
+    const work = tempDir('info');
+    try {
+      await writeImages(work, { 'a.jpg': ['jpeg', 8, 8], 'b.png': ['png', 8, 8] });
+      const r = await runCli(['info', 'a.jpg', 'b.png', '--metadata', 'keep', '--json'], {
+        cwd: work,
+        env: { SHRINKRAY_API_KEY: 'k', SHRINKRAY_BASE_URL: s.url },
+      });
+      expect(r.code, r.stderr).toBe(1);
+      const lines = jsonLines(r.stdout);
+      expect(lines).toEqual([
+        { file: 'a.jpg', ...INFO },
+        { file: 'b.png', error: { code: 'unsupported_media_type', status: 415, message: 'scripted 415' } },
+      ]);
+      expect(s.requests.map((q) => q.path)).toEqual(['/api/v1/compress', '/api/v1/compress']);
+    } finally {
+      await s.close();
+      rmDir(work);
+    }
+  });
+
+  it('reads as text without --json, and refuses options of compress', async () => {
+    const s = await scriptedService(() => ({
+      status: 200,
+      body: JSON.stringify(INFO),
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    }));
+    const work = tempDir('info');
+    try {
+      await writeImages(work, { 'a.jpg': ['jpeg', 8, 8] });
+      const env = { SHRINKRAY_API_KEY: 'k', SHRINKRAY_BASE_URL: s.url };
+      const r = await runCli(['info', 'a.jpg'], { cwd: work, env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('a.jpg');
+      expect(r.stdout).toContain('64×48 jpeg');
+      expect(r.stdout).toContain('Canon');
+      const wrong = await runCli(['info', 'a.jpg', '--width', '10'], { cwd: work, env });
+      expect(wrong.code).toBe(2);
+      expect(wrong.stderr).toContain('--width is an option of compress, not of info');
+    } finally {
+      await s.close();
+      rmDir(work);
+    }
   });
 });
