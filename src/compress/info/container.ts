@@ -41,7 +41,10 @@ export async function containerFacts(
 ): Promise<ContainerFacts> {
   if (format === 'jpeg') return jpegFacts(bytes, header);
   if (format === 'png') return pngFacts(bytes);
-  return webpFacts(bytes, header);
+  if (format === 'webp') return webpFacts(bytes, header);
+  // A format added to InputFormat must say what its container declares.
+  const unknown: never = format;
+  throw new Error(`no container facts for ${String(unknown)}`);
 }
 
 /** The segments before the first scan: APPn hold the metadata, SOFn the sample precision. */

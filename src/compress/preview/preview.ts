@@ -39,7 +39,10 @@ export async function makePreview(bytes: Uint8Array, format: InputFormat, header
     const { WebpRowReader } = await import('../../../wasm/webp-engine.ts');
     return readRows('WebP', () => new WebpRowReader(bytes, stored, header.orientation));
   }
-  return pngPreview(bytes, header);
+  if (format === 'png') return pngPreview(bytes, header);
+  // A format added to InputFormat must say how its preview is made.
+  const unknown: never = format;
+  throw new Error(`no preview for ${String(unknown)}`);
 }
 
 interface RowReader {
