@@ -122,3 +122,22 @@ export function salientCrop(preview: RgbaImage, aspect: number): SalientCrop {
   const confidence = Math.max(0, Math.min(1, (share - even) / (1 - even)));
   return { box: at(bestOffset), confidence: Math.round(confidence * 100) / 100 };
 }
+
+/**
+ * A box found on a preview of `preview` size, in the pixels of the (upright) source of `source` size:
+ * scaled, then kept inside the source. The aspect ratio of the result is the box's within a source pixel;
+ * a caller that needs it exact fits its own box of that ratio around the returned one's centre.
+ */
+export function boxInSource(
+  box: CropBox,
+  preview: { width: number; height: number },
+  source: { width: number; height: number },
+): CropBox {
+  const sx = source.width / preview.width;
+  const sy = source.height / preview.height;
+  const width = Math.max(1, Math.min(source.width, Math.round(box.width * sx)));
+  const height = Math.max(1, Math.min(source.height, Math.round(box.height * sy)));
+  const x = Math.max(0, Math.min(source.width - width, Math.round(box.x * sx)));
+  const y = Math.max(0, Math.min(source.height - height, Math.round(box.y * sy)));
+  return { x, y, width, height };
+}

@@ -2,7 +2,7 @@
 // keeps a detailed object off-centre on a flat background contains it, with confidence; a flat picture
 // gives low confidence and the centred box.
 import { describe, expect, it } from 'vitest';
-import { salientCrop } from '../../../src/compress/preview/saliency.ts';
+import { boxInSource, salientCrop } from '../../../src/compress/preview/saliency.ts';
 import type { RgbaImage } from '../../../wasm/image.ts';
 
 function flat(width: number, height: number, rgb: [number, number, number] = [120, 130, 140]): RgbaImage {
@@ -54,5 +54,23 @@ describe('salientCrop', () => {
   it('an aspect ratio the picture already has: the whole picture', () => {
     const { box } = salientCrop(withObject(flat(120, 60), 30, 30, 16), 2);
     expect(box).toEqual({ x: 0, y: 0, width: 120, height: 60 });
+  });
+
+  it('a box on the preview scales to the source, inside it', () => {
+    const preview = { width: 256, height: 171 };
+    const source = { width: 6000, height: 4000 };
+    expect(boxInSource({ x: 85, y: 0, width: 171, height: 171 }, preview, source)).toEqual({
+      x: 1992,
+      y: 0,
+      width: 4008,
+      height: 4000,
+    });
+    // Rounding never pushes it past the source's edge.
+    expect(boxInSource({ x: 85, y: 0, width: 171, height: 171 }, preview, { width: 257, height: 171 })).toEqual({
+      x: 85,
+      y: 0,
+      width: 172,
+      height: 171,
+    });
   });
 });
