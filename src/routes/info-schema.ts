@@ -30,7 +30,8 @@ export const ImageInfoSchema = z
       .nullable()
       .openapi({ description: 'The embedded ICC profile; null when there is none' }),
     hdr: z.boolean().openapi({
-      description: 'The file carries HDR: a gain map, or a PNG cICP chunk with the PQ or HLG transfer',
+      description:
+        "The file carries HDR: a gain map, or the PQ or HLG transfer in a PNG cICP chunk or an ICC profile's cicp tag",
     }),
     gain_map: z.boolean().openapi({ description: 'A JPEG with a gain map (Ultra HDR, ISO 21496-1)' }),
     frames: z.number().int().openapi({ description: "1 for a still image; an animated PNG's frame count" }),

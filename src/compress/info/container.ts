@@ -4,6 +4,7 @@
 import { concatBytes } from '../../bytes.ts';
 import type { InputFormat } from '../formats.ts';
 import type { ImageHeader } from '../header.ts';
+import { HDR_TRANSFERS, iccTransfer } from './icc.ts';
 
 export interface ContainerFacts {
   icc: Uint8Array | null;
@@ -29,8 +30,6 @@ const MPF = ascii('MPF\0');
 const ISO_GAIN_MAP = ascii('urn:iso:std:iso:ts:21496:-1\0');
 /** The XMP namespace of Adobe's and Android's (Ultra HDR) gain map description. */
 const HDRGM_NAMESPACE = 'http://ns.adobe.com/hdr-gain-map/1.0/';
-/** cICP transfer characteristics (ITU-T H.273) of HDR: PQ (SMPTE ST 2084) and HLG. */
-const HDR_TRANSFERS = new Set([16, 18]);
 
 const still = { frames: 1, durationMs: null, loop: null };
 
@@ -39,6 +38,17 @@ export async function containerFacts(
   format: InputFormat,
   header: ImageHeader,
 ): Promise<ContainerFacts> {
+  const facts = await formatFacts(bytes, format, header);
+  // An ICC v4.4 profile may carry the same signal as PNG's cICP, in any container.
+  const transfer = facts.icc ? iccTransfer(facts.icc) : null;
+  return transfer !== null && HDR_TRANSFERS.has(transfer) ? { ...facts, hdr: true } : facts;
+}
+
+function formatFacts(
+  bytes: Uint8Array,
+  format: InputFormat,
+  header: ImageHeader,
+): ContainerFacts | Promise<ContainerFacts> {
   if (format === 'jpeg') return jpegFacts(bytes, header);
   if (format === 'png') return pngFacts(bytes);
   if (format === 'webp') return webpFacts(bytes, header);

@@ -28,7 +28,7 @@ export interface ImageInfo {
   /** Bits per sample: JPEG 8 or 12, PNG 1–16 (a palette image: its palette's 8), WebP 8. */
   bit_depth: number;
   icc: IccSummary | null;
-  /** The picture carries more than SDR: a gain map, or a PNG cICP with the PQ or HLG transfer. */
+  /** The picture carries more than SDR: a gain map, or the PQ or HLG transfer in a PNG cICP or an ICC cicp tag. */
   hdr: boolean;
   /** A JPEG with a gain map (Ultra HDR, ISO 21496-1) after its primary image. */
   gain_map: boolean;

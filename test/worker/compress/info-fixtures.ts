@@ -118,44 +118,43 @@ export function withJpegExif(jpeg: Uint8Array, tiff: Uint8Array): Uint8Array {
   return concat(jpeg.subarray(0, 2), segment, jpeg.subarray(2));
 }
 
-/** A minimal ICC profile (v2 header, colour space `space`) whose one tag is a `desc` with `description`. */
-export function iccWithDescription(description: string, space = 'RGB '): Uint8Array {
+/**
+ * A minimal ICC profile (v2 header, colour space `space`) whose tags are a `desc` with `description` and,
+ * when given, a `cicp` (ICC v4.4: colour primaries, transfer, matrix, full range).
+ */
+export function iccWithDescription(
+  description: string,
+  space = 'RGB ',
+  cicp?: [number, number, number, number],
+): Uint8Array {
+  const ascii4 = (t: string) => Uint8Array.from(t, (c) => c.charCodeAt(0));
   const text = Uint8Array.from(`${description}\0`, (c) => c.charCodeAt(0));
   const desc = new Uint8Array(12 + text.length + 4 + 4 + 67);
-  desc.set(
-    Uint8Array.from('desc', (c) => c.charCodeAt(0)),
-    0,
-  );
+  desc.set(ascii4('desc'), 0);
   new DataView(desc.buffer).setUint32(8, text.length);
   desc.set(text, 12);
-  const tagAt = 128 + 4 + 12;
-  const out = new Uint8Array(tagAt + desc.length);
+  const tags: [string, Uint8Array][] = [['desc', desc]];
+  if (cicp) tags.push(['cicp', concat(ascii4('cicp'), new Uint8Array(4), Uint8Array.from(cicp))]);
+  let at = 128 + 4 + 12 * tags.length;
+  const placed = tags.map(([sig, data]) => {
+    const entry = { sig, data, at };
+    at += data.length + ((4 - (data.length % 4)) % 4);
+    return entry;
+  });
+  const out = new Uint8Array(at);
   const view = new DataView(out.buffer);
   view.setUint32(0, out.length);
-  out.set(
-    Uint8Array.from('mntr', (c) => c.charCodeAt(0)),
-    12,
-  );
-  out.set(
-    Uint8Array.from(space, (c) => c.charCodeAt(0)),
-    16,
-  );
-  out.set(
-    Uint8Array.from('XYZ ', (c) => c.charCodeAt(0)),
-    20,
-  );
-  out.set(
-    Uint8Array.from('acsp', (c) => c.charCodeAt(0)),
-    36,
-  );
-  view.setUint32(128, 1);
-  out.set(
-    Uint8Array.from('desc', (c) => c.charCodeAt(0)),
-    132,
-  );
-  view.setUint32(136, tagAt);
-  view.setUint32(140, desc.length);
-  out.set(desc, tagAt);
+  out.set(ascii4('mntr'), 12);
+  out.set(ascii4(space), 16);
+  out.set(ascii4('XYZ '), 20);
+  out.set(ascii4('acsp'), 36);
+  view.setUint32(128, tags.length);
+  placed.forEach((t, i) => {
+    out.set(ascii4(t.sig), 132 + i * 12);
+    view.setUint32(136 + i * 12, t.at);
+    view.setUint32(140 + i * 12, t.data.length);
+    out.set(t.data, t.at);
+  });
   return out;
 }
 

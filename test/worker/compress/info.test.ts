@@ -8,6 +8,7 @@ import { makeKey, type TestKey } from '../helpers.ts';
 import { compressCall, jpegOf, photo, pngOf, storeWithOrientation, webpOf } from '../image-fixtures.ts';
 import { expectError, getImage, gradient, monthUsed, signed, signingAccount } from '../img-helpers.ts';
 import { ascii, cat, chunk, chunksOf, zlib } from '../png-fixtures.ts';
+import { withMetadata } from '../webp-fixtures.ts';
 import { base64Bytes, exifBlock, iccWithDescription, thumbHashAverage, withJpegExif } from './info-fixtures.ts';
 
 interface Info {
@@ -172,6 +173,21 @@ describe('format=json', () => {
     const ultraHdr = cat(jpeg.subarray(0, 2), segment(0xe1, xmp), segment(0xe2, mpf), jpeg.subarray(2));
     const hdr = await info({ image: ultraHdr });
     expect(hdr.body).toMatchObject({ gain_map: true, hdr: true });
+  });
+
+  it('hdr: a PNG cICP chunk or an ICC cicp tag with the PQ or HLG transfer', async () => {
+    const still = pngOf(photo(16, 12));
+    const cicp = insertAfterIhdr(still, [{ type: 'cICP', data: Uint8Array.of(9, 18, 0, 1) }]);
+    expect((await info({ image: cicp, filename: 'a.png' })).body).toMatchObject({ hdr: true, icc: null });
+    const sdr = insertAfterIhdr(still, [{ type: 'cICP', data: Uint8Array.of(1, 13, 0, 1) }]);
+    expect((await info({ image: sdr, filename: 'a.png' })).body).toMatchObject({ hdr: false });
+    const profile = iccWithDescription('Rec. 2100 PQ', 'RGB ', [9, 16, 0, 1]);
+    const webp = withMetadata(webpOf(photo(16, 12)), 16, 12, { icc: profile });
+    expect((await info({ image: webp, filename: 'a.webp' })).body).toMatchObject({
+      hdr: true,
+      gain_map: false,
+      icc: { description: 'Rec. 2100 PQ', color_space: 'RGB', bytes: profile.length },
+    });
   });
 
   it('describes a lossy WebP', async () => {

@@ -269,7 +269,7 @@ export interface Schemas {
       color_space: string | null;
       bytes: number;
     } | null;
-    /** The file carries HDR: a gain map, or a PNG cICP chunk with the PQ or HLG transfer */
+    /** The file carries HDR: a gain map, or the PQ or HLG transfer in a PNG cICP chunk or an ICC profile's cicp tag */
     hdr: boolean;
     /** A JPEG with a gain map (Ultra HDR, ISO 21496-1) */
     gain_map: boolean;
