@@ -67,12 +67,13 @@ export const ImageInfoSchema = z
       .regex(/^#[0-9a-f]{6}$/)
       .nullable()
       .openapi({
-        description: 'The most common colour of the picture (not its average); null when every pixel is transparent',
+        description:
+          'The most common colour of the picture (not its average); null when every pixel is transparent, or when the picture cannot be previewed within the memory budget',
         example: '#3a5f8c',
       }),
-    thumbhash: z.string().openapi({
+    thumbhash: z.string().nullable().openapi({
       description:
-        'ThumbHash of the picture (base64, at most 40 bytes decoded): a blurred placeholder with its aspect ratio and average colour',
+        'ThumbHash of the picture (base64, at most 40 bytes decoded): a blurred placeholder with its aspect ratio and average colour; null when the picture cannot be previewed within the memory budget',
       example: '1QcSHQRnh493V4dIh4eXh1h4kJUI',
     }),
   })

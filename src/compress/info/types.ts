@@ -40,10 +40,13 @@ export interface ImageInfo {
   loop: number | null;
   /** null when the file has no EXIF. */
   exif: ExifSummary | null;
-  /** "#rrggbb" of the preview's most common colour; null when every pixel is transparent. */
+  /**
+   * "#rrggbb" of the preview's most common colour; null when every pixel is transparent, or when the picture
+   * cannot be previewed within the memory budget.
+   */
   dominant_color: string | null;
-  /** ThumbHash of the preview, base64 (at most 40 bytes decoded). */
-  thumbhash: string;
+  /** ThumbHash of the preview, base64 (at most 40 bytes decoded); null when there is no preview (as above). */
+  thumbhash: string | null;
 }
 
 export interface InfoResult {

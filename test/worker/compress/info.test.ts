@@ -4,6 +4,7 @@
 // average colour; parameters that shape an output refused with 400.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { insertAfterIhdr } from '../../../src/compress/png/chunks.ts';
+import { encodePixelsJpeg } from '../../../wasm/jpeg-engine.ts';
 import { makeKey, type TestKey } from '../helpers.ts';
 import { compressCall, jpegOf, photo, pngOf, storeWithOrientation, webpOf } from '../image-fixtures.ts';
 import { expectError, getImage, gradient, monthUsed, signed, signingAccount } from '../img-helpers.ts';
@@ -32,7 +33,7 @@ interface Info {
     gps?: { latitude: number; longitude: number } | null;
   } | null;
   dominant_color: string | null;
-  thumbhash: string;
+  thumbhash: string | null;
 }
 
 let key: TestKey;
@@ -94,7 +95,7 @@ describe('format=json', () => {
     });
     expect(body.exif).not.toHaveProperty('gps');
     expect(body.dominant_color).toMatch(/^#[0-9a-f]{6}$/);
-    const hash = base64Bytes(body.thumbhash);
+    const hash = base64Bytes(body.thumbhash!);
     expect(hash.length).toBeGreaterThan(4);
     expect(hash.length).toBeLessThanOrEqual(40);
   });
@@ -127,7 +128,7 @@ describe('format=json', () => {
       frames: 1,
       exif: null,
     });
-    expect(base64Bytes(body.thumbhash).length).toBeLessThanOrEqual(40);
+    expect(base64Bytes(body.thumbhash!).length).toBeLessThanOrEqual(40);
   });
 
   it('an animated PNG: frames, total duration and loop count; a gain-map JPEG: gain_map and hdr', async () => {
@@ -190,6 +191,22 @@ describe('format=json', () => {
     });
   });
 
+  it('a picture too large to preview within the memory budget is still described, without its colours', async () => {
+    // A progressive JPEG's decoder holds every coefficient: 2000×1500 needs about 13 MB, over a 12 MB budget.
+    const rgb = new Uint8Array(2000 * 1500 * 3).map((_, i) => (i * 7) & 255);
+    const image = encodePixelsJpeg(rgb, 2000, 1500, 3, { quality: 50, progressive: true });
+    const res = await compressCall(key.key, { image, format: 'json' }, { env: { MEMORY_BUDGET_MB: '12' } });
+    const text = await res.text();
+    expect(res.status, text).toBe(200);
+    expect(JSON.parse(text)).toMatchObject({
+      width: 2000,
+      height: 1500,
+      format: 'jpeg',
+      dominant_color: null,
+      thumbhash: null,
+    });
+  });
+
   it('describes a lossy WebP', async () => {
     const image = webpOf(photo(50, 20));
     const { body } = await info({ image, filename: 'a.webp' });
@@ -198,7 +215,7 @@ describe('format=json', () => {
 
   it("the thumbhash's average and the dominant colour are the picture's colour", async () => {
     const { body } = await info({ image: jpegOf(flat(64, 48, [200, 60, 30]), 95) });
-    const [r, g, b] = thumbHashAverage(base64Bytes(body.thumbhash));
+    const [r, g, b] = thumbHashAverage(base64Bytes(body.thumbhash!));
     expect(Math.abs(r * 255 - 200), `r ${r * 255}`).toBeLessThan(14);
     expect(Math.abs(g * 255 - 60), `g ${g * 255}`).toBeLessThan(14);
     expect(Math.abs(b * 255 - 30), `b ${b * 255}`).toBeLessThan(14);

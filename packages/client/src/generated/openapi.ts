@@ -293,10 +293,10 @@ export interface Schemas {
         longitude: number;
       } | null;
     } | null;
-    /** The most common colour of the picture (not its average); null when every pixel is transparent */
+    /** The most common colour of the picture (not its average); null when every pixel is transparent, or when the picture cannot be previewed within the memory budget */
     dominant_color: string | null;
-    /** ThumbHash of the picture (base64, at most 40 bytes decoded): a blurred placeholder with its aspect ratio and average colour */
-    thumbhash: string;
+    /** ThumbHash of the picture (base64, at most 40 bytes decoded): a blurred placeholder with its aspect ratio and average colour; null when the picture cannot be previewed within the memory budget */
+    thumbhash: string | null;
   };
   ImageSourceHosts: {
     data: {
