@@ -192,15 +192,15 @@ describe('format=json', () => {
   });
 
   it('a picture too large to preview within the memory budget is still described, without its colours', async () => {
-    // A progressive JPEG's decoder holds every coefficient: 2000×1500 needs about 13 MB, over a 12 MB budget.
-    const rgb = new Uint8Array(2000 * 1500 * 3).map((_, i) => (i * 7) & 255);
-    const image = encodePixelsJpeg(rgb, 2000, 1500, 3, { quality: 50, progressive: true });
-    const res = await compressCall(key.key, { image, format: 'json' }, { env: { MEMORY_BUDGET_MB: '12' } });
+    // A progressive JPEG's decoder holds every coefficient: 800×600 needs over 5 MB with the request's base.
+    const rgb = new Uint8Array(800 * 600 * 3).map((_, i) => (i * 7) & 255);
+    const image = encodePixelsJpeg(rgb, 800, 600, 3, { quality: 50, progressive: true });
+    const res = await compressCall(key.key, { image, format: 'json' }, { env: { MEMORY_BUDGET_MB: '5' } });
     const text = await res.text();
     expect(res.status, text).toBe(200);
     expect(JSON.parse(text)).toMatchObject({
-      width: 2000,
-      height: 1500,
+      width: 800,
+      height: 600,
       format: 'jpeg',
       dominant_color: null,
       thumbhash: null,
