@@ -6,6 +6,8 @@ import type { ImageTier } from '../accounts/tiers.ts';
 import { ApiError } from '../errors.ts';
 import { requireFormat } from './entitlement.ts';
 import { sniff, type FormatChoice, type ImageFormat, type InputFormat } from './formats.ts';
+import { brokenInfoRule } from './info/rules.ts';
+import { INFO_FORMAT, type InfoRequest } from './info/types.ts';
 import type { MetadataMode } from './metadata.ts';
 import { brokenRule, chosenFormat } from './request-rules.ts';
 import type { CompressRequest } from './types.ts';
@@ -13,7 +15,8 @@ import type { CompressRequest } from './types.ts';
 /** The parts of a compression upload other than the image, as validated (names as the API spells them). */
 export interface UploadParts {
   quality: number;
-  format?: FormatChoice;
+  /** `json`: describe the image instead (src/compress/info/). */
+  format?: FormatChoice | typeof INFO_FORMAT;
   width?: number;
   height?: number;
   metadata: MetadataMode;
@@ -27,7 +30,23 @@ export interface UploadParts {
  * The pipeline's request from the validated parts and the image's bytes, its output format settled now that
  * the input's is known (`keep`), and the rules checked again for it.
  */
-export const compressRequestOf = (parts: UploadParts, bytes: Uint8Array, imageTier: ImageTier): CompressRequest => ({
+export const compressRequestOf = (
+  parts: UploadParts,
+  bytes: Uint8Array,
+  imageTier: ImageTier,
+): CompressRequest | InfoRequest => {
+  if (parts.format === INFO_FORMAT) {
+    checkParts(parts, imageTier);
+    return { format: INFO_FORMAT, bytes, metadata: parts.metadata };
+  }
+  return compressionOf({ ...parts, format: parts.format }, bytes, imageTier);
+};
+
+const compressionOf = (
+  parts: UploadParts & { format?: FormatChoice },
+  bytes: Uint8Array,
+  imageTier: ImageTier,
+): CompressRequest => ({
   bytes,
   // Known once the input's format is given: only a `keep` before the upload is read leaves it open.
   format: checkParts(parts, imageTier, sniff(bytes).format) as ImageFormat,
@@ -51,6 +70,11 @@ export function checkParts(
   imageTier: ImageTier,
   input?: InputFormat | null,
 ): ImageFormat | undefined {
+  if (parts.format === INFO_FORMAT) {
+    const broken = brokenInfoRule(parts);
+    if (broken) throw new ApiError('bad_request', broken.message, { param: broken.field });
+    return undefined;
+  }
   const format = chosenFormat(parts.format, parts.palette, input, canWrite({ image: imageTier }, 'webp'));
   if (format !== undefined) requireFormat(imageTier, format, 'format');
   if (parts.target_kb !== undefined && !can({ image: imageTier }, 'target_kb'))

@@ -7,6 +7,7 @@
 import type { ImageTier } from '../accounts/tiers.ts';
 import { ApiError } from '../errors.ts';
 import type { CompressConfig } from './config.ts';
+import { INFO_FORMAT, type InfoRequest, type InfoResult } from './info/types.ts';
 import { reserveMemory } from './memory-gate.ts';
 import type { CompressRequest, CompressResult } from './types.ts';
 
@@ -18,9 +19,12 @@ export interface UnitMeter {
   release(imageRefused: boolean): Promise<void>;
 }
 
-/** What a caller reads before compressing: the pipeline's request and anything it needs for its answer. */
+/**
+ * What a caller reads before compressing: the pipeline's request (or, with format=json, the info's) and
+ * anything it needs for its answer.
+ */
 export interface CompressionInput {
-  request: CompressRequest;
+  request: CompressRequest | InfoRequest;
 }
 
 /**
@@ -44,19 +48,24 @@ export async function compressAdmitted(
 
 /**
  * The metered compression: `read` brings the input (an upload, a fetched source) once the unit is held;
- * the unit is spent only when the image is made, and given back on every failure, reading included.
+ * the unit is spent only when the image is made (or described: format=json counts as one compression, as
+ * Cloudflare counts it as a transformation), and given back on every failure, reading included.
  */
 export async function compressMetered<T extends CompressionInput>(
   unit: UnitMeter,
   tier: ImageTier,
   config: CompressConfig,
   read: () => Promise<T>,
-): Promise<{ input: T; result: CompressResult }> {
+): Promise<{ input: T; result: CompressResult | InfoResult }> {
   let input: T | undefined;
-  let result: CompressResult;
+  let result: CompressResult | InfoResult;
   try {
     input = await read();
-    result = await compressAdmitted(input.request, tier, config);
+    const request = input.request;
+    result =
+      request.format === INFO_FORMAT
+        ? await (await import('./info/describe.ts')).describeAdmitted(request, tier, config)
+        : await compressAdmitted(request, tier, config);
   } catch (err) {
     await unit.release(input !== undefined && refusesImage(err));
     throw err;

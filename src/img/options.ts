@@ -10,13 +10,15 @@ import {
   MEDIA_TYPES,
   type ImageFormat,
 } from '../compress/formats.ts';
+import { INFO_FORMAT } from '../compress/info/types.ts';
 import { keptFormat } from '../compress/request-rules.ts';
 import { DEFAULT_QUALITY, MAX_OUTPUT_DIMENSION, MAX_TARGET_KB } from '../compress/limits.ts';
 import { METADATA_MODES, type MetadataMode } from '../compress/metadata.ts';
 import { ApiError, badRequestFrom } from '../errors.ts';
 import { choiceParam, integerParam, queryObject } from '../params.ts';
 
-export const OUTPUT_CHOICES = [...FORMAT_CHOICES, 'auto'] as const;
+/** `f`: a format, `keep`, `auto` (negotiated by Accept), or `json` (the source described, not encoded). */
+export const OUTPUT_CHOICES = [...FORMAT_CHOICES, 'auto', INFO_FORMAT] as const;
 export type OutputChoice = (typeof OUTPUT_CHOICES)[number];
 
 /** Longest options segment read, in characters: every parameter at its longest fits many times over. */
@@ -73,7 +75,7 @@ export function parseOptions(segment: string): ImageOptions {
  * format); `fallback` (`f=auto` for a client that takes neither AVIF nor WebP: the source's format, a
  * WebP source as JPEG). Part of the cache key, so each variant is stored once.
  */
-export type Variant = ImageFormat | 'source' | 'fallback';
+export type Variant = ImageFormat | 'source' | 'fallback' | typeof INFO_FORMAT;
 
 /** `f=auto`: AVIF when the client names it, else WebP when it names that, among the formats the tier writes. */
 export function variantOf(options: ImageOptions, accept: string | null, tier: ImageTier): Variant {
@@ -101,7 +103,11 @@ export function accepts(accept: string | null, mediaType: string): boolean {
 }
 
 /** The output format once the source's format is known; WebP only where the tier writes it. */
-export function outputFormat(variant: Variant, sourceFormat: ImageFormat, webpAllowed: boolean): ImageFormat {
+export function outputFormat(
+  variant: Exclude<Variant, typeof INFO_FORMAT>,
+  sourceFormat: ImageFormat,
+  webpAllowed: boolean,
+): ImageFormat {
   if (variant !== 'source' && variant !== 'fallback') return variant;
   return keptFormat(sourceFormat, variant === 'source' && webpAllowed);
 }

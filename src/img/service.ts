@@ -8,6 +8,8 @@ import { requireFormat } from '../compress/entitlement.ts';
 import type { CompressConfig } from '../compress/config.ts';
 import { MEDIA_TYPES, sniff } from '../compress/formats.ts';
 import { compressMetered, type CompressionInput, type UnitMeter } from '../compress/service.ts';
+import { brokenInfoRule } from '../compress/info/rules.ts';
+import { INFO_FORMAT } from '../compress/info/types.ts';
 import { brokenRule } from '../compress/request-rules.ts';
 import type { AccountMeter } from '../metering/account-meter.ts';
 import { enforce } from '../metering/enforce.ts';
@@ -53,7 +55,11 @@ export async function signedImage(path: ImagePath, ctx: ImageContext): Promise<I
   if (!account || !(await verify(account.secrets, path.options, path.source, path.signature))) throw forbidden();
   const webp = can({ image: account.imageTier }, 'webp');
   const options = parseOptions(path.options);
-  if (options.format !== undefined && options.format !== 'auto')
+  if (options.format === INFO_FORMAT) {
+    const given = { width: options.width, height: options.height, target_kb: options.targetKb };
+    const broken = brokenInfoRule(given, { format: 'f=json', width: 'w', height: 'h', target_kb: 'kb' });
+    if (broken) throw new ApiError('bad_request', `options: ${broken.message}`, { param: 'options' });
+  } else if (options.format !== undefined && options.format !== 'auto')
     requireFormat(account.imageTier, options.format, 'options', ' (f=auto serves them)');
   if (options.targetKb !== undefined && !can({ image: account.imageTier }, 'target_kb'))
     throw new ApiError('plan_upgrade_required', 'kb (target_kb) needs the pro tier', { param: 'options' });
@@ -73,6 +79,7 @@ export async function signedImage(path: ImagePath, ctx: ImageContext): Promise<I
   if (pending) return { cache: 'MISS', image: await pending };
   const making = meteredCompression(account.imageTier, path.accountId, ctx, async () => {
     const bytes = await fetchSource(url, policy);
+    if (variant === INFO_FORMAT) return { request: { format: INFO_FORMAT, bytes, metadata: options.metadata } };
     const sourceFormat = sniff(bytes).format;
     // An unreadable source gets the pipeline's own 415; the format asked for does not matter then.
     const format = sourceFormat === null ? 'jpeg' : outputFormat(variant, sourceFormat, webp);
@@ -122,6 +129,10 @@ async function meteredCompression(
     release: async () => ctx.onRate((await meter.release(imageTier, id, ctx.now)).rate),
   };
   const { result } = await compressMetered(unit, imageTier, ctx.compress, read);
+  if ('info' in result) {
+    const bytes = new TextEncoder().encode(JSON.stringify(result.info));
+    return { bytes, contentType: 'application/json; charset=utf-8', etag: await strongEtag(bytes) };
+  }
   return { bytes: result.bytes, contentType: MEDIA_TYPES[result.format], etag: await strongEtag(result.bytes) };
 }
 

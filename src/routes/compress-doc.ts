@@ -2,16 +2,26 @@
 // it while streaming), so the description is registered on its own, from the same part schema.
 import type { RouteConfig } from '@hono/zod-openapi';
 import { CompressParts } from './compress-schema.ts';
+import { ImageInfoSchema } from './info-schema.ts';
 import { IMAGE_SECURITY, RATE_HEADERS, errorResponses } from './schemas.ts';
 
 /** A string response header's description. */
 export const header = (description: string) => ({ schema: { type: 'string' as const }, description });
 const binary = { schema: { type: 'string' as const, format: 'binary' } };
 
-/** The 200 of /compress and of an image URL: the image, in the format it was written in, with these headers. */
+/**
+ * The 200 of /compress and of an image URL: the image, in the format it was written in, with these headers;
+ * or with format=json (f=json), its description.
+ */
 export const imageResponse = (headers: Record<string, ReturnType<typeof header>>) => ({
-  description: 'The compressed image',
-  content: { 'image/jpeg': binary, 'image/png': binary, 'image/webp': binary, 'image/avif': binary },
+  description: 'The compressed image; with format=json (f=json), the description of the image (ImageInfo)',
+  content: {
+    'image/jpeg': binary,
+    'image/png': binary,
+    'image/webp': binary,
+    'image/avif': binary,
+    'application/json': { schema: ImageInfoSchema },
+  },
   headers: { ...RATE_HEADERS, ...headers },
 });
 
@@ -27,7 +37,9 @@ export const compressDoc: RouteConfig = {
     'stripped except the ICC profile (metadata=keep keeps EXIF and XMP, orientation reset to 1); transparency becomes white in JPEG ' +
     'output. When a JPEG output is not smaller than a same-size JPEG input (no target_kb), it is replaced by a lossless rewrite ' +
     '(coefficients copied, metadata stripped, orientation applied losslessly, Huffman optimised): the input bytes are never returned ' +
-    "as they are. One compression of the account's month (all its keys together) is used only by a 200.",
+    "as they are. One compression of the account's month (all its keys together) is used only by a 200. " +
+    'format=json answers the description of the image instead (ImageInfo: upright size, format, orientation, alpha, bit depth, ICC, ' +
+    'HDR, frames, an EXIF summary with GPS only under metadata=keep, dominant colour, ThumbHash), encoding nothing; it uses one compression too.',
   tags: ['Image API'],
   security: IMAGE_SECURITY,
   request: { body: { required: true, content: { 'multipart/form-data': { schema: CompressParts } } } },

@@ -1,6 +1,7 @@
 // The multipart parts of POST /api/v1/compress: one schema validates them and documents them.
 import { z } from '@hono/zod-openapi';
 import { FORMAT_ALIASES, FORMAT_ALIASES_HINT, FORMAT_CHOICES } from '../compress/formats.ts';
+import { INFO_FORMAT } from '../compress/info/types.ts';
 import { METADATA_MODES } from '../compress/metadata.ts';
 import {
   DEFAULT_QUALITY,
@@ -18,6 +19,9 @@ const imagePart = z
     format: 'binary',
     description: 'The JPEG, PNG or WebP to compress (at most 10 MB); its type is read from its bytes',
   });
+
+/** What the `format` part may say: an output format, `keep`, or `json` (the image described, not encoded). */
+const UPLOAD_FORMATS = [...FORMAT_CHOICES, INFO_FORMAT] as const;
 
 /** A true/false part, false when left out. */
 const switchPart = (description: string) =>
@@ -37,14 +41,14 @@ export const CompressParts = queryObject({
       'Encoder quality for JPEG, WebP and AVIF (PNG output is lossless); with palette=true, the palette quality to reach; with target_kb, the highest quality tried',
   }),
   // Left out: JPEG, or PNG with palette=true (compress/request-rules.ts chosenFormat), so no zod default.
-  format: choiceParam(FORMAT_CHOICES, { aliases: FORMAT_ALIASES, hint: FORMAT_ALIASES_HINT })
+  format: choiceParam(UPLOAD_FORMATS, { aliases: FORMAT_ALIASES, hint: FORMAT_ALIASES_HINT })
     .optional()
     .openapi({
       type: 'string',
-      enum: [...FORMAT_CHOICES],
+      enum: [...UPLOAD_FORMATS],
       default: 'jpeg',
       description:
-        "Output format; webp and avif need the pro tier. keep: the input's own format (a WebP input on the free tier gets JPEG). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif)",
+        "Output format; webp and avif need the pro tier. keep: the input's own format (a WebP input on the free tier gets JPEG). json: no image, its description (ImageInfo; every tier, one compression of the month; not with width, height, target_kb, palette, colors or lossless). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif)",
     }),
   width: integerParam(1, MAX_OUTPUT_DIMENSION).optional().openapi({
     type: 'integer',

@@ -6,6 +6,7 @@ import type { Context } from 'hono';
 import { compressConfig } from '../compress/config.ts';
 import { EXTENSIONS, MEDIA_TYPES } from '../compress/formats.ts';
 import { checkParts, compressRequestOf } from '../compress/parts.ts';
+import type { InfoResult } from '../compress/info/types.ts';
 import { compressMetered, type UnitMeter } from '../compress/service.ts';
 import type { CompressResult } from '../compress/types.ts';
 import { imageBytes, partsOf, readMultipart } from '../compress/upload.ts';
@@ -58,7 +59,21 @@ export async function compressUpload(
     return { request: compressRequestOf(parts, bytes, key.tiers.image), name: parts.image.name };
   });
   c.executionCtx.waitUntil(meter.report(hash));
+  if ('info' in result) return infoResponse(result, performance.now() - started);
   return imageResponse(result, input.name, input.request.bytes.length, performance.now() - started);
+}
+
+/** format=json: the description, never cached (like every answer of /compress). */
+function infoResponse(result: InfoResult, totalMs: number): Response {
+  const body = JSON.stringify(result.info);
+  return new Response(body, {
+    status: 200,
+    headers: {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'Server-Timing': `preview;dur=${ms(result.timings.preview)}, total;dur=${ms(totalMs)}`,
+    },
+  });
 }
 
 function imageResponse(result: CompressResult, uploadName: string, originalSize: number, totalMs: number): Response {

@@ -12,6 +12,7 @@ import { ApiError, badRequestFrom } from '../errors.ts';
 import { errorBody } from '../http/errors.ts';
 import { loadSession, requireSession } from '../http/session.ts';
 import { checkParts, compressRequestOf } from '../compress/parts.ts';
+import { INFO_FORMAT } from '../compress/info/types.ts';
 import { requires } from './requires.ts';
 import { CompressParts } from './compress-schema.ts';
 import {
@@ -108,7 +109,13 @@ export function registerTryPlan(app: OpenAPIHono<AppEnv>): void {
     try {
       checkParts(parts, c.var.session!.account.image_tier);
       const tier = c.var.session!.account.image_tier;
-      verdict = tryVerdict(head, size, compressRequestOf(parts, head, tier), compressConfig(c.env));
+      const request = compressRequestOf(parts, head, tier);
+      // The planner plans compressions; a description's preview always fits what its upload passes.
+      if (request.format === INFO_FORMAT)
+        throw new ApiError('bad_request', 'format=json encodes nothing: there is no compression to plan', {
+          param: 'format',
+        });
+      verdict = tryVerdict(head, size, request, compressConfig(c.env));
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       verdict = { verdict: 'refused', error: err };

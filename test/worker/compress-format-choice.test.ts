@@ -46,7 +46,7 @@ describe('format spellings', () => {
   it('still refuses what is no format, listing the choices', async () => {
     for (const bad of ['gif', 'image/gif', 'jpe', '', 'auto']) {
       const res = await compressCall((await pro()).key, { image: INPUTS.png, format: bad });
-      await badRequest(res, 'format', /^format must be one of jpeg, png, webp, avif, keep \(jpg and media types/);
+      await badRequest(res, 'format', /^format must be one of jpeg, png, webp, avif, keep, json \(jpg and media types/);
     }
   });
 

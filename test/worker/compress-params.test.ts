@@ -88,7 +88,7 @@ describe('format', () => {
       await expectBadRequest(
         res,
         'format',
-        'format must be one of jpeg, png, webp, avif, keep (jpg and media types such as image/png work too)',
+        'format must be one of jpeg, png, webp, avif, keep, json (jpg and media types such as image/png work too)',
       );
     });
   }

@@ -52,6 +52,14 @@ describe('POST /api/v1/console/compress/plan', () => {
     expect(page.html).toMatch(/id="try-remaining">100</);
   });
 
+  it('format=json has no compression to plan: refused, naming format; with an output part, naming that part', async () => {
+    const { browser, csrf } = await signedUp();
+    const info = await plan(browser, csrf, { image: PNG, size: String(PNG.length), format: 'json' });
+    expect(info).toMatchObject({ verdict: 'refused', error: { code: 'bad_request', param: 'format' } });
+    const sized = await plan(browser, csrf, { image: PNG, size: String(PNG.length), format: 'json', width: '10' });
+    expect(sized).toMatchObject({ verdict: 'refused', error: { code: 'bad_request', param: 'width' } });
+  });
+
   it('refuses what the upload is refused for, word for word, and the width it names is accepted', async () => {
     const { browser, csrf } = await signedUp();
     // A 12 MB budget (as in the PNG engine's test) for the planner and the upload alike: 3000×2000 cannot fit it.

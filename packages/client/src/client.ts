@@ -7,6 +7,8 @@ import type {
   CategoryList,
   CompressOptions,
   CompressParameters,
+  ImageInfo,
+  InfoOptions,
   CompressResult,
   Health,
   Loose,
@@ -163,6 +165,29 @@ export class Shrinkray {
       requestId: h.get('x-request-id') ?? undefined,
       rateLimit: rateLimitOf(h),
     };
+  }
+
+  /**
+   * Describes one image without encoding it (format=json): upright size, format, orientation, alpha, bit depth,
+   * ICC, HDR, frames, an EXIF summary, dominant colour and ThumbHash. Uses one compression of the month.
+   */
+  async info(input: CoreInput, options: InfoOptions = {}): Promise<ImageInfo> {
+    const { filename, metadata, signal, timeout, maxRetries, onRetry } = options;
+    const image = await this.toBlob(input);
+    const form = new FormData();
+    form.append('image', image, filename ?? (image instanceof File ? image.name : 'image'));
+    form.append('format', 'json');
+    if (metadata !== undefined) form.append('metadata', metadata);
+    const res = await this.#send({
+      method: 'POST',
+      path: '/api/v1/compress',
+      form,
+      signal,
+      timeout,
+      maxRetries,
+      onRetry,
+    });
+    return (await res.json()) as ImageInfo;
   }
 
   /** The meta tags of one page (Tools API). */

@@ -5,7 +5,7 @@ import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { Shrinkray as CoreShrinkray, type CoreInput } from './client.ts';
-import type { CompressOptions, CompressParameters, CompressResult } from './types.ts';
+import type { CompressOptions, CompressParameters, CompressResult, ImageInfo, InfoOptions } from './types.ts';
 
 export * from './index.ts';
 
@@ -64,6 +64,13 @@ export class Shrinkray extends CoreShrinkray {
     const named =
       typeof input === 'string' && options.filename === undefined ? { ...options, filename: basename(input) } : options;
     return super.compress(input as CoreInput, named);
+  }
+
+  /** As the core's, plus a file path or a Node stream. */
+  override info(input: NodeInput, options: InfoOptions = {}): Promise<ImageInfo> {
+    const named =
+      typeof input === 'string' && options.filename === undefined ? { ...options, filename: basename(input) } : options;
+    return super.info(input as CoreInput, named);
   }
 
   /** Compresses `source` into `target` (which may be `source`), atomically. */

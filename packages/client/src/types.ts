@@ -21,8 +21,11 @@ export interface PaletteOptions {
 }
 type WithPalette<T> = Omit<T, keyof PaletteOptions> & PaletteOptions;
 
-/** The compress parameters of the OpenAPI document (quality, format, width, height, metadata, target_kb, palette, …). */
-export type CompressParameters = WithPalette<Omit<CompressBody, 'image'>>;
+/**
+ * The compress parameters of the OpenAPI document (quality, format, width, height, metadata, target_kb, palette,
+ * …); `format=json` answers a description, not an image: that is `info()`.
+ */
+export type CompressParameters = WithPalette<Omit<CompressBody, 'image' | 'format'>> & { format?: FormatChoice };
 
 export interface RequestOptions {
   /** Aborts the call (and any wait between retries). */
@@ -47,8 +50,8 @@ export interface CompressOptions extends RequestOptions {
   filename?: string;
 }
 
-/** What `format` may ask: a format, or `keep` (the input's own). */
-export type FormatChoice = NonNullable<CompressBody['format']>;
+/** What `format` may ask of compress: a format, or `keep` (the input's own). */
+export type FormatChoice = Exclude<NonNullable<CompressBody['format']>, 'json'>;
 /** What an output can be. */
 export type OutputFormat = Exclude<FormatChoice, 'keep'>;
 
@@ -80,6 +83,16 @@ export interface CompressResult {
   targetReached: boolean | undefined;
   requestId: string | undefined;
   rateLimit: RateLimit;
+}
+
+/** What `info()` answers: the image described (format=json), nothing encoded. */
+export type ImageInfo = Schemas['ImageInfo'];
+
+export interface InfoOptions extends RequestOptions {
+  /** The file name sent with the upload. */
+  filename?: string;
+  /** `keep`: the EXIF summary includes the GPS position (left out otherwise). */
+  metadata?: 'strip' | 'keep';
 }
 
 export type Account = Schemas['Account'];

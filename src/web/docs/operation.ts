@@ -194,10 +194,12 @@ export function curlLine(op: Operation, ctx: RenderContext): string {
   if (auth.user) args.push('-u', `"${auth.user}"`);
   args.push(...bodyArgs);
 
-  // A binary answer on a terminal is noise; write it to a file named for its type.
+  // A binary answer on a terminal is noise; write it to a file named for its type. An image first is what
+  // the example asks for (format=json, answered in JSON, needs a part the example leaves out).
   const success = Object.entries(dict(op.op.responses)).find(([status]) => /^2/.test(status));
   const types = Object.keys(dict(deref(ctx.doc, success?.[1])?.content));
-  if (types.length > 0 && types.every((t) => !isJson(t) && !/^text\//i.test(t)))
+  const binary = (t: string) => !isJson(t) && !/^text\//i.test(t);
+  if (types.length > 0 && (types.every(binary) || /^image\//i.test(types[0] as string)))
     args.push('-o', `out.${extension(types[0] as string)}`);
 
   args.push(`"${ctx.baseUrl}${dq(path)}${query.length > 0 ? `?${query.join('&')}` : ''}"`);

@@ -27,6 +27,9 @@ export const USAGE = `usage:
       --force-output    with --out, write the service's result even when it is not smaller
                         than a source of the same format (by default the smaller is written)
       --json            one JSON object per file on stdout
+  shrinkray info <files…> [--metadata strip|keep] [--json]
+                    each image described (format=json): size, format, ICC, EXIF, dominant colour,
+                    ThumbHash; one compression each; GPS only with --metadata keep
   shrinkray meta <url…> [--json]
   shrinkray account [--json]
 common options:
@@ -55,8 +58,15 @@ export interface CompressArgs extends CommonArgs {
   params: Omit<CompressParameters, 'format'> & { format?: OutputFormat };
 }
 
+export interface InfoArgs extends CommonArgs {
+  command: 'info';
+  files: string[];
+  metadata: 'strip' | 'keep' | undefined;
+}
+
 export type Args =
   | CompressArgs
+  | InfoArgs
   | (CommonArgs & { command: 'meta'; urls: string[] })
   | (CommonArgs & { command: 'account' })
   | { command: 'help' }
@@ -134,12 +144,25 @@ export function parseArgs(argv: readonly string[]): Args {
       : undefined,
   };
   if (command !== 'compress') {
-    const misplaced = [...options.keys()].find((o) => COMPRESS_ONLY.has(o));
+    // info reads --metadata too: it decides whether GPS is answered.
+    const misplaced = [...options.keys()].find(
+      (o) => COMPRESS_ONLY.has(o) && !(command === 'info' && o === '--metadata'),
+    );
     if (misplaced) throw new UsageError(`${misplaced} is an option of compress, not of ${command}`);
   }
   switch (command) {
     case 'compress':
       return compressArgs(common, rest, options);
+    case 'info': {
+      if (rest.length === 0) throw new UsageError('info needs at least one file');
+      const metadata = options.get('--metadata');
+      return {
+        ...common,
+        command: 'info',
+        files: rest,
+        metadata: metadata === undefined ? undefined : oneOf('--metadata', metadata, ['strip', 'keep'] as const),
+      };
+    }
     case 'meta':
       if (rest.length === 0) throw new UsageError('meta needs at least one URL');
       return { ...common, command: 'meta', urls: rest };

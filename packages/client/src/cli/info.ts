@@ -1,8 +1,9 @@
-// `shrinkray meta <url…>` and `shrinkray account`: readable text by default, JSON with --json.
+// `shrinkray info <files…>`, `shrinkray meta <url…>` and `shrinkray account`: readable text by default, JSON
+// with --json.
 import { ApiError } from '../errors.ts';
 import type { Shrinkray } from '../node.ts';
-import type { Account, Schemas } from '../types.ts';
-import type { CommonArgs } from './args.ts';
+import type { Account, ImageInfo, Schemas } from '../types.ts';
+import type { CommonArgs, InfoArgs } from './args.ts';
 import type { Io } from './compress.ts';
 
 /** URLs per bulk request: the free tier's bulk limit, so any key can send it. */
@@ -24,6 +25,51 @@ function describePage(page: MetaTags): string {
     ['lang', page.lang],
   ].filter((row): row is [string, string] => typeof row[1] === 'string' && row[1] !== '');
   return lines.map(([k, v]) => `  ${k.padEnd(12)} ${v}`).join('\n');
+}
+
+/** Refusals of the file itself, reported per file; the key's (401, 403, 429) end the command. */
+const FILE_REFUSALS = new Set([
+  'payload_too_large',
+  'unsupported_media_type',
+  'unprocessable_image',
+  'image_too_large',
+]);
+
+function describeImage(i: ImageInfo): string {
+  const mb = i.bytes >= 1024 * 1024 ? `${(i.bytes / 1024 / 1024).toFixed(1)} MB` : `${(i.bytes / 1024).toFixed(1)} KB`;
+  const lines = [
+    ['image', `${i.width}×${i.height} ${i.format}, ${mb}, ${i.bit_depth}-bit${i.has_alpha ? ', alpha' : ''}`],
+    ['orientation', i.orientation !== 1 ? String(i.orientation) : null],
+    ['icc', i.icc ? (i.icc.description ?? i.icc.color_space ?? 'yes') : null],
+    ['hdr', i.hdr ? (i.gain_map ? 'gain map' : 'yes') : null],
+    ['frames', i.frames > 1 ? `${i.frames}, ${i.duration_ms} ms, loop ${i.loop === 0 ? 'forever' : i.loop}` : null],
+    ['camera', [i.exif?.make, i.exif?.model].filter(Boolean).join(' ') || null],
+    ['taken', i.exif?.taken_at ?? null],
+    ['gps', i.exif?.gps ? `${i.exif.gps.latitude}, ${i.exif.gps.longitude}` : null],
+    ['colour', i.dominant_color],
+    ['thumbhash', i.thumbhash],
+  ].filter((row): row is [string, string] => typeof row[1] === 'string' && row[1] !== '');
+  return lines.map(([k, v]) => `  ${k.padEnd(12)} ${v}`).join('\n');
+}
+
+export async function runInfo(args: InfoArgs, client: Shrinkray, io: Io): Promise<number> {
+  let failed = 0;
+  for (const file of args.files) {
+    try {
+      const info = await client.info(file, args.metadata === undefined ? {} : { metadata: args.metadata });
+      io.stdout.write(args.json ? `${JSON.stringify({ file, ...info })}\n` : `${file}\n${describeImage(info)}\n`);
+    } catch (error) {
+      if (!(error instanceof ApiError) || !FILE_REFUSALS.has(error.code)) throw error;
+      failed++;
+      const { code, status, message } = error;
+      io.stdout.write(
+        args.json
+          ? `${JSON.stringify({ file, error: { code, status, message } })}\n`
+          : `${file}\n  failed: ${code}: ${message}\n`,
+      );
+    }
+  }
+  return failed === 0 ? 0 : 1;
 }
 
 export async function runMeta(args: CommonArgs & { urls: string[] }, client: Shrinkray, io: Io): Promise<number> {

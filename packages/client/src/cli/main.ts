@@ -8,7 +8,7 @@ import { Shrinkray } from '../node.ts';
 import { VERSION } from '../version.ts';
 import { parseArgs, UsageError, USAGE, type CommonArgs } from './args.ts';
 import { runCompress, type Io } from './compress.ts';
-import { runAccount, runMeta } from './info.ts';
+import { runAccount, runInfo, runMeta } from './info.ts';
 
 function client(args: CommonArgs, env: NodeJS.ProcessEnv): Shrinkray {
   const apiKey = args.key ?? env.SHRINKRAY_API_KEY;
@@ -38,6 +38,8 @@ export async function main(argv: readonly string[], io: Io, env: NodeJS.ProcessE
         return 0;
       case 'compress':
         return await runCompress(args, client(args, env), io);
+      case 'info':
+        return await runInfo(args, client(args, env), io);
       case 'meta':
         return await runMeta(args, client(args, env), io);
       case 'account':

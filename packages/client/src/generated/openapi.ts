@@ -125,8 +125,8 @@ export interface Schemas {
     image: Blob;
     /** Encoder quality for JPEG, WebP and AVIF (PNG output is lossless); with palette=true, the palette quality to reach; with target_kb, the highest quality tried */
     quality?: number;
-    /** Output format; webp and avif need the pro tier. keep: the input's own format (a WebP input on the free tier gets JPEG). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif) */
-    format?: "jpeg" | "png" | "webp" | "avif" | "keep";
+    /** Output format; webp and avif need the pro tier. keep: the input's own format (a WebP input on the free tier gets JPEG). json: no image, its description (ImageInfo; every tier, one compression of the month; not with width, height, target_kb, palette, colors or lossless). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif) */
+    format?: "jpeg" | "png" | "webp" | "avif" | "keep" | "json";
     /** Maximum output width in pixels; aspect ratio kept, never upscaled */
     width?: number;
     /** Maximum output height in pixels; aspect ratio kept, never upscaled */
@@ -149,8 +149,8 @@ export interface Schemas {
     image: Blob;
     /** Encoder quality for JPEG, WebP and AVIF (PNG output is lossless); with palette=true, the palette quality to reach; with target_kb, the highest quality tried */
     quality?: number;
-    /** Output format; webp and avif need the pro tier. keep: the input's own format (a WebP input on the free tier gets JPEG). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif) */
-    format?: "jpeg" | "png" | "webp" | "avif" | "keep";
+    /** Output format; webp and avif need the pro tier. keep: the input's own format (a WebP input on the free tier gets JPEG). json: no image, its description (ImageInfo; every tier, one compression of the month; not with width, height, target_kb, palette, colors or lossless). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif) */
+    format?: "jpeg" | "png" | "webp" | "avif" | "keep" | "json";
     /** Maximum output width in pixels; aspect ratio kept, never upscaled */
     width?: number;
     /** Maximum output height in pixels; aspect ratio kept, never upscaled */
@@ -245,6 +245,58 @@ export interface Schemas {
       tier: "free" | "developer" | "enterprise";
       request_id: string;
     };
+  };
+  ImageInfo: {
+    /** Upright width in pixels (after EXIF orientation) */
+    width: number;
+    /** Upright height in pixels (after EXIF orientation) */
+    height: number;
+    /** The upload's format, from its bytes */
+    format: "jpeg" | "png" | "webp";
+    /** Size of the upload in bytes */
+    bytes: number;
+    /** EXIF orientation, 1 when none is given */
+    orientation: number;
+    /** The file declares an alpha channel or transparency (PNG tRNS, WebP ALPH) */
+    has_alpha: boolean;
+    /** Bits per sample: JPEG 8 or 12, PNG 1–16 (a palette image: 8), WebP 8 */
+    bit_depth: number;
+    /** The embedded ICC profile; null when there is none */
+    icc: {
+      /** The profile's description (its desc tag) */
+      description: string | null;
+      /** RGB, GRAY, CMYK… */
+      color_space: string | null;
+      bytes: number;
+    } | null;
+    /** The file carries HDR: a gain map, or the PQ or HLG transfer in a PNG cICP chunk or an ICC profile's cicp tag */
+    hdr: boolean;
+    /** A JPEG with a gain map (Ultra HDR, ISO 21496-1) */
+    gain_map: boolean;
+    /** 1 for a still image; an animated PNG's frame count */
+    frames: number;
+    /** An animation's total duration; null for a still image */
+    duration_ms: number | null;
+    /** An animation's loop count (0: forever); null for a still image */
+    loop: number | null;
+    /** A summary of the EXIF; null when the file has none */
+    exif: {
+      /** Camera maker (Make) */
+      make: string | null;
+      /** Camera model (Model) */
+      model: string | null;
+      /** When it was taken (DateTimeOriginal, else DateTime), ISO 8601; with its offset when the file gives one (OffsetTimeOriginal), else the camera's local time */
+      taken_at: string | null;
+      /** Only with metadata=keep: the position in degrees (null when the file has none) */
+      gps?: {
+        latitude: number;
+        longitude: number;
+      } | null;
+    } | null;
+    /** The most common colour of the picture (not its average); null when every pixel is transparent, or when the picture cannot be previewed within the memory budget */
+    dominant_color: string | null;
+    /** ThumbHash of the picture (base64, at most 40 bytes decoded): a blurred placeholder with its aspect ratio and average colour; null when the picture cannot be previewed within the memory budget */
+    thumbhash: string | null;
   };
   ImageSourceHosts: {
     data: {
@@ -723,7 +775,7 @@ export interface Operations {
     bodyType: "multipart/form-data";
     body: Schemas["CompressRequest"];
     status: 200;
-    response: Uint8Array;
+    response: Schemas["ImageInfo"];
     responseHeaders: "Content-Disposition" | "Server-Timing" | "X-Compressed-Size" | "X-Image-Height" | "X-Image-Width" | "X-Original-Size" | "X-Quality" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id" | "X-Savings-Percent" | "X-Target-Reached";
     security: "BearerAuth";
   }>;
@@ -732,7 +784,7 @@ export interface Operations {
     bodyType: "multipart/form-data";
     body: Schemas["CompressRequest"];
     status: 200;
-    response: Uint8Array;
+    response: Schemas["ImageInfo"];
     responseHeaders: "Content-Disposition" | "Server-Timing" | "X-Compressed-Size" | "X-Image-Height" | "X-Image-Width" | "X-Original-Size" | "X-Quality" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id" | "X-Savings-Percent" | "X-Target-Reached";
     security: "SessionCookie";
   }>;
@@ -783,7 +835,7 @@ export interface Operations {
       source: string;
     };
     status: 200;
-    response: Uint8Array;
+    response: Schemas["ImageInfo"];
     responseHeaders: "Cache-Control" | "ETag" | "Vary" | "X-Cache" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id";
   }>;
   /** The account's API keys, newest first, revoked ones included */

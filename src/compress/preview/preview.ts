@@ -1,0 +1,128 @@
+// A small upright picture of any input, for what needs to look at the whole image but not at its detail:
+// the info's dominant colour and ThumbHash, and the smart crop's saliency. It must cost next to nothing
+// beside the request it serves: a JPEG is decoded at the smallest DCT scale that covers it (1/8 for a
+// camera photo: only the DC coefficients are inverse-transformed), a WebP through the engine's row reader
+// resampled as it streams, a PNG in rows averaged into blocks as they pass. Memory is bounded by rows,
+// whatever the input's size; the preview itself is at most PREVIEW_MAX_SIDE² pixels.
+import type { RgbaImage } from '../../../wasm/image.ts';
+import { ApiError } from '../../errors.ts';
+import { inEngine, inEngineAsync } from '../engine-errors.ts';
+import { swapsAxes } from '../exif.ts';
+import type { InputFormat } from '../formats.ts';
+import { fitWithin, type Size } from '../geometry.ts';
+import type { ImageHeader } from '../header.ts';
+import { dctScale } from '../memory-plan.ts';
+import { applyOrientation } from '../pixels.ts';
+
+/**
+ * The preview's longest side, at most: enough for a ThumbHash (made from ≤ 100 px), a dominant colour and a
+ * saliency map whose cells are a few source pixels of a phone photo's 1/16, small enough to cost < 1 MB.
+ */
+export const PREVIEW_MAX_SIDE = 256;
+
+/** The preview's size, upright: the picture fitted within PREVIEW_MAX_SIDE², never enlarged. */
+export function previewSize(header: ImageHeader): Size {
+  const upright = swapsAxes(header.orientation) ? { width: header.height, height: header.width } : header;
+  return fitWithin(upright, { width: PREVIEW_MAX_SIDE, height: PREVIEW_MAX_SIDE });
+}
+
+/** The preview of an input whose header was read (and checked) already: RGBA, upright. */
+export async function makePreview(bytes: Uint8Array, format: InputFormat, header: ImageHeader): Promise<RgbaImage> {
+  const upright = previewSize(header);
+  const stored = swapsAxes(header.orientation) ? { width: upright.height, height: upright.width } : upright;
+  if (format === 'jpeg') {
+    const { JpegRowReader } = await import('../../../wasm/jpeg-engine.ts');
+    const scale = dctScale(header, stored);
+    return readRows('JPEG', () => new JpegRowReader(bytes, scale, stored.width, stored.height, header.orientation));
+  }
+  if (format === 'webp') {
+    const { WebpRowReader } = await import('../../../wasm/webp-engine.ts');
+    return readRows('WebP', () => new WebpRowReader(bytes, stored, header.orientation));
+  }
+  if (format === 'png') return pngPreview(bytes, header);
+  // A format added to InputFormat must say how its preview is made.
+  const unknown: never = format;
+  throw new Error(`no preview for ${String(unknown)}`);
+}
+
+interface RowReader {
+  readonly width: number;
+  readonly height: number;
+  readonly channels: number;
+  rows(sink: (row: Uint8Array) => void): Promise<void>;
+  close(failed: boolean): void;
+}
+
+/** An engine reader's upright rows (grey, RGB or RGBA) gathered as RGBA. */
+async function readRows(input: 'JPEG' | 'WebP', open: () => RowReader): Promise<RgbaImage> {
+  const reader = inEngine(input, open);
+  let failed = true;
+  try {
+    const { width, height, channels } = reader;
+    const data = new Uint8Array(width * height * 4);
+    let o = 0;
+    await inEngineAsync(input, () =>
+      reader.rows((row) => {
+        for (let i = 0; i < width * channels; i += channels, o += 4) {
+          data[o] = row[i]!;
+          data[o + 1] = row[i + (channels >= 3 ? 1 : 0)]!;
+          data[o + 2] = row[i + (channels >= 3 ? 2 : 0)]!;
+          data[o + 3] = channels === 4 ? row[i + 3]! : 255;
+        }
+      }),
+    );
+    failed = false;
+    return { data, width, height };
+  } finally {
+    reader.close(failed);
+  }
+}
+
+/**
+ * A PNG averaged in square blocks of k × k pixels (k the least that brings it within PREVIEW_MAX_SIDE) as
+ * its rows are decoded: one row of sums is held, whatever the height. Colours are weighted by alpha, so a
+ * transparent pixel's colour does not bleed into its block. Turned upright at the end (a preview is small).
+ */
+async function pngPreview(bytes: Uint8Array, header: ImageHeader): Promise<RgbaImage> {
+  const [{ decodeRows, readPngInfo }, { PngError }] = await Promise.all([
+    import('../png/decoder.ts'),
+    import('../png/chunks.ts'),
+  ]);
+  try {
+    const info = readPngInfo(bytes);
+    const k = Math.max(1, Math.ceil(Math.max(info.width, info.height) / PREVIEW_MAX_SIDE));
+    const width = Math.ceil(info.width / k);
+    const height = Math.ceil(info.height / k);
+    const data = new Uint8Array(width * height * 4);
+    const sums = new Float64Array(width * 4);
+    const counts = new Float64Array(width);
+    const flush = (oy: number) => {
+      for (let x = 0; x < width; x++) {
+        const a = sums[x * 4 + 3]!;
+        const o = (oy * width + x) * 4;
+        for (let c = 0; c < 3; c++) data[o + c] = a > 0 ? Math.round(sums[x * 4 + c]! / a) : 0;
+        data[o + 3] = Math.round(a / counts[x]!);
+      }
+      sums.fill(0);
+      counts.fill(0);
+    };
+    await decodeRows(info, (row, y) => {
+      for (let x = 0; x < info.width; x++) {
+        const i = x * 4;
+        const a = row[i + 3]!;
+        const s = ((x / k) | 0) * 4;
+        sums[s]! += row[i]! * a;
+        sums[s + 1]! += row[i + 1]! * a;
+        sums[s + 2]! += row[i + 2]! * a;
+        sums[s + 3]! += a;
+        counts[s >> 2]!++;
+      }
+      if ((y + 1) % k === 0 || y + 1 === info.height) flush((y / k) | 0);
+    });
+    return applyOrientation({ data, width, height }, header.orientation);
+  } catch (err) {
+    if (err instanceof PngError)
+      throw new ApiError('unprocessable_image', `the PNG cannot be decoded: ${err.message}`, { param: 'image' });
+    throw err;
+  }
+}
