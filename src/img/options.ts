@@ -9,6 +9,7 @@ import {
   FORMAT_CHOICES,
   MEDIA_TYPES,
   type ImageFormat,
+  type InputFormat,
 } from '../compress/formats.ts';
 import { keptFormat } from '../compress/request-rules.ts';
 import { DEFAULT_QUALITY, MAX_OUTPUT_DIMENSION, MAX_TARGET_KB } from '../compress/limits.ts';
@@ -101,7 +102,7 @@ export function accepts(accept: string | null, mediaType: string): boolean {
 }
 
 /** The output format once the source's format is known; WebP only where the tier writes it. */
-export function outputFormat(variant: Variant, sourceFormat: ImageFormat, webpAllowed: boolean): ImageFormat {
+export function outputFormat(variant: Variant, sourceFormat: InputFormat, webpAllowed: boolean): ImageFormat {
   if (variant !== 'source' && variant !== 'fallback') return variant;
   return keptFormat(sourceFormat, variant === 'source' && webpAllowed);
 }

@@ -1,4 +1,4 @@
-// PNG input through the row engine: decoded in rows (png/decoder.ts), resampled through a ring of rows
+// PNG input (and a GIF's first frame, gif/gif-path.ts) through the row engine: decoded in rows (png/decoder.ts), resampled through a ring of rows
 // when smaller output was asked (the engine's resampler, wasm/row-resizer.ts), turned upright (an eXIf orientation needs every
 // row first), and written as PNG in rows or whole (png/writer.ts), as JPEG by the engine's encoder fed
 // rows (a frame only for target_kb's retries), or as WebP into the engine's picture fed rows. The
@@ -7,13 +7,14 @@ import type { RgbaImage } from '../../../wasm/image.ts';
 import { ApiError } from '../../errors.ts';
 import type { Orientation } from '../exif.ts';
 import type { OpaqueGuess, Plan } from '../memory-plan.ts';
+import type { ImageMetadata } from '../metadata.ts';
 import { FULL_CHROMA_QUALITY } from '../limits.ts';
 import { applyOrientation, flattenOntoWhite } from '../pixels.ts';
 import type { CompressRequest, CompressResult } from '../types.ts';
 import { encodeAsRequested } from '../target-size.ts';
 import type { Timings } from '../timings.ts';
-import { PngError } from './chunks.ts';
-import { decodeRows, readPngInfo, type PngInfo } from './decoder.ts';
+import { PngError, type Chunk } from './chunks.ts';
+import { decodeRows, readPngInfo } from './decoder.ts';
 import { outputChunks, pngImageMetadata } from './metadata.ts';
 import { jpegMarkersOf, packWebp } from '../webp-riff.ts';
 import type { JpegMarker } from '../../../wasm/jpeg-engine.ts';
@@ -27,114 +28,21 @@ export async function compressPng(
   plan: Plan,
   orientation: Orientation,
 ): Promise<CompressResult> {
-  const timings: Timings = { decode: 0, resize: 0, encode: 0 };
-  const started = performance.now();
-  let info: PngInfo;
   try {
-    info = readPngInfo(request.bytes);
-  } catch (err) {
-    if (err instanceof PngError) throw unprocessable(err.message);
-    throw err;
-  }
-  const source = (indices: boolean) => rowSource(info, plan, orientation, indices, timings);
-  const finishTimings = () => {
-    timings.decode = Math.max(0, performance.now() - started - timings.resize - timings.encode);
-  };
-  const metadata = await pngImageMetadata(info.ancillary, request.metadata ?? 'strip');
-  try {
-    if (plan.pngJpegRows) {
-      const bytes = await jpegFromRows(
-        source(false),
-        plan.output.width,
-        plan.output.height,
-        info.hasAlpha,
-        request.quality,
-        jpegMarkersOf(metadata),
-        timings,
-      );
-      finishTimings();
-      return {
-        bytes,
-        inputFormat: 'png',
-        format: 'jpeg',
-        width: plan.output.width,
-        height: plan.output.height,
-        quality: request.quality,
-        encodes: 1,
-        lossless: false,
-        timings,
-      };
-    }
-    if (request.format === 'avif') {
-      const { encodeAvif } = await import('../avif-path.ts');
-      const rows = { channels: 4, produce: source(false), metadata };
-      return await encodeAvif(request, plan, 'png', plan.avifChannels ?? 4, rows, timings);
-    }
-    if (request.format === 'webp') {
-      const encoded = await webpFromRows(source(false), plan, info.hasAlpha, request, timings);
-      encoded.bytes = packWebp(encoded.bytes, metadata, plan.output.width, plan.output.height);
-      finishTimings();
-      return {
-        ...encoded,
-        inputFormat: 'png',
-        format: 'webp',
-        width: plan.output.width,
-        height: plan.output.height,
-        lossless: request.lossless === true,
-        timings,
-      };
-    }
-    if (request.format !== 'png') {
-      const frame = await gather(source(false), plan.output.width, plan.output.height);
-      if (request.format === 'jpeg' && info.hasAlpha) flattenOntoWhite(frame);
-      const { encodeJpegFrame } = await import('../codecs.ts');
-      const start = performance.now();
-      const encoded = encodeAsRequested(
-        (quality) => encodeJpegFrame(frame, quality, jpegMarkersOf(metadata)),
-        request.quality,
-        request.targetKb,
-      );
-      timings.encode += performance.now() - start;
-      finishTimings();
-      return {
-        ...encoded,
-        inputFormat: 'png',
-        format: 'jpeg',
-        width: frame.width,
-        height: frame.height,
-        lossless: false,
-        timings,
-      };
-    }
-    const { width, height } = plan.output;
-    const grey = info.colourType === 0 || info.colourType === 4;
-    // Palette indices pass through when every pixel keeps its place and value.
-    const passthrough = info.colourType === 3 && !plan.resized && orientation === 1;
-    const layout = passthrough
-      ? { width, height, colourType: 3 as const, palette: info.palette! }
-      : losslessLayout(width, height, grey, info.hasAlpha);
-    const output = await writePng({
-      width,
-      height,
-      layout,
-      produce: source,
-      optimiseWhole: plan.pngWhole,
-      palette: paletteOf(request),
-      chunksFor: (colourType) => outputChunks(info.ancillary, request.metadata ?? 'strip', colourType),
-      timing: timings,
-    });
-    finishTimings();
-    return {
-      bytes: output.bytes,
-      inputFormat: 'png',
+    const info = readPngInfo(request.bytes);
+    const metadata = await pngImageMetadata(info.ancillary, request.metadata ?? 'strip');
+    const input: RowInput = {
       format: 'png',
-      width,
-      height,
-      quality: output.paletteQuality ?? 'lossless',
-      encodes: output.encodes,
-      lossless: output.paletteQuality === null && request.palette === true,
-      timings,
+      width: info.width,
+      height: info.height,
+      hasAlpha: info.hasAlpha,
+      grey: info.colourType === 0 || info.colourType === 4,
+      palette: info.colourType === 3 ? info.palette : null,
+      decodeRows: (onRow, options) => decodeRows(info, onRow, options),
+      metadata,
+      chunksFor: (colourType) => outputChunks(info.ancillary, request.metadata ?? 'strip', colourType),
     };
+    return await compressRows(request, plan, orientation, input);
   } catch (err) {
     if (err instanceof PngError) throw unprocessable(err.message);
     throw err;
@@ -142,11 +50,139 @@ export async function compressPng(
 }
 
 /**
- * The output rows (upright, at the output size) of a PNG: decoded, resampled when the plan resizes,
+ * An input decoded in JavaScript a row at a time: a PNG, or a GIF's first frame (gif/gif-path.ts), whose
+ * rows go through the same resampler and writers.
+ */
+export interface RowInput {
+  format: 'png' | 'gif';
+  width: number;
+  height: number;
+  hasAlpha: boolean;
+  grey: boolean;
+  /** A palette image's palette (RGBA entries), whose indices `decodeRows` gives with `indices`: they pass through to PNG output when no pixel moves. */
+  palette: Uint8Array | null;
+  decodeRows(onRow: (row: Uint8Array) => void | Promise<void>, options: { indices?: boolean }): Promise<void>;
+  /** What the output carries (ICC, EXIF, XMP as the metadata mode allows). */
+  metadata: ImageMetadata;
+  /** The PNG output's ancillary chunks for its colour type. */
+  chunksFor(colourType: number): Promise<Chunk[]>;
+}
+
+/** Writes `input`'s rows as the request's format, by the plan. */
+export async function compressRows(
+  request: CompressRequest,
+  plan: Plan,
+  orientation: Orientation,
+  input: RowInput,
+): Promise<CompressResult> {
+  const timings: Timings = { decode: 0, resize: 0, encode: 0 };
+  const started = performance.now();
+  const source = (indices: boolean) => rowSource(input, plan, orientation, indices, timings);
+  const finishTimings = () => {
+    timings.decode = Math.max(0, performance.now() - started - timings.resize - timings.encode);
+  };
+  const { metadata } = input;
+  const inputFormat = input.format;
+  if (plan.pngJpegRows) {
+    const bytes = await jpegFromRows(
+      source(false),
+      plan.output.width,
+      plan.output.height,
+      input.hasAlpha,
+      request.quality,
+      jpegMarkersOf(metadata),
+      timings,
+    );
+    finishTimings();
+    return {
+      bytes,
+      inputFormat,
+      format: 'jpeg',
+      width: plan.output.width,
+      height: plan.output.height,
+      quality: request.quality,
+      encodes: 1,
+      lossless: false,
+      timings,
+    };
+  }
+  if (request.format === 'avif') {
+    const { encodeAvif } = await import('../avif-path.ts');
+    const rows = { channels: 4, produce: source(false), metadata };
+    return await encodeAvif(request, plan, inputFormat, plan.avifChannels ?? 4, rows, timings);
+  }
+  if (request.format === 'webp') {
+    const encoded = await webpFromRows(source(false), plan, input.hasAlpha, request, timings);
+    encoded.bytes = packWebp(encoded.bytes, metadata, plan.output.width, plan.output.height);
+    finishTimings();
+    return {
+      ...encoded,
+      inputFormat,
+      format: 'webp',
+      width: plan.output.width,
+      height: plan.output.height,
+      lossless: request.lossless === true,
+      timings,
+    };
+  }
+  if (request.format !== 'png') {
+    const frame = await gather(source(false), plan.output.width, plan.output.height);
+    if (request.format === 'jpeg' && input.hasAlpha) flattenOntoWhite(frame);
+    const { encodeJpegFrame } = await import('../codecs.ts');
+    const start = performance.now();
+    const encoded = encodeAsRequested(
+      (quality) => encodeJpegFrame(frame, quality, jpegMarkersOf(metadata)),
+      request.quality,
+      request.targetKb,
+    );
+    timings.encode += performance.now() - start;
+    finishTimings();
+    return {
+      ...encoded,
+      inputFormat,
+      format: 'jpeg',
+      width: frame.width,
+      height: frame.height,
+      lossless: false,
+      timings,
+    };
+  }
+  const { width, height } = plan.output;
+  // Palette indices pass through when every pixel keeps its place and value.
+  const passthrough = input.palette !== null && !plan.resized && orientation === 1;
+  const layout = passthrough
+    ? { width, height, colourType: 3 as const, palette: input.palette! }
+    : losslessLayout(width, height, input.grey, input.hasAlpha);
+  const output = await writePng({
+    width,
+    height,
+    layout,
+    produce: source,
+    optimiseWhole: plan.pngWhole,
+    palette: paletteOf(request),
+    chunksFor: (colourType) => input.chunksFor(colourType),
+    timing: timings,
+  });
+  finishTimings();
+  return {
+    bytes: output.bytes,
+    inputFormat,
+    format: 'png',
+    width,
+    height,
+    quality: output.paletteQuality ?? 'lossless',
+    encodes: output.encodes,
+    lossless: output.paletteQuality === null && request.palette === true,
+    timings,
+  };
+}
+
+/**
+ * The output rows (upright, at the output size) of an input: decoded, resampled when the plan resizes,
  * gathered and turned when the orientation is not 1. Each call decodes again (the palette's second pass).
  */
 function rowSource(
-  info: PngInfo,
+  info: RowInput,
   plan: Plan,
   orientation: Orientation,
   indices: boolean,
@@ -166,8 +202,7 @@ function rowSource(
     };
     let failed = true;
     try {
-      await decodeRows(
-        info,
+      await info.decodeRows(
         async (row) => {
           if (!resizer) return emit(row);
           const start = performance.now();
