@@ -16,7 +16,8 @@ const imagePart = z
   .openapi({
     type: 'string',
     format: 'binary',
-    description: 'The JPEG, PNG or WebP to compress (at most 10 MB); its type is read from its bytes',
+    description:
+      'The JPEG, PNG, WebP or GIF to compress (at most 10 MB); its type is read from its bytes. An animated GIF gives its first frame (X-Frames says how many it has)',
   });
 
 /** A true/false part, false when left out. */
@@ -44,7 +45,7 @@ export const CompressParts = queryObject({
       enum: [...FORMAT_CHOICES],
       default: 'jpeg',
       description:
-        "Output format; webp and avif need the pro tier. keep: the input's own format (a WebP input on the free tier gets JPEG). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif)",
+        "Output format; webp and avif need the pro tier. keep: the input's own format (a WebP input on the free tier gets JPEG; a GIF input gets PNG, since GIF is not written). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif)",
     }),
   width: integerParam(1, MAX_OUTPUT_DIMENSION).optional().openapi({
     type: 'integer',
