@@ -8,6 +8,7 @@ import { readHeader } from '../../../src/compress/header.ts';
 import { MAX_GIF_FRAMES } from '../../../src/compress/limits.ts';
 import { plan } from '../../../src/compress/memory-plan.ts';
 import { makeKey, type TestKey } from '../helpers.ts';
+import { getImage, ORIGIN, signed, signingAccount } from '../img-helpers.ts';
 import { bodyBytes, compressCall, decodeAny, type Parts } from '../image-fixtures.ts';
 import {
   expectedFrames,
@@ -169,6 +170,21 @@ describe('an animated GIF', () => {
     const [first, second] = expectedFrames(spec);
     expect(first).not.toEqual(second);
     expectSamePixels(decodeAny(body).data, first!, W);
+  });
+});
+
+describe('an image URL whose source is a GIF', () => {
+  it('keeps its kind as PNG without f (its first frame), and is WebP with f=auto for a client that takes it', async () => {
+    const a = await signingAccount('pro');
+    const url = `${ORIGIN}/img/stripes.gif?group=${crypto.randomUUID()}`;
+    const kept = await getImage(await signed(a, '_', url));
+    expect(kept.status, await kept.clone().text()).toBe(200);
+    expect(kept.headers.get('content-type')).toBe('image/png');
+    const decoded = decodeAny(await bodyBytes(kept));
+    expect([decoded.width, decoded.height]).toEqual([16, 8]);
+    const auto = await getImage(await signed(a, 'f=auto', url), { Accept: 'image/webp,*/*' });
+    expect(auto.status).toBe(200);
+    expect(auto.headers.get('content-type')).toBe('image/webp');
   });
 });
 
