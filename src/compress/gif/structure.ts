@@ -102,7 +102,7 @@ export function readGifStructure(b: Uint8Array): GifInfo {
   try {
     while (at < b.length) {
       const introducer = b[at]!;
-      if (introducer === TRAILER) return info;
+      if (introducer === TRAILER) break;
       if (introducer === EXTENSION) {
         if (at + 2 > b.length) throw new Truncated();
         const label = b[at + 1]!;
@@ -195,7 +195,7 @@ export function readGifStructure(b: Uint8Array): GifInfo {
     info.defect = 'the GIF is truncated: it ends inside a block';
     return info;
   }
-  if (info.frameCount === 0) info.defect = 'the GIF is truncated: it ends before its first image';
+  if (info.frameCount === 0) info.defect = 'the GIF has no image';
   return info;
 }
 

@@ -225,6 +225,11 @@ describe('malformed GIFs: 422 unprocessable_image, never a 500 or a hang', () =>
     expect(await refusal(bare, 422, 'unprocessable_image')).toMatch(/no colour table/);
   });
 
+  it('no image at all, from its structure', async () => {
+    const empty = makeGif({ width: 2, height: 2, palette: spreadPalette(4), frames: [] });
+    expect(await refusal(empty, 422, 'unprocessable_image')).toBe('the GIF has no image');
+  });
+
   it('more image data than a frame can need', async () => {
     const message = await refusal(withData(new Array(5000).fill(0x4c)), 422, 'unprocessable_image');
     expect(message).toMatch(/more than its 2×2 pixels can need/);
