@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readHeader } from '../../../src/compress/header.ts';
 import { MAX_GIF_FRAMES } from '../../../src/compress/limits.ts';
 import { plan } from '../../../src/compress/memory-plan.ts';
+import { decodeAvif } from '../avif-decode.ts';
 import { makeKey, type TestKey } from '../helpers.ts';
 import { getImage, ORIGIN, signed, signingAccount } from '../img-helpers.ts';
 import { bodyBytes, compressCall, decodeAny, type Parts } from '../image-fixtures.ts';
@@ -134,6 +135,17 @@ describe('transparency', () => {
     const [r, g, b] = decodeAny(jpeg.body).data;
     expect(Math.min(r!, g!, b!)).toBeGreaterThan(230);
   });
+
+  it('→ AVIF: with an alpha channel, transparent at the transparency index', async () => {
+    const { res, body, text } = await send(makeGif(still({ transparentIndex: 15 })), { format: 'avif' });
+    expect(res.status, text()).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/avif');
+    const decoded = await decodeAvif(body);
+    expect([decoded.width, decoded.height, decoded.hasAlpha]).toEqual([W, H, true]);
+    expect(decoded.data[3]).toBeLessThan(16); // (0, 0): index 15
+    expect(decoded.data[(5 * W + 1) * 4 + 3]).toBeGreaterThan(240);
+    // The AVIF module is compiled on its first use in the isolate.
+  }, 30_000);
 
   it('a first frame smaller than the screen: transparent outside its rectangle', async () => {
     const spec: GifSpec = {
