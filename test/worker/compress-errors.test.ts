@@ -157,7 +157,11 @@ describe('415 unsupported_media_type', () => {
   const random = crypto.getRandomValues(new Uint8Array(4096));
   random[0] = 0x00; // never a JPEG, PNG, WebP or GIF signature by chance
   const cases: [string, Uint8Array, RegExp][] = [
-    ['a BMP', concat(text('BM'), new Uint8Array([0x46, 0, 0, 0, 0, 0, 0, 0, 0x36, 0, 0, 0]), new Uint8Array(64)), /BMP/],
+    [
+      'a BMP',
+      concat(text('BM'), new Uint8Array([0x46, 0, 0, 0, 0, 0, 0, 0, 0x36, 0, 0, 0]), new Uint8Array(64)),
+      /BMP/,
+    ],
     [
       'an SVG',
       text('<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><rect width="8" height="8"/></svg>'),

@@ -61,8 +61,7 @@ const GRAPHIC_CONTROL = 0xf9;
 const APPLICATION = 0xff;
 
 /** Whether the bytes start with a GIF signature (87a or 89a). */
-const isGif = (b: Uint8Array): boolean =>
-  b.length >= 6 && (ascii(b, 0, 6) === 'GIF87a' || ascii(b, 0, 6) === 'GIF89a');
+const isGif = (b: Uint8Array): boolean => b.length >= 6 && (ascii(b, 0, 6) === 'GIF87a' || ascii(b, 0, 6) === 'GIF89a');
 
 class Truncated extends Error {}
 
