@@ -11,6 +11,7 @@ import { defaultFormat, expandInputs, globToRegExp, outputName } from '../src/cl
 import { barLine, emptyTotals, summaryTable, addRecord } from '../src/cli/report.ts';
 import { ApiError, apiErrorFor, parseRetryAfter } from '../src/errors.ts';
 import { retryDelay } from '../src/retry.ts';
+import { Shrinkray } from '../src/index.ts';
 import { VERSION } from '../src/version.ts';
 import { generateTypes } from '../scripts/openapi-to-ts.ts';
 import { documentFromApp, OUTPUT } from '../scripts/generate.ts';
@@ -129,6 +130,24 @@ describe('files', () => {
         `${join('site', 'anim.gif')}: a GIF cannot be compressed in place (the service writes no GIF): write it elsewhere with --out DIR`,
       );
     });
+  });
+});
+
+describe('compress results', () => {
+  it('carry X-Frames as frames (a GIF input: written of total), and no frames for other inputs', async () => {
+    const png = { 'content-type': 'image/png' };
+    const s = await scriptedService(({ n }) => ({
+      status: 200,
+      body: new Uint8Array([1]),
+      headers: n === 0 ? { ...png, 'x-frames': '1/12' } : png,
+    }));
+    try {
+      const client = new Shrinkray({ apiKey: 'sr_live_x', baseUrl: s.url, maxRetries: 0 });
+      expect((await client.compress(new Uint8Array(10))).frames).toEqual({ written: 1, total: 12 });
+      expect((await client.compress(new Uint8Array(10))).frames).toBeUndefined();
+    } finally {
+      await s.close();
+    }
   });
 });
 
