@@ -26,7 +26,7 @@ export interface ImageHeader {
   webp?: { lossless: boolean };
   /** PNG only: what IHDR says, for the memory estimate. */
   png?: PngFrame;
-  /** GIF only: what its structure says, for the memory estimate and the answer's X-Frames. */
+  /** GIF only: what its structure says, for the memory estimate and the GIF limits. */
   gif?: GifHeader;
 }
 

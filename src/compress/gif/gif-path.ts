@@ -10,10 +10,7 @@ import { decodeFirstFrameRows } from './decoder.ts';
 import { firstFrameHasAlpha, GifError, readGifStructure } from './structure.ts';
 
 export async function compressGif(request: CompressRequest, plan: Plan): Promise<CompressResult> {
-  const [{ compressRows }, { metadataChunks }] = await Promise.all([
-    import('../png/png-path.ts'),
-    import('../png/metadata.ts'),
-  ]);
+  const { compressRows } = await import('../png/png-path.ts');
   try {
     const info = readGifStructure(request.bytes);
     if (info.frames.length === 0) throw new GifError('it has no image');
@@ -26,7 +23,7 @@ export async function compressGif(request: CompressRequest, plan: Plan): Promise
       palette: null,
       decodeRows: (onRow) => decodeFirstFrameRows(request.bytes, info, onRow),
       metadata: {},
-      chunksFor: (colourType) => metadataChunks({}, colourType),
+      chunksFor: async () => [],
     });
     return { ...result, frames: { written: 1, total: info.frameCount } };
   } catch (err) {
