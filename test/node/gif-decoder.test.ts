@@ -177,6 +177,22 @@ describe('GIF frames composed: as meant, and as sharp decodes them', () => {
     expect(differences(await ourFrames(gif), await sharpFrames(gif), w)).toEqual([]);
   });
 
+  it('a full LZW table kept without a clear code (deferred clear): 12-bit codes to the end', async () => {
+    const [w, h] = [120, 90];
+    let seed = 11;
+    const noise = () => (seed = (seed * 1103515245 + 12345) >>> 0) >>> 28;
+    const spec: GifSpec = {
+      width: w,
+      height: h,
+      palette: spreadPalette(16),
+      frames: [{ width: w, height: h, indices: indicesOf(w, h, () => noise()), deferredClear: true }],
+    };
+    const gif = makeGif(spec);
+    const ours = await ourFrames(gif);
+    expect(differences(ours, expectedFrames(spec), w)).toEqual([]);
+    expect(differences(ours, await sharpFrames(gif), w)).toEqual([]);
+  });
+
   it('256 colours of noise: the LZW table fills and is cleared, codes reach 12 bits', async () => {
     const [w, h] = [160, 120];
     let seed = 7;

@@ -20,6 +20,8 @@ export interface GifFrameSpec {
   delayCs?: number;
   /** Omit the graphic control extension altogether. */
   noControl?: boolean;
+  /** Keep coding with the full table instead of clearing it (GIF's "deferred clear"). */
+  deferredClear?: boolean;
 }
 
 export interface GifSpec {
@@ -43,8 +45,11 @@ function colourTable(palette: Rgb[]): { sizeBits: number; bytes: number[] } {
   return { sizeBits, bytes };
 }
 
-/** GIF LZW of `indices` (omggif's scheme: a clear code first, another whenever the table is full). */
-export function lzwEncode(indices: Uint8Array, minCodeSize: number): Uint8Array {
+/**
+ * GIF LZW of `indices` (omggif's scheme: a clear code first, another whenever the table is full; with
+ * `deferredClear`, none: the full table is used as it is to the end).
+ */
+export function lzwEncode(indices: Uint8Array, minCodeSize: number, deferredClear = false): Uint8Array {
   const out: number[] = [];
   let bits = 0;
   let count = 0;
@@ -73,14 +78,14 @@ export function lzwEncode(indices: Uint8Array, minCodeSize: number): Uint8Array 
       continue;
     }
     emit(prefix);
-    if (next === 4096) {
+    if (next < 4096) {
+      if (next >= 1 << size) size++;
+      table.set(key, next++);
+    } else if (!deferredClear) {
       emit(clear);
       next = eoi + 1;
       size = minCodeSize + 1;
       table = new Map();
-    } else {
-      if (next >= 1 << size) size++;
-      table.set(key, next++);
     }
     prefix = k;
   }
@@ -140,7 +145,7 @@ export function makeGif(spec: GifSpec): Uint8Array {
       for (const [i, y] of interlacedOrder(frame.height).entries())
         stored.set(frame.indices.subarray(y * frame.width, (y + 1) * frame.width), i * frame.width);
     }
-    bytes.push(minCodeSize, ...subBlocks(lzwEncode(stored, minCodeSize)));
+    bytes.push(minCodeSize, ...subBlocks(lzwEncode(stored, minCodeSize, frame.deferredClear)));
   }
   bytes.push(0x3b);
   return Uint8Array.from(bytes);
