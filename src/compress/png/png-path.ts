@@ -1,8 +1,9 @@
-// PNG input (and a GIF's first frame, gif/gif-path.ts) through the row engine: decoded in rows (png/decoder.ts), resampled through a ring of rows
+// PNG input through the row engine: decoded in rows (png/decoder.ts), resampled through a ring of rows
 // when smaller output was asked (the engine's resampler, wasm/row-resizer.ts), turned upright (an eXIf orientation needs every
 // row first), and written as PNG in rows or whole (png/writer.ts), as JPEG by the engine's encoder fed
 // rows (a frame only for target_kb's retries), or as WebP into the engine's picture fed rows. The
-// input's bytes are never returned as they are.
+// input's bytes are never returned as they are. A GIF's first frame takes the same way (`compressRows`,
+// gif/gif-path.ts).
 import type { RgbaImage } from '../../../wasm/image.ts';
 import { ApiError } from '../../errors.ts';
 import type { Orientation } from '../exif.ts';
@@ -14,7 +15,7 @@ import type { CompressRequest, CompressResult } from '../types.ts';
 import { encodeAsRequested } from '../target-size.ts';
 import type { Timings } from '../timings.ts';
 import { PngError, type Chunk } from './chunks.ts';
-import { decodeRows, readPngInfo } from './decoder.ts';
+import { decodeRows, readPngInfo, type PngInfo } from './decoder.ts';
 import { outputChunks, pngImageMetadata } from './metadata.ts';
 import { jpegMarkersOf, packWebp } from '../webp-riff.ts';
 import type { JpegMarker } from '../../../wasm/jpeg-engine.ts';
@@ -28,25 +29,24 @@ export async function compressPng(
   plan: Plan,
   orientation: Orientation,
 ): Promise<CompressResult> {
+  let png: PngInfo;
   try {
-    const info = readPngInfo(request.bytes);
-    const metadata = await pngImageMetadata(info.ancillary, request.metadata ?? 'strip');
-    const input: RowInput = {
-      format: 'png',
-      width: info.width,
-      height: info.height,
-      hasAlpha: info.hasAlpha,
-      grey: info.colourType === 0 || info.colourType === 4,
-      palette: info.colourType === 3 ? info.palette : null,
-      decodeRows: (onRow, options) => decodeRows(info, onRow, options),
-      metadata,
-      chunksFor: (colourType) => outputChunks(info.ancillary, request.metadata ?? 'strip', colourType),
-    };
-    return await compressRows(request, plan, orientation, input);
+    png = readPngInfo(request.bytes);
   } catch (err) {
     if (err instanceof PngError) throw unprocessable(err.message);
     throw err;
   }
+  return compressRows(request, plan, orientation, {
+    format: 'png',
+    width: png.width,
+    height: png.height,
+    hasAlpha: png.hasAlpha,
+    grey: png.colourType === 0 || png.colourType === 4,
+    palette: png.colourType === 3 ? png.palette : null,
+    decodeRows: (onRow, options) => decodeRows(png, onRow, options),
+    metadata: await pngImageMetadata(png.ancillary, request.metadata ?? 'strip'),
+    chunksFor: (colourType) => outputChunks(png.ancillary, request.metadata ?? 'strip', colourType),
+  });
 }
 
 /**
@@ -59,7 +59,7 @@ export interface RowInput {
   height: number;
   hasAlpha: boolean;
   grey: boolean;
-  /** A palette image's palette (RGBA entries), whose indices `decodeRows` gives with `indices`: they pass through to PNG output when no pixel moves. */
+  /** A palette image's palette (RGBA entries): its indices (`decodeRows` with `indices`) pass through to PNG output when no pixel moves. */
   palette: Uint8Array | null;
   decodeRows(onRow: (row: Uint8Array) => void | Promise<void>, options: { indices?: boolean }): Promise<void>;
   /** What the output carries (ICC, EXIF, XMP as the metadata mode allows). */
@@ -68,113 +68,118 @@ export interface RowInput {
   chunksFor(colourType: number): Promise<Chunk[]>;
 }
 
-/** Writes `input`'s rows as the request's format, by the plan. */
+/** Writes `info`'s rows as the request's format, by the plan. */
 export async function compressRows(
   request: CompressRequest,
   plan: Plan,
   orientation: Orientation,
-  input: RowInput,
+  info: RowInput,
 ): Promise<CompressResult> {
   const timings: Timings = { decode: 0, resize: 0, encode: 0 };
   const started = performance.now();
-  const source = (indices: boolean) => rowSource(input, plan, orientation, indices, timings);
+  const source = (indices: boolean) => rowSource(info, plan, orientation, indices, timings);
   const finishTimings = () => {
     timings.decode = Math.max(0, performance.now() - started - timings.resize - timings.encode);
   };
-  const { metadata } = input;
-  const inputFormat = input.format;
-  if (plan.pngJpegRows) {
-    const bytes = await jpegFromRows(
-      source(false),
-      plan.output.width,
-      plan.output.height,
-      input.hasAlpha,
-      request.quality,
-      jpegMarkersOf(metadata),
-      timings,
-    );
+  const { metadata } = info;
+  try {
+    if (plan.pngJpegRows) {
+      const bytes = await jpegFromRows(
+        source(false),
+        plan.output.width,
+        plan.output.height,
+        info.hasAlpha,
+        request.quality,
+        jpegMarkersOf(metadata),
+        timings,
+      );
+      finishTimings();
+      return {
+        bytes,
+        inputFormat: info.format,
+        format: 'jpeg',
+        width: plan.output.width,
+        height: plan.output.height,
+        quality: request.quality,
+        encodes: 1,
+        lossless: false,
+        timings,
+      };
+    }
+    if (request.format === 'avif') {
+      const { encodeAvif } = await import('../avif-path.ts');
+      const rows = { channels: 4, produce: source(false), metadata };
+      return await encodeAvif(request, plan, info.format, plan.avifChannels ?? 4, rows, timings);
+    }
+    if (request.format === 'webp') {
+      const encoded = await webpFromRows(source(false), plan, info.hasAlpha, request, timings);
+      encoded.bytes = packWebp(encoded.bytes, metadata, plan.output.width, plan.output.height);
+      finishTimings();
+      return {
+        ...encoded,
+        inputFormat: info.format,
+        format: 'webp',
+        width: plan.output.width,
+        height: plan.output.height,
+        lossless: request.lossless === true,
+        timings,
+      };
+    }
+    if (request.format !== 'png') {
+      const frame = await gather(source(false), plan.output.width, plan.output.height);
+      if (request.format === 'jpeg' && info.hasAlpha) flattenOntoWhite(frame);
+      const { encodeJpegFrame } = await import('../codecs.ts');
+      const start = performance.now();
+      const encoded = encodeAsRequested(
+        (quality) => encodeJpegFrame(frame, quality, jpegMarkersOf(metadata)),
+        request.quality,
+        request.targetKb,
+      );
+      timings.encode += performance.now() - start;
+      finishTimings();
+      return {
+        ...encoded,
+        inputFormat: info.format,
+        format: 'jpeg',
+        width: frame.width,
+        height: frame.height,
+        lossless: false,
+        timings,
+      };
+    }
+    const { width, height } = plan.output;
+    // Palette indices pass through when every pixel keeps its place and value.
+    const passthrough = info.palette !== null && !plan.resized && orientation === 1;
+    const layout = passthrough
+      ? { width, height, colourType: 3 as const, palette: info.palette! }
+      : losslessLayout(width, height, info.grey, info.hasAlpha);
+    const output = await writePng({
+      width,
+      height,
+      layout,
+      produce: source,
+      optimiseWhole: plan.pngWhole,
+      palette: paletteOf(request),
+      chunksFor: (colourType) => info.chunksFor(colourType),
+      timing: timings,
+    });
     finishTimings();
     return {
-      bytes,
-      inputFormat,
-      format: 'jpeg',
-      width: plan.output.width,
-      height: plan.output.height,
-      quality: request.quality,
-      encodes: 1,
-      lossless: false,
+      bytes: output.bytes,
+      inputFormat: info.format,
+      format: 'png',
+      width,
+      height,
+      quality: output.paletteQuality ?? 'lossless',
+      encodes: output.encodes,
+      lossless: output.paletteQuality === null && request.palette === true,
       timings,
     };
+  } catch (err) {
+    // A PNG's rows fail with PngError as they are decoded (a GIF's with GifError: gif/gif-path.ts).
+    if (err instanceof PngError) throw unprocessable(err.message);
+    throw err;
   }
-  if (request.format === 'avif') {
-    const { encodeAvif } = await import('../avif-path.ts');
-    const rows = { channels: 4, produce: source(false), metadata };
-    return await encodeAvif(request, plan, inputFormat, plan.avifChannels ?? 4, rows, timings);
-  }
-  if (request.format === 'webp') {
-    const encoded = await webpFromRows(source(false), plan, input.hasAlpha, request, timings);
-    encoded.bytes = packWebp(encoded.bytes, metadata, plan.output.width, plan.output.height);
-    finishTimings();
-    return {
-      ...encoded,
-      inputFormat,
-      format: 'webp',
-      width: plan.output.width,
-      height: plan.output.height,
-      lossless: request.lossless === true,
-      timings,
-    };
-  }
-  if (request.format !== 'png') {
-    const frame = await gather(source(false), plan.output.width, plan.output.height);
-    if (request.format === 'jpeg' && input.hasAlpha) flattenOntoWhite(frame);
-    const { encodeJpegFrame } = await import('../codecs.ts');
-    const start = performance.now();
-    const encoded = encodeAsRequested(
-      (quality) => encodeJpegFrame(frame, quality, jpegMarkersOf(metadata)),
-      request.quality,
-      request.targetKb,
-    );
-    timings.encode += performance.now() - start;
-    finishTimings();
-    return {
-      ...encoded,
-      inputFormat,
-      format: 'jpeg',
-      width: frame.width,
-      height: frame.height,
-      lossless: false,
-      timings,
-    };
-  }
-  const { width, height } = plan.output;
-  // Palette indices pass through when every pixel keeps its place and value.
-  const passthrough = input.palette !== null && !plan.resized && orientation === 1;
-  const layout = passthrough
-    ? { width, height, colourType: 3 as const, palette: input.palette! }
-    : losslessLayout(width, height, input.grey, input.hasAlpha);
-  const output = await writePng({
-    width,
-    height,
-    layout,
-    produce: source,
-    optimiseWhole: plan.pngWhole,
-    palette: paletteOf(request),
-    chunksFor: (colourType) => input.chunksFor(colourType),
-    timing: timings,
-  });
-  finishTimings();
-  return {
-    bytes: output.bytes,
-    inputFormat,
-    format: 'png',
-    width,
-    height,
-    quality: output.paletteQuality ?? 'lossless',
-    encodes: output.encodes,
-    lossless: output.paletteQuality === null && request.palette === true,
-    timings,
-  };
 }
 
 /**
