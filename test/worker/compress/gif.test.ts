@@ -78,7 +78,8 @@ describe('a still GIF', () => {
     expectSamePixels(decodeAny(body).data, expectedFrames(spec)[0]!, W);
   });
 
-  it('→ JPEG: the pixels, within the encoder’s error; → lossless WebP: exactly; keep on the free tier: PNG', async () => {
+  // The engine's WebAssembly is compiled on its first use in the isolate: seconds on a loaded machine.
+  it('→ JPEG: the pixels, within the encoder’s error', async () => {
     const spec = still();
     const expected = expectedFrames(spec)[0]!;
     const jpeg = await send(makeGif(spec), { format: 'jpeg', quality: '95' });
@@ -89,13 +90,17 @@ describe('a still GIF', () => {
     let sum = 0;
     for (let i = 0; i < expected.length; i++) if (i % 4 !== 3) sum += Math.abs(decoded.data[i]! - expected[i]!);
     expect(sum / ((expected.length * 3) / 4)).toBeLessThan(8);
+  }, 15_000);
+
+  it('→ lossless WebP: the pixels exactly; keep on the free tier: PNG', async () => {
+    const spec = still();
     const webp = await send(makeGif(spec), { format: 'webp', lossless: 'true' });
     expect(webp.res.status, webp.text()).toBe(200);
     expect(webp.res.headers.get('content-type')).toBe('image/webp');
-    expectSamePixels(decodeAny(webp.body).data, expected, W);
+    expectSamePixels(decodeAny(webp.body).data, expectedFrames(spec)[0]!, W);
     const kept = await send(makeGif(spec), { format: 'keep' }, free);
     expect(kept.res.headers.get('content-type')).toBe('image/png');
-  });
+  }, 15_000);
 
   it('resized: the asked width, the proportions kept', async () => {
     const { res, text } = await send(makeGif(still()), { format: 'png', width: '18' });
