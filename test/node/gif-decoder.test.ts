@@ -7,7 +7,7 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { composeFrames, decodeFirstFrameRows } from '../../src/compress/gif/decoder.ts';
-import { readGifStructure } from '../../src/compress/gif/structure.ts';
+import { GifError, readGifStructure } from '../../src/compress/gif/structure.ts';
 import { expectedFrames, indicesOf, makeGif, spreadPalette, type GifSpec } from '../worker/gif-fixtures.ts';
 
 async function ourFrames(gif: Uint8Array): Promise<Uint8Array[]> {
@@ -207,5 +207,31 @@ describe('GIF frames composed: as meant, and as sharp decodes them', () => {
     const ours = await ourFrames(gif);
     expect(differences(ours, expectedFrames(spec), w)).toEqual([]);
     expect(differences(ours, await sharpFrames(gif), w)).toEqual([]);
+  });
+});
+
+describe('damaged GIFs', () => {
+  it('1,000 seeded mutations (bytes changed, cut short): each decodes or is a GifError, never another error or a hang', async () => {
+    const base = makeGif(disposals);
+    let seed = 2026;
+    const random = (n: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 8) % n;
+    const outcomes = { decoded: 0, refused: 0 };
+    for (let i = 0; i < 1000; i++) {
+      const bytes = base.slice(0, i % 4 === 0 ? random(base.length) : base.length);
+      for (let flips = 1 + random(4); flips > 0 && bytes.length > 0; flips--) bytes[random(bytes.length)] = random(256);
+      try {
+        const info = readGifStructure(bytes);
+        if (info.frames.length === 0) throw new GifError('no image');
+        await decodeFirstFrameRows(bytes, info, () => {});
+        await composeFrames(bytes, info, () => {});
+        outcomes.decoded++;
+      } catch (err) {
+        if (!(err instanceof GifError)) throw new Error(`mutation ${i}: ${String(err)}`);
+        outcomes.refused++;
+      }
+    }
+    // Both kinds occur, so the test sees decoding of damaged data as well as refusals.
+    expect(outcomes.decoded).toBeGreaterThan(50);
+    expect(outcomes.refused).toBeGreaterThan(50);
   });
 });
