@@ -141,6 +141,18 @@ describe('transparency', () => {
     expect(Math.min(r!, g!, b!)).toBeGreaterThan(230);
   });
 
+  it('→ WebP: the alpha channel exactly (lossless), the colours where opaque', async () => {
+    const spec = still({ transparentIndex: 15 });
+    const { res, body, text } = await send(makeGif(spec), { format: 'webp', lossless: 'true' });
+    expect(res.status, text()).toBe(200);
+    const decoded = decodeAny(body).data;
+    const expected = expectedFrames(spec)[0]!;
+    // The colour under a fully transparent pixel is not kept by lossless WebP: only alpha is compared there.
+    const visible = (data: Uint8Array) => data.map((v, i) => (data[i | 3] === 0 && (i & 3) !== 3 ? 0 : v));
+    expect(decoded[3]).toBe(0);
+    expectSamePixels(visible(decoded), visible(expected), W);
+  }, 15_000);
+
   it('→ AVIF: with an alpha channel, transparent at the transparency index', async () => {
     const { res, body, text } = await send(makeGif(still({ transparentIndex: 15 })), { format: 'avif' });
     expect(res.status, text()).toBe(200);
