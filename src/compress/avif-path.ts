@@ -22,7 +22,12 @@ export interface AvifSource {
   metadata: ImageMetadata;
 }
 
-const ENGINE_NAMES: Record<InputFormat, 'JPEG' | 'WebP' | 'PNG'> = { jpeg: 'JPEG', webp: 'WebP', png: 'PNG' };
+const ENGINE_NAMES: Record<InputFormat, 'JPEG' | 'WebP' | 'PNG' | 'GIF'> = {
+  jpeg: 'JPEG',
+  webp: 'WebP',
+  png: 'PNG',
+  gif: 'GIF',
+};
 
 /**
  * Encodes `source` as the plan's AVIF. `channels` is the output's (the plan's avifChannels). The encoder is

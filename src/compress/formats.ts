@@ -2,11 +2,13 @@
 // since a declared Content-Type or file name proves nothing.
 
 /** What the API reads. */
-export const INPUT_FORMATS = ['jpeg', 'png', 'webp'] as const;
+export const INPUT_FORMATS = ['jpeg', 'png', 'webp', 'gif'] as const;
 export type InputFormat = (typeof INPUT_FORMATS)[number];
-/** What the API writes: every input format, and AVIF. */
-export const FORMATS = [...INPUT_FORMATS, 'avif'] as const;
+/** What the API writes: JPEG, PNG, WebP and AVIF (a GIF is read, never written: `keep` makes it a PNG). */
+export const FORMATS = ['jpeg', 'png', 'webp', 'avif'] as const;
 export type ImageFormat = (typeof FORMATS)[number];
+/** Names of the formats read, for messages. */
+export const INPUT_FORMAT_NAMES = 'JPEG, PNG, WebP or GIF';
 
 export const MEDIA_TYPES: Record<ImageFormat, string> = {
   jpeg: 'image/jpeg',
@@ -30,7 +32,13 @@ export const FORMAT_ALIASES: Readonly<Record<string, ImageFormat>> = {
 export const FORMAT_ALIASES_HINT = 'jpg and media types such as image/png work too';
 
 export const EXTENSIONS: Record<ImageFormat, string> = { jpeg: 'jpg', png: 'png', webp: 'webp', avif: 'avif' };
-export const FORMAT_NAMES: Record<ImageFormat, string> = { jpeg: 'JPEG', png: 'PNG', webp: 'WebP', avif: 'AVIF' };
+export const FORMAT_NAMES: Record<ImageFormat | InputFormat, string> = {
+  jpeg: 'JPEG',
+  png: 'PNG',
+  webp: 'WebP',
+  avif: 'AVIF',
+  gif: 'GIF',
+};
 
 const startsWith = (bytes: Uint8Array, prefix: readonly number[], at = 0): boolean =>
   bytes.length >= at + prefix.length && prefix.every((b, i) => bytes[at + i] === b);
@@ -44,12 +52,13 @@ export function sniff(bytes: Uint8Array): Sniffed {
   if (startsWith(bytes, [0xff, 0xd8, 0xff])) return { format: 'jpeg' };
   if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return { format: 'png' };
   if (startsWith(bytes, ascii('RIFF')) && startsWith(bytes, ascii('WEBP'), 8)) return { format: 'webp' };
+  if (startsWith(bytes, ascii('GIF87a')) || startsWith(bytes, ascii('GIF89a'))) return { format: 'gif' };
   return { format: null, seen: describeUnsupported(bytes) };
 }
 
 function describeUnsupported(bytes: Uint8Array): string {
   if (bytes.length === 0) return 'an empty file';
-  if (startsWith(bytes, ascii('GIF8'))) return 'a GIF';
+  if (startsWith(bytes, ascii('GIF8'))) return 'a GIF of an unknown version';
   if (startsWith(bytes, ascii('%PDF'))) return 'a PDF';
   if (startsWith(bytes, ascii('BM'))) return 'a BMP';
   if (startsWith(bytes, [0x49, 0x49, 0x2a, 0x00]) || startsWith(bytes, [0x4d, 0x4d, 0x00, 0x2a])) return 'a TIFF';

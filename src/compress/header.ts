@@ -5,6 +5,13 @@ import { orientationFromApp1, orientationFromTiff, type Orientation } from './ex
 import { crc32 } from './crc32.ts';
 import type { InputFormat } from './formats.ts';
 import { MAX_JPEG_SCANS } from './limits.ts';
+import {
+  firstFrameHasAlpha,
+  firstFrameIndexBytes,
+  GifError,
+  gifLimitBreach,
+  readGifStructure,
+} from './gif/structure.ts';
 
 export interface ImageHeader {
   width: number;
@@ -19,6 +26,17 @@ export interface ImageHeader {
   webp?: { lossless: boolean };
   /** PNG only: what IHDR says, for the memory estimate. */
   png?: PngFrame;
+  /** GIF only: what its structure says, for the memory estimate and the GIF limits. */
+  gif?: GifHeader;
+}
+
+export interface GifHeader {
+  frames: number;
+  /** The first frame's rectangle width (a row of its indices) and its interlaced indices held whole (0: none). */
+  rowBytes: number;
+  indexBytes: number;
+  /** What the file is over of the GIF limits (frames, frame pixels), or null: refused 422 `image_too_large`. */
+  overLimit: string | null;
 }
 
 export interface PngFrame {
@@ -52,6 +70,8 @@ export function readHeader(format: InputFormat, bytes: Uint8Array): ImageHeader 
       return readPng(bytes);
     case 'webp':
       return readWebp(bytes);
+    case 'gif':
+      return readGif(bytes);
   }
 }
 
@@ -293,4 +313,30 @@ function webpChunksDefect(b: Uint8Array, end: number): string | null {
     at += 8 + size + (size & 1);
   }
   return null;
+}
+
+// ---- GIF: the logical screen, then extensions and images to the trailer (gif/structure.ts).
+
+function readGif(b: Uint8Array): ImageHeader {
+  let info;
+  try {
+    info = readGifStructure(b);
+  } catch (err) {
+    if (err instanceof GifError) throw new MalformedImage(err.message);
+    throw err;
+  }
+  const first = info.frames[0];
+  return {
+    width: info.width,
+    height: info.height,
+    orientation: 1,
+    hasAlphaChannel: firstFrameHasAlpha(info),
+    defect: info.defect,
+    gif: {
+      frames: info.frameCount,
+      rowBytes: first?.width ?? 0,
+      indexBytes: firstFrameIndexBytes(info),
+      overLimit: gifLimitBreach(info),
+    },
+  };
 }

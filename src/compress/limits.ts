@@ -65,3 +65,21 @@ export const WEBP_LOSSLESS_EFFORT = 75;
  * wallpapers alike (docs/image-engine.md, "JPEG encoder"), so 4:4:4 is left to near-lossless requests.
  */
 export const FULL_CHROMA_QUALITY = 95;
+
+/**
+ * GIF input. Most frames a GIF may have, and most frame pixels in all: each frame counts the larger of the
+ * logical screen and its own rectangle (what composing it touches, and what its image data decodes to).
+ * Issue 49 sets both for animated output (Cloudflare Images takes animations up to 50 MP of frames); they
+ * hold today, while only the first frame is written, so an animation refused now is refused the same way
+ * when animation lands. Either is answered 422 `image_too_large` from the file's structure, before decoding.
+ */
+export const MAX_GIF_FRAMES = 1_000;
+export const MAX_GIF_FRAME_PIXELS = 100_000_000;
+/**
+ * Most LZW data a GIF frame may carry per pixel of its rectangle, plus a fixed allowance. Every code but a
+ * clear code yields at least one pixel and codes are at most 12 bits (1.5 bytes); 3 leaves room for an
+ * encoder that clears often. It bounds the work of a frame by its pixels: a small frame cannot hold
+ * megabytes of codes that yield nothing.
+ */
+export const MAX_GIF_LZW_BYTES_PER_PIXEL = 3;
+export const GIF_LZW_ALLOWANCE_BYTES = 4096;

@@ -77,6 +77,8 @@ export const PNG_WHOLE_BUDGET_SHARE = 0.5;
 const OXIPNG_BYTES_PER_PIXEL = 24;
 /** The PNG engine's streams: the inflater's window and piece, the native deflater and its queue, row batches. */
 const PNG_STREAM_BYTES = 2 * MiB;
+/** The GIF decoder's fixed part: the LZW code table and stack (gif/lzw.ts, 16 KB) and two 256-entry colour tables, rounded up. */
+const GIF_DECODER_BYTES = 64 * 1024;
 /** The remapper's nearest-colour cache and dithering rows, on top of the histogram. */
 const PALETTE_EXTRA_BYTES = MiB;
 
@@ -187,7 +189,8 @@ export function plan(
     };
     return { ...avif, estimate: estimate(inputFormat, header, uploadBytes, request, avif) };
   }
-  if (inputFormat === 'png' && request.format !== 'webp') {
+  // A GIF's first frame comes as rows decoded in JavaScript, as a PNG's do, into the same writers.
+  if ((inputFormat === 'png' || inputFormat === 'gif') && request.format !== 'webp') {
     const pngBase = { ...base, mode: 'two_pass' as const };
     if (request.format === 'png') {
       const planned = {
@@ -296,7 +299,7 @@ function estimate(
   const outputBuffers = request.format === 'avif' ? 0 : outPixels * outputBytesPerPixel(request.quality) * 2;
   if (inputFormat === 'webp')
     return Math.ceil(REQUEST_BASE_BYTES + input + webpEstimate(header, request, p) + outputBuffers);
-  if (inputFormat === 'png') return pngEstimate(header, uploadBytes, request, p);
+  if (inputFormat === 'png' || inputFormat === 'gif') return pngEstimate(header, uploadBytes, request, p);
   const channels = channelsOf(header);
   const frame = header.jpeg!;
   const scaledWidth = Math.ceil((header.width * p.scaleNum) / 8);
@@ -401,7 +404,7 @@ function webpEstimate(header: ImageHeader, request: PlanRequest, p: Omit<Plan, '
 const PNG_CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
 
 /**
- * A PNG input's peak: the upload as JavaScript received it and its parsed copy, rows of the input (or, interlaced, its samples at a byte each, two at 16 bits),
+ * A PNG input's peak (a GIF's alike, its indices added): the upload as JavaScript received it and its parsed copy, rows of the input (or, interlaced, its samples at a byte each, two at 16 bits),
  * the resampler's ring, a frame at the output size when the orientation turns it or a whole-image
  * encoder takes it, and the output. A lossless PNG's size is not known before encoding: it is taken
  * as the upload's share for the output's pixels, half as much again, at least half a byte per pixel,
@@ -420,6 +423,9 @@ function pngEstimate(
   const outPixels = p.output.width * p.output.height;
   const rows = header.width * (channels * sampleBytes * 2 + 8) + p.output.width * 8;
   const deinterlace = frame.interlaced ? inPixels * channels * sampleBytes : 0;
+  // A GIF (no IHDR: planned as 8-bit RGBA rows): a row of the first frame's indices, and an interlaced
+  // frame's visible indices, a byte each, held until its last pass.
+  const gifIndices = header.gif ? GIF_DECODER_BYTES + header.gif.rowBytes + header.gif.indexBytes : 0;
   const resampler = p.resized ? resizerBytes(header.width, header.height, p.stored.width, p.stored.height) : 0;
   const turned = header.orientation !== 1 ? outPixels * 4 * 2 : 0;
   const palette = request.format === 'png' && request.palette ? HISTOGRAM_BYTES + PALETTE_EXTRA_BYTES : 0;
@@ -450,6 +456,7 @@ function pngEstimate(
       PNG_STREAM_BYTES +
       rows +
       deinterlace +
+      gifIndices +
       resampler +
       turned +
       palette +

@@ -1,9 +1,10 @@
 // The compression pipeline, from uploaded bytes to encoded output. No HTTP here: the route reads the
 // upload, asks `prepare` what the request will take (memory, from the header alone), admits it, and
 // runs `compress`. Every input streams: JPEG and WebP through the engines built in wasm/ (jpeg-path.ts,
-// webp-path.ts), PNG through our row decoder and writers (png/png-path.ts).
+// webp-path.ts), PNG through our row decoder and writers (png/png-path.ts), a GIF's first frame
+// through our GIF decoder into the same writers (gif/gif-path.ts).
 import { ApiError } from '../errors.ts';
-import { FORMAT_NAMES, sniff, type InputFormat } from './formats.ts';
+import { FORMAT_NAMES, INPUT_FORMAT_NAMES, sniff, type InputFormat } from './formats.ts';
 import { MalformedImage, readHeader, UnsupportedImage, type ImageHeader } from './header.ts';
 import { largestFittingWidth, plan, type Plan, type PlanRequest } from './memory-plan.ts';
 import { makeRoom, poolLimitForBudget } from '../../wasm/instances.ts';
@@ -30,7 +31,7 @@ export function inspect(bytes: Uint8Array, maxInputPixels: number, whole = true)
   if (sniffed.format === null) {
     throw new ApiError(
       'unsupported_media_type',
-      `the image must be a JPEG, PNG or WebP file; this is ${sniffed.seen}`,
+      `the image must be a ${INPUT_FORMAT_NAMES} file; this is ${sniffed.seen}`,
       { param: 'image' },
     );
   }
@@ -53,6 +54,7 @@ export function inspect(bytes: Uint8Array, maxInputPixels: number, whole = true)
       { param: 'image', details: { width: header.width, height: header.height, pixels, max_pixels: maxInputPixels } },
     );
   }
+  if (header.gif?.overLimit) throw new ApiError('image_too_large', header.gif.overLimit, { param: 'image' });
   if (header.defect && whole) throw unprocessable(header.defect);
   return { format, header };
 }
@@ -141,6 +143,10 @@ async function compressIn(prepared: Prepared): Promise<CompressResult> {
   if (inputFormat === 'webp') {
     const { compressWebp } = await import('./webp-path.ts');
     return compressWebp(request, planned, header.orientation, request.metadata ?? 'strip');
+  }
+  if (inputFormat === 'gif') {
+    const { compressGif } = await import('./gif/gif-path.ts');
+    return compressGif(request, planned);
   }
   const { compressPng } = await import('./png/png-path.ts');
   return compressPng(request, planned, header.orientation);

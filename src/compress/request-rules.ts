@@ -48,9 +48,12 @@ export function brokenRule(r: OutputRequest, names: Partial<Record<Field, string
 
 /**
  * `keep`: the input's own format, except a WebP input where the tier writes no WebP, which gets JPEG (a
- * photo format every client reads). Image URLs without `f` follow the same rule (img/options.ts).
+ * photo format every client reads), and a GIF, which gets PNG: GIF is not written, and a GIF is a
+ * graphic of at most 256 colours per frame whose lossless PNG keeps every pixel and its transparency on
+ * every tier, often in fewer bytes. Image URLs without `f` follow the same rule (img/options.ts).
  */
-export function keptFormat(input: ImageFormat, webpAllowed: boolean): ImageFormat {
+export function keptFormat(input: ImageFormat | InputFormat, webpAllowed: boolean): ImageFormat {
+  if (input === 'gif') return 'png';
   return input === 'webp' && !webpAllowed ? 'jpeg' : input;
 }
 

@@ -39,6 +39,8 @@ export interface CompressResult {
   lossless: boolean;
   /** Milliseconds per phase. */
   timings: { decode: number; resize: number; encode: number };
+  /** A GIF input: frames written (1 until animated output lands) of the frames it has (X-Frames). */
+  frames?: { written: number; total: number };
 }
 
 /** A source format's path (jpeg-path.ts, webp-path.ts): the request, its plan, the source's orientation, the metadata mode. */

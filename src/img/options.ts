@@ -9,6 +9,7 @@ import {
   FORMAT_CHOICES,
   MEDIA_TYPES,
   type ImageFormat,
+  type InputFormat,
 } from '../compress/formats.ts';
 import { INFO_FORMAT } from '../compress/info/types.ts';
 import { keptFormat } from '../compress/request-rules.ts';
@@ -105,7 +106,7 @@ export function accepts(accept: string | null, mediaType: string): boolean {
 /** The output format once the source's format is known; WebP only where the tier writes it. */
 export function outputFormat(
   variant: Exclude<Variant, typeof INFO_FORMAT>,
-  sourceFormat: ImageFormat,
+  sourceFormat: InputFormat,
   webpAllowed: boolean,
 ): ImageFormat {
   if (variant !== 'source' && variant !== 'fallback') return variant;

@@ -93,6 +93,7 @@ function imageResponse(result: CompressResult, uploadName: string, originalSize:
     'Server-Timing': serverTiming(result, totalMs),
   });
   if (result.targetReached !== undefined) headers.set('X-Target-Reached', String(result.targetReached));
+  if (result.frames) headers.set('X-Frames', `${result.frames.written}/${result.frames.total}`);
   return new Response(result.bytes, { status: 200, headers });
 }
 

@@ -30,8 +30,8 @@ const imgDoc: RouteConfig = {
     'No key: the URL is signed. `signature` is base64url (no padding) of HMAC-SHA256, keyed with the UTF-8 bytes of one of the ' +
     "account's signing secrets (POST /api/v1/signing-secrets), over `{options}/{source}`. `options`: `w=800,h=600,q=75,f=auto,m=strip,kb=200` " +
     '(width, height, quality, format jpeg|png|webp|avif|auto, metadata, target_kb, with the bounds of POST /compress), or `_` for none; ' +
-    "without `f` the source's format is kept. `f=json` answers the description of the source (ImageInfo, as format=json on POST /compress; not with w, h or kb). `f=auto` is AVIF when Accept names image/avif, else WebP when it names image/webp (pro tier), else the source's format (a WebP source " +
-    `as JPEG). \`source\` is base64url (no padding) of an absolute http(s) URL, fetched under the URL rules (no private addresses, ` +
+    "without `f` the source's format is kept (a GIF source, its first frame, as PNG). `f=json` answers the description of the source (ImageInfo, as format=json on POST /compress; not with w, h or kb). `f=auto` is AVIF when Accept names image/avif, else WebP when it names image/webp (pro tier), else the source's format (a WebP source " +
+    `as JPEG, a GIF as PNG). \`source\` is base64url (no padding) of an absolute http(s) URL, fetched under the URL rules (no private addresses, ` +
     `redirects re-checked, at most ${MAX_SOURCE_BYTES / (1024 * 1024)} MB). A cache miss uses one compression of the account's month; ` +
     'a hit (X-Cache: HIT) and a bad signature (403) use none.',
   tags: ['Image API'],

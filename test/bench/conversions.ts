@@ -16,6 +16,7 @@ import type { Service } from './lib/server.ts';
 import { sniff } from '../../src/compress/formats.ts';
 import { readHeader } from '../../src/compress/header.ts';
 import { plan } from '../../src/compress/memory-plan.ts';
+import { keptFormat } from '../../src/compress/request-rules.ts';
 
 type Format = 'jpeg' | 'png' | 'webp' | 'avif';
 const ALL_FORMATS: Format[] = ['jpeg', 'png', 'webp', 'avif'];
@@ -138,7 +139,7 @@ const BUDGET = 100 * 1048576;
 export function estimateOf(bytes: Uint8Array, options: CompressOptions): number {
   const format = sniff(bytes).format!;
   const request = {
-    format: options.format ?? format,
+    format: options.format ?? keptFormat(format, true),
     quality: options.quality ?? 80,
     width: options.width,
     height: options.height,

@@ -155,9 +155,13 @@ describe('413 payload_too_large', () => {
 
 describe('415 unsupported_media_type', () => {
   const random = crypto.getRandomValues(new Uint8Array(4096));
-  random[0] = 0x00; // never a JPEG, PNG or WebP signature by chance
+  random[0] = 0x00; // never a JPEG, PNG, WebP or GIF signature by chance
   const cases: [string, Uint8Array, RegExp][] = [
-    ['a GIF', concat(text('GIF89a'), new Uint8Array([8, 0, 8, 0, 0x80, 0, 0]), new Uint8Array(64)), /GIF/],
+    [
+      'a BMP',
+      concat(text('BM'), new Uint8Array([0x46, 0, 0, 0, 0, 0, 0, 0, 0x36, 0, 0, 0]), new Uint8Array(64)),
+      /BMP/,
+    ],
     [
       'an SVG',
       text('<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><rect width="8" height="8"/></svg>'),
@@ -172,18 +176,18 @@ describe('415 unsupported_media_type', () => {
       const res = await compressCall(k.key, { image: bytes, filename: 'upload.png' });
       const error = await expectError(res, 415, 'unsupported_media_type');
       expect(error.param).toBe('image');
-      expect(error.message).toMatch(/JPEG, PNG or WebP/);
+      expect(error.message).toMatch(/JPEG, PNG, WebP or GIF/);
       expect(error.message).toMatch(message);
       await expectQuotaUntouched(k, res);
     });
   }
 
-  it('does not trust a .jpg name or an image/jpeg part type on a GIF', async () => {
+  it('does not trust a .jpg name or an image/jpeg part type on a BMP', async () => {
     const k = await freeKey();
     const data = new FormData();
     data.append('image', new File([cases[0]![1]], 'photo.jpg', { type: 'image/jpeg' }));
     const res = await call('/api/v1/compress', { method: 'POST', headers: bearer(k.key), body: data });
-    expect((await expectError(res, 415, 'unsupported_media_type')).message).toMatch(/GIF/);
+    expect((await expectError(res, 415, 'unsupported_media_type')).message).toMatch(/BMP/);
     await expectQuotaUntouched(k, res);
   });
 });

@@ -74,7 +74,7 @@ describe('the free month', () => {
     const failures: [number, () => Promise<Response>][] = [
       [400, () => compressCall(k.key, { image: TINY, quality: '0' })],
       [400, () => compressCall(k.key, { image: TINY, colour: 'red' })],
-      [415, () => compressCall(k.key, { image: new TextEncoder().encode('GIF89a........') })],
+      [415, () => compressCall(k.key, { image: new TextEncoder().encode('BM............') })],
       [422, () => compressCall(k.key, { image: TINY.subarray(0, Math.floor(TINY.length * 0.6)) })],
       [
         413,

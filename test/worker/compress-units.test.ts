@@ -108,7 +108,9 @@ describe('sniff', () => {
   const text = (s: string) => new TextEncoder().encode(s);
   it('names what it recognises and refuses', () => {
     expect(sniff(jpegOf(photo(4, 4)))).toEqual({ format: 'jpeg' });
-    expect(sniff(text('GIF89a....'))).toEqual({ format: null, seen: 'a GIF' });
+    expect(sniff(text('GIF89a....'))).toEqual({ format: 'gif' });
+    expect(sniff(text('GIF87a....'))).toEqual({ format: 'gif' });
+    expect(sniff(text('GIF88a....'))).toEqual({ format: null, seen: 'a GIF of an unknown version' });
     expect(sniff(text('%PDF-1.7'))).toEqual({ format: null, seen: 'a PDF' });
     expect(sniff(text('  <svg xmlns="http://www.w3.org/2000/svg"/>'))).toEqual({ format: null, seen: 'an SVG' });
     expect(sniff(new Uint8Array(0))).toEqual({ format: null, seen: 'an empty file' });

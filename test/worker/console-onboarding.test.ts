@@ -223,4 +223,13 @@ describe('Try it', () => {
     expect(html).toContain('data-plan-endpoint="/api/v1/console/compress/plan"');
     expect(html).toContain(`data-head-bytes="${TRY_PLAN_HEAD_BYTES}"`);
   });
+
+  it('takes GIFs, as the API does: the file input accepts image/gif and the hints name it, here and on the landing page', async () => {
+    const { browser } = await signedUp();
+    const { html } = await browser.page('/try');
+    expect(html).toMatch(/<input id="try-image"[^>]*accept="image\/jpeg,image\/png,image\/webp,image\/gif"/);
+    expect(visible(html)).toContain("JPEG, PNG, WebP or GIF (an animation's first frame), up to 10 MB.");
+    const landing = await new Browser().page('/');
+    expect(visible(landing.html)).toContain('upload a JPEG, PNG, WebP or GIF;');
+  });
 });

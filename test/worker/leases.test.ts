@@ -232,12 +232,12 @@ describe('leases of the month near the caller', () => {
     const k = await makeKey({ scopes: ['image'], image: 'free' });
     const clock = new TestClock();
     expect((await compressAt('SIN', k, clock)).status).toBe(200);
-    const gif = new TextEncoder().encode('GIF89a........');
+    const bmp = new TextEncoder().encode('BM............');
     for (let i = 0; i < 30; i++) {
       const res = await at('AMS', k, clock, '/api/v1/compress', {
         method: 'POST',
         headers: bearer(k.key),
-        body: form({ image: gif }),
+        body: form({ image: bmp }),
       });
       expect(res.status).toBe(415);
     }

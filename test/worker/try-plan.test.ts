@@ -1,9 +1,10 @@
 // "Try it" asks before uploading: POST /api/v1/console/compress/plan answers the service's own verdict on
 // a file (from its first bytes and its size) with the chosen settings, in the words the upload would get.
 import { describe, expect, it } from 'vitest';
-import { MAX_IMAGE_BYTES } from '../../src/compress/limits.ts';
+import { MAX_GIF_FRAMES, MAX_IMAGE_BYTES } from '../../src/compress/limits.ts';
 import { TRY_PLAN_HEAD_BYTES } from '../../src/console/limits.ts';
 import { Browser, signedUp } from './console-helpers.ts';
+import { makeGif, spreadPalette } from './gif-fixtures.ts';
 import {
   declaringSize,
   form,
@@ -58,6 +59,25 @@ describe('POST /api/v1/console/compress/plan', () => {
     expect(info).toMatchObject({ verdict: 'refused', error: { code: 'bad_request', param: 'format' } });
     const sized = await plan(browser, csrf, { image: PNG, size: String(PNG.length), format: 'json', width: '10' });
     expect(sized).toMatchObject({ verdict: 'refused', error: { code: 'bad_request', param: 'width' } });
+  });
+
+  it('reads a GIF as the upload does: its screen, keep as PNG; over the frame limit, refused alike', async () => {
+    const { browser, csrf } = await signedUp();
+    const frame = { width: 1, height: 1, indices: new Uint8Array(1) };
+    const gif = makeGif({ width: 30, height: 20, palette: spreadPalette(4), frames: [frame, frame] });
+    expect(await plan(browser, csrf, { image: gif, size: String(gif.length), format: 'keep' })).toMatchObject({
+      verdict: 'accepted',
+      output: { width: 30, height: 20 },
+    });
+    const many = makeGif({
+      width: 2,
+      height: 2,
+      palette: spreadPalette(4),
+      frames: Array(MAX_GIF_FRAMES + 1).fill(frame),
+    });
+    const refused = await plan(browser, csrf, { image: many, size: String(many.length) });
+    expect(refused.verdict).toBe('refused');
+    expect(refused.error).toMatchObject({ code: 'image_too_large', param: 'image' });
   });
 
   it('refuses what the upload is refused for, word for word, and the width it names is accepted', async () => {

@@ -77,6 +77,12 @@ function runtime(): string {
   return 'unknown';
 }
 
+/** X-Frames, "written/total". */
+function framesOf(value: string | null): { written: number; total: number } | undefined {
+  const match = /^(\d+)\/(\d+)$/.exec(value ?? '');
+  return match ? { written: Number(match[1]), total: Number(match[2]) } : undefined;
+}
+
 const number = (value: string | null): number | undefined =>
   value === null || value === '' || Number.isNaN(Number(value)) ? undefined : Number(value);
 
@@ -162,6 +168,7 @@ export class Shrinkray {
       quality: number(h.get('x-quality')),
       lossless: h.get('x-quality') === 'lossless',
       targetReached: target === null ? undefined : target === 'true',
+      frames: framesOf(h.get('x-frames')),
       requestId: h.get('x-request-id') ?? undefined,
       rateLimit: rateLimitOf(h),
     };

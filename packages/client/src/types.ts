@@ -81,6 +81,11 @@ export interface CompressResult {
   lossless: boolean;
   /** With target_kb: whether the output fits. */
   targetReached: boolean | undefined;
+  /**
+   * A GIF input (X-Frames): the frames written and the frames it has. Animated output is not written yet,
+   * so an animated GIF gives `{ written: 1, total: N }`. Undefined for other inputs.
+   */
+  frames: { written: number; total: number } | undefined;
   requestId: string | undefined;
   rateLimit: RateLimit;
 }

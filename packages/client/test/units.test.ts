@@ -2,15 +2,16 @@
 // the progress and summary text, and the package's published shape (the built JavaScript run by the
 // oldest Node it claims, when the machine has one).
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { type CompressArgs, parseArgs, UsageError } from '../src/cli/args.ts';
-import { expandInputs, globToRegExp, outputName } from '../src/cli/files.ts';
+import { defaultFormat, expandInputs, globToRegExp, outputName } from '../src/cli/files.ts';
 import { barLine, emptyTotals, summaryTable, addRecord } from '../src/cli/report.ts';
 import { ApiError, apiErrorFor, parseRetryAfter } from '../src/errors.ts';
 import { retryDelay } from '../src/retry.ts';
+import { Shrinkray } from '../src/index.ts';
 import { VERSION } from '../src/version.ts';
 import { generateTypes } from '../scripts/openapi-to-ts.ts';
 import { documentFromApp, OUTPUT } from '../scripts/generate.ts';
@@ -113,6 +114,40 @@ describe('files', () => {
         expect(() => expandInputs(['site/*.gif'], undefined, dir)).toThrow('site/*.gif: no image matches');
       },
     );
+  });
+
+  it('takes GIFs with --out, written as PNG unless --format says otherwise; --in-place leaves them alone', async () => {
+    await withImages('gifs', { 'site/a.jpg': ['jpeg', 8, 8] }, async (dir) => {
+      writeFileSync(join(dir, 'site', 'anim.gif'), 'GIF89a');
+      const rel = (files: { rel: string }[]) => files.map((f) => f.rel);
+      expect(rel(expandInputs(['site'], undefined, dir))).toEqual(['a.jpg', 'anim.gif']);
+      expect(rel(expandInputs(['site/*.gif'], undefined, dir))).toEqual(['anim.gif']);
+      expect(defaultFormat('site/anim.GIF')).toBe('png');
+      expect(defaultFormat('site/a.jpg')).toBe('jpeg');
+      expect(outputName('anim.gif', 'png')).toBe('anim.png');
+      expect(rel(expandInputs(['site'], undefined, dir, { inPlace: true }))).toEqual(['a.jpg']);
+      expect(() => expandInputs([join('site', 'anim.gif')], undefined, dir, { inPlace: true })).toThrow(
+        `${join('site', 'anim.gif')}: a GIF cannot be compressed in place (the service writes no GIF): write it elsewhere with --out DIR`,
+      );
+    });
+  });
+});
+
+describe('compress results', () => {
+  it('carry X-Frames as frames (a GIF input: written of total), and no frames for other inputs', async () => {
+    const png = { 'content-type': 'image/png' };
+    const s = await scriptedService(({ n }) => ({
+      status: 200,
+      body: new Uint8Array([1]),
+      headers: n === 0 ? { ...png, 'x-frames': '1/12' } : png,
+    }));
+    try {
+      const client = new Shrinkray({ apiKey: 'sr_live_x', baseUrl: s.url, maxRetries: 0 });
+      expect((await client.compress(new Uint8Array(10))).frames).toEqual({ written: 1, total: 12 });
+      expect((await client.compress(new Uint8Array(10))).frames).toBeUndefined();
+    } finally {
+      await s.close();
+    }
   });
 });
 

@@ -52,6 +52,7 @@ function formatFacts(
   if (format === 'jpeg') return jpegFacts(bytes, header);
   if (format === 'png') return pngFacts(bytes);
   if (format === 'webp') return webpFacts(bytes, header);
+  if (format === 'gif') return gifFacts(bytes);
   // A format added to InputFormat must say what its container declares.
   const unknown: never = format;
   throw new Error(`no container facts for ${String(unknown)}`);
@@ -147,6 +148,32 @@ async function webpFacts(bytes: Uint8Array, header: ImageHeader): Promise<Contai
     if (tag === 'EXIF' && exif === null) exif = startsWith(data, EXIF) ? data.subarray(EXIF.length) : data;
   }
   return { icc, exif, hasAlpha: header.hasAlphaChannel, bitDepth: 8, hdr: false, gainMap: false, ...still };
+}
+
+/**
+ * A GIF: its frames, their delays summed, and `loop` as plays (APNG's sense, 0 forever): NETSCAPE2.0's
+ * count is of repeats after the first play, and a GIF without it plays once. Its ICC and XMP application
+ * extensions are not read (a GIF's colours are taken as sRGB, as browsers take them).
+ */
+async function gifFacts(bytes: Uint8Array): Promise<ContainerFacts> {
+  const { firstFrameHasAlpha, readGifStructure } = await import('../gif/structure.ts');
+  const info = readGifStructure(bytes);
+  const animated = info.frameCount > 1;
+  return {
+    icc: null,
+    exif: null,
+    hasAlpha: info.frames.length > 0 && firstFrameHasAlpha(info),
+    bitDepth: 8,
+    hdr: false,
+    gainMap: false,
+    ...(animated
+      ? {
+          frames: info.frameCount,
+          durationMs: info.frames.reduce((sum, f) => sum + f.delayMs, 0),
+          loop: info.loopCount === null ? 1 : info.loopCount === 0 ? 0 : info.loopCount + 1,
+        }
+      : still),
+  };
 }
 
 const u32 = (b: Uint8Array, at: number): number =>

@@ -2,17 +2,19 @@
 // when smaller output was asked (the engine's resampler, wasm/row-resizer.ts), turned upright (an eXIf orientation needs every
 // row first), and written as PNG in rows or whole (png/writer.ts), as JPEG by the engine's encoder fed
 // rows (a frame only for target_kb's retries), or as WebP into the engine's picture fed rows. The
-// input's bytes are never returned as they are.
+// input's bytes are never returned as they are. A GIF's first frame takes the same way (`compressRows`,
+// gif/gif-path.ts).
 import type { RgbaImage } from '../../../wasm/image.ts';
 import { ApiError } from '../../errors.ts';
 import type { Orientation } from '../exif.ts';
 import type { OpaqueGuess, Plan } from '../memory-plan.ts';
+import type { ImageMetadata } from '../metadata.ts';
 import { FULL_CHROMA_QUALITY } from '../limits.ts';
 import { applyOrientation, flattenOntoWhite } from '../pixels.ts';
 import type { CompressRequest, CompressResult } from '../types.ts';
 import { encodeAsRequested } from '../target-size.ts';
 import type { Timings } from '../timings.ts';
-import { PngError } from './chunks.ts';
+import { PngError, type Chunk } from './chunks.ts';
 import { decodeRows, readPngInfo, type PngInfo } from './decoder.ts';
 import { outputChunks, pngImageMetadata } from './metadata.ts';
 import { jpegMarkersOf, packWebp } from '../webp-riff.ts';
@@ -27,20 +29,59 @@ export async function compressPng(
   plan: Plan,
   orientation: Orientation,
 ): Promise<CompressResult> {
-  const timings: Timings = { decode: 0, resize: 0, encode: 0 };
-  const started = performance.now();
-  let info: PngInfo;
+  let png: PngInfo;
   try {
-    info = readPngInfo(request.bytes);
+    png = readPngInfo(request.bytes);
   } catch (err) {
     if (err instanceof PngError) throw unprocessable(err.message);
     throw err;
   }
+  return compressRows(request, plan, orientation, {
+    format: 'png',
+    width: png.width,
+    height: png.height,
+    hasAlpha: png.hasAlpha,
+    grey: png.colourType === 0 || png.colourType === 4,
+    palette: png.colourType === 3 ? png.palette : null,
+    decodeRows: (onRow, options) => decodeRows(png, onRow, options),
+    metadata: await pngImageMetadata(png.ancillary, request.metadata ?? 'strip'),
+    chunksFor: (colourType) => outputChunks(png.ancillary, request.metadata ?? 'strip', colourType),
+  });
+}
+
+/**
+ * An input decoded in JavaScript a row at a time: a PNG, or a GIF's first frame (gif/gif-path.ts), whose
+ * rows go through the same resampler and writers.
+ */
+export interface RowInput {
+  format: 'png' | 'gif';
+  width: number;
+  height: number;
+  hasAlpha: boolean;
+  grey: boolean;
+  /** A palette image's palette (RGBA entries): its indices (`decodeRows` with `indices`) pass through to PNG output when no pixel moves. */
+  palette: Uint8Array | null;
+  decodeRows(onRow: (row: Uint8Array) => void | Promise<void>, options: { indices?: boolean }): Promise<void>;
+  /** What the output carries (ICC, EXIF, XMP as the metadata mode allows). */
+  metadata: ImageMetadata;
+  /** The PNG output's ancillary chunks for its colour type. */
+  chunksFor(colourType: number): Promise<Chunk[]>;
+}
+
+/** Writes `info`'s rows as the request's format, by the plan. */
+export async function compressRows(
+  request: CompressRequest,
+  plan: Plan,
+  orientation: Orientation,
+  info: RowInput,
+): Promise<CompressResult> {
+  const timings: Timings = { decode: 0, resize: 0, encode: 0 };
+  const started = performance.now();
   const source = (indices: boolean) => rowSource(info, plan, orientation, indices, timings);
   const finishTimings = () => {
     timings.decode = Math.max(0, performance.now() - started - timings.resize - timings.encode);
   };
-  const metadata = await pngImageMetadata(info.ancillary, request.metadata ?? 'strip');
+  const { metadata } = info;
   try {
     if (plan.pngJpegRows) {
       const bytes = await jpegFromRows(
@@ -55,7 +96,7 @@ export async function compressPng(
       finishTimings();
       return {
         bytes,
-        inputFormat: 'png',
+        inputFormat: info.format,
         format: 'jpeg',
         width: plan.output.width,
         height: plan.output.height,
@@ -68,7 +109,7 @@ export async function compressPng(
     if (request.format === 'avif') {
       const { encodeAvif } = await import('../avif-path.ts');
       const rows = { channels: 4, produce: source(false), metadata };
-      return await encodeAvif(request, plan, 'png', plan.avifChannels ?? 4, rows, timings);
+      return await encodeAvif(request, plan, info.format, plan.avifChannels ?? 4, rows, timings);
     }
     if (request.format === 'webp') {
       const encoded = await webpFromRows(source(false), plan, info.hasAlpha, request, timings);
@@ -76,7 +117,7 @@ export async function compressPng(
       finishTimings();
       return {
         ...encoded,
-        inputFormat: 'png',
+        inputFormat: info.format,
         format: 'webp',
         width: plan.output.width,
         height: plan.output.height,
@@ -98,7 +139,7 @@ export async function compressPng(
       finishTimings();
       return {
         ...encoded,
-        inputFormat: 'png',
+        inputFormat: info.format,
         format: 'jpeg',
         width: frame.width,
         height: frame.height,
@@ -107,12 +148,11 @@ export async function compressPng(
       };
     }
     const { width, height } = plan.output;
-    const grey = info.colourType === 0 || info.colourType === 4;
     // Palette indices pass through when every pixel keeps its place and value.
-    const passthrough = info.colourType === 3 && !plan.resized && orientation === 1;
+    const passthrough = info.palette !== null && !plan.resized && orientation === 1;
     const layout = passthrough
       ? { width, height, colourType: 3 as const, palette: info.palette! }
-      : losslessLayout(width, height, grey, info.hasAlpha);
+      : losslessLayout(width, height, info.grey, info.hasAlpha);
     const output = await writePng({
       width,
       height,
@@ -120,13 +160,13 @@ export async function compressPng(
       produce: source,
       optimiseWhole: plan.pngWhole,
       palette: paletteOf(request),
-      chunksFor: (colourType) => outputChunks(info.ancillary, request.metadata ?? 'strip', colourType),
+      chunksFor: (colourType) => info.chunksFor(colourType),
       timing: timings,
     });
     finishTimings();
     return {
       bytes: output.bytes,
-      inputFormat: 'png',
+      inputFormat: info.format,
       format: 'png',
       width,
       height,
@@ -136,17 +176,18 @@ export async function compressPng(
       timings,
     };
   } catch (err) {
+    // A PNG's rows fail with PngError as they are decoded (a GIF's with GifError: gif/gif-path.ts).
     if (err instanceof PngError) throw unprocessable(err.message);
     throw err;
   }
 }
 
 /**
- * The output rows (upright, at the output size) of a PNG: decoded, resampled when the plan resizes,
+ * The output rows (upright, at the output size) of an input: decoded, resampled when the plan resizes,
  * gathered and turned when the orientation is not 1. Each call decodes again (the palette's second pass).
  */
 function rowSource(
-  info: PngInfo,
+  info: RowInput,
   plan: Plan,
   orientation: Orientation,
   indices: boolean,
@@ -166,8 +207,7 @@ function rowSource(
     };
     let failed = true;
     try {
-      await decodeRows(
-        info,
+      await info.decodeRows(
         async (row) => {
           if (!resizer) return emit(row);
           const start = performance.now();

@@ -40,6 +40,7 @@ export async function makePreview(bytes: Uint8Array, format: InputFormat, header
     return readRows('WebP', () => new WebpRowReader(bytes, stored, header.orientation));
   }
   if (format === 'png') return pngPreview(bytes, header);
+  if (format === 'gif') return gifPreview(bytes);
   // A format added to InputFormat must say how its preview is made.
   const unknown: never = format;
   throw new Error(`no preview for ${String(unknown)}`);
@@ -79,10 +80,48 @@ async function readRows(input: 'JPEG' | 'WebP', open: () => RowReader): Promise<
 }
 
 /**
- * A PNG averaged in square blocks of k × k pixels (k the least that brings it within PREVIEW_MAX_SIDE) as
- * its rows are decoded: one row of sums is held, whatever the height. Colours are weighted by alpha, so a
- * transparent pixel's colour does not bleed into its block. Turned upright at the end (a preview is small).
+ * Rows of RGBA averaged in square blocks of k × k pixels (k the least that brings the picture within
+ * PREVIEW_MAX_SIDE) as they are decoded: one row of sums is held, whatever the height. Colours are weighted
+ * by alpha, so a transparent pixel's colour does not bleed into its block.
  */
+async function blockAverage(
+  srcWidth: number,
+  srcHeight: number,
+  decodeRows: (onRow: (row: Uint8Array, y: number) => void) => Promise<void>,
+): Promise<RgbaImage> {
+  const k = Math.max(1, Math.ceil(Math.max(srcWidth, srcHeight) / PREVIEW_MAX_SIDE));
+  const width = Math.ceil(srcWidth / k);
+  const height = Math.ceil(srcHeight / k);
+  const data = new Uint8Array(width * height * 4);
+  const sums = new Float64Array(width * 4);
+  const counts = new Float64Array(width);
+  const flush = (oy: number) => {
+    for (let x = 0; x < width; x++) {
+      const a = sums[x * 4 + 3]!;
+      const o = (oy * width + x) * 4;
+      for (let c = 0; c < 3; c++) data[o + c] = a > 0 ? Math.round(sums[x * 4 + c]! / a) : 0;
+      data[o + 3] = Math.round(a / counts[x]!);
+    }
+    sums.fill(0);
+    counts.fill(0);
+  };
+  await decodeRows((row, y) => {
+    for (let x = 0; x < srcWidth; x++) {
+      const i = x * 4;
+      const a = row[i + 3]!;
+      const s = ((x / k) | 0) * 4;
+      sums[s]! += row[i]! * a;
+      sums[s + 1]! += row[i + 1]! * a;
+      sums[s + 2]! += row[i + 2]! * a;
+      sums[s + 3]! += a;
+      counts[s >> 2]!++;
+    }
+    if ((y + 1) % k === 0 || y + 1 === srcHeight) flush((y / k) | 0);
+  });
+  return { data, width, height };
+}
+
+/** A PNG's rows averaged in blocks, turned upright at the end (a preview is small). */
 async function pngPreview(bytes: Uint8Array, header: ImageHeader): Promise<RgbaImage> {
   const [{ decodeRows, readPngInfo }, { PngError }] = await Promise.all([
     import('../png/decoder.ts'),
@@ -90,39 +129,28 @@ async function pngPreview(bytes: Uint8Array, header: ImageHeader): Promise<RgbaI
   ]);
   try {
     const info = readPngInfo(bytes);
-    const k = Math.max(1, Math.ceil(Math.max(info.width, info.height) / PREVIEW_MAX_SIDE));
-    const width = Math.ceil(info.width / k);
-    const height = Math.ceil(info.height / k);
-    const data = new Uint8Array(width * height * 4);
-    const sums = new Float64Array(width * 4);
-    const counts = new Float64Array(width);
-    const flush = (oy: number) => {
-      for (let x = 0; x < width; x++) {
-        const a = sums[x * 4 + 3]!;
-        const o = (oy * width + x) * 4;
-        for (let c = 0; c < 3; c++) data[o + c] = a > 0 ? Math.round(sums[x * 4 + c]! / a) : 0;
-        data[o + 3] = Math.round(a / counts[x]!);
-      }
-      sums.fill(0);
-      counts.fill(0);
-    };
-    await decodeRows(info, (row, y) => {
-      for (let x = 0; x < info.width; x++) {
-        const i = x * 4;
-        const a = row[i + 3]!;
-        const s = ((x / k) | 0) * 4;
-        sums[s]! += row[i]! * a;
-        sums[s + 1]! += row[i + 1]! * a;
-        sums[s + 2]! += row[i + 2]! * a;
-        sums[s + 3]! += a;
-        counts[s >> 2]!++;
-      }
-      if ((y + 1) % k === 0 || y + 1 === info.height) flush((y / k) | 0);
-    });
-    return applyOrientation({ data, width, height }, header.orientation);
+    const preview = await blockAverage(info.width, info.height, (onRow) => decodeRows(info, onRow));
+    return applyOrientation(preview, header.orientation);
   } catch (err) {
     if (err instanceof PngError)
       throw new ApiError('unprocessable_image', `the PNG cannot be decoded: ${err.message}`, { param: 'image' });
+    throw err;
+  }
+}
+
+/** A GIF's first frame (what its compression writes), composed on its screen, averaged in blocks. */
+async function gifPreview(bytes: Uint8Array): Promise<RgbaImage> {
+  const [{ decodeFirstFrameRows }, { GifError, readGifStructure }] = await Promise.all([
+    import('../gif/decoder.ts'),
+    import('../gif/structure.ts'),
+  ]);
+  try {
+    const info = readGifStructure(bytes);
+    if (info.frames.length === 0) throw new GifError('it has no image');
+    return await blockAverage(info.width, info.height, (onRow) => decodeFirstFrameRows(bytes, info, onRow));
+  } catch (err) {
+    if (err instanceof GifError)
+      throw new ApiError('unprocessable_image', `the GIF cannot be decoded: ${err.message}`, { param: 'image' });
     throw err;
   }
 }

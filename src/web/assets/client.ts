@@ -66,6 +66,11 @@ export const CLIENT_SCRIPT = String.raw`
 
   const kb = (bytes) => bytes < 1024 ? bytes + ' B' : bytes < 1048576 ? (bytes / 1024).toFixed(1) + ' KB' : (bytes / 1048576).toFixed(2) + ' MB';
   const showError = (message) => { errorBox.textContent = message; errorBox.hidden = false; errorBox.focus(); };
+  /** X-Frames (a GIF's "written/total"): an animation's frames left out, said beside the size. */
+  const framesNote = (frames) => {
+    const total = Number((frames || '').split('/')[1]);
+    return total > 1 ? ', the first of ' + total + ' frames (animations are not written yet)' : '';
+  };
 
   /**
    * Asks the service whether it would accept this file with these settings (the same checks and memory
@@ -140,7 +145,7 @@ export const CLIENT_SCRIPT = String.raw`
     // Not an image at all (a text file), or one this browser cannot draw: say which, not "cannot read its size".
     probe.onerror = () => {
       URL.revokeObjectURL(url);
-      facts.textContent = kb(file.size) + (/^image\//.test(file.type) ? '; this browser cannot preview it.' : '; this is not an image: choose a JPEG, PNG or WebP file.');
+      facts.textContent = kb(file.size) + (/^image\//.test(file.type) ? '; this browser cannot preview it.' : '; this is not an image: choose a JPEG, PNG, WebP or GIF file.');
     };
     probe.src = url;
   });
@@ -150,7 +155,7 @@ export const CLIENT_SCRIPT = String.raw`
     event.preventDefault();
     errorBox.hidden = true;
     const file = fileInput.files[0];
-    if (!file) { showError('Choose an image first: a JPEG, PNG or WebP file.'); return; }
+    if (!file) { showError('Choose an image first: a JPEG, PNG, WebP or GIF file.'); return; }
     const max = Number(form.dataset.maxBytes);
     if (file.size > max) { showError('That file is ' + kb(file.size) + '; images may be at most ' + kb(max) + '.'); return; }
     const refused = await asked;
@@ -188,7 +193,7 @@ export const CLIENT_SCRIPT = String.raw`
       const c = document.getElementById('compressed-size');
       c.dataset.bytes = String(compressed);
       c.textContent = kb(compressed) + ' (' + compressed.toLocaleString('en') + ' bytes), ' + res.headers.get('X-Image-Width') + ' × ' +
-        res.headers.get('X-Image-Height') + ' px, quality ' + res.headers.get('X-Quality');
+        res.headers.get('X-Image-Height') + ' px, quality ' + res.headers.get('X-Quality') + framesNote(res.headers.get('X-Frames'));
       const savings = Number(res.headers.get('X-Savings-Percent'));
       document.getElementById('savings').textContent = savings >= 0 ? savings.toFixed(1) + ' % smaller' : (-savings).toFixed(1) + ' % larger';
       const download = document.getElementById('download');

@@ -5,6 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { insertAfterIhdr } from '../../../src/compress/png/chunks.ts';
 import { encodePixelsJpeg } from '../../../wasm/jpeg-engine.ts';
+import { makeGif } from '../gif-fixtures.ts';
 import { makeKey, type TestKey } from '../helpers.ts';
 import { compressCall, jpegOf, photo, pngOf, storeWithOrientation, webpOf } from '../image-fixtures.ts';
 import { expectError, getImage, gradient, monthUsed, signed, signingAccount } from '../img-helpers.ts';
@@ -129,6 +130,38 @@ describe('format=json', () => {
       exif: null,
     });
     expect(base64Bytes(body.thumbhash!).length).toBeLessThanOrEqual(40);
+  });
+
+  it('a GIF: its first frame described, frames, total duration and plays (NETSCAPE repeats + 1)', async () => {
+    const red: [number, number, number] = [220, 20, 20];
+    const frame = (index: number, delayCs: number) => ({
+      width: 20,
+      height: 10,
+      indices: new Uint8Array(200).fill(index),
+      delayCs,
+      transparentIndex: 2,
+    });
+    const palette: [number, number, number][] = [red, [20, 20, 220], [0, 0, 0], [0, 0, 0]];
+    const animated = await info({
+      image: makeGif({ width: 20, height: 10, palette, frames: [frame(0, 10), frame(1, 15), frame(2, 25)], loop: 2 }),
+      filename: 'a.gif',
+    });
+    expect(animated.res.status).toBe(200);
+    expect(animated.body).toMatchObject({
+      width: 20,
+      height: 10,
+      format: 'gif',
+      bit_depth: 8,
+      frames: 3,
+      duration_ms: 500,
+      loop: 3,
+      dominant_color: '#dc1414',
+    });
+    const still = await info({
+      image: makeGif({ width: 20, height: 10, palette, frames: [frame(2, 0)] }),
+      filename: 's.gif',
+    });
+    expect(still.body).toMatchObject({ frames: 1, duration_ms: null, loop: null, has_alpha: true });
   });
 
   it('an animated PNG: frames, total duration and loop count; a gain-map JPEG: gain_map and hdr', async () => {

@@ -11,7 +11,7 @@ import { ApiError, ShrinkrayError } from '../errors.ts';
 import { type Shrinkray, TEMP_PATTERN, writeFileAtomicSync } from '../node.ts';
 import type { CompressParameters } from '../types.ts';
 import type { CompressArgs } from './args.ts';
-import { expandInputs, formatOf, outputName } from './files.ts';
+import { defaultFormat, expandInputs, formatOf, outputName } from './files.ts';
 import { Manifest, MANIFEST_NAME } from './manifest.ts';
 import { addRecord, emptyTotals, makeReporter, type FileRecord, type Totals } from './report.ts';
 
@@ -39,11 +39,11 @@ export const RUN_ENDING_CODES: ReadonlySet<string> = new Set(['unauthorized', 'f
 export async function runCompress(args: CompressArgs, client: Shrinkray, io: Io): Promise<number> {
   const started = Date.now();
   const outDir = args.out === undefined ? undefined : resolve(io.cwd, args.out);
-  const files = expandInputs(args.inputs, outDir, io.cwd);
+  const files = expandInputs(args.inputs, outDir, io.cwd, { inPlace: args.inPlace });
   const jobs: Job[] = files.map((f) => {
     // The format of the input unless --format says otherwise: the service's own default is JPEG, which
     // would turn every PNG of a site into a JPEG.
-    const format = args.params.format ?? formatOf(f.source) ?? 'jpeg';
+    const format = args.params.format ?? defaultFormat(f.source);
     return {
       source: f.source,
       output: outDir === undefined ? f.source : join(outDir, outputName(f.rel, format)),

@@ -6,11 +6,15 @@ import { basename, extname, join, relative, resolve, sep } from 'node:path';
 import { TEMP_PATTERN } from '../node.ts';
 import type { OutputFormat } from '../types.ts';
 
-export const IMAGE_EXTENSIONS: Record<string, OutputFormat> = {
+/** What the tool reads: the formats the service writes, and GIF (read by the service, never written). */
+export type SourceFormat = OutputFormat | 'gif';
+
+export const IMAGE_EXTENSIONS: Record<string, SourceFormat> = {
   '.jpg': 'jpeg',
   '.jpeg': 'jpeg',
   '.png': 'png',
   '.webp': 'webp',
+  '.gif': 'gif',
 };
 const EXTENSION_OF: Record<OutputFormat, string> = { jpeg: '.jpg', png: '.png', webp: '.webp', avif: '.avif' };
 
@@ -23,7 +27,16 @@ export interface SourceFile {
 
 const GLOB_CHARS = /[*?[{]/;
 
-export const formatOf = (path: string): OutputFormat | undefined => IMAGE_EXTENSIONS[extname(path).toLowerCase()];
+export const formatOf = (path: string): SourceFormat | undefined => IMAGE_EXTENSIONS[extname(path).toLowerCase()];
+
+/**
+ * The format a file is written in without --format: its own, so a site's PNGs stay PNGs (the service's
+ * default is JPEG); a GIF's as PNG, as the service's `keep` does (its first frame: GIF is not written).
+ */
+export function defaultFormat(path: string): OutputFormat {
+  const own = formatOf(path);
+  return own === 'gif' ? 'png' : (own ?? 'jpeg');
+}
 
 /** The output's path: same relative path, extension changed only when the format does. */
 export function outputName(rel: string, format: OutputFormat): string {
@@ -90,24 +103,33 @@ function walk(dir: string, skip: ReadonlySet<string>, out: string[]): void {
 /**
  * Expands the operands into image files, in a stable order, each once. `exclude` (the --out directory)
  * is never walked into, so a second run does not compress its own results. Throws for an operand that
- * names nothing.
+ * names nothing. `inPlace`: GIFs are left out (a file replaced in place keeps its format, and the service
+ * writes no GIF), and one named as an operand is an error.
  */
 export function expandInputs(
   operands: readonly string[],
   exclude: string | undefined,
   cwd = process.cwd(),
+  options: { inPlace?: boolean } = {},
 ): SourceFile[] {
   const skip = new Set(exclude ? [resolve(cwd, exclude)] : []);
   const seen = new Map<string, SourceFile>();
+  const takes = (source: string) => {
+    const format = formatOf(source);
+    return format !== undefined && !(options.inPlace && format === 'gif');
+  };
   const add = (source: string, rel: string) => {
-    if (!seen.has(source) && formatOf(source) && !TEMP_PATTERN.test(basename(source)))
-      seen.set(source, { source, rel });
+    if (!seen.has(source) && takes(source) && !TEMP_PATTERN.test(basename(source))) seen.set(source, { source, rel });
   };
   for (const operand of operands) {
     const path = resolve(cwd, operand);
     const stat = statSync(path, { throwIfNoEntry: false });
     if (stat?.isFile()) {
-      if (!formatOf(path)) throw new Error(`${operand}: not a .jpg, .jpeg, .png or .webp file`);
+      if (!formatOf(path)) throw new Error(`${operand}: not a .jpg, .jpeg, .png, .webp or .gif file`);
+      if (!takes(path))
+        throw new Error(
+          `${operand}: a GIF cannot be compressed in place (the service writes no GIF): write it elsewhere with --out DIR`,
+        );
       add(path, basename(path));
     } else if (stat?.isDirectory()) {
       const files: string[] = [];

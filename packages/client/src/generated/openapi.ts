@@ -125,7 +125,7 @@ export interface Schemas {
     image: Blob;
     /** Encoder quality for JPEG, WebP and AVIF (PNG output is lossless); with palette=true, the palette quality to reach; with target_kb, the highest quality tried */
     quality?: number;
-    /** Output format; webp and avif need the pro tier. keep: the input's own format (a WebP input on the free tier gets JPEG). json: no image, its description (ImageInfo; every tier, one compression of the month; not with width, height, target_kb, palette, colors or lossless). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif) */
+    /** Output format; webp and avif need the pro tier. keep: the input's own format (a WebP input on the free tier gets JPEG; a GIF input gets PNG, since GIF is not written). json: no image, its description (ImageInfo; every tier, one compression of the month; not with width, height, target_kb, palette, colors or lossless). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif) */
     format?: "jpeg" | "png" | "webp" | "avif" | "keep" | "json";
     /** Maximum output width in pixels; aspect ratio kept, never upscaled */
     width?: number;
@@ -145,11 +145,11 @@ export interface Schemas {
     size: number;
   };
   CompressRequest: {
-    /** The JPEG, PNG or WebP to compress (at most 10 MB); its type is read from its bytes */
+    /** The JPEG, PNG, WebP or GIF to compress (at most 10 MB); its type is read from its bytes. An animated GIF gives its first frame (X-Frames says how many it has) */
     image: Blob;
     /** Encoder quality for JPEG, WebP and AVIF (PNG output is lossless); with palette=true, the palette quality to reach; with target_kb, the highest quality tried */
     quality?: number;
-    /** Output format; webp and avif need the pro tier. keep: the input's own format (a WebP input on the free tier gets JPEG). json: no image, its description (ImageInfo; every tier, one compression of the month; not with width, height, target_kb, palette, colors or lossless). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif) */
+    /** Output format; webp and avif need the pro tier. keep: the input's own format (a WebP input on the free tier gets JPEG; a GIF input gets PNG, since GIF is not written). json: no image, its description (ImageInfo; every tier, one compression of the month; not with width, height, target_kb, palette, colors or lossless). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif) */
     format?: "jpeg" | "png" | "webp" | "avif" | "keep" | "json";
     /** Maximum output width in pixels; aspect ratio kept, never upscaled */
     width?: number;
@@ -252,7 +252,7 @@ export interface Schemas {
     /** Upright height in pixels (after EXIF orientation) */
     height: number;
     /** The upload's format, from its bytes */
-    format: "jpeg" | "png" | "webp";
+    format: "jpeg" | "png" | "webp" | "gif";
     /** Size of the upload in bytes */
     bytes: number;
     /** EXIF orientation, 1 when none is given */
@@ -776,7 +776,7 @@ export interface Operations {
     body: Schemas["CompressRequest"];
     status: 200;
     response: Schemas["ImageInfo"];
-    responseHeaders: "Content-Disposition" | "Server-Timing" | "X-Compressed-Size" | "X-Image-Height" | "X-Image-Width" | "X-Original-Size" | "X-Quality" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id" | "X-Savings-Percent" | "X-Target-Reached";
+    responseHeaders: "Content-Disposition" | "Server-Timing" | "X-Compressed-Size" | "X-Frames" | "X-Image-Height" | "X-Image-Width" | "X-Original-Size" | "X-Quality" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id" | "X-Savings-Percent" | "X-Target-Reached";
     security: "BearerAuth";
   }>;
   /** The "Try it" compressor: POST /api/v1/compress for the signed-in account, without an API key */
@@ -785,7 +785,7 @@ export interface Operations {
     body: Schemas["CompressRequest"];
     status: 200;
     response: Schemas["ImageInfo"];
-    responseHeaders: "Content-Disposition" | "Server-Timing" | "X-Compressed-Size" | "X-Image-Height" | "X-Image-Width" | "X-Original-Size" | "X-Quality" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id" | "X-Savings-Percent" | "X-Target-Reached";
+    responseHeaders: "Content-Disposition" | "Server-Timing" | "X-Compressed-Size" | "X-Frames" | "X-Image-Height" | "X-Image-Width" | "X-Original-Size" | "X-Quality" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id" | "X-Savings-Percent" | "X-Target-Reached";
     security: "SessionCookie";
   }>;
   /** Whether the "Try it" compressor would accept an image with these parts, without uploading it */
