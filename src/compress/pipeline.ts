@@ -5,7 +5,7 @@
 import { ApiError } from '../errors.ts';
 import { FORMAT_NAMES, sniff, type InputFormat } from './formats.ts';
 import { MalformedImage, readHeader, UnsupportedImage, type ImageHeader } from './header.ts';
-import { largestFittingWidth, plan, type Plan, type PlanRequest } from './memory-plan.ts';
+import { largestFittingWidth, plan, sizeAtWidth, type Plan, type PlanRequest } from './memory-plan.ts';
 import { makeRoom, poolLimitForBudget } from '../../wasm/instances.ts';
 import { engineJob } from '../../wasm/give-way.ts';
 import type { CompressRequest, CompressResult } from './types.ts';
@@ -108,7 +108,11 @@ function tooLargeForMemory(
   const size = `${header.width}×${header.height}`;
   const needs = `needs about ${mb(planned.estimate)}, more than the ${mb(budget)} one compression may use`;
   const maxWidth = largestFittingWidth(inputFormat, header, uploadBytes, { ...request, allowLossless: false }, budget);
-  const advice = maxWidth === null ? 'no output size fits' : `it fits with width=${maxWidth} or less`;
+  const box = maxWidth === null ? null : sizeAtWidth(request, maxWidth);
+  const advice =
+    box === null
+      ? 'no output size fits'
+      : `it fits with width=${box.width}${box.height === undefined ? '' : ` and height=${box.height}`} or less`;
   return new ApiError(
     'image_too_large',
     `at ${planned.output.width}×${planned.output.height} this ${size} ${FORMAT_NAMES[inputFormat]} ${needs}; ${advice}`,
@@ -134,6 +138,10 @@ async function compressIn(prepared: Prepared): Promise<CompressResult> {
   // Admitted: the request's estimate is its own. AVIF output runs a decoder and the AVIF encoder, two
   // codecs' memories, so no idle instance counts as reused for it.
   makeRoom(planned.estimate, request.format === 'avif' ? undefined : 'sr_jpeg');
+  if (request.transform) {
+    const { compressTransformed } = await import('./transform/path.ts');
+    return compressTransformed(request, planned, inputFormat, header.orientation);
+  }
   if (inputFormat === 'jpeg') {
     const { compressJpeg } = await import('./jpeg-path.ts');
     return compressJpeg(request, planned, header.orientation, request.metadata ?? 'strip');

@@ -27,7 +27,10 @@ export const compressDoc: RouteConfig = {
     'stripped except the ICC profile (metadata=keep keeps EXIF and XMP, orientation reset to 1); transparency becomes white in JPEG ' +
     'output. When a JPEG output is not smaller than a same-size JPEG input (no target_kb), it is replaced by a lossless rewrite ' +
     '(coefficients copied, metadata stripped, orientation applied losslessly, Huffman optimised): the input bytes are never returned ' +
-    "as they are. One compression of the account's month (all its keys together) is used only by a 200.",
+    'as they are; a transformed image (fit other than scale-down, rotate, flip, background) is always the transformed image. ' +
+    "Transformations (Cloudflare Images' names): EXIF orientation, then flip, then rotate, then the fit into width × height " +
+    "(the output's axes, multiplied by dpr), the crop placed by gravity, the padding filled with background. " +
+    "One compression of the account's month (all its keys together) is used only by a 200.",
   tags: ['Image API'],
   security: IMAGE_SECURITY,
   request: { body: { required: true, content: { 'multipart/form-data': { schema: CompressParts } } } },
@@ -47,6 +50,10 @@ export const compressDoc: RouteConfig = {
       'X-Target-Reached': header(
         'With target_kb: true when the output fits the target, false when even quality 1 does not',
       ),
+      'X-Crop-Box': header(
+        'When the image was cropped (fit=cover or crop): x,y,width,height of the kept box in upright source pixels',
+      ),
+      'X-Gravity': header('With X-Crop-Box: the gravity that placed the crop (center, a side, a corner, or XxY)'),
       'Server-Timing': header('decode, resize, encode (desc: number of encodes) and total, in ms'),
     }),
     ...errorResponses(

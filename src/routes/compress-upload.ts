@@ -78,6 +78,11 @@ function imageResponse(result: CompressResult, uploadName: string, originalSize:
     'Server-Timing': serverTiming(result, totalMs),
   });
   if (result.targetReached !== undefined) headers.set('X-Target-Reached', String(result.targetReached));
+  if (result.crop) {
+    const { x, y, width, height } = result.crop.box;
+    headers.set('X-Crop-Box', `${x},${y},${width},${height}`);
+    headers.set('X-Gravity', result.crop.gravity);
+  }
   return new Response(result.bytes, { status: 200, headers });
 }
 

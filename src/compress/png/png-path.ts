@@ -145,7 +145,7 @@ export async function compressPng(
  * The output rows (upright, at the output size) of a PNG: decoded, resampled when the plan resizes,
  * gathered and turned when the orientation is not 1. Each call decodes again (the palette's second pass).
  */
-function rowSource(
+export function rowSource(
   info: PngInfo,
   plan: Plan,
   orientation: Orientation,
@@ -209,7 +209,7 @@ const JPEG_ROW_BATCH = 32;
  * The producer's RGBA rows as a JPEG written by the engine row by row (alpha flattened onto white), so
  * that only the encoder's state is held, never a frame.
  */
-async function jpegFromRows(
+export async function jpegFromRows(
   produce: RowProducer,
   width: number,
   height: number,
@@ -274,7 +274,7 @@ function rgbOf(row: Uint8Array, width: number, batch: Uint8Array, at: number): v
  * picture YUV 4:2:0 (ARGB for lossless) and the only whole-image buffer; encoded as the plan says,
  * again for a size target.
  */
-async function webpFromRows(
+export async function webpFromRows(
   produce: RowProducer,
   plan: Plan,
   alpha: boolean,
