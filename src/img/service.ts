@@ -138,6 +138,7 @@ function requestOf(bytes: Uint8Array, format: keyof typeof MEDIA_TYPES, options:
       height: options.height,
       targetKb: options.targetKb,
       metadata: options.metadata,
+      transform: options.transform,
     },
   };
 }
