@@ -12,9 +12,8 @@ import type { ImageHeader } from './header.ts';
 import { HISTOGRAM_BYTES } from './palette/quantise.ts';
 import { FULL_CHROMA_QUALITY } from './limits.ts';
 import { resizerBytes } from './resizer-memory.ts';
-import { transformGeometry, type TransformGeometry } from './transform/geometry.ts';
+import { needsFrame, transformGeometry, type TransformGeometry } from './transform/geometry.ts';
 import { DEFAULT_BACKGROUND, type Transform } from './transform/options.ts';
-import { needsFrame } from './transform/rows.ts';
 
 const MiB = 1024 * 1024;
 /** A fresh engine instance and the JS of one request, whatever the image. */

@@ -45,6 +45,13 @@ export interface GeometryRequest {
 
 const NO_PADDING: Padding = { top: 0, right: 0, bottom: 0, left: 0 };
 
+/** Whether the rows must be gathered: their order changes (vertical flip, rotate=180) or they turn into columns. */
+export function needsFrame(flip: Flip | undefined, rotate: Rotation): boolean {
+  if (rotate === 90 || rotate === 270) return true;
+  const vertical = flip === 'v' || flip === 'hv';
+  return vertical !== (rotate === 180);
+}
+
 export const swapsForRotation = (rotate: Rotation): boolean => rotate === 90 || rotate === 270;
 
 /** The resize of `turned` (the source as the output's axes see it) and the block of it kept. */

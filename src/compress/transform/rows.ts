@@ -5,7 +5,7 @@
 // the content's size (the memory plan counts it). Rows come out as RGBA.
 import type { RowProducer } from '../png/writer.ts';
 import type { Rgba } from './colour.ts';
-import { forward, type TransformGeometry } from './geometry.ts';
+import { forward, needsFrame, type TransformGeometry } from './geometry.ts';
 import type { Flip, Rotation } from './options.ts';
 
 /** Upright rows of the resized image: 1 grey, 3 RGB or 4 RGBA channels. */
@@ -21,13 +21,6 @@ export interface RowTransform {
   background: Rgba;
   /** Composite every pixel onto the background (itself onto white): output without alpha (JPEG). */
   flatten: boolean;
-}
-
-/** Whether the rows must be gathered: their order changes (vertical flip, rotate=180) or they turn into columns. */
-export function needsFrame(flip: Flip | undefined, rotate: Rotation): boolean {
-  if (rotate === 90 || rotate === 270) return true;
-  const vertical = flip === 'v' || flip === 'hv';
-  return vertical !== (rotate === 180);
 }
 
 /** Whether each row is mirrored, for a transform that keeps the row order. */
