@@ -89,8 +89,8 @@ export const CompressParts = queryObject({
   rotate: rotateParam()
     .optional()
     .openapi({
-      type: 'string',
-      enum: ['90', '180', '270'],
+      type: 'integer',
+      enum: [90, 180, 270],
       description: "Degrees clockwise, after the EXIF orientation and the flip; width and height are the output's axes",
     }),
   flip: flipParam()
@@ -110,9 +110,11 @@ export const CompressParts = queryObject({
   dpr: dprParam()
     .optional()
     .openapi({
-      type: 'string',
-      default: '1',
-      example: '2',
+      type: 'number',
+      minimum: MIN_DPR,
+      maximum: MAX_DPR,
+      default: 1,
+      example: 2,
       description: `Device pixel ratio, ${MIN_DPR} to ${MAX_DPR} (two decimals at most): multiplies width and height`,
     }),
   metadata: choiceParam(METADATA_MODES)

@@ -78,6 +78,10 @@ export interface CompressResult {
   lossless: boolean;
   /** With target_kb: whether the output fits. */
   targetReached: boolean | undefined;
+  /** When the image was cropped (fit cover or crop): the kept box in upright source pixels (X-Crop-Box). */
+  cropBox: { x: number; y: number; width: number; height: number } | undefined;
+  /** With cropBox: the gravity that placed it (X-Gravity). */
+  gravity: string | undefined;
   requestId: string | undefined;
   rateLimit: RateLimit;
 }
