@@ -116,7 +116,8 @@ export async function compressTransformed(
       format: request.format,
       width,
       height,
-      lossless: encoded.quality === 'lossless',
+      // No never-bigger rewrite here; only lossless WebP asked for is lossless.
+      lossless: request.format === 'webp' && request.lossless === true,
       timings,
       ...(geometry.sourceCrop ? { crop: { box: geometry.sourceCrop, gravity: gravityText(transform.gravity) } } : {}),
     };

@@ -14,6 +14,8 @@ import {
   pngOf,
   quadrants,
   QUADRANT_COLOURS,
+  storeWithOrientation,
+  withJpegOrientation,
   type Parts,
   type Rgba,
 } from '../image-fixtures.ts';
@@ -146,6 +148,42 @@ describe('rotate and flip, by the quadrants', () => {
     expect(res.headers.get('x-crop-box')).toBe('50,0,200,200');
     const image = decodeAny(await bodyBytes(res));
     expectCorners(image, [BLUE, WHITE, RED, GREEN]);
+  });
+});
+
+describe('every input and output', () => {
+  it('the EXIF orientation comes first: a camera JPEG stored turned (6) is cropped and flipped upright', async () => {
+    const jpeg = withJpegOrientation(jpegOf(storeWithOrientation(quadrants(300, 200), 6), 95), 6);
+    const res = await compressCall(pro.key, {
+      image: jpeg,
+      fit: 'cover',
+      width: '100',
+      height: '100',
+      gravity: 'right',
+      flip: 'h',
+    });
+    expect(res.status).toBe(200);
+    // Flipped first, then the crop at the output's right: the upright source's left 200 columns.
+    expect(res.headers.get('x-crop-box')).toBe('0,0,200,200');
+    expectCorners(decodeAny(await bodyBytes(res)), [GREEN, RED, WHITE, BLUE]);
+  });
+
+  it('target_kb searches the quality of the transformed image, its rows pulled again for each try', async () => {
+    const res = await compressCall(pro.key, {
+      image: png,
+      filename: 'q.png',
+      format: 'jpeg',
+      fit: 'cover',
+      width: '150',
+      height: '150',
+      target_kb: '1',
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-target-reached')).toBe('true');
+    expect(Number(res.headers.get('x-compressed-size'))).toBeLessThanOrEqual(1024);
+    expect(Number(res.headers.get('server-timing')?.match(/desc="(\d+) encode/)?.[1])).toBeGreaterThan(1);
+    const image = decodeAny(await bodyBytes(res));
+    expect([image.width, image.height]).toEqual([150, 150]);
   });
 });
 
