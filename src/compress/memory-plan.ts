@@ -591,9 +591,12 @@ function transformPlan(
     if (wholeEstimate <= budget * PNG_WHOLE_BUDGET_SHARE) return { ...whole, estimate: wholeEstimate };
     return { ...base, estimate: Math.ceil(fixed + decoding + pngWriterBytes(outPixels, rawBytes, request, false)) };
   }
+  // As without a transformation: a lossless WebP input stays lossless when that fits (no size target).
+  const keepsLossless = inputFormat === 'webp' && header.webp?.lossless === true && request.targetKb === undefined;
   const variants: NonNullable<Plan['webp']>[] = request.lossless
     ? [{ lossless: true, lowMemory: false }]
     : [
+        ...(keepsLossless ? [{ lossless: true, lowMemory: false }] : []),
         { lossless: false, lowMemory: false },
         { lossless: false, lowMemory: true },
       ];

@@ -116,8 +116,8 @@ export async function compressTransformed(
       format: request.format,
       width,
       height,
-      // No never-bigger rewrite here; only lossless WebP asked for is lossless.
-      lossless: request.format === 'webp' && request.lossless === true,
+      // No never-bigger rewrite here: only lossless WebP is lossless.
+      lossless: encoded.quality === 'lossless' && request.format === 'webp',
       timings,
       ...(geometry.sourceCrop ? { crop: { box: geometry.sourceCrop, gravity: gravityText(transform.gravity) } } : {}),
     };
@@ -155,7 +155,9 @@ async function encodeRows(
   }
   if (request.format === 'webp') {
     const { webpFromRows } = await import('../png/png-path.ts');
-    const encoded = await webpFromRows(produce, plan, alpha, request, timings);
+    // The plan may keep a lossless WebP input lossless, as the untransformed path does.
+    const lossless = request.lossless === true || plan.webp?.lossless === true;
+    const encoded = await webpFromRows(produce, plan, alpha, { ...request, lossless }, timings);
     return { ...encoded, bytes: packWebp(encoded.bytes, metadata, width, height) };
   }
   if (request.format === 'avif') {

@@ -20,6 +20,7 @@ import {
   type Rgba,
 } from '../image-fixtures.ts';
 import type { RgbaImage } from '../../../wasm/image.ts';
+import { channelsOf, losslessWebp } from '../webp-fixtures.ts';
 
 const { tl: RED, tr: GREEN, bl: BLUE, br: WHITE } = QUADRANT_COLOURS;
 let pro: TestKey;
@@ -167,6 +168,19 @@ describe('every input and output', () => {
     // Flipped first, then the crop at the output's right: the upright source's left 200 columns.
     expect(res.headers.get('x-crop-box')).toBe('0,0,200,200');
     expectCorners(decodeAny(await bodyBytes(res)), [GREEN, RED, WHITE, BLUE]);
+  });
+
+  it('a lossless WebP stays lossless through a flip, as it does without one: every pixel kept', async () => {
+    const res = await compressCall(pro.key, {
+      image: losslessWebp(quadrants(120, 80)),
+      format: 'webp',
+      flip: 'h',
+    });
+    const body = await bodyBytes(res);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-quality')).toBe('lossless');
+    expect(channelsOf(body)).toContain('VP8L');
+    expectCorners(decodeAny(body), [GREEN, RED, WHITE, BLUE]);
   });
 
   it('target_kb searches the quality of the transformed image, its rows pulled again for each try', async () => {
