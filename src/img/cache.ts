@@ -24,6 +24,8 @@ export interface StoredImage {
   bytes: Uint8Array;
   contentType: string;
   etag: string;
+  /** A transformation's crop, answered as X-Crop-Box and X-Gravity on a miss and on every hit. */
+  crop?: { box: string; gravity: string };
 }
 
 /** Everything that decides an image's bytes, and only that. */
@@ -77,8 +79,17 @@ const cacheRequest = (key: string): Request => new Request(`${CACHE_API_ORIGIN}/
 
 const responseOf = (image: StoredImage): Response =>
   new Response(image.bytes, {
-    headers: { 'Content-Type': image.contentType, 'Cache-Control': IMAGE_CACHE_CONTROL, ETag: image.etag },
+    headers: {
+      'Content-Type': image.contentType,
+      'Cache-Control': IMAGE_CACHE_CONTROL,
+      ETag: image.etag,
+      ...storedCropHeaders(image),
+    },
   });
+
+/** The crop headers a stored image is answered with (none when it was not cropped). */
+export const storedCropHeaders = (image: StoredImage): Record<string, string> =>
+  image.crop ? { 'X-Crop-Box': image.crop.box, 'X-Gravity': image.crop.gravity } : {};
 
 const edgeCache: ImageCache = {
   lookup: async (key) => caches.default.match(cacheRequest(key)),

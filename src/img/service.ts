@@ -9,6 +9,7 @@ import type { CompressConfig } from '../compress/config.ts';
 import { MEDIA_TYPES, sniff } from '../compress/formats.ts';
 import { compressMetered, type CompressionInput, type UnitMeter } from '../compress/service.ts';
 import { brokenRule } from '../compress/request-rules.ts';
+import { cropHeaders } from '../compress/transform/options.ts';
 import type { AccountMeter } from '../metering/account-meter.ts';
 import { enforce } from '../metering/enforce.ts';
 import { ApiError } from '../errors.ts';
@@ -122,7 +123,16 @@ async function meteredCompression(
     release: async () => ctx.onRate((await meter.release(imageTier, id, ctx.now)).rate),
   };
   const { result } = await compressMetered(unit, imageTier, ctx.compress, read);
-  return { bytes: result.bytes, contentType: MEDIA_TYPES[result.format], etag: await strongEtag(result.bytes) };
+  const image: StoredImage = {
+    bytes: result.bytes,
+    contentType: MEDIA_TYPES[result.format],
+    etag: await strongEtag(result.bytes),
+  };
+  if (result.crop) {
+    const headers = cropHeaders(result.crop);
+    image.crop = { box: headers['X-Crop-Box'], gravity: headers['X-Gravity'] };
+  }
+  return image;
 }
 
 /** The pipeline's request for a source image and its options (400 for a broken rule between them). */

@@ -6,6 +6,7 @@ import type { Context } from 'hono';
 import { compressConfig } from '../compress/config.ts';
 import { EXTENSIONS, MEDIA_TYPES } from '../compress/formats.ts';
 import { checkParts, compressRequestOf } from '../compress/parts.ts';
+import { cropHeaders } from '../compress/transform/options.ts';
 import { compressMetered, type UnitMeter } from '../compress/service.ts';
 import type { CompressResult } from '../compress/types.ts';
 import { imageBytes, partsOf, readMultipart } from '../compress/upload.ts';
@@ -78,11 +79,7 @@ function imageResponse(result: CompressResult, uploadName: string, originalSize:
     'Server-Timing': serverTiming(result, totalMs),
   });
   if (result.targetReached !== undefined) headers.set('X-Target-Reached', String(result.targetReached));
-  if (result.crop) {
-    const { x, y, width, height } = result.crop.box;
-    headers.set('X-Crop-Box', `${x},${y},${width},${height}`);
-    headers.set('X-Gravity', result.crop.gravity);
-  }
+  if (result.crop) for (const [name, value] of Object.entries(cropHeaders(result.crop))) headers.set(name, value);
   return new Response(result.bytes, { status: 200, headers });
 }
 

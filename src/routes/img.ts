@@ -4,7 +4,7 @@ import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
 import { compressConfig } from '../compress/config.ts';
 import { clock } from '../env.ts';
 import type { AppEnv } from '../http/context.ts';
-import { imageCache } from '../img/cache.ts';
+import { imageCache, storedCropHeaders } from '../img/cache.ts';
 import { sourcePolicy } from '../img/config.ts';
 import { IMAGE_CACHE_CONTROL, MAX_SOURCE_BYTES } from '../img/limits.ts';
 import { signedImage } from '../img/service.ts';
@@ -50,6 +50,10 @@ const imgDoc: RouteConfig = {
       ETag: header('Strong: the hash of the bytes'),
       Vary: header('Accept'),
       'X-Cache': header('HIT (from the cache: nothing fetched, decoded or charged) or MISS'),
+      'X-Crop-Box': header(
+        'When fit=cover or crop cropped the image: x,y,width,height of the kept box in upright source pixels',
+      ),
+      'X-Gravity': header('With X-Crop-Box: the gravity that placed the crop'),
     }),
     304: { description: 'If-None-Match named the ETag of the cached image' },
     ...errorResponses(
@@ -112,6 +116,7 @@ export function registerImg(app: OpenAPIHono<AppEnv>): void {
         ETag: image.etag,
         Vary: 'Accept',
         'X-Cache': 'MISS',
+        ...storedCropHeaders(image),
       },
     });
   });

@@ -137,3 +137,12 @@ export function boxOf(r: { width?: number; height?: number; dpr?: number }): { w
     height: r.height === undefined ? undefined : Math.round(r.height * dpr),
   };
 }
+
+/** X-Crop-Box and X-Gravity for a crop (x,y,w,h in upright source pixels): one spelling for every door. */
+export function cropHeaders(crop: { box: { x: number; y: number; width: number; height: number }; gravity: string }): {
+  'X-Crop-Box': string;
+  'X-Gravity': string;
+} {
+  const { x, y, width, height } = crop.box;
+  return { 'X-Crop-Box': `${x},${y},${width},${height}`, 'X-Gravity': crop.gravity };
+}

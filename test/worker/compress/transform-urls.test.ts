@@ -1,5 +1,5 @@
-// Transformations through signed image URLs: fit, g, r, flip, bg and dpr beside w, h, q, f; one cache entry
-// for every spelling of one transformation; invalid values refused 400 naming the option, before any fetch.
+// Transformations through signed image URLs: fit, g, r, flip, bg and dpr beside w, h, q, f; the crop answered
+// on a miss and on a hit; one cache entry for every spelling of one transformation; invalid values refused 400 naming the option, before any fetch.
 // The source is the fixture origin's 64×48 gradient: red grows to the right, green downwards.
 import { describe, expect, it } from 'vitest';
 import type { RgbaImage } from '../../../wasm/image.ts';
@@ -48,9 +48,15 @@ describe('transformations on signed image URLs', () => {
     const src = gradient();
     const first = await getImage(await signed(a, 'fit=cover,w=32,h=32,g=top-left,r=90', src.url));
     expect(first.headers.get('x-cache')).toBe('MISS');
+    // Turned clockwise, the 64×48 source is 48×64, covered at 32×43: the top 32 rows kept were its left side.
+    expect(first.headers.get('x-crop-box')).toBe('0,0,48,48');
+    expect(first.headers.get('x-gravity')).toBe('top-left');
     await first.arrayBuffer();
     const again = await getImage(await signed(a, 'r=90,g=TOP-LEFT,h=16,w=16,dpr=2,fit=cover', src.url));
     expect(again.headers.get('x-cache')).toBe('HIT');
+    // A hit answers where the crop was taken as the miss did.
+    expect(again.headers.get('x-crop-box')).toBe('0,0,48,48');
+    expect(again.headers.get('x-gravity')).toBe('top-left');
     await again.arrayBuffer();
     const other = await getImage(await signed(a, 'fit=cover,w=32,h=32,g=top-left,r=270', src.url));
     expect(other.headers.get('x-cache')).toBe('MISS');

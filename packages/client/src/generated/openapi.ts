@@ -808,7 +808,7 @@ export interface Operations {
     };
     status: 200;
     response: Uint8Array;
-    responseHeaders: "Cache-Control" | "ETag" | "Vary" | "X-Cache" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id";
+    responseHeaders: "Cache-Control" | "ETag" | "Vary" | "X-Cache" | "X-Crop-Box" | "X-Gravity" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id";
   }>;
   /** The account's API keys, newest first, revoked ones included */
   "GET /api/v1/keys": Operation<{
