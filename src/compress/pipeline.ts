@@ -9,6 +9,9 @@ import { largestFittingWidth, plan, sizeAtWidth, type Plan, type PlanRequest } f
 import { makeRoom, poolLimitForBudget } from '../../wasm/instances.ts';
 import { engineJob } from '../../wasm/give-way.ts';
 import type { CompressRequest, CompressResult } from './types.ts';
+import { MAX_OUTPUT_DIMENSION } from './limits.ts';
+import { oversize } from './transform/options.ts';
+import { swapsAxes } from './exif.ts';
 
 /** A request checked and planned from its header, before any pixel is decoded. */
 export interface Prepared {
@@ -87,12 +90,28 @@ export function planWithin(
   memoryBudget: number,
 ): Plan {
   let planned = plan(inputFormat, header, uploadBytes, request, memoryBudget);
+  if (planned.transform) refuseOversize(planned, header, request);
   // Without the lossless fallback a large same-size JPEG may still fit: its lossy result is then kept.
   if (planned.estimate > memoryBudget && planned.lossless)
     planned = plan(inputFormat, header, uploadBytes, { ...request, allowLossless: false }, memoryBudget);
   if (planned.estimate > memoryBudget)
     throw tooLargeForMemory(inputFormat, header, uploadBytes, request, planned, memoryBudget);
   return planned;
+}
+
+/** 422 for a transformation that would make an output side longer than any output may be. */
+function refuseOversize(planned: Plan, header: ImageHeader, request: PlanRequest): void {
+  const over = oversize(planned.output, request);
+  if (!over) return;
+  const { width, height } = planned.output;
+  const upright = swapsAxes(header.orientation)
+    ? `${header.height}×${header.width}`
+    : `${header.width}×${header.height}`;
+  throw new ApiError(
+    'image_too_large',
+    `fit=${request.transform?.fit} makes this ${upright} image ${width}×${height}, and an output is at most ${MAX_OUTPUT_DIMENSION} pixels a side: it fits with ${over.field}=${over.fits} or less`,
+    { param: over.field, details: { width, height, max_dimension: MAX_OUTPUT_DIMENSION } },
+  );
 }
 
 const mb = (bytes: number): string => `${Math.ceil(bytes / (1024 * 1024))} MB`;

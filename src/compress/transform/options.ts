@@ -146,3 +146,18 @@ export function cropHeaders(crop: { box: { x: number; y: number; width: number; 
   const { x, y, width, height } = crop.box;
   return { 'X-Crop-Box': `${x},${y},${width},${height}`, 'X-Gravity': crop.gravity };
 }
+
+/**
+ * A transformation that would enlarge an output side past MAX_OUTPUT_DIMENSION (`contain` given one side of
+ * a long, thin image): the side at fault and the largest value of it that fits; null when it fits.
+ */
+export function oversize(
+  output: { width: number; height: number },
+  box: { width?: number; height?: number },
+): { field: 'width' | 'height'; fits: number } | null {
+  const longest = Math.max(output.width, output.height);
+  if (longest <= MAX_OUTPUT_DIMENSION) return null;
+  const field = box.width !== undefined ? 'width' : 'height';
+  const asked = box[field] ?? (field === 'width' ? output.width : output.height);
+  return { field, fits: Math.max(1, Math.floor((asked * MAX_OUTPUT_DIMENSION) / longest)) };
+}

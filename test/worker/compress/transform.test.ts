@@ -231,6 +231,17 @@ describe('dpr', () => {
   });
 });
 
+describe('enlarging past the largest output', () => {
+  it('contain that would make a side longer than 16384 is refused 422, naming the side and what fits', async () => {
+    const thin = pngOf(quadrants(10, 1000));
+    const res = await compressCall(pro.key, { image: thin, filename: 't.png', fit: 'contain', width: '200' });
+    expect(res.status).toBe(422);
+    const { error } = await res.json<{ error: { code: string; param: string; message: string } }>();
+    expect(error).toMatchObject({ code: 'image_too_large', param: 'width' });
+    expect(error.message).toMatch(/200×20000.*at most 16384 pixels a side.*width=163 or less/);
+  });
+});
+
 describe('invalid values: 400 naming the field', () => {
   it.each([
     [{ fit: 'cover', width: '100' }, 'height', /fit=cover needs both width and height/],
