@@ -49,6 +49,7 @@ async function open(
       rows: (sink) => reader.rows(sink),
       metadata: jpegMetadata(reader.markers, mode),
       alpha: false,
+      stoppable: true,
       close: (failed) => reader.close(failed),
     };
   }
@@ -60,6 +61,7 @@ async function open(
       rows: (sink) => reader.rows(sink),
       metadata: webpMetadata(request.bytes, mode),
       alpha: reader.channels === 4,
+      stoppable: true,
       close: (failed) => reader.close(failed),
     };
   }

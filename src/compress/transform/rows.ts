@@ -12,6 +12,28 @@ import type { Flip, Rotation } from './options.ts';
 export interface UprightRows {
   channels: number;
   rows: RowProducer;
+  /**
+   * Whether a pass may be abandoned part-way (the sink throws) and `rows` run again from the top: the JPEG
+   * and WebP engines' readers restart their decoders; the PNG decoder would drop its engine instance.
+   */
+  stoppable?: boolean;
+}
+
+/** Thrown into a stoppable source past the crop's last row, so the rows below it are never decoded. */
+const PAST_THE_CROP = new Error('past the crop');
+
+/** Every row a pass needs: up to `end` (exclusive), then the source stopped if it can be. */
+async function rowsUntil(source: UprightRows, end: number, sink: (row: Uint8Array, y: number) => void | Promise<void>) {
+  let y = 0;
+  try {
+    await source.rows(async (row) => {
+      const at = y++;
+      if (at < end) await sink(row, at);
+      if (at + 1 >= end && source.stoppable) throw PAST_THE_CROP;
+    });
+  } catch (err) {
+    if (err !== PAST_THE_CROP) throw err;
+  }
 }
 
 export interface RowTransform {
@@ -90,11 +112,8 @@ export function transformRows(source: UprightRows, t: RowTransform): RowProducer
     const mirror = mirrors(t.flip, t.rotate);
     return async (sink) => {
       await background(sink, top);
-      let y = 0;
-      const end = g.crop.y + g.crop.height;
-      await source.rows(async (row) => {
-        const at = y++;
-        if (at < g.crop.y || at >= end) return;
+      await rowsUntil(source, g.crop.y + g.crop.height, async (row, at) => {
+        if (at < g.crop.y) return;
         slice(row);
         if (mirror) blockWords.reverse();
         await emit(sink, blockWords);
@@ -115,11 +134,8 @@ export function transformRows(source: UprightRows, t: RowTransform): RowProducer
   const dy = index(0, 1) - start;
   return async (sink) => {
     const frame = new Uint32Array(tw * th);
-    let y = 0;
-    const end = g.crop.y + g.crop.height;
-    await source.rows((row) => {
-      const at = y++;
-      if (at < g.crop.y || at >= end) return;
+    await rowsUntil(source, g.crop.y + g.crop.height, (row, at) => {
+      if (at < g.crop.y) return;
       slice(row);
       const base = start + (at - g.crop.y) * dy;
       for (let x = 0; x < cw; x++) frame[base + x * dx] = blockWords[x]!;

@@ -1,10 +1,17 @@
 // Transformations through signed image URLs: fit, g, r, flip, bg and dpr beside w, h, q, f; the crop answered
 // on a miss and on a hit; one cache entry for every spelling of one transformation; invalid values refused 400 naming the option, before any fetch.
 // The source is the fixture origin's 64×48 gradient: red grows to the right, green downwards.
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { RgbaImage } from '../../../wasm/image.ts';
-import { decodeAny, pixel } from '../image-fixtures.ts';
+import { makeKey } from '../helpers.ts';
+import { compressCall, decodeAny, pixel, pngOf, quadrants } from '../image-fixtures.ts';
 import { expectError, fetchesOf, getImage, gradient, monthUsed, signed, signingAccount } from '../img-helpers.ts';
+
+beforeAll(async () => {
+  // The engine's first instance is made on the first compression: not inside the first test's time.
+  const warm = await makeKey({ image: 'pro' });
+  await compressCall(warm.key, { image: pngOf(quadrants(8, 8)), filename: 'w.png', format: 'png' });
+}, 30_000);
 
 const image = async (res: Response): Promise<RgbaImage> => {
   expect(res.status).toBe(200);

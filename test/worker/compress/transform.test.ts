@@ -15,6 +15,7 @@ import {
   quadrants,
   QUADRANT_COLOURS,
   storeWithOrientation,
+  webpOf,
   withJpegOrientation,
   type Parts,
   type Rgba,
@@ -29,7 +30,9 @@ let png: Uint8Array;
 beforeAll(async () => {
   pro = await makeKey({ image: 'pro' });
   png = pngOf(quadrants(300, 200));
-});
+  // The engine's first instance is made on the first compression: not inside the first test's time.
+  await compressCall(pro.key, { image: pngOf(quadrants(8, 8)), filename: 'w.png', format: 'jpeg' });
+}, 30_000);
 
 async function transformed(parts: Parts): Promise<{ res: Response; image: RgbaImage }> {
   const res = await compressCall(pro.key, { image: png, filename: 'q.png', format: 'png', ...parts });
@@ -181,6 +184,37 @@ describe('every input and output', () => {
     expect(res.headers.get('x-quality')).toBe('lossless');
     expect(channelsOf(body)).toContain('VP8L');
     expectCorners(decodeAny(body), [GREEN, RED, WHITE, BLUE]);
+  });
+
+  it('a crop at the top stops the JPEG and WebP decoders there, and a size target pulls the rows again', async () => {
+    // Quadrants with grain, so that a size target has to search.
+    const grainy = quadrants(300, 200);
+    let seed = 1;
+    for (let i = 0; i < grainy.data.length; i++) {
+      if (i % 4 === 3) continue;
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      grainy.data[i] = Math.max(0, Math.min(255, grainy.data[i]! + ((seed >>> 27) - 16)));
+    }
+    const sources = [jpegOf(grainy, 90), webpOf(grainy)];
+    for (const image of sources) {
+      const parts = {
+        image,
+        format: 'jpeg',
+        fit: 'crop',
+        width: '300',
+        height: '60',
+        gravity: 'top',
+        quality: '100',
+        target_kb: '1',
+      };
+      const res = await compressCall(pro.key, parts);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-crop-box')).toBe('0,0,300,60');
+      expect(Number(res.headers.get('server-timing')?.match(/desc="(\d+) encode/)?.[1])).toBeGreaterThan(1);
+      const out = decodeAny(await bodyBytes(res));
+      expect([out.width, out.height]).toEqual([300, 60]);
+      expect(near(pixel(out, 20, 50), RED, 24) && near(pixel(out, 280, 50), GREEN, 24)).toBe(true);
+    }
   });
 
   it('target_kb searches the quality of the transformed image, its rows pulled again for each try', async () => {
