@@ -99,19 +99,26 @@ export function planWithin(
   return planned;
 }
 
-/** 422 for a transformation that would make an output side longer than any output may be. */
+/** 422 for a transformation that would make a side longer than any output may be, saying the box that fits. */
 function refuseOversize(planned: Plan, header: ImageHeader, request: PlanRequest): void {
-  const over = oversize(planned.output, request);
+  const swap = swapsAxes(header.orientation);
+  const upright = swap ? { width: header.height, height: header.width } : header;
+  const over = oversize(planned.transform!, upright, request);
   if (!over) return;
-  const { width, height } = planned.output;
-  const upright = swapsAxes(header.orientation)
-    ? `${header.height}×${header.width}`
-    : `${header.width}×${header.height}`;
-  throw new ApiError(
-    'image_too_large',
-    `fit=${request.transform?.fit} makes this ${upright} image ${width}×${height}, and an output is at most ${MAX_OUTPUT_DIMENSION} pixels a side: it fits with ${over.field}=${over.fits} or less`,
-    { param: over.field, details: { width, height, max_dimension: MAX_OUTPUT_DIMENSION } },
-  );
+  const size = (s: { width: number; height: number }) => `${s.width}×${s.height}`;
+  const fit = request.transform?.fit;
+  const what =
+    over.reason === 'resized'
+      ? `fit=${fit} resizes this ${size(upright)} image to ${size(planned.transform!.resized)} before it crops, and no side may be enlarged past ${MAX_OUTPUT_DIMENSION} pixels`
+      : `fit=${fit} makes this ${size(upright)} image ${size(planned.output)}, and an output is at most ${MAX_OUTPUT_DIMENSION} pixels a side`;
+  const fits = [
+    over.fits.width === undefined ? null : `width=${over.fits.width}`,
+    over.fits.height === undefined ? null : `height=${over.fits.height}`,
+  ].filter((v) => v !== null);
+  throw new ApiError('image_too_large', `${what}: it fits with ${fits.join(' and ')} or less`, {
+    param: over.field,
+    details: { ...planned.output, max_dimension: MAX_OUTPUT_DIMENSION },
+  });
 }
 
 const mb = (bytes: number): string => `${Math.ceil(bytes / (1024 * 1024))} MB`;

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { cssColour, hexColour } from '../../src/compress/transform/colour.ts';
 import { backward, forward, transformGeometry, type GeometryRequest } from '../../src/compress/transform/geometry.ts';
-import { boxOf, brokenTransformRule, focalPoint, transformOf } from '../../src/compress/transform/options.ts';
+import { boxOf, brokenTransformRule, focalPoint, oversize, transformOf } from '../../src/compress/transform/options.ts';
 
 const SOURCE = { width: 300, height: 200 };
 const geometry = (r: Partial<GeometryRequest>) =>
@@ -165,6 +165,24 @@ describe('options and rules', () => {
     expect(brokenTransformRule({ fit: 'cover', width: 100 }, { width: 'w', height: 'h', fit: 'fit' })?.message).toMatch(
       /needs both w and h/,
     );
+  });
+
+  it('no side may be enlarged past 16384, in the output or before a crop; a source already that large may be cropped', () => {
+    const at = (upright: { width: number; height: number }, r: Partial<GeometryRequest>) =>
+      oversize(transformGeometry(upright, { fit: 'scale-down', gravity: 'center', rotate: 0, ...r }), upright, r);
+    expect(at({ width: 10, height: 1000 }, { fit: 'contain', width: 200 })).toEqual({
+      reason: 'output',
+      field: 'width',
+      fits: { width: 163, height: undefined },
+    });
+    expect(at({ width: 2, height: 1000 }, { fit: 'cover', width: 1000, height: 1000 })).toEqual({
+      reason: 'resized',
+      field: 'width',
+      fits: { width: 32, height: 32 },
+    });
+    expect(at({ width: 20_000, height: 1000 }, { fit: 'crop', width: 1000, height: 1000 })).toBeNull();
+    expect(at({ width: 300, height: 200 }, { fit: 'cover', width: 4000, height: 4000 })).toBeNull();
+    expect(at({ width: 300, height: 200 }, { fit: 'cover', width: 16_384, height: 16_384 })?.reason).toBe('resized');
   });
 
   it('dpr multiplies the box; only a resize runs no transformation', () => {

@@ -147,17 +147,36 @@ export function cropHeaders(crop: { box: { x: number; y: number; width: number; 
   return { 'X-Crop-Box': `${x},${y},${width},${height}`, 'X-Gravity': crop.gravity };
 }
 
+/** Why a transformation is too large whatever the memory, and the box that fits instead. */
+export interface Oversize {
+  /** `output`: an output side past MAX_OUTPUT_DIMENSION; `resized`: the image enlarged past it before the crop. */
+  reason: 'output' | 'resized';
+  field: 'width' | 'height';
+  fits: { width?: number; height?: number };
+}
+
 /**
- * A transformation that would enlarge an output side past MAX_OUTPUT_DIMENSION (`contain` given one side of
- * a long, thin image): the side at fault and the largest value of it that fits; null when it fits.
+ * A transformation that would make a side longer than MAX_OUTPUT_DIMENSION: an output side (`contain`
+ * given one side of a long, thin image), or the image enlarged past it and past its own size before a crop
+ * (`cover` of a thin image into a square: hundreds of megapixels resampled to keep a few); null when it fits.
  */
 export function oversize(
-  output: { width: number; height: number },
+  g: { resized: { width: number; height: number }; output: { width: number; height: number } },
+  upright: { width: number; height: number },
   box: { width?: number; height?: number },
-): { field: 'width' | 'height'; fits: number } | null {
-  const longest = Math.max(output.width, output.height);
-  if (longest <= MAX_OUTPUT_DIMENSION) return null;
-  const field = box.width !== undefined ? 'width' : 'height';
-  const asked = box[field] ?? (field === 'width' ? output.width : output.height);
-  return { field, fits: Math.max(1, Math.floor((asked * MAX_OUTPUT_DIMENSION) / longest)) };
+): Oversize | null {
+  const enlarged = (side: 'width' | 'height') =>
+    g.resized[side] > Math.max(MAX_OUTPUT_DIMENSION, upright[side]) ? g.resized[side] : 0;
+  const longestResized = Math.max(enlarged('width'), enlarged('height'));
+  const longestOutput = Math.max(g.output.width, g.output.height);
+  if (longestResized === 0 && longestOutput <= MAX_OUTPUT_DIMENSION) return null;
+  // An output too long says so first: that is what the caller sees.
+  const reason = longestOutput > MAX_OUTPUT_DIMENSION ? 'output' : 'resized';
+  const scale = MAX_OUTPUT_DIMENSION / (reason === 'resized' ? longestResized : longestOutput);
+  const scaled = (v: number | undefined) => (v === undefined ? undefined : Math.max(1, Math.floor(v * scale)));
+  return {
+    reason,
+    field: box.width !== undefined ? 'width' : 'height',
+    fits: { width: scaled(box.width), height: scaled(box.height) },
+  };
 }

@@ -274,6 +274,21 @@ describe('enlarging past the largest output', () => {
     expect(error).toMatchObject({ code: 'image_too_large', param: 'width' });
     expect(error.message).toMatch(/200×20000.*at most 16384 pixels a side.*width=163 or less/);
   });
+
+  it('cover that would enlarge a thin image past 16384 before cropping it is refused too (no resampling bomb)', async () => {
+    const thin = pngOf(quadrants(2, 1000));
+    const res = await compressCall(pro.key, {
+      image: thin,
+      filename: 't.png',
+      fit: 'cover',
+      width: '1000',
+      height: '1000',
+    });
+    expect(res.status).toBe(422);
+    const { error } = await res.json<{ error: { code: string; param: string; message: string } }>();
+    expect(error).toMatchObject({ code: 'image_too_large', param: 'width' });
+    expect(error.message).toMatch(/resizes this 2×1000 image to 1000×500000.*width=32 and height=32 or less/);
+  });
 });
 
 describe('invalid values: 400 naming the field', () => {
