@@ -12,6 +12,8 @@ import type { ImageHeader } from './header.ts';
 import { HISTOGRAM_BYTES } from './palette/quantise.ts';
 import { FULL_CHROMA_QUALITY } from './limits.ts';
 import { resizerBytes } from './resizer-memory.ts';
+import { needsFrame, transformGeometry, type TransformGeometry } from './transform/geometry.ts';
+import { DEFAULT_BACKGROUND, type Transform } from './transform/options.ts';
 
 const MiB = 1024 * 1024;
 /** A fresh engine instance and the JS of one request, whatever the image. */
@@ -98,6 +100,8 @@ export interface PlanRequest {
   lossless?: boolean;
   /** False: plan a PNG with an alpha channel as it declares, never as opaque (the refusal's own search). */
   guessOpaque?: boolean;
+  /** Fit, gravity, rotate, flip, background: planned by transformPlan (the transform path's rows). */
+  transform?: Transform;
 }
 
 /**
@@ -134,6 +138,8 @@ export interface Plan {
   pngJpegRows?: boolean;
   /** AVIF output: the channels of the encoder's picture (4 when the input has alpha). */
   avifChannels?: 3 | 4;
+  /** A transformation's geometry (transform/path.ts runs it); `output` is its output, `stored` its resize. */
+  transform?: TransformGeometry;
   /** Estimated peak bytes of the whole request. */
   estimate: number;
 }
@@ -165,6 +171,7 @@ export function plan(
   request: PlanRequest,
   budget = Infinity,
 ): Plan {
+  if (request.transform) return transformPlan(inputFormat, header, uploadBytes, request, budget);
   const upright: Size = swapsAxes(header.orientation) ? { width: header.height, height: header.width } : header;
   const output = fitWithin(upright, { width: request.width, height: request.height });
   const resized = output !== upright;
@@ -372,17 +379,22 @@ function pngWriterBytes(outPixels: number, rawBytes: number, request: PlanReques
   return palette + outputs + (whole ? outPixels * (4 + OXIPNG_BYTES_PER_PIXEL) : PNG_STREAM_BYTES);
 }
 
+/** libwebp's decoder: the decoded picture (lossy: YUV and alpha planes; lossless: ARGB beside RGB(A)) and its caches. */
+function webpDecoderBytes(header: ImageHeader): number {
+  const inPixels = header.width * header.height;
+  const alpha = header.hasAlphaChannel;
+  return header.webp?.lossless === true
+    ? inPixels * (WEBP_LOSSLESS_DECODE_BYTES_PER_PIXEL + (alpha ? 4 : 3))
+    : inPixels * (WEBP_LOSSY_DECODE_BYTES_PER_PIXEL + (alpha ? WEBP_ALPHA_DECODE_BYTES_PER_PIXEL : 0)) +
+        header.width * WEBP_DECODER_BYTES_PER_COLUMN;
+}
+
 /** The WebP engine's peak, past the upload: decoder and encoder are alive together (rows stream between them). */
 function webpEstimate(header: ImageHeader, request: PlanRequest, p: Omit<Plan, 'estimate'>): number {
-  const inPixels = header.width * header.height;
   const outPixels = p.output.width * p.output.height;
   const alpha = header.hasAlphaChannel;
   const channels = alpha && request.format !== 'jpeg' ? 4 : 3;
-  const losslessIn = header.webp?.lossless === true;
-  const decoder = losslessIn
-    ? inPixels * (WEBP_LOSSLESS_DECODE_BYTES_PER_PIXEL + (alpha ? 4 : 3))
-    : inPixels * (WEBP_LOSSY_DECODE_BYTES_PER_PIXEL + (alpha ? WEBP_ALPHA_DECODE_BYTES_PER_PIXEL : 0)) +
-      header.width * WEBP_DECODER_BYTES_PER_COLUMN;
+  const decoder = webpDecoderBytes(header);
   const resampler = p.resized ? resizerBytes(header.width, header.height, p.stored.width, p.stored.height) : 0;
   // Rows pulled into the AVIF, WebP or PNG encoder keep the stored output once for an orientation other than 1.
   const upright = header.orientation === 1 ? 0 : outPixels * channels;
@@ -403,6 +415,23 @@ function webpEstimate(header: ImageHeader, request: PlanRequest, p: Omit<Plan, '
 
 const PNG_CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
 
+/** The PNG row decoder's rows (input and output widths) and, interlaced, its samples. */
+function pngDecoderBytes(
+  header: ImageHeader,
+  outWidth: number,
+): { rows: number; deinterlace: number; gifIndices: number } {
+  const frame = header.png ?? { bitDepth: 8, colourType: 6, interlaced: false };
+  const channels = PNG_CHANNELS[frame.colourType] ?? 4;
+  const sampleBytes = frame.bitDepth === 16 ? 2 : 1;
+  return {
+    rows: header.width * (channels * sampleBytes * 2 + 8) + outWidth * 8,
+    deinterlace: frame.interlaced ? header.width * header.height * channels * sampleBytes : 0,
+    // A GIF (no IHDR: planned as 8-bit RGBA rows): a row of the first frame's indices, and an interlaced
+    // frame's visible indices, a byte each, held until its last pass.
+    gifIndices: header.gif ? GIF_DECODER_BYTES + header.gif.rowBytes + header.gif.indexBytes : 0,
+  };
+}
+
 /**
  * A PNG input's peak (a GIF's alike, its indices added): the upload as JavaScript received it and its parsed copy, rows of the input (or, interlaced, its samples at a byte each, two at 16 bits),
  * the resampler's ring, a frame at the output size when the orientation turns it or a whole-image
@@ -416,16 +445,9 @@ function pngEstimate(
   request: PlanRequest,
   p: Omit<Plan, 'estimate'>,
 ): number {
-  const frame = header.png ?? { bitDepth: 8, colourType: 6, interlaced: false };
-  const channels = PNG_CHANNELS[frame.colourType] ?? 4;
-  const sampleBytes = frame.bitDepth === 16 ? 2 : 1;
   const inPixels = header.width * header.height;
   const outPixels = p.output.width * p.output.height;
-  const rows = header.width * (channels * sampleBytes * 2 + 8) + p.output.width * 8;
-  const deinterlace = frame.interlaced ? inPixels * channels * sampleBytes : 0;
-  // A GIF (no IHDR: planned as 8-bit RGBA rows): a row of the first frame's indices, and an interlaced
-  // frame's visible indices, a byte each, held until its last pass.
-  const gifIndices = header.gif ? GIF_DECODER_BYTES + header.gif.rowBytes + header.gif.indexBytes : 0;
+  const { rows, deinterlace, gifIndices } = pngDecoderBytes(header, p.output.width);
   const resampler = p.resized ? resizerBytes(header.width, header.height, p.stored.width, p.stored.height) : 0;
   const turned = header.orientation !== 1 ? outPixels * 4 * 2 : 0;
   const palette = request.format === 'png' && request.palette ? HISTOGRAM_BYTES + PALETTE_EXTRA_BYTES : 0;
@@ -478,14 +500,121 @@ export function largestFittingWidth(
 ): number | null {
   const upright = swapsAxes(header.orientation) ? header.height : header.width;
   const fits = (width: number) =>
-    plan(inputFormat, header, uploadBytes, { ...request, width, height: undefined }, budget).estimate <= budget;
+    plan(inputFormat, header, uploadBytes, { ...request, ...sizeAtWidth(request, width) }, budget).estimate <= budget;
   if (!fits(1)) return null;
   let lo = 1;
-  let hi = upright;
+  // A transformation may enlarge (contain, cover, pad): the asked width bounds the search then.
+  let hi = Math.max(upright, request.transform ? (request.width ?? 0) : 0);
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
     if (fits(mid)) lo = mid;
     else hi = mid - 1;
   }
   return lo;
+}
+
+/**
+ * The size a search asks for at `width`: alone, or for a transformation that fills a box of its own,
+ * with the height that keeps the box's proportions.
+ */
+export function sizeAtWidth(request: PlanRequest, width: number): { width: number; height?: number } {
+  if (!request.transform || request.width === undefined || request.height === undefined)
+    return { width, height: undefined };
+  return { width, height: Math.max(1, Math.round((request.height * width) / request.width)) };
+}
+
+/**
+ * A transformation's plan (transform/path.ts): the input's upright rows at the resized size, the row
+ * transform (a frame of the output's content only for a vertical flip or a quarter turn), and the
+ * output's row encoder: the JPEG engine's progressive row encoder (its coefficients), the WebP picture,
+ * the PNG writer (oxipng within its share of the budget), the AVIF encoder. No lossless rewrite.
+ */
+function transformPlan(
+  inputFormat: InputFormat,
+  header: ImageHeader,
+  uploadBytes: number,
+  request: PlanRequest,
+  budget: number,
+): Plan {
+  const t = request.transform!;
+  const swap = swapsAxes(header.orientation);
+  const upright: Size = swap ? { width: header.height, height: header.width } : header;
+  const geometry = transformGeometry(upright, { ...t, width: request.width, height: request.height });
+  const { output, resized: resize, content } = geometry;
+  const resized = resize.width !== upright.width || resize.height !== upright.height;
+  const stored = swap ? { width: resize.height, height: resize.width } : resize;
+  const scaleNum = inputFormat === 'jpeg' && resized ? dctScale(header, stored) : 8;
+  const padded = output.width !== content.width || output.height !== content.height;
+  const alpha =
+    request.format !== 'jpeg' &&
+    ((inputFormat !== 'jpeg' && header.hasAlphaChannel) || (padded && (t.background ?? DEFAULT_BACKGROUND)[3] !== 255));
+  const base: Omit<Plan, 'estimate'> = {
+    output,
+    resized,
+    scaleNum,
+    stored,
+    mode: 'two_pass',
+    lossless: false,
+    pngWhole: false,
+    transform: geometry,
+    ...(request.format === 'avif' ? { avifChannels: alpha ? 4 : 3 } : {}),
+  };
+  const outPixels = output.width * output.height;
+  const resizePixels = resize.width * resize.height;
+  // Rows of the input engine, upright at the resized size (an EXIF turn keeps that size once).
+  let decoding: number;
+  if (inputFormat === 'jpeg') {
+    const frame = header.jpeg!;
+    const scaledWidth = Math.ceil((header.width * scaleNum) / 8);
+    const decoder = frame.progressive
+      ? COEFFICIENT_BYTES * header.width * header.height * frame.samplesPerPixel
+      : scaledWidth * DECODER_BYTES_PER_COLUMN;
+    const resampler = resized
+      ? resizerBytes(scaledWidth, Math.ceil((header.height * scaleNum) / 8), stored.width, stored.height)
+      : 0;
+    decoding = decoder + resampler + (header.orientation !== 1 ? resizePixels * channelsOf(header) : 0);
+  } else if (inputFormat === 'webp') {
+    const resampler = resized ? resizerBytes(header.width, header.height, stored.width, stored.height) : 0;
+    const channels = header.hasAlphaChannel ? 4 : 3;
+    decoding = webpDecoderBytes(header) + resampler + (header.orientation !== 1 ? resizePixels * channels : 0);
+  } else {
+    const { rows, deinterlace, gifIndices } = pngDecoderBytes(header, stored.width);
+    const resampler = resized ? resizerBytes(header.width, header.height, stored.width, stored.height) : 0;
+    const turned = header.orientation !== 1 ? resizePixels * 4 * 2 : 0;
+    decoding = PNG_STREAM_BYTES + rows + deinterlace + gifIndices + resampler + turned;
+  }
+  // The transform's own rows, and its frame when the rows turn or reverse.
+  decoding += output.width * 4 * 3 + (needsFrame(t.flip, t.rotate) ? content.width * content.height * 4 : 0);
+  const fixed = REQUEST_BASE_BYTES + uploadBytes * 2;
+  const outputBuffers = outPixels * outputBytesPerPixel(request.quality) * 2;
+  if (request.format === 'jpeg') {
+    // The row encoder writes three components, whatever the input's.
+    const encoder = encoderBuffer(output, request.quality, { ...header, jpeg: undefined });
+    return { ...base, estimate: Math.ceil(fixed + decoding + encoder + outputBuffers) };
+  }
+  if (request.format === 'avif')
+    return { ...base, estimate: Math.ceil(fixed + decoding + avifEncoderBytes(base, request.quality)) };
+  if (request.format === 'png') {
+    const rawBytes = outPixels * (alpha ? 4 : 3);
+    const whole = { ...base, pngWhole: true };
+    const wholeEstimate = Math.ceil(fixed + decoding + pngWriterBytes(outPixels, rawBytes, request, true));
+    if (wholeEstimate <= budget * PNG_WHOLE_BUDGET_SHARE) return { ...whole, estimate: wholeEstimate };
+    return { ...base, estimate: Math.ceil(fixed + decoding + pngWriterBytes(outPixels, rawBytes, request, false)) };
+  }
+  // As without a transformation: a lossless WebP input stays lossless when that fits (no size target).
+  const keepsLossless = inputFormat === 'webp' && header.webp?.lossless === true && request.targetKb === undefined;
+  const variants: NonNullable<Plan['webp']>[] = request.lossless
+    ? [{ lossless: true, lowMemory: false }]
+    : [
+        ...(keepsLossless ? [{ lossless: true, lowMemory: false }] : []),
+        { lossless: false, lowMemory: false },
+        { lossless: false, lowMemory: true },
+      ];
+  let planned: Plan | undefined;
+  for (const webp of variants) {
+    const estimate = Math.ceil(fixed + webpEncoderPeak(outPixels, alpha, webp, decoding) + outputBuffers / 2);
+    planned = { ...base, webp, estimate };
+    if (estimate <= budget) break;
+  }
+  return planned!;
 }

@@ -11,9 +11,10 @@ import { INFO_FORMAT, type InfoRequest } from './info/types.ts';
 import type { MetadataMode } from './metadata.ts';
 import { brokenRule, chosenFormat } from './request-rules.ts';
 import type { CompressRequest } from './types.ts';
+import { boxOf, brokenTransformRule, transformOf, type TransformOptions } from './transform/options.ts';
 
 /** The parts of a compression upload other than the image, as validated (names as the API spells them). */
-export interface UploadParts {
+export interface UploadParts extends TransformOptions {
   quality: number;
   /** `json`: describe the image instead (src/compress/info/). */
   format?: FormatChoice | typeof INFO_FORMAT;
@@ -51,8 +52,8 @@ const compressionOf = (
   // Known once the input's format is given: only a `keep` before the upload is read leaves it open.
   format: checkParts(parts, imageTier, sniff(bytes).format) as ImageFormat,
   quality: parts.quality,
-  width: parts.width,
-  height: parts.height,
+  ...boxOf(parts),
+  transform: transformOf(parts),
   targetKb: parts.target_kb,
   metadata: parts.metadata,
   palette: parts.palette,
@@ -79,7 +80,7 @@ export function checkParts(
   if (format !== undefined) requireFormat(imageTier, format, 'format');
   if (parts.target_kb !== undefined && !can({ image: imageTier }, 'target_kb'))
     throw new ApiError('plan_upgrade_required', 'target_kb needs the pro tier', { param: 'target_kb' });
-  const broken = brokenRule({ ...parts, format, targetKb: parts.target_kb });
+  const broken = brokenRule({ ...parts, format, targetKb: parts.target_kb }) ?? brokenTransformRule(parts);
   if (broken) throw new ApiError('bad_request', broken.message, { param: broken.field });
   return format;
 }

@@ -6,10 +6,13 @@
 import { ApiError } from '../errors.ts';
 import { FORMAT_NAMES, INPUT_FORMAT_NAMES, sniff, type InputFormat } from './formats.ts';
 import { MalformedImage, readHeader, UnsupportedImage, type ImageHeader } from './header.ts';
-import { largestFittingWidth, plan, type Plan, type PlanRequest } from './memory-plan.ts';
+import { largestFittingWidth, plan, sizeAtWidth, type Plan, type PlanRequest } from './memory-plan.ts';
 import { makeRoom, poolLimitForBudget } from '../../wasm/instances.ts';
 import { engineJob } from '../../wasm/give-way.ts';
 import type { CompressRequest, CompressResult } from './types.ts';
+import { MAX_OUTPUT_DIMENSION } from './limits.ts';
+import { oversize } from './transform/options.ts';
+import { swapsAxes } from './exif.ts';
 
 /** A request checked and planned from its header, before any pixel is decoded. */
 export interface Prepared {
@@ -89,12 +92,35 @@ export function planWithin(
   memoryBudget: number,
 ): Plan {
   let planned = plan(inputFormat, header, uploadBytes, request, memoryBudget);
+  if (planned.transform) refuseOversize(planned, header, request);
   // Without the lossless fallback a large same-size JPEG may still fit: its lossy result is then kept.
   if (planned.estimate > memoryBudget && planned.lossless)
     planned = plan(inputFormat, header, uploadBytes, { ...request, allowLossless: false }, memoryBudget);
   if (planned.estimate > memoryBudget)
     throw tooLargeForMemory(inputFormat, header, uploadBytes, request, planned, memoryBudget);
   return planned;
+}
+
+/** 422 for a transformation that would make a side longer than any output may be, saying the box that fits. */
+function refuseOversize(planned: Plan, header: ImageHeader, request: PlanRequest): void {
+  const swap = swapsAxes(header.orientation);
+  const upright = swap ? { width: header.height, height: header.width } : header;
+  const over = oversize(planned.transform!, upright, request);
+  if (!over) return;
+  const size = (s: { width: number; height: number }) => `${s.width}×${s.height}`;
+  const fit = request.transform?.fit;
+  const what =
+    over.reason === 'resized'
+      ? `fit=${fit} resizes this ${size(upright)} image to ${size(planned.transform!.resized)} before it crops, and no side may be enlarged past ${MAX_OUTPUT_DIMENSION} pixels`
+      : `fit=${fit} makes this ${size(upright)} image ${size(planned.output)}, and an output is at most ${MAX_OUTPUT_DIMENSION} pixels a side`;
+  const fits = [
+    over.fits.width === undefined ? null : `width=${over.fits.width}`,
+    over.fits.height === undefined ? null : `height=${over.fits.height}`,
+  ].filter((v) => v !== null);
+  throw new ApiError('image_too_large', `${what}: it fits with ${fits.join(' and ')} or less`, {
+    param: over.field,
+    details: { ...planned.output, max_dimension: MAX_OUTPUT_DIMENSION },
+  });
 }
 
 const mb = (bytes: number): string => `${Math.ceil(bytes / (1024 * 1024))} MB`;
@@ -110,7 +136,11 @@ function tooLargeForMemory(
   const size = `${header.width}×${header.height}`;
   const needs = `needs about ${mb(planned.estimate)}, more than the ${mb(budget)} one compression may use`;
   const maxWidth = largestFittingWidth(inputFormat, header, uploadBytes, { ...request, allowLossless: false }, budget);
-  const advice = maxWidth === null ? 'no output size fits' : `it fits with width=${maxWidth} or less`;
+  const box = maxWidth === null ? null : sizeAtWidth(request, maxWidth);
+  const advice =
+    box === null
+      ? 'no output size fits'
+      : `it fits with width=${box.width}${box.height === undefined ? '' : ` and height=${box.height}`} or less`;
   return new ApiError(
     'image_too_large',
     `at ${planned.output.width}×${planned.output.height} this ${size} ${FORMAT_NAMES[inputFormat]} ${needs}; ${advice}`,
@@ -136,6 +166,10 @@ async function compressIn(prepared: Prepared): Promise<CompressResult> {
   // Admitted: the request's estimate is its own. AVIF output runs a decoder and the AVIF encoder, two
   // codecs' memories, so no idle instance counts as reused for it.
   makeRoom(planned.estimate, request.format === 'avif' ? undefined : 'sr_jpeg');
+  if (request.transform) {
+    const { compressTransformed } = await import('./transform/path.ts');
+    return compressTransformed(request, planned, inputFormat, header.orientation);
+  }
   if (inputFormat === 'jpeg') {
     const { compressJpeg } = await import('./jpeg-path.ts');
     return compressJpeg(request, planned, header.orientation, request.metadata ?? 'strip');

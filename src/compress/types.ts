@@ -5,6 +5,8 @@ import type { Orientation } from './exif.ts';
 import type { ImageFormat, InputFormat } from './formats.ts';
 import type { Plan } from './memory-plan.ts';
 import type { MetadataMode } from './metadata.ts';
+import type { Box } from './transform/geometry.ts';
+import type { Transform } from './transform/options.ts';
 
 export interface CompressRequest {
   bytes: Uint8Array;
@@ -19,6 +21,8 @@ export interface CompressRequest {
   colors?: number;
   /** WebP output written lossless (every pixel kept). */
   lossless?: boolean;
+  /** Fit, gravity, rotate, flip, background (transform/); undefined when only a resize was asked. */
+  transform?: Transform;
 }
 
 export interface CompressResult {
@@ -41,6 +45,8 @@ export interface CompressResult {
   timings: { decode: number; resize: number; encode: number };
   /** A GIF input: frames written (1 until animated output lands) of the frames it has (X-Frames). */
   frames?: { written: number; total: number };
+  /** Where the image was cropped, in upright source pixels (X-Crop-Box), and the gravity that placed it (X-Gravity). */
+  crop?: { box: Box; gravity: string };
 }
 
 /** A source format's path (jpeg-path.ts, webp-path.ts): the request, its plan, the source's orientation, the metadata mode. */

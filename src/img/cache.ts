@@ -8,7 +8,7 @@
 import type { ImageStore } from './store.ts';
 import { type Env, objectStub } from '../env.ts';
 import { IMAGE_CACHE_CONTROL } from './limits.ts';
-import type { ImageOptions, Variant } from './options.ts';
+import { transformKey, type ImageOptions, type Variant } from './options.ts';
 
 /** Changes whenever the same variant could compress to different bytes (a new engine, a new option meaning). */
 const IMAGE_CACHE_VERSION = 'i2';
@@ -24,6 +24,8 @@ export interface StoredImage {
   bytes: Uint8Array;
   contentType: string;
   etag: string;
+  /** A transformation's crop, answered as X-Crop-Box and X-Gravity on a miss and on every hit. */
+  crop?: { box: string; gravity: string };
 }
 
 /** Everything that decides an image's bytes, and only that. */
@@ -39,7 +41,7 @@ export interface CanonicalVariant {
 
 /**
  * The cache key of a variant: the account (each account pays for its own images, and learns nothing of
- * another's), the options with their defaults filled in, the negotiated variant (the explicit format
+ * another's), the options with their defaults filled in (a transformation's in one canonical order), the negotiated variant (the explicit format
  * subsumes `f`), the tier's WebP right and the source, hashed to a fixed length.
  */
 export async function imageCacheKey(v: CanonicalVariant): Promise<string> {
@@ -55,6 +57,8 @@ export async function imageCacheKey(v: CanonicalVariant): Promise<string> {
     v.variant,
     v.webp,
     v.source,
+    // Only with a transformation, so the keys of untransformed images stay as they were.
+    ...(o.transform ? [transformKey(o.transform)] : []),
   ]);
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(canonical)));
   return `${IMAGE_CACHE_VERSION}/${v.accountId}/${hex(digest)}`;
@@ -75,8 +79,17 @@ const cacheRequest = (key: string): Request => new Request(`${CACHE_API_ORIGIN}/
 
 const responseOf = (image: StoredImage): Response =>
   new Response(image.bytes, {
-    headers: { 'Content-Type': image.contentType, 'Cache-Control': IMAGE_CACHE_CONTROL, ETag: image.etag },
+    headers: {
+      'Content-Type': image.contentType,
+      'Cache-Control': IMAGE_CACHE_CONTROL,
+      ETag: image.etag,
+      ...storedCropHeaders(image),
+    },
   });
+
+/** The crop headers a stored image is answered with (none when it was not cropped). */
+export const storedCropHeaders = (image: StoredImage): Record<string, string> =>
+  image.crop ? { 'X-Crop-Box': image.crop.box, 'X-Gravity': image.crop.gravity } : {};
 
 const edgeCache: ImageCache = {
   lookup: async (key) => caches.default.match(cacheRequest(key)),

@@ -17,6 +17,16 @@ import { DEFAULT_QUALITY, MAX_OUTPUT_DIMENSION, MAX_TARGET_KB } from '../compres
 import { METADATA_MODES, type MetadataMode } from '../compress/metadata.ts';
 import { ApiError, badRequestFrom } from '../errors.ts';
 import { choiceParam, integerParam, queryObject } from '../params.ts';
+import { colourHex } from '../compress/transform/colour.ts';
+import { boxOf, brokenTransformRule, gravityText, transformOf, type Transform } from '../compress/transform/options.ts';
+import {
+  dprParam,
+  fitParam,
+  flipParam,
+  gravityParam,
+  hexColourParam,
+  rotateParam,
+} from '../compress/transform/params.ts';
 
 /** `f`: a format, `keep`, `auto` (negotiated by Accept), or `json` (the source described, not encoded). */
 export const OUTPUT_CHOICES = [...FORMAT_CHOICES, 'auto', INFO_FORMAT] as const;
@@ -25,7 +35,10 @@ export type OutputChoice = (typeof OUTPUT_CHOICES)[number];
 /** Longest options segment read, in characters: every parameter at its longest fits many times over. */
 export const MAX_OPTIONS_LENGTH = 200;
 
-/** The options as /compress names them: w → width, h → height, q → quality, f → format, m → metadata, kb → target_kb. */
+/**
+ * The options as /compress names them: w → width, h → height, q → quality, f → format, m → metadata, kb →
+ * target_kb, g → gravity, r → rotate, bg → background (hex without #); fit, flip and dpr as they are.
+ */
 const OptionsSchema = queryObject({
   w: integerParam(1, MAX_OUTPUT_DIMENSION).optional(),
   h: integerParam(1, MAX_OUTPUT_DIMENSION).optional(),
@@ -34,11 +47,20 @@ const OptionsSchema = queryObject({
   f: choiceParam(OUTPUT_CHOICES, { aliases: FORMAT_ALIASES, hint: FORMAT_ALIASES_HINT }).optional(),
   m: choiceParam(METADATA_MODES).default('strip'),
   kb: integerParam(1, MAX_TARGET_KB).optional(),
+  fit: fitParam().optional(),
+  g: gravityParam().optional(),
+  r: rotateParam().optional(),
+  flip: flipParam().optional(),
+  bg: hexColourParam().optional(),
+  dpr: dprParam().optional(),
 });
 
 export interface ImageOptions {
+  /** The output box, `dpr` applied: w=200 and w=100,dpr=2 are one image. */
   width?: number;
   height?: number;
+  /** Fit, gravity, rotate, flip, background; undefined when only a resize was asked. */
+  transform?: Transform;
   quality: number;
   /** undefined: the source's format (`f` left out, or `keep`). */
   format?: Exclude<OutputChoice, 'keep'>;
@@ -66,9 +88,27 @@ export function parseOptions(segment: string): ImageOptions {
     throw refused(err.message);
   }
   const o = parsed.data;
+  const transform = { fit: o.fit, gravity: o.g, rotate: o.r, flip: o.flip, background: o.bg, dpr: o.dpr };
+  const broken = brokenTransformRule(
+    { width: o.w, height: o.h, ...transform },
+    { width: 'w', height: 'h', gravity: 'g' },
+  );
+  if (broken) throw refused(broken.message);
   // `keep` is the default spelled out: one meaning, one cache entry.
   const format = o.f === 'keep' ? undefined : o.f;
-  return { width: o.w, height: o.h, quality: o.q, format, metadata: o.m, targetKb: o.kb };
+  return {
+    ...boxOf({ width: o.w, height: o.h, dpr: o.dpr }),
+    transform: transformOf(transform),
+    quality: o.q,
+    format,
+    metadata: o.m,
+    targetKb: o.kb,
+  };
+}
+
+/** A transformation in the cache key: every option in one order, defaults filled in. */
+export function transformKey(t: Transform): string {
+  return [t.fit, gravityText(t.gravity), t.rotate, t.flip ?? '', t.background ? colourHex(t.background) : ''].join('|');
 }
 
 /**

@@ -11,6 +11,7 @@ import { compressMetered, type CompressionInput, type UnitMeter } from '../compr
 import { brokenInfoRule } from '../compress/info/rules.ts';
 import { INFO_FORMAT } from '../compress/info/types.ts';
 import { brokenRule } from '../compress/request-rules.ts';
+import { cropHeaders } from '../compress/transform/options.ts';
 import type { AccountMeter } from '../metering/account-meter.ts';
 import { enforce } from '../metering/enforce.ts';
 import { ApiError } from '../errors.ts';
@@ -56,8 +57,18 @@ export async function signedImage(path: ImagePath, ctx: ImageContext): Promise<I
   const webp = can({ image: account.imageTier }, 'webp');
   const options = parseOptions(path.options);
   if (options.format === INFO_FORMAT) {
-    const given = { width: options.width, height: options.height, target_kb: options.targetKb };
-    const broken = brokenInfoRule(given, { format: 'f=json', width: 'w', height: 'h', target_kb: 'kb' });
+    const t = options.transform;
+    const given = {
+      width: options.width,
+      height: options.height,
+      target_kb: options.targetKb,
+      fit: t && t.fit !== 'scale-down' ? t.fit : undefined,
+      rotate: t?.rotate || undefined,
+      flip: t?.flip,
+      background: t?.background,
+    };
+    const names = { format: 'f=json', width: 'w', height: 'h', target_kb: 'kb', rotate: 'r', background: 'bg' };
+    const broken = brokenInfoRule(given, names);
     if (broken) throw new ApiError('bad_request', `options: ${broken.message}`, { param: 'options' });
   } else if (options.format !== undefined && options.format !== 'auto')
     requireFormat(account.imageTier, options.format, 'options', ' (f=auto serves them)');
@@ -133,7 +144,16 @@ async function meteredCompression(
     const bytes = new TextEncoder().encode(JSON.stringify(result.info));
     return { bytes, contentType: 'application/json; charset=utf-8', etag: await strongEtag(bytes) };
   }
-  return { bytes: result.bytes, contentType: MEDIA_TYPES[result.format], etag: await strongEtag(result.bytes) };
+  const image: StoredImage = {
+    bytes: result.bytes,
+    contentType: MEDIA_TYPES[result.format],
+    etag: await strongEtag(result.bytes),
+  };
+  if (result.crop) {
+    const headers = cropHeaders(result.crop);
+    image.crop = { box: headers['X-Crop-Box'], gravity: headers['X-Gravity'] };
+  }
+  return image;
 }
 
 /** The pipeline's request for a source image and its options (400 for a broken rule between them). */
@@ -149,6 +169,7 @@ function requestOf(bytes: Uint8Array, format: keyof typeof MEDIA_TYPES, options:
       height: options.height,
       targetKb: options.targetKb,
       metadata: options.metadata,
+      transform: options.transform,
     },
   };
 }

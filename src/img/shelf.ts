@@ -45,6 +45,9 @@ export class ImageShelf {
       this.storage.exec('CREATE INDEX IF NOT EXISTS images_stored ON images (stored_at)');
       this.storage.exec(`CREATE TABLE IF NOT EXISTS image_chunks (
         key TEXT NOT NULL, n INTEGER NOT NULL, bytes BLOB NOT NULL, PRIMARY KEY (key, n))`);
+      // A table of its own, so stores made before transformations need no change of their images table.
+      this.storage.exec(`CREATE TABLE IF NOT EXISTS image_crops (
+        key TEXT PRIMARY KEY, box TEXT NOT NULL, gravity TEXT NOT NULL)`);
       this.ready = true;
     }
     return this.storage;
@@ -73,7 +76,15 @@ export class ImageShelf {
       bytes.set(new Uint8Array(chunk.bytes), at);
       at += chunk.bytes.byteLength;
     }
-    return { bytes, contentType: row.content_type, etag: row.etag };
+    const crop = this.sql
+      .exec<{ box: string; gravity: string }>('SELECT box, gravity FROM image_crops WHERE key = ?', key)
+      .toArray()[0];
+    return {
+      bytes,
+      contentType: row.content_type,
+      etag: row.etag,
+      ...(crop ? { crop: { box: crop.box, gravity: crop.gravity } } : {}),
+    };
   }
 
   /** Keeps `image` under `key` (an image over the byte cap is not kept), then evicts down to the caps. */
@@ -97,6 +108,13 @@ export class ImageShelf {
         image.bytes.slice(at, at + CHUNK_BYTES),
       );
     }
+    if (image.crop)
+      this.sql.exec(
+        'INSERT INTO image_crops (key, box, gravity) VALUES (?, ?, ?)',
+        key,
+        image.crop.box,
+        image.crop.gravity,
+      );
     this.evict(now);
   }
 
@@ -111,6 +129,7 @@ export class ImageShelf {
   private remove(key: string): void {
     this.sql.exec('DELETE FROM images WHERE key = ?', key);
     this.sql.exec('DELETE FROM image_chunks WHERE key = ?', key);
+    this.sql.exec('DELETE FROM image_crops WHERE key = ?', key);
   }
 
   private evict(now: number): void {

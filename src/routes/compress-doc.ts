@@ -37,7 +37,10 @@ export const compressDoc: RouteConfig = {
     'stripped except the ICC profile (metadata=keep keeps EXIF and XMP, orientation reset to 1); transparency becomes white in JPEG ' +
     'output. When a JPEG output is not smaller than a same-size JPEG input (no target_kb), it is replaced by a lossless rewrite ' +
     '(coefficients copied, metadata stripped, orientation applied losslessly, Huffman optimised): the input bytes are never returned ' +
-    "as they are. One compression of the account's month (all its keys together) is used only by a 200. " +
+    'as they are; a transformed image (fit other than scale-down, rotate, flip, background) is always the transformed image. ' +
+    "Transformations (Cloudflare Images' names): EXIF orientation, then flip, then rotate, then the fit into width × height " +
+    "(the output's axes, multiplied by dpr), the crop placed by gravity, the padding filled with background. " +
+    "One compression of the account's month (all its keys together) is used only by a 200. " +
     'format=json answers the description of the image instead (ImageInfo: upright size, format, orientation, alpha, bit depth, ICC, ' +
     'HDR, frames, an EXIF summary with GPS only under metadata=keep, dominant colour, ThumbHash), encoding nothing; it uses one compression too.',
   tags: ['Image API'],
@@ -62,6 +65,10 @@ export const compressDoc: RouteConfig = {
       'X-Frames': header(
         'GIF input only: the frames written / the frames the GIF has, e.g. 1/24. Animated output is not written yet: an animated GIF gives its first frame',
       ),
+      'X-Crop-Box': header(
+        'When the image was cropped (fit=cover or crop): x,y,width,height of the kept box in upright source pixels',
+      ),
+      'X-Gravity': header('With X-Crop-Box: the gravity that placed the crop (center, a side, a corner, or XxY)'),
       'Server-Timing': header('decode, resize, encode (desc: number of encodes) and total, in ms'),
     }),
     ...errorResponses(

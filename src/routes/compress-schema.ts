@@ -11,6 +11,15 @@ import {
   MIN_PALETTE_COLORS,
 } from '../compress/limits.ts';
 import { choiceParam, integerParam, queryObject } from '../params.ts';
+import {
+  cssColourParam,
+  dprParam,
+  fitParam,
+  flipParam,
+  gravityParam,
+  rotateParam,
+} from '../compress/transform/params.ts';
+import { FIT_MODES, FLIPS, GRAVITY_NAMES, MAX_DPR, MIN_DPR } from '../compress/transform/options.ts';
 
 const imagePart = z
   .custom<File>((value) => value instanceof File, { error: 'must be a file part, e.g. curl -F image=@photo.jpg' })
@@ -49,20 +58,70 @@ export const CompressParts = queryObject({
       enum: [...UPLOAD_FORMATS],
       default: 'jpeg',
       description:
-        "Output format; webp and avif need the pro tier. keep: the input's own format (a WebP input on the free tier gets JPEG; a GIF input gets PNG, since GIF is not written). json: no image, its description (ImageInfo; every tier, one compression of the month; not with width, height, target_kb, palette, colors or lossless). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif)",
+        "Output format; webp and avif need the pro tier. keep: the input's own format (a WebP input on the free tier gets JPEG; a GIF input gets PNG, since GIF is not written). json: no image, its description (ImageInfo; every tier, one compression of the month; not with width, height, target_kb, palette, colors, lossless or a transformation). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif)",
     }),
   width: integerParam(1, MAX_OUTPUT_DIMENSION).optional().openapi({
     type: 'integer',
     minimum: 1,
     maximum: MAX_OUTPUT_DIMENSION,
-    description: 'Maximum output width in pixels; aspect ratio kept, never upscaled',
+    description:
+      "Output width in pixels (the output's axes, after rotate): with fit=scale-down (the default) a maximum, aspect ratio kept, never upscaled; the other fits define their own geometry. Multiplied by dpr",
   }),
   height: integerParam(1, MAX_OUTPUT_DIMENSION).optional().openapi({
     type: 'integer',
     minimum: 1,
     maximum: MAX_OUTPUT_DIMENSION,
-    description: 'Maximum output height in pixels; aspect ratio kept, never upscaled',
+    description:
+      "Output height in pixels (the output's axes, after rotate): with fit=scale-down (the default) a maximum, aspect ratio kept, never upscaled; the other fits define their own geometry. Multiplied by dpr",
   }),
+  fit: fitParam()
+    .optional()
+    .openapi({
+      type: 'string',
+      enum: [...FIT_MODES],
+      default: 'scale-down',
+      description:
+        "How the image fits width × height (Cloudflare Images' names). scale-down: inside the box, never enlarged; contain: inside the box, may enlarge; cover: fills the box exactly, the overflow cropped (may enlarge); crop: as cover but never enlarged (an image smaller than the box in both sides is left as it is; smaller in one side only is cropped in the other); pad: as contain, then filled to the box with background; squeeze: stretched to the box. cover, crop, pad and squeeze need both width and height",
+    }),
+  gravity: gravityParam()
+    .optional()
+    .openapi({
+      type: 'string',
+      default: 'center',
+      example: '0.5x0.25',
+      description: `Where cover and crop keep the image: ${GRAVITY_NAMES.join(', ')}, or a focal point XxY (0–1 each, from the top left), the crop centred there as far as the image allows. The crop box used is answered in X-Crop-Box (upright source pixels) with X-Gravity`,
+    }),
+  rotate: rotateParam()
+    .optional()
+    .openapi({
+      type: 'integer',
+      enum: [90, 180, 270],
+      description: "Degrees clockwise, after the EXIF orientation and the flip; width and height are the output's axes",
+    }),
+  flip: flipParam()
+    .optional()
+    .openapi({
+      type: 'string',
+      enum: [...FLIPS],
+      description: 'Mirror horizontally (h), vertically (v) or both (hv), before the rotation',
+    }),
+  background: cssColourParam().optional().openapi({
+    type: 'string',
+    default: 'white',
+    example: '#ff8800',
+    description:
+      'A CSS colour (#rgb, #rrggbb, #rrggbbaa, rgb(…), rgba(…), a name): the fill of fit=pad, and what transparency becomes in JPEG output',
+  }),
+  dpr: dprParam()
+    .optional()
+    .openapi({
+      type: 'number',
+      minimum: MIN_DPR,
+      maximum: MAX_DPR,
+      default: 1,
+      example: 2,
+      description: `Device pixel ratio, ${MIN_DPR} to ${MAX_DPR} (two decimals at most): multiplies width and height`,
+    }),
   metadata: choiceParam(METADATA_MODES)
     .default('strip')
     .openapi({

@@ -7,6 +7,7 @@ import { compressConfig } from '../compress/config.ts';
 import { EXTENSIONS, MEDIA_TYPES } from '../compress/formats.ts';
 import { checkParts, compressRequestOf } from '../compress/parts.ts';
 import type { InfoResult } from '../compress/info/types.ts';
+import { cropHeaders } from '../compress/transform/options.ts';
 import { compressMetered, type UnitMeter } from '../compress/service.ts';
 import type { CompressResult } from '../compress/types.ts';
 import { imageBytes, partsOf, readMultipart } from '../compress/upload.ts';
@@ -94,6 +95,7 @@ function imageResponse(result: CompressResult, uploadName: string, originalSize:
   });
   if (result.targetReached !== undefined) headers.set('X-Target-Reached', String(result.targetReached));
   if (result.frames) headers.set('X-Frames', `${result.frames.written}/${result.frames.total}`);
+  if (result.crop) for (const [name, value] of Object.entries(cropHeaders(result.crop))) headers.set(name, value);
   return new Response(result.bytes, { status: 200, headers });
 }
 

@@ -4,7 +4,7 @@ import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
 import { compressConfig } from '../compress/config.ts';
 import { clock } from '../env.ts';
 import type { AppEnv } from '../http/context.ts';
-import { imageCache } from '../img/cache.ts';
+import { imageCache, storedCropHeaders } from '../img/cache.ts';
 import { sourcePolicy } from '../img/config.ts';
 import { IMAGE_CACHE_CONTROL, MAX_SOURCE_BYTES } from '../img/limits.ts';
 import { signedImage } from '../img/service.ts';
@@ -29,8 +29,10 @@ const imgDoc: RouteConfig = {
   description:
     'No key: the URL is signed. `signature` is base64url (no padding) of HMAC-SHA256, keyed with the UTF-8 bytes of one of the ' +
     "account's signing secrets (POST /api/v1/signing-secrets), over `{options}/{source}`. `options`: `w=800,h=600,q=75,f=auto,m=strip,kb=200` " +
-    '(width, height, quality, format jpeg|png|webp|avif|auto, metadata, target_kb, with the bounds of POST /compress), or `_` for none; ' +
-    "without `f` the source's format is kept (a GIF source, its first frame, as PNG). `f=json` answers the description of the source (ImageInfo, as format=json on POST /compress; not with w, h or kb). `f=auto` is AVIF when Accept names image/avif, else WebP when it names image/webp (pro tier), else the source's format (a WebP source " +
+    '(width, height, quality, format jpeg|png|webp|avif|auto, metadata, target_kb, with the bounds of POST /compress), ' +
+    'and the transformations `fit`, `g` (gravity), `r` (rotate), `flip`, `bg` (background, hex without #: `bg=ff8800`) and `dpr` ' +
+    'with the values of POST /compress; or `_` for none; ' +
+    "without `f` the source's format is kept (a GIF source, its first frame, as PNG). `f=json` answers the description of the source (ImageInfo, as format=json on POST /compress; not with w, h, kb or a transformation). `f=auto` is AVIF when Accept names image/avif, else WebP when it names image/webp (pro tier), else the source's format (a WebP source " +
     `as JPEG, a GIF as PNG). \`source\` is base64url (no padding) of an absolute http(s) URL, fetched under the URL rules (no private addresses, ` +
     `redirects re-checked, at most ${MAX_SOURCE_BYTES / (1024 * 1024)} MB). A cache miss uses one compression of the account's month; ` +
     'a hit (X-Cache: HIT) and a bad signature (403) use none.',
@@ -48,6 +50,10 @@ const imgDoc: RouteConfig = {
       ETag: header('Strong: the hash of the bytes'),
       Vary: header('Accept'),
       'X-Cache': header('HIT (from the cache: nothing fetched, decoded or charged) or MISS'),
+      'X-Crop-Box': header(
+        'When fit=cover or crop cropped the image: x,y,width,height of the kept box in upright source pixels',
+      ),
+      'X-Gravity': header('With X-Crop-Box: the gravity that placed the crop'),
     }),
     304: { description: 'If-None-Match named the ETag of the cached image' },
     ...errorResponses(
@@ -110,6 +116,7 @@ export function registerImg(app: OpenAPIHono<AppEnv>): void {
         ETag: image.etag,
         Vary: 'Accept',
         'X-Cache': 'MISS',
+        ...storedCropHeaders(image),
       },
     });
   });

@@ -191,6 +191,8 @@ describe('GET /api/v1/openapi.json', () => {
         'X-Image-Height',
         'X-Quality',
         'X-Target-Reached',
+        'X-Crop-Box',
+        'X-Gravity',
         'Server-Timing',
         'Content-Disposition',
       ]),

@@ -71,6 +71,15 @@ describe('format=avif', () => {
     expectQuadrants(decoded, 100, 75);
   });
 
+  it('transformations turn the rows before the encoder: rotate=90 of a WebP (issue 48)', async () => {
+    const { decoded } = await avifOf({ image: lossyWebp(quadrants(96, 64)), filename: 'in.webp', rotate: '90' });
+    // Clockwise: the bottom left comes to the top left.
+    expect([decoded.width, decoded.height]).toEqual([64, 96]);
+    const at = (x: number, y: number) => pixel(decoded, x, y);
+    expect(near(at(8, 8), QUADRANT_COLOURS.bl, 16) && near(at(55, 8), QUADRANT_COLOURS.tl, 16)).toBe(true);
+    expect(near(at(8, 87), QUADRANT_COLOURS.br, 16) && near(at(55, 87), QUADRANT_COLOURS.tr, 16)).toBe(true);
+  });
+
   it("applies a JPEG's EXIF orientation (6) and a WebP's (8): the pixels come out upright", async () => {
     const upright = quadrants(240, 160);
     const jpeg = withJpegOrientation(jpegOf(storeWithOrientation(upright, 6), 95), 6);

@@ -25,6 +25,22 @@ async function withShelf(limits: ShelfLimits | undefined, body: (shelf: ImageShe
 }
 
 describe('the self-hosted image cache', () => {
+  it("keeps a transformed image's crop headers with it, and forgets them with it", async () => {
+    await withShelf({ maxBytes: 1000, maxEntries: 1, ttlMs: IMAGE_STORE_TTL_MS }, (shelf) => {
+      const cropped = { ...image(10), crop: { box: '16,0,48,48', gravity: 'top-left' } };
+      shelf.put('a', cropped, 1000);
+      expect(shelf.get('a', 2000)).toEqual(cropped);
+      shelf.put('a', image(10), 3000);
+      expect(shelf.get('a', 4000)).toEqual(image(10));
+      shelf.put('a', cropped, 5000);
+      // Evicted by the next entry (one entry at most): its crop goes too.
+      shelf.put('b', image(5), 6000);
+      expect(shelf.get('a', 7000)).toBeUndefined();
+      shelf.put('a', image(10), 8000);
+      expect(shelf.get('a', 9000)).toEqual(image(10));
+    });
+  });
+
   it('gives back the bytes it was given, a large image too, under its key only', async () => {
     await withShelf(undefined, (shelf) => {
       const big = { bytes: crypto.getRandomValues(new Uint8Array(65_536)), contentType: 'image/png', etag: '"big"' };

@@ -169,6 +169,8 @@ export class Shrinkray {
       lossless: h.get('x-quality') === 'lossless',
       targetReached: target === null ? undefined : target === 'true',
       frames: framesOf(h.get('x-frames')),
+      cropBox: cropBoxOf(h.get('x-crop-box')),
+      gravity: h.get('x-gravity') ?? undefined,
       requestId: h.get('x-request-id') ?? undefined,
       rateLimit: rateLimitOf(h),
     };
@@ -302,4 +304,12 @@ function anySignal(signals: AbortSignal[]): AbortSignal {
   const controller = new AbortController();
   for (const s of signals) s.addEventListener('abort', () => controller.abort(s.reason), { once: true });
   return controller.signal;
+}
+
+/** X-Crop-Box's `x,y,width,height`, or undefined when absent or not four whole numbers. */
+function cropBoxOf(value: string | null): CompressResult['cropBox'] {
+  const parts = value?.split(',').map((p) => Number(p.trim()));
+  if (parts?.length !== 4 || !parts.every((n) => Number.isInteger(n) && n >= 0)) return undefined;
+  const [x, y, width, height] = parts as [number, number, number, number];
+  return { x, y, width, height };
 }

@@ -86,6 +86,10 @@ export interface CompressResult {
    * so an animated GIF gives `{ written: 1, total: N }`. Undefined for other inputs.
    */
   frames: { written: number; total: number } | undefined;
+  /** When the image was cropped (fit cover or crop): the kept box in upright source pixels (X-Crop-Box). */
+  cropBox: { x: number; y: number; width: number; height: number } | undefined;
+  /** With cropBox: the gravity that placed it (X-Gravity). */
+  gravity: string | undefined;
   requestId: string | undefined;
   rateLimit: RateLimit;
 }

@@ -118,6 +118,23 @@ describe('--out', () => {
     expect(readFileSync(join(options.cwd, 'dist', 'icon.webp')).length).toBe(300);
   });
 
+  it('writes a transformed result whatever its size: the source shows something else', async () => {
+    const options = await site();
+    const r = await runCli(
+      ['compress', 'site/icon.png', '--out', 'dist', '--fit', 'cover', '--width', '8', '--height', '8', '--json'],
+      options,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonLines(r.stdout)[0]).toMatchObject({ status: 'ok', compressed_size: 198 });
+    expect(readFileSync(join(options.cwd, 'dist', 'icon.png'))).toEqual(Buffer.alloc(198, 9));
+  });
+
+  it('transformations are refused with --in-place', async () => {
+    const r = await runCli(['compress', 'a.png', '--in-place', '--rotate', '90']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--in-place only ever shrinks a file; transformations write elsewhere with --out DIR');
+  });
+
   it('--force-output is refused with --in-place', async () => {
     const r = await runCli(['compress', 'a.png', '--in-place', '--force-output']);
     expect(r.code).toBe(2);

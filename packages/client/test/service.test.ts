@@ -220,6 +220,12 @@ describe('the SDK', () => {
     expect(fromBytes.compressedSize).toBe(fromBytes.data.byteLength);
     expect(fromBytes.rateLimit.limit).toBe(10000);
     expect(fromBytes.requestId).toMatch(/.+/);
+    // Transformations are typed parameters (rotate and dpr numbers); the crop comes back read.
+    const covered = await client.compress(jpeg, { fit: 'cover', width: 50, height: 50, dpr: 2, gravity: 'left' });
+    expect(covered).toMatchObject({ width: 100, height: 100, cropBox: { x: 0, y: 0, width: 200, height: 200 } });
+    expect(covered.gravity).toBe('left');
+    const turned = await client.compress(jpeg, { rotate: 90, flip: 'h' });
+    expect([turned.width, turned.height, turned.cropBox]).toEqual([200, 300, undefined]);
     const fromBlob = await client.compress(new Blob([new Uint8Array(jpeg)]), { format: 'webp' });
     expect(fromBlob.format).toBe('webp');
     const fromStream = await client.compress(new Blob([new Uint8Array(jpeg)]).stream(), { target_kb: 4 });

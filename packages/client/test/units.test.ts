@@ -61,6 +61,36 @@ describe('arguments', () => {
     expect(parseArgs(['compress', 'a.jpg', '--in-place', '--format', 'keep'])).toMatchObject({ inPlace: true });
   });
 
+  it('reads the transformations: --fit, --gravity, --rotate, --flip, --background, --dpr', () => {
+    expect(
+      parseArgs([
+        'compress',
+        'a.jpg',
+        '--out',
+        'o',
+        '--fit',
+        'cover',
+        '--gravity=0.5x0.25',
+        '--rotate',
+        '90',
+        '--flip',
+        'hv',
+        '--background',
+        '#ff8800',
+        '--dpr',
+        '1.5',
+      ]),
+    ).toMatchObject({
+      params: { fit: 'cover', gravity: '0.5x0.25', rotate: 90, flip: 'hv', background: '#ff8800', dpr: 1.5 },
+    });
+    const fails = (argv: string[], message: RegExp) =>
+      expect(() => parseArgs(['compress', 'a.jpg', '--out', 'o', ...argv])).toThrow(message);
+    fails(['--rotate', '45'], /--rotate must be one of 90, 180, 270, not "45"/);
+    fails(['--fit', 'fill'], /--fit must be one of scale-down, contain, cover, crop, pad, squeeze/);
+    fails(['--flip', 'x'], /--flip must be one of h, v, hv/);
+    fails(['--dpr', '5'], /--dpr must be a number from 1 to 4/);
+  });
+
   it('refuses what it would not use, naming it', () => {
     const fails = (argv: string[], message: RegExp) => expect(() => parseArgs(argv)).toThrow(message);
     fails(['compress', 'a.jpg'], /--out DIR or --in-place/);

@@ -5,30 +5,52 @@
 // many frames the GIF has (X-Frames: 1/N). GIF metadata (comments, application extensions) is not carried.
 import { ApiError } from '../../errors.ts';
 import type { Plan } from '../memory-plan.ts';
+import type { RowInput } from '../png/png-path.ts';
 import type { CompressRequest, CompressResult } from '../types.ts';
 import { decodeFirstFrameRows } from './decoder.ts';
 import { firstFrameHasAlpha, GifError, readGifStructure } from './structure.ts';
 
 export async function compressGif(request: CompressRequest, plan: Plan): Promise<CompressResult> {
   const { compressRows } = await import('../png/png-path.ts');
-  try {
-    const info = readGifStructure(request.bytes);
-    if (info.frames.length === 0) throw new GifError('it has no image');
-    const result = await compressRows(request, plan, 1, {
+  const { input, frames } = gifRowInput(request.bytes);
+  const result = await unprocessableWhenBroken(() => compressRows(request, plan, 1, input));
+  return { ...result, frames: { written: 1, total: frames } };
+}
+
+/** A GIF's first frame as a row input, and the frames it has (422 when its structure cannot be read). */
+export function gifRowInput(bytes: Uint8Array): { input: RowInput; frames: number } {
+  const info = unprocessableWhenBroken(() => {
+    const read = readGifStructure(bytes);
+    if (read.frames.length === 0) throw new GifError('it has no image');
+    return read;
+  });
+  return {
+    input: {
       format: 'gif',
       width: info.width,
       height: info.height,
       hasAlpha: firstFrameHasAlpha(info),
       grey: false,
       palette: null,
-      decodeRows: (onRow) => decodeFirstFrameRows(request.bytes, info, onRow),
+      decodeRows: (onRow) => unprocessableWhenBroken(() => decodeFirstFrameRows(bytes, info, onRow)),
       metadata: {},
       chunksFor: async () => [],
-    });
-    return { ...result, frames: { written: 1, total: info.frameCount } };
-  } catch (err) {
+    },
+    frames: info.frameCount,
+  };
+}
+
+/** Runs `work`, turning the decoder's GifError (thrown now or, for a promise, later) into a 422. */
+function unprocessableWhenBroken<T>(work: () => T): T {
+  const refuse = (err: unknown): never => {
     if (err instanceof GifError)
       throw new ApiError('unprocessable_image', `the GIF cannot be decoded: ${err.message}`, { param: 'image' });
     throw err;
+  };
+  try {
+    const result = work();
+    return (result instanceof Promise ? result.catch(refuse) : result) as T;
+  } catch (err) {
+    return refuse(err);
   }
 }

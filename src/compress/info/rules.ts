@@ -1,8 +1,22 @@
 // The one rule of an info request: it encodes nothing, so nothing that shapes an output may come with it
-// (whichever door: POST /compress names them width, target_kb…; an image URL w, kb). `quality` has a
+// (whichever door: POST /compress names them width, target_kb, fit…; an image URL w, kb, r…). `quality` has a
 // default and is ignored; `metadata` decides whether GPS is answered.
 
-export type ShapingField = 'width' | 'height' | 'target_kb' | 'palette' | 'colors' | 'lossless';
+const SHAPING_FIELDS = [
+  'width',
+  'height',
+  'target_kb',
+  'palette',
+  'colors',
+  'lossless',
+  'fit',
+  'gravity',
+  'rotate',
+  'flip',
+  'background',
+  'dpr',
+] as const;
+export type ShapingField = (typeof SHAPING_FIELDS)[number];
 
 export interface InfoRuleBroken {
   field: ShapingField;
@@ -14,7 +28,7 @@ export function brokenInfoRule(
   given: Partial<Record<ShapingField, unknown>>,
   names: { format: string } & Partial<Record<ShapingField, string>> = { format: 'format=json' },
 ): InfoRuleBroken | null {
-  for (const field of ['width', 'height', 'target_kb', 'palette', 'colors', 'lossless'] as const) {
+  for (const field of SHAPING_FIELDS) {
     if (given[field] === undefined || given[field] === false) continue;
     return {
       field,

@@ -8,7 +8,7 @@ import type { RgbaImage } from '../../../wasm/image.ts';
 import { ApiError } from '../../errors.ts';
 import type { Orientation } from '../exif.ts';
 import type { OpaqueGuess, Plan } from '../memory-plan.ts';
-import type { ImageMetadata } from '../metadata.ts';
+import type { ImageMetadata, MetadataMode } from '../metadata.ts';
 import { FULL_CHROMA_QUALITY } from '../limits.ts';
 import { applyOrientation, flattenOntoWhite } from '../pixels.ts';
 import type { CompressRequest, CompressResult } from '../types.ts';
@@ -29,14 +29,19 @@ export async function compressPng(
   plan: Plan,
   orientation: Orientation,
 ): Promise<CompressResult> {
+  return compressRows(request, plan, orientation, await pngRowInput(request.bytes, request.metadata ?? 'strip'));
+}
+
+/** A PNG as a row input (422 when its structure cannot be read). */
+export async function pngRowInput(bytes: Uint8Array, metadata: MetadataMode): Promise<RowInput> {
   let png: PngInfo;
   try {
-    png = readPngInfo(request.bytes);
+    png = readPngInfo(bytes);
   } catch (err) {
     if (err instanceof PngError) throw unprocessable(err.message);
     throw err;
   }
-  return compressRows(request, plan, orientation, {
+  return {
     format: 'png',
     width: png.width,
     height: png.height,
@@ -44,9 +49,9 @@ export async function compressPng(
     grey: png.colourType === 0 || png.colourType === 4,
     palette: png.colourType === 3 ? png.palette : null,
     decodeRows: (onRow, options) => decodeRows(png, onRow, options),
-    metadata: await pngImageMetadata(png.ancillary, request.metadata ?? 'strip'),
-    chunksFor: (colourType) => outputChunks(png.ancillary, request.metadata ?? 'strip', colourType),
-  });
+    metadata: await pngImageMetadata(png.ancillary, metadata),
+    chunksFor: (colourType) => outputChunks(png.ancillary, metadata, colourType),
+  };
 }
 
 /**
@@ -186,7 +191,7 @@ export async function compressRows(
  * The output rows (upright, at the output size) of an input: decoded, resampled when the plan resizes,
  * gathered and turned when the orientation is not 1. Each call decodes again (the palette's second pass).
  */
-function rowSource(
+export function rowSource(
   info: RowInput,
   plan: Plan,
   orientation: Orientation,
@@ -249,7 +254,7 @@ const JPEG_ROW_BATCH = 32;
  * The producer's RGBA rows as a JPEG written by the engine row by row (alpha flattened onto white), so
  * that only the encoder's state is held, never a frame.
  */
-async function jpegFromRows(
+export async function jpegFromRows(
   produce: RowProducer,
   width: number,
   height: number,
@@ -314,7 +319,7 @@ function rgbOf(row: Uint8Array, width: number, batch: Uint8Array, at: number): v
  * picture YUV 4:2:0 (ARGB for lossless) and the only whole-image buffer; encoded as the plan says,
  * again for a size target.
  */
-async function webpFromRows(
+export async function webpFromRows(
   produce: RowProducer,
   plan: Plan,
   alpha: boolean,

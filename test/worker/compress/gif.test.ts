@@ -108,6 +108,18 @@ describe('a still GIF', () => {
     expect([res.headers.get('x-image-width'), res.headers.get('x-image-height')]).toEqual(['18', '11']);
   });
 
+  it('transformed: fit=cover crops the first frame where gravity says, X-Crop-Box and X-Frames answered', async () => {
+    const spec = still();
+    const { res, body, text } = await send(makeGif(spec), { format: 'png', fit: 'cover', width: '23', height: '23' });
+    expect(res.status, text()).toBe(200);
+    expect(res.headers.get('x-crop-box')).toBe('7,0,23,23');
+    expect(res.headers.get('x-frames')).toBe('1/1');
+    const frame = expectedFrames(spec)[0]!;
+    const cropped = new Uint8Array(23 * 23 * 4);
+    for (let y = 0; y < 23; y++) cropped.set(frame.subarray((y * W + 7) * 4, (y * W + 30) * 4), y * 23 * 4);
+    expectSamePixels(decodeAny(body).data, cropped, 23);
+  });
+
   it('interlaced: the rows in display order', async () => {
     const spec = still({ interlaced: true });
     const { res, body, text } = await send(makeGif(spec), { format: 'png' });

@@ -272,6 +272,9 @@ describe('format=json', () => {
       ['width', '10'],
       ['palette', 'true'],
       ['lossless', 'true'],
+      ['fit', 'contain'],
+      ['rotate', '90'],
+      ['background', 'red'],
     ] as const) {
       const res = await compressCall(k.key, { image, format: 'json', [param]: value });
       const error = await expectError(res, 400, 'bad_request');
@@ -282,7 +285,7 @@ describe('format=json', () => {
   });
 
   it('refuses an unreadable upload as a compression would (415)', async () => {
-    const res = await compressCall(key.key, { image: ascii('GIF89a not really'), format: 'json' });
+    const res = await compressCall(key.key, { image: ascii('BM not really an image'), format: 'json' });
     await expectError(res, 415, 'unsupported_media_type');
   });
 });
@@ -303,10 +306,15 @@ describe('f=json on a signed image URL', () => {
     expect(await monthUsed(a)).toBe(1);
   });
 
-  it('refuses w, h and kb beside f=json', async () => {
+  it('refuses w, h, kb and transformations beside f=json', async () => {
     const a = await signingAccount('pro');
-    const res = await getImage(await signed(a, 'f=json,w=20', gradient().url));
-    const error = await expectError(res, 400, 'bad_request');
-    expect(error.message).toContain('f=json');
+    for (const [options, named] of [
+      ['f=json,w=20', 'w'],
+      ['f=json,r=90', 'r'],
+    ]) {
+      const res = await getImage(await signed(a, options!, gradient().url));
+      const error = await expectError(res, 400, 'bad_request');
+      expect(error.message).toContain(`f=json describes the image as it is and encodes nothing: leave out ${named}`);
+    }
   });
 });

@@ -67,6 +67,7 @@ describe('palette=true', () => {
     expect(Number(low.res.headers.get('x-quality'))).toBeGreaterThanOrEqual(30);
   });
 
+  // The JPEG engine's WebAssembly is compiled on its first use in the isolate: seconds on a loaded machine.
   it('works from JPEG input, resized, and falls back to lossless when a palette is not smaller', async () => {
     const k = await key();
     const res = await compressCall(k, { image: jpegOf(photo(400, 300)), format: 'png', palette: 'true', width: '200' });
@@ -78,7 +79,7 @@ describe('palette=true', () => {
     const flat = await call(k, pngOf({ data: halves, width: 64, height: 64 }), { palette: 'true' });
     expect(flat.res.status).toBe(200);
     expect(decodePng(flat.body).data).toEqual(halves);
-  });
+  }, 15_000);
 
   it('a translucent image looks right on white as on black: alpha errors count where they show', async () => {
     // Dark stripes whose alpha sweeps 40–220 with a little grain (a wallpaper meant for any background):

@@ -22,6 +22,10 @@ export const USAGE = `usage:
   shrinkray compress <files|dirs|globs…> (--out DIR | --in-place) [options]
       --quality N  --format jpeg|png|webp|avif|keep  --width N  --height N  --target-kb N
       --metadata strip|keep  --palette [--colors N]
+      --fit scale-down|contain|cover|crop|pad|squeeze  --gravity center|top|…|XxY
+      --rotate 90|180|270  --flip h|v|hv  --background COLOUR  --dpr 1–4
+                        transformations (--out DIR only): the file written is always the
+                        transformed image, even when it is bigger than its source
       --concurrency N   files in flight at once (default ${DEFAULT_CONCURRENCY}, at most ${MAX_CONCURRENCY})
       --force           compress again files this tool already wrote
       --force-output    with --out, write the service's result even when it is not smaller
@@ -83,6 +87,12 @@ const COMPRESS_VALUES = [
   '--metadata',
   '--colors',
   '--concurrency',
+  '--fit',
+  '--gravity',
+  '--rotate',
+  '--flip',
+  '--background',
+  '--dpr',
 ];
 const COMPRESS_FLAGS = ['--in-place', '--palette', '--force', '--force-output'];
 const VALUE_OPTIONS = new Set([...COMPRESS_VALUES, '--key', '--base-url', '--max-retries']);
@@ -96,6 +106,19 @@ function integer(name: string, value: string, min: number, max = Number.MAX_SAFE
     );
   }
   return Number(value);
+}
+
+/**
+ * Whether the parameters ask for more than a resize or re-encode (a fit other than scale-down, rotate,
+ * flip, background): the result is then the transformed image, never the source kept because it is smaller.
+ */
+export function transforms(params: Omit<CompressParameters, 'format'>): boolean {
+  return (
+    (params.fit !== undefined && params.fit !== 'scale-down') ||
+    params.rotate !== undefined ||
+    params.flip !== undefined ||
+    params.background !== undefined
+  );
 }
 
 function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
@@ -206,6 +229,22 @@ function compressArgs(common: CommonArgs, inputs: string[], options: Map<string,
     if (!options.has('--palette')) throw new UsageError('--colors goes with --palette');
     params.colors = integer('--colors', get('--colors') as string, 2, 256);
   }
+  if (get('--fit') !== undefined)
+    params.fit = oneOf('--fit', get('--fit') as string, ['scale-down', 'contain', 'cover', 'crop', 'pad', 'squeeze']);
+  // Gravity and background have open spellings (a focal point XxY, CSS colours): the service checks them.
+  if (get('--gravity') !== undefined) params.gravity = get('--gravity');
+  if (get('--rotate') !== undefined)
+    params.rotate = Number(oneOf('--rotate', get('--rotate') as string, ['90', '180', '270']));
+  if (get('--flip') !== undefined) params.flip = oneOf('--flip', get('--flip') as string, ['h', 'v', 'hv']);
+  if (get('--background') !== undefined) params.background = get('--background');
+  if (get('--dpr') !== undefined) {
+    const dpr = get('--dpr') as string;
+    if (!/^\d(\.\d{1,2})?$/.test(dpr) || Number(dpr) < 1 || Number(dpr) > 4)
+      throw new UsageError(`--dpr must be a number from 1 to 4 (two decimals at most), not ${JSON.stringify(dpr)}`);
+    params.dpr = Number(dpr);
+  }
+  if (inPlace && transforms(params))
+    throw new UsageError('--in-place only ever shrinks a file; transformations write elsewhere with --out DIR');
   if (inPlace && params.format !== undefined) {
     throw new UsageError("--in-place keeps each file's format; to convert, write elsewhere with --out DIR");
   }

@@ -10,7 +10,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { ApiError, ShrinkrayError } from '../errors.ts';
 import { type Shrinkray, TEMP_PATTERN, writeFileAtomicSync } from '../node.ts';
 import type { CompressParameters } from '../types.ts';
-import type { CompressArgs } from './args.ts';
+import { type CompressArgs, transforms } from './args.ts';
 import { defaultFormat, expandInputs, formatOf, outputName } from './files.ts';
 import { Manifest, MANIFEST_NAME } from './manifest.ts';
 import { addRecord, emptyTotals, makeReporter, type FileRecord, type Totals } from './report.ts';
@@ -95,7 +95,10 @@ export async function runCompress(args: CompressArgs, client: Shrinkray, io: Io)
       };
       const result = await client.compress(job.source, { ...job.params, signal: abort.signal, onRetry });
       const inPlace = job.output === job.source;
-      const keep = result.data.length >= before.size && (inPlace || (job.sameFormat && !args.forceOutput));
+      // A transformed image is always written: its source shows something else.
+      const keep =
+        result.data.length >= before.size &&
+        (inPlace || (job.sameFormat && !args.forceOutput && !transforms(job.params)));
       if (!(keep && inPlace)) {
         await mkdir(dirname(job.output), { recursive: true });
         writeFileAtomicSync(job.output, keep ? readFileSync(job.source) : result.data);

@@ -125,12 +125,24 @@ export interface Schemas {
     image: Blob;
     /** Encoder quality for JPEG, WebP and AVIF (PNG output is lossless); with palette=true, the palette quality to reach; with target_kb, the highest quality tried */
     quality?: number;
-    /** Output format; webp and avif need the pro tier. keep: the input's own format (a WebP input on the free tier gets JPEG; a GIF input gets PNG, since GIF is not written). json: no image, its description (ImageInfo; every tier, one compression of the month; not with width, height, target_kb, palette, colors or lossless). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif) */
+    /** Output format; webp and avif need the pro tier. keep: the input's own format (a WebP input on the free tier gets JPEG; a GIF input gets PNG, since GIF is not written). json: no image, its description (ImageInfo; every tier, one compression of the month; not with width, height, target_kb, palette, colors, lossless or a transformation). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif) */
     format?: "jpeg" | "png" | "webp" | "avif" | "keep" | "json";
-    /** Maximum output width in pixels; aspect ratio kept, never upscaled */
+    /** Output width in pixels (the output's axes, after rotate): with fit=scale-down (the default) a maximum, aspect ratio kept, never upscaled; the other fits define their own geometry. Multiplied by dpr */
     width?: number;
-    /** Maximum output height in pixels; aspect ratio kept, never upscaled */
+    /** Output height in pixels (the output's axes, after rotate): with fit=scale-down (the default) a maximum, aspect ratio kept, never upscaled; the other fits define their own geometry. Multiplied by dpr */
     height?: number;
+    /** How the image fits width × height (Cloudflare Images' names). scale-down: inside the box, never enlarged; contain: inside the box, may enlarge; cover: fills the box exactly, the overflow cropped (may enlarge); crop: as cover but never enlarged (an image smaller than the box in both sides is left as it is; smaller in one side only is cropped in the other); pad: as contain, then filled to the box with background; squeeze: stretched to the box. cover, crop, pad and squeeze need both width and height */
+    fit?: "scale-down" | "contain" | "cover" | "crop" | "pad" | "squeeze";
+    /** Where cover and crop keep the image: center, top, bottom, left, right, top-left, top-right, bottom-left, bottom-right, or a focal point XxY (0–1 each, from the top left), the crop centred there as far as the image allows. The crop box used is answered in X-Crop-Box (upright source pixels) with X-Gravity */
+    gravity?: string;
+    /** Degrees clockwise, after the EXIF orientation and the flip; width and height are the output's axes */
+    rotate?: 90 | 180 | 270;
+    /** Mirror horizontally (h), vertically (v) or both (hv), before the rotation */
+    flip?: "h" | "v" | "hv";
+    /** A CSS colour (#rgb, #rrggbb, #rrggbbaa, rgb(…), rgba(…), a name): the fill of fit=pad, and what transparency becomes in JPEG output */
+    background?: string;
+    /** Device pixel ratio, 1 to 4 (two decimals at most): multiplies width and height */
+    dpr?: number;
     /** strip: only the ICC colour profile is kept (when it describes the output); keep: EXIF and XMP are kept too, with orientation reset to 1 since the pixels are written upright. From every input to every output format (JPEG APP1/APP2 segments, PNG iCCP, eXIf and XMP iTXt chunks, WebP ICCP, EXIF and XMP chunks, AVIF colr and items) */
     metadata?: "strip" | "keep";
     /** Target size in KB (1 KB = 1024 bytes): the highest quality whose output fits is searched (at most 8 encodes). Pro tier; JPEG, WebP and AVIF output only */
@@ -149,12 +161,24 @@ export interface Schemas {
     image: Blob;
     /** Encoder quality for JPEG, WebP and AVIF (PNG output is lossless); with palette=true, the palette quality to reach; with target_kb, the highest quality tried */
     quality?: number;
-    /** Output format; webp and avif need the pro tier. keep: the input's own format (a WebP input on the free tier gets JPEG; a GIF input gets PNG, since GIF is not written). json: no image, its description (ImageInfo; every tier, one compression of the month; not with width, height, target_kb, palette, colors or lossless). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif) */
+    /** Output format; webp and avif need the pro tier. keep: the input's own format (a WebP input on the free tier gets JPEG; a GIF input gets PNG, since GIF is not written). json: no image, its description (ImageInfo; every tier, one compression of the month; not with width, height, target_kb, palette, colors, lossless or a transformation). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif) */
     format?: "jpeg" | "png" | "webp" | "avif" | "keep" | "json";
-    /** Maximum output width in pixels; aspect ratio kept, never upscaled */
+    /** Output width in pixels (the output's axes, after rotate): with fit=scale-down (the default) a maximum, aspect ratio kept, never upscaled; the other fits define their own geometry. Multiplied by dpr */
     width?: number;
-    /** Maximum output height in pixels; aspect ratio kept, never upscaled */
+    /** Output height in pixels (the output's axes, after rotate): with fit=scale-down (the default) a maximum, aspect ratio kept, never upscaled; the other fits define their own geometry. Multiplied by dpr */
     height?: number;
+    /** How the image fits width × height (Cloudflare Images' names). scale-down: inside the box, never enlarged; contain: inside the box, may enlarge; cover: fills the box exactly, the overflow cropped (may enlarge); crop: as cover but never enlarged (an image smaller than the box in both sides is left as it is; smaller in one side only is cropped in the other); pad: as contain, then filled to the box with background; squeeze: stretched to the box. cover, crop, pad and squeeze need both width and height */
+    fit?: "scale-down" | "contain" | "cover" | "crop" | "pad" | "squeeze";
+    /** Where cover and crop keep the image: center, top, bottom, left, right, top-left, top-right, bottom-left, bottom-right, or a focal point XxY (0–1 each, from the top left), the crop centred there as far as the image allows. The crop box used is answered in X-Crop-Box (upright source pixels) with X-Gravity */
+    gravity?: string;
+    /** Degrees clockwise, after the EXIF orientation and the flip; width and height are the output's axes */
+    rotate?: 90 | 180 | 270;
+    /** Mirror horizontally (h), vertically (v) or both (hv), before the rotation */
+    flip?: "h" | "v" | "hv";
+    /** A CSS colour (#rgb, #rrggbb, #rrggbbaa, rgb(…), rgba(…), a name): the fill of fit=pad, and what transparency becomes in JPEG output */
+    background?: string;
+    /** Device pixel ratio, 1 to 4 (two decimals at most): multiplies width and height */
+    dpr?: number;
     /** strip: only the ICC colour profile is kept (when it describes the output); keep: EXIF and XMP are kept too, with orientation reset to 1 since the pixels are written upright. From every input to every output format (JPEG APP1/APP2 segments, PNG iCCP, eXIf and XMP iTXt chunks, WebP ICCP, EXIF and XMP chunks, AVIF colr and items) */
     metadata?: "strip" | "keep";
     /** Target size in KB (1 KB = 1024 bytes): the highest quality whose output fits is searched (at most 8 encodes). Pro tier; JPEG, WebP and AVIF output only */
@@ -776,7 +800,7 @@ export interface Operations {
     body: Schemas["CompressRequest"];
     status: 200;
     response: Schemas["ImageInfo"];
-    responseHeaders: "Content-Disposition" | "Server-Timing" | "X-Compressed-Size" | "X-Frames" | "X-Image-Height" | "X-Image-Width" | "X-Original-Size" | "X-Quality" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id" | "X-Savings-Percent" | "X-Target-Reached";
+    responseHeaders: "Content-Disposition" | "Server-Timing" | "X-Compressed-Size" | "X-Crop-Box" | "X-Frames" | "X-Gravity" | "X-Image-Height" | "X-Image-Width" | "X-Original-Size" | "X-Quality" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id" | "X-Savings-Percent" | "X-Target-Reached";
     security: "BearerAuth";
   }>;
   /** The "Try it" compressor: POST /api/v1/compress for the signed-in account, without an API key */
@@ -785,7 +809,7 @@ export interface Operations {
     body: Schemas["CompressRequest"];
     status: 200;
     response: Schemas["ImageInfo"];
-    responseHeaders: "Content-Disposition" | "Server-Timing" | "X-Compressed-Size" | "X-Frames" | "X-Image-Height" | "X-Image-Width" | "X-Original-Size" | "X-Quality" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id" | "X-Savings-Percent" | "X-Target-Reached";
+    responseHeaders: "Content-Disposition" | "Server-Timing" | "X-Compressed-Size" | "X-Crop-Box" | "X-Frames" | "X-Gravity" | "X-Image-Height" | "X-Image-Width" | "X-Original-Size" | "X-Quality" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id" | "X-Savings-Percent" | "X-Target-Reached";
     security: "SessionCookie";
   }>;
   /** Whether the "Try it" compressor would accept an image with these parts, without uploading it */
@@ -836,7 +860,7 @@ export interface Operations {
     };
     status: 200;
     response: Schemas["ImageInfo"];
-    responseHeaders: "Cache-Control" | "ETag" | "Vary" | "X-Cache" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id";
+    responseHeaders: "Cache-Control" | "ETag" | "Vary" | "X-Cache" | "X-Crop-Box" | "X-Gravity" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id";
   }>;
   /** The account's API keys, newest first, revoked ones included */
   "GET /api/v1/keys": Operation<{

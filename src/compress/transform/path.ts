@@ -1,0 +1,194 @@
+// A transformed compression, from any input to any output: the input engine's upright rows at the
+// resized size (JpegRowReader, WebpRowReader, or the PNG row decoder and the engine's resampler) pass
+// through the row transform (rows.ts: crop, mirror, turn, pad) into the output's row encoders (the
+// JPEG engine's row encoder, the WebP picture, the PNG writer, the AVIF bands). Only a vertical flip or
+// a quarter turn gathers a frame, of the output's content, which the plan counts. Never the lossless
+// rewrite: a transformed image is always the transformed image.
+import { ApiError } from '../../errors.ts';
+import { inEngine, inEngineAsync } from '../engine-errors.ts';
+import type { Orientation } from '../exif.ts';
+import type { InputFormat } from '../formats.ts';
+import type { Plan } from '../memory-plan.ts';
+import { jpegMetadata, type ImageMetadata } from '../metadata.ts';
+import { PngError } from '../png/chunks.ts';
+import type { RowProducer } from '../png/writer.ts';
+import { encodeAsRequestedAsync } from '../target-size.ts';
+import type { Timings } from '../timings.ts';
+import type { CompressRequest, CompressResult } from '../types.ts';
+import { jpegMarkersOf, packWebp, webpMetadata } from '../webp-riff.ts';
+import { gravityText } from './options.ts';
+import { DEFAULT_BACKGROUND } from './options.ts';
+import { transformRows, type UprightRows } from './rows.ts';
+
+const ENGINE_NAMES = { jpeg: 'JPEG', webp: 'WebP', png: 'PNG', gif: 'GIF' } as const;
+
+/** The input's upright rows at the plan's resized size, its metadata for the output, and its alpha. */
+interface Opened extends UprightRows {
+  metadata: ImageMetadata;
+  alpha: boolean;
+  /** A GIF's frames: its first is the one transformed (X-Frames). */
+  frames?: number;
+  close(failed: boolean): void;
+}
+
+async function open(
+  request: CompressRequest,
+  plan: Plan,
+  inputFormat: InputFormat,
+  orientation: Orientation,
+  timings: Timings,
+): Promise<Opened> {
+  const mode = request.metadata ?? 'strip';
+  const { stored } = plan;
+  if (inputFormat === 'jpeg') {
+    const { JpegRowReader } = await import('../../../wasm/jpeg-engine.ts');
+    const reader = inEngine(
+      'JPEG',
+      () => new JpegRowReader(request.bytes, plan.scaleNum, stored.width, stored.height, orientation),
+    );
+    return {
+      channels: reader.channels,
+      rows: (sink) => reader.rows(sink),
+      metadata: jpegMetadata(reader.markers, mode),
+      alpha: false,
+      stoppable: true,
+      close: (failed) => reader.close(failed),
+    };
+  }
+  if (inputFormat === 'webp') {
+    const { WebpRowReader } = await import('../../../wasm/webp-engine.ts');
+    const reader = inEngine('WebP', () => new WebpRowReader(request.bytes, stored, orientation));
+    return {
+      channels: reader.channels,
+      rows: (sink) => reader.rows(sink),
+      metadata: webpMetadata(request.bytes, mode),
+      alpha: reader.channels === 4,
+      stoppable: true,
+      close: (failed) => reader.close(failed),
+    };
+  }
+  // PNG and GIF: decoded in JavaScript, through the PNG path's resampler.
+  const { pngRowInput, rowSource } = await import('../png/png-path.ts');
+  const gif = inputFormat === 'gif' ? (await import('../gif/gif-path.ts')).gifRowInput(request.bytes) : undefined;
+  const input = gif?.input ?? (await pngRowInput(request.bytes, mode));
+  return {
+    channels: 4,
+    rows: rowSource(input, plan, orientation, false, timings),
+    metadata: input.metadata,
+    alpha: input.hasAlpha,
+    frames: gif?.frames,
+    close: () => {},
+  };
+}
+
+export async function compressTransformed(
+  request: CompressRequest,
+  plan: Plan,
+  inputFormat: InputFormat,
+  orientation: Orientation,
+): Promise<CompressResult> {
+  const timings: Timings = { decode: 0, resize: 0, encode: 0 };
+  const transform = request.transform!;
+  const geometry = plan.transform!;
+  const engine = ENGINE_NAMES[inputFormat];
+  const started = performance.now();
+  let source: Opened | undefined;
+  let failed = true;
+  try {
+    source = await open(request, plan, inputFormat, orientation, timings);
+    const background = transform.background ?? DEFAULT_BACKGROUND;
+    const padded =
+      geometry.output.width !== geometry.content.width || geometry.output.height !== geometry.content.height;
+    const alpha = request.format !== 'jpeg' && (source.alpha || (padded && background[3] !== 255));
+    const produce = transformRows(source, {
+      geometry,
+      flip: transform.flip,
+      rotate: transform.rotate,
+      background,
+      flatten: !alpha,
+    });
+    const encoded = await inEngineAsync(engine, () =>
+      encodeRows(request, plan, inputFormat, produce, alpha, source!.metadata, timings),
+    );
+    failed = false;
+    timings.decode = Math.max(0, performance.now() - started - timings.resize - timings.encode);
+    const { width, height } = geometry.output;
+    return {
+      ...encoded,
+      inputFormat,
+      format: request.format,
+      width,
+      height,
+      // No never-bigger rewrite here: only lossless WebP is lossless.
+      lossless: encoded.quality === 'lossless' && request.format === 'webp',
+      timings,
+      ...(geometry.sourceCrop ? { crop: { box: geometry.sourceCrop, gravity: gravityText(transform.gravity) } } : {}),
+      ...(source.frames !== undefined ? { frames: { written: 1, total: source.frames } } : {}),
+    };
+  } catch (err) {
+    if (err instanceof PngError)
+      throw new ApiError('unprocessable_image', `the PNG cannot be decoded: ${err.message}`, { param: 'image' });
+    throw err;
+  } finally {
+    source?.close(failed);
+  }
+}
+
+type Encoded = Pick<CompressResult, 'bytes' | 'quality' | 'encodes' | 'targetReached'>;
+
+/** The transformed RGBA rows written as the requested format by its row encoder. */
+async function encodeRows(
+  request: CompressRequest,
+  plan: Plan,
+  inputFormat: InputFormat,
+  produce: RowProducer,
+  alpha: boolean,
+  metadata: ImageMetadata,
+  timings: Timings,
+): Promise<Encoded> {
+  const { width, height } = plan.output;
+  if (request.format === 'jpeg') {
+    const { jpegFromRows } = await import('../png/png-path.ts');
+    const markers = jpegMarkersOf(metadata);
+    // Each try of a size target pulls the rows again: no frame is kept for it.
+    return encodeAsRequestedAsync(
+      (quality) => jpegFromRows(produce, width, height, false, quality, markers, timings),
+      request.quality,
+      request.targetKb,
+    );
+  }
+  if (request.format === 'webp') {
+    const { webpFromRows } = await import('../png/png-path.ts');
+    // The plan may keep a lossless WebP input lossless, as the untransformed path does.
+    const lossless = request.lossless === true || plan.webp?.lossless === true;
+    const encoded = await webpFromRows(produce, plan, alpha, { ...request, lossless }, timings);
+    return { ...encoded, bytes: packWebp(encoded.bytes, metadata, width, height) };
+  }
+  if (request.format === 'avif') {
+    const { encodeAvif } = await import('../avif-path.ts');
+    const channels = alpha ? 4 : 3;
+    return encodeAvif(
+      request,
+      { ...plan, avifChannels: channels },
+      inputFormat,
+      channels,
+      { channels: 4, produce, metadata },
+      timings,
+    );
+  }
+  const [{ losslessLayout, paletteOf, writePng }, { metadataChunks }] = await Promise.all([
+    import('../png/writer.ts'),
+    import('../png/metadata.ts'),
+  ]);
+  const output = await writePng({
+    width,
+    height,
+    layout: losslessLayout(width, height, false, alpha),
+    produce: () => produce,
+    optimiseWhole: plan.pngWhole,
+    palette: paletteOf(request),
+    chunksFor: (colourType) => metadataChunks(metadata, colourType),
+    timing: timings,
+  });
+  return { bytes: output.bytes, quality: output.paletteQuality ?? 'lossless', encodes: output.encodes };
+}

@@ -1,0 +1,147 @@
+// The row transform: the decoder's upright rows at the resized size in, the output's rows out. Rows
+// outside the crop are dropped as they pass and columns sliced; a horizontal mirror is done per row;
+// padding is written as background rows and columns. A vertical flip (or rotate=180) reverses the row
+// order and rotate=90/270 transposes: those two alone gather the kept block, turned, in one frame at
+// the content's size (the memory plan counts it). Rows come out as RGBA.
+import type { RowProducer } from '../png/writer.ts';
+import type { Rgba } from './colour.ts';
+import { forward, needsFrame, type TransformGeometry } from './geometry.ts';
+import type { Flip, Rotation } from './options.ts';
+
+/** Upright rows of the resized image: 1 grey, 3 RGB or 4 RGBA channels. */
+export interface UprightRows {
+  channels: number;
+  rows: RowProducer;
+  /**
+   * Whether a pass may be abandoned part-way (the sink throws) and `rows` run again from the top: the JPEG
+   * and WebP engines' readers restart their decoders; the PNG decoder would drop its engine instance.
+   */
+  stoppable?: boolean;
+}
+
+/** Thrown into a stoppable source past the crop's last row, so the rows below it are never decoded. */
+const PAST_THE_CROP = new Error('past the crop');
+
+/** Every row a pass needs: up to `end` (exclusive), then the source stopped if it can be. */
+async function rowsUntil(source: UprightRows, end: number, sink: (row: Uint8Array, y: number) => void | Promise<void>) {
+  let y = 0;
+  try {
+    await source.rows(async (row) => {
+      const at = y++;
+      if (at < end) await sink(row, at);
+      if (at + 1 >= end && source.stoppable) throw PAST_THE_CROP;
+    });
+  } catch (err) {
+    if (err !== PAST_THE_CROP) throw err;
+  }
+}
+
+export interface RowTransform {
+  geometry: TransformGeometry;
+  flip?: Flip;
+  rotate: Rotation;
+  background: Rgba;
+  /** Composite every pixel onto the background (itself onto white): output without alpha (JPEG). */
+  flatten: boolean;
+}
+
+/** Whether each row is mirrored, for a transform that keeps the row order. */
+const mirrors = (flip: Flip | undefined, rotate: Rotation): boolean =>
+  (flip === 'h' || flip === 'hv') !== (rotate === 180);
+
+/** The background as the output sees it: onto white when flattening (a JPEG has no alpha). */
+function fillOf(t: RowTransform): Rgba {
+  const [r, g, b, a] = t.background;
+  if (!t.flatten || a === 255) return [r, g, b, a];
+  const over = (c: number) => Math.round((c * a + 255 * (255 - a)) / 255);
+  return [over(r), over(g), over(b), 255];
+}
+
+export function transformRows(source: UprightRows, t: RowTransform): RowProducer {
+  const { geometry: g } = t;
+  const fill = fillOf(t);
+  const fillWord = new Uint32Array(new Uint8Array(fill).buffer)[0]!;
+  const outW = g.output.width;
+  const { top, left, bottom } = g.padding;
+  const cw = g.crop.width;
+  const ch = source.channels;
+  const block = new Uint8Array(cw * 4);
+  const blockWords = new Uint32Array(block.buffer);
+  const out = new Uint8Array(outW * 4);
+  const outWords = new Uint32Array(out.buffer);
+
+  /** The kept columns of a source row as RGBA, flattened when asked. */
+  const slice = (row: Uint8Array) => {
+    for (let x = 0, i = g.crop.x * ch, o = 0; x < cw; x++, i += ch, o += 4) {
+      const r = row[i]!;
+      const gr = ch >= 3 ? row[i + 1]! : r;
+      const b = ch >= 3 ? row[i + 2]! : r;
+      const a = ch === 4 ? row[i + 3]! : 255;
+      if (t.flatten && a !== 255) {
+        // c·a + fill·(1 − a), rounded: exact for every c and a, cheaper than a division.
+        const under = 255 - a;
+        block[o] = ((r * a + fill[0] * under + 128) * 257) >>> 16;
+        block[o + 1] = ((gr * a + fill[1] * under + 128) * 257) >>> 16;
+        block[o + 2] = ((b * a + fill[2] * under + 128) * 257) >>> 16;
+        block[o + 3] = 255;
+      } else {
+        block[o] = r;
+        block[o + 1] = gr;
+        block[o + 2] = b;
+        block[o + 3] = a;
+      }
+    }
+  };
+
+  const background = async (sink: Parameters<RowProducer>[0], count: number) => {
+    if (count === 0) return;
+    const row = new Uint32Array(outW).fill(fillWord);
+    const bytes = new Uint8Array(row.buffer);
+    for (let i = 0; i < count; i++) await sink(bytes);
+  };
+
+  /** A content row (content.width RGBA words) padded to the output's width. */
+  const emit = (sink: Parameters<RowProducer>[0], content: Uint32Array) => {
+    if (outW === content.length) return sink(new Uint8Array(content.buffer, content.byteOffset, content.length * 4));
+    outWords.fill(fillWord);
+    outWords.set(content, left);
+    return sink(out);
+  };
+
+  if (!needsFrame(t.flip, t.rotate)) {
+    const mirror = mirrors(t.flip, t.rotate);
+    return async (sink) => {
+      await background(sink, top);
+      await rowsUntil(source, g.crop.y + g.crop.height, async (row, at) => {
+        if (at < g.crop.y) return;
+        slice(row);
+        if (mirror) blockWords.reverse();
+        await emit(sink, blockWords);
+      });
+      await background(sink, bottom);
+    };
+  }
+
+  // One frame of the content, filled as the kept rows pass: pixel (x, y) of the block goes to
+  // start + x·dx + y·dy, the flip and rotation being affine.
+  const { width: tw, height: th } = g.content;
+  const index = (x: number, y: number) => {
+    const p = forward(x, y, cw, g.crop.height, t.flip, t.rotate);
+    return p.y * tw + p.x;
+  };
+  const start = index(0, 0);
+  const dx = index(1, 0) - start;
+  const dy = index(0, 1) - start;
+  return async (sink) => {
+    const frame = new Uint32Array(tw * th);
+    await rowsUntil(source, g.crop.y + g.crop.height, (row, at) => {
+      if (at < g.crop.y) return;
+      slice(row);
+      const base = start + (at - g.crop.y) * dy;
+      for (let x = 0; x < cw; x++) frame[base + x * dx] = blockWords[x]!;
+    });
+    await background(sink, top);
+    for (let r = 0; r < th; r++) await emit(sink, frame.subarray(r * tw, (r + 1) * tw));
+    await background(sink, bottom);
+  };
+}

@@ -1,0 +1,53 @@
+// A transformation streams in rows: under a budget that admits a crop of a 1800×1200 JPEG only as rows
+// (the whole decoded frame would not fit beside it), the crop is made; a quarter turn of the same image,
+// which needs the whole output frame, is refused 422 naming the width that fits, and that width works.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readHeader } from '../../../src/compress/header.ts';
+import { plan } from '../../../src/compress/memory-plan.ts';
+import { transformOf } from '../../../src/compress/transform/options.ts';
+import { makeKey, type TestKey } from '../helpers.ts';
+import { bodyBytes, compressCall, decodeAny, expectLargestWidthWorks, jpegOf, photo } from '../image-fixtures.ts';
+
+const MiB = 1024 * 1024;
+const [W, H] = [1800, 1200];
+const CROP_H = 300;
+let pro: TestKey;
+let jpeg: Uint8Array;
+let env: { env: Record<string, string> };
+
+beforeAll(async () => {
+  pro = await makeKey({ image: 'pro' });
+  jpeg = jpegOf(photo(W, H), 85);
+  const request = {
+    format: 'jpeg' as const,
+    quality: 80,
+    width: W,
+    height: CROP_H,
+    transform: transformOf({ fit: 'crop' }),
+  };
+  const estimate = plan('jpeg', readHeader('jpeg', jpeg), jpeg.length, request).estimate;
+  const budgetMb = Math.ceil(estimate / MiB) + 1;
+  // The case this test is about: the decoded frame alone would not fit beside the crop's rows.
+  expect(estimate + W * H * 3).toBeGreaterThan(budgetMb * MiB);
+  env = { env: { MEMORY_BUDGET_MB: String(budgetMb) } };
+});
+
+describe('transformations under a reduced memory budget', () => {
+  it('a crop of a larger image runs in rows', async () => {
+    const res = await compressCall(
+      pro.key,
+      { image: jpeg, fit: 'crop', width: String(W), height: String(CROP_H), gravity: 'bottom' },
+      env,
+    );
+    const body = await bodyBytes(res);
+    expect(res.status, new TextDecoder().decode(body.subarray(0, 300))).toBe(200);
+    expect(res.headers.get('x-crop-box')).toBe(`0,${H - CROP_H},${W},${CROP_H}`);
+    const image = decodeAny(body);
+    expect([image.width, image.height]).toEqual([W, CROP_H]);
+  }, 30_000);
+
+  it('rotate=90 needs the whole output frame: 422 naming the width that fits, and that width works', async () => {
+    const { error } = await expectLargestWidthWorks(pro.key, { image: jpeg, rotate: '90' }, H, env);
+    expect(error.message).toMatch(/it fits with width=\d+ or less/);
+  }, 30_000);
+});
