@@ -78,6 +78,7 @@ function imageResponse(result: CompressResult, uploadName: string, originalSize:
     'Server-Timing': serverTiming(result, totalMs),
   });
   if (result.targetReached !== undefined) headers.set('X-Target-Reached', String(result.targetReached));
+  if (result.gainMap) headers.set('X-Gain-Map', result.gainMap);
   return new Response(result.bytes, { status: 200, headers });
 }
 
