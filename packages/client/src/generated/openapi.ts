@@ -724,7 +724,7 @@ export interface Operations {
     body: Schemas["CompressRequest"];
     status: 200;
     response: Uint8Array;
-    responseHeaders: "Content-Disposition" | "Server-Timing" | "X-Compressed-Size" | "X-Image-Height" | "X-Image-Width" | "X-Original-Size" | "X-Quality" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id" | "X-Savings-Percent" | "X-Target-Reached";
+    responseHeaders: "Content-Disposition" | "Server-Timing" | "X-Compressed-Size" | "X-Gain-Map" | "X-Image-Height" | "X-Image-Width" | "X-Original-Size" | "X-Quality" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id" | "X-Savings-Percent" | "X-Target-Reached";
     security: "BearerAuth";
   }>;
   /** The "Try it" compressor: POST /api/v1/compress for the signed-in account, without an API key */
@@ -733,7 +733,7 @@ export interface Operations {
     body: Schemas["CompressRequest"];
     status: 200;
     response: Uint8Array;
-    responseHeaders: "Content-Disposition" | "Server-Timing" | "X-Compressed-Size" | "X-Image-Height" | "X-Image-Width" | "X-Original-Size" | "X-Quality" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id" | "X-Savings-Percent" | "X-Target-Reached";
+    responseHeaders: "Content-Disposition" | "Server-Timing" | "X-Compressed-Size" | "X-Gain-Map" | "X-Image-Height" | "X-Image-Width" | "X-Original-Size" | "X-Quality" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id" | "X-Savings-Percent" | "X-Target-Reached";
     security: "SessionCookie";
   }>;
   /** Whether the "Try it" compressor would accept an image with these parts, without uploading it */
