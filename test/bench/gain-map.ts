@@ -5,7 +5,7 @@
 // at full size and at width=2048, beside the same picture without its map, one request at a time on a
 // fresh service: time (Server-Timing total), workerd's peak RSS growth, bytes; and the output map's SSIM
 // against the input map resized by sharp to the output map's size (the same geometry, another resampler).
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { MPF_PAYLOAD_BYTES, writeMpf } from '../../src/compress/gain-map/mpf.ts';
 import { ascii, headSegments, segmentBytes } from '../../src/compress/gain-map/segments.ts';
@@ -17,7 +17,10 @@ import { mbOf, withRssPeak } from './lib/rss.ts';
 import type { Service } from './lib/server.ts';
 import { decodeRgb, ssim } from './lib/ssim.ts';
 
-const PHOTO = new URL('../../../shared/corpus/camera/Samsung_SM-N900A__Galaxy_Note_3_.jpg', import.meta.url).pathname;
+/** ../shared from the main checkout, ../../shared from a worktree (as avif.ts finds it). */
+const PHOTO = ['../../../shared', '../../../../shared']
+  .map((dir) => new URL(`${dir}/corpus/camera/Samsung_SM-N900A__Galaxy_Note_3_.jpg`, import.meta.url).pathname)
+  .find((path) => existsSync(path))!;
 const SIZES = [
   { label: '12 MP', width: 4000, height: 3000 },
   { label: '50 MP', width: 8160, height: 6120 },
