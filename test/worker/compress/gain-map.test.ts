@@ -4,6 +4,9 @@
 // (the service writes big-endian), so the reader and the writer are not checked against each other.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { encodePixelsJpeg } from '../../../wasm/jpeg-engine.ts';
+import { planGainMap } from '../../../src/compress/gain-map/plan.ts';
+import { readHeader } from '../../../src/compress/header.ts';
+import { plan } from '../../../src/compress/memory-plan.ts';
 import { makeKey, type TestKey } from '../helpers.ts';
 import { bodyBytes, compressCall, concat, decodeAny, exifTiff, pixel } from '../image-fixtures.ts';
 
@@ -67,6 +70,10 @@ function mpfLittle(primarySize: number, mapSize: number, mapOffset: number): Uin
 
 interface Build {
   flavour?: 'ultrahdr' | 'iso';
+  /** A map of noise (many bytes) instead of a textured one. */
+  noisyMap?: boolean;
+  /** The map's size (64×48 unless said). */
+  map?: { width: number; height: number };
   orientation?: number;
   /** Added to the map's MPF offset (a corrupt index). */
   offsetError?: number;
@@ -76,16 +83,25 @@ interface Build {
  * A 256×192 picture and a 64×48 grey map whose stored top half is bright, joined as the camera does:
  * primary (EXIF, XMP or ISO block, MPF) then the map. Returns the file and the map's bytes.
  */
-function gainMapJpeg({ flavour = 'ultrahdr', orientation, offsetError = 0 }: Build = {}): Uint8Array {
+function gainMapJpeg({
+  flavour = 'ultrahdr',
+  orientation,
+  offsetError = 0,
+  map: size,
+  noisyMap,
+}: Build = {}): Uint8Array {
+  const { width: mw, height: mh } = size ?? { width: 64, height: 48 };
   const rgb = new Uint8Array(256 * 192 * 3).map((_, i) => ((i % 3) * 60 + Math.floor(i / 768)) & 255);
   // Textured like a real map: the engine refuses a flat grey JPEG this small ("image data ends before its
   // last row"), a fault of its own reported to the engine's owner; the map is then dropped, not failed.
-  const grey = new Uint8Array(64 * 48).map((_, i) => (i < 64 * 24 ? 200 : 30) + (i % 64) / 4 + ((i * 7919) % 13));
+  const grey = new Uint8Array(mw * mh).map((_, i) =>
+    noisyMap ? (i * 7919 + ((i * i) >> 3)) & 255 : (i < (mw * mh) / 2 ? 200 : 30) + (i % mw) / 4 + ((i * 7919) % 13),
+  );
   const mapMarkers =
     flavour === 'ultrahdr'
       ? [{ code: 0xe1, data: concat(text(XMP_NS), text(MAP_XMP)) }]
       : [{ code: 0xe2, data: ISO_MAP }];
-  const map = encodePixelsJpeg(grey, 64, 48, 1, { quality: 95, sampling: [1, 1], markers: mapMarkers });
+  const map = encodePixelsJpeg(grey, mw, mh, 1, { quality: 95, sampling: [1, 1], markers: mapMarkers });
   const picture = encodePixelsJpeg(rgb, 256, 192, 3, { quality: 90 });
   const head = [
     ...(orientation ? [segment(0xe1, concat(text('Exif\0\0'), exifTiff(orientation)))] : []),
@@ -241,5 +257,22 @@ describe('ISO 21496-1 gain maps', () => {
       segments(jpeg).find((s) => s.code === 0xe2 && latin1(s.data.subarray(0, ISO_URN.length)) === ISO_URN)?.data;
     expect(iso(map)).toEqual(ISO_MAP);
     expect(iso(bytes.subarray(0, mpfImages(bytes)[0]!.size))).toEqual(ISO_PRIMARY);
+  });
+});
+
+describe('the memory plan', () => {
+  it('counts the map, and drops it rather than refuse a picture that fits alone', () => {
+    // A noisy map as large as its picture, so its phase outweighs the picture's.
+    const bytes = gainMapJpeg({ map: { width: 256, height: 192 }, noisyMap: true });
+    const request = { bytes, format: 'jpeg' as const, quality: 80 };
+    const header = readHeader('jpeg', bytes);
+    const picture = plan('jpeg', header, bytes.length, { ...request, width: 128 });
+    const roomy = planGainMap(request, header, picture, 1e9);
+    expect(roomy?.gainMap.keep).toBe(true);
+    expect(roomy!.estimate).toBeGreaterThan(picture.estimate);
+    const tight = planGainMap(request, header, picture, picture.estimate);
+    expect(tight?.gainMap.keep).toBe(false);
+    expect(tight?.gainMap.reason).toMatch(/memory/);
+    expect(tight!.estimate).toBe(picture.estimate);
   });
 });
