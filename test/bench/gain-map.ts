@@ -26,6 +26,12 @@ const SIZES = [
   { label: '50 MP', width: 8160, height: 6120 },
 ];
 const WIDTHS = [undefined, 2048];
+/** Rounds of (without map, with map), alternating; the figures are the rounds' medians. */
+const ROUNDS = 3;
+const median = (values: (number | undefined)[]): number | undefined => {
+  const known = values.filter((v): v is number => v !== undefined).sort((a, b) => a - b);
+  return known.length ? known[known.length >> 1] : undefined;
+};
 const MAP_XMP =
   '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">' +
   '<rdf:Description xmlns:hdrgm="http://ns.adobe.com/hdr-gain-map/1.0/" hdrgm:Version="1.0" ' +
@@ -109,6 +115,41 @@ async function compressOnce(service: Service, input: Uint8Array, width?: number)
   return { res, body };
 }
 
+type Inputs = Awaited<ReturnType<typeof makeInputs>>;
+
+async function measure(
+  service: Service,
+  inputs: Inputs,
+  size: string,
+  width: number | undefined,
+  withMap: boolean,
+): Promise<GainMapRun> {
+  const input = withMap ? inputs.ultraHdr : inputs.picture;
+  const { result, rss } = await withRssPeak(service.pid, () => compressOnce(service, input, width));
+  const { res, body } = result;
+  const run: GainMapRun = {
+    size,
+    width,
+    map: withMap,
+    status: res.status,
+    gainMapHeader: res.headers.get('x-gain-map'),
+    inputBytes: input.length,
+    outputBytes: body.length,
+    totalMs: parseServerTiming(res.headers.get('server-timing')).total,
+    growthBytes: rss.maxGrowthBytes,
+  };
+  if (res.status !== 200) run.error = new TextDecoder().decode(body.subarray(0, 300));
+  const map = res.status === 200 && withMap ? outputMap(body) : null;
+  if (map) {
+    run.mapBytes = map.length;
+    const out = await decodeRgb(map);
+    // The input map put through the same geometry by sharp: resized to the output map's size.
+    const reference = await decodeRgb(inputs.map, { width: out.width, height: out.height });
+    run.mapSsim = ssim(reference, out);
+  }
+  return run;
+}
+
 export async function benchGainMap(start: () => Promise<Service>): Promise<GainMapRun[]> {
   const runs: GainMapRun[] = [];
   for (const size of SIZES) {
@@ -118,41 +159,29 @@ export async function benchGainMap(start: () => Promise<Service>): Promise<GainM
     );
     const service = await start();
     try {
-      // A first request so every run is warm (the engine's instances made, the code loaded).
-      await compressOnce(service, inputs.picture, 256);
+      // First requests so every run is warm: the engine's instances made and grown, the code loaded.
+      await compressOnce(service, inputs.ultraHdr, 256);
+      await compressOnce(service, inputs.ultraHdr);
       for (const width of WIDTHS) {
-        for (const withMap of [false, true]) {
-          const input = withMap ? inputs.ultraHdr : inputs.picture;
-          const { result, rss } = await withRssPeak(service.pid, () => compressOnce(service, input, width));
-          const { res, body } = result;
-          const run: GainMapRun = {
-            size: size.label,
-            width,
-            map: withMap,
-            status: res.status,
-            gainMapHeader: res.headers.get('x-gain-map'),
-            inputBytes: input.length,
-            outputBytes: body.length,
-            totalMs: parseServerTiming(res.headers.get('server-timing')).total,
-            growthBytes: rss.maxGrowthBytes,
-          };
-          if (res.status !== 200) run.error = new TextDecoder().decode(body.subarray(0, 300));
-          const map = res.status === 200 && withMap ? outputMap(body) : null;
-          if (map) {
-            run.mapBytes = map.length;
-            const out = await decodeRgb(map);
-            // The input map put through the same geometry by sharp: resized to the output map's size.
-            const reference = await decodeRgb(inputs.map, { width: out.width, height: out.height });
-            run.mapSsim = ssim(reference, out);
+        const rounds: GainMapRun[][] = [[], []];
+        for (let round = 0; round < ROUNDS; round++) {
+          for (const withMap of [false, true]) {
+            const run = await measure(service, inputs, size.label, width, withMap);
+            rounds[Number(withMap)]!.push(run);
+            log(
+              `gain-map: ${size.label} ${width ?? 'full'} ${withMap ? 'map' : 'plain'}: ${run.status} ${run.gainMapHeader ?? '–'} ` +
+                `${run.totalMs?.toFixed(0)} ms +${mbOf(run.growthBytes)} MB, ${run.outputBytes} B` +
+                (run.mapSsim !== undefined ? `, map ${run.mapBytes} B SSIM ${run.mapSsim.toFixed(4)}` : '') +
+                (run.error ? ` ${run.error}` : ''),
+            );
           }
-          runs.push(run);
-          log(
-            `gain-map: ${size.label} ${width ?? 'full'} ${withMap ? 'map' : 'plain'}: ${run.status} ${run.gainMapHeader ?? '–'} ` +
-              `${run.totalMs?.toFixed(0)} ms +${mbOf(run.growthBytes)} MB, ${run.outputBytes} B` +
-              (run.mapSsim !== undefined ? `, map ${run.mapBytes} B SSIM ${run.mapSsim.toFixed(4)}` : '') +
-              (run.error ? ` ${run.error}` : ''),
-          );
         }
+        for (const all of rounds)
+          runs.push({
+            ...all[0]!,
+            totalMs: median(all.map((r) => r.totalMs)),
+            growthBytes: median(all.map((r) => r.growthBytes)),
+          });
       }
     } finally {
       await service.stop();
@@ -164,7 +193,7 @@ export async function benchGainMap(start: () => Promise<Service>): Promise<GainM
 export function gainMapReport(runs: GainMapRun[]): string {
   const lines = [
     `Ultra HDR JPEGs made from a camera photo (sharp, JPEG q85; map: luminance at ¼ per side, q90), → JPEG q80, pro key, ` +
-      `MAX_INPUT_PIXELS 100 MP, default MEMORY_BUDGET_MB; one warm request at a time; Node ${process.version}. ` +
+      `MAX_INPUT_PIXELS 100 MP, default MEMORY_BUDGET_MB; one warm request at a time, ${ROUNDS} rounds alternating without and with the map, medians; Node ${process.version}. ` +
       'Peak RSS growth of workerd as in the PNG bomb bench; map SSIM against the input map resized by sharp.',
     '',
     '| input | width | map | status | X-Gain-Map | total ms | peak growth MB | output bytes | map bytes | map SSIM |',
