@@ -24,7 +24,8 @@ export const compressDoc: RouteConfig = {
     '(never upscaling), and encodes to `format`: JPEG (our streaming libjpeg-turbo engine), lossless optimised PNG (oxipng), WebP, or AVIF (4:2:0, libavif over libaom). ' +
     'Every input is decoded, resized and encoded in rows, so what bounds a request is the memory budget, estimated from the header ' +
     'before decoding: a request that could never fit is 422 image_too_large naming the largest width that would. Metadata is ' +
-    'stripped except the ICC profile (metadata=keep keeps EXIF and XMP, orientation reset to 1); transparency becomes white in JPEG ' +
+    'stripped except the ICC profile (metadata=keep keeps EXIF and XMP, orientation reset to 1); an HDR gain map (Ultra HDR, ISO 21496-1) is ' +
+    'image data, kept in JPEG output from a JPEG with the same geometry (see X-Gain-Map); transparency becomes white in JPEG ' +
     'output. When a JPEG output is not smaller than a same-size JPEG input (no target_kb), it is replaced by a lossless rewrite ' +
     '(coefficients copied, metadata stripped, orientation applied losslessly, Huffman optimised): the input bytes are never returned ' +
     "as they are. One compression of the account's month (all its keys together) is used only by a 200.",
