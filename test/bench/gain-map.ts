@@ -13,7 +13,7 @@ import { ascii, headSegments, segmentBytes } from '../../src/compress/gain-map/s
 import { primaryGainMapXmp, XMP_SIGNATURE } from '../../src/compress/gain-map/xmp.ts';
 import { concatBytes } from '../../src/bytes.ts';
 import { parseServerTiming } from './lib/compress-client.ts';
-import { ENGINE_MODES, jobOutput, type NodeEngine, nodeEngine } from './lib/engine-node.ts';
+import { ENGINE_MODES, engineJpegFromJpeg, jobOutput, type NodeEngine, nodeEngine } from './lib/engine-node.ts';
 import './lib/images.ts'; // sharp.cache(false), sharp.concurrency(1)
 import { mbOf, withRssPeak } from './lib/rss.ts';
 import type { Service } from './lib/server.ts';
@@ -190,13 +190,42 @@ async function measure(
   return run;
 }
 
-export async function benchGainMap(start: () => Promise<Service>): Promise<GainMapRun[]> {
+/** Qualities the map is tried at, full size, for the choice of GAIN_MAP_QUALITY. */
+const MAP_QUALITIES = [60, 70, 80, 85, 90, 95];
+
+export interface MapQuality {
+  size: string;
+  quality: number;
+  bytes: number;
+  ssim: number;
+}
+
+/** The map re-encoded by the engine at full size at each quality: bytes and SSIM against the input map. */
+async function mapQualities(size: string, map: Uint8Array): Promise<MapQuality[]> {
+  const e = await nodeEngine();
+  const reference = await decodeRgb(map);
+  const rows: MapQuality[] = [];
+  for (const quality of MAP_QUALITIES) {
+    const out = engineJpegFromJpeg(e, map, quality, { mode: 'progressive' });
+    rows.push({ size, quality, bytes: out.length, ssim: ssim(reference, await decodeRgb(out)) });
+  }
+  return rows;
+}
+
+export interface GainMapBench {
+  runs: GainMapRun[];
+  qualities: MapQuality[];
+}
+
+export async function benchGainMap(start: () => Promise<Service>): Promise<GainMapBench> {
   const runs: GainMapRun[] = [];
+  const qualities: MapQuality[] = [];
   for (const size of SIZES) {
     const inputs = await makeInputs(size.width, size.height);
     log(
       `gain-map: ${size.label}: picture ${inputs.picture.length} B, map ${inputs.map.length} B, file ${inputs.ultraHdr.length} B`,
     );
+    qualities.push(...(await mapQualities(size.label, inputs.map)));
     const service = await start();
     try {
       // First requests so every run is warm: the engine's instances made and grown, the code loaded.
@@ -228,10 +257,10 @@ export async function benchGainMap(start: () => Promise<Service>): Promise<GainM
       await service.stop();
     }
   }
-  return runs;
+  return { runs, qualities };
 }
 
-export function gainMapReport(runs: GainMapRun[]): string {
+export function gainMapReport({ runs, qualities }: GainMapBench): string {
   const lines = [
     `Ultra HDR JPEGs made from a camera photo (sharp, JPEG q85; map: luminance at ¼ per side, q90), → JPEG q80, pro key, ` +
       `MAX_INPUT_PIXELS 100 MP, default MEMORY_BUDGET_MB; one warm request at a time, ${ROUNDS} rounds alternating without and with the map, medians; Node ${process.version}. ` +
@@ -246,6 +275,12 @@ export function gainMapReport(runs: GainMapRun[]): string {
         `| ${r.size} | ${r.width ?? 'full'} | ${r.map ? 'yes' : 'no'} | ${r.status} | ${r.gainMapHeader ?? '–'} | ` +
         `${r.totalMs?.toFixed(0) ?? '–'} | ${mbOf(r.growthBytes)} | ${r.outputBytes} | ${r.mapBytes ?? '–'} | ${r.mapSsim?.toFixed(4) ?? '–'} | ${r.mapEngineMs?.toFixed(0) ?? '–'} |`,
     ),
+    '',
+    'The map alone re-encoded by the engine at full size, SSIM against the input map:',
+    '',
+    '| input | quality | map bytes | SSIM |',
+    '|---|---:|---:|---:|',
+    ...qualities.map((q) => `| ${q.size} | ${q.quality} | ${q.bytes} | ${q.ssim.toFixed(4)} |`),
   ];
   return lines.join('\n');
 }
