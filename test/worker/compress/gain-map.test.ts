@@ -30,6 +30,7 @@ const MAP_XMP =
   '</rdf:RDF></x:xmpmeta>';
 const primaryXmp = (mapLength: number): string =>
   '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">' +
+  '<rdf:Description xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:CreatorTool="Camera 1.0"/>' +
   '<rdf:Description xmlns:Container="http://ns.google.com/photos/1.0/container/" ' +
   'xmlns:Item="http://ns.google.com/photos/1.0/container/item/" xmlns:hdrgm="http://ns.adobe.com/hdr-gain-map/1.0/" ' +
   'hdrgm:Version="1.0"><Container:Directory><rdf:Seq>' +
@@ -213,7 +214,19 @@ describe('Ultra HDR gain maps, JPEG → JPEG', () => {
     expect(res.headers.get('x-gain-map')).toBe('kept');
     const map = decodeAny(outputMap(bytes));
     expect([map.width, map.height]).toEqual([64, 48]);
-    expect(xmpOf(bytes.subarray(0, mpfImages(bytes)[0]!.size))).toContain('Item:Semantic="GainMap"');
+    const primaryXmp = xmpOf(bytes.subarray(0, mpfImages(bytes)[0]!.size));
+    expect(primaryXmp).toContain('Item:Semantic="GainMap"');
+    expect(primaryXmp, 'the rest of the XMP is stripped').not.toContain('CreatorTool');
+  });
+
+  it('with metadata=keep, updates the map length in the XMP it keeps', async () => {
+    const { res, bytes } = await compressed({ image: gainMapJpeg(), format: 'jpeg', width: 128, metadata: 'keep' });
+    expect(res.headers.get('x-gain-map')).toBe('kept');
+    const map = outputMap(bytes);
+    const primaryXmp = xmpOf(bytes.subarray(0, mpfImages(bytes)[0]!.size));
+    expect(primaryXmp).toContain('xmp:CreatorTool="Camera 1.0"');
+    expect(primaryXmp).toMatch(new RegExp(`Item:Semantic="GainMap"[^>]*Item:Length="${map.length}"`));
+    expect(primaryXmp.match(/Container:Directory>/g)).toHaveLength(2);
   });
 
   it('the never-bigger rewrite of an upright picture keeps the input map byte for byte', async () => {
