@@ -488,6 +488,16 @@ function pngEstimate(
 }
 
 /**
+ * A JPEG's gain map (gain-map/) is written after its picture, while the upload and the picture's output
+ * are held: the request's peak is the larger of the picture's estimate and that phase, whose map part
+ * is the map's own plan (`mapEstimate`, its request base and copies included).
+ */
+export function withGainMapEstimate(picture: Plan, uploadBytes: number, quality: number, mapEstimate: number): number {
+  const pictureOutput = picture.output.width * picture.output.height * outputBytesPerPixel(quality);
+  return Math.max(picture.estimate, Math.ceil(uploadBytes + pictureOutput + mapEstimate));
+}
+
+/**
  * The largest output width (upright) at which the request fits `budget`, or null when none does. The
  * estimate only grows with the width, so a binary search finds it.
  */

@@ -13,6 +13,7 @@ import type { CompressRequest, CompressResult } from './types.ts';
 import { MAX_OUTPUT_DIMENSION } from './limits.ts';
 import { oversize } from './transform/options.ts';
 import { swapsAxes } from './exif.ts';
+import { type GainMapPlan, planGainMap } from './gain-map/plan.ts';
 
 /** A request checked and planned from its header, before any pixel is decoded. */
 export interface Prepared {
@@ -20,6 +21,8 @@ export interface Prepared {
   inputFormat: InputFormat;
   header: ImageHeader;
   plan: Plan;
+  /** A JPEG's HDR gain map: kept (written after the picture) or dropped, decided with the plan. */
+  gainMap?: GainMapPlan;
 }
 
 const unprocessable = (message: string): ApiError => new ApiError('unprocessable_image', message, { param: 'image' });
@@ -80,7 +83,9 @@ export function prepare(request: CompressRequest, maxInputPixels: number, memory
   poolLimitForBudget(memoryBudget);
   const { format: inputFormat, header } = inspect(request.bytes, maxInputPixels);
   const planned = planWithin(inputFormat, header, request.bytes.length, request, memoryBudget);
-  return { request, inputFormat, header, plan: planned };
+  const mapped = inputFormat === 'jpeg' ? planGainMap(request, header, planned, memoryBudget) : null;
+  if (!mapped) return { request, inputFormat, header, plan: planned };
+  return { request, inputFormat, header, plan: { ...planned, estimate: mapped.estimate }, gainMap: mapped.gainMap };
 }
 
 /** The plan of an upload of `uploadBytes` with this header; 422 `image_too_large` when none fits the budget. */
@@ -168,11 +173,16 @@ async function compressIn(prepared: Prepared): Promise<CompressResult> {
   makeRoom(planned.estimate, request.format === 'avif' ? undefined : 'sr_jpeg');
   if (request.transform) {
     const { compressTransformed } = await import('./transform/path.ts');
-    return compressTransformed(request, planned, inputFormat, header.orientation);
+    const result = await compressTransformed(request, planned, inputFormat, header.orientation);
+    return prepared.gainMap ? { ...result, gainMap: 'dropped' } : result;
   }
   if (inputFormat === 'jpeg') {
     const { compressJpeg } = await import('./jpeg-path.ts');
-    return compressJpeg(request, planned, header.orientation, request.metadata ?? 'strip');
+    if (!prepared.gainMap) return compressJpeg(request, planned, header.orientation, request.metadata ?? 'strip');
+    const { pictureRequest, withGainMap } = await import('./gain-map/write.ts');
+    const picture = pictureRequest(request, prepared.gainMap);
+    const result = await compressJpeg(picture, planned, header.orientation, request.metadata ?? 'strip');
+    return withGainMap(result, prepared.gainMap);
   }
   if (inputFormat === 'webp') {
     const { compressWebp } = await import('./webp-path.ts');

@@ -41,6 +41,8 @@ export interface CompressResult {
   encodes: number;
   /** Whether the lossless rewrite replaced a lossy result that was not smaller (the never-bigger rule). */
   lossless: boolean;
+  /** Set when the input had an HDR gain map: written after the picture (kept) or not (dropped). */
+  gainMap?: 'kept' | 'dropped';
   /** Milliseconds per phase. */
   timings: { decode: number; resize: number; encode: number };
   /** A GIF input: frames written (1 until animated output lands) of the frames it has (X-Frames). */

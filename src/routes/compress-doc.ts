@@ -34,7 +34,8 @@ export const compressDoc: RouteConfig = {
     '(never upscaling), and encodes to `format`: JPEG (our streaming libjpeg-turbo engine), lossless optimised PNG (oxipng), WebP, or AVIF (4:2:0, libavif over libaom). ' +
     'Every input is decoded, resized and encoded in rows, so what bounds a request is the memory budget, estimated from the header ' +
     'before decoding: a request that could never fit is 422 image_too_large naming the largest width that would. Metadata is ' +
-    'stripped except the ICC profile (metadata=keep keeps EXIF and XMP, orientation reset to 1); transparency becomes white in JPEG ' +
+    'stripped except the ICC profile (metadata=keep keeps EXIF and XMP, orientation reset to 1); an HDR gain map (Ultra HDR, ISO 21496-1) is ' +
+    'image data, kept in JPEG output from a JPEG with the same geometry (see X-Gain-Map); transparency becomes white in JPEG ' +
     'output. When a JPEG output is not smaller than a same-size JPEG input (no target_kb), it is replaced by a lossless rewrite ' +
     '(coefficients copied, metadata stripped, orientation applied losslessly, Huffman optimised): the input bytes are never returned ' +
     'as they are; a transformed image (fit other than scale-down, rotate, flip, background) is always the transformed image. ' +
@@ -69,6 +70,9 @@ export const compressDoc: RouteConfig = {
         'When the image was cropped (fit=cover or crop): x,y,width,height of the kept box in upright source pixels',
       ),
       'X-Gravity': header('With X-Crop-Box: the gravity that placed the crop (center, a side, a corner, or XxY)'),
+      'X-Gain-Map': header(
+        'Only when the upload had an HDR gain map (Ultra HDR or ISO 21496-1 JPEG): `kept` when the output carries it (JPEG output: the map turned and resized with the picture, after it in an MPF file), `dropped` when it does not (PNG, WebP and AVIF output; a map the MPF index does not lead to; a map that would not fit the memory budget)',
+      ),
       'Server-Timing': header('decode, resize, encode (desc: number of encodes) and total, in ms'),
     }),
     ...errorResponses(

@@ -96,6 +96,7 @@ function imageResponse(result: CompressResult, uploadName: string, originalSize:
   if (result.targetReached !== undefined) headers.set('X-Target-Reached', String(result.targetReached));
   if (result.frames) headers.set('X-Frames', `${result.frames.written}/${result.frames.total}`);
   if (result.crop) for (const [name, value] of Object.entries(cropHeaders(result.crop))) headers.set(name, value);
+  if (result.gainMap) headers.set('X-Gain-Map', result.gainMap);
   return new Response(result.bytes, { status: 200, headers });
 }
 

@@ -800,7 +800,7 @@ export interface Operations {
     body: Schemas["CompressRequest"];
     status: 200;
     response: Schemas["ImageInfo"];
-    responseHeaders: "Content-Disposition" | "Server-Timing" | "X-Compressed-Size" | "X-Crop-Box" | "X-Frames" | "X-Gravity" | "X-Image-Height" | "X-Image-Width" | "X-Original-Size" | "X-Quality" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id" | "X-Savings-Percent" | "X-Target-Reached";
+    responseHeaders: "Content-Disposition" | "Server-Timing" | "X-Compressed-Size" | "X-Crop-Box" | "X-Frames" | "X-Gain-Map" | "X-Gravity" | "X-Image-Height" | "X-Image-Width" | "X-Original-Size" | "X-Quality" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id" | "X-Savings-Percent" | "X-Target-Reached";
     security: "BearerAuth";
   }>;
   /** The "Try it" compressor: POST /api/v1/compress for the signed-in account, without an API key */
@@ -809,7 +809,7 @@ export interface Operations {
     body: Schemas["CompressRequest"];
     status: 200;
     response: Schemas["ImageInfo"];
-    responseHeaders: "Content-Disposition" | "Server-Timing" | "X-Compressed-Size" | "X-Crop-Box" | "X-Frames" | "X-Gravity" | "X-Image-Height" | "X-Image-Width" | "X-Original-Size" | "X-Quality" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id" | "X-Savings-Percent" | "X-Target-Reached";
+    responseHeaders: "Content-Disposition" | "Server-Timing" | "X-Compressed-Size" | "X-Crop-Box" | "X-Frames" | "X-Gain-Map" | "X-Gravity" | "X-Image-Height" | "X-Image-Width" | "X-Original-Size" | "X-Quality" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id" | "X-Savings-Percent" | "X-Target-Reached";
     security: "SessionCookie";
   }>;
   /** Whether the "Try it" compressor would accept an image with these parts, without uploading it */

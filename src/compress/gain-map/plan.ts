@@ -1,0 +1,70 @@
+// Whether a JPEG upload's gain map will be kept, decided before any pixel with the rest of the plan:
+// only JPEG output carries one this session; a map the index does not lead to, or whose phase would not
+// fit the memory budget, is dropped (the picture is never refused for its map).
+import type { ImageFormat } from '../formats.ts';
+import type { ImageHeader } from '../header.ts';
+import { dctScale, type JpegEncodeMode, plan, type Plan, withGainMapEstimate } from '../memory-plan.ts';
+import { findGainMap, type GainMapSource } from './detect.ts';
+import { mapGeometry, type MapGeometry } from './geometry.ts';
+
+/**
+ * The quality the map is written at, whatever the picture's: libultrahdr's default for maps. A map is
+ * smooth and small (a sixteenth of the picture's pixels at a quarter per side), so 85 costs little,
+ * and the caller's low qualities would band the HDR highlights (docs/benchmarks.md, "Gain maps").
+ */
+export const GAIN_MAP_QUALITY = 85;
+
+export interface GainMapPlan {
+  source: GainMapSource;
+  /** Written with the picture (kept), or not (dropped, `reason` saying why). */
+  keep: boolean;
+  reason?: string;
+  geometry?: MapGeometry;
+  /** The map's DCT scale and encoder mode, from its own plan. */
+  scaleNum?: number;
+  mode?: JpegEncodeMode;
+}
+
+export interface GainMapRequest {
+  bytes: Uint8Array;
+  format: ImageFormat;
+  quality: number;
+  /** A transformation (fit other than scale-down, rotate, flip, background): the map is not put through it yet. */
+  transform?: unknown;
+}
+
+/**
+ * The gain map's plan beside the picture's `picture` plan, and the request's estimate with it; null
+ * for an upload without a gain map.
+ */
+export function planGainMap(
+  request: GainMapRequest,
+  header: ImageHeader,
+  picture: Plan,
+  budget: number,
+): { gainMap: GainMapPlan; estimate: number } | null {
+  const source = findGainMap(request.bytes, header);
+  if (!source) return null;
+  const dropped = (reason: string) => ({ gainMap: { source, keep: false, reason }, estimate: picture.estimate });
+  if (request.format !== 'jpeg') return dropped(`${request.format} output carries no gain map`);
+  // mapGeometry takes the orientation and the resize only: a map left uncropped or unturned beside a
+  // transformed picture would light the wrong pixels.
+  if (request.transform) return dropped('a transformed picture (fit, rotate, flip, pad) does not carry its gain map yet');
+  if (!source.map) return dropped(source.problem ?? 'the gain map was not found');
+  const map = source.map;
+  const geometry = mapGeometry(
+    { input: header, stored: picture.stored, orientation: header.orientation },
+    { width: map.header.width, height: map.header.height },
+  );
+  const mapPlan = plan(
+    'jpeg',
+    { ...map.header, orientation: header.orientation },
+    map.bytes.length,
+    { format: 'jpeg', quality: GAIN_MAP_QUALITY, ...geometry.output, allowLossless: false },
+    budget,
+  );
+  const estimate = withGainMapEstimate(picture, request.bytes.length, request.quality, mapPlan.estimate);
+  if (estimate > budget) return dropped('the gain map does not fit the memory budget beside its picture');
+  const scaleNum = dctScale(map.header, geometry.stored);
+  return { gainMap: { source, keep: true, geometry, scaleNum, mode: mapPlan.mode }, estimate };
+}

@@ -1,0 +1,292 @@
+// `npm run bench -- gain-map`: what keeping an HDR gain map costs. Ultra HDR JPEGs made here: a camera
+// photo of ../shared/corpus/camera upscaled by sharp to 12 and 50 MP (JPEG q85), its map a grey image of
+// the photo's luminance at a quarter of each side (JPEG q90, hdrgm XMP), joined with a primary XMP
+// (Container:Directory) and an MPF index as libultrahdr lays them out. Each file is compressed to JPEG
+// at full size and at width=2048, beside the same picture without its map, one request at a time on a
+// fresh service: time (Server-Timing total), workerd's peak RSS growth, bytes; and the output map's SSIM
+// against the input map resized by sharp to the output map's size (the same geometry, another resampler).
+import { existsSync, readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import sharp from 'sharp';
+import { MPF_PAYLOAD_BYTES, writeMpf } from '../../src/compress/gain-map/mpf.ts';
+import { ascii, headSegments, segmentBytes } from '../../src/compress/gain-map/segments.ts';
+import { primaryGainMapXmp, XMP_SIGNATURE } from '../../src/compress/gain-map/xmp.ts';
+import { concatBytes } from '../../src/bytes.ts';
+import { parseServerTiming } from './lib/compress-client.ts';
+import { ENGINE_MODES, engineJpegFromJpeg, jobOutput, type NodeEngine, nodeEngine } from './lib/engine-node.ts';
+import './lib/images.ts'; // sharp.cache(false), sharp.concurrency(1)
+import { mbOf, withRssPeak } from './lib/rss.ts';
+import type { Service } from './lib/server.ts';
+import { decodeRgb, ssim } from './lib/ssim.ts';
+
+/** ../shared from the main checkout, ../../shared from a worktree (as avif.ts finds it). */
+const PHOTO = ['../../../shared', '../../../../shared']
+  .map((dir) => new URL(`${dir}/corpus/camera/Samsung_SM-N900A__Galaxy_Note_3_.jpg`, import.meta.url).pathname)
+  .find((path) => existsSync(path))!;
+const SIZES = [
+  { label: '12 MP', width: 4000, height: 3000 },
+  { label: '50 MP', width: 8160, height: 6120 },
+];
+const WIDTHS = [undefined, 2048];
+/** Rounds of (without map, with map), alternating; the figures are the rounds' medians. */
+const ROUNDS = 3;
+const median = (values: (number | undefined)[]): number | undefined => {
+  const known = values.filter((v): v is number => v !== undefined).sort((a, b) => a - b);
+  return known.length ? known[known.length >> 1] : undefined;
+};
+const MAP_XMP =
+  '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">' +
+  '<rdf:Description xmlns:hdrgm="http://ns.adobe.com/hdr-gain-map/1.0/" hdrgm:Version="1.0" ' +
+  'hdrgm:GainMapMin="0" hdrgm:GainMapMax="2" hdrgm:Gamma="1" hdrgm:OffsetSDR="0.015625" ' +
+  'hdrgm:OffsetHDR="0.015625" hdrgm:HDRCapacityMin="0" hdrgm:HDRCapacityMax="2"/></rdf:RDF></x:xmpmeta>';
+
+const log = (line: string) => console.error(line);
+
+export interface GainMapRun {
+  size: string;
+  width?: number;
+  map: boolean;
+  status: number;
+  gainMapHeader: string | null;
+  inputBytes: number;
+  outputBytes: number;
+  mapBytes?: number;
+  totalMs?: number;
+  growthBytes?: number;
+  mapSsim?: number;
+  /** The map's step alone in this process (decode, resample, encode), fastest of ENGINE_RUNS. */
+  mapEngineMs?: number;
+  error?: string;
+}
+
+/** The photo at `width`×`height` and its Ultra HDR file; the map's own bytes. */
+async function makeInputs(width: number, height: number) {
+  const picture = new Uint8Array(
+    await sharp(PHOTO).rotate().resize(width, height, { fit: 'fill' }).jpeg({ quality: 85 }).toBuffer(),
+  );
+  const mapJpeg = new Uint8Array(
+    await sharp(picture)
+      .resize(Math.round(width / 4), Math.round(height / 4))
+      .greyscale()
+      .jpeg({ quality: 90 })
+      .toBuffer(),
+  );
+  // The map's XMP right after its SOI.
+  const map = concatBytes([
+    mapJpeg.subarray(0, 2),
+    segmentBytes(0xe1, concatBytes([XMP_SIGNATURE, ascii(MAP_XMP)])),
+    mapJpeg.subarray(2),
+  ]);
+  const xmp = segmentBytes(0xe1, concatBytes([XMP_SIGNATURE, ascii(primaryGainMapXmp(map.length))]));
+  const head = concatBytes([picture.subarray(0, 2), xmp]);
+  const primarySize = head.length + 4 + MPF_PAYLOAD_BYTES + picture.length - 2;
+  const tiffStart = head.length + 8;
+  const mpf = segmentBytes(0xe2, writeMpf(primarySize, map.length, primarySize - tiffStart));
+  return { picture, map, ultraHdr: concatBytes([head, mpf, picture.subarray(2), map]) };
+}
+
+/** The map an output's MPF index names (big- or little-endian), or null. */
+function outputMap(bytes: Uint8Array): Uint8Array | null {
+  const mpf = headSegments(bytes)?.find((s) => s.code === 0xe2 && s.data[0] === 0x4d && s.data[3] === 0);
+  if (!mpf) return null;
+  const tiff = new DataView(bytes.buffer, bytes.byteOffset + mpf.at + 4);
+  const little = tiff.getUint16(0) === 0x4949;
+  const ifd = tiff.getUint32(4, little);
+  for (let i = 0; i < tiff.getUint16(ifd, little); i++) {
+    const at = ifd + 2 + i * 12;
+    if (tiff.getUint16(at, little) !== 0xb002) continue;
+    const entries = tiff.getUint32(at + 8, little);
+    const size = tiff.getUint32(entries + 20, little);
+    const offset = tiff.getUint32(entries + 24, little);
+    const start = mpf.at + 4 + offset;
+    return bytes.subarray(start, start + size);
+  }
+  return null;
+}
+
+async function compressOnce(service: Service, input: Uint8Array, width?: number) {
+  const form = new FormData();
+  form.append('image', new File([input], 'hdr.jpg'));
+  form.append('format', 'jpeg');
+  if (width) form.append('width', String(width));
+  const res = await fetch(`${service.base}/api/v1/compress`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${service.demoKeys.image_pro}` },
+    body: form,
+    signal: AbortSignal.timeout(120_000),
+  });
+  const body = new Uint8Array(await res.arrayBuffer());
+  return { res, body };
+}
+
+type Inputs = Awaited<ReturnType<typeof makeInputs>>;
+
+/** Engine runs of the map's own step in this process; the fastest is reported (the machine is shared). */
+const ENGINE_RUNS = 5;
+
+/**
+ * The map's step alone, as write.ts runs it, in this process: decoded at the DCT scale that covers
+ * `out`, resampled to it, encoded at quality 85 (progressive), in milliseconds (fastest of ENGINE_RUNS).
+ */
+function mapStepMs(e: NodeEngine, map: Uint8Array, out: { width: number; height: number }): number {
+  const { m, memory } = e;
+  let fastest = Infinity;
+  for (let run = 0; run < ENGINE_RUNS; run++) {
+    const started = performance.now();
+    const inputPtr = m._malloc!(map.length);
+    new Uint8Array(memory.buffer).set(map, inputPtr);
+    const job = m._sr_job_create!(inputPtr, map.length);
+    try {
+      if (m._sr_job_header!(job) !== 0) throw new Error('header refused');
+      const info = new Int32Array(memory.buffer, m._sr_job_info!(job), 2);
+      const [width, height] = [info[0]!, info[1]!];
+      m._sr_job_close_header!(job);
+      let scale = 1;
+      while (scale < 8 && (Math.ceil((width * scale) / 8) < out.width || Math.ceil((height * scale) / 8) < out.height))
+        scale++;
+      if (m._sr_job_set_pixels!(job, scale, out.width, out.height, 1) !== 0) throw new Error('pixel settings refused');
+      if (m._sr_job_encode!(job, 85, 1, ENGINE_MODES.progressive) !== 0) throw new Error('encode failed');
+      jobOutput(e, job);
+    } finally {
+      m._sr_job_destroy!(job);
+      m._free!(inputPtr);
+    }
+    fastest = Math.min(fastest, performance.now() - started);
+  }
+  return fastest;
+}
+
+async function measure(
+  service: Service,
+  inputs: Inputs,
+  size: string,
+  width: number | undefined,
+  withMap: boolean,
+): Promise<GainMapRun> {
+  const input = withMap ? inputs.ultraHdr : inputs.picture;
+  const { result, rss } = await withRssPeak(service.pid, () => compressOnce(service, input, width));
+  const { res, body } = result;
+  const run: GainMapRun = {
+    size,
+    width,
+    map: withMap,
+    status: res.status,
+    gainMapHeader: res.headers.get('x-gain-map'),
+    inputBytes: input.length,
+    outputBytes: body.length,
+    totalMs: parseServerTiming(res.headers.get('server-timing')).total,
+    growthBytes: rss.maxGrowthBytes,
+  };
+  if (res.status !== 200) run.error = new TextDecoder().decode(body.subarray(0, 300));
+  const map = res.status === 200 && withMap ? outputMap(body) : null;
+  if (map) {
+    run.mapBytes = map.length;
+    const out = await decodeRgb(map);
+    // The input map put through the same geometry by sharp: resized to the output map's size.
+    const reference = await decodeRgb(inputs.map, { width: out.width, height: out.height });
+    run.mapSsim = ssim(reference, out);
+    run.mapEngineMs = mapStepMs(await nodeEngine(), inputs.map, out);
+  }
+  return run;
+}
+
+/** Qualities the map is tried at, full size, for the choice of GAIN_MAP_QUALITY. */
+const MAP_QUALITIES = [60, 70, 80, 85, 90, 95];
+
+export interface MapQuality {
+  size: string;
+  quality: number;
+  bytes: number;
+  ssim: number;
+}
+
+/** The map re-encoded by the engine at full size at each quality: bytes and SSIM against the input map. */
+async function mapQualities(size: string, map: Uint8Array): Promise<MapQuality[]> {
+  const e = await nodeEngine();
+  const reference = await decodeRgb(map);
+  const rows: MapQuality[] = [];
+  for (const quality of MAP_QUALITIES) {
+    const out = engineJpegFromJpeg(e, map, quality, { mode: 'progressive' });
+    rows.push({ size, quality, bytes: out.length, ssim: ssim(reference, await decodeRgb(out)) });
+  }
+  return rows;
+}
+
+export interface GainMapBench {
+  runs: GainMapRun[];
+  qualities: MapQuality[];
+}
+
+export async function benchGainMap(start: () => Promise<Service>): Promise<GainMapBench> {
+  const runs: GainMapRun[] = [];
+  const qualities: MapQuality[] = [];
+  for (const size of SIZES) {
+    const inputs = await makeInputs(size.width, size.height);
+    log(
+      `gain-map: ${size.label}: picture ${inputs.picture.length} B, map ${inputs.map.length} B, file ${inputs.ultraHdr.length} B`,
+    );
+    qualities.push(...(await mapQualities(size.label, inputs.map)));
+    const service = await start();
+    try {
+      // First requests so every run is warm: the engine's instances made and grown, the code loaded.
+      await compressOnce(service, inputs.ultraHdr, 256);
+      await compressOnce(service, inputs.ultraHdr);
+      for (const width of WIDTHS) {
+        const rounds: GainMapRun[][] = [[], []];
+        for (let round = 0; round < ROUNDS; round++) {
+          for (const withMap of [false, true]) {
+            const run = await measure(service, inputs, size.label, width, withMap);
+            rounds[Number(withMap)]!.push(run);
+            log(
+              `gain-map: ${size.label} ${width ?? 'full'} ${withMap ? 'map' : 'plain'}: ${run.status} ${run.gainMapHeader ?? '–'} ` +
+                `${run.totalMs?.toFixed(0)} ms +${mbOf(run.growthBytes)} MB, ${run.outputBytes} B` +
+                (run.mapSsim !== undefined ? `, map ${run.mapBytes} B SSIM ${run.mapSsim.toFixed(4)}` : '') +
+                (run.error ? ` ${run.error}` : ''),
+            );
+          }
+        }
+        for (const all of rounds)
+          runs.push({
+            ...all[0]!,
+            totalMs: median(all.map((r) => r.totalMs)),
+            growthBytes: median(all.map((r) => r.growthBytes)),
+            mapEngineMs: median(all.map((r) => r.mapEngineMs)),
+          });
+      }
+    } finally {
+      await service.stop();
+    }
+  }
+  return { runs, qualities };
+}
+
+export function gainMapReport({ runs, qualities }: GainMapBench): string {
+  const lines = [
+    `Ultra HDR JPEGs made from a camera photo (sharp, JPEG q85; map: luminance at ¼ per side, q90), → JPEG q80, pro key, ` +
+      `MAX_INPUT_PIXELS 100 MP, default MEMORY_BUDGET_MB; one warm request at a time, ${ROUNDS} rounds alternating without and with the map, medians; Node ${process.version}. ` +
+      'Peak RSS growth of workerd as in the PNG bomb bench; map SSIM against the input map resized by sharp; ' +
+      `map step: the map's decode, resample and encode alone in the engine in this process, fastest of ${ENGINE_RUNS}. ` +
+      `Load average at the end: ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores.`,
+    '',
+    '| input | width | map | status | X-Gain-Map | total ms | peak growth MB | output bytes | map bytes | map SSIM | map step ms |',
+    '|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|',
+    ...runs.map(
+      (r) =>
+        `| ${r.size} | ${r.width ?? 'full'} | ${r.map ? 'yes' : 'no'} | ${r.status} | ${r.gainMapHeader ?? '–'} | ` +
+        `${r.totalMs?.toFixed(0) ?? '–'} | ${mbOf(r.growthBytes)} | ${r.outputBytes} | ${r.mapBytes ?? '–'} | ${r.mapSsim?.toFixed(4) ?? '–'} | ${r.mapEngineMs?.toFixed(0) ?? '–'} |`,
+    ),
+    '',
+    'The map alone re-encoded by the engine at full size, SSIM against the input map:',
+    '',
+    '| input | quality | map bytes | SSIM |',
+    '|---|---:|---:|---:|',
+    ...qualities.map((q) => `| ${q.size} | ${q.quality} | ${q.bytes} | ${q.ssim.toFixed(4)} |`),
+  ];
+  return lines.join('\n');
+}
+
+/** For a quick look at one file without a service: `npx node test/bench/gain-map.ts FILE`. */
+if (process.argv[1] === new URL(import.meta.url).pathname && process.argv[2]) {
+  const bytes = new Uint8Array(readFileSync(process.argv[2]));
+  console.log(outputMap(bytes)?.length ?? 'no MPF map');
+}

@@ -1,0 +1,314 @@
+// HDR gain maps through JPEG → JPEG: an Ultra HDR photo (MPF index, hdrgm XMP) or an ISO 21496-1 one
+// keeps its map, turned and resized with the picture, with MPF offsets a viewer can follow; every other
+// output says the map was dropped. The inputs are built here, byte by byte, with a little-endian MPF
+// (the service writes big-endian), so the reader and the writer are not checked against each other.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { encodePixelsJpeg } from '../../../wasm/jpeg-engine.ts';
+import { planGainMap } from '../../../src/compress/gain-map/plan.ts';
+import { readHeader } from '../../../src/compress/header.ts';
+import { plan } from '../../../src/compress/memory-plan.ts';
+import { makeKey, type TestKey } from '../helpers.ts';
+import { bodyBytes, compressCall, concat, decodeAny, exifTiff, pixel } from '../image-fixtures.ts';
+
+let key: TestKey;
+beforeAll(async () => {
+  key = await makeKey({ image: 'pro' });
+});
+
+const text = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0));
+const latin1 = (b: Uint8Array): string => String.fromCharCode(...b);
+const segment = (code: number, payload: Uint8Array): Uint8Array =>
+  concat(Uint8Array.of(0xff, code, (payload.length + 2) >> 8, (payload.length + 2) & 0xff), payload);
+
+const XMP_NS = 'http://ns.adobe.com/xap/1.0/\0';
+const ISO_URN = 'urn:iso:std:iso:ts:21496:-1\0';
+const MAP_XMP =
+  '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">' +
+  '<rdf:Description xmlns:hdrgm="http://ns.adobe.com/hdr-gain-map/1.0/" hdrgm:Version="1.0" ' +
+  'hdrgm:GainMapMin="-0.25" hdrgm:GainMapMax="2.5" hdrgm:Gamma="1" hdrgm:OffsetSDR="0.015625" ' +
+  'hdrgm:OffsetHDR="0.015625" hdrgm:HDRCapacityMin="0" hdrgm:HDRCapacityMax="2.5" hdrgm:BaseRenditionIsHDR="False"/>' +
+  '</rdf:RDF></x:xmpmeta>';
+const primaryXmp = (mapLength: number): string =>
+  '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">' +
+  '<rdf:Description xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:CreatorTool="Camera 1.0"/>' +
+  '<rdf:Description xmlns:Container="http://ns.google.com/photos/1.0/container/" ' +
+  'xmlns:Item="http://ns.google.com/photos/1.0/container/item/" xmlns:hdrgm="http://ns.adobe.com/hdr-gain-map/1.0/" ' +
+  'hdrgm:Version="1.0"><Container:Directory><rdf:Seq>' +
+  '<rdf:li rdf:parseType="Resource"><Container:Item Item:Semantic="Primary" Item:Mime="image/jpeg"/></rdf:li>' +
+  `<rdf:li rdf:parseType="Resource"><Container:Item Item:Semantic="GainMap" Item:Mime="image/jpeg" Item:Length="${mapLength}"/></rdf:li>` +
+  '</rdf:Seq></Container:Directory></rdf:Description></rdf:RDF></x:xmpmeta>';
+/** An ISO 21496-1 primary block (versions only) and a map's block (versions, then metadata we keep as bytes). */
+const ISO_PRIMARY = concat(text(ISO_URN), Uint8Array.of(0, 0, 0, 0));
+const ISO_MAP = concat(text(ISO_URN), Uint8Array.of(0, 0, 0, 0, 0x40, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11));
+
+/** A little-endian MPF APP2 payload: two entries, the map's at `mapOffset` from the TIFF header. */
+function mpfLittle(primarySize: number, mapSize: number, mapOffset: number): Uint8Array {
+  const b = new Uint8Array(4 + 8 + 2 + 3 * 12 + 4 + 32);
+  const v = new DataView(b.buffer);
+  b.set(text('MPF\0'));
+  b.set(text('II*\0'), 4);
+  v.setUint32(8, 8, true);
+  v.setUint16(12, 3, true);
+  const entry = (i: number, tag: number, type: number, count: number, value: number) => {
+    const at = 14 + i * 12;
+    v.setUint16(at, tag, true);
+    v.setUint16(at + 2, type, true);
+    v.setUint32(at + 4, count, true);
+    v.setUint32(at + 8, value, true);
+  };
+  entry(0, 0xb000, 7, 4, 0x30303130); // "0100"
+  entry(1, 0xb001, 4, 1, 2);
+  entry(2, 0xb002, 7, 32, 8 + 2 + 36 + 4);
+  const e = 4 + 8 + 2 + 36 + 4;
+  v.setUint32(e, 0x030000, true);
+  v.setUint32(e + 4, primarySize, true);
+  v.setUint32(e + 8, 0, true);
+  v.setUint32(e + 16, 0, true);
+  v.setUint32(e + 20, mapSize, true);
+  v.setUint32(e + 24, mapOffset, true);
+  return b;
+}
+
+interface Build {
+  flavour?: 'ultrahdr' | 'iso';
+  /** A map of noise (many bytes) instead of a textured one. */
+  noisyMap?: boolean;
+  /** The map's size (64×48 unless said). */
+  map?: { width: number; height: number };
+  orientation?: number;
+  /** Added to the map's MPF offset (a corrupt index). */
+  offsetError?: number;
+}
+
+/**
+ * A 256×192 picture and a 64×48 grey map whose stored top half is bright, joined as the camera does:
+ * primary (EXIF, XMP or ISO block, MPF) then the map. Returns the file and the map's bytes.
+ */
+function gainMapJpeg({
+  flavour = 'ultrahdr',
+  orientation,
+  offsetError = 0,
+  map: size,
+  noisyMap,
+}: Build = {}): Uint8Array {
+  const { width: mw, height: mh } = size ?? { width: 64, height: 48 };
+  const rgb = new Uint8Array(256 * 192 * 3).map((_, i) => ((i % 3) * 60 + Math.floor(i / 768)) & 255);
+  // Textured like a real map: the engine refuses a flat grey JPEG this small ("image data ends before its
+  // last row"), a fault of its own reported to the engine's owner; the map is then dropped, not failed.
+  const grey = new Uint8Array(mw * mh).map((_, i) =>
+    noisyMap ? (i * 7919 + ((i * i) >> 3)) & 255 : (i < (mw * mh) / 2 ? 200 : 30) + (i % mw) / 4 + ((i * 7919) % 13),
+  );
+  const mapMarkers =
+    flavour === 'ultrahdr'
+      ? [{ code: 0xe1, data: concat(text(XMP_NS), text(MAP_XMP)) }]
+      : [{ code: 0xe2, data: ISO_MAP }];
+  const map = encodePixelsJpeg(grey, mw, mh, 1, { quality: 95, sampling: [1, 1], markers: mapMarkers });
+  const picture = encodePixelsJpeg(rgb, 256, 192, 3, { quality: 90 });
+  const head = [
+    ...(orientation ? [segment(0xe1, concat(text('Exif\0\0'), exifTiff(orientation)))] : []),
+    flavour === 'ultrahdr'
+      ? segment(0xe1, concat(text(XMP_NS), text(primaryXmp(map.length))))
+      : segment(0xe2, ISO_PRIMARY),
+  ];
+  const before = concat(picture.subarray(0, 2), ...head);
+  const mpfLength = 4 + mpfLittle(0, 0, 0).length;
+  const primarySize = before.length + mpfLength + picture.length - 2;
+  const tiffStart = before.length + 4 + 4;
+  const mpf = segment(0xe2, mpfLittle(primarySize, map.length, primarySize - tiffStart + offsetError));
+  return concat(before, mpf, picture.subarray(2), map);
+}
+
+/** The head segments of a JPEG (up to its first scan), with where each payload starts. */
+function segments(bytes: Uint8Array): { code: number; at: number; data: Uint8Array }[] {
+  const out = [];
+  for (let at = 2; at + 4 <= bytes.length && bytes[at] === 0xff && bytes[at + 1] !== 0xda; ) {
+    const length = (bytes[at + 2]! << 8) | bytes[at + 3]!;
+    out.push({ code: bytes[at + 1]!, at: at + 4, data: bytes.subarray(at + 4, at + 2 + length) });
+    at += 2 + length;
+  }
+  return out;
+}
+
+/** The images an output's MPF index names, read as a viewer would: offsets from the MPF TIFF header. */
+function mpfImages(bytes: Uint8Array): { offset: number; size: number }[] {
+  const mpf = segments(bytes).find((s) => s.code === 0xe2 && latin1(s.data.subarray(0, 4)) === 'MPF\0');
+  expect(mpf, 'an MPF APP2 segment').toBeDefined();
+  const tiff = mpf!.data.subarray(4);
+  const v = new DataView(tiff.buffer, tiff.byteOffset, tiff.byteLength);
+  const little = latin1(tiff.subarray(0, 2)) === 'II';
+  const ifd = v.getUint32(4, little);
+  const count = v.getUint16(ifd, little);
+  let entries = -1;
+  let images = 0;
+  for (let i = 0; i < count; i++) {
+    const at = ifd + 2 + i * 12;
+    if (v.getUint16(at, little) === 0xb001) images = v.getUint32(at + 8, little);
+    if (v.getUint16(at, little) === 0xb002) entries = v.getUint32(at + 8, little);
+  }
+  expect(images).toBe(2);
+  const base = mpf!.at + 4;
+  return [0, 1].map((i) => {
+    const size = v.getUint32(entries + i * 16 + 4, little);
+    const offset = v.getUint32(entries + i * 16 + 8, little);
+    return { size, offset: i === 0 ? 0 : base + offset };
+  });
+}
+
+/** The output's gain map, found through its MPF index, checked to be a whole JPEG. */
+function outputMap(bytes: Uint8Array): Uint8Array {
+  const [primary, map] = mpfImages(bytes);
+  expect(primary!.size, 'primary size').toBe(map!.offset);
+  expect(map!.offset + map!.size).toBe(bytes.length);
+  expect([bytes[map!.offset], bytes[map!.offset + 1]]).toEqual([0xff, 0xd8]);
+  expect([bytes[primary!.size - 2], bytes[primary!.size - 1]], 'primary ends with EOI').toEqual([0xff, 0xd9]);
+  return bytes.subarray(map!.offset, map!.offset + map!.size);
+}
+
+const xmpOf = (jpeg: Uint8Array): string =>
+  segments(jpeg)
+    .filter((s) => s.code === 0xe1 && latin1(s.data.subarray(0, XMP_NS.length)) === XMP_NS)
+    .map((s) => latin1(s.data))
+    .join('');
+
+async function compressed(parts: Record<string, string | number | Uint8Array>) {
+  const res = await compressCall(key.key, { filename: 'hdr.jpg', ...parts });
+  const bytes = await bodyBytes(res);
+  expect(res.status, latin1(bytes.subarray(0, 200))).toBe(200);
+  return { res, bytes };
+}
+
+describe('Ultra HDR gain maps, JPEG → JPEG', () => {
+  it('keeps the map resized with the picture, its hdrgm XMP, and the directory length right', async () => {
+    const { res, bytes } = await compressed({ image: gainMapJpeg(), format: 'jpeg', width: 128 });
+    expect(res.headers.get('x-gain-map')).toBe('kept');
+    expect(decodeAny(bytes.subarray(0, mpfImages(bytes)[0]!.size)).width).toBe(128);
+    const map = outputMap(bytes);
+    const decoded = decodeAny(map);
+    expect([decoded.width, decoded.height]).toEqual([32, 24]);
+    for (const field of [
+      'GainMapMin="-0.25"',
+      'GainMapMax="2.5"',
+      'Gamma="1"',
+      'OffsetSDR="0.015625"',
+      'HDRCapacityMax="2.5"',
+    ])
+      expect(xmpOf(map)).toContain(`hdrgm:${field}`);
+    const primaryXmp = xmpOf(bytes.subarray(0, mpfImages(bytes)[0]!.size));
+    expect(primaryXmp).toContain('hdrgm:Version="1.0"');
+    expect(primaryXmp).toMatch(new RegExp(`Item:Semantic="GainMap"[^>]*Item:Length="${map.length}"`));
+  });
+
+  it('turns the map with the EXIF orientation (6: stored top half bright → upright right half)', async () => {
+    const { res, bytes } = await compressed({ image: gainMapJpeg({ orientation: 6 }), format: 'jpeg', width: 128 });
+    expect(res.headers.get('x-gain-map')).toBe('kept');
+    expect(res.headers.get('x-image-width')).toBe('128');
+    const map = decodeAny(outputMap(bytes));
+    // Upright picture 192×256 → 128×171; the 48×64 upright map scales by the same 171/256 and 128/192.
+    expect([map.width, map.height]).toEqual([32, 43]);
+    expect(pixel(map, 28, 20)[0], 'right: the stored top').toBeGreaterThan(180);
+    expect(pixel(map, 3, 20)[0], 'left: the stored bottom').toBeLessThan(70);
+  });
+
+  it('keeps the map with metadata=strip and at full size', async () => {
+    const { res, bytes } = await compressed({ image: gainMapJpeg(), format: 'jpeg', metadata: 'strip' });
+    expect(res.headers.get('x-gain-map')).toBe('kept');
+    const map = decodeAny(outputMap(bytes));
+    expect([map.width, map.height]).toEqual([64, 48]);
+    const primaryXmp = xmpOf(bytes.subarray(0, mpfImages(bytes)[0]!.size));
+    expect(primaryXmp).toContain('Item:Semantic="GainMap"');
+    expect(primaryXmp, 'the rest of the XMP is stripped').not.toContain('CreatorTool');
+  });
+
+  it('with metadata=keep, updates the map length in the XMP it keeps', async () => {
+    const { res, bytes } = await compressed({ image: gainMapJpeg(), format: 'jpeg', width: 128, metadata: 'keep' });
+    expect(res.headers.get('x-gain-map')).toBe('kept');
+    const map = outputMap(bytes);
+    const primaryXmp = xmpOf(bytes.subarray(0, mpfImages(bytes)[0]!.size));
+    expect(primaryXmp).toContain('xmp:CreatorTool="Camera 1.0"');
+    expect(primaryXmp).toMatch(new RegExp(`Item:Semantic="GainMap"[^>]*Item:Length="${map.length}"`));
+    expect(primaryXmp.match(/Container:Directory>/g)).toHaveLength(2);
+  });
+
+  it('the never-bigger rewrite of an upright picture keeps the input map byte for byte', async () => {
+    const input = gainMapJpeg();
+    const { res, bytes } = await compressed({ image: input, format: 'jpeg', quality: 100 });
+    expect(res.headers.get('x-quality')).toBe('lossless');
+    expect(res.headers.get('x-gain-map')).toBe('kept');
+    const inputMap = input.subarray(input.length - outputMap(bytes).length);
+    expect(outputMap(bytes)).toEqual(inputMap);
+  });
+
+  it('says dropped for PNG and WebP output', async () => {
+    for (const format of ['png', 'webp']) {
+      const { res } = await compressed({ image: gainMapJpeg(), format, width: 64 });
+      expect(res.headers.get('x-gain-map'), format).toBe('dropped');
+    }
+  });
+
+  it('says dropped for a transformed picture (the map is not cropped or turned yet), and writes no map', async () => {
+    const transformations: Record<string, string | number>[] = [
+      { fit: 'cover', width: 64, height: 64 },
+      { rotate: 90 },
+      { flip: 'h' },
+    ];
+    for (const parts of transformations) {
+      const { res, bytes } = await compressed({ image: gainMapJpeg(), format: 'jpeg', ...parts });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-gain-map'), JSON.stringify(parts)).toBe('dropped');
+      // One image: no second image after the picture's end-of-image marker.
+      expect([bytes[bytes.length - 2], bytes[bytes.length - 1]]).toEqual([0xff, 0xd9]);
+      expect(hasSecondSoi(bytes)).toBe(false);
+    }
+  });
+
+  it('a corrupt MPF offset: the picture compresses, the map is dropped and the header says so', async () => {
+    for (const offsetError of [5, 1 << 30]) {
+      const { res, bytes } = await compressed({ image: gainMapJpeg({ offsetError }), format: 'jpeg', width: 128 });
+      expect(res.headers.get('x-gain-map')).toBe('dropped');
+      expect(decodeAny(bytes).width).toBe(128);
+    }
+  });
+
+  it('a JPEG without a gain map has no X-Gain-Map header', async () => {
+    const plain = encodePixelsJpeg(new Uint8Array(64 * 48 * 3).fill(128), 64, 48, 3, { quality: 90 });
+    const { res } = await compressed({ image: plain, format: 'jpeg' });
+    expect(res.headers.has('x-gain-map')).toBe(false);
+  });
+});
+
+describe('ISO 21496-1 gain maps', () => {
+  it('are detected and kept, with their APP2 blocks in the primary and the map', async () => {
+    const { res, bytes } = await compressed({ image: gainMapJpeg({ flavour: 'iso' }), format: 'jpeg', width: 128 });
+    expect(res.headers.get('x-gain-map')).toBe('kept');
+    const map = outputMap(bytes);
+    expect([decodeAny(map).width, decodeAny(map).height]).toEqual([32, 24]);
+    const iso = (jpeg: Uint8Array) =>
+      segments(jpeg).find((s) => s.code === 0xe2 && latin1(s.data.subarray(0, ISO_URN.length)) === ISO_URN)?.data;
+    expect(iso(map)).toEqual(ISO_MAP);
+    expect(iso(bytes.subarray(0, mpfImages(bytes)[0]!.size))).toEqual(ISO_PRIMARY);
+  });
+});
+
+describe('the memory plan', () => {
+  it('counts the map, and drops it rather than refuse a picture that fits alone', () => {
+    // A noisy map as large as its picture, so its phase outweighs the picture's.
+    const bytes = gainMapJpeg({ map: { width: 256, height: 192 }, noisyMap: true });
+    const request = { bytes, format: 'jpeg' as const, quality: 80 };
+    const header = readHeader('jpeg', bytes);
+    const picture = plan('jpeg', header, bytes.length, { ...request, width: 128 });
+    const roomy = planGainMap(request, header, picture, 1e9);
+    expect(roomy?.gainMap.keep).toBe(true);
+    expect(roomy!.estimate).toBeGreaterThan(picture.estimate);
+    const tight = planGainMap(request, header, picture, picture.estimate);
+    expect(tight?.gainMap.keep).toBe(false);
+    expect(tight?.gainMap.reason).toMatch(/memory/);
+    expect(tight!.estimate).toBe(picture.estimate);
+  });
+});
+
+/** Whether a second start-of-image marker follows the first image's end-of-image marker. */
+function hasSecondSoi(bytes: Uint8Array): boolean {
+  for (let i = 2; i + 3 < bytes.length; i++)
+    if (bytes[i] === 0xff && bytes[i + 1] === 0xd9 && bytes[i + 2] === 0xff && bytes[i + 3] === 0xd8) return true;
+  return false;
+}
