@@ -49,7 +49,8 @@ export function planGainMap(
   if (request.format !== 'jpeg') return dropped(`${request.format} output carries no gain map`);
   // mapGeometry takes the orientation and the resize only: a map left uncropped or unturned beside a
   // transformed picture would light the wrong pixels.
-  if (request.transform) return dropped('a transformed picture (fit, rotate, flip, pad) does not carry its gain map yet');
+  if (request.transform)
+    return dropped('a transformed picture (fit, rotate, flip, pad) does not carry its gain map yet');
   if (!source.map) return dropped(source.problem ?? 'the gain map was not found');
   const map = source.map;
   const geometry = mapGeometry(
