@@ -16,7 +16,7 @@ export interface EngineHeap {
 
 /** A Slot (instances.ts) of any module: the object names the module's functions it calls (M). */
 interface Lender {
-  borrow(): { instance: unknown; release: (failed: boolean) => void };
+  borrow(exclusive?: boolean): { instance: unknown; release: (failed: boolean) => void };
 }
 
 export abstract class BorrowedInstance<M extends EngineHeap> {
@@ -25,8 +25,9 @@ export abstract class BorrowedInstance<M extends EngineHeap> {
   private readonly frees: (() => void)[] = [];
   private closed = false;
 
-  protected constructor(slot: Lender) {
-    const borrowed = slot.borrow();
+  /** `exclusive`: the instance is this object's alone until close (instances.ts, Slot.borrow). */
+  protected constructor(slot: Lender, exclusive = false) {
+    const borrowed = slot.borrow(exclusive);
     this.codec = borrowed.instance as EmscriptenInstance<M>;
     this.release = borrowed.release;
   }
@@ -123,6 +124,28 @@ export function withInputJob<R>(
   try {
     if (!jobPtr) throw outOfMemory('job');
     return fn(jobPtr);
+  } finally {
+    job.destroy(jobPtr);
+    m._free(inputPtr);
+  }
+}
+
+/** withInputJob for `fn` that awaits, on an instance the caller holds for it alone meanwhile. */
+export async function withInputJobGivingWay<R>(
+  codec: EmscriptenInstance<EngineHeap>,
+  input: Uint8Array,
+  job: InputJobFunctions,
+  outOfMemory: (what: 'input' | 'job') => Error,
+  fn: (jobPtr: number) => Promise<R>,
+): Promise<R> {
+  const m = codec.module;
+  const inputPtr = m._malloc(Math.max(1, input.length));
+  if (!inputPtr) throw outOfMemory('input');
+  codec.heap().set(input, inputPtr);
+  const jobPtr = job.create(inputPtr, input.length);
+  try {
+    if (!jobPtr) throw outOfMemory('job');
+    return await fn(jobPtr);
   } finally {
     job.destroy(jobPtr);
     m._free(inputPtr);
