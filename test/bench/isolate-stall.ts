@@ -52,6 +52,7 @@ export const STALL_CASES: Case[] = [
   { name: '24 MP JPEG → JPEG', input: photo24, options: { format: 'jpeg', quality: 80 } },
   { name: '3 MP PNG → palette PNG', input: photoPng, options: { format: 'png', palette: true } },
   { name: '12 MP JPEG → WebP', input: photo12, options: { format: 'webp', quality: 80 } },
+  { name: '24 MP JPEG → WebP', input: photo24, options: { format: 'webp', quality: 80 } },
 ];
 
 export interface StallRow {
