@@ -69,9 +69,17 @@ export async function countRequest<T>(handle: () => Promise<T>): Promise<T> {
   }
 }
 
+let lastEngineJobStart = Number.NEGATIVE_INFINITY;
+
+/** When the latest engine work began (tests: a wait before it is the request's own start, not the engine's). */
+export function lastEngineJobStarted(): number {
+  return lastEngineJobStart;
+}
+
 /** Marks engine work (a compression), which does not hold other engine work's yields open. */
 export async function engineJob<T>(work: () => Promise<T>): Promise<T> {
   engineJobs++;
+  lastEngineJobStart = performance.now();
   try {
     return await work();
   } finally {
