@@ -214,6 +214,13 @@ export class JpegJob extends EngineJob<JpegModule> {
     return this.output();
   }
 
+  /** `transcode` in steps (reading the coefficients, then every pass of the output), giving way between them. */
+  async transcodeGivingWay(orientation: number, progressive: boolean): Promise<EncodedJpeg> {
+    this.check(this.call('transcode_begin', this.job, orientation, Number(progressive)), 'transcode');
+    await this.steps('transcode_step', 'transcode');
+    return this.output();
+  }
+
   /** @internal encodePixelsJpeg's call, on a job without input. */
   encodeWholePixels(ptr: number, ...encoding: PixelsEncoding): Uint8Array {
     this.check(this.call('encode_pixels', this.job, ptr, ...encodingArgs(encoding)), 'encode');

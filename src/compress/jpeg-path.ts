@@ -13,7 +13,7 @@ import type { Plan } from './memory-plan.ts';
 import type { CompressRequest, CompressResult, SourcePath } from './types.ts';
 import { sourceToPng } from './source-png.ts';
 import { encodeAsRequestedAsync } from './target-size.ts';
-import { timed, timedAsync, type Timings } from './timings.ts';
+import { timedAsync, type Timings } from './timings.ts';
 
 export const compressJpeg: SourcePath = async (request, plan, orientation, metadata) => {
   const timings: Timings = { decode: 0, resize: 0, encode: 0 };
@@ -32,7 +32,7 @@ export const compressJpeg: SourcePath = async (request, plan, orientation, metad
       if (request.targetKb !== undefined) await timedAsync(timings, 'decode', () => job.keepFrameGivingWay());
       const result = await finish(request, timings, plan.output.width, plan.output.height, encode);
       if (plan.lossless && result.bytes.length >= request.bytes.length) {
-        return timed(timings, 'encode', () => losslessRewrite(request.bytes, job, result, orientation, metadata));
+        return timedAsync(timings, 'encode', () => losslessRewrite(request.bytes, job, result, orientation, metadata));
       }
       return result;
     }),
@@ -138,13 +138,13 @@ async function jpegToAvif(
  * metadata filtered. The lossy result stays only if it is smaller than all of them, or if the only
  * rewrites would trim edge blocks (an orientation on a size that is not a whole number of MCUs).
  */
-function losslessRewrite(
+async function losslessRewrite(
   input: Uint8Array,
   job: JpegJob,
   lossy: CompressResult,
   orientation: Orientation,
   metadata: MetadataMode,
-): CompressResult {
+): Promise<CompressResult> {
   // The rewrites keep the input's colour model (CMYK stays CMYK), so its profile is judged against that.
   const filter = segmentFilter(job.info.markers, metadata, job.info.components);
   job.clearMarkers();
@@ -153,9 +153,10 @@ function losslessRewrite(
     if (data) job.addMarker(marker.code, data);
   }
   // A rotation that would trim partial edge blocks is no lossless rewrite: the caller asked for no crop.
-  const candidates = [job.transcode(orientation, false), job.transcode(orientation, true)].filter(
-    (c) => c.width === lossy.width && c.height === lossy.height,
-  );
+  const candidates = [
+    await job.transcodeGivingWay(orientation, false),
+    await job.transcodeGivingWay(orientation, true),
+  ].filter((c) => c.width === lossy.width && c.height === lossy.height);
   const stripped = orientation === 1 ? stripJpeg(input, filter) : null;
   if (stripped) candidates.push({ bytes: stripped, width: job.info.width, height: job.info.height });
   const best = candidates.reduce<EncodedJpeg>((a, b) => (b.bytes.length < a.bytes.length ? b : a), lossy);

@@ -260,10 +260,18 @@ static const JXFORM_CODE TRANSFORMS[9] = {
 /*
  * The lossless rewrite: DCT coefficients copied, orientation applied on the blocks (partial edge blocks
  * that cannot move are trimmed, as jpegtran -trim does), Huffman tables optimised, progressive when
- * asked; only the queued markers are written.
+ * asked; only the queued markers are written. In steps: the coefficients are read SR_TRANSCODE_FEED_BYTES
+ * of the input at a time (the decoder suspends at the step's share: sr_job.c's source), and the output's
+ * passes (every scan's, twice with optimised tables) go through finish_step.
  */
-EMSCRIPTEN_KEEPALIVE int sr_job_transcode(sr_job *job, int orientation, int progressive) {
-  TRY(job);
+#define SR_TRANSCODE_FEED_BYTES (256 * 1024)
+/* Row work (give-way.ts's pixels) a step's bytes of entropy-coded data stand for: decoding them costs
+ * about what a row of this many pixels decoded, resampled and encoded does. */
+#define SR_TRANSCODE_WORK_PER_BYTE 2
+
+enum { SR_XF_READ, SR_XF_FINISH };
+
+static void transcode_begin(sr_job *job, int orientation, int progressive) {
   if (orientation < 1 || orientation > 8) sr_fail(job, "orientation must be 1 to 8");
   sr_chunks_clear(job);
   j_decompress_ptr s = &job->dec;
@@ -271,31 +279,76 @@ EMSCRIPTEN_KEEPALIVE int sr_job_transcode(sr_job *job, int orientation, int prog
   job->dec_open = 1;
   jpeg_read_header(s, TRUE);
   sr_check_data_length(job, s);
-  jpeg_transform_info xf;
-  memset(&xf, 0, sizeof(xf));
-  xf.transform = TRANSFORMS[orientation];
-  xf.trim = TRUE;
-  if (!jtransform_request_workspace(s, &xf)) sr_fail(job, "the transform cannot be applied to this JPEG");
-  jvirt_barray_ptr *src_coef = jpeg_read_coefficients(s);
-  if (job->err.fatal_warnings) longjmp(job->err.jump, 1);
-  j_compress_ptr c = &job->enc;
-  sr_error_init(job, &c->err);
-  jpeg_create_compress(c);
-  job->enc_open = 1;
-  jpeg_copy_critical_parameters(s, c);
-  jvirt_barray_ptr *dst_coef = jtransform_adjust_parameters(s, c, src_coef, &xf);
-  c->optimize_coding = TRUE;
-  if (progressive) sr_progression(c);
-  sr_dest_chunks(c, job);
-  jpeg_write_coefficients(c, dst_coef);
-  sr_write_markers(job, c);
-  jtransform_execute_transform(s, c, src_coef, &xf);
-  jpeg_finish_compress(c);
-  job->result_w = (int)c->image_width;
-  job->result_h = (int)c->image_height;
+  jpeg_transform_info *xf = calloc(1, sizeof(jpeg_transform_info));
+  if (!xf) sr_fail(job, "out of memory for the transform");
+  job->xf = xf;
+  xf->transform = TRANSFORMS[orientation];
+  xf->trim = TRUE;
+  if (!jtransform_request_workspace(s, xf)) sr_fail(job, "the transform cannot be applied to this JPEG");
+  job->xf_orientation = orientation;
+  job->xf_progressive = progressive;
+  job->step_phase = SR_XF_READ;
+  /* Arithmetic-coded data cannot suspend in libjpeg: read it whole. */
+  if (!s->arith_code) job->feed_limit = (uint32_t)(s->src->next_input_byte - job->input) + SR_TRANSCODE_FEED_BYTES;
+}
+
+/* The rewrite's next step under the caller's setjmp: 1 once the output is complete. */
+static int transcode_step(sr_job *job, int max_rows) {
+  j_decompress_ptr s = &job->dec;
+  job->step_work = 0;
+  if (job->step_phase == SR_XF_READ) {
+    jvirt_barray_ptr *src_coef = jpeg_read_coefficients(s);
+    if (!src_coef) {
+      job->feed_limit += SR_TRANSCODE_FEED_BYTES;
+      job->step_work = SR_TRANSCODE_FEED_BYTES * SR_TRANSCODE_WORK_PER_BYTE;
+      return 0;
+    }
+    job->feed_limit = 0;
+    if (job->err.fatal_warnings) longjmp(job->err.jump, 1);
+    jpeg_transform_info *xf = job->xf;
+    j_compress_ptr c = &job->enc;
+    sr_error_init(job, &c->err);
+    jpeg_create_compress(c);
+    job->enc_open = 1;
+    jpeg_copy_critical_parameters(s, c);
+    jvirt_barray_ptr *dst_coef = jtransform_adjust_parameters(s, c, src_coef, xf);
+    c->optimize_coding = TRUE;
+    if (job->xf_progressive) sr_progression(c);
+    sr_dest_chunks(c, job);
+    jpeg_write_coefficients(c, dst_coef);
+    sr_write_markers(job, c);
+    jtransform_execute_transform(s, c, src_coef, xf);
+    job->step_phase = SR_XF_FINISH;
+    job->step_row = -2;
+    return 0;
+  }
+  if (!finish_step(job, max_rows)) return 0;
+  job->result_w = (int)job->enc.image_width;
+  job->result_h = (int)job->enc.image_height;
   jpeg_finish_decompress(s);
   sr_job_cleanup(job);
+  return 1;
+}
+
+/* The rewrite in one call: every step at once. */
+EMSCRIPTEN_KEEPALIVE int sr_job_transcode(sr_job *job, int orientation, int progressive) {
+  TRY(job);
+  transcode_begin(job, orientation, progressive);
+  job->feed_limit = 0;
+  while (!transcode_step(job, INT_MAX)) continue;
   return 0;
+}
+
+/* The rewrite in steps: begin (0 or -1), then sr_job_transcode_step until it returns 0 (1: more, -1: failed). */
+EMSCRIPTEN_KEEPALIVE int sr_job_transcode_begin(sr_job *job, int orientation, int progressive) {
+  TRY(job);
+  transcode_begin(job, orientation, progressive);
+  return 0;
+}
+
+EMSCRIPTEN_KEEPALIVE int sr_job_transcode_step(sr_job *job, int max_rows) {
+  TRY(job);
+  return transcode_step(job, max_rows) ? 0 : 1;
 }
 
 EMSCRIPTEN_KEEPALIVE int sr_job_chunk_count(sr_job *job) { return job->output.count; }

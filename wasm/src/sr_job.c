@@ -38,6 +38,9 @@ static void close_run(sr_job *job) {
 
 void sr_job_cleanup(sr_job *job) {
   close_run(job);
+  job->feed_limit = 0;
+  free(job->xf);
+  job->xf = NULL;
   if (job->enc_open) jpeg_destroy_compress(&job->enc);
   sr_trellis_off();
   free(job->enc_row);
@@ -88,6 +91,7 @@ typedef struct {
   struct jpeg_source_mgr pub;
   const uint8_t *data;
   uint32_t len, pos;
+  const uint32_t *limit; /* the job's feed_limit */
 } sr_source;
 
 static void source_init(j_decompress_ptr d) { (void)d; }
@@ -102,23 +106,33 @@ static boolean source_fill(j_decompress_ptr d) {
     src->pub.bytes_in_buffer = 2;
     return TRUE;
   }
+  /* A decoder in steps suspends here (libjpeg's suspending source: its decoders resume at the unit they
+   * were in, from the bytes not yet consumed, which stay where they are). */
+  const uint32_t limit = *src->limit;
+  if (limit && src->pos >= limit) return FALSE;
   uint32_t n = src->len - src->pos;
   if (n > SR_SOURCE_BYTES) n = SR_SOURCE_BYTES;
+  if (limit && n > limit - src->pos) n = limit - src->pos;
   src->pub.next_input_byte = src->data + src->pos;
   src->pub.bytes_in_buffer = n;
   src->pos += n;
   return TRUE;
 }
 
+/* Skips within the input itself, never through fill_input_buffer (which may suspend); a skip past the
+ * end leaves the source at the end, where the next fill inserts the EOI. */
 static void source_skip(j_decompress_ptr d, long count) {
-  struct jpeg_source_mgr *src = d->src;
+  sr_source *src = (sr_source *)d->src;
   if (count <= 0) return;
-  while (count > (long)src->bytes_in_buffer) {
-    count -= (long)src->bytes_in_buffer;
-    (void)(*src->fill_input_buffer)(d);
+  if ((size_t)count <= src->pub.bytes_in_buffer) {
+    src->pub.next_input_byte += (size_t)count;
+    src->pub.bytes_in_buffer -= (size_t)count;
+    return;
   }
-  src->next_input_byte += (size_t)count;
-  src->bytes_in_buffer -= (size_t)count;
+  const uint32_t beyond = (uint32_t)((size_t)count - src->pub.bytes_in_buffer);
+  src->pos = beyond > src->len - src->pos ? src->len : src->pos + beyond;
+  src->pub.next_input_byte = src->data + src->pos;
+  src->pub.bytes_in_buffer = 0;
 }
 
 void sr_open_decoder(sr_job *job, j_decompress_ptr d) {
@@ -135,6 +149,7 @@ void sr_open_decoder(sr_job *job, j_decompress_ptr d) {
   src->data = job->input;
   src->len = job->input_len;
   src->pos = 0;
+  src->limit = &job->feed_limit;
   d->src = &src->pub;
 }
 

@@ -118,6 +118,13 @@ struct sr_job {
    * pass is prepared), and the work the last step did (pixels a row, or a coefficient row, covers). */
   int step_phase, step_started, step_row;
   uint32_t step_work;
+  /* A decoder reading in steps (the lossless rewrite's coefficients) suspends when its source reaches
+   * this offset of the input; 0: no limit. */
+  uint32_t feed_limit;
+  /* The lossless rewrite in steps: its transform (a jpeg_transform_info, transupp.h) and the
+   * coefficients read, and the output's orientation and mode. */
+  void *xf;
+  int xf_orientation, xf_progressive;
 };
 
 /* Closes whatever a run left open; a run that failed unwinds to its entry point, which calls this. */
