@@ -54,6 +54,8 @@ for patch in patches/*.patch; do patch -s -d "$src" -p1 <"$patch"; done
 # same compile flags. No threads.
 tar -xzf "$WEBP_TARBALL" -C "$work"
 webp="$work/libwebp-${WEBP_VERSION}"
+# Our changes to libwebp (patches/webp/), each with its reason inside.
+for patch in patches/webp/*.patch; do patch -s -d "$webp" -p1 <"$patch"; done
 mkdir -p "$work/webp"
 (cd "$webp" && ls src/dec/*.c src/dsp/*.c src/enc/*.c src/utils/*.c sharpyuv/*.c | LC_ALL=C sort) >"$work/webp/sources"
 compile_each "-O3 -msimd128 -msse2 $PREFIX_MAP -I$webp -I$webp/src" "$webp" "$work/webp" libwebp.a

@@ -150,9 +150,14 @@ extern void srw_give_way(uint32_t pixels);
  */
 static int srw_progress(int percent, const WebPPicture *pic) {
   sr_webp_enc *e = pic->user_data;
-  if (e->give_way && percent > e->percent) {
-    const uint64_t pixels = (uint64_t)pic->width * (uint64_t)pic->height * (uint64_t)(percent - e->percent) / 100;
-    e->percent = percent;
+  if (e->give_way) {
+    /* Called at every macroblock row as well (patches/webp/01-progress-every-row.patch): the work is
+     * counted by the percent, the clock decides the rest. */
+    uint64_t pixels = 0;
+    if (percent > e->percent) {
+      pixels = (uint64_t)pic->width * (uint64_t)pic->height * (uint64_t)(percent - e->percent) / 100;
+      e->percent = percent;
+    }
     srw_give_way((uint32_t)pixels);
   }
   return emscripten_get_heap_size() <= e->heap_limit;
