@@ -16,7 +16,7 @@ export interface EngineHeap {
 
 /** A Slot (instances.ts) of any module: the object names the module's functions it calls (M). */
 interface Lender {
-  borrow(exclusive?: boolean): { instance: unknown; release: (failed: boolean) => void };
+  borrow(): { instance: unknown; release: (failed: boolean) => void };
 }
 
 export abstract class BorrowedInstance<M extends EngineHeap> {
@@ -25,9 +25,8 @@ export abstract class BorrowedInstance<M extends EngineHeap> {
   private readonly frees: (() => void)[] = [];
   private closed = false;
 
-  /** `exclusive`: the instance is this object's alone until close (instances.ts, Slot.borrow). */
-  protected constructor(slot: Lender, exclusive = false) {
-    const borrowed = slot.borrow(exclusive);
+  protected constructor(slot: Lender) {
+    const borrowed = slot.borrow();
     this.codec = borrowed.instance as EmscriptenInstance<M>;
     this.release = borrowed.release;
   }
