@@ -128,3 +128,25 @@ export function withInputJob<R>(
     m._free(inputPtr);
   }
 }
+
+/** withInputJob for `fn` that awaits, on an instance the caller holds for it alone meanwhile. */
+export async function withInputJobGivingWay<R>(
+  codec: EmscriptenInstance<EngineHeap>,
+  input: Uint8Array,
+  job: InputJobFunctions,
+  outOfMemory: (what: 'input' | 'job') => Error,
+  fn: (jobPtr: number) => Promise<R>,
+): Promise<R> {
+  const m = codec.module;
+  const inputPtr = m._malloc(Math.max(1, input.length));
+  if (!inputPtr) throw outOfMemory('input');
+  codec.heap().set(input, inputPtr);
+  const jobPtr = job.create(inputPtr, input.length);
+  try {
+    if (!jobPtr) throw outOfMemory('job');
+    return await fn(jobPtr);
+  } finally {
+    job.destroy(jobPtr);
+    m._free(inputPtr);
+  }
+}

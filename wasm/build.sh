@@ -54,20 +54,34 @@ for patch in patches/*.patch; do patch -s -d "$src" -p1 <"$patch"; done
 # same compile flags. No threads.
 tar -xzf "$WEBP_TARBALL" -C "$work"
 webp="$work/libwebp-${WEBP_VERSION}"
+# Our changes to libwebp (patches/webp/), each with its reason inside.
+for patch in patches/webp/*.patch; do patch -s -d "$webp" -p1 <"$patch"; done
 mkdir -p "$work/webp"
 (cd "$webp" && ls src/dec/*.c src/dsp/*.c src/enc/*.c src/utils/*.c sharpyuv/*.c | LC_ALL=C sort) >"$work/webp/sources"
 compile_each "-O3 -msimd128 -msse2 $PREFIX_MAP -I$webp -I$webp/src" "$webp" "$work/webp" libwebp.a
 
 EXPORTS='_malloc,_free,_sr_set_quant_tables,_sr_set_deadzone,_sr_set_trellis,_sr_set_trellis_flat,_sr_set_trellis_model,_sr_set_aq,_sr_set_table_scale,_sr_set_scans,_sr_set_dither,_sr_set_align,_sr_set_chroma_sharpen,_sr_resizer_new,_sr_resizer_push_row,_sr_resizer_pull_row,_sr_resizer_free'
 for f in create destroy message info header marker close_header add_marker clear_markers set_pixels channels \
-  decode_frame frame free_frame fatal_warnings rows_decoded encode transcode chunk_count chunk output_len result_width \
-  result_height clear_output encode_pixels rows_begin rows_write rows_finish pull_begin pull; do
+  decode_frame fill_step step_work encode_begin encode_step frame free_frame fatal_warnings rows_decoded encode transcode \
+  transcode_begin transcode_step chunk_count chunk output_len result_width \
+  result_height clear_output encode_pixels rows_begin rows_write rows_finish rows_finish_step pull_begin pull; do
   EXPORTS="$EXPORTS,_sr_job_$f"
 done
 for f in create destroy message info fill encode free_picture frame jpeg_job after_jpeg chunk_count chunk output_len \
-  result_width result_height result_low_memory clear_output rows_begin rows_push fill_from_jpeg pull_begin pull; do
+  result_width result_height result_low_memory clear_output rows_begin rows_push fill_from_jpeg fill_from_jpeg_begin \
+  fill_from_jpeg_step pull_begin pull; do
   EXPORTS="$EXPORTS,_sr_webp_$f"
 done
+
+# libwebp's lossy encode is one call: it gives way from its progress hook (sr_webp_enc.c, srw_give_way,
+# src/sr_give_way.js) by Asyncify, which rewrites only the functions that can be on the stack there, as
+# the optimiser leaves them (the same names appear in a build with --profiling-funcs): our encode's
+# entry (srw_enc_finish and encode_once inlined into it), WebPEncode (the analysis, the encoding loops
+# and the bitstream writer inlined into it), the worker interface's Execute (merged with the identical
+# Launch, without threads), the analysis's segment job it runs, the iterator's progress report, the
+# report that calls the hook, and the hook. The lossless encoder never gives way (the hook does not
+# call srw_give_way for it), so none of its functions are listed.
+ASYNCIFY_ONLY='sr_webp_encode,srw_progress,WebPEncode,Launch,DoSegmentsJob,VP8IteratorProgress,WebPReportProgress'
 
 mkdir -p codec
 # No eval and no filesystem (Workers allow neither); memory grows as a request needs and the instance
@@ -80,7 +94,9 @@ emcc -O3 -msimd128 -I "$src" -I "$work/lib" -I "$webp" -I "$webp/src" \
   -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createJpegModule -sENVIRONMENT=web,worker \
   -sFILESYSTEM=0 -sDYNAMIC_EXECUTION=0 -sALLOW_MEMORY_GROWTH=1 -sMEMORY_GROWTH_GEOMETRIC_STEP=0 -sINITIAL_MEMORY=2MB \
   -sTOTAL_STACK=256KB -sMAXIMUM_MEMORY=2GB -sASSERTIONS=0 -sEXIT_RUNTIME=0 \
-  -sEXPORTED_FUNCTIONS="$EXPORTS" -sEXPORTED_RUNTIME_METHODS=[] -sINCOMING_MODULE_JS_API=[instantiateWasm,locateFile,print,printErr,noInitialRun]
+  -sEXPORTED_FUNCTIONS="$EXPORTS" -sEXPORTED_RUNTIME_METHODS=[] -sINCOMING_MODULE_JS_API=[instantiateWasm,locateFile,print,printErr,noInitialRun] \
+  --js-library src/sr_give_way.js -sASYNCIFY=1 -sASYNCIFY_IMPORTS=[env.srw_give_way] -sASYNCIFY_ONLY="[$ASYNCIFY_ONLY]" \
+  -sASYNCIFY_STACK_SIZE=16384
 
 rm -rf "$work"
 report codec/sr_jpeg.js codec/sr_jpeg.wasm

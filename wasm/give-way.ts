@@ -36,6 +36,21 @@ export const ENGINE_DEFER_MS = 50;
  */
 export const ENGINE_DEFER_RECENT_MS = 250;
 
+/** The slice in force: the constants above, or a test's smaller one (setEngineSliceForTests). */
+let sliceMs = ENGINE_SLICE_MS;
+let slicePixelLimit = ENGINE_SLICE_PIXELS;
+
+/**
+ * Tests: a smaller slice, so that a small image's compression yields several times (a test image of a
+ * few hundred pixels compresses in less than one real slice); returns the previous one to restore.
+ */
+export function setEngineSliceForTests(slice: { ms: number; pixels: number }): { ms: number; pixels: number } {
+  const previous = { ms: sliceMs, pixels: slicePixelLimit };
+  sliceMs = slice.ms;
+  slicePixelLimit = slice.pixels;
+  return previous;
+}
+
 let sliceStart = performance.now();
 let slicePixels = 0;
 /** Requests under way in this isolate, and those of them doing engine work. */
@@ -54,9 +69,17 @@ export async function countRequest<T>(handle: () => Promise<T>): Promise<T> {
   }
 }
 
+let lastEngineJobStart = Number.NEGATIVE_INFINITY;
+
+/** When the latest engine work began (tests: a wait before it is the request's own start, not the engine's). */
+export function lastEngineJobStarted(): number {
+  return lastEngineJobStart;
+}
+
 /** Marks engine work (a compression), which does not hold other engine work's yields open. */
 export async function engineJob<T>(work: () => Promise<T>): Promise<T> {
   engineJobs++;
+  lastEngineJobStart = performance.now();
   try {
     return await work();
   } finally {
@@ -77,8 +100,21 @@ function nextTask(ms = 0): Promise<void> {
  * resumes. Cheap when it does not yield: a clock read.
  */
 export async function giveWay(pixels = 0): Promise<void> {
+  const yielding = giveWayNow(pixels);
+  if (yielding) await yielding;
+}
+
+/**
+ * giveWay for a caller that must know at once whether to wait (the WebP encoder's progress hook, which
+ * suspends the encode only to yield): the yield's promise when the slice is used up, else undefined.
+ */
+export function giveWayNow(pixels = 0): Promise<void> | undefined {
   slicePixels += pixels;
-  if (performance.now() - sliceStart < ENGINE_SLICE_MS && slicePixels < ENGINE_SLICE_PIXELS) return;
+  if (performance.now() - sliceStart < sliceMs && slicePixels < slicePixelLimit) return undefined;
+  return yieldNow();
+}
+
+async function yieldNow(): Promise<void> {
   await nextTask();
   const deferStart = performance.now();
   while (

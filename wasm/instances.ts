@@ -102,6 +102,8 @@ export class Slot<T extends CodecInstance> {
   private readonly instances: T[] = [];
   /** Requests holding each instance across awaits (borrow). */
   private readonly holders = new Map<T, number>();
+  /** Instances held by one request alone (borrow's `exclusive`), which nothing else is given. */
+  private readonly exclusive = new Set<T>();
   private readonly freshBytes = new Map<T, number>();
   private instantiations = 0;
   private peakBytes = 0;
@@ -135,10 +137,17 @@ export class Slot<T extends CodecInstance> {
    * fed by an asynchronous decoder). Other requests may run on the instance in between: each step is
    * synchronous and touches only its own job's memory. `release` applies run()'s rule: a failed
    * instance (or, unpooled, a grown one) leaves the slot (the holder keeps it alive until it lets go).
+   *
+   * `exclusive`: for work whose steps keep state of the instance's own between them (a JPEG encode in
+   * steps: the trellis's model lives in the module's globals; a WebP encode suspended inside libwebp),
+   * the instance is one nobody holds, or a new one, and is given to nobody else until released. A new
+   * one is made even where the pool's limit leaves no room for it, rather than wait: its memory still
+   * grows only within what the limit leaves, and admission (memory-gate.ts) bounds the requests.
    */
-  borrow(): { instance: T; release: (failed: boolean) => void } {
-    const instance = this.pick();
+  borrow(exclusive = false): { instance: T; release: (failed: boolean) => void } {
+    const instance = this.pick(exclusive);
     this.holders.set(instance, (this.holders.get(instance) ?? 0) + 1);
+    if (exclusive) this.exclusive.add(instance);
     let released = false;
     return {
       instance,
@@ -148,6 +157,7 @@ export class Slot<T extends CodecInstance> {
         const held = (this.holders.get(instance) ?? 1) - 1;
         if (held > 0) this.holders.set(instance, held);
         else this.holders.delete(instance);
+        if (exclusive) this.exclusive.delete(instance);
         this.after(instance, failed);
       },
     };
@@ -157,6 +167,7 @@ export class Slot<T extends CodecInstance> {
   drop(): void {
     this.instances.length = 0;
     this.holders.clear();
+    this.exclusive.clear();
     this.freshBytes.clear();
   }
 
@@ -202,10 +213,11 @@ export class Slot<T extends CodecInstance> {
   }
 
   /**
-   * An instance nobody holds (the largest), a new one while the pool has room, else the least held.
+   * An instance nobody holds (the largest), a new one while the pool has room, else the least held of
+   * those not held exclusively (a new one for an exclusive borrow, or when every instance is).
    * A pool over its limit (the budget was lowered) first lets go of free instances, largest first.
    */
-  private pick(): T {
+  private pick(exclusive = false): T {
     let free = this.instances.filter((i) => !this.holders.has(i));
     while (this.pooled && free.length > 0 && pooledBytes() > poolLimitBytes) {
       const largest = free.reduce((a, b) => (b.memoryBytes() > a.memoryBytes() ? b : a));
@@ -214,8 +226,9 @@ export class Slot<T extends CodecInstance> {
     }
     if (free.length > 0) return free.reduce((a, b) => (b.memoryBytes() > a.memoryBytes() ? b : a));
     const room = !this.pooled || this.instances.length === 0 || pooledBytes() + FRESH_INSTANCE_BYTES <= poolLimitBytes;
-    if (room) return this.instantiate();
-    return this.instances.reduce((a, b) => ((this.holders.get(b) ?? 0) < (this.holders.get(a) ?? 0) ? b : a));
+    const shared = this.instances.filter((i) => !this.exclusive.has(i));
+    if (room || exclusive || shared.length === 0) return this.instantiate();
+    return shared.reduce((a, b) => ((this.holders.get(b) ?? 0) < (this.holders.get(a) ?? 0) ? b : a));
   }
 
   private after(instance: T, failed: boolean): void {

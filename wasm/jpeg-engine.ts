@@ -1,13 +1,22 @@
 // The streaming JPEG engine (wasm/src, built by wasm/build.sh from libjpeg-turbo): header and markers,
 // row decode at a DCT scale, ring-buffer Lanczos3, row encode in three memory modes, and the lossless
 // transcode. Everything about one input happens inside one `withJpegJob` call, synchronously, because
-// the instance is shared by the isolate's requests (wasm/instances.ts).
+// the instance is shared by the isolate's requests (wasm/instances.ts); or, for the service's
+// compressions, inside `withJpegJobGivingWay`, which holds an instance of its own and runs the decode
+// and encode in steps, giving way to the isolate's other requests between them (give-way.ts).
 import createJpegModule from './codec/sr_jpeg.js';
 import jpegWasm from './codec/sr_jpeg.wasm';
 import { EmscriptenInstance, type EmscriptenFactory } from './emscripten.ts';
 import { pooledGrowthLimit, Slot } from './instances.ts';
 import { readChunkedOutput } from './chunked-output.ts';
-import { BorrowedInstance, EngineJob, type InputJobFunctions, withInputJob } from './borrowed.ts';
+import {
+  BorrowedInstance,
+  EngineJob,
+  type InputJobFunctions,
+  withInputJob,
+  withInputJobGivingWay,
+} from './borrowed.ts';
+import { giveWay } from './give-way.ts';
 import { BatchRowReader } from './row-batches.ts';
 
 type Fn = (...args: number[]) => number;
@@ -101,15 +110,33 @@ type PixelsEncoding = [
 
 const encodingArgs = (e: PixelsEncoding): number[] => [e[0], e[1], e[2], e[3], e[4], e[5], Number(e[6])];
 
+/**
+ * Rows (or iMCU rows of a pass over the coefficients) per engine call of a job that gives way: small
+ * enough that a call is a few milliseconds at the largest width, so the slice (give-way.ts) ends near
+ * its mark; each call costs a crossing into the engine and a clock read.
+ */
+export const JPEG_STEP_ROWS = 16;
+
 export class JpegJob extends EngineJob<JpegModule> {
   private header: JpegInfo | undefined;
   private channelCount = 0;
   private outW = 0;
   private outH = 0;
+  private orientation = 1;
 
   /** @internal the job's address in the engine, for the WebP engine's calls that read it. */
   get pointer(): number {
     return this.job;
+  }
+
+  /** The EXIF orientation setPixels was given (1: the rows are upright as stored). */
+  get pixelOrientation(): number {
+    return this.orientation;
+  }
+
+  /** What the engine's last step did, in pixels of row work (give-way.ts). */
+  get stepWork(): number {
+    return this.call('step_work', this.job) >>> 0;
   }
 
   /** What the header says; read on first use, before any pixel. */
@@ -129,6 +156,7 @@ export class JpegJob extends EngineJob<JpegModule> {
     this.channelCount = this.call('channels', this.job);
     this.outW = width;
     this.outH = height;
+    this.orientation = orientation;
   }
 
   /** 1 (grey) or 3 (RGB): what the pixels are after setPixels. */
@@ -152,9 +180,44 @@ export class JpegJob extends EngineJob<JpegModule> {
     return this.output();
   }
 
+  /**
+   * `encode` in steps of JPEG_STEP_ROWS rows, giving way between them (give-way.ts), the same bytes: the
+   * job's instance must be its own meanwhile (withJpegJobGivingWay), since the encoder's trellis keeps
+   * state in the module between steps.
+   */
+  async encodeGivingWay(quality: number, subsample: boolean, mode: EncodeMode): Promise<EncodedJpeg> {
+    // Orientations 3-8 encode from the frame: filled here in steps, or by the encode in one call.
+    if (this.orientation >= 3) await this.keepFrameGivingWay();
+    this.check(this.call('encode_begin', this.job, quality, Number(subsample), ENCODE_MODES[mode]), 'encode');
+    await this.steps('encode_step', 'encode');
+    return this.output();
+  }
+
+  /** `keepFrame` in steps, giving way between them. */
+  async keepFrameGivingWay(): Promise<void> {
+    await this.steps('fill_step', 'decode');
+  }
+
+  /** @internal runs the engine's stepped call until it is done: 1 more, 0 done, -1 failed. */
+  async steps(name: string, what: string, ...args: number[]): Promise<void> {
+    for (;;) {
+      const more = this.call(name, this.job, ...args, JPEG_STEP_ROWS);
+      if (more < 0) this.check(more, what);
+      await giveWay(this.stepWork);
+      if (more === 0) return;
+    }
+  }
+
   /** The lossless rewrite, turned upright on the DCT blocks. */
   transcode(orientation: number, progressive: boolean): EncodedJpeg {
     this.check(this.call('transcode', this.job, orientation, Number(progressive)), 'transcode');
+    return this.output();
+  }
+
+  /** `transcode` in steps (reading the coefficients, then every pass of the output), giving way between them. */
+  async transcodeGivingWay(orientation: number, progressive: boolean): Promise<EncodedJpeg> {
+    this.check(this.call('transcode_begin', this.job, orientation, Number(progressive)), 'transcode');
+    await this.steps('transcode_step', 'transcode');
     return this.output();
   }
 
@@ -177,6 +240,12 @@ export class JpegJob extends EngineJob<JpegModule> {
   /** @internal */
   rowsFinish(): Uint8Array {
     this.check(this.call('rows_finish', this.job), 'encode');
+    return this.output().bytes;
+  }
+
+  /** @internal rowsFinish in steps (a progressive file's later scans), giving way between them. */
+  async rowsFinishGivingWay(): Promise<Uint8Array> {
+    await this.steps('rows_finish_step', 'encode');
     return this.output().bytes;
   }
 
@@ -273,6 +342,35 @@ export class JpegJob extends EngineJob<JpegModule> {
  */
 export function withJpegJob<R>(input: Uint8Array, fn: (job: JpegJob) => R): R {
   return slot.run((codec) => jpegJobIn(codec, input, fn));
+}
+
+/**
+ * Runs `fn`, which awaits (the job's *GivingWay methods), on a job over `input` in an engine instance
+ * held for it alone until `fn` settles (instances.ts, borrow's `exclusive`): between the job's steps
+ * other requests run, on other instances. The input, the job and the hold are let go when `fn` settles.
+ */
+export async function withJpegJobGivingWay<R>(input: Uint8Array, fn: (job: JpegJob) => Promise<R>): Promise<R> {
+  const { instance: codec, release } = slot.borrow(true);
+  let failed = true;
+  try {
+    const result = await jpegJobInGivingWay(codec, input, fn);
+    failed = false;
+    return result;
+  } finally {
+    release(failed);
+  }
+}
+
+/** @internal withJpegJobGivingWay's body, in an instance the caller holds alone (the WebP engine's JPEG input). */
+export function jpegJobInGivingWay<R>(
+  codec: EmscriptenInstance<JpegModule>,
+  input: Uint8Array,
+  fn: (job: JpegJob) => Promise<R>,
+): Promise<R> {
+  const outOfMemory = (what: string) => new JpegEngineError(`out of memory for the ${what}`);
+  return withInputJobGivingWay(codec, input, jobFunctions(codec), outOfMemory, (jobPtr) =>
+    fn(new JpegJob(codec, jobPtr)),
+  );
 }
 
 /** @internal withJpegJob's body, in an instance the caller already holds (the WebP engine's JPEG input). */

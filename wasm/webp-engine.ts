@@ -2,10 +2,13 @@
 // module as the JPEG engine): incremental decode handing out rows, the ring resampler, the encoder fed
 // band by band (YUV for lossy, ARGB for lossless), and JPEG output through a JPEG job whose rows come
 // from the WebP decoder. Like the JPEG engine, everything about one input happens inside one
-// synchronous call, because the instance is shared by the isolate's requests (wasm/instances.ts).
+// synchronous call, because the instance is shared by the isolate's requests (wasm/instances.ts); or,
+// for JPEG input, in steps on an instance held alone (withJpegAsWebpGivingWay), giving way to the
+// isolate's other requests between them, the encode suspended inside libwebp (src/sr_give_way.js).
 import type { EmscriptenInstance } from './emscripten.ts';
 import { BorrowedInstance, EngineJob, type InputJobFunctions, withInputJob } from './borrowed.ts';
-import { JpegJob, jpegJobIn, slot, type JpegMarker } from './jpeg-engine.ts';
+import { giveWay, giveWayNow } from './give-way.ts';
+import { JPEG_STEP_ROWS, JpegJob, jpegJobIn, jpegJobInGivingWay, slot, type JpegMarker } from './jpeg-engine.ts';
 import { BatchRowReader } from './row-batches.ts';
 import { readChunkedOutput } from './chunked-output.ts';
 
@@ -14,6 +17,10 @@ interface EngineModule {
   _malloc: Fn;
   _free: Fn;
   [name: `_sr_${string}`]: Fn;
+  /** Set for an encode that gives way (src/sr_give_way.js): the pixels done since the last call → a promise to wait for, or nothing. */
+  srGiveWay?: ((pixels: number) => Promise<void> | undefined) | undefined;
+  /** After an export returns: the promise of its result when it was suspended, else null. */
+  srAsyncDone?: () => Promise<number> | null;
 }
 
 /** The engine refused the file or ran out of memory; `message` is libwebp's status or ours. */
@@ -36,6 +43,14 @@ export interface EncodedWebp {
 
 /** The encoder's default effort (libwebp's `method`, 0–6): cwebp's and sharp's default. */
 export const WEBP_METHOD = 4;
+
+/**
+ * A lossy WebP encode's cost per pixel of the picture in give-way.ts's pixels of row work (a JPEG row
+ * decoded, resampled and encoded), so that the pixel slice spans about the same time in an encode as
+ * in row work where the clock stands still: a 12 MP photo's encode at method 4 (about 3 s on this
+ * machine) against its row work (about 0.25 s).
+ */
+export const WEBP_ENCODE_WORK_PER_PIXEL = 12;
 
 /** The engine's WebP job constructor and destructor. */
 const jobFunctions = (codec: EmscriptenInstance<EngineModule>): InputJobFunctions => ({
@@ -94,6 +109,46 @@ export class WebpJob extends EngineJob<EngineModule> {
     );
     const ranLowMemory = this.call('result_low_memory', this.job) === 1;
     return { ...this.output(), lowMemory: ranLowMemory };
+  }
+
+  /**
+   * `encode`, suspended where libwebp reports its progress (about every percent of the picture) to give
+   * way to other requests (give-way.ts); a lossless encode runs through. The same bytes. The instance
+   * must be this job's alone until it settles (withJpegAsWebpGivingWay): a suspended encode's stack is
+   * kept in the instance.
+   */
+  async encodeGivingWay(
+    quality: number,
+    lossless: boolean,
+    method = WEBP_METHOD,
+    lowMemory = false,
+    tokenGrowthBytes = 0,
+  ): Promise<EncodedWebp & { lowMemory: boolean }> {
+    const m = this.codec.module;
+    m.srGiveWay = (pixels) => giveWayNow(pixels * WEBP_ENCODE_WORK_PER_PIXEL);
+    let status: number;
+    try {
+      status = this.call('encode', this.job, quality, Number(lossless), method, Number(lowMemory), tokenGrowthBytes);
+      const suspended = m.srAsyncDone?.();
+      if (suspended) status = await suspended;
+    } finally {
+      m.srGiveWay = undefined;
+    }
+    this.check(status, 'encode');
+    const ranLowMemory = this.call('result_low_memory', this.job) === 1;
+    return { ...this.output(), lowMemory: ranLowMemory };
+  }
+
+  /** fillFromJpeg in steps of JPEG_STEP_ROWS rows, giving way between them (its frame first, for an orientation). */
+  async fillFromJpegGivingWay(jpeg: JpegJob, lossless: boolean): Promise<void> {
+    if (jpeg.pixelOrientation !== 1) await jpeg.keepFrameGivingWay();
+    this.check(this.call('fill_from_jpeg_begin', this.job, jpeg.pointer, Number(lossless)), 'decode');
+    for (;;) {
+      const more = this.call('fill_from_jpeg_step', this.job, jpeg.pointer, JPEG_STEP_ROWS);
+      if (more < 0) this.fail('decode');
+      await giveWay(jpeg.stepWork);
+      if (more === 0) return;
+    }
   }
 
   /** Fills the picture from a JPEG job whose pixels are set (its rows, upright): ARGB for lossless, YUV 4:2:0 for lossy. */
@@ -223,6 +278,39 @@ export function withJpegAsWebp<R>(
     });
     return fn(job, markers);
   });
+}
+
+/**
+ * withJpegAsWebp giving way to the isolate's other requests: the instance is held for this alone until
+ * `fn` settles (instances.ts, borrow's `exclusive`), the rows go into the picture in steps, and `fn`
+ * encodes with `encodeGivingWay`.
+ */
+export async function withJpegAsWebpGivingWay<R>(
+  input: Uint8Array,
+  pixels: JpegPixels,
+  lossless: boolean,
+  fn: (job: WebpJob, markers: JpegMarker[]) => Promise<R>,
+): Promise<R> {
+  const { instance, release } = slot.borrow(true);
+  const codec = instance as unknown as EmscriptenInstance<EngineModule>;
+  let failed = true;
+  const jobPtr = codec.module._sr_webp_create!(0, 0);
+  try {
+    if (!jobPtr) throw new WebpEngineError('out of memory for the job');
+    const job = new WebpJob(codec, jobPtr);
+    let markers: JpegMarker[] = [];
+    await jpegJobInGivingWay(instance, input, async (jpeg) => {
+      jpeg.setPixels(pixels.scaleNum, pixels.width, pixels.height, pixels.orientation);
+      await job.fillFromJpegGivingWay(jpeg, lossless);
+      markers = jpeg.info.markers;
+    });
+    const result = await fn(job, markers);
+    failed = false;
+    return result;
+  } finally {
+    codec.module._sr_webp_destroy!(jobPtr);
+    release(failed);
+  }
 }
 
 /**

@@ -3,8 +3,8 @@
 // own encoder (trellis quantisation, progressive or two-pass by memory: memory-plan.ts), by the WebP
 // encoder's picture in the same engine, or pulled in batches by the PNG writer.
 // A JPEG output not smaller than a same-size input is replaced by a lossless rewrite, never by the input.
-import { withJpegJob, type EncodedJpeg, type JpegJob } from '../../wasm/jpeg-engine.ts';
-import { inEngine } from './engine-errors.ts';
+import { withJpegJobGivingWay, type EncodedJpeg, type JpegJob } from '../../wasm/jpeg-engine.ts';
+import { inEngineAsync } from './engine-errors.ts';
 import type { Orientation } from './exif.ts';
 import { stripJpeg } from './jpeg-segments.ts';
 import { jpegMetadata, outputMarkers, segmentFilter, type MetadataMode } from './metadata.ts';
@@ -12,25 +12,27 @@ import { FULL_CHROMA_QUALITY, WEBP_LOSSLESS_EFFORT } from './limits.ts';
 import type { Plan } from './memory-plan.ts';
 import type { CompressRequest, CompressResult, SourcePath } from './types.ts';
 import { sourceToPng } from './source-png.ts';
-import { encodeAsRequested } from './target-size.ts';
-import { timed, type Timings } from './timings.ts';
+import { encodeAsRequestedAsync } from './target-size.ts';
+import { timedAsync, type Timings } from './timings.ts';
 
 export const compressJpeg: SourcePath = async (request, plan, orientation, metadata) => {
   const timings: Timings = { decode: 0, resize: 0, encode: 0 };
   if (request.format === 'webp') return jpegToWebp(request, plan, orientation, metadata, timings);
   if (request.format === 'png') return jpegToPng(request, plan, orientation, metadata, timings);
   if (request.format === 'avif') return jpegToAvif(request, plan, orientation, metadata, timings);
-  return inEngine('JPEG', () =>
-    withJpegJob(request.bytes, (job) => {
+  // In steps that give way to the isolate's other requests (wasm/give-way.ts), on an instance of its own.
+  return inEngineAsync('JPEG', () =>
+    withJpegJobGivingWay(request.bytes, async (job) => {
       job.setPixels(plan.scaleNum, plan.stored.width, plan.stored.height, orientation);
       for (const marker of outputMarkers(job.info.markers, metadata, job.channels))
         job.addMarker(marker.code, marker.data);
-      const encode = (quality: number) => job.encode(quality, quality < FULL_CHROMA_QUALITY, plan.mode).bytes;
+      const encode = async (quality: number) =>
+        (await job.encodeGivingWay(quality, quality < FULL_CHROMA_QUALITY, plan.mode)).bytes;
       // Retries encode the kept rows again instead of decoding the input again.
-      if (request.targetKb !== undefined) timed(timings, 'decode', () => job.keepFrame());
-      const result = finish(request, timings, plan.output.width, plan.output.height, encode);
+      if (request.targetKb !== undefined) await timedAsync(timings, 'decode', () => job.keepFrameGivingWay());
+      const result = await finish(request, timings, plan.output.width, plan.output.height, encode);
       if (plan.lossless && result.bytes.length >= request.bytes.length) {
-        return timed(timings, 'encode', () => losslessRewrite(request.bytes, job, result, orientation, metadata));
+        return timedAsync(timings, 'encode', () => losslessRewrite(request.bytes, job, result, orientation, metadata));
       }
       return result;
     }),
@@ -48,7 +50,7 @@ async function jpegToWebp(
   metadata: MetadataMode,
   timings: Timings,
 ): Promise<CompressResult> {
-  const [{ withJpegAsWebp, WEBP_METHOD }, { packWebp }] = await Promise.all([
+  const [{ withJpegAsWebpGivingWay, WEBP_METHOD }, { packWebp }] = await Promise.all([
     import('../../wasm/webp-engine.ts'),
     import('./webp-riff.ts'),
   ]);
@@ -57,14 +59,21 @@ async function jpegToWebp(
   const { lowMemory, tokenGrowthBytes = 0 } = plan.webp ?? { lossless, lowMemory: false };
   const pixels = { scaleNum: plan.scaleNum, width: plan.stored.width, height: plan.stored.height, orientation };
   const started = performance.now();
-  const result = inEngine('JPEG', () =>
-    withJpegAsWebp(request.bytes, pixels, lossless, (job, markers) => {
+  const result = await inEngineAsync('JPEG', () =>
+    withJpegAsWebpGivingWay(request.bytes, pixels, lossless, async (job, markers) => {
       timings.decode += performance.now() - started;
       const meta = jpegMetadata(markers, metadata);
-      const encode = (quality: number) =>
+      const encode = async (quality: number) =>
         packWebp(
-          job.encode(lossless ? WEBP_LOSSLESS_EFFORT : quality, lossless, WEBP_METHOD, lowMemory, tokenGrowthBytes)
-            .bytes,
+          (
+            await job.encodeGivingWay(
+              lossless ? WEBP_LOSSLESS_EFFORT : quality,
+              lossless,
+              WEBP_METHOD,
+              lowMemory,
+              tokenGrowthBytes,
+            )
+          ).bytes,
           meta,
           width,
           height,
@@ -129,13 +138,13 @@ async function jpegToAvif(
  * metadata filtered. The lossy result stays only if it is smaller than all of them, or if the only
  * rewrites would trim edge blocks (an orientation on a size that is not a whole number of MCUs).
  */
-function losslessRewrite(
+async function losslessRewrite(
   input: Uint8Array,
   job: JpegJob,
   lossy: CompressResult,
   orientation: Orientation,
   metadata: MetadataMode,
-): CompressResult {
+): Promise<CompressResult> {
   // The rewrites keep the input's colour model (CMYK stays CMYK), so its profile is judged against that.
   const filter = segmentFilter(job.info.markers, metadata, job.info.components);
   job.clearMarkers();
@@ -144,9 +153,10 @@ function losslessRewrite(
     if (data) job.addMarker(marker.code, data);
   }
   // A rotation that would trim partial edge blocks is no lossless rewrite: the caller asked for no crop.
-  const candidates = [job.transcode(orientation, false), job.transcode(orientation, true)].filter(
-    (c) => c.width === lossy.width && c.height === lossy.height,
-  );
+  const candidates = [
+    await job.transcodeGivingWay(orientation, false),
+    await job.transcodeGivingWay(orientation, true),
+  ].filter((c) => c.width === lossy.width && c.height === lossy.height);
   const stripped = orientation === 1 ? stripJpeg(input, filter) : null;
   if (stripped) candidates.push({ bytes: stripped, width: job.info.width, height: job.info.height });
   const best = candidates.reduce<EncodedJpeg>((a, b) => (b.bytes.length < a.bytes.length ? b : a), lossy);
@@ -162,13 +172,16 @@ function losslessRewrite(
   };
 }
 
-function finish(
+/** The encode (or a size target's search) and the result, the encoder giving way between its steps. */
+async function finish(
   request: CompressRequest,
   timings: Timings,
   width: number,
   height: number,
-  encodeAt: (quality: number) => Uint8Array,
-): CompressResult {
-  const encoded = timed(timings, 'encode', () => encodeAsRequested(encodeAt, request.quality, request.targetKb));
+  encodeAt: (quality: number) => Promise<Uint8Array>,
+): Promise<CompressResult> {
+  const encoded = await timedAsync(timings, 'encode', () =>
+    encodeAsRequestedAsync(encodeAt, request.quality, request.targetKb),
+  );
   return { ...encoded, inputFormat: 'jpeg', format: request.format, width, height, lossless: false, timings };
 }

@@ -12,3 +12,13 @@ export function timed<T>(timings: Timings, phase: keyof Timings, work: () => T):
     timings[phase] += performance.now() - start;
   }
 }
+
+/** `timed` for work that awaits (engine work giving way): the time until it settles, others' turns included. */
+export async function timedAsync<T>(timings: Timings, phase: keyof Timings, work: () => Promise<T>): Promise<T> {
+  const start = performance.now();
+  try {
+    return await work();
+  } finally {
+    timings[phase] += performance.now() - start;
+  }
+}

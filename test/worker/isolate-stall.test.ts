@@ -1,8 +1,10 @@
 // One compression must not hold up the other requests of its isolate (issue 47, finding 4): while an AVIF
-// or a palette PNG compression runs in this isolate, GET /api/v1/health keeps answering. The test runs in
-// the same isolate as the Worker, so its own timer and calls wait exactly as another request would.
+// or a palette PNG compression runs in this isolate, GET /api/v1/health keeps answering; while a JPEG
+// compresses to JPEG or WebP, a timer set meanwhile fires before it ends. The test runs in the same
+// isolate as the Worker, so its own timer and calls wait exactly as another request would.
 // npm run bench -- isolate-stall measures the same on `npm run dev` with camera-sized photos.
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lastEngineJobStarted, setEngineSliceForTests } from '../../wasm/give-way.ts';
 import { call, makeKey, type TestKey, toolsHeaders } from './helpers.ts';
 import { bodyBytes, compressCall, jpegOf, photo, pngOf, type Parts } from './image-fixtures.ts';
 
@@ -93,4 +95,73 @@ describe('a compression gives way to other requests of its isolate', () => {
     );
     expect(r.gap, JSON.stringify(r)).toBeLessThan(MAX_GAP_MS);
   }, 120_000);
+});
+
+describe('JPEG input gives way between its engine steps', () => {
+  // A slice of a few milliseconds, so that a 2 MP photo's compression (a few hundred milliseconds) yields
+  // many times; the real slice is measured on the bench with camera-sized photos.
+  let previous: { ms: number; pixels: number };
+  beforeAll(async () => {
+    previous = setEngineSliceForTests({ ms: 5, pixels: 50_000 });
+    // The engine's encoders compiled (lazily, on first call), as in the AVIF warm-up above.
+    for (const format of ['jpeg', 'webp']) {
+      const warm = await compressCall(pro.key, { image: jpegOf(photo(128, 128), 90), format });
+      expect(warm.status).toBe(200);
+      await warm.arrayBuffer();
+    }
+  }, 60_000);
+  afterAll(() => {
+    setEngineSliceForTests(previous);
+  });
+
+  /**
+   * Runs the compression while a 0 ms timer is set again each time it fires: the compression's time and
+   * the longest wait of a timer, counted from when it was set or the engine work began, whichever is
+   * later (the request's start, its upload read and parsed, runs before the engine without a macrotask).
+   * A compression that holds the isolate makes one timer wait for all of its engine work.
+   */
+  async function timersDuring(
+    parts: Parts,
+  ): Promise<{ compressMs: number; fired: number; longestWait: number; longestAt: number; quality: string | null }> {
+    let done = false;
+    let fired = 0;
+    let longestWait = 0;
+    let longestAt = 0;
+    const t0 = performance.now();
+    const ticking = (async () => {
+      while (!done) {
+        const set = performance.now();
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        const waited = performance.now() - Math.max(set, lastEngineJobStarted());
+        if (waited > longestWait) [longestWait, longestAt] = [waited, set - t0];
+        fired++;
+      }
+    })();
+    const res = await compressCall(pro.key, parts);
+    const body = await bodyBytes(res);
+    const compressMs = performance.now() - t0;
+    done = true;
+    await ticking;
+    expect(res.status, new TextDecoder().decode(body.subarray(0, 300))).toBe(200);
+    return { compressMs, fired, longestWait, longestAt, quality: res.headers.get('x-quality') };
+  }
+
+  it.each([
+    ['JPEG', 90, { format: 'jpeg', quality: 80 }, '80'],
+    ['WebP', 90, { format: 'webp', quality: 80 }, '80'],
+    // Re-encoded larger than its input, the output is the input's lossless rewrite (its coefficients
+    // transcoded, twice): that gives way too.
+    ['JPEG, its lossless rewrite', 75, { format: 'jpeg', quality: 90 }, 'lossless'],
+  ] as const)(
+    'a 2 MP JPEG → %s: a timer set meanwhile waits a small part of the compression',
+    async (_name, inputQuality, options, quality) => {
+      const input = jpegOf(photo(1600, 1200), inputQuality);
+      const r = await timersDuring({ image: input, ...options });
+      expect(r.quality).toBe(quality);
+      // Held for the whole engine job (one call), the longest wait is most of the compression's time; a
+      // part held in one call (the rewrite's two transcodes were) is a quarter or more of it.
+      expect(r.longestWait, JSON.stringify(r)).toBeLessThan(r.compressMs / 4);
+    },
+    30_000,
+  );
 });

@@ -5,6 +5,7 @@
  */
 #define JPEG_INTERNALS /* the two-pass mode switches the entropy encoder into its statistics mode */
 #include <emscripten.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,7 +63,24 @@ static void encode_sink(sr_job *job, uint8_t *row, void *ctx) {
   write_row(job, row);
 }
 
-static void encode_pass(sr_job *job, int gather) {
+/*
+ * An encode runs in steps, so that the caller can give way to other requests between them (the
+ * TypeScript side awaits wasm/give-way.ts's giveWay): each pass takes its rows a batch at a time, and
+ * finishing a pass (jpeg_finish_compress: in progressive mode, every scan after the first, each a pass
+ * over the whole-image coefficient buffer, twice with optimised tables) goes an iMCU row batch at a
+ * time. The steps call libjpeg's functions in the order one call would, so the bytes are the same.
+ */
+/*
+ * A pass over the coefficient buffer costs about 1/SR_SCAN_PASS_SHARE of what a row decoded, resampled
+ * and encoded costs per pixel: the work a finishing step reports (step_work) is scaled by it, so that
+ * give-way.ts's pixel slice (for a clock that stands still) spans about as much time in either phase.
+ */
+#define SR_SCAN_PASS_SHARE 8
+
+enum { SR_STEP_GATHER_ROWS, SR_STEP_GATHER_FINISH, SR_STEP_WRITE_ROWS, SR_STEP_WRITE_FINISH, SR_STEP_DONE };
+
+/* Starts a pass: its destination, the compressor, the statistics mode or the markers, the rows' run. */
+static void pass_start(sr_job *job, int gather) {
   j_compress_ptr c = &job->enc;
   if (gather) sr_dest_null(c);
   else sr_dest_chunks(c, job);
@@ -71,28 +89,122 @@ static void encode_pass(sr_job *job, int gather) {
    * optimal tables into the compress object, where the writing pass finds them. */
   if (gather) (*c->entropy->start_pass)(c, TRUE);
   else sr_write_markers(job, c);
+  job->step_row = 0;
+  if (!job->frame && !job->source) sr_run_open(job);
+}
+
+/* Up to max_rows rows into the pass (all of them from another decoder's `source`); 1 once every row is in. */
+static int pass_rows(sr_job *job, int max_rows) {
+  const int width = upright_width(job);
   if (job->frame) {
     const int height = upright_height(job);
-    for (int y = 0; y < height; y++) {
+    for (int n = 0; n < max_rows && job->step_row < height; n++, job->step_row++) {
       if (job->orientation == 1) {
-        write_row(job, job->frame + (size_t)y * job->out_w * job->channels);
+        write_row(job, job->frame + (size_t)job->step_row * job->out_w * job->channels);
       } else {
-        oriented_row(job, y, job->enc_row);
+        oriented_row(job, job->step_row, job->enc_row);
         write_row(job, job->enc_row);
       }
+      job->step_work += (uint32_t)width;
     }
-  } else {
-    sr_pipeline_run(job, encode_sink, NULL);
+    return job->step_row >= height;
   }
-  jpeg_finish_compress(c);
+  if (job->source) {
+    sr_pipeline_run(job, encode_sink, NULL);
+    job->step_work += (uint32_t)width * (uint32_t)upright_height(job);
+    return 1;
+  }
+  for (int n = 0; n < max_rows; n++) {
+    uint8_t *row = sr_run_next(job);
+    if (!row) {
+      sr_run_close(job);
+      return 1;
+    }
+    encode_sink(job, row, NULL);
+    job->step_work += (uint32_t)width;
+  }
+  return 0;
 }
 
 /*
- * Encodes the job's pixels (its frame when there is one, else straight from the decoder) at the given
- * quality; subsample 1 = 4:2:0, 0 = 4:4:4. Orientations 3-8 need every row first, so they fill the frame.
+ * jpeg_finish_compress (libjpeg-turbo 2.1.5, jcapimin.c) at most max_rows iMCU rows at a time: the
+ * same calls in the same order, its loop over the remaining passes kept in step_row (-1: the next pass
+ * is not prepared yet). 1 once the file is complete and the compressor reset.
  */
-EMSCRIPTEN_KEEPALIVE int sr_job_encode(sr_job *job, int quality, int subsample, int mode) {
-  TRY(job);
+static int finish_step(sr_job *job, int max_rows) {
+  j_compress_ptr c = &job->enc;
+  if (job->step_row == -2) {
+    if (c->global_state == CSTATE_SCANNING || c->global_state == CSTATE_RAW_OK) {
+      if (c->next_scanline < c->image_height) ERREXIT(c, JERR_TOO_LITTLE_DATA);
+      (*c->master->finish_pass)(c);
+    } else if (c->global_state != CSTATE_WRCOEFS) {
+      ERREXIT1(c, JERR_BAD_STATE, c->global_state);
+    }
+    job->step_row = -1;
+  }
+  const uint32_t row_pixels = (uint32_t)c->image_width * (uint32_t)(c->max_v_samp_factor * DCTSIZE) / SR_SCAN_PASS_SHARE;
+  /* A pass under way (step_row >= 0) may be the last: prepare_for_pass set is_last_pass when it began. */
+  for (int n = 0; job->step_row >= 0 || !c->master->is_last_pass;) {
+    if (job->step_row < 0) {
+      (*c->master->prepare_for_pass)(c);
+      job->step_row = 0;
+    }
+    for (; job->step_row < (int)c->total_iMCU_rows; job->step_row++, n++) {
+      if (n == max_rows) return 0;
+      if (c->progress != NULL) {
+        c->progress->pass_counter = (long)job->step_row;
+        c->progress->pass_limit = (long)c->total_iMCU_rows;
+        (*c->progress->progress_monitor)((j_common_ptr)c);
+      }
+      if (!(*c->coef->compress_data)(c, (JSAMPIMAGE)NULL)) ERREXIT(c, JERR_CANT_SUSPEND);
+      job->step_work += row_pixels;
+    }
+    (*c->master->finish_pass)(c);
+    job->step_row = -1;
+  }
+  (*c->marker->write_file_trailer)(c);
+  (*c->dest->term_destination)(c);
+  jpeg_abort((j_common_ptr)c);
+  return 1;
+}
+
+/* The encode's next step under the caller's setjmp: 1 once the output is complete. */
+static int encode_step(sr_job *job, int max_rows) {
+  job->step_work = 0;
+  switch (job->step_phase) {
+    case SR_STEP_GATHER_ROWS:
+    case SR_STEP_WRITE_ROWS: {
+      const int gather = job->step_phase == SR_STEP_GATHER_ROWS;
+      if (!job->step_started) {
+        pass_start(job, gather);
+        job->step_started = 1;
+      }
+      if (pass_rows(job, max_rows)) {
+        job->step_phase++;
+        job->step_row = -2; /* the finish's first step ends the pass that took the rows */
+      }
+      return 0;
+    }
+    case SR_STEP_GATHER_FINISH:
+    case SR_STEP_WRITE_FINISH:
+      if (!finish_step(job, max_rows)) return 0;
+      job->step_started = 0;
+      if (job->step_phase++ == SR_STEP_GATHER_FINISH) return 0;
+      job->result_w = upright_width(job);
+      job->result_h = upright_height(job);
+      sr_job_cleanup(job);
+      return 1;
+    default:
+      return 1;
+  }
+}
+
+/*
+ * Sets up an encode of the job's pixels (its frame when there is one, else straight from the decoder)
+ * at the given quality; subsample 1 = 4:2:0, 0 = 4:4:4. Orientations 3-8 need every row first, so they
+ * fill the frame (a caller giving way fills it in steps first: sr_job_fill_step). Under the caller's setjmp.
+ */
+static void encode_begin(sr_job *job, int quality, int subsample, int mode) {
   sr_chunks_clear(job);
   if (job->orientation >= 3) sr_frame_fill(job);
   const int width = upright_width(job), height = upright_height(job), ch = job->channels;
@@ -108,12 +220,35 @@ EMSCRIPTEN_KEEPALIVE int sr_job_encode(sr_job *job, int quality, int subsample, 
   } else {
     c->optimize_coding = FALSE;
   }
-  if (mode == SR_MODE_TWO_PASS) encode_pass(job, 1);
-  encode_pass(job, 0);
-  job->result_w = width;
-  job->result_h = height;
-  sr_job_cleanup(job);
+  job->step_phase = mode == SR_MODE_TWO_PASS ? SR_STEP_GATHER_ROWS : SR_STEP_WRITE_ROWS;
+  job->step_started = 0;
+  job->step_work = 0;
+}
+
+/* The encode in one call: every step at once. */
+EMSCRIPTEN_KEEPALIVE int sr_job_encode(sr_job *job, int quality, int subsample, int mode) {
+  TRY(job);
+  encode_begin(job, quality, subsample, mode);
+  while (!encode_step(job, INT_MAX)) continue;
   return 0;
+}
+
+/* The encode in steps: begin, then sr_job_encode_step until it returns 0 (-1: failed, the job cleaned up). */
+EMSCRIPTEN_KEEPALIVE int sr_job_encode_begin(sr_job *job, int quality, int subsample, int mode) {
+  TRY(job);
+  encode_begin(job, quality, subsample, mode);
+  return 0;
+}
+
+/* At most max_rows rows, or iMCU rows of a finishing pass: 1 more to do, 0 the output is complete, -1 failed. */
+EMSCRIPTEN_KEEPALIVE int sr_job_encode_step(sr_job *job, int max_rows) {
+  if (setjmp(job->err.jump)) {
+    sr_job_cleanup(job);
+    job->step_started = 0;
+    job->step_phase = SR_STEP_DONE;
+    return -1;
+  }
+  return encode_step(job, max_rows) ? 0 : 1;
 }
 
 /* EXIF orientation → the lossless transform that turns the stored image upright. */
@@ -125,10 +260,18 @@ static const JXFORM_CODE TRANSFORMS[9] = {
 /*
  * The lossless rewrite: DCT coefficients copied, orientation applied on the blocks (partial edge blocks
  * that cannot move are trimmed, as jpegtran -trim does), Huffman tables optimised, progressive when
- * asked; only the queued markers are written.
+ * asked; only the queued markers are written. In steps: the coefficients are read SR_TRANSCODE_FEED_BYTES
+ * of the input at a time (the decoder suspends at the step's share: sr_job.c's source), and the output's
+ * passes (every scan's, twice with optimised tables) go through finish_step.
  */
-EMSCRIPTEN_KEEPALIVE int sr_job_transcode(sr_job *job, int orientation, int progressive) {
-  TRY(job);
+#define SR_TRANSCODE_FEED_BYTES (256 * 1024)
+/* Row work (give-way.ts's pixels) a step's bytes of entropy-coded data stand for: decoding them costs
+ * about what a row of this many pixels decoded, resampled and encoded does. */
+#define SR_TRANSCODE_WORK_PER_BYTE 2
+
+enum { SR_XF_READ, SR_XF_FINISH };
+
+static void transcode_begin(sr_job *job, int orientation, int progressive) {
   if (orientation < 1 || orientation > 8) sr_fail(job, "orientation must be 1 to 8");
   sr_chunks_clear(job);
   j_decompress_ptr s = &job->dec;
@@ -136,31 +279,76 @@ EMSCRIPTEN_KEEPALIVE int sr_job_transcode(sr_job *job, int orientation, int prog
   job->dec_open = 1;
   jpeg_read_header(s, TRUE);
   sr_check_data_length(job, s);
-  jpeg_transform_info xf;
-  memset(&xf, 0, sizeof(xf));
-  xf.transform = TRANSFORMS[orientation];
-  xf.trim = TRUE;
-  if (!jtransform_request_workspace(s, &xf)) sr_fail(job, "the transform cannot be applied to this JPEG");
-  jvirt_barray_ptr *src_coef = jpeg_read_coefficients(s);
-  if (job->err.fatal_warnings) longjmp(job->err.jump, 1);
-  j_compress_ptr c = &job->enc;
-  sr_error_init(job, &c->err);
-  jpeg_create_compress(c);
-  job->enc_open = 1;
-  jpeg_copy_critical_parameters(s, c);
-  jvirt_barray_ptr *dst_coef = jtransform_adjust_parameters(s, c, src_coef, &xf);
-  c->optimize_coding = TRUE;
-  if (progressive) sr_progression(c);
-  sr_dest_chunks(c, job);
-  jpeg_write_coefficients(c, dst_coef);
-  sr_write_markers(job, c);
-  jtransform_execute_transform(s, c, src_coef, &xf);
-  jpeg_finish_compress(c);
-  job->result_w = (int)c->image_width;
-  job->result_h = (int)c->image_height;
+  jpeg_transform_info *xf = calloc(1, sizeof(jpeg_transform_info));
+  if (!xf) sr_fail(job, "out of memory for the transform");
+  job->xf = xf;
+  xf->transform = TRANSFORMS[orientation];
+  xf->trim = TRUE;
+  if (!jtransform_request_workspace(s, xf)) sr_fail(job, "the transform cannot be applied to this JPEG");
+  job->xf_orientation = orientation;
+  job->xf_progressive = progressive;
+  job->step_phase = SR_XF_READ;
+  /* Arithmetic-coded data cannot suspend in libjpeg: read it whole. */
+  if (!s->arith_code) job->feed_limit = (uint32_t)(s->src->next_input_byte - job->input) + SR_TRANSCODE_FEED_BYTES;
+}
+
+/* The rewrite's next step under the caller's setjmp: 1 once the output is complete. */
+static int transcode_step(sr_job *job, int max_rows) {
+  j_decompress_ptr s = &job->dec;
+  job->step_work = 0;
+  if (job->step_phase == SR_XF_READ) {
+    jvirt_barray_ptr *src_coef = jpeg_read_coefficients(s);
+    if (!src_coef) {
+      job->feed_limit += SR_TRANSCODE_FEED_BYTES;
+      job->step_work = SR_TRANSCODE_FEED_BYTES * SR_TRANSCODE_WORK_PER_BYTE;
+      return 0;
+    }
+    job->feed_limit = 0;
+    if (job->err.fatal_warnings) longjmp(job->err.jump, 1);
+    jpeg_transform_info *xf = job->xf;
+    j_compress_ptr c = &job->enc;
+    sr_error_init(job, &c->err);
+    jpeg_create_compress(c);
+    job->enc_open = 1;
+    jpeg_copy_critical_parameters(s, c);
+    jvirt_barray_ptr *dst_coef = jtransform_adjust_parameters(s, c, src_coef, xf);
+    c->optimize_coding = TRUE;
+    if (job->xf_progressive) sr_progression(c);
+    sr_dest_chunks(c, job);
+    jpeg_write_coefficients(c, dst_coef);
+    sr_write_markers(job, c);
+    jtransform_execute_transform(s, c, src_coef, xf);
+    job->step_phase = SR_XF_FINISH;
+    job->step_row = -2;
+    return 0;
+  }
+  if (!finish_step(job, max_rows)) return 0;
+  job->result_w = (int)job->enc.image_width;
+  job->result_h = (int)job->enc.image_height;
   jpeg_finish_decompress(s);
   sr_job_cleanup(job);
+  return 1;
+}
+
+/* The rewrite in one call: every step at once. */
+EMSCRIPTEN_KEEPALIVE int sr_job_transcode(sr_job *job, int orientation, int progressive) {
+  TRY(job);
+  transcode_begin(job, orientation, progressive);
+  job->feed_limit = 0;
+  while (!transcode_step(job, INT_MAX)) continue;
   return 0;
+}
+
+/* The rewrite in steps: begin (0 or -1), then sr_job_transcode_step until it returns 0 (1: more, -1: failed). */
+EMSCRIPTEN_KEEPALIVE int sr_job_transcode_begin(sr_job *job, int orientation, int progressive) {
+  TRY(job);
+  transcode_begin(job, orientation, progressive);
+  return 0;
+}
+
+EMSCRIPTEN_KEEPALIVE int sr_job_transcode_step(sr_job *job, int max_rows) {
+  TRY(job);
+  return transcode_step(job, max_rows) ? 0 : 1;
 }
 
 EMSCRIPTEN_KEEPALIVE int sr_job_chunk_count(sr_job *job) { return job->output.count; }
@@ -252,6 +440,29 @@ EMSCRIPTEN_KEEPALIVE int sr_job_rows_finish(sr_job *job) {
   if (!job->enc_open) sr_fail(job, "no row encoder is open");
   if (job->enc.next_scanline != job->enc.image_height) sr_fail(job, "rows missing");
   jpeg_finish_compress(&job->enc);
+  sr_job_cleanup(job);
+  return 0;
+}
+
+/*
+ * sr_job_rows_finish in steps of at most max_rows iMCU rows (a progressive file's later scans are passes
+ * over the whole image): 1 more to do, 0 the output is complete, -1 failed.
+ */
+EMSCRIPTEN_KEEPALIVE int sr_job_rows_finish_step(sr_job *job, int max_rows) {
+  if (setjmp(job->err.jump)) {
+    sr_job_cleanup(job);
+    job->step_started = 0;
+    return -1;
+  }
+  if (!job->enc_open) sr_fail(job, "no row encoder is open");
+  job->step_work = 0;
+  if (!job->step_started) {
+    if (job->enc.next_scanline != job->enc.image_height) sr_fail(job, "rows missing");
+    job->step_started = 1;
+    job->step_row = -2;
+  }
+  if (!finish_step(job, max_rows)) return 1;
+  job->step_started = 0;
   sr_job_cleanup(job);
   return 0;
 }

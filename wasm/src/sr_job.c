@@ -38,6 +38,9 @@ static void close_run(sr_job *job) {
 
 void sr_job_cleanup(sr_job *job) {
   close_run(job);
+  job->feed_limit = 0;
+  free(job->xf);
+  job->xf = NULL;
   if (job->enc_open) jpeg_destroy_compress(&job->enc);
   sr_trellis_off();
   free(job->enc_row);
@@ -88,6 +91,7 @@ typedef struct {
   struct jpeg_source_mgr pub;
   const uint8_t *data;
   uint32_t len, pos;
+  const uint32_t *limit; /* the job's feed_limit */
 } sr_source;
 
 static void source_init(j_decompress_ptr d) { (void)d; }
@@ -102,23 +106,33 @@ static boolean source_fill(j_decompress_ptr d) {
     src->pub.bytes_in_buffer = 2;
     return TRUE;
   }
+  /* A decoder in steps suspends here (libjpeg's suspending source: its decoders resume at the unit they
+   * were in, from the bytes not yet consumed, which stay where they are). */
+  const uint32_t limit = *src->limit;
+  if (limit && src->pos >= limit) return FALSE;
   uint32_t n = src->len - src->pos;
   if (n > SR_SOURCE_BYTES) n = SR_SOURCE_BYTES;
+  if (limit && n > limit - src->pos) n = limit - src->pos;
   src->pub.next_input_byte = src->data + src->pos;
   src->pub.bytes_in_buffer = n;
   src->pos += n;
   return TRUE;
 }
 
+/* Skips within the input itself, never through fill_input_buffer (which may suspend); a skip past the
+ * end leaves the source at the end, where the next fill inserts the EOI. */
 static void source_skip(j_decompress_ptr d, long count) {
-  struct jpeg_source_mgr *src = d->src;
+  sr_source *src = (sr_source *)d->src;
   if (count <= 0) return;
-  while (count > (long)src->bytes_in_buffer) {
-    count -= (long)src->bytes_in_buffer;
-    (void)(*src->fill_input_buffer)(d);
+  if ((size_t)count <= src->pub.bytes_in_buffer) {
+    src->pub.next_input_byte += (size_t)count;
+    src->pub.bytes_in_buffer -= (size_t)count;
+    return;
   }
-  src->next_input_byte += (size_t)count;
-  src->bytes_in_buffer -= (size_t)count;
+  const uint32_t beyond = (uint32_t)((size_t)count - src->pub.bytes_in_buffer);
+  src->pos = beyond > src->len - src->pos ? src->len : src->pos + beyond;
+  src->pub.next_input_byte = src->data + src->pos;
+  src->pub.bytes_in_buffer = 0;
 }
 
 void sr_open_decoder(sr_job *job, j_decompress_ptr d) {
@@ -135,6 +149,7 @@ void sr_open_decoder(sr_job *job, j_decompress_ptr d) {
   src->data = job->input;
   src->len = job->input_len;
   src->pos = 0;
+  src->limit = &job->feed_limit;
   d->src = &src->pub;
 }
 
@@ -305,7 +320,7 @@ static void cmyk_to_rgb(const uint8_t *cmyk, uint8_t *rgb, int width, int invert
  * hands out the next output row as stored (NULL once every row is out), run_close checks the end of
  * the data and frees the run. Runs under the caller's setjmp.
  */
-static void run_open(sr_job *job) {
+void sr_run_open(sr_job *job) {
   j_decompress_ptr d = &job->dec;
   job->rows_decoded = 0;
   sr_open_decoder(job, d);
@@ -334,7 +349,7 @@ static void run_open(sr_job *job) {
   }
 }
 
-static uint8_t *run_next(sr_job *job) {
+uint8_t *sr_run_next(sr_job *job) {
   j_decompress_ptr d = &job->dec;
   for (;;) {
     if (job->resizer && sr_resizer_pull(job->resizer, job->run_out)) return job->run_out;
@@ -357,7 +372,7 @@ static uint8_t *run_next(sr_job *job) {
   }
 }
 
-static void run_close(sr_job *job) {
+void sr_run_close(sr_job *job) {
   jpeg_finish_decompress(&job->dec);
   if (job->err.fatal_warnings) longjmp(job->err.jump, 1);
   close_run(job);
@@ -372,9 +387,9 @@ void sr_pipeline_run(sr_job *job, sr_row_sink sink, void *ctx) {
     job->source(job, sink, ctx);
     return;
   }
-  run_open(job);
-  for (uint8_t *row; (row = run_next(job));) sink(job, row, ctx);
-  run_close(job);
+  sr_run_open(job);
+  for (uint8_t *row; (row = sr_run_next(job));) sink(job, row, ctx);
+  sr_run_close(job);
 }
 
 typedef struct {
@@ -389,13 +404,63 @@ static void frame_sink(sr_job *job, uint8_t *row, void *ctx) {
 }
 
 void sr_frame_fill(sr_job *job) {
-  if (job->frame) return;
-  job->frame = malloc((size_t)job->out_w * job->out_h * job->channels);
-  if (!job->frame) sr_fail(job, "out of memory for the image");
-  frame_ctx f = {0};
-  sr_pipeline_run(job, frame_sink, &f);
-  if (f.next_row != job->out_h) sr_fail(job, "the resampler produced the wrong number of rows");
+  if (job->frame && !job->step_started) return;
+  while (!sr_frame_fill_step(job, job->out_h + 1)) continue;
 }
+
+/*
+ * The frame filled at most max_rows rows at a time, so that a caller can give way between steps; 1 once
+ * it is whole (then at once on a job whose frame is there). A frame half filled is marked by
+ * step_started: a failure frees it (sr_job_free_frame in the entry point's cleanup is the caller's).
+ * Rows from another decoder (`source`) come in one step. Runs under the caller's setjmp.
+ */
+int sr_frame_fill_step(sr_job *job, int max_rows) {
+  const size_t bytes = (size_t)job->out_w * job->channels;
+  job->step_work = 0;
+  if (!job->step_started) {
+    if (job->frame) return 1;
+    job->frame = malloc(bytes * job->out_h);
+    if (!job->frame) sr_fail(job, "out of memory for the image");
+    job->step_started = 1;
+    job->step_row = 0;
+    if (job->source) {
+      frame_ctx f = {0};
+      job->source(job, frame_sink, &f);
+      if (f.next_row != job->out_h) sr_fail(job, "the resampler produced the wrong number of rows");
+      job->step_started = 0;
+      job->step_work = (uint32_t)job->out_w * (uint32_t)job->out_h;
+      return 1;
+    }
+    sr_run_open(job);
+  }
+  for (int n = 0; n < max_rows; n++) {
+    uint8_t *row = sr_run_next(job);
+    if (!row) {
+      if (job->step_row != job->out_h) sr_fail(job, "the resampler produced the wrong number of rows");
+      sr_run_close(job);
+      job->step_started = 0;
+      return 1;
+    }
+    if (job->step_row >= job->out_h) sr_fail(job, "the resampler produced the wrong number of rows");
+    memcpy(job->frame + (size_t)job->step_row * bytes, row, bytes);
+    job->step_row++;
+    job->step_work += (uint32_t)job->out_w;
+  }
+  return 0;
+}
+
+/* sr_frame_fill_step as an entry point: 1 more to do, 0 the frame is whole, -1 failed (frame freed). */
+EMSCRIPTEN_KEEPALIVE int sr_job_fill_step(sr_job *job, int max_rows) {
+  if (setjmp(job->err.jump)) {
+    sr_job_cleanup(job);
+    if (job->step_started) sr_job_free_frame(job);
+    job->step_started = 0;
+    return -1;
+  }
+  return sr_frame_fill_step(job, max_rows) ? 0 : 1;
+}
+
+EMSCRIPTEN_KEEPALIVE uint32_t sr_job_step_work(sr_job *job) { return job->step_work; }
 
 /* Decodes the whole (resampled) image into the job's frame, as stored; sr_job_frame() points at it. */
 EMSCRIPTEN_KEEPALIVE int sr_job_decode_frame(sr_job *job) {
@@ -449,7 +514,7 @@ EMSCRIPTEN_KEEPALIVE int sr_job_pull_begin(sr_job *job) {
   TRY(job);
   close_run(job);
   job->pull_row = 0;
-  if (job->orientation == 1) run_open(job);
+  if (job->orientation == 1) sr_run_open(job);
   else sr_frame_fill(job);
   return 0;
 }
@@ -463,7 +528,7 @@ EMSCRIPTEN_KEEPALIVE int sr_job_pull(sr_job *job, uint8_t *out, int max) {
   int n = 0;
   while (n < max && job->pull_row < up_h) {
     if (o == 1) {
-      const uint8_t *row = run_next(job);
+      const uint8_t *row = sr_run_next(job);
       if (!row) sr_fail(job, "the resampler produced the wrong number of rows");
       memcpy(out + (size_t)n * bytes, row, bytes);
     } else {
@@ -474,8 +539,8 @@ EMSCRIPTEN_KEEPALIVE int sr_job_pull(sr_job *job, uint8_t *out, int max) {
   }
   if (job->pull_row == up_h && n < max) {
     if (o == 1) {
-      if (run_next(job)) sr_fail(job, "the resampler produced the wrong number of rows");
-      if (job->dec_open) run_close(job);
+      if (sr_run_next(job)) sr_fail(job, "the resampler produced the wrong number of rows");
+      if (job->dec_open) sr_run_close(job);
     } else {
       sr_job_free_frame(job);
     }

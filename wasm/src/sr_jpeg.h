@@ -113,6 +113,18 @@ struct sr_job {
   int run_cmyk;
   uint8_t *run_scaled, *run_out;
   int pull_row;
+  /* An encode or a frame fill in steps (sr_encode.c), so the caller can give way between them: the
+   * phase, whether its pass has started, its next row (or iMCU row of a finishing pass; -1 before the
+   * pass is prepared), and the work the last step did (pixels a row, or a coefficient row, covers). */
+  int step_phase, step_started, step_row;
+  uint32_t step_work;
+  /* A decoder reading in steps (the lossless rewrite's coefficients) suspends when its source reaches
+   * this offset of the input; 0: no limit. */
+  uint32_t feed_limit;
+  /* The lossless rewrite in steps: its transform (a jpeg_transform_info, transupp.h) and the
+   * coefficients read, and the output's orientation and mode. */
+  void *xf;
+  int xf_orientation, xf_progressive;
 };
 
 /* Closes whatever a run left open; a run that failed unwinds to its entry point, which calls this. */
@@ -131,6 +143,12 @@ void sr_check_data_length(sr_job *job, j_decompress_ptr d);
 void sr_upright_row(const uint8_t *frame, int w, int h, int ch, int o, int y, uint8_t *out);
 /* Fills the job's frame (out_w × out_h × channels, as stored) unless it is there already. */
 void sr_frame_fill(sr_job *job);
+/* Fills the frame in steps of at most max_rows rows: 1 once the frame is whole (sr_job.c). */
+int sr_frame_fill_step(sr_job *job, int max_rows);
+/* A decoding run in steps (sr_job.c): open, the next output row as stored (NULL at the end), close. */
+void sr_run_open(sr_job *job);
+uint8_t *sr_run_next(sr_job *job);
+void sr_run_close(sr_job *job);
 
 /* Error manager shared by the job's decoders and encoders (sr_io.c). */
 void sr_error_init(sr_job *job, struct jpeg_error_mgr **slot);

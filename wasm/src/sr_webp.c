@@ -9,6 +9,7 @@
  * error paths too (close_run, called at the start of each run and by sr_webp_destroy).
  */
 #include <emscripten.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -402,41 +403,90 @@ static void jpeg_row_to_picture(sr_job *job, uint8_t *row, void *ctx) {
   if (srw_enc_row(w->enc, rgb)) sr_fail(job, "out of memory for the WebP picture");
 }
 
-/*
- * Fills this job's picture (a job without input) from a JPEG job whose pixels are set (sr_job_set_pixels):
- * ARGB for lossless output, YUV 4:2:0 for lossy. Failures take the JPEG job's message. 0 or -1.
- */
-EMSCRIPTEN_KEEPALIVE int sr_webp_fill_from_jpeg(sr_webp *w, sr_job *job, int lossless) {
-  srw_enc_destroy(w->enc);
-  w->enc = NULL;
-  if (setjmp(job->err.jump)) {
-    sr_job_cleanup(job);
-    sr_job_free_frame(job);
-    close_all(w);
-    strncpy(w->message, job->err.message, sizeof(w->message) - 1);
-    return -1;
+/* A failure in the JPEG job's run: what it left is closed and the message is this job's. */
+static void fill_failed(sr_webp *w, sr_job *job) {
+  sr_job_cleanup(job);
+  sr_job_free_frame(job);
+  close_all(w);
+  strncpy(w->message, job->err.message, sizeof(w->message) - 1);
+}
+
+#define TRY_JPEG(w, job) \
+  if (setjmp((job)->err.jump)) { \
+    fill_failed(w, job); \
+    return -1; \
   }
-  const int ow = job->out_w, oh = job->out_h, o = job->orientation, ch = job->channels;
+
+/*
+ * Starts filling this job's picture (a job without input) from a JPEG job whose pixels are set
+ * (sr_job_set_pixels): ARGB for lossless output, YUV 4:2:0 for lossy. An orientation other than 1
+ * reads the JPEG job's frame, filled here unless the caller filled it (in steps). Under the JPEG job's setjmp.
+ */
+static void fill_begin(sr_webp *w, sr_job *job, int lossless) {
+  const int ow = job->out_w, oh = job->out_h, o = job->orientation;
   const int up_w = o >= 5 ? oh : ow, up_h = o >= 5 ? ow : oh;
   w->enc_width = up_w;
   w->enc = srw_enc_create(up_w, up_h, 3, lossless);
   /* A widened grey row, and one upright row. */
   w->rows = malloc((size_t)up_w * 3 * 2);
   if (!w->enc || !w->rows) sr_fail(job, "out of memory for the WebP picture");
-  if (o == 1) {
-    sr_pipeline_run(job, jpeg_row_to_picture, w);
-  } else {
-    sr_frame_fill(job);
-    uint8_t *upright = w->rows + (size_t)up_w * 3;
-    for (int y = 0; y < up_h; y++) {
-      sr_upright_row(job->frame, ow, oh, ch, o, y, upright);
+  w->fill_row = 0;
+  if (o == 1) sr_run_open(job);
+  else sr_frame_fill(job);
+}
+
+/* Up to max_rows rows into the picture; 1 once every row is in (the JPEG job's run or frame then freed). */
+static int fill_step(sr_webp *w, sr_job *job, int max_rows) {
+  const int o = job->orientation;
+  const int up_w = w->enc_width, up_h = o >= 5 ? job->out_w : job->out_h;
+  job->step_work = 0;
+  for (int n = 0; n < max_rows; n++) {
+    if (o == 1) {
+      uint8_t *row = sr_run_next(job);
+      if (!row) {
+        sr_run_close(job);
+        break;
+      }
+      jpeg_row_to_picture(job, row, w);
+    } else {
+      if (w->fill_row == up_h) {
+        sr_job_free_frame(job);
+        break;
+      }
+      uint8_t *upright = w->rows + (size_t)up_w * 3;
+      sr_upright_row(job->frame, job->out_w, job->out_h, job->channels, o, w->fill_row++, upright);
       jpeg_row_to_picture(job, upright, w);
     }
-    sr_job_free_frame(job);
+    job->step_work += (uint32_t)up_w;
+    if (n + 1 == max_rows) return 0;
   }
   free(w->rows);
   w->rows = NULL;
+  return 1;
+}
+
+/* Fills the picture in one call (see fill_begin). Failures take the JPEG job's message. 0 or -1. */
+EMSCRIPTEN_KEEPALIVE int sr_webp_fill_from_jpeg(sr_webp *w, sr_job *job, int lossless) {
+  srw_enc_destroy(w->enc);
+  w->enc = NULL;
+  TRY_JPEG(w, job);
+  fill_begin(w, job, lossless);
+  while (!fill_step(w, job, INT_MAX)) continue;
   return 0;
+}
+
+/* The same in steps, so the caller can give way between them: begin (0 or -1), then step until it returns 0 (1: more, -1: failed). */
+EMSCRIPTEN_KEEPALIVE int sr_webp_fill_from_jpeg_begin(sr_webp *w, sr_job *job, int lossless) {
+  srw_enc_destroy(w->enc);
+  w->enc = NULL;
+  TRY_JPEG(w, job);
+  fill_begin(w, job, lossless);
+  return 0;
+}
+
+EMSCRIPTEN_KEEPALIVE int sr_webp_fill_from_jpeg_step(sr_webp *w, sr_job *job, int max_rows) {
+  TRY_JPEG(w, job);
+  return fill_step(w, job, max_rows) ? 0 : 1;
 }
 
 /* ---- Rows pulled by a caller outside the engine that awaits between batches (PNG output): upright,

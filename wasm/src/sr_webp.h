@@ -51,8 +51,8 @@ struct sr_webp {
   /* Whether the last lossy encode ran in libwebp's low-memory mode (asked, or after the token buffer
    * outgrew its allowance). */
   int result_low_memory;
-  /* The picture's width while a JPEG job fills it (sr_webp_fill_from_jpeg). */
-  int enc_width;
+  /* The picture's width while a JPEG job fills it (sr_webp_fill_from_jpeg), and its next row from a frame. */
+  int enc_width, fill_row;
   /* Rows pulled from outside (sr_webp_pull): the run in progress (orientation 1) and the rows its last
    * step made that were not pulled yet; or, turned, the upright frame and the next row. */
   struct srw_run *pull;
