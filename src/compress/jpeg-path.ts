@@ -12,6 +12,7 @@ import { FULL_CHROMA_QUALITY, WEBP_LOSSLESS_EFFORT } from './limits.ts';
 import type { Plan } from './memory-plan.ts';
 import type { CompressRequest, CompressResult, SourcePath } from './types.ts';
 import { sourceToPng } from './source-png.ts';
+import { encoderQuality } from './quality-scale.ts';
 import { encodeAsRequested } from './target-size.ts';
 import { timed, type Timings } from './timings.ts';
 
@@ -63,8 +64,13 @@ async function jpegToWebp(
       const meta = jpegMetadata(markers, metadata);
       const encode = (quality: number) =>
         packWebp(
-          job.encode(lossless ? WEBP_LOSSLESS_EFFORT : quality, lossless, WEBP_METHOD, lowMemory, tokenGrowthBytes)
-            .bytes,
+          job.encode(
+            lossless ? WEBP_LOSSLESS_EFFORT : encoderQuality('webp', quality),
+            lossless,
+            WEBP_METHOD,
+            lowMemory,
+            tokenGrowthBytes,
+          ).bytes,
           meta,
           width,
           height,

@@ -35,6 +35,7 @@ import { type AvifSettings, avifGrid, avifPeakBytes, avifSettings } from '../../
 import { dctScale } from '../../src/compress/memory-plan.ts';
 import { type Orientation, swapsAxes } from '../../src/compress/exif.ts';
 import { fitWithin } from '../../src/compress/geometry.ts';
+import { encoderQuality } from '../../src/compress/quality-scale.ts';
 import { encodeAvif, encodeAvifBands, jpegRowBands, type Raw } from './lib/avif-node.ts';
 import { engineJpegFromRgb, type NodeEngine, nodeEngine } from './lib/engine-node.ts';
 import { dimensionsFor, syntheticPhoto } from './lib/images.ts'; // also sharp.cache(false), sharp.concurrency(1)
@@ -68,7 +69,7 @@ function gridFor(width: number, height: number) {
 
 /** avifSettings(q), or the exploring overrides. */
 function settingsFor(q: number): AvifSettings {
-  const s = avifSettings(q);
+  const s = avifSettings(encoderQuality('avif', q));
   const options = process.env.BENCH_AVIF_OPTIONS?.split(',')
     .filter(Boolean)
     .map((kv) => kv.split('=') as [string, string]);

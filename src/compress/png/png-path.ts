@@ -10,6 +10,7 @@ import type { OpaqueGuess, Plan } from '../memory-plan.ts';
 import { FULL_CHROMA_QUALITY } from '../limits.ts';
 import { applyOrientation, flattenOntoWhite } from '../pixels.ts';
 import type { CompressRequest, CompressResult } from '../types.ts';
+import { encoderQuality } from '../quality-scale.ts';
 import { encodeAsRequested } from '../target-size.ts';
 import type { Timings } from '../timings.ts';
 import { PngError } from './chunks.ts';
@@ -311,8 +312,13 @@ async function webpFromRows(
     const start = performance.now();
     const encoded = encodeAsRequested(
       (quality) =>
-        encoder.encode(lossless ? WEBP_LOSSLESS_EFFORT : quality, lossless, WEBP_METHOD, lowMemory, tokenGrowthBytes)
-          .bytes,
+        encoder.encode(
+          lossless ? WEBP_LOSSLESS_EFFORT : encoderQuality('webp', quality),
+          lossless,
+          WEBP_METHOD,
+          lowMemory,
+          tokenGrowthBytes,
+        ).bytes,
       request.quality,
       request.targetKb,
     );
