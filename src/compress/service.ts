@@ -8,7 +8,7 @@ import type { ImageTier } from '../accounts/tiers.ts';
 import { ApiError } from '../errors.ts';
 import type { CompressConfig } from './config.ts';
 import { reserveMemory } from './memory-gate.ts';
-import type { CompressRequest, CompressResult } from './types.ts';
+import type { CompressedImage, CompressRequest } from './types.ts';
 
 /** One unit of the month, reserved before the input is read. */
 export interface UnitMeter {
@@ -31,7 +31,7 @@ export async function compressAdmitted(
   request: CompressRequest,
   tier: ImageTier,
   config: CompressConfig,
-): Promise<CompressResult> {
+): Promise<CompressedImage> {
   const { compress, prepare } = await import('./pipeline.ts');
   const prepared = prepare(request, config.maxInputPixels, config.memoryBudget);
   const done = await reserveMemory(tier, prepared.plan.estimate, config.memoryBudget);
@@ -51,9 +51,9 @@ export async function compressMetered<T extends CompressionInput>(
   tier: ImageTier,
   config: CompressConfig,
   read: () => Promise<T>,
-): Promise<{ input: T; result: CompressResult }> {
+): Promise<{ input: T; result: CompressedImage }> {
   let input: T | undefined;
-  let result: CompressResult;
+  let result: CompressedImage;
   try {
     input = await read();
     result = await compressAdmitted(input.request, tier, config);

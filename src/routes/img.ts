@@ -29,7 +29,7 @@ const imgDoc: RouteConfig = {
   description:
     'No key: the URL is signed. `signature` is base64url (no padding) of HMAC-SHA256, keyed with the UTF-8 bytes of one of the ' +
     "account's signing secrets (POST /api/v1/signing-secrets), over `{options}/{source}`. `options`: `w=800,h=600,q=75,f=auto,m=strip,kb=200` " +
-    '(width, height, quality, format jpeg|png|webp|avif|auto, metadata, target_kb, with the bounds of POST /compress), or `_` for none; ' +
+    '(width, height, quality on the one scale of POST /compress (q means the same in every lossy format), format jpeg|png|webp|avif|auto, metadata, target_kb, with the bounds of POST /compress), or `_` for none; ' +
     "without `f` the source's format is kept. `f=auto` is AVIF when Accept names image/avif, else WebP when it names image/webp (pro tier), else the source's format (a WebP source " +
     `as JPEG). \`source\` is base64url (no padding) of an absolute http(s) URL, fetched under the URL rules (no private addresses, ` +
     `redirects re-checked, at most ${MAX_SOURCE_BYTES / (1024 * 1024)} MB). A cache miss uses one compression of the account's month; ` +

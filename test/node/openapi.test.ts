@@ -189,6 +189,7 @@ describe('GET /api/v1/openapi.json', () => {
         'X-Image-Width',
         'X-Image-Height',
         'X-Quality',
+        'X-Encoder-Quality',
         'X-Target-Reached',
         'Server-Timing',
         'Content-Disposition',
