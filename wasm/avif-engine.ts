@@ -101,7 +101,8 @@ export class AvifRowEncoder extends BorrowedInstance<AvifModule> {
   }
 
   /**
-   * Encodes the picture once every row is in, at the API's quality (1–100); again for another quality.
+   * Encodes the picture once every row is in, at libavif's quality (0–100: the caller maps the API's,
+   * src/compress/quality-scale.ts); again for another quality.
    * Cell by cell, giving way between cells (give-way.ts): one cell's encode is the longest the isolate is
    * held (AVIF_MAX_CELL_SIDE says how long).
    */

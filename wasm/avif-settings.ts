@@ -1,6 +1,6 @@
-// The AVIF encoder's settings in one place: how the API's `quality` (1–100) maps to libavif's scale, the
-// libaom speed and options every encode uses, and the grid a picture is split into so that libaom's
-// working memory is that of one cell. The figures behind each value (`npm run bench -- avif`) are in the
+// The AVIF encoder's settings in one place: the libaom speed and options every encode uses, and the grid
+// a picture is split into so that libaom's working memory is that of one cell. The API's `quality` is
+// mapped to libavif's scale beside the other formats' (src/compress/quality-scale.ts). The figures behind each value (`npm run bench -- avif`) are in the
 // AVIF part of wasm/README.md.
 
 export interface AvifSettings {
@@ -34,33 +34,9 @@ export const AVIF_OPTIONS: ReadonlyArray<readonly [string, string]> = [
   ['enable-intrabc', '0'],
 ];
 
-/**
- * The API's quality → libavif's, linear between these points, so that our AVIF at q scores at least our
- * JPEG at q on SSIMULACRA2 (median over the camera photos at width 2560) with the fewest bytes. Measured
- * at 60 → 55, 80 → 74, 90 → 94; q80 scored 0.65 below our JPEG there, so it and q60 were raised by the
- * measured slope (about 0.5 a step). 100 stops at 98: libavif's 100 is lossless.
- */
-export const AVIF_QUALITY_POINTS: ReadonlyArray<readonly [number, number]> = [
-  [1, 1],
-  [60, 56],
-  [80, 76],
-  [90, 94],
-  [100, 98],
-];
-
-/** The encoder settings for the API's `quality`. */
+/** The encoder settings for libavif's quality (0–100, already mapped from the API's: quality-scale.ts). */
 export function avifSettings(quality: number): AvifSettings {
-  const q = Math.max(1, Math.min(100, quality));
-  let mapped = AVIF_QUALITY_POINTS[AVIF_QUALITY_POINTS.length - 1]![1];
-  for (let i = 1; i < AVIF_QUALITY_POINTS.length; i++) {
-    const [q0, m0] = AVIF_QUALITY_POINTS[i - 1]!;
-    const [q1, m1] = AVIF_QUALITY_POINTS[i]!;
-    if (q <= q1) {
-      mapped = m0 + ((q - q0) * (m1 - m0)) / (q1 - q0);
-      break;
-    }
-  }
-  return { quality: Math.round(mapped), speed: AVIF_SPEED, options: AVIF_OPTIONS };
+  return { quality: Math.round(Math.max(0, Math.min(100, quality))), speed: AVIF_SPEED, options: AVIF_OPTIONS };
 }
 
 export interface AvifGrid {

@@ -11,6 +11,7 @@ import type { Plan } from './memory-plan.ts';
 import type { ImageMetadata } from './metadata.ts';
 import type { CompressRequest, CompressResult } from './types.ts';
 import type { RowProducer } from './png/writer.ts';
+import { encoderQuality } from './quality-scale.ts';
 import { encodeAsRequestedAsync } from './target-size.ts';
 import type { Timings } from './timings.ts';
 
@@ -60,7 +61,11 @@ export async function encodeAvif(
     const encodeStarted = performance.now();
     timings.decode = Math.max(0, encodeStarted - started - timings.resize - timings.encode);
     const encoded = await inEngineAsync(input, () =>
-      encodeAsRequestedAsync((quality) => encoder.encode(quality), request.quality, request.targetKb),
+      encodeAsRequestedAsync(
+        (quality) => encoder.encode(encoderQuality('avif', quality)),
+        request.quality,
+        request.targetKb,
+      ),
     );
     timings.encode += performance.now() - encodeStarted;
     failed = false;

@@ -14,6 +14,7 @@ import type { CompressRequest, CompressResult, SourcePath } from './types.ts';
 import { sourceToPng } from './source-png.ts';
 import { encodeAsRequestedAsync } from './target-size.ts';
 import { timedAsync, type Timings } from './timings.ts';
+import { encoderQuality } from './quality-scale.ts';
 
 export const compressJpeg: SourcePath = async (request, plan, orientation, metadata) => {
   const timings: Timings = { decode: 0, resize: 0, encode: 0 };
@@ -67,7 +68,7 @@ async function jpegToWebp(
         packWebp(
           (
             await job.encodeGivingWay(
-              lossless ? WEBP_LOSSLESS_EFFORT : quality,
+              lossless ? WEBP_LOSSLESS_EFFORT : encoderQuality('webp', quality),
               lossless,
               WEBP_METHOD,
               lowMemory,

@@ -9,7 +9,8 @@ import { MalformedImage, readHeader, UnsupportedImage, type ImageHeader } from '
 import { largestFittingWidth, plan, sizeAtWidth, type Plan, type PlanRequest } from './memory-plan.ts';
 import { makeRoom, poolLimitForBudget } from '../../wasm/instances.ts';
 import { engineJob } from '../../wasm/give-way.ts';
-import type { CompressRequest, CompressResult } from './types.ts';
+import { encoderQuality } from './quality-scale.ts';
+import type { CompressedImage, CompressRequest, CompressResult } from './types.ts';
 import { MAX_OUTPUT_DIMENSION } from './limits.ts';
 import { oversize } from './transform/options.ts';
 import { swapsAxes } from './exif.ts';
@@ -162,8 +163,10 @@ function tooLargeForMemory(
   );
 }
 
-export function compress(prepared: Prepared): Promise<CompressResult> {
-  return engineJob(() => compressIn(prepared));
+export async function compress(prepared: Prepared): Promise<CompressedImage> {
+  const result = await engineJob(() => compressIn(prepared));
+  const { quality, format } = result;
+  return { ...result, encoderQuality: quality === 'lossless' ? quality : encoderQuality(format, quality) };
 }
 
 async function compressIn(prepared: Prepared): Promise<CompressResult> {

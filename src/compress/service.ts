@@ -9,7 +9,7 @@ import { ApiError } from '../errors.ts';
 import type { CompressConfig } from './config.ts';
 import { INFO_FORMAT, type InfoRequest, type InfoResult } from './info/types.ts';
 import { reserveMemory } from './memory-gate.ts';
-import type { CompressRequest, CompressResult } from './types.ts';
+import type { CompressedImage, CompressRequest } from './types.ts';
 
 /** One unit of the month, reserved before the input is read. */
 export interface UnitMeter {
@@ -35,7 +35,7 @@ export async function compressAdmitted(
   request: CompressRequest,
   tier: ImageTier,
   config: CompressConfig,
-): Promise<CompressResult> {
+): Promise<CompressedImage> {
   const { compress, prepare } = await import('./pipeline.ts');
   const prepared = prepare(request, config.maxInputPixels, config.memoryBudget);
   const done = await reserveMemory(tier, prepared.plan.estimate, config.memoryBudget);
@@ -56,9 +56,9 @@ export async function compressMetered<T extends CompressionInput>(
   tier: ImageTier,
   config: CompressConfig,
   read: () => Promise<T>,
-): Promise<{ input: T; result: CompressResult | InfoResult }> {
+): Promise<{ input: T; result: CompressedImage | InfoResult }> {
   let input: T | undefined;
-  let result: CompressResult | InfoResult;
+  let result: CompressedImage | InfoResult;
   try {
     input = await read();
     const request = input.request;

@@ -51,6 +51,15 @@ export interface CompressResult {
   crop?: { box: Box; gravity: string };
 }
 
+/**
+ * The pipeline's answer: a path's result and the number its encoder was given for `quality`, on the
+ * encoder's own scale (X-Encoder-Quality, quality-scale.ts): the same as `quality` for JPEG and a palette
+ * PNG, `lossless` where `quality` is. Set once, by the pipeline, from the format and quality.
+ */
+export interface CompressedImage extends CompressResult {
+  encoderQuality: number | 'lossless';
+}
+
 /** A source format's path (jpeg-path.ts, webp-path.ts): the request, its plan, the source's orientation, the metadata mode. */
 export type SourcePath = (
   request: CompressRequest,

@@ -60,6 +60,9 @@ export const compressDoc: RouteConfig = {
       'X-Quality': header(
         "The quality used (the one found, with target_kb; the palette's measured quality with palette=true), or `lossless` when no quality was used: PNG without a palette, lossless WebP, a never-bigger lossless rewrite",
       ),
+      'X-Encoder-Quality': header(
+        "The number the encoder was given for X-Quality, on its own scale: `quality` means the same in every lossy format (q gives about the SSIMULACRA2 our JPEG reaches at q), so WebP's and AVIF's encoders get their own number for it (libwebp's 0–100, libavif's 0–100); JPEG's is X-Quality itself, as is a palette's; `lossless` when X-Quality is",
+      ),
       'X-Target-Reached': header(
         'With target_kb: true when the output fits the target, false when even quality 1 does not',
       ),

@@ -48,7 +48,7 @@ export const CompressParts = queryObject({
     maximum: 100,
     default: DEFAULT_QUALITY,
     description:
-      'Encoder quality for JPEG, WebP and AVIF (PNG output is lossless); with palette=true, the palette quality to reach; with target_kb, the highest quality tried',
+      'Quality for JPEG, WebP and AVIF (PNG output is lossless), one scale for all three: q gives about the SSIMULACRA2 our JPEG reaches at q, each encoder getting its own number for it (X-Encoder-Quality); with palette=true, the palette quality to reach; with target_kb, the highest quality tried',
   }),
   // Left out: JPEG, or PNG with palette=true (compress/request-rules.ts chosenFormat), so no zod default.
   format: choiceParam(UPLOAD_FORMATS, { aliases: FORMAT_ALIASES, hint: FORMAT_ALIASES_HINT })

@@ -9,7 +9,7 @@ import { checkParts, compressRequestOf } from '../compress/parts.ts';
 import type { InfoResult } from '../compress/info/types.ts';
 import { cropHeaders } from '../compress/transform/options.ts';
 import { compressMetered, type UnitMeter } from '../compress/service.ts';
-import type { CompressResult } from '../compress/types.ts';
+import type { CompressedImage } from '../compress/types.ts';
 import { imageBytes, partsOf, readMultipart } from '../compress/upload.ts';
 import { clock } from '../env.ts';
 import { badRequestFrom } from '../errors.ts';
@@ -77,7 +77,7 @@ function infoResponse(result: InfoResult, totalMs: number): Response {
   });
 }
 
-function imageResponse(result: CompressResult, uploadName: string, originalSize: number, totalMs: number): Response {
+function imageResponse(result: CompressedImage, uploadName: string, originalSize: number, totalMs: number): Response {
   const size = result.bytes.length;
   const savings = originalSize === 0 ? 0 : ((originalSize - size) / originalSize) * 100;
   const headers = new Headers({
@@ -91,6 +91,7 @@ function imageResponse(result: CompressResult, uploadName: string, originalSize:
     'X-Image-Width': String(result.width),
     'X-Image-Height': String(result.height),
     'X-Quality': String(result.quality),
+    'X-Encoder-Quality': String(result.encoderQuality),
     'Server-Timing': serverTiming(result, totalMs),
   });
   if (result.targetReached !== undefined) headers.set('X-Target-Reached', String(result.targetReached));
@@ -102,7 +103,7 @@ function imageResponse(result: CompressResult, uploadName: string, originalSize:
 
 const ms = (value: number): string => value.toFixed(1);
 
-function serverTiming(result: CompressResult, totalMs: number): string {
+function serverTiming(result: CompressedImage, totalMs: number): string {
   const { decode, resize, encode } = result.timings;
   return `decode;dur=${ms(decode)}, resize;dur=${ms(resize)}, encode;dur=${ms(encode)};desc="${result.encodes} encode${result.encodes === 1 ? '' : 's'}", total;dur=${ms(totalMs)}`;
 }

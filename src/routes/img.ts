@@ -29,7 +29,7 @@ const imgDoc: RouteConfig = {
   description:
     'No key: the URL is signed. `signature` is base64url (no padding) of HMAC-SHA256, keyed with the UTF-8 bytes of one of the ' +
     "account's signing secrets (POST /api/v1/signing-secrets), over `{options}/{source}`. `options`: `w=800,h=600,q=75,f=auto,m=strip,kb=200` " +
-    '(width, height, quality, format jpeg|png|webp|avif|auto, metadata, target_kb, with the bounds of POST /compress), ' +
+    '(width, height, quality on the one scale of POST /compress (q means the same in every lossy format), format jpeg|png|webp|avif|auto, metadata, target_kb, with the bounds of POST /compress), ' +
     'and the transformations `fit`, `g` (gravity), `r` (rotate), `flip`, `bg` (background, hex without #: `bg=ff8800`) and `dpr` ' +
     'with the values of POST /compress; or `_` for none; ' +
     "without `f` the source's format is kept (a GIF source, its first frame, as PNG). `f=json` answers the description of the source (ImageInfo, as format=json on POST /compress; not with w, h, kb or a transformation). `f=auto` is AVIF when Accept names image/avif, else WebP when it names image/webp (pro tier), else the source's format (a WebP source " +

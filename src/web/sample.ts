@@ -4,7 +4,7 @@
 import type { CompressConfig } from '../compress/config.ts';
 import { DEFAULT_QUALITY } from '../compress/limits.ts';
 import { compressAdmitted } from '../compress/service.ts';
-import type { CompressResult } from '../compress/types.ts';
+import type { CompressedImage } from '../compress/types.ts';
 
 /** The sample's URL; the file is src/web/assets/sample.jpg in the repository. */
 export const SAMPLE_PATH = '/assets/sample.jpg';
@@ -22,10 +22,10 @@ export async function sampleBytes(): Promise<Uint8Array<ArrayBuffer>> {
   return new Uint8Array(jpeg);
 }
 
-let compressed: Promise<CompressResult> | undefined;
+let compressed: Promise<CompressedImage> | undefined;
 
 /** The sample at the API's defaults (JPEG, quality DEFAULT_QUALITY), admitted by memory like any request. */
-export function compressedSample(config: CompressConfig): Promise<CompressResult> {
+export function compressedSample(config: CompressConfig): Promise<CompressedImage> {
   // Admitted like a pro request (queued rather than refused): the landing page should not break under load.
   compressed ??= (async () =>
     compressAdmitted({ bytes: await sampleBytes(), format: 'jpeg', quality: DEFAULT_QUALITY }, 'pro', config))();

@@ -3,8 +3,8 @@
 // (../shared/corpus/camera/, read in place), and our JPEG beside it. Per photo, at WIDTH (2560; smaller
 // photos kept), each side doing the whole job of a request on one thread, side by side in one process:
 // - ours: the engine's own decode (DCT-scaled), resampler and EXIF orientation, its rows streaming in
-//   bands of 16 into the module and encoded with `avifSettings(q)` (the service's own mapping,
-//   wasm/avif-settings.ts) at each API quality of QUALITIES: timed from the first row decoded to the
+//   bands of 16 into the module and encoded with `avifSettings(encoderQuality('avif', q))` (the service's
+//   own mapping, src/compress/quality-scale.ts, and settings, wasm/avif-settings.ts) at each API quality of QUALITIES: timed from the first row decoded to the
 //   output (wall time, and the process's CPU time); scored with SSIMULACRA2 against our own decoded and
 //   resized rows (kept once, outside the timing); our JPEG of the same rows at the same q (the engine's
 //   row encoder, as the service writes a resized JPEG) scored the same way;
@@ -35,6 +35,7 @@ import { type AvifSettings, avifGrid, avifPeakBytes, avifSettings } from '../../
 import { dctScale } from '../../src/compress/memory-plan.ts';
 import { type Orientation, swapsAxes } from '../../src/compress/exif.ts';
 import { fitWithin } from '../../src/compress/geometry.ts';
+import { encoderQuality } from '../../src/compress/quality-scale.ts';
 import { encodeAvif, encodeAvifBands, jpegRowBands, type Raw } from './lib/avif-node.ts';
 import { engineJpegFromRgb, type NodeEngine, nodeEngine } from './lib/engine-node.ts';
 import { dimensionsFor, syntheticPhoto } from './lib/images.ts'; // also sharp.cache(false), sharp.concurrency(1)
@@ -66,9 +67,9 @@ function gridFor(width: number, height: number) {
   return cell ? { cols: Math.ceil(width / cell), rows: Math.ceil(height / cell) } : avifGrid(width, height);
 }
 
-/** avifSettings(q), or the exploring overrides. */
+/** The service's settings for API quality q, or the exploring overrides. */
 function settingsFor(q: number): AvifSettings {
-  const s = avifSettings(q);
+  const s = avifSettings(encoderQuality('avif', q));
   const options = process.env.BENCH_AVIF_OPTIONS?.split(',')
     .filter(Boolean)
     .map((kv) => kv.split('=') as [string, string]);

@@ -1,4 +1,4 @@
-// `npm run bench [-- foundation|avif|tools|metering-edge|compress|meta|img|jpeg|jpeg-camera|jpeg-tuning|jpeg-web|webp|webp-low-memory|gain-map|png|png-bomb|conversions|liars|client|selfhost|sso-discovery|isolate-stall ...]`: starts the service as `npm run dev` does and runs the
+// `npm run bench [-- foundation|avif|tools|metering-edge|compress|meta|img|jpeg|jpeg-camera|jpeg-tuning|jpeg-web|webp|webp-low-memory|gain-map|png|png-bomb|conversions|liars|client|selfhost|sso-discovery|isolate-stall|quality-scale ...]`: starts the service as `npm run dev` does and runs the
 // named benchmarks (all by default) against it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -26,6 +26,7 @@ import { compressReport } from './lib/report.ts';
 import { startService, type Service } from './lib/server.ts';
 import { benchMeteringEdge } from './metering-edge.ts';
 import { avifReport, benchAvif } from './avif.ts';
+import { benchQualityScale, qualityScaleReport } from './quality-scale.ts';
 import { benchMeta, BULK_ROUNDS, EXTRACT_REQUESTS, EXTRACT_ROUNDS, metaReport } from './meta.ts';
 import { benchSsoDiscovery, ssoDiscoveryReport } from './sso-discovery.ts';
 import { benchSelfhost, SELFHOST_CONCURRENCY, SELFHOST_REQUESTS, SELFHOST_ROUNDS } from './selfhost.ts';
@@ -164,6 +165,7 @@ const BENCHES: Record<string, (service: Service, name: string) => Promise<void>>
     if (process.env.BENCH_JPEG_CAMERA !== '0') await BENCHES['jpeg-camera']!(service, 'jpeg-camera');
   },
   avif: reported(benchAvif, avifReport),
+  'quality-scale': reported(benchQualityScale, qualityScaleReport),
   'jpeg-camera': reported(benchJpegCamera, jpegCameraReport),
   // The corpus's 16.8 MP WebPs need the pixel limit lifted, as for the jpeg bench.
   webp: reported(() => benchWebp(() => startService(PORT + 6, RAISED)), webpReport),

@@ -190,6 +190,7 @@ describe('GET /api/v1/openapi.json', () => {
         'X-Image-Width',
         'X-Image-Height',
         'X-Quality',
+        'X-Encoder-Quality',
         'X-Target-Reached',
         'X-Crop-Box',
         'X-Gravity',

@@ -2,6 +2,7 @@
 // would run it: fetch only, no Node. Its fetch is the Worker's handler in this isolate.
 import { describe, expect, it } from 'vitest';
 import { PermissionError, Shrinkray, type FetchLike } from '../../packages/client/src/index.ts';
+import { encoderQuality } from '../../src/compress/quality-scale.ts';
 import { call, makeKey } from './helpers.ts';
 import { decodeAny, jpegOf, photo } from './image-fixtures.ts';
 
@@ -19,10 +20,14 @@ describe('the client SDK on Workers', () => {
       width: 80,
       height: 60,
       quality: 60,
+      encoderQuality: 60,
       originalSize: jpeg.length,
       filename: 'cat.jpg',
     });
     expect(decodeAny(result.data)).toMatchObject({ width: 80, height: 60 });
+    // WebP's encoder gets its own number for the API's quality (X-Encoder-Quality).
+    const webp = await client.compress(jpeg, { quality: 80, format: 'webp' });
+    expect(webp).toMatchObject({ format: 'webp', quality: 80, encoderQuality: encoderQuality('webp', 80) });
     expect((await client.account()).data.tiers).toEqual({ image: 'pro', tools: 'free' });
     expect((await client.tools.list({ limit: 2 })).data).toHaveLength(2);
   });

@@ -166,6 +166,7 @@ export class Shrinkray {
       width: number(h.get('x-image-width')),
       height: number(h.get('x-image-height')),
       quality: number(h.get('x-quality')),
+      encoderQuality: number(h.get('x-encoder-quality')),
       lossless: h.get('x-quality') === 'lossless',
       targetReached: target === null ? undefined : target === 'true',
       frames: framesOf(h.get('x-frames')),

@@ -77,6 +77,12 @@ export interface CompressResult {
   height: number | undefined;
   /** The quality used; undefined for lossless output (X-Quality: lossless). */
   quality: number | undefined;
+  /**
+   * The number the format's encoder was given for `quality`, on its own scale (X-Encoder-Quality): `quality`
+   * means the same in every lossy format, so WebP's and AVIF's encoders get their own number for it; JPEG's
+   * is `quality` itself. Undefined for lossless output.
+   */
+  encoderQuality: number | undefined;
   /** The output keeps every pixel: PNG without a palette, lossless WebP, a never-bigger lossless rewrite. */
   lossless: boolean;
   /** With target_kb: whether the output fits. */

@@ -12,6 +12,7 @@ import type { ImageMetadata, MetadataMode } from '../metadata.ts';
 import { FULL_CHROMA_QUALITY } from '../limits.ts';
 import { applyOrientation, flattenOntoWhite } from '../pixels.ts';
 import type { CompressRequest, CompressResult } from '../types.ts';
+import { encoderQuality } from '../quality-scale.ts';
 import { encodeAsRequested } from '../target-size.ts';
 import type { Timings } from '../timings.ts';
 import { PngError, type Chunk } from './chunks.ts';
@@ -356,8 +357,13 @@ export async function webpFromRows(
     const start = performance.now();
     const encoded = encodeAsRequested(
       (quality) =>
-        encoder.encode(lossless ? WEBP_LOSSLESS_EFFORT : quality, lossless, WEBP_METHOD, lowMemory, tokenGrowthBytes)
-          .bytes,
+        encoder.encode(
+          lossless ? WEBP_LOSSLESS_EFFORT : encoderQuality('webp', quality),
+          lossless,
+          WEBP_METHOD,
+          lowMemory,
+          tokenGrowthBytes,
+        ).bytes,
       request.quality,
       request.targetKb,
     );

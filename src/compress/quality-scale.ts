@@ -1,0 +1,63 @@
+// One `quality` scale for every lossy output: the API's q (1–100) means the SSIMULACRA2 our JPEG reaches
+// at q, whatever the format. JPEG's own scale is the reference (calibrated against MozJPEG,
+// docs/image-engine.md "Quality scale"); WebP's and AVIF's encoders are given the number of their own
+// scale that scores like our JPEG at q. The points are measured by `npm run bench -- quality-scale`
+// (test/bench/quality-scale.ts) on the camera photos at width 2048; docs/image-engine.md "One quality
+// scale" has the figures. A size target (`target_kb`) searches on the API's scale and maps each guess.
+import type { ImageFormat } from './formats.ts';
+
+/** An (API quality, encoder quality) point; the mapping is linear between points. */
+export type QualityPoint = readonly [api: number, encoder: number];
+
+/**
+ * libwebp's quality (0–100) for the API's, linear between these points: each the libwebp quality whose
+ * median SSIMULACRA2 difference to our JPEG at q is nearest 0 (searched on 6 photos, confirmed on 31).
+ * At the same number libwebp scored 2–5 points below our JPEG. Not measured below 60: 1 stays 1.
+ */
+export const WEBP_QUALITY_POINTS: ReadonlyArray<QualityPoint> = [
+  [1, 1],
+  [60, 66],
+  [80, 85],
+  [90, 93],
+  [100, 100],
+];
+
+/**
+ * libavif's quality (0–100) for the API's, linear between these points, found as WebP's were (with the
+ * service's speed and options, wasm/avif-settings.ts). The points before (60 → 56, 80 → 76, 90 → 94,
+ * measured against a JPEG that has since moved) scored 3–5 points above our JPEG. 100 stops at 98:
+ * libavif's 100 is lossless.
+ */
+export const AVIF_QUALITY_POINTS: ReadonlyArray<QualityPoint> = [
+  [1, 1],
+  [60, 51],
+  [80, 68],
+  [90, 86],
+  [100, 98],
+];
+
+const POINTS: Partial<Record<ImageFormat, ReadonlyArray<QualityPoint>>> = {
+  webp: WEBP_QUALITY_POINTS,
+  avif: AVIF_QUALITY_POINTS,
+};
+
+/** `quality` (1–100) on `points`' encoder scale: linear between the points, rounded. */
+export function mapQuality(points: ReadonlyArray<QualityPoint>, quality: number): number {
+  const q = Math.max(1, Math.min(100, quality));
+  for (let i = 1; i < points.length; i++) {
+    const [q0, e0] = points[i - 1]!;
+    const [q1, e1] = points[i]!;
+    if (q <= q1) return Math.round(e0 + ((q - q0) * (e1 - e0)) / (q1 - q0));
+  }
+  return points[points.length - 1]![1];
+}
+
+/**
+ * The number `format`'s encoder is given for the API's `quality` (X-Encoder-Quality): JPEG's scale is the
+ * API's own; a format without a table (PNG's palette, whose quality is already its own measured one)
+ * keeps the number as it is.
+ */
+export function encoderQuality(format: ImageFormat, quality: number): number {
+  const points = POINTS[format];
+  return points ? mapQuality(points, quality) : quality;
+}
