@@ -207,12 +207,15 @@ void sr_check_data_length(sr_job *job, j_decompress_ptr d) {
   if (left * 8 < bits) sr_fail(job, "the JPEG's image data is too short for the size its header declares");
 }
 
-/* A single-scan file whose scan met a marker other than a restart (EOI, or the end of the input, where
- * the source inserts one) while iMCU rows of the frame are still to come: the data ended before the
- * frame did. Arithmetic-coded scans decode zeros past a marker without a warning, so this is what
- * stops them; Huffman-coded ones warn as well. */
+/* A single-scan arithmetic-coded file whose scan met a marker other than a restart (EOI, or the end of
+ * the input, where the source inserts one) while iMCU rows of the frame are still to come: the data
+ * ended before the frame did. Arithmetic-coded scans decode zeros past a marker without a warning, so
+ * this is what stops them. Huffman-coded ones warn (JWRN_HIT_MARKER) as soon as a row needs bits the
+ * data does not have, and only then: their bit buffer reads ahead, so a small flat image's whole scan
+ * (a 64 x 48 grey one is 30 bytes) is read, end-of-image marker included, before its last rows are
+ * decoded, and a marker seen early means nothing there. */
 static int scan_ended_early(j_decompress_ptr d) {
-  if (jpeg_has_multiple_scans(d)) return 0;
+  if (!d->arith_code || jpeg_has_multiple_scans(d)) return 0;
   const int m = d->unread_marker;
   if (m == 0 || (m >= JPEG_RST0 && m <= JPEG_RST0 + 7)) return 0;
   return d->input_iMCU_row < d->total_iMCU_rows;
