@@ -42,14 +42,14 @@ const TRY_PARTS = [
   'background',
 ];
 
-/** Each fit's words in the menu; its value is the API's name, the one after the dash. */
+/** Each fit's words in the menu, short enough for it at 390 px; the hint says what they do. */
 const FIT_LABELS: Record<(typeof FIT_MODES)[number], string> = {
-  'scale-down': 'Inside, never enlarged',
-  contain: 'Inside, may enlarge',
-  cover: 'Fill the box, crop the overflow',
-  crop: 'Fill the box, crop, never enlarge',
-  pad: 'Inside, padded to the box',
-  squeeze: 'Stretched to the box',
+  'scale-down': 'Scale down',
+  contain: 'Contain',
+  cover: 'Cover (crops)',
+  crop: 'Crop (no enlarging)',
+  pad: 'Pad',
+  squeeze: 'Squeeze',
 };
 
 const options = (values: readonly { value: string; label: string }[]): Html =>
@@ -79,13 +79,13 @@ ${field(
     : 'JPEG for photos, PNG for flat graphics. WebP and AVIF need the pro tier.',
 )}
 ${field('try-quality', 'Quality', html`<input id="try-quality" name="quality" type="number" min="1" max="100" value="${DEFAULT_QUALITY}" aria-describedby="try-quality-hint">`, '1 to 100, for JPEG, WebP and AVIF; PNG is lossless.')}
-${field('try-width', 'Width', html`<input id="try-width" name="width" type="number" min="1" max="${MAX_OUTPUT_DIMENSION}" placeholder="any" aria-describedby="try-width-hint">`, 'Pixels, after the rotation. Inside: at most this, aspect ratio kept, never enlarged. The fits that fill a box need width and height.')}
+${field('try-width', 'Width', html`<input id="try-width" name="width" type="number" min="1" max="${MAX_OUTPUT_DIMENSION}" placeholder="any" aria-describedby="try-width-hint">`, 'Pixels, after the rotation. With scale down (the default fit): at most this, aspect ratio kept, never enlarged.')}
 ${field('try-height', 'Height', html`<input id="try-height" name="height" type="number" min="1" max="${MAX_OUTPUT_DIMENSION}" placeholder="any" aria-describedby="try-height-hint">`, 'Pixels, after the rotation; as width.')}
 ${field(
   'try-fit',
   'Fit',
-  html`<select id="try-fit" name="fit" aria-describedby="try-fit-hint">${options(FIT_MODES.map((m) => ({ value: m, label: `${FIT_LABELS[m]} (${m})` })))}</select>`,
-  'How the image meets width × height. Cover and crop cut the overflow (the kept part is outlined on the original); cover, crop, pad and squeeze need both sides.',
+  html`<select id="try-fit" name="fit" aria-describedby="try-fit-hint">${options(FIT_MODES.map((m) => ({ value: m, label: FIT_LABELS[m] })))}</select>`,
+  'How the image meets width × height. Scale down and contain keep it inside (contain may enlarge); cover and crop fill the box and cut the overflow, outlined on the original (crop never enlarges); pad fills the rest with the background; squeeze stretches. All but the first two need width and height.',
 )}
 ${field(
   'try-gravity',
