@@ -306,7 +306,10 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
       if (new URL(req.url()).pathname === '/api/v1/console/compress') uploads.push(req.url());
     };
     p().on('request', onRequest);
+    // Gravity places a crop: off until a fit that crops is chosen.
+    expect(await p().getByLabel('Gravity', { exact: true }).isDisabled()).toBe(true);
     await p().getByLabel('Fit', { exact: true }).selectOption('cover');
+    expect(await p().getByLabel('Gravity', { exact: true }).isDisabled()).toBe(false);
     await p().getByLabel('Width', { exact: true }).fill('100');
     await p().getByLabel('Height', { exact: true }).fill('');
     await p().getByRole('button', { name: 'Compress' }).click();

@@ -158,6 +158,18 @@ export const CLIENT_SCRIPT = String.raw`
     const input = form.elements.namedItem(name);
     if (input) for (const type of ['input', 'change']) input.addEventListener(type, check);
   }
+  // Gravity places a crop: only cover and crop make one, so otherwise it is off (and not sent).
+  const fitInput = form.elements.namedItem('fit');
+  const gravityInput = form.elements.namedItem('gravity');
+  if (fitInput && gravityInput) {
+    const crops = () => {
+      const on = fitInput.value === 'cover' || fitInput.value === 'crop';
+      gravityInput.disabled = !on;
+      gravityInput.closest('.field')?.classList.toggle('is-disabled', !on);
+    };
+    fitInput.addEventListener('change', crops);
+    crops();
+  }
 
   /**
    * A crop, a turn, a mirror or a new shape does not line up under the slider: the original and the result

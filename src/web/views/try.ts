@@ -91,7 +91,7 @@ ${field(
   'try-gravity',
   'Gravity',
   html`<select id="try-gravity" name="gravity" aria-describedby="try-gravity-hint">${options(GRAVITY_NAMES.map((g) => ({ value: g, label: g.replace('-', ' ') })))}</select>`,
-  'Which part cover and crop keep, in the output (after the rotation).',
+  'Which part cover and crop keep, in the output (after the rotation); the other fits crop nothing.',
 )}
 ${field(
   'try-rotate',
