@@ -244,14 +244,14 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
       if (new URL(req.url()).pathname === '/api/v1/console/compress') uploads.push(req.url());
     };
     p().on('request', onRequest);
-    await p().getByLabel('Maximum width').fill('100000');
+    await p().getByLabel('Width', { exact: true }).fill('100000');
     await p().getByRole('button', { name: 'Compress' }).click();
     await expect
       .poll(async () => (await p().locator('#try-error').textContent()) ?? '')
       .toMatch(/^Not uploaded: .*width/i);
     expect(uploads).toEqual([]);
     p().off('request', onRequest);
-    await p().getByLabel('Maximum width').fill('320');
+    await p().getByLabel('Width', { exact: true }).fill('320');
     await p().getByRole('button', { name: 'Compress' }).click();
 
     const result = p().getByTestId('result');
@@ -263,7 +263,7 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
     expect(compressedBytes).toBeGreaterThan(0);
     expect(await p().getByTestId('savings').textContent()).toMatch(/\d\s*%/);
     // Both pictures decoded, not just present as elements (a structural cast: the Node tsconfig has no DOM types).
-    const images = result.locator('img');
+    const images = result.locator('#try-compare img');
     expect(await images.count()).toBe(2);
     const painted = () =>
       images.evaluateAll((els) =>
@@ -291,6 +291,62 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
     const after = await usageUntil((t) => t.compressions > before.compressions);
     expect(after.compressions).toBeGreaterThan(before.compressions);
     await screenshot(p(), '07-usage-after-try');
+  });
+
+  step('try it: fit=cover needs a height before uploading; the crop is drawn on the upright original', async () => {
+    await visit('/try');
+    await heading('Try the compressor').waitFor();
+    // Stored 640×480 and turned a quarter by EXIF: upright (as the page shows it) 480×640.
+    const turned = await sharp(jpeg).withMetadata({ orientation: 6 }).jpeg({ quality: 90 }).toBuffer();
+    await p()
+      .getByLabel('Image', { exact: true })
+      .setInputFiles({ name: 'turned.jpg', mimeType: 'image/jpeg', buffer: turned });
+    const uploads: string[] = [];
+    const onRequest = (req: { url(): string }) => {
+      if (new URL(req.url()).pathname === '/api/v1/console/compress') uploads.push(req.url());
+    };
+    p().on('request', onRequest);
+    // Gravity places a crop: off until a fit that crops is chosen.
+    expect(await p().getByLabel('Gravity', { exact: true }).isDisabled()).toBe(true);
+    await p().getByLabel('Fit', { exact: true }).selectOption('cover');
+    expect(await p().getByLabel('Gravity', { exact: true }).isDisabled()).toBe(false);
+    await p().getByLabel('Width', { exact: true }).fill('100');
+    await p().getByLabel('Height', { exact: true }).fill('');
+    await p().getByRole('button', { name: 'Compress' }).click();
+    await expect
+      .poll(async () => (await p().locator('#try-error').textContent()) ?? '')
+      .toMatch(/^Not uploaded: Fit=cover needs both width and height/);
+    expect(uploads).toEqual([]);
+    p().off('request', onRequest);
+
+    await p().getByLabel('Height', { exact: true }).fill('100');
+    await p().getByLabel('Gravity', { exact: true }).selectOption('top');
+    const [answer] = await Promise.all([
+      p().waitForResponse((res) => new URL(res.url()).pathname === '/api/v1/console/compress'),
+      p().getByRole('button', { name: 'Compress' }).click(),
+    ]);
+    expect(answer.status()).toBe(200);
+    // The top square of the upright picture, in its pixels (give or take a row: the picture is resized to
+    // 100×133 whole rows, so the kept 100 map back to 481 of the 640).
+    const [x, y, w, h] = (answer.headers()['x-crop-box'] ?? '').split(',').map(Number);
+    expect([x, y, w]).toEqual([0, 0, 480]);
+    expect(Math.abs((h ?? 0) - 480)).toBeLessThanOrEqual(1);
+    await p().getByTestId('result').waitFor({ timeout: 60_000 });
+    expect(await p().getByTestId('compressed-size').textContent()).toContain('100 × 100 px');
+    const figure = p().locator('#try-crop');
+    await figure.waitFor();
+    expect(await figure.textContent()).toContain(`480 × ${h} px at 0, 0 (gravity top)`);
+    const image = p().locator('#try-crop-before');
+    await expect.poll(() => image.evaluate((el) => (el as unknown as { naturalWidth: number }).naturalWidth)).toBe(480);
+    const [picture, box] = await Promise.all([image.boundingBox(), p().getByTestId('crop-box').boundingBox()]);
+    if (!picture || !box) throw new Error('the original or its crop box is not shown');
+    // Shown upright (taller than wide), the box over its whole width and its top three quarters.
+    expect(picture.height / picture.width).toBeCloseTo(640 / 480, 1);
+    expect(Math.abs(box.x - picture.x)).toBeLessThanOrEqual(2);
+    expect(Math.abs(box.y - picture.y)).toBeLessThanOrEqual(2);
+    expect(Math.abs(box.width - picture.width)).toBeLessThanOrEqual(2);
+    expect(Math.abs(box.height - (picture.height * (h ?? 0)) / 640)).toBeLessThanOrEqual(2);
+    await screenshot(p(), '06b-try-crop');
   });
 
   step('revoke the key, after confirming; the API then refuses it', async () => {

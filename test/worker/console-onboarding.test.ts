@@ -3,6 +3,7 @@
 // lines that work as pasted, charts that say what will appear, and what "Try it" needs to warn early.
 import { describe, expect, it } from 'vitest';
 import { IMAGE_TIERS, TOOLS_TIERS } from '../../src/accounts/tiers.ts';
+import { FIT_MODES, FLIPS, GRAVITY_NAMES, ROTATIONS } from '../../src/compress/transform/options.ts';
 import { TRY_PLAN_HEAD_BYTES } from '../../src/console/limits.ts';
 import { call } from './helpers.ts';
 import { Browser, confirmEmail, LANDING_H1, ORIGIN, PASSWORD, signedUp, uniqueEmail } from './console-helpers.ts';
@@ -222,6 +223,32 @@ describe('Try it', () => {
     expect(html).not.toContain('data-limits');
     expect(html).toContain('data-plan-endpoint="/api/v1/console/compress/plan"');
     expect(html).toContain(`data-head-bytes="${TRY_PLAN_HEAD_BYTES}"`);
+  });
+
+  it('offers the transformations (fit, gravity, rotate, flip, background), labelled, with the values the API takes, and sends them', async () => {
+    const { browser } = await signedUp();
+    const { html } = await browser.page('/try');
+    const options = (id: string) => {
+      const select = new RegExp(`<select id="${id}"[^>]*>(.*?)</select>`, 's').exec(html)?.[1] ?? '';
+      return [...select.matchAll(/<option value="([^"]*)"/g)].map((m) => m[1]);
+    };
+    for (const id of ['try-fit', 'try-gravity', 'try-rotate', 'try-flip', 'try-background']) {
+      expect(html, id).toMatch(new RegExp(`<label for="${id}">`));
+      expect(html, id).toMatch(new RegExp(`<(input|select) id="${id}"[^>]*aria-describedby="${id}-hint`));
+      expect(html, id).toContain(`<p class="hint" id="${id}-hint">`);
+    }
+    expect(options('try-fit')).toEqual([...FIT_MODES]);
+    expect(options('try-gravity')).toEqual([...GRAVITY_NAMES]);
+    expect(options('try-rotate')).toEqual(['', ...ROTATIONS.map(String)]);
+    expect(options('try-flip')).toEqual(['', ...FLIPS]);
+    // The parts the script sends, to the planner and with the upload: each one a control of the form.
+    const parts = /<form id="try-form"[^>]*data-parts="([^"]*)"/.exec(html)?.[1]?.split(' ') ?? [];
+    expect(parts).toEqual(
+      expect.arrayContaining(['width', 'height', 'fit', 'gravity', 'rotate', 'flip', 'background']),
+    );
+    for (const name of parts) expect(html, name).toMatch(new RegExp(`<(input|select) id="try-[a-z-]+" name="${name}"`));
+    // Where the answer's X-Crop-Box is drawn: over the original, in the result.
+    expect(html).toMatch(/<figure[^>]*id="try-crop"[^>]*>.*<img id="try-crop-before"[^>]*>.*id="try-crop-box"/s);
   });
 
   it('takes GIFs, as the API does: the file input accepts image/gif and the hints name it, here and on the landing page', async () => {

@@ -149,6 +149,20 @@ describe('usage per day', () => {
 });
 
 describe('Try it: POST /api/v1/console/compress', () => {
+  it('takes the transformations the page sends, and answers the crop box it outlines', async () => {
+    const { browser, csrf } = await signedUp();
+    const parts = { image: jpegOf(photo(320, 240)), fit: 'cover', width: '60', height: '60', gravity: 'right' };
+    const res = await consoleCompress(browser, csrf, parts);
+    expect(res.status).toBe(200);
+    expect([res.headers.get('x-image-width'), res.headers.get('x-image-height')]).toEqual(['60', '60']);
+    // The right-hand square of the 320×240 original, in its pixels.
+    expect(res.headers.get('x-crop-box')).toBe('80,0,240,240');
+    expect(res.headers.get('x-gravity')).toBe('right');
+    const turned = await consoleCompress(browser, csrf, { image: jpegOf(photo(32, 24)), rotate: '90', flip: 'h' });
+    expect([turned.headers.get('x-image-width'), turned.headers.get('x-image-height')]).toEqual(['24', '32']);
+    expect(turned.headers.get('x-crop-box')).toBeNull();
+  });
+
   it("compresses for the signed-in account on its own console meter, with the account's tier rules", async () => {
     const { browser, csrf } = await signedUp();
     const res = await consoleCompress(browser, csrf, { image: jpegOf(photo(320, 240)), quality: '50', width: '160' });

@@ -53,6 +53,23 @@ describe('POST /api/v1/console/compress/plan', () => {
     expect(page.html).toMatch(/id="try-remaining">100</);
   });
 
+  it('refuses fit=cover without height, naming it, before any upload; with the box, accepted at its size', async () => {
+    const { browser, csrf } = await signedUp();
+    const half = await plan(browser, csrf, { image: PNG, size: String(PNG.length), fit: 'cover', width: '20' });
+    expect(half).toMatchObject({ verdict: 'refused', error: { code: 'bad_request', param: 'height' } });
+    expect(half.error?.message).toContain('fit=cover needs both width and height');
+    const box = {
+      image: PNG,
+      size: String(PNG.length),
+      fit: 'cover',
+      width: '20',
+      height: '20',
+      gravity: 'top',
+      rotate: '90',
+    };
+    expect(await plan(browser, csrf, box)).toMatchObject({ verdict: 'accepted', output: { width: 20, height: 20 } });
+  });
+
   it('format=json has no compression to plan: refused, naming format; with an output part, naming that part', async () => {
     const { browser, csrf } = await signedUp();
     const info = await plan(browser, csrf, { image: PNG, size: String(PNG.length), format: 'json' });

@@ -61,6 +61,14 @@ export const CLIENT_SCRIPT = String.raw`
   const result = document.getElementById('try-result');
   const remaining = document.getElementById('try-remaining');
   let urls = [];
+  /** The parts the page sends (views/try.ts lists them on the form): the planner hears what the upload would. */
+  const parts = (form.dataset.parts || '').split(' ').filter(Boolean);
+  const appendParts = (body) => {
+    for (const name of parts) {
+      const input = form.elements.namedItem(name);
+      if (input && !input.disabled && input.value.trim() !== '') body.append(name, input.value.trim());
+    }
+  };
   /** The chosen file's pixel size, read in the browser from its header; null until known. */
   let dims = null;
 
@@ -83,10 +91,7 @@ export const CLIENT_SCRIPT = String.raw`
     const body = new FormData();
     body.append('image', file.slice(0, Number(form.dataset.headBytes)), file.name);
     body.append('size', String(file.size));
-    for (const name of ['format', 'quality', 'width', 'height', 'target_kb']) {
-      const input = form.elements.namedItem(name);
-      if (input && !input.disabled && input.value.trim() !== '') body.append(name, input.value.trim());
-    }
+    appendParts(body);
     try {
       const res = await fetch(form.dataset.planEndpoint, { method: 'POST', body, headers: { 'X-CSRF-Token': csrf }, credentials: 'same-origin' });
       const j = await res.json();
@@ -149,7 +154,58 @@ export const CLIENT_SCRIPT = String.raw`
     };
     probe.src = url;
   });
-  for (const name of ['width', 'height', 'quality', 'format']) form.elements.namedItem(name).addEventListener('input', check);
+  for (const name of parts) {
+    const input = form.elements.namedItem(name);
+    if (input) for (const type of ['input', 'change']) input.addEventListener(type, check);
+  }
+  // Gravity places a crop: only cover and crop make one, so otherwise it is off (and not sent).
+  const fitInput = form.elements.namedItem('fit');
+  const gravityInput = form.elements.namedItem('gravity');
+  if (fitInput && gravityInput) {
+    const crops = () => {
+      const on = fitInput.value === 'cover' || fitInput.value === 'crop';
+      gravityInput.disabled = !on;
+      gravityInput.closest('.field')?.classList.toggle('is-disabled', !on);
+    };
+    fitInput.addEventListener('change', crops);
+    crops();
+  }
+
+  /**
+   * A crop, a turn, a mirror or a new shape does not line up under the slider: the original and the result
+   * are then shown side by side, the kept part (X-Crop-Box: x,y,w,h in the upright original's pixels)
+   * outlined on the original. The browser shows a photo upright by its EXIF orientation and gives its
+   * upright size as naturalWidth/Height, so the box is placed in fractions of that size.
+   */
+  async function showSides(sent, crop, gravity) {
+    const compare = document.getElementById('try-compare');
+    const sides = document.getElementById('try-sides');
+    const fit = sent.get('fit');
+    const reshaped = crop !== null || sent.has('rotate') || sent.has('flip') || fit === 'pad' || fit === 'squeeze';
+    compare.hidden = reshaped;
+    sides.hidden = !reshaped;
+    if (!reshaped) return;
+    const before = document.getElementById('try-crop-before');
+    const box = document.getElementById('try-crop-box');
+    const caption = document.getElementById('try-crop-caption');
+    before.src = urls[0];
+    document.getElementById('try-sides-after').src = urls[1];
+    const b = (crop || '').split(',').map(Number);
+    box.hidden = true;
+    caption.textContent = 'Before';
+    if (b.length !== 4 || b.some((n) => !Number.isFinite(n))) return;
+    try { await before.decode(); } catch { return; }
+    const w = before.naturalWidth;
+    const h = before.naturalHeight;
+    if (!(w > 0 && h > 0)) return;
+    const pct = (n, of) => (n / of * 100) + '%';
+    box.style.left = pct(b[0], w);
+    box.style.top = pct(b[1], h);
+    box.style.width = pct(b[2], w);
+    box.style.height = pct(b[3], h);
+    box.hidden = false;
+    caption.textContent = 'Before, the kept part outlined: ' + b[2] + ' × ' + b[3] + ' px at ' + b[0] + ', ' + b[1] + (gravity ? ' (gravity ' + gravity + ')' : '') + '.';
+  }
 
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -162,10 +218,7 @@ export const CLIENT_SCRIPT = String.raw`
     if (refused) { show(refused); showError('Not uploaded: ' + refused); return; }
     const body = new FormData();
     body.append('image', file, file.name);
-    for (const name of ['format', 'quality', 'width', 'height', 'target_kb']) {
-      const input = form.elements.namedItem(name);
-      if (input && !input.disabled && input.value.trim() !== '') body.append(name, input.value.trim());
-    }
+    appendParts(body);
     submit.disabled = true;
     submit.textContent = 'Compressing…';
     try {
@@ -187,6 +240,7 @@ export const CLIENT_SCRIPT = String.raw`
       const match = /filename="([^"]+)"/.exec(disposition);
       document.getElementById('try-compare-before').src = urls[0];
       document.getElementById('try-compare-after').src = urls[1];
+      await showSides(body, res.headers.get('X-Crop-Box'), res.headers.get('X-Gravity'));
       const o = document.getElementById('original-size');
       o.dataset.bytes = String(original);
       o.textContent = kb(original) + ' (' + original.toLocaleString('en') + ' bytes)' + (dims ? ', ' + dims.width + ' × ' + dims.height + ' px' : '');

@@ -81,6 +81,11 @@ summary { cursor: pointer; font-weight: 600; }
 .compare figure { margin: 0; background: var(--card); border: 1px solid var(--line); border-radius: .5rem; padding: .75rem; }
 .compare img { max-width: 100%; height: auto; display: block; margin: 0 auto; background: repeating-conic-gradient(#eee 0 25%, #fff 0 50%) 0 0 / 16px 16px; }
 .compare figcaption { margin-top: .5rem; }
+.compare[hidden] { display: none; }
+/* Try it's crop: the original upright (as its EXIF says), the kept part outlined and the rest dimmed. */
+.crop-view { position: relative; overflow: hidden; }
+.compare .crop-view img { width: 100%; image-orientation: from-image; }
+.crop-box { position: absolute; box-sizing: border-box; border: 2px solid #fff; outline: 1px solid rgba(0,0,0,.6); box-shadow: 0 0 0 100vmax rgba(20,33,61,.45); pointer-events: none; }
 .savings { font-size: 1.3rem; font-weight: 700; }
 .inline { display: inline; }
 .api-table { font-size: .92rem; margin: .5rem 0 1rem; }

@@ -2,6 +2,7 @@
 import { can } from '../../accounts/entitlements.ts';
 import type { ImageTier, ToolsTier } from '../../accounts/tiers.ts';
 import { DEFAULT_QUALITY, MAX_IMAGE_BYTES, MAX_OUTPUT_DIMENSION, MAX_TARGET_KB } from '../../compress/limits.ts';
+import { FIT_MODES, FLIPS, GRAVITY_NAMES, ROTATIONS } from '../../compress/transform/options.ts';
 import { TRY_PLAN_HEAD_BYTES } from '../../console/limits.ts';
 import type { WindowUsage } from '../../metering/types.ts';
 import { html, type Html } from '../html.ts';
@@ -24,13 +25,43 @@ ${control}
 <p class="hint" id="${id}-hint">${hint}</p></div>`;
 }
 
+/**
+ * The parts the page sends, to the planner and with the upload (the form's controls of these names; an
+ * empty or disabled one is left out, so the API's default applies). Listed on the form for its script.
+ */
+const TRY_PARTS = [
+  'format',
+  'quality',
+  'width',
+  'height',
+  'target_kb',
+  'fit',
+  'gravity',
+  'rotate',
+  'flip',
+  'background',
+];
+
+/** Each fit's words in the menu, short enough for it at 390 px; the hint says what they do. */
+const FIT_LABELS: Record<(typeof FIT_MODES)[number], string> = {
+  'scale-down': 'Scale down',
+  contain: 'Contain',
+  cover: 'Cover (crops)',
+  crop: 'Crop (no enlarging)',
+  pad: 'Pad',
+  squeeze: 'Squeeze',
+};
+
+const options = (values: readonly { value: string; label: string }[]): Html =>
+  html`${values.map((o, i) => html`<option value="${o.value}"${i === 0 ? html` selected` : ''}>${o.label}</option>`)}`;
+
 export function tryPage(state: TryState): string {
   const pro = can({ image: state.account.image_tier }, 'webp');
   const remaining = state.month.remaining ?? 0;
   const body = html`<h1>Try the compressor</h1>
 <p>Runs on your account's <strong>${state.account.image_tier}</strong> image tier and its monthly quota, which your keys share:
 at least <strong id="try-remaining">${numberText(remaining)}</strong> of ${numberText(state.month.limit ?? 0)} compressions left this month (units your keys' nearby meters hold count as taken until they are used or given back, so this can be a little under what Usage shows as unused). No API key is involved.</p>
-<form id="try-form" class="card" data-endpoint="${state.endpoint}" data-max-bytes="${MAX_IMAGE_BYTES}" data-plan-endpoint="${state.planEndpoint}" data-head-bytes="${TRY_PLAN_HEAD_BYTES}" novalidate>
+<form id="try-form" class="card" data-endpoint="${state.endpoint}" data-max-bytes="${MAX_IMAGE_BYTES}" data-plan-endpoint="${state.planEndpoint}" data-head-bytes="${TRY_PLAN_HEAD_BYTES}" data-parts="${TRY_PARTS.join(' ')}" novalidate>
 <div class="dropzone" id="dropzone">
 ${field('try-image', 'Image', html`<input id="try-image" name="image" type="file" accept="image/jpeg,image/png,image/webp,image/gif" required aria-describedby="try-image-hint try-image-facts">`, `JPEG, PNG, WebP or GIF (an animation's first frame), up to ${MAX_IMAGE_BYTES / 1024 / 1024} MB. You can also drop a file here.`)}
 <p class="hint" id="try-image-facts" data-testid="image-facts" aria-live="polite"></p>
@@ -48,8 +79,33 @@ ${field(
     : 'JPEG for photos, PNG for flat graphics. WebP and AVIF need the pro tier.',
 )}
 ${field('try-quality', 'Quality', html`<input id="try-quality" name="quality" type="number" min="1" max="100" value="${DEFAULT_QUALITY}" aria-describedby="try-quality-hint">`, '1 to 100, for JPEG, WebP and AVIF; PNG is lossless.')}
-${field('try-width', 'Maximum width', html`<input id="try-width" name="width" type="number" min="1" max="${MAX_OUTPUT_DIMENSION}" placeholder="any" aria-describedby="try-width-hint">`, 'Pixels. The aspect ratio is kept; never enlarged.')}
-${field('try-height', 'Maximum height', html`<input id="try-height" name="height" type="number" min="1" max="${MAX_OUTPUT_DIMENSION}" placeholder="any" aria-describedby="try-height-hint">`, 'Pixels. The aspect ratio is kept; never enlarged.')}
+${field('try-width', 'Width', html`<input id="try-width" name="width" type="number" min="1" max="${MAX_OUTPUT_DIMENSION}" placeholder="any" aria-describedby="try-width-hint">`, 'Pixels, after the rotation. With scale down (the default fit): at most this, aspect ratio kept, never enlarged.')}
+${field('try-height', 'Height', html`<input id="try-height" name="height" type="number" min="1" max="${MAX_OUTPUT_DIMENSION}" placeholder="any" aria-describedby="try-height-hint">`, 'Pixels, after the rotation; as width.')}
+${field(
+  'try-fit',
+  'Fit',
+  html`<select id="try-fit" name="fit" aria-describedby="try-fit-hint">${options(FIT_MODES.map((m) => ({ value: m, label: FIT_LABELS[m] })))}</select>`,
+  'How the image meets width × height. Scale down and contain keep it inside (contain may enlarge); cover and crop fill the box and cut the overflow, outlined on the original (crop never enlarges); pad fills the rest with the background; squeeze stretches. All but the first two need width and height.',
+)}
+${field(
+  'try-gravity',
+  'Gravity',
+  html`<select id="try-gravity" name="gravity" aria-describedby="try-gravity-hint">${options(GRAVITY_NAMES.map((g) => ({ value: g, label: g.replace('-', ' ') })))}</select>`,
+  'Which part cover and crop keep, in the output (after the rotation); the other fits crop nothing.',
+)}
+${field(
+  'try-rotate',
+  'Rotate',
+  html`<select id="try-rotate" name="rotate" aria-describedby="try-rotate-hint">${options([{ value: '', label: 'none' }, ...ROTATIONS.map((r) => ({ value: String(r), label: `${r}° clockwise` }))])}</select>`,
+  'After the photo is turned upright by its EXIF orientation.',
+)}
+${field(
+  'try-flip',
+  'Flip',
+  html`<select id="try-flip" name="flip" aria-describedby="try-flip-hint">${options([{ value: '', label: 'none' }, ...FLIPS.map((f) => ({ value: f, label: { h: 'horizontal', v: 'vertical', hv: 'both' }[f] }))])}</select>`,
+  'A mirror, before the rotation.',
+)}
+${field('try-background', 'Background', html`<input id="try-background" name="background" type="text" placeholder="white" autocomplete="off" spellcheck="false" aria-describedby="try-background-hint">`, "A CSS colour (#222, rgb(…), a name): pad's fill, and what transparency becomes in JPEG.")}
 ${field('try-target', 'Target size (KB)', html`<input id="try-target" name="target_kb" type="number" min="1" max="${MAX_TARGET_KB}" placeholder="${pro ? 'none' : 'pro tier'}"${pro ? '' : html` disabled`} aria-describedby="try-target-hint">`, pro ? 'Searches the highest quality that fits.' : 'Not available: target size needs the pro tier.', !pro)}
 </div>
 <button type="submit">Compress</button>
@@ -61,6 +117,11 @@ ${field('try-target', 'Target size (KB)', html`<input id="try-target" name="targ
 <p>Original: <span id="original-size" data-testid="original-size"></span>. Compressed: <span id="compressed-size" data-testid="compressed-size"></span>.</p>
 <p class="try-actions"><a id="download" class="button" href="#" download>Download</a></p>
 ${compareSlider({ id: 'try-compare', before: { alt: 'The original image' }, after: { alt: 'The compressed image' } })}
+<div class="compare" id="try-sides" hidden>
+<figure id="try-crop"><div class="crop-view"><img id="try-crop-before" alt="The original image"><span class="crop-box" id="try-crop-box" data-testid="crop-box" aria-hidden="true" hidden></span></div>
+<figcaption id="try-crop-caption">Before</figcaption></figure>
+<figure><img id="try-sides-after" alt="The transformed image"><figcaption>After</figcaption></figure>
+</div>
 </section>`;
   return renderPage({ title: 'Try the compressor', csrf: state.csrf, account: state.account, section: 'try', body });
 }
