@@ -1,0 +1,130 @@
+// gravity=auto (smart crop, issue 48): a detailed object on the right of a flat 240×120 picture is kept by a
+// square cover crop, whichever door and whatever the flip and rotation; a flat picture gets the centre crop,
+// said as X-Gravity: center with confidence 0; gravity=face is refused (no face detector yet).
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { RgbaImage } from '../../../wasm/image.ts';
+import { makeKey, type TestKey } from '../helpers.ts';
+import { bodyBytes, compressCall, decodeAny, jpegOf, pngOf, type Parts } from '../image-fixtures.ts';
+import { expectError, getImage, ORIGIN, signed, signingAccount } from '../img-helpers.ts';
+
+/** The object: x 180–219, y 40–79 (as test/fixtures/origin.ts's objectPng draws it). */
+const OBJECT = { left: 180, right: 220 };
+
+function grey(width: number, height: number): RgbaImage {
+  const data = new Uint8Array(width * height * 4);
+  for (let i = 0; i < data.length; i += 4) data.set([120, 130, 140, 255], i);
+  return { data, width, height };
+}
+
+/** A saturated checkered square of 40 px centred at (200, 60) on the grey: what a centre crop cuts off. */
+function withObject(): RgbaImage {
+  const image = grey(240, 120);
+  for (let y = 40; y < 80; y++)
+    for (let x = OBJECT.left; x < OBJECT.right; x++)
+      image.data.set(((x >> 2) + (y >> 2)) % 2 === 0 ? [230, 60, 30, 255] : [20, 30, 200, 255], (y * 240 + x) * 4);
+  return image;
+}
+
+/** Pixels whose chroma (max − min of R, G, B) is over 100: the object's, never the grey's. */
+function colourful(image: RgbaImage): number {
+  let n = 0;
+  for (let i = 0; i < image.data.length; i += 4) {
+    const [r, g, b] = [image.data[i]!, image.data[i + 1]!, image.data[i + 2]!];
+    if (Math.max(r, g, b) - Math.min(r, g, b) > 100) n++;
+  }
+  return n;
+}
+
+const cropBox = (res: Response): number[] => (res.headers.get('x-crop-box') ?? '').split(',').map(Number);
+
+function expectKeepsObject(res: Response): void {
+  const [x, , w] = cropBox(res);
+  expect(x, res.headers.get('x-crop-box') ?? 'no X-Crop-Box').toBeGreaterThan(0);
+  expect(x).toBeLessThanOrEqual(OBJECT.left);
+  expect(x! + w!).toBeGreaterThanOrEqual(OBJECT.right);
+  expect(res.headers.get('x-gravity')).toBe('auto');
+  expect(Number(res.headers.get('x-crop-confidence'))).toBeGreaterThan(0.5);
+}
+
+let pro: TestKey;
+
+beforeAll(async () => {
+  pro = await makeKey({ image: 'pro' });
+  // The engine's first instance is made on the first compression: not inside the first test's time.
+  await compressCall(pro.key, { image: pngOf(grey(8, 8)), filename: 'w.png', format: 'jpeg' });
+}, 30_000);
+
+async function cropped(parts: Parts): Promise<{ res: Response; image: RgbaImage }> {
+  const res = await compressCall(pro.key, { fit: 'cover', width: '60', height: '60', gravity: 'auto', ...parts });
+  const body = await bodyBytes(res);
+  expect(res.status, new TextDecoder().decode(body.subarray(0, 300))).toBe(200);
+  return { res, image: decodeAny(body) };
+}
+
+describe('gravity=auto on POST /compress', () => {
+  it('a square cover crop of a JPEG keeps the detailed object on the right, and says how sure it is', async () => {
+    const { res, image } = await cropped({ image: jpegOf(withObject()), filename: 'o.jpg', format: 'png' });
+    expectKeepsObject(res);
+    expect([image.width, image.height]).toEqual([60, 60]);
+    // A centre crop (source x 60–179) would hold none of the object's colours.
+    expect(colourful(image)).toBeGreaterThan(100);
+  });
+
+  it('placed in the output axes: flipped and turned, the crop still holds the object', async () => {
+    const { res, image } = await cropped({
+      image: pngOf(withObject()),
+      filename: 'o.png',
+      format: 'png',
+      flip: 'h',
+      rotate: '90',
+    });
+    expectKeepsObject(res);
+    expect(colourful(image)).toBeGreaterThan(100);
+  });
+
+  it('a flat picture: the centre crop, said as X-Gravity center with confidence 0', async () => {
+    const { res } = await cropped({ image: pngOf(grey(240, 120)), filename: 'g.png', format: 'jpeg' });
+    expect(res.headers.get('x-crop-box')).toBe('60,0,120,120');
+    expect(res.headers.get('x-gravity')).toBe('center');
+    expect(res.headers.get('x-crop-confidence')).toBe('0.00');
+  });
+
+  it('gravity=face is refused: no face detector is offered', async () => {
+    const res = await compressCall(pro.key, {
+      image: pngOf(withObject()),
+      filename: 'o.png',
+      fit: 'cover',
+      width: '60',
+      height: '60',
+      gravity: 'face',
+    });
+    const error = await expectError(res, 400, 'bad_request');
+    expect((error as { param?: string }).param).toBe('gravity');
+    expect(error.message).toMatch(/^gravity face is not offered: there is no face detector yet; auto crops/);
+  });
+});
+
+describe('g=auto on signed image URLs', () => {
+  it('a miss and a hit answer the same crop, gravity and confidence', async () => {
+    const a = await signingAccount();
+    const url = `${ORIGIN}/img/object.png?group=${crypto.randomUUID()}`;
+    const path = await signed(a, 'fit=cover,w=60,h=60,g=auto,f=png', url);
+    const miss = await getImage(path);
+    expect(miss.status).toBe(200);
+    expect(miss.headers.get('x-cache')).toBe('MISS');
+    expectKeepsObject(miss);
+    await miss.arrayBuffer();
+    const hit = await getImage(path);
+    expect(hit.headers.get('x-cache')).toBe('HIT');
+    await hit.arrayBuffer();
+    for (const name of ['x-crop-box', 'x-gravity', 'x-crop-confidence'])
+      expect(hit.headers.get(name), name).toBe(miss.headers.get(name));
+  });
+
+  it('g=face is refused', async () => {
+    const a = await signingAccount();
+    const res = await getImage(await signed(a, 'fit=cover,w=60,h=60,g=face', `${ORIGIN}/img/object.png`));
+    const error = await expectError(res, 400, 'bad_request');
+    expect(error.message).toMatch(/^options: g face is not offered: there is no face detector yet/);
+  });
+});
