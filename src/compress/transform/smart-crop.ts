@@ -8,7 +8,7 @@ import type { InputFormat } from '../formats.ts';
 import { swapsAxes } from '../exif.ts';
 import { DEFAULT_QUALITY } from '../limits.ts';
 import { plan, type Plan } from '../memory-plan.ts';
-import { makePreview, PREVIEW_MAX_SIDE } from '../preview/preview.ts';
+import { PREVIEW_MAX_SIDE } from '../preview/size.ts';
 import { salientCrop } from '../preview/saliency.ts';
 import type { CompressRequest } from '../types.ts';
 import { transformGeometry } from './geometry.ts';
@@ -83,6 +83,8 @@ export async function smartCrop(
   const geometry = planned.transform!;
   if (previewEstimate(inputFormat, header, request.bytes.length, planned.estimate) > planned.estimate)
     return { plan: planned, decided: CENTRED };
+  // Loaded here, not with the module: the planner (and the OpenAPI generator, in Node) reads this file too.
+  const { makePreview } = await import('../preview/preview.ts');
   const preview = await makePreview(request.bytes, inputFormat, header);
   // The kept block's aspect ratio in the upright axes, where the preview is.
   const { box, confidence } = salientCrop(preview, geometry.crop.width / geometry.crop.height);
