@@ -68,7 +68,12 @@ export const compressDoc: RouteConfig = {
       'X-Crop-Box': header(
         'When the image was cropped (fit=cover or crop): x,y,width,height of the kept box in upright source pixels',
       ),
-      'X-Gravity': header('With X-Crop-Box: the gravity that placed the crop (center, a side, a corner, or XxY)'),
+      'X-Gravity': header(
+        'With X-Crop-Box: the gravity that placed the crop (center, a side, a corner, XxY, or auto; gravity=auto that fell back to the centre says center)',
+      ),
+      'X-Crop-Confidence': header(
+        'With gravity=auto and a crop: how sure the smart crop was, 0.00–1.00 (0.00 when it fell back to the centre)',
+      ),
       'Server-Timing': header('decode, resize, encode (desc: number of encodes) and total, in ms'),
     }),
     ...errorResponses(

@@ -2,8 +2,9 @@
 // square cover crop, whichever door and whatever the flip and rotation; a flat picture gets the centre crop,
 // said as X-Gravity: center with confidence 0; gravity=face is refused (no face detector yet).
 import { beforeAll, describe, expect, it } from 'vitest';
+import { Shrinkray } from '../../../packages/client/src/index.ts';
 import type { RgbaImage } from '../../../wasm/image.ts';
-import { makeKey, type TestKey } from '../helpers.ts';
+import { call, makeKey, type TestKey } from '../helpers.ts';
 import { bodyBytes, compressCall, decodeAny, jpegOf, pngOf, type Parts } from '../image-fixtures.ts';
 import { expectError, getImage, ORIGIN, signed, signingAccount } from '../img-helpers.ts';
 
@@ -101,6 +102,22 @@ describe('gravity=auto on POST /compress', () => {
     const error = await expectError(res, 400, 'bad_request');
     expect((error as { param?: string }).param).toBe('gravity');
     expect(error.message).toMatch(/^gravity face is not offered: there is no face detector yet; auto crops/);
+  });
+});
+
+describe('gravity=auto through the SDK', () => {
+  it('answers the crop, the gravity and the confidence', async () => {
+    const client = new Shrinkray({ apiKey: pro.key, baseUrl: 'https://api.shrinkray.test', fetch: call });
+    const result = await client.compress(jpegOf(withObject()), {
+      fit: 'cover',
+      width: 60,
+      height: 60,
+      gravity: 'auto',
+      filename: 'o.jpg',
+    });
+    expect(result.gravity).toBe('auto');
+    expect(result.cropBox!.x).toBeGreaterThan(0);
+    expect(result.cropConfidence).toBeGreaterThan(0.5);
   });
 });
 
