@@ -5,7 +5,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Shrinkray } from '../../../packages/client/src/index.ts';
 import type { RgbaImage } from '../../../wasm/image.ts';
 import { call, makeKey, type TestKey } from '../helpers.ts';
-import { bodyBytes, compressCall, decodeAny, jpegOf, pngOf, type Parts } from '../image-fixtures.ts';
+import { readHeader } from '../../../src/compress/header.ts';
+import { DEFAULT_QUALITY } from '../../../src/compress/limits.ts';
+import { plan } from '../../../src/compress/memory-plan.ts';
+import { concat, crc32, bodyBytes, compressCall, decodeAny, jpegOf, pngOf, type Parts } from '../image-fixtures.ts';
 import { expectError, getImage, ORIGIN, signed, signingAccount } from '../img-helpers.ts';
 
 /** The object: x 180–219, y 40–79 (as test/fixtures/origin.ts's objectPng draws it). */
@@ -102,6 +105,65 @@ describe('gravity=auto on POST /compress', () => {
     const error = await expectError(res, 400, 'bad_request');
     expect((error as { param?: string }).param).toBe('gravity');
     expect(error.message).toMatch(/^gravity face is not offered: there is no face detector yet; auto crops/);
+  });
+});
+
+/** `png` with a private ancillary chunk of `size` bytes after IHDR: the same pixels, a larger upload. */
+function padded(png: Uint8Array, size: number): Uint8Array {
+  const body = new Uint8Array(4 + size);
+  body.set(new TextEncoder().encode('prVt'));
+  const chunk = new Uint8Array(12 + size);
+  const view = new DataView(chunk.buffer);
+  view.setUint32(0, size);
+  chunk.set(body, 4);
+  view.setUint32(8 + size, crc32(body));
+  return concat(png.subarray(0, 33), chunk, png.subarray(33));
+}
+
+describe('gravity=auto within the memory plan', () => {
+  it('a preview the budget cannot hold beside the compression: the centre, confidence 0; with room, auto', async () => {
+    const MB = 1024 * 1024;
+    const png = pngOf(withObject());
+    const request = {
+      format: 'jpeg',
+      quality: DEFAULT_QUALITY,
+      width: 60,
+      height: 60,
+      transform: { fit: 'cover', gravity: 'auto', rotate: 0 },
+    } as const;
+    const preview = { format: 'jpeg', quality: DEFAULT_QUALITY, width: 256, height: 256 } as const;
+    const estimates = (bytes: Uint8Array) => {
+      const header = readHeader('png', bytes);
+      return [plan('png', header, bytes.length, request).estimate, plan('png', header, bytes.length, preview).estimate];
+    };
+    const [compression, withPreview] = estimates(png);
+    expect(withPreview, 'the preview of this picture costs more than its compression').toBeGreaterThan(compression!);
+    // Padded so that the compression just fits a whole number of MB and the preview does not (the upload
+    // counts twice in both).
+    const budget = Math.ceil(compression! / MB);
+    const upload = padded(png, Math.floor((budget * MB - compression! - 64) / 2));
+    const [e, p] = estimates(upload);
+    expect(e).toBeLessThanOrEqual(budget * MB);
+    expect(p).toBeGreaterThan(budget * MB);
+    const parts = { image: upload, filename: 'o.png', format: 'jpeg', fit: 'cover', width: '60', height: '60' };
+    const tight = await compressCall(
+      pro.key,
+      { ...parts, gravity: 'auto' },
+      { env: { MEMORY_BUDGET_MB: String(budget) } },
+    );
+    expect(tight.status).toBe(200);
+    await tight.arrayBuffer();
+    expect(tight.headers.get('x-crop-box')).toBe('60,0,120,120');
+    expect(tight.headers.get('x-gravity')).toBe('center');
+    expect(tight.headers.get('x-crop-confidence')).toBe('0.00');
+    const roomy = await compressCall(
+      pro.key,
+      { ...parts, gravity: 'auto' },
+      { env: { MEMORY_BUDGET_MB: String(budget + 1) } },
+    );
+    expect(roomy.status).toBe(200);
+    await roomy.arrayBuffer();
+    expect(roomy.headers.get('x-gravity')).toBe('auto');
   });
 });
 
