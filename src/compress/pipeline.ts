@@ -171,13 +171,13 @@ async function compressIn(prepared: Prepared): Promise<CompressResult> {
   // codecs' memories, so no idle instance counts as reused for it.
   makeRoom(planned.estimate, request.format === 'avif' ? undefined : 'sr_jpeg');
   if (request.transform) {
-    const [{ compressTransformed }, { smartCrop }] = await Promise.all([
+    const [{ compressTransformed }, { answered, smartCrop }] = await Promise.all([
       import('./transform/path.ts'),
       import('./transform/smart-crop.ts'),
     ]);
     const smart = await smartCrop(request, planned, inputFormat, header);
     const result = await compressTransformed(request, smart?.plan ?? planned, inputFormat, header.orientation);
-    return smart && result.crop ? { ...result, crop: { ...result.crop, ...smart.decided } } : result;
+    return smart ? answered(result, smart) : result;
   }
   if (inputFormat === 'jpeg') {
     const { compressJpeg } = await import('./jpeg-path.ts');

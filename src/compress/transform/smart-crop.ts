@@ -10,7 +10,7 @@ import { DEFAULT_QUALITY } from '../limits.ts';
 import { plan, type Plan } from '../memory-plan.ts';
 import { PREVIEW_MAX_SIDE } from '../preview/size.ts';
 import { salientCrop } from '../preview/saliency.ts';
-import type { CompressRequest } from '../types.ts';
+import type { CompressRequest, CompressResult } from '../types.ts';
 import { transformGeometry } from './geometry.ts';
 import { AUTO_GRAVITY, type Flip, type Rotation } from './options.ts';
 
@@ -69,6 +69,14 @@ function turnedPoint(u: number, v: number, flip: Flip | undefined, rotate: Rotat
   }
 }
 
+export interface SmartCrop {
+  /** The plan with the crop where the saliency put it. */
+  plan: Plan;
+  decided: SmartCropDecision;
+  /** Milliseconds the preview and its scoring took. */
+  ms: number;
+}
+
 /**
  * For a gravity=auto crop, the plan with the crop placed by the saliency and what decided it; null for
  * any other request. Runs in the engine job, inside the memory the plan admitted.
@@ -78,8 +86,29 @@ export async function smartCrop(
   planned: Plan,
   inputFormat: InputFormat,
   header: ImageHeader,
-): Promise<{ plan: Plan; decided: SmartCropDecision } | null> {
+): Promise<SmartCrop | null> {
   if (!decides(request, planned)) return null;
+  const started = performance.now();
+  const placed = await placeCrop(request, planned, inputFormat, header);
+  return { ...placed, ms: performance.now() - started };
+}
+
+/** The result as a gravity=auto crop answers it: what decided the crop, and the preview's time in `decode`. */
+export function answered(result: CompressResult, smart: SmartCrop): CompressResult {
+  if (!result.crop) return result;
+  return {
+    ...result,
+    crop: { ...result.crop, ...smart.decided },
+    timings: { ...result.timings, decode: result.timings.decode + smart.ms },
+  };
+}
+
+async function placeCrop(
+  request: CompressRequest,
+  planned: Plan,
+  inputFormat: InputFormat,
+  header: ImageHeader,
+): Promise<Omit<SmartCrop, 'ms'>> {
   const geometry = planned.transform!;
   if (previewEstimate(inputFormat, header, request.bytes.length, planned.estimate) > planned.estimate)
     return { plan: planned, decided: CENTRED };
