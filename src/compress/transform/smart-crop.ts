@@ -28,11 +28,12 @@ const decides = (request: Pick<CompressRequest, 'transform'>, planned: Plan): bo
 
 /**
  * The memory the preview takes: a compression's to a JPEG of the preview's size (the same decoder at its
- * DCT scale, the same row readers), as the image info counts it.
+ * DCT scale, the same row readers), as the image info counts it. Whatever the budget, so that the plan and
+ * the engine job reckon it alike.
  */
-function previewEstimate(inputFormat: InputFormat, header: ImageHeader, uploadBytes: number, budget: number): number {
+function previewEstimate(inputFormat: InputFormat, header: ImageHeader, uploadBytes: number): number {
   const size = { format: 'jpeg', quality: DEFAULT_QUALITY, width: PREVIEW_MAX_SIDE, height: PREVIEW_MAX_SIDE } as const;
-  return plan(inputFormat, header, uploadBytes, size, budget).estimate;
+  return plan(inputFormat, header, uploadBytes, size).estimate;
 }
 
 /**
@@ -49,7 +50,7 @@ export function withPreviewMemory(
   budget: number,
 ): Plan {
   if (!decides(request, planned)) return planned;
-  const estimate = Math.max(planned.estimate, previewEstimate(inputFormat, header, uploadBytes, budget));
+  const estimate = Math.max(planned.estimate, previewEstimate(inputFormat, header, uploadBytes));
   return estimate <= budget ? { ...planned, estimate } : planned;
 }
 
@@ -110,7 +111,7 @@ async function placeCrop(
   header: ImageHeader,
 ): Promise<Omit<SmartCrop, 'ms'>> {
   const geometry = planned.transform!;
-  if (previewEstimate(inputFormat, header, request.bytes.length, planned.estimate) > planned.estimate)
+  if (previewEstimate(inputFormat, header, request.bytes.length) > planned.estimate)
     return { plan: planned, decided: CENTRED };
   // Loaded here, not with the module: the planner (and the OpenAPI generator, in Node) reads this file too.
   const { makePreview } = await import('../preview/preview.ts');
