@@ -8,7 +8,18 @@ import { call, makeKey, type TestKey } from '../helpers.ts';
 import { readHeader } from '../../../src/compress/header.ts';
 import { DEFAULT_QUALITY } from '../../../src/compress/limits.ts';
 import { plan } from '../../../src/compress/memory-plan.ts';
-import { concat, crc32, bodyBytes, compressCall, decodeAny, jpegOf, pngOf, type Parts } from '../image-fixtures.ts';
+import {
+  bodyBytes,
+  compressCall,
+  concat,
+  crc32,
+  decodeAny,
+  jpegOf,
+  pngOf,
+  storeWithOrientation,
+  withJpegOrientation,
+  type Parts,
+} from '../image-fixtures.ts';
 import { expectError, getImage, ORIGIN, signed, signingAccount } from '../img-helpers.ts';
 
 /** The object: x 180–219, y 40–79 (as test/fixtures/origin.ts's objectPng draws it). */
@@ -82,6 +93,13 @@ describe('gravity=auto on POST /compress', () => {
       flip: 'h',
       rotate: '90',
     });
+    expectKeepsObject(res);
+    expect(colourful(image)).toBeGreaterThan(100);
+  });
+
+  it('a JPEG stored turned (EXIF orientation 6) is looked at upright: the same crop', async () => {
+    const stored = withJpegOrientation(jpegOf(storeWithOrientation(withObject(), 6)), 6);
+    const { res, image } = await cropped({ image: stored, filename: 'o.jpg', format: 'png' });
     expectKeepsObject(res);
     expect(colourful(image)).toBeGreaterThan(100);
   });
