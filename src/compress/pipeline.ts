@@ -13,6 +13,7 @@ import { encoderQuality } from './quality-scale.ts';
 import type { CompressedImage, CompressRequest, CompressResult } from './types.ts';
 import { MAX_OUTPUT_DIMENSION } from './limits.ts';
 import { oversize } from './transform/options.ts';
+import { withPreviewMemory } from './transform/smart-crop.ts';
 import { swapsAxes } from './exif.ts';
 import { type GainMapPlan, planGainMap } from './gain-map/plan.ts';
 
@@ -98,7 +99,10 @@ export function planWithin(
   memoryBudget: number,
 ): Plan {
   let planned = plan(inputFormat, header, uploadBytes, request, memoryBudget);
-  if (planned.transform) refuseOversize(planned, header, request);
+  if (planned.transform) {
+    refuseOversize(planned, header, request);
+    planned = withPreviewMemory(planned, inputFormat, header, uploadBytes, request, memoryBudget);
+  }
   // Without the lossless fallback a large same-size JPEG may still fit: its lossy result is then kept.
   if (planned.estimate > memoryBudget && planned.lossless)
     planned = plan(inputFormat, header, uploadBytes, { ...request, allowLossless: false }, memoryBudget);
@@ -175,9 +179,14 @@ async function compressIn(prepared: Prepared): Promise<CompressResult> {
   // codecs' memories, so no idle instance counts as reused for it.
   makeRoom(planned.estimate, request.format === 'avif' ? undefined : 'sr_jpeg');
   if (request.transform) {
-    const { compressTransformed } = await import('./transform/path.ts');
-    const result = await compressTransformed(request, planned, inputFormat, header.orientation);
-    return prepared.gainMap ? { ...result, gainMap: 'dropped' } : result;
+    const [{ compressTransformed }, { answered, smartCrop }] = await Promise.all([
+      import('./transform/path.ts'),
+      import('./transform/smart-crop.ts'),
+    ]);
+    const smart = await smartCrop(request, planned, inputFormat, header);
+    const result = await compressTransformed(request, smart?.plan ?? planned, inputFormat, header.orientation);
+    const cropped = smart ? answered(result, smart) : result;
+    return prepared.gainMap ? { ...cropped, gainMap: 'dropped' } : cropped;
   }
   if (inputFormat === 'jpeg') {
     const { compressJpeg } = await import('./jpeg-path.ts');

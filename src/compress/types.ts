@@ -47,8 +47,11 @@ export interface CompressResult {
   timings: { decode: number; resize: number; encode: number };
   /** A GIF input: frames written (1 until animated output lands) of the frames it has (X-Frames). */
   frames?: { written: number; total: number };
-  /** Where the image was cropped, in upright source pixels (X-Crop-Box), and the gravity that placed it (X-Gravity). */
-  crop?: { box: Box; gravity: string };
+  /**
+   * Where the image was cropped, in upright source pixels (X-Crop-Box), the gravity that placed it
+   * (X-Gravity), and with gravity=auto how sure the smart crop was, 0–1 (X-Crop-Confidence).
+   */
+  crop?: { box: Box; gravity: string; confidence?: number };
 }
 
 /**

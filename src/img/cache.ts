@@ -24,8 +24,11 @@ export interface StoredImage {
   bytes: Uint8Array;
   contentType: string;
   etag: string;
-  /** A transformation's crop, answered as X-Crop-Box and X-Gravity on a miss and on every hit. */
-  crop?: { box: string; gravity: string };
+  /**
+   * A transformation's crop, answered as X-Crop-Box, X-Gravity and (gravity=auto) X-Crop-Confidence on a
+   * miss and on every hit.
+   */
+  crop?: { box: string; gravity: string; confidence?: string };
 }
 
 /** Everything that decides an image's bytes, and only that. */
@@ -89,7 +92,13 @@ const responseOf = (image: StoredImage): Response =>
 
 /** The crop headers a stored image is answered with (none when it was not cropped). */
 export const storedCropHeaders = (image: StoredImage): Record<string, string> =>
-  image.crop ? { 'X-Crop-Box': image.crop.box, 'X-Gravity': image.crop.gravity } : {};
+  image.crop
+    ? {
+        'X-Crop-Box': image.crop.box,
+        'X-Gravity': image.crop.gravity,
+        ...(image.crop.confidence === undefined ? {} : { 'X-Crop-Confidence': image.crop.confidence }),
+      }
+    : {};
 
 const edgeCache: ImageCache = {
   lookup: async (key) => caches.default.match(cacheRequest(key)),

@@ -152,6 +152,7 @@ async function meteredCompression(
   if (result.crop) {
     const headers = cropHeaders(result.crop);
     image.crop = { box: headers['X-Crop-Box'], gravity: headers['X-Gravity'] };
+    if (headers['X-Crop-Confidence'] !== undefined) image.crop.confidence = headers['X-Crop-Confidence'];
   }
   return image;
 }

@@ -14,6 +14,17 @@ export const IMAGE_STORE_TTL_MS = IMAGE_CACHE_MAX_AGE_S * 1000;
 /** Images are kept in pieces of this size: a SQLite row stays small whatever the image. */
 const CHUNK_BYTES = 512 * 1024;
 
+/**
+ * The image_crops table predates gravity=auto: its confidence rides in the gravity column as
+ * `auto;0.93`, so stores made before it need no change of their table (no name or XxY holds a `;`).
+ */
+const CONFIDENCE_SEPARATOR = ';';
+
+function cropGravity(stored: string): { gravity: string; confidence?: string } {
+  const at = stored.indexOf(CONFIDENCE_SEPARATOR);
+  return at < 0 ? { gravity: stored } : { gravity: stored.slice(0, at), confidence: stored.slice(at + 1) };
+}
+
 export interface ShelfLimits {
   maxBytes: number;
   maxEntries: number;
@@ -83,7 +94,7 @@ export class ImageShelf {
       bytes,
       contentType: row.content_type,
       etag: row.etag,
-      ...(crop ? { crop: { box: crop.box, gravity: crop.gravity } } : {}),
+      ...(crop ? { crop: { box: crop.box, ...cropGravity(crop.gravity) } } : {}),
     };
   }
 
@@ -113,7 +124,9 @@ export class ImageShelf {
         'INSERT INTO image_crops (key, box, gravity) VALUES (?, ?, ?)',
         key,
         image.crop.box,
-        image.crop.gravity,
+        image.crop.confidence === undefined
+          ? image.crop.gravity
+          : `${image.crop.gravity}${CONFIDENCE_SEPARATOR}${image.crop.confidence}`,
       );
     this.evict(now);
   }

@@ -72,7 +72,11 @@ export const compressDoc: RouteConfig = {
       'X-Crop-Box': header(
         'When the image was cropped (fit=cover or crop): x,y,width,height of the kept box in upright source pixels',
       ),
-      'X-Gravity': header('With X-Crop-Box: the gravity that placed the crop (center, a side, a corner, or XxY)'),
+      'X-Gravity': header(
+        'With X-Crop-Box: the gravity that placed the crop (center, a side, a corner, XxY, or auto; gravity=auto that fell back to the centre says center)',
+      ),
+      'X-Crop-Confidence': header(
+        'With gravity=auto and a crop: how sure the smart crop was, 0.00–1.00 (0.00 when it fell back to the centre)',
       'X-Gain-Map': header(
         'Only when the upload had an HDR gain map (Ultra HDR or ISO 21496-1 JPEG): `kept` when the output carries it (JPEG output: the map turned and resized with the picture, after it in an MPF file), `dropped` when it does not (PNG, WebP and AVIF output; a map the MPF index does not lead to; a map that would not fit the memory budget)',
       ),

@@ -53,7 +53,10 @@ const imgDoc: RouteConfig = {
       'X-Crop-Box': header(
         'When fit=cover or crop cropped the image: x,y,width,height of the kept box in upright source pixels',
       ),
-      'X-Gravity': header('With X-Crop-Box: the gravity that placed the crop'),
+      'X-Gravity': header(
+        'With X-Crop-Box: the gravity that placed the crop (g=auto that fell back to the centre says center)',
+      ),
+      'X-Crop-Confidence': header('With g=auto and a crop: how sure the smart crop was, 0.00–1.00'),
     }),
     304: { description: 'If-None-Match named the ETag of the cached image' },
     ...errorResponses(

@@ -41,6 +41,14 @@ describe('the self-hosted image cache', () => {
     });
   });
 
+  it("keeps a smart crop's confidence with its gravity", async () => {
+    await withShelf(undefined, (shelf) => {
+      const smart = { ...image(10), crop: { box: '100,0,120,120', gravity: 'auto', confidence: '0.93' } };
+      shelf.put('s', smart, 1000);
+      expect(shelf.get('s', 2000)).toEqual(smart);
+    });
+  });
+
   it('gives back the bytes it was given, a large image too, under its key only', async () => {
     await withShelf(undefined, (shelf) => {
       const big = { bytes: crypto.getRandomValues(new Uint8Array(65_536)), contentType: 'image/png', etag: '"big"' };

@@ -172,6 +172,7 @@ export class Shrinkray {
       frames: framesOf(h.get('x-frames')),
       cropBox: cropBoxOf(h.get('x-crop-box')),
       gravity: h.get('x-gravity') ?? undefined,
+      cropConfidence: number(h.get('x-crop-confidence')),
       requestId: h.get('x-request-id') ?? undefined,
       rateLimit: rateLimitOf(h),
     };

@@ -9,22 +9,13 @@ import { ApiError } from '../../errors.ts';
 import { inEngine, inEngineAsync } from '../engine-errors.ts';
 import { swapsAxes } from '../exif.ts';
 import type { InputFormat } from '../formats.ts';
-import { fitWithin, type Size } from '../geometry.ts';
 import type { ImageHeader } from '../header.ts';
 import { dctScale } from '../memory-plan.ts';
 import { applyOrientation } from '../pixels.ts';
+import { PREVIEW_MAX_SIDE, previewSize } from './size.ts';
 
-/**
- * The preview's longest side, at most: enough for a ThumbHash (made from ≤ 100 px), a dominant colour and a
- * saliency map whose cells are a few source pixels of a phone photo's 1/16, small enough to cost < 1 MB.
- */
-export const PREVIEW_MAX_SIDE = 256;
-
-/** The preview's size, upright: the picture fitted within PREVIEW_MAX_SIDE², never enlarged. */
-export function previewSize(header: ImageHeader): Size {
-  const upright = swapsAxes(header.orientation) ? { width: header.height, height: header.width } : header;
-  return fitWithin(upright, { width: PREVIEW_MAX_SIDE, height: PREVIEW_MAX_SIDE });
-}
+// Its size lives apart, so a plan can count a preview without loading the engines (size.ts).
+export { PREVIEW_MAX_SIDE, previewSize } from './size.ts';
 
 /** The preview of an input whose header was read (and checked) already: RGBA, upright. */
 export async function makePreview(bytes: Uint8Array, format: InputFormat, header: ImageHeader): Promise<RgbaImage> {

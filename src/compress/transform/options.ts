@@ -7,7 +7,7 @@ import type { Rgba } from './colour.ts';
 export const FIT_MODES = ['scale-down', 'contain', 'cover', 'crop', 'pad', 'squeeze'] as const;
 export type FitMode = (typeof FIT_MODES)[number];
 
-/** Named gravities: the box's sides and corners. `auto` and `face` are not offered yet (no saliency module). */
+/** Named gravities: the box's sides and corners. */
 export const GRAVITY_NAMES = [
   'center',
   'top',
@@ -20,8 +20,13 @@ export const GRAVITY_NAMES = [
   'bottom-right',
 ] as const;
 export type GravityName = (typeof GRAVITY_NAMES)[number];
-/** A named side or corner, or a focal point (0–1 on each axis of the output's picture). */
-export type Gravity = GravityName | { x: number; y: number };
+/**
+ * Smart crop: the crop goes where the picture's saliency is (smart-crop.ts). Until the preview has been
+ * looked at, geometry places it as `center` (no name matches a side), which is also where it falls back.
+ */
+export const AUTO_GRAVITY = 'auto';
+/** A named side or corner, `auto`, or a focal point (0–1 on each axis of the output's picture). */
+export type Gravity = GravityName | typeof AUTO_GRAVITY | { x: number; y: number };
 
 export const ROTATIONS = [90, 180, 270] as const;
 export type Rotation = 0 | (typeof ROTATIONS)[number];
@@ -138,13 +143,21 @@ export function boxOf(r: { width?: number; height?: number; dpr?: number }): { w
   };
 }
 
-/** X-Crop-Box and X-Gravity for a crop (x,y,w,h in upright source pixels): one spelling for every door. */
-export function cropHeaders(crop: { box: { x: number; y: number; width: number; height: number }; gravity: string }): {
-  'X-Crop-Box': string;
-  'X-Gravity': string;
-} {
+/**
+ * X-Crop-Box and X-Gravity for a crop (x,y,w,h in upright source pixels), and X-Crop-Confidence (two
+ * decimals) when gravity=auto chose it: one spelling for every door.
+ */
+export function cropHeaders(crop: {
+  box: { x: number; y: number; width: number; height: number };
+  gravity: string;
+  confidence?: number;
+}): { 'X-Crop-Box': string; 'X-Gravity': string; 'X-Crop-Confidence'?: string } {
   const { x, y, width, height } = crop.box;
-  return { 'X-Crop-Box': `${x},${y},${width},${height}`, 'X-Gravity': crop.gravity };
+  return {
+    'X-Crop-Box': `${x},${y},${width},${height}`,
+    'X-Gravity': crop.gravity,
+    ...(crop.confidence === undefined ? {} : { 'X-Crop-Confidence': crop.confidence.toFixed(2) }),
+  };
 }
 
 /** Why a transformation is too large whatever the memory, and the box that fits instead. */

@@ -123,7 +123,7 @@ export interface Schemas {
   CompressPlanRequest: {
     /** The file's first bytes: all of it, or at least its first 256 KB (at most that much is read) */
     image: Blob;
-    /** Quality for JPEG, WebP and AVIF (PNG output is lossless), one scale for all three: q gives about the SSIMULACRA2 our JPEG reaches at q, each encoder getting its own number for it (X-Encoder-Quality); with palette=true, the palette quality to reach; with target_kb, the highest quality tried */
+    /** Encoder quality for JPEG, WebP and AVIF (PNG output is lossless); with palette=true, the palette quality to reach; with target_kb, the highest quality tried */
     quality?: number;
     /** Output format; webp and avif need the pro tier. keep: the input's own format (a WebP input on the free tier gets JPEG; a GIF input gets PNG, since GIF is not written). json: no image, its description (ImageInfo; every tier, one compression of the month; not with width, height, target_kb, palette, colors, lossless or a transformation). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif) */
     format?: "jpeg" | "png" | "webp" | "avif" | "keep" | "json";
@@ -133,7 +133,7 @@ export interface Schemas {
     height?: number;
     /** How the image fits width × height (Cloudflare Images' names). scale-down: inside the box, never enlarged; contain: inside the box, may enlarge; cover: fills the box exactly, the overflow cropped (may enlarge); crop: as cover but never enlarged (an image smaller than the box in both sides is left as it is; smaller in one side only is cropped in the other); pad: as contain, then filled to the box with background; squeeze: stretched to the box. cover, crop, pad and squeeze need both width and height */
     fit?: "scale-down" | "contain" | "cover" | "crop" | "pad" | "squeeze";
-    /** Where cover and crop keep the image: center, top, bottom, left, right, top-left, top-right, bottom-left, bottom-right, or a focal point XxY (0–1 each, from the top left), the crop centred there as far as the image allows. The crop box used is answered in X-Crop-Box (upright source pixels) with X-Gravity */
+    /** Where cover and crop keep the image: center, top, bottom, left, right, top-left, top-right, bottom-left, bottom-right, a focal point XxY (0–1 each, from the top left), the crop centred there as far as the image allows, or auto: the crop placed on what draws the eye (edges, saturated colour, skin tones, scored on a small preview), answered with X-Crop-Confidence; a flat picture falls back to the centre (X-Gravity: center, confidence 0). face is refused (no face detector yet). The crop box used is answered in X-Crop-Box (upright source pixels) with X-Gravity */
     gravity?: string;
     /** Degrees clockwise, after the EXIF orientation and the flip; width and height are the output's axes */
     rotate?: 90 | 180 | 270;
@@ -159,7 +159,7 @@ export interface Schemas {
   CompressRequest: {
     /** The JPEG, PNG, WebP or GIF to compress (at most 10 MB); its type is read from its bytes. An animated GIF gives its first frame (X-Frames says how many it has) */
     image: Blob;
-    /** Quality for JPEG, WebP and AVIF (PNG output is lossless), one scale for all three: q gives about the SSIMULACRA2 our JPEG reaches at q, each encoder getting its own number for it (X-Encoder-Quality); with palette=true, the palette quality to reach; with target_kb, the highest quality tried */
+    /** Encoder quality for JPEG, WebP and AVIF (PNG output is lossless); with palette=true, the palette quality to reach; with target_kb, the highest quality tried */
     quality?: number;
     /** Output format; webp and avif need the pro tier. keep: the input's own format (a WebP input on the free tier gets JPEG; a GIF input gets PNG, since GIF is not written). json: no image, its description (ImageInfo; every tier, one compression of the month; not with width, height, target_kb, palette, colors, lossless or a transformation). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif) */
     format?: "jpeg" | "png" | "webp" | "avif" | "keep" | "json";
@@ -169,7 +169,7 @@ export interface Schemas {
     height?: number;
     /** How the image fits width × height (Cloudflare Images' names). scale-down: inside the box, never enlarged; contain: inside the box, may enlarge; cover: fills the box exactly, the overflow cropped (may enlarge); crop: as cover but never enlarged (an image smaller than the box in both sides is left as it is; smaller in one side only is cropped in the other); pad: as contain, then filled to the box with background; squeeze: stretched to the box. cover, crop, pad and squeeze need both width and height */
     fit?: "scale-down" | "contain" | "cover" | "crop" | "pad" | "squeeze";
-    /** Where cover and crop keep the image: center, top, bottom, left, right, top-left, top-right, bottom-left, bottom-right, or a focal point XxY (0–1 each, from the top left), the crop centred there as far as the image allows. The crop box used is answered in X-Crop-Box (upright source pixels) with X-Gravity */
+    /** Where cover and crop keep the image: center, top, bottom, left, right, top-left, top-right, bottom-left, bottom-right, a focal point XxY (0–1 each, from the top left), the crop centred there as far as the image allows, or auto: the crop placed on what draws the eye (edges, saturated colour, skin tones, scored on a small preview), answered with X-Crop-Confidence; a flat picture falls back to the centre (X-Gravity: center, confidence 0). face is refused (no face detector yet). The crop box used is answered in X-Crop-Box (upright source pixels) with X-Gravity */
     gravity?: string;
     /** Degrees clockwise, after the EXIF orientation and the flip; width and height are the output's axes */
     rotate?: 90 | 180 | 270;
@@ -800,7 +800,7 @@ export interface Operations {
     body: Schemas["CompressRequest"];
     status: 200;
     response: Schemas["ImageInfo"];
-    responseHeaders: "Content-Disposition" | "Server-Timing" | "X-Compressed-Size" | "X-Crop-Box" | "X-Encoder-Quality" | "X-Frames" | "X-Gain-Map" | "X-Gravity" | "X-Image-Height" | "X-Image-Width" | "X-Original-Size" | "X-Quality" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id" | "X-Savings-Percent" | "X-Target-Reached";
+    responseHeaders: "Content-Disposition" | "Server-Timing" | "X-Compressed-Size" | "X-Crop-Box" | "X-Crop-Confidence" | "X-Frames" | "X-Gravity" | "X-Image-Height" | "X-Image-Width" | "X-Original-Size" | "X-Quality" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id" | "X-Savings-Percent" | "X-Target-Reached";
     security: "BearerAuth";
   }>;
   /** The "Try it" compressor: POST /api/v1/compress for the signed-in account, without an API key */
@@ -809,7 +809,7 @@ export interface Operations {
     body: Schemas["CompressRequest"];
     status: 200;
     response: Schemas["ImageInfo"];
-    responseHeaders: "Content-Disposition" | "Server-Timing" | "X-Compressed-Size" | "X-Crop-Box" | "X-Encoder-Quality" | "X-Frames" | "X-Gain-Map" | "X-Gravity" | "X-Image-Height" | "X-Image-Width" | "X-Original-Size" | "X-Quality" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id" | "X-Savings-Percent" | "X-Target-Reached";
+    responseHeaders: "Content-Disposition" | "Server-Timing" | "X-Compressed-Size" | "X-Crop-Box" | "X-Crop-Confidence" | "X-Frames" | "X-Gravity" | "X-Image-Height" | "X-Image-Width" | "X-Original-Size" | "X-Quality" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id" | "X-Savings-Percent" | "X-Target-Reached";
     security: "SessionCookie";
   }>;
   /** Whether the "Try it" compressor would accept an image with these parts, without uploading it */
@@ -860,7 +860,7 @@ export interface Operations {
     };
     status: 200;
     response: Schemas["ImageInfo"];
-    responseHeaders: "Cache-Control" | "ETag" | "Vary" | "X-Cache" | "X-Crop-Box" | "X-Gravity" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id";
+    responseHeaders: "Cache-Control" | "ETag" | "Vary" | "X-Cache" | "X-Crop-Box" | "X-Crop-Confidence" | "X-Gravity" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id";
   }>;
   /** The account's API keys, newest first, revoked ones included */
   "GET /api/v1/keys": Operation<{

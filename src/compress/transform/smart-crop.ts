@@ -1,0 +1,133 @@
+// gravity=auto: where a cover or crop keeps the image, decided by what draws the eye. Before the full
+// decode, the input's preview (preview.ts: JPEG at DCT 1/8, the other decoders' rows averaged) is scored
+// by saliency.ts for the crop's aspect ratio; the centre of the box it picks becomes a focal point in the
+// output's axes, which geometry.ts places like any `XxY`. A flat picture (nothing to choose by) and a
+// preview the plan has no memory for get the centre, answered as X-Gravity: center with confidence 0.
+import type { ImageHeader } from '../header.ts';
+import type { InputFormat } from '../formats.ts';
+import { swapsAxes } from '../exif.ts';
+import { DEFAULT_QUALITY } from '../limits.ts';
+import { plan, type Plan } from '../memory-plan.ts';
+import { PREVIEW_MAX_SIDE } from '../preview/size.ts';
+import { salientCrop } from '../preview/saliency.ts';
+import type { CompressRequest, CompressResult } from '../types.ts';
+import { transformGeometry } from './geometry.ts';
+import { AUTO_GRAVITY, type Flip, type Rotation } from './options.ts';
+
+/** What placed an auto crop: the saliency (`auto`), or the centre it fell back to, and how sure it was (0–1). */
+export interface SmartCropDecision {
+  gravity: typeof AUTO_GRAVITY | 'center';
+  confidence: number;
+}
+
+const CENTRED: SmartCropDecision = { gravity: 'center', confidence: 0 };
+
+/** Whether the request leaves the crop to the saliency: gravity=auto, and its fit crops this image. */
+const decides = (request: Pick<CompressRequest, 'transform'>, planned: Plan): boolean =>
+  request.transform?.gravity === AUTO_GRAVITY && planned.transform?.sourceCrop != null;
+
+/**
+ * The memory the preview takes: a compression's to a JPEG of the preview's size (the same decoder at its
+ * DCT scale, the same row readers), as the image info counts it. Whatever the budget, so that the plan and
+ * the engine job reckon it alike.
+ */
+function previewEstimate(inputFormat: InputFormat, header: ImageHeader, uploadBytes: number): number {
+  const size = { format: 'jpeg', quality: DEFAULT_QUALITY, width: PREVIEW_MAX_SIDE, height: PREVIEW_MAX_SIDE } as const;
+  return plan(inputFormat, header, uploadBytes, size).estimate;
+}
+
+/**
+ * The plan of a gravity=auto crop holds the preview too: it is made before the full decode and let go
+ * first, so the request needs the larger of the two. When that is over the budget the plan is left as it
+ * is, and the crop falls back to the centre rather than refusing an image that fits without it.
+ */
+export function withPreviewMemory(
+  planned: Plan,
+  inputFormat: InputFormat,
+  header: ImageHeader,
+  uploadBytes: number,
+  request: Pick<CompressRequest, 'transform'>,
+  budget: number,
+): Plan {
+  if (!decides(request, planned)) return planned;
+  const estimate = Math.max(planned.estimate, previewEstimate(inputFormat, header, uploadBytes));
+  return estimate <= budget ? { ...planned, estimate } : planned;
+}
+
+/** A point (0–1 on each axis) of the upright picture, where it lands after the flip, then the rotation. */
+function turnedPoint(u: number, v: number, flip: Flip | undefined, rotate: Rotation): { x: number; y: number } {
+  if (flip === 'h' || flip === 'hv') u = 1 - u;
+  if (flip === 'v' || flip === 'hv') v = 1 - v;
+  switch (rotate) {
+    case 90:
+      return { x: 1 - v, y: u };
+    case 180:
+      return { x: 1 - u, y: 1 - v };
+    case 270:
+      return { x: v, y: 1 - u };
+    default:
+      return { x: u, y: v };
+  }
+}
+
+export interface SmartCrop {
+  /** The plan with the crop where the saliency put it. */
+  plan: Plan;
+  decided: SmartCropDecision;
+  /** Milliseconds the preview and its scoring took. */
+  ms: number;
+}
+
+/**
+ * For a gravity=auto crop, the plan with the crop placed by the saliency and what decided it; null for
+ * any other request. Runs in the engine job, inside the memory the plan admitted.
+ */
+export async function smartCrop(
+  request: CompressRequest,
+  planned: Plan,
+  inputFormat: InputFormat,
+  header: ImageHeader,
+): Promise<SmartCrop | null> {
+  if (!decides(request, planned)) return null;
+  const started = performance.now();
+  const placed = await placeCrop(request, planned, inputFormat, header);
+  return { ...placed, ms: performance.now() - started };
+}
+
+/** The result as a gravity=auto crop answers it: what decided the crop, and the preview's time in `decode`. */
+export function answered(result: CompressResult, smart: SmartCrop): CompressResult {
+  if (!result.crop) return result;
+  return {
+    ...result,
+    crop: { ...result.crop, ...smart.decided },
+    timings: { ...result.timings, decode: result.timings.decode + smart.ms },
+  };
+}
+
+async function placeCrop(
+  request: CompressRequest,
+  planned: Plan,
+  inputFormat: InputFormat,
+  header: ImageHeader,
+): Promise<Omit<SmartCrop, 'ms'>> {
+  const geometry = planned.transform!;
+  if (previewEstimate(inputFormat, header, request.bytes.length) > planned.estimate)
+    return { plan: planned, decided: CENTRED };
+  // Loaded here, not with the module: the planner (and the OpenAPI generator, in Node) reads this file too.
+  const { makePreview } = await import('../preview/preview.ts');
+  const preview = await makePreview(request.bytes, inputFormat, header);
+  // The kept block's aspect ratio in the upright axes, where the preview is.
+  const { box, confidence } = salientCrop(preview, geometry.crop.width / geometry.crop.height);
+  // Nothing to choose by: the centre, where geometry already placed `auto`.
+  if (confidence === 0) return { plan: planned, decided: CENTRED };
+  const t = request.transform!;
+  const focal = turnedPoint(
+    (box.x + box.width / 2) / preview.width,
+    (box.y + box.height / 2) / preview.height,
+    t.flip,
+    t.rotate,
+  );
+  const upright = swapsAxes(header.orientation) ? { width: header.height, height: header.width } : header;
+  const placed = transformGeometry(upright, { ...t, gravity: focal, width: request.width, height: request.height });
+  return { plan: { ...planned, transform: placed }, decided: { gravity: AUTO_GRAVITY, confidence } };
+}
