@@ -77,8 +77,9 @@ export const compressDoc: RouteConfig = {
       ),
       'X-Crop-Confidence': header(
         'With gravity=auto and a crop: how sure the smart crop was, 0.00–1.00 (0.00 when it fell back to the centre)',
+      ),
       'X-Gain-Map': header(
-        'Only when the upload had an HDR gain map (Ultra HDR or ISO 21496-1 JPEG): `kept` when the output carries it (JPEG output: the map turned and resized with the picture, after it in an MPF file), `dropped` when it does not (PNG, WebP and AVIF output; a map the MPF index does not lead to; a map that would not fit the memory budget)',
+        'Only when the upload had an HDR gain map (Ultra HDR or ISO 21496-1 JPEG): `kept` when the output carries it (JPEG output: the map turned and resized with the picture, after it in an MPF file), `dropped` when it does not (PNG, WebP and AVIF output; a transformed picture; a map the MPF index does not lead to; a map that would not fit the memory budget)',
       ),
       'Server-Timing': header('decode, resize, encode (desc: number of encodes) and total, in ms'),
     }),

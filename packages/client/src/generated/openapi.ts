@@ -123,7 +123,7 @@ export interface Schemas {
   CompressPlanRequest: {
     /** The file's first bytes: all of it, or at least its first 256 KB (at most that much is read) */
     image: Blob;
-    /** Encoder quality for JPEG, WebP and AVIF (PNG output is lossless); with palette=true, the palette quality to reach; with target_kb, the highest quality tried */
+    /** Quality for JPEG, WebP and AVIF (PNG output is lossless), one scale for all three: q gives about the SSIMULACRA2 our JPEG reaches at q, each encoder getting its own number for it (X-Encoder-Quality); with palette=true, the palette quality to reach; with target_kb, the highest quality tried */
     quality?: number;
     /** Output format; webp and avif need the pro tier. keep: the input's own format (a WebP input on the free tier gets JPEG; a GIF input gets PNG, since GIF is not written). json: no image, its description (ImageInfo; every tier, one compression of the month; not with width, height, target_kb, palette, colors, lossless or a transformation). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif) */
     format?: "jpeg" | "png" | "webp" | "avif" | "keep" | "json";
@@ -159,7 +159,7 @@ export interface Schemas {
   CompressRequest: {
     /** The JPEG, PNG, WebP or GIF to compress (at most 10 MB); its type is read from its bytes. An animated GIF gives its first frame (X-Frames says how many it has) */
     image: Blob;
-    /** Encoder quality for JPEG, WebP and AVIF (PNG output is lossless); with palette=true, the palette quality to reach; with target_kb, the highest quality tried */
+    /** Quality for JPEG, WebP and AVIF (PNG output is lossless), one scale for all three: q gives about the SSIMULACRA2 our JPEG reaches at q, each encoder getting its own number for it (X-Encoder-Quality); with palette=true, the palette quality to reach; with target_kb, the highest quality tried */
     quality?: number;
     /** Output format; webp and avif need the pro tier. keep: the input's own format (a WebP input on the free tier gets JPEG; a GIF input gets PNG, since GIF is not written). json: no image, its description (ImageInfo; every tier, one compression of the month; not with width, height, target_kb, palette, colors, lossless or a transformation). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif) */
     format?: "jpeg" | "png" | "webp" | "avif" | "keep" | "json";
@@ -800,7 +800,7 @@ export interface Operations {
     body: Schemas["CompressRequest"];
     status: 200;
     response: Schemas["ImageInfo"];
-    responseHeaders: "Content-Disposition" | "Server-Timing" | "X-Compressed-Size" | "X-Crop-Box" | "X-Crop-Confidence" | "X-Frames" | "X-Gravity" | "X-Image-Height" | "X-Image-Width" | "X-Original-Size" | "X-Quality" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id" | "X-Savings-Percent" | "X-Target-Reached";
+    responseHeaders: "Content-Disposition" | "Server-Timing" | "X-Compressed-Size" | "X-Crop-Box" | "X-Crop-Confidence" | "X-Encoder-Quality" | "X-Frames" | "X-Gain-Map" | "X-Gravity" | "X-Image-Height" | "X-Image-Width" | "X-Original-Size" | "X-Quality" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id" | "X-Savings-Percent" | "X-Target-Reached";
     security: "BearerAuth";
   }>;
   /** The "Try it" compressor: POST /api/v1/compress for the signed-in account, without an API key */
@@ -809,7 +809,7 @@ export interface Operations {
     body: Schemas["CompressRequest"];
     status: 200;
     response: Schemas["ImageInfo"];
-    responseHeaders: "Content-Disposition" | "Server-Timing" | "X-Compressed-Size" | "X-Crop-Box" | "X-Crop-Confidence" | "X-Frames" | "X-Gravity" | "X-Image-Height" | "X-Image-Width" | "X-Original-Size" | "X-Quality" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id" | "X-Savings-Percent" | "X-Target-Reached";
+    responseHeaders: "Content-Disposition" | "Server-Timing" | "X-Compressed-Size" | "X-Crop-Box" | "X-Crop-Confidence" | "X-Encoder-Quality" | "X-Frames" | "X-Gain-Map" | "X-Gravity" | "X-Image-Height" | "X-Image-Width" | "X-Original-Size" | "X-Quality" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id" | "X-Savings-Percent" | "X-Target-Reached";
     security: "SessionCookie";
   }>;
   /** Whether the "Try it" compressor would accept an image with these parts, without uploading it */
