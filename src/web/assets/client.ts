@@ -253,6 +253,14 @@ export const CLIENT_SCRIPT = String.raw`
       const download = document.getElementById('download');
       download.href = urls[1];
       download.download = match ? match[1] : 'compressed';
+      // The pictures decoded first, so the result has its height when it is scrolled to: a page too short
+      // for that (the images not yet laid out) would clamp the scroll with the result half off screen.
+      await Promise.all(
+        ['try-compare-before', 'try-compare-after', 'try-crop-before', 'try-sides-after'].map((id) => {
+          const img = document.getElementById(id);
+          return img && img.getAttribute('src') ? img.decode().catch(() => {}) : null;
+        }),
+      );
       result.hidden = false;
       // From its top: on a phone the heading, the download button and the slider then share the screen.
       result.scrollIntoView({ block: 'start' });

@@ -193,10 +193,10 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
       expect(said.toLowerCase()).toBe(`${error.message}.`.toLowerCase());
       const suggested = Number(/width=(\d+)/.exec(said)?.[1]);
       const fitted = planned();
-      await p().getByLabel('Maximum width').fill(String(suggested));
+      await p().getByLabel('Width', { exact: true }).fill(String(suggested));
       expect((await (await fitted).json()).data.verdict).toBe('accepted');
       await warning.waitFor({ state: 'hidden' });
-      await p().getByLabel('Maximum width').fill('');
+      await p().getByLabel('Width', { exact: true }).fill('');
     });
 
     step('Try it compresses the sample; the slider compares it, also at 100 %', async () => {
