@@ -3,9 +3,9 @@
 // own scale (`lossless` where X-Quality is), and in every lossy format a higher q never gives fewer bytes.
 // Small images: the mapping's figures come from `npm run bench -- quality-scale`, not from here.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { encoderQuality } from '../../src/compress/quality-scale.ts';
-import { makeKey, type TestKey } from './helpers.ts';
-import { bodyBytes, compressCall, photo, pngOf, type Parts } from './image-fixtures.ts';
+import { encoderQuality } from '../../../src/compress/quality-scale.ts';
+import { makeKey, type TestKey } from '../helpers.ts';
+import { bodyBytes, compressCall, photo, pngOf, type Parts } from '../image-fixtures.ts';
 
 let pro: TestKey;
 // A PNG input, so no lossy output is replaced by the never-bigger rewrite of a same-format input.
@@ -14,7 +14,7 @@ const INPUT = pngOf(photo(256, 192));
 beforeAll(async () => {
   pro = await makeKey({ image: 'pro' });
   // The AVIF module takes seconds to load in the test runner: not inside the first test's time.
-  await import('../../wasm/avif-engine.ts');
+  await import('../../../wasm/avif-engine.ts');
 }, 30_000);
 
 async function compressed(parts: Parts): Promise<{ res: Response; bytes: Uint8Array }> {
