@@ -16,7 +16,7 @@ export interface EngineHeap {
 
 /** A Slot (instances.ts) of any module: the object names the module's functions it calls (M). */
 interface Lender {
-  borrow(): { instance: unknown; release: (failed: boolean) => void };
+  borrow(exclusive?: boolean): { instance: unknown; release: (failed: boolean) => void };
 }
 
 export abstract class BorrowedInstance<M extends EngineHeap> {
@@ -25,8 +25,13 @@ export abstract class BorrowedInstance<M extends EngineHeap> {
   private readonly frees: (() => void)[] = [];
   private closed = false;
 
-  protected constructor(slot: Lender) {
-    const borrowed = slot.borrow();
+  /**
+   * `exclusive`: the instance is this object's alone until `close` (instances.ts), for an object whose
+   * engine state outlives a call: a JPEG encoder's trellis keeps its rates in the module's globals across
+   * its rows, and a WebP encode suspended at its progress hook keeps its stack in the instance.
+   */
+  protected constructor(slot: Lender, exclusive = false) {
+    const borrowed = slot.borrow(exclusive);
     this.codec = borrowed.instance as EmscriptenInstance<M>;
     this.release = borrowed.release;
   }

@@ -491,7 +491,9 @@ export class JpegRowEncoder extends BorrowedInstance<JpegModule> {
   private readonly rowBytes: number;
 
   constructor(width: number, height: number, components: 1 | 3, options: PixelEncoding) {
-    super(slot);
+    // Alone on its instance: the trellis's rates live in the module's globals from one row to the next,
+    // and the finish runs in steps with other requests between them.
+    super(slot, true);
     this.rowBytes = width * components;
     this.buffer = this.alloc(this.rowBytes * ROW_BATCH);
     const jobPtr = this.newJob(jobFunctions(this.codec));
@@ -520,6 +522,19 @@ export class JpegRowEncoder extends BorrowedInstance<JpegModule> {
 
   finish(): Uint8Array {
     const bytes = this.closeOnThrow(() => this.job.rowsFinish());
+    this.close(false);
+    return bytes;
+  }
+
+  /** `finish` in steps (a progressive file's scans), giving way to other requests between them. */
+  async finishGivingWay(): Promise<Uint8Array> {
+    let bytes: Uint8Array;
+    try {
+      bytes = await this.job.rowsFinishGivingWay();
+    } catch (err) {
+      this.close(true);
+      throw err;
+    }
     this.close(false);
     return bytes;
   }

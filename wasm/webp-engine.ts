@@ -371,7 +371,8 @@ export class WebpRowEncoder extends BorrowedInstance<EngineModule> {
   private readonly rowBytes: number;
 
   constructor(width: number, height: number, channels: 3 | 4, lossless: boolean) {
-    super(slot);
+    // Alone on its instance: a lossy encode suspended at libwebp's progress hook keeps its stack there.
+    super(slot, true);
     this.rowBytes = width * channels;
     const jobPtr = this.newJob(jobFunctions(this.codec));
     this.job = this.closeOnThrow(() => {
@@ -390,6 +391,11 @@ export class WebpRowEncoder extends BorrowedInstance<EngineModule> {
   /** Encodes the picture once every row is in; arguments as WebpJob.encode. */
   encode(...args: Parameters<WebpJob['encode']>): EncodedWebp {
     return this.job.encode(...args);
+  }
+
+  /** `encode` suspended at libwebp's progress reports, giving way to other requests (WebpJob.encodeGivingWay). */
+  encodeGivingWay(...args: Parameters<WebpJob['encodeGivingWay']>): Promise<EncodedWebp & { lowMemory: boolean }> {
+    return this.job.encodeGivingWay(...args);
   }
 }
 

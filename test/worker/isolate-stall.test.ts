@@ -164,4 +164,19 @@ describe('JPEG input gives way between its engine steps', () => {
     },
     30_000,
   );
+
+  // Rows decoded in JavaScript (a PNG; a GIF and every transformed image take the same encoders): the JPEG
+  // row encoder's finish (a progressive file's scans) and libwebp's encode were one call each.
+  it.each([
+    ['JPEG', { format: 'jpeg', quality: 80 }],
+    ['WebP', { format: 'webp', quality: 80 }],
+  ] as const)(
+    'a 2 MP PNG → %s: a timer set meanwhile waits a small part of the compression',
+    async (_name, options) => {
+      const r = await timersDuring({ image: pngOf(photo(1600, 1200)), filename: 'in.png', ...options });
+      expect(r.quality).toBe('80');
+      expect(r.longestWait, JSON.stringify(r)).toBeLessThan(r.compressMs / 4);
+    },
+    30_000,
+  );
 });

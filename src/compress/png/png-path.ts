@@ -13,7 +13,7 @@ import { FULL_CHROMA_QUALITY } from '../limits.ts';
 import { applyOrientation, flattenOntoWhite } from '../pixels.ts';
 import type { CompressRequest, CompressResult } from '../types.ts';
 import { encoderQuality } from '../quality-scale.ts';
-import { encodeAsRequested } from '../target-size.ts';
+import { encodeAsRequested, encodeAsRequestedAsync } from '../target-size.ts';
 import type { Timings } from '../timings.ts';
 import { PngError, type Chunk } from './chunks.ts';
 import { decodeRows, readPngInfo, type PngInfo } from './decoder.ts';
@@ -297,7 +297,7 @@ export async function jpegFromRows(
     });
     if (rows > 0) flush();
     const start = performance.now();
-    const bytes = encoder.finish();
+    const bytes = await encoder.finishGivingWay();
     timings.encode += performance.now() - start;
     return bytes;
   } catch (err) {
@@ -355,14 +355,16 @@ export async function webpFromRows(
     });
     if (rows > 0) flush();
     const start = performance.now();
-    const encoded = encodeAsRequested(
-      (quality) =>
-        encoder.encode(
-          lossless ? WEBP_LOSSLESS_EFFORT : encoderQuality('webp', quality),
-          lossless,
-          WEBP_METHOD,
-          lowMemory,
-          tokenGrowthBytes,
+    const encoded = await encodeAsRequestedAsync(
+      async (quality) =>
+        (
+          await encoder.encodeGivingWay(
+            lossless ? WEBP_LOSSLESS_EFFORT : encoderQuality('webp', quality),
+            lossless,
+            WEBP_METHOD,
+            lowMemory,
+            tokenGrowthBytes,
+          )
         ).bytes,
       request.quality,
       request.targetKb,
