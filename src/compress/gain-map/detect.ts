@@ -4,7 +4,8 @@
 // index says is reported with the reason, so the picture is still compressed and the map said dropped.
 import { type ImageHeader, readHeader } from '../header.ts';
 import { MPF_SIGNATURE, readMpf } from './mpf.ts';
-import { headSegments, latin1, startsWith } from './segments.ts';
+import { headSegments } from '../jpeg-segments.ts';
+import { latin1, startsWith } from './segments.ts';
 import { announcesGainMap, hdrgmFields, ISO_21496_SIGNATURE, XMP_SIGNATURE } from './xmp.ts';
 
 export type GainMapFlavour = 'ultrahdr' | 'iso21496';

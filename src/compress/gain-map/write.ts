@@ -7,7 +7,8 @@ import { FULL_CHROMA_QUALITY } from '../limits.ts';
 import type { CompressRequest, CompressResult } from '../types.ts';
 import { MPF_PAYLOAD_BYTES, MPF_SIGNATURE, writeMpf } from './mpf.ts';
 import { GAIN_MAP_QUALITY, type GainMapPlan } from './plan.ts';
-import { ascii, headSegments, latin1, segmentBytes, startsWith } from './segments.ts';
+import { headSegments, segmentBytes } from '../jpeg-segments.ts';
+import { ascii, latin1, startsWith } from './segments.ts';
 import { primaryGainMapXmp, withGainMapLength, XMP_SIGNATURE } from './xmp.ts';
 
 const APP1 = 0xe1;

@@ -2,6 +2,7 @@
 // transparency, HDR signalling and animation. Read from the structure alone (segments, chunks), never from
 // pixels, after the header reader has accepted the file.
 import { concatBytes } from '../../bytes.ts';
+import { headSegments } from '../jpeg-segments.ts';
 import type { InputFormat } from '../formats.ts';
 import type { ImageHeader } from '../header.ts';
 import { HDR_TRANSFERS, iccTransfer } from './icc.ts';
@@ -66,16 +67,7 @@ function jpegFacts(b: Uint8Array, header: ImageHeader): ContainerFacts {
   let isoGainMap = false;
   let precision = 8;
   const icc: Uint8Array[] = [];
-  for (let at = 2; at + 4 <= b.length && b[at] === 0xff; ) {
-    const marker = b[at + 1]!;
-    if (marker === 0xff) {
-      at++;
-      continue;
-    }
-    if (marker === 0xda || marker === 0xd9) break;
-    const end = at + 2 + ((b[at + 2]! << 8) | b[at + 3]!);
-    if (end > b.length) break;
-    const data = b.subarray(at + 4, end);
+  for (const { code: marker, data } of headSegments(b) ?? []) {
     if (marker === 0xe1 && exif === null && startsWith(data, EXIF)) exif = data.subarray(EXIF.length);
     else if (marker === 0xe1 && xmp === '' && startsWith(data, XMP))
       xmp = new TextDecoder('latin1').decode(data.subarray(XMP.length));
@@ -84,7 +76,6 @@ function jpegFacts(b: Uint8Array, header: ImageHeader): ContainerFacts {
     else if (marker === 0xe2 && startsWith(data, ISO_GAIN_MAP)) isoGainMap = true;
     else if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc)
       precision = data[0] ?? 8;
-    at = end;
   }
   const chunks = icc.filter((c) => c !== undefined);
   // A gain map is a second image the Multi-Picture Format index points at, described in the primary's XMP
