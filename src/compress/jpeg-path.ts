@@ -8,13 +8,13 @@ import { inEngineAsync } from './engine-errors.ts';
 import type { Orientation } from './exif.ts';
 import { stripJpeg } from './jpeg-segments.ts';
 import { jpegMetadata, outputMarkers, segmentFilter, type MetadataMode } from './metadata.ts';
-import { FULL_CHROMA_QUALITY, WEBP_LOSSLESS_EFFORT } from './limits.ts';
+import { FULL_CHROMA_QUALITY } from './limits.ts';
 import type { Plan } from './memory-plan.ts';
 import type { CompressRequest, CompressResult, SourcePath } from './types.ts';
 import { sourceToPng } from './source-png.ts';
 import { encodeAsRequestedAsync } from './target-size.ts';
 import { timedAsync, type Timings } from './timings.ts';
-import { encoderQuality } from './quality-scale.ts';
+import { webpQualityArgument } from './quality-scale.ts';
 
 export const compressJpeg: SourcePath = async (request, plan, orientation, metadata) => {
   const timings: Timings = { decode: 0, resize: 0, encode: 0 };
@@ -68,7 +68,7 @@ async function jpegToWebp(
         packWebp(
           (
             await job.encodeGivingWay(
-              lossless ? WEBP_LOSSLESS_EFFORT : encoderQuality('webp', quality),
+              webpQualityArgument(quality, lossless),
               lossless,
               WEBP_METHOD,
               lowMemory,

@@ -5,6 +5,7 @@
 // (test/bench/quality-scale.ts) on the camera photos at width 2048; docs/image-engine.md "One quality
 // scale" has the figures. A size target (`target_kb`) searches on the API's scale and maps each guess.
 import type { ImageFormat } from './formats.ts';
+import { WEBP_LOSSLESS_EFFORT } from './limits.ts';
 
 /** An (API quality, encoder quality) point; the mapping is linear between points. */
 export type QualityPoint = readonly [api: number, encoder: number];
@@ -61,3 +62,7 @@ export function encoderQuality(format: ImageFormat, quality: number): number {
   const points = POINTS[format];
   return points ? mapQuality(points, quality) : quality;
 }
+
+/** libwebp's `quality` argument: the mapped quality for a lossy encode, the effort for a lossless one. */
+export const webpQualityArgument = (quality: number, lossless: boolean): number =>
+  lossless ? WEBP_LOSSLESS_EFFORT : encoderQuality('webp', quality);

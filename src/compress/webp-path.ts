@@ -11,10 +11,10 @@ import type { Plan } from './memory-plan.ts';
 import type { ImageMetadata } from './metadata.ts';
 import type { CompressRequest, CompressResult, SourcePath } from './types.ts';
 import { sourceToPng } from './source-png.ts';
-import { encoderQuality } from './quality-scale.ts';
+import { webpQualityArgument } from './quality-scale.ts';
 import { encodeAsRequested } from './target-size.ts';
 import { jpegMarkersOf, packWebp, webpMetadata } from './webp-riff.ts';
-import { FULL_CHROMA_QUALITY, WEBP_LOSSLESS_EFFORT } from './limits.ts';
+import { FULL_CHROMA_QUALITY } from './limits.ts';
 import { timed, type Timings } from './timings.ts';
 
 export const compressWebp: SourcePath = async (request, plan, orientation, metadata) => {
@@ -58,13 +58,7 @@ export const compressWebp: SourcePath = async (request, plan, orientation, metad
     const { lossless, lowMemory, tokenGrowthBytes = 0 } = plan.webp ?? { lossless: false, lowMemory: false };
     timed(timings, 'decode', () => job.fill(sw, sh, orientation, lossless));
     const encode = (quality: number) =>
-      job.encode(
-        lossless ? WEBP_LOSSLESS_EFFORT : encoderQuality('webp', quality),
-        lossless,
-        WEBP_METHOD,
-        lowMemory,
-        tokenGrowthBytes,
-      );
+      job.encode(webpQualityArgument(quality, lossless), lossless, WEBP_METHOD, lowMemory, tokenGrowthBytes);
     const result = finish((quality) => packWebp(encode(quality).bytes, meta, ow, oh), {
       quality: lossless ? 'lossless' : request.quality,
     });

@@ -10,11 +10,10 @@ import type { CompressConfig } from '../config.ts';
 import { swapsAxes } from '../exif.ts';
 import type { InputFormat } from '../formats.ts';
 import type { ImageHeader } from '../header.ts';
-import { DEFAULT_QUALITY } from '../limits.ts';
 import { reserveMemory } from '../memory-gate.ts';
-import { plan } from '../memory-plan.ts';
 import { inspect } from '../pipeline.ts';
-import { makePreview, PREVIEW_MAX_SIDE } from '../preview/preview.ts';
+import { makePreview } from '../preview/preview.ts';
+import { previewMemory } from '../preview/size.ts';
 import { dominantColour } from './colour.ts';
 import { containerFacts } from './container.ts';
 import { exifSummary } from './exif-summary.ts';
@@ -32,21 +31,11 @@ export async function describeAdmitted(
   const { bytes } = request;
   poolLimitForBudget(config.memoryBudget);
   const { format, header } = inspect(bytes, config.maxInputPixels);
-  // The preview's memory is a compression's to a JPEG of the preview's size: the same decoder at the same
-  // DCT scale (JPEG), the same row readers (WebP, PNG), and an output too small to count. A picture whose
-  // preview could never fit (a progressive JPEG's coefficients) is described without it.
-  const planned = plan(
-    format,
-    header,
-    bytes.length,
-    { format: 'jpeg', quality: DEFAULT_QUALITY, width: PREVIEW_MAX_SIDE, height: PREVIEW_MAX_SIDE },
-    config.memoryBudget,
-  );
+  // A picture whose preview could never fit (a progressive JPEG's coefficients) is described without it.
+  const estimate = previewMemory(format, header, bytes.length, config.memoryBudget);
   const started = performance.now();
   const preview =
-    planned.estimate <= config.memoryBudget
-      ? await previewAdmitted(request, format, header, planned.estimate, tier, config)
-      : null;
+    estimate <= config.memoryBudget ? await previewAdmitted(request, format, header, estimate, tier, config) : null;
   const previewMs = performance.now() - started;
   const facts = await containerFacts(bytes, format, header);
   const swap = swapsAxes(header.orientation);

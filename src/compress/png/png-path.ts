@@ -12,7 +12,7 @@ import type { ImageMetadata, MetadataMode } from '../metadata.ts';
 import { FULL_CHROMA_QUALITY } from '../limits.ts';
 import { applyOrientation, flattenOntoWhite } from '../pixels.ts';
 import type { CompressRequest, CompressResult } from '../types.ts';
-import { encoderQuality } from '../quality-scale.ts';
+import { webpQualityArgument } from '../quality-scale.ts';
 import { encodeAsRequested, encodeAsRequestedAsync } from '../target-size.ts';
 import type { Timings } from '../timings.ts';
 import { PngError, type Chunk } from './chunks.ts';
@@ -327,10 +327,7 @@ export async function webpFromRows(
   request: CompressRequest,
   timings: Timings,
 ) {
-  const [{ WebpRowEncoder, WEBP_METHOD }, { WEBP_LOSSLESS_EFFORT }] = await Promise.all([
-    import('../../../wasm/webp-engine.ts'),
-    import('../limits.ts'),
-  ]);
+  const { WebpRowEncoder, WEBP_METHOD } = await import('../../../wasm/webp-engine.ts');
   const { width, height } = plan.output;
   const lossless = request.lossless === true;
   const { lowMemory, tokenGrowthBytes = 0, opaque } = plan.webp ?? { lowMemory: false };
@@ -359,7 +356,7 @@ export async function webpFromRows(
       async (quality) =>
         (
           await encoder.encodeGivingWay(
-            lossless ? WEBP_LOSSLESS_EFFORT : encoderQuality('webp', quality),
+            webpQualityArgument(quality, lossless),
             lossless,
             WEBP_METHOD,
             lowMemory,

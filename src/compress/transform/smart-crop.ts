@@ -6,9 +6,8 @@
 import type { ImageHeader } from '../header.ts';
 import type { InputFormat } from '../formats.ts';
 import { swapsAxes } from '../exif.ts';
-import { DEFAULT_QUALITY } from '../limits.ts';
-import { plan, type Plan } from '../memory-plan.ts';
-import { PREVIEW_MAX_SIDE } from '../preview/size.ts';
+import type { Plan } from '../memory-plan.ts';
+import { previewMemory } from '../preview/size.ts';
 import { salientCrop } from '../preview/saliency.ts';
 import type { CompressRequest, CompressResult } from '../types.ts';
 import { transformGeometry } from './geometry.ts';
@@ -27,16 +26,6 @@ const decides = (request: Pick<CompressRequest, 'transform'>, planned: Plan): bo
   request.transform?.gravity === AUTO_GRAVITY && planned.transform?.sourceCrop != null;
 
 /**
- * The memory the preview takes: a compression's to a JPEG of the preview's size (the same decoder at its
- * DCT scale, the same row readers), as the image info counts it. Whatever the budget, so that the plan and
- * the engine job reckon it alike.
- */
-function previewEstimate(inputFormat: InputFormat, header: ImageHeader, uploadBytes: number): number {
-  const size = { format: 'jpeg', quality: DEFAULT_QUALITY, width: PREVIEW_MAX_SIDE, height: PREVIEW_MAX_SIDE } as const;
-  return plan(inputFormat, header, uploadBytes, size).estimate;
-}
-
-/**
  * The plan of a gravity=auto crop holds the preview too: it is made before the full decode and let go
  * first, so the request needs the larger of the two. When that is over the budget the plan is left as it
  * is, and the crop falls back to the centre rather than refusing an image that fits without it.
@@ -50,7 +39,7 @@ export function withPreviewMemory(
   budget: number,
 ): Plan {
   if (!decides(request, planned)) return planned;
-  const estimate = Math.max(planned.estimate, previewEstimate(inputFormat, header, uploadBytes));
+  const estimate = Math.max(planned.estimate, previewMemory(inputFormat, header, uploadBytes));
   return estimate <= budget ? { ...planned, estimate } : planned;
 }
 
@@ -111,7 +100,7 @@ async function placeCrop(
   header: ImageHeader,
 ): Promise<Omit<SmartCrop, 'ms'>> {
   const geometry = planned.transform!;
-  if (previewEstimate(inputFormat, header, request.bytes.length) > planned.estimate)
+  if (previewMemory(inputFormat, header, request.bytes.length) > planned.estimate)
     return { plan: planned, decided: CENTRED };
   // Loaded here, not with the module: the planner (and the OpenAPI generator, in Node) reads this file too.
   const { makePreview } = await import('../preview/preview.ts');
