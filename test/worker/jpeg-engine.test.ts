@@ -3,7 +3,7 @@
 // EXIF orientations, the lossless transcode and its edge trimming, and refusals of damaged files.
 import { describe, expect, it } from 'vitest';
 import type { RgbaImage } from '../../wasm/image.ts';
-import { wasmMemoryReport } from '../../wasm/instances.ts';
+import { resetWasmInstances, wasmMemoryReport } from '../../wasm/instances.ts';
 import {
   ENCODE_MODES,
   JpegEngineError,
@@ -701,6 +701,9 @@ describe('damaged files are refused, never decoded to grey', () => {
   });
 
   it('a header that is not a JPEG throws; the next file gets a fresh instance and decodes', () => {
+    // One instance to start from: the pool may keep more than one from earlier tests, and a second idle
+    // one would stay live beside the one dropped for its failure.
+    resetWasmInstances();
     expect(decode(good).data.length).toBe(96 * 64 * 3);
     expect(engineSlot().live).toBe(true);
     const garbage = [
