@@ -11,7 +11,7 @@ import { IMAGE_CACHE_CONTROL } from './limits.ts';
 import { transformKey, type ImageOptions, type Variant } from './options.ts';
 
 /** Changes whenever the same variant could compress to different bytes (a new engine, a new option meaning). */
-const IMAGE_CACHE_VERSION = 'i2';
+const IMAGE_CACHE_VERSION = 'i3';
 /** The self-hosted store's one instance. */
 const IMAGE_STORE_NAME = 'images';
 /**
@@ -29,6 +29,8 @@ export interface StoredImage {
    * miss and on every hit.
    */
   crop?: { box: string; gravity: string; confidence?: string };
+  /** A source with an HDR gain map: whether the output kept it, answered as X-Gain-Map like the crop. */
+  gainMap?: 'kept' | 'dropped';
 }
 
 /** Everything that decides an image's bytes, and only that. */
@@ -86,19 +88,21 @@ const responseOf = (image: StoredImage): Response =>
       'Content-Type': image.contentType,
       'Cache-Control': IMAGE_CACHE_CONTROL,
       ETag: image.etag,
-      ...storedCropHeaders(image),
+      ...storedHeaders(image),
     },
   });
 
-/** The crop headers a stored image is answered with (none when it was not cropped). */
-export const storedCropHeaders = (image: StoredImage): Record<string, string> =>
-  image.crop
+/** The headers a stored image is answered with beside its bytes: its crop and its gain map (none when neither). */
+export const storedHeaders = (image: StoredImage): Record<string, string> => ({
+  ...(image.crop
     ? {
         'X-Crop-Box': image.crop.box,
         'X-Gravity': image.crop.gravity,
         ...(image.crop.confidence === undefined ? {} : { 'X-Crop-Confidence': image.crop.confidence }),
       }
-    : {};
+    : {}),
+  ...(image.gainMap ? { 'X-Gain-Map': image.gainMap } : {}),
+});
 
 const edgeCache: ImageCache = {
   lookup: async (key) => caches.default.match(cacheRequest(key)),

@@ -154,6 +154,7 @@ async function meteredCompression(
     image.crop = { box: headers['X-Crop-Box'], gravity: headers['X-Gravity'] };
     if (headers['X-Crop-Confidence'] !== undefined) image.crop.confidence = headers['X-Crop-Confidence'];
   }
+  if (result.gainMap) image.gainMap = result.gainMap;
   return image;
 }
 

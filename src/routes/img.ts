@@ -4,7 +4,7 @@ import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
 import { compressConfig } from '../compress/config.ts';
 import { clock } from '../env.ts';
 import type { AppEnv } from '../http/context.ts';
-import { imageCache, storedCropHeaders } from '../img/cache.ts';
+import { imageCache, storedHeaders } from '../img/cache.ts';
 import { sourcePolicy } from '../img/config.ts';
 import { IMAGE_CACHE_CONTROL, MAX_SOURCE_BYTES } from '../img/limits.ts';
 import { signedImage } from '../img/service.ts';
@@ -57,6 +57,9 @@ const imgDoc: RouteConfig = {
         'With X-Crop-Box: the gravity that placed the crop (g=auto that fell back to the centre says center)',
       ),
       'X-Crop-Confidence': header('With g=auto and a crop: how sure the smart crop was, 0.00–1.00'),
+      'X-Gain-Map': header(
+        'Only when the source JPEG had an HDR gain map: kept (JPEG output of the same geometry) or dropped (another format, or a transformation)',
+      ),
     }),
     304: { description: 'If-None-Match named the ETag of the cached image' },
     ...errorResponses(
@@ -119,7 +122,7 @@ export function registerImg(app: OpenAPIHono<AppEnv>): void {
         ETag: image.etag,
         Vary: 'Accept',
         'X-Cache': 'MISS',
-        ...storedCropHeaders(image),
+        ...storedHeaders(image),
       },
     });
   });

@@ -8,6 +8,7 @@ import { planGainMap } from '../../../src/compress/gain-map/plan.ts';
 import { readHeader } from '../../../src/compress/header.ts';
 import { plan } from '../../../src/compress/memory-plan.ts';
 import { makeKey, type TestKey } from '../helpers.ts';
+import { ORIGIN, getImage, signed, signingAccount } from '../img-helpers.ts';
 import { bodyBytes, compressCall, concat, decodeAny, exifTiff, pixel } from '../image-fixtures.ts';
 
 let key: TestKey;
@@ -273,6 +274,29 @@ describe('Ultra HDR gain maps, JPEG → JPEG', () => {
     const plain = encodePixelsJpeg(new Uint8Array(64 * 48 * 3).fill(128), 64, 48, 3, { quality: 90 });
     const { res } = await compressed({ image: plain, format: 'jpeg' });
     expect(res.headers.has('x-gain-map')).toBe(false);
+  });
+});
+
+describe('signed image URLs', () => {
+  it('answer X-Gain-Map on the miss and on every hit, kept for JPEG and dropped for WebP', async () => {
+    const name = crypto.randomUUID();
+    const put = await fetch(`${ORIGIN}/img/kept?name=${name}`, { method: 'PUT', body: gainMapJpeg() });
+    expect(put.status).toBe(204);
+    const source = `${ORIGIN}/img/kept?name=${name}`;
+    const a = await signingAccount();
+    for (const [options, expected] of [
+      ['w=128,f=jpeg', 'kept'],
+      ['w=128,f=webp', 'dropped'],
+    ] as const) {
+      const path = await signed(a, options, source);
+      for (const cache of ['MISS', 'HIT']) {
+        const res = await getImage(path);
+        const bytes = await bodyBytes(res);
+        expect([res.status, res.headers.get('x-cache')], options).toEqual([200, cache]);
+        expect(res.headers.get('x-gain-map'), `${options} ${cache}`).toBe(expected);
+        if (expected === 'kept') expect(mpfImages(bytes)).toHaveLength(2);
+      }
+    }
   });
 });
 

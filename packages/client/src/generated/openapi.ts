@@ -860,7 +860,7 @@ export interface Operations {
     };
     status: 200;
     response: Schemas["ImageInfo"];
-    responseHeaders: "Cache-Control" | "ETag" | "Vary" | "X-Cache" | "X-Crop-Box" | "X-Crop-Confidence" | "X-Gravity" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id";
+    responseHeaders: "Cache-Control" | "ETag" | "Vary" | "X-Cache" | "X-Crop-Box" | "X-Crop-Confidence" | "X-Gain-Map" | "X-Gravity" | "X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset" | "X-Request-Id";
   }>;
   /** The account's API keys, newest first, revoked ones included */
   "GET /api/v1/keys": Operation<{
