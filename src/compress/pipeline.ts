@@ -184,9 +184,20 @@ async function compressIn(prepared: Prepared): Promise<CompressResult> {
       import('./transform/smart-crop.ts'),
     ]);
     const smart = await smartCrop(request, planned, inputFormat, header);
-    const result = await compressTransformed(request, smart?.plan ?? planned, inputFormat, header.orientation);
+    const used = smart?.plan ?? planned;
+    const result = await compressTransformed(request, used, inputFormat, header.orientation);
     const cropped = smart ? answered(result, smart) : result;
-    return prepared.gainMap ? { ...cropped, gainMap: 'dropped' } : cropped;
+    if (!prepared.gainMap) return cropped;
+    if (!used.transform) return { ...cropped, gainMap: 'dropped' };
+    const { withTransformedGainMap } = await import('./gain-map/write.ts');
+    const upright = swapsAxes(header.orientation) ? { width: header.height, height: header.width } : header;
+    return withTransformedGainMap(cropped, prepared.gainMap, {
+      upright: { width: upright.width, height: upright.height },
+      geometry: used.transform,
+      flip: request.transform.flip,
+      rotate: request.transform.rotate,
+      orientation: header.orientation,
+    });
   }
   if (inputFormat === 'jpeg') {
     const { compressJpeg } = await import('./jpeg-path.ts');

@@ -1,7 +1,6 @@
-// The map's geometry, derived from the picture's in one place: whatever the picture goes through, the
-// map goes through at its own scale. Today that is the EXIF orientation and the resize; a crop, a
-// rotate or a flip (src/compress/transform/) is to be added here, as the crop box scaled to the map's
-// pixels and the turns composed with the orientation.
+// The map's geometry beside an untransformed picture: the EXIF orientation and the resize, at the map's
+// own scale, done by the engine as it does the picture's. A transformed picture's map (a crop, a turn, a
+// mirror, padding) is sampled back through the transformation instead (transformed.ts).
 import { type Orientation, swapsAxes } from '../exif.ts';
 import type { Size } from '../geometry.ts';
 

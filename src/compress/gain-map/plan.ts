@@ -1,11 +1,14 @@
 // Whether a JPEG upload's gain map will be kept, decided before any pixel with the rest of the plan:
-// only JPEG output carries one this session; a map the index does not lead to, or whose phase would not
-// fit the memory budget, is dropped (the picture is never refused for its map).
+// only JPEG output carries one; a map the index does not lead to, or whose phase would not fit the
+// memory budget, is dropped (the picture is never refused for its map).
 import type { ImageFormat } from '../formats.ts';
 import type { ImageHeader } from '../header.ts';
 import { dctScale, type JpegEncodeMode, plan, type Plan, withGainMapEstimate } from '../memory-plan.ts';
 import { findGainMap, type GainMapSource } from './detect.ts';
+import { swapsAxes } from '../exif.ts';
+import type { Transform } from '../transform/options.ts';
 import { mapGeometry, type MapGeometry } from './geometry.ts';
+import { transformedMapSize } from './transformed.ts';
 
 /**
  * The quality the map is written at, whatever the picture's: libultrahdr's default for maps. A map is
@@ -29,8 +32,8 @@ export interface GainMapRequest {
   bytes: Uint8Array;
   format: ImageFormat;
   quality: number;
-  /** A transformation (fit other than scale-down, rotate, flip, background): the map is not put through it yet. */
-  transform?: unknown;
+  /** A transformation (fit other than scale-down, rotate, flip, background): the map goes through it whole. */
+  transform?: Transform;
 }
 
 /**
@@ -47,12 +50,29 @@ export function planGainMap(
   if (!source) return null;
   const dropped = (reason: string) => ({ gainMap: { source, keep: false, reason }, estimate: picture.estimate });
   if (request.format !== 'jpeg') return dropped(`${request.format} output carries no gain map`);
-  // mapGeometry takes the orientation and the resize only: a map left uncropped or unturned beside a
-  // transformed picture would light the wrong pixels.
-  if (request.transform)
-    return dropped('a transformed picture (fit, rotate, flip, pad) does not carry its gain map yet');
   if (!source.map) return dropped(source.problem ?? 'the gain map was not found');
   const map = source.map;
+  if (request.transform) {
+    // Put through the transformation whole (transformed.ts): the stored map decoded, and the output map.
+    if (!picture.transform) return dropped('the transformation has no geometry');
+    const upright = swapsAxes(header.orientation) ? { width: header.height, height: header.width } : header;
+    const { output } = transformedMapSize({
+      upright,
+      geometry: picture.transform,
+      flip: request.transform.flip,
+      rotate: request.transform.rotate,
+      orientation: header.orientation,
+      stored: map.header,
+    });
+    const channels = Math.min(3, map.header.jpeg?.components ?? 3);
+    // The engine's frame and its copy out, then the output map in JavaScript and in the engine, with the
+    // two-pass encoder's coefficients (two bytes a sample) and its output.
+    const decoded = map.bytes.length + 2 * map.header.width * map.header.height * channels;
+    const encoded = 5 * output.width * output.height * channels;
+    const estimate = withGainMapEstimate(picture, request.bytes.length, request.quality, decoded + encoded);
+    if (estimate > budget) return dropped('the gain map does not fit the memory budget beside its picture');
+    return { gainMap: { source, keep: true }, estimate };
+  }
   const geometry = mapGeometry(
     { input: header, stored: picture.stored, orientation: header.orientation },
     { width: map.header.width, height: map.header.height },

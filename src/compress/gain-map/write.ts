@@ -2,13 +2,14 @@
 // Container:Directory giving the map's length, the ISO 21496-1 block where the input had one, then an
 // MPF index whose offsets count from its own TIFF header), followed by the map JPEG with its hdrgm XMP
 // and ISO block. The map is decoded and put through the picture's geometry by the JPEG engine.
-import { JpegEngineError, withJpegJob } from '../../../wasm/jpeg-engine.ts';
+import { encodePixelsJpeg, JpegEngineError, withJpegJob } from '../../../wasm/jpeg-engine.ts';
 import { FULL_CHROMA_QUALITY } from '../limits.ts';
 import type { CompressRequest, CompressResult } from '../types.ts';
 import { MPF_PAYLOAD_BYTES, MPF_SIGNATURE, writeMpf } from './mpf.ts';
 import { GAIN_MAP_QUALITY, type GainMapPlan } from './plan.ts';
 import { headSegments, segmentBytes } from '../jpeg-segments.ts';
 import { ascii, latin1, startsWith } from './segments.ts';
+import { neutralValue, transformMapPixels, type TransformedMap } from './transformed.ts';
 import { primaryGainMapXmp, withGainMapLength, XMP_SIGNATURE } from './xmp.ts';
 
 const APP1 = 0xe1;
@@ -37,20 +38,33 @@ export function withGainMap(result: CompressResult, gainMap: GainMapPlan): Compr
     geometry.orientation === 1 &&
     geometry.stored.width === map.header.width &&
     geometry.stored.height === map.header.height;
-  let mapBytes: Uint8Array;
-  const started = performance.now();
-  try {
-    mapBytes = unchanged ? map.bytes : encodeMap(gainMap);
-  } catch (err) {
-    // The picture is what was asked for: a map the engine cannot decode is dropped, never a failure.
-    if (err instanceof JpegEngineError) return { ...result, gainMap: 'dropped' };
-    throw err;
-  }
-  const bytes = joinPrimaryAndMap(result.bytes, mapBytes, gainMap);
-  if (!bytes) return { ...result, gainMap: 'dropped' };
-  // The map's decode, resize and encode run as one engine call: Server-Timing counts them as encoding.
-  const timings = { ...result.timings, encode: result.timings.encode + performance.now() - started };
-  return { ...result, bytes, timings, encodes: result.encodes + (unchanged ? 0 : 1), gainMap: 'kept' };
+  return joined(result, gainMap, unchanged ? () => map.bytes : () => encodeMap(gainMap), unchanged);
+}
+
+/**
+ * A transformed picture's result with its gain map put through the same transformation (transformed.ts)
+ * and written after it; `geometry` is the plan's, after any smart crop placed the box.
+ */
+export function withTransformedGainMap(
+  result: CompressResult,
+  gainMap: GainMapPlan,
+  transform: Omit<TransformedMap, 'stored'>,
+): CompressResult {
+  const map = gainMap.source.map;
+  if (!gainMap.keep || !map || result.format !== 'jpeg') return { ...result, gainMap: 'dropped' };
+  return joined(result, gainMap, () => {
+    const stored = { width: map.header.width, height: map.header.height };
+    const decoded = withJpegJob(map.bytes, (job) => {
+      job.setPixels(8, stored.width, stored.height, 1);
+      return { pixels: job.frame(), channels: job.channels };
+    });
+    const out = transformMapPixels(decoded.pixels, decoded.channels, { ...transform, stored }, neutralValue(map));
+    return encodePixelsJpeg(out.pixels, out.width, out.height, decoded.channels === 1 ? 1 : 3, {
+      quality: GAIN_MAP_QUALITY,
+      sampling: decoded.channels === 1 || GAIN_MAP_QUALITY >= FULL_CHROMA_QUALITY ? [1, 1] : [2, 2],
+      markers: map.markers,
+    });
+  });
 }
 
 function encodeMap(gainMap: GainMapPlan): Uint8Array {
@@ -61,6 +75,29 @@ function encodeMap(gainMap: GainMapPlan): Uint8Array {
     for (const marker of map.markers) job.addMarker(marker.code, marker.data);
     return job.encode(GAIN_MAP_QUALITY, GAIN_MAP_QUALITY < FULL_CHROMA_QUALITY, gainMap.mode ?? 'two_pass').bytes;
   });
+}
+
+/** The result with `makeMap`'s map joined after the picture; dropped where the engine cannot make it. */
+function joined(
+  result: CompressResult,
+  gainMap: GainMapPlan,
+  makeMap: () => Uint8Array,
+  unchanged = false,
+): CompressResult {
+  let mapBytes: Uint8Array;
+  const started = performance.now();
+  try {
+    mapBytes = makeMap();
+  } catch (err) {
+    // The picture is what was asked for: a map the engine cannot decode is dropped, never a failure.
+    if (err instanceof JpegEngineError) return { ...result, gainMap: 'dropped' };
+    throw err;
+  }
+  const bytes = joinPrimaryAndMap(result.bytes, mapBytes, gainMap);
+  if (!bytes) return { ...result, gainMap: 'dropped' };
+  // The map's decode, resize and encode run as one engine call: Server-Timing counts them as encoding.
+  const timings = { ...result.timings, encode: result.timings.encode + performance.now() - started };
+  return { ...result, bytes, timings, encodes: result.encodes + (unchanged ? 0 : 1), gainMap: 'kept' };
 }
 
 /**

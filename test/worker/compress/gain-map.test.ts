@@ -246,20 +246,87 @@ describe('Ultra HDR gain maps, JPEG → JPEG', () => {
     }
   });
 
-  it('says dropped for a transformed picture (the map is not cropped or turned yet), and writes no map', async () => {
-    const transformations: Record<string, string | number>[] = [
-      { fit: 'cover', width: 64, height: 64 },
-      { rotate: 90 },
-      { flip: 'h' },
+  it('puts the map through a transformation: the turn, the mirror, the crop and the padding', async () => {
+    // The stored map's top half is bright, its bottom half dark; its hdrgm no-boost value is
+    // (0 − (−0.25)) ÷ (2.5 − (−0.25)) of 255 = 23.
+    const cases: [Record<string, string | number>, [number, number], [number, number, string][]][] = [
+      // Turned clockwise: the top goes right. 192×256 out, the map a quarter of it.
+      [
+        { rotate: 90 },
+        [48, 64],
+        [
+          [40, 32, 'bright'],
+          [7, 32, 'dark'],
+        ],
+      ],
+      // Mirrored top to bottom.
+      [
+        { flip: 'v' },
+        [64, 48],
+        [
+          [32, 40, 'bright'],
+          [32, 7, 'dark'],
+        ],
+      ],
+      // 256×192 covers 128×48 at 128×96: gravity picks the top or the bottom half, all of it one side.
+      [
+        { fit: 'cover', width: 128, height: 48, gravity: 'top' },
+        [32, 12],
+        [
+          [4, 6, 'bright'],
+          [28, 6, 'bright'],
+        ],
+      ],
+      [
+        { fit: 'cover', width: 128, height: 48, gravity: 'bottom' },
+        [32, 12],
+        [
+          [4, 6, 'dark'],
+          [28, 6, 'dark'],
+        ],
+      ],
+      // Padded to 256×256: 32 rows above and below, 8 in the map, at the no-boost value.
+      [
+        { fit: 'pad', width: 256, height: 256 },
+        [64, 64],
+        [
+          [32, 3, 'neutral'],
+          [32, 12, 'bright'],
+          [32, 50, 'dark'],
+          [32, 61, 'neutral'],
+        ],
+      ],
     ];
-    for (const parts of transformations) {
-      const { res, bytes } = await compressed({ image: gainMapJpeg(), format: 'jpeg', ...parts });
-      expect(res.status).toBe(200);
-      expect(res.headers.get('x-gain-map'), JSON.stringify(parts)).toBe('dropped');
-      // One image: no second image after the picture's end-of-image marker.
-      expect([bytes[bytes.length - 2], bytes[bytes.length - 1]]).toEqual([0xff, 0xd9]);
-      expect(hasSecondSoi(bytes)).toBe(false);
+    // EXIF orientation 6 first (the stored top is upright right), then the turn: the right goes to the bottom.
+    cases.push([
+      { rotate: 90, orientation: 6 },
+      [64, 48],
+      [
+        [32, 40, 'bright'],
+        [32, 7, 'dark'],
+      ],
+    ]);
+    for (const [{ orientation, ...parts }, size, probes] of cases) {
+      const what = JSON.stringify({ orientation, ...parts });
+      const image = gainMapJpeg({ orientation: orientation as number | undefined });
+      const { res, bytes } = await compressed({ image, format: 'jpeg', ...parts });
+      expect(res.headers.get('x-gain-map'), what).toBe('kept');
+      const map = decodeAny(outputMap(bytes));
+      expect([map.width, map.height], what).toEqual(size);
+      for (const [x, y, expected] of probes) {
+        const v = pixel(map, x, y)[0]!;
+        const seen = `${what} at ${x},${y}: ${v}`;
+        if (expected === 'bright') expect(v, seen).toBeGreaterThan(170);
+        else if (expected === 'dark') expect(v, seen).toBeLessThan(80);
+        else expect(Math.abs(v - 23), seen).toBeLessThan(6);
+      }
     }
+  });
+
+  it('drops the map beside a transformed picture in another format', async () => {
+    const { res, bytes } = await compressed({ image: gainMapJpeg(), format: 'png', rotate: 90 });
+    expect(res.headers.get('x-gain-map')).toBe('dropped');
+    expect(decodeAny(bytes).width).toBe(192);
   });
 
   it('a corrupt MPF offset: the picture compresses, the map is dropped and the header says so', async () => {
@@ -329,10 +396,3 @@ describe('the memory plan', () => {
     expect(tight!.estimate).toBe(picture.estimate);
   });
 });
-
-/** Whether a second start-of-image marker follows the first image's end-of-image marker. */
-function hasSecondSoi(bytes: Uint8Array): boolean {
-  for (let i = 2; i + 3 < bytes.length; i++)
-    if (bytes[i] === 0xff && bytes[i + 1] === 0xd9 && bytes[i + 2] === 0xff && bytes[i + 3] === 0xd8) return true;
-  return false;
-}
