@@ -105,10 +105,11 @@ type PixelsEncoding = [
   quality: number,
   h: number,
   v: number,
-  progressive: boolean,
+  /** 0 baseline with optimised tables, 1 progressive; rows only: 2 streamed with the standard tables. */
+  layout: 0 | 1 | 2,
 ];
 
-const encodingArgs = (e: PixelsEncoding): number[] => [e[0], e[1], e[2], e[3], e[4], e[5], Number(e[6])];
+const encodingArgs = (e: PixelsEncoding): number[] => [...e];
 
 /**
  * Rows (or iMCU rows of a pass over the coefficients) per engine call of a job that gives way: small
@@ -434,6 +435,11 @@ export interface PixelEncoding {
   /** Luma sampling (h, v); chroma is 1 × 1: [2, 2] is 4:2:0, [2, 1] 4:2:2, [1, 2] 4:4:0, [4, 1] 4:1:1, [1, 1] 4:4:4. */
   sampling?: [number, number];
   progressive?: boolean;
+  /**
+   * Rows only (JpegRowEncoder): a baseline file with the standard Huffman tables, written as the rows
+   * come, without the coefficient buffer optimised tables and progressive scans need (a few % more bytes).
+   */
+  stream?: boolean;
   markers?: JpegMarker[];
 }
 
@@ -468,7 +474,7 @@ export function encodePixelsJpeg(
         options.quality,
         h,
         v,
-        options.progressive ?? false,
+        options.progressive ? 1 : 0,
       );
     } finally {
       m._sr_job_destroy!(jobPtr);
@@ -502,7 +508,8 @@ export class JpegRowEncoder extends BorrowedInstance<JpegModule> {
       const job = new JpegJob(this.codec, jobPtr);
       for (const marker of options.markers ?? []) job.addMarker(marker.code, marker.data);
       const [h, v] = options.sampling ?? [2, 2];
-      job.rowsBegin(width, height, components, options.quality, h, v, options.progressive ?? false);
+      const layout = options.stream ? 2 : options.progressive ? 1 : 0;
+      job.rowsBegin(width, height, components, options.quality, h, v, layout);
       return job;
     });
   }

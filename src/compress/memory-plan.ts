@@ -24,6 +24,15 @@ const COEFFICIENT_BYTES = 2;
 const DECODER_BYTES_PER_COLUMN = 3 * 64;
 /** Progressive output is chosen while its coefficient buffer stays under this; above, the two-pass baseline. */
 export const PROGRESSIVE_MAX_BUFFER_BYTES = 48 * MiB;
+/** Rows the streamed JPEG row encoder holds (an iMCU row of 4:2:0 and its batch), over three components. */
+const STREAM_ENCODER_ROWS = 64;
+/**
+ * A vertical flip or a quarter turn whose whole frame does not fit gathers the content in bands, one
+ * decoder pass each: at most this many passes (each decodes the whole source again), of at least
+ * MIN_TURN_BAND_ROWS rows.
+ */
+export const MAX_TURN_PASSES = 8;
+export const MIN_TURN_BAND_ROWS = 16;
 /** Whole-image codecs (oxipng, and the PNG writers fed a whole frame): bytes per pixel, measured (docs/image-engine.md). */
 export const WHOLE_IMAGE_BYTES_PER_PIXEL = 16;
 
@@ -140,6 +149,13 @@ export interface Plan {
   avifChannels?: 3 | 4;
   /** A transformation's geometry (transform/path.ts runs it); `output` is its output, `stored` its resize. */
   transform?: TransformGeometry;
+  /** JPEG written from rows (a transformation): streamed with the standard tables, not progressive. */
+  streamRows?: boolean;
+  /**
+   * A vertical flip or a quarter turn whose whole frame would not fit: the content's rows gathered this
+   * many at a time, one pass of the decoder per band (transform/rows.ts).
+   */
+  turnBandRows?: number;
   /** Estimated peak bytes of the whole request. */
   estimate: number;
 }
@@ -594,22 +610,43 @@ function transformPlan(
     decoding = PNG_STREAM_BYTES + rows + deinterlace + gifIndices + resampler + turned;
   }
   // The transform's own rows, and its frame when the rows turn or reverse.
-  decoding += output.width * 4 * 3 + (needsFrame(t.flip, t.rotate) ? content.width * content.height * 4 : 0);
+  decoding += output.width * 4 * 3;
+  const frameBytes = needsFrame(t.flip, t.rotate) ? content.width * content.height * 4 : 0;
   const fixed = REQUEST_BASE_BYTES + uploadBytes * 2;
   const outputBuffers = outPixels * outputBytesPerPixel(request.quality) * 2;
+  /**
+   * The estimate `of` gives with the frame: whole when that fits, else in bands of the content's rows (a
+   * decoder pass each, at most MAX_TURN_PASSES) that fit, else whole (over the budget: refused with the
+   * size that fits).
+   */
+  const framed = (of: (frame: number) => number): { estimate: number; turnBandRows?: number } => {
+    const whole = Math.ceil(of(frameBytes));
+    if (frameBytes === 0 || whole <= budget) return { estimate: whole };
+    const rowBytes = content.width * 4;
+    const band = Math.min(content.height, Math.floor((budget - of(0)) / rowBytes));
+    if (band < MIN_TURN_BAND_ROWS || Math.ceil(content.height / band) > MAX_TURN_PASSES) return { estimate: whole };
+    const banded = Math.ceil(of(band * rowBytes));
+    return banded <= budget ? { estimate: banded, turnBandRows: band } : { estimate: whole };
+  };
   if (request.format === 'jpeg') {
-    // The row encoder writes three components, whatever the input's.
-    const encoder = encoderBuffer(output, request.quality, { ...header, jpeg: undefined });
-    return { ...base, estimate: Math.ceil(fixed + decoding + encoder + outputBuffers) };
+    // The row encoder writes three components, whatever the input's: progressive with its coefficient
+    // buffer where that fits, else streamed with the standard tables (rows only).
+    const coefficients = encoderBuffer(output, request.quality, { ...header, jpeg: undefined });
+    const progressive = framed((frame) => fixed + decoding + frame + coefficients + outputBuffers);
+    if (progressive.estimate <= budget) return { ...base, ...progressive };
+    const rows = STREAM_ENCODER_ROWS * output.width * 3;
+    return { ...base, streamRows: true, ...framed((frame) => fixed + decoding + frame + rows + outputBuffers) };
   }
   if (request.format === 'avif')
-    return { ...base, estimate: Math.ceil(fixed + decoding + avifEncoderBytes(base, request.quality)) };
+    return { ...base, ...framed((frame) => fixed + decoding + frame + avifEncoderBytes(base, request.quality)) };
   if (request.format === 'png') {
     const rawBytes = outPixels * (alpha ? 4 : 3);
-    const whole = { ...base, pngWhole: true };
-    const wholeEstimate = Math.ceil(fixed + decoding + pngWriterBytes(outPixels, rawBytes, request, true));
-    if (wholeEstimate <= budget * PNG_WHOLE_BUDGET_SHARE) return { ...whole, estimate: wholeEstimate };
-    return { ...base, estimate: Math.ceil(fixed + decoding + pngWriterBytes(outPixels, rawBytes, request, false)) };
+    const whole = framed((frame) => fixed + decoding + frame + pngWriterBytes(outPixels, rawBytes, request, true));
+    if (whole.estimate <= budget * PNG_WHOLE_BUDGET_SHARE) return { ...base, pngWhole: true, ...whole };
+    return {
+      ...base,
+      ...framed((frame) => fixed + decoding + frame + pngWriterBytes(outPixels, rawBytes, request, false)),
+    };
   }
   // As without a transformation: a lossless WebP input stays lossless when that fits (no size target).
   const keepsLossless = inputFormat === 'webp' && header.webp?.lossless === true && request.targetKb === undefined;
@@ -622,9 +659,11 @@ function transformPlan(
       ];
   let planned: Plan | undefined;
   for (const webp of variants) {
-    const estimate = Math.ceil(fixed + webpEncoderPeak(outPixels, alpha, webp, decoding) + outputBuffers / 2);
-    planned = { ...base, webp, estimate };
-    if (estimate <= budget) break;
+    const estimated = framed(
+      (frame) => fixed + webpEncoderPeak(outPixels, alpha, webp, decoding + frame) + outputBuffers / 2,
+    );
+    planned = { ...base, webp, ...estimated };
+    if (estimated.estimate <= budget) break;
   }
   return planned!;
 }

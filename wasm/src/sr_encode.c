@@ -397,10 +397,12 @@ EMSCRIPTEN_KEEPALIVE int sr_job_encode_pixels(sr_job *job, const uint8_t *pixels
  * A JPEG written from rows the caller hands over, a batch at a time, across calls: for pixels that
  * come from a decoder outside the engine (the PNG decoder in TypeScript), so that only the encoder's
  * own state is held (with optimised Huffman tables, libjpeg's whole-image coefficient buffer), never
- * the pixels. Each call sets its own setjmp: a failure in any of them closes the encoder.
+ * the pixels. layout 1 writes progressive scans; 2 streams a baseline file with the standard Huffman
+ * tables, holding no coefficient buffer at all, for pictures whose buffer would not fit the memory plan.
+ * Each call sets its own setjmp: a failure in any of them closes the encoder.
  */
 EMSCRIPTEN_KEEPALIVE int sr_job_rows_begin(sr_job *job, int width, int height, int components, int quality, int h0, int v0,
-                                           int progressive) {
+                                           int layout) {
   TRY(job);
   sr_chunks_clear(job);
   if (width < 1 || height < 1 || (components != 1 && components != 3) || h0 < 1 || h0 > 4 || v0 < 1 || v0 > 4)
@@ -410,8 +412,8 @@ EMSCRIPTEN_KEEPALIVE int sr_job_rows_begin(sr_job *job, int width, int height, i
     c->comp_info[0].h_samp_factor = h0;
     c->comp_info[0].v_samp_factor = v0;
   }
-  if (progressive) sr_progression(c);
-  c->optimize_coding = TRUE;
+  if (layout == 1) sr_progression(c);
+  c->optimize_coding = layout != 2;
   sr_dest_chunks(c, job);
   jpeg_start_compress(c, TRUE);
   sr_write_markers(job, c);

@@ -263,12 +263,15 @@ export async function jpegFromRows(
   quality: number,
   markers: JpegMarker[],
   timings: Timings,
+  /** Streamed with the standard tables (rows only), where the plan has no room for progressive's buffer. */
+  stream = false,
 ): Promise<Uint8Array> {
   const { JpegRowEncoder } = await import('../../../wasm/jpeg-engine.ts');
   const encoder = new JpegRowEncoder(width, height, 3, {
     quality,
     sampling: quality >= FULL_CHROMA_QUALITY ? [1, 1] : [2, 2],
-    progressive: true,
+    progressive: !stream,
+    stream,
     markers,
   });
   const batch = new Uint8Array(width * 3 * JPEG_ROW_BATCH);

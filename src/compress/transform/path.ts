@@ -106,6 +106,7 @@ export async function compressTransformed(
       rotate: transform.rotate,
       background,
       flatten: !alpha,
+      turnBandRows: plan.turnBandRows,
     });
     const encoded = await inEngineAsync(engine, () =>
       encodeRows(request, plan, inputFormat, produce, alpha, source!.metadata, timings),
@@ -152,7 +153,7 @@ async function encodeRows(
     const markers = jpegMarkersOf(metadata);
     // Each try of a size target pulls the rows again: no frame is kept for it.
     return encodeAsRequestedAsync(
-      (quality) => jpegFromRows(produce, width, height, false, quality, markers, timings),
+      (quality) => jpegFromRows(produce, width, height, false, quality, markers, timings, plan.streamRows === true),
       request.quality,
       request.targetKb,
     );

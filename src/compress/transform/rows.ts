@@ -2,7 +2,8 @@
 // outside the crop are dropped as they pass and columns sliced; a horizontal mirror is done per row;
 // padding is written as background rows and columns. A vertical flip (or rotate=180) reverses the row
 // order and rotate=90/270 transposes: those two alone gather the kept block, turned, in one frame at
-// the content's size (the memory plan counts it). Rows come out as RGBA.
+// the content's size, or in bands of it with a decoder pass each where the plan has no room for the
+// whole frame (the memory plan counts either). Rows come out as RGBA.
 import type { RowProducer } from '../png/writer.ts';
 import type { Rgba } from './colour.ts';
 import { forward, needsFrame, type TransformGeometry } from './geometry.ts';
@@ -43,6 +44,8 @@ export interface RowTransform {
   background: Rgba;
   /** Composite every pixel onto the background (itself onto white): output without alpha (JPEG). */
   flatten: boolean;
+  /** The plan's bands of a turned or reversed content too large for one frame (memory-plan.ts). */
+  turnBandRows?: number;
 }
 
 /** Whether each row is mirrored, for a transform that keeps the row order. */
@@ -122,8 +125,9 @@ export function transformRows(source: UprightRows, t: RowTransform): RowProducer
     };
   }
 
-  // One frame of the content, filled as the kept rows pass: pixel (x, y) of the block goes to
-  // start + x·dx + y·dy, the flip and rotation being affine.
+  // The content gathered turned, filled as the kept rows pass: pixel (x, y) of the block goes to
+  // start + x·dx + y·dy, the flip and rotation being affine. Whole in one frame, or (turnBandRows) a band
+  // of the content's rows per pass of the decoder, when the whole frame would not fit the plan.
   const { width: tw, height: th } = g.content;
   const index = (x: number, y: number) => {
     const p = forward(x, y, cw, g.crop.height, t.flip, t.rotate);
@@ -132,16 +136,39 @@ export function transformRows(source: UprightRows, t: RowTransform): RowProducer
   const start = index(0, 0);
   const dx = index(1, 0) - start;
   const dy = index(0, 1) - start;
+  const band = Math.max(1, Math.min(th, t.turnBandRows ?? th));
+  // A quarter turn sends the block's columns to the content's rows; otherwise its rows go to rows: which
+  // of them land in the content rows [r0, r1).
+  const turns = t.rotate === 90 || t.rotate === 270;
+  const rowOf = (x: number, y: number) => Math.floor((start + x * dx + y * dy) / tw);
   return async (sink) => {
-    const frame = new Uint32Array(tw * th);
-    await rowsUntil(source, g.crop.y + g.crop.height, (row, at) => {
-      if (at < g.crop.y) return;
-      slice(row);
-      const base = start + (at - g.crop.y) * dy;
-      for (let x = 0; x < cw; x++) frame[base + x * dx] = blockWords[x]!;
-    });
+    const frame = new Uint32Array(tw * band);
     await background(sink, top);
-    for (let r = 0; r < th; r++) await emit(sink, frame.subarray(r * tw, (r + 1) * tw));
+    for (let r0 = 0; r0 < th; r0 += band) {
+      const r1 = Math.min(th, r0 + band);
+      const offset = r0 * tw;
+      // The block's columns [x0, x1) that land in the band (all of them when rows do).
+      let x0 = 0;
+      let x1 = cw;
+      if (turns) {
+        const a = rowOf(0, 0);
+        [x0, x1] = rowOf(1, 0) > a ? [r0 - a, r1 - a] : [a - r1 + 1, a - r0 + 1];
+        x0 = Math.max(0, x0);
+        x1 = Math.min(cw, x1);
+      }
+      await rowsUntil(source, g.crop.y + g.crop.height, (row, at) => {
+        if (at < g.crop.y) return;
+        const y = at - g.crop.y;
+        if (!turns) {
+          const r = rowOf(0, y);
+          if (r < r0 || r >= r1) return;
+        }
+        slice(row);
+        const base = start + y * dy - offset;
+        for (let x = x0; x < x1; x++) frame[base + x * dx] = blockWords[x]!;
+      });
+      for (let r = r0; r < r1; r++) await emit(sink, frame.subarray((r - r0) * tw, (r - r0 + 1) * tw));
+    }
     await background(sink, bottom);
   };
 }

@@ -1,6 +1,7 @@
 // A transformation streams in rows: under a budget that admits a crop of a 1800×1200 JPEG only as rows
 // (the whole decoded frame would not fit beside it), the crop is made; a quarter turn of the same image,
-// which needs the whole output frame, is refused 422 naming the width that fits, and that width works.
+// whose whole output frame does not fit either, gathers it in bands (a decoder pass each); where not even
+// bands fit, it is refused 422 naming the width that fits, and that width works.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readHeader } from '../../../src/compress/header.ts';
 import { plan } from '../../../src/compress/memory-plan.ts';
@@ -14,6 +15,7 @@ const CROP_H = 300;
 let pro: TestKey;
 let jpeg: Uint8Array;
 let env: { env: Record<string, string> };
+let budgetMb: number;
 
 beforeAll(async () => {
   pro = await makeKey({ image: 'pro' });
@@ -26,7 +28,7 @@ beforeAll(async () => {
     transform: transformOf({ fit: 'crop' }),
   };
   const estimate = plan('jpeg', readHeader('jpeg', jpeg), jpeg.length, request).estimate;
-  const budgetMb = Math.ceil(estimate / MiB) + 1;
+  budgetMb = Math.ceil(estimate / MiB) + 1;
   // The case this test is about: the decoded frame alone would not fit beside the crop's rows.
   expect(estimate + W * H * 3).toBeGreaterThan(budgetMb * MiB);
   env = { env: { MEMORY_BUDGET_MB: String(budgetMb) } };
@@ -46,8 +48,35 @@ describe('transformations under a reduced memory budget', () => {
     expect([image.width, image.height]).toEqual([W, CROP_H]);
   }, 30_000);
 
-  it('rotate=90 needs the whole output frame: 422 naming the width that fits, and that width works', async () => {
-    const { error } = await expectLargestWidthWorks(pro.key, { image: jpeg, rotate: '90' }, H, env);
+  it('rotate=90 gathers its frame in bands where the whole frame does not fit: the same picture', async () => {
+    const request = { format: 'jpeg' as const, quality: 80, transform: transformOf({ rotate: 90 }) };
+    const planned = plan('jpeg', readHeader('jpeg', jpeg), jpeg.length, request, budgetMb * MiB);
+    // The case: a band (a decoder pass each) fits where the whole turned frame does not.
+    expect(planned.turnBandRows).toBeGreaterThan(0);
+    expect(planned.turnBandRows).toBeLessThan(W);
+    const banded = await compressCall(pro.key, { image: jpeg, rotate: '90' }, env);
+    const body = await bodyBytes(banded);
+    expect(banded.status, new TextDecoder().decode(body.subarray(0, 300))).toBe(200);
+    const whole = decodeAny(await bodyBytes(await compressCall(pro.key, { image: jpeg, rotate: '90' })));
+    const image = decodeAny(body);
+    expect([image.width, image.height]).toEqual([H, W]);
+    let sum = 0;
+    for (let i = 0; i < image.data.length; i++) sum += Math.abs(image.data[i]! - whole.data[i]!);
+    // The banded one is streamed with the standard tables, the other progressive: the same quantised picture.
+    expect(sum / image.data.length).toBeLessThan(1);
+  }, 30_000);
+
+  it('where not even bands fit, 422 names the width that fits, and that width works', async () => {
+    const turned = { format: 'jpeg' as const, quality: 80, transform: transformOf({ rotate: 90 }) };
+    const planAt = (mb: number) => plan('jpeg', readHeader('jpeg', jpeg), jpeg.length, turned, mb * MiB);
+    // The largest budget that refuses the turn even in bands.
+    let tight = budgetMb;
+    while (tight > 1 && planAt(tight).estimate <= tight * MiB) tight--;
+    expect(planAt(tight).turnBandRows).toBeUndefined();
+    expect(tight).toBeGreaterThan(budgetMb / 2);
+    const { error } = await expectLargestWidthWorks(pro.key, { image: jpeg, rotate: '90' }, H, {
+      env: { MEMORY_BUDGET_MB: String(tight) },
+    });
     expect(error.message).toMatch(/it fits with width=\d+ or less/);
   }, 30_000);
 });

@@ -63,3 +63,47 @@ describe('a crop above the last row', () => {
     expect(source.pulled).toBe(100);
   });
 });
+
+describe('a turned or reversed content gathered in bands', () => {
+  /** 23 × 17 RGB pixels, each one different, from a source that cannot stop (every pass pulls all rows). */
+  const source = (): UprightRows & { passes: number } => {
+    const s = {
+      channels: 3,
+      passes: 0,
+      rows: async (sink: (row: Uint8Array) => void | Promise<void>) => {
+        s.passes++;
+        for (let y = 0; y < 17; y++) await sink(new Uint8Array(23 * 3).map((_, i) => (y * 23 * 3 + i) % 251));
+      },
+    };
+    return s;
+  };
+
+  it('writes the same rows as one frame, for every turn and mirror, with a decoder pass per band', async () => {
+    for (const rotate of [0, 90, 180, 270] as const) {
+      for (const flip of [undefined, 'h', 'v', 'hv'] as const) {
+        const geometry = transformGeometry(
+          { width: 23, height: 17 },
+          { fit: 'cover', gravity: 'top-left', rotate, flip, width: 11, height: 9 },
+        );
+        const written = async (turnBandRows?: number) => {
+          const s = source();
+          const rows: number[][] = [];
+          await transformRows(s, { geometry, rotate, flip, background: [0, 0, 0, 255], flatten: true, turnBandRows })(
+            (row) => {
+              rows.push([...row]);
+            },
+          );
+          return { rows, passes: s.passes };
+        };
+        const whole = await written();
+        const banded = await written(4);
+        const what = `rotate ${rotate} flip ${flip}`;
+        expect(banded.rows, what).toEqual(whole.rows);
+        expect(whole.rows, what).toHaveLength(9);
+        // Only a vertical flip or a turn gathers a frame; then 9 rows in bands of 4 take 3 passes.
+        const gathers = rotate === 90 || rotate === 270 || (flip === 'v' || flip === 'hv') !== (rotate === 180);
+        expect(banded.passes, what).toBe(gathers ? 3 : 1);
+      }
+    }
+  });
+});
