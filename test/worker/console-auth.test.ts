@@ -4,15 +4,28 @@ import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/accounts/keys.ts';
 import {
   MAIL_REQUESTS_PER_EMAIL,
+  MAIL_REQUESTS_PER_IP,
+  MAIL_REQUESTS_PER_IP6_48,
   MAIL_REQUESTS_UNTRUSTED_TOTAL,
   SESSION_IDLE_MS,
   SIGNIN_EMAIL_DELAY_BASE_S,
   SIGNIN_EMAIL_DELAY_MAX_S,
   SIGNIN_EMAIL_FREE_FAILURES,
+  SIGNIN_PER_IP,
+  SIGNIN_PER_IP6_48,
   SIGNIN_UNTRUSTED_TOTAL,
   SIGNUP_PER_EMAIL,
+  SIGNUP_PER_IP,
+  SIGNUP_PER_IP6_48,
   SIGNUP_UNTRUSTED_TOTAL,
 } from '../../src/auth/limits.ts';
+import {
+  mailRequestRules,
+  signInRules,
+  signUpRules,
+  type ThrottleRule,
+  UNKNOWN_CLIENT,
+} from '../../src/auth/throttle.ts';
 import { hashPassword } from '../../src/auth/password.ts';
 import { TestClock, captureConsole } from './helpers.ts';
 import { safeNext } from '../../src/routes/auth-forms.ts';
@@ -581,6 +594,61 @@ describe('throttling', { timeout: 20_000 }, () => {
     for (let i = 0; i < 11; i++)
       mapped.push(await signUpFrom(['198.51.100.147', '::ffff:198.51.100.147', '::ffff:c633:6493'][i % 3]!));
     expect(mapped).toEqual([...Array<number>(10).fill(200), 429]);
+  });
+
+  it("counts the /64s of one /48 together too, under a limit a few times the /64's", async () => {
+    // A holder of a /48 has 65,536 /64s: counted by /64 alone, each would be a fresh client. Requests for
+    // mail are the cheapest of the three per-IP limits to fill (no password hashed, no mail for an unknown
+    // address); sign-in and sign-up take the same /48 rule (the unit test below).
+    const clock = new TestClock(Date.UTC(2026, 10, 24, 7, 0, 5));
+    /** "Forgot password?" from each address in turn, as one browser (one form) whose address changes. */
+    const forgot = async (...ips: string[]): Promise<number[]> => {
+      const b = new Browser(clock);
+      const form = await b.page('/forgot-password');
+      const statuses: number[] = [];
+      for (const ip of ips) {
+        b.ip = ip;
+        statuses.push((await b.post('/forgot-password', { _csrf: form.csrf, email: uniqueEmail() })).status);
+      }
+      return statuses;
+    };
+    const perSubnet = MAIL_REQUESTS_PER_IP.max;
+    const statuses: number[] = [];
+    // Each /64 stays within its own limit; together they fill the /48's.
+    for (let s = 0; s < MAIL_REQUESTS_PER_IP6_48.max / perSubnet; s++)
+      statuses.push(...(await forgot(...Array.from({ length: perSubnet }, (_, i) => `2001:db8:4848:${s}::${i + 1}`))));
+    expect(statuses).toEqual(Array<number>(MAIL_REQUESTS_PER_IP6_48.max).fill(200));
+    // A /64 of the same /48 not used yet is refused; another /48 is another client.
+    expect(await forgot('2001:db8:4848:ffff::1', '2001:db8:4849::1')).toEqual([429, 200]);
+  });
+
+  it('each per-IP rule of an IPv6 client has a /48 bucket beside its /64 one; IPv4 and unknown clients have none', () => {
+    const a = '2001:db8:4848:1::1';
+    const b = '2001:db8:4848:2::1';
+    const wide = (rules: ThrottleRule[]) => rules.filter((r) => r.bucket.endsWith('::/48'));
+    for (const [rules, rule] of [
+      [signInRules, SIGNIN_PER_IP6_48],
+      [signUpRules, SIGNUP_PER_IP6_48],
+      [mailRequestRules, MAIL_REQUESTS_PER_IP6_48],
+    ] as const) {
+      expect(wide(rules(a, 'x@example.com'))).toEqual([
+        expect.objectContaining({ max: rule.max, windowMs: rule.windowMs }),
+      ]);
+      expect(wide(rules(a, 'x@example.com'))[0]!.bucket).toBe(wide(rules(b, 'y@example.com'))[0]!.bucket);
+      expect(wide(rules('198.51.100.9', 'x@example.com'))).toEqual([]);
+      expect(wide(rules('::ffff:198.51.100.9', 'x@example.com'))).toEqual([]);
+      expect(wide(rules(UNKNOWN_CLIENT, 'x@example.com'))).toEqual([]);
+    }
+    // Between 8 and 16 times the /64's: a /48 shared by many honest people does not hit it easily.
+    for (const [narrow, broad] of [
+      [SIGNIN_PER_IP, SIGNIN_PER_IP6_48],
+      [SIGNUP_PER_IP, SIGNUP_PER_IP6_48],
+      [MAIL_REQUESTS_PER_IP, MAIL_REQUESTS_PER_IP6_48],
+    ] as const) {
+      expect(broad.windowMs).toBe(narrow.windowMs);
+      expect(broad.max / narrow.max).toBeGreaterThanOrEqual(8);
+      expect(broad.max / narrow.max).toBeLessThanOrEqual(16);
+    }
   });
 
   it('sign-up does not tell a taken email from a new one, and each probe spends the per-IP sign-up limit', async () => {
