@@ -1,5 +1,5 @@
 // Accounts for people: sign-up, sign-in, sessions and their cookie, CSRF, sign-out, and the throttles.
-import { env } from 'cloudflare:test';
+import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/accounts/keys.ts';
 import {
@@ -30,6 +30,7 @@ import { hashPassword } from '../../src/auth/password.ts';
 import { TestClock, captureConsole } from './helpers.ts';
 import { safeNext } from '../../src/routes/auth-forms.ts';
 import { selfhostEnv, type SelfhostEnv } from '../../src/selfhost/env.ts';
+import worker from '../../src/index.ts';
 import {
   Browser,
   confirmEmail,
@@ -205,6 +206,96 @@ describe('sign-in', () => {
     const root = await new Browser().page('/');
     expect(root.res.status).toBe(200);
     expect(root.html).toContain(LANDING_H1);
+  });
+});
+
+/**
+ * env.DB as the Worker sees it, except that every statement touching the audit log waits for `hold`, and
+ * the SQL of each statement that finishes is pushed to `done` as it finishes: what a request waited for.
+ */
+function auditHeldBack(db: D1Database, hold: Promise<void>, done: string[]): D1Database {
+  const real = new WeakMap<object, D1PreparedStatement>();
+  const sqlOf = new WeakMap<object, string>();
+  const settle = async <T>(sql: string, work: () => Promise<T>): Promise<T> => {
+    if (sql.includes('audit_logs')) await hold;
+    const result = await work();
+    done.push(sql);
+    return result;
+  };
+  const wrap = (sql: string, statement: D1PreparedStatement): D1PreparedStatement => {
+    const wrapped = {
+      bind: (...values: unknown[]) => wrap(sql, statement.bind(...values)),
+      first: (column?: string) =>
+        settle(sql, () => (column === undefined ? statement.first() : statement.first(column))),
+      run: () => settle(sql, () => statement.run()),
+      all: () => settle(sql, () => statement.all()),
+      raw: () => settle(sql, () => statement.raw()),
+    };
+    real.set(wrapped, statement);
+    sqlOf.set(wrapped, sql);
+    return wrapped as unknown as D1PreparedStatement;
+  };
+  return {
+    prepare: (sql: string) => wrap(sql, db.prepare(sql)),
+    batch: (statements: D1PreparedStatement[]) =>
+      settle(statements.map((st) => sqlOf.get(st)!).join('; '), () => db.batch(statements.map((st) => real.get(st)!))),
+    exec: (sql: string) => db.exec(sql),
+  } as unknown as D1Database;
+}
+
+describe('a failed sign-in of a registered address and of an unknown one', () => {
+  it("waits for the same D1 work before its answer: the registered one's audit record is written after it", async () => {
+    const { email } = await signedUp();
+    const { account_id } = (await env.DB.prepare('SELECT account_id FROM members WHERE email = ?')
+      .bind(email)
+      .first<{ account_id: string }>())!;
+    /** A wrong password for `address`, its audit records held back: the answer, or none, and what it waited for. */
+    const attempt = async (address: string) => {
+      const browser = new Browser();
+      const form = await browser.page('/signin');
+      let release = () => {};
+      const hold = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const done: string[] = [];
+      const ctx = createExecutionContext();
+      const request = new Request(`${ORIGIN}/signin`, {
+        method: 'POST',
+        body: new URLSearchParams({ _csrf: form.csrf, email: address, password: 'not the password at all' }),
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          origin: ORIGIN,
+          'sec-fetch-site': 'same-origin',
+          cookie: browser.cookieHeader,
+          'cf-connecting-ip': browser.ip,
+        },
+      });
+      const answer = worker.fetch(request, { ...env, DB: auditHeldBack(env.DB, hold, done) }, ctx);
+      const first = await Promise.race([
+        answer,
+        new Promise<null>((resolve) => setTimeout(() => resolve(null), 2_000)),
+      ]);
+      const waitedFor = [...done];
+      release();
+      await answer;
+      await waitOnExecutionContext(ctx);
+      return { status: first?.status ?? 'no answer until the audit record was written', waitedFor };
+    };
+    const registered = await attempt(email);
+    const unknown = await attempt(uniqueEmail());
+    expect(registered.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    expect(registered.waitedFor).toEqual(unknown.waitedFor);
+    expect(unknown.waitedFor).toContainEqual(expect.stringContaining('FROM members'));
+    // The record is still written, after the answer.
+    const records = await env.DB.prepare(
+      "SELECT details FROM audit_logs WHERE account_id = ? AND action = 'session.sign_in_failed'",
+    )
+      .bind(account_id)
+      .all<{ details: string }>();
+    expect(records.results.map((r) => JSON.parse(r.details))).toEqual([
+      { method: 'password', reason: 'invalid_credentials' },
+    ]);
   });
 });
 
