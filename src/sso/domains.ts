@@ -7,6 +7,8 @@
 // no other can (a unique index over the verified claims, migration 0011).
 import { randomBase62 } from '../accounts/keys.ts';
 import { batchWithAudit, type AuditOrigin } from '../audit/log.ts';
+import type { RateRule } from '../auth/limits.ts';
+import { hit } from '../auth/throttle.ts';
 import { lookupTxt, type ResolverEnv } from './dns.ts';
 import { txtName } from './txt-name.ts';
 import {
@@ -14,6 +16,8 @@ import {
   SSO_DOMAIN_RECHECK_PER_RUN,
   SSO_DOMAIN_RECHECK_WINDOW_MS,
   SSO_TXT_VALUE_CHARS,
+  SSO_VERIFY_PER_ACCOUNT,
+  SSO_VERIFY_PER_DOMAIN,
 } from './limits.ts';
 
 export const emailDomain = (email: string): string => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
@@ -88,25 +92,67 @@ export type VerifyOutcome =
   | { ok: true; domain: DomainState }
   | { ok: false; reason: 'not_found' }
   /** Another account proved this domain first. */
-  | { ok: false; reason: 'taken' };
+  | { ok: false; reason: 'taken' }
+  /** The account asked for too many lookups of this domain, or of all its domains (`scope`), lately. */
+  | { ok: false; reason: 'throttled'; scope: 'domain' | 'account'; max: number; retryAfter: number };
+
+type Throttled = Extract<VerifyOutcome, { reason: 'throttled' }>;
 
 /**
- * Looks the claim's TXT record up and answers the domain's state: verified (sso.domain_verified written in
- * the same batch) when the record holds the claim's value, else as it was. A proved domain stays proved
- * without a lookup. The resolver's failures are 502 fetch_failed (thrown).
+ * One lookup the account asks for, counted against its claim's budget and then the account's
+ * (SSO_VERIFY_PER_DOMAIN, SSO_VERIFY_PER_ACCOUNT): each is an outbound request. The domain's count comes
+ * first, so clicking "Check now" on one domain again and again spends only that domain's budget.
  */
-export async function verifyDomain(
+async function lookupAllowed(
+  db: D1Database,
+  accountId: string,
+  domain: string,
+  now: number,
+): Promise<Throttled | null> {
+  const budgets: [Throttled['scope'], string, RateRule][] = [
+    ['domain', `sso-verify:${JSON.stringify([accountId, domain])}`, SSO_VERIFY_PER_DOMAIN],
+    ['account', `sso-verify-account:${accountId}`, SSO_VERIFY_PER_ACCOUNT],
+  ];
+  for (const [scope, bucket, rule] of budgets) {
+    const verdict = await hit(db, [{ bucket, ...rule }], now);
+    if (!verdict.allowed)
+      return { ok: false, reason: 'throttled', scope, max: rule.max, retryAfter: verdict.retryAfter };
+  }
+  return null;
+}
+
+/**
+ * The account's "Check now": looks the claim's TXT record up and answers the domain's state: verified
+ * (sso.domain_verified written in the same batch) when the record holds the claim's value, else as it was.
+ * A proved domain stays proved without a lookup. A lookup past the account's budgets is refused
+ * (`throttled`) without asking the resolver. The resolver's failures are 502 fetch_failed (thrown).
+ */
+export function verifyDomain(
   env: ResolverEnv & { DB: D1Database },
   accountId: string,
   domain: string,
   now: number,
   origin: AuditOrigin,
 ): Promise<VerifyOutcome> {
+  return lookAgain(env, accountId, domain, now, origin, true);
+}
+
+async function lookAgain(
+  env: ResolverEnv & { DB: D1Database },
+  accountId: string,
+  domain: string,
+  now: number,
+  origin: AuditOrigin,
+  /** The account asked (its budgets apply), or the scheduled job did (its own bounds apply). */
+  asked: boolean,
+): Promise<VerifyOutcome> {
   const db = env.DB;
   const row = await db.prepare(SQL.one).bind(domain, accountId).first<DomainRow>();
   if (!row) return { ok: false, reason: 'not_found' };
   if (row.verified_at !== null) return { ok: true, domain: stateOf(row) };
   if (await db.prepare(SQL.provedElsewhere).bind(domain, accountId).first()) return { ok: false, reason: 'taken' };
+  const refused = asked ? await lookupAllowed(db, accountId, domain, now) : null;
+  if (refused) return refused;
   const values = await lookupTxt(env, txtName(domain));
   if (!values.some((v) => v.trim() === row.txt_value)) {
     await db.prepare(SQL.checked).bind(now, domain, accountId).run();
@@ -153,7 +199,7 @@ export async function recheckDomains(env: ResolverEnv & { DB: D1Database }, now:
   await Promise.all(
     due.results.map(async ({ domain, account_id }) => {
       try {
-        await verifyDomain(env, account_id, domain, now, SCHEDULED);
+        await lookAgain(env, account_id, domain, now, SCHEDULED, false);
       } catch (err) {
         // Counted as a look, so one broken claim does not take every run's turn.
         await env.DB.prepare(SQL.checked).bind(now, domain, account_id).run();

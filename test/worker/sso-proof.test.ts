@@ -6,7 +6,14 @@
 // OpenID provider (test/fixtures/oidc.ts), whose login form signs in whoever is named.
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { DNS_MAX_RESPONSE_BYTES, DNS_TIMEOUT_MS, SSO_DOMAIN_RECHECK_PER_RUN } from '../../src/sso/limits.ts';
+import {
+  DNS_MAX_RESPONSE_BYTES,
+  DNS_TIMEOUT_MS,
+  SSO_DOMAIN_RECHECK_PER_RUN,
+  SSO_VERIFY_PER_ACCOUNT,
+  SSO_VERIFY_PER_DOMAIN,
+} from '../../src/sso/limits.ts';
+import { TEST_CLIENT_ID, TEST_CLIENT_SECRET } from '../fixtures/oidc-client.ts';
 import { txtText } from '../../src/sso/dns.ts';
 import { recheckDomains } from '../../src/sso/domains.ts';
 import { publishTxt, timesAsked } from '../fixtures/doh-client.ts';
@@ -178,6 +185,66 @@ describe('proving an SSO domain', () => {
     const email = `eve@${domain}`;
     expect((await ssoSignIn(new Browser(), email)).status).toBe(303);
     expect((await memberRow(email))!.account_id).toBe(first.accountId);
+  });
+
+  it('"Check now" (and its API call) is throttled per domain and per account: 429 with Retry-After, no lookup', async () => {
+    const team = await enterpriseTeam();
+    const count = SSO_VERIFY_PER_ACCOUNT.max / SSO_VERIFY_PER_DOMAIN.max + 1;
+    const put = await team.owner.browser.json('/api/v1/sso', {
+      method: 'PUT',
+      csrf: team.owner.csrf,
+      body: {
+        issuer: ISSUER,
+        client_id: TEST_CLIENT_ID,
+        client_secret: TEST_CLIENT_SECRET,
+        domains: Array.from({ length: count }, uniqueDomain),
+        require_sso: false,
+      },
+    });
+    expect(put.status).toBe(200);
+    const states = ((await put.json()) as { data: { domains: DomainState[] } }).data.domains;
+    const refusal = async (res: Response, scope: string, max: number, windowMs: number) => {
+      expect(res.status).toBe(429);
+      const retryAfter = Number(res.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(windowMs / 1000);
+      const { error } = (await res.json()) as { error: { code: string; message: string; details: unknown } };
+      expect(error.code).toBe('rate_limit_exceeded');
+      expect(error.details).toEqual({ scope, max, retry_after: retryAfter });
+      expect(error.message).toContain(`${retryAfter} s`);
+    };
+    // One domain: its limit, then refused without asking the resolver.
+    const [first, ...others] = states;
+    for (let i = 0; i < SSO_VERIFY_PER_DOMAIN.max; i++)
+      expect((await verifyCall(team, first!.domain)).status).toBe(200);
+    await refusal(
+      await verifyCall(team, first!.domain),
+      'domain',
+      SSO_VERIFY_PER_DOMAIN.max,
+      SSO_VERIFY_PER_DOMAIN.windowMs,
+    );
+    expect(await timesAsked(RESOLVER, first!.txt_name)).toBe(SSO_VERIFY_PER_DOMAIN.max);
+    // The account: its other domains, each within its own limit, until the account's is spent.
+    let spent = SSO_VERIFY_PER_DOMAIN.max;
+    for (const state of others.slice(0, -1))
+      for (let i = 0; i < SSO_VERIFY_PER_DOMAIN.max; i++, spent++)
+        expect((await verifyCall(team, state.domain)).status).toBe(200);
+    expect(spent).toBe(SSO_VERIFY_PER_ACCOUNT.max);
+    const last = others.at(-1)!;
+    await refusal(
+      await verifyCall(team, last.domain),
+      'account',
+      SSO_VERIFY_PER_ACCOUNT.max,
+      SSO_VERIFY_PER_ACCOUNT.windowMs,
+    );
+    expect(await timesAsked(RESOLVER, last.txt_name)).toBe(0);
+    // The console's "Check now" says so on the page.
+    const page = await team.owner.browser.page('/sso');
+    const checked = await team.owner.browser.post('/sso/domains/verify', { _csrf: page.csrf, domain: last.domain });
+    expect(checked.status).toBe(429);
+    expect(checked.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+    expect(await checked.text()).toContain('too many checks of this account');
+    expect(await timesAsked(RESOLVER, last.txt_name)).toBe(0);
   });
 
   it('the scheduled job looks again at unproved domains, a bounded number per run, each at most every so often', async () => {
