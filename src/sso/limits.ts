@@ -65,5 +65,19 @@ export const SSO_DOMAIN_RECHECK_INTERVAL_MS = 15 * 60_000;
 export const SSO_DOMAIN_RECHECK_WINDOW_MS = 7 * 86_400_000;
 /** ...and at most this many domains per run (the cron's every 5 minutes), oldest check first. */
 export const SSO_DOMAIN_RECHECK_PER_RUN = 10;
+/**
+ * A proved domain is looked up again by the scheduled job at most this often (its record may be removed,
+ * or the domain change hands)...
+ */
+export const SSO_DOMAIN_REVERIFY_INTERVAL_MS = 86_400_000;
+/** ...at most this many proved domains per run, oldest check first (beside the unproved ones)... */
+export const SSO_DOMAIN_REVERIFY_PER_RUN = 10;
+/**
+ * ...and it stops being proved only when at least this many lookups in a row found no record with its
+ * value (the name missing, NXDOMAIN, or no such TXT record; a resolver that fails counts neither way)...
+ */
+export const SSO_DOMAIN_UNVERIFY_MISSES = 3;
+/** ...the first of them at least this long before the last: one bad day of DNS does not turn SSO off. */
+export const SSO_DOMAIN_UNVERIFY_AFTER_MS = 3 * 86_400_000;
 /** An SSO sign-in waiting for the member's proof (password or mailed link) must be finished within this long. */
 export const SSO_LINK_PROOF_TTL_MS = 30 * 60_000;
