@@ -1,9 +1,10 @@
 // The proofs of single sign-on (issue 47): a domain routes nobody to SSO until its TXT record is seen at the
 // DNS-over-HTTPS resolver (the fixture of test/fixtures/doh.ts: present, absent, another value, a failing,
-// endless or silent resolver), a domain one account proved is no other's, unproved domains are looked at
-// again by the scheduled job; and an existing member is linked to an SSO identity only after giving their
-// password or using a link mailed to them (maildev), in the browser that signed in. All through the real
-// OpenID provider (test/fixtures/oidc.ts), whose login form signs in whoever is named.
+// endless or silent resolver), a domain one account proved is no other's, the account's lookups are
+// throttled, unproved domains are looked at again by the scheduled job and proved ones too (unproved after
+// their record has been missing for days); and an existing member is linked to an SSO identity only after
+// giving their password or using a link mailed to them (maildev), in the browser that signed in. All
+// through the real OpenID provider (test/fixtures/oidc.ts), whose login form signs in whoever is named.
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import {
