@@ -7,8 +7,9 @@ import { recheckDomains } from './sso/domains.ts';
 import { sweepOutbox } from './webhooks/sweep.ts';
 
 /**
- * Webhook events whose hand-off failed; audit records past retention; SSO domains not yet proved, looked up
- * again (a resolver remembers a missing record for a while). Each job's failure is its own.
+ * Webhook events whose hand-off failed; audit records past retention; SSO domains looked up again: those
+ * not yet proved (a resolver remembers a missing record for a while), and the proved ones (a record
+ * removed for days unproves its domain). Each job's failure is its own.
  */
 export function runScheduled(env: Env, now: number): Promise<unknown>[] {
   return [sweepOutbox(env, now), sweepAuditLog(env.DB, now), recheckDomains(env, now)];

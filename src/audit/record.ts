@@ -22,6 +22,7 @@ export const AUDIT_ACTIONS = [
   'sso.configured',
   'sso.removed',
   'sso.domain_verified',
+  'sso.domain_unverified',
   'member.sso_linked',
   'session.signed_in',
   'session.sign_in_failed',

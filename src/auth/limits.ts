@@ -50,6 +50,17 @@ export const SIGNIN_PER_IP: RateRule = { max: 30, windowMs: SIGNIN_WINDOW_MS };
 /** Sign-ups per client IP per hour. */
 export const SIGNUP_PER_IP: RateRule = { max: 10, windowMs: 60 * 60_000 };
 /**
+ * An IPv6 client is counted by its /64 (throttle.ts, clientKey), and also by its /48, the usual assignment
+ * of a site or a business line: whoever holds a /48 has 65,536 /64s, each a fresh client to the rules
+ * above. These are the /48's limits, beside the /64's and in the same windows: sign-in attempts 16 times
+ * the /64's...
+ */
+// Sized for a /48 that many honest people share (a campus, an office, a carrier's NAT64 pool), not for one
+// person: about 8-16 busy /64s fill it, where without it 65,536 could.
+export const SIGNIN_PER_IP6_48: RateRule = { max: 16 * SIGNIN_PER_IP.max, windowMs: SIGNIN_PER_IP.windowMs };
+/** ...sign-ups 10 times... */
+export const SIGNUP_PER_IP6_48: RateRule = { max: 10 * SIGNUP_PER_IP.max, windowMs: SIGNUP_PER_IP.windowMs };
+/**
  * Where no client address is trusted (TRUSTED_IP_HEADER empty, or the header missing) every client is
  * `unknown`, and a per-IP limit would be one bucket that any one client fills for everybody. There, sign-in
  * is limited per email by the growing delay above (SIGNIN_EMAIL_*: a hard per-email lock would let anyone
@@ -75,6 +86,11 @@ export const EMAIL_TOKEN_BYTES = 32;
 export const MAIL_PER_ADDRESS: RateRule = { max: 5, windowMs: 60 * 60_000 };
 /** "Send the link again" and "Forgot password?" requests per client IP per hour. */
 export const MAIL_REQUESTS_PER_IP: RateRule = { max: 10, windowMs: 60 * 60_000 };
+/** ...and requests for mail 8 times the /64's (SIGNIN_PER_IP6_48 says why). */
+export const MAIL_REQUESTS_PER_IP6_48: RateRule = {
+  max: 8 * MAIL_REQUESTS_PER_IP.max,
+  windowMs: MAIL_REQUESTS_PER_IP.windowMs,
+};
 /** Where no client address is trusted, those requests are counted per email instead... */
 export const MAIL_REQUESTS_PER_EMAIL: RateRule = { max: 5, windowMs: 60 * 60_000 };
 /** ...and all of them together under a generous cap, which bounds the work (and the mail) a flood can cause. */

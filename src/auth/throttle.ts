@@ -6,12 +6,16 @@ import { secondsUntil } from '../metering/windows.ts';
 import {
   MAIL_REQUESTS_PER_EMAIL,
   MAIL_REQUESTS_PER_IP,
+  MAIL_REQUESTS_PER_IP6_48,
   MAIL_REQUESTS_UNTRUSTED_TOTAL,
+  type RateRule,
   SIGNIN_PER_IP,
+  SIGNIN_PER_IP6_48,
   SIGNIN_PER_PAIR,
   SIGNIN_UNTRUSTED_TOTAL,
   SIGNUP_PER_EMAIL,
   SIGNUP_PER_IP,
+  SIGNUP_PER_IP6_48,
   SIGNUP_UNTRUSTED_TOTAL,
 } from './limits.ts';
 
@@ -120,21 +124,44 @@ export function clientKey(ip: string): string {
   if (!ip.includes(':')) return ip;
   const bytes = parseIpv6(ip);
   if (bytes === null) return ip;
-  const mapped = bytes.subarray(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
-  if (mapped) return bytes.subarray(12).join('.');
-  const groups = [0, 2, 4, 6].map((i) => ((bytes[i]! << 8) | bytes[i + 1]!).toString(16));
-  return `${groups.join(':')}::/64`;
+  if (isMapped(bytes)) return bytes.subarray(12).join('.');
+  return prefixKey(bytes, 4);
+}
+
+const isMapped = (bytes: Uint8Array): boolean =>
+  bytes.subarray(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
+
+/** The first `groups` 16-bit groups of an IPv6 address, as the prefix of that length (4: /64, 3: /48). */
+function prefixKey(bytes: Uint8Array, groups: 3 | 4): string {
+  const parts = Array.from({ length: groups }, (_, g) => ((bytes[2 * g]! << 8) | bytes[2 * g + 1]!).toString(16));
+  return `${parts.join(':')}::/${groups * 16}`;
+}
+
+/**
+ * The /48 an IPv6 client's /64 belongs to, counted beside it (limits.ts, SIGNIN_PER_IP6_48): null for an
+ * IPv4 client (an IPv4-mapped address is one) and for UNKNOWN_CLIENT.
+ */
+export function wideClientKey(ip: string): string | null {
+  const bytes = ip.includes(':') ? parseIpv6(ip) : null;
+  return bytes === null || isMapped(bytes) ? null : prefixKey(bytes, 3);
+}
+
+/**
+ * A per-IP rule in the bucket `<name>:<client>` (signin-ip, signup-ip, mail-ip: requests for mail, "send
+ * again" and "forgot password"), with the /48's rule beside it for an IPv6 client.
+ */
+function perClient(name: string, ip: string, rule: RateRule, wide: RateRule): ThrottleRule[] {
+  const rules: ThrottleRule[] = [{ bucket: `${name}:${clientKey(ip)}`, ...rule }];
+  const prefix = wideClientKey(ip);
+  if (prefix !== null) rules.push({ bucket: `${name}:${prefix}`, ...wide });
+  return rules;
 }
 
 export const buckets = {
-  signInIp: (ip: string) => `signin-ip:${clientKey(ip)}`,
   /** The pair's hard limit. JSON, so no email or address can be made to look like another pair. */
   signInPair: (email: string, ip: string) => `signin-pair:${JSON.stringify([emailKey(email), clientKey(ip)])}`,
-  signUpIp: (ip: string) => `signup-ip:${clientKey(ip)}`,
   /** Account mail to one address, whoever asks for it. */
   mailTo: (email: string) => `mail-to:${emailKey(email)}`,
-  /** Requests for mail ("send again", "forgot password") from one client IP. */
-  mailIp: (ip: string) => `mail-ip:${clientKey(ip)}`,
   // Where no client address is trusted (UNKNOWN_CLIENT): per email, and all together.
   mailRequestsFor: (email: string) => `mail-email:${emailKey(email)}`,
   mailRequestsUntrusted: () => 'mail-untrusted',
@@ -150,14 +177,14 @@ export const buckets = {
 export function signInRules(ip: string, email: string): ThrottleRule[] {
   if (ip === UNKNOWN_CLIENT) return [{ bucket: buckets.signInUntrusted(), ...SIGNIN_UNTRUSTED_TOTAL }];
   return [
-    { bucket: buckets.signInIp(ip), ...SIGNIN_PER_IP },
+    ...perClient('signin-ip', ip, SIGNIN_PER_IP, SIGNIN_PER_IP6_48),
     { bucket: buckets.signInPair(email, ip), ...SIGNIN_PER_PAIR },
   ];
 }
 
 /** Sign-up: per client IP; untrusted, per email and all together. */
 export function signUpRules(ip: string, email: string): ThrottleRule[] {
-  if (ip !== UNKNOWN_CLIENT) return [{ bucket: buckets.signUpIp(ip), ...SIGNUP_PER_IP }];
+  if (ip !== UNKNOWN_CLIENT) return perClient('signup-ip', ip, SIGNUP_PER_IP, SIGNUP_PER_IP6_48);
   return [
     { bucket: buckets.signUpFor(email), ...SIGNUP_PER_EMAIL },
     { bucket: buckets.signUpUntrusted(), ...SIGNUP_UNTRUSTED_TOTAL },
@@ -166,7 +193,7 @@ export function signUpRules(ip: string, email: string): ThrottleRule[] {
 
 /** A request for mail ("send again", "forgot password") about `email`: per client IP; untrusted, per email and all together. */
 export function mailRequestRules(ip: string, email: string): ThrottleRule[] {
-  if (ip !== UNKNOWN_CLIENT) return [{ bucket: buckets.mailIp(ip), ...MAIL_REQUESTS_PER_IP }];
+  if (ip !== UNKNOWN_CLIENT) return perClient('mail-ip', ip, MAIL_REQUESTS_PER_IP, MAIL_REQUESTS_PER_IP6_48);
   return [
     { bucket: buckets.mailRequestsFor(email), ...MAIL_REQUESTS_PER_EMAIL },
     { bucket: buckets.mailRequestsUntrusted(), ...MAIL_REQUESTS_UNTRUSTED_TOTAL },

@@ -56,6 +56,13 @@ export function safeNext(value: string | undefined, origin: string): string | un
   return path;
 }
 
+/** Work after the answer; its failure is logged, never the request's. */
+export function afterAnswer(c: Context<AppEnv>, work: Promise<void>, what: string): void {
+  c.executionCtx.waitUntil(
+    work.catch((err: unknown) => console.error(`${what}_failed`, err instanceof Error ? err.message : String(err))),
+  );
+}
+
 /** The person signing in acts as themself: the member. */
 export const signInOrigin = (c: Context<AppEnv>, actorId: string | null): AuditOrigin => ({
   ...auditOrigin(c),

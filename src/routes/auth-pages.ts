@@ -20,6 +20,7 @@ import { checkEmailPage } from '../web/views/account-mail.ts';
 import { signInPage, signUpPage, type FieldErrors } from '../web/views/auth.ts';
 import { messagePage } from '../web/views/message.ts';
 import {
+  afterAnswer,
   EmailField,
   EXPIRED_FORM,
   NewPasswordField,
@@ -118,9 +119,12 @@ export function registerAuthPages(app: OpenAPIHono<AppEnv>): void {
       passwordIterations(c.env),
     );
     if (!outcome.ok) {
+      // After the answer: an address without an account has no audit log, so a record written before the
+      // answer made a registered address answer later than an unknown one (an oracle by timing).
       if ((outcome.reason === 'invalid_credentials' || outcome.reason === 'sso_required') && outcome.accountId) {
         const details = { method: 'password', reason: outcome.reason };
-        await recordFailedSignIn(c.env.DB, signInOrigin(c, null), outcome.accountId, details, clock(c.env));
+        const record = recordFailedSignIn(c.env.DB, signInOrigin(c, null), outcome.accountId, details, clock(c.env));
+        afterAnswer(c, record, 'sign_in_audit');
       }
       const { message, status } = refusal(c, outcome);
       const unmatched = outcome.reason === 'invalid_credentials';

@@ -21,7 +21,11 @@ import { redirectUriOf, saveRefusal, verifyRefusal } from './sso-answers.ts';
 const EXPIRED_FORM = 'This form had expired or came from another site. Nothing was changed; please try again.';
 const signedIn = [loadSession, requireSessionPage] as const;
 
-async function settings(c: Context<AppEnv>, extra: Partial<SsoSettingsState> = {}, status: 200 | 400 | 403 = 200) {
+async function settings(
+  c: Context<AppEnv>,
+  extra: Partial<SsoSettingsState> = {},
+  status: 200 | 400 | 403 | 429 = 200,
+) {
   const s = c.var.session!;
   const enterprise = can({ tools: s.account.tools_tier }, 'sso');
   const sso = enterprise ? await getSso(c.env.DB, s.account.id) : null;
@@ -91,7 +95,12 @@ export function registerConsoleSso(app: OpenAPIHono<AppEnv>): void {
     const domain = (field(form, 'domain') ?? '').trim().toLowerCase();
     try {
       const outcome = await verifyDomain(c.env, s.account.id, domain, clock(c.env), auditOrigin(c));
-      if (!outcome.ok) return settings(c, { error: `${verifyRefusal(outcome, domain).message}.` }, 400);
+      if (!outcome.ok) {
+        const refusal = verifyRefusal(outcome, domain);
+        const page = await settings(c, { error: `${refusal.message}.` }, refusal.status === 429 ? 429 : 400);
+        for (const [name, value] of Object.entries(refusal.headers)) page.headers.set(name, value);
+        return page;
+      }
       return settings(
         c,
         outcome.domain.verified

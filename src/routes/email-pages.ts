@@ -25,6 +25,7 @@ import {
   resetSentPage,
 } from '../web/views/account-mail.ts';
 import {
+  afterAnswer,
   EmailField,
   EXPIRED_FORM,
   FIRST_STOP_AFTER_SIGN_UP,
@@ -43,13 +44,6 @@ async function mailRequestAllowed(
   email: string,
 ): Promise<{ allowed: boolean; retryAfter: number }> {
   return hit(c.env.DB, mailRequestRules(clientIp(c), email), clock(c.env));
-}
-
-/** Work after the answer; its failure is logged, never the request's. */
-function afterAnswer(c: Context<AppEnv>, work: Promise<void>, what: string): void {
-  c.executionCtx.waitUntil(
-    work.catch((err: unknown) => console.error(`${what}_failed`, err instanceof Error ? err.message : String(err))),
-  );
 }
 
 const gone = (c: Context<AppEnv>, purpose: 'verify' | 'reset') =>

@@ -9,7 +9,7 @@ import { redirectPage } from '../http/pages.ts';
 import { cookieOptions, isLocalDevelopment } from '../http/session.ts';
 import type { SaveOutcome } from '../sso/config.ts';
 import type { VerifyOutcome } from '../sso/domains.ts';
-import { SSO_LINK_PROOF_TTL_MS } from '../sso/limits.ts';
+import { SSO_LINK_PROOF_TTL_MS, SSO_VERIFY_PER_ACCOUNT, SSO_VERIFY_PER_DOMAIN } from '../sso/limits.ts';
 
 export const redirectUriOf = (c: Context<AppEnv>): string => `${new URL(c.req.url).origin}/sso/callback`;
 
@@ -23,12 +23,27 @@ export function saveRefusal(outcome: Exclude<SaveOutcome, { ok: true }>): ApiErr
 
 /** The verify endpoint's refusals (the console's "Check now" says the same words). */
 export function verifyRefusal(outcome: Exclude<VerifyOutcome, { ok: true }>, domain: string): ApiError {
-  return outcome.reason === 'not_found'
-    ? new ApiError('not_found', `${domain} is not a domain of this account's single sign-on`, { param: 'domain' })
-    : new ApiError('bad_request', `${domain} was proved by another account's single sign-on`, {
+  switch (outcome.reason) {
+    case 'not_found':
+      return new ApiError('not_found', `${domain} is not a domain of this account's single sign-on`, {
+        param: 'domain',
+      });
+    case 'taken':
+      return new ApiError('bad_request', `${domain} was proved by another account's single sign-on`, {
         param: 'domain',
         details: { reason: 'domain_taken' },
       });
+    case 'throttled': {
+      const { scope, max, retryAfter } = outcome;
+      const rule = scope === 'domain' ? SSO_VERIFY_PER_DOMAIN : SSO_VERIFY_PER_ACCOUNT;
+      const what = scope === 'domain' ? `checks of ${domain}` : "checks of this account's domains";
+      return new ApiError(
+        'rate_limit_exceeded',
+        `too many ${what}: at most ${max} per ${rule.windowMs / 60_000} minutes (the scheduled check keeps looking meanwhile); try again in ${retryAfter} s`,
+        { details: { scope, max, retry_after: retryAfter }, headers: { 'Retry-After': String(retryAfter) } },
+      );
+    }
+  }
 }
 
 export const SSO_LINK_PATH = '/sso/link';

@@ -23,7 +23,12 @@ import { cookieOptions, isLocalDevelopment, loadSession } from '../http/session.
 import { deleteSso, getSso, saveSso } from '../sso/config.ts';
 import { verifyDomain } from '../sso/domains.ts';
 import { finishSso, startSso, type SsoFailure } from '../sso/flow.ts';
-import { SSO_LOGIN_TTL_MS, SSO_MAX_RESPONSE_BYTES } from '../sso/limits.ts';
+import {
+  SSO_LOGIN_TTL_MS,
+  SSO_MAX_RESPONSE_BYTES,
+  SSO_VERIFY_PER_ACCOUNT,
+  SSO_VERIFY_PER_DOMAIN,
+} from '../sso/limits.ts';
 import { messagePage } from '../web/views/message.ts';
 import { ssoStartPage } from '../web/views/sso.ts';
 import { safeNext, signInOrigin, startSession } from './auth-forms.ts';
@@ -90,12 +95,15 @@ const verifyRoute = manageRoute(requires('sso:write'), [...guards], {
   description:
     "Asks the resolver (DNS_RESOLVER_URL) for the TXT records of `txt_name` and answers the domain's state: verified once a record holds `txt_value` " +
     '(writes sso.domain_verified), else as it was (resolvers may remember a missing record for a while; unverified domains are also checked again periodically). ' +
-    `404 for a domain the configuration does not name; 400 when another account proved it first; 502 fetch_failed when the resolver fails.${NOTE}`,
+    'Proved domains are looked up again daily: one whose record has been missing for several lookups over days is unproved (sso.domain_unverified) until proved again here. ' +
+    `404 for a domain the configuration does not name; 400 when another account proved it first; 502 fetch_failed when the resolver fails. ` +
+    `Each lookup is an outbound request: at most ${SSO_VERIFY_PER_DOMAIN.max} per domain per ${SSO_VERIFY_PER_DOMAIN.windowMs / 60_000} minutes and ${SSO_VERIFY_PER_ACCOUNT.max} per account per ${SSO_VERIFY_PER_ACCOUNT.windowMs / 60_000} minutes ` +
+    `(429 rate_limit_exceeded with Retry-After, \`details.scope\` \`domain\` or \`account\`; a proved domain is answered without a lookup and counts nothing).${NOTE}`,
   request: { params: DomainParam },
   responses: {
     200: jsonOk("The domain's state", SsoDomainOne),
   },
-  errors: ['bad_request', 'plan_upgrade_required', 'not_found', 'fetch_failed'],
+  errors: ['bad_request', 'plan_upgrade_required', 'not_found', 'rate_limit_exceeded', 'fetch_failed'],
 });
 
 const UNAVAILABLE =

@@ -1,4 +1,5 @@
 // The numbers of single sign-on, in one place (docs/teams.md).
+import type { RateRule } from '../auth/limits.ts';
 
 /** A sign-in started at /sso/start must come back to /sso/callback within this long. */
 export const SSO_LOGIN_TTL_MS = 10 * 60_000;
@@ -49,11 +50,34 @@ export const DNS_TIMEOUT_MS = 5_000;
 export const DNS_MAX_RESPONSE_BYTES = 64 * 1024;
 /** TXT records of one name looked at at most (an answer with more is read up to here). */
 export const DNS_MAX_TXT_RECORDS = 50;
+/**
+ * Lookups asked for by the account ("Check now", POST /api/v1/sso/domains/{domain}/verify): each makes an
+ * outbound request to the resolver, so at most this many per claim (domain of this account) per window...
+ */
+// A resolver remembers a missing record for its negative TTL (minutes), so asking more often than this
+// learns nothing; the scheduled recheck keeps looking meanwhile.
+export const SSO_VERIFY_PER_DOMAIN: RateRule = { max: 5, windowMs: 15 * 60_000 };
+/** ...and this many per account per window, whatever the domains (a configuration has up to 20). */
+export const SSO_VERIFY_PER_ACCOUNT: RateRule = { max: 30, windowMs: 60 * 60_000 };
 /** An unverified domain is looked up again by the scheduled job at most this often... */
 export const SSO_DOMAIN_RECHECK_INTERVAL_MS = 15 * 60_000;
 /** ...for this long after it was claimed (then only "Check now" looks again)... */
 export const SSO_DOMAIN_RECHECK_WINDOW_MS = 7 * 86_400_000;
 /** ...and at most this many domains per run (the cron's every 5 minutes), oldest check first. */
 export const SSO_DOMAIN_RECHECK_PER_RUN = 10;
+/**
+ * A proved domain is looked up again by the scheduled job at most this often (its record may be removed,
+ * or the domain change hands)...
+ */
+export const SSO_DOMAIN_REVERIFY_INTERVAL_MS = 86_400_000;
+/** ...at most this many proved domains per run, oldest check first (beside the unproved ones)... */
+export const SSO_DOMAIN_REVERIFY_PER_RUN = 10;
+/**
+ * ...and it stops being proved only when at least this many lookups in a row found no record with its
+ * value (the name missing, NXDOMAIN, or no such TXT record; a resolver that fails counts neither way)...
+ */
+export const SSO_DOMAIN_UNVERIFY_MISSES = 3;
+/** ...the first of them at least this long before the last: one bad day of DNS does not turn SSO off. */
+export const SSO_DOMAIN_UNVERIFY_AFTER_MS = 3 * 86_400_000;
 /** An SSO sign-in waiting for the member's proof (password or mailed link) must be finished within this long. */
 export const SSO_LINK_PROOF_TTL_MS = 30 * 60_000;

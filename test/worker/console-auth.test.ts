@@ -1,22 +1,36 @@
 // Accounts for people: sign-up, sign-in, sessions and their cookie, CSRF, sign-out, and the throttles.
-import { env } from 'cloudflare:test';
+import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/accounts/keys.ts';
 import {
   MAIL_REQUESTS_PER_EMAIL,
+  MAIL_REQUESTS_PER_IP,
+  MAIL_REQUESTS_PER_IP6_48,
   MAIL_REQUESTS_UNTRUSTED_TOTAL,
   SESSION_IDLE_MS,
   SIGNIN_EMAIL_DELAY_BASE_S,
   SIGNIN_EMAIL_DELAY_MAX_S,
   SIGNIN_EMAIL_FREE_FAILURES,
+  SIGNIN_PER_IP,
+  SIGNIN_PER_IP6_48,
   SIGNIN_UNTRUSTED_TOTAL,
   SIGNUP_PER_EMAIL,
+  SIGNUP_PER_IP,
+  SIGNUP_PER_IP6_48,
   SIGNUP_UNTRUSTED_TOTAL,
 } from '../../src/auth/limits.ts';
+import {
+  mailRequestRules,
+  signInRules,
+  signUpRules,
+  type ThrottleRule,
+  UNKNOWN_CLIENT,
+} from '../../src/auth/throttle.ts';
 import { hashPassword } from '../../src/auth/password.ts';
 import { TestClock, captureConsole } from './helpers.ts';
 import { safeNext } from '../../src/routes/auth-forms.ts';
 import { selfhostEnv, type SelfhostEnv } from '../../src/selfhost/env.ts';
+import worker from '../../src/index.ts';
 import {
   Browser,
   confirmEmail,
@@ -193,6 +207,102 @@ describe('sign-in', () => {
     expect(root.res.status).toBe(200);
     expect(root.html).toContain(LANDING_H1);
   });
+});
+
+/**
+ * env.DB as the Worker sees it, except that every statement touching the audit log waits for `hold`, and
+ * the SQL of each statement that finishes is pushed to `done` as it finishes: what a request waited for.
+ */
+function auditHeldBack(db: D1Database, hold: Promise<void>, done: string[]): D1Database {
+  const real = new WeakMap<object, D1PreparedStatement>();
+  const sqlOf = new WeakMap<object, string>();
+  const settle = async <T>(sql: string, work: () => Promise<T>): Promise<T> => {
+    if (sql.includes('audit_logs')) await hold;
+    const result = await work();
+    done.push(sql);
+    return result;
+  };
+  const wrap = (sql: string, statement: D1PreparedStatement): D1PreparedStatement => {
+    const wrapped = {
+      bind: (...values: unknown[]) => wrap(sql, statement.bind(...values)),
+      first: (column?: string) =>
+        settle(sql, () => (column === undefined ? statement.first() : statement.first(column))),
+      run: () => settle(sql, () => statement.run()),
+      all: () => settle(sql, () => statement.all()),
+      raw: () => settle(sql, () => statement.raw()),
+    };
+    real.set(wrapped, statement);
+    sqlOf.set(wrapped, sql);
+    return wrapped as unknown as D1PreparedStatement;
+  };
+  return {
+    prepare: (sql: string) => wrap(sql, db.prepare(sql)),
+    batch: (statements: D1PreparedStatement[]) =>
+      settle(statements.map((st) => sqlOf.get(st)!).join('; '), () => db.batch(statements.map((st) => real.get(st)!))),
+    exec: (sql: string) => db.exec(sql),
+  } as unknown as D1Database;
+}
+
+/**
+ * How long a sign-in whose audit record is held back may take to answer before it counts as waiting for the
+ * record: long, so a loaded machine does not fail it; only a sign-in that waits (the defect) takes it.
+ */
+const NO_ANSWER_MS = 10_000;
+
+describe('a failed sign-in of a registered address and of an unknown one', () => {
+  it("waits for the same D1 work before its answer: the registered one's audit record is written after it", async () => {
+    const { email } = await signedUp();
+    const { account_id } = (await env.DB.prepare('SELECT account_id FROM members WHERE email = ?')
+      .bind(email)
+      .first<{ account_id: string }>())!;
+    /** A wrong password for `address`, its audit records held back: the answer, or none, and what it waited for. */
+    const attempt = async (address: string) => {
+      const browser = new Browser();
+      const form = await browser.page('/signin');
+      let release = () => {};
+      const hold = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const done: string[] = [];
+      const ctx = createExecutionContext();
+      const request = new Request(`${ORIGIN}/signin`, {
+        method: 'POST',
+        body: new URLSearchParams({ _csrf: form.csrf, email: address, password: 'not the password at all' }),
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          origin: ORIGIN,
+          'sec-fetch-site': 'same-origin',
+          cookie: browser.cookieHeader,
+          'cf-connecting-ip': browser.ip,
+        },
+      });
+      const answer = worker.fetch(request, { ...env, DB: auditHeldBack(env.DB, hold, done) }, ctx);
+      const first = await Promise.race([
+        answer,
+        new Promise<null>((resolve) => setTimeout(() => resolve(null), NO_ANSWER_MS)),
+      ]);
+      const waitedFor = [...done];
+      release();
+      await answer;
+      await waitOnExecutionContext(ctx);
+      return { status: first?.status ?? 'no answer until the audit record was written', waitedFor };
+    };
+    const registered = await attempt(email);
+    const unknown = await attempt(uniqueEmail());
+    expect(registered.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    expect(registered.waitedFor).toEqual(unknown.waitedFor);
+    expect(unknown.waitedFor).toContainEqual(expect.stringContaining('FROM members'));
+    // The record is still written, after the answer.
+    const records = await env.DB.prepare(
+      "SELECT details FROM audit_logs WHERE account_id = ? AND action = 'session.sign_in_failed'",
+    )
+      .bind(account_id)
+      .all<{ details: string }>();
+    expect(records.results.map((r) => JSON.parse(r.details))).toEqual([
+      { method: 'password', reason: 'invalid_credentials' },
+    ]);
+  }, 30_000);
 });
 
 describe('the way back after sign-in (next)', () => {
@@ -581,6 +691,61 @@ describe('throttling', { timeout: 20_000 }, () => {
     for (let i = 0; i < 11; i++)
       mapped.push(await signUpFrom(['198.51.100.147', '::ffff:198.51.100.147', '::ffff:c633:6493'][i % 3]!));
     expect(mapped).toEqual([...Array<number>(10).fill(200), 429]);
+  });
+
+  it("counts the /64s of one /48 together too, under a limit a few times the /64's", async () => {
+    // A holder of a /48 has 65,536 /64s: counted by /64 alone, each would be a fresh client. Requests for
+    // mail are the cheapest of the three per-IP limits to fill (no password hashed, no mail for an unknown
+    // address); sign-in and sign-up take the same /48 rule (the unit test below).
+    const clock = new TestClock(Date.UTC(2026, 10, 24, 7, 0, 5));
+    /** "Forgot password?" from each address in turn, as one browser (one form) whose address changes. */
+    const forgot = async (...ips: string[]): Promise<number[]> => {
+      const b = new Browser(clock);
+      const form = await b.page('/forgot-password');
+      const statuses: number[] = [];
+      for (const ip of ips) {
+        b.ip = ip;
+        statuses.push((await b.post('/forgot-password', { _csrf: form.csrf, email: uniqueEmail() })).status);
+      }
+      return statuses;
+    };
+    const perSubnet = MAIL_REQUESTS_PER_IP.max;
+    const statuses: number[] = [];
+    // Each /64 stays within its own limit; together they fill the /48's.
+    for (let s = 0; s < MAIL_REQUESTS_PER_IP6_48.max / perSubnet; s++)
+      statuses.push(...(await forgot(...Array.from({ length: perSubnet }, (_, i) => `2001:db8:4848:${s}::${i + 1}`))));
+    expect(statuses).toEqual(Array<number>(MAIL_REQUESTS_PER_IP6_48.max).fill(200));
+    // A /64 of the same /48 not used yet is refused; another /48 is another client.
+    expect(await forgot('2001:db8:4848:ffff::1', '2001:db8:4849::1')).toEqual([429, 200]);
+  });
+
+  it('each per-IP rule of an IPv6 client has a /48 bucket beside its /64 one; IPv4 and unknown clients have none', () => {
+    const a = '2001:db8:4848:1::1';
+    const b = '2001:db8:4848:2::1';
+    const wide = (rules: ThrottleRule[]) => rules.filter((r) => r.bucket.endsWith('::/48'));
+    for (const [rules, rule] of [
+      [signInRules, SIGNIN_PER_IP6_48],
+      [signUpRules, SIGNUP_PER_IP6_48],
+      [mailRequestRules, MAIL_REQUESTS_PER_IP6_48],
+    ] as const) {
+      expect(wide(rules(a, 'x@example.com'))).toEqual([
+        expect.objectContaining({ max: rule.max, windowMs: rule.windowMs }),
+      ]);
+      expect(wide(rules(a, 'x@example.com'))[0]!.bucket).toBe(wide(rules(b, 'y@example.com'))[0]!.bucket);
+      expect(wide(rules('198.51.100.9', 'x@example.com'))).toEqual([]);
+      expect(wide(rules('::ffff:198.51.100.9', 'x@example.com'))).toEqual([]);
+      expect(wide(rules(UNKNOWN_CLIENT, 'x@example.com'))).toEqual([]);
+    }
+    // Between 8 and 16 times the /64's: a /48 shared by many honest people does not hit it easily.
+    for (const [narrow, broad] of [
+      [SIGNIN_PER_IP, SIGNIN_PER_IP6_48],
+      [SIGNUP_PER_IP, SIGNUP_PER_IP6_48],
+      [MAIL_REQUESTS_PER_IP, MAIL_REQUESTS_PER_IP6_48],
+    ] as const) {
+      expect(broad.windowMs).toBe(narrow.windowMs);
+      expect(broad.max / narrow.max).toBeGreaterThanOrEqual(8);
+      expect(broad.max / narrow.max).toBeLessThanOrEqual(16);
+    }
   });
 
   it('sign-up does not tell a taken email from a new one, and each probe spends the per-IP sign-up limit', async () => {

@@ -9,11 +9,15 @@ export class Browser {
   readonly cookies = new Map<string, string>();
   clock: TestClock | undefined;
   /**
-   * An address of its own (2001:db8::/32, for documentation) in a /64 of its own (32 random bits), never
-   * another browser's: the per-IP sign-up, sign-in and mail throttles count by its /64, and the Worker tests' files share one D1 and one set of
-   * Durable Objects per workerd (vitest.config.ts), so a shared address would carry other files' counts.
+   * An address of its own (3fff::/20, for documentation, RFC 9637) in a /48 of its own (28 random bits),
+   * never another browser's: the per-IP sign-up, sign-in and mail throttles count by its /64 and its /48,
+   * and the Worker tests' files share one D1 and one set of Durable Objects per workerd (vitest.config.ts),
+   * so a shared prefix would carry other files' counts.
    */
-  ip = `2001:db8:${[...crypto.getRandomValues(new Uint16Array(6))].map((n) => n.toString(16)).join(':')}`;
+  ip = (() => {
+    const [first, ...rest] = crypto.getRandomValues(new Uint16Array(7));
+    return `3fff:${(first! & 0xfff).toString(16)}:${rest.map((n) => n.toString(16)).join(':')}`;
+  })();
   /** Vars or bindings replaced for every request of this browser (helpers.ts `call`). */
   env: Record<string, unknown> | undefined;
 

@@ -1,12 +1,23 @@
 // The proofs of single sign-on (issue 47): a domain routes nobody to SSO until its TXT record is seen at the
 // DNS-over-HTTPS resolver (the fixture of test/fixtures/doh.ts: present, absent, another value, a failing,
-// endless or silent resolver), a domain one account proved is no other's, unproved domains are looked at
-// again by the scheduled job; and an existing member is linked to an SSO identity only after giving their
-// password or using a link mailed to them (maildev), in the browser that signed in. All through the real
-// OpenID provider (test/fixtures/oidc.ts), whose login form signs in whoever is named.
+// endless or silent resolver), a domain one account proved is no other's, the account's lookups are
+// throttled, unproved domains are looked at again by the scheduled job and proved ones too (unproved after
+// their record has been missing for days); and an existing member is linked to an SSO identity only after
+// giving their password or using a link mailed to them (maildev), in the browser that signed in. All
+// through the real OpenID provider (test/fixtures/oidc.ts), whose login form signs in whoever is named.
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { DNS_MAX_RESPONSE_BYTES, DNS_TIMEOUT_MS, SSO_DOMAIN_RECHECK_PER_RUN } from '../../src/sso/limits.ts';
+import {
+  DNS_MAX_RESPONSE_BYTES,
+  DNS_TIMEOUT_MS,
+  SSO_DOMAIN_RECHECK_PER_RUN,
+  SSO_DOMAIN_REVERIFY_INTERVAL_MS,
+  SSO_DOMAIN_UNVERIFY_AFTER_MS,
+  SSO_DOMAIN_UNVERIFY_MISSES,
+  SSO_VERIFY_PER_ACCOUNT,
+  SSO_VERIFY_PER_DOMAIN,
+} from '../../src/sso/limits.ts';
+import { TEST_CLIENT_ID, TEST_CLIENT_SECRET } from '../fixtures/oidc-client.ts';
 import { txtText } from '../../src/sso/dns.ts';
 import { recheckDomains } from '../../src/sso/domains.ts';
 import { publishTxt, timesAsked } from '../fixtures/doh-client.ts';
@@ -180,6 +191,67 @@ describe('proving an SSO domain', () => {
     expect((await memberRow(email))!.account_id).toBe(first.accountId);
   });
 
+  it('"Check now" (and its API call) is throttled per domain and per account: 429 with Retry-After, no lookup', async () => {
+    const team = await enterpriseTeam();
+    const count = SSO_VERIFY_PER_ACCOUNT.max / SSO_VERIFY_PER_DOMAIN.max + 1;
+    const put = await team.owner.browser.json('/api/v1/sso', {
+      method: 'PUT',
+      csrf: team.owner.csrf,
+      body: {
+        issuer: ISSUER,
+        client_id: TEST_CLIENT_ID,
+        client_secret: TEST_CLIENT_SECRET,
+        domains: Array.from({ length: count }, uniqueDomain),
+        require_sso: false,
+      },
+    });
+    expect(put.status).toBe(200);
+    const states = ((await put.json()) as { data: { domains: DomainState[] } }).data.domains;
+    const refusal = async (res: Response, scope: string, max: number, windowMs: number) => {
+      expect(res.status).toBe(429);
+      const retryAfter = Number(res.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(windowMs / 1000);
+      const { error } = (await res.json()) as { error: { code: string; message: string; details: unknown } };
+      expect(error.code).toBe('rate_limit_exceeded');
+      expect(error.details).toEqual({ scope, max, retry_after: retryAfter });
+      expect(error.message).toContain(`${retryAfter} s`);
+    };
+    // One domain: its limit, then refused without asking the resolver.
+    const [first, ...others] = states;
+    for (let i = 0; i < SSO_VERIFY_PER_DOMAIN.max; i++)
+      expect((await verifyCall(team, first!.domain)).status).toBe(200);
+    await refusal(
+      await verifyCall(team, first!.domain),
+      'domain',
+      SSO_VERIFY_PER_DOMAIN.max,
+      SSO_VERIFY_PER_DOMAIN.windowMs,
+    );
+    expect(await timesAsked(RESOLVER, first!.txt_name)).toBe(SSO_VERIFY_PER_DOMAIN.max);
+    // The account: its other domains, each within its own limit, until the account's is spent.
+    let spent = SSO_VERIFY_PER_DOMAIN.max;
+    for (const state of others.slice(0, -1))
+      for (let i = 0; i < SSO_VERIFY_PER_DOMAIN.max; i++, spent++)
+        expect((await verifyCall(team, state.domain)).status).toBe(200);
+    expect(spent).toBe(SSO_VERIFY_PER_ACCOUNT.max);
+    const last = others.at(-1)!;
+    await refusal(
+      await verifyCall(team, last.domain),
+      'account',
+      SSO_VERIFY_PER_ACCOUNT.max,
+      SSO_VERIFY_PER_ACCOUNT.windowMs,
+    );
+    expect(await timesAsked(RESOLVER, last.txt_name)).toBe(0);
+    // The console's "Check now" says so on the page.
+    const page = await team.owner.browser.page('/sso');
+    const checked = await team.owner.browser.post('/sso/domains/verify', { _csrf: page.csrf, domain: last.domain });
+    expect(checked.status).toBe(429);
+    expect(checked.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+    expect(await checked.text()).toContain('too many checks of this account');
+    expect(await timesAsked(RESOLVER, last.txt_name)).toBe(0);
+    // About 40 calls: past the default 5 s on a loaded machine.
+  }, 20_000);
+
   it('the scheduled job looks again at unproved domains, a bounded number per run, each at most every so often', async () => {
     const team = await enterpriseTeam();
     const domain = uniqueDomain();
@@ -190,7 +262,10 @@ describe('proving an SSO domain', () => {
     for (let run = 0; run < 50; run++) {
       const at = now + run;
       await recheckDomains(env, at);
-      const looked = await env.DB.prepare('SELECT COUNT(*) AS n FROM sso_domains WHERE checked_at = ?')
+      // Unproved claims only (and the one this run proved): proved ones are looked at under their own cap.
+      const looked = await env.DB.prepare(
+        'SELECT COUNT(*) AS n FROM sso_domains WHERE checked_at = ?1 AND (verified_at IS NULL OR verified_at = ?1)',
+      )
         .bind(at)
         .first<{ n: number }>();
       expect(looked!.n).toBeLessThanOrEqual(SSO_DOMAIN_RECHECK_PER_RUN);
@@ -210,6 +285,64 @@ describe('proving an SSO domain', () => {
     expect(asked).toBe(1);
     await recheckDomains(env, now + 200);
     expect(await timesAsked(RESOLVER, other.txt_name)).toBe(asked);
+  }, 30_000);
+});
+
+describe('rechecking a proved SSO domain', () => {
+  it('a record missing for several checks over days unproves it (sso.domain_unverified); one miss, or a failing resolver, does not', async () => {
+    const team = await enterpriseTeam();
+    const domain = uniqueDomain();
+    const state = await claimed(team, domain);
+    expect((await prove(team, state)).status).toBe(200);
+    const step = SSO_DOMAIN_REVERIFY_INTERVAL_MS + 60_000;
+    // The rule as this test walks it: the misses in a row are enough one step before they span long enough.
+    expect((SSO_DOMAIN_UNVERIFY_MISSES - 1) * step).toBeLessThan(SSO_DOMAIN_UNVERIFY_AFTER_MS);
+    expect(SSO_DOMAIN_UNVERIFY_MISSES * step).toBeGreaterThanOrEqual(SSO_DOMAIN_UNVERIFY_AFTER_MS);
+    const row = () =>
+      env.DB.prepare('SELECT verified_at, checked_at FROM sso_domains WHERE domain = ?')
+        .bind(domain)
+        .first<{ verified_at: number | null; checked_at: number }>();
+    let at = Date.now();
+    /** The scheduled job a step later, run until it has looked at the domain (other files' claims share D1). */
+    const later = async (resolver: Record<string, string> = {}): Promise<boolean> => {
+      at += step;
+      for (let run = 0; run < 50; run++) {
+        await recheckDomains({ ...env, ...resolver }, at + run);
+        const now = await row();
+        if (now!.checked_at >= at) return now!.verified_at !== null;
+      }
+      throw new Error('the scheduled job never looked at the domain');
+    };
+    // Published: looked at again, still proved; not asked again within the interval.
+    expect(await later()).toBe(true);
+    const asked = await timesAsked(RESOLVER, state.txt_name);
+    await recheckDomains(env, at + 1_000);
+    expect(await timesAsked(RESOLVER, state.txt_name)).toBe(asked);
+    // Missing once, then back: still proved, and the misses start over.
+    await publishTxt(RESOLVER, state.txt_name, []);
+    expect(await later()).toBe(true);
+    await publishTxt(RESOLVER, state.txt_name, [state.txt_value]);
+    expect(await later()).toBe(true);
+    // Missing again: enough misses in a row, but not yet over SSO_DOMAIN_UNVERIFY_AFTER_MS.
+    await publishTxt(RESOLVER, state.txt_name, ['v=spf1 -all']);
+    for (let miss = 0; miss < SSO_DOMAIN_UNVERIFY_MISSES; miss++) expect(await later()).toBe(true);
+    // A resolver that fails is no miss, however long it has been.
+    expect(await later({ DNS_RESOLVER_URL: `${RESOLVER}/failing` })).toBe(true);
+    // The next miss is enough.
+    expect(await later()).toBe(false);
+    const audit = await env.DB.prepare(
+      "SELECT actor_type, target, details FROM audit_logs WHERE account_id = ? AND action = 'sso.domain_unverified'",
+    )
+      .bind(team.accountId)
+      .all<{ actor_type: string; target: string; details: string }>();
+    expect(audit.results.map((r) => [r.actor_type, r.target, JSON.parse(r.details)])).toEqual([
+      ['operator', domain, { domain, txt_name: state.txt_name, missed_checks: SSO_DOMAIN_UNVERIFY_MISSES + 1 }],
+    ]);
+    // It routes nobody to SSO any more; publishing the record and "Check now" prove it again.
+    expect((await new Browser().fetch(`/sso/start?email=ann@${domain}`)).status).toBe(404);
+    expect((await stateOf(await verifyCall(team, domain))).verified).toBe(false);
+    expect((await prove(team, state)).status).toBe(200);
+    expect((await row())!.verified_at).not.toBeNull();
   }, 30_000);
 });
 
