@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Rebuilds wasm/codec/sr_face.{js,wasm}: the face detector of gravity=face, a module of its own (only a
-# face crop loads it). Our C (src/sr_face.c) with the network wasm/face-model.ts wrote (face/*.srf,
+# face crop loads it). Our C (src/sr_face.c) with the network src/cli/face-model.ts wrote (face/*.srf,
 # compiled in as a byte array). Needs Debian's emscripten and xxd; seconds on one core; byte-identical
 # from build to build (no paths or dates reach the output).
 set -euo pipefail

@@ -1,7 +1,7 @@
 /*
  * The face detector: MediaPipe's BlazeFace short-range network (128×128 RGB in, 896 anchor boxes with a
  * score out), run over a small RGBA picture (the smart crop's preview). The network comes as the op list
- * wasm/face-model.ts writes (compiled in by build-face.sh as sr_face_model[]); this file interprets it in
+ * src/cli/face-model.ts writes (compiled in by build-face.sh as sr_face_model[]); this file interprets it in
  * float32 over NHWC tensors, the channel loop innermost so the compiler vectorises it.
  *
  * A picture is letterboxed whole into the network's square input, and, when it is much wider or taller

