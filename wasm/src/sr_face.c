@@ -4,10 +4,10 @@
  * src/cli/face-model.ts writes (compiled in by build-face.sh as sr_face_model[]); this file interprets it in
  * float32 over NHWC tensors, the channel loop innermost so the compiler vectorises it.
  *
- * A picture is letterboxed whole into the network's square input, and, when it is much wider or taller
- * than square, also in square tiles along its long side: a face that is small in a wide picture is
- * larger in a tile. Boxes from every pass are mapped back to the picture's pixels and merged by
- * MediaPipe's weighted non-maximum suppression.
+ * A search is made of passes, each over one square of the picture (the whole picture letterboxed, or a
+ * tile, as the caller chooses: wasm/face-engine.ts), so the caller can give way between them. Boxes from
+ * every pass are mapped back to the picture's pixels and merged by MediaPipe's weighted non-maximum
+ * suppression.
  */
 #include <math.h>
 #include <stdint.h>
@@ -23,8 +23,8 @@
 #define MAX_FACES 64
 /* Anchors of the short-range model: a 16×16 grid with 2 per cell and an 8×8 grid with 6 per cell. */
 #define ANCHORS 896
-/* Tiles per picture at most, beside the whole picture (a picture more than 4:1 gets 4). */
-#define MAX_TILES 4
+/* Passes of the network per picture at most (the caller chooses the squares: face-engine.ts). */
+#define MAX_PASSES 16
 
 enum { OP_CONV = 1, OP_DEPTHWISE, OP_ADD, OP_RELU, OP_PAD, OP_MAXPOOL, OP_OUTPUT };
 
@@ -301,7 +301,7 @@ typedef struct {
   float x0, y0, x1, y1, score;
 } Box;
 
-static Box found[ANCHORS * (MAX_TILES + 1)];
+static Box found[ANCHORS * MAX_PASSES];
 static int found_count;
 
 /*
@@ -380,7 +380,7 @@ static float iou(const Box *a, const Box *b) {
 
 /* MediaPipe's weighted suppression: boxes overlapping the best remaining one are averaged into it. */
 static void suppress(float overlap) {
-  int alive[ANCHORS * (MAX_TILES + 1)];
+  int alive[ANCHORS * MAX_PASSES];
   for (int i = 0; i < found_count; i++) alive[i] = 1;
   face_count = 0;
   while (face_count < MAX_FACES) {
@@ -409,41 +409,49 @@ static void suppress(float overlap) {
   }
 }
 
-/* The picture's buffer (width × height RGBA), which the caller fills before sr_face_detect. */
+/* The picture's buffer (width × height RGBA), which the caller fills before sr_face_begin. */
 unsigned char *sr_face_picture(int width, int height) {
   if (width <= 0 || height <= 0 || width > 4096 || height > 4096) return NULL;
   return malloc((size_t)width * height * 4);
 }
 
-/*
- * Finds the faces in `rgba` (width × height) scoring at least `min_score`, with up to `tiles` square
- * tiles beside the whole picture when it is at least 1.5 times as long as wide. Returns how many (their
- * boxes and scores at sr_face_boxes: x, y, w, h, score each, in the picture's pixels, best first), or
- * -1 (sr_face_message says why).
- */
-int sr_face_detect(const unsigned char *rgba, int width, int height, float min_score, int tiles) {
+static const unsigned char *picture;
+static int picture_width, picture_height;
+static float picture_min_score;
+
+/* Starts a search of `rgba` (width × height) for faces scoring at least `min_score`. 0: no model. */
+int sr_face_begin(const unsigned char *rgba, int width, int height, float min_score) {
   if (!load()) {
     error = "the face model cannot be read";
-    return -1;
+    return 0;
   }
+  picture = rgba;
+  picture_width = width;
+  picture_height = height;
+  picture_min_score = min_score;
   found_count = 0;
-  float longest = (float)(width > height ? width : height), shortest = (float)(width > height ? height : width);
-  /* The whole picture, centred in the square (letterboxed). */
-  int ok = detect_square(rgba, width, height, (width - longest) / 2, (height - longest) / 2, longest, min_score);
-  int n = (int)ceilf(longest / shortest);
-  if (tiles > MAX_TILES) tiles = MAX_TILES;
-  if (n > tiles) n = tiles;
-  if (ok && longest >= 1.5f * shortest && n >= 2)
-    for (int i = 0; i < n && ok; i++) {
-      /* n squares overlapping evenly from one end of the long side to the other */
-      float at = (longest - shortest) * i / (n - 1);
-      ok = width > height ? detect_square(rgba, width, height, at, 0, shortest, min_score)
-                          : detect_square(rgba, width, height, 0, at, shortest, min_score);
-    }
-  if (!ok) {
-    error = "out of memory for the face detector";
-    return -1;
+  face_count = 0;
+  return 1;
+}
+
+/*
+ * One pass of the network over the square [x, x+side) × [y, y+side) of the picture (parts outside it
+ * black): the whole picture letterboxed, or a tile. 0: out of memory, or more passes than kept.
+ */
+int sr_face_pass(float x, float y, float side) {
+  if (found_count > ANCHORS * (MAX_PASSES - 1)) {
+    error = "too many face detector passes";
+    return 0;
   }
+  if (!detect_square(picture, picture_width, picture_height, x, y, side, picture_min_score)) {
+    error = "out of memory for the face detector";
+    return 0;
+  }
+  return 1;
+}
+
+/* Merges the passes' boxes; how many faces (at sr_face_boxes: x, y, w, h, score each, best first). */
+int sr_face_finish(void) {
   suppress(0.3f);
   return face_count;
 }

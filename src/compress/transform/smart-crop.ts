@@ -147,7 +147,7 @@ async function placeCrop(
 async function findFaces(preview: RgbaImage, aspect: number) {
   const { detectFaces, FaceEngineError } = await import('../../../wasm/face-engine.ts');
   try {
-    return faceCrop(preview, boxSize(preview.width, preview.height, aspect), detectFaces(preview));
+    return faceCrop(preview, boxSize(preview.width, preview.height, aspect), await detectFaces(preview));
   } catch (err) {
     // The detector out of memory: the saliency still places the crop, as when no face is found.
     if (err instanceof FaceEngineError) return null;
