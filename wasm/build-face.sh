@@ -20,7 +20,7 @@ emcc -O3 -msimd128 -I "$work" src/sr_face.c -o codec/sr_face.js \
   -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createFaceModule -sENVIRONMENT=web,worker \
   -sFILESYSTEM=0 -sDYNAMIC_EXECUTION=0 -sALLOW_MEMORY_GROWTH=1 -sMEMORY_GROWTH_GEOMETRIC_STEP=0 -sINITIAL_MEMORY=2MB \
   -sTOTAL_STACK=256KB -sMAXIMUM_MEMORY=64MB -sASSERTIONS=0 -sEXIT_RUNTIME=0 \
-  -sEXPORTED_FUNCTIONS=_malloc,_free,_sr_face_picture,_sr_face_begin,_sr_face_pass,_sr_face_finish,_sr_face_boxes,_sr_face_message \
+  -sEXPORTED_FUNCTIONS=_malloc,_free,_sr_face_picture,_sr_face_begin,_sr_face_pass,_sr_face_finish,_sr_face_boxes,_sr_face_message,_sr_face_network \
   -sEXPORTED_RUNTIME_METHODS=[] -sINCOMING_MODULE_JS_API=[instantiateWasm,locateFile,print,printErr,noInitialRun]
 
 report codec/sr_face.js codec/sr_face.wasm face/blazeface-front.srf

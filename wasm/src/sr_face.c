@@ -456,6 +456,30 @@ int sr_face_finish(void) {
   return face_count;
 }
 
+/*
+ * The network alone on `input` (128 × 128 × 3 floats, −1…1): per anchor its logit then its 16
+ * regressors, 896 × 17 floats, 16×16 grid first; NULL when out of memory. For the reference test
+ * (test/node/face-network.test.ts), which runs the same ops in JavaScript.
+ */
+float *sr_face_network(const float *input) {
+  static float raw[ANCHORS * 17];
+  if (!load()) return NULL;
+  Tensor *in = &tensors[0];
+  in->data = malloc((size_t)SIDE * SIDE * 3 * sizeof(float));
+  if (!in->data) return NULL;
+  memcpy(in->data, input, (size_t)SIDE * SIDE * 3 * sizeof(float));
+  int ok = run();
+  free(in->data);
+  in->data = NULL;
+  if (ok)
+    for (int a = 0; a < ANCHORS; a++) {
+      raw[a * 17] = a < 512 ? outputs[0][a] : outputs[2][a - 512];
+      memcpy(raw + a * 17 + 1, a < 512 ? outputs[1] + a * 16 : outputs[3] + (a - 512) * 16, 16 * sizeof(float));
+    }
+  release_all();
+  return ok ? raw : NULL;
+}
+
 float *sr_face_boxes(void) { return faces; }
 
 const char *sr_face_message(void) { return error; }
