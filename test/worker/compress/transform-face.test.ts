@@ -62,6 +62,8 @@ describe('gravity=face on POST /compress', () => {
     expect(res.headers.get('x-gravity')).toBe('face');
   });
 
+  // A picture without faces is searched whole, in tiles, then in fine tiles: eleven passes of the
+  // network here, slow on a loaded machine (hence these tests' timeouts).
   it('no face: the saliency places it (X-Gravity auto), with a lower confidence than a face', async () => {
     const res = await cropped({ image: pngOf(withObject()), filename: 'o.png', format: 'jpeg' });
     const [x, , w] = cropBox(res);
@@ -71,19 +73,18 @@ describe('gravity=face on POST /compress', () => {
     const confidence = Number(res.headers.get('x-crop-confidence'));
     expect(confidence).toBeGreaterThan(0);
     expect(confidence).toBeLessThanOrEqual(0.5);
-  });
+  }, 15_000);
 });
 
 describe('g=face on signed image URLs', () => {
-  it('answers the face crop', async () => {
+  it("is taken: the origin's picture has no face, so the saliency's crop, said as auto", async () => {
     const a = await signingAccount();
     const res = await getImage(await signed(a, 'fit=cover,w=60,h=60,g=face,f=png', `${ORIGIN}/img/object.png`));
     expect(res.status).toBe(200);
     await res.arrayBuffer();
-    // The origin's object picture has no face: the saliency's crop, said as auto.
     expect(res.headers.get('x-gravity')).toBe('auto');
     expect(cropBox(res)[0]).toBeGreaterThan(0);
-  });
+  }, 15_000);
 });
 
 describe('the detector (wasm/src/sr_face.c)', () => {
