@@ -111,46 +111,53 @@ static int pad_before(int in, int out, int k, int stride) {
   return total > 0 ? total / 2 : 0;
 }
 
-static void conv(const Tensor *in, Tensor *out, const uint32_t *op) {
+static void rows(const float *src, size_t pixels, int cin, float *dst, int cout, const float *wt, const float *bias,
+                 int relu);
+
+/*
+ * A k × k convolution (the first layer's 5 × 5 over RGB): each output row's patches gathered (zeros
+ * where the SAME padding reaches outside), then multiplied as a 1×1 convolution over kh·kw·cin values,
+ * the filter's own layout. 0: out of memory.
+ */
+static int conv(const Tensor *in, Tensor *out, const uint32_t *op) {
   int kh = (int)op[4], kw = (int)op[5], cin = (int)op[6], cout = (int)op[7], stride = (int)op[8];
-  const float *wt = weights + op[10], *bias = weights + op[11];
+  int patch = kh * kw * cin;
   int py = op[12] ? pad_before(in->h, out->h, kh, stride) : 0, px = op[12] ? pad_before(in->w, out->w, kw, stride) : 0;
-  for (int y = 0; y < out->h; y++)
+  float *patches = malloc((size_t)out->w * patch * sizeof(float));
+  if (!patches) return 0;
+  for (int y = 0; y < out->h; y++) {
     for (int x = 0; x < out->w; x++) {
-      float *restrict o = out->data + ((size_t)y * out->w + x) * cout;
-      memcpy(o, bias, (size_t)cout * sizeof(float));
+      float *d = patches + (size_t)x * patch;
       for (int ky = 0; ky < kh; ky++) {
         int sy = y * stride + ky - py;
-        if (sy < 0 || sy >= in->h) continue;
-        for (int kx = 0; kx < kw; kx++) {
+        for (int kx = 0; kx < kw; kx++, d += cin) {
           int sx = x * stride + kx - px;
-          if (sx < 0 || sx >= in->w) continue;
-          const float *s = in->data + ((size_t)sy * in->w + sx) * cin;
-          const float *f = wt + ((size_t)(ky * kw + kx) * cin) * cout;
-          for (int ci = 0; ci < cin; ci++) {
-            float v = s[ci];
-            const float *restrict fc = f + (size_t)ci * cout;
-            for (int co = 0; co < cout; co++) o[co] += v * fc[co];
-          }
+          if (sy < 0 || sy >= in->h || sx < 0 || sx >= in->w)
+            memset(d, 0, (size_t)cin * sizeof(float));
+          else
+            memcpy(d, in->data + ((size_t)sy * in->w + sx) * cin, (size_t)cin * sizeof(float));
         }
       }
-      if (op[9])
-        for (int co = 0; co < cout; co++) o[co] = o[co] > 0 ? o[co] : 0;
     }
+    rows(patches, (size_t)out->w, patch, out->data + (size_t)y * out->w * cout, cout, weights + op[10], weights + op[11],
+         (int)op[9]);
+  }
+  free(patches);
+  return 1;
 }
 
 /*
- * A 1×1 convolution (most of the network's work): four pixels at a time against eight output channels,
- * so each weight vector loaded serves four pixels and the sums stay in registers.
+ * Pixels of `cin` values times a cin × cout matrix, plus the bias: a 1×1 convolution (most of the
+ * network's work), or a larger one over its patches. Four pixels at a time against eight output
+ * channels, so each weight vector loaded serves four pixels and the sums stay in registers.
  */
-static void pointwise(const Tensor *in, Tensor *out, const uint32_t *op) {
-  int cin = (int)op[6], cout = (int)op[7];
-  const float *wt = weights + op[10], *bias = weights + op[11];
-  size_t pixels = (size_t)out->h * out->w, p = 0;
+static void rows(const float *src, size_t pixels, int cin, float *dst, int cout, const float *wt, const float *bias,
+                 int relu) {
+  size_t p = 0;
   int co8 = cout & ~7;
   for (; p + 4 <= pixels; p += 4) {
-    const float *s = in->data + p * cin;
-    float *o = out->data + p * cout;
+    const float *s = src + p * cin;
+    float *o = dst + p * cout;
     for (int co = 0; co < co8; co += 8) {
       v128_t b0 = wasm_v128_load(bias + co), b1 = wasm_v128_load(bias + co + 4);
       v128_t a0 = b0, a1 = b1, c0 = b0, c1 = b1, d0 = b0, d1 = b1, e0 = b0, e1 = b1;
@@ -171,7 +178,7 @@ static void pointwise(const Tensor *in, Tensor *out, const uint32_t *op) {
         e0 = wasm_f32x4_add(e0, wasm_f32x4_mul(x, w0));
         e1 = wasm_f32x4_add(e1, wasm_f32x4_mul(x, w1));
       }
-      if (op[9]) {
+      if (relu) {
         v128_t z = wasm_f32x4_splat(0);
         a0 = wasm_f32x4_max(a0, z), a1 = wasm_f32x4_max(a1, z), c0 = wasm_f32x4_max(c0, z), c1 = wasm_f32x4_max(c1, z);
         d0 = wasm_f32x4_max(d0, z), d1 = wasm_f32x4_max(d1, z), e0 = wasm_f32x4_max(e0, z), e1 = wasm_f32x4_max(e1, z);
@@ -185,18 +192,22 @@ static void pointwise(const Tensor *in, Tensor *out, const uint32_t *op) {
       for (int co = co8; co < cout; co++) {
         float sum = bias[co];
         for (int ci = 0; ci < cin; ci++) sum += s[k * cin + ci] * wt[(size_t)ci * cout + co];
-        o[k * cout + co] = op[9] && sum < 0 ? 0 : sum;
+        o[k * cout + co] = relu && sum < 0 ? 0 : sum;
       }
   }
   for (; p < pixels; p++) {
-    const float *s = in->data + p * cin;
-    float *o = out->data + p * cout;
+    const float *s = src + p * cin;
+    float *o = dst + p * cout;
     for (int co = 0; co < cout; co++) {
       float sum = bias[co];
       for (int ci = 0; ci < cin; ci++) sum += s[ci] * wt[(size_t)ci * cout + co];
-      o[co] = op[9] && sum < 0 ? 0 : sum;
+      o[co] = relu && sum < 0 ? 0 : sum;
     }
   }
+}
+
+static void pointwise(const Tensor *in, Tensor *out, const uint32_t *op) {
+  rows(in->data, (size_t)out->h * out->w, (int)op[6], out->data, (int)op[7], weights + op[10], weights + op[11], (int)op[9]);
 }
 
 static void depthwise(const Tensor *in, Tensor *out, const uint32_t *op) {
@@ -245,8 +256,8 @@ static int run(void) {
     case OP_CONV:
       if (op[4] == 1 && op[5] == 1 && op[8] == 1)
         pointwise(in, out, op);
-      else
-        conv(in, out, op);
+      else if (!conv(in, out, op))
+        return 0;
       break;
     case OP_DEPTHWISE:
       depthwise(in, out, op);
