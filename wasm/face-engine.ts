@@ -39,7 +39,7 @@ export const faceSlot = new Slot(
 
 /**
  * The faces in `picture`, best first: the coarse search, then the fine one when the coarse found none.
- * One pass of the network (about 6 ms of CPU) at a time, giving way between passes; the instance is this
+ * One pass of the network (about 5 ms of CPU) at a time, giving way between passes; the instance is this
  * search's alone until it ends (the passes' boxes wait in its memory).
  */
 export async function detectFaces(picture: RgbaImage): Promise<Face[]> {
