@@ -73,10 +73,10 @@ export const compressDoc: RouteConfig = {
         'When the image was cropped (fit=cover or crop): x,y,width,height of the kept box in upright source pixels',
       ),
       'X-Gravity': header(
-        'With X-Crop-Box: the gravity that placed the crop (center, a side, a corner, XxY, or auto; gravity=auto that fell back to the centre says center)',
+        'With X-Crop-Box: the gravity that placed the crop (center, a side, a corner, XxY, auto, or face; gravity=face that found no face says auto, gravity=auto that fell back to the centre says center)',
       ),
       'X-Crop-Confidence': header(
-        'With gravity=auto and a crop: how sure the smart crop was, 0.00–1.00 (0.00 when it fell back to the centre)',
+        "With gravity=auto or face and a crop: how sure the smart crop was, 0.00–1.00 (face: the faces' scores; no face found: half the saliency's; 0.00 when it fell back to the centre)",
       ),
       'X-Gain-Map': header(
         'Only when the upload had an HDR gain map (Ultra HDR or ISO 21496-1 JPEG): `kept` when the output carries it (JPEG output: the map put through the orientation, resize and transformation of the picture, after it in an MPF file), `dropped` when it does not (PNG, WebP and AVIF output; a map the MPF index does not lead to; a map that would not fit the memory budget)',

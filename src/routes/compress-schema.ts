@@ -89,7 +89,7 @@ export const CompressParts = queryObject({
       type: 'string',
       default: 'center',
       example: '0.5x0.25',
-      description: `Where cover and crop keep the image: ${GRAVITY_NAMES.join(', ')}, a focal point XxY (0–1 each, from the top left), the crop centred there as far as the image allows, or auto: the crop placed on what draws the eye (edges, saturated colour, skin tones, scored on a small preview), answered with X-Crop-Confidence; a flat picture falls back to the centre (X-Gravity: center, confidence 0). face is refused (no face detector yet). The crop box used is answered in X-Crop-Box (upright source pixels) with X-Gravity`,
+      description: `Where cover and crop keep the image: ${GRAVITY_NAMES.join(', ')}, a focal point XxY (0–1 each, from the top left), the crop centred there as far as the image allows, or auto: the crop placed on what draws the eye (edges, saturated colour, skin tones, scored on a small preview), answered with X-Crop-Confidence; a flat picture falls back to the centre (X-Gravity: center, confidence 0); or face: the crop keeps the faces a detector finds on the preview (all of them when they fit, else the most, then the largest), X-Gravity: face with the detector's confidence, and with no face found it is auto at half its confidence. The crop box used is answered in X-Crop-Box (upright source pixels) with X-Gravity`,
     }),
   rotate: rotateParam()
     .optional()

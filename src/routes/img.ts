@@ -54,11 +54,11 @@ const imgDoc: RouteConfig = {
         'When fit=cover or crop cropped the image: x,y,width,height of the kept box in upright source pixels',
       ),
       'X-Gravity': header(
-        'With X-Crop-Box: the gravity that placed the crop (g=auto that fell back to the centre says center)',
+        'With X-Crop-Box: the gravity that placed the crop (g=face that found no face says auto, g=auto that fell back to the centre says center)',
       ),
-      'X-Crop-Confidence': header('With g=auto and a crop: how sure the smart crop was, 0.00–1.00'),
+      'X-Crop-Confidence': header('With g=auto or g=face and a crop: how sure the smart crop was, 0.00–1.00'),
       'X-Gain-Map': header(
-        'Only when the source JPEG had an HDR gain map: kept (JPEG output of the same geometry) or dropped (another format, or a transformation)',
+        'Only when the source JPEG had an HDR gain map: kept (JPEG output, the map put through the same geometry) or dropped (another format)',
       ),
     }),
     304: { description: 'If-None-Match named the ETag of the cached image' },

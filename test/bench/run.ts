@@ -1,4 +1,4 @@
-// `npm run bench [-- foundation|avif|tools|metering-edge|compress|meta|img|jpeg|jpeg-camera|jpeg-tuning|jpeg-web|webp|webp-low-memory|gain-map|png|png-bomb|conversions|liars|client|selfhost|sso-discovery|isolate-stall|quality-scale ...]`: starts the service as `npm run dev` does and runs the
+// `npm run bench [-- foundation|avif|tools|metering-edge|compress|meta|img|jpeg|jpeg-camera|jpeg-tuning|jpeg-web|webp|webp-low-memory|gain-map|png|png-bomb|conversions|liars|client|selfhost|sso-discovery|isolate-stall|quality-scale|faces ...]`: starts the service as `npm run dev` does and runs the
 // named benchmarks (all by default) against it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -6,6 +6,7 @@ import { startOrigin } from '../fixtures/origin.ts';
 import { benchClient, CLIENT_FILES, CLIENT_ROUNDS, REMOTE_DELAY_MS } from './client.ts';
 import { benchCompress } from './compress.ts';
 import { benchConversions, conversionsReport } from './conversions.ts';
+import { benchFaces, facesReport } from './faces.ts';
 import { benchIsolateStall, isolateStallReport } from './isolate-stall.ts';
 import { benchImg, IMG_MISSES, IMG_REPEATS, IMG_ROUNDS } from './img.ts';
 import { benchFoundation, CONCURRENCY, REQUESTS_PER_ROUND, ROUNDS } from './foundation.ts';
@@ -166,6 +167,10 @@ const BENCHES: Record<string, (service: Service, name: string) => Promise<void>>
   },
   avif: reported(benchAvif, avifReport),
   'quality-scale': reported(benchQualityScale, qualityScaleReport),
+  async faces(service) {
+    const result = await benchFaces(service);
+    publish('faces', facesReport(result), result);
+  },
   'jpeg-camera': reported(benchJpegCamera, jpegCameraReport),
   // The corpus's 16.8 MP WebPs need the pixel limit lifted, as for the jpeg bench.
   webp: reported(() => benchWebp(() => startService(PORT + 6, RAISED)), webpReport),

@@ -238,7 +238,7 @@ describe('Try it', () => {
       expect(html, id).toContain(`<p class="hint" id="${id}-hint">`);
     }
     expect(options('try-fit')).toEqual([...FIT_MODES]);
-    expect(options('try-gravity')).toEqual([...GRAVITY_NAMES]);
+    expect(options('try-gravity')).toEqual([...GRAVITY_NAMES, 'auto', 'face']);
     expect(options('try-rotate')).toEqual(['', ...ROTATIONS.map(String)]);
     expect(options('try-flip')).toEqual(['', ...FLIPS]);
     // The parts the script sends, to the planner and with the upload: each one a control of the form.

@@ -94,9 +94,12 @@ export interface CompressResult {
   frames: { written: number; total: number } | undefined;
   /** When the image was cropped (fit cover or crop): the kept box in upright source pixels (X-Crop-Box). */
   cropBox: { x: number; y: number; width: number; height: number } | undefined;
-  /** With cropBox: the gravity that placed it (X-Gravity); `center` when gravity `auto` fell back to it. */
+  /**
+   * With cropBox: the gravity that placed it (X-Gravity); `auto` when gravity `face` found no face, `center`
+   * when gravity `auto` fell back to it.
+   */
   gravity: string | undefined;
-  /** With gravity `auto` and a crop: how sure the smart crop was, 0–1 (X-Crop-Confidence). */
+  /** With gravity `auto` or `face` and a crop: how sure the smart crop was, 0–1 (X-Crop-Confidence). */
   cropConfidence: number | undefined;
   requestId: string | undefined;
   rateLimit: RateLimit;

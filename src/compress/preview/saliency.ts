@@ -74,7 +74,7 @@ export function saliencyMap(image: RgbaImage): Float32Array {
 }
 
 /** The largest box of `aspect` (width ÷ height) inside width × height, at least 1 × 1. */
-function boxSize(width: number, height: number, aspect: number): { width: number; height: number } {
+export function boxSize(width: number, height: number, aspect: number): { width: number; height: number } {
   if (width / height > aspect) return { width: Math.max(1, Math.min(width, Math.round(height * aspect))), height };
   return { width, height: Math.max(1, Math.min(height, Math.round(width / aspect))) };
 }

@@ -25,8 +25,13 @@ export type GravityName = (typeof GRAVITY_NAMES)[number];
  * looked at, geometry places it as `center` (no name matches a side), which is also where it falls back.
  */
 export const AUTO_GRAVITY = 'auto';
-/** A named side or corner, `auto`, or a focal point (0–1 on each axis of the output's picture). */
-export type Gravity = GravityName | typeof AUTO_GRAVITY | { x: number; y: number };
+/**
+ * Faces: the crop keeps the faces a detector finds on the preview (smart-crop.ts), or, with none, is
+ * placed as `auto`. Placed as `center` until then, like `auto`.
+ */
+export const FACE_GRAVITY = 'face';
+/** A named side or corner, `auto`, `face`, or a focal point (0–1 on each axis of the output's picture). */
+export type Gravity = GravityName | typeof AUTO_GRAVITY | typeof FACE_GRAVITY | { x: number; y: number };
 
 export const ROTATIONS = [90, 180, 270] as const;
 export type Rotation = 0 | (typeof ROTATIONS)[number];

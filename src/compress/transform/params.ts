@@ -5,6 +5,7 @@ import { choiceParam } from '../../params.ts';
 import { cssColour, hexColour, type Rgba } from './colour.ts';
 import {
   AUTO_GRAVITY,
+  FACE_GRAVITY,
   FIT_MODES,
   FLIPS,
   focalPoint,
@@ -22,20 +23,13 @@ export const flipParam = () => choiceParam(FLIPS);
 
 export const rotateParam = () => choiceParam(['90', '180', '270']).transform((v) => Number(v) as Rotation);
 
-const GRAVITY_MESSAGE = `must be one of ${GRAVITY_NAMES.join(', ')}, ${AUTO_GRAVITY}, or a focal point XxY with X and Y from 0 to 1 (e.g. 0.5x0.25)`;
+const GRAVITY_MESSAGE = `must be one of ${GRAVITY_NAMES.join(', ')}, ${AUTO_GRAVITY}, ${FACE_GRAVITY}, or a focal point XxY with X and Y from 0 to 1 (e.g. 0.5x0.25)`;
 
 export const gravityParam = () =>
   z.string().transform((v, ctx): Gravity => {
     const lower = v.toLowerCase();
     if (lower === AUTO_GRAVITY) return AUTO_GRAVITY;
-    // Claiming `face` while only saliency looks would promise what is not done: refused until a detector runs.
-    if (lower === 'face') {
-      ctx.addIssue({
-        code: 'custom',
-        message: `face is not offered: there is no face detector yet; ${AUTO_GRAVITY} crops to what draws the eye (edges, colour, skin tones)`,
-      });
-      return z.NEVER;
-    }
+    if (lower === FACE_GRAVITY) return FACE_GRAVITY;
     const named = GRAVITY_NAMES.find((g) => g === lower);
     const point = named ? null : focalPoint(lower);
     if (named) return named as GravityName;

@@ -3,27 +3,42 @@
 // by saliency.ts for the crop's aspect ratio; the centre of the box it picks becomes a focal point in the
 // output's axes, which geometry.ts places like any `XxY`. A flat picture (nothing to choose by) and a
 // preview the plan has no memory for get the centre, answered as X-Gravity: center with confidence 0.
+// gravity=face looks for faces on the same preview first (preview/faces.ts says where the crop goes);
+// without any it is gravity=auto, its confidence scaled down.
+import type { RgbaImage } from '../../../wasm/image.ts';
 import type { ImageHeader } from '../header.ts';
 import type { InputFormat } from '../formats.ts';
 import { swapsAxes } from '../exif.ts';
 import type { Plan } from '../memory-plan.ts';
 import { previewMemory } from '../preview/size.ts';
-import { salientCrop } from '../preview/saliency.ts';
+import { FACE_DETECTOR_BYTES, FACE_FALLBACK_CONFIDENCE, faceCrop } from '../preview/faces.ts';
+import { boxSize, salientCrop } from '../preview/saliency.ts';
 import type { CompressRequest, CompressResult } from '../types.ts';
 import { transformGeometry } from './geometry.ts';
-import { AUTO_GRAVITY, type Flip, type Rotation } from './options.ts';
+import { AUTO_GRAVITY, FACE_GRAVITY, type Flip, type Rotation } from './options.ts';
 
-/** What placed an auto crop: the saliency (`auto`), or the centre it fell back to, and how sure it was (0–1). */
+/** What placed a smart crop: faces, the saliency (`auto`), or the centre it fell back to, and how sure it was (0–1). */
 export interface SmartCropDecision {
-  gravity: typeof AUTO_GRAVITY | 'center';
+  gravity: typeof FACE_GRAVITY | typeof AUTO_GRAVITY | 'center';
   confidence: number;
 }
 
 const CENTRED: SmartCropDecision = { gravity: 'center', confidence: 0 };
 
-/** Whether the request leaves the crop to the saliency: gravity=auto, and its fit crops this image. */
+/** Whether the request leaves the crop to the preview: gravity=auto or face, and its fit crops this image. */
 const decides = (request: Pick<CompressRequest, 'transform'>, planned: Plan): boolean =>
-  request.transform?.gravity === AUTO_GRAVITY && planned.transform?.sourceCrop != null;
+  (request.transform?.gravity === AUTO_GRAVITY || request.transform?.gravity === FACE_GRAVITY) &&
+  planned.transform?.sourceCrop != null;
+
+/** The preview's memory, with the face detector's beside it for gravity=face. */
+const smartMemory = (
+  inputFormat: InputFormat,
+  header: ImageHeader,
+  uploadBytes: number,
+  request: Pick<CompressRequest, 'transform'>,
+) =>
+  previewMemory(inputFormat, header, uploadBytes) +
+  (request.transform?.gravity === FACE_GRAVITY ? FACE_DETECTOR_BYTES : 0);
 
 /**
  * The plan of a gravity=auto crop holds the preview too: it is made before the full decode and let go
@@ -39,7 +54,7 @@ export function withPreviewMemory(
   budget: number,
 ): Plan {
   if (!decides(request, planned)) return planned;
-  const estimate = Math.max(planned.estimate, previewMemory(inputFormat, header, uploadBytes));
+  const estimate = Math.max(planned.estimate, smartMemory(inputFormat, header, uploadBytes, request));
   return estimate <= budget ? { ...planned, estimate } : planned;
 }
 
@@ -100,16 +115,18 @@ async function placeCrop(
   header: ImageHeader,
 ): Promise<Omit<SmartCrop, 'ms'>> {
   const geometry = planned.transform!;
-  if (previewMemory(inputFormat, header, request.bytes.length) > planned.estimate)
+  const t = request.transform!;
+  if (smartMemory(inputFormat, header, request.bytes.length, request) > planned.estimate)
     return { plan: planned, decided: CENTRED };
   // Loaded here, not with the module: the planner (and the OpenAPI generator, in Node) reads this file too.
   const { makePreview } = await import('../preview/preview.ts');
   const preview = await makePreview(request.bytes, inputFormat, header);
   // The kept block's aspect ratio in the upright axes, where the preview is.
-  const { box, confidence } = salientCrop(preview, geometry.crop.width / geometry.crop.height);
+  const aspect = geometry.crop.width / geometry.crop.height;
+  const faced = t.gravity === FACE_GRAVITY ? await findFaces(preview, aspect) : null;
+  const { box, confidence } = faced ?? salientCrop(preview, aspect);
   // Nothing to choose by: the centre, where geometry already placed `auto`.
   if (confidence === 0) return { plan: planned, decided: CENTRED };
-  const t = request.transform!;
   const focal = turnedPoint(
     (box.x + box.width / 2) / preview.width,
     (box.y + box.height / 2) / preview.height,
@@ -118,5 +135,22 @@ async function placeCrop(
   );
   const upright = swapsAxes(header.orientation) ? { width: header.height, height: header.width } : header;
   const placed = transformGeometry(upright, { ...t, gravity: focal, width: request.width, height: request.height });
-  return { plan: { ...planned, transform: placed }, decided: { gravity: AUTO_GRAVITY, confidence } };
+  const decided: SmartCropDecision = faced
+    ? { gravity: FACE_GRAVITY, confidence }
+    : t.gravity === FACE_GRAVITY
+      ? { gravity: AUTO_GRAVITY, confidence: Math.round(confidence * FACE_FALLBACK_CONFIDENCE * 100) / 100 }
+      : { gravity: AUTO_GRAVITY, confidence };
+  return { plan: { ...planned, transform: placed }, decided };
+}
+
+/** The crop the preview's faces decide, or null when it has none. */
+async function findFaces(preview: RgbaImage, aspect: number) {
+  const { detectFaces, FaceEngineError } = await import('../../../wasm/face-engine.ts');
+  try {
+    return faceCrop(preview, boxSize(preview.width, preview.height, aspect), await detectFaces(preview));
+  } catch (err) {
+    // The detector out of memory: the saliency still places the crop, as when no face is found.
+    if (err instanceof FaceEngineError) return null;
+    throw err;
+  }
 }

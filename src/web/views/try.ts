@@ -2,7 +2,14 @@
 import { can } from '../../accounts/entitlements.ts';
 import type { ImageTier, ToolsTier } from '../../accounts/tiers.ts';
 import { DEFAULT_QUALITY, MAX_IMAGE_BYTES, MAX_OUTPUT_DIMENSION, MAX_TARGET_KB } from '../../compress/limits.ts';
-import { FIT_MODES, FLIPS, GRAVITY_NAMES, ROTATIONS } from '../../compress/transform/options.ts';
+import {
+  AUTO_GRAVITY,
+  FACE_GRAVITY,
+  FIT_MODES,
+  FLIPS,
+  GRAVITY_NAMES,
+  ROTATIONS,
+} from '../../compress/transform/options.ts';
 import { TRY_PLAN_HEAD_BYTES } from '../../console/limits.ts';
 import type { WindowUsage } from '../../metering/types.ts';
 import { html, type Html } from '../html.ts';
@@ -90,8 +97,8 @@ ${field(
 ${field(
   'try-gravity',
   'Gravity',
-  html`<select id="try-gravity" name="gravity" aria-describedby="try-gravity-hint">${options(GRAVITY_NAMES.map((g) => ({ value: g, label: g.replace('-', ' ') })))}</select>`,
-  'Which part cover and crop keep, in the output (after the rotation); the other fits crop nothing.',
+  html`<select id="try-gravity" name="gravity" aria-describedby="try-gravity-hint">${options([...GRAVITY_NAMES.map((g) => ({ value: g, label: g.replace('-', ' ') })), { value: AUTO_GRAVITY, label: 'auto: what draws the eye' }, { value: FACE_GRAVITY, label: 'faces (else auto)' }])}</select>`,
+  'Which part cover and crop keep, in the output (after the rotation); the other fits crop nothing. Auto and faces look at the picture and say how sure they were.',
 )}
 ${field(
   'try-rotate',

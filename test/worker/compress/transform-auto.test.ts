@@ -1,6 +1,6 @@
 // gravity=auto (smart crop, issue 48): a detailed object on the right of a flat 240×120 picture is kept by a
 // square cover crop, whichever door and whatever the flip and rotation; a flat picture gets the centre crop,
-// said as X-Gravity: center with confidence 0; gravity=face is refused (no face detector yet).
+// said as X-Gravity: center with confidence 0 (gravity=face: transform-face.test.ts).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Shrinkray } from '../../../packages/client/src/index.ts';
 import type { RgbaImage } from '../../../wasm/image.ts';
@@ -20,7 +20,7 @@ import {
   withJpegOrientation,
   type Parts,
 } from '../image-fixtures.ts';
-import { expectError, getImage, ORIGIN, signed, signingAccount } from '../img-helpers.ts';
+import { getImage, ORIGIN, signed, signingAccount } from '../img-helpers.ts';
 
 /** The object: x 180–219, y 40–79 (as test/fixtures/origin.ts's objectPng draws it). */
 const OBJECT = { left: 180, right: 220 };
@@ -109,20 +109,6 @@ describe('gravity=auto on POST /compress', () => {
     expect(res.headers.get('x-crop-box')).toBe('60,0,120,120');
     expect(res.headers.get('x-gravity')).toBe('center');
     expect(res.headers.get('x-crop-confidence')).toBe('0.00');
-  });
-
-  it('gravity=face is refused: no face detector is offered', async () => {
-    const res = await compressCall(pro.key, {
-      image: pngOf(withObject()),
-      filename: 'o.png',
-      fit: 'cover',
-      width: '60',
-      height: '60',
-      gravity: 'face',
-    });
-    const error = await expectError(res, 400, 'bad_request');
-    expect((error as { param?: string }).param).toBe('gravity');
-    expect(error.message).toMatch(/^gravity face is not offered: there is no face detector yet; auto crops/);
   });
 });
 
@@ -216,12 +202,5 @@ describe('g=auto on signed image URLs', () => {
     await hit.arrayBuffer();
     for (const name of ['x-crop-box', 'x-gravity', 'x-crop-confidence'])
       expect(hit.headers.get(name), name).toBe(miss.headers.get(name));
-  });
-
-  it('g=face is refused', async () => {
-    const a = await signingAccount();
-    const res = await getImage(await signed(a, 'fit=cover,w=60,h=60,g=face', `${ORIGIN}/img/object.png`));
-    const error = await expectError(res, 400, 'bad_request');
-    expect(error.message).toMatch(/^options: g face is not offered: there is no face detector yet/);
   });
 });

@@ -300,7 +300,6 @@ describe('invalid values: 400 naming the field', () => {
     [{ flip: 'x' }, 'flip', /must be one of h, v, hv/],
     [{ gravity: '2x0.5' }, 'gravity', /focal point XxY with X and Y from 0 to 1/],
     [{ gravity: 'north' }, 'gravity', /must be one of center/],
-    [{ gravity: 'face' }, 'gravity', /face is not offered: there is no face detector yet/],
     [{ dpr: '0' }, 'dpr', /from 1 to 4/],
     [{ dpr: '5' }, 'dpr', /from 1 to 4/],
     [{ width: '10000', dpr: '2' }, 'dpr', /more than 16384/],

@@ -22,7 +22,7 @@ export const USAGE = `usage:
   shrinkray compress <files|dirs|globs…> (--out DIR | --in-place) [options]
       --quality N  --format jpeg|png|webp|avif|keep  --width N  --height N  --target-kb N
       --metadata strip|keep  --palette [--colors N]
-      --fit scale-down|contain|cover|crop|pad|squeeze  --gravity center|top|…|XxY|auto
+      --fit scale-down|contain|cover|crop|pad|squeeze  --gravity center|top|…|XxY|auto|face
       --rotate 90|180|270  --flip h|v|hv  --background COLOUR  --dpr 1–4
                         transformations (--out DIR only): the file written is always the
                         transformed image, even when it is bigger than its source
