@@ -2,7 +2,8 @@
 // upload, asks `prepare` what the request will take (memory, from the header alone), admits it, and
 // runs `compress`. Every input streams: JPEG and WebP through the engines built in wasm/ (jpeg-path.ts,
 // webp-path.ts), PNG through our row decoder and writers (png/png-path.ts), a GIF's first frame
-// through our GIF decoder into the same writers (gif/gif-path.ts).
+// through our GIF decoder into the same writers (gif/gif-path.ts), an AVIF through libavif and dav1d
+// (a module of its own) into them too (avif-input/avif-path.ts).
 import { ApiError } from '../errors.ts';
 import { FORMAT_NAMES, INPUT_FORMAT_NAMES, sniff, type InputFormat } from './formats.ts';
 import { MalformedImage, readHeader, UnsupportedImage, type ImageHeader } from './header.ts';
@@ -203,6 +204,10 @@ async function compressIn(prepared: Prepared): Promise<CompressResult> {
   if (inputFormat === 'gif') {
     const { compressGif } = await import('./gif/gif-path.ts');
     return compressGif(request, planned);
+  }
+  if (inputFormat === 'avif') {
+    const { compressAvif } = await import('./avif-input/avif-path.ts');
+    return compressAvif(request, planned, header);
   }
   const { compressPng } = await import('./png/png-path.ts');
   return compressPng(request, planned, header.orientation);
