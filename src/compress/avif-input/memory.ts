@@ -6,8 +6,14 @@
 // were measured on this build (docs/image-engine.md, "AVIF input").
 import type { AvifInfo } from './structure.ts';
 
-/** dav1d's frame state besides its picture, per pixel of the picture (block data, loop-filter and CDEF lines, measured). */
-export const DAV1D_STATE_BYTES_PER_PIXEL = 2;
+/**
+ * dav1d's frame state besides its picture, per (padded) pixel of the picture: block data, loop-filter and
+ * CDEF lines, larger above 8 bits. Measured on a 13 MP photo (docs/image-engine.md, "AVIF decoder"): the
+ * module grew to 27.5 MB for 8-bit 4:2:0 (a 20.3 MB picture: 0.45 a pixel besides) and to 104.4 MB for
+ * 10-bit 4:4:4 (an 81 MB picture: 1.6); rounded up.
+ */
+export const DAV1D_STATE_BYTES_PER_PIXEL_8_BIT = 0.75;
+export const DAV1D_STATE_BYTES_PER_PIXEL_HIGH_BIT = 2;
 /** dav1d's fixed part: its contexts, tables and one tile's scratch (measured). */
 export const DAV1D_FIXED_BYTES = 2 * 1024 * 1024;
 /** Rows the glue converts per call (AVIF_DECODE_BAND_ROWS), with a row either way, at most 8 bytes a pixel (16-bit RGBA for HDR). */
@@ -28,9 +34,12 @@ function pictureBytes(width: number, height: number, info: AvifInfo, mono: boole
 export function avifDecoderBytes(info: AvifInfo): number {
   const grid = info.cell.count > 1;
   const { width, height } = info.cell;
-  const itemPixels = pad(width) * pad(height);
-  const colour = pictureBytes(width, height, info, false) + itemPixels * DAV1D_STATE_BYTES_PER_PIXEL;
-  const alpha = info.alpha ? pictureBytes(width, height, info, true) + itemPixels * DAV1D_STATE_BYTES_PER_PIXEL : 0;
+  const state =
+    pad(width) *
+    pad(height) *
+    (info.av1.depth > 8 ? DAV1D_STATE_BYTES_PER_PIXEL_HIGH_BIT : DAV1D_STATE_BYTES_PER_PIXEL_8_BIT);
+  const colour = pictureBytes(width, height, info, false) + state;
+  const alpha = info.alpha ? pictureBytes(width, height, info, true) + state : 0;
   // A grid's cells go through one decoder, one at a time, into libavif's whole picture.
   const sample = info.av1.depth > 8 ? 2 : 1;
   const chromaShare = info.av1.monochrome ? 0 : 2 / ((info.av1.subX ? 2 : 1) * (info.av1.subY ? 2 : 1));
