@@ -374,7 +374,7 @@ function readAvif(b: Uint8Array): ImageHeader {
     height: info.height,
     orientation: info.orientation,
     hasAlphaChannel: info.alpha,
-    defect: null,
+    defect: info.defect,
     avif: {
       frames: info.frames,
       depth: info.av1.depth,

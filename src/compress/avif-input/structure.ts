@@ -31,6 +31,8 @@ export interface AvifInfo {
   alpha: boolean;
   /** Images in a sequence (`avis`), 1 for a still. */
   frames: number;
+  /** Why the file cannot be whole (a top-level box after the metadata cut short), or null. */
+  defect: string | null;
 }
 
 interface Box {
@@ -44,21 +46,29 @@ const u32 = (b: Uint8Array, at: number): number =>
   ((b[at]! << 24) >>> 0) + (b[at + 1]! << 16) + (b[at + 2]! << 8) + b[at + 3]!;
 const fourcc = (b: Uint8Array, at: number): string => String.fromCharCode(b[at]!, b[at + 1]!, b[at + 2]!, b[at + 3]!);
 
-/** The boxes from `start` to `end`; one running past `end` is an error (a cut file). */
-function boxes(b: Uint8Array, start: number, end: number): Box[] {
+/**
+ * The boxes from `start` to `end`; one running past `end` is an error (a cut file), or with `onCut`, the
+ * end of the list (`onCut` told why).
+ */
+function boxes(b: Uint8Array, start: number, end: number, onCut?: (why: string) => void): Box[] {
   const out: Box[] = [];
   let at = start;
   while (at + 8 <= end) {
     let size = u32(b, at);
     const type = fourcc(b, at + 4);
     let header = 8;
+    const cut = (why: string): Box[] => {
+      if (!onCut) throw new AvifError(why);
+      onCut(why);
+      return out;
+    };
     if (size === 1) {
-      if (at + 16 > end) throw new AvifError(`it is truncated inside its ${printable(type)} box`);
+      if (at + 16 > end) return cut(`it is truncated inside its ${printable(type)} box`);
       size = u32(b, at + 8) * 2 ** 32 + u32(b, at + 12);
       header = 16;
     } else if (size === 0) size = end - at;
     if (size < header) throw new AvifError(`its ${printable(type)} box has an impossible size`);
-    if (at + size > end) throw new AvifError(`it is truncated: its ${printable(type)} box is incomplete`);
+    if (at + size > end) return cut(`it is truncated: its ${printable(type)} box is incomplete`);
     out.push({ type, start: at + header, end: at + size });
     at += size;
   }
@@ -134,14 +144,19 @@ function av1Config(b: Uint8Array, box: Box): Av1Config {
 /** Reads the structure; throws AvifError for a file it cannot make sense of. */
 export function readAvifStructure(b: Uint8Array): AvifInfo {
   if (!isAvif(b)) throw new AvifError('its file type box does not name the avif or avis brand');
-  const top = boxes(b, 0, b.length);
+  // A file cut inside a box after its metadata (the picture's data, in mdat) still says what it is: the
+  // Try it planner sends only the first bytes. The cut is its defect, refused when the file is whole.
+  let defect: string | null = null;
+  const top = boxes(b, 0, b.length, (why) => {
+    defect = `the AVIF cannot be read: ${why}`;
+  });
   const major = fourcc(b, 8);
   const meta = find(top, 'meta');
   const moov = find(top, 'moov');
   // libavif reads a sequence from its track when the major brand is avis, or when there is no primary item.
-  if (moov && (major === 'avis' || !meta)) return readTrack(b, moov);
-  if (!meta) throw new AvifError('it has no meta box');
-  const info = readItems(b, meta);
+  if (moov && (major === 'avis' || !meta)) return { ...readTrack(b, moov), defect };
+  if (!meta) throw new AvifError(defect ? 'it is truncated before its meta box ends' : 'it has no meta box');
+  const info = { ...readItems(b, meta), defect };
   if (moov) {
     try {
       info.frames = readTrack(b, moov).frames;
@@ -152,7 +167,7 @@ export function readAvifStructure(b: Uint8Array): AvifInfo {
   return info;
 }
 
-function readItems(b: Uint8Array, meta: Box): AvifInfo {
+function readItems(b: Uint8Array, meta: Box): Omit<AvifInfo, 'defect'> {
   need(meta, 4);
   const children = boxes(b, meta.start + 4, meta.end);
   const pitm = find(children, 'pitm');
@@ -284,8 +299,13 @@ function readItems(b: Uint8Array, meta: Box): AvifInfo {
   };
 }
 
-/** A sequence's first video track: its sample entry's size and AV1 configuration, and its sample count. */
-function readTrack(b: Uint8Array, moov: Box): AvifInfo {
+/**
+ * A sequence's first picture track: its sample entry's size and AV1 configuration, and its sample count;
+ * an auxiliary video track (handler `auxv`) beside it is its alpha, as libavif reads it.
+ */
+function readTrack(b: Uint8Array, moov: Box): Omit<AvifInfo, 'defect'> {
+  let first: Omit<AvifInfo, 'defect'> | null = null;
+  let auxiliary = false;
   for (const trak of boxes(b, moov.start, moov.end).filter((x) => x.type === 'trak')) {
     const path = (parent: Box, ...types: string[]): Box | undefined => {
       let box: Box | undefined = parent;
@@ -294,7 +314,9 @@ function readTrack(b: Uint8Array, moov: Box): AvifInfo {
     };
     const stbl = path(trak, 'mdia', 'minf', 'stbl');
     const hdlr = path(trak, 'mdia', 'hdlr');
-    if (!stbl || !hdlr || hdlr.end - hdlr.start < 12 || fourcc(b, hdlr.start + 8) !== 'pict') continue;
+    if (!stbl || !hdlr || hdlr.end - hdlr.start < 12) continue;
+    if (fourcc(b, hdlr.start + 8) === 'auxv') auxiliary = true;
+    if (fourcc(b, hdlr.start + 8) !== 'pict' || first) continue;
     const stsd = find(boxes(b, stbl.start, stbl.end), 'stsd');
     if (!stsd) continue;
     need(stsd, 8);
@@ -309,7 +331,7 @@ function readTrack(b: Uint8Array, moov: Box): AvifInfo {
     const stsz = find(boxes(b, stbl.start, stbl.end), 'stsz');
     const frames = stsz && stsz.end - stsz.start >= 12 ? u32(b, stsz.start + 8) : 1;
     if (width === 0 || height === 0) throw new AvifError('its AV1 track declares no width or height');
-    return {
+    first = {
       codedWidth: width,
       codedHeight: height,
       width,
@@ -317,10 +339,10 @@ function readTrack(b: Uint8Array, moov: Box): AvifInfo {
       orientation: 1,
       cell: { width, height, count: 1 },
       av1: av1Config(b, av1C),
-      // A sequence's alpha is a second track; libavif reads it as alpha.
       alpha: false,
       frames: Math.max(1, frames),
     };
   }
-  throw new AvifError('its sequence has no AV1 picture track');
+  if (!first) throw new AvifError('its sequence has no AV1 picture track');
+  return { ...first, alpha: auxiliary };
 }

@@ -12,11 +12,14 @@ import irot3 from '../../fixtures/avif/irot3.avif';
 import mono from '../../fixtures/avif/mono.avif';
 import p3 from '../../fixtures/avif/p3-nclx.avif';
 import pq from '../../fixtures/avif/pq.avif';
+import sequence from '../../fixtures/avif/sequence.avif';
+import { signedUp } from '../console-helpers.ts';
 import { makeKey, type TestKey } from '../helpers.ts';
 import {
   bodyBytes,
   compressCall,
   decodeAny,
+  form,
   near,
   pixel,
   pngOf,
@@ -161,6 +164,13 @@ describe('AVIF fixtures made by avifenc (within a tolerance of avifdec)', () => 
     expect(at).toBeGreaterThan(0);
   });
 
+  it('a sequence gives its first frame, with X-Frames: 1/2', async () => {
+    const { res, image } = await decoded(bytesOf(sequence));
+    expect(res.headers.get('x-frames')).toBe('1/2');
+    expect([image.width, image.height]).toEqual([64, 48]);
+    expectQuadrants(image, [R, G, B, W]);
+  });
+
   it('PQ (HDR) is tone-mapped to sRGB, not passed through as code values', async () => {
     const { image, body } = await decoded(bytesOf(pq));
     // The code values are (200, 120 + y, 40 + x) / 255 of PQ: about 2,000 nits of red, far brighter than
@@ -202,6 +212,22 @@ describe('AVIF refused or described', () => {
     const { res, text } = await send(heic, { format: 'png' });
     expect(res.status, text()).toBe(415);
     expect(JSON.parse(text()).error.message).toContain('HEIC');
+  });
+
+  it("Try it's planner reads an AVIF's size from its first bytes (the picture's data cut off)", async () => {
+    const { browser, csrf } = await signedUp();
+    const file = bytesOf(irot3);
+    const head = file.subarray(0, file.length - 100);
+    const res = await browser.fetch('/api/v1/console/compress/plan', {
+      method: 'POST',
+      headers: { origin: 'https://api.shrinkray.test', 'x-csrf-token': csrf },
+      body: form({ filename: 'try.avif', image: head, size: String(file.length), format: 'png' }),
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { data: unknown }).data).toMatchObject({
+      verdict: 'accepted',
+      output: { width: 48, height: 64 },
+    });
   });
 
   it('too large for the memory budget: 422 image_too_large', async () => {
