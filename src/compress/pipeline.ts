@@ -177,8 +177,9 @@ export async function compress(prepared: Prepared): Promise<CompressedImage> {
 async function compressIn(prepared: Prepared): Promise<CompressResult> {
   const { request, inputFormat, header, plan: planned } = prepared;
   // Admitted: the request's estimate is its own. AVIF output runs a decoder and the AVIF encoder, two
-  // codecs' memories, so no idle instance counts as reused for it.
-  makeRoom(planned.estimate, request.format === 'avif' ? undefined : 'sr_jpeg');
+  // codecs' memories, and AVIF input decodes in a module of its own, so no idle engine instance counts
+  // as reused for either.
+  makeRoom(planned.estimate, request.format === 'avif' || inputFormat === 'avif' ? undefined : 'sr_jpeg');
   if (request.transform) {
     const [{ compressTransformed }, { answered, smartCrop }] = await Promise.all([
       import('./transform/path.ts'),

@@ -119,7 +119,11 @@ export async function benchInputs(start: () => Promise<Service>): Promise<InputR
   mkdirSync(DIR, { recursive: true });
   avifenc(PHOTO, join(DIR, 'oppo-420.avif'), ['-d', '8', '-y', '420']);
   avifenc(PHOTO, join(DIR, 'oppo-10bit-444.avif'), ['-d', '10', '-y', '444']);
-  const files = [join(DIR, 'oppo-420.avif'), join(DIR, 'oppo-10bit-444.avif'), await largestAdmitted(PHOTO)];
+  // BENCH_INPUTS_ONLY=name runs the files whose name contains it.
+  const only = process.env.BENCH_INPUTS_ONLY;
+  const files = [join(DIR, 'oppo-420.avif'), join(DIR, 'oppo-10bit-444.avif'), await largestAdmitted(PHOTO)].filter(
+    (f) => !only || f.includes(only),
+  );
   const runs: InputRun[] = [];
   for (const file of files) {
     const input = new Uint8Array(readFileSync(file));
