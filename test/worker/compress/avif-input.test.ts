@@ -217,7 +217,8 @@ describe('AVIF refused or described', () => {
   it("Try it's planner reads an AVIF's size from its first bytes (the picture's data cut off)", async () => {
     const { browser, csrf } = await signedUp();
     const file = bytesOf(irot3);
-    const head = file.subarray(0, file.length - 100);
+    // ftyp and meta whole (the first 284 bytes), mdat cut short.
+    const head = file.subarray(0, file.length - 30);
     const res = await browser.fetch('/api/v1/console/compress/plan', {
       method: 'POST',
       headers: { origin: 'https://api.shrinkray.test', 'x-csrf-token': csrf },
