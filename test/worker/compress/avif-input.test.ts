@@ -150,6 +150,16 @@ describe('AVIF fixtures made by avifenc (within a tolerance of avifdec)', () => 
       expect(near(pixel(cropped.image, x, y), colour)).toBe(true);
   });
 
+  it('transformed: fit=cover on a turned AVIF crops the upright picture; rotate=90 turns it again', async () => {
+    const cover = await decoded(bytesOf(irot3), { format: 'png', fit: 'cover', width: 24, height: 24 });
+    expect([cover.image.width, cover.image.height]).toEqual([24, 24]);
+    // Upright 48×64 (blue, red / white, green), its middle 48×48 scaled to 24×24.
+    expectQuadrants(cover.image, [B, R, W, G], 16);
+    const turned = await decoded(bytesOf(irot3), { format: 'png', rotate: 90 });
+    expect([turned.image.width, turned.image.height]).toEqual([64, 48]);
+    expectQuadrants(turned.image, [W, B, G, R]);
+  });
+
   it('Display P3 by nclx stays P3: the pixels as avifdec reads them, with a Display P3 profile', async () => {
     const { image, body } = await decoded(bytesOf(p3), { format: 'jpeg', quality: 95 });
     for (const [x, y, r, g, b] of [
