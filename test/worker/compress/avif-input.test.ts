@@ -15,6 +15,7 @@ import pq from '../../fixtures/avif/pq.avif';
 import sequence from '../../fixtures/avif/sequence.avif';
 import { signedUp } from '../console-helpers.ts';
 import { makeKey, type TestKey } from '../helpers.ts';
+import { getImage, ORIGIN, signed, signingAccount } from '../img-helpers.ts';
 import {
   bodyBytes,
   compressCall,
@@ -240,6 +241,19 @@ describe('AVIF refused or described', () => {
       output: { width: 48, height: 64 },
     });
   });
+
+  it('a signed image URL with an AVIF source: upright, kept as AVIF on pro, JPEG on free', async () => {
+    const url = `${ORIGIN}/img/irot3.avif?group=${crypto.randomUUID()}`;
+    const pro = await getImage(await signed(await signingAccount('pro'), 'f=png', url));
+    expect(pro.status, await pro.clone().text()).toBe(200);
+    const image = decodeAny(await bodyBytes(pro));
+    expect([image.width, image.height]).toEqual([48, 64]);
+    const kept = await getImage(await signed(await signingAccount('pro'), '_', url));
+    expect(kept.headers.get('content-type')).toBe('image/avif');
+    const free = await getImage(await signed(await signingAccount('free'), '_', url));
+    expect(free.status, await free.clone().text()).toBe(200);
+    expect(free.headers.get('content-type')).toBe('image/jpeg');
+  }, 20_000);
 
   it('too large for the memory budget: 422 image_too_large', async () => {
     const { res, text } = await send(bytesOf(tenBit), { format: 'png' }, pro, { MEMORY_BUDGET_MB: '5' });
