@@ -19,13 +19,6 @@ interface AvifDecModule {
 
 export { AvifDecodeError, AvifUnsupportedError };
 
-/**
- * The most pixels libavif will decode (its own default): the service's MAX_INPUT_PIXELS is checked from
- * the boxes before the decoder is made (compress/header.ts); this bounds what a file's AV1 data may
- * declare beyond them.
- */
-export const AVIF_DECODER_PIXEL_LIMIT = 16384 * 16384;
-
 /** Rows converted per call: even, so that every band but the last starts on a 4:2:0 chroma row. */
 export const AVIF_DECODE_BAND_ROWS = 32;
 
@@ -79,9 +72,14 @@ export class AvifDecoder extends BorrowedInstance<AvifDecModule> {
   readonly info: AvifDecodedInfo;
   private decoded = false;
 
-  constructor(bytes: Uint8Array) {
+  /**
+   * `maxPixels`: what the boxes declare (the picture before its clean aperture), which the plan counted:
+   * libavif and dav1d refuse a picture or an AV1 frame larger than that (a file whose AV1 data says more
+   * than its boxes) before allocating it.
+   */
+  constructor(bytes: Uint8Array, maxPixels: number) {
     super(avifDecSlot, true);
-    this.decoder = this.own(this.call('create', AVIF_DECODER_PIXEL_LIMIT) >>> 0, (ptr) => this.call('destroy', ptr));
+    this.decoder = this.own(this.call('create', maxPixels) >>> 0, (ptr) => this.call('destroy', ptr));
     this.info = this.closeOnThrow(() => {
       if (!this.decoder) throw new AvifDecodeError('out of memory for the decoder');
       const input = this.copyIn(bytes);

@@ -39,6 +39,8 @@ export interface AvifHeader {
   frames: number;
   /** Bits per sample of the AV1 coding (8, 10 or 12). */
   depth: number;
+  /** The picture's pixels before its clean aperture (its ispe): the most the decoder is let decode. */
+  codedPixels: number;
   /** A grid's cells (1: not a grid) and one cell's pixels: the work of one decoder call. */
   cells: number;
   cellPixels: number;
@@ -378,6 +380,7 @@ function readAvif(b: Uint8Array): ImageHeader {
     avif: {
       frames: info.frames,
       depth: info.av1.depth,
+      codedPixels: info.codedWidth * info.codedHeight,
       cells: info.cell.count,
       cellPixels: info.cell.width * info.cell.height,
       decoderBytes: avifDecoderBytes(info),

@@ -40,7 +40,9 @@ export async function avifRowInput(
     import('../../../wasm/avifdec-engine.ts'),
     import('../png/metadata.ts'),
   ]);
-  const decoder = refusedWhenBroken(() => new AvifDecoder(bytes));
+  const decoder = refusedWhenBroken(
+    () => new AvifDecoder(bytes, header.avif?.codedPixels ?? header.width * header.height),
+  );
   try {
     const { width, height } = decoder.info;
     if (width !== header.width || height !== header.height)

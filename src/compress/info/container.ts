@@ -156,7 +156,9 @@ async function avifFacts(bytes: Uint8Array, header: ImageHeader): Promise<Contai
     import('../../../wasm/avifdec-engine.ts'),
     import('../avif-input/avif-path.ts'),
   ]);
-  const decoder = refusedWhenBroken(() => new AvifDecoder(bytes));
+  const decoder = refusedWhenBroken(
+    () => new AvifDecoder(bytes, header.avif?.codedPixels ?? header.width * header.height),
+  );
   try {
     const { icc, exif } = decoder.metadata();
     const transfer = decoder.info.nclx[1];

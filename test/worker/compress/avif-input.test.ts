@@ -210,6 +210,14 @@ describe('AVIF refused or described', () => {
       expect(res.status, `${what}: ${text()}`).toBe(422);
       expect(JSON.parse(text()).error).toMatchObject({ code: 'unprocessable_image', param: 'image' });
     }
+    // Boxes declaring 16×12 over a 64×48 AV1 frame: refused before dav1d allocates the larger frame.
+    const liar = good.slice();
+    const ispe = liar.findIndex((_, i) => String.fromCharCode(...liar.subarray(i, i + 4)) === 'ispe');
+    new DataView(liar.buffer).setUint32(ispe + 8, 16);
+    new DataView(liar.buffer).setUint32(ispe + 12, 12);
+    const lied = await send(liar, { format: 'png' });
+    expect(lied.res.status, lied.text()).toBe(422);
+    expect(JSON.parse(lied.text()).error.code).toBe('unprocessable_image');
     const heic = good.slice();
     heic.set(
       [...'heic'].map((c) => c.charCodeAt(0)),
