@@ -57,3 +57,11 @@ declare module '*/codec/sr_face.js' {
   const factory: unknown;
   export default factory;
 }
+declare module '*/codec/sr_avifdec.wasm' {
+  const module: WebAssembly.Module;
+  export default module;
+}
+declare module '*/codec/sr_avifdec.js' {
+  const factory: unknown;
+  export default factory;
+}

@@ -23,11 +23,12 @@ export interface AvifSource {
   metadata: ImageMetadata;
 }
 
-const ENGINE_NAMES: Record<InputFormat, 'JPEG' | 'WebP' | 'PNG' | 'GIF'> = {
+const ENGINE_NAMES: Record<InputFormat, 'JPEG' | 'WebP' | 'PNG' | 'GIF' | 'AVIF'> = {
   jpeg: 'JPEG',
   webp: 'WebP',
   png: 'PNG',
   gif: 'GIF',
+  avif: 'AVIF',
 };
 
 /**

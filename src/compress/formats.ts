@@ -2,13 +2,13 @@
 // since a declared Content-Type or file name proves nothing.
 
 /** What the API reads. */
-export const INPUT_FORMATS = ['jpeg', 'png', 'webp', 'gif'] as const;
+export const INPUT_FORMATS = ['jpeg', 'png', 'webp', 'gif', 'avif'] as const;
 export type InputFormat = (typeof INPUT_FORMATS)[number];
 /** What the API writes: JPEG, PNG, WebP and AVIF (a GIF is read, never written: `keep` makes it a PNG). */
 export const FORMATS = ['jpeg', 'png', 'webp', 'avif'] as const;
 export type ImageFormat = (typeof FORMATS)[number];
 /** Names of the formats read, for messages. */
-export const INPUT_FORMAT_NAMES = 'JPEG, PNG, WebP or GIF';
+export const INPUT_FORMAT_NAMES = 'JPEG, PNG, WebP, GIF or AVIF';
 
 export const MEDIA_TYPES: Record<ImageFormat, string> = {
   jpeg: 'image/jpeg',
@@ -53,7 +53,18 @@ export function sniff(bytes: Uint8Array): Sniffed {
   if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return { format: 'png' };
   if (startsWith(bytes, ascii('RIFF')) && startsWith(bytes, ascii('WEBP'), 8)) return { format: 'webp' };
   if (startsWith(bytes, ascii('GIF87a')) || startsWith(bytes, ascii('GIF89a'))) return { format: 'gif' };
+  if (startsWith(bytes, ascii('ftyp'), 4) && isoBrands(bytes).some((b) => b === 'avif' || b === 'avis'))
+    return { format: 'avif' };
   return { format: null, seen: describeUnsupported(bytes) };
+}
+
+/** An ISO media file's brands: the major one, then the compatible ones its file type box lists. */
+function isoBrands(bytes: Uint8Array): string[] {
+  const size = Math.min(((bytes[0]! << 24) >>> 0) + (bytes[1]! << 16) + (bytes[2]! << 8) + bytes[3]!, bytes.length);
+  const brand = (at: number) => String.fromCharCode(...bytes.subarray(at, at + 4));
+  const brands = bytes.length >= 12 ? [brand(8)] : [];
+  for (let at = 16; at + 4 <= size; at += 4) brands.push(brand(at));
+  return brands;
 }
 
 function describeUnsupported(bytes: Uint8Array): string {
@@ -62,7 +73,11 @@ function describeUnsupported(bytes: Uint8Array): string {
   if (startsWith(bytes, ascii('%PDF'))) return 'a PDF';
   if (startsWith(bytes, ascii('BM'))) return 'a BMP';
   if (startsWith(bytes, [0x49, 0x49, 0x2a, 0x00]) || startsWith(bytes, [0x4d, 0x4d, 0x00, 0x2a])) return 'a TIFF';
-  if (startsWith(bytes, ascii('ftyp'), 4)) return 'an HEIF/AVIF (ISO media) file';
+  if (startsWith(bytes, ascii('ftyp'), 4)) {
+    const brands = isoBrands(bytes);
+    if (brands.some((b) => ['heic', 'heix', 'heim', 'heis', 'hevc', 'hevx'].includes(b))) return 'a HEIC';
+    return brands.includes('mif1') || brands.includes('msf1') ? 'an HEIF' : 'an ISO media file (video?)';
+  }
   if (startsWith(bytes, [0xff, 0x0a]) || startsWith(bytes, [0, 0, 0, 0x0c, 0x4a, 0x58, 0x4c, 0x20])) return 'a JPEG XL';
   const head = new TextDecoder().decode(bytes.subarray(0, 512)).trimStart().toLowerCase();
   if (head.startsWith('<svg') || (head.startsWith('<?xml') && head.includes('<svg'))) return 'an SVG';

@@ -12,6 +12,8 @@ import {
   gifLimitBreach,
   readGifStructure,
 } from './gif/structure.ts';
+import { AvifError, readAvifStructure } from './avif-input/structure.ts';
+import { avifDecoderBytes } from './avif-input/memory.ts';
 
 export interface ImageHeader {
   width: number;
@@ -28,6 +30,22 @@ export interface ImageHeader {
   png?: PngFrame;
   /** GIF only: what its structure says, for the memory estimate and the GIF limits. */
   gif?: GifHeader;
+  /** AVIF only: what its boxes say, for the memory estimate and X-Frames. */
+  avif?: AvifHeader;
+}
+
+export interface AvifHeader {
+  /** Images in a sequence; 1 for a still. */
+  frames: number;
+  /** Bits per sample of the AV1 coding (8, 10 or 12). */
+  depth: number;
+  /** The picture's pixels before its clean aperture (its ispe): the most the decoder is let decode. */
+  codedPixels: number;
+  /** A grid's cells (1: not a grid) and one cell's pixels: the work of one decoder call. */
+  cells: number;
+  cellPixels: number;
+  /** What the decoder holds while rows are read out (avif-input/memory.ts). */
+  decoderBytes: number;
 }
 
 export interface GifHeader {
@@ -72,6 +90,8 @@ export function readHeader(format: InputFormat, bytes: Uint8Array): ImageHeader 
       return readWebp(bytes);
     case 'gif':
       return readGif(bytes);
+    case 'avif':
+      return readAvif(bytes);
   }
 }
 
@@ -337,6 +357,33 @@ function readGif(b: Uint8Array): ImageHeader {
       rowBytes: first?.width ?? 0,
       indexBytes: firstFrameIndexBytes(info),
       overLimit: gifLimitBreach(info),
+    },
+  };
+}
+
+// ---- AVIF: ISOBMFF boxes; the primary item's properties (avif-input/structure.ts).
+
+function readAvif(b: Uint8Array): ImageHeader {
+  let info;
+  try {
+    info = readAvifStructure(b);
+  } catch (err) {
+    if (err instanceof AvifError) throw new MalformedImage(err.message);
+    throw err;
+  }
+  return {
+    width: info.width,
+    height: info.height,
+    orientation: info.orientation,
+    hasAlphaChannel: info.alpha,
+    defect: info.defect,
+    avif: {
+      frames: info.frames,
+      depth: info.av1.depth,
+      codedPixels: info.codedWidth * info.codedHeight,
+      cells: info.cell.count,
+      cellPixels: info.cell.width * info.cell.height,
+      decoderBytes: avifDecoderBytes(info),
     },
   };
 }

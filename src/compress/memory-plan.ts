@@ -212,8 +212,8 @@ export function plan(
     };
     return { ...avif, estimate: estimate(inputFormat, header, uploadBytes, request, avif) };
   }
-  // A GIF's first frame comes as rows decoded in JavaScript, as a PNG's do, into the same writers.
-  if ((inputFormat === 'png' || inputFormat === 'gif') && request.format !== 'webp') {
+  // A GIF's first frame and an AVIF's picture come as rows, as a PNG's do, into the same writers.
+  if (rowInput(inputFormat) && request.format !== 'webp') {
     const pngBase = { ...base, mode: 'two_pass' as const };
     if (request.format === 'png') {
       const planned = {
@@ -290,6 +290,9 @@ export function plan(
 
 const avifChannelsOf = (header: ImageHeader): 3 | 4 => (header.hasAlphaChannel ? 4 : 3);
 
+/** Inputs whose rows take the PNG path (png/png-path.ts `compressRows`): PNG, GIF and AVIF. */
+const rowInput = (format: InputFormat): boolean => format === 'png' || format === 'gif' || format === 'avif';
+
 /**
  * The AVIF encoder's part: its own instance (wasm/avif-engine.ts) holding the picture, its output and
  * libaom's working memory (avifPeakBytes), alive beside the decoder's rows, which stream into it; and
@@ -322,7 +325,7 @@ function estimate(
   const outputBuffers = request.format === 'avif' ? 0 : outPixels * outputBytesPerPixel(request.quality) * 2;
   if (inputFormat === 'webp')
     return Math.ceil(REQUEST_BASE_BYTES + input + webpEstimate(header, request, p) + outputBuffers);
-  if (inputFormat === 'png' || inputFormat === 'gif') return pngEstimate(header, uploadBytes, request, p);
+  if (rowInput(inputFormat)) return pngEstimate(header, uploadBytes, request, p);
   const channels = channelsOf(header);
   const frame = header.jpeg!;
   const scaledWidth = Math.ceil((header.width * p.scaleNum) / 8);
@@ -443,8 +446,11 @@ function pngDecoderBytes(
     rows: header.width * (channels * sampleBytes * 2 + 8) + outWidth * 8,
     deinterlace: frame.interlaced ? header.width * header.height * channels * sampleBytes : 0,
     // A GIF (no IHDR: planned as 8-bit RGBA rows): a row of the first frame's indices, and an interlaced
-    // frame's visible indices, a byte each, held until its last pass.
-    gifIndices: header.gif ? GIF_DECODER_BYTES + header.gif.rowBytes + header.gif.indexBytes : 0,
+    // frame's visible indices, a byte each, held until its last pass. An AVIF: what its decoder holds
+    // (avif-input/memory.ts).
+    gifIndices: header.gif
+      ? GIF_DECODER_BYTES + header.gif.rowBytes + header.gif.indexBytes
+      : (header.avif?.decoderBytes ?? 0),
   };
 }
 

@@ -2,7 +2,8 @@
 // upload, asks `prepare` what the request will take (memory, from the header alone), admits it, and
 // runs `compress`. Every input streams: JPEG and WebP through the engines built in wasm/ (jpeg-path.ts,
 // webp-path.ts), PNG through our row decoder and writers (png/png-path.ts), a GIF's first frame
-// through our GIF decoder into the same writers (gif/gif-path.ts).
+// through our GIF decoder into the same writers (gif/gif-path.ts), an AVIF through libavif and dav1d
+// (a module of its own) into them too (avif-input/avif-path.ts).
 import { ApiError } from '../errors.ts';
 import { FORMAT_NAMES, INPUT_FORMAT_NAMES, sniff, type InputFormat } from './formats.ts';
 import { MalformedImage, readHeader, UnsupportedImage, type ImageHeader } from './header.ts';
@@ -176,8 +177,9 @@ export async function compress(prepared: Prepared): Promise<CompressedImage> {
 async function compressIn(prepared: Prepared): Promise<CompressResult> {
   const { request, inputFormat, header, plan: planned } = prepared;
   // Admitted: the request's estimate is its own. AVIF output runs a decoder and the AVIF encoder, two
-  // codecs' memories, so no idle instance counts as reused for it.
-  makeRoom(planned.estimate, request.format === 'avif' ? undefined : 'sr_jpeg');
+  // codecs' memories, and AVIF input decodes in a module of its own, so no idle engine instance counts
+  // as reused for either.
+  makeRoom(planned.estimate, request.format === 'avif' || inputFormat === 'avif' ? undefined : 'sr_jpeg');
   if (request.transform) {
     const [{ compressTransformed }, { answered, smartCrop }] = await Promise.all([
       import('./transform/path.ts'),
@@ -214,6 +216,10 @@ async function compressIn(prepared: Prepared): Promise<CompressResult> {
   if (inputFormat === 'gif') {
     const { compressGif } = await import('./gif/gif-path.ts');
     return compressGif(request, planned);
+  }
+  if (inputFormat === 'avif') {
+    const { compressAvif } = await import('./avif-input/avif-path.ts');
+    return compressAvif(request, planned, header);
   }
   const { compressPng } = await import('./png/png-path.ts');
   return compressPng(request, planned, header.orientation);

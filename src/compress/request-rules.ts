@@ -50,10 +50,13 @@ export function brokenRule(r: OutputRequest, names: Partial<Record<Field, string
  * `keep`: the input's own format, except a WebP input where the tier writes no WebP, which gets JPEG (a
  * photo format every client reads), and a GIF, which gets PNG: GIF is not written, and a GIF is a
  * graphic of at most 256 colours per frame whose lossless PNG keeps every pixel and its transparency on
- * every tier, often in fewer bytes. Image URLs without `f` follow the same rule (img/options.ts).
+ * every tier, often in fewer bytes; an AVIF stays AVIF where the tier writes it (pro), else JPEG. Image
+ * URLs without `f` follow the same rule (img/options.ts).
  */
 export function keptFormat(input: ImageFormat | InputFormat, webpAllowed: boolean): ImageFormat {
   if (input === 'gif') return 'png';
+  // AVIF output is the pro tier's, and that tier writes WebP too: the others keep an AVIF as JPEG.
+  if (input === 'avif' && !webpAllowed) return 'jpeg';
   return input === 'webp' && !webpAllowed ? 'jpeg' : input;
 }
 

@@ -32,7 +32,7 @@ const imgDoc: RouteConfig = {
     '(width, height, quality on the one scale of POST /compress (q means the same in every lossy format), format jpeg|png|webp|avif|auto, metadata, target_kb, with the bounds of POST /compress), ' +
     'and the transformations `fit`, `g` (gravity), `r` (rotate), `flip`, `bg` (background, hex without #: `bg=ff8800`) and `dpr` ' +
     'with the values of POST /compress; or `_` for none; ' +
-    "without `f` the source's format is kept (a GIF source, its first frame, as PNG). `f=json` answers the description of the source (ImageInfo, as format=json on POST /compress; not with w, h, kb or a transformation). `f=auto` is AVIF when Accept names image/avif, else WebP when it names image/webp (pro tier), else the source's format (a WebP source " +
+    "without `f` the source's format is kept (a GIF source, its first frame, as PNG; an AVIF source as AVIF on the pro tier, else JPEG). `f=json` answers the description of the source (ImageInfo, as format=json on POST /compress; not with w, h, kb or a transformation). `f=auto` is AVIF when Accept names image/avif, else WebP when it names image/webp (pro tier), else the source's format (a WebP source " +
     `as JPEG, a GIF as PNG). \`source\` is base64url (no padding) of an absolute http(s) URL, fetched under the URL rules (no private addresses, ` +
     `redirects re-checked, at most ${MAX_SOURCE_BYTES / (1024 * 1024)} MB). A cache miss uses one compression of the account's month; ` +
     'a hit (X-Cache: HIT) and a bad signature (403) use none.',

@@ -18,7 +18,7 @@ export function documentConfig(origin: string) {
     },
     servers: [{ url: origin }],
     tags: [
-      { name: 'Image API', description: 'Image compression: JPEG, PNG, WebP and GIF in, smaller out' },
+      { name: 'Image API', description: 'Image compression: JPEG, PNG, WebP, GIF and AVIF in, smaller out' },
       { name: 'Tools API', description: 'Tool catalogue, QR codes, meta tags, account' },
       { name: MANAGE_TAG, description: MANAGE_TAG_DESCRIPTION },
       {

@@ -59,7 +59,8 @@ const ERROR_DESCRIPTIONS: Partial<Record<ErrorCode, string>> = {
   payload_too_large: 'Body over the limit: 10 MB for an image upload, 256 KB for a bulk meta-tags request',
   fetch_failed:
     'The page could not be fetched: DNS, connection, TLS, the 8 s deadline, more than 5 redirects, or an upstream status of 400 or more (details.status)',
-  unsupported_media_type: 'Not a JPEG, PNG, WebP or GIF by its magic bytes, or an animated WebP',
+  unsupported_media_type:
+    'Not a JPEG, PNG, WebP, GIF or AVIF by its magic bytes, an animated WebP, or an AVIF whose colour description is not supported',
   unprocessable_image: 'Claims a supported type but cannot be decoded (truncated, corrupt)',
   image_too_large: 'Width × height over MAX_INPUT_PIXELS, refused from the header before decoding',
   overloaded: 'Free-tier compression shed while the isolate is saturated; see Retry-After',

@@ -46,6 +46,8 @@ async function made(file: string, width: number, height: number, write: (s: Shar
 const photo12 = () => made('photo-4032x3024.jpg', 4032, 3024, (s) => s.jpeg({ quality: 90, mozjpeg: false }));
 const photo24 = () => made('photo-6000x4000.jpg', 6000, 4000, (s) => s.jpeg({ quality: 85, mozjpeg: false }));
 const photoPng = () => made('photo-2048x1536.png', 2048, 1536, (s) => s.png({ compressionLevel: 9 }));
+// One AV1 frame, no grid (sharp writes none): the AVIF decoder's longest single call.
+const photoAvif = () => made('photo-4032x3024.avif', 4032, 3024, (s) => s.avif({ quality: 60, effort: 2 }));
 
 export const STALL_CASES: Case[] = [
   { name: '12 MP JPEG → AVIF', input: photo12, options: { format: 'avif', quality: 80 } },
@@ -53,6 +55,7 @@ export const STALL_CASES: Case[] = [
   { name: '3 MP PNG → palette PNG', input: photoPng, options: { format: 'png', palette: true } },
   { name: '12 MP JPEG → WebP', input: photo12, options: { format: 'webp', quality: 80 } },
   { name: '24 MP JPEG → WebP', input: photo24, options: { format: 'webp', quality: 80 } },
+  { name: '12 MP AVIF input → JPEG', input: photoAvif, options: { format: 'jpeg', quality: 80 } },
 ];
 
 export interface StallRow {

@@ -1,4 +1,4 @@
-// `npm run bench [-- foundation|avif|tools|metering-edge|compress|meta|img|jpeg|jpeg-camera|jpeg-tuning|jpeg-web|webp|webp-low-memory|gain-map|png|png-bomb|conversions|liars|client|selfhost|sso-discovery|isolate-stall|quality-scale|faces ...]`: starts the service as `npm run dev` does and runs the
+// `npm run bench [-- foundation|avif|tools|metering-edge|compress|meta|img|jpeg|jpeg-camera|jpeg-tuning|jpeg-web|webp|webp-low-memory|gain-map|inputs|png|png-bomb|conversions|liars|client|selfhost|sso-discovery|isolate-stall|quality-scale|faces ...]`: starts the service as `npm run dev` does and runs the
 // named benchmarks (all by default) against it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -19,6 +19,7 @@ import { benchJpegWeb, jpegWebReport } from './jpeg-web.ts';
 import { benchWebp, webpReport } from './webp.ts';
 import { benchWebpLowMemory, webpLowMemoryReport } from './webp-low-memory.ts';
 import { benchGainMap, gainMapReport } from './gain-map.ts';
+import { benchInputs, inputsReport } from './inputs.ts';
 import { jpegReport } from './lib/jpeg-report.ts';
 import { pngReport } from './lib/png-report.ts';
 import { benchPng } from './png.ts';
@@ -180,6 +181,8 @@ const BENCHES: Record<string, (service: Service, name: string) => Promise<void>>
   },
   // Its 50 MP file needs the pixel limit lifted.
   'gain-map': reported(() => benchGainMap(() => startService(PORT + 14, RAISED)), gainMapReport),
+  // AVIF input (issue 49): decode time, memory and fidelity at 13 MP and the largest size the plan admits.
+  inputs: reported(() => benchInputs(() => startService(PORT + 15, RAISED)), inputsReport),
   png: reported(() => benchPng(() => startService(PORT + 7, RAISED)), pngReport),
   'png-bomb': reported(() => benchPngBomb(() => startService(PORT + 13)), pngBombReport),
   conversions: reported(() => benchConversions(() => startService(PORT + 12, RAISED)), conversionsReport),

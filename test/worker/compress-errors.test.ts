@@ -155,7 +155,7 @@ describe('413 payload_too_large', () => {
 
 describe('415 unsupported_media_type', () => {
   const random = crypto.getRandomValues(new Uint8Array(4096));
-  random[0] = 0x00; // never a JPEG, PNG, WebP or GIF signature by chance
+  random[0] = 0x00; // never a JPEG, PNG, WebP, GIF or AVIF signature by chance
   const cases: [string, Uint8Array, RegExp][] = [
     [
       'a BMP',
@@ -176,7 +176,7 @@ describe('415 unsupported_media_type', () => {
       const res = await compressCall(k.key, { image: bytes, filename: 'upload.png' });
       const error = await expectError(res, 415, 'unsupported_media_type');
       expect(error.param).toBe('image');
-      expect(error.message).toMatch(/JPEG, PNG, WebP or GIF/);
+      expect(error.message).toMatch(/JPEG, PNG, WebP, GIF or AVIF/);
       expect(error.message).toMatch(message);
       await expectQuotaUntouched(k, res);
     });

@@ -251,12 +251,14 @@ describe('Try it', () => {
     expect(html).toMatch(/<figure[^>]*id="try-crop"[^>]*>.*<img id="try-crop-before"[^>]*>.*id="try-crop-box"/s);
   });
 
-  it('takes GIFs, as the API does: the file input accepts image/gif and the hints name it, here and on the landing page', async () => {
+  it('takes GIFs and AVIFs, as the API does: the file input accepts image/gif and image/avif and the hints name them, here and on the landing page', async () => {
     const { browser } = await signedUp();
     const { html } = await browser.page('/try');
-    expect(html).toMatch(/<input id="try-image"[^>]*accept="image\/jpeg,image\/png,image\/webp,image\/gif"/);
-    expect(visible(html)).toContain("JPEG, PNG, WebP or GIF (an animation's first frame), up to 10 MB.");
+    expect(html).toMatch(
+      /<input id="try-image"[^>]*accept="image\/jpeg,image\/png,image\/webp,image\/gif,image\/avif"/,
+    );
+    expect(visible(html)).toContain("JPEG, PNG, WebP, GIF or AVIF (an animation's first frame), up to 10 MB.");
     const landing = await new Browser().page('/');
-    expect(visible(landing.html)).toContain('upload a JPEG, PNG, WebP or GIF;');
+    expect(visible(landing.html)).toContain('upload a JPEG, PNG, WebP, GIF or AVIF;');
   });
 });

@@ -40,8 +40,8 @@ const WHOLE_FRAME_BYTES_PER_PIXEL = 23;
  * still leaves no room for a whole RGBA frame (1.8 MiB) beside the encoder.
  */
 const [AW, AH] = [800, 600];
-/** The inputs converted here (GIF has its own tests: test/worker/compress/gif.test.ts). */
-type Input = Exclude<InputFormat, 'gif'>;
+/** The inputs converted here (GIF and AVIF have their own tests: test/worker/compress/gif.test.ts, avif-input.test.ts). */
+type Input = Exclude<InputFormat, 'gif' | 'avif'>;
 
 let pro: TestKey;
 const inputs = {} as Record<Input, Uint8Array>;

@@ -88,8 +88,8 @@ export interface CompressResult {
   /** With target_kb: whether the output fits. */
   targetReached: boolean | undefined;
   /**
-   * A GIF input (X-Frames): the frames written and the frames it has. Animated output is not written yet,
-   * so an animated GIF gives `{ written: 1, total: N }`. Undefined for other inputs.
+   * A GIF or AVIF input (X-Frames): the frames written and the frames it has. Animated output is not
+   * written yet, so an animated GIF or an AVIF sequence gives `{ written: 1, total: N }`. Undefined for other inputs.
    */
   frames: { written: number; total: number } | undefined;
   /** When the image was cropped (fit cover or crop): the kept box in upright source pixels (X-Crop-Box). */

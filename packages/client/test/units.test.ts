@@ -161,6 +161,16 @@ describe('files', () => {
       );
     });
   });
+  it('takes AVIFs in directories and *.avif globs, written as AVIF unless --format says otherwise', async () => {
+    await withImages('avifs', { 'site/a.jpg': ['jpeg', 8, 8] }, async (dir) => {
+      writeFileSync(join(dir, 'site', 'photo.avif'), 'not read by the walk');
+      const rel = (files: { rel: string }[]) => files.map((f) => f.rel);
+      expect(rel(expandInputs(['site'], undefined, dir))).toEqual(['a.jpg', 'photo.avif']);
+      expect(rel(expandInputs(['site/*.avif'], undefined, dir))).toEqual(['photo.avif']);
+      expect(defaultFormat('site/photo.AVIF')).toBe('avif');
+      expect(outputName('photo.avif', 'jpeg')).toBe('photo.jpg');
+    });
+  });
 });
 
 describe('compress results', () => {

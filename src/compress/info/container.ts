@@ -54,6 +54,7 @@ function formatFacts(
   if (format === 'png') return pngFacts(bytes);
   if (format === 'webp') return webpFacts(bytes, header);
   if (format === 'gif') return gifFacts(bytes);
+  if (format === 'avif') return avifFacts(bytes, header);
   // A format added to InputFormat must say what its container declares.
   const unknown: never = format;
   throw new Error(`no container facts for ${String(unknown)}`);
@@ -146,6 +147,40 @@ async function webpFacts(bytes: Uint8Array, header: ImageHeader): Promise<Contai
  * count is of repeats after the first play, and a GIF without it plays once. Its ICC and XMP application
  * extensions are not read (a GIF's colours are taken as sRGB, as browsers take them).
  */
+/**
+ * An AVIF's facts: bit depth, alpha and a sequence's frames from its boxes (the header); its ICC profile,
+ * EXIF and HDR transfer (PQ, HLG in its nclx) from libavif's parse, which decodes no pixel.
+ */
+async function avifFacts(bytes: Uint8Array, header: ImageHeader): Promise<ContainerFacts> {
+  const [{ AvifDecoder }, { refusedWhenBroken }] = await Promise.all([
+    import('../../../wasm/avifdec-engine.ts'),
+    import('../avif-input/avif-path.ts'),
+  ]);
+  const decoder = refusedWhenBroken(
+    () => new AvifDecoder(bytes, header.avif?.codedPixels ?? header.width * header.height),
+  );
+  try {
+    const { icc, exif } = decoder.metadata();
+    const transfer = decoder.info.nclx[1];
+    const frames = header.avif?.frames ?? 1;
+    return {
+      icc: icc.length > 0 ? icc : null,
+      exif: exif.length > 0 ? exif : null,
+      hasAlpha: decoder.info.alpha,
+      bitDepth: decoder.info.depth,
+      hdr: transfer === AVIF_TRANSFER_PQ || transfer === AVIF_TRANSFER_HLG,
+      gainMap: false,
+      ...(frames > 1 ? { frames, durationMs: null, loop: null } : still),
+    };
+  } finally {
+    decoder.close();
+  }
+}
+
+/** nclx transfer characteristics of HDR: SMPTE ST 2084 (PQ) and ARIB STD-B67 (HLG). */
+const AVIF_TRANSFER_PQ = 16;
+const AVIF_TRANSFER_HLG = 18;
+
 async function gifFacts(bytes: Uint8Array): Promise<ContainerFacts> {
   const { firstFrameHasAlpha, readGifStructure } = await import('../gif/structure.ts');
   const info = readGifStructure(bytes);

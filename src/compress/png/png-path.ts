@@ -56,11 +56,11 @@ export async function pngRowInput(bytes: Uint8Array, metadata: MetadataMode): Pr
 }
 
 /**
- * An input decoded in JavaScript a row at a time: a PNG, or a GIF's first frame (gif/gif-path.ts), whose
- * rows go through the same resampler and writers.
+ * An input decoded a row at a time: a PNG, a GIF's first frame (gif/gif-path.ts) or an AVIF's picture
+ * (avif-input/avif-path.ts), whose rows go through the same resampler and writers.
  */
 export interface RowInput {
-  format: 'png' | 'gif';
+  format: 'png' | 'gif' | 'avif';
   width: number;
   height: number;
   hasAlpha: boolean;

@@ -20,7 +20,7 @@ import { gravityText } from './options.ts';
 import { DEFAULT_BACKGROUND } from './options.ts';
 import { transformRows, type UprightRows } from './rows.ts';
 
-const ENGINE_NAMES = { jpeg: 'JPEG', webp: 'WebP', png: 'PNG', gif: 'GIF' } as const;
+const ENGINE_NAMES = { jpeg: 'JPEG', webp: 'WebP', png: 'PNG', gif: 'GIF', avif: 'AVIF' } as const;
 
 /** The input's upright rows at the plan's resized size, its metadata for the output, and its alpha. */
 interface Opened extends UprightRows {
@@ -65,6 +65,24 @@ async function open(
       alpha: reader.channels === 4,
       stoppable: true,
       close: (failed) => reader.close(failed),
+    };
+  }
+  if (inputFormat === 'avif') {
+    // Decoded by the AVIF decoder into rows that take the PNG path's resampler.
+    const [{ rowSource }, { avifRowInput }, { readHeader }] = await Promise.all([
+      import('../png/png-path.ts'),
+      import('../avif-input/avif-path.ts'),
+      import('../header.ts'),
+    ]);
+    const header = readHeader('avif', request.bytes);
+    const { input, close } = await avifRowInput(request.bytes, header, mode);
+    return {
+      channels: 4,
+      rows: rowSource(input, plan, orientation, false, timings),
+      metadata: input.metadata,
+      alpha: input.hasAlpha,
+      frames: header.avif?.frames,
+      close,
     };
   }
   // PNG and GIF: decoded in JavaScript, through the PNG path's resampler.

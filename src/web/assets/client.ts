@@ -74,7 +74,7 @@ export const CLIENT_SCRIPT = String.raw`
 
   const kb = (bytes) => bytes < 1024 ? bytes + ' B' : bytes < 1048576 ? (bytes / 1024).toFixed(1) + ' KB' : (bytes / 1048576).toFixed(2) + ' MB';
   const showError = (message) => { errorBox.textContent = message; errorBox.hidden = false; errorBox.focus(); };
-  /** X-Frames (a GIF's "written/total"): an animation's frames left out, said beside the size. */
+  /** X-Frames (a GIF's or AVIF's "written/total"): an animation's frames left out, said beside the size. */
   const framesNote = (frames) => {
     const total = Number((frames || '').split('/')[1]);
     return total > 1 ? ', the first of ' + total + ' frames (animations are not written yet)' : '';
@@ -150,7 +150,7 @@ export const CLIENT_SCRIPT = String.raw`
     // Not an image at all (a text file), or one this browser cannot draw: say which, not "cannot read its size".
     probe.onerror = () => {
       URL.revokeObjectURL(url);
-      facts.textContent = kb(file.size) + (/^image\//.test(file.type) ? '; this browser cannot preview it.' : '; this is not an image: choose a JPEG, PNG, WebP or GIF file.');
+      facts.textContent = kb(file.size) + (/^image\//.test(file.type) ? '; this browser cannot preview it.' : '; this is not an image: choose a JPEG, PNG, WebP, GIF or AVIF file.');
     };
     probe.src = url;
   });
@@ -211,7 +211,7 @@ export const CLIENT_SCRIPT = String.raw`
     event.preventDefault();
     errorBox.hidden = true;
     const file = fileInput.files[0];
-    if (!file) { showError('Choose an image first: a JPEG, PNG, WebP or GIF file.'); return; }
+    if (!file) { showError('Choose an image first: a JPEG, PNG, WebP, GIF or AVIF file.'); return; }
     const max = Number(form.dataset.maxBytes);
     if (file.size > max) { showError('That file is ' + kb(file.size) + '; images may be at most ' + kb(max) + '.'); return; }
     const refused = await asked;

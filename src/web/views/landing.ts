@@ -50,7 +50,7 @@ export function landingPage(state: LandingState): string {
 <div class="apis">
 <section class="card" aria-labelledby="image-api">
 <h2 id="image-api">Image API</h2>
-<p><code>POST /api/v1/compress</code>: upload a JPEG, PNG, WebP or GIF; get the compressed image back, with its sizes in the response headers.</p>
+<p><code>POST /api/v1/compress</code>: upload a JPEG, PNG, WebP, GIF or AVIF; get the compressed image back, with its sizes in the response headers.</p>
 <ul><li>Quality 1 to 100 (default ${DEFAULT_QUALITY}); JPEG and PNG output, WebP and AVIF output on the pro tier</li><li>Width and height: fitted inside, or cropped to fill with a gravity or a smart crop, padded, rotated, flipped</li><li>A target file size in KB (pro tier)</li></ul>
 </section>
 <section class="card" aria-labelledby="tools-api">

@@ -6,7 +6,7 @@ import { basename, extname, join, relative, resolve, sep } from 'node:path';
 import { TEMP_PATTERN } from '../node.ts';
 import type { OutputFormat } from '../types.ts';
 
-/** What the tool reads: the formats the service writes, and GIF (read by the service, never written). */
+/** What the tool reads: the formats the service writes (AVIF among them), and GIF (read by the service, never written). */
 export type SourceFormat = OutputFormat | 'gif';
 
 export const IMAGE_EXTENSIONS: Record<string, SourceFormat> = {
@@ -15,6 +15,7 @@ export const IMAGE_EXTENSIONS: Record<string, SourceFormat> = {
   '.png': 'png',
   '.webp': 'webp',
   '.gif': 'gif',
+  '.avif': 'avif',
 };
 const EXTENSION_OF: Record<OutputFormat, string> = { jpeg: '.jpg', png: '.png', webp: '.webp', avif: '.avif' };
 

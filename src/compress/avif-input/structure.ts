@@ -1,0 +1,348 @@
+// What an AVIF declares about itself, read from its ISOBMFF boxes before any pixel is decoded: the
+// primary item's size (its `ispe`, cut by its clean aperture `clap` as libavif cuts it), `irot`/`imir`
+// (which decide the orientation in AVIF: EXIF orientation is informational only), a grid's cells, the
+// AV1 configuration (bit depth, chroma) that sizes the decoder's memory, alpha, and a sequence's frame
+// count. The decoder (wasm/avifdec-engine.ts) reads the file again and is the authority on the pixels.
+import type { Orientation } from '../exif.ts';
+
+export class AvifError extends Error {}
+
+/** The AV1 coding of the primary item (or track): what its decoded planes take. */
+export interface Av1Config {
+  /** Bits per sample: 8, 10 or 12. */
+  depth: number;
+  monochrome: boolean;
+  /** Chroma subsampled horizontally (4:2:2, 4:2:0) and vertically (4:2:0). */
+  subX: boolean;
+  subY: boolean;
+}
+
+export interface AvifInfo {
+  /** The picture as stored, before the clean aperture and orientation. */
+  codedWidth: number;
+  codedHeight: number;
+  /** The rows the decoder gives: the clean aperture's (or the whole picture's). */
+  width: number;
+  height: number;
+  orientation: Orientation;
+  /** A grid's cell size and count (1 × 1 with the picture's size when not a grid). */
+  cell: { width: number; height: number; count: number };
+  av1: Av1Config;
+  alpha: boolean;
+  /** Images in a sequence (`avis`), 1 for a still. */
+  frames: number;
+  /** Why the file cannot be whole (a top-level box after the metadata cut short), or null. */
+  defect: string | null;
+}
+
+interface Box {
+  type: string;
+  start: number; // the payload's first byte
+  end: number;
+}
+
+const u16 = (b: Uint8Array, at: number): number => (b[at]! << 8) | b[at + 1]!;
+const u32 = (b: Uint8Array, at: number): number =>
+  ((b[at]! << 24) >>> 0) + (b[at + 1]! << 16) + (b[at + 2]! << 8) + b[at + 3]!;
+const fourcc = (b: Uint8Array, at: number): string => String.fromCharCode(b[at]!, b[at + 1]!, b[at + 2]!, b[at + 3]!);
+
+/**
+ * The boxes from `start` to `end`; one running past `end` is an error (a cut file), or with `onCut`, the
+ * end of the list (`onCut` told why).
+ */
+function boxes(b: Uint8Array, start: number, end: number, onCut?: (why: string) => void): Box[] {
+  const out: Box[] = [];
+  let at = start;
+  while (at + 8 <= end) {
+    let size = u32(b, at);
+    const type = fourcc(b, at + 4);
+    let header = 8;
+    const cut = (why: string): Box[] => {
+      if (!onCut) throw new AvifError(why);
+      onCut(why);
+      return out;
+    };
+    if (size === 1) {
+      if (at + 16 > end) return cut(`it is truncated inside its ${printable(type)} box`);
+      size = u32(b, at + 8) * 2 ** 32 + u32(b, at + 12);
+      header = 16;
+    } else if (size === 0) size = end - at;
+    if (size < header) throw new AvifError(`its ${printable(type)} box has an impossible size`);
+    if (at + size > end) return cut(`it is truncated: its ${printable(type)} box is incomplete`);
+    out.push({ type, start: at + header, end: at + size });
+    at += size;
+  }
+  return out;
+}
+
+const printable = (type: string): string => type.replace(/[^\x20-\x7e]/g, '?');
+const find = (list: Box[], type: string): Box | undefined => list.find((x) => x.type === type);
+const need = (b: Box, bytes: number): void => {
+  if (b.end - b.start < bytes) throw new AvifError(`its ${printable(b.type)} box is too short`);
+};
+
+/** Whether the file's brands say AVIF (a still `avif` or a sequence `avis`). */
+export function isAvif(b: Uint8Array): boolean {
+  if (b.length < 16 || fourcc(b, 4) !== 'ftyp') return false;
+  const size = Math.min(u32(b, 0), b.length);
+  const brands = [fourcc(b, 8)];
+  for (let at = 16; at + 4 <= size; at += 4) brands.push(fourcc(b, at));
+  return brands.includes('avif') || brands.includes('avis');
+}
+
+/** libavif's clean aperture (avifCropRectFromCleanApertureBox): a crop rectangle, or null when it is not valid. */
+export function cleanAperture(
+  clap: readonly number[],
+  width: number,
+  height: number,
+): { x: number; y: number; width: number; height: number } | null {
+  const [wN, wD, hN, hD, xN, xD, yN, yD] = clap.map((v) => BigInt(v | 0));
+  if (wD! <= 0n || hD! <= 0n || xD! <= 0n || yD! <= 0n || wN! < 0n || hN! < 0n) return null;
+  if (wN! % wD! !== 0n || hN! % hD! !== 0n) return null;
+  const cw = wN! / wD!;
+  const ch = hN! / hD!;
+  // The aperture's left column: width/2 + offset − clapWidth/2, which must be a whole number.
+  const corner = (full: bigint, clapSide: bigint, n: bigint, d: bigint): bigint | null => {
+    const num = (full - clapSide) * d + 2n * n;
+    const den = 2n * d;
+    return num % den === 0n ? num / den : null;
+  };
+  const x = corner(BigInt(width), cw, xN!, xD!);
+  const y = corner(BigInt(height), ch, yN!, yD!);
+  if (x === null || y === null || x < 0n || y < 0n || x + cw > BigInt(width) || y + ch > BigInt(height)) return null;
+  if (cw === 0n || ch === 0n) return null;
+  return { x: Number(x), y: Number(y), width: Number(cw), height: Number(ch) };
+}
+
+/** `irot` (anticlockwise quarter turns) and `imir` (axis 0: top and bottom swap; 1: left and right) as an EXIF orientation, as libavif maps them. */
+export function orientationOf(angle: number | null, axis: number | null): Orientation {
+  const table: Record<number, [Orientation, Orientation, Orientation]> = {
+    0: [1, 4, 2],
+    1: [8, 5, 7],
+    2: [3, 2, 4],
+    3: [6, 7, 5],
+  };
+  const row = table[angle ?? 0]!;
+  return axis === null ? row[0] : axis === 0 ? row[1] : row[2];
+}
+
+const ALPHA_URNS = ['urn:mpeg:mpegB:cicp:systems:auxiliary:alpha', 'urn:mpeg:hevc:2015:auxid:1'];
+
+function av1Config(b: Uint8Array, box: Box): Av1Config {
+  need(box, 4);
+  const flags = b[box.start + 2]!;
+  const high = (flags & 0x40) !== 0;
+  const twelve = (flags & 0x20) !== 0;
+  return {
+    depth: high ? (twelve ? 12 : 10) : 8,
+    monochrome: (flags & 0x10) !== 0,
+    subX: (flags & 0x08) !== 0,
+    subY: (flags & 0x04) !== 0,
+  };
+}
+
+/** Reads the structure; throws AvifError for a file it cannot make sense of. */
+export function readAvifStructure(b: Uint8Array): AvifInfo {
+  if (!isAvif(b)) throw new AvifError('its file type box does not name the avif or avis brand');
+  // A file cut inside a box after its metadata (the picture's data, in mdat) still says what it is: the
+  // Try it planner sends only the first bytes. The cut is its defect, refused when the file is whole.
+  let defect: string | null = null;
+  const top = boxes(b, 0, b.length, (why) => {
+    defect = `the AVIF cannot be read: ${why}`;
+  });
+  const major = fourcc(b, 8);
+  const meta = find(top, 'meta');
+  const moov = find(top, 'moov');
+  // libavif reads a sequence from its track when the major brand is avis, or when there is no primary item.
+  if (moov && (major === 'avis' || !meta)) return { ...readTrack(b, moov), defect };
+  if (!meta) throw new AvifError(defect ? 'it is truncated before its meta box ends' : 'it has no meta box');
+  const info = { ...readItems(b, meta), defect };
+  if (moov) {
+    try {
+      info.frames = readTrack(b, moov).frames;
+    } catch {
+      // The still image stands on its own; a broken track beside it is not read.
+    }
+  }
+  return info;
+}
+
+function readItems(b: Uint8Array, meta: Box): Omit<AvifInfo, 'defect'> {
+  need(meta, 4);
+  const children = boxes(b, meta.start + 4, meta.end);
+  const pitm = find(children, 'pitm');
+  if (!pitm) throw new AvifError('it has no primary item');
+  need(pitm, 6);
+  const primary = b[pitm.start] === 0 ? u16(b, pitm.start + 4) : u32(b, pitm.start + 4);
+
+  const types = new Map<number, string>();
+  const iinf = find(children, 'iinf');
+  if (iinf) {
+    need(iinf, 6);
+    const countBytes = b[iinf.start] === 0 ? 2 : 4;
+    for (const infe of boxes(b, iinf.start + 4 + countBytes, iinf.end)) {
+      if (infe.type !== 'infe') continue;
+      need(infe, 4);
+      const version = b[infe.start]!;
+      if (version < 2) continue;
+      need(infe, version === 2 ? 12 : 14);
+      const id = version === 2 ? u16(b, infe.start + 4) : u32(b, infe.start + 4);
+      types.set(id, fourcc(b, infe.start + (version === 2 ? 8 : 10)));
+    }
+  }
+
+  // Properties by index (1-based) and each item's associations.
+  const iprp = find(children, 'iprp');
+  if (!iprp) throw new AvifError('it has no item properties');
+  const iprpChildren = boxes(b, iprp.start, iprp.end);
+  const ipco = find(iprpChildren, 'ipco');
+  if (!ipco) throw new AvifError('it has no item property container');
+  const properties = boxes(b, ipco.start, ipco.end);
+  const associated = new Map<number, Box[]>();
+  for (const ipma of iprpChildren.filter((x) => x.type === 'ipma')) {
+    need(ipma, 8);
+    const version = b[ipma.start]!;
+    const wide = (b[ipma.start + 3]! & 1) === 1;
+    let at = ipma.start + 4;
+    const count = u32(b, at);
+    at += 4;
+    for (let i = 0; i < count; i++) {
+      if (at + (version < 1 ? 3 : 5) > ipma.end) throw new AvifError('its ipma box is truncated');
+      const id = version < 1 ? u16(b, at) : u32(b, at);
+      at += version < 1 ? 2 : 4;
+      const n = b[at++]!;
+      const list = associated.get(id) ?? [];
+      for (let j = 0; j < n; j++) {
+        if (at + (wide ? 2 : 1) > ipma.end) throw new AvifError('its ipma box is truncated');
+        const index = wide ? u16(b, at) & 0x7fff : b[at]! & 0x7f;
+        at += wide ? 2 : 1;
+        const property = properties[index - 1];
+        if (property) list.push(property);
+      }
+      associated.set(id, list);
+    }
+  }
+  const propertyOf = (id: number, type: string): Box | undefined => find(associated.get(id) ?? [], type);
+
+  // References: a grid's cells (dimg, from the grid) and auxiliary images (auxl, to the primary).
+  const refs: { type: string; from: number; to: number[] }[] = [];
+  const iref = find(children, 'iref');
+  if (iref) {
+    need(iref, 4);
+    const idBytes = b[iref.start] === 0 ? 2 : 4;
+    const read = (at: number) => (idBytes === 2 ? u16(b, at) : u32(b, at));
+    for (const ref of boxes(b, iref.start + 4, iref.end)) {
+      if (ref.start + idBytes + 2 > ref.end) throw new AvifError('its iref box is truncated');
+      const from = read(ref.start);
+      const n = u16(b, ref.start + idBytes);
+      if (ref.start + idBytes + 2 + n * idBytes > ref.end) throw new AvifError('its iref box is truncated');
+      const to = Array.from({ length: n }, (_, i) => read(ref.start + idBytes + 2 + i * idBytes));
+      refs.push({ type: ref.type, from, to });
+    }
+  }
+
+  const type = types.get(primary);
+  if (type !== 'av01' && type !== 'grid')
+    throw new AvifError(`its primary item is ${type ? `of type ${printable(type)}` : 'not described'}, not AV1`);
+  const ispe = propertyOf(primary, 'ispe');
+  if (!ispe) throw new AvifError('its primary item has no size (ispe)');
+  need(ispe, 12);
+  const codedWidth = u32(b, ispe.start + 4);
+  const codedHeight = u32(b, ispe.start + 8);
+  if (codedWidth === 0 || codedHeight === 0) throw new AvifError('its primary item declares no width or height');
+
+  let cell = { width: codedWidth, height: codedHeight, count: 1 };
+  let av1Item = primary;
+  if (type === 'grid') {
+    const cells = refs.find((r) => r.type === 'dimg' && r.from === primary)?.to ?? [];
+    if (cells.length === 0) throw new AvifError('its grid has no cells');
+    av1Item = cells[0]!;
+    const cellIspe = propertyOf(av1Item, 'ispe');
+    if (!cellIspe) throw new AvifError('its grid cells have no size (ispe)');
+    need(cellIspe, 12);
+    cell = { width: u32(b, cellIspe.start + 4), height: u32(b, cellIspe.start + 8), count: cells.length };
+  }
+  const av1C = propertyOf(av1Item, 'av1C');
+  if (!av1C) throw new AvifError('its AV1 item has no codec configuration (av1C)');
+  const av1 = av1Config(b, av1C);
+
+  const alpha = refs.some(
+    (r) =>
+      r.type === 'auxl' &&
+      r.to.includes(primary) &&
+      ALPHA_URNS.some((urn) => {
+        const auxC = propertyOf(r.from, 'auxC');
+        if (!auxC) return false;
+        const text = new TextDecoder().decode(b.subarray(auxC.start + 4, auxC.end)).split('\0')[0];
+        return text === urn;
+      }),
+  );
+
+  const irot = propertyOf(primary, 'irot');
+  const imir = propertyOf(primary, 'imir');
+  const clap = propertyOf(primary, 'clap');
+  let crop = { width: codedWidth, height: codedHeight };
+  if (clap && clap.end - clap.start >= 32) {
+    const values = Array.from({ length: 8 }, (_, i) => u32(b, clap.start + i * 4));
+    crop = cleanAperture(values, codedWidth, codedHeight) ?? crop;
+  }
+  return {
+    codedWidth,
+    codedHeight,
+    width: crop.width,
+    height: crop.height,
+    orientation: orientationOf(irot ? b[irot.start]! & 3 : null, imir ? b[imir.start]! & 1 : null),
+    cell,
+    av1,
+    alpha,
+    frames: 1,
+  };
+}
+
+/**
+ * A sequence's first picture track: its sample entry's size and AV1 configuration, and its sample count;
+ * an auxiliary video track (handler `auxv`) beside it is its alpha, as libavif reads it.
+ */
+function readTrack(b: Uint8Array, moov: Box): Omit<AvifInfo, 'defect'> {
+  let first: Omit<AvifInfo, 'defect'> | null = null;
+  let auxiliary = false;
+  for (const trak of boxes(b, moov.start, moov.end).filter((x) => x.type === 'trak')) {
+    const path = (parent: Box, ...types: string[]): Box | undefined => {
+      let box: Box | undefined = parent;
+      for (const t of types) box = box && find(boxes(b, box.start, box.end), t);
+      return box;
+    };
+    const stbl = path(trak, 'mdia', 'minf', 'stbl');
+    const hdlr = path(trak, 'mdia', 'hdlr');
+    if (!stbl || !hdlr || hdlr.end - hdlr.start < 12) continue;
+    if (fourcc(b, hdlr.start + 8) === 'auxv') auxiliary = true;
+    if (fourcc(b, hdlr.start + 8) !== 'pict' || first) continue;
+    const stsd = find(boxes(b, stbl.start, stbl.end), 'stsd');
+    if (!stsd) continue;
+    need(stsd, 8);
+    const entry = boxes(b, stsd.start + 8, stsd.end)[0];
+    if (entry?.type !== 'av01') continue;
+    // A visual sample entry: 6 reserved, data reference index, 16 bytes, width and height, then 50 more bytes.
+    if (entry.end - entry.start < 78) throw new AvifError('its av01 sample entry is too short');
+    const width = u16(b, entry.start + 24);
+    const height = u16(b, entry.start + 26);
+    const av1C = find(boxes(b, entry.start + 78, entry.end), 'av1C');
+    if (!av1C) throw new AvifError('its AV1 track has no codec configuration (av1C)');
+    const stsz = find(boxes(b, stbl.start, stbl.end), 'stsz');
+    const frames = stsz && stsz.end - stsz.start >= 12 ? u32(b, stsz.start + 8) : 1;
+    if (width === 0 || height === 0) throw new AvifError('its AV1 track declares no width or height');
+    first = {
+      codedWidth: width,
+      codedHeight: height,
+      width,
+      height,
+      orientation: 1,
+      cell: { width, height, count: 1 },
+      av1: av1Config(b, av1C),
+      alpha: false,
+      frames: Math.max(1, frames),
+    };
+  }
+  if (!first) throw new AvifError('its sequence has no AV1 picture track');
+  return { ...first, alpha: auxiliary };
+}

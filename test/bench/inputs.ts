@@ -1,0 +1,195 @@
+// `npm run bench -- inputs`: decoding the inputs of issue 49, AVIF first. AVIFs made here by Debian's avifenc
+// (speed 9, quantizers 20–30, one thread) from a 13 MP phone photo of ../shared/corpus/camera
+// (Oppo_R7_Plus.jpg, 3120×4160): 8-bit 4:2:0 as it is, 10-bit 4:4:4 as it is, and 8-bit 4:2:0 enlarged by
+// sharp to the largest size the plan admits for PNG output at the default budget (found from the plan
+// itself). Each is compressed to PNG at full size (lossless: the output is our decode) on a fresh service:
+// the first request (cold: the decoder module instantiated) and three more (warm, medians): Server-Timing
+// total and decode, workerd's peak RSS growth. SSIMULACRA2 of our decode against Debian's `avifdec -d 8`.
+// Corpus files stay in ../shared; the made files in the system's temporary folder.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
+import { readHeader } from '../../src/compress/header.ts';
+import { plan } from '../../src/compress/memory-plan.ts';
+import { parseServerTiming } from './lib/compress-client.ts';
+import './lib/images.ts'; // sharp.cache(false), sharp.concurrency(1)
+import { mbOf, withRssPeak } from './lib/rss.ts';
+import type { Service } from './lib/server.ts';
+
+const root = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+const shared = (path: string) =>
+  [resolve(root, '../shared', path), resolve(root, '../../shared', path)].find(existsSync) ??
+  resolve(root, '../shared', path);
+const PHOTO = shared('corpus/camera/Oppo_R7_Plus.jpg');
+const DIR = join(tmpdir(), 'shrinkray-bench-inputs');
+const BUDGET = 100 * 1024 * 1024;
+const WARM_ROUNDS = 3;
+const log = (line: string) => console.error(line);
+
+export interface InputRun {
+  file: string;
+  width: number;
+  height: number;
+  bytes: number;
+  status: number;
+  coldTotalMs?: number;
+  coldDecodeMs?: number;
+  coldGrowthBytes?: number;
+  warmTotalMs?: number;
+  warmDecodeMs?: number;
+  warmGrowthBytes?: number;
+  estimateBytes: number;
+  ssimulacra2?: number;
+  error?: string;
+}
+
+function avifenc(input: string, output: string, args: string[]): void {
+  if (existsSync(output)) return;
+  const run = spawnSync('avifenc', ['-s', '9', '--min', '20', '--max', '30', '-j', '1', ...args, input, output], {
+    encoding: 'utf8',
+  });
+  if (run.status !== 0) throw new Error(`avifenc: ${run.stderr}`);
+}
+
+/** The estimate of PNG output at full size for this AVIF. */
+function estimateOf(bytes: Uint8Array): number {
+  const header = readHeader('avif', bytes);
+  return plan('avif', header, bytes.length, { format: 'png', quality: 80 }, BUDGET).estimate;
+}
+
+/** The largest 3:4 picture (a multiple of 8 wide) whose 8-bit 4:2:0 AVIF the plan admits as PNG output. */
+async function largestAdmitted(source: string): Promise<string> {
+  const probe = readFileSync(join(DIR, 'oppo-420.avif'));
+  const header = readHeader('avif', probe);
+  let width = 3120;
+  for (;;) {
+    const next = width + 64;
+    const height = Math.round((next * 4) / 3);
+    const scaled = {
+      ...header,
+      width: next,
+      height,
+      avif: { ...header.avif!, decoderBytes: (header.avif!.decoderBytes * next * height) / (3120 * 4160) },
+    };
+    const upload = probe.length * (next / 3120) ** 2;
+    if (plan('avif', scaled, upload, { format: 'png', quality: 80 }, BUDGET).estimate > BUDGET) break;
+    width = next;
+  }
+  const height = Math.round((width * 4) / 3);
+  const out = join(DIR, `oppo-${width}x${height}-420.avif`);
+  if (!existsSync(out)) {
+    const png = join(DIR, `oppo-${width}.png`);
+    await sharp(readFileSync(source)).resize(width, height).png({ compressionLevel: 1 }).toFile(png);
+    avifenc(png, out, ['-d', '8', '-y', '420']);
+  }
+  return out;
+}
+
+async function compressOnce(service: Service, input: Uint8Array) {
+  const form = new FormData();
+  form.append('image', new File([input], 'photo.avif'));
+  form.append('format', 'png');
+  const res = await fetch(`${service.base}/api/v1/compress`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${service.demoKeys.image_pro}` },
+    body: form,
+    signal: AbortSignal.timeout(300_000),
+  });
+  return { res, body: new Uint8Array(await res.arrayBuffer()) };
+}
+
+function ssimulacra2(reference: string, output: string): number {
+  const tool =
+    process.env.SSIMULACRA2 ?? spawnSync('bash', [shared('tools/ssimulacra2.sh')], { encoding: 'utf8' }).stdout.trim();
+  const run = spawnSync(tool, [reference, output], { encoding: 'utf8' });
+  const value = Number.parseFloat(run.stdout);
+  if (run.status !== 0 || !Number.isFinite(value)) throw new Error(`ssimulacra2: ${run.stderr}`);
+  return value;
+}
+
+const median = (values: (number | undefined)[]): number | undefined => {
+  const known = values.filter((v): v is number => v !== undefined).sort((a, b) => a - b);
+  return known.length ? known[known.length >> 1] : undefined;
+};
+
+export async function benchInputs(start: () => Promise<Service>): Promise<InputRun[]> {
+  mkdirSync(DIR, { recursive: true });
+  avifenc(PHOTO, join(DIR, 'oppo-420.avif'), ['-d', '8', '-y', '420']);
+  avifenc(PHOTO, join(DIR, 'oppo-10bit-444.avif'), ['-d', '10', '-y', '444']);
+  // BENCH_INPUTS_ONLY=name runs the files whose name contains it.
+  const only = process.env.BENCH_INPUTS_ONLY;
+  const files = [join(DIR, 'oppo-420.avif'), join(DIR, 'oppo-10bit-444.avif'), await largestAdmitted(PHOTO)].filter(
+    (f) => !only || f.includes(only),
+  );
+  const runs: InputRun[] = [];
+  for (const file of files) {
+    const input = new Uint8Array(readFileSync(file));
+    const header = readHeader('avif', input);
+    const run: InputRun = {
+      file: file.split('/').pop()!,
+      width: header.width,
+      height: header.height,
+      bytes: input.length,
+      status: 0,
+      estimateBytes: estimateOf(input),
+    };
+    const service = await start();
+    try {
+      const cold = await withRssPeak(service.pid, () => compressOnce(service, input));
+      run.status = cold.result.res.status;
+      if (run.status !== 200) {
+        run.error = new TextDecoder().decode(cold.result.body.subarray(0, 300));
+        runs.push(run);
+        log(`inputs: ${run.file}: ${run.status} ${run.error}`);
+        continue;
+      }
+      const coldTiming = parseServerTiming(cold.result.res.headers.get('server-timing'));
+      run.coldTotalMs = coldTiming.total;
+      run.coldDecodeMs = coldTiming.decode;
+      run.coldGrowthBytes = cold.rss.maxGrowthBytes;
+      const ours = join(DIR, 'ours.png');
+      writeFileSync(ours, cold.result.body);
+      const reference = join(DIR, 'avifdec.png');
+      const dec = spawnSync('avifdec', ['-d', '8', file, reference], { encoding: 'utf8' });
+      if (dec.status === 0) run.ssimulacra2 = ssimulacra2(reference, ours);
+      const warm: { total?: number; decode?: number; growth?: number }[] = [];
+      for (let round = 0; round < WARM_ROUNDS; round++) {
+        const { result, rss } = await withRssPeak(service.pid, () => compressOnce(service, input));
+        const timing = parseServerTiming(result.res.headers.get('server-timing'));
+        warm.push({ total: timing.total, decode: timing.decode, growth: rss.maxGrowthBytes });
+      }
+      run.warmTotalMs = median(warm.map((w) => w.total));
+      run.warmDecodeMs = median(warm.map((w) => w.decode));
+      run.warmGrowthBytes = median(warm.map((w) => w.growth));
+    } finally {
+      await service.stop();
+    }
+    runs.push(run);
+    log(
+      `inputs: ${run.file} ${run.width}×${run.height}: cold ${run.coldTotalMs?.toFixed(0)} ms +${mbOf(run.coldGrowthBytes)} MB, ` +
+        `warm ${run.warmTotalMs?.toFixed(0)} ms +${mbOf(run.warmGrowthBytes)} MB, SSIMULACRA2 ${run.ssimulacra2?.toFixed(2)}`,
+    );
+  }
+  return runs;
+}
+
+const fmt = (v: number | undefined, digits = 0) => (v === undefined ? '–' : v.toFixed(digits));
+
+export function inputsReport(runs: InputRun[]): string {
+  return [
+    'AVIF input → PNG at full size, one request at a time on a fresh service (cold: the first; warm: median of 3): ' +
+      "Server-Timing total (decode), workerd peak RSS growth, the plan's estimate; SSIMULACRA2 of our decode against avifdec -d 8.",
+    '',
+    '| file | size | bytes | cold ms (decode) | cold MB | warm ms (decode) | warm MB | estimate MB | SSIMULACRA2 |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...runs.map(
+      (r) =>
+        `| ${r.file} | ${r.width}×${r.height} | ${r.bytes} | ${r.status === 200 ? `${fmt(r.coldTotalMs)} (${fmt(r.coldDecodeMs)})` : `${r.status}`} | ` +
+        `${mbOf(r.coldGrowthBytes)} | ${fmt(r.warmTotalMs)} (${fmt(r.warmDecodeMs)}) | ${mbOf(r.warmGrowthBytes)} | ` +
+        `${(r.estimateBytes / 1048576).toFixed(0)} | ${fmt(r.ssimulacra2, 2)} |`,
+    ),
+  ].join('\n');
+}

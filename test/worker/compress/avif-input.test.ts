@@ -1,0 +1,281 @@
+// POST /api/v1/compress with AVIF input, as a caller sees it: AVIFs written by our own encoder (8-bit 4:2:0,
+// alpha, a grid of cells) and small fixtures made by Debian's avifenc for what it cannot write (10- and
+// 12-bit, 4:2:2, monochrome, irot/imir, clap, Display P3 and PQ by nclx; test/fixtures/avif/README.md)
+// come out at the right size, upright, in the colours Debian's avifdec decodes them to; P3 stays P3;
+// broken files are 4xx, never 500; format=json describes an AVIF. Tiny images, few requests.
+import { beforeAll, describe, expect, it } from 'vitest';
+import tenBit from '../../fixtures/avif/10bit-420.avif';
+import twelveBit from '../../fixtures/avif/12bit-422.avif';
+import clap from '../../fixtures/avif/clap.avif';
+import irot1imir1 from '../../fixtures/avif/irot1-imir1.avif';
+import irot3 from '../../fixtures/avif/irot3.avif';
+import mono from '../../fixtures/avif/mono.avif';
+import p3 from '../../fixtures/avif/p3-nclx.avif';
+import pq from '../../fixtures/avif/pq.avif';
+import sequence from '../../fixtures/avif/sequence.avif';
+import { signedUp } from '../console-helpers.ts';
+import { makeKey, type TestKey } from '../helpers.ts';
+import { getImage, ORIGIN, signed, signingAccount } from '../img-helpers.ts';
+import {
+  bodyBytes,
+  compressCall,
+  decodeAny,
+  form,
+  near,
+  pixel,
+  pngOf,
+  QUADRANT_COLOURS,
+  quadrants,
+  type Parts,
+  type Rgba,
+} from '../image-fixtures.ts';
+
+let pro: TestKey;
+let free: TestKey;
+
+beforeAll(async () => {
+  pro = await makeKey({ image: 'pro' });
+  free = await makeKey({ image: 'free' });
+});
+
+const bytesOf = (data: ArrayBuffer): Uint8Array => new Uint8Array(data);
+
+async function send(avif: Uint8Array, parts: Parts = {}, key = pro, env?: Record<string, unknown>) {
+  const res = await compressCall(key.key, { image: avif, filename: 'photo.avif', ...parts }, env ? { env } : {});
+  const body = await bodyBytes(res);
+  return { res, body, text: () => new TextDecoder().decode(body) };
+}
+
+/** The request's output decoded, after checking it answered 200. */
+async function decoded(avif: Uint8Array, parts: Parts = { format: 'png' }) {
+  const { res, body, text } = await send(avif, parts);
+  expect(res.status, text()).toBe(200);
+  return { res, image: decodeAny(body), body };
+}
+
+/** Our encoder's AVIF of `png` (pro: AVIF output). */
+async function ourAvif(png: Uint8Array, parts: Parts = {}): Promise<Uint8Array> {
+  const res = await compressCall(pro.key, { image: png, filename: 'in.png', format: 'avif', quality: 90, ...parts });
+  const body = await bodyBytes(res);
+  expect(res.status, new TextDecoder().decode(body)).toBe(200);
+  return body;
+}
+
+/** The four quadrant centres of a width × height image, top-left, top-right, bottom-left, bottom-right. */
+const centres = (w: number, h: number): [number, number][] => [
+  [Math.floor(w / 4), Math.floor(h / 4)],
+  [Math.floor((3 * w) / 4), Math.floor(h / 4)],
+  [Math.floor(w / 4), Math.floor((3 * h) / 4)],
+  [Math.floor((3 * w) / 4), Math.floor((3 * h) / 4)],
+];
+
+function expectQuadrants(image: { width: number; height: number; data: Uint8Array }, colours: Rgba[], tolerance = 12) {
+  const got = centres(image.width, image.height).map(([x, y]) => pixel(image, x, y));
+  for (const [i, colour] of got.entries())
+    expect(near(colour, colours[i]!, tolerance), `quadrant ${i}: ${colour} vs ${colours[i]}`).toBe(true);
+}
+
+const { tl: R, tr: G, bl: B, br: W } = QUADRANT_COLOURS;
+
+describe('AVIF from our own encoder', () => {
+  it('8-bit 4:2:0 → PNG and JPEG: the size and the colours; format=keep stays AVIF on pro, JPEG on free', async () => {
+    const avif = await ourAvif(pngOf(quadrants(64, 48)));
+    const png = await decoded(avif);
+    expect(png.res.headers.get('content-type')).toBe('image/png');
+    expect(png.res.headers.get('x-frames')).toBe('1/1');
+    expect([png.image.width, png.image.height]).toEqual([64, 48]);
+    expectQuadrants(png.image, [R, G, B, W]);
+    const jpeg = await decoded(avif, { format: 'jpeg', width: 32 });
+    expect([jpeg.image.width, jpeg.image.height]).toEqual([32, 24]);
+    expectQuadrants(jpeg.image, [R, G, B, W], 20);
+    const kept = await send(avif, { format: 'keep' });
+    expect(kept.res.headers.get('content-type')).toBe('image/avif');
+    const keptFree = await send(avif, { format: 'keep' }, free);
+    expect(keptFree.res.status, keptFree.text()).toBe(200);
+    expect(keptFree.res.headers.get('content-type')).toBe('image/jpeg');
+    // Encoding AVIF twice (the fixture and format=keep) on a loaded machine; the first also instantiates both modules.
+  }, 30_000);
+
+  it('a grid of cells with alpha (301×81: two cells, its odd size a clean aperture) → PNG: whole, alpha kept', async () => {
+    const source = quadrants(301, 81);
+    // The right half transparent: alpha goes through the grid's alpha cells.
+    for (let y = 0; y < 81; y++) for (let x = 150; x < 301; x++) source.data[(y * 301 + x) * 4 + 3] = 0;
+    const avif = await ourAvif(pngOf(source));
+    const { image } = await decoded(avif);
+    expect([image.width, image.height]).toEqual([301, 81]);
+    expect(near(pixel(image, 40, 20), R)).toBe(true);
+    expect(near(pixel(image, 40, 60), B)).toBe(true);
+    expect(pixel(image, 220, 20)[3]).toBeLessThan(8);
+    expect(pixel(image, 220, 60)[3]).toBeLessThan(8);
+  }, 20_000);
+});
+
+describe('AVIF fixtures made by avifenc (within a tolerance of avifdec)', () => {
+  it('10-bit 4:2:0 and 12-bit 4:2:2 reduce to 8 bits; monochrome stays grey', async () => {
+    for (const file of [tenBit, twelveBit]) {
+      const { image } = await decoded(bytesOf(file));
+      expect([image.width, image.height]).toEqual([64, 48]);
+      // avifdec -d 8: (255,0,0) (0,255,0) (0,0,255) (255,255,255) at the quadrant centres.
+      expectQuadrants(image, [R, G, B, W], 3);
+    }
+    const { image } = await decoded(bytesOf(mono));
+    // avifdec -d 8 at the corners and the centre.
+    const reference: [number, number, number][] = [
+      [0, 0, 136],
+      [63, 0, 143],
+      [0, 47, 162],
+      [63, 47, 169],
+      [32, 24, 152],
+    ];
+    for (const [x, y, grey] of reference) expect(near(pixel(image, x, y), [grey, grey, grey, 255], 2)).toBe(true);
+  });
+
+  it('irot and imir decide the orientation; clap crops', async () => {
+    // Stored red, green / blue, white; turned 90° anticlockwise then mirrored left to right (EXIF 7).
+    const turnedMirrored = await decoded(bytesOf(irot1imir1));
+    expect([turnedMirrored.image.width, turnedMirrored.image.height]).toEqual([48, 64]);
+    expectQuadrants(turnedMirrored.image, [W, G, B, R]);
+    // Turned 270° anticlockwise (90° clockwise).
+    const turned = await decoded(bytesOf(irot3));
+    expect([turned.image.width, turned.image.height]).toEqual([48, 64]);
+    expectQuadrants(turned.image, [B, R, W, G]);
+    // clap: 40×30 from (8, 4): the quadrants meet at (24, 20) of the crop.
+    const cropped = await decoded(bytesOf(clap));
+    expect([cropped.image.width, cropped.image.height]).toEqual([40, 30]);
+    for (const [x, y, colour] of [
+      [12, 10, R],
+      [32, 10, G],
+      [12, 25, B],
+      [32, 25, W],
+    ] as const)
+      expect(near(pixel(cropped.image, x, y), colour)).toBe(true);
+  });
+
+  it('transformed: fit=cover on a turned AVIF crops the upright picture; rotate=90 turns it again', async () => {
+    const cover = await decoded(bytesOf(irot3), { format: 'png', fit: 'cover', width: 24, height: 24 });
+    expect([cover.image.width, cover.image.height]).toEqual([24, 24]);
+    // Upright 48×64 (blue, red / white, green), its middle 48×48 scaled to 24×24.
+    expectQuadrants(cover.image, [B, R, W, G], 16);
+    const turned = await decoded(bytesOf(irot3), { format: 'png', rotate: 90 });
+    expect([turned.image.width, turned.image.height]).toEqual([64, 48]);
+    expectQuadrants(turned.image, [W, B, G, R]);
+  });
+
+  it('Display P3 by nclx stays P3: the pixels as avifdec reads them, with a Display P3 profile', async () => {
+    const { image, body } = await decoded(bytesOf(p3), { format: 'jpeg', quality: 95 });
+    for (const [x, y, r, g, b] of [
+      [0, 0, 200, 121, 41],
+      [63, 47, 200, 165, 101],
+      [32, 24, 199, 143, 72],
+    ] as const)
+      expect(near(pixel(image, x, y), [r, g, b, 255], 6), `${pixel(image, x, y)}`).toBe(true);
+    // The profile's description, UTF-16 in its mluc tag, inside the JPEG's APP2 ICC segment.
+    const name = [...'Display P3'].flatMap((c) => [0, c.charCodeAt(0)]);
+    const at = body.findIndex((_, i) => name.every((v, j) => body[i + j] === v));
+    expect(at).toBeGreaterThan(0);
+  });
+
+  it('a sequence gives its first frame, with X-Frames: 1/2', async () => {
+    const { res, image } = await decoded(bytesOf(sequence));
+    expect(res.headers.get('x-frames')).toBe('1/2');
+    expect([image.width, image.height]).toEqual([64, 48]);
+    expectQuadrants(image, [R, G, B, W]);
+  });
+
+  it('PQ (HDR) is tone-mapped to sRGB, not passed through as code values', async () => {
+    const { image, body } = await decoded(bytesOf(pq));
+    // The code values are (200, 120 + y, 40 + x) / 255 of PQ: about 2,000 nits of red, far brighter than
+    // reference white; read as sRGB they would be an orange.
+    const naive: Rgba = [200, 120, 40, 255];
+    expect(near(pixel(image, 0, 0), naive, 40)).toBe(false);
+    expect(pixel(image, 0, 0)[0]).toBe(255);
+    // sRGB output: no profile is attached.
+    expect(new TextDecoder('latin1').decode(body).includes('iCCP')).toBe(false);
+  });
+});
+
+describe('AVIF refused or described', () => {
+  it('truncated, corrupt or cut AV1 data: 422, never 500; HEIC: 415', async () => {
+    const good = bytesOf(tenBit);
+    const truncated = good.subarray(0, good.length - 40);
+    const corrupt = good.slice();
+    corrupt.fill(0xff, corrupt.length - 60, corrupt.length - 20);
+    const noMeta = good.subarray(0, 32);
+    for (const [what, file] of [
+      ['truncated', truncated],
+      ['corrupt AV1', corrupt],
+      ['cut after ftyp', noMeta],
+    ] as const) {
+      const { res, text } = await send(file, { format: 'png' });
+      expect(res.status, `${what}: ${text()}`).toBe(422);
+      expect(JSON.parse(text()).error).toMatchObject({ code: 'unprocessable_image', param: 'image' });
+    }
+    // Boxes declaring 16×12 over a 64×48 AV1 frame: refused before dav1d allocates the larger frame.
+    const liar = good.slice();
+    const ispe = liar.findIndex((_, i) => String.fromCharCode(...liar.subarray(i, i + 4)) === 'ispe');
+    new DataView(liar.buffer).setUint32(ispe + 8, 16);
+    new DataView(liar.buffer).setUint32(ispe + 12, 12);
+    const lied = await send(liar, { format: 'png' });
+    expect(lied.res.status, lied.text()).toBe(422);
+    expect(JSON.parse(lied.text()).error.code).toBe('unprocessable_image');
+    const heic = good.slice();
+    heic.set(
+      [...'heic'].map((c) => c.charCodeAt(0)),
+      8,
+    );
+    for (let at = 16; at + 4 <= 8 + 16; at += 4)
+      heic.set(
+        [...'mif1'].map((c) => c.charCodeAt(0)),
+        at,
+      );
+    const { res, text } = await send(heic, { format: 'png' });
+    expect(res.status, text()).toBe(415);
+    expect(JSON.parse(text()).error.message).toContain('HEIC');
+  });
+
+  it("Try it's planner reads an AVIF's size from its first bytes (the picture's data cut off)", async () => {
+    const { browser, csrf } = await signedUp();
+    const file = bytesOf(irot3);
+    // ftyp and meta whole (the first 284 bytes), mdat cut short.
+    const head = file.subarray(0, file.length - 30);
+    const res = await browser.fetch('/api/v1/console/compress/plan', {
+      method: 'POST',
+      headers: { origin: 'https://api.shrinkray.test', 'x-csrf-token': csrf },
+      body: form({ filename: 'try.avif', image: head, size: String(file.length), format: 'png' }),
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { data: unknown }).data).toMatchObject({
+      verdict: 'accepted',
+      output: { width: 48, height: 64 },
+    });
+  });
+
+  it('a signed image URL with an AVIF source: upright, kept as AVIF on pro, JPEG on free', async () => {
+    const url = `${ORIGIN}/img/irot3.avif?group=${crypto.randomUUID()}`;
+    const pro = await getImage(await signed(await signingAccount('pro'), 'f=png', url));
+    expect(pro.status, await pro.clone().text()).toBe(200);
+    const image = decodeAny(await bodyBytes(pro));
+    expect([image.width, image.height]).toEqual([48, 64]);
+    const kept = await getImage(await signed(await signingAccount('pro'), '_', url));
+    expect(kept.headers.get('content-type')).toBe('image/avif');
+    const free = await getImage(await signed(await signingAccount('free'), '_', url));
+    expect(free.status, await free.clone().text()).toBe(200);
+    expect(free.headers.get('content-type')).toBe('image/jpeg');
+  }, 20_000);
+
+  it('too large for the memory budget: 422 image_too_large', async () => {
+    const { res, text } = await send(bytesOf(tenBit), { format: 'png' }, pro, { MEMORY_BUDGET_MB: '5' });
+    expect(res.status, text()).toBe(422);
+    const { error } = JSON.parse(text());
+    expect(error.code).toBe('image_too_large');
+    expect(error.message).toContain('AVIF');
+  });
+
+  it('format=json describes an AVIF: size after irot, bit depth, no alpha', async () => {
+    const { res, text } = await send(bytesOf(irot3), { format: 'json' });
+    expect(res.status, text()).toBe(200);
+    expect(JSON.parse(text())).toMatchObject({ format: 'avif', width: 48, height: 64, bit_depth: 8, has_alpha: false });
+    const ten = await send(bytesOf(tenBit), { format: 'json' });
+    expect(JSON.parse(ten.text())).toMatchObject({ format: 'avif', bit_depth: 10, frames: 1 });
+  });
+});

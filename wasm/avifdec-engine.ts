@@ -1,0 +1,166 @@
+// The AVIF decoder (wasm/src/sr_avifdec.c, built by wasm/build-avifdec.sh from libavif and dav1d): a module
+// of its own, instantiated only when an AVIF comes in. The file is parsed, its AV1 items (a grid's cells,
+// the alpha item) decoded one per call with a give-way between them, and the picture read out as 8-bit
+// RGBA rows in bands, so no RGBA frame is held. Its instances are pooled with the engine's (instances.ts).
+import createAvifDecModule from './codec/sr_avifdec.js';
+import avifDecWasm from './codec/sr_avifdec.wasm';
+import { AvifDecodeError, AvifUnsupportedError } from './avifdec-error.ts';
+import { BorrowedInstance } from './borrowed.ts';
+import { EmscriptenInstance, type EmscriptenFactory } from './emscripten.ts';
+import { giveWay } from './give-way.ts';
+import { pooledGrowthLimit, Slot } from './instances.ts';
+
+type Fn = (...args: number[]) => number;
+interface AvifDecModule {
+  _malloc: Fn;
+  _free: Fn;
+  [name: `_sr_avifdec_${string}`]: Fn;
+}
+
+export { AvifDecodeError, AvifUnsupportedError };
+
+/** Rows converted per call: even, so that every band but the last starts on a 4:2:0 chroma row. */
+export const AVIF_DECODE_BAND_ROWS = 32;
+
+/** What sr_avifdec_info answers (the SR_INFO_* of sr_avifdec.c). */
+const INFO = {
+  width: 0,
+  height: 1,
+  depth: 2,
+  yuvFormat: 3,
+  alpha: 4,
+  frames: 5,
+  transforms: 6,
+  primaries: 7,
+  transfer: 8,
+  matrix: 9,
+  colour: 10,
+  iccSize: 11,
+  exifSize: 12,
+  xmpSize: 13,
+  codedWidth: 14,
+  codedHeight: 15,
+} as const;
+
+/** How the colours reach the output (SR_COLOUR_*): as they are (sRGB or the file's ICC), Display P3 by nclx, or converted to sRGB. */
+export type AvifColour = 'as-is' | 'display-p3' | 'to-srgb';
+const COLOURS: AvifColour[] = ['as-is', 'display-p3', 'to-srgb'];
+
+export interface AvifDecodedInfo {
+  width: number;
+  height: number;
+  depth: number;
+  alpha: boolean;
+  frames: number;
+  colour: AvifColour;
+  /** nclx: colour primaries, transfer characteristics, matrix coefficients. */
+  nclx: [number, number, number];
+}
+
+export const avifDecSlot = new Slot(
+  'sr_avifdec',
+  () => new EmscriptenInstance(createAvifDecModule as EmscriptenFactory<AvifDecModule>, avifDecWasm, pooledGrowthLimit),
+  { pooled: true },
+);
+
+/**
+ * One AVIF being decoded: the instance is borrowed (alone: libavif's decoder keeps its state between the
+ * steps) until `close`, which must be called.
+ */
+export class AvifDecoder extends BorrowedInstance<AvifDecModule> {
+  private readonly decoder: number;
+  readonly info: AvifDecodedInfo;
+  private decoded = false;
+
+  /**
+   * `maxPixels`: what the boxes declare (the picture before its clean aperture), which the plan counted:
+   * libavif and dav1d refuse a picture or an AV1 frame larger than that (a file whose AV1 data says more
+   * than its boxes) before allocating it.
+   */
+  constructor(bytes: Uint8Array, maxPixels: number) {
+    super(avifDecSlot, true);
+    this.decoder = this.own(this.call('create', maxPixels) >>> 0, (ptr) => this.call('destroy', ptr));
+    this.info = this.closeOnThrow(() => {
+      if (!this.decoder) throw new AvifDecodeError('out of memory for the decoder');
+      const input = this.copyIn(bytes);
+      if (!input) throw new AvifDecodeError('out of memory for the file');
+      const parsed = this.call('parse', this.decoder, input, bytes.length);
+      if (parsed === -2) throw new AvifUnsupportedError(this.message());
+      if (parsed !== 0) throw new AvifDecodeError(this.message());
+      const at = (key: keyof typeof INFO) => this.call('info', this.decoder, INFO[key]);
+      return {
+        width: at('width'),
+        height: at('height'),
+        depth: at('depth'),
+        alpha: at('alpha') === 1,
+        frames: at('frames'),
+        colour: COLOURS[at('colour')] ?? 'as-is',
+        nclx: [at('primaries'), at('transfer'), at('matrix')],
+      };
+    });
+  }
+
+  /** The file's ICC profile, EXIF (its TIFF block) and XMP, copied out (empty when absent). */
+  metadata(): { icc: Uint8Array; exif: Uint8Array; xmp: Uint8Array } {
+    const copy = (name: 'icc' | 'exif' | 'xmp', size: keyof typeof INFO) => {
+      const length = this.call('info', this.decoder, INFO[size]);
+      if (length <= 0) return new Uint8Array(0);
+      const ptr = this.call(name, this.decoder) >>> 0;
+      return this.codec.heap().slice(ptr, ptr + length);
+    };
+    return { icc: copy('icc', 'iccSize'), exif: copy('exif', 'exifSize'), xmp: copy('xmp', 'xmpSize') };
+  }
+
+  /**
+   * Decodes the first image, one AV1 item (a grid cell, the alpha item) per call, giving way between
+   * them: one item is the longest the isolate is held (docs/image-engine.md measures a 12 MP one).
+   * `itemPixels`: an item's pixels (the container's cell size), the give-way's measure of the work.
+   */
+  async decode(itemPixels: number): Promise<void> {
+    if (this.decoded) return;
+    for (;;) {
+      const more = this.closeOnThrow(() => {
+        const r = this.call('step', this.decoder);
+        if (r < 0) throw new AvifDecodeError(this.message());
+        return r === 1;
+      });
+      await giveWay(itemPixels);
+      if (!more) break;
+    }
+    this.decoded = true;
+  }
+
+  /** Every row, top to bottom, as RGBA (the view is reused: copy what must outlive the call). */
+  async rows(sink: (row: Uint8Array) => void | Promise<void>, itemPixels: number): Promise<void> {
+    await this.decode(itemPixels);
+    const { width, height } = this.info;
+    const rowBytes = width * 4;
+    const buffer = this.closeOnThrow(() => {
+      const ptr = this.alloc(rowBytes * AVIF_DECODE_BAND_ROWS);
+      if (!ptr) throw new AvifDecodeError('out of memory for the rows');
+      return ptr;
+    });
+    const band = new Uint8Array(rowBytes * AVIF_DECODE_BAND_ROWS);
+    for (let y = 0; y < height; y += AVIF_DECODE_BAND_ROWS) {
+      const n = Math.min(AVIF_DECODE_BAND_ROWS, height - y);
+      this.closeOnThrow(() => {
+        if (this.call('rows', this.decoder, buffer, y, n, 4) !== 0) throw new AvifDecodeError(this.message());
+      });
+      band.set(this.codec.heap().subarray(buffer, buffer + n * rowBytes));
+      for (let r = 0; r < n; r++) await sink(band.subarray(r * rowBytes, (r + 1) * rowBytes));
+      await giveWay(n * width);
+    }
+  }
+
+  private message(): string {
+    const ptr = this.call('message', this.decoder) >>> 0;
+    const heap = this.codec.heap();
+    let end = ptr;
+    while (heap[end] !== 0) end++;
+    return new TextDecoder().decode(heap.subarray(ptr, end)) || 'the decoder failed';
+  }
+
+  private call(name: string, ...args: number[]): number {
+    return this.codec.module[`_sr_avifdec_${name}`]!(...args);
+  }
+}
