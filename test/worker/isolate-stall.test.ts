@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lastEngineJobStarted, setEngineSliceForTests } from '../../wasm/give-way.ts';
 import { call, makeKey, type TestKey, toolsHeaders } from './helpers.ts';
-import { bodyBytes, compressCall, jpegOf, photo, pngOf, type Parts } from './image-fixtures.ts';
+import { bodyBytes, compressCall, jpegOf, photo, pngOf, type Parts, webpOf } from './image-fixtures.ts';
 
 /** Time between probes, as the bench probes. */
 const PROBE_EVERY_MS = 50;
@@ -179,4 +179,32 @@ describe('JPEG input gives way between its engine steps', () => {
     },
     30_000,
   );
+
+  // WebP input: its decode into the WebP encoder's picture was one call, and WebP → JPEG handed every row
+  // to the JPEG encoder inside one call (the decode and the encode together).
+  it.each([
+    ['JPEG', { format: 'jpeg', quality: 80 }],
+    ['WebP', { format: 'webp', quality: 80 }],
+  ] as const)(
+    'a 1 MP WebP → %s: a timer set meanwhile waits a small part of the compression',
+    async (_name, options) => {
+      const input = webpOf(photo(1280, 960), 90);
+      const r = await timersDuring({ image: input, filename: 'in.webp', ...options });
+      expect(r.quality).toBe('80');
+      expect(r.longestWait, JSON.stringify(r)).toBeLessThan(r.compressMs / 4);
+    },
+    30_000,
+  );
+
+  // libwebp's lossless (VP8L) encode was one call that never gave way: its functions were not suspendable.
+  it('a PNG → lossless WebP: a timer set meanwhile waits a small part of the compression', async () => {
+    const r = await timersDuring({
+      image: pngOf(photo(640, 480)),
+      filename: 'in.png',
+      format: 'webp',
+      lossless: 'true',
+    });
+    expect(r.quality).toBe('lossless');
+    expect(r.longestWait, JSON.stringify(r)).toBeLessThan(r.compressMs / 4);
+  }, 30_000);
 });
