@@ -69,19 +69,25 @@ for f in create destroy message info header marker close_header add_marker clear
 done
 for f in create destroy message info fill encode free_picture frame jpeg_job after_jpeg chunk_count chunk output_len \
   result_width result_height result_low_memory clear_output rows_begin rows_push fill_from_jpeg fill_from_jpeg_begin \
+  fill_begin fill_step step_work \
   fill_from_jpeg_step pull_begin pull; do
   EXPORTS="$EXPORTS,_sr_webp_$f"
 done
 
-# libwebp's lossy encode is one call: it gives way from its progress hook (sr_webp_enc.c, srw_give_way,
+# libwebp's encode is one call: it gives way from its progress hook (sr_webp_enc.c, srw_give_way,
 # src/sr_give_way.js) by Asyncify, which rewrites only the functions that can be on the stack there, as
-# the optimiser leaves them (the same names appear in a build with --profiling-funcs): our encode's
-# entry (srw_enc_finish and encode_once inlined into it), WebPEncode (the analysis, the encoding loops
-# and the bitstream writer inlined into it), the worker interface's Execute (merged with the identical
-# Launch, without threads), the analysis's segment job it runs, the iterator's progress report, the
-# report that calls the hook, and the hook. The lossless encoder never gives way (the hook does not
-# call srw_give_way for it), so none of its functions are listed.
-ASYNCIFY_ONLY='sr_webp_encode,srw_progress,WebPEncode,Launch,DoSegmentsJob,VP8IteratorProgress,WebPReportProgress'
+# the optimiser leaves them (the same names appear in a build with --profiling-funcs; the list is the
+# functions that a call path from sr_webp_encode to the hook passes through, direct calls read from that
+# build's wasm-dis, plus the worker's and the hook's indirect calls): our encode's entry (srw_enc_finish
+# and encode_once inlined into it), WebPEncode (the lossy analysis, loops and bitstream writer and the
+# lossless VP8LEncodeImage inlined into it), VP8LEncodeStream, the worker interface's Execute (merged
+# with the identical Launch, without threads), the two jobs it runs (the lossy analysis's DoSegmentsJob;
+# the lossless EncodeStreamHook, run by VP8LEncodeStream, with its predictors and writer inlined), the
+# lossless backward references (VP8LGetBackwardReferences, VP8LHashChainFill, and EncodeImageNoHuffman
+# for the transforms' small images), the iterator's progress report, the report that calls the hook, and
+# the hook. A lossy picture's alpha plane is encoded by VP8LEncodeStream too, on a picture of its own
+# without the hook, so its callers (EncodeAlphaInternal, CompressAlphaJob) never suspend and are not listed.
+ASYNCIFY_ONLY='sr_webp_encode,srw_progress,WebPEncode,Launch,DoSegmentsJob,VP8IteratorProgress,WebPReportProgress,VP8LEncodeStream,EncodeStreamHook,VP8LGetBackwardReferences,VP8LHashChainFill,EncodeImageNoHuffman'
 
 mkdir -p codec
 # No eval and no filesystem (Workers allow neither); memory grows as a request needs and the instance

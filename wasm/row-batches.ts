@@ -8,6 +8,9 @@ import { giveWay } from './give-way.ts';
 /** Rows a row reader (JPEG or WebP) copies out of the engine per call. */
 export const READ_BATCH = 32;
 
+/** `pull`'s answer for a call that did a step of work but has no rows yet (a turned WebP's frame being decoded). */
+export const PULL_AGAIN = -1;
+
 /**
  * A decoder's pixels pulled in batches of upright rows (width × channels bytes each). The instance is
  * borrowed until `close`, which must be called; `rows` may run again (a second pass decodes again).
@@ -28,8 +31,13 @@ export abstract class BatchRowReader<M extends EngineHeap> extends BorrowedInsta
 
   /** Starts (or restarts) the decode at the first upright row. */
   protected abstract pullBegin(): void;
-  /** Up to `max` rows written at `ptr`: their count, 0 at the end; throws the engine's error. */
+  /** Up to `max` rows written at `ptr`: their count, 0 at the end, or PULL_AGAIN; throws the engine's error. */
   protected abstract pull(ptr: number, max: number): number;
+
+  /** The work (pixels) of a pull that answered PULL_AGAIN, for giveWay. */
+  protected pullWork(): number {
+    return 0;
+  }
 
   /** Every upright row, in order (the view is reused by the next batch). */
   async rows(sink: (row: Uint8Array) => void | Promise<void>): Promise<void> {
@@ -39,6 +47,10 @@ export abstract class BatchRowReader<M extends EngineHeap> extends BorrowedInsta
     for (;;) {
       const n = this.pull(this.buffer, READ_BATCH);
       if (n === 0) return;
+      if (n === PULL_AGAIN) {
+        await giveWay(this.pullWork());
+        continue;
+      }
       batch.set(this.codec.heap().subarray(this.buffer, this.buffer + n * rowBytes));
       for (let r = 0; r < n; r++) await sink(batch.subarray(r * rowBytes, (r + 1) * rowBytes));
       await giveWay(n * this.width);

@@ -1,15 +1,21 @@
 // The streaming WebP engine (wasm/src/sr_webp*.c, built by wasm/build.sh from libwebp into the same
 // module as the JPEG engine): incremental decode handing out rows, the ring resampler, the encoder fed
 // band by band (YUV for lossy, ARGB for lossless), and JPEG output through a JPEG job whose rows come
-// from the WebP decoder. Like the JPEG engine, everything about one input happens inside one
-// synchronous call, because the instance is shared by the isolate's requests (wasm/instances.ts); or,
-// for JPEG input, in steps on an instance held alone (withJpegAsWebpGivingWay), giving way to the
-// isolate's other requests between them, the encode suspended inside libwebp (src/sr_give_way.js).
+// from the WebP decoder. A compression runs in steps on an instance held alone (withWebpJobGivingWay,
+// withJpegAsWebpGivingWay), giving way to the isolate's other requests between them, the encode
+// suspended inside libwebp (src/sr_give_way.js); the one-call forms (withWebpJob) share the instance
+// with the isolate's requests (wasm/instances.ts), so everything about one input happens in one call.
 import type { EmscriptenInstance } from './emscripten.ts';
-import { BorrowedInstance, EngineJob, type InputJobFunctions, withInputJob } from './borrowed.ts';
+import {
+  BorrowedInstance,
+  EngineJob,
+  type InputJobFunctions,
+  withInputJob,
+  withInputJobGivingWay,
+} from './borrowed.ts';
 import { giveWay, giveWayNow } from './give-way.ts';
 import { JPEG_STEP_ROWS, JpegJob, jpegJobIn, jpegJobInGivingWay, slot, type JpegMarker } from './jpeg-engine.ts';
-import { BatchRowReader } from './row-batches.ts';
+import { BatchRowReader, PULL_AGAIN } from './row-batches.ts';
 import { readChunkedOutput } from './chunked-output.ts';
 
 type Fn = (...args: number[]) => number;
@@ -52,11 +58,20 @@ export const WEBP_METHOD = 4;
  */
 export const WEBP_ENCODE_WORK_PER_PIXEL = 12;
 
+/**
+ * The same for a lossless (VP8L) encode: the 12 MP screenshot of the PNG bench at the lossless effort
+ * took 4.6–5.5 s of CPU in Node (loaded machine), about 20 times the row work as measured above.
+ */
+export const WEBP_LOSSLESS_WORK_PER_PIXEL = 20;
+
 /** The engine's WebP job constructor and destructor. */
 const jobFunctions = (codec: EmscriptenInstance<EngineModule>): InputJobFunctions => ({
   create: codec.module._sr_webp_create!,
   destroy: codec.module._sr_webp_destroy!,
 });
+
+/** sr_webp_pull's answer while a turned frame is still being decoded (SRW_PULL_AGAIN, sr_webp.h). */
+const SRW_PULL_AGAIN = -2;
 
 // Offsets into sr_webp_info() (sr_webp.h).
 const INFO = { width: 0, height: 1, alpha: 2, format: 3, animated: 4, length: 5 };
@@ -112,10 +127,10 @@ export class WebpJob extends EngineJob<EngineModule> {
   }
 
   /**
-   * `encode`, suspended where libwebp reports its progress (about every percent of the picture) to give
-   * way to other requests (give-way.ts); a lossless encode runs through. The same bytes. The instance
-   * must be this job's alone until it settles (withJpegAsWebpGivingWay): a suspended encode's stack is
-   * kept in the instance.
+   * `encode`, suspended where libwebp reports its progress (lossy: every macroblock row; lossless: every
+   * percent of each of its phases) to give way to other requests (give-way.ts). The same bytes. The
+   * instance must be this job's alone until it settles (withWebpJobGivingWay, withJpegAsWebpGivingWay):
+   * a suspended encode's stack is kept in the instance.
    */
   async encodeGivingWay(
     quality: number,
@@ -125,7 +140,8 @@ export class WebpJob extends EngineJob<EngineModule> {
     tokenGrowthBytes = 0,
   ): Promise<EncodedWebp & { lowMemory: boolean }> {
     const m = this.codec.module;
-    m.srGiveWay = (pixels) => giveWayNow(pixels * WEBP_ENCODE_WORK_PER_PIXEL);
+    const perPixel = lossless ? WEBP_LOSSLESS_WORK_PER_PIXEL : WEBP_ENCODE_WORK_PER_PIXEL;
+    m.srGiveWay = (pixels) => giveWayNow(pixels * perPixel);
     let status: number;
     try {
       status = this.call('encode', this.job, quality, Number(lossless), method, Number(lowMemory), tokenGrowthBytes);
@@ -137,6 +153,18 @@ export class WebpJob extends EngineJob<EngineModule> {
     this.check(status, 'encode');
     const ranLowMemory = this.call('result_low_memory', this.job) === 1;
     return { ...this.output(), lowMemory: ranLowMemory };
+  }
+
+  /** `fill` in steps (a slice of the input decoded, or a band of a turned frame's rows), giving way between them. */
+  async fillGivingWay(width: number, height: number, orientation: number, lossless: boolean): Promise<void> {
+    void this.info;
+    this.check(this.call('fill_begin', this.job, width, height, orientation, Number(lossless)), 'decode');
+    for (;;) {
+      const more = this.call('fill_step', this.job);
+      if (more < 0) this.fail('decode');
+      await giveWay(this.stepWork);
+      if (more === 0) return;
+    }
   }
 
   /** fillFromJpeg in steps of JPEG_STEP_ROWS rows, giving way between them (its frame first, for an orientation). */
@@ -161,11 +189,17 @@ export class WebpJob extends EngineJob<EngineModule> {
     this.check(this.call('pull_begin', this.job, width, height, orientation), 'decode');
   }
 
-  /** @internal up to `max` rows at `ptr`; the count, 0 at the end. */
+  /** @internal up to `max` rows at `ptr`; the count, 0 at the end, or PULL_AGAIN (a turned frame's decode went a step further). */
   pull(ptr: number, max: number): number {
     const n = this.call('pull', this.job, ptr, max);
+    if (n === SRW_PULL_AGAIN) return PULL_AGAIN;
     if (n < 0) this.fail('decode');
     return n;
+  }
+
+  /** @internal the work (input pixels decoded) of the last fill step or pull, for giveWay. */
+  get stepWork(): number {
+    return this.call('step_work', this.job) >>> 0;
   }
 
   /** Frees the picture once its last encode is read. */
@@ -196,6 +230,23 @@ export class WebpJob extends EngineJob<EngineModule> {
     if (!jpeg) throw new WebpEngineError('out of memory for the JPEG job');
     try {
       return fn(new JpegJob(this.codec as never, jpeg));
+    } finally {
+      this.call('after_jpeg', this.job);
+    }
+  }
+
+  /** withJpeg for `fn` that awaits (its encode and frame in steps, the rows pulled from this decoder as they go). */
+  async withJpegGivingWay<R>(
+    width: number,
+    height: number,
+    orientation: number,
+    fn: (job: JpegJob) => Promise<R>,
+  ): Promise<R> {
+    void this.info;
+    const jpeg = this.call('jpeg_job', this.job, width, height, orientation) >>> 0;
+    if (!jpeg) throw new WebpEngineError('out of memory for the JPEG job');
+    try {
+      return await fn(new JpegJob(this.codec as never, jpeg));
     } finally {
       this.call('after_jpeg', this.job);
     }
@@ -248,6 +299,28 @@ export function withWebpJob<R>(input: Uint8Array, fn: (job: WebpJob) => R): R {
     const outOfMemory = (what: string) => new WebpEngineError(`out of memory for the ${what}`);
     return withInputJob(codec, input, jobFunctions(codec), outOfMemory, (jobPtr) => fn(new WebpJob(codec, jobPtr)));
   });
+}
+
+/**
+ * withWebpJob for `fn` that awaits, giving way to the isolate's other requests: the instance is held for
+ * this alone until `fn` settles (instances.ts, borrow's `exclusive`), since a stepped fill or a JPEG
+ * encode keeps its state there between steps (the JPEG trellis in the module's globals) and a suspended
+ * WebP encode its stack.
+ */
+export async function withWebpJobGivingWay<R>(input: Uint8Array, fn: (job: WebpJob) => Promise<R>): Promise<R> {
+  const { instance, release } = slot.borrow(true);
+  const codec = instance as unknown as EmscriptenInstance<EngineModule>;
+  let failed = true;
+  try {
+    const outOfMemory = (what: string) => new WebpEngineError(`out of memory for the ${what}`);
+    const result = await withInputJobGivingWay(codec, input, jobFunctions(codec), outOfMemory, (jobPtr) =>
+      fn(new WebpJob(codec, jobPtr)),
+    );
+    failed = false;
+    return result;
+  } finally {
+    release(failed);
+  }
 }
 
 /** What a JPEG input becomes: decoded at scaleNum/8, resampled to width × height (as stored), turned by `orientation`. */
@@ -433,5 +506,9 @@ export class WebpRowReader extends BatchRowReader<EngineModule> {
 
   protected pull(ptr: number, max: number): number {
     return this.job.pull(ptr, max);
+  }
+
+  protected override pullWork(): number {
+    return this.job.stepWork;
   }
 }

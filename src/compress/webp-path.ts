@@ -4,26 +4,31 @@
 // whose rows come from the WebP decoder), or pulled in batches by the PNG writer. Metadata follows the JPEG rules
 // (webp-riff.ts). A same-size WebP output that is not smaller than the input is replaced by the input's
 // own image chunks re-packed without the stripped metadata, never by the input's bytes as they are.
-import { WEBP_METHOD, withWebpJob, type WebpJob } from '../../wasm/webp-engine.ts';
-import { inEngine } from './engine-errors.ts';
+import { WEBP_METHOD, withWebpJobGivingWay, type WebpJob } from '../../wasm/webp-engine.ts';
+import { inEngineAsync } from './engine-errors.ts';
 import type { Orientation } from './exif.ts';
 import type { Plan } from './memory-plan.ts';
 import type { ImageMetadata } from './metadata.ts';
 import type { CompressRequest, CompressResult, SourcePath } from './types.ts';
 import { sourceToPng } from './source-png.ts';
 import { webpQualityArgument } from './quality-scale.ts';
-import { encodeAsRequested } from './target-size.ts';
+import { encodeAsRequestedAsync } from './target-size.ts';
 import { jpegMarkersOf, packWebp, webpMetadata } from './webp-riff.ts';
 import { FULL_CHROMA_QUALITY } from './limits.ts';
-import { timed, type Timings } from './timings.ts';
+import { timedAsync, type Timings } from './timings.ts';
 
 export const compressWebp: SourcePath = async (request, plan, orientation, metadata) => {
   const timings: Timings = { decode: 0, resize: 0, encode: 0 };
   const meta = webpMetadata(request.bytes, metadata);
   const { width: sw, height: sh } = plan.stored;
   const { width: ow, height: oh } = plan.output;
-  const finish = (encodeAt: (quality: number) => Uint8Array, extra: Partial<CompressResult> = {}): CompressResult => {
-    const encoded = timed(timings, 'encode', () => encodeAsRequested(encodeAt, request.quality, request.targetKb));
+  const finish = async (
+    encodeAt: (quality: number) => Promise<Uint8Array>,
+    extra: Partial<CompressResult> = {},
+  ): Promise<CompressResult> => {
+    const encoded = await timedAsync(timings, 'encode', () =>
+      encodeAsRequestedAsync(encodeAt, request.quality, request.targetKb),
+    );
     return {
       ...encoded,
       inputFormat: 'webp',
@@ -39,27 +44,38 @@ export const compressWebp: SourcePath = async (request, plan, orientation, metad
   if (request.format === 'png') return webpToPng(request, plan, orientation, meta, timings);
   if (request.format === 'avif') return webpToAvif(request, plan, orientation, meta, timings);
 
+  // In steps that give way to the isolate's other requests (wasm/give-way.ts), on an instance of its own.
   if (request.format === 'jpeg') {
     const markers = jpegMarkersOf(meta);
     return engine(request.bytes, (job) =>
-      job.withJpeg(sw, sh, orientation, (jpeg) => {
+      job.withJpegGivingWay(sw, sh, orientation, async (jpeg) => {
         for (const marker of markers) jpeg.addMarker(marker.code, marker.data);
         // Retries encode the kept rows again instead of decoding the input again.
-        if (request.targetKb !== undefined) timed(timings, 'decode', () => jpeg.keepFrame());
-        return finish((quality) => jpeg.encode(quality, quality < FULL_CHROMA_QUALITY, plan.mode).bytes);
+        if (request.targetKb !== undefined) await timedAsync(timings, 'decode', () => jpeg.keepFrameGivingWay());
+        return finish(
+          async (quality) => (await jpeg.encodeGivingWay(quality, quality < FULL_CHROMA_QUALITY, plan.mode)).bytes,
+        );
       }),
     );
   }
 
-  return engine(request.bytes, (job) => {
+  return engine(request.bytes, async (job) => {
     // A lossless input stays lossless when the plan says it fits (not with a size target: a quality
     // search needs lossy); large outputs try libwebp's token buffer within a memory allowance, else its
     // low-memory mode (memory-plan.ts).
     const { lossless, lowMemory, tokenGrowthBytes = 0 } = plan.webp ?? { lossless: false, lowMemory: false };
-    timed(timings, 'decode', () => job.fill(sw, sh, orientation, lossless));
-    const encode = (quality: number) =>
-      job.encode(webpQualityArgument(quality, lossless), lossless, WEBP_METHOD, lowMemory, tokenGrowthBytes);
-    const result = finish((quality) => packWebp(encode(quality).bytes, meta, ow, oh), {
+    await timedAsync(timings, 'decode', () => job.fillGivingWay(sw, sh, orientation, lossless));
+    const encode = async (quality: number) =>
+      (
+        await job.encodeGivingWay(
+          webpQualityArgument(quality, lossless),
+          lossless,
+          WEBP_METHOD,
+          lowMemory,
+          tokenGrowthBytes,
+        )
+      ).bytes;
+    const result = await finish(async (quality) => packWebp(await encode(quality), meta, ow, oh), {
       quality: lossless ? 'lossless' : request.quality,
     });
     job.freePicture();
@@ -117,7 +133,7 @@ async function webpToAvif(
   );
 }
 
-/** Runs `fn` on a job over the input; the engine's refusals become the API's errors. */
-function engine<R>(bytes: Uint8Array, fn: (job: WebpJob) => R): R {
-  return inEngine('WebP', () => withWebpJob(bytes, fn));
+/** Runs `fn` on a job over the input, on an instance held alone; the engine's refusals become the API's errors. */
+function engine<R>(bytes: Uint8Array, fn: (job: WebpJob) => Promise<R>): Promise<R> {
+  return inEngineAsync('WebP', () => withWebpJobGivingWay(bytes, fn));
 }

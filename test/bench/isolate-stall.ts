@@ -8,12 +8,14 @@
 // Target: while a 12 MP photo compresses to AVIF, p95 ≤ 250 ms and never over 2 s.
 // Inputs are made once from a real camera photograph of /work/shared/corpus/camera (resized with sharp,
 // Lanczos3) and cached under test/bench/.cache/stall/.
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import sharp, { type Sharp } from 'sharp';
 import { type CompressOptions, compress } from './lib/compress-client.ts';
 import { percentile } from './lib/load.ts';
+import { PNG_CACHE } from './lib/png-inputs.ts';
 import type { Service } from './lib/server.ts';
 
 /** Time between two probes' starts. */
@@ -48,6 +50,13 @@ const photo24 = () => made('photo-6000x4000.jpg', 6000, 4000, (s) => s.jpeg({ qu
 const photoPng = () => made('photo-2048x1536.png', 2048, 1536, (s) => s.png({ compressionLevel: 9 }));
 // One AV1 frame, no grid (sharp writes none): the AVIF decoder's longest single call.
 const photoAvif = () => made('photo-4032x3024.avif', 4032, 3024, (s) => s.avif({ quality: 60, effort: 2 }));
+const photo12Webp = () => made('photo-4032x3024.webp', 4032, 3024, (s) => s.webp({ quality: 90 }));
+/** The PNG bench's 12 MP screenshot (4000 × 3000, rendered by Chromium): `npm run bench -- png` makes it once. */
+async function screenshot12() {
+  const path = join(PNG_CACHE, '12-MP-screenshot-v1.png');
+  if (!existsSync(path)) throw new Error(`${path} is missing: run \`npm run bench -- png\` once, which renders it`);
+  return { path, file: 'screenshot-4000x3000.png' };
+}
 
 export const STALL_CASES: Case[] = [
   { name: '12 MP JPEG → AVIF', input: photo12, options: { format: 'avif', quality: 80 } },
@@ -56,6 +65,14 @@ export const STALL_CASES: Case[] = [
   { name: '12 MP JPEG → WebP', input: photo12, options: { format: 'webp', quality: 80 } },
   { name: '24 MP JPEG → WebP', input: photo24, options: { format: 'webp', quality: 80 } },
   { name: '12 MP AVIF input → JPEG', input: photoAvif, options: { format: 'jpeg', quality: 80 } },
+  { name: '12 MP WebP → JPEG', input: photo12Webp, options: { format: 'jpeg', quality: 80 } },
+  { name: '12 MP WebP → WebP', input: photo12Webp, options: { format: 'webp', quality: 80 } },
+  // At 4000 × 3000 the plan refuses lossless WebP (about 473 MB); 1776 wide is the largest it admits.
+  {
+    name: '12 MP screenshot PNG → lossless WebP, 1776 wide',
+    input: screenshot12,
+    options: { format: 'webp', lossless: true, width: 1776 },
+  },
 ];
 
 export interface StallRow {
@@ -70,6 +87,10 @@ export interface StallRow {
   p95: number;
   max: number;
   idleP50: number;
+  /** The machine's 1-minute load average when the case ended (the machine is shared). */
+  load: number;
+  /** The output's SHA-256 (first 16 hex digits), to check that giving way changes no byte. */
+  outputSha: string;
 }
 
 /** One probe: its answer time in ms (a failed probe counts as the time it took to fail, and is reported). */
@@ -134,6 +155,8 @@ export async function benchIsolateStall(service: Service): Promise<StallRow[]> {
       p95: percentile(times, 95),
       max: times[times.length - 1]!,
       idleP50: percentile(idleSorted, 50),
+      load: loadavg()[0]!,
+      outputSha: result.output ? createHash('sha256').update(result.output).digest('hex').slice(0, 16) : '',
     });
     console.log(JSON.stringify(rows[rows.length - 1]));
   }
@@ -147,11 +170,11 @@ export function isolateStallReport(result: { rows: StallRow[] }): string {
   return [
     header,
     '',
-    '| case | status | compression ms | alone ms | probes | p50 ms | p95 ms | max ms | idle p50 ms |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| case | status | compression ms | alone ms | probes | p50 ms | p95 ms | max ms | idle p50 ms | load | output sha256 |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
     ...result.rows.map(
       (r) =>
-        `| ${r.name} | ${r.status}${r.error ? ` (${r.error})` : ''} | ${r.compressMs.toFixed(0)} | ${r.aloneMs.toFixed(0)} | ${r.probes} | ${r.p50.toFixed(0)} | ${r.p95.toFixed(0)} | ${r.max.toFixed(0)} | ${r.idleP50.toFixed(1)} |`,
+        `| ${r.name} | ${r.status}${r.error ? ` (${r.error})` : ''} | ${r.compressMs.toFixed(0)} | ${r.aloneMs.toFixed(0)} | ${r.probes} | ${r.p50.toFixed(0)} | ${r.p95.toFixed(0)} | ${r.max.toFixed(0)} | ${r.idleP50.toFixed(1)} | ${r.load.toFixed(1)} | ${r.outputSha} |`,
     ),
   ].join('\n');
 }

@@ -1,12 +1,15 @@
 // One compression must not hold up the other requests of its isolate (issue 47, finding 4): while an AVIF
 // or a palette PNG compression runs in this isolate, GET /api/v1/health keeps answering; while a JPEG
-// compresses to JPEG or WebP, a timer set meanwhile fires before it ends. The test runs in the same
+// compresses to JPEG or WebP, a WebP (to JPEG or WebP) or a PNG to lossless WebP, a timer set meanwhile
+// fires before it ends. The test runs in the same
 // isolate as the Worker, so its own timer and calls wait exactly as another request would.
 // npm run bench -- isolate-stall measures the same on `npm run dev` with camera-sized photos.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { webpOptions } from '../../src/compress/encoders.ts';
 import { lastEngineJobStarted, setEngineSliceForTests } from '../../wasm/give-way.ts';
+import { encodeWebp } from '../../wasm/webp.ts';
 import { call, makeKey, type TestKey, toolsHeaders } from './helpers.ts';
-import { bodyBytes, compressCall, jpegOf, photo, pngOf, type Parts } from './image-fixtures.ts';
+import { bodyBytes, compressCall, jpegOf, photo, pngOf, type Parts, webpOf } from './image-fixtures.ts';
 
 /** Time between probes, as the bench probes. */
 const PROBE_EVERY_MS = 50;
@@ -103,9 +106,14 @@ describe('JPEG input gives way between its engine steps', () => {
   let previous: { ms: number; pixels: number };
   beforeAll(async () => {
     previous = setEngineSliceForTests({ ms: 5, pixels: 50_000 });
-    // The engine's encoders compiled (lazily, on first call), as in the AVIF warm-up above.
-    for (const format of ['jpeg', 'webp']) {
-      const warm = await compressCall(pro.key, { image: jpegOf(photo(128, 128), 90), format });
+    // The engine's encoders and the WebP decoder compiled (lazily, on first call), as in the AVIF warm-up above.
+    const small = photo(128, 128);
+    for (const parts of [
+      { image: jpegOf(small, 90), format: 'jpeg' },
+      { image: jpegOf(small, 90), format: 'webp' },
+      { image: webpOf(small, 90), filename: 'in.webp', format: 'jpeg' },
+    ]) {
+      const warm = await compressCall(pro.key, parts);
       expect(warm.status).toBe(200);
       await warm.arrayBuffer();
     }
@@ -179,4 +187,34 @@ describe('JPEG input gives way between its engine steps', () => {
     },
     30_000,
   );
+
+  let webpInput: Uint8Array | undefined;
+  // WebP input: its decode into the WebP encoder's picture was one call, and WebP → JPEG handed every row
+  // to the JPEG encoder inside one call (the decode and the encode together).
+  it.each([
+    ['JPEG', { format: 'jpeg', quality: 80 }],
+    ['WebP', { format: 'webp', quality: 80 }],
+  ] as const)(
+    'a 2 MP WebP → %s: a timer set meanwhile waits a small part of the compression',
+    async (_name, options) => {
+      // libwebp's fastest method: the fixture's own encode is not what the test measures.
+      webpInput ??= encodeWebp(photo(1600, 1200), { ...webpOptions(90), method: 0 });
+      const r = await timersDuring({ image: webpInput, filename: 'in.webp', ...options });
+      expect(r.quality).toBe('80');
+      expect(r.longestWait, JSON.stringify(r)).toBeLessThan(r.compressMs / 4);
+    },
+    30_000,
+  );
+
+  // libwebp's lossless (VP8L) encode was one call that never gave way: its functions were not suspendable.
+  it('a PNG → lossless WebP: a timer set meanwhile waits a small part of the compression', async () => {
+    const r = await timersDuring({
+      image: pngOf(photo(640, 480)),
+      filename: 'in.png',
+      format: 'webp',
+      lossless: 'true',
+    });
+    expect(r.quality).toBe('lossless');
+    expect(r.longestWait, JSON.stringify(r)).toBeLessThan(r.compressMs / 4);
+  }, 30_000);
 });

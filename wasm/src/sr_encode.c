@@ -90,10 +90,10 @@ static void pass_start(sr_job *job, int gather) {
   if (gather) (*c->entropy->start_pass)(c, TRUE);
   else sr_write_markers(job, c);
   job->step_row = 0;
-  if (!job->frame && !job->source) sr_run_open(job);
+  if (!job->frame) sr_run_open(job);
 }
 
-/* Up to max_rows rows into the pass (all of them from another decoder's `source`); 1 once every row is in. */
+/* Up to max_rows rows into the pass; 1 once every row is in. */
 static int pass_rows(sr_job *job, int max_rows) {
   const int width = upright_width(job);
   if (job->frame) {
@@ -108,11 +108,6 @@ static int pass_rows(sr_job *job, int max_rows) {
       job->step_work += (uint32_t)width;
     }
     return job->step_row >= height;
-  }
-  if (job->source) {
-    sr_pipeline_run(job, encode_sink, NULL);
-    job->step_work += (uint32_t)width * (uint32_t)upright_height(job);
-    return 1;
   }
   for (int n = 0; n < max_rows; n++) {
     uint8_t *row = sr_run_next(job);

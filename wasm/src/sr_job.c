@@ -324,6 +324,10 @@ static void cmyk_to_rgb(const uint8_t *cmyk, uint8_t *rgb, int width, int invert
  * the data and frees the run. Runs under the caller's setjmp.
  */
 void sr_run_open(sr_job *job) {
+  if (job->source) {
+    job->source->open(job);
+    return;
+  }
   j_decompress_ptr d = &job->dec;
   job->rows_decoded = 0;
   sr_open_decoder(job, d);
@@ -353,6 +357,7 @@ void sr_run_open(sr_job *job) {
 }
 
 uint8_t *sr_run_next(sr_job *job) {
+  if (job->source) return job->source->next(job);
   j_decompress_ptr d = &job->dec;
   for (;;) {
     if (job->resizer && sr_resizer_pull(job->resizer, job->run_out)) return job->run_out;
@@ -376,6 +381,10 @@ uint8_t *sr_run_next(sr_job *job) {
 }
 
 void sr_run_close(sr_job *job) {
+  if (job->source) {
+    job->source->close(job);
+    return;
+  }
   jpeg_finish_decompress(&job->dec);
   if (job->err.fatal_warnings) longjmp(job->err.jump, 1);
   close_run(job);
@@ -386,24 +395,9 @@ void sr_run_close(sr_job *job) {
  * stored orientation. Runs under the caller's setjmp.
  */
 void sr_pipeline_run(sr_job *job, sr_row_sink sink, void *ctx) {
-  if (job->source) {
-    job->source(job, sink, ctx);
-    return;
-  }
   sr_run_open(job);
   for (uint8_t *row; (row = sr_run_next(job));) sink(job, row, ctx);
   sr_run_close(job);
-}
-
-typedef struct {
-  int next_row;
-} frame_ctx;
-
-static void frame_sink(sr_job *job, uint8_t *row, void *ctx) {
-  frame_ctx *f = ctx;
-  size_t bytes = (size_t)job->out_w * job->channels;
-  if (f->next_row < job->out_h) memcpy(job->frame + (size_t)f->next_row * bytes, row, bytes);
-  f->next_row++;
 }
 
 void sr_frame_fill(sr_job *job) {
@@ -415,7 +409,7 @@ void sr_frame_fill(sr_job *job) {
  * The frame filled at most max_rows rows at a time, so that a caller can give way between steps; 1 once
  * it is whole (then at once on a job whose frame is there). A frame half filled is marked by
  * step_started: a failure frees it (sr_job_free_frame in the entry point's cleanup is the caller's).
- * Rows from another decoder (`source`) come in one step. Runs under the caller's setjmp.
+ * Runs under the caller's setjmp.
  */
 int sr_frame_fill_step(sr_job *job, int max_rows) {
   const size_t bytes = (size_t)job->out_w * job->channels;
@@ -426,14 +420,6 @@ int sr_frame_fill_step(sr_job *job, int max_rows) {
     if (!job->frame) sr_fail(job, "out of memory for the image");
     job->step_started = 1;
     job->step_row = 0;
-    if (job->source) {
-      frame_ctx f = {0};
-      job->source(job, frame_sink, &f);
-      if (f.next_row != job->out_h) sr_fail(job, "the resampler produced the wrong number of rows");
-      job->step_started = 0;
-      job->step_work = (uint32_t)job->out_w * (uint32_t)job->out_h;
-      return 1;
-    }
     sr_run_open(job);
   }
   for (int n = 0; n < max_rows; n++) {

@@ -67,6 +67,13 @@ typedef struct sr_resizer sr_resizer;
 typedef struct sr_job sr_job;
 /* A row sink of the pipeline: each output row, as stored. */
 typedef void (*sr_row_sink)(sr_job *, uint8_t *, void *);
+/* Another decoder's rows as a run (sr_run_open / sr_run_next / sr_run_close call these in place of
+ * decoding the JPEG input): open, the next row (NULL once every row is out), close. */
+typedef struct {
+  void (*open)(sr_job *);
+  uint8_t *(*next)(sr_job *);
+  void (*close)(sr_job *);
+} sr_row_source;
 
 struct sr_job {
   sr_error err;
@@ -103,10 +110,10 @@ struct sr_job {
   /* Output of the last encode. */
   sr_chunk_list output;
   int result_w, result_h;
-  /* Rows from another decoder (the WebP engine, sr_webp.c) instead of the JPEG input: when set, the
-   * pipeline calls it in place of decoding, and it must hand out exactly out_w × out_h rows of
-   * `channels`, as stored. It fails with sr_fail(). */
-  void (*source)(sr_job *job, sr_row_sink sink, void *ctx);
+  /* Rows from another decoder (the WebP engine, sr_webp.c) instead of the JPEG input: when set, a run
+   * pulls them from it, a row at a time like the JPEG decoder's (so an encode of them runs in steps too),
+   * and it must hand out exactly out_w × out_h rows of `channels`, as stored. It fails with sr_fail(). */
+  const sr_row_source *source;
   void *source_ctx;
   /* The decoding run in progress (sr_job.c): CMYK input, its converted row, the resampled row; and the
    * next upright row a puller (sr_job_pull) gets. */

@@ -350,12 +350,23 @@ static void enc_sink(sr_webp *w, const uint8_t *row, void *ctx) {
   if (srw_enc_row(w->enc, row)) srw_fail(w, "out of memory for the WebP picture");
 }
 
+/* Rows of the stored frame (pull_w × pull_h), while a turned fill or pull decodes into it. */
+static void fill_frame_sink(sr_webp *w, const uint8_t *row, void *ctx) {
+  (void)ctx;
+  const size_t bytes = (size_t)w->pull_w * (w->info[SRW_INFO_ALPHA] ? 4 : 3);
+  if (w->frame_next < w->pull_h) memcpy(w->upright_frame + (size_t)w->frame_next * bytes, row, bytes);
+  w->frame_next++;
+}
+
 /*
- * Decodes into the encoder's picture at out_w × out_h (stored size; the picture is upright), alpha kept
- * when the input has it, ARGB for lossless output and YUV(A) 4:2:0 for lossy. 0 or -1.
+ * Starts decoding into the encoder's picture at out_w × out_h (stored size; the picture is upright), alpha
+ * kept when the input has it, ARGB for lossless output and YUV(A) 4:2:0 for lossy; sr_webp_fill_step does
+ * the rest, so the caller can give way between steps. An orientation other than 1 decodes into a stored
+ * frame first, then hands its rows over turned. 0 or -1.
  */
-EMSCRIPTEN_KEEPALIVE int sr_webp_fill(sr_webp *w, int out_w, int out_h, int orientation, int lossless) {
+EMSCRIPTEN_KEEPALIVE int sr_webp_fill_begin(sr_webp *w, int out_w, int out_h, int orientation, int lossless) {
   TRY(w);
+  close_all(w);
   srw_enc_destroy(w->enc);
   w->enc = NULL;
   if (out_w < 1 || out_h < 1 || orientation < 1 || orientation > 8) srw_fail(w, "bad output size or orientation");
@@ -363,8 +374,60 @@ EMSCRIPTEN_KEEPALIVE int sr_webp_fill(sr_webp *w, int out_w, int out_h, int orie
   const int up_w = orientation >= 5 ? out_h : out_w, up_h = orientation >= 5 ? out_w : out_h;
   w->enc = srw_enc_create(up_w, up_h, ch, lossless);
   if (!w->enc) srw_fail(w, "out of memory for the WebP picture");
-  run_upright(w, out_w, out_h, orientation, ch, enc_sink, NULL);
+  w->pull_orientation = orientation;
+  w->pull_w = out_w;
+  w->pull_h = out_h;
+  w->pull_row = 0;
+  w->pull_row_bytes = out_w * ch;
+  w->frame_next = 0;
+  w->pull = malloc(sizeof(struct srw_run));
+  if (!w->pull) srw_fail(w, "out of memory for the decoder");
+  if (orientation == 1) {
+    run_begin(w, w->pull, out_w, out_h, ch, enc_sink, NULL);
+    return 0;
+  }
+  /* Held by the job, so that any failure on the way frees them (close_all). */
+  w->upright_frame = malloc((size_t)out_w * out_h * ch);
+  w->upright_row = malloc((size_t)(out_w > out_h ? out_w : out_h) * ch);
+  if (!w->upright_frame || !w->upright_row) srw_fail(w, "out of memory for the image");
+  run_begin(w, w->pull, out_w, out_h, ch, fill_frame_sink, NULL);
   return 0;
+}
+
+/* The fill's next step: SRW_FEED_BYTES more of the input decoded, or SRW_BAND_ROWS upright rows of a turned
+ * frame into the picture. 1: more to do, 0: the picture is full, -1: failed. */
+EMSCRIPTEN_KEEPALIVE int sr_webp_fill_step(sr_webp *w) {
+  TRY(w);
+  w->step_work = 0;
+  if (w->pull) {
+    const int before = w->pull->done, in_w = w->pull->in_w;
+    const int finished = run_step(w, w->pull);
+    w->step_work = (uint32_t)(w->pull->done - before) * (uint32_t)in_w;
+    if (!finished) return 1;
+    free(w->pull);
+    w->pull = NULL;
+    if (w->pull_orientation == 1) return 0;
+  }
+  const int o = w->pull_orientation, ch = w->info[SRW_INFO_ALPHA] ? 4 : 3;
+  const int width = o >= 5 ? w->pull_h : w->pull_w, height = o >= 5 ? w->pull_w : w->pull_h;
+  for (int n = 0; n < SRW_BAND_ROWS && w->pull_row < height; n++) {
+    sr_upright_row(w->upright_frame, w->pull_w, w->pull_h, ch, o, w->pull_row++, w->upright_row);
+    enc_sink(w, w->upright_row, NULL);
+    w->step_work += (uint32_t)width;
+  }
+  if (w->pull_row < height) return 1;
+  close_all(w);
+  return 0;
+}
+
+EMSCRIPTEN_KEEPALIVE uint32_t sr_webp_step_work(sr_webp *w) { return w->step_work; }
+
+/* The fill in one call (sr_webp_fill_begin's steps, run through). 0 or -1. */
+EMSCRIPTEN_KEEPALIVE int sr_webp_fill(sr_webp *w, int out_w, int out_h, int orientation, int lossless) {
+  if (sr_webp_fill_begin(w, out_w, out_h, orientation, lossless)) return -1;
+  int more;
+  while ((more = sr_webp_fill_step(w)) == 1) continue;
+  return more;
 }
 
 /* Encodes the filled picture (lossy at quality, or lossless with quality as effort) into the output;
@@ -507,6 +570,31 @@ static void pending_sink(sr_webp *w, const uint8_t *row, void *ctx) {
   w->pending_len += bytes;
 }
 
+/* A run of rows at out_w × out_h (stored) whose steps' rows wait in the pending queue (pull_row_bytes each). */
+static void queue_open(sr_webp *w, int out_w, int out_h, int channels) {
+  w->pull = malloc(sizeof(struct srw_run));
+  if (!w->pull) srw_fail(w, "out of memory for the decoder");
+  run_begin(w, w->pull, out_w, out_h, channels, pending_sink, NULL);
+}
+
+/* The queue's next row, stepping the run when it is empty; NULL once every row is out (the run closed).
+ * Valid until the next call. */
+static const uint8_t *queue_next(sr_webp *w) {
+  for (;;) {
+    if (w->pending_at < w->pending_len) {
+      const uint8_t *row = w->pending + w->pending_at;
+      w->pending_at += (size_t)w->pull_row_bytes;
+      return row;
+    }
+    w->pending_at = w->pending_len = 0;
+    if (!w->pull || run_step(w, w->pull)) {
+      free(w->pull);
+      w->pull = NULL;
+      return NULL;
+    }
+  }
+}
+
 EMSCRIPTEN_KEEPALIVE int sr_webp_pull_begin(sr_webp *w, int out_w, int out_h, int orientation) {
   TRY(w);
   close_all(w);
@@ -518,23 +606,38 @@ EMSCRIPTEN_KEEPALIVE int sr_webp_pull_begin(sr_webp *w, int out_w, int out_h, in
   w->pull_row = 0;
   w->pull_row_bytes = (orientation >= 5 ? out_h : out_w) * ch;
   if (orientation == 1) {
-    w->pull = malloc(sizeof(struct srw_run));
-    if (!w->pull) srw_fail(w, "out of memory for the decoder");
-    run_begin(w, w->pull, out_w, out_h, ch, pending_sink, NULL);
+    queue_open(w, out_w, out_h, ch);
   } else {
+    /* The frame is decoded by the first pulls, a step each (sr_webp_pull answers SRW_PULL_AGAIN). */
     w->upright_frame = malloc((size_t)out_w * out_h * ch);
     if (!w->upright_frame) srw_fail(w, "out of memory for the image");
-    frame_ctx f = {0, out_w, out_h, ch, w->upright_frame};
-    run_rows(w, out_w, out_h, ch, frame_sink, &f);
+    w->frame_next = 0;
+    w->pull = malloc(sizeof(struct srw_run));
+    if (!w->pull) srw_fail(w, "out of memory for the decoder");
+    run_begin(w, w->pull, out_w, out_h, ch, fill_frame_sink, NULL);
   }
   return 0;
 }
 
-/* Writes up to `max` upright rows to out; the count (0 once every row is out), or -1. */
+/*
+ * Writes up to `max` upright rows to out; the count (0 once every row is out), or -1. Turned, while the
+ * frame is being decoded: one step of it (SRW_FEED_BYTES of the input), and SRW_PULL_AGAIN.
+ */
 EMSCRIPTEN_KEEPALIVE int sr_webp_pull(sr_webp *w, uint8_t *out, int max) {
   TRY(w);
   const size_t bytes = (size_t)w->pull_row_bytes;
   const int o = w->pull_orientation, height = o >= 5 ? w->pull_w : w->pull_h;
+  w->step_work = 0;
+  if (o != 1 && w->pull) {
+    const int before = w->pull->done, in_w = w->pull->in_w;
+    if (run_step(w, w->pull)) {
+      free(w->pull);
+      w->pull = NULL;
+    } else {
+      w->step_work = (uint32_t)(w->pull->done - before) * (uint32_t)in_w;
+    }
+    return SRW_PULL_AGAIN;
+  }
   int n = 0;
   while (n < max) {
     if (o != 1) {
@@ -542,17 +645,9 @@ EMSCRIPTEN_KEEPALIVE int sr_webp_pull(sr_webp *w, uint8_t *out, int max) {
       sr_upright_row(w->upright_frame, w->pull_w, w->pull_h, (int)bytes / (o >= 5 ? w->pull_h : w->pull_w), o, w->pull_row++, out + (size_t)n++ * bytes);
       continue;
     }
-    if (w->pending_at < w->pending_len) {
-      memcpy(out + (size_t)n++ * bytes, w->pending + w->pending_at, bytes);
-      w->pending_at += bytes;
-      continue;
-    }
-    w->pending_at = w->pending_len = 0;
-    if (!w->pull || run_step(w, w->pull)) {
-      free(w->pull);
-      w->pull = NULL;
-      break;
-    }
+    const uint8_t *row = queue_next(w);
+    if (!row) break;
+    memcpy(out + (size_t)n++ * bytes, row, bytes);
   }
   if (n == 0) close_all(w);
   return n;
@@ -587,25 +682,30 @@ EMSCRIPTEN_KEEPALIVE uint8_t *sr_webp_frame(sr_webp *w, int out_w, int out_h, in
   return c.frame;
 }
 
-/* ---- JPEG output: a JPEG job whose pipeline rows come from this decoder. */
+/* ---- JPEG output: a JPEG job whose runs pull their rows from this decoder (RGB, alpha flattened onto
+ * white, as stored), a row at a time, so the JPEG job's encode and frame fill run in steps over them.
+ * Inside these, a failure of ours fails the JPEG job (srw_fail, in_jpeg_run). */
 
-typedef struct {
-  sr_row_sink sink;
-  void *ctx;
-} jpeg_ctx;
-
-static void jpeg_sink(sr_webp *w, const uint8_t *row, void *ctx) {
-  jpeg_ctx *j = ctx;
-  j->sink(w->jpeg, (uint8_t *)row, j->ctx);
-}
-
-static void jpeg_source(sr_job *job, sr_row_sink sink, void *ctx) {
+static void jpeg_source_open(sr_job *job) {
   sr_webp *w = job->source_ctx;
-  jpeg_ctx j = {sink, ctx};
   w->in_jpeg_run = 1;
-  run_rows(w, job->out_w, job->out_h, 3, jpeg_sink, &j);
+  close_all(w);
+  w->pull_row_bytes = job->out_w * 3;
+  queue_open(w, job->out_w, job->out_h, 3);
   w->in_jpeg_run = 0;
 }
+
+static uint8_t *jpeg_source_next(sr_job *job) {
+  sr_webp *w = job->source_ctx;
+  w->in_jpeg_run = 1;
+  const uint8_t *row = queue_next(w);
+  w->in_jpeg_run = 0;
+  return (uint8_t *)row;
+}
+
+static void jpeg_source_close(sr_job *job) { close_all(job->source_ctx); }
+
+static const sr_row_source jpeg_source = {jpeg_source_open, jpeg_source_next, jpeg_source_close};
 
 /*
  * The JPEG job (sr_jpeg.h) that encodes this WebP at out_w × out_h (stored) in `orientation`: RGB,
@@ -620,7 +720,7 @@ EMSCRIPTEN_KEEPALIVE sr_job *sr_webp_jpeg_job(sr_webp *w, int out_w, int out_h, 
   w->jpeg->channels = 3;
   w->jpeg->orientation = orientation;
   w->jpeg->scale_num = 8;
-  w->jpeg->source = jpeg_source;
+  w->jpeg->source = &jpeg_source;
   w->jpeg->source_ctx = w;
   return w->jpeg;
 }

@@ -16,6 +16,8 @@
 /* The decoder is given the input this many bytes further at a time (WebPIUpdate): rows are handed out
  * between steps, as they become ready. */
 #define SRW_FEED_BYTES (64 * 1024)
+/* sr_webp_pull's answer while a turned frame is still being decoded: no rows yet, call again. */
+#define SRW_PULL_AGAIN (-2)
 /* Rows converted to YUV at a time for the lossy encoder's picture (even, so chroma rows stay whole). */
 #define SRW_BAND_ROWS 16
 
@@ -59,6 +61,10 @@ struct sr_webp {
   uint8_t *pending;
   size_t pending_len, pending_at, pending_cap;
   int pull_orientation, pull_w, pull_h, pull_row, pull_row_bytes;
+  /* A fill in steps (sr_webp_fill_step), turned: the rows of the stored frame so far. And the work (input
+   * pixels decoded, or upright rows' pixels moved) the last step did, for the caller's give-way slice. */
+  int frame_next;
+  uint32_t step_work;
 };
 
 /* The JPEG engine's job functions (sr_job.c). */

@@ -23,9 +23,8 @@ struct sr_webp_enc {
   /* A token-buffer encode of this picture outgrew its allowance: later encodes (target_kb) go straight
    * to low-memory mode, which the same picture would outgrow again. */
   int tokens_overflowed;
-  /* The lossy encode in progress gives way (srw_give_way) as its progress advances; the percent it
-   * last reported. */
-  int give_way, percent;
+  /* The percent the encode in progress last reported (it gives way as it advances: srw_give_way). */
+  int percent;
 };
 
 void srw_enc_destroy(sr_webp_enc *e) {
@@ -137,8 +136,8 @@ static const char *encode_error(WebPEncodingError code) {
 /*
  * Gives way to the other requests of the isolate (wasm/webp-engine.ts, give-way.ts): `pixels` of the
  * picture's encode were done since the last call. An import of the module's JavaScript that may suspend
- * the encode (emscripten's Asyncify, limited by build.sh to the functions of libwebp's lossy encoder
- * that are on the stack here) and resume it on a later task, when the caller allows it.
+ * the encode (emscripten's Asyncify, limited by build.sh to the functions of libwebp's encoders that are
+ * on the stack here) and resume it on a later task, when the caller allows it.
  */
 extern void srw_give_way(uint32_t pixels);
 
@@ -146,20 +145,20 @@ extern void srw_give_way(uint32_t pixels);
  * libwebp calls this as its progress changes (about every percent of the image, and between its
  * phases). The token buffer grows in pages as tokens are recorded, by an amount no header predicts:
  * when the instance's memory has grown past its allowance, the encode is abandoned (libwebp frees what
- * it holds) and srw_enc_finish encodes again without the token buffer. A lossy encode gives way here.
+ * it holds) and srw_enc_finish encodes again without the token buffer. An encode gives way here: the
+ * lossless one reports each percent of each of its phases (its analysis, its predictors, its backward
+ * references, its writer), the lossy one each macroblock row.
  */
 static int srw_progress(int percent, const WebPPicture *pic) {
   sr_webp_enc *e = pic->user_data;
-  if (e->give_way) {
-    /* Called at every macroblock row as well (patches/webp/01-progress-every-row.patch): the work is
-     * counted by the percent, the clock decides the rest. */
-    uint64_t pixels = 0;
-    if (percent > e->percent) {
-      pixels = (uint64_t)pic->width * (uint64_t)pic->height * (uint64_t)(percent - e->percent) / 100;
-      e->percent = percent;
-    }
-    srw_give_way((uint32_t)pixels);
+  /* Lossy: called at every macroblock row as well (patches/webp/01-progress-every-row.patch). The work
+   * is counted by the percent, the clock decides the rest. */
+  uint64_t pixels = 0;
+  if (percent > e->percent) {
+    pixels = (uint64_t)pic->width * (uint64_t)pic->height * (uint64_t)(percent - e->percent) / 100;
+    e->percent = percent;
   }
+  srw_give_way((uint32_t)pixels);
   return emscripten_get_heap_size() <= e->heap_limit;
 }
 
@@ -168,10 +167,8 @@ static int encode_once(sr_webp_enc *e, sr_webp *w, const WebPConfig *config, siz
   srw_output_clear(w);
   e->pic.writer = chunk_writer;
   e->pic.custom_ptr = w;
-  /* Only the lossy encoder's functions can be suspended (build.sh's ASYNCIFY_ONLY). */
-  e->give_way = !config->lossless;
   e->percent = 0;
-  e->pic.progress_hook = heap_limit == SIZE_MAX && !e->give_way ? NULL : srw_progress;
+  e->pic.progress_hook = srw_progress;
   e->pic.user_data = e;
   e->heap_limit = heap_limit;
   const int ok = WebPEncode(config, &e->pic);

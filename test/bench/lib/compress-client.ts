@@ -10,6 +10,7 @@ export interface CompressOptions {
   height?: number;
   target_kb?: number;
   palette?: boolean;
+  lossless?: boolean;
 }
 
 /** Server-Timing of a compression, in ms; `encodes` is the number of encode passes (desc="3 encodes"). */
