@@ -95,7 +95,7 @@ describe('an iCCP chunk', () => {
     // Eight times MAX_ICC_PROFILE_BYTES; 256 MB took seconds to deflate and proved no more.
     const bomb = iccp(await zeros(8 * MAX_ICC_PROFILE_BYTES));
     expect(bomb.data.length).toBeLessThan(40 * 1024);
-    // Its length, not the bytes: a failure would print 256 MB.
+    // Its length, not the bytes: a failure would print 32 MB.
     expect((await iccProfile(bomb))?.length ?? null).toBeNull();
   }, 60_000);
 
@@ -108,7 +108,7 @@ describe('an iCCP chunk', () => {
 describe('a zlib bomb PNG', () => {
   // 4000×4000 16-bit RGBA zeros: 128 MB of rows from 0.13 MB, three times the budget below and the same
   // 1,000:1 ratio as the attack's 100 MP (800 MB from 0.8 MB), whose time and memory are a figure of the
-  // bench (`npm run bench -- png-bomb`, docs/benchmarks.md). Here it cost 10 s of the run's CPU. Made once.
+  // bench (`npm run bench -- png-bomb`, docs/benchmarks.md); here it took 10 s of an idle run. Made once.
   const SIDE = 4000;
   let bomb: Promise<Uint8Array> | undefined;
   const bombPng = () => (bomb ??= zeroPng(SIDE));
