@@ -538,7 +538,9 @@ describe('self-hosted on workerd', () => {
     }
   });
 
-  it('writes nothing for 1,000 random well-formed keys: the data directory keeps its files', async () => {
+  // One key was enough to fail before (a .sqlite file per key): 200 are a fifth of 1,000's requests and,
+  // like them, far under UNKNOWN_KEY_CACHE_MAX.
+  it('writes nothing for 200 random well-formed keys: the data directory keeps its files', async () => {
     const data = join(dir, 'unknown-keys');
     const instance = await start(data);
     try {
@@ -550,7 +552,7 @@ describe('self-hosted on workerd', () => {
       const randomKey = () =>
         `sr_live_${Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => alphabet[b % alphabet.length]).join('')}`;
       const statuses = new Map<number, number>();
-      for (let i = 0; i < 1000; i += 25) {
+      for (let i = 0; i < 200; i += 25) {
         const batch = await Promise.all(
           Array.from({ length: 25 }, () => get(instance, '/api/v1/categories', randomKey())),
         );
@@ -559,7 +561,7 @@ describe('self-hosted on workerd', () => {
           await res.arrayBuffer();
         }
       }
-      expect(Object.fromEntries(statuses)).toEqual({ 401: 1000 });
+      expect(Object.fromEntries(statuses)).toEqual({ 401: 200 });
       expect(filesUnder(data)).toEqual(before);
       // The known key still works, and a revoked one is refused on its next request.
       expect((await get(instance, '/api/v1/categories', known.key)).status).toBe(200);

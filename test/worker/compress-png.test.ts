@@ -111,11 +111,13 @@ describe('PNG to PNG, lossless', () => {
       ],
     ] as const;
     for (const [partial, colourType] of cases) {
-      const spec = { width: 1000, height: 700, ...partial } as PngSpec;
-      const { res, body } = await compressPng({ image: await makePng(spec) }, 2 * ROWS_BUDGET_MB);
+      // 0.31 MP under 12 MB: oxipng's half (6 MB) holds 0.26 MP, and the 16-bit rows fit beside it (at 10 MB
+      // they do not); 1000×700 under 20 MB proved the same with twice the pixels.
+      const spec = { width: 640, height: 480, ...partial } as PngSpec;
+      const { res, body } = await compressPng({ image: await makePng(spec) }, 12);
       expect(res.status).toBe(200);
       expect(ihdrOf(body).colourType).toBe(colourType);
-      expect(res.headers.get('x-image-width')).toBe('1000');
+      expect(res.headers.get('x-image-width')).toBe('640');
       expectSameBytes(decodePng(body).data, expectedRgba(spec));
     }
   }, 60_000);
@@ -263,8 +265,9 @@ describe('PNG to other formats and refusals', () => {
   });
 
   it('a PNG too large for the memory budget is 422 naming the largest width that fits, and that width works', async () => {
-    const image = await makePng({ width: 3000, height: 2000, colourType: 2, bitDepth: 8 });
-    const env = { env: { MEMORY_BUDGET_MB: '12' } };
-    await expectLargestWidthWorks(await key(), { filename: 'in.png', image, format: 'png' }, 3000, env);
+    // 1.8 MP under 10 MB fits 846 px wide (3000×2000 under 12 MB: 1311 px, three times the pixels to make and read).
+    const image = await makePng({ width: 1600, height: 1100, colourType: 2, bitDepth: 8 });
+    const env = { env: { MEMORY_BUDGET_MB: '10' } };
+    await expectLargestWidthWorks(await key(), { filename: 'in.png', image, format: 'png' }, 1600, env);
   }, 30_000);
 });
