@@ -2,7 +2,7 @@
 // the info's dominant colour and ThumbHash, and the smart crop's saliency. It must cost next to nothing
 // beside the request it serves: a JPEG is decoded at the smallest DCT scale that covers it (1/8 for a
 // camera photo: only the DC coefficients are inverse-transformed), a WebP through the engine's row reader
-// resampled as it streams, a PNG in rows averaged into blocks as they pass. Memory is bounded by rows,
+// resampled as it streams, a PNG in rows averaged into cells as they pass. Memory is bounded by rows,
 // whatever the input's size; the preview itself is at most PREVIEW_MAX_SIDE² pixels.
 import type { RgbaImage } from '../../../wasm/image.ts';
 import { ApiError } from '../../errors.ts';
