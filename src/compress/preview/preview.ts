@@ -2,7 +2,7 @@
 // the info's dominant colour and ThumbHash, and the smart crop's saliency. It must cost next to nothing
 // beside the request it serves: a JPEG is decoded at the smallest DCT scale that covers it (1/8 for a
 // camera photo: only the DC coefficients are inverse-transformed), a WebP through the engine's row reader
-// resampled as it streams, a PNG in rows averaged into blocks as they pass. Memory is bounded by rows,
+// resampled as it streams, a PNG in rows averaged into cells as they pass. Memory is bounded by rows,
 // whatever the input's size; the preview itself is at most PREVIEW_MAX_SIDE² pixels.
 import type { RgbaImage } from '../../../wasm/image.ts';
 import { ApiError } from '../../errors.ts';
@@ -10,6 +10,7 @@ import { inEngine, inEngineAsync } from '../engine-errors.ts';
 import { swapsAxes } from '../exif.ts';
 import type { InputFormat } from '../formats.ts';
 import type { ImageHeader } from '../header.ts';
+import { fitWithin } from '../geometry.ts';
 import { dctScale } from '../memory-plan.ts';
 import { applyOrientation } from '../pixels.ts';
 import { PREVIEW_MAX_SIDE, previewSize } from './size.ts';
@@ -72,43 +73,76 @@ async function readRows(input: 'JPEG' | 'WebP', open: () => RowReader): Promise<
 }
 
 /**
- * Rows of RGBA averaged in square blocks of k × k pixels (k the least that brings the picture within
- * PREVIEW_MAX_SIDE) as they are decoded: one row of sums is held, whatever the height. Colours are weighted
- * by alpha, so a transparent pixel's colour does not bleed into its block.
+ * Rows of RGBA averaged over the source area each preview pixel covers (the preview at its full size,
+ * PREVIEW_MAX_SIDE on the long side, as a JPEG's and a WebP's are: whole blocks of k × k pixels fell up
+ * to a sixth short of it, and the face detector lost small faces there) as they are decoded: two rows of
+ * sums are held, whatever the height, since a source row may straddle two preview rows. Colours are
+ * weighted by alpha, so a transparent pixel's colour does not bleed into its cell.
  */
 async function blockAverage(
   srcWidth: number,
   srcHeight: number,
   decodeRows: (onRow: (row: Uint8Array, y: number) => void) => Promise<void>,
 ): Promise<RgbaImage> {
-  const k = Math.max(1, Math.ceil(Math.max(srcWidth, srcHeight) / PREVIEW_MAX_SIDE));
-  const width = Math.ceil(srcWidth / k);
-  const height = Math.ceil(srcHeight / k);
+  const { width, height } = fitWithin(
+    { width: srcWidth, height: srcHeight },
+    { width: PREVIEW_MAX_SIDE, height: PREVIEW_MAX_SIDE },
+  );
+  // Source pixels per preview pixel, at least 1 (never enlarged): a source pixel falls in one cell, or
+  // across the border of two.
+  const fx = srcWidth / width;
+  const fy = srcHeight / height;
+  const column = new Int32Array(srcWidth);
+  const columnShare = new Float64Array(srcWidth);
+  for (let x = 0; x < srcWidth; x++) {
+    const c = Math.min(width - 1, Math.floor(x / fx));
+    column[x] = c;
+    columnShare[x] = c === width - 1 ? 1 : Math.min(1, (c + 1) * fx - x);
+  }
   const data = new Uint8Array(width * height * 4);
-  const sums = new Float64Array(width * 4);
-  const counts = new Float64Array(width);
-  const flush = (oy: number) => {
+  let sums = new Float64Array(width * 4);
+  let weights = new Float64Array(width);
+  let nextSums = new Float64Array(width * 4);
+  let nextWeights = new Float64Array(width);
+  let oy = 0;
+  const add = (row: Uint8Array, into: Float64Array, weightsInto: Float64Array, share: number) => {
+    for (let x = 0; x < srcWidth; x++) {
+      const i = x * 4;
+      const a = row[i + 3]!;
+      const c = column[x]!;
+      const left = columnShare[x]! * share;
+      const parts = left < share ? 2 : 1;
+      for (let part = 0; part < parts; part++) {
+        const w = part === 0 ? left : share - left;
+        const s = (c + part) * 4;
+        into[s]! += row[i]! * a * w;
+        into[s + 1]! += row[i + 1]! * a * w;
+        into[s + 2]! += row[i + 2]! * a * w;
+        into[s + 3]! += a * w;
+        weightsInto[c + part]! += w;
+      }
+    }
+  };
+  const flush = () => {
     for (let x = 0; x < width; x++) {
       const a = sums[x * 4 + 3]!;
       const o = (oy * width + x) * 4;
       for (let c = 0; c < 3; c++) data[o + c] = a > 0 ? Math.round(sums[x * 4 + c]! / a) : 0;
-      data[o + 3] = Math.round(a / counts[x]!);
+      data[o + 3] = weights[x]! > 0 ? Math.round(a / weights[x]!) : 0;
     }
-    sums.fill(0);
-    counts.fill(0);
+    [sums, nextSums] = [nextSums, sums];
+    [weights, nextWeights] = [nextWeights, weights];
+    nextSums.fill(0);
+    nextWeights.fill(0);
+    oy++;
   };
   await decodeRows((row, y) => {
-    for (let x = 0; x < srcWidth; x++) {
-      const i = x * 4;
-      const a = row[i + 3]!;
-      const s = ((x / k) | 0) * 4;
-      sums[s]! += row[i]! * a;
-      sums[s + 1]! += row[i + 1]! * a;
-      sums[s + 2]! += row[i + 2]! * a;
-      sums[s + 3]! += a;
-      counts[s >> 2]!++;
-    }
-    if ((y + 1) % k === 0 || y + 1 === srcHeight) flush((y / k) | 0);
+    if (oy >= height) return;
+    // The share of this source row in the preview row being summed; the rest belongs to the next.
+    const share = oy === height - 1 ? 1 : Math.min(1, Math.max(0, (oy + 1) * fy - y));
+    add(row, sums, weights, share);
+    if (share < 1) add(row, nextSums, nextWeights, 1 - share);
+    if (y + 1 >= (oy + 1) * fy - 1e-9 || y + 1 === srcHeight) flush();
   });
   return { data, width, height };
 }

@@ -57,6 +57,14 @@ describe('preview', () => {
     expectQuadrants(opaque);
   });
 
+  it('a PNG, a GIF and an AVIF come out at the preview size a JPEG does, not a whole-block fraction of it', async () => {
+    // 640 wide asks blocks of 2.5 pixels: whole blocks of 3 gave 214×160, a sixth fewer pixels each way,
+    // which is what made a 15 px face 13 px and lost it to the face detector (docs/experiments/faces.md).
+    const p = await preview(pngOf(quadrants(640, 480)), 'png');
+    expect([p.width, p.height]).toEqual([256, 192]);
+    expectQuadrants(p);
+  });
+
   it('a WebP', async () => {
     const p = await preview(webpOf(quadrants(400, 300)), 'webp');
     expect([p.width, p.height]).toEqual([256, 192]);
