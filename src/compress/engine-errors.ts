@@ -39,3 +39,19 @@ export async function inEngineAsync<R>(input: EngineInput, fn: () => Promise<R>)
     throw refusal(err, input);
   }
 }
+
+/**
+ * Runs `work`, whose errors (thrown now or, for a promise, on its rejection) `translate` turns into what is
+ * thrown instead: the decoders written in TypeScript (GIF, the AVIF box reader) use it with their own errors.
+ */
+export function translatingErrors<T>(work: () => T, translate: (err: unknown) => unknown): T {
+  const refuse = (err: unknown): never => {
+    throw translate(err);
+  };
+  try {
+    const result = work();
+    return (result instanceof Promise ? result.catch(refuse) : result) as T;
+  } catch (err) {
+    return refuse(err);
+  }
+}

@@ -5,6 +5,7 @@
 // profile goes to the output; Display P3 by nclx stays P3 (the output carries a Display P3 profile);
 // BT.2020 and HDR (PQ, HLG) are converted to sRGB in the decoder, HDR tone-mapped (sr_avifdec.c says how).
 // A sequence answers its first frame with X-Frames: 1/N, as an animated GIF does.
+import { translatingErrors } from '../engine-errors.ts';
 import { AvifDecodeError, AvifUnsupportedError } from '../../../wasm/avifdec-error.ts';
 import { ApiError } from '../../errors.ts';
 import type { ImageHeader } from '../header.ts';
@@ -100,22 +101,16 @@ const unprocessable = (message: string): ApiError =>
 
 /** Runs `work`, turning the decoder's errors (thrown now or, for a promise, later) into the API's. */
 export function refusedWhenBroken<T>(work: () => T): T {
-  const refuse = (err: unknown): never => {
+  return translatingErrors(work, (err) => {
     if (err instanceof AvifUnsupportedError)
-      throw new ApiError('unsupported_media_type', `this AVIF is not supported: ${err.message}`, { param: 'image' });
+      return new ApiError('unsupported_media_type', `this AVIF is not supported: ${err.message}`, { param: 'image' });
     if (err instanceof AvifDecodeError) {
       if (/out of memory/i.test(err.message))
-        throw new ApiError('overloaded', 'the service ran short of memory for this image; retry in a moment', {
+        return new ApiError('overloaded', 'the service ran short of memory for this image; retry in a moment', {
           headers: { 'Retry-After': '2' },
         });
-      throw unprocessable(err.message);
+      return unprocessable(err.message);
     }
-    throw err;
-  };
-  try {
-    const result = work();
-    return (result instanceof Promise ? result.catch(refuse) : result) as T;
-  } catch (err) {
-    return refuse(err);
-  }
+    return err;
+  });
 }

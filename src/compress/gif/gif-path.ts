@@ -3,6 +3,7 @@
 // every output format as a PNG does: alpha kept in PNG, WebP and AVIF, flattened onto white in JPEG.
 // Animated output is not written yet: an animated GIF answers its first frame, and the result says how
 // many frames the GIF has (X-Frames: 1/N). GIF metadata (comments, application extensions) is not carried.
+import { translatingErrors } from '../engine-errors.ts';
 import { ApiError } from '../../errors.ts';
 import type { Plan } from '../memory-plan.ts';
 import type { RowInput } from '../png/png-path.ts';
@@ -42,15 +43,9 @@ export function gifRowInput(bytes: Uint8Array): { input: RowInput; frames: numbe
 
 /** Runs `work`, turning the decoder's GifError (thrown now or, for a promise, later) into a 422. */
 function unprocessableWhenBroken<T>(work: () => T): T {
-  const refuse = (err: unknown): never => {
-    if (err instanceof GifError)
-      throw new ApiError('unprocessable_image', `the GIF cannot be decoded: ${err.message}`, { param: 'image' });
-    throw err;
-  };
-  try {
-    const result = work();
-    return (result instanceof Promise ? result.catch(refuse) : result) as T;
-  } catch (err) {
-    return refuse(err);
-  }
+  return translatingErrors(work, (err) =>
+    err instanceof GifError
+      ? new ApiError('unprocessable_image', `the GIF cannot be decoded: ${err.message}`, { param: 'image' })
+      : err,
+  );
 }
