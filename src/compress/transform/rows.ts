@@ -2,9 +2,11 @@
 // outside the crop are dropped as they pass and columns sliced; a horizontal mirror is done per row;
 // padding is written as background rows and columns. A vertical flip (or rotate=180) reverses the row
 // order and rotate=90/270 transposes: those two alone gather the kept block, turned, in one frame at
-// the content's size (the memory plan counts it). Rows come out as RGBA.
+// the content's size (the memory plan counts it). Blur and sharpen (filters.ts) take the content's rows
+// before the padding, over a window of rows. Rows come out as RGBA.
 import type { RowProducer } from '../png/writer.ts';
 import type { Rgba } from './colour.ts';
+import { filterRows } from './filters.ts';
 import { forward, needsFrame, type TransformGeometry } from './geometry.ts';
 import type { Flip, Rotation } from './options.ts';
 
@@ -43,6 +45,8 @@ export interface RowTransform {
   background: Rgba;
   /** Composite every pixel onto the background (itself onto white): output without alpha (JPEG). */
   flatten: boolean;
+  blur?: number;
+  sharpen?: number;
 }
 
 /** Whether each row is mirrored, for a transform that keeps the row order. */
@@ -101,23 +105,41 @@ export function transformRows(source: UprightRows, t: RowTransform): RowProducer
   };
 
   /** A content row (content.width RGBA words) padded to the output's width. */
-  const emit = (sink: Parameters<RowProducer>[0], content: Uint32Array) => {
+  const pad = (sink: Parameters<RowProducer>[0], content: Uint32Array) => {
     if (outW === content.length) return sink(new Uint8Array(content.buffer, content.byteOffset, content.length * 4));
     outWords.fill(fillWord);
     outWords.set(content, left);
     return sink(out);
   };
 
+  /** Where content rows go: through the filters when asked (they hold rows back until `end`), then the padding. */
+  const contentRows = (sink: Parameters<RowProducer>[0]) => {
+    const filter = filterRows(
+      g.content.width,
+      g.content.height,
+      { blur: t.blur, sharpen: t.sharpen, alpha: !t.flatten },
+      (row) => pad(sink, new Uint32Array(row.buffer, row.byteOffset, row.length / 4)),
+    );
+    if (!filter) return { push: (content: Uint32Array) => pad(sink, content), end: async () => {} };
+    return {
+      push: (content: Uint32Array) =>
+        filter.push(new Uint8Array(content.buffer, content.byteOffset, content.length * 4)),
+      end: () => filter.end(),
+    };
+  };
+
   if (!needsFrame(t.flip, t.rotate)) {
     const mirror = mirrors(t.flip, t.rotate);
     return async (sink) => {
       await background(sink, top);
+      const content = contentRows(sink);
       await rowsUntil(source, g.crop.y + g.crop.height, async (row, at) => {
         if (at < g.crop.y) return;
         slice(row);
         if (mirror) blockWords.reverse();
-        await emit(sink, blockWords);
+        await content.push(blockWords);
       });
+      await content.end();
       await background(sink, bottom);
     };
   }
@@ -141,7 +163,9 @@ export function transformRows(source: UprightRows, t: RowTransform): RowProducer
       for (let x = 0; x < cw; x++) frame[base + x * dx] = blockWords[x]!;
     });
     await background(sink, top);
-    for (let r = 0; r < th; r++) await emit(sink, frame.subarray(r * tw, (r + 1) * tw));
+    const content = contentRows(sink);
+    for (let r = 0; r < th; r++) await content.push(frame.subarray(r * tw, (r + 1) * tw));
+    await content.end();
     await background(sink, bottom);
   };
 }

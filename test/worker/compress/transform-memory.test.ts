@@ -1,6 +1,7 @@
 // A transformation streams in rows: under a budget that admits a crop of a 1800×1200 JPEG only as rows
 // (the whole decoded frame would not fit beside it), the crop is made; a quarter turn of the same image,
-// which needs the whole output frame, is refused 422 naming the width that fits, and that width works.
+// which needs the whole output frame, is refused 422 naming the width that fits, and that width works;
+// blur and sharpen run in a budget that holds their windows of rows but not a frame of their output.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readHeader } from '../../../src/compress/header.ts';
 import { plan } from '../../../src/compress/memory-plan.ts';
@@ -44,6 +45,29 @@ describe('transformations under a reduced memory budget', () => {
     expect(res.headers.get('x-crop-box')).toBe(`0,${H - CROP_H},${W},${CROP_H}`);
     const image = decodeAny(body);
     expect([image.width, image.height]).toEqual([W, CROP_H]);
+  }, 30_000);
+
+  it('blur and sharpen filter a window of rows: a frame of their output would not fit', async () => {
+    const box = { width: String(W), height: String(H / 2) };
+    const request = {
+      format: 'jpeg' as const,
+      quality: 80,
+      width: W,
+      height: H / 2,
+      transform: transformOf({ fit: 'crop', blur: 20, sharpen: 3 }),
+    };
+    const estimate = plan('jpeg', readHeader('jpeg', jpeg), jpeg.length, request).estimate;
+    const budgetMb = Math.ceil(estimate / MiB) + 1;
+    expect(estimate + W * (H / 2) * 4).toBeGreaterThan(budgetMb * MiB);
+    const res = await compressCall(
+      pro.key,
+      { image: jpeg, fit: 'crop', ...box, blur: '20', sharpen: '3' },
+      { env: { MEMORY_BUDGET_MB: String(budgetMb) } },
+    );
+    const body = await bodyBytes(res);
+    expect(res.status, new TextDecoder().decode(body.subarray(0, 300))).toBe(200);
+    const image = decodeAny(body);
+    expect([image.width, image.height]).toEqual([W, H / 2]);
   }, 30_000);
 
   it('rotate=90 needs the whole output frame: 422 naming the width that fits, and that width works', async () => {
