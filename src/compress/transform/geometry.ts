@@ -112,8 +112,10 @@ export function place(space: Size, crop: Size, gravity: Gravity): { x: number; y
       y: clamp(Math.round(gravity.y * space.height - crop.height / 2), dy),
     };
   }
-  const x = gravity.endsWith('left') ? 0 : gravity.endsWith('right') ? dx : Math.floor(dx / 2);
-  const y = gravity.startsWith('top') ? 0 : gravity.startsWith('bottom') ? dy : Math.floor(dy / 2);
+  // An odd overflow has two middles: the later one (further right or down), as sharp takes, so a centre crop of fine
+  // texture is the same pixels as sharp's rather than one off (SSIM 0.59 instead of 0.96 on a beach photo).
+  const x = gravity.endsWith('left') ? 0 : gravity.endsWith('right') ? dx : Math.ceil(dx / 2);
+  const y = gravity.startsWith('top') ? 0 : gravity.startsWith('bottom') ? dy : Math.ceil(dy / 2);
   return { x, y };
 }
 
