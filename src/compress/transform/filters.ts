@@ -66,14 +66,32 @@ function horizontal(pass: Pass, src: Float32Array, dst: Float32Array, width: num
     }
     return;
   }
+  // The row with its edge pixels repeated r times each side, so the taps need no bounds.
+  const padded = paddedRow(src, width, channels, r);
   const w = pass.weights;
+  const taps = w.length;
   for (let x = 0; x < width; x++) {
     for (let c = 0; c < channels; c++) {
       let sum = 0;
-      for (let k = -r; k <= r; k++) sum += w[k + r]! * src[Math.min(last, Math.max(0, x + k)) * channels + c]!;
+      for (let k = 0, i = x * channels + c; k < taps; k++, i += channels) sum += w[k]! * padded[i]!;
       dst[x * channels + c] = sum;
     }
   }
+}
+
+let padBuffer = new Float32Array(0);
+
+function paddedRow(src: Float32Array, width: number, channels: number, r: number): Float32Array {
+  const length = (width + 2 * r) * channels;
+  if (padBuffer.length < length) padBuffer = new Float32Array(length);
+  const padded = padBuffer;
+  padded.set(src.subarray(0, width * channels), r * channels);
+  for (let k = 0; k < r; k++)
+    for (let c = 0; c < channels; c++) {
+      padded[k * channels + c] = src[c]!;
+      padded[(r + width + k) * channels + c] = src[(width - 1) * channels + c]!;
+    }
+  return padded;
 }
 
 /**
