@@ -53,15 +53,18 @@ const sharpenPass = (): Pass => gaussian(SHARPEN_SIGMA);
 /** One pass along a row of `channels` interleaved values, the edge pixels repeated past the ends. */
 function horizontal(pass: Pass, src: Float32Array, dst: Float32Array, width: number, channels: number): void {
   const r = pass.radius;
-  const last = width - 1;
   if (pass.kind === 'box') {
+    // Padded by r + 1: the sum moves on by the pixel r + 1 ahead and drops the one r behind.
+    const padded = paddedRow(src, width, channels, r + 1);
     const scale = 1 / (2 * r + 1);
     for (let c = 0; c < channels; c++) {
-      let sum = (r + 1) * src[c]!;
-      for (let k = 1; k <= r; k++) sum += src[Math.min(k, last) * channels + c]!;
-      for (let x = 0; x < width; x++) {
+      let sum = 0;
+      for (let j = 1; j <= 2 * r + 1; j++) sum += padded[j * channels + c]!;
+      for (let x = 0, add = (2 * r + 2) * channels + c, drop = channels + c; x < width; x++) {
         dst[x * channels + c] = sum * scale;
-        sum += src[Math.min(x + r + 1, last) * channels + c]! - src[Math.max(x - r, 0) * channels + c]!;
+        sum += padded[add]! - padded[drop]!;
+        add += channels;
+        drop += channels;
       }
     }
     return;
@@ -205,32 +208,34 @@ const clamp8 = (v: number): number => (v <= 0 ? 0 : v >= 255 ? 255 : Math.round(
  */
 export function blurRows(width: number, height: number, blur: number, alpha: boolean, sink: RowSink): RowFilter {
   const passes = blurPasses(blur);
-  const length = width * 4;
+  // Opaque rows are filtered as R, G, B only: a quarter less work, alpha written back as 255.
+  const channels = alpha ? 4 : 3;
+  const length = width * channels;
   const row = new Float32Array(length);
   const spare = new Float32Array(length);
-  const out = new Uint8Array(length);
+  const out = new Uint8Array(width * 4);
   const chain = verticalChain(passes, height, length, async (v) => {
-    for (let i = 0; i < length; i += 4) {
-      const a = v[i + 3]!;
+    for (let x = 0, i = 0, o = 0; x < width; x++, i += channels, o += 4) {
+      const a = alpha ? v[i + 3]! : 255;
       const scale = alpha ? (a > 0 ? 255 / a : 0) : 1;
-      out[i] = clamp8(v[i]! * scale);
-      out[i + 1] = clamp8(v[i + 1]! * scale);
-      out[i + 2] = clamp8(v[i + 2]! * scale);
-      out[i + 3] = clamp8(a);
+      out[o] = clamp8(v[i]! * scale);
+      out[o + 1] = clamp8(v[i + 1]! * scale);
+      out[o + 2] = clamp8(v[i + 2]! * scale);
+      out[o + 3] = clamp8(a);
     }
     await sink(out);
   });
   return {
     push: (input) => {
-      for (let i = 0; i < length; i += 4) {
+      for (let x = 0, i = 0, o = 0; x < width; x++, i += 4, o += channels) {
         const a = input[i + 3]!;
         const scale = alpha ? a / 255 : 1;
-        row[i] = input[i]! * scale;
-        row[i + 1] = input[i + 1]! * scale;
-        row[i + 2] = input[i + 2]! * scale;
-        row[i + 3] = a;
+        row[o] = input[i]! * scale;
+        row[o + 1] = input[i + 1]! * scale;
+        row[o + 2] = input[i + 2]! * scale;
+        if (alpha) row[o + 3] = a;
       }
-      return chain.push(alongRow(passes, row, spare, width, 4));
+      return chain.push(alongRow(passes, row, spare, width, channels));
     },
     end: () => chain.end(),
   };
