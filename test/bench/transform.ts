@@ -341,8 +341,13 @@ export async function benchTransform(start: () => Promise<Service>): Promise<Tra
   } finally {
     await service.stop();
   }
-  const largest = all.reduce((a, b) => (b.bytes.length > a.bytes.length ? b : a));
-  const meta = await sharp(largest.bytes).metadata();
+  // The most pixels, not the most bytes (a noisy 8 MP phone photo outweighs a 21 MP camera's).
+  const sized = await Promise.all(
+    all.map(async (p) => ({ p, meta: await sharp(p.bytes, { limitInputPixels: false }).metadata() })),
+  );
+  const { p: largest, meta } = sized.reduce((a, b) =>
+    (b.meta.width ?? 0) * (b.meta.height ?? 0) > (a.meta.width ?? 0) * (a.meta.height ?? 0) ? b : a,
+  );
   const memory = await benchMemory(start, largest);
   const header =
     `Machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), shared, load average ${load} at the start and ${loadavg()
