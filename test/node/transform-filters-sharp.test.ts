@@ -84,3 +84,31 @@ describe('sharpen adds the detail an unsharp mask of the same sigma and amount a
     expect(ratio).toBeLessThan(2);
   });
 });
+
+describe('the filters at the smallest sizes', () => {
+  it.each([
+    [1, 1],
+    [3, 2],
+    [2, 40],
+  ])('%i×%i: as many rows out as in, and a flat picture stays flat', async (w, h) => {
+    const flat = new Uint8Array(w * h * 4).fill(77);
+    for (const make of [
+      (sink: (row: Uint8Array) => void) => blurRows(w, h, 250, true, sink),
+      (sink: (row: Uint8Array) => void) => blurRows(w, h, 1, false, sink),
+      (sink: (row: Uint8Array) => void) => sharpenRows(w, h, 10, sink),
+    ]) {
+      const rows: Uint8Array[] = [];
+      const filter = make((row) => {
+        rows.push(row.slice());
+      });
+      for (let y = 0; y < h; y++) await filter.push(flat.subarray(y * w * 4, (y + 1) * w * 4));
+      await filter.end();
+      expect(rows.length).toBe(h);
+      for (const row of rows) {
+        expect(row.length).toBe(w * 4);
+        // R, G and B; alpha is the input's, or 255 where the rows are taken as opaque.
+        expect([...row].filter((_, i) => i % 4 !== 3).every((v) => v === 77)).toBe(true);
+      }
+    }
+  });
+});
