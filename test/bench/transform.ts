@@ -8,7 +8,8 @@
 //   and SSIM of our blur against sharp's (float Gaussian);
 // - trim=border's first pass: the time it adds to a fit=cover 1080×1080;
 // - workerd's peak resident growth (lib/rss.ts), cold (a fresh service) and warm, for the largest photo.
-// BENCH_TRANSFORM_PHOTOS=N measures N of them, spread over the list.
+// BENCH_TRANSFORM_PHOTOS=N measures N of them, spread over the list; BENCH_TRANSFORM_PARTS=times (or
+// fits, memory, comma-separated) runs only those parts.
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -45,6 +46,8 @@ const SHARP: Record<FitMode, { fit: keyof FitEnum; withoutEnlargement?: boolean 
 };
 
 const log = (line: string) => console.error(line);
+const PARTS = (process.env.BENCH_TRANSFORM_PARTS ?? 'fits,times,memory').split(',');
+const part = (name: 'fits' | 'times' | 'memory'): boolean => PARTS.includes(name);
 const median = (values: number[]): number => {
   const s = [...values].sort((a, b) => a - b);
   return s.length === 0
@@ -253,6 +256,15 @@ async function benchTimes(service: Service, all: Photo[]): Promise<{ rows: TimeR
       (p) => sharpMs(() => mozjpeg(base(p).resize(THUMB))),
     ),
   );
+  // blur and sharpen make a request a transformation: its baseline is the transform path with nothing to do.
+  rows.push(
+    await sideBySide(
+      `width=${THUMB} fit=contain (the transform path, no filter)`,
+      all,
+      (p) => wall(() => ours(service, p, { width: THUMB, fit: 'contain' })),
+      (p) => sharpMs(() => mozjpeg(base(p).resize(THUMB))),
+    ),
+  );
   rows.push(
     await sideBySide(
       `width=${THUMB} blur=${BLUR} (sharp: blur(${BLUR * BLUR_SIGMA_PER_STEP}))`,
@@ -336,8 +348,8 @@ export async function benchTransform(start: () => Promise<Service>): Promise<Tra
   try {
     // Warm the engine: the first request loads its code.
     await ours(service, all[0]!, { width: 64 });
-    fits = await benchFits(service, all);
-    ({ rows: times, blurSsim } = await benchTimes(service, all));
+    fits = part('fits') ? await benchFits(service, all) : [];
+    ({ rows: times, blurSsim } = part('times') ? await benchTimes(service, all) : { rows: [], blurSsim: Number.NaN });
   } finally {
     await service.stop();
   }
@@ -348,7 +360,7 @@ export async function benchTransform(start: () => Promise<Service>): Promise<Tra
   const { p: largest, meta } = sized.reduce((a, b) =>
     (b.meta.width ?? 0) * (b.meta.height ?? 0) > (a.meta.width ?? 0) * (a.meta.height ?? 0) ? b : a,
   );
-  const memory = await benchMemory(start, largest);
+  const memory = part('memory') ? await benchMemory(start, largest) : [];
   const header =
     `Machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), shared, load average ${load} at the start and ${loadavg()
       .map((l) => l.toFixed(1))
