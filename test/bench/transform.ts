@@ -13,7 +13,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import sharp, { type FitEnum } from 'sharp';
+import sharp, { type FitEnum, type Sharp } from 'sharp';
 import './lib/images.ts'; // sharp.cache(false), sharp.concurrency(1)
 import { compress, type CompressOptions, type CompressResult } from './lib/compress-client.ts';
 import { mbOf, withRssPeak } from './lib/rss.ts';
@@ -218,12 +218,12 @@ const wall = async (run: () => Promise<CompressResult>): Promise<number | null> 
   return r.status === 200 ? r.wallMs : null;
 };
 
-const sharpMs = async (make: () => sharp.Sharp): Promise<number> => (await timed(() => make().toBuffer())).ms;
+const sharpMs = async (make: () => Sharp): Promise<number> => (await timed(() => make().toBuffer())).ms;
 
 async function benchTimes(service: Service, all: Photo[]): Promise<{ rows: TimeRow[]; blurSsim: number }> {
   const rows: TimeRow[] = [];
   const base = (p: Photo) => sharp(p.bytes, { limitInputPixels: false }).rotate();
-  const mozjpeg = (s: sharp.Sharp) => s.jpeg({ quality: QUALITY, mozjpeg: true });
+  const mozjpeg = (s: Sharp) => s.jpeg({ quality: QUALITY, mozjpeg: true });
   rows.push(
     await sideBySide(
       `fit=cover ${THUMB}×${THUMB} gravity=auto (sharp: position attention)`,

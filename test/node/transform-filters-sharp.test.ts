@@ -3,7 +3,7 @@
 // sharp's default is), on both of our paths (one kernel up to sigma 2, three box filters past it);
 // sharpen against sharp's unsharp mask of the same sigma and amount (its thresholds and clamps opened),
 // by the detail each adds: libvips sharpens L* in Lab, we the luma, so alike, not equal. A small picture.
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { blurRows, sharpenRows, type RowFilter } from '../../src/compress/transform/filters.ts';
 import { BLUR_SIGMA_PER_STEP, SHARPEN_AMOUNT_PER_STEP, SHARPEN_SIGMA } from '../../src/compress/transform/options.ts';
@@ -38,7 +38,7 @@ async function run(make: (sink: (row: Uint8Array) => void) => RowFilter, src: Ui
   return out;
 }
 
-const theirs = (src: Uint8Array, op: (s: sharp.Sharp) => sharp.Sharp) =>
+const theirs = (src: Uint8Array, op: (s: Sharp) => Sharp) =>
   op(sharp(src, { raw: { width: W, height: H, channels: 4 } }))
     .raw()
     .toBuffer();
