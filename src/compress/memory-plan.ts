@@ -12,6 +12,7 @@ import type { ImageHeader } from './header.ts';
 import { HISTOGRAM_BYTES } from './palette/quantise.ts';
 import { FULL_CHROMA_QUALITY } from './limits.ts';
 import { resizerBytes } from './resizer-memory.ts';
+import { filterBytes } from './transform/filters.ts';
 import { needsFrame, transformGeometry, type TransformGeometry } from './transform/geometry.ts';
 import { DEFAULT_BACKGROUND, type Transform } from './transform/options.ts';
 
@@ -615,8 +616,8 @@ function transformPlan(
     const turned = header.orientation !== 1 ? resizePixels * 4 * 2 : 0;
     decoding = PNG_STREAM_BYTES + rows + deinterlace + gifIndices + resampler + turned;
   }
-  // The transform's own rows, and its frame when the rows turn or reverse.
-  decoding += output.width * 4 * 3;
+  // The transform's own rows, blur's and sharpen's windows of rows, and its frame when the rows turn or reverse.
+  decoding += output.width * 4 * 3 + filterBytes(content.width, t);
   const frameBytes = needsFrame(t.flip, t.rotate) ? content.width * content.height * 4 : 0;
   const fixed = REQUEST_BASE_BYTES + uploadBytes * 2;
   const outputBuffers = outPixels * outputBytesPerPixel(request.quality) * 2;

@@ -15,6 +15,8 @@ import type { CompressedImage, CompressRequest, CompressResult } from './types.t
 import { MAX_OUTPUT_DIMENSION } from './limits.ts';
 import { oversize } from './transform/options.ts';
 import { withPreviewMemory } from './transform/smart-crop.ts';
+import { trimmedAway } from './transform/geometry.ts';
+import type { TrimSides } from './transform/options.ts';
 import { swapsAxes } from './exif.ts';
 import { type GainMapPlan, planGainMap } from './gain-map/plan.ts';
 
@@ -101,6 +103,7 @@ export function planWithin(
 ): Plan {
   let planned = plan(inputFormat, header, uploadBytes, request, memoryBudget);
   if (planned.transform) {
+    refuseTrimmedAway(header, request);
     refuseOversize(planned, header, request);
     planned = withPreviewMemory(planned, inputFormat, header, uploadBytes, request, memoryBudget);
   }
@@ -110,6 +113,20 @@ export function planWithin(
   if (planned.estimate > memoryBudget)
     throw tooLargeForMemory(inputFormat, header, uploadBytes, request, planned, memoryBudget);
   return planned;
+}
+
+/** 400 for a trim that leaves nothing of this image. */
+function refuseTrimmedAway(header: ImageHeader, request: PlanRequest): void {
+  const upright = swapsAxes(header.orientation) ? { width: header.height, height: header.width } : header;
+  const trim = request.transform?.trim;
+  const side = trimmedAway(upright, trim);
+  if (!side || typeof trim !== 'object') return;
+  const [a, b] = side === 'width' ? [trim.left, trim.right] : [trim.top, trim.bottom];
+  throw new ApiError(
+    'bad_request',
+    `trim cuts ${a} + ${b} pixels from a side ${upright[side]} pixels long: nothing would be left of this ${upright.width}×${upright.height} image`,
+    { param: 'trim' },
+  );
 }
 
 /** 422 for a transformation that would make a side longer than any output may be, saying the box that fits. */
@@ -172,6 +189,20 @@ export async function compress(prepared: Prepared): Promise<CompressedImage> {
   const result = await engineJob(() => compressIn(prepared));
   const { quality, format } = result;
   return { ...result, encoderQuality: quality === 'lossless' ? quality : encoderQuality(format, quality) };
+}
+
+/**
+ * trim=border's first pass, for a request prepared as untrimmed and admitted by that plan: the border's
+ * sides (all 0 when there is none) and the milliseconds it took.
+ */
+export async function findBorder(prepared: Prepared): Promise<{ sides: TrimSides; ms: number }> {
+  return engineJob(async () => {
+    makeRoom(prepared.plan.estimate, 'sr_jpeg');
+    const started = performance.now();
+    const { borderSides } = await import('./transform/trim.ts');
+    const sides = await borderSides(prepared.request, prepared.plan, prepared.inputFormat, prepared.header);
+    return { sides, ms: performance.now() - started };
+  });
 }
 
 async function compressIn(prepared: Prepared): Promise<CompressResult> {

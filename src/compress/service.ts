@@ -9,6 +9,7 @@ import { ApiError } from '../errors.ts';
 import type { CompressConfig } from './config.ts';
 import { INFO_FORMAT, type InfoRequest, type InfoResult } from './info/types.ts';
 import { reserveMemory } from './memory-gate.ts';
+import { TRIM_BORDER } from './transform/options.ts';
 import type { CompressedImage, CompressRequest } from './types.ts';
 
 /** One unit of the month, reserved before the input is read. */
@@ -36,14 +37,27 @@ export async function compressAdmitted(
   tier: ImageTier,
   config: CompressConfig,
 ): Promise<CompressedImage> {
-  const { compress, prepare } = await import('./pipeline.ts');
-  const prepared = prepare(request, config.maxInputPixels, config.memoryBudget);
-  const done = await reserveMemory(tier, prepared.plan.estimate, config.memoryBudget);
-  try {
-    return await compress(prepared);
-  } finally {
-    done();
-  }
+  const { compress, findBorder, prepare } = await import('./pipeline.ts');
+  let prepared = prepare(request, config.maxInputPixels, config.memoryBudget);
+  const admitted = async <T>(estimate: number, run: () => Promise<T>): Promise<T> => {
+    const done = await reserveMemory(tier, estimate, config.memoryBudget);
+    try {
+      return await run();
+    } finally {
+      done();
+    }
+  };
+  if (request.transform?.trim !== TRIM_BORDER) return admitted(prepared.plan.estimate, () => compress(prepared));
+  // trim=border: a first pass, admitted as the untrimmed request, finds the border; the trimmed request
+  // (its resize may be larger) is then planned and admitted as itself.
+  const border = await admitted(prepared.plan.estimate, () => findBorder(prepared));
+  prepared = prepare(
+    { ...request, transform: { ...request.transform, trim: border.sides } },
+    config.maxInputPixels,
+    config.memoryBudget,
+  );
+  const image = await admitted(prepared.plan.estimate, () => compress(prepared));
+  return { ...image, timings: { ...image.timings, decode: image.timings.decode + border.ms } };
 }
 
 /**

@@ -18,14 +18,24 @@ import { METADATA_MODES, type MetadataMode } from '../compress/metadata.ts';
 import { ApiError, badRequestFrom } from '../errors.ts';
 import { choiceParam, integerParam, queryObject } from '../params.ts';
 import { colourHex } from '../compress/transform/colour.ts';
-import { boxOf, brokenTransformRule, gravityText, transformOf, type Transform } from '../compress/transform/options.ts';
 import {
+  boxOf,
+  brokenTransformRule,
+  gravityText,
+  transformOf,
+  trimText,
+  type Transform,
+} from '../compress/transform/options.ts';
+import {
+  blurParam,
   dprParam,
   fitParam,
   flipParam,
   gravityParam,
   hexColourParam,
   rotateParam,
+  sharpenParam,
+  trimParam,
 } from '../compress/transform/params.ts';
 
 /** `f`: a format, `keep`, `auto` (negotiated by Accept), or `json` (the source described, not encoded). */
@@ -37,7 +47,8 @@ export const MAX_OPTIONS_LENGTH = 200;
 
 /**
  * The options as /compress names them: w → width, h → height, q → quality, f → format, m → metadata, kb →
- * target_kb, g → gravity, r → rotate, bg → background (hex without #); fit, flip and dpr as they are.
+ * target_kb, g → gravity, r → rotate, bg → background (hex without #); fit, flip, dpr, trim (its sides
+ * joined by `;`, as Cloudflare writes them: commas separate the options), blur and sharpen as they are.
  */
 const OptionsSchema = queryObject({
   w: integerParam(1, MAX_OUTPUT_DIMENSION).optional(),
@@ -53,6 +64,9 @@ const OptionsSchema = queryObject({
   flip: flipParam().optional(),
   bg: hexColourParam().optional(),
   dpr: dprParam().optional(),
+  trim: trimParam().optional(),
+  blur: blurParam().optional(),
+  sharpen: sharpenParam().optional(),
 });
 
 export interface ImageOptions {
@@ -88,7 +102,17 @@ export function parseOptions(segment: string): ImageOptions {
     throw refused(err.message);
   }
   const o = parsed.data;
-  const transform = { fit: o.fit, gravity: o.g, rotate: o.r, flip: o.flip, background: o.bg, dpr: o.dpr };
+  const transform = {
+    fit: o.fit,
+    gravity: o.g,
+    rotate: o.r,
+    flip: o.flip,
+    background: o.bg,
+    dpr: o.dpr,
+    trim: o.trim,
+    blur: o.blur,
+    sharpen: o.sharpen,
+  };
   const broken = brokenTransformRule(
     { width: o.w, height: o.h, ...transform },
     { width: 'w', height: 'h', gravity: 'g' },
@@ -106,9 +130,14 @@ export function parseOptions(segment: string): ImageOptions {
   };
 }
 
-/** A transformation in the cache key: every option in one order, defaults filled in. */
+/**
+ * A transformation in the cache key: every option in one order, defaults filled in. trim, blur and sharpen
+ * follow only when given, so the keys of the transformations made before them stay as they were.
+ */
 export function transformKey(t: Transform): string {
-  return [t.fit, gravityText(t.gravity), t.rotate, t.flip ?? '', t.background ? colourHex(t.background) : ''].join('|');
+  const base = [t.fit, gravityText(t.gravity), t.rotate, t.flip ?? '', t.background ? colourHex(t.background) : ''];
+  const filters = [t.trim === undefined ? '' : trimText(t.trim), t.blur ?? '', t.sharpen ?? ''];
+  return [...base, ...(filters.some((f) => f !== '') ? filters : [])].join('|');
 }
 
 /**

@@ -66,6 +66,9 @@ export async function signedImage(path: ImagePath, ctx: ImageContext): Promise<I
       rotate: t?.rotate || undefined,
       flip: t?.flip,
       background: t?.background,
+      trim: t?.trim,
+      blur: t?.blur,
+      sharpen: t?.sharpen,
     };
     const names = { format: 'f=json', width: 'w', height: 'h', target_kb: 'kb', rotate: 'r', background: 'bg' };
     const broken = brokenInfoRule(given, names);

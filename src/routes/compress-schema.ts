@@ -12,14 +12,27 @@ import {
 } from '../compress/limits.ts';
 import { choiceParam, integerParam, queryObject } from '../params.ts';
 import {
+  blurParam,
   cssColourParam,
   dprParam,
   fitParam,
   flipParam,
   gravityParam,
   rotateParam,
+  sharpenParam,
+  trimParam,
 } from '../compress/transform/params.ts';
-import { FIT_MODES, FLIPS, GRAVITY_NAMES, MAX_DPR, MIN_DPR } from '../compress/transform/options.ts';
+import {
+  FIT_MODES,
+  FLIPS,
+  GRAVITY_NAMES,
+  MAX_BLUR,
+  MAX_DPR,
+  MAX_SHARPEN,
+  MIN_BLUR,
+  MIN_DPR,
+  MIN_SHARPEN,
+} from '../compress/transform/options.ts';
 
 const imagePart = z
   .custom<File>((value) => value instanceof File, { error: 'must be a file part, e.g. curl -F image=@photo.jpg' })
@@ -122,6 +135,28 @@ export const CompressParts = queryObject({
       example: 2,
       description: `Device pixel ratio, ${MIN_DPR} to ${MAX_DPR} (two decimals at most): multiplies width and height`,
     }),
+  trim: trimParam().optional().openapi({
+    type: 'string',
+    example: '10;0;10;0',
+    description:
+      "Cut before anything else, from the upright source: border (a uniform border, its colour the top-left pixel's, each channel within 10 of it, found in a first pass over the rows) or top;right;bottom;left in source pixels. The box kept is answered in X-Crop-Box",
+  }),
+  blur: blurParam().optional().openapi({
+    type: 'integer',
+    minimum: MIN_BLUR,
+    maximum: MAX_BLUR,
+    description:
+      "Gaussian blur after the resize, Cloudflare's scale: a sigma of blur/2 output pixels (at 20 most fine detail is gone)",
+  }),
+  sharpen: sharpenParam().optional().openapi({
+    type: 'number',
+    minimum: MIN_SHARPEN,
+    maximum: MAX_SHARPEN,
+    default: 0,
+    example: 3,
+    description:
+      "Unsharp mask of the luminance after the resize (and after blur), Cloudflare's scale 0–10, two decimals at most: adds sharpen/2 times the detail a Gaussian of sigma 1 takes away (at 3 edges are visibly crisper)",
+  }),
   metadata: choiceParam(METADATA_MODES)
     .default('strip')
     .openapi({

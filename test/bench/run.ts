@@ -1,4 +1,4 @@
-// `npm run bench [-- foundation|avif|tools|metering-edge|compress|meta|img|jpeg|jpeg-camera|jpeg-tuning|jpeg-web|webp|webp-low-memory|gain-map|inputs|png|png-bomb|conversions|liars|client|selfhost|sso-discovery|isolate-stall|quality-scale|faces ...]`: starts the service as `npm run dev` does and runs the
+// `npm run bench [-- foundation|avif|tools|metering-edge|compress|meta|img|jpeg|jpeg-camera|jpeg-tuning|jpeg-web|webp|webp-low-memory|gain-map|inputs|png|png-bomb|conversions|liars|client|selfhost|sso-discovery|isolate-stall|quality-scale|faces|transform ...]`: starts the service as `npm run dev` does and runs the
 // named benchmarks (all by default) against it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -32,6 +32,7 @@ import { benchQualityScale, qualityScaleReport } from './quality-scale.ts';
 import { benchMeta, BULK_ROUNDS, EXTRACT_REQUESTS, EXTRACT_ROUNDS, metaReport } from './meta.ts';
 import { benchSsoDiscovery, ssoDiscoveryReport } from './sso-discovery.ts';
 import { benchSelfhost, SELFHOST_CONCURRENCY, SELFHOST_REQUESTS, SELFHOST_ROUNDS } from './selfhost.ts';
+import { benchTransform, transformReport } from './transform.ts';
 import { benchTools, RENDER_REQUESTS, TOOLS_CONCURRENCY, TOOLS_REQUESTS, TOOLS_ROUNDS } from './tools.ts';
 
 const PORT = Number(process.env.BENCH_PORT ?? 8797);
@@ -186,6 +187,8 @@ const BENCHES: Record<string, (service: Service, name: string) => Promise<void>>
   png: reported(() => benchPng(() => startService(PORT + 7, RAISED)), pngReport),
   'png-bomb': reported(() => benchPngBomb(() => startService(PORT + 13)), pngBombReport),
   conversions: reported(() => benchConversions(() => startService(PORT + 12, RAISED)), conversionsReport),
+  // The camera photos reach 24 MP: the pixel limit lifted, as for the jpeg bench.
+  transform: reported(() => benchTransform(() => startService(PORT + 15, RAISED)), transformReport),
   async 'jpeg-tuning'() {
     const result = await benchJpegTuning();
     const lines = [

@@ -67,3 +67,25 @@ describe("every fit's output size equals sharp's equivalent (±1 px)", () => {
     }
   });
 });
+
+describe("the centre crop sits where sharp's does", () => {
+  // Each row (or column) of the source is its own index, so the first one kept says where sharp cut. No
+  // resize (the box fits one side exactly), so only the placement differs: an odd overflow has two middles.
+  it.each([
+    ['rows', 12, 201, 12, 200],
+    ['rows', 12, 33, 12, 20],
+    ['columns', 55, 12, 40, 12],
+  ])('%s: %i×%i cover %i×%i', async (_, w, h, bw, bh) => {
+    const data = Buffer.alloc(w * h);
+    for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) data[y * w + x] = w > bw ? x : y;
+    const out = await sharp(data, { raw: { width: w, height: h, channels: 1 } })
+      .resize(bw, bh, { fit: 'cover' })
+      .raw()
+      .toBuffer();
+    const ours = transformGeometry(
+      { width: w, height: h },
+      { fit: 'cover', gravity: 'center', rotate: 0, width: bw, height: bh },
+    );
+    expect([ours.crop.x, ours.crop.y]).toEqual(w > bw ? [out[0], 0] : [0, out[0]]);
+  });
+});

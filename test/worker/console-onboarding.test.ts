@@ -225,14 +225,23 @@ describe('Try it', () => {
     expect(html).toContain(`data-head-bytes="${TRY_PLAN_HEAD_BYTES}"`);
   });
 
-  it('offers the transformations (fit, gravity, rotate, flip, background), labelled, with the values the API takes, and sends them', async () => {
+  it('offers the transformations (fit, gravity, rotate, flip, trim, blur, sharpen, background), labelled, with the values the API takes, and sends them', async () => {
     const { browser } = await signedUp();
     const { html } = await browser.page('/try');
     const options = (id: string) => {
       const select = new RegExp(`<select id="${id}"[^>]*>(.*?)</select>`, 's').exec(html)?.[1] ?? '';
       return [...select.matchAll(/<option value="([^"]*)"/g)].map((m) => m[1]);
     };
-    for (const id of ['try-fit', 'try-gravity', 'try-rotate', 'try-flip', 'try-background']) {
+    for (const id of [
+      'try-fit',
+      'try-gravity',
+      'try-rotate',
+      'try-flip',
+      'try-trim',
+      'try-blur',
+      'try-sharpen',
+      'try-background',
+    ]) {
       expect(html, id).toMatch(new RegExp(`<label for="${id}">`));
       expect(html, id).toMatch(new RegExp(`<(input|select) id="${id}"[^>]*aria-describedby="${id}-hint`));
       expect(html, id).toContain(`<p class="hint" id="${id}-hint">`);
@@ -244,8 +253,21 @@ describe('Try it', () => {
     // The parts the script sends, to the planner and with the upload: each one a control of the form.
     const parts = /<form id="try-form"[^>]*data-parts="([^"]*)"/.exec(html)?.[1]?.split(' ') ?? [];
     expect(parts).toEqual(
-      expect.arrayContaining(['width', 'height', 'fit', 'gravity', 'rotate', 'flip', 'background']),
+      expect.arrayContaining([
+        'width',
+        'height',
+        'fit',
+        'gravity',
+        'rotate',
+        'flip',
+        'trim',
+        'blur',
+        'sharpen',
+        'background',
+      ]),
     );
+    expect(html).toMatch(/<input id="try-blur" name="blur" type="number" min="1" max="250"/);
+    expect(html).toMatch(/<input id="try-sharpen" name="sharpen" type="number" min="0" max="10"/);
     for (const name of parts) expect(html, name).toMatch(new RegExp(`<(input|select) id="try-[a-z-]+" name="${name}"`));
     // Where the answer's X-Crop-Box is drawn: over the original, in the result.
     expect(html).toMatch(/<figure[^>]*id="try-crop"[^>]*>.*<img id="try-crop-before"[^>]*>.*id="try-crop-box"/s);

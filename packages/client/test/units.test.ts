@@ -91,6 +91,22 @@ describe('arguments', () => {
     fails(['--dpr', '5'], /--dpr must be a number from 1 to 4/);
   });
 
+  it('reads --trim, --blur and --sharpen, and writes them with --out only', () => {
+    const args = (...argv: string[]) => parseArgs(['compress', 'a.jpg', ...argv]) as CompressArgs;
+    expect(args('--out', 'o', '--trim', '10;0;10;0', '--blur', '20', '--sharpen', '1.5').params).toMatchObject({
+      trim: '10;0;10;0',
+      blur: 20,
+      sharpen: 1.5,
+    });
+    expect(args('--out', 'o', '--trim=border').params).toMatchObject({ trim: 'border' });
+    const fails = (argv: string[], message: RegExp) =>
+      expect(() => parseArgs(['compress', 'a.jpg', ...argv])).toThrow(message);
+    fails(['--out', 'o', '--blur', '0'], /--blur must be an integer from 1 to 250, not "0"/);
+    fails(['--out', 'o', '--sharpen', '11'], /--sharpen must be a number from 0 to 10/);
+    fails(['--in-place', '--blur', '5'], /transformations write elsewhere with --out DIR/);
+    fails(['--in-place', '--trim', 'border'], /transformations write elsewhere with --out DIR/);
+  });
+
   it('refuses what it would not use, naming it', () => {
     const fails = (argv: string[], message: RegExp) => expect(() => parseArgs(argv)).toThrow(message);
     fails(['compress', 'a.jpg'], /--out DIR or --in-place/);

@@ -15,6 +15,9 @@ const SHAPING_FIELDS = [
   'flip',
   'background',
   'dpr',
+  'trim',
+  'blur',
+  'sharpen',
 ] as const;
 export type ShapingField = (typeof SHAPING_FIELDS)[number];
 

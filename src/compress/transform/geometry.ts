@@ -3,8 +3,10 @@
 // output size. Order of operations (Cloudflare's and sharp's): EXIF orientation, flip, rotate, then the
 // fit into `width` × `height`, which are the output's axes. A flip and a rotation commute with a resize,
 // so the pipeline resizes the upright source and crops it, and turns only the kept block (rows.ts).
+// A trim comes first of all, on the upright source: the fit is of what it keeps, and the whole source
+// is resized at that scale so the trim is one more crop of the resized rows.
 import { fitWithin, type Size } from '../geometry.ts';
-import type { FitMode, Flip, Gravity, Rotation } from './options.ts';
+import type { FitMode, Flip, Gravity, Rotation, Trim } from './options.ts';
 
 export interface Box {
   x: number;
@@ -41,6 +43,8 @@ export interface GeometryRequest {
   /** The box in output pixels (after dpr); either side may be open where the fit allows it. */
   width?: number;
   height?: number;
+  /** Sides cut from the upright source; `border` is planned as no trim until the border is found (trim.ts). */
+  trim?: Trim;
 }
 
 const NO_PADDING: Padding = { top: 0, right: 0, bottom: 0, left: 0 };
@@ -108,8 +112,10 @@ export function place(space: Size, crop: Size, gravity: Gravity): { x: number; y
       y: clamp(Math.round(gravity.y * space.height - crop.height / 2), dy),
     };
   }
-  const x = gravity.endsWith('left') ? 0 : gravity.endsWith('right') ? dx : Math.floor(dx / 2);
-  const y = gravity.startsWith('top') ? 0 : gravity.startsWith('bottom') ? dy : Math.floor(dy / 2);
+  // An odd overflow has two middles: the later one (further right or down), as sharp takes, so a centre crop of fine
+  // texture is the same pixels as sharp's rather than one off (SSIM 0.59 instead of 0.96 on a beach photo).
+  const x = gravity.endsWith('left') ? 0 : gravity.endsWith('right') ? dx : Math.ceil(dx / 2);
+  const y = gravity.startsWith('top') ? 0 : gravity.startsWith('bottom') ? dy : Math.ceil(dy / 2);
   return { x, y };
 }
 
@@ -151,6 +157,37 @@ export function backward(x: number, y: number, w: number, h: number, flip: Flip 
 }
 
 export function transformGeometry(upright: Size, r: GeometryRequest): TransformGeometry {
+  const t = typeof r.trim === 'object' ? r.trim : null;
+  if (!t || t.top + t.right + t.bottom + t.left === 0) return untrimmed(upright, r);
+  const kept = {
+    width: Math.max(1, upright.width - t.left - t.right),
+    height: Math.max(1, upright.height - t.top - t.bottom),
+  };
+  const g = untrimmed(kept, r);
+  const sx = g.resized.width / kept.width;
+  const sy = g.resized.height / kept.height;
+  const resized = {
+    width: Math.max(g.resized.width, Math.round(upright.width * sx)),
+    height: Math.max(g.resized.height, Math.round(upright.height * sy)),
+  };
+  const crop: Box = {
+    x: Math.min(resized.width - g.crop.width, Math.round(t.left * sx) + g.crop.x),
+    y: Math.min(resized.height - g.crop.height, Math.round(t.top * sy) + g.crop.y),
+    width: g.crop.width,
+    height: g.crop.height,
+  };
+  return { ...g, resized, crop, sourceCrop: sourceBox(crop, resized, upright) };
+}
+
+/** The sides a trim leaves nothing between, or null when it keeps some of the image. */
+export function trimmedAway(upright: Size, trim: Trim | undefined): 'width' | 'height' | null {
+  if (typeof trim !== 'object') return null;
+  if (trim.left + trim.right >= upright.width) return 'width';
+  if (trim.top + trim.bottom >= upright.height) return 'height';
+  return null;
+}
+
+function untrimmed(upright: Size, r: GeometryRequest): TransformGeometry {
   const swap = swapsForRotation(r.rotate);
   const turned = swap ? { width: upright.height, height: upright.width } : upright;
   const fit = fitted(turned, r);

@@ -43,6 +43,41 @@ export type Flip = (typeof FLIPS)[number];
 export const MIN_DPR = 1;
 export const MAX_DPR = 4;
 
+/**
+ * `blur` (Cloudflare's scale, 1–250): a Gaussian of standard deviation blur × BLUR_SIGMA_PER_STEP output
+ * pixels, so `blur` reads as a radius of about two sigmas; at 20 (sigma 10) fine detail is gone.
+ */
+export const MIN_BLUR = 1;
+export const MAX_BLUR = 250;
+export const BLUR_SIGMA_PER_STEP = 0.5;
+/**
+ * `sharpen` (Cloudflare's scale, 0–10; 0 is none): an unsharp mask of the luminance, adding
+ * sharpen × SHARPEN_AMOUNT_PER_STEP times the detail a Gaussian of SHARPEN_SIGMA takes away (libvips'
+ * sharpen without its thresholds); at 3 edges are visibly crisper, at 10 they ring.
+ */
+export const MIN_SHARPEN = 0;
+export const MAX_SHARPEN = 10;
+export const SHARPEN_AMOUNT_PER_STEP = 0.5;
+export const SHARPEN_SIGMA = 1;
+
+/** Pixels cut from each side of the upright source before anything else (`trim=top;right;bottom;left`). */
+export interface TrimSides {
+  top: number;
+  right: number;
+  bottom: number;
+  left: number;
+}
+/** `border`: the uniform border found in the image (its colour from the top-left corner, as sharp's trim). */
+export const TRIM_BORDER = 'border';
+/** The most a side of `trim=top;right;bottom;left` may name: JPEG's and WebP's longest side is shorter. */
+export const MAX_TRIM_SIDE = 65_535;
+export type Trim = typeof TRIM_BORDER | TrimSides;
+/**
+ * How far (0–255, on any channel) a pixel may differ from the border's colour and still be border: JPEG
+ * noise around a flat border stays under it (sharp's trim threshold is 10 too).
+ */
+export const TRIM_BORDER_TOLERANCE = 10;
+
 /** Fits that fill a box of their own and so need both of its sides. */
 export const BOX_FITS: readonly FitMode[] = ['cover', 'crop', 'pad', 'squeeze'];
 
@@ -56,6 +91,11 @@ export interface Transform {
   flip?: Flip;
   /** Given by the caller (undefined: DEFAULT_BACKGROUND). */
   background?: Rgba;
+  trim?: Trim;
+  /** 1–250: filters.ts makes it a Gaussian. */
+  blur?: number;
+  /** 0–10 (left out when 0): filters.ts makes it an unsharp mask. */
+  sharpen?: number;
 }
 
 /** A request's transformation options, as a door parsed them (every field optional). */
@@ -66,6 +106,9 @@ export interface TransformOptions {
   flip?: Flip;
   background?: Rgba;
   dpr?: number;
+  trim?: Trim;
+  blur?: number;
+  sharpen?: number;
 }
 
 /**
@@ -77,7 +120,10 @@ export function transforms(t: TransformOptions): boolean {
     (t.fit !== undefined && t.fit !== 'scale-down') ||
     (t.rotate !== undefined && t.rotate !== 0) ||
     t.flip !== undefined ||
-    t.background !== undefined
+    t.background !== undefined ||
+    t.trim !== undefined ||
+    t.blur !== undefined ||
+    (t.sharpen !== undefined && t.sharpen > 0)
   );
 }
 
@@ -90,8 +136,14 @@ export function transformOf(t: TransformOptions): Transform | undefined {
     rotate: t.rotate ?? 0,
     flip: t.flip,
     background: t.background,
+    ...(t.trim === undefined ? {} : { trim: t.trim }),
+    ...(t.blur === undefined ? {} : { blur: t.blur }),
+    ...(t.sharpen ? { sharpen: t.sharpen } : {}),
   };
 }
+
+/** The trim as headers and cache keys spell it: `border`, or `top;right;bottom;left`. */
+export const trimText = (t: Trim): string => (typeof t === 'string' ? t : `${t.top};${t.right};${t.bottom};${t.left}`);
 
 /** `XxY` as a focal point, each 0–1; null when it is not one. */
 export function focalPoint(value: string): { x: number; y: number } | null {

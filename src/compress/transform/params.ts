@@ -1,7 +1,7 @@
 // The transformation options as parameters (zod), for both doors: POST /compress's parts and an image
 // URL's options. Each refusal says what is allowed; the doors name the field.
 import { z } from '@hono/zod-openapi';
-import { choiceParam } from '../../params.ts';
+import { choiceParam, integerParam } from '../../params.ts';
 import { cssColour, hexColour, type Rgba } from './colour.ts';
 import {
   AUTO_GRAVITY,
@@ -10,8 +10,15 @@ import {
   FLIPS,
   focalPoint,
   GRAVITY_NAMES,
+  MAX_BLUR,
   MAX_DPR,
+  MAX_SHARPEN,
+  MAX_TRIM_SIDE,
+  MIN_BLUR,
   MIN_DPR,
+  MIN_SHARPEN,
+  TRIM_BORDER,
+  type Trim,
   type Gravity,
   type GravityName,
   type Rotation,
@@ -66,5 +73,31 @@ export const hexColourParam = () =>
     const colour = hexColour(v);
     if (colour) return colour;
     ctx.addIssue({ code: 'custom', message: 'must be a hex colour without #: rgb, rrggbb or rrggbbaa (e.g. ff0000)' });
+    return z.NEVER;
+  });
+
+export const blurParam = () => integerParam(MIN_BLUR, MAX_BLUR);
+
+const SHARPEN_MESSAGE = `must be a number from ${MIN_SHARPEN} to ${MAX_SHARPEN}, with at most two decimals (e.g. 3 or 1.5)`;
+
+export const sharpenParam = () =>
+  z
+    .string()
+    .regex(/^\d{1,2}(\.\d{1,2})?$/, { error: SHARPEN_MESSAGE })
+    .transform(Number)
+    .pipe(z.number().min(MIN_SHARPEN, { error: SHARPEN_MESSAGE }).max(MAX_SHARPEN, { error: SHARPEN_MESSAGE }));
+
+const TRIM_MESSAGE = `must be ${TRIM_BORDER} or four whole numbers of pixels top;right;bottom;left, each from 0 to ${MAX_TRIM_SIDE} (e.g. 10;0;10;0)`;
+
+/** `border`, or `top;right;bottom;left` in upright source pixels (`;`: commas separate an image URL's options). */
+export const trimParam = () =>
+  z.string().transform((v, ctx): Trim => {
+    if (v.toLowerCase() === TRIM_BORDER) return TRIM_BORDER;
+    const sides = v.split(';');
+    if (sides.length === 4 && sides.every((n) => /^\d{1,9}$/.test(n) && Number(n) <= MAX_TRIM_SIDE)) {
+      const [top, right, bottom, left] = sides.map(Number) as [number, number, number, number];
+      return { top, right, bottom, left };
+    }
+    ctx.addIssue({ code: 'custom', message: TRIM_MESSAGE });
     return z.NEVER;
   });

@@ -31,7 +31,8 @@ interface Opened extends UprightRows {
   close(failed: boolean): void;
 }
 
-async function open(
+/** The input's upright rows at the plan's resize (trim.ts reads them once more for trim=border). */
+export async function openRows(
   request: CompressRequest,
   plan: Plan,
   inputFormat: InputFormat,
@@ -113,7 +114,7 @@ export async function compressTransformed(
   let source: Opened | undefined;
   let failed = true;
   try {
-    source = await open(request, plan, inputFormat, orientation, timings);
+    source = await openRows(request, plan, inputFormat, orientation, timings);
     const background = transform.background ?? DEFAULT_BACKGROUND;
     const padded =
       geometry.output.width !== geometry.content.width || geometry.output.height !== geometry.content.height;
@@ -125,6 +126,8 @@ export async function compressTransformed(
       background,
       flatten: !alpha,
       turnBandRows: plan.turnBandRows,
+      blur: transform.blur,
+      sharpen: transform.sharpen,
     });
     const encoded = await inEngineAsync(engine, () =>
       encodeRows(request, plan, inputFormat, produce, alpha, source!.metadata, timings),

@@ -3,9 +3,11 @@
 // padding is written as background rows and columns. A vertical flip (or rotate=180) reverses the row
 // order and rotate=90/270 transposes: those two alone gather the kept block, turned, in one frame at
 // the content's size, or in bands of it with a decoder pass each where the plan has no room for the
-// whole frame (the memory plan counts either). Rows come out as RGBA.
+// whole frame (the memory plan counts either). Blur and sharpen (filters.ts) take the content's rows
+// before the padding, over a window of rows. Rows come out as RGBA.
 import type { RowProducer } from '../png/writer.ts';
 import type { Rgba } from './colour.ts';
+import { filterRows } from './filters.ts';
 import { forward, needsFrame, type TransformGeometry } from './geometry.ts';
 import type { Flip, Rotation } from './options.ts';
 
@@ -46,6 +48,8 @@ export interface RowTransform {
   flatten: boolean;
   /** The plan's bands of a turned or reversed content too large for one frame (memory-plan.ts). */
   turnBandRows?: number;
+  blur?: number;
+  sharpen?: number;
 }
 
 /** Whether each row is mirrored, for a transform that keeps the row order. */
@@ -104,23 +108,41 @@ export function transformRows(source: UprightRows, t: RowTransform): RowProducer
   };
 
   /** A content row (content.width RGBA words) padded to the output's width. */
-  const emit = (sink: Parameters<RowProducer>[0], content: Uint32Array) => {
+  const pad = (sink: Parameters<RowProducer>[0], content: Uint32Array) => {
     if (outW === content.length) return sink(new Uint8Array(content.buffer, content.byteOffset, content.length * 4));
     outWords.fill(fillWord);
     outWords.set(content, left);
     return sink(out);
   };
 
+  /** Where content rows go: through the filters when asked (they hold rows back until `end`), then the padding. */
+  const contentRows = (sink: Parameters<RowProducer>[0]) => {
+    const filter = filterRows(
+      g.content.width,
+      g.content.height,
+      { blur: t.blur, sharpen: t.sharpen, alpha: !t.flatten },
+      (row) => pad(sink, new Uint32Array(row.buffer, row.byteOffset, row.length / 4)),
+    );
+    if (!filter) return { push: (content: Uint32Array) => pad(sink, content), end: async () => {} };
+    return {
+      push: (content: Uint32Array) =>
+        filter.push(new Uint8Array(content.buffer, content.byteOffset, content.length * 4)),
+      end: () => filter.end(),
+    };
+  };
+
   if (!needsFrame(t.flip, t.rotate)) {
     const mirror = mirrors(t.flip, t.rotate);
     return async (sink) => {
       await background(sink, top);
+      const content = contentRows(sink);
       await rowsUntil(source, g.crop.y + g.crop.height, async (row, at) => {
         if (at < g.crop.y) return;
         slice(row);
         if (mirror) blockWords.reverse();
-        await emit(sink, blockWords);
+        await content.push(blockWords);
       });
+      await content.end();
       await background(sink, bottom);
     };
   }
@@ -144,6 +166,7 @@ export function transformRows(source: UprightRows, t: RowTransform): RowProducer
   return async (sink) => {
     const frame = new Uint32Array(tw * band);
     await background(sink, top);
+    const content = contentRows(sink);
     for (let r0 = 0; r0 < th; r0 += band) {
       const r1 = Math.min(th, r0 + band);
       const offset = r0 * tw;
@@ -167,8 +190,9 @@ export function transformRows(source: UprightRows, t: RowTransform): RowProducer
         const base = start + y * dy - offset;
         for (let x = x0; x < x1; x++) frame[base + x * dx] = blockWords[x]!;
       });
-      for (let r = r0; r < r1; r++) await emit(sink, frame.subarray((r - r0) * tw, (r - r0 + 1) * tw));
+      for (let r = r0; r < r1; r++) await content.push(frame.subarray((r - r0) * tw, (r - r0 + 1) * tw));
     }
+    await content.end();
     await background(sink, bottom);
   };
 }

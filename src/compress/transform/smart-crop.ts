@@ -127,13 +127,17 @@ async function placeCrop(
   const { box, confidence } = faced ?? salientCrop(preview, aspect);
   // Nothing to choose by: the centre, where geometry already placed `auto`.
   if (confidence === 0) return { plan: planned, decided: CENTRED };
+  const upright = swapsAxes(header.orientation) ? { width: header.height, height: header.width } : header;
+  // The preview is of the whole picture; a trim's sides are cut before the fit, so the point is moved into what it keeps.
+  const trim = typeof t.trim === 'object' ? t.trim : { top: 0, right: 0, bottom: 0, left: 0 };
+  const within = (at: number, whole: number, before: number, after: number) =>
+    (at * whole - before) / Math.max(1, whole - before - after);
   const focal = turnedPoint(
-    (box.x + box.width / 2) / preview.width,
-    (box.y + box.height / 2) / preview.height,
+    within((box.x + box.width / 2) / preview.width, upright.width, trim.left, trim.right),
+    within((box.y + box.height / 2) / preview.height, upright.height, trim.top, trim.bottom),
     t.flip,
     t.rotate,
   );
-  const upright = swapsAxes(header.orientation) ? { width: header.height, height: header.width } : header;
   const placed = transformGeometry(upright, { ...t, gravity: focal, width: request.width, height: request.height });
   const decided: SmartCropDecision = faced
     ? { gravity: FACE_GRAVITY, confidence }

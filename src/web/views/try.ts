@@ -8,6 +8,10 @@ import {
   FIT_MODES,
   FLIPS,
   GRAVITY_NAMES,
+  MAX_BLUR,
+  MAX_SHARPEN,
+  MIN_BLUR,
+  MIN_SHARPEN,
   ROTATIONS,
 } from '../../compress/transform/options.ts';
 import { TRY_PLAN_HEAD_BYTES } from '../../console/limits.ts';
@@ -46,6 +50,9 @@ const TRY_PARTS = [
   'gravity',
   'rotate',
   'flip',
+  'trim',
+  'blur',
+  'sharpen',
   'background',
 ];
 
@@ -112,6 +119,9 @@ ${field(
   html`<select id="try-flip" name="flip" aria-describedby="try-flip-hint">${options([{ value: '', label: 'none' }, ...FLIPS.map((f) => ({ value: f, label: { h: 'horizontal', v: 'vertical', hv: 'both' }[f] }))])}</select>`,
   'A mirror, before the rotation.',
 )}
+${field('try-trim', 'Trim', html`<input id="try-trim" name="trim" type="text" placeholder="none" autocomplete="off" spellcheck="false" aria-describedby="try-trim-hint">`, 'border (a uniform border taken off), or top;right;bottom;left in pixels: cut before anything else.')}
+${field('try-blur', 'Blur', html`<input id="try-blur" name="blur" type="number" min="${MIN_BLUR}" max="${MAX_BLUR}" placeholder="none" aria-describedby="try-blur-hint">`, `${MIN_BLUR}–${MAX_BLUR}, after the resize: at 20 most fine detail is gone.`)}
+${field('try-sharpen', 'Sharpen', html`<input id="try-sharpen" name="sharpen" type="number" min="${MIN_SHARPEN}" max="${MAX_SHARPEN}" step="0.1" placeholder="none" aria-describedby="try-sharpen-hint">`, `${MIN_SHARPEN}–${MAX_SHARPEN}, after the resize: at 3 edges are visibly crisper.`)}
 ${field('try-background', 'Background', html`<input id="try-background" name="background" type="text" placeholder="white" autocomplete="off" spellcheck="false" aria-describedby="try-background-hint">`, "A CSS colour (#222, rgb(…), a name): pad's fill, and what transparency becomes in JPEG.")}
 ${field('try-target', 'Target size (KB)', html`<input id="try-target" name="target_kb" type="number" min="1" max="${MAX_TARGET_KB}" placeholder="${pro ? 'none' : 'pro tier'}"${pro ? '' : html` disabled`} aria-describedby="try-target-hint">`, pro ? 'Searches the highest quality that fits.' : 'Not available: target size needs the pro tier.', !pro)}
 </div>

@@ -2,6 +2,7 @@
 // (the whole decoded frame would not fit beside it), the crop is made; a quarter turn of the same image,
 // whose whole output frame does not fit either, gathers it in bands (a decoder pass each); where not even
 // bands fit, it is refused 422 naming the width that fits, and that width works.
+// Blur and sharpen run in a budget that holds their windows of rows but not a frame of their output.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readHeader } from '../../../src/compress/header.ts';
 import { plan } from '../../../src/compress/memory-plan.ts';
@@ -46,6 +47,29 @@ describe('transformations under a reduced memory budget', () => {
     expect(res.headers.get('x-crop-box')).toBe(`0,${H - CROP_H},${W},${CROP_H}`);
     const image = decodeAny(body);
     expect([image.width, image.height]).toEqual([W, CROP_H]);
+  }, 30_000);
+
+  it('blur and sharpen filter a window of rows: a frame of their output would not fit', async () => {
+    const box = { width: String(W), height: String(H / 2) };
+    const request = {
+      format: 'jpeg' as const,
+      quality: 80,
+      width: W,
+      height: H / 2,
+      transform: transformOf({ fit: 'crop', blur: 20, sharpen: 3 }),
+    };
+    const estimate = plan('jpeg', readHeader('jpeg', jpeg), jpeg.length, request).estimate;
+    const filtersMb = Math.ceil(estimate / MiB) + 1;
+    expect(estimate + W * (H / 2) * 4).toBeGreaterThan(filtersMb * MiB);
+    const res = await compressCall(
+      pro.key,
+      { image: jpeg, fit: 'crop', ...box, blur: '20', sharpen: '3' },
+      { env: { MEMORY_BUDGET_MB: String(filtersMb) } },
+    );
+    const body = await bodyBytes(res);
+    expect(res.status, new TextDecoder().decode(body.subarray(0, 300))).toBe(200);
+    const image = decodeAny(body);
+    expect([image.width, image.height]).toEqual([W, H / 2]);
   }, 30_000);
 
   it('rotate=90 gathers its frame in bands where the whole frame does not fit: the same picture', async () => {

@@ -24,6 +24,7 @@ export const USAGE = `usage:
       --metadata strip|keep  --palette [--colors N]
       --fit scale-down|contain|cover|crop|pad|squeeze  --gravity center|top|…|XxY|auto|face
       --rotate 90|180|270  --flip h|v|hv  --background COLOUR  --dpr 1–4
+      --trim border|TOP;RIGHT;BOTTOM;LEFT  --blur 1–250  --sharpen 0–10
                         transformations (--out DIR only): the file written is always the
                         transformed image, even when it is bigger than its source
       --concurrency N   files in flight at once (default ${DEFAULT_CONCURRENCY}, at most ${MAX_CONCURRENCY})
@@ -93,6 +94,9 @@ const COMPRESS_VALUES = [
   '--flip',
   '--background',
   '--dpr',
+  '--trim',
+  '--blur',
+  '--sharpen',
 ];
 const COMPRESS_FLAGS = ['--in-place', '--palette', '--force', '--force-output'];
 const VALUE_OPTIONS = new Set([...COMPRESS_VALUES, '--key', '--base-url', '--max-retries']);
@@ -110,14 +114,18 @@ function integer(name: string, value: string, min: number, max = Number.MAX_SAFE
 
 /**
  * Whether the parameters ask for more than a resize or re-encode (a fit other than scale-down, rotate,
- * flip, background): the result is then the transformed image, never the source kept because it is smaller.
+ * flip, background, trim, blur, sharpen above 0): the result is then the transformed image, never the
+ * source kept because it is smaller.
  */
 export function transforms(params: Omit<CompressParameters, 'format'>): boolean {
   return (
     (params.fit !== undefined && params.fit !== 'scale-down') ||
     params.rotate !== undefined ||
     params.flip !== undefined ||
-    params.background !== undefined
+    params.background !== undefined ||
+    params.trim !== undefined ||
+    params.blur !== undefined ||
+    (params.sharpen !== undefined && params.sharpen > 0)
   );
 }
 
@@ -242,6 +250,17 @@ function compressArgs(common: CommonArgs, inputs: string[], options: Map<string,
     if (!/^\d(\.\d{1,2})?$/.test(dpr) || Number(dpr) < 1 || Number(dpr) > 4)
       throw new UsageError(`--dpr must be a number from 1 to 4 (two decimals at most), not ${JSON.stringify(dpr)}`);
     params.dpr = Number(dpr);
+  }
+  // The trim's sides have an open spelling (border or four numbers): the service checks it.
+  if (get('--trim') !== undefined) params.trim = get('--trim');
+  if (get('--blur') !== undefined) params.blur = integer('--blur', get('--blur') as string, 1, 250);
+  if (get('--sharpen') !== undefined) {
+    const sharpen = get('--sharpen') as string;
+    if (!/^\d{1,2}(\.\d{1,2})?$/.test(sharpen) || Number(sharpen) > 10)
+      throw new UsageError(
+        `--sharpen must be a number from 0 to 10 (two decimals at most), not ${JSON.stringify(sharpen)}`,
+      );
+    params.sharpen = Number(sharpen);
   }
   if (inPlace && transforms(params))
     throw new UsageError('--in-place only ever shrinks a file; transformations write elsewhere with --out DIR');

@@ -143,6 +143,12 @@ export interface Schemas {
     background?: string;
     /** Device pixel ratio, 1 to 4 (two decimals at most): multiplies width and height */
     dpr?: number;
+    /** Cut before anything else, from the upright source: border (a uniform border, its colour the top-left pixel's, each channel within 10 of it, found in a first pass over the rows) or top;right;bottom;left in source pixels. The box kept is answered in X-Crop-Box */
+    trim?: string;
+    /** Gaussian blur after the resize, Cloudflare's scale: a sigma of blur/2 output pixels (at 20 most fine detail is gone) */
+    blur?: number;
+    /** Unsharp mask of the luminance after the resize (and after blur), Cloudflare's scale 0–10, two decimals at most: adds sharpen/2 times the detail a Gaussian of sigma 1 takes away (at 3 edges are visibly crisper) */
+    sharpen?: number;
     /** strip: only the ICC colour profile is kept (when it describes the output); keep: EXIF and XMP are kept too, with orientation reset to 1 since the pixels are written upright. From every input to every output format (JPEG APP1/APP2 segments, PNG iCCP, eXIf and XMP iTXt chunks, WebP ICCP, EXIF and XMP chunks, AVIF colr and items) */
     metadata?: "strip" | "keep";
     /** Target size in KB (1 KB = 1024 bytes): the highest quality whose output fits is searched (at most 8 encodes). Pro tier; JPEG, WebP and AVIF output only */
@@ -179,6 +185,12 @@ export interface Schemas {
     background?: string;
     /** Device pixel ratio, 1 to 4 (two decimals at most): multiplies width and height */
     dpr?: number;
+    /** Cut before anything else, from the upright source: border (a uniform border, its colour the top-left pixel's, each channel within 10 of it, found in a first pass over the rows) or top;right;bottom;left in source pixels. The box kept is answered in X-Crop-Box */
+    trim?: string;
+    /** Gaussian blur after the resize, Cloudflare's scale: a sigma of blur/2 output pixels (at 20 most fine detail is gone) */
+    blur?: number;
+    /** Unsharp mask of the luminance after the resize (and after blur), Cloudflare's scale 0–10, two decimals at most: adds sharpen/2 times the detail a Gaussian of sigma 1 takes away (at 3 edges are visibly crisper) */
+    sharpen?: number;
     /** strip: only the ICC colour profile is kept (when it describes the output); keep: EXIF and XMP are kept too, with orientation reset to 1 since the pixels are written upright. From every input to every output format (JPEG APP1/APP2 segments, PNG iCCP, eXIf and XMP iTXt chunks, WebP ICCP, EXIF and XMP chunks, AVIF colr and items) */
     metadata?: "strip" | "keep";
     /** Target size in KB (1 KB = 1024 bytes): the highest quality whose output fits is searched (at most 8 encodes). Pro tier; JPEG, WebP and AVIF output only */
