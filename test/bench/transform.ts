@@ -308,18 +308,34 @@ async function benchTimes(service: Service, all: Photo[]): Promise<{ rows: TimeR
 }
 
 async function benchMemory(start: () => Promise<Service>, largest: Photo): Promise<MemoryRow[]> {
-  const cases: [string, Record<string, string | number>][] = [
-    [`fit=cover ${THUMB}×${THUMB} gravity=auto`, { fit: 'cover', width: THUMB, height: THUMB, gravity: 'auto' }],
-    [`fit=cover ${THUMB}×${THUMB} trim=border`, { fit: 'cover', width: THUMB, height: THUMB, trim: 'border' }],
-    ['width=2048 blur=20 sharpen=3', { width: 2048, blur: BLUR, sharpen: SHARPEN }],
-    ['rotate=90, full size', { rotate: 90 }],
+  // The issue's quarter turn is of a 24 MP photo: the largest one resized to 6000×4000 (q90) by sharp.
+  const photo24: Photo = {
+    name: `${largest.name} at 6000×4000`,
+    bytes: new Uint8Array(
+      await sharp(largest.bytes, { limitInputPixels: false })
+        .rotate()
+        .resize(6000, 4000, { fit: 'fill' })
+        .jpeg({ quality: 90 })
+        .toBuffer(),
+    ),
+  };
+  const cases: [string, Record<string, string | number>, Photo][] = [
+    [
+      `fit=cover ${THUMB}×${THUMB} gravity=auto`,
+      { fit: 'cover', width: THUMB, height: THUMB, gravity: 'auto' },
+      largest,
+    ],
+    [`fit=cover ${THUMB}×${THUMB} trim=border`, { fit: 'cover', width: THUMB, height: THUMB, trim: 'border' }, largest],
+    ['width=2048 blur=20 sharpen=3', { width: 2048, blur: BLUR, sharpen: SHARPEN }, largest],
+    ['rotate=90, full size', { rotate: 90 }, largest],
+    ['24 MP (6000×4000) rotate=90, full size', { rotate: 90 }, photo24],
   ];
   const rows: MemoryRow[] = [];
-  for (const [what, options] of cases) {
+  for (const [what, options, photo] of cases) {
     const service = await start();
     try {
       const once = async () => {
-        const { result, rss } = await withRssPeak(service.pid, () => ours(service, largest, options), true);
+        const { result, rss } = await withRssPeak(service.pid, () => ours(service, photo, options), true);
         return { status: result.status, ms: result.wallMs, growthBytes: rss.maxGrowthBytes, error: result.error };
       };
       const cold = await once();
