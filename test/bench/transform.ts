@@ -319,6 +319,17 @@ async function benchMemory(start: () => Promise<Service>, largest: Photo): Promi
         .toBuffer(),
     ),
   };
+  // The issue's face crop is of a 48 MP photo: the largest one resized to 8000×6000 (q90).
+  const photo48: Photo = {
+    name: `${largest.name} at 8000×6000`,
+    bytes: new Uint8Array(
+      await sharp(largest.bytes, { limitInputPixels: false })
+        .rotate()
+        .resize(8000, 6000, { fit: 'fill' })
+        .jpeg({ quality: 90 })
+        .toBuffer(),
+    ),
+  };
   const cases: [string, Record<string, string | number>, Photo][] = [
     [
       `fit=cover ${THUMB}×${THUMB} gravity=auto`,
@@ -329,9 +340,17 @@ async function benchMemory(start: () => Promise<Service>, largest: Photo): Promi
     ['width=2048 blur=20 sharpen=3', { width: 2048, blur: BLUR, sharpen: SHARPEN }, largest],
     ['rotate=90, full size', { rotate: 90 }, largest],
     ['24 MP (6000×4000) rotate=90, full size', { rotate: 90 }, photo24],
+    [
+      `48 MP (8000×6000) fit=cover ${THUMB}×${THUMB} gravity=face`,
+      { fit: 'cover', width: THUMB, height: THUMB, gravity: 'face' },
+      photo48,
+    ],
   ];
+  // BENCH_TRANSFORM_MEMORY=text measures only the cases whose names contain it.
+  const only = process.env.BENCH_TRANSFORM_MEMORY;
   const rows: MemoryRow[] = [];
   for (const [what, options, photo] of cases) {
+    if (only && !what.includes(only)) continue;
     const service = await start();
     try {
       const once = async () => {
