@@ -23,7 +23,8 @@ import { CAMERA_DIR } from './jpeg-camera.ts';
 import { FIT_MODES, type FitMode } from '../../src/compress/transform/options.ts';
 import { BLUR_SIGMA_PER_STEP, SHARPEN_AMOUNT_PER_STEP, SHARPEN_SIGMA } from '../../src/compress/transform/options.ts';
 
-const QUALITY = 80;
+/** The JPEG quality of both sides; BENCH_TRANSFORM_QUALITY=100 leaves the geometry alone in the SSIM. */
+const QUALITY = Number(process.env.BENCH_TRANSFORM_QUALITY ?? 80);
 const BOXES: [number, number][] = [
   [800, 800],
   [1200, 600],
