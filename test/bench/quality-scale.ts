@@ -14,6 +14,7 @@
 // BENCH_QS_QUALITIES (60,80,90), BENCH_QS_SEARCH=1 (for WebP and AVIF, search the encoder quality whose
 // median SSIMULACRA2 difference to our JPEG at each q is nearest 0, and print the points),
 // BENCH_QS_AVIF_OPTIONS (`tune=iq,aq-mode=1`: replace AVIF's libaom options), BENCH_QS_AVIF_SPEED,
+// BENCH_QS_AVIF_CELL (a largest grid cell side, to weigh the cells' bytes against their time),
 // BENCH_QS_FORMATS (webp,avif).
 import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -68,11 +69,19 @@ function avifAt(e: number): AvifSettings {
   return { quality: s.quality, speed, options: options ?? s.options };
 }
 
+/** The service's grid, or with BENCH_QS_AVIF_CELL another largest cell side. */
+function avifGridFor(width: number, height: number) {
+  const cell = Number(process.env.BENCH_QS_AVIF_CELL ?? 0);
+  return cell ? { cols: Math.ceil(width / cell), rows: Math.ceil(height / cell) } : avifGrid(width, height);
+}
+
 /** What a cached measure depends on besides the photo: the codecs' builds and the encoder settings. */
 function settingsKey(format: LossyFormat): string {
   const wasm = format === 'avif' ? 'sr_avif.wasm' : 'sr_jpeg.wasm';
   const hash = createHash('sha1').update(readFileSync(new URL(`../../wasm/codec/${wasm}`, import.meta.url)));
   if (format === 'avif') hash.update(JSON.stringify({ ...avifAt(50), quality: 0 }));
+  // Only a cell other than the service's changes the key, so measures kept before it stay valid.
+  if (format === 'avif' && process.env.BENCH_QS_AVIF_CELL) hash.update(`cell ${process.env.BENCH_QS_AVIF_CELL}`);
   if (format === 'webp') hash.update(String(WEBP_METHOD));
   if (format === 'jpeg') hash.update(String(FULL_CHROMA_QUALITY));
   return hash.digest('hex').slice(0, 12);
@@ -277,7 +286,7 @@ export class QualityScaleBench {
       else if (format === 'webp') encoded = encodeWebp(this.engine, photo, quality);
       else {
         const raw = rowsOf(this.engine, photo);
-        encoded = (await encodeAvif(raw, avifAt(quality), avifGrid(raw.width, raw.height))).output;
+        encoded = (await encodeAvif(raw, avifAt(quality), avifGridFor(raw.width, raw.height))).output;
       }
       return { encoded, ms: performance.now() - t };
     });
