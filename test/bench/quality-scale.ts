@@ -15,6 +15,7 @@
 // median SSIMULACRA2 difference to our JPEG at each q is nearest 0, and print the points),
 // BENCH_QS_AVIF_OPTIONS (`tune=iq,aq-mode=1`: replace AVIF's libaom options), BENCH_QS_AVIF_SPEED,
 // BENCH_QS_AVIF_CELL (a largest grid cell side, to weigh the cells' bytes against their time),
+// BENCH_QS_WIDTH (another width than 2048, for quicker trials; its measures are kept apart),
 // BENCH_QS_FORMATS (webp,avif).
 import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -35,7 +36,7 @@ import './lib/images.ts'; // sharp.cache(false), sharp.concurrency(1)
 import { median } from './lib/load.ts';
 
 const run = promisify(execFile);
-export const WIDTH = 2048;
+export const WIDTH = Number(process.env.BENCH_QS_WIDTH ?? 2048);
 export const QUALITIES = (process.env.BENCH_QS_QUALITIES ?? '60,80,90').split(',').map(Number);
 export type LossyFormat = 'jpeg' | 'webp' | 'avif';
 const MAPPED: Exclude<LossyFormat, 'jpeg'>[] = (process.env.BENCH_QS_FORMATS ?? 'webp,avif').split(',') as never;
