@@ -26,7 +26,7 @@ const raw = {
 for (const trial of (process.env.BENCH_CELLS_TRIALS ?? '7:256,6:256,6:192').split(',')) {
   const [speed, cell] = trial.split(':').map(Number) as [number, number];
   const grid = { cols: Math.ceil(raw.width / cell), rows: Math.ceil(raw.height / cell) };
-  const r = await encodeAvif(raw, { ...avifSettings(68), speed }, grid);
+  const r = await encodeAvif(raw, { ...avifSettings(68, raw.width, raw.height), speed }, grid);
   const cells = grid.cols * grid.rows;
   console.log(
     `speed ${speed}, cells of ${cell} (${grid.cols}×${grid.rows}): ${r.output.length} B, CPU ${r.cpuMs.toFixed(0)} ms, ` +

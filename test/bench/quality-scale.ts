@@ -60,9 +60,9 @@ const WEBP_METHOD = Number(
 );
 if (!Number.isInteger(WEBP_METHOD)) throw new Error('WEBP_METHOD not found in wasm/webp-engine.ts');
 
-/** AVIF's settings at libavif quality `e`: the service's, or the exploring overrides. */
-function avifAt(e: number): AvifSettings {
-  const s = avifSettings(e);
+/** AVIF's settings at libavif quality `e` for a width × height picture: the service's, or the exploring overrides. */
+function avifAt(e: number, width = WIDTH, height = WIDTH): AvifSettings {
+  const s = avifSettings(e, width, height);
   const options = process.env.BENCH_QS_AVIF_OPTIONS?.split(',')
     .filter(Boolean)
     .map((kv) => kv.split('=') as [string, string]);
@@ -277,7 +277,9 @@ export class QualityScaleBench {
 
   /** Bytes and SSIMULACRA2 of `photo` in `format` at the encoder's own `quality` (cached). */
   async measure(photo: Photo, format: LossyFormat, quality: number): Promise<Measure> {
-    const key = `${photo.name}|${format}|${quality}|${this.keys[format]}`;
+    // A photo whose cells take another speed than the width's square (AVIF_SMALL_CELL_SPEED) says so.
+    const speed = format === 'avif' ? avifAt(quality, photo.output.width, photo.output.height).speed : 0;
+    const key = `${photo.name}|${format}|${quality}|${this.keys[format]}${speed && speed !== avifAt(quality).speed ? `|speed ${speed}` : ''}`;
     const known = this.cache.get(key);
     if (known) return known;
     const { encoded, ms } = await this.encodeSlot(async () => {
@@ -287,7 +289,8 @@ export class QualityScaleBench {
       else if (format === 'webp') encoded = encodeWebp(this.engine, photo, quality);
       else {
         const raw = rowsOf(this.engine, photo);
-        encoded = (await encodeAvif(raw, avifAt(quality), avifGridFor(raw.width, raw.height))).output;
+        encoded = (await encodeAvif(raw, avifAt(quality, raw.width, raw.height), avifGridFor(raw.width, raw.height)))
+          .output;
       }
       return { encoded, ms: performance.now() - t };
     });
