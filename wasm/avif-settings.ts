@@ -27,8 +27,8 @@ export const AVIF_SPEED = 7;
  * libaom's speed for a picture whose cells are small: at most AVIF_SMALL_CELL_PIXELS each (a thumbnail;
  * a picture just over a cell, split in two). A pixel at speed 6 costs about twice one at AVIF_SPEED, so
  * such a cell takes no longer a call than a full cell at AVIF_SPEED, and the isolate waits no longer.
- * Bytes at our JPEG q80's SSIMULACRA2 (12 photos, test/bench/avif-equal-score.ts): 0.786 × JPEG's at
- * width 160 against 0.801 at speed 7, 0.826 against 0.847 at 256. Speed 5 is 5 × speed 6's time.
+ * Bytes at our JPEG q80's SSIMULACRA2 (12 photos at width 160, all at speed 6; test/bench/avif-equal-score.ts):
+ * 0.786 × JPEG's against 0.801 at speed 7. Speed 5 took 5 × speed 6's time.
  */
 export const AVIF_SMALL_CELL_SPEED = 6;
 
