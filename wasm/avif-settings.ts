@@ -17,8 +17,8 @@ export interface AvifSettings {
  * photos at width 2560, 0.992–1.209; 0.24 × its time, each side decoding and resizing too). Speed 6
  * writes 6 % fewer bytes at equal score (6 photos at width 2048; 3 % at 1024) but takes about twice the
  * CPU a cell (107–144 ms against 55–68; test/bench/avif-cells.ts), which is what another request of the
- * isolate waits for: the isolate-stall bench's probes waited 1.8 × as long, so it stays out while cells
- * are encoded one per call (AVIF_MAX_CELL_SIDE). Speed 6 with cells that cost speed 7's time (192 pixels)
+ * isolate waits for: on the isolate-stall bench its probes' p95 was 665 ms against 190–253 (target 250),
+ * so it stays out of full cells while cells are encoded one per call (AVIF_MAX_CELL_SIDE). Speed 6 with cells that cost speed 7's time (192 pixels)
  * loses to their edges what it gains (docs/image-engine.md, One quality scale).
  */
 export const AVIF_SPEED = 7;
