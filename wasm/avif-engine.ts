@@ -6,7 +6,7 @@
 import createAvifModule from './codec/sr_avif.js';
 import avifWasm from './codec/sr_avif.wasm';
 import { AvifEngineError } from './avif-error.ts';
-import { AVIF_CELL_WORK_PER_PIXEL, avifGrid, avifSettings } from './avif-settings.ts';
+import { avifCellWork, avifGrid, avifSettings } from './avif-settings.ts';
 import { BorrowedInstance } from './borrowed.ts';
 import { giveWay } from './give-way.ts';
 import { EmscriptenInstance, type EmscriptenFactory } from './emscripten.ts';
@@ -59,7 +59,7 @@ export class AvifRowEncoder extends BorrowedInstance<AvifModule> {
     this.channels = channels;
     this.rowBytes = width * channels;
     const grid = avifGrid(width, height);
-    this.cellWork = Math.ceil(width / grid.cols) * Math.ceil(height / grid.rows) * AVIF_CELL_WORK_PER_PIXEL;
+    this.cellWork = avifCellWork(width, height);
     const encoder = this.call('create', width, height, channels, grid.cols, grid.rows) >>> 0;
     this.encoder = this.own(encoder, (ptr) => this.call('destroy', ptr));
     this.closeOnThrow(() => {
@@ -108,7 +108,7 @@ export class AvifRowEncoder extends BorrowedInstance<AvifModule> {
    */
   async encode(quality: number): Promise<Uint8Array> {
     if (this.bandRows > 0) this.flush();
-    const settings = avifSettings(quality);
+    const settings = avifSettings(quality, this.width, this.height);
     // The encoder keeps its libaom settings for every later encode (a size target's search): they are
     // the same at every quality.
     if (!this.optionsSet) for (const [key, value] of settings.options) this.option(key, value);

@@ -13,12 +13,27 @@ export interface AvifSettings {
 }
 
 /**
- * libaom's speed: 7 meets both targets on the camera photos at width 2560 (bytes at equal SSIMULACRA2
- * 1.071 × sharp's AVIF at effort 4, median of the 31 photos, 0.992–1.209; 0.24 × its time, each side
- * decoding and resizing too). Speed 6 wrote 3 % fewer bytes in about 2.7 × the time of speed 7, which puts
- * it near or over 1.5 × sharp's time.
+ * libaom's speed: 7 (bytes at equal SSIMULACRA2 1.071 × sharp's AVIF at effort 4, median of the 31 camera
+ * photos at width 2560, 0.992–1.209; 0.24 × its time, each side decoding and resizing too). Speed 6
+ * writes 6 % fewer bytes at equal score (6 photos at width 2048; 3 % at 1024) but takes about twice the
+ * CPU a cell (107–144 ms against 55–68; test/bench/avif-cells.ts), which is what another request of the
+ * isolate waits for: on the isolate-stall bench its probes' p95 was 665 ms against 190–253 (target 250),
+ * so it stays out of full cells while cells are encoded one per call (AVIF_MAX_CELL_SIDE). Speed 6 with cells that cost speed 7's time (192 pixels)
+ * loses to their edges what it gains (docs/image-engine.md, One quality scale).
  */
 export const AVIF_SPEED = 7;
+
+/**
+ * libaom's speed for a picture whose cells are small: at most AVIF_SMALL_CELL_PIXELS each (a thumbnail;
+ * a picture just over a cell, split in two). A pixel at speed 6 costs about twice one at AVIF_SPEED, so
+ * such a cell takes no longer a call than a full cell at AVIF_SPEED, and the isolate waits no longer.
+ * Bytes at our JPEG q80's SSIMULACRA2 (12 photos at width 160, all at speed 6; test/bench/avif-equal-score.ts):
+ * 0.786 × JPEG's against 0.801 at speed 7. Speed 5 took 5 × speed 6's time.
+ */
+export const AVIF_SMALL_CELL_SPEED = 6;
+
+/** Half a full cell (AVIF_MAX_CELL_SIDE², 256 × 256): cells up to this size take AVIF_SMALL_CELL_SPEED. */
+export const AVIF_SMALL_CELL_PIXELS = 32_768;
 
 /**
  * `tune=iq`: libaom's tuning for still images (quantisation matrices, variance-boosted delta-q, chroma
@@ -34,9 +49,16 @@ export const AVIF_OPTIONS: ReadonlyArray<readonly [string, string]> = [
   ['enable-intrabc', '0'],
 ];
 
-/** The encoder settings for libavif's quality (0–100, already mapped from the API's: quality-scale.ts). */
-export function avifSettings(quality: number): AvifSettings {
-  return { quality: Math.round(Math.max(0, Math.min(100, quality))), speed: AVIF_SPEED, options: AVIF_OPTIONS };
+/**
+ * The encoder settings for libavif's quality (0–100, already mapped from the API's: quality-scale.ts) and
+ * a width × height picture (its grid's cells choose the speed).
+ */
+export function avifSettings(quality: number, width: number, height: number): AvifSettings {
+  return {
+    quality: Math.round(Math.max(0, Math.min(100, quality))),
+    speed: avifCellPixels(width, height) <= AVIF_SMALL_CELL_PIXELS ? AVIF_SMALL_CELL_SPEED : AVIF_SPEED,
+    options: AVIF_OPTIONS,
+  };
 }
 
 export interface AvifGrid {
@@ -66,6 +88,15 @@ export const AVIF_MAX_CELL_SIDE = 256;
 export const AVIF_CELL_WORK_PER_PIXEL = 50;
 
 /**
+ * One cell's encode of a width × height picture in pixels of row work: a pixel at AVIF_SMALL_CELL_SPEED
+ * is twice as dear, so a small cell weighs what a full one does at AVIF_SPEED.
+ */
+export function avifCellWork(width: number, height: number): number {
+  const perPixel = avifSettings(0, width, height).speed === AVIF_SPEED ? 1 : 2;
+  return avifCellPixels(width, height) * perPixel * AVIF_CELL_WORK_PER_PIXEL;
+}
+
+/**
  * Smallest cell side: MIAF (ISO/IEC 23000-22, 7.3.11.4.2) wants a grid's cells at least 64 × 64, and
  * libavif refuses a grid of smaller ones, so a picture less than 64 pixels high (or wide) is one image
  * however wide (or high) it is; avifPeakBytes counts it as one cell.
@@ -80,6 +111,19 @@ export const AVIF_MIN_CELL_SIDE = 64;
 export function avifGrid(width: number, height: number): AvifGrid {
   if (width < AVIF_MIN_CELL_SIDE || height < AVIF_MIN_CELL_SIDE) return { cols: 1, rows: 1 };
   return { cols: Math.ceil(width / AVIF_MAX_CELL_SIDE), rows: Math.ceil(height / AVIF_MAX_CELL_SIDE) };
+}
+
+/**
+ * The pixels libaom encodes per cell of a width × height picture: the module codes every cell at the
+ * first one's size (the last column and row padded; an odd-sized grid one pixel larger).
+ */
+export function avifCellPixels(width: number, height: number): number {
+  const grid = avifGrid(width, height);
+  if (grid.cols * grid.rows === 1) return width * height;
+  const evenCeil = (n: number, d: number) => (Math.ceil(n / d) + 1) & ~1;
+  const w = grid.cols === 1 ? width + (width & 1) : evenCeil(width + (width & 1), grid.cols);
+  const h = grid.rows === 1 ? height + (height & 1) : evenCeil(height + (height & 1), grid.rows);
+  return w * h;
 }
 
 /** The module's memory before any picture: its runtime, stack and libavif's encoder. */

@@ -3,7 +3,7 @@
 // (../shared/corpus/camera/, read in place), and our JPEG beside it. Per photo, at WIDTH (2560; smaller
 // photos kept), each side doing the whole job of a request on one thread, side by side in one process:
 // - ours: the engine's own decode (DCT-scaled), resampler and EXIF orientation, its rows streaming in
-//   bands of 16 into the module and encoded with `avifSettings(encoderQuality('avif', q))` (the service's
+//   bands of 16 into the module and encoded with `avifSettings(encoderQuality('avif', q), width, height)` (the service's
 //   own mapping, src/compress/quality-scale.ts, and settings, wasm/avif-settings.ts) at each API quality of QUALITIES: timed from the first row decoded to the
 //   output (wall time, and the process's CPU time); scored with SSIMULACRA2 against our own decoded and
 //   resized rows (kept once, outside the timing); our JPEG of the same rows at the same q (the engine's
@@ -67,9 +67,9 @@ function gridFor(width: number, height: number) {
   return cell ? { cols: Math.ceil(width / cell), rows: Math.ceil(height / cell) } : avifGrid(width, height);
 }
 
-/** The service's settings for API quality q, or the exploring overrides. */
-function settingsFor(q: number): AvifSettings {
-  const s = avifSettings(encoderQuality('avif', q));
+/** The service's settings for API quality q and a width × height picture, or the exploring overrides. */
+function settingsFor(q: number, width = WIDTH, height = WIDTH): AvifSettings {
+  const s = avifSettings(encoderQuality('avif', q), width, height);
   const options = process.env.BENCH_AVIF_OPTIONS?.split(',')
     .filter(Boolean)
     .map((kv) => kv.split('=') as [string, string]);
@@ -257,7 +257,7 @@ async function benchPhotos(): Promise<AvifPhotoRow[]> {
     };
     const qualities: AvifQualityRow[] = [];
     for (const q of QUALITIES) {
-      const settings = settingsFor(q);
+      const settings = settingsFor(q, output.width, output.height);
       const encoded = await encodeAvifBands(size, ourBands, settings, gridFor(output.width, output.height));
       const ourScore = await score(encoded.output, ourRef, ourRefPath);
       const jpeg = engineJpegFromRgb(jpegEngine, ours, output.width, output.height, q);
@@ -360,7 +360,7 @@ async function benchScreens(paths: string[]): Promise<AvifScreenRow[]> {
     };
     await writePng(raw, refPath);
     for (const q of QUALITIES) {
-      const settings = settingsFor(q);
+      const settings = settingsFor(q, raw.width, raw.height);
       const encodeWith = async (options: AvifSettings['options']) => {
         const { output } = await encodeAvif(raw, { ...settings, options }, gridFor(raw.width, raw.height));
         return { bytes: output.length, score: await score(output, raw, refPath) };

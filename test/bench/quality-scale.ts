@@ -14,6 +14,8 @@
 // BENCH_QS_QUALITIES (60,80,90), BENCH_QS_SEARCH=1 (for WebP and AVIF, search the encoder quality whose
 // median SSIMULACRA2 difference to our JPEG at each q is nearest 0, and print the points),
 // BENCH_QS_AVIF_OPTIONS (`tune=iq,aq-mode=1`: replace AVIF's libaom options), BENCH_QS_AVIF_SPEED,
+// BENCH_QS_AVIF_CELL (a largest grid cell side, to weigh the cells' bytes against their time),
+// BENCH_QS_WIDTH (another width than 2048, for quicker trials; its measures are kept apart),
 // BENCH_QS_FORMATS (webp,avif).
 import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -34,7 +36,7 @@ import './lib/images.ts'; // sharp.cache(false), sharp.concurrency(1)
 import { median } from './lib/load.ts';
 
 const run = promisify(execFile);
-export const WIDTH = 2048;
+export const WIDTH = Number(process.env.BENCH_QS_WIDTH ?? 2048);
 export const QUALITIES = (process.env.BENCH_QS_QUALITIES ?? '60,80,90').split(',').map(Number);
 export type LossyFormat = 'jpeg' | 'webp' | 'avif';
 const MAPPED: Exclude<LossyFormat, 'jpeg'>[] = (process.env.BENCH_QS_FORMATS ?? 'webp,avif').split(',') as never;
@@ -58,9 +60,9 @@ const WEBP_METHOD = Number(
 );
 if (!Number.isInteger(WEBP_METHOD)) throw new Error('WEBP_METHOD not found in wasm/webp-engine.ts');
 
-/** AVIF's settings at libavif quality `e`: the service's, or the exploring overrides. */
-function avifAt(e: number): AvifSettings {
-  const s = avifSettings(e);
+/** AVIF's settings at libavif quality `e` for a width × height picture: the service's, or the exploring overrides. */
+function avifAt(e: number, width = WIDTH, height = WIDTH): AvifSettings {
+  const s = avifSettings(e, width, height);
   const options = process.env.BENCH_QS_AVIF_OPTIONS?.split(',')
     .filter(Boolean)
     .map((kv) => kv.split('=') as [string, string]);
@@ -68,11 +70,19 @@ function avifAt(e: number): AvifSettings {
   return { quality: s.quality, speed, options: options ?? s.options };
 }
 
+/** The service's grid, or with BENCH_QS_AVIF_CELL another largest cell side. */
+function avifGridFor(width: number, height: number) {
+  const cell = Number(process.env.BENCH_QS_AVIF_CELL ?? 0);
+  return cell ? { cols: Math.ceil(width / cell), rows: Math.ceil(height / cell) } : avifGrid(width, height);
+}
+
 /** What a cached measure depends on besides the photo: the codecs' builds and the encoder settings. */
 function settingsKey(format: LossyFormat): string {
   const wasm = format === 'avif' ? 'sr_avif.wasm' : 'sr_jpeg.wasm';
   const hash = createHash('sha1').update(readFileSync(new URL(`../../wasm/codec/${wasm}`, import.meta.url)));
   if (format === 'avif') hash.update(JSON.stringify({ ...avifAt(50), quality: 0 }));
+  // Only a cell other than the service's changes the key, so measures kept before it stay valid.
+  if (format === 'avif' && process.env.BENCH_QS_AVIF_CELL) hash.update(`cell ${process.env.BENCH_QS_AVIF_CELL}`);
   if (format === 'webp') hash.update(String(WEBP_METHOD));
   if (format === 'jpeg') hash.update(String(FULL_CHROMA_QUALITY));
   return hash.digest('hex').slice(0, 12);
@@ -267,7 +277,9 @@ export class QualityScaleBench {
 
   /** Bytes and SSIMULACRA2 of `photo` in `format` at the encoder's own `quality` (cached). */
   async measure(photo: Photo, format: LossyFormat, quality: number): Promise<Measure> {
-    const key = `${photo.name}|${format}|${quality}|${this.keys[format]}`;
+    // A photo whose cells take another speed than the width's square (AVIF_SMALL_CELL_SPEED) says so.
+    const speed = format === 'avif' ? avifAt(quality, photo.output.width, photo.output.height).speed : 0;
+    const key = `${photo.name}|${format}|${quality}|${this.keys[format]}${speed && speed !== avifAt(quality).speed ? `|speed ${speed}` : ''}`;
     const known = this.cache.get(key);
     if (known) return known;
     const { encoded, ms } = await this.encodeSlot(async () => {
@@ -277,7 +289,8 @@ export class QualityScaleBench {
       else if (format === 'webp') encoded = encodeWebp(this.engine, photo, quality);
       else {
         const raw = rowsOf(this.engine, photo);
-        encoded = (await encodeAvif(raw, avifAt(quality), avifGrid(raw.width, raw.height))).output;
+        encoded = (await encodeAvif(raw, avifAt(quality, raw.width, raw.height), avifGridFor(raw.width, raw.height)))
+          .output;
       }
       return { encoded, ms: performance.now() - t };
     });

@@ -36,7 +36,7 @@ function meanError(decoded: Uint8Array, raw: Raw, axis: 'x' | 'y', from: number,
   return sum / n;
 }
 
-const settings = { ...avifSettings(80), speed: 9 };
+const settings = { ...avifSettings(80, 1024, 1024), speed: 9 };
 
 describe('AVIF encoder module', () => {
   it('writes the ICC profile it is given, as one image and as a grid', async () => {
