@@ -1,13 +1,14 @@
 // The AVIF decoder (wasm/src/sr_avifdec.c, built by wasm/build-avifdec.sh from libavif and dav1d): a module
 // of its own, instantiated only when an AVIF comes in. The file is parsed, its AV1 items (a grid's cells,
-// the alpha item) decoded one per call with a give-way between them, and the picture read out as 8-bit
-// RGBA rows in bands, so no RGBA frame is held. Its instances are pooled with the engine's (instances.ts).
+// the alpha item) decoded one per call, each suspended inside dav1d at every superblock row to give way
+// (patches/dav1d/, src/sr_give_way.js), and the picture read out as 8-bit RGBA rows in bands, so no RGBA
+// frame is held. Its instances are pooled with the engine's (instances.ts).
 import createAvifDecModule from './codec/sr_avifdec.js';
 import avifDecWasm from './codec/sr_avifdec.wasm';
 import { AvifDecodeError, AvifUnsupportedError } from './avifdec-error.ts';
 import { BorrowedInstance } from './borrowed.ts';
 import { EmscriptenInstance, type EmscriptenFactory } from './emscripten.ts';
-import { giveWay } from './give-way.ts';
+import { giveWay, giveWayNow } from './give-way.ts';
 import { pooledGrowthLimit, Slot } from './instances.ts';
 
 type Fn = (...args: number[]) => number;
@@ -15,12 +16,23 @@ interface AvifDecModule {
   _malloc: Fn;
   _free: Fn;
   [name: `_sr_avifdec_${string}`]: Fn;
+  /** Set for a decode step (src/sr_give_way.js): the pixels of the superblock row just decoded → a promise to wait for, or nothing. */
+  srGiveWay?: ((pixels: number) => Promise<void> | undefined) | undefined;
+  /** After a step returns: the promise of its result when it was suspended, else null. */
+  srAsyncDone?: () => Promise<number> | null;
 }
 
 export { AvifDecodeError, AvifUnsupportedError };
 
 /** Rows converted per call: even, so that every band but the last starts on a 4:2:0 chroma row. */
 export const AVIF_DECODE_BAND_ROWS = 32;
+
+/**
+ * An AV1 pixel decoded, in give-way.ts's units (ENGINE_SLICE_PIXELS of the slowest row work is about
+ * 40 ms): dav1d decodes about 5.5 MP/s here (a 12 MP frame in 2.2 s), some 9 times the row work's cost
+ * per pixel, so a slice is about 220,000 AV1 pixels, 3-4 superblock rows of a 12 MP picture.
+ */
+export const AVIF_DECODE_WORK_PER_PIXEL = 9;
 
 /** What sr_avifdec_info answers (the SR_INFO_* of sr_avifdec.c). */
 const INFO = {
@@ -112,27 +124,37 @@ export class AvifDecoder extends BorrowedInstance<AvifDecModule> {
   }
 
   /**
-   * Decodes the first image, one AV1 item (a grid cell, the alpha item) per call, giving way between
-   * them: one item is the longest the isolate is held (docs/image-engine.md measures a 12 MP one).
-   * `itemPixels`: an item's pixels (the container's cell size), the give-way's measure of the work.
+   * Decodes the first image, one AV1 item (a grid cell, the alpha item) per step, each step suspended
+   * inside dav1d at the end of a superblock row when the slice is used up (give-way.ts): a superblock row
+   * (64 or 128 pixel rows) is the longest the isolate is held. The instance is this object's alone
+   * (borrowed exclusive): a suspended step keeps its stack in the instance.
    */
-  async decode(itemPixels: number): Promise<void> {
+  async decode(): Promise<void> {
     if (this.decoded) return;
-    for (;;) {
-      const more = this.closeOnThrow(() => {
-        const r = this.call('step', this.decoder);
+    const m = this.codec.module;
+    m.srGiveWay = (pixels) => giveWayNow(pixels * AVIF_DECODE_WORK_PER_PIXEL);
+    try {
+      for (;;) {
+        let r = this.call('step', this.decoder);
+        const suspended = m.srAsyncDone?.();
+        if (suspended) r = await suspended;
         if (r < 0) throw new AvifDecodeError(this.message());
-        return r === 1;
-      });
-      await giveWay(itemPixels);
-      if (!more) break;
+        // Between items: the parse of the next one and libavif's stitching, measured by the clock.
+        await giveWay();
+        if (r !== 1) break;
+      }
+    } catch (err) {
+      this.close(true);
+      throw err;
+    } finally {
+      m.srGiveWay = undefined;
     }
     this.decoded = true;
   }
 
   /** Every row, top to bottom, as RGBA (the view is reused: copy what must outlive the call). */
-  async rows(sink: (row: Uint8Array) => void | Promise<void>, itemPixels: number): Promise<void> {
-    await this.decode(itemPixels);
+  async rows(sink: (row: Uint8Array) => void | Promise<void>): Promise<void> {
+    await this.decode();
     const { width, height } = this.info;
     const rowBytes = width * 4;
     const buffer = this.closeOnThrow(() => {

@@ -93,11 +93,24 @@ compile_each "$AVIF_CFLAGS" "$avif" "$work/avif" libavif.a
 EXPORTS='_malloc,_free'
 for f in create destroy message parse info icc exif xmp step rows; do EXPORTS="$EXPORTS,_sr_avifdec_$f"; done
 
+# A non-grid picture is one dav1d call: it gives way at the end of every superblock row
+# (patches/dav1d/, srw_give_way in src/sr_give_way.js, the WebP encoder's) by Asyncify, which rewrites
+# only the functions that can be on the stack there, from our step export down to the hook: libavif's
+# avifDecoderNextImage path and its dav1d glue (reached by a function pointer), dav1d's send/get
+# picture and frame decode. The list was read from a --profiling-funcs build's call graph (the direct
+# calls to srw_give_way's callers, -sASYNCIFY_ADVISE with -sASYNCIFY_IGNORE_INDIRECT) plus that indirect
+# call; a function missing from it traps with `unreachable` at the first suspension, which
+# test/worker/isolate-stall.test.ts exercises. wasm-opt inlines most of the chain into sr_avifdec_step and
+# gen_picture and warns that those names do not exist: they stay listed for a build that inlines less.
+ASYNCIFY_ONLY="${ASYNCIFY_ONLY_OVERRIDE:-sr_avifdec_step,avifDecoderNextImage,avifDecoderDecodeTiles,dav1dCodecGetNextImage,dav1d_send_data,dav1d_get_picture,gen_picture,dav1d_parse_obus,dav1d_submit_frame,dav1d_decode_frame,dav1d_decode_frame_main}"
+
 mkdir -p codec
 # The same runtime settings as sr_jpeg and sr_avif (build.sh says why), in a module of its own.
 emcc -O3 -msimd128 $PREFIX_MAP -I "$avif/include" src/sr_avifdec.c "$work/avif/libavif.a" \
   "$work/dav1d/libdav1d.a" "$work/dav1d8/libdav1d8.a" "$work/dav1d16/libdav1d16.a" \
-  -o codec/sr_avifdec.js \
+  -o codec/sr_avifdec.js ${AVIFDEC_LINK_EXTRA:-} \
+  --js-library src/sr_give_way.js -sASYNCIFY=1 -sASYNCIFY_IMPORTS=[env.srw_give_way] -sASYNCIFY_ONLY="[$ASYNCIFY_ONLY]" \
+  -sASYNCIFY_STACK_SIZE=16384 \
   -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createAvifDecModule -sENVIRONMENT=web,worker \
   -sFILESYSTEM=0 -sDYNAMIC_EXECUTION=0 -sALLOW_MEMORY_GROWTH=1 -sMEMORY_GROWTH_GEOMETRIC_STEP=0 -sINITIAL_MEMORY=2MB \
   -sTOTAL_STACK=256KB -sMAXIMUM_MEMORY=2GB -sASSERTIONS=0 -sEXIT_RUNTIME=0 \

@@ -1,13 +1,15 @@
 // One compression must not hold up the other requests of its isolate (issue 47, finding 4): while an AVIF
 // or a palette PNG compression runs in this isolate, GET /api/v1/health keeps answering; while a JPEG
 // compresses to JPEG or WebP, a WebP (to JPEG or WebP) or a PNG to lossless WebP, a timer set meanwhile
-// fires before it ends. The test runs in the same
+// fires before it ends (an AVIF input too). The test runs in the same
 // isolate as the Worker, so its own timer and calls wait exactly as another request would.
 // npm run bench -- isolate-stall measures the same on `npm run dev` with camera-sized photos.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webpOptions } from '../../src/compress/encoders.ts';
 import { lastEngineJobStarted, setEngineSliceForTests } from '../../wasm/give-way.ts';
 import { encodeWebp } from '../../wasm/webp.ts';
+import monoAvif from '../fixtures/avif/mono.avif';
+import singleFrameAvif from '../fixtures/avif/single-2mp.avif';
 import { call, makeKey, type TestKey, toolsHeaders } from './helpers.ts';
 import { bodyBytes, compressCall, jpegOf, photo, pngOf, type Parts, webpOf } from './image-fixtures.ts';
 
@@ -112,6 +114,7 @@ describe('JPEG input gives way between its engine steps', () => {
       { image: jpegOf(small, 90), format: 'jpeg' },
       { image: jpegOf(small, 90), format: 'webp' },
       { image: webpOf(small, 90), filename: 'in.webp', format: 'jpeg' },
+      { image: new Uint8Array(monoAvif), filename: 'in.avif', format: 'jpeg' },
     ]) {
       const warm = await compressCall(pro.key, parts);
       expect(warm.status).toBe(200);
@@ -215,6 +218,14 @@ describe('JPEG input gives way between its engine steps', () => {
       lossless: 'true',
     });
     expect(r.quality).toBe('lossless');
+    expect(r.longestWait, JSON.stringify(r)).toBeLessThan(r.compressMs / 4);
+  }, 30_000);
+
+  // AVIF input without a grid: its one AV1 frame was one dav1d call, the whole decode held the isolate.
+  it('a 2 MP single-frame AVIF → JPEG: a timer set meanwhile waits a small part of the compression', async () => {
+    const image = new Uint8Array(singleFrameAvif);
+    const r = await timersDuring({ image, filename: 'in.avif', format: 'jpeg', quality: 80 });
+    expect(r.quality).toBe('80');
     expect(r.longestWait, JSON.stringify(r)).toBeLessThan(r.compressMs / 4);
   }, 30_000);
 });

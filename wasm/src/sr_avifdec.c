@@ -1,7 +1,8 @@
 /*
  * The AVIF decoder: libavif's parser over dav1d, for AVIF input. The file is parsed whole (it is in
  * memory), then decoded one AV1 item (a grid cell, or the alpha item) per sr_avifdec_step call, so the
- * caller gives way between them; a single non-grid picture is one dav1d call. The picture stays as
+ * caller gives way between them; inside an item dav1d may suspend the step at the end of every superblock
+ * row (patches/dav1d/, srw_give_way by Asyncify: build-avifdec.sh). The picture stays as
  * dav1d wrote it (YUV at 8 or 10/12 bits, a grid's cells stitched by libavif into one YUV image) and is
  * turned into 8-bit RGBA rows a band at a time (sr_avifdec_rows), so no RGBA frame is ever held.
  *

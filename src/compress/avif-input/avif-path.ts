@@ -51,7 +51,6 @@ export async function avifRowInput(
         `its picture is ${width}×${height}, not the ${header.width}×${header.height} its boxes declare`,
       );
     const metadata = avifMetadata(decoder.metadata(), decoder.info.colour, mode);
-    const itemPixels = header.avif?.cellPixels ?? width * height;
     const input: RowInput = {
       format: 'avif',
       width,
@@ -59,7 +58,7 @@ export async function avifRowInput(
       hasAlpha: decoder.info.alpha,
       grey: false,
       palette: null,
-      decodeRows: (onRow) => refusedWhenBroken(() => decoder.rows(onRow, itemPixels)),
+      decodeRows: (onRow) => refusedWhenBroken(() => decoder.rows(onRow)),
       metadata,
       chunksFor: (colourType) => metadataChunks(metadata, colourType),
     };
