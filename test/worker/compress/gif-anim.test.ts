@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_GIF_FRAMES } from '../../../src/compress/limits.ts';
 import { decodeWebp } from '../../../wasm/webp.ts';
 import { makeKey, type TestKey } from '../helpers.ts';
+import { getImage, ORIGIN, signed, signingAccount } from '../img-helpers.ts';
 import { bodyBytes, compressCall, decodeAny, type Parts } from '../image-fixtures.ts';
 import { expectedFrames, indicesOf, makeGif, spreadPalette, type GifSpec } from '../gif-fixtures.ts';
 
@@ -272,5 +273,24 @@ describe('an animated GIF as WebP', () => {
     const { error } = JSON.parse(text());
     expect(error.code).toBe('image_too_large');
     expect(error.message).toContain(String(MAX_GIF_FRAMES));
+  });
+});
+
+describe('an image URL whose source is an animated GIF', () => {
+  it('is animated WebP without f and with f=auto (never AVIF); anim=false gives the first frame', async () => {
+    const a = await signingAccount('pro');
+    // test/fixtures/origin.ts: 16×8, two frames.
+    const url = `${ORIGIN}/img/stripes.gif?group=${crypto.randomUUID()}`;
+    const frameCount = async (res: Response): Promise<number> => {
+      expect(res.status, await res.clone().text()).toBe(200);
+      expect(res.headers.get('content-type')).toBe('image/webp');
+      return readAnimatedWebp(await bodyBytes(res)).frames.length;
+    };
+    expect(await frameCount(await getImage(await signed(a, '_', url)))).toBe(2);
+    const accept = { Accept: 'image/avif,image/webp,*/*' };
+    expect(await frameCount(await getImage(await signed(a, 'f=auto', url), accept))).toBe(2);
+    const still = await getImage(await signed(a, 'f=webp,anim=false', url));
+    expect(still.status, await still.clone().text()).toBe(200);
+    expect(new TextDecoder().decode(await bodyBytes(still)).includes('ANMF')).toBe(false);
   });
 });
