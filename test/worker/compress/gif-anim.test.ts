@@ -5,7 +5,10 @@
 // compose them (disposal, transparency, frame rectangles). anim=false and PNG output give the first
 // frame; a GIF over the frame limit is refused 422. Tiny images, few requests.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { readHeader } from '../../../src/compress/header.ts';
 import { MAX_GIF_FRAMES } from '../../../src/compress/limits.ts';
+import { plan } from '../../../src/compress/memory-plan.ts';
+import { resetWasmInstances, wasmMemoryReport } from '../../../wasm/instances.ts';
 import { decodeWebp } from '../../../wasm/webp.ts';
 import { makeKey, type TestKey } from '../helpers.ts';
 import { getImage, ORIGIN, signed, signingAccount } from '../img-helpers.ts';
@@ -263,6 +266,33 @@ describe('an animated GIF as WebP', () => {
     expect(res.headers.get('x-frames')).toBe('1/4');
     expect(new TextDecoder().decode(body).includes('ANMF')).toBe(false);
     expect(maxDifference(decodeAny(body).data, expectedFrames(SPEC)[0]!)).toBe(0);
+  });
+
+  it("the plan counts the animation's canvases and frames, and the engine's memory stays within it", async () => {
+    const [w, h] = [400, 300];
+    const big: GifSpec = {
+      width: w,
+      height: h,
+      palette: PALETTE,
+      frames: [0, 1, 2, 3].map((shift) => ({
+        width: w,
+        height: h,
+        indices: indicesOf(w, h, (x, y) => ((x >> 3) + (y >> 4) + shift) % 16),
+        delayCs: 4,
+      })),
+    };
+    const gif = makeGif(big);
+    const header = readHeader('gif', gif);
+    const MiB = 1024 * 1024;
+    const planned = plan('gif', header, gif.length, { format: 'webp', quality: 80 }, 100 * MiB);
+    const still = plan('gif', header, gif.length, { format: 'webp', quality: 80, anim: false }, 100 * MiB);
+    // The screen and the saved rectangle (JavaScript), the encoder's frame and three canvases at least.
+    expect(planned.estimate - still.estimate).toBeGreaterThanOrEqual(6 * w * h * 4);
+    resetWasmInstances();
+    const { res, text } = await send(gif, { format: 'webp' });
+    expect(res.status, text()).toBe(200);
+    expect(res.headers.get('x-frames')).toBe('4/4');
+    expect(wasmMemoryReport().peak_bytes).toBeLessThanOrEqual(planned.estimate);
   });
 
   it('over the frame limit: 422 image_too_large saying so', async () => {
