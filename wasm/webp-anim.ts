@@ -4,6 +4,7 @@
 // than one source frame in the instance. Each call is synchronous: the caller gives way between frames.
 import { BorrowedInstance } from './borrowed.ts';
 import { slot } from './jpeg-engine.ts';
+import { WebpEngineError } from './webp-engine.ts';
 
 type Fn = (...args: number[]) => number;
 interface AnimModule {
@@ -19,8 +20,11 @@ interface AnimModule {
   _sr_webp_anim_destroy: Fn;
 }
 
-/** The encoder refused a frame or ran out of memory; the message is libwebp's or ours. */
-export class WebpAnimError extends Error {}
+/**
+ * The encoder refused a frame or ran out of memory; the message is libwebp's or ours. A WebP engine
+ * error, so the API answers it as the other engines' (src/compress/engine-errors.ts: memory → 503).
+ */
+export class WebpAnimError extends WebpEngineError {}
 
 export interface WebpAnimOptions {
   /** Times the animation plays (WebP's loop count): 0 for ever. */

@@ -8,6 +8,7 @@
 // GIF metadata (comments, application extensions) is not carried.
 import { ApiError } from '../../errors.ts';
 import { giveWay } from '../../../wasm/give-way.ts';
+import { inEngineAsync } from '../engine-errors.ts';
 import { animatesGif, type Plan } from '../memory-plan.ts';
 import type { RowInput } from '../png/png-path.ts';
 import type { CompressRequest, CompressResult } from '../types.ts';
@@ -33,7 +34,7 @@ export const webpLoopCount = (gifLoop: number | null): number =>
   gifLoop === null ? 1 : gifLoop === 0 ? 0 : Math.min(65535, gifLoop + 1);
 
 export async function compressGif(request: CompressRequest, plan: Plan, header: ImageHeader): Promise<CompressResult> {
-  if (animatesGif('gif', header, request)) return compressAnimated(request, plan);
+  if (animatesGif('gif', header, request)) return inEngineAsync('GIF', () => compressAnimated(request, plan));
   const { compressRows } = await import('../png/png-path.ts');
   const { input, frames } = gifRowInput(request.bytes);
   const result = await unprocessableWhenBroken(() => compressRows(request, plan, 1, input));
