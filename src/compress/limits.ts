@@ -69,9 +69,9 @@ export const FULL_CHROMA_QUALITY = 95;
 /**
  * GIF input. Most frames a GIF may have, and most frame pixels in all: each frame counts the larger of the
  * logical screen and its own rectangle (what composing it touches, and what its image data decodes to).
- * Issue 49 sets both for animated output (Cloudflare Images takes animations up to 50 MP of frames); they
- * hold today, while only the first frame is written, so an animation refused now is refused the same way
- * when animation lands. Either is answered 422 `image_too_large` from the file's structure, before decoding.
+ * Issue 49 sets both for animated output (Cloudflare Images takes animations up to 50 MP of frames), and
+ * they hold whether every frame is written (animated WebP) or the first. Either is answered 422
+ * `image_too_large` from the file's structure, before decoding.
  */
 export const MAX_GIF_FRAMES = 1_000;
 export const MAX_GIF_FRAME_PIXELS = 100_000_000;

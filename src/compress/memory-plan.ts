@@ -112,6 +112,8 @@ export interface PlanRequest {
   guessOpaque?: boolean;
   /** Fit, gravity, rotate, flip, background: planned by transformPlan (the transform path's rows). */
   transform?: Transform;
+  /** False: an animated GIF is written as its first frame even as WebP. */
+  anim?: boolean;
 }
 
 /**
@@ -252,7 +254,9 @@ export function plan(
         ];
     for (const webp of variants) {
       const planned = { ...base, mode: 'two_pass' as const, webp, estimate: 0 };
-      planned.estimate = estimate(inputFormat, header, uploadBytes, request, planned);
+      planned.estimate =
+        estimate(inputFormat, header, uploadBytes, request, planned) +
+        animatedGifBytes(inputFormat, header, uploadBytes, request, output);
       if (planned.estimate <= budget) return planned;
       if (webp !== variants.at(-1)) continue;
       if (inputFormat !== 'png' || !header.hasAlphaChannel || request.lossless || request.guessOpaque === false)
@@ -287,6 +291,44 @@ export function plan(
     if (planned.estimate <= budget || mode === 'two_pass') return planned;
   }
   throw new Error('unreachable: two_pass is always returned');
+}
+
+/**
+ * The animated WebP's encoded frames and file, per byte of the GIF's LZW data scaled to the output's
+ * pixels: libwebp keeps every encoded frame until the end and then assembles the file beside them (two
+ * copies). Lossy frames of a GIF come out smaller than its LZW data; lossless ones at most about as
+ * large; 2 covers both with room.
+ */
+export const ANIM_OUTPUT_BYTES_PER_UPLOAD_BYTE = 2;
+
+/** Whether this request writes an animated GIF as animated WebP (gif/gif-path.ts decides the same way). */
+export const animatesGif = (inputFormat: InputFormat, header: ImageHeader, request: PlanRequest): boolean =>
+  inputFormat === 'gif' &&
+  (header.gif?.frames ?? 1) > 1 &&
+  request.format === 'webp' &&
+  request.anim !== false &&
+  request.transform === undefined &&
+  request.targetKb === undefined;
+
+/**
+ * What animated WebP output holds beyond a still's rows (counted by `estimate`): the composed screen and
+ * the rectangle a disposal-3 frame restores (both RGBA, JavaScript), the encoder's frame buffer and its
+ * three canvases (wasm/src/sr_webp_anim.c, RGBA at the output size), and the encoded frames with the
+ * assembled file (ANIM_OUTPUT_BYTES_PER_UPLOAD_BYTE). One frame's encode works within the still
+ * encoder's share of the estimate, its picture being the frame's changed rectangle at most.
+ */
+function animatedGifBytes(
+  inputFormat: InputFormat,
+  header: ImageHeader,
+  uploadBytes: number,
+  request: PlanRequest,
+  output: Size,
+): number {
+  if (!animatesGif(inputFormat, header, request)) return 0;
+  const screen = header.width * header.height * 4;
+  const frame = output.width * output.height * 4;
+  const scale = Math.min(1, (output.width * output.height) / (header.width * header.height));
+  return 2 * screen + 4 * frame + Math.ceil(uploadBytes * scale * ANIM_OUTPUT_BYTES_PER_UPLOAD_BYTE);
 }
 
 const avifChannelsOf = (header: ImageHeader): 3 | 4 => (header.hasAlphaChannel ? 4 : 3);

@@ -24,6 +24,8 @@ export interface UploadParts extends TransformOptions {
   target_kb?: number;
   palette?: boolean;
   lossless?: boolean;
+  /** false: an animated GIF gives its first frame even as WebP. */
+  anim?: boolean;
   colors?: number;
 }
 
@@ -59,6 +61,7 @@ const compressionOf = (
   palette: parts.palette,
   colors: parts.colors,
   lossless: parts.lossless,
+  anim: parts.anim,
 });
 
 /**

@@ -246,7 +246,7 @@ async function compressIn(prepared: Prepared): Promise<CompressResult> {
   }
   if (inputFormat === 'gif') {
     const { compressGif } = await import('./gif/gif-path.ts');
-    return compressGif(request, planned);
+    return compressGif(request, planned, header);
   }
   if (inputFormat === 'avif') {
     const { compressAvif } = await import('./avif-input/avif-path.ts');

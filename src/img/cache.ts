@@ -64,6 +64,8 @@ export async function imageCacheKey(v: CanonicalVariant): Promise<string> {
     v.source,
     // Only with a transformation, so the keys of untransformed images stay as they were.
     ...(o.transform ? [transformKey(o.transform)] : []),
+    // Only with anim=false, likewise.
+    ...(o.anim === false ? ['anim=false'] : []),
   ]);
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(canonical)));
   return `${IMAGE_CACHE_VERSION}/${v.accountId}/${hex(digest)}`;

@@ -67,6 +67,8 @@ const OptionsSchema = queryObject({
   trim: trimParam().optional(),
   blur: blurParam().optional(),
   sharpen: sharpenParam().optional(),
+  // false: an animated GIF source gives its first frame (true, the default, is not part of the key).
+  anim: choiceParam(['true', 'false']).optional(),
 });
 
 export interface ImageOptions {
@@ -80,6 +82,8 @@ export interface ImageOptions {
   format?: Exclude<OutputChoice, 'keep'>;
   metadata: MetadataMode;
   targetKb?: number;
+  /** false (`anim=false`): an animated source's first frame only; undefined: animation kept where written. */
+  anim?: false;
 }
 
 const refused = (message: string): ApiError => new ApiError('bad_request', `options: ${message}`, { param: 'options' });
@@ -127,6 +131,7 @@ export function parseOptions(segment: string): ImageOptions {
     format,
     metadata: o.m,
     targetKb: o.kb,
+    ...(o.anim === 'false' ? { anim: false as const } : {}),
   };
 }
 
@@ -172,12 +177,19 @@ export function accepts(accept: string | null, mediaType: string): boolean {
   });
 }
 
-/** The output format once the source's format is known; WebP only where the tier writes it. */
+/**
+ * The output format once the source's format is known; WebP only where the tier writes it. An animated
+ * source (`animated`: an animated GIF, anim not false) is WebP, animated, without `f` and with `f=auto`
+ * when the variant is AVIF (animations are never sent as AVIF: every client that reads AVIF reads WebP);
+ * an explicit format is kept, as is `fallback` (a client that takes neither).
+ */
 export function outputFormat(
   variant: Exclude<Variant, typeof INFO_FORMAT>,
   sourceFormat: InputFormat,
   webpAllowed: boolean,
+  animated: { source: boolean; auto: boolean } = { source: false, auto: false },
 ): ImageFormat {
+  if (animated.source && webpAllowed && (variant === 'source' || (animated.auto && variant === 'avif'))) return 'webp';
   if (variant !== 'source' && variant !== 'fallback') return variant;
   return keptFormat(sourceFormat, variant === 'source' && webpAllowed);
 }

@@ -18,6 +18,7 @@ import { ApiError } from '../errors.ts';
 import type { RateHeaders } from '../metering/types.ts';
 import { signingAccount } from '../signing/secrets.ts';
 import { imageCacheKey, strongEtag, type ImageCache, type StoredImage } from './cache.ts';
+import { readGifStructure } from '../compress/gif/structure.ts';
 import { outputFormat, parseOptions, variantOf, type ImageOptions } from './options.ts';
 import { verify } from './signature.ts';
 import { fetchSource, sourceUrl, type SourcePolicy } from './source.ts';
@@ -96,7 +97,17 @@ export async function signedImage(path: ImagePath, ctx: ImageContext): Promise<I
     if (variant === INFO_FORMAT) return { request: { format: INFO_FORMAT, bytes, metadata: options.metadata } };
     const sourceFormat = sniff(bytes).format;
     // An unreadable source gets the pipeline's own 415; the format asked for does not matter then.
-    const format = sourceFormat === null ? 'jpeg' : outputFormat(variant, sourceFormat, webp);
+    const animated = {
+      // As memory-plan.ts's animatesGif: a transformation or a size target writes the first frame.
+      source:
+        sourceFormat === 'gif' &&
+        options.anim !== false &&
+        options.transform === undefined &&
+        options.targetKb === undefined &&
+        isAnimatedGif(bytes),
+      auto: options.format === 'auto',
+    };
+    const format = sourceFormat === null ? 'jpeg' : outputFormat(variant, sourceFormat, webp, animated);
     return requestOf(bytes, format, options);
   });
   inFlight.set(key, making);
@@ -110,6 +121,15 @@ export async function signedImage(path: ImagePath, ctx: ImageContext): Promise<I
     return { cache: 'MISS', image };
   } finally {
     inFlight.delete(key);
+  }
+}
+
+/** Whether a GIF has more than one frame (a broken one: false, and the pipeline refuses it). */
+function isAnimatedGif(bytes: Uint8Array): boolean {
+  try {
+    return readGifStructure(bytes).frameCount > 1;
+  } catch {
+    return false;
   }
 }
 
@@ -175,6 +195,7 @@ function requestOf(bytes: Uint8Array, format: keyof typeof MEDIA_TYPES, options:
       targetKb: options.targetKb,
       metadata: options.metadata,
       transform: options.transform,
+      anim: options.anim,
     },
   };
 }

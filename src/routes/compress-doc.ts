@@ -67,7 +67,7 @@ export const compressDoc: RouteConfig = {
         'With target_kb: true when the output fits the target, false when even quality 1 does not',
       ),
       'X-Frames': header(
-        'GIF and AVIF input only: the frames written / the frames the input has, e.g. 1/24. Animated output is not written yet: an animated GIF or an AVIF sequence gives its first frame',
+        'GIF and AVIF input only: the frames written / the frames the input has, e.g. 1/24, or 24/24 for an animated GIF written as animated WebP (anim); an AVIF sequence gives its first frame',
       ),
       'X-Crop-Box': header(
         'When the image was cropped (fit=cover or crop): x,y,width,height of the kept box in upright source pixels',

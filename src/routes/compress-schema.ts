@@ -40,7 +40,7 @@ const imagePart = z
     type: 'string',
     format: 'binary',
     description:
-      'The JPEG, PNG, WebP, GIF or AVIF to compress (at most 10 MB); its type is read from its bytes. An animated GIF or an AVIF sequence gives its first frame (X-Frames says how many it has)',
+      'The JPEG, PNG, WebP, GIF or AVIF to compress (at most 10 MB); its type is read from its bytes. An animated GIF gives its first frame (X-Frames says how many it has), or every frame as animated WebP (format=webp; see anim); an AVIF sequence gives its first frame',
   });
 
 /** What the `format` part may say: an output format, `keep`, or `json` (the image described, not encoded). */
@@ -179,6 +179,16 @@ export const CompressParts = queryObject({
   lossless: switchPart(
     'WebP output only: lossless WebP (every pixel kept; quality is then ignored). A lossless WebP input gives lossless output by itself when its memory fits. Not with target_kb',
   ),
+  anim: choiceParam(['true', 'false'])
+    .transform((v) => v === 'true')
+    .optional()
+    .openapi({
+      type: 'string',
+      enum: ['true', 'false'],
+      default: 'true',
+      description:
+        'An animated GIF to WebP output keeps its animation (every frame, resized alike; delays kept, 10 ms or less played as 100 ms as browsers do; loop count kept; X-Frames: N/N). false, any other output format, or a transformation other than a resize: the first frame only (X-Frames: 1/N)',
+    }),
   colors: integerParam(MIN_PALETTE_COLORS, MAX_PALETTE_COLORS).optional().openapi({
     type: 'integer',
     minimum: MIN_PALETTE_COLORS,

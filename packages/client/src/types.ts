@@ -18,6 +18,8 @@ export interface PaletteOptions {
   colors?: number;
   /** WebP output only: lossless WebP. */
   lossless?: boolean;
+  /** false: an animated GIF gives its first frame even as WebP (by default WebP keeps the animation). */
+  anim?: boolean;
 }
 type WithPalette<T> = Omit<T, keyof PaletteOptions> & PaletteOptions;
 

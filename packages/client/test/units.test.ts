@@ -51,6 +51,13 @@ describe('arguments', () => {
     });
   });
 
+  it('reads --no-anim as anim=false (an animated GIF as its first frame), and leaves anim out without it', () => {
+    const params = (...extra: string[]) =>
+      (parseArgs(['compress', 'a.gif', '--out', 'o', ...extra]) as CompressArgs).params;
+    expect(params('--format', 'webp', '--no-anim')).toMatchObject({ format: 'webp', anim: false });
+    expect(params('--format', 'webp')).not.toHaveProperty('anim');
+  });
+
   it("reads --format as the service does: jpg is jpeg, keep is each file's own (the default)", () => {
     const format = (value: string) =>
       (parseArgs(['compress', 'a.jpg', '--out', 'o', '--format', value]) as CompressArgs).params.format;

@@ -74,10 +74,11 @@ export const CLIENT_SCRIPT = String.raw`
 
   const kb = (bytes) => bytes < 1024 ? bytes + ' B' : bytes < 1048576 ? (bytes / 1024).toFixed(1) + ' KB' : (bytes / 1048576).toFixed(2) + ' MB';
   const showError = (message) => { errorBox.textContent = message; errorBox.hidden = false; errorBox.focus(); };
-  /** X-Frames (a GIF's or AVIF's "written/total"): an animation's frames left out, said beside the size. */
+  /** X-Frames (a GIF's or AVIF's "written/total"): an animation's frames, all or the first, said beside the size. */
   const framesNote = (frames) => {
-    const total = Number((frames || '').split('/')[1]);
-    return total > 1 ? ', the first of ' + total + ' frames (animations are not written yet)' : '';
+    const [written, total] = (frames || '').split('/').map(Number);
+    if (!(total > 1)) return '';
+    return written === total ? ', all ' + total + ' frames' : ', the first of ' + total + ' frames (WebP output keeps them all)';
   };
 
   /**

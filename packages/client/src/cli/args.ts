@@ -22,6 +22,7 @@ export const USAGE = `usage:
   shrinkray compress <files|dirs|globs…> (--out DIR | --in-place) [options]
       --quality N  --format jpeg|png|webp|avif|keep  --width N  --height N  --target-kb N
       --metadata strip|keep  --palette [--colors N]
+      --no-anim         an animated GIF as its first frame (by default WebP output keeps every frame)
       --fit scale-down|contain|cover|crop|pad|squeeze  --gravity center|top|…|XxY|auto|face
       --rotate 90|180|270  --flip h|v|hv  --background COLOUR  --dpr 1–4
       --trim border|TOP;RIGHT;BOTTOM;LEFT  --blur 1–250  --sharpen 0–10
@@ -98,7 +99,7 @@ const COMPRESS_VALUES = [
   '--blur',
   '--sharpen',
 ];
-const COMPRESS_FLAGS = ['--in-place', '--palette', '--force', '--force-output'];
+const COMPRESS_FLAGS = ['--in-place', '--palette', '--no-anim', '--force', '--force-output'];
 const VALUE_OPTIONS = new Set([...COMPRESS_VALUES, '--key', '--base-url', '--max-retries']);
 const FLAG_OPTIONS = new Set([...COMPRESS_FLAGS, '--json', '--help', '--version']);
 const COMPRESS_ONLY = new Set([...COMPRESS_VALUES, ...COMPRESS_FLAGS]);
@@ -233,6 +234,7 @@ function compressArgs(common: CommonArgs, inputs: string[], options: Map<string,
   if (get('--metadata') !== undefined)
     params.metadata = oneOf('--metadata', get('--metadata') as string, ['strip', 'keep']);
   if (options.has('--palette')) params.palette = true;
+  if (options.has('--no-anim')) params.anim = false;
   if (get('--colors') !== undefined) {
     if (!options.has('--palette')) throw new UsageError('--colors goes with --palette');
     params.colors = integer('--colors', get('--colors') as string, 2, 256);
