@@ -2,13 +2,13 @@
 // since a declared Content-Type or file name proves nothing.
 
 /** What the API reads. */
-export const INPUT_FORMATS = ['jpeg', 'png', 'webp', 'gif', 'avif'] as const;
+export const INPUT_FORMATS = ['jpeg', 'png', 'webp', 'gif', 'avif', 'heic'] as const;
 export type InputFormat = (typeof INPUT_FORMATS)[number];
 /** What the API writes: JPEG, PNG, WebP and AVIF (a GIF is read, never written: `keep` makes it a PNG). */
 export const FORMATS = ['jpeg', 'png', 'webp', 'avif'] as const;
 export type ImageFormat = (typeof FORMATS)[number];
 /** Names of the formats read, for messages. */
-export const INPUT_FORMAT_NAMES = 'JPEG, PNG, WebP, GIF or AVIF';
+export const INPUT_FORMAT_NAMES = 'JPEG, PNG, WebP, GIF, AVIF or HEIC';
 
 export const MEDIA_TYPES: Record<ImageFormat, string> = {
   jpeg: 'image/jpeg',
@@ -38,6 +38,7 @@ export const FORMAT_NAMES: Record<ImageFormat | InputFormat, string> = {
   webp: 'WebP',
   avif: 'AVIF',
   gif: 'GIF',
+  heic: 'HEIC',
 };
 
 const startsWith = (bytes: Uint8Array, prefix: readonly number[], at = 0): boolean =>
@@ -55,8 +56,14 @@ export function sniff(bytes: Uint8Array): Sniffed {
   if (startsWith(bytes, ascii('GIF87a')) || startsWith(bytes, ascii('GIF89a'))) return { format: 'gif' };
   if (startsWith(bytes, ascii('ftyp'), 4) && isoBrands(bytes).some((b) => b === 'avif' || b === 'avis'))
     return { format: 'avif' };
+  // HEIF's own brands, and its generic ones (mif1, msf1) when no AVIF brand came first: libheif reads them.
+  if (startsWith(bytes, ascii('ftyp'), 4) && isoBrands(bytes).some((b) => HEIF_BRANDS.includes(b)))
+    return { format: 'heic' };
   return { format: null, seen: describeUnsupported(bytes) };
 }
+
+/** The brands of a HEIF with HEVC pictures (HEIC) or any HEIF libheif reads (mif1, msf1). */
+const HEIF_BRANDS = ['heic', 'heix', 'heim', 'heis', 'hevc', 'hevx', 'mif1', 'msf1'];
 
 /** An ISO media file's brands: the major one, then the compatible ones its file type box lists. */
 function isoBrands(bytes: Uint8Array): string[] {

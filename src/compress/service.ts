@@ -37,7 +37,7 @@ export async function compressAdmitted(
   config: CompressConfig,
 ): Promise<CompressedImage> {
   const { compress, prepare } = await import('./pipeline.ts');
-  const prepared = prepare(request, config.maxInputPixels, config.memoryBudget);
+  const prepared = prepare(request, config.maxInputPixels, config.memoryBudget, config.heicInput);
   const done = await reserveMemory(tier, prepared.plan.estimate, config.memoryBudget);
   try {
     return await compress(prepared);

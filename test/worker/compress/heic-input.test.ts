@@ -1,0 +1,131 @@
+// POST /api/v1/compress with HEIC input, as a caller sees it: small fixtures made by Debian's heif-enc
+// from the public-domain astronaut photo, rewrapped as a grid, with irot/imir and with clap
+// (test/fixtures/heic/README.md), come out at the right size, upright, in the colours Debian's heif-convert
+// decodes them to; broken files are 4xx, never 500; with HEIC_INPUT off (the deployed wrangler.toml) a HEIC
+// answers 415 saying the operator has not enabled it. Tiny images, few requests.
+import { beforeAll, describe, expect, it } from 'vitest';
+import clap from '../../fixtures/heic/clap.heic';
+import gridIrot1Imir1 from '../../fixtures/heic/grid-irot1-imir1.heic';
+import grid from '../../fixtures/heic/grid.heic';
+import irot3 from '../../fixtures/heic/irot3.heic';
+import plain from '../../fixtures/heic/plain.heic';
+import { makeKey, type TestKey } from '../helpers.ts';
+import { bodyBytes, compressCall, decodeAny, near, pixel, type Parts, type Rgba } from '../image-fixtures.ts';
+
+let pro: TestKey;
+
+beforeAll(async () => {
+  pro = await makeKey({ image: 'pro' });
+});
+
+const ON = { HEIC_INPUT: 'on' };
+const bytesOf = (data: ArrayBuffer): Uint8Array => new Uint8Array(data);
+
+async function send(heic: Uint8Array, parts: Parts = {}, env: Record<string, unknown> = ON) {
+  const res = await compressCall(pro.key, { image: heic, filename: 'IMG_0001.HEIC', ...parts }, { env });
+  const body = await bodyBytes(res);
+  return { res, body, text: () => new TextDecoder().decode(body) };
+}
+
+async function decoded(heic: Uint8Array, parts: Parts = { format: 'png' }) {
+  const { res, body, text } = await send(heic, parts);
+  expect(res.status, text()).toBe(200);
+  return { res, image: decodeAny(body) };
+}
+
+/** Debian's heif-convert (libheif 1.15.1, libde265 1.0.11) read back at these points (README.md). */
+const REFERENCE: Record<string, [number, number, Rgba][]> = {
+  plain: [
+    [10, 10, [133, 119, 93, 255]],
+    [100, 20, [140, 122, 84, 255]],
+    [110, 60, [142, 111, 83, 255]],
+    [32, 70, [191, 157, 130, 255]],
+    [64, 64, [226, 192, 157, 255]],
+  ],
+  grid: [
+    [10, 10, [133, 119, 93, 255]],
+    [100, 20, [140, 122, 84, 255]],
+    [110, 60, [141, 111, 83, 255]],
+    [32, 70, [189, 158, 130, 255]],
+    [64, 64, [226, 191, 159, 255]],
+  ],
+  gridIrot1Imir1: [
+    [10, 10, [221, 208, 202, 255]],
+    [100, 20, [211, 202, 195, 255]],
+    [110, 60, [93, 75, 35, 255]],
+    [32, 70, [226, 218, 215, 255]],
+    [64, 64, [37, 23, 10, 255]],
+  ],
+  irot3: [
+    [100, 20, [147, 127, 94, 255]],
+    [110, 60, [109, 82, 39, 255]],
+    [32, 70, [206, 159, 153, 255]],
+    [64, 64, [222, 187, 155, 255]],
+  ],
+  clap: [
+    [10, 10, [233, 199, 174, 255]],
+    [100, 20, [55, 40, 7, 255]],
+    [110, 60, [213, 202, 196, 255]],
+    [64, 64, [155, 122, 89, 255]],
+  ],
+};
+
+function expectReference(image: { width: number; height: number; data: Uint8Array }, name: string) {
+  for (const [x, y, colour] of REFERENCE[name]!) {
+    const got = pixel(image, x, y);
+    expect(near(got, colour, 10), `${name} (${x}, ${y}): ${got} vs ${colour}`).toBe(true);
+  }
+}
+
+describe('HEIC input', () => {
+  it("a plain HEIC and a 3×2 grid of 64×64 tiles → PNG: the size and heif-convert's colours", async () => {
+    const one = await decoded(bytesOf(plain));
+    expect([one.image.width, one.image.height]).toEqual([192, 128]);
+    expectReference(one.image, 'plain');
+    const tiled = await decoded(bytesOf(grid));
+    expect([tiled.image.width, tiled.image.height]).toEqual([192, 128]);
+    expectReference(tiled.image, 'grid');
+    // The first HEIC of the file compiles the decoder's module (about 1 MB of WebAssembly).
+  }, 20_000);
+
+  it('irot and imir decide the orientation; clap crops', async () => {
+    const turned = await decoded(bytesOf(gridIrot1Imir1));
+    expect([turned.image.width, turned.image.height]).toEqual([128, 192]);
+    expectReference(turned.image, 'gridIrot1Imir1');
+    const three = await decoded(bytesOf(irot3));
+    expect([three.image.width, three.image.height]).toEqual([128, 192]);
+    expectReference(three.image, 'irot3');
+    const cropped = await decoded(bytesOf(clap));
+    expect([cropped.image.width, cropped.image.height]).toEqual([120, 80]);
+    expectReference(cropped.image, 'clap');
+  });
+
+  it('→ JPEG, resized: 200 with the asked width', async () => {
+    const { res, image } = await decoded(bytesOf(grid), { format: 'jpeg', width: '96' });
+    expect(res.headers.get('content-type')).toBe('image/jpeg');
+    expect([image.width, image.height]).toEqual([96, 64]);
+  });
+
+  it('truncated or corrupt: 422 unprocessable_image, never 500', async () => {
+    const good = bytesOf(grid);
+    const corrupt = good.slice();
+    corrupt.fill(0xff, corrupt.length - 3000, corrupt.length - 100);
+    for (const [what, file] of [
+      ['truncated', good.subarray(0, good.length - 500)],
+      ['cut inside meta', good.subarray(0, 200)],
+      ['corrupt HEVC', corrupt],
+    ] as const) {
+      const { res, text } = await send(file, { format: 'png' });
+      expect(res.status, `${what}: ${text()}`).toBe(422);
+      expect(JSON.parse(text()).error).toMatchObject({ code: 'unprocessable_image', param: 'image' });
+    }
+  });
+
+  it('HEIC_INPUT off (the deployed wrangler.toml): 415 saying the operator has not enabled it', async () => {
+    const { res, text } = await send(bytesOf(plain), { format: 'png' }, { HEIC_INPUT: 'off' });
+    expect(res.status, text()).toBe(415);
+    const { error } = JSON.parse(text());
+    expect(error.code).toBe('unsupported_media_type');
+    expect(error.message).toContain('HEIC input is not enabled on this service');
+  });
+});
