@@ -6,8 +6,8 @@ import { basename, extname, join, relative, resolve, sep } from 'node:path';
 import { TEMP_PATTERN } from '../node.ts';
 import type { OutputFormat } from '../types.ts';
 
-/** What the tool reads: the formats the service writes (AVIF among them), and GIF (read by the service, never written). */
-export type SourceFormat = OutputFormat | 'gif';
+/** What the tool reads: the formats the service writes (AVIF among them), and GIF and HEIC (read by the service, never written). */
+export type SourceFormat = OutputFormat | 'gif' | 'heic';
 
 export const IMAGE_EXTENSIONS: Record<string, SourceFormat> = {
   '.jpg': 'jpeg',
@@ -16,6 +16,9 @@ export const IMAGE_EXTENSIONS: Record<string, SourceFormat> = {
   '.webp': 'webp',
   '.gif': 'gif',
   '.avif': 'avif',
+  // iPhone photos; the service reads them where its operator has turned HEIC input on (HEIC_INPUT).
+  '.heic': 'heic',
+  '.heif': 'heic',
 };
 const EXTENSION_OF: Record<OutputFormat, string> = { jpeg: '.jpg', png: '.png', webp: '.webp', avif: '.avif' };
 
@@ -36,6 +39,7 @@ export const formatOf = (path: string): SourceFormat | undefined => IMAGE_EXTENS
  */
 export function defaultFormat(path: string): OutputFormat {
   const own = formatOf(path);
+  if (own === 'heic') return 'jpeg';
   return own === 'gif' ? 'png' : (own ?? 'jpeg');
 }
 
@@ -117,7 +121,7 @@ export function expandInputs(
   const seen = new Map<string, SourceFile>();
   const takes = (source: string) => {
     const format = formatOf(source);
-    return format !== undefined && !(options.inPlace && format === 'gif');
+    return format !== undefined && !(options.inPlace && (format === 'gif' || format === 'heic'));
   };
   const add = (source: string, rel: string) => {
     if (!seen.has(source) && takes(source) && !TEMP_PATTERN.test(basename(source))) seen.set(source, { source, rel });
