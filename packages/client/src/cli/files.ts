@@ -130,11 +130,14 @@ export function expandInputs(
     const path = resolve(cwd, operand);
     const stat = statSync(path, { throwIfNoEntry: false });
     if (stat?.isFile()) {
-      if (!formatOf(path)) throw new Error(`${operand}: not a .jpg, .jpeg, .png, .webp or .gif file`);
-      if (!takes(path))
+      if (!formatOf(path))
+        throw new Error(`${operand}: not a .jpg, .jpeg, .png, .webp, .gif, .avif, .heic or .heif file`);
+      if (!takes(path)) {
+        const kind = formatOf(path) === 'heic' ? 'HEIC' : 'GIF';
         throw new Error(
-          `${operand}: a GIF cannot be compressed in place (the service writes no GIF): write it elsewhere with --out DIR`,
+          `${operand}: a ${kind} cannot be compressed in place (the service writes no ${kind}): write it elsewhere with --out DIR`,
         );
+      }
       add(path, basename(path));
     } else if (stat?.isDirectory()) {
       const files: string[] = [];
