@@ -10,6 +10,7 @@ import grid from '../../fixtures/heic/grid.heic';
 import irot3 from '../../fixtures/heic/irot3.heic';
 import plain from '../../fixtures/heic/plain.heic';
 import { makeKey, type TestKey } from '../helpers.ts';
+import { getImage, ORIGIN, signed, signingAccount } from '../img-helpers.ts';
 import { bodyBytes, compressCall, decodeAny, near, pixel, type Parts, type Rgba } from '../image-fixtures.ts';
 
 let pro: TestKey;
@@ -120,6 +121,39 @@ describe('HEIC input', () => {
       expect(JSON.parse(text()).error).toMatchObject({ code: 'unprocessable_image', param: 'image' });
     }
   });
+
+  it('format=json describes a HEIC (its upright size); fit=cover and rotate transform the upright picture', async () => {
+    const { res, text } = await send(bytesOf(gridIrot1Imir1), { format: 'json' });
+    expect(res.status, text()).toBe(200);
+    expect(JSON.parse(text())).toMatchObject({
+      format: 'heic',
+      width: 128,
+      height: 192,
+      bit_depth: 8,
+      has_alpha: false,
+    });
+    const cover = await decoded(bytesOf(grid), { format: 'png', fit: 'cover', width: '64', height: '64' });
+    expect([cover.image.width, cover.image.height]).toEqual([64, 64]);
+    const turned = await decoded(bytesOf(irot3), { format: 'png', rotate: '90' });
+    expect([turned.image.width, turned.image.height]).toEqual([192, 128]);
+  });
+
+  it('too large for the memory budget: 422 image_too_large naming HEIC', async () => {
+    const { res, text } = await send(bytesOf(grid), { format: 'png' }, { ...ON, MEMORY_BUDGET_MB: '3' });
+    expect(res.status, text()).toBe(422);
+    const { error } = JSON.parse(text());
+    expect(error.code).toBe('image_too_large');
+    expect(error.message).toContain('HEIC');
+  });
+
+  it('a signed image URL with a HEIC source: upright, given as JPEG without f', async () => {
+    const url = `${ORIGIN}/img/grid-irot1-imir1.heic?group=${crypto.randomUUID()}`;
+    const res = await getImage(await signed(await signingAccount('pro'), '_', url), {}, ON);
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/jpeg');
+    const image = decodeAny(await bodyBytes(res));
+    expect([image.width, image.height]).toEqual([128, 192]);
+  }, 20_000);
 
   it('HEIC_INPUT off (the deployed wrangler.toml): 415 saying the operator has not enabled it', async () => {
     const { res, text } = await send(bytesOf(plain), { format: 'png' }, { HEIC_INPUT: 'off' });
