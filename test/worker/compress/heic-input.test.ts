@@ -8,6 +8,7 @@ import clap from '../../fixtures/heic/clap.heic';
 import gridIrot1Imir1 from '../../fixtures/heic/grid-irot1-imir1.heic';
 import grid from '../../fixtures/heic/grid.heic';
 import irot3 from '../../fixtures/heic/irot3.heic';
+import p3Icc from '../../fixtures/heic/p3-icc.heic';
 import plain from '../../fixtures/heic/plain.heic';
 import { makeKey, type TestKey } from '../helpers.ts';
 import { getImage, ORIGIN, signed, signingAccount } from '../img-helpers.ts';
@@ -99,6 +100,19 @@ describe('HEIC input', () => {
     const cropped = await decoded(bytesOf(clap));
     expect([cropped.image.width, cropped.image.height]).toEqual([120, 80]);
     expectReference(cropped.image, 'clap');
+  });
+
+  it("Display P3 by ICC (an iPhone's) stays P3: the pixels unchanged, the profile carried to the output", async () => {
+    const { res, body, text } = await send(bytesOf(p3Icc), { format: 'png' });
+    expect(res.status, text()).toBe(200);
+    expectReference(decodeAny(body), 'plain');
+    // The profile's description, UTF-16 in its mluc tag, inside the PNG's iCCP chunk (deflated: so the
+    // chunk is looked for, and its profile name).
+    const chunk = body.findIndex((_, i) => String.fromCharCode(...body.subarray(i, i + 4)) === 'iCCP');
+    expect(chunk).toBeGreaterThan(0);
+    const jpeg = await send(bytesOf(p3Icc), { format: 'jpeg', quality: '95' });
+    const name = [...'Display P3'].flatMap((c) => [0, c.charCodeAt(0)]);
+    expect(jpeg.body.findIndex((_, i) => name.every((v, j) => jpeg.body[i + j] === v))).toBeGreaterThan(0);
   });
 
   it('→ JPEG, resized: 200 with the asked width', async () => {
