@@ -15,9 +15,7 @@ import {
   readItems,
   u32,
 } from '../avif-input/structure.ts';
-
-/** The brands that make an ISO-BMFF file a HEIF this service reads with libheif (AVIF's are checked first). */
-export const HEIC_BRANDS = ['heic', 'heix', 'heim', 'heis', 'mif1', 'msf1'] as const;
+import { HEIF_BRANDS } from '../formats.ts';
 
 /** HEVCDecoderConfigurationRecord (ISO/IEC 14496-15): chroma_format_idc at byte 16, bit depth at 17. */
 function hevcConfig(b: Uint8Array, box: Box): Av1Config {
@@ -45,8 +43,7 @@ export function readHeicStructure(b: Uint8Array): AvifInfo {
   const size = Math.min(u32(b, 0), b.length);
   const brands = [fourcc(b, 8)];
   for (let at = 16; at + 4 <= size; at += 4) brands.push(fourcc(b, at));
-  if (!brands.some((x) => (HEIC_BRANDS as readonly string[]).includes(x)))
-    throw new AvifError('its file type box names no HEIF brand');
+  if (!brands.some((x) => HEIF_BRANDS.includes(x))) throw new AvifError('its file type box names no HEIF brand');
   const meta = find(top, 'meta');
   if (!meta) throw new AvifError(defect ? 'it is truncated before its meta box ends' : 'it has no meta box');
   return { ...readItems(b, meta, HEVC), defect };
