@@ -3,6 +3,7 @@
 // (test/fixtures/heic/README.md), come out at the right size, upright, in the colours Debian's heif-convert
 // decodes them to; broken files are 4xx, never 500; with HEIC_INPUT off (the deployed wrangler.toml) a HEIC
 // answers 415 saying the operator has not enabled it. Tiny images, few requests.
+import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import clap from '../../fixtures/heic/clap.heic';
 import gridIrot1Imir1 from '../../fixtures/heic/grid-irot1-imir1.heic';
@@ -11,6 +12,7 @@ import irot3 from '../../fixtures/heic/irot3.heic';
 import p3Icc from '../../fixtures/heic/p3-icc.heic';
 import plain from '../../fixtures/heic/plain.heic';
 import { makeKey, type TestKey } from '../helpers.ts';
+import { selfhostEnv, type SelfhostEnv } from '../../../src/selfhost/env.ts';
 import { getImage, ORIGIN, signed, signingAccount } from '../img-helpers.ts';
 import { bodyBytes, compressCall, decodeAny, near, pixel, type Parts, type Rgba } from '../image-fixtures.ts';
 
@@ -168,6 +170,16 @@ describe('HEIC input', () => {
     const image = decodeAny(await bodyBytes(res));
     expect([image.width, image.height]).toEqual([128, 192]);
   }, 20_000);
+
+  it('self-hosted, HEIC_INPUT unset is on (wrangler.toml says off for Cloudflare); set off, it is off', async () => {
+    // As workerd binds them: every var of wrangler.toml, null when its environment variable is unset.
+    const workerd = (value: string | null) =>
+      selfhostEnv({ ...env, HEIC_INPUT: value, VAR_DEFAULTS: { HEIC_INPUT: 'off' } } as unknown as SelfhostEnv);
+    const unset = await send(bytesOf(plain), { format: 'png' }, workerd(null) as unknown as Record<string, unknown>);
+    expect(unset.res.status, unset.text()).toBe(200);
+    const off = await send(bytesOf(plain), { format: 'png' }, workerd('off') as unknown as Record<string, unknown>);
+    expect(off.res.status, off.text()).toBe(415);
+  });
 
   it('HEIC_INPUT off (the deployed wrangler.toml): 415 saying the operator has not enabled it', async () => {
     const { res, text } = await send(bytesOf(plain), { format: 'png' }, { HEIC_INPUT: 'off' });
