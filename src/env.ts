@@ -33,6 +33,11 @@ export interface Env {
   MAX_INPUT_PIXELS?: string | number;
   /** MiB of memory the isolate gives compressions at once, by their estimates; default in src/compress/limits.ts. */
   MEMORY_BUDGET_MB?: string | number;
+  /**
+   * `on`: HEIC/HEIF input is read (libheif over libde265); anything else: HEIC answers 415 saying the operator
+   * has not enabled it. Off in the deployed wrangler.toml, on for `npm run dev` and self-hosting (docs/operations.md).
+   */
+  HEIC_INPUT?: string;
   /** Ms an upload's body may take to arrive before 408 request_timeout; default in src/compress/limits.ts. */
   UPLOAD_READ_TIMEOUT_MS?: string | number;
   /**

@@ -65,3 +65,11 @@ declare module '*/codec/sr_avifdec.js' {
   const factory: unknown;
   export default factory;
 }
+declare module '*/codec/sr_heicdec.wasm' {
+  const module: WebAssembly.Module;
+  export default module;
+}
+declare module '*/codec/sr_heicdec.js' {
+  const factory: unknown;
+  export default factory;
+}

@@ -184,6 +184,8 @@ function runWranglerDev(args: DevArgs, mailVars: readonly string[]): Promise<num
   const defaults = [...mailVars];
   if (!args.passthrough.some((a) => /^--ip(=|$)/.test(a))) defaults.push('--ip', '127.0.0.1');
   if (!args.passthrough.some((a) => /^--port(=|$)/.test(a))) defaults.push('--port', '8787');
+  // HEIC input is off in the deployed wrangler.toml (HEVC patents, docs/operations.md) and on here.
+  if (!args.passthrough.some((a) => /HEIC_INPUT/.test(a))) defaults.push('--var', 'HEIC_INPUT:on');
   // Offline, wrangler's fetch of the Request.cf sample (workers.cloudflare.com) prints a DNS stack at
   // every start; the service never reads request.cf, so the placeholder is as good. Either can be
   // turned back on from the environment.

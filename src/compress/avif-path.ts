@@ -23,11 +23,12 @@ export interface AvifSource {
   metadata: ImageMetadata;
 }
 
-const ENGINE_NAMES: Record<InputFormat, 'JPEG' | 'WebP' | 'PNG' | 'GIF' | 'AVIF'> = {
+const ENGINE_NAMES: Record<InputFormat, 'JPEG' | 'WebP' | 'PNG' | 'GIF' | 'AVIF' | 'HEIC'> = {
   jpeg: 'JPEG',
   webp: 'WebP',
   png: 'PNG',
   gif: 'GIF',
+  heic: 'HEIC',
   avif: 'AVIF',
 };
 

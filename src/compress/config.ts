@@ -8,6 +8,8 @@ export interface CompressConfig {
   memoryBudget: number;
   /** Ms an upload's body may take to arrive (UPLOAD_READ_TIMEOUT_MS). */
   uploadReadTimeoutMs: number;
+  /** HEIC_INPUT=on: HEIC/HEIF uploads are read (HEVC patents are the operator's question: docs/operations.md). */
+  heicInput: boolean;
 }
 
 export function compressConfig(env: Env): CompressConfig {
@@ -19,5 +21,9 @@ export function compressConfig(env: Env): CompressConfig {
       env.UPLOAD_READ_TIMEOUT_MS,
       DEFAULT_UPLOAD_READ_TIMEOUT_MS,
     ),
+    heicInput:
+      String(env.HEIC_INPUT ?? '')
+        .trim()
+        .toLowerCase() === 'on',
   };
 }

@@ -7,7 +7,7 @@ import { JpegEngineError } from '../../wasm/jpeg-engine.ts';
 import { WebpEngineError } from '../../wasm/webp-engine.ts';
 import { ApiError } from '../errors.ts';
 
-type EngineInput = 'JPEG' | 'WebP' | 'PNG' | 'GIF' | 'AVIF';
+type EngineInput = 'JPEG' | 'WebP' | 'PNG' | 'GIF' | 'AVIF' | 'HEIC';
 
 function refusal(err: unknown, input: EngineInput): unknown {
   if (!(err instanceof JpegEngineError) && !(err instanceof WebpEngineError) && !(err instanceof AvifEngineError))

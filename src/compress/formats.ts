@@ -2,13 +2,13 @@
 // since a declared Content-Type or file name proves nothing.
 
 /** What the API reads. */
-export const INPUT_FORMATS = ['jpeg', 'png', 'webp', 'gif', 'avif'] as const;
+export const INPUT_FORMATS = ['jpeg', 'png', 'webp', 'gif', 'avif', 'heic'] as const;
 export type InputFormat = (typeof INPUT_FORMATS)[number];
 /** What the API writes: JPEG, PNG, WebP and AVIF (a GIF is read, never written: `keep` makes it a PNG). */
 export const FORMATS = ['jpeg', 'png', 'webp', 'avif'] as const;
 export type ImageFormat = (typeof FORMATS)[number];
 /** Names of the formats read, for messages. */
-export const INPUT_FORMAT_NAMES = 'JPEG, PNG, WebP, GIF or AVIF';
+export const INPUT_FORMAT_NAMES = 'JPEG, PNG, WebP, GIF, AVIF or HEIC';
 
 export const MEDIA_TYPES: Record<ImageFormat, string> = {
   jpeg: 'image/jpeg',
@@ -38,6 +38,7 @@ export const FORMAT_NAMES: Record<ImageFormat | InputFormat, string> = {
   webp: 'WebP',
   avif: 'AVIF',
   gif: 'GIF',
+  heic: 'HEIC',
 };
 
 const startsWith = (bytes: Uint8Array, prefix: readonly number[], at = 0): boolean =>
@@ -55,8 +56,17 @@ export function sniff(bytes: Uint8Array): Sniffed {
   if (startsWith(bytes, ascii('GIF87a')) || startsWith(bytes, ascii('GIF89a'))) return { format: 'gif' };
   if (startsWith(bytes, ascii('ftyp'), 4) && isoBrands(bytes).some((b) => b === 'avif' || b === 'avis'))
     return { format: 'avif' };
+  // HEIF's own brands, and its generic ones (mif1, msf1) when no AVIF brand came first: libheif reads them.
+  if (startsWith(bytes, ascii('ftyp'), 4) && isoBrands(bytes).some((b) => HEIF_BRANDS.includes(b)))
+    return { format: 'heic' };
   return { format: null, seen: describeUnsupported(bytes) };
 }
+
+/**
+ * The brands of a HEIF with HEVC pictures (HEIC; hevc and hevx name HEVC sequences, read by their primary
+ * item when they have one) or any HEIF libheif reads (mif1, msf1). AVIF's are checked first.
+ */
+export const HEIF_BRANDS: readonly string[] = ['heic', 'heix', 'heim', 'heis', 'hevc', 'hevx', 'mif1', 'msf1'];
 
 /** An ISO media file's brands: the major one, then the compatible ones its file type box lists. */
 function isoBrands(bytes: Uint8Array): string[] {
@@ -73,11 +83,8 @@ function describeUnsupported(bytes: Uint8Array): string {
   if (startsWith(bytes, ascii('%PDF'))) return 'a PDF';
   if (startsWith(bytes, ascii('BM'))) return 'a BMP';
   if (startsWith(bytes, [0x49, 0x49, 0x2a, 0x00]) || startsWith(bytes, [0x4d, 0x4d, 0x00, 0x2a])) return 'a TIFF';
-  if (startsWith(bytes, ascii('ftyp'), 4)) {
-    const brands = isoBrands(bytes);
-    if (brands.some((b) => ['heic', 'heix', 'heim', 'heis', 'hevc', 'hevx'].includes(b))) return 'a HEIC';
-    return brands.includes('mif1') || brands.includes('msf1') ? 'an HEIF' : 'an ISO media file (video?)';
-  }
+  // HEIF's brands are sniffed as HEIC above: what is left is other ISO media.
+  if (startsWith(bytes, ascii('ftyp'), 4)) return 'an ISO media file (video?)';
   if (startsWith(bytes, [0xff, 0x0a]) || startsWith(bytes, [0, 0, 0, 0x0c, 0x4a, 0x58, 0x4c, 0x20])) return 'a JPEG XL';
   const head = new TextDecoder().decode(bytes.subarray(0, 512)).trimStart().toLowerCase();
   if (head.startsWith('<svg') || (head.startsWith('<?xml') && head.includes('<svg'))) return 'an SVG';

@@ -14,6 +14,8 @@ import {
 } from './gif/structure.ts';
 import { AvifError, readAvifStructure } from './avif-input/structure.ts';
 import { avifDecoderBytes } from './avif-input/memory.ts';
+import { readHeicStructure } from './heic-input/structure.ts';
+import { heicDecoderBytes } from './heic-input/memory.ts';
 
 export interface ImageHeader {
   width: number;
@@ -32,6 +34,17 @@ export interface ImageHeader {
   gif?: GifHeader;
   /** AVIF only: what its boxes say, for the memory estimate and X-Frames. */
   avif?: AvifHeader;
+  /** HEIC only: what its boxes say, for the decoder and the memory estimate. */
+  heic?: HeicHeader;
+}
+
+export interface HeicHeader {
+  /** The picture's pixels as coded (its ispe): the most the decoder is let decode. */
+  codedPixels: number;
+  /** The clean aperture's rectangle in the coded picture (the whole picture without `clap`). */
+  crop: { x: number; y: number; width: number; height: number };
+  /** What the decoder holds while rows are read out (heic-input/memory.ts). */
+  decoderBytes: number;
 }
 
 export interface AvifHeader {
@@ -92,6 +105,8 @@ export function readHeader(format: InputFormat, bytes: Uint8Array): ImageHeader 
       return readGif(bytes);
     case 'avif':
       return readAvif(bytes);
+    case 'heic':
+      return readHeic(bytes);
   }
 }
 
@@ -384,6 +399,30 @@ function readAvif(b: Uint8Array): ImageHeader {
       cells: info.cell.count,
       cellPixels: info.cell.width * info.cell.height,
       decoderBytes: avifDecoderBytes(info),
+    },
+  };
+}
+
+// ---- HEIC: the same HEIF boxes as AVIF's, with HEVC items (heic-input/structure.ts).
+
+function readHeic(b: Uint8Array): ImageHeader {
+  let info;
+  try {
+    info = readHeicStructure(b);
+  } catch (err) {
+    if (err instanceof AvifError) throw new MalformedImage(err.message);
+    throw err;
+  }
+  return {
+    width: info.width,
+    height: info.height,
+    orientation: info.orientation,
+    hasAlphaChannel: info.alpha,
+    defect: info.defect,
+    heic: {
+      codedPixels: info.codedWidth * info.codedHeight,
+      crop: info.crop ?? { x: 0, y: 0, width: info.width, height: info.height },
+      decoderBytes: heicDecoderBytes(info),
     },
   };
 }

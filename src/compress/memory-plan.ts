@@ -333,8 +333,9 @@ function animatedGifBytes(
 
 const avifChannelsOf = (header: ImageHeader): 3 | 4 => (header.hasAlphaChannel ? 4 : 3);
 
-/** Inputs whose rows take the PNG path (png/png-path.ts `compressRows`): PNG, GIF and AVIF. */
-const rowInput = (format: InputFormat): boolean => format === 'png' || format === 'gif' || format === 'avif';
+/** Inputs whose rows take the PNG path (png/png-path.ts `compressRows`): PNG, GIF, AVIF and HEIC. */
+const rowInput = (format: InputFormat): boolean =>
+  format === 'png' || format === 'gif' || format === 'avif' || format === 'heic';
 
 /**
  * The AVIF encoder's part: its own instance (wasm/avif-engine.ts) holding the picture, its output and
@@ -493,7 +494,7 @@ function pngDecoderBytes(
     // (avif-input/memory.ts).
     gifIndices: header.gif
       ? GIF_DECODER_BYTES + header.gif.rowBytes + header.gif.indexBytes
-      : (header.avif?.decoderBytes ?? 0),
+      : (header.avif?.decoderBytes ?? header.heic?.decoderBytes ?? 0),
   };
 }
 

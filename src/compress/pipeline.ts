@@ -37,7 +37,7 @@ const unprocessable = (message: string): ApiError => new ApiError('unprocessable
  * `whole` false: `bytes` are only the file's first bytes (the "Try it" planner), so a file that looks
  * cut short is not refused for it; the upload itself is checked whole.
  */
-export function inspect(bytes: Uint8Array, maxInputPixels: number, whole = true) {
+export function inspect(bytes: Uint8Array, maxInputPixels: number, whole = true, heicInput = false) {
   const sniffed = sniff(bytes);
   if (sniffed.format === null) {
     throw new ApiError(
@@ -47,6 +47,12 @@ export function inspect(bytes: Uint8Array, maxInputPixels: number, whole = true)
     );
   }
   const format = sniffed.format;
+  if (format === 'heic' && !heicInput)
+    throw new ApiError(
+      'unsupported_media_type',
+      'this is a HEIC, and HEIC input is not enabled on this service: its operator has not turned it on (HEIC_INPUT). Send a JPEG, PNG, WebP, GIF or AVIF',
+      { param: 'image' },
+    );
   let header;
   try {
     header = readHeader(format, bytes);
@@ -83,10 +89,15 @@ export function megapixels(a: number, b: number): [string, string] {
  * Checks the upload and plans the request; refuses with 422 `image_too_large` one that could never fit
  * the memory budget, saying the largest width that would.
  */
-export function prepare(request: CompressRequest, maxInputPixels: number, memoryBudget: number): Prepared {
+export function prepare(
+  request: CompressRequest,
+  maxInputPixels: number,
+  memoryBudget: number,
+  heicInput = false,
+): Prepared {
   // The engine's instances together may hold at most the budget (wasm/instances.ts).
   poolLimitForBudget(memoryBudget);
-  const { format: inputFormat, header } = inspect(request.bytes, maxInputPixels);
+  const { format: inputFormat, header } = inspect(request.bytes, maxInputPixels, true, heicInput);
   const planned = planWithin(inputFormat, header, request.bytes.length, request, memoryBudget);
   const mapped = inputFormat === 'jpeg' ? planGainMap(request, header, planned, memoryBudget) : null;
   if (!mapped) return { request, inputFormat, header, plan: planned };
@@ -210,7 +221,10 @@ async function compressIn(prepared: Prepared): Promise<CompressResult> {
   // Admitted: the request's estimate is its own. AVIF output runs a decoder and the AVIF encoder, two
   // codecs' memories, and AVIF input decodes in a module of its own, so no idle engine instance counts
   // as reused for either.
-  makeRoom(planned.estimate, request.format === 'avif' || inputFormat === 'avif' ? undefined : 'sr_jpeg');
+  makeRoom(
+    planned.estimate,
+    request.format === 'avif' || inputFormat === 'avif' || inputFormat === 'heic' ? undefined : 'sr_jpeg',
+  );
   if (request.transform) {
     const [{ compressTransformed }, { answered, smartCrop }] = await Promise.all([
       import('./transform/path.ts'),
@@ -251,6 +265,10 @@ async function compressIn(prepared: Prepared): Promise<CompressResult> {
   if (inputFormat === 'avif') {
     const { compressAvif } = await import('./avif-input/avif-path.ts');
     return compressAvif(request, planned, header);
+  }
+  if (inputFormat === 'heic') {
+    const { compressHeic } = await import('./heic-input/heic-path.ts');
+    return compressHeic(request, planned, header);
   }
   const { compressPng } = await import('./png/png-path.ts');
   return compressPng(request, planned, header.orientation);

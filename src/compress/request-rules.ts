@@ -55,6 +55,8 @@ export function brokenRule(r: OutputRequest, names: Partial<Record<Field, string
  */
 export function keptFormat(input: ImageFormat | InputFormat, webpAllowed: boolean): ImageFormat {
   if (input === 'gif') return 'png';
+  // HEIC is read, never written: a photo, kept as JPEG, which every client reads.
+  if (input === 'heic') return 'jpeg';
   // AVIF output is the pro tier's, and that tier writes WebP too: the others keep an AVIF as JPEG.
   if (input === 'avif' && !webpAllowed) return 'jpeg';
   return input === 'webp' && !webpAllowed ? 'jpeg' : input;

@@ -38,7 +38,7 @@ export async function compressAdmitted(
   config: CompressConfig,
 ): Promise<CompressedImage> {
   const { compress, findBorder, prepare } = await import('./pipeline.ts');
-  let prepared = prepare(request, config.maxInputPixels, config.memoryBudget);
+  let prepared = prepare(request, config.maxInputPixels, config.memoryBudget, config.heicInput);
   const admitted = async <T>(estimate: number, run: () => Promise<T>): Promise<T> => {
     const done = await reserveMemory(tier, estimate, config.memoryBudget);
     try {
@@ -55,6 +55,7 @@ export async function compressAdmitted(
     { ...request, transform: { ...request.transform, trim: border.sides } },
     config.maxInputPixels,
     config.memoryBudget,
+    config.heicInput,
   );
   const image = await admitted(prepared.plan.estimate, () => compress(prepared));
   return { ...image, timings: { ...image.timings, decode: image.timings.decode + border.ms } };

@@ -30,7 +30,7 @@ export function tryVerdict(
   if (size > MAX_IMAGE_BYTES) return { verdict: 'refused', error: tooLarge() };
   const whole = head.length >= size;
   try {
-    const { format, header } = inspect(head, config.maxInputPixels, whole);
+    const { format, header } = inspect(head, config.maxInputPixels, whole, config.heicInput);
     const plan = planWithin(format, header, size, request, config.memoryBudget);
     return { verdict: 'accepted', output: plan.output, estimateBytes: plan.estimate };
   } catch (err) {

@@ -30,7 +30,7 @@ export const compressDoc: RouteConfig = {
   path: '/api/v1/compress',
   summary: 'Compress an image: multipart upload in, the compressed image out, sizes in headers',
   description:
-    'Decodes the upload (JPEG, PNG, WebP, GIF or AVIF, detected from its bytes; of an animated GIF or an AVIF sequence, the first frame), applies its orientation (EXIF; in AVIF its irot/imir), resizes within width/height ' +
+    'Decodes the upload (JPEG, PNG, WebP, GIF, AVIF or HEIC where the operator has enabled it, detected from its bytes; of an animated GIF or an AVIF sequence, the first frame), applies its orientation (EXIF; in AVIF and HEIC its irot/imir), resizes within width/height ' +
     '(never upscaling), and encodes to `format`: JPEG (our streaming libjpeg-turbo engine), lossless optimised PNG (oxipng), WebP, or AVIF (4:2:0, libavif over libaom). ' +
     'Every input is decoded, resized and encoded in rows, so what bounds a request is the memory budget, estimated from the header ' +
     'before decoding: a request that could never fit is 422 image_too_large naming the largest width that would. Metadata is ' +

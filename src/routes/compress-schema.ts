@@ -40,7 +40,7 @@ const imagePart = z
     type: 'string',
     format: 'binary',
     description:
-      'The JPEG, PNG, WebP, GIF or AVIF to compress (at most 10 MB); its type is read from its bytes. An animated GIF gives its first frame (X-Frames says how many it has), or every frame as animated WebP (format=webp; see anim); an AVIF sequence gives its first frame',
+      'The JPEG, PNG, WebP, GIF, AVIF or HEIC/HEIF to compress (at most 10 MB); its type is read from its bytes. An animated GIF gives its first frame (X-Frames says how many it has), or every frame as animated WebP (format=webp; see anim); an AVIF sequence gives its first frame. HEIC is read only where the operator has turned it on (HEIC_INPUT; otherwise 415)',
   });
 
 /** What the `format` part may say: an output format, `keep`, or `json` (the image described, not encoded). */
@@ -71,7 +71,7 @@ export const CompressParts = queryObject({
       enum: [...UPLOAD_FORMATS],
       default: 'jpeg',
       description:
-        "Output format; webp and avif need the pro tier. keep: the input's own format (a WebP or AVIF input on the free tier gets JPEG; a GIF input gets PNG, since GIF is not written). json: no image, its description (ImageInfo; every tier, one compression of the month; not with width, height, target_kb, palette, colors, lossless or a transformation). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif)",
+        "Output format; webp and avif need the pro tier. keep: the input's own format (a WebP or AVIF input on the free tier gets JPEG; a GIF input gets PNG, since GIF is not written; a HEIC input gets JPEG). json: no image, its description (ImageInfo; every tier, one compression of the month; not with width, height, target_kb, palette, colors, lossless or a transformation). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif)",
     }),
   width: integerParam(1, MAX_OUTPUT_DIMENSION).optional().openapi({
     type: 'integer',

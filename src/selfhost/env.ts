@@ -11,9 +11,10 @@ export interface SelfhostEnv extends Env {
 /**
  * Unset vars whose self-hosted default differs from wrangler.toml's. TRUSTED_IP_HEADER: Cloudflare's edge
  * overwrites CF-Connecting-IP, so it is trusted there; in front of workerd any client can send it with any
- * value, so unless the operator names the header their proxy overwrites, none is trusted.
+ * value, so unless the operator names the header their proxy overwrites, none is trusted. HEIC_INPUT: on,
+ * the operator of their own server answering the HEVC patent question for it (docs/operations.md).
  */
-export const SELFHOST_DEFAULTS: Readonly<Record<string, string>> = { TRUSTED_IP_HEADER: '' };
+export const SELFHOST_DEFAULTS: Readonly<Record<string, string>> = { TRUSTED_IP_HEADER: '', HEIC_INPUT: 'on' };
 
 const cleaned = new WeakMap<SelfhostEnv, Env>();
 

@@ -176,7 +176,7 @@ describe('415 unsupported_media_type', () => {
       const res = await compressCall(k.key, { image: bytes, filename: 'upload.png' });
       const error = await expectError(res, 415, 'unsupported_media_type');
       expect(error.param).toBe('image');
-      expect(error.message).toMatch(/JPEG, PNG, WebP, GIF or AVIF/);
+      expect(error.message).toMatch(/JPEG, PNG, WebP, GIF, AVIF or HEIC/);
       expect(error.message).toMatch(message);
       await expectQuotaUntouched(k, res);
     });

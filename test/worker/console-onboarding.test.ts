@@ -273,13 +273,15 @@ describe('Try it', () => {
     expect(html).toMatch(/<figure[^>]*id="try-crop"[^>]*>.*<img id="try-crop-before"[^>]*>.*id="try-crop-box"/s);
   });
 
-  it('takes GIFs and AVIFs, as the API does: the file input accepts image/gif and image/avif and the hints name them, here and on the landing page', async () => {
+  it('takes GIFs, AVIFs and HEICs, as the API does: the file input accepts image/gif, image/avif and .heic and the hints name them, here and on the landing page', async () => {
     const { browser } = await signedUp();
     const { html } = await browser.page('/try');
     expect(html).toMatch(
-      /<input id="try-image"[^>]*accept="image\/jpeg,image\/png,image\/webp,image\/gif,image\/avif"/,
+      /<input id="try-image"[^>]*accept="image\/jpeg,image\/png,image\/webp,image\/gif,image\/avif,image\/heic,image\/heif,\.heic,\.heif"/,
     );
-    expect(visible(html)).toContain("JPEG, PNG, WebP, GIF or AVIF (an animation's first frame), up to 10 MB.");
+    expect(visible(html)).toContain(
+      "JPEG, PNG, WebP, GIF, AVIF or HEIC where the operator has enabled it (an animation's first frame), up to 10 MB.",
+    );
     const landing = await new Browser().page('/');
     expect(visible(landing.html)).toContain('upload a JPEG, PNG, WebP, GIF or AVIF;');
   });

@@ -41,7 +41,7 @@ const WHOLE_FRAME_BYTES_PER_PIXEL = 23;
  */
 const [AW, AH] = [800, 600];
 /** The inputs converted here (GIF and AVIF have their own tests: test/worker/compress/gif.test.ts, avif-input.test.ts). */
-type Input = Exclude<InputFormat, 'gif' | 'avif'>;
+type Input = Exclude<InputFormat, 'gif' | 'avif' | 'heic'>;
 
 let pro: TestKey;
 const inputs = {} as Record<Input, Uint8Array>;

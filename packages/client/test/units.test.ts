@@ -194,6 +194,21 @@ describe('files', () => {
       expect(outputName('photo.avif', 'jpeg')).toBe('photo.jpg');
     });
   });
+  it('takes HEICs in directories and *.heic/*.heif globs, written as JPEG unless --format says otherwise, never in place', async () => {
+    await withImages('heics', { 'site/a.jpg': ['jpeg', 8, 8] }, async (dir) => {
+      writeFileSync(join(dir, 'site', 'IMG_0001.HEIC'), 'not read by the walk');
+      writeFileSync(join(dir, 'site', 'b.heif'), 'not read by the walk');
+      const rel = (files: { rel: string }[]) => files.map((f) => f.rel);
+      expect(rel(expandInputs(['site'], undefined, dir))).toEqual(['IMG_0001.HEIC', 'a.jpg', 'b.heif']);
+      expect(rel(expandInputs(['site/*.heif'], undefined, dir))).toEqual(['b.heif']);
+      expect(defaultFormat('site/IMG_0001.HEIC')).toBe('jpeg');
+      expect(outputName('IMG_0001.HEIC', 'jpeg')).toBe('IMG_0001.jpg');
+      expect(rel(expandInputs(['site'], undefined, dir, { inPlace: true }))).toEqual(['a.jpg']);
+      expect(() => expandInputs([join('site', 'b.heif')], undefined, dir, { inPlace: true })).toThrow(
+        `${join('site', 'b.heif')}: a HEIC cannot be compressed in place (the service writes no HEIC): write it elsewhere with --out DIR`,
+      );
+    });
+  });
 });
 
 describe('compress results', () => {

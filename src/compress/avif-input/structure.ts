@@ -31,26 +31,29 @@ export interface AvifInfo {
   alpha: boolean;
   /** Images in a sequence (`avis`), 1 for a still. */
   frames: number;
+  /** The clean aperture's rectangle in the coded picture, where the item has a valid `clap`. */
+  crop?: { x: number; y: number; width: number; height: number };
   /** Why the file cannot be whole (a top-level box after the metadata cut short), or null. */
   defect: string | null;
 }
 
-interface Box {
+export interface Box {
   type: string;
   start: number; // the payload's first byte
   end: number;
 }
 
 const u16 = (b: Uint8Array, at: number): number => (b[at]! << 8) | b[at + 1]!;
-const u32 = (b: Uint8Array, at: number): number =>
+export const u32 = (b: Uint8Array, at: number): number =>
   ((b[at]! << 24) >>> 0) + (b[at + 1]! << 16) + (b[at + 2]! << 8) + b[at + 3]!;
-const fourcc = (b: Uint8Array, at: number): string => String.fromCharCode(b[at]!, b[at + 1]!, b[at + 2]!, b[at + 3]!);
+export const fourcc = (b: Uint8Array, at: number): string =>
+  String.fromCharCode(b[at]!, b[at + 1]!, b[at + 2]!, b[at + 3]!);
 
 /**
  * The boxes from `start` to `end`; one running past `end` is an error (a cut file), or with `onCut`, the
  * end of the list (`onCut` told why).
  */
-function boxes(b: Uint8Array, start: number, end: number, onCut?: (why: string) => void): Box[] {
+export function boxes(b: Uint8Array, start: number, end: number, onCut?: (why: string) => void): Box[] {
   const out: Box[] = [];
   let at = start;
   while (at + 8 <= end) {
@@ -76,8 +79,8 @@ function boxes(b: Uint8Array, start: number, end: number, onCut?: (why: string) 
 }
 
 const printable = (type: string): string => type.replace(/[^\x20-\x7e]/g, '?');
-const find = (list: Box[], type: string): Box | undefined => list.find((x) => x.type === type);
-const need = (b: Box, bytes: number): void => {
+export const find = (list: Box[], type: string): Box | undefined => list.find((x) => x.type === type);
+export const need = (b: Box, bytes: number): void => {
   if (b.end - b.start < bytes) throw new AvifError(`its ${printable(b.type)} box is too short`);
 };
 
@@ -167,7 +170,20 @@ export function readAvifStructure(b: Uint8Array): AvifInfo {
   return info;
 }
 
-function readItems(b: Uint8Array, meta: Box): Omit<AvifInfo, 'defect'> {
+/** The coding of a HEIF image item: AVIF's AV1, or HEIC's HEVC (heic-input/structure.ts). */
+export interface ItemCodec {
+  /** The item type of a coded picture, and the property holding its configuration. */
+  item: string;
+  configBox: string;
+  /** For messages: AV1, HEVC. */
+  name: string;
+  config: (b: Uint8Array, box: Box) => Av1Config;
+}
+
+const AV1: ItemCodec = { item: 'av01', configBox: 'av1C', name: 'AV1', config: av1Config };
+
+/** The primary item of a HEIF file's meta box (AVIF's, HEIC's), coded as `codec` says. */
+export function readItems(b: Uint8Array, meta: Box, codec: ItemCodec = AV1): Omit<AvifInfo, 'defect'> {
   need(meta, 4);
   const children = boxes(b, meta.start + 4, meta.end);
   const pitm = find(children, 'pitm');
@@ -242,8 +258,10 @@ function readItems(b: Uint8Array, meta: Box): Omit<AvifInfo, 'defect'> {
   }
 
   const type = types.get(primary);
-  if (type !== 'av01' && type !== 'grid')
-    throw new AvifError(`its primary item is ${type ? `of type ${printable(type)}` : 'not described'}, not AV1`);
+  if (type !== codec.item && type !== 'grid')
+    throw new AvifError(
+      `its primary item is ${type ? `of type ${printable(type)}` : 'not described'}, not ${codec.name}`,
+    );
   const ispe = propertyOf(primary, 'ispe');
   if (!ispe) throw new AvifError('its primary item has no size (ispe)');
   need(ispe, 12);
@@ -262,9 +280,9 @@ function readItems(b: Uint8Array, meta: Box): Omit<AvifInfo, 'defect'> {
     need(cellIspe, 12);
     cell = { width: u32(b, cellIspe.start + 4), height: u32(b, cellIspe.start + 8), count: cells.length };
   }
-  const av1C = propertyOf(av1Item, 'av1C');
-  if (!av1C) throw new AvifError('its AV1 item has no codec configuration (av1C)');
-  const av1 = av1Config(b, av1C);
+  const configBox = propertyOf(av1Item, codec.configBox);
+  if (!configBox) throw new AvifError(`its ${codec.name} item has no codec configuration (${codec.configBox})`);
+  const av1 = codec.config(b, configBox);
 
   const alpha = refs.some(
     (r) =>
@@ -281,7 +299,7 @@ function readItems(b: Uint8Array, meta: Box): Omit<AvifInfo, 'defect'> {
   const irot = propertyOf(primary, 'irot');
   const imir = propertyOf(primary, 'imir');
   const clap = propertyOf(primary, 'clap');
-  let crop = { width: codedWidth, height: codedHeight };
+  let crop = { x: 0, y: 0, width: codedWidth, height: codedHeight };
   if (clap && clap.end - clap.start >= 32) {
     const values = Array.from({ length: 8 }, (_, i) => u32(b, clap.start + i * 4));
     crop = cleanAperture(values, codedWidth, codedHeight) ?? crop;
@@ -291,6 +309,7 @@ function readItems(b: Uint8Array, meta: Box): Omit<AvifInfo, 'defect'> {
     codedHeight,
     width: crop.width,
     height: crop.height,
+    crop,
     orientation: orientationOf(irot ? b[irot.start]! & 3 : null, imir ? b[imir.start]! & 1 : null),
     cell,
     av1,

@@ -55,6 +55,7 @@ function formatFacts(
   if (format === 'webp') return webpFacts(bytes, header);
   if (format === 'gif') return gifFacts(bytes);
   if (format === 'avif') return avifFacts(bytes, header);
+  if (format === 'heic') return heicFacts(bytes, header);
   // A format added to InputFormat must say what its container declares.
   const unknown: never = format;
   throw new Error(`no container facts for ${String(unknown)}`);
@@ -171,6 +172,32 @@ async function avifFacts(bytes: Uint8Array, header: ImageHeader): Promise<Contai
       hdr: transfer === AVIF_TRANSFER_PQ || transfer === AVIF_TRANSFER_HLG,
       gainMap: false,
       ...(frames > 1 ? { frames, durationMs: null, loop: null } : still),
+    };
+  } finally {
+    decoder.close();
+  }
+}
+
+/** A HEIC's facts: its ICC profile, EXIF, bit depth and alpha from libheif's parse, which decodes no pixel. */
+async function heicFacts(bytes: Uint8Array, header: ImageHeader): Promise<ContainerFacts> {
+  const [{ HeicDecoder }, { refusedWhenBroken }] = await Promise.all([
+    import('../../../wasm/heicdec-engine.ts'),
+    import('../heic-input/heic-path.ts'),
+  ]);
+  const decoder = refusedWhenBroken(
+    () => new HeicDecoder(bytes, header.heic?.codedPixels ?? header.width * header.height),
+  );
+  try {
+    const { icc, exif } = decoder.metadata();
+    return {
+      icc: icc.length > 0 ? icc : null,
+      exif: exif.length > 0 ? exif : null,
+      hasAlpha: decoder.info.alpha,
+      bitDepth: decoder.info.depth,
+      // PQ and HLG are refused by the parse (415): a HEIC described here is SDR.
+      hdr: false,
+      gainMap: false,
+      ...still,
     };
   } finally {
     decoder.close();

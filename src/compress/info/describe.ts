@@ -30,7 +30,7 @@ export async function describeAdmitted(
 ): Promise<InfoResult> {
   const { bytes } = request;
   poolLimitForBudget(config.memoryBudget);
-  const { format, header } = inspect(bytes, config.maxInputPixels);
+  const { format, header } = inspect(bytes, config.maxInputPixels, true, config.heicInput);
   // A picture whose preview could never fit (a progressive JPEG's coefficients) is described without it.
   const estimate = previewMemory(format, header, bytes.length, config.memoryBudget);
   const started = performance.now();

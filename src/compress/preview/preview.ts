@@ -34,6 +34,7 @@ export async function makePreview(bytes: Uint8Array, format: InputFormat, header
   if (format === 'png') return pngPreview(bytes, header);
   if (format === 'gif') return gifPreview(bytes);
   if (format === 'avif') return avifPreview(bytes, header);
+  if (format === 'heic') return heicPreview(bytes, header);
   // A format added to InputFormat must say how its preview is made.
   const unknown: never = format;
   throw new Error(`no preview for ${String(unknown)}`);
@@ -161,6 +162,23 @@ async function pngPreview(bytes: Uint8Array, header: ImageHeader): Promise<RgbaI
     if (err instanceof PngError)
       throw new ApiError('unprocessable_image', `the PNG cannot be decoded: ${err.message}`, { param: 'image' });
     throw err;
+  }
+}
+
+/** A HEIC's picture (its clean aperture), decoded a tile row at a time and averaged in blocks as its rows pass. */
+async function heicPreview(bytes: Uint8Array, header: ImageHeader): Promise<RgbaImage> {
+  const { heicRowInput } = await import('../heic-input/heic-path.ts');
+  const { input, close } = await heicRowInput(bytes, header, 'strip');
+  let failed = true;
+  let y = 0;
+  try {
+    const preview = await blockAverage(input.width, input.height, (onRow) =>
+      input.decodeRows((row) => onRow(row, y++), {}),
+    );
+    failed = false;
+    return applyOrientation(preview, header.orientation);
+  } finally {
+    close(failed);
   }
 }
 

@@ -20,7 +20,7 @@ import { gravityText } from './options.ts';
 import { DEFAULT_BACKGROUND } from './options.ts';
 import { transformRows, type UprightRows } from './rows.ts';
 
-const ENGINE_NAMES = { jpeg: 'JPEG', webp: 'WebP', png: 'PNG', gif: 'GIF', avif: 'AVIF' } as const;
+const ENGINE_NAMES = { jpeg: 'JPEG', webp: 'WebP', png: 'PNG', gif: 'GIF', avif: 'AVIF', heic: 'HEIC' } as const;
 
 /** The input's upright rows at the plan's resized size, its metadata for the output, and its alpha. */
 interface Opened extends UprightRows {
@@ -83,6 +83,22 @@ export async function openRows(
       metadata: input.metadata,
       alpha: input.hasAlpha,
       frames: header.avif?.frames,
+      close,
+    };
+  }
+  if (inputFormat === 'heic') {
+    // Decoded by the HEIC decoder a tile row at a time into rows that take the PNG path's resampler.
+    const [{ rowSource }, { heicRowInput }, { readHeader }] = await Promise.all([
+      import('../png/png-path.ts'),
+      import('../heic-input/heic-path.ts'),
+      import('../header.ts'),
+    ]);
+    const { input, close } = await heicRowInput(request.bytes, readHeader('heic', request.bytes), mode);
+    return {
+      channels: 4,
+      rows: rowSource(input, plan, orientation, false, timings),
+      metadata: input.metadata,
+      alpha: input.hasAlpha,
       close,
     };
   }

@@ -6,8 +6,8 @@ import { basename, extname, join, relative, resolve, sep } from 'node:path';
 import { TEMP_PATTERN } from '../node.ts';
 import type { OutputFormat } from '../types.ts';
 
-/** What the tool reads: the formats the service writes (AVIF among them), and GIF (read by the service, never written). */
-export type SourceFormat = OutputFormat | 'gif';
+/** What the tool reads: the formats the service writes (AVIF among them), and GIF and HEIC (read by the service, never written). */
+export type SourceFormat = OutputFormat | 'gif' | 'heic';
 
 export const IMAGE_EXTENSIONS: Record<string, SourceFormat> = {
   '.jpg': 'jpeg',
@@ -16,6 +16,9 @@ export const IMAGE_EXTENSIONS: Record<string, SourceFormat> = {
   '.webp': 'webp',
   '.gif': 'gif',
   '.avif': 'avif',
+  // iPhone photos; the service reads them where its operator has turned HEIC input on (HEIC_INPUT).
+  '.heic': 'heic',
+  '.heif': 'heic',
 };
 const EXTENSION_OF: Record<OutputFormat, string> = { jpeg: '.jpg', png: '.png', webp: '.webp', avif: '.avif' };
 
@@ -36,6 +39,7 @@ export const formatOf = (path: string): SourceFormat | undefined => IMAGE_EXTENS
  */
 export function defaultFormat(path: string): OutputFormat {
   const own = formatOf(path);
+  if (own === 'heic') return 'jpeg';
   return own === 'gif' ? 'png' : (own ?? 'jpeg');
 }
 
@@ -117,7 +121,7 @@ export function expandInputs(
   const seen = new Map<string, SourceFile>();
   const takes = (source: string) => {
     const format = formatOf(source);
-    return format !== undefined && !(options.inPlace && format === 'gif');
+    return format !== undefined && !(options.inPlace && (format === 'gif' || format === 'heic'));
   };
   const add = (source: string, rel: string) => {
     if (!seen.has(source) && takes(source) && !TEMP_PATTERN.test(basename(source))) seen.set(source, { source, rel });
@@ -126,11 +130,14 @@ export function expandInputs(
     const path = resolve(cwd, operand);
     const stat = statSync(path, { throwIfNoEntry: false });
     if (stat?.isFile()) {
-      if (!formatOf(path)) throw new Error(`${operand}: not a .jpg, .jpeg, .png, .webp or .gif file`);
-      if (!takes(path))
+      if (!formatOf(path))
+        throw new Error(`${operand}: not a .jpg, .jpeg, .png, .webp, .gif, .avif, .heic or .heif file`);
+      if (!takes(path)) {
+        const kind = formatOf(path) === 'heic' ? 'HEIC' : 'GIF';
         throw new Error(
-          `${operand}: a GIF cannot be compressed in place (the service writes no GIF): write it elsewhere with --out DIR`,
+          `${operand}: a ${kind} cannot be compressed in place (the service writes no ${kind}): write it elsewhere with --out DIR`,
         );
+      }
       add(path, basename(path));
     } else if (stat?.isDirectory()) {
       const files: string[] = [];

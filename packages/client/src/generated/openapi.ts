@@ -125,7 +125,7 @@ export interface Schemas {
     image: Blob;
     /** Quality for JPEG, WebP and AVIF (PNG output is lossless), one scale for all three: q gives about the SSIMULACRA2 our JPEG reaches at q, each encoder getting its own number for it (X-Encoder-Quality); with palette=true, the palette quality to reach; with target_kb, the highest quality tried */
     quality?: number;
-    /** Output format; webp and avif need the pro tier. keep: the input's own format (a WebP or AVIF input on the free tier gets JPEG; a GIF input gets PNG, since GIF is not written). json: no image, its description (ImageInfo; every tier, one compression of the month; not with width, height, target_kb, palette, colors, lossless or a transformation). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif) */
+    /** Output format; webp and avif need the pro tier. keep: the input's own format (a WebP or AVIF input on the free tier gets JPEG; a GIF input gets PNG, since GIF is not written; a HEIC input gets JPEG). json: no image, its description (ImageInfo; every tier, one compression of the month; not with width, height, target_kb, palette, colors, lossless or a transformation). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif) */
     format?: "jpeg" | "png" | "webp" | "avif" | "keep" | "json";
     /** Output width in pixels (the output's axes, after rotate): with fit=scale-down (the default) a maximum, aspect ratio kept, never upscaled; the other fits define their own geometry. Multiplied by dpr */
     width?: number;
@@ -165,11 +165,11 @@ export interface Schemas {
     size: number;
   };
   CompressRequest: {
-    /** The JPEG, PNG, WebP, GIF or AVIF to compress (at most 10 MB); its type is read from its bytes. An animated GIF gives its first frame (X-Frames says how many it has), or every frame as animated WebP (format=webp; see anim); an AVIF sequence gives its first frame */
+    /** The JPEG, PNG, WebP, GIF, AVIF or HEIC/HEIF to compress (at most 10 MB); its type is read from its bytes. An animated GIF gives its first frame (X-Frames says how many it has), or every frame as animated WebP (format=webp; see anim); an AVIF sequence gives its first frame. HEIC is read only where the operator has turned it on (HEIC_INPUT; otherwise 415) */
     image: Blob;
     /** Quality for JPEG, WebP and AVIF (PNG output is lossless), one scale for all three: q gives about the SSIMULACRA2 our JPEG reaches at q, each encoder getting its own number for it (X-Encoder-Quality); with palette=true, the palette quality to reach; with target_kb, the highest quality tried */
     quality?: number;
-    /** Output format; webp and avif need the pro tier. keep: the input's own format (a WebP or AVIF input on the free tier gets JPEG; a GIF input gets PNG, since GIF is not written). json: no image, its description (ImageInfo; every tier, one compression of the month; not with width, height, target_kb, palette, colors, lossless or a transformation). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif) */
+    /** Output format; webp and avif need the pro tier. keep: the input's own format (a WebP or AVIF input on the free tier gets JPEG; a GIF input gets PNG, since GIF is not written; a HEIC input gets JPEG). json: no image, its description (ImageInfo; every tier, one compression of the month; not with width, height, target_kb, palette, colors, lossless or a transformation). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif) */
     format?: "jpeg" | "png" | "webp" | "avif" | "keep" | "json";
     /** Output width in pixels (the output's axes, after rotate): with fit=scale-down (the default) a maximum, aspect ratio kept, never upscaled; the other fits define their own geometry. Multiplied by dpr */
     width?: number;
@@ -292,7 +292,7 @@ export interface Schemas {
     /** Upright height in pixels (after EXIF orientation) */
     height: number;
     /** The upload's format, from its bytes */
-    format: "jpeg" | "png" | "webp" | "gif" | "avif";
+    format: "jpeg" | "png" | "webp" | "gif" | "avif" | "heic";
     /** Size of the upload in bytes */
     bytes: number;
     /** EXIF orientation, 1 when none is given */

@@ -1,0 +1,28 @@
+// What the HEIC decoder (wasm/heicdec-engine.ts) holds while the rows are read out, from the container
+// alone. One tile (a grid cell; the whole picture when it is not a grid) is decoded at a time: libde265's
+// picture and its per-block state, libheif's copy of the planes, and the tile converted to 8-bit RGBA;
+// a grid of more than one column also keeps a band of RGBA as wide as the picture and a tile high.
+import type { AvifInfo } from '../avif-input/structure.ts';
+
+/**
+ * A tile's peak per pixel while it is decoded and converted, at 8 bits 4:2:0: libde265's picture (1.5)
+ * and block state, libheif's planes (1.5), the RGBA tile (4) and libheif's conversion scratch. Measured on
+ * this build (docs/image-engine.md, "HEIC decoder"): a 2048×1536 HEIC that is one picture grew the module
+ * by 24.6 MB, 7.8 bytes a pixel; rounded up.
+ */
+export const HEIC_TILE_BYTES_PER_PIXEL_8_BIT = 9;
+/** The same above 8 bits, not measured yet: samples take 2 bytes in both decoders' planes, so twice. */
+export const HEIC_TILE_BYTES_PER_PIXEL_HIGH_BIT = 18;
+/** libheif's and libde265's fixed part: contexts, tables, the parsed boxes (estimated). */
+export const HEIC_DECODER_FIXED_BYTES = 4 * 1024 * 1024;
+
+/** The decoder's peak while its rows are read, in bytes. */
+export function heicDecoderBytes(info: AvifInfo): number {
+  // CTBs are at most 64 pixels: libde265 pads its picture to them.
+  const pad = (n: number): number => Math.ceil(n / 64) * 64;
+  const perPixel = info.av1.depth > 8 ? HEIC_TILE_BYTES_PER_PIXEL_HIGH_BIT : HEIC_TILE_BYTES_PER_PIXEL_8_BIT;
+  const tile = pad(info.cell.width) * pad(info.cell.height) * perPixel * (info.alpha ? 1.5 : 1);
+  const columns = Math.ceil(info.codedWidth / info.cell.width);
+  const band = info.cell.count > 1 && columns > 1 ? info.codedWidth * info.cell.height * 4 : 0;
+  return Math.ceil(HEIC_DECODER_FIXED_BYTES + tile + band);
+}

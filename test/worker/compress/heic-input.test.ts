@@ -1,0 +1,191 @@
+// POST /api/v1/compress with HEIC input, as a caller sees it: small fixtures made by Debian's heif-enc
+// from the public-domain astronaut photo, rewrapped as a grid, with irot/imir and with clap
+// (test/fixtures/heic/README.md), come out at the right size, upright, in the colours Debian's heif-convert
+// decodes them to; broken files are 4xx, never 500; with HEIC_INPUT off (the deployed wrangler.toml) a HEIC
+// answers 415 saying the operator has not enabled it. Tiny images, few requests.
+import { env } from 'cloudflare:test';
+import { beforeAll, describe, expect, it } from 'vitest';
+import clap from '../../fixtures/heic/clap.heic';
+import gridIrot1Imir1 from '../../fixtures/heic/grid-irot1-imir1.heic';
+import grid from '../../fixtures/heic/grid.heic';
+import irot3 from '../../fixtures/heic/irot3.heic';
+import p3Icc from '../../fixtures/heic/p3-icc.heic';
+import plain from '../../fixtures/heic/plain.heic';
+import { makeKey, type TestKey } from '../helpers.ts';
+import { selfhostEnv, type SelfhostEnv } from '../../../src/selfhost/env.ts';
+import { getImage, ORIGIN, signed, signingAccount } from '../img-helpers.ts';
+import { bodyBytes, compressCall, decodeAny, near, pixel, type Parts, type Rgba } from '../image-fixtures.ts';
+
+let pro: TestKey;
+
+beforeAll(async () => {
+  pro = await makeKey({ image: 'pro' });
+});
+
+const ON = { HEIC_INPUT: 'on' };
+const bytesOf = (data: ArrayBuffer): Uint8Array => new Uint8Array(data);
+
+async function send(heic: Uint8Array, parts: Parts = {}, env: Record<string, unknown> = ON) {
+  const res = await compressCall(pro.key, { image: heic, filename: 'IMG_0001.HEIC', ...parts }, { env });
+  const body = await bodyBytes(res);
+  return { res, body, text: () => new TextDecoder().decode(body) };
+}
+
+async function decoded(heic: Uint8Array, parts: Parts = { format: 'png' }) {
+  const { res, body, text } = await send(heic, parts);
+  expect(res.status, text()).toBe(200);
+  return { res, image: decodeAny(body) };
+}
+
+/** Debian's heif-convert (libheif 1.15.1, libde265 1.0.11) read back at these points (README.md). */
+const REFERENCE: Record<string, [number, number, Rgba][]> = {
+  plain: [
+    [10, 10, [133, 119, 93, 255]],
+    [100, 20, [140, 122, 84, 255]],
+    [110, 60, [142, 111, 83, 255]],
+    [32, 70, [191, 157, 130, 255]],
+    [64, 64, [226, 192, 157, 255]],
+  ],
+  grid: [
+    [10, 10, [133, 119, 93, 255]],
+    [100, 20, [140, 122, 84, 255]],
+    [110, 60, [141, 111, 83, 255]],
+    [32, 70, [189, 158, 130, 255]],
+    [64, 64, [226, 191, 159, 255]],
+  ],
+  gridIrot1Imir1: [
+    [10, 10, [221, 208, 202, 255]],
+    [100, 20, [211, 202, 195, 255]],
+    [110, 60, [93, 75, 35, 255]],
+    [32, 70, [226, 218, 215, 255]],
+    [64, 64, [37, 23, 10, 255]],
+  ],
+  irot3: [
+    [100, 20, [147, 127, 94, 255]],
+    [110, 60, [109, 82, 39, 255]],
+    [32, 70, [206, 159, 153, 255]],
+    [64, 64, [222, 187, 155, 255]],
+  ],
+  clap: [
+    [10, 10, [233, 199, 174, 255]],
+    [100, 20, [55, 40, 7, 255]],
+    [110, 60, [213, 202, 196, 255]],
+    [64, 64, [155, 122, 89, 255]],
+  ],
+};
+
+function expectReference(image: { width: number; height: number; data: Uint8Array }, name: string) {
+  for (const [x, y, colour] of REFERENCE[name]!) {
+    const got = pixel(image, x, y);
+    expect(near(got, colour, 10), `${name} (${x}, ${y}): ${got} vs ${colour}`).toBe(true);
+  }
+}
+
+describe('HEIC input', () => {
+  it("a plain HEIC and a 3×2 grid of 64×64 tiles → PNG: the size and heif-convert's colours", async () => {
+    const one = await decoded(bytesOf(plain));
+    expect([one.image.width, one.image.height]).toEqual([192, 128]);
+    expectReference(one.image, 'plain');
+    const tiled = await decoded(bytesOf(grid));
+    expect([tiled.image.width, tiled.image.height]).toEqual([192, 128]);
+    expectReference(tiled.image, 'grid');
+    // The first HEIC of the file compiles the decoder's module (about 1 MB of WebAssembly).
+  }, 20_000);
+
+  it('irot and imir decide the orientation; clap crops', async () => {
+    const turned = await decoded(bytesOf(gridIrot1Imir1));
+    expect([turned.image.width, turned.image.height]).toEqual([128, 192]);
+    expectReference(turned.image, 'gridIrot1Imir1');
+    const three = await decoded(bytesOf(irot3));
+    expect([three.image.width, three.image.height]).toEqual([128, 192]);
+    expectReference(three.image, 'irot3');
+    const cropped = await decoded(bytesOf(clap));
+    expect([cropped.image.width, cropped.image.height]).toEqual([120, 80]);
+    expectReference(cropped.image, 'clap');
+  });
+
+  it("Display P3 by ICC (an iPhone's) stays P3: the pixels unchanged, the profile carried to the output", async () => {
+    const { res, body, text } = await send(bytesOf(p3Icc), { format: 'png' });
+    expect(res.status, text()).toBe(200);
+    expectReference(decodeAny(body), 'plain');
+    // The profile's description, UTF-16 in its mluc tag, inside the PNG's iCCP chunk (deflated: so the
+    // chunk is looked for, and its profile name).
+    const chunk = body.findIndex((_, i) => String.fromCharCode(...body.subarray(i, i + 4)) === 'iCCP');
+    expect(chunk).toBeGreaterThan(0);
+    const jpeg = await send(bytesOf(p3Icc), { format: 'jpeg', quality: '95' });
+    const name = [...'Display P3'].flatMap((c) => [0, c.charCodeAt(0)]);
+    expect(jpeg.body.findIndex((_, i) => name.every((v, j) => jpeg.body[i + j] === v))).toBeGreaterThan(0);
+  });
+
+  it('→ JPEG, resized: 200 with the asked width', async () => {
+    const { res, image } = await decoded(bytesOf(grid), { format: 'jpeg', width: '96' });
+    expect(res.headers.get('content-type')).toBe('image/jpeg');
+    expect([image.width, image.height]).toEqual([96, 64]);
+  });
+
+  it('truncated or corrupt: 422 unprocessable_image, never 500', async () => {
+    const good = bytesOf(grid);
+    const corrupt = good.slice();
+    corrupt.fill(0xff, corrupt.length - 3000, corrupt.length - 100);
+    for (const [what, file] of [
+      ['truncated', good.subarray(0, good.length - 500)],
+      ['cut inside meta', good.subarray(0, 200)],
+      ['corrupt HEVC', corrupt],
+    ] as const) {
+      const { res, text } = await send(file, { format: 'png' });
+      expect(res.status, `${what}: ${text()}`).toBe(422);
+      expect(JSON.parse(text()).error).toMatchObject({ code: 'unprocessable_image', param: 'image' });
+    }
+  });
+
+  it('format=json describes a HEIC (its upright size); fit=cover and rotate transform the upright picture', async () => {
+    const { res, text } = await send(bytesOf(gridIrot1Imir1), { format: 'json' });
+    expect(res.status, text()).toBe(200);
+    expect(JSON.parse(text())).toMatchObject({
+      format: 'heic',
+      width: 128,
+      height: 192,
+      bit_depth: 8,
+      has_alpha: false,
+    });
+    const cover = await decoded(bytesOf(grid), { format: 'png', fit: 'cover', width: '64', height: '64' });
+    expect([cover.image.width, cover.image.height]).toEqual([64, 64]);
+    const turned = await decoded(bytesOf(irot3), { format: 'png', rotate: '90' });
+    expect([turned.image.width, turned.image.height]).toEqual([192, 128]);
+  });
+
+  it('too large for the memory budget: 422 image_too_large naming HEIC', async () => {
+    const { res, text } = await send(bytesOf(grid), { format: 'png' }, { ...ON, MEMORY_BUDGET_MB: '3' });
+    expect(res.status, text()).toBe(422);
+    const { error } = JSON.parse(text());
+    expect(error.code).toBe('image_too_large');
+    expect(error.message).toContain('HEIC');
+  });
+
+  it('a signed image URL with a HEIC source: upright, given as JPEG without f', async () => {
+    const url = `${ORIGIN}/img/grid-irot1-imir1.heic?group=${crypto.randomUUID()}`;
+    const res = await getImage(await signed(await signingAccount('pro'), '_', url), {}, ON);
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/jpeg');
+    const image = decodeAny(await bodyBytes(res));
+    expect([image.width, image.height]).toEqual([128, 192]);
+  }, 20_000);
+
+  it('self-hosted, HEIC_INPUT unset is on (wrangler.toml says off for Cloudflare); set off, it is off', async () => {
+    // As workerd binds them: every var of wrangler.toml, null when its environment variable is unset.
+    const workerd = (value: string | null) =>
+      selfhostEnv({ ...env, HEIC_INPUT: value, VAR_DEFAULTS: { HEIC_INPUT: 'off' } } as unknown as SelfhostEnv);
+    const unset = await send(bytesOf(plain), { format: 'png' }, workerd(null) as unknown as Record<string, unknown>);
+    expect(unset.res.status, unset.text()).toBe(200);
+    const off = await send(bytesOf(plain), { format: 'png' }, workerd('off') as unknown as Record<string, unknown>);
+    expect(off.res.status, off.text()).toBe(415);
+  });
+
+  it('HEIC_INPUT off (the deployed wrangler.toml): 415 saying the operator has not enabled it', async () => {
+    const { res, text } = await send(bytesOf(plain), { format: 'png' }, { HEIC_INPUT: 'off' });
+    expect(res.status, text()).toBe(415);
+    const { error } = JSON.parse(text());
+    expect(error.code).toBe('unsupported_media_type');
+    expect(error.message).toContain('HEIC input is not enabled on this service');
+  });
+});

@@ -1,0 +1,242 @@
+/*
+ * The HEIC decoder: libheif's parser over libde265, for HEIC/HEIF input, in a module of its own (both are
+ * LGPL-3+: this .wasm is replaceable on its own). The file is parsed whole (it is in memory); the picture
+ * is then decoded one tile (a grid cell; a picture that is not a grid is one tile) per sr_heicdec_tile
+ * call, so the caller gives way between them, into a band of 8-bit RGBA as wide as the coded picture and
+ * one tile high: memory grows with the width and the tile's height, never with the picture's height.
+ *
+ * The tiles are decoded as stored (libheif's transformations off): the caller cuts the clean aperture
+ * (`clap`) from the band and turns the rows upright from irot/imir, both read from the container by the
+ * caller (src/compress/heic-input/), as for AVIF.
+ *
+ * Colour: passed through when the file carries an ICC profile (which the caller carries to the output)
+ * or its nclx says sRGB/BT.709 or Display P3 (the caller attaches a Display P3 profile). Any other nclx
+ * (BT.2020, PQ, HLG) is refused with a message, never reinterpreted. More than 8 bits are reduced by
+ * libheif's conversion.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libheif/heif.h"
+
+/* What sr_heicdec_info answers. */
+enum {
+  SR_INFO_WIDTH = 0, /* the coded picture (ispe), before clap and orientation */
+  SR_INFO_HEIGHT = 1,
+  SR_INFO_COLUMNS = 2, /* tiles across and down, and a tile's size */
+  SR_INFO_ROWS = 3,
+  SR_INFO_TILE_WIDTH = 4,
+  SR_INFO_TILE_HEIGHT = 5,
+  SR_INFO_ALPHA = 6,
+  SR_INFO_DEPTH = 7,
+  SR_INFO_COLOUR = 8,
+  SR_INFO_ICC_SIZE = 9,
+  SR_INFO_EXIF_SIZE = 10,
+  SR_INFO_XMP_SIZE = 11,
+};
+
+enum {
+  SR_COLOUR_AS_IS = 0, /* sRGB/BT.709 or the file's ICC profile */
+  SR_COLOUR_P3 = 1,    /* Display P3 by nclx: the caller attaches a P3 profile */
+};
+
+typedef struct sr_heicdec {
+  struct heif_context *ctx;
+  struct heif_image_handle *handle;
+  struct heif_image_tiling tiling;
+  uint32_t width, height;
+  int colour;
+  uint8_t *icc, *exif, *xmp;
+  size_t icc_size, exif_size, xmp_size;
+  uint8_t *band; /* width × tile height × 4 (a grid of more than one column) */
+  struct heif_image *whole; /* one column: the tile itself is the band */
+  const uint8_t *rows;      /* the band's first row, and the bytes from one row to the next */
+  int stride;
+  char message[256];
+} sr_heicdec;
+
+static int fail(sr_heicdec *d, const char *what, struct heif_error e) {
+  snprintf(d->message, sizeof d->message, "%s: %s", what, e.message ? e.message : "failed");
+  return -1;
+}
+
+void sr_heicdec_destroy(sr_heicdec *d) {
+  if (!d) return;
+  if (d->handle) heif_image_handle_release(d->handle);
+  if (d->ctx) heif_context_free(d->ctx);
+  free(d->icc);
+  free(d->exif);
+  free(d->xmp);
+  free(d->band);
+  if (d->whole) heif_image_release(d->whole);
+  free(d);
+}
+
+sr_heicdec *sr_heicdec_create(void) { return calloc(1, sizeof(sr_heicdec)); }
+
+const char *sr_heicdec_message(sr_heicdec *d) { return d->message; }
+
+static int colour_handling(sr_heicdec *d) {
+  if (d->icc_size > 0) return SR_COLOUR_AS_IS;
+  struct heif_color_profile_nclx *nclx = NULL;
+  struct heif_error e = heif_image_handle_get_nclx_color_profile(d->handle, &nclx);
+  if (e.code != heif_error_Ok || !nclx) return SR_COLOUR_AS_IS;
+  int cp = nclx->color_primaries, tc = nclx->transfer_characteristics;
+  heif_nclx_color_profile_free(nclx);
+  /* unspecified 2, BT.709 1, BT.601 6, sRGB 13, BT.2020 10/12-bit 14/15: SDR curves shown as sRGB's. */
+  if (tc != 1 && tc != 2 && tc != 6 && tc != 13 && tc != 14 && tc != 15) {
+    snprintf(d->message, sizeof d->message, "its transfer characteristics (nclx %d) are not supported", tc);
+    return -1;
+  }
+  if (cp == 1 || cp == 2) return SR_COLOUR_AS_IS;
+  if (cp == 12) return SR_COLOUR_P3;
+  snprintf(d->message, sizeof d->message, "its colour primaries (nclx %d) are not supported", cp);
+  return -1;
+}
+
+/* The first metadata block of item type `type` (and content type `content`, when given), copied. */
+static void metadata(sr_heicdec *d, const char *type, const char *content, uint8_t **out, size_t *size) {
+  heif_item_id ids[8];
+  int n = heif_image_handle_get_list_of_metadata_block_IDs(d->handle, type, ids, 8);
+  for (int i = 0; i < n; i++) {
+    if (content && strcmp(heif_image_handle_get_metadata_content_type(d->handle, ids[i]), content) != 0) continue;
+    size_t s = heif_image_handle_get_metadata_size(d->handle, ids[i]);
+    uint8_t *buf = s ? malloc(s) : NULL;
+    if (!buf) return;
+    if (heif_image_handle_get_metadata(d->handle, ids[i], buf).code != heif_error_Ok) {
+      free(buf);
+      return;
+    }
+    *out = buf;
+    *size = s;
+    return;
+  }
+}
+
+/* Parses the file at data (size bytes, kept by the caller until destroy), refusing a picture or a tile
+ * of more than max_pixels. 0, or -1 with a message; -2 when well formed but not supported (its colour). */
+int sr_heicdec_parse(sr_heicdec *d, const uint8_t *data, uint32_t size, uint32_t max_pixels) {
+  d->ctx = heif_context_alloc();
+  if (!d->ctx) {
+    snprintf(d->message, sizeof d->message, "out of memory for the decoder");
+    return -1;
+  }
+  heif_context_get_security_limits(d->ctx)->max_image_size_pixels = max_pixels;
+  heif_context_set_max_decoding_threads(d->ctx, 0);
+  struct heif_error e = heif_context_read_from_memory_without_copy(d->ctx, data, size, NULL);
+  if (e.code != heif_error_Ok) return fail(d, "parse", e);
+  e = heif_context_get_primary_image_handle(d->ctx, &d->handle);
+  if (e.code != heif_error_Ok) return fail(d, "parse", e);
+  d->width = (uint32_t)heif_image_handle_get_ispe_width(d->handle);
+  d->height = (uint32_t)heif_image_handle_get_ispe_height(d->handle);
+  e = heif_image_handle_get_image_tiling(d->handle, 0, &d->tiling);
+  if (e.code != heif_error_Ok) return fail(d, "parse", e);
+  /* libheif 1.19 answers a picture that is not a grid with its transformed size (irot, clap) even when
+   * asked for the stored one: its one tile is the stored picture. */
+  if (d->tiling.num_columns == 1 && d->tiling.num_rows == 1) {
+    d->tiling.tile_width = d->width;
+    d->tiling.tile_height = d->height;
+  }
+  if (d->width == 0 || d->height == 0 || d->tiling.tile_width == 0 || d->tiling.tile_height == 0 ||
+      (uint64_t)d->width * d->height > max_pixels ||
+      (uint64_t)d->tiling.tile_width * d->tiling.tile_height > max_pixels) {
+    snprintf(d->message, sizeof d->message, "its picture or tile size is out of range");
+    return -1;
+  }
+  size_t icc = heif_image_handle_get_raw_color_profile_size(d->handle);
+  if (icc > 0 && (d->icc = malloc(icc)) != NULL) {
+    if (heif_image_handle_get_raw_color_profile(d->handle, d->icc).code == heif_error_Ok) d->icc_size = icc;
+  }
+  metadata(d, "Exif", NULL, &d->exif, &d->exif_size);
+  metadata(d, "mime", "application/rdf+xml", &d->xmp, &d->xmp_size);
+  d->colour = colour_handling(d);
+  return d->colour < 0 ? -2 : 0;
+}
+
+int sr_heicdec_info(sr_heicdec *d, int what) {
+  switch (what) {
+  case SR_INFO_WIDTH: return (int)d->width;
+  case SR_INFO_HEIGHT: return (int)d->height;
+  case SR_INFO_COLUMNS: return (int)d->tiling.num_columns;
+  case SR_INFO_ROWS: return (int)d->tiling.num_rows;
+  case SR_INFO_TILE_WIDTH: return (int)d->tiling.tile_width;
+  case SR_INFO_TILE_HEIGHT: return (int)d->tiling.tile_height;
+  case SR_INFO_ALPHA: return heif_image_handle_has_alpha_channel(d->handle) ? 1 : 0;
+  case SR_INFO_DEPTH: return heif_image_handle_get_luma_bits_per_pixel(d->handle);
+  case SR_INFO_COLOUR: return d->colour;
+  case SR_INFO_ICC_SIZE: return (int)d->icc_size;
+  case SR_INFO_EXIF_SIZE: return (int)d->exif_size;
+  case SR_INFO_XMP_SIZE: return (int)d->xmp_size;
+  default: return -1;
+  }
+}
+
+const uint8_t *sr_heicdec_icc(sr_heicdec *d) { return d->icc; }
+const uint8_t *sr_heicdec_exif(sr_heicdec *d) { return d->exif; }
+const uint8_t *sr_heicdec_xmp(sr_heicdec *d) { return d->xmp; }
+
+/* The band: the rows of the tile row decoded last, width × 4 bytes of RGBA each (sr_heicdec_stride apart),
+ * as many as a tile is high (fewer in the last tile row). */
+const uint8_t *sr_heicdec_band(sr_heicdec *d) { return d->rows; }
+int sr_heicdec_stride(sr_heicdec *d) { return d->stride; }
+
+/* Decodes tile (tx, ty) into its place in the band. 0, or -1 with a message. */
+int sr_heicdec_tile(sr_heicdec *d, uint32_t tx, uint32_t ty) {
+  const uint32_t tw = d->tiling.tile_width, th = d->tiling.tile_height;
+  if (tx >= d->tiling.num_columns || ty >= d->tiling.num_rows) {
+    snprintf(d->message, sizeof d->message, "tile out of range");
+    return -1;
+  }
+  if (d->whole) {
+    heif_image_release(d->whole);
+    d->whole = NULL;
+  }
+  if (!d->band && d->tiling.num_columns > 1) {
+    d->band = malloc((size_t)d->width * th * 4);
+    if (!d->band) {
+      snprintf(d->message, sizeof d->message, "out of memory for the band");
+      return -1;
+    }
+  }
+  struct heif_decoding_options *options = heif_decoding_options_alloc();
+  if (!options) {
+    snprintf(d->message, sizeof d->message, "out of memory for the tile");
+    return -1;
+  }
+  options->ignore_transformations = 1;
+  options->convert_hdr_to_8bit = 1;
+  struct heif_image *img = NULL;
+  struct heif_error e = heif_image_handle_decode_image_tile(d->handle, &img, heif_colorspace_RGB,
+                                                            heif_chroma_interleaved_RGBA, options, tx, ty);
+  heif_decoding_options_free(options);
+  if (e.code != heif_error_Ok) return fail(d, "decode", e);
+  int stride = 0;
+  const uint8_t *src = heif_image_get_plane_readonly(img, heif_channel_interleaved, &stride);
+  int iw = heif_image_get_width(img, heif_channel_interleaved);
+  int ih = heif_image_get_height(img, heif_channel_interleaved);
+  /* The tile's share of the band; a tile smaller than that (a stream saying less than its boxes) is
+   * refused rather than leaving rows of an earlier tile in place. */
+  uint32_t x0 = tx * tw, y0 = ty * th;
+  uint32_t w = d->width - x0 < tw ? d->width - x0 : tw;
+  uint32_t h = d->height - y0 < th ? d->height - y0 : th;
+  if (!src || iw < 0 || ih < 0 || (uint32_t)iw < w || (uint32_t)ih < h) {
+    heif_image_release(img);
+    snprintf(d->message, sizeof d->message, "a tile decodes to %d×%d, not %u×%u", iw, ih, w, h);
+    return -1;
+  }
+  if (d->tiling.num_columns == 1) {
+    /* No copy: the band is the tile's own picture, kept until the next tile. */
+    d->whole = img;
+    d->rows = src;
+    d->stride = stride;
+    return 0;
+  }
+  for (uint32_t y = 0; y < h; y++)
+    memcpy(d->band + ((size_t)y * d->width + x0) * 4, src + (size_t)y * stride, (size_t)w * 4);
+  heif_image_release(img);
+  d->rows = d->band;
+  d->stride = (int)d->width * 4;
+  return 0;
+}
