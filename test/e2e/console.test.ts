@@ -21,9 +21,10 @@ const PHONE = { width: 390, height: 844 };
  * The most screens of PHONE height any page of the API reference may take. POST /compress, the longest,
  * took 7.3 once its format values (jpg, media types, keep) and the 408 of a slow upload were described,
  * and 10.3 (8,722 px) once the transformations, format=json's ImageInfo, GIF input and the X-Frames,
- * X-Crop-Box, X-Gravity, X-Gain-Map and X-Encoder-Quality headers were: each is a row a caller needs.
+ * X-Crop-Box, X-Gravity, X-Gain-Map and X-Encoder-Quality headers were, and 12.2 (10,301 px) once trim,
+ * blur, sharpen, anim, gravity=face and AVIF and HEIC input were: each is a row a caller needs.
  */
-const DOCS_MAX_SCREENS = 12;
+const DOCS_MAX_SCREENS = 13;
 /** Tabs that load pages side by side where each page is checked alone (the API reference, `next` links). */
 const TABS = 4;
 
