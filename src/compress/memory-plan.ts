@@ -307,7 +307,6 @@ export const animatesGif = (inputFormat: InputFormat, header: ImageHeader, reque
   (header.gif?.frames ?? 1) > 1 &&
   request.format === 'webp' &&
   request.anim !== false &&
-  request.transform === undefined &&
   request.targetKb === undefined;
 
 /**
@@ -710,7 +709,11 @@ function transformPlan(
   let planned: Plan | undefined;
   for (const webp of variants) {
     const estimated = framed(
-      (frame) => fixed + webpEncoderPeak(outPixels, alpha, webp, decoding + frame) + outputBuffers / 2,
+      (frame) =>
+        fixed +
+        webpEncoderPeak(outPixels, alpha, webp, decoding + frame) +
+        outputBuffers / 2 +
+        animatedGifBytes(inputFormat, header, uploadBytes, request, output),
     );
     planned = { ...base, webp, ...estimated };
     if (estimated.estimate <= budget) break;

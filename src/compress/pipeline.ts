@@ -7,7 +7,7 @@
 import { ApiError } from '../errors.ts';
 import { FORMAT_NAMES, INPUT_FORMAT_NAMES, sniff, type InputFormat } from './formats.ts';
 import { MalformedImage, readHeader, UnsupportedImage, type ImageHeader } from './header.ts';
-import { largestFittingWidth, plan, sizeAtWidth, type Plan, type PlanRequest } from './memory-plan.ts';
+import { animatesGif, largestFittingWidth, plan, sizeAtWidth, type Plan, type PlanRequest } from './memory-plan.ts';
 import { makeRoom, poolLimitForBudget } from '../../wasm/instances.ts';
 import { engineJob } from '../../wasm/give-way.ts';
 import { encoderQuality } from './quality-scale.ts';
@@ -232,7 +232,10 @@ async function compressIn(prepared: Prepared): Promise<CompressResult> {
     ]);
     const smart = await smartCrop(request, planned, inputFormat, header);
     const used = smart?.plan ?? planned;
-    const result = await compressTransformed(request, used, inputFormat, header.orientation);
+    // An animated GIF written as animated WebP takes every frame through the transformation (gif-path.ts).
+    const result = animatesGif(inputFormat, header, request)
+      ? await (await import('./gif/gif-path.ts')).compressGif(request, used, header)
+      : await compressTransformed(request, used, inputFormat, header.orientation);
     const cropped = smart ? answered(result, smart) : result;
     if (!prepared.gainMap) return cropped;
     if (!used.transform) return { ...cropped, gainMap: 'dropped' };

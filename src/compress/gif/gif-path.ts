@@ -1,15 +1,18 @@
 // GIF input: the first frame, composed on the logical screen (gif/decoder.ts), streams as RGBA rows
 // through the PNG path's resampler and writers (png/png-path.ts `compressRows`), so a GIF converts to
 // every output format as a PNG does: alpha kept in PNG, WebP and AVIF, flattened onto white in JPEG.
-// An animated GIF asked as WebP (and not anim=false, a transformation or a size target) is written as
-// animated WebP: every frame composed on the logical screen as browsers draw it (gif/decoder.ts
-// composeFrames), resized by the same resampler, and given to libwebp's animation encoder one at a time
-// (wasm/webp-anim.ts), giving way between frames; X-Frames: N/N. Otherwise the first frame, X-Frames: 1/N.
+// An animated GIF asked as WebP (and not anim=false or a size target) is written as animated WebP:
+// every frame composed on the logical screen as browsers draw it (gif/decoder.ts composeFrames), resized
+// by the same resampler and put through the request's transformation (transform/rows.ts), and given to
+// libwebp's animation encoder one at a time (wasm/webp-anim.ts), giving way between frames; X-Frames:
+// N/N. Otherwise the first frame, X-Frames: 1/N.
 // GIF metadata (comments, application extensions) is not carried.
 import { ApiError } from '../../errors.ts';
 import { giveWay } from '../../../wasm/give-way.ts';
 import { inEngineAsync, translatingErrors } from '../engine-errors.ts';
 import { animatesGif, type Plan } from '../memory-plan.ts';
+import { DEFAULT_BACKGROUND, gravityText, type Transform } from '../transform/options.ts';
+import { transformRows, type UprightRows } from '../transform/rows.ts';
 import type { RowInput } from '../png/png-path.ts';
 import type { CompressRequest, CompressResult } from '../types.ts';
 import { webpQualityArgument } from '../quality-scale.ts';
@@ -96,7 +99,8 @@ async function compressAnimated(request: CompressRequest, plan: Plan): Promise<C
     await unprocessableWhenBroken(() =>
       composeFrames(request.bytes, info, async (canvas, frame) => {
         const t = performance.now();
-        if (plan.resized) await resizeInto(canvas, info, plan, () => encoder.frame());
+        if (plan.transform) await transformInto(canvas, info, plan, request.transform!, () => encoder.frame());
+        else if (plan.resized) await resizeInto(canvas, info, plan, () => encoder.frame());
         else encoder.frame().set(canvas);
         const t1 = performance.now();
         timings.resize += t1 - t;
@@ -123,10 +127,68 @@ async function compressAnimated(request: CompressRequest, plan: Plan): Promise<C
       lossless,
       timings,
       frames: { written: info.frames.length, total: info.frameCount },
+      ...(plan.transform?.sourceCrop
+        ? { crop: { box: plan.transform.sourceCrop, gravity: gravityText(request.transform!.gravity) } }
+        : {}),
     };
   } finally {
     encoder.close(failed);
   }
+}
+
+/**
+ * The composed screen through the request's transformation (transform/rows.ts: the crop, the turn and the
+ * mirror, blur and sharpen, the padding), resized to the geometry's size by the engine's resampler, into
+ * the encoder's frame: every frame of an animation gets what a still gets.
+ */
+async function transformInto(
+  canvas: Uint8Array,
+  info: GifInfo,
+  plan: Plan,
+  transform: Transform,
+  target: () => Uint8Array,
+): Promise<void> {
+  const geometry = plan.transform!;
+  const { resized } = geometry;
+  const rowBytes = info.width * 4;
+  const source: UprightRows = {
+    channels: 4,
+    rows: async (sink) => {
+      if (resized.width === info.width && resized.height === info.height) {
+        for (let r = 0; r < info.height; r++) await sink(canvas.subarray(r * rowBytes, (r + 1) * rowBytes));
+        return;
+      }
+      const { EngineRowResizer } = await import('../../../wasm/row-resizer.ts');
+      const resizer = new EngineRowResizer(info.width, info.height, resized.width, resized.height, true);
+      const out = new Uint8Array(resized.width * 4);
+      let failed = true;
+      try {
+        for (let r = 0; r < info.height; r++) {
+          resizer.push(canvas.subarray(r * rowBytes, (r + 1) * rowBytes));
+          while (resizer.pull(out)) await sink(out);
+        }
+        failed = false;
+      } finally {
+        resizer.close(failed);
+      }
+    },
+  };
+  const produce = transformRows(source, {
+    geometry,
+    flip: transform.flip,
+    rotate: transform.rotate,
+    background: transform.background ?? DEFAULT_BACKGROUND,
+    flatten: false,
+    turnBandRows: plan.turnBandRows,
+    blur: transform.blur,
+    sharpen: transform.sharpen,
+  });
+  const width = plan.output.width * 4;
+  let y = 0;
+  // The frame view is taken for each row: the instance's memory may have grown.
+  await produce((row) => {
+    target().set(row, y++ * width);
+  });
 }
 
 /** The composed screen through the engine's resampler, row by row, into the encoder's frame. */

@@ -247,6 +247,24 @@ describe('an animated GIF as WebP', () => {
     }
   });
 
+  it('transformed: every frame gets the crop, the turn, the mirror and the filters a still gets', async () => {
+    const options = { fit: 'cover', width: '16', height: '20', gravity: 'right', rotate: '90', flip: 'h', sharpen: '2' };
+    const { res, body, text } = await send(makeGif(SPEC), { format: 'webp', lossless: 'true', ...options });
+    expect(res.status, text()).toBe(200);
+    expect(res.headers.get('x-frames')).toBe('4/4');
+    expect(res.headers.get('x-crop-box')).toMatch(/^\d+,\d+,\d+,\d+$/);
+    const webp = readAnimatedWebp(body);
+    expect(webp.frames).toHaveLength(4);
+    const got = composedFrames(webp, 16, 20);
+    for (const [i, frame] of expectedFrames(SPEC).entries()) {
+      // The composed GIF frame as a still GIF, transformed by the same request: the reference.
+      const still = await send(makeGif(stillGifOf(frame)), { format: 'webp', lossless: 'true', ...options });
+      expect(still.res.status, still.text()).toBe(200);
+      expect(still.res.headers.get('x-crop-box')).toBe(res.headers.get('x-crop-box'));
+      expect(maxDifference(got[i]!, decodeAny(still.body).data), `frame ${i}`).toBeLessThanOrEqual(1);
+    }
+  });
+
   it('lossy: VP8 frames whose pixels are the composed frames within a tolerance', async () => {
     const { res, body, text } = await send(makeGif(SPEC), { format: 'webp', quality: '90' });
     expect(res.status, text()).toBe(200);
