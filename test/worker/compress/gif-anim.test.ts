@@ -248,7 +248,15 @@ describe('an animated GIF as WebP', () => {
   });
 
   it('transformed: every frame gets the crop, the turn, the mirror and the filters a still gets', async () => {
-    const options = { fit: 'cover', width: '16', height: '20', gravity: 'right', rotate: '90', flip: 'h', sharpen: '2' };
+    const options = {
+      fit: 'cover',
+      width: '16',
+      height: '20',
+      gravity: 'right',
+      rotate: '90',
+      flip: 'h',
+      sharpen: '2',
+    };
     const { res, body, text } = await send(makeGif(SPEC), { format: 'webp', lossless: 'true', ...options });
     expect(res.status, text()).toBe(200);
     expect(res.headers.get('x-frames')).toBe('4/4');
