@@ -1,4 +1,4 @@
-// `npm run bench [-- foundation|avif|tools|metering-edge|compress|meta|img|jpeg|jpeg-camera|jpeg-tuning|jpeg-web|webp|webp-low-memory|gain-map|inputs|png|png-bomb|conversions|liars|client|selfhost|sso-discovery|isolate-stall|quality-scale|faces|transform ...]`: starts the service as `npm run dev` does and runs the
+// `npm run bench [-- foundation|avif|tools|metering-edge|compress|meta|img|jpeg|jpeg-camera|jpeg-tuning|jpeg-web|webp|webp-low-memory|gain-map|inputs|png|png-bomb|conversions|liars|client|selfhost|sso-discovery|isolate-stall|quality-scale|faces|transform|anim ...]`: starts the service as `npm run dev` does and runs the
 // named benchmarks (all by default) against it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -6,6 +6,7 @@ import { startOrigin } from '../fixtures/origin.ts';
 import { benchClient, CLIENT_FILES, CLIENT_ROUNDS, REMOTE_DELAY_MS } from './client.ts';
 import { benchCompress } from './compress.ts';
 import { benchConversions, conversionsReport } from './conversions.ts';
+import { animReport, benchAnim } from './anim.ts';
 import { benchFaces, facesReport } from './faces.ts';
 import { benchIsolateStall, isolateStallReport } from './isolate-stall.ts';
 import { benchImg, IMG_MISSES, IMG_REPEATS, IMG_ROUNDS } from './img.ts';
@@ -169,6 +170,10 @@ const BENCHES: Record<string, (service: Service, name: string) => Promise<void>>
   },
   avif: reported(benchAvif, avifReport),
   'quality-scale': reported(benchQualityScale, qualityScaleReport),
+  async anim(service) {
+    const rows = await benchAnim(service);
+    publish('anim', animReport(rows), { rows });
+  },
   async faces(service) {
     const result = await benchFaces(service);
     publish('faces', facesReport(result), result);
