@@ -54,10 +54,19 @@ function avifenc(input: string, output: string, args: string[]): void {
   if (run.status !== 0) throw new Error(`avifenc: ${run.stderr}`);
 }
 
-/** The estimate of PNG output at full size for this AVIF. */
-function estimateOf(bytes: Uint8Array): number {
-  const header = readHeader('avif', bytes);
-  return plan('avif', header, bytes.length, { format: 'png', quality: 80 }, BUDGET).estimate;
+/** HEIC files (made by Debian's heif-enc) beside the AVIFs: the input format by the file's name. */
+const formatOf = (file: string): 'avif' | 'heic' => (file.endsWith('.heic') ? 'heic' : 'avif');
+
+function heifEnc(input: string, output: string): void {
+  if (existsSync(output)) return;
+  const run = spawnSync('heif-enc', ['-q', '60', '-o', output, input], { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`heif-enc: ${run.stderr}`);
+}
+
+/** The estimate of PNG output at full size for this AVIF or HEIC. */
+function estimateOf(bytes: Uint8Array, format: 'avif' | 'heic'): number {
+  const header = readHeader(format, bytes);
+  return plan(format, header, bytes.length, { format: 'png', quality: 80 }, BUDGET).estimate;
 }
 
 /** The largest 3:4 picture (a multiple of 8 wide) whose 8-bit 4:2:0 AVIF the plan admits as PNG output. */
@@ -90,7 +99,7 @@ async function largestAdmitted(source: string): Promise<string> {
 
 async function compressOnce(service: Service, input: Uint8Array) {
   const form = new FormData();
-  form.append('image', new File([input], 'photo.avif'));
+  form.append('image', new File([input], 'photo'));
   form.append('format', 'png');
   const res = await fetch(`${service.base}/api/v1/compress`, {
     method: 'POST',
@@ -121,20 +130,24 @@ export async function benchInputs(start: () => Promise<Service>): Promise<InputR
   avifenc(PHOTO, join(DIR, 'oppo-10bit-444.avif'), ['-d', '10', '-y', '444']);
   // BENCH_INPUTS_ONLY=name runs the files whose name contains it.
   const only = process.env.BENCH_INPUTS_ONLY;
-  const files = [join(DIR, 'oppo-420.avif'), join(DIR, 'oppo-10bit-444.avif'), await largestAdmitted(PHOTO)].filter(
-    (f) => !only || f.includes(only),
-  );
+  const heic = join(DIR, 'oppo.heic');
+  if (!only || heic.includes(only)) heifEnc(PHOTO, heic);
+  const candidates = [join(DIR, 'oppo-420.avif'), join(DIR, 'oppo-10bit-444.avif'), heic];
+  // The largest admitted AVIF is slow to make: only when the filter may want it.
+  const largest = only?.includes('heic') ? [] : [await largestAdmitted(PHOTO)];
+  const files = [...candidates, ...largest].filter((f) => !only || f.includes(only));
   const runs: InputRun[] = [];
   for (const file of files) {
     const input = new Uint8Array(readFileSync(file));
-    const header = readHeader('avif', input);
+    const format = formatOf(file);
+    const header = readHeader(format, input);
     const run: InputRun = {
       file: file.split('/').pop()!,
       width: header.width,
       height: header.height,
       bytes: input.length,
       status: 0,
-      estimateBytes: estimateOf(input),
+      estimateBytes: estimateOf(input, format),
     };
     const service = await start();
     try {
@@ -152,8 +165,11 @@ export async function benchInputs(start: () => Promise<Service>): Promise<InputR
       run.coldGrowthBytes = cold.rss.maxGrowthBytes;
       const ours = join(DIR, 'ours.png');
       writeFileSync(ours, cold.result.body);
-      const reference = join(DIR, 'avifdec.png');
-      const dec = spawnSync('avifdec', ['-d', '8', file, reference], { encoding: 'utf8' });
+      const reference = join(DIR, 'reference.png');
+      const dec =
+        format === 'heic'
+          ? spawnSync('heif-convert', [file, reference], { encoding: 'utf8' })
+          : spawnSync('avifdec', ['-d', '8', file, reference], { encoding: 'utf8' });
       if (dec.status === 0) run.ssimulacra2 = ssimulacra2(reference, ours);
       const warm: { total?: number; decode?: number; growth?: number }[] = [];
       for (let round = 0; round < WARM_ROUNDS; round++) {
@@ -180,8 +196,8 @@ const fmt = (v: number | undefined, digits = 0) => (v === undefined ? '–' : v.
 
 export function inputsReport(runs: InputRun[]): string {
   return [
-    'AVIF input → PNG at full size, one request at a time on a fresh service (cold: the first; warm: median of 3): ' +
-      "Server-Timing total (decode), workerd peak RSS growth, the plan's estimate; SSIMULACRA2 of our decode against avifdec -d 8.",
+    'AVIF and HEIC input → PNG at full size, one request at a time on a fresh service (cold: the first; warm: median of 3): ' +
+      "Server-Timing total (decode), workerd peak RSS growth, the plan's estimate; SSIMULACRA2 of our decode against avifdec -d 8 (heif-convert for HEIC).",
     '',
     '| file | size | bytes | cold ms (decode) | cold MB | warm ms (decode) | warm MB | estimate MB | SSIMULACRA2 |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|',
