@@ -9,14 +9,16 @@ import { ApiError } from '../errors.ts';
 
 type EngineInput = 'JPEG' | 'WebP' | 'PNG' | 'GIF' | 'AVIF' | 'HEIC';
 
+/** Running short of memory (the pool's limit): 503 overloaded, to retry, never the caller's fault. */
+const ranShortOfMemory = (): ApiError =>
+  new ApiError('overloaded', 'the service ran short of memory for this image; retry in a moment', {
+    headers: { 'Retry-After': '2' },
+  });
+
 function refusal(err: unknown, input: EngineInput): unknown {
   if (!(err instanceof JpegEngineError) && !(err instanceof WebpEngineError) && !(err instanceof AvifEngineError))
     return err;
-  if (err instanceof AvifEngineError || /memory/i.test(err.message)) {
-    return new ApiError('overloaded', 'the service ran short of memory for this image; retry in a moment', {
-      headers: { 'Retry-After': '2' },
-    });
-  }
+  if (err instanceof AvifEngineError || /memory/i.test(err.message)) return ranShortOfMemory();
   return new ApiError('unprocessable_image', `the ${input} could not be decoded: ${err.message.replace(/\.$/, '')}`, {
     param: 'image',
   });
@@ -55,3 +57,29 @@ export function translatingErrors<T>(work: () => T, translate: (err: unknown) =>
     return refuse(err);
   }
 }
+
+type ErrorClass = abstract new (...args: never[]) => Error;
+
+/**
+ * Runs `work` of a HEIF-family decoder module (AVIF, HEIC), its refusals as the API's (thrown now or, for a
+ * promise, later): what it cannot represent is 415, running short of memory 503, any other fault 422.
+ */
+export function heifDecoding<T>(
+  format: 'AVIF' | 'HEIC',
+  errors: { unsupported: ErrorClass; decode: ErrorClass },
+  work: () => T,
+): T {
+  return translatingErrors(work, (err) => {
+    if (err instanceof errors.unsupported)
+      return new ApiError('unsupported_media_type', `this ${format} is not supported: ${err.message}`, {
+        param: 'image',
+      });
+    if (!(err instanceof errors.decode)) return err;
+    if (/out of memory/i.test(err.message)) return ranShortOfMemory();
+    return heifUnprocessable(format, err.message);
+  });
+}
+
+/** 422 for a HEIF-family file the decoder cannot read, or whose picture contradicts its boxes. */
+export const heifUnprocessable = (format: 'AVIF' | 'HEIC', message: string): ApiError =>
+  new ApiError('unprocessable_image', `the ${format} cannot be decoded: ${message}`, { param: 'image' });

@@ -5,9 +5,9 @@
 // profile goes to the output; Display P3 by nclx stays P3 (the output carries a Display P3 profile);
 // BT.2020 and HDR (PQ, HLG) are converted to sRGB in the decoder, HDR tone-mapped (sr_avifdec.c says how).
 // A sequence answers its first frame with X-Frames: 1/N, as an animated GIF does.
-import { translatingErrors } from '../engine-errors.ts';
+import { heifDecoding, heifUnprocessable } from '../engine-errors.ts';
 import { AvifDecodeError, AvifUnsupportedError } from '../../../wasm/avifdec-error.ts';
-import { ApiError } from '../../errors.ts';
+import type { ApiError } from '../../errors.ts';
 import type { ImageHeader } from '../header.ts';
 import type { Plan } from '../memory-plan.ts';
 import { exifUpright, type ImageMetadata, type MetadataMode } from '../metadata.ts';
@@ -95,21 +95,8 @@ export function avifMetadata(
   return out;
 }
 
-const unprocessable = (message: string): ApiError =>
-  new ApiError('unprocessable_image', `the AVIF cannot be decoded: ${message}`, { param: 'image' });
+const unprocessable = (message: string): ApiError => heifUnprocessable('AVIF', message);
 
 /** Runs `work`, turning the decoder's errors (thrown now or, for a promise, later) into the API's. */
-export function refusedWhenBroken<T>(work: () => T): T {
-  return translatingErrors(work, (err) => {
-    if (err instanceof AvifUnsupportedError)
-      return new ApiError('unsupported_media_type', `this AVIF is not supported: ${err.message}`, { param: 'image' });
-    if (err instanceof AvifDecodeError) {
-      if (/out of memory/i.test(err.message))
-        return new ApiError('overloaded', 'the service ran short of memory for this image; retry in a moment', {
-          headers: { 'Retry-After': '2' },
-        });
-      return unprocessable(err.message);
-    }
-    return err;
-  });
-}
+export const refusedWhenBroken = <T>(work: () => T): T =>
+  heifDecoding('AVIF', { unsupported: AvifUnsupportedError, decode: AvifDecodeError }, work);

@@ -5,7 +5,8 @@
 // Display P3 stays P3), Display P3 by nclx gets a Display P3 profile; other nclx are refused (415).
 // HEIC_INPUT (docs/operations.md) decides whether HEIC is read at all: pipeline.ts `inspect`.
 import { HeicDecodeError, HeicUnsupportedError } from '../../../wasm/heicdec-error.ts';
-import { ApiError } from '../../errors.ts';
+import type { ApiError } from '../../errors.ts';
+import { heifDecoding, heifUnprocessable } from '../engine-errors.ts';
 import { avifMetadata } from '../avif-input/avif-path.ts';
 import type { ImageHeader } from '../header.ts';
 import type { Plan } from '../memory-plan.ts';
@@ -62,27 +63,8 @@ export async function heicRowInput(
   }
 }
 
-const unprocessable = (message: string): ApiError =>
-  new ApiError('unprocessable_image', `the HEIC cannot be decoded: ${message}`, { param: 'image' });
+const unprocessable = (message: string): ApiError => heifUnprocessable('HEIC', message);
 
 /** Runs `work`, turning the decoder's errors (thrown now or, for a promise, later) into the API's. */
-export function refusedWhenBroken<T>(work: () => T): T {
-  const refuse = (err: unknown): never => {
-    if (err instanceof HeicUnsupportedError)
-      throw new ApiError('unsupported_media_type', `this HEIC is not supported: ${err.message}`, { param: 'image' });
-    if (err instanceof HeicDecodeError) {
-      if (/out of memory/i.test(err.message))
-        throw new ApiError('overloaded', 'the service ran short of memory for this image; retry in a moment', {
-          headers: { 'Retry-After': '2' },
-        });
-      throw unprocessable(err.message);
-    }
-    throw err;
-  };
-  try {
-    const result = work();
-    return (result instanceof Promise ? result.catch(refuse) : result) as T;
-  } catch (err) {
-    return refuse(err);
-  }
-}
+export const refusedWhenBroken = <T>(work: () => T): T =>
+  heifDecoding('HEIC', { unsupported: HeicUnsupportedError, decode: HeicDecodeError }, work);
