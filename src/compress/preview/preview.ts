@@ -33,8 +33,8 @@ export async function makePreview(bytes: Uint8Array, format: InputFormat, header
   }
   if (format === 'png') return pngPreview(bytes, header);
   if (format === 'gif') return gifPreview(bytes);
-  if (format === 'avif') return avifPreview(bytes, header);
-  if (format === 'heic') return heicPreview(bytes, header);
+  if (format === 'avif') return heifPreview('avif', bytes, header);
+  if (format === 'heic') return heifPreview('heic', bytes, header);
   // A format added to InputFormat must say how its preview is made.
   const unknown: never = format;
   throw new Error(`no preview for ${String(unknown)}`);
@@ -165,27 +165,15 @@ async function pngPreview(bytes: Uint8Array, header: ImageHeader): Promise<RgbaI
   }
 }
 
-/** A HEIC's picture (its clean aperture), decoded a tile row at a time and averaged in blocks as its rows pass. */
-async function heicPreview(bytes: Uint8Array, header: ImageHeader): Promise<RgbaImage> {
-  const { heicRowInput } = await import('../heic-input/heic-path.ts');
-  const { input, close } = await heicRowInput(bytes, header, 'strip');
-  let failed = true;
-  let y = 0;
-  try {
-    const preview = await blockAverage(input.width, input.height, (onRow) =>
-      input.decodeRows((row) => onRow(row, y++), {}),
-    );
-    failed = false;
-    return applyOrientation(preview, header.orientation);
-  } finally {
-    close(failed);
-  }
-}
-
-/** An AVIF's picture (its clean aperture), decoded whole by its decoder and averaged in blocks as its rows pass. */
-async function avifPreview(bytes: Uint8Array, header: ImageHeader): Promise<RgbaImage> {
-  const { avifRowInput } = await import('../avif-input/avif-path.ts');
-  const { input, close } = await avifRowInput(bytes, header, 'strip');
+/**
+ * An AVIF's or a HEIC's picture (its clean aperture), through its decoder module's row input (AVIF decoded
+ * whole, HEIC a tile row at a time), averaged in blocks as its rows pass.
+ */
+async function heifPreview(format: 'avif' | 'heic', bytes: Uint8Array, header: ImageHeader): Promise<RgbaImage> {
+  const { input, close } =
+    format === 'avif'
+      ? await (await import('../avif-input/avif-path.ts')).avifRowInput(bytes, header, 'strip')
+      : await (await import('../heic-input/heic-path.ts')).heicRowInput(bytes, header, 'strip');
   let failed = true;
   let y = 0;
   try {
