@@ -378,14 +378,18 @@ function readGif(b: Uint8Array): ImageHeader {
 
 // ---- AVIF: ISOBMFF boxes; the primary item's properties (avif-input/structure.ts).
 
-function readAvif(b: Uint8Array): ImageHeader {
-  let info;
+/** A HEIF-family file's structure, its box reader's faults as MalformedImage. */
+function heifStructure<T>(read: (b: Uint8Array) => T, b: Uint8Array): T {
   try {
-    info = readAvifStructure(b);
+    return read(b);
   } catch (err) {
     if (err instanceof AvifError) throw new MalformedImage(err.message);
     throw err;
   }
+}
+
+function readAvif(b: Uint8Array): ImageHeader {
+  const info = heifStructure(readAvifStructure, b);
   return {
     width: info.width,
     height: info.height,
@@ -406,13 +410,7 @@ function readAvif(b: Uint8Array): ImageHeader {
 // ---- HEIC: the same HEIF boxes as AVIF's, with HEVC items (heic-input/structure.ts).
 
 function readHeic(b: Uint8Array): ImageHeader {
-  let info;
-  try {
-    info = readHeicStructure(b);
-  } catch (err) {
-    if (err instanceof AvifError) throw new MalformedImage(err.message);
-    throw err;
-  }
+  const info = heifStructure(readHeicStructure, b);
   return {
     width: info.width,
     height: info.height,
