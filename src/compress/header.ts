@@ -54,9 +54,8 @@ export interface AvifHeader {
   depth: number;
   /** The picture's pixels before its clean aperture (its ispe): the most the decoder is let decode. */
   codedPixels: number;
-  /** A grid's cells (1: not a grid) and one cell's pixels: the work of one decoder call. */
+  /** A grid's cells (1: not a grid). */
   cells: number;
-  cellPixels: number;
   /** What the decoder holds while rows are read out (avif-input/memory.ts). */
   decoderBytes: number;
 }
@@ -401,7 +400,6 @@ function readAvif(b: Uint8Array): ImageHeader {
       depth: info.av1.depth,
       codedPixels: info.codedWidth * info.codedHeight,
       cells: info.cell.count,
-      cellPixels: info.cell.width * info.cell.height,
       decoderBytes: avifDecoderBytes(info),
     },
   };
