@@ -152,7 +152,7 @@ export interface Plan {
   avifChannels?: 3 | 4;
   /** A transformation's geometry (transform/path.ts runs it); `output` is its output, `stored` its resize. */
   transform?: TransformGeometry;
-  /** JPEG written from rows (a transformation): streamed with the standard tables, not progressive. */
+  /** JPEG written from rows (a transformation, or a row input's `pngJpegRows`): streamed with the standard tables, not progressive. */
   streamRows?: boolean;
   /**
    * A vertical flip or a quarter turn whose whole frame would not fit: the content's rows gathered this
@@ -227,9 +227,14 @@ export function plan(
       if (planned.estimate <= budget * PNG_WHOLE_BUDGET_SHARE) return planned;
     }
     if (request.format === 'jpeg' && request.targetKb === undefined) {
-      // The engine's encoder fed rows, holding only its coefficients: the pixels are never gathered.
+      // The engine's encoder fed rows, holding only its coefficients (progressive): the pixels are never
+      // gathered. Where the coefficients do not fit, streamed with the standard tables (rows only), as a
+      // transformation's rows are: a few per cent more bytes rather than a refusal.
       const rows = { ...pngBase, pngJpegRows: true };
-      return { ...rows, estimate: pngEstimate(header, uploadBytes, request, rows) };
+      const progressive = { ...rows, estimate: pngEstimate(header, uploadBytes, request, rows) };
+      if (progressive.estimate <= budget) return progressive;
+      const streamed = { ...rows, streamRows: true };
+      return { ...streamed, estimate: pngEstimate(header, uploadBytes, request, streamed) };
     }
     return { ...pngBase, estimate: pngEstimate(header, uploadBytes, request, pngBase) };
   }
@@ -526,8 +531,11 @@ function pngEstimate(
   } else if (request.format === 'avif') {
     writer = avifEncoderBytes(p, request.quality);
   } else if (p.pngJpegRows) {
-    // Rows go straight into the engine's encoder, which holds the coefficients (progressive).
-    writer = encoderBuffer(p.output, request.quality, header);
+    // Rows go straight into the engine's encoder, which holds the coefficients (progressive) or, streamed,
+    // a few rows.
+    writer = p.streamRows
+      ? STREAM_ENCODER_ROWS * p.output.width * 3
+      : encoderBuffer(p.output, request.quality, header);
   } else if (request.format === 'jpeg') {
     // A frame for a size target's retries: RGBA in JS, its RGB copy, the engine's copy, the coefficients.
     writer = outPixels * (4 + 3 + 3) + encoderBuffer(p.output, request.quality, header);

@@ -235,6 +235,25 @@ describe('PNG to other formats and refusals', () => {
     expect(Math.abs(r! - 200) + Math.abs(g! - 40) + Math.abs(b! - 60)).toBeLessThan(15);
   }, 30_000);
 
+  it('a PNG whose progressive JPEG would not fit the budget is streamed as a baseline JPEG, not refused', async () => {
+    // 1,600 × 1,200 under 10 MB: with the progressive encoder's coefficients the plan is about 14 MB (it
+    // was refused for it); streamed rows with the standard tables need about 5 MB less.
+    const [w, h] = [1600, 1200];
+    const image = await makePng({ width: w, height: h, colourType: 2, bitDepth: 8 });
+    const res = await compressCall(
+      await key(),
+      { filename: 'in.png', image, format: 'jpeg' },
+      { env: { MEMORY_BUDGET_MB: '10' } },
+    );
+    expect(res.status, await res.clone().text()).toBe(200);
+    const bytes = await bodyBytes(res);
+    const out = decodeAny(bytes);
+    expect([out.width, out.height]).toEqual([w, h]);
+    // A baseline frame (SOF0), where the default budget writes a progressive one (SOF2).
+    const frames = [0xc0, 0xc2].filter((m) => bytes.some((b, i) => b === 0xff && bytes[i + 1] === m));
+    expect(frames).toEqual([0xc0]);
+  }, 30_000);
+
   it.each([
     [
       'a damaged IDAT checksum',

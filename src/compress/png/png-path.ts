@@ -98,6 +98,7 @@ export async function compressRows(
         request.quality,
         jpegMarkersOf(metadata),
         timings,
+        plan.streamRows === true,
       );
       finishTimings();
       return {
