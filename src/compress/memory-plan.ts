@@ -533,9 +533,7 @@ function pngEstimate(
   } else if (p.pngJpegRows) {
     // Rows go straight into the engine's encoder, which holds the coefficients (progressive) or, streamed,
     // a few rows.
-    writer = p.streamRows
-      ? STREAM_ENCODER_ROWS * p.output.width * 3
-      : encoderBuffer(p.output, request.quality, header);
+    writer = p.streamRows ? STREAM_ENCODER_ROWS * p.output.width * 3 : encoderBuffer(p.output, request.quality, header);
   } else if (request.format === 'jpeg') {
     // A frame for a size target's retries: RGBA in JS, its RGB copy, the engine's copy, the coefficients.
     writer = outPixels * (4 + 3 + 3) + encoderBuffer(p.output, request.quality, header);
