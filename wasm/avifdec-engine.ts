@@ -52,6 +52,8 @@ const INFO = {
   xmpSize: 13,
   codedWidth: 14,
   codedHeight: 15,
+  repetitions: 16,
+  durationMs: 17,
 } as const;
 
 /** How the colours reach the output (SR_COLOUR_*): as they are (sRGB or the file's ICC), Display P3 by nclx, or converted to sRGB. */
@@ -67,6 +69,8 @@ export interface AvifDecodedInfo {
   colour: AvifColour;
   /** nclx: colour primaries, transfer characteristics, matrix coefficients. */
   nclx: [number, number, number];
+  /** A sequence's repetitions after the first play: -1 for ever, -2 unknown (no edit list). */
+  repetitions: number;
 }
 
 export const avifDecSlot = new Slot(
@@ -108,6 +112,7 @@ export class AvifDecoder extends BorrowedInstance<AvifDecModule> {
         frames: at('frames'),
         colour: COLOURS[at('colour')] ?? 'as-is',
         nclx: [at('primaries'), at('transfer'), at('matrix')],
+        repetitions: at('repetitions'),
       };
     });
   }
@@ -131,6 +136,29 @@ export class AvifDecoder extends BorrowedInstance<AvifDecModule> {
    */
   async decode(): Promise<void> {
     if (this.decoded) return;
+    await this.steps();
+    this.decoded = true;
+  }
+
+  /**
+   * A sequence's next image, decoded as the first is (`decode`; the first on the first call), whose rows
+   * `rows` then reads: its display time in ms.
+   */
+  async nextImage(): Promise<number> {
+    if (this.decoded) await this.steps();
+    else await this.decode();
+    return this.call('info', this.decoder, INFO.durationMs);
+  }
+
+  /**
+   * Display P3 converted to sRGB in the rows instead of passed through (for an output without its ICC
+   * profile: animated WebP); `info.colour` says what the rows are then.
+   */
+  toSrgb(): void {
+    this.info.colour = COLOURS[this.call('to_srgb', this.decoder)] ?? 'as-is';
+  }
+
+  private async steps(): Promise<void> {
     const m = this.codec.module;
     m.srGiveWay = (pixels) => giveWayNow(pixels * AVIF_DECODE_WORK_PER_PIXEL);
     try {
@@ -149,7 +177,6 @@ export class AvifDecoder extends BorrowedInstance<AvifDecModule> {
     } finally {
       m.srGiveWay = undefined;
     }
-    this.decoded = true;
   }
 
   /** Every row, top to bottom, as RGBA (the view is reused: copy what must outlive the call). */
