@@ -179,7 +179,8 @@ export function accepts(accept: string | null, mediaType: string): boolean {
 
 /**
  * The output format once the source's format is known; WebP only where the tier writes it. An animated
- * source (`animated`: an animated GIF, anim not false) is WebP, animated, without `f` and with `f=auto`
+ * source (`animated`: an animated GIF or WebP, an AVIF sequence; anim not false) is WebP, animated,
+ * without `f` and with `f=auto`
  * when the variant is AVIF (animations are never sent as AVIF: every client that reads AVIF reads WebP);
  * an explicit format is kept, as is `fallback` (a client that takes neither).
  */

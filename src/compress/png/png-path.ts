@@ -60,7 +60,7 @@ export async function pngRowInput(bytes: Uint8Array, metadata: MetadataMode): Pr
  * (avif-input/avif-path.ts), whose rows go through the same resampler and writers.
  */
 export interface RowInput {
-  format: 'png' | 'gif' | 'avif' | 'heic';
+  format: 'png' | 'gif' | 'avif' | 'heic' | 'webp';
   width: number;
   height: number;
   hasAlpha: boolean;

@@ -1,0 +1,89 @@
+// Animated WebP input (wasm/webp-anim.ts WebpAnimDecoder: libwebp's WebPAnimDecoder): the frames composed
+// on the canvas as players show them (blend and disposal), with their durations and the loop count as
+// the file has them. Asked as WebP they are written as animated WebP (anim/anim-path.ts); otherwise the
+// first frame streams as rows through the PNG path's resampler and writers (png/png-path.ts
+// `compressRows`), as a GIF's does, with X-Frames: 1/N. The canvas is copied out of the instance for
+// each frame: the resampler and the encoder share that instance, whose memory may grow under a view.
+// Metadata (ICC, EXIF, XMP) of an animation is not carried; its pixels are taken as sRGB.
+import type { ImageHeader } from '../header.ts';
+import type { Plan } from '../memory-plan.ts';
+import type { RowInput } from '../png/png-path.ts';
+import type { CompressRequest, CompressResult } from '../types.ts';
+import { inEngine, inEngineAsync } from '../engine-errors.ts';
+import type { FrameSource } from './anim-path.ts';
+
+/** The animated WebP's frames; the decoder is made now (422 when libwebp cannot read the animation). */
+export async function webpFrames(bytes: Uint8Array): Promise<FrameSource> {
+  const { WebpAnimDecoder } = await import('../../../wasm/webp-anim.ts');
+  const decoder = inEngine('WebP', () => new WebpAnimDecoder(bytes));
+  const copy = new Uint8Array(decoder.width * decoder.height * 4);
+  const source: FrameSource = {
+    width: decoder.width,
+    height: decoder.height,
+    written: 0,
+    total: decoder.frames,
+    loop: decoder.loop,
+    each: async (onFrame) => {
+      for (let frame = decoder.next(); frame; frame = decoder.next()) {
+        copy.set(frame.canvas);
+        source.written++;
+        await onFrame(copy, frame.durationMs);
+      }
+    },
+    close: (failed) => decoder.close(failed),
+  };
+  return source;
+}
+
+/** The first frame of an animated WebP as a row input, and `close` (to call once its rows are no longer wanted). */
+export async function webpFirstFrameInput(
+  bytes: Uint8Array,
+  header: ImageHeader,
+): Promise<{ input: RowInput; frames: number; close: (failed: boolean) => void }> {
+  const source = await webpFrames(bytes);
+  const rowBytes = source.width * 4;
+  const input: RowInput = {
+    format: 'webp',
+    width: source.width,
+    height: source.height,
+    // VP8X's alpha flag: set by writers when a frame has alpha or does not cover the canvas.
+    hasAlpha: header.hasAlphaChannel,
+    grey: false,
+    palette: null,
+    decodeRows: (onRow) =>
+      inEngineAsync('WebP', () =>
+        source
+          .each(async (canvas) => {
+            for (let r = 0; r < source.height; r++) await onRow(canvas.subarray(r * rowBytes, (r + 1) * rowBytes));
+            // Only the first frame: the others are never decoded.
+            throw FIRST_FRAME_DONE;
+          })
+          .catch((err) => {
+            if (err !== FIRST_FRAME_DONE) throw err;
+          }),
+      ),
+    metadata: {},
+    chunksFor: async () => [],
+  };
+  return { input, frames: source.total, close: source.close };
+}
+
+const FIRST_FRAME_DONE = Symbol('first frame done');
+
+/** An animated WebP's first frame, written as the request's format (not animated WebP: anim-path.ts). */
+export async function compressWebpFirstFrame(
+  request: CompressRequest,
+  plan: Plan,
+  header: ImageHeader,
+): Promise<CompressResult> {
+  const { compressRows } = await import('../png/png-path.ts');
+  const { input, frames, close } = await webpFirstFrameInput(request.bytes, header);
+  let failed = true;
+  try {
+    const result = await compressRows(request, plan, header.orientation, input);
+    failed = false;
+    return { ...result, frames: { written: 1, total: frames } };
+  } finally {
+    close(failed);
+  }
+}
