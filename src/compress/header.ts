@@ -104,7 +104,7 @@ export interface JpegFrame {
 /** The structure is too broken to even find the dimensions. */
 export class MalformedImage extends Error {}
 
-/** A well-formed file of a kind the service does not take (animated WebP): 415, not 422. */
+/** A well-formed file of a kind the service does not take: 415, not 422. */
 export class UnsupportedImage extends Error {}
 
 export function readHeader(format: InputFormat, bytes: Uint8Array): ImageHeader {
