@@ -112,7 +112,7 @@ export interface PlanRequest {
   guessOpaque?: boolean;
   /** Fit, gravity, rotate, flip, background: planned by transformPlan (the transform path's rows). */
   transform?: Transform;
-  /** False: an animated GIF is written as its first frame even as WebP. */
+  /** False: an animation is written as its first frame even as WebP. */
   anim?: boolean;
 }
 

@@ -67,7 +67,7 @@ const OptionsSchema = queryObject({
   trim: trimParam().optional(),
   blur: blurParam().optional(),
   sharpen: sharpenParam().optional(),
-  // false: an animated GIF source gives its first frame (true, the default, is not part of the key).
+  // false: an animated source gives its first frame (true, the default, is not part of the key).
   anim: choiceParam(['true', 'false']).optional(),
 });
 
