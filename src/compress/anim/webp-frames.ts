@@ -35,13 +35,33 @@ export async function webpFrames(bytes: Uint8Array): Promise<FrameSource> {
   return source;
 }
 
-/** The first frame of an animated WebP as a row input, and `close` (to call once its rows are no longer wanted). */
+/**
+ * The first frame of an animated WebP as a row input, and `close` (to call once its rows are no longer
+ * wanted). The frame is decoded once, when its rows are first asked for, and kept: a writer may read the
+ * rows twice (PNG's colour count, then its palette), and the decoder only goes forward.
+ */
 export async function webpFirstFrameInput(
   bytes: Uint8Array,
   header: ImageHeader,
 ): Promise<{ input: RowInput; frames: number; close: (failed: boolean) => void }> {
   const source = await webpFrames(bytes);
   const rowBytes = source.width * 4;
+  let first: Uint8Array | undefined;
+  const decodeFirst = (): Promise<Uint8Array> =>
+    inEngineAsync('WebP', async () => {
+      let canvas: Uint8Array | undefined;
+      await source
+        .each(async (frame) => {
+          canvas = frame;
+          // Only the first frame: the others are never decoded.
+          throw FIRST_FRAME_DONE;
+        })
+        .catch((err: unknown) => {
+          if (err !== FIRST_FRAME_DONE) throw err;
+        });
+      if (!canvas) throw new Error('unreachable: an animated WebP without frames is refused from its header');
+      return canvas;
+    });
   const input: RowInput = {
     format: 'webp',
     width: source.width,
@@ -50,18 +70,10 @@ export async function webpFirstFrameInput(
     hasAlpha: header.hasAlphaChannel,
     grey: false,
     palette: null,
-    decodeRows: (onRow) =>
-      inEngineAsync('WebP', () =>
-        source
-          .each(async (canvas) => {
-            for (let r = 0; r < source.height; r++) await onRow(canvas.subarray(r * rowBytes, (r + 1) * rowBytes));
-            // Only the first frame: the others are never decoded.
-            throw FIRST_FRAME_DONE;
-          })
-          .catch((err) => {
-            if (err !== FIRST_FRAME_DONE) throw err;
-          }),
-      ),
+    decodeRows: async (onRow) => {
+      first ??= await decodeFirst();
+      for (let r = 0; r < source.height; r++) await onRow(first.subarray(r * rowBytes, (r + 1) * rowBytes));
+    },
     metadata: {},
     chunksFor: async () => [],
   };

@@ -111,7 +111,8 @@ function animationShell(width: number, height: number, frames: number): Uint8Arr
   return Uint8Array.from([...fourcc('RIFF'), ...le(body.length, 4), ...body]);
 }
 
-describe('an animated WebP in', () => {
+// The first request loads the engine and the GIF path (seconds on a loaded machine).
+describe('an animated WebP in', { timeout: 30_000 }, () => {
   it('as WebP: an animated WebP, a frame per frame, durations and loop count kept, frames as composed', async () => {
     const source = await animatedWebp();
     const { res, body, text } = await send(source, { format: 'webp', lossless: 'true' });
@@ -153,6 +154,19 @@ describe('an animated WebP in', () => {
     expect(png.res.status, png.text()).toBe(200);
     expect(png.res.headers.get('x-frames')).toBe('1/4');
     expect(maxDifference(decodeAny(png.body).data, first)).toBe(0);
+  });
+
+  it('a writer that reads the rows twice (a streamed PNG) gets the first frame both times', async () => {
+    // 10 MB: the PNG is streamed (not optimised whole): its smallest layout found in one pass, written in a second.
+    const res = await compressCall(
+      pro.key,
+      { image: await animatedWebp(), filename: 'anim.webp', format: 'png' },
+      { env: { MEMORY_BUDGET_MB: '10' } },
+    );
+    const body = await bodyBytes(res);
+    expect(res.status, new TextDecoder().decode(body)).toBe(200);
+    expect(res.headers.get('x-frames')).toBe('1/4');
+    expect(maxDifference(decodeAny(body).data, expectedFrames(SPEC)[0]!)).toBe(0);
   });
 
   it('format=json: its frames, total duration and loop count', async () => {
@@ -212,7 +226,7 @@ describe('an animated WebP in', () => {
   });
 });
 
-describe('an AVIF sequence in', () => {
+describe('an AVIF sequence in', { timeout: 30_000 }, () => {
   const sequence = () => new Uint8Array(timedSequence);
   // The fixture's frames: quadrants, the gradient (200, 120 + y, 40 + x), quadrants again (64×48).
   const gradient = () => {
