@@ -12,6 +12,7 @@ import { MAX_ANIM_FRAMES } from '../../../src/compress/limits.ts';
 import { plan } from '../../../src/compress/memory-plan.ts';
 import { resetWasmInstances, wasmMemoryReport } from '../../../wasm/instances.ts';
 import { makeKey, type TestKey } from '../helpers.ts';
+import { getImage, ORIGIN, signed, signingAccount } from '../img-helpers.ts';
 import { bodyBytes, compressCall, decodeAny, quadrants, type Parts } from '../image-fixtures.ts';
 import { expectedFrames, indicesOf, makeGif, spreadPalette, type GifSpec } from '../gif-fixtures.ts';
 import { composedFrames, maxDifference, meanDifference, readAnimatedWebp } from '../webp-anim-fixtures.ts';
@@ -254,5 +255,30 @@ describe('an AVIF sequence in', { timeout: 30_000 }, () => {
     expect(res.headers.get('x-frames')).toBe('1/3');
     expect(text().includes('ANMF')).toBe(false);
     expect(meanDifference(decodeAny(body).data, quadrants(64, 48).data)).toBeLessThan(4);
+  });
+});
+
+describe('an image URL whose source is an animated WebP or an AVIF sequence', { timeout: 30_000 }, () => {
+  it('is animated WebP without f and with f=auto (never AVIF); anim=false gives the first frame', async () => {
+    const a = await signingAccount('pro');
+    const name = crypto.randomUUID();
+    const put = await fetch(`${ORIGIN}/img/kept?name=${name}`, { method: 'PUT', body: await animatedWebp() });
+    expect(put.status).toBe(204);
+    const frameCount = async (res: Response): Promise<number> => {
+      expect(res.status, await res.clone().text()).toBe(200);
+      expect(res.headers.get('content-type')).toBe('image/webp');
+      return readAnimatedWebp(await bodyBytes(res)).frames.length;
+    };
+    const accept = { Accept: 'image/avif,image/webp,*/*' };
+    for (const [url, frames] of [
+      [`${ORIGIN}/img/kept?name=${name}`, 4],
+      [`${ORIGIN}/img/sequence-timed.avif?group=${name}`, 3],
+    ] as const) {
+      expect(await frameCount(await getImage(await signed(a, '_', url))), url).toBe(frames);
+      expect(await frameCount(await getImage(await signed(a, 'f=auto', url), accept)), url).toBe(frames);
+      const still = await getImage(await signed(a, 'f=webp,anim=false', url));
+      expect(still.status, await still.clone().text()).toBe(200);
+      expect(new TextDecoder().decode(await bodyBytes(still)).includes('ANMF')).toBe(false);
+    }
   });
 });
