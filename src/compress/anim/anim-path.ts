@@ -10,6 +10,7 @@ import type { InputFormat } from '../formats.ts';
 import type { ImageHeader } from '../header.ts';
 import type { Plan } from '../memory-plan.ts';
 import { webpQualityArgument } from '../quality-scale.ts';
+import { withIccProfile } from '../webp-riff.ts';
 import { DEFAULT_BACKGROUND, gravityText, type Transform } from '../transform/options.ts';
 import { transformRows, type UprightRows } from '../transform/rows.ts';
 import type { CompressRequest, CompressResult } from '../types.ts';
@@ -23,6 +24,8 @@ export interface FrameSource {
   total: number;
   /** Times the animation plays (WebP's loop count): 0 for ever. */
   loop: number;
+  /** The colour profile the frames are in, carried to the output (none: sRGB). */
+  icc?: Uint8Array;
   /** Each frame in turn: the canvas (RGBA, valid during the call) and how long it shows, in ms. */
   each(onFrame: (canvas: Uint8Array, durationMs: number) => Promise<void>): Promise<void>;
   /** Frees the decoder (once). */
@@ -93,7 +96,8 @@ async function encodeAnimation(
         await giveWay(width * height);
       });
       const t = performance.now();
-      const bytes = encoder.finish(timestamp);
+      const encodedBytes = encoder.finish(timestamp);
+      const bytes = source.icc ? withIccProfile(encodedBytes, source.icc) : encodedBytes;
       timings.encode += performance.now() - t;
       encoded = false;
       timings.decode = Math.max(0, performance.now() - started - timings.resize - timings.encode);

@@ -3,8 +3,8 @@
 // read out as RGBA rows into a canvas, turned upright by the file's irot/imir, with its display time
 // (the track's sample durations) and the loop count from the edit list (repetitions + 1 plays; for ever,
 // or no edit list: for ever, as browsers play it). Written as animated WebP (anim/anim-path.ts), which
-// carries no colour profile: Display P3 by nclx is converted to sRGB, as BT.2020 and HDR already are;
-// a sequence with an ICC profile has its pixels taken as they are (the profile is not carried).
+// carries no profile of its own: Display P3 by nclx is converted to sRGB, as BT.2020 and HDR already are;
+// a sequence's ICC profile is carried to the output (ICCP) with its pixels unchanged.
 import { refusedWhenBroken } from '../avif-input/avif-path.ts';
 import { heifUnprocessable } from '../engine-errors.ts';
 import type { ImageHeader } from '../header.ts';
@@ -20,6 +20,7 @@ export async function avifFrames(bytes: Uint8Array, header: ImageHeader): Promis
   const decoder = refusedWhenBroken(
     () => new AvifDecoder(bytes, header.avif?.codedPixels ?? header.width * header.height),
   );
+  let profile: Uint8Array | undefined;
   try {
     const { width, height } = decoder.info;
     if (width !== header.width || height !== header.height)
@@ -28,6 +29,8 @@ export async function avifFrames(bytes: Uint8Array, header: ImageHeader): Promis
         `its picture is ${width}×${height}, not the ${header.width}×${header.height} its boxes declare`,
       );
     decoder.toSrgb();
+    const { icc } = decoder.metadata();
+    if (decoder.info.colour === 'as-is' && icc.length > 0) profile = icc;
   } catch (err) {
     decoder.close(true);
     throw err;
@@ -42,6 +45,7 @@ export async function avifFrames(bytes: Uint8Array, header: ImageHeader): Promis
     written: 0,
     total: frames,
     loop: webpLoopOfRepetitions(repetitions),
+    ...(profile ? { icc: profile } : {}),
     each: (onFrame) =>
       refusedWhenBroken(async () => {
         for (let i = 0; i < frames; i++) {

@@ -4,13 +4,16 @@
 // first frame streams as rows through the PNG path's resampler and writers (png/png-path.ts
 // `compressRows`), as a GIF's does, with X-Frames: 1/N. The canvas is copied out of the instance for
 // each frame: the resampler and the encoder share that instance, whose memory may grow under a view.
-// Metadata (ICC, EXIF, XMP) of an animation is not carried; its pixels are taken as sRGB.
+// Its ICC profile is carried to an animated output (ICCP; EXIF and XMP are not), and its metadata to a
+// still of its first frame as a still WebP's is.
 import type { ImageHeader } from '../header.ts';
+import type { MetadataMode } from '../metadata.ts';
 import type { Plan } from '../memory-plan.ts';
 import type { RowInput } from '../png/png-path.ts';
 import type { CompressRequest, CompressResult } from '../types.ts';
 import { inEngine, inEngineAsync } from '../engine-errors.ts';
 import type { FrameSource } from './anim-path.ts';
+import { webpMetadata } from '../webp-riff.ts';
 
 /** The animated WebP's frames; the decoder is made now (422 when libwebp cannot read the animation). */
 export async function webpFrames(bytes: Uint8Array): Promise<FrameSource> {
@@ -23,6 +26,7 @@ export async function webpFrames(bytes: Uint8Array): Promise<FrameSource> {
     written: 0,
     total: decoder.frames,
     loop: decoder.loop,
+    ...iccOf(bytes),
     each: async (onFrame) => {
       for (let frame = decoder.next(); frame; frame = decoder.next()) {
         copy.set(frame.canvas);
@@ -35,6 +39,12 @@ export async function webpFrames(bytes: Uint8Array): Promise<FrameSource> {
   return source;
 }
 
+/** The file's ICC profile (an RGB one), which its frames are in. */
+function iccOf(bytes: Uint8Array): { icc?: Uint8Array } {
+  const { icc } = webpMetadata(bytes, 'strip');
+  return icc ? { icc } : {};
+}
+
 /**
  * The first frame of an animated WebP as a row input, and `close` (to call once its rows are no longer
  * wanted). The frame is decoded once, when its rows are first asked for, and kept: a writer may read the
@@ -43,7 +53,11 @@ export async function webpFrames(bytes: Uint8Array): Promise<FrameSource> {
 export async function webpFirstFrameInput(
   bytes: Uint8Array,
   header: ImageHeader,
+  mode: MetadataMode,
 ): Promise<{ input: RowInput; frames: number; close: (failed: boolean) => void }> {
+  const { metadataChunks } = await import('../png/metadata.ts');
+  // As a still WebP's: the ICC profile, and EXIF and XMP with metadata=keep.
+  const metadata = webpMetadata(bytes, mode);
   const source = await webpFrames(bytes);
   const rowBytes = source.width * 4;
   let first: Uint8Array | undefined;
@@ -74,8 +88,8 @@ export async function webpFirstFrameInput(
       first ??= await decodeFirst();
       for (let r = 0; r < source.height; r++) await onRow(first.subarray(r * rowBytes, (r + 1) * rowBytes));
     },
-    metadata: {},
-    chunksFor: async () => [],
+    metadata,
+    chunksFor: (colourType) => metadataChunks(metadata, colourType),
   };
   return { input, frames: source.total, close: source.close };
 }
@@ -89,7 +103,7 @@ export async function compressWebpFirstFrame(
   header: ImageHeader,
 ): Promise<CompressResult> {
   const { compressRows } = await import('../png/png-path.ts');
-  const { input, frames, close } = await webpFirstFrameInput(request.bytes, header);
+  const { input, frames, close } = await webpFirstFrameInput(request.bytes, header, request.metadata ?? 'strip');
   let failed = true;
   try {
     const result = await compressRows(request, plan, header.orientation, input);

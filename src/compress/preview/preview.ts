@@ -191,7 +191,7 @@ async function heifPreview(format: 'avif' | 'heic', bytes: Uint8Array, header: I
 /** An animated WebP's first frame (what a still of it writes), composed on its canvas, averaged in blocks. */
 async function webpAnimPreview(bytes: Uint8Array, header: ImageHeader): Promise<RgbaImage> {
   const { webpFirstFrameInput } = await import('../anim/webp-frames.ts');
-  const { input, close } = await webpFirstFrameInput(bytes, header);
+  const { input, close } = await webpFirstFrameInput(bytes, header, 'strip');
   let failed = true;
   let y = 0;
   try {

@@ -65,7 +65,7 @@ export async function openRows(
         import('../png/png-path.ts'),
         import('../anim/webp-frames.ts'),
       ]);
-      const { input, frames, close } = await webpFirstFrameInput(request.bytes, header);
+      const { input, frames, close } = await webpFirstFrameInput(request.bytes, header, mode);
       return {
         channels: 4,
         rows: rowSource(input, plan, orientation, false, timings),

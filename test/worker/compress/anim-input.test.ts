@@ -7,7 +7,9 @@
 // Tiny images, few requests.
 import { beforeAll, describe, expect, it } from 'vitest';
 import timedSequence from '../../fixtures/avif/sequence-timed.avif';
+import { DISPLAY_P3_PROFILE } from '../../../src/compress/avif-input/display-p3.ts';
 import { readHeader } from '../../../src/compress/header.ts';
+import { riffChunks, withIccProfile } from '../../../src/compress/webp-riff.ts';
 import { MAX_ANIM_FRAMES } from '../../../src/compress/limits.ts';
 import { plan } from '../../../src/compress/memory-plan.ts';
 import { resetWasmInstances, wasmMemoryReport } from '../../../wasm/instances.ts';
@@ -168,6 +170,19 @@ describe('an animated WebP in', { timeout: 30_000 }, () => {
     expect(res.status, new TextDecoder().decode(body)).toBe(200);
     expect(res.headers.get('x-frames')).toBe('1/4');
     expect(maxDifference(decodeAny(body).data, expectedFrames(SPEC)[0]!)).toBe(0);
+  });
+
+  it('its ICC profile goes with it: into the animated WebP (ICCP), and into a still of its first frame', async () => {
+    const source = withIccProfile(await animatedWebp(), DISPLAY_P3_PROFILE);
+    const anim = await send(source, { format: 'webp', lossless: 'true' });
+    expect(anim.res.status, anim.text()).toBe(200);
+    const chunks = riffChunks(anim.body);
+    expect(chunks.map((c) => c.tag).slice(0, 3)).toEqual(['VP8X', 'ICCP', 'ANIM']);
+    expect(chunks[1]!.data).toEqual(DISPLAY_P3_PROFILE);
+    expect(readAnimatedWebp(anim.body).frames).toHaveLength(4);
+    const png = await send(source, { format: 'png' });
+    expect(png.res.status, png.text()).toBe(200);
+    expect(new TextDecoder('latin1').decode(png.body).includes('iCCP')).toBe(true);
   });
 
   it('format=json: its frames, total duration and loop count', async () => {
