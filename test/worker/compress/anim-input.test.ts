@@ -264,6 +264,21 @@ describe('an AVIF sequence in', { timeout: 30_000 }, () => {
     for (const [i, frame] of expected.entries()) expect(meanDifference(got[i]!, frame), `frame ${i}`).toBeLessThan(4);
   });
 
+  it("the plan counts the reference pictures and the canvas, and the decoder's and encoder's memory stays within it", async () => {
+    const header = readHeader('avif', sequence());
+    const MiB = 1024 * 1024;
+    const request = { format: 'webp' as const, quality: 80 };
+    const animated = plan('avif', header, sequence().length, request, 100 * MiB);
+    const still = plan('avif', header, sequence().length, { ...request, anim: false }, 100 * MiB);
+    // AV1's 8 reference pictures (64×48 padded to 128×128, 4:2:0 with alpha: 40 KB each) and the canvas.
+    expect(animated.estimate - still.estimate).toBeGreaterThanOrEqual(8 * 128 * 128 * 2.5 + 64 * 48 * 4);
+    resetWasmInstances();
+    const { res, text } = await send(sequence(), { format: 'webp' }, 'seq.avif');
+    expect(res.status, text()).toBe(200);
+    expect(res.headers.get('x-frames')).toBe('3/3');
+    expect(wasmMemoryReport().peak_bytes).toBeLessThanOrEqual(animated.estimate);
+  });
+
   it('without animation: the first frame, X-Frames 1/3', async () => {
     const { res, body, text } = await send(sequence(), { format: 'webp', anim: 'false' }, 'seq.avif');
     expect(res.status, text()).toBe(200);
