@@ -87,6 +87,8 @@ export class AvifDecoder extends BorrowedInstance<AvifDecModule> {
   private readonly decoder: number;
   readonly info: AvifDecodedInfo;
   private decoded = false;
+  /** The band buffer in the instance's memory (0: none yet). */
+  private band = 0;
 
   /**
    * `maxPixels`: what the boxes declare (the picture before its clean aperture), which the plan counted:
@@ -184,11 +186,13 @@ export class AvifDecoder extends BorrowedInstance<AvifDecModule> {
     await this.decode();
     const { width, height } = this.info;
     const rowBytes = width * 4;
-    const buffer = this.closeOnThrow(() => {
+    // One band buffer for every image of a sequence: what `alloc` takes is freed only by close.
+    this.band ||= this.closeOnThrow(() => {
       const ptr = this.alloc(rowBytes * AVIF_DECODE_BAND_ROWS);
       if (!ptr) throw new AvifDecodeError('out of memory for the rows');
       return ptr;
     });
+    const buffer = this.band;
     const band = new Uint8Array(rowBytes * AVIF_DECODE_BAND_ROWS);
     for (let y = 0; y < height; y += AVIF_DECODE_BAND_ROWS) {
       const n = Math.min(AVIF_DECODE_BAND_ROWS, height - y);

@@ -79,7 +79,7 @@ async function encodeAnimation(
       lossless,
       method: WEBP_METHOD,
     });
-    let encoded = true;
+    let encoderFailed = true;
     let timestamp = 0;
     try {
       await source.each(async (canvas, durationMs) => {
@@ -99,7 +99,7 @@ async function encodeAnimation(
       const encodedBytes = encoder.finish(timestamp);
       const bytes = source.icc ? withIccProfile(encodedBytes, source.icc) : encodedBytes;
       timings.encode += performance.now() - t;
-      encoded = false;
+      encoderFailed = false;
       timings.decode = Math.max(0, performance.now() - started - timings.resize - timings.encode);
       failed = false;
       return {
@@ -118,7 +118,7 @@ async function encodeAnimation(
           : {}),
       };
     } finally {
-      encoder.close(encoded);
+      encoder.close(encoderFailed);
     }
   } finally {
     source.close(failed);
