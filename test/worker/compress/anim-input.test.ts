@@ -6,6 +6,7 @@
 // anim=false and PNG output give the first frame, X-Frames 1/N; over the frame limits: 422; broken: 422.
 // Tiny images, few requests.
 import { beforeAll, describe, expect, it } from 'vitest';
+import p3Sequence from '../../fixtures/avif/sequence-p3.avif';
 import timedSequence from '../../fixtures/avif/sequence-timed.avif';
 import { DISPLAY_P3_PROFILE } from '../../../src/compress/avif-input/display-p3.ts';
 import { readHeader } from '../../../src/compress/header.ts';
@@ -277,6 +278,28 @@ describe('an AVIF sequence in', { timeout: 30_000 }, () => {
     expect(res.status, text()).toBe(200);
     expect(res.headers.get('x-frames')).toBe('3/3');
     expect(wasmMemoryReport().peak_bytes).toBeLessThanOrEqual(animated.estimate);
+  });
+
+  it('Display P3 by nclx is converted to sRGB in the animated WebP (it carries no profile of its own)', async () => {
+    const { res, body, text } = await send(new Uint8Array(p3Sequence), { format: 'webp', lossless: 'true' }, 'p3.avif');
+    expect(res.status, text()).toBe(200);
+    expect(res.headers.get('x-frames')).toBe('2/2');
+    expect(riffChunks(body).some((c) => c.tag === 'ICCP')).toBe(false);
+    // The gradient's code values (200, 120 + y, 40 + x) as Display P3, in sRGB: the P3 → sRGB matrix on
+    // linear light. Read as sRGB they would stay (200, 120, 40): 14 levels of red and 40 of blue away.
+    const lin = (v: number) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+    const enc = (v: number) => {
+      const c = Math.min(1, Math.max(0, v));
+      return Math.round(255 * (c <= 0.0031308 ? c * 12.92 : 1.055 * c ** (1 / 2.4) - 0.055));
+    };
+    const [r, g, b] = [200, 120, 40].map((v) => lin(v / 255)) as [number, number, number];
+    const expected = [
+      enc(1.2249 * r - 0.2247 * g),
+      enc(-0.042 * r + 1.0419 * g),
+      enc(-0.0197 * r - 0.0786 * g + 1.0979 * b),
+    ];
+    const first = composedFrames(readAnimatedWebp(body), 64, 48)[0]!;
+    for (let c = 0; c < 3; c++) expect(Math.abs(first[c]! - expected[c]!), `channel ${c}`).toBeLessThanOrEqual(4);
   });
 
   it('without animation: the first frame, X-Frames 1/3', async () => {
