@@ -328,7 +328,6 @@ function readWebp(b: Uint8Array): ImageHeader {
     if (flags & 0x02) {
       const frames = countChunks(b, Math.min(riffEnd, b.length), 'ANMF');
       if (frames === 0 && defect === null) defect = 'the animated WebP has no frames';
-      // Frames are composed on the canvas, which shows transparency until the first covers it.
       animation = {
         frames,
         overLimit: animationLimitBreach('animated WebP', frames, width, height),

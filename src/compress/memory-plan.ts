@@ -318,12 +318,13 @@ export const animates = (inputFormat: InputFormat, header: ImageHeader, request:
 /**
  * What animated WebP output holds beyond a still's rows (counted by `estimate`): the source's frames (a
  * GIF's composed screen and the rectangle a disposal-3 frame restores; an AVIF sequence's frame gathered
- * in JavaScript (twice when irot/imir turn it) and its decoder's reference pictures; an animated WebP's decoder is the still rows' part,
- * anim/memory.ts), the encoder's frame buffer and its three canvases (wasm/src/sr_webp_anim.c, RGBA at
- * the output size), and the encoded frames with the assembled file: ANIM_OUTPUT_BYTES_PER_UPLOAD_BYTE of
- * the upload scaled to the output, or for a WebP or AVIF source (whose frames may be coded far tighter
- * than WebP's) outputBytesPerPixel of every output frame, if more. One frame's encode works within the
- * still encoder's share of the estimate, its picture being the frame's changed rectangle at most.
+ * in JavaScript, twice when irot/imir turn it, and its decoder's reference pictures; an animated WebP's
+ * decoder is the still rows' part, anim/memory.ts), the encoder's frame buffer and its three canvases
+ * (wasm/src/sr_webp_anim.c, RGBA at the output size), and the encoded frames with the assembled file:
+ * ANIM_OUTPUT_BYTES_PER_UPLOAD_BYTE of the upload scaled to the output, or for a WebP or AVIF source
+ * (whose frames may be coded far tighter than WebP's) outputBytesPerPixel of every output frame (at
+ * quality 100's for lossless output), if more. One frame's encode works within the still encoder's share
+ * of the estimate, its picture being the frame's changed rectangle at most.
  */
 function animationBytes(
   inputFormat: InputFormat,
@@ -345,7 +346,10 @@ function animationBytes(
   const frames =
     inputFormat === 'gif'
       ? 0
-      : animationFrames(inputFormat, header) * output.width * output.height * outputBytesPerPixel(request.quality);
+      : animationFrames(inputFormat, header) *
+        output.width *
+        output.height *
+        outputBytesPerPixel(request.lossless ? 100 : request.quality);
   return source + 4 * frame + Math.ceil(Math.max(uploadBytes * scale * ANIM_OUTPUT_BYTES_PER_UPLOAD_BYTE, frames));
 }
 
