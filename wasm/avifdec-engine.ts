@@ -52,6 +52,8 @@ const INFO = {
   xmpSize: 13,
   codedWidth: 14,
   codedHeight: 15,
+  repetitions: 16,
+  durationMs: 17,
 } as const;
 
 /** How the colours reach the output (SR_COLOUR_*): as they are (sRGB or the file's ICC), Display P3 by nclx, or converted to sRGB. */
@@ -67,6 +69,8 @@ export interface AvifDecodedInfo {
   colour: AvifColour;
   /** nclx: colour primaries, transfer characteristics, matrix coefficients. */
   nclx: [number, number, number];
+  /** A sequence's repetitions after the first play: -1 for ever, -2 unknown (no edit list). */
+  repetitions: number;
 }
 
 export const avifDecSlot = new Slot(
@@ -83,6 +87,8 @@ export class AvifDecoder extends BorrowedInstance<AvifDecModule> {
   private readonly decoder: number;
   readonly info: AvifDecodedInfo;
   private decoded = false;
+  /** The band buffer in the instance's memory (0: none yet). */
+  private band = 0;
 
   /**
    * `maxPixels`: what the boxes declare (the picture before its clean aperture), which the plan counted:
@@ -108,6 +114,7 @@ export class AvifDecoder extends BorrowedInstance<AvifDecModule> {
         frames: at('frames'),
         colour: COLOURS[at('colour')] ?? 'as-is',
         nclx: [at('primaries'), at('transfer'), at('matrix')],
+        repetitions: at('repetitions'),
       };
     });
   }
@@ -131,6 +138,29 @@ export class AvifDecoder extends BorrowedInstance<AvifDecModule> {
    */
   async decode(): Promise<void> {
     if (this.decoded) return;
+    await this.steps();
+    this.decoded = true;
+  }
+
+  /**
+   * A sequence's next image, decoded as the first is (`decode`; the first on the first call), whose rows
+   * `rows` then reads: its display time in ms.
+   */
+  async nextImage(): Promise<number> {
+    if (this.decoded) await this.steps();
+    else await this.decode();
+    return this.call('info', this.decoder, INFO.durationMs);
+  }
+
+  /**
+   * Display P3 converted to sRGB in the rows instead of passed through (for an output without its ICC
+   * profile: animated WebP); `info.colour` says what the rows are then.
+   */
+  toSrgb(): void {
+    this.info.colour = COLOURS[this.call('to_srgb', this.decoder)] ?? 'as-is';
+  }
+
+  private async steps(): Promise<void> {
     const m = this.codec.module;
     m.srGiveWay = (pixels) => giveWayNow(pixels * AVIF_DECODE_WORK_PER_PIXEL);
     try {
@@ -149,7 +179,6 @@ export class AvifDecoder extends BorrowedInstance<AvifDecModule> {
     } finally {
       m.srGiveWay = undefined;
     }
-    this.decoded = true;
   }
 
   /** Every row, top to bottom, as RGBA (the view is reused: copy what must outlive the call). */
@@ -157,11 +186,13 @@ export class AvifDecoder extends BorrowedInstance<AvifDecModule> {
     await this.decode();
     const { width, height } = this.info;
     const rowBytes = width * 4;
-    const buffer = this.closeOnThrow(() => {
+    // One band buffer for every image of a sequence: what `alloc` takes is freed only by close.
+    this.band ||= this.closeOnThrow(() => {
       const ptr = this.alloc(rowBytes * AVIF_DECODE_BAND_ROWS);
       if (!ptr) throw new AvifDecodeError('out of memory for the rows');
       return ptr;
     });
+    const buffer = this.band;
     const band = new Uint8Array(rowBytes * AVIF_DECODE_BAND_ROWS);
     for (let y = 0; y < height; y += AVIF_DECODE_BAND_ROWS) {
       const n = Math.min(AVIF_DECODE_BAND_ROWS, height - y);

@@ -91,7 +91,7 @@ AVIF_CFLAGS="-O3 -msimd128 $PREFIX_MAP -DAVIF_CODEC_DAV1D=1 -I$avif/include -I$a
 compile_each "$AVIF_CFLAGS" "$avif" "$work/avif" libavif.a
 
 EXPORTS='_malloc,_free'
-for f in create destroy message parse info icc exif xmp step rows; do EXPORTS="$EXPORTS,_sr_avifdec_$f"; done
+for f in create destroy message parse info icc exif xmp step rows to_srgb; do EXPORTS="$EXPORTS,_sr_avifdec_$f"; done
 
 # A non-grid picture is one dav1d call: it gives way at the end of every superblock row
 # (patches/dav1d/, srw_give_way in src/sr_give_way.js, the WebP encoder's) by Asyncify, which rewrites

@@ -48,8 +48,9 @@ for patch in patches/*.patch; do patch -s -d "$src" -p1 <"$patch"; done
 )
 
 # libwebp's decoder, encoder and their DSP as a static library, compiled file by file (its CMake build
-# wants tools we do not build): every .c of src/{dec,dsp,enc,mux,utils} (mux: WebPAnimEncoder, for
-# animated output, src/sr_webp_anim.c) and sharpyuv/ (sharpyuv_cpu.c
+# wants tools we do not build): every .c of src/{dec,demux,dsp,enc,mux,utils} (mux: WebPAnimEncoder, for
+# animated output, src/sr_webp_anim.c; demux: WebPAnimDecoder, for animated input, src/sr_webp_animdec.c)
+# and sharpyuv/ (sharpyuv_cpu.c
 # includes dsp/cpu.c under another name, so the two do not clash). -msse2: emscripten maps libwebp's
 # SSE2 code onto WebAssembly SIMD, and libwebp's own wasm CPU check (dsp/cpu.c) enables it from the
 # same compile flags. No threads.
@@ -58,7 +59,7 @@ webp="$work/libwebp-${WEBP_VERSION}"
 # Our changes to libwebp (patches/webp/), each with its reason inside.
 for patch in patches/webp/*.patch; do patch -s -d "$webp" -p1 <"$patch"; done
 mkdir -p "$work/webp"
-(cd "$webp" && ls src/dec/*.c src/dsp/*.c src/enc/*.c src/mux/*.c src/utils/*.c sharpyuv/*.c | LC_ALL=C sort) >"$work/webp/sources"
+(cd "$webp" && ls src/dec/*.c src/demux/*.c src/dsp/*.c src/enc/*.c src/mux/*.c src/utils/*.c sharpyuv/*.c | LC_ALL=C sort) >"$work/webp/sources"
 compile_each "-O3 -msimd128 -msse2 $PREFIX_MAP -I$webp -I$webp/src" "$webp" "$work/webp" libwebp.a
 
 EXPORTS='_malloc,_free,_sr_set_quant_tables,_sr_set_deadzone,_sr_set_trellis,_sr_set_trellis_flat,_sr_set_trellis_model,_sr_set_aq,_sr_set_table_scale,_sr_set_scans,_sr_set_dither,_sr_set_align,_sr_set_chroma_sharpen,_sr_resizer_new,_sr_resizer_push_row,_sr_resizer_pull_row,_sr_resizer_free'
@@ -75,6 +76,7 @@ for f in create destroy message info fill encode free_picture frame jpeg_job aft
   EXPORTS="$EXPORTS,_sr_webp_$f"
 done
 for f in begin frame add finish output output_len message destroy; do EXPORTS="$EXPORTS,_sr_webp_anim_$f"; done
+for f in create info next destroy; do EXPORTS="$EXPORTS,_sr_webp_animdec_$f"; done
 
 # libwebp's encode is one call: it gives way from its progress hook (sr_webp_enc.c, srw_give_way,
 # src/sr_give_way.js) by Asyncify, which rewrites only the functions that can be on the stack there, as
@@ -97,7 +99,7 @@ mkdir -p codec
 # factory through instantiateWasm, so the glue never fetches anything.
 emcc -O3 -msimd128 -I "$src" -I "$work/lib" -I "$webp" -I "$webp/src" \
   src/sr_io.c src/sr_job.c src/sr_encode.c src/sr_quality.c src/sr_trellis.c src/sr_aq.c src/sr_resize.c "$src/transupp.c" "$work/lib/libjpeg.a" \
-  src/sr_webp.c src/sr_webp_enc.c src/sr_webp_anim.c "$work/webp/libwebp.a" \
+  src/sr_webp.c src/sr_webp_enc.c src/sr_webp_anim.c src/sr_webp_animdec.c "$work/webp/libwebp.a" \
   -o codec/sr_jpeg.js \
   -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createJpegModule -sENVIRONMENT=web,worker \
   -sFILESYSTEM=0 -sDYNAMIC_EXECUTION=0 -sALLOW_MEMORY_GROWTH=1 -sMEMORY_GROWTH_GEOMETRIC_STEP=0 -sINITIAL_MEMORY=2MB \

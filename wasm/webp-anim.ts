@@ -2,6 +2,8 @@
 // module). Frames are given one at a time, whole, as RGBA at the canvas size; the encoder encodes each as
 // it arrives and keeps only its canvases and the encoded frames, so a long animation never holds more
 // than one source frame in the instance. Each call is synchronous: the caller gives way between frames.
+// Animated WebP input (wasm/src/sr_webp_animdec.c: libwebp's WebPAnimDecoder) hands out the frames
+// composed on the canvas, one per call, in the same module.
 import { BorrowedInstance } from './borrowed.ts';
 import { slot } from './jpeg-engine.ts';
 import { WebpEngineError } from './webp-engine.ts';
@@ -18,6 +20,10 @@ interface AnimModule {
   _sr_webp_anim_output_len: Fn;
   _sr_webp_anim_message: Fn;
   _sr_webp_anim_destroy: Fn;
+  _sr_webp_animdec_create: Fn;
+  _sr_webp_animdec_info: Fn;
+  _sr_webp_animdec_next: Fn;
+  _sr_webp_animdec_destroy: Fn;
 }
 
 /**
@@ -82,4 +88,61 @@ export class WebpAnimEncoder extends BorrowedInstance<AnimModule> {
     while (heap[end] !== 0) end++;
     throw new WebpAnimError(new TextDecoder().decode(heap.subarray(ptr, end)));
   }
+}
+
+/** What sr_webp_animdec_info answers (SR_ANIM_* of sr_webp_animdec.c). */
+const ANIM_INFO = { width: 0, height: 1, frames: 2, loop: 3, duration: 4 } as const;
+
+/**
+ * An animated WebP's frames, each composed on its canvas as a player shows it (blend and disposal), as
+ * RGBA. The file is copied into the instance, which the decoder reads until `close` (to call once).
+ */
+export class WebpAnimDecoder extends BorrowedInstance<AnimModule> {
+  private readonly dec: number;
+  readonly width: number;
+  readonly height: number;
+  /** Frames the file has. */
+  readonly frames: number;
+  /** Times the animation plays (WebP's loop count): 0 for ever. */
+  readonly loop: number;
+
+  constructor(bytes: Uint8Array) {
+    super(slot);
+    const m = this.codec.module;
+    const input = this.copyIn(bytes);
+    if (!input) {
+      this.close(true);
+      throw new WebpAnimError('out of memory for the animated WebP');
+    }
+    this.dec = this.own(m._sr_webp_animdec_create(input, bytes.length) >>> 0, (ptr) => m._sr_webp_animdec_destroy(ptr));
+    if (!this.dec) {
+      this.close(true);
+      throw new WebpAnimError('its frames cannot be read');
+    }
+    const at = (key: keyof typeof ANIM_INFO) => m._sr_webp_animdec_info(this.dec, ANIM_INFO[key]);
+    this.width = at('width');
+    this.height = at('height');
+    this.frames = at('frames');
+    this.loop = at('loop');
+  }
+
+  /**
+   * The next frame on the canvas (width × height RGBA: a view of the instance's memory, valid until the
+   * next call) and its duration in ms; null after the last. A frame whose data is broken throws.
+   */
+  next(): { canvas: Uint8Array; durationMs: number } | null {
+    return this.closeOnThrow(() => {
+      const m = this.codec.module;
+      const ptr = m._sr_webp_animdec_next(this.dec) >>> 0;
+      if (!ptr) {
+        if (this.given < this.frames) throw new WebpAnimError(`frame ${this.given + 1} cannot be decoded`);
+        return null;
+      }
+      this.given++;
+      const canvas = this.codec.heap().subarray(ptr, ptr + this.width * this.height * 4);
+      return { canvas, durationMs: m._sr_webp_animdec_info(this.dec, ANIM_INFO.duration) };
+    });
+  }
+
+  private given = 0;
 }

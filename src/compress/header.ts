@@ -13,7 +13,9 @@ import {
   readGifStructure,
 } from './gif/structure.ts';
 import { AvifError, readAvifStructure } from './avif-input/structure.ts';
-import { avifDecoderBytes } from './avif-input/memory.ts';
+import { avifDecoderBytes, avifSequenceBytes } from './avif-input/memory.ts';
+import { animationLimitBreach } from './anim/limits.ts';
+import { webpAnimDecoderBytes } from './anim/memory.ts';
 import { readHeicStructure } from './heic-input/structure.ts';
 import { heicDecoderBytes } from './heic-input/memory.ts';
 
@@ -36,6 +38,19 @@ export interface ImageHeader {
   avif?: AvifHeader;
   /** HEIC only: what its boxes say, for the decoder and the memory estimate. */
   heic?: HeicHeader;
+  /** An animated WebP or an AVIF sequence (more than one frame): for the plan and the animation limits. */
+  animation?: AnimationHeader;
+}
+
+export interface AnimationHeader {
+  frames: number;
+  /** What the file is over of the animation limits (frames, frame pixels), or null: refused 422 `image_too_large`. */
+  overLimit: string | null;
+  /**
+   * What decoding frames holds besides the still decoder the plan counts: an animated WebP's decoder (it
+   * has no still one), an AVIF sequence's reference pictures (avif-input/memory.ts).
+   */
+  decoderBytes: number;
 }
 
 export interface HeicHeader {
@@ -89,7 +104,7 @@ export interface JpegFrame {
 /** The structure is too broken to even find the dimensions. */
 export class MalformedImage extends Error {}
 
-/** A well-formed file of a kind the service does not take (animated WebP): 415, not 422. */
+/** A well-formed file of a kind the service does not take: 415, not 422. */
 export class UnsupportedImage extends Error {}
 
 export function readHeader(format: InputFormat, bytes: Uint8Array): ImageHeader {
@@ -293,6 +308,7 @@ function readWebp(b: Uint8Array): ImageHeader {
   let height: number;
   let hasAlphaChannel = false;
   let orientation: Orientation = 1;
+  let animation: AnimationHeader | undefined;
   if (first === 'VP8 ') {
     if (b[23] !== 0x9d || b[24] !== 0x01 || b[25] !== 0x2a)
       throw new MalformedImage('the WebP lossy frame has no start code');
@@ -306,12 +322,18 @@ function readWebp(b: Uint8Array): ImageHeader {
     hasAlphaChannel = ((bits >>> 28) & 1) === 1;
   } else if (first === 'VP8X') {
     const flags = b[20]!;
-    // Animated WebP is refused rather than cut to its first frame: a still of an animation is rarely
-    // what the sender wants, and its frames are stored as differences from the frames before.
-    if (flags & 0x02) throw new UnsupportedImage('animated WebP is not supported: send a still image');
     hasAlphaChannel = (flags & 0x10) !== 0;
     width = u24le(b, 24) + 1;
     height = u24le(b, 27) + 1;
+    if (flags & 0x02) {
+      const frames = countChunks(b, Math.min(riffEnd, b.length), 'ANMF');
+      if (frames === 0 && defect === null) defect = 'the animated WebP has no frames';
+      animation = {
+        frames,
+        overLimit: animationLimitBreach('animated WebP', frames, width, height),
+        decoderBytes: webpAnimDecoderBytes(width, height, b.length),
+      };
+    }
     if (flags & 0x08) orientation = webpExifOrientation(b, Math.min(riffEnd, b.length));
   } else {
     throw new MalformedImage(`the WebP starts with an unknown chunk "${first.replace(/[^\x20-\x7e]/g, '?')}"`);
@@ -319,7 +341,15 @@ function readWebp(b: Uint8Array): ImageHeader {
   if (width === 0 || height === 0) throw new MalformedImage('the WebP declares no width or height');
   defect ??= webpChunksDefect(b, Math.min(riffEnd, b.length));
   const lossless = first === 'VP8L' || (first === 'VP8X' && hasChunk(b, Math.min(riffEnd, b.length), 'VP8L'));
-  return { width, height, orientation, hasAlphaChannel, defect, webp: { lossless } };
+  return {
+    width,
+    height,
+    orientation,
+    hasAlphaChannel,
+    defect,
+    webp: { lossless },
+    ...(animation ? { animation } : {}),
+  };
 }
 
 function webpExifOrientation(b: Uint8Array, end: number): Orientation {
@@ -331,6 +361,12 @@ function webpExifOrientation(b: Uint8Array, end: number): Orientation {
     }
   }
   return 1;
+}
+
+function countChunks(b: Uint8Array, end: number, name: string): number {
+  let n = 0;
+  for (let at = 12; at + 8 <= end; at += 8 + u32le(b, at + 4) + (u32le(b, at + 4) & 1)) if (tag(b, at) === name) n++;
+  return n;
 }
 
 function hasChunk(b: Uint8Array, end: number, name: string): boolean {
@@ -402,6 +438,15 @@ function readAvif(b: Uint8Array): ImageHeader {
       cells: info.cell.count,
       decoderBytes: avifDecoderBytes(info),
     },
+    ...(info.frames > 1
+      ? {
+          animation: {
+            frames: info.frames,
+            overLimit: animationLimitBreach('AVIF sequence', info.frames, info.width, info.height),
+            decoderBytes: avifSequenceBytes(info),
+          },
+        }
+      : {}),
   };
 }
 

@@ -67,14 +67,18 @@ export const WEBP_LOSSLESS_EFFORT = 75;
 export const FULL_CHROMA_QUALITY = 95;
 
 /**
- * GIF input. Most frames a GIF may have, and most frame pixels in all: each frame counts the larger of the
- * logical screen and its own rectangle (what composing it touches, and what its image data decodes to).
- * Issue 49 sets both for animated output (Cloudflare Images takes animations up to 50 MP of frames), and
- * they hold whether every frame is written (animated WebP) or the first. Either is answered 422
- * `image_too_large` from the file's structure, before decoding.
+ * Animations in (animated GIF, animated WebP, AVIF sequences). Most frames a file may have, and most frame
+ * pixels in all: each frame counts its canvas (a GIF's frame the larger of the logical screen and its own
+ * rectangle: what composing it touches, and what its image data decodes to). Issue 49 sets both for
+ * animated output (Cloudflare Images takes animations up to 50 MP of frames), and they hold whether every
+ * frame is written (animated WebP) or the first. Either is answered 422 `image_too_large` from the file's
+ * structure, before decoding.
  */
-export const MAX_GIF_FRAMES = 1_000;
-export const MAX_GIF_FRAME_PIXELS = 100_000_000;
+export const MAX_ANIM_FRAMES = 1_000;
+export const MAX_ANIM_FRAME_PIXELS = 100_000_000;
+/** GIF input's frame limits: the animations' (MAX_ANIM_*). */
+export const MAX_GIF_FRAMES = MAX_ANIM_FRAMES;
+export const MAX_GIF_FRAME_PIXELS = MAX_ANIM_FRAME_PIXELS;
 /**
  * Most LZW data a GIF frame may carry per pixel of its rectangle, plus a fixed allowance. Every code but a
  * clear code yields at least one pixel and codes are at most 12 bits (1.5 bytes); 3 leaves room for an

@@ -112,7 +112,7 @@ export interface PlanRequest {
   guessOpaque?: boolean;
   /** Fit, gravity, rotate, flip, background: planned by transformPlan (the transform path's rows). */
   transform?: Transform;
-  /** False: an animated GIF is written as its first frame even as WebP. */
+  /** False: an animation is written as its first frame even as WebP. */
   anim?: boolean;
 }
 
@@ -199,7 +199,7 @@ export function plan(
   // The never-bigger rewrite of the input: not when lossless output was asked for, which a lossy input's
   // own bytes are not.
   const lossless =
-    (inputFormat === 'jpeg' || inputFormat === 'webp') &&
+    (inputFormat === 'jpeg' || (inputFormat === 'webp' && !header.animation)) &&
     request.format === inputFormat &&
     !resized &&
     request.targetKb === undefined &&
@@ -216,7 +216,7 @@ export function plan(
     return { ...avif, estimate: estimate(inputFormat, header, uploadBytes, request, avif) };
   }
   // A GIF's first frame and an AVIF's picture come as rows, as a PNG's do, into the same writers.
-  if (rowInput(inputFormat) && request.format !== 'webp') {
+  if (rowInput(inputFormat, header) && request.format !== 'webp') {
     const pngBase = { ...base, mode: 'two_pass' as const };
     if (request.format === 'png') {
       const planned = {
@@ -261,7 +261,7 @@ export function plan(
       const planned = { ...base, mode: 'two_pass' as const, webp, estimate: 0 };
       planned.estimate =
         estimate(inputFormat, header, uploadBytes, request, planned) +
-        animatedGifBytes(inputFormat, header, uploadBytes, request, output);
+        animationBytes(inputFormat, header, uploadBytes, request, output);
       if (planned.estimate <= budget) return planned;
       if (webp !== variants.at(-1)) continue;
       if (inputFormat !== 'png' || !header.hasAlphaChannel || request.lossless || request.guessOpaque === false)
@@ -306,40 +306,70 @@ export function plan(
  */
 export const ANIM_OUTPUT_BYTES_PER_UPLOAD_BYTE = 2;
 
-/** Whether this request writes an animated GIF as animated WebP (gif/gif-path.ts decides the same way). */
-export const animatesGif = (inputFormat: InputFormat, header: ImageHeader, request: PlanRequest): boolean =>
-  inputFormat === 'gif' &&
-  (header.gif?.frames ?? 1) > 1 &&
+/** Frames of an animation the file has (1 for a still): a GIF's, an animated WebP's, an AVIF sequence's. */
+export const animationFrames = (inputFormat: InputFormat, header: ImageHeader): number =>
+  inputFormat === 'gif' ? (header.gif?.frames ?? 1) : (header.animation?.frames ?? 1);
+
+/**
+ * Whether this request writes an animation as animated WebP (anim/anim-path.ts): WebP output, not
+ * anim=false nor a size target; any other request takes the first frame.
+ */
+export const animates = (inputFormat: InputFormat, header: ImageHeader, request: PlanRequest): boolean =>
+  animationFrames(inputFormat, header) > 1 &&
   request.format === 'webp' &&
   request.anim !== false &&
   request.targetKb === undefined;
 
 /**
- * What animated WebP output holds beyond a still's rows (counted by `estimate`): the composed screen and
- * the rectangle a disposal-3 frame restores (both RGBA, JavaScript), the encoder's frame buffer and its
- * three canvases (wasm/src/sr_webp_anim.c, RGBA at the output size), and the encoded frames with the
- * assembled file (ANIM_OUTPUT_BYTES_PER_UPLOAD_BYTE). One frame's encode works within the still
- * encoder's share of the estimate, its picture being the frame's changed rectangle at most.
+ * What animated WebP output holds beyond a still's rows (counted by `estimate`): the source's frames (a
+ * GIF's composed screen and the rectangle a disposal-3 frame restores; an AVIF sequence's frame gathered
+ * in JavaScript, twice when irot/imir turn it, and its decoder's reference pictures; an animated WebP's
+ * decoder is the still rows' part, anim/memory.ts), the encoder's frame buffer and its three canvases
+ * (wasm/src/sr_webp_anim.c, RGBA at the output size), and the encoded frames with the assembled file:
+ * ANIM_OUTPUT_BYTES_PER_UPLOAD_BYTE of the upload scaled to the output, or for a WebP or AVIF source
+ * (whose frames may be coded far tighter than WebP's) outputBytesPerPixel of every output frame (at
+ * quality 100's for lossless output), if more. One frame's encode works within the still encoder's share
+ * of the estimate, its picture being the frame's changed rectangle at most.
  */
-function animatedGifBytes(
+function animationBytes(
   inputFormat: InputFormat,
   header: ImageHeader,
   uploadBytes: number,
   request: PlanRequest,
   output: Size,
 ): number {
-  if (!animatesGif(inputFormat, header, request)) return 0;
+  if (!animates(inputFormat, header, request)) return 0;
   const screen = header.width * header.height * 4;
   const frame = output.width * output.height * 4;
   const scale = Math.min(1, (output.width * output.height) / (header.width * header.height));
-  return 2 * screen + 4 * frame + Math.ceil(uploadBytes * scale * ANIM_OUTPUT_BYTES_PER_UPLOAD_BYTE);
+  const source =
+    inputFormat === 'gif'
+      ? 2 * screen
+      : inputFormat === 'avif'
+        ? screen * (header.orientation === 1 ? 1 : 2) + (header.animation?.decoderBytes ?? 0)
+        : 0;
+  const frames =
+    inputFormat === 'gif'
+      ? 0
+      : animationFrames(inputFormat, header) *
+        output.width *
+        output.height *
+        outputBytesPerPixel(request.lossless ? 100 : request.quality);
+  return source + 4 * frame + Math.ceil(Math.max(uploadBytes * scale * ANIM_OUTPUT_BYTES_PER_UPLOAD_BYTE, frames));
 }
 
 const avifChannelsOf = (header: ImageHeader): 3 | 4 => (header.hasAlphaChannel ? 4 : 3);
 
-/** Inputs whose rows take the PNG path (png/png-path.ts `compressRows`): PNG, GIF, AVIF and HEIC. */
-const rowInput = (format: InputFormat): boolean =>
-  format === 'png' || format === 'gif' || format === 'avif' || format === 'heic';
+/**
+ * Inputs whose rows take the PNG path (png/png-path.ts `compressRows`): PNG, GIF, AVIF, HEIC and an
+ * animated WebP's composed frames.
+ */
+const rowInput = (format: InputFormat, header: ImageHeader): boolean =>
+  format === 'png' ||
+  format === 'gif' ||
+  format === 'avif' ||
+  format === 'heic' ||
+  (format === 'webp' && header.animation !== undefined);
 
 /**
  * The AVIF encoder's part: its own instance (wasm/avif-engine.ts) holding the picture, its output and
@@ -371,9 +401,9 @@ function estimate(
   const input = uploadBytes * 2;
   // AVIF's are in its encoder's part (avifEncoderBytes).
   const outputBuffers = request.format === 'avif' ? 0 : outPixels * outputBytesPerPixel(request.quality) * 2;
+  if (rowInput(inputFormat, header)) return pngEstimate(header, uploadBytes, request, p);
   if (inputFormat === 'webp')
     return Math.ceil(REQUEST_BASE_BYTES + input + webpEstimate(header, request, p) + outputBuffers);
-  if (rowInput(inputFormat)) return pngEstimate(header, uploadBytes, request, p);
   const channels = channelsOf(header);
   const frame = header.jpeg!;
   const scaledWidth = Math.ceil((header.width * p.scaleNum) / 8);
@@ -498,7 +528,7 @@ function pngDecoderBytes(
     // (avif-input/memory.ts).
     gifIndices: header.gif
       ? GIF_DECODER_BYTES + header.gif.rowBytes + header.gif.indexBytes
-      : (header.avif?.decoderBytes ?? header.heic?.decoderBytes ?? 0),
+      : (header.avif?.decoderBytes ?? header.heic?.decoderBytes ?? header.animation?.decoderBytes ?? 0),
   };
 }
 
@@ -654,7 +684,7 @@ function transformPlan(
       ? resizerBytes(scaledWidth, Math.ceil((header.height * scaleNum) / 8), stored.width, stored.height)
       : 0;
     decoding = decoder + resampler + (header.orientation !== 1 ? resizePixels * channelsOf(header) : 0);
-  } else if (inputFormat === 'webp') {
+  } else if (inputFormat === 'webp' && !header.animation) {
     const resampler = resized ? resizerBytes(header.width, header.height, stored.width, stored.height) : 0;
     const channels = header.hasAlphaChannel ? 4 : 3;
     decoding = webpDecoderBytes(header) + resampler + (header.orientation !== 1 ? resizePixels * channels : 0);
@@ -719,7 +749,7 @@ function transformPlan(
         fixed +
         webpEncoderPeak(outPixels, alpha, webp, decoding + frame) +
         outputBuffers / 2 +
-        animatedGifBytes(inputFormat, header, uploadBytes, request, output),
+        animationBytes(inputFormat, header, uploadBytes, request, output),
     );
     planned = { ...base, webp, ...estimated };
     if (estimated.estimate <= budget) break;

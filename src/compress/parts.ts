@@ -24,7 +24,7 @@ export interface UploadParts extends TransformOptions {
   target_kb?: number;
   palette?: boolean;
   lossless?: boolean;
-  /** false: an animated GIF gives its first frame even as WebP. */
+  /** false: an animation gives its first frame even as WebP. */
   anim?: boolean;
   colors?: number;
 }

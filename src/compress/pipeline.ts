@@ -3,11 +3,12 @@
 // runs `compress`. Every input streams: JPEG and WebP through the engines built in wasm/ (jpeg-path.ts,
 // webp-path.ts), PNG through our row decoder and writers (png/png-path.ts), a GIF's first frame
 // through our GIF decoder into the same writers (gif/gif-path.ts), an AVIF through libavif and dav1d
-// (a module of its own) into them too (avif-input/avif-path.ts).
+// (a module of its own) into them too (avif-input/avif-path.ts). Animations (GIF, WebP, AVIF sequences)
+// asked as WebP are written as animated WebP a frame at a time (anim/anim-path.ts).
 import { ApiError } from '../errors.ts';
 import { FORMAT_NAMES, INPUT_FORMAT_NAMES, sniff, type InputFormat } from './formats.ts';
 import { MalformedImage, readHeader, UnsupportedImage, type ImageHeader } from './header.ts';
-import { animatesGif, largestFittingWidth, plan, sizeAtWidth, type Plan, type PlanRequest } from './memory-plan.ts';
+import { animates, largestFittingWidth, plan, sizeAtWidth, type Plan, type PlanRequest } from './memory-plan.ts';
 import { makeRoom, poolLimitForBudget } from '../../wasm/instances.ts';
 import { engineJob } from '../../wasm/give-way.ts';
 import { encoderQuality } from './quality-scale.ts';
@@ -71,7 +72,8 @@ export function inspect(bytes: Uint8Array, maxInputPixels: number, whole = true,
       { param: 'image', details: { width: header.width, height: header.height, pixels, max_pixels: maxInputPixels } },
     );
   }
-  if (header.gif?.overLimit) throw new ApiError('image_too_large', header.gif.overLimit, { param: 'image' });
+  const overLimit = header.gif?.overLimit ?? header.animation?.overLimit;
+  if (overLimit) throw new ApiError('image_too_large', overLimit, { param: 'image' });
   if (header.defect && whole) throw unprocessable(header.defect);
   return { format, header };
 }
@@ -232,9 +234,9 @@ async function compressIn(prepared: Prepared): Promise<CompressResult> {
     ]);
     const smart = await smartCrop(request, planned, inputFormat, header);
     const used = smart?.plan ?? planned;
-    // An animated GIF written as animated WebP takes every frame through the transformation (gif-path.ts).
-    const result = animatesGif(inputFormat, header, request)
-      ? await (await import('./gif/gif-path.ts')).compressGif(request, used, header)
+    // An animation written as animated WebP takes every frame through the transformation (anim/anim-path.ts).
+    const result = animates(inputFormat, header, request)
+      ? await (await import('./anim/anim-path.ts')).compressAnimation(request, used, inputFormat, header)
       : await compressTransformed(request, used, inputFormat, header.orientation);
     const cropped = smart ? answered(result, smart) : result;
     if (!prepared.gainMap) return cropped;
@@ -256,6 +258,14 @@ async function compressIn(prepared: Prepared): Promise<CompressResult> {
     const picture = pictureRequest(request, prepared.gainMap);
     const result = await compressJpeg(picture, planned, header.orientation, request.metadata ?? 'strip');
     return withGainMap(result, prepared.gainMap);
+  }
+  if (animates(inputFormat, header, request)) {
+    const { compressAnimation } = await import('./anim/anim-path.ts');
+    return compressAnimation(request, planned, inputFormat, header);
+  }
+  if (inputFormat === 'webp' && header.animation) {
+    const { compressWebpFirstFrame } = await import('./anim/webp-frames.ts');
+    return compressWebpFirstFrame(request, planned, header);
   }
   if (inputFormat === 'webp') {
     const { compressWebp } = await import('./webp-path.ts');

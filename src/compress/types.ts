@@ -21,7 +21,7 @@ export interface CompressRequest {
   colors?: number;
   /** WebP output written lossless (every pixel kept). */
   lossless?: boolean;
-  /** An animated GIF to WebP keeps its frames unless false (anim=false: the first frame). */
+  /** An animation (GIF, WebP, AVIF sequence) to WebP keeps its frames unless false (anim=false: the first frame). */
   anim?: boolean;
   /** Fit, gravity, rotate, flip, background (transform/); undefined when only a resize was asked. */
   transform?: Transform;
@@ -47,7 +47,7 @@ export interface CompressResult {
   gainMap?: 'kept' | 'dropped';
   /** Milliseconds per phase. */
   timings: { decode: number; resize: number; encode: number };
-  /** A GIF input: frames written (1, or all of them as animated WebP) of the frames it has (X-Frames). */
+  /** An animation or a GIF: frames written (1, or all of them as animated WebP) of the frames it has (X-Frames). */
   frames?: { written: number; total: number };
   /**
    * Where the image was cropped, in upright source pixels (X-Crop-Box), the gravity that placed it

@@ -111,6 +111,29 @@ export function packWebp(bitstream: Uint8Array, meta: ImageMetadata, width: numb
   return concatBytes([ascii('RIFF'), le32(4 + payload.length), ascii('WEBP'), payload]);
 }
 
+/**
+ * An extended WebP (an animation: VP8X first) carrying `icc`: VP8X's ICC flag set and an ICCP chunk after
+ * it, where the container wants it; the other chunks as they were.
+ */
+export function withIccProfile(webp: Uint8Array, icc: Uint8Array): Uint8Array {
+  const chunks = riffChunks(webp);
+  const [vp8x, ...rest] = chunks;
+  if (vp8x?.tag !== 'VP8X') return webp;
+  const flags = vp8x.data.slice();
+  flags[0]! |= VP8X_ICC;
+  const parts: Uint8Array[] = [];
+  for (const { tag, data } of [
+    { tag: 'VP8X', data: flags },
+    { tag: 'ICCP', data: icc },
+    ...rest.filter((c) => c.tag !== 'ICCP'),
+  ]) {
+    parts.push(ascii(tag), le32(data.length), data);
+    if (data.length & 1) parts.push(new Uint8Array(1));
+  }
+  const payload = concatBytes(parts);
+  return concatBytes([ascii('RIFF'), le32(4 + payload.length), ascii('WEBP'), payload]);
+}
+
 function le32(n: number): Uint8Array {
   return new Uint8Array([n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, (n >>> 24) & 0xff]);
 }

@@ -67,7 +67,7 @@ const OptionsSchema = queryObject({
   trim: trimParam().optional(),
   blur: blurParam().optional(),
   sharpen: sharpenParam().optional(),
-  // false: an animated GIF source gives its first frame (true, the default, is not part of the key).
+  // false: an animated source gives its first frame (true, the default, is not part of the key).
   anim: choiceParam(['true', 'false']).optional(),
 });
 
@@ -179,7 +179,8 @@ export function accepts(accept: string | null, mediaType: string): boolean {
 
 /**
  * The output format once the source's format is known; WebP only where the tier writes it. An animated
- * source (`animated`: an animated GIF, anim not false) is WebP, animated, without `f` and with `f=auto`
+ * source (`animated`: an animated GIF or WebP, an AVIF sequence; anim not false) is WebP, animated,
+ * without `f` and with `f=auto`
  * when the variant is AVIF (animations are never sent as AVIF: every client that reads AVIF reads WebP);
  * an explicit format is kept, as is `fallback` (a client that takes neither).
  */

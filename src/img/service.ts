@@ -18,7 +18,9 @@ import { ApiError } from '../errors.ts';
 import type { RateHeaders } from '../metering/types.ts';
 import { signingAccount } from '../signing/secrets.ts';
 import { imageCacheKey, strongEtag, type ImageCache, type StoredImage } from './cache.ts';
-import { readGifStructure } from '../compress/gif/structure.ts';
+import { readHeader } from '../compress/header.ts';
+import { animationFrames } from '../compress/memory-plan.ts';
+import type { InputFormat } from '../compress/formats.ts';
 import { outputFormat, parseOptions, variantOf, type ImageOptions } from './options.ts';
 import { verify } from './signature.ts';
 import { fetchSource, sourceUrl, type SourcePolicy } from './source.ts';
@@ -98,13 +100,13 @@ export async function signedImage(path: ImagePath, ctx: ImageContext): Promise<I
     const sourceFormat = sniff(bytes).format;
     // An unreadable source gets the pipeline's own 415; the format asked for does not matter then.
     const animated = {
-      // As memory-plan.ts's animatesGif: a transformation or a size target writes the first frame.
+      // As memory-plan.ts's animates: a size target writes the first frame (and here a transformation too).
       source:
-        sourceFormat === 'gif' &&
+        sourceFormat !== null &&
         options.anim !== false &&
         options.transform === undefined &&
         options.targetKb === undefined &&
-        isAnimatedGif(bytes),
+        isAnimated(bytes, sourceFormat),
       auto: options.format === 'auto',
     };
     const format = sourceFormat === null ? 'jpeg' : outputFormat(variant, sourceFormat, webp, animated);
@@ -124,10 +126,14 @@ export async function signedImage(path: ImagePath, ctx: ImageContext): Promise<I
   }
 }
 
-/** Whether a GIF has more than one frame (a broken one: false, and the pipeline refuses it). */
-function isAnimatedGif(bytes: Uint8Array): boolean {
+/**
+ * Whether the source is an animation (an animated GIF or WebP, an AVIF sequence), from its structure; a
+ * broken one: false, and the pipeline refuses it.
+ */
+function isAnimated(bytes: Uint8Array, format: InputFormat): boolean {
+  if (format !== 'gif' && format !== 'webp' && format !== 'avif') return false;
   try {
-    return readGifStructure(bytes).frameCount > 1;
+    return animationFrames(format, readHeader(format, bytes)) > 1;
   } catch {
     return false;
   }

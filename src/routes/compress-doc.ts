@@ -30,7 +30,7 @@ export const compressDoc: RouteConfig = {
   path: '/api/v1/compress',
   summary: 'Compress an image: multipart upload in, the compressed image out, sizes in headers',
   description:
-    'Decodes the upload (JPEG, PNG, WebP, GIF, AVIF or HEIC where the operator has enabled it, detected from its bytes; of an animated GIF or an AVIF sequence, the first frame), applies its orientation (EXIF; in AVIF and HEIC its irot/imir), resizes within width/height ' +
+    'Decodes the upload (JPEG, PNG, WebP, GIF, AVIF or HEIC where the operator has enabled it, detected from its bytes; of an animation, the first frame unless it is written as animated WebP), applies its orientation (EXIF; in AVIF and HEIC its irot/imir), resizes within width/height ' +
     '(never upscaling), and encodes to `format`: JPEG (our streaming libjpeg-turbo engine), lossless optimised PNG (oxipng), WebP, or AVIF (4:2:0, libavif over libaom). ' +
     'Every input is decoded, resized and encoded in rows, so what bounds a request is the memory budget, estimated from the header ' +
     'before decoding: a request that could never fit is 422 image_too_large naming the largest width that would. Metadata is ' +
@@ -67,7 +67,7 @@ export const compressDoc: RouteConfig = {
         'With target_kb: true when the output fits the target, false when even quality 1 does not',
       ),
       'X-Frames': header(
-        'GIF and AVIF input only: the frames written / the frames the input has, e.g. 1/24, or 24/24 for an animated GIF written as animated WebP (anim); an AVIF sequence gives its first frame',
+        'GIF, AVIF and animated WebP input only: the frames written / the frames the input has, e.g. 1/24, or 24/24 for an animation written as animated WebP (anim)',
       ),
       'X-Crop-Box': header(
         'When the image was cropped (fit=cover or crop): x,y,width,height of the kept box in upright source pixels',

@@ -40,7 +40,7 @@ const imagePart = z
     type: 'string',
     format: 'binary',
     description:
-      'The JPEG, PNG, WebP, GIF, AVIF or HEIC/HEIF to compress (at most 10 MB); its type is read from its bytes. An animated GIF gives its first frame (X-Frames says how many it has), or every frame as animated WebP (format=webp; see anim); an AVIF sequence gives its first frame. HEIC is read only where the operator has turned it on (HEIC_INPUT; otherwise 415)',
+      'The JPEG, PNG, WebP, GIF, AVIF or HEIC/HEIF to compress (at most 10 MB); its type is read from its bytes. An animation (an animated GIF or WebP, an AVIF sequence) gives its first frame (X-Frames says how many it has), or every frame as animated WebP (format=webp; see anim). HEIC is read only where the operator has turned it on (HEIC_INPUT; otherwise 415)',
   });
 
 /** What the `format` part may say: an output format, `keep`, or `json` (the image described, not encoded). */
@@ -187,7 +187,7 @@ export const CompressParts = queryObject({
       enum: ['true', 'false'],
       default: 'true',
       description:
-        'An animated GIF to WebP output keeps its animation (every frame, resized alike; delays kept, 10 ms or less played as 100 ms as browsers do; loop count kept; X-Frames: N/N). false, any other output format, or a transformation other than a resize: the first frame only (X-Frames: 1/N)',
+        'An animation (an animated GIF or WebP, an AVIF sequence) to WebP output keeps its animation (every frame, resized and transformed alike; durations kept, a GIF delay of 10 ms or less played as 100 ms as browsers do; loop count kept; X-Frames: N/N). false, any other output format, or target_kb: the first frame only (X-Frames: 1/N)',
     }),
   colors: integerParam(MIN_PALETTE_COLORS, MAX_PALETTE_COLORS).optional().openapi({
     type: 'integer',

@@ -60,7 +60,7 @@ const ERROR_DESCRIPTIONS: Partial<Record<ErrorCode, string>> = {
   fetch_failed:
     'The page could not be fetched: DNS, connection, TLS, the 8 s deadline, more than 5 redirects, or an upstream status of 400 or more (details.status)',
   unsupported_media_type:
-    'Not a JPEG, PNG, WebP, GIF, AVIF or HEIC by its magic bytes, a HEIC where the operator has not turned HEIC input on (HEIC_INPUT), an animated WebP, or an AVIF or HEIC whose colour description is not supported',
+    'Not a JPEG, PNG, WebP, GIF, AVIF or HEIC by its magic bytes, a HEIC where the operator has not turned HEIC input on (HEIC_INPUT), or an AVIF or HEIC whose colour description is not supported',
   unprocessable_image: 'Claims a supported type but cannot be decoded (truncated, corrupt)',
   image_too_large: 'Width × height over MAX_INPUT_PIXELS, refused from the header before decoding',
   overloaded: 'Free-tier compression shed while the isolate is saturated; see Retry-After',

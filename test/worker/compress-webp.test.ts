@@ -1,7 +1,7 @@
 // POST /api/v1/compress with WebP input, as a caller sees it: lossy, lossless and alpha inputs to WebP
 // and JPEG, X-Image-Width/Height against the output's own header, the metadata rules (ICC kept, EXIF
 // and XMP only with metadata=keep, orientation reset), the never-bigger rewrite that is never the
-// input's bytes, animated WebP (415), damaged files (422), and admission by memory.
+// input's bytes, animated WebP (now read), damaged files (422), and admission by memory.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { plan, WEBP_TOKEN_GROWTH_BYTES } from '../../src/compress/memory-plan.ts';
 import { readHeader } from '../../src/compress/header.ts';
@@ -214,12 +214,15 @@ describe('metadata', () => {
 });
 
 describe('refusals', () => {
-  it('animated WebP is 415: stills only, no first-frame guess', async () => {
-    const { res, body } = await compressed({ image: animatedWebp(), format: 'webp' });
-    expect(res.status).toBe(415);
-    const { error } = JSON.parse(new TextDecoder().decode(body));
-    expect(error.code).toBe('unsupported_media_type');
-    expect(error.message).toMatch(/animated/);
+  it('animated WebP is no longer refused: as WebP, every frame (X-Frames 2/2); as JPEG, the first (1/2)', async () => {
+    // Hand-made frames (webp-fixtures.ts), not our encoder's: test/worker/compress/anim-input.test.ts has the rest.
+    const animated = await compressed({ image: animatedWebp(), format: 'webp' });
+    expect(animated.res.status).toBe(200);
+    expect(animated.res.headers.get('x-frames')).toBe('2/2');
+    const first = await compressed({ image: animatedWebp(), format: 'jpeg' });
+    expect(first.res.status).toBe(200);
+    expect(first.res.headers.get('x-frames')).toBe('1/2');
+    expect(decodeAny(first.body).data[0]).toBeLessThan(80);
   });
 
   it.each([

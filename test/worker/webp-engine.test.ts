@@ -70,7 +70,7 @@ describe('decoding in rows', () => {
     expect(decodeEngine(bytes).data).toEqual(decodeAny(bytes).data);
   });
 
-  it('animated WebP is recognised from its headers (the pipeline refuses it with 415)', () => {
+  it('animated WebP is recognised from its headers (the pipeline reads it with WebPAnimDecoder)', () => {
     withWebpJob(animatedWebp(), (job) => expect(job.info.animated).toBe(true));
   });
 });

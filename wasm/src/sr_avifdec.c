@@ -44,6 +44,8 @@ enum {
   SR_INFO_XMP_SIZE = 13,
   SR_INFO_CODED_WIDTH = 14, /* the decoded picture before the clean aperture */
   SR_INFO_CODED_HEIGHT = 15,
+  SR_INFO_REPETITIONS = 16, /* a sequence's repetitionCount: -1 for ever, -2 unknown (no edit list) */
+  SR_INFO_DURATION_MS = 17, /* the image last decoded: its display time, in ms (0 for a still) */
 };
 
 /* How the colours reach the output. */
@@ -206,16 +208,30 @@ int sr_avifdec_info(sr_avifdec *d, int what) {
   case SR_INFO_XMP_SIZE: return (int)im->xmp.size;
   case SR_INFO_CODED_WIDTH: return (int)im->width;
   case SR_INFO_CODED_HEIGHT: return (int)im->height;
+  case SR_INFO_REPETITIONS: return d->decoder->repetitionCount;
+  case SR_INFO_DURATION_MS: {
+    double ms = d->decoder->imageTiming.duration * 1000.0 + 0.5;
+    return ms < 0 ? 0 : ms > 2147483647.0 ? 2147483647 : (int)ms;
+  }
   default: return -1;
   }
+}
+
+/* Display P3 by nclx converted to sRGB in the rows rather than passed through: for an output that
+ * cannot carry the P3 profile (animated WebP). The colour it answers (SR_COLOUR_*). */
+int sr_avifdec_to_srgb(sr_avifdec *d) {
+  if (d->colour == SR_COLOUR_P3) d->colour = SR_COLOUR_TO_SRGB;
+  return d->colour;
 }
 
 const uint8_t *sr_avifdec_icc(sr_avifdec *d) { return d->decoder->image->icc.data; }
 const uint8_t *sr_avifdec_exif(sr_avifdec *d) { return d->decoder->image->exif.data; }
 const uint8_t *sr_avifdec_xmp(sr_avifdec *d) { return d->decoder->image->xmp.data; }
 
-/* Decodes the next AV1 item of the first image: 1 while items are left, 0 once the picture is whole,
- * -1 with a message. */
+/* Decodes the next AV1 item of the image being decoded: 1 while items are left, 0 once the picture is
+ * whole, -1 with a message. Called again after a 0, it goes on with a sequence's next image (libavif's
+ * avifDecoderNextImage: the same call path, so the same Asyncify list), whose rows then replace the
+ * previous image's. */
 int sr_avifdec_step(sr_avifdec *d) {
   d->grants = 1;
   avifResult r = avifDecoderNextImage(d->decoder);

@@ -18,7 +18,7 @@ export interface PaletteOptions {
   colors?: number;
   /** WebP output only: lossless WebP. */
   lossless?: boolean;
-  /** false: an animated GIF gives its first frame even as WebP (by default WebP keeps the animation). */
+  /** false: an animation (GIF, WebP, AVIF sequence) gives its first frame even as WebP (by default WebP keeps the animation). */
   anim?: boolean;
 }
 type WithPalette<T> = Omit<T, keyof PaletteOptions> & PaletteOptions;
@@ -90,8 +90,8 @@ export interface CompressResult {
   /** With target_kb: whether the output fits. */
   targetReached: boolean | undefined;
   /**
-   * A GIF or AVIF input (X-Frames): the frames written and the frames it has. Animated output is not
-   * written yet, so an animated GIF or an AVIF sequence gives `{ written: 1, total: N }`. Undefined for other inputs.
+   * A GIF, AVIF or animated WebP input (X-Frames): the frames written and the frames it has: `{ written: N,
+   * total: N }` for an animation written as animated WebP, else `{ written: 1, total: N }`. Undefined for other inputs.
    */
   frames: { written: number; total: number } | undefined;
   /** When the image was cropped (fit cover or crop): the kept box in upright source pixels (X-Crop-Box). */

@@ -47,3 +47,16 @@ export function avifDecoderBytes(info: AvifInfo): number {
   const decoders = grid ? Math.max(colour, alpha) : colour + alpha;
   return Math.ceil(DAV1D_FIXED_BYTES + decoders + whole + info.codedWidth * BAND_BYTES_PER_COLUMN);
 }
+
+/**
+ * Reference pictures an AV1 sequence may keep (AV1's eight reference slots), each a distinct picture at
+ * worst: what decoding a sequence's later frames holds besides the first frame's decoder.
+ */
+export const AV1_REFERENCE_PICTURES = 8;
+
+/** What an image sequence's later frames add to the decoder's peak, in bytes. */
+export function avifSequenceBytes(info: AvifInfo): number {
+  const { width, height } = info.cell;
+  const picture = pictureBytes(width, height, info, false) + (info.alpha ? pictureBytes(width, height, info, true) : 0);
+  return AV1_REFERENCE_PICTURES * picture;
+}

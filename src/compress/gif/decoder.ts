@@ -3,7 +3,8 @@
 // where its transparency index is. A non-interlaced frame needs one row of indices; an interlaced one
 // gives its rows out of order, so the indices of its visible part (at most its width × height, a byte
 // each) are kept until the last pass. `composeFrames` draws every frame in turn on a screen-sized
-// canvas, applying each frame's disposal method before the next: animated WebP output (gif-path.ts).
+// canvas, applying each frame's disposal method before the next: animated WebP output (gif-path.ts
+// gifFrames, anim/anim-path.ts).
 //
 // The screen starts transparent and disposal method 2 clears to transparent, as browsers draw GIFs: the
 // background colour index is not used.

@@ -140,7 +140,34 @@ async function webpFacts(bytes: Uint8Array, header: ImageHeader): Promise<Contai
     // Some writers keep JPEG's "Exif\0\0" in front of the TIFF block.
     if (tag === 'EXIF' && exif === null) exif = startsWith(data, EXIF) ? data.subarray(EXIF.length) : data;
   }
-  return { icc, exif, hasAlpha: header.hasAlphaChannel, bitDepth: 8, hdr: false, gainMap: false, ...still };
+  return {
+    icc,
+    exif,
+    hasAlpha: header.hasAlphaChannel,
+    bitDepth: 8,
+    hdr: false,
+    gainMap: false,
+    ...(header.animation ? webpAnimationFacts(riffChunks(bytes)) : still),
+  };
+}
+
+/** An animated WebP's frames (ANMF chunks), their durations summed, and ANIM's loop count (plays, 0 for ever). */
+function webpAnimationFacts(chunks: { tag: string; data: Uint8Array }[]): {
+  frames: number;
+  durationMs: number;
+  loop: number | null;
+} {
+  let frames = 0;
+  let durationMs = 0;
+  let loop: number | null = null;
+  for (const { tag, data } of chunks) {
+    if (tag === 'ANIM' && data.length >= 6) loop = data[4]! | (data[5]! << 8);
+    if (tag === 'ANMF' && data.length >= 16) {
+      frames++;
+      durationMs += data[12]! | (data[13]! << 8) | (data[14]! << 16);
+    }
+  }
+  return { frames, durationMs, loop };
 }
 
 /**
@@ -153,9 +180,10 @@ async function webpFacts(bytes: Uint8Array, header: ImageHeader): Promise<Contai
  * EXIF and HDR transfer (PQ, HLG in its nclx) from libavif's parse, which decodes no pixel.
  */
 async function avifFacts(bytes: Uint8Array, header: ImageHeader): Promise<ContainerFacts> {
-  const [{ AvifDecoder }, { refusedWhenBroken }] = await Promise.all([
+  const [{ AvifDecoder }, { refusedWhenBroken }, { webpLoopOfRepetitions }] = await Promise.all([
     import('../../../wasm/avifdec-engine.ts'),
     import('../avif-input/avif-path.ts'),
+    import('../anim/avif-frames.ts'),
   ]);
   const decoder = refusedWhenBroken(
     () => new AvifDecoder(bytes, header.avif?.codedPixels ?? header.width * header.height),
@@ -171,7 +199,7 @@ async function avifFacts(bytes: Uint8Array, header: ImageHeader): Promise<Contai
       bitDepth: decoder.info.depth,
       hdr: transfer === AVIF_TRANSFER_PQ || transfer === AVIF_TRANSFER_HLG,
       gainMap: false,
-      ...(frames > 1 ? { frames, durationMs: null, loop: null } : still),
+      ...(frames > 1 ? { frames, durationMs: null, loop: webpLoopOfRepetitions(decoder.info.repetitions) } : still),
     };
   } finally {
     decoder.close();

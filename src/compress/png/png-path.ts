@@ -56,11 +56,12 @@ export async function pngRowInput(bytes: Uint8Array, metadata: MetadataMode): Pr
 }
 
 /**
- * An input decoded a row at a time: a PNG, a GIF's first frame (gif/gif-path.ts) or an AVIF's picture
- * (avif-input/avif-path.ts), whose rows go through the same resampler and writers.
+ * An input decoded a row at a time: a PNG, a GIF's or an animated WebP's first frame (gif/gif-path.ts,
+ * anim/webp-frames.ts) or an AVIF's picture (avif-input/avif-path.ts), whose rows go through the same
+ * resampler and writers.
  */
 export interface RowInput {
-  format: 'png' | 'gif' | 'avif' | 'heic';
+  format: 'png' | 'gif' | 'avif' | 'heic' | 'webp';
   width: number;
   height: number;
   hasAlpha: boolean;

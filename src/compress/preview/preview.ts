@@ -27,6 +27,7 @@ export async function makePreview(bytes: Uint8Array, format: InputFormat, header
     const scale = dctScale(header, stored);
     return readRows('JPEG', () => new JpegRowReader(bytes, scale, stored.width, stored.height, header.orientation));
   }
+  if (format === 'webp' && header.animation) return webpAnimPreview(bytes, header);
   if (format === 'webp') {
     const { WebpRowReader } = await import('../../../wasm/webp-engine.ts');
     return readRows('WebP', () => new WebpRowReader(bytes, stored, header.orientation));
@@ -182,6 +183,23 @@ async function heifPreview(format: 'avif' | 'heic', bytes: Uint8Array, header: I
     );
     failed = false;
     return applyOrientation(preview, header.orientation);
+  } finally {
+    close(failed);
+  }
+}
+
+/** An animated WebP's first frame (what a still of it writes), composed on its canvas, averaged in blocks. */
+async function webpAnimPreview(bytes: Uint8Array, header: ImageHeader): Promise<RgbaImage> {
+  const { webpFirstFrameInput } = await import('../anim/webp-frames.ts');
+  const { input, close } = await webpFirstFrameInput(bytes, header, 'strip');
+  let failed = true;
+  let y = 0;
+  try {
+    const preview = await blockAverage(input.width, input.height, (onRow) =>
+      input.decodeRows((row) => onRow(row, y++), {}),
+    );
+    failed = false;
+    return preview;
   } finally {
     close(failed);
   }

@@ -57,6 +57,24 @@ export async function openRows(
     };
   }
   if (inputFormat === 'webp') {
+    // An animated WebP's first frame (a still of it), through the PNG path's resampler.
+    const { readHeader } = await import('../header.ts');
+    const header = readHeader('webp', request.bytes);
+    if (header.animation) {
+      const [{ rowSource }, { webpFirstFrameInput }] = await Promise.all([
+        import('../png/png-path.ts'),
+        import('../anim/webp-frames.ts'),
+      ]);
+      const { input, frames, close } = await webpFirstFrameInput(request.bytes, header, mode);
+      return {
+        channels: 4,
+        rows: rowSource(input, plan, orientation, false, timings),
+        metadata: input.metadata,
+        alpha: input.hasAlpha,
+        frames,
+        close,
+      };
+    }
     const { WebpRowReader } = await import('../../../wasm/webp-engine.ts');
     const reader = inEngine('WebP', () => new WebpRowReader(request.bytes, stored, orientation));
     return {

@@ -157,7 +157,7 @@ export interface Schemas {
     palette?: "true" | "false";
     /** WebP output only: lossless WebP (every pixel kept; quality is then ignored). A lossless WebP input gives lossless output by itself when its memory fits. Not with target_kb */
     lossless?: "true" | "false";
-    /** An animated GIF to WebP output keeps its animation (every frame, resized alike; delays kept, 10 ms or less played as 100 ms as browsers do; loop count kept; X-Frames: N/N). false, any other output format, or a transformation other than a resize: the first frame only (X-Frames: 1/N) */
+    /** An animation (an animated GIF or WebP, an AVIF sequence) to WebP output keeps its animation (every frame, resized and transformed alike; durations kept, a GIF delay of 10 ms or less played as 100 ms as browsers do; loop count kept; X-Frames: N/N). false, any other output format, or target_kb: the first frame only (X-Frames: 1/N) */
     anim?: "true" | "false";
     /** With palette=true: the most colours the palette may have */
     colors?: number;
@@ -165,7 +165,7 @@ export interface Schemas {
     size: number;
   };
   CompressRequest: {
-    /** The JPEG, PNG, WebP, GIF, AVIF or HEIC/HEIF to compress (at most 10 MB); its type is read from its bytes. An animated GIF gives its first frame (X-Frames says how many it has), or every frame as animated WebP (format=webp; see anim); an AVIF sequence gives its first frame. HEIC is read only where the operator has turned it on (HEIC_INPUT; otherwise 415) */
+    /** The JPEG, PNG, WebP, GIF, AVIF or HEIC/HEIF to compress (at most 10 MB); its type is read from its bytes. An animation (an animated GIF or WebP, an AVIF sequence) gives its first frame (X-Frames says how many it has), or every frame as animated WebP (format=webp; see anim). HEIC is read only where the operator has turned it on (HEIC_INPUT; otherwise 415) */
     image: Blob;
     /** Quality for JPEG, WebP and AVIF (PNG output is lossless), one scale for all three: q gives about the SSIMULACRA2 our JPEG reaches at q, each encoder getting its own number for it (X-Encoder-Quality); with palette=true, the palette quality to reach; with target_kb, the highest quality tried */
     quality?: number;
@@ -201,7 +201,7 @@ export interface Schemas {
     palette?: "true" | "false";
     /** WebP output only: lossless WebP (every pixel kept; quality is then ignored). A lossless WebP input gives lossless output by itself when its memory fits. Not with target_kb */
     lossless?: "true" | "false";
-    /** An animated GIF to WebP output keeps its animation (every frame, resized alike; delays kept, 10 ms or less played as 100 ms as browsers do; loop count kept; X-Frames: N/N). false, any other output format, or a transformation other than a resize: the first frame only (X-Frames: 1/N) */
+    /** An animation (an animated GIF or WebP, an AVIF sequence) to WebP output keeps its animation (every frame, resized and transformed alike; durations kept, a GIF delay of 10 ms or less played as 100 ms as browsers do; loop count kept; X-Frames: N/N). false, any other output format, or target_kb: the first frame only (X-Frames: 1/N) */
     anim?: "true" | "false";
     /** With palette=true: the most colours the palette may have */
     colors?: number;
