@@ -1,9 +1,9 @@
 // `npm run bench -- conversions`: every input format to every output format at phone size, measured
 // from outside as workerd's peak resident growth (lib/rss.ts), on the first request after the service
-// starts (cold) and again after a warm-up (warm): a 12 MP photo as JPEG, PNG and WebP to JPEG, PNG
+// starts (cold) and again after a warm-up (warm): a 12 MP photo as JPEG, PNG, WebP and AVIF to JPEG, PNG
 // (width=3000: a full-size photo as PNG is a 20 MB file nobody asks for), WebP and AVIF; a 24 MP photo
-// at full size to each; a 12 MP screenshot PNG to each; the 50 MP screenshot PNG with width=2048 to PNG;
-// a 64 × 64 JPEG to each (cold, that output's code loading: the AVIF module's compilation and instantiation);
+// as JPEG, WebP and AVIF at full size to each (as PNG it would be over the upload limit); a 12 MP
+// screenshot PNG to each; the 50 MP screenshot PNG with width=2048 to PNG; a 64 × 64 JPEG to each (cold, that output's code loading: the AVIF module's compilation and instantiation);
 // and four 12 MP compressions sent at once (200 or 503 overloaded, never 500), to WebP and to AVIF.
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -94,11 +94,17 @@ async function inputs(service: Service): Promise<{ matrix: Input[]; big: Input[]
   const photo12 = await syntheticPhoto(12);
   const photo24 = await syntheticPhoto(24);
   const jpeg12 = new Uint8Array(readFileSync(photo12.path));
+  const jpeg24 = new Uint8Array(readFileSync(photo24.path));
   const webp12 = new Uint8Array(await sharp(jpeg12).webp({ quality: 90 }).toBuffer());
+  const webp24 = new Uint8Array(await sharp(jpeg24).webp({ quality: 90 }).toBuffer());
+  // AVIF inputs as a phone or a browser saves them: 4:2:0, sharp's default effort, a high quality.
+  const avif12 = new Uint8Array(await sharp(jpeg12).avif({ quality: 80 }).toBuffer());
+  const avif24 = new Uint8Array(await sharp(jpeg24).avif({ quality: 80 }).toBuffer());
   const shots = await pngInputs(`${service.base}/docs`, log);
   // The synthetic photo's grain makes a PNG over the 10 MB upload limit: the PNG bench's 12 MP photograph instead.
   const [shot12, photoPng, shot50] = shots.large;
   const px = `${photo12.width}×${photo12.height}`;
+  const px24 = `${photo24.width}×${photo24.height}`;
   return {
     matrix: [
       { name: `12 MP photo JPEG (${px})`, file: 'in.jpg', bytes: jpeg12, photo: true },
@@ -109,6 +115,7 @@ async function inputs(service: Service): Promise<{ matrix: Input[]; big: Input[]
         photo: true,
       },
       { name: `12 MP photo WebP (${px})`, file: 'in.webp', bytes: webp12, photo: true },
+      { name: `12 MP photo AVIF (${px})`, file: 'in.avif', bytes: avif12, photo: true },
       {
         name: `12 MP screenshot PNG (${shot12!.width}×${shot12!.height})`,
         file: 'in.png',
@@ -117,12 +124,9 @@ async function inputs(service: Service): Promise<{ matrix: Input[]; big: Input[]
       },
     ],
     big: [
-      {
-        name: `24 MP photo JPEG (${photo24.width}×${photo24.height})`,
-        file: 'in.jpg',
-        bytes: new Uint8Array(readFileSync(photo24.path)),
-        photo: true,
-      },
+      { name: `24 MP photo JPEG (${px24})`, file: 'in.jpg', bytes: jpeg24, photo: true },
+      { name: `24 MP photo WebP (${px24})`, file: 'in.webp', bytes: webp24, photo: true },
+      { name: `24 MP photo AVIF (${px24})`, file: 'in.avif', bytes: avif24, photo: true },
     ],
     shot50: {
       name: `50 MP screenshot PNG (${shot50!.width}×${shot50!.height})`,
@@ -244,7 +248,7 @@ export async function benchConversions(start: () => Promise<Service>): Promise<C
     `Shrinkray under wrangler dev (MEMORY_BUDGET_MB 100, MAX_INPUT_PIXELS 100,000,000), pro key, quality 80, one request at a time. ` +
     `Peak RSS growth: VmHWM − VmRSS of the workerd process that grew most, /proc clear_refs=5 before each request, after a forced GC; ` +
     `cold = the first request after the service started, warm = the same request again; 1 MB = 1,048,576 bytes. Photos: lib/images.ts's ` +
-    `synthetic photo (JPEG q90 by sharp; the WebP q90 made from it by sharp); the PNG photograph and the screenshots: lib/png-inputs.ts (as the PNG bench). Bench time ${((performance.now() - t0) / 1000).toFixed(0)} s.`;
+    `synthetic photo (JPEG q90 by sharp; the WebP q90 and AVIF q80 made from it by sharp); the PNG photograph and the screenshots: lib/png-inputs.ts (as the PNG bench). Bench time ${((performance.now() - t0) / 1000).toFixed(0)} s.`;
   return { header, cases, atOnce };
 }
 
