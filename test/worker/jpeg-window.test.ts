@@ -14,7 +14,11 @@ interface Box {
 }
 
 /** A photo-like JPEG: RGB with the given sampling, or grey. */
-function jpegFixture(width: number, height: number, options: { sampling?: [number, number]; progressive?: boolean; grey?: boolean }) {
+function jpegFixture(
+  width: number,
+  height: number,
+  options: { sampling?: [number, number]; progressive?: boolean; grey?: boolean },
+) {
   const rgba = photo(width, height).data;
   if (options.grey) {
     const grey = new Uint8Array(width * height).map((_, i) => rgba[i * 4 + 1]!);
