@@ -1,7 +1,7 @@
 // `npm run bench -- transform`: the transformations (issue 48's Figures) on the camera photos
 // (../shared/corpus/camera/, read in place), side by side with sharp in one run, one request or one sharp
 // call at a time (sharp on one thread, lib/images.ts):
-// - each fit at 800×800 and 1200×600 (BENCH_TRANSFORM_LARGE=1 adds 6000×6000): the output's size against
+// - each fit at 800×800 and 1200×600 (BENCH_TRANSFORM_LARGE=1 adds 6000×6000, =only runs it alone): the output's size against
 //   sharp's equivalent (±1 px), and SSIM of our JPEG against sharp's same operation (its raw pixels);
 // - fit=cover 1080×1080 gravity=auto request time against sharp's `attention` crop written by MozJPEG;
 // - blur=20 and sharpen=3 at width 1080: the time they add, against sharp's blur(10) and sharpen(sigma 1),
@@ -28,10 +28,11 @@ import { BLUR_SIGMA_PER_STEP, SHARPEN_AMOUNT_PER_STEP, SHARPEN_SIGMA } from '../
 
 /** The JPEG quality of both sides; BENCH_TRANSFORM_QUALITY=100 leaves the geometry alone in the SSIM. */
 const QUALITY = Number(process.env.BENCH_TRANSFORM_QUALITY ?? 80);
+/** BENCH_TRANSFORM_LARGE=1 adds the 6000×6000 box; =only measures it alone. */
+const LARGE = process.env.BENCH_TRANSFORM_LARGE;
 const BOXES: [number, number][] = [
-  [800, 800],
-  [1200, 600],
-  ...(process.env.BENCH_TRANSFORM_LARGE === '1' ? [[6000, 6000] as [number, number]] : []),
+  ...(LARGE === 'only' ? [] : [[800, 800] as [number, number], [1200, 600] as [number, number]]),
+  ...(LARGE === '1' || LARGE === 'only' ? [[6000, 6000] as [number, number]] : []),
 ];
 const THUMB = 1080;
 const BLUR = 20;
