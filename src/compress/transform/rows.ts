@@ -1,5 +1,6 @@
 // The row transform: the decoder's upright rows at the resized size in, the output's rows out. Rows
-// outside the crop are dropped as they pass and columns sliced; a horizontal mirror is done per row;
+// outside the crop are dropped as they pass and columns sliced (a JPEG's are never decoded: its reader
+// hands out the crop's window alone, `origin`); a horizontal mirror is done per row;
 // padding is written as background rows and columns. A vertical flip (or rotate=180) reverses the row
 // order and rotate=90/270 transposes: those two alone gather the kept block, turned, in one frame at
 // the content's size, or in bands of it with a decoder pass each where the plan has no room for the
