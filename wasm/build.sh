@@ -64,7 +64,7 @@ compile_each "-O3 -msimd128 -msse2 $PREFIX_MAP -I$webp -I$webp/src" "$webp" "$wo
 
 EXPORTS='_malloc,_free,_sr_set_quant_tables,_sr_set_deadzone,_sr_set_trellis,_sr_set_trellis_flat,_sr_set_trellis_model,_sr_set_aq,_sr_set_table_scale,_sr_set_scans,_sr_set_dither,_sr_set_align,_sr_set_chroma_sharpen,_sr_resizer_new,_sr_resizer_push_row,_sr_resizer_pull_row,_sr_resizer_free'
 for f in create destroy message info header marker close_header add_marker clear_markers set_pixels channels \
-  decode_frame fill_step step_work encode_begin encode_step frame free_frame fatal_warnings rows_decoded encode transcode \
+  set_window decode_frame fill_step step_work encode_begin encode_step frame free_frame fatal_warnings rows_decoded encode transcode \
   transcode_begin transcode_step chunk_count chunk output_len result_width \
   result_height clear_output encode_pixels rows_begin rows_write rows_finish rows_finish_step pull_begin pull; do
   EXPORTS="$EXPORTS,_sr_job_$f"

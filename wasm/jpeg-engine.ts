@@ -160,6 +160,11 @@ export class JpegJob extends EngineJob<JpegModule> {
     this.orientation = orientation;
   }
 
+  /** Keeps a box of the upright output alone, for the row puller (JpegRowReader); after setPixels. */
+  setWindow(box: RowWindow): void {
+    this.check(this.call('set_window', this.job, box.x, box.y, box.width, box.height), 'window');
+  }
+
   /** 1 (grey) or 3 (RGB): what the pixels are after setPixels. */
   get channels(): number {
     return this.channelCount;
@@ -264,7 +269,7 @@ export class JpegJob extends EngineJob<JpegModule> {
 
   /**
    * Rows the last decoding run produced at its DCT scale, where it finished or stopped: a file whose
-   * data ends early stops at the rows its data holds.
+   * data ends early stops at the rows its data holds. Rows a window skipped are not counted.
    */
   get rowsDecoded(): number {
     return this.call('rows_decoded', this.job);
@@ -380,10 +385,20 @@ export function jpegJobIn<R>(codec: EmscriptenInstance<JpegModule>, input: Uint8
   return withInputJob(codec, input, jobFunctions(codec), outOfMemory, (jobPtr) => fn(new JpegJob(codec, jobPtr)));
 }
 
+/** A box of upright pixels. */
+export interface RowWindow {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
 /**
  * A JPEG's pixels pulled in batches of upright rows by a consumer that awaits between them (the PNG
  * writer): decoded at scaleNum/8 and resampled to width × height (as stored) like the encoders' rows;
- * an orientation other than 1 fills the engine's frame once and reads it turned.
+ * an orientation other than 1 fills the engine's frame once and reads it turned. With a `window` (a box
+ * of the upright resampled image: a crop), only its rows are handed out, and the engine decodes only
+ * what they take (sr_job_set_window): the same pixels as the whole image's.
  */
 export class JpegRowReader extends BatchRowReader<JpegModule> {
   private readonly jobPtr: number;
@@ -392,14 +407,26 @@ export class JpegRowReader extends BatchRowReader<JpegModule> {
   readonly height: number;
   readonly channels: number;
 
-  constructor(input: Uint8Array, scaleNum: number, width: number, height: number, orientation: number) {
+  constructor(
+    input: Uint8Array,
+    scaleNum: number,
+    width: number,
+    height: number,
+    orientation: number,
+    window?: RowWindow,
+  ) {
     super(slot);
     this.jobPtr = this.newJob(jobFunctions(this.codec), input);
-    [this.width, this.height] = orientation >= 5 ? [height, width] : [width, height];
+    [this.width, this.height] = window
+      ? [window.width, window.height]
+      : orientation >= 5
+        ? [height, width]
+        : [width, height];
     [this.job, this.channels] = this.closeOnThrow(() => {
       if (!this.jobPtr) throw new JpegEngineError('out of memory for the input');
       const job = new JpegJob(this.codec, this.jobPtr);
       job.setPixels(scaleNum, width, height, orientation);
+      if (window) job.setWindow(window);
       return [job, job.channels] as const;
     });
     this.takeBatchBuffer(() => new JpegEngineError('out of memory for the rows'));
@@ -408,6 +435,11 @@ export class JpegRowReader extends BatchRowReader<JpegModule> {
   /** The input's APPn and COM segments (its ICC profile, for an output that carries it). */
   get markers(): JpegMarker[] {
     return this.job.info.markers;
+  }
+
+  /** Rows the last pass decoded at the DCT scale (JpegJob.rowsDecoded): a window's skipped rows are not. */
+  get rowsDecoded(): number {
+    return this.job.rowsDecoded;
   }
 
   protected pullBegin(): void {

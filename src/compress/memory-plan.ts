@@ -14,7 +14,7 @@ import { FULL_CHROMA_QUALITY } from './limits.ts';
 import { resizerBytes } from './resizer-memory.ts';
 import { filterBytes } from './transform/filters.ts';
 import { needsFrame, transformGeometry, type TransformGeometry } from './transform/geometry.ts';
-import { DEFAULT_BACKGROUND, type Transform } from './transform/options.ts';
+import { DEFAULT_BACKGROUND, TRIM_BORDER, type Transform } from './transform/options.ts';
 
 const MiB = 1024 * 1024;
 /** A fresh engine instance and the JS of one request, whatever the image. */
@@ -683,7 +683,10 @@ function transformPlan(
     const resampler = resized
       ? resizerBytes(scaledWidth, Math.ceil((header.height * scaleNum) / 8), stored.width, stored.height)
       : 0;
-    decoding = decoder + resampler + (header.orientation !== 1 ? resizePixels * channelsOf(header) : 0);
+    // An EXIF turn keeps a frame of what the rows are: the crop's window alone (path.ts), but all of
+    // them for trim=border's first pass, which looks for the border in every row (trim.ts).
+    const kept = t.trim === TRIM_BORDER ? resizePixels : geometry.crop.width * geometry.crop.height;
+    decoding = decoder + resampler + (header.orientation !== 1 ? kept * channelsOf(header) : 0);
   } else if (inputFormat === 'webp' && !header.animation) {
     const resampler = resized ? resizerBytes(header.width, header.height, stored.width, stored.height) : 0;
     const channels = header.hasAlphaChannel ? 4 : 3;

@@ -1,15 +1,18 @@
 // `npm run bench -- transform`: the transformations (issue 48's Figures) on the camera photos
 // (../shared/corpus/camera/, read in place), side by side with sharp in one run, one request or one sharp
 // call at a time (sharp on one thread, lib/images.ts):
-// - each fit at 800×800 and 1200×600 (BENCH_TRANSFORM_LARGE=1 adds 6000×6000): the output's size against
+// - each fit at 800×800 and 1200×600 (BENCH_TRANSFORM_LARGE=1 adds 6000×6000, =only runs it alone): the output's size against
 //   sharp's equivalent (±1 px), and SSIM of our JPEG against sharp's same operation (its raw pixels);
 // - fit=cover 1080×1080 gravity=auto request time against sharp's `attention` crop written by MozJPEG;
 // - blur=20 and sharpen=3 at width 1080: the time they add, against sharp's blur(10) and sharpen(sigma 1),
 //   and SSIM of our blur against sharp's (float Gaussian);
 // - trim=border's first pass: the time it adds to a fit=cover 1080×1080;
-// - workerd's peak resident growth (lib/rss.ts), cold (a fresh service) and warm, for the largest photo.
+// - workerd's peak resident growth (lib/rss.ts), cold (a fresh service) and warm, for the largest photo;
+// - crops of a 48 MP and a 24 MP photo (part `crops`, not in the default parts): request time (median of
+//   warm requests) and peak growth, with the output's SHA-256, to put a run of another engine beside.
 // BENCH_TRANSFORM_PHOTOS=N measures N of them, spread over the list; BENCH_TRANSFORM_PARTS=times (or
 // fits, memory, comma-separated) runs only those parts.
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -25,10 +28,11 @@ import { BLUR_SIGMA_PER_STEP, SHARPEN_AMOUNT_PER_STEP, SHARPEN_SIGMA } from '../
 
 /** The JPEG quality of both sides; BENCH_TRANSFORM_QUALITY=100 leaves the geometry alone in the SSIM. */
 const QUALITY = Number(process.env.BENCH_TRANSFORM_QUALITY ?? 80);
+/** BENCH_TRANSFORM_LARGE=1 adds the 6000×6000 box; =only measures it alone. */
+const LARGE = process.env.BENCH_TRANSFORM_LARGE;
 const BOXES: [number, number][] = [
-  [800, 800],
-  [1200, 600],
-  ...(process.env.BENCH_TRANSFORM_LARGE === '1' ? [[6000, 6000] as [number, number]] : []),
+  ...(LARGE === 'only' ? [] : [[800, 800] as [number, number], [1200, 600] as [number, number]]),
+  ...(LARGE === '1' || LARGE === 'only' ? [[6000, 6000] as [number, number]] : []),
 ];
 const THUMB = 1080;
 const BLUR = 20;
@@ -48,7 +52,7 @@ const SHARP: Record<FitMode, { fit: keyof FitEnum; withoutEnlargement?: boolean 
 
 const log = (line: string) => console.error(line);
 const PARTS = (process.env.BENCH_TRANSFORM_PARTS ?? 'fits,times,memory').split(',');
-const part = (name: 'fits' | 'times' | 'memory'): boolean => PARTS.includes(name);
+const part = (name: 'fits' | 'times' | 'memory' | 'crops'): boolean => PARTS.includes(name);
 const median = (values: number[]): number => {
   const s = [...values].sort((a, b) => a - b);
   return s.length === 0
@@ -90,11 +94,21 @@ export interface MemoryRow {
   warm: { status: number; ms: number; growthBytes?: number; error?: string };
 }
 
+export interface CropRow {
+  what: string;
+  cold: MemoryRow['cold'];
+  /** The warm requests' median time and their largest peak growth. */
+  warm: { ms: number; growthBytes?: number };
+  /** The output's SHA-256 (first 16 hex digits): the same in two runs, the same bytes. */
+  sha256: string;
+}
+
 export interface TransformBench {
   header: string;
   fits: FitRow[];
   times: TimeRow[];
   memory: MemoryRow[];
+  crops: CropRow[];
 }
 
 interface Photo {
@@ -308,29 +322,85 @@ async function benchTimes(service: Service, all: Photo[]): Promise<{ rows: TimeR
   return { rows, blurSsim };
 }
 
+/** The largest photo resized (q90, upright) by sharp: the issue's 24 MP and 48 MP photos. */
+const resizedPhoto = async (largest: Photo, width: number, height: number): Promise<Photo> => ({
+  name: `${largest.name} at ${width}×${height}`,
+  bytes: new Uint8Array(
+    await sharp(largest.bytes, { limitInputPixels: false })
+      .rotate()
+      .resize(width, height, { fit: 'fill' })
+      .jpeg({ quality: 90 })
+      .toBuffer(),
+  ),
+});
+
+/** Warm requests per crop case, for a median time. */
+const CROP_WARM_RUNS = 5;
+
+async function benchCrops(start: () => Promise<Service>, largest: Photo): Promise<CropRow[]> {
+  const photo24 = await resizedPhoto(largest, 6000, 4000);
+  const photo48 = await resizedPhoto(largest, 8000, 6000);
+  const cases: [string, Record<string, string | number>, Photo][] = [
+    [
+      `48 MP (8000×6000) fit=cover ${THUMB}×${THUMB} gravity=face`,
+      { fit: 'cover', width: THUMB, height: THUMB, gravity: 'face' },
+      photo48,
+    ],
+    // trim keeps the centre 1000×1000 at full scale: a crop of the source with no resize.
+    [
+      '24 MP (6000×4000) centre 1000×1000, full scale (trim=1500;2500;1500;2500)',
+      { trim: '1500;2500;1500;2500' },
+      photo24,
+    ],
+    [
+      '24 MP (6000×4000) fit=cover 1000×1000 gravity=top',
+      { fit: 'cover', width: 1000, height: 1000, gravity: 'top' },
+      photo24,
+    ],
+  ];
+  const rows: CropRow[] = [];
+  for (const [what, options, photo] of cases) {
+    const service = await start();
+    try {
+      const once = async () => {
+        const { result, rss } = await withRssPeak(service.pid, () => ours(service, photo, options), true);
+        return { result, growthBytes: rss.maxGrowthBytes };
+      };
+      const cold = await once();
+      const warm = [];
+      for (let i = 0; i < CROP_WARM_RUNS; i++) warm.push(await once());
+      const sha256 = cold.result.output
+        ? createHash('sha256').update(cold.result.output).digest('hex').slice(0, 16)
+        : '-';
+      const row: CropRow = {
+        what,
+        cold: {
+          status: cold.result.status,
+          ms: cold.result.wallMs,
+          growthBytes: cold.growthBytes,
+          error: cold.result.error,
+        },
+        warm: {
+          ms: median(warm.map((w) => w.result.wallMs)),
+          growthBytes: Math.max(...warm.map((w) => w.growthBytes ?? 0)),
+        },
+        sha256,
+      };
+      log(
+        `transform: crop ${what}: cold ${row.cold.status} ${row.cold.ms.toFixed(0)} ms +${mbOf(row.cold.growthBytes)} MB, warm ${row.warm.ms.toFixed(0)} ms +${mbOf(row.warm.growthBytes)} MB, sha256 ${sha256}`,
+      );
+      rows.push(row);
+    } finally {
+      await service.stop();
+    }
+  }
+  return rows;
+}
+
 async function benchMemory(start: () => Promise<Service>, largest: Photo): Promise<MemoryRow[]> {
-  // The issue's quarter turn is of a 24 MP photo: the largest one resized to 6000×4000 (q90) by sharp.
-  const photo24: Photo = {
-    name: `${largest.name} at 6000×4000`,
-    bytes: new Uint8Array(
-      await sharp(largest.bytes, { limitInputPixels: false })
-        .rotate()
-        .resize(6000, 4000, { fit: 'fill' })
-        .jpeg({ quality: 90 })
-        .toBuffer(),
-    ),
-  };
-  // The issue's face crop is of a 48 MP photo: the largest one resized to 8000×6000 (q90).
-  const photo48: Photo = {
-    name: `${largest.name} at 8000×6000`,
-    bytes: new Uint8Array(
-      await sharp(largest.bytes, { limitInputPixels: false })
-        .rotate()
-        .resize(8000, 6000, { fit: 'fill' })
-        .jpeg({ quality: 90 })
-        .toBuffer(),
-    ),
-  };
+  // The issue's quarter turn is of a 24 MP photo, its face crop of a 48 MP one.
+  const photo24 = await resizedPhoto(largest, 6000, 4000);
+  const photo48 = await resizedPhoto(largest, 8000, 6000);
   const cases: [string, Record<string, string | number>, Photo][] = [
     [
       `fit=cover ${THUMB}×${THUMB} gravity=auto`,
@@ -397,6 +467,7 @@ export async function benchTransform(start: () => Promise<Service>): Promise<Tra
     (b.meta.width ?? 0) * (b.meta.height ?? 0) > (a.meta.width ?? 0) * (a.meta.height ?? 0) ? b : a,
   );
   const memory = part('memory') ? await benchMemory(start, largest) : [];
+  const crops = part('crops') ? await benchCrops(start, largest) : [];
   const header =
     `Machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), shared, load average ${load} at the start and ${loadavg()
       .map((l) => l.toFixed(1))
@@ -408,7 +479,7 @@ export async function benchTransform(start: () => Promise<Service>): Promise<Tra
     `float Gaussian blur(${BLUR * BLUR_SIGMA_PER_STEP}): median ${blurSsim.toFixed(4)}. Memory: the largest photo (${largest.name}, ` +
     `${meta.width}×${meta.height}), workerd's peak resident growth, cold = first request of a fresh service, warm = again. ` +
     `Bench time ${((performance.now() - t0) / 1000).toFixed(0)} s.`;
-  return { header, fits, times, memory };
+  return { header, fits, times, memory, crops };
 }
 
 export function transformReport(r: TransformBench): string {
@@ -433,5 +504,16 @@ export function transformReport(r: TransformBench): string {
     '| largest photo → | cold: peak growth (time) | warm |',
     '|---|---:|---:|',
     ...r.memory.map((m) => `| ${m.what} | ${cell(m.cold)} | ${cell(m.warm)} |`),
+    ...(r.crops.length
+      ? [
+          '',
+          `| crop → | cold: peak growth (time) | warm: peak growth (median time of ${CROP_WARM_RUNS}) | output SHA-256 |`,
+          '|---|---:|---:|---|',
+          ...r.crops.map(
+            (c) =>
+              `| ${c.what} | ${cell(c.cold)} | +${mbOf(c.warm.growthBytes)} MB (${(c.warm.ms / 1000).toFixed(2)} s) | ${c.sha256} |`,
+          ),
+        ]
+      : []),
   ].join('\n');
 }

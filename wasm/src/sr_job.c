@@ -10,6 +10,10 @@
 #include "sr_jpeg.h"
 #include "jerror.h"
 
+/* How far (in iMCUs, at the DCT scale) a window's decode reaches past the pixels its resampling takes,
+ * so that libjpeg's crop and skip edges stay off them (sr_run_open). */
+#define SR_WINDOW_MARGIN_IMCUS 1
+
 #define TRY(job) \
   if (setjmp((job)->err.jump)) { \
     sr_job_cleanup(job); \
@@ -296,8 +300,52 @@ EMSCRIPTEN_KEEPALIVE int sr_job_set_pixels(sr_job *job, int scale_num, int out_w
   job->out_h = out_h;
   job->orientation = orientation;
   job->channels = job->info[SR_INFO_COLOR_SPACE] == JCS_GRAYSCALE ? 1 : 3;
+  job->win = (sr_box){0, 0, 0, 0};
   sr_job_free_frame(job);
   return 0;
+}
+
+/* Where upright pixel (x, y) of a w × h stored frame in EXIF orientation o is stored. */
+static inline void stored_of(int w, int h, int o, int x, int y, int *sx, int *sy) {
+  switch (o) {
+    case 2: *sx = w - 1 - x; *sy = y; break;
+    case 3: *sx = w - 1 - x; *sy = h - 1 - y; break;
+    case 4: *sx = x; *sy = h - 1 - y; break;
+    case 5: *sx = y; *sy = x; break;
+    case 6: *sx = y; *sy = h - 1 - x; break;
+    case 7: *sx = w - 1 - y; *sy = h - 1 - x; break;
+    case 8: *sx = w - 1 - y; *sy = x; break;
+    default: *sx = x; *sy = y; break;
+  }
+}
+
+/*
+ * Keeps only a box of the upright output (after sr_job_set_pixels, which clears it): the row puller
+ * (sr_job_pull) then hands out that box's rows alone, and its runs decode only what the box's
+ * resampled pixels take: the rows above it are skipped (jpeg_skip_scanlines: entropy-decoded where the
+ * scan is sequential, never inverse-transformed), the columns beside it are cropped away
+ * (jpeg_crop_scanline), and the decode stops after the box's last input row. The box's pixels are the
+ * whole output's, byte for byte (sr_run_open says why). For the puller only: the encoders take whole
+ * outputs.
+ */
+EMSCRIPTEN_KEEPALIVE int sr_job_set_window(sr_job *job, int x, int y, int w, int h) {
+  const int o = job->orientation;
+  const int up_w = o >= 5 ? job->out_h : job->out_w, up_h = o >= 5 ? job->out_w : job->out_h;
+  if (job->out_w < 1 || x < 0 || y < 0 || w < 1 || h < 1 || x + w > up_w || y + h > up_h) return -1;
+  int ax, ay, bx, by;
+  stored_of(job->out_w, job->out_h, o, x, y, &ax, &ay);
+  stored_of(job->out_w, job->out_h, o, x + w - 1, y + h - 1, &bx, &by);
+  job->win.x = ax < bx ? ax : bx;
+  job->win.y = ay < by ? ay : by;
+  job->win.w = (ax < bx ? bx - ax : ax - bx) + 1;
+  job->win.h = (ay < by ? by - ay : ay - by) + 1;
+  sr_job_free_frame(job);
+  return 0;
+}
+
+/* The run's output as stored: the window, or the whole resampled image. */
+static sr_box run_box(const sr_job *job) {
+  return job->win.w ? job->win : (sr_box){0, 0, job->out_w, job->out_h};
 }
 
 EMSCRIPTEN_KEEPALIVE int sr_job_channels(sr_job *job) { return job->channels; }
@@ -344,14 +392,44 @@ void sr_run_open(sr_job *job) {
    * its output pass (the whole image's inverse DCT) is not worth starting. */
   if (job->err.fatal_warnings) longjmp(job->err.jump, 1);
   const int sw = (int)d->output_width, sh = (int)d->output_height, ch = job->channels;
-  const size_t decoded_bytes = (size_t)sw * (size_t)d->output_components;
-  const size_t scaled_bytes = (size_t)sw * ch, out_bytes = (size_t)job->out_w * ch;
+  const int resample = sw != job->out_w || sh != job->out_h;
+  const sr_box out = run_box(job);
+  /* The decoded rows and columns the output box takes: the resampler's span of it, or itself. */
+  sr_box in = out;
+  if (resample) {
+    int x0, x1, y0, y1;
+    sr_resize_span(sw, job->out_w, out.x, out.x + out.w, &x0, &x1);
+    sr_resize_span(sh, job->out_h, out.y, out.y + out.h, &y0, &y1);
+    in = (sr_box){x0, y0, x1 - x0, y1 - y0};
+  }
+  JDIMENSION crop_x = 0;
+  if (job->win.w) {
+    /* libjpeg's crop treats its sides as the image's (fancy upsampling replicates the edge chroma
+     * there instead of blending its neighbour's), and a skip may leave the context rows above the
+     * first row it decodes unset: both touch only pixels next to the cut. So the cut is an iMCU
+     * (SR_WINDOW_MARGIN_IMCUS) farther out on each side than the span: the pixels the resampler takes
+     * are then the full decode's. Below the span nothing is cut: the decode just stops. */
+    const int imcu_w = d->min_DCT_scaled_size * d->max_h_samp_factor * SR_WINDOW_MARGIN_IMCUS;
+    const int imcu_h = d->min_DCT_scaled_size * d->max_v_samp_factor * SR_WINDOW_MARGIN_IMCUS;
+    const int left = in.x - imcu_w > 0 ? in.x - imcu_w : 0;
+    const int right = in.x + in.w + imcu_w < sw ? in.x + in.w + imcu_w : sw;
+    crop_x = (JDIMENSION)left;
+    JDIMENSION crop_w = (JDIMENSION)(right - left);
+    jpeg_crop_scanline(d, &crop_x, &crop_w);
+    const int top = in.y - imcu_h > 0 ? in.y - imcu_h : 0;
+    if (top > 0) jpeg_skip_scanlines(d, (JDIMENSION)top);
+  }
+  job->run_in = in;
+  job->run_x = in.x - (int)crop_x;
+  job->run_end = in.y + in.h;
+  const size_t decoded_bytes = (size_t)d->output_width * (size_t)d->output_components;
+  const size_t scaled_bytes = (size_t)d->output_width * ch, out_bytes = (size_t)out.w * ch;
   job->rows = malloc(decoded_bytes + scaled_bytes + out_bytes);
   if (!job->rows) sr_fail(job, "out of memory for the decoder's rows");
   job->run_scaled = job->rows + decoded_bytes;
   job->run_out = job->run_scaled + scaled_bytes;
-  if (sw != job->out_w || sh != job->out_h) {
-    job->resizer = sr_resizer_create(sw, sh, job->out_w, job->out_h, ch, 0);
+  if (resample) {
+    job->resizer = sr_resizer_create_box(sw, sh, job->out_w, job->out_h, ch, 0, &out, &in);
     if (!job->resizer) sr_fail(job, "out of memory for the resampler");
   }
 }
@@ -361,10 +439,11 @@ uint8_t *sr_run_next(sr_job *job) {
   j_decompress_ptr d = &job->dec;
   for (;;) {
     if (job->resizer && sr_resizer_pull(job->resizer, job->run_out)) return job->run_out;
-    if (d->output_scanline >= d->output_height) return NULL;
+    if ((int)d->output_scanline >= job->run_end) return NULL;
+    const int y = (int)d->output_scanline;
     JSAMPROW row = job->rows;
     if (jpeg_read_scanlines(d, &row, 1) != 1) sr_fail(job, "the JPEG decoder stopped early");
-    job->rows_decoded = (int)d->output_scanline;
+    job->rows_decoded++;
     /* Checked per row (a new iMCU row is decoded every few rows), not after the whole image: libjpeg
      * goes on past the end of the data with grey blocks, which for a small file declaring a huge frame
      * is seconds of decoding nothing. */
@@ -375,6 +454,8 @@ uint8_t *sr_run_next(sr_job *job) {
       cmyk_to_rgb(job->rows, job->run_scaled, (int)d->output_width, d->saw_Adobe_marker);
       pixels = job->run_scaled;
     }
+    if (y < job->run_in.y) continue; /* the margin above a window (sr_run_open) */
+    pixels += (size_t)job->run_x * job->channels;
     if (!job->resizer) return pixels;
     sr_resizer_push(job->resizer, pixels);
   }
@@ -385,7 +466,8 @@ void sr_run_close(sr_job *job) {
     job->source->close(job);
     return;
   }
-  jpeg_finish_decompress(&job->dec);
+  /* A window's run stops after its last row: the rest of the data is never read. */
+  if (job->dec.output_scanline >= job->dec.output_height) jpeg_finish_decompress(&job->dec);
   if (job->err.fatal_warnings) longjmp(job->err.jump, 1);
   close_run(job);
 }
@@ -402,7 +484,7 @@ void sr_pipeline_run(sr_job *job, sr_row_sink sink, void *ctx) {
 
 void sr_frame_fill(sr_job *job) {
   if (job->frame && !job->step_started) return;
-  while (!sr_frame_fill_step(job, job->out_h + 1)) continue;
+  while (!sr_frame_fill_step(job, run_box(job).h + 1)) continue;
 }
 
 /*
@@ -412,11 +494,12 @@ void sr_frame_fill(sr_job *job) {
  * Runs under the caller's setjmp.
  */
 int sr_frame_fill_step(sr_job *job, int max_rows) {
-  const size_t bytes = (size_t)job->out_w * job->channels;
+  const sr_box box = run_box(job);
+  const size_t bytes = (size_t)box.w * job->channels;
   job->step_work = 0;
   if (!job->step_started) {
     if (job->frame) return 1;
-    job->frame = malloc(bytes * job->out_h);
+    job->frame = malloc(bytes * box.h);
     if (!job->frame) sr_fail(job, "out of memory for the image");
     job->step_started = 1;
     job->step_row = 0;
@@ -425,15 +508,15 @@ int sr_frame_fill_step(sr_job *job, int max_rows) {
   for (int n = 0; n < max_rows; n++) {
     uint8_t *row = sr_run_next(job);
     if (!row) {
-      if (job->step_row != job->out_h) sr_fail(job, "the resampler produced the wrong number of rows");
+      if (job->step_row != box.h) sr_fail(job, "the resampler produced the wrong number of rows");
       sr_run_close(job);
       job->step_started = 0;
       return 1;
     }
-    if (job->step_row >= job->out_h) sr_fail(job, "the resampler produced the wrong number of rows");
+    if (job->step_row >= box.h) sr_fail(job, "the resampler produced the wrong number of rows");
     memcpy(job->frame + (size_t)job->step_row * bytes, row, bytes);
     job->step_row++;
-    job->step_work += (uint32_t)job->out_w;
+    job->step_work += (uint32_t)box.w;
   }
   return 0;
 }
@@ -460,7 +543,8 @@ EMSCRIPTEN_KEEPALIVE int sr_job_decode_frame(sr_job *job) {
 
 EMSCRIPTEN_KEEPALIVE uint8_t *sr_job_frame(sr_job *job) { return job->frame; }
 EMSCRIPTEN_KEEPALIVE int sr_job_fatal_warnings(sr_job *job) { return job->err.fatal_warnings; }
-/* Rows the last decoding run produced (at its DCT scale) before it finished or stopped. */
+/* Rows the last decoding run produced (at its DCT scale) before it finished or stopped; rows a window
+ * skipped are not counted: they were never inverse-transformed. */
 EMSCRIPTEN_KEEPALIVE int sr_job_rows_decoded(sr_job *job) { return job->rows_decoded; }
 
 /* Row y of the upright image from a stored frame (w × h, ch bytes a pixel) in EXIF orientation o:
@@ -469,16 +553,7 @@ void sr_upright_row(const uint8_t *frame, int w, int h, int ch, int o, int y, ui
   const int width = o >= 5 ? h : w;
   for (int x = 0; x < width; x++) {
     int sx, sy;
-    switch (o) {
-      case 2: sx = w - 1 - x; sy = y; break;
-      case 3: sx = w - 1 - x; sy = h - 1 - y; break;
-      case 4: sx = x; sy = h - 1 - y; break;
-      case 5: sx = y; sy = x; break;
-      case 6: sx = y; sy = h - 1 - x; break;
-      case 7: sx = w - 1 - y; sy = h - 1 - x; break;
-      case 8: sx = w - 1 - y; sy = x; break;
-      default: sx = x; sy = y; break;
-    }
+    stored_of(w, h, o, x, y, &sx, &sy);
     const uint8_t *src = frame + ((size_t)sy * w + sx) * ch;
     uint8_t *dst = out + (size_t)x * ch;
     /* The common pixel sizes copied byte by byte: a memcpy of a run-time size is a call per pixel. */
@@ -512,7 +587,8 @@ EMSCRIPTEN_KEEPALIVE int sr_job_pull_begin(sr_job *job) {
 EMSCRIPTEN_KEEPALIVE int sr_job_pull(sr_job *job, uint8_t *out, int max) {
   TRY(job);
   const int o = job->orientation, ch = job->channels;
-  const int up_w = o >= 5 ? job->out_h : job->out_w, up_h = o >= 5 ? job->out_w : job->out_h;
+  const sr_box box = run_box(job);
+  const int up_w = o >= 5 ? box.h : box.w, up_h = o >= 5 ? box.w : box.h;
   const size_t bytes = (size_t)up_w * ch;
   int n = 0;
   while (n < max && job->pull_row < up_h) {
@@ -521,7 +597,7 @@ EMSCRIPTEN_KEEPALIVE int sr_job_pull(sr_job *job, uint8_t *out, int max) {
       if (!row) sr_fail(job, "the resampler produced the wrong number of rows");
       memcpy(out + (size_t)n * bytes, row, bytes);
     } else {
-      sr_upright_row(job->frame, job->out_w, job->out_h, ch, o, job->pull_row, out + (size_t)n * bytes);
+      sr_upright_row(job->frame, box.w, box.h, ch, o, job->pull_row, out + (size_t)n * bytes);
     }
     n++;
     job->pull_row++;

@@ -64,6 +64,10 @@ typedef struct {
 } sr_marker;
 
 typedef struct sr_resizer sr_resizer;
+/* A box of pixels: its top-left corner and size. */
+typedef struct {
+  int x, y, w, h;
+} sr_box;
 typedef struct sr_job sr_job;
 /* A row sink of the pipeline: each output row, as stored. */
 typedef void (*sr_row_sink)(sr_job *, uint8_t *, void *);
@@ -119,6 +123,12 @@ struct sr_job {
    * next upright row a puller (sr_job_pull) gets. */
   int run_cmyk;
   uint8_t *run_scaled, *run_out;
+  /* A window of the output (sr_job_set_window; w 0: all of it), as stored; and what a run decodes for
+   * it: the decoded rows and columns the resampler takes (run_in, at the DCT scale), the first of
+   * those columns' place in a decoded row (run_x), and the row after the last one it reads (run_end). */
+  sr_box win;
+  sr_box run_in;
+  int run_x, run_end;
   int pull_row;
   /* An encode or a frame fill in steps (sr_encode.c), so the caller can give way between them: the
    * phase, whether its pass has started, its next row (or iMCU row of a finishing pass; -1 before the
@@ -195,6 +205,13 @@ float sr_aq_gate(float z);
 /* Separable Lanczos3 through a ring of rows (sr_resize.c); `premultiply` (RGBA only) weights colour by
  * alpha while resampling, so transparent pixels do not bleed their hidden colour into visible ones. */
 sr_resizer *sr_resizer_create(int in_w, int in_h, int out_w, int out_h, int channels, int premultiply);
+/* A window of the in_w × in_h → out_w × out_h resample: only the outputs in `out`, from the inputs in
+ * `in` (rows of in->w pixels from column in->x, rows in->y onwards), with the whole resample's weights,
+ * so its pixels are the whole one's. `in` must hold every input `out` takes (sr_resize_span). */
+sr_resizer *sr_resizer_create_box(int in_w, int in_h, int out_w, int out_h, int channels, int premultiply,
+                                  const sr_box *out, const sr_box *in);
+/* The inputs [*i0, *i1) that outputs [o0, o1) of an in_n → out_n resample take. */
+void sr_resize_span(int in_n, int out_n, int o0, int o1, int *i0, int *i1);
 void sr_resizer_destroy(sr_resizer *rs);
 /* Takes the next input row. */
 void sr_resizer_push(sr_resizer *rs, const uint8_t *row);

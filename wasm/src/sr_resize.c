@@ -64,23 +64,55 @@ static double lanczos3(double x) {
   return x < LANCZOS_A ? sinc(x) * sinc(x / LANCZOS_A) : 0.0;
 }
 
-static int axis_init(axis_filter *f, int in_n, int out_n) {
-  double scale = (double)out_n / in_n;
-  double shrink = scale < 1.0 ? scale : 1.0; /* widens the kernel when downscaling */
-  double support = LANCZOS_A / shrink;
-  f->max_taps = (int)ceil(support * 2.0) + 2;
-  f->first = malloc(sizeof(int) * (size_t)out_n);
-  f->count = malloc(sizeof(int) * (size_t)out_n);
-  f->weights = malloc(sizeof(float) * (size_t)out_n * (size_t)f->max_taps);
+/* The input span [lo, hi] output i of out_n takes from in_n inputs, and the kernel's support and
+ * widening (what axis_init weighs it with): one rule for the filters and for the rows and columns a
+ * cropped decode keeps (sr_resize_span). */
+static void axis_taps(int in_n, int out_n, int i, int max_taps, double *center, int *lo, int *hi) {
+  const double scale = (double)out_n / in_n;
+  const double shrink = scale < 1.0 ? scale : 1.0;
+  const double support = LANCZOS_A / shrink;
+  *center = (i + 0.5) / scale - 0.5;
+  *lo = (int)ceil(*center - support);
+  *hi = (int)floor(*center + support);
+  if (*lo < 0) *lo = 0;
+  if (*hi > in_n - 1) *hi = in_n - 1;
+  if (*hi - *lo + 1 > max_taps) *hi = *lo + max_taps - 1;
+}
+
+static int axis_max_taps(int in_n, int out_n) {
+  const double scale = (double)out_n / in_n;
+  const double shrink = scale < 1.0 ? scale : 1.0; /* widens the kernel when downscaling */
+  return (int)ceil(LANCZOS_A / shrink * 2.0) + 2;
+}
+
+void sr_resize_span(int in_n, int out_n, int o0, int o1, int *i0, int *i1) {
+  const int max_taps = axis_max_taps(in_n, out_n);
+  *i0 = in_n;
+  *i1 = 0;
+  for (int i = o0; i < o1; i++) {
+    double center;
+    int lo, hi;
+    axis_taps(in_n, out_n, i, max_taps, &center, &lo, &hi);
+    if (lo < *i0) *i0 = lo;
+    if (hi + 1 > *i1) *i1 = hi + 1;
+  }
+}
+
+/* The filter of outputs [o0, o0 + on) of the whole in_n → out_n resample, each one's first input
+ * counted from input i0: the same weights as the whole resample's, for a window of it. */
+static int axis_init(axis_filter *f, int in_n, int out_n, int o0, int on, int i0) {
+  const double scale = (double)out_n / in_n;
+  const double shrink = scale < 1.0 ? scale : 1.0;
+  f->max_taps = axis_max_taps(in_n, out_n);
+  f->first = malloc(sizeof(int) * (size_t)on);
+  f->count = malloc(sizeof(int) * (size_t)on);
+  f->weights = malloc(sizeof(float) * (size_t)on * (size_t)f->max_taps);
   if (!f->first || !f->count || !f->weights) return -1;
-  for (int i = 0; i < out_n; i++) {
-    double center = (i + 0.5) / scale - 0.5;
-    int lo = (int)ceil(center - support);
-    int hi = (int)floor(center + support);
-    if (lo < 0) lo = 0;
-    if (hi > in_n - 1) hi = in_n - 1;
-    if (hi - lo + 1 > f->max_taps) hi = lo + f->max_taps - 1;
-    float *w = f->weights + (size_t)i * f->max_taps;
+  for (int k = 0; k < on; k++) {
+    double center;
+    int lo, hi;
+    axis_taps(in_n, out_n, o0 + k, f->max_taps, &center, &lo, &hi);
+    float *w = f->weights + (size_t)k * f->max_taps;
     double sum = 0.0;
     for (int j = lo; j <= hi; j++) sum += (w[j - lo] = (float)lanczos3((j - center) * shrink));
     if (sum == 0.0) { /* cannot happen with a centred kernel, but never divide by zero */
@@ -89,8 +121,8 @@ static int axis_init(axis_filter *f, int in_n, int out_n) {
       sum = 1.0;
     }
     for (int j = 0; j <= hi - lo; j++) w[j] = (float)(w[j] / sum);
-    f->first[i] = lo;
-    f->count[i] = hi - lo + 1;
+    f->first[k] = lo - i0;
+    f->count[k] = hi - lo + 1;
   }
   return 0;
 }
@@ -154,22 +186,28 @@ void sr_resizer_destroy(sr_resizer *rs) {
 }
 
 sr_resizer *sr_resizer_create(int in_w, int in_h, int out_w, int out_h, int channels, int premultiply) {
+  const sr_box all_out = {0, 0, out_w, out_h}, all_in = {0, 0, in_w, in_h};
+  return sr_resizer_create_box(in_w, in_h, out_w, out_h, channels, premultiply, &all_out, &all_in);
+}
+
+sr_resizer *sr_resizer_create_box(int in_w, int in_h, int out_w, int out_h, int channels, int premultiply,
+                                  const sr_box *out, const sr_box *in) {
   sr_resizer *rs = calloc(1, sizeof(sr_resizer));
   if (!rs) return NULL;
-  rs->in_w = in_w;
-  rs->in_h = in_h;
-  rs->out_w = out_w;
-  rs->out_h = out_h;
+  rs->in_w = in->w;
+  rs->in_h = in->h;
+  rs->out_w = out->w;
+  rs->out_h = out->h;
   rs->channels = channels;
   rs->premultiply = premultiply && channels == 4;
-  if (axis_init(&rs->h, in_w, out_w) || axis_init(&rs->v, in_h, out_h)) {
+  if (axis_init(&rs->h, in_w, out_w, out->x, out->w, in->x) || axis_init(&rs->v, in_h, out_h, out->y, out->h, in->y)) {
     sr_resizer_destroy(rs);
     return NULL;
   }
   rs->ring_rows = rs->v.max_taps + 1;
   rs->ring = malloc(sizeof(float) * (size_t)rs->ring_rows * (size_t)out_w * (size_t)channels);
   const int fixed = (channels == 3 || channels == 4) && rs->h.max_taps <= FIXED_MAX_TAPS;
-  if (!fixed) rs->in_row = malloc(sizeof(float) * ((size_t)in_w * (size_t)channels + 1));
+  if (!fixed) rs->in_row = malloc(sizeof(float) * ((size_t)rs->in_w * (size_t)channels + 1));
   rs->acc_row = malloc(sizeof(float) * (size_t)out_w * (size_t)channels);
   rs->pull_src = malloc(sizeof(float *) * (size_t)rs->v.max_taps);
   rs->pull_weights = aligned_alloc(16, sizeof(v128_t) * (size_t)rs->v.max_taps);

@@ -18,6 +18,7 @@ import type { CompressRequest, CompressResult } from '../types.ts';
 import { jpegMarkersOf, packWebp, webpMetadata } from '../webp-riff.ts';
 import { gravityText } from './options.ts';
 import { DEFAULT_BACKGROUND } from './options.ts';
+import type { Box } from './geometry.ts';
 import { transformRows, type UprightRows } from './rows.ts';
 
 const ENGINE_NAMES = { jpeg: 'JPEG', webp: 'WebP', png: 'PNG', gif: 'GIF', avif: 'AVIF', heic: 'HEIC' } as const;
@@ -31,13 +32,18 @@ interface Opened extends UprightRows {
   close(failed: boolean): void;
 }
 
-/** The input's upright rows at the plan's resize (trim.ts reads them once more for trim=border). */
+/**
+ * The input's upright rows at the plan's resize (trim.ts reads them once more for trim=border). With a
+ * `window` (the crop, in the resized image), a JPEG decodes only the rows and columns it keeps: its
+ * rows are the window's (`origin`); the other decoders hand out every row, whole.
+ */
 export async function openRows(
   request: CompressRequest,
   plan: Plan,
   inputFormat: InputFormat,
   orientation: Orientation,
   timings: Timings,
+  window?: Box,
 ): Promise<Opened> {
   const mode = request.metadata ?? 'strip';
   const { stored } = plan;
@@ -45,7 +51,7 @@ export async function openRows(
     const { JpegRowReader } = await import('../../../wasm/jpeg-engine.ts');
     const reader = inEngine(
       'JPEG',
-      () => new JpegRowReader(request.bytes, plan.scaleNum, stored.width, stored.height, orientation),
+      () => new JpegRowReader(request.bytes, plan.scaleNum, stored.width, stored.height, orientation, window),
     );
     return {
       channels: reader.channels,
@@ -53,6 +59,7 @@ export async function openRows(
       metadata: jpegMetadata(reader.markers, mode),
       alpha: false,
       stoppable: true,
+      ...(window ? { origin: { x: window.x, y: window.y } } : {}),
       close: (failed) => reader.close(failed),
     };
   }
@@ -148,7 +155,9 @@ export async function compressTransformed(
   let source: Opened | undefined;
   let failed = true;
   try {
-    source = await openRows(request, plan, inputFormat, orientation, timings);
+    const { crop, resized } = geometry;
+    const cropped = crop.width < resized.width || crop.height < resized.height;
+    source = await openRows(request, plan, inputFormat, orientation, timings, cropped ? crop : undefined);
     const background = transform.background ?? DEFAULT_BACKGROUND;
     const padded =
       geometry.output.width !== geometry.content.width || geometry.output.height !== geometry.content.height;

@@ -1,5 +1,6 @@
 // The row transform: the decoder's upright rows at the resized size in, the output's rows out. Rows
-// outside the crop are dropped as they pass and columns sliced; a horizontal mirror is done per row;
+// outside the crop are dropped as they pass and columns sliced (a JPEG's are never decoded: its reader
+// hands out the crop's window alone, `origin`); a horizontal mirror is done per row;
 // padding is written as background rows and columns. A vertical flip (or rotate=180) reverses the row
 // order and rotate=90/270 transposes: those two alone gather the kept block, turned, in one frame at
 // the content's size, or in bands of it with a decoder pass each where the plan has no room for the
@@ -20,6 +21,11 @@ export interface UprightRows {
    * and WebP engines' readers restart their decoders; the PNG decoder would drop its engine instance.
    */
   stoppable?: boolean;
+  /**
+   * Where the rows start in the resized image when the source reads only a window of it, the crop (the
+   * JPEG engine decodes nothing else): its first row is row `y`, its rows' first column column `x`.
+   */
+  origin?: { x: number; y: number };
 }
 
 /** Thrown into a stoppable source past the crop's last row, so the rows below it are never decoded. */
@@ -27,7 +33,7 @@ const PAST_THE_CROP = new Error('past the crop');
 
 /** Every row a pass needs: up to `end` (exclusive), then the source stopped if it can be. */
 async function rowsUntil(source: UprightRows, end: number, sink: (row: Uint8Array, y: number) => void | Promise<void>) {
-  let y = 0;
+  let y = source.origin?.y ?? 0;
   try {
     await source.rows(async (row) => {
       const at = y++;
@@ -72,6 +78,7 @@ export function transformRows(source: UprightRows, t: RowTransform): RowProducer
   const { top, left, bottom } = g.padding;
   const cw = g.crop.width;
   const ch = source.channels;
+  const firstColumn = g.crop.x - (source.origin?.x ?? 0);
   const block = new Uint8Array(cw * 4);
   const blockWords = new Uint32Array(block.buffer);
   const out = new Uint8Array(outW * 4);
@@ -79,7 +86,7 @@ export function transformRows(source: UprightRows, t: RowTransform): RowProducer
 
   /** The kept columns of a source row as RGBA, flattened when asked. */
   const slice = (row: Uint8Array) => {
-    for (let x = 0, i = g.crop.x * ch, o = 0; x < cw; x++, i += ch, o += 4) {
+    for (let x = 0, i = firstColumn * ch, o = 0; x < cw; x++, i += ch, o += 4) {
       const r = row[i]!;
       const gr = ch >= 3 ? row[i + 1]! : r;
       const b = ch >= 3 ? row[i + 2]! : r;

@@ -8,7 +8,15 @@ import { readHeader } from '../../../src/compress/header.ts';
 import { plan } from '../../../src/compress/memory-plan.ts';
 import { transformOf } from '../../../src/compress/transform/options.ts';
 import { makeKey, type TestKey } from '../helpers.ts';
-import { bodyBytes, compressCall, decodeAny, expectLargestWidthWorks, jpegOf, photo } from '../image-fixtures.ts';
+import {
+  bodyBytes,
+  compressCall,
+  decodeAny,
+  expectLargestWidthWorks,
+  jpegOf,
+  photo,
+  withJpegOrientation,
+} from '../image-fixtures.ts';
 
 const MiB = 1024 * 1024;
 const [W, H] = [1800, 1200];
@@ -47,6 +55,28 @@ describe('transformations under a reduced memory budget', () => {
     expect(res.headers.get('x-crop-box')).toBe(`0,${H - CROP_H},${W},${CROP_H}`);
     const image = decodeAny(body);
     expect([image.width, image.height]).toEqual([W, CROP_H]);
+  }, 30_000);
+
+  it('a full-size crop of a JPEG stored turned (EXIF 6) keeps a frame of the box, not of the image', async () => {
+    // Upright 1200×1800; trim keeps 300×300 at full size. The engine decodes only the box's window and
+    // turns a frame of it; a frame of the whole image (6.5 MB) would not fit beside the request.
+    const turned = withJpegOrientation(jpeg, 6);
+    const trim = '750;450;750;450';
+    const request = {
+      format: 'jpeg' as const,
+      quality: 80,
+      transform: transformOf({ trim: { top: 750, right: 450, bottom: 750, left: 450 } }),
+    };
+    // The budget of the same crop of the image stored upright, and a megabyte: room for the box's frame.
+    const estimate = plan('jpeg', readHeader('jpeg', jpeg), turned.length, request).estimate;
+    const mb = Math.ceil(estimate / MiB) + 1;
+    expect(estimate + W * H * 3).toBeGreaterThan(mb * MiB);
+    const res = await compressCall(pro.key, { image: turned, trim }, { env: { MEMORY_BUDGET_MB: String(mb) } });
+    const body = await bodyBytes(res);
+    expect(res.status, new TextDecoder().decode(body.subarray(0, 300))).toBe(200);
+    expect(res.headers.get('x-crop-box')).toBe('450,750,300,300');
+    const image = decodeAny(body);
+    expect([image.width, image.height]).toEqual([300, 300]);
   }, 30_000);
 
   it('blur and sharpen filter a window of rows: a frame of their output would not fit', async () => {
