@@ -35,9 +35,12 @@ const INFO = {
   xmpSize: 11,
 } as const;
 
-/** How the colours reach the output (SR_COLOUR_*): as they are (sRGB or the file's ICC), or Display P3 by nclx. */
-export type HeicColour = 'as-is' | 'display-p3';
-const COLOURS: HeicColour[] = ['as-is', 'display-p3'];
+/**
+ * How the colours reach the output (SR_COLOUR_*): as they are (sRGB or the file's ICC), Display P3 by nclx, or
+ * converted to sRGB (BT.2020 primaries; PQ or HLG tone-mapped: wasm/src/sr_hdr.h).
+ */
+export type HeicColour = 'as-is' | 'display-p3' | 'to-srgb';
+const COLOURS: HeicColour[] = ['as-is', 'display-p3', 'to-srgb'];
 
 export interface HeicDecodedInfo {
   /** The coded picture (ispe), before the clean aperture and orientation. */
