@@ -16,6 +16,23 @@ export const HEIC_TILE_BYTES_PER_PIXEL_HIGH_BIT = 18;
 /** libheif's and libde265's fixed part: contexts, tables, the parsed boxes (estimated). */
 export const HEIC_DECODER_FIXED_BYTES = 4 * 1024 * 1024;
 
+/**
+ * The largest HEIC that is one picture (not a grid of tiles) the plan admits at the default budget
+ * (`DEFAULT_MEMORY_BUDGET_MB`), 8-bit 4:2:0, for a small output of any format: libheif decodes such a picture whole and
+ * holds libde265's picture, its own copy and the whole RGBA picture at once (measured: a 13 MP one grew
+ * the module by 108 MB, 8.7 bytes a pixel; docs/image-engine.md, "HEIC decoder"), so 12 MP ones (a 4000×3000
+ * camera's) do not fit. A grid's decoder holds a tile row. The plan decides; this is what its refusal names
+ * (test/worker/compress/heic-input.test.ts checks the two agree).
+ */
+export const HEIC_SINGLE_PICTURE_MAX_PIXELS = 9_600_000;
+
+/** What a refusal for memory adds for a HEIC decoded whole: why, and the largest that fits. */
+export function heicWholePictureNote(header: { heic?: { singlePicture: boolean } }): string {
+  if (!header.heic?.singlePicture) return '';
+  const mp = (HEIC_SINGLE_PICTURE_MAX_PIXELS / 1e6).toFixed(1);
+  return ` (a HEIC that is one picture, not a grid of tiles, is decoded whole: at the default budget one of at most ${mp} MP fits; a phone's tiled HEIC is read a tile row at a time)`;
+}
+
 /** The decoder's peak while its rows are read, in bytes. */
 export function heicDecoderBytes(info: AvifInfo): number {
   // CTBs are at most 64 pixels: libde265 pads its picture to them.

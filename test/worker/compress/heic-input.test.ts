@@ -18,6 +18,10 @@ import { makeKey, type TestKey } from '../helpers.ts';
 import { selfhostEnv, type SelfhostEnv } from '../../../src/selfhost/env.ts';
 import { getImage, ORIGIN, signed, signingAccount } from '../img-helpers.ts';
 import type { RgbaImage } from '../../../wasm/image.ts';
+import { readHeader } from '../../../src/compress/header.ts';
+import { HEIC_SINGLE_PICTURE_MAX_PIXELS } from '../../../src/compress/heic-input/memory.ts';
+import { DEFAULT_MEMORY_BUDGET_MB } from '../../../src/compress/limits.ts';
+import { plan } from '../../../src/compress/memory-plan.ts';
 import { bodyBytes, compressCall, decodeAny, near, pixel, type Parts, type Rgba } from '../image-fixtures.ts';
 
 let pro: TestKey;
@@ -27,6 +31,7 @@ beforeAll(async () => {
 });
 
 const ON = { HEIC_INPUT: 'on' };
+const DEFAULT_BUDGET = DEFAULT_MEMORY_BUDGET_MB * 1024 * 1024;
 const bytesOf = (data: ArrayBuffer): Uint8Array => new Uint8Array(data);
 
 async function send(heic: Uint8Array, parts: Parts = {}, env: Record<string, unknown> = ON) {
@@ -95,6 +100,15 @@ function mean(image: RgbaImage, channel: number, x: number, y: number, width: nu
 /** The grey patches (16 pixels wide, across the top) of pq.heic and hlg.heic: each channel's mean inside. */
 const patches = (image: RgbaImage): number[][] =>
   Array.from({ length: 8 }, (_, i) => [0, 1, 2].map((c) => mean(image, c, i * 16 + 2, 2, 12, 24)));
+
+/** A copy of a HEIC that is one picture whose `ispe` says width × height (its HEVC data unchanged). */
+function declaringHeic(heic: Uint8Array, width: number, height: number): Uint8Array {
+  const out = heic.slice();
+  const at = out.findIndex((_, i) => String.fromCharCode(...out.subarray(i, i + 4)) === 'ispe');
+  new DataView(out.buffer).setUint32(at + 8, width);
+  new DataView(out.buffer).setUint32(at + 12, height);
+  return out;
+}
 
 describe('HEIC input', () => {
   it("a plain HEIC and a 3×2 grid of 64×64 tiles → PNG: the size and heif-convert's colours", async () => {
@@ -221,6 +235,36 @@ describe('HEIC input', () => {
     const { error } = JSON.parse(text());
     expect(error.code).toBe('image_too_large');
     expect(error.message).toContain('HEIC');
+  });
+
+  it('one picture (not a grid) too large to decode whole: 422 saying why and the largest that fits', async () => {
+    // plain.heic's boxes saying 4000×3000 (a camera's 12 MP): the plan refuses it before any decoding.
+    const { res, text } = await send(declaringHeic(bytesOf(plain), 4000, 3000), { format: 'jpeg', width: '64' });
+    expect(res.status, text()).toBe(422);
+    const { error } = JSON.parse(text());
+    expect(error.code).toBe('image_too_large');
+    expect(error.message).toContain('no output size fits');
+    expect(error.message).toContain('not a grid of tiles, is decoded whole');
+    expect(error.message).toContain(`at most ${HEIC_SINGLE_PICTURE_MAX_PIXELS / 1e6} MP fits`);
+    // The figure named is the plan's: a 4:3 picture of that many pixels fits at the default budget for a
+    // small output of every format, and one 5 % larger fits none.
+    const fits = (pixels: number, format: 'jpeg' | 'png' | 'webp') => {
+      const width = Math.round(Math.sqrt((pixels * 4) / 3));
+      const bytes = declaringHeic(bytesOf(plain), width, Math.round((width * 3) / 4));
+      const header = readHeader('heic', bytes);
+      expect(header.heic?.singlePicture).toBe(true);
+      // The upload of a real photo that size (the bench's 13 MP one: 0.13 bytes a pixel).
+      const upload = Math.round(pixels * 0.13);
+      return plan('heic', header, upload, { format, quality: 80, width: 64 }).estimate <= DEFAULT_BUDGET;
+    };
+    for (const format of ['jpeg', 'png', 'webp'] as const) {
+      expect(fits(HEIC_SINGLE_PICTURE_MAX_PIXELS, format), format).toBe(true);
+      expect(fits(HEIC_SINGLE_PICTURE_MAX_PIXELS * 1.05, format), format).toBe(false);
+    }
+    // A grid's message has no such note.
+    const tiled = await send(bytesOf(grid), { format: 'png' }, { ...ON, MEMORY_BUDGET_MB: '1' });
+    expect(tiled.res.status, tiled.text()).toBe(422);
+    expect(JSON.parse(tiled.text()).error.message).not.toContain('not a grid');
   });
 
   it('a signed image URL with a HEIC source: upright, given as JPEG without f', async () => {
