@@ -142,16 +142,18 @@ static inline uint8_t sr_dither(float v, uint32_t x, uint32_t y) {
   return d >= 255 ? 255 : (uint8_t)d;
 }
 
-/* One row of samples (16-bit when wide, else 8-bit; RGBA) at (x0, y) of the picture to 8-bit sRGBA. out
- * may be in and start at the same address: each output pixel is written after its input is read. */
-static void sr_hdr_row(const sr_hdr *h, const void *in, int wide, uint8_t *out, uint32_t width, uint32_t x0, uint32_t y) {
+/* One row of samples (16-bit when wide, else 8-bit; RGB or RGBA by channels) at (x0, y) of the picture to
+ * 8-bit sRGBA. out may be in and start at the same address: an output pixel is never wider than its input
+ * and is written after the input is read. */
+static void sr_hdr_row(const sr_hdr *h, const void *in, int wide, int channels, uint8_t *out, uint32_t width,
+                       uint32_t x0, uint32_t y) {
   const uint16_t *in16 = (const uint16_t *)in;
   const uint8_t *in8 = (const uint8_t *)in;
   const float sdr_white = h->transfer == SR_HDR_SDR ? 1.0f : SR_HDR_REFERENCE_WHITE;
   for (uint32_t x = 0; x < width; x++) {
-    uint32_t code[4];
-    for (int c = 0; c < 4; c++) {
-      uint32_t v = wide ? in16[x * 4 + c] : in8[x * 4 + c];
+    uint32_t code[4] = {0, 0, 0, h->max_code};
+    for (int c = 0; c < channels; c++) {
+      uint32_t v = wide ? in16[x * channels + c] : in8[x * channels + c];
       code[c] = v > h->max_code ? h->max_code : v;
     }
     float rgb[3] = {h->linear[code[0]], h->linear[code[1]], h->linear[code[2]]};
@@ -193,11 +195,12 @@ static void sr_hdr_row(const sr_hdr *h, const void *in, int wide, uint8_t *out, 
 
 /* One row of more than 8 bits in a colour passed through (sRGB, the file's ICC, Display P3): rounded to 8
  * bits with the same dither, in place as sr_hdr_row. */
-static void sr_reduce_row(const uint16_t *in, uint32_t max_code, uint8_t *out, uint32_t width, uint32_t x0, uint32_t y) {
+static void sr_reduce_row(const uint16_t *in, int channels, uint32_t max_code, uint8_t *out, uint32_t width,
+                          uint32_t x0, uint32_t y) {
   const float scale = 255.0f / max_code;
   for (uint32_t x = 0; x < width; x++) {
-    uint32_t code[4];
-    for (int c = 0; c < 4; c++) code[c] = in[x * 4 + c] > max_code ? max_code : in[x * 4 + c];
+    uint32_t code[4] = {0, 0, 0, max_code};
+    for (int c = 0; c < channels; c++) code[c] = in[x * channels + c] > max_code ? max_code : in[x * channels + c];
     uint8_t *q = out + x * 4;
     for (int c = 0; c < 3; c++) q[c] = sr_dither(code[c] * scale, x0 + x, y);
     q[3] = (uint8_t)((code[3] * 255u + max_code / 2) / max_code);

@@ -223,13 +223,16 @@ int sr_heicdec_tile(sr_heicdec *d, uint32_t tx, uint32_t ty) {
     return -1;
   }
   options->ignore_transformations = 1;
-  /* Above 8 bits the tile comes at its depth (16-bit samples), reduced below with dither. */
+  /* Above 8 bits the tile comes at its depth (16-bit samples), reduced below with dither; without alpha
+   * as RGB: libheif's conversion then makes no alpha plane (its peak: docs/image-engine.md). */
   const int wide = d->depth > 8;
+  const int channels = wide && !heif_image_handle_has_alpha_channel(d->handle) ? 3 : 4;
   options->convert_hdr_to_8bit = 0;
   struct heif_image *img = NULL;
-  struct heif_error e = heif_image_handle_decode_image_tile(
-      d->handle, &img, heif_colorspace_RGB, wide ? heif_chroma_interleaved_RRGGBBAA_LE : heif_chroma_interleaved_RGBA,
-      options, tx, ty);
+  enum heif_chroma chroma = !wide ? heif_chroma_interleaved_RGBA
+                            : channels == 3 ? heif_chroma_interleaved_RRGGBB_LE : heif_chroma_interleaved_RRGGBBAA_LE;
+  struct heif_error e =
+      heif_image_handle_decode_image_tile(d->handle, &img, heif_colorspace_RGB, chroma, options, tx, ty);
   heif_decoding_options_free(options);
   if (e.code != heif_error_Ok) return fail(d, "decode", e);
   int stride = 0;
@@ -271,8 +274,8 @@ int sr_heicdec_tile(sr_heicdec *d, uint32_t tx, uint32_t ty) {
   for (uint32_t y = 0; y < h; y++) {
     const uint8_t *in = src + (size_t)y * stride;
     uint8_t *out = band + (size_t)y * band_stride + (in_place ? 0 : (size_t)x0 * 4);
-    if (d->colour == SR_COLOUR_TO_SRGB) sr_hdr_row(d->hdr, in, wide, out, w, x0, y0 + y);
-    else if (wide) sr_reduce_row((const uint16_t *)in, (1u << bits) - 1, out, w, x0, y0 + y);
+    if (d->colour == SR_COLOUR_TO_SRGB) sr_hdr_row(d->hdr, in, wide, channels, out, w, x0, y0 + y);
+    else if (wide) sr_reduce_row((const uint16_t *)in, channels, (1u << bits) - 1, out, w, x0, y0 + y);
     else if (!in_place) memcpy(out, in, (size_t)w * 4);
   }
   if (in_place) {
