@@ -33,6 +33,7 @@ const INFO = {
   iccSize: 9,
   exifSize: 10,
   xmpSize: 11,
+  transfer: 12,
 } as const;
 
 /**
@@ -53,6 +54,8 @@ export interface HeicDecodedInfo {
   alpha: boolean;
   depth: number;
   colour: HeicColour;
+  /** nclx transfer characteristics (16 PQ, 18 HLG; 2, unspecified, without nclx or with an ICC profile). */
+  transfer: number;
 }
 
 export const heicDecSlot = new Slot(
@@ -99,6 +102,7 @@ export class HeicDecoder extends BorrowedInstance<HeicDecModule> {
         alpha: at('alpha') === 1,
         depth: at('depth'),
         colour: COLOURS[at('colour')] ?? 'as-is',
+        transfer: at('transfer'),
       };
     });
   }

@@ -37,6 +37,7 @@ enum {
   SR_INFO_ICC_SIZE = 9,
   SR_INFO_EXIF_SIZE = 10,
   SR_INFO_XMP_SIZE = 11,
+  SR_INFO_TRANSFER = 12, /* nclx transfer characteristics (16 PQ, 18 HLG); 2 (unspecified) without nclx */
 };
 
 enum {
@@ -88,6 +89,7 @@ sr_heicdec *sr_heicdec_create(void) { return calloc(1, sizeof(sr_heicdec)); }
 const char *sr_heicdec_message(sr_heicdec *d) { return d->message; }
 
 static int colour_handling(sr_heicdec *d) {
+  d->primaries = d->transfer = 2; /* unspecified */
   if (d->icc_size > 0) return SR_COLOUR_AS_IS;
   struct heif_color_profile_nclx *nclx = NULL;
   struct heif_error e = heif_image_handle_get_nclx_color_profile(d->handle, &nclx);
@@ -186,6 +188,7 @@ int sr_heicdec_info(sr_heicdec *d, int what) {
   case SR_INFO_ICC_SIZE: return (int)d->icc_size;
   case SR_INFO_EXIF_SIZE: return (int)d->exif_size;
   case SR_INFO_XMP_SIZE: return (int)d->xmp_size;
+  case SR_INFO_TRANSFER: return d->transfer;
   default: return -1;
   }
 }

@@ -222,7 +222,13 @@ describe('HEIC input', () => {
       height: 192,
       bit_depth: 8,
       has_alpha: false,
+      hdr: false,
     });
+    // PQ and HLG by nclx: hdr (and 10 bits).
+    for (const file of [pq, hlg]) {
+      const described = await send(bytesOf(file), { format: 'json' });
+      expect(JSON.parse(described.text())).toMatchObject({ format: 'heic', bit_depth: 10, hdr: true });
+    }
     const cover = await decoded(bytesOf(grid), { format: 'png', fit: 'cover', width: '64', height: '64' });
     expect([cover.image.width, cover.image.height]).toEqual([64, 64]);
     const turned = await decoded(bytesOf(irot3), { format: 'png', rotate: '90' });
