@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import clap from '../../fixtures/heic/clap.heic';
 import gridIrot1Imir1 from '../../fixtures/heic/grid-irot1-imir1.heic';
 import gradient10 from '../../fixtures/heic/gradient-10bit.heic';
+import gradient10Grid from '../../fixtures/heic/gradient-10bit-grid.heic';
 import grid from '../../fixtures/heic/grid.heic';
 import hlg from '../../fixtures/heic/hlg.heic';
 import irot3 from '../../fixtures/heic/irot3.heic';
@@ -187,9 +188,12 @@ describe('HEIC input', () => {
     const worst = Math.max(...codes.map((m, i) => Math.abs(m - ((400 + i) * 255) / 1023)));
     expect(worst).toBeLessThan(0.1);
     expect(new Set(codes.map((m) => m.toFixed(2))).size).toBe(64);
-    // The same bytes every time: the dither is by place, not random.
+    // The same bytes every time, and as a grid of two tiles: the dither is by place in the picture, not
+    // random and not by tile.
     const again = await decoded(bytesOf(gradient10));
     expect(again.image.data).toEqual(image.data);
+    const tiled = await decoded(bytesOf(gradient10Grid));
+    expect(tiled.image.data).toEqual(image.data);
   });
 
   it('→ JPEG, resized: 200 with the asked width', async () => {
