@@ -33,11 +33,15 @@ const INFO = {
   iccSize: 9,
   exifSize: 10,
   xmpSize: 11,
+  transfer: 12,
 } as const;
 
-/** How the colours reach the output (SR_COLOUR_*): as they are (sRGB or the file's ICC), or Display P3 by nclx. */
-export type HeicColour = 'as-is' | 'display-p3';
-const COLOURS: HeicColour[] = ['as-is', 'display-p3'];
+/**
+ * How the colours reach the output (SR_COLOUR_*): as they are (sRGB or the file's ICC), Display P3 by nclx, or
+ * converted to sRGB (BT.2020 primaries; PQ or HLG tone-mapped: wasm/src/sr_hdr.h).
+ */
+export type HeicColour = 'as-is' | 'display-p3' | 'to-srgb';
+const COLOURS: HeicColour[] = ['as-is', 'display-p3', 'to-srgb'];
 
 export interface HeicDecodedInfo {
   /** The coded picture (ispe), before the clean aperture and orientation. */
@@ -50,6 +54,8 @@ export interface HeicDecodedInfo {
   alpha: boolean;
   depth: number;
   colour: HeicColour;
+  /** nclx transfer characteristics (16 PQ, 18 HLG; 2, unspecified, without nclx or with an ICC profile). */
+  transfer: number;
 }
 
 export const heicDecSlot = new Slot(
@@ -96,6 +102,7 @@ export class HeicDecoder extends BorrowedInstance<HeicDecModule> {
         alpha: at('alpha') === 1,
         depth: at('depth'),
         colour: COLOURS[at('colour')] ?? 'as-is',
+        transfer: at('transfer'),
       };
     });
   }

@@ -60,6 +60,8 @@ export interface HeicHeader {
   crop: { x: number; y: number; width: number; height: number };
   /** What the decoder holds while rows are read out (heic-input/memory.ts). */
   decoderBytes: number;
+  /** One picture, not a grid of tiles: decoded whole (heic-input/memory.ts `HEIC_SINGLE_PICTURE_MAX_PIXELS`). */
+  singlePicture: boolean;
 }
 
 export interface AvifHeader {
@@ -464,6 +466,7 @@ function readHeic(b: Uint8Array): ImageHeader {
       codedPixels: info.codedWidth * info.codedHeight,
       crop: info.crop ?? { x: 0, y: 0, width: info.width, height: info.height },
       decoderBytes: heicDecoderBytes(info),
+      singlePicture: info.cell.count === 1,
     },
   };
 }

@@ -19,6 +19,7 @@ import { withPreviewMemory } from './transform/smart-crop.ts';
 import { trimmedAway } from './transform/geometry.ts';
 import type { TrimSides } from './transform/options.ts';
 import { swapsAxes } from './exif.ts';
+import { heicWholePictureNote } from './heic-input/memory.ts';
 import { type GainMapPlan, planGainMap } from './gain-map/plan.ts';
 
 /** A request checked and planned from its header, before any pixel is decoded. */
@@ -180,7 +181,7 @@ function tooLargeForMemory(
   const box = maxWidth === null ? null : sizeAtWidth(request, maxWidth);
   const advice =
     box === null
-      ? 'no output size fits'
+      ? `no output size fits${heicWholePictureNote(header)}`
       : `it fits with width=${box.width}${box.height === undefined ? '' : ` and height=${box.height}`} or less`;
   return new ApiError(
     'image_too_large',

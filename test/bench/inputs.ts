@@ -2,7 +2,8 @@
 // (speed 9, quantizers 20–30, one thread) from a 13 MP phone photo of ../shared/corpus/camera
 // (Oppo_R7_Plus.jpg, 3120×4160): 8-bit 4:2:0 as it is, 10-bit 4:4:4 as it is, and 8-bit 4:2:0 enlarged by
 // sharp to the largest size the plan admits for PNG output at the default budget (found from the plan
-// itself). Each is compressed to PNG at full size (lossless: the output is our decode) on a fresh service:
+// itself). HEICs by Debian's heif-enc: the photo as one picture, and scaled to 12 MP as a grid of 512×512
+// tiles as an iPhone writes it. Each is compressed to PNG at full size (lossless: the output is our decode) on a fresh service:
 // the first request (cold: the decoder module instantiated) and three more (warm, medians): Server-Timing
 // total and decode, workerd's peak RSS growth. SSIMULACRA2 of our decode against Debian's `avifdec -d 8`.
 // Corpus files stay in ../shared; the made files in the system's temporary folder.
@@ -61,6 +62,22 @@ function heifEnc(input: string, output: string): void {
   if (existsSync(output)) return;
   const run = spawnSync('heif-enc', ['-q', '60', '-o', output, input], { encoding: 'utf8' });
   if (run.status !== 0) throw new Error(`heif-enc: ${run.stderr}`);
+}
+
+/**
+ * A 12 MP HEIC as an iPhone writes it: the photo scaled to 3024×4032, as a grid of 6 × 8 tiles of 512×512,
+ * each encoded by heif-enc at the same quality (test/fixtures/heic/make-fixtures.py's `grid`: heif-enc 1.15
+ * writes no grid itself).
+ */
+async function heicGrid(source: string, output: string): Promise<void> {
+  if (existsSync(output)) return;
+  const png = join(DIR, 'oppo-3024.png');
+  await sharp(readFileSync(source)).resize(3024, 4032).png({ compressionLevel: 1 }).toFile(png);
+  const work = join(DIR, 'grid-tiles');
+  mkdirSync(work, { recursive: true });
+  const script = join(root, 'test/fixtures/heic/make-fixtures.py');
+  const run = spawnSync('python3', [script, work, 'grid', png, output], { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`make-fixtures.py grid: ${run.stderr}`);
 }
 
 /** The estimate of PNG output at full size for this AVIF or HEIC. */
@@ -132,9 +149,11 @@ export async function benchInputs(start: () => Promise<Service>): Promise<InputR
   const only = process.env.BENCH_INPUTS_ONLY;
   const heic = join(DIR, 'oppo.heic');
   if (!only || heic.includes(only)) heifEnc(PHOTO, heic);
-  const candidates = [join(DIR, 'oppo-420.avif'), join(DIR, 'oppo-10bit-444.avif'), heic];
-  // The largest admitted AVIF is slow to make: only when the filter may want it.
-  const largest = only?.includes('heic') ? [] : [await largestAdmitted(PHOTO)];
+  const grid = join(DIR, 'oppo-grid-3024x4032.heic');
+  if (!only || grid.includes(only)) await heicGrid(PHOTO, grid);
+  const candidates = [join(DIR, 'oppo-420.avif'), join(DIR, 'oppo-10bit-444.avif'), heic, grid];
+  // The largest admitted AVIF is slow to make: only when the filter may want it (an AVIF's name).
+  const largest = only && (only.includes('heic') || only.includes('grid')) ? [] : [await largestAdmitted(PHOTO)];
   const files = [...candidates, ...largest].filter((f) => !only || f.includes(only));
   const runs: InputRun[] = [];
   for (const file of files) {

@@ -10,9 +10,10 @@
  * caller (src/compress/heic-input/), as for AVIF.
  *
  * Colour: passed through when the file carries an ICC profile (which the caller carries to the output)
- * or its nclx says sRGB/BT.709 or Display P3 (the caller attaches a Display P3 profile). Any other nclx
- * (BT.2020, PQ, HLG) is refused with a message, never reinterpreted. More than 8 bits are reduced by
- * libheif's conversion.
+ * or its nclx says sRGB/BT.709 or Display P3 (the caller attaches a Display P3 profile); BT.2020 primaries
+ * and PQ or HLG (HDR) are converted to sRGB here, HDR tone-mapped (sr_hdr.h says how). Any other nclx is
+ * refused with a message, never reinterpreted. More than 8 bits: libheif hands the tile at its depth and
+ * sr_hdr.h rounds it to 8 with an ordered dither, so gradients do not band.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include <string.h>
 
 #include "libheif/heif.h"
+#include "sr_hdr.h"
 
 /* What sr_heicdec_info answers. */
 enum {
@@ -35,11 +37,13 @@ enum {
   SR_INFO_ICC_SIZE = 9,
   SR_INFO_EXIF_SIZE = 10,
   SR_INFO_XMP_SIZE = 11,
+  SR_INFO_TRANSFER = 12, /* nclx transfer characteristics (16 PQ, 18 HLG); 2 (unspecified) without nclx */
 };
 
 enum {
   SR_COLOUR_AS_IS = 0, /* sRGB/BT.709 or the file's ICC profile */
   SR_COLOUR_P3 = 1,    /* Display P3 by nclx: the caller attaches a P3 profile */
+  SR_COLOUR_TO_SRGB = 2, /* BT.2020 primaries or HDR: converted to sRGB here */
 };
 
 typedef struct sr_heicdec {
@@ -48,6 +52,10 @@ typedef struct sr_heicdec {
   struct heif_image_tiling tiling;
   uint32_t width, height;
   int colour;
+  int primaries, transfer; /* nclx, for SR_COLOUR_TO_SRGB */
+  int depth;               /* bits a sample (luma): above 8 the tile comes at its depth */
+  sr_hdr *hdr;             /* SR_COLOUR_TO_SRGB's tables, made at the first tile */
+  float *linear;
   uint8_t *icc, *exif, *xmp;
   size_t icc_size, exif_size, xmp_size;
   uint8_t *band; /* width × tile height × 4 (a grid of more than one column) */
@@ -71,6 +79,8 @@ void sr_heicdec_destroy(sr_heicdec *d) {
   free(d->xmp);
   free(d->band);
   if (d->whole) heif_image_release(d->whole);
+  free(d->hdr);
+  free(d->linear);
   free(d);
 }
 
@@ -79,21 +89,28 @@ sr_heicdec *sr_heicdec_create(void) { return calloc(1, sizeof(sr_heicdec)); }
 const char *sr_heicdec_message(sr_heicdec *d) { return d->message; }
 
 static int colour_handling(sr_heicdec *d) {
+  d->primaries = d->transfer = 2; /* unspecified */
   if (d->icc_size > 0) return SR_COLOUR_AS_IS;
   struct heif_color_profile_nclx *nclx = NULL;
   struct heif_error e = heif_image_handle_get_nclx_color_profile(d->handle, &nclx);
   if (e.code != heif_error_Ok || !nclx) return SR_COLOUR_AS_IS;
   int cp = nclx->color_primaries, tc = nclx->transfer_characteristics;
   heif_nclx_color_profile_free(nclx);
-  /* unspecified 2, BT.709 1, BT.601 6, sRGB 13, BT.2020 10/12-bit 14/15: SDR curves shown as sRGB's. */
-  if (tc != 1 && tc != 2 && tc != 6 && tc != 13 && tc != 14 && tc != 15) {
+  d->primaries = cp;
+  d->transfer = tc;
+  /* unspecified 2, BT.709 1, BT.601 6, sRGB 13, BT.2020 10/12-bit 14/15: SDR curves shown as sRGB's;
+   * PQ 16 and HLG 18: HDR, tone-mapped. */
+  int hdr = tc == 16 || tc == 18;
+  if (tc != 1 && tc != 2 && tc != 6 && tc != 13 && tc != 14 && tc != 15 && !hdr) {
     snprintf(d->message, sizeof d->message, "its transfer characteristics (nclx %d) are not supported", tc);
     return -1;
   }
-  if (cp == 1 || cp == 2) return SR_COLOUR_AS_IS;
-  if (cp == 12) return SR_COLOUR_P3;
-  snprintf(d->message, sizeof d->message, "its colour primaries (nclx %d) are not supported", cp);
-  return -1;
+  if (cp != 1 && cp != 2 && cp != 9 && cp != 12) {
+    snprintf(d->message, sizeof d->message, "its colour primaries (nclx %d) are not supported", cp);
+    return -1;
+  }
+  if (hdr || cp == 9) return SR_COLOUR_TO_SRGB;
+  return cp == 12 ? SR_COLOUR_P3 : SR_COLOUR_AS_IS;
 }
 
 /* The first metadata block of item type `type` (and content type `content`, when given), copied. */
@@ -151,6 +168,8 @@ int sr_heicdec_parse(sr_heicdec *d, const uint8_t *data, uint32_t size, uint32_t
   }
   metadata(d, "Exif", NULL, &d->exif, &d->exif_size);
   metadata(d, "mime", "application/rdf+xml", &d->xmp, &d->xmp_size);
+  d->depth = heif_image_handle_get_luma_bits_per_pixel(d->handle);
+  if (d->depth < 8 || d->depth > 16) d->depth = 8;
   d->colour = colour_handling(d);
   return d->colour < 0 ? -2 : 0;
 }
@@ -164,11 +183,12 @@ int sr_heicdec_info(sr_heicdec *d, int what) {
   case SR_INFO_TILE_WIDTH: return (int)d->tiling.tile_width;
   case SR_INFO_TILE_HEIGHT: return (int)d->tiling.tile_height;
   case SR_INFO_ALPHA: return heif_image_handle_has_alpha_channel(d->handle) ? 1 : 0;
-  case SR_INFO_DEPTH: return heif_image_handle_get_luma_bits_per_pixel(d->handle);
+  case SR_INFO_DEPTH: return d->depth;
   case SR_INFO_COLOUR: return d->colour;
   case SR_INFO_ICC_SIZE: return (int)d->icc_size;
   case SR_INFO_EXIF_SIZE: return (int)d->exif_size;
   case SR_INFO_XMP_SIZE: return (int)d->xmp_size;
+  case SR_INFO_TRANSFER: return d->transfer;
   default: return -1;
   }
 }
@@ -206,14 +226,21 @@ int sr_heicdec_tile(sr_heicdec *d, uint32_t tx, uint32_t ty) {
     return -1;
   }
   options->ignore_transformations = 1;
-  options->convert_hdr_to_8bit = 1;
+  /* Above 8 bits the tile comes at its depth (16-bit samples), reduced below with dither; without alpha
+   * as RGB: libheif's conversion then makes no alpha plane (its peak: docs/image-engine.md). */
+  const int wide = d->depth > 8;
+  const int channels = wide && !heif_image_handle_has_alpha_channel(d->handle) ? 3 : 4;
+  options->convert_hdr_to_8bit = 0;
   struct heif_image *img = NULL;
-  struct heif_error e = heif_image_handle_decode_image_tile(d->handle, &img, heif_colorspace_RGB,
-                                                            heif_chroma_interleaved_RGBA, options, tx, ty);
+  enum heif_chroma chroma = !wide ? heif_chroma_interleaved_RGBA
+                            : channels == 3 ? heif_chroma_interleaved_RRGGBB_LE : heif_chroma_interleaved_RRGGBBAA_LE;
+  struct heif_error e =
+      heif_image_handle_decode_image_tile(d->handle, &img, heif_colorspace_RGB, chroma, options, tx, ty);
   heif_decoding_options_free(options);
   if (e.code != heif_error_Ok) return fail(d, "decode", e);
   int stride = 0;
-  const uint8_t *src = heif_image_get_plane_readonly(img, heif_channel_interleaved, &stride);
+  uint8_t *src = heif_image_get_plane(img, heif_channel_interleaved, &stride);
+  int bits = heif_image_get_bits_per_pixel_range(img, heif_channel_interleaved);
   int iw = heif_image_get_width(img, heif_channel_interleaved);
   int ih = heif_image_get_height(img, heif_channel_interleaved);
   /* The tile's share of the band; a tile smaller than that (a stream saying less than its boxes) is
@@ -221,20 +248,45 @@ int sr_heicdec_tile(sr_heicdec *d, uint32_t tx, uint32_t ty) {
   uint32_t x0 = tx * tw, y0 = ty * th;
   uint32_t w = d->width - x0 < tw ? d->width - x0 : tw;
   uint32_t h = d->height - y0 < th ? d->height - y0 : th;
-  if (!src || iw < 0 || ih < 0 || (uint32_t)iw < w || (uint32_t)ih < h) {
+  if (!src || iw < 0 || ih < 0 || (uint32_t)iw < w || (uint32_t)ih < h || bits < 8 || bits > 16 ||
+      (!wide && bits != 8)) {
     heif_image_release(img);
-    snprintf(d->message, sizeof d->message, "a tile decodes to %d×%d, not %u×%u", iw, ih, w, h);
+    snprintf(d->message, sizeof d->message, "a tile decodes to %d×%d at %d bits, not %u×%u", iw, ih, bits, w, h);
     return -1;
   }
-  if (d->tiling.num_columns == 1) {
-    /* No copy: the band is the tile's own picture, kept until the next tile. */
+  if (d->colour == SR_COLOUR_TO_SRGB && !d->hdr) {
+    d->hdr = malloc(sizeof *d->hdr);
+    d->linear = malloc(sizeof(float) << bits);
+    if (!d->hdr || !d->linear) {
+      heif_image_release(img);
+      snprintf(d->message, sizeof d->message, "out of memory for the colour conversion");
+      return -1;
+    }
+    sr_hdr_init(d->hdr, d->primaries, d->transfer, bits, d->linear);
+  }
+  if (d->hdr && d->hdr->max_code != (1u << bits) - 1) {
+    heif_image_release(img);
+    snprintf(d->message, sizeof d->message, "its tiles differ in depth");
+    return -1;
+  }
+  /* One column: the band is the tile's own picture, kept until the next tile, 8-bit rows converted in
+   * place (an output row is never longer than its input). Else each row goes to its place in the band. */
+  const int in_place = d->tiling.num_columns == 1;
+  uint8_t *band = in_place ? src : d->band;
+  const size_t band_stride = in_place ? (size_t)stride : (size_t)d->width * 4;
+  for (uint32_t y = 0; y < h; y++) {
+    const uint8_t *in = src + (size_t)y * stride;
+    uint8_t *out = band + (size_t)y * band_stride + (in_place ? 0 : (size_t)x0 * 4);
+    if (d->colour == SR_COLOUR_TO_SRGB) sr_hdr_row(d->hdr, in, wide, channels, out, w, x0, y0 + y);
+    else if (wide) sr_reduce_row((const uint16_t *)in, channels, (1u << bits) - 1, out, w, x0, y0 + y);
+    else if (!in_place) memcpy(out, in, (size_t)w * 4);
+  }
+  if (in_place) {
     d->whole = img;
     d->rows = src;
     d->stride = stride;
     return 0;
   }
-  for (uint32_t y = 0; y < h; y++)
-    memcpy(d->band + ((size_t)y * d->width + x0) * 4, src + (size_t)y * stride, (size_t)w * 4);
   heif_image_release(img);
   d->rows = d->band;
   d->stride = (int)d->width * 4;

@@ -206,7 +206,10 @@ async function avifFacts(bytes: Uint8Array, header: ImageHeader): Promise<Contai
   }
 }
 
-/** A HEIC's facts: its ICC profile, EXIF, bit depth and alpha from libheif's parse, which decodes no pixel. */
+/**
+ * A HEIC's facts: its ICC profile, EXIF, bit depth, alpha and HDR transfer (PQ, HLG in its nclx) from
+ * libheif's parse, which decodes no pixel.
+ */
 async function heicFacts(bytes: Uint8Array, header: ImageHeader): Promise<ContainerFacts> {
   const [{ HeicDecoder }, { refusedWhenBroken }] = await Promise.all([
     import('../../../wasm/heicdec-engine.ts'),
@@ -222,8 +225,7 @@ async function heicFacts(bytes: Uint8Array, header: ImageHeader): Promise<Contai
       exif: exif.length > 0 ? exif : null,
       hasAlpha: decoder.info.alpha,
       bitDepth: decoder.info.depth,
-      // PQ and HLG are refused by the parse (415): a HEIC described here is SDR.
-      hdr: false,
+      hdr: decoder.info.transfer === AVIF_TRANSFER_PQ || decoder.info.transfer === AVIF_TRANSFER_HLG,
       gainMap: false,
       ...still,
     };

@@ -7,13 +7,22 @@ import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import clap from '../../fixtures/heic/clap.heic';
 import gridIrot1Imir1 from '../../fixtures/heic/grid-irot1-imir1.heic';
+import gradient10 from '../../fixtures/heic/gradient-10bit.heic';
+import gradient10Grid from '../../fixtures/heic/gradient-10bit-grid.heic';
 import grid from '../../fixtures/heic/grid.heic';
+import hlg from '../../fixtures/heic/hlg.heic';
 import irot3 from '../../fixtures/heic/irot3.heic';
 import p3Icc from '../../fixtures/heic/p3-icc.heic';
 import plain from '../../fixtures/heic/plain.heic';
+import pq from '../../fixtures/heic/pq.heic';
 import { makeKey, type TestKey } from '../helpers.ts';
 import { selfhostEnv, type SelfhostEnv } from '../../../src/selfhost/env.ts';
 import { getImage, ORIGIN, signed, signingAccount } from '../img-helpers.ts';
+import type { RgbaImage } from '../../../wasm/image.ts';
+import { readHeader } from '../../../src/compress/header.ts';
+import { HEIC_SINGLE_PICTURE_MAX_PIXELS } from '../../../src/compress/heic-input/memory.ts';
+import { DEFAULT_MEMORY_BUDGET_MB } from '../../../src/compress/limits.ts';
+import { plan } from '../../../src/compress/memory-plan.ts';
 import { bodyBytes, compressCall, decodeAny, near, pixel, type Parts, type Rgba } from '../image-fixtures.ts';
 
 let pro: TestKey;
@@ -23,6 +32,7 @@ beforeAll(async () => {
 });
 
 const ON = { HEIC_INPUT: 'on' };
+const DEFAULT_BUDGET = DEFAULT_MEMORY_BUDGET_MB * 1024 * 1024;
 const bytesOf = (data: ArrayBuffer): Uint8Array => new Uint8Array(data);
 
 async function send(heic: Uint8Array, parts: Parts = {}, env: Record<string, unknown> = ON) {
@@ -81,6 +91,26 @@ function expectReference(image: { width: number; height: number; data: Uint8Arra
   }
 }
 
+/** A channel's mean over the rectangle (x, y, width, height). */
+function mean(image: RgbaImage, channel: number, x: number, y: number, width: number, height: number): number {
+  let sum = 0;
+  for (let j = y; j < y + height; j++) for (let i = x; i < x + width; i++) sum += pixel(image, i, j)[channel]!;
+  return sum / (width * height);
+}
+
+/** The grey patches (16 pixels wide, across the top) of pq.heic and hlg.heic: each channel's mean inside. */
+const patches = (image: RgbaImage): number[][] =>
+  Array.from({ length: 8 }, (_, i) => [0, 1, 2].map((c) => mean(image, c, i * 16 + 2, 2, 12, 24)));
+
+/** A copy of a HEIC that is one picture whose `ispe` says width × height (its HEVC data unchanged). */
+function declaringHeic(heic: Uint8Array, width: number, height: number): Uint8Array {
+  const out = heic.slice();
+  const at = out.findIndex((_, i) => String.fromCharCode(...out.subarray(i, i + 4)) === 'ispe');
+  new DataView(out.buffer).setUint32(at + 8, width);
+  new DataView(out.buffer).setUint32(at + 12, height);
+  return out;
+}
+
 describe('HEIC input', () => {
   it("a plain HEIC and a 3×2 grid of 64×64 tiles → PNG: the size and heif-convert's colours", async () => {
     const one = await decoded(bytesOf(plain));
@@ -117,6 +147,55 @@ describe('HEIC input', () => {
     expect(jpeg.body.findIndex((_, i) => name.every((v, j) => jpeg.body[i + j] === v))).toBeGreaterThan(0);
   });
 
+  it('PQ (BT.2020, HDR) is tone-mapped to SDR: reference white a light grey, highlights rolled off, not clipped', async () => {
+    const { res, image } = await decoded(bytesOf(pq));
+    expect(res.headers.get('content-type')).toBe('image/png');
+    // Grey patches of 0, 50, 100, 203, 400, 600, 1,000 and 4,000 nits (make-fixtures.py). Expected: BT.2390's
+    // EETF from 0–1,000 onto 0–203 nits, over 203 nits, sRGB-encoded (docs/image-engine.md, "HEIC decoder"):
+    // 203 nits (BT.2408's reference white) is 159 nits after the knee, 0.78 of white, sRGB 229.
+    const expected = [0, 135.8, 185.9, 229.0, 249.8, 254.1, 255, 255];
+    const got = patches(image);
+    for (const [i, rgb] of got.entries()) {
+      for (const v of rgb) expect(Math.abs(v - expected[i]!), `patch ${i}: ${rgb}`).toBeLessThan(1.5);
+    }
+    // Brighter than reference white still brighter, up to the 1,000-nit peak: not clipped flat.
+    const grey = got.map((rgb) => rgb[1]!);
+    for (let i = 1; i < 7; i++) expect(grey[i]!, `patch ${i}`).toBeGreaterThan(grey[i - 1]!);
+    // BT.2020's red at 203 nits, outside sRGB: still red (desaturated towards its luminance, not clipped to
+    // the code values read as sRGB).
+    const [r, g, b] = [0, 1, 2].map((c) => mean(image, c, 8, 40, 48, 16));
+    expect(r!, `${[r, g, b]}`).toBeGreaterThan(240);
+    expect(r! - Math.max(g!, b!), `${[r, g, b]}`).toBeGreaterThan(100);
+  });
+
+  it("HLG (BT.2020) is tone-mapped the same way: 75 % (reference white) as PQ's 203 nits", async () => {
+    const { image } = await decoded(bytesOf(hlg));
+    // Signals 0.1, 0.25, 0.5, 0.75, 0.8, 0.875, 0.95 and 1.0: BT.2100's OOTF for a 1,000-nit display
+    // gives 1.1, 9.6, 51, 203, 276, 444, 722 and 1,000 nits, then as PQ.
+    const expected = [16.1, 61.5, 137.0, 229.0, 240.8, 251.3, 254.8, 255];
+    const got = patches(image);
+    for (const [i, rgb] of got.entries()) {
+      for (const v of rgb) expect(Math.abs(v - expected[i]!), `patch ${i}: ${rgb}`).toBeLessThan(1.5);
+    }
+  });
+
+  it('more than 8 bits: rounded with an ordered dither, so a smooth 10-bit gradient does not band', async () => {
+    // 10-bit codes 400 + x / 4 across 256 pixels: 64 codes, 16 8-bit steps. Rounded without dither each
+    // code's 4 columns would be one of 17 values, up to half a code off; dithered, their mean over the rows
+    // follows the 10-bit ramp, code by code.
+    const { image } = await decoded(bytesOf(gradient10));
+    const codes = Array.from({ length: 64 }, (_, i) => mean(image, 1, i * 4, 0, 4, 64));
+    const worst = Math.max(...codes.map((m, i) => Math.abs(m - ((400 + i) * 255) / 1023)));
+    expect(worst).toBeLessThan(0.1);
+    expect(new Set(codes.map((m) => m.toFixed(2))).size).toBe(64);
+    // The same bytes every time, and as a grid of two tiles: the dither is by place in the picture, not
+    // random and not by tile.
+    const again = await decoded(bytesOf(gradient10));
+    expect(again.image.data).toEqual(image.data);
+    const tiled = await decoded(bytesOf(gradient10Grid));
+    expect(tiled.image.data).toEqual(image.data);
+  });
+
   it('→ JPEG, resized: 200 with the asked width', async () => {
     const { res, image } = await decoded(bytesOf(grid), { format: 'jpeg', width: '96' });
     expect(res.headers.get('content-type')).toBe('image/jpeg');
@@ -147,7 +226,13 @@ describe('HEIC input', () => {
       height: 192,
       bit_depth: 8,
       has_alpha: false,
+      hdr: false,
     });
+    // PQ and HLG by nclx: hdr (and 10 bits).
+    for (const file of [pq, hlg]) {
+      const described = await send(bytesOf(file), { format: 'json' });
+      expect(JSON.parse(described.text())).toMatchObject({ format: 'heic', bit_depth: 10, hdr: true });
+    }
     const cover = await decoded(bytesOf(grid), { format: 'png', fit: 'cover', width: '64', height: '64' });
     expect([cover.image.width, cover.image.height]).toEqual([64, 64]);
     const turned = await decoded(bytesOf(irot3), { format: 'png', rotate: '90' });
@@ -160,6 +245,36 @@ describe('HEIC input', () => {
     const { error } = JSON.parse(text());
     expect(error.code).toBe('image_too_large');
     expect(error.message).toContain('HEIC');
+  });
+
+  it('one picture (not a grid) too large to decode whole: 422 saying why and the largest that fits', async () => {
+    // plain.heic's boxes saying 4000×3000 (a camera's 12 MP): the plan refuses it before any decoding.
+    const { res, text } = await send(declaringHeic(bytesOf(plain), 4000, 3000), { format: 'jpeg', width: '64' });
+    expect(res.status, text()).toBe(422);
+    const { error } = JSON.parse(text());
+    expect(error.code).toBe('image_too_large');
+    expect(error.message).toContain('no output size fits');
+    expect(error.message).toContain('not a grid of tiles, is decoded whole');
+    expect(error.message).toContain(`at most ${HEIC_SINGLE_PICTURE_MAX_PIXELS / 1e6} MP fits`);
+    // The figure named is the plan's: a 4:3 picture of that many pixels fits at the default budget for a
+    // small output of every format, and one 5 % larger fits none.
+    const fits = (pixels: number, format: 'jpeg' | 'png' | 'webp') => {
+      const width = Math.round(Math.sqrt((pixels * 4) / 3));
+      const bytes = declaringHeic(bytesOf(plain), width, Math.round((width * 3) / 4));
+      const header = readHeader('heic', bytes);
+      expect(header.heic?.singlePicture).toBe(true);
+      // The upload of a real photo that size (the bench's 13 MP one: 0.13 bytes a pixel).
+      const upload = Math.round(pixels * 0.13);
+      return plan('heic', header, upload, { format, quality: 80, width: 64 }).estimate <= DEFAULT_BUDGET;
+    };
+    for (const format of ['jpeg', 'png', 'webp'] as const) {
+      expect(fits(HEIC_SINGLE_PICTURE_MAX_PIXELS, format), format).toBe(true);
+      expect(fits(HEIC_SINGLE_PICTURE_MAX_PIXELS * 1.05, format), format).toBe(false);
+    }
+    // A grid's message has no such note.
+    const tiled = await send(bytesOf(grid), { format: 'png' }, { ...ON, MEMORY_BUDGET_MB: '1' });
+    expect(tiled.res.status, tiled.text()).toBe(422);
+    expect(JSON.parse(tiled.text()).error.message).not.toContain('not a grid');
   });
 
   it('a signed image URL with a HEIC source: upright, given as JPEG without f', async () => {
