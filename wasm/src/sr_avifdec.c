@@ -58,7 +58,7 @@ enum {
 /* HDR tone mapping: the input's luminance in nits, scaled so that BT.2408's reference white (203 nits)
  * is the output's white, then compressed by the extended Reinhard curve L(1 + L/Lw²)/(1 + L) with Lw the
  * assumed peak (1000 nits, BT.2408's HLG nominal peak and a common PQ mastering peak) over 203: the peak
- * maps to white, reference white to about 0.83 of it; hue is kept (RGB scaled by the same factor). */
+ * maps to white, reference white to 0.52 of it in linear light (sRGB 191); hue is kept (RGB scaled alike). */
 #define SR_TONE_REFERENCE_WHITE 203.0f
 #define SR_TONE_PEAK 1000.0f
 /* HLG's system gamma at a 1000-nit display (BT.2100 Table 5). */
