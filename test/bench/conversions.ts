@@ -24,6 +24,9 @@ const ALL_FORMATS: Format[] = ['jpeg', 'png', 'webp', 'avif'];
 const FORMATS: Format[] = process.env.BENCH_CONVERSIONS_OUTPUTS
   ? ALL_FORMATS.filter((f) => process.env.BENCH_CONVERSIONS_OUTPUTS!.split(',').includes(f))
   : ALL_FORMATS;
+/** BENCH_CONVERSIONS_INPUTS=AVIF,24 MP (comma-separated): only the inputs whose name contains every one of these. */
+const INPUT_FILTER = (process.env.BENCH_CONVERSIONS_INPUTS ?? '').split(',').filter(Boolean);
+const chosen = (input: { name: string }) => INPUT_FILTER.every((part) => input.name.includes(part));
 /** The width of a photo's PNG output. */
 const PHOTO_PNG_WIDTH = 3000;
 /** Compressions sent at once in the concurrency case. */
@@ -175,7 +178,7 @@ export async function benchConversions(start: () => Promise<Service>): Promise<C
     const { matrix, big, shot50 } = await inputs(service);
     const tiny = await tinyInput();
     const run: { input: Input; output: Format; options: CompressOptions }[] = [
-      ...[tiny, ...matrix, ...big].flatMap((input) =>
+      ...[tiny, ...matrix, ...big].filter(chosen).flatMap((input) =>
         FORMATS.map((output) => ({
           input,
           output,
@@ -186,7 +189,7 @@ export async function benchConversions(start: () => Promise<Service>): Promise<C
           } as CompressOptions,
         })),
       ),
-      ...(FORMATS.includes('png')
+      ...(FORMATS.includes('png') && chosen(shot50)
         ? [{ input: shot50, output: 'png' as const, options: { format: 'png', width: 2048 } as CompressOptions }]
         : []),
     ];
