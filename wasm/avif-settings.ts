@@ -81,23 +81,19 @@ export interface AvifGrid {
  * bytes a pixel of the cell being encoded, beside the whole picture as YUV (a 12 MP photo peaked at
  * 23–25 MiB, 39 MiB with 1024-pixel cells). Even, as 4:2:0 needs.
  */
-export const AVIF_MAX_CELL_SIDE = 256;
+export const AVIF_MAX_CELL_SIDE = 512;
 
 /**
- * One pixel of a cell's encode in give-way.ts's pixels of row work (its ENGINE_SLICE_PIXELS), for runtimes
- * whose clock stands still while code runs: an AVIF pixel at AVIF_SPEED costs about 50 times a pixel of
- * row work, so a cell of AVIF_MAX_CELL_SIDE² (3.3 M of them) fills a slice: the encoder gives way after
- * every cell, as it does by the clock.
+ * One pixel of a cell's encode at AVIF_SPEED in give-way.ts's pixels of row work, for runtimes whose
+ * clock stands still while code runs: an AVIF pixel costs about 50 times a pixel of row work, so the
+ * encoder gives way every 40,000 pixels of superblock rows or so (ENGINE_SLICE_PIXELS), as it does by the
+ * clock.
  */
-export const AVIF_CELL_WORK_PER_PIXEL = 50;
+export const AVIF_WORK_PER_PIXEL = 50;
 
-/**
- * One cell's encode of a width × height picture in pixels of row work: a pixel at AVIF_SMALL_CELL_SPEED
- * is twice as dear, so a small cell weighs what a full one does at AVIF_SPEED.
- */
-export function avifCellWork(width: number, height: number): number {
-  const perPixel = avifSettings(0, width, height).speed === AVIF_SPEED ? 1 : 2;
-  return avifCellPixels(width, height) * perPixel * AVIF_CELL_WORK_PER_PIXEL;
+/** A pixel of a width × height picture's encode in pixels of row work: twice AVIF_WORK_PER_PIXEL at AVIF_SMALL_CELL_SPEED. */
+export function avifWorkPerPixel(width: number, height: number): number {
+  return avifSettings(0, width, height).speed === AVIF_SPEED ? AVIF_WORK_PER_PIXEL : 2 * AVIF_WORK_PER_PIXEL;
 }
 
 /**
