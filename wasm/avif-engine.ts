@@ -7,7 +7,7 @@
 import createAvifModule from './codec/sr_avif.js';
 import avifWasm from './codec/sr_avif.wasm';
 import { AvifEngineError } from './avif-error.ts';
-import { avifGrid, avifSettings, avifWorkPerPixel } from './avif-settings.ts';
+import { AVIF_WORK_PER_PIXEL, avifGrid, avifSettings } from './avif-settings.ts';
 import { BorrowedInstance } from './borrowed.ts';
 import { giveWay, giveWayNow } from './give-way.ts';
 import { EmscriptenInstance, type EmscriptenFactory } from './emscripten.ts';
@@ -119,8 +119,7 @@ export class AvifRowEncoder extends BorrowedInstance<AvifModule> {
     this.optionsSet = true;
     this.check(this.call('encode_begin', this.encoder, settings.quality, settings.speed));
     const m = this.codec.module;
-    const perPixel = avifWorkPerPixel(this.width, this.height);
-    m.srGiveWay = (pixels) => giveWayNow(pixels * perPixel);
+    m.srGiveWay = (pixels) => giveWayNow(pixels * AVIF_WORK_PER_PIXEL);
     try {
       for (;;) {
         let left = this.call('encode_cell', this.encoder);
