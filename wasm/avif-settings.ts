@@ -65,10 +65,22 @@ export interface AvifGrid {
  * SSIMULACRA2 scores within 0.2 of each other (docs/image-engine.md). Cells were 256 pixels while a cell
  * was one libaom call that held the isolate (1024 × 1024 takes 0.55–0.75 s of CPU at speed 7, twice at
  * 6); libaom now gives way after every superblock (patches/aom/0101), so the cell's size is bounded by
- * memory alone: libaom's working memory is about 8 MiB + 18 bytes a pixel of the cell being encoded
- * (avifPeakBytes), 27 MiB for a full cell, beside the whole picture as YUV. Even, as 4:2:0 needs.
+ * memory and the bytes: libaom's working memory at speed 6 is about 36 bytes a pixel of the cell being
+ * encoded (avifPeakBytes), 38 MiB for a full cell, beside the whole picture as YUV; 2048 would need 4
+ * times that. The isolate-stall bench with 1024 (12 MP → AVIF, load average 12.6): probes p50 / p95 /
+ * max 82 / 137 / 212 ms (target p95 ≤ 250). Even, as 4:2:0 needs.
  */
 export const AVIF_MAX_CELL_SIDE = 1024;
+
+/**
+ * Largest cell side of a picture over AVIF_LARGE_PICTURE_PIXELS: a 24 MP photo's plan with 1024-pixel
+ * cells (113 MiB: its YUV and output, 46 and 7 MiB, beside a cell's 38) was over MEMORY_BUDGET_MB's 100;
+ * with 768 it is 96. Cells of 768 write about 1 % more bytes than 1024 (between 512's 1.4–1.9 % and 0).
+ */
+export const AVIF_LARGE_PICTURE_CELL_SIDE = 768;
+
+/** Pictures over this many pixels (16 MP) take AVIF_LARGE_PICTURE_CELL_SIDE: up to 20 MP fit the budget with 1024. */
+export const AVIF_LARGE_PICTURE_PIXELS = 16 * 1024 * 1024;
 
 /**
  * One pixel of a cell's encode at AVIF_SPEED in give-way.ts's pixels of row work, for runtimes whose
@@ -92,7 +104,8 @@ export const AVIF_MIN_CELL_SIDE = 64;
  */
 export function avifGrid(width: number, height: number): AvifGrid {
   if (width < AVIF_MIN_CELL_SIDE || height < AVIF_MIN_CELL_SIDE) return { cols: 1, rows: 1 };
-  return { cols: Math.ceil(width / AVIF_MAX_CELL_SIDE), rows: Math.ceil(height / AVIF_MAX_CELL_SIDE) };
+  const side = width * height > AVIF_LARGE_PICTURE_PIXELS ? AVIF_LARGE_PICTURE_CELL_SIDE : AVIF_MAX_CELL_SIDE;
+  return { cols: Math.ceil(width / side), rows: Math.ceil(height / side) };
 }
 
 /**
@@ -110,9 +123,14 @@ export function avifCellPixels(width: number, height: number): number {
 
 /** The module's memory before any picture: its runtime, stack and libavif's encoder. */
 const AVIF_BASE_BYTES = 2 * 1024 * 1024;
-/** libaom's working memory for one cell: a fixed part and bytes per pixel of the cell (measured, rounded up). */
-const AVIF_CELL_FIXED_BYTES = 8 * 1024 * 1024;
-const AVIF_CELL_BYTES_PER_PIXEL = 18;
+/**
+ * libaom's working memory for one cell at AVIF_SPEED: a fixed part and bytes per pixel of the cell
+ * (measured, rounded up: `BENCH_AVIF_MEMORY=1 BENCH_AVIF_MEMORY_MP=2,5 node test/bench/avif.ts`, the
+ * peak less the memory after the rows, 17.0 MiB for cells of 865 × 577 and 28.9 for 913 × 913, RGB or
+ * RGBA alike; speed 7 took about half a pixel's bytes).
+ */
+const AVIF_CELL_FIXED_BYTES = 4 * 1024 * 1024;
+const AVIF_CELL_BYTES_PER_PIXEL = 36;
 /** The encoded output held while cells are encoded, per pixel of the picture (a q90 photo writes under 0.4). */
 const AVIF_OUTPUT_BYTES_PER_PIXEL = 0.5;
 

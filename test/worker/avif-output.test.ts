@@ -163,7 +163,7 @@ describe('format=avif', () => {
     expect(res.headers.get('x-target-reached')).toBe('true');
     expect(bytes.length).toBeLessThanOrEqual(3 * 1024);
     expect(Number(res.headers.get('x-quality'))).toBeLessThan(80);
-  });
+  }, 15_000);
 
   it('a grid-encoded picture decodes without seams: the step across a cell boundary is no larger than inside a cell', async () => {
     // Wide enough for two columns of cells, short to keep the test quick; a smooth diagonal gradient.
