@@ -1,14 +1,15 @@
 // The AVIF encoder (wasm/src/sr_avif.c, built by wasm/build-avif.sh from libavif and libaom): RGB(A) rows
 // handed in even-row bands become a 4:2:0 picture held as YUV, encoded (again, for a size target) as one
-// image or a grid of cells, with the input's ICC profile, EXIF and XMP. A module of its own, instantiated only by AVIF
-// output; its instances are pooled with the engine's, and their memories together stay within the pool's
-// limit (instances.ts).
+// image or a grid of cells, with the input's ICC profile, EXIF and XMP. A cell is one libaom call, suspended
+// inside it after every superblock row to give way (patches/aom/, src/sr_give_way.js). A module of its own,
+// instantiated only by AVIF output; its instances are pooled with the engine's, and their memories together
+// stay within the pool's limit (instances.ts).
 import createAvifModule from './codec/sr_avif.js';
 import avifWasm from './codec/sr_avif.wasm';
 import { AvifEngineError } from './avif-error.ts';
-import { avifCellWork, avifGrid, avifSettings } from './avif-settings.ts';
+import { AVIF_WORK_PER_PIXEL, avifGrid, avifSettings } from './avif-settings.ts';
 import { BorrowedInstance } from './borrowed.ts';
-import { giveWay } from './give-way.ts';
+import { giveWay, giveWayNow } from './give-way.ts';
 import { EmscriptenInstance, type EmscriptenFactory } from './emscripten.ts';
 import { pooledGrowthLimit, Slot } from './instances.ts';
 
@@ -17,6 +18,10 @@ interface AvifModule {
   _malloc: Fn;
   _free: Fn;
   [name: `_sr_avif_${string}`]: Fn;
+  /** Set for a cell's encode (src/sr_give_way.js): the pixels of the superblock row just encoded → a promise to wait for, or nothing. */
+  srGiveWay?: ((pixels: number) => Promise<void> | undefined) | undefined;
+  /** After a call returns: the promise of its result when it was suspended, else null. */
+  srAsyncDone?: () => Promise<number> | null;
 }
 
 export { AvifEngineError };
@@ -46,20 +51,18 @@ export class AvifRowEncoder extends BorrowedInstance<AvifModule> {
   private bandRows = 0;
   private rowsIn = 0;
   private optionsSet = false;
-  /** One cell's encode in give-way.ts's pixels of row work. */
-  private readonly cellWork: number;
   readonly width: number;
   readonly height: number;
   readonly channels: 3 | 4;
 
   constructor(width: number, height: number, channels: 3 | 4) {
-    super(avifSlot);
+    // Exclusive: a cell's encode suspended inside libaom keeps its stack in the instance.
+    super(avifSlot, true);
     this.width = width;
     this.height = height;
     this.channels = channels;
     this.rowBytes = width * channels;
     const grid = avifGrid(width, height);
-    this.cellWork = avifCellWork(width, height);
     const encoder = this.call('create', width, height, channels, grid.cols, grid.rows) >>> 0;
     this.encoder = this.own(encoder, (ptr) => this.call('destroy', ptr));
     this.closeOnThrow(() => {
@@ -103,8 +106,9 @@ export class AvifRowEncoder extends BorrowedInstance<AvifModule> {
   /**
    * Encodes the picture once every row is in, at libavif's quality (0–100: the caller maps the API's,
    * src/compress/quality-scale.ts); again for another quality.
-   * Cell by cell, giving way between cells (give-way.ts): one cell's encode is the longest the isolate is
-   * held (AVIF_MAX_CELL_SIDE says how long).
+   * Cell by cell, each suspended inside libaom after a superblock row when the slice is used up
+   * (give-way.ts): a superblock row of a cell (AVIF_MAX_CELL_SIDE says how long) is the longest the
+   * isolate is held.
    */
   async encode(quality: number): Promise<Uint8Array> {
     if (this.bandRows > 0) this.flush();
@@ -114,11 +118,20 @@ export class AvifRowEncoder extends BorrowedInstance<AvifModule> {
     if (!this.optionsSet) for (const [key, value] of settings.options) this.option(key, value);
     this.optionsSet = true;
     this.check(this.call('encode_begin', this.encoder, settings.quality, settings.speed));
-    for (;;) {
-      const left = this.call('encode_cell', this.encoder);
-      this.check(left < 0 ? -1 : 0);
-      await giveWay(this.cellWork);
-      if (left === 0) break;
+    const m = this.codec.module;
+    m.srGiveWay = (pixels) => giveWayNow(pixels * AVIF_WORK_PER_PIXEL);
+    try {
+      for (;;) {
+        let left = this.call('encode_cell', this.encoder);
+        const suspended = m.srAsyncDone?.();
+        if (suspended) left = await suspended;
+        this.check(left < 0 ? -1 : 0);
+        // Between cells: the padding of the next and what the clock says.
+        await giveWay();
+        if (left === 0) break;
+      }
+    } finally {
+      m.srGiveWay = undefined;
     }
     this.check(this.call('encode_finish', this.encoder));
     const ptr = this.call('output', this.encoder) >>> 0;

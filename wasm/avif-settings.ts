@@ -13,27 +13,15 @@ export interface AvifSettings {
 }
 
 /**
- * libaom's speed: 7 (bytes at equal SSIMULACRA2 1.071 × sharp's AVIF at effort 4, median of the 31 camera
- * photos at width 2560, 0.992–1.209; 0.24 × its time, each side decoding and resizing too). Speed 6
- * writes 6 % fewer bytes at equal score (6 photos at width 2048; 3 % at 1024) but takes about twice the
- * CPU a cell (107–144 ms against 55–68; test/bench/avif-cells.ts), which is what another request of the
- * isolate waits for: on the isolate-stall bench its probes' p95 was 665 ms against 190–253 (target 250),
- * so it stays out of full cells while cells are encoded one per call (AVIF_MAX_CELL_SIDE). Speed 6 with cells that cost speed 7's time (192 pixels)
- * loses to their edges what it gains (docs/image-engine.md, One quality scale).
+ * libaom's speed: 6. Against 7, 6 % fewer bytes at equal SSIMULACRA2 (6 photos at width 2048; 3 % at
+ * 1024) for about twice the CPU (a 1024 × 680 photo's 256-pixel cells: 107–144 ms against 55–68;
+ * test/bench/avif-cells.ts). Speed 7 was kept while a cell was one call that held the isolate (its probes'
+ * p95 on the isolate-stall bench was 665 ms at speed 6 against 190–253, target 250); since libaom gives
+ * way after every superblock (patches/aom/0101), what another request waits for is a 64 × 64 superblock,
+ * a few milliseconds at either speed. Speed 5 took 5 × speed 6's time. The figures:
+ * docs/experiments/avif-and-quality-scale.md.
  */
-export const AVIF_SPEED = 7;
-
-/**
- * libaom's speed for a picture whose cells are small: at most AVIF_SMALL_CELL_PIXELS each (a thumbnail;
- * a picture just over a cell, split in two). A pixel at speed 6 costs about twice one at AVIF_SPEED, so
- * such a cell takes no longer a call than a full cell at AVIF_SPEED, and the isolate waits no longer.
- * Bytes at our JPEG q80's SSIMULACRA2 (12 photos at width 160, all at speed 6; test/bench/avif-equal-score.ts):
- * 0.786 × JPEG's against 0.801 at speed 7. Speed 5 took 5 × speed 6's time.
- */
-export const AVIF_SMALL_CELL_SPEED = 6;
-
-/** Half a full cell (AVIF_MAX_CELL_SIDE², 256 × 256): cells up to this size take AVIF_SMALL_CELL_SPEED. */
-export const AVIF_SMALL_CELL_PIXELS = 32_768;
+export const AVIF_SPEED = 6;
 
 /**
  * `tune=iq`: libaom's tuning for still images (quantisation matrices, variance-boosted delta-q, chroma
@@ -55,12 +43,13 @@ export const AVIF_OPTIONS: ReadonlyArray<readonly [string, string]> = [
 
 /**
  * The encoder settings for libavif's quality (0–100, already mapped from the API's: quality-scale.ts) and
- * a width × height picture (its grid's cells choose the speed).
+ * a width × height picture (the same for every size since the cells no longer choose the speed; the
+ * size stays in the signature for the benches that vary it).
  */
-export function avifSettings(quality: number, width: number, height: number): AvifSettings {
+export function avifSettings(quality: number, _width: number, _height: number): AvifSettings {
   return {
     quality: Math.round(Math.max(0, Math.min(100, quality))),
-    speed: avifCellPixels(width, height) <= AVIF_SMALL_CELL_PIXELS ? AVIF_SMALL_CELL_SPEED : AVIF_SPEED,
+    speed: AVIF_SPEED,
     options: AVIF_OPTIONS,
   };
 }
@@ -71,34 +60,35 @@ export interface AvifGrid {
 }
 
 /**
- * Largest cell side. A cell is encoded in one call, during which its isolate serves nobody else
- * (give-way.ts): 256 × 256 takes 37–60 ms of CPU at AVIF_SPEED on this machine's cores (384: 75–110 ms,
- * 512: 140–200 ms, 1024: 0.55–0.75 s), and a request waits for the cell under way and often one more, so
- * only 256 met the isolate-stall bench's target (a 12 MP photo → AVIF under `npm run dev`: health probes
- * p95 236 ms, max 440; 384: p95 389 ms). Smaller cells cost bytes: three 12 MP camera photos at q80 wrote
- * 6.0–10.3 % more than with 1024-pixel cells (384: 3.2–5.1 %, 512: 1.4–1.9 %) at SSIMULACRA2 scores within
- * 0.2 of each other; docs/image-engine.md has the figures. libaom's working memory is about 8 MiB + 18
- * bytes a pixel of the cell being encoded, beside the whole picture as YUV (a 12 MP photo peaked at
- * 23–25 MiB, 39 MiB with 1024-pixel cells). Even, as 4:2:0 needs.
+ * Largest cell side. Smaller cells cost bytes at their edges: three 12 MP camera photos at q80 wrote
+ * 6.0–10.3 % more with 256-pixel cells than with 1024-pixel ones (384: 3.2–5.1 %, 512: 1.4–1.9 %) at
+ * SSIMULACRA2 scores within 0.2 of each other (docs/image-engine.md). Cells were 256 pixels while a cell
+ * was one libaom call that held the isolate (1024 × 1024 takes 0.55–0.75 s of CPU at speed 7, twice at
+ * 6); libaom now gives way after every superblock (patches/aom/0101), so the cell's size is bounded by
+ * memory and the bytes: libaom's working memory at speed 6 is about 36 bytes a pixel of the cell being
+ * encoded (avifPeakBytes), 38 MiB for a full cell, beside the whole picture as YUV; 2048 would need 4
+ * times that. The isolate-stall bench with 1024 (12 MP → AVIF, load average 12.6): probes p50 / p95 /
+ * max 82 / 137 / 212 ms (target p95 ≤ 250). Even, as 4:2:0 needs.
  */
-export const AVIF_MAX_CELL_SIDE = 256;
+export const AVIF_MAX_CELL_SIDE = 1024;
 
 /**
- * One pixel of a cell's encode in give-way.ts's pixels of row work (its ENGINE_SLICE_PIXELS), for runtimes
- * whose clock stands still while code runs: an AVIF pixel at AVIF_SPEED costs about 50 times a pixel of
- * row work, so a cell of AVIF_MAX_CELL_SIDE² (3.3 M of them) fills a slice: the encoder gives way after
- * every cell, as it does by the clock.
+ * Largest cell side of a picture over AVIF_LARGE_PICTURE_PIXELS: a 24 MP photo's plan with 1024-pixel
+ * cells (113 MiB: its YUV and output, 46 and 7 MiB, beside a cell's 38) was over MEMORY_BUDGET_MB's 100;
+ * with 768 it is 96. Cells of 768 write about 1 % more bytes than 1024 (between 512's 1.4–1.9 % and 0).
  */
-export const AVIF_CELL_WORK_PER_PIXEL = 50;
+export const AVIF_LARGE_PICTURE_CELL_SIDE = 768;
+
+/** Pictures over this many pixels (16 MP) take AVIF_LARGE_PICTURE_CELL_SIDE: up to 20 MP fit the budget with 1024. */
+export const AVIF_LARGE_PICTURE_PIXELS = 16 * 1024 * 1024;
 
 /**
- * One cell's encode of a width × height picture in pixels of row work: a pixel at AVIF_SMALL_CELL_SPEED
- * is twice as dear, so a small cell weighs what a full one does at AVIF_SPEED.
+ * One pixel of a cell's encode at AVIF_SPEED in give-way.ts's pixels of row work, for runtimes whose
+ * clock stands still while code runs: an AVIF pixel at speed 6 costs about 100 times a pixel of row work
+ * (50 at speed 7), so the encoder gives way every 20,000 pixels or so (ENGINE_SLICE_PIXELS), five 64 × 64
+ * superblocks, as it does by the clock.
  */
-export function avifCellWork(width: number, height: number): number {
-  const perPixel = avifSettings(0, width, height).speed === AVIF_SPEED ? 1 : 2;
-  return avifCellPixels(width, height) * perPixel * AVIF_CELL_WORK_PER_PIXEL;
-}
+export const AVIF_WORK_PER_PIXEL = 100;
 
 /**
  * Smallest cell side: MIAF (ISO/IEC 23000-22, 7.3.11.4.2) wants a grid's cells at least 64 × 64, and
@@ -114,7 +104,8 @@ export const AVIF_MIN_CELL_SIDE = 64;
  */
 export function avifGrid(width: number, height: number): AvifGrid {
   if (width < AVIF_MIN_CELL_SIDE || height < AVIF_MIN_CELL_SIDE) return { cols: 1, rows: 1 };
-  return { cols: Math.ceil(width / AVIF_MAX_CELL_SIDE), rows: Math.ceil(height / AVIF_MAX_CELL_SIDE) };
+  const side = width * height > AVIF_LARGE_PICTURE_PIXELS ? AVIF_LARGE_PICTURE_CELL_SIDE : AVIF_MAX_CELL_SIDE;
+  return { cols: Math.ceil(width / side), rows: Math.ceil(height / side) };
 }
 
 /**
@@ -132,9 +123,14 @@ export function avifCellPixels(width: number, height: number): number {
 
 /** The module's memory before any picture: its runtime, stack and libavif's encoder. */
 const AVIF_BASE_BYTES = 2 * 1024 * 1024;
-/** libaom's working memory for one cell: a fixed part and bytes per pixel of the cell (measured, rounded up). */
-const AVIF_CELL_FIXED_BYTES = 8 * 1024 * 1024;
-const AVIF_CELL_BYTES_PER_PIXEL = 18;
+/**
+ * libaom's working memory for one cell at AVIF_SPEED: a fixed part and bytes per pixel of the cell
+ * (measured, rounded up: `BENCH_AVIF_MEMORY=1 BENCH_AVIF_MEMORY_MP=2,5 node test/bench/avif.ts`, the
+ * peak less the memory after the rows, 17.0 MiB for cells of 865 × 577 and 28.9 for 913 × 913, RGB or
+ * RGBA alike; speed 7 took about half a pixel's bytes).
+ */
+const AVIF_CELL_FIXED_BYTES = 4 * 1024 * 1024;
+const AVIF_CELL_BYTES_PER_PIXEL = 36;
 /** The encoded output held while cells are encoded, per pixel of the picture (a q90 photo writes under 0.4). */
 const AVIF_OUTPUT_BYTES_PER_PIXEL = 0.5;
 

@@ -75,10 +75,26 @@ compile_each "$AVIF_CFLAGS" "$avif" "$work/avif" libavif.a
 EXPORTS='_malloc,_free'
 for f in create destroy message option icc exif xmp rows encode_begin encode_cell encode_finish output output_len; do EXPORTS="$EXPORTS,_sr_avif_$f"; done
 
+# A cell is one libaom call: it gives way after every superblock and every row of the CDEF search
+# (patches/aom/0101-*, srw_give_way in src/sr_give_way.js, as the AVIF decoder's dav1d does) by Asyncify,
+# which rewrites only the functions that can be on the stack there, from our cell export down to the
+# hook: libavif's libaom codec (reached by a function pointer), aom_codec_encode and libaom's encoder
+# interface (another), then the frame encode down to the superblock loop and the CDEF search. The list was read
+# from a --profiling-funcs build's call graph (-sASYNCIFY_ADVISE with -sASYNCIFY_IGNORE_INDIRECT) plus
+# what that graph cannot follow: those two function pointers, and the calls of libaom's functions that
+# set a setjmp error handler (encoder_encode, av1_get_compressed_data), which go through emscripten's
+# invoke_* wrappers (Asyncify counts them as imports that may suspend). A function missing from it traps
+# with `unreachable` at the first suspension, which test/worker/isolate-stall.test.ts exercises. wasm-opt
+# inlines part of the chain and warns that those names do not exist: they stay listed for a build that
+# inlines less.
+ASYNCIFY_ONLY="${ASYNCIFY_ONLY_OVERRIDE:-sr_avif_encode_cell,aomCodecEncodeImage,aom_codec_encode,encoder_encode,av1_get_compressed_data,av1_encode_strategy,av1_encode,encode_frame_to_data_rate,encode_with_recode_loop_and_filter,encode_without_recode,loopfilter_frame,cdef_restoration_frame,av1_cdef_search,cdef_mse_calc_frame,av1_encode_frame,encode_frame_internal,encode_tiles,av1_encode_tile,av1_encode_sb_row,encode_sb_row}"
+
 mkdir -p codec
 # The same runtime settings as sr_jpeg (build.sh says why), in a module of its own.
 emcc -O3 -msimd128 $PREFIX_MAP -I "$avif/include" src/sr_avif.c "$work/avif/libavif.a" "$work/aom/libaom.a" \
-  -o codec/sr_avif.js \
+  -o codec/sr_avif.js ${AVIF_LINK_EXTRA:-} \
+  --js-library src/sr_give_way.js -sASYNCIFY=1 -sASYNCIFY_IMPORTS=[env.srw_give_way] -sASYNCIFY_ONLY="[$ASYNCIFY_ONLY]" \
+  -sASYNCIFY_STACK_SIZE=16384 \
   -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createAvifModule -sENVIRONMENT=web,worker \
   -sFILESYSTEM=0 -sDYNAMIC_EXECUTION=0 -sALLOW_MEMORY_GROWTH=1 -sMEMORY_GROWTH_GEOMETRIC_STEP=0 -sINITIAL_MEMORY=2MB \
   -sTOTAL_STACK=256KB -sMAXIMUM_MEMORY=2GB -sASSERTIONS=0 -sEXIT_RUNTIME=0 \

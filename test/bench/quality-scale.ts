@@ -277,7 +277,7 @@ export class QualityScaleBench {
 
   /** Bytes and SSIMULACRA2 of `photo` in `format` at the encoder's own `quality` (cached). */
   async measure(photo: Photo, format: LossyFormat, quality: number): Promise<Measure> {
-    // A photo whose cells take another speed than the width's square (AVIF_SMALL_CELL_SPEED) says so.
+    // A photo whose size takes another speed than the width's square (should the settings have one) says so.
     const speed = format === 'avif' ? avifAt(quality, photo.output.width, photo.output.height).speed : 0;
     const key = `${photo.name}|${format}|${quality}|${this.keys[format]}${speed && speed !== avifAt(quality).speed ? `|speed ${speed}` : ''}`;
     const known = this.cache.get(key);
