@@ -105,14 +105,15 @@ export class AvifRowEncoder extends BorrowedInstance<AvifModule> {
 
   /**
    * Encodes the picture once every row is in, at libavif's quality (0–100: the caller maps the API's,
-   * src/compress/quality-scale.ts); again for another quality.
+   * src/compress/quality-scale.ts); again for another quality (`search`: a size target's, at
+   * AVIF_SEARCH_SPEED).
    * Cell by cell, each suspended inside libaom after a superblock row when the slice is used up
    * (give-way.ts): a superblock row of a cell (AVIF_MAX_CELL_SIDE says how long) is the longest the
    * isolate is held.
    */
-  async encode(quality: number): Promise<Uint8Array> {
+  async encode(quality: number, search = false): Promise<Uint8Array> {
     if (this.bandRows > 0) this.flush();
-    const settings = avifSettings(quality, this.width, this.height);
+    const settings = avifSettings(quality, this.width, this.height, search);
     // The encoder keeps its libaom settings for every later encode (a size target's search): they are
     // the same at every quality.
     if (!this.optionsSet) for (const [key, value] of settings.options) this.option(key, value);

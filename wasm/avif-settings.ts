@@ -24,6 +24,14 @@ export interface AvifSettings {
 export const AVIF_SPEED = 6;
 
 /**
+ * libaom's speed for the encodes of a size target's search (`target_kb`: up to MAX_TARGET_ENCODES of
+ * them): 7, half speed 6's CPU, so that eight encodes of a 24 MP photo (about 27 s each at 7, twice that
+ * at 6) stay inside the Worker's CPU limit (`cpu_ms` 300,000 in wrangler.toml). The search trades a few
+ * per cent of bytes for an answer at all.
+ */
+export const AVIF_SEARCH_SPEED = 7;
+
+/**
  * `tune=iq`: libaom's tuning for still images (quantisation matrices, variance-boosted delta-q, chroma
  * delta-q, adaptive CDEF). libavif turns it on by default only with libaom 3.13 and later; with the
  * vendored 3.12.1 it must be asked for, and without it the same score costs 29–40 % more bytes.
@@ -44,12 +52,12 @@ export const AVIF_OPTIONS: ReadonlyArray<readonly [string, string]> = [
 /**
  * The encoder settings for libavif's quality (0–100, already mapped from the API's: quality-scale.ts) and
  * a width × height picture (the same for every size since the cells no longer choose the speed; the
- * size stays in the signature for the benches that vary it).
+ * size stays in the signature for the benches that vary it), `search` for a size target's encodes.
  */
-export function avifSettings(quality: number, _width: number, _height: number): AvifSettings {
+export function avifSettings(quality: number, _width: number, _height: number, search = false): AvifSettings {
   return {
     quality: Math.round(Math.max(0, Math.min(100, quality))),
-    speed: AVIF_SPEED,
+    speed: search ? AVIF_SEARCH_SPEED : AVIF_SPEED,
     options: AVIF_OPTIONS,
   };
 }

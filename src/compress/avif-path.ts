@@ -64,7 +64,7 @@ export async function encodeAvif(
     timings.decode = Math.max(0, encodeStarted - started - timings.resize - timings.encode);
     const encoded = await inEngineAsync(input, () =>
       encodeAsRequestedAsync(
-        (quality) => encoder.encode(encoderQuality('avif', quality)),
+        (quality) => encoder.encode(encoderQuality('avif', quality), request.targetKb !== undefined),
         request.quality,
         request.targetKb,
       ),

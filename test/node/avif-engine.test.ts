@@ -3,7 +3,7 @@
 // odd width or height, and a grid libavif cannot write is refused with libavif's reason.
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { avifSettings } from '../../wasm/avif-settings.ts';
+import { AVIF_SEARCH_SPEED, AVIF_SPEED, avifSettings } from '../../wasm/avif-settings.ts';
 import { encodeAvif, type Raw } from '../bench/lib/avif-node.ts';
 
 /** Smooth photo-like content with some texture: what a seam between cells would show on. */
@@ -95,5 +95,11 @@ describe('AVIF encoder module', () => {
     await expect(encodeAvif(picture(200, 100, 3), settings, { cols: 4, rows: 1 })).rejects.toThrow(
       /Invalid image grid.*smaller than 64/,
     );
+  });
+
+  it('a size target’s encodes run at the faster search speed; one encode at the default', () => {
+    expect(AVIF_SEARCH_SPEED).toBeGreaterThan(AVIF_SPEED);
+    expect(avifSettings(68, 6000, 4000, true).speed).toBe(AVIF_SEARCH_SPEED);
+    expect(avifSettings(68, 6000, 4000).speed).toBe(AVIF_SPEED);
   });
 });
