@@ -44,6 +44,9 @@ export async function encodeAvif(
   source: AvifSource,
   timings: Timings,
 ): Promise<CompressResult> {
+  // JPEG XL output reads the same sources (jxl/jxl-path.ts).
+  if (request.format === 'jxl')
+    return (await import('./jxl/jxl-path.ts')).encodeJxl(request, plan, inputFormat, channels, source, timings);
   const { AvifRowEncoder } = await import('../../wasm/avif-engine.ts');
   const { width, height } = plan.output;
   const input = ENGINE_NAMES[inputFormat];
@@ -81,7 +84,7 @@ export async function encodeAvif(
  * A row of `from` channels as `to` channels (a view of a reused buffer, or the row itself): grey is
  * spread to RGB, an opaque RGBA row loses its alpha byte.
  */
-function widener(from: number, to: 3 | 4, width: number): (row: Uint8Array) => Uint8Array {
+export function widener(from: number, to: 3 | 4, width: number): (row: Uint8Array) => Uint8Array {
   if (from === to) return (row) => row;
   const out = new Uint8Array(width * to);
   if (to === 4) out.fill(255);
