@@ -4,7 +4,9 @@
 // JPEG XL decoder runs in the test runner: the codestream's size header is read here.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makeKey, type TestKey } from './helpers.ts';
+import { JXL_MAX_PIXELS } from '../../src/compress/jxl/settings.ts';
 import { bodyBytes, compressCall, jpegOf, photo, pngOf, quadrants, type Parts } from './image-fixtures.ts';
+import { cat, chunk, zlib } from './png-fixtures.ts';
 import { lossyWebp } from './webp-fixtures.ts';
 
 let pro: TestKey;
@@ -37,6 +39,18 @@ function codestreamSize(bytes: Uint8Array): { width: number; height: number } {
   return { width, height };
 }
 
+/** A flat grey 8-bit PNG (a few KB, however large). */
+async function greyPng(width: number, height: number): Promise<Uint8Array> {
+  const ihdr = new Uint8Array(13);
+  const view = new DataView(ihdr.buffer);
+  view.setUint32(0, width);
+  view.setUint32(4, height);
+  ihdr.set([8, 0, 0, 0, 0], 8);
+  const idat = await zlib(new Uint8Array((width + 1) * height).fill(0));
+  const signature = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  return cat(signature, chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', new Uint8Array()));
+}
+
 /** The ISO boxes' types at the top level of a container. */
 function boxTypes(bytes: Uint8Array): string[] {
   const types: string[] = [];
@@ -64,12 +78,16 @@ describe('format=jxl', () => {
     ['jpeg', 'in.jpg', jpegOf(quadrants(320, 240), 90)],
     ['png', 'in.png', pngOf(quadrants(320, 240))],
     ['webp', 'in.webp', lossyWebp(quadrants(320, 240))],
-  ] as const)('a %s becomes a JPEG XL codestream of the same size', async (_, filename, image) => {
-    const { res, bytes } = await jxlOf({ image, filename });
-    expect(res.headers.get('content-disposition')).toBe('inline; filename="in.jxl"');
-    expect(codestreamSize(bytes)).toEqual({ width: 320, height: 240 });
-    // The first case instantiates the encoder's module, which takes seconds on a busy machine.
-  }, 20_000);
+  ] as const)(
+    'a %s becomes a JPEG XL codestream of the same size',
+    async (_, filename, image) => {
+      const { res, bytes } = await jxlOf({ image, filename });
+      expect(res.headers.get('content-disposition')).toBe('inline; filename="in.jxl"');
+      expect(codestreamSize(bytes)).toEqual({ width: 320, height: 240 });
+      // The first case instantiates the encoder's module, which takes seconds on a busy machine.
+    },
+    20_000,
+  );
 
   it('resizes as asked, and keeps a PNG with alpha', async () => {
     const { res, bytes } = await jxlOf({ image: pngOf(photo(300, 200, (x) => x % 256)), width: '150' });
@@ -92,6 +110,18 @@ describe('format=jxl', () => {
       expect(sizes[i]!, `q${[40, 60, 80, 90][i]}`).toBeGreaterThanOrEqual(sizes[i - 1]!);
       expect(distances[i]!).toBeLessThan(distances[i - 1]!);
     }
+  });
+
+  it('refuses with 422 before decoding an output past JXL_MAX_PIXELS, however roomy the budget, saying the width that fits', async () => {
+    // Only the header is read before the refusal; the file is a flat grey PNG, a few KB.
+    const image = await greyPng(3000, 2000);
+    const res = await compressCall(pro.key, { format: 'jxl', image }, { env: { MEMORY_BUDGET_MB: '4000' } });
+    expect(res.status).toBe(422);
+    const { error } = (await res.json()) as { error: { code: string; message: string; details: object } };
+    const maxWidth = Math.floor(Math.sqrt(JXL_MAX_PIXELS * 1.5));
+    expect(error.code).toBe('image_too_large');
+    expect(error.message).toMatch(new RegExp(`3000×2000 .*width=${maxWidth} or less`));
+    expect(error.details).toMatchObject({ width: 3000, height: 2000, max_pixels: JXL_MAX_PIXELS, max_width: maxWidth });
   });
 
   it('free keys get the same 403 plan_upgrade_required as for AVIF', async () => {

@@ -4,30 +4,38 @@
 // (`npm run bench -- jxl`) are in docs/experiments/jxl.md.
 
 /**
- * libjxl's effort (1–9) for lossy output. Chosen on peak memory and time at 12 and 24 MP
- * (docs/experiments/jxl.md): the streaming encoder's working memory grows with effort.
+ * libjxl's effort (1–9) for lossy output: 5. At the same distance it writes the bytes effort 7 writes
+ * (817 against 825 KB at 12 MP, 136 against 137 KB at 2 MP) with 12–25 % less memory and in a third to a
+ * half of the time at 4 MP and more; effort 3 is 4 × faster but writes 20–25 % more bytes
+ * (`BENCH_JXL_MEMORY=1 npm run bench -- jxl`, docs/experiments/jxl.md).
  */
-export const JXL_EFFORT = 7;
+export const JXL_EFFORT = 5;
 
 /** libjxl's effort for a lossless JPEG transcode (its default). */
 export const JXL_LOSSLESS_EFFORT = 7;
 
 /**
- * The largest output, in pixels, JPEG XL is written at: past it the encode holds the isolate longer than
- * other requests may wait (libjxl encodes in one call, with no point to give way) and its memory comes
- * near the budget. A larger request is refused with 422, saying the width that fits.
+ * The largest output, in pixels, JPEG XL is written at, whatever the memory budget: 2048 × 2048, libjxl's
+ * DC group, its unit of streaming. libjxl encodes in one call with no point to give way, and past one
+ * group its time keeps growing (effort 5: 8 s at 4 MP, 11 s at 12 MP in Node) while the isolate's other
+ * requests wait. A larger output is refused with 422, saying the width that fits. Under the default
+ * MEMORY_BUDGET_MB the memory plan refuses sooner (about 1.2 MP: jxlPeakBytes).
  */
-export const JXL_MAX_PIXELS = 24_000_000;
+export const JXL_MAX_PIXELS = 2048 * 2048;
 
 /**
- * libjxl's working memory per output pixel at JXL_EFFORT in streaming mode, beside the 8-bit picture the
- * glue holds (wasm/src/sr_jxl.c): measured as the module's peak growth over the picture
- * (docs/experiments/jxl.md), rounded up.
+ * libjxl's working memory per pixel, beside the 8-bit picture the glue holds (wasm/src/sr_jxl.c): the
+ * module's peak less the picture, measured at 0.1 to 24 MP (58–61 bytes a pixel up to one DC group,
+ * docs/experiments/jxl.md), rounded up. It stops growing past about JXL_WORK_MAX_PIXELS: the streaming
+ * encoder holds a few DC groups, not the picture.
  */
-export const JXL_WORK_BYTES_PER_PIXEL = 4;
+export const JXL_WORK_BYTES_PER_PIXEL = 62;
 
-/** libjxl's working memory that does not grow with the picture (its tables, one group's buffers). */
-export const JXL_WORK_BASE_BYTES = 16 * 1024 * 1024;
+/** The pixels past which libjxl's working memory stops growing (measured flat from 12 to 24 MP). */
+export const JXL_WORK_MAX_PIXELS = 5_000_000;
+
+/** libjxl's working memory that does not grow with the picture (its tables, the output's first buffers). */
+export const JXL_WORK_BASE_BYTES = 12 * 1024 * 1024;
 
 /**
  * A lossless JPEG transcode's memory per input pixel beside the JPEG's copies: libjxl's copy of the
@@ -37,7 +45,9 @@ export const JXL_TRANSCODE_BYTES_PER_PIXEL = 12;
 
 /** The encoder's peak for a width × height picture of `channels`: the held picture and libjxl's work. */
 export const jxlPeakBytes = (width: number, height: number, channels: number): number =>
-  width * height * (channels + JXL_WORK_BYTES_PER_PIXEL) + JXL_WORK_BASE_BYTES;
+  width * height * channels +
+  Math.min(width * height, JXL_WORK_MAX_PIXELS) * JXL_WORK_BYTES_PER_PIXEL +
+  JXL_WORK_BASE_BYTES;
 
 /**
  * A lossless JPEG transcode's peak past the request's base: the upload as JavaScript received it, the engine's copy, the output
