@@ -35,6 +35,8 @@ check_sha256 "$BROTLI_SHA256" "$BROTLI_TARBALL"
 check_sha256 "$LCMS_SHA256" "$LCMS_TARBALL"
 
 work="${JXL_BUILD_DIR:-$here/.build-jxl}"
+# CMake's build type sets the optimisation (its flags come after ours): Release is -O3.
+JXL_BUILD_TYPE="${JXL_BUILD_TYPE:-Release}"
 PREFIX_MAP="-fmacro-prefix-map=$work/=build/"
 jxl="$work/libjxl-${JXL_VERSION}"
 if [ -n "${JXL_BUILD_DIR:-}" ] && [ -f "$work/lib/lib/libjxl.a" ]; then
@@ -58,8 +60,8 @@ else
   # the third-party ones.
   (
     cd "$work/lib"
-    emcmake cmake "$jxl" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="-O3 -msimd128 $PREFIX_MAP" \
-      -DCMAKE_CXX_FLAGS="-O3 -msimd128 $PREFIX_MAP" -DBUILD_SHARED_LIBS=OFF -DBUILD_TESTING=OFF \
+    emcmake cmake "$jxl" -DCMAKE_BUILD_TYPE="$JXL_BUILD_TYPE" -DCMAKE_C_FLAGS="-msimd128 $PREFIX_MAP" \
+      -DCMAKE_CXX_FLAGS="-msimd128 $PREFIX_MAP" -DBUILD_SHARED_LIBS=OFF -DBUILD_TESTING=OFF \
       -DJPEGXL_ENABLE_TOOLS=OFF -DJPEGXL_ENABLE_JPEGLI=OFF -DJPEGXL_ENABLE_DEVTOOLS=OFF -DJPEGXL_ENABLE_BENCHMARK=OFF \
       -DJPEGXL_ENABLE_EXAMPLES=OFF -DJPEGXL_ENABLE_MANPAGES=OFF -DJPEGXL_ENABLE_DOXYGEN=OFF -DJPEGXL_ENABLE_SJPEG=OFF \
       -DJPEGXL_ENABLE_OPENEXR=OFF -DJPEGXL_ENABLE_JNI=OFF -DJPEGXL_ENABLE_PLUGINS=OFF -DJPEGXL_ENABLE_SKCMS=OFF \
