@@ -39,14 +39,16 @@ export const AVIF_QUALITY_POINTS: ReadonlyArray<QualityPoint> = [
 
 /**
  * libjxl's butteraugli distance (lower is better: 1 is about visually lossless) for the API's quality,
- * linear between these points, fitted so q60/80/90 score our JPEG's SSIMULACRA2 within 2.5
- * (`npm run bench -- quality-scale`, docs/experiments/jxl.md). 100 stops short of 0, which is lossless.
+ * linear between these points: each the distance whose median SSIMULACRA2 difference to our JPEG at q is
+ * nearest 0 (to two decimals; 6 photos at width 1024, effort JXL_EFFORT: `BENCH_QS_FORMATS=jxl
+ * BENCH_QS_SEARCH=1 npm run bench -- quality-scale`, docs/experiments/jxl.md). libjxl's own quality
+ * mapping (cjxl -q) gave 3.7, 1.9 and 1.0. Not measured below 60; 100 stops short of 0, which is lossless.
  */
 export const JXL_DISTANCE_POINTS: ReadonlyArray<QualityPoint> = [
   [1, 15],
-  [60, 3.7],
-  [80, 1.9],
-  [90, 1],
+  [60, 3.96],
+  [80, 2],
+  [90, 1.04],
   [100, 0.1],
 ];
 
