@@ -5,6 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makeKey, type TestKey } from './helpers.ts';
 import { JXL_MAX_PIXELS } from '../../src/compress/jxl/settings.ts';
+import { encodePixelsJpeg } from '../../wasm/jpeg-engine.ts';
 import { bodyBytes, compressCall, jpegOf, photo, pngOf, quadrants, type Parts } from './image-fixtures.ts';
 import { cat, chunk, zlib } from './png-fixtures.ts';
 import { lossyWebp } from './webp-fixtures.ts';
@@ -147,6 +148,20 @@ describe('format=jxl&lossless=true', () => {
     expect(res.headers.get('x-quality')).toBe('lossless');
     expect(bytes.length).toBeLessThan(jpeg.length);
   });
+
+  it('is refused with 422 past JXL_MAX_PIXELS, as lossy output is: the JPEG keeps its size', async () => {
+    // Grey and flat: quick to make; a budget roomy enough that the memory plan does not refuse first.
+    const image = encodePixelsJpeg(new Uint8Array(2100 * 2100), 2100, 2100, 1, { quality: 10 });
+    const res = await compressCall(
+      pro.key,
+      { format: 'jxl', lossless: 'true', image },
+      { env: { MEMORY_BUDGET_MB: '4000' } },
+    );
+    expect(res.status).toBe(422);
+    const { error } = (await res.json()) as { error: { code: string; message: string; param: string } };
+    expect(error).toMatchObject({ code: 'image_too_large', param: 'lossless' });
+    expect(error.message).toMatch(/this JPEG is 2100×2100 .*leave out lossless=true/);
+  }, 20_000);
 
   it.each([
     ['a PNG', { image: pngOf(quadrants(64, 48)) }, /re-codes a JPEG's own data; this is a PNG/],

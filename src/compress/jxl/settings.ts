@@ -22,6 +22,7 @@ export const JXL_LOSSLESS_EFFORT = 7;
  * MEMORY_BUDGET_MB the memory plan refuses sooner (about 1.2 MP: jxlPeakBytes).
  */
 export const JXL_MAX_PIXELS = 2048 * 2048;
+// A lossless transcode is one call too (1–7 s for the camera photos): the same cap holds for it.
 
 /**
  * libjxl's working memory per pixel, beside the 8-bit picture the glue holds (wasm/src/sr_jxl.c): the
@@ -38,10 +39,12 @@ export const JXL_WORK_MAX_PIXELS = 5_000_000;
 export const JXL_WORK_BASE_BYTES = 12 * 1024 * 1024;
 
 /**
- * A lossless JPEG transcode's memory per input pixel beside the JPEG's copies: libjxl's copy of the
- * JPEG's coefficients and its own planes of them (docs/experiments/jxl.md).
+ * A lossless JPEG transcode's memory per input pixel beside the JPEG's copies: libjxl holds the JPEG's
+ * coefficients and its own planes of them for the whole picture (no streaming): the module's peak less
+ * three copies of the file was 55.6–61.9 bytes a pixel on the 31 camera photos (3–16 MP,
+ * docs/experiments/jxl.md), rounded up.
  */
-export const JXL_TRANSCODE_BYTES_PER_PIXEL = 12;
+export const JXL_TRANSCODE_BYTES_PER_PIXEL = 62;
 
 /** The encoder's peak for a width × height picture of `channels`: the held picture and libjxl's work. */
 export const jxlPeakBytes = (width: number, height: number, channels: number): number =>

@@ -247,7 +247,7 @@ describe('Ultra HDR gain maps, JPEG → JPEG', () => {
   });
 
   it('says dropped for JPEG XL output, lossy and the lossless transcode alike', async () => {
-    for (const parts of [{ width: 64 }, { lossless: 'true' }]) {
+    for (const parts of [{ width: '64' }, { lossless: 'true' }] as Record<string, string>[]) {
       const { res } = await compressed({ image: gainMapJpeg(), format: 'jxl', ...parts });
       expect(res.headers.get('content-type')).toBe('image/jxl');
       expect(res.headers.get('x-gain-map'), JSON.stringify(parts)).toBe('dropped');
