@@ -149,6 +149,17 @@ describe('format=jxl&lossless=true', () => {
     expect(bytes.length).toBeLessThan(jpeg.length);
   });
 
+  it("is refused with 422 and libjxl's reason for a JPEG libjxl cannot rebuild (CMYK)", async () => {
+    const cmyk = new Uint8Array(64 * 32 * 4).map((_, i) => (i % 4 === 0 ? 0 : 255));
+    const image = encodePixelsJpeg(cmyk, 64, 32, 4, { quality: 90 });
+    const res = await compressCall(pro.key, { format: 'jxl', lossless: 'true', image });
+    expect(res.status).toBe(422);
+    const { error } = (await res.json()) as { error: { code: string; message: string; param: string } };
+    expect(error).toMatchObject({ code: 'unprocessable_image', param: 'lossless' });
+    expect(error.message).toMatch(/^this JPEG cannot be converted losslessly to JPEG XL: .+; leave out lossless=true/);
+    expect(error.message).not.toMatch(/failed \(libjxl error/);
+  });
+
   it('is refused with 422 past JXL_MAX_PIXELS, as lossy output is: the JPEG keeps its size', async () => {
     // Grey and flat: quick to make; a budget roomy enough that the memory plan does not refuse first.
     const image = encodePixelsJpeg(new Uint8Array(2100 * 2100), 2100, 2100, 1, { quality: 10 });
