@@ -137,7 +137,11 @@ export async function benchJxl(): Promise<JxlResult> {
     })),
   );
   // Every photo of the corpus: a transcode is quick, and the ratio is asked of the whole corpus.
-  const lossless = await benchLossless(readdirSync(CORPUS).filter((f) => /\.jpe?g$/i.test(f)).sort());
+  const lossless = await benchLossless(
+    readdirSync(CORPUS)
+      .filter((f) => /\.jpe?g$/i.test(f))
+      .sort(),
+  );
   return { width: WIDTH, effort: JXL_EFFORT, rows, medians, lossless, memory: [] };
 }
 
