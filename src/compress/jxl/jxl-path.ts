@@ -4,7 +4,7 @@
 // (its rows are in that profile's colours); EXIF and XMP are not written. Lossless: a JPEG's own
 // coefficients re-coded, with what rebuilds the JPEG byte for byte (transcodeJpeg).
 import { ApiError } from '../../errors.ts';
-import { type AvifSource, widener } from '../avif-path.ts';
+import { type RowSource, widener } from '../row-source.ts';
 import { inEngine, inEngineAsync } from '../engine-errors.ts';
 import { FORMAT_NAMES, type InputFormat } from '../formats.ts';
 import type { Plan } from '../memory-plan.ts';
@@ -22,7 +22,7 @@ export async function encodeJxl(
   plan: Plan,
   inputFormat: InputFormat,
   channels: 3 | 4,
-  source: AvifSource,
+  source: RowSource,
   timings: Timings,
 ): Promise<CompressResult> {
   const { JxlRowEncoder } = await import('../../../wasm/jxl-engine.ts');
