@@ -114,4 +114,5 @@ report codec/sr_jpeg.js codec/sr_jpeg.wasm
 [ "${SR_SKIP_AVIF:-}" = 1 ] || bash "$here/build-avif.sh"
 bash "$here/build-face.sh"
 bash "$here/build-avifdec.sh" # the AVIF decoder (codec/sr_avifdec.*, about 3 minutes)
+bash "$here/build-jxl.sh" # the JPEG XL encoder (codec/sr_jxl.*, libjxl, about 25 minutes on 2 cores)
 bash "$here/build-heicdec.sh" # the HEIC decoder (codec/sr_heicdec.*, libheif and libde265: LGPL-3+, about 8 minutes)

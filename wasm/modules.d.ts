@@ -73,3 +73,11 @@ declare module '*/codec/sr_heicdec.js' {
   const factory: unknown;
   export default factory;
 }
+declare module '*/codec/sr_jxl.wasm' {
+  const module: WebAssembly.Module;
+  export default module;
+}
+declare module '*/codec/sr_jxl.js' {
+  const factory: unknown;
+  export default factory;
+}

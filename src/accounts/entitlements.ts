@@ -10,6 +10,8 @@ const IMAGE_FEATURES = {
   webp: ['pro'],
   /** AVIF output (and `f=auto` serving it). */
   avif: ['pro'],
+  /** JPEG XL output (and `f=auto` serving it). */
+  jxl: ['pro'],
   /** A target file size (`target_kb`, `kb=`). */
   target_kb: ['pro'],
   /** Waiting in the memory queue when the isolate is busy, where the others are refused at once. */
@@ -38,7 +40,7 @@ export function can(account: { image?: ImageTier; tools?: ToolsTier }, feature: 
 
 /** Whether an account on this image tier may ask for output in `format` (JPEG and PNG: every tier). */
 export function canWrite(account: { image: ImageTier }, format: ImageFormat): boolean {
-  return format === 'webp' || format === 'avif' ? can(account, format) : true;
+  return format === 'webp' || format === 'avif' || format === 'jxl' ? can(account, format) : true;
 }
 
 /** The tiers that include the feature, cheapest first. */

@@ -11,17 +11,13 @@ import type { Plan } from './memory-plan.ts';
 import type { ImageMetadata } from './metadata.ts';
 import type { CompressRequest, CompressResult } from './types.ts';
 import type { RowProducer } from './png/writer.ts';
+import { type RowSource, widener } from './row-source.ts';
 import { encoderQuality } from './quality-scale.ts';
 import { encodeAsRequestedAsync } from './target-size.ts';
 import type { Timings } from './timings.ts';
 
 /** Rows of any input, upright at the output size, with the metadata the output carries. */
-export interface AvifSource {
-  /** Channels of each row the producer gives: 1 grey, 3 RGB, 4 RGBA. */
-  channels: number;
-  produce: RowProducer;
-  metadata: ImageMetadata;
-}
+export type AvifSource = RowSource;
 
 const ENGINE_NAMES: Record<InputFormat, 'JPEG' | 'WebP' | 'PNG' | 'GIF' | 'AVIF' | 'HEIC'> = {
   jpeg: 'JPEG',
@@ -44,6 +40,9 @@ export async function encodeAvif(
   source: AvifSource,
   timings: Timings,
 ): Promise<CompressResult> {
+  // JPEG XL output reads the same sources (jxl/jxl-path.ts).
+  if (request.format === 'jxl')
+    return (await import('./jxl/jxl-path.ts')).encodeJxl(request, plan, inputFormat, channels, source, timings);
   const { AvifRowEncoder } = await import('../../wasm/avif-engine.ts');
   const { width, height } = plan.output;
   const input = ENGINE_NAMES[inputFormat];
@@ -75,30 +74,6 @@ export async function encodeAvif(
   } finally {
     encoder.close(failed);
   }
-}
-
-/**
- * A row of `from` channels as `to` channels (a view of a reused buffer, or the row itself): grey is
- * spread to RGB, an opaque RGBA row loses its alpha byte.
- */
-function widener(from: number, to: 3 | 4, width: number): (row: Uint8Array) => Uint8Array {
-  if (from === to) return (row) => row;
-  const out = new Uint8Array(width * to);
-  if (to === 4) out.fill(255);
-  return (row) => {
-    for (let x = 0; x < width; x++) {
-      const i = x * from;
-      const o = x * to;
-      if (from === 1) {
-        out[o] = out[o + 1] = out[o + 2] = row[i]!;
-      } else {
-        out[o] = row[i]!;
-        out[o + 1] = row[i + 1]!;
-        out[o + 2] = row[i + 2]!;
-      }
-    }
-    return out;
-  };
 }
 
 /** A JPEG or WebP engine's upright rows, pulled in batches (JpegRowReader, WebpRowReader). */

@@ -1,8 +1,10 @@
 // The engine's refusals as the API's errors, for every path that runs it: the file's faults are 422
 // unprocessable_image, running short of memory (the pool's limit, wasm/instances.ts) is 503 overloaded;
 // never a 500. The AVIF encoder only ever sees rows the decoders made, so every refusal of its is of
-// resources (libaom reports a failed allocation as an unknown error): 503.
+// resources (libaom reports a failed allocation as an unknown error): 503. So does the JPEG XL encoder's
+// (its lossless JPEG transcode's refusals are the caller's: jxl/jxl-path.ts answers them with 422).
 import { AvifEngineError } from '../../wasm/avif-error.ts';
+import { JxlEngineError } from '../../wasm/jxl-error.ts';
 import { JpegEngineError } from '../../wasm/jpeg-engine.ts';
 import { WebpEngineError } from '../../wasm/webp-engine.ts';
 import { ApiError } from '../errors.ts';
@@ -16,9 +18,9 @@ const ranShortOfMemory = (): ApiError =>
   });
 
 function refusal(err: unknown, input: EngineInput): unknown {
-  if (!(err instanceof JpegEngineError) && !(err instanceof WebpEngineError) && !(err instanceof AvifEngineError))
-    return err;
-  if (err instanceof AvifEngineError || /memory/i.test(err.message)) return ranShortOfMemory();
+  const encoder = err instanceof AvifEngineError || err instanceof JxlEngineError;
+  if (!(err instanceof JpegEngineError) && !(err instanceof WebpEngineError) && !encoder) return err;
+  if (encoder || /memory/i.test(err.message)) return ranShortOfMemory();
   return new ApiError('unprocessable_image', `the ${input} could not be decoded: ${err.message.replace(/\.$/, '')}`, {
     param: 'image',
   });

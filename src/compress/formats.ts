@@ -4,9 +4,18 @@
 /** What the API reads. */
 export const INPUT_FORMATS = ['jpeg', 'png', 'webp', 'gif', 'avif', 'heic'] as const;
 export type InputFormat = (typeof INPUT_FORMATS)[number];
-/** What the API writes: JPEG, PNG, WebP and AVIF (a GIF is read, never written: `keep` makes it a PNG). */
-export const FORMATS = ['jpeg', 'png', 'webp', 'avif'] as const;
+/**
+ * What the API writes: JPEG, PNG, WebP, AVIF and JPEG XL (a GIF is read, never written: `keep` makes it a
+ * PNG; a JPEG XL is written, never read).
+ */
+export const FORMATS = ['jpeg', 'png', 'webp', 'avif', 'jxl'] as const;
 export type ImageFormat = (typeof FORMATS)[number];
+/**
+ * The formats whose encoder, a module of its own, takes the input's upright rows (avif-path.ts, which
+ * hands JPEG XL on to jxl/jxl-path.ts): AVIF and JPEG XL, planned alike (memory-plan.ts).
+ */
+export const rowEncoded = (format: ImageFormat): format is 'avif' | 'jxl' => format === 'avif' || format === 'jxl';
+
 /** Names of the formats read, for messages. */
 export const INPUT_FORMAT_NAMES = 'JPEG, PNG, WebP, GIF, AVIF or HEIC';
 
@@ -15,6 +24,7 @@ export const MEDIA_TYPES: Record<ImageFormat, string> = {
   png: 'image/png',
   webp: 'image/webp',
   avif: 'image/avif',
+  jxl: 'image/jxl',
 };
 /**
  * What the `format` part (and an image URL's `f`) may say: a format, or `keep`, the input's own format
@@ -31,12 +41,19 @@ export const FORMAT_ALIASES: Readonly<Record<string, ImageFormat>> = {
 };
 export const FORMAT_ALIASES_HINT = 'jpg and media types such as image/png work too';
 
-export const EXTENSIONS: Record<ImageFormat, string> = { jpeg: 'jpg', png: 'png', webp: 'webp', avif: 'avif' };
+export const EXTENSIONS: Record<ImageFormat, string> = {
+  jpeg: 'jpg',
+  png: 'png',
+  webp: 'webp',
+  avif: 'avif',
+  jxl: 'jxl',
+};
 export const FORMAT_NAMES: Record<ImageFormat | InputFormat, string> = {
   jpeg: 'JPEG',
   png: 'PNG',
   webp: 'WebP',
   avif: 'AVIF',
+  jxl: 'JPEG XL',
   gif: 'GIF',
   heic: 'HEIC',
 };

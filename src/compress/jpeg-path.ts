@@ -3,6 +3,7 @@
 // own encoder (trellis quantisation, progressive or two-pass by memory: memory-plan.ts), by the WebP
 // encoder's picture in the same engine, or pulled in batches by the PNG writer.
 // A JPEG output not smaller than a same-size input is replaced by a lossless rewrite, never by the input.
+import { rowEncoded } from './formats.ts';
 import { withJpegJobGivingWay, type EncodedJpeg, type JpegJob } from '../../wasm/jpeg-engine.ts';
 import { inEngineAsync } from './engine-errors.ts';
 import type { Orientation } from './exif.ts';
@@ -20,7 +21,7 @@ export const compressJpeg: SourcePath = async (request, plan, orientation, metad
   const timings: Timings = { decode: 0, resize: 0, encode: 0 };
   if (request.format === 'webp') return jpegToWebp(request, plan, orientation, metadata, timings);
   if (request.format === 'png') return jpegToPng(request, plan, orientation, metadata, timings);
-  if (request.format === 'avif') return jpegToAvif(request, plan, orientation, metadata, timings);
+  if (rowEncoded(request.format)) return jpegToAvif(request, plan, orientation, metadata, timings);
   // In steps that give way to the isolate's other requests (wasm/give-way.ts), on an instance of its own.
   return inEngineAsync('JPEG', () =>
     withJpegJobGivingWay(request.bytes, async (job) => {

@@ -5,8 +5,9 @@
 // kept in this one module (a little over 300 lines) because plan() and largestFittingWidth() choose
 // between them: JPEG, WebP and PNG paths fall back on one another by what fits.
 import { avifPeakBytes } from '../../wasm/avif-settings.ts';
+import { jxlPeakBytes, jxlTranscodeBytes } from './jxl/settings.ts';
 import { swapsAxes } from './exif.ts';
-import type { ImageFormat, InputFormat } from './formats.ts';
+import { type ImageFormat, type InputFormat, rowEncoded } from './formats.ts';
 import { fitWithin, type Size } from './geometry.ts';
 import type { ImageHeader } from './header.ts';
 import { HISTOGRAM_BYTES } from './palette/quantise.ts';
@@ -206,7 +207,12 @@ export function plan(
     request.allowLossless !== false &&
     request.lossless !== true;
   const base = { output, resized, scaleNum, stored, lossless, pngWhole: false };
-  if (request.format === 'avif') {
+  if (request.format === 'jxl' && request.lossless) {
+    // A JPEG's coefficients re-coded (jxl/jxl-path.ts transcodeJpeg): no pixels are decoded.
+    const transcode = { ...base, mode: 'two_pass' as const };
+    return { ...transcode, estimate: REQUEST_BASE_BYTES + jxlTranscodeBytes(header, uploadBytes) };
+  }
+  if (rowEncoded(request.format)) {
     // One way only: rows into the encoder's YUV picture (JPEG input has no alpha to keep).
     const avif = {
       ...base,
@@ -372,13 +378,13 @@ const rowInput = (format: InputFormat, header: ImageHeader): boolean =>
   (format === 'webp' && header.animation !== undefined);
 
 /**
- * The AVIF encoder's part: its own instance (wasm/avif-engine.ts) holding the picture, its output and
- * libaom's working memory (avifPeakBytes), alive beside the decoder's rows, which stream into it; and
+ * The AVIF encoder's part (JPEG XL's alike, jxl/settings.ts jxlPeakBytes): its own instance
+ * (wasm/avif-engine.ts) holding the picture, its output and libaom's working memory (avifPeakBytes), alive beside the decoder's rows, which stream into it; and
  * JavaScript's copy of the output.
  */
-const avifEncoderBytes = (p: Omit<Plan, 'estimate'>, quality: number): number =>
-  avifPeakBytes(p.output.width, p.output.height, p.avifChannels ?? 3) +
-  p.output.width * p.output.height * outputBytesPerPixel(quality);
+const avifEncoderBytes = (p: Omit<Plan, 'estimate'>, request: PlanRequest): number =>
+  (request.format === 'jxl' ? jxlPeakBytes : avifPeakBytes)(p.output.width, p.output.height, p.avifChannels ?? 3) +
+  p.output.width * p.output.height * outputBytesPerPixel(request.quality);
 
 /** Channels of the decoded pixels: grey JPEGs stay grey. */
 const channelsOf = (header: ImageHeader): number => (header.jpeg?.components === 1 ? 1 : 3);
@@ -400,7 +406,7 @@ function estimate(
   // The upload as JS received it, plus the engine's copy.
   const input = uploadBytes * 2;
   // AVIF's are in its encoder's part (avifEncoderBytes).
-  const outputBuffers = request.format === 'avif' ? 0 : outPixels * outputBytesPerPixel(request.quality) * 2;
+  const outputBuffers = rowEncoded(request.format) ? 0 : outPixels * outputBytesPerPixel(request.quality) * 2;
   if (rowInput(inputFormat, header)) return pngEstimate(header, uploadBytes, request, p);
   if (inputFormat === 'webp')
     return Math.ceil(REQUEST_BASE_BYTES + input + webpEstimate(header, request, p) + outputBuffers);
@@ -427,8 +433,8 @@ function estimate(
           webpEncoderPeak(outPixels, false, p.webp, uploadBytes + decoding) +
           outputBuffers / 2,
       );
-    if (request.format === 'avif')
-      return Math.ceil(REQUEST_BASE_BYTES + input + decoding + avifEncoderBytes(p, request.quality));
+    if (rowEncoded(request.format))
+      return Math.ceil(REQUEST_BASE_BYTES + input + decoding + avifEncoderBytes(p, request));
     return Math.ceil(
       REQUEST_BASE_BYTES + input + decoding + pngWriterBytes(outPixels, outPixels * channels, request, p.pngWhole),
     );
@@ -496,8 +502,8 @@ function webpEstimate(header: ImageHeader, request: PlanRequest, p: Omit<Plan, '
   // Rows pulled into the AVIF, WebP or PNG encoder keep the stored output once for an orientation other than 1.
   const upright = header.orientation === 1 ? 0 : outPixels * channels;
   let encoder: number;
-  if (request.format === 'avif') {
-    return decoder + resampler + upright + avifEncoderBytes(p, request.quality);
+  if (rowEncoded(request.format)) {
+    return decoder + resampler + upright + avifEncoderBytes(p, request);
   } else if (request.format === 'webp') {
     return webpEncoderPeak(outPixels, alpha, p.webp, decoder + resampler + upright);
   } else if (request.format === 'jpeg') {
@@ -558,8 +564,8 @@ function pngEstimate(
     // Lossless and palette results are both held until the smaller is known; each is joined once from its chunks.
     const outputs = pngOutput * 2 * (palette ? 2 : 1);
     writer = p.pngWhole ? outPixels * (4 + OXIPNG_BYTES_PER_PIXEL) + outputs : PNG_STREAM_BYTES + outputs;
-  } else if (request.format === 'avif') {
-    writer = avifEncoderBytes(p, request.quality);
+  } else if (rowEncoded(request.format)) {
+    writer = avifEncoderBytes(p, request);
   } else if (p.pngJpegRows) {
     // Rows go straight into the engine's encoder, which holds the coefficients (progressive) or, streamed,
     // a few rows.
@@ -572,7 +578,7 @@ function pngEstimate(
     writer = webpEncoderPeak(outPixels, header.hasAlphaChannel, p.webp, 0);
   }
   const outputBuffers =
-    request.format === 'png' || request.format === 'avif' ? 0 : outPixels * outputBytesPerPixel(request.quality) * 2;
+    request.format === 'png' || rowEncoded(request.format) ? 0 : outPixels * outputBytesPerPixel(request.quality) * 2;
   return Math.ceil(
     REQUEST_BASE_BYTES +
       uploadBytes * 2 +
@@ -668,7 +674,7 @@ function transformPlan(
     lossless: false,
     pngWhole: false,
     transform: geometry,
-    ...(request.format === 'avif' ? { avifChannels: alpha ? 4 : 3 } : {}),
+    ...(rowEncoded(request.format) ? { avifChannels: alpha ? 4 : 3 } : {}),
   };
   const outPixels = output.width * output.height;
   const resizePixels = resize.width * resize.height;
@@ -725,8 +731,8 @@ function transformPlan(
     const rows = STREAM_ENCODER_ROWS * output.width * 3;
     return { ...base, streamRows: true, ...framed((frame) => fixed + decoding + frame + rows + outputBuffers) };
   }
-  if (request.format === 'avif')
-    return { ...base, ...framed((frame) => fixed + decoding + frame + avifEncoderBytes(base, request.quality)) };
+  if (rowEncoded(request.format))
+    return { ...base, ...framed((frame) => fixed + decoding + frame + avifEncoderBytes(base, request)) };
   if (request.format === 'png') {
     const rawBytes = outPixels * (alpha ? 4 : 3);
     const whole = framed((frame) => fixed + decoding + frame + pngWriterBytes(outPixels, rawBytes, request, true));

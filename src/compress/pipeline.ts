@@ -6,7 +6,7 @@
 // (a module of its own) into them too (avif-input/avif-path.ts). Animations (GIF, WebP, AVIF sequences)
 // asked as WebP are written as animated WebP a frame at a time (anim/anim-path.ts).
 import { ApiError } from '../errors.ts';
-import { FORMAT_NAMES, INPUT_FORMAT_NAMES, sniff, type InputFormat } from './formats.ts';
+import { FORMAT_NAMES, INPUT_FORMAT_NAMES, rowEncoded, sniff, type InputFormat } from './formats.ts';
 import { MalformedImage, readHeader, UnsupportedImage, type ImageHeader } from './header.ts';
 import { animates, largestFittingWidth, plan, sizeAtWidth, type Plan, type PlanRequest } from './memory-plan.ts';
 import { makeRoom, poolLimitForBudget } from '../../wasm/instances.ts';
@@ -21,6 +21,7 @@ import type { TrimSides } from './transform/options.ts';
 import { swapsAxes } from './exif.ts';
 import { heicWholePictureNote } from './heic-input/memory.ts';
 import { type GainMapPlan, planGainMap } from './gain-map/plan.ts';
+import { refuseJxl } from './jxl/rules.ts';
 
 /** A request checked and planned from its header, before any pixel is decoded. */
 export interface Prepared {
@@ -102,6 +103,7 @@ export function prepare(
   poolLimitForBudget(memoryBudget);
   const { format: inputFormat, header } = inspect(request.bytes, maxInputPixels, true, heicInput);
   const planned = planWithin(inputFormat, header, request.bytes.length, request, memoryBudget);
+  refuseJxl(request, inputFormat, planned);
   const mapped = inputFormat === 'jpeg' ? planGainMap(request, header, planned, memoryBudget) : null;
   if (!mapped) return { request, inputFormat, header, plan: planned };
   return { request, inputFormat, header, plan: { ...planned, estimate: mapped.estimate }, gainMap: mapped.gainMap };
@@ -226,8 +228,14 @@ async function compressIn(prepared: Prepared): Promise<CompressResult> {
   // as reused for either.
   makeRoom(
     planned.estimate,
-    request.format === 'avif' || inputFormat === 'avif' || inputFormat === 'heic' ? undefined : 'sr_jpeg',
+    rowEncoded(request.format) || inputFormat === 'avif' || inputFormat === 'heic' ? undefined : 'sr_jpeg',
   );
+  if (request.format === 'jxl' && request.lossless) {
+    const { transcodeJpeg } = await import('./jxl/jxl-path.ts');
+    const result = await transcodeJpeg(request, planned);
+    // The picture is the JPEG's own; the JXL carries no gain map of its own.
+    return prepared.gainMap ? { ...result, gainMap: 'dropped' } : result;
+  }
   if (request.transform) {
     const [{ compressTransformed }, { answered, smartCrop }] = await Promise.all([
       import('./transform/path.ts'),

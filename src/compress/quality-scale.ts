@@ -37,18 +37,37 @@ export const AVIF_QUALITY_POINTS: ReadonlyArray<QualityPoint> = [
   [100, 98],
 ];
 
+/**
+ * libjxl's butteraugli distance (lower is better: 1 is about visually lossless) for the API's quality,
+ * linear between these points: each the distance whose median SSIMULACRA2 difference to our JPEG at q is
+ * nearest 0 (to two decimals; 6 photos at width 1024, effort JXL_EFFORT: `BENCH_QS_FORMATS=jxl
+ * BENCH_QS_SEARCH=1 npm run bench -- quality-scale`, docs/experiments/jxl.md). libjxl's own quality
+ * mapping (cjxl -q) gave 3.7, 1.9 and 1.0. Not measured below 60; 100 stops short of 0, which is lossless.
+ */
+export const JXL_DISTANCE_POINTS: ReadonlyArray<QualityPoint> = [
+  [1, 15],
+  [60, 3.96],
+  [80, 2],
+  [90, 1.04],
+  [100, 0.1],
+];
+
 const POINTS: Partial<Record<ImageFormat, ReadonlyArray<QualityPoint>>> = {
   webp: WEBP_QUALITY_POINTS,
   avif: AVIF_QUALITY_POINTS,
 };
 
-/** `quality` (1–100) on `points`' encoder scale: linear between the points, rounded. */
-export function mapQuality(points: ReadonlyArray<QualityPoint>, quality: number): number {
+/**
+ * `quality` (1–100) on `points`' encoder scale: linear between the points, rounded to `decimals` (libjxl's
+ * distance is a fraction).
+ */
+export function mapQuality(points: ReadonlyArray<QualityPoint>, quality: number, decimals = 0): number {
   const q = Math.max(1, Math.min(100, quality));
+  const unit = 10 ** decimals;
   for (let i = 1; i < points.length; i++) {
     const [q0, e0] = points[i - 1]!;
     const [q1, e1] = points[i]!;
-    if (q <= q1) return Math.round(e0 + ((q - q0) * (e1 - e0)) / (q1 - q0));
+    if (q <= q1) return Math.round((e0 + ((q - q0) * (e1 - e0)) / (q1 - q0)) * unit) / unit;
   }
   return points[points.length - 1]![1];
 }
@@ -59,6 +78,7 @@ export function mapQuality(points: ReadonlyArray<QualityPoint>, quality: number)
  * keeps the number as it is.
  */
 export function encoderQuality(format: ImageFormat, quality: number): number {
+  if (format === 'jxl') return mapQuality(JXL_DISTANCE_POINTS, quality, 2);
   const points = POINTS[format];
   return points ? mapQuality(points, quality) : quality;
 }

@@ -30,15 +30,15 @@ export function brokenRule(r: OutputRequest, names: Partial<Record<Field, string
   if (known && r.targetKb !== undefined && r.format === 'png')
     return {
       field: 'target_kb',
-      message: `${targetKb} works with jpeg, webp and avif output only: PNG output is lossless`,
+      message: `${targetKb} works with jpeg, webp, avif and jxl output only: PNG output is lossless`,
     };
   if (known && r.palette && r.format !== 'png')
     return { field: 'palette', message: 'palette=true works with png output only' };
   if (r.colors !== undefined && !r.palette) return { field: 'colors', message: 'colors needs palette=true' };
-  if (known && r.lossless && r.format !== 'webp') {
+  if (known && r.lossless && r.format !== 'webp' && r.format !== 'jxl') {
     return {
       field: 'lossless',
-      message: 'lossless=true works with webp output only (PNG output is always lossless)',
+      message: 'lossless=true works with webp output, and jxl output of a JPEG (PNG output is always lossless)',
     };
   }
   if (r.lossless && r.targetKb !== undefined)

@@ -4,6 +4,7 @@
 // whose rows come from the WebP decoder), or pulled in batches by the PNG writer. Metadata follows the JPEG rules
 // (webp-riff.ts). A same-size WebP output that is not smaller than the input is replaced by the input's
 // own image chunks re-packed without the stripped metadata, never by the input's bytes as they are.
+import { rowEncoded } from './formats.ts';
 import { WEBP_METHOD, withWebpJobGivingWay, type WebpJob } from '../../wasm/webp-engine.ts';
 import { inEngineAsync } from './engine-errors.ts';
 import type { Orientation } from './exif.ts';
@@ -42,7 +43,7 @@ export const compressWebp: SourcePath = async (request, plan, orientation, metad
   };
 
   if (request.format === 'png') return webpToPng(request, plan, orientation, meta, timings);
-  if (request.format === 'avif') return webpToAvif(request, plan, orientation, meta, timings);
+  if (rowEncoded(request.format)) return webpToAvif(request, plan, orientation, meta, timings);
 
   // In steps that give way to the isolate's other requests (wasm/give-way.ts), on an instance of its own.
   if (request.format === 'jpeg') {

@@ -152,11 +152,13 @@ export function transformKey(t: Transform): string {
  */
 export type Variant = ImageFormat | 'source' | 'fallback' | typeof INFO_FORMAT;
 
-/** `f=auto`: AVIF when the client names it, else WebP when it names that, among the formats the tier writes. */
+/**
+ * `f=auto`: JPEG XL when the client names it, else AVIF, else WebP, among the formats the tier writes.
+ */
 export function variantOf(options: ImageOptions, accept: string | null, tier: ImageTier): Variant {
   if (options.format === undefined) return 'source';
   if (options.format !== 'auto') return options.format;
-  for (const format of ['avif', 'webp'] as const) {
+  for (const format of ['jxl', 'avif', 'webp'] as const) {
     if (canWrite({ image: tier }, format) && accepts(accept, MEDIA_TYPES[format])) return format;
   }
   return 'fallback';
@@ -180,8 +182,8 @@ export function accepts(accept: string | null, mediaType: string): boolean {
 /**
  * The output format once the source's format is known; WebP only where the tier writes it. An animated
  * source (`animated`: an animated GIF or WebP, an AVIF sequence; anim not false) is WebP, animated,
- * without `f` and with `f=auto`
- * when the variant is AVIF (animations are never sent as AVIF: every client that reads AVIF reads WebP);
+ * without `f` and with `f=auto` when the variant is AVIF or JPEG XL (animations are never sent as either:
+ * every client that reads them reads WebP);
  * an explicit format is kept, as is `fallback` (a client that takes neither).
  */
 export function outputFormat(
@@ -190,7 +192,12 @@ export function outputFormat(
   webpAllowed: boolean,
   animated: { source: boolean; auto: boolean } = { source: false, auto: false },
 ): ImageFormat {
-  if (animated.source && webpAllowed && (variant === 'source' || (animated.auto && variant === 'avif'))) return 'webp';
+  if (
+    animated.source &&
+    webpAllowed &&
+    (variant === 'source' || (animated.auto && (variant === 'avif' || variant === 'jxl')))
+  )
+    return 'webp';
   if (variant !== 'source' && variant !== 'fallback') return variant;
   return keptFormat(sourceFormat, variant === 'source' && webpAllowed);
 }

@@ -20,6 +20,7 @@ export const imageResponse = (headers: Record<string, ReturnType<typeof header>>
     'image/png': binary,
     'image/webp': binary,
     'image/avif': binary,
+    'image/jxl': binary,
     'application/json': { schema: ImageInfoSchema },
   },
   headers: { ...RATE_HEADERS, ...headers },

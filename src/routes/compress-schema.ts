@@ -61,7 +61,7 @@ export const CompressParts = queryObject({
     maximum: 100,
     default: DEFAULT_QUALITY,
     description:
-      'Quality for JPEG, WebP and AVIF (PNG output is lossless), one scale for all three: q gives about the SSIMULACRA2 our JPEG reaches at q, each encoder getting its own number for it (X-Encoder-Quality); with palette=true, the palette quality to reach; with target_kb, the highest quality tried',
+      'Quality for JPEG, WebP, AVIF and JPEG XL (PNG output is lossless), one scale for all four: q gives about the SSIMULACRA2 our JPEG reaches at q, each encoder getting its own number for it (X-Encoder-Quality; for JPEG XL the libjxl distance, lower is better); with palette=true, the palette quality to reach; with target_kb, the highest quality tried',
   }),
   // Left out: JPEG, or PNG with palette=true (compress/request-rules.ts chosenFormat), so no zod default.
   format: choiceParam(UPLOAD_FORMATS, { aliases: FORMAT_ALIASES, hint: FORMAT_ALIASES_HINT })
@@ -71,7 +71,7 @@ export const CompressParts = queryObject({
       enum: [...UPLOAD_FORMATS],
       default: 'jpeg',
       description:
-        "Output format; webp and avif need the pro tier. keep: the input's own format (a WebP or AVIF input on the free tier gets JPEG; a GIF input gets PNG, since GIF is not written; a HEIC input gets JPEG). json: no image, its description (ImageInfo; every tier, one compression of the month; not with width, height, target_kb, palette, colors, lossless or a transformation). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif)",
+        "Output format; webp, avif and jxl (JPEG XL) need the pro tier. keep: the input's own format (a WebP or AVIF input on the free tier gets JPEG; a GIF input gets PNG, since GIF is not written; a HEIC input gets JPEG). json: no image, its description (ImageInfo; every tier, one compression of the month; not with width, height, target_kb, palette, colors, lossless or a transformation). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif, image/jxl)",
     }),
   width: integerParam(1, MAX_OUTPUT_DIMENSION).optional().openapi({
     type: 'integer',
@@ -177,7 +177,7 @@ export const CompressParts = queryObject({
     "PNG output only: quantise to a palette of at most `colors` with dithering, alpha kept, using the fewest colours whose measured quality (pngquant's 0–100 scale) reaches `quality`; the lossless PNG is written instead when it is smaller. X-Quality then gives the measured quality (`lossless` when the lossless PNG was written). Implies format=png when format is left out. Every tier",
   ),
   lossless: switchPart(
-    'WebP output only: lossless WebP (every pixel kept; quality is then ignored). A lossless WebP input gives lossless output by itself when its memory fits. Not with target_kb',
+    "WebP output: lossless WebP (every pixel kept; quality is then ignored). A lossless WebP input gives lossless output by itself when its memory fits. JPEG XL output of a JPEG input: the JPEG's own data re-coded, from which the original file is rebuilt byte for byte (djxl), with no resize or transformation (422 otherwise, and for a JPEG libjxl cannot rebuild). Not with target_kb",
   ),
   anim: choiceParam(['true', 'false'])
     .transform((v) => v === 'true')

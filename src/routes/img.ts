@@ -29,10 +29,10 @@ const imgDoc: RouteConfig = {
   description:
     'No key: the URL is signed. `signature` is base64url (no padding) of HMAC-SHA256, keyed with the UTF-8 bytes of one of the ' +
     "account's signing secrets (POST /api/v1/signing-secrets), over `{options}/{source}`. `options`: `w=800,h=600,q=75,f=auto,m=strip,kb=200` " +
-    '(width, height, quality on the one scale of POST /compress (q means the same in every lossy format), format jpeg|png|webp|avif|auto, metadata, target_kb, with the bounds of POST /compress), ' +
+    '(width, height, quality on the one scale of POST /compress (q means the same in every lossy format), format jpeg|png|webp|avif|jxl|auto, metadata, target_kb, with the bounds of POST /compress), ' +
     'and the transformations `fit`, `g` (gravity), `r` (rotate), `flip`, `bg` (background, hex without #: `bg=ff8800`) and `dpr` ' +
     'with the values of POST /compress; or `_` for none; ' +
-    "without `f` the source's format is kept (a GIF source, its first frame, as PNG; an AVIF source as AVIF on the pro tier, else JPEG). `f=json` answers the description of the source (ImageInfo, as format=json on POST /compress; not with w, h, kb or a transformation). `f=auto` is AVIF when Accept names image/avif, else WebP when it names image/webp (pro tier), else the source's format (a WebP source " +
+    "without `f` the source's format is kept (a GIF source, its first frame, as PNG; an AVIF source as AVIF on the pro tier, else JPEG). `f=json` answers the description of the source (ImageInfo, as format=json on POST /compress; not with w, h, kb or a transformation). `f=auto` is JPEG XL when Accept names image/jxl, else AVIF when it names image/avif, else WebP when it names image/webp (pro tier; an animated source: WebP only), else the source's format (a WebP source " +
     `as JPEG, a GIF as PNG). \`source\` is base64url (no padding) of an absolute http(s) URL, fetched under the URL rules (no private addresses, ` +
     `redirects re-checked, at most ${MAX_SOURCE_BYTES / (1024 * 1024)} MB). A cache miss uses one compression of the account's month; ` +
     'a hit (X-Cache: HIT) and a bad signature (403) use none.',

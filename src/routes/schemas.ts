@@ -53,7 +53,7 @@ const ERROR_DESCRIPTIONS: Partial<Record<ErrorCode, string>> = {
   rate_limit_exceeded: 'Rate limit of the key exceeded; see Retry-After',
   quota_exceeded:
     'Monthly compressions used up (also when a compression could not be charged: its reservation expired while the month filled); see Retry-After',
-  plan_upgrade_required: "The key's tier lacks the feature (free: format=webp or avif, target_kb)",
+  plan_upgrade_required: "The key's tier lacks the feature (free: format=webp, avif or jxl, target_kb)",
   email_unverified: "The console session's member has not confirmed their email address (the sign-up's mailed link)",
   request_timeout: 'The upload did not arrive within UPLOAD_READ_TIMEOUT_MS (60 s) of its start',
   payload_too_large: 'Body over the limit: 10 MB for an image upload, 256 KB for a bulk meta-tags request',

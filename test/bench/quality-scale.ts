@@ -16,7 +16,8 @@
 // BENCH_QS_AVIF_OPTIONS (`tune=iq,aq-mode=1`: replace AVIF's libaom options), BENCH_QS_AVIF_SPEED,
 // BENCH_QS_AVIF_CELL (a largest grid cell side, to weigh the cells' bytes against their time),
 // BENCH_QS_WIDTH (another width than 2048, for quicker trials; its measures are kept apart),
-// BENCH_QS_FORMATS (webp,avif).
+// BENCH_QS_FORMATS (webp,avif; jxl too: JPEG XL at libjxl's distance, JXL_EFFORT, decoded by Debian's
+// djxl, apt-get install libjxl-tools, for scoring; its search is on the distance, to two decimals).
 import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -29,8 +30,10 @@ import { type Orientation, swapsAxes } from '../../src/compress/exif.ts';
 import { fitWithin } from '../../src/compress/geometry.ts';
 import { FULL_CHROMA_QUALITY } from '../../src/compress/limits.ts';
 import { dctScale } from '../../src/compress/memory-plan.ts';
+import { JXL_EFFORT } from '../../src/compress/jxl/settings.ts';
 import { encoderQuality } from '../../src/compress/quality-scale.ts';
 import { encodeAvif, jpegRowBands, type Raw } from './lib/avif-node.ts';
+import { encodeJxl } from './lib/jxl-node.ts';
 import { ENGINE_MODES, jobOutput, type NodeEngine, nodeEngine } from './lib/engine-node.ts';
 import './lib/images.ts'; // sharp.cache(false), sharp.concurrency(1)
 import { median } from './lib/load.ts';
@@ -38,7 +41,7 @@ import { median } from './lib/load.ts';
 const run = promisify(execFile);
 export const WIDTH = Number(process.env.BENCH_QS_WIDTH ?? 2048);
 export const QUALITIES = (process.env.BENCH_QS_QUALITIES ?? '60,80,90').split(',').map(Number);
-export type LossyFormat = 'jpeg' | 'webp' | 'avif';
+export type LossyFormat = 'jpeg' | 'webp' | 'avif' | 'jxl';
 const MAPPED: Exclude<LossyFormat, 'jpeg'>[] = (process.env.BENCH_QS_FORMATS ?? 'webp,avif').split(',') as never;
 const root = resolve(new URL('../../', import.meta.url).pathname);
 const shared = (path: string) =>
@@ -78,12 +81,13 @@ function avifGridFor(width: number, height: number) {
 
 /** What a cached measure depends on besides the photo: the codecs' builds and the encoder settings. */
 function settingsKey(format: LossyFormat): string {
-  const wasm = format === 'avif' ? 'sr_avif.wasm' : 'sr_jpeg.wasm';
+  const wasm = format === 'avif' ? 'sr_avif.wasm' : format === 'jxl' ? 'sr_jxl.wasm' : 'sr_jpeg.wasm';
   const hash = createHash('sha1').update(readFileSync(new URL(`../../wasm/codec/${wasm}`, import.meta.url)));
   if (format === 'avif') hash.update(JSON.stringify({ ...avifAt(50), quality: 0 }));
   // Only a cell other than the service's changes the key, so measures kept before it stay valid.
   if (format === 'avif' && process.env.BENCH_QS_AVIF_CELL) hash.update(`cell ${process.env.BENCH_QS_AVIF_CELL}`);
   if (format === 'webp') hash.update(String(WEBP_METHOD));
+  if (format === 'jxl') hash.update(`effort ${JXL_EFFORT}`);
   if (format === 'jpeg') hash.update(String(FULL_CHROMA_QUALITY));
   return hash.digest('hex').slice(0, 12);
 }
@@ -233,6 +237,7 @@ export class QualityScaleBench {
     jpeg: settingsKey('jpeg'),
     webp: settingsKey('webp'),
     avif: settingsKey('avif'),
+    jxl: settingsKey('jxl'),
   };
   private readonly scoreSlot = limiter(SCORERS);
   private readonly encodeSlot = limiter(1);
@@ -287,6 +292,7 @@ export class QualityScaleBench {
       let encoded: Uint8Array;
       if (format === 'jpeg') encoded = encodeJpeg(this.engine, photo, quality);
       else if (format === 'webp') encoded = encodeWebp(this.engine, photo, quality);
+      else if (format === 'jxl') encoded = (await encodeJxl(rowsOf(this.engine, photo), quality, JXL_EFFORT)).output;
       else {
         const raw = rowsOf(this.engine, photo);
         encoded = (await encodeAvif(raw, avifAt(quality, raw.width, raw.height), avifGridFor(raw.width, raw.height)))
@@ -296,7 +302,7 @@ export class QualityScaleBench {
     });
     const score = await this.scoreSlot(async () => {
       const outPath = join(CACHE_DIR, `out-${process.pid}-${this.outN++}.png`);
-      const decoded = await sharp(encoded).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+      const decoded = await decodeForScore(encoded, format, outPath);
       if (decoded.info.width !== photo.output.width || decoded.info.height !== photo.output.height)
         throw new Error(`${photo.name} ${format}: decoded size differs`);
       await writePng({ data: decoded.data, width: decoded.info.width, height: decoded.info.height }, outPath);
@@ -328,8 +334,33 @@ export class QualityScaleBench {
     return median(ours.map((m, i) => m.score - jpeg[i]!.score));
   }
 
+  /**
+   * JPEG XL's distance whose median difference to our JPEG at `q` is nearest 0 (scores fall as it
+   * grows): bisected to two decimals from a bracket around `start`.
+   */
+  async searchDistance(q: number, start: number): Promise<{ e: number; diff: number }> {
+    const at = async (d: number) => {
+      const diff = await this.medianDiff('jxl', d, q);
+      log(`search jxl q${q}: distance ${d} → median difference ${diff.toFixed(2)}`);
+      return diff;
+    };
+    let lo = start;
+    let hi = start;
+    while ((await at(lo)) < 0 && lo > 0.1) lo = Math.max(0.1, Math.round(lo * 70) / 100);
+    while ((await at(hi)) > 0 && hi < 25) hi = Math.round(hi * 140) / 100;
+    while (hi - lo > 0.02) {
+      const mid = Math.round(((lo + hi) / 2) * 100) / 100;
+      if (mid === lo || mid === hi) break;
+      if ((await at(mid)) > 0) lo = mid;
+      else hi = mid;
+    }
+    const [dl, dh] = [await at(lo), await at(hi)];
+    return Math.abs(dl) < Math.abs(dh) ? { e: lo, diff: dl } : { e: hi, diff: dh };
+  }
+
   /** The encoder quality whose median difference to our JPEG at `q` is nearest 0 (scores rise with it). */
   async search(format: LossyFormat, q: number, start: number): Promise<{ e: number; diff: number }> {
+    if (format === 'jxl') return this.searchDistance(q, start);
     const tried = new Map<number, number>();
     const at = async (e: number) => {
       if (!tried.has(e)) tried.set(e, await this.medianDiff(format, e, q));
@@ -361,6 +392,19 @@ export class QualityScaleBench {
     }
     const [dl, dh] = [await at(lo), await at(hi)];
     return Math.abs(dl) < Math.abs(dh) ? { e: lo, diff: dl } : { e: hi, diff: dh };
+  }
+}
+
+/** The encoded picture's RGB for scoring: sharp's decode, or Debian's djxl for JPEG XL (sharp reads none). */
+async function decodeForScore(encoded: Uint8Array, format: LossyFormat, scratch: string) {
+  if (format !== 'jxl') return sharp(encoded).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const jxlPath = `${scratch}.jxl`;
+  writeFileSync(jxlPath, encoded);
+  try {
+    await run('djxl', [jxlPath, `${scratch}.d.png`, '--quiet']);
+    return await sharp(`${scratch}.d.png`).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  } finally {
+    await run('rm', ['-f', jxlPath, `${scratch}.d.png`]);
   }
 }
 

@@ -1,4 +1,4 @@
-// `npm run bench [-- foundation|avif|tools|metering-edge|compress|meta|img|jpeg|jpeg-camera|jpeg-tuning|jpeg-web|webp|webp-low-memory|gain-map|inputs|png|png-bomb|conversions|liars|client|selfhost|sso-discovery|isolate-stall|quality-scale|faces|transform|anim ...]`: starts the service as `npm run dev` does and runs the
+// `npm run bench [-- foundation|avif|tools|metering-edge|compress|meta|img|jpeg|jpeg-camera|jpeg-tuning|jpeg-web|webp|webp-low-memory|gain-map|inputs|png|png-bomb|conversions|liars|client|selfhost|sso-discovery|isolate-stall|quality-scale|jxl|faces|transform|anim ...]`: starts the service as `npm run dev` does and runs the
 // named benchmarks (all by default) against it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -30,6 +30,7 @@ import { startService, type Service } from './lib/server.ts';
 import { benchMeteringEdge } from './metering-edge.ts';
 import { avifReport, benchAvif } from './avif.ts';
 import { benchQualityScale, qualityScaleReport } from './quality-scale.ts';
+import { benchJxl, jxlReport } from './jxl.ts';
 import { benchMeta, BULK_ROUNDS, EXTRACT_REQUESTS, EXTRACT_ROUNDS, metaReport } from './meta.ts';
 import { benchSsoDiscovery, ssoDiscoveryReport } from './sso-discovery.ts';
 import { benchSelfhost, SELFHOST_CONCURRENCY, SELFHOST_REQUESTS, SELFHOST_ROUNDS } from './selfhost.ts';
@@ -170,6 +171,7 @@ const BENCHES: Record<string, (service: Service, name: string) => Promise<void>>
   },
   avif: reported(benchAvif, avifReport),
   'quality-scale': reported(benchQualityScale, qualityScaleReport),
+  jxl: reported(benchJxl, jxlReport),
   async anim(service) {
     const rows = await benchAnim(service);
     publish('anim', animReport(rows), { rows });

@@ -173,11 +173,12 @@ describe('GET /api/v1/openapi.json', () => {
     expect(schema.required).toEqual(['image']);
     expect(schema.properties.image).toMatchObject({ type: 'string', format: 'binary' });
     expect(schema.properties.quality).toMatchObject({ minimum: 1, maximum: 100, default: 80 });
-    expect(schema.properties.format.enum).toEqual(['jpeg', 'png', 'webp', 'avif', 'keep', 'json']);
+    expect(schema.properties.format.enum).toEqual(['jpeg', 'png', 'webp', 'avif', 'jxl', 'keep', 'json']);
     expect(Object.keys(post.responses['200'].content).sort()).toEqual([
       'application/json',
       'image/avif',
       'image/jpeg',
+      'image/jxl',
       'image/png',
       'image/webp',
     ]);

@@ -46,7 +46,11 @@ describe('format spellings', () => {
   it('still refuses what is no format, listing the choices', async () => {
     for (const bad of ['gif', 'image/gif', 'jpe', '', 'auto']) {
       const res = await compressCall((await pro()).key, { image: INPUTS.png, format: bad });
-      await badRequest(res, 'format', /^format must be one of jpeg, png, webp, avif, keep, json \(jpg and media types/);
+      await badRequest(
+        res,
+        'format',
+        /^format must be one of jpeg, png, webp, avif, jxl, keep, json \(jpg and media types/,
+      );
     }
   });
 
@@ -82,7 +86,7 @@ describe('format=keep', () => {
     await badRequest(
       await compressCall(k.key, { image: INPUTS.png, format: 'keep', target_kb: '10' }),
       'target_kb',
-      /target_kb works with jpeg, webp and avif output only/,
+      /target_kb works with jpeg, webp, avif and jxl output only/,
     );
     await badRequest(
       await compressCall(k.key, { image: INPUTS.jpeg, format: 'keep', palette: 'true' }),
@@ -147,6 +151,6 @@ describe("image URLs' f", () => {
   it('lists keep among the choices when refusing', async () => {
     const a = await signingAccount('free');
     const error = await expectError(await getImage(await signed(a, 'f=gif', gradient().url)), 400, 'bad_request');
-    expect(error.message).toMatch(/f must be one of jpeg, png, webp, avif, keep, auto/);
+    expect(error.message).toMatch(/f must be one of jpeg, png, webp, avif, jxl, keep, auto/);
   });
 });

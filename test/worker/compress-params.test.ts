@@ -88,7 +88,7 @@ describe('format', () => {
       await expectBadRequest(
         res,
         'format',
-        'format must be one of jpeg, png, webp, avif, keep, json (jpg and media types such as image/png work too)',
+        'format must be one of jpeg, png, webp, avif, jxl, keep, json (jpg and media types such as image/png work too)',
       );
     });
   }
@@ -136,7 +136,7 @@ describe('target_kb', () => {
 
   it('refuses target_kb with PNG output (lossless), even for pro', async () => {
     const res = await compressCall((await pro()).key, { image: PNG, format: 'png', target_kb: '50' });
-    await expectBadRequest(res, 'target_kb', /jpeg, webp and avif/);
+    await expectBadRequest(res, 'target_kb', /jpeg, webp, avif and jxl/);
   });
 });
 

@@ -238,11 +238,11 @@ describe('renderApiReference with the live document', () => {
     expect(parts.map((r) => r[0])).toEqual(COMPRESS_PARTS);
     expect(parts[0]?.slice(1, 3)).toEqual(['string (binary)', 'yes']);
     expect(parts[1]?.[1]).toBe('integer 1 to 100; default 80');
-    expect(parts[2]?.[1]).toBe('string one of jpeg, png, webp, avif, keep, json; default jpeg');
+    expect(parts[2]?.[1]).toBe('string one of jpeg, png, webp, avif, jxl, keep, json; default jpeg');
     const responses = rows(compress.split('<h4>Responses</h4>')[1] ?? '').slice(1);
     expect(responses.map((r) => r[0])).toEqual(Object.keys(doc.paths['/api/v1/compress'].post.responses));
     expect(responses[0]?.[2]).toBe(
-      'image/jpeg: string (binary) image/png: string (binary) image/webp: string (binary) image/avif: string (binary) application/json: ImageInfo',
+      'image/jpeg: string (binary) image/png: string (binary) image/webp: string (binary) image/avif: string (binary) image/jxl: string (binary) application/json: ImageInfo',
     );
     expect(responses[0]?.[3]).toContain('X-Savings-Percent');
     expect(curlOf(compress)).toBe(

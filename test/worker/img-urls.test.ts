@@ -216,6 +216,27 @@ describe('f=auto', () => {
     expect(await monthUsed(a)).toBe(3);
   });
 
+  it('is JPEG XL when Accept names image/jxl, before AVIF; never on the free tier, where f=jxl is 403', async () => {
+    await import('../../wasm/jxl-engine.ts');
+    const a = await signingAccount();
+    const src = gradient();
+    const path = await signed(a, 'f=auto,q=70', src.url);
+    const jxl = await getImage(path, { Accept: `image/jxl,${CHROME_ACCEPT}` });
+    expect(jxl.headers.get('content-type'), await jxl.clone().text()).toBe('image/jxl');
+    expect(jxl.headers.get('vary')).toBe('Accept');
+    expect([...(await bytesOf(jxl)).subarray(0, 2)]).toEqual([0xff, 0x0a]);
+    const avif = await getImage(path, { Accept: CHROME_ACCEPT });
+    expect(avif.headers.get('content-type')).toBe('image/avif');
+
+    const free = await signingAccount('free');
+    const freeAuto = await getImage(await signed(free, 'f=auto', src.url), { Accept: 'image/jxl,*/*' });
+    expect(freeAuto.headers.get('content-type')).toBe('image/png');
+    const error = await expectError(await getImage(await signed(free, 'f=jxl', src.url)), 403, 'plan_upgrade_required');
+    expect(error.message).toBe(
+      'JPEG XL output needs the pro tier; the free tier writes JPEG and PNG (f=auto serves them)',
+    );
+  }, 30_000);
+
   it('is never AVIF or WebP on the free tier, and f=avif or f=webp there is 403 plan_upgrade_required', async () => {
     const a = await signingAccount('free');
     const src = gradient();
@@ -245,7 +266,7 @@ describe('options', () => {
     for (const [options, message] of [
       ['w=0', /w must be an integer from 1 to 16384/],
       ['q=101', /q must be an integer from 1 to 100/],
-      ['f=gif', /f must be one of jpeg, png, webp, avif, keep, auto/],
+      ['f=gif', /f must be one of jpeg, png, webp, avif, jxl, keep, auto/],
       ['w=10,w=20', /w is given twice/],
       ['zoom=2', /unknown parameter "zoom"/],
       ['w', /not name=value/],

@@ -64,6 +64,7 @@ const FORMATS: Record<string, OutputFormat> = {
   'image/png': 'png',
   'image/webp': 'webp',
   'image/avif': 'avif',
+  'image/jxl': 'jxl',
 };
 
 function runtime(): string {

@@ -4,6 +4,7 @@
 // rows (a frame only for target_kb's retries), or as WebP into the engine's picture fed rows. The
 // input's bytes are never returned as they are. A GIF's first frame takes the same way (`compressRows`,
 // gif/gif-path.ts).
+import { rowEncoded } from '../formats.ts';
 import type { RgbaImage } from '../../../wasm/image.ts';
 import { ApiError } from '../../errors.ts';
 import type { Orientation } from '../exif.ts';
@@ -114,7 +115,7 @@ export async function compressRows(
         timings,
       };
     }
-    if (request.format === 'avif') {
+    if (rowEncoded(request.format)) {
       const { encodeAvif } = await import('../avif-path.ts');
       const rows = { channels: 4, produce: source(false), metadata };
       return await encodeAvif(request, plan, info.format, plan.avifChannels ?? 4, rows, timings);

@@ -7,7 +7,7 @@
 import { ApiError } from '../../errors.ts';
 import { inEngine, inEngineAsync } from '../engine-errors.ts';
 import type { Orientation } from '../exif.ts';
-import type { InputFormat } from '../formats.ts';
+import { type InputFormat, rowEncoded } from '../formats.ts';
 import type { Plan } from '../memory-plan.ts';
 import { jpegMetadata, type ImageMetadata } from '../metadata.ts';
 import { PngError } from '../png/chunks.ts';
@@ -229,7 +229,7 @@ async function encodeRows(
     const encoded = await webpFromRows(produce, plan, alpha, { ...request, lossless }, timings);
     return { ...encoded, bytes: packWebp(encoded.bytes, metadata, width, height) };
   }
-  if (request.format === 'avif') {
+  if (rowEncoded(request.format)) {
     const { encodeAvif } = await import('../avif-path.ts');
     const channels = alpha ? 4 : 3;
     return encodeAvif(

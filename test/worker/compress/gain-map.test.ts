@@ -246,6 +246,14 @@ describe('Ultra HDR gain maps, JPEG → JPEG', () => {
     }
   });
 
+  it('says dropped for JPEG XL output, lossy and the lossless transcode alike', async () => {
+    for (const parts of [{ width: '64' }, { lossless: 'true' }] as Record<string, string>[]) {
+      const { res } = await compressed({ image: gainMapJpeg(), format: 'jxl', ...parts });
+      expect(res.headers.get('content-type')).toBe('image/jxl');
+      expect(res.headers.get('x-gain-map'), JSON.stringify(parts)).toBe('dropped');
+    }
+  }, 20_000);
+
   it('puts the map through a transformation: the turn, the mirror, the crop and the padding', async () => {
     // The stored map's top half is bright, its bottom half dark; its hdrgm no-boost value is
     // (0 − (−0.25)) ÷ (2.5 − (−0.25)) of 255 = 23.

@@ -198,7 +198,7 @@ describe('an animated GIF as WebP', () => {
 });
 
 describe('an image URL whose source is an animated GIF', () => {
-  it('is animated WebP without f and with f=auto (never AVIF); anim=false gives the first frame', async () => {
+  it('is animated WebP without f and with f=auto (never AVIF or JPEG XL); anim=false gives the first frame', async () => {
     const a = await signingAccount('pro');
     // test/fixtures/origin.ts: 16×8, two frames.
     const url = `${ORIGIN}/img/stripes.gif?group=${crypto.randomUUID()}`;
@@ -210,6 +210,9 @@ describe('an image URL whose source is an animated GIF', () => {
     expect(await frameCount(await getImage(await signed(a, '_', url)))).toBe(2);
     const accept = { Accept: 'image/avif,image/webp,*/*' };
     expect(await frameCount(await getImage(await signed(a, 'f=auto', url), accept))).toBe(2);
+    // Nor JPEG XL, which f=auto prefers for a still.
+    const jxlFirst = { Accept: 'image/jxl,image/avif,image/webp,*/*' };
+    expect(await frameCount(await getImage(await signed(a, 'f=auto', url), jxlFirst))).toBe(2);
     const still = await getImage(await signed(a, 'f=webp,anim=false', url));
     expect(still.status, await still.clone().text()).toBe(200);
     expect(new TextDecoder().decode(await bodyBytes(still)).includes('ANMF')).toBe(false);

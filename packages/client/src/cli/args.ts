@@ -12,6 +12,7 @@ const FORMAT_ALIASES: Readonly<Record<string, string>> = {
   'image/png': 'png',
   'image/webp': 'webp',
   'image/avif': 'avif',
+  'image/jxl': 'jxl',
 };
 
 export const DEFAULT_CONCURRENCY = 4;
@@ -20,7 +21,7 @@ export const MAX_CONCURRENCY = 32;
 
 export const USAGE = `usage:
   shrinkray compress <files|dirs|globs…> (--out DIR | --in-place) [options]
-      --quality N  --format jpeg|png|webp|avif|keep  --width N  --height N  --target-kb N
+      --quality N  --format jpeg|png|webp|avif|jxl|keep  --width N  --height N  --target-kb N
       --metadata strip|keep  --palette [--colors N]
       --no-anim         an animated GIF as its first frame (by default WebP output keeps every frame)
       --fit scale-down|contain|cover|crop|pad|squeeze  --gravity center|top|…|XxY|auto|face
@@ -224,6 +225,7 @@ function compressArgs(common: CommonArgs, inputs: string[], options: Map<string,
       'png',
       'webp',
       'avif',
+      'jxl',
       'keep',
     ]);
     if (format !== 'keep') params.format = format;

@@ -20,7 +20,13 @@ export const IMAGE_EXTENSIONS: Record<string, SourceFormat> = {
   '.heic': 'heic',
   '.heif': 'heic',
 };
-const EXTENSION_OF: Record<OutputFormat, string> = { jpeg: '.jpg', png: '.png', webp: '.webp', avif: '.avif' };
+const EXTENSION_OF: Record<OutputFormat, string> = {
+  jpeg: '.jpg',
+  png: '.png',
+  webp: '.webp',
+  avif: '.avif',
+  jxl: '.jxl',
+};
 
 export interface SourceFile {
   /** Absolute path. */

@@ -123,10 +123,10 @@ export interface Schemas {
   CompressPlanRequest: {
     /** The file's first bytes: all of it, or at least its first 256 KB (at most that much is read) */
     image: Blob;
-    /** Quality for JPEG, WebP and AVIF (PNG output is lossless), one scale for all three: q gives about the SSIMULACRA2 our JPEG reaches at q, each encoder getting its own number for it (X-Encoder-Quality); with palette=true, the palette quality to reach; with target_kb, the highest quality tried */
+    /** Quality for JPEG, WebP, AVIF and JPEG XL (PNG output is lossless), one scale for all four: q gives about the SSIMULACRA2 our JPEG reaches at q, each encoder getting its own number for it (X-Encoder-Quality; for JPEG XL the libjxl distance, lower is better); with palette=true, the palette quality to reach; with target_kb, the highest quality tried */
     quality?: number;
-    /** Output format; webp and avif need the pro tier. keep: the input's own format (a WebP or AVIF input on the free tier gets JPEG; a GIF input gets PNG, since GIF is not written; a HEIC input gets JPEG). json: no image, its description (ImageInfo; every tier, one compression of the month; not with width, height, target_kb, palette, colors, lossless or a transformation). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif) */
-    format?: "jpeg" | "png" | "webp" | "avif" | "keep" | "json";
+    /** Output format; webp, avif and jxl (JPEG XL) need the pro tier. keep: the input's own format (a WebP or AVIF input on the free tier gets JPEG; a GIF input gets PNG, since GIF is not written; a HEIC input gets JPEG). json: no image, its description (ImageInfo; every tier, one compression of the month; not with width, height, target_kb, palette, colors, lossless or a transformation). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif, image/jxl) */
+    format?: "jpeg" | "png" | "webp" | "avif" | "jxl" | "keep" | "json";
     /** Output width in pixels (the output's axes, after rotate): with fit=scale-down (the default) a maximum, aspect ratio kept, never upscaled; the other fits define their own geometry. Multiplied by dpr */
     width?: number;
     /** Output height in pixels (the output's axes, after rotate): with fit=scale-down (the default) a maximum, aspect ratio kept, never upscaled; the other fits define their own geometry. Multiplied by dpr */
@@ -155,7 +155,7 @@ export interface Schemas {
     target_kb?: number;
     /** PNG output only: quantise to a palette of at most `colors` with dithering, alpha kept, using the fewest colours whose measured quality (pngquant's 0–100 scale) reaches `quality`; the lossless PNG is written instead when it is smaller. X-Quality then gives the measured quality (`lossless` when the lossless PNG was written). Implies format=png when format is left out. Every tier */
     palette?: "true" | "false";
-    /** WebP output only: lossless WebP (every pixel kept; quality is then ignored). A lossless WebP input gives lossless output by itself when its memory fits. Not with target_kb */
+    /** WebP output: lossless WebP (every pixel kept; quality is then ignored). A lossless WebP input gives lossless output by itself when its memory fits. JPEG XL output of a JPEG input: the JPEG's own data re-coded, from which the original file is rebuilt byte for byte (djxl), with no resize or transformation (422 otherwise, and for a JPEG libjxl cannot rebuild). Not with target_kb */
     lossless?: "true" | "false";
     /** An animation (an animated GIF or WebP, an AVIF sequence) to WebP output keeps its animation (every frame, resized and transformed alike; durations kept, a GIF delay of 10 ms or less played as 100 ms as browsers do; loop count kept; X-Frames: N/N). false, any other output format, or target_kb: the first frame only (X-Frames: 1/N) */
     anim?: "true" | "false";
@@ -167,10 +167,10 @@ export interface Schemas {
   CompressRequest: {
     /** The JPEG, PNG, WebP, GIF, AVIF or HEIC/HEIF to compress (at most 10 MB); its type is read from its bytes. An animation (an animated GIF or WebP, an AVIF sequence) gives its first frame (X-Frames says how many it has), or every frame as animated WebP (format=webp; see anim). HEIC is read only where the operator has turned it on (HEIC_INPUT; otherwise 415) */
     image: Blob;
-    /** Quality for JPEG, WebP and AVIF (PNG output is lossless), one scale for all three: q gives about the SSIMULACRA2 our JPEG reaches at q, each encoder getting its own number for it (X-Encoder-Quality); with palette=true, the palette quality to reach; with target_kb, the highest quality tried */
+    /** Quality for JPEG, WebP, AVIF and JPEG XL (PNG output is lossless), one scale for all four: q gives about the SSIMULACRA2 our JPEG reaches at q, each encoder getting its own number for it (X-Encoder-Quality; for JPEG XL the libjxl distance, lower is better); with palette=true, the palette quality to reach; with target_kb, the highest quality tried */
     quality?: number;
-    /** Output format; webp and avif need the pro tier. keep: the input's own format (a WebP or AVIF input on the free tier gets JPEG; a GIF input gets PNG, since GIF is not written; a HEIC input gets JPEG). json: no image, its description (ImageInfo; every tier, one compression of the month; not with width, height, target_kb, palette, colors, lossless or a transformation). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif) */
-    format?: "jpeg" | "png" | "webp" | "avif" | "keep" | "json";
+    /** Output format; webp, avif and jxl (JPEG XL) need the pro tier. keep: the input's own format (a WebP or AVIF input on the free tier gets JPEG; a GIF input gets PNG, since GIF is not written; a HEIC input gets JPEG). json: no image, its description (ImageInfo; every tier, one compression of the month; not with width, height, target_kb, palette, colors, lossless or a transformation). Left out: jpeg, or png with palette=true. Also accepted, case-insensitively: jpg for jpeg, and media types (image/jpeg, image/png, image/webp, image/avif, image/jxl) */
+    format?: "jpeg" | "png" | "webp" | "avif" | "jxl" | "keep" | "json";
     /** Output width in pixels (the output's axes, after rotate): with fit=scale-down (the default) a maximum, aspect ratio kept, never upscaled; the other fits define their own geometry. Multiplied by dpr */
     width?: number;
     /** Output height in pixels (the output's axes, after rotate): with fit=scale-down (the default) a maximum, aspect ratio kept, never upscaled; the other fits define their own geometry. Multiplied by dpr */
@@ -199,7 +199,7 @@ export interface Schemas {
     target_kb?: number;
     /** PNG output only: quantise to a palette of at most `colors` with dithering, alpha kept, using the fewest colours whose measured quality (pngquant's 0–100 scale) reaches `quality`; the lossless PNG is written instead when it is smaller. X-Quality then gives the measured quality (`lossless` when the lossless PNG was written). Implies format=png when format is left out. Every tier */
     palette?: "true" | "false";
-    /** WebP output only: lossless WebP (every pixel kept; quality is then ignored). A lossless WebP input gives lossless output by itself when its memory fits. Not with target_kb */
+    /** WebP output: lossless WebP (every pixel kept; quality is then ignored). A lossless WebP input gives lossless output by itself when its memory fits. JPEG XL output of a JPEG input: the JPEG's own data re-coded, from which the original file is rebuilt byte for byte (djxl), with no resize or transformation (422 otherwise, and for a JPEG libjxl cannot rebuild). Not with target_kb */
     lossless?: "true" | "false";
     /** An animation (an animated GIF or WebP, an AVIF sequence) to WebP output keeps its animation (every frame, resized and transformed alike; durations kept, a GIF delay of 10 ms or less played as 100 ms as browsers do; loop count kept; X-Frames: N/N). false, any other output format, or target_kb: the first frame only (X-Frames: 1/N) */
     anim?: "true" | "false";

@@ -1,0 +1,93 @@
+// JPEG XL output. Lossy: the input's upright rows (the same sources AVIF output reads, avif-path.ts) go
+// into the JXL encoder (wasm/jxl-engine.ts), in its own module, which holds them as 8-bit RGB(A) and
+// encodes them through libjxl's chunked-frame API at the mapped distance. The input's ICC profile is kept
+// (its rows are in that profile's colours); EXIF and XMP are not written. Lossless: a JPEG's own
+// coefficients re-coded, with what rebuilds the JPEG byte for byte (transcodeJpeg).
+import { ApiError } from '../../errors.ts';
+import { type RowSource, widener } from '../row-source.ts';
+import { inEngine, inEngineAsync } from '../engine-errors.ts';
+import { FORMAT_NAMES, type InputFormat } from '../formats.ts';
+import type { Plan } from '../memory-plan.ts';
+import { encoderQuality } from '../quality-scale.ts';
+import { encodeAsRequestedAsync } from '../target-size.ts';
+import type { Timings } from '../timings.ts';
+import type { CompressRequest, CompressResult } from '../types.ts';
+import { JXL_EFFORT, JXL_LOSSLESS_EFFORT } from './settings.ts';
+
+type EngineInput = Parameters<typeof inEngine>[0];
+
+/** Encodes `source` as the plan's lossy JXL with `channels` (the plan's avifChannels); the encoder is closed however encoding ends. */
+export async function encodeJxl(
+  request: CompressRequest,
+  plan: Plan,
+  inputFormat: InputFormat,
+  channels: 3 | 4,
+  source: RowSource,
+  timings: Timings,
+): Promise<CompressResult> {
+  const { JxlRowEncoder } = await import('../../../wasm/jxl-engine.ts');
+  const { width, height } = plan.output;
+  const input = FORMAT_NAMES[inputFormat] as EngineInput;
+  const started = performance.now();
+  const encoder = inEngine(input, () => new JxlRowEncoder(width, height, channels));
+  let failed = true;
+  try {
+    inEngine(input, () => encoder.setIcc(source.metadata.icc));
+    const widen = widener(source.channels, channels, width);
+    await inEngineAsync(input, () =>
+      source.produce((row) => {
+        const start = performance.now();
+        encoder.writeRow(widen(row));
+        timings.encode += performance.now() - start;
+      }),
+    );
+    const encodeStarted = performance.now();
+    timings.decode = Math.max(0, encodeStarted - started - timings.resize - timings.encode);
+    const encoded = await inEngineAsync(input, () =>
+      encodeAsRequestedAsync(
+        async (quality) => encoder.encode(encoderQuality('jxl', quality), JXL_EFFORT),
+        request.quality,
+        request.targetKb,
+      ),
+    );
+    timings.encode += performance.now() - encodeStarted;
+    failed = false;
+    return { ...encoded, inputFormat, format: 'jxl', width, height, lossless: false, timings };
+  } finally {
+    encoder.close(failed);
+  }
+}
+
+/**
+ * A JPEG's coefficients as a lossless JXL (format=jxl&lossless=true): the pixels are the JPEG's own, and
+ * djxl rebuilds the original file byte for byte. A JPEG libjxl cannot rebuild is refused with 422 and
+ * libjxl's reason.
+ */
+export async function transcodeJpeg(request: CompressRequest, plan: Plan): Promise<CompressResult> {
+  const { jpegToLosslessJxl, JxlJpegRefusedError } = await import('../../../wasm/jxl-engine.ts');
+  const started = performance.now();
+  const bytes = inEngine('JPEG', () => {
+    try {
+      return jpegToLosslessJxl(request.bytes, JXL_LOSSLESS_EFFORT);
+    } catch (err) {
+      if (!(err instanceof JxlJpegRefusedError)) throw err;
+      throw new ApiError(
+        'unprocessable_image',
+        `this JPEG cannot be converted losslessly to JPEG XL: ${err.message}; leave out lossless=true for a lossy JPEG XL`,
+        { param: 'lossless' },
+      );
+    }
+  });
+  const encode = performance.now() - started;
+  return {
+    bytes,
+    inputFormat: 'jpeg',
+    format: 'jxl',
+    width: plan.output.width,
+    height: plan.output.height,
+    quality: 'lossless',
+    encodes: 1,
+    lossless: true,
+    timings: { decode: 0, resize: 0, encode },
+  };
+}

@@ -1,0 +1,188 @@
+// format=jxl as a caller sees it: each input becomes a JPEG XL codestream of the right size, higher
+// quality never gives fewer bytes, the free tier is refused as for AVIF; lossless=true on a JPEG keeps the
+// JPEG's data (a container with its jbrd box), and is refused with 422 for anything it cannot keep. No
+// JPEG XL decoder runs in the test runner: the codestream's size header is read here.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { makeKey, type TestKey } from './helpers.ts';
+import { JXL_MAX_PIXELS } from '../../src/compress/jxl/settings.ts';
+import { encodePixelsJpeg } from '../../wasm/jpeg-engine.ts';
+import { bodyBytes, compressCall, jpegOf, photo, pngOf, quadrants, type Parts } from './image-fixtures.ts';
+import { cat, chunk, zlib } from './png-fixtures.ts';
+import { lossyWebp } from './webp-fixtures.ts';
+
+let pro: TestKey;
+let free: TestKey;
+
+beforeAll(async () => {
+  [pro, free] = await Promise.all([makeKey({ image: 'pro' }), makeKey({ image: 'free' })]);
+  // The encoder's module takes seconds to load in the test runner: not inside the first test's time.
+  await import('../../wasm/jxl-engine.ts');
+}, 30_000);
+
+/** The JPEG XL container's signature box (ISO/IEC 18181-2). */
+const CONTAINER = [0, 0, 0, 0x0c, 0x4a, 0x58, 0x4c, 0x20, 0x0d, 0x0a, 0x87, 0x0a];
+
+/** A bare codestream's width and height, from its SizeHeader (ISO/IEC 18181-1 D.2), bits LSB first. */
+function codestreamSize(bytes: Uint8Array): { width: number; height: number } {
+  expect([bytes[0], bytes[1]], 'codestream signature').toEqual([0xff, 0x0a]);
+  let at = 16;
+  const bits = (n: number): number => {
+    let v = 0;
+    for (let i = 0; i < n; i++, at++) v |= ((bytes[at >> 3]! >> (at & 7)) & 1) << i;
+    return v >>> 0;
+  };
+  const u32 = (): number => 1 + bits([9, 13, 18, 30][bits(2)]!);
+  const small = bits(1) === 1;
+  const height = small ? (1 + bits(5)) * 8 : u32();
+  const ratio = bits(3);
+  const RATIOS = [0, 1, 1.2, 4 / 3, 1.5, 16 / 9, 1.25, 2];
+  const width = ratio !== 0 ? Math.floor(height * RATIOS[ratio]!) : small ? (1 + bits(5)) * 8 : u32();
+  return { width, height };
+}
+
+/** A flat grey 8-bit PNG (a few KB, however large). */
+async function greyPng(width: number, height: number): Promise<Uint8Array> {
+  const ihdr = new Uint8Array(13);
+  const view = new DataView(ihdr.buffer);
+  view.setUint32(0, width);
+  view.setUint32(4, height);
+  ihdr.set([8, 0, 0, 0, 0], 8);
+  const idat = await zlib(new Uint8Array((width + 1) * height).fill(0));
+  const signature = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  return cat(signature, chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', new Uint8Array()));
+}
+
+/** The ISO boxes' types at the top level of a container. */
+function boxTypes(bytes: Uint8Array): string[] {
+  const types: string[] = [];
+  for (let at = 0; at + 8 <= bytes.length; ) {
+    const view = new DataView(bytes.buffer, bytes.byteOffset + at);
+    let size = view.getUint32(0);
+    if (size === 1) size = Number(view.getBigUint64(8));
+    if (size === 0) size = bytes.length - at;
+    types.push(String.fromCharCode(...bytes.subarray(at + 4, at + 8)));
+    at += size;
+  }
+  return types;
+}
+
+async function jxlOf(parts: Parts): Promise<{ res: Response; bytes: Uint8Array }> {
+  const res = await compressCall(pro.key, { format: 'jxl', ...parts });
+  const bytes = await bodyBytes(res);
+  expect(res.status, new TextDecoder().decode(bytes.subarray(0, 300))).toBe(200);
+  expect(res.headers.get('content-type')).toBe('image/jxl');
+  return { res, bytes };
+}
+
+describe('format=jxl', () => {
+  it.each([
+    ['jpeg', 'in.jpg', jpegOf(quadrants(320, 240), 90)],
+    ['png', 'in.png', pngOf(quadrants(320, 240))],
+    ['webp', 'in.webp', lossyWebp(quadrants(320, 240))],
+  ] as const)(
+    'a %s becomes a JPEG XL codestream of the same size',
+    async (_, filename, image) => {
+      const { res, bytes } = await jxlOf({ image, filename });
+      expect(res.headers.get('content-disposition')).toBe('inline; filename="in.jxl"');
+      expect(codestreamSize(bytes)).toEqual({ width: 320, height: 240 });
+      // The first case instantiates the encoder's module, which takes seconds on a busy machine.
+    },
+    20_000,
+  );
+
+  it('resizes as asked, and keeps a PNG with alpha', async () => {
+    const { res, bytes } = await jxlOf({ image: pngOf(photo(300, 200, (x) => x % 256)), width: '150' });
+    expect([res.headers.get('x-image-width'), res.headers.get('x-image-height')]).toEqual(['150', '100']);
+    expect(codestreamSize(bytes)).toEqual({ width: 150, height: 100 });
+  });
+
+  it("answers libjxl's distance as X-Encoder-Quality; a higher quality never gives fewer bytes", async () => {
+    const image = jpegOf(photo(256, 192), 95);
+    const sizes: number[] = [];
+    const distances: number[] = [];
+    for (const quality of ['40', '60', '80', '90']) {
+      const { res, bytes } = await jxlOf({ image, quality });
+      expect(res.headers.get('x-quality')).toBe(quality);
+      distances.push(Number(res.headers.get('x-encoder-quality')));
+      sizes.push(bytes.length);
+    }
+    expect(distances[2]).toBe(2);
+    for (let i = 1; i < sizes.length; i++) {
+      expect(sizes[i]!, `q${[40, 60, 80, 90][i]}`).toBeGreaterThanOrEqual(sizes[i - 1]!);
+      expect(distances[i]!).toBeLessThan(distances[i - 1]!);
+    }
+  });
+
+  it('refuses with 422 before decoding an output past JXL_MAX_PIXELS, however roomy the budget, saying the width that fits', async () => {
+    // Only the header is read before the refusal; the file is a flat grey PNG, a few KB.
+    const image = await greyPng(3000, 2000);
+    const res = await compressCall(pro.key, { format: 'jxl', image }, { env: { MEMORY_BUDGET_MB: '4000' } });
+    expect(res.status).toBe(422);
+    const { error } = (await res.json()) as { error: { code: string; message: string; details: object } };
+    const maxWidth = Math.floor(Math.sqrt(JXL_MAX_PIXELS * 1.5));
+    expect(error.code).toBe('image_too_large');
+    expect(error.message).toMatch(new RegExp(`3000×2000 .*width=${maxWidth} or less`));
+    expect(error.details).toMatchObject({ width: 3000, height: 2000, max_pixels: JXL_MAX_PIXELS, max_width: maxWidth });
+  });
+
+  it('free keys get the same 403 plan_upgrade_required as for AVIF', async () => {
+    const res = await compressCall(free.key, { image: jpegOf(quadrants(32, 32), 90), format: 'jxl' });
+    expect(res.status).toBe(403);
+    const { error } = (await res.json()) as { error: { code: string; message: string; param: string } };
+    expect(error).toMatchObject({
+      code: 'plan_upgrade_required',
+      param: 'format',
+      message: 'JPEG XL output needs the pro tier; the free tier writes JPEG and PNG',
+    });
+  });
+});
+
+describe('format=jxl&lossless=true', () => {
+  it("keeps a JPEG's own data: a container with the jbrd box that rebuilds it, X-Quality lossless", async () => {
+    const jpeg = jpegOf(photo(256, 192), 90);
+    const { res, bytes } = await jxlOf({ image: jpeg, lossless: 'true' });
+    expect([...bytes.subarray(0, 12)]).toEqual(CONTAINER);
+    const types = boxTypes(bytes);
+    expect(types).toContain('jbrd');
+    expect(types.some((t) => t === 'jxlc' || t === 'jxlp')).toBe(true);
+    expect(res.headers.get('x-quality')).toBe('lossless');
+    expect(bytes.length).toBeLessThan(jpeg.length);
+  });
+
+  it("is refused with 422 and libjxl's reason for a JPEG libjxl cannot rebuild (CMYK)", async () => {
+    const cmyk = new Uint8Array(64 * 32 * 4).map((_, i) => (i % 4 === 0 ? 0 : 255));
+    const image = encodePixelsJpeg(cmyk, 64, 32, 4, { quality: 90 });
+    const res = await compressCall(pro.key, { format: 'jxl', lossless: 'true', image });
+    expect(res.status).toBe(422);
+    const { error } = (await res.json()) as { error: { code: string; message: string; param: string } };
+    expect(error).toMatchObject({ code: 'unprocessable_image', param: 'lossless' });
+    expect(error.message).toMatch(/^this JPEG cannot be converted losslessly to JPEG XL: .+; leave out lossless=true/);
+    expect(error.message).not.toMatch(/failed \(libjxl error/);
+  });
+
+  it('is refused with 422 past JXL_MAX_PIXELS, as lossy output is: the JPEG keeps its size', async () => {
+    // Grey and flat: quick to make; a budget roomy enough that the memory plan does not refuse first.
+    const image = encodePixelsJpeg(new Uint8Array(2100 * 2100), 2100, 2100, 1, { quality: 10 });
+    const res = await compressCall(
+      pro.key,
+      { format: 'jxl', lossless: 'true', image },
+      { env: { MEMORY_BUDGET_MB: '4000' } },
+    );
+    expect(res.status).toBe(422);
+    const { error } = (await res.json()) as { error: { code: string; message: string; param: string } };
+    expect(error).toMatchObject({ code: 'image_too_large', param: 'lossless' });
+    expect(error.message).toMatch(/this JPEG is 2100×2100 .*leave out lossless=true/);
+  }, 20_000);
+
+  it.each([
+    ['a PNG', { image: pngOf(quadrants(64, 48)) }, /re-codes a JPEG's own data; this is a PNG/],
+    ['a resize', { image: jpegOf(quadrants(64, 48)), width: '32' }, /cannot be resized or transformed/],
+    ['a rotation', { image: jpegOf(quadrants(64, 48)), rotate: '90' }, /cannot be resized or transformed/],
+  ] as const)('is refused with 422 for %s', async (_, parts, message) => {
+    const res = await compressCall(pro.key, { format: 'jxl', lossless: 'true', ...parts });
+    expect(res.status).toBe(422);
+    const { error } = (await res.json()) as { error: { code: string; message: string; param: string } };
+    expect(error).toMatchObject({ code: 'unprocessable_image', param: 'lossless' });
+    expect(error.message).toMatch(message);
+  });
+});
