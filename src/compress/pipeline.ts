@@ -282,7 +282,7 @@ async function compressIn(prepared: Prepared): Promise<CompressResult> {
   }
   if (inputFormat === 'gif') {
     const { compressGif } = await import('./gif/gif-path.ts');
-    return compressGif(request, planned, header);
+    return compressGif(request, planned);
   }
   if (inputFormat === 'avif') {
     const { compressAvif } = await import('./avif-input/avif-path.ts');

@@ -9,28 +9,12 @@ import { inEngineAsync } from '../engine-errors.ts';
 import type { InputFormat } from '../formats.ts';
 import type { ImageHeader } from '../header.ts';
 import type { Plan } from '../memory-plan.ts';
+import type { FrameSource } from './frames.ts';
 import { webpQualityArgument } from '../quality-scale.ts';
 import { withIccProfile } from '../webp-riff.ts';
 import { DEFAULT_BACKGROUND, gravityText, type Transform } from '../transform/options.ts';
 import { transformRows, type UprightRows } from '../transform/rows.ts';
 import type { CompressRequest, CompressResult } from '../types.ts';
-
-/** An animation's frames, composed on a canvas of `width` × `height`, handed out one at a time. */
-export interface FrameSource {
-  width: number;
-  height: number;
-  /** Frames handed out, and frames the file has (X-Frames). */
-  written: number;
-  total: number;
-  /** Times the animation plays (WebP's loop count): 0 for ever. */
-  loop: number;
-  /** The colour profile the frames are in, carried to the output (none: sRGB). */
-  icc?: Uint8Array;
-  /** Each frame in turn: the canvas (RGBA, valid during the call) and how long it shows, in ms. */
-  each(onFrame: (canvas: Uint8Array, durationMs: number) => Promise<void>): Promise<void>;
-  /** Frees the decoder (once). */
-  close(failed: boolean): void;
-}
 
 export async function compressAnimation(
   request: CompressRequest,

@@ -9,7 +9,7 @@ import { refusedWhenBroken } from '../avif-input/avif-path.ts';
 import { heifUnprocessable } from '../engine-errors.ts';
 import type { ImageHeader } from '../header.ts';
 import { applyOrientation } from '../pixels.ts';
-import type { FrameSource } from './anim-path.ts';
+import type { FrameSource } from './frames.ts';
 
 /** WebP's loop count (plays, 0: for ever) for a sequence's repetitions after the first play (-1 for ever, -2 unknown). */
 export const webpLoopOfRepetitions = (repetitions: number): number =>

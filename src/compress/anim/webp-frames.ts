@@ -12,7 +12,7 @@ import type { Plan } from '../memory-plan.ts';
 import type { RowInput } from '../png/png-path.ts';
 import type { CompressRequest, CompressResult } from '../types.ts';
 import { inEngine, inEngineAsync } from '../engine-errors.ts';
-import type { FrameSource } from './anim-path.ts';
+import type { FrameSource } from './frames.ts';
 import { webpMetadata } from '../webp-riff.ts';
 
 /** The animated WebP's frames; the decoder is made now (422 when libwebp cannot read the animation). */

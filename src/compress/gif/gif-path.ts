@@ -1,17 +1,16 @@
 // GIF input: the first frame, composed on the logical screen (gif/decoder.ts), streams as RGBA rows
 // through the PNG path's resampler and writers (png/png-path.ts `compressRows`), so a GIF converts to
 // every output format as a PNG does: alpha kept in PNG, WebP and AVIF, flattened onto white in JPEG.
-// An animated GIF asked as WebP (and not anim=false or a size target) is written as animated WebP
-// (anim/anim-path.ts) from every frame composed on the logical screen as browsers draw it (gifFrames,
-// gif/decoder.ts composeFrames); X-Frames: N/N. Otherwise the first frame, X-Frames: 1/N.
+// An animated GIF asked as WebP (and not anim=false or a size target) is sent by the pipeline to
+// anim/anim-path.ts, which writes animated WebP from every frame composed on the logical screen as
+// browsers draw it (gifFrames, gif/decoder.ts composeFrames); X-Frames: N/N. Otherwise the first frame, X-Frames: 1/N.
 // GIF metadata (comments, application extensions) is not carried.
 import { ApiError } from '../../errors.ts';
-import type { FrameSource } from '../anim/anim-path.ts';
+import type { FrameSource } from '../anim/frames.ts';
 import { translatingErrors } from '../engine-errors.ts';
-import { animates, type Plan } from '../memory-plan.ts';
+import type { Plan } from '../memory-plan.ts';
 import type { RowInput } from '../png/png-path.ts';
 import type { CompressRequest, CompressResult } from '../types.ts';
-import type { ImageHeader } from '../header.ts';
 import { composeFrames, decodeFirstFrameRows } from './decoder.ts';
 import { firstFrameHasAlpha, GifError, readGifStructure, type GifInfo } from './structure.ts';
 
@@ -31,11 +30,7 @@ export const playedDelayMs = (delayMs: number): number =>
 export const webpLoopCount = (gifLoop: number | null): number =>
   gifLoop === null ? 1 : gifLoop === 0 ? 0 : Math.min(65535, gifLoop + 1);
 
-export async function compressGif(request: CompressRequest, plan: Plan, header: ImageHeader): Promise<CompressResult> {
-  if (animates('gif', header, request)) {
-    const { compressAnimation } = await import('../anim/anim-path.ts');
-    return compressAnimation(request, plan, 'gif', header);
-  }
+export async function compressGif(request: CompressRequest, plan: Plan): Promise<CompressResult> {
   const { compressRows } = await import('../png/png-path.ts');
   const { input, frames } = gifRowInput(request.bytes);
   const result = await unprocessableWhenBroken(() => compressRows(request, plan, 1, input));
