@@ -5,15 +5,14 @@
 // input's own rules (compress/metadata.ts, webp-riff.ts): an RGB input's ICC profile is kept (another
 // colour model's would misdescribe the RGB rows), EXIF and XMP only with metadata=keep and with their
 // orientation already reset to 1, so nothing turns the upright pixels a second time.
-import { inEngine, inEngineAsync } from './engine-errors.ts';
+import { inEngine } from './engine-errors.ts';
 import type { InputFormat } from './formats.ts';
 import type { Plan } from './memory-plan.ts';
 import type { ImageMetadata } from './metadata.ts';
 import type { CompressRequest, CompressResult } from './types.ts';
 import type { RowProducer } from './png/writer.ts';
-import { type RowSource, widener } from './row-source.ts';
+import { encodeRows, type RowSource } from './row-source.ts';
 import { encoderQuality } from './quality-scale.ts';
-import { encodeAsRequestedAsync } from './target-size.ts';
 import type { Timings } from './timings.ts';
 
 /** Rows of any input, upright at the output size, with the metadata the output carries. */
@@ -45,35 +44,12 @@ export async function encodeAvif(
     return (await import('./jxl/jxl-path.ts')).encodeJxl(request, plan, inputFormat, channels, source, timings);
   const { AvifRowEncoder } = await import('../../wasm/avif-engine.ts');
   const { width, height } = plan.output;
-  const input = ENGINE_NAMES[inputFormat];
-  const started = performance.now();
-  const encoder = inEngine(input, () => new AvifRowEncoder(width, height, channels));
-  let failed = true;
-  try {
-    inEngine(input, () => encoder.setMetadata(source.metadata));
-    const widen = widener(source.channels, channels, width);
-    await inEngineAsync(input, () =>
-      source.produce((row) => {
-        const start = performance.now();
-        encoder.writeRow(widen(row));
-        timings.encode += performance.now() - start;
-      }),
-    );
-    const encodeStarted = performance.now();
-    timings.decode = Math.max(0, encodeStarted - started - timings.resize - timings.encode);
-    const encoded = await inEngineAsync(input, () =>
-      encodeAsRequestedAsync(
-        (quality) => encoder.encode(encoderQuality('avif', quality), request.targetKb !== undefined),
-        request.quality,
-        request.targetKb,
-      ),
-    );
-    timings.encode += performance.now() - encodeStarted;
-    failed = false;
-    return { ...encoded, inputFormat, format: 'avif', width, height, lossless: false, timings };
-  } finally {
-    encoder.close(failed);
-  }
+  const encoded = await encodeRows(ENGINE_NAMES[inputFormat], request, width, channels, source, timings, {
+    open: () => new AvifRowEncoder(width, height, channels),
+    setUp: (encoder) => encoder.setMetadata(source.metadata),
+    encode: (encoder, quality, search) => encoder.encode(encoderQuality('avif', quality), search),
+  });
+  return { ...encoded, inputFormat, format: 'avif', width, height, lossless: false, timings };
 }
 
 /** A JPEG or WebP engine's upright rows, pulled in batches (JpegRowReader, WebpRowReader). */

@@ -9,7 +9,7 @@ import { JpegEngineError } from '../../wasm/jpeg-engine.ts';
 import { WebpEngineError } from '../../wasm/webp-engine.ts';
 import { ApiError } from '../errors.ts';
 
-type EngineInput = 'JPEG' | 'WebP' | 'PNG' | 'GIF' | 'AVIF' | 'HEIC';
+export type EngineInput = 'JPEG' | 'WebP' | 'PNG' | 'GIF' | 'AVIF' | 'HEIC';
 
 /** Running short of memory (the pool's limit): 503 overloaded, to retry, never the caller's fault. */
 const ranShortOfMemory = (): ApiError =>

@@ -4,17 +4,14 @@
 // (its rows are in that profile's colours); EXIF and XMP are not written. Lossless: a JPEG's own
 // coefficients re-coded, with what rebuilds the JPEG byte for byte (transcodeJpeg).
 import { ApiError } from '../../errors.ts';
-import { type RowSource, widener } from '../row-source.ts';
-import { inEngine, inEngineAsync } from '../engine-errors.ts';
+import { encodeRows, type RowSource } from '../row-source.ts';
+import { type EngineInput, inEngine } from '../engine-errors.ts';
 import { FORMAT_NAMES, type InputFormat } from '../formats.ts';
 import type { Plan } from '../memory-plan.ts';
 import { encoderQuality } from '../quality-scale.ts';
-import { encodeAsRequestedAsync } from '../target-size.ts';
 import type { Timings } from '../timings.ts';
 import type { CompressRequest, CompressResult } from '../types.ts';
 import { JXL_EFFORT, JXL_LOSSLESS_EFFORT } from './settings.ts';
-
-type EngineInput = Parameters<typeof inEngine>[0];
 
 /** Encodes `source` as the plan's lossy JXL with `channels` (the plan's avifChannels); the encoder is closed however encoding ends. */
 export async function encodeJxl(
@@ -28,34 +25,12 @@ export async function encodeJxl(
   const { JxlRowEncoder } = await import('../../../wasm/jxl-engine.ts');
   const { width, height } = plan.output;
   const input = FORMAT_NAMES[inputFormat] as EngineInput;
-  const started = performance.now();
-  const encoder = inEngine(input, () => new JxlRowEncoder(width, height, channels));
-  let failed = true;
-  try {
-    inEngine(input, () => encoder.setIcc(source.metadata.icc));
-    const widen = widener(source.channels, channels, width);
-    await inEngineAsync(input, () =>
-      source.produce((row) => {
-        const start = performance.now();
-        encoder.writeRow(widen(row));
-        timings.encode += performance.now() - start;
-      }),
-    );
-    const encodeStarted = performance.now();
-    timings.decode = Math.max(0, encodeStarted - started - timings.resize - timings.encode);
-    const encoded = await inEngineAsync(input, () =>
-      encodeAsRequestedAsync(
-        async (quality) => encoder.encode(encoderQuality('jxl', quality), JXL_EFFORT),
-        request.quality,
-        request.targetKb,
-      ),
-    );
-    timings.encode += performance.now() - encodeStarted;
-    failed = false;
-    return { ...encoded, inputFormat, format: 'jxl', width, height, lossless: false, timings };
-  } finally {
-    encoder.close(failed);
-  }
+  const encoded = await encodeRows(input, request, width, channels, source, timings, {
+    open: () => new JxlRowEncoder(width, height, channels),
+    setUp: (encoder) => encoder.setIcc(source.metadata.icc),
+    encode: async (encoder, quality) => encoder.encode(encoderQuality('jxl', quality), JXL_EFFORT),
+  });
+  return { ...encoded, inputFormat, format: 'jxl', width, height, lossless: false, timings };
 }
 
 /**

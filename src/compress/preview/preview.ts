@@ -13,6 +13,7 @@ import type { ImageHeader } from '../header.ts';
 import { fitWithin } from '../geometry.ts';
 import { dctScale } from '../memory-plan.ts';
 import { applyOrientation } from '../pixels.ts';
+import type { RowInput } from '../png/png-path.ts';
 import { PREVIEW_MAX_SIDE, previewSize } from './size.ts';
 
 // Its size lives apart, so a plan can count a preview without loading the engines (size.ts).
@@ -171,27 +172,27 @@ async function pngPreview(bytes: Uint8Array, header: ImageHeader): Promise<RgbaI
  * whole, HEIC a tile row at a time), averaged in blocks as its rows pass.
  */
 async function heifPreview(format: 'avif' | 'heic', bytes: Uint8Array, header: ImageHeader): Promise<RgbaImage> {
-  const { input, close } =
+  const opened =
     format === 'avif'
       ? await (await import('../avif-input/avif-path.ts')).avifRowInput(bytes, header, 'strip')
       : await (await import('../heic-input/heic-path.ts')).heicRowInput(bytes, header, 'strip');
-  let failed = true;
-  let y = 0;
-  try {
-    const preview = await blockAverage(input.width, input.height, (onRow) =>
-      input.decodeRows((row) => onRow(row, y++), {}),
-    );
-    failed = false;
-    return applyOrientation(preview, header.orientation);
-  } finally {
-    close(failed);
-  }
+  return applyOrientation(await rowInputPreview(opened), header.orientation);
 }
 
 /** An animated WebP's first frame (what a still of it writes), composed on its canvas, averaged in blocks. */
 async function webpAnimPreview(bytes: Uint8Array, header: ImageHeader): Promise<RgbaImage> {
   const { webpFirstFrameInput } = await import('../anim/webp-frames.ts');
-  const { input, close } = await webpFirstFrameInput(bytes, header, 'strip');
+  return rowInputPreview(await webpFirstFrameInput(bytes, header, 'strip'));
+}
+
+/** A decoder module's row input averaged in blocks as its rows pass; the decoder closed however it ends. */
+async function rowInputPreview({
+  input,
+  close,
+}: {
+  input: RowInput;
+  close: (failed: boolean) => void;
+}): Promise<RgbaImage> {
   let failed = true;
   let y = 0;
   try {
