@@ -171,22 +171,24 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
       expect(await p().getByTestId('compressed-size').textContent()).toContain('2400 × 1600 px');
       expect(uploads).toHaveLength(1);
 
-      // 8000 × 6000 does not fit: the page says so in the service's words and uploads nothing.
-      const mural = await flatPng(8000, 6000);
+      // 12000 × 8000 as a PNG does not fit (as a JPEG it would, streamed in rows): the page says so in
+      // the service's words and uploads nothing.
+      await p().getByLabel('Format', { exact: true }).selectOption('png');
+      const mural = await flatPng(12000, 8000);
       const muralPlan = planned();
       await image.setInputFiles({ name: 'mural.png', mimeType: 'image/png', buffer: mural });
       await muralPlan;
       await warning.waitFor();
       const said = (await warning.textContent()) ?? '';
       expect(said).toMatch(
-        /^At 8000×6000 this 8000×6000 PNG needs about \d+ MB, more than the 100 MB .* fits with width=(\d+) or less\.$/,
+        /^At 12000×8000 this 12000×8000 PNG needs about \d+ MB, more than the 100 MB .* fits with width=(\d+) or less\.$/,
       );
       await p().getByRole('button', { name: 'Compress' }).click();
       await expect.poll(async () => (await p().locator('#try-error').textContent()) ?? '').toMatch(/^Not uploaded: /);
       await check('try-warning');
       expect(uploads).toHaveLength(1);
       // And the service really refuses it, with the same words.
-      const refused = await compressFromNode(env().base, apiKey, mural, 'image/png', 'mural.png');
+      const refused = await compressFromNode(env().base, apiKey, mural, 'image/png', 'mural.png', { format: 'png' });
       expect(refused.status).toBe(422);
       const { error } = (await refused.json()) as { error: { code: string; message: string } };
       expect(error.code).toBe('image_too_large');
@@ -197,6 +199,7 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
       expect((await (await fitted).json()).data.verdict).toBe('accepted');
       await warning.waitFor({ state: 'hidden' });
       await p().getByLabel('Width', { exact: true }).fill('');
+      await p().getByLabel('Format', { exact: true }).selectOption('jpeg');
     });
 
     step('Try it compresses the sample; the slider compares it, also at 100 %', async () => {

@@ -52,8 +52,10 @@ export function compressFromNode(
   image: Buffer,
   type: string,
   name: string,
+  fields: Record<string, string> = {},
 ): Promise<Response> {
   const form = new FormData();
   form.append('image', new Blob([new Uint8Array(image)], { type }), name);
+  for (const [field, value] of Object.entries(fields)) form.append(field, value);
   return fetch(`${base}/api/v1/compress`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
 }
