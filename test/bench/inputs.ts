@@ -1,5 +1,5 @@
-// `npm run bench -- inputs`: decoding the inputs of issue 49, AVIF first. AVIFs made here by Debian's avifenc
-// (speed 9, quantizers 20–30, one thread) from a 13 MP phone photo of ../shared/corpus/camera
+// `npm run bench -- inputs`: decoding the inputs of issue 49, AVIF first, then HEIC and a 12 MP GIF (sharp's
+// from the same photo, against sharp's decode). AVIFs made here by Debian's avifenc (speed 9, quantizers 20–30, one thread) from a 13 MP phone photo of ../shared/corpus/camera
 // (Oppo_R7_Plus.jpg, 3120×4160): 8-bit 4:2:0 as it is, 10-bit 4:4:4 as it is, and 8-bit 4:2:0 enlarged by
 // sharp to the largest size the plan admits for PNG output at the default budget (found from the plan
 // itself). HEICs by Debian's heif-enc: the photo as one picture, and scaled to 12 MP as a grid of 512×512
@@ -55,8 +55,15 @@ function avifenc(input: string, output: string, args: string[]): void {
   if (run.status !== 0) throw new Error(`avifenc: ${run.stderr}`);
 }
 
-/** HEIC files (made by Debian's heif-enc) beside the AVIFs: the input format by the file's name. */
-const formatOf = (file: string): 'avif' | 'heic' => (file.endsWith('.heic') ? 'heic' : 'avif');
+/** HEIC files (made by Debian's heif-enc) and a GIF (by sharp) beside the AVIFs: the input format by the file's name. */
+const formatOf = (file: string): 'avif' | 'heic' | 'gif' =>
+  file.endsWith('.heic') ? 'heic' : file.endsWith('.gif') ? 'gif' : 'avif';
+
+/** A 12 MP GIF: the photo at 3024×4032 as sharp writes it (libimagequant's palette, dithered; one frame). */
+async function gifOf(source: string, output: string): Promise<void> {
+  if (existsSync(output)) return;
+  await sharp(readFileSync(source)).resize(3024, 4032).gif().toFile(output);
+}
 
 function heifEnc(input: string, output: string): void {
   if (existsSync(output)) return;
@@ -80,8 +87,8 @@ async function heicGrid(source: string, output: string): Promise<void> {
   if (run.status !== 0) throw new Error(`make-fixtures.py grid: ${run.stderr}`);
 }
 
-/** The estimate of PNG output at full size for this AVIF or HEIC. */
-function estimateOf(bytes: Uint8Array, format: 'avif' | 'heic'): number {
+/** The estimate of PNG output at full size for this AVIF, HEIC or GIF. */
+function estimateOf(bytes: Uint8Array, format: 'avif' | 'heic' | 'gif'): number {
   const header = readHeader(format, bytes);
   return plan(format, header, bytes.length, { format: 'png', quality: 80 }, BUDGET).estimate;
 }
@@ -151,9 +158,14 @@ export async function benchInputs(start: () => Promise<Service>): Promise<InputR
   if (!only || heic.includes(only)) heifEnc(PHOTO, heic);
   const grid = join(DIR, 'oppo-grid-3024x4032.heic');
   if (!only || grid.includes(only)) await heicGrid(PHOTO, grid);
-  const candidates = [join(DIR, 'oppo-420.avif'), join(DIR, 'oppo-10bit-444.avif'), heic, grid];
+  const gif = join(DIR, 'oppo-3024x4032.gif');
+  if (!only || gif.includes(only)) await gifOf(PHOTO, gif);
+  const candidates = [join(DIR, 'oppo-420.avif'), join(DIR, 'oppo-10bit-444.avif'), heic, grid, gif];
   // The largest admitted AVIF is slow to make: only when the filter may want it (an AVIF's name).
-  const largest = only && (only.includes('heic') || only.includes('grid')) ? [] : [await largestAdmitted(PHOTO)];
+  const largest =
+    only && (only.includes('heic') || only.includes('grid') || only.includes('gif'))
+      ? []
+      : [await largestAdmitted(PHOTO)];
   const files = [...candidates, ...largest].filter((f) => !only || f.includes(only));
   const runs: InputRun[] = [];
   for (const file of files) {
@@ -185,10 +197,14 @@ export async function benchInputs(start: () => Promise<Service>): Promise<InputR
       const ours = join(DIR, 'ours.png');
       writeFileSync(ours, cold.result.body);
       const reference = join(DIR, 'reference.png');
+      // A GIF's reference is libvips' decode (sharp's): its palette indices to RGB.
+      if (format === 'gif') await sharp(file).png().toFile(reference);
       const dec =
-        format === 'heic'
-          ? spawnSync('heif-convert', [file, reference], { encoding: 'utf8' })
-          : spawnSync('avifdec', ['-d', '8', file, reference], { encoding: 'utf8' });
+        format === 'gif'
+          ? { status: 0 }
+          : format === 'heic'
+            ? spawnSync('heif-convert', [file, reference], { encoding: 'utf8' })
+            : spawnSync('avifdec', ['-d', '8', file, reference], { encoding: 'utf8' });
       if (dec.status === 0) run.ssimulacra2 = ssimulacra2(reference, ours);
       const warm: { total?: number; decode?: number; growth?: number }[] = [];
       for (let round = 0; round < WARM_ROUNDS; round++) {
@@ -215,8 +231,8 @@ const fmt = (v: number | undefined, digits = 0) => (v === undefined ? '–' : v.
 
 export function inputsReport(runs: InputRun[]): string {
   return [
-    'AVIF and HEIC input → PNG at full size, one request at a time on a fresh service (cold: the first; warm: median of 3): ' +
-      "Server-Timing total (decode), workerd peak RSS growth, the plan's estimate; SSIMULACRA2 of our decode against avifdec -d 8 (heif-convert for HEIC).",
+    'AVIF, HEIC and GIF input → PNG at full size, one request at a time on a fresh service (cold: the first; warm: median of 3): ' +
+      "Server-Timing total (decode), workerd peak RSS growth, the plan's estimate; SSIMULACRA2 of our decode against avifdec -d 8 (heif-convert for HEIC, sharp for GIF).",
     '',
     '| file | size | bytes | cold ms (decode) | cold MB | warm ms (decode) | warm MB | estimate MB | SSIMULACRA2 |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|',
