@@ -2,8 +2,9 @@
 // from the same photo, against sharp's decode). AVIFs made here by Debian's avifenc (speed 9, quantizers
 // 20–30, one thread) from a 13 MP phone photo of ../shared/corpus/camera (Oppo_R7_Plus.jpg, 3120×4160):
 // 8-bit 4:2:0 as it is, 10-bit 4:4:4 as it is, and 8-bit 4:2:0 enlarged by sharp to the largest size the
-// plan admits for PNG output at the default budget (found from the plan itself). Each is compressed to PNG
-// at full size (lossless: the output is our decode) on a fresh service: the first request (cold: the
+// plan admits for PNG output at the default budget (found from the plan itself). HEICs by Debian's heif-enc:
+// the photo as one picture, and scaled to 12 MP as a grid of 512×512 tiles as an iPhone writes it. Each is
+// compressed to PNG at full size (lossless: the output is our decode) on a fresh service: the first request (cold: the
 // decoder module instantiated) and three more (warm, medians): Server-Timing total and decode, workerd's
 // peak RSS growth. SSIMULACRA2 of our decode against Debian's `avifdec -d 8`.
 // Corpus files stay in ../shared; the made files in the system's temporary folder.
