@@ -238,7 +238,8 @@ export function plan(
       // transformation's rows are: a few per cent more bytes rather than a refusal.
       const rows = { ...pngBase, pngJpegRows: true };
       const progressive = { ...rows, estimate: pngEstimate(header, uploadBytes, request, rows) };
-      if (progressive.estimate <= budget) return progressive;
+      const coefficients = encoderBuffer(output, request.quality, header);
+      if (coefficients <= PROGRESSIVE_MAX_BUFFER_BYTES && progressive.estimate <= budget) return progressive;
       const streamed = { ...rows, streamRows: true };
       return { ...streamed, estimate: pngEstimate(header, uploadBytes, request, streamed) };
     }
@@ -724,10 +725,13 @@ function transformPlan(
   };
   if (request.format === 'jpeg') {
     // The row encoder writes three components, whatever the input's: progressive with its coefficient
-    // buffer where that fits, else streamed with the standard tables (rows only).
+    // buffer where that fits and is at most PROGRESSIVE_MAX_BUFFER_BYTES (as without a transformation:
+    // above it the engine's memory outgrew the plan, 503 on a 24 MP enlargement), else streamed with the
+    // standard tables (rows only).
     const coefficients = encoderBuffer(output, request.quality, { ...header, jpeg: undefined });
     const progressive = framed((frame) => fixed + decoding + frame + coefficients + outputBuffers);
-    if (progressive.estimate <= budget) return { ...base, ...progressive };
+    if (coefficients <= PROGRESSIVE_MAX_BUFFER_BYTES && progressive.estimate <= budget)
+      return { ...base, ...progressive };
     const rows = STREAM_ENCODER_ROWS * output.width * 3;
     return { ...base, streamRows: true, ...framed((frame) => fixed + decoding + frame + rows + outputBuffers) };
   }

@@ -133,4 +133,16 @@ describe('transformations under a reduced memory budget', () => {
     });
     expect(error.message).toMatch(/it fits with width=\d+ or less/);
   }, 30_000);
+
+  it('an enlargement to 24 MP is written as a streamed baseline JPEG, not with a 72 MB progressive buffer', async () => {
+    // Progressive keeps every coefficient (3 bytes a pixel at 4:2:0): at 24 MP the engine outgrew the
+    // plan and answered 503 on camera photos; above PROGRESSIVE_MAX_BUFFER_BYTES the rows are streamed.
+    const small = jpegOf(photo(300, 200), 85);
+    const res = await compressCall(pro.key, { image: small, fit: 'contain', width: '6000', height: '4000' });
+    const body = await bodyBytes(res);
+    expect(res.status, new TextDecoder().decode(body.subarray(0, 300))).toBe(200);
+    expect([res.headers.get('x-image-width'), res.headers.get('x-image-height')]).toEqual(['6000', '4000']);
+    const frames = [0xc0, 0xc2].filter((m) => body.some((b, i) => b === 0xff && body[i + 1] === m));
+    expect(frames).toEqual([0xc0]);
+  }, 60_000);
 });
