@@ -309,11 +309,11 @@ export interface Schemas {
       color_space: string | null;
       bytes: number;
     } | null;
-    /** The file carries HDR: a gain map, or the PQ or HLG transfer in a PNG cICP chunk or an ICC profile's cicp tag */
+    /** The file carries HDR: a gain map, or the PQ or HLG transfer in a PNG cICP chunk, an ICC profile's cicp tag or an AVIF's or HEIC's nclx */
     hdr: boolean;
     /** A JPEG with a gain map (Ultra HDR, ISO 21496-1) */
     gain_map: boolean;
-    /** 1 for a still image; an animated PNG's frame count */
+    /** Frames: 1 for a still image; an animated PNG, GIF or WebP, or an AVIF sequence, its count */
     frames: number;
     /** An animation's total duration; null for a still image */
     duration_ms: number | null;
