@@ -8,9 +8,10 @@
  *
  * Colour: the pixels are passed through when the file's ICC profile (carried to the output by the
  * caller) or its nclx says sRGB/BT.709 or Display P3 (the caller attaches a Display P3 profile); BT.2020
- * primaries and PQ or HLG transfer (HDR) are converted to sRGB here, HDR tone-mapped on luminance
- * (SR_TONE_* below; docs/image-engine.md says which method). Any other nclx is refused with a message,
- * never reinterpreted. More than 8 bits are reduced by libavif's conversion, with rounding.
+ * primaries and PQ or HLG transfer (HDR) are converted to sRGB here by the HEIC decoder's method
+ * (sr_hdr.h: BT.2390's EETF onto 203-nit white, gamut desaturated into sRGB). Any other nclx is refused with a
+ * message, never reinterpreted. More than 8 bits are reduced with sr_hdr.h's ordered dither, so a smooth
+ * 10-bit gradient does not band.
  *
  * Orientation and clean aperture: the rows are those of the clean aperture (`clap`), unrotated; the
  * caller turns them upright from irot/imir (read from the container by the caller; SR_INFO_TRANSFORMS
@@ -25,6 +26,7 @@
 
 #include "avif/avif.h"
 #include "avif/internal.h"
+#include "sr_hdr.h"
 
 /* What sr_avifdec_info answers. */
 enum {
@@ -55,14 +57,6 @@ enum {
   SR_COLOUR_TO_SRGB = 2, /* BT.2020 primaries or HDR: converted to sRGB here */
 };
 
-/* HDR tone mapping: the input's luminance in nits, scaled so that BT.2408's reference white (203 nits)
- * is the output's white, then compressed by the extended Reinhard curve L(1 + L/Lw²)/(1 + L) with Lw the
- * assumed peak (1000 nits, BT.2408's HLG nominal peak and a common PQ mastering peak) over 203: the peak
- * maps to white, reference white to 0.52 of it in linear light (sRGB 191); hue is kept (RGB scaled alike). */
-#define SR_TONE_REFERENCE_WHITE 203.0f
-#define SR_TONE_PEAK 1000.0f
-/* HLG's system gamma at a 1000-nit display (BT.2100 Table 5). */
-#define SR_HLG_GAMMA 1.2f
 
 typedef struct sr_avifdec {
   avifDecoder *decoder;
@@ -75,6 +69,8 @@ typedef struct sr_avifdec {
   int colour;
   uint8_t *scratch; /* one band converted by libavif, before cropping (and tone mapping) */
   size_t scratch_size;
+  sr_hdr *hdr;      /* the conversion to sRGB (sr_hdr.h), made at the first row that needs it */
+  float *linear;    /* its table of 16-bit code values to linear light */
   char message[256];
 } sr_avifdec;
 
@@ -109,6 +105,8 @@ void sr_avifdec_destroy(sr_avifdec *d) {
   if (!d) return;
   if (d->decoder) avifDecoderDestroy(d->decoder);
   free(d->scratch);
+  free(d->hdr);
+  free(d->linear);
   free(d);
 }
 
@@ -245,74 +243,23 @@ int sr_avifdec_step(sr_avifdec *d) {
 
 /* ---- HDR and wide-gamut conversion to sRGB */
 
-static float pq_eotf(float e) { /* SMPTE ST 2084: code value 0–1 to nits */
-  const float m1 = 2610.0f / 16384, m2 = 2523.0f / 4096 * 128, c1 = 3424.0f / 4096, c2 = 2413.0f / 4096 * 32,
-              c3 = 2392.0f / 4096 * 32;
-  float p = powf(e, 1 / m2);
-  float num = p - c1;
-  if (num < 0) num = 0;
-  return 10000.0f * powf(num / (c2 - c3 * p), 1 / m1);
-}
-
-static float hlg_inverse_oetf(float e) { /* BT.2100: code value to scene light 0–1 */
-  const float a = 0.17883277f, b = 0.28466892f, c = 0.55991073f;
-  return e <= 0.5f ? e * e / 3 : (expf((e - c) / a) + b) / 12;
-}
-
-static float sdr_eotf(float e) { /* BT.709 family and sRGB, decoded as sRGB (the output's curve) */
-  return e <= 0.04045f ? e / 12.92f : powf((e + 0.055f) / 1.055f, 2.4f);
-}
-
-static uint8_t srgb_encode(float v) {
-  if (!(v > 0)) return 0;
-  if (v >= 1) return 255;
-  float e = v <= 0.0031308f ? v * 12.92f : 1.055f * powf(v, 1 / 2.4f) - 0.055f;
-  return (uint8_t)(e * 255 + 0.5f);
-}
-
-/* Linear BT.2020 to linear BT.709 (BT.2087). */
-static const float BT2020_TO_709[9] = {1.6605f, -0.5876f, -0.0728f, -0.1246f, 1.1329f, -0.0083f, -0.0182f, -0.1006f, 1.1187f};
-/* Linear Display P3 to linear sRGB. */
-static const float P3_TO_709[9] = {1.2249f, -0.2247f, 0.0f, -0.0420f, 1.0419f, 0.0f, -0.0197f, -0.0786f, 1.0979f};
-
-/* One row of 16-bit RGB(A) (0–65535) to 8-bit sRGB, in place into out. */
-static void to_srgb_row(const sr_avifdec *d, const uint16_t *in, uint8_t *out, uint32_t width, uint32_t channels) {
-  const avifImage *im = d->decoder->image;
-  int tc = im->transferCharacteristics, cp = im->colorPrimaries;
-  const float *m = cp == AVIF_COLOR_PRIMARIES_BT2020 ? BT2020_TO_709 : cp == AVIF_COLOR_PRIMARIES_SMPTE432 ? P3_TO_709 : NULL;
-  /* Luminance weights of the input's primaries. */
-  float wr = 0.2627f, wg = 0.6780f, wb = 0.0593f;
-  if (cp != AVIF_COLOR_PRIMARIES_BT2020) wr = 0.2126f, wg = 0.7152f, wb = 0.0722f;
-  const float lw = SR_TONE_PEAK / SR_TONE_REFERENCE_WHITE;
-  for (uint32_t x = 0; x < width; x++) {
-    const uint16_t *p = in + x * channels;
-    float rgb[3];
-    for (int c = 0; c < 3; c++) {
-      float e = p[c] / 65535.0f;
-      if (tc == AVIF_TRANSFER_CHARACTERISTICS_PQ) rgb[c] = pq_eotf(e) / SR_TONE_REFERENCE_WHITE;
-      else if (tc == AVIF_TRANSFER_CHARACTERISTICS_HLG) rgb[c] = hlg_inverse_oetf(e);
-      else rgb[c] = sdr_eotf(e);
-    }
-    if (tc == AVIF_TRANSFER_CHARACTERISTICS_HLG) {
-      /* BT.2100's OOTF for a 1000-nit display, then to reference-white units. */
-      float ys = wr * rgb[0] + wg * rgb[1] + wb * rgb[2];
-      float k = ys > 0 ? powf(ys, SR_HLG_GAMMA - 1) * SR_TONE_PEAK / SR_TONE_REFERENCE_WHITE : 0;
-      for (int c = 0; c < 3; c++) rgb[c] *= k;
-    }
-    if (tc == AVIF_TRANSFER_CHARACTERISTICS_PQ || tc == AVIF_TRANSFER_CHARACTERISTICS_HLG) {
-      float l = wr * rgb[0] + wg * rgb[1] + wb * rgb[2];
-      if (l > 0) {
-        float mapped = l * (1 + l / (lw * lw)) / (1 + l);
-        for (int c = 0; c < 3; c++) rgb[c] *= mapped / l;
-      }
-    }
-    float o[3] = {rgb[0], rgb[1], rgb[2]};
-    if (m)
-      for (int c = 0; c < 3; c++) o[c] = m[c * 3] * rgb[0] + m[c * 3 + 1] * rgb[1] + m[c * 3 + 2] * rgb[2];
-    uint8_t *q = out + x * channels;
-    for (int c = 0; c < 3; c++) q[c] = srgb_encode(o[c]);
-    if (channels == 4) q[3] = (uint8_t)((p[3] * 255u + 32767u) / 65535u);
+/* The conversion of 16-bit rows (libavif scales every depth to 0–65535) to 8-bit sRGB: sr_hdr.h's tables,
+ * built once per picture. 0, or -1 with a message. */
+static int make_hdr(sr_avifdec *d) {
+  if (d->hdr) return 0;
+  d->hdr = malloc(sizeof *d->hdr);
+  d->linear = malloc(65536 * sizeof *d->linear);
+  if (!d->hdr || !d->linear) {
+    snprintf(d->message, sizeof d->message, "out of memory for the colour conversion");
+    return -1;
   }
+  const avifImage *im = d->decoder->image;
+  int cp = im->colorPrimaries == AVIF_COLOR_PRIMARIES_UNSPECIFIED ? AVIF_COLOR_PRIMARIES_BT709 : im->colorPrimaries;
+  if (sr_hdr_init(d->hdr, cp, im->transferCharacteristics, 16, d->linear) != 0) {
+    snprintf(d->message, sizeof d->message, "its colour (nclx %d/%d) cannot be converted", cp, im->transferCharacteristics);
+    return -1;
+  }
+  return 0;
 }
 
 /* Rows y … y+n-1 of the clean aperture as 8-bit RGB (channels 3) or RGBA (4), width × channels bytes
@@ -330,7 +277,10 @@ int sr_avifdec_rows(sr_avifdec *d, uint8_t *out, uint32_t y, uint32_t n, uint32_
   uint32_t xa = info.monochrome ? x0 : x0 & ~(uint32_t)info.chromaShiftX;
   uint32_t ya = info.monochrome ? y0 : y0 & ~(uint32_t)info.chromaShiftY;
   avifCropRect rect = {xa, ya, x0 + d->crop.width - xa, y0 + n - ya};
-  int wide = d->colour == SR_COLOUR_TO_SRGB;
+  /* Converted or deeper than 8 bits: 16-bit rows from libavif, then sr_hdr.h (converted, or dithered). */
+  int convert = d->colour == SR_COLOUR_TO_SRGB;
+  int wide = convert || im->depth > 8;
+  if (convert && make_hdr(d) != 0) return -1;
   size_t pixel = (size_t)channels * (wide ? 2 : 1);
   size_t need = (size_t)rect.width * rect.height * pixel;
   if (need > d->scratch_size) {
@@ -365,11 +315,20 @@ int sr_avifdec_rows(sr_avifdec *d, uint8_t *out, uint32_t y, uint32_t n, uint32_
   size_t dx = x0 - xa, dy = y0 - ya;
   size_t row_out = (size_t)d->crop.width * channels;
   for (uint32_t i = 0; i < n; i++) {
-    const uint8_t *src = d->scratch + (dy + i) * rect.width * pixel + dx * pixel;
-    if (wide)
-      to_srgb_row(d, (const uint16_t *)src, out + i * row_out, d->crop.width, channels);
-    else
+    uint8_t *src = d->scratch + (dy + i) * rect.width * pixel + dx * pixel;
+    if (!wide) {
       memmove(out + i * row_out, src, row_out);
+      continue;
+    }
+    /* 8-bit RGBA written over the row's own 16-bit samples (never wider), then out at its channels. The
+     * dither is placed by the pixel's place in the clean aperture. */
+    if (convert)
+      sr_hdr_row(d->hdr, src, 1, (int)channels, src, d->crop.width, 0, y + i);
+    else
+      sr_reduce_row((const uint16_t *)src, (int)channels, 65535, src, d->crop.width, 0, y + i);
+    uint8_t *o = out + i * row_out;
+    for (uint32_t x = 0; x < d->crop.width; x++)
+      for (uint32_t c = 0; c < channels; c++) o[x * channels + c] = src[x * 4 + c];
   }
   return 0;
 }

@@ -16,6 +16,8 @@ export const DAV1D_STATE_BYTES_PER_PIXEL_8_BIT = 0.75;
 export const DAV1D_STATE_BYTES_PER_PIXEL_HIGH_BIT = 2;
 /** dav1d's fixed part: its contexts, tables and one tile's scratch (measured). */
 export const DAV1D_FIXED_BYTES = 2 * 1024 * 1024;
+/** sr_hdr.h's tables, for a picture above 8 bits or converted: 65,536 floats of code values and the curves. */
+const HDR_TABLE_BYTES = 65_536 * 4 + 32 * 1024;
 /** Rows the glue converts per call (AVIF_DECODE_BAND_ROWS), with a row either way, at most 8 bytes a pixel (16-bit RGBA for HDR). */
 const BAND_BYTES_PER_COLUMN = 34 * 8 + 32 * 4;
 
@@ -45,7 +47,7 @@ export function avifDecoderBytes(info: AvifInfo): number {
   const chromaShare = info.av1.monochrome ? 0 : 2 / ((info.av1.subX ? 2 : 1) * (info.av1.subY ? 2 : 1));
   const whole = grid ? info.codedWidth * info.codedHeight * sample * (1 + chromaShare + (info.alpha ? 1 : 0)) : 0;
   const decoders = grid ? Math.max(colour, alpha) : colour + alpha;
-  return Math.ceil(DAV1D_FIXED_BYTES + decoders + whole + info.codedWidth * BAND_BYTES_PER_COLUMN);
+  return Math.ceil(DAV1D_FIXED_BYTES + HDR_TABLE_BYTES + decoders + whole + info.codedWidth * BAND_BYTES_PER_COLUMN);
 }
 
 /**

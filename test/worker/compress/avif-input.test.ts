@@ -11,7 +11,11 @@ import irot1imir1 from '../../fixtures/avif/irot1-imir1.avif';
 import irot3 from '../../fixtures/avif/irot3.avif';
 import mono from '../../fixtures/avif/mono.avif';
 import p3 from '../../fixtures/avif/p3-nclx.avif';
+import gradient10 from '../../fixtures/avif/gradient-10bit.avif';
 import pq from '../../fixtures/avif/pq.avif';
+import pqPatches from '../../fixtures/avif/pq-patches.avif';
+import heicGradient10 from '../../fixtures/heic/gradient-10bit.heic';
+import heicPq from '../../fixtures/heic/pq.heic';
 import sequence from '../../fixtures/avif/sequence.avif';
 import { signedUp } from '../console-helpers.ts';
 import { makeKey, type TestKey } from '../helpers.ts';
@@ -191,6 +195,56 @@ describe('AVIF fixtures made by avifenc (within a tolerance of avifdec)', () => 
     expect(pixel(image, 0, 0)[0]).toBe(255);
     // sRGB output: no profile is attached.
     expect(new TextDecoder('latin1').decode(body).includes('iCCP')).toBe(false);
+  });
+});
+
+describe('AVIF and HEIC share one colour method (wasm/src/sr_hdr.h)', () => {
+  /** The same synthetic picture as an AVIF and as a HEIC (both 10-bit lossless), decoded to PNG. */
+  async function both(avif: ArrayBuffer, heic: ArrayBuffer) {
+    const a = (await decoded(bytesOf(avif))).image;
+    const res = await compressCall(
+      pro.key,
+      { image: bytesOf(heic), filename: 'photo.heic', format: 'png' },
+      { env: { HEIC_INPUT: 'on' } },
+    );
+    const body = await bodyBytes(res);
+    expect(res.status, new TextDecoder().decode(body)).toBe(200);
+    return { a, h: decodeAny(body) };
+  }
+
+  it('PQ: grey patches of 0 to 4,000 nits come out as the HEIC decoder gives them (203 nits at sRGB 229)', async () => {
+    const { a, h } = await both(pqPatches, heicPq);
+    expect([a.width, a.height]).toEqual([h.width, h.height]);
+    // Each 16-pixel grey patch's mean across the top half (greys survive the HEIC's YCbCr exactly; its
+    // saturated red below does not, so only that it stays red is compared).
+    for (let patch = 0; patch < 8; patch++) {
+      const mean = (img: typeof a) => {
+        let sum = 0;
+        for (let x = patch * 16 + 4; x < patch * 16 + 12; x++) sum += pixel(img, x, 16)[1]!;
+        return sum / 8;
+      };
+      expect(Math.abs(mean(a) - mean(h)), `patch ${patch}: ${mean(a)} vs ${mean(h)}`).toBeLessThan(1.5);
+    }
+    expect(Math.abs(pixel(a, 3 * 16 + 8, 16)[0]! - 229)).toBeLessThanOrEqual(2);
+    const [r, g, b] = pixel(a, 3 * 16 + 8, 48);
+    expect(r).toBe(255);
+    expect(Math.max(g!, b!)).toBeLessThan(160);
+  });
+
+  it('a 10-bit grey ramp is dithered, not banded: every code’s mean within 0.25 of its 8-bit value', async () => {
+    const { a } = await both(gradient10, heicGradient10);
+    // The ramp's codes are 400 + x/4 (10 bits): 4 columns a code; a column's mean over the rows is the code × 255/1023.
+    let distinct = 0;
+    let previous = -1;
+    for (let code = 0; code < 64; code++) {
+      let sum = 0;
+      for (let x = code * 4; x < code * 4 + 4; x++) for (let y = 0; y < a.height; y++) sum += pixel(a, x, y)[0]!;
+      const mean = sum / (4 * a.height);
+      expect(Math.abs(mean - ((400 + code) * 255) / 1023), `code ${400 + code}`).toBeLessThan(0.25);
+      if (mean > previous) distinct++;
+      previous = mean;
+    }
+    expect(distinct).toBe(64);
   });
 });
 
