@@ -34,12 +34,9 @@ export const ImageInfoSchema = z
         "The file carries HDR: a gain map, or the PQ or HLG transfer in a PNG cICP chunk, an ICC profile's cicp tag or an AVIF's or HEIC's nclx",
     }),
     gain_map: z.boolean().openapi({ description: 'A JPEG with a gain map (Ultra HDR, ISO 21496-1)' }),
-    frames: z
-      .number()
-      .int()
-      .openapi({
-        description: 'Frames: 1 for a still image; an animated PNG, GIF or WebP, or an AVIF sequence, its count',
-      }),
+    frames: z.number().int().openapi({
+      description: 'Frames: 1 for a still image; an animated PNG, GIF or WebP, or an AVIF sequence, its count',
+    }),
     duration_ms: z
       .number()
       .int()
