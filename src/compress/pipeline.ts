@@ -6,7 +6,7 @@
 // (a module of its own) into them too (avif-input/avif-path.ts). Animations (GIF, WebP, AVIF sequences)
 // asked as WebP are written as animated WebP a frame at a time (anim/anim-path.ts).
 import { ApiError } from '../errors.ts';
-import { FORMAT_NAMES, INPUT_FORMAT_NAMES, rowEncoded, sniff, type InputFormat } from './formats.ts';
+import { FORMAT_NAMES, INPUT_FORMAT_NAMES, sniff, type InputFormat } from './formats.ts';
 import { MalformedImage, readHeader, UnsupportedImage, type ImageHeader } from './header.ts';
 import { animates, largestFittingWidth, plan, sizeAtWidth, type Plan, type PlanRequest } from './memory-plan.ts';
 import { makeRoom, poolLimitForBudget } from '../../wasm/instances.ts';
@@ -223,13 +223,14 @@ export async function findBorder(prepared: Prepared): Promise<{ sides: TrimSides
 
 async function compressIn(prepared: Prepared): Promise<CompressResult> {
   const { request, inputFormat, header, plan: planned } = prepared;
-  // Admitted: the request's estimate is its own. AVIF output runs a decoder and the AVIF encoder, two
-  // codecs' memories, and AVIF input decodes in a module of its own, so no idle engine instance counts
-  // as reused for either.
-  makeRoom(
-    planned.estimate,
-    rowEncoded(request.format) || inputFormat === 'avif' || inputFormat === 'heic' ? undefined : 'sr_jpeg',
-  );
+  // Admitted: the request's estimate is its own. An idle engine instance counts as reused only where the
+  // whole request runs in one engine instance: a JPEG to a JPEG, untransformed (one job decodes and
+  // encodes). Elsewhere two instances share the estimate: a reader and the row encoder (a transformation,
+  // PNG or GIF rows to JPEG, WebP's rows), a decoder and the AVIF or JPEG XL encoder, or a decoder module
+  // of its own (AVIF, HEIC); a grown idle instance kept for one of them left the other no room (503 after
+  // a larger request).
+  const oneInstance = inputFormat === 'jpeg' && request.format === 'jpeg' && !request.transform;
+  makeRoom(planned.estimate, oneInstance ? 'sr_jpeg' : undefined);
   if (request.format === 'jxl' && request.lossless) {
     const { transcodeJpeg } = await import('./jxl/jxl-path.ts');
     const result = await transcodeJpeg(request, planned);

@@ -2,6 +2,7 @@
 // memory budget that a whole frame and a whole-image encoder would not fit (the rows stream from the
 // decoder through the resampler to the encoder), and the engine's memory within the plan's estimate.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { transformOf } from '../../src/compress/transform/options.ts';
 import type { ImageFormat, InputFormat } from '../../src/compress/formats.ts';
 import { readHeader } from '../../src/compress/header.ts';
 import { plan } from '../../src/compress/memory-plan.ts';
@@ -186,6 +187,37 @@ describe('memory under concurrency', () => {
       const { res, body } = await convert('jpeg', { image: avifInputs.jpeg, format: 'avif' }, budgetMb);
       expect(res.status, new TextDecoder().decode(body.subarray(0, 300))).toBe(200);
       expect(wasmMemoryReport().live_bytes).toBeLessThanOrEqual(budgetMb * MiB);
+    } finally {
+      setWasmPoolLimit(previous);
+    }
+  }, 120_000);
+
+  it('after a larger conversion grew the engine, a transformed JPEG (a reader and a row encoder) answers 200: the grown instance gives way', async () => {
+    resetWasmInstances();
+    const previous = setWasmPoolLimit(SMALL_CASES_BUDGET_MB * MiB);
+    try {
+      // A lossless WebP leaves the engine's instance grown and idle.
+      const first = await convert('jpeg', { image: inputs.jpeg, format: 'webp', lossless: 'true' });
+      expect(first.res.status, new TextDecoder().decode(first.body.subarray(0, 300))).toBe(200);
+      // The pool's limit just above it, as a deployment's budget is when such an instance is kept.
+      const grown = wasmMemoryReport().live_bytes;
+      setWasmPoolLimit(grown + 2 * MiB);
+      const parts = { format: 'jpeg', fit: 'cover', width: String(W), height: String(H / 2) };
+      const request = {
+        format: 'jpeg' as const,
+        quality: 80,
+        width: W,
+        height: H / 2,
+        transform: transformOf({ fit: 'cover' }),
+      };
+      const budgetMb =
+        Math.ceil(plan('jpeg', readHeader('jpeg', inputs.jpeg), inputs.jpeg.length, request).estimate / MiB) + 1;
+      expect(budgetMb * MiB).toBeLessThanOrEqual(grown + 2 * MiB);
+      // The cover reads the rows in one engine instance and encodes them in another: beside the grown idle
+      // instance kept as the reader's, the encoder had no room to grow (503).
+      const { res, body } = await convert('jpeg', { image: inputs.jpeg, ...parts }, budgetMb);
+      expect(res.status, new TextDecoder().decode(body.subarray(0, 300))).toBe(200);
+      expect(wasmMemoryReport().live_bytes).toBeLessThanOrEqual(grown + 2 * MiB);
     } finally {
       setWasmPoolLimit(previous);
     }
