@@ -10,6 +10,7 @@ import type { ImageHeader } from '../header.ts';
 import type { MetadataMode } from '../metadata.ts';
 import type { Plan } from '../memory-plan.ts';
 import type { RowInput } from '../png/png-path.ts';
+import { usingRowInput } from '../row-input.ts';
 import type { CompressRequest, CompressResult } from '../types.ts';
 import { inEngine, inEngineAsync } from '../engine-errors.ts';
 import type { FrameSource } from './frames.ts';
@@ -103,13 +104,7 @@ export async function compressWebpFirstFrame(
   header: ImageHeader,
 ): Promise<CompressResult> {
   const { compressRows } = await import('../png/png-path.ts');
-  const { input, frames, close } = await webpFirstFrameInput(request.bytes, header, request.metadata ?? 'strip');
-  let failed = true;
-  try {
-    const result = await compressRows(request, plan, header.orientation, input);
-    failed = false;
-    return { ...result, frames: { written: 1, total: frames } };
-  } finally {
-    close(failed);
-  }
+  const opened = await webpFirstFrameInput(request.bytes, header, request.metadata ?? 'strip');
+  const result = await usingRowInput(opened, (input) => compressRows(request, plan, header.orientation, input));
+  return { ...result, frames: { written: 1, total: opened.frames } };
 }

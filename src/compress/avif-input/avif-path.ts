@@ -12,20 +12,17 @@ import type { ImageHeader } from '../header.ts';
 import type { Plan } from '../memory-plan.ts';
 import { exifUpright, type ImageMetadata, type MetadataMode } from '../metadata.ts';
 import type { RowInput } from '../png/png-path.ts';
+import { usingRowInput } from '../row-input.ts';
 import type { CompressRequest, CompressResult } from '../types.ts';
 import { DISPLAY_P3_PROFILE } from './display-p3.ts';
 
 export async function compressAvif(request: CompressRequest, plan: Plan, header: ImageHeader): Promise<CompressResult> {
   const { compressRows } = await import('../png/png-path.ts');
-  const { input, close } = await avifRowInput(request.bytes, header, request.metadata ?? 'strip');
-  let failed = true;
-  try {
-    const result = await refusedWhenBroken(() => compressRows(request, plan, header.orientation, input));
-    failed = false;
-    return { ...result, frames: { written: 1, total: header.avif?.frames ?? 1 } };
-  } finally {
-    close(failed);
-  }
+  const opened = await avifRowInput(request.bytes, header, request.metadata ?? 'strip');
+  const result = await usingRowInput(opened, (input) =>
+    refusedWhenBroken(() => compressRows(request, plan, header.orientation, input)),
+  );
+  return { ...result, frames: { written: 1, total: header.avif?.frames ?? 1 } };
 }
 
 /**

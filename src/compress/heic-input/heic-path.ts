@@ -12,19 +12,15 @@ import type { ImageHeader } from '../header.ts';
 import type { Plan } from '../memory-plan.ts';
 import type { MetadataMode } from '../metadata.ts';
 import type { RowInput } from '../png/png-path.ts';
+import { usingRowInput } from '../row-input.ts';
 import type { CompressRequest, CompressResult } from '../types.ts';
 
 export async function compressHeic(request: CompressRequest, plan: Plan, header: ImageHeader): Promise<CompressResult> {
   const { compressRows } = await import('../png/png-path.ts');
-  const { input, close } = await heicRowInput(request.bytes, header, request.metadata ?? 'strip');
-  let failed = true;
-  try {
-    const result = await refusedWhenBroken(() => compressRows(request, plan, header.orientation, input));
-    failed = false;
-    return result;
-  } finally {
-    close(failed);
-  }
+  const opened = await heicRowInput(request.bytes, header, request.metadata ?? 'strip');
+  return usingRowInput(opened, (input) =>
+    refusedWhenBroken(() => compressRows(request, plan, header.orientation, input)),
+  );
 }
 
 /** A HEIC as a row input, and `close` (to call once its rows are no longer wanted). */

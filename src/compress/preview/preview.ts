@@ -13,7 +13,7 @@ import type { ImageHeader } from '../header.ts';
 import { fitWithin } from '../geometry.ts';
 import { dctScale } from '../memory-plan.ts';
 import { applyOrientation } from '../pixels.ts';
-import type { RowInput } from '../png/png-path.ts';
+import { type OpenedRowInput, usingRowInput } from '../row-input.ts';
 import { PREVIEW_MAX_SIDE, previewSize } from './size.ts';
 
 // Its size lives apart, so a plan can count a preview without loading the engines (size.ts).
@@ -186,24 +186,11 @@ async function webpAnimPreview(bytes: Uint8Array, header: ImageHeader): Promise<
 }
 
 /** A decoder module's row input averaged in blocks as its rows pass; the decoder closed however it ends. */
-async function rowInputPreview({
-  input,
-  close,
-}: {
-  input: RowInput;
-  close: (failed: boolean) => void;
-}): Promise<RgbaImage> {
-  let failed = true;
+function rowInputPreview(opened: OpenedRowInput): Promise<RgbaImage> {
   let y = 0;
-  try {
-    const preview = await blockAverage(input.width, input.height, (onRow) =>
-      input.decodeRows((row) => onRow(row, y++), {}),
-    );
-    failed = false;
-    return preview;
-  } finally {
-    close(failed);
-  }
+  return usingRowInput(opened, (input) =>
+    blockAverage(input.width, input.height, (onRow) => input.decodeRows((row) => onRow(row, y++), {})),
+  );
 }
 
 /** A GIF's first frame (what its compression writes), composed on its screen, averaged in blocks. */
