@@ -1,4 +1,4 @@
-// `npm run bench [-- foundation|avif|tools|metering-edge|compress|meta|img|jpeg|jpeg-camera|jpeg-tuning|jpeg-web|webp|webp-low-memory|gain-map|inputs|png|png-bomb|conversions|liars|client|selfhost|sso-discovery|isolate-stall|quality-scale|jxl|faces|transform|anim ...]`: starts the service as `npm run dev` does and runs the
+// `npm run bench [-- foundation|avif|tools|metering-edge|compress|meta|img|jpeg|jpeg-camera|jpeg-tuning|jpeg-web|webp|webp-low-memory|gain-map|inputs|png|png-bomb|conversions|liars|client|selfhost|sso-discovery|isolate-stall|quality-scale|jxl|faces|transform|anim|info ...]`: starts the service as `npm run dev` does and runs the
 // named benchmarks (all by default) against it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -20,6 +20,7 @@ import { benchJpegWeb, jpegWebReport } from './jpeg-web.ts';
 import { benchWebp, webpReport } from './webp.ts';
 import { benchWebpLowMemory, webpLowMemoryReport } from './webp-low-memory.ts';
 import { benchGainMap, gainMapReport } from './gain-map.ts';
+import { benchInfo, infoReport } from './info.ts';
 import { benchInputs, inputsReport } from './inputs.ts';
 import { jpegReport } from './lib/jpeg-report.ts';
 import { pngReport } from './lib/png-report.ts';
@@ -175,6 +176,10 @@ const BENCHES: Record<string, (service: Service, name: string) => Promise<void>>
   async anim(service) {
     const rows = await benchAnim(service);
     publish('anim', animReport(rows), { rows });
+  },
+  async info(service) {
+    const rows = await benchInfo(service);
+    publish('info', infoReport(rows), { rows });
   },
   async faces(service) {
     const result = await benchFaces(service);
