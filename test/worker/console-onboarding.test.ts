@@ -1,6 +1,7 @@
 // A newcomer's first minutes in the console: the landing page at `/` for visitors, the sample
 // photo and its live compression, sign-up landing on "Create your first key", the key shown with curl
 // lines that work as pasted, charts that say what will appear, and what "Try it" needs to warn early.
+import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { IMAGE_TIERS, TOOLS_TIERS } from '../../src/accounts/tiers.ts';
 import { FIT_MODES, FLIPS, GRAVITY_NAMES, ROTATIONS } from '../../src/compress/transform/options.ts';
@@ -223,6 +224,34 @@ describe('Try it', () => {
     expect(html).not.toContain('data-limits');
     expect(html).toContain('data-plan-endpoint="/api/v1/console/compress/plan"');
     expect(html).toContain(`data-head-bytes="${TRY_PLAN_HEAD_BYTES}"`);
+  });
+
+  it('offers every output format, the pro ones (WebP, AVIF, JPEG XL) only to a pro account', async () => {
+    const { browser, email } = await signedUp();
+    const formats = async () => {
+      const { html } = await browser.page('/try');
+      const select = /<select id="try-format"[^>]*>(.*?)<\/select>/s.exec(html)?.[1] ?? '';
+      return [...select.matchAll(/<option value="([^"]*)"([^>]*)>([^<]*)</g)].map((m) => [
+        m[1],
+        m[2]!.includes('disabled'),
+        m[3],
+      ]);
+    };
+    expect(await formats()).toEqual([
+      ['jpeg', false, 'JPEG'],
+      ['png', false, 'PNG'],
+      ['webp', true, 'WebP (pro tier)'],
+      ['avif', true, 'AVIF (pro tier)'],
+      ['jxl', true, 'JPEG XL (pro tier)'],
+    ]);
+    await env.DB.prepare("UPDATE accounts SET image_tier = 'pro' WHERE email = ?").bind(email).run();
+    expect(await formats()).toEqual([
+      ['jpeg', false, 'JPEG'],
+      ['png', false, 'PNG'],
+      ['webp', false, 'WebP'],
+      ['avif', false, 'AVIF'],
+      ['jxl', false, 'JPEG XL'],
+    ]);
   });
 
   it('offers the transformations (fit, gravity, rotate, flip, trim, blur, sharpen, background), labelled, with the values the API takes, and sends them', async () => {

@@ -256,12 +256,19 @@ export const CLIENT_SCRIPT = String.raw`
       download.download = match ? match[1] : 'compressed';
       // The pictures decoded first, so the result has its height when it is scrolled to: a page too short
       // for that (the images not yet laid out) would clamp the scroll with the result half off screen.
-      await Promise.all(
+      const shown = await Promise.all(
         ['try-compare-before', 'try-compare-after', 'try-crop-before', 'try-sides-after'].map((id) => {
           const img = document.getElementById(id);
-          return img && img.getAttribute('src') ? img.decode().catch(() => {}) : null;
+          const holder = img && img.closest('#try-compare, #try-sides');
+          return img && img.getAttribute('src') && !(holder && holder.hidden) ? img.decode().then(() => true, () => false) : true;
         }),
       );
+      // A format this browser cannot draw (JPEG XL outside Safari): no broken picture, the download instead.
+      const unshown = document.getElementById('try-unshown');
+      const drawn = shown[1] && shown[3];
+      unshown.hidden = drawn;
+      unshown.textContent = drawn ? '' : 'This browser cannot show the compressed ' + (blob.type || 'image') + ' image: download it to see it (Safari shows JPEG XL).';
+      if (!drawn) { document.getElementById('try-compare').hidden = true; document.getElementById('try-sides').hidden = true; }
       result.hidden = false;
       // From its top: on a phone the heading, the download button and the slider then share the screen.
       result.scrollIntoView({ block: 'start' });

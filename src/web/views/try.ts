@@ -86,13 +86,13 @@ ${field(
   'try-format',
   'Format',
   html`<select id="try-format" name="format" aria-describedby="try-format-hint">
-<option value="jpeg" selected>JPEG</option><option value="png">PNG</option><option value="webp"${pro ? '' : html` disabled`}>WebP${pro ? '' : ' (pro tier)'}</option><option value="avif"${pro ? '' : html` disabled`}>AVIF${pro ? '' : ' (pro tier)'}</option>
+<option value="jpeg" selected>JPEG</option><option value="png">PNG</option><option value="webp"${pro ? '' : html` disabled`}>WebP${pro ? '' : ' (pro tier)'}</option><option value="avif"${pro ? '' : html` disabled`}>AVIF${pro ? '' : ' (pro tier)'}</option><option value="jxl"${pro ? '' : html` disabled`}>JPEG XL${pro ? '' : ' (pro tier)'}</option>
 </select>`,
   pro
-    ? 'JPEG for photos, PNG for flat graphics, WebP or AVIF (smaller) for both.'
-    : 'JPEG for photos, PNG for flat graphics. WebP and AVIF need the pro tier.',
+    ? 'JPEG for photos, PNG for flat graphics, WebP or AVIF (smaller) for both. JPEG XL: small pictures only, and not every browser shows it (Safari does).'
+    : 'JPEG for photos, PNG for flat graphics. WebP, AVIF and JPEG XL need the pro tier.',
 )}
-${field('try-quality', 'Quality', html`<input id="try-quality" name="quality" type="number" min="1" max="100" value="${DEFAULT_QUALITY}" aria-describedby="try-quality-hint">`, '1 to 100, for JPEG, WebP and AVIF; PNG is lossless.')}
+${field('try-quality', 'Quality', html`<input id="try-quality" name="quality" type="number" min="1" max="100" value="${DEFAULT_QUALITY}" aria-describedby="try-quality-hint">`, '1 to 100, for JPEG, WebP, AVIF and JPEG XL; PNG is lossless.')}
 ${field('try-width', 'Width', html`<input id="try-width" name="width" type="number" min="1" max="${MAX_OUTPUT_DIMENSION}" placeholder="any" aria-describedby="try-width-hint">`, 'Pixels, after the rotation. With scale down (the default fit): at most this, aspect ratio kept, never enlarged.')}
 ${field('try-height', 'Height', html`<input id="try-height" name="height" type="number" min="1" max="${MAX_OUTPUT_DIMENSION}" placeholder="any" aria-describedby="try-height-hint">`, 'Pixels, after the rotation; as width.')}
 ${field(
@@ -133,6 +133,7 @@ ${field('try-target', 'Target size (KB)', html`<input id="try-target" name="targ
 <h2 id="result-heading" tabindex="-1">Result: <span id="savings" data-testid="savings"></span></h2>
 <p>Original: <span id="original-size" data-testid="original-size"></span>. Compressed: <span id="compressed-size" data-testid="compressed-size"></span>.</p>
 <p class="try-actions"><a id="download" class="button" href="#" download>Download</a></p>
+<p class="warning" id="try-unshown" data-testid="try-unshown" hidden></p>
 ${compareSlider({ id: 'try-compare', before: { alt: 'The original image' }, after: { alt: 'The compressed image' } })}
 <div class="compare" id="try-sides" hidden>
 <figure id="try-crop"><div class="crop-view"><img id="try-crop-before" alt="The original image"><span class="crop-box" id="try-crop-box" data-testid="crop-box" aria-hidden="true" hidden></span></div>
