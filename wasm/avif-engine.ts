@@ -104,6 +104,30 @@ export class AvifRowEncoder extends BorrowedInstance<AvifModule> {
   }
 
   /**
+   * An HDR gain map written beside the picture (ISO 21496-1: a 'tmap' item; the picture stays the SDR
+   * rendition), split into the picture's grid: `pixels` 8-bit, 1 or 3 channels, any size; `metadata` its 17
+   * numbers (AvifGainMapMetadata's order), `quality` libavif's for the map.
+   */
+  setGainMap(
+    map: { pixels: Uint8Array; width: number; height: number; channels: 1 | 3 },
+    metadata: readonly number[],
+    quality: number,
+  ): void {
+    const m = this.codec.module;
+    const pixels = m._malloc(map.pixels.length) >>> 0;
+    const numbers = m._malloc(metadata.length * 8) >>> 0;
+    try {
+      if (!pixels || !numbers) throw new AvifEngineError('out of memory for the gain map');
+      this.codec.heap().set(map.pixels, pixels);
+      new Float64Array(this.codec.heap().buffer, numbers, metadata.length).set(metadata);
+      this.check(this.call('gain_map', this.encoder, pixels, map.width, map.height, map.channels, numbers, quality));
+    } finally {
+      if (pixels) m._free(pixels);
+      if (numbers) m._free(numbers);
+    }
+  }
+
+  /**
    * Encodes the picture once every row is in, at libavif's quality (0–100: the caller maps the API's,
    * src/compress/quality-scale.ts); again for another quality (`search`: a size target's, at
    * AVIF_SEARCH_SPEED).

@@ -73,7 +73,7 @@ emcc $AVIF_CFLAGS -DavifCodecCreateAOM=sr_avif_codec_create -c "$avif/src/avif.c
 compile_each "$AVIF_CFLAGS" "$avif" "$work/avif" libavif.a
 
 EXPORTS='_malloc,_free'
-for f in create destroy message option icc exif xmp rows encode_begin encode_cell encode_finish output output_len; do EXPORTS="$EXPORTS,_sr_avif_$f"; done
+for f in create destroy message option icc exif xmp gain_map rows encode_begin encode_cell encode_finish output output_len; do EXPORTS="$EXPORTS,_sr_avif_$f"; done
 
 # A cell is one libaom call: it gives way after every superblock and every row of the CDEF search
 # (patches/aom/0101-*, srw_give_way in src/sr_give_way.js, as the AVIF decoder's dav1d does) by Asyncify,
@@ -87,7 +87,7 @@ for f in create destroy message option icc exif xmp rows encode_begin encode_cel
 # with `unreachable` at the first suspension, which test/worker/isolate-stall.test.ts exercises. wasm-opt
 # inlines part of the chain and warns that those names do not exist: they stay listed for a build that
 # inlines less.
-ASYNCIFY_ONLY="${ASYNCIFY_ONLY_OVERRIDE:-sr_avif_encode_cell,aomCodecEncodeImage,aom_codec_encode,encoder_encode,av1_get_compressed_data,av1_encode_strategy,av1_encode,encode_frame_to_data_rate,encode_with_recode_loop_and_filter,encode_without_recode,loopfilter_frame,cdef_restoration_frame,av1_cdef_search,cdef_mse_calc_frame,av1_encode_frame,encode_frame_internal,encode_tiles,av1_encode_tile,av1_encode_sb_row,encode_sb_row}"
+ASYNCIFY_ONLY="${ASYNCIFY_ONLY_OVERRIDE:-sr_avif_encode_cell,encode_one,aomCodecEncodeImage,aom_codec_encode,encoder_encode,av1_get_compressed_data,av1_encode_strategy,av1_encode,encode_frame_to_data_rate,encode_with_recode_loop_and_filter,encode_without_recode,loopfilter_frame,cdef_restoration_frame,av1_cdef_search,cdef_mse_calc_frame,av1_encode_frame,encode_frame_internal,encode_tiles,av1_encode_tile,av1_encode_sb_row,encode_sb_row}"
 
 mkdir -p codec
 # The same runtime settings as sr_jpeg (build.sh says why), in a module of its own.

@@ -42,14 +42,34 @@ export async function encodeAvif(
   // JPEG XL output reads the same sources (jxl/jxl-path.ts).
   if (request.format === 'jxl')
     return (await import('./jxl/jxl-path.ts')).encodeJxl(request, plan, inputFormat, channels, source, timings);
-  const { AvifRowEncoder } = await import('../../wasm/avif-engine.ts');
+  const [{ AvifRowEncoder }, { avifGrid }] = await Promise.all([
+    import('../../wasm/avif-engine.ts'),
+    import('../../wasm/avif-settings.ts'),
+  ]);
   const { width, height } = plan.output;
+  const map = request.avifGainMap;
+  // A grid of an odd size is coded a pixel larger and cropped back by a clean aperture that the gain map's
+  // tone-mapped item would need too (sr_avif.c): such a picture goes without its map.
+  const grid = avifGrid(width, height);
+  const carriesMap = map !== undefined && (grid.cols * grid.rows === 1 || (width % 2 === 0 && height % 2 === 0));
   const encoded = await encodeRows(ENGINE_NAMES[inputFormat], request, width, channels, source, timings, {
     open: () => new AvifRowEncoder(width, height, channels),
-    setUp: (encoder) => encoder.setMetadata(source.metadata),
+    setUp: (encoder) => {
+      encoder.setMetadata(source.metadata);
+      if (carriesMap) encoder.setGainMap(map, map.metadata, map.quality);
+    },
     encode: (encoder, quality, search) => encoder.encode(encoderQuality('avif', quality), search),
   });
-  return { ...encoded, inputFormat, format: 'avif', width, height, lossless: false, timings };
+  return {
+    ...encoded,
+    inputFormat,
+    format: 'avif',
+    width,
+    height,
+    lossless: false,
+    timings,
+    ...(map ? { gainMap: carriesMap ? ('kept' as const) : ('dropped' as const) } : {}),
+  };
 }
 
 /** A JPEG or WebP engine's upright rows, pulled in batches (JpegRowReader, WebpRowReader). */

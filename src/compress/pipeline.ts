@@ -244,26 +244,49 @@ async function compressIn(prepared: Prepared): Promise<CompressResult> {
     ]);
     const smart = await smartCrop(request, planned, inputFormat, header);
     const used = smart?.plan ?? planned;
-    // An animation written as animated WebP takes every frame through the transformation (anim/anim-path.ts).
-    const result = animates(inputFormat, header, request)
-      ? await (await import('./anim/anim-path.ts')).compressAnimation(request, used, inputFormat, header)
-      : await compressTransformed(request, used, inputFormat, header.orientation);
-    const cropped = smart ? answered(result, smart) : result;
-    if (!prepared.gainMap) return cropped;
-    if (!used.transform) return { ...cropped, gainMap: 'dropped' };
-    const { withTransformedGainMap } = await import('./gain-map/write.ts');
     const upright = swapsAxes(header.orientation) ? { width: header.height, height: header.width } : header;
-    return withTransformedGainMap(cropped, prepared.gainMap, {
+    const mapTransform = used.transform && {
       upright: { width: upright.width, height: upright.height },
       geometry: used.transform,
       flip: request.transform.flip,
       rotate: request.transform.rotate,
       orientation: header.orientation,
-    });
+    };
+    // An animation written as animated WebP takes every frame through the transformation (anim/anim-path.ts).
+    const result = animates(inputFormat, header, request)
+      ? await (await import('./anim/anim-path.ts')).compressAnimation(request, used, inputFormat, header)
+      : request.format === 'avif' && prepared.gainMap && mapTransform
+        ? await (await import('./gain-map/avif.ts')).withAvifGainMap(request, prepared.gainMap, mapTransform, (r) =>
+            compressTransformed(r, used, inputFormat, header.orientation),
+          )
+        : await compressTransformed(request, used, inputFormat, header.orientation);
+    const cropped = smart ? answered(result, smart) : result;
+    if (!prepared.gainMap || cropped.gainMap) return cropped;
+    if (!mapTransform) return { ...cropped, gainMap: 'dropped' };
+    const { withTransformedGainMap } = await import('./gain-map/write.ts');
+    return withTransformedGainMap(cropped, prepared.gainMap, mapTransform);
   }
   if (inputFormat === 'jpeg') {
     const { compressJpeg } = await import('./jpeg-path.ts');
     if (!prepared.gainMap) return compressJpeg(request, planned, header.orientation, request.metadata ?? 'strip');
+    if (request.format === 'avif') {
+      const [{ withAvifGainMap }, { resizeGeometry }] = await Promise.all([
+        import('./gain-map/avif.ts'),
+        import('./gain-map/resize-geometry.ts'),
+      ]);
+      const upright = swapsAxes(header.orientation) ? { width: header.height, height: header.width } : header;
+      return withAvifGainMap(
+        request,
+        prepared.gainMap,
+        {
+          upright: { width: upright.width, height: upright.height },
+          geometry: resizeGeometry(planned.output),
+          rotate: 0,
+          orientation: header.orientation,
+        },
+        (r) => compressJpeg(r, planned, header.orientation, request.metadata ?? 'strip'),
+      );
+    }
     const { pictureRequest, withGainMap } = await import('./gain-map/write.ts');
     const picture = pictureRequest(request, prepared.gainMap);
     const result = await compressJpeg(picture, planned, header.orientation, request.metadata ?? 'strip');

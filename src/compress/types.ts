@@ -25,6 +25,20 @@ export interface CompressRequest {
   anim?: boolean;
   /** Fit, gravity, rotate, flip, background (transform/); undefined when only a resize was asked. */
   transform?: Transform;
+  /** Set by the pipeline, not the caller: a JPEG's HDR gain map, ready to be written into AVIF output (gain-map/avif.ts). */
+  avifGainMap?: AvifGainMapInput;
+}
+
+/** A gain map's pixels at the output's geometry and its ISO 21496-1 numbers, for the AVIF encoder. */
+export interface AvifGainMapInput {
+  pixels: Uint8Array;
+  width: number;
+  height: number;
+  channels: 1 | 3;
+  /** Min, max and gamma per channel (log2, log2, linear), base and alternate offsets per channel, base and alternate headroom (log2). */
+  metadata: number[];
+  /** libavif's quality for the map. */
+  quality: number;
 }
 
 export interface CompressResult {

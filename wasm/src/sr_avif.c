@@ -31,6 +31,9 @@ typedef struct sr_avif {
   uint32_t cell_w, cell_h;       /* every cell but the last column's and row's */
   uint32_t next_row;             /* rows received so far */
   avifImage **cells;             /* cols × rows, row-major */
+  avifImage **gain_cells;        /* an HDR gain map's cells, one per cell of the picture (sr_avif_gain_map), or NULL */
+  avifGainMap *gain;             /* its metadata; each cell's gainMap takes a copy at the end */
+  int gain_quality;
   char options[SR_AVIF_MAX_OPTIONS][2][32]; /* libaom's own settings (key, value), for measuring */
   uint32_t option_count;
   avifRWData output;
@@ -64,6 +67,13 @@ void sr_avif_destroy(sr_avif *a) {
     }
     free(a->cells);
   }
+  if (a->gain_cells) {
+    for (uint32_t i = 0; i < a->cols * a->rows; i++) {
+      if (a->gain_cells[i]) avifImageDestroy(a->gain_cells[i]);
+    }
+    free(a->gain_cells);
+  }
+  if (a->gain) avifGainMapDestroy(a->gain);
   free_state(a->encoding);
   avifRWDataFree(&a->output);
   free(a);
@@ -162,6 +172,83 @@ int sr_avif_option(sr_avif *a, const char *key, const char *value) {
   strcpy(a->options[a->option_count][0], key);
   strcpy(a->options[a->option_count][1], value);
   a->option_count++;
+  return 0;
+}
+
+/* An HDR gain map to write beside the picture (ISO 21496-1, as a 'tmap' item; the picture stays the SDR
+ * rendition every viewer shows): width × height 8-bit pixels of `channels` 1 or 3 (any size; a quarter of
+ * the picture's per side is usual), split into the picture's grid of cells (a grid's gain map is a grid of
+ * as many cells), and its metadata `m`, 17 numbers: gain map min, max and gamma per channel (log2, log2,
+ * linear), the base and alternate offsets per channel, then the base and alternate HDR headroom (log2).
+ * Stored as 4:0:0 (one channel) or 4:4:4 with the identity matrix (three: RGB as is), full range, libavif
+ * quality `quality`; encoded cell by cell with the picture's cells. 0, or -1 with a message. */
+int sr_avif_gain_map(sr_avif *a, const uint8_t *pixels, uint32_t width, uint32_t height, uint32_t channels,
+                     const double *m, int quality) {
+  if ((channels != 1 && channels != 3) || !width || !height) {
+    snprintf(a->message, sizeof a->message, "a gain map of %u × %u and %u channels", width, height, channels);
+    return -1;
+  }
+  const uint32_t cw = (width + a->cols - 1) / a->cols, ch = (height + a->rows - 1) / a->rows;
+  if ((uint64_t)cw * (a->cols - 1) >= width || (uint64_t)ch * (a->rows - 1) >= height) {
+    snprintf(a->message, sizeof a->message, "a gain map of %u × %u cannot be split into %u × %u cells", width,
+             height, a->cols, a->rows);
+    return -1;
+  }
+  avifGainMap *g = a->gain = avifGainMapCreate();
+  a->gain_cells = calloc((size_t)a->cols * a->rows, sizeof *a->gain_cells);
+  if (!g || !a->gain_cells) {
+    snprintf(a->message, sizeof a->message, "out of memory for the gain map");
+    return -1;
+  }
+  avifBool ok = AVIF_TRUE;
+  for (int c = 0; c < 3; c++) {
+    ok = ok && avifDoubleToSignedFraction(m[c], &g->gainMapMin[c]);
+    ok = ok && avifDoubleToSignedFraction(m[3 + c], &g->gainMapMax[c]);
+    ok = ok && avifDoubleToUnsignedFraction(m[6 + c], &g->gainMapGamma[c]);
+    ok = ok && avifDoubleToSignedFraction(m[9 + c], &g->baseOffset[c]);
+    ok = ok && avifDoubleToSignedFraction(m[12 + c], &g->alternateOffset[c]);
+  }
+  ok = ok && avifDoubleToUnsignedFraction(m[15], &g->baseHdrHeadroom);
+  ok = ok && avifDoubleToUnsignedFraction(m[16], &g->alternateHdrHeadroom);
+  if (!ok) {
+    snprintf(a->message, sizeof a->message, "a gain map value out of range");
+    return -1;
+  }
+  g->useBaseColorSpace = AVIF_TRUE;
+  a->gain_quality = quality;
+  for (uint32_t r = 0; r < a->rows; r++) {
+    for (uint32_t c = 0; c < a->cols; c++) {
+      const uint32_t w = c + 1 < a->cols ? cw : width - cw * c;
+      const uint32_t h = r + 1 < a->rows ? ch : height - ch * r;
+      avifImage *img = avifImageCreate(w, h, 8, channels == 1 ? AVIF_PIXEL_FORMAT_YUV400 : AVIF_PIXEL_FORMAT_YUV444);
+      a->gain_cells[r * a->cols + c] = img;
+      if (!img || avifImageAllocatePlanes(img, AVIF_PLANES_YUV) != AVIF_RESULT_OK) {
+        snprintf(a->message, sizeof a->message, "out of memory for the gain map");
+        return -1;
+      }
+      /* ISO 21496-1: a gain map has no colour of its own (primaries and transfer 2, unspecified). */
+      img->colorPrimaries = AVIF_COLOR_PRIMARIES_UNSPECIFIED;
+      img->transferCharacteristics = AVIF_TRANSFER_CHARACTERISTICS_UNSPECIFIED;
+      img->matrixCoefficients = channels == 1 ? AVIF_MATRIX_COEFFICIENTS_BT601 : AVIF_MATRIX_COEFFICIENTS_IDENTITY;
+      img->yuvRange = AVIF_RANGE_FULL;
+      for (uint32_t y = 0; y < h; y++) {
+        const uint8_t *src = pixels + ((size_t)(r * ch + y) * width + (size_t)c * cw) * channels;
+        uint8_t *plane_y = img->yuvPlanes[AVIF_CHAN_Y] + (size_t)y * img->yuvRowBytes[AVIF_CHAN_Y];
+        if (channels == 1) {
+          memcpy(plane_y, src, w);
+          continue;
+        }
+        /* The identity matrix's planes are G, B, R (AV1's order for RGB). */
+        uint8_t *plane_u = img->yuvPlanes[AVIF_CHAN_U] + (size_t)y * img->yuvRowBytes[AVIF_CHAN_U];
+        uint8_t *plane_v = img->yuvPlanes[AVIF_CHAN_V] + (size_t)y * img->yuvRowBytes[AVIF_CHAN_V];
+        for (uint32_t x = 0; x < w; x++) {
+          plane_y[x] = src[3 * x + 1];
+          plane_u[x] = src[3 * x + 2];
+          plane_v[x] = src[3 * x];
+        }
+      }
+    }
+  }
   return 0;
 }
 
@@ -320,7 +407,9 @@ typedef struct sr_avif_encode_state {
   uint32_t cells;             /* the grid's */
   uint32_t next_cell;         /* cells encoded so far */
   avifRWData *color, *alpha;  /* one payload per cell, in cell order */
-  uint32_t replay_color, replay_alpha; /* payloads handed back so far by the replaying codecs */
+  avifRWData *gain;           /* the gain map's, when there is one */
+  uint32_t replay_color, replay_alpha; /* payloads handed back so far by the replaying codecs (colour: the
+                                          picture's cells, then the gain map's, as libavif adds its items) */
 } sr_avif_encode_state;
 
 /* The encode under way in this instance (one picture at a time: an instance is borrowed whole), which the
@@ -334,9 +423,11 @@ static void free_state(sr_avif_encode_state *s) {
   for (uint32_t i = 0; i < s->cells; i++) {
     if (s->color) avifRWDataFree(&s->color[i]);
     if (s->alpha) avifRWDataFree(&s->alpha[i]);
+    if (s->gain) avifRWDataFree(&s->gain[i]);
   }
   free(s->color);
   free(s->alpha);
+  free(s->gain);
   free(s);
 }
 
@@ -396,9 +487,10 @@ int sr_avif_encode_begin(sr_avif *a, int quality, int speed) {
     s->enc = avifEncoderCreate();
     s->color = calloc(cells, sizeof *s->color);
     s->alpha = calloc(cells, sizeof *s->alpha);
+    s->gain = calloc(cells, sizeof *s->gain);
     s->cells = cells;
   }
-  if (!s || !s->enc || !s->color || !s->alpha) {
+  if (!s || !s->enc || !s->color || !s->alpha || !s->gain) {
     encode_failed(a, "sr_avif_encode_begin", AVIF_RESULT_OUT_OF_MEMORY);
     return -1;
   }
@@ -423,6 +515,46 @@ int sr_avif_encode_begin(sr_avif *a, int quality, int speed) {
 
 /* Encodes the next cell (its colour and, when the picture has alpha, its alpha). The cells left after it,
  * or -1 with a message (the encode is then over). */
+/* One libaom encode of `image` (a cell's colour or alpha, or a gain map cell) as libavif's own codec does it
+ * for a grid's cell; its payload is taken into `payload`. */
+static avifResult encode_one(sr_avif_encode_state *s, const avifImage *image, int alpha, int quality,
+                             avifRWData *payload) {
+  avifCodec *codec = avifCodecCreateAOM();
+  avifCodecEncodeOutput *out = avifCodecEncodeOutputCreate();
+  avifResult r;
+  if (!codec || !out) {
+    r = AVIF_RESULT_OUT_OF_MEMORY;
+  } else {
+    codec->csOptions = s->enc->csOptions;
+    codec->diag = &s->enc->diag;
+    r = codec->encodeImage(codec, s->enc, image, alpha, 0, 0, quality, (avifEncoderChanges)0, s->alpha_present,
+                           AVIF_ADD_IMAGE_FLAG_SINGLE, out);
+    if (r == AVIF_RESULT_UNKNOWN_ERROR) r = alpha ? AVIF_RESULT_ENCODE_ALPHA_FAILED : AVIF_RESULT_ENCODE_COLOR_FAILED;
+    if (r == AVIF_RESULT_OK && out->samples.count != 1) r = AVIF_RESULT_UNKNOWN_ERROR;
+    if (r == AVIF_RESULT_OK) {
+      /* The payload is taken over from the output, not copied. */
+      *payload = out->samples.sample[0].data;
+      out->samples.sample[0].data = (avifRWData)AVIF_DATA_EMPTY;
+    }
+  }
+  if (out) avifCodecEncodeOutputDestroy(out);
+  if (codec) avifCodecDestroy(codec);
+  return r;
+}
+
+/* `cell` itself, or a copy padded to `model`'s size as libavif pads a grid's smaller cells (*padded: the
+ * copy to destroy). */
+static const avifImage *padded_like(const avifImage *cell, const avifImage *model, avifImage **padded,
+                                    avifResult *r) {
+  *padded = NULL;
+  if (cell->width == model->width && cell->height == model->height) return cell;
+  *padded = avifImageCreateEmpty();
+  *r = *padded ? copy_and_pad(*padded, cell, model->width, model->height) : AVIF_RESULT_OUT_OF_MEMORY;
+  return *padded;
+}
+
+/* Encodes the next cell (its colour, its alpha when the picture has alpha, and its part of the gain map
+ * when there is one). The cells left after it, or -1 with a message (the encode is then over). */
 int sr_avif_encode_cell(sr_avif *a) {
   sr_avif_encode_state *s = a->encoding;
   if (!s || s->next_cell == a->cols * a->rows) {
@@ -430,36 +562,18 @@ int sr_avif_encode_cell(sr_avif *a) {
     return -1;
   }
   const uint32_t i = s->next_cell;
-  const avifImage *cell = a->cells[i];
-  avifImage *padded = NULL;
+  avifImage *padded;
   avifResult r = AVIF_RESULT_OK;
-  if (cell->width != a->cells[0]->width || cell->height != a->cells[0]->height) {
-    padded = avifImageCreateEmpty();
-    r = padded ? copy_and_pad(padded, cell, a->cells[0]->width, a->cells[0]->height) : AVIF_RESULT_OUT_OF_MEMORY;
-    cell = padded;
-  }
+  const avifImage *cell = padded_like(a->cells[i], a->cells[0], &padded, &r);
   for (int alpha = 0; alpha <= (s->alpha_present ? 1 : 0) && r == AVIF_RESULT_OK; alpha++) {
-    avifCodec *codec = avifCodecCreateAOM();
-    avifCodecEncodeOutput *out = avifCodecEncodeOutputCreate();
-    if (!codec || !out) {
-      r = AVIF_RESULT_OUT_OF_MEMORY;
-    } else {
-      codec->csOptions = s->enc->csOptions;
-      codec->diag = &s->enc->diag;
-      r = codec->encodeImage(codec, s->enc, cell, alpha, 0, 0, s->quality, (avifEncoderChanges)0, s->alpha_present,
-                             AVIF_ADD_IMAGE_FLAG_SINGLE, out);
-      if (r == AVIF_RESULT_UNKNOWN_ERROR) r = alpha ? AVIF_RESULT_ENCODE_ALPHA_FAILED : AVIF_RESULT_ENCODE_COLOR_FAILED;
-      if (r == AVIF_RESULT_OK && out->samples.count != 1) r = AVIF_RESULT_UNKNOWN_ERROR;
-      if (r == AVIF_RESULT_OK) {
-        /* The payload is taken over from the output, not copied. */
-        (alpha ? s->alpha : s->color)[i] = out->samples.sample[0].data;
-        out->samples.sample[0].data = (avifRWData)AVIF_DATA_EMPTY;
-      }
-    }
-    if (out) avifCodecEncodeOutputDestroy(out);
-    if (codec) avifCodecDestroy(codec);
+    r = encode_one(s, cell, alpha, s->quality, alpha ? &s->alpha[i] : &s->color[i]);
   }
   if (padded) avifImageDestroy(padded);
+  if (r == AVIF_RESULT_OK && a->gain_cells) {
+    const avifImage *map = padded_like(a->gain_cells[i], a->gain_cells[0], &padded, &r);
+    if (r == AVIF_RESULT_OK) r = encode_one(s, map, 0, a->gain_quality, &s->gain[i]);
+    if (padded) avifImageDestroy(padded);
+  }
   if (r != AVIF_RESULT_OK) {
     encode_failed(a, "encoding a cell", r);
     return -1;
@@ -477,7 +591,10 @@ static avifResult replay_encode(avifCodec *codec, avifEncoder *encoder, const av
     (void)disableLaggedOutput, (void)flags;
   sr_avif_encode_state *s = replaying;
   if (!s) return AVIF_RESULT_UNKNOWN_ERROR;
-  avifRWData *payload = alpha ? &s->alpha[s->replay_alpha++] : &s->color[s->replay_color++];
+  avifRWData *payload;
+  if (alpha) payload = &s->alpha[s->replay_alpha++];
+  else if (s->replay_color < s->cells) payload = &s->color[s->replay_color++];
+  else payload = &s->gain[s->replay_color++ - s->cells];
   if (!payload->size) return AVIF_RESULT_UNKNOWN_ERROR;
   const avifResult r = avifCodecEncodeOutputAddSample(output, payload->data, payload->size, AVIF_TRUE);
   avifRWDataFree(payload);
@@ -521,6 +638,18 @@ int sr_avif_encode_finish(sr_avif *a) {
       r = AVIF_RESULT_INVALID_ARGUMENT;
     }
   }
+  /* Each cell carries its part of the gain map while libavif writes the file (all cells or none, the same
+   * metadata in each); the map's pixels stay ours for another encode (a size target's). */
+  for (uint32_t i = 0; a->gain_cells && i < a->cols * a->rows && r == AVIF_RESULT_OK; i++) {
+    avifGainMap *g = avifGainMapCreate();
+    if (!g) {
+      r = AVIF_RESULT_OUT_OF_MEMORY;
+      break;
+    }
+    *g = *a->gain;
+    g->image = a->gain_cells[i];
+    a->cells[i]->gainMap = g;
+  }
   replaying = s;
   if (r == AVIF_RESULT_OK) {
     step = "avifEncoderAddImage";
@@ -533,8 +662,20 @@ int sr_avif_encode_finish(sr_avif *a) {
     r = avifEncoderFinish(enc, &a->output);
   }
   replaying = NULL;
+  for (uint32_t i = 0; i < a->cols * a->rows; i++) {
+    if (!a->cells[i]->gainMap) continue;
+    a->cells[i]->gainMap->image = NULL;
+    a->cells[i]->gainMap->altICC = (avifRWData)AVIF_DATA_EMPTY;
+    avifGainMapDestroy(a->cells[i]->gainMap);
+    a->cells[i]->gainMap = NULL;
+  }
   /* Another encode (a size target's) sets it again. */
   a->cells[0]->transformFlags &= ~(avifTransformFlags)AVIF_TRANSFORM_CLAP;
+  if (r == AVIF_RESULT_OK && padded && a->gain_cells) {
+    /* The clean aperture would have to crop the tone-mapped item too, which strip_cell_clap does not know. */
+    step = "a padded grid with a gain map";
+    r = AVIF_RESULT_NOT_IMPLEMENTED;
+  }
   if (r == AVIF_RESULT_OK && padded && strip_cell_clap(a->output.data, a->output.size) != 0) {
     step = "strip_cell_clap";
     r = AVIF_RESULT_UNKNOWN_ERROR;

@@ -9,6 +9,7 @@ import { swapsAxes } from '../exif.ts';
 import type { Transform } from '../transform/options.ts';
 import { mapGeometry, type MapGeometry } from './geometry.ts';
 import { transformedMapSize } from './transformed.ts';
+import { resizeGeometry } from './resize-geometry.ts';
 
 /**
  * The quality the map is written at, whatever the picture's: libultrahdr's default for maps. A map is
@@ -49,18 +50,21 @@ export function planGainMap(
   const source = findGainMap(request.bytes, header);
   if (!source) return null;
   const dropped = (reason: string) => ({ gainMap: { source, keep: false, reason }, estimate: picture.estimate });
-  if (request.format !== 'jpeg') return dropped(`${request.format} output carries no gain map`);
+  if (request.format !== 'jpeg' && request.format !== 'avif')
+    return dropped(`${request.format} output carries no gain map`);
   if (!source.map) return dropped(source.problem ?? 'the gain map was not found');
   const map = source.map;
-  if (request.transform) {
+  if (request.transform || request.format === 'avif') {
     // Put through the transformation whole (transformed.ts): the stored map decoded, and the output map.
-    if (!picture.transform) return dropped('the transformation has no geometry');
+    // AVIF output takes every map that way, a plain resize being a transformation that only resizes.
+    const geometry = request.transform ? picture.transform : resizeGeometry(picture.output);
+    if (!geometry) return dropped('the transformation has no geometry');
     const upright = swapsAxes(header.orientation) ? { width: header.height, height: header.width } : header;
     const { output } = transformedMapSize({
       upright,
-      geometry: picture.transform,
-      flip: request.transform.flip,
-      rotate: request.transform.rotate,
+      geometry,
+      flip: request.transform?.flip,
+      rotate: request.transform?.rotate ?? 0,
       orientation: header.orientation,
       stored: map.header,
     });

@@ -3,6 +3,7 @@
 // output says the map was dropped. The inputs are built here, byte by byte, with a little-endian MPF
 // (the service writes big-endian), so the reader and the writer are not checked against each other.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { decodeAvif } from '../avif-decode.ts';
 import { encodePixelsJpeg } from '../../../wasm/jpeg-engine.ts';
 import { planGainMap } from '../../../src/compress/gain-map/plan.ts';
 import { readHeader } from '../../../src/compress/header.ts';
@@ -386,6 +387,135 @@ describe('ISO 21496-1 gain maps', () => {
     expect(iso(map)).toEqual(ISO_MAP);
     expect(iso(bytes.subarray(0, mpfImages(bytes)[0]!.size))).toEqual(ISO_PRIMARY);
   });
+});
+
+/** An AVIF's items as its meta box lists them: type, and the bytes iloc points to (in the file or its idat). */
+function avifItems(file: Uint8Array): { id: number; type: string; bytes: Uint8Array }[] {
+  const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
+  const boxes = (from: number, to: number) => {
+    const out: { type: string; body: number; end: number }[] = [];
+    for (let at = from; at + 8 <= to; ) {
+      const size = view.getUint32(at);
+      out.push({ type: latin1(file.subarray(at + 4, at + 8)), body: at + 8, end: at + size });
+      at += size;
+    }
+    return out;
+  };
+  const meta = boxes(0, file.length).find((b) => b.type === 'meta')!;
+  const inMeta = boxes(meta.body + 4, meta.end);
+  const iinf = inMeta.find((b) => b.type === 'iinf')!;
+  const types = new Map<number, string>();
+  for (const infe of boxes(iinf.body + 4 + 2, iinf.end))
+    types.set(view.getUint16(infe.body + 4), latin1(file.subarray(infe.body + 8, infe.body + 12)));
+  const idat = inMeta.find((b) => b.type === 'idat');
+  const iloc = inMeta.find((b) => b.type === 'iloc')!;
+  const version = file[iloc.body]!;
+  const sizes = view.getUint16(iloc.body + 4);
+  const [offsetSize, lengthSize, baseSize, indexSize] = [sizes >> 12, (sizes >> 8) & 15, (sizes >> 4) & 15, sizes & 15];
+  const read = (at: number, n: number) =>
+    n === 0 ? 0 : n === 4 ? view.getUint32(at) : n === 2 ? view.getUint16(at) : Number(view.getBigUint64(at));
+  let at = iloc.body + 6;
+  const count = version < 2 ? view.getUint16(at) : view.getUint32(at);
+  at += version < 2 ? 2 : 4;
+  const items = [];
+  for (let i = 0; i < count; i++) {
+    const id = version < 2 ? view.getUint16(at) : view.getUint32(at);
+    at += version < 2 ? 2 : 4;
+    const method = version >= 1 ? view.getUint16(at) & 15 : 0;
+    at += version >= 1 ? 2 : 0;
+    at += 2; // data_reference_index
+    const base = read(at, baseSize);
+    at += baseSize;
+    const extents = view.getUint16(at);
+    at += 2;
+    const parts: Uint8Array[] = [];
+    for (let e = 0; e < extents; e++) {
+      at += version >= 1 ? indexSize : 0;
+      const offset = read(at, offsetSize);
+      at += offsetSize;
+      const length = read(at, lengthSize);
+      at += lengthSize;
+      const start = (method === 1 ? idat!.body : 0) + base + offset;
+      parts.push(file.subarray(start, start + length));
+    }
+    items.push({ id, type: types.get(id) ?? '?', bytes: concat(...parts) });
+  }
+  return items;
+}
+
+/** The image sizes ('ispe') an AVIF's properties hold. */
+const ispeSizes = (file: Uint8Array): [number, number][] => {
+  const out: [number, number][] = [];
+  const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
+  for (let at = 4; at + 16 <= file.length; at++)
+    if (latin1(file.subarray(at, at + 4)) === 'ispe') out.push([view.getUint32(at + 8), view.getUint32(at + 12)]);
+  return out;
+};
+
+/** ISO 21496-1 metadata as libavif writes it in a 'tmap' item, for one channel: the numbers as fractions. */
+function tmapNumbers(payload: Uint8Array): Record<string, number> {
+  const v = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
+  expect(payload[0], 'tmap version').toBe(0);
+  const flags = payload[5]!;
+  expect(flags >> 7, 'one channel (the map is grey)').toBe(0);
+  let at = 6;
+  const u = () => {
+    const n = v.getUint32(at);
+    const d = v.getUint32(at + 4);
+    at += 8;
+    return n / d;
+  };
+  const s = () => {
+    const n = v.getInt32(at);
+    const d = v.getUint32(at + 4);
+    at += 8;
+    return n / d;
+  };
+  const baseHeadroom = u();
+  const alternateHeadroom = u();
+  return { baseHeadroom, alternateHeadroom, min: s(), max: s(), gamma: u(), baseOffset: s(), alternateOffset: s() };
+}
+
+describe('Ultra HDR gain maps, JPEG → AVIF', () => {
+  it('keeps the map as an ISO 21496-1 tone-mapped item, resized with the picture, its numbers from the hdrgm XMP', async () => {
+    const { res, bytes } = await compressed({ image: gainMapJpeg(), format: 'avif', width: 128 });
+    expect(res.headers.get('content-type')).toBe('image/avif');
+    expect(res.headers.get('x-gain-map')).toBe('kept');
+    const items = avifItems(bytes);
+    expect(items.map((i) => i.type).sort()).toEqual(['av01', 'av01', 'tmap']);
+    // The picture at 128 × 96 (its item and the tone-mapped one share the property), the map at a quarter
+    // per side as it came.
+    expect(ispeSizes(bytes)).toEqual([
+      [128, 96],
+      [32, 24],
+    ]);
+    const numbers = tmapNumbers(items.find((i) => i.type === 'tmap')!.bytes);
+    expect(numbers.min).toBeCloseTo(-0.25, 6);
+    expect(numbers.max).toBeCloseTo(2.5, 6);
+    expect(numbers.gamma).toBeCloseTo(1, 6);
+    expect(numbers.baseOffset).toBeCloseTo(1 / 64, 6);
+    expect(numbers.alternateOffset).toBeCloseTo(1 / 64, 6);
+    expect(numbers.baseHeadroom).toBeCloseTo(0, 6);
+    expect(numbers.alternateHeadroom).toBeCloseTo(2.5, 6);
+    // A decoder that knows nothing of gain maps (sharp's libheif) shows the SDR picture.
+    const shown = await decodeAvif(bytes);
+    expect([shown.width, shown.height]).toEqual([128, 96]);
+  }, 20_000);
+
+  it('turns the map with a transformation (rotate=90: the map 24 × 32 beside a 96 × 128 picture)', async () => {
+    const { res, bytes } = await compressed({ image: gainMapJpeg(), format: 'avif', width: 96, rotate: 90 });
+    expect(res.headers.get('x-gain-map')).toBe('kept');
+    expect(ispeSizes(bytes)).toEqual([
+      [96, 128],
+      [24, 32],
+    ]);
+  }, 20_000);
+
+  it('drops a map whose parameters are only in an ISO 21496-1 block, and says so', async () => {
+    const { res, bytes } = await compressed({ image: gainMapJpeg({ flavour: 'iso' }), format: 'avif', width: 128 });
+    expect(res.headers.get('x-gain-map')).toBe('dropped');
+    expect(avifItems(bytes).map((i) => i.type)).toEqual(['av01']);
+  }, 20_000);
 });
 
 describe('the memory plan', () => {
