@@ -3,7 +3,8 @@
 // 20–30, one thread) from a 13 MP phone photo of ../shared/corpus/camera (Oppo_R7_Plus.jpg, 3120×4160):
 // 8-bit 4:2:0 as it is, 10-bit 4:4:4 as it is, and 8-bit 4:2:0 enlarged by sharp to the largest size the
 // plan admits for PNG output at the default budget (found from the plan itself). HEICs by Debian's heif-enc:
-// the photo as one picture, and scaled to 12 MP as a grid of 512×512 tiles as an iPhone writes it. Each is
+// the photo as one picture, and scaled to 12 MP and to 48 MP (an iPhone's largest) as a grid of 512×512
+// tiles as an iPhone writes it. Each is
 // compressed to PNG at full size (lossless: the output is our decode) on a fresh service: the first request (cold: the
 // decoder module instantiated) and three more (warm, medians): Server-Timing total and decode, workerd's
 // peak RSS growth. SSIMULACRA2 of our decode against Debian's `avifdec -d 8`.
@@ -77,11 +78,11 @@ function heifEnc(input: string, output: string): void {
  * each encoded by heif-enc at the same quality (test/fixtures/heic/make-fixtures.py's `grid`: heif-enc 1.15
  * writes no grid itself).
  */
-async function heicGrid(source: string, output: string): Promise<void> {
+async function heicGrid(source: string, output: string, width = 3024, height = 4032): Promise<void> {
   if (existsSync(output)) return;
-  const png = join(DIR, 'oppo-3024.png');
-  await sharp(readFileSync(source)).resize(3024, 4032).png({ compressionLevel: 1 }).toFile(png);
-  const work = join(DIR, 'grid-tiles');
+  const png = join(DIR, `oppo-${width}.png`);
+  await sharp(readFileSync(source)).resize(width, height).png({ compressionLevel: 1 }).toFile(png);
+  const work = join(DIR, `grid-tiles-${width}`);
   mkdirSync(work, { recursive: true });
   const script = join(root, 'test/fixtures/heic/make-fixtures.py');
   const run = spawnSync('python3', [script, work, 'grid', png, output], { encoding: 'utf8' });
@@ -159,9 +160,12 @@ export async function benchInputs(start: () => Promise<Service>): Promise<InputR
   if (!only || heic.includes(only)) heifEnc(PHOTO, heic);
   const grid = join(DIR, 'oppo-grid-3024x4032.heic');
   if (!only || grid.includes(only)) await heicGrid(PHOTO, grid);
+  // An iPhone's largest, 48 MP (its 6048×8064 as 12 × 16 tiles): slow to make (192 heif-enc runs).
+  const grid48 = join(DIR, 'oppo-grid-6048x8064.heic');
+  if (!only || grid48.includes(only)) await heicGrid(PHOTO, grid48, 6048, 8064);
   const gif = join(DIR, 'oppo-3024x4032.gif');
   if (!only || gif.includes(only)) await gifOf(PHOTO, gif);
-  const candidates = [join(DIR, 'oppo-420.avif'), join(DIR, 'oppo-10bit-444.avif'), heic, grid, gif];
+  const candidates = [join(DIR, 'oppo-420.avif'), join(DIR, 'oppo-10bit-444.avif'), heic, grid, grid48, gif];
   // The largest admitted AVIF is slow to make: only when the filter may want it (an AVIF's name).
   const largest =
     only && (only.includes('heic') || only.includes('grid') || only.includes('gif'))
