@@ -54,15 +54,18 @@ export class AvifRowEncoder extends BorrowedInstance<AvifModule> {
   readonly width: number;
   readonly height: number;
   readonly channels: 3 | 4;
+  /** Intra block copy on (AVIF_SCREEN_OPTIONS, its own grid): only where the plan counts its hash. */
+  readonly intrabc: boolean;
 
-  constructor(width: number, height: number, channels: 3 | 4) {
+  constructor(width: number, height: number, channels: 3 | 4, intrabc = false) {
     // Exclusive: a cell's encode suspended inside libaom keeps its stack in the instance.
     super(avifSlot, true);
     this.width = width;
     this.height = height;
     this.channels = channels;
+    this.intrabc = intrabc;
     this.rowBytes = width * channels;
-    const grid = avifGrid(width, height);
+    const grid = avifGrid(width, height, intrabc);
     const encoder = this.call('create', width, height, channels, grid.cols, grid.rows) >>> 0;
     this.encoder = this.own(encoder, (ptr) => this.call('destroy', ptr));
     this.closeOnThrow(() => {
@@ -113,7 +116,7 @@ export class AvifRowEncoder extends BorrowedInstance<AvifModule> {
    */
   async encode(quality: number, search = false): Promise<Uint8Array> {
     if (this.bandRows > 0) this.flush();
-    const settings = avifSettings(quality, this.width, this.height, search);
+    const settings = avifSettings(quality, this.width, this.height, search, this.intrabc);
     // The encoder keeps its libaom settings for every later encode (a size target's search): they are
     // the same at every quality.
     if (!this.optionsSet) for (const [key, value] of settings.options) this.option(key, value);

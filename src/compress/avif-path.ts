@@ -45,7 +45,7 @@ export async function encodeAvif(
   const { AvifRowEncoder } = await import('../../wasm/avif-engine.ts');
   const { width, height } = plan.output;
   const encoded = await encodeRows(ENGINE_NAMES[inputFormat], request, width, channels, source, timings, {
-    open: () => new AvifRowEncoder(width, height, channels),
+    open: () => new AvifRowEncoder(width, height, channels, plan.avifIntrabc === true),
     setUp: (encoder) => encoder.setMetadata(source.metadata),
     encode: (encoder, quality, search) => encoder.encode(encoderQuality('avif', quality), search),
   });

@@ -3,8 +3,11 @@
 // searches as for WebP; the free tier is refused as for WebP. Images stay small (the whole suite's time):
 // conversions.test.ts has the large ones that prove streaming.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { readHeader } from '../../src/compress/header.ts';
+import { plan } from '../../src/compress/memory-plan.ts';
 import { avifGrid } from '../../wasm/avif-settings.ts';
 import type { RgbaImage } from '../../wasm/image.ts';
+import { resetWasmInstances, wasmMemoryReport } from '../../wasm/instances.ts';
 import { encodePixelsJpeg } from '../../wasm/jpeg-engine.ts';
 import { decodeAvif, type DecodedAvif } from './avif-decode.ts';
 import { makeKey, type TestKey } from './helpers.ts';
@@ -232,6 +235,74 @@ describe('format=avif', () => {
       const dropped = await avifOf({ image: await withProfile(iccProfile('GRAY', 3000)), filename });
       expect(dropped.decoded.iccSha256, filename).toBe('');
     }
+  });
+
+  describe('screen content: intra block copy where the plan counts its hash', () => {
+    const MiB = 1024 * 1024;
+    /**
+     * A screenshot's kind of picture, small: lines of two-colour bitmap "words" (glyphs of 5 × 7 cells
+     * at 2 pixels, the same 12 glyphs over and over, as text repeats its letters) on a light background.
+     */
+    function textPicture(width: number, height: number): RgbaImage {
+      const data = new Uint8Array(width * height * 4);
+      const [ink, paper] = [
+        [36, 41, 47],
+        [246, 248, 250],
+      ] as const;
+      let seed = 7;
+      const next = () => (seed = (seed * 1103515245 + 12345) >>> 0) >>> 16;
+      const glyphs = Array.from({ length: 12 }, () => Array.from({ length: 35 }, () => next() % 3 === 0));
+      for (let i = 0; i < width * height; i++) data.set([...paper, 255], i * 4);
+      for (let top = 8; top + 14 <= height; top += 20) {
+        let x = 8;
+        while (x + 12 <= width - 8) {
+          const glyph = glyphs[next() % glyphs.length]!;
+          for (let gy = 0; gy < 14; gy++)
+            for (let gx = 0; gx < 10; gx++)
+              if (glyph[Math.floor(gy / 2) * 5 + Math.floor(gx / 2)])
+                data.set([...ink, 255], ((top + gy) * width + x + gx) * 4);
+          x += next() % 6 === 0 ? 20 : 12;
+        }
+      }
+      return { data, width, height };
+    }
+    const png = pngOf(textPicture(320, 240));
+    const planned = (budget: number) =>
+      plan('png', readHeader('png', png), png.length, { format: 'avif', quality: 80 }, budget);
+    const convert = (budgetMb: number) =>
+      compressCall(
+        pro.key,
+        { image: png, filename: 'text.png', format: 'avif' },
+        { env: { MEMORY_BUDGET_MB: String(budgetMb) } },
+      );
+
+    it('a text picture as PNG: the plan counts the hash and the engines stay within it', async () => {
+      const withHash = planned(Infinity);
+      expect(withHash.avifIntrabc).toBe(true);
+      const budgetMb = Math.ceil(withHash.estimate / MiB);
+      expect(planned(budgetMb * MiB).avifIntrabc).toBe(true);
+      resetWasmInstances();
+      const res = await convert(budgetMb);
+      const body = await bodyBytes(res);
+      expect(res.status, new TextDecoder().decode(body.subarray(0, 300))).toBe(200);
+      expect(wasmMemoryReport().peak_bytes).toBeLessThanOrEqual(withHash.estimate);
+      const decoded = await decodeAvif(body);
+      expect([decoded.width, decoded.height]).toEqual([320, 240]);
+    });
+
+    it('with the hash it is smaller than in a budget that fits only the encode without it (still 200)', async () => {
+      // A budget of 0 fits nothing: the plan without the hash, whose estimate sets the tight budget.
+      const tightMb = Math.ceil(planned(0).estimate / MiB);
+      expect(planned(tightMb * MiB).avifIntrabc ?? false).toBe(false);
+      const tight = await convert(tightMb);
+      const tightBody = await bodyBytes(tight);
+      expect(tight.status, new TextDecoder().decode(tightBody.subarray(0, 300))).toBe(200);
+      const roomy = await convert(100);
+      const roomyBody = await bodyBytes(roomy);
+      expect(roomy.status).toBe(200);
+      // Intra block copy codes a repeated glyph as a copy of an earlier one.
+      expect(roomyBody.length).toBeLessThan(tightBody.length * 0.9);
+    });
   });
 
   it('free keys get the same 403 plan_upgrade_required as for WebP', async () => {
