@@ -60,10 +60,31 @@ export const AVIF_SCREEN_OPTIONS: ReadonlyArray<readonly [string, string]> = AVI
 );
 
 /**
+ * AVIF_SCREEN_OPTIONS for a picture that is screen content by AVIF_SCREEN_FLAT_SHARE: libaom's screen
+ * tools (palette, intra block copy) on for every cell, whatever its own detection says. That detection
+ * wants 16 × 16 blocks of at most 4 colours, which text drawn with smoothed edges does not have: on the PNG
+ * bench's generated page (1280 × 2486, q80) libaom found nothing and wrote 164,567 bytes (sharp: 116,385 at
+ * the same SSIMULACRA2); told, 91,325 (docs/experiments/avif-and-quality-scale.md).
+ */
+export const AVIF_SCREEN_CONTENT_OPTIONS: ReadonlyArray<readonly [string, string]> = [
+  ...AVIF_SCREEN_OPTIONS,
+  ['tune-content', 'screen'],
+];
+
+/**
+ * The share of a picture's pixels equal to the pixel on their left above which an encode with intra block
+ * copy (the plan's) tells libaom the picture is screen content (AVIF_SCREEN_CONTENT_OPTIONS). Screenshots
+ * are mostly flat colour: 0.87–0.92 on the PNG bench's three; camera photos 0.06–0.30 (5 photos of the
+ * corpus at width 2560), a 12 MP photograph PNG 0.43.
+ */
+export const AVIF_SCREEN_FLAT_SHARE = 0.75;
+
+/**
  * The encoder settings for libavif's quality (0–100, already mapped from the API's: quality-scale.ts) and
  * a width × height picture (the same for every size since the cells no longer choose the speed; the
  * size stays in the signature for the benches that vary it), `search` for a size target's encodes,
- * `intrabc` where the plan counts intra block copy's hash (AVIF_SCREEN_OPTIONS).
+ * `intrabc` where the plan counts intra block copy's hash (AVIF_SCREEN_OPTIONS), `screen` for such an
+ * encode of a picture that is mostly flat colour (AVIF_SCREEN_CONTENT_OPTIONS).
  */
 export function avifSettings(
   quality: number,
@@ -71,12 +92,28 @@ export function avifSettings(
   _height: number,
   search = false,
   intrabc = false,
+  screen = false,
 ): AvifSettings {
   return {
     quality: Math.round(Math.max(0, Math.min(100, quality))),
     speed: search ? AVIF_SEARCH_SPEED : AVIF_SPEED,
-    options: intrabc ? AVIF_SCREEN_OPTIONS : AVIF_OPTIONS,
+    options: !intrabc ? AVIF_OPTIONS : screen ? AVIF_SCREEN_CONTENT_OPTIONS : AVIF_SCREEN_OPTIONS,
   };
+}
+
+/** Pixels of an RGB(A) row (`channels` bytes each) equal to the pixel on their left. */
+export function flatPixels(row: Uint8Array, width: number, channels: number): number {
+  let flat = 0;
+  for (let i = channels, end = width * channels; i < end; i += channels) {
+    let same = true;
+    for (let c = 0; c < channels; c++)
+      if (row[i + c] !== row[i + c - channels]) {
+        same = false;
+        break;
+      }
+    if (same) flat++;
+  }
+  return flat;
 }
 
 export interface AvifGrid {
