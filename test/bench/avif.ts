@@ -32,7 +32,14 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import sharp from 'sharp';
-import { type AvifSettings, avifGrid, avifPeakBytes, avifSettings } from '../../wasm/avif-settings.ts';
+import {
+  AVIF_SCREEN_FLAT_SHARE,
+  type AvifSettings,
+  avifGrid,
+  avifPeakBytes,
+  avifSettings,
+  flatPixels,
+} from '../../wasm/avif-settings.ts';
 import { dctScale } from '../../src/compress/memory-plan.ts';
 import { type Orientation, swapsAxes } from '../../src/compress/exif.ts';
 import { fitWithin } from '../../src/compress/geometry.ts';
@@ -72,8 +79,8 @@ function gridFor(width: number, height: number, intrabc = false) {
  * The service's settings for API quality q and a width × height picture (`intrabc`: a screen-like
  * input's, intra block copy on), or the exploring overrides.
  */
-function settingsFor(q: number, width = WIDTH, height = WIDTH, intrabc = false): AvifSettings {
-  const s = avifSettings(encoderQuality('avif', q), width, height, false, intrabc);
+function settingsFor(q: number, width = WIDTH, height = WIDTH, intrabc = false, screen = false): AvifSettings {
+  const s = avifSettings(encoderQuality('avif', q), width, height, false, intrabc, screen);
   const options = process.env.BENCH_AVIF_OPTIONS?.split(',')
     .filter(Boolean)
     .map((kv) => kv.split('=') as [string, string]);
@@ -368,7 +375,7 @@ export interface AvifScreenRow {
   width: number;
   height: number;
   q: number;
-  /** The service's settings for a screen-like input (intra block copy on), and a photo's (off). */
+  /** The service's settings for a lossless input whose plan fits the hash (intra block copy on; screen content when mostly flat), and a photo's (off). */
   on: AvifScreenEncode;
   off: AvifScreenEncode;
   /** sharp's steps, its bytes at our (intra block copy on) score, and whether that score was outside them. */
@@ -402,6 +409,14 @@ async function benchScreens(paths: string[]): Promise<AvifScreenRow[]> {
     };
     await writePng(raw, refPath);
     const name = path.split('/').at(-1)!;
+    // The service's test for screen content (avif-engine.ts), on the same rows.
+    let flat = 0;
+    for (let y = 0; y < raw.height; y++)
+      flat += flatPixels(raw.data.subarray(y * raw.width * 3, (y + 1) * raw.width * 3), raw.width, 3);
+    const screen = flat >= AVIF_SCREEN_FLAT_SHARE * raw.width * raw.height;
+    log(
+      `${name}: ${((100 * flat) / (raw.width * raw.height)).toFixed(1)} % flat pixels${screen ? ': screen content' : ''}`,
+    );
     const sharpSteps = new Map<number, SharpStep>();
     const sharpAt = async (quality: number): Promise<SharpStep> => {
       let step = sharpSteps.get(quality);
@@ -419,7 +434,7 @@ async function benchScreens(paths: string[]): Promise<AvifScreenRow[]> {
     };
     for (const q of QUALITIES) {
       const encodeWith = async (intrabc: boolean): Promise<AvifScreenEncode> => {
-        const settings = settingsFor(q, raw.width, raw.height, intrabc);
+        const settings = settingsFor(q, raw.width, raw.height, intrabc, intrabc && screen);
         const r = await encodeAvif(raw, settings, gridFor(raw.width, raw.height, intrabc));
         return {
           bytes: r.output.length,
@@ -444,7 +459,7 @@ async function benchScreens(paths: string[]): Promise<AvifScreenRow[]> {
       };
       let line = `${name} ${raw.width}×${raw.height} q${q}: intrabc on ${on.bytes} B s2 ${on.score.toFixed(2)} peak ${on.peakMiB.toFixed(1)} MiB (estimate ${on.estimateMiB.toFixed(1)}) CPU ${on.cpuMs.toFixed(0)} ms; off ${off.bytes} B s2 ${off.score.toFixed(2)} peak ${off.peakMiB.toFixed(1)} MiB CPU ${off.cpuMs.toFixed(0)} ms`;
       if (SHARP_QUALITIES.includes(q)) {
-        const { lo, hi } = await bracket(sharpAt, settingsFor(q, raw.width, raw.height, true).quality, on.score);
+        const { lo, hi } = await bracket(sharpAt, settingsFor(q, raw.width, raw.height).quality, on.score);
         row.outside = (lo.score - on.score) * (hi.score - on.score) > 0;
         row.sharpBytes = bytesAt(on.score, lo, hi);
         line += `; sharp q${lo.quality}/q${hi.quality} ${row.sharpBytes.toFixed(0)} B at our score${row.outside ? ' (outside its steps)' : ''}: ${(on.bytes / row.sharpBytes).toFixed(3)}× bytes`;
