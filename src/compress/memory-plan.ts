@@ -389,8 +389,9 @@ const rowInput = (format: InputFormat, header: ImageHeader): boolean =>
 /**
  * Inputs whose AVIF is encoded with intra block copy when its hash fits the plan (wasm/avif-settings.ts
  * AVIF_SCREEN_OPTIONS): the lossless ones (PNG, GIF, a still lossless WebP), where screenshots, text and
- * flat graphics come from; libaom still decides per cell whether the picture is screen content. Camera
- * pictures (JPEG, lossy WebP, HEIC, AVIF) never are, so their plans do not pay for the hash.
+ * flat graphics come from; whether it is used is libaom's choice per cell, or the encoder's for a picture
+ * that is mostly flat colour (AVIF_SCREEN_FLAT_SHARE). Camera pictures (JPEG, lossy WebP, HEIC, AVIF)
+ * never are screen content, so their plans do not pay for the hash.
  */
 const avifScreenLike = (format: InputFormat, header: ImageHeader): boolean =>
   format === 'png' || format === 'gif' || (format === 'webp' && header.webp?.lossless === true && !header.animation);
