@@ -7,7 +7,7 @@
 import createAvifModule from './codec/sr_avif.js';
 import avifWasm from './codec/sr_avif.wasm';
 import { AvifEngineError } from './avif-error.ts';
-import { AVIF_WORK_PER_PIXEL, avifGrid, avifSettings } from './avif-settings.ts';
+import { AVIF_SCREEN_FLAT_SHARE, AVIF_WORK_PER_PIXEL, avifGrid, avifSettings, flatPixels } from './avif-settings.ts';
 import { BorrowedInstance } from './borrowed.ts';
 import { giveWay, giveWayNow } from './give-way.ts';
 import { EmscriptenInstance, type EmscriptenFactory } from './emscripten.ts';
@@ -50,19 +50,24 @@ export class AvifRowEncoder extends BorrowedInstance<AvifModule> {
   private band = 0;
   private bandRows = 0;
   private rowsIn = 0;
+  /** Pixels equal to their left neighbour so far, counted only with intra block copy (AVIF_SCREEN_FLAT_SHARE). */
+  private flat = 0;
   private optionsSet = false;
   readonly width: number;
   readonly height: number;
   readonly channels: 3 | 4;
+  /** Intra block copy on (AVIF_SCREEN_OPTIONS, its own grid): only where the plan counts its hash. */
+  readonly intrabc: boolean;
 
-  constructor(width: number, height: number, channels: 3 | 4) {
+  constructor(width: number, height: number, channels: 3 | 4, intrabc = false) {
     // Exclusive: a cell's encode suspended inside libaom keeps its stack in the instance.
     super(avifSlot, true);
     this.width = width;
     this.height = height;
     this.channels = channels;
+    this.intrabc = intrabc;
     this.rowBytes = width * channels;
-    const grid = avifGrid(width, height);
+    const grid = avifGrid(width, height, intrabc);
     const encoder = this.call('create', width, height, channels, grid.cols, grid.rows) >>> 0;
     this.encoder = this.own(encoder, (ptr) => this.call('destroy', ptr));
     this.closeOnThrow(() => {
@@ -75,6 +80,7 @@ export class AvifRowEncoder extends BorrowedInstance<AvifModule> {
   /** One row (at least width × channels bytes; the rest is ignored), upright, in order. */
   writeRow(row: Uint8Array): void {
     if (this.rowsIn + this.bandRows >= this.height) throw new AvifEngineError('more rows than the picture has');
+    if (this.intrabc) this.flat += flatPixels(row, this.width, this.channels);
     this.codec.heap().set(row.subarray(0, this.rowBytes), this.band + this.bandRows * this.rowBytes);
     if (++this.bandRows === AVIF_BAND_ROWS) this.flush();
   }
@@ -137,7 +143,8 @@ export class AvifRowEncoder extends BorrowedInstance<AvifModule> {
    */
   async encode(quality: number, search = false): Promise<Uint8Array> {
     if (this.bandRows > 0) this.flush();
-    const settings = avifSettings(quality, this.width, this.height, search);
+    const screen = this.flat >= AVIF_SCREEN_FLAT_SHARE * this.width * this.height;
+    const settings = avifSettings(quality, this.width, this.height, search, this.intrabc, screen);
     // The encoder keeps its libaom settings for every later encode (a size target's search): they are
     // the same at every quality.
     if (!this.optionsSet) for (const [key, value] of settings.options) this.option(key, value);

@@ -42,24 +42,78 @@ export const AVIF_OPTIONS: ReadonlyArray<readonly [string, string]> = [
   // qualities, 0.914 × our JPEG q80's bytes at −0.02 SSIMULACRA2 from it, against 0.943 × at +0.39 with 7
   // (q60 0.761 × at −1.36, q90 0.926 × at −0.14: within the scale's ±2.5; docs/image-engine.md).
   ['sharpness', '0'],
-  // Intra block copy off: when libaom takes a picture for screen content it builds a hash of every block
-  // of the cell (about 22 bytes a pixel plus the table) that no memory plan can foresee, since the
-  // detection runs inside the encoder; a 12 MP PNG was refused with 503 for it ("Error adding data to
-  // intrabc_hash_table"). Palette coding, the other screen-content tool, stays.
+  // Intra block copy off: when libaom takes a cell for screen content it builds a hash of the cell's
+  // blocks (AVIF_INTRABC_BYTES_PER_PIXEL), decided inside the encoder where no plan sees it; a 12 MP
+  // photograph PNG was refused with 503 for it ("Error adding data to intrabc_hash_table"). On only
+  // where the plan counts it: AVIF_SCREEN_OPTIONS. Palette coding, the other screen-content tool, stays.
   ['enable-intrabc', '0'],
 ];
 
 /**
+ * The settings of an encode whose plan counts intra block copy's hash (memory-plan.ts: a lossless input,
+ * likely a screenshot, whose plan fits the budget with it): AVIF_OPTIONS with intra block copy left to
+ * libaom, which turns it on only for a cell it takes for screen content (text, flat colours: photos are
+ * unaffected).
+ */
+export const AVIF_SCREEN_OPTIONS: ReadonlyArray<readonly [string, string]> = AVIF_OPTIONS.map(([key, value]) =>
+  key === 'enable-intrabc' ? ([key, '1'] as const) : ([key, value] as const),
+);
+
+/**
+ * AVIF_SCREEN_OPTIONS for a picture that is screen content by AVIF_SCREEN_FLAT_SHARE: libaom's screen
+ * tools (palette, intra block copy) on for every cell, whatever its own detection says. That detection
+ * wants 16 × 16 blocks of at most 4 colours, which text drawn with smoothed edges does not have: on the PNG
+ * bench's generated page (1280 × 2486, q80) libaom found nothing and wrote 164,567 bytes (sharp: 116,385 at
+ * the same SSIMULACRA2); told, 91,325 (docs/experiments/avif-and-quality-scale.md).
+ */
+export const AVIF_SCREEN_CONTENT_OPTIONS: ReadonlyArray<readonly [string, string]> = [
+  ...AVIF_SCREEN_OPTIONS,
+  ['tune-content', 'screen'],
+];
+
+/**
+ * The share of a picture's pixels equal to the pixel on their left above which an encode with intra block
+ * copy (the plan's) tells libaom the picture is screen content (AVIF_SCREEN_CONTENT_OPTIONS). Screenshots
+ * are mostly flat colour: 0.87–0.92 on the PNG bench's three; camera photos 0.06–0.30 (5 photos of the
+ * corpus at width 2560), a 12 MP photograph PNG 0.43.
+ */
+export const AVIF_SCREEN_FLAT_SHARE = 0.75;
+
+/**
  * The encoder settings for libavif's quality (0–100, already mapped from the API's: quality-scale.ts) and
  * a width × height picture (the same for every size since the cells no longer choose the speed; the
- * size stays in the signature for the benches that vary it), `search` for a size target's encodes.
+ * size stays in the signature for the benches that vary it), `search` for a size target's encodes,
+ * `intrabc` where the plan counts intra block copy's hash (AVIF_SCREEN_OPTIONS), `screen` for such an
+ * encode of a picture that is mostly flat colour (AVIF_SCREEN_CONTENT_OPTIONS).
  */
-export function avifSettings(quality: number, _width: number, _height: number, search = false): AvifSettings {
+export function avifSettings(
+  quality: number,
+  _width: number,
+  _height: number,
+  search = false,
+  intrabc = false,
+  screen = false,
+): AvifSettings {
   return {
     quality: Math.round(Math.max(0, Math.min(100, quality))),
     speed: search ? AVIF_SEARCH_SPEED : AVIF_SPEED,
-    options: AVIF_OPTIONS,
+    options: !intrabc ? AVIF_OPTIONS : screen ? AVIF_SCREEN_CONTENT_OPTIONS : AVIF_SCREEN_OPTIONS,
   };
+}
+
+/** Pixels of an RGB(A) row (`channels` bytes each) equal to the pixel on their left. */
+export function flatPixels(row: Uint8Array, width: number, channels: number): number {
+  let flat = 0;
+  for (let i = channels, end = width * channels; i < end; i += channels) {
+    let same = true;
+    for (let c = 0; c < channels; c++)
+      if (row[i + c] !== row[i + c - channels]) {
+        same = false;
+        break;
+      }
+    if (same) flat++;
+  }
+  return flat;
 }
 
 export interface AvifGrid {
@@ -106,13 +160,24 @@ export const AVIF_WORK_PER_PIXEL = 100;
 export const AVIF_MIN_CELL_SIDE = 64;
 
 /**
- * The grid for a width × height picture (1 × 1: one image). The module makes the cells even-sized (the
- * last column and row take the rest) and codes a grid of an odd width or height one pixel larger,
- * cropped back by a clean aperture.
+ * Largest cell side of an encode with intra block copy (AVIF_SCREEN_OPTIONS): its hash's worst case
+ * (AVIF_INTRABC_BYTES_PER_PIXEL) for a 1024-pixel cell, 92 MiB, fits no plan beside the rest; for a
+ * 512-pixel one it is 43 MiB.
  */
-export function avifGrid(width: number, height: number): AvifGrid {
+export const AVIF_INTRABC_CELL_SIDE = 512;
+
+/**
+ * The grid for a width × height picture (1 × 1: one image), `intrabc` for an encode with intra block
+ * copy. The module makes the cells even-sized (the last column and row take the rest) and codes a grid
+ * of an odd width or height one pixel larger, cropped back by a clean aperture.
+ */
+export function avifGrid(width: number, height: number, intrabc = false): AvifGrid {
   if (width < AVIF_MIN_CELL_SIDE || height < AVIF_MIN_CELL_SIDE) return { cols: 1, rows: 1 };
-  const side = width * height > AVIF_LARGE_PICTURE_PIXELS ? AVIF_LARGE_PICTURE_CELL_SIDE : AVIF_MAX_CELL_SIDE;
+  const side = intrabc
+    ? AVIF_INTRABC_CELL_SIDE
+    : width * height > AVIF_LARGE_PICTURE_PIXELS
+      ? AVIF_LARGE_PICTURE_CELL_SIDE
+      : AVIF_MAX_CELL_SIDE;
   return { cols: Math.ceil(width / side), rows: Math.ceil(height / side) };
 }
 
@@ -120,8 +185,8 @@ export function avifGrid(width: number, height: number): AvifGrid {
  * The pixels libaom encodes per cell of a width × height picture: the module codes every cell at the
  * first one's size (the last column and row padded; an odd-sized grid one pixel larger).
  */
-export function avifCellPixels(width: number, height: number): number {
-  const grid = avifGrid(width, height);
+export function avifCellPixels(width: number, height: number, intrabc = false): number {
+  const grid = avifGrid(width, height, intrabc);
   if (grid.cols * grid.rows === 1) return width * height;
   const evenCeil = (n: number, d: number) => (Math.ceil(n / d) + 1) & ~1;
   const w = grid.cols === 1 ? width + (width & 1) : evenCeil(width + (width & 1), grid.cols);
@@ -143,17 +208,32 @@ const AVIF_CELL_BYTES_PER_PIXEL = 36;
 const AVIF_OUTPUT_BYTES_PER_PIXEL = 0.5;
 
 /**
- * The most WebAssembly memory one encode of a width × height picture needs, in bytes: the picture as YUV
- * (1.5 bytes a pixel, 2.5 with alpha) for the whole encode, the output so far, and one cell's encoder.
+ * Intra block copy's hash (AVIF_SCREEN_OPTIONS), built by libaom for a cell it takes for screen content
+ * and held while the cell is encoded: a fixed part (its lookup table of 2^19 buckets, each bucket used a
+ * vector of at least 10 entries) and bytes per pixel of the cell (22 of working buffers, and an 8-byte
+ * entry for every position of each block size, 4 to 64, whose block is not flat). Its worst case is a
+ * picture libaom takes for screen content in which no block is flat: 1-bit noise (every 16 × 16 block
+ * two colours), measured over the same encode with it off (`BENCH_AVIF_SCREENS=<noise.png>
+ * BENCH_AVIF_CELL=… node test/bench/avif.ts`): 92.1 MiB for a 1024 × 1024 cell, 43.0 for 512, 23.9
+ * for 256; 28 MiB + 66 bytes a pixel covers all three. A screenshot's is far less (mostly flat).
  */
-export function avifPeakBytes(width: number, height: number, channels: 3 | 4): number {
-  const grid = avifGrid(width, height);
+export const AVIF_INTRABC_FIXED_BYTES = 28 * 1024 * 1024;
+export const AVIF_INTRABC_BYTES_PER_PIXEL = 66;
+
+/**
+ * The most WebAssembly memory one encode of a width × height picture needs, in bytes: the picture as YUV
+ * (1.5 bytes a pixel, 2.5 with alpha) for the whole encode, the output so far, and one cell's encoder
+ * (with intra block copy's hash when `intrabc`).
+ */
+export function avifPeakBytes(width: number, height: number, channels: 3 | 4, intrabc = false): number {
+  const grid = avifGrid(width, height, intrabc);
   const cellPixels = (Math.ceil(width / grid.cols) + 1) * (Math.ceil(height / grid.rows) + 1);
   const pixels = width * height;
   return Math.ceil(
     AVIF_BASE_BYTES +
       pixels * ((channels === 4 ? 2.5 : 1.5) + AVIF_OUTPUT_BYTES_PER_PIXEL) +
       AVIF_CELL_FIXED_BYTES +
-      cellPixels * AVIF_CELL_BYTES_PER_PIXEL,
+      cellPixels * AVIF_CELL_BYTES_PER_PIXEL +
+      (intrabc ? AVIF_INTRABC_FIXED_BYTES + cellPixels * AVIF_INTRABC_BYTES_PER_PIXEL : 0),
   );
 }

@@ -50,10 +50,11 @@ export async function encodeAvif(
   const map = request.avifGainMap;
   // A grid of an odd size is coded a pixel larger and cropped back by a clean aperture that the gain map's
   // tone-mapped item would need too (sr_avif.c): such a picture goes without its map.
-  const grid = avifGrid(width, height);
+  const intrabc = plan.avifIntrabc === true;
+  const grid = avifGrid(width, height, intrabc);
   const carriesMap = map !== undefined && (grid.cols * grid.rows === 1 || (width % 2 === 0 && height % 2 === 0));
   const encoded = await encodeRows(ENGINE_NAMES[inputFormat], request, width, channels, source, timings, {
-    open: () => new AvifRowEncoder(width, height, channels),
+    open: () => new AvifRowEncoder(width, height, channels, intrabc),
     setUp: (encoder) => {
       encoder.setMetadata(source.metadata);
       if (carriesMap) encoder.setGainMap(map, map.metadata, map.quality);

@@ -151,6 +151,8 @@ export interface Plan {
   pngJpegRows?: boolean;
   /** AVIF output: the channels of the encoder's picture (4 when the input has alpha). */
   avifChannels?: 3 | 4;
+  /** AVIF output with intra block copy, its hash counted (a lossless input whose plan fits with it: avifScreenLike). */
+  avifIntrabc?: boolean;
   /** A transformation's geometry (transform/path.ts runs it); `output` is its output, `stored` its resize. */
   transform?: TransformGeometry;
   /** JPEG written from rows (a transformation, or a row input's `pngJpegRows`): streamed with the standard tables, not progressive. */
@@ -219,6 +221,12 @@ export function plan(
       mode: 'two_pass' as const,
       avifChannels: inputFormat === 'jpeg' ? 3 : avifChannelsOf(header),
     };
+    if (request.format === 'avif' && avifScreenLike(inputFormat, header)) {
+      const screen = { ...avif, avifIntrabc: true };
+      const withHash = estimate(inputFormat, header, uploadBytes, request, screen);
+      // Where the hash does not fit, the same encode without it: more bytes rather than a refusal.
+      if (withHash <= budget) return { ...screen, estimate: withHash };
+    }
     return { ...avif, estimate: estimate(inputFormat, header, uploadBytes, request, avif) };
   }
   // A GIF's first frame and an AVIF's picture come as rows, as a PNG's do, into the same writers.
@@ -379,12 +387,24 @@ const rowInput = (format: InputFormat, header: ImageHeader): boolean =>
   (format === 'webp' && header.animation !== undefined);
 
 /**
+ * Inputs whose AVIF is encoded with intra block copy when its hash fits the plan (wasm/avif-settings.ts
+ * AVIF_SCREEN_OPTIONS): the lossless ones (PNG, GIF, a still lossless WebP), where screenshots, text and
+ * flat graphics come from; whether it is used is libaom's choice per cell, or the encoder's for a picture
+ * that is mostly flat colour (AVIF_SCREEN_FLAT_SHARE). Camera pictures (JPEG, lossy WebP, HEIC, AVIF)
+ * never are screen content, so their plans do not pay for the hash.
+ */
+const avifScreenLike = (format: InputFormat, header: ImageHeader): boolean =>
+  format === 'png' || format === 'gif' || (format === 'webp' && header.webp?.lossless === true && !header.animation);
+
+/**
  * The AVIF encoder's part (JPEG XL's alike, jxl/settings.ts jxlPeakBytes): its own instance
  * (wasm/avif-engine.ts) holding the picture, its output and libaom's working memory (avifPeakBytes), alive beside the decoder's rows, which stream into it; and
  * JavaScript's copy of the output.
  */
 const avifEncoderBytes = (p: Omit<Plan, 'estimate'>, request: PlanRequest): number =>
-  (request.format === 'jxl' ? jxlPeakBytes : avifPeakBytes)(p.output.width, p.output.height, p.avifChannels ?? 3) +
+  (request.format === 'jxl'
+    ? jxlPeakBytes(p.output.width, p.output.height, p.avifChannels ?? 3)
+    : avifPeakBytes(p.output.width, p.output.height, p.avifChannels ?? 3, p.avifIntrabc === true)) +
   p.output.width * p.output.height * outputBytesPerPixel(request.quality);
 
 /** Channels of the decoded pixels: grey JPEGs stay grey. */

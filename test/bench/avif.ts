@@ -18,7 +18,8 @@
 // each were measured side by side), BENCH_AVIF_CACHE=1 reuses sharp's steps while settings are explored
 // (its times then come from another run, and the rows say so). BENCH_AVIF_MEMORY=1 instead measures the
 // module's memory peak for synthetic photos of MEMORY_MEGAPIXELS at full size, RGB and RGBA, with the
-// service's grid; BENCH_AVIF_SCREENS (PNG paths) what intra block copy off costs screenshots.
+// service's grid; BENCH_AVIF_SCREENS (PNG paths) screenshots against sharp, with intra block copy on (a
+// screen-like input's settings) and off, and the module's peak.
 // Environment for exploring: BENCH_AVIF_IMAGES (how many photos, spread over the sorted corpus),
 // BENCH_AVIF_QUALITIES (60,80,90), BENCH_AVIF_SPEED and BENCH_AVIF_OPTIONS (`tune=iq,deltaq-mode=3`:
 // replace avifSettings' speed and options), BENCH_AVIF_LIBAVIF_QUALITY (libavif's quality itself, for
@@ -31,7 +32,14 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import sharp from 'sharp';
-import { type AvifSettings, avifGrid, avifPeakBytes, avifSettings } from '../../wasm/avif-settings.ts';
+import {
+  AVIF_SCREEN_FLAT_SHARE,
+  type AvifSettings,
+  avifGrid,
+  avifPeakBytes,
+  avifSettings,
+  flatPixels,
+} from '../../wasm/avif-settings.ts';
 import { dctScale } from '../../src/compress/memory-plan.ts';
 import { type Orientation, swapsAxes } from '../../src/compress/exif.ts';
 import { fitWithin } from '../../src/compress/geometry.ts';
@@ -62,14 +70,17 @@ const CACHE_DIR = join(tmpdir(), 'shrinkray-avif-sharp-cache');
 const log = (line: string) => console.error(line);
 
 /** The service's grid, or with BENCH_AVIF_CELL another largest cell side, to weigh memory against bytes. */
-function gridFor(width: number, height: number) {
+function gridFor(width: number, height: number, intrabc = false) {
   const cell = Number(process.env.BENCH_AVIF_CELL ?? 0);
-  return cell ? { cols: Math.ceil(width / cell), rows: Math.ceil(height / cell) } : avifGrid(width, height);
+  return cell ? { cols: Math.ceil(width / cell), rows: Math.ceil(height / cell) } : avifGrid(width, height, intrabc);
 }
 
-/** The service's settings for API quality q and a width × height picture, or the exploring overrides. */
-function settingsFor(q: number, width = WIDTH, height = WIDTH): AvifSettings {
-  const s = avifSettings(encoderQuality('avif', q), width, height);
+/**
+ * The service's settings for API quality q and a width × height picture (`intrabc`: a screen-like
+ * input's, intra block copy on), or the exploring overrides.
+ */
+function settingsFor(q: number, width = WIDTH, height = WIDTH, intrabc = false, screen = false): AvifSettings {
+  const s = avifSettings(encoderQuality('avif', q), width, height, false, intrabc, screen);
   const options = process.env.BENCH_AVIF_OPTIONS?.split(',')
     .filter(Boolean)
     .map((kv) => kv.split('=') as [string, string]);
@@ -99,6 +110,8 @@ export interface SharpStep {
   bytes: number;
   score: number;
   ms: number;
+  /** The process's CPU time over sharp's job (sharp.concurrency(1): one thread), as ours is counted. */
+  cpuMs?: number;
   /** Read back from an earlier run's cache (BENCH_AVIF_CACHE=1), not timed beside ours. */
   cached?: boolean;
 }
@@ -116,10 +129,13 @@ export interface AvifQualityRow {
   /** sharp's bytes interpolated at our score, and whether our score was outside its steps. */
   sharpBytes: number;
   sharpMs: number;
+  sharpCpuMs: number;
   sharpCached: boolean;
   outside: boolean;
   bytesRatio: number;
   timeRatio: number;
+  /** Our CPU time over sharp's (its step nearest our score): on a loaded machine steadier than wall time. */
+  cpuRatio: number;
 }
 export interface AvifPhotoRow {
   name: string;
@@ -145,7 +161,15 @@ export interface AvifResult {
   settings: Record<number, AvifSettings>;
   sharp: string;
   photos: AvifPhotoRow[];
-  medians: { q: number; bytesRatio: number; timeRatio: number; score: number; jpegScore: number; bytes: number }[];
+  medians: {
+    q: number;
+    bytesRatio: number;
+    timeRatio: number;
+    cpuRatio: number;
+    score: number;
+    jpegScore: number;
+    bytes: number;
+  }[];
   memory: AvifMemoryRow[];
   screens: AvifScreenRow[];
 }
@@ -247,9 +271,12 @@ async function benchPhotos(): Promise<AvifPhotoRow[]> {
       let step = sharpSteps.get(quality);
       if (!step) {
         const t = performance.now();
+        const cpu0 = process.cpuUsage();
         const out = await pipeline().avif({ quality, effort: 4, chromaSubsampling: '4:2:0' }).toBuffer();
         const ms = performance.now() - t;
-        step = { quality, bytes: out.length, score: await score(out, sharpRef, sharpRefPath), ms };
+        const cpu = process.cpuUsage(cpu0);
+        const cpuMs = (cpu.user + cpu.system) / 1000;
+        step = { quality, bytes: out.length, score: await score(out, sharpRef, sharpRefPath), ms, cpuMs };
         sharpSteps.set(quality, step);
         writeFileSync(cachePath, JSON.stringify([...sharpSteps.values()]));
       }
@@ -274,10 +301,12 @@ async function benchPhotos(): Promise<AvifPhotoRow[]> {
         jpegScore,
         sharpBytes: Number.NaN,
         sharpMs: Number.NaN,
+        sharpCpuMs: Number.NaN,
         sharpCached: false,
         outside: false,
         bytesRatio: Number.NaN,
         timeRatio: Number.NaN,
+        cpuRatio: Number.NaN,
       };
       qualities.push(row);
       let line = `${name} ${output.width}×${output.height} q${q} (libavif ${settings.quality}, speed ${settings.speed}): ${row.bytes} B s2 ${ourScore.toFixed(2)} ${row.ms.toFixed(0)} ms (CPU ${row.cpuMs.toFixed(0)} ms); JPEG ${jpeg.length} B s2 ${jpegScore.toFixed(2)}`;
@@ -287,12 +316,14 @@ async function benchPhotos(): Promise<AvifPhotoRow[]> {
         row.outside = (lo.score - ourScore) * (hi.score - ourScore) > 0;
         row.sharpBytes = bytesAt(ourScore, lo, hi);
         row.sharpMs = nearest.ms;
+        row.sharpCpuMs = nearest.cpuMs ?? Number.NaN;
         row.sharpCached = nearest.cached === true;
         row.bytesRatio = row.bytes / row.sharpBytes;
         row.timeRatio = row.ms / nearest.ms;
+        row.cpuRatio = row.cpuMs / row.sharpCpuMs;
         line +=
-          `; sharp q${lo.quality}/q${hi.quality} ${row.sharpBytes.toFixed(0)} B at our score${row.outside ? ' (outside its steps)' : ''}, ${nearest.ms.toFixed(0)} ms${row.sharpCached ? ' (cached)' : ''}: ` +
-          `${row.bytesRatio.toFixed(3)}× bytes, ${row.timeRatio.toFixed(2)}× time`;
+          `; sharp q${lo.quality}/q${hi.quality} ${row.sharpBytes.toFixed(0)} B at our score${row.outside ? ' (outside its steps)' : ''}, ${nearest.ms.toFixed(0)} ms (CPU ${row.sharpCpuMs.toFixed(0)} ms)${row.sharpCached ? ' (cached)' : ''}: ` +
+          `${row.bytesRatio.toFixed(3)}× bytes, ${row.timeRatio.toFixed(2)}× time, ${row.cpuRatio.toFixed(2)}× CPU`;
       }
       log(line);
     }
@@ -330,20 +361,35 @@ async function bracket(
   return { lo, hi };
 }
 
+export interface AvifScreenEncode {
+  bytes: number;
+  score: number;
+  /** The module's memory after the encode (a fresh instance: its peak), and avifPeakBytes' estimate. */
+  peakMiB: number;
+  estimateMiB: number;
+  cpuMs: number;
+}
+
 export interface AvifScreenRow {
   name: string;
   width: number;
   height: number;
   q: number;
-  /** With the service's options (intra block copy off), and with intra block copy left to libaom. */
-  off: { bytes: number; score: number };
-  on: { bytes: number; score: number };
+  /** The service's settings for a lossless input whose plan fits the hash (intra block copy on; screen content when mostly flat), and a photo's (off). */
+  on: AvifScreenEncode;
+  off: AvifScreenEncode;
+  /** sharp's steps, its bytes at our (intra block copy on) score, and whether that score was outside them. */
+  sharp: SharpStep[];
+  sharpBytes: number;
+  outside: boolean;
 }
 
 /**
- * What intra block copy off costs screenshots: each PNG of BENCH_AVIF_SCREENS (comma-separated paths) at
- * full size, encoded at each of QUALITIES with the service's options and with intra block copy on, scored
- * against the PNG. The bytes at equal score are compared in the report (log-linear between qualities).
+ * Screenshots against sharp and what intra block copy gives: each PNG of BENCH_AVIF_SCREENS
+ * (comma-separated paths) at full size, opaque (RGB), encoded at each of QUALITIES with a screen-like
+ * input's settings (intra block copy on) and a photo's (off), each scored against the PNG, with the
+ * module's peak; sharp (effort 4, 4:2:0, from the PNG) at the steps around our score, scored the same way
+ * (BENCH_AVIF_SHARP=0: not). Bytes at equal score are compared in the report (log-linear).
  */
 async function benchScreens(paths: string[]): Promise<AvifScreenRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'avif-screens-'));
@@ -351,7 +397,10 @@ async function benchScreens(paths: string[]): Promise<AvifScreenRow[]> {
   const refPath = join(dir, 'ref.png');
   const rows: AvifScreenRow[] = [];
   for (const path of paths) {
-    const decoded = await sharp(path).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const decoded = await sharp(path, { limitInputPixels: false })
+      .removeAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     const raw: Raw = {
       data: new Uint8Array(decoded.data),
       width: decoded.info.width,
@@ -359,19 +408,65 @@ async function benchScreens(paths: string[]): Promise<AvifScreenRow[]> {
       channels: 3,
     };
     await writePng(raw, refPath);
+    const name = path.split('/').at(-1)!;
+    // The service's test for screen content (avif-engine.ts), on the same rows.
+    let flat = 0;
+    for (let y = 0; y < raw.height; y++)
+      flat += flatPixels(raw.data.subarray(y * raw.width * 3, (y + 1) * raw.width * 3), raw.width, 3);
+    const screen = flat >= AVIF_SCREEN_FLAT_SHARE * raw.width * raw.height;
+    log(
+      `${name}: ${((100 * flat) / (raw.width * raw.height)).toFixed(1)} % flat pixels${screen ? ': screen content' : ''}`,
+    );
+    const sharpSteps = new Map<number, SharpStep>();
+    const sharpAt = async (quality: number): Promise<SharpStep> => {
+      let step = sharpSteps.get(quality);
+      if (!step) {
+        const t = performance.now();
+        const out = await sharp(path, { limitInputPixels: false })
+          .removeAlpha()
+          .avif({ quality, effort: 4, chromaSubsampling: '4:2:0' })
+          .toBuffer();
+        const ms = performance.now() - t;
+        step = { quality, bytes: out.length, score: await score(out, raw, refPath), ms };
+        sharpSteps.set(quality, step);
+      }
+      return step;
+    };
     for (const q of QUALITIES) {
-      const settings = settingsFor(q, raw.width, raw.height);
-      const encodeWith = async (options: AvifSettings['options']) => {
-        const { output } = await encodeAvif(raw, { ...settings, options }, gridFor(raw.width, raw.height));
-        return { bytes: output.length, score: await score(output, raw, refPath) };
+      const encodeWith = async (intrabc: boolean): Promise<AvifScreenEncode> => {
+        const settings = settingsFor(q, raw.width, raw.height, intrabc, intrabc && screen);
+        const r = await encodeAvif(raw, settings, gridFor(raw.width, raw.height, intrabc));
+        return {
+          bytes: r.output.length,
+          score: await score(r.output, raw, refPath),
+          peakMiB: r.peakBytes / MiB,
+          estimateMiB: avifPeakBytes(raw.width, raw.height, 3, intrabc) / MiB,
+          cpuMs: r.cpuMs,
+        };
       };
-      const off = await encodeWith(settings.options);
-      const on = await encodeWith(settings.options.filter(([key]) => key !== 'enable-intrabc'));
-      const row = { name: path.split('/').at(-1)!, width: raw.width, height: raw.height, q, off, on };
+      const on = await encodeWith(true);
+      const off = await encodeWith(false);
+      const row: AvifScreenRow = {
+        name,
+        width: raw.width,
+        height: raw.height,
+        q,
+        on,
+        off,
+        sharp: [],
+        sharpBytes: Number.NaN,
+        outside: false,
+      };
+      let line = `${name} ${raw.width}×${raw.height} q${q}: intrabc on ${on.bytes} B s2 ${on.score.toFixed(2)} peak ${on.peakMiB.toFixed(1)} MiB (estimate ${on.estimateMiB.toFixed(1)}) CPU ${on.cpuMs.toFixed(0)} ms; off ${off.bytes} B s2 ${off.score.toFixed(2)} peak ${off.peakMiB.toFixed(1)} MiB CPU ${off.cpuMs.toFixed(0)} ms`;
+      if (SHARP_QUALITIES.includes(q)) {
+        const { lo, hi } = await bracket(sharpAt, settingsFor(q, raw.width, raw.height).quality, on.score);
+        row.outside = (lo.score - on.score) * (hi.score - on.score) > 0;
+        row.sharpBytes = bytesAt(on.score, lo, hi);
+        line += `; sharp q${lo.quality}/q${hi.quality} ${row.sharpBytes.toFixed(0)} B at our score${row.outside ? ' (outside its steps)' : ''}: ${(on.bytes / row.sharpBytes).toFixed(3)}× bytes`;
+      }
+      row.sharp = [...sharpSteps.values()];
       rows.push(row);
-      log(
-        `${row.name} ${raw.width}×${raw.height} q${q}: intrabc off ${off.bytes} B s2 ${off.score.toFixed(2)}; on ${on.bytes} B s2 ${on.score.toFixed(2)}`,
-      );
+      log(line);
     }
   }
   rmSync(dir, { recursive: true, force: true });
@@ -438,6 +533,7 @@ export async function benchAvif(): Promise<AvifResult> {
       q,
       bytesRatio: median(rows.map((r) => r.bytesRatio).filter(Number.isFinite)),
       timeRatio: median(rows.map((r) => r.timeRatio).filter(Number.isFinite)),
+      cpuRatio: median(rows.map((r) => r.cpuRatio).filter(Number.isFinite)),
       score: median(rows.map((r) => r.score)),
       jpegScore: median(rows.map((r) => r.jpegScore)),
       bytes: median(rows.map((r) => r.bytes)),
@@ -461,33 +557,33 @@ export function avifReport(r: AvifResult): string {
     lines.push(
       `${r.photos.length} camera photos at width ${r.width}; ours: ${QUALITIES.map((q) => `q${q} → ${JSON.stringify(r.settings[q])}`).join('; ')}; against ${r.sharp}`,
       '',
-      '| photo | q | ours bytes | s2 | JPEG s2 | ÷ sharp bytes at our s2 | ÷ sharp time |',
-      '|---|---:|---:|---:|---:|---:|---:|',
+      '| photo | q | ours bytes | s2 | JPEG s2 | ÷ sharp bytes at our s2 | ÷ sharp time | ÷ sharp CPU |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|',
     );
     for (const p of r.photos)
       for (const q of p.qualities)
         lines.push(
-          `| ${p.name} ${p.width}×${p.height} | ${q.q} | ${q.bytes} | ${q.score.toFixed(1)} | ${q.jpegScore.toFixed(1)} | ${q.bytesRatio.toFixed(3)}${q.outside ? '*' : ''} | ${q.timeRatio.toFixed(2)} |`,
+          `| ${p.name} ${p.width}×${p.height} | ${q.q} | ${q.bytes} | ${q.score.toFixed(1)} | ${q.jpegScore.toFixed(1)} | ${q.bytesRatio.toFixed(3)}${q.outside ? '*' : ''} | ${q.timeRatio.toFixed(2)} | ${q.cpuRatio.toFixed(2)} |`,
         );
     lines.push(
       '',
-      '| q | median bytes | median s2 | median JPEG s2 | bytes ÷ sharp | time ÷ sharp |',
-      '|---:|---:|---:|---:|---:|---:|',
+      '| q | median bytes | median s2 | median JPEG s2 | bytes ÷ sharp | time ÷ sharp | CPU ÷ sharp |',
+      '|---:|---:|---:|---:|---:|---:|---:|',
     );
     for (const m of r.medians)
       lines.push(
-        `| ${m.q} | ${m.bytes.toFixed(0)} | ${m.score.toFixed(1)} | ${m.jpegScore.toFixed(1)} | ${m.bytesRatio.toFixed(3)} | ${m.timeRatio.toFixed(2)} |`,
+        `| ${m.q} | ${m.bytes.toFixed(0)} | ${m.score.toFixed(1)} | ${m.jpegScore.toFixed(1)} | ${m.bytesRatio.toFixed(3)} | ${m.timeRatio.toFixed(2)} | ${m.cpuRatio.toFixed(2)} |`,
       );
   }
   if (r.screens.length > 0) {
     const ratios = intrabcRatios(r.screens);
     lines.push(
       '',
-      '| screenshot | q | intra block copy off: bytes, s2 | on: bytes, s2 | off ÷ on bytes at equal s2 |',
-      '|---|---:|---|---|---:|',
+      '| screenshot | q | intra block copy on: bytes, s2, peak (estimate) MiB | off: bytes, s2, peak MiB | off ÷ on bytes at equal s2 | on ÷ sharp bytes at equal s2 |',
+      '|---|---:|---|---|---:|---:|',
       ...r.screens.map(
         (s, i) =>
-          `| ${s.name} ${s.width}×${s.height} | ${s.q} | ${s.off.bytes}, ${s.off.score.toFixed(2)} | ${s.on.bytes}, ${s.on.score.toFixed(2)} | ${ratios[i]!.ratio.toFixed(3)} |`,
+          `| ${s.name} ${s.width}×${s.height} | ${s.q} | ${s.on.bytes}, ${s.on.score.toFixed(2)}, ${s.on.peakMiB.toFixed(1)} (${s.on.estimateMiB.toFixed(1)}) | ${s.off.bytes}, ${s.off.score.toFixed(2)}, ${s.off.peakMiB.toFixed(1)} | ${ratios[i]!.ratio.toFixed(3)} | ${(s.on.bytes / s.sharpBytes).toFixed(3)}${s.outside ? '*' : ''} |`,
       ),
     );
   }

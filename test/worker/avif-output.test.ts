@@ -3,8 +3,11 @@
 // searches as for WebP; the free tier is refused as for WebP. Images stay small (the whole suite's time):
 // conversions.test.ts has the large ones that prove streaming.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { readHeader } from '../../src/compress/header.ts';
+import { plan } from '../../src/compress/memory-plan.ts';
 import { avifGrid } from '../../wasm/avif-settings.ts';
 import type { RgbaImage } from '../../wasm/image.ts';
+import { resetWasmInstances, wasmMemoryReport } from '../../wasm/instances.ts';
 import { encodePixelsJpeg } from '../../wasm/jpeg-engine.ts';
 import { decodeAvif, type DecodedAvif } from './avif-decode.ts';
 import { makeKey, type TestKey } from './helpers.ts';
@@ -232,6 +235,93 @@ describe('format=avif', () => {
       const dropped = await avifOf({ image: await withProfile(iccProfile('GRAY', 3000)), filename });
       expect(dropped.decoded.iccSha256, filename).toBe('');
     }
+  });
+
+  describe('screen content: intra block copy where the plan counts its hash', () => {
+    const MiB = 1024 * 1024;
+    /**
+     * A screenshot's kind of picture, small: lines of bitmap "words" (glyphs of 5 × 7 cells at 2 pixels,
+     * the same 12 glyphs over and over, as text repeats its letters) on a light background, mostly flat
+     * as a page is (AVIF_SCREEN_FLAT_SHARE): two-colour, a line every 40 pixels; or `smooth`ed as a browser
+     * draws text (a 5 × 5 box filter: up to 26 shades at the edges, so that no 16 × 16 block has the 2–4
+     * colours libaom's own detection looks for), a line every 48.
+     */
+    function textPicture(width: number, height: number, smooth = false): RgbaImage {
+      const ink = new Uint8Array(width * height);
+      let seed = 7;
+      const next = () => (seed = (seed * 1103515245 + 12345) >>> 0) >>> 16;
+      const glyphs = Array.from({ length: 12 }, () => Array.from({ length: 35 }, () => next() % 3 === 0));
+      for (let top = 8; top + 14 <= height; top += smooth ? 48 : 40) {
+        let x = 8;
+        while (x + 12 <= width - 8) {
+          const glyph = glyphs[next() % glyphs.length]!;
+          for (let gy = 0; gy < 14; gy++)
+            for (let gx = 0; gx < 10; gx++)
+              if (glyph[Math.floor(gy / 2) * 5 + Math.floor(gx / 2)]) ink[(top + gy) * width + x + gx] = 1;
+          x += next() % 6 === 0 ? 20 : 12;
+        }
+      }
+      const data = new Uint8Array(width * height * 4);
+      for (let y = 0; y < height; y++)
+        for (let x = 0; x < width; x++) {
+          // Coverage of the pixel out of `area`: the bitmap's 0 or 1, or the ink under a 5 × 5 box.
+          const radius = smooth ? 2 : 0;
+          const area = (2 * radius + 1) ** 2;
+          let cover = 0;
+          for (let dy = -radius; dy <= radius; dy++)
+            for (let dx = -radius; dx <= radius; dx++) cover += ink[(y + dy) * width + x + dx] ? 1 : 0;
+          const mix = (paper: number, dark: number) => Math.round(paper + ((dark - paper) * cover) / area);
+          data.set([mix(246, 36), mix(248, 41), mix(250, 47), 255], (y * width + x) * 4);
+        }
+      return { data, width, height };
+    }
+    const png = pngOf(textPicture(320, 240));
+    const planned = (budget: number, image = png) =>
+      plan('png', readHeader('png', image), image.length, { format: 'avif', quality: 80 }, budget);
+    const convert = (image: Uint8Array, budgetMb: number) =>
+      compressCall(
+        pro.key,
+        { image, filename: 'text.png', format: 'avif' },
+        { env: { MEMORY_BUDGET_MB: String(budgetMb) } },
+      );
+    /** The AVIF's bytes in a budget that fits only the encode without the hash, and in the default one. */
+    async function tightAndRoomy(image: Uint8Array): Promise<{ tight: number; roomy: number }> {
+      // A budget of 0 fits nothing: the plan without the hash, whose estimate sets the tight budget.
+      const tightMb = Math.ceil(planned(0, image).estimate / MiB);
+      expect(planned(tightMb * MiB, image).avifIntrabc ?? false).toBe(false);
+      const tight = await convert(image, tightMb);
+      const tightBody = await bodyBytes(tight);
+      expect(tight.status, new TextDecoder().decode(tightBody.subarray(0, 300))).toBe(200);
+      const roomy = await convert(image, 100);
+      const roomyBody = await bodyBytes(roomy);
+      expect(roomy.status).toBe(200);
+      return { tight: tightBody.length, roomy: roomyBody.length };
+    }
+
+    it('a text picture as PNG: the plan counts the hash and the engines stay within it', async () => {
+      const withHash = planned(Infinity);
+      expect(withHash.avifIntrabc).toBe(true);
+      const budgetMb = Math.ceil(withHash.estimate / MiB);
+      expect(planned(budgetMb * MiB).avifIntrabc).toBe(true);
+      resetWasmInstances();
+      const res = await convert(png, budgetMb);
+      const body = await bodyBytes(res);
+      expect(res.status, new TextDecoder().decode(body.subarray(0, 300))).toBe(200);
+      expect(wasmMemoryReport().peak_bytes).toBeLessThanOrEqual(withHash.estimate);
+      const decoded = await decodeAvif(body);
+      expect([decoded.width, decoded.height]).toEqual([320, 240]);
+    });
+
+    it('with the hash it is smaller than in a budget that fits only the encode without it (still 200)', async () => {
+      const { tight, roomy } = await tightAndRoomy(png);
+      // Intra block copy codes a repeated glyph as a copy of an earlier one.
+      expect(roomy).toBeLessThan(tight * 0.9);
+    });
+
+    it('smoothed text, which libaom alone does not take for screen content, is coded as screen content too', async () => {
+      const { tight, roomy } = await tightAndRoomy(pngOf(textPicture(320, 240, true)));
+      expect(roomy).toBeLessThan(tight * 0.8);
+    });
   });
 
   it('free keys get the same 403 plan_upgrade_required as for WebP', async () => {
