@@ -73,6 +73,12 @@ export const STALL_CASES: Case[] = [
     input: screenshot12,
     options: { format: 'webp', lossless: true, width: 1776 },
   },
+  // Screen content: intra block copy's hash is built for a whole cell before its first superblock.
+  {
+    name: '12 MP screenshot PNG → AVIF (screen content)',
+    input: screenshot12,
+    options: { format: 'avif', quality: 80 },
+  },
 ];
 
 export interface StallRow {
