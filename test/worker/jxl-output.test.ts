@@ -2,9 +2,10 @@
 // quality never gives fewer bytes, the free tier is refused as for AVIF; lossless=true on a JPEG keeps the
 // JPEG's data (a container with its jbrd box), and is refused with 422 for anything it cannot keep. No
 // JPEG XL decoder runs in the test runner: the codestream's size header is read here.
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeKey, type TestKey } from './helpers.ts';
 import { JXL_MAX_PIXELS } from '../../src/compress/jxl/settings.ts';
+import { lastEngineJobStarted, setEngineSliceForTests } from '../../wasm/give-way.ts';
 import { encodePixelsJpeg } from '../../wasm/jpeg-engine.ts';
 import { bodyBytes, compressCall, jpegOf, photo, pngOf, quadrants, type Parts } from './image-fixtures.ts';
 import { cat, chunk, zlib } from './png-fixtures.ts';
@@ -185,4 +186,43 @@ describe('format=jxl&lossless=true', () => {
     expect(error).toMatchObject({ code: 'unprocessable_image', param: 'lossless' });
     expect(error.message).toMatch(message);
   });
+});
+
+// libjxl's encode was one call: a timer set while it ran waited for all of it (issue 51). It now gives way
+// inside libjxl's per-tile and per-group loops (wasm/patches/jxl/). The slice is made small, so that a
+// small picture's encode (a few hundred milliseconds) yields many times, as isolate-stall.test.ts does.
+describe('format=jxl gives way to other requests of its isolate', () => {
+  let previous: { ms: number; pixels: number };
+  beforeAll(async () => {
+    previous = setEngineSliceForTests({ ms: 5, pixels: 50_000 });
+    // The module's functions compiled (lazily, on first call): not what the test measures.
+    const warm = await compressCall(pro.key, { image: jpegOf(photo(64, 64), 90), format: 'jxl' });
+    expect(warm.status).toBe(200);
+    await warm.arrayBuffer();
+  }, 30_000);
+  afterAll(() => {
+    setEngineSliceForTests(previous);
+  });
+
+  it('a 0.2 MP photo → JPEG XL: a timer set meanwhile waits a small part of the compression', async () => {
+    let done = false;
+    let longestWait = 0;
+    let fired = 0;
+    const ticking = (async () => {
+      while (!done) {
+        const set = performance.now();
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        longestWait = Math.max(longestWait, performance.now() - Math.max(set, lastEngineJobStarted()));
+        fired++;
+      }
+    })();
+    const t0 = performance.now();
+    const { res } = await jxlOf({ image: jpegOf(photo(512, 384), 90), quality: '80' });
+    const compressMs = performance.now() - t0;
+    done = true;
+    await ticking;
+    expect(res.headers.get('x-quality')).toBe('80');
+    // Held for the whole encode (one call), the longest wait is most of the compression's time.
+    expect(longestWait, JSON.stringify({ compressMs, fired, longestWait })).toBeLessThan(compressMs / 4);
+  }, 30_000);
 });
