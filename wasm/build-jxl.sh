@@ -80,7 +80,7 @@ libs=$(cd "$work/lib" && find . -name 'libjxl.a' -o -name 'libjxl_cms.a' -o -nam
 echo "$libs" >&2
 
 EXPORTS='_malloc,_free'
-for f in create create_empty destroy message icc rows encode jpeg output output_len; do
+for f in create create_empty destroy message icc metadata rows encode jpeg output output_len; do
   EXPORTS="$EXPORTS,_sr_jxl_$f"
 done
 

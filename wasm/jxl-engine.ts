@@ -66,15 +66,28 @@ export class JxlRowEncoder extends BorrowedInstance<JxlModule> {
     if (++this.bandRows === JXL_BAND_ROWS) this.flush();
   }
 
-  /** The ICC profile describing the rows' colours (none: sRGB), copied into the encoder. */
-  setIcc(icc: Uint8Array | undefined): void {
-    if (!icc || icc.length === 0) return;
+  /**
+   * The ICC profile describing the rows' colours (none: sRGB), and the EXIF (a TIFF block) and XMP to
+   * write in boxes before the codestream (none: a bare codestream), copied into the encoder.
+   */
+  setMetadata(metadata: {
+    icc?: Uint8Array | undefined;
+    exif?: Uint8Array | undefined;
+    xmp?: Uint8Array | undefined;
+  }): void {
+    this.copyInto('ICC profile', metadata.icc, (ptr, length) => this.call('icc', this.encoder, ptr, length));
+    this.copyInto('EXIF', metadata.exif, (ptr, length) => this.call('metadata', this.encoder, 0, ptr, length));
+    this.copyInto('XMP', metadata.xmp, (ptr, length) => this.call('metadata', this.encoder, 1, ptr, length));
+  }
+
+  private copyInto(what: string, bytes: Uint8Array | undefined, set: (ptr: number, length: number) => number): void {
+    if (!bytes || bytes.length === 0) return;
     const m = this.codec.module;
-    const ptr = m._malloc(icc.length) >>> 0;
-    if (!ptr) throw new JxlEngineError('out of memory for the ICC profile');
+    const ptr = m._malloc(bytes.length) >>> 0;
+    if (!ptr) throw new JxlEngineError(`out of memory for the ${what}`);
     try {
-      this.codec.heap().set(icc, ptr);
-      this.check(this.call('icc', this.encoder, ptr, icc.length));
+      this.codec.heap().set(bytes, ptr);
+      this.check(set(ptr, bytes.length));
     } finally {
       m._free(ptr);
     }

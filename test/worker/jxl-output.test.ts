@@ -7,7 +7,17 @@ import { makeKey, type TestKey } from './helpers.ts';
 import { JXL_MAX_PIXELS } from '../../src/compress/jxl/settings.ts';
 import { lastEngineJobStarted, setEngineSliceForTests } from '../../wasm/give-way.ts';
 import { encodePixelsJpeg } from '../../wasm/jpeg-engine.ts';
-import { bodyBytes, compressCall, jpegOf, photo, pngOf, quadrants, type Parts } from './image-fixtures.ts';
+import {
+  bodyBytes,
+  compressCall,
+  exifTiff,
+  jpegOf,
+  photo,
+  pngOf,
+  quadrants,
+  type Parts,
+  withJpegOrientation,
+} from './image-fixtures.ts';
 import { cat, chunk, zlib } from './png-fixtures.ts';
 import { lossyWebp } from './webp-fixtures.ts';
 
@@ -135,6 +145,44 @@ describe('format=jxl', () => {
       param: 'format',
       message: 'JPEG XL output needs the pro tier; the free tier writes JPEG and PNG',
     });
+  });
+});
+
+/** The top-level boxes of a container, with their contents. */
+function boxes(bytes: Uint8Array): Map<string, Uint8Array> {
+  const out = new Map<string, Uint8Array>();
+  for (let at = 0; at + 8 <= bytes.length; ) {
+    const size = new DataView(bytes.buffer, bytes.byteOffset + at).getUint32(0) || bytes.length - at;
+    out.set(String.fromCharCode(...bytes.subarray(at + 4, at + 8)), bytes.subarray(at + 8, at + size));
+    at += size;
+  }
+  return out;
+}
+
+/** The JPEG with an APP1 XMP segment holding `packet` inserted after SOI. */
+function withXmp(jpeg: Uint8Array, packet: string): Uint8Array {
+  const payload = new TextEncoder().encode(`http://ns.adobe.com/xap/1.0/\0${packet}`);
+  const length = payload.length + 2;
+  return cat(jpeg.subarray(0, 2), new Uint8Array([0xff, 0xe1, length >> 8, length & 0xff]), payload, jpeg.subarray(2));
+}
+
+describe('format=jxl with metadata=keep', () => {
+  it("writes the EXIF and XMP (their orientation reset: the pixels are upright) in a container's boxes", async () => {
+    const xmp = (o: number) =>
+      `<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:Description tiff:Orientation="${o}"/></x:xmpmeta>`;
+    const image = withXmp(withJpegOrientation(jpegOf(photo(64, 48), 90), 6), xmp(6));
+    const { bytes } = await jxlOf({ image, metadata: 'keep' });
+    expect([...bytes.subarray(0, CONTAINER.length)]).toEqual(CONTAINER);
+    const found = boxes(bytes);
+    // The Exif box starts with the TIFF header's offset (ISO/IEC 18181-2), 0 here.
+    expect([...(found.get('Exif') ?? [])]).toEqual([0, 0, 0, 0, ...exifTiff(1)]);
+    expect(new TextDecoder().decode(found.get('xml ') ?? new Uint8Array())).toBe(xmp(1));
+  });
+
+  it('writes no box without metadata=keep: a bare codestream', async () => {
+    const image = withJpegOrientation(jpegOf(photo(64, 48), 90), 6);
+    const { bytes } = await jxlOf({ image });
+    expect(codestreamSize(bytes)).toEqual({ width: 48, height: 64 });
   });
 });
 

@@ -64,6 +64,10 @@ typedef struct sr_jxl {
   uint8_t *pixels; /* width × height × channels, the rows as they came */
   uint8_t *icc;
   size_t icc_len;
+  /* Boxes written before the codestream (metadata=keep): the Exif box's content (a TIFF header offset
+   * of 0, then the TIFF block) and the XMP packet; none: a bare codestream. */
+  uint8_t *exif, *xmp;
+  size_t exif_len, xmp_len;
   /* The output, grown by get_buffer; `position` is where libjxl writes next (it may seek back before
    * the end to fill in a size), `length` the furthest it has written. */
   uint8_t *out;
@@ -76,6 +80,8 @@ void sr_jxl_destroy(sr_jxl *j) {
   if (!j) return;
   free(j->pixels);
   free(j->icc);
+  free(j->exif);
+  free(j->xmp);
   free(j->out);
   free(j);
 }
@@ -111,6 +117,27 @@ int sr_jxl_icc(sr_jxl *j, const uint8_t *icc, uint32_t len) {
   }
   memcpy(j->icc, icc, len);
   j->icc_len = len;
+  return 0;
+}
+
+/* The EXIF (a TIFF block, kind 0) or XMP packet (kind 1) to write in a box, copied. */
+int sr_jxl_metadata(sr_jxl *j, int kind, const uint8_t *data, uint32_t len) {
+  size_t head = kind == 0 ? 4 : 0;
+  uint8_t *copy = calloc(1, head + len);
+  if (!copy) {
+    snprintf(j->message, sizeof j->message, "out of memory for the metadata");
+    return -1;
+  }
+  memcpy(copy + head, data, len);
+  if (kind == 0) {
+    free(j->exif);
+    j->exif = copy;
+    j->exif_len = head + len;
+  } else {
+    free(j->xmp);
+    j->xmp = copy;
+    j->xmp_len = len;
+  }
   return 0;
 }
 
@@ -265,6 +292,12 @@ int sr_jxl_encode(sr_jxl *j, float distance, int effort) {
     JxlColorEncodingSetToSRGB(&srgb, JXL_FALSE);
     if (JxlEncoderSetColorEncoding(enc, &srgb) != JXL_ENC_SUCCESS) return failed(j, enc, "colour encoding");
   }
+  /* The boxes go before the codestream; closing the input (the last frame) closes them. */
+  if ((j->exif || j->xmp) && JxlEncoderUseBoxes(enc) != JXL_ENC_SUCCESS) return failed(j, enc, "boxes");
+  if (j->exif && JxlEncoderAddBox(enc, "Exif", j->exif, j->exif_len, JXL_FALSE) != JXL_ENC_SUCCESS)
+    return failed(j, enc, "EXIF");
+  if (j->xmp && JxlEncoderAddBox(enc, "xml ", j->xmp, j->xmp_len, JXL_FALSE) != JXL_ENC_SUCCESS)
+    return failed(j, enc, "XMP");
   JxlEncoderFrameSettings *settings = JxlEncoderFrameSettingsCreate(enc, NULL);
   if (!settings || JxlEncoderSetFrameDistance(settings, distance) != JXL_ENC_SUCCESS ||
       JxlEncoderFrameSettingsSetOption(settings, JXL_ENC_FRAME_SETTING_EFFORT, effort) != JXL_ENC_SUCCESS ||
