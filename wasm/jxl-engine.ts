@@ -6,6 +6,7 @@ import createJxlModule from './codec/sr_jxl.js';
 import jxlWasm from './codec/sr_jxl.wasm';
 import { BorrowedInstance } from './borrowed.ts';
 import { EmscriptenInstance, type EmscriptenFactory } from './emscripten.ts';
+import { giveWayNow } from './give-way.ts';
 import { pooledGrowthLimit, Slot } from './instances.ts';
 import { JxlEngineError, JxlJpegRefusedError } from './jxl-error.ts';
 
@@ -14,6 +15,10 @@ interface JxlModule {
   _malloc: Fn;
   _free: Fn;
   [name: `_sr_jxl_${string}`]: Fn;
+  /** Set for an encode (src/sr_give_way.js): the work done since the last call → a promise to wait for, or nothing. */
+  srGiveWay?: ((work: number) => Promise<void> | undefined) | undefined;
+  /** After an encode returns: the promise of its result when it was suspended, else null. */
+  srAsyncDone?: () => Promise<number> | null;
 }
 
 export { JxlEngineError, JxlJpegRefusedError };
@@ -28,8 +33,9 @@ export const jxlSlot = new Slot(
 );
 
 /**
- * One picture fed rows by a decoder that awaits between them: the instance is borrowed until `close`,
- * which must be called; each method is synchronous and touches only this picture's memory.
+ * One picture fed rows by a decoder that awaits between them: the instance is borrowed (alone: a suspended
+ * encode keeps its stack in the instance) until `close`, which must be called; each method but `encode`
+ * is synchronous and touches only this picture's memory.
  */
 export class JxlRowEncoder extends BorrowedInstance<JxlModule> {
   private readonly encoder: number;
@@ -41,7 +47,7 @@ export class JxlRowEncoder extends BorrowedInstance<JxlModule> {
   readonly height: number;
 
   constructor(width: number, height: number, channels: 3 | 4) {
-    super(jxlSlot);
+    super(jxlSlot, true);
     this.width = width;
     this.height = height;
     this.rowBytes = width * channels;
@@ -60,24 +66,50 @@ export class JxlRowEncoder extends BorrowedInstance<JxlModule> {
     if (++this.bandRows === JXL_BAND_ROWS) this.flush();
   }
 
-  /** The ICC profile describing the rows' colours (none: sRGB), copied into the encoder. */
-  setIcc(icc: Uint8Array | undefined): void {
-    if (!icc || icc.length === 0) return;
+  /**
+   * The ICC profile describing the rows' colours (none: sRGB), and the EXIF (a TIFF block) and XMP to
+   * write in boxes before the codestream (none: a bare codestream), copied into the encoder.
+   */
+  setMetadata(metadata: {
+    icc?: Uint8Array | undefined;
+    exif?: Uint8Array | undefined;
+    xmp?: Uint8Array | undefined;
+  }): void {
+    this.copyInto('ICC profile', metadata.icc, (ptr, length) => this.call('icc', this.encoder, ptr, length));
+    this.copyInto('EXIF', metadata.exif, (ptr, length) => this.call('metadata', this.encoder, 0, ptr, length));
+    this.copyInto('XMP', metadata.xmp, (ptr, length) => this.call('metadata', this.encoder, 1, ptr, length));
+  }
+
+  private copyInto(what: string, bytes: Uint8Array | undefined, set: (ptr: number, length: number) => number): void {
+    if (!bytes || bytes.length === 0) return;
     const m = this.codec.module;
-    const ptr = m._malloc(icc.length) >>> 0;
-    if (!ptr) throw new JxlEngineError('out of memory for the ICC profile');
+    const ptr = m._malloc(bytes.length) >>> 0;
+    if (!ptr) throw new JxlEngineError(`out of memory for the ${what}`);
     try {
-      this.codec.heap().set(icc, ptr);
-      this.check(this.call('icc', this.encoder, ptr, icc.length));
+      this.codec.heap().set(bytes, ptr);
+      this.check(set(ptr, bytes.length));
     } finally {
       m._free(ptr);
     }
   }
 
-  /** Encodes the picture once every row is in, at a butteraugli distance and effort; again for another. */
-  encode(distance: number, effort: number): Uint8Array {
+  /**
+   * Encodes the picture once every row is in, at a butteraugli distance and effort; again for another.
+   * One libjxl call, suspended inside libjxl after a tile or group of its longest loops when the slice is
+   * used up (give-way.ts; the work it is told is weighed in src/sr_jxl.c).
+   */
+  async encode(distance: number, effort: number): Promise<Uint8Array> {
     if (this.bandRows > 0) this.flush();
-    this.check(this.call('encode', this.encoder, distance, effort));
+    const m = this.codec.module;
+    m.srGiveWay = (work) => giveWayNow(work);
+    try {
+      let status = this.call('encode', this.encoder, distance, effort);
+      const suspended = m.srAsyncDone?.();
+      if (suspended) status = await suspended;
+      this.check(status);
+    } finally {
+      m.srGiveWay = undefined;
+    }
     return this.output();
   }
 

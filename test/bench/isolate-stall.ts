@@ -67,6 +67,8 @@ export const STALL_CASES: Case[] = [
   { name: '12 MP AVIF input → JPEG', input: photoAvif, options: { format: 'jpeg', quality: 80 } },
   { name: '12 MP WebP → JPEG', input: photo12Webp, options: { format: 'jpeg', quality: 80 } },
   { name: '12 MP WebP → WebP', input: photo12Webp, options: { format: 'webp', quality: 80 } },
+  // JPEG XL: the default budget admits about 1.2 MP (jxlPeakBytes), and the encode is about 1.3 s a MP.
+  { name: '12 MP JPEG → JPEG XL, 1024 wide', input: photo12, options: { format: 'jxl', quality: 80, width: 1024 } },
   // At 4000 × 3000 the plan refuses lossless WebP (about 473 MB); 1776 wide is the largest it admits.
   {
     name: '12 MP screenshot PNG → lossless WebP, 1776 wide',

@@ -2,11 +2,22 @@
 // quality never gives fewer bytes, the free tier is refused as for AVIF; lossless=true on a JPEG keeps the
 // JPEG's data (a container with its jbrd box), and is refused with 422 for anything it cannot keep. No
 // JPEG XL decoder runs in the test runner: the codestream's size header is read here.
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeKey, type TestKey } from './helpers.ts';
 import { JXL_MAX_PIXELS } from '../../src/compress/jxl/settings.ts';
+import { lastEngineJobStarted, setEngineSliceForTests } from '../../wasm/give-way.ts';
 import { encodePixelsJpeg } from '../../wasm/jpeg-engine.ts';
-import { bodyBytes, compressCall, jpegOf, photo, pngOf, quadrants, type Parts } from './image-fixtures.ts';
+import {
+  bodyBytes,
+  compressCall,
+  exifTiff,
+  jpegOf,
+  photo,
+  pngOf,
+  quadrants,
+  type Parts,
+  withJpegOrientation,
+} from './image-fixtures.ts';
 import { cat, chunk, zlib } from './png-fixtures.ts';
 import { lossyWebp } from './webp-fixtures.ts';
 
@@ -137,6 +148,44 @@ describe('format=jxl', () => {
   });
 });
 
+/** The top-level boxes of a container, with their contents. */
+function boxes(bytes: Uint8Array): Map<string, Uint8Array> {
+  const out = new Map<string, Uint8Array>();
+  for (let at = 0; at + 8 <= bytes.length; ) {
+    const size = new DataView(bytes.buffer, bytes.byteOffset + at).getUint32(0) || bytes.length - at;
+    out.set(String.fromCharCode(...bytes.subarray(at + 4, at + 8)), bytes.subarray(at + 8, at + size));
+    at += size;
+  }
+  return out;
+}
+
+/** The JPEG with an APP1 XMP segment holding `packet` inserted after SOI. */
+function withXmp(jpeg: Uint8Array, packet: string): Uint8Array {
+  const payload = new TextEncoder().encode(`http://ns.adobe.com/xap/1.0/\0${packet}`);
+  const length = payload.length + 2;
+  return cat(jpeg.subarray(0, 2), new Uint8Array([0xff, 0xe1, length >> 8, length & 0xff]), payload, jpeg.subarray(2));
+}
+
+describe('format=jxl with metadata=keep', () => {
+  it("writes the EXIF and XMP (their orientation reset: the pixels are upright) in a container's boxes", async () => {
+    const xmp = (o: number) =>
+      `<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:Description tiff:Orientation="${o}"/></x:xmpmeta>`;
+    const image = withXmp(withJpegOrientation(jpegOf(photo(64, 48), 90), 6), xmp(6));
+    const { bytes } = await jxlOf({ image, metadata: 'keep' });
+    expect([...bytes.subarray(0, CONTAINER.length)]).toEqual(CONTAINER);
+    const found = boxes(bytes);
+    // The Exif box starts with the TIFF header's offset (ISO/IEC 18181-2), 0 here.
+    expect([...(found.get('Exif') ?? [])]).toEqual([0, 0, 0, 0, ...exifTiff(1)]);
+    expect(new TextDecoder().decode(found.get('xml ') ?? new Uint8Array())).toBe(xmp(1));
+  });
+
+  it('writes no box without metadata=keep: a bare codestream', async () => {
+    const image = withJpegOrientation(jpegOf(photo(64, 48), 90), 6);
+    const { bytes } = await jxlOf({ image });
+    expect(codestreamSize(bytes)).toEqual({ width: 48, height: 64 });
+  });
+});
+
 describe('format=jxl&lossless=true', () => {
   it("keeps a JPEG's own data: a container with the jbrd box that rebuilds it, X-Quality lossless", async () => {
     const jpeg = jpegOf(photo(256, 192), 90);
@@ -185,4 +234,43 @@ describe('format=jxl&lossless=true', () => {
     expect(error).toMatchObject({ code: 'unprocessable_image', param: 'lossless' });
     expect(error.message).toMatch(message);
   });
+});
+
+// libjxl's encode was one call: a timer set while it ran waited for all of it (issue 51). It now gives way
+// inside libjxl's per-tile and per-group loops (wasm/patches/jxl/). The slice is made small, so that a
+// small picture's encode (a few hundred milliseconds) yields many times, as isolate-stall.test.ts does.
+describe('format=jxl gives way to other requests of its isolate', () => {
+  let previous: { ms: number; pixels: number };
+  beforeAll(async () => {
+    previous = setEngineSliceForTests({ ms: 5, pixels: 50_000 });
+    // The module's functions compiled (lazily, on first call): not what the test measures.
+    const warm = await compressCall(pro.key, { image: jpegOf(photo(64, 64), 90), format: 'jxl' });
+    expect(warm.status).toBe(200);
+    await warm.arrayBuffer();
+  }, 30_000);
+  afterAll(() => {
+    setEngineSliceForTests(previous);
+  });
+
+  it('a 0.2 MP photo → JPEG XL: a timer set meanwhile waits a small part of the compression', async () => {
+    let done = false;
+    let longestWait = 0;
+    let fired = 0;
+    const ticking = (async () => {
+      while (!done) {
+        const set = performance.now();
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        longestWait = Math.max(longestWait, performance.now() - Math.max(set, lastEngineJobStarted()));
+        fired++;
+      }
+    })();
+    const t0 = performance.now();
+    const { res } = await jxlOf({ image: jpegOf(photo(512, 384), 90), quality: '80' });
+    const compressMs = performance.now() - t0;
+    done = true;
+    await ticking;
+    expect(res.headers.get('x-quality')).toBe('80');
+    // Held for the whole encode (one call), the longest wait is most of the compression's time.
+    expect(longestWait, JSON.stringify({ compressMs, fired, longestWait })).toBeLessThan(compressMs / 4);
+  }, 30_000);
 });

@@ -9,6 +9,11 @@
  * over as they arrive: libjxl pulls the rectangles from inside one call, while the caller's decoder
  * pushes rows from JavaScript, so the 8-bit picture is the one frame held.
  *
+ * The encode is one libjxl call (about 1.3 s a megapixel at effort 5), so it gives way to the isolate's
+ * other requests from inside: libjxl calls sr_jxl_give_way after each unit of its two longest loops
+ * (wasm/patches/jxl/), where the encode may be suspended with emscripten's Asyncify and resumed on a later
+ * task (srw_give_way, src/sr_give_way.js).
+ *
  * The output goes through an output processor (JxlEncoderSetOutputProcessor) into one growing buffer,
  * so libjxl keeps no copy of its own of the encoded groups.
  *
@@ -22,12 +27,47 @@
 
 #include "jxl/encode.h"
 
+/* The JavaScript side of giving way (src/sr_give_way.js): told the work done, it may suspend the call. */
+extern void srw_give_way(unsigned work);
+
+/*
+ * What a pixel of each step (the patch's first argument) costs, in the units of give-way.ts's
+ * ENGINE_SLICE_PIXELS (about 20 ns of the slowest row work each), so that a slice of libjxl's work lasts
+ * about as long as a slice of any other engine work: each step's share of a 1 MP encode at effort 5 in
+ * Node (a --profiling-funcs build's CPU profile, docs/experiments/jxl.md), in ns a pixel, over 20.
+ */
+enum { SR_JXL_STEP_HEURISTICS, SR_JXL_STEP_COEFFICIENTS };
+static const unsigned step_work_per_pixel[] = {
+    [SR_JXL_STEP_HEURISTICS] = 27,   /* block sizes and quantisation, per 64 × 64 tile: 550 ns */
+    [SR_JXL_STEP_COEFFICIENTS] = 8,  /* DCT and quantisation, per 256 × 256 group: 160 ns */
+};
+
+/*
+ * The highest effort at which an encode gives way. Asyncify rewrote only the functions on the stack of an
+ * encode at the service's effort (build-jxl.sh's list); from effort 7 libjxl looks for patches and from 8
+ * runs butteraugli loops, other paths to the same loops, which a suspension would break.
+ */
+#define SR_JXL_GIVE_WAY_MAX_EFFORT 6
+
+/* Set by sr_jxl_encode for its call: only a lossy encode's stack is suspendable. */
+static int giving_way;
+
+/* Called by libjxl's patched loops (wasm/patches/jxl/) after each unit of a step, with its pixels. */
+void sr_jxl_give_way(unsigned step, unsigned pixels) {
+  if (!giving_way || step >= sizeof step_work_per_pixel / sizeof *step_work_per_pixel) return;
+  srw_give_way(pixels * step_work_per_pixel[step]);
+}
+
 typedef struct sr_jxl {
   uint32_t width, height, channels;
   uint32_t next_row;
   uint8_t *pixels; /* width × height × channels, the rows as they came */
   uint8_t *icc;
   size_t icc_len;
+  /* Boxes written before the codestream (metadata=keep): the Exif box's content (a TIFF header offset
+   * of 0, then the TIFF block) and the XMP packet; none: a bare codestream. */
+  uint8_t *exif, *xmp;
+  size_t exif_len, xmp_len;
   /* The output, grown by get_buffer; `position` is where libjxl writes next (it may seek back before
    * the end to fill in a size), `length` the furthest it has written. */
   uint8_t *out;
@@ -40,6 +80,8 @@ void sr_jxl_destroy(sr_jxl *j) {
   if (!j) return;
   free(j->pixels);
   free(j->icc);
+  free(j->exif);
+  free(j->xmp);
   free(j->out);
   free(j);
 }
@@ -75,6 +117,27 @@ int sr_jxl_icc(sr_jxl *j, const uint8_t *icc, uint32_t len) {
   }
   memcpy(j->icc, icc, len);
   j->icc_len = len;
+  return 0;
+}
+
+/* The EXIF (a TIFF block, kind 0) or XMP packet (kind 1) to write in a box, copied. */
+int sr_jxl_metadata(sr_jxl *j, int kind, const uint8_t *data, uint32_t len) {
+  size_t head = kind == 0 ? 4 : 0;
+  uint8_t *copy = calloc(1, head + len);
+  if (!copy) {
+    snprintf(j->message, sizeof j->message, "out of memory for the metadata");
+    return -1;
+  }
+  memcpy(copy + head, data, len);
+  if (kind == 0) {
+    free(j->exif);
+    j->exif = copy;
+    j->exif_len = head + len;
+  } else {
+    free(j->xmp);
+    j->xmp = copy;
+    j->xmp_len = len;
+  }
   return 0;
 }
 
@@ -132,12 +195,15 @@ static void src_format(void *opaque, JxlPixelFormat *format) {
   format->align = 0;
 }
 
-static const void *src_data(void *opaque, size_t x, size_t y, size_t w, size_t h, size_t *row_offset) {
-  sr_jxl *j = opaque;
-  (void)w;
-  (void)h;
+static const void *view(sr_jxl *j, size_t x, size_t y, size_t *row_offset) {
   *row_offset = (size_t)j->width * j->channels;
   return j->pixels + y * *row_offset + x * j->channels;
+}
+
+static const void *src_data(void *opaque, size_t x, size_t y, size_t w, size_t h, size_t *row_offset) {
+  (void)w;
+  (void)h;
+  return view(opaque, x, y, row_offset);
 }
 
 static void src_extra_format(void *opaque, size_t ec, JxlPixelFormat *format) {
@@ -149,7 +215,9 @@ static void src_extra_format(void *opaque, size_t ec, JxlPixelFormat *format) {
 static const void *src_extra_data(void *opaque, size_t ec, size_t x, size_t y, size_t w, size_t h,
                                   size_t *row_offset) {
   (void)ec;
-  return src_data(opaque, x, y, w, h, row_offset);
+  (void)w;
+  (void)h;
+  return view(opaque, x, y, row_offset);
 }
 
 static void src_release(void *opaque, const void *buf) {
@@ -224,6 +292,12 @@ int sr_jxl_encode(sr_jxl *j, float distance, int effort) {
     JxlColorEncodingSetToSRGB(&srgb, JXL_FALSE);
     if (JxlEncoderSetColorEncoding(enc, &srgb) != JXL_ENC_SUCCESS) return failed(j, enc, "colour encoding");
   }
+  /* The boxes go before the codestream; closing the input (the last frame) closes them. */
+  if ((j->exif || j->xmp) && JxlEncoderUseBoxes(enc) != JXL_ENC_SUCCESS) return failed(j, enc, "boxes");
+  if (j->exif && JxlEncoderAddBox(enc, "Exif", j->exif, j->exif_len, JXL_FALSE) != JXL_ENC_SUCCESS)
+    return failed(j, enc, "EXIF");
+  if (j->xmp && JxlEncoderAddBox(enc, "xml ", j->xmp, j->xmp_len, JXL_FALSE) != JXL_ENC_SUCCESS)
+    return failed(j, enc, "XMP");
   JxlEncoderFrameSettings *settings = JxlEncoderFrameSettingsCreate(enc, NULL);
   if (!settings || JxlEncoderSetFrameDistance(settings, distance) != JXL_ENC_SUCCESS ||
       JxlEncoderFrameSettingsSetOption(settings, JXL_ENC_FRAME_SETTING_EFFORT, effort) != JXL_ENC_SUCCESS ||
@@ -231,9 +305,11 @@ int sr_jxl_encode(sr_jxl *j, float distance, int effort) {
       JxlEncoderFrameSettingsSetOption(settings, JXL_ENC_FRAME_SETTING_BUFFERING, 2) != JXL_ENC_SUCCESS)
     return failed(j, enc, "settings");
   struct JxlChunkedFrameInputSource source = {j, src_format, src_data, src_extra_format, src_extra_data, src_release};
-  if (JxlEncoderAddChunkedFrame(settings, JXL_TRUE, source) != JXL_ENC_SUCCESS) return failed(j, enc, "encode");
-  JxlEncoderCloseInput(enc);
-  if (JxlEncoderFlushInput(enc) != JXL_ENC_SUCCESS) return failed(j, enc, "encode");
+  /* With an output processor, adding the last frame encodes it (libjxl flushes it there). */
+  giving_way = effort <= SR_JXL_GIVE_WAY_MAX_EFFORT;
+  JxlEncoderStatus added = JxlEncoderAddChunkedFrame(settings, JXL_TRUE, source);
+  giving_way = 0;
+  if (added != JXL_ENC_SUCCESS) return failed(j, enc, "encode");
   JxlEncoderDestroy(enc);
   return 0;
 }

@@ -1,7 +1,8 @@
 // JPEG XL output. Lossy: the input's upright rows (the same sources AVIF output reads, avif-path.ts) go
 // into the JXL encoder (wasm/jxl-engine.ts), in its own module, which holds them as 8-bit RGB(A) and
 // encodes them through libjxl's chunked-frame API at the mapped distance. The input's ICC profile is kept
-// (its rows are in that profile's colours); EXIF and XMP are not written. Lossless: a JPEG's own
+// (its rows are in that profile's colours); EXIF and XMP, with metadata=keep only and their orientation
+// reset as for the other outputs (the source's metadata), go in Exif and xml boxes. Lossless: a JPEG's own
 // coefficients re-coded, with what rebuilds the JPEG byte for byte (transcodeJpeg).
 import { ApiError } from '../../errors.ts';
 import { encodeRows, type RowSource } from '../row-source.ts';
@@ -27,7 +28,7 @@ export async function encodeJxl(
   const input = FORMAT_NAMES[inputFormat] as EngineInput;
   const encoded = await encodeRows(input, request, width, channels, source, timings, {
     open: () => new JxlRowEncoder(width, height, channels),
-    setUp: (encoder) => encoder.setIcc(source.metadata.icc),
+    setUp: (encoder) => encoder.setMetadata(source.metadata),
     encode: async (encoder, quality) => encoder.encode(encoderQuality('jxl', quality), JXL_EFFORT),
   });
   return { ...encoded, inputFormat, format: 'jxl', width, height, lossless: false, timings };

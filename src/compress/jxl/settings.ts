@@ -16,10 +16,11 @@ export const JXL_LOSSLESS_EFFORT = 7;
 
 /**
  * The largest output, in pixels, JPEG XL is written at, whatever the memory budget: 2048 × 2048, libjxl's
- * DC group, its unit of streaming. libjxl encodes in one call with no point to give way, and past one
- * group its time keeps growing (effort 5: 8 s at 4 MP, 11 s at 12 MP in Node) while the isolate's other
- * requests wait. A larger output is refused with 422, saying the width that fits. Under the default
- * MEMORY_BUDGET_MB the memory plan refuses sooner (about 1.2 MP: jxlPeakBytes).
+ * DC group, its unit of streaming. The encode gives way inside libjxl's two longest loops only
+ * (wasm/patches/jxl/); the rest of a DC group's work (colour transform, masking, tokens, histograms:
+ * about 600 ns a pixel) runs in stretches that grow with the group, some 1–1.5 s at a whole group, while
+ * the isolate's other requests wait. A larger output is refused with 422, saying the width that fits.
+ * Under the default MEMORY_BUDGET_MB the memory plan refuses sooner (about 1.2 MP: jxlPeakBytes).
  */
 export const JXL_MAX_PIXELS = 2048 * 2048;
 // A lossless transcode is one call too (1–7 s for the camera photos): the same cap holds for it.

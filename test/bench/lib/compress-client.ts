@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { fetchOnce } from './load.ts';
 
 export interface CompressOptions {
-  format?: 'jpeg' | 'png' | 'webp' | 'avif';
+  format?: 'jpeg' | 'png' | 'webp' | 'avif' | 'jxl';
   quality?: number;
   width?: number;
   height?: number;
