@@ -35,6 +35,8 @@ const STREAM_ENCODER_ROWS = 64;
  */
 export const MAX_TURN_PASSES = 8;
 export const MIN_TURN_BAND_ROWS = 16;
+/** Rows the JPEG engine's row reader hands over at once (wasm/row-batches.ts READ_BATCH), in its memory and in JavaScript's. */
+const TURNED_READ_BATCH_ROWS = 2 * 32;
 /** Whole-image codecs (oxipng, and the PNG writers fed a whole frame): bytes per pixel, measured (docs/image-engine.md). */
 export const WHOLE_IMAGE_BYTES_PER_PIXEL = 16;
 
@@ -160,6 +162,12 @@ export interface Plan {
    * many at a time, one pass of the decoder per band (transform/rows.ts).
    */
   turnBandRows?: number;
+  /**
+   * A transformed JPEG stored turned (EXIF 2–8) whose decoded image is smaller than the window it is
+   * resized to (an enlargement): the engine turns it upright at this decoded size (as stored), before
+   * the resampler, instead of turning a frame of the resized window (transform/path.ts).
+   */
+  turnBeforeResize?: Size;
   /** Estimated peak bytes of the whole request. */
   estimate: number;
 }
@@ -687,13 +695,28 @@ function transformPlan(
     const decoder = frame.progressive
       ? COEFFICIENT_BYTES * header.width * header.height * frame.samplesPerPixel
       : scaledWidth * DECODER_BYTES_PER_COLUMN;
-    const resampler = resized
-      ? resizerBytes(scaledWidth, Math.ceil((header.height * scaleNum) / 8), stored.width, stored.height)
-      : 0;
+    const scaled = { width: scaledWidth, height: Math.ceil((header.height * scaleNum) / 8) };
+    const resampler = resized ? resizerBytes(scaled.width, scaled.height, stored.width, stored.height) : 0;
     // An EXIF turn keeps a frame of what the rows are: the crop's window alone (path.ts), but all of
     // them for trim=border's first pass, which looks for the border in every row (trim.ts).
     const kept = t.trim === TRIM_BORDER ? resizePixels : geometry.crop.width * geometry.crop.height;
     decoding = decoder + resampler + (header.orientation !== 1 ? kept * channelsOf(header) : 0);
+    // Or the turn comes first, on a frame of the decoded image, whose upright rows (RGBA, for the
+    // resampler fed from outside the engine) are then resized: the smaller frame of the two. An
+    // enlargement's decoded image is far smaller than its resized window (a 36 MP cover of an 8 MP
+    // photo: 24 MB against 108 MB).
+    if (header.orientation !== 1 && resized) {
+      const up = swap ? { width: scaled.height, height: scaled.width } : scaled;
+      const first =
+        decoder +
+        scaled.width * scaled.height * channelsOf(header) +
+        up.width * (channelsOf(header) * TURNED_READ_BATCH_ROWS + 4 * 2) +
+        resizerBytes(up.width, up.height, resize.width, resize.height);
+      if (first < decoding) {
+        decoding = first;
+        base.turnBeforeResize = scaled;
+      }
+    }
   } else if (inputFormat === 'webp' && !header.animation) {
     const resampler = resized ? resizerBytes(header.width, header.height, stored.width, stored.height) : 0;
     const channels = header.hasAlphaChannel ? 4 : 3;

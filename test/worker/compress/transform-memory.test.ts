@@ -7,6 +7,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readHeader } from '../../../src/compress/header.ts';
 import { plan } from '../../../src/compress/memory-plan.ts';
 import { transformOf } from '../../../src/compress/transform/options.ts';
+import type { RgbaImage } from '../../../wasm/image.ts';
+import { resetWasmInstances, wasmMemoryReport } from '../../../wasm/instances.ts';
 import { makeKey, type TestKey } from '../helpers.ts';
 import {
   bodyBytes,
@@ -132,6 +134,53 @@ describe('transformations under a reduced memory budget', () => {
       env: { MEMORY_BUDGET_MB: String(tight) },
     });
     expect(error.message).toMatch(/it fits with width=\d+ or less/);
+  }, 30_000);
+
+  it('an enlargement of a JPEG stored turned (EXIF 6) turns it before the upscale: no frame of the enlarged window', async () => {
+    // Stored 300×200, upright 200×300; cover 1500×1500 resizes it to 1500×2250 and keeps 1500×1500. A
+    // frame of that window (6.75 MB, what the engine kept to turn the resized rows) would not fit beside
+    // the request; a frame of the decoded photo (180 KB) does.
+    const stored = photo(300, 200);
+    const turned = withJpegOrientation(jpegOf(stored, 90), 6);
+    const upright: RgbaImage = { data: new Uint8Array(200 * 300 * 4), width: 200, height: 300 };
+    const pixels = new Uint32Array(upright.data.buffer);
+    const source = new Uint32Array(stored.data.buffer);
+    for (let y = 0; y < 300; y++) for (let x = 0; x < 200; x++) pixels[y * 200 + x] = source[(199 - x) * 300 + y]!;
+    const uprightJpeg = jpegOf(upright, 90);
+    const request = {
+      format: 'jpeg' as const,
+      quality: 80,
+      width: 1500,
+      height: 1500,
+      transform: transformOf({ fit: 'cover' }),
+    };
+    // The smallest budget of the same enlargement of the photo stored upright (its JPEG streamed), and a
+    // megabyte: room for a frame of the decoded photo, not of the window.
+    const uprightAt = (mb: number) =>
+      plan('jpeg', readHeader('jpeg', uprightJpeg), turned.length, request, mb * MiB).estimate;
+    let mb = 1;
+    while (uprightAt(mb) > mb * MiB) mb++;
+    mb++;
+    expect(uprightAt(mb) + 1500 * 1500 * 3).toBeGreaterThan(mb * MiB);
+    const estimate = plan('jpeg', readHeader('jpeg', turned), turned.length, request).estimate;
+    const parts = { image: turned, fit: 'cover', width: '1500', height: '1500' };
+    resetWasmInstances();
+    const res = await compressCall(pro.key, parts, { env: { MEMORY_BUDGET_MB: String(mb) } });
+    const body = await bodyBytes(res);
+    expect(res.status, new TextDecoder().decode(body.subarray(0, 300))).toBe(200);
+    // What the engine's instances held, within the plan.
+    const peak = wasmMemoryReport().peak_bytes;
+    expect(peak).toBeGreaterThan(0);
+    expect(peak).toBeLessThanOrEqual(estimate);
+    // The same picture as the photo stored upright: EXIF 6 is a quarter turn clockwise.
+    const reference = await compressCall(pro.key, { ...parts, image: uprightJpeg });
+    expect(reference.status).toBe(200);
+    const expected = decodeAny(await bodyBytes(reference));
+    const image = decodeAny(body);
+    expect([image.width, image.height]).toEqual([1500, 1500]);
+    let sum = 0;
+    for (let i = 0; i < image.data.length; i++) sum += Math.abs(image.data[i]! - expected.data[i]!);
+    expect(sum / image.data.length).toBeLessThan(2);
   }, 30_000);
 
   it('an enlargement to 24 MP is written as a streamed baseline JPEG, not with a 72 MB progressive buffer', async () => {
