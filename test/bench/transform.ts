@@ -11,7 +11,7 @@
 // - crops of a 48 MP and a 24 MP photo (part `crops`, not in the default parts): request time (median of
 //   warm requests) and peak growth, with the output's SHA-256, to put a run of another engine beside.
 // BENCH_TRANSFORM_PHOTOS=N measures N of them, spread over the list; BENCH_TRANSFORM_PARTS=times (or
-// fits, memory, comma-separated) runs only those parts.
+// fits, memory, comma-separated) runs only those parts; BENCH_TRANSFORM_FITS=contain,cover only those fits.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -58,6 +58,10 @@ const SHARP: Record<FitMode, { fit: keyof FitEnum; withoutEnlargement?: boolean 
  * and its engines' peak memory is logged per photo beside the plan's estimate, with its status and SSIM.
  */
 const ENGINE = process.env.BENCH_TRANSFORM_ENGINE === '1';
+/** BENCH_TRANSFORM_FITS=contain,cover measures only those fits. */
+const FITS: readonly FitMode[] = process.env.BENCH_TRANSFORM_FITS
+  ? FIT_MODES.filter((fit) => process.env.BENCH_TRANSFORM_FITS!.split(',').includes(fit))
+  : FIT_MODES;
 const MiB = 1024 * 1024;
 
 const log = (line: string) => console.error(line);
@@ -169,7 +173,7 @@ async function sharpFit(photo: Photo, fit: FitMode, w: number, h: number): Promi
 async function benchFits(service: Service, all: Photo[]): Promise<FitRow[]> {
   const rows: FitRow[] = [];
   for (const [w, h] of BOXES) {
-    for (const fit of FIT_MODES) {
+    for (const fit of FITS) {
       const ssims: number[] = [];
       const sharpSsims: number[] = [];
       const ratios: number[] = [];
