@@ -178,6 +178,20 @@ export interface Plan {
  */
 export const outputBytesPerPixel = (quality: number): number => (quality <= 85 ? 0.3 : quality <= 95 ? 0.6 : 1.2);
 
+/**
+ * The same for an enlargement by `scale` (the square root of the resized image's pixels over the
+ * source's): its detail is the source's, spread over scale² as many pixels, while the edges that cost
+ * bytes grow only about scale times longer; so below ENLARGED_OUTPUT_FULL_SCALE² it is taken as a
+ * photo's, and past it as falling with √scale. Measured on camera photos (JPEG, 2026-11-29;
+ * docs/experiments/transform.md): at quality 100, 1.08 bytes a pixel at scale 1.17 (this rule: 1.2),
+ * 0.70 at 2.34 (0.86), 0.63 at 2.45 (0.84), 0.58 at 3.1 (0.75), 0.46 at 3.5 (0.70); at quality 80,
+ * at most 0.12 from scale 1.8 up (0.24 or less).
+ */
+export const enlargedOutputBytesPerPixel = (quality: number, scale: number): number =>
+  outputBytesPerPixel(quality) * Math.min(1, ENLARGED_OUTPUT_FULL_SCALE / Math.sqrt(Math.max(1, scale)));
+/** Up to this scale² an enlargement's output is counted as a photo's of its size (enlargedOutputBytesPerPixel). */
+const ENLARGED_OUTPUT_FULL_SCALE = 1.1;
+
 /** The smallest DCT scale M/8 at which the decoded image still covers the wanted size. */
 export function dctScale(input: Size, wanted: Size): number {
   for (let m = 1; m < 8; m++) {
@@ -731,7 +745,13 @@ function transformPlan(
   decoding += output.width * 4 * 3 + filterBytes(content.width, t);
   const frameBytes = needsFrame(t.flip, t.rotate) ? content.width * content.height * 4 : 0;
   const fixed = REQUEST_BASE_BYTES + uploadBytes * 2;
-  const outputBuffers = outPixels * outputBytesPerPixel(request.quality) * 2;
+  // JPEG output of an enlargement writes less a pixel than a photo of its size (measured).
+  const scale = Math.sqrt(resizePixels / (upright.width * upright.height));
+  const rate =
+    request.format === 'jpeg'
+      ? enlargedOutputBytesPerPixel(request.quality, scale)
+      : outputBytesPerPixel(request.quality);
+  const outputBuffers = outPixels * rate * 2;
   /**
    * The estimate `of` gives with the frame: whole when that fits, else in bands of the content's rows (a
    * decoder pass each, at most MAX_TURN_PASSES) that fit, else whole (over the budget: refused with the

@@ -5,7 +5,7 @@
 // Blur and sharpen run in a budget that holds their windows of rows but not a frame of their output.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readHeader } from '../../../src/compress/header.ts';
-import { plan } from '../../../src/compress/memory-plan.ts';
+import { enlargedOutputBytesPerPixel, outputBytesPerPixel, plan } from '../../../src/compress/memory-plan.ts';
 import { transformOf } from '../../../src/compress/transform/options.ts';
 import type { RgbaImage } from '../../../wasm/image.ts';
 import { resetWasmInstances, wasmMemoryReport } from '../../../wasm/instances.ts';
@@ -181,6 +181,36 @@ describe('transformations under a reduced memory budget', () => {
     let sum = 0;
     for (let i = 0; i < image.data.length; i++) sum += Math.abs(image.data[i]! - expected.data[i]!);
     expect(sum / image.data.length).toBeLessThan(2);
+  }, 30_000);
+
+  it('an enlargement at quality 100 is planned with the output an upscale writes, not a photo of that size at full detail', async () => {
+    // 200×150 → cover 1500×1500 (10× wider and higher). A photo of 2.25 MP at quality 100 may write 1.2
+    // bytes a pixel; its upscale writes far less (the detail is the small photo's). Within 2 MB of the
+    // budget the same enlargement needs at quality 80, the quality-100 one is made.
+    const small = jpegOf(photo(200, 150), 90);
+    const parts = { image: small, fit: 'cover', width: '1500', height: '1500' };
+    const at = (quality: number, mb: number) =>
+      plan(
+        'jpeg',
+        readHeader('jpeg', small),
+        small.length,
+        { format: 'jpeg', quality, width: 1500, height: 1500, transform: transformOf({ fit: 'cover' }) },
+        mb * MiB,
+      ).estimate;
+    let mb = 1;
+    while (at(80, mb) > mb * MiB) mb++;
+    mb += 2;
+    // Two copies of the output at a full-detail photo's 1.2 bytes a pixel would not fit.
+    expect(at(80, mb) + 1500 * 1500 * (outputBytesPerPixel(100) - outputBytesPerPixel(80)) * 2).toBeGreaterThan(
+      mb * MiB,
+    );
+    resetWasmInstances();
+    const res = await compressCall(pro.key, { ...parts, quality: '100' }, { env: { MEMORY_BUDGET_MB: String(mb) } });
+    const body = await bodyBytes(res);
+    expect(res.status, new TextDecoder().decode(body.subarray(0, 300))).toBe(200);
+    expect(wasmMemoryReport().peak_bytes).toBeLessThanOrEqual(at(100, mb));
+    // The output is within what the plan allowed it.
+    expect(body.length).toBeLessThanOrEqual(1500 * 1500 * enlargedOutputBytesPerPixel(100, 10));
   }, 30_000);
 
   it('an enlargement to 24 MP is written as a streamed baseline JPEG, not with a 72 MB progressive buffer', async () => {
