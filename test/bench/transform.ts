@@ -11,7 +11,8 @@
 // - crops of a 48 MP and a 24 MP photo (part `crops`, not in the default parts): request time (median of
 //   warm requests) and peak growth, with the output's SHA-256, to put a run of another engine beside.
 // BENCH_TRANSFORM_PHOTOS=N measures N of them, spread over the list; BENCH_TRANSFORM_PARTS=times (or
-// fits, memory, comma-separated) runs only those parts; BENCH_TRANSFORM_FITS=contain,cover only those fits.
+// fits, memory, comma-separated) runs only those parts; BENCH_TRANSFORM_FITS=contain,cover only those fits;
+// BENCH_TRANSFORM_NAMES=a.jpg,b.jpg only those photos.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -134,7 +135,8 @@ interface Photo {
 function photos(): Photo[] {
   const names = readdirSync(CAMERA_DIR)
     .filter((f) => /\.jpe?g$/i.test(f))
-    .sort();
+    .sort()
+    .filter((f) => !process.env.BENCH_TRANSFORM_NAMES || process.env.BENCH_TRANSFORM_NAMES.split(',').includes(f));
   const limit = Math.min(names.length, Number(process.env.BENCH_TRANSFORM_PHOTOS ?? names.length));
   return Array.from({ length: limit }, (_, i) => names[Math.floor((i * names.length) / limit)]!).map((name) => ({
     name,
