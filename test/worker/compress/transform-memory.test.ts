@@ -5,7 +5,12 @@
 // Blur and sharpen run in a budget that holds their windows of rows but not a frame of their output.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readHeader } from '../../../src/compress/header.ts';
-import { enlargedOutputBytesPerPixel, outputBytesPerPixel, plan } from '../../../src/compress/memory-plan.ts';
+import {
+  enlargedOutputBytesPerPixel,
+  outputBytesPerPixel,
+  PADDING_OUTPUT_BYTES_PER_PIXEL,
+  plan,
+} from '../../../src/compress/memory-plan.ts';
 import { transformOf } from '../../../src/compress/transform/options.ts';
 import type { RgbaImage } from '../../../wasm/image.ts';
 import { resetWasmInstances, wasmMemoryReport } from '../../../wasm/instances.ts';
@@ -211,6 +216,36 @@ describe('transformations under a reduced memory budget', () => {
     expect(wasmMemoryReport().peak_bytes).toBeLessThanOrEqual(at(100, mb));
     // The output is within what the plan allowed it.
     expect(body.length).toBeLessThanOrEqual(1500 * 1500 * enlargedOutputBytesPerPixel(100, 10));
+  }, 30_000);
+
+  it('fit=pad counts its background as the few bytes a flat block writes, not as picture', async () => {
+    // 300×50 padded into 1500×1500: the picture is 1500×250, the rest (1.9 MP) background. Within a
+    // megabyte of what the same picture needs unpadded (fit=contain), at quality 100, it is made.
+    const wide = jpegOf(photo(300, 50), 90);
+    const at = (fit: 'contain' | 'pad', mb: number) =>
+      plan(
+        'jpeg',
+        readHeader('jpeg', wide),
+        wide.length,
+        { format: 'jpeg', quality: 100, width: 1500, height: 1500, transform: transformOf({ fit }) },
+        mb * MiB,
+      ).estimate;
+    let mb = 1;
+    while (at('contain', mb) > mb * MiB) mb++;
+    mb++;
+    // The background at a picture's bytes a pixel (at the least, a 5× enlargement's), twice, would not fit.
+    const background = 1500 * 1250;
+    expect(at('contain', mb) + background * enlargedOutputBytesPerPixel(100, 5) * 2).toBeGreaterThan(mb * MiB);
+    const parts = { image: wide, fit: 'pad', width: '1500', height: '1500', quality: '100' };
+    const res = await compressCall(pro.key, parts, { env: { MEMORY_BUDGET_MB: String(mb) } });
+    const body = await bodyBytes(res);
+    expect(res.status, new TextDecoder().decode(body.subarray(0, 300))).toBe(200);
+    expect([res.headers.get('x-image-width'), res.headers.get('x-image-height')]).toEqual(['1500', '1500']);
+    // What the background really wrote: the padded output less the unpadded one, within its allowance.
+    const contain = await bodyBytes(
+      await compressCall(pro.key, { ...parts, fit: 'contain' }, { env: { MEMORY_BUDGET_MB: String(mb) } }),
+    );
+    expect(body.length - contain.length).toBeLessThanOrEqual(background * PADDING_OUTPUT_BYTES_PER_PIXEL);
   }, 30_000);
 
   it('an enlargement to 24 MP is written as a streamed baseline JPEG, not with a 72 MB progressive buffer', async () => {
