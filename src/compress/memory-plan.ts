@@ -35,6 +35,8 @@ const STREAM_ENCODER_ROWS = 64;
  */
 export const MAX_TURN_PASSES = 8;
 export const MIN_TURN_BAND_ROWS = 16;
+/** Rows the JPEG engine's row reader hands over at once (wasm/row-batches.ts READ_BATCH), in its memory and in JavaScript's. */
+const TURNED_READ_BATCH_ROWS = 2 * 32;
 /** Whole-image codecs (oxipng, and the PNG writers fed a whole frame): bytes per pixel, measured (docs/image-engine.md). */
 export const WHOLE_IMAGE_BYTES_PER_PIXEL = 16;
 
@@ -162,6 +164,12 @@ export interface Plan {
    * many at a time, one pass of the decoder per band (transform/rows.ts).
    */
   turnBandRows?: number;
+  /**
+   * A transformed JPEG stored turned (EXIF 2–8) whose decoded image is smaller than the window it is
+   * resized to (an enlargement): the engine turns it upright at this decoded size (as stored), before
+   * the resampler, instead of turning a frame of the resized window (transform/path.ts).
+   */
+  turnBeforeResize?: Size;
   /** Estimated peak bytes of the whole request. */
   estimate: number;
 }
@@ -171,6 +179,28 @@ export interface Plan {
  * writes more, and the budget's margin covers what an estimate cannot know before encoding.
  */
 export const outputBytesPerPixel = (quality: number): number => (quality <= 85 ? 0.3 : quality <= 95 ? 0.6 : 1.2);
+
+/**
+ * The same for an enlargement by `scale` (the square root of the resized image's pixels over the
+ * source's): its detail is the source's, spread over scale² as many pixels, while the edges that cost
+ * bytes grow only about scale times longer; so below ENLARGED_OUTPUT_FULL_SCALE² it is taken as a
+ * photo's, and past it as falling with √scale. Measured on camera photos (JPEG, 2026-11-29;
+ * docs/experiments/transform.md): at quality 100, 1.08 bytes a pixel at scale 1.17 (this rule: 1.2),
+ * 0.70 at 2.34 (0.86), 0.63 at 2.45 (0.84), 0.58 at 3.1 (0.75), 0.46 at 3.5 (0.70); at quality 80,
+ * at most 0.12 from scale 1.8 up (0.24 or less).
+ */
+export const enlargedOutputBytesPerPixel = (quality: number, scale: number): number =>
+  outputBytesPerPixel(quality) * Math.min(1, ENLARGED_OUTPUT_FULL_SCALE / Math.sqrt(Math.max(1, scale)));
+/**
+ * JPEG output per pixel of `fit=pad`'s background: a flat 8×8 block is a DC difference of 0 and an
+ * end of block per component, 14 bits with the standard tables at 4:4:4 (0.027 bytes a pixel), 32
+ * bits per 16×16 at 4:2:0, and the blocks the picture's edge cuts add a little. Measured, the padded
+ * output less the unpadded one: 0.035 at q100 (300×50 padded to 1500×1500, transform-memory.test.ts),
+ * 0.018 at q80 (the iPhone 4S padded to 6000×6000: 0.16 MB for 9 MP of background).
+ */
+export const PADDING_OUTPUT_BYTES_PER_PIXEL = 0.04;
+/** Up to this scale² an enlargement's output is counted as a photo's of its size (enlargedOutputBytesPerPixel). */
+const ENLARGED_OUTPUT_FULL_SCALE = 1.1;
 
 /** The smallest DCT scale M/8 at which the decoded image still covers the wanted size. */
 export function dctScale(input: Size, wanted: Size): number {
@@ -707,13 +737,28 @@ function transformPlan(
     const decoder = frame.progressive
       ? COEFFICIENT_BYTES * header.width * header.height * frame.samplesPerPixel
       : scaledWidth * DECODER_BYTES_PER_COLUMN;
-    const resampler = resized
-      ? resizerBytes(scaledWidth, Math.ceil((header.height * scaleNum) / 8), stored.width, stored.height)
-      : 0;
+    const scaled = { width: scaledWidth, height: Math.ceil((header.height * scaleNum) / 8) };
+    const resampler = resized ? resizerBytes(scaled.width, scaled.height, stored.width, stored.height) : 0;
     // An EXIF turn keeps a frame of what the rows are: the crop's window alone (path.ts), but all of
     // them for trim=border's first pass, which looks for the border in every row (trim.ts).
     const kept = t.trim === TRIM_BORDER ? resizePixels : geometry.crop.width * geometry.crop.height;
     decoding = decoder + resampler + (header.orientation !== 1 ? kept * channelsOf(header) : 0);
+    // Or the turn comes first, on a frame of the decoded image, whose upright rows (RGBA, for the
+    // resampler fed from outside the engine) are then resized: the smaller frame of the two. An
+    // enlargement's decoded image is far smaller than its resized window (a 36 MP cover of an 8 MP
+    // photo: 24 MB against 108 MB).
+    if (header.orientation !== 1 && resized) {
+      const up = swap ? { width: scaled.height, height: scaled.width } : scaled;
+      const first =
+        decoder +
+        scaled.width * scaled.height * channelsOf(header) +
+        up.width * (channelsOf(header) * TURNED_READ_BATCH_ROWS + 4 * 2) +
+        resizerBytes(up.width, up.height, resize.width, resize.height);
+      if (first < decoding) {
+        decoding = first;
+        base.turnBeforeResize = scaled;
+      }
+    }
   } else if (inputFormat === 'webp' && !header.animation) {
     const resampler = resized ? resizerBytes(header.width, header.height, stored.width, stored.height) : 0;
     const channels = header.hasAlphaChannel ? 4 : 3;
@@ -728,7 +773,16 @@ function transformPlan(
   decoding += output.width * 4 * 3 + filterBytes(content.width, t);
   const frameBytes = needsFrame(t.flip, t.rotate) ? content.width * content.height * 4 : 0;
   const fixed = REQUEST_BASE_BYTES + uploadBytes * 2;
-  const outputBuffers = outPixels * outputBytesPerPixel(request.quality) * 2;
+  // JPEG output of an enlargement writes less a pixel than a photo of its size, and its padding next to
+  // nothing (measured).
+  const scale = Math.sqrt(resizePixels / (upright.width * upright.height));
+  const contentPixels = content.width * content.height;
+  const outputBuffers =
+    request.format === 'jpeg'
+      ? (contentPixels * enlargedOutputBytesPerPixel(request.quality, scale) +
+          (outPixels - contentPixels) * PADDING_OUTPUT_BYTES_PER_PIXEL) *
+        2
+      : outPixels * outputBytesPerPixel(request.quality) * 2;
   /**
    * The estimate `of` gives with the frame: whole when that fits, else in bands of the content's rows (a
    * decoder pass each, at most MAX_TURN_PASSES) that fit, else whole (over the budget: refused with the

@@ -11,14 +11,18 @@
 // - crops of a 48 MP and a 24 MP photo (part `crops`, not in the default parts): request time (median of
 //   warm requests) and peak growth, with the output's SHA-256, to put a run of another engine beside.
 // BENCH_TRANSFORM_PHOTOS=N measures N of them, spread over the list; BENCH_TRANSFORM_PARTS=times (or
-// fits, memory, comma-separated) runs only those parts.
+// fits, memory, comma-separated) runs only those parts; BENCH_TRANSFORM_FITS=contain,cover only those fits;
+// BENCH_TRANSFORM_NAMES=a.jpg,b.jpg only those photos.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import sharp, { type FitEnum, type Sharp } from 'sharp';
 import './lib/images.ts'; // sharp.cache(false), sharp.concurrency(1)
-import { compress, type CompressOptions, type CompressResult } from './lib/compress-client.ts';
+import { adminToken, codecs, compress, type CompressOptions, type CompressResult } from './lib/compress-client.ts';
+import { readHeader } from '../../src/compress/header.ts';
+import { plan } from '../../src/compress/memory-plan.ts';
+import { transformOf } from '../../src/compress/transform/options.ts';
 import { mbOf, withRssPeak } from './lib/rss.ts';
 import type { Service } from './lib/server.ts';
 import { decodeRgb, ssimOf, type Rgb } from './lib/ssim.ts';
@@ -49,6 +53,17 @@ const SHARP: Record<FitMode, { fit: keyof FitEnum; withoutEnlargement?: boolean 
   pad: { fit: 'contain' },
   squeeze: { fit: 'fill' },
 };
+
+/**
+ * BENCH_TRANSFORM_ENGINE=1: each fit request starts from fresh engine instances (/internal/codecs/reset)
+ * and its engines' peak memory is logged per photo beside the plan's estimate, with its status and SSIM.
+ */
+const ENGINE = process.env.BENCH_TRANSFORM_ENGINE === '1';
+/** BENCH_TRANSFORM_FITS=contain,cover measures only those fits. */
+const FITS: readonly FitMode[] = process.env.BENCH_TRANSFORM_FITS
+  ? FIT_MODES.filter((fit) => process.env.BENCH_TRANSFORM_FITS!.split(',').includes(fit))
+  : FIT_MODES;
+const MiB = 1024 * 1024;
 
 const log = (line: string) => console.error(line);
 const PARTS = (process.env.BENCH_TRANSFORM_PARTS ?? 'fits,times,memory').split(',');
@@ -120,7 +135,8 @@ interface Photo {
 function photos(): Photo[] {
   const names = readdirSync(CAMERA_DIR)
     .filter((f) => /\.jpe?g$/i.test(f))
-    .sort();
+    .sort()
+    .filter((f) => !process.env.BENCH_TRANSFORM_NAMES || process.env.BENCH_TRANSFORM_NAMES.split(',').includes(f));
   const limit = Math.min(names.length, Number(process.env.BENCH_TRANSFORM_PHOTOS ?? names.length));
   return Array.from({ length: limit }, (_, i) => names[Math.floor((i * names.length) / limit)]!).map((name) => ({
     name,
@@ -159,16 +175,19 @@ async function sharpFit(photo: Photo, fit: FitMode, w: number, h: number): Promi
 async function benchFits(service: Service, all: Photo[]): Promise<FitRow[]> {
   const rows: FitRow[] = [];
   for (const [w, h] of BOXES) {
-    for (const fit of FIT_MODES) {
+    for (const fit of FITS) {
       const ssims: number[] = [];
       const sharpSsims: number[] = [];
       const ratios: number[] = [];
       const failed: string[] = [];
       let sizeMatches = 0;
       for (const photo of all) {
+        if (ENGINE) await codecs(service.base, adminToken(), true);
         const r = await ours(service, photo, { fit, width: w, height: h });
+        const engine = ENGINE ? await engineLine(service, photo, fit, w, h) : '';
         if (r.status !== 200 || !r.output) {
           failed.push(`${photo.name}: ${r.status} ${r.error ?? ''}`);
+          if (ENGINE) log(`transform: fit=${fit} ${w}×${h} ${photo.name}: ${r.status}${engine}`);
           continue;
         }
         const theirs = await sharpFit(photo, fit, w, h);
@@ -178,6 +197,10 @@ async function benchFits(service: Service, all: Photo[]): Promise<FitRow[]> {
         ssims.push(await ssimOf(theirs.ref, r.output));
         sharpSsims.push(await ssimOf(theirs.ref, theirs.jpeg));
         ratios.push(r.output.length / theirs.jpeg.length);
+        if (ENGINE)
+          log(
+            `transform: fit=${fit} ${w}×${h} ${photo.name}: 200 ${decoded.width}×${decoded.height}, SSIM ${ssims.at(-1)!.toFixed(4)} (sharp's own ${sharpSsims.at(-1)!.toFixed(4)}), ${(r.output.length / MiB).toFixed(2)} MB${engine}`,
+          );
       }
       const row: FitRow = {
         fit,
@@ -199,6 +222,26 @@ async function benchFits(service: Service, all: Photo[]): Promise<FitRow[]> {
     }
   }
   return rows;
+}
+
+/** The engines' peak memory of the last request against the plan's estimate (at the default budget). */
+async function engineLine(service: Service, photo: Photo, fit: FitMode, w: number, h: number): Promise<string> {
+  const report = await codecs(service.base, adminToken());
+  const planned = plan(
+    'jpeg',
+    readHeader('jpeg', photo.bytes),
+    photo.bytes.length,
+    {
+      format: 'jpeg',
+      quality: QUALITY,
+      width: w,
+      height: h,
+      transform: transformOf({ fit }),
+    },
+    100 * MiB,
+  );
+  const how = planned.turnBeforeResize ? ', turned before the resize' : '';
+  return `; engines' peak ${(report.peak_bytes / MiB).toFixed(1)} MB, plan ${(planned.estimate / MiB).toFixed(1)} MB${how}`;
 }
 
 /** Ours and sharp's, one photo after the other, interleaved; medians and the median per-photo ratio. */

@@ -47,6 +47,7 @@ export async function openRows(
 ): Promise<Opened> {
   const mode = request.metadata ?? 'strip';
   const { stored } = plan;
+  if (inputFormat === 'jpeg' && plan.turnBeforeResize) return turnedBeforeResize(request, plan, orientation, timings);
   if (inputFormat === 'jpeg') {
     const { JpegRowReader } = await import('../../../wasm/jpeg-engine.ts');
     const reader = inEngine(
@@ -138,6 +139,73 @@ export async function openRows(
     alpha: input.hasAlpha,
     frames: gif?.frames,
     close: () => {},
+  };
+}
+
+/**
+ * A JPEG stored turned, enlarged (the plan's `turnBeforeResize`): the engine turns a frame of the
+ * decoded image, and its upright rows are resized as they come by the engine's resampler, so the
+ * larger frame of the resized window is never held. Every row of the resized image is made; the
+ * transform slices the crop out of them.
+ */
+async function turnedBeforeResize(
+  request: CompressRequest,
+  plan: Plan,
+  orientation: Orientation,
+  timings: Timings,
+): Promise<Opened> {
+  const [{ JpegRowReader }, { EngineRowResizer }] = await Promise.all([
+    import('../../../wasm/jpeg-engine.ts'),
+    import('../../../wasm/row-resizer.ts'),
+  ]);
+  const decoded = plan.turnBeforeResize!;
+  const { resized } = plan.transform!;
+  const reader = inEngine(
+    'JPEG',
+    () => new JpegRowReader(request.bytes, plan.scaleNum, decoded.width, decoded.height, orientation),
+  );
+  const { width, height, channels } = reader;
+  return {
+    channels: 4,
+    rows: async (sink) => {
+      const resizer = new EngineRowResizer(width, height, resized.width, resized.height, false);
+      const rgba = new Uint8Array(width * 4).fill(255);
+      const out = new Uint8Array(resized.width * 4);
+      // The consumer may stop the rows past its crop by throwing: the resampler is sound then.
+      let failed = true;
+      let stopped = false;
+      try {
+        await reader.rows(async (row) => {
+          const start = performance.now();
+          for (let x = 0, i = 0, o = 0; x < width; x++, i += channels, o += 4) {
+            rgba[o] = row[i]!;
+            rgba[o + 1] = row[i + (channels === 3 ? 1 : 0)]!;
+            rgba[o + 2] = row[i + (channels === 3 ? 2 : 0)]!;
+          }
+          resizer.push(rgba);
+          timings.resize += performance.now() - start;
+          for (;;) {
+            const t = performance.now();
+            const ready = resizer.pull(out);
+            timings.resize += performance.now() - t;
+            if (!ready) break;
+            try {
+              await sink(out);
+            } catch (err) {
+              stopped = true;
+              throw err;
+            }
+          }
+        });
+        failed = false;
+      } finally {
+        resizer.close(failed && !stopped);
+      }
+    },
+    metadata: jpegMetadata(reader.markers, request.metadata ?? 'strip'),
+    alpha: false,
+    stoppable: true,
+    close: (failed) => reader.close(failed),
   };
 }
 

@@ -5,8 +5,15 @@
 // Blur and sharpen run in a budget that holds their windows of rows but not a frame of their output.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readHeader } from '../../../src/compress/header.ts';
-import { plan } from '../../../src/compress/memory-plan.ts';
+import {
+  enlargedOutputBytesPerPixel,
+  outputBytesPerPixel,
+  PADDING_OUTPUT_BYTES_PER_PIXEL,
+  plan,
+} from '../../../src/compress/memory-plan.ts';
 import { transformOf } from '../../../src/compress/transform/options.ts';
+import type { RgbaImage } from '../../../wasm/image.ts';
+import { resetWasmInstances, wasmMemoryReport } from '../../../wasm/instances.ts';
 import { makeKey, type TestKey } from '../helpers.ts';
 import {
   bodyBytes,
@@ -132,6 +139,113 @@ describe('transformations under a reduced memory budget', () => {
       env: { MEMORY_BUDGET_MB: String(tight) },
     });
     expect(error.message).toMatch(/it fits with width=\d+ or less/);
+  }, 30_000);
+
+  it('an enlargement of a JPEG stored turned (EXIF 6) turns it before the upscale: no frame of the enlarged window', async () => {
+    // Stored 300×200, upright 200×300; cover 1500×1500 resizes it to 1500×2250 and keeps 1500×1500. A
+    // frame of that window (6.75 MB, what the engine kept to turn the resized rows) would not fit beside
+    // the request; a frame of the decoded photo (180 KB) does.
+    const stored = photo(300, 200);
+    const turned = withJpegOrientation(jpegOf(stored, 90), 6);
+    const upright: RgbaImage = { data: new Uint8Array(200 * 300 * 4), width: 200, height: 300 };
+    const pixels = new Uint32Array(upright.data.buffer);
+    const source = new Uint32Array(stored.data.buffer);
+    for (let y = 0; y < 300; y++) for (let x = 0; x < 200; x++) pixels[y * 200 + x] = source[(199 - x) * 300 + y]!;
+    const uprightJpeg = jpegOf(upright, 90);
+    const request = {
+      format: 'jpeg' as const,
+      quality: 80,
+      width: 1500,
+      height: 1500,
+      transform: transformOf({ fit: 'cover' }),
+    };
+    // The smallest budget of the same enlargement of the photo stored upright (its JPEG streamed), and a
+    // megabyte: room for a frame of the decoded photo, not of the window.
+    const uprightAt = (mb: number) =>
+      plan('jpeg', readHeader('jpeg', uprightJpeg), turned.length, request, mb * MiB).estimate;
+    let mb = 1;
+    while (uprightAt(mb) > mb * MiB) mb++;
+    mb++;
+    expect(uprightAt(mb) + 1500 * 1500 * 3).toBeGreaterThan(mb * MiB);
+    const estimate = plan('jpeg', readHeader('jpeg', turned), turned.length, request).estimate;
+    const parts = { image: turned, fit: 'cover', width: '1500', height: '1500' };
+    resetWasmInstances();
+    const res = await compressCall(pro.key, parts, { env: { MEMORY_BUDGET_MB: String(mb) } });
+    const body = await bodyBytes(res);
+    expect(res.status, new TextDecoder().decode(body.subarray(0, 300))).toBe(200);
+    // What the engine's instances held, within the plan.
+    const peak = wasmMemoryReport().peak_bytes;
+    expect(peak).toBeGreaterThan(0);
+    expect(peak).toBeLessThanOrEqual(estimate);
+    // The same picture as the photo stored upright: EXIF 6 is a quarter turn clockwise.
+    const reference = await compressCall(pro.key, { ...parts, image: uprightJpeg });
+    expect(reference.status).toBe(200);
+    const expected = decodeAny(await bodyBytes(reference));
+    const image = decodeAny(body);
+    expect([image.width, image.height]).toEqual([1500, 1500]);
+    let sum = 0;
+    for (let i = 0; i < image.data.length; i++) sum += Math.abs(image.data[i]! - expected.data[i]!);
+    expect(sum / image.data.length).toBeLessThan(2);
+  }, 30_000);
+
+  it('an enlargement at quality 100 is planned with the output an upscale writes, not a photo of that size at full detail', async () => {
+    // 200×150 → cover 1500×1500 (10× wider and higher). A photo of 2.25 MP at quality 100 may write 1.2
+    // bytes a pixel; its upscale writes far less (the detail is the small photo's). Within 2 MB of the
+    // budget the same enlargement needs at quality 80, the quality-100 one is made.
+    const small = jpegOf(photo(200, 150), 90);
+    const parts = { image: small, fit: 'cover', width: '1500', height: '1500' };
+    const at = (quality: number, mb: number) =>
+      plan(
+        'jpeg',
+        readHeader('jpeg', small),
+        small.length,
+        { format: 'jpeg', quality, width: 1500, height: 1500, transform: transformOf({ fit: 'cover' }) },
+        mb * MiB,
+      ).estimate;
+    let mb = 1;
+    while (at(80, mb) > mb * MiB) mb++;
+    mb += 2;
+    // Two copies of the output at a full-detail photo's 1.2 bytes a pixel would not fit.
+    expect(at(80, mb) + 1500 * 1500 * (outputBytesPerPixel(100) - outputBytesPerPixel(80)) * 2).toBeGreaterThan(
+      mb * MiB,
+    );
+    resetWasmInstances();
+    const res = await compressCall(pro.key, { ...parts, quality: '100' }, { env: { MEMORY_BUDGET_MB: String(mb) } });
+    const body = await bodyBytes(res);
+    expect(res.status, new TextDecoder().decode(body.subarray(0, 300))).toBe(200);
+    expect(wasmMemoryReport().peak_bytes).toBeLessThanOrEqual(at(100, mb));
+    // The output is within what the plan allowed it.
+    expect(body.length).toBeLessThanOrEqual(1500 * 1500 * enlargedOutputBytesPerPixel(100, 10));
+  }, 30_000);
+
+  it('fit=pad counts its background as the few bytes a flat block writes, not as picture', async () => {
+    // 300×50 padded into 1500×1500: the picture is 1500×250, the rest (1.9 MP) background. Within a
+    // megabyte of what the same picture needs unpadded (fit=contain), at quality 100, it is made.
+    const wide = jpegOf(photo(300, 50), 90);
+    const at = (fit: 'contain' | 'pad', mb: number) =>
+      plan(
+        'jpeg',
+        readHeader('jpeg', wide),
+        wide.length,
+        { format: 'jpeg', quality: 100, width: 1500, height: 1500, transform: transformOf({ fit }) },
+        mb * MiB,
+      ).estimate;
+    let mb = 1;
+    while (at('contain', mb) > mb * MiB) mb++;
+    mb++;
+    // The background at a picture's bytes a pixel (at the least, a 5× enlargement's), twice, would not fit.
+    const background = 1500 * 1250;
+    expect(at('contain', mb) + background * enlargedOutputBytesPerPixel(100, 5) * 2).toBeGreaterThan(mb * MiB);
+    const parts = { image: wide, fit: 'pad', width: '1500', height: '1500', quality: '100' };
+    const res = await compressCall(pro.key, parts, { env: { MEMORY_BUDGET_MB: String(mb) } });
+    const body = await bodyBytes(res);
+    expect(res.status, new TextDecoder().decode(body.subarray(0, 300))).toBe(200);
+    expect([res.headers.get('x-image-width'), res.headers.get('x-image-height')]).toEqual(['1500', '1500']);
+    // What the background really wrote: the padded output less the unpadded one, within its allowance.
+    const contain = await bodyBytes(
+      await compressCall(pro.key, { ...parts, fit: 'contain' }, { env: { MEMORY_BUDGET_MB: String(mb) } }),
+    );
+    expect(body.length - contain.length).toBeLessThanOrEqual(background * PADDING_OUTPUT_BYTES_PER_PIXEL);
   }, 30_000);
 
   it('an enlargement to 24 MP is written as a streamed baseline JPEG, not with a 72 MB progressive buffer', async () => {
