@@ -22,3 +22,24 @@ export async function timedAsync<T>(timings: Timings, phase: keyof Timings, work
     timings[phase] += performance.now() - start;
   }
 }
+
+/** What a row resampler does (wasm/row-resizer.ts): take a row, give back each row it completes. */
+interface RowResampler {
+  push(row: Uint8Array): void;
+  pull(out: Uint8Array): boolean;
+}
+
+/**
+ * Pushes one row into `resizer` and hands each row it completes (in `out`) to `emit`, the resampler's own
+ * time counted as resizing, `emit`'s not.
+ */
+export async function resizeRow(
+  resizer: RowResampler,
+  row: Uint8Array,
+  out: Uint8Array,
+  timings: Timings,
+  emit: (row: Uint8Array) => unknown,
+): Promise<void> {
+  timed(timings, 'resize', () => resizer.push(row));
+  while (timed(timings, 'resize', () => resizer.pull(out))) await emit(out);
+}

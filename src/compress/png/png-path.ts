@@ -15,7 +15,7 @@ import { applyOrientation, flattenOntoWhite } from '../pixels.ts';
 import type { CompressRequest, CompressResult } from '../types.ts';
 import { webpQualityArgument } from '../quality-scale.ts';
 import { encodeAsRequested, encodeAsRequestedAsync } from '../target-size.ts';
-import type { Timings } from '../timings.ts';
+import { resizeRow, type Timings } from '../timings.ts';
 import { PngError, type Chunk } from './chunks.ts';
 import { decodeRows, readPngInfo, type PngInfo } from './decoder.ts';
 import { outputChunks, pngImageMetadata } from './metadata.ts';
@@ -219,16 +219,7 @@ export function rowSource(
       await info.decodeRows(
         async (row) => {
           if (!resizer) return emit(row);
-          const start = performance.now();
-          resizer.push(row);
-          timings.resize += performance.now() - start;
-          for (;;) {
-            const t = performance.now();
-            const ready = resizer.pull(out);
-            timings.resize += performance.now() - t;
-            if (!ready) break;
-            await emit(out);
-          }
+          await resizeRow(resizer, row, out, timings, emit);
         },
         { indices },
       );

@@ -13,7 +13,7 @@ import { jpegMetadata, type ImageMetadata } from '../metadata.ts';
 import { PngError } from '../png/chunks.ts';
 import type { RowProducer } from '../png/writer.ts';
 import { encodeAsRequestedAsync } from '../target-size.ts';
-import type { Timings } from '../timings.ts';
+import { resizeRow, timed, type Timings } from '../timings.ts';
 import type { CompressRequest, CompressResult } from '../types.ts';
 import { jpegMarkersOf, packWebp, webpMetadata } from '../webp-riff.ts';
 import { gravityText } from './options.ts';
@@ -176,26 +176,21 @@ async function turnedBeforeResize(
       let stopped = false;
       try {
         await reader.rows(async (row) => {
-          const start = performance.now();
-          for (let x = 0, i = 0, o = 0; x < width; x++, i += channels, o += 4) {
-            rgba[o] = row[i]!;
-            rgba[o + 1] = row[i + (channels === 3 ? 1 : 0)]!;
-            rgba[o + 2] = row[i + (channels === 3 ? 2 : 0)]!;
-          }
-          resizer.push(rgba);
-          timings.resize += performance.now() - start;
-          for (;;) {
-            const t = performance.now();
-            const ready = resizer.pull(out);
-            timings.resize += performance.now() - t;
-            if (!ready) break;
+          timed(timings, 'resize', () => {
+            for (let x = 0, i = 0, o = 0; x < width; x++, i += channels, o += 4) {
+              rgba[o] = row[i]!;
+              rgba[o + 1] = row[i + (channels === 3 ? 1 : 0)]!;
+              rgba[o + 2] = row[i + (channels === 3 ? 2 : 0)]!;
+            }
+          });
+          await resizeRow(resizer, rgba, out, timings, async (resizedRow) => {
             try {
-              await sink(out);
+              await sink(resizedRow);
             } catch (err) {
               stopped = true;
               throw err;
             }
-          }
+          });
         });
         failed = false;
       } finally {
