@@ -17,15 +17,7 @@ const KEY_NAME = 'e2e build server';
 const LANDING = 'Smaller images and handy web tools, over one API key';
 /** A phone's window (an iPhone 12 to 15's, in CSS pixels). */
 const PHONE = { width: 390, height: 844 };
-/**
- * The most screens of PHONE height any page of the API reference may take. POST /compress, the longest,
- * took 7.3 once its format values (jpg, media types, keep) and the 408 of a slow upload were described,
- * and 10.3 (8,722 px) once the transformations, format=json's ImageInfo, GIF input and the X-Frames,
- * X-Crop-Box, X-Gravity, X-Gain-Map and X-Encoder-Quality headers were, and 12.2 (10,301 px) once trim,
- * blur, sharpen, anim, gravity=face and AVIF and HEIC input were: each is a row a caller needs.
- */
-const DOCS_MAX_SCREENS = 13;
-/** Tabs that load pages side by side where each page is checked alone (the API reference, `next` links). */
+/** Tabs that load pages side by side where each page is checked alone (`next` links). */
 const TABS = 4;
 
 interface Totals {
@@ -494,47 +486,8 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
       const overflow = await p().evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
       expect(overflow, href).toBeLessThanOrEqual(0);
     }
+    await p().setViewportSize({ width: 1280, height: 900 });
   });
-
-  step(
-    'on a phone /docs is an index and a page per operation and schema, each a few screens at most, no table wider than the screen',
-    async () => {
-      await visit('/docs');
-      const pages = [
-        '/docs',
-        ...new Set(
-          await p()
-            .locator('main a[href^="/docs/"]')
-            .evaluateAll((els) => els.map((a) => a.getAttribute('href') ?? '')),
-        ),
-      ];
-      expect(pages.length).toBeGreaterThan(40);
-      const heights: [string, number][] = [];
-      await inTabs(pages, async (tab, path) => {
-        await visit(path, tab);
-        const found = await tab.evaluate<{ height: number; overflow: number; wideTables: string[] }>(`(() => ({
-        height: document.documentElement.scrollHeight,
-        overflow: document.documentElement.scrollWidth - window.innerWidth,
-        wideTables: [...document.querySelectorAll('table')].flatMap((t) => {
-          const r = t.getBoundingClientRect();
-          return r.left < 0 || r.right > window.innerWidth ? [(t.caption ? t.caption.textContent : 'table') + ': ' + Math.round(r.width) + ' px'] : [];
-        }),
-      }))()`);
-        heights.push([path, found.height]);
-        expect(found.overflow, path).toBeLessThanOrEqual(0);
-        expect(found.wideTables, path).toEqual([]);
-      });
-      heights.sort((a, b) => b[1] - a[1]);
-      console.log(
-        `tallest /docs pages at ${PHONE.width} px: ${heights
-          .slice(0, 5)
-          .map(([path, h]) => `${path} ${h} px`)
-          .join(', ')}`,
-      );
-      for (const [path, height] of heights) expect(height, path).toBeLessThanOrEqual(DOCS_MAX_SCREENS * PHONE.height);
-      await p().setViewportSize({ width: 1280, height: 900 });
-    },
-  );
 
   /** Every top-level navigation `act` makes (redirects included), once at least `count` have started. */
   async function navigationsOf(count: number, act: () => Promise<unknown>, tab: Page = p()): Promise<string[]> {
