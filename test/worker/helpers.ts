@@ -151,3 +151,12 @@ export async function expectEachRefused(
     });
   }
 }
+
+/**
+ * Waits for the next minute when fewer than `margin` ms of this one are left: a test that compares two
+ * answers of one minute's window (X-RateLimit-Remaining) must not straddle its edge.
+ */
+export async function awayFromMinuteEdge(margin = 5_000): Promise<void> {
+  const untilNextMinute = 60_000 - (Date.now() % 60_000);
+  if (untilNextMinute < margin) await new Promise((r) => setTimeout(r, untilNextMinute + 50));
+}

@@ -2,7 +2,7 @@ import { SELF, env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/accounts/keys.ts';
 import type { KeyMeter } from '../../src/metering/key-meter.ts';
-import { TestClock, call, makeKey, toolsHeaders, type TestKey } from './helpers.ts';
+import { awayFromMinuteEdge, TestClock, call, makeKey, toolsHeaders, type TestKey } from './helpers.ts';
 
 const MINUTE = 60_000;
 
@@ -211,8 +211,7 @@ describe('concurrency', () => {
   it('a burst of 150 concurrent requests on a free key yields exactly 100 × 200 and 50 × 429', async () => {
     const k = await makeKey({ scopes: ['tools'] });
     // If the burst straddles a minute boundary the split could differ; start well inside a minute.
-    const untilNextMinute = MINUTE - (Date.now() % MINUTE);
-    if (untilNextMinute < 5_000) await new Promise((r) => setTimeout(r, untilNextMinute + 50));
+    await awayFromMinuteEdge();
     const responses = await Promise.all(
       Array.from({ length: 150 }, () =>
         SELF.fetch('https://api.shrinkray.test/api/v1/account', { headers: toolsHeaders(k.key) }),
