@@ -36,7 +36,7 @@ export const compressDoc: RouteConfig = {
     'Every input is decoded, resized and encoded in rows, so what bounds a request is the memory budget, estimated from the header ' +
     'before decoding: a request that could never fit is 422 image_too_large naming the largest width that would. Metadata is ' +
     'stripped except the ICC profile (metadata=keep keeps EXIF and XMP, orientation reset to 1); an HDR gain map (Ultra HDR, ISO 21496-1) is ' +
-    'image data, kept in JPEG output, put through the same resize and transformation (see X-Gain-Map); transparency becomes white in JPEG ' +
+    'image data, kept in JPEG and AVIF output, put through the same resize and transformation (see X-Gain-Map); transparency becomes white in JPEG ' +
     'output. When a JPEG output is not smaller than a same-size JPEG input (no target_kb), it is replaced by a lossless rewrite ' +
     '(coefficients copied, metadata stripped, orientation applied losslessly, Huffman optimised): the input bytes are never returned ' +
     'as they are; a transformed image (fit other than scale-down, rotate, flip, background) is always the transformed image. ' +
@@ -80,7 +80,7 @@ export const compressDoc: RouteConfig = {
         "With gravity=auto or face and a crop: how sure the smart crop was, 0.00–1.00 (face: the faces' scores; no face found: half the saliency's; 0.00 when it fell back to the centre)",
       ),
       'X-Gain-Map': header(
-        'Only when the upload had an HDR gain map (Ultra HDR or ISO 21496-1 JPEG): `kept` when the output carries it (JPEG output: the map put through the orientation, resize and transformation of the picture, after it in an MPF file), `dropped` when it does not (PNG, WebP and AVIF output; a map the MPF index does not lead to; a map that would not fit the memory budget)',
+        'Only when the upload had an HDR gain map (Ultra HDR or ISO 21496-1 JPEG): `kept` when the output carries it (the map put through the orientation, resize and transformation of the picture: JPEG output after it in an MPF file, AVIF output as an ISO 21496-1 tmap item), `dropped` when it does not (PNG, WebP and JPEG XL output; in AVIF a map with only ISO 21496-1 parameters; a map the MPF index does not lead to; a map that would not fit the memory budget)',
       ),
       'Server-Timing': header('decode, resize, encode (desc: number of encodes) and total, in ms'),
     }),

@@ -58,7 +58,7 @@ const imgDoc: RouteConfig = {
       ),
       'X-Crop-Confidence': header('With g=auto or g=face and a crop: how sure the smart crop was, 0.00–1.00'),
       'X-Gain-Map': header(
-        'Only when the source JPEG had an HDR gain map: kept (JPEG output, the map put through the same geometry) or dropped (another format)',
+        'Only when the source JPEG had an HDR gain map: kept (JPEG or AVIF output, the map put through the same geometry) or dropped (another format)',
       ),
     }),
     304: { description: 'If-None-Match named the ETag of the cached image' },
