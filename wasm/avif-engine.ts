@@ -97,15 +97,11 @@ export class AvifRowEncoder extends BorrowedInstance<AvifModule> {
       ['xmp', metadata.xmp],
     ] as const) {
       if (!bytes || bytes.length === 0) continue;
-      const m = this.codec.module;
-      const ptr = m._malloc(bytes.length) >>> 0;
-      if (!ptr) throw new AvifEngineError(`out of memory for the ${name.toUpperCase()} metadata`);
-      try {
-        this.codec.heap().set(bytes, ptr);
-        this.check(this.call(name, this.encoder, ptr, bytes.length));
-      } finally {
-        m._free(ptr);
-      }
+      this.withCopy(
+        bytes,
+        () => new AvifEngineError(`out of memory for the ${name.toUpperCase()} metadata`),
+        (ptr) => this.check(this.call(name, this.encoder, ptr, bytes.length)),
+      );
     }
   }
 
@@ -119,18 +115,14 @@ export class AvifRowEncoder extends BorrowedInstance<AvifModule> {
     metadata: readonly number[],
     quality: number,
   ): void {
-    const m = this.codec.module;
-    const pixels = m._malloc(map.pixels.length) >>> 0;
-    const numbers = m._malloc(metadata.length * 8) >>> 0;
-    try {
-      if (!pixels || !numbers) throw new AvifEngineError('out of memory for the gain map');
-      this.codec.heap().set(map.pixels, pixels);
-      new Float64Array(this.codec.heap().buffer, numbers, metadata.length).set(metadata);
-      this.check(this.call('gain_map', this.encoder, pixels, map.width, map.height, map.channels, numbers, quality));
-    } finally {
-      if (pixels) m._free(pixels);
-      if (numbers) m._free(numbers);
-    }
+    const noRoom = () => new AvifEngineError('out of memory for the gain map');
+    // The engine's malloc aligns to 8, as the doubles need.
+    const numbers = new Uint8Array(new Float64Array(metadata).buffer);
+    this.withCopy(map.pixels, noRoom, (pixels) =>
+      this.withCopy(numbers, noRoom, (values) =>
+        this.check(this.call('gain_map', this.encoder, pixels, map.width, map.height, map.channels, values, quality)),
+      ),
+    );
   }
 
   /**
@@ -180,15 +172,14 @@ export class AvifRowEncoder extends BorrowedInstance<AvifModule> {
   /** A libaom setting (aomenc's name and value), as C strings in the engine for the one call. */
   private option(key: string, value: string): void {
     const bytes = new TextEncoder().encode(`${key}\0${value}\0`);
-    const ptr = this.codec.module._malloc(bytes.length) >>> 0;
-    if (!ptr) throw new AvifEngineError('out of memory for an option');
-    try {
-      this.codec.heap().set(bytes, ptr);
-      if (this.call('option', this.encoder, ptr, ptr + key.length + 1) !== 0)
-        throw new AvifEngineError(`the encoder refused the setting ${key}=${value}`);
-    } finally {
-      this.codec.module._free(ptr);
-    }
+    this.withCopy(
+      bytes,
+      () => new AvifEngineError('out of memory for an option'),
+      (ptr) => {
+        if (this.call('option', this.encoder, ptr, ptr + key.length + 1) !== 0)
+          throw new AvifEngineError(`the encoder refused the setting ${key}=${value}`);
+      },
+    );
   }
 
   private call(name: string, ...args: number[]): number {

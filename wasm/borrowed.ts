@@ -56,6 +56,22 @@ export abstract class BorrowedInstance<M extends EngineHeap> {
     return ptr;
   }
 
+  /**
+   * `use`'s result, given a copy of `bytes` in the instance's memory for the one call, freed after it
+   * whatever happens; `noRoom`'s error when the instance has no room for the copy.
+   */
+  protected withCopy<T>(bytes: Uint8Array, noRoom: () => Error, use: (ptr: number) => T): T {
+    const m = this.codec.module;
+    const ptr = m._malloc(Math.max(1, bytes.length)) >>> 0;
+    if (!ptr) throw noRoom();
+    try {
+      this.codec.heap().set(bytes, ptr);
+      return use(ptr);
+    } finally {
+      m._free(ptr);
+    }
+  }
+
   /** A job over a copy of `input` (none: a job without input), destroyed by close; 0 when out of memory. */
   protected newJob(job: InputJobFunctions, input?: Uint8Array): number {
     const inputPtr = input ? this.copyIn(input) : 0;

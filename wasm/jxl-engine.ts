@@ -82,15 +82,11 @@ export class JxlRowEncoder extends BorrowedInstance<JxlModule> {
 
   private copyInto(what: string, bytes: Uint8Array | undefined, set: (ptr: number, length: number) => number): void {
     if (!bytes || bytes.length === 0) return;
-    const m = this.codec.module;
-    const ptr = m._malloc(bytes.length) >>> 0;
-    if (!ptr) throw new JxlEngineError(`out of memory for the ${what}`);
-    try {
-      this.codec.heap().set(bytes, ptr);
-      this.check(set(ptr, bytes.length));
-    } finally {
-      m._free(ptr);
-    }
+    this.withCopy(
+      bytes,
+      () => new JxlEngineError(`out of memory for the ${what}`),
+      (ptr) => this.check(set(ptr, bytes.length)),
+    );
   }
 
   /**
