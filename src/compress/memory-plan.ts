@@ -55,8 +55,19 @@ const WEBP_DECODER_BYTES_PER_COLUMN = 3 * 64;
 const WEBP_LOSSY_PICTURE_BYTES_PER_PIXEL = 1.5;
 /** What VP8's encoder holds besides the picture: analysis, and the token buffer of the whole image (measured 3.5). */
 const WEBP_LOSSY_ENCODER_BYTES_PER_PIXEL = 3.75;
-/** The same in libwebp's low-memory mode, without the token buffer (measured 1.7; about twice the encoding time). */
-const WEBP_LOW_MEMORY_ENCODER_BYTES_PER_PIXEL = 2;
+/**
+ * The same in libwebp's low-memory mode, without the token buffer (about twice the encoding time): its
+ * analysis and macroblock state, and WEBP_LOW_MEMORY_OUTPUT_COPIES of the output as it is written (the
+ * partitions' bit writers, grown by doubling, and the chunks they are copied into), so the output's
+ * share follows outputBytesPerPixel as the output buffers do. Measured on the engine fed rows as the
+ * pipeline feeds it (`BENCH_AVIFDEC_WEBP=1 npx node test/bench/avifdec-memory.ts`, 2026-11-29): 0.24 a
+ * pixel past the picture on 12 and 24 MP photos (whose outputs are 0.14 a pixel besides); on 12 MP of
+ * noise the part past those 0.24 is 1.8 × the output at q80 (0.69 bytes a pixel: over
+ * outputBytesPerPixel, as a noisy output's buffers are) and 2.5 × at q100. It was 2 a pixel whatever
+ * the quality: noise at q80, 6 times a photo's.
+ */
+const WEBP_LOW_MEMORY_ENCODER_BYTES_PER_PIXEL = 0.3;
+const WEBP_LOW_MEMORY_OUTPUT_COPIES = 3;
 /** Alpha is compressed losslessly (VP8L on the alpha plane): its ARGB copy, hash chain and references (measured 17). */
 const WEBP_ALPHA_ENCODER_BYTES_PER_PIXEL = 18;
 /** The lossless encoder: the ARGB picture and VP8L's hash chain, backward references and transforms (measured 36–39 in all). */
@@ -481,7 +492,7 @@ function estimate(
       return Math.ceil(
         REQUEST_BASE_BYTES +
           uploadBytes +
-          webpEncoderPeak(outPixels, false, p.webp, uploadBytes + decoding) +
+          webpEncoderPeak(outPixels, false, p.webp, uploadBytes + decoding, request.quality) +
           outputBuffers / 2,
       );
     if (rowEncoded(request.format))
@@ -508,14 +519,22 @@ function estimate(
  * The WebP encoder's part of a request: its picture filled while `decoding` bytes are alive (the
  * decoder, resampler, a kept frame), then encoded after they are freed; the peak is the larger phase.
  */
-function webpEncoderPeak(outPixels: number, alpha: boolean, variant: Plan['webp'], decoding: number): number {
+function webpEncoderPeak(
+  outPixels: number,
+  alpha: boolean,
+  variant: Plan['webp'],
+  decoding: number,
+  quality: number,
+): number {
   const webp: NonNullable<Plan['webp']> = variant ?? { lossless: false, lowMemory: false };
   if (webp.lossless) return Math.max(decoding + outPixels * 4, outPixels * WEBP_LOSSLESS_ENCODER_BYTES_PER_PIXEL);
   const picture = outPixels * (WEBP_LOSSY_PICTURE_BYTES_PER_PIXEL + (alpha ? 1 : 0));
   const bounded = (webp.tokenGrowthBytes ?? 0) > 0;
   const internals =
     outPixels *
-    (webp.lowMemory || bounded ? WEBP_LOW_MEMORY_ENCODER_BYTES_PER_PIXEL : WEBP_LOSSY_ENCODER_BYTES_PER_PIXEL);
+    (webp.lowMemory || bounded
+      ? WEBP_LOW_MEMORY_ENCODER_BYTES_PER_PIXEL + WEBP_LOW_MEMORY_OUTPUT_COPIES * outputBytesPerPixel(quality)
+      : WEBP_LOSSY_ENCODER_BYTES_PER_PIXEL);
   const alphaEncoder = alpha ? outPixels * WEBP_ALPHA_ENCODER_BYTES_PER_PIXEL : 0;
   const peak = Math.max(decoding + picture, picture + Math.max(internals, alphaEncoder));
   // A bounded token buffer: the low-memory peak, plus the growth allowed and one growth step past it.
@@ -556,7 +575,7 @@ function webpEstimate(header: ImageHeader, request: PlanRequest, p: Omit<Plan, '
   if (rowEncoded(request.format)) {
     return decoder + resampler + upright + avifEncoderBytes(p, request);
   } else if (request.format === 'webp') {
-    return webpEncoderPeak(outPixels, alpha, p.webp, decoder + resampler + upright);
+    return webpEncoderPeak(outPixels, alpha, p.webp, decoder + resampler + upright, request.quality);
   } else if (request.format === 'jpeg') {
     const kept = header.orientation >= 3 || request.targetKb !== undefined ? outPixels * 3 : 0;
     encoder =
@@ -626,7 +645,7 @@ function pngEstimate(
     writer = outPixels * (4 + 3 + 3) + encoderBuffer(p.output, request.quality, header);
   } else {
     // Rows fill the WebP encoder's picture (in batches: the decoder's rows are alive meanwhile).
-    writer = webpEncoderPeak(outPixels, header.hasAlphaChannel, p.webp, 0);
+    writer = webpEncoderPeak(outPixels, header.hasAlphaChannel, p.webp, 0, request.quality);
   }
   const outputBuffers =
     request.format === 'png' || rowEncoded(request.format) ? 0 : outPixels * outputBytesPerPixel(request.quality) * 2;
@@ -834,7 +853,7 @@ function transformPlan(
     const estimated = framed(
       (frame) =>
         fixed +
-        webpEncoderPeak(outPixels, alpha, webp, decoding + frame) +
+        webpEncoderPeak(outPixels, alpha, webp, decoding + frame, request.quality) +
         outputBuffers / 2 +
         animationBytes(inputFormat, header, uploadBytes, request, output),
     );
