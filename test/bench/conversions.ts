@@ -7,6 +7,7 @@
 // and four 12 MP compressions sent at once (200 or 503 overloaded, never 500), to WebP and to AVIF.
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { basename, extname } from 'node:path';
 import sharp from 'sharp';
 import { compress, type CompressOptions, type CompressResult } from './lib/compress-client.ts';
 import { syntheticPhoto } from './lib/images.ts';
@@ -27,6 +28,11 @@ const FORMATS: Format[] = process.env.BENCH_CONVERSIONS_OUTPUTS
 /** BENCH_CONVERSIONS_INPUTS=AVIF,24 MP (comma-separated): only the inputs whose name contains every one of these. */
 const INPUT_FILTER = (process.env.BENCH_CONVERSIONS_INPUTS ?? '').split(',').filter(Boolean);
 const chosen = (input: { name: string }) => INPUT_FILTER.every((part) => input.name.includes(part));
+/**
+ * BENCH_CONVERSIONS_FILES=a.avif,b.webp (comma-separated): these files too, as photos, named by their file
+ * (test/bench/avifdec-memory.ts makes AVIFs of the synthetic photo at each depth and chroma layout).
+ */
+const EXTRA_FILES = (process.env.BENCH_CONVERSIONS_FILES ?? '').split(',').filter(Boolean);
 /** The width of a photo's PNG output. */
 const PHOTO_PNG_WIDTH = 3000;
 /** Compressions sent at once in the concurrency case. */
@@ -129,6 +135,12 @@ async function inputs(service: Service): Promise<{ matrix: Input[]; big: Input[]
       { name: `12 MP photo WebP (${px})`, file: 'in.webp', bytes: webp12, photo: true },
       { name: `12 MP photo AVIF (${px})`, file: 'in.avif', bytes: avif12, photo: true },
       ...pngInput('12 MP screenshot PNG', shot12, false),
+      ...EXTRA_FILES.map((path) => ({
+        name: basename(path),
+        file: `in${extname(path)}`,
+        bytes: new Uint8Array(readFileSync(path)),
+        photo: true,
+      })),
     ],
     big: [
       { name: `24 MP photo JPEG (${px24})`, file: 'in.jpg', bytes: jpeg24, photo: true },
