@@ -63,8 +63,8 @@ const WEBP_LOSSY_ENCODER_BYTES_PER_PIXEL = 3.75;
  * pipeline feeds it (`BENCH_AVIFDEC_WEBP=1 npx node test/bench/avifdec-memory.ts`, 2026-11-29): 0.24 a
  * pixel past the picture on 12 and 24 MP photos (whose outputs are 0.14 a pixel besides); on 12 MP of
  * noise the part past those 0.24 is 1.8 × the output at q80 (0.69 bytes a pixel: over
- * outputBytesPerPixel, as a noisy output's buffers are) and 2.5 × at q100. It was 2 a pixel whatever
- * the quality: noise at q80, 6 times a photo's.
+ * outputBytesPerPixel, as a noisy output's buffers are) and 2.5 × at q100; counted 0.3 and 3 × with a
+ * margin. It was 2 a pixel whatever the quality: noise at q80, 6 times a photo's.
  */
 const WEBP_LOW_MEMORY_ENCODER_BYTES_PER_PIXEL = 0.3;
 const WEBP_LOW_MEMORY_OUTPUT_COPIES = 3;
