@@ -1,14 +1,21 @@
 // A JPEG's HDR gain map carried into AVIF output (issue 51): the stored map decoded whole (a sixteenth of
 // the picture's pixels or less), put through the picture's geometry as for a JPEG output (transformed.ts),
-// and handed to the AVIF encoder with its Ultra HDR parameters turned into ISO 21496-1's, which libavif
-// writes as a 'tmap' item beside the picture: the picture stays the SDR rendition every viewer shows, and
-// an HDR screen applies the map. What cannot be carried is dropped, never a failure: the response says so.
+// and handed to the AVIF encoder with its ISO 21496-1 numbers (read from the map's ISO 21496-1 block, or
+// turned from its Ultra HDR hdrgm XMP), which libavif writes as a 'tmap' item beside the picture: the
+// picture stays the SDR rendition every viewer shows, and an HDR screen applies the map. What cannot be
+// carried is dropped, never a failure: the response says so.
 import { withJpegJob } from '../../../wasm/jpeg-engine.ts';
 import { encoderQuality } from '../quality-scale.ts';
 import type { AvifGainMapInput, CompressRequest, CompressResult } from '../types.ts';
 import type { GainMapImage } from './detect.ts';
+import { type IsoGainMapMetadata, readIsoGainMap } from './iso21496.ts';
 import { GAIN_MAP_QUALITY, type GainMapPlan } from './plan.ts';
+import { startsWith } from './segments.ts';
 import { neutralValue, type TransformedMap, transformMapPixels } from './transformed.ts';
+import { ISO_21496_SIGNATURE } from './xmp.ts';
+
+const APP2 = 0xe2;
+const HDR_BASE = 'the gain map describes an HDR base rendition';
 
 /** Ultra HDR's defaults for the hdrgm fields a map may leave out (its gamma 1, offsets 1/64, no minimum). */
 const ULTRA_HDR_DEFAULTS = { GainMapMin: 0, Gamma: 1, OffsetSDR: 1 / 64, OffsetHDR: 1 / 64, HDRCapacityMin: 0 };
@@ -27,15 +34,53 @@ function perChannel(value: string | undefined, fallback?: number): number[] | nu
 }
 
 /**
- * The map's hdrgm XMP as ISO 21496-1's numbers (AvifGainMapInput.metadata), or the reason it cannot be:
- * no hdrgm parameters (an ISO 21496-1 block alone is not read here), an HDR base rendition, a value out of
- * range.
+ * The map's ISO 21496-1 numbers (AvifGainMapInput.metadata), or the reason they cannot be had.
+ *
+ * A map with both an ISO 21496-1 block and hdrgm XMP (what Ultra HDR 1.1 writers such as libultrahdr
+ * write, the same values twice) is described by its ISO block: libultrahdr's own reader takes the ISO
+ * block first, it is the standard's form and holds the writer's exact fractions where the XMP holds them
+ * as decimal text, and 'tmap' is that block again. Its hdrgm XMP serves only when the ISO block cannot be
+ * read (cut short, a later version): the map is still described, so it is kept.
  */
 export function isoGainMapNumbers(map: GainMapImage): number[] | string {
+  const iso = map.markers.find((m) => m.code === APP2 && startsWith(m.data, ISO_21496_SIGNATURE));
+  if (!iso) return hdrgmNumbers(map);
+  const read = readIsoGainMap(iso.data.subarray(ISO_21496_SIGNATURE.length));
+  if (read.ok) return isoNumbers(read.metadata, map.header.jpeg?.components ?? 3);
+  if (!hasHdrgm(map)) return `the gain map's ISO 21496-1 block ${read.detail} (${read.problem})`;
+  return hdrgmNumbers(map);
+}
+
+const hasHdrgm = (map: GainMapImage): boolean =>
+  map.hdrgm.GainMapMax !== undefined && map.hdrgm.HDRCapacityMax !== undefined;
+
+/** An ISO 21496-1 block's values in AvifGainMapInput.metadata's order; `components`: the map JPEG's. */
+function isoNumbers(m: IsoGainMapMetadata, components: number): number[] | string {
+  // libultrahdr marks an HDR base with a flag; Skia's reader tells it by the headrooms. Either is dropped,
+  // as an hdrgm map with BaseRenditionIsHDR is.
+  if (m.backwardDirection || m.baseHdrHeadroom > m.alternateHdrHeadroom) return HDR_BASE;
+  // The 'tmap' written here applies the map in the picture's colour space: the alternate rendition's (the
+  // map JPEG's ICC profile) is not carried. For a grey map with one set of values that is the same HDR
+  // picture: one gain and one offset on every channel commute with a change of primaries that keeps white
+  // (white to white: both are D65). A map whose channels differ would change colour, so it is dropped.
+  if (!m.useBaseColourSpace && (m.channels === 3 || components !== 1))
+    return "the gain map's channels apply in the alternate rendition's colour space, which AVIF output does not carry";
+  return [
+    ...m.gainMapMin,
+    ...m.gainMapMax,
+    ...m.gamma,
+    ...m.baseOffset,
+    ...m.alternateOffset,
+    m.baseHdrHeadroom,
+    m.alternateHdrHeadroom,
+  ];
+}
+
+/** The map's hdrgm XMP as ISO 21496-1's numbers, or why not: no hdrgm, an HDR base, a value out of range. */
+function hdrgmNumbers(map: GainMapImage): number[] | string {
   const f = map.hdrgm;
-  if (f.GainMapMax === undefined || f.HDRCapacityMax === undefined) return 'the gain map has no hdrgm parameters';
-  if (f.BaseRenditionIsHDR !== undefined && !/^false$/i.test(f.BaseRenditionIsHDR))
-    return 'the gain map describes an HDR base rendition';
+  if (!hasHdrgm(map)) return 'the gain map has no hdrgm parameters';
+  if (f.BaseRenditionIsHDR !== undefined && !/^false$/i.test(f.BaseRenditionIsHDR)) return HDR_BASE;
   const min = perChannel(f.GainMapMin, ULTRA_HDR_DEFAULTS.GainMapMin);
   const max = perChannel(f.GainMapMax);
   const gamma = perChannel(f.Gamma, ULTRA_HDR_DEFAULTS.Gamma);

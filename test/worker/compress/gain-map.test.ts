@@ -39,9 +39,62 @@ const primaryXmp = (mapLength: number): string =>
   '<rdf:li rdf:parseType="Resource"><Container:Item Item:Semantic="Primary" Item:Mime="image/jpeg"/></rdf:li>' +
   `<rdf:li rdf:parseType="Resource"><Container:Item Item:Semantic="GainMap" Item:Mime="image/jpeg" Item:Length="${mapLength}"/></rdf:li>` +
   '</rdf:Seq></Container:Directory></rdf:Description></rdf:RDF></x:xmpmeta>';
-/** An ISO 21496-1 primary block (versions only) and a map's block (versions, then metadata we keep as bytes). */
+/**
+ * An ISO 21496-1 primary block (versions only) and a map's block cut short (versions, flags, then 11 bytes
+ * of the 56 one channel needs): JPEG output copies it as bytes, AVIF output cannot read it.
+ */
 const ISO_PRIMARY = concat(text(ISO_URN), Uint8Array.of(0, 0, 0, 0));
 const ISO_MAP = concat(text(ISO_URN), Uint8Array.of(0, 0, 0, 0, 0x40, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11));
+
+type Fraction = [number, number];
+interface IsoChannel {
+  min: Fraction;
+  max: Fraction;
+  gamma: Fraction;
+  baseOffset: Fraction;
+  alternateOffset: Fraction;
+}
+interface IsoMetadata {
+  /** log2 headrooms of the base and the alternate rendition. */
+  headrooms: [Fraction, Fraction];
+  /** One set for all channels, or three (is_multichannel). */
+  channels: IsoChannel[];
+  useBaseColourSpace?: boolean;
+  /** Written once, with numerators only (every fraction above must have it as its denominator). */
+  commonDenominator?: number;
+}
+const ISO_CHANNEL_FIELDS = ['min', 'max', 'gamma', 'baseOffset', 'alternateOffset'] as const;
+
+/** A map's ISO 21496-1 APP2 payload, laid out as libultrahdr writes one in a JPEG (big-endian). */
+function isoMapBlock({ headrooms, channels, useBaseColourSpace = true, commonDenominator }: IsoMetadata): Uint8Array {
+  const fractions = [...headrooms, ...channels.flatMap((c) => ISO_CHANNEL_FIELDS.map((f) => c[f]))];
+  const common = commonDenominator !== undefined;
+  const bytes = new Uint8Array(5 + (common ? 4 + fractions.length * 4 : fractions.length * 8));
+  const v = new DataView(bytes.buffer);
+  bytes[4] = (channels.length === 3 ? 0x80 : 0) | (useBaseColourSpace ? 0x40 : 0) | (common ? 0x08 : 0);
+  let at = 5;
+  const put = (n: number) => {
+    if (n < 0) v.setInt32(at, n);
+    else v.setUint32(at, n);
+    at += 4;
+  };
+  if (common) put(commonDenominator);
+  for (const [n, d] of fractions) {
+    put(n);
+    if (common) expect(d, 'a fraction over the common denominator').toBe(commonDenominator);
+    else put(d);
+  }
+  return concat(text(ISO_URN), bytes);
+}
+
+/** The hdrgm XMP's numbers as an ISO 21496-1 block would have them: headrooms 0 → 2.5, gains −0.25 → 2.5. */
+const ISO_LIKE_HDRGM: IsoMetadata = {
+  headrooms: [
+    [0, 1],
+    [5, 2],
+  ],
+  channels: [{ min: [-1, 4], max: [5, 2], gamma: [1, 1], baseOffset: [1, 64], alternateOffset: [1, 64] }],
+};
 
 /** A little-endian MPF APP2 payload: two entries, the map's at `mapOffset` from the TIFF header. */
 function mpfLittle(primarySize: number, mapSize: number, mapOffset: number): Uint8Array {
@@ -73,6 +126,8 @@ function mpfLittle(primarySize: number, mapSize: number, mapOffset: number): Uin
 
 interface Build {
   flavour?: 'ultrahdr' | 'iso';
+  /** The map's ISO 21496-1 block (ISO_MAP, cut short, for the 'iso' flavour unless given; none for 'ultrahdr'). */
+  mapIso?: Uint8Array;
   /** A map of noise (many bytes) instead of a textured one. */
   noisyMap?: boolean;
   /** The map's size (64×48 unless said). */
@@ -92,6 +147,7 @@ function gainMapJpeg({
   offsetError = 0,
   map: size,
   noisyMap,
+  mapIso,
 }: Build = {}): Uint8Array {
   const { width: mw, height: mh } = size ?? { width: 64, height: 48 };
   const rgb = new Uint8Array(256 * 192 * 3).map((_, i) => ((i % 3) * 60 + Math.floor(i / 768)) & 255);
@@ -100,10 +156,11 @@ function gainMapJpeg({
   const grey = new Uint8Array(mw * mh).map((_, i) =>
     noisyMap ? (i * 7919 + ((i * i) >> 3)) & 255 : (i < (mw * mh) / 2 ? 200 : 30) + (i % mw) / 4 + ((i * 7919) % 13),
   );
-  const mapMarkers =
-    flavour === 'ultrahdr'
-      ? [{ code: 0xe1, data: concat(text(XMP_NS), text(MAP_XMP)) }]
-      : [{ code: 0xe2, data: ISO_MAP }];
+  const iso = mapIso ?? (flavour === 'iso' ? ISO_MAP : undefined);
+  const mapMarkers = [
+    ...(flavour === 'ultrahdr' ? [{ code: 0xe1, data: concat(text(XMP_NS), text(MAP_XMP)) }] : []),
+    ...(iso ? [{ code: 0xe2, data: iso }] : []),
+  ];
   const map = encodePixelsJpeg(grey, mw, mh, 1, { quality: 95, sampling: [1, 1], markers: mapMarkers });
   const picture = encodePixelsJpeg(rgb, 256, 192, 3, { quality: 90 });
   const head = [
@@ -452,12 +509,14 @@ const ispeSizes = (file: Uint8Array): [number, number][] => {
   return out;
 };
 
-/** ISO 21496-1 metadata as libavif writes it in a 'tmap' item, for one channel: the numbers as fractions. */
-function tmapNumbers(payload: Uint8Array): Record<string, number> {
+/**
+ * ISO 21496-1 metadata as libavif writes it in a 'tmap' item: the numbers of the fractions, the first
+ * channel's at the top and every channel's (one, or three with is_multichannel) in `channels`.
+ */
+function tmapNumbers(payload: Uint8Array) {
   const v = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
   expect(payload[0], 'tmap version').toBe(0);
   const flags = payload[5]!;
-  expect(flags >> 7, 'one channel (the map is grey)').toBe(0);
   let at = 6;
   const u = () => {
     const n = v.getUint32(at);
@@ -473,7 +532,28 @@ function tmapNumbers(payload: Uint8Array): Record<string, number> {
   };
   const baseHeadroom = u();
   const alternateHeadroom = u();
-  return { baseHeadroom, alternateHeadroom, min: s(), max: s(), gamma: u(), baseOffset: s(), alternateOffset: s() };
+  const channels = Array.from({ length: flags & 0x80 ? 3 : 1 }, () => ({
+    min: s(),
+    max: s(),
+    gamma: u(),
+    baseOffset: s(),
+    alternateOffset: s(),
+  }));
+  expect(at, 'the tmap payload read to its end').toBe(payload.length);
+  return { baseHeadroom, alternateHeadroom, useBaseColourSpace: (flags & 0x40) !== 0, channels, ...channels[0]! };
+}
+
+/** Expects a 'tmap' payload to hold an ISO 21496-1 block's numbers (as values: libavif reduces fractions). */
+function expectTmapOf(payload: Uint8Array, iso: IsoMetadata) {
+  const numbers = tmapNumbers(payload);
+  const value = ([n, d]: Fraction) => n / d;
+  expect(numbers.baseHeadroom).toBeCloseTo(value(iso.headrooms[0]), 6);
+  expect(numbers.alternateHeadroom).toBeCloseTo(value(iso.headrooms[1]), 6);
+  expect(numbers.channels).toHaveLength(iso.channels.length);
+  iso.channels.forEach((channel, c) => {
+    for (const field of ISO_CHANNEL_FIELDS)
+      expect(numbers.channels[c]![field], `channel ${c} ${field}`).toBeCloseTo(value(channel[field]), 6);
+  });
 }
 
 describe('Ultra HDR gain maps, JPEG → AVIF', () => {
@@ -490,6 +570,7 @@ describe('Ultra HDR gain maps, JPEG → AVIF', () => {
       [32, 24],
     ]);
     const numbers = tmapNumbers(items.find((i) => i.type === 'tmap')!.bytes);
+    expect(numbers.channels, 'one channel (the map is grey)').toHaveLength(1);
     expect(numbers.min).toBeCloseTo(-0.25, 6);
     expect(numbers.max).toBeCloseTo(2.5, 6);
     expect(numbers.gamma).toBeCloseTo(1, 6);
@@ -510,12 +591,89 @@ describe('Ultra HDR gain maps, JPEG → AVIF', () => {
       [24, 32],
     ]);
   }, 20_000);
+});
 
-  it('drops a map whose parameters are only in an ISO 21496-1 block, and says so', async () => {
-    const { res, bytes } = await compressed({ image: gainMapJpeg({ flavour: 'iso' }), format: 'avif', width: 128 });
-    expect(res.headers.get('x-gain-map')).toBe('dropped');
-    expect(avifItems(bytes).map((i) => i.type)).toEqual(['av01']);
+describe('ISO 21496-1 gain maps, JPEG → AVIF', () => {
+  const tmapOf = (bytes: Uint8Array) => avifItems(bytes).find((i) => i.type === 'tmap')?.bytes;
+
+  it('keeps a map described only by its ISO 21496-1 block, its numbers in the tmap item', async () => {
+    const image = gainMapJpeg({ flavour: 'iso', mapIso: isoMapBlock(ISO_LIKE_HDRGM) });
+    const { res, bytes } = await compressed({ image, format: 'avif', width: 128 });
+    expect(res.headers.get('x-gain-map')).toBe('kept');
+    expect(ispeSizes(bytes)).toEqual([
+      [128, 96],
+      [32, 24],
+    ]);
+    expectTmapOf(tmapOf(bytes)!, ISO_LIKE_HDRGM);
   }, 20_000);
+
+  it('keeps three channels and numerators over a common denominator', async () => {
+    const channel = (max: number): IsoChannel => ({
+      min: [-125, 1000],
+      max: [max, 1000],
+      gamma: [800, 1000],
+      baseOffset: [10, 1000],
+      alternateOffset: [20, 1000],
+    });
+    const iso: IsoMetadata = {
+      headrooms: [
+        [0, 1000],
+        [3000, 1000],
+      ],
+      channels: [channel(2000), channel(2500), channel(3000)],
+      commonDenominator: 1000,
+    };
+    const { res, bytes } = await compressed({
+      image: gainMapJpeg({ flavour: 'iso', mapIso: isoMapBlock(iso) }),
+      format: 'avif',
+      width: 128,
+    });
+    expect(res.headers.get('x-gain-map')).toBe('kept');
+    expectTmapOf(tmapOf(bytes)!, iso);
+  }, 20_000);
+
+  it('takes the ISO 21496-1 numbers over the hdrgm XMP when a map has both', async () => {
+    // libultrahdr's reader does the same; the two agree in what Ultra HDR 1.1 writers write.
+    const iso: IsoMetadata = {
+      ...ISO_LIKE_HDRGM,
+      headrooms: [
+        [0, 1],
+        [3, 1],
+      ],
+    };
+    const { res, bytes } = await compressed({ image: gainMapJpeg({ mapIso: isoMapBlock(iso) }), format: 'avif' });
+    expect(res.headers.get('x-gain-map')).toBe('kept');
+    expectTmapOf(tmapOf(bytes)!, iso);
+  }, 20_000);
+
+  it('drops, with a 200, a cut-short block, an HDR base and three channels in another colour space', async () => {
+    const channels = [2, 3, 4].map((max) => ({ ...ISO_LIKE_HDRGM.channels[0]!, max: [max, 1] as Fraction }));
+    for (const [what, mapIso] of [
+      ['cut short', ISO_MAP],
+      [
+        'HDR base',
+        isoMapBlock({
+          ...ISO_LIKE_HDRGM,
+          headrooms: [
+            [5, 2],
+            [0, 1],
+          ],
+        }),
+      ],
+      ['alternate colour space', isoMapBlock({ ...ISO_LIKE_HDRGM, channels, useBaseColourSpace: false })],
+    ] as const) {
+      const { res, bytes } = await compressed({
+        image: gainMapJpeg({ flavour: 'iso', mapIso }),
+        format: 'avif',
+        width: 64,
+      });
+      expect(res.headers.get('x-gain-map'), what).toBe('dropped');
+      expect(
+        avifItems(bytes).map((i) => i.type),
+        what,
+      ).toEqual(['av01']);
+    }
+  }, 30_000);
 });
 
 describe('the memory plan', () => {
