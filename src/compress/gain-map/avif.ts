@@ -8,62 +8,26 @@ import { withJpegJob } from '../../../wasm/jpeg-engine.ts';
 import { encoderQuality } from '../quality-scale.ts';
 import type { AvifGainMapInput, CompressRequest, CompressResult } from '../types.ts';
 import type { GainMapImage } from './detect.ts';
-import { type IsoGainMapMetadata, readIsoGainMap } from './iso21496.ts';
+import { gainMapMetadata } from './numbers.ts';
 import { GAIN_MAP_QUALITY, type GainMapPlan } from './plan.ts';
-import { startsWith } from './segments.ts';
 import { neutralValue, type TransformedMap, transformMapPixels } from './transformed.ts';
-import { ISO_21496_SIGNATURE } from './xmp.ts';
-
-const APP2 = 0xe2;
-const HDR_BASE = 'the gain map describes an HDR base rendition';
-
-/** Ultra HDR's defaults for the hdrgm fields a map may leave out (its gamma 1, offsets 1/64, no minimum). */
-const ULTRA_HDR_DEFAULTS = { GainMapMin: 0, Gamma: 1, OffsetSDR: 1 / 64, OffsetHDR: 1 / 64, HDRCapacityMin: 0 };
-
-/** One value per channel, from a field written once (all channels) or three times; null when malformed. */
-function perChannel(value: string | undefined, fallback?: number): number[] | null {
-  if (value === undefined) return fallback === undefined ? null : [fallback, fallback, fallback];
-  const numbers = value
-    .replace(/<[^>]*>/g, ' ')
-    .split(/[\s,]+/)
-    .filter(Boolean)
-    .map(Number);
-  if (numbers.some((n) => !Number.isFinite(n))) return null;
-  if (numbers.length === 1) return [numbers[0]!, numbers[0]!, numbers[0]!];
-  return numbers.length === 3 ? numbers : null;
-}
 
 /**
- * The map's ISO 21496-1 numbers (AvifGainMapInput.metadata), or the reason they cannot be had.
- *
- * A map with both an ISO 21496-1 block and hdrgm XMP (what Ultra HDR 1.1 writers such as libultrahdr
- * write, the same values twice) is described by its ISO block: libultrahdr's own reader takes the ISO
- * block first, it is the standard's form and holds the writer's exact fractions where the XMP holds them
- * as decimal text, and 'tmap' is that block again. Its hdrgm XMP serves only when the ISO block cannot be
- * read (cut short, a later version): the map is still described, so it is kept.
+ * The map's ISO 21496-1 numbers (AvifGainMapInput.metadata's order), or the reason they cannot be had:
+ * no usable description (numbers.ts), an HDR base rendition, channels that apply in another colour space.
  */
 export function isoGainMapNumbers(map: GainMapImage): number[] | string {
-  const iso = map.markers.find((m) => m.code === APP2 && startsWith(m.data, ISO_21496_SIGNATURE));
-  if (!iso) return hdrgmNumbers(map);
-  const read = readIsoGainMap(iso.data.subarray(ISO_21496_SIGNATURE.length));
-  if (read.ok) return isoNumbers(read.metadata, map.header.jpeg?.components ?? 3);
-  if (!hasHdrgm(map)) return `the gain map's ISO 21496-1 block ${read.detail} (${read.problem})`;
-  return hdrgmNumbers(map);
-}
-
-const hasHdrgm = (map: GainMapImage): boolean =>
-  map.hdrgm.GainMapMax !== undefined && map.hdrgm.HDRCapacityMax !== undefined;
-
-/** An ISO 21496-1 block's values in AvifGainMapInput.metadata's order; `components`: the map JPEG's. */
-function isoNumbers(m: IsoGainMapMetadata, components: number): number[] | string {
-  // libultrahdr marks an HDR base with a flag; Skia's reader tells it by the headrooms. Either is dropped,
-  // as an hdrgm map with BaseRenditionIsHDR is.
-  if (m.backwardDirection || m.baseHdrHeadroom > m.alternateHdrHeadroom) return HDR_BASE;
+  const m = gainMapMetadata(map);
+  if (typeof m === 'string') return m;
+  // Ultra HDR says BaseRenditionIsHDR, libultrahdr's ISO block a flag, Skia's reader tells it by the
+  // headrooms: any of them is dropped.
+  if (m.backwardDirection || m.baseHdrHeadroom > m.alternateHdrHeadroom)
+    return 'the gain map describes an HDR base rendition';
   // The 'tmap' written here applies the map in the picture's colour space: the alternate rendition's (the
   // map JPEG's ICC profile) is not carried. For a grey map with one set of values that is the same HDR
   // picture: one gain and one offset on every channel commute with a change of primaries that keeps white
   // (white to white: both are D65). A map whose channels differ would change colour, so it is dropped.
-  if (!m.useBaseColourSpace && (m.channels === 3 || components !== 1))
+  if (!m.useBaseColourSpace && (m.channels === 3 || map.header.jpeg?.components !== 1))
     return "the gain map's channels apply in the alternate rendition's colour space, which AVIF output does not carry";
   return [
     ...m.gainMapMin,
@@ -74,26 +38,6 @@ function isoNumbers(m: IsoGainMapMetadata, components: number): number[] | strin
     m.baseHdrHeadroom,
     m.alternateHdrHeadroom,
   ];
-}
-
-/** The map's hdrgm XMP as ISO 21496-1's numbers, or why not: no hdrgm, an HDR base, a value out of range. */
-function hdrgmNumbers(map: GainMapImage): number[] | string {
-  const f = map.hdrgm;
-  if (!hasHdrgm(map)) return 'the gain map has no hdrgm parameters';
-  if (f.BaseRenditionIsHDR !== undefined && !/^false$/i.test(f.BaseRenditionIsHDR)) return HDR_BASE;
-  const min = perChannel(f.GainMapMin, ULTRA_HDR_DEFAULTS.GainMapMin);
-  const max = perChannel(f.GainMapMax);
-  const gamma = perChannel(f.Gamma, ULTRA_HDR_DEFAULTS.Gamma);
-  const sdr = perChannel(f.OffsetSDR, ULTRA_HDR_DEFAULTS.OffsetSDR);
-  const hdr = perChannel(f.OffsetHDR, ULTRA_HDR_DEFAULTS.OffsetHDR);
-  const capacityMin = perChannel(f.HDRCapacityMin, ULTRA_HDR_DEFAULTS.HDRCapacityMin)?.[0];
-  const capacityMax = perChannel(f.HDRCapacityMax)?.[0];
-  if (!min || !max || !gamma || !sdr || !hdr || capacityMin === undefined || capacityMax === undefined)
-    return 'the gain map parameters are malformed';
-  // ISO 21496-1 stores the gamma and both headrooms unsigned, the gamma above 0.
-  if (gamma.some((g) => g <= 0) || capacityMin < 0 || capacityMax < 0)
-    return 'the gain map parameters are out of range';
-  return [...min, ...max, ...gamma, ...sdr, ...hdr, capacityMin, capacityMax];
 }
 
 /** The kept map at the output's geometry, with its numbers; or the reason it is dropped. */

@@ -19,10 +19,12 @@ const COMMON_DENOMINATOR = 0x08;
 const BACKWARD_DIRECTION = 0x04;
 
 /**
- * The largest magnitude a signed value may have: libavif holds each as a signed 32-bit fraction again when
- * it writes the 'tmap' item, and −2³¹ ⁄ 1, which fits the JPEG's s32, does not fit there.
+ * The largest magnitude a signed value (min, max, offsets) may have: libavif holds each as a signed 32-bit
+ * fraction again when it writes the 'tmap' item, and −2³¹ ⁄ 1, which fits the JPEG's s32, does not fit there.
  */
 const SIGNED_LIMIT = 2 ** 31 - 1;
+/** The largest unsigned value (headrooms, gamma): a u32 numerator over 1. */
+const UNSIGNED_LIMIT = 2 ** 32 - 1;
 
 type PerChannel = [number, number, number];
 
@@ -100,12 +102,22 @@ export function readIsoGainMap(block: Uint8Array): IsoGainMapOutcome {
     baseOffset: channel(3),
     alternateOffset: channel(4),
   };
+  const problem = isoRangeProblem(metadata);
+  return problem ? fail('out of range', `has ${problem}`) : { ok: true, metadata };
+}
+
+/**
+ * What of a gain map's values ISO 21496-1 (and libavif, which checks them again when it writes 'tmap')
+ * does not allow, whichever description they came from; null when all are allowed.
+ */
+export function isoRangeProblem(m: IsoGainMapMetadata): string | null {
   for (let c = 0; c < 3; c++) {
-    if (metadata.gamma[c]! <= 0) return fail('out of range', 'has a gamma of 0');
-    if (metadata.gainMapMax[c]! < metadata.gainMapMin[c]!)
-      return fail('out of range', 'has a gain map max below its min');
+    if (!(m.gamma[c]! > 0)) return 'a gamma of 0 or below';
+    if (m.gainMapMax[c]! < m.gainMapMin[c]!) return 'a gain map max below its min';
   }
-  const signed = [metadata.gainMapMin, metadata.gainMapMax, metadata.baseOffset, metadata.alternateOffset].flat();
-  if (signed.some((v) => Math.abs(v) > SIGNED_LIMIT)) return fail('out of range', 'has a value of −2³¹');
-  return { ok: true, metadata };
+  const unsigned = [m.baseHdrHeadroom, m.alternateHdrHeadroom, ...m.gamma];
+  if (unsigned.some((v) => !(v >= 0 && v <= UNSIGNED_LIMIT))) return 'a headroom or gamma out of range';
+  const signed = [m.gainMapMin, m.gainMapMax, m.baseOffset, m.alternateOffset].flat();
+  if (signed.some((v) => !(Math.abs(v) <= SIGNED_LIMIT))) return 'a value beyond ±(2³¹ − 1)';
+  return null;
 }

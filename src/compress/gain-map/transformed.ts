@@ -11,6 +11,7 @@ import type { Size } from '../geometry.ts';
 import { backward, type TransformGeometry } from '../transform/geometry.ts';
 import type { Flip, Rotation } from '../transform/options.ts';
 import type { GainMapImage } from './detect.ts';
+import { gainMapMetadata } from './numbers.ts';
 
 /** What the picture went through, beside the map's own size. */
 export interface TransformedMap {
@@ -66,15 +67,18 @@ function storedPoint(ux: number, uy: number, w: number, h: number, orientation: 
   }
 }
 
-/** The map value of no boost (log2 gain 0) from its hdrgm parameters; 0 (the least boost) without them. */
+/**
+ * The map value of no boost (log2 gain 0), from its first channel's parameters; 0 (the least boost)
+ * without them. A decoder takes a stored value v to the gain lerp(min, max, v^(1/gamma)) (ISO 21496-1,
+ * libultrahdr, libavif), so no boost is stored as ((0 − min) ÷ (max − min))^gamma.
+ */
 export function neutralValue(map: GainMapImage): number {
-  const first = (v: string | undefined) => (v === undefined ? Number.NaN : Number(v.split(/[\s,]+/)[0]));
-  const min = first(map.hdrgm.GainMapMin) || 0;
-  const max = first(map.hdrgm.GainMapMax);
-  const gamma = first(map.hdrgm.Gamma) || 1;
-  if (!Number.isFinite(max) || max <= min) return 0;
+  const m = gainMapMetadata(map);
+  if (typeof m === 'string') return 0;
+  const [min, max, gamma] = [m.gainMapMin[0], m.gainMapMax[0], m.gamma[0]];
+  if (max <= min) return 0;
   const recovery = Math.min(1, Math.max(0, (0 - min) / (max - min)));
-  return Math.round(255 * recovery ** (1 / gamma));
+  return Math.round(255 * recovery ** gamma);
 }
 
 /**

@@ -128,6 +128,8 @@ interface Build {
   flavour?: 'ultrahdr' | 'iso';
   /** The map's ISO 21496-1 block (ISO_MAP, cut short, for the 'iso' flavour unless given; none for 'ultrahdr'). */
   mapIso?: Uint8Array;
+  /** The map's XMP for the 'ultrahdr' flavour (MAP_XMP unless given). */
+  mapXmp?: string;
   /** A map of noise (many bytes) instead of a textured one. */
   noisyMap?: boolean;
   /** The map's size (64×48 unless said). */
@@ -148,6 +150,7 @@ function gainMapJpeg({
   map: size,
   noisyMap,
   mapIso,
+  mapXmp = MAP_XMP,
 }: Build = {}): Uint8Array {
   const { width: mw, height: mh } = size ?? { width: 64, height: 48 };
   const rgb = new Uint8Array(256 * 192 * 3).map((_, i) => ((i % 3) * 60 + Math.floor(i / 768)) & 255);
@@ -158,7 +161,7 @@ function gainMapJpeg({
   );
   const iso = mapIso ?? (flavour === 'iso' ? ISO_MAP : undefined);
   const mapMarkers = [
-    ...(flavour === 'ultrahdr' ? [{ code: 0xe1, data: concat(text(XMP_NS), text(MAP_XMP)) }] : []),
+    ...(flavour === 'ultrahdr' ? [{ code: 0xe1, data: concat(text(XMP_NS), text(mapXmp)) }] : []),
     ...(iso ? [{ code: 0xe2, data: iso }] : []),
   ];
   const map = encodePixelsJpeg(grey, mw, mh, 1, { quality: 95, sampling: [1, 1], markers: mapMarkers });
@@ -444,6 +447,23 @@ describe('ISO 21496-1 gain maps', () => {
     expect(iso(map)).toEqual(ISO_MAP);
     expect(iso(bytes.subarray(0, mpfImages(bytes)[0]!.size))).toEqual(ISO_PRIMARY);
   });
+
+  it("pad the map with its no-boost value, read from the ISO block or the hdrgm XMP, through the map's gamma", async () => {
+    // Gains −0.25 → 2.5 (log2): no boost is 0.25 ÷ 2.75 of the way, stored as that to the power gamma
+    // (ISO 21496-1 and Ultra HDR decode value^(1/gamma)): 23 of 255 at gamma 1, 2 at gamma 2.
+    const gamma2: IsoMetadata = { ...ISO_LIKE_HDRGM, channels: [{ ...ISO_LIKE_HDRGM.channels[0]!, gamma: [2, 1] }] };
+    for (const [what, build, neutral] of [
+      ['ISO block', { flavour: 'iso', mapIso: isoMapBlock(ISO_LIKE_HDRGM) }, 23],
+      ['ISO block, gamma 2', { flavour: 'iso', mapIso: isoMapBlock(gamma2) }, 2],
+      ['hdrgm, gamma 2', { mapXmp: MAP_XMP.replace('hdrgm:Gamma="1"', 'hdrgm:Gamma="2"') }, 2],
+    ] as const) {
+      const image = gainMapJpeg(build);
+      const { res, bytes } = await compressed({ image, format: 'jpeg', fit: 'pad', width: 256, height: 256 });
+      expect(res.headers.get('x-gain-map'), what).toBe('kept');
+      const map = decodeAny(outputMap(bytes));
+      for (const y of [3, 61]) expect(Math.abs(pixel(map, 32, y)[0]! - neutral), `${what} at y ${y}`).toBeLessThan(4);
+    }
+  });
 });
 
 /** An AVIF's items as its meta box lists them: type, and the bytes iloc points to (in the file or its idat). */
@@ -581,6 +601,13 @@ describe('Ultra HDR gain maps, JPEG → AVIF', () => {
     // A decoder that knows nothing of gain maps (sharp's libheif) shows the SDR picture.
     const shown = await decodeAvif(bytes);
     expect([shown.width, shown.height]).toEqual([128, 96]);
+  }, 20_000);
+
+  it('drops, with a 200, a map whose hdrgm GainMapMax is below its GainMapMin', async () => {
+    const mapXmp = MAP_XMP.replace('hdrgm:GainMapMax="2.5"', 'hdrgm:GainMapMax="-1"');
+    const { res, bytes } = await compressed({ image: gainMapJpeg({ mapXmp }), format: 'avif', width: 64 });
+    expect(res.headers.get('x-gain-map')).toBe('dropped');
+    expect(avifItems(bytes).map((i) => i.type)).toEqual(['av01']);
   }, 20_000);
 
   it('turns the map with a transformation (rotate=90: the map 24 × 32 beside a 96 × 128 picture)', async () => {
