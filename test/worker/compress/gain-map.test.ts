@@ -634,6 +634,19 @@ describe('ISO 21496-1 gain maps, JPEG → AVIF', () => {
     expectTmapOf(tmapOf(bytes)!, ISO_LIKE_HDRGM);
   }, 20_000);
 
+  it("keeps a grey map of one set of values whose block names the alternate rendition's colour space", async () => {
+    // One gain on every channel gives the same HDR picture in either colour space: the tmap says the base's.
+    const iso = { ...ISO_LIKE_HDRGM, useBaseColourSpace: false };
+    const { res, bytes } = await compressed({
+      image: gainMapJpeg({ flavour: 'iso', mapIso: isoMapBlock(iso) }),
+      format: 'avif',
+      width: 64,
+    });
+    expect(res.headers.get('x-gain-map')).toBe('kept');
+    expect(tmapNumbers(tmapOf(bytes)!).useBaseColourSpace).toBe(true);
+    expectTmapOf(tmapOf(bytes)!, iso);
+  }, 20_000);
+
   it('keeps three channels and numerators over a common denominator', async () => {
     const channel = (max: number): IsoChannel => ({
       min: [-125, 1000],
