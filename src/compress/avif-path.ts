@@ -52,7 +52,10 @@ export async function encodeAvif(
   // tone-mapped item would need too (sr_avif.c): such a picture goes without its map.
   const intrabc = plan.avifIntrabc === true;
   const grid = avifGrid(width, height, intrabc);
-  const carriesMap = map !== undefined && (grid.cols * grid.rows === 1 || (width % 2 === 0 && height % 2 === 0));
+  const carriesMap =
+    map !== undefined &&
+    (grid.cols * grid.rows === 1 || (width % 2 === 0 && height % 2 === 0)) &&
+    splitsInto(map, grid);
   const encoded = await encodeRows(ENGINE_NAMES[inputFormat], request, width, channels, source, timings, {
     open: () => new AvifRowEncoder(width, height, channels, intrabc),
     setUp: (encoder) => {
@@ -71,6 +74,17 @@ export async function encodeAvif(
     timings,
     ...(map ? { gainMap: carriesMap ? ('kept' as const) : ('dropped' as const) } : {}),
   };
+}
+
+/**
+ * Whether a gain map can be cut into the picture's grid as sr_avif_gain_map cuts it (cells of the rounded-up
+ * share, the last column and row the rest): a map narrower or shorter than its picture has cells (an
+ * upload's map of one column beside a picture of two cells) leaves the last ones empty, which the module
+ * refuses, so such a map goes without.
+ */
+function splitsInto(map: { width: number; height: number }, grid: { cols: number; rows: number }): boolean {
+  const fits = (side: number, cells: number) => Math.ceil(side / cells) * (cells - 1) < side;
+  return fits(map.width, grid.cols) && fits(map.height, grid.rows);
 }
 
 /** A JPEG or WebP engine's upright rows, pulled in batches (JpegRowReader, WebpRowReader). */

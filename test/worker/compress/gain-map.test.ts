@@ -134,6 +134,8 @@ interface Build {
   noisyMap?: boolean;
   /** The map's size (64×48 unless said). */
   map?: { width: number; height: number };
+  /** The picture's size (256×192 unless said). */
+  picture?: { width: number; height: number };
   orientation?: number;
   /** Added to the map's MPF offset (a corrupt index). */
   offsetError?: number;
@@ -151,9 +153,11 @@ function gainMapJpeg({
   noisyMap,
   mapIso,
   mapXmp = MAP_XMP,
+  picture: pictureSize = { width: 256, height: 192 },
 }: Build = {}): Uint8Array {
   const { width: mw, height: mh } = size ?? { width: 64, height: 48 };
-  const rgb = new Uint8Array(256 * 192 * 3).map((_, i) => ((i % 3) * 60 + Math.floor(i / 768)) & 255);
+  const { width: pw, height: ph } = pictureSize;
+  const rgb = new Uint8Array(pw * ph * 3).map((_, i) => ((i % 3) * 60 + Math.floor(i / (pw * 3))) & 255);
   // Textured like a real map: the engine refuses a flat grey JPEG this small ("image data ends before its
   // last row"), a fault of its own reported to the engine's owner; the map is then dropped, not failed.
   const grey = new Uint8Array(mw * mh).map((_, i) =>
@@ -165,7 +169,7 @@ function gainMapJpeg({
     ...(iso ? [{ code: 0xe2, data: iso }] : []),
   ];
   const map = encodePixelsJpeg(grey, mw, mh, 1, { quality: 95, sampling: [1, 1], markers: mapMarkers });
-  const picture = encodePixelsJpeg(rgb, 256, 192, 3, { quality: 90 });
+  const picture = encodePixelsJpeg(rgb, pw, ph, 3, { quality: 90 });
   const head = [
     ...(orientation ? [segment(0xe1, concat(text('Exif\0\0'), exifTiff(orientation)))] : []),
     flavour === 'ultrahdr'
@@ -608,6 +612,14 @@ describe('Ultra HDR gain maps, JPEG → AVIF', () => {
     const { res, bytes } = await compressed({ image: gainMapJpeg({ mapXmp }), format: 'avif', width: 64 });
     expect(res.headers.get('x-gain-map')).toBe('dropped');
     expect(avifItems(bytes).map((i) => i.type)).toEqual(['av01']);
+  }, 20_000);
+
+  it('drops, with a 200, a map too narrow to split into the grid of cells of a wide picture', async () => {
+    // 1,040 px wide is coded as two cells; a map of one column cannot be two (libavif needs as many).
+    const image = gainMapJpeg({ picture: { width: 1040, height: 64 }, map: { width: 1, height: 16 } });
+    const { res, bytes } = await compressed({ image, format: 'avif' });
+    expect(res.headers.get('x-gain-map')).toBe('dropped');
+    expect(avifItems(bytes).map((i) => i.type)).toEqual(['grid', 'av01', 'av01']);
   }, 20_000);
 
   it('turns the map with a transformation (rotate=90: the map 24 × 32 beside a 96 × 128 picture)', async () => {
