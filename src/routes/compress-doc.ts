@@ -80,7 +80,7 @@ export const compressDoc: RouteConfig = {
         "With gravity=auto or face and a crop: how sure the smart crop was, 0.00–1.00 (face: the faces' scores; no face found: half the saliency's; 0.00 when it fell back to the centre)",
       ),
       'X-Gain-Map': header(
-        'Only when the upload had an HDR gain map (Ultra HDR or ISO 21496-1 JPEG): `kept` when the output carries it (the map put through the orientation, resize and transformation of the picture: JPEG output after it in an MPF file, AVIF output as an ISO 21496-1 tmap item), `dropped` when it does not (PNG, WebP and JPEG XL output; in AVIF a map with an HDR base picture or an unreadable ISO 21496-1 block and no hdrgm XMP; a map the MPF index does not lead to; a map that would not fit the memory budget)',
+        'Only when the upload had an HDR gain map (Ultra HDR or ISO 21496-1 JPEG): `kept` when the output carries it (the map put through the orientation, resize and transformation of the picture: JPEG output after it in an MPF file, AVIF output as an ISO 21496-1 tmap item), `dropped` when it does not (PNG, WebP and JPEG XL output; in AVIF a map whose parameters (its ISO 21496-1 block, else its hdrgm XMP) cannot be read or are out of range, or describe an HDR base picture; a map the MPF index does not lead to; a map that would not fit the memory budget)',
       ),
       'Server-Timing': header('decode, resize, encode (desc: number of encodes) and total, in ms'),
     }),
