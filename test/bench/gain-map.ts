@@ -32,6 +32,11 @@ const SIZES = [
 ];
 /** The output format: JPEG, or AVIF (BENCH_GAIN_MAP_FORMAT=avif), whose map is ISO 21496-1's tmap item's. */
 const FORMAT = process.env.BENCH_GAIN_MAP_FORMAT === 'avif' ? 'avif' : 'jpeg';
+/**
+ * The map JPEG's components: 3 (grey in three, the default, as the figures in docs/benchmarks.md were made),
+ * or 1 (BENCH_GAIN_MAP_CHANNELS=1: one, as phones write it), which AVIF output stores as 4:0:0, not RGB.
+ */
+const MAP_CHANNELS = process.env.BENCH_GAIN_MAP_CHANNELS === '1' ? 1 : 3;
 /** Output widths (full size: empty); BENCH_GAIN_MAP_WIDTHS=2048 for one. */
 const WIDTHS = (process.env.BENCH_GAIN_MAP_WIDTHS ?? ',2048').split(',').map((w) => (w ? Number(w) : undefined));
 /** Rounds of (without map, with map), alternating; the figures are the rounds' medians. */
@@ -74,6 +79,7 @@ async function makeInputs(width: number, height: number) {
     await sharp(picture)
       .resize(Math.round(width / 4), Math.round(height / 4))
       .greyscale()
+      .toColourspace(MAP_CHANNELS === 1 ? 'b-w' : 'srgb')
       .jpeg({ quality: 90 })
       .toBuffer(),
   );
@@ -274,7 +280,7 @@ export async function benchGainMap(start: () => Promise<Service>): Promise<GainM
 
 export function gainMapReport({ runs, qualities }: GainMapBench): string {
   const lines = [
-    `Ultra HDR JPEGs made from a camera photo (sharp, JPEG q85; map: luminance at ¼ per side, q90), → ${FORMAT.toUpperCase()} q80, pro key, ` +
+    `Ultra HDR JPEGs made from a camera photo (sharp, JPEG q85; map: luminance at ¼ per side in ${MAP_CHANNELS} component${MAP_CHANNELS === 1 ? '' : 's'}, q90), → ${FORMAT.toUpperCase()} q80, pro key, ` +
       `MAX_INPUT_PIXELS 100 MP, default MEMORY_BUDGET_MB; one warm request at a time, ${ROUNDS} rounds alternating without and with the map, medians; Node ${process.version}. ` +
       'Peak RSS growth of workerd as in the PNG bomb bench; map SSIM against the input map resized by sharp; ' +
       (FORMAT === 'avif'
