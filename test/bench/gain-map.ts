@@ -14,7 +14,10 @@ import { ascii } from '../../src/compress/gain-map/segments.ts';
 import { headSegments, segmentBytes } from '../../src/compress/jpeg-segments.ts';
 import { primaryGainMapXmp, XMP_SIGNATURE } from '../../src/compress/gain-map/xmp.ts';
 import { concatBytes } from '../../src/bytes.ts';
+import { avifGrid, avifSettings } from '../../wasm/avif-settings.ts';
+import { encoderQuality } from '../../src/compress/quality-scale.ts';
 import { avifGainMap } from './lib/avif-gain-map.ts';
+import { encodeAvif } from './lib/avif-node.ts';
 import { parseServerTiming } from './lib/compress-client.ts';
 import { ENGINE_MODES, engineJpegFromJpeg, jobOutput, type NodeEngine, nodeEngine } from './lib/engine-node.ts';
 import './lib/images.ts'; // sharp.cache(false), sharp.concurrency(1)
@@ -208,7 +211,7 @@ async function measure(
   return run;
 }
 
-/** Qualities the map is tried at, full size, for the choice of GAIN_MAP_QUALITY. */
+/** Qualities (the API's) the map is tried at, full size, for the choice of GAIN_MAP_QUALITY. */
 const MAP_QUALITIES = [60, 70, 80, 85, 90, 95];
 
 export interface MapQuality {
@@ -230,6 +233,41 @@ async function mapQualities(size: string, map: Uint8Array): Promise<MapQuality[]
   return rows;
 }
 
+/**
+ * The map encoded as a full-size AVIF output's map at each quality (encoderQuality's libavif quality, as
+ * gain-map/avif.ts asks) by the encoder module in this process, beside a flat picture of the map's size cut
+ * into the full picture's grid (the map's cells are the output's: small cells cost it), read back: bytes and
+ * SSIM against the input map. Its pixels are sharp's decode of the map, so the SSIM is the encode's loss.
+ */
+async function avifMapQualities(size: (typeof SIZES)[number], map: Uint8Array): Promise<MapQuality[]> {
+  const { data, info } = await sharp(map).raw().toBuffer({ resolveWithObject: true });
+  const channels = info.channels === 1 ? 1 : 3;
+  if (info.channels !== channels) throw new Error(`a map of ${info.channels} channels`);
+  const { width, height } = info;
+  const picture = { data: new Uint8Array(width * height * 3).fill(128), width, height, channels: 3 as const };
+  const reference = await decodeRgb(map);
+  // MAP_XMP's numbers as ISO 21496-1's (isoGainMapNumbers, whose module Node cannot load: it imports the
+  // JPEG engine's .wasm); they do not change the map's pixels.
+  const metadata = [0, 0, 0, 2, 2, 2, 1, 1, 1, 1 / 64, 1 / 64, 1 / 64, 1 / 64, 1 / 64, 1 / 64, 0, 2];
+  const rows: MapQuality[] = [];
+  for (const quality of MAP_QUALITIES) {
+    const gainMap = {
+      data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+      width,
+      height,
+      channels: channels as 1 | 3,
+      metadata,
+      quality: encoderQuality('avif', quality),
+    };
+    const grid = avifGrid(size.width, size.height);
+    const { output } = await encodeAvif(picture, avifSettings(80, width, height), grid, undefined, gainMap);
+    const found = avifGainMap(output);
+    if (!found) throw new Error('no map in the AVIF');
+    rows.push({ size: size.label, quality, bytes: found.bytes, ssim: ssim(reference, await decodeRgb(found.avif)) });
+  }
+  return rows;
+}
+
 export interface GainMapBench {
   runs: GainMapRun[];
   qualities: MapQuality[];
@@ -243,7 +281,9 @@ export async function benchGainMap(start: () => Promise<Service>): Promise<GainM
     log(
       `gain-map: ${size.label}: picture ${inputs.picture.length} B, map ${inputs.map.length} B, file ${inputs.ultraHdr.length} B`,
     );
-    if (FORMAT === 'jpeg') qualities.push(...(await mapQualities(size.label, inputs.map)));
+    qualities.push(
+      ...(await (FORMAT === 'jpeg' ? mapQualities(size.label, inputs.map) : avifMapQualities(size, inputs.map))),
+    );
     const service = await start();
     try {
       // First requests so every run is warm: the engine's instances made and grown, the code loaded.
@@ -299,11 +339,16 @@ export function gainMapReport({ runs, qualities }: GainMapBench): string {
   if (qualities.length)
     lines.push(
       '',
-      'The map alone re-encoded by the engine at full size, SSIM against the input map:',
+      FORMAT === 'avif'
+        ? "The map alone encoded as an AVIF output's map by the encoder module at full size, in the full picture's grid (libavif's quality is encoderQuality's), SSIM against the input map:"
+        : 'The map alone re-encoded by the engine at full size, SSIM against the input map:',
       '',
       '| input | quality | map bytes | SSIM |',
       '|---|---:|---:|---:|',
-      ...qualities.map((q) => `| ${q.size} | ${q.quality} | ${q.bytes} | ${q.ssim.toFixed(4)} |`),
+      ...qualities.map(
+        (q) =>
+          `| ${q.size} | ${q.quality}${FORMAT === 'avif' ? ` (libavif ${encoderQuality('avif', q.quality)})` : ''} | ${q.bytes} | ${q.ssim.toFixed(4)} |`,
+      ),
     );
   return lines.join('\n');
 }
