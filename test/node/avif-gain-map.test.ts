@@ -1,6 +1,6 @@
 // The gain-map bench's AVIF reader (test/bench/lib/avif-gain-map.ts) on AVIFs the engine's encoder module
 // writes with a map (ISO 21496-1's hidden 'tmap' item): the map comes back as a still AVIF that sharp
-// (libheif) decodes, at the map's size and with its pixels, for one cell and for a grid of cells.
+// (libheif) decodes, at the map's size and with its pixels, for one cell, a grid of cells and an RGB map.
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { avifSettings } from '../../wasm/avif-settings.ts';
@@ -68,6 +68,19 @@ describe('the AVIF gain map reader', () => {
     ]);
     expect(size).toEqual([161, 129]);
     for (const [i, value] of values.entries()) expect(Math.abs(value! - [30, 90, 150, 220][i]!)).toBeLessThanOrEqual(3);
+  });
+
+  it('writes an RGB map (4:4:4, the identity matrix) whose channels come back in their order', async () => {
+    const data = new Uint8Array(80 * 64 * 3);
+    for (let i = 0; i < data.length; i += 3) data.set([200, 100, 40], i);
+    const map = { data, width: 80, height: 64, channels: 3 as const, metadata: METADATA, quality: 90 };
+    const { output } = await encodeAvif(picture(320, 256), settings, { cols: 1, rows: 1 }, undefined, map);
+    const found = avifGainMap(output);
+    const { data: rgb, info } = await sharp(found!.avif).raw().toBuffer({ resolveWithObject: true });
+    expect([info.width, info.height, info.channels]).toEqual([80, 64, 3]);
+    const centre = (32 * 80 + 40) * 3;
+    for (const [c, value] of [200, 100, 40].entries())
+      expect(Math.abs(rgb[centre + c]! - value)).toBeLessThanOrEqual(3);
   });
 
   it('finds no map in an AVIF without one', async () => {
