@@ -240,9 +240,12 @@ async function mapQualities(size: string, map: Uint8Array): Promise<MapQuality[]
  * SSIM against the input map. Its pixels are sharp's decode of the map, so the SSIM is the encode's loss.
  */
 async function avifMapQualities(size: (typeof SIZES)[number], map: Uint8Array): Promise<MapQuality[]> {
-  const { data, info } = await sharp(map).raw().toBuffer({ resolveWithObject: true });
+  // As many channels as the JPEG has components, as the engine decodes it (sharp's raw output would be sRGB).
+  const components = (await sharp(map).metadata()).channels;
+  const decoded = components === 1 ? sharp(map).toColourspace('b-w') : sharp(map);
+  const { data, info } = await decoded.raw().toBuffer({ resolveWithObject: true });
   const channels = info.channels === 1 ? 1 : 3;
-  if (info.channels !== channels) throw new Error(`a map of ${info.channels} channels`);
+  if (info.channels !== components || info.channels !== channels) throw new Error(`a map of ${info.channels} channels`);
   const { width, height } = info;
   const picture = { data: new Uint8Array(width * height * 3).fill(128), width, height, channels: 3 as const };
   const reference = await decodeRgb(map);
