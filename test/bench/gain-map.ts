@@ -240,13 +240,13 @@ async function mapQualities(size: string, map: Uint8Array): Promise<MapQuality[]
  * SSIM against the input map. Its pixels are sharp's decode of the map, so the SSIM is the encode's loss.
  */
 async function avifMapQualities(size: (typeof SIZES)[number], map: Uint8Array): Promise<MapQuality[]> {
-  // As many channels as the JPEG has components, as the engine decodes it (sharp's raw output would be sRGB).
-  const components = (await sharp(map).metadata()).channels;
-  const decoded = components === 1 ? sharp(map).toColourspace('b-w') : sharp(map);
+  // One channel for a one-component JPEG, as the engine decodes it (sharp's raw output would be three, sRGB).
+  const channels: 1 | 3 = (await sharp(map).metadata()).channels === 1 ? 1 : 3;
+  const decoded = channels === 1 ? sharp(map).toColourspace('b-w') : sharp(map);
   const { data, info } = await decoded.raw().toBuffer({ resolveWithObject: true });
-  const channels = info.channels === 1 ? 1 : 3;
-  if (info.channels !== components || info.channels !== channels) throw new Error(`a map of ${info.channels} channels`);
+  if (info.channels !== channels) throw new Error(`a map decoded to ${info.channels} channels`);
   const { width, height } = info;
+  const grid = avifGrid(size.width, size.height);
   const picture = { data: new Uint8Array(width * height * 3).fill(128), width, height, channels: 3 as const };
   const reference = await decodeRgb(map);
   // MAP_XMP's numbers as ISO 21496-1's (isoGainMapNumbers, whose module Node cannot load: it imports the
@@ -258,11 +258,10 @@ async function avifMapQualities(size: (typeof SIZES)[number], map: Uint8Array): 
       data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
       width,
       height,
-      channels: channels as 1 | 3,
+      channels,
       metadata,
       quality: encoderQuality('avif', quality),
     };
-    const grid = avifGrid(size.width, size.height);
     const { output } = await encodeAvif(picture, avifSettings(80, width, height), grid, undefined, gainMap);
     const found = avifGainMap(output);
     if (!found) throw new Error('no map in the AVIF');
