@@ -18,11 +18,30 @@ export interface Raw {
   channels: 3 | 4;
 }
 
+/**
+ * An HDR gain map for the encode (sr_avif_gain_map, as wasm/avif-engine.ts's setGainMap): 8-bit pixels of 1
+ * or 3 channels, its 17 ISO 21496-1 numbers, libavif's quality for it.
+ */
+export interface GainMapRaw {
+  data: Uint8Array;
+  width: number;
+  height: number;
+  channels: 1 | 3;
+  metadata: readonly number[];
+  quality: number;
+}
+
 /** Hands the picture's rows to `put` in bands (a view of at most BAND_ROWS rows, and their count). */
 export type RowBands = (put: (band: Uint8Array, rows: number) => void) => void;
 
 /** One encode in a fresh instance, so the instance's memory afterwards is this encode's peak. */
-export function encodeAvif(raw: Raw, settings: AvifSettings, grid = avifGrid(raw.width, raw.height), icc?: Uint8Array) {
+export function encodeAvif(
+  raw: Raw,
+  settings: AvifSettings,
+  grid = avifGrid(raw.width, raw.height),
+  icc?: Uint8Array,
+  gainMap?: GainMapRaw,
+) {
   const stride = raw.width * raw.channels;
   const bands: RowBands = (put) => {
     for (let y = 0; y < raw.height; y += BAND_ROWS) {
@@ -30,7 +49,7 @@ export function encodeAvif(raw: Raw, settings: AvifSettings, grid = avifGrid(raw
       put(raw.data.subarray(y * stride, (y + rows) * stride), rows);
     }
   };
-  return encodeAvifBands(raw, bands, settings, grid, icc);
+  return encodeAvifBands(raw, bands, settings, grid, icc, gainMap);
 }
 
 /**
@@ -43,6 +62,7 @@ export async function encodeAvifBands(
   settings: AvifSettings,
   grid = avifGrid(size.width, size.height),
   icc?: Uint8Array,
+  gainMap?: GainMapRaw,
 ) {
   const { m, memory } = await nodeModule(new URL('sr_avif.wasm', CODEC), new URL('sr_avif.js', CODEC).href);
   const t0 = performance.now();
@@ -68,6 +88,23 @@ export async function encodeAvifBands(
       const set = m._sr_avif_icc!(enc, ptr, icc.length);
       m._free!(ptr);
       if (set !== 0) throw new Error(`sr_avif_icc: ${message()}`);
+    }
+    if (gainMap) {
+      const pixels = copyIn(gainMap.data);
+      // malloc aligns to 8, as the doubles need.
+      const values = copyIn(new Uint8Array(new Float64Array(gainMap.metadata).buffer));
+      const set = m._sr_avif_gain_map!(
+        enc,
+        pixels,
+        gainMap.width,
+        gainMap.height,
+        gainMap.channels,
+        values,
+        gainMap.quality,
+      );
+      m._free!(values);
+      m._free!(pixels);
+      if (set !== 0) throw new Error(`sr_avif_gain_map: ${message()}`);
     }
     const band = m._malloc!(size.width * size.channels * BAND_ROWS);
     bands((rows, count) => {
