@@ -54,10 +54,36 @@ export function avifGainMapInput(
     job.setPixels(8, stored.width, stored.height, 1);
     return { pixels: job.frame(), channels: job.channels };
   });
-  const channels = decoded.channels === 1 ? 1 : 3;
-  const pixels = decoded.channels === channels ? decoded.pixels : rgbOf(decoded.pixels, decoded.channels);
+  const rgb =
+    decoded.channels === 1 || decoded.channels === 3 ? decoded.pixels : rgbOf(decoded.pixels, decoded.channels);
+  // A grey map saved with three components (as some writers save greyscale) is stored as one: 4:4:4 RGB
+  // would let the encoder move its channels apart (colour where the map has none) and costs about 12 %
+  // more bytes (docs/experiments/gain-map.md). Only when its numbers are one set too.
+  const grey = decoded.channels !== 1 && oneSetOfNumbers(metadata) ? greyOf(rgb) : undefined;
+  const channels = decoded.channels === 1 || grey ? 1 : 3;
+  const pixels = grey ?? rgb;
   const out = transformMapPixels(pixels, channels, { ...transform, stored }, neutralValue(map));
   return { ...out, channels, metadata, quality: encoderQuality('avif', GAIN_MAP_QUALITY) };
+}
+
+/** How far a grey map's channels may differ after its JPEG's chroma was coded, and still be grey. */
+const GREY_MAP_TOLERANCE = 2;
+
+/** Whether a map's 17 numbers give every channel the same min, max, gamma and offsets. */
+const oneSetOfNumbers = (m: number[]): boolean =>
+  [0, 3, 6, 9, 12].every((at) => m[at] === m[at + 1] && m[at] === m[at + 2]);
+
+/** One channel of an RGB map whose channels agree within GREY_MAP_TOLERANCE everywhere, else undefined. */
+function greyOf(rgb: Uint8Array): Uint8Array | undefined {
+  const out = new Uint8Array(rgb.length / 3);
+  for (let i = 0, j = 0; j < out.length; i += 3, j++) {
+    const r = rgb[i]!,
+      g = rgb[i + 1]!,
+      b = rgb[i + 2]!;
+    if (Math.max(r, g, b) - Math.min(r, g, b) > GREY_MAP_TOLERANCE) return undefined;
+    out[j] = Math.round((r + g + b) / 3);
+  }
+  return out;
 }
 
 /** RGB of a frame with more channels (the engine's RGBA). */

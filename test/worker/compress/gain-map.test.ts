@@ -134,6 +134,8 @@ interface Build {
   noisyMap?: boolean;
   /** The map's size (64×48 unless said). */
   map?: { width: number; height: number };
+  /** The grey map saved with three components (R = G = B), as some writers save greyscale. */
+  rgbMap?: boolean;
   /** The picture's size (256×192 unless said). */
   picture?: { width: number; height: number };
   orientation?: number;
@@ -151,6 +153,7 @@ function gainMapJpeg({
   offsetError = 0,
   map: size,
   noisyMap,
+  rgbMap,
   mapIso,
   mapXmp = MAP_XMP,
   picture: pictureSize = { width: 256, height: 192 },
@@ -168,7 +171,15 @@ function gainMapJpeg({
     ...(flavour === 'ultrahdr' ? [{ code: 0xe1, data: concat(text(XMP_NS), text(mapXmp)) }] : []),
     ...(iso ? [{ code: 0xe2, data: iso }] : []),
   ];
-  const map = encodePixelsJpeg(grey, mw, mh, 1, { quality: 95, sampling: [1, 1], markers: mapMarkers });
+  const map = rgbMap
+    ? encodePixelsJpeg(
+        Uint8Array.from({ length: mw * mh * 3 }, (_, i) => grey[Math.floor(i / 3)]!),
+        mw,
+        mh,
+        3,
+        { quality: 95, markers: mapMarkers },
+      )
+    : encodePixelsJpeg(grey, mw, mh, 1, { quality: 95, sampling: [1, 1], markers: mapMarkers });
   const picture = encodePixelsJpeg(rgb, pw, ph, 3, { quality: 90 });
   const head = [
     ...(orientation ? [segment(0xe1, concat(text('Exif\0\0'), exifTiff(orientation)))] : []),
@@ -533,6 +544,14 @@ const ispeSizes = (file: Uint8Array): [number, number][] => {
   return out;
 };
 
+/** The channel counts ('pixi') an AVIF's properties hold: 3 for a colour item, 1 for a grey (4:0:0) one. */
+const pixiChannels = (file: Uint8Array): number[] => {
+  const out: number[] = [];
+  for (let at = 4; at + 9 <= file.length; at++)
+    if (latin1(file.subarray(at, at + 4)) === 'pixi') out.push(file[at + 8]!);
+  return out;
+};
+
 /**
  * ISO 21496-1 metadata as libavif writes it in a 'tmap' item: the numbers of the fractions, the first
  * channel's at the top and every channel's (one, or three with is_multichannel) in `channels`.
@@ -605,6 +624,15 @@ describe('Ultra HDR gain maps, JPEG → AVIF', () => {
     // A decoder that knows nothing of gain maps (sharp's libheif) shows the SDR picture.
     const shown = await decodeAvif(bytes);
     expect([shown.width, shown.height]).toEqual([128, 96]);
+  }, 20_000);
+
+  it('stores a grey map saved with three components as one grey channel (4:0:0), as a one-component map', async () => {
+    const { res, bytes } = await compressed({ image: gainMapJpeg({ rgbMap: true }), format: 'avif', width: 128 });
+    expect(res.headers.get('x-gain-map')).toBe('kept');
+    // The picture's item (its tone-mapped item shares it), then the map's.
+    expect(pixiChannels(bytes)).toEqual([3, 1]);
+    const { bytes: oneComponent } = await compressed({ image: gainMapJpeg(), format: 'avif', width: 128 });
+    expect(pixiChannels(oneComponent)).toEqual([3, 1]);
   }, 20_000);
 
   it('drops, with a 200, a map whose hdrgm GainMapMax is below its GainMapMin', async () => {
