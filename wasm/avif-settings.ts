@@ -18,7 +18,9 @@ export interface AvifSettings {
  * test/bench/avif-cells.ts). Speed 7 was kept while a cell was one call that held the isolate (its probes'
  * p95 on the isolate-stall bench was 665 ms at speed 6 against 190–253, target 250); since libaom gives
  * way after every superblock (patches/aom/0101), what another request waits for is a 64 × 64 superblock,
- * a few milliseconds at either speed. Speed 5 took 5 × speed 6's time. The figures:
+ * a few milliseconds at either speed. Speed 5 took 5 × speed 6's time for about 5 % fewer bytes; speed 6
+ * here has part of its search back (patches/aom/0102: the refinement of the best few modes and three intra
+ * searches), 2.8 % fewer bytes for about 1.5 × the CPU. The figures:
  * docs/experiments/avif-and-quality-scale.md.
  */
 export const AVIF_SPEED = 6;
@@ -146,11 +148,11 @@ export const AVIF_LARGE_PICTURE_PIXELS = 16 * 1024 * 1024;
 
 /**
  * One pixel of a cell's encode at AVIF_SPEED in give-way.ts's pixels of row work, for runtimes whose
- * clock stands still while code runs: an AVIF pixel at speed 6 costs about 100 times a pixel of row work
- * (50 at speed 7), so the encoder gives way every 20,000 pixels or so (ENGINE_SLICE_PIXELS), five 64 × 64
- * superblocks, as it does by the clock.
+ * clock stands still while code runs: an AVIF pixel at speed 6 costs about 150 times a pixel of row work
+ * (100 before patches/aom/0102 gave speed 6 more search; 50 at speed 7), so the encoder gives way every
+ * 13,000 pixels or so (ENGINE_SLICE_PIXELS), three 64 × 64 superblocks, as it does by the clock.
  */
-export const AVIF_WORK_PER_PIXEL = 100;
+export const AVIF_WORK_PER_PIXEL = 150;
 
 /**
  * Smallest cell side: MIAF (ISO/IEC 23000-22, 7.3.11.4.2) wants a grid's cells at least 64 × 64, and
