@@ -279,8 +279,8 @@ describe('HEIC input', () => {
   });
 
   it('one picture (not a grid) too large to decode whole: 422 saying why and the largest that fits', async () => {
-    // plain.heic's boxes saying 4000×3000 (a camera's 12 MP): the plan refuses it before any decoding.
-    const { res, text } = await send(declaringHeic(bytesOf(plain), 4000, 3000), { format: 'jpeg', width: '64' });
+    // plain.heic's boxes saying 6000×4000 (a camera's 24 MP): the plan refuses it before any decoding.
+    const { res, text } = await send(declaringHeic(bytesOf(plain), 6000, 4000), { format: 'jpeg', width: '64' });
     expect(res.status, text()).toBe(422);
     const { error } = JSON.parse(text());
     expect(error.code).toBe('image_too_large');
@@ -306,6 +306,16 @@ describe('HEIC input', () => {
     const tiled = await send(bytesOf(grid), { format: 'png' }, { ...ON, MEMORY_BUDGET_MB: '1' });
     expect(tiled.res.status, tiled.text()).toBe(422);
     expect(JSON.parse(tiled.text()).error.message).not.toContain('not a grid');
+  });
+
+  it("a camera's 12 MP (4000×3000) 8-bit 4:2:0 HEIC that is one picture fits the default budget → JPEG at full size", () => {
+    // plain.heic's boxes saying 4000×3000; the upload as large as a camera's 12 MP HEIC of fine detail
+    // (4 MB; the bench's 12 MP photo at heif-enc -q 60 is 2.7 MB).
+    const header = readHeader('heic', declaringHeic(bytesOf(plain), 4000, 3000));
+    expect(header.heic?.singlePicture).toBe(true);
+    const planned = plan('heic', header, 4_000_000, { format: 'jpeg', quality: 80 }, DEFAULT_BUDGET);
+    expect([planned.output.width, planned.output.height]).toEqual([4000, 3000]);
+    expect(planned.estimate).toBeLessThanOrEqual(DEFAULT_BUDGET);
   });
 
   it('a signed image URL with a HEIC source: upright, given as JPEG without f', async () => {
