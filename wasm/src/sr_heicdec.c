@@ -459,8 +459,8 @@ static int sr_decode_planes(sr_heicdec *d, struct heif_decoding_options *options
   }
   sr_coefficients(c, c->matrix, primaries);
   c->fixed = !c->mono && c->bits == 8 && chroma == heif_chroma_420 && chosen != 0 && chosen != 8 && c->full_range;
-  d->row = malloc((size_t)d->width * 4);
-  d->row16 = c->bits > 8 ? malloc((size_t)d->width * 4 * sizeof(uint16_t)) : NULL;
+  if (!d->row) d->row = malloc((size_t)d->width * 4);
+  if (!d->row16 && c->bits > 8) d->row16 = malloc((size_t)d->width * 4 * sizeof(uint16_t));
   if (!d->row || (c->bits > 8 && !d->row16)) {
     snprintf(d->message, sizeof d->message, "out of memory for a row");
     return -1;
@@ -498,9 +498,11 @@ int sr_heicdec_tile(sr_heicdec *d, uint32_t tx, uint32_t ty) {
     d->whole = NULL;
   }
   d->rows = NULL;
+  /* The caller may read the rows again (a palette PNG's second pass): the picture is decoded again, its
+   * planes released first so that the two are never held together. */
   if (d->planes) {
-    snprintf(d->message, sizeof d->message, "the picture is decoded once");
-    return -1;
+    heif_image_release(d->planes);
+    d->planes = NULL;
   }
   if (!d->band && d->tiling.num_columns > 1) {
     d->band = malloc((size_t)d->width * th * 4);
@@ -518,6 +520,10 @@ int sr_heicdec_tile(sr_heicdec *d, uint32_t tx, uint32_t ty) {
   if (d->tiling.num_columns == 1 && d->tiling.num_rows == 1) {
     int r = sr_decode_planes(d, options);
     heif_decoding_options_free(options);
+    if (r != 0 && d->planes) { /* no row is read from a picture refused */
+      heif_image_release(d->planes);
+      d->planes = NULL;
+    }
     return r;
   }
   /* Above 8 bits the tile comes at its depth (16-bit samples), reduced below with dither; without alpha
