@@ -358,10 +358,11 @@ const uint8_t *sr_heicdec_icc(sr_heicdec *d) { return d->icc; }
 const uint8_t *sr_heicdec_exif(sr_heicdec *d) { return d->exif; }
 const uint8_t *sr_heicdec_xmp(sr_heicdec *d) { return d->xmp; }
 
-/* Row y of the picture as 8-bit RGBA (width × 4 bytes), from the tile row decoded last: a pointer into the
- * band (valid until the next call), or NULL with a message when y is not in it. */
 static int sr_prepare_colour(sr_heicdec *d, int bits);
 
+/* Row y of the picture as 8-bit RGBA (width × 4 bytes), valid until the next call: a picture that is not a
+ * grid converts it from its planes now; a grid's comes from the band of the tile row decoded last. NULL
+ * with a message when y is not there. */
 const uint8_t *sr_heicdec_row(sr_heicdec *d, uint32_t y) {
   if (d->planes) {
     if (y >= d->height) {
