@@ -156,7 +156,11 @@ describe('HEIC input', () => {
   it('one picture read twice (a streamed palette PNG: the lossless pass, then the palette pass) decodes again', async () => {
     // At 40 MB the plan streams the PNG (the whole-image writer wants half the budget), so the rows are
     // produced twice.
-    const { res, body, text } = await send(bytesOf(plain), { format: 'png', palette: 'true' }, { ...ON, MEMORY_BUDGET_MB: '40' });
+    const { res, body, text } = await send(
+      bytesOf(plain),
+      { format: 'png', palette: 'true' },
+      { ...ON, MEMORY_BUDGET_MB: '40' },
+    );
     expect(res.status, text()).toBe(200);
     const image = decodeAny(body);
     expect([image.width, image.height]).toEqual([192, 128]);
