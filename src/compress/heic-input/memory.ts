@@ -11,8 +11,9 @@ import type { AvifInfo } from '../avif-input/structure.ts';
  * deblocking flags) and what malloc leaves between the two decoders' allocations. Fitted with
  * `HEIC_BYTES_PER_SAMPLE_BYTE` to the module's growth decoding single-picture HEICs of 12 MP (4000×3000,
  * 8 and 10 bits, 4:2:0 and 4:4:4; `npx node test/bench/heicdec-memory.ts`, docs/image-engine.md "HEIC
- * decoder"): the measured peaks need 1.72 and 1.99 (4.70 bytes a pixel at 8-bit 4:2:0, 13.63 at 10-bit
- * 4:4:4, the fixed part taken off); these round up so every measurement is exceeded by at least 12 %.
+ * decoder"): the measured peaks (4.70 bytes a pixel at 8-bit 4:2:0, 13.63 at 10-bit 4:4:4, the fixed part
+ * taken off) fit 1.72 plus 1.99 a sample byte; rounded up to 2 and 2.25, every measurement is at least 12 %
+ * under the plan.
  */
 export const HEIC_TILE_BASE_BYTES_PER_PIXEL = 2;
 /**
@@ -24,7 +25,7 @@ export const HEIC_BYTES_PER_SAMPLE_BYTE = 2.25;
 /**
  * A grid's tile converted by libheif to RGBA, per pixel: 4 bytes, and above 8 bits 16-bit RGB (6; 8 with
  * alpha), counted as 8. Measured on the whole-picture conversion (the same code as a tile's): 8.66 bytes a
- * pixel at 8-bit 4:2:0 and 19.57 at 10-bit 4:4:4 against the 9.4 and 21.5 these plan.
+ * pixel at 8-bit 4:2:0 and 19.57 at 10-bit 4:4:4 against the 9.4 and 23.5 these plan.
  */
 export const HEIC_TILE_RGBA_BYTES_PER_PIXEL_8_BIT = 4;
 export const HEIC_TILE_RGBA_BYTES_PER_PIXEL_HIGH_BIT = 8;
