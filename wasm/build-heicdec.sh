@@ -69,7 +69,7 @@ HEIF_CFLAGS="-O3 -msimd128 -std=c++20 -fvisibility=hidden $PREFIX_MAP -DHAVE_LIB
 compile_each "$HEIF_CFLAGS" "$heif" "$work/heif" libheif.a
 
 EXPORTS='_malloc,_free'
-for f in create destroy message parse info icc exif xmp band stride tile; do EXPORTS="$EXPORTS,_sr_heicdec_$f"; done
+for f in create destroy message parse info icc exif xmp row tile; do EXPORTS="$EXPORTS,_sr_heicdec_$f"; done
 
 mkdir -p codec
 # The same runtime settings as sr_avifdec (build.sh says why), in a module of its own; no C++ exceptions

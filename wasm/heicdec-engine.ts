@@ -1,7 +1,8 @@
 // The HEIC decoder (wasm/src/sr_heicdec.c, built by wasm/build-heicdec.sh from libheif and libde265, both
 // LGPL-3+): a module of its own, instantiated only when a HEIC comes in. The file is parsed, then decoded
 // a tile (a grid cell) per call with a give-way between them into a band one tile high, whose rows are
-// handed on before the next tile row is decoded: memory grows with the width, not the height.
+// handed on before the next tile row is decoded: memory grows with the width, not the height. A picture
+// that is not a grid is decoded whole but kept as YCbCr planes, its rows converted to RGBA one at a time.
 import createHeicDecModule from './codec/sr_heicdec.js';
 import heicDecWasm from './codec/sr_heicdec.wasm';
 import { BorrowedInstance } from './borrowed.ts';
@@ -145,9 +146,12 @@ export class HeicDecoder extends BorrowedInstance<HeicDecModule> {
       const from = Math.max(crop.y, ty * tileHeight);
       const to = Math.min(crop.y + crop.height, (ty + 1) * tileHeight);
       for (let y = from; y < to; y++) {
-        const band = this.call('band', this.decoder) >>> 0;
-        const stride = this.call('stride', this.decoder);
-        const at = band + (y - ty * tileHeight) * stride + crop.x * 4;
+        // A picture that is not a grid is converted from its YCbCr planes a row per call (sr_heicdec_row).
+        const at = this.closeOnThrow(() => {
+          const ptr = this.call('row', this.decoder, y) >>> 0;
+          if (!ptr) throw new HeicDecodeError(this.message());
+          return ptr + crop.x * 4;
+        });
         row.set(this.codec.heap().subarray(at, at + rowBytes));
         await sink(row);
       }

@@ -12,8 +12,13 @@ import gradient10Grid from '../../fixtures/heic/gradient-10bit-grid.heic';
 import grid from '../../fixtures/heic/grid.heic';
 import hlg from '../../fixtures/heic/hlg.heic';
 import irot3 from '../../fixtures/heic/irot3.heic';
+import limited from '../../fixtures/heic/limited.heic';
+import limitedTwice from '../../fixtures/heic/limited-twice.heic';
 import p3Icc from '../../fixtures/heic/p3-icc.heic';
+import photo10 from '../../fixtures/heic/photo-10bit.heic';
+import photo10Twice from '../../fixtures/heic/photo-10bit-twice.heic';
 import plain from '../../fixtures/heic/plain.heic';
+import plainTwice from '../../fixtures/heic/plain-twice.heic';
 import pq from '../../fixtures/heic/pq.heic';
 import { makeKey, type TestKey } from '../helpers.ts';
 import { selfhostEnv, type SelfhostEnv } from '../../../src/selfhost/env.ts';
@@ -121,6 +126,46 @@ describe('HEIC input', () => {
     expectReference(tiled.image, 'grid');
     // The first HEIC of the file compiles the decoder's module (about 1 MB of WebAssembly).
   }, 20_000);
+
+  it("one picture (not a grid), converted from its YCbCr rows, has libheif's own pixels: 8-bit full and limited range, 10-bit", async () => {
+    // Each *-twice.heic holds the same HEVC data as two grid tiles side by side, which libheif converts to
+    // RGB itself; the picture alone is converted a row at a time by the decoder (sr_heicdec.c).
+    for (const [name, one, twice] of [
+      ['plain (8-bit 4:2:0, full range)', plain, plainTwice],
+      ['limited (8-bit 4:2:0, BT.709 limited range)', limited, limitedTwice],
+      ['photo-10bit (10-bit 4:2:0)', photo10, photo10Twice],
+    ] as const) {
+      const single = (await decoded(bytesOf(one))).image;
+      const grid = (await decoded(bytesOf(twice))).image;
+      expect([single.width, single.height, grid.width], name).toEqual([192, 128, 384]);
+      let worst = 0;
+      for (let y = 0; y < single.height; y++) {
+        for (let x = 0; x < single.width; x++) {
+          const got = pixel(single, x, y);
+          // Both halves: the 10-bit dither repeats every 8 pixels and the right half starts at 192.
+          for (const half of [0, 192]) {
+            const want = pixel(grid, x + half, y);
+            for (let c = 0; c < 4; c++) worst = Math.max(worst, Math.abs(got[c]! - want[c]!));
+          }
+        }
+      }
+      expect(worst, name).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it('one picture read twice (a streamed palette PNG: the lossless pass, then the palette pass) decodes again', async () => {
+    // At 40 MB the plan streams the PNG (the whole-image writer wants half the budget), so the rows are
+    // produced twice.
+    const { res, body, text } = await send(
+      bytesOf(plain),
+      { format: 'png', palette: 'true' },
+      { ...ON, MEMORY_BUDGET_MB: '40' },
+    );
+    expect(res.status, text()).toBe(200);
+    const image = decodeAny(body);
+    expect([image.width, image.height]).toEqual([192, 128]);
+    expectReference(image, 'plain');
+  });
 
   it('irot and imir decide the orientation; clap crops', async () => {
     const turned = await decoded(bytesOf(gridIrot1Imir1));
@@ -248,8 +293,8 @@ describe('HEIC input', () => {
   });
 
   it('one picture (not a grid) too large to decode whole: 422 saying why and the largest that fits', async () => {
-    // plain.heic's boxes saying 4000×3000 (a camera's 12 MP): the plan refuses it before any decoding.
-    const { res, text } = await send(declaringHeic(bytesOf(plain), 4000, 3000), { format: 'jpeg', width: '64' });
+    // plain.heic's boxes saying 6000×4000 (a camera's 24 MP): the plan refuses it before any decoding.
+    const { res, text } = await send(declaringHeic(bytesOf(plain), 6000, 4000), { format: 'jpeg', width: '64' });
     expect(res.status, text()).toBe(422);
     const { error } = JSON.parse(text());
     expect(error.code).toBe('image_too_large');
@@ -275,6 +320,16 @@ describe('HEIC input', () => {
     const tiled = await send(bytesOf(grid), { format: 'png' }, { ...ON, MEMORY_BUDGET_MB: '1' });
     expect(tiled.res.status, tiled.text()).toBe(422);
     expect(JSON.parse(tiled.text()).error.message).not.toContain('not a grid');
+  });
+
+  it("a camera's 12 MP (4000×3000) 8-bit 4:2:0 HEIC that is one picture fits the default budget → JPEG at full size", () => {
+    // plain.heic's boxes saying 4000×3000; the upload as large as a camera's 12 MP HEIC of fine detail
+    // (4 MB; the bench's 12 MP photo at heif-enc -q 60 is 2.7 MB).
+    const header = readHeader('heic', declaringHeic(bytesOf(plain), 4000, 3000));
+    expect(header.heic?.singlePicture).toBe(true);
+    const planned = plan('heic', header, 4_000_000, { format: 'jpeg', quality: 80 }, DEFAULT_BUDGET);
+    expect([planned.output.width, planned.output.height]).toEqual([4000, 3000]);
+    expect(planned.estimate).toBeLessThanOrEqual(DEFAULT_BUDGET);
   });
 
   it('a signed image URL with a HEIC source: upright, given as JPEG without f', async () => {
