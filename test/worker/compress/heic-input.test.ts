@@ -13,10 +13,14 @@ import grid from '../../fixtures/heic/grid.heic';
 import hlg from '../../fixtures/heic/hlg.heic';
 import irot3 from '../../fixtures/heic/irot3.heic';
 import limited from '../../fixtures/heic/limited.heic';
+import greyTwice from '../../fixtures/heic/grey-twice.heic';
+import grey from '../../fixtures/heic/grey.heic';
 import limitedTwice from '../../fixtures/heic/limited-twice.heic';
 import p3Icc from '../../fixtures/heic/p3-icc.heic';
 import photo10 from '../../fixtures/heic/photo-10bit.heic';
 import photo10Twice from '../../fixtures/heic/photo-10bit-twice.heic';
+import photo422Twice from '../../fixtures/heic/photo-422-twice.heic';
+import photo422 from '../../fixtures/heic/photo-422.heic';
 import plain from '../../fixtures/heic/plain.heic';
 import plainTwice from '../../fixtures/heic/plain-twice.heic';
 import pq from '../../fixtures/heic/pq.heic';
@@ -127,13 +131,15 @@ describe('HEIC input', () => {
     // The first HEIC of the file compiles the decoder's module (about 1 MB of WebAssembly).
   }, 20_000);
 
-  it("one picture (not a grid), converted from its YCbCr rows, has libheif's own pixels: 8-bit full and limited range, 10-bit", async () => {
+  it("one picture (not a grid), converted from its YCbCr rows, has libheif's own pixels: 8-bit full and limited range, 10-bit, 4:2:2, grey", async () => {
     // Each *-twice.heic holds the same HEVC data as two grid tiles side by side, which libheif converts to
     // RGB itself; the picture alone is converted a row at a time by the decoder (sr_heicdec.c).
     for (const [name, one, twice] of [
       ['plain (8-bit 4:2:0, full range)', plain, plainTwice],
       ['limited (8-bit 4:2:0, BT.709 limited range)', limited, limitedTwice],
       ['photo-10bit (10-bit 4:2:0)', photo10, photo10Twice],
+      ['photo-422 (8-bit 4:2:2)', photo422, photo422Twice],
+      ['grey (8-bit 4:0:0)', grey, greyTwice],
     ] as const) {
       const single = (await decoded(bytesOf(one))).image;
       const grid = (await decoded(bytesOf(twice))).image;
