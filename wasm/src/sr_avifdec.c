@@ -255,7 +255,10 @@ static int make_hdr(sr_avifdec *d) {
   }
   const avifImage *im = d->decoder->image;
   int cp = im->colorPrimaries == AVIF_COLOR_PRIMARIES_UNSPECIFIED ? AVIF_COLOR_PRIMARIES_BT709 : im->colorPrimaries;
-  if (sr_hdr_init(d->hdr, cp, im->transferCharacteristics, 16, d->linear) != 0) {
+  /* A PQ picture's content light level ('clli': its brightest pixel, MaxCLL) is the peak its tone curve maps
+   * to reference white; without one, 1,000 nits (sr_hdr.h). libavif does not read mastering display
+   * colour volume ('mdcv'). */
+  if (sr_hdr_init_peak(d->hdr, cp, im->transferCharacteristics, 16, d->linear, (float)im->clli.maxCLL) != 0) {
     snprintf(d->message, sizeof d->message, "its colour (nclx %d/%d) cannot be converted", cp, im->transferCharacteristics);
     return -1;
   }

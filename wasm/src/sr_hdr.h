@@ -4,9 +4,10 @@
  *
  *   1. Linearise: PQ by SMPTE ST 2084's EOTF (nits); HLG by BT.2100's inverse OETF, then its OOTF for a
  *      1,000-nit display (system gamma 1.2, on luminance); SDR transfers by the sRGB curve.
- *   2. HDR only: tone-map luminance by BT.2390's EETF (a Hermite knee in the PQ domain) from the assumed
- *      mastering range 0–1,000 nits onto 0–203 nits, 203 being BT.2408's HDR reference white and taken as
- *      SDR white; RGB scaled by the same factor (hue kept). Below the knee (about 88 nits) nothing changes.
+ *   2. HDR only: tone-map luminance by BT.2390's EETF (a Hermite knee in the PQ domain) from the mastering
+ *      range (0–1,000 nits, or to a PQ picture's own content light level where the file gives one) onto
+ *      0–203 nits, 203 being BT.2408's HDR reference white and taken as SDR white; RGB scaled by the same
+ *      factor (hue kept). Below the knee (about 88 nits at a 1,000-nit peak) nothing changes.
  *   3. Primaries to BT.709 (BT.2087's matrix for BT.2020; Display P3's), then colours outside sRGB
  *      desaturated towards their own luminance just enough to fit (luminance and hue kept), not clipped
  *      channel by channel.
@@ -23,9 +24,13 @@
 
 /* BT.2408's HDR reference white (nits): mapped to SDR white. */
 #define SR_HDR_REFERENCE_WHITE 203.0f
-/* The mastering peak assumed (nits): BT.2100 HLG's nominal display peak and a common PQ grading peak.
- * Brighter PQ values are white. */
+/* The mastering peak assumed (nits): BT.2100 HLG's nominal display peak and a common PQ grading peak,
+ * for a PQ picture that says none (sr_hdr_init_peak takes the one it says). Brighter PQ values are white. */
 #define SR_HDR_PEAK 1000.0f
+/* The range a PQ picture's own peak is taken in (nits): from twice reference white (a knee needs room
+ * below the peak) to PQ's 10,000. */
+#define SR_HDR_PEAK_MIN 406.0f
+#define SR_HDR_PEAK_MAX 10000.0f
 /* HLG's system gamma at a 1,000-nit display (BT.2100 Table 5). */
 #define SR_HLG_GAMMA 1.2f
 /* Table sizes: the tone curve between its knee and the peak, and the sRGB encoding over 0–1 (both
@@ -42,6 +47,7 @@ typedef struct sr_hdr {
   float wr709, wg709, wb709;
   uint32_t max_code;    /* the input's largest code value (255, 1023, 4095) */
   float *linear;        /* max_code + 1 entries: code value to linear light (nits for HDR, 0–1 for SDR) */
+  float peak;           /* the mastering peak the EETF maps to reference white, in nits */
   float knee, knee_to_peak; /* the EETF's knee and the peak, in nits */
   float tone[SR_HDR_TONE_STEPS + 1]; /* output nits over input nits between knee and peak */
   float encode[SR_HDR_ENCODE_STEPS + 1]; /* linear 0–1 to sRGB 0–255 */
@@ -81,9 +87,9 @@ static float sr_hlg_inverse_oetf(float e) { /* BT.2100: signal to scene light 0�
 
 static float sr_srgb_eotf(float e) { return e <= 0.04045f ? e / 12.92f : powf((e + 0.055f) / 1.055f, 2.4f); }
 
-/* BT.2390's EETF from 0–SR_HDR_PEAK onto 0–SR_HDR_REFERENCE_WHITE nits (no black level lift). */
-static float sr_eetf_nits(float nits) {
-  const float source = sr_pq_inverse_eotf(SR_HDR_PEAK);
+/* BT.2390's EETF from 0–peak onto 0–SR_HDR_REFERENCE_WHITE nits (no black level lift). */
+static float sr_eetf_nits(float nits, float peak) {
+  const float source = sr_pq_inverse_eotf(peak);
   const float max_lum = sr_pq_inverse_eotf(SR_HDR_REFERENCE_WHITE) / source;
   const float ks = 1.5f * max_lum - 0.5f;
   float e = sr_pq_inverse_eotf(nits) / source;
@@ -96,8 +102,10 @@ static float sr_eetf_nits(float nits) {
 }
 
 /* Prepares the tables for a picture of nclx primaries cp and transfer tc at bits per sample; linear must
- * hold (1 << bits) floats. 0, or -1 when cp or tc is not one this converts. */
-static int sr_hdr_init(sr_hdr *h, int cp, int tc, int bits, float *linear) {
+ * hold (1 << bits) floats. A PQ picture's mastering peak is `peak` nits (its content light level, say),
+ * SR_HDR_PEAK when 0, within SR_HDR_PEAK_MIN–SR_HDR_PEAK_MAX; HLG's is its nominal display's,
+ * SR_HDR_PEAK. 0, or -1 when cp or tc is not one this converts. */
+static int sr_hdr_init_peak(sr_hdr *h, int cp, int tc, int bits, float *linear, float peak) {
   h->transfer = tc == 16 ? SR_HDR_PQ : tc == 18 ? SR_HDR_HLG : SR_HDR_SDR;
   h->matrix = cp == 9 ? SR_BT2020_TO_709 : cp == 12 ? SR_P3_TO_709 : NULL;
   if (cp != 1 && cp != 2 && cp != 9 && cp != 12) return -1;
@@ -111,20 +119,29 @@ static int sr_hdr_init(sr_hdr *h, int cp, int tc, int bits, float *linear) {
     float e = (float)i / h->max_code;
     linear[i] = h->transfer == SR_HDR_PQ ? sr_pq_eotf(e) : h->transfer == SR_HDR_HLG ? sr_hlg_inverse_oetf(e) : sr_srgb_eotf(e);
   }
+  h->peak = h->transfer != SR_HDR_PQ || peak <= 0 ? SR_HDR_PEAK
+            : peak < SR_HDR_PEAK_MIN               ? SR_HDR_PEAK_MIN
+            : peak > SR_HDR_PEAK_MAX               ? SR_HDR_PEAK_MAX
+                                                   : peak;
   /* The knee: where the EETF starts to differ from the identity (its ks, in nits). */
-  const float source = sr_pq_inverse_eotf(SR_HDR_PEAK);
+  const float source = sr_pq_inverse_eotf(h->peak);
   const float max_lum = sr_pq_inverse_eotf(SR_HDR_REFERENCE_WHITE) / source;
   h->knee = sr_pq_eotf((1.5f * max_lum - 0.5f) * source);
-  h->knee_to_peak = SR_HDR_PEAK - h->knee;
+  h->knee_to_peak = h->peak - h->knee;
   for (int i = 0; i <= SR_HDR_TONE_STEPS; i++) {
     float nits = h->knee + h->knee_to_peak * i / SR_HDR_TONE_STEPS;
-    h->tone[i] = sr_eetf_nits(nits) / nits;
+    h->tone[i] = sr_eetf_nits(nits, h->peak) / nits;
   }
   for (int i = 0; i <= SR_HDR_ENCODE_STEPS; i++) {
     float v = (float)i / SR_HDR_ENCODE_STEPS;
     h->encode[i] = 255.0f * (v <= 0.0031308f ? v * 12.92f : 1.055f * powf(v, 1 / 2.4f) - 0.055f);
   }
   return 0;
+}
+
+/* sr_hdr_init_peak with the assumed peak. */
+static int sr_hdr_init(sr_hdr *h, int cp, int tc, int bits, float *linear) {
+  return sr_hdr_init_peak(h, cp, tc, bits, linear, 0);
 }
 
 static float sr_hdr_lookup(const float *table, int steps, float at) { /* at in 0–1, interpolated */
@@ -165,7 +182,7 @@ static void sr_hdr_row(const sr_hdr *h, const void *in, int wide, int channels, 
     if (h->transfer != SR_HDR_SDR) {
       float l = h->wr * rgb[0] + h->wg * rgb[1] + h->wb * rgb[2];
       float gain = 1;
-      if (l >= SR_HDR_PEAK) gain = SR_HDR_REFERENCE_WHITE / l;
+      if (l >= h->peak) gain = SR_HDR_REFERENCE_WHITE / l;
       else if (l > h->knee) gain = sr_hdr_lookup(h->tone, SR_HDR_TONE_STEPS, (l - h->knee) / h->knee_to_peak);
       for (int c = 0; c < 3; c++) rgb[c] *= gain;
     }

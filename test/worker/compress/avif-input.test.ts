@@ -14,6 +14,7 @@ import p3 from '../../fixtures/avif/p3-nclx.avif';
 import gradient10 from '../../fixtures/avif/gradient-10bit.avif';
 import pq from '../../fixtures/avif/pq.avif';
 import pqPatches from '../../fixtures/avif/pq-patches.avif';
+import pqPatchesClli from '../../fixtures/avif/pq-patches-clli4000.avif';
 import heicGradient10 from '../../fixtures/heic/gradient-10bit.heic';
 import heicPq from '../../fixtures/heic/pq.heic';
 import sequence from '../../fixtures/avif/sequence.avif';
@@ -229,6 +230,24 @@ describe('AVIF and HEIC share one colour method (wasm/src/sr_hdr.h)', () => {
     const [r, g, b] = pixel(a, 3 * 16 + 8, 48);
     expect(r).toBe(255);
     expect(Math.max(g!, b!)).toBeLessThan(160);
+  });
+
+  it("PQ with a content light level ('clli', MaxCLL 4,000 nits): tone-mapped from that peak, so 1,000 nits is no longer white", async () => {
+    // Patches of 0, 50, 100, 203, 400, 600, 1,000 and 4,000 nits (16 pixels each, top half).
+    const mean = (img: { width: number; height: number; data: Uint8Array }, patch: number) => {
+      let sum = 0;
+      for (let x = patch * 16 + 4; x < patch * 16 + 12; x++) sum += pixel(img, x, 16)[1]!;
+      return sum / 8;
+    };
+    const assumed = (await decoded(bytesOf(pqPatches))).image;
+    const told = (await decoded(bytesOf(pqPatchesClli))).image;
+    // Without one, 1,000 nits is the peak: 1,000 and 4,000 both white.
+    expect([mean(assumed, 6), mean(assumed, 7)]).toEqual([255, 255]);
+    // With MaxCLL 4,000 the curve keeps them apart, brightest white, and the midtones a little darker.
+    expect(mean(told, 7)).toBeGreaterThanOrEqual(254);
+    expect(mean(told, 6)).toBeLessThan(252);
+    expect(mean(told, 5)).toBeLessThan(mean(told, 6));
+    expect(mean(told, 3)).toBeLessThan(mean(assumed, 3));
   });
 
   it('a 10-bit grey ramp is dithered, not banded: every code’s mean within 0.25 of its 8-bit value', async () => {
