@@ -11,6 +11,7 @@ import { plan } from '../../../src/compress/memory-plan.ts';
 import { makeKey, type TestKey } from '../helpers.ts';
 import { ORIGIN, getImage, signed, signingAccount } from '../img-helpers.ts';
 import { bodyBytes, compressCall, concat, decodeAny, exifTiff, pixel } from '../image-fixtures.ts';
+import { avifItems as readAvifItems } from '../../bench/lib/avif-gain-map.ts';
 
 let key: TestKey;
 beforeAll(async () => {
@@ -481,59 +482,9 @@ describe('ISO 21496-1 gain maps', () => {
   });
 });
 
-/** An AVIF's items as its meta box lists them: type, and the bytes iloc points to (in the file or its idat). */
-function avifItems(file: Uint8Array): { id: number; type: string; bytes: Uint8Array }[] {
-  const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
-  const boxes = (from: number, to: number) => {
-    const out: { type: string; body: number; end: number }[] = [];
-    for (let at = from; at + 8 <= to; ) {
-      const size = view.getUint32(at);
-      out.push({ type: latin1(file.subarray(at + 4, at + 8)), body: at + 8, end: at + size });
-      at += size;
-    }
-    return out;
-  };
-  const meta = boxes(0, file.length).find((b) => b.type === 'meta')!;
-  const inMeta = boxes(meta.body + 4, meta.end);
-  const iinf = inMeta.find((b) => b.type === 'iinf')!;
-  const types = new Map<number, string>();
-  for (const infe of boxes(iinf.body + 4 + 2, iinf.end))
-    types.set(view.getUint16(infe.body + 4), latin1(file.subarray(infe.body + 8, infe.body + 12)));
-  const idat = inMeta.find((b) => b.type === 'idat');
-  const iloc = inMeta.find((b) => b.type === 'iloc')!;
-  const version = file[iloc.body]!;
-  const sizes = view.getUint16(iloc.body + 4);
-  const [offsetSize, lengthSize, baseSize, indexSize] = [sizes >> 12, (sizes >> 8) & 15, (sizes >> 4) & 15, sizes & 15];
-  const read = (at: number, n: number) =>
-    n === 0 ? 0 : n === 4 ? view.getUint32(at) : n === 2 ? view.getUint16(at) : Number(view.getBigUint64(at));
-  let at = iloc.body + 6;
-  const count = version < 2 ? view.getUint16(at) : view.getUint32(at);
-  at += version < 2 ? 2 : 4;
-  const items = [];
-  for (let i = 0; i < count; i++) {
-    const id = version < 2 ? view.getUint16(at) : view.getUint32(at);
-    at += version < 2 ? 2 : 4;
-    const method = version >= 1 ? view.getUint16(at) & 15 : 0;
-    at += version >= 1 ? 2 : 0;
-    at += 2; // data_reference_index
-    const base = read(at, baseSize);
-    at += baseSize;
-    const extents = view.getUint16(at);
-    at += 2;
-    const parts: Uint8Array[] = [];
-    for (let e = 0; e < extents; e++) {
-      at += version >= 1 ? indexSize : 0;
-      const offset = read(at, offsetSize);
-      at += offsetSize;
-      const length = read(at, lengthSize);
-      at += lengthSize;
-      const start = (method === 1 ? idat!.body : 0) + base + offset;
-      parts.push(file.subarray(start, start + length));
-    }
-    items.push({ id, type: types.get(id) ?? '?', bytes: concat(...parts) });
-  }
-  return items;
-}
+/** An AVIF's items in the meta box's order: type, and the bytes iloc points to (the gain-map bench's reader). */
+const avifItems = (file: Uint8Array) =>
+  [...readAvifItems(file).items.values()].map((item) => ({ id: item.id, type: item.type, bytes: item.payload }));
 
 /** The image sizes ('ispe') an AVIF's properties hold. */
 const ispeSizes = (file: Uint8Array): [number, number][] => {
