@@ -564,9 +564,10 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
       expect(elsewhere(followed), JSON.stringify(next)).toEqual([]);
       expect(new URL(tab.url()).origin, JSON.stringify(next)).toBe(origin);
     });
-    // Signed out, through the form (which carries `next` on when it is accepted). Each sign-in spends one
-    // of the address's attempts per window (SIGNIN_PER_IP), so only the report's four and two more.
-    for (const next of [...spellings.slice(0, 4), '/%5cevil.test', '/.\\/evil.test']) {
+    // Signed out, through the form (which carries `next` on when it is accepted): one dotted and one
+    // backslashed spelling. The form's answer takes the same rule as the redirect above, whose Location
+    // Chromium followed for every spelling, and console-auth.test.ts posts every spelling to the form.
+    for (const next of ['/..//evil.test', '/.\\/evil.test']) {
       await visit('/');
       await p().getByRole('navigation').getByRole('button', { name: 'Sign out' }).click();
       await heading(LANDING).waitFor();

@@ -16,9 +16,9 @@ export function orderedSteps(page: () => Page | undefined): (title: string, fn: 
         failed = title;
         const current = page();
         if (current)
-          await screenshot(current, `failed-${title.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`).catch(
-            () => undefined,
-          );
+          await screenshot(current, `failed-${title.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`, {
+            always: true,
+          }).catch(() => undefined);
         throw error;
       }
     });
