@@ -73,6 +73,9 @@ export default defineConfig({
           // vars it depends on per call (helpers.ts `call`), not on the shared env.
           isolate: false,
           include: ['test/worker/**/*.test.ts'],
+          // vitest's 5 s cut tests that compress or sign in dozens of times when the machine is loaded
+          // (twice at a load of 6: an AVIF screenshot, the sign-in spellings); a hang still ends.
+          testTimeout: 20_000,
           setupFiles: ['./test/worker/apply-migrations.ts'],
           // A web origin on loopback for the meta-tag tests.
           // And a webhook receiver on loopback for the webhook tests.
