@@ -160,16 +160,20 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
       const warning = p().getByTestId('try-warning');
       const image = p().getByLabel('Image', { exact: true });
 
-      // 2400 × 1600 as a JPEG fits the memory budget easily: no warning, and the service compresses it.
+      // 2400 × 1600 as a JPEG fits the memory budget easily: no warning, and the service compresses it
+      // (at the desktop width: what the phone's run adds is the layout, which the next step's result shows).
       const poster = await flatPng(2400, 1600);
       const posterPlan = planned();
       await image.setInputFiles({ name: 'wide-poster.png', mimeType: 'image/png', buffer: poster });
       expect((await (await posterPlan).json()).data.verdict).toBe('accepted');
       expect(await warning.isHidden()).toBe(true);
-      await p().getByRole('button', { name: 'Compress' }).click();
-      await p().getByTestId('result').waitFor({ timeout: 60_000 });
-      expect(await p().getByTestId('compressed-size').textContent()).toContain('2400 × 1600 px');
-      expect(uploads).toHaveLength(1);
+      const posterUploads = phone ? 0 : 1;
+      if (!phone) {
+        await p().getByRole('button', { name: 'Compress' }).click();
+        await p().getByTestId('result').waitFor({ timeout: 60_000 });
+        expect(await p().getByTestId('compressed-size').textContent()).toContain('2400 × 1600 px');
+      }
+      expect(uploads).toHaveLength(posterUploads);
 
       // 12000 × 8000 as a PNG does not fit (as a JPEG it would, streamed in rows): the page says so in
       // the service's words and uploads nothing.
@@ -186,7 +190,7 @@ export function firstVisit(width: number, env: () => { browser: Browser; base: s
       await p().getByRole('button', { name: 'Compress' }).click();
       await expect.poll(async () => (await p().locator('#try-error').textContent()) ?? '').toMatch(/^Not uploaded: /);
       await check('try-warning');
-      expect(uploads).toHaveLength(1);
+      expect(uploads).toHaveLength(posterUploads);
       // And the service really refuses it, with the same words.
       const refused = await compressFromNode(env().base, apiKey, mural, 'image/png', 'mural.png', { format: 'png' });
       expect(refused.status).toBe(422);
