@@ -29,11 +29,11 @@ export const AVIF_SPEED = 6;
  * Bits a sample of the coded picture: 10. The rows are 8-bit and the picture is held as 8-bit YUV; each
  * cell is widened to 10 bits as libaom encodes it, whose high bit depth path predicts, transforms and
  * filters at that precision: on the 6 search photos at width 2048, 5 % fewer bytes at our JPEG q80's
- * SSIMULACRA2 (0.77 × that JPEG's bytes against 0.81 × at 8 bits) for about 8 % more CPU and 14 bytes a
- * pixel more of a cell's memory (AVIF_WIDE_CELL_BYTES_PER_PIXEL); the module is 0.22 MB larger gzipped
- * (docs/experiments/avif-and-quality-scale.md). The memory plan chooses it where it fits the budget, else
- * 8 (more bytes rather than a refusal); an encode with intra block copy (screen content, not measured at
- * 10 bits) and a picture with a gain map (sr_avif.c) are coded at 8.
+ * SSIMULACRA2 (0.770 × that JPEG's bytes against 0.810 × at 8 bits) for the same CPU (1.00 ×, 0.92–1.09
+ * a photo) and 15 bytes a pixel more of a cell's memory (AVIF_WIDE_CELL_BYTES_PER_PIXEL); the module is
+ * 0.22 MB larger gzipped (docs/experiments/avif-and-quality-scale.md). The memory plan chooses it where
+ * it fits the budget, else 8 (more bytes rather than a refusal); an encode with intra block copy (screen
+ * content, not measured at 10 bits) and a picture with a gain map (sr_avif.c) are coded at 8.
  */
 export const AVIF_DEPTH: 8 | 10 = 10;
 
@@ -220,10 +220,10 @@ const AVIF_CELL_FIXED_BYTES = 4 * 1024 * 1024;
 const AVIF_CELL_BYTES_PER_PIXEL = 36;
 /**
  * What a cell coded at 10 bits adds per pixel: its widened copy (3 bytes a pixel, 5 with alpha) and
- * libaom's 16-bit frame buffers. Measured as above, the peak at 10 bits less the peak at 8: 12.3 bytes a
- * pixel of the cell for a 12 MP RGB photo's 848 × 944 cells and a 1024 × 680 one's, 13.6 with alpha.
+ * libaom's 16-bit frame buffers. Measured as above, the peak at 10 bits less the peak at 8, per pixel of
+ * the cell: 12.3 (12 MP, 848 × 944 cells) and 12.7 (5 MP, 912 × 912) for RGB, 14.3 and 14.8 for RGBA.
  */
-export const AVIF_WIDE_CELL_BYTES_PER_PIXEL = 14;
+export const AVIF_WIDE_CELL_BYTES_PER_PIXEL = 15;
 /** The encoded output held while cells are encoded, per pixel of the picture (a q90 photo writes under 0.4). */
 const AVIF_OUTPUT_BYTES_PER_PIXEL = 0.5;
 
