@@ -59,7 +59,8 @@ export class AvifRowEncoder extends BorrowedInstance<AvifModule> {
   /** Intra block copy on (AVIF_SCREEN_OPTIONS, its own grid): only where the plan counts its hash. */
   readonly intrabc: boolean;
 
-  constructor(width: number, height: number, channels: 3 | 4, intrabc = false) {
+  /** `depth`: the coded picture's bits a sample, 8 or 10 (AVIF_DEPTH), as the memory plan chose. */
+  constructor(width: number, height: number, channels: 3 | 4, intrabc = false, depth: 8 | 10 = 8) {
     // Exclusive: a cell's encode suspended inside libaom keeps its stack in the instance.
     super(avifSlot, true);
     this.width = width;
@@ -68,7 +69,7 @@ export class AvifRowEncoder extends BorrowedInstance<AvifModule> {
     this.intrabc = intrabc;
     this.rowBytes = width * channels;
     const grid = avifGrid(width, height, intrabc);
-    const encoder = this.call('create', width, height, channels, grid.cols, grid.rows) >>> 0;
+    const encoder = this.call('create', width, height, channels, grid.cols, grid.rows, depth) >>> 0;
     this.encoder = this.own(encoder, (ptr) => this.call('destroy', ptr));
     this.closeOnThrow(() => {
       if (!this.encoder) throw new AvifEngineError('out of memory for the picture');

@@ -26,6 +26,18 @@ export interface AvifSettings {
 export const AVIF_SPEED = 6;
 
 /**
+ * Bits a sample of the coded picture: 10. The rows are 8-bit and the picture is held as 8-bit YUV; each
+ * cell is widened to 10 bits as libaom encodes it, whose high bit depth path predicts, transforms and
+ * filters at that precision: on the 6 search photos at width 2048, 5 % fewer bytes at our JPEG q80's
+ * SSIMULACRA2 (0.770 × that JPEG's bytes against 0.810 × at 8 bits) for the same CPU (1.00 ×, 0.92–1.09
+ * a photo) and 15 bytes a pixel more of a cell's memory (AVIF_WIDE_CELL_BYTES_PER_PIXEL); the module is
+ * 0.22 MB larger gzipped (docs/experiments/avif-and-quality-scale.md). The memory plan chooses it where
+ * it fits the budget, else 8 (more bytes rather than a refusal); an encode with intra block copy (screen
+ * content, not measured at 10 bits) and a picture with a gain map (sr_avif.c) are coded at 8.
+ */
+export const AVIF_DEPTH: 8 | 10 = 10;
+
+/**
  * libaom's speed for the encodes of a size target's search (`target_kb`: up to MAX_TARGET_ENCODES of
  * them): 7, half speed 6's CPU, so that eight encodes of a 24 MP photo (about 27 s each at 7, twice that
  * at 6) stay inside the Worker's CPU limit (`cpu_ms` 300,000 in wrangler.toml). The search trades a few
@@ -206,6 +218,12 @@ const AVIF_BASE_BYTES = 2 * 1024 * 1024;
  */
 const AVIF_CELL_FIXED_BYTES = 4 * 1024 * 1024;
 const AVIF_CELL_BYTES_PER_PIXEL = 36;
+/**
+ * What a cell coded at 10 bits adds per pixel: its widened copy (3 bytes a pixel, 5 with alpha) and
+ * libaom's 16-bit frame buffers. Measured as above, the peak at 10 bits less the peak at 8, per pixel of
+ * the cell: 12.3 (12 MP, 848 × 944 cells) and 12.7 (5 MP, 912 × 912) for RGB, 14.3 and 14.8 for RGBA.
+ */
+export const AVIF_WIDE_CELL_BYTES_PER_PIXEL = 15;
 /** The encoded output held while cells are encoded, per pixel of the picture (a q90 photo writes under 0.4). */
 const AVIF_OUTPUT_BYTES_PER_PIXEL = 0.5;
 
@@ -223,11 +241,18 @@ export const AVIF_INTRABC_FIXED_BYTES = 28 * 1024 * 1024;
 export const AVIF_INTRABC_BYTES_PER_PIXEL = 66;
 
 /**
- * The most WebAssembly memory one encode of a width × height picture needs, in bytes: the picture as YUV
- * (1.5 bytes a pixel, 2.5 with alpha) for the whole encode, the output so far, and one cell's encoder
- * (with intra block copy's hash when `intrabc`).
+ * The most WebAssembly memory one encode of a width × height picture needs, in bytes: the picture as 8-bit
+ * YUV (1.5 bytes a pixel, 2.5 with alpha) for the whole encode, the output so far, and one cell's encoder
+ * (coded at `depth` bits: 10 adds AVIF_WIDE_CELL_BYTES_PER_PIXEL; with intra block copy's hash when
+ * `intrabc`).
  */
-export function avifPeakBytes(width: number, height: number, channels: 3 | 4, intrabc = false): number {
+export function avifPeakBytes(
+  width: number,
+  height: number,
+  channels: 3 | 4,
+  intrabc = false,
+  depth: 8 | 10 = 8,
+): number {
   const grid = avifGrid(width, height, intrabc);
   const cellPixels = (Math.ceil(width / grid.cols) + 1) * (Math.ceil(height / grid.rows) + 1);
   const pixels = width * height;
@@ -235,7 +260,7 @@ export function avifPeakBytes(width: number, height: number, channels: 3 | 4, in
     AVIF_BASE_BYTES +
       pixels * ((channels === 4 ? 2.5 : 1.5) + AVIF_OUTPUT_BYTES_PER_PIXEL) +
       AVIF_CELL_FIXED_BYTES +
-      cellPixels * AVIF_CELL_BYTES_PER_PIXEL +
+      cellPixels * (AVIF_CELL_BYTES_PER_PIXEL + (depth > 8 ? AVIF_WIDE_CELL_BYTES_PER_PIXEL : 0)) +
       (intrabc ? AVIF_INTRABC_FIXED_BYTES + cellPixels * AVIF_INTRABC_BYTES_PER_PIXEL : 0),
   );
 }

@@ -42,14 +42,15 @@ fi
 mkdir -p "$work/avif"
 
 # libaom's encoder alone, in generic C: its x86/Arm SIMD is assembly and intrinsics WebAssembly does not
-# have, and WebAssembly has one CPU, so no run-time detection; no threads (a Worker has none); 8-bit
-# only (the engine's pixels are 8-bit); no decoder, tools, examples, tests or docs.
+# have, and WebAssembly has one CPU, so no run-time detection; no threads (a Worker has none); with the
+# high bit depth path (the engine's 8-bit pixels are coded at 10 bits: AVIF_DEPTH in avif-settings.ts);
+# no decoder, tools, examples, tests or docs.
 [ -n "$reuse_aom" ] || (
   cd "$work/aom"
   emcmake cmake "$aom" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="-O3 -msimd128 $PREFIX_MAP" \
     -DCMAKE_CXX_FLAGS="-O3 -msimd128 $PREFIX_MAP" \
     -DAOM_TARGET_CPU=generic -DCONFIG_RUNTIME_CPU_DETECT=0 -DCONFIG_MULTITHREAD=0 \
-    -DCONFIG_AV1_DECODER=0 -DCONFIG_AV1_HIGHBITDEPTH=0 -DCONFIG_REALTIME_ONLY=0 \
+    -DCONFIG_AV1_DECODER=0 -DCONFIG_AV1_HIGHBITDEPTH=1 -DCONFIG_REALTIME_ONLY=0 \
     -DENABLE_EXAMPLES=0 -DENABLE_TESTS=0 -DENABLE_TOOLS=0 -DENABLE_DOCS=0 -DENABLE_TESTDATA=0 \
     -DCONFIG_WEBM_IO=0 -DCONFIG_LIBYUV=0 -DBUILD_SHARED_LIBS=0 >cmake.log
   emmake make -j"$(nproc)" aom >make.log

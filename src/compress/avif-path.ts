@@ -57,7 +57,7 @@ export async function encodeAvif(
     (grid.cols * grid.rows === 1 || (width % 2 === 0 && height % 2 === 0)) &&
     splitsInto(map, grid);
   const encoded = await encodeRows(ENGINE_NAMES[inputFormat], request, width, channels, source, timings, {
-    open: () => new AvifRowEncoder(width, height, channels, intrabc),
+    open: () => new AvifRowEncoder(width, height, channels, intrabc, plan.avifDepth ?? 8),
     setUp: (encoder) => {
       encoder.setMetadata(source.metadata);
       if (carriesMap) encoder.setGainMap(map, map.metadata, map.quality);

@@ -4,7 +4,7 @@
 // them against workerd's measured peak (docs/benchmarks.md). Every input format's plan and estimate are
 // kept in this one module (a little over 300 lines) because plan() and largestFittingWidth() choose
 // between them: JPEG, WebP and PNG paths fall back on one another by what fits.
-import { avifPeakBytes } from '../../wasm/avif-settings.ts';
+import { AVIF_DEPTH, avifPeakBytes } from '../../wasm/avif-settings.ts';
 import { jxlPeakBytes, jxlTranscodeBytes } from './jxl/settings.ts';
 import { swapsAxes } from './exif.ts';
 import { type ImageFormat, type InputFormat, rowEncoded } from './formats.ts';
@@ -166,6 +166,8 @@ export interface Plan {
   avifChannels?: 3 | 4;
   /** AVIF output with intra block copy, its hash counted (a lossless input whose plan fits with it: avifScreenLike). */
   avifIntrabc?: boolean;
+  /** AVIF output coded at 10 bits (AVIF_DEPTH) where its plan fits with it, else 8 (absent: 8). */
+  avifDepth?: 8 | 10;
   /** A transformation's geometry (transform/path.ts runs it); `output` is its output, `stored` its resize. */
   transform?: TransformGeometry;
   /** JPEG written from rows (a transformation, or a row input's `pngJpegRows`): streamed with the standard tables, not progressive. */
@@ -267,6 +269,12 @@ export function plan(
       const withHash = estimate(inputFormat, header, uploadBytes, request, screen);
       // Where the hash does not fit, the same encode without it: more bytes rather than a refusal.
       if (withHash <= budget) return { ...screen, estimate: withHash };
+    }
+    if (request.format === 'avif' && AVIF_DEPTH > 8) {
+      const wide = { ...avif, avifDepth: AVIF_DEPTH };
+      const withWide = estimate(inputFormat, header, uploadBytes, request, wide);
+      // Where 10 bits do not fit, 8: more bytes rather than a refusal.
+      if (withWide <= budget) return { ...wide, estimate: withWide };
     }
     return { ...avif, estimate: estimate(inputFormat, header, uploadBytes, request, avif) };
   }
@@ -445,7 +453,7 @@ const avifScreenLike = (format: InputFormat, header: ImageHeader): boolean =>
 const avifEncoderBytes = (p: Omit<Plan, 'estimate'>, request: PlanRequest): number =>
   (request.format === 'jxl'
     ? jxlPeakBytes(p.output.width, p.output.height, p.avifChannels ?? 3)
-    : avifPeakBytes(p.output.width, p.output.height, p.avifChannels ?? 3, p.avifIntrabc === true)) +
+    : avifPeakBytes(p.output.width, p.output.height, p.avifChannels ?? 3, p.avifIntrabc === true, p.avifDepth ?? 8)) +
   p.output.width * p.output.height * outputBytesPerPixel(request.quality);
 
 /** Channels of the decoded pixels: grey JPEGs stay grey. */

@@ -44,7 +44,7 @@ import { dctScale } from '../../src/compress/memory-plan.ts';
 import { type Orientation, swapsAxes } from '../../src/compress/exif.ts';
 import { fitWithin } from '../../src/compress/geometry.ts';
 import { encoderQuality } from '../../src/compress/quality-scale.ts';
-import { encodeAvif, encodeAvifBands, jpegRowBands, type Raw } from './lib/avif-node.ts';
+import { DEPTH, encodeAvif, encodeAvifBands, jpegRowBands, type Raw } from './lib/avif-node.ts';
 import { engineJpegFromRgb, type NodeEngine, nodeEngine } from './lib/engine-node.ts';
 import { dimensionsFor, syntheticPhoto } from './lib/images.ts'; // also sharp.cache(false), sharp.concurrency(1)
 import { median } from './lib/load.ts';
@@ -510,7 +510,7 @@ async function benchMemory(): Promise<AvifMemoryRow[]> {
         ms: r.ms,
         filledMiB: r.filledBytes / MiB,
         peakMiB: r.peakBytes / MiB,
-        estimateMiB: avifPeakBytes(width, height, channels) / MiB,
+        estimateMiB: avifPeakBytes(width, height, channels, false, DEPTH) / MiB,
       };
       rows.push(row);
       log(

@@ -32,7 +32,7 @@ import { FULL_CHROMA_QUALITY } from '../../src/compress/limits.ts';
 import { dctScale } from '../../src/compress/memory-plan.ts';
 import { JXL_EFFORT } from '../../src/compress/jxl/settings.ts';
 import { encoderQuality } from '../../src/compress/quality-scale.ts';
-import { encodeAvif, jpegRowBands, type Raw } from './lib/avif-node.ts';
+import { DEPTH as AVIF_BENCH_DEPTH, encodeAvif, jpegRowBands, type Raw } from './lib/avif-node.ts';
 import { encodeJxl } from './lib/jxl-node.ts';
 import { ENGINE_MODES, jobOutput, type NodeEngine, nodeEngine } from './lib/engine-node.ts';
 import './lib/images.ts'; // sharp.cache(false), sharp.concurrency(1)
@@ -86,6 +86,8 @@ function settingsKey(format: LossyFormat): string {
   if (format === 'avif') hash.update(JSON.stringify({ ...avifAt(50), quality: 0 }));
   // Only a cell other than the service's changes the key, so measures kept before it stay valid.
   if (format === 'avif' && process.env.BENCH_QS_AVIF_CELL) hash.update(`cell ${process.env.BENCH_QS_AVIF_CELL}`);
+  // Likewise only a depth other than 8 (measures kept before depths were a setting were all 8).
+  if (format === 'avif' && AVIF_BENCH_DEPTH !== 8) hash.update(`depth ${AVIF_BENCH_DEPTH}`);
   if (format === 'webp') hash.update(String(WEBP_METHOD));
   if (format === 'jxl') hash.update(`effort ${JXL_EFFORT}`);
   if (format === 'jpeg') hash.update(String(FULL_CHROMA_QUALITY));

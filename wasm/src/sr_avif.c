@@ -13,6 +13,11 @@
  * as a whole (MIAF; libavif refuses it otherwise), so a grid of an odd width or height is coded one
  * column or row larger, its last pixels repeated, and cropped back by a clean aperture (`clap`) on the
  * grid (see strip_cell_clap).
+ *
+ * At depth 10 the picture is still held as 8-bit YUV, and each cell is widened to 10-bit samples as it is
+ * encoded: libaom's high bit depth path predicts, transforms and filters at 10 bits, which is where the
+ * bytes are saved (docs/experiments/avif-and-quality-scale.md: converting the RGB rows to 10-bit YUV
+ * instead saved no more), and the picture's memory stays 1.5 bytes a pixel.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +31,7 @@
 
 typedef struct sr_avif {
   uint32_t width, height, channels;
+  uint32_t depth;                /* the coded samples' bits: 8, or 10 (each cell widened as it is encoded) */
   uint32_t coded_w, coded_h;     /* width and height rounded up to even for a grid; else the same */
   uint32_t cols, rows;           /* the grid; 1 × 1 is a plain image */
   uint32_t cell_w, cell_h;       /* every cell but the last column's and row's */
@@ -80,14 +86,18 @@ void sr_avif_destroy(sr_avif *a) {
 }
 
 /* A picture of width × height with channels 3 (RGB) or 4 (RGBA), split into grid_cols × grid_rows cells
- * (1 × 1: no grid). NULL when the grid does not fit the picture or memory runs out. */
-sr_avif *sr_avif_create(uint32_t width, uint32_t height, uint32_t channels, uint32_t grid_cols, uint32_t grid_rows) {
+ * (1 × 1: no grid), coded at `depth` bits a sample (8 or 10). NULL when the grid does not fit the picture,
+ * the depth is neither, or memory runs out. */
+sr_avif *sr_avif_create(uint32_t width, uint32_t height, uint32_t channels, uint32_t grid_cols, uint32_t grid_rows,
+                        uint32_t depth) {
   if (!width || !height || (channels != 3 && channels != 4) || !grid_cols || !grid_rows) return NULL;
+  if (depth != 8 && depth != 10) return NULL;
   sr_avif *a = calloc(1, sizeof *a);
   if (!a) return NULL;
   a->width = width;
   a->height = height;
   a->channels = channels;
+  a->depth = depth;
   a->cols = grid_cols;
   a->rows = grid_rows;
   const int grid = grid_cols * grid_rows > 1;
@@ -391,6 +401,28 @@ static int strip_cell_clap(uint8_t *file, size_t size) {
   return 0;
 }
 
+/* libavif writes each item's pixel information (`pixi`) from the images it was given, which a depth-10
+ * encode keeps at 8 bits (sr_avif.c's first comment says why); libaom's payloads are 10-bit, and their
+ * `av1C` says so. This sets every `pixi` property's bits per channel to `depth` in place (the file keeps
+ * its size). Only for an encode without a gain map, whose `pixi` could be shared with the map's 8-bit
+ * items (libavif writes equal properties once). 0, or -1 when the layout is not libavif's. */
+static int set_pixi_depth(uint8_t *file, size_t size, uint8_t depth) {
+  const uint8_t *end = file + size, *meta, *meta_end, *iprp, *iprp_end, *ipco, *ipco_end;
+  if (!find_box(file, end, "meta", &meta, &meta_end)) return -1;
+  meta += 4; /* FullBox */
+  if (!find_box(meta, meta_end, "iprp", &iprp, &iprp_end) || !find_box(iprp, iprp_end, "ipco", &ipco, &ipco_end))
+    return -1;
+  int found = 0;
+  for (const uint8_t *p = ipco; ipco_end - p >= 8 && be32(p) >= 8; p += be32(p)) {
+    if (memcmp(p + 4, "pixi", 4)) continue;
+    /* size, type, version and flags, num_channels, then one byte a channel */
+    if (be32(p) < 13 || p[8] || p[9] || p[10] || p[11] || be32(p) != 13u + p[12]) return -1;
+    for (uint32_t c = 0; c < p[12]; c++) ((uint8_t *)p)[13 + c] = depth;
+    found = 1;
+  }
+  return found ? 0 : -1;
+}
+
 /* The encode in steps, so that the caller can give way between cells (a Worker's isolate serves other
  * requests only between calls): sr_avif_encode_begin, then sr_avif_encode_cell until it answers 0, then
  * sr_avif_encode_finish. Each step of a cell is one libaom encode of that cell (its colour, then its alpha),
@@ -403,6 +435,7 @@ static int strip_cell_clap(uint8_t *file, size_t size) {
 typedef struct sr_avif_encode_state {
   avifEncoder *enc;           /* the settings every cell is encoded with, and libavif's container writer */
   int quality;
+  uint32_t depth;             /* the picture's, or 8 with a gain map (set_pixi_depth says why) */
   avifBool alpha_present;     /* libavif's rule: an alpha plane, and some cell not opaque */
   uint32_t cells;             /* the grid's */
   uint32_t next_cell;         /* cells encoded so far */
@@ -431,15 +464,31 @@ static void free_state(sr_avif_encode_state *s) {
   free(s);
 }
 
-/* libavif's avifImageCopyAndPad (write.c, static there), for 8-bit pictures: the cell copied and padded with
- * its last column and row to width × height. */
-static avifResult copy_and_pad(avifImage *dst, const avifImage *src, uint32_t width, uint32_t height) {
+/* An 8-bit full-range sample as a 10-bit one: luma and alpha scaled by 1023 / 255 (white stays white, opaque
+ * opaque), chroma about its middle (128 → 512), as libavif's conversion from RGB to 10-bit YUV would write
+ * the same colour. */
+static uint16_t widen_luma[256], widen_chroma[256];
+
+static void widen_tables(void) {
+  if (widen_luma[255]) return;
+  for (int v = 0; v < 256; v++) {
+    widen_luma[v] = (uint16_t)((v * 1023 + 127) / 255);
+    int c = 512 + (int)(((v - 128) * 1023 + (v >= 128 ? 127 : -127)) / 255);
+    widen_chroma[v] = (uint16_t)(c < 0 ? 0 : c > 1023 ? 1023 : c);
+  }
+}
+
+/* libavif's avifImageCopyAndPad (write.c, static there) for an 8-bit cell: copied and padded with its last
+ * column and row to width × height, at `depth` bits (10: widened sample by sample). */
+static avifResult copy_and_pad(avifImage *dst, const avifImage *src, uint32_t width, uint32_t height, uint32_t depth) {
   avifResult r = avifImageCopy(dst, src, (avifPlanesFlag)0);
   if (r != AVIF_RESULT_OK) return r;
   dst->width = width;
   dst->height = height;
+  dst->depth = depth;
   if (src->yuvPlanes[AVIF_CHAN_Y] && (r = avifImageAllocatePlanes(dst, AVIF_PLANES_YUV)) != AVIF_RESULT_OK) return r;
   if (src->alphaPlane && (r = avifImageAllocatePlanes(dst, AVIF_PLANES_A)) != AVIF_RESULT_OK) return r;
+  if (depth > 8) widen_tables();
   for (int plane = AVIF_CHAN_Y; plane <= AVIF_CHAN_A; ++plane) {
     const uint8_t *src_row = avifImagePlane(src, plane);
     const uint32_t src_bytes = avifImagePlaneRowBytes(src, plane);
@@ -447,14 +496,21 @@ static avifResult copy_and_pad(avifImage *dst, const avifImage *src, uint32_t wi
     uint8_t *dst_row = avifImagePlane(dst, plane);
     const uint32_t dst_bytes = avifImagePlaneRowBytes(dst, plane);
     const uint32_t dst_w = avifImagePlaneWidth(dst, plane), dst_h = avifImagePlaneHeight(dst, plane);
+    const uint16_t *widen = plane == AVIF_CHAN_U || plane == AVIF_CHAN_V ? widen_chroma : widen_luma;
     for (uint32_t j = 0; j < src_h; ++j) {
-      memcpy(dst_row, src_row, src_w);
-      if (dst_w > src_w) memset(dst_row + src_w, dst_row[src_w - 1], dst_w - src_w);
+      if (depth > 8) {
+        uint16_t *row16 = (uint16_t *)dst_row;
+        for (uint32_t x = 0; x < src_w; ++x) row16[x] = widen[src_row[x]];
+        for (uint32_t x = src_w; x < dst_w; ++x) row16[x] = row16[src_w - 1];
+      } else {
+        memcpy(dst_row, src_row, src_w);
+        if (dst_w > src_w) memset(dst_row + src_w, dst_row[src_w - 1], dst_w - src_w);
+      }
       src_row += src_bytes;
       dst_row += dst_bytes;
     }
     for (uint32_t j = src_h; j < dst_h; ++j) {
-      memcpy(dst_row, dst_row - dst_bytes, dst_w);
+      memcpy(dst_row, dst_row - dst_bytes, (size_t)dst_w * (depth > 8 ? 2 : 1));
       dst_row += dst_bytes;
     }
   }
@@ -495,6 +551,7 @@ int sr_avif_encode_begin(sr_avif *a, int quality, int speed) {
     return -1;
   }
   s->quality = quality;
+  s->depth = a->gain_cells ? 8 : a->depth;
   s->enc->maxThreads = 1;
   s->enc->quality = quality;
   s->enc->qualityAlpha = quality;
@@ -542,14 +599,14 @@ static avifResult encode_one(sr_avif_encode_state *s, const avifImage *image, in
   return r;
 }
 
-/* `cell` itself, or a copy padded to `model`'s size as libavif pads a grid's smaller cells (*padded: the
- * copy to destroy). */
-static const avifImage *padded_like(const avifImage *cell, const avifImage *model, avifImage **padded,
-                                    avifResult *r) {
+/* `cell` itself, or a copy padded to `model`'s size as libavif pads a grid's smaller cells and widened to
+ * `depth` bits (*padded: the copy to destroy). */
+static const avifImage *padded_like(const avifImage *cell, const avifImage *model, uint32_t depth,
+                                    avifImage **padded, avifResult *r) {
   *padded = NULL;
-  if (cell->width == model->width && cell->height == model->height) return cell;
+  if (cell->width == model->width && cell->height == model->height && cell->depth == depth) return cell;
   *padded = avifImageCreateEmpty();
-  *r = *padded ? copy_and_pad(*padded, cell, model->width, model->height) : AVIF_RESULT_OUT_OF_MEMORY;
+  *r = *padded ? copy_and_pad(*padded, cell, model->width, model->height, depth) : AVIF_RESULT_OUT_OF_MEMORY;
   return *padded;
 }
 
@@ -564,13 +621,13 @@ int sr_avif_encode_cell(sr_avif *a) {
   const uint32_t i = s->next_cell;
   avifImage *padded;
   avifResult r = AVIF_RESULT_OK;
-  const avifImage *cell = padded_like(a->cells[i], a->cells[0], &padded, &r);
+  const avifImage *cell = padded_like(a->cells[i], a->cells[0], s->depth, &padded, &r);
   for (int alpha = 0; alpha <= (s->alpha_present ? 1 : 0) && r == AVIF_RESULT_OK; alpha++) {
     r = encode_one(s, cell, alpha, s->quality, alpha ? &s->alpha[i] : &s->color[i]);
   }
   if (padded) avifImageDestroy(padded);
   if (r == AVIF_RESULT_OK && a->gain_cells) {
-    const avifImage *map = padded_like(a->gain_cells[i], a->gain_cells[0], &padded, &r);
+    const avifImage *map = padded_like(a->gain_cells[i], a->gain_cells[0], 8, &padded, &r);
     if (r == AVIF_RESULT_OK) r = encode_one(s, map, 0, a->gain_quality, &s->gain[i]);
     if (padded) avifImageDestroy(padded);
   }
@@ -678,6 +735,10 @@ int sr_avif_encode_finish(sr_avif *a) {
   }
   if (r == AVIF_RESULT_OK && padded && strip_cell_clap(a->output.data, a->output.size) != 0) {
     step = "strip_cell_clap";
+    r = AVIF_RESULT_UNKNOWN_ERROR;
+  }
+  if (r == AVIF_RESULT_OK && s->depth > 8 && set_pixi_depth(a->output.data, a->output.size, (uint8_t)s->depth) != 0) {
+    step = "set_pixi_depth";
     r = AVIF_RESULT_UNKNOWN_ERROR;
   }
   if (r != AVIF_RESULT_OK) {

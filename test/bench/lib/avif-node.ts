@@ -1,13 +1,22 @@
 // The AVIF module (wasm/codec/sr_avif.*) run in this Node process, for the avif bench and the engine's
 // tests: wasm/ imports the .wasm as a Worker module, which Node cannot, so the exports are called by name.
 import { resolve } from 'node:path';
-import { type AvifSettings, avifGrid } from '../../../wasm/avif-settings.ts';
+import { AVIF_DEPTH, type AvifSettings, avifGrid } from '../../../wasm/avif-settings.ts';
 import { type NodeEngine, nodeModule } from './engine-node.ts';
 
 // BENCH_AVIF_CODEC: another build's folder (holding sr_avif.js and .wasm), to compare builds.
 const CODEC = process.env.BENCH_AVIF_CODEC
   ? new URL(`file://${resolve(process.env.BENCH_AVIF_CODEC)}/`)
   : new URL('../../../wasm/codec/', import.meta.url);
+/**
+ * The coded picture's bits a sample: BENCH_AVIF_DEPTH (8 or 10) to compare, else AVIF_DEPTH, and 8 with intra
+ * block copy, as the service's plan chooses where the budget allows.
+ */
+export const DEPTH = Number(process.env.BENCH_AVIF_DEPTH ?? AVIF_DEPTH) as 8 | 10;
+const depthOf = (settings: AvifSettings) =>
+  process.env.BENCH_AVIF_DEPTH || !settings.options.some(([key, value]) => key === 'enable-intrabc' && value === '1')
+    ? DEPTH
+    : 8;
 /** Rows handed to the module per call, as the service hands them. */
 const BAND_ROWS = 16;
 
@@ -67,7 +76,7 @@ export async function encodeAvifBands(
   const { m, memory } = await nodeModule(new URL('sr_avif.wasm', CODEC), new URL('sr_avif.js', CODEC).href);
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
-  const enc = m._sr_avif_create!(size.width, size.height, size.channels, grid.cols, grid.rows);
+  const enc = m._sr_avif_create!(size.width, size.height, size.channels, grid.cols, grid.rows, depthOf(settings));
   if (!enc) throw new Error('sr_avif_create failed');
   const message = () =>
     new TextDecoder().decode(new Uint8Array(memory.buffer, m._sr_avif_message!(enc) >>> 0, 256)).replace(/\0.*$/s, '');
