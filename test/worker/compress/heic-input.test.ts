@@ -24,6 +24,8 @@ import photo422 from '../../fixtures/heic/photo-422.heic';
 import plain from '../../fixtures/heic/plain.heic';
 import plainTwice from '../../fixtures/heic/plain-twice.heic';
 import pq from '../../fixtures/heic/pq.heic';
+import tall from '../../fixtures/heic/tall.heic';
+import tallGrid from '../../fixtures/heic/tall-grid.heic';
 import { makeKey, type TestKey } from '../helpers.ts';
 import { selfhostEnv, type SelfhostEnv } from '../../../src/selfhost/env.ts';
 import { getImage, ORIGIN, signed, signingAccount } from '../img-helpers.ts';
@@ -32,6 +34,7 @@ import { readHeader } from '../../../src/compress/header.ts';
 import { HEIC_SINGLE_PICTURE_MAX_PIXELS } from '../../../src/compress/heic-input/memory.ts';
 import { DEFAULT_MEMORY_BUDGET_MB } from '../../../src/compress/limits.ts';
 import { plan } from '../../../src/compress/memory-plan.ts';
+import { resetWasmInstances, wasmMemoryReport } from '../../../wasm/instances.ts';
 import { bodyBytes, compressCall, decodeAny, near, pixel, type Parts, type Rgba } from '../image-fixtures.ts';
 
 let pro: TestKey;
@@ -296,6 +299,46 @@ describe('HEIC input', () => {
     const { error } = JSON.parse(text());
     expect(error.code).toBe('image_too_large');
     expect(error.message).toContain('HEIC');
+  });
+
+  it('a grid is read a tile row at a time: admitted, whole and in its colours, under a budget that refuses the same pixels as one picture', async () => {
+    // tall-grid.heic and tall.heic: the same 384×2048 (3 × 16 flat tiles of 128×128) as a grid and as one
+    // picture (README.md). At 15 MB the plan counts the grid's decoder as a tile and a band a tile high
+    // (about 13.2 MB in all) and the single picture's as the whole picture (about 16.9 MB): everything else
+    // in the two plans is the same output of the same pixels.
+    const budget = { ...ON, MEMORY_BUDGET_MB: '15' };
+    /** tall_colour() of make-fixtures.py: each tile's colour, which heif-convert decodes within 1. */
+    const expectTiles = (image: RgbaImage, what: string) => {
+      expect([image.width, image.height], what).toEqual([384, 2048]);
+      for (let ty = 0; ty < 16; ty++) {
+        for (let tx = 0; tx < 3; tx++) {
+          const colour: Rgba = [40 + 80 * tx, 30 + 12 * ty, 220 - 12 * ty, 255];
+          for (const [dx, dy] of [
+            [8, 8],
+            [64, 64],
+            [120, 120],
+          ] as const) {
+            const got = pixel(image, tx * 128 + dx, ty * 128 + dy);
+            expect(near(got, colour, 3), `${what}, tile (${tx}, ${ty}) at (${dx}, ${dy}): ${got} vs ${colour}`).toBe(true);
+          }
+        }
+      }
+    };
+    const header = readHeader('heic', bytesOf(tallGrid));
+    const planned = plan('heic', header, tallGrid.byteLength, { format: 'png', quality: 80 }, 15 * 1024 * 1024);
+    resetWasmInstances();
+    const tiled = await send(bytesOf(tallGrid), { format: 'png' }, budget);
+    expect(tiled.res.status, tiled.text()).toBe(200);
+    expectTiles(decodeAny(tiled.body), 'grid at 15 MB');
+    // The engines (the HEIC decoder and the PNG writer) stayed within the grid's plan.
+    expect(wasmMemoryReport().peak_bytes).toBeLessThanOrEqual(planned.estimate);
+    const one = await send(bytesOf(tall), { format: 'png' }, budget);
+    expect(one.res.status, one.text()).toBe(422);
+    const { error } = JSON.parse(one.text());
+    expect(error.code).toBe('image_too_large');
+    expect(error.message).toContain('not a grid of tiles, is decoded whole');
+    // At the default budget the single picture decodes to the same pixels: only how it is stored differs.
+    expectTiles((await decoded(bytesOf(tall))).image, 'one picture at the default budget');
   });
 
   it('one picture (not a grid) too large to decode whole: 422 saying why and the largest that fits', async () => {
