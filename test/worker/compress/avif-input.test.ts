@@ -1,12 +1,15 @@
 // POST /api/v1/compress with AVIF input, as a caller sees it: AVIFs written by our own encoder (8-bit 4:2:0,
 // alpha, a grid of cells) and small fixtures made by Debian's avifenc for what it cannot write (10- and
-// 12-bit, 4:2:2, monochrome, irot/imir, clap, Display P3 and PQ by nclx; test/fixtures/avif/README.md)
-// come out at the right size, upright, in the colours Debian's avifdec decodes them to; P3 stays P3;
+// 12-bit, 4:2:2, monochrome, irot/imir, clap, Display P3 and PQ by nclx, an ICC profile, an EXIF orientation
+// beside irot; test/fixtures/avif/README.md) come out at the right size, upright by irot alone, in the colours
+// Debian's avifdec decodes them to; P3 stays P3, a profile is carried; an nclx it cannot convert is 415;
 // broken files are 4xx, never 500; format=json describes an AVIF. Tiny images, few requests.
 import { beforeAll, describe, expect, it } from 'vitest';
 import tenBit from '../../fixtures/avif/10bit-420.avif';
 import twelveBit from '../../fixtures/avif/12bit-422.avif';
 import clap from '../../fixtures/avif/clap.avif';
+import iccP3 from '../../fixtures/avif/icc-p3.avif';
+import irot3exif8 from '../../fixtures/avif/irot3-exif8.avif';
 import irot1imir1 from '../../fixtures/avif/irot1-imir1.avif';
 import irot3 from '../../fixtures/avif/irot3.avif';
 import mono from '../../fixtures/avif/mono.avif';
@@ -18,7 +21,9 @@ import pqPatchesClli from '../../fixtures/avif/pq-patches-clli4000.avif';
 import heicGradient10 from '../../fixtures/heic/gradient-10bit.heic';
 import heicPq from '../../fixtures/heic/pq.heic';
 import sequence from '../../fixtures/avif/sequence.avif';
+import { DISPLAY_P3_PROFILE } from '../../../src/compress/avif-input/display-p3.ts';
 import { signedUp } from '../console-helpers.ts';
+import { chunksOf as pngChunks } from '../png-fixtures.ts';
 import { makeKey, type TestKey } from '../helpers.ts';
 import { getImage, ORIGIN, signed, signingAccount } from '../img-helpers.ts';
 import {
@@ -81,6 +86,21 @@ function expectQuadrants(image: { width: number; height: number; data: Uint8Arra
 }
 
 const { tl: R, tr: G, bl: B, br: W } = QUADRANT_COLOURS;
+
+/** The Orientation (0x0112) of a JPEG's APP1 Exif segment, or null without one. */
+function exifOrientation(jpeg: Uint8Array): number | null {
+  const exif = jpeg.findIndex((_, i) => String.fromCharCode(...jpeg.subarray(i, i + 6)) === 'Exif\0\0');
+  if (exif < 0) return null;
+  const tiff = exif + 6;
+  const view = new DataView(jpeg.buffer, jpeg.byteOffset);
+  const little = jpeg[tiff] === 0x49;
+  const ifd = tiff + view.getUint32(tiff + 4, little);
+  for (let i = 0, n = view.getUint16(ifd, little); i < n; i++) {
+    const entry = ifd + 2 + i * 12;
+    if (view.getUint16(entry, little) === 0x0112) return view.getUint16(entry + 8, little);
+  }
+  return null;
+}
 
 describe('AVIF from our own encoder', () => {
   it('8-bit 4:2:0 → PNG and JPEG: the size and the colours; format=keep stays AVIF on pro, JPEG on free', async () => {
@@ -154,6 +174,53 @@ describe('AVIF fixtures made by avifenc (within a tolerance of avifdec)', () => 
       [32, 25, W],
     ] as const)
       expect(near(pixel(cropped.image, x, y), colour)).toBe(true);
+  });
+
+  it('an EXIF orientation that disagrees with irot is informational: irot decides, and metadata=keep resets it to 1', async () => {
+    // irot 3 (90° clockwise) beside EXIF orientation 8 (90° anticlockwise): turned by irot alone. Both
+    // applied would give the stored 64×48 turned 180°; EXIF alone, red at the bottom left.
+    const turned = await decoded(bytesOf(irot3exif8));
+    expect([turned.image.width, turned.image.height]).toEqual([48, 64]);
+    expectQuadrants(turned.image, [B, R, W, G]);
+    expect(near(pixel(turned.image, 0, 0), B), `top-left ${pixel(turned.image, 0, 0)}`).toBe(true);
+    // The same file with irot 0 (no turn) beside EXIF 8: as stored.
+    const irot0exif8 = bytesOf(irot3exif8).slice();
+    const irot = irot0exif8.findIndex((_, i) => String.fromCharCode(...irot0exif8.subarray(i, i + 4)) === 'irot');
+    irot0exif8[irot + 4] = 0;
+    const stored = await decoded(irot0exif8);
+    expect([stored.image.width, stored.image.height]).toEqual([64, 48]);
+    expectQuadrants(stored.image, [R, G, B, W]);
+    // The kept EXIF says 1: a viewer that reads it does not turn the upright output again.
+    for (const [file, what] of [
+      [bytesOf(irot3exif8), 'irot 3'],
+      [irot0exif8, 'irot 0'],
+    ] as const) {
+      const kept = await decoded(file, { format: 'jpeg', metadata: 'keep' });
+      expect(exifOrientation(kept.body), what).toBe(1);
+    }
+  });
+
+  it('an ICC profile goes to the output byte for byte, the pixels unchanged (not converted, not read as sRGB)', async () => {
+    // icc-p3.avif: the gradient (200, 120 + y, 40 + x) with a Display P3 profile renamed "Carried P3"
+    // (README.md): not the service's own profile, so finding it in the output shows it was carried.
+    const carried = new Uint8Array(DISPLAY_P3_PROFILE);
+    const name = (text: string) => [...text].flatMap((c) => [0, c.charCodeAt(0)]);
+    const at = carried.findIndex((_, i) => name('Display P3').every((v, j) => carried[i + j] === v));
+    carried.set(name('Carried P3'), at);
+    const { image, body } = await decoded(bytesOf(iccP3));
+    // avifdec -d 8 at these points; converted from P3 to sRGB the red would rise by about 14 and the blue
+    // fall by about 40 (as anim-input.test.ts computes for the P3 sequence).
+    for (const [x, y, r, g, b] of [
+      [0, 0, 200, 120, 41],
+      [63, 47, 200, 166, 104],
+      [32, 24, 201, 144, 74],
+    ] as const)
+      expect(near(pixel(image, x, y), [r, g, b, 255], 4), `(${x}, ${y}): ${pixel(image, x, y)}`).toBe(true);
+    const iccp = pngChunks(body).find((c) => c.type === 'iCCP');
+    expect(iccp, 'an iCCP chunk').toBeDefined();
+    const deflated = iccp!.data.subarray(iccp!.data.indexOf(0) + 2);
+    const stream = new Blob([deflated]).stream().pipeThrough(new DecompressionStream('deflate'));
+    expect(new Uint8Array(await new Response(stream).arrayBuffer())).toEqual(carried);
   });
 
   it('transformed: fit=cover on a turned AVIF crops the upright picture; rotate=90 turns it again', async () => {
@@ -304,6 +371,24 @@ describe('AVIF refused or described', () => {
     const { res, text } = await send(heic, { format: 'png' });
     expect(res.status, text()).toBe(415);
     expect(JSON.parse(text()).error.message).toContain('HEIC');
+  });
+
+  it('colour primaries or a transfer it does not support (nclx): 415 naming the value, not reinterpreted', async () => {
+    // p3-nclx.avif's nclx (12/13/1) with primaries 5 (BT.601 625-line) or transfer 4 (a gamma of 2.2):
+    // neither is converted by the decoder (sr_avifdec.c colour_handling), so neither is passed as sRGB.
+    for (const [field, value, message] of [
+      [0, 5, 'its colour primaries (nclx 5) are not supported'],
+      [2, 4, 'its transfer characteristics (nclx 4) are not supported'],
+    ] as const) {
+      const file = bytesOf(p3).slice();
+      const nclx = file.findIndex((_, i) => String.fromCharCode(...file.subarray(i, i + 4)) === 'nclx');
+      new DataView(file.buffer).setUint16(nclx + 4 + field, value);
+      const { res, text } = await send(file, { format: 'png' });
+      expect(res.status, text()).toBe(415);
+      const { error } = JSON.parse(text());
+      expect(error).toMatchObject({ code: 'unsupported_media_type', param: 'image' });
+      expect(error.message).toContain(message);
+    }
   });
 
   it("Try it's planner reads an AVIF's size from its first bytes (the picture's data cut off)", async () => {
