@@ -256,6 +256,23 @@ describe('HEIC input', () => {
     expect([image.width, image.height]).toEqual([96, 64]);
   });
 
+  it('colour primaries or a transfer it does not support (nclx): 415 naming the value, not reinterpreted', async () => {
+    // limited.heic's nclx (1/13/1) with primaries 5 (BT.601 625-line) or transfer 4 (a gamma of 2.2).
+    for (const [field, value, message] of [
+      [0, 5, 'its colour primaries (nclx 5) are not supported'],
+      [2, 4, 'its transfer characteristics (nclx 4) are not supported'],
+    ] as const) {
+      const file = bytesOf(limited).slice();
+      const nclx = file.findIndex((_, i) => String.fromCharCode(...file.subarray(i, i + 4)) === 'nclx');
+      new DataView(file.buffer).setUint16(nclx + 4 + field, value);
+      const { res, text } = await send(file, { format: 'png' });
+      expect(res.status, text()).toBe(415);
+      const { error } = JSON.parse(text());
+      expect(error).toMatchObject({ code: 'unsupported_media_type', param: 'image' });
+      expect(error.message).toContain(`this HEIC is not supported: ${message}`);
+    }
+  });
+
   it('truncated or corrupt: 422 unprocessable_image, never 500', async () => {
     const good = bytesOf(grid);
     const corrupt = good.slice();
