@@ -5,6 +5,7 @@
 // answers 415 saying the operator has not enabled it. Tiny images, few requests.
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
+import alpha from '../../fixtures/heic/alpha.heic';
 import clap from '../../fixtures/heic/clap.heic';
 import gridIrot1Imir1 from '../../fixtures/heic/grid-irot1-imir1.heic';
 import gradient10 from '../../fixtures/heic/gradient-10bit.heic';
@@ -186,6 +187,31 @@ describe('HEIC input', () => {
     const cropped = await decoded(bytesOf(clap));
     expect([cropped.image.width, cropped.image.height]).toEqual([120, 80]);
     expectReference(cropped.image, 'clap');
+  });
+
+  it('alpha (an auxiliary alpha image, as heif-enc writes an RGBA PNG) → PNG: alpha intact', async () => {
+    const { res, image } = await decoded(bytesOf(alpha));
+    expect(res.headers.get('content-type')).toBe('image/png');
+    expect([image.width, image.height]).toEqual([128, 64]);
+    // heif-convert at these points: opaque on the left, transparent beside it, then a ramp of (x − 64) × 4.
+    for (const [x, y, colour] of [
+      [16, 16, [221, 60, 40, 255]],
+      [96, 16, [221, 60, 40, 128]],
+      [124, 16, [221, 60, 40, 240]],
+      [16, 48, [40, 91, 200, 255]],
+      [96, 48, [40, 91, 200, 128]],
+      [110, 48, [40, 91, 200, 184]],
+    ] as const) {
+      const got = pixel(image, x, y);
+      expect(near(got, [...colour], 3), `(${x}, ${y}): ${got} vs ${colour}`).toBe(true);
+    }
+    for (const [x, y] of [
+      [48, 16],
+      [48, 48],
+    ])
+      expect(pixel(image, x!, y!)[3], `(${x}, ${y})`).toBe(0);
+    const { text } = await send(bytesOf(alpha), { format: 'json' });
+    expect(JSON.parse(text())).toMatchObject({ format: 'heic', width: 128, height: 64, has_alpha: true });
   });
 
   it("Display P3 by ICC (an iPhone's) stays P3: the pixels unchanged, the profile carried to the output", async () => {
