@@ -23,6 +23,12 @@ export const MAX_ICC_PROFILE_BYTES = 4 * 1024 * 1024;
 /** Largest `width` / `height` a caller may ask for. */
 export const MAX_OUTPUT_DIMENSION = 16_384;
 /**
+ * Longest side a WebP can have (its headers store width − 1 and height − 1 in 14 bits; libwebp refuses
+ * more). A WebP output longer than this is refused 422 before decoding, saying the size that fits: an
+ * image kept at its own size can be longer (a tall screenshot, a HEIC grid), and so can an asked 16,384.
+ */
+export const WEBP_MAX_DIMENSION = 16_383;
+/**
  * Default of the var MAX_INPUT_PIXELS: the largest input (width × height) a header may declare; above
  * it the file is refused from its header alone (decompression bombs). What a request may really use is
  * decided by the memory budget below, from the header and the parameters.
