@@ -13,7 +13,7 @@ import { makeRoom, poolLimitForBudget } from '../../wasm/instances.ts';
 import { engineJob } from '../../wasm/give-way.ts';
 import { encoderQuality } from './quality-scale.ts';
 import type { CompressedImage, CompressRequest, CompressResult } from './types.ts';
-import { MAX_OUTPUT_DIMENSION, WEBP_MAX_DIMENSION } from './limits.ts';
+import { JPEG_MAX_DIMENSION, MAX_OUTPUT_DIMENSION, WEBP_MAX_DIMENSION } from './limits.ts';
 import { oversize } from './transform/options.ts';
 import { withPreviewMemory } from './transform/smart-crop.ts';
 import { trimmedAway } from './transform/geometry.ts';
@@ -104,7 +104,7 @@ export function prepare(
   const { format: inputFormat, header } = inspect(request.bytes, maxInputPixels, true, heicInput);
   const planned = planWithin(inputFormat, header, request.bytes.length, request, memoryBudget);
   refuseJxl(request, inputFormat, planned);
-  refuseLongWebp(request, planned);
+  refuseLongSide(request, planned);
   const mapped = inputFormat === 'jpeg' ? planGainMap(request, header, planned, memoryBudget) : null;
   if (!mapped) return { request, inputFormat, header, plan: planned };
   return { request, inputFormat, header, plan: { ...planned, estimate: mapped.estimate }, gainMap: mapped.gainMap };
@@ -168,17 +168,23 @@ function refuseOversize(planned: Plan, header: ImageHeader, request: PlanRequest
   });
 }
 
-/** 422 for a WebP output with a side longer than WebP can store, saying the width or height that fits. */
-function refuseLongWebp(request: CompressRequest, planned: Plan): void {
+const LONGEST_SIDE: Partial<Record<CompressRequest['format'], number>> = {
+  webp: WEBP_MAX_DIMENSION,
+  jpeg: JPEG_MAX_DIMENSION,
+};
+
+/** 422 for an output with a side longer than its format can store, saying the width or height that fits. */
+function refuseLongSide(request: CompressRequest, planned: Plan): void {
   const { width, height } = planned.output;
-  if (request.format !== 'webp' || Math.max(width, height) <= WEBP_MAX_DIMENSION) return;
+  const longest = LONGEST_SIDE[request.format];
+  if (longest === undefined || Math.max(width, height) <= longest) return;
   const side = width >= height ? 'width' : 'height';
   throw new ApiError(
     'image_too_large',
-    `WebP is at most ${WEBP_MAX_DIMENSION} pixels a side; this output is ${width}×${height}: it fits with ${side}=${WEBP_MAX_DIMENSION} or less`,
+    `${FORMAT_NAMES[request.format]} is at most ${longest} pixels a side; this output is ${width}×${height}: it fits with ${side}=${longest} or less`,
     {
       param: request[side] !== undefined ? side : 'image',
-      details: { width, height, max_dimension: WEBP_MAX_DIMENSION },
+      details: { width, height, max_dimension: longest },
     },
   );
 }
