@@ -18,6 +18,7 @@ import greyTwice from '../../fixtures/heic/grey-twice.heic';
 import grey from '../../fixtures/heic/grey.heic';
 import limitedTwice from '../../fixtures/heic/limited-twice.heic';
 import p3Icc from '../../fixtures/heic/p3-icc.heic';
+import p3Nclx from '../../fixtures/heic/p3-nclx.heic';
 import photo10 from '../../fixtures/heic/photo-10bit.heic';
 import photo10Twice from '../../fixtures/heic/photo-10bit-twice.heic';
 import photo422Twice from '../../fixtures/heic/photo-422-twice.heic';
@@ -27,6 +28,7 @@ import plainTwice from '../../fixtures/heic/plain-twice.heic';
 import pq from '../../fixtures/heic/pq.heic';
 import tall from '../../fixtures/heic/tall.heic';
 import tallGrid from '../../fixtures/heic/tall-grid.heic';
+import thumb from '../../fixtures/heic/thumb.heic';
 import { makeKey, type TestKey } from '../helpers.ts';
 import { mutation } from '../mutate.ts';
 import { selfhostEnv, type SelfhostEnv } from '../../../src/selfhost/env.ts';
@@ -226,6 +228,29 @@ describe('HEIC input', () => {
     const jpeg = await send(bytesOf(p3Icc), { format: 'jpeg', quality: '95' });
     const name = [...'Display P3'].flatMap((c) => [0, c.charCodeAt(0)]);
     expect(jpeg.body.findIndex((_, i) => name.every((v, j) => jpeg.body[i + j] === v))).toBeGreaterThan(0);
+  });
+
+  it('Display P3 by nclx stays P3: the pixels unchanged, a Display P3 profile on the output', async () => {
+    // p3-nclx.heic: plain.heic's data with an nclx of 12/13/6 (README.md); heif-convert decodes it as plain.
+    const { res, body, text } = await send(bytesOf(p3Nclx), { format: 'png' });
+    expect(res.status, text()).toBe(200);
+    expectReference(decodeAny(body), 'plain');
+    expect(body.findIndex((_, i) => String.fromCharCode(...body.subarray(i, i + 4)) === 'iCCP')).toBeGreaterThan(0);
+    const jpeg = await send(bytesOf(p3Nclx), { format: 'jpeg', quality: '95' });
+    const name = [...'Display P3'].flatMap((c) => [0, c.charCodeAt(0)]);
+    expect(jpeg.body.findIndex((_, i) => name.every((v, j) => jpeg.body[i + j] === v))).toBeGreaterThan(0);
+    // plain.heic (no nclx, no profile) carries none.
+    const untagged = await send(bytesOf(plain), { format: 'jpeg', quality: '95' });
+    expect(untagged.body.findIndex((_, i) => name.every((v, j) => untagged.body[i + j] === v))).toBe(-1);
+  });
+
+  it('a thumbnail item beside the picture is tolerated, not read: the picture, at its size', async () => {
+    // thumb.heic: the photo as heif-enc writes it with a 32×20 thumbnail (README.md).
+    const { image } = await decoded(bytesOf(thumb));
+    expect([image.width, image.height]).toEqual([192, 128]);
+    expectReference(image, 'plain');
+    const { text } = await send(bytesOf(thumb), { format: 'json' });
+    expect(JSON.parse(text())).toMatchObject({ format: 'heic', width: 192, height: 128 });
   });
 
   it('PQ (BT.2020, HDR) is tone-mapped to SDR: reference white a light grey, highlights rolled off, not clipped', async () => {
