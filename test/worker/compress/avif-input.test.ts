@@ -19,6 +19,8 @@ import pq from '../../fixtures/avif/pq.avif';
 import pqPatches from '../../fixtures/avif/pq-patches.avif';
 import pqPatchesClli from '../../fixtures/avif/pq-patches-clli4000.avif';
 import heicGradient10 from '../../fixtures/heic/gradient-10bit.heic';
+import heicHlg from '../../fixtures/heic/hlg.heic';
+import hlgPatches from '../../fixtures/avif/hlg-patches.avif';
 import heicPq from '../../fixtures/heic/pq.heic';
 import sequence from '../../fixtures/avif/sequence.avif';
 import { DISPLAY_P3_PROFILE } from '../../../src/compress/avif-input/display-p3.ts';
@@ -297,6 +299,25 @@ describe('AVIF and HEIC share one colour method (wasm/src/sr_hdr.h)', () => {
     const [r, g, b] = pixel(a, 3 * 16 + 8, 48);
     expect(r).toBe(255);
     expect(Math.max(g!, b!)).toBeLessThan(160);
+  });
+
+  it('HLG: grey patches of signal 0.1 to 1.0 come out as the HEIC decoder gives them (0.75, reference white, at sRGB 229)', async () => {
+    const { a, h } = await both(hlgPatches, heicHlg);
+    expect([a.width, a.height]).toEqual([h.width, h.height]);
+    const mean = (img: typeof a, patch: number) => {
+      let sum = 0;
+      for (let x = patch * 16 + 4; x < patch * 16 + 12; x++) sum += pixel(img, x, 16)[1]!;
+      return sum / 8;
+    };
+    for (let patch = 0; patch < 8; patch++)
+      expect(
+        Math.abs(mean(a, patch) - mean(h, patch)),
+        `patch ${patch}: ${mean(a, patch)} vs ${mean(h, patch)}`,
+      ).toBeLessThan(1.5);
+    // BT.2100's OOTF for a 1,000-nit display puts signal 0.75 at 203 nits (heic-input.test.ts has the rest).
+    expect(Math.abs(mean(a, 3) - 229)).toBeLessThan(1.5);
+    // Read as SDR code values they would be 191 and 128.
+    expect(Math.abs(mean(a, 2) - 137)).toBeLessThan(1.5);
   });
 
   it("PQ with a content light level ('clli', MaxCLL 4,000 nits): tone-mapped from that peak, so 1,000 nits is no longer white", async () => {
