@@ -7,6 +7,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import tenBit from '../../fixtures/avif/10bit-420.avif';
 import twelveBit from '../../fixtures/avif/12bit-422.avif';
+import bt2020 from '../../fixtures/avif/bt2020-sdr.avif';
 import clap from '../../fixtures/avif/clap.avif';
 import iccP3 from '../../fixtures/avif/icc-p3.avif';
 import irot3exif8 from '../../fixtures/avif/irot3-exif8.avif';
@@ -247,6 +248,29 @@ describe('AVIF fixtures made by avifenc (within a tolerance of avifdec)', () => 
     const name = [...'Display P3'].flatMap((c) => [0, c.charCodeAt(0)]);
     const at = body.findIndex((_, i) => name.every((v, j) => body[i + j] === v));
     expect(at).toBeGreaterThan(0);
+  });
+
+  it('BT.2020 primaries in SDR (nclx 9/1) are converted to sRGB, with no profile: not read as sRGB', async () => {
+    // bt2020-sdr.avif: a flat colour of 10-bit codes (602, 481, 401), lossless (README.md). Expected: the
+    // sRGB curve to linear light (the decoder takes SDR transfers by it), BT.2087's BT.2020 → BT.709
+    // matrix, sRGB-encoded; about (167, 116, 96). Read as sRGB the codes would stay (150, 120, 100).
+    const lin = (v: number) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+    const enc = (v: number) => 255 * (v <= 0.0031308 ? v * 12.92 : 1.055 * v ** (1 / 2.4) - 0.055);
+    const [r, g, b] = [602, 481, 401].map((code) => lin(code / 1023)) as [number, number, number];
+    const expected = [
+      enc(1.6605 * r - 0.5876 * g - 0.0728 * b),
+      enc(-0.1246 * r + 1.1329 * g - 0.0083 * b),
+      enc(-0.0182 * r - 0.1006 * g + 1.1187 * b),
+    ];
+    const { image, body } = await decoded(bytesOf(bt2020));
+    // Each channel's mean over the picture (the 10 bits dithered to 8).
+    for (let c = 0; c < 3; c++) {
+      let sum = 0;
+      for (let i = c; i < image.data.length; i += 4) sum += image.data[i]!;
+      const mean = sum / (image.width * image.height);
+      expect(Math.abs(mean - expected[c]!), `channel ${c}: ${mean} vs ${expected[c]}`).toBeLessThan(0.75);
+    }
+    expect(new TextDecoder('latin1').decode(body).includes('iCCP')).toBe(false);
   });
 
   it('a sequence gives its first frame, with X-Frames: 1/2', async () => {
