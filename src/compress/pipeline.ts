@@ -104,7 +104,6 @@ export function prepare(
   const { format: inputFormat, header } = inspect(request.bytes, maxInputPixels, true, heicInput);
   const planned = planWithin(inputFormat, header, request.bytes.length, request, memoryBudget);
   refuseJxl(request, inputFormat, planned);
-  refuseLongSide(request, planned);
   const mapped = inputFormat === 'jpeg' ? planGainMap(request, header, planned, memoryBudget) : null;
   if (!mapped) return { request, inputFormat, header, plan: planned };
   return { request, inputFormat, header, plan: { ...planned, estimate: mapped.estimate }, gainMap: mapped.gainMap };
@@ -124,6 +123,7 @@ export function planWithin(
     refuseOversize(planned, header, request);
     planned = withPreviewMemory(planned, inputFormat, header, uploadBytes, request, memoryBudget);
   }
+  refuseLongSide(request, planned);
   // Without the lossless fallback a large same-size JPEG may still fit: its lossy result is then kept.
   if (planned.estimate > memoryBudget && planned.lossless)
     planned = plan(inputFormat, header, uploadBytes, { ...request, allowLossless: false }, memoryBudget);
@@ -168,13 +168,13 @@ function refuseOversize(planned: Plan, header: ImageHeader, request: PlanRequest
   });
 }
 
-const LONGEST_SIDE: Partial<Record<CompressRequest['format'], number>> = {
+const LONGEST_SIDE: Partial<Record<PlanRequest['format'], number>> = {
   webp: WEBP_MAX_DIMENSION,
   jpeg: JPEG_MAX_DIMENSION,
 };
 
 /** 422 for an output with a side longer than its format can store, saying the width or height that fits. */
-function refuseLongSide(request: CompressRequest, planned: Plan): void {
+function refuseLongSide(request: PlanRequest, planned: Plan): void {
   const { width, height } = planned.output;
   const longest = LONGEST_SIDE[request.format];
   if (longest === undefined || Math.max(width, height) <= longest) return;

@@ -2,6 +2,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { resetWasmInstances, wasmMemoryReport } from '../../wasm/instances.ts';
+import { signedUp } from './console-helpers.ts';
 import { bearer, call, makeKey, type TestKey } from './helpers.ts';
 import {
   MULTIPART_BOUNDARY,
@@ -377,6 +378,20 @@ describe('422 image_too_large', () => {
       { format: 'jpeg' },
       'JPEG is at most 65500 pixels a side; this output is 65501×1: it fits with width=65500 or less',
     );
+    // Try it's planner gives the same answer before the upload (the file's first bytes and its size; a
+    // console account is free: JPEG).
+    const { browser, csrf } = await signedUp();
+    const wide = strip(65_501, 1);
+    const plan = await browser.fetch('/api/v1/console/compress/plan', {
+      method: 'POST',
+      headers: { origin: 'https://api.shrinkray.test', 'x-csrf-token': csrf },
+      body: form({ filename: 'strip.png', image: wide.subarray(0, 64), size: String(wide.length), format: 'jpeg' }),
+    });
+    expect(plan.status).toBe(200);
+    expect(((await plan.json()) as { data: unknown }).data).toMatchObject({
+      verdict: 'refused',
+      error: { code: 'image_too_large', message: expect.stringContaining('JPEG is at most 65500 pixels a side') },
+    });
     // At the limits: 200 (wide, not tall: one row to encode).
     for (const [width, format] of [
       [16_383, 'webp'],
