@@ -1,8 +1,10 @@
 // POST /api/v1/compress with HEIC input, as a caller sees it: small fixtures made by Debian's heif-enc
 // from the public-domain astronaut photo, rewrapped as a grid, with irot/imir and with clap
-// (test/fixtures/heic/README.md), come out at the right size, upright, in the colours Debian's heif-convert
-// decodes them to; broken files are 4xx, never 500; with HEIC_INPUT off (the deployed wrangler.toml) a HEIC
-// answers 415 saying the operator has not enabled it. Tiny images, few requests.
+// (test/fixtures/heic/README.md), and synthetic ones (alpha, a tall grid and the same pixels as one picture),
+// come out at the right size, upright, in the colours Debian's heif-convert decodes them to; a grid is
+// admitted under a budget that refuses the same pixels as one picture (read a tile row at a time); broken
+// files are 4xx, never 500; with HEIC_INPUT off (the deployed wrangler.toml) a HEIC answers 415 saying the
+// operator has not enabled it. Tiny images, few requests.
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import alpha from '../../fixtures/heic/alpha.heic';
