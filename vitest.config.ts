@@ -89,6 +89,8 @@ export default defineConfig({
             './test/fixtures/doh-setup.ts',
             // And sharp's AVIF decoder on loopback: workerd has none.
             './test/fixtures/avif-decoder-setup.ts',
+            // And Debian's Pillow, a second GIF decoder the animated GIF tests compare frames with.
+            './test/fixtures/pillow-frames-setup.ts',
             './test/fixtures/maildev-setup.ts',
           ],
         },

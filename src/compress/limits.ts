@@ -23,6 +23,14 @@ export const MAX_ICC_PROFILE_BYTES = 4 * 1024 * 1024;
 /** Largest `width` / `height` a caller may ask for. */
 export const MAX_OUTPUT_DIMENSION = 16_384;
 /**
+ * Longest side a WebP can have (its headers store width − 1 and height − 1 in 14 bits; libwebp refuses
+ * more), and a JPEG (libjpeg-turbo's JPEG_MAX_DIMENSION; the format's own limit is 65,535). An output
+ * longer than its format's is refused 422 before decoding, saying the size that fits: an image kept at its
+ * own size can be longer (a long screenshot or panorama, a HEIC grid), and a WebP can be asked 16,384.
+ */
+export const WEBP_MAX_DIMENSION = 16_383;
+export const JPEG_MAX_DIMENSION = 65_500;
+/**
  * Default of the var MAX_INPUT_PIXELS: the largest input (width × height) a header may declare; above
  * it the file is refused from its header alone (decompression bombs). What a request may really use is
  * decided by the memory budget below, from the header and the parameters.

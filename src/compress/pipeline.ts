@@ -13,7 +13,7 @@ import { makeRoom, poolLimitForBudget } from '../../wasm/instances.ts';
 import { engineJob } from '../../wasm/give-way.ts';
 import { encoderQuality } from './quality-scale.ts';
 import type { CompressedImage, CompressRequest, CompressResult } from './types.ts';
-import { MAX_OUTPUT_DIMENSION } from './limits.ts';
+import { JPEG_MAX_DIMENSION, MAX_OUTPUT_DIMENSION, WEBP_MAX_DIMENSION } from './limits.ts';
 import { oversize } from './transform/options.ts';
 import { withPreviewMemory } from './transform/smart-crop.ts';
 import { trimmedAway } from './transform/geometry.ts';
@@ -123,6 +123,7 @@ export function planWithin(
     refuseOversize(planned, header, request);
     planned = withPreviewMemory(planned, inputFormat, header, uploadBytes, request, memoryBudget);
   }
+  refuseLongSide(request, planned);
   // Without the lossless fallback a large same-size JPEG may still fit: its lossy result is then kept.
   if (planned.estimate > memoryBudget && planned.lossless)
     planned = plan(inputFormat, header, uploadBytes, { ...request, allowLossless: false }, memoryBudget);
@@ -165,6 +166,27 @@ function refuseOversize(planned: Plan, header: ImageHeader, request: PlanRequest
     param: over.field,
     details: { ...planned.output, max_dimension: MAX_OUTPUT_DIMENSION },
   });
+}
+
+const LONGEST_SIDE: Partial<Record<PlanRequest['format'], number>> = {
+  webp: WEBP_MAX_DIMENSION,
+  jpeg: JPEG_MAX_DIMENSION,
+};
+
+/** 422 for an output with a side longer than its format can store, saying the width or height that fits. */
+function refuseLongSide(request: PlanRequest, planned: Plan): void {
+  const { width, height } = planned.output;
+  const longest = LONGEST_SIDE[request.format];
+  if (longest === undefined || Math.max(width, height) <= longest) return;
+  const side = width >= height ? 'width' : 'height';
+  throw new ApiError(
+    'image_too_large',
+    `${FORMAT_NAMES[request.format]} is at most ${longest} pixels a side; this output is ${width}×${height}: it fits with ${side}=${longest} or less`,
+    {
+      param: request[side] !== undefined ? side : 'image',
+      details: { width, height, max_dimension: longest },
+    },
+  );
 }
 
 const mb = (bytes: number): string => `${Math.ceil(bytes / (1024 * 1024))} MB`;

@@ -1,7 +1,8 @@
-// POST /api/v1/compress refusals: 413 (declared and streamed size), 415, 422 (undecodable, too many pixels), none spending quota.
+// POST /api/v1/compress refusals: 413 (declared and streamed size), 415, 422 (undecodable, too many pixels, an output longer than its format allows), none spending quota.
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { resetWasmInstances, wasmMemoryReport } from '../../wasm/instances.ts';
+import { signedUp } from './console-helpers.ts';
 import { bearer, call, makeKey, type TestKey } from './helpers.ts';
 import {
   MULTIPART_BOUNDARY,
@@ -344,5 +345,61 @@ describe('422 image_too_large', () => {
     expect(at.status).toBe(200);
     expect(at.headers.get('x-image-width')).toBe('100');
     expect(at.headers.get('x-ratelimit-remaining')).toBe('99');
+  });
+
+  it('an output longer than its format allows (WebP 16,383 pixels a side, JPEG 65,500) says what fits, not 500', async () => {
+    const k = await makeKey({ scopes: ['image'], image: 'pro' }); // WebP output is pro's
+    // Flat PNG strips a pixel thick: kept at their size unless asked, longer than libwebp or libjpeg-turbo write.
+    const strip = (width: number, height: number) =>
+      pngOf({ width, height, data: new Uint8Array(width * height * 4).fill(200) });
+    const long = async (image: Uint8Array, parts: Parts, message: string, param = 'image') => {
+      const error = await expectError(await compressCall(k.key, { image, ...parts }), 422, 'image_too_large');
+      expect(error).toMatchObject({ param, message });
+    };
+    await long(
+      strip(1, 16_384),
+      { format: 'webp' },
+      'WebP is at most 16383 pixels a side; this output is 1×16384: it fits with height=16383 or less',
+    );
+    // Asked for 16,384 (the most any format may be asked): the height is the parameter to change.
+    await long(
+      strip(1, 16_384),
+      { format: 'webp', height: '16384' },
+      'WebP is at most 16383 pixels a side; this output is 1×16384: it fits with height=16383 or less',
+      'height',
+    );
+    await long(
+      strip(16_384, 1),
+      { format: 'webp' },
+      'WebP is at most 16383 pixels a side; this output is 16384×1: it fits with width=16383 or less',
+    );
+    await long(
+      strip(65_501, 1),
+      { format: 'jpeg' },
+      'JPEG is at most 65500 pixels a side; this output is 65501×1: it fits with width=65500 or less',
+    );
+    // Try it's planner gives the same answer before the upload (the file's first bytes and its size; a
+    // console account is free: JPEG).
+    const { browser, csrf } = await signedUp();
+    const wide = strip(65_501, 1);
+    const plan = await browser.fetch('/api/v1/console/compress/plan', {
+      method: 'POST',
+      headers: { origin: 'https://api.shrinkray.test', 'x-csrf-token': csrf },
+      body: form({ filename: 'strip.png', image: wide.subarray(0, 64), size: String(wide.length), format: 'jpeg' }),
+    });
+    expect(plan.status).toBe(200);
+    expect(((await plan.json()) as { data: unknown }).data).toMatchObject({
+      verdict: 'refused',
+      error: { code: 'image_too_large', message: expect.stringContaining('JPEG is at most 65500 pixels a side') },
+    });
+    // At the limits: 200 (wide, not tall: one row to encode).
+    for (const [width, format] of [
+      [16_383, 'webp'],
+      [65_500, 'jpeg'],
+    ] as const) {
+      const res = await compressCall(k.key, { image: strip(width, 1), format });
+      expect(res.status, format).toBe(200);
+      expect(res.headers.get('x-image-width')).toBe(String(width));
+    }
   });
 });

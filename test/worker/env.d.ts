@@ -34,6 +34,8 @@ declare module 'vitest' {
     dnsResolver: string;
     /** The AVIF decoder of test/fixtures/avif-decoder.ts (sharp, in Node). */
     avifDecoder: string;
+    /** Pillow's GIF frames, test/fixtures/pillow-frames.ts (Debian's python3-pil, in Node). */
+    pillowFrames: string;
     /** maildev of test/fixtures/maildev-setup.ts: its SMTP port (the Worker's SMTP_PORT) and REST API. */
     mailSmtpPort: number;
     mailApi: string;

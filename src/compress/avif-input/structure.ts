@@ -274,6 +274,11 @@ export function readItems(b: Uint8Array, meta: Box, codec: ItemCodec = AV1): Omi
   if (type === 'grid') {
     const cells = refs.find((r) => r.type === 'dimg' && r.from === primary)?.to ?? [];
     if (cells.length === 0) throw new AvifError('its grid has no cells');
+    // Checked here, not left to the decoder: libheif 1.19.8 decodes a HEIC's tile without checking that
+    // its item exists (ImageItem_Grid::decode_grid_tile), and the module traps on the null pointer.
+    const stray = cells.findIndex((id) => types.get(id) !== codec.item);
+    if (stray >= 0)
+      throw new AvifError(`its grid's cell ${stray + 1} (item ${cells[stray]}) is not an ${codec.name} picture`);
     av1Item = cells[0]!;
     const cellIspe = propertyOf(av1Item, 'ispe');
     if (!cellIspe) throw new AvifError('its grid cells have no size (ispe)');

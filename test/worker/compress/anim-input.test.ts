@@ -2,16 +2,18 @@
 // an animated WebP with a frame per source frame, the source's durations and loop count, whose frames
 // (composed as a WebP player does) match the source's within a tolerance. The animated WebP inputs are
 // our own encoder's, made here from a GIF with transparency and disposal (so their frames use blend and
-// disposal), then fed back in; the AVIF sequence is a checked-in fixture (test/fixtures/avif/README.md).
+// disposal), then fed back in; the AVIF sequences are checked-in fixtures (test/fixtures/avif/README.md).
 // anim=false and PNG output give the first frame, X-Frames 1/N; over the frame limits: 422; broken: 422.
 // Tiny images, few requests.
 import { beforeAll, describe, expect, it } from 'vitest';
+import manyFrames from '../../fixtures/avif/sequence-1001-frames.avif';
+import largeFrames from '../../fixtures/avif/sequence-102mp.avif';
 import p3Sequence from '../../fixtures/avif/sequence-p3.avif';
 import timedSequence from '../../fixtures/avif/sequence-timed.avif';
 import { DISPLAY_P3_PROFILE } from '../../../src/compress/avif-input/display-p3.ts';
 import { readHeader } from '../../../src/compress/header.ts';
 import { riffChunks, withIccProfile } from '../../../src/compress/webp-riff.ts';
-import { MAX_ANIM_FRAMES } from '../../../src/compress/limits.ts';
+import { MAX_ANIM_FRAME_PIXELS, MAX_ANIM_FRAMES } from '../../../src/compress/limits.ts';
 import { plan } from '../../../src/compress/memory-plan.ts';
 import { resetWasmInstances, wasmMemoryReport } from '../../../wasm/instances.ts';
 import { makeKey, type TestKey } from '../helpers.ts';
@@ -300,6 +302,64 @@ describe('an AVIF sequence in', { timeout: 30_000 }, () => {
     ];
     const first = composedFrames(readAnimatedWebp(body), 64, 48)[0]!;
     for (let c = 0; c < 3; c++) expect(Math.abs(first[c]! - expected[c]!), `channel ${c}`).toBeLessThanOrEqual(4);
+  });
+
+  it('over the frame limits, 422 image_too_large saying which, animated or not', async () => {
+    // Real sequences made by avifenc (README.md): 1,001 frames of 16×16, and 10 frames of 3200×3200 (102.4
+    // megapixels of frames). Refused from the track's boxes, before any frame is decoded.
+    expect(MAX_ANIM_FRAMES).toBe(1000);
+    expect(MAX_ANIM_FRAME_PIXELS).toBe(100_000_000);
+    for (const format of ['webp', 'png']) {
+      const many = await send(new Uint8Array(manyFrames), { format }, 'many.avif');
+      expect(many.res.status, many.text()).toBe(422);
+      const { error } = JSON.parse(many.text());
+      expect(error).toMatchObject({ code: 'image_too_large', param: 'image' });
+      expect(error.message).toBe('the AVIF sequence has 1001 frames; the limit is 1000');
+      const large = await send(new Uint8Array(largeFrames), { format }, 'large.avif');
+      expect(large.res.status, large.text()).toBe(422);
+      expect(JSON.parse(large.text()).error.message).toBe(
+        "the AVIF sequence's 10 frames come to 102.4 megapixels (each counts its 3200×3200 canvas); the limit is 100 megapixels of frames",
+      );
+    }
+  });
+
+  it('cut or corrupt in its frames: 422 unprocessable_image, never 500', async () => {
+    // sequence-timed.avif: mdat at 1,756 (202 bytes) holds the alpha samples (27, 16, 16 bytes from 1,764),
+    // then the colour samples (56, 58 and 21 bytes from 1,823).
+    const good = sequence();
+    // Cut: the mdat box incomplete, refused before decoding.
+    const cut = 'the AVIF cannot be read: it is truncated: its mdat box is incomplete';
+    const cases: [string, Uint8Array, string[], string][] = [
+      ['cut inside the third frame', good.subarray(0, 1945), ['webp', 'png'], cut],
+      ['cut inside the first frame', good.subarray(0, 1850), ['webp', 'png'], cut],
+    ];
+    // The second colour frame overwritten (the boxes whole): the first frame still decodes, so only the
+    // animation, which decodes every frame, is refused.
+    const corrupt = good.slice();
+    corrupt.fill(0xff, 1879 + 4, 1879 + 54);
+    cases.push(['the second frame corrupt', corrupt, ['webp'], 'the AVIF cannot be decoded: decode:']);
+    // The third colour sample's size (stsz) 2,000 bytes: its data runs past the end of the file.
+    const overrun = good.slice();
+    const stsz = [...new TextDecoder('latin1').decode(overrun).matchAll(/stsz/g)].map((m) => m.index!);
+    // The box's type, version and flags, sample size (0: a table), count, then the table.
+    const colour = stsz.find((at) => new DataView(overrun.buffer).getUint32(at + 16) === 56);
+    expect(colour).toBeDefined();
+    new DataView(overrun.buffer).setUint32(colour! + 16 + 8, 2000);
+    // libavif checks every sample's range when it parses the track: refused for the first frame too.
+    cases.push(['a frame past the end of the file', overrun, ['webp', 'png'], 'the AVIF cannot be decoded: parse:']);
+    for (const [what, file, formats, message] of cases) {
+      for (const format of formats) {
+        const { res, text } = await send(file, { format }, 'seq.avif');
+        expect(res.status, `${what}, ${format}: ${text()}`).toBe(422);
+        const { error } = JSON.parse(text());
+        expect(error, `${what}, ${format}`).toMatchObject({ code: 'unprocessable_image', param: 'image' });
+        expect(error.message, `${what}, ${format}`).toContain(message);
+      }
+    }
+    // With the second frame corrupt, its first frame alone (PNG) is whole: 200, X-Frames 1/3.
+    const first = await send(corrupt, { format: 'png' }, 'seq.avif');
+    expect(first.res.status, first.text()).toBe(200);
+    expect(first.res.headers.get('x-frames')).toBe('1/3');
   });
 
   it('without animation: the first frame, X-Frames 1/3', async () => {

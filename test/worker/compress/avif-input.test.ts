@@ -1,12 +1,16 @@
 // POST /api/v1/compress with AVIF input, as a caller sees it: AVIFs written by our own encoder (8-bit 4:2:0,
 // alpha, a grid of cells) and small fixtures made by Debian's avifenc for what it cannot write (10- and
-// 12-bit, 4:2:2, monochrome, irot/imir, clap, Display P3 and PQ by nclx; test/fixtures/avif/README.md)
-// come out at the right size, upright, in the colours Debian's avifdec decodes them to; P3 stays P3;
+// 12-bit, 4:2:2, monochrome, irot/imir, clap, Display P3 and PQ by nclx, an ICC profile, an EXIF orientation
+// beside irot; test/fixtures/avif/README.md) come out at the right size, upright by irot alone, in the colours
+// Debian's avifdec decodes them to; P3 stays P3, a profile is carried; an nclx it cannot convert is 415;
 // broken files are 4xx, never 500; format=json describes an AVIF. Tiny images, few requests.
 import { beforeAll, describe, expect, it } from 'vitest';
 import tenBit from '../../fixtures/avif/10bit-420.avif';
 import twelveBit from '../../fixtures/avif/12bit-422.avif';
+import bt2020 from '../../fixtures/avif/bt2020-sdr.avif';
 import clap from '../../fixtures/avif/clap.avif';
+import iccP3 from '../../fixtures/avif/icc-p3.avif';
+import irot3exif8 from '../../fixtures/avif/irot3-exif8.avif';
 import irot1imir1 from '../../fixtures/avif/irot1-imir1.avif';
 import irot3 from '../../fixtures/avif/irot3.avif';
 import mono from '../../fixtures/avif/mono.avif';
@@ -16,10 +20,15 @@ import pq from '../../fixtures/avif/pq.avif';
 import pqPatches from '../../fixtures/avif/pq-patches.avif';
 import pqPatchesClli from '../../fixtures/avif/pq-patches-clli4000.avif';
 import heicGradient10 from '../../fixtures/heic/gradient-10bit.heic';
+import heicHlg from '../../fixtures/heic/hlg.heic';
+import hlgPatches from '../../fixtures/avif/hlg-patches.avif';
 import heicPq from '../../fixtures/heic/pq.heic';
 import sequence from '../../fixtures/avif/sequence.avif';
+import { DISPLAY_P3_PROFILE } from '../../../src/compress/avif-input/display-p3.ts';
 import { signedUp } from '../console-helpers.ts';
+import { chunksOf as pngChunks } from '../png-fixtures.ts';
 import { makeKey, type TestKey } from '../helpers.ts';
+import { mutation } from '../mutate.ts';
 import { getImage, ORIGIN, signed, signingAccount } from '../img-helpers.ts';
 import {
   bodyBytes,
@@ -81,6 +90,21 @@ function expectQuadrants(image: { width: number; height: number; data: Uint8Arra
 }
 
 const { tl: R, tr: G, bl: B, br: W } = QUADRANT_COLOURS;
+
+/** The Orientation (0x0112) of a JPEG's APP1 Exif segment, or null without one. */
+function exifOrientation(jpeg: Uint8Array): number | null {
+  const exif = jpeg.findIndex((_, i) => String.fromCharCode(...jpeg.subarray(i, i + 6)) === 'Exif\0\0');
+  if (exif < 0) return null;
+  const tiff = exif + 6;
+  const view = new DataView(jpeg.buffer, jpeg.byteOffset);
+  const little = jpeg[tiff] === 0x49;
+  const ifd = tiff + view.getUint32(tiff + 4, little);
+  for (let i = 0, n = view.getUint16(ifd, little); i < n; i++) {
+    const entry = ifd + 2 + i * 12;
+    if (view.getUint16(entry, little) === 0x0112) return view.getUint16(entry + 8, little);
+  }
+  return null;
+}
 
 describe('AVIF from our own encoder', () => {
   it('8-bit 4:2:0 → PNG and JPEG: the size and the colours; format=keep stays AVIF on pro, JPEG on free', async () => {
@@ -156,6 +180,53 @@ describe('AVIF fixtures made by avifenc (within a tolerance of avifdec)', () => 
       expect(near(pixel(cropped.image, x, y), colour)).toBe(true);
   });
 
+  it('an EXIF orientation that disagrees with irot is informational: irot decides, and metadata=keep resets it to 1', async () => {
+    // irot 3 (90° clockwise) beside EXIF orientation 8 (90° anticlockwise): turned by irot alone. Both
+    // applied would give the stored 64×48 turned 180°; EXIF alone, red at the bottom left.
+    const turned = await decoded(bytesOf(irot3exif8));
+    expect([turned.image.width, turned.image.height]).toEqual([48, 64]);
+    expectQuadrants(turned.image, [B, R, W, G]);
+    expect(near(pixel(turned.image, 0, 0), B), `top-left ${pixel(turned.image, 0, 0)}`).toBe(true);
+    // The same file with irot 0 (no turn) beside EXIF 8: as stored.
+    const irot0exif8 = bytesOf(irot3exif8).slice();
+    const irot = irot0exif8.findIndex((_, i) => String.fromCharCode(...irot0exif8.subarray(i, i + 4)) === 'irot');
+    irot0exif8[irot + 4] = 0;
+    const stored = await decoded(irot0exif8);
+    expect([stored.image.width, stored.image.height]).toEqual([64, 48]);
+    expectQuadrants(stored.image, [R, G, B, W]);
+    // The kept EXIF says 1: a viewer that reads it does not turn the upright output again.
+    for (const [file, what] of [
+      [bytesOf(irot3exif8), 'irot 3'],
+      [irot0exif8, 'irot 0'],
+    ] as const) {
+      const kept = await decoded(file, { format: 'jpeg', metadata: 'keep' });
+      expect(exifOrientation(kept.body), what).toBe(1);
+    }
+  });
+
+  it('an ICC profile goes to the output byte for byte, the pixels unchanged (not converted, not read as sRGB)', async () => {
+    // icc-p3.avif: the gradient (200, 120 + y, 40 + x) with a Display P3 profile renamed "Carried P3"
+    // (README.md): not the service's own profile, so finding it in the output shows it was carried.
+    const carried = new Uint8Array(DISPLAY_P3_PROFILE);
+    const name = (text: string) => [...text].flatMap((c) => [0, c.charCodeAt(0)]);
+    const at = carried.findIndex((_, i) => name('Display P3').every((v, j) => carried[i + j] === v));
+    carried.set(name('Carried P3'), at);
+    const { image, body } = await decoded(bytesOf(iccP3));
+    // avifdec -d 8 at these points; converted from P3 to sRGB the red would rise by about 14 and the blue
+    // fall by about 40 (as anim-input.test.ts computes for the P3 sequence).
+    for (const [x, y, r, g, b] of [
+      [0, 0, 200, 120, 41],
+      [63, 47, 200, 166, 104],
+      [32, 24, 201, 144, 74],
+    ] as const)
+      expect(near(pixel(image, x, y), [r, g, b, 255], 4), `(${x}, ${y}): ${pixel(image, x, y)}`).toBe(true);
+    const iccp = pngChunks(body).find((c) => c.type === 'iCCP');
+    expect(iccp, 'an iCCP chunk').toBeDefined();
+    const deflated = iccp!.data.subarray(iccp!.data.indexOf(0) + 2);
+    const stream = new Blob([deflated]).stream().pipeThrough(new DecompressionStream('deflate'));
+    expect(new Uint8Array(await new Response(stream).arrayBuffer())).toEqual(carried);
+  });
+
   it('transformed: fit=cover on a turned AVIF crops the upright picture; rotate=90 turns it again', async () => {
     const cover = await decoded(bytesOf(irot3), { format: 'png', fit: 'cover', width: 24, height: 24 });
     expect([cover.image.width, cover.image.height]).toEqual([24, 24]);
@@ -178,6 +249,29 @@ describe('AVIF fixtures made by avifenc (within a tolerance of avifdec)', () => 
     const name = [...'Display P3'].flatMap((c) => [0, c.charCodeAt(0)]);
     const at = body.findIndex((_, i) => name.every((v, j) => body[i + j] === v));
     expect(at).toBeGreaterThan(0);
+  });
+
+  it('BT.2020 primaries in SDR (nclx 9/1) are converted to sRGB, with no profile: not read as sRGB', async () => {
+    // bt2020-sdr.avif: a flat colour of 10-bit codes (602, 481, 401), lossless (README.md). Expected: the
+    // sRGB curve to linear light (the decoder takes SDR transfers by it), BT.2087's BT.2020 → BT.709
+    // matrix, sRGB-encoded; about (167, 116, 96). Read as sRGB the codes would stay (150, 120, 100).
+    const lin = (v: number) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+    const enc = (v: number) => 255 * (v <= 0.0031308 ? v * 12.92 : 1.055 * v ** (1 / 2.4) - 0.055);
+    const [r, g, b] = [602, 481, 401].map((code) => lin(code / 1023)) as [number, number, number];
+    const expected = [
+      enc(1.6605 * r - 0.5876 * g - 0.0728 * b),
+      enc(-0.1246 * r + 1.1329 * g - 0.0083 * b),
+      enc(-0.0182 * r - 0.1006 * g + 1.1187 * b),
+    ];
+    const { image, body } = await decoded(bytesOf(bt2020));
+    // Each channel's mean over the picture (the 10 bits dithered to 8).
+    for (let c = 0; c < 3; c++) {
+      let sum = 0;
+      for (let i = c; i < image.data.length; i += 4) sum += image.data[i]!;
+      const mean = sum / (image.width * image.height);
+      expect(Math.abs(mean - expected[c]!), `channel ${c}: ${mean} vs ${expected[c]}`).toBeLessThan(0.75);
+    }
+    expect(new TextDecoder('latin1').decode(body).includes('iCCP')).toBe(false);
   });
 
   it('a sequence gives its first frame, with X-Frames: 1/2', async () => {
@@ -230,6 +324,25 @@ describe('AVIF and HEIC share one colour method (wasm/src/sr_hdr.h)', () => {
     const [r, g, b] = pixel(a, 3 * 16 + 8, 48);
     expect(r).toBe(255);
     expect(Math.max(g!, b!)).toBeLessThan(160);
+  });
+
+  it('HLG: grey patches of signal 0.1 to 1.0 come out as the HEIC decoder gives them (0.75, reference white, at sRGB 229)', async () => {
+    const { a, h } = await both(hlgPatches, heicHlg);
+    expect([a.width, a.height]).toEqual([h.width, h.height]);
+    const mean = (img: typeof a, patch: number) => {
+      let sum = 0;
+      for (let x = patch * 16 + 4; x < patch * 16 + 12; x++) sum += pixel(img, x, 16)[1]!;
+      return sum / 8;
+    };
+    for (let patch = 0; patch < 8; patch++)
+      expect(
+        Math.abs(mean(a, patch) - mean(h, patch)),
+        `patch ${patch}: ${mean(a, patch)} vs ${mean(h, patch)}`,
+      ).toBeLessThan(1.5);
+    // BT.2100's OOTF for a 1,000-nit display puts signal 0.75 at 203 nits (heic-input.test.ts has the rest).
+    expect(Math.abs(mean(a, 3) - 229)).toBeLessThan(1.5);
+    // Read as SDR code values they would be 191 and 128.
+    expect(Math.abs(mean(a, 2) - 137)).toBeLessThan(1.5);
   });
 
   it("PQ with a content light level ('clli', MaxCLL 4,000 nits): tone-mapped from that peak, so 1,000 nits is no longer white", async () => {
@@ -304,6 +417,44 @@ describe('AVIF refused or described', () => {
     const { res, text } = await send(heic, { format: 'png' });
     expect(res.status, text()).toBe(415);
     expect(JSON.parse(text()).error.message).toContain('HEIC');
+  });
+
+  it('colour primaries or a transfer it does not support (nclx): 415 naming the value, not reinterpreted', async () => {
+    // p3-nclx.avif's nclx (12/13/1) with primaries 5 (BT.601 625-line) or transfer 4 (a gamma of 2.2):
+    // neither is converted by the decoder (sr_avifdec.c colour_handling), so neither is passed as sRGB.
+    for (const [field, value, message] of [
+      [0, 5, 'its colour primaries (nclx 5) are not supported'],
+      [2, 4, 'its transfer characteristics (nclx 4) are not supported'],
+    ] as const) {
+      const file = bytesOf(p3).slice();
+      const nclx = file.findIndex((_, i) => String.fromCharCode(...file.subarray(i, i + 4)) === 'nclx');
+      new DataView(file.buffer).setUint16(nclx + 4 + field, value);
+      const { res, text } = await send(file, { format: 'png' });
+      expect(res.status, text()).toBe(415);
+      const { error } = JSON.parse(text());
+      expect(error).toMatchObject({ code: 'unsupported_media_type', param: 'image' });
+      expect(error.message).toContain(message);
+    }
+  });
+
+  it('a picture and a sequence with a few bytes changed (10 each, the same every run): 200, 415 or 422, never 500', async () => {
+    // A key of their own: a key's 31st refusal in a minute is answered 429.
+    const key = await makeKey({ image: 'pro' });
+    for (const [name, file, format] of [
+      ['10bit-420.avif', tenBit, 'png'],
+      ['sequence.avif', sequence, 'webp'],
+    ] as const) {
+      for (let seed = 1; seed <= 10; seed++) {
+        const image = mutation(bytesOf(file), seed * 7919 + name.length);
+        const res = await compressCall(key.key, { image, filename: 'photo.avif', format });
+        const text = new TextDecoder().decode(await bodyBytes(res));
+        expect([200, 415, 422], `${name}, mutation ${seed}: ${text}`).toContain(res.status);
+        if (res.status !== 200)
+          expect(JSON.parse(text).error.code, `${name}, mutation ${seed}`).toMatch(
+            /^(unprocessable_image|unsupported_media_type|image_too_large)$/,
+          );
+      }
+    }
   });
 
   it("Try it's planner reads an AVIF's size from its first bytes (the picture's data cut off)", async () => {
