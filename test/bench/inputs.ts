@@ -7,12 +7,14 @@
 // tiles as an iPhone writes it. Each is
 // compressed to PNG at full size (lossless: the output is our decode) on a fresh service: the first request (cold: the
 // decoder module instantiated) and three more (warm, medians): Server-Timing total and decode, workerd's
-// peak RSS growth. SSIMULACRA2 of our decode against Debian's `avifdec -d 8`. Two more, slow to make, run
-// only when BENCH_INPUTS_ONLY names them: `largest-grid`, the widest 3:4 grid HEIC the plan admits as PNG
-// at full size, and `anim`, two animations compressed to animated WebP at full size (no SSIMULACRA2: the
-// output is not one picture): `anim-1000`, a GIF at the animation limits (100 frames of 1000×1000: 100 MP
-// of frames) where a small part moves, and `anim-pan`, an animated WebP whose every frame changes, 60
-// frames of 1000×1000 (the plan counts every output frame of a WebP source: 100 would not fit the budget).
+// peak RSS growth. SSIMULACRA2 of our decode against Debian's `avifdec -d 8`. More, slow to make, run only
+// when BENCH_INPUTS_ONLY names them: `largest-grid`, the widest 3:4 grid HEIC the plan admits as PNG at
+// full size; `anim`, two animations compressed to animated WebP at full size (no SSIMULACRA2: the output
+// is not one picture): `anim-1000`, a GIF at the animation limits (100 frames of 1000×1000: 100 MP of
+// frames) where a small part moves, and `anim-pan`, an animated WebP whose every frame changes, 60 frames
+// of 1000×1000 (the plan counts every output frame of a WebP source: 100 would not fit the budget); and
+// `single-largest`, a HEIC that is one picture of HEIC_SINGLE_PICTURE_MAX_PIXELS, to an 800 px JPEG (at
+// 1024 px it plans 101 MB: 422, "it fits with width=894 or less").
 // Corpus files stay in ../shared; the made files in the system's temporary folder.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -21,6 +23,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { readHeader } from '../../src/compress/header.ts';
+import { HEIC_SINGLE_PICTURE_MAX_PIXELS } from '../../src/compress/heic-input/memory.ts';
 import { plan } from '../../src/compress/memory-plan.ts';
 import { parseServerTiming } from './lib/compress-client.ts';
 import './lib/images.ts'; // sharp.cache(false), sharp.concurrency(1)
@@ -104,13 +107,34 @@ async function heicGrid(source: string, output: string, width = 3024, height = 4
   if (run.status !== 0) throw new Error(`make-fixtures.py grid: ${run.stderr}`);
 }
 
-/** An animated GIF's file name: compressed to animated WebP rather than PNG. */
-const isAnim = (file: string): boolean => /-anim-/.test(file);
+/** What a file is compressed to: PNG at full size; an animation to animated WebP; the largest single-picture HEIC to an 800 px JPEG. */
+interface Output {
+  format: 'png' | 'webp' | 'jpeg';
+  width?: number;
+}
+const outputOf = (file: string): Output =>
+  /-anim-/.test(file) ? { format: 'webp' } : /-single-/.test(file) ? { format: 'jpeg', width: 800 } : { format: 'png' };
 
-/** The estimate of the output (PNG at full size; animated WebP for an animation) for this AVIF, HEIC or GIF. */
-function estimateOf(bytes: Uint8Array, format: 'avif' | 'heic' | 'gif' | 'webp', output: 'png' | 'webp'): number {
+/** The plan's estimate of that output for this AVIF, HEIC, GIF or WebP. */
+function estimateOf(bytes: Uint8Array, format: 'avif' | 'heic' | 'gif' | 'webp', output: Output): number {
   const header = readHeader(format, bytes);
-  return plan(format, header, bytes.length, { format: output, quality: 80 }, BUDGET).estimate;
+  return plan(format, header, bytes.length, { ...output, quality: 80 }, BUDGET).estimate;
+}
+
+/**
+ * The largest HEIC that is one picture (no grid) the plan admits at the default budget, for a small output:
+ * HEIC_SINGLE_PICTURE_MAX_PIXELS (16.3 MP) as 3:4, the photo enlarged by sharp and encoded by heif-enc.
+ */
+async function largestSingle(source: string): Promise<string> {
+  const width = Math.floor(Math.sqrt((HEIC_SINGLE_PICTURE_MAX_PIXELS * 3) / 4) / 8) * 8;
+  const height = Math.floor(HEIC_SINGLE_PICTURE_MAX_PIXELS / width);
+  const out = join(DIR, `oppo-single-largest-${width}x${height}.heic`);
+  if (!existsSync(out)) {
+    const png = join(DIR, `oppo-${width}x${height}.png`);
+    await sharp(readFileSync(source)).rotate().resize(width, height).png({ compressionLevel: 1 }).toFile(png);
+    heifEnc(png, out);
+  }
+  return out;
 }
 
 /**
@@ -230,10 +254,11 @@ async function largestAdmitted(source: string): Promise<string> {
   return out;
 }
 
-async function compressOnce(service: Service, input: Uint8Array, format: 'png' | 'webp') {
+async function compressOnce(service: Service, input: Uint8Array, output: Output) {
   const form = new FormData();
   form.append('image', new File([input], 'photo'));
-  form.append('format', format);
+  form.append('format', output.format);
+  if (output.width) form.append('width', String(output.width));
   const res = await fetch(`${service.base}/api/v1/compress`, {
     method: 'POST',
     headers: { authorization: `Bearer ${service.demoKeys.image_pro}` },
@@ -277,6 +302,7 @@ export async function benchInputs(start: () => Promise<Service>): Promise<InputR
   // Slow to make: only when named (`anim` names both animations).
   const slow: string[] = [];
   if (only?.includes('largest-grid')) slow.push(await largestGrid(PHOTO, grid48));
+  if (only?.includes('single-largest')) slow.push(await largestSingle(PHOTO));
   const anim = join(DIR, 'oppo-anim-1000x1000-100.gif');
   if (only && anim.includes(only)) {
     await animatedGif(PHOTO, anim, 1000, 1000, 100);
@@ -299,7 +325,7 @@ export async function benchInputs(start: () => Promise<Service>): Promise<InputR
   ];
   // The largest admitted AVIF is slow to make: only when the filter may want it (an AVIF's name).
   const largest =
-    only && (only.includes('heic') || only.includes('grid') || only.includes('gif'))
+    only && ['heic', 'grid', 'gif', 'anim', 'single'].some((name) => only.includes(name))
       ? []
       : [await largestAdmitted(PHOTO)];
   const files = [...candidates, ...largest].filter((f) => !only || f.includes(only));
@@ -307,7 +333,7 @@ export async function benchInputs(start: () => Promise<Service>): Promise<InputR
   for (const file of files) {
     const input = new Uint8Array(readFileSync(file));
     const format = formatOf(file);
-    const output = isAnim(file) ? 'webp' : 'png';
+    const output = outputOf(file);
     const header = readHeader(format, input);
     const run: InputRun = {
       file: file.split('/').pop()!,
@@ -339,15 +365,15 @@ export async function benchInputs(start: () => Promise<Service>): Promise<InputR
       writeFileSync(ours, cold.result.body);
       const reference = join(DIR, 'reference.png');
       // A GIF's reference is libvips' decode (sharp's): its palette indices to RGB.
-      if (format === 'gif' && output === 'png') await sharp(file).png().toFile(reference);
-      const dec =
-        output !== 'png'
-          ? { status: 1 }
-          : format === 'gif'
-            ? { status: 0 }
-            : format === 'heic'
-              ? spawnSync('heif-convert', [file, reference], { encoding: 'utf8' })
-              : spawnSync('avifdec', ['-d', '8', file, reference], { encoding: 'utf8' });
+      const whole = output.format === 'png' && !output.width;
+      if (format === 'gif' && whole) await sharp(file).png().toFile(reference);
+      const dec = !whole
+        ? { status: 1 }
+        : format === 'gif'
+          ? { status: 0 }
+          : format === 'heic'
+            ? spawnSync('heif-convert', [file, reference], { encoding: 'utf8' })
+            : spawnSync('avifdec', ['-d', '8', file, reference], { encoding: 'utf8' });
       if (dec.status === 0) run.ssimulacra2 = ssimulacra2(reference, ours);
       const warm: { total?: number; decode?: number; growth?: number }[] = [];
       for (let round = 0; round < WARM_ROUNDS; round++) {
