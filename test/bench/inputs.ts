@@ -191,7 +191,8 @@ async function pannedWebp(source: string, output: string, width: number, height:
     const top = Math.round((height * i) / frames);
     tall.copy(all, i * width * height * 3, top * width * 3, (top + height) * width * 3);
   }
-  const raw = { width, height: height * frames, channels: 3, pageHeight: height } as sharp.CreateRaw;
+  // pageHeight makes the tall raw picture frames (sharp's raw options accept it; its types do not say so).
+  const raw = { width, height: height * frames, channels: 3 as const, pageHeight: height };
   await sharp(all, { raw })
     .webp({ quality: 50, delay: Array(frames).fill(40), loop: 0 })
     .toFile(output);
@@ -220,7 +221,7 @@ async function animatedGif(source: string, output: string, width: number, height
       square.copy(frame, ((y + row) * width + x) * 3, row * size * 3, (row + 1) * size * 3);
   }
   // pageHeight makes the tall raw picture frames (sharp's raw options accept it; its types do not say so).
-  const raw = { width, height: height * frames, channels: 3, pageHeight: height } as sharp.CreateRaw;
+  const raw = { width, height: height * frames, channels: 3 as const, pageHeight: height };
   await sharp(all, { raw })
     .gif({ delay: Array(frames).fill(40), loop: 0, dither: 0, interFrameMaxError: 8 })
     .toFile(output);
