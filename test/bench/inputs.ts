@@ -7,7 +7,14 @@
 // tiles as an iPhone writes it. Each is
 // compressed to PNG at full size (lossless: the output is our decode) on a fresh service: the first request (cold: the
 // decoder module instantiated) and three more (warm, medians): Server-Timing total and decode, workerd's
-// peak RSS growth. SSIMULACRA2 of our decode against Debian's `avifdec -d 8`.
+// peak RSS growth. SSIMULACRA2 of our decode against Debian's `avifdec -d 8`. More, slow to make, run only
+// when BENCH_INPUTS_ONLY names them: `largest-grid`, the widest 3:4 grid HEIC the plan admits as PNG at
+// full size; `anim`, two animations compressed to animated WebP at full size (no SSIMULACRA2: the output
+// is not one picture): `anim-1000`, a GIF at the animation limits (100 frames of 1000×1000: 100 MP of
+// frames) where a small part moves, and `anim-pan`, an animated WebP whose every frame changes, 60 frames
+// of 1000×1000 (the plan counts every output frame of a WebP source: 100 would not fit the budget); and
+// `single-largest`, a HEIC that is one picture of HEIC_SINGLE_PICTURE_MAX_PIXELS, to an 800 px JPEG (at
+// 1024 px it plans 101 MB: 422, "it fits with width=894 or less").
 // Corpus files stay in ../shared; the made files in the system's temporary folder.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -16,6 +23,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { readHeader } from '../../src/compress/header.ts';
+import { HEIC_SINGLE_PICTURE_MAX_PIXELS } from '../../src/compress/heic-input/memory.ts';
 import { plan } from '../../src/compress/memory-plan.ts';
 import { parseServerTiming } from './lib/compress-client.ts';
 import './lib/images.ts'; // sharp.cache(false), sharp.concurrency(1)
@@ -57,9 +65,9 @@ function avifenc(input: string, output: string, args: string[]): void {
   if (run.status !== 0) throw new Error(`avifenc: ${run.stderr}`);
 }
 
-/** HEIC files (made by Debian's heif-enc) and a GIF (by sharp) beside the AVIFs: the input format by the file's name. */
-const formatOf = (file: string): 'avif' | 'heic' | 'gif' =>
-  file.endsWith('.heic') ? 'heic' : file.endsWith('.gif') ? 'gif' : 'avif';
+/** HEIC files (made by Debian's heif-enc), GIFs and an animated WebP (by sharp) beside the AVIFs: the input format by the file's name. */
+const formatOf = (file: string): 'avif' | 'heic' | 'gif' | 'webp' =>
+  file.endsWith('.heic') ? 'heic' : file.endsWith('.gif') ? 'gif' : file.endsWith('.webp') ? 'webp' : 'avif';
 
 /** A 12 MP GIF: the photo at 3024×4032 as sharp writes it (libimagequant's palette, dithered; one frame). */
 async function gifOf(source: string, output: string): Promise<void> {
@@ -99,10 +107,124 @@ async function heicGrid(source: string, output: string, width = 3024, height = 4
   if (run.status !== 0) throw new Error(`make-fixtures.py grid: ${run.stderr}`);
 }
 
-/** The estimate of PNG output at full size for this AVIF, HEIC or GIF. */
-function estimateOf(bytes: Uint8Array, format: 'avif' | 'heic' | 'gif'): number {
+/** What a file is compressed to: PNG at full size; an animation to animated WebP; the largest single-picture HEIC to an 800 px JPEG. */
+interface Output {
+  format: 'png' | 'webp' | 'jpeg';
+  width?: number;
+}
+const outputOf = (file: string): Output =>
+  /-anim-/.test(file) ? { format: 'webp' } : /-single-/.test(file) ? { format: 'jpeg', width: 800 } : { format: 'png' };
+
+/** The plan's estimate of that output for this AVIF, HEIC, GIF or WebP. */
+function estimateOf(bytes: Uint8Array, format: 'avif' | 'heic' | 'gif' | 'webp', output: Output): number {
   const header = readHeader(format, bytes);
-  return plan(format, header, bytes.length, { format: 'png', quality: 80 }, BUDGET).estimate;
+  return plan(format, header, bytes.length, { ...output, quality: 80 }, BUDGET).estimate;
+}
+
+/**
+ * The largest HEIC that is one picture (no grid) the plan admits at the default budget, for a small output:
+ * HEIC_SINGLE_PICTURE_MAX_PIXELS (16.3 MP) as 3:4, the photo enlarged by sharp and encoded by heif-enc.
+ */
+async function largestSingle(source: string): Promise<string> {
+  const width = Math.floor(Math.sqrt((HEIC_SINGLE_PICTURE_MAX_PIXELS * 3) / 4) / 8) * 8;
+  const height = Math.floor(HEIC_SINGLE_PICTURE_MAX_PIXELS / width);
+  const out = join(DIR, `oppo-single-largest-${width}x${height}.heic`);
+  if (!existsSync(out)) {
+    const png = join(DIR, `oppo-${width}x${height}.png`);
+    await sharp(readFileSync(source)).rotate().resize(width, height).png({ compressionLevel: 1 }).toFile(png);
+    heifEnc(png, out);
+  }
+  return out;
+}
+
+/**
+ * The widest 3:4 grid HEIC (a multiple of 64 wide) the plan admits as PNG at full size: the 48 MP grid's
+ * header scaled, its decoder's band of RGBA (as wide as the picture, a tile high) widened with it, the
+ * upload by its pixels (a little more than the larger file's: the enlarged photo's detail per pixel falls).
+ * Its 512×512 tiles are encoded one by one (about 250 heif-enc runs: minutes).
+ */
+async function largestGrid(source: string, grid48: string): Promise<string> {
+  await heicGrid(source, grid48, 6048, 8064);
+  const probe = readFileSync(grid48);
+  const header = readHeader('heic', probe);
+  const tile = 512;
+  let width = header.width;
+  for (;;) {
+    const next = width + 64;
+    const height = Math.round((next * 4) / 3);
+    const scaled = {
+      ...header,
+      width: next,
+      height,
+      heic: {
+        ...header.heic!,
+        codedPixels: next * height,
+        crop: { x: 0, y: 0, width: next, height },
+        decoderBytes: header.heic!.decoderBytes + (next - header.width) * tile * 4,
+      },
+    };
+    const upload = (probe.length * next * height) / (header.width * header.height);
+    if (plan('heic', scaled, upload, { format: 'png', quality: 80 }, BUDGET).estimate > BUDGET) break;
+    width = next;
+  }
+  const height = Math.round((width * 4) / 3);
+  const out = join(DIR, `oppo-largest-grid-${width}x${height}.heic`);
+  await heicGrid(source, out, width, height);
+  return out;
+}
+
+/**
+ * An animated WebP at the animation limits whose every frame changes: `frames` frames of `width`×`height`
+ * panning down the photo (enlarged to twice the height), by sharp at libwebp quality 50, 40 ms a frame: the
+ * encoder's side of the limits (each frame encoded whole, the output growing by each; about 7 MB in).
+ */
+async function pannedWebp(source: string, output: string, width: number, height: number, frames: number) {
+  if (existsSync(output)) return;
+  const tall = await sharp(readFileSync(source))
+    .rotate()
+    .resize(width, height * 2, { fit: 'cover' })
+    .removeAlpha()
+    .raw()
+    .toBuffer();
+  const all = Buffer.alloc(width * height * 3 * frames);
+  for (let i = 0; i < frames; i++) {
+    const top = Math.round((height * i) / frames);
+    tall.copy(all, i * width * height * 3, top * width * 3, (top + height) * width * 3);
+  }
+  // pageHeight makes the tall raw picture frames (sharp's raw options accept it; its types do not say so).
+  const raw = { width, height: height * frames, channels: 3 as const, pageHeight: height };
+  await sharp(all, { raw })
+    .webp({ quality: 50, delay: Array(frames).fill(40), loop: 0 })
+    .toFile(output);
+}
+
+/**
+ * An animated GIF at the animation limits: `frames` frames of a `width`×`height` screen (100 × 1 MP: the
+ * 100 MP of frames of MAX_ANIM_FRAME_PIXELS), the photo still behind a 120 px square of it (negated) that
+ * crosses the screen, as a screen recording or a UI animation moves a part over a still picture. sharp
+ * (libvips' cgif) writes each frame as the rectangle that changed, so the file stays under the upload
+ * limit (about 4 MB); 40 ms a frame, looping.
+ */
+async function animatedGif(source: string, output: string, width: number, height: number, frames: number) {
+  if (existsSync(output)) return;
+  const photo = sharp(readFileSync(source)).rotate();
+  const background = await photo.clone().resize(width, height, { fit: 'cover' }).removeAlpha().raw().toBuffer();
+  const size = 120;
+  const square = await photo.clone().resize(size, size, { fit: 'cover' }).negate().removeAlpha().raw().toBuffer();
+  const all = Buffer.alloc(width * height * 3 * frames);
+  for (let i = 0; i < frames; i++) {
+    const frame = all.subarray(i * width * height * 3, (i + 1) * width * height * 3);
+    background.copy(frame);
+    const x = Math.round(((width - size) * i) / Math.max(1, frames - 1));
+    const y = Math.round((height - size) / 2 + ((height - size) / 3) * Math.sin((2 * Math.PI * i) / frames));
+    for (let row = 0; row < size; row++)
+      square.copy(frame, ((y + row) * width + x) * 3, row * size * 3, (row + 1) * size * 3);
+  }
+  // pageHeight makes the tall raw picture frames (sharp's raw options accept it; its types do not say so).
+  const raw = { width, height: height * frames, channels: 3 as const, pageHeight: height };
+  await sharp(all, { raw })
+    .gif({ delay: Array(frames).fill(40), loop: 0, dither: 0, interFrameMaxError: 8 })
+    .toFile(output);
 }
 
 /** The largest 3:4 picture (a multiple of 8 wide) whose 8-bit 4:2:0 AVIF the plan admits as PNG output. */
@@ -133,10 +255,11 @@ async function largestAdmitted(source: string): Promise<string> {
   return out;
 }
 
-async function compressOnce(service: Service, input: Uint8Array) {
+async function compressOnce(service: Service, input: Uint8Array, output: Output) {
   const form = new FormData();
   form.append('image', new File([input], 'photo'));
-  form.append('format', 'png');
+  form.append('format', output.format);
+  if (output.width) form.append('width', String(output.width));
   const res = await fetch(`${service.base}/api/v1/compress`, {
     method: 'POST',
     headers: { authorization: `Bearer ${service.demoKeys.image_pro}` },
@@ -177,6 +300,20 @@ export async function benchInputs(start: () => Promise<Service>): Promise<InputR
   if (!only || gif.includes(only)) await gifOf(PHOTO, gif);
   const gifLargest = join(DIR, 'oppo-4000x5333.gif');
   if (!only || gifLargest.includes(only)) await largestGif(PHOTO, gifLargest);
+  // Slow to make: only when named (`anim` names both animations).
+  const slow: string[] = [];
+  if (only?.includes('largest-grid')) slow.push(await largestGrid(PHOTO, grid48));
+  if (only?.includes('single-largest')) slow.push(await largestSingle(PHOTO));
+  const anim = join(DIR, 'oppo-anim-1000x1000-100.gif');
+  if (only && anim.includes(only)) {
+    await animatedGif(PHOTO, anim, 1000, 1000, 100);
+    slow.push(anim);
+  }
+  const panned = join(DIR, 'oppo-anim-pan-1000x1000-60.webp');
+  if (only && panned.includes(only)) {
+    await pannedWebp(PHOTO, panned, 1000, 1000, 60);
+    slow.push(panned);
+  }
   const candidates = [
     join(DIR, 'oppo-420.avif'),
     join(DIR, 'oppo-10bit-444.avif'),
@@ -185,10 +322,11 @@ export async function benchInputs(start: () => Promise<Service>): Promise<InputR
     grid48,
     gif,
     gifLargest,
+    ...slow,
   ];
   // The largest admitted AVIF is slow to make: only when the filter may want it (an AVIF's name).
   const largest =
-    only && (only.includes('heic') || only.includes('grid') || only.includes('gif'))
+    only && ['heic', 'grid', 'gif', 'anim', 'single'].some((name) => only.includes(name))
       ? []
       : [await largestAdmitted(PHOTO)];
   const files = [...candidates, ...largest].filter((f) => !only || f.includes(only));
@@ -196,6 +334,7 @@ export async function benchInputs(start: () => Promise<Service>): Promise<InputR
   for (const file of files) {
     const input = new Uint8Array(readFileSync(file));
     const format = formatOf(file);
+    const output = outputOf(file);
     const header = readHeader(format, input);
     const run: InputRun = {
       file: file.split('/').pop()!,
@@ -203,11 +342,11 @@ export async function benchInputs(start: () => Promise<Service>): Promise<InputR
       height: header.height,
       bytes: input.length,
       status: 0,
-      estimateBytes: estimateOf(input, format),
+      estimateBytes: estimateOf(input, format, output),
     };
     const service = await start();
     try {
-      const cold = await withRssPeak(service.pid, () => compressOnce(service, input));
+      const cold = await withRssPeak(service.pid, () => compressOnce(service, input, output));
       run.status = cold.result.res.status;
       if (run.status !== 200) {
         run.error = new TextDecoder().decode(cold.result.body.subarray(0, 300));
@@ -219,13 +358,19 @@ export async function benchInputs(start: () => Promise<Service>): Promise<InputR
       run.coldTotalMs = coldTiming.total;
       run.coldDecodeMs = coldTiming.decode;
       run.coldGrowthBytes = cold.rss.maxGrowthBytes;
+      const frames = cold.result.res.headers.get('x-frames');
+      log(
+        `inputs: ${run.file}: cold ${run.coldTotalMs?.toFixed(0)} ms +${mbOf(run.coldGrowthBytes)} MB${frames ? `, X-Frames ${frames}` : ''}`,
+      );
       const ours = join(DIR, 'ours.png');
       writeFileSync(ours, cold.result.body);
       const reference = join(DIR, 'reference.png');
       // A GIF's reference is libvips' decode (sharp's): its palette indices to RGB.
-      if (format === 'gif') await sharp(file).png().toFile(reference);
-      const dec =
-        format === 'gif'
+      const whole = output.format === 'png' && !output.width;
+      if (format === 'gif' && whole) await sharp(file).png().toFile(reference);
+      const dec = !whole
+        ? { status: 1 }
+        : format === 'gif'
           ? { status: 0 }
           : format === 'heic'
             ? spawnSync('heif-convert', [file, reference], { encoding: 'utf8' })
@@ -233,7 +378,7 @@ export async function benchInputs(start: () => Promise<Service>): Promise<InputR
       if (dec.status === 0) run.ssimulacra2 = ssimulacra2(reference, ours);
       const warm: { total?: number; decode?: number; growth?: number }[] = [];
       for (let round = 0; round < WARM_ROUNDS; round++) {
-        const { result, rss } = await withRssPeak(service.pid, () => compressOnce(service, input));
+        const { result, rss } = await withRssPeak(service.pid, () => compressOnce(service, input, output));
         const timing = parseServerTiming(result.res.headers.get('server-timing'));
         warm.push({ total: timing.total, decode: timing.decode, growth: rss.maxGrowthBytes });
       }

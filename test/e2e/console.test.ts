@@ -2,6 +2,7 @@
 // shared one, lib/service.ts): sign up, create a key, call both APIs with it, watch the usage move,
 // compress in the browser, revoke, sign out. A new visitor's first path is first-visit-*.test.ts.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
@@ -342,6 +343,35 @@ describe.skipIf(skipWithoutChromium())('web console', () => {
     expect(Math.abs(box.width - picture.width)).toBeLessThanOrEqual(2);
     expect(Math.abs(box.height - (picture.height * (h ?? 0)) / 640)).toBeLessThanOrEqual(2);
     await screenshot(p(), '06b-try-crop');
+  });
+
+  step('try it: a HEIC this browser cannot draw is named in place of the original, beside the result', async () => {
+    await visit('/try');
+    await heading('Try the compressor').waitFor();
+    // 192×128, 10.5 KB (test/fixtures/heic/README.md); Chromium draws no HEIC, Safari would.
+    const heic = readFileSync(new URL('../fixtures/heic/plain.heic', import.meta.url));
+    await p()
+      .getByLabel('Image', { exact: true })
+      .setInputFiles({ name: 'plain.heic', mimeType: 'image/heic', buffer: heic });
+    await expect.poll(async () => (await p().getByTestId('image-facts').textContent()) ?? '').toMatch(/cannot show/);
+    await p().getByLabel('Format').selectOption('jpeg');
+    await p().getByRole('button', { name: 'Compress' }).click();
+    const result = p().getByTestId('result');
+    await result.waitFor({ timeout: 60_000 });
+    const note = p().getByTestId('original-unshown');
+    await note.waitFor({ timeout: 5_000 });
+    const text = (await note.textContent()) ?? '';
+    expect(text).toContain('plain.heic');
+    expect(text).toContain('10.3 KB');
+    expect(text).toMatch(/cannot show HEIC/);
+    // No broken picture: every picture shown in the result is drawn, the JPEG made from the HEIC among them.
+    const shown = result.locator('img:visible');
+    expect(await shown.count()).toBeGreaterThan(0);
+    const widths = await shown.evaluateAll((els) =>
+      els.map((el) => (el as unknown as { naturalWidth: number }).naturalWidth),
+    );
+    expect(widths).toEqual([192]);
+    await screenshot(p(), '06c-try-heic');
   });
 
   step('revoke the key, after confirming; the API then refuses it', async () => {

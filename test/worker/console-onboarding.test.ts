@@ -309,7 +309,7 @@ describe('Try it', () => {
       /<input id="try-image"[^>]*accept="image\/jpeg,image\/png,image\/webp,image\/gif,image\/avif,image\/heic,image\/heif,\.heic,\.heif"/,
     );
     expect(visible(html)).toContain(
-      "JPEG, PNG, WebP, GIF, AVIF or HEIC where the operator has enabled it (an animation's first frame), up to 10 MB.",
+      'JPEG, PNG, WebP, GIF, AVIF or HEIC where the operator has enabled it, up to 10 MB. An animation stays animated as WebP (without a target size); the other formats take its first frame.',
     );
     const landing = await new Browser().page('/');
     expect(visible(landing.html)).toContain('upload a JPEG, PNG, WebP, GIF or AVIF;');

@@ -74,6 +74,11 @@ export const CLIENT_SCRIPT = String.raw`
 
   const kb = (bytes) => bytes < 1024 ? bytes + ' B' : bytes < 1048576 ? (bytes / 1024).toFixed(1) + ' KB' : (bytes / 1048576).toFixed(2) + ' MB';
   const showError = (message) => { errorBox.textContent = message; errorBox.hidden = false; errorBox.focus(); };
+  const extension = (file) => (/\.[^./]+$/.exec(file.name) || [''])[0].toLowerCase();
+  /** The file's kind as people name it ("HEIC", "AVIF"): from its media type, else its extension. */
+  const kindOf = (file) => (/^image\//.test(file.type) ? file.type.slice(6) : extension(file).slice(1)).toUpperCase() || 'this image';
+  /** Whether the file input takes it (its accept list, views/try.ts): a HEIC may come with no media type at all. */
+  const accepted = (file) => /^image\//.test(file.type) || (fileInput.getAttribute('accept') || '').split(',').includes(extension(file));
   /** X-Frames (a GIF's or AVIF's "written/total"): an animation's frames, all or the first, said beside the size. */
   const framesNote = (frames) => {
     const [written, total] = (frames || '').split('/').map(Number);
@@ -148,10 +153,13 @@ export const CLIENT_SCRIPT = String.raw`
       facts.textContent = kb(file.size) + ', ' + dims.width + ' × ' + dims.height + ' px';
       URL.revokeObjectURL(url);
     };
-    // Not an image at all (a text file), or one this browser cannot draw: say which, not "cannot read its size".
+    // Not an image at all (a text file), or one this browser cannot draw (HEIC outside Safari): say which,
+    // not "cannot read its size".
     probe.onerror = () => {
       URL.revokeObjectURL(url);
-      facts.textContent = kb(file.size) + (/^image\//.test(file.type) ? '; this browser cannot preview it.' : '; this is not an image: choose a JPEG, PNG, WebP, GIF or AVIF file.');
+      facts.textContent = kb(file.size) + (accepted(file)
+        ? '; this browser cannot show ' + kindOf(file) + ': the result is shown once it is made.'
+        : '; this is not an image: choose a JPEG, PNG, WebP, GIF, AVIF or HEIC file.');
     };
     probe.src = url;
   });
@@ -176,25 +184,33 @@ export const CLIENT_SCRIPT = String.raw`
    * A crop, a turn, a mirror or a new shape does not line up under the slider: the original and the result
    * are then shown side by side, the kept part (X-Crop-Box: x,y,w,h in the upright original's pixels)
    * outlined on the original. The browser shows a photo upright by its EXIF orientation and gives its
-   * upright size as naturalWidth/Height, so the box is placed in fractions of that size.
+   * upright size as naturalWidth/Height, so the box is placed in fractions of that size. An original this
+   * browser cannot draw (unshown: a HEIC outside Safari) is named in its place, beside the result, never
+   * shown as a broken picture under the slider.
    */
-  async function showSides(sent, crop, gravity) {
+  async function showSides(sent, crop, gravity, unshown) {
     const compare = document.getElementById('try-compare');
     const sides = document.getElementById('try-sides');
     const fit = sent.get('fit');
-    const reshaped = crop !== null || sent.has('rotate') || sent.has('flip') || fit === 'pad' || fit === 'squeeze';
+    const reshaped = unshown !== '' || crop !== null || sent.has('rotate') || sent.has('flip') || fit === 'pad' || fit === 'squeeze';
     compare.hidden = reshaped;
     sides.hidden = !reshaped;
     if (!reshaped) return;
     const before = document.getElementById('try-crop-before');
     const box = document.getElementById('try-crop-box');
     const caption = document.getElementById('try-crop-caption');
-    before.src = urls[0];
+    const note = document.getElementById('try-original-unshown');
+    document.getElementById('try-crop-view').hidden = unshown !== '';
+    note.hidden = unshown === '';
+    note.textContent = unshown;
+    if (unshown !== '') before.removeAttribute('src');
+    else before.src = urls[0];
     document.getElementById('try-sides-after').src = urls[1];
     const b = (crop || '').split(',').map(Number);
     box.hidden = true;
     caption.textContent = 'Before';
     if (b.length !== 4 || b.some((n) => !Number.isFinite(n))) return;
+    if (unshown !== '') { caption.textContent = 'Before: the kept part is ' + b[2] + ' × ' + b[3] + ' px at ' + b[0] + ', ' + b[1] + '.'; return; }
     try { await before.decode(); } catch { return; }
     const w = before.naturalWidth;
     const h = before.naturalHeight;
@@ -212,7 +228,7 @@ export const CLIENT_SCRIPT = String.raw`
     event.preventDefault();
     errorBox.hidden = true;
     const file = fileInput.files[0];
-    if (!file) { showError('Choose an image first: a JPEG, PNG, WebP, GIF or AVIF file.'); return; }
+    if (!file) { showError('Choose an image first: a JPEG, PNG, WebP, GIF, AVIF or HEIC file.'); return; }
     const max = Number(form.dataset.maxBytes);
     if (file.size > max) { showError('That file is ' + kb(file.size) + '; images may be at most ' + kb(max) + '.'); return; }
     const refused = await asked;
@@ -241,7 +257,13 @@ export const CLIENT_SCRIPT = String.raw`
       const match = /filename="([^"]+)"/.exec(disposition);
       document.getElementById('try-compare-before').src = urls[0];
       document.getElementById('try-compare-after').src = urls[1];
-      await showSides(body, res.headers.get('X-Crop-Box'), res.headers.get('X-Gravity'));
+      const probe = new Image();
+      probe.src = urls[0];
+      const originalDrawn = await probe.decode().then(() => true, () => false);
+      const kind = kindOf(file);
+      const unshownOriginal = originalDrawn ? '' : file.name + ': ' + kind + ', ' + kb(file.size) + (dims ? ', ' + dims.width + ' × ' + dims.height + ' px' : '') +
+        '. This browser cannot show ' + kind + '; “After” is what Shrinkray made from it.';
+      await showSides(body, res.headers.get('X-Crop-Box'), res.headers.get('X-Gravity'), unshownOriginal);
       const o = document.getElementById('original-size');
       o.dataset.bytes = String(original);
       o.textContent = kb(original) + ' (' + original.toLocaleString('en') + ' bytes)' + (dims ? ', ' + dims.width + ' × ' + dims.height + ' px' : '');

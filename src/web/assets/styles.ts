@@ -84,6 +84,7 @@ summary { cursor: pointer; font-weight: 600; }
 .compare[hidden] { display: none; }
 /* Try it's crop: the original upright (as its EXIF says), the kept part outlined and the rest dimmed. */
 .crop-view { position: relative; overflow: hidden; }
+.unshown-original { margin: 0; padding: 2.5rem 1rem; border: 1px dashed var(--line); border-radius: .5rem; text-align: center; overflow-wrap: anywhere; }
 .compare .crop-view img { width: 100%; image-orientation: from-image; }
 .crop-box { position: absolute; box-sizing: border-box; border: 2px solid #fff; outline: 1px solid rgba(0,0,0,.6); box-shadow: 0 0 0 100vmax rgba(20,33,61,.45); pointer-events: none; }
 .savings { font-size: 1.3rem; font-weight: 700; }

@@ -77,7 +77,7 @@ export function tryPage(state: TryState): string {
 at least <strong id="try-remaining">${numberText(remaining)}</strong> of ${numberText(state.month.limit ?? 0)} compressions left this month (units your keys' nearby meters hold count as taken until they are used or given back, so this can be a little under what Usage shows as unused). No API key is involved.</p>
 <form id="try-form" class="card" data-endpoint="${state.endpoint}" data-max-bytes="${MAX_IMAGE_BYTES}" data-plan-endpoint="${state.planEndpoint}" data-head-bytes="${TRY_PLAN_HEAD_BYTES}" data-parts="${TRY_PARTS.join(' ')}" novalidate>
 <div class="dropzone" id="dropzone">
-${field('try-image', 'Image', html`<input id="try-image" name="image" type="file" accept="image/jpeg,image/png,image/webp,image/gif,image/avif,image/heic,image/heif,.heic,.heif" required aria-describedby="try-image-hint try-image-facts">`, `JPEG, PNG, WebP, GIF, AVIF or HEIC where the operator has enabled it (an animation's first frame), up to ${MAX_IMAGE_BYTES / 1024 / 1024} MB. You can also drop a file here.`)}
+${field('try-image', 'Image', html`<input id="try-image" name="image" type="file" accept="image/jpeg,image/png,image/webp,image/gif,image/avif,image/heic,image/heif,.heic,.heif" required aria-describedby="try-image-hint try-image-facts">`, `JPEG, PNG, WebP, GIF, AVIF or HEIC where the operator has enabled it, up to ${MAX_IMAGE_BYTES / 1024 / 1024} MB. An animation stays animated as WebP (without a target size); the other formats take its first frame. You can also drop a file here.`)}
 <p class="hint" id="try-image-facts" data-testid="image-facts" aria-live="polite"></p>
 </div>
 <div class="warning" id="try-warning" data-testid="try-warning" role="status" hidden></div>
@@ -136,7 +136,8 @@ ${field('try-target', 'Target size (KB)', html`<input id="try-target" name="targ
 <p class="warning" id="try-unshown" data-testid="try-unshown" hidden></p>
 ${compareSlider({ id: 'try-compare', before: { alt: 'The original image' }, after: { alt: 'The compressed image' } })}
 <div class="compare" id="try-sides" hidden>
-<figure id="try-crop"><div class="crop-view"><img id="try-crop-before" alt="The original image"><span class="crop-box" id="try-crop-box" data-testid="crop-box" aria-hidden="true" hidden></span></div>
+<figure id="try-crop"><div class="crop-view" id="try-crop-view"><img id="try-crop-before" alt="The original image"><span class="crop-box" id="try-crop-box" data-testid="crop-box" aria-hidden="true" hidden></span></div>
+<p class="unshown-original" id="try-original-unshown" data-testid="original-unshown" hidden></p>
 <figcaption id="try-crop-caption">Before</figcaption></figure>
 <figure><img id="try-sides-after" alt="The transformed image"><figcaption>After</figcaption></figure>
 </div>

@@ -114,8 +114,8 @@ function walk(dir: string, skip: ReadonlySet<string>, out: string[]): void {
 /**
  * Expands the operands into image files, in a stable order, each once. `exclude` (the --out directory)
  * is never walked into, so a second run does not compress its own results. Throws for an operand that
- * names nothing. `inPlace`: GIFs are left out (a file replaced in place keeps its format, and the service
- * writes no GIF), and one named as an operand is an error.
+ * names nothing. `inPlace`: GIFs and HEICs are left out (a file replaced in place keeps its format, and the
+ * service writes neither), and one named as an operand is an error.
  */
 export function expandInputs(
   operands: readonly string[],
