@@ -41,15 +41,15 @@ export const AVIF_QUALITY_POINTS: ReadonlyArray<QualityPoint> = [
 /**
  * libjxl's butteraugli distance (lower is better: 1 is about visually lossless) for the API's quality,
  * linear between these points: each a distance measured on all 31 camera photos at width 2048 (effort
- * JXL_EFFORT) whose median SSIMULACRA2 difference to our JPEG at q is near 0: q80 2.2 (+0.21), q90 1.14
- * (−0.17); q60 3.96 (+1.42), below 4, where libjxl's edge-preserving filter takes a third pass and the
- * score drops by about 2.7 at once, so no distance scores nearer 0 there (`test/bench/jxl-distance-fit.ts`,
- * docs/experiments/jxl.md). Searched first on 6 photos at width 1024, which gave 80 → 2 and 90 → 1.04 (+1.44
- * and +0.57 on the 31 at 2048). Not measured below 60; 100 stops short of 0, which is lossless.
+ * JXL_EFFORT) whose median SSIMULACRA2 difference to our JPEG at q is near 0: q60 4 (−0.25), q80 2.2
+ * (+0.21), q90 1.14 (−0.17) (`test/bench/jxl-distance-fit.ts`, docs/experiments/jxl.md). At 4 libjxl's
+ * edge-preserving filter takes a third pass, which costs about 1.5 points at once and no bytes: 3.96
+ * scored +1.42. Searched first on 6 photos at width 1024 (60 → 3.96, 80 → 2, 90 → 1.04: +1.42, +1.44 and
+ * +0.57 on the 31 at 2048). Not measured below 60; 100 stops short of 0, which is lossless.
  */
 export const JXL_DISTANCE_POINTS: ReadonlyArray<QualityPoint> = [
   [1, 15],
-  [60, 3.96],
+  [60, 4],
   [80, 2.2],
   [90, 1.14],
   [100, 0.1],
