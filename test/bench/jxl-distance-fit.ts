@@ -7,7 +7,7 @@
 // difference. Confirm it by measuring there (`BENCH_QS_FORMATS=jxl npm run bench -- quality-scale` with
 // the points set). Same photos, cache and settings as quality-scale.ts (BENCH_QS_PHOTOS, BENCH_QS_JXL_*).
 import { median } from './lib/load.ts';
-import { QualityScaleBench } from './quality-scale.ts';
+import { type Measure, QualityScaleBench } from './quality-scale.ts';
 
 const plan = (process.env.BENCH_QS_FIT ?? '80:1.8,2,2.2;60:3.96,4.4;90:0.96,1.04,1.14').split(';').map((part) => {
   const [q, ds] = part.split(':');
@@ -22,7 +22,7 @@ const plan = (process.env.BENCH_QS_FIT ?? '80:1.8,2,2.2;60:3.96,4.4;90:0.96,1.04
 const bench = await QualityScaleBench.open();
 for (const { q, distances } of plan) {
   const jpeg = await bench.all('jpeg', q);
-  const measured = [];
+  const measured: Measure[][] = [];
   for (const d of distances) measured.push(await bench.all('jxl', d));
   // Each photo's score at distance d: linear in log d between the measured distances around it.
   const scoreAt = (photo: number, d: number) => {
