@@ -4,12 +4,14 @@
 // here each photo is measured at a few distances (BENCH_QS_FIT, `q:d,d;q:d,d`, default around the
 // current points), its SSIMULACRA2 interpolated linearly in log distance between them, and the distance
 // (to two decimals) whose median difference to our JPEG at q is nearest 0 is printed with that predicted
-// difference. Confirm it by measuring there (`BENCH_QS_FORMATS=jxl npm run bench -- quality-scale` with
-// the points set). Same photos, cache and settings as quality-scale.ts (BENCH_QS_PHOTOS, BENCH_QS_JXL_*).
+// difference. The score steps where libjxl's edge-preserving filter adds a pass (distances 0.7, 1.5 and
+// 4): no interpolation across those. Confirm by measuring there (`BENCH_QS_FORMATS=jxl npm run bench --
+// quality-scale` with the points set). Same photos, cache and settings as quality-scale.ts
+// (BENCH_QS_PHOTOS, BENCH_QS_JXL_*).
 import { median } from './lib/load.ts';
 import { type Measure, QualityScaleBench } from './quality-scale.ts';
 
-const plan = (process.env.BENCH_QS_FIT ?? '80:1.8,2,2.2;60:3.96,4.4;90:0.96,1.04,1.14').split(';').map((part) => {
+const plan = (process.env.BENCH_QS_FIT ?? '60:3.96,4,4.4;80:2,2.2,2.6;90:1.04,1.14').split(';').map((part) => {
   const [q, ds] = part.split(':');
   return {
     q: Number(q),
