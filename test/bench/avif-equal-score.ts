@@ -8,13 +8,13 @@
 // JPEG score lies outside its two AVIF scores is extrapolated, and its line says by how much (the
 // score differences at each libavif quality): choose qualities that bracket it. More than two points: each
 // photo takes the two that bracket its JPEG's score. BENCH_QS_TRIAL_FORMAT=jxl does the same for JPEG XL
-// (BENCH_QS_TRIAL_AT its distances, default 1.8,2,2.2,2.6 around q80's; BENCH_QS_JXL_EFFORT, BENCH_QS_JXL_OPTIONS).
+// (BENCH_QS_TRIAL_AT its distances, default 1.6,1.8,2,2.2,2.6,3 around q80's; BENCH_QS_JXL_EFFORT, BENCH_QS_JXL_OPTIONS).
 import { median } from './lib/load.ts';
 import { QualityScaleBench } from './quality-scale.ts';
 
 const format = process.env.BENCH_QS_TRIAL_FORMAT === 'jxl' ? 'jxl' : 'avif';
 const q = Number(process.env.BENCH_QS_TRIAL_Q ?? 80);
-const at = (process.env.BENCH_QS_TRIAL_AT ?? (format === 'jxl' ? '1.8,2,2.2,2.6' : '64,72')).split(',').map(Number);
+const at = (process.env.BENCH_QS_TRIAL_AT ?? (format === 'jxl' ? '1.6,1.8,2,2.2,2.6,3' : '64,72')).split(',').map(Number);
 const bench = await QualityScaleBench.open();
 const rows = await Promise.all(
   bench.photos.map(async (photo) => {
