@@ -14,7 +14,9 @@ import { QualityScaleBench } from './quality-scale.ts';
 
 const format = process.env.BENCH_QS_TRIAL_FORMAT === 'jxl' ? 'jxl' : 'avif';
 const q = Number(process.env.BENCH_QS_TRIAL_Q ?? 80);
-const at = (process.env.BENCH_QS_TRIAL_AT ?? (format === 'jxl' ? '1.6,1.8,2,2.2,2.6,3' : '64,72')).split(',').map(Number);
+const at = (process.env.BENCH_QS_TRIAL_AT ?? (format === 'jxl' ? '1.6,1.8,2,2.2,2.6,3' : '64,72'))
+  .split(',')
+  .map(Number);
 const bench = await QualityScaleBench.open();
 const rows = await Promise.all(
   bench.photos.map(async (photo) => {
