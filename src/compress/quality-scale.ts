@@ -42,16 +42,18 @@ export const AVIF_QUALITY_POINTS: ReadonlyArray<QualityPoint> = [
 
 /**
  * libjxl's butteraugli distance (lower is better: 1 is about visually lossless) for the API's quality,
- * linear between these points: each the distance whose median SSIMULACRA2 difference to our JPEG at q is
- * nearest 0 (to two decimals; 6 photos at width 1024, effort JXL_EFFORT: `BENCH_QS_FORMATS=jxl
- * BENCH_QS_SEARCH=1 npm run bench -- quality-scale`, docs/experiments/jxl.md). libjxl's own quality
- * mapping (cjxl -q) gave 3.7, 1.9 and 1.0. Not measured below 60; 100 stops short of 0, which is lossless.
+ * linear between these points: each a distance measured on all 31 camera photos at width 2048 (effort
+ * JXL_EFFORT) whose median SSIMULACRA2 difference to our JPEG at q is near 0: q60 4 (−0.25), q80 2.2
+ * (+0.21), q90 1.14 (−0.17) (`test/bench/jxl-distance-fit.ts`, docs/experiments/jxl.md). At 4 libjxl's
+ * edge-preserving filter takes a third pass, which costs about 1.5 points at once and no bytes: 3.96
+ * scored +1.42. Searched first on 6 photos at width 1024 (60 → 3.96, 80 → 2, 90 → 1.04: +1.42, +1.44 and
+ * +0.57 on the 31 at 2048). Not measured below 60; 100 stops short of 0, which is lossless.
  */
 export const JXL_DISTANCE_POINTS: ReadonlyArray<QualityPoint> = [
   [1, 15],
-  [60, 3.96],
-  [80, 2],
-  [90, 1.04],
+  [60, 4],
+  [80, 2.2],
+  [90, 1.14],
   [100, 0.1],
 ];
 

@@ -17,7 +17,10 @@
 // BENCH_QS_AVIF_CELL (a largest grid cell side, to weigh the cells' bytes against their time),
 // BENCH_QS_WIDTH (another width than 2048, for quicker trials; its measures are kept apart),
 // BENCH_QS_FORMATS (webp,avif; jxl too: JPEG XL at libjxl's distance, JXL_EFFORT, decoded by Debian's
-// djxl, apt-get install libjxl-tools, for scoring; its search is on the distance, to two decimals).
+// djxl, apt-get install libjxl-tools, for scoring; its search is on the distance, to two decimals),
+// BENCH_QS_JXL_EFFORT (another effort than JXL_EFFORT), BENCH_QS_JXL_OPTIONS (`9=1,10=0`: libjxl frame
+// settings by their JxlEncoderFrameSettingId in encode.h, =value; needs a trial module that takes them,
+// BENCH_JXL_CODEC: test/bench/lib/jxl-node.ts).
 import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -33,7 +36,7 @@ import { dctScale } from '../../src/compress/memory-plan.ts';
 import { JXL_EFFORT } from '../../src/compress/jxl/settings.ts';
 import { encoderQuality } from '../../src/compress/quality-scale.ts';
 import { DEPTH as AVIF_BENCH_DEPTH, encodeAvif, jpegRowBands, type Raw } from './lib/avif-node.ts';
-import { encodeJxl } from './lib/jxl-node.ts';
+import { encodeJxl, JXL_CODEC, type JxlOptions } from './lib/jxl-node.ts';
 import { ENGINE_MODES, jobOutput, type NodeEngine, nodeEngine } from './lib/engine-node.ts';
 import './lib/images.ts'; // sharp.cache(false), sharp.concurrency(1)
 import { median } from './lib/load.ts';
@@ -63,6 +66,13 @@ const WEBP_METHOD = Number(
 );
 if (!Number.isInteger(WEBP_METHOD)) throw new Error('WEBP_METHOD not found in wasm/webp-engine.ts');
 
+/** JPEG XL's effort and extra frame settings: the service's, or the exploring overrides. */
+const JXL_BENCH_EFFORT = Number(process.env.BENCH_QS_JXL_EFFORT ?? JXL_EFFORT);
+const JXL_BENCH_OPTIONS: JxlOptions = (process.env.BENCH_QS_JXL_OPTIONS ?? '')
+  .split(',')
+  .filter(Boolean)
+  .map((kv) => kv.split('=').map(Number) as [number, number]);
+
 /** AVIF's settings at libavif quality `e` for a width × height picture: the service's, or the exploring overrides. */
 function avifAt(e: number, width = WIDTH, height = WIDTH): AvifSettings {
   const s = avifSettings(e, width, height);
@@ -82,14 +92,17 @@ function avifGridFor(width: number, height: number) {
 /** What a cached measure depends on besides the photo: the codecs' builds and the encoder settings. */
 function settingsKey(format: LossyFormat): string {
   const wasm = format === 'avif' ? 'sr_avif.wasm' : format === 'jxl' ? 'sr_jxl.wasm' : 'sr_jpeg.wasm';
-  const hash = createHash('sha1').update(readFileSync(new URL(`../../wasm/codec/${wasm}`, import.meta.url)));
+  const codec = format === 'jxl' ? JXL_CODEC : new URL('../../wasm/codec/', import.meta.url);
+  const hash = createHash('sha1').update(readFileSync(new URL(wasm, codec)));
   if (format === 'avif') hash.update(JSON.stringify({ ...avifAt(50), quality: 0 }));
   // Only a cell other than the service's changes the key, so measures kept before it stay valid.
   if (format === 'avif' && process.env.BENCH_QS_AVIF_CELL) hash.update(`cell ${process.env.BENCH_QS_AVIF_CELL}`);
   // Likewise only a depth other than 8 (measures kept before depths were a setting were all 8).
   if (format === 'avif' && AVIF_BENCH_DEPTH !== 8) hash.update(`depth ${AVIF_BENCH_DEPTH}`);
   if (format === 'webp') hash.update(String(WEBP_METHOD));
-  if (format === 'jxl') hash.update(`effort ${JXL_EFFORT}`);
+  if (format === 'jxl') hash.update(`effort ${JXL_BENCH_EFFORT}`);
+  // Only extra settings change the key, so the measures kept before they were a setting stay valid.
+  if (format === 'jxl' && JXL_BENCH_OPTIONS.length) hash.update(`options ${JSON.stringify(JXL_BENCH_OPTIONS)}`);
   if (format === 'jpeg') hash.update(String(FULL_CHROMA_QUALITY));
   return hash.digest('hex').slice(0, 12);
 }
@@ -294,7 +307,9 @@ export class QualityScaleBench {
       let encoded: Uint8Array;
       if (format === 'jpeg') encoded = encodeJpeg(this.engine, photo, quality);
       else if (format === 'webp') encoded = encodeWebp(this.engine, photo, quality);
-      else if (format === 'jxl') encoded = (await encodeJxl(rowsOf(this.engine, photo), quality, JXL_EFFORT)).output;
+      else if (format === 'jxl')
+        encoded = (await encodeJxl(rowsOf(this.engine, photo), quality, JXL_BENCH_EFFORT, undefined, JXL_BENCH_OPTIONS))
+          .output;
       else {
         const raw = rowsOf(this.engine, photo);
         encoded = (await encodeAvif(raw, avifAt(quality, raw.width, raw.height), avifGridFor(raw.width, raw.height)))

@@ -1,10 +1,15 @@
 // The JPEG XL module (wasm/codec/sr_jxl.*) run in this Node process, for the jxl and quality-scale benches:
 // wasm/ imports the .wasm as a Worker module, which Node cannot, so the exports are called by name. Each
 // encode runs in a fresh instance, so the instance's memory afterwards is that encode's peak.
+// BENCH_JXL_CODEC (a folder holding sr_jxl.js and sr_jxl.wasm) runs another build of the module, for
+// trying a glue change without replacing the service's.
 import { nodeModule } from './engine-node.ts';
 import type { Raw } from './avif-node.ts';
 
-const CODEC = new URL('../../../wasm/codec/', import.meta.url);
+export const JXL_CODEC = process.env.BENCH_JXL_CODEC
+  ? new URL(`file://${process.env.BENCH_JXL_CODEC.replace(/\/?$/, '/')}`)
+  : new URL('../../../wasm/codec/', import.meta.url);
+const CODEC = JXL_CODEC;
 /** Rows handed to the module per call, as the service hands them (JXL_BAND_ROWS). */
 const BAND_ROWS = 32;
 
@@ -18,8 +23,20 @@ export interface JxlEncoded {
 
 const fresh = () => nodeModule(new URL('sr_jxl.wasm', CODEC), new URL('sr_jxl.js', CODEC).href);
 
-/** `raw` as a lossy JXL at libjxl's `distance` and `effort`, fed in bands as the service feeds it. */
-export async function encodeJxl(raw: Raw, distance: number, effort: number, icc?: Uint8Array): Promise<JxlEncoded> {
+/** libjxl frame settings (JxlEncoderFrameSettingId, value) beyond distance and effort, for trials. */
+export type JxlOptions = ReadonlyArray<readonly [id: number, value: number]>;
+
+/**
+ * `raw` as a lossy JXL at libjxl's `distance` and `effort`, fed in bands as the service feeds it; `options`
+ * need a module whose glue exports sr_jxl_option (a trial build, BENCH_JXL_CODEC).
+ */
+export async function encodeJxl(
+  raw: Raw,
+  distance: number,
+  effort: number,
+  icc?: Uint8Array,
+  options: JxlOptions = [],
+): Promise<JxlEncoded> {
   const { m, memory } = await fresh();
   const t0 = performance.now();
   const enc = m._sr_jxl_create!(raw.width, raw.height, raw.channels);
@@ -34,6 +51,9 @@ export async function encodeJxl(raw: Raw, distance: number, effort: number, icc?
       m._free!(ptr);
       if (set !== 0) throw new Error(`sr_jxl_icc: ${message()}`);
     }
+    if (options.length && !m._sr_jxl_option) throw new Error('this sr_jxl module takes no frame settings');
+    for (const [id, value] of options)
+      if (m._sr_jxl_option!(enc, id, value) !== 0) throw new Error(`sr_jxl_option ${id}=${value}: ${message()}`);
     const stride = raw.width * raw.channels;
     const band = m._malloc!(stride * BAND_ROWS);
     for (let y = 0; y < raw.height; y += BAND_ROWS) {
