@@ -15,6 +15,12 @@ export interface Av1Config {
   /** Chroma subsampled horizontally (4:2:2, 4:2:0) and vertically (4:2:0). */
   subX: boolean;
   subY: boolean;
+  /**
+   * The picture's size as its coding declares it, where the reader reads it (HEVC's SPS; AV1's is left to
+   * libavif, which refuses a frame other than its `ispe`): `width` × `height` as the decoder outputs it, and
+   * `codedWidth` × `codedHeight` as it allocates it (HEVC's conformance window cut off the first).
+   */
+  size?: { width: number; height: number; codedWidth: number; codedHeight: number };
 }
 
 export interface AvifInfo {
@@ -271,8 +277,10 @@ export function readItems(b: Uint8Array, meta: Box, codec: ItemCodec = AV1): Omi
 
   let cell = { width: codedWidth, height: codedHeight, count: 1 };
   let av1Item = primary;
+  let pictures = [primary];
   if (type === 'grid') {
     const cells = refs.find((r) => r.type === 'dimg' && r.from === primary)?.to ?? [];
+    pictures = cells;
     if (cells.length === 0) throw new AvifError('its grid has no cells');
     // Checked here, not left to the decoder: libheif 1.19.8 decodes a HEIC's tile without checking that
     // its item exists (ImageItem_Grid::decode_grid_tile), and the module traps on the null pointer.
@@ -287,7 +295,9 @@ export function readItems(b: Uint8Array, meta: Box, codec: ItemCodec = AV1): Omi
   }
   const configBox = propertyOf(av1Item, codec.configBox);
   if (!configBox) throw new AvifError(`its ${codec.name} item has no codec configuration (${codec.configBox})`);
-  const av1 = codec.config(b, configBox);
+  const av1 = { ...codec.config(b, configBox) };
+  if (av1.size)
+    av1.size = pictureSizes(b, codec, pictures, cell, type === 'grid', (id) => propertyOf(id, codec.configBox));
 
   const alpha = refs.some(
     (r) =>
@@ -321,6 +331,47 @@ export function readItems(b: Uint8Array, meta: Box, codec: ItemCodec = AV1): Omi
     alpha,
     frames: 1,
   };
+}
+
+/**
+ * The size the plan counts a picture's decoding at: the largest coded size of `pictures` (a grid's cells,
+ * or the single picture), none of which may output more than `cell` (its `ispe`, a grid's cell size).
+ * The plan trusts `ispe`, the decoder what the coding says: a picture larger (libde265 allocates it whole)
+ * would take more than planned, so it is refused here, before decoding, as libavif refuses an AV1 frame
+ * other than its `ispe`. One smaller takes less, and is refused once decoded (heic-path.ts; libheif for a
+ * grid's tile). A coded size larger than the output by its cropping (HEVC's conformance window: 1080
+ * lines are coded as 1088) is legitimate, and counted.
+ */
+function pictureSizes(
+  b: Uint8Array,
+  codec: ItemCodec,
+  pictures: readonly number[],
+  cell: { width: number; height: number },
+  grid: boolean,
+  configOf: (id: number) => Box | undefined,
+): NonNullable<Av1Config['size']> {
+  const read = new Map<number, Av1Config['size']>();
+  let codedWidth = cell.width;
+  let codedHeight = cell.height;
+  for (const [i, id] of pictures.entries()) {
+    const box = configOf(id);
+    // A cell without its configuration cannot be decoded at all: the decoder refuses it.
+    if (!box) continue;
+    if (!read.has(box.start)) read.set(box.start, codec.config(b, box).size);
+    const size = read.get(box.start);
+    if (!size) continue;
+    if (size.width > cell.width || size.height > cell.height) {
+      const coded = `${size.width}×${size.height}, not the ${cell.width}×${cell.height} its boxes declare`;
+      throw new AvifError(
+        grid
+          ? `its grid's cell ${i + 1} (item ${id}) is an ${codec.name} picture of ${coded}`
+          : `its ${codec.name} picture is ${coded}`,
+      );
+    }
+    codedWidth = Math.max(codedWidth, size.codedWidth);
+    codedHeight = Math.max(codedHeight, size.codedHeight);
+  }
+  return { width: cell.width, height: cell.height, codedWidth, codedHeight };
 }
 
 /**

@@ -17,7 +17,10 @@ import {
 } from '../avif-input/structure.ts';
 import { HEIF_BRANDS } from '../formats.ts';
 
-/** HEVCDecoderConfigurationRecord (ISO/IEC 14496-15): chroma_format_idc at byte 16, bit depth at 17. */
+/**
+ * HEVCDecoderConfigurationRecord (ISO/IEC 14496-15): chroma_format_idc at byte 16, bit depth at 17; the
+ * picture's size from its sequence parameter set (what libde265 decodes, whatever `ispe` says).
+ */
 function hevcConfig(b: Uint8Array, box: Box): Av1Config {
   need(box, 18);
   const chroma = b[box.start + 16]! & 3;
@@ -26,7 +29,107 @@ function hevcConfig(b: Uint8Array, box: Box): Av1Config {
     monochrome: chroma === 0,
     subX: chroma === 1 || chroma === 2,
     subY: chroma === 1,
+    size: hevcPictureSize(b, box),
   };
+}
+
+const SPS_NAL_TYPE = 33;
+
+/**
+ * The picture size of every sequence parameter set in an `hvcC` (they must agree): an `hvc1` item keeps
+ * its parameter sets there (ISO/IEC 14496-15 8.4.1), and libheif hands them to libde265 ahead of the data.
+ */
+export function hevcPictureSize(b: Uint8Array, box: Box): NonNullable<Av1Config['size']> {
+  // 22 bytes of fields, then numOfArrays; each array: its NAL unit type, a count, then each unit's length and bytes.
+  need(box, 23);
+  let at = box.start + 23;
+  let found: NonNullable<Av1Config['size']> | null = null;
+  const cut = (): never => {
+    throw new AvifError('its HEVC configuration (hvcC) is truncated');
+  };
+  for (let array = 0, arrays = b[box.start + 22]!; array < arrays; array++) {
+    if (at + 3 > box.end) cut();
+    const count = (b[at + 1]! << 8) | b[at + 2]!;
+    at += 3;
+    for (let n = 0; n < count; n++) {
+      if (at + 2 > box.end) cut();
+      const length = (b[at]! << 8) | b[at + 1]!;
+      at += 2;
+      if (at + length > box.end) cut();
+      const nal = b.subarray(at, at + length);
+      at += length;
+      // By its own header, as libde265 takes it (the array's type is only a label).
+      if (length < 2 || ((nal[0]! >> 1) & 0x3f) !== SPS_NAL_TYPE) continue;
+      const size = spsPictureSize(nal);
+      const same = (x: typeof size) => (Object.keys(x) as (keyof typeof x)[]).every((k) => x[k] === size[k]);
+      if (found && !same(found))
+        throw new AvifError('its HEVC configuration (hvcC) holds sequence parameter sets of different sizes');
+      found = size;
+    }
+  }
+  // Without one in hvcC, an SPS in the picture's data would decide its size unseen; hvc1 does not allow that.
+  if (!found) throw new AvifError('its HEVC configuration (hvcC) has no sequence parameter set');
+  return found;
+}
+
+/** An SPS NAL unit's pic_width/height_in_luma_samples, and its size inside the conformance window (ITU-T H.265 7.3.2.2). */
+export function spsPictureSize(nal: Uint8Array): NonNullable<Av1Config['size']> {
+  // The payload without its emulation-prevention bytes (00 00 03 → 00 00, 7.4.2).
+  const bytes: number[] = [];
+  let zeros = 0;
+  for (const x of nal) {
+    if (zeros >= 2 && x === 3) {
+      zeros = 0;
+      continue;
+    }
+    zeros = x === 0 ? zeros + 1 : 0;
+    bytes.push(x);
+  }
+  let bit = 0;
+  const skip = (n: number): void => {
+    bit += n;
+    if (bit > bytes.length * 8) throw new AvifError('its sequence parameter set (in hvcC) is cut short');
+  };
+  const u = (n: number): number => {
+    let v = 0;
+    for (let i = 0; i < n; i++) {
+      skip(1);
+      v = v * 2 + ((bytes[(bit - 1) >> 3]! >> (7 - ((bit - 1) & 7))) & 1);
+    }
+    return v;
+  };
+  // Exp-Golomb (9.2); 32 leading zeros or more is no value an SPS field can take.
+  const ue = (): number => {
+    let zeros = 0;
+    while (u(1) === 0) if (++zeros > 31) throw new AvifError('its sequence parameter set (in hvcC) is malformed');
+    return 2 ** zeros - 1 + u(zeros);
+  };
+  skip(16); // the NAL unit header
+  skip(4); // sps_video_parameter_set_id
+  const subLayers = u(3); // sps_max_sub_layers_minus1
+  skip(1); // sps_temporal_id_nesting_flag
+  // profile_tier_level(1, sps_max_sub_layers_minus1), 7.3.3: the general profile (88 bits) and level.
+  skip(88 + 8);
+  const present = Array.from({ length: subLayers }, () => ({ profile: u(1), level: u(1) }));
+  if (subLayers > 0) skip(2 * (8 - subLayers));
+  for (const layer of present) skip((layer.profile ? 88 : 0) + (layer.level ? 8 : 0));
+  ue(); // sps_seq_parameter_set_id
+  const chroma = ue();
+  if (chroma > 3) throw new AvifError(`its sequence parameter set (in hvcC) has chroma format ${chroma}`);
+  const separatePlanes = chroma === 3 ? u(1) : 0;
+  const codedWidth = ue();
+  const codedHeight = ue();
+  let [width, height] = [codedWidth, codedHeight];
+  if (u(1)) {
+    // The window's offsets are in chroma samples (Table 6-1; separate planes code each as 4:0:0).
+    const subWidth = !separatePlanes && (chroma === 1 || chroma === 2) ? 2 : 1;
+    const subHeight = !separatePlanes && chroma === 1 ? 2 : 1;
+    width -= subWidth * (ue() + ue());
+    height -= subHeight * (ue() + ue());
+  }
+  if (codedWidth === 0 || codedHeight === 0 || width <= 0 || height <= 0)
+    throw new AvifError(`its sequence parameter set (in hvcC) codes a picture of ${width}×${height}`);
+  return { width, height, codedWidth, codedHeight };
 }
 
 const HEVC = { item: 'hvc1', configBox: 'hvcC', name: 'HEVC', config: hevcConfig };

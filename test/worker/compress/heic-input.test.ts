@@ -31,13 +31,16 @@ import pq from '../../fixtures/heic/pq.heic';
 import tall from '../../fixtures/heic/tall.heic';
 import tallGrid from '../../fixtures/heic/tall-grid.heic';
 import thumb from '../../fixtures/heic/thumb.heic';
+import tileLiar from '../../fixtures/heic/tile-liar.heic';
+import conformance from '../../fixtures/heic/window.heic';
 import { makeKey, type TestKey } from '../helpers.ts';
 import { mutation } from '../mutate.ts';
 import { selfhostEnv, type SelfhostEnv } from '../../../src/selfhost/env.ts';
 import { getImage, ORIGIN, signed, signingAccount } from '../img-helpers.ts';
 import type { RgbaImage } from '../../../wasm/image.ts';
 import { readHeader } from '../../../src/compress/header.ts';
-import { HEIC_SINGLE_PICTURE_MAX_PIXELS } from '../../../src/compress/heic-input/memory.ts';
+import { HEIC_SINGLE_PICTURE_MAX_PIXELS, heicDecoderBytes } from '../../../src/compress/heic-input/memory.ts';
+import { readHeicStructure } from '../../../src/compress/heic-input/structure.ts';
 import { DEFAULT_MEMORY_BUDGET_MB } from '../../../src/compress/limits.ts';
 import { plan } from '../../../src/compress/memory-plan.ts';
 import { resetWasmInstances, wasmMemoryReport } from '../../../wasm/instances.ts';
@@ -360,6 +363,63 @@ describe('HEIC input', () => {
       expect(res.status, `${what}: ${text()}`).toBe(422);
       expect(JSON.parse(text()).error).toMatchObject({ code: 'unprocessable_image', param: 'image' });
     }
+  });
+
+  it("an HEVC picture larger than its boxes declare (one picture, or a grid's tiles): 422 before decoding", async () => {
+    // The plan counts what `ispe` declares; libde265 allocates what the SPS in `hvcC` codes. tall.heic's
+    // 384×2048 declared 192×128, and tile-liar.heic (README.md): plain.heic's 192×128 as both tiles of a
+    // grid declaring tiles of 96×64. Both answered 200 before, over the plan (15.7 MB against 11.5 MB for
+    // the first).
+    for (const [what, file, message] of [
+      [
+        'one picture',
+        declaringHeic(bytesOf(tall), 192, 128),
+        'its HEVC picture is 384×2048, not the 192×128 its boxes declare',
+      ],
+      [
+        'a grid',
+        bytesOf(tileLiar),
+        "its grid's cell 1 (item 2) is an HEVC picture of 192×128, not the 96×64 its boxes declare",
+      ],
+    ] as const) {
+      resetWasmInstances();
+      const { res, text } = await send(file, { format: 'png' });
+      expect(res.status, `${what}: ${text()}`).toBe(422);
+      const { error } = JSON.parse(text());
+      expect(error).toMatchObject({ code: 'unprocessable_image', param: 'image' });
+      expect(error.message, what).toBe(`the HEIC cannot be read: ${message}`);
+      // Refused from its boxes: the decoder's module was not even instantiated.
+      expect(wasmMemoryReport().peak_bytes, what).toBe(0);
+    }
+  });
+
+  it("a conformance window (heif-enc's 100 columns coded as 104): the declared size, 200; the plan counts the coded size", async () => {
+    // window.heic, heif-enc's own file (README.md): its SPS codes 104×64, cropped to the 100×64 its tile's
+    // ispe declares, and the grid of that one tile crops it to 60 rows.
+    expect(readHeicStructure(bytesOf(conformance)).av1.size).toEqual({
+      width: 100,
+      height: 64,
+      codedWidth: 104,
+      codedHeight: 64,
+    });
+    const { image } = await decoded(bytesOf(conformance));
+    expect([image.width, image.height]).toEqual([100, 60]);
+    // heif-convert's colours at these points.
+    for (const [x, y, colour] of [
+      [10, 10, [133, 119, 93, 255]],
+      [50, 30, [124, 89, 49, 255]],
+      [90, 55, [183, 152, 131, 255]],
+      [30, 50, [87, 67, 34, 255]],
+    ] as const) {
+      const got = pixel(image, x, y);
+      expect(near(got, [...colour], 10), `(${x}, ${y}): ${got} vs ${colour}`).toBe(true);
+    }
+    // A picture coded far larger than the window crops it to (its offsets are not bounded) is counted at
+    // the size it is coded at.
+    const info = readHeicStructure(bytesOf(plain));
+    const size = { width: 192, height: 128, codedWidth: 4096, codedHeight: 4096 };
+    const padded = { ...info, av1: { ...info.av1, size } };
+    expect(heicDecoderBytes(padded) - heicDecoderBytes(info)).toBeGreaterThan(4096 * 4096 * 2);
   });
 
   it('grids with a few bytes changed (12 each, the same every run): 200, 415 or 422, never 500', async () => {
