@@ -463,7 +463,7 @@ function readHeic(b: Uint8Array): ImageHeader {
     hasAlphaChannel: info.alpha,
     defect: info.defect,
     heic: {
-      // A grid of one tile is padded past the picture (heif-enc 1.15's for sides not a multiple of 64), and
+      // A grid of one tile is padded past the picture (heif-enc 1.15's for an odd side or one under 64 px), and
       // libheif's limit applies to every item's ispe: the tile's too.
       codedPixels: Math.max(info.codedWidth * info.codedHeight, info.cell.width * info.cell.height),
       crop: info.crop ?? { x: 0, y: 0, width: info.width, height: info.height },
