@@ -40,7 +40,7 @@ import { getImage, ORIGIN, signed, signingAccount } from '../img-helpers.ts';
 import type { RgbaImage } from '../../../wasm/image.ts';
 import { readHeader } from '../../../src/compress/header.ts';
 import { HEIC_SINGLE_PICTURE_MAX_PIXELS, heicDecoderBytes } from '../../../src/compress/heic-input/memory.ts';
-import { readHeicStructure } from '../../../src/compress/heic-input/structure.ts';
+import { readHeicStructure, spsPictureSize } from '../../../src/compress/heic-input/structure.ts';
 import { DEFAULT_MEMORY_BUDGET_MB } from '../../../src/compress/limits.ts';
 import { plan } from '../../../src/compress/memory-plan.ts';
 import { resetWasmInstances, wasmMemoryReport } from '../../../wasm/instances.ts';
@@ -420,6 +420,52 @@ describe('HEIC input', () => {
     const size = { width: 192, height: 128, codedWidth: 4096, codedHeight: 4096 };
     const padded = { ...info, av1: { ...info.av1, size } };
     expect(heicDecoderBytes(padded) - heicDecoderBytes(info)).toBeGreaterThan(4096 * 4096 * 2);
+  });
+
+  it('the SPS reader: sub-layers, emulation-prevention bytes and a 4:2:0 conformance window', () => {
+    // An SPS written bit by bit (H.265 7.3.2.2): 3 sub-layers, the first with a profile and a level, the
+    // second a level only; 4000×3000 cropped by 2 chroma columns right and 4 chroma rows below.
+    let bits = '';
+    const u = (n: number, v: number) => {
+      bits += v.toString(2).padStart(n, '0');
+    };
+    const ue = (v: number) => {
+      const code = (v + 1).toString(2);
+      bits += '0'.repeat(code.length - 1) + code;
+    };
+    u(16, 0x4201); // NAL unit header: type 33
+    u(4, 0); // sps_video_parameter_set_id
+    u(3, 2); // sps_max_sub_layers_minus1
+    u(1, 1); // sps_temporal_id_nesting_flag
+    u(88, 0); // general profile
+    u(8, 120); // general_level_idc
+    u(2, 0b11); // sub-layer 0: profile and level present
+    u(2, 0b01); // sub-layer 1: level only
+    u(12, 0); // alignment: 2 × (8 − 2)
+    u(88, 0);
+    u(8, 90);
+    u(8, 60);
+    ue(0); // sps_seq_parameter_set_id
+    ue(1); // chroma_format_idc: 4:2:0
+    ue(4000);
+    ue(3000);
+    u(1, 1); // conformance_window_flag
+    for (const offset of [0, 2, 0, 4]) ue(offset);
+    bits += '1'.padEnd(8 - (bits.length % 8) || 8, '0');
+    const rbsp = Array.from({ length: bits.length / 8 }, (_, i) => Number.parseInt(bits.slice(i * 8, i * 8 + 8), 2));
+    // 00 00 followed by 00–03 takes an emulation-prevention 03 (7.4.2): the zero profiles need several.
+    const nal: number[] = [];
+    for (const x of rbsp) {
+      if (nal.length >= 2 && nal.at(-1) === 0 && nal.at(-2) === 0 && x <= 3) nal.push(3);
+      nal.push(x);
+    }
+    expect(nal.length - rbsp.length).toBeGreaterThan(4);
+    expect(spsPictureSize(new Uint8Array(nal))).toEqual({
+      width: 3996,
+      height: 2992,
+      codedWidth: 4000,
+      codedHeight: 3000,
+    });
   });
 
   it('grids with a few bytes changed (12 each, the same every run): 200, 415 or 422, never 500', async () => {
