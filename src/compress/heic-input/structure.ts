@@ -132,7 +132,28 @@ export function spsPictureSize(nal: Uint8Array): NonNullable<Av1Config['size']> 
   return { width, height, codedWidth, codedHeight };
 }
 
-const HEVC = { item: 'hvc1', configBox: 'hvcC', name: 'HEVC', config: hevcConfig };
+/**
+ * The picture size of every SPS in an item's HEVC data (NAL units, each after a length of
+ * lengthSizeMinusOne + 1 bytes, hvcC byte 21): hvc1 allows none there, but libde265 would take one in
+ * place of the hvcC's, so one coding a larger picture is refused as the hvcC's would be.
+ */
+function hevcDataSizes(b: Uint8Array, config: Box, data: Uint8Array): NonNullable<Av1Config['size']>[] {
+  need(config, 22);
+  const lengthBytes = (b[config.start + 21]! & 3) + 1;
+  const sizes: NonNullable<Av1Config['size']>[] = [];
+  for (let at = 0; at + lengthBytes <= data.length; ) {
+    let length = 0;
+    for (let i = 0; i < lengthBytes; i++) length = length * 256 + data[at + i]!;
+    at += lengthBytes;
+    // A unit running past the data is the decoder's to refuse; it is no SPS read here.
+    if (length >= 2 && at + length <= data.length && ((data[at]! >> 1) & 0x3f) === SPS_NAL_TYPE)
+      sizes.push(spsPictureSize(data.subarray(at, at + length)));
+    at += length;
+  }
+  return sizes;
+}
+
+const HEVC = { item: 'hvc1', configBox: 'hvcC', name: 'HEVC', config: hevcConfig, dataSizes: hevcDataSizes };
 
 /** Reads the structure; throws AvifError (the HEIF reader's error) for a file it cannot make sense of. */
 export function readHeicStructure(b: Uint8Array): AvifInfo {

@@ -30,6 +30,7 @@ import plainTwice from '../../fixtures/heic/plain-twice.heic';
 import pq from '../../fixtures/heic/pq.heic';
 import tall from '../../fixtures/heic/tall.heic';
 import tallGrid from '../../fixtures/heic/tall-grid.heic';
+import inbandLiar from '../../fixtures/heic/inband-liar.heic';
 import thumb from '../../fixtures/heic/thumb.heic';
 import tileLiar from '../../fixtures/heic/tile-liar.heic';
 import conformance from '../../fixtures/heic/window.heic';
@@ -368,8 +369,9 @@ describe('HEIC input', () => {
   it("an HEVC picture larger than its boxes declare (one picture, or a grid's tiles): 422 before decoding", async () => {
     // The plan counts what `ispe` declares; libde265 allocates what the SPS in `hvcC` codes. tall.heic's
     // 384×2048 declared 192×128, and tile-liar.heic (README.md): plain.heic's 192×128 as both tiles of a
-    // grid declaring tiles of 96×64. Both answered 200 before, over the plan (15.7 MB against 11.5 MB for
-    // the first).
+    // grid declaring tiles of 96×64, and inband-liar.heic: plain.heic's boxes over tall.heic's data led by
+    // its own parameter sets, which libde265 takes in place of the hvcC's. All three answered 200 before,
+    // over the plan (15.7 MB against 11.5 MB for the first).
     for (const [what, file, message] of [
       [
         'one picture',
@@ -380,6 +382,11 @@ describe('HEIC input', () => {
         'a grid',
         bytesOf(tileLiar),
         "its grid's cell 1 (item 2) is an HEVC picture of 192×128, not the 96×64 its boxes declare",
+      ],
+      [
+        'an SPS in the HEVC data',
+        bytesOf(inbandLiar),
+        'its HEVC picture is 384×2048, not the 192×128 its boxes declare',
       ],
     ] as const) {
       resetWasmInstances();
