@@ -18,32 +18,33 @@ import {
 import { HEIF_BRANDS } from '../formats.ts';
 
 /**
- * HEVCDecoderConfigurationRecord (ISO/IEC 14496-15): chroma_format_idc at byte 16, bit depth at 17; the
- * picture's size from its sequence parameter set (what libde265 decodes, whatever `ispe` says).
+ * An HEVCDecoderConfigurationRecord (ISO/IEC 14496-15): the picture's size, chroma and bit depth as its
+ * sequence parameter set codes them, which is what libde265 decodes (the record's own chroma and depth
+ * fields, bytes 16 and 17, and `ispe` are only what the writer says).
  */
 function hevcConfig(b: Uint8Array, box: Box): Av1Config {
-  need(box, 18);
-  const chroma = b[box.start + 16]! & 3;
-  return {
-    depth: (b[box.start + 17]! & 7) + 8,
-    monochrome: chroma === 0,
-    subX: chroma === 1 || chroma === 2,
-    subY: chroma === 1,
-    size: hevcPictureSize(b, box),
-  };
+  const { size, chroma, depth } = hevcSps(b, box);
+  return { depth, monochrome: chroma === 0, subX: chroma === 1 || chroma === 2, subY: chroma === 1, size };
+}
+
+/** What the memory plan reads from an SPS: the picture's size, chroma_format_idc (3 with separate planes) and the larger bit depth. */
+export interface Sps {
+  size: NonNullable<Av1Config['size']>;
+  chroma: number;
+  depth: number;
 }
 
 const SPS_NAL_TYPE = 33;
 
 /**
- * The picture size of every sequence parameter set in an `hvcC` (they must agree): an `hvc1` item keeps
- * its parameter sets there (ISO/IEC 14496-15 8.4.1), and libheif hands them to libde265 ahead of the data.
+ * The sequence parameter set of an `hvcC` (several must agree): an `hvc1` item keeps its parameter sets
+ * there (ISO/IEC 14496-15 8.4.1), and libheif hands them to libde265 ahead of the data.
  */
-export function hevcPictureSize(b: Uint8Array, box: Box): NonNullable<Av1Config['size']> {
+function hevcSps(b: Uint8Array, box: Box): Sps {
   // 22 bytes of fields, then numOfArrays; each array: its NAL unit type, a count, then each unit's length and bytes.
   need(box, 23);
   let at = box.start + 23;
-  let found: NonNullable<Av1Config['size']> | null = null;
+  let found: Sps | null = null;
   const cut = (): never => {
     throw new AvifError('its HEVC configuration (hvcC) is truncated');
   };
@@ -60,11 +61,14 @@ export function hevcPictureSize(b: Uint8Array, box: Box): NonNullable<Av1Config[
       at += length;
       // By its own header, as libde265 takes it (the array's type is only a label).
       if (length < 2 || ((nal[0]! >> 1) & 0x3f) !== SPS_NAL_TYPE) continue;
-      const size = spsPictureSize(nal);
-      const same = (x: typeof size) => (Object.keys(x) as (keyof typeof x)[]).every((k) => x[k] === size[k]);
+      const sps = readSps(nal);
+      const same = (x: Sps) =>
+        x.chroma === sps.chroma &&
+        x.depth === sps.depth &&
+        (Object.keys(x.size) as (keyof Sps['size'])[]).every((k) => x.size[k] === sps.size[k]);
       if (found && !same(found))
-        throw new AvifError('its HEVC configuration (hvcC) holds sequence parameter sets of different sizes');
-      found = size;
+        throw new AvifError('its HEVC configuration (hvcC) holds sequence parameter sets that disagree');
+      found = sps;
     }
   }
   // Without one in hvcC, an SPS in the picture's data would decide its size unseen; hvc1 does not allow that.
@@ -72,8 +76,11 @@ export function hevcPictureSize(b: Uint8Array, box: Box): NonNullable<Av1Config[
   return found;
 }
 
-/** An SPS NAL unit's pic_width/height_in_luma_samples, and its size inside the conformance window (ITU-T H.265 7.3.2.2). */
-export function spsPictureSize(nal: Uint8Array): NonNullable<Av1Config['size']> {
+/**
+ * An SPS NAL unit (ITU-T H.265 7.3.2.2): pic_width/height_in_luma_samples and the size inside its
+ * conformance window, chroma_format_idc, the bit depths.
+ */
+export function readSps(nal: Uint8Array): Sps {
   // The payload without its emulation-prevention bytes (00 00 03 → 00 00, 7.4.2).
   const bytes: number[] = [];
   let zeros = 0;
@@ -88,7 +95,7 @@ export function spsPictureSize(nal: Uint8Array): NonNullable<Av1Config['size']> 
   let bit = 0;
   const skip = (n: number): void => {
     bit += n;
-    if (bit > bytes.length * 8) throw new AvifError('its sequence parameter set (in hvcC) is cut short');
+    if (bit > bytes.length * 8) throw new AvifError('its sequence parameter set is cut short');
   };
   const u = (n: number): number => {
     let v = 0;
@@ -101,7 +108,7 @@ export function spsPictureSize(nal: Uint8Array): NonNullable<Av1Config['size']> 
   // Exp-Golomb (9.2); 32 leading zeros or more is no value an SPS field can take.
   const ue = (): number => {
     let zeros = 0;
-    while (u(1) === 0) if (++zeros > 31) throw new AvifError('its sequence parameter set (in hvcC) is malformed');
+    while (u(1) === 0) if (++zeros > 31) throw new AvifError('its sequence parameter set is malformed');
     return 2 ** zeros - 1 + u(zeros);
   };
   skip(16); // the NAL unit header
@@ -115,7 +122,7 @@ export function spsPictureSize(nal: Uint8Array): NonNullable<Av1Config['size']> 
   for (const layer of present) skip((layer.profile ? 88 : 0) + (layer.level ? 8 : 0));
   ue(); // sps_seq_parameter_set_id
   const chroma = ue();
-  if (chroma > 3) throw new AvifError(`its sequence parameter set (in hvcC) has chroma format ${chroma}`);
+  if (chroma > 3) throw new AvifError(`its sequence parameter set has chroma format ${chroma}`);
   const separatePlanes = chroma === 3 ? u(1) : 0;
   const codedWidth = ue();
   const codedHeight = ue();
@@ -128,8 +135,10 @@ export function spsPictureSize(nal: Uint8Array): NonNullable<Av1Config['size']> 
     height -= subHeight * (ue() + ue());
   }
   if (codedWidth === 0 || codedHeight === 0 || width <= 0 || height <= 0)
-    throw new AvifError(`its sequence parameter set (in hvcC) codes a picture of ${width}×${height}`);
-  return { width, height, codedWidth, codedHeight };
+    throw new AvifError(`its sequence parameter set codes a picture of ${width}×${height}`);
+  const depth = 8 + Math.max(ue(), ue()); // bit_depth_luma_minus8, bit_depth_chroma_minus8
+  if (depth > 16) throw new AvifError(`its sequence parameter set codes ${depth} bits a sample`);
+  return { size: { width, height, codedWidth, codedHeight }, chroma, depth };
 }
 
 /**
@@ -147,7 +156,7 @@ function hevcDataSizes(b: Uint8Array, config: Box, data: Uint8Array): NonNullabl
     at += lengthBytes;
     // A unit running past the data is the decoder's to refuse; it is no SPS read here.
     if (length >= 2 && at + length <= data.length && ((data[at]! >> 1) & 0x3f) === SPS_NAL_TYPE)
-      sizes.push(spsPictureSize(data.subarray(at, at + length)));
+      sizes.push(readSps(data.subarray(at, at + length)).size);
     at += length;
   }
   return sizes;

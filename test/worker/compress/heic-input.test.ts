@@ -41,7 +41,7 @@ import { getImage, ORIGIN, signed, signingAccount } from '../img-helpers.ts';
 import type { RgbaImage } from '../../../wasm/image.ts';
 import { readHeader } from '../../../src/compress/header.ts';
 import { HEIC_SINGLE_PICTURE_MAX_PIXELS, heicDecoderBytes } from '../../../src/compress/heic-input/memory.ts';
-import { readHeicStructure, spsPictureSize } from '../../../src/compress/heic-input/structure.ts';
+import { readHeicStructure, readSps } from '../../../src/compress/heic-input/structure.ts';
 import { DEFAULT_MEMORY_BUDGET_MB } from '../../../src/compress/limits.ts';
 import { plan } from '../../../src/compress/memory-plan.ts';
 import { resetWasmInstances, wasmMemoryReport } from '../../../wasm/instances.ts';
@@ -429,9 +429,25 @@ describe('HEIC input', () => {
     expect(heicDecoderBytes(padded) - heicDecoderBytes(info)).toBeGreaterThan(4096 * 4096 * 2);
   });
 
-  it('the SPS reader: sub-layers, emulation-prevention bytes and a 4:2:0 conformance window', () => {
+  it("the plan counts the chroma and bit depth the SPS codes, not the hvcC's fields about it", () => {
+    // plain.heic (8-bit 4:2:0) whose hvcC says 4:0:0, and photo-10bit.heic whose hvcC says 8 bits: libde265
+    // decodes what the SPS says, so the plan is the true file's.
+    for (const [name, file, byte, value] of [
+      ['plain.heic as 4:0:0', plain, 16, 0xfc],
+      ['photo-10bit.heic as 8-bit', photo10, 17, 0xf8],
+    ] as const) {
+      const liar = bytesOf(file).slice();
+      const hvcC = liar.findIndex((_, i) => String.fromCharCode(...liar.subarray(i, i + 4)) === 'hvcC');
+      liar[hvcC + 4 + byte] = value;
+      expect(readHeader('heic', liar).heic?.decoderBytes, name).toBe(
+        readHeader('heic', bytesOf(file)).heic?.decoderBytes,
+      );
+    }
+  });
+
+  it('the SPS reader: sub-layers, emulation-prevention bytes, a 4:2:0 conformance window, the bit depth', () => {
     // An SPS written bit by bit (H.265 7.3.2.2): 3 sub-layers, the first with a profile and a level, the
-    // second a level only; 4000×3000 cropped by 2 chroma columns right and 4 chroma rows below.
+    // second a level only; 4000×3000 cropped by 2 chroma columns right and 4 chroma rows below; 10-bit luma.
     let bits = '';
     const u = (n: number, v: number) => {
       bits += v.toString(2).padStart(n, '0');
@@ -458,6 +474,8 @@ describe('HEIC input', () => {
     ue(3000);
     u(1, 1); // conformance_window_flag
     for (const offset of [0, 2, 0, 4]) ue(offset);
+    ue(2); // bit_depth_luma_minus8
+    ue(0); // bit_depth_chroma_minus8
     bits += '1'.padEnd(8 - (bits.length % 8) || 8, '0');
     const rbsp = Array.from({ length: bits.length / 8 }, (_, i) => Number.parseInt(bits.slice(i * 8, i * 8 + 8), 2));
     // 00 00 followed by 00–03 takes an emulation-prevention 03 (7.4.2): the zero profiles need several.
@@ -467,11 +485,10 @@ describe('HEIC input', () => {
       nal.push(x);
     }
     expect(nal.length - rbsp.length).toBeGreaterThan(4);
-    expect(spsPictureSize(new Uint8Array(nal))).toEqual({
-      width: 3996,
-      height: 2992,
-      codedWidth: 4000,
-      codedHeight: 3000,
+    expect(readSps(new Uint8Array(nal))).toEqual({
+      size: { width: 3996, height: 2992, codedWidth: 4000, codedHeight: 3000 },
+      chroma: 1,
+      depth: 10,
     });
   });
 
