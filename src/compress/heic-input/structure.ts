@@ -1,7 +1,8 @@
 // What a HEIC declares about itself, read from its boxes before any pixel is decoded. HEIC is HEIF, the
 // same ISO-BMFF item structure as AVIF, so AVIF input's reader (avif-input/structure.ts) reads it with
 // HEVC's item type (`hvc1`) and configuration (`hvcC`): the primary item's size (`ispe`, cut by `clap`),
-// `irot`/`imir`, a grid's tiles, bit depth and chroma (which size the decoder's memory), alpha.
+// `irot`/`imir`, a grid's tiles, alpha; and from the sequence parameter set (in `hvcC`, or in an item's
+// data) the picture's coded size, bit depth and chroma, which size the decoder's memory.
 // Auxiliary images (depth maps, Apple's HDR gain map) and thumbnails are other items: tolerated, not read.
 import {
   type Av1Config,
