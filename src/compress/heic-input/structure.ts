@@ -142,22 +142,35 @@ export function readSps(nal: Uint8Array): Sps {
   return { size: { width, height, codedWidth, codedHeight }, chroma, depth };
 }
 
+const CHROMA_NAMES = ['4:0:0', '4:2:0', '4:2:2', '4:4:4'];
+
 /**
  * The picture size of every SPS in an item's HEVC data (NAL units, each after a length of
  * lengthSizeMinusOne + 1 bytes, hvcC byte 21): hvc1 allows none there, but libde265 would take one in
- * place of the hvcC's, so one coding a larger picture is refused as the hvcC's would be.
+ * place of the hvcC's, so one coding a larger picture is refused as the hvcC's would be, and one of
+ * another chroma or bit depth than the hvcC's (which the plan counts) is refused here.
  */
 function hevcDataSizes(b: Uint8Array, config: Box, data: Uint8Array): NonNullable<Av1Config['size']>[] {
   need(config, 22);
   const lengthBytes = (b[config.start + 21]! & 3) + 1;
   const sizes: NonNullable<Av1Config['size']>[] = [];
+  let configured: Sps | null = null;
   for (let at = 0; at + lengthBytes <= data.length; ) {
     let length = 0;
     for (let i = 0; i < lengthBytes; i++) length = length * 256 + data[at + i]!;
     at += lengthBytes;
     // A unit running past the data is the decoder's to refuse; it is no SPS read here.
-    if (length >= 2 && at + length <= data.length && ((data[at]! >> 1) & 0x3f) === SPS_NAL_TYPE)
-      sizes.push(readSps(data.subarray(at, at + length)).size);
+    if (length >= 2 && at + length <= data.length && ((data[at]! >> 1) & 0x3f) === SPS_NAL_TYPE) {
+      const sps = readSps(data.subarray(at, at + length));
+      configured ??= hevcSps(b, config);
+      if (sps.chroma !== configured.chroma || sps.depth !== configured.depth) {
+        const coding = (x: Sps) => `${x.depth}-bit ${CHROMA_NAMES[x.chroma]}`;
+        throw new AvifError(
+          `its HEVC data has a sequence parameter set of ${coding(sps)}, not its hvcC's ${coding(configured)}`,
+        );
+      }
+      sizes.push(sps.size);
+    }
     at += length;
   }
   return sizes;

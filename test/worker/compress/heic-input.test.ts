@@ -30,6 +30,7 @@ import plainTwice from '../../fixtures/heic/plain-twice.heic';
 import pq from '../../fixtures/heic/pq.heic';
 import tall from '../../fixtures/heic/tall.heic';
 import tallGrid from '../../fixtures/heic/tall-grid.heic';
+import inbandDeep from '../../fixtures/heic/inband-10bit.heic';
 import inbandLiar from '../../fixtures/heic/inband-liar.heic';
 import thumb from '../../fixtures/heic/thumb.heic';
 import tileLiar from '../../fixtures/heic/tile-liar.heic';
@@ -429,7 +430,7 @@ describe('HEIC input', () => {
     expect(heicDecoderBytes(padded) - heicDecoderBytes(info)).toBeGreaterThan(4096 * 4096 * 2);
   });
 
-  it("the plan counts the chroma and bit depth the SPS codes, not the hvcC's fields about it", () => {
+  it("the plan counts the chroma and bit depth the SPS codes, not the hvcC's fields about it; an SPS in the data unlike hvcC's: 422", async () => {
     // plain.heic (8-bit 4:2:0) whose hvcC says 4:0:0, and photo-10bit.heic whose hvcC says 8 bits: libde265
     // decodes what the SPS says, so the plan is the true file's.
     for (const [name, file, byte, value] of [
@@ -443,6 +444,13 @@ describe('HEIC input', () => {
         readHeader('heic', bytesOf(file)).heic?.decoderBytes,
       );
     }
+    // inband-10bit.heic (README.md): plain.heic's boxes (8 bits) over photo-10bit.heic's data led by its own
+    // parameter sets, which libde265 takes in place of the hvcC's.
+    const { res, text } = await send(bytesOf(inbandDeep), { format: 'png' });
+    expect(res.status, text()).toBe(422);
+    expect(JSON.parse(text()).error.message).toBe(
+      "the HEIC cannot be read: its HEVC data has a sequence parameter set of 10-bit 4:2:0, not its hvcC's 8-bit 4:2:0",
+    );
   });
 
   it('the SPS reader: sub-layers, emulation-prevention bytes, a 4:2:0 conformance window, the bit depth', () => {
