@@ -3,8 +3,9 @@
 // (test/fixtures/heic/README.md), and synthetic ones (alpha, a tall grid and the same pixels as one picture),
 // come out at the right size, upright, in the colours Debian's heif-convert decodes them to; a grid is
 // admitted under a budget that refuses the same pixels as one picture (read a tile row at a time); broken
-// files are 4xx, never 500; with HEIC_INPUT off (the deployed wrangler.toml) a HEIC answers 415 saying the
-// operator has not enabled it. Tiny images, few requests.
+// files are 4xx, never 500, and an HEVC picture larger than its boxes declare (its SPS, in hvcC or in its
+// data) is 422 before decoding; with HEIC_INPUT off (the deployed wrangler.toml) a HEIC answers 415 saying
+// the operator has not enabled it. Tiny images, few requests.
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import alpha from '../../fixtures/heic/alpha.heic';
@@ -403,7 +404,8 @@ describe('HEIC input', () => {
 
   it("a conformance window (heif-enc's 100 columns coded as 104): the declared size, 200; the plan counts the coded size", async () => {
     // window.heic, heif-enc's own file (README.md): its SPS codes 104×64, cropped to the 100×64 its tile's
-    // ispe declares, and the grid of that one tile crops it to 60 rows.
+    // ispe declares, and the grid of that one tile crops it to 60 rows. It answered 422 before: the
+    // decoder's pixel limit was the grid's 100×60, which libheif applies to the larger tile too.
     expect(readHeicStructure(bytesOf(conformance)).av1.size).toEqual({
       width: 100,
       height: 64,
