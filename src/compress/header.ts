@@ -54,7 +54,7 @@ export interface AnimationHeader {
 }
 
 export interface HeicHeader {
-  /** The picture's pixels as coded (its ispe): the most the decoder is let decode. */
+  /** The picture's pixels as coded (its ispe, or its tile's where larger): the most the decoder is let decode. */
   codedPixels: number;
   /** The clean aperture's rectangle in the coded picture (the whole picture without `clap`). */
   crop: { x: number; y: number; width: number; height: number };
@@ -463,7 +463,9 @@ function readHeic(b: Uint8Array): ImageHeader {
     hasAlphaChannel: info.alpha,
     defect: info.defect,
     heic: {
-      codedPixels: info.codedWidth * info.codedHeight,
+      // A grid of one tile is padded past the picture (heif-enc 1.15's for an odd side or one under 64 px), and
+      // libheif's limit applies to every item's ispe: the tile's too.
+      codedPixels: Math.max(info.codedWidth * info.codedHeight, info.cell.width * info.cell.height),
       crop: info.crop ?? { x: 0, y: 0, width: info.width, height: info.height },
       decoderBytes: heicDecoderBytes(info),
       singlePicture: info.cell.count === 1,

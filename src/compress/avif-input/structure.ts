@@ -15,6 +15,12 @@ export interface Av1Config {
   /** Chroma subsampled horizontally (4:2:2, 4:2:0) and vertically (4:2:0). */
   subX: boolean;
   subY: boolean;
+  /**
+   * The picture's size as its coding declares it, where the reader reads it (HEVC's SPS; AV1's is left to
+   * libavif, which refuses a frame other than its `ispe`): `width` × `height` as the decoder outputs it, and
+   * `codedWidth` × `codedHeight` as it allocates it (HEVC's conformance window cut off the first).
+   */
+  size?: { width: number; height: number; codedWidth: number; codedHeight: number };
 }
 
 export interface AvifInfo {
@@ -178,9 +184,78 @@ export interface ItemCodec {
   /** For messages: AV1, HEVC. */
   name: string;
   config: (b: Uint8Array, box: Box) => Av1Config;
+  /** Sizes an item's own data codes, beside its configuration's (HEVC: parameter sets in the stream). */
+  dataSizes?: (b: Uint8Array, config: Box, data: Uint8Array) => NonNullable<Av1Config['size']>[];
 }
 
 const AV1: ItemCodec = { item: 'av01', configBox: 'av1C', name: 'AV1', config: av1Config };
+
+/**
+ * An item's data, by its location (`iloc`, ISO/IEC 14496-12 8.11.3): in the file (construction method 0)
+ * or the meta box's `idat` (1); null where it is elsewhere or not all in `b` (a cut file, refused as such).
+ */
+function itemData(b: Uint8Array, children: Box[], id: number): Uint8Array | null {
+  const iloc = find(children, 'iloc');
+  if (!iloc || iloc.end - iloc.start < 8) return null;
+  const version = b[iloc.start]!;
+  if (version > 2) return null;
+  const num = (at: number, bytes: number): number => {
+    let v = 0;
+    for (let i = 0; i < bytes; i++) v = v * 256 + b[at + i]!;
+    return v;
+  };
+  const offsetSize = b[iloc.start + 4]! >> 4;
+  const lengthSize = b[iloc.start + 4]! & 15;
+  const baseSize = b[iloc.start + 5]! >> 4;
+  const indexSize = version > 0 ? b[iloc.start + 5]! & 15 : 0;
+  const idBytes = version < 2 ? 2 : 4;
+  let at = iloc.start + 6;
+  if (at + idBytes > iloc.end) return null;
+  const count = num(at, idBytes);
+  at += idBytes;
+  for (let i = 0; i < count; i++) {
+    // item_ID, construction_method (versions 1 and 2), data_reference_index, base_offset, extent_count.
+    if (at + idBytes + (version > 0 ? 2 : 0) + 2 + baseSize + 2 > iloc.end) return null;
+    const item = num(at, idBytes);
+    const method = version > 0 ? b[at + idBytes + 1]! & 15 : 0;
+    at += idBytes + (version > 0 ? 2 : 0) + 2;
+    let base = num(at, baseSize);
+    at += baseSize;
+    const extents = num(at, 2);
+    at += 2;
+    const extentBytes = indexSize + offsetSize + lengthSize;
+    if (at + extents * extentBytes > iloc.end) return null;
+    if (item !== id) {
+      at += extents * extentBytes;
+      continue;
+    }
+    let limit = b.length;
+    if (method === 1) {
+      const idat = find(children, 'idat');
+      if (!idat) return null;
+      base += idat.start;
+      limit = idat.end;
+    } else if (method !== 0) return null;
+    const parts: Uint8Array[] = [];
+    for (let e = 0; e < extents; e++, at += extentBytes) {
+      const start = base + num(at + indexSize, offsetSize);
+      const length = num(at + indexSize + offsetSize, lengthSize);
+      // A length of 0 is "to the end" (of the file, or of idat).
+      const end = length === 0 ? limit : start + length;
+      if (end > limit) return null;
+      parts.push(b.subarray(start, end));
+    }
+    if (parts.length === 1) return parts[0]!;
+    const whole = new Uint8Array(parts.reduce((n, x) => n + x.length, 0));
+    let to = 0;
+    for (const x of parts) {
+      whole.set(x, to);
+      to += x.length;
+    }
+    return whole;
+  }
+  return null;
+}
 
 /** The primary item of a HEIF file's meta box (AVIF's, HEIC's), coded as `codec` says. */
 export function readItems(b: Uint8Array, meta: Box, codec: ItemCodec = AV1): Omit<AvifInfo, 'defect'> {
@@ -271,8 +346,10 @@ export function readItems(b: Uint8Array, meta: Box, codec: ItemCodec = AV1): Omi
 
   let cell = { width: codedWidth, height: codedHeight, count: 1 };
   let av1Item = primary;
+  let pictures = [primary];
   if (type === 'grid') {
     const cells = refs.find((r) => r.type === 'dimg' && r.from === primary)?.to ?? [];
+    pictures = cells;
     if (cells.length === 0) throw new AvifError('its grid has no cells');
     // Checked here, not left to the decoder: libheif 1.19.8 decodes a HEIC's tile without checking that
     // its item exists (ImageItem_Grid::decode_grid_tile), and the module traps on the null pointer.
@@ -287,7 +364,17 @@ export function readItems(b: Uint8Array, meta: Box, codec: ItemCodec = AV1): Omi
   }
   const configBox = propertyOf(av1Item, codec.configBox);
   if (!configBox) throw new AvifError(`its ${codec.name} item has no codec configuration (${codec.configBox})`);
-  const av1 = codec.config(b, configBox);
+  const av1 = { ...codec.config(b, configBox) };
+  if (av1.size)
+    av1.size = pictureSizes(
+      b,
+      codec,
+      pictures,
+      cell,
+      type === 'grid',
+      (id) => propertyOf(id, codec.configBox),
+      (id) => itemData(b, children, id),
+    );
 
   const alpha = refs.some(
     (r) =>
@@ -321,6 +408,52 @@ export function readItems(b: Uint8Array, meta: Box, codec: ItemCodec = AV1): Omi
     alpha,
     frames: 1,
   };
+}
+
+/**
+ * The size the plan counts a picture's decoding at: the largest coded size of `pictures` (a grid's cells,
+ * or the single picture), none of which may output more than `cell` (its `ispe`, a grid's cell size).
+ * The plan trusts `ispe`, the decoder what the coding says: a picture larger (libde265 allocates it whole)
+ * would take more than planned, so it is refused here, before decoding, as libavif refuses an AV1 frame
+ * other than its `ispe`. One smaller takes less, and is refused once decoded (heic-path.ts; libheif for a
+ * grid's tile). A coded size larger than the output by its cropping (HEVC's conformance window: 1080
+ * lines are coded as 1088) is legitimate, and counted.
+ */
+function pictureSizes(
+  b: Uint8Array,
+  codec: ItemCodec,
+  pictures: readonly number[],
+  cell: { width: number; height: number },
+  grid: boolean,
+  configOf: (id: number) => Box | undefined,
+  dataOf: (id: number) => Uint8Array | null,
+): NonNullable<Av1Config['size']> {
+  const read = new Map<number, Av1Config['size']>();
+  let codedWidth = cell.width;
+  let codedHeight = cell.height;
+  for (const [i, id] of pictures.entries()) {
+    const box = configOf(id);
+    // A cell without its configuration cannot be decoded at all: the decoder refuses it.
+    if (!box) continue;
+    if (!read.has(box.start)) read.set(box.start, codec.config(b, box).size);
+    const configured = read.get(box.start);
+    if (!configured) continue;
+    const data = codec.dataSizes ? dataOf(id) : null;
+    const sizes = [configured, ...(data && codec.dataSizes ? codec.dataSizes(b, box, data) : [])];
+    for (const size of sizes) {
+      if (size.width > cell.width || size.height > cell.height) {
+        const coded = `${size.width}×${size.height}, not the ${cell.width}×${cell.height} its boxes declare`;
+        throw new AvifError(
+          grid
+            ? `its grid's cell ${i + 1} (item ${id}) is an ${codec.name} picture of ${coded}`
+            : `its ${codec.name} picture is ${coded}`,
+        );
+      }
+      codedWidth = Math.max(codedWidth, size.codedWidth);
+      codedHeight = Math.max(codedHeight, size.codedHeight);
+    }
+  }
+  return { width: cell.width, height: cell.height, codedWidth, codedHeight };
 }
 
 /**

@@ -59,7 +59,11 @@ export function heicDecoderBytes(info: AvifInfo): number {
   const grid = info.cell.count > 1;
   const rgba = grid ? (high ? HEIC_TILE_RGBA_BYTES_PER_PIXEL_HIGH_BIT : HEIC_TILE_RGBA_BYTES_PER_PIXEL_8_BIT) : 0;
   const perPixel = HEIC_TILE_BASE_BYTES_PER_PIXEL + HEIC_BYTES_PER_SAMPLE_BYTE * samples * (high ? 2 : 1) + rgba;
-  const tile = pad(info.cell.width) * pad(info.cell.height) * perPixel * (info.alpha ? 1.5 : 1);
+  // A tile as coded (its SPS, heic-input/structure.ts), which may exceed its ispe by a conformance window.
+  const coded = info.av1.size ?? { codedWidth: info.cell.width, codedHeight: info.cell.height };
+  const width = pad(Math.max(info.cell.width, coded.codedWidth));
+  const height = pad(Math.max(info.cell.height, coded.codedHeight));
+  const tile = width * height * perPixel * (info.alpha ? 1.5 : 1);
   const columns = Math.ceil(info.codedWidth / info.cell.width);
   const band = grid && columns > 1 ? info.codedWidth * info.cell.height * 4 : 0;
   return Math.ceil(HEIC_DECODER_FIXED_BYTES + tile + band);

@@ -3,8 +3,9 @@
 // (test/fixtures/heic/README.md), and synthetic ones (alpha, a tall grid and the same pixels as one picture),
 // come out at the right size, upright, in the colours Debian's heif-convert decodes them to; a grid is
 // admitted under a budget that refuses the same pixels as one picture (read a tile row at a time); broken
-// files are 4xx, never 500; with HEIC_INPUT off (the deployed wrangler.toml) a HEIC answers 415 saying the
-// operator has not enabled it. Tiny images, few requests.
+// files are 4xx, never 500, and an HEVC picture larger than its boxes declare (its SPS, in hvcC or in its
+// data) is 422 before decoding; with HEIC_INPUT off (the deployed wrangler.toml) a HEIC answers 415 saying
+// the operator has not enabled it. Tiny images, few requests.
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import alpha from '../../fixtures/heic/alpha.heic';
@@ -30,14 +31,19 @@ import plainTwice from '../../fixtures/heic/plain-twice.heic';
 import pq from '../../fixtures/heic/pq.heic';
 import tall from '../../fixtures/heic/tall.heic';
 import tallGrid from '../../fixtures/heic/tall-grid.heic';
+import inbandDeep from '../../fixtures/heic/inband-10bit.heic';
+import inbandLiar from '../../fixtures/heic/inband-liar.heic';
 import thumb from '../../fixtures/heic/thumb.heic';
+import tileLiar from '../../fixtures/heic/tile-liar.heic';
+import conformance from '../../fixtures/heic/window.heic';
 import { makeKey, type TestKey } from '../helpers.ts';
 import { mutation } from '../mutate.ts';
 import { selfhostEnv, type SelfhostEnv } from '../../../src/selfhost/env.ts';
 import { getImage, ORIGIN, signed, signingAccount } from '../img-helpers.ts';
 import type { RgbaImage } from '../../../wasm/image.ts';
 import { readHeader } from '../../../src/compress/header.ts';
-import { HEIC_SINGLE_PICTURE_MAX_PIXELS } from '../../../src/compress/heic-input/memory.ts';
+import { HEIC_SINGLE_PICTURE_MAX_PIXELS, heicDecoderBytes } from '../../../src/compress/heic-input/memory.ts';
+import { readHeicStructure, readSps } from '../../../src/compress/heic-input/structure.ts';
 import { DEFAULT_MEMORY_BUDGET_MB } from '../../../src/compress/limits.ts';
 import { plan } from '../../../src/compress/memory-plan.ts';
 import { resetWasmInstances, wasmMemoryReport } from '../../../wasm/instances.ts';
@@ -360,6 +366,140 @@ describe('HEIC input', () => {
       expect(res.status, `${what}: ${text()}`).toBe(422);
       expect(JSON.parse(text()).error).toMatchObject({ code: 'unprocessable_image', param: 'image' });
     }
+  });
+
+  it("an HEVC picture larger than its boxes declare (one picture, or a grid's tiles): 422 before decoding", async () => {
+    // The plan counts what `ispe` declares; libde265 allocates what the SPS in `hvcC` codes. tall.heic's
+    // 384×2048 declared 192×128, and tile-liar.heic (README.md): plain.heic's 192×128 as both tiles of a
+    // grid declaring tiles of 96×64, and inband-liar.heic: plain.heic's boxes over tall.heic's data led by
+    // its own parameter sets, which libde265 takes in place of the hvcC's. All three answered 200 before,
+    // over the plan (15.7 MB against 11.5 MB for the first).
+    for (const [what, file, message] of [
+      [
+        'one picture',
+        declaringHeic(bytesOf(tall), 192, 128),
+        'its HEVC picture is 384×2048, not the 192×128 its boxes declare',
+      ],
+      [
+        'a grid',
+        bytesOf(tileLiar),
+        "its grid's cell 1 (item 2) is an HEVC picture of 192×128, not the 96×64 its boxes declare",
+      ],
+      [
+        'an SPS in the HEVC data',
+        bytesOf(inbandLiar),
+        'its HEVC picture is 384×2048, not the 192×128 its boxes declare',
+      ],
+    ] as const) {
+      resetWasmInstances();
+      const { res, text } = await send(file, { format: 'png' });
+      expect(res.status, `${what}: ${text()}`).toBe(422);
+      const { error } = JSON.parse(text());
+      expect(error).toMatchObject({ code: 'unprocessable_image', param: 'image' });
+      expect(error.message, what).toBe(`the HEIC cannot be read: ${message}`);
+      // Refused from its boxes: the decoder's module was not even instantiated.
+      expect(wasmMemoryReport().peak_bytes, what).toBe(0);
+    }
+  });
+
+  it("a conformance window (heif-enc's 100 columns coded as 104): the declared size, 200; the plan counts the coded size", async () => {
+    // window.heic, heif-enc's own file (README.md): its SPS codes 104×64, cropped to the 100×64 its tile's
+    // ispe declares, and the grid of that one tile crops it to 60 rows. It answered 422 before: the
+    // decoder's pixel limit was the grid's 100×60, which libheif applies to the larger tile too.
+    expect(readHeicStructure(bytesOf(conformance)).av1.size).toEqual({
+      width: 100,
+      height: 64,
+      codedWidth: 104,
+      codedHeight: 64,
+    });
+    const { image } = await decoded(bytesOf(conformance));
+    expect([image.width, image.height]).toEqual([100, 60]);
+    // heif-convert's colours at these points.
+    for (const [x, y, colour] of [
+      [10, 10, [133, 119, 93, 255]],
+      [50, 30, [124, 89, 49, 255]],
+      [90, 55, [183, 152, 131, 255]],
+      [30, 50, [87, 67, 34, 255]],
+    ] as const) {
+      const got = pixel(image, x, y);
+      expect(near(got, [...colour], 10), `(${x}, ${y}): ${got} vs ${colour}`).toBe(true);
+    }
+    // A picture coded far larger than the window crops it to (its offsets are not bounded) is counted at
+    // the size it is coded at.
+    const info = readHeicStructure(bytesOf(plain));
+    const size = { width: 192, height: 128, codedWidth: 4096, codedHeight: 4096 };
+    const padded = { ...info, av1: { ...info.av1, size } };
+    expect(heicDecoderBytes(padded) - heicDecoderBytes(info)).toBeGreaterThan(4096 * 4096 * 2);
+  });
+
+  it("the plan counts the chroma and bit depth the SPS codes, not the hvcC's fields about it; an SPS in the data unlike hvcC's: 422", async () => {
+    // plain.heic (8-bit 4:2:0) whose hvcC says 4:0:0, and photo-10bit.heic whose hvcC says 8 bits: libde265
+    // decodes what the SPS says, so the plan is the true file's.
+    for (const [name, file, byte, value] of [
+      ['plain.heic as 4:0:0', plain, 16, 0xfc],
+      ['photo-10bit.heic as 8-bit', photo10, 17, 0xf8],
+    ] as const) {
+      const liar = bytesOf(file).slice();
+      const hvcC = liar.findIndex((_, i) => String.fromCharCode(...liar.subarray(i, i + 4)) === 'hvcC');
+      liar[hvcC + 4 + byte] = value;
+      expect(readHeader('heic', liar).heic?.decoderBytes, name).toBe(
+        readHeader('heic', bytesOf(file)).heic?.decoderBytes,
+      );
+    }
+    // inband-10bit.heic (README.md): plain.heic's boxes (8 bits) over photo-10bit.heic's data led by its own
+    // parameter sets, which libde265 takes in place of the hvcC's.
+    const { res, text } = await send(bytesOf(inbandDeep), { format: 'png' });
+    expect(res.status, text()).toBe(422);
+    expect(JSON.parse(text()).error.message).toBe(
+      "the HEIC cannot be read: its HEVC data has a sequence parameter set of 10-bit 4:2:0, not its hvcC's 8-bit 4:2:0",
+    );
+  });
+
+  it('the SPS reader: sub-layers, emulation-prevention bytes, a 4:2:0 conformance window, the bit depth', () => {
+    // An SPS written bit by bit (H.265 7.3.2.2): 3 sub-layers, the first with a profile and a level, the
+    // second a level only; 4000×3000 cropped by 2 chroma columns right and 4 chroma rows below; 10-bit luma.
+    let bits = '';
+    const u = (n: number, v: number) => {
+      bits += v.toString(2).padStart(n, '0');
+    };
+    const ue = (v: number) => {
+      const code = (v + 1).toString(2);
+      bits += '0'.repeat(code.length - 1) + code;
+    };
+    u(16, 0x4201); // NAL unit header: type 33
+    u(4, 0); // sps_video_parameter_set_id
+    u(3, 2); // sps_max_sub_layers_minus1
+    u(1, 1); // sps_temporal_id_nesting_flag
+    u(88, 0); // general profile
+    u(8, 120); // general_level_idc
+    u(2, 0b11); // sub-layer 0: profile and level present
+    u(2, 0b01); // sub-layer 1: level only
+    u(12, 0); // alignment: 2 × (8 − 2)
+    u(88, 0);
+    u(8, 90);
+    u(8, 60);
+    ue(0); // sps_seq_parameter_set_id
+    ue(1); // chroma_format_idc: 4:2:0
+    ue(4000);
+    ue(3000);
+    u(1, 1); // conformance_window_flag
+    for (const offset of [0, 2, 0, 4]) ue(offset);
+    ue(2); // bit_depth_luma_minus8
+    ue(0); // bit_depth_chroma_minus8
+    bits += '1'.padEnd(8 - (bits.length % 8) || 8, '0');
+    const rbsp = Array.from({ length: bits.length / 8 }, (_, i) => Number.parseInt(bits.slice(i * 8, i * 8 + 8), 2));
+    // 00 00 followed by 00–03 takes an emulation-prevention 03 (7.4.2): the zero profiles need several.
+    const nal: number[] = [];
+    for (const x of rbsp) {
+      if (nal.length >= 2 && nal.at(-1) === 0 && nal.at(-2) === 0 && x <= 3) nal.push(3);
+      nal.push(x);
+    }
+    expect(nal.length - rbsp.length).toBeGreaterThan(4);
+    expect(readSps(new Uint8Array(nal))).toEqual({
+      size: { width: 3996, height: 2992, codedWidth: 4000, codedHeight: 3000 },
+      chroma: 1,
+      depth: 10,
+    });
   });
 
   it('grids with a few bytes changed (12 each, the same every run): 200, 415 or 422, never 500', async () => {
