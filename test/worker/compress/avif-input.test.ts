@@ -28,7 +28,7 @@ import { DISPLAY_P3_PROFILE } from '../../../src/compress/avif-input/display-p3.
 import { signedUp } from '../console-helpers.ts';
 import { chunksOf as pngChunks } from '../png-fixtures.ts';
 import { makeKey, type TestKey } from '../helpers.ts';
-import { mutation } from '../mutate.ts';
+import { mutation, withNclx } from '../mutate.ts';
 import { getImage, ORIGIN, signed, signingAccount } from '../img-helpers.ts';
 import {
   bodyBytes,
@@ -426,10 +426,7 @@ describe('AVIF refused or described', () => {
       [0, 5, 'its colour primaries (nclx 5) are not supported'],
       [2, 4, 'its transfer characteristics (nclx 4) are not supported'],
     ] as const) {
-      const file = bytesOf(p3).slice();
-      const nclx = file.findIndex((_, i) => String.fromCharCode(...file.subarray(i, i + 4)) === 'nclx');
-      new DataView(file.buffer).setUint16(nclx + 4 + field, value);
-      const { res, text } = await send(file, { format: 'png' });
+      const { res, text } = await send(withNclx(bytesOf(p3), field, value), { format: 'png' });
       expect(res.status, text()).toBe(415);
       const { error } = JSON.parse(text());
       expect(error).toMatchObject({ code: 'unsupported_media_type', param: 'image' });

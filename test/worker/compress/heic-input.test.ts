@@ -37,7 +37,7 @@ import thumb from '../../fixtures/heic/thumb.heic';
 import tileLiar from '../../fixtures/heic/tile-liar.heic';
 import conformance from '../../fixtures/heic/window.heic';
 import { makeKey, type TestKey } from '../helpers.ts';
-import { mutation } from '../mutate.ts';
+import { mutation, withNclx } from '../mutate.ts';
 import { selfhostEnv, type SelfhostEnv } from '../../../src/selfhost/env.ts';
 import { getImage, ORIGIN, signed, signingAccount } from '../img-helpers.ts';
 import type { RgbaImage } from '../../../wasm/image.ts';
@@ -322,10 +322,7 @@ describe('HEIC input', () => {
       [0, 5, 'its colour primaries (nclx 5) are not supported'],
       [2, 4, 'its transfer characteristics (nclx 4) are not supported'],
     ] as const) {
-      const file = bytesOf(limited).slice();
-      const nclx = file.findIndex((_, i) => String.fromCharCode(...file.subarray(i, i + 4)) === 'nclx');
-      new DataView(file.buffer).setUint16(nclx + 4 + field, value);
-      const { res, text } = await send(file, { format: 'png' });
+      const { res, text } = await send(withNclx(bytesOf(limited), field, value), { format: 'png' });
       expect(res.status, text()).toBe(415);
       const { error } = JSON.parse(text());
       expect(error).toMatchObject({ code: 'unsupported_media_type', param: 'image' });
