@@ -224,6 +224,16 @@ const AVIF_CELL_BYTES_PER_PIXEL = 36;
  * the cell: 12.3 (12 MP, 848 × 944 cells) and 12.7 (5 MP, 912 × 912) for RGB, 14.3 and 14.8 for RGBA.
  */
 export const AVIF_WIDE_CELL_BYTES_PER_PIXEL = 15;
+/**
+ * libaom's frame buffers for a cell thinner than AVIF_MIN_CELL_SIDE, per pixel of its long side: each is
+ * stored with a border of 288 pixels on every side, which a square cell's bytes a pixel take in but a
+ * picture of a few rows does not (it is one cell: a grid's cells must be 64 × 64 at least). Measured on
+ * the module (test/bench/lib/avif-node.ts, 10 bits, libavif 66, 16 rows): 66.5 MB at 20,000 columns and
+ * 116.3 MB at 35,712, 3.17 KB a column; the borders' rows grow it to about 3.42 KB at 63 rows; rounded up.
+ * Counted beside the cell's pixels, so a 35,712 × 16 picture is refused 422 with the width that fits,
+ * where it ran out of memory (503) under a plan of 38 MB.
+ */
+export const AVIF_THIN_CELL_BYTES_PER_COLUMN = 3_584;
 /** The encoded output held while cells are encoded, per pixel of the picture (a q90 photo writes under 0.4). */
 const AVIF_OUTPUT_BYTES_PER_PIXEL = 0.5;
 
@@ -261,6 +271,7 @@ export function avifPeakBytes(
       pixels * ((channels === 4 ? 2.5 : 1.5) + AVIF_OUTPUT_BYTES_PER_PIXEL) +
       AVIF_CELL_FIXED_BYTES +
       cellPixels * (AVIF_CELL_BYTES_PER_PIXEL + (depth > 8 ? AVIF_WIDE_CELL_BYTES_PER_PIXEL : 0)) +
+      (Math.min(width, height) < AVIF_MIN_CELL_SIDE ? Math.max(width, height) * AVIF_THIN_CELL_BYTES_PER_COLUMN : 0) +
       (intrabc ? AVIF_INTRABC_FIXED_BYTES + cellPixels * AVIF_INTRABC_BYTES_PER_PIXEL : 0),
   );
 }

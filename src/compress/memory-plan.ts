@@ -11,7 +11,7 @@ import { type ImageFormat, type InputFormat, rowEncoded } from './formats.ts';
 import { fitWithin, type Size } from './geometry.ts';
 import type { ImageHeader } from './header.ts';
 import { HISTOGRAM_BYTES } from './palette/quantise.ts';
-import { FULL_CHROMA_QUALITY } from './limits.ts';
+import { FULL_CHROMA_QUALITY, MAX_OUTPUT_DIMENSION } from './limits.ts';
 import { resizerBytes } from './resizer-memory.ts';
 import { filterBytes } from './transform/filters.ts';
 import { needsFrame, transformGeometry, type TransformGeometry } from './transform/geometry.ts';
@@ -698,8 +698,10 @@ export function largestFittingWidth(
     plan(inputFormat, header, uploadBytes, { ...request, ...sizeAtWidth(request, width) }, budget).estimate <= budget;
   if (!fits(1)) return null;
   let lo = 1;
-  // A transformation may enlarge (contain, cover, pad): the asked width bounds the search then.
-  let hi = Math.max(upright, request.transform ? (request.width ?? 0) : 0);
+  // A transformation may enlarge (contain, cover, pad): the asked width bounds the search then. The
+  // answer is a `width` to ask for, so never more than the parameter takes (a picture kept at its own
+  // size can be wider).
+  let hi = Math.min(MAX_OUTPUT_DIMENSION, Math.max(upright, request.transform ? (request.width ?? 0) : 0));
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
     if (fits(mid)) lo = mid;

@@ -373,6 +373,25 @@ describe('format=avif', () => {
     });
   });
 
+  it('a picture a few rows high and 40,000 wide: 422 before decoding, naming a width that then answers 200', async () => {
+    // One cell (a grid's cells are 64 × 64 at least), whose frame buffers' borders cost libaom about
+    // 3.2 KB a column (AVIF_THIN_CELL_BYTES_PER_COLUMN): counted only by the cell's pixels, this was
+    // admitted and ran out of memory, 503 "retry" for a size no retry could fit.
+    const image = jpegOf(photo(40_000, 16), 90);
+    const res = await compressCall(pro.key, { image, format: 'avif' });
+    const body = (await res.json()) as { error: { code: string; details: { max_width: number } } };
+    expect(res.status, JSON.stringify(body)).toBe(422);
+    expect(body.error.code).toBe('image_too_large');
+    const { max_width } = body.error.details;
+    expect(max_width).toBeGreaterThan(10_000);
+    // A width the parameter takes (at most 16,384), though the picture itself is wider.
+    expect(max_width).toBeLessThanOrEqual(16_384);
+    expect(max_width).toBeLessThan(40_000);
+    const fits = await compressCall(pro.key, { image, format: 'avif', width: String(max_width) });
+    expect(fits.status, await fits.clone().text()).toBe(200);
+    expect(fits.headers.get('content-type')).toBe('image/avif');
+  }, 30_000);
+
   it('free keys get the same 403 plan_upgrade_required as for WebP', async () => {
     for (const [format, name] of [
       ['webp', 'WebP'],
