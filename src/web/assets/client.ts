@@ -71,6 +71,8 @@ export const CLIENT_SCRIPT = String.raw`
   };
   /** The chosen file's pixel size, read in the browser from its header; null until known. */
   let dims = null;
+  /** Whether this browser draws the chosen file: the probe that reads its size settles it (true or false). */
+  let drawable = Promise.resolve(false);
 
   const kb = (bytes) => bytes < 1024 ? bytes + ' B' : bytes < 1048576 ? (bytes / 1024).toFixed(1) + ' KB' : (bytes / 1048576).toFixed(2) + ' MB';
   const showError = (message) => { errorBox.textContent = message; errorBox.hidden = false; errorBox.focus(); };
@@ -147,7 +149,10 @@ export const CLIENT_SCRIPT = String.raw`
     if (!file) return;
     const url = URL.createObjectURL(file);
     const probe = new Image();
+    let settle;
+    drawable = new Promise((resolve) => { settle = resolve; });
     probe.onload = () => {
+      settle(true);
       if (fileInput.files[0] !== file) return;
       dims = { width: probe.naturalWidth, height: probe.naturalHeight };
       facts.textContent = kb(file.size) + ', ' + dims.width + ' × ' + dims.height + ' px';
@@ -156,6 +161,7 @@ export const CLIENT_SCRIPT = String.raw`
     // Not an image at all (a text file), or one this browser cannot draw (HEIC outside Safari): say which,
     // not "cannot read its size".
     probe.onerror = () => {
+      settle(false);
       URL.revokeObjectURL(url);
       facts.textContent = kb(file.size) + (accepted(file)
         ? '; this browser cannot show ' + kindOf(file) + ': the result is shown once it is made.'
@@ -257,9 +263,7 @@ export const CLIENT_SCRIPT = String.raw`
       const match = /filename="([^"]+)"/.exec(disposition);
       document.getElementById('try-compare-before').src = urls[0];
       document.getElementById('try-compare-after').src = urls[1];
-      const probe = new Image();
-      probe.src = urls[0];
-      const originalDrawn = await probe.decode().then(() => true, () => false);
+      const originalDrawn = await drawable;
       const kind = kindOf(file);
       const unshownOriginal = originalDrawn ? '' : file.name + ': ' + kind + ', ' + kb(file.size) + (dims ? ', ' + dims.width + ' × ' + dims.height + ' px' : '') +
         '. This browser cannot show ' + kind + '; “After” is what Shrinkray made from it.';
