@@ -137,6 +137,13 @@ async function largestSingle(source: string): Promise<string> {
   return out;
 }
 
+/** From `start`, the widest 3:4 picture (in steps of 64 pixels) that `admits` at width × height. */
+function widest3by4(start: number, admits: (width: number, height: number) => boolean): number {
+  let width = start;
+  while (admits(width + 64, Math.round(((width + 64) * 4) / 3))) width += 64;
+  return width;
+}
+
 /**
  * The widest 3:4 grid HEIC (a multiple of 64 wide) the plan admits as PNG at full size: the 48 MP grid's
  * header scaled, its decoder's band of RGBA (as wide as the picture, a tile high) widened with it, the
@@ -148,10 +155,7 @@ async function largestGrid(source: string, grid48: string): Promise<string> {
   const probe = readFileSync(grid48);
   const header = readHeader('heic', probe);
   const tile = 512;
-  let width = header.width;
-  for (;;) {
-    const next = width + 64;
-    const height = Math.round((next * 4) / 3);
+  const width = widest3by4(header.width, (next, height) => {
     const scaled = {
       ...header,
       width: next,
@@ -164,9 +168,8 @@ async function largestGrid(source: string, grid48: string): Promise<string> {
       },
     };
     const upload = (probe.length * next * height) / (header.width * header.height);
-    if (plan('heic', scaled, upload, { format: 'png', quality: 80 }, BUDGET).estimate > BUDGET) break;
-    width = next;
-  }
+    return plan('heic', scaled, upload, { format: 'png', quality: 80 }, BUDGET).estimate <= BUDGET;
+  });
   const height = Math.round((width * 4) / 3);
   const out = join(DIR, `oppo-largest-grid-${width}x${height}.heic`);
   await heicGrid(source, out, width, height);
@@ -231,10 +234,7 @@ async function animatedGif(source: string, output: string, width: number, height
 async function largestAdmitted(source: string): Promise<string> {
   const probe = readFileSync(join(DIR, 'oppo-420.avif'));
   const header = readHeader('avif', probe);
-  let width = 3120;
-  for (;;) {
-    const next = width + 64;
-    const height = Math.round((next * 4) / 3);
+  const width = widest3by4(3120, (next, height) => {
     const scaled = {
       ...header,
       width: next,
@@ -242,9 +242,8 @@ async function largestAdmitted(source: string): Promise<string> {
       avif: { ...header.avif!, decoderBytes: (header.avif!.decoderBytes * next * height) / (3120 * 4160) },
     };
     const upload = probe.length * (next / 3120) ** 2;
-    if (plan('avif', scaled, upload, { format: 'png', quality: 80 }, BUDGET).estimate > BUDGET) break;
-    width = next;
-  }
+    return plan('avif', scaled, upload, { format: 'png', quality: 80 }, BUDGET).estimate <= BUDGET;
+  });
   const height = Math.round((width * 4) / 3);
   const out = join(DIR, `oppo-${width}x${height}-420.avif`);
   if (!existsSync(out)) {
