@@ -255,8 +255,8 @@ async function compressIn(prepared: Prepared): Promise<CompressResult> {
   makeRoom(planned.estimate, oneInstance ? 'sr_jpeg' : undefined);
   if (request.format === 'jxl' && request.lossless) {
     const { transcodeJpeg } = await import('./jxl/jxl-path.ts');
-    const result = await transcodeJpeg(request, planned);
-    // The picture is the JPEG's own; the JXL carries no gain map of its own.
+    const result = await transcodeJpeg(request, planned, header, prepared.gainMap?.source);
+    // The picture is the JPEG's own; the JXL shows no gain map (the JPEG djxl rebuilds has it).
     return prepared.gainMap ? { ...result, gainMap: 'dropped' } : result;
   }
   if (request.transform) {

@@ -6,6 +6,14 @@ import type { Plan } from '../memory-plan.ts';
 import type { CompressRequest } from '../types.ts';
 import { JXL_MAX_PIXELS } from './settings.ts';
 
+/** The refusal of a lossless transcode of a JPEG libjxl cannot transcode, with the reason. */
+export const losslessRefused = (reason: string): ApiError =>
+  new ApiError(
+    'unprocessable_image',
+    `this JPEG cannot be converted losslessly to JPEG XL: ${reason}; leave out lossless=true for a lossy JPEG XL`,
+    { param: 'lossless' },
+  );
+
 /** Throws the refusal of a JPEG XL request this plan cannot be written as; nothing for other formats. */
 export function refuseJxl(request: CompressRequest, inputFormat: InputFormat, planned: Plan): void {
   if (request.format !== 'jxl') return;
