@@ -103,7 +103,7 @@ export function prepare(
   poolLimitForBudget(memoryBudget);
   const { format: inputFormat, header } = inspect(request.bytes, maxInputPixels, true, heicInput);
   const planned = planWithin(inputFormat, header, request.bytes.length, request, memoryBudget);
-  refuseJxl(request, inputFormat, planned);
+  refuseJxl(request, inputFormat, header, planned);
   const mapped = inputFormat === 'jpeg' ? planGainMap(request, header, planned, memoryBudget) : null;
   if (!mapped) return { request, inputFormat, header, plan: planned };
   return { request, inputFormat, header, plan: { ...planned, estimate: mapped.estimate }, gainMap: mapped.gainMap };

@@ -7,6 +7,7 @@ import { makeKey, type TestKey } from './helpers.ts';
 import { JXL_MAX_PIXELS } from '../../src/compress/jxl/settings.ts';
 import { findGainMap } from '../../src/compress/gain-map/detect.ts';
 import { writeMpf } from '../../src/compress/gain-map/mpf.ts';
+import arithmeticJpeg from '../fixtures/jpeg/arithmetic.jpg';
 import { lastEngineJobStarted, setEngineSliceForTests } from '../../wasm/give-way.ts';
 import { encodePixelsJpeg } from '../../wasm/jpeg-engine.ts';
 import {
@@ -211,6 +212,17 @@ describe('format=jxl&lossless=true', () => {
     expect(error).toMatchObject({ code: 'unprocessable_image', param: 'lossless' });
     expect(error.message).toMatch(/^this JPEG cannot be converted losslessly to JPEG XL: .+; leave out lossless=true/);
     expect(error.message).not.toMatch(/failed \(libjxl error/);
+  });
+
+  it('is refused with 422 naming the reason for an arithmetic-coded JPEG (libjxl transcodes Huffman-coded ones only)', async () => {
+    // 48×32, made by Debian's `jpegtran -arithmetic` (test/fixtures/jpeg/README.md).
+    const image = new Uint8Array(arithmeticJpeg);
+    const res = await compressCall(pro.key, { format: 'jxl', lossless: 'true', image });
+    expect(res.status).toBe(422);
+    const { error } = (await res.json()) as { error: { code: string; message: string; param: string } };
+    expect(error).toMatchObject({ code: 'unprocessable_image', param: 'lossless' });
+    expect(error.message).toMatch(/^this JPEG cannot be converted losslessly to JPEG XL: .*arithmetic/);
+    expect(error.message).toMatch(/leave out lossless=true for a lossy JPEG XL/);
   });
 
   it('is refused with 422 past JXL_MAX_PIXELS, as lossy output is: the JPEG keeps its size', async () => {

@@ -1,7 +1,8 @@
-// What JPEG XL output refuses before any pixel is decoded: a lossless transcode of anything but a JPEG
-// left as it is, and a picture larger than JXL_MAX_PIXELS.
+// What JPEG XL output refuses before any pixel is decoded: a lossless transcode of anything but a
+// Huffman-coded JPEG left as it is, and a picture larger than JXL_MAX_PIXELS.
 import { ApiError } from '../../errors.ts';
 import { FORMAT_NAMES, type InputFormat } from '../formats.ts';
+import type { ImageHeader } from '../header.ts';
 import type { Plan } from '../memory-plan.ts';
 import type { CompressRequest } from '../types.ts';
 import { JXL_MAX_PIXELS } from './settings.ts';
@@ -15,7 +16,12 @@ export const losslessRefused = (reason: string): ApiError =>
   );
 
 /** Throws the refusal of a JPEG XL request this plan cannot be written as; nothing for other formats. */
-export function refuseJxl(request: CompressRequest, inputFormat: InputFormat, planned: Plan): void {
+export function refuseJxl(
+  request: CompressRequest,
+  inputFormat: InputFormat,
+  header: ImageHeader,
+  planned: Plan,
+): void {
   if (request.format !== 'jxl') return;
   if (request.lossless) {
     if (inputFormat !== 'jpeg')
@@ -24,6 +30,9 @@ export function refuseJxl(request: CompressRequest, inputFormat: InputFormat, pl
         `lossless=true with jxl output re-codes a JPEG's own data; this is a ${FORMAT_NAMES[inputFormat]}: leave out lossless=true for a lossy JPEG XL`,
         { param: 'lossless' },
       );
+    // libjxl answers such a file with a bare "refused": the reason is known from the frame's marker.
+    if (header.jpeg?.arithmetic)
+      throw losslessRefused('it is arithmetic-coded, and libjxl transcodes Huffman-coded JPEGs only');
     if (planned.resized || request.transform)
       throw new ApiError(
         'unprocessable_image',
