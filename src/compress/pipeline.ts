@@ -21,7 +21,7 @@ import type { TrimSides } from './transform/options.ts';
 import { swapsAxes } from './exif.ts';
 import { heicWholePictureNote } from './heic-input/memory.ts';
 import { type GainMapPlan, planGainMap } from './gain-map/plan.ts';
-import { refuseJxl } from './jxl/rules.ts';
+import { losslessTooLarge, refuseJxl } from './jxl/rules.ts';
 
 /** A request checked and planned from its header, before any pixel is decoded. */
 export interface Prepared {
@@ -199,6 +199,11 @@ function tooLargeForMemory(
   planned: Plan,
   budget: number,
 ): ApiError {
+  if (request.format === 'jxl' && request.lossless) {
+    const lossy = { ...request, lossless: false, allowLossless: false };
+    const maxWidth = largestFittingWidth(inputFormat, header, uploadBytes, lossy, budget);
+    return losslessTooLarge(header, uploadBytes, planned.estimate, budget, maxWidth);
+  }
   const size = `${header.width}×${header.height}`;
   const needs = `needs about ${mb(planned.estimate)}, more than the ${mb(budget)} one compression may use`;
   const maxWidth = largestFittingWidth(inputFormat, header, uploadBytes, { ...request, allowLossless: false }, budget);

@@ -225,6 +225,26 @@ describe('format=jxl&lossless=true', () => {
     expect(error.message).toMatch(/leave out lossless=true for a lossy JPEG XL/);
   });
 
+  it('past the memory budget, is refused with 422 saying the transcode holds the whole picture and what fits', async () => {
+    // 320×240 needs about 21 MB as a lossless transcode: more than a 20 MB budget; a lossy JXL fits narrower.
+    const env = { MEMORY_BUDGET_MB: '20' };
+    const parts = { format: 'jxl', lossless: 'true', image: jpegOf(photo(320, 240), 90) };
+    const res = await compressCall(pro.key, parts, { env });
+    expect(res.status).toBe(422);
+    const { error } = (await res.json()) as { error: { code: string; message: string; param: string; details: any } };
+    expect(error).toMatchObject({ code: 'image_too_large', param: 'lossless' });
+    expect(error.message).toMatch(/lossless=true .*whole picture/);
+    expect(error.message).toMatch(/at most [\d.]+ megapixels/);
+    const { max_width: maxWidth, max_pixels: maxPixels } = error.details;
+    expect(error.details).toMatchObject({ width: 320, height: 240, budget_bytes: 20 * 1024 * 1024 });
+    expect(maxPixels).toBeGreaterThan(0);
+    expect(maxPixels).toBeLessThan(320 * 240);
+    expect(error.message).toContain(`leave out lossless=true for a lossy JPEG XL with width=${maxWidth} or less`);
+    const fits = await compressCall(pro.key, { ...parts, lossless: 'false', width: String(maxWidth) }, { env });
+    expect(fits.status).toBe(200);
+    expect(fits.headers.get('x-image-width')).toBe(String(maxWidth));
+  });
+
   it('is refused with 422 past JXL_MAX_PIXELS, as lossy output is: the JPEG keeps its size', async () => {
     // Grey and flat: quick to make; a budget roomy enough that the memory plan does not refuse first.
     const image = encodePixelsJpeg(new Uint8Array(2100 * 2100), 2100, 2100, 1, { quality: 10 });

@@ -69,3 +69,10 @@ export const jxlTranscodeBytes = (header: { width: number; height: number }, upl
   uploadBytes * JXL_TRANSCODE_FILE_COPIES +
   header.width * header.height * JXL_TRANSCODE_BYTES_PER_PIXEL +
   JXL_WORK_BASE_BYTES;
+
+/** The most pixels a lossless transcode of a file of `uploadBytes` admits within `bytes` (jxlTranscodeBytes inverted). */
+export const jxlTranscodeMaxPixels = (bytes: number, uploadBytes: number): number =>
+  Math.max(
+    0,
+    Math.floor((bytes - uploadBytes * JXL_TRANSCODE_FILE_COPIES - JXL_WORK_BASE_BYTES) / JXL_TRANSCODE_BYTES_PER_PIXEL),
+  );
