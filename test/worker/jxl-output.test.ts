@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { makeKey, type TestKey } from './helpers.ts';
 import { JXL_MAX_PIXELS } from '../../src/compress/jxl/settings.ts';
+import { DISPLAY_P3_PROFILE } from '../../src/compress/avif-input/display-p3.ts';
 import { findGainMap } from '../../src/compress/gain-map/detect.ts';
 import { writeMpf } from '../../src/compress/gain-map/mpf.ts';
 import arithmeticJpeg from '../fixtures/jpeg/arithmetic.jpg';
@@ -377,8 +378,10 @@ describe.skipIf(!inject('djxl'))('format=jxl&lossless=true, the JPEG djxl rebuil
     expect(await djxl(bytes)).toEqual(image);
   });
 
-  it('with metadata=strip (the default) is the JPEG without its EXIF, XMP and comment: nothing else differs', async () => {
-    const jpeg = jpegOf(photo(96, 64), 90);
+  it('with metadata=strip (the default) is the JPEG without its EXIF, XMP and comment: nothing else differs (its ICC profile stays)', async () => {
+    const plain = jpegOf(photo(96, 64), 90);
+    const icc = segment(0xe2, concat(text('ICC_PROFILE\0'), Uint8Array.of(1, 1), DISPLAY_P3_PROFILE));
+    const jpeg = concat(plain.subarray(0, 2), icc, plain.subarray(2));
     const { bytes } = await jxlOf({ image: withCameraMetadata(jpeg), lossless: 'true' });
     // Neither the JXL's boxes (which a JXL viewer reads) nor the rebuilt JPEG hold the camera, place or comment.
     expect(boxKinds(bytes)).not.toContain('Exif');
