@@ -107,12 +107,14 @@ export function storedPixelsFilter(
   orientation: number,
 ): (marker: JpegMarker) => Uint8Array | null {
   const strip = segmentFilter(markers, 'strip', channels);
-  return (marker) =>
-    marker.code === APP1 && startsWith(marker.data, EXIF_SIGNATURE)
-      ? orientation === 1
-        ? null
-        : orientationExif(orientation)
-      : strip(marker);
+  // One EXIF however many the file has (an editor may copy it): a second would say the tag twice.
+  let exifWritten = orientation === 1;
+  return (marker) => {
+    if (!(marker.code === APP1 && startsWith(marker.data, EXIF_SIGNATURE))) return strip(marker);
+    if (exifWritten) return null;
+    exifWritten = true;
+    return orientationExif(orientation);
+  };
 }
 
 const ORIENTATION_TAG = 0x0112;

@@ -401,6 +401,15 @@ describe.skipIf(!inject('djxl'))('format=jxl&lossless=true, the JPEG djxl rebuil
     );
   });
 
+  it('with metadata=strip keeps one orientation EXIF from a JPEG with two EXIF segments (an editor copied it)', async () => {
+    const jpeg = jpegOf(photo(96, 64), 90);
+    const twice = withCameraMetadata(concat(jpeg.subarray(0, 2), segment(0xe1, cameraExif(6)), jpeg.subarray(2)), 6);
+    const { bytes } = await jxlOf({ image: twice, lossless: 'true' });
+    expect(await djxl(bytes)).toEqual(
+      concat(jpeg.subarray(0, 2), segment(0xe1, concat(text('Exif\0\0'), exifTiff(6))), jpeg.subarray(2)),
+    );
+  });
+
   it('with metadata=strip keeps a gain map (image data) with its MPF index and directory, the metadata stripped', async () => {
     const { file, map } = gainMapJpeg();
     const { bytes } = await jxlOf({ image: file, lossless: 'true' });
