@@ -91,6 +91,8 @@ export default defineConfig({
             './test/fixtures/avif-decoder-setup.ts',
             // And Debian's Pillow, a second GIF decoder the animated GIF tests compare frames with.
             './test/fixtures/pillow-frames-setup.ts',
+            // And Debian's djxl, which rebuilds the JPEG a lossless JPEG XL holds.
+            './test/fixtures/djxl-setup.ts',
             './test/fixtures/maildev-setup.ts',
           ],
         },

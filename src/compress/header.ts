@@ -101,6 +101,8 @@ export interface JpegFrame {
   blocks: number;
   /** The fewest bits of coded data a block can take in this kind of frame; 0 where there is no bound (arithmetic coding). */
   minBitsPerBlock: number;
+  /** Arithmetic-coded (SOF9–11, 13–15): libjxl's lossless transcode takes Huffman-coded frames only. */
+  arithmetic: boolean;
 }
 
 /** The structure is too broken to even find the dimensions. */
@@ -142,6 +144,7 @@ const SOS = 0xda;
 
 // SOF2, SOF6, SOF10 and SOF14 are progressive; the decoder keeps every coefficient of those in memory.
 const PROGRESSIVE_SOF = new Set([0xc2, 0xc6, 0xca, 0xce]);
+const ARITHMETIC_SOF = new Set([0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf]);
 
 /**
  * The fewest bits of entropy-coded data one block takes in a Huffman-coded frame, by SOF marker: every
@@ -181,6 +184,7 @@ function jpegFrame(b: Uint8Array, at: number, end: number, marker: number): Jpeg
     samplesPerPixel,
     blocks,
     minBitsPerBlock: JPEG_MIN_BITS_PER_BLOCK.get(marker) ?? 0,
+    arithmetic: ARITHMETIC_SOF.has(marker),
   };
 }
 

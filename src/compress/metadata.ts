@@ -96,7 +96,44 @@ export function segmentFilter(
   };
 }
 
+/**
+ * segmentFilter under metadata=strip for a copy that keeps the JPEG's stored pixels unturned (a lossless
+ * JPEG XL transcode): the EXIF becomes the Orientation tag alone (orientationExif) when it is not 1, so
+ * the picture still shows upright; every other rule is segmentFilter's.
+ */
+export function storedPixelsFilter(
+  markers: JpegMarker[],
+  channels: number,
+  orientation: number,
+): (marker: JpegMarker) => Uint8Array | null {
+  const strip = segmentFilter(markers, 'strip', channels);
+  // One EXIF however many the file has (an editor may copy it): a second would say the tag twice.
+  let exifWritten = orientation === 1;
+  return (marker) => {
+    if (!(marker.code === APP1 && startsWith(marker.data, EXIF_SIGNATURE))) return strip(marker);
+    if (exifWritten) return null;
+    exifWritten = true;
+    return orientationExif(orientation);
+  };
+}
+
 const ORIENTATION_TAG = 0x0112;
+
+/** An APP1 EXIF payload holding IFD0's Orientation and nothing else (little-endian TIFF, one entry). */
+export function orientationExif(orientation: number): Uint8Array {
+  const out = new Uint8Array(EXIF_SIGNATURE.length + 8 + 2 + 12 + 4);
+  out.set(EXIF_SIGNATURE);
+  const view = new DataView(out.buffer, EXIF_SIGNATURE.length);
+  view.setUint16(0, 0x4949);
+  view.setUint16(2, 42, true);
+  view.setUint32(4, 8, true);
+  view.setUint16(8, 1, true);
+  view.setUint16(10, ORIENTATION_TAG, true);
+  view.setUint16(12, 3, true);
+  view.setUint32(14, 1, true);
+  view.setUint16(18, orientation, true);
+  return out;
+}
 
 /** A copy of an APP1 EXIF payload with IFD0's Orientation set to 1 (same length, nothing else moved). */
 export function exifUpright(payload: Uint8Array): Uint8Array {

@@ -21,7 +21,7 @@ import type { TrimSides } from './transform/options.ts';
 import { swapsAxes } from './exif.ts';
 import { heicWholePictureNote } from './heic-input/memory.ts';
 import { type GainMapPlan, planGainMap } from './gain-map/plan.ts';
-import { refuseJxl } from './jxl/rules.ts';
+import { losslessTooLarge, refuseJxl } from './jxl/rules.ts';
 
 /** A request checked and planned from its header, before any pixel is decoded. */
 export interface Prepared {
@@ -103,7 +103,7 @@ export function prepare(
   poolLimitForBudget(memoryBudget);
   const { format: inputFormat, header } = inspect(request.bytes, maxInputPixels, true, heicInput);
   const planned = planWithin(inputFormat, header, request.bytes.length, request, memoryBudget);
-  refuseJxl(request, inputFormat, planned);
+  refuseJxl(request, inputFormat, header, planned);
   const mapped = inputFormat === 'jpeg' ? planGainMap(request, header, planned, memoryBudget) : null;
   if (!mapped) return { request, inputFormat, header, plan: planned };
   return { request, inputFormat, header, plan: { ...planned, estimate: mapped.estimate }, gainMap: mapped.gainMap };
@@ -199,6 +199,11 @@ function tooLargeForMemory(
   planned: Plan,
   budget: number,
 ): ApiError {
+  if (request.format === 'jxl' && request.lossless) {
+    const lossy = { ...request, lossless: false, allowLossless: false };
+    const maxWidth = largestFittingWidth(inputFormat, header, uploadBytes, lossy, budget);
+    return losslessTooLarge(header, uploadBytes, planned.estimate, budget, maxWidth);
+  }
   const size = `${header.width}×${header.height}`;
   const needs = `needs about ${mb(planned.estimate)}, more than the ${mb(budget)} one compression may use`;
   const maxWidth = largestFittingWidth(inputFormat, header, uploadBytes, { ...request, allowLossless: false }, budget);
@@ -255,8 +260,8 @@ async function compressIn(prepared: Prepared): Promise<CompressResult> {
   makeRoom(planned.estimate, oneInstance ? 'sr_jpeg' : undefined);
   if (request.format === 'jxl' && request.lossless) {
     const { transcodeJpeg } = await import('./jxl/jxl-path.ts');
-    const result = await transcodeJpeg(request, planned);
-    // The picture is the JPEG's own; the JXL carries no gain map of its own.
+    const result = await transcodeJpeg(request, planned, header, prepared.gainMap?.source);
+    // The picture is the JPEG's own; the JXL shows no gain map (the JPEG djxl rebuilds has it).
     return prepared.gainMap ? { ...result, gainMap: 'dropped' } : result;
   }
   if (request.transform) {

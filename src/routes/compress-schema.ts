@@ -164,7 +164,7 @@ export const CompressParts = queryObject({
       enum: [...METADATA_MODES],
       default: 'strip',
       description:
-        'strip: only the ICC colour profile is kept (when it describes the output); keep: EXIF and XMP are kept too, with orientation reset to 1 since the pixels are written upright. From every input to every output format (JPEG APP1/APP2 segments, PNG iCCP, eXIf and XMP iTXt chunks, WebP ICCP, EXIF and XMP chunks, AVIF colr and items)',
+        "strip: only the ICC colour profile is kept (when it describes the output); keep: EXIF and XMP are kept too, with orientation reset to 1 since the pixels are written upright. From every input to every output format (JPEG APP1/APP2 segments, PNG iCCP, eXIf and XMP iTXt chunks, WebP ICCP, EXIF and XMP chunks, AVIF colr and items). A lossless JPEG XL of a JPEG (lossless=true) leaves the stored pixels unturned: with strip, an orientation other than 1 stays as an EXIF holding that tag alone; with keep, the JPEG's metadata stays as it was",
     }),
   target_kb: integerParam(1, MAX_TARGET_KB).optional().openapi({
     type: 'integer',
@@ -177,7 +177,7 @@ export const CompressParts = queryObject({
     "PNG output only: quantise to a palette of at most `colors` with dithering, alpha kept, using the fewest colours whose measured quality (pngquant's 0–100 scale) reaches `quality`; the lossless PNG is written instead when it is smaller. X-Quality then gives the measured quality (`lossless` when the lossless PNG was written). Implies format=png when format is left out. Every tier",
   ),
   lossless: switchPart(
-    "WebP output: lossless WebP (every pixel kept; quality is then ignored). A lossless WebP input gives lossless output by itself when its memory fits. JPEG XL output of a JPEG input: the JPEG's own data re-coded, from which the original file is rebuilt byte for byte (djxl), with no resize or transformation (422 otherwise, and for a JPEG libjxl cannot rebuild). Not with target_kb",
+    "WebP output: lossless WebP (every pixel kept; quality is then ignored). A lossless WebP input gives lossless output by itself when its memory fits. JPEG XL output of a JPEG input: the JPEG's own data re-coded, from which the JPEG is rebuilt byte for byte (djxl): the original file with metadata=keep, the original without its metadata with strip; no resize or transformation (422 otherwise, and for a JPEG libjxl cannot rebuild). Not with target_kb",
   ),
   anim: choiceParam(['true', 'false'])
     .transform((v) => v === 'true')

@@ -36,6 +36,8 @@ declare module 'vitest' {
     avifDecoder: string;
     /** Pillow's GIF frames, test/fixtures/pillow-frames.ts (Debian's python3-pil, in Node). */
     pillowFrames: string;
+    /** Debian's djxl, test/fixtures/djxl.ts (libjxl-tools, in Node): the JPEG a lossless JPEG XL rebuilds. */
+    djxl: string;
     /** maildev of test/fixtures/maildev-setup.ts: its SMTP port (the Worker's SMTP_PORT) and REST API. */
     mailSmtpPort: number;
     mailApi: string;

@@ -2,14 +2,19 @@
 // quality never gives fewer bytes, the free tier is refused as for AVIF; lossless=true on a JPEG keeps the
 // JPEG's data (a container with its jbrd box), and is refused with 422 for anything it cannot keep. No
 // JPEG XL decoder runs in the test runner: the codestream's size header is read here.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { makeKey, type TestKey } from './helpers.ts';
 import { JXL_MAX_PIXELS } from '../../src/compress/jxl/settings.ts';
+import { DISPLAY_P3_PROFILE } from '../../src/compress/avif-input/display-p3.ts';
+import { findGainMap } from '../../src/compress/gain-map/detect.ts';
+import { writeMpf } from '../../src/compress/gain-map/mpf.ts';
+import arithmeticJpeg from '../fixtures/jpeg/arithmetic.jpg';
 import { lastEngineJobStarted, setEngineSliceForTests } from '../../wasm/give-way.ts';
 import { encodePixelsJpeg } from '../../wasm/jpeg-engine.ts';
 import {
   bodyBytes,
   compressCall,
+  concat,
   exifTiff,
   jpegOf,
   photo,
@@ -210,6 +215,37 @@ describe('format=jxl&lossless=true', () => {
     expect(error.message).not.toMatch(/failed \(libjxl error/);
   });
 
+  it('is refused with 422 naming the reason for an arithmetic-coded JPEG (libjxl transcodes Huffman-coded ones only)', async () => {
+    // 48×32, made by Debian's `jpegtran -arithmetic` (test/fixtures/jpeg/README.md).
+    const image = new Uint8Array(arithmeticJpeg);
+    const res = await compressCall(pro.key, { format: 'jxl', lossless: 'true', image });
+    expect(res.status).toBe(422);
+    const { error } = (await res.json()) as { error: { code: string; message: string; param: string } };
+    expect(error).toMatchObject({ code: 'unprocessable_image', param: 'lossless' });
+    expect(error.message).toMatch(/^this JPEG cannot be converted losslessly to JPEG XL: .*arithmetic/);
+    expect(error.message).toMatch(/leave out lossless=true for a lossy JPEG XL/);
+  });
+
+  it('past the memory budget, is refused with 422 saying the transcode holds the whole picture and what fits', async () => {
+    // 320×240 needs about 21 MB as a lossless transcode: more than a 20 MB budget; a lossy JXL fits narrower.
+    const env = { MEMORY_BUDGET_MB: '20' };
+    const parts = { format: 'jxl', lossless: 'true', image: jpegOf(photo(320, 240), 90) };
+    const res = await compressCall(pro.key, parts, { env });
+    expect(res.status).toBe(422);
+    const { error } = (await res.json()) as { error: { code: string; message: string; param: string; details: any } };
+    expect(error).toMatchObject({ code: 'image_too_large', param: 'lossless' });
+    expect(error.message).toMatch(/lossless=true .*whole picture/);
+    expect(error.message).toMatch(/at most [\d.]+ megapixels/);
+    const { max_width: maxWidth, max_pixels: maxPixels } = error.details;
+    expect(error.details).toMatchObject({ width: 320, height: 240, budget_bytes: 20 * 1024 * 1024 });
+    expect(maxPixels).toBeGreaterThan(0);
+    expect(maxPixels).toBeLessThan(320 * 240);
+    expect(error.message).toContain(`leave out lossless=true for a lossy JPEG XL with width=${maxWidth} or less`);
+    const fits = await compressCall(pro.key, { ...parts, lossless: 'false', width: String(maxWidth) }, { env });
+    expect(fits.status).toBe(200);
+    expect(fits.headers.get('x-image-width')).toBe(String(maxWidth));
+  });
+
   it('is refused with 422 past JXL_MAX_PIXELS, as lossy output is: the JPEG keeps its size', async () => {
     // Grey and flat: quick to make; a budget roomy enough that the memory plan does not refuse first.
     const image = encodePixelsJpeg(new Uint8Array(2100 * 2100), 2100, 2100, 1, { quality: 10 });
@@ -234,6 +270,156 @@ describe('format=jxl&lossless=true', () => {
     const { error } = (await res.json()) as { error: { code: string; message: string; param: string } };
     expect(error).toMatchObject({ code: 'unprocessable_image', param: 'lossless' });
     expect(error.message).toMatch(message);
+  });
+});
+
+const text = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0));
+const segment = (code: number, payload: Uint8Array): Uint8Array =>
+  concat(Uint8Array.of(0xff, code, (payload.length + 2) >> 8, (payload.length + 2) & 0xff), payload);
+const includes = (bytes: Uint8Array, needle: string): boolean =>
+  Array.from(bytes, (b) => String.fromCharCode(b))
+    .join('')
+    .includes(needle);
+
+/** A camera's EXIF (little-endian TIFF): Make, Orientation and a GPS IFD with a latitude reference. */
+function cameraExif(orientation: number): Uint8Array {
+  const make = 'Shrinkray Cam\0';
+  const tiff = new Uint8Array(8 + 42 + make.length + 18);
+  const v = new DataView(tiff.buffer);
+  tiff.set(text('II*\0'));
+  v.setUint32(4, 8, true);
+  v.setUint16(8, 3, true);
+  const entry = (i: number, tag: number, type: number, count: number, value: number) => {
+    v.setUint16(10 + i * 12, tag, true);
+    v.setUint16(12 + i * 12, type, true);
+    v.setUint32(14 + i * 12, count, true);
+    v.setUint32(18 + i * 12, value, true);
+  };
+  entry(0, 0x010f, 2, make.length, 50);
+  entry(1, 0x0112, 3, 1, orientation);
+  entry(2, 0x8825, 4, 1, 50 + make.length);
+  tiff.set(text(make), 50);
+  const gps = 50 + make.length;
+  v.setUint16(gps, 1, true);
+  v.setUint16(gps + 2, 0x0001, true);
+  v.setUint16(gps + 4, 2, true);
+  v.setUint32(gps + 6, 2, true);
+  tiff.set(text('N\0'), gps + 10);
+  return concat(text('Exif\0\0'), tiff);
+}
+
+const CAMERA_XMP =
+  '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:Description xmp:CreatorTool="Shrinkray Editor"/></x:xmpmeta>';
+
+/** `jpeg` with a camera's EXIF, an XMP packet and a comment after its SOI, as a phone or an editor writes them. */
+const withCameraMetadata = (jpeg: Uint8Array, orientation = 1): Uint8Array =>
+  concat(
+    jpeg.subarray(0, 2),
+    segment(0xe1, cameraExif(orientation)),
+    segment(0xe1, text(`http://ns.adobe.com/xap/1.0/\0${CAMERA_XMP}`)),
+    segment(0xfe, text('Shot at 12 Secret Street')),
+    jpeg.subarray(2),
+  );
+
+/** The container's box types, a Brotli-compressed box ('brob') by the type it holds. */
+function boxKinds(bytes: Uint8Array): string[] {
+  return [...boxes(bytes)].map(([type, data]) =>
+    type === 'brob' ? String.fromCharCode(...data.subarray(0, 4)) : type,
+  );
+}
+
+/** The JPEG djxl (Debian's libjxl-tools) rebuilds from a lossless JPEG XL (test/fixtures/djxl.ts). */
+async function djxl(jxl: Uint8Array): Promise<Uint8Array> {
+  const res = await fetch(inject('djxl'), { method: 'POST', body: jxl });
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  if (res.status !== 200) throw new Error(new TextDecoder().decode(bytes));
+  return bytes;
+}
+
+/** A 128×96 picture with an Ultra HDR gain map (a 32×24 grey JPEG with its hdrgm XMP) and a camera's metadata. */
+function gainMapJpeg(): { file: Uint8Array; map: Uint8Array } {
+  const mapXmp =
+    '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">' +
+    '<rdf:Description xmlns:hdrgm="http://ns.adobe.com/hdr-gain-map/1.0/" hdrgm:Version="1.0" hdrgm:GainMapMax="2.5" ' +
+    'hdrgm:HDRCapacityMax="2.5"/></rdf:RDF></x:xmpmeta>';
+  const grey = new Uint8Array(32 * 24).map((_, i) => (i < 384 ? 200 : 30) + (i % 32) + ((i * 7919) % 13));
+  const map = encodePixelsJpeg(grey, 32, 24, 1, {
+    quality: 95,
+    sampling: [1, 1],
+    markers: [{ code: 0xe1, data: text(`http://ns.adobe.com/xap/1.0/\0${mapXmp}`) }],
+  });
+  const primaryXmp =
+    '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">' +
+    '<rdf:Description xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:CreatorTool="Shrinkray Editor"/>' +
+    '<rdf:Description xmlns:Container="http://ns.google.com/photos/1.0/container/" ' +
+    'xmlns:Item="http://ns.google.com/photos/1.0/container/item/" xmlns:hdrgm="http://ns.adobe.com/hdr-gain-map/1.0/" ' +
+    'hdrgm:Version="1.0"><Container:Directory><rdf:Seq>' +
+    '<rdf:li rdf:parseType="Resource"><Container:Item Item:Semantic="Primary" Item:Mime="image/jpeg"/></rdf:li>' +
+    `<rdf:li rdf:parseType="Resource"><Container:Item Item:Semantic="GainMap" Item:Mime="image/jpeg" Item:Length="${map.length}"/></rdf:li>` +
+    '</rdf:Seq></Container:Directory></rdf:Description></rdf:RDF></x:xmpmeta>';
+  const picture = jpegOf(photo(128, 96), 90);
+  const before = concat(
+    picture.subarray(0, 2),
+    segment(0xe1, cameraExif(1)),
+    segment(0xe1, text(`http://ns.adobe.com/xap/1.0/\0${primaryXmp}`)),
+  );
+  const mpfSegment = (primarySize: number, tiffStart: number) =>
+    segment(0xe2, writeMpf(primarySize, map.length, primarySize - tiffStart));
+  const primarySize = before.length + mpfSegment(0, 0).length + picture.length - 2;
+  const file = concat(before, mpfSegment(primarySize, before.length + 8), picture.subarray(2), map);
+  return { file, map };
+}
+
+// Skipped where Debian's djxl is missing (test/fixtures/djxl.ts; never in CI).
+describe.skipIf(!inject('djxl'))('format=jxl&lossless=true, the JPEG djxl rebuilds', () => {
+  it('with metadata=keep is the upload, byte for byte (EXIF, XMP and comment)', async () => {
+    const image = withCameraMetadata(jpegOf(photo(96, 64), 90), 6);
+    const { bytes } = await jxlOf({ image, lossless: 'true', metadata: 'keep' });
+    expect(await djxl(bytes)).toEqual(image);
+  });
+
+  it('with metadata=strip (the default) is the JPEG without its EXIF, XMP and comment: nothing else differs (its ICC profile stays)', async () => {
+    const plain = jpegOf(photo(96, 64), 90);
+    const icc = segment(0xe2, concat(text('ICC_PROFILE\0'), Uint8Array.of(1, 1), DISPLAY_P3_PROFILE));
+    const jpeg = concat(plain.subarray(0, 2), icc, plain.subarray(2));
+    const { bytes } = await jxlOf({ image: withCameraMetadata(jpeg), lossless: 'true' });
+    // Neither the JXL's boxes (which a JXL viewer reads) nor the rebuilt JPEG hold the camera, place or comment.
+    expect(boxKinds(bytes)).not.toContain('Exif');
+    expect(boxKinds(bytes)).not.toContain('xml ');
+    const rebuilt = await djxl(bytes);
+    expect(includes(rebuilt, 'Shrinkray')).toBe(false);
+    expect(includes(rebuilt, 'Secret Street')).toBe(false);
+    expect(rebuilt).toEqual(jpeg);
+  });
+
+  it('with metadata=strip keeps the orientation: an EXIF with the Orientation tag alone', async () => {
+    const jpeg = jpegOf(photo(96, 64), 90);
+    const { bytes } = await jxlOf({ image: withCameraMetadata(jpeg, 6), lossless: 'true' });
+    const rebuilt = await djxl(bytes);
+    expect(rebuilt).toEqual(
+      concat(jpeg.subarray(0, 2), segment(0xe1, concat(text('Exif\0\0'), exifTiff(6))), jpeg.subarray(2)),
+    );
+  });
+
+  it('with metadata=strip keeps one orientation EXIF from a JPEG with two EXIF segments (an editor copied it)', async () => {
+    const jpeg = jpegOf(photo(96, 64), 90);
+    const twice = withCameraMetadata(concat(jpeg.subarray(0, 2), segment(0xe1, cameraExif(6)), jpeg.subarray(2)), 6);
+    const { bytes } = await jxlOf({ image: twice, lossless: 'true' });
+    expect(await djxl(bytes)).toEqual(
+      concat(jpeg.subarray(0, 2), segment(0xe1, concat(text('Exif\0\0'), exifTiff(6))), jpeg.subarray(2)),
+    );
+  });
+
+  it('with metadata=strip keeps a gain map (image data) with its MPF index and directory, the metadata stripped', async () => {
+    const { file, map } = gainMapJpeg();
+    const { bytes } = await jxlOf({ image: file, lossless: 'true' });
+    const rebuilt = await djxl(bytes);
+    expect(includes(rebuilt, 'Shrinkray')).toBe(false);
+    const found = findGainMap(rebuilt, { width: 128, height: 96 });
+    expect(found?.problem).toBeUndefined();
+    expect(found?.flavours).toEqual(['ultrahdr']);
+    expect(found?.map?.bytes).toEqual(map);
+    expect(rebuilt.subarray(rebuilt.length - map.length)).toEqual(map);
   });
 });
 

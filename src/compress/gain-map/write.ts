@@ -5,6 +5,7 @@
 import { encodePixelsJpeg, JpegEngineError, withJpegJob } from '../../../wasm/jpeg-engine.ts';
 import { FULL_CHROMA_QUALITY } from '../limits.ts';
 import type { CompressRequest, CompressResult } from '../types.ts';
+import type { GainMapSource } from './detect.ts';
 import { MPF_PAYLOAD_BYTES, MPF_SIGNATURE, writeMpf } from './mpf.ts';
 import { GAIN_MAP_QUALITY, type GainMapPlan } from './plan.ts';
 import { headSegments, segmentBytes } from '../jpeg-segments.ts';
@@ -93,7 +94,7 @@ function joined(
     if (err instanceof JpegEngineError) return { ...result, gainMap: 'dropped' };
     throw err;
   }
-  const bytes = joinPrimaryAndMap(result.bytes, mapBytes, gainMap);
+  const bytes = joinPrimaryAndMap(result.bytes, mapBytes, gainMap.source);
   if (!bytes) return { ...result, gainMap: 'dropped' };
   // The map's decode, resize and encode run as one engine call: Server-Timing counts them as encoding.
   const timings = { ...result.timings, encode: result.timings.encode + performance.now() - started };
@@ -102,13 +103,14 @@ function joined(
 
 /**
  * The primary with its gain-map segments after its leading APPn run, then the map; null if the primary
- * is not the JPEG we expect (never for the engine's output).
+ * is not the JPEG we expect (never for the engine's output). Also joins a lossless JPEG XL transcode's
+ * stripped parts (jxl/strip.ts).
  */
-function joinPrimaryAndMap(primary: Uint8Array, map: Uint8Array, gainMap: GainMapPlan): Uint8Array | null {
+export function joinPrimaryAndMap(primary: Uint8Array, map: Uint8Array, source: GainMapSource): Uint8Array | null {
   const head = headSegments(primary);
   const firstTable = head?.find((s) => s.code < 0xe0 || s.code > 0xef);
   if (!head || !firstTable) return null;
-  const { flavours, primaryIso } = gainMap.source;
+  const { flavours, primaryIso } = source;
   const parts: Uint8Array[] = [primary.subarray(0, 2)];
   let wroteXmp = false;
   for (const s of head) {

@@ -3,8 +3,8 @@
 // encodes them through libjxl's chunked-frame API at the mapped distance. The input's ICC profile is kept
 // (its rows are in that profile's colours); EXIF and XMP, with metadata=keep only and their orientation
 // reset as for the other outputs (the source's metadata), go in Exif and xml boxes. Lossless: a JPEG's own
-// coefficients re-coded, with what rebuilds the JPEG byte for byte (transcodeJpeg).
-import { ApiError } from '../../errors.ts';
+// coefficients re-coded, with what rebuilds the JPEG byte for byte (transcodeJpeg): the upload under
+// metadata=keep, the upload without its metadata under strip (strip.ts).
 import { encodeRows, type RowSource } from '../row-source.ts';
 import { type EngineInput, inEngine } from '../engine-errors.ts';
 import { FORMAT_NAMES, type InputFormat } from '../formats.ts';
@@ -12,7 +12,11 @@ import type { Plan } from '../memory-plan.ts';
 import { encoderQuality } from '../quality-scale.ts';
 import type { Timings } from '../timings.ts';
 import type { CompressRequest, CompressResult } from '../types.ts';
+import type { GainMapSource } from '../gain-map/detect.ts';
+import type { ImageHeader } from '../header.ts';
+import { losslessRefused } from './rules.ts';
 import { JXL_EFFORT, JXL_LOSSLESS_EFFORT } from './settings.ts';
+import { strippedForTranscode } from './strip.ts';
 
 /** Encodes `source` as the plan's lossy JXL with `channels` (the plan's avifChannels); the encoder is closed however encoding ends. */
 export async function encodeJxl(
@@ -36,22 +40,25 @@ export async function encodeJxl(
 
 /**
  * A JPEG's coefficients as a lossless JXL (format=jxl&lossless=true): the pixels are the JPEG's own, and
- * djxl rebuilds the original file byte for byte. A JPEG libjxl cannot rebuild is refused with 422 and
- * libjxl's reason.
+ * djxl rebuilds the JPEG libjxl was given byte for byte: the upload with metadata=keep; under strip, the
+ * upload without its metadata (strip.ts). A JPEG libjxl cannot rebuild is refused with 422 and libjxl's reason.
  */
-export async function transcodeJpeg(request: CompressRequest, plan: Plan): Promise<CompressResult> {
+export async function transcodeJpeg(
+  request: CompressRequest,
+  plan: Plan,
+  header: ImageHeader,
+  gainMap: GainMapSource | undefined,
+): Promise<CompressResult> {
   const { jpegToLosslessJxl, JxlJpegRefusedError } = await import('../../../wasm/jxl-engine.ts');
   const started = performance.now();
+  const jpeg = request.metadata === 'keep' ? request.bytes : strippedForTranscode(request.bytes, header, gainMap);
+  if (!jpeg) throw losslessRefused('its segments cannot be followed to the end of the picture');
   const bytes = inEngine('JPEG', () => {
     try {
-      return jpegToLosslessJxl(request.bytes, JXL_LOSSLESS_EFFORT);
+      return jpegToLosslessJxl(jpeg, JXL_LOSSLESS_EFFORT);
     } catch (err) {
       if (!(err instanceof JxlJpegRefusedError)) throw err;
-      throw new ApiError(
-        'unprocessable_image',
-        `this JPEG cannot be converted losslessly to JPEG XL: ${err.message}; leave out lossless=true for a lossy JPEG XL`,
-        { param: 'lossless' },
-      );
+      throw losslessRefused(err.message);
     }
   });
   const encode = performance.now() - started;

@@ -54,8 +54,25 @@ export const jxlPeakBytes = (width: number, height: number, channels: number): n
   JXL_WORK_BASE_BYTES;
 
 /**
- * A lossless JPEG transcode's peak past the request's base: the upload as JavaScript received it, the engine's copy, the output
- * (at most about the upload) and libjxl's work over the JPEG's coefficients.
+ * Copies of the file a lossless transcode holds at once: the upload as JavaScript received it, its
+ * rewrite without metadata (metadata=strip; for a gain-map JPEG also its two parts before they are
+ * joined), the engine's copy and the output (at most about the upload). Counted whatever `metadata`
+ * says: a file is about 1 % of the estimate.
+ */
+export const JXL_TRANSCODE_FILE_COPIES = 5;
+
+/**
+ * A lossless JPEG transcode's peak past the request's base: the file's copies (JXL_TRANSCODE_FILE_COPIES)
+ * and libjxl's work over the JPEG's coefficients.
  */
 export const jxlTranscodeBytes = (header: { width: number; height: number }, uploadBytes: number): number =>
-  uploadBytes * 3 + header.width * header.height * JXL_TRANSCODE_BYTES_PER_PIXEL + JXL_WORK_BASE_BYTES;
+  uploadBytes * JXL_TRANSCODE_FILE_COPIES +
+  header.width * header.height * JXL_TRANSCODE_BYTES_PER_PIXEL +
+  JXL_WORK_BASE_BYTES;
+
+/** The most pixels a lossless transcode of a file of `uploadBytes` admits within `bytes` (jxlTranscodeBytes inverted). */
+export const jxlTranscodeMaxPixels = (bytes: number, uploadBytes: number): number =>
+  Math.max(
+    0,
+    Math.floor((bytes - uploadBytes * JXL_TRANSCODE_FILE_COPIES - JXL_WORK_BASE_BYTES) / JXL_TRANSCODE_BYTES_PER_PIXEL),
+  );

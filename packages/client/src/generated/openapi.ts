@@ -149,13 +149,13 @@ export interface Schemas {
     blur?: number;
     /** Unsharp mask of the luminance after the resize (and after blur), Cloudflare's scale 0–10, two decimals at most: adds sharpen/2 times the detail a Gaussian of sigma 1 takes away (at 3 edges are visibly crisper) */
     sharpen?: number;
-    /** strip: only the ICC colour profile is kept (when it describes the output); keep: EXIF and XMP are kept too, with orientation reset to 1 since the pixels are written upright. From every input to every output format (JPEG APP1/APP2 segments, PNG iCCP, eXIf and XMP iTXt chunks, WebP ICCP, EXIF and XMP chunks, AVIF colr and items) */
+    /** strip: only the ICC colour profile is kept (when it describes the output); keep: EXIF and XMP are kept too, with orientation reset to 1 since the pixels are written upright. From every input to every output format (JPEG APP1/APP2 segments, PNG iCCP, eXIf and XMP iTXt chunks, WebP ICCP, EXIF and XMP chunks, AVIF colr and items). A lossless JPEG XL of a JPEG (lossless=true) leaves the stored pixels unturned: with strip, an orientation other than 1 stays as an EXIF holding that tag alone; with keep, the JPEG's metadata stays as it was */
     metadata?: "strip" | "keep";
     /** Target size in KB (1 KB = 1024 bytes): the highest quality whose output fits is searched (at most 8 encodes). Pro tier; JPEG, WebP and AVIF output only */
     target_kb?: number;
     /** PNG output only: quantise to a palette of at most `colors` with dithering, alpha kept, using the fewest colours whose measured quality (pngquant's 0–100 scale) reaches `quality`; the lossless PNG is written instead when it is smaller. X-Quality then gives the measured quality (`lossless` when the lossless PNG was written). Implies format=png when format is left out. Every tier */
     palette?: "true" | "false";
-    /** WebP output: lossless WebP (every pixel kept; quality is then ignored). A lossless WebP input gives lossless output by itself when its memory fits. JPEG XL output of a JPEG input: the JPEG's own data re-coded, from which the original file is rebuilt byte for byte (djxl), with no resize or transformation (422 otherwise, and for a JPEG libjxl cannot rebuild). Not with target_kb */
+    /** WebP output: lossless WebP (every pixel kept; quality is then ignored). A lossless WebP input gives lossless output by itself when its memory fits. JPEG XL output of a JPEG input: the JPEG's own data re-coded, from which the JPEG is rebuilt byte for byte (djxl): the original file with metadata=keep, the original without its metadata with strip; no resize or transformation (422 otherwise, and for a JPEG libjxl cannot rebuild). Not with target_kb */
     lossless?: "true" | "false";
     /** An animation (an animated GIF or WebP, an AVIF sequence) to WebP output keeps its animation (every frame, resized and transformed alike; durations kept, a GIF delay of 10 ms or less played as 100 ms as browsers do; loop count kept; X-Frames: N/N). false, any other output format, or target_kb: the first frame only (X-Frames: 1/N) */
     anim?: "true" | "false";
@@ -193,13 +193,13 @@ export interface Schemas {
     blur?: number;
     /** Unsharp mask of the luminance after the resize (and after blur), Cloudflare's scale 0–10, two decimals at most: adds sharpen/2 times the detail a Gaussian of sigma 1 takes away (at 3 edges are visibly crisper) */
     sharpen?: number;
-    /** strip: only the ICC colour profile is kept (when it describes the output); keep: EXIF and XMP are kept too, with orientation reset to 1 since the pixels are written upright. From every input to every output format (JPEG APP1/APP2 segments, PNG iCCP, eXIf and XMP iTXt chunks, WebP ICCP, EXIF and XMP chunks, AVIF colr and items) */
+    /** strip: only the ICC colour profile is kept (when it describes the output); keep: EXIF and XMP are kept too, with orientation reset to 1 since the pixels are written upright. From every input to every output format (JPEG APP1/APP2 segments, PNG iCCP, eXIf and XMP iTXt chunks, WebP ICCP, EXIF and XMP chunks, AVIF colr and items). A lossless JPEG XL of a JPEG (lossless=true) leaves the stored pixels unturned: with strip, an orientation other than 1 stays as an EXIF holding that tag alone; with keep, the JPEG's metadata stays as it was */
     metadata?: "strip" | "keep";
     /** Target size in KB (1 KB = 1024 bytes): the highest quality whose output fits is searched (at most 8 encodes). Pro tier; JPEG, WebP and AVIF output only */
     target_kb?: number;
     /** PNG output only: quantise to a palette of at most `colors` with dithering, alpha kept, using the fewest colours whose measured quality (pngquant's 0–100 scale) reaches `quality`; the lossless PNG is written instead when it is smaller. X-Quality then gives the measured quality (`lossless` when the lossless PNG was written). Implies format=png when format is left out. Every tier */
     palette?: "true" | "false";
-    /** WebP output: lossless WebP (every pixel kept; quality is then ignored). A lossless WebP input gives lossless output by itself when its memory fits. JPEG XL output of a JPEG input: the JPEG's own data re-coded, from which the original file is rebuilt byte for byte (djxl), with no resize or transformation (422 otherwise, and for a JPEG libjxl cannot rebuild). Not with target_kb */
+    /** WebP output: lossless WebP (every pixel kept; quality is then ignored). A lossless WebP input gives lossless output by itself when its memory fits. JPEG XL output of a JPEG input: the JPEG's own data re-coded, from which the JPEG is rebuilt byte for byte (djxl): the original file with metadata=keep, the original without its metadata with strip; no resize or transformation (422 otherwise, and for a JPEG libjxl cannot rebuild). Not with target_kb */
     lossless?: "true" | "false";
     /** An animation (an animated GIF or WebP, an AVIF sequence) to WebP output keeps its animation (every frame, resized and transformed alike; durations kept, a GIF delay of 10 ms or less played as 100 ms as browsers do; loop count kept; X-Frames: N/N). false, any other output format, or target_kb: the first frame only (X-Frames: 1/N) */
     anim?: "true" | "false";
