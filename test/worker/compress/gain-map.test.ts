@@ -533,6 +533,29 @@ describe('signed image URLs', () => {
       }
     }
   });
+
+  it('with f=auto, say what the format Accept chose does with the map: JXL and WebP drop it, AVIF and JPEG keep it', async () => {
+    // The encoders' modules take seconds to load in the test runner: not between two fetches of the origin.
+    await Promise.all([import('../../../wasm/avif-engine.ts'), import('../../../wasm/jxl-engine.ts')]);
+    const name = crypto.randomUUID();
+    const put = await fetch(`${ORIGIN}/img/kept?name=${name}`, { method: 'PUT', body: gainMapJpeg() });
+    expect(put.status).toBe(204);
+    const path = await signed(await signingAccount(), 'w=128,f=auto', `${ORIGIN}/img/kept?name=${name}`);
+    for (const [accept, type, expected] of [
+      ['image/jxl,image/avif,image/webp,*/*', 'image/jxl', 'dropped'],
+      ['image/avif,image/webp,*/*', 'image/avif', 'kept'],
+      ['image/webp,*/*', 'image/webp', 'dropped'],
+      // Neither: the source's format.
+      ['*/*', 'image/jpeg', 'kept'],
+    ] as const) {
+      const res = await getImage(path, { Accept: accept });
+      const bytes = await bodyBytes(res);
+      expect([res.status, res.headers.get('content-type')], accept).toEqual([200, type]);
+      expect(res.headers.get('x-gain-map'), accept).toBe(expected);
+      if (type === 'image/jpeg') expect(mpfImages(bytes)).toHaveLength(2);
+      if (type === 'image/avif') expect(avifItems(bytes).map((i) => i.type)).toContain('tmap');
+    }
+  }, 30_000);
 });
 
 describe('ISO 21496-1 gain maps', () => {
