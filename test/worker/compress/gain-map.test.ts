@@ -1,7 +1,9 @@
-// HDR gain maps through JPEG → JPEG: an Ultra HDR photo (MPF index, hdrgm XMP) or an ISO 21496-1 one
-// keeps its map, turned and resized with the picture, with MPF offsets a viewer can follow; every other
-// output says the map was dropped. The inputs are built here, byte by byte, with a little-endian MPF
-// (the service writes big-endian), so the reader and the writer are not checked against each other.
+// HDR gain maps: an Ultra HDR photo (MPF index, hdrgm XMP) or an ISO 21496-1 one keeps its map in JPEG
+// output (with MPF offsets a viewer can follow) and in AVIF output (a tmap item), put through the
+// picture's orientation, resize and transformation; PNG, WebP and JPEG XL output say the map was
+// dropped, on POST /compress and on signed image URLs (f=auto too). The inputs are built here, byte by
+// byte, with a little-endian MPF (the service writes big-endian), so the reader and the writer are not
+// checked against each other.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeAvif } from '../avif-decode.ts';
 import { encodePixelsJpeg } from '../../../wasm/jpeg-engine.ts';
