@@ -119,13 +119,14 @@ describe('arguments', () => {
       (parseArgs(['compress', 'a.jpg', '--out', 'o', ...argv]) as CompressArgs).params;
     expect(params('--format', 'jxl', '--lossless')).toMatchObject({ format: 'jxl', lossless: true });
     expect(params('--lossless', '--format', 'webp')).toMatchObject({ format: 'webp', lossless: true });
-    // Each file's own format: a WebP is written lossless, and the service refuses it for the others.
-    expect(params('--lossless')).toMatchObject({ lossless: true });
     expect(params('--format', 'jxl')).not.toHaveProperty('lossless');
     const fails = (argv: string[], message: RegExp) =>
-      expect(() => parseArgs(['compress', 'a.jpg', '--out', 'o', ...argv])).toThrow(message);
-    fails(['--format', 'png', '--lossless'], /--lossless goes with --format webp or jxl, not png/);
-    fails(['--lossless=yes'], /--lossless takes no value/);
+      expect(() => parseArgs(['compress', 'a.jpg', ...argv])).toThrow(message);
+    fails(['--out', 'o', '--format', 'png', '--lossless'], /--lossless goes with --format webp or jxl, not png$/);
+    // Each file's own format would be refused for every JPEG and PNG of a folder, file after file.
+    fails(['--out', 'o', '--lossless'], /--lossless goes with --format webp or jxl$/);
+    fails(['--in-place', '--lossless'], /--lossless goes with --format webp or jxl$/);
+    fails(['--out', 'o', '--lossless=yes'], /--lossless takes no value/);
   });
 
   it('refuses what it would not use, naming it', () => {
