@@ -13,7 +13,12 @@ import { DISPLAY_P3_PROFILE } from '../../src/compress/avif-input/display-p3.ts'
 import { type DevService, sharedService } from '../e2e/lib/service.ts';
 
 const djxl = spawnSync('djxl', ['--version']).status === 0;
-if (!djxl) console.warn('jxl-colour tests skipped: no djxl (apt-get install libjxl-tools)');
+if (!djxl) {
+  const missing = 'no djxl (apt-get install libjxl-tools)';
+  // CI (.ci/run) installs it and lets nothing be skipped, as for Chromium and Pillow.
+  if (process.env.SHRINKRAY_E2E === 'required') throw new Error(`SHRINKRAY_E2E=required but ${missing}`);
+  console.warn(`jxl-colour tests skipped: ${missing}`);
+}
 
 let service: DevService;
 let dir: string;
