@@ -16,7 +16,7 @@ export interface PaletteOptions {
   palette?: boolean;
   /** 2 to 256 (default 256), with palette. */
   colors?: number;
-  /** WebP output only: lossless WebP. */
+  /** WebP output: lossless WebP. JPEG XL output of a JPEG: its own data re-coded, which `djxl` rebuilds byte for byte. */
   lossless?: boolean;
   /** false: an animation (GIF, WebP, AVIF sequence) gives its first frame even as WebP (by default WebP keeps the animation). */
   anim?: boolean;
@@ -85,7 +85,10 @@ export interface CompressResult {
    * is `quality` itself. Undefined for lossless output.
    */
   encoderQuality: number | undefined;
-  /** The output keeps every pixel: PNG without a palette, lossless WebP, a never-bigger lossless rewrite. */
+  /**
+   * The output keeps every pixel: PNG without a palette, lossless WebP, a JPEG re-coded as JPEG XL
+   * (`lossless=true`), a never-bigger lossless rewrite.
+   */
   lossless: boolean;
   /** With target_kb: whether the output fits. */
   targetReached: boolean | undefined;

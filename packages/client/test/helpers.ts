@@ -155,24 +155,41 @@ export interface Scripted {
   delayMs?: number;
 }
 
+export interface Received {
+  method: string;
+  path: string;
+  at: number;
+  bytes: number;
+  body: string;
+  authorization: string | undefined;
+}
+
 /**
  * A stand-in for the service: answers each request with the next scripted answer for its path (the
  * last one repeats), and records what came in and when.
  */
 export async function scriptedService(script: (req: { method: string; path: string; n: number }) => Scripted): Promise<{
   url: string;
-  requests: { method: string; path: string; at: number; bytes: number; authorization: string | undefined }[];
+  /** Each request, its body as text (latin1: a multipart form's fields read as they were sent). */
+  requests: Received[];
   /** The most requests that were being answered at one time. */
   maxInFlight(): number;
   close(): Promise<void>;
 }> {
   let inFlight = 0;
   let maxInFlight = 0;
-  const requests: { method: string; path: string; at: number; bytes: number; authorization: string | undefined }[] = [];
-  const answer = (req: IncomingMessage, res: ServerResponse, bytes: number) => {
+  const requests: Received[] = [];
+  const answer = (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
     const path = (req.url ?? '').split('?')[0] as string;
     const n = requests.filter((r) => r.path === path).length;
-    requests.push({ method: req.method ?? '', path, at: Date.now(), bytes, authorization: req.headers.authorization });
+    requests.push({
+      method: req.method ?? '',
+      path,
+      at: Date.now(),
+      bytes: body.length,
+      body: body.toString('latin1'),
+      authorization: req.headers.authorization,
+    });
     const s = script({ method: req.method ?? '', path, n });
     if (s.delayMs) {
       inFlight++;
@@ -202,9 +219,9 @@ export async function scriptedService(script: (req: { method: string; path: stri
     }
   };
   const server = createServer((req, res) => {
-    let bytes = 0;
-    req.on('data', (c: Buffer) => (bytes += c.length));
-    req.on('end', () => answer(req, res, bytes));
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => answer(req, res, Buffer.concat(chunks)));
   });
   return {
     url: await listenOnLoopback(server),

@@ -15,7 +15,7 @@ import { Shrinkray } from '../src/index.ts';
 import { VERSION } from '../src/version.ts';
 import { generateTypes } from '../scripts/openapi-to-ts.ts';
 import { documentFromApp, OUTPUT } from '../scripts/generate.ts';
-import { PACKAGE, rmDir, runCli, scriptedService, tempDir, withImages, writeImages } from './helpers.ts';
+import { jsonLines, PACKAGE, rmDir, runCli, scriptedService, tempDir, withImages, writeImages } from './helpers.ts';
 
 describe('arguments', () => {
   it('reads compress options in any order, as --name value or --name=value', () => {
@@ -112,6 +112,21 @@ describe('arguments', () => {
     fails(['--out', 'o', '--sharpen', '11'], /--sharpen must be a number from 0 to 10/);
     fails(['--in-place', '--blur', '5'], /transformations write elsewhere with --out DIR/);
     fails(['--in-place', '--trim', 'border'], /transformations write elsewhere with --out DIR/);
+  });
+
+  it('reads --lossless as lossless=true, for WebP and JPEG XL output (with --format jxl, the JPEG transcoded)', () => {
+    const params = (...argv: string[]) =>
+      (parseArgs(['compress', 'a.jpg', '--out', 'o', ...argv]) as CompressArgs).params;
+    expect(params('--format', 'jxl', '--lossless')).toMatchObject({ format: 'jxl', lossless: true });
+    expect(params('--lossless', '--format', 'webp')).toMatchObject({ format: 'webp', lossless: true });
+    expect(params('--format', 'jxl')).not.toHaveProperty('lossless');
+    const fails = (argv: string[], message: RegExp) =>
+      expect(() => parseArgs(['compress', 'a.jpg', ...argv])).toThrow(message);
+    fails(['--out', 'o', '--format', 'png', '--lossless'], /--lossless goes with --format webp or jxl, not png$/);
+    // Each file's own format would be refused for every JPEG and PNG of a folder, file after file.
+    fails(['--out', 'o', '--lossless'], /--lossless goes with --format webp or jxl$/);
+    fails(['--in-place', '--lossless'], /--lossless goes with --format webp or jxl$/);
+    fails(['--out', 'o', '--lossless=yes'], /--lossless takes no value/);
   });
 
   it('refuses what it would not use, naming it', () => {
@@ -225,6 +240,35 @@ describe('compress results', () => {
       expect((await client.compress(new Uint8Array(10))).frames).toBeUndefined();
     } finally {
       await s.close();
+    }
+  });
+});
+
+describe('JPEG XL', () => {
+  it('--format jxl --lossless sends lossless=true and writes photo.jxl, reported as jxl', async () => {
+    const jxl = Uint8Array.of(0xff, 0x0a, 1, 2, 3);
+    const s = await scriptedService(() => ({
+      status: 200,
+      body: jxl,
+      headers: { 'content-type': 'image/jxl', 'x-original-size': '5000', 'x-quality': 'lossless' },
+    }));
+    const dir = tempDir('jxl');
+    try {
+      writeFileSync(join(dir, 'photo.jpg'), new Uint8Array(5000).fill(2));
+      const r = await runCli(['compress', 'photo.jpg', '--out', 'out', '--format', 'jxl', '--lossless', '--json'], {
+        cwd: dir,
+        env: { SHRINKRAY_API_KEY: 'sr_live_x', SHRINKRAY_BASE_URL: s.url },
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(s.requests[0]!.body).toMatch(/name="format"\r\n\r\njxl\r\n/);
+      expect(s.requests[0]!.body).toMatch(/name="lossless"\r\n\r\ntrue\r\n/);
+      expect(new Uint8Array(readFileSync(join(dir, 'out', 'photo.jxl')))).toEqual(jxl);
+      expect(jsonLines(r.stdout)).toMatchObject([
+        { file: 'photo.jpg', output: 'out/photo.jxl', format: 'jxl', status: 'ok' },
+      ]);
+    } finally {
+      await s.close();
+      rmDir(dir);
     }
   });
 });

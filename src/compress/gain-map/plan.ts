@@ -1,5 +1,5 @@
 // Whether a JPEG upload's gain map will be kept, decided before any pixel with the rest of the plan:
-// only JPEG output carries one; a map the index does not lead to, or whose phase would not fit the
+// only JPEG and AVIF output carry one; a map the index does not lead to, or whose phase would not fit the
 // memory budget, is dropped (the picture is never refused for its map).
 import type { ImageFormat } from '../formats.ts';
 import type { ImageHeader } from '../header.ts';
@@ -33,7 +33,7 @@ export interface GainMapRequest {
   bytes: Uint8Array;
   format: ImageFormat;
   quality: number;
-  /** A transformation (fit other than scale-down, rotate, flip, background): the map goes through it whole. */
+  /** A transformation (fit other than scale-down, trim, rotate, flip, background…): the map goes through it whole. */
   transform?: Transform;
 }
 

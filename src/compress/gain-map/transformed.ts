@@ -1,7 +1,7 @@
-// A gain map through a transformation (fit and its crop, gravity, rotate, flip, pad): the map is a
-// sixteenth of the picture's pixels or less, so it is decoded whole, and each of its output pixels is
-// carried back through the picture's geometry (padding, the turn and the mirror, the crop, the resize,
-// the EXIF orientation) to the stored map, where it is sampled. The map keeps its resolution relative to
+// A gain map through a transformation (trim, fit and its crop, gravity, rotate, flip, pad): the map is a
+// sixteenth (Android) to a quarter (iPhone) of the picture's pixels, so it is decoded whole (planGainMap
+// counts it), and each of its output pixels is carried back through the picture's geometry (padding, the
+// turn and the mirror, the crop, the resize, the EXIF orientation) to the stored map, where it is sampled. The map keeps its resolution relative to
 // the picture: a quarter-size map stays a quarter of the output's size. Padding gets the map's neutral
 // value (no boost), so a pad stays the flat colour it is in the picture on an HDR screen too. Blur and
 // sharpen are not applied to the map: it drives brightness, not detail.

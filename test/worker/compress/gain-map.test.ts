@@ -1,7 +1,9 @@
-// HDR gain maps through JPEG → JPEG: an Ultra HDR photo (MPF index, hdrgm XMP) or an ISO 21496-1 one
-// keeps its map, turned and resized with the picture, with MPF offsets a viewer can follow; every other
-// output says the map was dropped. The inputs are built here, byte by byte, with a little-endian MPF
-// (the service writes big-endian), so the reader and the writer are not checked against each other.
+// HDR gain maps: an Ultra HDR photo (MPF index, hdrgm XMP) or an ISO 21496-1 one keeps its map in JPEG
+// output (with MPF offsets a viewer can follow) and in AVIF output (a tmap item), put through the
+// picture's orientation, resize and transformation; PNG, WebP and JPEG XL output say the map was
+// dropped, on POST /compress and on signed image URLs (f=auto too). The inputs are built here, byte by
+// byte, with a little-endian MPF (the service writes big-endian), so the reader and the writer are not
+// checked against each other.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeAvif } from '../avif-decode.ts';
 import { encodePixelsJpeg } from '../../../wasm/jpeg-engine.ts';
@@ -125,6 +127,12 @@ function mpfLittle(primarySize: number, mapSize: number, mapOffset: number): Uin
   return b;
 }
 
+/**
+ * A map's value at (x, y) of a `w` × `h` map, rising 120 levels left to right and 80 top to bottom: linear,
+ * so a resampled map's pixel is this at the point its centre comes from, whatever the filter's footprint.
+ */
+const GRADIENT = (x: number, y: number, w: number, h: number): number => 16 + (120 * x) / (w - 1) + (80 * y) / (h - 1);
+
 interface Build {
   flavour?: 'ultrahdr' | 'iso';
   /** The map's ISO 21496-1 block (ISO_MAP, cut short, for the 'iso' flavour unless given; none for 'ultrahdr'). */
@@ -133,6 +141,10 @@ interface Build {
   mapXmp?: string;
   /** A map of noise (many bytes) instead of a textured one. */
   noisyMap?: boolean;
+  /** The smooth map of `GRADIENT` instead of the bright and dark halves. */
+  gradientMap?: boolean;
+  /** A white frame this many pixels wide round the picture (what `trim=border` takes off). */
+  border?: number;
   /** The map's size (64×48 unless said). */
   map?: { width: number; height: number };
   /** The grey map saved with three components (R = G = B), as some writers save greyscale. */
@@ -154,6 +166,8 @@ function gainMapJpeg({
   offsetError = 0,
   map: size,
   noisyMap,
+  gradientMap,
+  border = 0,
   rgbMap,
   mapIso,
   mapXmp = MAP_XMP,
@@ -161,11 +175,19 @@ function gainMapJpeg({
 }: Build = {}): Uint8Array {
   const { width: mw, height: mh } = size ?? { width: 64, height: 48 };
   const { width: pw, height: ph } = pictureSize;
-  const rgb = new Uint8Array(pw * ph * 3).map((_, i) => ((i % 3) * 60 + Math.floor(i / (pw * 3))) & 255);
+  const rgb = new Uint8Array(pw * ph * 3).map((_, i) => {
+    const [x, y] = [Math.floor(i / 3) % pw, Math.floor(i / (pw * 3))];
+    const inside = x >= border && y >= border && x < pw - border && y < ph - border;
+    return inside ? ((i % 3) * 60 + y) & 255 : 255;
+  });
   // Textured like a real map: the engine refuses a flat grey JPEG this small ("image data ends before its
   // last row"), a fault of its own reported to the engine's owner; the map is then dropped, not failed.
   const grey = new Uint8Array(mw * mh).map((_, i) =>
-    noisyMap ? (i * 7919 + ((i * i) >> 3)) & 255 : (i < (mw * mh) / 2 ? 200 : 30) + (i % mw) / 4 + ((i * 7919) % 13),
+    noisyMap
+      ? (i * 7919 + ((i * i) >> 3)) & 255
+      : gradientMap
+        ? GRADIENT(i % mw, Math.floor(i / mw), mw, mh)
+        : (i < (mw * mh) / 2 ? 200 : 30) + (i % mw) / 4 + ((i * 7919) % 13),
   );
   const iso = mapIso ?? (flavour === 'iso' ? ISO_MAP : undefined);
   const mapMarkers = [
@@ -247,6 +269,41 @@ const xmpOf = (jpeg: Uint8Array): string =>
     .filter((s) => s.code === 0xe1 && latin1(s.data.subarray(0, XMP_NS.length)) === XMP_NS)
     .map((s) => latin1(s.data))
     .join('');
+
+/**
+ * Expects the output's map to be the input's `GRADIENT` map (64 × 48 beside the 256 × 192 picture) over
+ * the part of the picture that was kept (X-Crop-Box, or all of it), stretched to `size` as the picture is
+ * to its output size: each of its pixels is the gradient at the point of the input map its centre comes
+ * from, within what the map's JPEG loses.
+ */
+function expectGradientMapThrough(res: Response, bytes: Uint8Array, size: [number, number], what: string) {
+  expect(res.headers.get('x-gain-map'), what).toBe('kept');
+  const [x, y, w, h] = (res.headers.get('x-crop-box') ?? '0,0,256,192').split(',').map(Number) as [
+    number,
+    number,
+    number,
+    number,
+  ];
+  const map = decodeAny(outputMap(bytes));
+  expect([map.width, map.height], what).toEqual(size);
+  // A point of the picture (in source pixels, from its top-left corner) is a quarter of it in the map.
+  const inMap = (p: number, last: number) => Math.min(last, Math.max(0, p / 4 - 0.5));
+  let worst = { difference: 0, at: '' };
+  for (let oy = 0; oy < map.height; oy++) {
+    for (let ox = 0; ox < map.width; ox++) {
+      const expected = GRADIENT(
+        inMap(x + ((ox + 0.5) * w) / map.width, 63),
+        inMap(y + ((oy + 0.5) * h) / map.height, 47),
+        64,
+        48,
+      );
+      const difference = Math.abs(pixel(map, ox, oy)[0]! - expected);
+      if (difference > worst.difference)
+        worst = { difference, at: `${ox},${oy}: ${pixel(map, ox, oy)[0]} for ${expected.toFixed(1)}` };
+    }
+  }
+  expect(worst.difference, `${what}, worst at ${worst.at}`).toBeLessThan(4);
+}
 
 async function compressed(parts: Record<string, string | number | Uint8Array>) {
   const res = await compressCall(key.key, { filename: 'hdr.jpg', ...parts });
@@ -408,6 +465,34 @@ describe('Ultra HDR gain maps, JPEG → JPEG', () => {
     }
   });
 
+  it('puts the map through a trim, a crop at an edge, a focal point or the saliency, and a squeeze', async () => {
+    // [parts, the picture's border, the map's size out (null: a quarter of what the trim keeps), the
+    // X-Crop-Box expected (the saliency's and a found border's are the service's to say)]
+    const cases: [Record<string, string | number>, number, [number, number] | null, string?][] = [
+      // 16 rows off the top, 32 columns off the right, 48 rows off the bottom, 64 columns off the left.
+      [{ trim: '16;32;48;64' }, 0, [40, 32], '64,16,160,128'],
+      // A 32 px white frame: about 192 × 128 is left (the JPEG's ringing beside the frame is not border).
+      [{ trim: 'border' }, 32, null],
+      // crop never enlarges: 256 × 192 → 128 × 96, of which 48 × 96 is kept: 96 × 192 source pixels.
+      [{ fit: 'crop', width: 48, height: 96, gravity: 'left' }, 0, [12, 24], '0,0,96,192'],
+      [{ fit: 'crop', width: 48, height: 96, gravity: 'right' }, 0, [12, 24], '160,0,96,192'],
+      // Centred on three quarters of the width: 0.75 × 128 − 24 = 72 of the 128, 144 source pixels.
+      [{ fit: 'crop', width: 48, height: 96, gravity: '0.75x0.5' }, 0, [12, 24], '144,0,96,192'],
+      [{ fit: 'crop', width: 48, height: 96, gravity: 'auto' }, 0, [12, 24]],
+      // Stretched to 128 × 192: half the width, the whole height; nothing cropped.
+      [{ fit: 'squeeze', width: 128, height: 192 }, 0, [32, 48]],
+    ];
+    for (const [parts, border, size, box] of cases) {
+      const what = JSON.stringify(parts);
+      const image = gainMapJpeg({ gradientMap: true, border });
+      const { res, bytes } = await compressed({ image, format: 'jpeg', ...parts });
+      if (box) expect(res.headers.get('x-crop-box'), what).toBe(box);
+      const kept = (res.headers.get('x-crop-box') ?? '').split(',').map(Number);
+      const trimmed: [number, number] = [Math.round(kept[2]! / 4), Math.round(kept[3]! / 4)];
+      expectGradientMapThrough(res, bytes, size ?? trimmed, what);
+    }
+  });
+
   it('drops the map beside a transformed picture in another format', async () => {
     const { res, bytes } = await compressed({ image: gainMapJpeg(), format: 'png', rotate: 90 });
     expect(res.headers.get('x-gain-map')).toBe('dropped');
@@ -450,6 +535,29 @@ describe('signed image URLs', () => {
       }
     }
   });
+
+  it('with f=auto, say what the format Accept chose does with the map: JXL and WebP drop it, AVIF and JPEG keep it', async () => {
+    // The encoders' modules take seconds to load in the test runner: not between two fetches of the origin.
+    await Promise.all([import('../../../wasm/avif-engine.ts'), import('../../../wasm/jxl-engine.ts')]);
+    const name = crypto.randomUUID();
+    const put = await fetch(`${ORIGIN}/img/kept?name=${name}`, { method: 'PUT', body: gainMapJpeg() });
+    expect(put.status).toBe(204);
+    const path = await signed(await signingAccount(), 'w=128,f=auto', `${ORIGIN}/img/kept?name=${name}`);
+    for (const [accept, type, expected] of [
+      ['image/jxl,image/avif,image/webp,*/*', 'image/jxl', 'dropped'],
+      ['image/avif,image/webp,*/*', 'image/avif', 'kept'],
+      ['image/webp,*/*', 'image/webp', 'dropped'],
+      // Neither: the source's format.
+      ['*/*', 'image/jpeg', 'kept'],
+    ] as const) {
+      const res = await getImage(path, { Accept: accept });
+      const bytes = await bodyBytes(res);
+      expect([res.status, res.headers.get('content-type')], accept).toEqual([200, type]);
+      expect(res.headers.get('x-gain-map'), accept).toBe(expected);
+      if (type === 'image/jpeg') expect(mpfImages(bytes)).toHaveLength(2);
+      if (type === 'image/avif') expect(avifItems(bytes).map((i) => i.type)).toContain('tmap');
+    }
+  }, 30_000);
 });
 
 describe('ISO 21496-1 gain maps', () => {

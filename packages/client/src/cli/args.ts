@@ -23,6 +23,9 @@ export const USAGE = `usage:
   shrinkray compress <files|dirs|globs…> (--out DIR | --in-place) [options]
       --quality N  --format jpeg|png|webp|avif|jxl|keep  --width N  --height N  --target-kb N
       --metadata strip|keep  --palette [--colors N]
+      --lossless        with --format webp, lossless WebP; with --format jxl, a JPEG's own data
+                        re-coded as JPEG XL (no resize; with --metadata keep djxl rebuilds
+                        the JPEG byte for byte)
       --no-anim         an animated GIF as its first frame (by default WebP output keeps every frame)
       --fit scale-down|contain|cover|crop|pad|squeeze  --gravity center|top|…|XxY|auto|face
       --rotate 90|180|270  --flip h|v|hv  --background COLOUR  --dpr 1–4
@@ -100,7 +103,9 @@ const COMPRESS_VALUES = [
   '--blur',
   '--sharpen',
 ];
-const COMPRESS_FLAGS = ['--in-place', '--palette', '--no-anim', '--force', '--force-output'];
+const COMPRESS_FLAGS = ['--in-place', '--palette', '--lossless', '--no-anim', '--force', '--force-output'];
+/** The formats the service writes losslessly on `lossless=true` (any other answers 400, file after file). */
+const LOSSLESS_FORMATS = ['webp', 'jxl'];
 const VALUE_OPTIONS = new Set([...COMPRESS_VALUES, '--key', '--base-url', '--max-retries']);
 const FLAG_OPTIONS = new Set([...COMPRESS_FLAGS, '--json', '--help', '--version']);
 const COMPRESS_ONLY = new Set([...COMPRESS_VALUES, ...COMPRESS_FLAGS]);
@@ -236,6 +241,13 @@ function compressArgs(common: CommonArgs, inputs: string[], options: Map<string,
   if (get('--metadata') !== undefined)
     params.metadata = oneOf('--metadata', get('--metadata') as string, ['strip', 'keep']);
   if (options.has('--palette')) params.palette = true;
+  if (options.has('--lossless')) {
+    if (!LOSSLESS_FORMATS.includes(params.format as string))
+      throw new UsageError(
+        `--lossless goes with --format webp or jxl${params.format === undefined ? '' : `, not ${params.format}`}`,
+      );
+    params.lossless = true;
+  }
   if (options.has('--no-anim')) params.anim = false;
   if (get('--colors') !== undefined) {
     if (!options.has('--palette')) throw new UsageError('--colors goes with --palette');
