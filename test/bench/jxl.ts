@@ -18,7 +18,8 @@
 //   bytes ÷ the JPEG's, time, the module's peak, and whether Debian's djxl rebuilds the JPEG byte for byte;
 // - memory (BENCH_JXL_MEMORY=1: this part alone): the module's peak for synthetic photos of 12 and 24 MP
 //   (BENCH_JXL_MP) at each effort of BENCH_JXL_EFFORTS (3,5,7), RGB, at q80's distance.
-// BENCH_QS_PHOTOS=n takes n photos spread over the corpus (the machine is slow: 6 is a few minutes).
+// BENCH_QS_PHOTOS=n takes n photos spread over the corpus (the machine is slow: all 31 at 2048 took 30 minutes of
+// encodes and 4 of scores at a load of 2–8; 6 photos a few minutes).
 // Needs djxl (apt-get install libjxl-tools).
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
