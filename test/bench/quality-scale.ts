@@ -9,7 +9,8 @@
 // resized rows, the same for every format: each encoder is judged on the picture it was given, so the
 // resampler's loss counts in none of them and differences are the encoders' alone.
 // SSIMULACRA2 (../shared/tools/ssimulacra2.sh, at most two at a time) and bytes are kept per photo,
-// format, encoder quality and settings in $TMPDIR (CACHE_DIR), so reruns and searches are cheap.
+// format, encoder quality and settings in $TMPDIR (CACHE_DIR), so reruns and searches are cheap (and,
+// for the jxl bench, which encodes every time, scores by the encoded bytes' digest).
 // Environment: BENCH_QS_PHOTOS=n (n photos spread over the sorted corpus, while tuning),
 // BENCH_QS_QUALITIES (60,80,90), BENCH_QS_SEARCH=1 (for WebP and AVIF, search the encoder quality whose
 // median SSIMULACRA2 difference to our JPEG at each q is nearest 0, and print the points),
