@@ -9,7 +9,8 @@
 // resized rows, the same for every format: each encoder is judged on the picture it was given, so the
 // resampler's loss counts in none of them and differences are the encoders' alone.
 // SSIMULACRA2 (../shared/tools/ssimulacra2.sh, at most two at a time) and bytes are kept per photo,
-// format, encoder quality and settings in $TMPDIR (CACHE_DIR), so reruns and searches are cheap.
+// format, encoder quality and settings in $TMPDIR (CACHE_DIR), so reruns and searches are cheap (and,
+// for the jxl bench, which encodes every time, scores by the encoded bytes' digest).
 // Environment: BENCH_QS_PHOTOS=n (n photos spread over the sorted corpus, while tuning),
 // BENCH_QS_QUALITIES (60,80,90), BENCH_QS_SEARCH=1 (for WebP and AVIF, search the encoder quality whose
 // median SSIMULACRA2 difference to our JPEG at each q is nearest 0, and print the points),
@@ -113,7 +114,7 @@ export interface Measure {
   ms: number;
 }
 
-interface Photo {
+export interface Photo {
   name: string;
   input: Uint8Array;
   orientation: Orientation;
@@ -234,6 +235,27 @@ function encodeWebp(e: NodeEngine, photo: Photo, quality: number): Uint8Array {
   }
 }
 
+/**
+ * `photo` in `format` at the encoder's own `quality`, from its JPEG through `e` as the service takes it. AVIF
+ * and JPEG XL run in a fresh instance of their module, whose size at the end is `modulePeakBytes`.
+ */
+export async function encodePhoto(
+  e: NodeEngine,
+  photo: Photo,
+  format: LossyFormat,
+  quality: number,
+): Promise<{ output: Uint8Array; modulePeakBytes?: number }> {
+  if (format === 'jpeg') return { output: encodeJpeg(e, photo, quality) };
+  if (format === 'webp') return { output: encodeWebp(e, photo, quality) };
+  if (format === 'jxl') {
+    const r = await encodeJxl(rowsOf(e, photo), quality, JXL_BENCH_EFFORT, undefined, JXL_BENCH_OPTIONS);
+    return { output: r.output, modulePeakBytes: r.peakBytes };
+  }
+  const raw = rowsOf(e, photo);
+  const r = await encodeAvif(raw, avifAt(quality, raw.width, raw.height), avifGridFor(raw.width, raw.height));
+  return { output: r.output, modulePeakBytes: r.peakBytes };
+}
+
 /** The engine's upright rows of `photo` at its output size. */
 function rowsOf(e: NodeEngine, photo: Photo): Raw {
   const { width, height } = photo.output;
@@ -304,20 +326,33 @@ export class QualityScaleBench {
     if (known) return known;
     const { encoded, ms } = await this.encodeSlot(async () => {
       const t = performance.now();
-      let encoded: Uint8Array;
-      if (format === 'jpeg') encoded = encodeJpeg(this.engine, photo, quality);
-      else if (format === 'webp') encoded = encodeWebp(this.engine, photo, quality);
-      else if (format === 'jxl')
-        encoded = (await encodeJxl(rowsOf(this.engine, photo), quality, JXL_BENCH_EFFORT, undefined, JXL_BENCH_OPTIONS))
-          .output;
-      else {
-        const raw = rowsOf(this.engine, photo);
-        encoded = (await encodeAvif(raw, avifAt(quality, raw.width, raw.height), avifGridFor(raw.width, raw.height)))
-          .output;
-      }
-      return { encoded, ms: performance.now() - t };
+      const { output } = await encodePhoto(this.engine, photo, format, quality);
+      return { encoded: output, ms: performance.now() - t };
     });
-    const score = await this.scoreSlot(async () => {
+    const score = await this.score(photo, format, encoded);
+    const m = { bytes: encoded.length, score, ms };
+    this.cache.set(key, m);
+    log(`${photo.name} ${format} ${quality}: ${m.bytes} B s2 ${score.toFixed(2)} ${ms.toFixed(0)} ms`);
+    return m;
+  }
+
+  /**
+   * SSIMULACRA2 of `encoded` (`photo` in `format`), kept by the bytes' digest: the score is deterministic,
+   * so the same bytes against the same reference need not be scored twice, whatever run wrote them. The
+   * entry's `ms` is the encode's time in the run that first scored it.
+   */
+  async scoreBytes(photo: Photo, format: LossyFormat, encoded: Uint8Array, ms: number): Promise<number> {
+    const digest = createHash('sha1').update(encoded).digest('hex');
+    const key = `sha1 ${digest}|${photo.refPath.slice(photo.refPath.lastIndexOf('/') + 1)}`;
+    const known = this.cache.get(key);
+    if (known) return known.score;
+    const score = await this.score(photo, format, encoded);
+    this.cache.set(key, { bytes: encoded.length, score, ms });
+    return score;
+  }
+
+  private score(photo: Photo, format: LossyFormat, encoded: Uint8Array): Promise<number> {
+    return this.scoreSlot(async () => {
       const outPath = join(CACHE_DIR, `out-${process.pid}-${this.outN++}.png`);
       const decoded = await decodeForScore(encoded, format, outPath);
       if (decoded.info.width !== photo.output.width || decoded.info.height !== photo.output.height)
@@ -331,10 +366,6 @@ export class QualityScaleBench {
         await run('rm', ['-f', outPath]);
       }
     });
-    const m = { bytes: encoded.length, score, ms };
-    this.cache.set(key, m);
-    log(`${photo.name} ${format} ${quality}: ${m.bytes} B s2 ${score.toFixed(2)} ${ms.toFixed(0)} ms`);
-    return m;
   }
 
   /** Every photo in `format` at encoder quality `quality`, two at a time. */
