@@ -18,7 +18,8 @@ JXL_SHA256=ab38928f7f6248e2a98cc184956021acb927b16a0dee71b4d260dc040a4320ea
 HWY_VERSION=1.2.0
 HWY_TARBALL="vendor/highway_${HWY_VERSION}.orig.tar.gz"
 HWY_SHA256=7e0be78b8318e8bdbf6fa545d2ecb4c90f947df03f7aadc42c1967f019e63343
-# brotli 1.1.0-2+deb13u1 (compresses the JPEG reconstruction data of a lossless JPEG transcode).
+# brotli 1.1.0-2+deb13u1 (compresses the JPEG reconstruction data of a lossless JPEG transcode), with our
+# patch (patches/brotli/) that compiles out its qualities 10 and 11 (Zopfli) and their tables.
 BROTLI_TARBALL="vendor/brotli_1.1.0.orig.tar.gz"
 BROTLI_SHA256=10973f4b4199eafa1d5735ef661ddb2ec2f97319ee9fd1824d4aabe08cff5265
 # lcms2 2.16-2+deb13u2: libjxl needs a colour-management system to read an ICC profile (its other one,
@@ -38,7 +39,7 @@ work="${JXL_BUILD_DIR:-$here/.build-jxl}"
 # CMake's build type sets the optimisation (its flags come after ours): MinSizeRel (-Os), linked at -Oz,
 # was 795 KiB gzipped against Release's (-O3) 935, at the same speed within the machine's noise and the
 # same output bytes (docs/experiments/jxl.md); with Asyncify's rewrite (below) it is 799.98 KiB, just under
-# the share for the module, 800 KiB.
+# the share for the module, 800 KiB; 675 KiB since brotli's patch (below).
 JXL_BUILD_TYPE="${JXL_BUILD_TYPE:-MinSizeRel}"
 PREFIX_MAP="-fmacro-prefix-map=$work/=build/"
 jxl="$work/libjxl-${JXL_VERSION}"
@@ -56,6 +57,9 @@ else
   tar -xzf "$LCMS_TARBALL" -C "$tp/lcms" --strip-components=1 "lcms2-${LCMS_VERSION}/src" "lcms2-${LCMS_VERSION}/include" \
     "lcms2-${LCMS_VERSION}/LICENSE"
   for patch in patches/lcms2/*.patch; do patch -s -d "$tp/lcms" -p1 <"$patch"; done
+  # Ours: nothing libjxl asks of brotli needs its quality 10 or 11, whose tables kept 128 KB (gzipped) in
+  # the module (the patch's header says why and what).
+  for patch in patches/brotli/*.patch; do patch -s -d "$tp/brotli" -p1 <"$patch"; done
   # Ours: the encoder's longest loops give way (the patch's header says why).
   for patch in patches/jxl/*.patch; do patch -s -d "$jxl" -p1 <"$patch"; done
   # libjxl's CMake takes third_party/lcms for a checked-out submodule only when it has a .git.

@@ -42,18 +42,20 @@ export const AVIF_QUALITY_POINTS: ReadonlyArray<QualityPoint> = [
 
 /**
  * libjxl's butteraugli distance (lower is better: 1 is about visually lossless) for the API's quality,
- * linear between these points: each a distance measured on all 31 camera photos at width 2048 (effort
- * JXL_EFFORT) whose median SSIMULACRA2 difference to our JPEG at q is near 0: q60 4 (−0.25), q80 2.2
- * (+0.21), q90 1.14 (−0.17) (`test/bench/jxl-distance-fit.ts`, docs/experiments/jxl.md). At 4 libjxl's
- * edge-preserving filter takes a third pass, which costs about 1.5 points at once and no bytes: 3.96
- * scored +1.42. Searched first on 6 photos at width 1024 (60 → 3.96, 80 → 2, 90 → 1.04: +1.42, +1.44 and
- * +0.57 on the 31 at 2048). Not measured below 60; 100 stops short of 0, which is lossless.
+ * linear between these points: each the distance whose median SSIMULACRA2 difference to our JPEG at q is
+ * near 0 on all 31 camera photos at width 2048 (effort JXL_EFFORT, with the module's flatter quantisation
+ * field and finer DC, wasm/patches/jxl/02): q60 4.15, q80 2.53, q90 1.27, found with libjxl built natively
+ * with the same patch at four to six distances a photo and measured with the module
+ * (docs/experiments/jxl.md, "A flatter field and a finer DC"). The patch raises the score at a given
+ * distance, so the points are higher than libjxl's own (cjxl's `-q` 60/80/90: 3.7, 1.9, 1.0). libjxl's
+ * edge-preserving filter takes a third pass from distance 4, which costs about 1.5 points at once: q60's
+ * point lies above that step. Not measured below 60; 100 stops short of 0, which is lossless.
  */
 export const JXL_DISTANCE_POINTS: ReadonlyArray<QualityPoint> = [
   [1, 15],
-  [60, 4],
-  [80, 2.2],
-  [90, 1.14],
+  [60, 4.15],
+  [80, 2.53],
+  [90, 1.27],
   [100, 0.1],
 ];
 

@@ -11,7 +11,7 @@
 import { median } from './lib/load.ts';
 import { type Measure, QualityScaleBench } from './quality-scale.ts';
 
-const plan = (process.env.BENCH_QS_FIT ?? '60:3.96,4,4.4;80:2,2.2,2.6;90:1.04,1.14').split(';').map((part) => {
+const plan = (process.env.BENCH_QS_FIT ?? '60:4,4.2,4.4;80:2.2,2.5,2.8;90:1.14,1.25,1.35').split(';').map((part) => {
   const [q, ds] = part.split(':');
   return {
     q: Number(q),
