@@ -439,7 +439,7 @@ describe('format=jxl gives way to other requests of its isolate', () => {
     setEngineSliceForTests(previous);
   });
 
-  it('a 0.2 MP photo → JPEG XL: a timer set meanwhile waits a small part of the compression', async () => {
+  it('a 0.4 MP photo → JPEG XL: a timer set meanwhile waits a small part of the compression', async () => {
     let done = false;
     let longestWait = 0;
     let fired = 0;
@@ -452,7 +452,7 @@ describe('format=jxl gives way to other requests of its isolate', () => {
       }
     })();
     const t0 = performance.now();
-    const { res } = await jxlOf({ image: jpegOf(photo(512, 384), 90), quality: '80' });
+    const { res } = await jxlOf({ image: jpegOf(photo(768, 512), 90), quality: '80' });
     const compressMs = performance.now() - t0;
     done = true;
     await ticking;
